@@ -1,0 +1,1 @@
+"""pi_agent: the agent loop over an open AgentMessage union."""

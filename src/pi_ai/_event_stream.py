@@ -1,0 +1,162 @@
+"""A push-based async stream of assistant-message events with a settled result.
+
+Producers ``push`` events; one consumer iterates them with ``async for``; anyone may
+``await stream.result()`` for the final ``AssistantMessage``. Errors are values: once a stream
+has been handed out it always ends with a ``done`` or ``error`` event, and ``result()`` never
+raises. ``start_stream`` runs a producer coroutine under that guarantee.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable
+
+from pi_ai._abort import AbortSignal
+from pi_ai._events import AssistantMessageEvent, DoneEvent, ErrorEvent
+from pi_ai._messages import AssistantMessage, Usage
+from pi_ai._model import Model
+
+
+def now_ms() -> int:
+    """Unix time in integer milliseconds, the unit of every message ``timestamp``."""
+    return time.time_ns() // 1_000_000
+
+
+def empty_assistant_message(model: Model, *, timestamp: int | None = None) -> AssistantMessage:
+    """The zero state of a response from ``model``: no content, zero usage, ``pending``."""
+    return AssistantMessage(
+        content=[],
+        api=model.api,
+        provider=model.provider,
+        model=model.id,
+        usage=Usage(),
+        stop_reason="pending",
+        timestamp=now_ms() if timestamp is None else timestamp,
+    )
+
+
+def error_text(error: BaseException) -> str:
+    """The message of an exception as JavaScript's ``error.message`` would read."""
+    text = str(error)
+    return text if text else type(error).__name__
+
+
+class AssistantMessageEventStream:
+    """Async iterator of ``AssistantMessageEvent`` plus ``await result()``."""
+
+    __slots__ = ("_done", "_queue", "_result", "_task", "_waiter", "partial")
+
+    def __init__(self) -> None:
+        self._queue: deque[AssistantMessageEvent] = deque()
+        self._done = False
+        self._result: AssistantMessage | None = None
+        self._waiter: asyncio.Future[None] | None = None
+        self._task: asyncio.Task[None] | None = None
+        self.partial: AssistantMessage | None = None
+        """The producer's live output message; used to report partial content if it crashes."""
+
+    @property
+    def done(self) -> bool:
+        """True once a terminal event was pushed or ``end`` was called."""
+        return self._done
+
+    def push(self, event: AssistantMessageEvent) -> None:
+        """Deliver ``event``. Ignored after the stream is done; a terminal event finishes it."""
+        if self._done:
+            return
+        if isinstance(event, DoneEvent):
+            self._done = True
+            self._result = event.message
+        elif isinstance(event, ErrorEvent):
+            self._done = True
+            self._result = event.error
+        self._queue.append(event)
+        self._wake()
+
+    def end(self, result: AssistantMessage | None = None) -> None:
+        """Finish without (another) event. ``result`` settles ``result()`` if nothing did yet."""
+        self._done = True
+        if self._result is None and result is not None:
+            self._result = result
+        self._wake()
+
+    def _wake(self) -> None:
+        waiter = self._waiter
+        if waiter is not None:
+            self._waiter = None
+            if not waiter.done():
+                waiter.set_result(None)
+
+    async def _wait(self) -> None:
+        waiter = self._waiter
+        if waiter is None:
+            waiter = self._waiter = asyncio.get_running_loop().create_future()
+        await asyncio.shield(waiter)
+
+    def __aiter__(self) -> AssistantMessageEventStream:
+        return self
+
+    async def __anext__(self) -> AssistantMessageEvent:
+        while True:
+            if self._queue:
+                return self._queue.popleft()
+            if self._done:
+                raise StopAsyncIteration
+            await self._wait()
+
+    async def result(self) -> AssistantMessage:
+        """The settled message (``done.message`` or ``error.error``). Never raises."""
+        while self._result is None:
+            if self._done:
+                raise RuntimeError("event stream ended without a terminal event")  # a producer bug
+            await self._wait()
+        return self._result
+
+    def fail(self, model: Model, error: BaseException | str, signal: AbortSignal | None = None) -> None:
+        """End the stream with an ``error`` event built from ``error`` and the partial so far."""
+        if self._done:
+            return
+        message = self.partial if self.partial is not None else empty_assistant_message(model)
+        aborted = signal is not None and signal.aborted
+        message.stop_reason = "aborted" if aborted else "error"
+        message.error_message = error if isinstance(error, str) else error_text(error)
+        self.push(ErrorEvent(reason=message.stop_reason, error=message))
+
+
+Producer = Callable[[AssistantMessageEventStream], Awaitable[None]]
+
+
+def start_stream(
+    model: Model, producer: Producer, *, signal: AbortSignal | None = None
+) -> AssistantMessageEventStream:
+    """Run ``producer`` as a task feeding a new stream, with the errors-are-values guarantee.
+
+    Whatever the producer does (raise, return early, get cancelled) the stream ends with a
+    terminal event. Must be called from inside a running event loop.
+    """
+    stream = AssistantMessageEventStream()
+
+    async def run() -> None:
+        try:
+            await producer(stream)
+        except asyncio.CancelledError:
+            stream.fail(model, "Request was aborted", _ABORTED)
+            raise
+        except Exception as exc:
+            stream.fail(model, exc, signal)
+        if not stream.done:
+            stream.fail(model, "stream ended without a final event", signal)
+
+    stream._task = asyncio.get_running_loop().create_task(run())
+    return stream
+
+
+def _aborted_signal() -> AbortSignal:
+    signal = AbortSignal()
+    signal.aborted = True
+    return signal
+
+
+_ABORTED = _aborted_signal()

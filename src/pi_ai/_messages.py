@@ -1,0 +1,179 @@
+"""The normalized message model shared by every provider.
+
+Each class is a ``msgspec.Struct`` whose attributes are snake_case and whose JSON keys are
+Pi's camelCase keys, in the order Pi's own producers write them. Optional fields default to
+``None`` (or ``UNSET`` where JSON ``null`` is a meaningful value) and are omitted on encode.
+Unknown keys found while decoding are kept beside the struct (see ``_codec``) so a message
+read from disk is written back unchanged.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal, TypeAlias
+
+import msgspec
+from msgspec import UNSET, UnsetType
+
+StopReason: TypeAlias = Literal["pending", "stop", "length", "toolUse", "error", "aborted", "deferred"]
+"""Why an assistant message ended. ``pending`` only appears on streaming partials."""
+
+STOP_REASONS: tuple[str, ...] = ("pending", "stop", "length", "toolUse", "error", "aborted", "deferred")
+
+
+class WireStruct(
+    msgspec.Struct,
+    kw_only=True,
+    omit_defaults=True,
+    rename="camel",
+    forbid_unknown_fields=True,
+    dict=True,
+):
+    """Base of every struct that crosses a wire or a file.
+
+    ``forbid_unknown_fields`` makes the fast decoder refuse unknown keys; the codec then
+    falls back to a slower path that keeps them (``dict=True`` gives each instance a
+    ``__dict__`` to hold them without turning them into fields).
+    """
+
+
+# --------------------------------------------------------------------------- content blocks
+
+
+class TextContent(WireStruct, tag_field="type", tag="text", kw_only=True):
+    type: ClassVar[Literal["text"]] = "text"
+    text: str
+    text_signature: str | None = None
+
+
+class ThinkingContent(WireStruct, tag_field="type", tag="thinking", kw_only=True):
+    type: ClassVar[Literal["thinking"]] = "thinking"
+    thinking: str
+    thinking_signature: str | None = None
+    redacted: bool | None = None
+
+
+class ImageContent(WireStruct, tag_field="type", tag="image", kw_only=True):
+    type: ClassVar[Literal["image"]] = "image"
+    data: str
+    """Base64 payload without a ``data:`` prefix."""
+    mime_type: str
+
+
+class ToolCall(WireStruct, tag_field="type", tag="toolCall", kw_only=True):
+    type: ClassVar[Literal["toolCall"]] = "toolCall"
+    id: str
+    name: str
+    arguments: dict[str, Any]
+    thought_signature: str | None = None
+    namespace: str | None = None
+
+
+UserContentBlock: TypeAlias = TextContent | ImageContent
+AssistantContentBlock: TypeAlias = TextContent | ThinkingContent | ToolCall
+ContentBlock: TypeAlias = TextContent | ThinkingContent | ImageContent | ToolCall
+
+
+# --------------------------------------------------------------------------- usage
+
+
+class _CountStruct(msgspec.Struct, kw_only=True, rename="camel", forbid_unknown_fields=True, dict=True):
+    """Like ``WireStruct`` but zero counts are written: Pi always writes every count."""
+
+
+class UsageCost(_CountStruct, kw_only=True):
+    """Dollar cost of one response, split like ``Usage``."""
+
+    input: int | float = 0
+    output: int | float = 0
+    cache_read: int | float = 0
+    cache_write: int | float = 0
+    total: int | float = 0
+
+
+def _zero_cost() -> UsageCost:
+    return UsageCost()
+
+
+class Usage(_CountStruct, kw_only=True):
+    """Token counts of one response.
+
+    ``input`` excludes cached prompt tokens; ``output`` includes reasoning tokens.
+    ``reasoning`` and ``cache_write_1h`` exist only for providers that report them.
+    """
+
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    reasoning: int | UnsetType = UNSET
+    total_tokens: int = 0
+    cost: UsageCost = msgspec.field(default_factory=_zero_cost)
+    cache_write_1h: int | UnsetType = msgspec.field(default=UNSET, name="cacheWrite1h")
+
+
+def _zero_usage() -> Usage:
+    return Usage()
+
+
+class Diagnostic(WireStruct, kw_only=True):
+    type: str
+    timestamp: int
+    error: str | None = None
+    details: Any | UnsetType = UNSET
+
+
+class DeferredHandle(WireStruct, kw_only=True):
+    """Handle of an accepted asynchronous (batch) request."""
+
+    provider: str
+    model_id: str
+    api: str
+    id: str
+    poll_after_ms: int | None = None
+
+
+# --------------------------------------------------------------------------- messages
+
+
+class UserMessage(WireStruct, tag_field="role", tag="user", kw_only=True):
+    role: ClassVar[Literal["user"]] = "user"
+    content: str | list[TextContent | ImageContent]
+    timestamp: int
+
+
+class AssistantMessage(WireStruct, tag_field="role", tag="assistant", kw_only=True):
+    role: ClassVar[Literal["assistant"]] = "assistant"
+    content: list[TextContent | ThinkingContent | ToolCall]
+    api: str
+    provider: str
+    model: str
+    usage: Usage = msgspec.field(default_factory=_zero_usage)
+    stop_reason: StopReason
+    timestamp: int
+    response_id: str | None = None
+    response_model: str | None = None
+    provider_thinking_level: str | None = None
+    diagnostics: list[Diagnostic] | None = None
+    deferred: DeferredHandle | None = None
+    raw_stop_reason: str | None = None
+    error_message: str | None = None
+    end_turn: bool | None = None
+
+
+class ToolResultMessage(WireStruct, tag_field="role", tag="toolResult", kw_only=True):
+    role: ClassVar[Literal["toolResult"]] = "toolResult"
+    tool_call_id: str
+    tool_name: str
+    content: list[TextContent | ImageContent]
+    details: Any | UnsetType = UNSET
+    """Application data for UIs and storage; never sent to a model."""
+    usage: Usage | None = None
+    added_tool_names: list[str] | None = None
+    is_error: bool
+    timestamp: int
+
+
+Message: TypeAlias = UserMessage | AssistantMessage | ToolResultMessage
+"""What a model sees: the three roles every provider understands."""
+
+MESSAGE_TYPES: tuple[type[WireStruct], ...] = (UserMessage, AssistantMessage, ToolResultMessage)

@@ -1,0 +1,135 @@
+"""Model descriptions, thinking levels and cost accounting."""
+
+from __future__ import annotations
+
+from typing import Any, Literal, TypeAlias
+
+import msgspec
+
+from pi_ai._messages import Usage, UsageCost
+
+ThinkingLevel: TypeAlias = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
+THINKING_LEVELS: tuple[ThinkingLevel, ...] = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
+"""All levels, weakest first."""
+
+InputModality: TypeAlias = Literal["text", "image"]
+
+
+class _ModelStruct(msgspec.Struct, kw_only=True, omit_defaults=True, rename="camel"):
+    """Model data is user-editable (models.json): unknown keys are ignored, not refused."""
+
+
+class CostTier(_ModelStruct, kw_only=True):
+    """Prices that apply to a whole request once its prompt exceeds ``input_tokens_above``."""
+
+    input_tokens_above: int
+    input: float
+    output: float
+    cache_read: float = 0
+    cache_write: float = 0
+
+
+class ModelCost(_ModelStruct, kw_only=True):
+    """Dollars per million tokens."""
+
+    input: float = 0
+    output: float = 0
+    cache_read: float = 0
+    cache_write: float = 0
+    tiers: list[CostTier] | None = None
+
+
+def _free() -> ModelCost:
+    return ModelCost()
+
+
+def _text_and_image() -> list[InputModality]:
+    return ["text", "image"]
+
+
+class Model(_ModelStruct, kw_only=True):
+    """One model of one provider, and how to reach it."""
+
+    id: str
+    """Model id sent on the wire."""
+    name: str
+    api: str
+    """Which wire API implementation handles requests (``anthropic-messages``, ...)."""
+    provider: str
+    base_url: str
+    reasoning: bool = False
+    thinking_level_map: dict[str, str | None] | None = None
+    """Level -> provider-native value; ``None`` marks a level the model does not support."""
+    input: list[InputModality] = msgspec.field(default_factory=_text_and_image)
+    cost: ModelCost = msgspec.field(default_factory=_free)
+    context_window: int = 128000
+    max_tokens: int = 16384
+    sampling_params: dict[str, Any] | None = None
+    headers: dict[str, str] | None = None
+    compat: dict[str, Any] | None = None
+
+
+def models_are_equal(a: Model | None, b: Model | None) -> bool:
+    """Pi compares models by provider and id only."""
+    return a is not None and b is not None and a.id == b.id and a.provider == b.provider
+
+
+def get_supported_thinking_levels(model: Model) -> list[ThinkingLevel]:
+    """Levels the model accepts. ``xhigh`` and ``max`` exist only when explicitly mapped."""
+    if not model.reasoning:
+        return ["off"]
+    mapping = model.thinking_level_map or {}
+    levels: list[ThinkingLevel] = []
+    for level in THINKING_LEVELS:
+        if level in ("xhigh", "max"):
+            if isinstance(mapping.get(level), str):
+                levels.append(level)
+        elif level not in mapping or mapping[level] is not None:
+            levels.append(level)
+    return levels
+
+
+def clamp_thinking_level(model: Model, level: ThinkingLevel) -> ThinkingLevel:
+    """Nearest supported level: first searching stronger levels, then weaker ones."""
+    supported = get_supported_thinking_levels(model)
+    if level in supported:
+        return level
+    index = THINKING_LEVELS.index(level)
+    for candidate in THINKING_LEVELS[index + 1 :]:
+        if candidate in supported:
+            return candidate
+    for candidate in reversed(THINKING_LEVELS[:index]):
+        if candidate in supported:
+            return candidate
+    return supported[0] if supported else "off"
+
+
+def _js_number(value: float) -> int | float:
+    """Whole floats become ints so JSON reads ``0`` like JavaScript writes it, not ``0.0``."""
+    return int(value) if value.is_integer() else value
+
+
+def calculate_cost(model: Model, usage: Usage) -> UsageCost:
+    """Fill ``usage.cost`` from the model's prices and return it.
+
+    A price tier applies to the whole request when prompt tokens (input plus cache reads and
+    writes) exceed its threshold; the highest such tier wins. One-hour cache writes are
+    billed at twice the base input price.
+    """
+    rates: ModelCost | CostTier = model.cost
+    prompt_tokens = usage.input + usage.cache_read + usage.cache_write
+    best_threshold = -1
+    for tier in model.cost.tiers or ():
+        if prompt_tokens > tier.input_tokens_above and tier.input_tokens_above > best_threshold:
+            rates = tier
+            best_threshold = tier.input_tokens_above
+    one_hour = usage.cache_write_1h if isinstance(usage.cache_write_1h, int) else 0
+    cost = usage.cost
+    cost.input = _js_number(rates.input / 1e6 * usage.input)
+    cost.output = _js_number(rates.output / 1e6 * usage.output)
+    cost.cache_read = _js_number(rates.cache_read / 1e6 * usage.cache_read)
+    cost.cache_write = _js_number(
+        (rates.cache_write * (usage.cache_write - one_hour) + rates.input * 2 * one_hour) / 1e6
+    )
+    cost.total = _js_number(cost.input + cost.output + cost.cache_read + cost.cache_write)
+    return cost

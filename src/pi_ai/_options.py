@@ -1,0 +1,71 @@
+"""Options of one model call.
+
+``StreamOptions`` are understood by every API; ``SimpleStreamOptions`` add the unified
+reasoning level and tool choice that ``stream_simple`` maps onto each provider's knobs.
+Provider-specific options are subclasses defined next to each API implementation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeAlias
+
+from pi_ai._abort import AbortSignal
+from pi_ai._model import Model
+
+CacheRetention: TypeAlias = Literal["none", "short", "long"]
+ReasoningLevel: TypeAlias = Literal["minimal", "low", "medium", "high", "xhigh", "max"]
+
+
+@dataclass(frozen=True, slots=True)
+class ResponseInfo:
+    """What ``on_response`` sees once HTTP response headers arrived."""
+
+    status: int
+    headers: Mapping[str, str]
+
+
+PayloadHook = Callable[[Any, Model], Any | Awaitable[Any]]
+"""Receives the request body before it is sent; a non-None return value replaces it."""
+ResponseHook = Callable[[ResponseInfo, Model], Awaitable[None] | None]
+
+
+@dataclass(kw_only=True)
+class StreamOptions:
+    signal: AbortSignal | None = None
+    api_key: str | None = None
+    env: Mapping[str, str] | None = None
+    """Environment overrides for this call; they win over the process environment."""
+    on_payload: PayloadHook | None = None
+    on_response: ResponseHook | None = None
+    headers: Mapping[str, str | None] | None = None
+    """Extra headers; a ``None`` value removes a default header."""
+    timeout_ms: int | None = None
+    max_retries: int = 0
+    max_retry_delay_ms: int = 60_000
+    """Cap on a server-requested retry delay; a longer request fails at once. 0 = no cap."""
+    temperature: float | None = None
+    sampling_params: Mapping[str, Any] | None = None
+    max_tokens: int | None = None
+    cache_retention: CacheRetention | None = None
+    session_id: str | None = None
+    metadata: Mapping[str, Any] | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    """Options for a user-registered API that the dataclass fields do not cover."""
+
+
+@dataclass(kw_only=True)
+class ThinkingBudgets:
+    minimal: int | None = None
+    low: int | None = None
+    medium: int | None = None
+    high: int | None = None
+
+
+@dataclass(kw_only=True)
+class SimpleStreamOptions(StreamOptions):
+    reasoning: ReasoningLevel | None = None
+    """Unified thinking level; ``None`` means thinking off."""
+    thinking_budgets: ThinkingBudgets | None = None
+    tool_choice: Literal["auto", "none"] | None = None

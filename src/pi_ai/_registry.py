@@ -1,0 +1,126 @@
+"""The registry of wire API implementations and the four entry points that dispatch on it.
+
+``stream(model, context, options)`` looks up ``model.api`` and hands the call to that
+implementation. Built-in APIs are registered by module path and imported on first use, so
+importing ``pi_ai`` loads no HTTP library. Applications add their own with ``register_api``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TypeVar
+
+from pi_ai._context import Context
+from pi_ai._env_keys import AUTHENTICATED_MARKER, get_env_api_key
+from pi_ai._event_stream import AssistantMessageEventStream
+from pi_ai._messages import AssistantMessage
+from pi_ai._model import Model
+from pi_ai._options import SimpleStreamOptions, StreamOptions
+
+StreamFunction = Callable[[Model, Context, StreamOptions | None], AssistantMessageEventStream]
+_O = TypeVar("_O", bound=StreamOptions)
+
+SimpleStreamFunction = Callable[[Model, Context, SimpleStreamOptions | None], AssistantMessageEventStream]
+
+
+@dataclass(frozen=True, slots=True)
+class ApiImplementation:
+    """One wire API: ``stream`` takes provider-native options, ``stream_simple`` unified ones."""
+
+    api: str
+    stream: StreamFunction
+    stream_simple: SimpleStreamFunction
+
+
+# Built-in implementations: API name -> module exposing ``API: ApiImplementation``.
+_BUILTIN_MODULES: dict[str, str] = {
+    "anthropic-messages": "pi_ai.api.anthropic_messages",
+    "openai-completions": "pi_ai.api.openai_completions",
+    "openai-responses": "pi_ai.api.openai_responses",
+    "google-generative-ai": "pi_ai.api.google_generative_ai",
+}
+
+_registered: dict[str, tuple[ApiImplementation, str | None]] = {}
+
+
+def register_api(implementation: ApiImplementation, source_id: str | None = None) -> None:
+    """Register (or replace) the implementation of ``implementation.api``.
+
+    ``source_id`` groups registrations so ``unregister_apis(source_id)`` removes them together.
+    """
+    _registered[implementation.api] = (implementation, source_id)
+
+
+def unregister_apis(source_id: str) -> None:
+    for api in [api for api, (_, source) in _registered.items() if source == source_id]:
+        del _registered[api]
+
+
+def get_api(api: str) -> ApiImplementation | None:
+    """The implementation registered for ``api``, importing a built-in one on first use."""
+    entry = _registered.get(api)
+    if entry is not None:
+        return entry[0]
+    module_name = _BUILTIN_MODULES.get(api)
+    if module_name is None:
+        return None
+    module = importlib.import_module(module_name)
+    implementation: ApiImplementation = module.API
+    _registered[api] = (implementation, None)
+    return implementation
+
+
+def registered_apis() -> list[str]:
+    return sorted(set(_registered) | set(_BUILTIN_MODULES))
+
+
+def _resolve(model: Model) -> ApiImplementation:
+    implementation = get_api(model.api)
+    if implementation is None:
+        raise LookupError(f"No API provider registered for api: {model.api}")
+    return implementation
+
+
+def _with_env_api_key(model: Model, options: _O | None, default: type[_O]) -> _O:
+    resolved = options if options is not None else default()
+    if resolved.api_key and resolved.api_key.strip():
+        return resolved
+    key = get_env_api_key(model.provider, resolved.env)
+    if not key or key == AUTHENTICATED_MARKER:
+        return resolved
+    return dataclasses.replace(resolved, api_key=key)
+
+
+def stream(
+    model: Model, context: Context, options: StreamOptions | None = None
+) -> AssistantMessageEventStream:
+    """Stream one response with provider-native options.
+
+    Raises ``LookupError`` at once when no implementation is registered for ``model.api``;
+    every later failure arrives as an ``error`` event.
+    """
+    implementation = _resolve(model)
+    return implementation.stream(model, context, _with_env_api_key(model, options, StreamOptions))
+
+
+def stream_simple(
+    model: Model, context: Context, options: SimpleStreamOptions | None = None
+) -> AssistantMessageEventStream:
+    """Stream one response with the unified options (reasoning level, tool choice)."""
+    implementation = _resolve(model)
+    return implementation.stream_simple(
+        model, context, _with_env_api_key(model, options, SimpleStreamOptions)
+    )
+
+
+async def complete(model: Model, context: Context, options: StreamOptions | None = None) -> AssistantMessage:
+    return await stream(model, context, options).result()
+
+
+async def complete_simple(
+    model: Model, context: Context, options: SimpleStreamOptions | None = None
+) -> AssistantMessage:
+    return await stream_simple(model, context, options).result()

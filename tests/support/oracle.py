@@ -1,0 +1,100 @@
+"""Finding and running the real Pi 0.85 (the oracle) from tests.
+
+The oracle folder is ``$PI_ORACLE_DIR``, else ``<repo>/../shared/oracle``, else
+``/work/shared/oracle``. Its runtime lives in ``$PI_ORACLE_HOME`` (default
+``~/.cache/pi-oracle-0.85.0``). When either is missing, tests that need it are skipped with the
+reason, unless ``PI_REQUIRE_ORACLE=1`` (set by ``.ci/run``), where they fail instead.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def oracle_dir() -> Path | None:
+    candidates = [os.environ.get("PI_ORACLE_DIR"), REPO.parent / "shared" / "oracle", "/work/shared/oracle"]
+    for candidate in candidates:
+        if candidate and (Path(candidate) / "oracle").exists():
+            return Path(candidate)
+    return None
+
+
+def oracle_home() -> Path:
+    return Path(os.environ.get("PI_ORACLE_HOME", Path.home() / ".cache" / "pi-oracle-0.85.0"))
+
+
+def runtime_installed() -> bool:
+    return (oracle_home() / "oracle-loader.mjs").exists()
+
+
+def require_oracle_cases() -> Path:
+    """The oracle's ``cases`` folder, or skip/fail as documented above."""
+    found = oracle_dir()
+    if found is None:
+        _unavailable("the oracle folder (../shared/oracle) was not found; set PI_ORACLE_DIR")
+    assert found is not None
+    return found / "cases"
+
+
+def require_live_oracle() -> Path:
+    found = oracle_dir()
+    if found is None:
+        _unavailable("the oracle folder (../shared/oracle) was not found; set PI_ORACLE_DIR")
+    assert found is not None
+    if not runtime_installed():
+        _unavailable(f"the oracle runtime is not installed in {oracle_home()}; run {found}/install.sh")
+    return found
+
+
+def _unavailable(reason: str) -> None:
+    if os.environ.get("PI_REQUIRE_ORACLE") == "1":
+        pytest.fail(f"PI_REQUIRE_ORACLE=1 but {reason}")
+    pytest.skip(reason)
+
+
+def run_oracle(subcommand: str, request: Any, timeout: float = 120) -> tuple[int, Any]:
+    """Run ``oracle SUBCOMMAND`` on ``request``; returns (exit code, parsed stdout)."""
+    folder = require_live_oracle()
+    completed = subprocess.run(
+        [str(folder / "oracle"), subcommand],
+        input=json.dumps(request).encode(),
+        capture_output=True,
+        timeout=timeout,
+        check=False,
+    )
+    if completed.returncode > 1:
+        raise RuntimeError(
+            f"oracle {subcommand} failed ({completed.returncode}): {completed.stderr.decode()[:2000]}"
+        )
+    return completed.returncode, json.loads(completed.stdout)
+
+
+def run_conformance(subcommand: str, request: Any, timeout: float = 120) -> tuple[int, Any]:
+    """Run our ``tools/conformance.py SUBCOMMAND`` the same way."""
+    python = REPO / ".venv" / "bin" / "python"
+    completed = subprocess.run(
+        [str(python if python.exists() else "python3"), str(REPO / "tools" / "conformance.py"), subcommand],
+        input=json.dumps(request).encode(),
+        capture_output=True,
+        timeout=timeout,
+        check=False,
+        cwd=REPO,
+    )
+    if completed.returncode == 2:
+        raise RuntimeError(f"conformance {subcommand} refused the input: {completed.stderr.decode()[:2000]}")
+    try:
+        output = json.loads(completed.stdout)
+    except json.JSONDecodeError:
+        raise RuntimeError(
+            f"conformance {subcommand} exited {completed.returncode} without JSON: "
+            f"{completed.stderr.decode()[-3000:]}"
+        ) from None
+    return completed.returncode, output

@@ -1,0 +1,45 @@
+"""Run every check the project has: ruff, mypy --strict, the layer contract and pytest.
+
+Each step runs even when an earlier one failed, so one run shows everything that is wrong.
+Extra arguments go to pytest. Exit status is non-zero if any step failed; pytest's exit
+status 5 (nothing collected) is a failure like any other.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+
+
+def _run(name: str, argv: list[str]) -> bool:
+    started = time.monotonic()
+    print(f"==> {name}: {' '.join(argv)}", flush=True)
+    code = subprocess.run(argv, cwd=ROOT, check=False).returncode
+    verdict = "ok" if code == 0 else f"FAILED (exit {code})"
+    print(f"==> {name}: {verdict} in {time.monotonic() - started:.1f}s", flush=True)
+    return code == 0
+
+
+def main() -> int:
+    pytest_args = sys.argv[1:]
+    steps = [
+        ("ruff", [str(BIN / "ruff"), "check", "src", "tests", "tools", "bench"]),
+        ("mypy", [str(BIN / "mypy")]),
+        ("layers", [str(BIN / "lint-imports")]),
+        ("pytest", [str(BIN / "python"), "-m", "pytest", "-n", "2", *pytest_args]),
+    ]
+    failed = [name for name, argv in steps if not _run(name, argv)]
+    if failed:
+        print(f"FAILED: {', '.join(failed)}", file=sys.stderr)
+        return 1
+    print("all checks passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""Differential-testing adapter: the Python twin of ``../shared/oracle/oracle``.
+
+    .venv/bin/python tools/conformance.py SUBCOMMAND < input.json > output.json
+
+Reads the same JSON as the oracle subcommand and prints the same shape. Exit codes follow the
+oracle: 0 with the result; 1 with ``{"error": {"name", "message"}}`` when the implementation
+itself rejected the input (a comparable outcome); 2 for unusable input; 3 when the subcommand
+is not built yet (the error message names the issue it waits for).
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+# subcommand -> (module under tools/conformance_cmds, issue that builds it)
+SUBCOMMANDS: dict[str, tuple[str, int]] = {
+    "convert-to-llm": ("conformance_cmds.convert_to_llm", 4),
+    "session-context": ("conformance_cmds.session_context", 4),
+    "session-migrate": ("conformance_cmds.session_migrate", 4),
+    "payload": ("conformance_cmds.payload", 5),
+    "parse-stream": ("conformance_cmds.parse_stream", 5),
+    "agent-events": ("conformance_cmds.agent_events", 3),
+}
+
+NOT_BUILT_EXIT = 3
+
+
+def _emit(value: Any) -> None:
+    sys.stdout.write(json.dumps(value, ensure_ascii=False, indent=2) + "\n")
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 1 or argv[0] not in SUBCOMMANDS:
+        print(f"usage: conformance.py {{{','.join(SUBCOMMANDS)}}} < input.json", file=sys.stderr)
+        return 2
+    module_name, issue = SUBCOMMANDS[argv[0]]
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as error:
+        if error.name != module_name:
+            raise
+        _emit({"error": {"name": "NotBuilt", "message": f"{argv[0]} waits for issue #{issue}"}})
+        return NOT_BUILT_EXIT
+    try:
+        request = json.load(sys.stdin)
+    except json.JSONDecodeError as error:
+        print(f"conformance: input is not JSON: {error}", file=sys.stderr)
+        return 2
+    try:
+        result = module.run(request)
+    except module.Rejected as error:  # the implementation refused the input, as Pi would
+        _emit({"error": {"name": error.name, "message": str(error)}})
+        return 1
+    _emit(result)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
