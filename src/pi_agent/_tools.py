@@ -1,0 +1,64 @@
+"""Tools the agent can execute: ``AgentTool`` and what it returns, ``AgentToolResult``.
+
+A tool is a pi-ai ``Tool`` (name, description, JSON Schema parameters) plus a UI label and an
+``execute`` coroutine. ``execute`` receives the validated and coerced arguments and raises on
+failure: the loop turns the exception into an ``is_error`` tool result, so tools never encode
+errors in their content.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Generic, Literal, TypeAlias, TypeVar
+
+from pi_ai import AbortSignal, ImageContent, TextContent, Tool, Usage
+
+TDetails = TypeVar("TDetails")
+ToolExecutionMode: TypeAlias = Literal["sequential", "parallel"]
+
+
+@dataclass(kw_only=True)
+class AgentToolResult(Generic[TDetails]):
+    content: list[TextContent | ImageContent] = field(default_factory=list)
+    details: TDetails | None = None
+    """Application data kept in the tool-result message for UIs; never sent to the model."""
+    usage: Usage | None = None
+    """The tool's own model usage, if it made calls (not context accounting)."""
+    added_tool_names: list[str] | None = None
+    terminate: bool = False
+    """Ask the loop to stop after this batch (honoured only if every result in the batch asks)."""
+
+
+ToolUpdateCallback = Callable[[AgentToolResult[Any]], None]
+
+
+class AgentTool(ABC):
+    """Base class of every agent tool. Subclasses set the attributes and implement ``execute``."""
+
+    name: str
+    label: str
+    description: str
+    parameters: dict[str, Any]
+    """JSON Schema of the arguments (an object schema)."""
+    execution_mode: ToolExecutionMode | None = None
+    """``"sequential"`` forces the whole batch containing a call to this tool to run in order."""
+
+    def prepare_arguments(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """Reshape raw arguments before validation (e.g. legacy shapes). Default: unchanged."""
+        return arguments
+
+    @abstractmethod
+    async def execute(
+        self,
+        tool_call_id: str,
+        params: dict[str, Any],
+        signal: AbortSignal | None,
+        on_update: ToolUpdateCallback | None,
+    ) -> AgentToolResult[Any]:
+        """Run the tool. Raise on failure; honour ``signal`` (kill child processes on abort)."""
+
+    def to_tool(self) -> Tool:
+        """The pi-ai description sent to the model."""
+        return Tool(name=self.name, description=self.description, parameters=self.parameters)
