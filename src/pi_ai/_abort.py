@@ -6,8 +6,11 @@ controller, everything that must stop when asked receives its ``signal``.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import asyncio
 
 AbortListener = Callable[[], None]
 
@@ -45,6 +48,8 @@ class AbortSignal:
         if self.aborted:
             return
         if self._event is None:
+            import asyncio  # lazily: importing asyncio costs more than all of pi_ai
+
             self._event = asyncio.Event()
         await self._event.wait()
 

@@ -9,10 +9,12 @@ document, e.g. ``Expected `str`, got `int` at $.content[0].text``.
 
 from __future__ import annotations
 
-from typing import Any, TypeVar, cast, overload
+from typing import TYPE_CHECKING, Any, TypeVar, cast, overload
 
 import msgspec
-from msgspec import inspect as msgspec_inspect
+
+if TYPE_CHECKING:
+    from msgspec import inspect as msgspec_inspect
 
 from pi_ai._messages import Message
 
@@ -153,6 +155,8 @@ Path = tuple[str | int | tuple[str], ...]
 
 
 def _convert_keeping_extras(raw: Any, type_: Any) -> Any:
+    from msgspec import inspect as msgspec_inspect  # only documents with unknown keys need it
+
     found: list[tuple[Path, dict[str, Any]]] = []
     cleaned = _strip(raw, msgspec_inspect.type_info(type_), (), found)
     try:
@@ -173,6 +177,8 @@ def _convert_keeping_extras(raw: Any, type_: Any) -> Any:
 
 
 def _struct_for(value: dict[str, Any], info: msgspec_inspect.UnionType) -> msgspec_inspect.StructType | None:
+    from msgspec import inspect as msgspec_inspect
+
     structs = [t for t in info.types if isinstance(t, msgspec_inspect.StructType)]
     for candidate in structs:
         if candidate.tag_field is not None and value.get(candidate.tag_field) == candidate.tag:
@@ -185,6 +191,8 @@ def _strip(
     value: Any, info: msgspec_inspect.Type, path: Path, found: list[tuple[Path, dict[str, Any]]]
 ) -> Any:
     """Copy of ``value`` without unknown struct keys; each removed set is recorded with its path."""
+    from msgspec import inspect as msgspec_inspect
+
     if isinstance(info, msgspec_inspect.UnionType):
         if isinstance(value, dict):
             struct = _struct_for(value, info)

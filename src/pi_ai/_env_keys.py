@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from pathlib import Path
 
 AUTHENTICATED_MARKER = "<authenticated>"
 """Returned for providers authenticated by ambient credentials (cloud SDK files, roles)."""
@@ -80,13 +79,9 @@ def get_env_api_key(provider: str, env: Mapping[str, str] | None = None) -> str 
             return value
     if provider == "google-vertex":
         credentials = _value("GOOGLE_APPLICATION_CREDENTIALS", env)
-        path = (
-            Path(credentials)
-            if credentials
-            else Path.home() / ".config" / "gcloud" / "application_default_credentials.json"
-        )
+        path = credentials or os.path.expanduser("~/.config/gcloud/application_default_credentials.json")
         has_project = _value("GOOGLE_CLOUD_PROJECT", env) or _value("GCLOUD_PROJECT", env)
-        if path.exists() and has_project and _value("GOOGLE_CLOUD_LOCATION", env):
+        if os.path.exists(path) and has_project and _value("GOOGLE_CLOUD_LOCATION", env):
             return AUTHENTICATED_MARKER
     if provider == "amazon-bedrock":
         keys = _value("AWS_ACCESS_KEY_ID", env) and _value("AWS_SECRET_ACCESS_KEY", env)

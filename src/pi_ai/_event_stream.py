@@ -8,15 +8,18 @@ raises. ``start_stream`` runs a producer coroutine under that guarantee.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
 
 from pi_ai._abort import AbortSignal
 from pi_ai._events import AssistantMessageEvent, DoneEvent, ErrorEvent
 from pi_ai._messages import AssistantMessage, Usage
 from pi_ai._model import Model
+
+if TYPE_CHECKING:
+    import asyncio
 
 
 def now_ms() -> int:
@@ -90,6 +93,8 @@ class AssistantMessageEventStream:
                 waiter.set_result(None)
 
     async def _wait(self) -> None:
+        import asyncio  # already loaded: we are inside a running loop
+
         waiter = self._waiter
         if waiter is None:
             waiter = self._waiter = asyncio.get_running_loop().create_future()
@@ -136,6 +141,8 @@ def start_stream(
     Whatever the producer does (raise, return early, get cancelled) the stream ends with a
     terminal event. Must be called from inside a running event loop.
     """
+    import asyncio  # lazily: ``import pi_ai`` must not pay for asyncio
+
     stream = AssistantMessageEventStream()
 
     async def run() -> None:

@@ -106,7 +106,7 @@ def clamp_thinking_level(model: Model, level: ThinkingLevel) -> ThinkingLevel:
 
 def _js_number(value: float) -> int | float:
     """Whole floats become ints so JSON reads ``0`` like JavaScript writes it, not ``0.0``."""
-    return int(value) if value.is_integer() else value
+    return int(value) if float(value).is_integer() else value
 
 
 def calculate_cost(model: Model, usage: Usage) -> UsageCost:
