@@ -50,7 +50,7 @@ async def test_event_order_with_one_token_chunks() -> None:
         ]
     )
     stream = stream_simple(faux.get_model(), CONTEXT)
-    kinds = [getattr(event, "type") for event in await _events(stream)]
+    kinds = [event.type for event in await _events(stream)]
     faux.unregister()
     assert kinds == [
         "start",
@@ -181,7 +181,7 @@ async def test_factory_that_raises_gives_one_error_event() -> None:
     faux.set_responses([factory])
     events = await _events(stream_simple(faux.get_model(), CONTEXT))
     faux.unregister()
-    assert len(events) == 1 and getattr(events[0], "type") == "error"
+    assert len(events) == 1 and events[0].type == "error"
     assert events[0].error.error_message == "scripted failure"  # type: ignore[attr-defined]
 
 
@@ -193,7 +193,7 @@ async def test_abort_before_start_is_a_single_aborted_event() -> None:
     stream = stream_simple(faux.get_model(), CONTEXT, SimpleStreamOptions(signal=controller.signal))
     events = await _events(stream)
     faux.unregister()
-    assert [getattr(e, "type") for e in events] == ["error"]
+    assert [e.type for e in events] == ["error"]
     result = await stream.result()
     assert (result.stop_reason, result.error_message, result.content) == (
         "aborted",
@@ -209,7 +209,7 @@ async def test_abort_mid_text_when_paced_keeps_partial_and_skips_end() -> None:
     stream = stream_simple(faux.get_model(), CONTEXT, SimpleStreamOptions(signal=controller.signal))
     kinds = []
     async for event in stream:
-        kinds.append(getattr(event, "type"))
+        kinds.append(event.type)
         if kinds[-1] == "text_delta":
             controller.abort()
     result = await stream.result()
