@@ -1,5 +1,35 @@
-"""pi_agent: the agent loop and ``Agent`` over an open ``AgentMessage`` union."""
+"""pi_agent: the agent loop and ``Agent`` over an open ``AgentMessage`` union.
 
+Layers, bottom up: ``AgentMessage`` (pi-ai's messages plus registered roles), tools
+(``AgentTool``, ``function_tool``) with Pi's argument validation, the low-level loop
+(``run_agent_loop`` / ``agent_loop`` and their ``continue`` forms) and the stateful ``Agent``.
+"""
+
+from pi_agent._agent import Agent, AgentListener, AgentState, QueueMode
+from pi_agent._events import (
+    AgentEndEvent,
+    AgentEvent,
+    AgentStartEvent,
+    MessageEndEvent,
+    MessageStartEvent,
+    MessageUpdateEvent,
+    ToolExecutionEndEvent,
+    ToolExecutionStartEvent,
+    ToolExecutionUpdateEvent,
+    TurnEndEvent,
+    TurnStartEvent,
+    agent_event_to_json,
+    tool_result_to_json,
+)
+from pi_agent._loop import (
+    AgentEventStream,
+    agent_loop,
+    agent_loop_continue,
+    get_default_stream_fn,
+    run_agent_loop,
+    run_agent_loop_continue,
+    set_default_stream_fn,
+)
 from pi_agent._roles import (
     AgentMessage,
     CustomMessage,
@@ -15,24 +45,74 @@ from pi_agent._roles import (
     role_binding,
     unregister_role,
 )
+from pi_agent._stream import EventStream
 from pi_agent._tools import AgentTool, AgentToolResult, ToolExecutionMode, ToolUpdateCallback
+from pi_agent._types import (
+    AfterToolCallContext,
+    AfterToolCallResult,
+    AgentContext,
+    AgentLoopConfig,
+    AgentLoopTurnUpdate,
+    BeforeToolCallContext,
+    BeforeToolCallResult,
+    StreamFn,
+    TurnContext,
+)
+from pi_agent._validation import ToolArgumentsError, validate_arguments, validate_tool_arguments
 
 __all__ = [
+    "AfterToolCallContext",
+    "AfterToolCallResult",
+    "Agent",
+    "AgentContext",
+    "AgentEndEvent",
+    "AgentEvent",
+    "AgentEventStream",
+    "AgentListener",
+    "AgentLoopConfig",
+    "AgentLoopTurnUpdate",
     "AgentMessage",
+    "AgentStartEvent",
+    "AgentState",
     "AgentTool",
     "AgentToolResult",
+    "BeforeToolCallContext",
+    "BeforeToolCallResult",
     "CustomMessage",
+    "EventStream",
+    "MessageEndEvent",
+    "MessageStartEvent",
+    "MessageUpdateEvent",
     "OpaqueMessage",
+    "QueueMode",
     "RoleBinding",
     "RoleConflictError",
+    "StreamFn",
+    "ToolArgumentsError",
+    "ToolExecutionEndEvent",
     "ToolExecutionMode",
+    "ToolExecutionStartEvent",
+    "ToolExecutionUpdateEvent",
     "ToolUpdateCallback",
+    "TurnContext",
+    "TurnEndEvent",
+    "TurnStartEvent",
+    "agent_event_to_json",
+    "agent_loop",
+    "agent_loop_continue",
     "agent_message_from_dict",
     "decode_agent_message",
     "default_convert_to_llm",
+    "get_default_stream_fn",
     "project_to_llm",
     "register_role",
     "registered_roles",
     "role_binding",
+    "run_agent_loop",
+    "run_agent_loop_continue",
+    "set_default_stream_fn",
+    "tool_result_to_json",
     "unregister_role",
+    "validate_arguments",
+    "validate_tool_arguments",
 ]

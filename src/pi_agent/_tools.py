@@ -27,8 +27,10 @@ class AgentToolResult(Generic[TDetails]):
     usage: Usage | None = None
     """The tool's own model usage, if it made calls (not context accounting)."""
     added_tool_names: list[str] | None = None
-    terminate: bool = False
-    """Ask the loop to stop after this batch (honoured only if every result in the batch asks)."""
+    terminate: bool | None = None
+    """``True`` asks the loop to stop after this batch (honoured only if every result in the
+    batch asks). ``None`` means the tool did not say, which is not the same as ``False`` for
+    ``after_tool_call`` merging."""
 
 
 ToolUpdateCallback = Callable[[AgentToolResult[Any]], None]

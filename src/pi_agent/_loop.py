@@ -1,0 +1,635 @@
+"""The agent loop: ask the model, run the tools it called, repeat until it stops.
+
+One *turn* is: inject queued messages, call the model (streaming), execute the tool calls
+of its reply, emit ``turn_end``. The run keeps taking turns while the model calls tools or
+steering messages wait, then asks for follow-up messages, and ends with ``agent_end``.
+
+Two ways in, as in Pi:
+
+* ``run_agent_loop(..., emit)`` awaits ``emit`` for every event, so a slow consumer slows the
+  loop down (the ``Agent`` class uses this form: its listeners are awaited in order).
+* ``agent_loop(...)`` runs the loop as a background task and returns an ``EventStream`` the
+  caller reads at its own pace.
+
+The loop never raises for model or tool failures: a failed model call is an assistant
+message with ``stop_reason`` ``"error"``/``"aborted"``, a failed tool call is an ``is_error``
+tool result. Exceptions from the other callbacks (``convert_to_llm``, ``transform_context``,
+...) or from ``emit`` end the run and propagate to the caller.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import inspect
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import msgspec
+from msgspec import UNSET
+
+from pi_agent._events import (
+    AgentEndEvent,
+    AgentEvent,
+    AgentStartEvent,
+    MessageEndEvent,
+    MessageStartEvent,
+    MessageUpdateEvent,
+    ToolExecutionEndEvent,
+    ToolExecutionStartEvent,
+    ToolExecutionUpdateEvent,
+    TurnEndEvent,
+    TurnStartEvent,
+)
+from pi_agent._roles import AgentMessage
+from pi_agent._stream import EventStream
+from pi_agent._tools import AgentTool, AgentToolResult
+from pi_agent._types import (
+    AfterToolCallContext,
+    AgentContext,
+    AgentLoopConfig,
+    BeforeToolCallContext,
+    MaybeAwaitable,
+    StreamFn,
+    TurnContext,
+)
+from pi_agent._validation import validate_arguments
+from pi_ai import (
+    AbortSignal,
+    AssistantMessage,
+    AssistantMessageEventStream,
+    Context,
+    DoneEvent,
+    ErrorEvent,
+    StartEvent,
+    TextContent,
+    ToolCall,
+    ToolResultMessage,
+    now_ms,
+)
+
+T = TypeVar("T")
+Emit = Callable[[AgentEvent], Awaitable[None]]
+AgentEventStream = EventStream[AgentEvent, list[AgentMessage]]
+
+_default_stream_fn: StreamFn | None = None
+
+
+def set_default_stream_fn(stream_fn: StreamFn | None) -> None:
+    """Install the fallback used when a loop or ``Agent`` is given no ``stream_fn``."""
+    global _default_stream_fn
+    _default_stream_fn = stream_fn
+
+
+def get_default_stream_fn() -> StreamFn:
+    if _default_stream_fn is None:
+        raise RuntimeError(
+            "No default stream function configured. Pass stream_fn explicitly or call set_default_stream_fn()."
+        )
+    return _default_stream_fn
+
+
+async def resolve(value: MaybeAwaitable[T]) -> T:
+    """The value, awaited if it is awaitable: callbacks may be plain functions or coroutines."""
+    if inspect.isawaitable(value):
+        return await value
+    return value
+
+
+def _error_text(error: BaseException) -> str:
+    return str(error) or type(error).__name__
+
+
+_AGENT_START = AgentStartEvent()
+_TURN_START = TurnStartEvent()
+
+
+# --------------------------------------------------------------------------- entry points
+
+
+def check_can_continue(messages: Sequence[AgentMessage]) -> None:
+    """Raise the error Pi raises when a run cannot continue from ``messages``."""
+    if not messages:
+        raise ValueError("Cannot continue: no messages in context")
+    if messages[-1].role == "assistant":
+        raise ValueError("Cannot continue from message role: assistant")
+
+
+async def run_agent_loop(
+    prompts: Sequence[AgentMessage],
+    context: AgentContext,
+    config: AgentLoopConfig,
+    emit: Emit,
+    *,
+    signal: AbortSignal | None = None,
+    stream_fn: StreamFn | None = None,
+) -> list[AgentMessage]:
+    """Run with new prompt messages; returns the messages the run added (prompts first).
+
+    ``context.messages`` is not modified: the loop works on a copy extended by the prompts.
+    """
+    new_messages: list[AgentMessage] = list(prompts)
+    current = AgentContext(
+        system_prompt=context.system_prompt, messages=[*context.messages, *prompts], tools=context.tools
+    )
+    await emit(_AGENT_START)
+    await emit(_TURN_START)
+    for prompt in prompts:
+        await emit(MessageStartEvent(message=prompt))
+        await emit(MessageEndEvent(message=prompt))
+    await _Run(current, new_messages, config, emit, signal=signal, stream_fn=stream_fn or get_default_stream_fn()).turns()
+    return new_messages
+
+
+async def run_agent_loop_continue(
+    context: AgentContext,
+    config: AgentLoopConfig,
+    emit: Emit,
+    *,
+    signal: AbortSignal | None = None,
+    stream_fn: StreamFn | None = None,
+) -> list[AgentMessage]:
+    """Run from the existing transcript, whose last message must not be an assistant one.
+
+    As in Pi, the loop appends to ``context.messages`` itself (pass a copy to keep yours).
+    Returns only the messages this run added.
+    """
+    check_can_continue(context.messages)
+    new_messages: list[AgentMessage] = []
+    current = AgentContext(system_prompt=context.system_prompt, messages=context.messages, tools=context.tools)
+    await emit(_AGENT_START)
+    await emit(_TURN_START)
+    await _Run(current, new_messages, config, emit, signal=signal, stream_fn=stream_fn or get_default_stream_fn()).turns()
+    return new_messages
+
+
+def _agent_event_stream() -> AgentEventStream:
+    return EventStream(
+        lambda event: isinstance(event, AgentEndEvent),
+        lambda event: event.messages if isinstance(event, AgentEndEvent) else [],
+    )
+
+
+def _run_in_background(stream: AgentEventStream, run: Awaitable[list[AgentMessage]]) -> AgentEventStream:
+    async def drive() -> None:
+        try:
+            messages = await run
+        except Exception as error:
+            stream.fail(error)
+        else:
+            stream.end(messages)
+
+    task = asyncio.get_running_loop().create_task(drive())
+    _background.add(task)
+    task.add_done_callback(_background.discard)
+    return stream
+
+
+_background: set[asyncio.Task[None]] = set()
+"""Strong references to running ``agent_loop`` tasks (asyncio only keeps weak ones)."""
+
+
+def agent_loop(
+    prompts: Sequence[AgentMessage],
+    context: AgentContext,
+    config: AgentLoopConfig,
+    *,
+    signal: AbortSignal | None = None,
+    stream_fn: StreamFn | None = None,
+) -> AgentEventStream:
+    """Start ``run_agent_loop`` in the background; read its events from the returned stream.
+
+    The stream's result is the list of new messages. If the run raises, iteration and
+    ``result()`` raise the same exception (Pi's stream would hang instead).
+    """
+    stream = _agent_event_stream()
+
+    async def emit(event: AgentEvent) -> None:
+        stream.push(event)
+
+    return _run_in_background(stream, run_agent_loop(prompts, context, config, emit, signal=signal, stream_fn=stream_fn))
+
+
+def agent_loop_continue(
+    context: AgentContext,
+    config: AgentLoopConfig,
+    *,
+    signal: AbortSignal | None = None,
+    stream_fn: StreamFn | None = None,
+) -> AgentEventStream:
+    """``agent_loop`` for ``run_agent_loop_continue``; the pre-conditions raise right away."""
+    check_can_continue(context.messages)
+    stream = _agent_event_stream()
+
+    async def emit(event: AgentEvent) -> None:
+        stream.push(event)
+
+    return _run_in_background(stream, run_agent_loop_continue(context, config, emit, signal=signal, stream_fn=stream_fn))
+
+
+# --------------------------------------------------------------------------- turns
+
+
+class _Run:
+    """One run of the loop: the live context, what the run added, and how to reach out."""
+
+    __slots__ = ("config", "context", "emit", "new_messages", "signal", "stream_fn")
+
+    def __init__(
+        self,
+        context: AgentContext,
+        new_messages: list[AgentMessage],
+        config: AgentLoopConfig,
+        emit: Emit,
+        *,
+        signal: AbortSignal | None,
+        stream_fn: StreamFn,
+    ) -> None:
+        self.context = context
+        self.new_messages = new_messages
+        self.config = config
+        self.emit = emit
+        self.signal = signal
+        self.stream_fn = stream_fn
+
+    @property
+    def aborted(self) -> bool:
+        return self.signal is not None and self.signal.aborted
+
+    async def turns(self) -> None:
+        emit = self.emit
+        last_turn: TurnContext | None = None
+        pending = await _poll(self.config.get_steering_messages)
+        while True:
+            more_tools = True
+            while more_tools or pending:
+                if last_turn is not None:
+                    await self._prepare_next_turn(last_turn)
+                    # Preparing can take long (compaction): pick up steering queued meanwhile,
+                    # but only if nothing is pending, so one-at-a-time injects one message.
+                    if not pending:
+                        pending = await _poll(self.config.get_steering_messages)
+                    await emit(_TURN_START)
+                for message in pending:
+                    await emit(MessageStartEvent(message=message))
+                    await emit(MessageEndEvent(message=message))
+                    self.context.messages.append(message)
+                    self.new_messages.append(message)
+                pending = []
+
+                reply = await self._stream_assistant_response()
+                self.new_messages.append(reply)
+                if reply.stop_reason == "error" or reply.stop_reason == "aborted":
+                    await emit(TurnEndEvent(message=reply, tool_results=[]))
+                    await emit(AgentEndEvent(messages=self.new_messages))
+                    return
+
+                calls = [block for block in reply.content if isinstance(block, ToolCall)]
+                results: list[ToolResultMessage] = []
+                more_tools = False
+                if calls:
+                    batch = _ToolBatch(self, reply)
+                    if reply.stop_reason == "length":
+                        results, terminate = await batch.fail_truncated(calls)
+                    else:
+                        results, terminate = await batch.execute(calls)
+                    more_tools = not terminate
+                    self.context.messages.extend(results)
+                    self.new_messages.extend(results)
+                await emit(TurnEndEvent(message=reply, tool_results=results))
+
+                last_turn = TurnContext(
+                    message=reply, tool_results=results, context=self.context, new_messages=self.new_messages
+                )
+                stop = self.config.should_stop_after_turn
+                if stop is not None and await resolve(stop(last_turn)):
+                    await emit(AgentEndEvent(messages=self.new_messages))
+                    return
+                pending = await _poll(self.config.get_steering_messages)
+
+            follow_ups = await _poll(self.config.get_follow_up_messages)
+            if not follow_ups:
+                break
+            pending = follow_ups
+        await emit(AgentEndEvent(messages=self.new_messages))
+
+    async def _prepare_next_turn(self, last_turn: TurnContext) -> None:
+        config = self.config
+        if config.prepare_next_turn is None:
+            return
+        update = await resolve(config.prepare_next_turn(last_turn))
+        if update is None:
+            return
+        self.context = update.context or self.context
+        options = config.stream_options
+        if update.thinking_level is not None:
+            level = update.thinking_level
+            options = dataclasses.replace(options, reasoning=None if level == "off" else level)
+        self.config = dataclasses.replace(config, model=update.model or config.model, stream_options=options)
+
+    async def _stream_assistant_response(self) -> AssistantMessage:
+        """One model call. The streaming partial sits at the end of the context's messages
+        until the final message replaces it."""
+        context, config, emit = self.context, self.config, self.emit
+        messages = context.messages
+        if config.transform_context is not None:
+            messages = await resolve(config.transform_context(messages, self.signal))
+        llm_messages = await resolve(config.convert_to_llm(messages))
+        tools = context.tools
+        llm_context = Context(
+            system_prompt=context.system_prompt,
+            messages=list(llm_messages),
+            tools=None if tools is None else [tool.to_tool() for tool in tools],
+        )
+        api_key = None
+        if config.get_api_key is not None:
+            api_key = await resolve(config.get_api_key(config.model.provider))
+        options = dataclasses.replace(
+            config.stream_options, api_key=api_key or config.stream_options.api_key, signal=self.signal
+        )
+        response: AssistantMessageEventStream = await resolve(self.stream_fn(config.model, llm_context, options))
+
+        partial: AssistantMessage | None = None
+        async for event in response:
+            if isinstance(event, StartEvent):
+                partial = event.partial
+                context.messages.append(partial)
+                await emit(MessageStartEvent(message=msgspec.structs.replace(partial)))
+            elif isinstance(event, DoneEvent | ErrorEvent):
+                break
+            elif partial is not None:
+                partial = event.partial
+                context.messages[-1] = partial
+                await emit(MessageUpdateEvent(message=msgspec.structs.replace(partial), assistant_message_event=event))
+        final = await response.result()
+        if partial is not None:
+            context.messages[-1] = final
+        else:
+            context.messages.append(final)
+            await emit(MessageStartEvent(message=msgspec.structs.replace(final)))
+        await emit(MessageEndEvent(message=final))
+        return final
+
+
+async def _poll(source: Callable[[], MaybeAwaitable[Sequence[AgentMessage]]] | None) -> list[AgentMessage]:
+    if source is None:
+        return []
+    return list(await resolve(source()) or ())
+
+
+# --------------------------------------------------------------------------- tools
+
+
+@dataclass(slots=True)
+class _Outcome:
+    """A call that reached a result (executed, or failed/blocked before execution)."""
+
+    tool_call: ToolCall
+    result: AgentToolResult[Any]
+    is_error: bool
+
+
+@dataclass(slots=True)
+class _Prepared:
+    """A call that passed lookup, validation and ``before_tool_call``: ready to execute."""
+
+    tool_call: ToolCall
+    tool: AgentTool
+    args: dict[str, Any]
+
+
+def _error_result(text: str) -> AgentToolResult[Any]:
+    return AgentToolResult(content=[TextContent(text=text)], details={})
+
+
+def _truncated_text(name: str) -> str:
+    return (
+        f'Tool call "{name}" was not executed: the response hit the output token limit, so its '
+        "arguments may be truncated. Re-issue the tool call with complete arguments."
+    )
+
+
+def _result_message(outcome: _Outcome) -> ToolResultMessage:
+    result = outcome.result
+    return ToolResultMessage(
+        tool_call_id=outcome.tool_call.id,
+        tool_name=outcome.tool_call.name,
+        content=result.content if result.content is not None else [],
+        details=UNSET if result.details is None else result.details,
+        usage=result.usage,
+        added_tool_names=result.added_tool_names or None,
+        is_error=outcome.is_error,
+        timestamp=now_ms(),
+    )
+
+
+def _batch_terminates(outcomes: Sequence[_Outcome]) -> bool:
+    return bool(outcomes) and all(outcome.result.terminate is True for outcome in outcomes)
+
+
+class _ToolBatch:
+    """The tool calls of one assistant message."""
+
+    __slots__ = ("config", "context", "emit", "reply", "signal")
+
+    def __init__(self, run: _Run, reply: AssistantMessage) -> None:
+        self.context = run.context
+        self.config = run.config
+        self.emit = run.emit
+        self.signal = run.signal
+        self.reply = reply
+
+    @property
+    def aborted(self) -> bool:
+        return self.signal is not None and self.signal.aborted
+
+    def _find_tool(self, name: str) -> AgentTool | None:
+        for tool in self.context.tools or ():
+            if tool.name == name:
+                return tool
+        return None
+
+    async def _emit_start(self, call: ToolCall) -> None:
+        await self.emit(ToolExecutionStartEvent(tool_call_id=call.id, tool_name=call.name, args=call.arguments))
+
+    async def _emit_end(self, outcome: _Outcome) -> None:
+        call = outcome.tool_call
+        await self.emit(ToolExecutionEndEvent(
+            tool_call_id=call.id, tool_name=call.name, result=outcome.result, is_error=outcome.is_error
+        ))
+
+    async def _emit_result_message(self, outcome: _Outcome) -> ToolResultMessage:
+        message = _result_message(outcome)
+        await self.emit(MessageStartEvent(message=message))
+        await self.emit(MessageEndEvent(message=message))
+        return message
+
+    async def fail_truncated(self, calls: list[ToolCall]) -> tuple[list[ToolResultMessage], bool]:
+        """A ``length`` stop may have cut the arguments off: report every call as not executed."""
+        messages = []
+        for call in calls:
+            await self._emit_start(call)
+            outcome = _Outcome(call, _error_result(_truncated_text(call.name)), True)
+            await self._emit_end(outcome)
+            messages.append(await self._emit_result_message(outcome))
+        return messages, False
+
+    async def execute(self, calls: list[ToolCall]) -> tuple[list[ToolResultMessage], bool]:
+        """Run the calls; returns their result messages (in call order) and whether to stop."""
+        sequential = self.config.tool_execution == "sequential" or any(
+            (tool := self._find_tool(call.name)) is not None and tool.execution_mode == "sequential"
+            for call in calls
+        )
+        if sequential:
+            return await self._sequential(calls)
+        return await self._parallel(calls)
+
+    async def _sequential(self, calls: list[ToolCall]) -> tuple[list[ToolResultMessage], bool]:
+        outcomes: list[_Outcome] = []
+        messages: list[ToolResultMessage] = []
+        for call in calls:
+            await self._emit_start(call)
+            prepared = await self._prepare(call)
+            outcome = await self._execute_and_finalize(prepared) if isinstance(prepared, _Prepared) else prepared
+            await self._emit_end(outcome)
+            messages.append(await self._emit_result_message(outcome))
+            outcomes.append(outcome)
+            if self.aborted:
+                break  # the remaining calls get no events and no result, as in Pi
+        return messages, _batch_terminates(outcomes)
+
+    async def _parallel(self, calls: list[ToolCall]) -> tuple[list[ToolResultMessage], bool]:
+        # Preflight one call at a time, in order; calls that fail before execution end here.
+        entries: list[_Outcome | _Prepared] = []
+        for call in calls:
+            await self._emit_start(call)
+            prepared = await self._prepare(call)
+            if isinstance(prepared, _Outcome):
+                await self._emit_end(prepared)
+            entries.append(prepared)
+            if self.aborted:
+                break
+        runnable = [entry for entry in entries if isinstance(entry, _Prepared)]
+        if len(runnable) == 1:
+            finished = [await self._run_prepared(runnable[0])]
+        elif runnable:
+            finished = await _gather([self._run_prepared(entry) for entry in runnable])
+        else:
+            finished = []
+        by_call = iter(finished)
+        outcomes = [entry if isinstance(entry, _Outcome) else next(by_call) for entry in entries]
+        messages = [await self._emit_result_message(outcome) for outcome in outcomes]
+        return messages, _batch_terminates(outcomes)
+
+    async def _run_prepared(self, prepared: _Prepared) -> _Outcome:
+        if self.aborted:
+            outcome = _Outcome(prepared.tool_call, _error_result("Operation aborted"), True)
+        else:
+            outcome = await self._execute_and_finalize(prepared)
+        await self._emit_end(outcome)
+        return outcome
+
+    async def _prepare(self, call: ToolCall) -> _Outcome | _Prepared:
+        tool = self._find_tool(call.name)
+        if tool is None:
+            return _Outcome(call, _error_result(f"Tool {call.name} not found"), True)
+        try:
+            arguments = tool.prepare_arguments(call.arguments)
+            args = validate_arguments(call.name, tool.parameters, arguments)
+            hook = self.config.before_tool_call
+            if hook is not None:
+                decision = await resolve(hook(
+                    BeforeToolCallContext(assistant_message=self.reply, tool_call=call, args=args, context=self.context),
+                    self.signal,
+                ))
+                if self.aborted:
+                    return _Outcome(call, _error_result("Operation aborted"), True)
+                if decision is not None and decision.block:
+                    result = _error_result(decision.reason or "Tool execution was blocked")
+                    if decision.terminate is True:
+                        result.terminate = True
+                    return _Outcome(call, result, True)
+            if self.aborted:
+                return _Outcome(call, _error_result("Operation aborted"), True)
+            return _Prepared(call, tool, args)
+        except Exception as error:
+            return _Outcome(call, _error_result(_error_text(error)), True)
+
+    async def _execute_and_finalize(self, prepared: _Prepared) -> _Outcome:
+        result, is_error = await self._execute(prepared)
+        hook = self.config.after_tool_call
+        if hook is None:
+            return _Outcome(prepared.tool_call, result, is_error)
+        try:
+            override = await resolve(hook(
+                AfterToolCallContext(
+                    assistant_message=self.reply, tool_call=prepared.tool_call, args=prepared.args,
+                    result=result, is_error=is_error, context=self.context,
+                ),
+                self.signal,
+            ))
+            if override is not None:
+                result = dataclasses.replace(
+                    result,
+                    content=override.content if override.content is not None else result.content,
+                    details=override.details if override.details is not None else result.details,
+                    usage=override.usage if override.usage is not None else result.usage,
+                    terminate=override.terminate if override.terminate is not None else result.terminate,
+                )
+                if override.is_error is not None:
+                    is_error = override.is_error
+        except Exception as error:
+            result, is_error = _error_result(_error_text(error)), True
+        return _Outcome(prepared.tool_call, result, is_error)
+
+    async def _execute(self, prepared: _Prepared) -> tuple[AgentToolResult[Any], bool]:
+        """Run the tool. ``on_update`` emits without blocking the tool; every update is
+        delivered before the call counts as finished, and updates after that are dropped."""
+        call, emit = prepared.tool_call, self.emit
+        updates: list[asyncio.Future[None]] = []
+        accepting = True
+
+        def on_update(partial: AgentToolResult[Any]) -> None:
+            if accepting:
+                event = ToolExecutionUpdateEvent(
+                    tool_call_id=call.id, tool_name=call.name, args=call.arguments, partial_result=partial
+                )
+                updates.append(asyncio.ensure_future(emit(event)))
+
+        try:
+            result: AgentToolResult[Any] = await prepared.tool.execute(call.id, prepared.args, self.signal, on_update)
+            outcome = (result, False)
+        except Exception as error:
+            outcome = (_error_result(_error_text(error)), True)
+        except BaseException:
+            for update in updates:
+                update.cancel()
+            raise
+        finally:
+            accepting = False
+        if updates:
+            for delivered in await asyncio.gather(*updates, return_exceptions=True):
+                if isinstance(delivered, BaseException):
+                    raise delivered
+        return outcome
+
+
+async def _gather(coroutines: list[Coroutine[Any, Any, _Outcome]]) -> list[_Outcome]:
+    """Run concurrently; results in start order. On the first exception the others are
+    cancelled (Pi leaves them running unobserved) and the exception propagates."""
+    loop = asyncio.get_running_loop()
+    tasks = [loop.create_task(coroutine) for coroutine in coroutines]
+    try:
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+    finally:
+        pending = [task for task in tasks if not task.done()]
+        for task in pending:
+            task.cancel()
+        if pending:
+            await asyncio.wait(pending)
+    for task in tasks:
+        error = None if task.cancelled() else task.exception()
+        if error is not None:
+            raise error
+    return [task.result() for task in tasks]
