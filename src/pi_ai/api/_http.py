@@ -1,0 +1,493 @@
+"""The HTTP transport every wire adapter shares: one JSON POST answered with an SSE stream.
+
+How an adapter uses it::
+
+    payload = build_payload(...)                                  # plain dicts/lists, Pi's key order
+    payload = await apply_on_payload(options, payload, model)     # hook may replace it
+    request = HttpRequest(url, merge_headers(defaults, model.headers, options.headers), payload)
+    try:
+        async with open_stream(request, options, model, describe_error=sdk_message) as response:
+            # retries are done, ``on_response`` was called, the status is 2xx
+            stream.push(StartEvent(partial=output))
+            async for sse in response.events(flush_partial=True):   # SseEvent(event, data)
+                ...
+    except HttpStatusError as error:        # non-2xx after retries: status, reason, headers, body
+        output.error_message = my_format(error)
+    except (TransportError, AbortError) as error:
+        output.error_message = str(error)
+
+Contract:
+
+- ``HttpRequest.body`` is serialized with ``pi_ai._codec.encode`` (compact, like
+  ``JSON.stringify``): the bytes on the wire are exactly that text.
+- ``merge_headers`` merges header sources left to right, case-insensitively; a ``None``
+  value removes the header. Names keep the spelling of the source that set them.
+- ``open_stream`` honours ``options.signal`` at every await (connect, response headers, each
+  body read, retry sleeps). Aborting cancels the pending await, closes the connection and
+  raises ``AbortError`` (``"Request aborted"`` before the response, ``"This operation was
+  aborted"`` while reading the body, as Pi's fetch reports them).
+- ``options.timeout_ms`` (default 600 000 ms, the SDKs' default) bounds connecting, waiting
+  for response headers and each wait for the next body chunk; expiry raises
+  ``TransportError("Request timed out.")``.
+- Retries (``options.max_retries``, default 0) follow Pi's ``retryProviderRequest``: a
+  response with ``x-should-retry: true`` or status 408, 409, 429, >= 500 (unless
+  ``x-should-retry: false``) and connection failures/timeouts are retried. The delay is
+  ``retry-after-ms``, else ``retry-after`` (seconds or an HTTP date), else
+  ``min(0.5 * 2**attempt, 8)`` s minus up to 25 % jitter. A server-requested delay longer than
+  ``options.max_retry_delay_ms`` (0 = no cap) fails at once with ``TransportError("Server
+  requested Ns retry delay (max: Ms). <message>")`` where ``<message>`` is the SDK-style text
+  ``describe_error`` builds (see below).
+- A non-2xx final answer raises ``HttpStatusError`` carrying ``status``, ``reason`` (HTTP
+  status text), lower-cased ``headers`` and the body ``text``; ``str(error)`` is
+  ``describe_error(status, reason, headers, text)``, the message the provider's SDK would
+  have put in ``error.message``. Adapters compose their final text from the fields, like Pi:
+
+  * Anthropic SDK: ``anthropic_sdk_message``: ``"<status> <body.message or compact JSON of
+    the body or raw text>"``, ``"<status> status code (no body)"`` when empty. Pi uses it
+    as is (``529 {"type":"error",...}``).
+  * OpenAI SDK: ``openai_sdk_message`` (the SDK keeps only the body's ``error`` member):
+    ``"<status> <error.message or compact JSON of error>"``, else raw non-JSON text, else
+    ``"<status> status code (no body)"``. Pi's ``formatProviderError`` then replaces it with
+    ``"<status>: <compact JSON of body.error>"`` when that JSON is not already contained in
+    the message (``openai_error_text``), prefixed ``"OpenAI API error (<status>): "`` by the
+    Responses adapter.
+  * Google SDK (``@google/genai``): no SDK message helper needed: Pi shows the compact JSON
+    of the body when the response content-type is JSON, else of
+    ``{"error": {"message": <text>, "code": <status>, "status": <reason>}}``.
+- Connection failures before a response raise ``TransportError("Connection error. (...)")``;
+  a body cut by the network raises ``TransportError("terminated: ...")`` (Pi/undici say
+  ``terminated``); both words match Pi's retryable-error patterns.
+- ``on_response(ResponseInfo(status, headers), model)`` is awaited after a 2xx response and
+  before the body is read, unless ``call_on_response=False`` (Pi's Google adapter skips it).
+
+httpx is imported only when the first request is made, so ``import pi_ai`` loads no HTTP
+library. One ``httpx.AsyncClient`` (connection pool) is kept per event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import inspect
+import json
+import math
+import random
+import re
+import time
+import weakref
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from pi_ai._abort import AbortError, AbortSignal
+from pi_ai._codec import encode
+from pi_ai._model import Model
+from pi_ai._options import ResponseInfo, StreamOptions
+from pi_ai.api._sse import SseDecoder, SseEvent
+
+if TYPE_CHECKING:
+    import httpx
+
+DEFAULT_TIMEOUT_MS = 600_000
+"""The Anthropic and OpenAI SDKs' default request timeout."""
+DEFAULT_MAX_RETRY_DELAY_MS = 60_000
+
+ABORTED_BEFORE_RESPONSE = "Request aborted"
+ABORTED_WHILE_READING = "This operation was aborted"
+
+DescribeError = Callable[[int, str, Mapping[str, str], str], str]
+"""``(status, reason, headers, body text) -> message`` as the provider SDK words it."""
+
+
+# --------------------------------------------------------------------------- errors
+
+
+class TransportError(Exception):
+    """The request could not be completed: no connection, timeout, cut body, retry refused."""
+
+
+class HttpStatusError(Exception):
+    """The server answered with a non-2xx status (after any retries)."""
+
+    def __init__(self, message: str, status: int, reason: str, headers: Mapping[str, str], text: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.reason = reason
+        self.headers = dict(headers)
+        self.text = text
+
+
+def _js_stringify(value: Any) -> str:
+    return encode(value).decode()
+
+
+def _safe_json(text: str) -> Any:
+    """The parsed body, or ``None`` when it is not JSON (like the SDKs' ``safeJSON``)."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+def _stainless_message(status: int, error: Any, text: str | None) -> str:
+    """``APIError.makeMessage`` of the Stainless-generated SDKs (Anthropic and OpenAI)."""
+    message_field = error.get("message") if isinstance(error, dict) else None
+    if message_field:
+        msg: str | None = message_field if isinstance(message_field, str) else _js_stringify(message_field)
+    elif error:
+        msg = _js_stringify(error)
+    else:
+        msg = text
+    if status and msg:
+        return f"{status} {msg}"
+    if status:
+        return f"{status} status code (no body)"
+    return msg or "(no status code or body)"
+
+
+def anthropic_sdk_message(status: int, reason: str, headers: Mapping[str, str], text: str) -> str:
+    """The Anthropic SDK's error message for a non-2xx response."""
+    body = _safe_json(text)
+    return _stainless_message(status, body, None if body is not None else text)
+
+
+def openai_sdk_message(status: int, reason: str, headers: Mapping[str, str], text: str) -> str:
+    """The OpenAI SDK's error message for a non-2xx response (it keeps only ``body.error``)."""
+    body = _safe_json(text)
+    error = body.get("error") if isinstance(body, dict) else None
+    return _stainless_message(status, error, None if body is not None else text)
+
+
+MAX_PROVIDER_ERROR_BODY_CHARS = 4000
+
+
+def openai_error_text(error: HttpStatusError, prefix: str | None = None) -> str:
+    """Pi's ``formatProviderError(normalizeProviderError(e), prefix)`` for an OpenAI SDK error."""
+    message = str(error)
+    body = _safe_json(error.text)
+    inner = body.get("error") if isinstance(body, dict) else None
+    body_text: str | None = None
+    if isinstance(inner, dict) and inner:
+        body_text = _js_stringify(inner).strip()
+        if len(body_text) > MAX_PROVIDER_ERROR_BODY_CHARS:
+            extra = len(body_text) - MAX_PROVIDER_ERROR_BODY_CHARS
+            body_text = f"{body_text[:MAX_PROVIDER_ERROR_BODY_CHARS]}... [truncated {extra} chars]"
+        if not body_text:
+            body_text = None
+    if body_text is None or body_text in message:
+        return f"{prefix} ({error.status}): {message}" if prefix is not None else message
+    return f"{prefix} ({error.status}): {body_text}" if prefix is not None else f"{error.status}: {body_text}"
+
+
+# --------------------------------------------------------------------------- request building
+
+
+@dataclass(slots=True)
+class HttpRequest:
+    url: str
+    headers: dict[str, str]
+    payload: Any
+    """The JSON body as plain data; encoded compactly when sent."""
+
+
+def merge_headers(*sources: Mapping[str, str | None] | None) -> dict[str, str]:
+    """Merge header mappings left to right, case-insensitively; ``None`` deletes a header."""
+    merged: dict[str, tuple[str, str]] = {}
+    for source in sources:
+        if not source:
+            continue
+        for name, value in source.items():
+            key = name.lower()
+            if value is None:
+                merged.pop(key, None)
+            else:
+                merged.pop(key, None)
+                merged[key] = (name, value)
+    return dict(merged.values())
+
+
+def has_header(headers: Mapping[str, str | None] | None, name: str) -> bool:
+    """Whether ``headers`` sets ``name`` (any case) to a non-blank value."""
+    if not headers:
+        return False
+    wanted = name.lower()
+    return any(
+        key.lower() == wanted and value is not None and value.strip() for key, value in headers.items()
+    )
+
+
+async def apply_on_payload(options: StreamOptions | None, payload: Any, model: Model) -> Any:
+    """Give the ``on_payload`` hook the body; a non-None return value replaces it."""
+    if options is None or options.on_payload is None:
+        return payload
+    result = options.on_payload(payload, model)
+    if inspect.isawaitable(result):
+        result = await result
+    return payload if result is None else result
+
+
+def join_url(base_url: str, path: str) -> str:
+    """``base + path`` without a doubled slash, as the SDKs build request URLs."""
+    if base_url.endswith("/") and path.startswith("/"):
+        return base_url + path[1:]
+    return base_url + path
+
+
+# --------------------------------------------------------------------------- abort scope
+
+
+class _AbortScope:
+    """Makes awaits inside one request abortable without per-await tasks.
+
+    On abort, if the owning task is suspended in one of our awaits, that task is cancelled;
+    the ``CancelledError`` is caught right there and turned into ``AbortError``. Aborts that
+    fire while the task is elsewhere are seen by the next ``run`` (it checks the flag first).
+    """
+
+    __slots__ = ("_cancelled", "_remove", "_task", "_waiting", "signal")
+
+    def __init__(self, signal: AbortSignal | None) -> None:
+        self.signal = signal
+        self._task = asyncio.current_task()
+        self._waiting = False
+        self._cancelled = False
+        self._remove = signal.add_listener(self._on_abort) if signal is not None else None
+
+    def _on_abort(self) -> None:
+        if self._waiting and not self._cancelled and self._task is not None:
+            self._cancelled = True
+            self._task.cancel()
+
+    def close(self) -> None:
+        if self._remove is not None:
+            self._remove()
+            self._remove = None
+
+    def check(self, message: str) -> None:
+        if self.signal is not None and self.signal.aborted:
+            raise AbortError(message)
+
+    async def run(self, awaitable: Awaitable[Any], message: str) -> Any:
+        self.check(message)
+        self._waiting = True
+        try:
+            return await awaitable
+        except asyncio.CancelledError:
+            if self._cancelled and self._task is not None:
+                self._cancelled = False
+                self._task.uncancel()
+                raise AbortError(message) from None
+            raise
+        finally:
+            self._waiting = False
+
+
+# --------------------------------------------------------------------------- client pool
+
+_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _client() -> httpx.AsyncClient:
+    import httpx
+
+    loop = asyncio.get_running_loop()
+    client = _clients.get(loop)
+    if client is None or client.is_closed:
+        client = httpx.AsyncClient(
+            timeout=httpx.Timeout(DEFAULT_TIMEOUT_MS / 1000),
+            limits=httpx.Limits(max_connections=None, max_keepalive_connections=20),
+            follow_redirects=False,
+        )
+        _clients[loop] = client
+    return client
+
+
+async def close_clients() -> None:
+    """Close the connection pool of the running loop (tests and shutdown)."""
+    client = _clients.pop(asyncio.get_running_loop(), None)
+    if client is not None:
+        await client.aclose()
+
+
+# --------------------------------------------------------------------------- retries
+
+_FLOAT_PREFIX = re.compile(r"\s*([+-]?(?:Infinity|\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?))")
+
+
+def _parse_float(text: str) -> float:
+    """JavaScript ``parseFloat``: the longest numeric prefix, NaN when there is none."""
+    match = _FLOAT_PREFIX.match(text)
+    if match is None:
+        return math.nan
+    return float(match.group(1).replace("Infinity", "inf"))
+
+
+def _retryable(status: int | None, headers: Mapping[str, str]) -> bool:
+    should_retry = headers.get("x-should-retry")
+    if should_retry == "true":
+        return True
+    if should_retry == "false":
+        return False
+    if status is None:
+        return True
+    return status in (408, 409, 429) or status >= 500
+
+
+def _retry_delay_ms(
+    headers: Mapping[str, str], attempt: int, max_retry_delay_ms: int | None, message: str
+) -> float:
+    def checked(delay_ms: float) -> float:
+        cap = DEFAULT_MAX_RETRY_DELAY_MS if max_retry_delay_ms is None else max_retry_delay_ms
+        if cap > 0 and delay_ms > cap:
+            raise TransportError(
+                f"Server requested {math.ceil(delay_ms / 1000)}s retry delay "
+                f"(max: {math.ceil(cap / 1000)}s). {message}"
+            )
+        return delay_ms
+
+    retry_after_ms = headers.get("retry-after-ms")
+    if retry_after_ms:
+        value = _parse_float(retry_after_ms)
+        if not math.isnan(value):
+            return checked(value)
+    retry_after = headers.get("retry-after")
+    if retry_after:
+        seconds = _parse_float(retry_after)
+        if math.isnan(seconds):
+            try:
+                when = email.utils.parsedate_to_datetime(retry_after).timestamp()
+            except (TypeError, ValueError, IndexError):
+                return 0.0  # JavaScript: Date.parse -> NaN, the sleep becomes immediate
+            return checked(when * 1000 - time.time() * 1000)
+        return checked(seconds * 1000)
+    backoff_s: float = min(0.5 * 2.0**attempt, 8.0)
+    return backoff_s * 1000 * (1 - random.random() * 0.25)
+
+
+# --------------------------------------------------------------------------- the response
+
+
+class StreamResponse:
+    """A 2xx response whose body is being streamed."""
+
+    __slots__ = ("_response", "_scope", "headers", "status")
+
+    def __init__(self, response: httpx.Response, scope: _AbortScope) -> None:
+        self._response = response
+        self._scope = scope
+        self.status = response.status_code
+        self.headers: dict[str, str] = dict(response.headers.items())
+
+    async def chunks(self) -> AsyncIterator[bytes]:
+        """Body bytes as they arrive (content-encoding removed)."""
+        import httpx
+
+        iterator = self._response.aiter_bytes().__aiter__()
+        scope = self._scope
+        while True:
+            try:
+                chunk = await scope.run(iterator.__anext__(), ABORTED_WHILE_READING)
+            except StopAsyncIteration:
+                return
+            except httpx.TimeoutException:
+                raise TransportError("Request timed out.") from None
+            except httpx.HTTPError as error:
+                raise TransportError(f"terminated: {_describe(error)}") from None
+            if chunk:
+                yield chunk
+
+    async def events(self, *, flush_partial: bool) -> AsyncIterator[SseEvent]:
+        """SSE events, incrementally; ``flush_partial`` dispatches an event cut by end of body."""
+        decoder = SseDecoder()
+        async for chunk in self.chunks():
+            for event in decoder.feed(chunk):
+                yield event
+        for event in decoder.finish(flush_partial=flush_partial):
+            yield event
+
+    async def text(self) -> str:
+        parts = [chunk async for chunk in self.chunks()]
+        return b"".join(parts).decode("utf-8", "replace")
+
+
+def _describe(error: BaseException) -> str:
+    text = str(error)
+    return text if text else type(error).__name__
+
+
+@asynccontextmanager
+async def open_stream(
+    request: HttpRequest,
+    options: StreamOptions | None,
+    model: Model,
+    *,
+    describe_error: DescribeError,
+    call_on_response: bool = True,
+) -> AsyncIterator[StreamResponse]:
+    """POST ``request`` and yield the streaming 2xx response (see the module docstring)."""
+    import httpx
+
+    options = options or StreamOptions()
+    scope = _AbortScope(options.signal)
+    timeout_s = (options.timeout_ms if options.timeout_ms is not None else DEFAULT_TIMEOUT_MS) / 1000
+    timeout = httpx.Timeout(timeout_s)
+    content = encode(request.payload)
+    headers = dict(request.headers)
+    max_retries = options.max_retries or 0
+    attempt = 0
+    response: httpx.Response | None = None
+    try:
+        client = _client()
+        while True:
+            scope.check(ABORTED_BEFORE_RESPONSE)
+            http_request = client.build_request(
+                "POST", request.url, headers=headers, content=content, timeout=timeout
+            )
+            status: int | None = None
+            failure_headers: Mapping[str, str] = {}
+            try:
+                response = await scope.run(client.send(http_request, stream=True), ABORTED_BEFORE_RESPONSE)
+            except httpx.TimeoutException:
+                failure: Exception = TransportError("Request timed out.")
+            except httpx.HTTPError as error:
+                failure = TransportError(f"Connection error. ({_describe(error)})")
+            else:
+                assert response is not None
+                if 200 <= response.status_code < 300:
+                    break
+                status = response.status_code
+                reason = response.reason_phrase
+                failure_headers = dict(response.headers.items())
+                try:
+                    body = await scope.run(response.aread(), ABORTED_BEFORE_RESPONSE)
+                    text = body.decode("utf-8", "replace")
+                except httpx.HTTPError:
+                    text = ""
+                finally:
+                    await response.aclose()
+                    response = None
+                failure = HttpStatusError(
+                    describe_error(status, reason, failure_headers, text),
+                    status,
+                    reason,
+                    failure_headers,
+                    text,
+                )
+            if attempt >= max_retries or not _retryable(status, failure_headers):
+                raise failure
+            delay_ms = _retry_delay_ms(failure_headers, attempt, options.max_retry_delay_ms, str(failure))
+            attempt += 1
+            await scope.run(asyncio.sleep(max(0.0, delay_ms) / 1000), ABORTED_BEFORE_RESPONSE)
+        streaming = StreamResponse(response, scope)
+        if call_on_response and options.on_response is not None:
+            result = options.on_response(ResponseInfo(streaming.status, streaming.headers), model)
+            if inspect.isawaitable(result):
+                await result
+        yield streaming
+    finally:
+        scope.close()
+        if response is not None:
+            await response.aclose()

@@ -1,0 +1,155 @@
+"""A real HTTP/1.1 server on 127.0.0.1 for adapter tests: records each request and answers
+with a scripted reply written in exactly the chunks given (so SSE can be split inside UTF-8
+characters or JSON), optionally pausing, stalling forever or resetting the connection.
+
+    async with LoopbackServer([Reply(chunks=split(body, 7))]) as server:
+        model = replace(model, base_url=server.url)
+        ...
+        server.requests[0].json()
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+
+def split(data: bytes | str, size: int) -> list[bytes]:
+    """``data`` in pieces of ``size`` bytes (UTF-8 characters may be cut in two)."""
+    raw = data.encode() if isinstance(data, str) else data
+    return [raw[i : i + size] for i in range(0, len(raw), size)]
+
+
+@dataclass
+class Reply:
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=lambda: {"content-type": "text/event-stream"})
+    chunks: Sequence[bytes] = ()
+    delay: float = 0.0
+    """Seconds to wait before each chunk."""
+    stall_after: int | None = None
+    """After this many chunks, send nothing more (the connection stays open)."""
+    reset_after: int | None = None
+    """After this many chunks, reset the connection (the chunked body never completes)."""
+
+    @classmethod
+    def json(cls, status: int, body: Any, headers: dict[str, str] | None = None) -> Reply:
+        return cls(
+            status=status,
+            headers={"content-type": "application/json", **(headers or {})},
+            chunks=[json.dumps(body).encode()],
+        )
+
+
+@dataclass
+class Recorded:
+    method: str
+    path: str
+    headers: dict[str, str]
+    """Lower-cased names."""
+    header_names: list[str]
+    """Names as sent, in order."""
+    body: bytes
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+
+ReplySource = Reply | Callable[[Recorded], Reply]
+
+
+class LoopbackServer:
+    def __init__(self, replies: Sequence[ReplySource]) -> None:
+        self._replies = list(replies)
+        self.requests: list[Recorded] = []
+        self._server: asyncio.Server | None = None
+        self._writers: list[asyncio.StreamWriter] = []
+        self.disconnected = asyncio.Event()
+        """Set when a client closed its connection while a reply was still being written."""
+
+    @property
+    def url(self) -> str:
+        assert self._server is not None
+        port = self._server.sockets[0].getsockname()[1]
+        return f"http://127.0.0.1:{port}"
+
+    async def __aenter__(self) -> LoopbackServer:
+        self._server = await asyncio.start_server(self._handle, "127.0.0.1", 0)
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        assert self._server is not None
+        self._server.close()
+        for writer in self._writers:
+            writer.close()
+        await self._server.wait_closed()
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self._writers.append(writer)
+        try:
+            while True:
+                request_line = await reader.readline()
+                if not request_line:
+                    return
+                method, path, _ = request_line.decode().split(" ", 2)
+                headers: dict[str, str] = {}
+                names: list[str] = []
+                while True:
+                    line = (await reader.readline()).decode()
+                    if line in ("\r\n", "\n", ""):
+                        break
+                    name, value = line.split(":", 1)
+                    names.append(name)
+                    headers[name.lower()] = value.strip()
+                body = await reader.readexactly(int(headers.get("content-length", "0")))
+                recorded = Recorded(method, path, headers, names, body)
+                self.requests.append(recorded)
+                source = self._replies.pop(0) if self._replies else Reply(status=500, chunks=[b"no reply"])
+                reply = source(recorded) if callable(source) else source
+                if not await self._write(reader, writer, reply):
+                    return
+        except (ConnectionError, asyncio.IncompleteReadError):
+            return
+
+    async def _write(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, reply: Reply) -> bool:
+        head = [f"HTTP/1.1 {reply.status} X"]
+        head += [f"{name}: {value}" for name, value in reply.headers.items()]
+        head += ["transfer-encoding: chunked", "connection: keep-alive", "", ""]
+        writer.write("\r\n".join(head).encode())
+        try:
+            for index, chunk in enumerate(reply.chunks):
+                if reply.stall_after is not None and index >= reply.stall_after:
+                    await writer.drain()
+                    await self._wait_for_close(reader)
+                    return False
+                if reply.reset_after is not None and index >= reply.reset_after:
+                    await writer.drain()
+                    transport = writer.transport
+                    transport.abort()
+                    return False
+                if reply.delay:
+                    await writer.drain()
+                    await asyncio.sleep(reply.delay)
+                writer.write(f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n")
+                await writer.drain()
+            if reply.stall_after is not None:
+                await self._wait_for_close(reader)
+                return False
+            writer.write(b"0\r\n\r\n")
+            await writer.drain()
+        except ConnectionError:
+            self.disconnected.set()
+            return False
+        return True
+
+    async def _wait_for_close(self, reader: asyncio.StreamReader) -> None:
+        """Hold the connection open until the client goes away."""
+        try:
+            while await reader.read(1024):
+                pass
+        except ConnectionError:
+            pass
+        self.disconnected.set()

@@ -1,0 +1,205 @@
+"""The shared transport against a real server on 127.0.0.1: headers, hooks, SSE split
+anywhere, retries with Retry-After, the retry-delay cap, abort, timeouts, cut bodies."""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import time
+
+import pytest
+
+from pi_ai import AbortController, AbortError, Model, ResponseInfo, StreamOptions
+from pi_ai.api._http import (
+    HttpRequest,
+    HttpStatusError,
+    TransportError,
+    anthropic_sdk_message,
+    merge_headers,
+    open_stream,
+    openai_error_text,
+    openai_sdk_message,
+)
+from pi_ai.api._sse import SseDecoder
+from tests.pi_ai.api.loopback import LoopbackServer, Reply, split
+
+MODEL = Model(id="m", name="m", api="test-api", provider="test", base_url="http://unused")
+
+
+async def _collect(
+    server: LoopbackServer, options: StreamOptions | None = None, **kwargs: object
+) -> list[tuple[str | None, str]]:
+    request = HttpRequest(server.url + "/v1/x", {"content-type": "application/json"}, {"a": 1, "b": "é"})
+    async with open_stream(
+        request, options, MODEL, describe_error=anthropic_sdk_message, **kwargs
+    ) as response:  # type: ignore[arg-type]
+        return [(event.event, event.data) async for event in response.events(flush_partial=True)]
+
+
+def test_merge_headers_is_case_insensitive_and_none_removes() -> None:
+    merged = merge_headers(
+        {"Accept": "application/json", "User-Agent": "pi", "X-Remove": "1"},
+        {"user-agent": "custom", "x-model": "m"},
+        {"X-REMOVE": None, "ACCEPT": "text/plain"},
+    )
+    assert merged == {"user-agent": "custom", "x-model": "m", "ACCEPT": "text/plain"}
+
+
+def test_sse_decoder_handles_any_split() -> None:
+    body = 'event: a\r\ndata: {"t":"héllo 😀"}\r\n\r\n: comment\ndata:x\ndata: y\n\nevent: b\rdata: z\r\rdata: tail'
+    raw = body.encode()
+    expected: list[tuple[str | None, str]] = [
+        ("a", '{"t":"héllo 😀"}'),
+        (None, "x\ny"),
+        ("b", "z"),
+        (None, "tail"),
+    ]
+    for size in range(1, len(raw) + 1):
+        decoder = SseDecoder()
+        events = []
+        for piece in split(raw, size):
+            events += decoder.feed(piece)
+        events += decoder.finish(flush_partial=True)
+        assert [(e.event, e.data) for e in events] == expected, size
+    decoder = SseDecoder()
+    assert [e.data for e in decoder.feed(raw) + decoder.finish(flush_partial=False)] == [
+        '{"t":"héllo 😀"}',
+        "x\ny",
+        "z",
+    ]
+
+
+async def test_body_headers_hooks_and_events() -> None:
+    body = 'event: one\ndata: {"x": "é😀"}\n\nevent: two\ndata: 2\n\n'
+    seen: list[ResponseInfo] = []
+    async with LoopbackServer(
+        [Reply(headers={"content-type": "text/event-stream", "x-id": "7"}, chunks=split(body, 3))]
+    ) as server:
+        options = StreamOptions(on_response=lambda info, model: seen.append(info))
+        events = await _collect(server, options)
+    assert events == [("one", '{"x": "é😀"}'), ("two", "2")]
+    recorded = server.requests[0]
+    assert recorded.body == b'{"a":1,"b":"\xc3\xa9"}'
+    assert recorded.path == "/v1/x"
+    assert seen[0].status == 200 and seen[0].headers["x-id"] == "7"
+
+
+async def test_status_error_after_retries_with_retry_after() -> None:
+    error = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
+    replies = [
+        Reply.json(529, error, {"retry-after": "0.05"}),
+        Reply.json(529, error, {"retry-after-ms": "30"}),
+        Reply.json(529, error),
+    ]
+    async with LoopbackServer(replies) as server:
+        started = time.monotonic()
+        with pytest.raises(HttpStatusError) as caught:
+            await _collect(server, StreamOptions(max_retries=2))
+        elapsed = time.monotonic() - started
+    assert len(server.requests) == 3
+    assert elapsed >= 0.08
+    assert caught.value.status == 529
+    assert (
+        str(caught.value) == '529 {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}'
+    )
+
+
+async def test_retry_after_http_date_then_success() -> None:
+    when = email.utils.formatdate(time.time() + 1, usegmt=True)
+    replies = [
+        Reply.json(429, {"error": {"message": "slow down"}}, {"retry-after": when}),
+        Reply(chunks=[b"data: ok\n\n"]),
+    ]
+    async with LoopbackServer(replies) as server:
+        events = await _collect(server, StreamOptions(max_retries=1))
+    assert events == [(None, "ok")]
+    assert len(server.requests) == 2
+
+
+async def test_retry_delay_above_cap_fails_at_once() -> None:
+    replies = [
+        Reply.json(429, {"type": "error", "error": {"message": "rate limited"}}, {"retry-after": "120"})
+    ]
+    async with LoopbackServer(replies) as server:
+        with pytest.raises(TransportError) as caught:
+            await _collect(server, StreamOptions(max_retries=3))
+    assert (
+        str(caught.value)
+        == 'Server requested 120s retry delay (max: 60s). 429 {"type":"error","error":{"message":"rate limited"}}'
+    )
+    assert len(server.requests) == 1
+
+
+async def test_non_retryable_status_is_not_retried() -> None:
+    async with LoopbackServer([Reply.json(400, {"error": {"message": "bad", "type": "invalid"}})]) as server:
+        request = HttpRequest(server.url, {}, {})
+        with pytest.raises(HttpStatusError) as caught:
+            async with open_stream(
+                request, StreamOptions(max_retries=3), MODEL, describe_error=openai_sdk_message
+            ):
+                pass
+    assert str(caught.value) == "400 bad"
+    assert openai_error_text(caught.value) == '400: {"message":"bad","type":"invalid"}'
+    assert (
+        openai_error_text(caught.value, "OpenAI API error")
+        == 'OpenAI API error (400): {"message":"bad","type":"invalid"}'
+    )
+    assert len(server.requests) == 1
+
+
+async def test_abort_while_streaming_closes_the_connection() -> None:
+    controller = AbortController()
+    reply = Reply(chunks=[b"data: 1\n\n", b"data: 2\n\n"], stall_after=1)
+    async with LoopbackServer([reply]) as server:
+        received: list[str] = []
+        with pytest.raises(AbortError, match="This operation was aborted"):
+            request = HttpRequest(server.url, {}, {})
+            async with open_stream(
+                request, StreamOptions(signal=controller.signal), MODEL, describe_error=openai_sdk_message
+            ) as response:
+                async for event in response.events(flush_partial=False):
+                    received.append(event.data)
+                    asyncio.get_running_loop().call_later(0.05, controller.abort)
+        await asyncio.wait_for(server.disconnected.wait(), 5)
+    assert received == ["1"]
+    assert asyncio.current_task().cancelling() == 0  # type: ignore[union-attr]
+
+
+async def test_abort_before_response() -> None:
+    controller = AbortController()
+    controller.abort()
+    async with LoopbackServer([Reply(chunks=[b"data: 1\n\n"])]) as server:
+        with pytest.raises(AbortError, match="Request aborted"):
+            await _collect(server, StreamOptions(signal=controller.signal))
+    assert server.requests == []
+
+
+async def test_stalled_body_times_out() -> None:
+    async with LoopbackServer([Reply(chunks=[b"data: 1\n\n", b"data: 2\n\n"], stall_after=1)]) as server:
+        started = time.monotonic()
+        with pytest.raises(TransportError, match=r"^Request timed out\.$"):
+            await _collect(server, StreamOptions(timeout_ms=200))
+    assert time.monotonic() - started < 5
+
+
+async def test_connection_reset_mid_body() -> None:
+    async with LoopbackServer([Reply(chunks=[b"data: 1\n\n", b"data: 2\n\n"], reset_after=1)]) as server:
+        with pytest.raises(TransportError, match=r"^terminated"):
+            await _collect(server)
+
+
+async def test_connection_refused() -> None:
+    async with LoopbackServer([]) as server:
+        url = server.url
+    with pytest.raises(TransportError, match=r"^Connection error\."):
+        async with open_stream(HttpRequest(url, {}, {}), None, MODEL, describe_error=openai_sdk_message):
+            pass
+
+
+def test_sdk_messages() -> None:
+    assert anthropic_sdk_message(500, "", {}, "") == "500 status code (no body)"
+    assert anthropic_sdk_message(502, "", {}, "Bad gateway") == "502 Bad gateway"
+    assert anthropic_sdk_message(400, "", {}, '{"message": "m"}') == "400 m"
+    assert openai_sdk_message(413, "", {}, "") == "413 status code (no body)"
+    assert openai_sdk_message(400, "", {}, '{"detail": "x"}') == "400 status code (no body)"
+    assert openai_sdk_message(400, "", {}, '{"error": {"code": 5}}') == '400 {"code":5}'
