@@ -1,0 +1,404 @@
+"""Context -> OpenAI Responses ``input`` items and ``tools``, as Pi 0.85 builds them.
+
+The Responses API is stateless here (``store: false``): every turn is replayed in full.
+Reasoning items are replayed verbatim from ``ThinkingContent.thinking_signature`` (the JSON
+of the item the server sent, encrypted content included), assistant text keeps the message
+id it was streamed with (``TextContent.text_signature``), and tool calls carry
+``"<call_id>|<item_id>"`` so both halves can be sent back.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pi_ai._context import Context, Tool
+from pi_ai._messages import (
+    AssistantMessage,
+    ImageContent,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
+from pi_ai._model import Model
+from pi_ai._options import SimpleStreamOptions, StreamOptions
+from pi_ai._simple_options import clamp_max_tokens_to_context, merge_sampling_params
+from pi_ai._transform_messages import transform_messages
+from pi_ai.api._common import sanitize_surrogates, short_hash
+from pi_ai.api._responses_constrained import (
+    grammar_tool_input,
+    json_schema_tool_parameters,
+    resolve_grammar_constrained_sampling,
+    resolve_json_schema_strict_sampling,
+)
+from pi_ai.api._responses_js import js_stringify
+
+OPENAI_TOOL_CALL_PROVIDERS = frozenset({"openai", "openai-codex", "opencode"})
+"""Providers whose Responses backends accept ``call_id|fc_item`` pairs on replay."""
+
+_NOT_ID_CHARS = re.compile(r"[^a-zA-Z0-9_-]")
+_TRAILING_UNDERSCORES = re.compile(r"_+$")
+
+
+@dataclass(frozen=True, slots=True)
+class ToolOptions:
+    supports_strict_mode: bool = True
+    supports_grammar_tools: bool = False
+    defer_loading: bool = False
+
+
+@dataclass(slots=True)
+class ConvertOptions:
+    grammar_input_properties: Mapping[str, str] = field(default_factory=dict)
+    """Tool name -> the argument that carries a grammar tool's free-form input."""
+    deferred_tools: Mapping[str, Tool] = field(default_factory=dict)
+    deferred_tools_mode: str | None = None
+    """``additional-tools`` or ``tool-search`` when the model can load tools mid-conversation."""
+    tool_options: ToolOptions = field(default_factory=ToolOptions)
+    include_system_prompt: bool = True
+
+
+def _normalize_id_part(part: str) -> str:
+    return _TRAILING_UNDERSCORES.sub("", _NOT_ID_CHARS.sub("_", part)[:64])
+
+
+def _foreign_item_id(item_id: str) -> str:
+    return f"fc_{short_hash(item_id)}"[:64]
+
+
+def _parse_text_signature(signature: str | None) -> tuple[str, str | None] | None:
+    """(message id, phase) from a text signature: JSON ``{"v":1,...}`` or a legacy plain id."""
+    if not signature:
+        return None
+    if signature.startswith("{"):
+        try:
+            parsed = json.loads(signature)
+        except ValueError:
+            parsed = None
+        version = parsed.get("v") if isinstance(parsed, dict) else None
+        if isinstance(parsed, dict) and version == 1 and version is not True and isinstance(parsed.get("id"), str):
+            phase = parsed.get("phase")
+            return parsed["id"], phase if phase in ("commentary", "final_answer") else None
+    return signature, None
+
+
+def _tool_result_output(
+    model: Model, content: list[TextContent | ImageContent]
+) -> str | list[dict[str, Any]]:
+    text = "\n".join(block.text for block in content if isinstance(block, TextContent))
+    images = [block for block in content if isinstance(block, ImageContent)]
+    if not images or "image" not in model.input:
+        if text:
+            return sanitize_surrogates(text)
+        return "(see attached image)" if images else "(no tool output)"
+    output: list[dict[str, Any]] = []
+    if text:
+        output.append({"type": "input_text", "text": sanitize_surrogates(text)})
+    for image in images:
+        output.append(
+            {
+                "type": "input_image",
+                "detail": "auto",
+                "image_url": f"data:{image.mime_type};base64,{image.data}",
+            }
+        )
+    return output
+
+
+def _parse_reasoning_item(signature: str) -> Any:
+    """The stored reasoning item. A signature that is not JSON fails the request, as in Pi."""
+    try:
+        return json.loads(signature)
+    except ValueError:
+        raise ValueError(
+            f"Unexpected token in reasoning signature, {signature[:32]!r} is not valid JSON"
+        ) from None
+
+
+def convert_responses_messages(
+    model: Model,
+    context: Context,
+    allowed_tool_call_providers: frozenset[str],
+    options: ConvertOptions,
+) -> list[dict[str, Any]]:
+    """The ``input`` list: system prompt, then every replayable message as Responses items."""
+    items: list[dict[str, Any]] = []
+    loaded_tool_names: set[str] = set()
+
+    def normalize_tool_call_id(tool_call_id: str, _target: Model, source: AssistantMessage) -> str:
+        if model.provider not in allowed_tool_call_providers or "|" not in tool_call_id:
+            return _normalize_id_part(tool_call_id)
+        pieces = tool_call_id.split("|")
+        call_id = _normalize_id_part(pieces[0])
+        foreign = source.provider != model.provider or source.api != model.api
+        item_id = _foreign_item_id(pieces[1]) if foreign else _normalize_id_part(pieces[1])
+        if not item_id.startswith("fc_"):
+            item_id = _normalize_id_part(f"fc_{item_id}")
+        return f"{call_id}|{item_id}"
+
+    messages = transform_messages(context.messages, model, normalize_tool_call_id)
+
+    if options.include_system_prompt and context.system_prompt:
+        developer = model.reasoning and (model.compat or {}).get("supportsDeveloperRole") is not False
+        items.append(
+            {
+                "role": "developer" if developer else "system",
+                "content": sanitize_surrogates(context.system_prompt),
+            }
+        )
+
+    message_index = 0
+    for message in messages:
+        if isinstance(message, UserMessage):
+            if isinstance(message.content, str):
+                items.append(
+                    {
+                        "role": "user",
+                        "content": [{"type": "input_text", "text": sanitize_surrogates(message.content)}],
+                    }
+                )
+            else:
+                parts = [_user_part(block) for block in message.content]
+                if not parts:
+                    continue
+                items.append({"role": "user", "content": parts})
+        elif isinstance(message, AssistantMessage):
+            converted = _assistant_items(model, message, message_index, options)
+            if not converted:
+                continue
+            items.extend(converted)
+        else:
+            _append_tool_result(model, message, items, loaded_tool_names, options)
+        message_index += 1
+    return items
+
+
+def _user_part(block: TextContent | ImageContent) -> dict[str, Any]:
+    if isinstance(block, TextContent):
+        return {"type": "input_text", "text": sanitize_surrogates(block.text)}
+    return {
+        "type": "input_image",
+        "detail": "auto",
+        "image_url": f"data:{block.mime_type};base64,{block.data}",
+    }
+
+
+def _assistant_items(
+    model: Model, message: AssistantMessage, message_index: int, options: ConvertOptions
+) -> list[dict[str, Any]]:
+    output: list[dict[str, Any]] = []
+    same_provider_and_api = message.provider == model.provider and message.api == model.api
+    same_model = same_provider_and_api and message.model == model.id
+    different_model = same_provider_and_api and message.model != model.id
+    text_index = 0
+    for block in message.content:
+        if isinstance(block, ThinkingContent):
+            if block.thinking_signature:
+                output.append(_parse_reasoning_item(block.thinking_signature))
+        elif isinstance(block, TextContent):
+            parsed = _parse_text_signature(block.text_signature)
+            fallback = (
+                f"msg_pi_{message_index}" if text_index == 0 else f"msg_pi_{message_index}_{text_index}"
+            )
+            text_index += 1
+            message_id = parsed[0] if parsed else ""
+            if not message_id:
+                message_id = fallback
+            elif len(message_id) > 64:
+                message_id = f"msg_{short_hash(message_id)}"
+            item: dict[str, Any] = {
+                "type": "message",
+                "role": "assistant",
+                "content": [
+                    {"type": "output_text", "text": sanitize_surrogates(block.text), "annotations": []}
+                ],
+                "status": "completed",
+                "id": message_id,
+            }
+            if parsed and parsed[1]:
+                item["phase"] = parsed[1]
+            output.append(item)
+        else:
+            output.append(_tool_call_item(block, same_model, different_model, options))
+    return output
+
+
+def _tool_call_item(
+    block: ToolCall, same_model: bool, different_model: bool, options: ConvertOptions
+) -> dict[str, Any]:
+    pieces = block.id.split("|")
+    call_id = pieces[0]
+    item_id: str | None = pieces[1] if len(pieces) > 1 else None
+    input_property = options.grammar_input_properties.get(block.name)
+    fc_item = item_id is not None and item_id.startswith("fc_")
+    # A different model of the same API must not see item ids it could pair with reasoning
+    # items it never produced; custom-tool ids (ctc_*) are invalid on a function_call.
+    if (different_model and fc_item) or (input_property is None and not fc_item):
+        item_id = None
+    can_replay_namespace = same_model or block.name in options.deferred_tools
+    item: dict[str, Any]
+    if input_property is not None:
+        item = {"type": "custom_tool_call"}
+        if item_id is not None:
+            item["id"] = item_id
+        item["call_id"] = call_id
+        item["name"] = block.name
+        item["input"] = sanitize_surrogates(grammar_tool_input(block.name, block.arguments, input_property))
+    else:
+        item = {"type": "function_call"}
+        if item_id is not None:
+            item["id"] = item_id
+        item["call_id"] = call_id
+        item["name"] = block.name
+        item["arguments"] = js_stringify(block.arguments)
+    if can_replay_namespace and block.namespace is not None:
+        item["namespace"] = block.namespace
+    return item
+
+
+def _append_tool_result(
+    model: Model,
+    message: ToolResultMessage,
+    items: list[dict[str, Any]],
+    loaded_tool_names: set[str],
+    options: ConvertOptions,
+) -> None:
+    call_id = message.tool_call_id.split("|")[0]
+    output = _tool_result_output(model, message.content)
+    kind = (
+        "custom_tool_call_output"
+        if message.tool_name in options.grammar_input_properties
+        else "function_call_output"
+    )
+    items.append({"type": kind, "call_id": call_id, "output": output})
+
+    newly_loaded: list[Tool] = []
+    for name in message.added_tool_names or ():
+        tool = options.deferred_tools.get(name)
+        if tool is None or name in loaded_tool_names:
+            continue
+        loaded_tool_names.add(name)
+        newly_loaded.append(tool)
+    if not newly_loaded:
+        return
+    if options.deferred_tools_mode == "additional-tools":
+        items.append(
+            {
+                "type": "additional_tools",
+                "role": "developer",
+                "tools": convert_responses_tools(newly_loaded, options.tool_options),
+            }
+        )
+    elif options.deferred_tools_mode == "tool-search":
+        names = [tool.name for tool in newly_loaded]
+        search_call_id = f"pi_tool_load_{short_hash(message.tool_call_id + ':' + ','.join(names))}"
+        items.append(
+            {
+                "type": "tool_search_call",
+                "call_id": search_call_id,
+                "execution": "client",
+                "status": "completed",
+                "arguments": {"query": " ".join(names), "limit": len(names)},
+            }
+        )
+        deferred_options = ToolOptions(
+            supports_strict_mode=options.tool_options.supports_strict_mode,
+            supports_grammar_tools=options.tool_options.supports_grammar_tools,
+            defer_loading=True,
+        )
+        items.append(
+            {
+                "type": "tool_search_output",
+                "call_id": search_call_id,
+                "execution": "client",
+                "status": "completed",
+                "tools": convert_responses_tools(newly_loaded, deferred_options),
+            }
+        )
+
+
+def convert_responses_tools(tools: list[Tool], options: ToolOptions) -> list[dict[str, Any]]:
+    """Tool definitions: ``function`` tools, or ``custom`` grammar tools when the model supports them."""
+    converted: list[dict[str, Any]] = []
+    for tool in tools:
+        grammar = resolve_grammar_constrained_sampling(tool, options.supports_grammar_tools)
+        if grammar is not None:
+            custom: dict[str, Any] = {
+                "type": "custom",
+                "name": tool.name,
+                "description": tool.description,
+                "format": {"type": "grammar", "syntax": grammar.syntax, "definition": grammar.definition},
+            }
+            if options.defer_loading:
+                custom["defer_loading"] = True
+            converted.append(custom)
+            continue
+        strict = resolve_json_schema_strict_sampling(tool, options.supports_strict_mode) or False
+        function: dict[str, Any] = {
+            "type": "function",
+            "name": tool.name,
+            "description": tool.description,
+            "parameters": json_schema_tool_parameters(tool, strict),
+        }
+        if options.defer_loading:
+            function["defer_loading"] = True
+        if options.supports_strict_mode:
+            function["strict"] = strict
+        converted.append(function)
+    return converted
+
+
+def split_deferred_tools(context: Context, enabled: bool) -> tuple[list[Tool], dict[str, Tool]]:
+    """(tools sent up front, tools loaded later by a tool result's ``added_tool_names``).
+
+    Tools are de-duplicated by name (the last definition wins, at the first one's position).
+    A tool only counts as deferred when a result adds it before any assistant called it.
+    """
+    unique: dict[str, Tool] = {}
+    for tool in context.tools or ():
+        unique[tool.name] = tool
+    if not enabled:
+        return list(unique.values()), {}
+    deferred_names: set[str] = set()
+    used_names: set[str] = set()
+    for message in context.messages:
+        if isinstance(message, AssistantMessage):
+            used_names.update(block.name for block in message.content if isinstance(block, ToolCall))
+        elif isinstance(message, ToolResultMessage):
+            for name in message.added_tool_names or ():
+                if name not in used_names:
+                    deferred_names.add(name)
+    immediate = [tool for name, tool in unique.items() if name not in deferred_names]
+    deferred = {name: tool for name, tool in unique.items() if name in deferred_names}
+    return immediate, deferred
+
+
+def build_base_options(model: Model, context: Context, options: SimpleStreamOptions) -> StreamOptions:
+    """Pi's ``buildBaseOptions``: the shared options of a ``stream_simple`` call.
+
+    ``max_tokens`` defaults to the model's cap and is clamped so prompt and answer fit the
+    context window; sampling parameters are the model's overlaid with the request's.
+    """
+    requested = options.max_tokens if options.max_tokens is not None else model.max_tokens
+    return StreamOptions(
+        signal=options.signal,
+        api_key=options.api_key,
+        env=options.env,
+        on_payload=options.on_payload,
+        on_response=options.on_response,
+        headers=options.headers,
+        timeout_ms=options.timeout_ms,
+        max_retries=options.max_retries,
+        max_retry_delay_ms=options.max_retry_delay_ms,
+        temperature=options.temperature,
+        sampling_params=merge_sampling_params(model, options.sampling_params),
+        max_tokens=clamp_max_tokens_to_context(model, context, requested),
+        cache_retention=options.cache_retention,
+        session_id=options.session_id,
+        metadata=options.metadata,
+    )

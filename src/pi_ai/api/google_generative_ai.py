@@ -1,0 +1,335 @@
+"""The ``google-generative-ai`` wire API: Gemini's ``streamGenerateContent`` over SSE.
+
+``stream`` takes ``GoogleOptions`` (tool choice, and ``thinking``: on/off with a level for
+Gemini 3 or a token budget for Gemini 2.5); ``stream_simple`` maps the unified reasoning
+level onto it. Pi 0.85 talks to Gemini through ``@google/genai`` 1.52: the request body, URL
+and headers here are what that SDK sends, the stream is split the way it splits it, and the
+error texts are its texts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import random
+import sys
+from collections.abc import Mapping
+from contextlib import AsyncExitStack
+from dataclasses import dataclass
+from typing import Any
+
+from pi_ai._abort import AbortError, AbortSignal
+from pi_ai._context import Context
+from pi_ai._event_stream import AssistantMessageEventStream, empty_assistant_message, error_text, start_stream
+from pi_ai._events import DoneEvent, ErrorEvent, StartEvent
+from pi_ai._model import Model, clamp_thinking_level
+from pi_ai._options import SimpleStreamOptions, StreamOptions
+from pi_ai._registry import ApiImplementation
+from pi_ai.api._common import pi_user_agent
+from pi_ai.api._google_convert import (
+    ThinkingSetting,
+    build_config_and_params,
+    is_gemini3_flash,
+    is_gemini3_pro,
+    is_gemma4,
+    resolve_google_thinking_level,
+    thinking_budget_for,
+    thinking_level_for,
+    wire_request,
+)
+from pi_ai.api._google_stream import GoogleStreamError, GoogleStreamProcessor
+from pi_ai.api._http import (
+    HttpRequest,
+    HttpStatusError,
+    StreamResponse,
+    TransportError,
+    apply_on_payload,
+    join_url,
+    merge_headers,
+    open_stream,
+)
+from pi_ai.api._responses_convert import build_base_options
+from pi_ai.api._responses_js import js_stringify, js_text, v8_json_parse_error
+
+API_NAME = "google-generative-ai"
+SDK_LABEL = "google-genai-sdk/1.52.0"
+"""The SDK Pi 0.85 speaks through; its label leads the ``x-goog-api-client`` header."""
+
+
+@dataclass(kw_only=True)
+class GoogleThinkingOptions:
+    enabled: bool
+    budget_tokens: int | None = None
+    """-1 = dynamic, 0 = off (Gemini 2.5)."""
+    level: str | None = None
+    """``THINKING_LEVEL_UNSPECIFIED`` | ``MINIMAL`` | ``LOW`` | ``MEDIUM`` | ``HIGH`` (Gemini 3)."""
+
+
+@dataclass(kw_only=True)
+class GoogleOptions(StreamOptions):
+    tool_choice: str | None = None
+    """``auto`` | ``none`` | ``any``."""
+    thinking: GoogleThinkingOptions | None = None
+
+
+class GoogleApiError(Exception):
+    """The SDK's ``ApiError``: an HTTP (or in-stream) error status with the body as JSON text."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+# --------------------------------------------------------------------------- stream splitting
+
+
+class GoogleStreamSplitter:
+    """The SDK's own reading of the body: events end at a blank line, only ``data:`` counts.
+
+    Every network chunk is first tried as a whole JSON document: an ``error`` object in it
+    with an HTTP error ``code`` fails the stream (the API can answer 200 and then report an
+    error that way). Anything left over at the end that is not whitespace is an error.
+    """
+
+    __slots__ = ("_buffer", "_decoder")
+
+    _DELIMITERS = ("\n\n", "\r\r", "\r\n\r\n")
+
+    def __init__(self) -> None:
+        import codecs
+
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        self._buffer = ""
+
+    def feed(self, chunk: bytes) -> list[str]:
+        """Decode one network chunk; return the ``data`` payloads of the events it completed."""
+        text = self._decoder.decode(chunk)
+        _raise_for_error_chunk(text)
+        self._buffer += text
+        payloads: list[str] = []
+        while True:
+            cut = -1
+            width = 0
+            for delimiter in self._DELIMITERS:
+                index = self._buffer.find(delimiter)
+                if index != -1 and (cut == -1 or index < cut):
+                    cut, width = index, len(delimiter)
+            if cut == -1:
+                return payloads
+            event = self._buffer[:cut].strip()
+            self._buffer = self._buffer[cut + width :]
+            if event.startswith("data:"):
+                payloads.append(event[5:].strip())
+
+    def finish(self) -> None:
+        self._buffer += self._decoder.decode(b"", final=True)
+        if self._buffer.strip():
+            raise ValueError("Incomplete JSON segment at the end")
+
+
+def _raise_for_error_chunk(text: str) -> None:
+    try:
+        parsed = json.loads(text)
+    except ValueError:
+        return
+    if not isinstance(parsed, dict) or "error" not in parsed:
+        return
+    error = parsed["error"]
+    code = error.get("code") if isinstance(error, dict) else None
+    if isinstance(code, (int, float)) and not isinstance(code, bool) and 400 <= code < 600:
+        status = js_text(error.get("status")) if "status" in error else "undefined"
+        raise GoogleApiError(f"got status: {status}. {js_stringify(parsed)}", int(code))
+
+
+# --------------------------------------------------------------------------- request
+
+
+def _python_label() -> str:
+    return f"gl-python/{sys.version.split()[0]}"
+
+
+def build_headers(model: Model, api_key: str, options: StreamOptions) -> dict[str, str]:
+    """SDK defaults, then Pi's headers (``None`` values dropped), then the API key if unset."""
+    sdk_label = f"{SDK_LABEL} {_python_label()}"
+    pi_headers = {
+        key: value
+        for key, value in {"User-Agent": pi_user_agent(), **(model.headers or {}), **(options.headers or {})}.items()
+        if value is not None
+    }
+    headers = merge_headers(
+        {"User-Agent": sdk_label, "x-goog-api-client": sdk_label, "Content-Type": "application/json"}, pi_headers
+    )
+    if not any(name.lower() == "x-goog-api-key" for name in headers):
+        headers["x-goog-api-key"] = api_key
+    return headers
+
+
+def _google_error_message(status: int, reason: str, headers: Mapping[str, str], text: str) -> str:
+    """``JSON.stringify`` of the error body, as the SDK's ``ApiError`` message."""
+    if "application/json" in headers.get("content-type", ""):
+        try:
+            body: Any = json.loads(text)
+        except ValueError:
+            return v8_json_parse_error(text)
+    else:
+        body = {"error": {"message": text, "code": status, "status": reason}}
+    return js_stringify(body)
+
+
+def _retryable_status(status: int) -> bool:
+    return status in (408, 409, 429) or status >= 500
+
+
+async def _sleep(delay_ms: float, signal: AbortSignal | None) -> None:
+    if signal is None:
+        await asyncio.sleep(delay_ms / 1000)
+        return
+    if signal.aborted:
+        raise AbortError("Request aborted")
+    waiter = asyncio.ensure_future(signal.wait())
+    try:
+        await asyncio.wait({waiter}, timeout=delay_ms / 1000)
+    finally:
+        waiter.cancel()
+    if signal.aborted:
+        raise AbortError("Request aborted")
+
+
+async def _open(
+    stack: AsyncExitStack, request: HttpRequest, options: GoogleOptions, model: Model
+) -> StreamResponse:
+    """Send the request, retrying like Pi's Google wrapper.
+
+    The SDK's errors carry no response headers, so ``Retry-After`` is not consulted: only
+    the status decides (408, 409, 429, 5xx), with exponential backoff. Connection failures
+    are not retried.
+    """
+    single = dataclasses.replace(options, max_retries=0)
+    retries = options.max_retries or 0
+    attempt = 0
+    while True:
+        try:
+            return await stack.enter_async_context(
+                open_stream(request, single, model, describe_error=_google_error_message, call_on_response=False)
+            )
+        except HttpStatusError as error:
+            if options.signal is not None and options.signal.aborted:
+                raise AbortError("Request aborted") from None
+            if attempt >= retries or not (400 <= error.status < 600) or not _retryable_status(error.status):
+                raise
+            delay = min(0.5 * 2**attempt, 8) * 1000 * (1 - random.random() * 0.25)
+            attempt += 1
+            await _sleep(delay, options.signal)
+
+
+def format_error(error: BaseException) -> str:
+    """The text Pi shows: the SDK's message (it already carries the body)."""
+    if isinstance(error, TransportError):
+        text = str(error)
+        if text.startswith("Connection error."):
+            return "fetch failed"
+        if text.startswith("terminated"):
+            return "terminated"
+        return text
+    return error_text(error)
+
+
+def _provider_options(options: StreamOptions | None) -> GoogleOptions:
+    if isinstance(options, GoogleOptions):
+        return options
+    resolved = GoogleOptions()
+    if options is not None:
+        for name in StreamOptions.__dataclass_fields__:
+            setattr(resolved, name, getattr(options, name))
+    return resolved
+
+
+def stream(model: Model, context: Context, options: StreamOptions | None = None) -> AssistantMessageEventStream:
+    """Stream one response. Every failure arrives as an ``error`` event."""
+    opts = _provider_options(options)
+    output = empty_assistant_message(model)
+    output.api = API_NAME
+
+    async def produce(events: AssistantMessageEventStream) -> None:
+        events.partial = output
+        signal = opts.signal
+        try:
+            if not opts.api_key:
+                raise ValueError(f"No API key for provider: {model.provider}")
+            headers = build_headers(model, opts.api_key, opts)
+            thinking = opts.thinking
+            params = build_config_and_params(
+                model,
+                context,
+                temperature=opts.temperature,
+                max_tokens=opts.max_tokens,
+                tool_choice=opts.tool_choice,
+                thinking=ThinkingSetting(thinking.enabled, thinking.budget_tokens, thinking.level)
+                if thinking is not None
+                else None,
+            )
+            if signal is not None and signal.aborted:
+                raise AbortError("Request aborted")
+            params = await apply_on_payload(opts, params, model)
+            path, body = wire_request(params)
+            request = HttpRequest(join_url(model.base_url, f"/{path}:streamGenerateContent?alt=sse"), headers, body)
+            processor = GoogleStreamProcessor(output, events, model)
+            async with AsyncExitStack() as stack:
+                response = await _open(stack, request, opts, model)
+                events.push(StartEvent(partial=output))
+                splitter = GoogleStreamSplitter()
+                async for chunk in response.chunks():
+                    for payload in splitter.feed(chunk):
+                        try:
+                            data = json.loads(payload)
+                        except ValueError:
+                            raise ValueError(v8_json_parse_error(payload)) from None
+                        if isinstance(data, dict):
+                            processor.handle(data)
+                splitter.finish()
+            processor.finish()
+            if signal is not None and signal.aborted:
+                raise AbortError("Request was aborted")
+            if output.stop_reason == "pending":
+                raise GoogleStreamError("Google stream ended without a finish reason")
+            if output.stop_reason in ("aborted", "error"):
+                raise GoogleStreamError(
+                    f"Provider stopped with: {output.raw_stop_reason}"
+                    if output.raw_stop_reason
+                    else "An unknown error occurred"
+                )
+            events.push(DoneEvent(reason=output.stop_reason, message=output))  # type: ignore[arg-type]
+        except Exception as error:
+            output.stop_reason = "aborted" if signal is not None and signal.aborted else "error"
+            output.error_message = format_error(error)
+            events.push(ErrorEvent(reason=output.stop_reason, error=output))
+
+    return start_stream(model, produce, signal=opts.signal)
+
+
+def stream_simple(
+    model: Model, context: Context, options: SimpleStreamOptions | None = None
+) -> AssistantMessageEventStream:
+    """Unified options: ``reasoning`` becomes a thinking level (Gemini 3, Gemma 4) or budget."""
+    simple = options or SimpleStreamOptions()
+    if not simple.api_key:
+        raise ValueError(f"No API key for provider: {model.provider}")
+    base = build_base_options(model, context, simple)
+    provider = GoogleOptions(tool_choice=simple.tool_choice)
+    for name in StreamOptions.__dataclass_fields__:
+        setattr(provider, name, getattr(base, name))
+    if not simple.reasoning:
+        provider.thinking = GoogleThinkingOptions(enabled=False)
+        return stream(model, context, provider)
+    level = resolve_google_thinking_level(model, clamp_thinking_level(model, simple.reasoning))
+    if is_gemini3_pro(model) or is_gemini3_flash(model) or is_gemma4(model):
+        provider.thinking = GoogleThinkingOptions(enabled=True, level=thinking_level_for(level, model))
+    else:
+        budgets = simple.thinking_budgets
+        custom = dataclasses.asdict(budgets) if budgets is not None else None
+        provider.thinking = GoogleThinkingOptions(enabled=True, budget_tokens=thinking_budget_for(model, level, custom))
+    return stream(model, context, provider)
+
+
+API = ApiImplementation(api=API_NAME, stream=stream, stream_simple=stream_simple)

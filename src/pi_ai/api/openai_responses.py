@@ -1,0 +1,399 @@
+"""The ``openai-responses`` wire API: OpenAI's Responses endpoint, streamed, stateless.
+
+``stream`` takes ``OpenAIResponsesOptions`` (provider-native: reasoning effort and summary,
+service tier, tool choice); ``stream_simple`` maps the unified reasoning level onto them.
+Requests go to ``POST {base_url}/responses`` with ``store: false``; prior reasoning is
+replayed from the encrypted items kept in thinking signatures. The request body, headers
+and the event sequence follow Pi 0.85 (which uses the official OpenAI SDK 6.40).
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pi_ai._abort import AbortError
+from pi_ai._context import Context
+from pi_ai._event_stream import AssistantMessageEventStream, empty_assistant_message, error_text, start_stream
+from pi_ai._events import DoneEvent, ErrorEvent, StartEvent
+from pi_ai._messages import Usage
+from pi_ai._model import Model, clamp_thinking_level
+from pi_ai._options import SimpleStreamOptions, StreamOptions
+from pi_ai._registry import ApiImplementation
+from pi_ai.api._common import clamp_prompt_cache_key, pi_user_agent, resolve_cache_retention
+from pi_ai.api._http import (
+    HttpRequest,
+    HttpStatusError,
+    TransportError,
+    apply_on_payload,
+    has_header,
+    join_url,
+    merge_headers,
+    open_stream,
+    openai_error_text,
+    openai_sdk_message,
+)
+from pi_ai.api._responses_constrained import grammar_tool_input_properties
+from pi_ai.api._responses_convert import (
+    OPENAI_TOOL_CALL_PROVIDERS,
+    ConvertOptions,
+    ToolOptions,
+    build_base_options,
+    convert_responses_messages,
+    convert_responses_tools,
+    split_deferred_tools,
+)
+from pi_ai.api._responses_js import js_stringify, v8_json_parse_error
+from pi_ai.api._responses_stream import ResponsesStreamError, ResponsesStreamProcessor
+
+API_NAME = "openai-responses"
+OPENAI_SDK_VERSION = "6.40.0"
+"""The OpenAI SDK Pi 0.85 sends through; its identification headers are part of Pi's request."""
+MIN_OUTPUT_TOKENS = 16
+"""The Responses API rejects ``max_output_tokens`` below 16."""
+
+
+@dataclass(kw_only=True)
+class OpenAIResponsesOptions(StreamOptions):
+    reasoning_effort: str | None = None
+    """Pi level (``minimal`` .. ``max``); mapped through the model's ``thinking_level_map``."""
+    reasoning_summary: str | None = None
+    """``auto`` | ``detailed`` | ``concise``."""
+    service_tier: str | None = None
+    tool_choice: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class ResponsesCompat:
+    supports_developer_role: bool
+    session_affinity_format: str
+    supports_long_cache_retention: bool
+    supports_strict_mode: bool
+    supports_grammar_tools: bool
+    supports_additional_tools: bool
+    supports_tool_search: bool
+    supports_explicit_prompt_cache_mode: bool
+    supports_max_output_tokens: bool
+
+
+def get_compat(model: Model) -> ResponsesCompat:
+    """The model's ``compat`` flags with Pi's defaults for the Responses API."""
+    compat = model.compat or {}
+
+    def flag(name: str, default: Any) -> Any:
+        value = compat.get(name)
+        return default if value is None else value
+
+    openrouter = model.provider == "openrouter" or "openrouter.ai" in model.base_url
+    return ResponsesCompat(
+        supports_developer_role=flag("supportsDeveloperRole", True),
+        session_affinity_format=flag("sessionAffinityFormat", "openrouter" if openrouter else "openai"),
+        supports_long_cache_retention=flag("supportsLongCacheRetention", True),
+        supports_strict_mode=flag("supportsStrictMode", False),
+        supports_grammar_tools=flag("supportsOpenAIGrammarTools", False),
+        supports_additional_tools=flag("supportsAdditionalTools", False),
+        supports_tool_search=flag("supportsToolSearch", False),
+        supports_explicit_prompt_cache_mode=flag("supportsExplicitPromptCacheMode", False),
+        supports_max_output_tokens=flag("supportsMaxOutputTokens", True),
+    )
+
+
+def _client_api_key(provider: str, api_key: str | None, headers: Mapping[str, str | None] | None) -> str:
+    if api_key:
+        return api_key
+    if has_header(headers, "authorization") or has_header(headers, "cf-aig-authorization"):
+        return "unused"
+    raise ValueError(f"No API key for provider: {provider}")
+
+
+_UNSET: Any = object()
+"""Marks a request field Pi leaves ``undefined``: it keeps its place for later overrides."""
+
+
+def build_params(
+    model: Model,
+    context: Context,
+    options: OpenAIResponsesOptions,
+    compat: ResponsesCompat,
+    grammar_properties: Mapping[str, str],
+) -> dict[str, Any]:
+    """The request body (before ``on_payload``), keys in Pi's order."""
+    deferred_mode = (
+        "additional-tools"
+        if compat.supports_additional_tools
+        else ("tool-search" if compat.supports_tool_search else None)
+    )
+    immediate, deferred = split_deferred_tools(context, deferred_mode is not None)
+    tool_options = ToolOptions(
+        supports_strict_mode=compat.supports_strict_mode, supports_grammar_tools=compat.supports_grammar_tools
+    )
+    items = convert_responses_messages(
+        model,
+        context,
+        OPENAI_TOOL_CALL_PROVIDERS,
+        ConvertOptions(
+            grammar_input_properties=grammar_properties,
+            deferred_tools=deferred,
+            deferred_tools_mode=deferred_mode,
+            tool_options=tool_options,
+        ),
+    )
+    retention = resolve_cache_retention(options.cache_retention, options.env)
+    explicit_cache_off = retention == "none" and compat.supports_explicit_prompt_cache_mode
+    cache_key = None if retention == "none" else clamp_prompt_cache_key(options.session_id)
+    params: dict[str, Any] = {
+        "model": model.id,
+        "input": items,
+        "stream": True,
+        "prompt_cache_key": cache_key if cache_key is not None else _UNSET,
+        "prompt_cache_retention": "24h" if retention == "long" and compat.supports_long_cache_retention else _UNSET,
+        "prompt_cache_options": {"mode": "explicit"} if explicit_cache_off else _UNSET,
+        "store": False,
+    }
+    if options.max_tokens and compat.supports_max_output_tokens:
+        params["max_output_tokens"] = max(options.max_tokens, MIN_OUTPUT_TOKENS)
+    if options.temperature is not None:
+        params["temperature"] = options.temperature
+    if options.service_tier is not None:
+        params["service_tier"] = options.service_tier
+    if immediate:
+        params["tools"] = convert_responses_tools(immediate, tool_options)
+    if options.tool_choice is not None:
+        params["tool_choice"] = options.tool_choice
+    if model.reasoning:
+        if options.reasoning_effort or options.reasoning_summary:
+            effort: Any = "medium"
+            if options.reasoning_effort:
+                mapped = (model.thinking_level_map or {}).get(options.reasoning_effort)
+                effort = mapped if mapped is not None else options.reasoning_effort
+            params["reasoning"] = {"effort": effort, "summary": options.reasoning_summary or "auto"}
+            params["include"] = ["reasoning.encrypted_content"]
+        elif model.provider != "github-copilot" and (
+            "off" not in (model.thinking_level_map or {}) or (model.thinking_level_map or {})["off"] is not None
+        ):
+            off = (model.thinking_level_map or {}).get("off")
+            params["reasoning"] = {"effort": off if off is not None else "none"}
+        if model.provider == "xai":
+            params["include"] = ["reasoning.encrypted_content"]
+    if options.sampling_params:
+        params.update(options.sampling_params)
+    return {key: value for key, value in params.items() if value is not _UNSET}
+
+
+def _copilot_headers(context: Context) -> dict[str, str]:
+    from pi_ai._messages import ImageContent, ToolResultMessage, UserMessage
+
+    messages = context.messages
+    last = messages[-1] if messages else None
+    headers = {
+        "X-Initiator": "agent" if last is not None and not isinstance(last, UserMessage) else "user",
+        "Openai-Intent": "conversation-edits",
+    }
+    has_images = any(
+        isinstance(message, (UserMessage, ToolResultMessage))
+        and not isinstance(message.content, str)
+        and any(isinstance(block, ImageContent) for block in message.content)
+        for message in messages
+    )
+    if has_images:
+        headers["Copilot-Vision-Request"] = "true"
+    return headers
+
+
+_OS_NAMES = {"linux": "Linux", "darwin": "MacOS", "win32": "Windows", "freebsd": "FreeBSD", "openbsd": "OpenBSD"}
+_ARCH_NAMES = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "arm64": "arm64", "i386": "x32", "i686": "x32"}
+
+
+def openai_sdk_headers(timeout_ms: int | None) -> dict[str, str]:
+    """The headers the OpenAI SDK adds to every request (``X-Stainless-*`` identification).
+
+    Language, runtime and SDK version are Pi's (``js``, ``node``, 6.40.0) so requests look the
+    same to the server; OS and architecture are this machine's; the runtime version is the
+    Python version (Pi sends its Node version).
+    """
+    machine = platform.machine().lower()
+    headers = {
+        "Accept": "application/json",
+        "X-Stainless-Retry-Count": "0",
+    }
+    if timeout_ms:
+        headers["X-Stainless-Timeout"] = str(int(timeout_ms // 1000))
+    headers.update(
+        {
+            "X-Stainless-Lang": "js",
+            "X-Stainless-Package-Version": OPENAI_SDK_VERSION,
+            "X-Stainless-OS": _OS_NAMES.get(sys.platform, f"Other:{sys.platform}"),
+            "X-Stainless-Arch": _ARCH_NAMES.get(machine, f"other:{machine}"),
+            "X-Stainless-Runtime": "node",
+            "X-Stainless-Runtime-Version": f"python-{platform.python_version()}",
+        }
+    )
+    return headers
+
+
+def build_headers(
+    model: Model, context: Context, api_key: str, options: StreamOptions, session_id: str | None
+) -> dict[str, str]:
+    """What reaches the wire: the OpenAI SDK's own headers, then Pi's, then the caller's."""
+    compat = get_compat(model)
+    pi_headers: dict[str, str | None] = {"User-Agent": pi_user_agent(), **(model.headers or {})}
+    if model.provider == "github-copilot":
+        pi_headers.update(_copilot_headers(context))
+    if session_id:
+        if compat.session_affinity_format == "openrouter":
+            pi_headers["x-session-id"] = session_id
+        else:
+            if compat.session_affinity_format == "openai":
+                pi_headers["session_id"] = session_id
+            pi_headers["x-client-request-id"] = session_id
+    return merge_headers(
+        openai_sdk_headers(options.timeout_ms),
+        {"Authorization": f"Bearer {api_key}"},
+        pi_headers,
+        options.headers,
+        {"Content-Type": "application/json"},
+    )
+
+
+def _service_tier_multiplier(model: Model, tier: Any) -> float:
+    if tier == "flex":
+        return 0.5
+    if tier == "priority":
+        return 2.5 if model.id == "gpt-5.5" else 2
+    return 1
+
+
+def _service_tier_pricing(model: Model) -> Any:
+    def apply(usage: Usage, tier: Any) -> None:
+        multiplier = _service_tier_multiplier(model, tier)
+        if multiplier == 1:
+            return
+        cost = usage.cost
+        cost.input *= multiplier
+        cost.output *= multiplier
+        cost.cache_read *= multiplier
+        cost.cache_write *= multiplier
+        cost.total = cost.input + cost.output + cost.cache_read + cost.cache_write
+
+    return apply
+
+
+def _provider_options(options: StreamOptions | None) -> OpenAIResponsesOptions:
+    if isinstance(options, OpenAIResponsesOptions):
+        return options
+    resolved = OpenAIResponsesOptions()
+    if options is not None:
+        for name in StreamOptions.__dataclass_fields__:
+            setattr(resolved, name, getattr(options, name))
+    return resolved
+
+
+def format_error(error: BaseException) -> str:
+    """Pi's ``formatProviderError(normalizeProviderError(error), "OpenAI API error")``."""
+    if isinstance(error, HttpStatusError):
+        return openai_error_text(error, "OpenAI API error")
+    return error_text(error)
+
+
+class JsonParseError(ValueError):
+    """An SSE event whose data is not JSON; the message is V8's ``JSON.parse`` text."""
+
+
+class _SdkStreamError(Exception):
+    """An SSE event whose data carries an ``error`` member (the SDK throws on it)."""
+
+
+def _sdk_error_message(error: Any) -> str:
+    message = error.get("message") if isinstance(error, dict) else None
+    if message:
+        return message if isinstance(message, str) else js_stringify(message)
+    return js_stringify(error)
+
+
+def stream(model: Model, context: Context, options: StreamOptions | None = None) -> AssistantMessageEventStream:
+    """Stream one response. Every failure arrives as an ``error`` event."""
+    opts = _provider_options(options)
+    output = empty_assistant_message(model)
+
+    async def produce(events: AssistantMessageEventStream) -> None:
+        events.partial = output
+        signal = opts.signal
+        try:
+            api_key = _client_api_key(model.provider, opts.api_key, opts.headers)
+            retention = resolve_cache_retention(opts.cache_retention, opts.env)
+            session_id = None if retention == "none" else opts.session_id
+            compat = get_compat(model)
+            grammar_properties = grammar_tool_input_properties(context.tools, compat.supports_grammar_tools)
+            headers = build_headers(model, context, api_key, opts, session_id)
+            params = build_params(model, context, opts, compat, grammar_properties)
+            params = await apply_on_payload(opts, params, model)
+            request = HttpRequest(join_url(model.base_url, "/responses"), headers, params)
+            processor = ResponsesStreamProcessor(
+                output,
+                events,
+                model,
+                service_tier=opts.service_tier,
+                grammar_input_properties=grammar_properties,
+                apply_service_tier_pricing=_service_tier_pricing(model),
+            )
+            async with open_stream(request, opts, model, describe_error=openai_sdk_message) as response:
+                events.push(StartEvent(partial=output))
+                done = False
+                try:
+                    async for sse in response.events(flush_partial=False):
+                        if done:
+                            continue
+                        if sse.data.startswith("[DONE]"):
+                            done = True
+                            continue
+                        try:
+                            data = json.loads(sse.data)
+                        except ValueError:
+                            raise JsonParseError(v8_json_parse_error(sse.data)) from None
+                        if sse.event is not None and sse.event.startswith("thread."):
+                            continue
+                        if isinstance(data, dict) and data.get("error"):
+                            raise _SdkStreamError(_sdk_error_message(data["error"]))
+                        if isinstance(data, dict):
+                            processor.handle(data)
+                except AbortError:
+                    pass  # the SDK ends its event iterator quietly when the request is aborted
+            processor.finish()
+            if signal is not None and signal.aborted:
+                raise AbortError("Request was aborted")
+            if output.stop_reason == "pending":
+                raise ResponsesStreamError("OpenAI Responses stream ended without a stop reason")
+            if output.stop_reason in ("aborted", "error"):
+                raise ResponsesStreamError(output.error_message or "An unknown error occurred")
+            events.push(DoneEvent(reason=output.stop_reason, message=output))  # type: ignore[arg-type]
+        except Exception as error:
+            output.stop_reason = "aborted" if signal is not None and signal.aborted else "error"
+            output.error_message = format_error(error)
+            events.push(ErrorEvent(reason=output.stop_reason, error=output))
+
+    return start_stream(model, produce, signal=opts.signal)
+
+
+def stream_simple(
+    model: Model, context: Context, options: SimpleStreamOptions | None = None
+) -> AssistantMessageEventStream:
+    """Unified options: ``reasoning`` becomes the Responses reasoning effort."""
+    simple = options or SimpleStreamOptions()
+    _client_api_key(model.provider, simple.api_key, simple.headers)  # raises at once, like Pi
+    base = build_base_options(model, context, simple)
+    provider = OpenAIResponsesOptions(tool_choice=simple.tool_choice)
+    for name in StreamOptions.__dataclass_fields__:
+        setattr(provider, name, getattr(base, name))
+    if simple.reasoning:
+        level = clamp_thinking_level(model, simple.reasoning)
+        provider.reasoning_effort = None if level == "off" else level
+    return stream(model, context, provider)
+
+
+API = ApiImplementation(api=API_NAME, stream=stream, stream_simple=stream_simple)
+
+__all__ = ["API", "OpenAIResponsesOptions", "TransportError", "stream", "stream_simple"]
