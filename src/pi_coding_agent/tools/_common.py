@@ -1,0 +1,67 @@
+"""Small pieces every built-in tool shares: the error type, abort checks, JS number text."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from pi_ai import AbortSignal, ImageContent, TextContent
+
+ABORTED_MESSAGE = "Operation aborted"
+
+
+class ToolError(Exception):
+    """A failure whose message is exactly the text the model reads in the error result."""
+
+
+def raise_if_aborted(signal: AbortSignal | None) -> None:
+    if signal is not None and signal.aborted:
+        raise ToolError(ABORTED_MESSAGE)
+
+
+def text_content(text: str) -> list[TextContent | ImageContent]:
+    return [TextContent(text=text)]
+
+
+def js_number(value: float) -> str:
+    """A number as JavaScript's ``String(n)`` writes it for the values tools see (``2``, ``0.5``)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    if value == int(value) and abs(value) < 1e21:
+        return str(int(value))
+    text = repr(value)
+    if "e" in text:
+        mantissa, exponent = text.split("e")
+        sign = "-" if exponent.startswith("-") else "+"
+        return f"{mantissa}e{sign}{exponent.lstrip('+-').lstrip('0') or '0'}"
+    return text
+
+
+def optional_number(params: dict[str, Any], key: str) -> float | None:
+    """A numeric argument, ``None`` when absent or null (the agent loop already validated types)."""
+    value = params.get(key)
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return value
+    raise ToolError(f"Invalid {key}: expected a number")
+
+
+def js_int(value: float) -> int:
+    """JavaScript's ToIntegerOrInfinity for finite values (truncation toward zero)."""
+    return int(value) if math.isfinite(value) else (1 << 62 if value > 0 else -(1 << 62))
+
+
+def utf8_bytes(text: str) -> bytes:
+    """UTF-8 of ``text``; lone surrogates become U+FFFD, as Node writes them."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        repaired = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+        return repaired.encode("utf-8")

@@ -1,0 +1,42 @@
+"""Locating ripgrep and fd, and what the installed fd can do.
+
+A binary in the agent's own ``bin`` directory wins, then the ``PATH`` (Debian names fd
+``fdfind``). Nothing is downloaded: without a binary the tools use their Python fallback.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from typing import Literal
+
+ExternalTool = Literal["rg", "fd"]
+_NAMES: dict[str, tuple[str, ...]] = {"rg": ("rg",), "fd": ("fd", "fdfind")}
+_fd_flags: dict[str, bool] = {}
+
+
+def find_executable(tool: ExternalTool, bin_dir: str | None = None) -> str | None:
+    if bin_dir:
+        local = os.path.join(bin_dir, tool)
+        if os.access(local, os.X_OK):
+            return local
+    for name in _NAMES[tool]:
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+def fd_supports_no_require_git(fd_path: str) -> bool:
+    """Whether fd knows ``--no-require-git`` (Pi passes it outside repositories; old fd releases, such as Debian 12's 8.6, do not)."""
+    cached = _fd_flags.get(fd_path)
+    if cached is None:
+        try:
+            help_text = subprocess.run(
+                [fd_path, "--help"], capture_output=True, text=True, timeout=10, check=False
+            ).stdout
+        except (OSError, subprocess.SubprocessError):
+            help_text = ""
+        cached = _fd_flags[fd_path] = "--no-require-git" in help_text
+    return cached
