@@ -1,0 +1,422 @@
+"""The model catalog: Pi 0.85's built-in models plus the user's ``models.json``.
+
+``get_model(provider, id)``, ``get_models(provider)`` and ``get_providers()`` read the
+built-in catalog (``catalog.json``, generated from Pi's data by ``tools/gen_catalog.py``)
+overlaid with ``<agent dir>/models.json`` in Pi's format, where the agent dir is
+``$PI_CODING_AGENT_DIR`` or ``~/.pi/agent``:
+
+- a provider entry with ``models`` adds models (or replaces built-in ones with the same id);
+  ``api`` and ``baseUrl`` come from the model, else the provider, else a built-in sibling;
+  missing fields default to Pi's (name = id, text input, 128 000 context, 16 384 output
+  tokens, zero cost, no reasoning);
+- ``baseUrl`` and ``compat`` on a provider apply to all its models (``compat`` merges, with
+  the nested routing/template objects merged one level deeper);
+- ``modelOverrides`` patch single models (partial cost, merged ``thinkingLevelMap``,
+  ``samplingParams`` and ``compat``).
+
+``apiKey``, ``headers`` and ``authHeader`` are credentials, resolved at request time by the
+caller (``ModelRegistry.provider_config`` returns them raw). Everything is loaded on first
+use, never at ``import pi_ai``; ``models.json`` is re-read when it changes on disk. A broken
+file does not hide the built-in models: ``ModelRegistry.error`` (and ``models_config_error()``)
+says what is wrong, naming the file and, for JSON syntax errors, the line.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from pi_ai._model import CostTier, Model, ModelCost
+
+__all__ = [
+    "ModelRegistry",
+    "get_builtin_model",
+    "get_builtin_models",
+    "get_builtin_providers",
+    "get_model",
+    "get_models",
+    "get_providers",
+    "models_config_error",
+    "models_json_path",
+]
+
+_CATALOG = Path(__file__).with_name("catalog.json")
+
+
+class _Catalog(msgspec.Struct):
+    generatedAt: str
+    providers: dict[str, list[Model]]
+
+
+@functools.cache
+def _builtin() -> dict[str, dict[str, Model]]:
+    catalog = msgspec.json.decode(_CATALOG.read_bytes(), type=_Catalog)
+    return {provider: {model.id: model for model in models} for provider, models in catalog.providers.items()}
+
+
+def get_builtin_providers() -> list[str]:
+    """Providers of Pi's built-in catalog, in Pi's order."""
+    return list(_builtin())
+
+
+def get_builtin_models(provider: str) -> list[Model]:
+    return [_copy(model) for model in _builtin().get(provider, {}).values()]
+
+
+def get_builtin_model(provider: str, model_id: str) -> Model | None:
+    """A copy of the built-in model, as Pi's ``getModel`` (compat) resolves ``provider/id``."""
+    model = _builtin().get(provider, {}).get(model_id)
+    return _copy(model) if model is not None else None
+
+
+def _copy(model: Model) -> Model:
+    return msgspec.convert(msgspec.to_builtins(model), Model)
+
+
+# --------------------------------------------------------------------------- models.json
+
+
+class _ModelDefinition(msgspec.Struct, rename="camel", kw_only=True):
+    id: str
+    name: str | None = None
+    api: str | None = None
+    base_url: str | None = None
+    reasoning: bool | None = None
+    thinking_level_map: dict[str, str | None] | None = None
+    input: list[str] | None = None
+    cost: ModelCost | None = None
+    context_window: float | None = None
+    max_tokens: float | None = None
+    sampling_params: dict[str, Any] | None = None
+    headers: dict[str, str] | None = None
+    compat: dict[str, Any] | None = None
+
+
+class _CostOverride(msgspec.Struct, rename="camel", kw_only=True):
+    input: float | None = None
+    output: float | None = None
+    cache_read: float | None = None
+    cache_write: float | None = None
+    tiers: list[CostTier] | None = None
+
+
+class _ModelOverride(msgspec.Struct, rename="camel", kw_only=True):
+    name: str | None = None
+    reasoning: bool | None = None
+    thinking_level_map: dict[str, str | None] | None = None
+    input: list[str] | None = None
+    cost: _CostOverride | None = None
+    context_window: float | None = None
+    max_tokens: float | None = None
+    sampling_params: dict[str, Any] | None = None
+    headers: dict[str, str] | None = None
+    compat: dict[str, Any] | None = None
+
+
+class ProviderConfig(msgspec.Struct, rename="camel", kw_only=True):
+    """One ``providers`` entry of ``models.json`` (credentials left unresolved)."""
+
+    name: str | None = None
+    base_url: str | None = None
+    api_key: str | None = None
+    api: str | None = None
+    oauth: str | None = None
+    headers: dict[str, str] | None = None
+    compat: dict[str, Any] | None = None
+    auth_header: bool | None = None
+    models: list[_ModelDefinition] | None = None
+    model_overrides: dict[str, _ModelOverride] | None = None
+
+
+class _ModelsFile(msgspec.Struct):
+    providers: dict[str, ProviderConfig]
+
+
+def models_json_path(env: Mapping[str, str] | None = None) -> Path:
+    """``$PI_CODING_AGENT_DIR/models.json``, else ``~/.pi/agent/models.json``."""
+    environ = os.environ if env is None else env
+    agent_dir = environ.get("PI_CODING_AGENT_DIR")
+    base = Path(agent_dir).expanduser() if agent_dir else Path.home() / ".pi" / "agent"
+    return base / "models.json"
+
+
+def _strip_json_comments(text: str) -> str:
+    """Remove ``//`` and ``/* */`` comments outside strings (newlines kept for line numbers)."""
+    out: list[str] = []
+    index = 0
+    length = len(text)
+    in_string = False
+    while index < length:
+        char = text[index]
+        if in_string:
+            out.append(char)
+            if char == "\\" and index + 1 < length:
+                out.append(text[index + 1])
+                index += 2
+                continue
+            if char == '"':
+                in_string = False
+            index += 1
+        elif char == '"':
+            in_string = True
+            out.append(char)
+            index += 1
+        elif text.startswith("//", index):
+            end = text.find("\n", index)
+            index = length if end < 0 else end
+        elif text.startswith("/*", index):
+            end = text.find("*/", index + 2)
+            comment = text[index : length if end < 0 else end + 2]
+            out.append("\n" * comment.count("\n"))
+            index = length if end < 0 else end + 2
+        else:
+            out.append(char)
+            index += 1
+    return "".join(out)
+
+
+def _merge_compat(base: dict[str, Any] | None, override: dict[str, Any] | None) -> dict[str, Any] | None:
+    if not override:
+        return base
+    merged = {**(base or {}), **override}
+    for key in ("openRouterRouting", "vercelGatewayRouting", "chatTemplateKwargs", "chatTemplateArgs"):
+        base_value = (base or {}).get(key)
+        override_value = override.get(key)
+        if isinstance(base_value, dict) or isinstance(override_value, dict):
+            merged[key] = {
+                **(base_value if isinstance(base_value, dict) else {}),
+                **(override_value if isinstance(override_value, dict) else {}),
+            }
+    return merged
+
+
+def _js_int(value: float) -> int:
+    return int(value) if float(value).is_integer() else value  # type: ignore[return-value]
+
+
+def _from_definition(
+    provider: str, definition: _ModelDefinition, config: ProviderConfig, defaults: Model | None
+) -> Model:
+    api = definition.api or config.api or (defaults.api if defaults else None)
+    if not api:
+        raise ValueError(
+            f'Provider {provider}, model {definition.id}: no "api" specified. Set at provider or model level.'
+        )
+    base_url = definition.base_url or config.base_url or (defaults.base_url if defaults else None)
+    if not base_url:
+        raise ValueError(f'Provider {provider}: "baseUrl" is required when defining custom models.')
+    if definition.context_window is not None and definition.context_window <= 0:
+        raise ValueError(f"Provider {provider}, model {definition.id}: invalid contextWindow")
+    if definition.max_tokens is not None and definition.max_tokens <= 0:
+        raise ValueError(f"Provider {provider}, model {definition.id}: invalid maxTokens")
+    return Model(
+        id=definition.id,
+        name=definition.name or definition.id,
+        api=api,
+        provider=provider,
+        base_url=base_url,
+        reasoning=bool(definition.reasoning),
+        thinking_level_map=definition.thinking_level_map,
+        input=list(definition.input or ["text"]),  # type: ignore[arg-type]
+        cost=definition.cost or ModelCost(),
+        context_window=_js_int(definition.context_window)
+        if definition.context_window is not None
+        else 128000,
+        max_tokens=_js_int(definition.max_tokens) if definition.max_tokens is not None else 16384,
+        sampling_params=definition.sampling_params,
+        compat=_merge_compat(config.compat, definition.compat),
+    )
+
+
+def _defaults_for(models: list[Model], model_id: str, api: str | None) -> Model | None:
+    for candidate in models:
+        if candidate.id == model_id:
+            return candidate
+    for wanted in (api, "openai-completions"):
+        if wanted:
+            for candidate in models:
+                if candidate.api == wanted:
+                    return candidate
+    return models[0] if models else None
+
+
+def _apply_override(model: Model, override: _ModelOverride) -> Model:
+    cost = model.cost
+    if override.cost is not None:
+        patch = override.cost
+        cost = ModelCost(
+            input=patch.input if patch.input is not None else cost.input,
+            output=patch.output if patch.output is not None else cost.output,
+            cache_read=patch.cache_read if patch.cache_read is not None else cost.cache_read,
+            cache_write=patch.cache_write if patch.cache_write is not None else cost.cache_write,
+            tiers=patch.tiers if patch.tiers is not None else cost.tiers,
+        )
+    return msgspec.structs.replace(
+        model,
+        name=override.name or model.name,
+        reasoning=model.reasoning if override.reasoning is None else override.reasoning,
+        thinking_level_map=(
+            {**(model.thinking_level_map or {}), **override.thinking_level_map}
+            if override.thinking_level_map
+            else model.thinking_level_map
+        ),
+        input=list(override.input) if override.input is not None else model.input,
+        cost=cost,
+        context_window=_js_int(override.context_window)
+        if override.context_window is not None
+        else model.context_window,
+        max_tokens=_js_int(override.max_tokens) if override.max_tokens is not None else model.max_tokens,
+        sampling_params=(
+            {**(model.sampling_params or {}), **override.sampling_params}
+            if override.sampling_params
+            else model.sampling_params
+        ),
+        compat=_merge_compat(model.compat, override.compat),
+    )
+
+
+def _compose(provider: str, base: list[Model], config: ProviderConfig) -> list[Model]:
+    has_overrides = bool(config.model_overrides)
+    if not (
+        config.models
+        or config.base_url
+        or config.headers
+        or config.compat
+        or has_overrides
+        or config.api_key
+        or config.oauth
+        or config.auth_header is not None
+    ):
+        raise ValueError(
+            f'Provider {provider}: must specify "baseUrl", "headers", "compat", "modelOverrides", or "models".'
+        )
+    if config.oauth and not config.base_url:
+        raise ValueError(f'Provider {provider}: "baseUrl" is required when "oauth" is set.')
+    models = [
+        msgspec.structs.replace(
+            model,
+            base_url=model.base_url if config.oauth == "radius" else (config.base_url or model.base_url),
+            compat=_merge_compat(model.compat, config.compat),
+        )
+        for model in base
+    ]
+    for definition in config.models or ():
+        defaults = _defaults_for(models, definition.id, definition.api or config.api)
+        model = _from_definition(provider, definition, config, defaults)
+        for index, existing in enumerate(models):
+            if existing.id == definition.id:
+                models[index] = model
+                break
+        else:
+            models.append(model)
+    overrides = config.model_overrides or {}
+    return [
+        _apply_override(model, overrides[model.id]) if model.id in overrides else model for model in models
+    ]
+
+
+class ModelRegistry:
+    """Built-in models composed with one ``models.json`` snapshot."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self.error: str | None = None
+        """Why ``models.json`` (or part of it) was not applied; None when all is well."""
+        self._configs: dict[str, ProviderConfig] = {}
+        self._models: dict[str, list[Model]] = {}
+        self._load()
+
+    def _load(self) -> None:
+        if self.path is None:
+            return
+        try:
+            raw = self.path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return
+        except OSError as error:
+            self.error = f"Failed to load models.json: {error}\n\nFile: {self.path}"
+            return
+        text = _strip_json_comments(raw.removeprefix("\ufeff"))
+        try:
+            parsed = json.loads(text)
+        except json.JSONDecodeError as error:
+            self.error = f"Failed to parse models.json: {error.msg} at line {error.lineno} column {error.colno}\n\nFile: {self.path}"
+            return
+        try:
+            document = msgspec.convert(parsed, _ModelsFile)
+        except msgspec.ValidationError as error:
+            where = str(error).partition(" - at `$")
+            detail = f"{where[2].rstrip('`').lstrip('.') or 'root'}: {where[0]}" if where[1] else str(error)
+            self.error = f"Invalid models.json schema:\n  - {detail}\n\nFile: {self.path}"
+            return
+        self._configs = document.providers
+        problems: list[str] = []
+        for provider, config in document.providers.items():
+            try:
+                self._models[provider] = _compose(provider, get_builtin_models(provider), config)
+            except ValueError as error:
+                problems.append(str(error))
+        if problems:
+            self.error = "\n".join(problems) + f"\n\nFile: {self.path}"
+
+    def providers(self) -> list[str]:
+        names = get_builtin_providers()
+        names += [name for name in self._models if name not in names]
+        return names
+
+    def models(self, provider: str) -> list[Model]:
+        if provider in self._models:
+            return list(self._models[provider])
+        return get_builtin_models(provider)
+
+    def model(self, provider: str, model_id: str) -> Model | None:
+        if provider not in self._models:
+            return get_builtin_model(provider, model_id)
+        for model in self._models[provider]:
+            if model.id == model_id:
+                return model
+        return None
+
+    def provider_config(self, provider: str) -> ProviderConfig | None:
+        """The raw ``models.json`` entry (``apiKey``/``headers`` unresolved), if any."""
+        return self._configs.get(provider)
+
+
+_cache: tuple[tuple[str, int, int], ModelRegistry] | None = None
+
+
+def _registry() -> ModelRegistry:
+    global _cache
+    path = models_json_path()
+    try:
+        stat = path.stat()
+        key = (str(path), stat.st_mtime_ns, stat.st_size)
+    except OSError:
+        key = (str(path), -1, -1)
+    if _cache is None or _cache[0] != key:
+        _cache = (key, ModelRegistry(path))
+    return _cache[1]
+
+
+def get_providers() -> list[str]:
+    """Built-in providers, then the ones ``models.json`` adds."""
+    return _registry().providers()
+
+
+def get_models(provider: str) -> list[Model]:
+    return _registry().models(provider)
+
+
+def get_model(provider: str, model_id: str) -> Model | None:
+    return _registry().model(provider, model_id)
+
+
+def models_config_error() -> str | None:
+    """What is wrong with ``models.json``, if anything."""
+    return _registry().error
