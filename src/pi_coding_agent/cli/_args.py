@@ -1,0 +1,247 @@
+"""Command line parsing with Pi's rules (``pi [options] [--] [@files...] [messages...]``).
+
+Pi's parser is permissive and order-based, not getopt-like, and scripts depend on its
+corners, so this follows it rule by rule:
+
+* a value-taking flag at the very end is ignored (it does not swallow anything);
+* ``-p/--print`` takes the next argument as a message unless it starts with ``@`` or
+  ``-`` (``---...`` is still a message);
+* ``--list-models`` takes the next argument as a search unless it starts with ``-``/``@``;
+* unknown ``--flags`` are kept (extensions may define them); unknown short flags are errors;
+* ``--thinking`` with an invalid level is a warning; ``--mode`` with an unknown mode is ignored;
+* ``--`` ends option parsing; later ``@x`` are still files.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
+
+Mode = Literal["text", "json", "rpc"]
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    kind: Literal["error", "warning"]
+    message: str
+
+    def __str__(self) -> str:
+        return f"{'Error' if self.kind == 'error' else 'Warning'}: {self.message}"
+
+
+@dataclass
+class ParsedArgs:
+    messages: list[str] = field(default_factory=list)
+    file_args: list[str] = field(default_factory=list)
+    unknown_flags: dict[str, str | bool] = field(default_factory=dict)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    help: bool = False
+    version: bool = False
+    mode: Mode | None = None
+    print: bool = False
+    continue_session: bool = False
+    resume: bool = False
+    provider: str | None = None
+    model: str | None = None
+    api_key: str | None = None
+    system_prompt: str | None = None
+    append_system_prompt: list[str] | None = None
+    name: str | None = None
+    no_session: bool = False
+    session: str | None = None
+    session_id: str | None = None
+    fork: str | None = None
+    session_dir: str | None = None
+    models: list[str] | None = None
+    no_tools: bool = False
+    no_builtin_tools: bool = False
+    tools: list[str] | None = None
+    exclude_tools: list[str] | None = None
+    thinking: str | None = None
+    export: str | None = None
+    extensions: list[str] | None = None
+    no_extensions: bool = False
+    skills: list[str] | None = None
+    prompt_templates: list[str] | None = None
+    themes: list[str] | None = None
+    use_theme: str | None = None
+    no_skills: bool = False
+    no_prompt_templates: bool = False
+    no_themes: bool = False
+    no_context_files: bool = False
+    list_models: str | bool | None = None
+    tui_mode: str | None = None
+    verbose: bool = False
+    project_trust_override: bool | None = None
+    offline: bool = False
+
+
+def _split_names(value: str) -> list[str]:
+    return [name.strip() for name in value.split(",") if name.strip()]
+
+
+_VALUE_FLAGS = {
+    "--provider": "provider",
+    "--model": "model",
+    "--api-key": "api_key",
+    "--system-prompt": "system_prompt",
+    "--session": "session",
+    "--session-id": "session_id",
+    "--fork": "fork",
+    "--session-dir": "session_dir",
+    "--export": "export",
+}
+_LIST_FLAGS = {
+    "--append-system-prompt": "append_system_prompt",
+    "--extension": "extensions",
+    "-e": "extensions",
+    "--skill": "skills",
+    "--prompt-template": "prompt_templates",
+    "--theme": "themes",
+}
+_SWITCHES = {
+    "--help": "help",
+    "-h": "help",
+    "--version": "version",
+    "-v": "version",
+    "--continue": "continue_session",
+    "-c": "continue_session",
+    "--resume": "resume",
+    "-r": "resume",
+    "--no-session": "no_session",
+    "--no-tools": "no_tools",
+    "-nt": "no_tools",
+    "--no-builtin-tools": "no_builtin_tools",
+    "-nbt": "no_builtin_tools",
+    "--no-extensions": "no_extensions",
+    "-ne": "no_extensions",
+    "--no-skills": "no_skills",
+    "-ns": "no_skills",
+    "--no-prompt-templates": "no_prompt_templates",
+    "-np": "no_prompt_templates",
+    "--no-themes": "no_themes",
+    "--no-context-files": "no_context_files",
+    "-nc": "no_context_files",
+    "--verbose": "verbose",
+    "--offline": "offline",
+}
+
+
+def parse_args(args: list[str]) -> ParsedArgs:
+    result = ParsedArgs()
+    i = 0
+    count = len(args)
+    while i < count:
+        arg = args[i]
+        has_next = i + 1 < count
+        if arg == "--":
+            for positional in args[i + 1 :]:
+                if positional.startswith("@"):
+                    result.file_args.append(positional[1:])
+                else:
+                    result.messages.append(positional)
+            break
+        if arg in _SWITCHES:
+            setattr(result, _SWITCHES[arg], True)
+        elif arg == "--mode" and has_next:
+            i += 1
+            if args[i] in ("text", "json", "rpc"):
+                result.mode = args[i]  # type: ignore[assignment]
+        elif arg in _VALUE_FLAGS and has_next:
+            i += 1
+            setattr(result, _VALUE_FLAGS[arg], args[i])
+        elif arg in _LIST_FLAGS and has_next:
+            i += 1
+            attribute = _LIST_FLAGS[arg]
+            values: list[str] | None = getattr(result, attribute)
+            if values is None:
+                values = []
+                setattr(result, attribute, values)
+            values.append(args[i])
+        elif arg in ("--name", "-n"):
+            if has_next:
+                i += 1
+                result.name = args[i]
+            else:
+                result.diagnostics.append(Diagnostic("error", "--name requires a value"))
+        elif arg == "--models" and has_next:
+            i += 1
+            result.models = [item.strip() for item in args[i].split(",")]
+        elif arg in ("--tools", "-t") and has_next:
+            i += 1
+            result.tools = _split_names(args[i])
+        elif arg in ("--exclude-tools", "-xt") and has_next:
+            i += 1
+            result.exclude_tools = _split_names(args[i])
+        elif arg == "--thinking" and has_next:
+            i += 1
+            level = args[i]
+            if level in THINKING_LEVELS:
+                result.thinking = level
+            else:
+                result.diagnostics.append(
+                    Diagnostic(
+                        "warning",
+                        f'Invalid thinking level "{level}". Valid values: {", ".join(THINKING_LEVELS)}',
+                    )
+                )
+        elif arg in ("--print", "-p"):
+            result.print = True
+            following = args[i + 1] if has_next else None
+            if (
+                following is not None
+                and not following.startswith("@")
+                and (not following.startswith("-") or following.startswith("---"))
+            ):
+                result.messages.append(following)
+                i += 1
+        elif arg == "--use-theme":
+            theme = args[i + 1] if has_next else None
+            if theme is None or theme.startswith("-"):
+                result.diagnostics.append(Diagnostic("error", "--use-theme requires a theme name"))
+            else:
+                result.use_theme = theme
+                i += 1
+        elif arg == "--list-models":
+            if has_next and not args[i + 1].startswith("-") and not args[i + 1].startswith("@"):
+                i += 1
+                result.list_models = args[i]
+            else:
+                result.list_models = True
+        elif arg == "--tui-mode":
+            tui_mode = args[i + 1] if has_next else None
+            if tui_mode in ("regular", "fullscreen"):
+                result.tui_mode = tui_mode
+                i += 1
+            elif tui_mode is None or tui_mode.startswith("-"):
+                result.diagnostics.append(Diagnostic("error", "--tui-mode requires regular or fullscreen"))
+            else:
+                i += 1
+                result.diagnostics.append(
+                    Diagnostic("error", f'Invalid TUI mode "{tui_mode}". Valid values: regular, fullscreen')
+                )
+        elif arg in ("--approve", "-a"):
+            result.project_trust_override = True
+        elif arg in ("--no-approve", "-na"):
+            result.project_trust_override = False
+        elif arg.startswith("@"):
+            result.file_args.append(arg[1:])
+        elif arg.startswith("--"):
+            if "=" in arg:
+                key, _, value = arg[2:].partition("=")
+                result.unknown_flags[key] = value
+            else:
+                following = args[i + 1] if has_next else None
+                if following is not None and not following.startswith("-") and not following.startswith("@"):
+                    result.unknown_flags[arg[2:]] = following
+                    i += 1
+                else:
+                    result.unknown_flags[arg[2:]] = True
+        elif arg.startswith("-"):
+            result.diagnostics.append(Diagnostic("error", f"Unknown option: {arg}"))
+        else:
+            result.messages.append(arg)
+        i += 1
+    return result

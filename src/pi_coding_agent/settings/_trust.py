@@ -1,0 +1,84 @@
+"""Project trust: whether ``<cwd>/.pi`` settings and prompt files may be used.
+
+A project needs a trust decision only when it has something that would change how pi
+behaves (``.pi/settings.json``, ``.pi/SYSTEM.md``, ``.pi/extensions``, ...). Decisions are
+kept in ``<agent dir>/trust.json`` as ``{"<absolute dir>": true | false}``; the nearest
+ancestor with a decision applies. Without a decision, the global ``defaultProjectTrust``
+setting decides (``ask`` means "no" when nobody can be asked, as in print mode).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from pi_coding_agent.settings._json_file import ConfigFileError, read_json_object
+from pi_coding_agent.settings._paths import CONFIG_DIR_NAME
+from pi_coding_agent.settings._settings import ProjectTrustDefault
+
+_TRUST_REQUIRING_ENTRIES = (
+    "settings.json",
+    "extensions",
+    "skills",
+    "prompts",
+    "themes",
+    "SYSTEM.md",
+    "APPEND_SYSTEM.md",
+)
+
+
+def _canonical(path: str | Path) -> str:
+    return os.path.realpath(os.path.abspath(path))
+
+
+def needs_project_trust(cwd: str | Path) -> bool:
+    """True when the project has local resources that only a trusted project may use."""
+    current = _canonical(cwd)
+    config_dir = os.path.join(current, CONFIG_DIR_NAME)
+    if any(os.path.exists(os.path.join(config_dir, entry)) for entry in _TRUST_REQUIRING_ENTRIES):
+        return True
+    user_skills = os.path.join(_canonical(Path.home()), ".agents", "skills")
+    while True:
+        skills = os.path.join(current, ".agents", "skills")
+        if skills != user_skills and os.path.exists(skills):
+            return True
+        parent = os.path.dirname(current)
+        if parent == current:
+            return False
+        current = parent
+
+
+def stored_trust_decision(agent_dir: str | Path, cwd: str | Path) -> bool | None:
+    """The decision recorded for ``cwd`` or its nearest ancestor in ``trust.json``."""
+    path = Path(agent_dir) / "trust.json"
+    data = read_json_object(path) or {}
+    for key, value in data.items():
+        if value is not None and not isinstance(value, bool):
+            raise ConfigFileError(path, f"value for {key!r} must be true, false, or null")
+    current = _canonical(cwd)
+    while True:
+        decision = data.get(current)
+        if isinstance(decision, bool):
+            return decision
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent
+
+
+def resolve_project_trust(
+    cwd: str | Path,
+    agent_dir: str | Path,
+    *,
+    override: bool | None,
+    default_trust: ProjectTrustDefault,
+) -> bool:
+    """Trust for a run without a UI to ask (``--approve``/``--no-approve`` win)."""
+    if override is not None:
+        return override
+    if not needs_project_trust(cwd):
+        return True
+    decision = stored_trust_decision(agent_dir, cwd)
+    if decision is not None:
+        return decision
+    return default_trust == "always"

@@ -1,0 +1,102 @@
+"""auth.json in Pi's format, key resolution and the precedence --api-key > auth.json > env > models.json."""
+
+from __future__ import annotations
+
+import json
+import stat
+import time
+from pathlib import Path
+
+import pytest
+
+from pi_coding_agent.auth import AuthStorage, Credentials, is_configured, resolve_config_value
+
+
+def test_missing_auth_file_is_created_private(tmp_path: Path) -> None:
+    path = tmp_path / "agent" / "auth.json"
+    storage = AuthStorage.load(path)
+    assert storage.issue is None
+    assert path.read_text(encoding="utf-8") == "{}"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+    assert storage.providers() == []
+
+
+def test_api_key_and_oauth_credentials(tmp_path: Path) -> None:
+    path = tmp_path / "auth.json"
+    now_ms = int(time.time() * 1000)
+    path.write_text(
+        json.dumps(
+            {
+                "anthropic": {"type": "api_key", "key": "sk-ant-1"},
+                "scoped": {"type": "api_key", "key": "$SCOPED_KEY", "env": {"SCOPED_KEY": "from-scope"}},
+                "fresh": {"type": "oauth", "access": "tok", "refresh": "r", "expires": now_ms + 60_000},
+                "stale": {"type": "oauth", "access": "old", "refresh": "r", "expires": now_ms - 60_000},
+            }
+        ),
+        encoding="utf-8",
+    )
+    storage = AuthStorage.load(path)
+    assert storage.issue is None
+    assert storage.api_key("anthropic") == "sk-ant-1"
+    assert storage.api_key("scoped") == "from-scope"
+    assert storage.api_key("fresh") == "tok"
+    assert storage.api_key("stale") is None
+    assert storage.api_key("missing") is None
+
+
+def test_invalid_auth_file_is_reported_and_never_rewritten(tmp_path: Path) -> None:
+    path = tmp_path / "auth.json"
+    path.write_text('{"openai": {"type": "api_key", "key": "sk"},}', encoding="utf-8")
+    storage = AuthStorage.load(path)
+    assert storage.issue is not None
+    assert str(path) in storage.issue and "line 1" in storage.issue
+    assert storage.providers() == []
+    assert path.read_text(encoding="utf-8") == '{"openai": {"type": "api_key", "key": "sk"},}'
+
+    path.write_text('{"openai": {"type": "password", "key": "sk"}}', encoding="utf-8")
+    assert "invalid credential for provider 'openai'" in (AuthStorage.load(path).issue or "")
+
+
+def test_config_value_forms(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PI_TEST_A", "alpha")
+    monkeypatch.setenv("PI_TEST_B", "beta")
+    monkeypatch.delenv("PI_TEST_MISSING", raising=False)
+    assert resolve_config_value("literal-key") == "literal-key"
+    assert resolve_config_value("$PI_TEST_A") == "alpha"
+    assert resolve_config_value("${PI_TEST_A}_${PI_TEST_B}") == "alpha_beta"
+    assert resolve_config_value("$$literal") == "$literal"
+    assert resolve_config_value("$!bang") == "!bang"
+    assert resolve_config_value("$PI_TEST_MISSING") is None
+    assert resolve_config_value("x$PI_TEST_MISSING") is None
+    assert resolve_config_value("${not a name}") == "${not a name}"
+    assert resolve_config_value("$PI_TEST_A", {"PI_TEST_A": "scoped"}) == "scoped"
+    assert resolve_config_value("!printf ' from-command \\n'") == "from-command"
+    assert resolve_config_value("!exit 3") is None
+    assert is_configured("$PI_TEST_A") and not is_configured("$PI_TEST_MISSING")
+    assert is_configured("!anything")
+
+
+def test_precedence(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "auth.json"
+    path.write_text(json.dumps({"openai": {"type": "api_key", "key": "from-auth-json"}}), encoding="utf-8")
+    monkeypatch.setenv("OPENAI_API_KEY", "from-env")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "anthropic-env")
+    monkeypatch.delenv("GEMINI_API_KEY", raising=False)
+    monkeypatch.setenv("PI_TEST_LOCAL_KEY", "from-models-json")
+    credentials = Credentials(
+        AuthStorage.load(path),
+        {"openai": "unused", "anthropic": "unused", "local": "$PI_TEST_LOCAL_KEY", "google": "$PI_TEST_UNSET"},
+    )
+    monkeypatch.delenv("PI_TEST_UNSET", raising=False)
+    assert credentials.api_key("openai") == "from-auth-json"
+    assert credentials.api_key("anthropic") == "anthropic-env"
+    assert credentials.api_key("local") == "from-models-json"
+    assert credentials.api_key("google") is None
+    assert credentials.has_auth("local") and not credentials.has_auth("google")
+    assert not credentials.has_auth("nobody")
+    credentials.set_runtime_key("openai", "from-flag")
+    credentials.set_runtime_key("google", "flag-google")
+    assert credentials.api_key("openai") == "from-flag"
+    assert credentials.api_key("google") == "flag-google"
+    assert credentials.has_auth("google")
