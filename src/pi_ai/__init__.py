@@ -22,7 +22,7 @@ if TYPE_CHECKING:
         to_builtins,
     )
     from pi_ai._context import Context, Tool
-    from pi_ai._env_keys import get_env_api_key
+    from pi_ai._env_keys import api_key_env_vars, get_env_api_key
     from pi_ai._event_stream import AssistantMessageEventStream, empty_assistant_message, now_ms, start_stream
     from pi_ai._events import (
         AssistantMessageEvent,
@@ -99,6 +99,7 @@ _EXPORTS: dict[str, str] = {
     "to_builtins": "pi_ai._codec",
     "Context": "pi_ai._context",
     "Tool": "pi_ai._context",
+    "api_key_env_vars": "pi_ai._env_keys",
     "get_env_api_key": "pi_ai._env_keys",
     "AssistantMessageEventStream": "pi_ai._event_stream",
     "empty_assistant_message": "pi_ai._event_stream",
@@ -218,6 +219,7 @@ __all__ = [
     "Usage",
     "UsageCost",
     "UserMessage",
+    "api_key_env_vars",
     "calculate_cost",
     "clamp_thinking_level",
     "complete",
