@@ -28,7 +28,7 @@ from pi_ai._events import (
 )
 from pi_ai._messages import AssistantMessage, TextContent, ThinkingContent, ToolCall, Usage
 from pi_ai._model import Model, calculate_cost
-from pi_ai._partial_json import parse_streaming_json
+from pi_ai._partial_json import PartialJson, parse_streaming_json
 from pi_ai.api._responses_constrained import GrammarInputBuffer, append_grammar_tool_input_json_delta
 from pi_ai.api._responses_js import js_field, js_stringify, js_text
 
@@ -42,8 +42,8 @@ class _Slot:
     kind: str  # "thinking" | "text" | "toolCall"
     block: TextContent | ThinkingContent | ToolCall
     content_index: int
-    partial_json: str | None = None
-    """Raw argument JSON of a function call while it streams."""
+    arguments: PartialJson | None = None
+    """Argument JSON of a function call while it streams, parsed incrementally."""
     custom_property: str | None = None
     custom_buffer: GrammarInputBuffer | None = None
     """Input of a grammar (custom) tool call, re-encoded as JSON argument deltas."""
@@ -116,7 +116,11 @@ class ResponsesStreamProcessor:
                 namespace=item.get("namespace"),
             )
             content.append(call)
-            slot = _Slot("toolCall", call, len(content) - 1, partial_json=item.get("arguments") or "")
+            arguments = PartialJson()
+            initial = item.get("arguments")
+            if initial:
+                arguments.feed(js_text(initial))
+            slot = _Slot("toolCall", call, len(content) - 1, arguments=arguments)
             self._slots[output_index] = slot
             self.stream.push(ToolCallStartEvent(content_index=slot.content_index, partial=self.output))
             return slot
@@ -182,22 +186,24 @@ class ResponsesStreamProcessor:
                 self.stream.push(TextDeltaEvent(content_index=slot.content_index, delta=delta, partial=output))
         elif kind == "response.function_call_arguments.delta":
             slot = self._slot(event.get("output_index"), "toolCall")
-            if slot is not None and slot.partial_json is not None:
+            if slot is not None and slot.arguments is not None:
                 assert isinstance(slot.block, ToolCall)
                 delta = js_field(event, "delta")
-                slot.partial_json += delta
-                slot.block.arguments = parse_streaming_json(slot.partial_json)
+                slot.block.arguments = slot.arguments.feed(delta)
                 self._push_tool_delta(slot, delta)
         elif kind == "response.function_call_arguments.done":
             slot = self._slot(event.get("output_index"), "toolCall")
-            if slot is not None and slot.partial_json is not None:
+            if slot is not None and slot.arguments is not None:
                 assert isinstance(slot.block, ToolCall)
-                previous = slot.partial_json
+                previous = slot.arguments.text
                 full = _js_text(event.get("arguments"))
-                slot.partial_json = full
-                slot.block.arguments = parse_streaming_json(full)
-                if full.startswith(previous) and len(full) > len(previous):
-                    self._push_tool_delta(slot, full[len(previous) :])
+                if full.startswith(previous):
+                    slot.block.arguments = slot.arguments.feed(full[len(previous) :])
+                    if len(full) > len(previous):
+                        self._push_tool_delta(slot, full[len(previous) :])
+                else:
+                    slot.arguments = PartialJson()
+                    slot.block.arguments = slot.arguments.feed(full)
         elif kind == "response.custom_tool_call_input.delta":
             slot = self._slot(event.get("output_index"), "toolCall")
             if slot is not None and slot.custom_buffer is not None:
@@ -259,12 +265,13 @@ class ResponsesStreamProcessor:
             slot.block.text_signature = js_stringify(signature)
             self.stream.push(TextEndEvent(content_index=slot.content_index, content=slot.block.text, partial=output))
             del self._slots[output_index]
-        elif kind == "function_call" and slot.kind == "toolCall" and slot.partial_json is not None:
+        elif kind == "function_call" and slot.kind == "toolCall" and slot.arguments is not None:
             assert isinstance(slot.block, ToolCall)
-            slot.block.arguments = parse_streaming_json(item.get("arguments") or slot.partial_json or "{}")
+            final_text = _js_text(item.get("arguments")) or slot.arguments.text or "{}"
+            slot.block.arguments = parse_streaming_json(final_text)
             if item.get("namespace") is not None:
                 slot.block.namespace = item["namespace"]
-            slot.partial_json = None
+            slot.arguments = None
             self.stream.push(ToolCallEndEvent(content_index=slot.content_index, tool_call=slot.block, partial=output))
             del self._slots[output_index]
         elif kind == "custom_tool_call" and slot.kind == "toolCall" and slot.custom_buffer is not None:
