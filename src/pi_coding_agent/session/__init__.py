@@ -1,0 +1,100 @@
+"""Sessions: the JSONL tree of entries Pi 0.85 writes, and what a branch means to the model.
+
+``SessionManager`` opens, creates, appends to, branches and forks session files that real
+Pi opens (and the other way round). ``build_session_context`` turns a branch into the
+agent's messages, model and thinking level. See ``docs/sessions`` for the file format and
+for where this implementation deliberately differs from Pi.
+"""
+
+from pi_coding_agent.session._context import (
+    SessionContext,
+    SessionModel,
+    build_context_entries,
+    build_session_context,
+    entry_messages,
+)
+from pi_coding_agent.session._entries import (
+    CURRENT_SESSION_VERSION,
+    BranchSummaryEntry,
+    CompactionEntry,
+    CustomEntry,
+    CustomMessageEntry,
+    LabelEntry,
+    MessageEntry,
+    ModelChangeEntry,
+    OpaqueEntry,
+    SessionEntry,
+    SessionHeader,
+    SessionInfoEntry,
+    ThinkingLevelChangeEntry,
+)
+from pi_coding_agent.session._files import SessionError, SessionLockedError
+from pi_coding_agent.session._ids import InvalidSessionIdError
+from pi_coding_agent.session._index import SessionProblem
+from pi_coding_agent.session._listing import (
+    SessionInfo,
+    find_most_recent_session,
+    list_all_sessions,
+    list_sessions,
+    read_header,
+)
+from pi_coding_agent.session._manager import (
+    EntryNotFoundError,
+    InvalidSessionError,
+    ReadOnlySessionError,
+    SessionManager,
+    SessionTreeNode,
+)
+from pi_coding_agent.session._migrate import migrate_entries
+from pi_coding_agent.session._paths import (
+    ENV_AGENT_DIR,
+    ENV_SESSION_DIR,
+    agent_dir,
+    default_session_dir,
+    encode_cwd,
+    resolve_session_dir,
+    sessions_dir,
+)
+
+__all__ = [
+    "CURRENT_SESSION_VERSION",
+    "ENV_AGENT_DIR",
+    "ENV_SESSION_DIR",
+    "BranchSummaryEntry",
+    "CompactionEntry",
+    "CustomEntry",
+    "CustomMessageEntry",
+    "EntryNotFoundError",
+    "InvalidSessionError",
+    "InvalidSessionIdError",
+    "LabelEntry",
+    "MessageEntry",
+    "ModelChangeEntry",
+    "OpaqueEntry",
+    "ReadOnlySessionError",
+    "SessionContext",
+    "SessionEntry",
+    "SessionError",
+    "SessionHeader",
+    "SessionInfo",
+    "SessionInfoEntry",
+    "SessionLockedError",
+    "SessionManager",
+    "SessionModel",
+    "SessionProblem",
+    "SessionTreeNode",
+    "ThinkingLevelChangeEntry",
+    "agent_dir",
+    "build_context_entries",
+    "build_session_context",
+    "default_session_dir",
+    "encode_cwd",
+    "entry_messages",
+    "find_most_recent_session",
+    "list_all_sessions",
+    "list_sessions",
+    "migrate_entries",
+    "read_header",
+    "resolve_session_dir",
+    "sessions_dir",
+]

@@ -1,0 +1,340 @@
+"""What a session branch means to the model: Pi's ``buildSessionContext`` and friends.
+
+The walk works on positions in file order through a small ``EntryTree`` interface, so the
+same code serves a ``SessionManager`` that decodes entries lazily from disk and a plain
+list of entries (``build_session_context(entries, ...)``, as Pi exports it).
+
+Pi's behaviour is kept, quirks included: an unknown leaf id falls back to the last entry
+in file order; settings (model, thinking level) come from the whole root-to-leaf path,
+compacted part included; an older compaction that lies inside the kept range is emitted
+again as a summary message. One deliberate difference: a ``parentId`` cycle (only a
+hand-edited file can have one) ends the walk where it closes, where Pi loops forever.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import msgspec
+from msgspec import UNSET
+
+from pi_agent import AgentMessage, OpaqueMessage, agent_message_from_dict
+from pi_ai import AssistantMessage, DecodeError
+
+from pi_coding_agent.messages import (
+    create_branch_summary_message,
+    create_compaction_summary_message,
+    create_custom_message,
+    iso_to_ms,
+)
+from pi_coding_agent.session._entries import (
+    BranchSummaryEntry,
+    CompactionEntry,
+    CustomMessageEntry,
+    MessageEntry,
+    ModelChangeEntry,
+    OpaqueEntry,
+    SessionEntry,
+    ThinkingLevelChangeEntry,
+)
+
+
+class SessionModel(msgspec.Struct, kw_only=True, rename="camel"):
+    """The model a branch last used: ``{"provider", "modelId"}``."""
+
+    provider: str
+    model_id: str
+
+
+@dataclass(slots=True)
+class SessionContext:
+    """What ``build_session_context`` returns."""
+
+    messages: list[AgentMessage] = field(default_factory=list)
+    thinking_level: str = "off"
+    model: SessionModel | None = None
+
+
+class EntryTree(Protocol):
+    """Positions 0..count-1 in file order, readable without decoding every entry."""
+
+    def count(self) -> int: ...
+    def position(self, entry_id: str) -> int | None: ...
+    def parent_of(self, index: int) -> str | None: ...
+    def type_of(self, index: int) -> str: ...
+    def id_of(self, index: int) -> str: ...
+    def entries(self, indices: Sequence[int]) -> list[SessionEntry]: ...
+
+
+class _Last:
+    """Sentinel: no leaf given, use the last entry in file order."""
+
+
+LAST = _Last()
+LeafArg = str | None | _Last
+
+
+def path_positions(tree: EntryTree, leaf: LeafArg) -> list[int]:
+    """Root-first positions from the root to ``leaf``.
+
+    ``None`` (the leaf reset to before the first entry) gives ``[]``; an unknown id, or
+    ``LAST``, starts from the last entry. The walk stops at a missing or empty parent.
+    """
+    if leaf is None:
+        return []
+    start = tree.position(leaf) if isinstance(leaf, str) else None
+    if start is None:
+        start = tree.count() - 1
+        if start < 0:
+            return []
+    return walk_up(tree, start)
+
+
+def walk_up(tree: EntryTree, start: int | None) -> list[int]:
+    path: list[int] = []
+    limit = tree.count()
+    current = start
+    while current is not None:
+        path.append(current)
+        if len(path) > limit:
+            return _cut_cycle(path)
+        parent = tree.parent_of(current)
+        current = tree.position(parent) if parent else None
+    path.reverse()
+    return path
+
+
+def _cut_cycle(path: list[int]) -> list[int]:
+    seen: set[int] = set()
+    kept: list[int] = []
+    for index in path:
+        if index in seen:
+            break
+        seen.add(index)
+        kept.append(index)
+    kept.reverse()
+    return kept
+
+
+def context_positions(tree: EntryTree, path: list[int]) -> list[int]:
+    """The path as the model sees it: the latest compaction, the kept entries, then the rest."""
+    compaction_at = -1
+    for offset in range(len(path) - 1, -1, -1):
+        if tree.type_of(path[offset]) == "compaction":
+            compaction_at = offset
+            break
+    if compaction_at < 0:
+        return path
+    compaction = tree.entries([path[compaction_at]])[0]
+    first_kept = _first_kept_id(compaction)
+    # Pi looks the compaction up again by id: with a duplicated id the first one wins.
+    compaction_id = tree.id_of(path[compaction_at])
+    for offset, index in enumerate(path):
+        if tree.id_of(index) == compaction_id:
+            compaction_at = offset
+            break
+    result = [path[compaction_at]]
+    for offset in range(compaction_at):
+        if tree.id_of(path[offset]) == first_kept:
+            result += path[offset:compaction_at]
+            break
+    result += path[compaction_at + 1 :]
+    return result
+
+
+def _first_kept_id(entry: SessionEntry) -> Any:
+    if isinstance(entry, CompactionEntry):
+        return entry.first_kept_entry_id if entry.first_kept_entry_id is not UNSET else None
+    if isinstance(entry, OpaqueEntry):
+        return entry.data.get("firstKeptEntryId")
+    return None
+
+
+def settings_of(tree: EntryTree, path: list[int]) -> tuple[str, SessionModel | None]:
+    """(thinking level, model) in force at the end of ``path``: the last writer of each wins."""
+    thinking: str | None = None
+    model: SessionModel | None = None
+    model_found = False
+    for offset in range(len(path) - 1, -1, -1):
+        if thinking is not None and model_found:
+            break
+        index = path[offset]
+        kind = tree.type_of(index)
+        if kind == "thinking_level_change" and thinking is None:
+            level = _thinking_level(tree.entries([index])[0])
+            if level is not None:
+                thinking = level
+        elif kind == "model_change" and not model_found:
+            model_found, model = True, _model_change(tree.entries([index])[0])
+        elif kind == "message" and not model_found:
+            entry = tree.entries([index])[0]
+            found = _assistant_model(entry)
+            if found is not None:
+                model_found, model = True, found
+    return (thinking if thinking is not None else "off"), model
+
+
+def _thinking_level(entry: SessionEntry) -> str | None:
+    if isinstance(entry, ThinkingLevelChangeEntry):
+        return entry.thinking_level
+    if isinstance(entry, OpaqueEntry):
+        value = entry.data.get("thinkingLevel")
+        return value if isinstance(value, str) else None
+    return None
+
+
+def _model_change(entry: SessionEntry) -> SessionModel | None:
+    if isinstance(entry, ModelChangeEntry):
+        return SessionModel(provider=entry.provider, model_id=entry.model_id)
+    if isinstance(entry, OpaqueEntry):
+        return _model_from(entry.data.get("provider"), entry.data.get("modelId"))
+    return None
+
+
+def _assistant_model(entry: SessionEntry) -> SessionModel | None:
+    if not isinstance(entry, MessageEntry):
+        return None
+    message = entry.message
+    if isinstance(message, AssistantMessage):
+        return SessionModel(provider=message.provider, model_id=message.model)
+    if isinstance(message, OpaqueMessage) and message.data.get("role") == "assistant":
+        return _model_from(message.data.get("provider"), message.data.get("model"))
+    return None
+
+
+def _model_from(provider: Any, model_id: Any) -> SessionModel | None:
+    if isinstance(provider, str) and isinstance(model_id, str):
+        return SessionModel(provider=provider, model_id=model_id)
+    return None
+
+
+def entry_messages(entry: SessionEntry) -> list[AgentMessage]:
+    """The messages one context entry contributes (Pi's ``sessionEntryToContextMessages``)."""
+    if isinstance(entry, MessageEntry):
+        return [entry.message]
+    if isinstance(entry, CustomMessageEntry):
+        content = entry.content if entry.content is not UNSET and entry.content is not None else []
+        return [create_custom_message(entry.custom_type, content, entry.display, entry.details, entry.timestamp)]
+    if isinstance(entry, BranchSummaryEntry):
+        if not entry.summary:
+            return []
+        return [create_branch_summary_message(entry.summary, entry.from_id, entry.timestamp)]
+    if isinstance(entry, CompactionEntry):
+        return [create_compaction_summary_message(entry.summary, entry.tokens_before, entry.timestamp)]
+    if isinstance(entry, OpaqueEntry):
+        return _opaque_entry_messages(entry.data)
+    return []
+
+
+def _opaque_entry_messages(data: dict[str, Any]) -> list[AgentMessage]:
+    """Pi's projection for an entry whose fields did not validate, built from the raw data."""
+    kind = data.get("type")
+    timestamp = data.get("timestamp")
+    ms = iso_to_ms(timestamp) if isinstance(timestamp, str) else None
+    if kind == "custom_message":
+        content = data.get("content")
+        built = _without_absent(
+            {
+                "role": "custom",
+                "customType": data.get("customType", UNSET),
+                "content": [] if content is None else content,
+                "display": data.get("display", UNSET),
+                "details": data.get("details", UNSET),
+                "timestamp": ms,
+            }
+        )
+    elif kind == "branch_summary":
+        if not data.get("summary"):
+            return []
+        built = _without_absent(
+            {"role": "branchSummary", "summary": data["summary"], "fromId": data.get("fromId", UNSET), "timestamp": ms}
+        )
+    elif kind == "compaction":
+        built = _without_absent(
+            {
+                "role": "compactionSummary",
+                "summary": data.get("summary", UNSET),
+                "tokensBefore": data.get("tokensBefore", UNSET),
+                "timestamp": ms,
+            }
+        )
+    else:
+        return []
+    try:
+        return [agent_message_from_dict(built)]
+    except DecodeError:
+        return [OpaqueMessage(built)]
+
+
+def _without_absent(data: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in data.items() if value is not UNSET}
+
+
+def build_context(tree: EntryTree, leaf: LeafArg) -> SessionContext:
+    path = path_positions(tree, leaf)
+    positions = context_positions(tree, path)
+    entries = tree.entries(positions)
+    thinking, model = settings_of(tree, path)
+    messages: list[AgentMessage] = []
+    for entry in entries:
+        messages += entry_messages(entry)
+    return SessionContext(messages=messages, thinking_level=thinking, model=model)
+
+
+# --------------------------------------------------------------------------- plain lists
+
+
+class ListTree:
+    """``EntryTree`` over entries held in memory (Pi's ``byId`` map: the last id wins)."""
+
+    def __init__(self, entries: Sequence[SessionEntry], by_id: dict[str, SessionEntry] | None = None) -> None:
+        self._entries = list(entries)
+        self._positions: dict[str, int] = {}
+        for index, entry in enumerate(self._entries):
+            self._positions[entry.id] = index
+        if by_id is not None:
+            # A caller-supplied map decides which entry an id resolves to.
+            where = {id(entry): index for index, entry in enumerate(self._entries)}
+            self._positions = {key: where[id(value)] for key, value in by_id.items() if id(value) in where}
+
+    def count(self) -> int:
+        return len(self._entries)
+
+    def position(self, entry_id: str) -> int | None:
+        return self._positions.get(entry_id)
+
+    def parent_of(self, index: int) -> str | None:
+        return self._entries[index].parent_id
+
+    def type_of(self, index: int) -> str:
+        return self._entries[index].type
+
+    def id_of(self, index: int) -> str:
+        return self._entries[index].id
+
+    def entries(self, indices: Sequence[int]) -> list[SessionEntry]:
+        return [self._entries[index] for index in indices]
+
+
+def build_session_context(
+    entries: Sequence[SessionEntry],
+    leaf_id: LeafArg = LAST,
+    by_id: dict[str, SessionEntry] | None = None,
+) -> SessionContext:
+    """Pi's exported ``buildSessionContext(entries, leafId?, byId?)`` over entries in file order.
+
+    ``leaf_id`` omitted: the last entry; ``None``: nothing (the leaf was reset).
+    """
+    return build_context(ListTree(entries, by_id), leaf_id)
+
+
+def build_context_entries(
+    entries: Sequence[SessionEntry],
+    leaf_id: LeafArg = LAST,
+    by_id: dict[str, SessionEntry] | None = None,
+) -> list[SessionEntry]:
+    """The entries a context is built from (Pi's ``buildContextEntries``), compaction first."""
+    tree = ListTree(entries, by_id)
+    return tree.entries(context_positions(tree, path_positions(tree, leaf_id)))

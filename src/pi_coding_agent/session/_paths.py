@@ -1,0 +1,113 @@
+"""Where Pi keeps session files, and how it names them.
+
+``<agent dir>/sessions/--<cwd with / \\ : turned into ->--/<ISO time>_<session id>.jsonl``,
+the agent dir being ``$PI_CODING_AGENT_DIR`` or ``~/.pi/agent``. Folders this module creates
+are private to the user (``0700``); existing folders are left as they are.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+ENV_AGENT_DIR = "PI_CODING_AGENT_DIR"
+ENV_SESSION_DIR = "PI_CODING_AGENT_SESSION_DIR"
+DIR_MODE = 0o700
+
+
+def normalize_path(value: str) -> str:
+    """Pi's ``normalizePath``: ``~`` and ``~/...`` expand to the home folder, ``file://`` URLs to paths."""
+    if value == "~":
+        return str(Path.home())
+    if value.startswith("~/"):
+        return os.path.join(str(Path.home()), value[2:])
+    if value.startswith("file://"):
+        return unquote(urlparse(value).path)
+    return value
+
+
+def resolve_path(value: str, base: str | None = None) -> str:
+    """Absolute, normalized (``..`` and ``.`` folded), symlinks not followed: Node's ``path.resolve``."""
+    normalized = normalize_path(value)
+    if not os.path.isabs(normalized):
+        normalized = os.path.join(normalize_path(base) if base else os.getcwd(), normalized)
+    resolved = os.path.normpath(normalized)
+    # POSIX keeps a leading "//"; Node's path.resolve does not.
+    return "/" + resolved.lstrip("/") if resolved.startswith("//") else resolved
+
+
+def agent_dir(env: Mapping[str, str] | None = None) -> str:
+    """``$PI_CODING_AGENT_DIR`` (tilde expanded) or ``~/.pi/agent``."""
+    value = (os.environ if env is None else env).get(ENV_AGENT_DIR)
+    if value:
+        return normalize_path(value)
+    return os.path.join(str(Path.home()), ".pi", "agent")
+
+
+def sessions_dir(env: Mapping[str, str] | None = None) -> str:
+    return os.path.join(agent_dir(env), "sessions")
+
+
+def resolve_session_dir(
+    cli_session_dir: str | None = None,
+    settings_session_dir: str | None = None,
+    env: Mapping[str, str] | None = None,
+) -> str | None:
+    """The session folder the CLI uses: ``--session-dir`` > ``$PI_CODING_AGENT_SESSION_DIR`` > setting.
+
+    ``None`` means the default per-project folder.
+    """
+    if cli_session_dir:
+        return normalize_path(cli_session_dir)
+    from_env = (os.environ if env is None else env).get(ENV_SESSION_DIR)
+    if from_env:
+        return normalize_path(from_env)
+    return settings_session_dir or None
+
+
+_SEPARATORS = re.compile(r"[/\\:]")
+
+
+def encode_cwd(cwd: str) -> str:
+    """``/home/dev/project`` -> ``--home-dev-project--``."""
+    resolved = resolve_path(cwd)
+    trimmed = resolved[1:] if resolved[:1] in ("/", "\\") else resolved
+    return f"--{_SEPARATORS.sub('-', trimmed)}--"
+
+
+def default_session_dir_path(cwd: str, agent_dir_path: str | None = None) -> str:
+    base = resolve_path(agent_dir_path) if agent_dir_path else resolve_path(agent_dir())
+    return os.path.join(base, "sessions", encode_cwd(cwd))
+
+
+def default_session_dir(cwd: str, agent_dir_path: str | None = None) -> str:
+    """The per-project session folder for ``cwd``, created if missing."""
+    path = default_session_dir_path(cwd, agent_dir_path)
+    make_private_dirs(path)
+    return path
+
+
+def make_private_dirs(path: str) -> None:
+    """``mkdir -p`` where every folder created is ``0700`` (the umask may only narrow it)."""
+    missing: list[str] = []
+    current = os.path.abspath(path)
+    while not os.path.isdir(current):
+        missing.append(current)
+        parent = os.path.dirname(current)
+        if parent == current:
+            break
+        current = parent
+    for folder in reversed(missing):
+        try:
+            os.mkdir(folder, DIR_MODE)
+        except FileExistsError:
+            if not os.path.isdir(folder):
+                raise
+
+
+def session_file_name(header_timestamp: str, session_id: str) -> str:
+    """``2026-11-30T09:08:28.653Z`` + id -> ``2026-11-30T09-08-28-653Z_<id>.jsonl``."""
+    return f"{header_timestamp.replace(':', '-').replace('.', '-')}_{session_id}.jsonl"
