@@ -442,10 +442,10 @@ class Agent:
             error_message=str(error) or type(error).__name__,
             timestamp=now_ms(),
         )
-        await self._process_event(MessageStartEvent(message=failure))
-        await self._process_event(MessageEndEvent(message=failure))
-        await self._process_event(TurnEndEvent(message=failure, tool_results=[]))
-        await self._process_event(AgentEndEvent(messages=[failure]))
+        await self._deliver(MessageStartEvent(message=failure))
+        await self._deliver(MessageEndEvent(message=failure))
+        await self._deliver(TurnEndEvent(message=failure, tool_results=[]))
+        await self._deliver(AgentEndEvent(messages=[failure]))
 
     def _finish_run(self) -> None:
         state = self._state
@@ -456,8 +456,12 @@ class Agent:
         if run is not None and not run.settled.done():
             run.settled.set_result(None)
 
-    async def _process_event(self, event: AgentEvent) -> None:
-        """Update the state for ``event``, then await each listener in subscription order."""
+    def _process_event(self, event: AgentEvent) -> Awaitable[None] | None:
+        """Update the state for ``event``, then call each listener in subscription order.
+
+        Synchronous listeners run right here; from the first listener that returns an
+        awaitable on, the rest is returned as one awaitable for the loop to await.
+        """
         state = self._state
         if isinstance(event, MessageStartEvent | MessageUpdateEvent):
             state.streaming_message = event.message
@@ -478,8 +482,24 @@ class Agent:
         if run is None:
             raise RuntimeError("Agent listener invoked outside active run")
         signal = run.controller.signal
-        for listener in list(self._listeners):
+        listeners = list(self._listeners)
+        for index, listener in enumerate(listeners):
+            result = listener(event, signal)
+            if result is not None and inspect.isawaitable(result):
+                return self._await_listeners(result, listeners[index + 1 :], event, signal)
+        return None
+
+    @staticmethod
+    async def _await_listeners(
+        first: Awaitable[None], rest: list[AgentListener], event: AgentEvent, signal: AbortSignal
+    ) -> None:
+        await first
+        for listener in rest:
             result = listener(event, signal)
             if result is not None and inspect.isawaitable(result):
                 await result
 
+    async def _deliver(self, event: AgentEvent) -> None:
+        pending = self._process_event(event)
+        if pending is not None:
+            await pending

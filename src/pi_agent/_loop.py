@@ -70,7 +70,10 @@ from pi_ai import (
 )
 
 T = TypeVar("T")
-Emit = Callable[[AgentEvent], Awaitable[None]]
+Emit = Callable[[AgentEvent], "Awaitable[None] | None"]
+"""Event sink. It may finish synchronously (return ``None``) or return an awaitable the loop
+awaits before going on. Synchronous sinks see tool updates at the moment the tool reports
+them, as Pi's listeners do."""
 AgentEventStream = EventStream[AgentEvent, list[AgentMessage]]
 
 _default_stream_fn: StreamFn | None = None
@@ -95,6 +98,15 @@ async def resolve(value: MaybeAwaitable[T]) -> T:
     if inspect.isawaitable(value):
         return await value
     return value
+
+
+def _sender(emit: Emit) -> Callable[[AgentEvent], Awaitable[None]]:
+    async def send(event: AgentEvent) -> None:
+        pending = emit(event)
+        if pending is not None:
+            await pending
+
+    return send
 
 
 def _error_text(error: BaseException) -> str:
@@ -133,11 +145,12 @@ async def run_agent_loop(
     current = AgentContext(
         system_prompt=context.system_prompt, messages=[*context.messages, *prompts], tools=context.tools
     )
-    await emit(_AGENT_START)
-    await emit(_TURN_START)
+    send = _sender(emit)
+    await send(_AGENT_START)
+    await send(_TURN_START)
     for prompt in prompts:
-        await emit(MessageStartEvent(message=prompt))
-        await emit(MessageEndEvent(message=prompt))
+        await send(MessageStartEvent(message=prompt))
+        await send(MessageEndEvent(message=prompt))
     await _Run(current, new_messages, config, emit, signal=signal, stream_fn=stream_fn or get_default_stream_fn()).turns()
     return new_messages
 
@@ -158,8 +171,9 @@ async def run_agent_loop_continue(
     check_can_continue(context.messages)
     new_messages: list[AgentMessage] = []
     current = AgentContext(system_prompt=context.system_prompt, messages=context.messages, tools=context.tools)
-    await emit(_AGENT_START)
-    await emit(_TURN_START)
+    send = _sender(emit)
+    await send(_AGENT_START)
+    await send(_TURN_START)
     await _Run(current, new_messages, config, emit, signal=signal, stream_fn=stream_fn or get_default_stream_fn()).turns()
     return new_messages
 
@@ -205,7 +219,7 @@ def agent_loop(
     """
     stream = _agent_event_stream()
 
-    async def emit(event: AgentEvent) -> None:
+    def emit(event: AgentEvent) -> None:
         stream.push(event)
 
     return _run_in_background(stream, run_agent_loop(prompts, context, config, emit, signal=signal, stream_fn=stream_fn))
@@ -222,7 +236,7 @@ def agent_loop_continue(
     check_can_continue(context.messages)
     stream = _agent_event_stream()
 
-    async def emit(event: AgentEvent) -> None:
+    def emit(event: AgentEvent) -> None:
         stream.push(event)
 
     return _run_in_background(stream, run_agent_loop_continue(context, config, emit, signal=signal, stream_fn=stream_fn))
@@ -234,7 +248,7 @@ def agent_loop_continue(
 class _Run:
     """One run of the loop: the live context, what the run added, and how to reach out."""
 
-    __slots__ = ("config", "context", "emit", "new_messages", "signal", "stream_fn")
+    __slots__ = ("config", "context", "emit", "new_messages", "send", "signal", "stream_fn")
 
     def __init__(
         self,
@@ -250,6 +264,7 @@ class _Run:
         self.new_messages = new_messages
         self.config = config
         self.emit = emit
+        self.send = _sender(emit)
         self.signal = signal
         self.stream_fn = stream_fn
 
@@ -258,7 +273,7 @@ class _Run:
         return self.signal is not None and self.signal.aborted
 
     async def turns(self) -> None:
-        emit = self.emit
+        emit = self.send
         last_turn: TurnContext | None = None
         pending = await _poll(self.config.get_steering_messages)
         while True:
@@ -331,7 +346,7 @@ class _Run:
     async def _stream_assistant_response(self) -> AssistantMessage:
         """One model call. The streaming partial sits at the end of the context's messages
         until the final message replaces it."""
-        context, config, emit = self.context, self.config, self.emit
+        context, config, emit = self.context, self.config, self.send
         messages = context.messages
         if config.transform_context is not None:
             messages = await resolve(config.transform_context(messages, self.signal))
@@ -431,12 +446,13 @@ def _batch_terminates(outcomes: Sequence[_Outcome]) -> bool:
 class _ToolBatch:
     """The tool calls of one assistant message."""
 
-    __slots__ = ("config", "context", "emit", "reply", "signal")
+    __slots__ = ("config", "context", "emit", "reply", "send", "signal")
 
     def __init__(self, run: _Run, reply: AssistantMessage) -> None:
         self.context = run.context
         self.config = run.config
         self.emit = run.emit
+        self.send = run.send
         self.signal = run.signal
         self.reply = reply
 
@@ -451,18 +467,18 @@ class _ToolBatch:
         return None
 
     async def _emit_start(self, call: ToolCall) -> None:
-        await self.emit(ToolExecutionStartEvent(tool_call_id=call.id, tool_name=call.name, args=call.arguments))
+        await self.send(ToolExecutionStartEvent(tool_call_id=call.id, tool_name=call.name, args=call.arguments))
 
     async def _emit_end(self, outcome: _Outcome) -> None:
         call = outcome.tool_call
-        await self.emit(ToolExecutionEndEvent(
+        await self.send(ToolExecutionEndEvent(
             tool_call_id=call.id, tool_name=call.name, result=outcome.result, is_error=outcome.is_error
         ))
 
     async def _emit_result_message(self, outcome: _Outcome) -> ToolResultMessage:
         message = _result_message(outcome)
-        await self.emit(MessageStartEvent(message=message))
-        await self.emit(MessageEndEvent(message=message))
+        await self.send(MessageStartEvent(message=message))
+        await self.send(MessageEndEvent(message=message))
         return message
 
     async def fail_truncated(self, calls: list[ToolCall]) -> tuple[list[ToolResultMessage], bool]:
@@ -591,11 +607,20 @@ class _ToolBatch:
         accepting = True
 
         def on_update(partial: AgentToolResult[Any]) -> None:
-            if accepting:
-                event = ToolExecutionUpdateEvent(
-                    tool_call_id=call.id, tool_name=call.name, args=call.arguments, partial_result=partial
-                )
-                updates.append(asyncio.ensure_future(emit(event)))
+            if not accepting:
+                return
+            event = ToolExecutionUpdateEvent(
+                tool_call_id=call.id, tool_name=call.name, args=call.arguments, partial_result=partial
+            )
+            try:
+                pending = emit(event)
+            except Exception as error:  # reported after the tool settles, never into the tool
+                failed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+                failed.set_exception(error)
+                updates.append(failed)
+                return
+            if pending is not None:
+                updates.append(asyncio.ensure_future(pending))
 
         try:
             result: AgentToolResult[Any] = await prepared.tool.execute(call.id, prepared.args, self.signal, on_update)

@@ -54,12 +54,30 @@ from pi_ai.faux import FauxModelSpec, register_faux_provider
 __all__ = ["Rejected", "run"]
 
 EVENT_TYPES = (
-    "agent_start", "agent_end", "turn_start", "turn_end", "message_start", "message_update", "message_end",
-    "tool_execution_start", "tool_execution_update", "tool_execution_end",
+    "agent_start",
+    "agent_end",
+    "turn_start",
+    "turn_end",
+    "message_start",
+    "message_update",
+    "message_end",
+    "tool_execution_start",
+    "tool_execution_update",
+    "tool_execution_end",
 )
 EXTENDED_FIELDS = (
-    "tokensPerSecond", "steeringMode", "followUpMode", "steerAt", "followUpAt", "abortAt", "beforeToolCall",
-    "afterToolCall", "transformContext", "transformContextThrowsAt", "convertToLlmThrowsAt", "listenerThrowsAt",
+    "tokensPerSecond",
+    "steeringMode",
+    "followUpMode",
+    "steerAt",
+    "followUpAt",
+    "abortAt",
+    "beforeToolCall",
+    "afterToolCall",
+    "transformContext",
+    "transformContextThrowsAt",
+    "convertToLlmThrowsAt",
+    "listenerThrowsAt",
     "shouldStopAfterTurn",
 )
 WAIT_FOR_ABORT_LIMIT_S = 10.0
@@ -91,8 +109,12 @@ def zero_timestamps(value: Any) -> Any:
     if isinstance(value, list):
         return [zero_timestamps(item) for item in value]
     if isinstance(value, dict):
-        return {key: 0 if key == "timestamp" and isinstance(item, int | float) and not isinstance(item, bool)
-                else zero_timestamps(item) for key, item in value.items()}
+        return {
+            key: 0
+            if key == "timestamp" and isinstance(item, int | float) and not isinstance(item, bool)
+            else zero_timestamps(item)
+            for key, item in value.items()
+        }
     return value
 
 
@@ -170,37 +192,70 @@ class ScriptedTool(AgentTool):
 
     def pi_json(self) -> dict[str, Any]:
         """What ``JSON.stringify`` makes of the oracle's tool object."""
-        out = {"name": self.name, "label": self.label, "description": self.description, "parameters": self.parameters}
+        out = {
+            "name": self.name,
+            "label": self.label,
+            "description": self.description,
+            "parameters": self.parameters,
+        }
         if self.execution_mode is not None:
             out["executionMode"] = self.execution_mode
         return out
 
-    async def execute(self, tool_call_id: str, params: dict[str, Any], signal: AbortSignal | None,
-                      on_update: Callable[[AgentToolResult[Any]], None] | None) -> AgentToolResult[Any]:
-        self._log.append({"toolCallId": tool_call_id, "toolName": self.name, "params": json.loads(json.dumps(params))})
+    async def execute(
+        self,
+        tool_call_id: str,
+        params: dict[str, Any],
+        signal: AbortSignal | None,
+        on_update: Callable[[AgentToolResult[Any]], None] | None,
+    ) -> AgentToolResult[Any]:
+        self._log.append(
+            {"toolCallId": tool_call_id, "toolName": self.name, "params": json.loads(json.dumps(params))}
+        )
         spec = self._results.pop(0) if self._results else {"content": [{"type": "text", "text": "ok"}]}
         for update in spec.get("updates") or []:
             if on_update is not None:
-                on_update(AgentToolResult(content=content_blocks(update.get("content")), details=update.get("details")))
+                on_update(
+                    AgentToolResult(
+                        content=content_blocks(update.get("content")), details=update.get("details")
+                    )
+                )
         if spec.get("delayMs"):
             await asyncio.sleep(spec["delayMs"] / 1000)
         if spec.get("waitForAbort"):
             await wait_for_abort(signal, tool_call_id)
         if spec.get("throw") is not None:
             raise RuntimeError(str(spec["throw"]))
-        return AgentToolResult(content=content_blocks(spec.get("content")), details=spec.get("details"),
-                               terminate=spec.get("terminate"))
+        return AgentToolResult(
+            content=content_blocks(spec.get("content")),
+            details=spec.get("details"),
+            terminate=spec.get("terminate"),
+        )
 
 
 async def wait_for_abort(signal: AbortSignal | None, tool_call_id: str) -> None:
+    """Like the oracle's ``abortedPromise``: one wake-up when the signal fires (one turn of the
+    loop if it already has), and a watchdog that fails the case if it never does."""
     if signal is None:
         raise InputError(f"waitForAbort: tool call {tool_call_id} got no abort signal")
-    try:
-        await asyncio.wait_for(signal.wait(), WAIT_FOR_ABORT_LIMIT_S)
-    except TimeoutError:
-        print(f"conformance: waitForAbort: the abort signal never fired for tool call {tool_call_id}", file=sys.stderr)
+    loop = asyncio.get_running_loop()
+    if signal.aborted:
+        await asyncio.sleep(0)
+        return
+    fired: asyncio.Future[None] = loop.create_future()
+
+    def give_up() -> None:
+        print(
+            f"conformance: waitForAbort: the abort signal never fired for tool call {tool_call_id}",
+            file=sys.stderr,
+        )
         sys.stdout.flush()
         os._exit(2)
+
+    watchdog = loop.call_later(WAIT_FOR_ABORT_LIMIT_S, give_up)
+    signal.add_listener(lambda: fired.done() or fired.set_result(None))
+    await fired
+    watchdog.cancel()
 
 
 class PiToolView:
@@ -212,8 +267,12 @@ class PiToolView:
     def __pi_json__(self) -> dict[str, Any]:
         if isinstance(self.tool, ScriptedTool):
             return self.tool.pi_json()
-        return {"name": self.tool.name, "label": self.tool.label, "description": self.tool.description,
-                "parameters": self.tool.parameters}
+        return {
+            "name": self.tool.name,
+            "label": self.tool.label,
+            "description": self.tool.description,
+            "parameters": self.tool.parameters,
+        }
 
 
 # --------------------------------------------------------------------------- event summaries
@@ -224,8 +283,11 @@ def summarize(event: AgentEvent) -> dict[str, Any]:
     if kind in ("agent_start", "turn_start"):
         return {"type": kind}
     if kind == "agent_end":
-        return {"type": kind, "messageRoles": [m.role for m in event.messages],  # type: ignore[union-attr]
-                "messages": message_json(event.messages)}  # type: ignore[union-attr]
+        return {
+            "type": kind,
+            "messageRoles": [m.role for m in event.messages],  # type: ignore[union-attr]
+            "messages": message_json(event.messages),
+        }  # type: ignore[union-attr]
     if kind == "turn_end":
         message = event.message  # type: ignore[union-attr]
         out = {"type": kind, "role": message.role}
@@ -254,13 +316,26 @@ def summarize(event: AgentEvent) -> dict[str, Any]:
         out["message"] = message_json(message)
         return out
     if kind == "tool_execution_start":
-        return {"type": kind, "toolCallId": event.tool_call_id, "toolName": event.tool_name,  # type: ignore[union-attr]
-                "args": event.args}  # type: ignore[union-attr]
+        return {
+            "type": kind,
+            "toolCallId": event.tool_call_id,
+            "toolName": event.tool_name,  # type: ignore[union-attr]
+            "args": event.args,
+        }  # type: ignore[union-attr]
     if kind == "tool_execution_update":
-        return {"type": kind, "toolCallId": event.tool_call_id, "toolName": event.tool_name,  # type: ignore[union-attr]
-                "partialResult": tool_result_to_json(event.partial_result)}  # type: ignore[union-attr]
-    return {"type": kind, "toolCallId": event.tool_call_id, "toolName": event.tool_name,  # type: ignore[union-attr]
-            "isError": event.is_error, "result": tool_result_to_json(event.result)}  # type: ignore[union-attr]
+        return {
+            "type": kind,
+            "toolCallId": event.tool_call_id,
+            "toolName": event.tool_name,  # type: ignore[union-attr]
+            "partialResult": tool_result_to_json(event.partial_result),
+        }  # type: ignore[union-attr]
+    return {
+        "type": kind,
+        "toolCallId": event.tool_call_id,
+        "toolName": event.tool_name,  # type: ignore[union-attr]
+        "isError": event.is_error,
+        "result": tool_result_to_json(event.result),
+    }  # type: ignore[union-attr]
 
 
 # --------------------------------------------------------------------------- controls
@@ -324,9 +399,11 @@ def make_transform(kind: Any) -> Callable[[list[AgentMessage]], list[AgentMessag
     if kind == "identity":
         return lambda messages: messages
     if kind == "dropFirstUser":
+
         def drop_first_user(messages: list[AgentMessage]) -> list[AgentMessage]:
             index = next((i for i, m in enumerate(messages) if m.role == "user"), None)
-            return messages if index is None else [*messages[:index], *messages[index + 1:]]
+            return messages if index is None else [*messages[:index], *messages[index + 1 :]]
+
         return drop_first_user
     keep = kind.get("keepLast") if isinstance(kind, dict) else None
     if isinstance(keep, int) and not isinstance(keep, bool) and keep >= 0:
@@ -380,8 +457,12 @@ async def _run(request: dict[str, Any]) -> dict[str, Any]:
         if key in request and request[key] not in ("one-at-a-time", "all"):
             raise InputError(f'{key} must be "one-at-a-time" or "all"')
     injections: list[Injection] = []
-    for field, kind in (("steerAt", "steer"), ("followUpAt", "followUp"), ("abortAt", "abort"),
-                        ("listenerThrowsAt", "throw")):
+    for field, kind in (
+        ("steerAt", "steer"),
+        ("followUpAt", "followUp"),
+        ("abortAt", "abort"),
+        ("listenerThrowsAt", "throw"),
+    ):
         for spec in as_list(request.get(field), field):
             message = spec.get("message") if kind in ("steer", "followUp") else None
             if kind in ("steer", "followUp") and message is None:
@@ -392,43 +473,65 @@ async def _run(request: dict[str, Any]) -> dict[str, Any]:
     before_rules = as_list(request.get("beforeToolCall"), "beforeToolCall")
     after_rules = as_list(request.get("afterToolCall"), "afterToolCall")
     transform = make_transform(request.get("transformContext"))
-    transform_throw = throw_at(request.get("transformContextThrowsAt"), "transformContextThrowsAt",
-                               lambda n: f"transformContext failed on call {n}")
+    transform_throw = throw_at(
+        request.get("transformContextThrowsAt"),
+        "transformContextThrowsAt",
+        lambda n: f"transformContext failed on call {n}",
+    )
     transform_context = None
     if transform_throw is not None or transform is not None:
         inner_transform = transform or (lambda messages: messages)
         transform_calls = [0]
 
-        async def transform_context(messages: list[AgentMessage], signal: AbortSignal | None) -> list[AgentMessage]:
+        async def transform_context(
+            messages: list[AgentMessage], signal: AbortSignal | None
+        ) -> list[AgentMessage]:
             transform_calls[0] += 1
             if transform_throw is not None and transform_calls[0] == transform_throw[0]:
                 raise RuntimeError(transform_throw[1])
             return inner_transform(messages)
 
-    convert_throw = throw_at(request.get("convertToLlmThrowsAt"), "convertToLlmThrowsAt",
-                             lambda n: f"convertToLlm failed on call {n}")
+    convert_throw = throw_at(
+        request.get("convertToLlmThrowsAt"),
+        "convertToLlmThrowsAt",
+        lambda n: f"convertToLlm failed on call {n}",
+    )
     stop_after = request.get("shouldStopAfterTurn")
-    if stop_after is not None and (not isinstance(stop_after, int) or isinstance(stop_after, bool) or stop_after < 1):
+    if stop_after is not None and (
+        not isinstance(stop_after, int) or isinstance(stop_after, bool) or stop_after < 1
+    ):
         raise InputError("shouldStopAfterTurn must be a turn number >= 1")
 
     tool_log: list[dict[str, Any]] = []
     llm_calls: list[dict[str, Any]] = []
 
     def stream_fn(model: Model, context: Context, options: SimpleStreamOptions) -> Any:
-        call: dict[str, Any] = {"systemPrompt": context.system_prompt,
-                                "messages": message_json(context.messages),
-                                "tools": [tool.name for tool in context.tools or []]}
+        call: dict[str, Any] = {
+            "systemPrompt": context.system_prompt,
+            "messages": message_json(context.messages),
+            "tools": [tool.name for tool in context.tools or []],
+        }
         if options.reasoning is not None:
             call["reasoning"] = options.reasoning
         llm_calls.append(call)
-        views = None if context.tools is None else [PiToolView(tools_by_name[tool.name]) for tool in context.tools]
+        views = (
+            None
+            if context.tools is None
+            else [PiToolView(tools_by_name[tool.name]) for tool in context.tools]
+        )
         shown = Context(system_prompt=context.system_prompt, messages=context.messages, tools=views)  # type: ignore[arg-type]
         return faux.stream(model, shown, options)
 
-    async def before_tool_call(ctx: BeforeToolCallContext, signal: AbortSignal | None) -> BeforeToolCallResult | None:
+    async def before_tool_call(
+        ctx: BeforeToolCallContext, signal: AbortSignal | None
+    ) -> BeforeToolCallResult | None:
         call = ctx.tool_call
-        record: dict[str, Any] = {"hook": "beforeToolCall", "toolCallId": call.id, "toolName": call.name,
-                                  "args": json.loads(json.dumps(ctx.args))}
+        record: dict[str, Any] = {
+            "hook": "beforeToolCall",
+            "toolCallId": call.id,
+            "toolName": call.name,
+            "args": json.loads(json.dumps(ctx.args)),
+        }
         hook_calls.append(record)
         rule = next((r for r in before_rules if rule_matches(r, call)), None)
         if rule is None:
@@ -438,14 +541,24 @@ async def _run(request: dict[str, Any]) -> dict[str, Any]:
             raise RuntimeError(str(rule["throw"]))
         returned = {key: rule[key] for key in ("block", "reason", "terminate") if key in rule}
         record["returned"] = returned
-        return BeforeToolCallResult(block=bool(returned.get("block")), reason=returned.get("reason"),
-                                    terminate=returned.get("terminate"))
+        return BeforeToolCallResult(
+            block=bool(returned.get("block")),
+            reason=returned.get("reason"),
+            terminate=returned.get("terminate"),
+        )
 
-    async def after_tool_call(ctx: AfterToolCallContext, signal: AbortSignal | None) -> AfterToolCallResult | None:
+    async def after_tool_call(
+        ctx: AfterToolCallContext, signal: AbortSignal | None
+    ) -> AfterToolCallResult | None:
         call = ctx.tool_call
-        record: dict[str, Any] = {"hook": "afterToolCall", "toolCallId": call.id, "toolName": call.name,
-                                  "args": json.loads(json.dumps(ctx.args)), "result": tool_result_to_json(ctx.result),
-                                  "isError": ctx.is_error}
+        record: dict[str, Any] = {
+            "hook": "afterToolCall",
+            "toolCallId": call.id,
+            "toolName": call.name,
+            "args": json.loads(json.dumps(ctx.args)),
+            "result": tool_result_to_json(ctx.result),
+            "isError": ctx.is_error,
+        }
         hook_calls.append(record)
         rule = next((r for r in after_rules if rule_matches(r, call)), None)
         if rule is None:
@@ -551,8 +664,10 @@ async def _run(request: dict[str, Any]) -> dict[str, Any]:
         "pendingResponses": faux.pending_response_count,
     }
     if extended:
-        out["injections"] = [{"kind": i.kind, "on": i.trigger.on, "nth": i.trigger.nth, "firedAtEvent": i.fired_at}
-                             for i in injections]
+        out["injections"] = [
+            {"kind": i.kind, "on": i.trigger.on, "nth": i.trigger.nth, "firedAtEvent": i.fired_at}
+            for i in injections
+        ]
         if before_rules or after_rules:
             out["hookCalls"] = hook_calls
         out["hasQueuedMessages"] = agent.has_queued_messages()
