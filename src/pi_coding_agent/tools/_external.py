@@ -1,7 +1,7 @@
 """Locating ripgrep and fd, and what the installed fd can do.
 
 A binary in the agent's own ``bin`` directory wins, then the ``PATH`` (Debian names fd
-``fdfind``). Nothing is downloaded: without a binary the tools use their Python fallback.
+``fdfind``), then the scripts directory of the Python environment pi runs in. Nothing is downloaded: without a binary the tools use their Python fallback.
 """
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sysconfig
 from typing import Literal
 
 ExternalTool = Literal["rg", "fd"]
@@ -25,6 +26,13 @@ def find_executable(tool: ExternalTool, bin_dir: str | None = None) -> str | Non
         found = shutil.which(name)
         if found:
             return found
+    # A binary installed into pi's own environment (pip's ``ripgrep`` package), even when
+    # that environment is not activated.
+    scripts = sysconfig.get_path("scripts")
+    for name in _NAMES[tool]:
+        candidate = os.path.join(scripts, name)
+        if os.access(candidate, os.X_OK):
+            return candidate
     return None
 
 

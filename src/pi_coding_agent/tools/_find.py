@@ -34,7 +34,7 @@ from pi_coding_agent.tools._truncate import DEFAULT_MAX_BYTES, format_size, trun
 from pi_coding_agent.tools._walk import IgnoreWalker
 
 DEFAULT_FIND_LIMIT = 1000
-_NO_LINE_LIMIT = 1 << 53
+_NO_LINE_LIMIT = (1 << 53) - 1  # JavaScript Number.MAX_SAFE_INTEGER, stored in details
 
 
 def inside_git_repo(path: str) -> bool:

@@ -39,7 +39,7 @@ from pi_coding_agent.tools._truncate import (
 from pi_coding_agent.tools._walk import IgnoreWalker
 
 DEFAULT_GREP_LIMIT = 100
-_NO_LINE_LIMIT = 1 << 53
+_NO_LINE_LIMIT = (1 << 53) - 1  # JavaScript Number.MAX_SAFE_INTEGER, stored in details
 
 Backend = Literal["auto", "external", "python"]
 """``external`` requires the program, ``python`` forces the fallback, ``auto`` prefers the program."""

@@ -20,7 +20,7 @@ from pi_coding_agent.tools._paths import resolve_to_cwd
 from pi_coding_agent.tools._truncate import DEFAULT_MAX_BYTES, format_size, truncate_head
 
 DEFAULT_LS_LIMIT = 500
-_NO_LINE_LIMIT = 1 << 53
+_NO_LINE_LIMIT = (1 << 53) - 1  # JavaScript Number.MAX_SAFE_INTEGER, stored in details
 
 
 LS_PARAMETERS: dict[str, Any] = {
