@@ -24,19 +24,21 @@ from pi_ai._messages import (
     Usage,
 )
 from pi_ai._model import Model
-from pi_ai._options import ThinkingBudgets
+from pi_ai._options import SimpleStreamOptions, StreamOptions, ThinkingBudgets
 
 __all__ = [
     "DEFAULT_THINKING_BUDGETS",
     "MIN_ANSWER_TOKENS",
     "ContextEstimate",
     "adjust_max_tokens_for_thinking",
+    "base_options",
     "clamp_max_tokens_to_context",
     "clamp_reasoning",
     "clamp_thinking_budget_to_answer_room",
     "estimate_context_tokens",
     "js_length",
     "merge_sampling_params",
+    "stream_option_values",
     "thinking_budget_for_level",
 ]
 
@@ -162,6 +164,38 @@ def merge_sampling_params(model: Model, requested: Mapping[str, Any] | None) -> 
     if not model.sampling_params and not requested:
         return None
     return {**(model.sampling_params or {}), **(requested or {})}
+
+
+def base_options(model: Model, context: Context, options: SimpleStreamOptions) -> dict[str, Any]:
+    """The ``StreamOptions`` fields every ``stream_simple`` passes on (Pi's ``buildBaseOptions``):
+    the caller's transport settings, merged sampling parameters, and ``max_tokens`` (requested,
+    else the model's cap) clamped to what the context window leaves."""
+    requested = options.max_tokens if options.max_tokens is not None else model.max_tokens
+    return {
+        "signal": options.signal,
+        "api_key": options.api_key,
+        "env": options.env,
+        "on_payload": options.on_payload,
+        "on_response": options.on_response,
+        "headers": options.headers,
+        "timeout_ms": options.timeout_ms,
+        "max_retries": options.max_retries,
+        "max_retry_delay_ms": options.max_retry_delay_ms,
+        "temperature": options.temperature,
+        "sampling_params": merge_sampling_params(model, options.sampling_params),
+        "max_tokens": clamp_max_tokens_to_context(model, context, requested),
+        "cache_retention": options.cache_retention,
+        "session_id": options.session_id,
+        "metadata": options.metadata,
+        "extra": dict(options.extra),
+    }
+
+
+def stream_option_values(options: StreamOptions) -> dict[str, Any]:
+    """The ``StreamOptions`` fields of any options object (to rebuild it as a subclass)."""
+    import dataclasses
+
+    return {field.name: getattr(options, field.name) for field in dataclasses.fields(StreamOptions)}
 
 
 def clamp_reasoning(level: str) -> str:

@@ -75,8 +75,9 @@ import random
 import re
 import time
 import weakref
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
+from contextlib import asynccontextmanager, contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -234,6 +235,39 @@ def join_url(base_url: str, path: str) -> str:
     return base_url + path
 
 
+# --------------------------------------------------------------------------- redirection
+
+_redirect: ContextVar[tuple[str, list[str]] | None] = ContextVar("pi_ai_http_redirect", default=None)
+
+
+@contextmanager
+def redirect_requests(base_url: str) -> Iterator[list[str]]:
+    """Send every request made in this context to ``base_url`` (scheme, host and port),
+    keeping path and query; yields the list of the original URLs as they are requested.
+
+    The seam Pi offers through its ``fetch`` option: differential tests keep each model's real
+    ``baseUrl`` (compat detection reads it) while the bytes go to a server on 127.0.0.1.
+    """
+    originals: list[str] = []
+    token = _redirect.set((base_url.rstrip("/"), originals))
+    try:
+        yield originals
+    finally:
+        _redirect.reset(token)
+
+
+def _target_url(url: str) -> str:
+    redirect = _redirect.get()
+    if redirect is None:
+        return url
+    base, originals = redirect
+    originals.append(url)
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    return base + (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+
+
 # --------------------------------------------------------------------------- abort scope
 
 
@@ -381,13 +415,19 @@ class StreamResponse:
         self.status = response.status_code
         self.headers: dict[str, str] = dict(response.headers.items())
 
-    async def chunks(self) -> AsyncIterator[bytes]:
-        """Body bytes as they arrive (content-encoding removed)."""
+    async def chunks(self, *, aborted_between_reads: str = ABORTED_WHILE_READING) -> AsyncIterator[bytes]:
+        """Body bytes as they arrive (content-encoding removed).
+
+        An abort that happens while a read is pending raises ``AbortError("This operation was
+        aborted")``; one noticed before the next read raises ``aborted_between_reads`` (Pi's
+        Anthropic decoder checks the signal itself and says ``Request was aborted``).
+        """
         import httpx
 
         iterator = self._response.aiter_bytes().__aiter__()
         scope = self._scope
         while True:
+            scope.check(aborted_between_reads)
             try:
                 chunk = await scope.run(iterator.__anext__(), ABORTED_WHILE_READING)
             except StopAsyncIteration:
@@ -399,10 +439,12 @@ class StreamResponse:
             if chunk:
                 yield chunk
 
-    async def events(self, *, flush_partial: bool) -> AsyncIterator[SseEvent]:
+    async def events(
+        self, *, flush_partial: bool, aborted_between_reads: str = ABORTED_WHILE_READING
+    ) -> AsyncIterator[SseEvent]:
         """SSE events, incrementally; ``flush_partial`` dispatches an event cut by end of body."""
         decoder = SseDecoder()
-        async for chunk in self.chunks():
+        async for chunk in self.chunks(aborted_between_reads=aborted_between_reads):
             for event in decoder.feed(chunk):
                 yield event
         for event in decoder.finish(flush_partial=flush_partial):
@@ -436,6 +478,7 @@ async def open_stream(
     timeout = httpx.Timeout(timeout_s)
     content = encode(request.payload)
     headers = dict(request.headers)
+    url = _target_url(request.url)
     max_retries = options.max_retries or 0
     attempt = 0
     response: httpx.Response | None = None
@@ -444,7 +487,7 @@ async def open_stream(
         while True:
             scope.check(ABORTED_BEFORE_RESPONSE)
             http_request = client.build_request(
-                "POST", request.url, headers=headers, content=content, timeout=timeout
+                "POST", url, headers=headers, content=content, timeout=timeout
             )
             status: int | None = None
             failure_headers: Mapping[str, str] = {}

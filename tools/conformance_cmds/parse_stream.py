@@ -1,0 +1,42 @@
+"""``parse-stream``: the events and final message our adapter produces for a raw SSE body.
+
+In: the ``payload`` fields plus ``sse`` (the body), optional ``status``, ``contentType``
+(default ``text/event-stream; charset=utf-8``), ``responseHeaders`` and ``chunkSize`` (the
+body written in N-byte pieces, which may cut UTF-8 characters). Out, like the oracle:
+``{"events": [each event without "partial", snapshotted when emitted], "final": message}``
+with numeric ``timestamp`` fields 0 and clock-based Google tool-call ids ``name_0_<n>``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from conformance_cmds._common import Rejected
+from conformance_cmds._llm import run_stream
+from conformance_cmds._loopback import Reply
+
+__all__ = ["Rejected", "run"]
+
+
+def run(request: dict[str, Any]) -> dict[str, Any]:
+    sse = request.get("sse")
+    if not isinstance(sse, str):
+        raise Rejected("input.sse (the raw SSE response body) is required")
+    headers = {
+        "content-type": request.get("contentType") or "text/event-stream; charset=utf-8",
+        "cache-control": "no-cache",
+        **(request.get("responseHeaders") or {}),
+    }
+    body = sse.encode()
+    size = request.get("chunkSize")
+    chunks = (
+        [body[i : i + size] for i in range(0, len(body), size)]
+        if isinstance(size, int) and size > 0
+        else None
+    )
+
+    def reply(_model: Any) -> Reply:
+        return Reply(request.get("status") or 200, headers, body, chunks)
+
+    result = run_stream(request, reply)
+    return {"events": result["events"], "final": result["final"]}
