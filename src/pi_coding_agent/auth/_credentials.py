@@ -2,8 +2,12 @@
 
 1. ``--api-key`` (a runtime key for the selected model's provider, never stored);
 2. ``auth.json``;
-3. the provider's environment variable (``pi_ai.get_env_api_key``);
-4. the provider's ``apiKey`` in ``models.json`` (a literal, ``$VAR`` or ``!command``).
+3. the provider's ``apiKey`` in ``models.json`` (a literal, ``$VAR`` or ``!command``);
+4. the provider's environment variable (``pi_ai.get_env_api_key``).
+
+Pi's documentation lists the environment before ``models.json``, but Pi 0.85 itself gives a
+provider's ``models.json`` key priority over its environment variable (checked against the
+real CLI); we follow the program, not the page.
 """
 
 from __future__ import annotations
@@ -33,23 +37,22 @@ class Credentials:
         stored = self.storage.api_key(provider)
         if stored:
             return stored
+        scoped_env = self.storage.env(provider) or None
+        configured = self._configured.get(provider)
+        if configured is not None:
+            return resolve_config_value(configured, scoped_env)
         from pi_ai import get_env_api_key
 
-        env_key = get_env_api_key(provider, self.storage.env(provider) or None)
-        if env_key:
-            return env_key
-        configured = self._configured.get(provider)
-        if configured:
-            return resolve_config_value(configured, self.storage.env(provider) or None)
-        return None
+        return get_env_api_key(provider, scoped_env)
 
     def has_auth(self, provider: str) -> bool:
         """True when a request to ``provider`` would carry credentials (without running commands)."""
         if self._runtime.get(provider) or self.storage.has(provider):
             return True
+        scoped_env = self.storage.env(provider) or None
+        configured = self._configured.get(provider)
+        if configured is not None:
+            return is_configured(configured, scoped_env)
         from pi_ai import get_env_api_key
 
-        if get_env_api_key(provider, self.storage.env(provider) or None):
-            return True
-        configured = self._configured.get(provider)
-        return bool(configured) and is_configured(configured or "", self.storage.env(provider) or None)
+        return get_env_api_key(provider, scoped_env) is not None

@@ -1,7 +1,7 @@
 """Entry point of the ``pi`` console script.
 
-``--version`` and ``--help`` are answered before anything heavy is imported, so they stay
-fast; the run modes are loaded only when a run is requested.
+``--version`` and ``--help`` are answered right after parsing, before anything heavy is
+imported; everything else is loaded only when a run is requested.
 """
 
 from __future__ import annotations
@@ -9,38 +9,26 @@ from __future__ import annotations
 import sys
 
 from pi_coding_agent import PI_COMPAT_VERSION, __version__
-
-HELP = f"""pi - a coding agent that reads, edits and runs code in your project (Pi {PI_COMPAT_VERSION} for Python)
-
-Usage:
-  pi [options] [--] [@files...] [messages...]
-
-Options:
-  --print, -p          Non-interactive: answer the prompt and exit
-  --mode <mode>        Output mode: text (default) or json
-  --provider <name>    Provider name
-  --model <pattern>    Model id or "provider/id"
-  --version, -v        Print the version and exit
-  --help, -h           Print this help and exit
-
-Sessions are stored as JSONL under ~/.pi/agent/sessions (set PI_CODING_AGENT_DIR to move it);
-they are the same files Pi {PI_COMPAT_VERSION} writes and reads.
-"""
+from pi_coding_agent.cli._args import parse_args
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    if any(arg in ("--version", "-v") for arg in args):
+    parsed = parse_args(sys.argv[1:] if argv is None else argv)
+    for diagnostic in parsed.diagnostics:
+        print(diagnostic, file=sys.stderr)
+    if any(d.kind == "error" for d in parsed.diagnostics):
+        return 1
+    if parsed.version:
         print(f"{__version__} (pi {PI_COMPAT_VERSION} compatible)")
         return 0
-    if any(arg in ("--help", "-h") for arg in args):
-        print(HELP, end="")
+    if parsed.help:
+        from pi_coding_agent.cli._help import help_text
+
+        print(help_text(), end="")
         return 0
-    print(
-        "pi: run modes are not available yet in this build; only --version and --help work",
-        file=sys.stderr,
-    )
-    return 2
+    from pi_coding_agent.cli._run import run
+
+    return run(parsed)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,37 @@
+"""Which models the coding agent can use, and picking one from what the user typed."""
+
+from pi_coding_agent.model_registry._catalog import (
+    MissingCredentials,
+    ModelCatalog,
+    RequestAuth,
+    missing_key_message,
+)
+from pi_coding_agent.model_registry._collate import collation_key, fuzzy_matches
+from pi_coding_agent.model_registry._list import format_token_count, model_table
+from pi_coding_agent.model_registry._resolver import (
+    DEFAULT_MODEL_PER_PROVIDER,
+    THINKING_LEVELS,
+    ModelResolution,
+    default_available_model,
+    find_exact_reference,
+    parse_model_pattern,
+    resolve_cli_model,
+)
+
+__all__ = [
+    "DEFAULT_MODEL_PER_PROVIDER",
+    "THINKING_LEVELS",
+    "MissingCredentials",
+    "ModelCatalog",
+    "ModelResolution",
+    "RequestAuth",
+    "collation_key",
+    "default_available_model",
+    "find_exact_reference",
+    "format_token_count",
+    "fuzzy_matches",
+    "missing_key_message",
+    "model_table",
+    "parse_model_pattern",
+    "resolve_cli_model",
+]

@@ -17,7 +17,7 @@ from typing import Any, Literal, TypeVar
 from pi_coding_agent.settings._json_file import ConfigFileError, read_json_object
 from pi_coding_agent.settings._paths import CONFIG_DIR_NAME, expand_tilde
 
-DEFAULT_THINKING_LEVEL = "medium"
+DEFAULT_THINKING_LEVEL: Literal["medium"] = "medium"
 DEFAULT_HTTP_IDLE_TIMEOUT_MS = 300_000
 DEFAULT_TOOL_NAMES: tuple[str, ...] = ("read", "bash", "edit", "write")
 

@@ -33,17 +33,23 @@ class SystemPromptOptions:
     append: Sequence[str] = ()
     context_files: Sequence[ContextFile] = ()
     tool_summaries: Mapping[str, str] = field(default_factory=dict)
-    """Summaries for tools that are not built in (e.g. from extensions)."""
+    """One-line summaries given by the tools themselves (they win over ``TOOL_SUMMARIES``)."""
+    guidelines: Sequence[str] = ()
+    """Advice the active tools ask for, in tool order."""
     today: datetime.date | None = None
 
 
-def _guidelines(tools: Sequence[str]) -> list[str]:
-    lines = []
+def _guidelines(tools: Sequence[str], extra: Sequence[str]) -> list[str]:
+    lines: list[str] = []
     explorers = {"grep", "find", "ls"}
     if "bash" in tools and not explorers.intersection(tools):
         lines.append("Explore the project with bash (ls, rg, find) before changing it.")
     if "read" in tools and "edit" in tools:
         lines.append("Read a file before editing it, and keep edits small and exact.")
+    for line in extra:
+        text = line.strip()
+        if text and text not in lines:
+            lines.append(text)
     lines.append("Keep answers short; mention the paths of files you touched.")
     return lines
 
@@ -55,7 +61,7 @@ def build_system_prompt(options: SystemPromptOptions) -> str:
     else:
         listed = [f"- {name}: {summaries[name]}" for name in options.tools if summaries.get(name)]
         tool_text = "\n".join(listed) if listed else "(no tools are enabled)"
-        guidelines = "\n".join(f"- {line}" for line in _guidelines(options.tools))
+        guidelines = "\n".join(f"- {line}" for line in _guidelines(options.tools, options.guidelines))
         prompt = (
             "You are pi, a coding agent running in the user's terminal. You help with software "
             "work by inspecting files, running commands and changing code through your tools.\n\n"

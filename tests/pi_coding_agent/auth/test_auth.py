@@ -82,16 +82,21 @@ def test_precedence(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path.write_text(json.dumps({"openai": {"type": "api_key", "key": "from-auth-json"}}), encoding="utf-8")
     monkeypatch.setenv("OPENAI_API_KEY", "from-env")
     monkeypatch.setenv("ANTHROPIC_API_KEY", "anthropic-env")
-    monkeypatch.delenv("GEMINI_API_KEY", raising=False)
+    monkeypatch.setenv("GEMINI_API_KEY", "gemini-env")
+    monkeypatch.setenv("XAI_API_KEY", "xai-env")
     monkeypatch.setenv("PI_TEST_LOCAL_KEY", "from-models-json")
+    monkeypatch.delenv("PI_TEST_UNSET", raising=False)
     credentials = Credentials(
         AuthStorage.load(path),
-        {"openai": "unused", "anthropic": "unused", "local": "$PI_TEST_LOCAL_KEY", "google": "$PI_TEST_UNSET"},
+        {"openai": "unused", "anthropic": "models-json-anthropic", "local": "$PI_TEST_LOCAL_KEY",
+         "google": "$PI_TEST_UNSET"},
     )
-    monkeypatch.delenv("PI_TEST_UNSET", raising=False)
     assert credentials.api_key("openai") == "from-auth-json"
-    assert credentials.api_key("anthropic") == "anthropic-env"
+    # A models.json key wins over the environment variable (as the real Pi 0.85 does).
+    assert credentials.api_key("anthropic") == "models-json-anthropic"
+    assert credentials.api_key("xai") == "xai-env"
     assert credentials.api_key("local") == "from-models-json"
+    # ... even when it cannot be resolved: the environment is not consulted then.
     assert credentials.api_key("google") is None
     assert credentials.has_auth("local") and not credentials.has_auth("google")
     assert not credentials.has_auth("nobody")

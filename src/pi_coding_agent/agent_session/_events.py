@@ -1,0 +1,112 @@
+"""Events an ``AgentSession`` emits besides the agent's own (Pi's ``AgentSessionEvent``).
+
+The agent's events are passed on unchanged, except ``agent_end``, which gains
+``willRetry`` (whether an automatic retry follows). JSON forms use Pi's keys, in Pi's order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal, TypeAlias
+
+from pi_agent import AgentEndEvent, AgentEvent, AgentMessage, agent_event_to_json
+from pi_ai import to_builtins
+
+
+@dataclass(slots=True)
+class SessionAgentEndEvent:
+    """``agent_end`` as the session reports it."""
+
+    messages: list[AgentMessage]
+    will_retry: bool
+    type: Literal["agent_end"] = "agent_end"
+
+
+@dataclass(slots=True)
+class AgentSettledEvent:
+    """The run, its retries and every queued insertion are done; the session is idle."""
+
+    type: Literal["agent_settled"] = "agent_settled"
+
+
+@dataclass(slots=True)
+class AutoRetryStartEvent:
+    attempt: int
+    max_attempts: int
+    delay_ms: int
+    error_message: str
+    type: Literal["auto_retry_start"] = "auto_retry_start"
+
+
+@dataclass(slots=True)
+class AutoRetryEndEvent:
+    success: bool
+    attempt: int
+    final_error: str | None = None
+    type: Literal["auto_retry_end"] = "auto_retry_end"
+
+
+@dataclass(slots=True)
+class ThinkingLevelChangedEvent:
+    level: str
+    type: Literal["thinking_level_changed"] = "thinking_level_changed"
+
+
+@dataclass(slots=True)
+class QueueUpdateEvent:
+    steering: list[str]
+    follow_up: list[str]
+    type: Literal["queue_update"] = "queue_update"
+
+
+@dataclass(slots=True)
+class BashExecutionUpdateEvent:
+    delta: str
+    id: str | None = None
+    type: Literal["bash_execution_update"] = "bash_execution_update"
+
+
+SessionOwnEvent: TypeAlias = (
+    SessionAgentEndEvent
+    | AgentSettledEvent
+    | AutoRetryStartEvent
+    | AutoRetryEndEvent
+    | ThinkingLevelChangedEvent
+    | QueueUpdateEvent
+    | BashExecutionUpdateEvent
+)
+SessionEvent: TypeAlias = AgentEvent | SessionOwnEvent
+
+
+def session_event_to_json(event: SessionEvent) -> dict[str, Any]:
+    """The event as Pi writes it (``message_update`` with its full partial message)."""
+    if isinstance(event, SessionAgentEndEvent):
+        return {"type": "agent_end", "messages": to_builtins(event.messages), "willRetry": event.will_retry}
+    if isinstance(event, AgentSettledEvent):
+        return {"type": event.type}
+    if isinstance(event, AutoRetryStartEvent):
+        return {
+            "type": event.type,
+            "attempt": event.attempt,
+            "maxAttempts": event.max_attempts,
+            "delayMs": event.delay_ms,
+            "errorMessage": event.error_message,
+        }
+    if isinstance(event, AutoRetryEndEvent):
+        data: dict[str, Any] = {"type": event.type, "success": event.success, "attempt": event.attempt}
+        if event.final_error is not None:
+            data["finalError"] = event.final_error
+        return data
+    if isinstance(event, ThinkingLevelChangedEvent):
+        return {"type": event.type, "level": event.level}
+    if isinstance(event, QueueUpdateEvent):
+        return {"type": event.type, "steering": list(event.steering), "followUp": list(event.follow_up)}
+    if isinstance(event, BashExecutionUpdateEvent):
+        data = {"type": event.type}
+        if event.id is not None:
+            data["id"] = event.id
+        data["delta"] = event.delta
+        return data
+    if isinstance(event, AgentEndEvent):
+        return {**agent_event_to_json(event), "willRetry": False}
+    return agent_event_to_json(event)

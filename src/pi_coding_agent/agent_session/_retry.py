@@ -1,0 +1,89 @@
+"""Which failed model calls are worth retrying (Pi 0.85's ``isRetryableAssistantError``).
+
+A transient failure (overload, rate limit, 5xx, a dropped or reset connection, a timeout,
+a stream cut short) is retried; quota and billing exhaustion is not, even when it came as
+HTTP 429; context overflow is not either (more of the same request cannot fit).
+"""
+
+from __future__ import annotations
+
+import re
+
+from pi_ai import AssistantMessage
+
+_NON_RETRYABLE = re.compile(
+    "|".join(
+        [
+            "GoUsageLimitError",
+            "FreeUsageLimitError",
+            "Monthly usage limit reached",
+            "available balance",
+            "insufficient_quota",
+            "out of budget",
+            "quota exceeded",
+            "billing",
+        ]
+    ),
+    re.IGNORECASE,
+)
+
+_RETRYABLE = re.compile(
+    "|".join(
+        [
+            "overloaded",
+            "rate.?limit",
+            "too many requests",
+            "429",
+            "500",
+            "502",
+            "503",
+            "504",
+            "524",
+            "service.?unavailable",
+            "server.?error",
+            "internal.?error",
+            "provider.?returned.?error",
+            "exceeded request buffer limit while retrying upstream",
+            "network.?error",
+            "connection.?error",
+            "connection.?refused",
+            "connection.?lost",
+            "other side closed",
+            "fetch failed",
+            "getaddrinfo",
+            "ENOTFOUND",
+            "EAI_AGAIN",
+            "upstream.?connect",
+            "reset before headers",
+            "socket hang up",
+            "socket connection was closed",
+            "timed? out",
+            "timeout",
+            "terminated",
+            "websocket.?closed",
+            "websocket.?error",
+            "ended without",
+            "stream ended before message_stop",
+            "stream ended before a terminal response event",
+            "http2 request did not get a response",
+            "retry delay",
+            "you can retry your request",
+            "try your request again",
+            "please retry your request",
+            "ResourceExhausted",
+        ]
+    ),
+    re.IGNORECASE,
+)
+
+
+def is_retryable_error(message: AssistantMessage, context_window: int) -> bool:
+    if message.stop_reason != "error" or not message.error_message:
+        return False
+    from pi_ai._overflow import is_context_overflow
+
+    if is_context_overflow(message, context_window):
+        return False
+    if _NON_RETRYABLE.search(message.error_message):
+        return False
+    return _RETRYABLE.search(message.error_message) is not None

@@ -1,0 +1,404 @@
+"""Everything after argument parsing: settings, session, model, then the run mode.
+
+The order follows Pi 0.85's ``main``: choose the mode, find the session (it decides the
+working directory), resolve project trust and settings, credentials and models, the model
+from ``--provider``/``--model``, build the session, read stdin and ``@file`` arguments,
+report problems, run. Each problem that stops a run is one line on stderr, exit status 1.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from pi_coding_agent.cli._args import ParsedArgs
+
+if TYPE_CHECKING:
+    from pi_ai import Model
+    from pi_coding_agent.agent_session import AgentSession
+    from pi_coding_agent.cli._inputs import InitialInput
+    from pi_coding_agent.model_registry import ModelCatalog
+    from pi_coding_agent.session import SessionManager
+    from pi_coding_agent.settings import Settings
+
+AppMode = Literal["interactive", "print", "json", "rpc"]
+
+NO_MODELS_MESSAGE = (
+    "No models available: set a provider API key (e.g. ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY), "
+    "store one in auth.json, or add a provider with an apiKey to models.json."
+)
+
+
+class CliError(Exception):
+    """A problem that ends the run before any model call; printed as ``Error: <message>``."""
+
+
+@dataclass
+class Diagnostics:
+    warnings: list[str] = field(default_factory=list)
+
+    def warn(self, message: str) -> None:
+        if message not in self.warnings:
+            self.warnings.append(message)
+
+    def flush(self) -> None:
+        for message in self.warnings:
+            print(f"Warning: {message}", file=sys.stderr)
+        self.warnings.clear()
+
+
+def resolve_app_mode(parsed: ParsedArgs, stdin_is_tty: bool, stdout_is_tty: bool) -> AppMode:
+    if parsed.mode == "rpc":
+        return "rpc"
+    if parsed.mode == "json":
+        return "json"
+    if parsed.print or not stdin_is_tty or not stdout_is_tty:
+        return "print"
+    return "interactive"
+
+
+def _isatty(stream: object) -> bool:
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
+
+
+def run(parsed: ParsedArgs) -> int:
+    try:
+        return _run(parsed)
+    except CliError as error:
+        print(f"Error: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+def _check_flags(parsed: ParsedArgs, mode: AppMode) -> None:
+    if parsed.unknown_flags:
+        names = ", ".join(f"--{name}" for name in parsed.unknown_flags)
+        plural = "s" if len(parsed.unknown_flags) > 1 else ""
+        raise CliError(f"Unknown option{plural}: {names} (see pi --help)")
+    if mode == "rpc":
+        raise CliError("--mode rpc is not available in this version; use -p for text or --mode json for events")
+    if parsed.export:
+        raise CliError("--export (HTML export) is not available in this version")
+    if parsed.fork:
+        conflicts = [
+            flag
+            for flag, used in (
+                ("--session", parsed.session),
+                ("--continue", parsed.continue_session),
+                ("--resume", parsed.resume),
+                ("--no-session", parsed.no_session),
+            )
+            if used
+        ]
+        if conflicts:
+            raise CliError(f"--fork cannot be combined with {', '.join(conflicts)}")
+    if parsed.session_id is not None:
+        conflicts = [
+            flag
+            for flag, used in (
+                ("--session", parsed.session),
+                ("--continue", parsed.continue_session),
+                ("--resume", parsed.resume),
+            )
+            if used
+        ]
+        if conflicts:
+            raise CliError(f"--session-id cannot be combined with {', '.join(conflicts)}")
+
+
+def _run(parsed: ParsedArgs) -> int:
+    from pi_coding_agent.settings import SESSION_DIR_ENV, Settings, agent_dir, expand_tilde, resolve_path
+
+    mode = resolve_app_mode(parsed, _isatty(sys.stdin), _isatty(sys.stdout))
+    _check_flags(parsed, mode)
+    cwd = os.getcwd()
+    home = agent_dir()
+    diagnostics = Diagnostics()
+
+    if parsed.list_models is not None:
+        return _list_models(parsed, cwd, home, diagnostics)
+    if mode == "interactive":
+        raise CliError(
+            "interactive mode is not available yet; run pi -p \"your prompt\" (or pipe the prompt on stdin)"
+        )
+
+    startup_settings = Settings.load(cwd, home)
+    env_session_dir = os.environ.get(SESSION_DIR_ENV)
+    session_dir = (
+        resolve_path(parsed.session_dir)
+        if parsed.session_dir
+        else (expand_tilde(env_session_dir) if env_session_dir else startup_settings.session_dir)
+    )
+    manager = _session_manager(parsed, cwd, session_dir, diagnostics)
+    session_cwd = manager.get_cwd()
+    if manager.get_session_file() and not os.path.isdir(session_cwd):
+        raise CliError(
+            f"Stored session working directory does not exist: {session_cwd} "
+            f"(session file {manager.get_session_file()}); recreate that directory to resume the session"
+        )
+    if parsed.name is not None:
+        name = parsed.name.strip()
+        if not name:
+            raise CliError("--name requires a non-empty value")
+        manager.append_session_info(name)
+
+    settings = _runtime_settings(parsed, session_cwd, home, diagnostics)
+    catalog = _catalog(home, diagnostics)
+    model, thinking_from_model = _cli_model(parsed, catalog, diagnostics)
+    if parsed.api_key:
+        if model is None:
+            raise CliError("--api-key requires a model to be specified via --model or --provider/--model")
+        catalog.credentials.set_runtime_key(model.provider, parsed.api_key)
+
+    from pi_coding_agent.agent_session import SessionOptions, create_agent_session
+    from pi_coding_agent.system_prompt import load_context_files, resolve_prompt_sources
+
+    sources = resolve_prompt_sources(
+        cwd=session_cwd,
+        agent_dir=home,
+        project_trusted=settings.project_trusted,
+        system_prompt=parsed.system_prompt,
+        append_system_prompt=parsed.append_system_prompt,
+    )
+    thinking = parsed.thinking or thinking_from_model
+    created = create_agent_session(
+        SessionOptions(
+            cwd=session_cwd,
+            agent_dir=home,
+            settings=settings,
+            catalog=catalog,
+            session_manager=manager,
+            model=model,
+            thinking_level=thinking,
+            tools=parsed.tools,
+            exclude_tools=parsed.exclude_tools,
+            no_tools=parsed.no_tools or parsed.no_builtin_tools,
+            custom_prompt=sources.custom,
+            append_prompts=sources.append,
+            context_files=[] if parsed.no_context_files else load_context_files(session_cwd, home),
+        )
+    )
+    session = created.session
+    if created.model_fallback_message:
+        diagnostics.warn(created.model_fallback_message)
+    for name in created.unknown_tools:
+        diagnostics.warn(f'Unknown tool "{name}" ignored (built-in tools: read, bash, edit, write, grep, find, ls)')
+    for issue in settings.issues:
+        diagnostics.warn(str(issue))
+    if session.model is not None and thinking:
+        session.set_thinking_level(session.thinking_level)
+
+    from pi_coding_agent.cli._inputs import (
+        InputError,
+        build_initial_input,
+        process_file_arguments,
+        read_piped_stdin,
+    )
+
+    stdin_text = read_piped_stdin()
+    try:
+        files = (
+            process_file_arguments(parsed.file_args, cwd, auto_resize=settings.image_auto_resize)
+            if parsed.file_args
+            else None
+        )
+    except InputError as error:
+        raise CliError(str(error)) from None
+    initial = build_initial_input(parsed.messages, stdin_text, files)
+    diagnostics.flush()
+    if session.model is None:
+        raise CliError(NO_MODELS_MESSAGE)
+    return _run_print(session, "json" if mode == "json" else "text", initial)
+
+
+def _run_print(session: AgentSession, mode: Literal["text", "json"], initial: InitialInput) -> int:
+    import asyncio
+    import signal
+
+    from pi_coding_agent.modes import run_print_mode
+
+    exit_code: list[int] = []
+
+    async def main() -> int:
+        loop = asyncio.get_running_loop()
+        task = asyncio.current_task()
+        assert task is not None
+
+        def stop(code: int) -> None:
+            if not exit_code:
+                exit_code.append(code)
+                task.cancel()
+
+        for signum, code in ((signal.SIGTERM, 143), (signal.SIGHUP, 129), (signal.SIGINT, 130)):
+            loop.add_signal_handler(signum, stop, code)
+        try:
+            return await run_print_mode(
+                session, mode=mode, initial_message=initial.message, initial_images=initial.images, messages=initial.rest
+            )
+        except asyncio.CancelledError:
+            await asyncio.shield(session.abort())
+            return exit_code[0] if exit_code else 1
+        finally:
+            session.dispose()
+
+    return asyncio.run(main())
+
+
+# ---------------------------------------------------------------------- pieces
+
+
+def _list_models(parsed: ParsedArgs, cwd: str, home: Path, diagnostics: Diagnostics) -> int:
+    from pi_coding_agent.model_registry import model_table
+
+    catalog = _catalog(home, diagnostics)
+    diagnostics.flush()
+    available = catalog.available()
+    if not available:
+        print(NO_MODELS_MESSAGE)
+        return 0
+    search = parsed.list_models if isinstance(parsed.list_models, str) else None
+    for line in model_table(available, search):
+        print(line)
+    return 0
+
+
+def _catalog(home: Path, diagnostics: Diagnostics) -> ModelCatalog:
+    from pi_coding_agent.auth import AuthStorage
+    from pi_coding_agent.model_registry import ModelCatalog
+
+    auth = AuthStorage.load(home / "auth.json")
+    if auth.issue:
+        diagnostics.warn(f"{auth.issue}; stored credentials are ignored for this run")
+    catalog = ModelCatalog.load(home, auth)
+    if catalog.error:
+        diagnostics.warn("errors loading models.json: " + " ".join(catalog.error.split()))
+    return catalog
+
+
+def _runtime_settings(parsed: ParsedArgs, cwd: str, home: Path, diagnostics: Diagnostics) -> Settings:
+    from pi_coding_agent.settings import ConfigFileError, Settings, resolve_project_trust
+
+    global_only = Settings.load(cwd, home, project_trusted=False)
+    try:
+        trusted = resolve_project_trust(
+            cwd, home, override=parsed.project_trust_override, default_trust=global_only.default_project_trust
+        )
+    except ConfigFileError as error:
+        diagnostics.warn(f"Cannot read trust decisions ({error}); project settings are ignored")
+        trusted = False
+    return Settings.load(cwd, home, project_trusted=trusted) if trusted else global_only
+
+
+def _cli_model(parsed: ParsedArgs, catalog: ModelCatalog, diagnostics: Diagnostics) -> tuple[Model | None, str | None]:
+    from pi_coding_agent.model_registry import resolve_cli_model
+
+    if not parsed.model:
+        if parsed.provider:
+            diagnostics.warn("--provider has no effect without --model")
+        return None, None
+    resolution = resolve_cli_model(
+        provider=parsed.provider,
+        model=parsed.model,
+        thinking=parsed.thinking,
+        models=catalog.all_models(),
+        has_auth=catalog.has_auth,
+    )
+    if resolution.warning:
+        diagnostics.warn(resolution.warning)
+    if resolution.error:
+        diagnostics.flush()
+        raise CliError(resolution.error)
+    thinking = None if parsed.thinking else resolution.thinking_level
+    return resolution.model, thinking
+
+
+def _session_manager(
+    parsed: ParsedArgs, cwd: str, session_dir: str | None, diagnostics: Diagnostics
+) -> SessionManager:
+    from pi_coding_agent.session import InvalidSessionIdError, SessionError, SessionManager
+
+    try:
+        if parsed.no_session:
+            return SessionManager.in_memory(cwd, session_id=parsed.session_id)
+        if parsed.fork:
+            if parsed.session_id and _exact_local_session(parsed.session_id, cwd, session_dir):
+                raise CliError(f"Session already exists with id '{parsed.session_id}'")
+            source = _find_session(parsed.fork, cwd, session_dir)
+            return SessionManager.fork_from(source[0], cwd, session_dir, session_id=parsed.session_id)
+        if parsed.session:
+            path, other_cwd = _find_session(parsed.session, cwd, session_dir)
+            if other_cwd is not None:
+                raise CliError(
+                    f"session '{parsed.session}' belongs to another project ({other_cwd}); "
+                    f"use --fork {parsed.session} to continue it here"
+                )
+            return _open(path, session_dir)
+        if parsed.resume:
+            raise CliError(
+                "--resume needs the interactive session picker, which is not available yet; "
+                "use --continue or --session <id>"
+            )
+        if parsed.continue_session:
+            return SessionManager.continue_recent(cwd, session_dir)
+        if parsed.session_id:
+            existing = _exact_local_session(parsed.session_id, cwd, session_dir)
+            if existing:
+                return _open(existing, session_dir)
+            diagnostics.warn(
+                f"No project session found with id '{parsed.session_id}'; creating a new session with that id."
+            )
+        return SessionManager.create(cwd, session_dir, session_id=parsed.session_id)
+    except InvalidSessionIdError as error:
+        raise CliError(str(error)) from None
+    except (SessionError, OSError) as error:
+        raise CliError(_describe(error)) from None
+
+
+def _describe(error: Exception) -> str:
+    if isinstance(error, OSError) and error.filename:
+        return f"cannot read {error.filename}: {error.strerror or error} (check that the file exists and is readable)"
+    return str(error)
+
+
+def _open(path: str, session_dir: str | None) -> SessionManager:
+    from pi_coding_agent.session import SessionManager
+
+    if os.path.exists(path) and not os.access(path, os.R_OK):
+        raise CliError(f"cannot read session file {path}: permission denied (check the file's permissions)")
+    return SessionManager.open(path, session_dir)
+
+
+def _exact_local_session(session_id: str, cwd: str, session_dir: str | None) -> str | None:
+    from pi_coding_agent.session import list_sessions
+
+    for info in list_sessions(cwd, session_dir):
+        if info.id == session_id:
+            return str(info.path)
+    return None
+
+
+def _find_session(argument: str, cwd: str, session_dir: str | None) -> tuple[str, str | None]:
+    """(path, cwd of another project or None) for a ``--session``/``--fork`` value."""
+    from pi_coding_agent.session import list_all_sessions, list_sessions
+    from pi_coding_agent.settings import resolve_path
+
+    if "/" in argument or "\\" in argument or argument.endswith(".jsonl"):
+        return resolve_path(argument, cwd), None
+    local = list_sessions(cwd, session_dir)
+    match = next((s for s in local if s.id == argument), None) or next(
+        (s for s in local if s.id.startswith(argument)), None
+    )
+    if match is not None:
+        return str(match.path), None
+    everywhere = list_all_sessions(session_dir)
+    match = next((s for s in everywhere if s.id == argument), None) or next(
+        (s for s in everywhere if s.id.startswith(argument)), None
+    )
+    if match is not None:
+        return str(match.path), str(match.cwd)
+    raise CliError(f"No session found matching '{argument}' (pi --session takes a file path or a session id prefix)")

@@ -1,0 +1,100 @@
+"""Models the coding agent can use: ``pi_ai``'s catalog + ``models.json``, with credentials.
+
+A model is *available* when its provider has credentials (``--api-key``, ``auth.json``,
+a ``models.json`` key or an environment variable). ``request_auth`` gives what a request
+needs: the key and the extra headers ``models.json`` configures (``headers`` on the
+provider, on the model or in ``modelOverrides``; ``authHeader: true`` adds
+``Authorization: Bearer <key>``), each value resolved like a key (``$VAR``, ``!cmd``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from pi_ai import Model, api_key_env_vars
+from pi_ai.models import ModelRegistry
+from pi_coding_agent.auth import AuthStorage, Credentials, resolve_config_value
+from pi_coding_agent.model_registry._resolver import default_available_model
+
+
+class MissingCredentials(Exception):
+    """No usable key for a provider; the message says how to provide one."""
+
+
+def missing_key_message(provider: str) -> str:
+    variables = api_key_env_vars(provider)
+    env_hint = f"set {' or '.join(variables)}, " if variables else ""
+    return (
+        f"No API key found for {provider}: {env_hint}pass --api-key, add it to auth.json, "
+        f'or give the provider an "apiKey" in models.json.'
+    )
+
+
+@dataclass(frozen=True)
+class RequestAuth:
+    api_key: str | None
+    headers: dict[str, str] | None
+
+
+class ModelCatalog:
+    def __init__(self, registry: ModelRegistry, credentials: Credentials) -> None:
+        self.registry = registry
+        self.credentials = credentials
+
+    @classmethod
+    def load(cls, agent_dir: Path, auth: AuthStorage) -> ModelCatalog:
+        registry = ModelRegistry(agent_dir / "models.json")
+        configured: dict[str, str] = {}
+        for provider in registry.providers():
+            config = registry.provider_config(provider)
+            if config is not None and config.api_key is not None:
+                configured[provider] = config.api_key
+        return cls(registry, Credentials(auth, configured))
+
+    @property
+    def error(self) -> str | None:
+        """What is wrong with ``models.json``; the built-in models stay usable."""
+        return self.registry.error
+
+    def all_models(self) -> list[Model]:
+        return [model for provider in self.registry.providers() for model in self.registry.models(provider)]
+
+    def available(self) -> list[Model]:
+        return [model for model in self.all_models() if self.credentials.has_auth(model.provider)]
+
+    def find(self, provider: str, model_id: str) -> Model | None:
+        return self.registry.model(provider, model_id)
+
+    def has_auth(self, provider: str) -> bool:
+        return self.credentials.has_auth(provider)
+
+    def default_model(self) -> Model | None:
+        return default_available_model(self.available())
+
+    def request_auth(self, model: Model) -> RequestAuth:
+        """Key and headers for a request to ``model``; raises ``MissingCredentials``."""
+        api_key = self.credentials.api_key(model.provider)
+        config = self.registry.provider_config(model.provider)
+        raw_headers: dict[str, str] = {}
+        if config is not None:
+            raw_headers.update(config.headers or {})
+            override = (config.model_overrides or {}).get(model.id)
+            if override is not None and override.headers:
+                raw_headers.update(override.headers)
+            for definition in config.models or ():
+                if definition.id == model.id and definition.headers:
+                    raw_headers.update(definition.headers)
+        scoped_env = self.credentials.storage.env(model.provider) or None
+        headers: dict[str, str] = {}
+        for name, value in raw_headers.items():
+            resolved = resolve_config_value(value, scoped_env)
+            if resolved:
+                headers[name] = resolved
+        if config is not None and config.auth_header:
+            if not api_key:
+                raise MissingCredentials(missing_key_message(model.provider))
+            headers["Authorization"] = f"Bearer {api_key}"
+        if not api_key and not headers:
+            raise MissingCredentials(missing_key_message(model.provider))
+        return RequestAuth(api_key, headers or None)

@@ -1,0 +1,79 @@
+"""One-shot runs: ``pi -p`` (text) and ``pi --mode json``.
+
+Both send the first prompt (with its images) and then every further message as its own
+prompt, each awaited. Text mode prints the text blocks of the final assistant message,
+one per line, and nothing else on stdout. JSON mode prints the session header and then
+every session event as one JSON line.
+
+Exit status: 0 when the last answer is a normal one; 1 with a one-line reason on stderr
+when a prompt could not start or the last answer ended in an error or was aborted. JSON
+mode uses the same rule; Pi 0.85 exits 0 there even when the model call failed (see
+docs/cli.md).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from typing import BinaryIO, Literal
+
+from pi_ai import AssistantMessage, ImageContent, TextContent, encode
+from pi_coding_agent.agent_session import AgentSession, SessionError, SessionEvent
+from pi_coding_agent.modes._json_event import to_json_event
+
+PrintMode = Literal["text", "json"]
+
+
+def _failure(session: AgentSession) -> str | None:
+    """Why the run failed, judged from the last message; ``None`` when it succeeded."""
+    messages = session.agent.state.messages
+    last = messages[-1] if messages else None
+    if isinstance(last, AssistantMessage) and last.stop_reason in ("error", "aborted"):
+        return last.error_message or f"Request {last.stop_reason}"
+    return None
+
+
+async def run_print_mode(
+    session: AgentSession,
+    *,
+    mode: PrintMode,
+    initial_message: str | None,
+    initial_images: Sequence[ImageContent] = (),
+    messages: Sequence[str] = (),
+    stdout: BinaryIO | None = None,
+) -> int:
+    out = stdout if stdout is not None else sys.stdout.buffer
+    unsubscribe = None
+    if mode == "json":
+        out.write(encode(session.session_manager.get_header_data()) + b"\n")
+        out.flush()
+
+        def write(event: SessionEvent) -> None:
+            out.write(encode(to_json_event(event)) + b"\n")
+            out.flush()
+
+        unsubscribe = session.subscribe(write)
+    try:
+        if initial_message is not None:
+            await session.prompt(initial_message, initial_images)
+        for message in messages:
+            await session.prompt(message)
+    except SessionError as error:
+        print(str(error), file=sys.stderr)
+        return 1
+    finally:
+        if unsubscribe is not None:
+            unsubscribe()
+    failure = _failure(session)
+    if failure is not None:
+        print(failure, file=sys.stderr)
+        return 1
+    if mode == "text":
+        messages_now = session.agent.state.messages
+        last = messages_now[-1] if messages_now else None
+        if isinstance(last, AssistantMessage):
+            for block in last.content:
+                if isinstance(block, TextContent):
+                    out.write(block.text.encode("utf-8", "replace") + b"\n")
+        out.flush()
+    return 0

@@ -1,0 +1,259 @@
+"""A scripted LLM provider on 127.0.0.1 speaking OpenAI Chat Completions and Anthropic Messages SSE.
+
+The script is a list of assistant turns. Which turn answers a request is decided from the
+request itself (the number of assistant messages already in it), so the same script
+drives any client the same way, whatever it retries or however many processes use it;
+that is what lets one server drive our CLI and Pi's side by side.
+
+A turn is a dict:
+
+* ``{"text": "..."}`` - a text answer;
+* ``{"tool_calls": [{"id": "call_1", "name": "read", "arguments": {...}}, ...]}`` - tool calls
+  (``text`` may be given too and comes first);
+* optional ``"fail": [{"status": 503, "body": {...}}, ...]`` - the first requests for this turn
+  get these HTTP errors, one per request, before the turn is served normally;
+* optional ``"chunk_delay": seconds`` - pause between SSE events (a slow provider);
+* optional ``"usage": {"input": n, "output": m}``.
+
+Every request is recorded (``requests``: method, path, headers, parsed JSON body) and
+``first_request_at`` holds the monotonic time the first one arrived.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+Turn = dict[str, Any]
+
+
+def _chunks(text: str, size: int = 4) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), size)] or [""]
+
+
+def _openai_events(turn: Turn, model: str) -> Iterator[dict[str, Any] | str]:
+    base = {"id": "chatcmpl-scripted", "object": "chat.completion.chunk", "created": 0, "model": model}
+
+    def chunk(delta: dict[str, Any], finish: str | None = None, usage: dict[str, Any] | None = None) -> dict[str, Any]:
+        data: dict[str, Any] = {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+        if usage is not None:
+            data["usage"] = usage
+        return data
+
+    yield chunk({"role": "assistant", "content": ""})
+    if turn.get("text"):
+        for piece in _chunks(turn["text"]):
+            yield chunk({"content": piece})
+    calls = turn.get("tool_calls") or []
+    for index, call in enumerate(calls):
+        arguments = json.dumps(call.get("arguments", {}))
+        yield chunk(
+            {
+                "tool_calls": [
+                    {
+                        "index": index,
+                        "id": call["id"],
+                        "type": "function",
+                        "function": {"name": call["name"], "arguments": ""},
+                    }
+                ]
+            }
+        )
+        for piece in _chunks(arguments, 12):
+            yield chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
+    usage = turn.get("usage") or {}
+    prompt_tokens = usage.get("input", 10)
+    completion_tokens = usage.get("output", 5)
+    yield chunk(
+        {},
+        "tool_calls" if calls else "stop",
+        {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        },
+    )
+    yield "[DONE]"
+
+
+def _anthropic_events(turn: Turn, model: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    usage = turn.get("usage") or {}
+    yield (
+        "message_start",
+        {
+            "type": "message_start",
+            "message": {
+                "id": "msg_scripted",
+                "type": "message",
+                "role": "assistant",
+                "model": model,
+                "content": [],
+                "stop_reason": None,
+                "stop_sequence": None,
+                "usage": {"input_tokens": usage.get("input", 10), "output_tokens": 1},
+            },
+        },
+    )
+    index = 0
+    if turn.get("text"):
+        yield (
+            "content_block_start",
+            {"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}},
+        )
+        for piece in _chunks(turn["text"]):
+            yield (
+                "content_block_delta",
+                {"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": piece}},
+            )
+        yield "content_block_stop", {"type": "content_block_stop", "index": index}
+        index += 1
+    calls = turn.get("tool_calls") or []
+    for call in calls:
+        yield (
+            "content_block_start",
+            {
+                "type": "content_block_start",
+                "index": index,
+                "content_block": {"type": "tool_use", "id": call["id"], "name": call["name"], "input": {}},
+            },
+        )
+        for piece in _chunks(json.dumps(call.get("arguments", {})), 12):
+            yield (
+                "content_block_delta",
+                {
+                    "type": "content_block_delta",
+                    "index": index,
+                    "delta": {"type": "input_json_delta", "partial_json": piece},
+                },
+            )
+        yield "content_block_stop", {"type": "content_block_stop", "index": index}
+        index += 1
+    yield (
+        "message_delta",
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "tool_use" if calls else "end_turn", "stop_sequence": None},
+            "usage": {"output_tokens": usage.get("output", 5)},
+        },
+    )
+    yield "message_stop", {"type": "message_stop"}
+
+
+class ScriptedProvider:
+    """Serve ``turns`` on ``http://127.0.0.1:<port>`` (``/v1/chat/completions``, ``/v1/messages``)."""
+
+    def __init__(self, turns: list[Turn]) -> None:
+        self.turns = turns
+        self.requests: list[dict[str, Any]] = []
+        self.first_request_at: float | None = None
+        self._failures_served: dict[int, int] = {}
+        self._lock = threading.Lock()
+        provider = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: Any) -> None:
+                return
+
+            def do_POST(self) -> None:
+                provider._handle(self)
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def port(self) -> int:
+        return int(self._server.server_address[1])
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def __enter__(self) -> ScriptedProvider:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def _turn_for(self, body: dict[str, Any]) -> int:
+        messages = body.get("messages") or []
+        return sum(1 for message in messages if isinstance(message, dict) and message.get("role") == "assistant")
+
+    def _handle(self, handler: BaseHTTPRequestHandler) -> None:
+        length = int(handler.headers.get("content-length") or 0)
+        raw = handler.rfile.read(length)
+        body = json.loads(raw or b"{}")
+        with self._lock:
+            if self.first_request_at is None:
+                self.first_request_at = time.monotonic()
+            self.requests.append(
+                {"path": handler.path, "headers": {k.lower(): v for k, v in handler.headers.items()}, "body": body}
+            )
+            index = self._turn_for(body)
+            turn = self.turns[index] if index < len(self.turns) else {"text": "(script exhausted)"}
+            failures = turn.get("fail") or []
+            served = self._failures_served.get(index, 0)
+            failure = failures[served] if served < len(failures) else None
+            if failure is not None:
+                self._failures_served[index] = served + 1
+        if failure is not None:
+            payload = json.dumps(failure.get("body") or {"error": {"message": "scripted failure"}}).encode()
+            handler.send_response(int(failure.get("status", 500)))
+            handler.send_header("content-type", "application/json")
+            handler.send_header("content-length", str(len(payload)))
+            handler.end_headers()
+            handler.wfile.write(payload)
+            return
+        model = str(body.get("model", "scripted"))
+        delay = float(turn.get("chunk_delay", 0))
+        handler.send_response(200)
+        handler.send_header("content-type", "text/event-stream")
+        handler.send_header("cache-control", "no-cache")
+        handler.send_header("connection", "close")
+        handler.end_headers()
+        try:
+            if handler.path.split("?", 1)[0].endswith("/messages"):
+                for name, data in _anthropic_events(turn, model):
+                    handler.wfile.write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
+                    handler.wfile.flush()
+                    if delay:
+                        time.sleep(delay)
+            else:
+                for event in _openai_events(turn, model):
+                    data = event if isinstance(event, str) else json.dumps(event)
+                    handler.wfile.write(f"data: {data}\n\n".encode())
+                    handler.wfile.flush()
+                    if delay:
+                        time.sleep(delay)
+        except (BrokenPipeError, ConnectionResetError):
+            return
+        handler.close_connection = True
+
+
+def models_json(base_url: str) -> dict[str, Any]:
+    """A ``models.json`` with an OpenAI-compatible and an Anthropic-style provider on ``base_url``."""
+    return {
+        "providers": {
+            "scripted-openai": {
+                "baseUrl": f"{base_url}/v1",
+                "api": "openai-completions",
+                "apiKey": "scripted-key",
+                "compat": {"supportsDeveloperRole": False, "supportsUsageInStreaming": True},
+                "models": [{"id": "scripted-model", "name": "Scripted Model", "contextWindow": 64000, "maxTokens": 4096}],
+            },
+            "scripted-anthropic": {
+                "baseUrl": base_url,
+                "api": "anthropic-messages",
+                "apiKey": "scripted-key",
+                "models": [{"id": "scripted-claude", "name": "Scripted Claude", "contextWindow": 64000, "maxTokens": 4096}],
+            },
+        }
+    }
