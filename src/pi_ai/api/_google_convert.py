@@ -61,7 +61,11 @@ def supports_strict_tool_sampling(model_id: str) -> bool:
 
 def _valid_signature(signature: str | None) -> bool:
     """Thought signatures are bytes on Google's side: only well-formed base64 may be replayed."""
-    return bool(signature) and len(signature or "") % 4 == 0 and _BASE64_SIGNATURE.match(signature or "") is not None
+    return (
+        bool(signature)
+        and len(signature or "") % 4 == 0
+        and _BASE64_SIGNATURE.match(signature or "") is not None
+    )
 
 
 def _signature(same_provider_and_model: bool, signature: str | None) -> str | None:
@@ -88,7 +92,9 @@ def convert_messages(model: Model, context: Context) -> list[dict[str, Any]]:
                 contents.append({"role": "user", "parts": [{"text": sanitize_surrogates(message.content)}]})
                 continue
             parts = [
-                {"text": sanitize_surrogates(block.text)} if isinstance(block, TextContent) else _inline_data(block)
+                {"text": sanitize_surrogates(block.text)}
+                if isinstance(block, TextContent)
+                else _inline_data(block)
                 for block in message.content
             ]
             if parts:
@@ -117,13 +123,20 @@ def convert_messages(model: Model, context: Context) -> list[dict[str, Any]]:
             part = {"functionResponse": function_response}
             # All function responses of one turn travel in a single user turn.
             last = contents[-1] if contents else None
-            if last is not None and last["role"] == "user" and any("functionResponse" in p for p in last["parts"]):
+            if (
+                last is not None
+                and last["role"] == "user"
+                and any("functionResponse" in p for p in last["parts"])
+            ):
                 last["parts"].append(part)
             else:
                 contents.append({"role": "user", "parts": [part]})
             if images and not nested_images:
                 contents.append(
-                    {"role": "user", "parts": [{"text": "Tool result image:"}, *(_inline_data(i) for i in images)]}
+                    {
+                        "role": "user",
+                        "parts": [{"text": "Tool result image:"}, *(_inline_data(i) for i in images)],
+                    }
                 )
     return contents
 
@@ -158,7 +171,10 @@ def _model_parts(model: Model, message: AssistantMessage, needs_ids: bool) -> li
 
 
 def _function_call_part(block: ToolCall, same: bool, needs_ids: bool) -> dict[str, Any]:
-    call: dict[str, Any] = {"name": block.name, "args": block.arguments if block.arguments is not None else {}}
+    call: dict[str, Any] = {
+        "name": block.name,
+        "args": block.arguments if block.arguments is not None else {},
+    }
     if needs_ids:
         call["id"] = block.id
     part: dict[str, Any] = {"functionCall": call}
@@ -171,7 +187,9 @@ def _function_call_part(block: ToolCall, same: bool, needs_ids: bool) -> dict[st
 def _strip_schema_meta(schema: Any) -> Any:
     if not isinstance(schema, dict):
         return schema
-    return {key: _strip_schema_meta(value) for key, value in schema.items() if key not in _JSON_SCHEMA_META_KEYS}
+    return {
+        key: _strip_schema_meta(value) for key, value in schema.items() if key not in _JSON_SCHEMA_META_KEYS
+    }
 
 
 def convert_tools(
@@ -196,7 +214,9 @@ def convert_tools(
 _TOOL_CHOICE_MODES = {"auto": "AUTO", "none": "NONE", "any": "ANY"}
 
 
-def function_calling_mode(tools: list[Tool], tool_choice: str | None, supports_strict_mode: bool) -> str | None:
+def function_calling_mode(
+    tools: list[Tool], tool_choice: str | None, supports_strict_mode: bool
+) -> str | None:
     """``toolConfig.functionCallingConfig.mode``; ``VALIDATED`` when a tool asks for strict sampling."""
     strict = any(resolve_json_schema_strict_sampling(tool, supports_strict_mode) is True for tool in tools)
     if tool_choice in ("none", "any"):
@@ -221,9 +241,9 @@ def is_gemini3_pro(model: Model) -> bool:
 
 def is_gemini3_flash(model: Model) -> bool:
     model_id = model.id.lower()
-    return (
-        re.search(r"gemini-3(?:\.\d+)?-flash", model_id) is not None
-        or model_id in ("gemini-flash-latest", "gemini-flash-lite-latest")
+    return re.search(r"gemini-3(?:\.\d+)?-flash", model_id) is not None or model_id in (
+        "gemini-flash-latest",
+        "gemini-flash-lite-latest",
     )
 
 
@@ -244,7 +264,11 @@ def resolve_google_thinking_level(model: Model, level: str) -> str:
     resolved = mapped.lower() if isinstance(mapped, str) else level
     if resolved in ("minimal", "low", "medium", "high"):
         return resolved
-    shown = "undefined" if level not in (model.thinking_level_map or {}) else ("null" if mapped is None else mapped)
+    shown = (
+        "undefined"
+        if level not in (model.thinking_level_map or {})
+        else ("null" if mapped is None else mapped)
+    )
     raise ValueError(
         f"Unsupported Google thinking level mapping for {model.provider}/{model.id}: {level} -> {shown}"
     )
@@ -374,7 +398,15 @@ def _wire_part(part: Any) -> Any:
     blob = part.get("inlineData")
     if blob is not None:
         out["inlineData"] = {k: blob[k] for k in ("data", "mimeType") if blob.get(k) is not None}
-    for key in ("text", "thought", "thoughtSignature", "videoMetadata", "toolCall", "toolResponse", "partMetadata"):
+    for key in (
+        "text",
+        "thought",
+        "thoughtSignature",
+        "videoMetadata",
+        "toolCall",
+        "toolResponse",
+        "partMetadata",
+    ):
         if part.get(key) is not None:
             out[key] = part[key]
     return out

@@ -89,7 +89,9 @@ class GoogleStreamProcessor:
         if isinstance(block, TextContent):
             self.stream.push(TextEndEvent(content_index=index, content=block.text, partial=self.output))
         else:
-            self.stream.push(ThinkingEndEvent(content_index=index, content=block.thinking, partial=self.output))
+            self.stream.push(
+                ThinkingEndEvent(content_index=index, content=block.thinking, partial=self.output)
+            )
 
     def handle(self, chunk: Mapping[str, Any]) -> None:
         output = self.output
@@ -163,7 +165,9 @@ class GoogleStreamProcessor:
         provided = call.get("id")
         name = call.get("name")
         if not provided or provided in self._seen_ids:
-            tool_call_id = f"{js_field(call, 'name')}_{time.time_ns() // 1_000_000}_{next(_tool_call_counter)}"
+            tool_call_id = (
+                f"{js_field(call, 'name')}_{time.time_ns() // 1_000_000}_{next(_tool_call_counter)}"
+            )
         else:
             tool_call_id = provided
         self._seen_ids.add(tool_call_id)
@@ -179,7 +183,9 @@ class GoogleStreamProcessor:
         index = len(self.output.content) - 1
         self.stream.push(ToolCallStartEvent(content_index=index, partial=self.output))
         self.stream.push(
-            ToolCallDeltaEvent(content_index=index, delta=js_stringify(tool_call.arguments), partial=self.output)
+            ToolCallDeltaEvent(
+                content_index=index, delta=js_stringify(tool_call.arguments), partial=self.output
+            )
         )
         self.stream.push(ToolCallEndEvent(content_index=index, tool_call=tool_call, partial=self.output))
 

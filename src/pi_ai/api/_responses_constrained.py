@@ -211,7 +211,9 @@ def resolve_grammar_constrained_sampling(tool: Tool, supports_grammar_tools: boo
     return Grammar("lark" if has_lark else "regex", str(lark if has_lark else regex), input_property)
 
 
-def grammar_tool_input_properties(tools: Sequence[Tool] | None, supports_grammar_tools: bool) -> dict[str, str]:
+def grammar_tool_input_properties(
+    tools: Sequence[Tool] | None, supports_grammar_tools: bool
+) -> dict[str, str]:
     """Tool name -> input argument, for the tools sent as grammar (custom) tools."""
     found: dict[str, str] = {}
     for tool in tools or ():
@@ -225,7 +227,9 @@ def grammar_tool_input(tool_name: str, arguments: dict[str, Any], input_property
     """The free-form input of a grammar tool call, read back from its arguments."""
     value = arguments.get(input_property)
     if not isinstance(value, str):
-        raise ValueError(f'Grammar tool call "{tool_name}" requires argument "{input_property}" to be a string.')
+        raise ValueError(
+            f'Grammar tool call "{tool_name}" requires argument "{input_property}" to be a string.'
+        )
     return value
 
 

@@ -81,7 +81,12 @@ def _parse_text_signature(signature: str | None) -> tuple[str, str | None] | Non
         except ValueError:
             parsed = None
         version = parsed.get("v") if isinstance(parsed, dict) else None
-        if isinstance(parsed, dict) and version == 1 and version is not True and isinstance(parsed.get("id"), str):
+        if (
+            isinstance(parsed, dict)
+            and version == 1
+            and version is not True
+            and isinstance(parsed.get("id"), str)
+        ):
             phase = parsed.get("phase")
             return parsed["id"], phase if phase in ("commentary", "final_answer") else None
     return signature, None

@@ -87,7 +87,9 @@ class ResponsesStreamProcessor:
 
     def _push_tool_delta(self, slot: _Slot, delta: str | None) -> None:
         if delta is not None:
-            self.stream.push(ToolCallDeltaEvent(content_index=slot.content_index, delta=delta, partial=self.output))
+            self.stream.push(
+                ToolCallDeltaEvent(content_index=slot.content_index, delta=delta, partial=self.output)
+            )
 
     def _create_slot(self, output_index: Any, item: Mapping[str, Any]) -> _Slot | None:
         content = self.output.content
@@ -151,7 +153,9 @@ class ResponsesStreamProcessor:
         assert isinstance(slot.block, ToolCall)
         if slot.custom_buffer is None or slot.custom_property is None:
             return None
-        delta = append_grammar_tool_input_json_delta(slot.custom_buffer, slot.custom_property, next_input, close)
+        delta = append_grammar_tool_input_json_delta(
+            slot.custom_buffer, slot.custom_property, next_input, close
+        )
         slot.block.arguments = {slot.custom_property: next_input}
         return delta
 
@@ -170,20 +174,26 @@ class ResponsesStreamProcessor:
                 delta = js_field(event, "delta")
                 assert isinstance(slot.block, ThinkingContent)
                 slot.block.thinking += delta
-                self.stream.push(ThinkingDeltaEvent(content_index=slot.content_index, delta=delta, partial=output))
+                self.stream.push(
+                    ThinkingDeltaEvent(content_index=slot.content_index, delta=delta, partial=output)
+                )
         elif kind == "response.reasoning_summary_part.done":
             slot = self._slot(event.get("output_index"), "thinking")
             if slot is not None:
                 assert isinstance(slot.block, ThinkingContent)
                 slot.block.thinking += "\n\n"
-                self.stream.push(ThinkingDeltaEvent(content_index=slot.content_index, delta="\n\n", partial=output))
+                self.stream.push(
+                    ThinkingDeltaEvent(content_index=slot.content_index, delta="\n\n", partial=output)
+                )
         elif kind in ("response.output_text.delta", "response.refusal.delta"):
             slot = self._slot(event.get("output_index"), "text")
             if slot is not None:
                 delta = js_field(event, "delta")
                 assert isinstance(slot.block, TextContent)
                 slot.block.text += delta
-                self.stream.push(TextDeltaEvent(content_index=slot.content_index, delta=delta, partial=output))
+                self.stream.push(
+                    TextDeltaEvent(content_index=slot.content_index, delta=delta, partial=output)
+                )
         elif kind == "response.function_call_arguments.delta":
             slot = self._slot(event.get("output_index"), "toolCall")
             if slot is not None and slot.arguments is not None:
@@ -212,7 +222,9 @@ class ResponsesStreamProcessor:
         elif kind == "response.custom_tool_call_input.done":
             slot = self._slot(event.get("output_index"), "toolCall")
             if slot is not None and slot.custom_buffer is not None:
-                self._push_tool_delta(slot, self._append_custom_input(slot, _js_text(event.get("input")), True))
+                self._push_tool_delta(
+                    slot, self._append_custom_input(slot, _js_text(event.get("input")), True)
+                )
         elif kind == "response.output_item.done":
             self._item_done(event.get("output_index"), event.get("item") or {})
         elif kind in ("response.completed", "response.incomplete"):
@@ -248,7 +260,9 @@ class ResponsesStreamProcessor:
             slot.block.thinking_signature = js_stringify(item)
             self._reasoning_by_id[item.get("id")] = slot.block
             self.stream.push(
-                ThinkingEndEvent(content_index=slot.content_index, content=slot.block.thinking, partial=output)
+                ThinkingEndEvent(
+                    content_index=slot.content_index, content=slot.block.thinking, partial=output
+                )
             )
             del self._slots[output_index]
         elif kind == "message" and slot.kind == "text":
@@ -263,7 +277,9 @@ class ResponsesStreamProcessor:
             if item.get("phase"):
                 signature["phase"] = item["phase"]
             slot.block.text_signature = js_stringify(signature)
-            self.stream.push(TextEndEvent(content_index=slot.content_index, content=slot.block.text, partial=output))
+            self.stream.push(
+                TextEndEvent(content_index=slot.content_index, content=slot.block.text, partial=output)
+            )
             del self._slots[output_index]
         elif kind == "function_call" and slot.kind == "toolCall" and slot.arguments is not None:
             assert isinstance(slot.block, ToolCall)
@@ -272,7 +288,9 @@ class ResponsesStreamProcessor:
             if item.get("namespace") is not None:
                 slot.block.namespace = item["namespace"]
             slot.arguments = None
-            self.stream.push(ToolCallEndEvent(content_index=slot.content_index, tool_call=slot.block, partial=output))
+            self.stream.push(
+                ToolCallEndEvent(content_index=slot.content_index, tool_call=slot.block, partial=output)
+            )
             del self._slots[output_index]
         elif kind == "custom_tool_call" and slot.kind == "toolCall" and slot.custom_buffer is not None:
             assert isinstance(slot.block, ToolCall)
@@ -286,13 +304,19 @@ class ResponsesStreamProcessor:
             if item.get("namespace") is not None:
                 slot.block.namespace = item["namespace"]
             slot.custom_buffer = None
-            self.stream.push(ToolCallEndEvent(content_index=slot.content_index, tool_call=slot.block, partial=output))
+            self.stream.push(
+                ToolCallEndEvent(content_index=slot.content_index, tool_call=slot.block, partial=output)
+            )
             del self._slots[output_index]
 
     def _backfill_reasoning(self, items: list[Any]) -> None:
         """Some backends (Azure) send ``encrypted_content`` only in the final response."""
         for item in items:
-            if not isinstance(item, dict) or item.get("type") != "reasoning" or not item.get("encrypted_content"):
+            if (
+                not isinstance(item, dict)
+                or item.get("type") != "reasoning"
+                or not item.get("encrypted_content")
+            ):
                 continue
             block = self._reasoning_by_id.get(item.get("id"))
             if block is None or not block.thinking_signature:

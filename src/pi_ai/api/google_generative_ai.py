@@ -154,11 +154,16 @@ def build_headers(model: Model, api_key: str, options: StreamOptions) -> dict[st
     sdk_label = f"{SDK_LABEL} {_python_label()}"
     pi_headers = {
         key: value
-        for key, value in {"User-Agent": pi_user_agent(), **(model.headers or {}), **(options.headers or {})}.items()
+        for key, value in {
+            "User-Agent": pi_user_agent(),
+            **(model.headers or {}),
+            **(options.headers or {}),
+        }.items()
         if value is not None
     }
     headers = merge_headers(
-        {"User-Agent": sdk_label, "x-goog-api-client": sdk_label, "Content-Type": "application/json"}, pi_headers
+        {"User-Agent": sdk_label, "x-goog-api-client": sdk_label, "Content-Type": "application/json"},
+        pi_headers,
     )
     if not any(name.lower() == "x-goog-api-key" for name in headers):
         headers["x-goog-api-key"] = api_key
@@ -211,7 +216,9 @@ async def _open(
     while True:
         try:
             return await stack.enter_async_context(
-                open_stream(request, single, model, describe_error=_google_error_message, call_on_response=False)
+                open_stream(
+                    request, single, model, describe_error=_google_error_message, call_on_response=False
+                )
             )
         except HttpStatusError as error:
             if options.signal is not None and options.signal.aborted:
@@ -245,7 +252,9 @@ def _provider_options(options: StreamOptions | None) -> GoogleOptions:
     return resolved
 
 
-def stream(model: Model, context: Context, options: StreamOptions | None = None) -> AssistantMessageEventStream:
+def stream(
+    model: Model, context: Context, options: StreamOptions | None = None
+) -> AssistantMessageEventStream:
     """Stream one response. Every failure arrives as an ``error`` event."""
     opts = _provider_options(options)
     output = empty_assistant_message(model)
@@ -273,7 +282,9 @@ def stream(model: Model, context: Context, options: StreamOptions | None = None)
                 raise AbortError("Request aborted")
             params = await apply_on_payload(opts, params, model)
             path, body = wire_request(params)
-            request = HttpRequest(join_url(model.base_url, f"/{path}:streamGenerateContent?alt=sse"), headers, body)
+            request = HttpRequest(
+                join_url(model.base_url, f"/{path}:streamGenerateContent?alt=sse"), headers, body
+            )
             processor = GoogleStreamProcessor(output, events, model)
             async with AsyncExitStack() as stack:
                 response = await _open(stack, request, opts, model)
@@ -328,7 +339,9 @@ def stream_simple(
     else:
         budgets = simple.thinking_budgets
         custom = dataclasses.asdict(budgets) if budgets is not None else None
-        provider.thinking = GoogleThinkingOptions(enabled=True, budget_tokens=thinking_budget_for(model, level, custom))
+        provider.thinking = GoogleThinkingOptions(
+            enabled=True, budget_tokens=thinking_budget_for(model, level, custom)
+        )
     return stream(model, context, provider)
 
 

@@ -150,7 +150,9 @@ def build_params(
         "input": items,
         "stream": True,
         "prompt_cache_key": cache_key if cache_key is not None else _UNSET,
-        "prompt_cache_retention": "24h" if retention == "long" and compat.supports_long_cache_retention else _UNSET,
+        "prompt_cache_retention": "24h"
+        if retention == "long" and compat.supports_long_cache_retention
+        else _UNSET,
         "prompt_cache_options": {"mode": "explicit"} if explicit_cache_off else _UNSET,
         "store": False,
     }
@@ -173,7 +175,8 @@ def build_params(
             params["reasoning"] = {"effort": effort, "summary": options.reasoning_summary or "auto"}
             params["include"] = ["reasoning.encrypted_content"]
         elif model.provider != "github-copilot" and (
-            "off" not in (model.thinking_level_map or {}) or (model.thinking_level_map or {})["off"] is not None
+            "off" not in (model.thinking_level_map or {})
+            or (model.thinking_level_map or {})["off"] is not None
         ):
             off = (model.thinking_level_map or {}).get("off")
             params["reasoning"] = {"effort": off if off is not None else "none"}
@@ -204,8 +207,21 @@ def _copilot_headers(context: Context) -> dict[str, str]:
     return headers
 
 
-_OS_NAMES = {"linux": "Linux", "darwin": "MacOS", "win32": "Windows", "freebsd": "FreeBSD", "openbsd": "OpenBSD"}
-_ARCH_NAMES = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "arm64": "arm64", "i386": "x32", "i686": "x32"}
+_OS_NAMES = {
+    "linux": "Linux",
+    "darwin": "MacOS",
+    "win32": "Windows",
+    "freebsd": "FreeBSD",
+    "openbsd": "OpenBSD",
+}
+_ARCH_NAMES = {
+    "x86_64": "x64",
+    "amd64": "x64",
+    "aarch64": "arm64",
+    "arm64": "arm64",
+    "i386": "x32",
+    "i686": "x32",
+}
 
 
 def openai_sdk_headers(timeout_ms: int | None) -> dict[str, str]:
@@ -314,7 +330,9 @@ def _sdk_error_message(error: Any) -> str:
     return js_stringify(error)
 
 
-def stream(model: Model, context: Context, options: StreamOptions | None = None) -> AssistantMessageEventStream:
+def stream(
+    model: Model, context: Context, options: StreamOptions | None = None
+) -> AssistantMessageEventStream:
     """Stream one response. Every failure arrives as an ``error`` event."""
     opts = _provider_options(options)
     output = empty_assistant_message(model)
