@@ -630,9 +630,52 @@ def run_pi(case: dict[str, Any], cwd: Path) -> dict[str, Any]:
     return json.loads(done.stdout)
 
 
+def _diff_pairs() -> list[dict[str, str]]:
+    """Random line-level edits (seeded): insertions, deletions, changes, repeats, no final newline."""
+    import random
+
+    rng = random.Random(85)
+    vocabulary = ["a", "b", "c", "x = 1", "", "}", "return", "def f():", "  pass"]
+    pairs = []
+    for _ in range(150):
+        old = [rng.choice(vocabulary) for _ in range(rng.randint(0, 30))]
+        new = list(old)
+        for _ in range(rng.randint(1, 5)):
+            action = rng.random()
+            position = rng.randint(0, len(new))
+            if action < 0.4:
+                new[position:position] = [rng.choice(vocabulary) for _ in range(rng.randint(1, 3))]
+            elif action < 0.7 and new:
+                del new[position : position + rng.randint(1, 3)]
+            elif new:
+                new[min(position, len(new) - 1)] = rng.choice(vocabulary) + "!"
+        end_old = "\n" if rng.random() < 0.8 else ""
+        end_new = end_old if rng.random() < 0.9 else ("" if end_old else "\n")
+        pairs.append({"old": "\n".join(old) + end_old, "new": "\n".join(new) + end_new})
+    return pairs
+
+
+def record_diffs() -> None:
+    pairs = _diff_pairs()
+    done = subprocess.run(
+        [str(NODE), "--no-warnings", "--import", str(GUARD), str(ROOT / "tools" / "pi_diff_driver.mjs")],
+        input=json.dumps(pairs),
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    answers = json.loads(done.stdout)
+    records = [{**pair, **answer} for pair, answer in zip(pairs, answers, strict=True)]
+    (OUT.parent / "pi_diffs.json").write_text(json.dumps(records, indent=1) + "\n", encoding="utf-8")
+    print(f"pi_diffs.json: {len(records)} pairs")
+
+
 def main() -> int:
     prefixes = sys.argv[1:]
     OUT.mkdir(parents=True, exist_ok=True)
+    if not prefixes or "diffs" in prefixes:
+        record_diffs()
     for case in _cases():
         if prefixes and not any(case["name"].startswith(p) for p in prefixes):
             continue

@@ -24,7 +24,7 @@ def _content(spec: Any) -> bytes:
     if isinstance(spec, str):
         return spec.encode("utf-8")
     if "base64" in spec:
-        return base64.b64decode(spec["base64"])
+        return base64.b64decode(str(spec["base64"]))
     if "lines" in spec:
         width = spec.get("width", 0)
         prefix = spec.get("prefix", "line ")
@@ -34,7 +34,7 @@ def _content(spec: Any) -> bytes:
     if "concat" in spec:
         return b"".join(_content(part) for part in spec["concat"])
     if "repeat" in spec:
-        return (spec["repeat"] * spec["count"]).encode("utf-8")
+        return (str(spec["repeat"]) * int(spec["count"])).encode("utf-8")
     raise ValueError(f"unknown file spec {spec!r}")
 
 
@@ -109,7 +109,8 @@ def normalize(case: dict[str, Any], answer: dict[str, Any], root: Path) -> dict[
         out.setdefault("files", {})[name] = (
             base64.b64encode(path.read_bytes()).decode("ascii") if path.exists() else None
         )
-    return _scrub(out, str(root))
+    scrubbed: dict[str, Any] = _scrub(out, str(root))
+    return scrubbed
 
 
 def case_files(directory: Path) -> list[Path]:

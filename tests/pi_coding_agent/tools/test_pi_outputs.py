@@ -16,7 +16,7 @@ import pytest
 
 from pi_ai import AbortController, to_builtins
 from pi_coding_agent.tools import ToolOptions, create_tool
-from pi_coding_agent.tools._external import find_executable
+from pi_coding_agent.tools._external import ExternalTool, find_executable
 from tests.pi_coding_agent.tools.pi_fixtures import build, normalize
 
 OUTPUTS = Path(__file__).parent / "pi_outputs"
@@ -35,7 +35,7 @@ def _params() -> list[Any]:
 
 
 def require_external(tool: str) -> None:
-    name = "rg" if tool == "grep" else "fd"
+    name: ExternalTool = "rg" if tool == "grep" else "fd"
     if find_executable(name) is None:  # pragma: no cover - rg comes with the dev extra, fd from apt
         pytest.fail(
             f"{name} is not installed: install ripgrep (pip, dev extra) and fd-find (apt) to test this path"
