@@ -1,0 +1,131 @@
+"""Differential: the same scripted provider drives Pi 0.85 (through the oracle's ``pi-cli``)
+and our ``pi``; the ``--mode json`` streams, the files and the session contexts must agree.
+
+Normalized before comparing (documented in docs/cli.md): timestamps and generated ids,
+the session header's id/timestamp, temp paths, and two fields whose content depends on
+when a listener happens to serialize a message that is still being filled in (Pi's event
+delivery is asynchronous, so it often prints a later state): the ``usage`` of
+``message_update`` lines and the content of an assistant ``message_start``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.pi_coding_agent.e2e._harness import (
+    ANTHROPIC_MODEL,
+    OPENAI_MODEL,
+    Completed,
+    Sandbox,
+    oracle_context,
+    run_ours,
+    run_pi,
+    scrub,
+)
+from tests.pi_coding_agent.e2e.test_cli_e2e import BUGGY, FIX_SCRIPT, TEST
+from tests.support import oracle
+from tests.support.scripted_provider import ScriptedProvider
+
+
+def _normalize(events: list[dict[str, Any]], sandbox: Sandbox) -> list[dict[str, Any]]:
+    replacements = {str(sandbox.work): "<work>", str(sandbox.root): "<root>"}
+    normalized = []
+    for original in events:
+        event = dict(original)
+        if event.get("type") == "session":
+            event = {"type": "session", "version": event["version"], "cwd": event["cwd"]}
+        elif event["type"] == "message_update":
+            event.pop("usage", None)
+        elif event["type"] == "message_start" and event["message"].get("role") == "assistant":
+            message = event["message"]
+            event["message"] = {key: message[key] for key in ("role", "api", "provider", "model")}
+        normalized.append(scrub(event, replacements))
+    return normalized
+
+
+def _both(tmp_path: Path, script: list[dict[str, Any]], args: list[str],
+          files: dict[str, str] | None = None, settings: dict[str, Any] | None = None) -> tuple[Completed, Completed,
+                                                                                                Sandbox, Sandbox]:
+    oracle.require_live_oracle()
+    # One provider per run: scripted failures are counted per server.
+    with ScriptedProvider(script) as ours_provider, ScriptedProvider(script) as pi_provider:
+        ours_box = Sandbox.create(tmp_path / "ours", ours_provider.base_url, settings)
+        pi_box = Sandbox.create(tmp_path / "pi", pi_provider.base_url, settings)
+        for box in (ours_box, pi_box):
+            for name, text in (files or {}).items():
+                (box.work / name).write_text(text, encoding="utf-8")
+        ours = run_ours(ours_box, *args)
+        pi = run_pi(pi_box, *args)
+    return ours, pi, ours_box, pi_box
+
+
+@pytest.mark.parametrize("model", [OPENAI_MODEL, ANTHROPIC_MODEL], ids=["openai-completions", "anthropic-messages"])
+def test_json_event_streams_match(tmp_path: Path, model: str) -> None:
+    args = ["--mode", "json", "--model", model, "Fix the failing test in this project."]
+    ours, pi, ours_box, pi_box = _both(tmp_path, FIX_SCRIPT, args, {"calc.py": BUGGY, "test_calc.py": TEST})
+    assert pi.returncode == 0, pi.stderr
+    assert ours.returncode == 0, ours.stderr
+    mine = _normalize(ours.json_lines(), ours_box)
+    theirs = _normalize(pi.json_lines(), pi_box)
+    assert [e["type"] for e in mine] == [e["type"] for e in theirs]
+    for index, (a, b) in enumerate(zip(mine, theirs, strict=True)):
+        assert a == b, f"event {index} ({a['type']}) differs"
+    for box in (ours_box, pi_box):
+        assert (box.work / "calc.py").read_text(encoding="utf-8") == "def add(a, b):\n    return a + b\n"
+    # The session files mean the same thing to Pi.
+    our_context = oracle_context(ours_box.session_files()[0])
+    pi_context = oracle_context(pi_box.session_files()[0])
+    replacements_ours = {str(ours_box.work): "<work>"}
+    replacements_pi = {str(pi_box.work): "<work>"}
+    assert scrub(our_context["context"], replacements_ours) == scrub(pi_context["context"], replacements_pi)
+    assert [e["type"] for e in our_context["entries"]] == [e["type"] for e in pi_context["entries"]]
+
+
+def test_text_mode_output_matches(tmp_path: Path) -> None:
+    args = ["--model", OPENAI_MODEL, "-p", "Fix it"]
+    ours, pi, _, _ = _both(tmp_path, FIX_SCRIPT, args, {"calc.py": BUGGY, "test_calc.py": TEST})
+    assert (ours.returncode, ours.stdout) == (pi.returncode, pi.stdout) == (0, FIX_SCRIPT[-1]["text"] + "\n")
+
+
+def test_failed_call_in_json_mode(tmp_path: Path) -> None:
+    """Same events for a provider error; exit status differs on purpose (documented)."""
+    script = [{"fail": [{"status": 400, "body": {"error": {"type": "invalid_request_error",
+                                                          "message": "bad request"}}}], "text": "unused"}]
+    args = ["--mode", "json", "--model", ANTHROPIC_MODEL, "hello"]
+    ours, pi, ours_box, pi_box = _both(tmp_path, script, args)
+    assert _normalize(ours.json_lines(), ours_box) == _normalize(pi.json_lines(), pi_box)
+    assert pi.returncode == 0
+    assert ours.returncode == 1
+    error_message = ours.json_lines()[-2]["messages"][-1]["errorMessage"]
+    assert ours.stderr.strip() == error_message
+
+
+def test_auto_retry_events_match(tmp_path: Path) -> None:
+    script = [{"fail": [{"status": 503, "body": {"error": {"type": "overloaded_error",
+                                                          "message": "Overloaded"}}}], "text": "after retry"}]
+    settings = {"retry": {"enabled": True, "maxRetries": 2, "baseDelayMs": 10}}
+    args = ["--mode", "json", "--model", ANTHROPIC_MODEL, "hello"]
+    ours, pi, ours_box, pi_box = _both(tmp_path, script, args, settings=settings)
+    mine, theirs = _normalize(ours.json_lines(), ours_box), _normalize(pi.json_lines(), pi_box)
+    assert [e["type"] for e in mine] == [e["type"] for e in theirs]
+    assert mine == theirs
+    assert next(e for e in mine if e["type"].startswith("auto_retry"))["delayMs"] == 10
+    assert (ours.returncode, pi.returncode) == (0, 0)
+
+
+def test_list_models_table_matches(tmp_path: Path) -> None:
+    oracle.require_live_oracle()
+    sandbox = Sandbox.create(tmp_path, "http://127.0.0.1:9")
+    models = json.loads((sandbox.agent_dir / "models.json").read_text(encoding="utf-8"))
+    models["providers"]["scripted-openai"]["models"].append(
+        {"id": "big-thinker", "reasoning": True, "input": ["text", "image"], "contextWindow": 1048576,
+         "maxTokens": 32768}
+    )
+    (sandbox.agent_dir / "models.json").write_text(json.dumps(models), encoding="utf-8")
+    for args in (["--list-models"], ["--list-models", "think"], ["--list-models", "nothing-here"]):
+        ours, pi = run_ours(sandbox, *args), run_pi(sandbox, *args)
+        assert (ours.returncode, ours.stdout) == (pi.returncode, pi.stdout), args
