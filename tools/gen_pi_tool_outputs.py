@@ -23,7 +23,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from tests.pi_coding_agent.tools.pi_fixtures import build, normalize  # noqa: E402
+from tests.pi_coding_agent.tools.pi_fixtures import build, normalize, normalize_user_bash  # noqa: E402
 
 OUT = ROOT / "tests" / "pi_coding_agent" / "tools" / "pi_outputs"
 HOME = Path(os.environ.get("PI_ORACLE_HOME", Path.home() / ".cache" / "pi-oracle-0.85.0"))
@@ -671,11 +671,51 @@ def record_diffs() -> None:
     print(f"pi_diffs.json: {len(records)} pairs")
 
 
+USER_BASH_CASES: list[dict[str, Any]] = [
+    {"command": "printf '\\033[1;31mred\\033[0m plain\\r\\n'; printf 'osc \\033]0;title\\007done\\n'"},
+    {"command": "printf 'bin\\001\\002\\003ary\\tok\\n'; echo err >&2"},
+    {"command": "echo out; exit 4"},
+    {"command": "true"},
+    {"command": "seq 1 30000"},
+    {"command": "printf 'progress 10%%\\rprogress 100%%\\n'"},
+    {"command": "echo before; sleep 5", "abortAfterMs": 400},
+    {"command": "pwd"},
+]
+
+
+def record_user_bash() -> None:
+    with tempfile.TemporaryDirectory(prefix="pi-user-bash-") as tmp:
+        cwd = str(Path(tmp).resolve())
+        done = subprocess.run(
+            [
+                str(NODE),
+                "--no-warnings",
+                "--import",
+                str(GUARD),
+                str(ROOT / "tools" / "pi_user_bash_driver.mjs"),
+            ],
+            input=json.dumps({"cwd": cwd, "cases": USER_BASH_CASES}),
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=120,
+        )
+        answers = json.loads(done.stdout)
+        records = []
+        for case, answer in zip(USER_BASH_CASES, answers, strict=True):
+            records.append({"case": case, "pi": normalize_user_bash(answer, Path(cwd))})
+    target = ROOT / "tests" / "pi_coding_agent" / "bash" / "pi_user_bash.json"
+    target.write_text(json.dumps(records, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"pi_user_bash.json: {len(records)} commands")
+
+
 def main() -> int:
     prefixes = sys.argv[1:]
     OUT.mkdir(parents=True, exist_ok=True)
     if not prefixes or "diffs" in prefixes:
         record_diffs()
+    if not prefixes or "user_bash" in prefixes:
+        record_user_bash()
     for case in _cases():
         if prefixes and not any(case["name"].startswith(p) for p in prefixes):
             continue

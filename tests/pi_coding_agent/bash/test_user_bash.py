@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,6 +21,7 @@ from pi_coding_agent.bash import (
 )
 from pi_coding_agent.messages import convert_to_llm
 from pi_coding_agent.tools import ToolError
+from tests.pi_coding_agent.tools.pi_fixtures import normalize_user_bash
 from tests.pi_coding_agent.tools.processes import alive, read_and_remove, read_pid, wait_gone
 
 
@@ -123,3 +126,30 @@ async def test_cancelled_message_omits_exit_code(tmp_path: Path) -> None:
     result = await execute_bash("echo never", str(tmp_path), signal=controller.signal)
     assert result.cancelled and result.exit_code is None
     assert b"exitCode" not in encode(bash_execution_message("echo never", result, timestamp=1))
+
+
+PI_RECORDS: list[dict[str, Any]] = json.loads(
+    (Path(__file__).parent / "pi_user_bash.json").read_text("utf-8")
+)
+
+
+@pytest.mark.parametrize("record", PI_RECORDS, ids=[r["case"]["command"][:30] for r in PI_RECORDS])
+async def test_matches_pis_executor(record: dict[str, Any], tmp_path: Path) -> None:
+    """Same commands as recorded from Pi 0.85's ``executeBashWithOperations``."""
+    case = record["case"]
+    cwd = _resolved(tmp_path)
+    controller = AbortController()
+    if "abortAfterMs" in case:
+        asyncio.get_running_loop().call_later(case["abortAfterMs"] / 1000, controller.abort)
+    result = await execute_bash(case["command"], cwd, signal=controller.signal)
+    answer: dict[str, Any] = {"output": result.output}
+    if result.exit_code is not None:
+        answer["exitCode"] = result.exit_code
+    answer |= {"cancelled": result.cancelled, "truncated": result.truncated}
+    if result.full_output_path is not None:
+        answer["fullOutputPath"] = result.full_output_path
+    assert normalize_user_bash({"result": answer}, Path(cwd)) == record["pi"]
+
+
+def _resolved(path: Path) -> str:
+    return str(path.resolve())

@@ -115,3 +115,15 @@ def normalize(case: dict[str, Any], answer: dict[str, Any], root: Path) -> dict[
 
 def case_files(directory: Path) -> list[Path]:
     return sorted(p for p in directory.glob("*.json"))
+
+
+def normalize_user_bash(answer: dict[str, Any], cwd: Path) -> dict[str, Any]:
+    """A user-bash result (``{"result": BashResult}`` or ``{"error"}``), with the full output file read."""
+    out = dict(answer)
+    result = out.get("result")
+    if isinstance(result, dict) and result.get("fullOutputPath"):
+        result = dict(result)
+        result["fullOutputFile"] = _digest(Path(result["fullOutputPath"]).read_text("utf-8", "replace"))
+        out["result"] = result
+    scrubbed: dict[str, Any] = _scrub(out, str(cwd))
+    return scrubbed
