@@ -13,7 +13,7 @@ hand-edited file can have one) ends the walk where it closes, where Pi loops for
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -58,13 +58,17 @@ class SessionContext:
 
 
 class EntryTree(Protocol):
-    """Positions 0..count-1 in file order, readable without decoding every entry."""
+    """Entries at positions 0..n-1 in file order, whose ids, parents and types are known
+    without decoding them; ``by_id`` maps an id to the position that wins for it."""
 
-    def count(self) -> int: ...
-    def position(self, entry_id: str) -> int | None: ...
-    def parent_of(self, index: int) -> str | None: ...
-    def type_of(self, index: int) -> str: ...
-    def id_of(self, index: int) -> str: ...
+    @property
+    def ids(self) -> Sequence[str]: ...
+    @property
+    def parents(self) -> Sequence[str | None]: ...
+    @property
+    def types(self) -> Sequence[str]: ...
+    @property
+    def by_id(self) -> Mapping[str, int]: ...
     def entries(self, indices: Sequence[int]) -> list[SessionEntry]: ...
 
 
@@ -84,9 +88,9 @@ def path_positions(tree: EntryTree, leaf: LeafArg) -> list[int]:
     """
     if leaf is None:
         return []
-    start = tree.position(leaf) if isinstance(leaf, str) else None
+    start = tree.by_id.get(leaf) if isinstance(leaf, str) else None
     if start is None:
-        start = tree.count() - 1
+        start = len(tree.ids) - 1
         if start < 0:
             return []
     return walk_up(tree, start)
@@ -94,14 +98,20 @@ def path_positions(tree: EntryTree, leaf: LeafArg) -> list[int]:
 
 def walk_up(tree: EntryTree, start: int | None) -> list[int]:
     path: list[int] = []
-    limit = tree.count()
-    current = start
-    while current is not None:
-        path.append(current)
-        if len(path) > limit:
-            return _cut_cycle(path)
-        parent = tree.parent_of(current)
-        current = tree.position(parent) if parent else None
+    if start is None:
+        return path
+    record = path.append
+    parents = tree.parents
+    lookup = tree.by_id.get
+    current: int | None = start
+    for _ in range(len(parents)):
+        record(current)
+        parent = parents[current]
+        current = lookup(parent) if parent else None
+        if current is None:
+            break
+    else:
+        return _cut_cycle(path)  # more steps than entries: the parents loop
     path.reverse()
     return path
 
@@ -120,26 +130,22 @@ def _cut_cycle(path: list[int]) -> list[int]:
 
 def context_positions(tree: EntryTree, path: list[int]) -> list[int]:
     """The path as the model sees it: the latest compaction, the kept entries, then the rest."""
+    types, ids = tree.types, tree.ids
     compaction_at = -1
     for offset in range(len(path) - 1, -1, -1):
-        if tree.type_of(path[offset]) == "compaction":
+        if types[path[offset]] == "compaction":
             compaction_at = offset
             break
     if compaction_at < 0:
         return path
     compaction = tree.entries([path[compaction_at]])[0]
     first_kept = _first_kept_id(compaction)
+    path_ids = [ids[index] for index in path]
     # Pi looks the compaction up again by id: with a duplicated id the first one wins.
-    compaction_id = tree.id_of(path[compaction_at])
-    for offset, index in enumerate(path):
-        if tree.id_of(index) == compaction_id:
-            compaction_at = offset
-            break
+    compaction_at = path_ids.index(ids[path[compaction_at]])
     result = [path[compaction_at]]
-    for offset in range(compaction_at):
-        if tree.id_of(path[offset]) == first_kept:
-            result += path[offset:compaction_at]
-            break
+    if first_kept in path_ids[:compaction_at]:
+        result += path[path_ids.index(first_kept) : compaction_at]
     result += path[compaction_at + 1 :]
     return result
 
@@ -161,7 +167,7 @@ def settings_of(tree: EntryTree, path: list[int]) -> tuple[str, SessionModel | N
         if thinking is not None and model_found:
             break
         index = path[offset]
-        kind = tree.type_of(index)
+        kind = tree.types[index]
         if kind == "thinking_level_change" and thinking is None:
             level = _thinking_level(tree.entries([index])[0])
             if level is not None:
@@ -291,28 +297,14 @@ class ListTree:
 
     def __init__(self, entries: Sequence[SessionEntry], by_id: dict[str, SessionEntry] | None = None) -> None:
         self._entries = list(entries)
-        self._positions: dict[str, int] = {}
-        for index, entry in enumerate(self._entries):
-            self._positions[entry.id] = index
+        self.ids = [entry.id for entry in self._entries]
+        self.parents = [entry.parent_id for entry in self._entries]
+        self.types = [entry.type for entry in self._entries]
+        self.by_id: dict[str, int] = dict(zip(self.ids, range(len(self.ids)), strict=True))
         if by_id is not None:
             # A caller-supplied map decides which entry an id resolves to.
             where = {id(entry): index for index, entry in enumerate(self._entries)}
-            self._positions = {key: where[id(value)] for key, value in by_id.items() if id(value) in where}
-
-    def count(self) -> int:
-        return len(self._entries)
-
-    def position(self, entry_id: str) -> int | None:
-        return self._positions.get(entry_id)
-
-    def parent_of(self, index: int) -> str | None:
-        return self._entries[index].parent_id
-
-    def type_of(self, index: int) -> str:
-        return self._entries[index].type
-
-    def id_of(self, index: int) -> str:
-        return self._entries[index].id
+            self.by_id = {key: where[id(value)] for key, value in by_id.items() if id(value) in where}
 
     def entries(self, indices: Sequence[int]) -> list[SessionEntry]:
         return [self._entries[index] for index in indices]

@@ -14,6 +14,7 @@ Lines of an unknown type, or of a known type whose fields do not validate, becom
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import Any, ClassVar, TypeAlias, cast
 
 import msgspec
@@ -214,10 +215,12 @@ class _DecoderCache:
     def get(self) -> tuple[msgspec.json.Decoder[Any], type[WireStruct]]:
         union = agent_roles._union()
         if self.decoder is None or self.shadow is None or union is not self.union:
+            # A subclass whose ``message`` is typed with today's roles: decoded entries are
+            # ``MessageEntry`` instances without a copy.
             shadow = msgspec.defstruct(
                 "MessageEntry",
-                [("id", str), ("parent_id", str | None), ("timestamp", str), ("message", union)],
-                bases=(WireStruct,),
+                [("message", union)],
+                bases=(MessageEntry,),
                 tag_field="type",
                 tag="message",
                 kw_only=True,
@@ -234,20 +237,14 @@ _decoders = _DecoderCache()
 _EXTRA_ATTRS = ("_pi_extra", "_pi_has_extra")
 
 
-def decode_entry_fast(lines: list[bytes | memoryview]) -> list[SessionEntry] | None:
+def decode_entry_fast(lines: Sequence[bytes | memoryview]) -> list[SessionEntry] | None:
     """Decode many well-formed lines at msgspec speed; ``None`` if any line needs care."""
-    decoder, shadow = _decoders.get()
+    decoder, _ = _decoders.get()
     try:
         decoded = list(map(decoder.decode, lines))
     except (msgspec.ValidationError, msgspec.DecodeError):
         return None
-    result: list[SessionEntry] = decoded
-    for index, value in enumerate(decoded):
-        if type(value) is shadow:
-            result[index] = MessageEntry(
-                id=value.id, parent_id=value.parent_id, timestamp=value.timestamp, message=value.message
-            )
-    return result
+    return decoded
 
 
 def decode_entry(line: bytes | memoryview | str, problems: list[str] | None = None) -> SessionEntry:

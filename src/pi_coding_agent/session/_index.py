@@ -9,26 +9,29 @@ anything unusual in a chunk (a blank or malformed line, a second header, a line 
 JSON values) sends just that chunk through a line-by-line reader that applies Pi's rules
 exactly and records each bad line with its number.
 
-Each entry remembers which chunk it came from and its line position inside it, so its
-bytes can be read back with one ``pread`` per chunk.
+Each entry remembers where its line starts and ends in the file, so the bytes of many
+entries can be read back with a few ``pread`` calls.
 """
 
 from __future__ import annotations
 
 import gc
 import os
-import sys
 from array import array
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from operator import attrgetter
+from bisect import bisect_right
+from itertools import repeat
+from operator import attrgetter, sub
 from typing import Any, Literal
 
 import msgspec
 
 CHUNK_SIZE = 1 << 20
-_NEWLINE_BRACE = b"\n{"
+READ_GAP = 64 * 1024
+"""Entries closer than this in the file are read back with one call."""
+READ_SPAN = 4 << 20
 
 ProblemKind = Literal["malformed", "invalid", "torn"]
 
@@ -64,7 +67,20 @@ _PROBE = msgspec.json.Decoder(_Probe)
 _TYPE = attrgetter("type")
 _ID = attrgetter("id")
 _PARENT = attrgetter("parentId")
-_intern = sys.intern
+_KNOWN_TYPES = {
+    name: name
+    for name in (
+        "message",
+        "thinking_level_change",
+        "model_change",
+        "compaction",
+        "branch_summary",
+        "custom",
+        "custom_message",
+        "label",
+        "session_info",
+    )
+}
 
 
 @contextmanager
@@ -94,11 +110,12 @@ class FileIndex:
         self.ids: list[str] = []
         self.parents: list[str | None] = []
         self.types: list[str] = []
-        self.chunk_of = array("l")
-        self.slot_of = array("l")
-        self.line_of = array("l")
-        self.chunks: list[tuple[int, int, int]] = []
-        """(file offset, byte length, first line number) of each chunk read."""
+        self.starts = array("q")
+        """File offset where each entry's line starts (-1: the entry exists only in memory)."""
+        self.ends = array("q")
+        """File offset of the newline (or end of file) after each entry's line."""
+        self.line_runs: list[tuple[int, int]] = []
+        """(first entry index, its line number) of each run of entries on consecutive lines."""
         self.labels: list[tuple[int, str, Any]] = []
         """(entry index, target id, label value) of every label line, in file order."""
         self.problems: list[SessionProblem] = []
@@ -126,8 +143,7 @@ class FileIndex:
                     if filled == len(buffer):  # one line longer than the buffer
                         buffer = buffer + bytearray(len(buffer))
                     continue
-                self._chunk(buffer, end, offset, line, final=eof)
-                line += buffer.count(b"\n", 0, end)
+                line += self._chunk(buffer, end, offset, line, final=eof)
                 rest = filled - end
                 buffer[0:rest] = buffer[end:filled]
                 offset += end
@@ -135,25 +151,33 @@ class FileIndex:
             self.size = offset
         return self
 
-    def _chunk(self, buffer: bytearray, end: int, offset: int, first_line: int, final: bool) -> None:
-        chunk = len(self.chunks)
-        self.chunks.append((offset, end, first_line))
+    def _chunk(self, buffer: bytearray, end: int, offset: int, first_line: int, final: bool) -> int:
+        """Index the lines of ``buffer[:end]``; returns how many lines there were."""
         self.torn_tail = final and buffer[end - 1] != 0x0A
-        if self.header is None or self.torn_tail or not self._fast(buffer, end, chunk, first_line):
-            self._slow(buffer, end, chunk, first_line)
+        if self.header is None or self.torn_tail:
+            return self._slow(buffer, end, offset, first_line)
+        lines = self._fast(buffer, end, offset, first_line)
+        return lines if lines else self._slow(buffer, end, offset, first_line)
 
-    def _fast(self, buffer: bytearray, end: int, chunk: int, first_line: int) -> bool:
-        """All lines in one msgspec call; False (nothing recorded) if the chunk needs care."""
-        lines = buffer.count(b"\n", 0, end)
-        if buffer.count(_NEWLINE_BRACE, 0, end - 1) + (buffer[0] == 0x7B) != lines:
-            return False  # a blank line, or a line not starting with "{"
+    def _fast(self, buffer: bytearray, end: int, offset: int, first_line: int) -> int:
+        """All lines in one msgspec call; 0 (nothing recorded) if the chunk needs care."""
+        starts: list[int] = []
+        record = starts.append
+        find = buffer.find
+        position = 0
+        while position < end:
+            if buffer[position] != 0x7B:
+                return 0  # a blank line, or a line not starting with "{"
+            record(offset + position)
+            position = find(b"\n", position, end) + 1
         try:
             with memoryview(buffer) as view, view[:end] as region:
                 probes = _PROBE.decode_lines(region)
         except (msgspec.DecodeError, msgspec.ValidationError):
-            return False
+            return 0
+        lines = len(starts)
         if len(probes) != lines:
-            return False  # a line holding more than one JSON value
+            return 0  # a line holding more than one JSON value, or one spread over lines
         types = list(map(_TYPE, probes))
         ids = list(map(_ID, probes))
         parents = list(map(_PARENT, probes))
@@ -163,33 +187,35 @@ class FileIndex:
             or not set(map(type, parents)) <= {str, type(None)}
             or "session" in types
         ):
-            return False
+            return 0
         base = len(self.ids)
-        self.ids += map(_intern, ids)
-        self.parents += [_intern(parent) if parent else parent for parent in parents]
-        self.types += map(_intern, types)
-        self.chunk_of.extend(array("l", [chunk]) * lines)
-        self.slot_of.extend(range(lines))
-        self.line_of.extend(range(first_line, first_line + lines))
+        self.ids += ids
+        self.parents += parents
+        self.types += map(_KNOWN_TYPES.get, types, types)  # share one string per type
+        self.starts.extend(starts)
+        starts.append(offset + end)
+        self.ends.extend(map(sub, starts[1:], repeat(1)))
+        self.line_runs.append((base, first_line))
         if "label" in types:
             for position, kind in enumerate(types):
                 if kind == "label":
                     self._remember(base + position, probes[position])
-        return True
+        return lines
 
-    def _slow(self, buffer: bytearray, end: int, chunk: int, first_line: int) -> None:
+    def _slow(self, buffer: bytearray, end: int, offset: int, first_line: int) -> int:
         start = 0
-        slot = 0
+        number = first_line
         with memoryview(buffer) as view:
             while start < end and not self.not_a_session:
                 newline = buffer.find(b"\n", start, end)
                 stop = end if newline < 0 else newline
                 with view[start:stop] as text:
-                    self._line(text, chunk, slot, first_line + slot, tail=newline < 0)
+                    self._line(text, offset + start, offset + stop, number, tail=newline < 0)
                 start = stop + 1
-                slot += 1
+                number += 1
+        return number - first_line
 
-    def _line(self, text: memoryview, chunk: int, slot: int, number: int, tail: bool) -> None:
+    def _line(self, text: memoryview, start: int, stop: int, number: int, tail: bool) -> None:
         try:
             probe = _PROBE.decode(text)
         except msgspec.ValidationError:
@@ -220,12 +246,12 @@ class FileIndex:
             self._problem(number, "invalid", "not a session entry (needs string type, id and parentId)", text)
             return
         index = len(self.ids)
-        self.ids.append(_intern(probe.id))
-        self.parents.append(_intern(probe.parentId) if probe.parentId else probe.parentId)
-        self.types.append(_intern(probe.type))
-        self.chunk_of.append(chunk)
-        self.slot_of.append(slot)
-        self.line_of.append(number)
+        self.ids.append(probe.id)
+        self.parents.append(probe.parentId)
+        self.types.append(_KNOWN_TYPES.get(probe.type, probe.type))
+        self.starts.append(start)
+        self.ends.append(stop)
+        self.line_runs.append((index, number))
         if probe.type == "label":
             self._remember(index, probe)
 
@@ -246,25 +272,43 @@ class FileIndex:
         preview = bytes(text[:200]).decode("utf-8", "replace")
         self.problems.append(SessionProblem(self.path, number, kind, message, preview))
 
+    def line_of(self, index: int) -> int:
+        """The line number of an indexed entry (0 for entries that exist only in memory)."""
+        if self.starts[index] < 0:
+            return 0
+        run = bisect_right(self.line_runs, (index, 1 << 62)) - 1
+        first_index, first_line = self.line_runs[run]
+        return first_line + index - first_index
+
     # ------------------------------------------------------------------ reading entries back
 
-    def lines(self, indices: Iterable[int]) -> Iterator[tuple[int, bytes]]:
-        """The bytes of each indexed entry in ``indices``, grouped by chunk (file order)."""
-        by_chunk: dict[int, list[int]] = {}
-        chunk_of = self.chunk_of
-        for index in indices:
-            by_chunk.setdefault(chunk_of[index], []).append(index)
-        if not by_chunk:
+    def lines(self, indices: Iterable[int]) -> Iterator[list[tuple[int, memoryview]]]:
+        """The bytes of indexed entries, a list per read (entries near each other share one)."""
+        starts, ends = self.starts, self.ends
+        wanted = sorted((starts[index], index) for index in indices if starts[index] >= 0)
+        if not wanted:
             return
-        fd = os.open(self.path, os.O_RDONLY)
+        fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
         try:
-            for chunk in sorted(by_chunk):
-                offset, length, _ = self.chunks[chunk]
-                data = os.pread(fd, length, offset)
-                if len(data) != length:
+            first = 0
+            while first < len(wanted):
+                span_start = wanted[first][0]
+                last = first
+                while (
+                    last + 1 < len(wanted)
+                    and wanted[last + 1][0] - ends[wanted[last][1]] <= READ_GAP
+                    and ends[wanted[last + 1][1]] - span_start <= READ_SPAN
+                ):
+                    last += 1
+                span_end = ends[wanted[last][1]]
+                data = os.pread(fd, span_end - span_start, span_start)
+                if len(data) != span_end - span_start:
                     raise FileChangedError(f"{self.path} is shorter than when it was opened")
-                split = data.split(b"\n")
-                for index in by_chunk[chunk]:
-                    yield index, split[self.slot_of[index]]
+                view = memoryview(data)
+                yield [
+                    (index, view[start - span_start : ends[index] - span_start])
+                    for start, index in wanted[first : last + 1]
+                ]
+                first = last + 1
         finally:
             os.close(fd)

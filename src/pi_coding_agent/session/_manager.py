@@ -110,29 +110,31 @@ class _Entries:
     def __init__(self, index: FileIndex) -> None:
         self.index = index
         self.objects: dict[int, SessionEntry] = {}
-        self.by_id: dict[str, int] = {}
-        for position, entry_id in enumerate(index.ids):
-            self.by_id[entry_id] = position
+        # Pi's byId map: the last entry with an id wins, in first-seen id order.
+        self.by_id: dict[str, int] = dict(zip(index.ids, range(len(index.ids)), strict=True))
         self.problems: list[SessionProblem] = list(index.problems)
         self.raw_data: dict[int, dict[str, Any]] = {}
         """JSON data of in-memory entries that came from a file (written back as it was)."""
 
     # EntryTree protocol -------------------------------------------------------------
 
+    @property
+    def ids(self) -> list[str]:
+        return self.index.ids
+
+    @property
+    def parents(self) -> list[str | None]:
+        return self.index.parents
+
+    @property
+    def types(self) -> list[str]:
+        return self.index.types
+
     def count(self) -> int:
         return len(self.index.ids)
 
     def position(self, entry_id: str) -> int | None:
         return self.by_id.get(entry_id)
-
-    def parent_of(self, index: int) -> str | None:
-        return self.index.parents[index]
-
-    def type_of(self, index: int) -> str:
-        return self.index.types[index]
-
-    def id_of(self, index: int) -> str:
-        return self.index.ids[index]
 
     def entries(self, indices: Sequence[int]) -> list[SessionEntry]:
         objects = self.objects
@@ -149,9 +151,8 @@ class _Entries:
         index.ids.append(entry.id)
         index.parents.append(entry.parent_id)
         index.types.append(entry.type)
-        index.chunk_of.append(-1)
-        index.slot_of.append(-1)
-        index.line_of.append(0)
+        index.starts.append(-1)
+        index.ends.append(-1)
         self.objects[position] = entry
         if raw is not None:
             self.raw_data[position] = raw
@@ -164,8 +165,7 @@ class _Entries:
     def raw(self, indices: Sequence[int]) -> list[dict[str, Any]]:
         """JSON data of entries as written in the file (key order and unknown keys kept)."""
         found: dict[int, dict[str, Any]] = {}
-        on_disk = [index for index in indices if self.index.chunk_of[index] >= 0]
-        for batch in _batches(self.index.lines(on_disk)):
+        for batch in self.index.lines(indices):
             for index, line in batch:
                 found[index] = msgspec.json.decode(line)
         return [found[index] if index in found else self.data_of(index) for index in indices]
@@ -178,7 +178,7 @@ class _Entries:
     def _decode(self, missing: list[int]) -> None:
         index = self.index
         with no_gc():
-            for batch in _batches(index.lines(missing)):
+            for batch in index.lines(missing):
                 decoded = decode_entry_fast([line for _, line in batch])
                 if decoded is None:
                     decoded = []
@@ -190,33 +190,21 @@ class _Entries:
                 for (position, _), entry in zip(batch, decoded, strict=True):
                     if entry.id != index.ids[position]:
                         raise FileChangedError(
-                            f"{index.path}:{index.line_of[position]} no longer holds entry {index.ids[position]}; "
+                            f"{index.path}:{index.line_of(position)} no longer holds entry {index.ids[position]}; "
                             "the file was changed by someone else since it was opened"
                         )
                     self.objects[position] = entry
 
-    def _report(self, position: int, reason: str, line: bytes) -> None:
+    def _report(self, position: int, reason: str, line: bytes | memoryview) -> None:
         problem = SessionProblem(
             self.index.path,
-            self.index.line_of[position],
+            self.index.line_of(position),
             "invalid",
             reason,
-            line[:200].decode("utf-8", "replace"),
+            bytes(line[:200]).decode("utf-8", "replace"),
         )
         self.problems.append(problem)
         log.warning("%s", problem)
-
-
-def _batches(lines: Iterable[tuple[int, bytes]]) -> Iterable[list[tuple[int, bytes]]]:
-    """Group (index, line) pairs into lists of about 512 for bulk decoding."""
-    batch: list[tuple[int, bytes]] = []
-    for item in lines:
-        batch.append(item)
-        if len(batch) >= 512:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
 
 
 def _line(entry: SessionEntry | dict[str, Any]) -> bytes:
@@ -991,4 +979,4 @@ def _load_source(path: str) -> list[bytes]:
         entries = legacy.entries()
         migrate_entries(entries)
         return [msgspec.json.encode(entry) for entry in entries if entry.get("type") != "session"]
-    return [line for batch in _batches(index.lines(range(len(index.ids)))) for _, line in batch]
+    return [bytes(line) for batch in index.lines(range(len(index.ids))) for _, line in batch]
