@@ -28,10 +28,18 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
-from pi_ai import AssistantMessage, TextContent, ThinkingContent, ToolCall, ToolResultMessage, Usage, UserMessage
-from pi_ai._messages import UsageCost
-from pi_coding_agent.messages import BashExecutionMessage
-from pi_coding_agent.session import SessionManager
+from pi_ai import (  # noqa: E402 - after the sys.path line
+    AssistantMessage,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    ToolResultMessage,
+    Usage,
+    UserMessage,
+)
+from pi_ai._messages import UsageCost  # noqa: E402
+from pi_coding_agent.messages import BashExecutionMessage  # noqa: E402
+from pi_coding_agent.session import SessionManager  # noqa: E402
 
 ORACLE_HOME = Path(os.environ.get("PI_ORACLE_HOME", Path.home() / ".cache" / "pi-oracle-0.85.0"))
 PI_PACKAGE = ORACLE_HOME / "node_modules" / "@earendil-works" / "pi-coding-agent"
@@ -112,18 +120,29 @@ def generate(path: Path, entries: int, seed: int = 7) -> dict[str, Any]:
     while len(manager._entries.index.ids) < entries:
         turn += 1
         clock += 60_000
-        main_ids.append(manager.append_message(UserMessage(content=[TextContent(text=words(60, 700))], timestamp=clock)))
+        main_ids.append(
+            manager.append_message(UserMessage(content=[TextContent(text=words(60, 700))], timestamp=clock))
+        )
         for _ in range(rng.choice((1, 1, 2, 3))):
             call = ToolCall(
                 id="toolu_" + "".join(rng.choices(string.ascii_letters + string.digits, k=24)),
                 name=rng.choice(("bash", "read", "edit", "write", "grep")),
-                arguments={"path": "src/" + words(5, 30).replace(" ", "/") + ".py", "command": words(10, 120)},
+                arguments={
+                    "path": "src/" + words(5, 30).replace(" ", "/") + ".py",
+                    "command": words(10, 120),
+                },
             )
             thinking = ThinkingContent(
                 thinking=words(150, 1300),
-                thinking_signature="".join(rng.choices(string.ascii_letters + string.digits + "+/", k=rng.randint(250, 700))),
+                thinking_signature="".join(
+                    rng.choices(string.ascii_letters + string.digits + "+/", k=rng.randint(250, 700))
+                ),
             )
-            main_ids.append(manager.append_message(assistant([thinking, TextContent(text=words(20, 300)), call], "toolUse")))
+            main_ids.append(
+                manager.append_message(
+                    assistant([thinking, TextContent(text=words(20, 300)), call], "toolUse")
+                )
+            )
             main_ids.append(
                 manager.append_message(
                     ToolResultMessage(
@@ -150,7 +169,10 @@ def generate(path: Path, entries: int, seed: int = 7) -> dict[str, Any]:
             )
         if turn % 150 == 0:
             model = rng.choice(
-                (("openai", "gpt-5", "openai-responses"), ("anthropic", "claude-sonnet-4-5", "anthropic-messages"))
+                (
+                    ("openai", "gpt-5", "openai-responses"),
+                    ("anthropic", "claude-sonnet-4-5", "anthropic-messages"),
+                )
             )
             manager.append_model_change(model[0], model[1])
             manager.append_thinking_level_change(rng.choice(("low", "medium", "high")))
@@ -168,9 +190,9 @@ def generate(path: Path, entries: int, seed: int = 7) -> dict[str, Any]:
                 "## Goal\n" + words(1500, 4000),
                 main_ids[-300],
                 150_000,
-                {"readFiles": ["src/a.py"], "modifiedFiles": ["src/b.py"]},
-                False,
-                _usage(rng),
+                details={"readFiles": ["src/a.py"], "modifiedFiles": ["src/b.py"]},
+                from_hook=False,
+                usage=_usage(rng),
             )
             compacted = True
     manager.close()
@@ -206,7 +228,9 @@ def best_of(command: list[str], runs: int) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--entries", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--keep", type=Path, help="write the session here and keep it")
@@ -237,7 +261,10 @@ def main(argv: list[str] | None = None) -> int:
         if not args.skip_pi:
             if not NODE.exists() or not PI_PACKAGE.exists():
                 parser.error(f"Pi's runtime is not installed in {ORACLE_HOME} (or pass --skip-pi)")
-            pi = best_of([str(NODE), str(REPO / "bench" / "pi_session_resume.mjs"), str(PI_PACKAGE), str(path)], args.runs)
+            pi = best_of(
+                [str(NODE), str(REPO / "bench" / "pi_session_resume.mjs"), str(PI_PACKAGE), str(path)],
+                args.runs,
+            )
             result["pi"] = pi
             result["same_context"] = pi["summary"] == ours["summary"]
             result["wall_ratio"] = ours["wall_s"] / pi["wall_s"]
@@ -247,7 +274,9 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(result, indent=2))
     else:
         session = result["session"]
-        print(f"session: {session['entries']} entries, {session['bytes'] / 1e6:.1f} MB (generated in {session['generate_s']:.1f} s)")
+        print(
+            f"session: {session['entries']} entries, {session['bytes'] / 1e6:.1f} MB (generated in {session['generate_s']:.1f} s)"
+        )
         print(
             f"python : {ours['wall_s']:.3f} s wall, {ours['cpu_s']:.3f} s CPU, {ours['peak_rss_mb']:.0f} MB peak RSS, "
             f"{ours['summary']['messages']} messages"

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from conformance_cmds._common import Rejected
-
 from pi_agent import agent_message_from_dict
 from pi_ai import DecodeError, to_builtins
 from pi_coding_agent.messages import convert_to_llm

@@ -16,7 +16,6 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from conformance_cmds._common import Rejected
-
 from pi_ai import to_builtins
 from pi_coding_agent.session import SessionError, SessionManager, SessionTreeNode
 from pi_coding_agent.session._ids import use_uuid_source
@@ -68,7 +67,11 @@ def scrub(value: Any, folder: str) -> Any:
 def tree_ids(nodes: list[SessionTreeNode]) -> list[dict[str, Any]]:
     out = []
     for node in nodes:
-        item: dict[str, Any] = {"id": node.entry.id, "parentId": node.entry.parent_id, "type": node.entry.type}
+        item: dict[str, Any] = {
+            "id": node.entry.id,
+            "parentId": node.entry.parent_id,
+            "type": node.entry.type,
+        }
         if node.label is not None:
             item["label"] = node.label
         item["children"] = tree_ids(node.children)

@@ -16,7 +16,6 @@ import msgspec
 
 from pi_agent import AgentMessage, project_to_llm
 from pi_ai import ImageContent, Message, TextContent, ToolResultMessage, UserMessage
-
 from pi_coding_agent.messages._roles import (
     BranchSummaryMessage,
     CompactionSummaryMessage,
@@ -97,7 +96,9 @@ def create_compaction_summary_message(
     summary: str, tokens_before: int, timestamp: str
 ) -> CompactionSummaryMessage:
     """The message a ``compaction`` entry becomes (``timestamp``: the entry's ISO time)."""
-    return CompactionSummaryMessage(summary=summary, tokens_before=tokens_before, timestamp=_entry_ms(timestamp))
+    return CompactionSummaryMessage(
+        summary=summary, tokens_before=tokens_before, timestamp=_entry_ms(timestamp)
+    )
 
 
 def create_custom_message(
@@ -109,7 +110,11 @@ def create_custom_message(
 ) -> CustomRoleMessage:
     """The message a ``custom_message`` entry becomes. ``details`` may be ``msgspec.UNSET``."""
     return CustomRoleMessage(
-        custom_type=custom_type, content=content, display=display, details=details, timestamp=_entry_ms(timestamp)
+        custom_type=custom_type,
+        content=content,
+        display=display,
+        details=details,
+        timestamp=_entry_ms(timestamp),
     )
 
 

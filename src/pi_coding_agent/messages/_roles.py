@@ -34,13 +34,13 @@ class BashExecutionMessage(CustomMessage, tag="bashExecution", kw_only=True):
 
     command: str
     output: str
-    exit_code: int | None | UnsetType = UNSET
+    exit_code: int | UnsetType | None = UNSET
     """``UNSET`` (key absent) when the run was cancelled before it exited."""
     cancelled: bool
     truncated: bool
-    full_output_path: str | None | UnsetType = UNSET
+    full_output_path: str | UnsetType | None = UNSET
     timestamp: int
-    exclude_from_context: bool | None | UnsetType = UNSET
+    exclude_from_context: bool | UnsetType | None = UNSET
     """True for ``!!`` runs: stored and shown, never sent to the model."""
 
 
@@ -98,7 +98,9 @@ def _bash_to_llm(message: BashExecutionMessage) -> UserMessage | None:
 
 def _custom_to_llm(message: CustomRoleMessage) -> UserMessage:
     content = message.content
-    blocks = [TextContent(text=content)] if isinstance(content, str) else list(content)
+    blocks: list[TextContent | ImageContent] = (
+        [TextContent(text=content)] if isinstance(content, str) else list(content)
+    )
     return UserMessage(content=blocks, timestamp=message.timestamp)
 
 

@@ -22,7 +22,6 @@ from msgspec import UNSET
 
 from pi_agent import AgentMessage, OpaqueMessage, agent_message_from_dict
 from pi_ai import AssistantMessage, DecodeError
-
 from pi_coding_agent.messages import (
     create_branch_summary_message,
     create_compaction_summary_message,
@@ -103,13 +102,14 @@ def walk_up(tree: EntryTree, start: int | None) -> list[int]:
     record = path.append
     parents = tree.parents
     lookup = tree.by_id.get
-    current: int | None = start
+    current = start
     for _ in range(len(parents)):
         record(current)
         parent = parents[current]
-        current = lookup(parent) if parent else None
-        if current is None:
+        found = lookup(parent) if parent else None
+        if found is None:
             break
+        current = found
     else:
         return _cut_cycle(path)  # more steps than entries: the parents loop
     path.reverse()
@@ -222,7 +222,9 @@ def entry_messages(entry: SessionEntry) -> list[AgentMessage]:
         return [entry.message]
     if isinstance(entry, CustomMessageEntry):
         content = entry.content if entry.content is not UNSET and entry.content is not None else []
-        return [create_custom_message(entry.custom_type, content, entry.display, entry.details, entry.timestamp)]
+        return [
+            create_custom_message(entry.custom_type, content, entry.display, entry.details, entry.timestamp)
+        ]
     if isinstance(entry, BranchSummaryEntry):
         if not entry.summary:
             return []
@@ -255,7 +257,12 @@ def _opaque_entry_messages(data: dict[str, Any]) -> list[AgentMessage]:
         if not data.get("summary"):
             return []
         built = _without_absent(
-            {"role": "branchSummary", "summary": data["summary"], "fromId": data.get("fromId", UNSET), "timestamp": ms}
+            {
+                "role": "branchSummary",
+                "summary": data["summary"],
+                "fromId": data.get("fromId", UNSET),
+                "timestamp": ms,
+            }
         )
     elif kind == "compaction":
         built = _without_absent(

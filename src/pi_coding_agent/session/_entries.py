@@ -13,8 +13,8 @@ Lines of an unknown type, or of a known type whose fields do not validate, becom
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeAlias, cast
 
 import msgspec
@@ -114,7 +114,7 @@ class CustomMessageEntry(_Entry, tag_field="type", tag="custom_message", kw_only
     """An extension message that does enter the context (as a ``custom`` message)."""
 
     custom_type: str
-    content: str | list[TextContent | ImageContent] | None | UnsetType = UNSET
+    content: str | list[TextContent | ImageContent] | UnsetType | None = UNSET
     display: bool
     details: Any | UnsetType = UNSET
     id: str
@@ -209,10 +209,10 @@ class _DecoderCache:
 
     def __init__(self) -> None:
         self.union: Any = None
-        self.shadow: type[WireStruct] | None = None
+        self.shadow: type[msgspec.Struct] | None = None
         self.decoder: msgspec.json.Decoder[Any] | None = None
 
-    def get(self) -> tuple[msgspec.json.Decoder[Any], type[WireStruct]]:
+    def get(self) -> tuple[msgspec.json.Decoder[Any], type[msgspec.Struct]]:
         union = agent_roles._union()
         if self.decoder is None or self.shadow is None or union is not self.union:
             # A subclass whose ``message`` is typed with today's roles: decoded entries are
@@ -230,6 +230,7 @@ class _DecoderCache:
                 members = members | cls
             self.union, self.shadow = union, shadow
             self.decoder = msgspec.json.Decoder(members)
+            return self.decoder, shadow
         return self.decoder, self.shadow
 
 
@@ -269,7 +270,7 @@ def entry_from_dict(data: dict[str, Any], problems: list[str] | None = None) -> 
     for cls in _OTHER_ENTRY_TYPES:
         if cls.__struct_config__.tag == kind:
             try:
-                entry: SessionEntry = convert(data, cls)
+                entry: SessionEntry = cast(TypedEntry, convert(data, cls))
             except DecodeError as error:
                 reason = f"{kind} entry does not validate: {error}"
                 if problems is not None:
@@ -287,7 +288,9 @@ def _message_entry_from_dict(data: dict[str, Any], problems: list[str] | None) -
         and isinstance(envelope["timestamp"], str)
         and isinstance(data.get("message"), dict)
     ):
-        reason = "message entry does not validate: needs string id and timestamp, parentId and a message object"
+        reason = (
+            "message entry does not validate: needs string id and timestamp, parentId and a message object"
+        )
         if problems is not None:
             problems.append(reason)
         return OpaqueEntry(data, reason)

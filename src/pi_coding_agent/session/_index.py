@@ -18,10 +18,10 @@ from __future__ import annotations
 import gc
 import os
 from array import array
+from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from bisect import bisect_right
 from itertools import repeat
 from operator import attrgetter, sub
 from typing import Any, Literal
@@ -58,8 +58,8 @@ class _Probe(msgspec.Struct, gc=False):
 
     type: Any = None
     id: Any = None
-    parentId: Any = None  # noqa: N815 - JSON key
-    targetId: Any = None  # noqa: N815 - JSON key
+    parentId: Any = None
+    targetId: Any = None
     label: Any = None
 
 

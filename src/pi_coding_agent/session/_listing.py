@@ -21,7 +21,12 @@ from typing import Any
 import msgspec
 
 from pi_coding_agent.messages import iso_to_ms
-from pi_coding_agent.session._paths import default_session_dir, default_session_dir_path, resolve_path, sessions_dir
+from pi_coding_agent.session._paths import (
+    default_session_dir,
+    default_session_dir_path,
+    resolve_path,
+    sessions_dir,
+)
 
 HEADER_SCAN_LIMIT = 1 << 20
 TAIL_WINDOW = 64 * 1024
@@ -278,7 +283,9 @@ def build_session_info(path: str) -> SessionInfo | None:
     )
 
 
-def _infos(files: list[str], on_progress: ProgressCallback | None, offset: int, total: int) -> list[SessionInfo]:
+def _infos(
+    files: list[str], on_progress: ProgressCallback | None, offset: int, total: int
+) -> list[SessionInfo]:
     found: list[SessionInfo] = []
     for count, path in enumerate(files, start=1):
         info = build_session_info(path)

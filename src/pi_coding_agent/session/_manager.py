@@ -17,11 +17,12 @@ first write) with these differences, each written down in ``docs/sessions``:
 
 from __future__ import annotations
 
+import builtins
 import logging
 import os
 import re
 import weakref
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cmp_to_key
 from typing import Any
@@ -34,7 +35,7 @@ from pi_agent import AgentMessage, OpaqueMessage
 from pi_ai import AssistantMessage, DecodeError, ImageContent, TextContent, Usage, convert, encode
 from pi_coding_agent.messages import iso_to_ms, now_iso
 from pi_coding_agent.session import _context
-from pi_coding_agent.session._context import LAST, SessionContext
+from pi_coding_agent.session._context import SessionContext
 from pi_coding_agent.session._entries import (
     CURRENT_SESSION_VERSION,
     BranchSummaryEntry,
@@ -63,6 +64,13 @@ from pi_coding_agent.session._files import (
 )
 from pi_coding_agent.session._ids import check_session_id, generate_entry_id, new_session_id
 from pi_coding_agent.session._index import FileChangedError, FileIndex, SessionProblem, no_gc
+from pi_coding_agent.session._listing import (
+    SessionInfo,
+    find_most_recent_session,
+    list_all_sessions,
+    list_sessions,
+    read_header,
+)
 from pi_coding_agent.session._migrate import load_legacy, migrate_entries
 from pi_coding_agent.session._paths import (
     default_session_dir,
@@ -317,8 +325,6 @@ class SessionManager:
     @staticmethod
     def continue_recent(cwd: str, session_dir: str | None = None) -> SessionManager:
         """The most recently modified session of ``cwd`` (by file time), else a new one."""
-        from pi_coding_agent.session._listing import find_most_recent_session
-
         folder = resolve_path(session_dir) if session_dir else default_session_dir(cwd)
         filter_cwd = session_dir is not None and folder != default_session_dir_path(cwd)
         recent = find_most_recent_session(folder, cwd if filter_cwd else None)
@@ -447,7 +453,7 @@ class SessionManager:
         self._entries = _Entries(index)
         self._labels = {}
         self._label_times = {}
-        self._label_entry: dict[str, int] = {}
+        self._label_entry = {}
         for position, target, label in index.labels:
             self._apply_label(target, label, position)
         self._leaf_id = index.ids[-1] if index.ids else None
@@ -523,7 +529,9 @@ class SessionManager:
         self._reset_entries()
         self._flushed = False
         if self._persist:
-            self._session_file = os.path.join(self._session_dir, session_file_name(timestamp, self._session_id))
+            self._session_file = os.path.join(
+                self._session_dir, session_file_name(timestamp, self._session_id)
+            )
         return self._session_file
 
     # ------------------------------------------------------------------ getters
@@ -657,7 +665,11 @@ class SessionManager:
     # ------------------------------------------------------------------ appending
 
     def _base(self) -> dict[str, Any]:
-        return {"id": generate_entry_id(self._entries.by_id), "parent_id": self._leaf_id, "timestamp": now_iso()}
+        return {
+            "id": generate_entry_id(self._entries.by_id),
+            "parent_id": self._leaf_id,
+            "timestamp": now_iso(),
+        }
 
     def _check_writable(self) -> None:
         if self._read_only:
@@ -686,6 +698,7 @@ class SessionManager:
         summary: str,
         first_kept_entry_id: str,
         tokens_before: int,
+        *,
         details: Any | UnsetType = UNSET,
         from_hook: bool | UnsetType = UNSET,
         usage: Usage | UnsetType = UNSET,
@@ -741,6 +754,7 @@ class SessionManager:
         self,
         branch_from_id: str | None,
         summary: str,
+        *,
         details: Any | UnsetType = UNSET,
         from_hook: bool | UnsetType = UNSET,
         usage: Usage | UnsetType = UNSET,
@@ -916,20 +930,16 @@ class SessionManager:
         cwd: str,
         session_dir: str | None = None,
         on_progress: Callable[[int, int], None] | None = None,
-    ) -> list[Any]:
+    ) -> builtins.list[SessionInfo]:
         """Sessions of ``cwd``, most recently modified first (see ``list_sessions``)."""
-        from pi_coding_agent.session._listing import list_sessions
-
         return list_sessions(cwd, session_dir, on_progress)
 
     @staticmethod
     def list_all(
         session_dir: str | None = None,
         on_progress: Callable[[int, int], None] | None = None,
-    ) -> list[Any]:
+    ) -> builtins.list[SessionInfo]:
         """Sessions of every project (see ``list_all_sessions``)."""
-        from pi_coding_agent.session._listing import list_all_sessions
-
         return list_all_sessions(session_dir, on_progress)
 
 
@@ -955,13 +965,6 @@ def _sort_children(roots: list[SessionTreeNode]) -> None:
         seen.add(id(node))
         node.children.sort(key=key)
         stack.extend(node.children)
-
-
-def read_header(path: str, limit: int = 1 << 20) -> dict[str, Any] | None:
-    """The header of a session file: the first parsed line, if it is one (reads at most ``limit``)."""
-    from pi_coding_agent.session._listing import read_header as read
-
-    return read(path, limit)
 
 
 def _load_source(path: str) -> list[bytes]:

@@ -102,5 +102,9 @@ def _v2_to_v3(entries: list[dict[str, Any]]) -> None:
             entry["version"] = 3
             continue
         message = entry.get("message")
-        if entry.get("type") == "message" and isinstance(message, dict) and message.get("role") == "hookMessage":
+        if (
+            entry.get("type") == "message"
+            and isinstance(message, dict)
+            and message.get("role") == "hookMessage"
+        ):
             message["role"] = "custom"
