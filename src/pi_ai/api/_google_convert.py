@@ -26,7 +26,7 @@ from pi_ai._messages import (
 from pi_ai._model import Model
 from pi_ai._transform_messages import transform_messages
 from pi_ai.api._common import sanitize_surrogates
-from pi_ai.api._responses_constrained import json_schema_tool_parameters, resolve_json_schema_strict_sampling
+from pi_ai.api._constrained import resolve_strict, tool_parameters
 
 _GEMINI_MAJOR = re.compile(r"^gemini(?:-live)?-(\d+)")
 _BASE64_SIGNATURE = re.compile(r"^[A-Za-z0-9+/]+={0,2}$")
@@ -200,8 +200,7 @@ def convert_tools(
         return None
     declarations: list[dict[str, Any]] = []
     for tool in tools:
-        strict = resolve_json_schema_strict_sampling(tool, supports_strict_mode)
-        parameters = json_schema_tool_parameters(tool, strict is True)
+        parameters = tool_parameters(tool, resolve_strict(tool, supports_strict_mode))
         declaration: dict[str, Any] = {"name": tool.name, "description": tool.description}
         if use_parameters:
             declaration["parameters"] = _strip_schema_meta(parameters)
@@ -218,7 +217,7 @@ def function_calling_mode(
     tools: list[Tool], tool_choice: str | None, supports_strict_mode: bool
 ) -> str | None:
     """``toolConfig.functionCallingConfig.mode``; ``VALIDATED`` when a tool asks for strict sampling."""
-    strict = any(resolve_json_schema_strict_sampling(tool, supports_strict_mode) is True for tool in tools)
+    strict = any(resolve_strict(tool, supports_strict_mode) is True for tool in tools)
     if tool_choice in ("none", "any"):
         return _TOOL_CHOICE_MODES[tool_choice]
     if strict:

@@ -29,6 +29,7 @@ from pi_ai._events import (
 )
 from pi_ai._messages import AssistantMessage, TextContent, ThinkingContent, ToolCall, Usage
 from pi_ai._model import Model, calculate_cost
+from pi_ai.api._js_json import js_number
 from pi_ai.api._responses_js import js_field, js_stringify, js_text
 
 _tool_call_counter = itertools.count(1)
@@ -70,7 +71,12 @@ def map_finish_reason(reason: Any) -> str:
 
 
 def _count(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+    """``value || 0`` for a token count (an integral float counts as the integer)."""
+    if isinstance(value, bool):
+        return 0
+    if isinstance(value, float):
+        return int(value) if value.is_integer() else 0
+    return value if isinstance(value, int) else 0
 
 
 @dataclass(slots=True)
@@ -176,7 +182,7 @@ class GoogleStreamProcessor:
         tool_call = ToolCall(
             id=tool_call_id,
             name=name or "",
-            arguments=args if args is not None else {},
+            arguments=js_number(args) if args is not None else {},
             thought_signature=signature if signature else None,
         )
         self.output.content.append(tool_call)

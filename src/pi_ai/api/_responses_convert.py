@@ -30,12 +30,8 @@ from pi_ai._options import SimpleStreamOptions, StreamOptions
 from pi_ai._simple_options import clamp_max_tokens_to_context, merge_sampling_params
 from pi_ai._transform_messages import transform_messages
 from pi_ai.api._common import sanitize_surrogates, short_hash
-from pi_ai.api._responses_constrained import (
-    grammar_tool_input,
-    json_schema_tool_parameters,
-    resolve_grammar_constrained_sampling,
-    resolve_json_schema_strict_sampling,
-)
+from pi_ai.api._constrained import resolve_grammar, resolve_strict, tool_parameters
+from pi_ai.api._responses_grammar import grammar_tool_input
 from pi_ai.api._responses_js import js_stringify
 
 OPENAI_TOOL_CALL_PROVIDERS = frozenset({"openai", "openai-codex", "opencode"})
@@ -331,24 +327,24 @@ def convert_responses_tools(tools: list[Tool], options: ToolOptions) -> list[dic
     """Tool definitions: ``function`` tools, or ``custom`` grammar tools when the model supports them."""
     converted: list[dict[str, Any]] = []
     for tool in tools:
-        grammar = resolve_grammar_constrained_sampling(tool, options.supports_grammar_tools)
+        grammar = resolve_grammar(tool, options.supports_grammar_tools)
         if grammar is not None:
             custom: dict[str, Any] = {
                 "type": "custom",
                 "name": tool.name,
                 "description": tool.description,
-                "format": {"type": "grammar", "syntax": grammar.syntax, "definition": grammar.definition},
+                "format": {"type": "grammar", "syntax": grammar.format, "definition": grammar.definition},
             }
             if options.defer_loading:
                 custom["defer_loading"] = True
             converted.append(custom)
             continue
-        strict = resolve_json_schema_strict_sampling(tool, options.supports_strict_mode) or False
+        strict = resolve_strict(tool, options.supports_strict_mode) or False
         function: dict[str, Any] = {
             "type": "function",
             "name": tool.name,
             "description": tool.description,
-            "parameters": json_schema_tool_parameters(tool, strict),
+            "parameters": tool_parameters(tool, strict),
         }
         if options.defer_loading:
             function["defer_loading"] = True

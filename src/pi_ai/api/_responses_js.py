@@ -14,6 +14,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+import msgspec
+
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -116,6 +118,39 @@ def js_text(value: Any) -> str:
 def js_field(mapping: Mapping[str, Any], key: str) -> str:
     """``String(mapping[key])``, ``"undefined"`` when the key is absent."""
     return js_text(mapping[key]) if key in mapping else "undefined"
+
+
+# --------------------------------------------------------------------------- JSON.parse
+
+
+class JsonParseError(ValueError):
+    """Text ``JSON.parse`` refuses; ``str(error)`` is V8's message for it."""
+
+
+_fast_decode = msgspec.json.Decoder().decode
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(name)
+
+
+_SLOW_DECODER = json.JSONDecoder(parse_constant=_no_constant)
+
+
+def parse_json(text: str) -> Any:
+    """``JSON.parse(text)``: the value, or ``JsonParseError`` with V8's message.
+
+    msgspec parses the common case; text it refuses is checked against V8's grammar, which
+    also accepts what msgspec does not (lone surrogate escapes, numbers that overflow to
+    Infinity) before the standard library decodes it.
+    """
+    try:
+        return _fast_decode(text)
+    except msgspec.DecodeError:
+        message = v8_json_parse_error(text)
+        if message:
+            raise JsonParseError(message) from None
+    return _SLOW_DECODER.decode(text)
 
 
 # --------------------------------------------------------------------------- V8 JSON.parse errors

@@ -29,7 +29,7 @@ from pi_ai._events import (
 from pi_ai._messages import AssistantMessage, TextContent, ThinkingContent, ToolCall, Usage
 from pi_ai._model import Model, calculate_cost
 from pi_ai._partial_json import PartialJson, parse_streaming_json
-from pi_ai.api._responses_constrained import GrammarInputBuffer, append_grammar_tool_input_json_delta
+from pi_ai.api._responses_grammar import GrammarInputBuffer, append_grammar_tool_input_json_delta
 from pi_ai.api._responses_js import js_field, js_stringify, js_text
 
 
@@ -55,8 +55,12 @@ def _js_text(value: Any) -> str:
 
 
 def _count(value: Any) -> int:
-    """``value || 0`` for a token count."""
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+    """``value || 0`` for a token count (an integral float counts as the integer)."""
+    if isinstance(value, bool):
+        return 0
+    if isinstance(value, float):
+        return int(value) if value.is_integer() else 0
+    return value if isinstance(value, int) else 0
 
 
 ServiceTierPricing = Callable[[Usage, Any], None]

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import json
 import random
 import sys
 from collections.abc import Mapping
@@ -50,7 +49,7 @@ from pi_ai.api._http import (
     open_stream,
 )
 from pi_ai.api._responses_convert import build_base_options
-from pi_ai.api._responses_js import js_stringify, js_text, v8_json_parse_error
+from pi_ai.api._responses_js import JsonParseError, js_stringify, js_text, parse_json
 
 API_NAME = "google-generative-ai"
 SDK_LABEL = "google-genai-sdk/1.52.0"
@@ -70,7 +69,16 @@ class GoogleThinkingOptions:
 class GoogleOptions(StreamOptions):
     tool_choice: str | None = None
     """``auto`` | ``none`` | ``any``."""
-    thinking: GoogleThinkingOptions | None = None
+    thinking: GoogleThinkingOptions | Mapping[str, Any] | None = None
+    """A ``GoogleThinkingOptions``, or Pi's object form ``{"enabled", "budgetTokens", "level"}``."""
+
+
+def _thinking_setting(thinking: GoogleThinkingOptions | Mapping[str, Any] | None) -> ThinkingSetting | None:
+    if thinking is None:
+        return None
+    if isinstance(thinking, GoogleThinkingOptions):
+        return ThinkingSetting(thinking.enabled, thinking.budget_tokens, thinking.level)
+    return ThinkingSetting(bool(thinking.get("enabled")), thinking.get("budgetTokens"), thinking.get("level"))
 
 
 class GoogleApiError(Exception):
@@ -130,8 +138,8 @@ class GoogleStreamSplitter:
 
 def _raise_for_error_chunk(text: str) -> None:
     try:
-        parsed = json.loads(text)
-    except ValueError:
+        parsed = parse_json(text)
+    except JsonParseError:
         return
     if not isinstance(parsed, dict) or "error" not in parsed:
         return
@@ -174,9 +182,9 @@ def _google_error_message(status: int, reason: str, headers: Mapping[str, str], 
     """``JSON.stringify`` of the error body, as the SDK's ``ApiError`` message."""
     if "application/json" in headers.get("content-type", ""):
         try:
-            body: Any = json.loads(text)
-        except ValueError:
-            return v8_json_parse_error(text)
+            body: Any = parse_json(text)
+        except JsonParseError as error:
+            return str(error)
     else:
         body = {"error": {"message": text, "code": status, "status": reason}}
     return js_stringify(body)
@@ -267,16 +275,13 @@ def stream(
             if not opts.api_key:
                 raise ValueError(f"No API key for provider: {model.provider}")
             headers = build_headers(model, opts.api_key, opts)
-            thinking = opts.thinking
             params = build_config_and_params(
                 model,
                 context,
                 temperature=opts.temperature,
                 max_tokens=opts.max_tokens,
                 tool_choice=opts.tool_choice,
-                thinking=ThinkingSetting(thinking.enabled, thinking.budget_tokens, thinking.level)
-                if thinking is not None
-                else None,
+                thinking=_thinking_setting(opts.thinking),
             )
             if signal is not None and signal.aborted:
                 raise AbortError("Request aborted")
@@ -292,10 +297,7 @@ def stream(
                 splitter = GoogleStreamSplitter()
                 async for chunk in response.chunks():
                     for payload in splitter.feed(chunk):
-                        try:
-                            data = json.loads(payload)
-                        except ValueError:
-                            raise ValueError(v8_json_parse_error(payload)) from None
+                        data = parse_json(payload)
                         if isinstance(data, dict):
                             processor.handle(data)
                 splitter.finish()
@@ -346,3 +348,4 @@ def stream_simple(
 
 
 API = ApiImplementation(api=API_NAME, stream=stream, stream_simple=stream_simple)
+OPTIONS = GoogleOptions

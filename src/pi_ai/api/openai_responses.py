@@ -9,9 +9,7 @@ and the event sequence follow Pi 0.85 (which uses the official OpenAI SDK 6.40).
 
 from __future__ import annotations
 
-import json
-import platform
-import sys
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -24,20 +22,19 @@ from pi_ai._messages import Usage
 from pi_ai._model import Model, clamp_thinking_level
 from pi_ai._options import SimpleStreamOptions, StreamOptions
 from pi_ai._registry import ApiImplementation
+from pi_ai.api._anthropic_payload import copilot_dynamic_headers
 from pi_ai.api._common import clamp_prompt_cache_key, pi_user_agent, resolve_cache_retention
+from pi_ai.api._completions_payload import _custom_header_env, client_api_key
 from pi_ai.api._http import (
     HttpRequest,
     HttpStatusError,
-    TransportError,
     apply_on_payload,
-    has_header,
     join_url,
     merge_headers,
     open_stream,
     openai_error_text,
     openai_sdk_message,
 )
-from pi_ai.api._responses_constrained import grammar_tool_input_properties
 from pi_ai.api._responses_convert import (
     OPENAI_TOOL_CALL_PROVIDERS,
     ConvertOptions,
@@ -47,12 +44,11 @@ from pi_ai.api._responses_convert import (
     convert_responses_tools,
     split_deferred_tools,
 )
-from pi_ai.api._responses_js import js_stringify, v8_json_parse_error
+from pi_ai.api._responses_grammar import grammar_tool_input_properties
+from pi_ai.api._responses_js import js_stringify, parse_json
 from pi_ai.api._responses_stream import ResponsesStreamError, ResponsesStreamProcessor
 
 API_NAME = "openai-responses"
-OPENAI_SDK_VERSION = "6.40.0"
-"""The OpenAI SDK Pi 0.85 sends through; its identification headers are part of Pi's request."""
 MIN_OUTPUT_TOKENS = 16
 """The Responses API rejects ``max_output_tokens`` below 16."""
 
@@ -100,14 +96,6 @@ def get_compat(model: Model) -> ResponsesCompat:
         supports_explicit_prompt_cache_mode=flag("supportsExplicitPromptCacheMode", False),
         supports_max_output_tokens=flag("supportsMaxOutputTokens", True),
     )
-
-
-def _client_api_key(provider: str, api_key: str | None, headers: Mapping[str, str | None] | None) -> str:
-    if api_key:
-        return api_key
-    if has_header(headers, "authorization") or has_header(headers, "cf-aig-authorization"):
-        return "unused"
-    raise ValueError(f"No API key for provider: {provider}")
 
 
 _UNSET: Any = object()
@@ -187,78 +175,16 @@ def build_params(
     return {key: value for key, value in params.items() if value is not _UNSET}
 
 
-def _copilot_headers(context: Context) -> dict[str, str]:
-    from pi_ai._messages import ImageContent, ToolResultMessage, UserMessage
-
-    messages = context.messages
-    last = messages[-1] if messages else None
-    headers = {
-        "X-Initiator": "agent" if last is not None and not isinstance(last, UserMessage) else "user",
-        "Openai-Intent": "conversation-edits",
-    }
-    has_images = any(
-        isinstance(message, (UserMessage, ToolResultMessage))
-        and not isinstance(message.content, str)
-        and any(isinstance(block, ImageContent) for block in message.content)
-        for message in messages
-    )
-    if has_images:
-        headers["Copilot-Vision-Request"] = "true"
-    return headers
-
-
-_OS_NAMES = {
-    "linux": "Linux",
-    "darwin": "MacOS",
-    "win32": "Windows",
-    "freebsd": "FreeBSD",
-    "openbsd": "OpenBSD",
-}
-_ARCH_NAMES = {
-    "x86_64": "x64",
-    "amd64": "x64",
-    "aarch64": "arm64",
-    "arm64": "arm64",
-    "i386": "x32",
-    "i686": "x32",
-}
-
-
-def openai_sdk_headers(timeout_ms: int | None) -> dict[str, str]:
-    """The headers the OpenAI SDK adds to every request (``X-Stainless-*`` identification).
-
-    Language, runtime and SDK version are Pi's (``js``, ``node``, 6.40.0) so requests look the
-    same to the server; OS and architecture are this machine's; the runtime version is the
-    Python version (Pi sends its Node version).
-    """
-    machine = platform.machine().lower()
-    headers = {
-        "Accept": "application/json",
-        "X-Stainless-Retry-Count": "0",
-    }
-    if timeout_ms:
-        headers["X-Stainless-Timeout"] = str(int(timeout_ms // 1000))
-    headers.update(
-        {
-            "X-Stainless-Lang": "js",
-            "X-Stainless-Package-Version": OPENAI_SDK_VERSION,
-            "X-Stainless-OS": _OS_NAMES.get(sys.platform, f"Other:{sys.platform}"),
-            "X-Stainless-Arch": _ARCH_NAMES.get(machine, f"other:{machine}"),
-            "X-Stainless-Runtime": "node",
-            "X-Stainless-Runtime-Version": f"python-{platform.python_version()}",
-        }
-    )
-    return headers
-
-
 def build_headers(
     model: Model, context: Context, api_key: str, options: StreamOptions, session_id: str | None
 ) -> dict[str, str]:
-    """What reaches the wire: the OpenAI SDK's own headers, then Pi's, then the caller's."""
+    """Headers in the OpenAI SDK's merge order: its defaults, auth, the client's headers (Pi's,
+    then the caller's), the body type. The SDK's ``X-Stainless-*`` telemetry is not sent
+    (docs/providers/openai-responses.md)."""
     compat = get_compat(model)
     pi_headers: dict[str, str | None] = {"User-Agent": pi_user_agent(), **(model.headers or {})}
     if model.provider == "github-copilot":
-        pi_headers.update(_copilot_headers(context))
+        pi_headers.update(copilot_dynamic_headers(context.messages))
     if session_id:
         if compat.session_affinity_format == "openrouter":
             pi_headers["x-session-id"] = session_id
@@ -266,12 +192,18 @@ def build_headers(
             if compat.session_affinity_format == "openai":
                 pi_headers["session_id"] = session_id
             pi_headers["x-client-request-id"] = session_id
+    if options.headers:
+        pi_headers.update(options.headers)
     return merge_headers(
-        openai_sdk_headers(options.timeout_ms),
+        {
+            "Accept": "application/json",
+            "OpenAI-Organization": os.environ.get("OPENAI_ORG_ID") or None,
+            "OpenAI-Project": os.environ.get("OPENAI_PROJECT_ID") or None,
+        },
         {"Authorization": f"Bearer {api_key}"},
+        _custom_header_env(),
         pi_headers,
-        options.headers,
-        {"Content-Type": "application/json"},
+        {"content-type": "application/json"},
     )
 
 
@@ -315,10 +247,6 @@ def format_error(error: BaseException) -> str:
     return error_text(error)
 
 
-class JsonParseError(ValueError):
-    """An SSE event whose data is not JSON; the message is V8's ``JSON.parse`` text."""
-
-
 class _SdkStreamError(Exception):
     """An SSE event whose data carries an ``error`` member (the SDK throws on it)."""
 
@@ -341,7 +269,7 @@ def stream(
         events.partial = output
         signal = opts.signal
         try:
-            api_key = _client_api_key(model.provider, opts.api_key, opts.headers)
+            api_key = client_api_key(model.provider, opts.api_key, opts.headers)
             retention = resolve_cache_retention(opts.cache_retention, opts.env)
             session_id = None if retention == "none" else opts.session_id
             compat = get_compat(model)
@@ -368,10 +296,7 @@ def stream(
                         if sse.data.startswith("[DONE]"):
                             done = True
                             continue
-                        try:
-                            data = json.loads(sse.data)
-                        except ValueError:
-                            raise JsonParseError(v8_json_parse_error(sse.data)) from None
+                        data = parse_json(sse.data)
                         if sse.event is not None and sse.event.startswith("thread."):
                             continue
                         if isinstance(data, dict) and data.get("error"):
@@ -401,7 +326,7 @@ def stream_simple(
 ) -> AssistantMessageEventStream:
     """Unified options: ``reasoning`` becomes the Responses reasoning effort."""
     simple = options or SimpleStreamOptions()
-    _client_api_key(model.provider, simple.api_key, simple.headers)  # raises at once, like Pi
+    client_api_key(model.provider, simple.api_key, simple.headers)  # raises at once, like Pi
     base = build_base_options(model, context, simple)
     provider = OpenAIResponsesOptions(tool_choice=simple.tool_choice)
     for name in StreamOptions.__dataclass_fields__:
@@ -414,4 +339,6 @@ def stream_simple(
 
 API = ApiImplementation(api=API_NAME, stream=stream, stream_simple=stream_simple)
 
-__all__ = ["API", "OpenAIResponsesOptions", "TransportError", "stream", "stream_simple"]
+OPTIONS = OpenAIResponsesOptions
+
+__all__ = ["API", "OPTIONS", "OpenAIResponsesOptions", "stream", "stream_simple"]
