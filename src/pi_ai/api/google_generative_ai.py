@@ -92,6 +92,13 @@ class GoogleApiError(Exception):
 # --------------------------------------------------------------------------- stream splitting
 
 
+_JS_WHITESPACE = (
+    " \t\n\r\x0b\x0c\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+    "\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+"""What JavaScript's ``String.prototype.trim`` removes."""
+
+
 class GoogleStreamSplitter:
     """The SDK's own reading of the body: events end at a blank line, only ``data:`` counts.
 
@@ -107,7 +114,8 @@ class GoogleStreamSplitter:
     def __init__(self) -> None:
         import codecs
 
-        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        # TextDecoder semantics: a leading byte-order mark is dropped, bad bytes become U+FFFD.
+        self._decoder = codecs.getincrementaldecoder("utf-8-sig")("replace")
         self._buffer = ""
 
     def feed(self, chunk: bytes) -> list[str]:
@@ -125,14 +133,14 @@ class GoogleStreamSplitter:
                     cut, width = index, len(delimiter)
             if cut == -1:
                 return payloads
-            event = self._buffer[:cut].strip()
+            event = self._buffer[:cut].strip(_JS_WHITESPACE)
             self._buffer = self._buffer[cut + width :]
             if event.startswith("data:"):
-                payloads.append(event[5:].strip())
+                payloads.append(event[5:].strip(_JS_WHITESPACE))
 
     def finish(self) -> None:
         self._buffer += self._decoder.decode(b"", final=True)
-        if self._buffer.strip():
+        if self._buffer.strip(_JS_WHITESPACE):
             raise ValueError("Incomplete JSON segment at the end")
 
 
