@@ -9,6 +9,7 @@ first error the way V8's parser reports it (positions in UTF-16 code units).
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import msgspec
@@ -34,13 +35,27 @@ def js_number(value: Any) -> Any:
 _decode = msgspec.json.Decoder().decode
 
 
+def _reject_constant(name: str) -> Any:
+    raise ValueError(name)
+
+
+_STRICT_JSON = json.JSONDecoder(parse_constant=_reject_constant)
+
+
 def js_json_parse(text: str | bytes) -> Any:
     """Parse like ``JSON.parse`` (values keep Python types; see ``js_number``)."""
     try:
         return _decode(text)
     except msgspec.DecodeError:
         source = text.decode("utf-8", "replace") if isinstance(text, bytes) else text
-        raise JsonSyntaxError(v8_json_error(source)) from None
+    message = v8_json_error(source)
+    if message:
+        raise JsonSyntaxError(message)
+    # Valid JSON msgspec refuses (a lone surrogate escape, a number beyond float range).
+    try:
+        return _STRICT_JSON.decode(source)
+    except ValueError:
+        raise JsonSyntaxError("Unexpected end of JSON input") from None
 
 
 # --------------------------------------------------------------------------- V8's error text
@@ -250,7 +265,7 @@ class _Parser:
 
 
 def v8_json_error(source: str) -> str:
-    """The message of the ``SyntaxError`` Node 22's ``JSON.parse(source)`` throws."""
+    """The message of the ``SyntaxError`` Node 22's ``JSON.parse(source)`` throws ("" if none)."""
     parser = _Parser(source)
     try:
         parser.value()
@@ -261,4 +276,4 @@ def v8_json_error(source: str) -> str:
         return failure.message
     except RecursionError:
         return "Maximum call stack size exceeded"
-    return "Unexpected end of JSON input"  # only reached for texts the fast parser refused oddly
+    return ""

@@ -36,7 +36,7 @@ from pi_ai._events import (
 from pi_ai._messages import AssistantMessage, Diagnostic, TextContent, ThinkingContent, ToolCall, Usage
 from pi_ai._model import Model, ModelCost, calculate_cost
 from pi_ai._options import SimpleStreamOptions, StreamOptions
-from pi_ai._partial_json import PartialJson, parse_json_with_repair
+from pi_ai._partial_json import PartialJson, repair_json
 from pi_ai._registry import ApiImplementation
 from pi_ai._simple_options import (
     adjust_max_tokens_for_thinking,
@@ -59,7 +59,7 @@ from pi_ai.api._http import (
     join_url,
     open_stream,
 )
-from pi_ai.api._js_json import js_number
+from pi_ai.api._js_json import JsonSyntaxError, js_json_parse, js_number
 
 __all__ = ["API", "OPTIONS", "AnthropicOptions", "stream", "stream_simple"]
 
@@ -92,6 +92,17 @@ _MESSAGE_EVENTS = frozenset(
         "content_block_stop",
     }
 )
+
+
+def _parse_event(data: str) -> Any:
+    """Pi's ``parseJsonWithRepair`` with ``JSON.parse``'s error texts."""
+    try:
+        return js_json_parse(data)
+    except JsonSyntaxError:
+        repaired = repair_json(data)
+        if repaired == data:
+            raise
+        return js_json_parse(repaired)
 
 
 def _map_stop_reason(reason: str, details: Any) -> tuple[str, str | None]:
@@ -240,7 +251,7 @@ async def _consume(
         if sse.event not in _MESSAGE_EVENTS:
             continue
         try:
-            event = parse_json_with_repair(sse.data)
+            event = _parse_event(sse.data)
         except ValueError as error:
             raw = "\\n".join(sse.raw)
             raise ValueError(
