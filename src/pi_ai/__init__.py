@@ -74,6 +74,7 @@ if TYPE_CHECKING:
         StreamOptions,
         ThinkingBudgets,
     )
+    from pi_ai._overflow import is_context_overflow, is_recoverable_length
     from pi_ai._registry import (
         ApiImplementation,
         complete,
@@ -84,6 +85,15 @@ if TYPE_CHECKING:
         stream,
         stream_simple,
         unregister_apis,
+    )
+    from pi_ai._transform_messages import transform_messages
+    from pi_ai.models import (
+        ModelRegistry,
+        get_model,
+        get_models,
+        get_providers,
+        models_config_error,
+        models_json_path,
     )
 
 _EXPORTS: dict[str, str] = {
@@ -156,6 +166,15 @@ _EXPORTS: dict[str, str] = {
     "stream": "pi_ai._registry",
     "stream_simple": "pi_ai._registry",
     "unregister_apis": "pi_ai._registry",
+    "is_context_overflow": "pi_ai._overflow",
+    "is_recoverable_length": "pi_ai._overflow",
+    "transform_messages": "pi_ai._transform_messages",
+    "ModelRegistry": "pi_ai.models",
+    "get_model": "pi_ai.models",
+    "get_models": "pi_ai.models",
+    "get_providers": "pi_ai.models",
+    "models_config_error": "pi_ai.models",
+    "models_json_path": "pi_ai.models",
 }
 
 
@@ -194,6 +213,7 @@ __all__ = [
     "Message",
     "Model",
     "ModelCost",
+    "ModelRegistry",
     "ReasoningLevel",
     "ResponseInfo",
     "SimpleStreamOptions",
@@ -231,9 +251,16 @@ __all__ = [
     "encode",
     "get_api",
     "get_env_api_key",
+    "get_model",
+    "get_models",
+    "get_providers",
     "get_supported_thinking_levels",
+    "is_context_overflow",
+    "is_recoverable_length",
     "message_from_dict",
     "models_are_equal",
+    "models_config_error",
+    "models_json_path",
     "now_ms",
     "register_api",
     "registered_apis",
@@ -241,5 +268,6 @@ __all__ = [
     "stream",
     "stream_simple",
     "to_builtins",
+    "transform_messages",
     "unregister_apis",
 ]
