@@ -80,6 +80,7 @@ class FindTool(AgentTool):
     )
     parameters: dict[str, Any] = FIND_PARAMETERS
     prompt_snippet = "Find files by glob pattern (respects .gitignore)"
+    prompt_guidelines: tuple[str, ...] = ()
 
     def __init__(self, cwd: str, *, backend: Backend = "auto", bin_dir: str | None = None) -> None:
         self.cwd = cwd

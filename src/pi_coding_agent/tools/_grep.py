@@ -110,6 +110,7 @@ class GrepTool(AgentTool):
     )
     parameters: dict[str, Any] = GREP_PARAMETERS
     prompt_snippet = "Search file contents for patterns (respects .gitignore)"
+    prompt_guidelines: tuple[str, ...] = ()
 
     def __init__(self, cwd: str, *, backend: Backend = "auto", bin_dir: str | None = None) -> None:
         self.cwd = cwd

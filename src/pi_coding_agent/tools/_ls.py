@@ -42,6 +42,7 @@ class LsTool(AgentTool):
     )
     parameters: dict[str, Any] = LS_PARAMETERS
     prompt_snippet = "List directory contents"
+    prompt_guidelines: tuple[str, ...] = ()
 
     def __init__(self, cwd: str) -> None:
         self.cwd = cwd

@@ -20,7 +20,13 @@ from pi_coding_agent.tools._common import (
 from pi_coding_agent.tools._fs_errors import access_error, node_error_message
 from pi_coding_agent.tools._images import detect_image_mime_in_file, process_image
 from pi_coding_agent.tools._paths import resolve_read_path
-from pi_coding_agent.tools._truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_head
+from pi_coding_agent.tools._truncate import (
+    DEFAULT_MAX_BYTES,
+    DEFAULT_MAX_LINES,
+    format_size,
+    truncate_head,
+    utf8_len,
+)
 
 NON_VISION_NOTE = "[Current model does not support images. The image will be omitted from this request.]"
 
@@ -122,24 +128,55 @@ class ReadTool(AgentTool):
         )
 
 
+def _line_start(text: str, line: int) -> int:
+    """Index where 0-based ``line`` starts (the text must have that many line breaks)."""
+    position = 0
+    remaining = line
+    size = len(text)
+    while remaining > 0:
+        block_end = min(position + _BLOCK, size)
+        found = text.count("\n", position, block_end)
+        if found < remaining and block_end < size:
+            remaining -= found
+            position = block_end
+            continue
+        for _ in range(remaining):
+            position = text.index("\n", position) + 1
+        break
+    return position
+
+
+_BLOCK = 1 << 16
+
+
 def _text_window(text: str, path: str, offset: float | None, limit: float | None) -> AgentToolResult[Any]:
-    lines = text.split("\n")
-    total = len(lines)
+    # Lines are located by counting line breaks instead of splitting the whole file: a read
+    # of a big file with a small window only copies the window.
+    total = text.count("\n") + 1
     start = max(0, js_int(offset) - 1) if offset else 0
     start_display = start + 1
     if start >= total:
         raise ToolError(f"Offset {js_number(offset or 0)} is beyond end of file ({total} lines total)")
+    begin = _line_start(text, start)
     user_limited: int | None = None
-    if limit is not None:
+    if limit is not None and js_int(limit) < 0:
+        # JavaScript slice semantics for a negative end; never worth a fast path.
+        lines = text.split("\n")
         end = min(start + js_int(limit), total)
         selected = "\n".join(lines[start:end])
         user_limited = end - start
+    elif limit is not None:
+        end = min(start + js_int(limit), total)
+        stop = len(text) if end >= total else _line_start(text, end) - 1
+        selected = text[begin:stop] if end > start else ""
+        user_limited = end - start
     else:
-        selected = "\n".join(lines[start:])
+        selected = text[begin:]
     truncation = truncate_head(selected)
     details: dict[str, Any] | None = None
     if truncation.first_line_exceeds_limit:
-        size = format_size(len(lines[start].encode("utf-8", "replace")))
+        line_end = text.find("\n", begin)
+        size = format_size(utf8_len(text[begin:] if line_end == -1 else text[begin:line_end]))
         output = (
             f"[Line {start_display} is {size}, exceeds {format_size(DEFAULT_MAX_BYTES)} limit. "
             f"Use bash: sed -n '{start_display}p' {path} | head -c {DEFAULT_MAX_BYTES}]"

@@ -106,13 +106,19 @@ def _untruncated(content: str, lines: int, size: int, max_lines: int, max_bytes:
 def truncate_head(
     content: str, *, max_lines: int = DEFAULT_MAX_LINES, max_bytes: int = DEFAULT_MAX_BYTES
 ) -> TruncationResult:
-    """Keep whole lines from the start. A first line over the byte limit yields empty content."""
+    """Keep whole lines from the start. A first line over the byte limit yields empty content.
+
+    Only the beginning of a big text is split into lines: a character is at least one byte,
+    so nothing past the first ``max_bytes + 2`` characters can be kept, and a line cut there
+    can never fit.
+    """
     total_bytes = utf8_len(content)
-    lines = count_lines(content)
-    total_lines = len(lines)
+    total_lines = _line_count(content)
     if total_lines <= max_lines and total_bytes <= max_bytes:
         return _untruncated(content, total_lines, total_bytes, max_lines, max_bytes)
-    if utf8_len(lines[0]) > max_bytes:
+    newline = content.find("\n")
+    first_line = content if newline == -1 else content[:newline]
+    if utf8_len(first_line) > max_bytes:
         return TruncationResult(
             content="",
             truncated=True,
@@ -126,12 +132,14 @@ def truncate_head(
             max_lines=max_lines,
             max_bytes=max_bytes,
         )
+    prefix = content[: max_bytes + 2]
+    lines = prefix.split("\n", max_lines)
+    if len(lines) <= max_lines and len(prefix) == len(content) and content.endswith("\n"):
+        lines.pop()  # the empty "line" after a final newline is not a line
     kept: list[str] = []
     used = 0
     by: TruncatedBy = "lines"
-    for index, line in enumerate(lines):
-        if index >= max_lines:
-            break
+    for index, line in enumerate(lines[:max_lines]):
         cost = utf8_len(line) + (1 if index > 0 else 0)
         if used + cost > max_bytes:
             by = "bytes"
@@ -154,6 +162,12 @@ def truncate_head(
         max_lines=max_lines,
         max_bytes=max_bytes,
     )
+
+
+def _line_count(content: str) -> int:
+    if not content:
+        return 0
+    return content.count("\n") + (0 if content.endswith("\n") else 1)
 
 
 def truncate_tail(

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from pi_coding_agent.tools import format_size, truncate_head, truncate_line, truncate_tail
 
 
@@ -62,3 +65,44 @@ def test_truncate_line_counts_utf16_units() -> None:
     assert truncate_line("abcd", 3) == ("abc... [truncated]", True)
     # An astral character is two units: it does not fit in the last single unit.
     assert truncate_line("ab\U0001f600", 3) == ("ab... [truncated]", True)
+
+
+def _reference_head(content: str, max_lines: int, max_bytes: int) -> tuple[str, str | None, int, int, bool]:
+    """Spec 8.1 taken literally: split everything, keep whole lines while both limits hold."""
+    lines = content.split("\n")
+    if content.endswith("\n"):
+        lines.pop()
+    if not content:
+        lines = []
+    size = len(content.encode())
+    if len(lines) <= max_lines and size <= max_bytes:
+        return content, None, len(lines), size, False
+    if len(lines[0].encode()) > max_bytes:
+        return "", "bytes", len(lines), size, True
+    kept: list[str] = []
+    used = 0
+    by = "lines"
+    for index, line in enumerate(lines[:max_lines]):
+        cost = len(line.encode()) + (1 if index else 0)
+        if used + cost > max_bytes:
+            by = "bytes"
+            break
+        kept.append(line)
+        used += cost
+    return "\n".join(kept), by, len(lines), size, False
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    lines=st.lists(st.sampled_from(["", "a", "bb", "é", "x" * 7, "\u20ac\u20ac"]), max_size=12),
+    max_lines=st.integers(1, 6),
+    max_bytes=st.integers(1, 20),
+)
+def test_truncate_head_matches_the_literal_algorithm(
+    lines: list[str], max_lines: int, max_bytes: int
+) -> None:
+    content = "\n".join(lines)
+    result = truncate_head(content, max_lines=max_lines, max_bytes=max_bytes)
+    expected = _reference_head(content, max_lines, max_bytes)
+    assert (result.content, result.truncated_by, result.total_lines, result.total_bytes) == expected[:4]
+    assert result.first_line_exceeds_limit == expected[4]
