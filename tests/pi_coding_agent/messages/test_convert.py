@@ -27,7 +27,13 @@ from pi_coding_agent.messages import (
 
 
 def bash(**fields: object) -> BashExecutionMessage:
-    base: dict[str, object] = {"command": "make", "output": "ok", "cancelled": False, "truncated": False, "timestamp": 5}
+    base: dict[str, object] = {
+        "command": "make",
+        "output": "ok",
+        "cancelled": False,
+        "truncated": False,
+        "timestamp": 5,
+    }
     base.update(fields)
     return BashExecutionMessage(**base)  # type: ignore[arg-type]
 
@@ -39,7 +45,10 @@ def bash(**fields: object) -> BashExecutionMessage:
         ({"output": "", "exit_code": 0}, "Ran `make`\n(no output)"),
         ({"output": "err", "exit_code": 2}, "Ran `make`\n```\nerr\n```\n\nCommand exited with code 2"),
         ({"output": "partial", "cancelled": True}, "Ran `make`\n```\npartial\n```\n\n(command cancelled)"),
-        ({"output": "x", "cancelled": True, "exit_code": 9}, "Ran `make`\n```\nx\n```\n\n(command cancelled)"),
+        (
+            {"output": "x", "cancelled": True, "exit_code": 9},
+            "Ran `make`\n```\nx\n```\n\n(command cancelled)",
+        ),
         ({"exit_code": None}, "Ran `make`\n```\nok\n```"),
         (
             {"output": "tail", "exit_code": 1, "truncated": True, "full_output_path": "/tmp/pi-bash-abc.log"},
@@ -67,10 +76,20 @@ def test_roles_are_registered_and_round_trip_with_pi_key_order() -> None:
     absent = encode(bash(exit_code=msgspec.UNSET))
     assert b"exitCode" not in absent and b"excludeFromContext" not in absent
     custom = agent_message_from_dict(
-        {"role": "custom", "customType": "t", "content": "c", "display": False, "details": {"a": 1}, "timestamp": 2}
+        {
+            "role": "custom",
+            "customType": "t",
+            "content": "c",
+            "display": False,
+            "details": {"a": 1},
+            "timestamp": 2,
+        }
     )
     assert isinstance(custom, CustomRoleMessage)
-    assert encode(custom) == b'{"role":"custom","customType":"t","content":"c","display":false,"details":{"a":1},"timestamp":2}'
+    assert (
+        encode(custom)
+        == b'{"role":"custom","customType":"t","content":"c","display":false,"details":{"a":1},"timestamp":2}'
+    )
 
 
 def test_convert_to_llm_projects_each_role_and_keeps_order() -> None:
@@ -81,8 +100,10 @@ def test_convert_to_llm_projects_each_role_and_keeps_order() -> None:
         bash(exit_code=0, exclude_from_context=True),
         CustomRoleMessage(custom_type="x", content="hidden but sent", display=False, timestamp=3),
         CustomRoleMessage(
-            custom_type="x", content=[TextContent(text="a"), ImageContent(data="AA==", mime_type="image/png")],
-            display=True, timestamp=4,
+            custom_type="x",
+            content=[TextContent(text="a"), ImageContent(data="AA==", mime_type="image/png")],
+            display=True,
+            timestamp=4,
         ),
         BranchSummaryMessage(summary="went elsewhere", from_id="abc", timestamp=6),
         CompactionSummaryMessage(summary="s", tokens_before=10, timestamp=7),
@@ -92,7 +113,9 @@ def test_convert_to_llm_projects_each_role_and_keeps_order() -> None:
     assert converted[0] is user
     assert [m.timestamp for m in converted] == [1, 5, 3, 4, 6, 7]
     assert to_builtins(converted[1]) == {
-        "role": "user", "content": [{"type": "text", "text": "Ran `make`\n```\nok\n```"}], "timestamp": 5,
+        "role": "user",
+        "content": [{"type": "text", "text": "Ran `make`\n```\nok\n```"}],
+        "timestamp": 5,
     }
     assert to_builtins(converted[2])["content"] == [{"type": "text", "text": "hidden but sent"}]
     assert len(converted[3].content) == 2
@@ -102,13 +125,27 @@ def test_convert_to_llm_projects_each_role_and_keeps_order() -> None:
 
 def test_block_images_replaces_and_collapses_without_mutating() -> None:
     image = ImageContent(data="AA==", mime_type="image/png")
-    user = UserMessage(content=[TextContent(text="look"), image, image, TextContent(text="and"), image], timestamp=1)
-    result = ToolResultMessage(
-        tool_call_id="c", tool_name="read", content=[image], details={"path": "a.png"}, is_error=False, timestamp=2
+    user = UserMessage(
+        content=[TextContent(text="look"), image, image, TextContent(text="and"), image], timestamp=1
     )
-    plain = UserMessage(content=[TextContent(text=IMAGE_BLOCKED_TEXT), TextContent(text=IMAGE_BLOCKED_TEXT)], timestamp=3)
+    result = ToolResultMessage(
+        tool_call_id="c",
+        tool_name="read",
+        content=[image],
+        details={"path": "a.png"},
+        is_error=False,
+        timestamp=2,
+    )
+    plain = UserMessage(
+        content=[TextContent(text=IMAGE_BLOCKED_TEXT), TextContent(text=IMAGE_BLOCKED_TEXT)], timestamp=3
+    )
     converted = convert_to_llm([user, result, plain], block_images=True)
-    assert [block.text for block in converted[0].content] == ["look", IMAGE_BLOCKED_TEXT, "and", IMAGE_BLOCKED_TEXT]  # type: ignore[union-attr]
+    assert [block.text for block in converted[0].content] == [
+        "look",
+        IMAGE_BLOCKED_TEXT,
+        "and",
+        IMAGE_BLOCKED_TEXT,
+    ]  # type: ignore[union-attr]
     assert to_builtins(converted[1])["content"] == [{"type": "text", "text": IMAGE_BLOCKED_TEXT}]
     assert to_builtins(converted[1])["details"] == {"path": "a.png"}
     assert converted[2] is plain  # no image: untouched, duplicates kept
@@ -133,6 +170,10 @@ def test_factories_turn_entry_times_into_milliseconds() -> None:
     assert create_compaction_summary_message("s", 3, stamp).tokens_before == 3
     message = create_custom_message("t", "c", True, msgspec.UNSET, stamp)
     assert to_builtins(message) == {
-        "role": "custom", "customType": "t", "content": "c", "display": True, "timestamp": 1796029708653,
+        "role": "custom",
+        "customType": "t",
+        "content": "c",
+        "display": True,
+        "timestamp": 1796029708653,
     }
     assert iso_to_ms("not a date") is None

@@ -13,7 +13,9 @@ def user(text: str, timestamp: int = 1) -> UserMessage:
     return UserMessage(content=[TextContent(text=text)], timestamp=timestamp)
 
 
-def assistant(text: str, timestamp: int = 2, provider: str = "anthropic", model: str = "claude-sonnet-4-5") -> AssistantMessage:
+def assistant(
+    text: str, timestamp: int = 2, provider: str = "anthropic", model: str = "claude-sonnet-4-5"
+) -> AssistantMessage:
     return AssistantMessage(
         content=[TextContent(text=text)],
         api="anthropic-messages",
@@ -35,7 +37,11 @@ def tool_turn(call_id: str = "call_1") -> tuple[AssistantMessage, ToolResultMess
         timestamp=3,
     )
     result = ToolResultMessage(
-        tool_call_id=call_id, tool_name="ls", content=[TextContent(text="README.md")], is_error=False, timestamp=4
+        tool_call_id=call_id,
+        tool_name="ls",
+        content=[TextContent(text="README.md")],
+        is_error=False,
+        timestamp=4,
     )
     return call, result
 
@@ -45,9 +51,17 @@ def lines(path: str | Path) -> list[dict[str, Any]]:
 
 
 def write(path: Path, rows: list[dict[str, Any] | str]) -> Path:
-    text = "".join((row if isinstance(row, str) else json.dumps(row, separators=(",", ":"))) + "\n" for row in rows)
+    text = "".join(
+        (row if isinstance(row, str) else json.dumps(row, separators=(",", ":"))) + "\n" for row in rows
+    )
     path.write_text(text)
     return path
 
 
-HEADER = {"type": "session", "version": 3, "id": "s-1", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/home/dev/project"}
+HEADER = {
+    "type": "session",
+    "version": 3,
+    "id": "s-1",
+    "timestamp": "2026-01-01T00:00:00.000Z",
+    "cwd": "/home/dev/project",
+}

@@ -40,8 +40,16 @@ def test_new_session_is_written_with_the_first_assistant_message(tmp_path: Path)
     assert not os.path.exists(path)
     second = manager.append_message(assistant("hello"))
     rows = lines(path)
-    assert [row["type"] for row in rows] == ["session", "model_change", "thinking_level_change", "message", "message"]
-    assert rows[0]["cwd"] == "/home/dev/project" and rows[0]["version"] == 3 and "parentSession" not in rows[0]
+    assert [row["type"] for row in rows] == [
+        "session",
+        "model_change",
+        "thinking_level_change",
+        "message",
+        "message",
+    ]
+    assert (
+        rows[0]["cwd"] == "/home/dev/project" and rows[0]["version"] == 3 and "parentSession" not in rows[0]
+    )
     assert list(rows[0]) == ["type", "version", "id", "timestamp", "cwd"]
     header_stamp = rows[0]["timestamp"]
     assert os.path.basename(path).startswith(header_stamp.replace(":", "-").replace(".", "-"))
@@ -131,17 +139,25 @@ def test_context_restores_model_thinking_and_compaction() -> None:
     kept = manager.append_message(user("u2"))
     manager.append_message(assistant("a2", provider="openai", model="gpt-5"))
     manager.append_message(
-        BashExecutionMessage(command="ls", output="", cancelled=False, truncated=False, timestamp=9, exclude_from_context=True)
+        BashExecutionMessage(
+            command="ls", output="", cancelled=False, truncated=False, timestamp=9, exclude_from_context=True
+        )
     )
     manager.append_compaction("summary", kept, 1234)
     manager.append_custom_message_entry("ext", "note", False)
     manager.append_custom_entry("state", 1)
     context = manager.build_session_context()
     assert context.thinking_level == "high"
-    assert context.model is not None and (context.model.provider, context.model.model_id) == ("openai", "gpt-5")
+    assert context.model is not None and (context.model.provider, context.model.model_id) == (
+        "openai",
+        "gpt-5",
+    )
     roles = [message.role for message in context.messages]
     assert roles == ["compactionSummary", "user", "assistant", "bashExecution", "custom"]
-    assert isinstance(context.messages[0], CompactionSummaryMessage) and context.messages[0].tokens_before == 1234
+    assert (
+        isinstance(context.messages[0], CompactionSummaryMessage)
+        and context.messages[0].tokens_before == 1234
+    )
     assert isinstance(context.messages[4], CustomRoleMessage) and context.messages[4].display is False
     assert [entry.type for entry in manager.build_context_entries()][0] == "compaction"
     same = build_session_context(manager.get_entries())
@@ -194,8 +210,16 @@ def test_create_branched_session_drops_labels_from_the_path_and_reapplies_them(t
 def test_fork_from_copies_the_whole_tree(tmp_path: Path) -> None:
     source = write(
         tmp_path / "src.jsonl",
-        [HEADER, {"type": "message", "id": "a", "parentId": None, "timestamp": "2026-01-01T00:00:01.000Z",
-                  "message": {"role": "user", "content": "hi", "timestamp": 1}}],
+        [
+            HEADER,
+            {
+                "type": "message",
+                "id": "a",
+                "parentId": None,
+                "timestamp": "2026-01-01T00:00:01.000Z",
+                "message": {"role": "user", "content": "hi", "timestamp": 1},
+            },
+        ],
     )
     target_dir = tmp_path / "target"
     forked = SessionManager.fork_from(str(source), "/elsewhere", str(target_dir))
@@ -207,7 +231,9 @@ def test_fork_from_copies_the_whole_tree(tmp_path: Path) -> None:
         SessionManager.fork_from(str(tmp_path / "missing.jsonl"), "/x", str(target_dir))
 
 
-def test_default_location_session_ids_and_continue_recent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_default_location_session_ids_and_continue_recent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "agent"))
     assert encode_cwd("/home/dev/project") == "--home-dev-project--"
     manager = SessionManager.create("/home/dev/project", session_id="my-id.1")
@@ -246,9 +272,19 @@ def test_invalid_empty_and_missing_files(tmp_path: Path) -> None:
 
 
 def test_bad_lines_are_reported_and_kept(tmp_path: Path) -> None:
-    entry = {"type": "message", "id": "a", "parentId": None, "timestamp": "2026-01-01T00:00:01.000Z",
-             "message": {"role": "user", "content": "hi", "timestamp": 1}}
-    child = {**entry, "id": "b", "parentId": "a", "message": {"role": "user", "content": None, "timestamp": 2}}
+    entry = {
+        "type": "message",
+        "id": "a",
+        "parentId": None,
+        "timestamp": "2026-01-01T00:00:01.000Z",
+        "message": {"role": "user", "content": "hi", "timestamp": 1},
+    }
+    child = {
+        **entry,
+        "id": "b",
+        "parentId": "a",
+        "message": {"role": "user", "content": None, "timestamp": 2},
+    }
     path = write(tmp_path / "s.jsonl", [HEADER, entry, "{broken", "", "[1,2]", child])
     original = path.read_bytes()
     manager = SessionManager.open(str(path))
@@ -265,11 +301,30 @@ def test_migration_backs_up_and_keeps_bad_lines(tmp_path: Path) -> None:
     header = {"type": "session", "id": "legacy", "timestamp": "2025-01-01T00:00:00.000Z", "cwd": "/p"}
     rows: list[dict[str, object] | str] = [
         header,
-        {"type": "message", "timestamp": "2025-01-01T00:00:01.000Z", "message": {"role": "user", "content": "hi", "timestamp": 1}},
+        {
+            "type": "message",
+            "timestamp": "2025-01-01T00:00:01.000Z",
+            "message": {"role": "user", "content": "hi", "timestamp": 1},
+        },
         "{not json",
-        {"type": "message", "timestamp": "2025-01-01T00:00:02.000Z",
-         "message": {"role": "hookMessage", "customType": "x", "content": "c", "display": False, "timestamp": 2}},
-        {"type": "compaction", "timestamp": "2025-01-01T00:00:03.000Z", "summary": "s", "firstKeptEntryIndex": 1, "tokensBefore": 10},
+        {
+            "type": "message",
+            "timestamp": "2025-01-01T00:00:02.000Z",
+            "message": {
+                "role": "hookMessage",
+                "customType": "x",
+                "content": "c",
+                "display": False,
+                "timestamp": 2,
+            },
+        },
+        {
+            "type": "compaction",
+            "timestamp": "2025-01-01T00:00:03.000Z",
+            "summary": "s",
+            "firstKeptEntryIndex": 1,
+            "tokensBefore": 10,
+        },
     ]
     path = write(tmp_path / "old.jsonl", rows)
     original = path.read_bytes()
@@ -288,10 +343,32 @@ def test_migration_backs_up_and_keeps_bad_lines(tmp_path: Path) -> None:
 
 
 def test_read_only_never_writes(tmp_path: Path) -> None:
-    header = {"type": "session", "version": 2, "id": "v2", "timestamp": "2025-01-01T00:00:00.000Z", "cwd": "/p"}
-    path = write(tmp_path / "v2.jsonl", [header, {"type": "message", "id": "a", "parentId": None, "timestamp": "t",
-                                                  "message": {"role": "hookMessage", "customType": "x", "content": "c",
-                                                              "display": True, "timestamp": 1}}])
+    header = {
+        "type": "session",
+        "version": 2,
+        "id": "v2",
+        "timestamp": "2025-01-01T00:00:00.000Z",
+        "cwd": "/p",
+    }
+    path = write(
+        tmp_path / "v2.jsonl",
+        [
+            header,
+            {
+                "type": "message",
+                "id": "a",
+                "parentId": None,
+                "timestamp": "t",
+                "message": {
+                    "role": "hookMessage",
+                    "customType": "x",
+                    "content": "c",
+                    "display": True,
+                    "timestamp": 1,
+                },
+            },
+        ],
+    )
     path.write_bytes(path.read_bytes() + b'{"type":"mess')
     before = path.read_bytes()
     manager = SessionManager.open(str(path), read_only=True)

@@ -1,0 +1,193 @@
+"""Crash safety (SIGKILL mid-append), one writer at a time, private files, cheap listing."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from pi_coding_agent.session import (
+    SessionLockedError,
+    SessionManager,
+    _listing,
+    list_all_sessions,
+    list_sessions,
+)
+from tests.pi_coding_agent.session.helpers import assistant, user
+from tests.support.oracle import REPO
+
+WRITER = """
+import sys
+from pi_ai import AssistantMessage, TextContent, Usage
+from pi_coding_agent.session import SessionManager
+manager = SessionManager.open(sys.argv[1])
+text = "x" * int(sys.argv[2])
+for number in range(1_000_000):
+    manager.append_message(AssistantMessage(content=[TextContent(text=text)], api="a", provider="p", model="m",
+                                            usage=Usage(), stop_reason="stop", timestamp=number))
+    print(number, flush=True)
+"""
+
+HOLDER = """
+import sys, time
+from pi_coding_agent.session import SessionManager
+manager = SessionManager.open(sys.argv[1])
+print("locked", flush=True)
+time.sleep(60)
+"""
+
+
+def _python(script: str, *args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-c", script, *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=REPO,
+    )
+
+
+def _seed(tmp_path: Path) -> str:
+    manager = SessionManager.create("/p", str(tmp_path))
+    manager.append_message(user("start"))
+    manager.append_message(assistant("ok"))
+    path = manager.get_session_file()
+    manager.close()
+    assert path is not None
+    return path
+
+
+@pytest.mark.parametrize("size", [100, 300_000])
+def test_sigkill_in_the_middle_of_appends_loses_no_acknowledged_entry(tmp_path: Path, size: int) -> None:
+    path = _seed(tmp_path)
+    writer = _python(WRITER, path, str(size))
+    assert writer.stdout is not None
+    acknowledged = -1
+    deadline = time.monotonic() + 30
+    while acknowledged < 40 and time.monotonic() < deadline:
+        acknowledged = int(writer.stdout.readline())
+    writer.send_signal(signal.SIGKILL)
+    writer.wait()
+    # Every append that returned (it printed afterwards) is in the file, whole.
+    reopened = SessionManager.open(path)
+    stamps = [entry.message.timestamp for entry in reopened.get_entries()[2:]]  # type: ignore[union-attr]
+    assert stamps[: acknowledged + 1] == list(range(acknowledged + 1))
+    assert all(problem.kind == "torn" for problem in reopened.problems)
+    assert len(reopened.problems) <= 1
+    # A torn last line is finished (newline) and kept; later appends start on a fresh line.
+    reopened.append_message(user("after the crash"))
+    reopened.close()
+    last = Path(path).read_bytes().rstrip(b"\n").rsplit(b"\n", 1)[-1]
+    assert json.loads(last)["message"]["content"][0]["text"] == "after the crash"
+    again = SessionManager.open(path, read_only=True)
+    assert again.get_entries()[-1].message.content[0].text == "after the crash"  # type: ignore[union-attr]
+
+
+def test_one_writer_at_a_time_readers_never_blocked(tmp_path: Path) -> None:
+    path = _seed(tmp_path)
+    holder = _python(HOLDER, path)
+    assert holder.stdout is not None
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        with pytest.raises(
+            SessionLockedError,
+            match=rf"pid {holder.pid} on .*already open for writing|already open for writing by pid {holder.pid}",
+        ):
+            SessionManager.open(path)
+        reader = SessionManager.open(path, read_only=True)
+        assert len(reader.build_session_context().messages) == 2
+        lock_info = json.loads(Path(f"{path}.lock").read_text())
+        assert lock_info["pid"] == holder.pid
+    finally:
+        holder.kill()
+        holder.wait()
+    # The kernel released the dead holder's lock: writing works again.
+    writer = SessionManager.open(path)
+    writer.append_message(user("mine now"))
+    writer.close()
+    assert not os.path.exists(f"{path}.lock")
+
+
+def test_same_process_second_writer_is_refused(tmp_path: Path) -> None:
+    path = _seed(tmp_path)
+    first = SessionManager.open(path)
+    with pytest.raises(SessionLockedError, match=f"pid {os.getpid()}"):
+        SessionManager.open(path)
+    first.close()
+    SessionManager.open(path).close()
+
+
+def test_files_are_private(tmp_path: Path) -> None:
+    os.umask(0o022)
+    folder = tmp_path / "a" / "b"
+    manager = SessionManager.create("/p", str(folder))
+    manager.append_message(assistant("a"))
+    path = manager.get_session_file() or ""
+    assert oct(os.stat(path).st_mode & 0o777) == "0o600"
+    assert oct(os.stat(folder).st_mode & 0o777) == "0o700"
+    assert oct(os.stat(tmp_path / "a").st_mode & 0o777) == "0o700"
+    branched = manager.create_branched_session(manager.get_leaf_id() or "")
+    assert oct(os.stat(branched or "").st_mode & 0o777) == "0o600"
+    manager.close()
+
+
+def test_listing_reads_headers_and_tails_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    paths = []
+    for number in range(30):
+        manager = SessionManager.create("/proj", str(tmp_path))
+        manager.append_message(user(f"first {number}", timestamp=1000 + number))
+        for turn in range(60):
+            manager.append_message(assistant("y" * 4000, timestamp=2000 + number * 100 + turn))
+        manager.append_session_info(f"name {number}")
+        paths.append(manager.get_session_file() or "")
+        manager.close()
+    total = sum(os.path.getsize(path) for path in paths)
+    read = 0
+    real_open = open
+
+    class Counting:
+        def __init__(self, handle: object) -> None:
+            self.handle = handle
+
+        def __enter__(self) -> Counting:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            self.handle.close()  # type: ignore[attr-defined]
+
+        def read(self, size: int = -1) -> bytes:
+            nonlocal read
+            data: bytes = self.handle.read(size)  # type: ignore[attr-defined]
+            read += len(data)
+            return data
+
+        def __getattr__(self, name: str) -> object:
+            return getattr(self.handle, name)
+
+        def __iter__(self) -> object:
+            for line in self.handle:  # type: ignore[attr-defined]
+                nonlocal read
+                read += len(line)
+                yield line
+
+    monkeypatch.setattr(
+        _listing, "open", lambda *args, **kwargs: Counting(real_open(*args, **kwargs)), raising=False
+    )
+    progress: list[tuple[int, int]] = []
+    infos = list_sessions("/proj", str(tmp_path), lambda done, count: progress.append((done, count)))
+    assert len(infos) == 30 and progress[-1] == (30, 30)
+    assert [info.modified for info in infos] == sorted((info.modified for info in infos), reverse=True)
+    assert read < total / 3, f"listing read {read} of {total} bytes"
+    per_file = read / 30
+    assert per_file <= 5 * 4096 + _listing.TAIL_WINDOW
+    # The details are read on demand, and are Pi's.
+    newest = infos[0]
+    assert newest.first_message == "first 29" and newest.name == "name 29" and newest.message_count == 61
+    assert newest.all_messages_text.startswith("first 29 yyyy")
+    assert len(list_all_sessions(str(tmp_path))) == 30
