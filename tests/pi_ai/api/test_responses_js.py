@@ -4,6 +4,7 @@ V8's ``JSON.parse`` error messages, checked against the Node runtime Pi runs on.
 from __future__ import annotations
 
 import json
+import math
 import random
 import struct
 import subprocess
@@ -62,7 +63,7 @@ def _mutations(count: int, seed: int) -> list[str]:
         ' [1, 2.5, "a\\"b", {"k": [ ]}, {}] ',
         '{"candidates":[{"content":{"parts":[{"text":"🙂 x"}]}}]}',
     ]
-    alphabet = list('{}[]:,"\\ -+.eE0123456789tfnrulx\t\n\r') + ["é", "🙂", "\x01", "€"]
+    alphabet = [*'{}[]:,"\\ -+.eE0123456789tfnrulx\t\n\r', "é", "🙂", "\x01", "€"]
     out = []
     for _ in range(count):
         text = rng.choice(bases)
@@ -111,7 +112,7 @@ def test_numbers_and_strings_print_like_javascript() -> None:
     rng = random.Random(3)
     values = [0.1, 1.0, 30.0, 1e21, 1e20, 1e-7, 1e-6, 1.5e-7, -3.75, 1e300, 5e-324, 100.0, 123.456, 1e16]
     values += [struct.unpack("d", struct.pack("Q", rng.getrandbits(64)))[0] for _ in range(500)]
-    values = [v for v in values if v == v and abs(v) != float("inf")]
+    values = [v for v in values if math.isfinite(v)]
     script = (
         "const v=JSON.parse(require('fs').readFileSync(0,'utf8'));console.log(JSON.stringify(v.map(String)))"
     )
