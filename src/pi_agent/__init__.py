@@ -21,6 +21,7 @@ from pi_agent._events import (
     agent_event_to_json,
     tool_result_to_json,
 )
+from pi_agent._function_tool import FunctionTool, function_tool
 from pi_agent._loop import (
     AgentEventStream,
     agent_loop,
@@ -80,6 +81,7 @@ __all__ = [
     "BeforeToolCallResult",
     "CustomMessage",
     "EventStream",
+    "FunctionTool",
     "MessageEndEvent",
     "MessageStartEvent",
     "MessageUpdateEvent",
@@ -103,6 +105,7 @@ __all__ = [
     "agent_message_from_dict",
     "decode_agent_message",
     "default_convert_to_llm",
+    "function_tool",
     "get_default_stream_fn",
     "project_to_llm",
     "register_role",

@@ -22,15 +22,16 @@ def js_number(value: float | int) -> str:
         return "NaN"
     if math.isinf(value):
         return "Infinity" if value > 0 else "-Infinity"
-    if value.is_integer() and abs(value) < 1e21:
+    if value.is_integer() and abs(value) < 2**53:
         return str(int(value))
-    text = repr(value)
+    text = repr(value)  # shortest round-trip digits, as JavaScript uses
     if "e" not in text:
         return text
     mantissa, exponent_text = text.split("e")
     exponent = int(exponent_text)
     if -7 < exponent < 21:
-        return format(Decimal(text), "f")
+        expanded = format(Decimal(text), "f")
+        return expanded[:-2] if expanded.endswith(".0") else expanded
     return f"{mantissa}e{'+' if exponent > 0 else '-'}{abs(exponent)}"
 
 
