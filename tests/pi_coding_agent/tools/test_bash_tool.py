@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 from pathlib import Path
 from typing import Any
 
@@ -107,7 +106,7 @@ async def test_updates_stream_partial_output(tmp_path: Path) -> None:
     assert len(updates) <= 4
 
 
-async def test_environment_prefix_and_bin_dir(tmp_path: Path) -> None:
+async def test_environment_prefix_and_bin_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     tool = BashTool(
