@@ -16,7 +16,6 @@ from pi_coding_agent.agent_session._retry import is_retryable_error
 from pi_coding_agent.agent_session._session import (
     NO_MODEL_MESSAGE,
     AgentSession,
-    BashResultLike,
     SessionError,
     SessionListener,
 )
@@ -28,7 +27,6 @@ __all__ = [
     "AutoRetryEndEvent",
     "AutoRetryStartEvent",
     "BashExecutionUpdateEvent",
-    "BashResultLike",
     "CreatedSession",
     "QueueUpdateEvent",
     "SessionAgentEndEvent",

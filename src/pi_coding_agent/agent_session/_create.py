@@ -241,6 +241,7 @@ def create_agent_session(options: SessionOptions) -> CreatedSession:
         cwd=options.cwd,
         model=model,
         system_prompt=_system_prompt(options, tools),
+        bin_dir=str(options.agent_dir / "bin"),
     )
     holder.append(session)
     return CreatedSession(session, fallback, unknown)

@@ -17,14 +17,24 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING
 
 from pi_agent import Agent, AgentEndEvent, AgentEvent, MessageEndEvent
-from pi_ai import AbortSignal, AssistantMessage, ImageContent, Model, TextContent, UserMessage, now_ms
+from pi_ai import (
+    AbortController,
+    AbortSignal,
+    AssistantMessage,
+    ImageContent,
+    Model,
+    TextContent,
+    UserMessage,
+    now_ms,
+)
 from pi_coding_agent.agent_session._events import (
     AgentSettledEvent,
     AutoRetryEndEvent,
     AutoRetryStartEvent,
+    BashExecutionUpdateEvent,
     SessionAgentEndEvent,
     SessionEvent,
     ThinkingLevelChangedEvent,
@@ -34,6 +44,10 @@ from pi_coding_agent.messages import BashExecutionMessage, CustomRoleMessage
 from pi_coding_agent.model_registry import ModelCatalog, missing_key_message
 from pi_coding_agent.session import SessionManager
 from pi_coding_agent.settings import Settings
+
+if TYPE_CHECKING:
+    from pi_coding_agent.bash import BashResult
+    from pi_coding_agent.tools import ShellOperations
 
 SessionListener = Callable[[SessionEvent], None]
 
@@ -48,14 +62,6 @@ class SessionError(Exception):
     """A prompt that cannot start (no model, no credentials, already running)."""
 
 
-class BashResultLike(Protocol):
-    output: str
-    exit_code: int | None
-    cancelled: bool
-    truncated: bool
-    full_output_path: str | None
-
-
 class AgentSession:
     def __init__(
         self,
@@ -67,6 +73,7 @@ class AgentSession:
         cwd: str,
         model: Model | None,
         system_prompt: str,
+        bin_dir: str | None = None,
     ) -> None:
         self.agent = agent
         self.session_manager = session_manager
@@ -83,6 +90,8 @@ class AgentSession:
         self._retry_attempt = 0
         self._retry_cancel: asyncio.Event | None = None
         self._pending_bash: list[BashExecutionMessage] = []
+        self._bash_runs: set[AbortController] = set()
+        self._bin_dir = bin_dir
         self._unsubscribe = agent.subscribe(self._handle_agent_event)
 
     # ------------------------------------------------------------------ state
@@ -128,6 +137,7 @@ class AgentSession:
 
     def dispose(self) -> None:
         self.abort_retry()
+        self.abort_bash()
         self.agent.abort()
         self._unsubscribe()
         self._listeners.clear()
@@ -292,22 +302,63 @@ class AgentSession:
 
     # ------------------------------------------------------------------ user bash
 
+    @property
+    def is_bash_running(self) -> bool:
+        return bool(self._bash_runs)
+
+    async def execute_bash(
+        self,
+        command: str,
+        *,
+        exclude_from_context: bool | None = None,
+        on_chunk: Callable[[str], None] | None = None,
+        id: str | None = None,
+        operations: ShellOperations | None = None,
+    ) -> BashResult:
+        """Run a user command (``!cmd``; ``!!cmd`` with ``exclude_from_context``) and record it.
+
+        The ``shellCommandPrefix`` setting is prepended for running, not in the record. Every
+        chunk of cleaned output goes to ``on_chunk`` and out as ``bash_execution_update``.
+        """
+        from pi_coding_agent.bash import execute_bash
+        from pi_coding_agent.tools import LocalShell, shell_env
+
+        prefix = self.settings.shell_command_prefix
+        resolved = f"{prefix}\n{command}" if prefix else command
+        controller = AbortController()
+        self._bash_runs.add(controller)
+
+        def chunk(delta: str) -> None:
+            if on_chunk is not None:
+                on_chunk(delta)
+            self._emit(BashExecutionUpdateEvent(delta=delta, id=id))
+
+        try:
+            result = await execute_bash(
+                resolved,
+                self.session_manager.get_cwd(),
+                signal=controller.signal,
+                on_chunk=chunk,
+                operations=operations or LocalShell(self.settings.shell_path),
+                env=shell_env(self._bin_dir),
+            )
+        finally:
+            self._bash_runs.discard(controller)
+        self.record_bash_result(command, result, exclude_from_context=exclude_from_context)
+        return result
+
+    def abort_bash(self) -> None:
+        """Cancel every running user command (their process groups are killed)."""
+        for controller in list(self._bash_runs):
+            controller.abort()
+
     def record_bash_result(
-        self, command: str, result: BashResultLike, *, exclude_from_context: bool | None = None
+        self, command: str, result: BashResult, *, exclude_from_context: bool | None = None
     ) -> BashExecutionMessage:
         """Add a user bash run to the conversation: now when idle, after the run otherwise."""
-        from msgspec import UNSET
+        from pi_coding_agent.bash import bash_execution_message
 
-        message = BashExecutionMessage(
-            command=command,
-            output=result.output,
-            exit_code=result.exit_code if result.exit_code is not None else UNSET,
-            cancelled=result.cancelled,
-            truncated=result.truncated,
-            full_output_path=result.full_output_path if result.full_output_path is not None else UNSET,
-            timestamp=now_ms(),
-            exclude_from_context=exclude_from_context if exclude_from_context is not None else UNSET,
-        )
+        message = bash_execution_message(command, result, exclude_from_context=exclude_from_context)
         if self._run_active:
             self._pending_bash.append(message)
         else:

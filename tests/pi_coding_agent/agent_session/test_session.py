@@ -27,6 +27,7 @@ from pi_coding_agent.agent_session import (
     session_event_to_json,
 )
 from pi_coding_agent.auth import AuthStorage
+from pi_coding_agent.bash import BashResult
 from pi_coding_agent.model_registry import ModelCatalog
 from pi_coding_agent.session import SessionManager
 from pi_coding_agent.settings import Settings
@@ -242,13 +243,8 @@ async def test_thinking_level_changes_are_recorded_once(env: Env, faux: FauxProv
     assert session.thinking_level == "off" and events == []
 
 
-@dataclass
-class _BashResult:
-    output: str
-    exit_code: int | None
-    cancelled: bool = False
-    truncated: bool = False
-    full_output_path: str | None = None
+def _BashResult(output: str, exit_code: int | None) -> BashResult:
+    return BashResult(output=output, exit_code=exit_code, cancelled=False, truncated=False, full_output_path=None)
 
 
 async def test_user_bash_during_a_run_waits_until_it_settles(env: Env) -> None:
@@ -308,5 +304,42 @@ async def test_user_bash_during_a_run_waits_until_it_settles(env: Env) -> None:
         # When idle, a result is inserted at once.
         session.record_bash_result("pwd", _BashResult(str(env.work), 0))
         assert _file_lines(session)[-1]["message"]["command"] == "pwd"
+    finally:
+        slow.unregister()
+
+
+async def test_executed_user_bash_while_streaming_is_queued_then_recorded(env: Env) -> None:
+    slow = register_faux_provider(api=API, provider="faux", tokens_per_second=100)
+    try:
+        slow.set_responses([faux_assistant_message("streaming slowly " * 10)])
+        session = _session(env, _settings(env, shellCommandPrefix="export GREETING=hello"))
+        updates: list[str] = []
+        session.subscribe(lambda event: updates.append(event.delta) if event.type == "bash_execution_update" else None)
+        started = asyncio.Event()
+        session.subscribe(lambda event: started.set() if event.type == "message_update" else None)
+        run = asyncio.create_task(session.prompt("talk"))
+        await asyncio.wait_for(started.wait(), 5)
+        result = await session.execute_bash("echo $GREETING; printf '\\033[31mred\\033[0m'", exclude_from_context=False)
+        assert session.is_streaming and session.has_pending_bash_messages
+        assert result.output == "hello\nred" and result.exit_code == 0
+        await asyncio.wait_for(run, 10)
+        lines = _file_lines(session)
+        last = lines[-1]["message"]
+        assert last["role"] == "bashExecution"
+        # Recorded as typed (no prefix), output cleaned of ANSI escapes.
+        assert last["command"] == "echo $GREETING; printf '\\033[31mred\\033[0m'"
+        assert last["output"] == "hello\nred" and last["exitCode"] == 0 and last["excludeFromContext"] is False
+        assert lines[-2]["message"]["role"] == "assistant"
+        assert "".join(updates) == "hello\nred"
+
+        def cancel_on_output(delta: str) -> None:
+            assert session.is_bash_running
+            session.abort_bash()
+
+        cancelled = await asyncio.wait_for(session.execute_bash("echo started; sleep 30", on_chunk=cancel_on_output), 10)
+        assert not session.is_bash_running
+        assert cancelled.cancelled and cancelled.exit_code is None
+        record = _file_lines(session)[-1]["message"]
+        assert record["cancelled"] is True and "exitCode" not in record and record["output"] == "started\n"
     finally:
         slow.unregister()
