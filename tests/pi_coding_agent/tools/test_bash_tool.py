@@ -115,16 +115,10 @@ async def test_environment_prefix_and_bin_dir(tmp_path: Path, monkeypatch: pytes
         bin_dir=str(bin_dir),
         session_env=lambda: {"PI_SESSION_ID": "s-1", "PI_MODEL": "m"},
     )
-    os.environ["PI_PROVIDER"] = "inherited-must-not-leak"
-    try:
-        result = await tool.execute(
-            "c",
-            {"command": 'echo "$GREETING $PI_SESSION_ID $PI_MODEL [$PI_PROVIDER] ${PATH%%:*}"'},
-            None,
-            None,
-        )
-    finally:
-        del os.environ["PI_PROVIDER"]
+    monkeypatch.setenv("PI_PROVIDER", "inherited-must-not-leak")
+    result = await tool.execute(
+        "c", {"command": 'echo "$GREETING $PI_SESSION_ID $PI_MODEL [$PI_PROVIDER] ${PATH%%:*}"'}, None, None
+    )
     assert _text(result) == f"hi s-1 m [] {bin_dir}\n"
     assert tool.prompt_guidelines
 
