@@ -547,6 +547,38 @@ def _cases() -> list[dict[str, Any]]:
         {"name": "ls_limit_zero", "tool": "ls", "files": {"a": ""}, "args": {"limit": 0}},
         {"name": "ls_limit_exact", "tool": "ls", "files": {"a": "", "b": ""}, "args": {"limit": 2}},
     ]
+    cases += [
+        {
+            "name": "edit_directory",
+            "tool": "edit",
+            "files": {"d": {"dir": True}},
+            "args": {"path": "d", "edits": [{"oldText": "a", "newText": "b"}]},
+        },
+        {
+            "name": "write_onto_directory",
+            "tool": "write",
+            "files": {"d": {"dir": True}},
+            "args": {"path": "d", "content": "x"},
+        },
+        {
+            "name": "write_parent_is_file",
+            "tool": "write",
+            "files": {"f": "x"},
+            "args": {"path": "f/sub/new.txt", "content": "x"},
+        },
+        {
+            "name": "read_symlink_to_file",
+            "tool": "read",
+            "files": {"real.txt": "via link\n", "link.txt": {"symlink": "real.txt"}},
+            "args": {"path": "link.txt"},
+        },
+        {
+            "name": "ls_symlinked_dir",
+            "tool": "ls",
+            "files": {"realdir/a": "", "linkdir": {"symlink": "realdir"}},
+            "args": {},
+        },
+    ]
     repo = {
         ".gitignore": "build/\n*.log\n!keep.log\n",
         "src/main.py": "import os\n\ndef main():\n    print('Hello')\n    return os.getcwd()\n",
