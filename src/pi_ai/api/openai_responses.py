@@ -65,7 +65,9 @@ class OpenAIResponsesOptions(StreamOptions):
 
 @dataclass(frozen=True, slots=True)
 class ResponsesCompat:
-    supports_developer_role: bool
+    """Flags of ``model.compat`` the request builder reads (``supportsDeveloperRole`` is read
+    by the message conversion itself, as in Pi)."""
+
     session_affinity_format: str
     supports_long_cache_retention: bool
     supports_strict_mode: bool
@@ -86,7 +88,6 @@ def get_compat(model: Model) -> ResponsesCompat:
 
     openrouter = model.provider == "openrouter" or "openrouter.ai" in model.base_url
     return ResponsesCompat(
-        supports_developer_role=flag("supportsDeveloperRole", True),
         session_affinity_format=flag("sessionAffinityFormat", "openrouter" if openrouter else "openai"),
         supports_long_cache_retention=flag("supportsLongCacheRetention", True),
         supports_strict_mode=flag("supportsStrictMode", False),
