@@ -12,6 +12,7 @@ import json
 import os
 import re
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -277,18 +278,58 @@ def _python_search(  # noqa: PLR0917 - a thread entry point, called once
         if b"\0" in data:
             continue
         text = data.decode("utf-8", "replace")
-        lines = text.split("\n")
-        if text.endswith("\n"):
-            lines.pop()
-        for number, line in enumerate(lines, start=1):
-            if regex.search(line) is None:
-                continue
+        for number, line in _matching_lines(regex, text):
             search.count += 1
             search.matches.append(_Match(path, number, line))
             if search.count >= limit:
                 search.limit_reached = True
                 return search
     return search
+
+
+_WHOLE_TEXT_UNSAFE = re.compile(r"\\[AZz]|\(\?<?[=!]")
+"""Constructs whose meaning changes when a line is searched inside the whole text."""
+
+
+def _matching_lines(regex: re.Pattern[str], text: str) -> Iterator[tuple[int, str]]:
+    """``(line number, line)`` for each line in which ``regex`` finds a match.
+
+    Lines are searched one by one, as ripgrep does. To avoid a regex call per line, the
+    whole text is searched with ``^``/``$`` at line breaks to jump to candidate lines, and
+    each candidate line is then checked alone; patterns with absolute anchors or
+    lookarounds, which can behave differently at a line break, take the plain loop.
+    """
+    if not text:
+        return  # an empty file has no lines
+    if _WHOLE_TEXT_UNSAFE.search(regex.pattern):
+        lines = text.split("\n")
+        if text.endswith("\n"):
+            lines.pop()
+        for number, line in enumerate(lines, start=1):
+            if regex.search(line) is not None:
+                yield number, line
+        return
+    scanner = re.compile(regex.pattern, regex.flags | re.MULTILINE)
+    size = len(text)
+    position = 0
+    number = 1
+    while position < size or (position == size and not text.endswith("\n")):
+        found = scanner.search(text, position)
+        if found is None:
+            return
+        start = found.start()
+        if start == size and text.endswith("\n"):
+            return  # the empty string after the final newline is not a line
+        number += text.count("\n", position, start)
+        line_start = text.rfind("\n", 0, start) + 1
+        line_end = text.find("\n", start)
+        if line_end == -1:
+            line_end = size
+        line = text[line_start:line_end]
+        if regex.search(line) is not None:
+            yield number, line
+        position = line_end + 1
+        number += 1
 
 
 def _candidate_files(walker: IgnoreWalker, file_filter: _GlobFilter | None) -> Any:

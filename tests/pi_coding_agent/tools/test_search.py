@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pi_ai import AbortController, TextContent
 from pi_coding_agent.tools import FindTool, GrepTool, ToolError
+from pi_coding_agent.tools._grep import _matching_lines
 from tests.pi_coding_agent.tools.test_pi_outputs import require_external
 
 BACKENDS = ["external", "python"]
@@ -174,3 +178,35 @@ async def test_external_backend_requires_the_program(tmp_path: Path, monkeypatch
     # "auto" falls back to the walk instead.
     (tmp_path / "x.txt").write_text("x\n")
     assert await _grep(tmp_path, "auto", pattern="x") == "x.txt:1: x"
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    text=st.text(alphabet="ab \n\t", max_size=40),
+    pattern=st.sampled_from(
+        [
+            "a",
+            "^a",
+            "b$",
+            "^$",
+            "a\\s*b",
+            "[^a]+",
+            "a.*",
+            "\\bab\\b",
+            "x*",
+            "^ *$",
+            "a|^b",
+            "\\s$",
+            "a\\Z",
+            "(?<=a)b",
+            "b(?!\\s)",
+        ]
+    ),
+)
+def test_whole_text_scan_finds_the_same_lines_as_a_line_loop(text: str, pattern: str) -> None:
+    regex = re.compile(pattern)
+    lines = text.split("\n") if text else []  # an empty file has no lines (ripgrep)
+    if text.endswith("\n"):
+        lines.pop()
+    expected = [(n, line) for n, line in enumerate(lines, start=1) if regex.search(line)]
+    assert list(_matching_lines(regex, text)) == expected
