@@ -12,7 +12,7 @@ import json
 import os
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -37,7 +37,7 @@ from pi_coding_agent.tools._truncate import (
     truncate_head,
     truncate_line,
 )
-from pi_coding_agent.tools._walk import IgnoreWalker
+from pi_coding_agent.tools._walk import IgnoreWalker, RuleStacks
 
 DEFAULT_GREP_LIMIT = 100
 _NO_LINE_LIMIT = (1 << 53) - 1  # JavaScript Number.MAX_SAFE_INTEGER, stored in details
@@ -262,6 +262,7 @@ def _python_search(  # noqa: PLR0917 - a thread entry point, called once
     cancelled: threading.Event,
 ) -> _Search:
     search = _Search([], 0, False)
+    files: Iterable[str]
     if not is_dir:
         files = [search_path]
     else:
@@ -332,7 +333,7 @@ def _matching_lines(regex: re.Pattern[str], text: str) -> Iterator[tuple[int, st
         number += 1
 
 
-def _candidate_files(walker: IgnoreWalker, file_filter: _GlobFilter | None) -> Any:
+def _candidate_files(walker: IgnoreWalker, file_filter: _GlobFilter | None) -> Iterator[str]:
     if file_filter is None or file_filter.negated:
         for entry in walker.walk():
             if entry.is_dir or entry.is_symlink:
@@ -348,8 +349,13 @@ def _candidate_files(walker: IgnoreWalker, file_filter: _GlobFilter | None) -> A
 
 
 def _whitelisted(  # noqa: PLR0917 - recursive helper
-    walker: IgnoreWalker, directory: str, relative: str, stacks: Any, in_repo: bool, file_filter: _GlobFilter
-) -> Any:
+    walker: IgnoreWalker,
+    directory: str,
+    relative: str,
+    stacks: RuleStacks,
+    in_repo: bool,
+    file_filter: _GlobFilter,
+) -> Iterator[str]:
     try:
         with os.scandir(directory) as scan:
             entries = sorted(scan, key=lambda e: e.name)

@@ -34,6 +34,10 @@ class _Rules:
     spec: pathspec.GitIgnoreSpec
 
 
+RuleStacks = list[list[_Rules]]
+"""Per kind of ignore file, the rule sets in force, outermost directory first."""
+
+
 @dataclass(slots=True)
 class WalkEntry:
     path: str
