@@ -159,7 +159,7 @@ def test_context_restores_model_thinking_and_compaction() -> None:
         and context.messages[0].tokens_before == 1234
     )
     assert isinstance(context.messages[4], CustomRoleMessage) and context.messages[4].display is False
-    assert [entry.type for entry in manager.build_context_entries()][0] == "compaction"
+    assert manager.build_context_entries()[0].type == "compaction"
     same = build_session_context(manager.get_entries())
     assert same == context
 
