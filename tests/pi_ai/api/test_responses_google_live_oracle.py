@@ -1,0 +1,87 @@
+"""Live differential check: random conversations (the property test's generator) sent through
+the real Pi 0.85 and through our adapters must give the same ``payload`` answer (body, URL,
+headers) for openai-responses and google-generative-ai. A handful of examples per run; the
+generator was run for hundreds more while developing (see docs/providers/*.md)."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
+from pi_ai._codec import to_builtins
+from pi_ai._messages import Message
+from tests.pi_ai.api.test_responses_google_properties import conversations
+from tests.support.oracle import REPO, require_live_oracle, run_conformance, run_oracle
+
+sys.path.insert(0, str(REPO / "tools"))
+from conformance_cmds.payload import normalize
+
+pytestmark = pytest.mark.oracle
+
+TARGETS: dict[str, list[Any]] = {
+    "openai-responses": [
+        "openai/gpt-5-mini",
+        "openai/gpt-4.1",
+        "openai/gpt-4",
+        "openai/gpt-5.4",
+        "github-copilot/gpt-5-mini",
+        {"id": "openai/gpt-5", "provider": "openrouter", "baseUrl": "https://openrouter.ai/api/v1", "reasoning": True},
+    ],
+    "google-generative-ai": [
+        "google/gemini-3-flash-preview",
+        "google/gemini-2.5-flash",
+        "google/gemini-3.1-pro-preview",
+        "google/gemma-4-31b-it",
+        {"id": "claude-sonnet-x"},
+    ],
+}
+OPTIONS = [
+    {},
+    {"reasoning": "minimal"},
+    {"reasoning": "high"},
+    {"sessionId": "s1", "cacheRetention": "long"},
+    {"toolChoice": "auto", "maxTokens": 100},
+]
+TOOLS = [
+    {"name": "bash", "description": "b", "parameters": {"type": "object", "properties": {"x": {"type": "integer"}}}},
+    {"name": "read", "description": "r", "parameters": {"type": "object", "properties": {}}},
+]
+
+
+def _same_as_pi(api: str, messages: list[Message], target: Any, options: dict[str, Any]) -> None:
+    request = {
+        "api": api,
+        "model": target,
+        "context": {"systemPrompt": "sys", "messages": [to_builtins(m) for m in messages], "tools": TOOLS},
+        "options": options,
+    }
+    pi_code, pi = run_oracle("payload", request)
+    our_code, ours = run_conformance("payload", request)
+    assert (our_code, normalize(ours)) == (pi_code, normalize(pi))
+
+
+LIVE = settings(
+    max_examples=4,
+    deadline=None,
+    database=None,
+    phases=[Phase.generate],
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+
+
+@LIVE
+@given(conversations(), st.sampled_from(TARGETS["openai-responses"]), st.sampled_from(OPTIONS))
+def test_responses_payload_equals_pis(messages: list[Message], target: Any, options: dict[str, Any]) -> None:
+    require_live_oracle()
+    _same_as_pi("openai-responses", messages, target, options)
+
+
+@LIVE
+@given(conversations(), st.sampled_from(TARGETS["google-generative-ai"]), st.sampled_from(OPTIONS))
+def test_google_payload_equals_pis(messages: list[Message], target: Any, options: dict[str, Any]) -> None:
+    require_live_oracle()
+    _same_as_pi("google-generative-ai", messages, target, options)
