@@ -65,6 +65,15 @@ def _digest(text: str) -> dict[str, Any]:
     }
 
 
+def _read_temp_output(path: str) -> dict[str, Any]:
+    """Digest of a run's full-output temp file, which is then deleted (it belongs to the run)."""
+    file = Path(path)
+    try:
+        return _digest(file.read_text("utf-8", "replace"))
+    finally:
+        file.unlink(missing_ok=True)
+
+
 def _scrub(value: Any, root: str) -> Any:
     if isinstance(value, str):
         text = _TMPFILE.sub("<TMPFILE>", value.replace(root, "<CWD>"))
@@ -89,6 +98,9 @@ def normalize(case: dict[str, Any], answer: dict[str, Any], root: Path) -> dict[
     out: dict[str, Any] = {}
     if "error" in answer:
         out["error"] = answer["error"]
+        saved = _TMPFILE.search(answer["error"])
+        if saved:
+            out["fullOutputFile"] = _read_temp_output(saved.group(0))
     else:
         result = answer["result"]
         content = [dict(block) for block in result.get("content", [])]
@@ -102,7 +114,7 @@ def normalize(case: dict[str, Any], answer: dict[str, Any], root: Path) -> dict[
         if details is not None:
             full = details.get("fullOutputPath") if isinstance(details, dict) else None
             if full:
-                out["fullOutputFile"] = _digest(Path(full).read_text("utf-8", "replace"))
+                out["fullOutputFile"] = _read_temp_output(full)
             out["details"] = details
     for name in case.get("check_files", []):
         path = root / name
@@ -123,7 +135,7 @@ def normalize_user_bash(answer: dict[str, Any], cwd: Path) -> dict[str, Any]:
     result = out.get("result")
     if isinstance(result, dict) and result.get("fullOutputPath"):
         result = dict(result)
-        result["fullOutputFile"] = _digest(Path(result["fullOutputPath"]).read_text("utf-8", "replace"))
+        result["fullOutputFile"] = _read_temp_output(result["fullOutputPath"])
         out["result"] = result
     scrubbed: dict[str, Any] = _scrub(out, str(cwd))
     return scrubbed
