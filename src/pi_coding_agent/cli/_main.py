@@ -26,6 +26,10 @@ def main(argv: list[str] | None = None) -> int:
 
         print(help_text(), end="")
         return 0
+    # httpx loads its own command-line client (rich, click, pygments) whenever those happen
+    # to be installed; pi never uses it, and it costs more than the rest of the HTTP stack.
+    # A None entry makes that optional import fail fast, so httpx keeps its stub instead.
+    sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
     from pi_coding_agent.cli._run import run
 
     return run(parsed)

@@ -320,7 +320,12 @@ def _cli_model(parsed: ParsedArgs, catalog: ModelCatalog, diagnostics: Diagnosti
 def _session_manager(
     parsed: ParsedArgs, cwd: str, session_dir: str | None, diagnostics: Diagnostics
 ) -> SessionManager:
-    from pi_coding_agent.session import InvalidSessionIdError, SessionError, SessionManager
+    from pi_coding_agent.session import (
+        InvalidSessionError,
+        InvalidSessionIdError,
+        SessionError,
+        SessionManager,
+    )
 
     try:
         if parsed.no_session:
@@ -355,6 +360,11 @@ def _session_manager(
         return SessionManager.create(cwd, session_dir, session_id=parsed.session_id)
     except InvalidSessionIdError as error:
         raise CliError(str(error)) from None
+    except InvalidSessionError as error:
+        raise CliError(
+            f"{error} (its first line is not a session header; pass another file, or leave out --session "
+            "to start a new session)"
+        ) from None
     except (SessionError, OSError) as error:
         raise CliError(_describe(error)) from None
 

@@ -13,6 +13,7 @@ docs/cli.md).
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Sequence
 from typing import BinaryIO, Literal
@@ -23,14 +24,26 @@ from pi_coding_agent.modes._json_event import to_json_event
 
 PrintMode = Literal["text", "json"]
 
+_UNREACHABLE = re.compile(
+    r"connection (error|refused)|connect(ion)? attempts failed|fetch failed|ECONNREFUSED|getaddrinfo|ENOTFOUND",
+    re.IGNORECASE,
+)
+
 
 def _failure(session: AgentSession) -> str | None:
-    """Why the run failed, judged from the last message; ``None`` when it succeeded."""
+    """Why the run failed, judged from the last message; ``None`` when it succeeded.
+
+    When the provider could not be reached at all, the line says where pi tried to go.
+    """
     messages = session.agent.state.messages
     last = messages[-1] if messages else None
-    if isinstance(last, AssistantMessage) and last.stop_reason in ("error", "aborted"):
-        return last.error_message or f"Request {last.stop_reason}"
-    return None
+    if not isinstance(last, AssistantMessage) or last.stop_reason not in ("error", "aborted"):
+        return None
+    reason = last.error_message or f"Request {last.stop_reason}"
+    model = session.model
+    if last.stop_reason == "error" and model is not None and _UNREACHABLE.search(reason):
+        reason += f" - could not reach {model.base_url}; check that the server is running and the provider's baseUrl"
+    return " ".join(reason.split())
 
 
 async def run_print_mode(

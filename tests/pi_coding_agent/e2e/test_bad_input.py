@@ -1,0 +1,143 @@
+"""Bad input through the real CLI: one line on stderr that says what to do, exit 1, no damage."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.pi_coding_agent.e2e._harness import OPENAI_MODEL, Sandbox, run_ours
+from tests.support.scripted_provider import ScriptedProvider
+
+
+def _one_line(stderr: str) -> str:
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, stderr
+    return lines[0]
+
+
+def _existing_session(sandbox: Sandbox) -> tuple[Path, bytes]:
+    with ScriptedProvider([{"text": "first"}]) as provider:
+        models = json.loads((sandbox.agent_dir / "models.json").read_text(encoding="utf-8"))
+        for entry in models["providers"].values():
+            entry["baseUrl"] = entry["baseUrl"].replace("http://127.0.0.1:9", provider.base_url)
+        (sandbox.agent_dir / "models.json").write_text(json.dumps(models), encoding="utf-8")
+        assert run_ours(sandbox, "--model", OPENAI_MODEL, "-p", "hello").returncode == 0
+    (path,) = sandbox.session_files()
+    return path, path.read_bytes()
+
+
+def test_unknown_model(tmp_path: Path) -> None:
+    sandbox = Sandbox.create(tmp_path, "http://127.0.0.1:9")
+    path, before = _existing_session(sandbox)
+    result = run_ours(sandbox, "-c", "--model", "no-such-model", "-p", "hi")
+    assert result.returncode == 1
+    assert _one_line(result.stderr) == (
+        'Error: Model "no-such-model" not found. Use --list-models to see available models.'
+    )
+    assert result.stdout == ""
+    assert path.read_bytes() == before
+
+
+def test_unknown_provider(tmp_path: Path) -> None:
+    sandbox = Sandbox.create(tmp_path, "http://127.0.0.1:9")
+    result = run_ours(sandbox, "--provider", "nobody", "--model", "x", "-p", "hi")
+    assert result.returncode == 1
+    assert "Unknown provider \"nobody\"" in _one_line(result.stderr)
+    assert sandbox.session_files() == []
+
+
+def test_missing_api_key(tmp_path: Path) -> None:
+    sandbox = Sandbox.create(tmp_path, "http://127.0.0.1:9")
+    models = json.loads((sandbox.agent_dir / "models.json").read_text(encoding="utf-8"))
+    del models["providers"]["scripted-openai"]["apiKey"]
+    (sandbox.agent_dir / "models.json").write_text(json.dumps(models), encoding="utf-8")
+    result = run_ours(sandbox, "--model", OPENAI_MODEL, "-p", "hi")
+    assert result.returncode == 1
+    line = _one_line(result.stderr)
+    assert line.startswith("No API key found for scripted-openai:")
+    assert "--api-key" in line and "auth.json" in line
+    assert sandbox.session_files() == []
+    # Anthropic names its environment variable.
+    anthropic = run_ours(sandbox, "--model", "anthropic/claude-sonnet-4-5", "-p", "hi")
+    assert anthropic.returncode == 1
+    assert "ANTHROPIC_API_KEY" in _one_line(anthropic.stderr)
+
+
+def test_no_models_at_all(tmp_path: Path) -> None:
+    sandbox = Sandbox.create(tmp_path, "http://127.0.0.1:9")
+    (sandbox.agent_dir / "models.json").unlink()
+    result = run_ours(sandbox, "-p", "hi")
+    assert result.returncode == 1
+    assert _one_line(result.stderr).startswith("Error: No models available: set a provider API key")
+
+
+def test_unreadable_and_invalid_session_files(tmp_path: Path) -> None:
+    sandbox = Sandbox.create(tmp_path, "http://127.0.0.1:9")
+    directory = sandbox.work / "dir.jsonl"
+    directory.mkdir()
+    result = run_ours(sandbox, "--session", str(directory), "-p", "hi")
+    assert result.returncode == 1
+    assert _one_line(result.stderr).startswith(f"Error: cannot read {directory}: Is a directory")
+
+    invalid = sandbox.work / "notes.jsonl"
+    invalid.write_text("this is not a session\n", encoding="utf-8")
+    result = run_ours(sandbox, "--session", str(invalid), "-p", "hi")
+    assert result.returncode == 1
+    line = _one_line(result.stderr)
+    assert line.startswith(f"Error: Session file is not a valid pi session: {invalid}")
+    assert "pass another file" in line
+    assert invalid.read_text(encoding="utf-8") == "this is not a session\n"
+
+    missing = run_ours(sandbox, "--session", "0123abcd", "-p", "hi")
+    assert missing.returncode == 1
+    assert "No session found matching '0123abcd'" in _one_line(missing.stderr)
+
+
+def test_provider_down(tmp_path: Path) -> None:
+    sandbox = Sandbox.create(tmp_path, "http://127.0.0.1:9")
+    path, before = _existing_session(sandbox)
+    # Point the provider at a port where nothing listens.
+    models = json.loads((sandbox.agent_dir / "models.json").read_text(encoding="utf-8"))
+    for entry in models["providers"].values():
+        entry["baseUrl"] = "http://127.0.0.1:9/v1"
+    (sandbox.agent_dir / "models.json").write_text(json.dumps(models), encoding="utf-8")
+    result = run_ours(sandbox, "-c", "-p", "are you there?")
+    assert result.returncode == 1
+    line = _one_line(result.stderr)
+    assert "could not reach http://127.0.0.1:9/v1" in line and "server is running" in line
+    assert result.stdout == ""
+    after = path.read_bytes()
+    # The file is only appended to (the prompt and the failed answer), as Pi does.
+    assert after.startswith(before)
+    added = [json.loads(line) for line in after[len(before):].decode().splitlines()]
+    assert [entry["message"]["role"] for entry in added] == ["user", "assistant"]
+    assert added[1]["message"]["stopReason"] == "error"
+
+
+def test_rpc_interactive_and_unknown_flags(tmp_path: Path) -> None:
+    sandbox = Sandbox.create(tmp_path, "http://127.0.0.1:9")
+    rpc = run_ours(sandbox, "--mode", "rpc")
+    assert rpc.returncode == 1 and "--mode rpc is not available" in _one_line(rpc.stderr)
+    flag = run_ours(sandbox, "--frobnicate", "-p", "x")
+    assert flag.returncode == 1 and _one_line(flag.stderr) == "Error: Unknown option: --frobnicate (see pi --help)"
+    short = run_ours(sandbox, "-z")
+    assert short.returncode == 1 and _one_line(short.stderr) == "Error: Unknown option: -z"
+    resume = run_ours(sandbox, "-r", "-p", "x")
+    assert resume.returncode == 1 and "--resume needs the interactive session picker" in _one_line(resume.stderr)
+    missing_file = run_ours(sandbox, "--model", OPENAI_MODEL, "-p", "@nope.txt", "hi")
+    assert missing_file.returncode == 1
+    assert _one_line(missing_file.stderr) == f"Error: File not found: {sandbox.work / 'nope.txt'}"
+
+
+def test_broken_settings_file_is_reported_and_kept(tmp_path: Path) -> None:
+    with ScriptedProvider([{"text": "fine"}]) as provider:
+        sandbox = Sandbox.create(tmp_path, provider.base_url)
+        broken = '{"retry": {"enabled": false,}}'
+        (sandbox.agent_dir / "settings.json").write_text(broken, encoding="utf-8")
+        result = run_ours(sandbox, "--model", OPENAI_MODEL, "-p", "hi")
+    assert result.returncode == 0
+    assert result.stdout == "fine\n"
+    line = _one_line(result.stderr)
+    assert line.startswith(f"Warning: Invalid settings file {sandbox.agent_dir / 'settings.json'}")
+    assert "line 1 column 29" in line
+    assert (sandbox.agent_dir / "settings.json").read_text(encoding="utf-8") == broken
