@@ -132,3 +132,39 @@ def test_list_models_table_matches(tmp_path: Path) -> None:
     for args in (["--list-models"], ["--list-models", "think"], ["--list-models", "nothing-here"]):
         ours, pi = run_ours(sandbox, *args), run_pi(sandbox, *args)
         assert (ours.returncode, ours.stdout) == (pi.returncode, pi.stdout), args
+
+
+def _entries(sandbox: Sandbox) -> list[dict[str, Any]]:
+    (path,) = sandbox.session_files()
+    answer = oracle_context(path)
+    replacements = {str(sandbox.work): "<work>"}
+    return [scrub(entry, replacements) for entry in answer["entries"]]
+
+
+@pytest.mark.parametrize(
+    "runs",
+    [
+        [["--model", "scripted-openai/thinker", "--thinking", "high", "-p", "a"], ["-c", "-p", "b"]],
+        [["--model", "scripted-openai/thinker:low", "-p", "a"], ["-c", "--thinking", "minimal", "-p", "b"]],
+        [["--model", "scripted-openai/scripted-model", "--thinking", "high", "-p", "a"],
+         ["-c", "--model", "scripted-openai/thinker", "-p", "b"]],
+    ],
+    ids=["thinking-flag", "model-suffix-then-flag", "switch-model-on-resume"],
+)
+def test_session_entries_for_model_and_thinking_flags(tmp_path: Path, runs: list[list[str]]) -> None:
+    """model_change / thinking_level_change entries as Pi writes them for new and resumed sessions."""
+    oracle.require_live_oracle()
+    script = [{"text": "one"}, {"text": "two"}]
+    boxes = []
+    with ScriptedProvider(script) as provider:
+        for name, runner in (("ours", run_ours), ("pi", run_pi)):
+            box = Sandbox.create(tmp_path / name, provider.base_url)
+            models = json.loads((box.agent_dir / "models.json").read_text(encoding="utf-8"))
+            models["providers"]["scripted-openai"]["models"].append({"id": "thinker", "reasoning": True})
+            (box.agent_dir / "models.json").write_text(json.dumps(models), encoding="utf-8")
+            for args in runs:
+                result = runner(box, *args)
+                assert result.returncode == 0, (name, args, result.stderr)
+            boxes.append(box)
+    ours, pi = (_entries(box) for box in boxes)
+    assert ours == pi
