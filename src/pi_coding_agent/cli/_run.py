@@ -150,6 +150,12 @@ def _run(parsed: ParsedArgs) -> int:
     settings = _runtime_settings(parsed, session_cwd, home, diagnostics)
     catalog = _catalog(home, diagnostics)
     model, thinking_from_model = _cli_model(parsed, catalog, diagnostics)
+    scope_thinking: str | None = None
+    patterns = parsed.models or settings.enabled_models
+    if patterns:
+        model, scope_thinking = _scoped_model(
+            patterns, model, manager=manager, settings=settings, catalog=catalog, diagnostics=diagnostics
+        )
     if parsed.api_key:
         if model is None:
             raise CliError("--api-key requires a model to be specified via --model or --provider/--model")
@@ -174,7 +180,7 @@ def _run(parsed: ParsedArgs) -> int:
             catalog=catalog,
             session_manager=manager,
             model=model,
-            thinking_level=thinking,
+            thinking_level=thinking or (None if parsed.thinking else scope_thinking),
             tools=parsed.tools,
             exclude_tools=parsed.exclude_tools,
             no_tools=parsed.no_tools or parsed.no_builtin_tools,
@@ -315,6 +321,32 @@ def _cli_model(parsed: ParsedArgs, catalog: ModelCatalog, diagnostics: Diagnosti
         raise CliError(resolution.error)
     thinking = None if parsed.thinking else resolution.thinking_level
     return resolution.model, thinking
+
+
+def _scoped_model(
+    patterns: list[str],
+    model: Model | None,
+    *,
+    manager: SessionManager,
+    settings: Settings,
+    catalog: ModelCatalog,
+    diagnostics: Diagnostics,
+) -> tuple[Model | None, str | None]:
+    """``--models``/``enabledModels``: a new session without ``--model`` starts on the saved
+    default when it is in scope, else on the first scoped model (with its thinking level)."""
+    from pi_coding_agent.model_registry import resolve_model_scope
+
+    scoped, warnings = resolve_model_scope(patterns, catalog.available())
+    for warning in warnings:
+        diagnostics.warn(warning)
+    if model is not None or not scoped or manager.build_session_context().messages:
+        return model, None
+    saved_provider, saved_id = settings.default_provider, settings.default_model
+    chosen = next(
+        (s for s in scoped if (s.model.provider, s.model.id) == (saved_provider, saved_id)),
+        scoped[0],
+    )
+    return chosen.model, chosen.thinking_level
 
 
 def _session_manager(

@@ -17,6 +17,7 @@ from pi_coding_agent.model_registry._resolver import (
     parse_model_pattern,
     resolve_cli_model,
 )
+from pi_coding_agent.model_registry._scope import ScopedModel, resolve_model_scope
 
 __all__ = [
     "DEFAULT_MODEL_PER_PROVIDER",
@@ -25,6 +26,7 @@ __all__ = [
     "ModelCatalog",
     "ModelResolution",
     "RequestAuth",
+    "ScopedModel",
     "collation_key",
     "default_available_model",
     "find_exact_reference",
@@ -34,4 +36,5 @@ __all__ = [
     "model_table",
     "parse_model_pattern",
     "resolve_cli_model",
+    "resolve_model_scope",
 ]

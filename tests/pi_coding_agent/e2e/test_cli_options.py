@@ -172,3 +172,18 @@ def test_name_fork_and_session_id(tmp_path: Path) -> None:
     fork_file = next(f for f in files if f != path)
     header = json.loads(fork_file.read_text(encoding="utf-8").splitlines()[0])
     assert header["parentSession"] == str(path)
+
+
+def test_models_scope_picks_the_starting_model(tmp_path: Path) -> None:
+    scoped, _, _ = _one_request(tmp_path / "a", "--models", "scripted-anthropic/*", "-p", "hi")
+    assert scoped["path"].startswith("/v1/messages")
+
+    def saved_default_in_scope(box: Sandbox) -> None:
+        (box.agent_dir / "settings.json").write_text(
+            json.dumps({"retry": {"enabled": False}, "enabledModels": ["scripted-*"],
+                        "defaultProvider": "scripted-openai", "defaultModel": "scripted-model"}),
+            encoding="utf-8",
+        )
+
+    chosen, _, _ = _one_request(tmp_path / "b", "-p", "hi", setup=saved_default_in_scope)
+    assert chosen["path"] == "/v1/chat/completions"

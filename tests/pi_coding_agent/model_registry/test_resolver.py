@@ -147,3 +147,21 @@ def test_token_counts_and_table() -> None:
         "local     m1        128K     16.4K    no        no    ",
     ]
     assert model_table([_model("local", "m1")], "zzz") == ['No models matching "zzz"']
+
+
+def test_model_scope_globs_patterns_and_levels() -> None:
+    from pi_coding_agent.model_registry import resolve_model_scope
+
+    scoped, warnings = resolve_model_scope(["anthropic/*sonnet*:high", "gpt-4o", "nothing*", "qwen:7b:low"], MODELS)
+    assert [(_ref(s.model), s.thinking_level) for s in scoped] == [
+        ("anthropic/claude-sonnet-4-5", "high"),
+        ("anthropic/claude-sonnet-4-5-20250929", "high"),
+        # Ambiguous as an exact id, so substring matching picks the highest alias id.
+        ("openrouter/openai/gpt-4o:extended", None),
+        ("local/qwen:7b", "low"),
+    ]
+    assert warnings == ['No models match pattern "nothing*"']
+    # "*" does not cross "/" (minimatch): the slash in openrouter's id must be spelled out.
+    assert resolve_model_scope(["*gpt-4o:ext*"], MODELS)[0] == []
+    scoped, _ = resolve_model_scope(["*/gpt-4o:ext*"], MODELS)
+    assert [_ref(s.model) for s in scoped] == ["openrouter/openai/gpt-4o:extended"]
