@@ -102,8 +102,10 @@ class GoogleStreamProcessor:
     def handle(self, chunk: Mapping[str, Any]) -> None:
         output = self.output
         if not output.response_id:
+            # ``responseId ||= chunk.responseId``: until an id is non-empty, each chunk's value
+            # (even an empty one, or none) replaces it.
             response_id = chunk.get("responseId")
-            output.response_id = response_id if response_id else output.response_id
+            output.response_id = response_id if isinstance(response_id, str) else None
         candidates = chunk.get("candidates")
         candidate = candidates[0] if isinstance(candidates, list) and candidates else None
         if not isinstance(candidate, dict):

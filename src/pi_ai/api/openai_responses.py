@@ -208,6 +208,11 @@ def build_headers(
     )
 
 
+def _js_number(value: float) -> int | float:
+    """A whole number as an ``int``, so it is written ``0`` as JavaScript writes it, not ``0.0``."""
+    return int(value) if float(value).is_integer() else value
+
+
 def _service_tier_multiplier(model: Model, tier: Any) -> float:
     if tier == "flex":
         return 0.5
@@ -222,11 +227,11 @@ def _service_tier_pricing(model: Model) -> Any:
         if multiplier == 1:
             return
         cost = usage.cost
-        cost.input *= multiplier
-        cost.output *= multiplier
-        cost.cache_read *= multiplier
-        cost.cache_write *= multiplier
-        cost.total = cost.input + cost.output + cost.cache_read + cost.cache_write
+        cost.input = _js_number(cost.input * multiplier)
+        cost.output = _js_number(cost.output * multiplier)
+        cost.cache_read = _js_number(cost.cache_read * multiplier)
+        cost.cache_write = _js_number(cost.cache_write * multiplier)
+        cost.total = _js_number(cost.input + cost.output + cost.cache_read + cost.cache_write)
 
     return apply
 

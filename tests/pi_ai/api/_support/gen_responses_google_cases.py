@@ -918,6 +918,20 @@ def responses_cases() -> dict[str, tuple[str, dict[str, Any]]]:
         "name": "patch",
         "input": '*** Begin Patch\n"x"',
     }
+    cases["openai_responses_flex_tier_zero_cost_parts"] = (
+        "parse-stream",
+        {
+            "api": api,
+            "model": "openai/gpt-5",
+            "context": base_ctx,
+            "sse": sse(
+                [
+                    *text_events,
+                    completed([msg], {"input_tokens": 10, "output_tokens": 0}, service_tier="flex"),
+                ]
+            ),
+        },
+    )
     cases["openai_responses_custom_tool_call"] = (
         "parse-stream",
         {
@@ -1395,6 +1409,30 @@ def google_cases() -> dict[str, tuple[str, dict[str, Any]]]:
                 ]
             )
             + "\n\n",
+        },
+    )
+    cases["google_empty_response_id_then_none"] = (
+        "parse-stream",
+        {
+            "api": api,
+            "model": "google/gemini-2.5-flash",
+            "context": ctx,
+            "sse": gsse([chunk([], rid=""), chunk([{"text": "a"}], finish="STOP", rid=None)]),
+        },
+    )
+    cases["google_empty_response_id_then_real"] = (
+        "parse-stream",
+        {
+            "api": api,
+            "model": "google/gemini-2.5-flash",
+            "context": ctx,
+            "sse": gsse(
+                [
+                    chunk([{"text": "a"}], rid=""),
+                    chunk([{"text": "b"}], rid="r-2"),
+                    chunk([], finish="STOP", rid="r-3"),
+                ]
+            ),
         },
     )
     return cases
