@@ -119,6 +119,14 @@ def _run(parsed: ParsedArgs) -> int:
     cwd = os.getcwd()
     home = agent_dir()
     diagnostics = Diagnostics()
+    for flag, used in (
+        ("--extension", parsed.extensions),
+        ("--skill", parsed.skills),
+        ("--prompt-template", parsed.prompt_templates),
+        ("--theme", parsed.themes),
+    ):
+        if used:
+            diagnostics.warn(f"{flag} is ignored: extensions, skills, prompt templates and themes are not supported yet")
 
     if parsed.list_models is not None:
         return _list_models(parsed, cwd, home, diagnostics)
