@@ -223,6 +223,7 @@ class Agent:
         self._steering = _Queue(steering_mode)
         self._follow_ups = _Queue(follow_up_mode)
         self._listeners: dict[AgentListener, None] = {}
+        self._listener_list: tuple[AgentListener, ...] = ()
         self._run: _Run | None = None
 
     # ---------------------------------------------------------------- state and queues
@@ -259,9 +260,11 @@ class Agent:
         error message, so listeners should handle their own errors.
         """
         self._listeners[listener] = None
+        self._listener_list = tuple(self._listeners)
 
         def unsubscribe() -> None:
             self._listeners.pop(listener, None)
+            self._listener_list = tuple(self._listeners)
 
         return unsubscribe
 
@@ -463,26 +466,27 @@ class Agent:
         awaitable on, the rest is returned as one awaitable for the loop to await.
         """
         state = self._state
-        if isinstance(event, MessageStartEvent | MessageUpdateEvent):
-            state.streaming_message = event.message
-        elif isinstance(event, MessageEndEvent):
+        kind = type(event)
+        if kind is MessageUpdateEvent or kind is MessageStartEvent:
+            state.streaming_message = event.message  # type: ignore[union-attr]
+        elif kind is MessageEndEvent:
             state.streaming_message = None
-            state._messages.append(event.message)
-        elif isinstance(event, ToolExecutionStartEvent):
-            state.pending_tool_calls = state.pending_tool_calls | {event.tool_call_id}
-        elif isinstance(event, ToolExecutionEndEvent):
-            state.pending_tool_calls = state.pending_tool_calls - {event.tool_call_id}
-        elif isinstance(event, TurnEndEvent):
-            message = event.message
+            state._messages.append(event.message)  # type: ignore[union-attr]
+        elif kind is ToolExecutionStartEvent:
+            state.pending_tool_calls = state.pending_tool_calls | {event.tool_call_id}  # type: ignore[union-attr]
+        elif kind is ToolExecutionEndEvent:
+            state.pending_tool_calls = state.pending_tool_calls - {event.tool_call_id}  # type: ignore[union-attr]
+        elif kind is TurnEndEvent:
+            message = event.message  # type: ignore[union-attr]
             if isinstance(message, AssistantMessage) and message.error_message:
                 state.error_message = message.error_message
-        elif isinstance(event, AgentEndEvent):
+        elif kind is AgentEndEvent:
             state.streaming_message = None
         run = self._run
         if run is None:
             raise RuntimeError("Agent listener invoked outside active run")
         signal = run.controller.signal
-        listeners = list(self._listeners)
+        listeners = self._listener_list
         for index, listener in enumerate(listeners):
             result = listener(event, signal)
             if result is not None and inspect.isawaitable(result):
@@ -491,7 +495,7 @@ class Agent:
 
     @staticmethod
     async def _await_listeners(
-        first: Awaitable[None], rest: list[AgentListener], event: AgentEvent, signal: AbortSignal
+        first: Awaitable[None], rest: tuple[AgentListener, ...], event: AgentEvent, signal: AbortSignal
     ) -> None:
         await first
         for listener in rest:

@@ -58,10 +58,10 @@ from pi_agent._validation import validate_arguments
 from pi_ai import (
     AbortSignal,
     AssistantMessage,
-    AssistantMessageEventStream,
     Context,
     DoneEvent,
     ErrorEvent,
+    SimpleStreamOptions,
     StartEvent,
     TextContent,
     ToolCall,
@@ -112,6 +112,9 @@ def _sender(emit: Emit) -> Callable[[AgentEvent], Awaitable[None]]:
 def _error_text(error: BaseException) -> str:
     return str(error) or type(error).__name__
 
+
+copy_struct = msgspec.structs.replace
+"""Shallow copy of a struct (listeners get their own copy of the streaming partial)."""
 
 _AGENT_START = AgentStartEvent()
 _TURN_START = TurnStartEvent()
@@ -346,43 +349,49 @@ class _Run:
     async def _stream_assistant_response(self) -> AssistantMessage:
         """One model call. The streaming partial sits at the end of the context's messages
         until the final message replaces it."""
-        context, config, emit = self.context, self.config, self.send
+        context, config, emit, emit_now = self.context, self.config, self.send, self.emit
         messages = context.messages
         if config.transform_context is not None:
             messages = await resolve(config.transform_context(messages, self.signal))
-        llm_messages = await resolve(config.convert_to_llm(messages))
+        llm_messages = config.convert_to_llm(messages)
+        if inspect.isawaitable(llm_messages):
+            llm_messages = await llm_messages
         tools = context.tools
         llm_context = Context(
             system_prompt=context.system_prompt,
-            messages=list(llm_messages),
+            messages=llm_messages if type(llm_messages) is list else list(llm_messages),
             tools=None if tools is None else [tool.to_tool() for tool in tools],
         )
         api_key = None
         if config.get_api_key is not None:
             api_key = await resolve(config.get_api_key(config.model.provider))
-        options = dataclasses.replace(
-            config.stream_options, api_key=api_key or config.stream_options.api_key, signal=self.signal
-        )
-        response: AssistantMessageEventStream = await resolve(self.stream_fn(config.model, llm_context, options))
+        options = _shallow_copy(config.stream_options)
+        options.api_key = api_key or options.api_key
+        options.signal = self.signal
+        response = self.stream_fn(config.model, llm_context, options)
+        if inspect.isawaitable(response):
+            response = await response
 
         partial: AssistantMessage | None = None
         async for event in response:
             if isinstance(event, StartEvent):
                 partial = event.partial
                 context.messages.append(partial)
-                await emit(MessageStartEvent(message=msgspec.structs.replace(partial)))
+                await emit(MessageStartEvent(message=copy_struct(partial)))
             elif isinstance(event, DoneEvent | ErrorEvent):
                 break
             elif partial is not None:
                 partial = event.partial
                 context.messages[-1] = partial
-                await emit(MessageUpdateEvent(message=msgspec.structs.replace(partial), assistant_message_event=event))
+                pending = emit_now(MessageUpdateEvent(message=copy_struct(partial), assistant_message_event=event))
+                if pending is not None:
+                    await pending
         final = await response.result()
         if partial is not None:
             context.messages[-1] = final
         else:
             context.messages.append(final)
-            await emit(MessageStartEvent(message=msgspec.structs.replace(final)))
+            await emit(MessageStartEvent(message=copy_struct(final)))
         await emit(MessageEndEvent(message=final))
         return final
 
@@ -390,7 +399,17 @@ class _Run:
 async def _poll(source: Callable[[], MaybeAwaitable[Sequence[AgentMessage]]] | None) -> list[AgentMessage]:
     if source is None:
         return []
-    return list(await resolve(source()) or ())
+    found = source()
+    if inspect.isawaitable(found):
+        found = await found
+    return list(found) if found else []
+
+
+def _shallow_copy(options: SimpleStreamOptions) -> SimpleStreamOptions:
+    """``copy.copy`` for the options dataclass without the pickle-protocol detour."""
+    clone = object.__new__(type(options))
+    clone.__dict__.update(options.__dict__)
+    return clone
 
 
 # --------------------------------------------------------------------------- tools
@@ -467,18 +486,26 @@ class _ToolBatch:
         return None
 
     async def _emit_start(self, call: ToolCall) -> None:
-        await self.send(ToolExecutionStartEvent(tool_call_id=call.id, tool_name=call.name, args=call.arguments))
+        pending = self.emit(ToolExecutionStartEvent(tool_call_id=call.id, tool_name=call.name, args=call.arguments))
+        if pending is not None:
+            await pending
 
     async def _emit_end(self, outcome: _Outcome) -> None:
         call = outcome.tool_call
-        await self.send(ToolExecutionEndEvent(
+        pending = self.emit(ToolExecutionEndEvent(
             tool_call_id=call.id, tool_name=call.name, result=outcome.result, is_error=outcome.is_error
         ))
+        if pending is not None:
+            await pending
 
     async def _emit_result_message(self, outcome: _Outcome) -> ToolResultMessage:
         message = _result_message(outcome)
-        await self.send(MessageStartEvent(message=message))
-        await self.send(MessageEndEvent(message=message))
+        pending = self.emit(MessageStartEvent(message=message))
+        if pending is not None:
+            await pending
+        pending = self.emit(MessageEndEvent(message=message))
+        if pending is not None:
+            await pending
         return message
 
     async def fail_truncated(self, calls: list[ToolCall]) -> tuple[list[ToolResultMessage], bool]:
@@ -641,20 +668,33 @@ class _ToolBatch:
 
 
 async def _gather(coroutines: list[Coroutine[Any, Any, _Outcome]]) -> list[_Outcome]:
-    """Run concurrently; results in start order. On the first exception the others are
-    cancelled (Pi leaves them running unobserved) and the exception propagates."""
+    """Run concurrently; results in start order.
+
+    On the first exception the others are cancelled (Pi leaves them running unobserved) and
+    the exception propagates. Awaiting the tasks in order costs fewer event-loop iterations
+    than ``asyncio.wait``/``gather``; a failing task still stops the batch at once because it
+    cancels its siblings, including the one being awaited.
+    """
     loop = asyncio.get_running_loop()
     tasks = [loop.create_task(coroutine) for coroutine in coroutines]
-    try:
-        await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
-    finally:
-        pending = [task for task in tasks if not task.done()]
-        for task in pending:
-            task.cancel()
-        if pending:
-            await asyncio.wait(pending)
+
+    def on_done(task: asyncio.Task[_Outcome]) -> None:
+        if not task.cancelled() and task.exception() is not None:
+            for other in tasks:
+                other.cancel()
+
     for task in tasks:
-        error = None if task.cancelled() else task.exception()
-        if error is not None:
-            raise error
+        task.add_done_callback(on_done)
+    try:
+        for task in tasks:
+            await task
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        await asyncio.wait(tasks)
+        for task in tasks:
+            error = None if task.cancelled() else task.exception()
+            if error is not None:
+                raise error from None
+        raise
     return [task.result() for task in tasks]

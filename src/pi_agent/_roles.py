@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from itertools import compress
 from typing import Any, ClassVar, TypeAlias, TypeVar, cast
 
 import msgspec
@@ -178,13 +179,31 @@ def agent_message_from_dict(value: dict[str, Any]) -> AgentMessage:
     return cast(AgentMessage, convert_value(value, _union()))
 
 
+_LLM_TYPES = (UserMessage, AssistantMessage, ToolResultMessage)
+_is_llm_type: dict[type, bool] = {cls: True for cls in _LLM_TYPES}
+"""Per-class answer of ``isinstance(m, Message)``: this runs over the whole transcript before
+every model call, and a dict lookup is several times cheaper than a union ``isinstance``."""
+
+
+def _is_llm_class(cls: type) -> bool:
+    known = _is_llm_type.get(cls)
+    if known is None:
+        known = _is_llm_type[cls] = issubclass(cls, _LLM_TYPES)
+    return known
+
+
 def is_llm_message(message: AgentMessage) -> bool:
-    return isinstance(message, UserMessage | AssistantMessage | ToolResultMessage)
+    return _is_llm_class(type(message))
 
 
 def default_convert_to_llm(messages: Iterable[AgentMessage]) -> list[Message]:
     """The Agent's default: keep user, assistant and toolResult messages, drop everything else."""
-    return [m for m in messages if isinstance(m, UserMessage | AssistantMessage | ToolResultMessage)]
+    items = messages if isinstance(messages, list) else list(messages)
+    classes = set(map(type, items))
+    if classes.issubset(_LLM_TYPES):
+        return cast(list[Message], list(items))
+    keep = {cls for cls in classes if _is_llm_class(cls)}
+    return cast(list[Message], list(compress(items, map(keep.__contains__, map(type, items)))))
 
 
 def project_to_llm(messages: Iterable[AgentMessage]) -> list[Message]:
@@ -193,9 +212,10 @@ def project_to_llm(messages: Iterable[AgentMessage]) -> list[Message]:
     Roles without a projection and opaque messages are dropped. Order is preserved.
     """
     result: list[Message] = []
+    table = _is_llm_type
     for message in messages:
-        if isinstance(message, UserMessage | AssistantMessage | ToolResultMessage):
-            result.append(message)
+        if table.get(type(message)) or _is_llm_class(type(message)):
+            result.append(cast(Message, message))
             continue
         if isinstance(message, OpaqueMessage):
             continue

@@ -67,8 +67,14 @@ def validate_tool_arguments(tool: _HasParameters, tool_call: _HasArguments) -> d
 
 
 def validate_arguments(tool_name: str, schema: Any, arguments: Any) -> Any:
-    """Validate ``arguments`` against ``schema``; the error text names ``tool_name``."""
-    root = _Root(schema)
+    """Validate ``arguments`` against ``schema``; the error text names ``tool_name``.
+
+    Checkers are compiled once per schema object and reused, so a schema must not be
+    mutated after it was first used (as with Pi, which caches by object identity).
+    """
+    root = _Root.of(schema)
+    if root.check(schema, arguments):
+        return _clone(arguments)  # coercion never changes valid arguments
     args = _clone(arguments)
     _drop_optional_nulls(root, args, schema)
     args = root.coerce(args, schema)
@@ -302,13 +308,78 @@ def _format_path(instance_path: str, keyword: str, params: dict[str, Any]) -> st
 # --------------------------------------------------------------------------- schema walker
 
 
-class _Root:
-    """One validation: holds the root schema so ``$ref`` can be resolved against it."""
+Check = Callable[[Any], bool]
 
-    __slots__ = ("schema",)
+
+def _always(value: Any) -> bool:
+    return True
+
+
+def _never(value: Any) -> bool:
+    return False
+
+
+def _all_of(checks: list[Check]) -> Check:
+    if not checks:
+        return _always
+    if len(checks) == 1:
+        return checks[0]
+
+    def check(value: Any) -> bool:
+        for part in checks:  # noqa: SIM110 - a plain loop is cheaper than all() over a generator
+            if not part(value):
+                return False
+        return True
+
+    return check
+
+
+def _any_of(checks: list[Check]) -> Check:
+    return lambda value: any(check(value) for check in checks)
+
+
+def _one_of(checks: list[Check]) -> Check:
+    return lambda value: sum(1 for check in checks if check(value)) == 1
+
+
+def _only_for(kind: type, steps: list[Callable[[Any], bool]]) -> Check | None:
+    """A checker applying ``steps`` to values of ``kind`` and accepting everything else."""
+    if not steps:
+        return None
+
+    def check(value: Any) -> bool:
+        if not isinstance(value, kind):
+            return True
+        for step in steps:  # noqa: SIM110 - a plain loop is cheaper than all() over a generator
+            if not step(value):
+                return False
+        return True
+
+    return check
+
+
+class _Root:
+    """Validation against one root schema: resolves each ``$ref`` against it and keeps the
+    compiled checkers of its parts."""
+
+    __slots__ = ("_compiled", "_keep", "schema")
 
     def __init__(self, schema: Any) -> None:
         self.schema = schema
+        self._compiled: dict[int, Check] = {}
+        self._keep: list[Any] = []
+
+    @classmethod
+    def of(cls, schema: Any) -> _Root:
+        """The cached root for ``schema`` (tools keep their schema, so this is one per tool)."""
+        key = id(schema)
+        cached = _roots.get(key)
+        if cached is not None and cached.schema is schema:
+            return cached
+        if len(_roots) >= _MAX_ROOTS:
+            _roots.clear()
+        root = _roots[key] = cls(schema)
+        return root
 
     def resolve(self, ref: str) -> Any:
         if ref == "#":
@@ -329,63 +400,174 @@ class _Root:
     # ---------------------------------------------------------------- check
 
     def check(self, schema: Any, value: Any) -> bool:
-        if schema is True:
-            return True
-        if schema is False:
-            return False
-        if not isinstance(schema, dict):
-            return True
-        if "type" in schema:
-            kind = schema["type"]
-            if isinstance(kind, list):
-                if not any(_matches_type(value, name) for name in kind):
-                    return False
-            elif not _matches_type(value, kind):
-                return False
-        if isinstance(value, dict):
-            if not self._check_object(schema, value):
-                return False
-        elif isinstance(value, list):
-            if not self._check_array(schema, value):
-                return False
-        elif isinstance(value, str):
-            if not self._check_string(schema, value):
-                return False
-        elif _is_number(value) and not self._check_number(schema, value):
-            return False
-        return self._check_combinators(schema, value)
+        """Whether ``value`` is valid against ``schema`` (a part of this root's schema)."""
+        compiled = self._compiled.get(id(schema))
+        if compiled is None:
+            compiled = self.compile(schema)
+        return compiled(value)
 
-    def _check_object(self, schema: dict[str, Any], value: dict[str, Any]) -> bool:
+    def compile(self, schema: Any) -> Check:
+        """A checker function for ``schema``: validation happens before every tool call, so the
+        keyword dispatch is done once per schema instead of once per value."""
+        if schema is False:
+            checker: Check = _never
+        elif not isinstance(schema, dict):
+            checker = _always
+        else:
+            parts = [part for part in (
+                self._compile_type(schema),
+                self._compile_object(schema),
+                self._compile_array(schema),
+                self._compile_string(schema),
+                self._compile_number(schema),
+                *self._compile_combinators(schema),
+            ) if part is not None]
+            checker = _all_of(parts)
+        self._compiled[id(schema)] = checker
+        self._keep.append(schema)  # ids stay valid while this root lives
+        return checker
+
+    @staticmethod
+    def _compile_type(schema: dict[str, Any]) -> Check | None:
+        if "type" not in schema:
+            return None
+        kind = schema["type"]
+        names = kind if isinstance(kind, list) else [kind]
+        checks = [_TYPE_CHECKS.get(name) if isinstance(name, str) else None for name in names]
+        if any(check is None for check in checks):
+            return None  # an unknown type name accepts anything
+        known = [check for check in checks if check is not None]
+        if len(known) == 1:
+            return known[0]
+        return lambda value: any(check(value) for check in known)
+
+    def _compile_object(self, schema: dict[str, Any]) -> Check | None:
+        steps: list[Callable[[dict[str, Any]], bool]] = []
         required = schema.get("required")
-        if isinstance(required, list) and any(key not in value for key in required):
-            return False
-        properties = schema.get("properties")
+        if isinstance(required, list) and required:
+            steps.append(lambda value: all(key in value for key in required))
         if "additionalProperties" in schema:
             extra = schema["additionalProperties"]
-            for key, item in value.items():
-                if not self._is_declared(schema, key) and not self.check(extra, item):
-                    return False
+            steps.append(lambda value: all(
+                self._is_declared(schema, key) or self.check(extra, item) for key, item in value.items()))
         dependent = schema.get("dependentRequired")
-        if isinstance(dependent, dict) and value:
-            for key, needed in dependent.items():
-                if key in value and any(other not in value for other in needed):
-                    return False
+        if isinstance(dependent, dict):
+            steps.append(lambda value: not value or all(
+                key not in value or all(other in value for other in needed) for key, needed in dependent.items()))
         patterns = schema.get("patternProperties")
         if isinstance(patterns, dict):
-            for pattern, sub in patterns.items():
-                for key, item in value.items():
-                    if _regex(pattern).search(key) and not self.check(sub, item):
+            steps.append(lambda value: all(
+                not _regex(pattern).search(key) or self.check(sub, item)
+                for pattern, sub in patterns.items() for key, item in value.items()))
+        properties = schema.get("properties")
+        if isinstance(properties, dict) and properties:
+            pairs = [(key, self.compile(sub)) for key, sub in properties.items()]
+
+            def check_properties(value: dict[str, Any]) -> bool:
+                for key, check in pairs:  # noqa: SIM110 - hot path, see _all_of
+                    if key in value and not check(value[key]):
                         return False
-        if isinstance(properties, dict):
-            for key, sub in properties.items():
-                if key in value and not self.check(sub, value[key]):
-                    return False
-        names = schema.get("propertyNames")
-        if names is not None and any(not self.check(names, key) for key in value):
-            return False
-        if "minProperties" in schema and len(value) < schema["minProperties"]:
-            return False
-        return not ("maxProperties" in schema and len(value) > schema["maxProperties"])
+                return True
+
+            steps.append(check_properties)
+        if "propertyNames" in schema:
+            names = schema["propertyNames"]
+            steps.append(lambda value: all(self.check(names, key) for key in value))
+        if "minProperties" in schema:
+            low = schema["minProperties"]
+            steps.append(lambda value: len(value) >= low)
+        if "maxProperties" in schema:
+            high = schema["maxProperties"]
+            steps.append(lambda value: len(value) <= high)
+        return _only_for(dict, steps)
+
+    def _compile_array(self, schema: dict[str, Any]) -> Check | None:
+        steps: list[Callable[[list[Any]], bool]] = []
+        if "contains" in schema:
+            steps.append(lambda value: self._contains_ok(schema, value))
+        prefix = schema.get("prefixItems")
+        offset = 0
+        if isinstance(prefix, list):
+            offset = len(prefix)
+            prefix_checks = [self.compile(sub) for sub in prefix]
+            steps.append(lambda value: all(check(item) for check, item in zip(prefix_checks, value, strict=False)))
+        items = schema.get("items")
+        if isinstance(items, list):
+            item_checks = [self.compile(sub) for sub in items]
+            steps.append(lambda value: all(check(item) for check, item in zip(item_checks, value, strict=False)))
+        elif items is not None:
+            item_check = self.compile(items)
+            steps.append(lambda value: all(item_check(item) for item in value[offset:]))
+        if "maxItems" in schema:
+            high = schema["maxItems"]
+            steps.append(lambda value: len(value) <= high)
+        if "minItems" in schema:
+            low = schema["minItems"]
+            steps.append(lambda value: len(value) >= low)
+        if schema.get("uniqueItems") is True:
+            steps.append(lambda value: not _duplicates(value))
+        return _only_for(list, steps)
+
+    @staticmethod
+    def _compile_string(schema: dict[str, Any]) -> Check | None:
+        steps: list[Callable[[str], bool]] = []
+        if "maxLength" in schema:
+            high = schema["maxLength"]
+            steps.append(lambda value: len(value) <= high)
+        if "minLength" in schema:
+            low = schema["minLength"]
+            steps.append(lambda value: len(value) >= low)
+        fmt = schema.get("format")
+        if isinstance(fmt, str) and fmt in _FORMATS:
+            steps.append(_FORMATS[fmt])
+        pattern = schema.get("pattern")
+        if isinstance(pattern, str):
+            compiled = _regex(pattern)
+            steps.append(lambda value: compiled.search(value) is not None)
+        return _only_for(str, steps)
+
+    def _compile_number(self, schema: dict[str, Any]) -> Check | None:
+        keywords = [keyword for keyword in _NUMBER_KEYWORDS if keyword in schema]
+        if not keywords:
+            return None
+
+        def check(value: Any) -> bool:
+            if not _is_number(value):
+                return True
+            return all(self._number_ok(keyword, schema, value) for keyword in keywords)
+
+        return check
+
+    def _compile_combinators(self, schema: dict[str, Any]) -> list[Check]:
+        parts: list[Check] = []
+        ref = schema.get("$ref")
+        if isinstance(ref, str):
+            parts.append(lambda value: self.check(self.resolve(ref), value))
+        if "const" in schema:
+            constant = schema["const"]
+            parts.append(lambda value: _json_equal(value, constant))
+        enum = schema.get("enum")
+        if isinstance(enum, list):
+            parts.append(lambda value: any(_json_equal(value, option) for option in enum))
+        if "if" in schema:
+            condition = self.compile(schema["if"])
+            then, otherwise = self.compile(schema.get("then", True)), self.compile(schema.get("else", True))
+            parts.append(lambda value: then(value) if condition(value) else otherwise(value))
+        if "not" in schema:
+            negated = self.compile(schema["not"])
+            parts.append(lambda value: not negated(value))
+        for keyword in ("allOf", "anyOf", "oneOf"):
+            subs = schema.get(keyword)
+            if not isinstance(subs, list):
+                continue
+            checks = [self.compile(sub) for sub in subs]
+            if keyword == "allOf":
+                parts.append(_all_of(checks))
+            elif keyword == "anyOf":
+                parts.append(_any_of(checks))
+            else:
+                parts.append(_one_of(checks))
+        return parts
 
     def _is_declared(self, schema: dict[str, Any], key: str) -> bool:
         properties = schema.get("properties")
@@ -394,27 +576,6 @@ class _Root:
         patterns = schema.get("patternProperties")
         return isinstance(patterns, dict) and any(_regex(p).search(key) for p in patterns)
 
-    def _check_array(self, schema: dict[str, Any], value: list[Any]) -> bool:
-        if not self._contains_ok(schema, value):
-            return False
-        prefix = schema.get("prefixItems")
-        offset = 0
-        if isinstance(prefix, list):
-            offset = len(prefix)
-            if any(i < len(value) and not self.check(sub, value[i]) for i, sub in enumerate(prefix)):
-                return False
-        items = schema.get("items")
-        if isinstance(items, list):
-            if any(i < len(value) and not self.check(sub, value[i]) for i, sub in enumerate(items)):
-                return False
-        elif items is not None and any(not self.check(items, item) for item in value[offset:]):
-            return False
-        if "maxItems" in schema and len(value) > schema["maxItems"]:
-            return False
-        if "minItems" in schema and len(value) < schema["minItems"]:
-            return False
-        return not (schema.get("uniqueItems") is True and _duplicates(value))
-
     def _contains_ok(self, schema: dict[str, Any], value: list[Any]) -> bool:
         if "contains" not in schema or schema.get("minContains") == 0:
             return True
@@ -422,20 +583,6 @@ class _Root:
         if count == 0:
             return False
         return not ("maxContains" in schema and count > schema["maxContains"])
-
-    def _check_string(self, schema: dict[str, Any], value: str) -> bool:
-        if "maxLength" in schema and len(value) > schema["maxLength"]:
-            return False
-        if "minLength" in schema and len(value) < schema["minLength"]:
-            return False
-        fmt = schema.get("format")
-        if isinstance(fmt, str) and fmt in _FORMATS and not _FORMATS[fmt](value):
-            return False
-        pattern = schema.get("pattern")
-        return not (isinstance(pattern, str) and not _regex(pattern).search(value))
-
-    def _check_number(self, schema: dict[str, Any], value: float) -> bool:
-        return all(self._number_ok(keyword, schema, value) for keyword in _NUMBER_KEYWORDS if keyword in schema)
 
     @staticmethod
     def _number_ok(keyword: str, schema: dict[str, Any], value: float) -> bool:
@@ -456,30 +603,6 @@ class _Root:
             return False
         mod = math.fmod(value, limit)
         return min(abs(mod), abs(mod - limit), abs(mod + limit)) < 1e-10
-
-    def _check_combinators(self, schema: dict[str, Any], value: Any) -> bool:
-        ref = schema.get("$ref")
-        if isinstance(ref, str) and not self.check(self.resolve(ref), value):
-            return False
-        if "const" in schema and not _json_equal(value, schema["const"]):
-            return False
-        enum = schema.get("enum")
-        if isinstance(enum, list) and not any(_json_equal(value, option) for option in enum):
-            return False
-        if "if" in schema:
-            branch = "then" if self.check(schema["if"], value) else "else"
-            if not self.check(schema.get(branch, True), value):
-                return False
-        if "not" in schema and self.check(schema["not"], value):
-            return False
-        all_of = schema.get("allOf")
-        if isinstance(all_of, list) and not all(self.check(sub, value) for sub in all_of):
-            return False
-        any_of = schema.get("anyOf")
-        if isinstance(any_of, list) and not any(self.check(sub, value) for sub in any_of):
-            return False
-        one_of = schema.get("oneOf")
-        return not (isinstance(one_of, list) and sum(1 for sub in one_of if self.check(sub, value)) != 1)
 
     # ---------------------------------------------------------------- errors
 
@@ -722,6 +845,8 @@ class _Root:
         return value
 
 
+_roots: dict[int, _Root] = {}
+_MAX_ROOTS = 1024
 _NUMBER_KEYWORDS = ("exclusiveMaximum", "exclusiveMinimum", "maximum", "minimum", "multipleOf")
 _COMPARISONS = {"exclusiveMaximum": "<", "exclusiveMinimum": ">", "maximum": "<=", "minimum": ">="}
 _UNCHANGED: Any = object()

@@ -392,3 +392,28 @@ async def test_prompt_accepts_one_message_or_a_list() -> None:
         await agent.prompt(user("single"))
         await agent.prompt([user("a"), user("b")])
     assert [text_of(m) for m in agent.state.messages] == ["single", "one", "a", "b", "two"]
+
+
+async def test_a_listener_failure_in_a_parallel_batch_cancels_the_tools_still_running() -> None:
+    cancelled = asyncio.Event()
+
+    async def slow(call_id: str, params: dict[str, Any], signal: Any, on_update: Any) -> str:
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+        return "never"
+
+    async with faux_provider(tool_calls(("slow", "slow", {}), ("fast", "fast", {})), reply("never")) as faux:
+        agent = make_agent(faux, tools=[ScriptTool("slow", slow), text_tool("fast")])
+
+        def explode(event: AgentEvent, signal: AbortSignal) -> None:
+            if event.type == "tool_execution_end" and event.tool_call_id == "fast":
+                raise RuntimeError("listener broke")
+
+        agent.subscribe(explode)
+        await asyncio.wait_for(agent.prompt("go"), 5)
+    assert cancelled.is_set()
+    last = agent.state.messages[-1]
+    assert isinstance(last, AssistantMessage) and last.error_message == "listener broke"

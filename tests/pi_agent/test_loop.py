@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 from typing import Any
 
 import pytest
@@ -292,25 +291,30 @@ async def test_steering_and_follow_ups_are_injected_where_pi_injects_them() -> N
 # --------------------------------------------------------------------------- tools
 
 
-def weather_tool(delays: dict[str, float]) -> ScriptTool:
+def weather_tool(delays: dict[str, float], wait_for: dict[str, str] | None = None) -> ScriptTool:
+    """``wait_for`` maps a city to another whose call must have started before it can finish."""
+    started = {city: asyncio.Event() for city in ("Paris", "Rome", "Atlantis")}
+
     async def behaviour(call_id: str, params: dict[str, Any], signal: Any, on_update: Any) -> AgentToolResult[Any]:
-        on_update(AgentToolResult(content=[TextContent(text=f"fetching {params['city']}")]))
-        await asyncio.sleep(delays.get(params["city"], 0))
-        if params["city"] == "Atlantis":
+        city = params["city"]
+        started[city].set()
+        on_update(AgentToolResult(content=[TextContent(text=f"fetching {city}")]))
+        if wait_for and city in wait_for:
+            await asyncio.wait_for(started[wait_for[city]].wait(), 5)
+        await asyncio.sleep(delays.get(city, 0))
+        if city == "Atlantis":
             raise ValueError("city does not exist")
-        return AgentToolResult(content=[TextContent(text=f"sunny in {params['city']}")], details={"city": params["city"]})
+        return AgentToolResult(content=[TextContent(text=f"sunny in {city}")], details={"city": city})
 
     return ScriptTool("get_weather", behaviour, parameters=CITY_SCHEMA)
 
 
 async def test_parallel_tools_overlap_end_in_completion_order_and_report_in_call_order() -> None:
-    tool = weather_tool({"Paris": 0.15, "Rome": 0.01})
+    # Paris cannot finish before Rome has started: only concurrent execution completes.
+    tool = weather_tool({"Paris": 0.05}, wait_for={"Paris": "Rome"})
     async with faux_provider(tool_calls(("c1", "get_weather", {"city": "Paris"}), ("c2", "get_weather", {"city": "Rome"})),
                              reply("Both sunny.")) as faux:
-        started = time.perf_counter()
         messages, recorder = await run([user("x")], AgentContext(tools=[tool]), config_for(faux.get_model()), faux.stream)
-        elapsed = time.perf_counter() - started
-    assert elapsed < 0.15 + 0.1  # executions overlapped
     tool_events = [k for k in recorder.kinds if k.startswith(("tool_", "message_start(toolResult"))]
     assert tool_events == ["tool_execution_start(c1)", "tool_execution_start(c2)", "tool_execution_update(c1)",
                            "tool_execution_update(c2)", "tool_execution_end(c2)", "tool_execution_end(c1)",

@@ -3,8 +3,8 @@
 Tools finish in any order, return, fail validation, raise, or hang until the run is aborted;
 the model may call unknown tools. Afterwards every assistant tool call is answered exactly
 once, by results in call order, right after the assistant message. The one exception is
-Pi's: in sequential mode an abort leaves the calls after the current one unanswered (the
-answered ones are still a prefix, in order).
+Pi's: once the run is aborted, calls that had not started yet (sequential mode, or the
+parallel preflight) get no result; the answered ones are still a prefix, in order.
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ def script(turns: list[list[Call]]) -> list[AssistantMessage]:
     return responses
 
 
-def check_transcript(messages: list[AgentMessage], *, sequential: bool, aborted: bool) -> None:
+def check_transcript(messages: list[AgentMessage], *, aborted: bool) -> None:
     assert isinstance(messages[0], UserMessage)
     assert isinstance(messages[-1], AssistantMessage), "a run always ends with an assistant message"
     answered: set[str] = set()
@@ -97,7 +97,7 @@ def check_transcript(messages: list[AgentMessage], *, sequential: bool, aborted:
             answered.add(result.tool_call_id)
             result_ids.append(result.tool_call_id)
             index += 1
-        if sequential and aborted:
+        if aborted:
             assert result_ids == call_ids[: len(result_ids)]
         else:
             assert result_ids == call_ids
@@ -126,7 +126,7 @@ async def run_scenario(scenario: dict[str, Any]) -> None:
         await asyncio.wait_for(run, 10)
         aborted = abort_after is not None and agent.state.messages[-1].stop_reason == "aborted"  # type: ignore[union-attr]
     messages = agent.state.messages
-    check_transcript(messages, sequential=scenario["mode"] == "sequential", aborted=aborted)
+    check_transcript(messages, aborted=aborted)
     results = [m.tool_call_id for m in messages if isinstance(m, ToolResultMessage)]
     assert sorted(ends) == sorted(results), "every answered call had exactly one tool_execution_end"
     assert agent.state.pending_tool_calls == frozenset() and not agent.state.is_streaming
