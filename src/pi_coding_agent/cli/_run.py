@@ -240,25 +240,30 @@ def _run_print(session: AgentSession, mode: Literal["text", "json"], initial: In
 
     async def main() -> int:
         loop = asyncio.get_running_loop()
-        task = asyncio.current_task()
-        assert task is not None
 
         def stop(code: int) -> None:
+            # Abort everything in flight: the model call, tools (their process groups are
+            # killed), a retry backoff, user commands. The prompt then ends as aborted.
             if not exit_code:
                 exit_code.append(code)
-                task.cancel()
+                session.abort_retry()
+                session.abort_bash()
+                session.agent.abort()
 
         for signum, code in ((signal.SIGTERM, 143), (signal.SIGHUP, 129), (signal.SIGINT, 130)):
             loop.add_signal_handler(signum, stop, code)
         try:
-            return await run_print_mode(
-                session, mode=mode, initial_message=initial.message, initial_images=initial.images, messages=initial.rest
+            status = await run_print_mode(
+                session,
+                mode=mode,
+                initial_message=initial.message,
+                initial_images=initial.images,
+                messages=initial.rest,
+                stopped=lambda: bool(exit_code),
             )
-        except asyncio.CancelledError:
-            await asyncio.shield(session.abort())
-            return exit_code[0] if exit_code else 1
         finally:
             session.dispose()
+        return exit_code[0] if exit_code else status
 
     return asyncio.run(main())
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import BinaryIO, Literal
 
 from pi_ai import AssistantMessage, ImageContent, TextContent, encode
@@ -54,7 +54,9 @@ async def run_print_mode(
     initial_images: Sequence[ImageContent] = (),
     messages: Sequence[str] = (),
     stdout: BinaryIO | None = None,
+    stopped: Callable[[], bool] = lambda: False,
 ) -> int:
+    """Run the prompts; ``stopped()`` true (a signal arrived) skips the ones not yet sent."""
     out = stdout if stdout is not None else sys.stdout.buffer
     unsubscribe = None
     if mode == "json":
@@ -70,6 +72,8 @@ async def run_print_mode(
         if initial_message is not None:
             await session.prompt(initial_message, initial_images)
         for message in messages:
+            if stopped():
+                break
             await session.prompt(message)
     except SessionError as error:
         print(str(error), file=sys.stderr)

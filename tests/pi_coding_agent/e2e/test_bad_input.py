@@ -141,3 +141,53 @@ def test_broken_settings_file_is_reported_and_kept(tmp_path: Path) -> None:
     assert line.startswith(f"Warning: Invalid settings file {sandbox.agent_dir / 'settings.json'}")
     assert "line 1 column 29" in line
     assert (sandbox.agent_dir / "settings.json").read_text(encoding="utf-8") == broken
+
+
+def test_sigterm_aborts_the_run_and_kills_tool_processes(tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import time
+
+    marker = "61.4321"
+    script = [{"tool_calls": [{"id": "call_1", "name": "bash", "arguments": {"command": f"sleep {marker}"}}]},
+              {"text": "never reached"}]
+    with ScriptedProvider(script) as provider:
+        sandbox = Sandbox.create(tmp_path, provider.base_url)
+        process = subprocess.Popen(
+            [str(Path(__file__).resolve().parents[3] / ".venv" / "bin" / "pi"), "--mode", "json", "--model",
+             OPENAI_MODEL, "sleep please"],
+            cwd=sandbox.work, env=sandbox.env(), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, text=True,
+        )
+        assert process.stdout is not None
+        for line in process.stdout:
+            if json.loads(line)["type"] == "tool_execution_start":
+                break
+        deadline = time.monotonic() + 10
+        while not _sleepers(marker) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _sleepers(marker), "the tool's command never started"
+        started = time.monotonic()
+        process.send_signal(signal.SIGTERM)
+        rest, _ = process.communicate(timeout=15)
+    assert process.returncode == 143
+    assert time.monotonic() - started < 5
+    assert _sleepers(marker) == []
+    events = [json.loads(line) for line in rest.splitlines()]
+    end = next(e for e in events if e["type"] == "tool_execution_end")
+    assert end["isError"] is True and "aborted" in end["result"]["content"][0]["text"].lower()
+    assert events[-1]["type"] == "agent_settled"
+    assert len(provider.requests) == 1
+    lines = [json.loads(line) for line in sandbox.session_files()[0].read_text(encoding="utf-8").splitlines()]
+    assert [line["message"]["role"] for line in lines if line["type"] == "message"][:3] == [
+        "user", "assistant", "toolResult"
+    ]
+    assert os.path.exists(sandbox.session_files()[0])
+
+
+def _sleepers(marker: str) -> list[str]:
+    import subprocess
+
+    listing = subprocess.run(["ps", "-eo", "pid,args"], capture_output=True, text=True, check=True).stdout
+    return [line for line in listing.splitlines() if f"sleep {marker}" in line and "ps -eo" not in line]
