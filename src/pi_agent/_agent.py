@@ -9,11 +9,9 @@ normally once the run has fully settled.
 
 from __future__ import annotations
 
-import asyncio
-import inspect
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from pi_agent._events import (
     AgentEndEvent,
@@ -25,7 +23,13 @@ from pi_agent._events import (
     ToolExecutionStartEvent,
     TurnEndEvent,
 )
-from pi_agent._loop import get_default_stream_fn, resolve, run_agent_loop, run_agent_loop_continue
+from pi_agent._loop import (
+    get_default_stream_fn,
+    is_awaitable,
+    resolve,
+    run_agent_loop,
+    run_agent_loop_continue,
+)
 from pi_agent._roles import AgentMessage, CustomMessage, OpaqueMessage, default_convert_to_llm
 from pi_agent._tools import AgentTool, ToolExecutionMode
 from pi_agent._types import (
@@ -57,6 +61,9 @@ from pi_ai import (
     UserMessage,
     now_ms,
 )
+
+if TYPE_CHECKING:
+    import asyncio
 
 QueueMode: TypeAlias = Literal["all", "one-at-a-time"]
 PayloadHook: TypeAlias = Callable[[Any, Model], Any]
@@ -297,6 +304,8 @@ class Agent:
     async def wait_for_idle(self) -> None:
         """Return once the running run (and its listeners) has settled; at once when idle."""
         if self._run is not None:
+            import asyncio
+
             await asyncio.shield(self._run.settled)
 
     def reset(self) -> None:
@@ -419,6 +428,8 @@ class Agent:
     async def _lifecycle(self, execute: Callable[[AbortSignal], Awaitable[Any]]) -> None:
         if self._run is not None:
             raise RuntimeError("Agent is already processing.")
+        import asyncio  # lazily: importing pi_agent must not pay for asyncio
+
         controller = AbortController()
         self._run = _Run(controller, asyncio.get_running_loop().create_future())
         state = self._state
@@ -489,7 +500,7 @@ class Agent:
         listeners = self._listener_list
         for index, listener in enumerate(listeners):
             result = listener(event, signal)
-            if result is not None and inspect.isawaitable(result):
+            if result is not None and is_awaitable(result):
                 return self._await_listeners(result, listeners[index + 1 :], event, signal)
         return None
 
@@ -500,7 +511,7 @@ class Agent:
         await first
         for listener in rest:
             result = listener(event, signal)
-            if result is not None and inspect.isawaitable(result):
+            if result is not None and is_awaitable(result):
                 await result
 
     async def _deliver(self, event: AgentEvent) -> None:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import math
-from decimal import Decimal
 from typing import Any
 
 
@@ -30,6 +29,8 @@ def js_number(value: float | int) -> str:
     mantissa, exponent_text = text.split("e")
     exponent = int(exponent_text)
     if -7 < exponent < 21:
+        from decimal import Decimal
+
         expanded = format(Decimal(text), "f")
         return expanded[:-2] if expanded.endswith(".0") else expanded
     return f"{mantissa}e{'+' if exponent > 0 else '-'}{abs(exponent)}"

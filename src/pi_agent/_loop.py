@@ -19,12 +19,10 @@ tool result. Exceptions from the other callbacks (``convert_to_llm``, ``transfor
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
-import inspect
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import msgspec
 from msgspec import UNSET
@@ -55,6 +53,11 @@ from pi_agent._types import (
     TurnContext,
 )
 from pi_agent._validation import validate_arguments
+
+if TYPE_CHECKING:
+    import asyncio
+
+    from typing_extensions import TypeIs
 from pi_ai import (
     AbortSignal,
     AssistantMessage,
@@ -93,10 +96,16 @@ def get_default_stream_fn() -> StreamFn:
     return _default_stream_fn
 
 
+def is_awaitable(value: object) -> TypeIs[Awaitable[Any]]:
+    """``inspect.isawaitable`` without importing ``inspect``."""
+    return value is not None and hasattr(type(value), "__await__")
+
+
 async def resolve(value: MaybeAwaitable[T]) -> T:
     """The value, awaited if it is awaitable: callbacks may be plain functions or coroutines."""
-    if inspect.isawaitable(value):
-        return await value
+    if is_awaitable(value):
+        awaited: T = await value
+        return awaited
     return value
 
 
@@ -196,6 +205,8 @@ def _run_in_background(stream: AgentEventStream, run: Awaitable[list[AgentMessag
             stream.fail(error)
         else:
             stream.end(messages)
+
+    import asyncio  # lazily: importing pi_agent must not pay for asyncio
 
     task = asyncio.get_running_loop().create_task(drive())
     _background.add(task)
@@ -354,7 +365,7 @@ class _Run:
         if config.transform_context is not None:
             messages = await resolve(config.transform_context(messages, self.signal))
         llm_messages = config.convert_to_llm(messages)
-        if inspect.isawaitable(llm_messages):
+        if is_awaitable(llm_messages):
             llm_messages = await llm_messages
         tools = context.tools
         llm_context = Context(
@@ -369,7 +380,7 @@ class _Run:
         options.api_key = api_key or options.api_key
         options.signal = self.signal
         response = self.stream_fn(config.model, llm_context, options)
-        if inspect.isawaitable(response):
+        if is_awaitable(response):
             response = await response
 
         partial: AssistantMessage | None = None
@@ -400,7 +411,7 @@ async def _poll(source: Callable[[], MaybeAwaitable[Sequence[AgentMessage]]] | N
     if source is None:
         return []
     found = source()
-    if inspect.isawaitable(found):
+    if is_awaitable(found):
         found = await found
     return list(found) if found else []
 
@@ -629,6 +640,8 @@ class _ToolBatch:
     async def _execute(self, prepared: _Prepared) -> tuple[AgentToolResult[Any], bool]:
         """Run the tool. ``on_update`` emits without blocking the tool; every update is
         delivered before the call counts as finished, and updates after that are dropped."""
+        import asyncio
+
         call, emit = prepared.tool_call, self.emit
         updates: list[asyncio.Future[None]] = []
         accepting = True
@@ -675,6 +688,8 @@ async def _gather(coroutines: list[Coroutine[Any, Any, _Outcome]]) -> list[_Outc
     than ``asyncio.wait``/``gather``; a failing task still stops the batch at once because it
     cancels its siblings, including the one being awaited.
     """
+    import asyncio
+
     loop = asyncio.get_running_loop()
     tasks = [loop.create_task(coroutine) for coroutine in coroutines]
 

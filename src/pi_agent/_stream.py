@@ -8,10 +8,12 @@ exception does not leave the consumer hanging: the stream ends and both the iter
 
 from __future__ import annotations
 
-import asyncio
 from collections import deque
 from collections.abc import Callable
-from typing import Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
+
+if TYPE_CHECKING:
+    import asyncio
 
 E = TypeVar("E")
 R = TypeVar("R")
@@ -71,6 +73,8 @@ class EventStream(Generic[E, R]):
             waiter.set_result(None)
 
     async def _wait(self) -> None:
+        import asyncio  # lazily: importing pi_agent must not pay for asyncio
+
         if self._waiter is None:
             self._waiter = asyncio.get_running_loop().create_future()
         await asyncio.shield(self._waiter)

@@ -22,10 +22,8 @@ ignored, as JSON Schema prescribes, and so are unknown formats.
 
 from __future__ import annotations
 
-import ipaddress
 import math
 import re
-import uuid
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -207,6 +205,8 @@ def _is_date_time(text: str) -> bool:
 
 
 def _is_ip(text: str, version: int) -> bool:
+    import ipaddress
+
     try:
         return ipaddress.ip_address(text).version == version
     except ValueError:
@@ -214,6 +214,8 @@ def _is_ip(text: str, version: int) -> bool:
 
 
 def _is_uuid(text: str) -> bool:
+    import uuid
+
     if len(text) != 36:
         return False
     try:
