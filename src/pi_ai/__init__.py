@@ -75,6 +75,7 @@ if TYPE_CHECKING:
         ThinkingBudgets,
     )
     from pi_ai._overflow import is_context_overflow, is_recoverable_length
+    from pi_ai._partial_json import parse_streaming_json
     from pi_ai._registry import (
         ApiImplementation,
         complete,
@@ -169,6 +170,7 @@ _EXPORTS: dict[str, str] = {
     "is_context_overflow": "pi_ai._overflow",
     "is_recoverable_length": "pi_ai._overflow",
     "transform_messages": "pi_ai._transform_messages",
+    "parse_streaming_json": "pi_ai._partial_json",
     "ModelRegistry": "pi_ai.models",
     "get_model": "pi_ai.models",
     "get_models": "pi_ai.models",
@@ -262,6 +264,7 @@ __all__ = [
     "models_config_error",
     "models_json_path",
     "now_ms",
+    "parse_streaming_json",
     "register_api",
     "registered_apis",
     "start_stream",
