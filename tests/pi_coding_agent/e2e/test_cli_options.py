@@ -187,3 +187,36 @@ def test_models_scope_picks_the_starting_model(tmp_path: Path) -> None:
 
     chosen, _, _ = _one_request(tmp_path / "b", "-p", "hi", setup=saved_default_in_scope)
     assert chosen["path"] == "/v1/chat/completions"
+
+
+def test_no_session_json_header_and_empty_prompt(tmp_path: Path) -> None:
+    with ScriptedProvider([{"text": "ok"}]) as provider:
+        sandbox = Sandbox.create(tmp_path, provider.base_url)
+        header_only = run_ours(sandbox, "--mode", "json", "--no-session", "--model", OPENAI_MODEL)
+        nothing = run_ours(sandbox, "--no-session", "--model", OPENAI_MODEL, "-p")
+    assert header_only.returncode == 0 and nothing.returncode == 0
+    (header,) = header_only.json_lines()
+    assert header["type"] == "session" and header["version"] == 3 and header["cwd"] == str(sandbox.work)
+    assert nothing.stdout == ""
+    assert provider.requests == [] and sandbox.session_files() == []
+
+
+def test_terminal_without_print_explains_interactive_mode_is_missing(tmp_path: Path) -> None:
+    import os
+    import pty
+    import subprocess
+
+    sandbox = Sandbox.create(tmp_path, "http://127.0.0.1:9")
+    leader, follower = pty.openpty()
+    try:
+        done = subprocess.run(
+            [str(Path(__file__).resolve().parents[3] / ".venv" / "bin" / "pi")],
+            cwd=sandbox.work, env=sandbox.env(), stdin=follower, stdout=follower, stderr=subprocess.PIPE,
+            timeout=30, check=False,
+        )
+    finally:
+        os.close(follower)
+        os.close(leader)
+    assert done.returncode == 1
+    assert b"interactive mode is not available yet" in done.stderr
+    assert b'pi -p "your prompt"' in done.stderr
