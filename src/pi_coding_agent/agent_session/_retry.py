@@ -80,7 +80,7 @@ _RETRYABLE = re.compile(
 def is_retryable_error(message: AssistantMessage, context_window: int) -> bool:
     if message.stop_reason != "error" or not message.error_message:
         return False
-    from pi_ai._overflow import is_context_overflow
+    from pi_ai import is_context_overflow
 
     if is_context_overflow(message, context_window):
         return False
