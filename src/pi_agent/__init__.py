@@ -40,6 +40,7 @@ if TYPE_CHECKING:
         run_agent_loop_continue,
         set_default_stream_fn,
     )
+    from pi_agent._proxy import stream_proxy
     from pi_agent._roles import (
         AgentMessage,
         CustomMessage,
@@ -123,6 +124,7 @@ _EXPORTS: dict[str, str] = {
     "run_agent_loop": "pi_agent._loop",
     "run_agent_loop_continue": "pi_agent._loop",
     "set_default_stream_fn": "pi_agent._loop",
+    "stream_proxy": "pi_agent._proxy",
     "tool_result_to_json": "pi_agent._events",
     "unregister_role": "pi_agent._roles",
     "validate_arguments": "pi_agent._validation",
@@ -196,6 +198,7 @@ __all__ = [
     "run_agent_loop",
     "run_agent_loop_continue",
     "set_default_stream_fn",
+    "stream_proxy",
     "tool_result_to_json",
     "unregister_role",
     "validate_arguments",
