@@ -82,10 +82,13 @@ class FunctionTool(AgentTool):
         name: str | None = None,
         label: str | None = None,
         description: str | None = None,
-        parameters: dict[str, Any] | None = None,
+        parameters: dict[str, Any] | type[Any] | None = None,
         execution_mode: ToolExecutionMode | None = None,
         prepare_arguments: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
     ) -> None:
+        """``parameters``: a JSON Schema (the function then receives the validated arguments as
+        keyword arguments), a pydantic model class (it receives one model instance), or
+        ``None`` to derive the schema from the signature."""
         if not inspect.iscoroutinefunction(fn):
             raise TypeError(f"{getattr(fn, '__qualname__', fn)!r} must be an async function")
         self.fn = fn
@@ -98,10 +101,23 @@ class FunctionTool(AgentTool):
         self._injected = [param for param in signature.parameters if param in _INJECTED]
         self._model: Any = None
         self._single_model_param: str | None = None
-        if parameters is not None:
+        if isinstance(parameters, dict):
             self.parameters = parameters
+        elif parameters is not None:
+            self.parameters = self._model_schema(parameters, signature)
         else:
             self.parameters = self._derive_schema(fn, signature)
+
+    def _model_schema(self, model: type[Any], signature: inspect.Signature) -> dict[str, Any]:
+        if not hasattr(model, "model_json_schema"):
+            raise TypeError(f"{self.name}: parameters must be a JSON Schema dict or a pydantic model class")
+        params = [p for p in signature.parameters.values() if p.name not in _INJECTED]
+        if len(params) != 1:
+            raise TypeError(f"{self.name}: with a parameters model the function takes exactly one argument for it")
+        self._model = model
+        self._single_model_param = params[0].name
+        schema: dict[str, Any] = _strip_titles(model.model_json_schema())
+        return schema
 
     def _derive_schema(self, fn: ToolFunction, signature: inspect.Signature) -> dict[str, Any]:
         pydantic = _pydantic()
@@ -110,10 +126,7 @@ class FunctionTool(AgentTool):
         if len(params) == 1:
             annotation: Any = hints.get(params[0].name)
             if inspect.isclass(annotation) and issubclass(annotation, pydantic.BaseModel):
-                self._model = annotation
-                self._single_model_param = params[0].name
-                schema: dict[str, Any] = _strip_titles(self._model.model_json_schema())
-                return schema
+                return self._model_schema(annotation, signature)
         fields: dict[str, Any] = {}
         for param in params:
             if param.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):

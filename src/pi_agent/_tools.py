@@ -46,6 +46,9 @@ class AgentTool(ABC):
     """JSON Schema of the arguments (an object schema)."""
     execution_mode: ToolExecutionMode | None = None
     """``"sequential"`` forces the whole batch containing a call to this tool to run in order."""
+    replay: Literal["never", "safe"] | None = None
+    """Whether a host may re-run this call when recovering an interrupted session. The loop
+    itself ignores it."""
 
     def prepare_arguments(self, arguments: dict[str, Any]) -> dict[str, Any]:
         """Reshape raw arguments before validation (e.g. legacy shapes). Default: unchanged."""

@@ -110,3 +110,14 @@ def test_sync_functions_and_var_args_are_refused() -> None:
         FunctionTool(sync)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match=r"\*args"):
         FunctionTool(var)
+
+
+async def test_a_pydantic_model_can_be_given_as_parameters() -> None:
+    async def run_search(request: Any) -> str:
+        return f"{request.query}/{request.limit}"
+
+    tool = FunctionTool(run_search, name="search2", parameters=Search)
+    assert tool.parameters["required"] == ["query"]
+    assert text_of(await tool.execute("c", {"query": "q"}, None, None)) == "q/5"
+    with pytest.raises(TypeError, match="JSON Schema dict or a pydantic model"):
+        FunctionTool(run_search, parameters=int)
