@@ -14,68 +14,77 @@ corners, so this follows it rule by rule:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Literal
+TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: importing typing would cost more than parsing
+if TYPE_CHECKING:
+    from typing import Literal
+
+    Mode = Literal["text", "json", "rpc"]
+    DiagnosticKind = Literal["error", "warning"]
+
+# Plain classes, not dataclasses: this module is on the path of ``pi --version`` and
+# ``pi --help``, which should not pay for importing ``dataclasses`` (and ``inspect``, ``ast``...).
 
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
 
-Mode = Literal["text", "json", "rpc"]
 
-
-@dataclass(frozen=True)
 class Diagnostic:
-    kind: Literal["error", "warning"]
-    message: str
+    __slots__ = ("kind", "message")
+
+    def __init__(self, kind: DiagnosticKind, message: str) -> None:
+        self.kind: DiagnosticKind = kind
+        self.message = message
 
     def __str__(self) -> str:
         return f"{'Error' if self.kind == 'error' else 'Warning'}: {self.message}"
 
 
-@dataclass
 class ParsedArgs:
-    messages: list[str] = field(default_factory=list)
-    file_args: list[str] = field(default_factory=list)
-    unknown_flags: dict[str, str | bool] = field(default_factory=dict)
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    help: bool = False
-    version: bool = False
-    mode: Mode | None = None
-    print: bool = False
-    continue_session: bool = False
-    resume: bool = False
-    provider: str | None = None
-    model: str | None = None
-    api_key: str | None = None
-    system_prompt: str | None = None
-    append_system_prompt: list[str] | None = None
-    name: str | None = None
-    no_session: bool = False
-    session: str | None = None
-    session_id: str | None = None
-    fork: str | None = None
-    session_dir: str | None = None
-    models: list[str] | None = None
-    no_tools: bool = False
-    no_builtin_tools: bool = False
-    tools: list[str] | None = None
-    exclude_tools: list[str] | None = None
-    thinking: str | None = None
-    export: str | None = None
-    extensions: list[str] | None = None
-    no_extensions: bool = False
-    skills: list[str] | None = None
-    prompt_templates: list[str] | None = None
-    themes: list[str] | None = None
-    use_theme: str | None = None
-    no_skills: bool = False
-    no_prompt_templates: bool = False
-    no_themes: bool = False
-    no_context_files: bool = False
-    list_models: str | bool | None = None
-    tui_mode: str | None = None
-    verbose: bool = False
-    project_trust_override: bool | None = None
-    offline: bool = False
+    """Everything the command line said; ``None``/``False`` for what it did not say."""
+
+    def __init__(self) -> None:
+        self.messages: list[str] = []
+        self.file_args: list[str] = []
+        self.unknown_flags: dict[str, str | bool] = {}
+        self.diagnostics: list[Diagnostic] = []
+        self.help = False
+        self.version = False
+        self.mode: Mode | None = None
+        self.print = False
+        self.continue_session = False
+        self.resume = False
+        self.provider: str | None = None
+        self.model: str | None = None
+        self.api_key: str | None = None
+        self.system_prompt: str | None = None
+        self.append_system_prompt: list[str] | None = None
+        self.name: str | None = None
+        self.no_session = False
+        self.session: str | None = None
+        self.session_id: str | None = None
+        self.fork: str | None = None
+        self.session_dir: str | None = None
+        self.models: list[str] | None = None
+        self.no_tools = False
+        self.no_builtin_tools = False
+        self.tools: list[str] | None = None
+        self.exclude_tools: list[str] | None = None
+        self.thinking: str | None = None
+        self.export: str | None = None
+        self.extensions: list[str] | None = None
+        self.no_extensions = False
+        self.skills: list[str] | None = None
+        self.prompt_templates: list[str] | None = None
+        self.themes: list[str] | None = None
+        self.use_theme: str | None = None
+        self.no_skills = False
+        self.no_prompt_templates = False
+        self.no_themes = False
+        self.no_context_files = False
+        self.list_models: str | bool | None = None
+        self.tui_mode: str | None = None
+        self.verbose = False
+        self.project_trust_override: bool | None = None
+        self.offline = False
 
 
 def _split_names(value: str) -> list[str]:
