@@ -168,7 +168,17 @@ class ResponsesStreamProcessor:
     def handle(self, event: Mapping[str, Any]) -> None:
         kind = event.get("type")
         output = self.output
-        if kind == "response.created":
+        # Text deltas are by far the most frequent event: test them first.
+        if kind in ("response.output_text.delta", "response.refusal.delta"):
+            slot = self._slot(event.get("output_index"), "text")
+            if slot is not None:
+                delta = js_field(event, "delta")
+                assert isinstance(slot.block, TextContent)
+                slot.block.text += delta
+                self.stream.push(
+                    TextDeltaEvent(content_index=slot.content_index, delta=delta, partial=output)
+                )
+        elif kind == "response.created":
             output.response_id = (event.get("response") or {}).get("id")
         elif kind == "response.output_item.added":
             self._create_slot(event.get("output_index"), event.get("item") or {})
@@ -188,15 +198,6 @@ class ResponsesStreamProcessor:
                 slot.block.thinking += "\n\n"
                 self.stream.push(
                     ThinkingDeltaEvent(content_index=slot.content_index, delta="\n\n", partial=output)
-                )
-        elif kind in ("response.output_text.delta", "response.refusal.delta"):
-            slot = self._slot(event.get("output_index"), "text")
-            if slot is not None:
-                delta = js_field(event, "delta")
-                assert isinstance(slot.block, TextContent)
-                slot.block.text += delta
-                self.stream.push(
-                    TextDeltaEvent(content_index=slot.content_index, delta=delta, partial=output)
                 )
         elif kind == "response.function_call_arguments.delta":
             slot = self._slot(event.get("output_index"), "toolCall")

@@ -122,21 +122,28 @@ class GoogleStreamSplitter:
         """Decode one network chunk; return the ``data`` payloads of the events it completed."""
         text = self._decoder.decode(chunk)
         _raise_for_error_chunk(text)
-        self._buffer += text
+        buffer = self._buffer + text
         payloads: list[str] = []
+        start = 0
+        # Next position of each delimiter at or after ``start`` (-1: none in this buffer).
+        found = [buffer.find(delimiter) for delimiter in self._DELIMITERS]
         while True:
             cut = -1
             width = 0
-            for delimiter in self._DELIMITERS:
-                index = self._buffer.find(delimiter)
-                if index != -1 and (cut == -1 or index < cut):
-                    cut, width = index, len(delimiter)
+            for position, delimiter in zip(found, self._DELIMITERS, strict=True):
+                if position != -1 and (cut == -1 or position < cut):
+                    cut, width = position, len(delimiter)
             if cut == -1:
-                return payloads
-            event = self._buffer[:cut].strip(_JS_WHITESPACE)
-            self._buffer = self._buffer[cut + width :]
+                break
+            event = buffer[start:cut].strip(_JS_WHITESPACE)
+            start = cut + width
             if event.startswith("data:"):
                 payloads.append(event[5:].strip(_JS_WHITESPACE))
+            for index, delimiter in enumerate(self._DELIMITERS):
+                if found[index] != -1 and found[index] < start:
+                    found[index] = buffer.find(delimiter, start)
+        self._buffer = buffer[start:]
+        return payloads
 
     def finish(self) -> None:
         self._buffer += self._decoder.decode(b"", final=True)
@@ -145,6 +152,8 @@ class GoogleStreamSplitter:
 
 
 def _raise_for_error_chunk(text: str) -> None:
+    if not text.lstrip(_JS_WHITESPACE).startswith("{"):
+        return  # cannot be a JSON object (the usual case: a chunk of "data: ..." lines)
     try:
         parsed = parse_json(text)
     except JsonParseError:
