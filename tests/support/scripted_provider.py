@@ -11,7 +11,9 @@ A turn is a dict:
 * ``{"tool_calls": [{"id": "call_1", "name": "read", "arguments": {...}}, ...]}`` - tool calls
   (``text`` may be given too and comes first);
 * optional ``"fail": [{"status": 503, "body": {...}}, ...]`` - the first requests for this turn
-  get these HTTP errors, one per request, before the turn is served normally;
+  get these HTTP errors, one per request, before the turn is served normally; a failure
+  ``{"cut_after": n}`` instead starts the normal stream and drops the connection after
+  ``n`` events (a connection lost mid-answer);
 * optional ``"chunk_delay": seconds`` - pause between SSE events (a slow provider);
 * optional ``"usage": {"input": n, "output": m}``.
 
@@ -204,7 +206,7 @@ class ScriptedProvider:
             failure = failures[served] if served < len(failures) else None
             if failure is not None:
                 self._failures_served[index] = served + 1
-        if failure is not None:
+        if failure is not None and "cut_after" not in failure:
             payload = json.dumps(failure.get("body") or {"error": {"message": "scripted failure"}}).encode()
             handler.send_response(int(failure.get("status", 500)))
             handler.send_header("content-type", "application/json")
@@ -214,6 +216,7 @@ class ScriptedProvider:
             return
         model = str(body.get("model", "scripted"))
         delay = float(turn.get("chunk_delay", 0))
+        limit = int(failure["cut_after"]) if failure is not None else None
         handler.send_response(200)
         handler.send_header("content-type", "text/event-stream")
         handler.send_header("cache-control", "no-cache")
@@ -221,18 +224,17 @@ class ScriptedProvider:
         handler.end_headers()
         try:
             if handler.path.split("?", 1)[0].endswith("/messages"):
-                for name, data in _anthropic_events(turn, model):
-                    handler.wfile.write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
-                    handler.wfile.flush()
-                    if delay:
-                        time.sleep(delay)
+                frames = [f"event: {name}\ndata: {json.dumps(data)}\n\n" for name, data in _anthropic_events(turn, model)]
             else:
-                for event in _openai_events(turn, model):
-                    data = event if isinstance(event, str) else json.dumps(event)
-                    handler.wfile.write(f"data: {data}\n\n".encode())
-                    handler.wfile.flush()
-                    if delay:
-                        time.sleep(delay)
+                frames = [
+                    f"data: {event if isinstance(event, str) else json.dumps(event)}\n\n"
+                    for event in _openai_events(turn, model)
+                ]
+            for frame in frames[:limit]:
+                handler.wfile.write(frame.encode())
+                handler.wfile.flush()
+                if delay:
+                    time.sleep(delay)
         except (BrokenPipeError, ConnectionResetError):
             return
         handler.close_connection = True

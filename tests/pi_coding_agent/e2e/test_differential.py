@@ -168,3 +168,16 @@ def test_session_entries_for_model_and_thinking_flags(tmp_path: Path, runs: list
             boxes.append(box)
     ours, pi = (_entries(box) for box in boxes)
     assert ours == pi
+
+
+@pytest.mark.parametrize("model", [OPENAI_MODEL, ANTHROPIC_MODEL], ids=["openai-completions", "anthropic-messages"])
+def test_connection_lost_mid_answer_is_retried_like_pi(tmp_path: Path, model: str) -> None:
+    script = [{"fail": [{"cut_after": 4}], "text": "a complete answer at last"}]
+    settings = {"retry": {"enabled": True, "maxRetries": 1, "baseDelayMs": 10}}
+    args = ["--mode", "json", "--model", model, "hello"]
+    ours, pi, ours_box, pi_box = _both(tmp_path, script, args, settings=settings)
+    mine, theirs = _normalize(ours.json_lines(), ours_box), _normalize(pi.json_lines(), pi_box)
+    assert [e["type"] for e in mine] == [e["type"] for e in theirs]
+    assert mine == theirs
+    assert any(e["type"] == "auto_retry_start" for e in mine)
+    assert (ours.returncode, pi.returncode) == (0, 0)
