@@ -166,7 +166,7 @@ def _run(parsed: ParsedArgs) -> int:
         )
     if parsed.api_key:
         if model is None:
-            raise CliError("--api-key requires a model to be specified via --model or --provider/--model")
+            raise CliError("--api-key requires a model to be specified via --model, --provider/--model, or --models")
         catalog.credentials.set_runtime_key(model.provider, parsed.api_key)
 
     from pi_coding_agent.agent_session import SessionOptions, create_agent_session
