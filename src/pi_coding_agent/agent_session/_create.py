@@ -15,9 +15,8 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from pi_agent import Agent, AgentTool
+from pi_agent import Agent, AgentTool, StreamFn
 from pi_ai import (
     THINKING_LEVELS,
     AssistantMessageEventStream,
@@ -69,7 +68,7 @@ def _initial_model(settings: Settings, catalog: ModelCatalog) -> Model | None:
     return catalog.default_model()
 
 
-def _stream_function(catalog: ModelCatalog, settings: Settings) -> Any:
+def _stream_function(catalog: ModelCatalog, settings: Settings) -> StreamFn:
     """The agent's model call: credentials, headers and request limits from settings."""
     from pi_ai import stream_simple
 

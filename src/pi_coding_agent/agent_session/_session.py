@@ -110,18 +110,6 @@ class AgentSession:
         return self._run_active
 
     @property
-    def system_prompt(self) -> str:
-        return self.agent.state.system_prompt
-
-    @property
-    def messages(self) -> list[object]:
-        return list(self.agent.state.messages)
-
-    @property
-    def retry_attempt(self) -> int:
-        return self._retry_attempt
-
-    @property
     def has_pending_bash_messages(self) -> bool:
         return bool(self._pending_bash)
 
