@@ -57,15 +57,13 @@ async def run_print_mode(
     stopped: Callable[[], bool] = lambda: False,
 ) -> int:
     """Run the prompts; ``stopped()`` true (a signal arrived) skips the ones not yet sent."""
-    out = stdout if stdout is not None else sys.stdout.buffer
+    output = _Output(stdout if stdout is not None else sys.stdout.buffer)
     unsubscribe = None
     if mode == "json":
-        out.write(encode(session.session_manager.get_header_data()) + b"\n")
-        out.flush()
+        output.write(encode(session.session_manager.get_header_data()) + b"\n")
 
         def write(event: SessionEvent) -> None:
-            out.write(encode(to_json_event(event)) + b"\n")
-            out.flush()
+            output.write(encode(to_json_event(event)) + b"\n")
 
         unsubscribe = session.subscribe(write)
     try:
@@ -91,6 +89,31 @@ async def run_print_mode(
         if isinstance(last, AssistantMessage):
             for block in last.content:
                 if isinstance(block, TextContent):
-                    out.write(block.text.encode("utf-8", "replace") + b"\n")
-        out.flush()
+                    output.write(block.text.encode("utf-8", "replace") + b"\n")
     return 0
+
+
+class _Output:
+    """stdout that tolerates a reader going away (``pi ... | head``).
+
+    Once the pipe is closed, further output is dropped and the run goes on (its session
+    is still recorded), as Pi does; stdout is pointed at /dev/null so that Python's own
+    flush at exit does not complain either.
+    """
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self.stream: BinaryIO | None = stream
+
+    def write(self, data: bytes) -> None:
+        if self.stream is None:
+            return
+        try:
+            self.stream.write(data)
+            self.stream.flush()
+        except BrokenPipeError:
+            self.stream = None
+            import os
+
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)

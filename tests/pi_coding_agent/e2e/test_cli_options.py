@@ -220,3 +220,29 @@ def test_terminal_without_print_explains_interactive_mode_is_missing(tmp_path: P
     assert done.returncode == 1
     assert b"interactive mode is not available yet" in done.stderr
     assert b'pi -p "your prompt"' in done.stderr
+
+
+def test_reader_closing_the_pipe_does_not_break_the_run(tmp_path: Path) -> None:
+    import subprocess
+
+    script = [{"text": "a long answer " * 50, "chunk_delay": 0.002}]
+    with ScriptedProvider(script) as provider:
+        sandbox = Sandbox.create(tmp_path, provider.base_url)
+        process = subprocess.Popen(
+            [str(Path(__file__).resolve().parents[3] / ".venv" / "bin" / "pi"), "--mode", "json", "--model",
+             OPENAI_MODEL, "hi"],
+            cwd=sandbox.work, env=sandbox.env(), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        assert process.stdout is not None and process.stderr is not None
+        first = process.stdout.readline()
+        process.stdout.close()  # like `| head -1`
+        stderr = process.stderr.read()
+        process.wait(timeout=30)
+    assert json.loads(first)["type"] == "session"
+    assert process.returncode == 0, stderr
+    assert b"Traceback" not in stderr and b"BrokenPipe" not in stderr
+    (path,) = sandbox.session_files()
+    roles = [json.loads(line)["message"]["role"] for line in path.read_text(encoding="utf-8").splitlines()
+             if json.loads(line)["type"] == "message"]
+    assert roles == ["user", "assistant"]
