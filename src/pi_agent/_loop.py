@@ -40,7 +40,7 @@ from pi_agent._events import (
     TurnEndEvent,
     TurnStartEvent,
 )
-from pi_agent._roles import AgentMessage
+from pi_agent._roles import AgentMessage, IncrementalLlmFilter, default_convert_to_llm
 from pi_agent._stream import EventStream
 from pi_agent._tools import AgentTool, AgentToolResult
 from pi_agent._types import (
@@ -64,6 +64,7 @@ from pi_ai import (
     Context,
     DoneEvent,
     ErrorEvent,
+    Message,
     SimpleStreamOptions,
     StartEvent,
     TextContent,
@@ -262,7 +263,7 @@ def agent_loop_continue(
 class _Run:
     """One run of the loop: the live context, what the run added, and how to reach out."""
 
-    __slots__ = ("config", "context", "emit", "new_messages", "send", "signal", "stream_fn")
+    __slots__ = ("config", "context", "emit", "llm_filter", "new_messages", "send", "signal", "stream_fn")
 
     def __init__(
         self,
@@ -281,6 +282,7 @@ class _Run:
         self.send = _sender(emit)
         self.signal = signal
         self.stream_fn = stream_fn
+        self.llm_filter = IncrementalLlmFilter()
 
     @property
     def aborted(self) -> bool:
@@ -364,7 +366,11 @@ class _Run:
         messages = context.messages
         if config.transform_context is not None:
             messages = await resolve(config.transform_context(messages, self.signal))
-        llm_messages = config.convert_to_llm(messages)
+        llm_messages: Sequence[Message] | Awaitable[Sequence[Message]]
+        if config.convert_to_llm is default_convert_to_llm:
+            llm_messages = self.llm_filter(messages)  # same result, without rescanning the transcript
+        else:
+            llm_messages = config.convert_to_llm(messages)
         if is_awaitable(llm_messages):
             llm_messages = await llm_messages
         tools = context.tools
@@ -385,14 +391,15 @@ class _Run:
 
         partial: AssistantMessage | None = None
         async for event in response:
-            if isinstance(event, StartEvent):
+            # Class identity instead of isinstance: this runs for every streamed chunk.
+            if type(event) is StartEvent:
                 partial = event.partial
                 context.messages.append(partial)
                 await emit(MessageStartEvent(message=copy_struct(partial)))
-            elif isinstance(event, DoneEvent | ErrorEvent):
+            elif type(event) is DoneEvent or type(event) is ErrorEvent:
                 break
             elif partial is not None:
-                partial = event.partial
+                partial = event.partial  # type: ignore[union-attr]  # every other event has one
                 context.messages[-1] = partial
                 pending = emit_now(MessageUpdateEvent(message=copy_struct(partial), assistant_message_event=event))
                 if pending is not None:

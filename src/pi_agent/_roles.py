@@ -206,6 +206,42 @@ def default_convert_to_llm(messages: Iterable[AgentMessage]) -> list[Message]:
     return cast(list[Message], list(compress(items, map(keep.__contains__, map(type, items)))))
 
 
+class IncrementalLlmFilter:
+    """``default_convert_to_llm`` for a transcript that grows between calls.
+
+    The loop converts its whole transcript before every model call; with thousands of
+    messages, looking at each message's class every turn is most of the loop's own cost.
+    This filter remembers the list it saw last time and classifies only what was appended
+    since. A list whose known prefix changed (compaction, pruning, a new run) is classified
+    from scratch, so the result is always what ``default_convert_to_llm`` returns.
+    """
+
+    __slots__ = ("_keep", "_keep_all", "_seen")
+
+    def __init__(self) -> None:
+        self._seen: list[AgentMessage] = []
+        self._keep: list[bool] = []
+        self._keep_all = True
+
+    def __call__(self, messages: Iterable[AgentMessage]) -> list[Message]:
+        items = messages if type(messages) is list else list(messages)
+        known = len(self._seen)
+        # List equality checks identity first, so an unchanged prefix costs a pointer
+        # comparison per message; a replaced message (even an equal one) restarts the scan.
+        if known > len(items) or (known and items[:known] != self._seen):
+            known = 0
+            self._keep = []
+            self._keep_all = True
+        if len(items) > known:
+            flags = list(map(_is_llm_class, map(type, items[known:] if known else items)))
+            self._keep.extend(flags)
+            self._keep_all = self._keep_all and all(flags)
+        self._seen = items.copy()
+        if self._keep_all:
+            return cast(list[Message], items.copy())
+        return cast(list[Message], list(compress(items, self._keep)))
+
+
 def project_to_llm(messages: Iterable[AgentMessage]) -> list[Message]:
     """Apply each registered role's projection; built-in messages pass through unchanged.
 

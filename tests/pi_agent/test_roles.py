@@ -5,8 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from pi_agent import (
+    AgentMessage,
     CustomMessage,
     OpaqueMessage,
     RoleConflictError,
@@ -19,6 +22,7 @@ from pi_agent import (
     role_binding,
     unregister_role,
 )
+from pi_agent._roles import IncrementalLlmFilter
 from pi_ai import AssistantMessage, DecodeError, TextContent, UserMessage, encode
 
 
@@ -100,3 +104,29 @@ def test_projection_maps_each_role_and_keeps_order() -> None:
 def test_a_role_without_projection_is_invisible_to_the_model() -> None:
     register_role(Ping, owner="tests")  # re-register without to_llm
     assert project_to_llm([Ping(text="p", timestamp=1)]) == []
+
+
+@given(st.lists(st.tuples(st.sampled_from(["user", "ping", "opaque", "replace", "truncate", "fresh"]),
+                          st.integers(0, 30)), max_size=40))
+def test_the_incremental_filter_always_equals_the_plain_one(operations: list[tuple[str, int]]) -> None:
+    """Whatever happens to the transcript between calls, the result is default_convert_to_llm's."""
+    register_role(Ping, owner="tests")
+    incremental = IncrementalLlmFilter()
+    transcript: list[AgentMessage] = []
+    for operation, number in operations:
+        if operation == "user":
+            transcript.append(UserMessage(content=str(number), timestamp=number))
+        elif operation == "ping":
+            transcript.append(Ping(text=str(number), timestamp=number))
+        elif operation == "opaque":
+            transcript.append(OpaqueMessage({"role": "other", "n": number}))
+        elif operation == "replace" and transcript:
+            index = number % len(transcript)
+            transcript[index] = Ping(text="swapped", timestamp=0) if number % 2 else UserMessage(content="u", timestamp=0)
+        elif operation == "truncate":
+            del transcript[number % (len(transcript) + 1):]
+        elif operation == "fresh":
+            transcript = list(transcript)
+        got = incremental(transcript)
+        expected = default_convert_to_llm(transcript)
+        assert len(got) == len(expected) and all(a is b for a, b in zip(got, expected, strict=True))
