@@ -53,11 +53,6 @@ from pi_agent._types import (
     TurnContext,
 )
 from pi_agent._validation import validate_arguments
-
-if TYPE_CHECKING:
-    import asyncio
-
-    from typing_extensions import TypeIs
 from pi_ai import (
     AbortSignal,
     AssistantMessage,
@@ -72,6 +67,11 @@ from pi_ai import (
     ToolResultMessage,
     now_ms,
 )
+
+if TYPE_CHECKING:
+    import asyncio
+
+    from typing_extensions import TypeIs
 
 T = TypeVar("T")
 Emit = Callable[[AgentEvent], "Awaitable[None] | None"]
@@ -202,8 +202,10 @@ def _run_in_background(stream: AgentEventStream, run: Awaitable[list[AgentMessag
     async def drive() -> None:
         try:
             messages = await run
-        except Exception as error:
+        except BaseException as error:  # cancellation included: the reader must not hang
             stream.fail(error)
+            if not isinstance(error, Exception):
+                raise
         else:
             stream.end(messages)
 
@@ -283,10 +285,6 @@ class _Run:
         self.signal = signal
         self.stream_fn = stream_fn
         self.llm_filter = IncrementalLlmFilter()
-
-    @property
-    def aborted(self) -> bool:
-        return self.signal is not None and self.signal.aborted
 
     async def turns(self) -> None:
         emit = self.send
