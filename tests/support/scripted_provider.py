@@ -17,6 +17,14 @@ A turn is a dict:
 * optional ``"chunk_delay": seconds`` - pause between SSE events (a slow provider);
 * optional ``"usage": {"input": n, "output": m}``.
 
+With ``sequential=True`` turns are served in request order instead (for runs whose
+context shrinks, by compaction, so the assistant count goes down); a request answered
+with a scripted failure does not advance.
+
+A request whose first user message starts with ``<conversation>`` is a compaction summary
+request (Pi's and ours both start so); it is answered with the ``summary`` text given to
+the provider instead of a turn of the script.
+
 Every request is recorded (``requests``: method, path, headers, parsed JSON body) and
 ``first_request_at`` holds the monotonic time the first one arrived.
 """
@@ -148,8 +156,11 @@ def _anthropic_events(turn: Turn, model: str) -> Iterator[tuple[str, dict[str, A
 class ScriptedProvider:
     """Serve ``turns`` on ``http://127.0.0.1:<port>`` (``/v1/chat/completions``, ``/v1/messages``)."""
 
-    def __init__(self, turns: list[Turn]) -> None:
+    def __init__(self, turns: list[Turn], summary: str | None = None, *, sequential: bool = False) -> None:
         self.turns = turns
+        self.summary = summary
+        self.sequential = sequential
+        self._served = 0
         self.requests: list[dict[str, Any]] = []
         self.first_request_at: float | None = None
         self._failures_served: dict[int, int] = {}
@@ -189,6 +200,16 @@ class ScriptedProvider:
         messages = body.get("messages") or []
         return sum(1 for message in messages if isinstance(message, dict) and message.get("role") == "assistant")
 
+    @staticmethod
+    def _is_summary_request(body: dict[str, Any]) -> bool:
+        for message in body.get("messages") or []:
+            if isinstance(message, dict) and message.get("role") == "user":
+                content = message.get("content")
+                if isinstance(content, list):
+                    content = next((part.get("text") for part in content if isinstance(part, dict)), "")
+                return isinstance(content, str) and content.startswith("<conversation>")
+        return False
+
     def _handle(self, handler: BaseHTTPRequestHandler) -> None:
         length = int(handler.headers.get("content-length") or 0)
         raw = handler.rfile.read(length)
@@ -199,13 +220,17 @@ class ScriptedProvider:
             self.requests.append(
                 {"path": handler.path, "headers": {k.lower(): v for k, v in handler.headers.items()}, "body": body}
             )
-            index = self._turn_for(body)
+            index = self._served if self.sequential else self._turn_for(body)
             turn = self.turns[index] if index < len(self.turns) else {"text": "(script exhausted)"}
+            if self.summary is not None and self._is_summary_request(body):
+                index, turn = -1, {"text": self.summary}
             failures = turn.get("fail") or []
             served = self._failures_served.get(index, 0)
             failure = failures[served] if served < len(failures) else None
             if failure is not None:
                 self._failures_served[index] = served + 1
+            elif index >= 0:
+                self._served += 1
         if failure is not None and "cut_after" not in failure:
             payload = json.dumps(failure.get("body") or {"error": {"message": "scripted failure"}}).encode()
             handler.send_response(int(failure.get("status", 500)))

@@ -66,6 +66,36 @@ class BashExecutionUpdateEvent:
     type: Literal["bash_execution_update"] = "bash_execution_update"
 
 
+@dataclass(slots=True)
+class CompactionStartEvent:
+    reason: str
+    """``threshold`` (the context grew near the window) or ``overflow`` (the provider refused it)."""
+    type: Literal["compaction_start"] = "compaction_start"
+
+
+@dataclass(slots=True)
+class CompactionEndEvent:
+    reason: str
+    result: dict[str, Any] | None
+    """``{summary, firstKeptEntryId, tokensBefore, estimatedTokensAfter, usage, details}``; ``None`` on failure."""
+    aborted: bool
+    will_retry: bool
+    error_message: str | None = None
+    type: Literal["compaction_end"] = "compaction_end"
+
+
+@dataclass(slots=True)
+class SummarizationRetryEvent:
+    """``summarization_retry_scheduled`` / ``_attempt_start`` / ``_finished`` with their fields."""
+
+    kind: str
+    fields: dict[str, Any]
+
+    @property
+    def type(self) -> str:
+        return self.kind
+
+
 SessionOwnEvent: TypeAlias = (
     SessionAgentEndEvent
     | AgentSettledEvent
@@ -74,6 +104,9 @@ SessionOwnEvent: TypeAlias = (
     | ThinkingLevelChangedEvent
     | QueueUpdateEvent
     | BashExecutionUpdateEvent
+    | CompactionStartEvent
+    | CompactionEndEvent
+    | SummarizationRetryEvent
 )
 SessionEvent: TypeAlias = AgentEvent | SessionOwnEvent
 
@@ -107,6 +140,19 @@ def session_event_to_json(event: SessionEvent) -> dict[str, Any]:
             data["id"] = event.id
         data["delta"] = event.delta
         return data
+    if isinstance(event, CompactionStartEvent):
+        return {"type": event.type, "reason": event.reason}
+    if isinstance(event, CompactionEndEvent):
+        data = {"type": event.type, "reason": event.reason}
+        if event.result is not None:
+            data["result"] = event.result
+        data["aborted"] = event.aborted
+        data["willRetry"] = event.will_retry
+        if event.error_message is not None:
+            data["errorMessage"] = event.error_message
+        return data
+    if isinstance(event, SummarizationRetryEvent):
+        return {"type": event.kind, **event.fields}
     if isinstance(event, AgentEndEvent):
         return {**agent_event_to_json(event), "willRetry": False}
     return agent_event_to_json(event)

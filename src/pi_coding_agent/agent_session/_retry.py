@@ -77,13 +77,19 @@ _RETRYABLE = re.compile(
 )
 
 
+def retryable_error_text(error_message: str) -> bool:
+    """Whether a provider error message describes a transient failure."""
+    if not error_message or _NON_RETRYABLE.search(error_message):
+        return False
+    return _RETRYABLE.search(error_message) is not None
+
+
 def is_retryable_error(message: AssistantMessage, context_window: int) -> bool:
+    """A failed answer worth retrying (a context overflow is compaction's business, not retry's)."""
     if message.stop_reason != "error" or not message.error_message:
         return False
     from pi_ai import is_context_overflow
 
     if is_context_overflow(message, context_window):
         return False
-    if _NON_RETRYABLE.search(message.error_message):
-        return False
-    return _RETRYABLE.search(message.error_message) is not None
+    return retryable_error_text(message.error_message)

@@ -19,7 +19,7 @@ import asyncio
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from pi_agent import Agent, AgentEndEvent, AgentEvent, MessageEndEvent
+from pi_agent import Agent, AgentEndEvent, AgentEvent, MessageEndEvent, MessageStartEvent
 from pi_ai import (
     AbortController,
     AbortSignal,
@@ -30,6 +30,7 @@ from pi_ai import (
     UserMessage,
     now_ms,
 )
+from pi_coding_agent.agent_session._compaction import AutoCompactor
 from pi_coding_agent.agent_session._events import (
     AgentSettledEvent,
     AutoRetryEndEvent,
@@ -92,6 +93,8 @@ class AgentSession:
         self._pending_bash: list[BashExecutionMessage] = []
         self._bash_runs: set[AbortController] = set()
         self._bin_dir = bin_dir
+        self._compactor = AutoCompactor(self)
+        agent.prepare_next_turn_with_context = self._compactor.before_next_turn
         self._unsubscribe = agent.subscribe(self._handle_agent_event)
 
     # ------------------------------------------------------------------ state
@@ -123,8 +126,13 @@ class AgentSession:
 
         return unsubscribe
 
+    @property
+    def is_compacting(self) -> bool:
+        return self._compactor.running
+
     def dispose(self) -> None:
         self.abort_retry()
+        self._compactor.abort()
         self.abort_bash()
         self.agent.abort()
         self._unsubscribe()
@@ -160,6 +168,8 @@ class AgentSession:
     # ------------------------------------------------------------------ agent events
 
     def _handle_agent_event(self, event: AgentEvent, signal: AbortSignal) -> None:
+        if isinstance(event, MessageStartEvent) and event.message.role == "user":
+            self._compactor.overflow_recovery_attempted = False
         if isinstance(event, AgentEndEvent):
             self._emit(SessionAgentEndEvent(event.messages, self._will_retry(event)))
         else:
@@ -174,6 +184,8 @@ class AgentSession:
                 self.session_manager.append_message(message)
             if isinstance(message, AssistantMessage):
                 self._last_assistant = message
+                if message.stop_reason not in ("error", "length"):
+                    self._compactor.overflow_recovery_attempted = False
                 if message.stop_reason != "error" and self._retry_attempt > 0:
                     self._emit(AutoRetryEndEvent(success=True, attempt=self._retry_attempt))
                     self._retry_attempt = 0
@@ -207,6 +219,11 @@ class AgentSession:
             raise SessionError(NO_MODEL_MESSAGE)
         if not self.catalog.has_auth(model.provider):
             raise SessionError(missing_key_message(model.provider))
+        last_answer = next(
+            (m for m in reversed(self.agent.state.messages) if isinstance(m, AssistantMessage)), None
+        )
+        if last_answer is not None:
+            await self._compactor.check(last_answer, skip_aborted=False)
         content: list[TextContent | ImageContent] = [TextContent(text=text), *(images or ())]
         self.agent.state.system_prompt = self._base_system_prompt
         await self._run_agent_prompt([UserMessage(content=content, timestamp=now_ms())])
@@ -236,6 +253,8 @@ class AgentSession:
         if message.stop_reason == "error" and self._retry_attempt > 0:
             self._emit(AutoRetryEndEvent(success=False, attempt=self._retry_attempt, final_error=message.error_message))
             self._retry_attempt = 0
+        if await self._compactor.check(message):
+            return True
         return self.agent.has_queued_messages()
 
     async def _prepare_retry(self, message: AssistantMessage) -> bool:
@@ -279,8 +298,9 @@ class AgentSession:
             self._retry_cancel.set()
 
     async def abort(self) -> None:
-        """Stop the running prompt (model call, tools, retry backoff) and wait until settled."""
+        """Stop the running prompt (model call, tools, retry backoff, compaction) and wait until settled."""
         self.abort_retry()
+        self._compactor.abort()
         self.agent.abort()
         await self.wait_for_idle()
 

@@ -46,6 +46,9 @@ def _normalize(events: list[dict[str, Any]], sandbox: Sandbox) -> list[dict[str,
         elif event["type"] == "message_start" and event["message"].get("role") == "assistant":
             message = event["message"]
             event["message"] = {key: message[key] for key in ("role", "api", "provider", "model")}
+        elif event["type"] == "compaction_end" and event.get("result"):
+            # An entry id (random); which entry it is gets compared through the session files.
+            event["result"] = {**event["result"], "firstKeptEntryId": "<entry id>"}
         normalized.append(scrub(event, replacements))
     return normalized
 
@@ -181,3 +184,123 @@ def test_connection_lost_mid_answer_is_retried_like_pi(tmp_path: Path, model: st
     assert mine == theirs
     assert any(e["type"] == "auto_retry_start" for e in mine)
     assert (ours.returncode, pi.returncode) == (0, 0)
+
+
+def _entries_by_position(sandbox: Sandbox) -> list[dict[str, Any]]:
+    """Entries with ids replaced by their positions (ids are random)."""
+    entries = _entries_raw(sandbox)
+    position = {entry["id"]: index for index, entry in enumerate(entries)}
+    replacements = {str(sandbox.work): "<work>"}
+    out = []
+    for original in entries:
+        entry = dict(original)
+        if "firstKeptEntryId" in entry:
+            entry["firstKeptEntryId"] = position.get(entry["firstKeptEntryId"], "missing")
+        out.append(scrub(entry, replacements))
+    return out
+
+
+def _entries_raw(sandbox: Sandbox) -> list[dict[str, Any]]:
+    (path,) = sandbox.session_files()
+    return list(oracle_context(path)["entries"])
+
+
+def test_threshold_compaction_matches_pi(tmp_path: Path) -> None:
+    """A context past contextWindow - reserveTokens is compacted after the run, as Pi does it."""
+    oracle.require_live_oracle()
+    script = [
+        {"text": "first answer"},
+        {"text": "second answer " * 10, "usage": {"input": 3500, "output": 10}},
+    ]
+    settings = {"retry": {"enabled": False}, "compaction": {"reserveTokens": 1000, "keepRecentTokens": 60}}
+    summary = "## Goal\nTalk about alpha and beta."
+    args = ["--mode", "json", "--model", OPENAI_MODEL, "alpha " * 100, "beta " * 80]
+    runs = []
+    for name, runner in (("ours", run_ours), ("pi", run_pi)):
+        with ScriptedProvider(script, summary=summary) as provider:
+            box = Sandbox.create(tmp_path / name, provider.base_url, settings)
+            models = json.loads((box.agent_dir / "models.json").read_text(encoding="utf-8"))
+            models["providers"]["scripted-openai"]["models"][0]["contextWindow"] = 4000
+            (box.agent_dir / "models.json").write_text(json.dumps(models), encoding="utf-8")
+            result = runner(box, *args)
+            assert result.returncode == 0, (name, result.stderr)
+            summary_requests = [r for r in provider.requests if "<conversation>" in json.dumps(r["body"])]
+            assert len(summary_requests) == 1, name
+            runs.append((result, box, summary_requests[0]["body"]))
+    (ours, ours_box, ours_request), (pi, pi_box, pi_request) = runs
+    mine, theirs = _normalize(ours.json_lines(), ours_box), _normalize(pi.json_lines(), pi_box)
+    assert [e["type"] for e in mine] == [e["type"] for e in theirs]
+    assert mine == theirs
+    end = next(e for e in mine if e["type"] == "compaction_end")
+    assert end["result"]["summary"] == summary and end["reason"] == "threshold"
+    assert _entries_by_position(ours_box) == _entries_by_position(pi_box)
+    # Same request shape (prose differs): no tools, one user message, the capped max tokens.
+    assert ours_request["max_completion_tokens" if "max_completion_tokens" in ours_request else "max_tokens"] == (
+        pi_request["max_completion_tokens" if "max_completion_tokens" in pi_request else "max_tokens"]
+    )
+    assert "tools" not in ours_request and "tools" not in pi_request
+    conversation = "[User]: " + "alpha " * 100
+    for body in (ours_request, pi_request):
+        user = [m for m in body["messages"] if m["role"] == "user"]
+        assert len(user) == 1
+        text = user[0]["content"] if isinstance(user[0]["content"], str) else user[0]["content"][0]["text"]
+        assert text.startswith(f"<conversation>\n{conversation.rstrip()}")
+        assert "[Assistant]: first answer" in text
+
+
+def test_overflow_error_compacts_and_retries_like_pi(tmp_path: Path) -> None:
+    """A provider "prompt is too long" error: compact, then answer again (once), as Pi does."""
+    oracle.require_live_oracle()
+    too_long = {"status": 400, "body": {"type": "error", "error": {
+        "type": "invalid_request_error", "message": "prompt is too long: 250000 tokens > 200000 maximum"}}}
+    script = [{"text": "first answer"}, {"fail": [too_long], "text": "unused"}]
+    settings = {"retry": {"enabled": False}, "compaction": {"reserveTokens": 1000, "keepRecentTokens": 60}}
+    args = ["--mode", "json", "--model", ANTHROPIC_MODEL, "alpha " * 100, "beta " * 80]
+    runs = []
+    for name, runner in (("ours", run_ours), ("pi", run_pi)):
+        with ScriptedProvider(script, summary="## Goal\nAlpha, then beta.") as provider:
+            box = Sandbox.create(tmp_path / name, provider.base_url, settings)
+            result = runner(box, *args)
+            runs.append((result, box))
+    (ours, ours_box), (pi, pi_box) = runs
+    mine, theirs = _normalize(ours.json_lines(), ours_box), _normalize(pi.json_lines(), pi_box)
+    assert [e["type"] for e in mine] == [e["type"] for e in theirs]
+    assert mine == theirs
+    end = next(e for e in mine if e["type"] == "compaction_end")
+    assert end["reason"] == "overflow" and end["willRetry"] is True
+    assert _entries_by_position(ours_box) == _entries_by_position(pi_box)
+    assert (ours.returncode, pi.returncode) == (0, 0)
+
+
+def test_compaction_between_turns_of_one_run_matches_pi(tmp_path: Path) -> None:
+    """The context crosses the threshold after a tool call: compacted before the next model call."""
+    oracle.require_live_oracle()
+    script = [
+        {"text": "first answer"},
+        {"tool_calls": [{"id": "call_1", "name": "read", "arguments": {"path": "tiny.txt"}}],
+         "usage": {"input": 3500, "output": 10}},
+        {"text": "done reading"},
+    ]
+    settings = {"retry": {"enabled": False}, "compaction": {"reserveTokens": 1000, "keepRecentTokens": 60}}
+    args = ["--mode", "json", "--model", OPENAI_MODEL, "alpha " * 100, "beta " * 80]
+    runs = []
+    for name, runner in (("ours", run_ours), ("pi", run_pi)):
+        with ScriptedProvider(script, summary="## Goal\nAlpha.", sequential=True) as provider:
+            box = Sandbox.create(tmp_path / name, provider.base_url, settings)
+            (box.work / "tiny.txt").write_text("x\n", encoding="utf-8")
+            models = json.loads((box.agent_dir / "models.json").read_text(encoding="utf-8"))
+            models["providers"]["scripted-openai"]["models"][0]["contextWindow"] = 4000
+            (box.agent_dir / "models.json").write_text(json.dumps(models), encoding="utf-8")
+            result = runner(box, *args)
+            assert result.returncode == 0, (name, result.stderr)
+            runs.append((result, box, [r["body"] for r in provider.requests]))
+    (ours, ours_box, ours_bodies), (pi, pi_box, pi_bodies) = runs
+    mine, theirs = _normalize(ours.json_lines(), ours_box), _normalize(pi.json_lines(), pi_box)
+    assert [e["type"] for e in mine] == [e["type"] for e in theirs]
+    assert mine == theirs
+    types = [e["type"] for e in mine]
+    # Compacted inside the second run, between its tool result and its next model call.
+    assert types.index("compaction_start") > types.index("tool_execution_end")
+    assert _entries_by_position(ours_box) == _entries_by_position(pi_box)
+    # The call after compaction starts from the summary, as Pi's does.
+    assert [m["role"] for m in ours_bodies[-1]["messages"]] == [m["role"] for m in pi_bodies[-1]["messages"]]
