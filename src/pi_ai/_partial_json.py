@@ -393,12 +393,11 @@ class PartialJson:
         "_key_parts",
         "_literal",
         "_number",
+        "_pending_space",
         "_placed",
         "_previous",
         "_slow",
         "_state",
-        "_string",
-        "_string_fixed",
         "value",
     )
 
@@ -410,9 +409,8 @@ class PartialJson:
         self._state = _VALUE
         self._key: str | None = None
         self._key_parts: list[str] = []
-        self._string = ""
-        self._string_fixed = 0
-        """Length of the string prefix that ends with an escape (kept even if whitespace)."""
+        self._pending_space = ""
+        """Raw whitespace at the end of the open string: partial-json trims it until more follows."""
         self._placed = False
         self._escape = ""
         self._number = ""
@@ -544,9 +542,9 @@ class PartialJson:
         self._previous = parent.get(self._key or "", _MISSING) if isinstance(parent, dict) else _MISSING
         if char == '"':
             self._state = _STRING
-            self._string = ""
-            self._string_fixed = 0
+            self._pending_space = ""
             self._escape = ""
+            self._show("")
         elif char == "-" or "0" <= char <= "9":
             self._state = _NUMBER
             self._number = char
@@ -562,23 +560,40 @@ class PartialJson:
         self._state = _AFTER if self._containers else _END
 
     def _string_chars(self, text: str, index: int) -> int:
-        """Consume string content; returns the new index (after the closing quote if any)."""
+        """Consume string content; returns the new index (after the closing quote if any).
+
+        The open string lives in its container and grows in place; raw trailing whitespace is
+        held back (``_pending_space``) because Pi's parser trims it while the text ends there.
+        """
         if self._escape:
             index = self._escape_chars(text, index)
             if self._escape:
                 return index
         end = _STRING_RUN.match(text, index).end()  # type: ignore[union-attr]
         if end > index:
-            self._string += text[index:end]
+            run = text[index:end]
+            kept = run.rstrip(_JS_WHITESPACE)
+            if kept:
+                self._grow(self._pending_space + kept)
+                self._pending_space = run[len(kept) :]
+            else:
+                self._pending_space += run
             index = end
         if index >= len(text):
             return index
         char = text[index]
         if char == '"':
+            if self._pending_space:
+                self._grow(self._pending_space)
+                self._pending_space = ""
             self._state = _AFTER
-            self._assign(self._string)
+            self._placed = False
+            self._previous = _MISSING
             return index + 1
         if char == "\\":
+            if self._pending_space:  # text ending in an escape is not trimmed
+                self._grow(self._pending_space)
+                self._pending_space = ""
             self._escape = "\\"
             return self._escape_chars(text, index + 1)
         raise _Fallback  # a raw control character: Pi repairs or drops it
@@ -592,8 +607,7 @@ class PartialJson:
             index += 1
             if len(escape) == 2:
                 if escape[1] in _SIMPLE_ESCAPES:
-                    self._string += _SIMPLE_ESCAPES[escape[1]]
-                    self._string_fixed = len(self._string)
+                    self._grow(_SIMPLE_ESCAPES[escape[1]])
                     self._escape = ""
                     return index
                 if escape[1] != "u":
@@ -602,18 +616,41 @@ class PartialJson:
                 if not _HEX4.fullmatch(escape, 2):
                     raise _Fallback
                 self._add_code_unit(int(escape[2:], 16))
-                self._string_fixed = len(self._string)
                 self._escape = ""
                 return index
         self._escape = escape
         return index
 
     def _add_code_unit(self, unit: int) -> None:
-        if 0xDC00 <= unit <= 0xDFFF and self._string and 0xD800 <= ord(self._string[-1]) <= 0xDBFF:
-            pair = (self._string[-1] + chr(unit)).encode("utf-16-le", "surrogatepass").decode("utf-16-le")
-            self._string = self._string[:-1] + pair
+        current = self._open_string()
+        if 0xDC00 <= unit <= 0xDFFF and current and 0xD800 <= ord(current[-1]) <= 0xDBFF:
+            pair = (current[-1] + chr(unit)).encode("utf-16-le", "surrogatepass").decode("utf-16-le")
+            self._show(current[:-1] + pair)
         else:
-            self._string += chr(unit)
+            self._grow(chr(unit))
+
+    def _open_string(self) -> str:
+        parent = self._containers[-1]
+        value = parent[self._key] if isinstance(parent, dict) else parent[-1]  # type: ignore[index]
+        return value if isinstance(value, str) else ""
+
+    def _grow(self, extra: str) -> None:
+        """Append to the open string without copying it: take it out of its container so this
+        is the only reference (CPython then resizes it in place) and put it back."""
+        parent = self._containers[-1]
+        if isinstance(parent, dict):
+            key = self._key
+            assert key is not None
+            if next(reversed(parent)) == key:  # re-inserting the last key keeps the order
+                value = parent.pop(key)
+                value += extra
+                parent[key] = value
+            else:
+                parent[key] = parent[key] + extra
+        else:
+            value = parent.pop()
+            value += extra
+            parent.append(value)
 
     def _key_chars(self, text: str, index: int) -> int:
         end = _STRING_RUN.match(text, index).end()  # type: ignore[union-attr]
@@ -665,16 +702,7 @@ class PartialJson:
 
     def _show_open_value(self) -> None:
         state = self._state
-        if state == _STRING:
-            text = self._string
-            if text and not self._escape and text[-1] in _JS_WHITESPACE:
-                # partial-json trims the whole text first: raw trailing whitespace vanishes.
-                end = len(text)
-                while end > self._string_fixed and text[end - 1] in _JS_WHITESPACE:
-                    end -= 1
-                text = text[:end]
-            self._show(text)
-        elif state == _NUMBER:
+        if state == _NUMBER:
             self._show(_number_value(self._number))
         elif state == _LITERAL:
             literal = self._literal

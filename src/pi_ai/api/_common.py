@@ -10,9 +10,11 @@ import re
 import sys
 from collections.abc import Mapping
 
+from pi_ai._messages import TextContent, ThinkingContent
 from pi_ai._options import CacheRetention
 
 __all__ = [
+    "PendingText",
     "clamp_prompt_cache_key",
     "env_value",
     "pi_user_agent",
@@ -115,3 +117,49 @@ def clamp_prompt_cache_key(key: str | None) -> str | None:
     if key is None or len(key) <= PROMPT_CACHE_KEY_MAX_LENGTH:
         return key
     return key[:PROMPT_CACHE_KEY_MAX_LENGTH]
+
+
+class PendingText:
+    """Text and thinking deltas waiting to be joined into their blocks.
+
+    Joining once per network read instead of once per delta keeps long streams linear: event
+    consumers only run while the producer awaits the next read, so they still always see each
+    block's full text. Call ``flush`` before awaiting, before a block's ``*_end`` event and
+    before the terminal event.
+    """
+
+    __slots__ = ("_pending",)
+
+    def __init__(self) -> None:
+        self._pending: dict[int, tuple[TextContent | ThinkingContent, list[str]]] = {}
+
+    def add(self, block: TextContent | ThinkingContent, delta: str) -> None:
+        entry = self._pending.get(id(block))
+        if entry is None:
+            self._pending[id(block)] = (block, [delta])
+        else:
+            entry[1].append(delta)
+
+    def flush(self) -> None:
+        for block, parts in self._pending.values():
+            _append(block, "".join(parts))
+        self._pending.clear()
+
+    def flush_block(self, block: TextContent | ThinkingContent) -> None:
+        entry = self._pending.pop(id(block), None)
+        if entry is not None:
+            _append(block, "".join(entry[1]))
+
+
+def _append(block: TextContent | ThinkingContent, extra: str) -> None:
+    # Detach the string first so CPython can grow it in place instead of copying it.
+    if isinstance(block, TextContent):
+        text = block.text
+        block.text = ""
+        text += extra
+        block.text = text
+    else:
+        thinking = block.thinking
+        block.thinking = ""
+        thinking += extra
+        block.thinking = thinking

@@ -443,12 +443,28 @@ class StreamResponse:
         self, *, flush_partial: bool, aborted_between_reads: str = ABORTED_WHILE_READING
     ) -> AsyncIterator[SseEvent]:
         """SSE events, incrementally; ``flush_partial`` dispatches an event cut by end of body."""
+        async for batch in self.event_batches(
+            flush_partial=flush_partial, aborted_between_reads=aborted_between_reads
+        ):
+            for event in batch:
+                yield event
+
+    async def event_batches(
+        self, *, flush_partial: bool, aborted_between_reads: str = ABORTED_WHILE_READING
+    ) -> AsyncIterator[list[SseEvent]]:
+        """The events each network read completed, as one list per read (never empty).
+
+        Consumers only run while the producer awaits the next read, so an adapter may defer
+        work that only matters to them (joining streamed text) to the end of each batch.
+        """
         decoder = SseDecoder()
         async for chunk in self.chunks(aborted_between_reads=aborted_between_reads):
-            for event in decoder.feed(chunk):
-                yield event
-        for event in decoder.finish(flush_partial=flush_partial):
-            yield event
+            batch = decoder.feed(chunk)
+            if batch:
+                yield batch
+        tail = decoder.finish(flush_partial=flush_partial)
+        if tail:
+            yield tail
 
     async def text(self) -> str:
         parts = [chunk async for chunk in self.chunks()]

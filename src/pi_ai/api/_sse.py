@@ -15,18 +15,31 @@ chooses.
 from __future__ import annotations
 
 import codecs
+import re
+
+_EVENT_DATA_RUN = re.compile(r"(?:event: [^\n]*\ndata: [^\n]*\n\n)*")
+_EVENT_DATA = re.compile(r"event: ([^\n]*)\ndata: ([^\n]*)\n\n")
+_DATA_RUN = re.compile(r"(?:data: [^\n]*\n\n)*")
+_DATA = re.compile(r"data: ([^\n]*)\n\n")
 
 
 class SseEvent:
     """One dispatched event: its ``event`` name (``None`` when absent) and ``data`` text."""
 
-    __slots__ = ("data", "event", "raw")
+    __slots__ = ("_lines", "data", "event")
 
-    def __init__(self, event: str | None, data: str, raw: list[str]) -> None:
+    def __init__(self, event: str | None, data: str, lines: str | None = None) -> None:
         self.event = event
         self.data = data
-        self.raw = raw
+        self._lines = lines
+        """The event's lines joined by ``\\n``; None for the two standard shapes (rebuilt on demand)."""
+
+    @property
+    def raw(self) -> list[str]:
         """Every line of the event as received (fields and comments), for error messages."""
+        if self._lines is None:
+            return ([f"event: {self.event}"] if self.event is not None else []) + [f"data: {self.data}"]
+        return self._lines.split("\n") if self._lines else []
 
     def __repr__(self) -> str:
         return f"SseEvent(event={self.event!r}, data={self.data!r})"
@@ -41,7 +54,7 @@ class SseDecoder:
         # TextDecoder semantics: invalid bytes become U+FFFD instead of failing the stream.
         self._utf8 = codecs.getincrementaldecoder("utf-8")("replace")
         self._text = ""
-        """Text of the current, unterminated line (possibly ending in a lone ``\\r``)."""
+        """Received text after the last blank line (line breaks normalized to ``\\n``)."""
         self._pending = False
         """Whether the last line break seen was a ``\\r`` that a ``\\n`` may still complete."""
         self._event: str | None = None
@@ -61,66 +74,98 @@ class SseDecoder:
             if text[-1] == "\r":
                 self._pending = True
             text = text.replace("\r\n", "\n").replace("\r", "\n")
-        buffered = self._text + text
-        if "\n" not in text:
+        buffered = self._text + text if self._text else text
+        if "\n\n" not in buffered:
             self._text = buffered
             return []
-        lines = buffered.split("\n")
-        self._text = lines.pop()
-        return self._lines(lines)
+        end = buffered.rfind("\n\n") + 2
+        complete = buffered[:end]
+        self._text = buffered[end:]
+        # Whole runs of standard events are decoded by two regular expressions in C.
+        if _EVENT_DATA_RUN.fullmatch(complete):
+            return [SseEvent(name, data) for name, data in _EVENT_DATA.findall(complete)]
+        if _DATA_RUN.fullmatch(complete):
+            return [SseEvent(None, data) for data in _DATA.findall(complete)]
+        blocks = complete.split("\n\n")
+        blocks.pop()
+        return self._blocks(blocks)
 
     def finish(self, *, flush_partial: bool) -> list[SseEvent]:
         """End of body: decode what is left; with ``flush_partial`` dispatch an unterminated event."""
         tail = self._utf8.decode(b"", final=True)
-        lines: list[str] = []
-        if tail:
-            lines = (self._text + tail.replace("\r\n", "\n").replace("\r", "\n")).split("\n")
-            self._text = lines.pop()
-        events = self._lines(lines)
-        if not flush_partial:
-            return events
-        if self._text:
-            events.extend(self._lines([self._text]))
-            self._text = ""
-        if self._event is not None or self._data:
-            events.append(self._dispatch())
+        text = self._text + tail.replace("\r\n", "\n").replace("\r", "\n")
+        self._text = ""
+        blocks = text.split("\n\n")
+        rest = blocks.pop()
+        events = self._blocks(blocks)
+        if flush_partial:
+            if rest:
+                events.extend(self._lines(rest.split("\n")))
+            if self._event is not None or self._data:
+                events.append(self._dispatch())
+        return events
+
+    def _blocks(self, blocks: list[str]) -> list[SseEvent]:
+        """Events of complete blocks (each ended by a blank line)."""
+        events: list[SseEvent] = []
+        for block in blocks:
+            # The common shapes first: "event: <name>\ndata: <json>" and "data: <json>".
+            if block.startswith("event: "):
+                newline = block.find("\n")
+                if (
+                    newline > 0
+                    and block.startswith("data: ", newline + 1)
+                    and block.find("\n", newline + 1) < 0
+                ):
+                    events.append(SseEvent(block[7:newline], block[newline + 7 :]))
+                    continue
+            elif block.startswith("data: ") and "\n" not in block:
+                events.append(SseEvent(None, block[6:]))
+                continue
+            lines = block.split("\n")
+            lines.append("")
+            events.extend(self._lines(lines))
         return events
 
     def _dispatch(self) -> SseEvent:
-        event = SseEvent(self._event, "\n".join(self._data), self._raw)
+        data = self._data
+        event = SseEvent(self._event, data[0] if len(data) == 1 else "\n".join(data), "\n".join(self._raw))
         self._event = None
         self._data = []
         self._raw = []
         return event
 
     def _lines(self, lines: list[str]) -> list[SseEvent]:
+        """The general line-by-line decoder for anything but the common block shapes."""
         events: list[SseEvent] = []
+        name = self._event
         data = self._data
         raw = self._raw
         for line in lines:
             if not line:
-                if self._event is not None or data:
-                    events.append(self._dispatch())
-                    data = self._data
-                    raw = self._raw
+                if name is not None or data:
+                    events.append(
+                        SseEvent(name, data[0] if len(data) == 1 else "\n".join(data), "\n".join(raw))
+                    )
+                    name = None
+                    data = []
+                    raw = []
                 continue
             raw.append(line)
-            if line[0] == ":":
-                continue
-            # The common shapes first: "data: ..." and "event: ...".
-            if line.startswith("data:"):
-                value = line[5:]
-                data.append(value[1:] if value[:1] == " " else value)
-                continue
-            colon = line.find(":")
-            if colon < 0:
-                name, value = line, ""
-            else:
-                name, value = line[:colon], line[colon + 1 :]
-                if value[:1] == " ":
+            first = line[0]
+            if first == "d" and line.startswith("data:"):
+                data.append(line[6:] if line[5:6] == " " else line[5:])
+            elif first == "e" and line.startswith("event:"):
+                name = line[7:] if line[6:7] == " " else line[6:]
+            elif first != ":":
+                field, colon, value = line.partition(":")
+                if colon and value[:1] == " ":
                     value = value[1:]
-            if name == "event":
-                self._event = value
-            elif name == "data":
-                data.append(value)
+                if field == "event":
+                    name = value
+                elif field == "data":
+                    data.append(value)
+        self._event = name
+        self._data = data
+        self._raw = raw
         return events

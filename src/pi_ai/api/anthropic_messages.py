@@ -51,7 +51,7 @@ from pi_ai.api._anthropic_payload import (
     from_claude_code_name,
     request_headers,
 )
-from pi_ai.api._common import resolve_cache_retention
+from pi_ai.api._common import PendingText, resolve_cache_retention
 from pi_ai.api._http import (
     HttpRequest,
     anthropic_sdk_message,
@@ -81,6 +81,8 @@ class AnthropicOptions(StreamOptions):
 
 
 OPTIONS = AnthropicOptions
+
+_decode = msgspec.json.Decoder().decode
 
 _MESSAGE_EVENTS = frozenset(
     {
@@ -118,21 +120,6 @@ def _map_stop_reason(reason: str, details: Any) -> tuple[str, str | None]:
     if reason == "sensitive":
         return "error", "Provider stopped with: sensitive"
     raise ValueError(f"Unhandled stop reason: {reason}")
-
-
-def _append_text(block: TextContent, delta: str) -> None:
-    # Detach the string first so CPython can grow it in place instead of copying it.
-    text = block.text
-    block.text = ""
-    text += delta
-    block.text = text
-
-
-def _append_thinking(block: ThinkingContent, delta: str) -> None:
-    text = block.thinking
-    block.thinking = ""
-    text += delta
-    block.thinking = text
 
 
 def _total(usage: Usage) -> None:
@@ -245,157 +232,178 @@ async def _consume(
         return position
 
     push = stream.push
-    async for sse in response.events(flush_partial=True, aborted_between_reads="Request was aborted"):
-        if sse.event == "error":
-            raise ValueError(sse.data)
-        if sse.event not in _MESSAGE_EVENTS:
-            continue
-        try:
-            event = _parse_event(sse.data)
-        except ValueError as error:
-            raw = "\\n".join(sse.raw)
-            raise ValueError(
-                f"Could not parse Anthropic SSE event {sse.event}: {error}; data={sse.data}; raw={raw}"
-            ) from None
-        if not isinstance(event, dict):
-            continue
-        kind = event.get("type")
-        if kind == "content_block_delta":
-            delta = event.get("delta") or {}
-            delta_type = delta.get("type")
-            position = find(event.get("index"))
-            if position < 0:
-                continue
-            block = blocks[position]
-            if delta_type == "text_delta":
-                if isinstance(block, TextContent):
-                    text = delta.get("text") or ""
-                    _append_text(block, text)
-                    push(TextDeltaEvent(content_index=position, delta=text, partial=output))
-            elif delta_type == "thinking_delta":
-                if isinstance(block, ThinkingContent):
-                    text = delta.get("thinking") or ""
-                    _append_thinking(block, text)
-                    push(ThinkingDeltaEvent(content_index=position, delta=text, partial=output))
-            elif delta_type == "input_json_delta":
-                if isinstance(block, ToolCall):
-                    fragment = delta.get("partial_json") or ""
-                    block.arguments = parsers[position].feed(fragment)
-                    push(ToolCallDeltaEvent(content_index=position, delta=fragment, partial=output))
-            elif delta_type == "signature_delta" and isinstance(block, ThinkingContent):
-                block.thinking_signature = (block.thinking_signature or "") + (delta.get("signature") or "")
-        elif kind == "message_start":
-            saw_start = True
-            message = event.get("message") or {}
-            output.response_id = message.get("id")
-            if isinstance(message.get("input_transformations"), list):
-                transformations = message["input_transformations"]
-            output.model = message.get("model") or model.id
-            usage_model = model
-            if output.model != model.id:
-                for fallback in compat.allowed_fallback_models:
-                    if fallback.get("provider") == model.provider and fallback.get("model") == output.model:
-                        if fallback.get("cost"):
-                            cost = msgspec.convert(fallback["cost"], ModelCost)
-                            usage_model = msgspec.structs.replace(model, id=output.model, cost=cost)
-                        break
-            reported = message.get("usage") or {}
-            usage.input = reported.get("input_tokens") or 0
-            usage.output = reported.get("output_tokens") or 0
-            usage.cache_read = reported.get("cache_read_input_tokens") or 0
-            usage.cache_write = reported.get("cache_creation_input_tokens") or 0
-            usage.cache_write_1h = (reported.get("cache_creation") or {}).get(
-                "ephemeral_1h_input_tokens"
-            ) or 0
-            _total(usage)
-            calculate_cost(usage_model, usage)
-        elif kind == "content_block_start":
-            content_block = event.get("content_block") or {}
-            block_type = content_block.get("type")
-            index = event.get("index")
-            if block_type == "fallback":
-                if blocks:
-                    raise ValueError("Anthropic performed an unsupported mid-output model fallback")
-                continue
-            if block_type == "text":
-                text = content_block.get("text")
-                position = opened(index, TextContent(text=text if text is not None else ""))
-                push(TextStartEvent(content_index=position, partial=output))
-            elif block_type == "thinking":
-                thinking = content_block.get("thinking")
-                signature = content_block.get("signature")
-                position = opened(
-                    index,
-                    ThinkingContent(
-                        thinking=thinking if thinking is not None else "",
-                        thinking_signature=signature if signature is not None else "",
-                    ),
-                )
-                push(ThinkingStartEvent(content_index=position, partial=output))
-            elif block_type == "redacted_thinking":
-                position = opened(
-                    index,
-                    ThinkingContent(
-                        thinking="[Reasoning redacted]",
-                        thinking_signature=content_block.get("data"),
-                        redacted=True,
-                    ),
-                )
-                push(ThinkingStartEvent(content_index=position, partial=output))
-            elif block_type == "tool_use":
-                name = content_block.get("name") or ""
-                tool_input = content_block.get("input")
-                position = opened(
-                    index,
-                    ToolCall(
-                        id=content_block.get("id") or "",
-                        name=from_claude_code_name(name, context.tools) if oauth else name,
-                        arguments=js_number(tool_input) if tool_input is not None else {},
-                    ),
-                )
-                parsers[position] = PartialJson()
-                push(ToolCallStartEvent(content_index=position, partial=output))
-        elif kind == "content_block_stop":
-            index = event.get("index")
-            position = find(index)
-            if position < 0:
-                continue
-            open_blocks[index].pop(0)
-            block = blocks[position]
-            if isinstance(block, TextContent):
-                push(TextEndEvent(content_index=position, content=block.text, partial=output))
-            elif isinstance(block, ThinkingContent):
-                push(ThinkingEndEvent(content_index=position, content=block.thinking, partial=output))
-            else:
-                block.arguments = parsers.pop(position).value
-                push(ToolCallEndEvent(content_index=position, tool_call=block, partial=output))
-        elif kind == "message_delta":
-            if isinstance(event.get("input_transformations"), list):
-                transformations = event["input_transformations"]
-            delta = event.get("delta") or {}
-            if delta.get("stop_reason"):
-                output.raw_stop_reason = delta["stop_reason"]
-                stop_reason, message_text = _map_stop_reason(delta["stop_reason"], delta.get("stop_details"))
-                output.stop_reason = stop_reason  # type: ignore[assignment]
-                if message_text:
-                    output.error_message = message_text
-            reported = event.get("usage")
-            if reported:
-                if reported.get("input_tokens") is not None:
-                    usage.input = reported["input_tokens"]
-                if reported.get("output_tokens") is not None:
-                    usage.output = reported["output_tokens"]
-                if reported.get("cache_read_input_tokens") is not None:
-                    usage.cache_read = reported["cache_read_input_tokens"]
-                if reported.get("cache_creation_input_tokens") is not None:
-                    usage.cache_write = reported["cache_creation_input_tokens"]
-                thinking_tokens = (reported.get("output_tokens_details") or {}).get("thinking_tokens")
-                if thinking_tokens is not None:
-                    usage.reasoning = thinking_tokens
-            _total(usage)
-            calculate_cost(usage_model, usage)
-        elif kind == "message_stop":
-            saw_stop = True
+    pending = PendingText()
+    try:
+        async for batch in response.event_batches(
+            flush_partial=True, aborted_between_reads="Request was aborted"
+        ):
+            for sse in batch:
+                if sse.event not in _MESSAGE_EVENTS:
+                    if sse.event == "error":
+                        raise ValueError(sse.data)
+                    continue
+                try:
+                    try:
+                        event = _decode(sse.data)
+                    except msgspec.DecodeError:
+                        event = _parse_event(sse.data)
+                except ValueError as error:
+                    raw = "\\n".join(sse.raw)
+                    raise ValueError(
+                        f"Could not parse Anthropic SSE event {sse.event}: {error}; data={sse.data}; raw={raw}"
+                    ) from None
+                if not isinstance(event, dict):
+                    continue
+                kind = event.get("type")
+                if kind == "content_block_delta":
+                    delta = event.get("delta") or {}
+                    delta_type = delta.get("type")
+                    positions = open_blocks.get(event.get("index"))
+                    if not positions:
+                        continue
+                    position = positions[0]
+                    block = blocks[position]
+                    if delta_type == "text_delta":
+                        if isinstance(block, TextContent):
+                            text = delta.get("text") or ""
+                            pending.add(block, text)
+                            push(TextDeltaEvent(content_index=position, delta=text, partial=output))
+                    elif delta_type == "thinking_delta":
+                        if isinstance(block, ThinkingContent):
+                            text = delta.get("thinking") or ""
+                            pending.add(block, text)
+                            push(ThinkingDeltaEvent(content_index=position, delta=text, partial=output))
+                    elif delta_type == "input_json_delta":
+                        if isinstance(block, ToolCall):
+                            fragment = delta.get("partial_json") or ""
+                            block.arguments = parsers[position].feed(fragment)
+                            push(ToolCallDeltaEvent(content_index=position, delta=fragment, partial=output))
+                    elif delta_type == "signature_delta" and isinstance(block, ThinkingContent):
+                        block.thinking_signature = (block.thinking_signature or "") + (
+                            delta.get("signature") or ""
+                        )
+                elif kind == "message_start":
+                    saw_start = True
+                    message = event.get("message") or {}
+                    output.response_id = message.get("id")
+                    if isinstance(message.get("input_transformations"), list):
+                        transformations = message["input_transformations"]
+                    output.model = message.get("model") or model.id
+                    usage_model = model
+                    if output.model != model.id:
+                        for fallback in compat.allowed_fallback_models:
+                            if (
+                                fallback.get("provider") == model.provider
+                                and fallback.get("model") == output.model
+                            ):
+                                if fallback.get("cost"):
+                                    cost = msgspec.convert(fallback["cost"], ModelCost)
+                                    usage_model = msgspec.structs.replace(model, id=output.model, cost=cost)
+                                break
+                    reported = message.get("usage") or {}
+                    usage.input = reported.get("input_tokens") or 0
+                    usage.output = reported.get("output_tokens") or 0
+                    usage.cache_read = reported.get("cache_read_input_tokens") or 0
+                    usage.cache_write = reported.get("cache_creation_input_tokens") or 0
+                    usage.cache_write_1h = (reported.get("cache_creation") or {}).get(
+                        "ephemeral_1h_input_tokens"
+                    ) or 0
+                    _total(usage)
+                    calculate_cost(usage_model, usage)
+                elif kind == "content_block_start":
+                    content_block = event.get("content_block") or {}
+                    block_type = content_block.get("type")
+                    index = event.get("index")
+                    if block_type == "fallback":
+                        if blocks:
+                            raise ValueError("Anthropic performed an unsupported mid-output model fallback")
+                        continue
+                    if block_type == "text":
+                        text = content_block.get("text")
+                        position = opened(index, TextContent(text=text if text is not None else ""))
+                        push(TextStartEvent(content_index=position, partial=output))
+                    elif block_type == "thinking":
+                        thinking = content_block.get("thinking")
+                        signature = content_block.get("signature")
+                        position = opened(
+                            index,
+                            ThinkingContent(
+                                thinking=thinking if thinking is not None else "",
+                                thinking_signature=signature if signature is not None else "",
+                            ),
+                        )
+                        push(ThinkingStartEvent(content_index=position, partial=output))
+                    elif block_type == "redacted_thinking":
+                        position = opened(
+                            index,
+                            ThinkingContent(
+                                thinking="[Reasoning redacted]",
+                                thinking_signature=content_block.get("data"),
+                                redacted=True,
+                            ),
+                        )
+                        push(ThinkingStartEvent(content_index=position, partial=output))
+                    elif block_type == "tool_use":
+                        name = content_block.get("name") or ""
+                        tool_input = content_block.get("input")
+                        position = opened(
+                            index,
+                            ToolCall(
+                                id=content_block.get("id") or "",
+                                name=from_claude_code_name(name, context.tools) if oauth else name,
+                                arguments=js_number(tool_input) if tool_input is not None else {},
+                            ),
+                        )
+                        parsers[position] = PartialJson()
+                        push(ToolCallStartEvent(content_index=position, partial=output))
+                elif kind == "content_block_stop":
+                    index = event.get("index")
+                    position = find(index)
+                    if position < 0:
+                        continue
+                    open_blocks[index].pop(0)
+                    block = blocks[position]
+                    if isinstance(block, TextContent):
+                        pending.flush_block(block)
+                        push(TextEndEvent(content_index=position, content=block.text, partial=output))
+                    elif isinstance(block, ThinkingContent):
+                        pending.flush_block(block)
+                        push(ThinkingEndEvent(content_index=position, content=block.thinking, partial=output))
+                    else:
+                        block.arguments = parsers.pop(position).value
+                        push(ToolCallEndEvent(content_index=position, tool_call=block, partial=output))
+                elif kind == "message_delta":
+                    if isinstance(event.get("input_transformations"), list):
+                        transformations = event["input_transformations"]
+                    delta = event.get("delta") or {}
+                    if delta.get("stop_reason"):
+                        output.raw_stop_reason = delta["stop_reason"]
+                        stop_reason, message_text = _map_stop_reason(
+                            delta["stop_reason"], delta.get("stop_details")
+                        )
+                        output.stop_reason = stop_reason  # type: ignore[assignment]
+                        if message_text:
+                            output.error_message = message_text
+                    reported = event.get("usage")
+                    if reported:
+                        if reported.get("input_tokens") is not None:
+                            usage.input = reported["input_tokens"]
+                        if reported.get("output_tokens") is not None:
+                            usage.output = reported["output_tokens"]
+                        if reported.get("cache_read_input_tokens") is not None:
+                            usage.cache_read = reported["cache_read_input_tokens"]
+                        if reported.get("cache_creation_input_tokens") is not None:
+                            usage.cache_write = reported["cache_creation_input_tokens"]
+                        thinking_tokens = (reported.get("output_tokens_details") or {}).get("thinking_tokens")
+                        if thinking_tokens is not None:
+                            usage.reasoning = thinking_tokens
+                    _total(usage)
+                    calculate_cost(usage_model, usage)
+                elif kind == "message_stop":
+                    saw_stop = True
+            pending.flush()
+    finally:
+        pending.flush()
     if saw_start and not saw_stop:
         raise ValueError("Anthropic stream ended before message_stop")
     return transformations

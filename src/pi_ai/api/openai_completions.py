@@ -9,10 +9,13 @@ ends, in content order.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from pi_ai._abort import AbortError
 from pi_ai._codec import encode
@@ -38,7 +41,7 @@ from pi_ai._options import SimpleStreamOptions, StreamOptions, ThinkingBudgets
 from pi_ai._partial_json import PartialJson
 from pi_ai._registry import ApiImplementation
 from pi_ai._simple_options import base_options, stream_option_values
-from pi_ai.api._common import resolve_cache_retention
+from pi_ai.api._common import PendingText, resolve_cache_retention
 from pi_ai.api._completions_payload import (
     REASONING_FIELDS,
     build_params,
@@ -51,6 +54,7 @@ from pi_ai.api._completions_payload import (
 from pi_ai.api._http import (
     HttpRequest,
     HttpStatusError,
+    StreamResponse,
     apply_on_payload,
     join_url,
     open_stream,
@@ -161,20 +165,6 @@ def _fill(target: dict[str, Any], source: Mapping[str, Any], key: str, *, only_i
             target.pop(key, None)
 
 
-def _append_text(block: TextContent, delta: str) -> None:
-    text = block.text
-    block.text = ""  # detached so CPython can grow the string in place
-    text += delta
-    block.text = text
-
-
-def _append_thinking(block: ThinkingContent, delta: str) -> None:
-    text = block.thinking
-    block.thinking = ""
-    text += delta
-    block.thinking = text
-
-
 class _Parser:
     """Chat Completions chunks -> Pi events on ``output``."""
 
@@ -185,7 +175,10 @@ class _Parser:
         self.output = output
         self.model = model
         self.text: TextContent | None = None
+        self.text_index = -1
         self.thinking: ThinkingContent | None = None
+        self.thinking_index = -1
+        self.pending = PendingText()
         self.has_finish_reason = False
         self.tools: dict[int, _ToolState] = {}
         """Keyed by id() of the ToolCall block."""
@@ -234,11 +227,9 @@ class _Parser:
             return
         content = delta.get("content")
         if isinstance(content, str) and content:
-            block = self.ensure_text()
-            _append_text(block, content)
-            self.stream.push(
-                TextDeltaEvent(content_index=self.position(block), delta=content, partial=output)
-            )
+            block = self.text if self.text is not None else self.ensure_text()
+            self.pending.add(block, content)
+            self.stream.push(TextDeltaEvent(content_index=self.text_index, delta=content, partial=output))
         for field_name in REASONING_FIELDS:
             value = delta.get(field_name)
             if isinstance(value, str) and value:
@@ -248,9 +239,9 @@ class _Parser:
                     else field_name
                 )
                 thinking = self.ensure_thinking(signature)
-                _append_thinking(thinking, value)
+                self.pending.add(thinking, value)
                 self.stream.push(
-                    ThinkingDeltaEvent(content_index=self.position(thinking), delta=value, partial=output)
+                    ThinkingDeltaEvent(content_index=self.thinking_index, delta=value, partial=output)
                 )
                 break
         calls = delta.get("tool_calls")
@@ -288,6 +279,7 @@ class _Parser:
         if self.text is None:
             self.text = TextContent(text="")
             self.output.content.append(self.text)
+            self.text_index = len(self.output.content) - 1
             self.stream.push(TextStartEvent(content_index=len(self.output.content) - 1, partial=self.output))
         return self.text
 
@@ -295,6 +287,7 @@ class _Parser:
         if self.thinking is None:
             self.thinking = ThinkingContent(thinking="", thinking_signature=signature)
             self.output.content.append(self.thinking)
+            self.thinking_index = len(self.output.content) - 1
             self.stream.push(
                 ThinkingStartEvent(content_index=len(self.output.content) - 1, partial=self.output)
             )
@@ -363,6 +356,7 @@ class _Parser:
             self.thinking.thinking_signature = encode(self.reasoning_details).decode()
 
     def finish_blocks(self) -> None:
+        self.pending.flush()
         output = self.output
         for index, block in enumerate(list(output.content)):
             if isinstance(block, TextContent):
@@ -426,6 +420,30 @@ class _StreamError(Exception):
         self.raw = metadata.get("raw") if isinstance(metadata, dict) else None
 
 
+_decode = msgspec.json.Decoder().decode
+
+
+async def _consume(response: StreamResponse, parser: _Parser) -> None:
+    """Feed the chunks to ``parser`` until ``[DONE]`` or the end of the body."""
+    try:
+        async for batch in response.event_batches(flush_partial=False):
+            for sse in batch:
+                data = sse.data
+                if data.startswith("[DONE]"):
+                    return
+                try:
+                    chunk = _decode(data)
+                except msgspec.DecodeError:
+                    chunk = js_json_parse(data)  # raises with JSON.parse's message
+                if isinstance(chunk, dict):
+                    if chunk.get("error"):
+                        raise _StreamError(chunk["error"])
+                    parser.chunk(chunk)
+            parser.pending.flush()
+    finally:
+        parser.pending.flush()
+
+
 async def _run(
     stream: AssistantMessageEventStream, model: Model, context: Context, options: OpenAICompletionsOptions
 ) -> None:
@@ -459,18 +477,9 @@ async def _run(
         parser = _Parser(stream, output, model, context)
         async with open_stream(request, options, model, describe_error=openai_sdk_message) as response:
             stream.push(StartEvent(partial=output))
-            try:
-                async for sse in response.events(flush_partial=False):
-                    data = sse.data
-                    if data.startswith("[DONE]"):
-                        break
-                    chunk = js_json_parse(data)
-                    if isinstance(chunk, dict) and chunk.get("error"):
-                        raise _StreamError(chunk["error"])
-                    if isinstance(chunk, dict):
-                        parser.chunk(chunk)
-            except AbortError:
-                pass  # the SDK ends its iterator quietly on abort; the check below reports it
+            # The SDK ends its iterator quietly on abort; the check below reports it.
+            with contextlib.suppress(AbortError):
+                await _consume(response, parser)
         parser.finish_blocks()
         if (signal is not None and signal.aborted) or output.stop_reason == "aborted":
             raise AbortError("Request was aborted")
@@ -485,6 +494,7 @@ async def _run(
         stream.push(DoneEvent(reason=output.stop_reason, message=output))
     except Exception as error:
         if parser is not None:
+            parser.pending.flush()
             parser.apply_reasoning_details()
         output.stop_reason = "aborted" if signal is not None and signal.aborted else "error"
         output.error_message = _format_error(error)
