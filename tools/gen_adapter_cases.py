@@ -82,7 +82,14 @@ def user(content: Any, ts: int = 1760000000000) -> dict[str, Any]:
 
 
 def assistant(
-    content: list[Any], api: str, provider: str, model: str, stop: str = "stop", ts: int = 1760000001000, **extra: Any
+    content: list[Any],
+    api: str,
+    provider: str,
+    model: str,
+    stop: str = "stop",
+    *,
+    ts: int = 1760000001000,
+    **extra: Any,
 ) -> dict[str, Any]:
     return {
         "role": "assistant",
@@ -97,7 +104,9 @@ def assistant(
     }
 
 
-def tool_result(call_id: str, name: str, content: list[Any], is_error: bool = False, ts: int = 1760000002000) -> dict[str, Any]:
+def tool_result(
+    call_id: str, name: str, content: list[Any], is_error: bool = False, ts: int = 1760000002000
+) -> dict[str, Any]:
     return {
         "role": "toolResult",
         "toolCallId": call_id,
@@ -138,7 +147,9 @@ def sse(*events: tuple[str | None, Any], trailer: str = "\n") -> str:
     return "\n".join(out) + trailer
 
 
-def a_start(usage: dict[str, Any] | None = None, model: str = "claude-sonnet-4-5-20250929", **message: Any) -> tuple[str, Any]:
+def a_start(
+    usage: dict[str, Any] | None = None, model: str = "claude-sonnet-4-5-20250929", **message: Any
+) -> tuple[str, Any]:
     return (
         "message_start",
         {
@@ -177,7 +188,9 @@ def a_stop(index: int) -> tuple[str, Any]:
     return ("content_block_stop", {"type": "content_block_stop", "index": index})
 
 
-def a_end(stop_reason: str = "end_turn", usage: dict[str, Any] | None = None, **delta: Any) -> list[tuple[str, Any]]:
+def a_end(
+    stop_reason: str = "end_turn", usage: dict[str, Any] | None = None, **delta: Any
+) -> list[tuple[str, Any]]:
     return [
         (
             "message_delta",
@@ -210,7 +223,13 @@ def a_tool(index: int, call_id: str, name: str, *fragments: str) -> list[tuple[s
 CHATCMPL = "chatcmpl-CaSeS0000000000000000000001"
 
 
-def c_chunk(delta: dict[str, Any] | None = None, finish: str | None = None, usage: Any = None, model: str = "gpt-4o-mini-2024-07-18", **extra: Any) -> tuple[None, Any]:
+def c_chunk(
+    delta: dict[str, Any] | None = None,
+    finish: str | None = None,
+    usage: Any = None,
+    model: str = "gpt-4o-mini-2024-07-18",
+    **extra: Any,
+) -> tuple[None, Any]:
     chunk: dict[str, Any] = {
         "id": CHATCMPL,
         "object": "chat.completion.chunk",
@@ -223,7 +242,9 @@ def c_chunk(delta: dict[str, Any] | None = None, finish: str | None = None, usag
     return (None, chunk)
 
 
-def c_usage(prompt: int, completion: int, cached: int = 0, reasoning: int = 0, model: str = "gpt-4o-mini-2024-07-18") -> tuple[None, Any]:
+def c_usage(
+    prompt: int, completion: int, cached: int = 0, reasoning: int = 0, model: str = "gpt-4o-mini-2024-07-18"
+) -> tuple[None, Any]:
     return (
         None,
         {
@@ -245,7 +266,14 @@ def c_usage(prompt: int, completion: int, cached: int = 0, reasoning: int = 0, m
 
 DONE = (None, "[DONE]")
 
-GPT = {"id": "gpt-4o-mini", "provider": "openai", "baseUrl": "https://api.openai.com/v1", "reasoning": False, "contextWindow": 128000, "maxTokens": 16384}
+GPT = {
+    "id": "gpt-4o-mini",
+    "provider": "openai",
+    "baseUrl": "https://api.openai.com/v1",
+    "reasoning": False,
+    "contextWindow": 128000,
+    "maxTokens": 16384,
+}
 SONNET = "anthropic/claude-sonnet-4-5"
 AM = "anthropic-messages"
 OC = "openai-completions"
@@ -259,7 +287,14 @@ RESPONSES_HISTORY = [
         [
             thinking(
                 "Search with grep.",
-                json.dumps({"type": "reasoning", "id": "rs_0a1b2c", "summary": [{"type": "summary_text", "text": "Search with grep."}], "encrypted_content": "gAAAAB-enc"}),
+                json.dumps(
+                    {
+                        "type": "reasoning",
+                        "id": "rs_0a1b2c",
+                        "summary": [{"type": "summary_text", "text": "Search with grep."}],
+                        "encrypted_content": "gAAAAB-enc",
+                    }
+                ),
             ),
             text("Searching.", textSignature=json.dumps({"v": 1, "id": "msg_0a1b2c"})),
             call(
@@ -279,14 +314,26 @@ RESPONSES_HISTORY = [
         [text("src/a.py:3: # TODO: handle errors")],
     ),
     assistant(
-        [thinking("Gemini thought", "R2VtaW5pU2lnbmF0dXJl"), text("One TODO found."), call("read_1760000000_1", "read", {"path": "src/a.py"}, thoughtSignature="c2ln")],
+        [
+            thinking("Gemini thought", "R2VtaW5pU2lnbmF0dXJl"),
+            text("One TODO found."),
+            call("read_1760000000_1", "read", {"path": "src/a.py"}, thoughtSignature="c2ln"),
+        ],
         "google-generative-ai",
         "google",
         "gemini-2.5-flash",
         "toolUse",
         ts=1760000003000,
     ),
-    assistant([text("partial answer that failed")], AM, "anthropic", "claude-sonnet-4-5", "error", ts=1760000004000, errorMessage="Overloaded"),
+    assistant(
+        [text("partial answer that failed")],
+        AM,
+        "anthropic",
+        "claude-sonnet-4-5",
+        "error",
+        ts=1760000004000,
+        errorMessage="Overloaded",
+    ),
     user("Now fix it.", ts=1760000005000),
 ]
 
@@ -300,7 +347,11 @@ PAYLOAD: dict[str, dict[str, Any]] = {
             "messages": [
                 user("Show me README.md and the file list."),
                 assistant(
-                    [text("Reading both."), call("toolu_01A", "read", {"path": "README.md"}), call("toolu_01B", "bash", {"command": "ls -la"})],
+                    [
+                        text("Reading both."),
+                        call("toolu_01A", "read", {"path": "README.md"}),
+                        call("toolu_01B", "bash", {"command": "ls -la"}),
+                    ],
                     AM,
                     "anthropic",
                     "claude-sonnet-4-5",
@@ -308,7 +359,12 @@ PAYLOAD: dict[str, dict[str, Any]] = {
                 ),
                 tool_result("toolu_01A", "read", [text("# Demo\nA demo project.")]),
                 tool_result("toolu_01B", "bash", [text("ls: permission denied")], True),
-                assistant([text("   "), text("The README describes a demo; listing failed.")], AM, "anthropic", "claude-sonnet-4-5"),
+                assistant(
+                    [text("   "), text("The README describes a demo; listing failed.")],
+                    AM,
+                    "anthropic",
+                    "claude-sonnet-4-5",
+                ),
                 user("Try again with sudo? No, just explain.", ts=1760000005000),
             ],
         },
@@ -322,7 +378,13 @@ PAYLOAD: dict[str, dict[str, Any]] = {
             "tools": [READ],
             "messages": [
                 user([text("What is in this screenshot?"), image(), text("  ")]),
-                assistant([call("toolu_img", "read", {"path": "shot.png"})], AM, "anthropic", "claude-sonnet-4-5", "toolUse"),
+                assistant(
+                    [call("toolu_img", "read", {"path": "shot.png"})],
+                    AM,
+                    "anthropic",
+                    "claude-sonnet-4-5",
+                    "toolUse",
+                ),
                 tool_result("toolu_img", "read", [image()]),
             ],
         },
@@ -350,7 +412,12 @@ PAYLOAD: dict[str, dict[str, Any]] = {
                     "toolUse",
                 ),
                 tool_result("toolu_wc", "bash", [text("42 main.py")]),
-                assistant([thinking("Done.", "EqQBCgIYAhIMsignatureB=="), text("42 lines.")], AM, "anthropic", "claude-sonnet-4-5"),
+                assistant(
+                    [thinking("Done.", "EqQBCgIYAhIMsignatureB=="), text("42 lines.")],
+                    AM,
+                    "anthropic",
+                    "claude-sonnet-4-5",
+                ),
                 user("And tests.py?", ts=1760000005000),
             ],
         },
@@ -382,7 +449,11 @@ PAYLOAD: dict[str, dict[str, Any]] = {
     "anthropic_adaptive_strict_tools": {
         "api": AM,
         "model": "anthropic/claude-opus-4-7",
-        "context": {"systemPrompt": SYSTEM, "tools": [BASH, STRICT_EDIT], "messages": [user("Fix the typo in a.py.")]},
+        "context": {
+            "systemPrompt": SYSTEM,
+            "tools": [BASH, STRICT_EDIT],
+            "messages": [user("Fix the typo in a.py.")],
+        },
         "options": {"reasoning": "xhigh", "temperature": 0.2},
     },
     "anthropic_cache_long_affinity_proxy": {
@@ -391,7 +462,11 @@ PAYLOAD: dict[str, dict[str, Any]] = {
             "ref": SONNET,
             "baseUrl": "https://proxy.example.com/anthropic/",
             "headers": {"x-proxy-key": "pk-1"},
-            "compat": {"sendSessionAffinityHeaders": True, "supportsEagerToolInputStreaming": False, "supportsCacheControlOnTools": False},
+            "compat": {
+                "sendSessionAffinityHeaders": True,
+                "supportsEagerToolInputStreaming": False,
+                "supportsCacheControlOnTools": False,
+            },
         },
         "context": {"systemPrompt": SYSTEM, "tools": [BASH, READ], "messages": [user("hello")]},
         "options": {"cacheRetention": "long", "sessionId": "sess-affinity-1", "toolChoice": "auto"},
@@ -410,7 +485,13 @@ PAYLOAD: dict[str, dict[str, Any]] = {
             "tools": [BASH, READ, {**READ, "name": "todowrite", "description": "Write todos."}],
             "messages": [
                 user("List files"),
-                assistant([call("toolu_o1", "bash", {"command": "ls"})], AM, "anthropic", "claude-sonnet-4-5", "toolUse"),
+                assistant(
+                    [call("toolu_o1", "bash", {"command": "ls"})],
+                    AM,
+                    "anthropic",
+                    "claude-sonnet-4-5",
+                    "toolUse",
+                ),
                 tool_result("toolu_o1", "bash", [text("a.py")]),
             ],
         },
@@ -424,8 +505,16 @@ PAYLOAD: dict[str, dict[str, Any]] = {
             "messages": [
                 user("   "),
                 user([]),
-                assistant([call("toolu_orphan", "bash", {"command": "sleep 100"})], AM, "anthropic", "claude-sonnet-4-5", "toolUse"),
-                assistant([], AM, "anthropic", "claude-sonnet-4-5", "aborted", errorMessage="Request was aborted"),
+                assistant(
+                    [call("toolu_orphan", "bash", {"command": "sleep 100"})],
+                    AM,
+                    "anthropic",
+                    "claude-sonnet-4-5",
+                    "toolUse",
+                ),
+                assistant(
+                    [], AM, "anthropic", "claude-sonnet-4-5", "aborted", errorMessage="Request was aborted"
+                ),
                 user("Never mind.", ts=1760000005000),
                 tool_result("toolu_late", "bash", [], False),
             ],
@@ -441,7 +530,11 @@ PAYLOAD: dict[str, dict[str, Any]] = {
             "messages": [
                 user([text("Compare these screenshots."), image()]),
                 assistant(
-                    [text("Opening both."), call("call_a1", "read", {"path": "a.png"}), call("call_b2", "read", {"path": "b.png"})],
+                    [
+                        text("Opening both."),
+                        call("call_a1", "read", {"path": "a.png"}),
+                        call("call_b2", "read", {"path": "b.png"}),
+                    ],
                     OC,
                     "openai",
                     "gpt-4o-mini",
@@ -470,7 +563,11 @@ PAYLOAD: dict[str, dict[str, Any]] = {
             "messages": [
                 user("How many files?"),
                 assistant(
-                    [thinking("Use ls.", "reasoning_content"), thinking("Then wc.", "reasoning_content"), call("call_ds1", "bash", {"command": "ls | wc -l"})],
+                    [
+                        thinking("Use ls.", "reasoning_content"),
+                        thinking("Then wc.", "reasoning_content"),
+                        call("call_ds1", "bash", {"command": "ls | wc -l"}),
+                    ],
                     OC,
                     "deepseek",
                     "deepseek-v4-flash",
@@ -491,7 +588,9 @@ PAYLOAD: dict[str, dict[str, Any]] = {
             "tools": [BASH, READ],
             "messages": [
                 user("hi"),
-                assistant([text("Hello! How can I help?")], OC, "openrouter", "anthropic/claude-haiku-4.5:batch"),
+                assistant(
+                    [text("Hello! How can I help?")], OC, "openrouter", "anthropic/claude-haiku-4.5:batch"
+                ),
                 user("List files", ts=1760000005000),
             ],
         },
@@ -522,7 +621,13 @@ PAYLOAD: dict[str, dict[str, Any]] = {
             "tools": [BASH],
             "messages": [
                 user([text("What is this?"), image()]),
-                assistant([thinking("Look at it.", "reasoning"), call("call_o1", "bash", {"command": "file x"})], OC, "ollama", "qwen3:8b", "toolUse"),
+                assistant(
+                    [thinking("Look at it.", "reasoning"), call("call_o1", "bash", {"command": "file x"})],
+                    OC,
+                    "ollama",
+                    "qwen3:8b",
+                    "toolUse",
+                ),
                 tool_result("call_o1", "bash", [text("x: PNG image")]),
                 user("ok", ts=1760000005000),
             ],
@@ -555,11 +660,21 @@ PAYLOAD: dict[str, dict[str, Any]] = {
             "systemPrompt": SYSTEM,
             "messages": [
                 user("hi"),
-                assistant([thinking("greet back", "reasoning_content"), text("Hello.")], OC, "vllm", "deepseek-ai/DeepSeek-V3.2"),
+                assistant(
+                    [thinking("greet back", "reasoning_content"), text("Hello.")],
+                    OC,
+                    "vllm",
+                    "deepseek-ai/DeepSeek-V3.2",
+                ),
                 user("Summarize.", ts=1760000005000),
             ],
         },
-        "options": {"reasoning": "xhigh", "maxTokens": 12000, "samplingParams": {"top_p": 0.9}, "thinkingBudgets": {"high": 9000}},
+        "options": {
+            "reasoning": "xhigh",
+            "maxTokens": 12000,
+            "samplingParams": {"top_p": 0.9},
+            "thinkingBudgets": {"high": 9000},
+        },
     },
     "completions_raw_stream_tool_choice": {
         "api": OC,
@@ -575,7 +690,14 @@ PAYLOAD: dict[str, dict[str, Any]] = {
     },
     "completions_zai_and_affinity": {
         "api": OC,
-        "model": {"ref": "zai/glm-4.7", "compat": {"sendSessionAffinityHeaders": True, "sessionAffinityFormat": "openai-nosession", "zaiToolStream": True}},
+        "model": {
+            "ref": "zai/glm-4.7",
+            "compat": {
+                "sendSessionAffinityHeaders": True,
+                "sessionAffinityFormat": "openai-nosession",
+                "zaiToolStream": True,
+            },
+        },
         "context": {"systemPrompt": SYSTEM, "tools": [BASH], "messages": [user("hi")]},
         "options": {"reasoning": "low", "sessionId": "sess-zai"},
     },
@@ -588,7 +710,9 @@ PAYLOAD: dict[str, dict[str, Any]] = {
 }
 
 
-def c(delta: dict[str, Any] | None = None, finish: str | None = None, usage: Any = None, **extra: Any) -> tuple[None, Any]:
+def c(
+    delta: dict[str, Any] | None = None, finish: str | None = None, usage: Any = None, **extra: Any
+) -> tuple[None, Any]:
     return c_chunk(delta, finish, usage, **extra)
 
 
@@ -634,7 +758,12 @@ PARSE: dict[str, dict[str, Any]] = {
             *a_text(2, "Answer."),
             *a_end(
                 "end_turn",
-                {"input_tokens": None, "output_tokens": 310, "cache_read_input_tokens": 4096, "output_tokens_details": {"thinking_tokens": 250}},
+                {
+                    "input_tokens": None,
+                    "output_tokens": 310,
+                    "cache_read_input_tokens": 4096,
+                    "output_tokens_details": {"thinking_tokens": 250},
+                },
             ),
         ),
     },
@@ -645,7 +774,15 @@ PARSE: dict[str, dict[str, Any]] = {
         "status": 429,
         "contentType": "application/json",
         "responseHeaders": {"retry-after": "30", "request-id": "req_123"},
-        "sse": json.dumps({"type": "error", "error": {"type": "rate_limit_error", "message": "Number of request tokens has exceeded your per-minute rate limit"}}),
+        "sse": json.dumps(
+            {
+                "type": "error",
+                "error": {
+                    "type": "rate_limit_error",
+                    "message": "Number of request tokens has exceeded your per-minute rate limit",
+                },
+            }
+        ),
     },
     "anthropic_http_500_plain_text": {
         "api": AM,
@@ -659,31 +796,60 @@ PARSE: dict[str, dict[str, Any]] = {
         "api": AM,
         "model": SONNET,
         "context": {"messages": [user("hi")]},
-        "sse": sse(a_start(), *a_text(0, "Partial answ"))[:-1] + 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_de',
+        "sse": sse(a_start(), *a_text(0, "Partial answ"))[:-1]
+        + 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_de',
     },
     "anthropic_malformed_json_event": {
         "api": AM,
         "model": SONNET,
         "context": {"messages": [user("hi")]},
-        "sse": sse(a_start(), a_block(0, {"type": "text", "text": ""}), ("content_block_delta", '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a"}}}'), a_stop(0), *a_end()),
+        "sse": sse(
+            a_start(),
+            a_block(0, {"type": "text", "text": ""}),
+            (
+                "content_block_delta",
+                '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a"}}}',
+            ),
+            a_stop(0),
+            *a_end(),
+        ),
     },
     "anthropic_repaired_control_characters": {
         "api": AM,
         "model": SONNET,
         "context": {"tools": [BASH], "messages": [user("hi")]},
-        "sse": sse(a_start(), a_block(0, {"type": "text", "text": ""}), ("content_block_delta", '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"tab\there \\q"}}'), a_stop(0), *a_end()),
+        "sse": sse(
+            a_start(),
+            a_block(0, {"type": "text", "text": ""}),
+            (
+                "content_block_delta",
+                '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"tab\there \\q"}}',
+            ),
+            a_stop(0),
+            *a_end(),
+        ),
     },
     "anthropic_error_event_mid_stream": {
         "api": AM,
         "model": SONNET,
         "context": {"messages": [user("hi")]},
-        "sse": sse(a_start(), *a_text(0, "Working"), ("error", {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}})),
+        "sse": sse(
+            a_start(),
+            *a_text(0, "Working"),
+            ("error", {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}),
+        ),
     },
     "anthropic_refusal_stop_details": {
         "api": AM,
         "model": SONNET,
         "context": {"messages": [user("hi")]},
-        "sse": sse(a_start(), *a_text(0, "I can't"), *a_end("refusal", None, stop_details={"type": "refusal", "explanation": "Policy violation: example"})),
+        "sse": sse(
+            a_start(),
+            *a_text(0, "I can't"),
+            *a_end(
+                "refusal", None, stop_details={"type": "refusal", "explanation": "Policy violation: example"}
+            ),
+        ),
     },
     "anthropic_max_tokens_length": {
         "api": AM,
@@ -701,13 +867,27 @@ PARSE: dict[str, dict[str, Any]] = {
         "api": AM,
         "model": SONNET,
         "context": {"messages": [user("hi")]},
-        "sse": sse(a_start(input_transformations=[{"type": "drop_block", "path": "messages.1.content.0", "reason": "prefix mismatch"}, {"type": "other"}]), *a_text(0, "ok"), *a_end()),
+        "sse": sse(
+            a_start(
+                input_transformations=[
+                    {"type": "drop_block", "path": "messages.1.content.0", "reason": "prefix mismatch"},
+                    {"type": "other"},
+                ]
+            ),
+            *a_text(0, "ok"),
+            *a_end(),
+        ),
     },
     "anthropic_tool_input_in_start_block": {
         "api": AM,
         "model": SONNET,
         "context": {"tools": [BASH], "messages": [user("hi")]},
-        "sse": sse(a_start(), a_block(0, {"type": "tool_use", "id": "toolu_pre", "name": "bash", "input": {"command": "pwd"}}), a_stop(0), *a_end("tool_use")),
+        "sse": sse(
+            a_start(),
+            a_block(0, {"type": "tool_use", "id": "toolu_pre", "name": "bash", "input": {"command": "pwd"}}),
+            a_stop(0),
+            *a_end("tool_use"),
+        ),
     },
     "completions_parallel_tools_usage_split_chunks": {
         "api": OC,
@@ -717,9 +897,31 @@ PARSE: dict[str, dict[str, Any]] = {
         "sse": sse(
             c({"role": "assistant", "content": ""}),
             c({"content": "Checking — ünïcode 😀 "}),
-            c({"tool_calls": [{"index": 0, "id": "call_P1", "type": "function", "function": {"name": "read", "arguments": ""}}]}),
+            c(
+                {
+                    "tool_calls": [
+                        {
+                            "index": 0,
+                            "id": "call_P1",
+                            "type": "function",
+                            "function": {"name": "read", "arguments": ""},
+                        }
+                    ]
+                }
+            ),
             c({"tool_calls": [{"index": 0, "function": {"arguments": '{"path": "a'}}]}),
-            c({"tool_calls": [{"index": 1, "id": "call_P2", "type": "function", "function": {"name": "bash", "arguments": '{"command"'}}]}),
+            c(
+                {
+                    "tool_calls": [
+                        {
+                            "index": 1,
+                            "id": "call_P2",
+                            "type": "function",
+                            "function": {"name": "bash", "arguments": '{"command"'},
+                        }
+                    ]
+                }
+            ),
             c({"tool_calls": [{"index": 0, "function": {"arguments": '.py"}'}}]}),
             c({"tool_calls": [{"index": 1, "function": {"arguments": ': "ls"}'}}]}),
             c({}, "tool_calls"),
@@ -729,7 +931,12 @@ PARSE: dict[str, dict[str, Any]] = {
     },
     "completions_reasoning_interleaved_llamacpp": {
         "api": OC,
-        "model": {"id": "gpt-oss-20b", "provider": "llamacpp", "baseUrl": "http://127.0.0.1:8080/v1", "reasoning": True},
+        "model": {
+            "id": "gpt-oss-20b",
+            "provider": "llamacpp",
+            "baseUrl": "http://127.0.0.1:8080/v1",
+            "reasoning": True,
+        },
         "context": {"messages": [user("hi")]},
         "options": {"reasoning": "medium"},
         "sse": sse(
@@ -737,7 +944,12 @@ PARSE: dict[str, dict[str, Any]] = {
             c({"reasoning_content": "more.", "content": "An"}, model="gpt-oss-20b"),
             c({"content": "swer", "reasoning": "ignored duplicate"}, model="gpt-oss-20b"),
             c({"reasoning": "late thought"}, model="gpt-oss-20b"),
-            c({}, "stop", {"prompt_tokens": 50, "completion_tokens": 30, "prompt_cache_hit_tokens": 10}, model="gpt-oss-20b"),
+            c(
+                {},
+                "stop",
+                {"prompt_tokens": 50, "completion_tokens": 30, "prompt_cache_hit_tokens": 10},
+                model="gpt-oss-20b",
+            ),
             DONE,
         ),
     },
@@ -748,7 +960,16 @@ PARSE: dict[str, dict[str, Any]] = {
         "status": 429,
         "contentType": "application/json",
         "responseHeaders": {"retry-after": "20"},
-        "sse": json.dumps({"error": {"message": "Rate limit reached for gpt-4o-mini", "type": "requests", "param": None, "code": "rate_limit_exceeded"}}),
+        "sse": json.dumps(
+            {
+                "error": {
+                    "message": "Rate limit reached for gpt-4o-mini",
+                    "type": "requests",
+                    "param": None,
+                    "code": "rate_limit_exceeded",
+                }
+            }
+        ),
     },
     "completions_http_400_openrouter_metadata": {
         "api": OC,
@@ -756,7 +977,15 @@ PARSE: dict[str, dict[str, Any]] = {
         "context": {"messages": [user("hi")]},
         "status": 400,
         "contentType": "application/json",
-        "sse": json.dumps({"error": {"message": "Provider returned error", "code": 400, "metadata": {"raw": "{\"error\":\"context too long\"}", "provider_name": "OpenAI"}}}),
+        "sse": json.dumps(
+            {
+                "error": {
+                    "message": "Provider returned error",
+                    "code": 400,
+                    "metadata": {"raw": '{"error":"context too long"}', "provider_name": "OpenAI"},
+                }
+            }
+        ),
     },
     "completions_http_413_no_body": {
         "api": OC,
@@ -770,19 +999,36 @@ PARSE: dict[str, dict[str, Any]] = {
         "api": OC,
         "model": GPT,
         "context": {"messages": [user("hi")]},
-        "sse": sse(c({"content": "Partial"}), c({"content": " text"}))[:-1] + 'data: {"id":"chatcmpl-x","choices":[{"index":0,"delta":{"content":"cut',
+        "sse": sse(c({"content": "Partial"}), c({"content": " text"}))[:-1]
+        + 'data: {"id":"chatcmpl-x","choices":[{"index":0,"delta":{"content":"cut',
     },
     "completions_malformed_json_chunk": {
         "api": OC,
         "model": GPT,
         "context": {"messages": [user("hi")]},
-        "sse": sse(c({"content": "Start"}), (None, '{"id":"chatcmpl-x","choices":[{"index":0,"delta":{"content":"bad"}}]'), c({}, "stop")),
+        "sse": sse(
+            c({"content": "Start"}),
+            (None, '{"id":"chatcmpl-x","choices":[{"index":0,"delta":{"content":"bad"}}]'),
+            c({}, "stop"),
+        ),
     },
     "completions_error_chunk_mid_stream": {
         "api": OC,
         "model": "openrouter/openai/gpt-4o-mini",
         "context": {"messages": [user("hi")]},
-        "sse": sse(c({"content": "Working"}), (None, {"error": {"message": "Upstream overloaded", "code": 502, "metadata": {"raw": "overloaded_error"}}})),
+        "sse": sse(
+            c({"content": "Working"}),
+            (
+                None,
+                {
+                    "error": {
+                        "message": "Upstream overloaded",
+                        "code": 502,
+                        "metadata": {"raw": "overloaded_error"},
+                    }
+                },
+            ),
+        ),
     },
     "completions_content_filter": {
         "api": OC,
@@ -796,19 +1042,78 @@ PARSE: dict[str, dict[str, Any]] = {
         "context": {"messages": [user("hi")]},
         "options": {"reasoning": "low"},
         "sse": sse(
-            c({"reasoning": "Plan ", "reasoning_details": [{"type": "reasoning.text", "text": "Plan ", "format": "openai-responses-v1", "index": 0}]}, model="openai/gpt-5-mini-2025"),
-            c({"reasoning": "it.", "reasoning_details": [{"type": "reasoning.text", "text": "it.", "signature": None, "index": 0}]}, model="openai/gpt-5-mini-2025"),
-            c({"reasoning_details": [{"type": "reasoning.encrypted", "data": "gAAAAenc", "id": "rs_1", "format": "openai-responses-v1", "index": 1}, {"type": "bogus"}]}, model="openai/gpt-5-mini-2025"),
+            c(
+                {
+                    "reasoning": "Plan ",
+                    "reasoning_details": [
+                        {
+                            "type": "reasoning.text",
+                            "text": "Plan ",
+                            "format": "openai-responses-v1",
+                            "index": 0,
+                        }
+                    ],
+                },
+                model="openai/gpt-5-mini-2025",
+            ),
+            c(
+                {
+                    "reasoning": "it.",
+                    "reasoning_details": [
+                        {"type": "reasoning.text", "text": "it.", "signature": None, "index": 0}
+                    ],
+                },
+                model="openai/gpt-5-mini-2025",
+            ),
+            c(
+                {
+                    "reasoning_details": [
+                        {
+                            "type": "reasoning.encrypted",
+                            "data": "gAAAAenc",
+                            "id": "rs_1",
+                            "format": "openai-responses-v1",
+                            "index": 1,
+                        },
+                        {"type": "bogus"},
+                    ]
+                },
+                model="openai/gpt-5-mini-2025",
+            ),
             c({"content": "Hi!"}, model="openai/gpt-5-mini-2025"),
-            c({}, "stop", {"prompt_tokens": 20, "completion_tokens": 40, "completion_tokens_details": {"reasoning_tokens": 30}, "prompt_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 5}}, model="openai/gpt-5-mini-2025"),
+            c(
+                {},
+                "stop",
+                {
+                    "prompt_tokens": 20,
+                    "completion_tokens": 40,
+                    "completion_tokens_details": {"reasoning_tokens": 30},
+                    "prompt_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 5},
+                },
+                model="openai/gpt-5-mini-2025",
+            ),
             DONE,
         ),
     },
     "completions_no_finish_reason_compat": {
         "api": OC,
-        "model": {**GPT, "provider": "custom-llm", "baseUrl": "http://localhost:9000/v1", "compat": {"supportsFinishReason": False, "supportsUsageInStreaming": False}},
+        "model": {
+            **GPT,
+            "provider": "custom-llm",
+            "baseUrl": "http://localhost:9000/v1",
+            "compat": {"supportsFinishReason": False, "supportsUsageInStreaming": False},
+        },
         "context": {"tools": [BASH], "messages": [user("hi")]},
-        "sse": sse(c({"tool_calls": [{"id": "call_nf", "function": {"name": "bash", "arguments": "{\"command\":\"ls\"}"}}]}), DONE),
+        "sse": sse(
+            c(
+                {
+                    "tool_calls": [
+                        {"id": "call_nf", "function": {"name": "bash", "arguments": '{"command":"ls"}'}}
+                    ]
+                }
+            ),
+            DONE,
+        ),
     },
     "completions_done_then_ignored_and_choice_usage": {
         "api": OC,
@@ -816,7 +1121,20 @@ PARSE: dict[str, dict[str, Any]] = {
         "context": {"messages": [user("hi")]},
         "sse": sse(
             c({"content": "Hello"}, model="kimi-k2-0905-preview-2025"),
-            (None, {"id": CHATCMPL, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop", "usage": {"prompt_tokens": 9, "completion_tokens": 3, "cached_tokens": 4}}]}),
+            (
+                None,
+                {
+                    "id": CHATCMPL,
+                    "choices": [
+                        {
+                            "index": 0,
+                            "delta": {},
+                            "finish_reason": "stop",
+                            "usage": {"prompt_tokens": 9, "completion_tokens": 3, "cached_tokens": 4},
+                        }
+                    ],
+                },
+            ),
             DONE,
             c({"content": "after done"}),
         ),
@@ -831,7 +1149,13 @@ PARSE: dict[str, dict[str, Any]] = {
 
 
 def run_oracle(subcommand: str, request: dict[str, Any]) -> tuple[int, Any]:
-    done = subprocess.run([str(ORACLE), subcommand], input=json.dumps(request).encode(), capture_output=True, timeout=120)
+    done = subprocess.run(
+        [str(ORACLE), subcommand],
+        input=json.dumps(request).encode(),
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
     if done.returncode > 1:
         raise SystemExit(f"oracle {subcommand} failed: {done.stderr.decode()[:2000]}")
     return done.returncode, json.loads(done.stdout)
