@@ -498,10 +498,11 @@ class Agent:
             raise RuntimeError("Agent listener invoked outside active run")
         signal = run.controller.signal
         listeners = self._listener_list
-        for index, listener in enumerate(listeners):
+        for listener in listeners:
             result = listener(event, signal)
             if result is not None and is_awaitable(result):
-                return self._await_listeners(result, listeners[index + 1 :], event, signal)
+                rest = listeners[listeners.index(listener) + 1 :]
+                return self._await_listeners(result, rest, event, signal)
         return None
 
     @staticmethod

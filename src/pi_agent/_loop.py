@@ -399,7 +399,7 @@ class _Run:
             elif partial is not None:
                 partial = event.partial  # type: ignore[union-attr]  # every other event has one
                 context.messages[-1] = partial
-                pending = emit_now(MessageUpdateEvent(message=copy_struct(partial), assistant_message_event=event))
+                pending = emit_now(MessageUpdateEvent(copy_struct(partial), event))
                 if pending is not None:
                     await pending
         final = await response.result()
