@@ -8,80 +8,81 @@ HTTP 429; context overflow is not either (more of the same request cannot fit).
 from __future__ import annotations
 
 import re
+from functools import cache
 
 from pi_ai import AssistantMessage
 
-_NON_RETRYABLE = re.compile(
-    "|".join(
-        [
-            "GoUsageLimitError",
-            "FreeUsageLimitError",
-            "Monthly usage limit reached",
-            "available balance",
-            "insufficient_quota",
-            "out of budget",
-            "quota exceeded",
-            "billing",
-        ]
-    ),
-    re.IGNORECASE,
+_NON_RETRYABLE_PATTERNS = (
+    "GoUsageLimitError",
+    "FreeUsageLimitError",
+    "Monthly usage limit reached",
+    "available balance",
+    "insufficient_quota",
+    "out of budget",
+    "quota exceeded",
+    "billing",
 )
 
-_RETRYABLE = re.compile(
-    "|".join(
-        [
-            "overloaded",
-            "rate.?limit",
-            "too many requests",
-            "429",
-            "500",
-            "502",
-            "503",
-            "504",
-            "524",
-            "service.?unavailable",
-            "server.?error",
-            "internal.?error",
-            "provider.?returned.?error",
-            "exceeded request buffer limit while retrying upstream",
-            "network.?error",
-            "connection.?error",
-            "connection.?refused",
-            "connection.?lost",
-            "other side closed",
-            "fetch failed",
-            "getaddrinfo",
-            "ENOTFOUND",
-            "EAI_AGAIN",
-            "upstream.?connect",
-            "reset before headers",
-            "socket hang up",
-            "socket connection was closed",
-            "timed? out",
-            "timeout",
-            "terminated",
-            "websocket.?closed",
-            "websocket.?error",
-            "ended without",
-            "stream ended before message_stop",
-            "stream ended before a terminal response event",
-            "http2 request did not get a response",
-            "retry delay",
-            "you can retry your request",
-            "try your request again",
-            "please retry your request",
-            "ResourceExhausted",
-        ]
-    ),
-    re.IGNORECASE,
+_RETRYABLE_PATTERNS = (
+    "overloaded",
+    "rate.?limit",
+    "too many requests",
+    "429",
+    "500",
+    "502",
+    "503",
+    "504",
+    "524",
+    "service.?unavailable",
+    "server.?error",
+    "internal.?error",
+    "provider.?returned.?error",
+    "exceeded request buffer limit while retrying upstream",
+    "network.?error",
+    "connection.?error",
+    "connection.?refused",
+    "connection.?lost",
+    "other side closed",
+    "fetch failed",
+    "getaddrinfo",
+    "ENOTFOUND",
+    "EAI_AGAIN",
+    "upstream.?connect",
+    "reset before headers",
+    "socket hang up",
+    "socket connection was closed",
+    "timed? out",
+    "timeout",
+    "terminated",
+    "websocket.?closed",
+    "websocket.?error",
+    "ended without",
+    "stream ended before message_stop",
+    "stream ended before a terminal response event",
+    "http2 request did not get a response",
+    "retry delay",
+    "you can retry your request",
+    "try your request again",
+    "please retry your request",
+    "ResourceExhausted",
 )
+
+
+@cache
+def _patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """Compiled on first use: a run that never fails should not pay for them."""
+    return (
+        re.compile("|".join(_NON_RETRYABLE_PATTERNS), re.IGNORECASE),
+        re.compile("|".join(_RETRYABLE_PATTERNS), re.IGNORECASE),
+    )
 
 
 def retryable_error_text(error_message: str) -> bool:
     """Whether a provider error message describes a transient failure."""
-    if not error_message or _NON_RETRYABLE.search(error_message):
+    non_retryable, retryable = _patterns()
+    if not error_message or non_retryable.search(error_message):
         return False
-    return _RETRYABLE.search(error_message) is not None
+    return retryable.search(error_message) is not None
 
 
 def is_retryable_error(message: AssistantMessage, context_window: int) -> bool:

@@ -35,9 +35,6 @@ def collation_key(text: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
     return tuple(_primary(c) for c in text), tuple(0 if c.islower() or not c.isalpha() else 1 for c in text)
 
 
-_BOUNDARY = re.compile(r"[\s\-_./:]")
-
-
 def _subsequence(query: str, text: str) -> bool:
     if not query:
         return True

@@ -24,10 +24,7 @@ from pi_coding_agent.modes._json_event import to_json_event
 
 PrintMode = Literal["text", "json"]
 
-_UNREACHABLE = re.compile(
-    r"connection (error|refused)|connect(ion)? attempts failed|fetch failed|ECONNREFUSED|getaddrinfo|ENOTFOUND",
-    re.IGNORECASE,
-)
+_UNREACHABLE = r"connection (error|refused)|connect(ion)? attempts failed|fetch failed|ECONNREFUSED|getaddrinfo|ENOTFOUND"
 
 
 def _failure(session: AgentSession) -> str | None:
@@ -41,7 +38,7 @@ def _failure(session: AgentSession) -> str | None:
         return None
     reason = last.error_message or f"Request {last.stop_reason}"
     model = session.model
-    if last.stop_reason == "error" and model is not None and _UNREACHABLE.search(reason):
+    if last.stop_reason == "error" and model is not None and re.search(_UNREACHABLE, reason, re.IGNORECASE):
         reason += f" - could not reach {model.base_url}; check that the server is running and the provider's baseUrl"
     return " ".join(reason.split())
 

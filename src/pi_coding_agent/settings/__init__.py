@@ -1,6 +1,6 @@
 """Settings of the coding agent: where its files live, ``settings.json``, project trust."""
 
-from pi_coding_agent.settings._json_file import ConfigFileError, read_json_object, write_json_atomic
+from pi_coding_agent.settings._json_file import ConfigFileError, read_json_object
 from pi_coding_agent.settings._paths import (
     AGENT_DIR_ENV,
     CONFIG_DIR_NAME,
@@ -43,5 +43,4 @@ __all__ = [
     "resolve_path",
     "resolve_project_trust",
     "stored_trust_decision",
-    "write_json_atomic",
 ]

@@ -1,15 +1,11 @@
-"""Reading and writing the small JSON files the user may edit (settings, auth, trust).
+"""Reading the small JSON files the user may edit (settings, auth, trust).
 
-Readers report a bad file with its path, line and column and never touch it. Writers
-replace a file atomically (temporary file + rename) so a crash cannot leave half a file.
+A bad file is reported with its path, line and column; it is never touched.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -50,30 +46,6 @@ def read_json_object(path: Path) -> dict[str, Any] | None:
     if not isinstance(value, dict):
         raise ConfigFileError(path, f"expected a JSON object, found {_json_kind(value)}")
     return value
-
-
-def write_json_atomic(path: Path, value: Any, *, mode: int | None = None) -> None:
-    """Write ``value`` as indented JSON (2 spaces, like Pi) through a temporary file.
-
-    ``mode`` applies only when the file is created; an existing file keeps its permissions.
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        keep_mode: int | None = path.stat().st_mode & 0o7777
-    except FileNotFoundError:
-        keep_mode = mode
-    text = json.dumps(value, indent=2, ensure_ascii=False)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        if keep_mode is not None:
-            os.chmod(tmp, keep_mode)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
 
 
 def _json_kind(value: Any) -> str:
