@@ -149,11 +149,6 @@ def _run(parsed: ParsedArgs) -> int:
             f"Stored session working directory does not exist: {session_cwd} "
             f"(session file {manager.get_session_file()}); recreate that directory to resume the session"
         )
-    if parsed.name is not None:
-        name = parsed.name.strip()
-        if not name:
-            raise CliError("--name requires a non-empty value")
-        manager.append_session_info(name)
 
     settings = _runtime_settings(parsed, session_cwd, home, diagnostics)
     catalog = _catalog(home, diagnostics)
@@ -168,6 +163,13 @@ def _run(parsed: ParsedArgs) -> int:
         if model is None:
             raise CliError("--api-key requires a model to be specified via --model, --provider/--model, or --models")
         catalog.credentials.set_runtime_key(model.provider, parsed.api_key)
+    # Pi records the name right after opening the session (before the model and thinking
+    # entries); doing it only now keeps a file untouched when the model cannot be resolved.
+    if parsed.name is not None:
+        name = parsed.name.strip()
+        if not name:
+            raise CliError("--name requires a non-empty value")
+        manager.append_session_info(name)
 
     from pi_coding_agent.agent_session import SessionOptions, create_agent_session
     from pi_coding_agent.system_prompt import load_context_files, resolve_prompt_sources

@@ -150,9 +150,9 @@ def _entries(sandbox: Sandbox) -> list[dict[str, Any]]:
         [["--model", "scripted-openai/thinker", "--thinking", "high", "-p", "a"], ["-c", "-p", "b"]],
         [["--model", "scripted-openai/thinker:low", "-p", "a"], ["-c", "--thinking", "minimal", "-p", "b"]],
         [["--model", "scripted-openai/scripted-model", "--thinking", "high", "-p", "a"],
-         ["-c", "--model", "scripted-openai/thinker", "-p", "b"]],
+         ["-c", "--model", "scripted-openai/thinker", "--name", "Second\nrun", "-p", "b"]],
     ],
-    ids=["thinking-flag", "model-suffix-then-flag", "switch-model-on-resume"],
+    ids=["thinking-flag", "model-suffix-then-flag", "switch-model-and-name-on-resume"],
 )
 def test_session_entries_for_model_and_thinking_flags(tmp_path: Path, runs: list[list[str]]) -> None:
     """model_change / thinking_level_change entries as Pi writes them for new and resumed sessions."""
