@@ -82,7 +82,8 @@ def _stream_function(catalog: ModelCatalog, settings: Settings) -> StreamFn:
             return _failed_stream(model, str(error), options)
         headers: dict[str, str | None] = dict(options.headers or {})
         headers.update(auth.headers or {})
-        timeout = options.timeout_ms or provider_retry.timeout_ms or idle_timeout or None
+        # httpIdleTimeoutMs 0 means "no limit"; Pi passes the largest 32-bit value then.
+        timeout = options.timeout_ms or provider_retry.timeout_ms or idle_timeout or 2_147_483_647
         configured = dataclasses.replace(
             options,
             api_key=auth.api_key,
