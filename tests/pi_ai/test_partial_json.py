@@ -209,7 +209,7 @@ def test_cost_is_linear_in_argument_length() -> None:
         size = max(1, len(text) // deltas)
         pieces = [text[i : i + size] for i in range(0, len(text), size)]
         best = float("inf")
-        for _ in range(3):
+        for _ in range(5):
             started = time.perf_counter()
             parser = PartialJson()
             for piece in pieces:
@@ -220,4 +220,4 @@ def test_cost_is_linear_in_argument_length() -> None:
 
     small, large = run(2000), run(16000)
     # Linear would be 8x; a quadratic parser (re-parsing the text per delta) would be ~64x.
-    assert large / small < 20, (small, large)
+    assert large / small < 24, (small, large)
