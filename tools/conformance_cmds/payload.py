@@ -5,8 +5,16 @@ Out, like the oracle: ``api``, ``model`` (provider, id, baseUrl), ``payload`` (w
 port-dependent values shown as ``<volatile>``, parsed JSON body) as it reached a loopback
 server that answers 400 in the API's error shape so the client stops there.
 
-How an API plugs in, and how inputs are read, is described in ``_llm.py``: each
-``pi_ai.api.<module>`` exposes ``API`` and its provider-options dataclass ``OPTIONS``.
+How an API plugs in (shared with ``parse_stream``; details in ``_llm.py``):
+
+- ``pi_ai.api.<module>`` (listed in ``_llm.API_MODULES``) exposes ``API: ApiImplementation``
+  and ``OPTIONS``, its provider-options dataclass (a ``StreamOptions`` subclass);
+- ``fn: "stream"`` builds ``OPTIONS`` from the JSON options, ``fn: "streamSimple"`` (default)
+  builds ``SimpleStreamOptions``; camelCase keys map to snake_case fields, a
+  ``ThinkingBudgets`` field is built from its object, unknown keys go to ``options.extra``;
+- the adapter must send its request through ``pi_ai.api._http.open_stream`` (the loopback
+  redirection lives there); an API whose module does not exist yet makes the case an expected
+  failure (exit 3, "waits for issue #5").
 ``normalize`` drops the JS-only request headers (``x-stainless-*``, ``accept-language``,
 ``sec-fetch-mode``), see docs/decisions/transport.md.
 """
