@@ -63,6 +63,15 @@ def _normalize_id_part(part: str) -> str:
     return _TRAILING_UNDERSCORES.sub("", _NOT_ID_CHARS.sub("_", part)[:64])
 
 
+def _normalize_call_id(part: str, original: str) -> str:
+    """Like ``_normalize_id_part`` but never empty.
+
+    Pi sends an empty ``call_id`` when nothing of the original id survives (e.g. ``|1``), which
+    OpenAI rejects; we derive one from a hash of the original instead (docs/providers/openai-responses.md).
+    """
+    return _normalize_id_part(part) or f"call_{short_hash(original)}"
+
+
 def _foreign_item_id(item_id: str) -> str:
     return f"fc_{short_hash(item_id)}"[:64]
 
@@ -133,9 +142,9 @@ def convert_responses_messages(
 
     def normalize_tool_call_id(tool_call_id: str, _target: Model, source: AssistantMessage) -> str:
         if model.provider not in allowed_tool_call_providers or "|" not in tool_call_id:
-            return _normalize_id_part(tool_call_id)
+            return _normalize_call_id(tool_call_id, tool_call_id)
         pieces = tool_call_id.split("|")
-        call_id = _normalize_id_part(pieces[0])
+        call_id = _normalize_call_id(pieces[0], tool_call_id)
         foreign = source.provider != model.provider or source.api != model.api
         item_id = _foreign_item_id(pieces[1]) if foreign else _normalize_id_part(pieces[1])
         if not item_id.startswith("fc_"):
