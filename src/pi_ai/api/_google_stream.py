@@ -29,8 +29,7 @@ from pi_ai._events import (
 )
 from pi_ai._messages import AssistantMessage, TextContent, ThinkingContent, ToolCall, Usage
 from pi_ai._model import Model, calculate_cost
-from pi_ai.api._js_json import js_number
-from pi_ai.api._responses_js import js_field, js_stringify, js_text
+from pi_ai.api._js_json import js_field, js_stringify, js_text, normalize_numbers
 
 _tool_call_counter = itertools.count(1)
 """Process-wide, like Pi's module counter: ids stay unique across responses in one process."""
@@ -184,7 +183,7 @@ class GoogleStreamProcessor:
         tool_call = ToolCall(
             id=tool_call_id,
             name=name or "",
-            arguments=js_number(args) if args is not None else {},
+            arguments=normalize_numbers(args) if args is not None else {},
             thought_signature=signature if signature else None,
         )
         self.output.content.append(tool_call)

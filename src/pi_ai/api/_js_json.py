@@ -1,6 +1,12 @@
-"""``JSON.parse`` as Node 22 does it, including V8's error messages.
+"""JavaScript's ``JSON`` as Pi's wire code sees it: ``JSON.stringify`` text and ``JSON.parse``
+with V8's (Node 22) error messages.
 
-Pi surfaces ``JSON.parse`` errors verbatim (a malformed SSE event ends the stream with
+Pi builds some strings with ``JSON.stringify`` (tool-call arguments replayed to OpenAI
+Responses, the argument delta of a Google tool call, Google error messages). Those strings
+are compared byte for byte with Pi's, so numbers must be written the way JavaScript writes
+them (``30`` not ``30.0``, ``1e-7`` not ``1e-07``) and non-ASCII text must stay unescaped.
+
+Pi also surfaces ``JSON.parse`` errors verbatim (a malformed SSE event ends the stream with
 ``Unexpected end of JSON input`` or ``Expected ',' or '}' after property value in JSON at
 position 66 (line 1 column 67)``), so the message text is part of the observable behaviour.
 Parsing itself uses the fast C parsers; only a failure walks the text once more to find the
@@ -10,277 +16,416 @@ first error the way V8's parser reports it (positions in UTF-16 code units).
 from __future__ import annotations
 
 import json
+import math
+import re
+from collections.abc import Mapping
 from typing import Any
 
 import msgspec
 
-__all__ = ["JsonSyntaxError", "js_json_parse", "js_number", "v8_json_error"]
+__all__ = [
+    "JsonParseError",
+    "js_field",
+    "js_number",
+    "js_stringify",
+    "js_text",
+    "normalize_numbers",
+    "parse_json",
+    "v8_json_parse_error",
+]
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-class JsonSyntaxError(ValueError):
-    """The text is not JSON; ``str(error)`` is V8's message."""
+def js_number(value: float) -> str:
+    """``String(value)`` of a JavaScript number (ECMAScript Number::toString)."""
+    if math.isnan(value) or math.isinf(value):
+        return "null"  # JSON.stringify writes non-finite numbers as null
+    if value == 0:
+        return "0"
+    sign = "-" if value < 0 else ""
+    mantissa, _, exponent_text = repr(abs(value)).partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    digits = (whole + fraction).lstrip("0")
+    # position of the decimal point relative to the first significant digit
+    point = len(whole) + (int(exponent_text) if exponent_text else 0)
+    leading_zeros = len(whole + fraction) - len((whole + fraction).lstrip("0"))
+    point -= leading_zeros
+    digits = digits.rstrip("0") or "0"
+    count = len(digits)
+    if count <= point <= 21:
+        text = digits + "0" * (point - count)
+    elif 0 < point <= 21:
+        text = digits[:point] + "." + digits[point:]
+    elif -6 < point <= 0:
+        text = "0." + "0" * (-point) + digits
+    else:
+        exponent = point - 1
+        text = digits[0] + ("." + digits[1:] if count > 1 else "") + ("e+" if exponent >= 0 else "e-")
+        text += str(abs(exponent))
+    return sign + text
 
 
-def js_number(value: Any) -> Any:
+def js_stringify(value: Any) -> str:
+    """``JSON.stringify(value)`` for JSON-shaped Python data (dict, list, str, numbers, bools, None)."""
+    parts: list[str] = []
+    _write(value, parts)
+    return "".join(parts)
+
+
+def _write(value: Any, out: list[str]) -> None:
+    if value is None:
+        out.append("null")
+    elif value is True:
+        out.append("true")
+    elif value is False:
+        out.append("false")
+    elif isinstance(value, str):
+        out.append(_string(value))
+    elif isinstance(value, int):
+        out.append(str(value))
+    elif isinstance(value, float):
+        out.append(js_number(value))
+    elif isinstance(value, dict):
+        out.append("{")
+        first = True
+        for key, item in value.items():
+            if not first:
+                out.append(",")
+            first = False
+            out.append(_string(str(key)))
+            out.append(":")
+            _write(item, out)
+        out.append("}")
+    elif isinstance(value, (list, tuple)):
+        out.append("[")
+        for index, item in enumerate(value):
+            if index:
+                out.append(",")
+            _write(item, out)
+        out.append("]")
+    else:
+        raise TypeError(f"Cannot encode {type(value).__name__} as JSON")
+
+
+def _string(text: str) -> str:
+    encoded = json.dumps(text, ensure_ascii=False)
+    if _LONE_SURROGATE.search(encoded) is None:
+        return encoded
+    # JSON.stringify writes an unpaired surrogate as an escape instead of failing
+    return _LONE_SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", encoded)
+
+
+def js_text(value: Any) -> str:
+    """``String(value)``: what a template literal or ``+`` makes of a JSON value."""
+    if value is None:
+        return "null"
+    if value is True or value is False:
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return value
+    if isinstance(value, float):
+        return js_number(value)
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, list):
+        return ",".join("" if item is None else js_text(item) for item in value)
+    return "[object Object]"
+
+
+def js_field(mapping: Mapping[str, Any], key: str) -> str:
+    """``String(mapping[key])``, ``"undefined"`` when the key is absent."""
+    return js_text(mapping[key]) if key in mapping else "undefined"
+
+
+# --------------------------------------------------------------------------- JSON.parse
+
+
+class JsonParseError(ValueError):
+    """Text ``JSON.parse`` refuses; ``str(error)`` is V8's message for it."""
+
+
+_fast_decode = msgspec.json.Decoder().decode
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(name)
+
+
+def _integer(text: str) -> int | float:
+    # Python refuses to convert integers of more than 4300 digits; JavaScript reads any
+    # integer as a double (Infinity once it overflows).
+    try:
+        return int(text)
+    except ValueError:
+        return float(text)
+
+
+_SLOW_DECODER = json.JSONDecoder(parse_constant=_no_constant, parse_int=_integer)
+
+
+def parse_json(text: str | bytes) -> Any:
+    """``JSON.parse(text)``: the value, or ``JsonParseError`` with V8's message.
+
+    msgspec parses the common case; text it refuses is checked against V8's grammar, which
+    also accepts what msgspec does not (lone surrogate escapes, numbers that overflow to
+    Infinity) before the standard library decodes it. Values keep Python's types (see
+    ``normalize_numbers``).
+    """
+    try:
+        return _fast_decode(text)
+    except msgspec.DecodeError:
+        source = text.decode("utf-8", "replace") if isinstance(text, bytes) else text
+        message = v8_json_parse_error(source)
+        if message:
+            raise JsonParseError(message) from None
+    return _SLOW_DECODER.decode(source)
+
+
+def normalize_numbers(value: Any) -> Any:
     """Integral floats become ints, recursively, as JavaScript numbers print (``1.0`` -> ``1``)."""
     if isinstance(value, float):
         return int(value) if value.is_integer() and abs(value) < 1e21 else value
     if isinstance(value, dict):
-        return {key: js_number(item) for key, item in value.items()}
+        return {key: normalize_numbers(item) for key, item in value.items()}
     if isinstance(value, list):
-        return [js_number(item) for item in value]
+        return [normalize_numbers(item) for item in value]
     return value
 
 
-_decode = msgspec.json.Decoder().decode
+# --------------------------------------------------------------------------- V8 JSON.parse errors
 
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(name)
-
-
-_STRICT_JSON = json.JSONDecoder(parse_constant=_reject_constant)
-
-
-def js_json_parse(text: str | bytes) -> Any:
-    """Parse like ``JSON.parse`` (values keep Python types; see ``js_number``)."""
-    try:
-        return _decode(text)
-    except msgspec.DecodeError:
-        source = text.decode("utf-8", "replace") if isinstance(text, bytes) else text
-    message = v8_json_error(source)
-    if message:
-        raise JsonSyntaxError(message)
-    # Valid JSON msgspec refuses (a lone surrogate escape, a number beyond float range).
-    try:
-        return _STRICT_JSON.decode(source)
-    except ValueError:
-        raise JsonSyntaxError("Unexpected end of JSON input") from None
-
-
-# --------------------------------------------------------------------------- V8's error text
-
-_MAX_CONTEXT = 10
-_MIN_LENGTH_FOR_CONTEXT = 21
-_SPECIAL_SOURCES = frozenset({"NaN", "Infinity", "undefined", "[object Object]"})
-_HEX = frozenset("0123456789abcdefABCDEF")
+_JSON_WHITESPACE = " \t\n\r"
+_SPECIAL_SOURCES = frozenset({"[object Object]", "undefined", "Infinity", "NaN"})
 _ESCAPES = frozenset('"\\/bfnrtu')
+_HEX = frozenset("0123456789abcdefABCDEF")
+_CONTEXT = 10
+_SHORT_SOURCE = 20
 
 
-class _Failure(Exception):
-    def __init__(self, message: str) -> None:
-        self.message = message
+class _V8Error(Exception):
+    def __init__(self, position: int, template: str | None, token: str) -> None:
+        super().__init__(template)
+        self.position = position
+        self.template = template
+        self.token = token
+        """``eos``, ``number``, ``string`` or ``char``: the token V8 found where it failed."""
 
 
-def _units(text: str) -> str:
-    """The text as UTF-16 code units (characters beyond the BMP become surrogate pairs)."""
-    if text.isascii():
-        return text
-    return "".join(
-        chr(0xD800 + ((ord(c) - 0x10000) >> 10)) + chr(0xDC00 + ((ord(c) - 0x10000) & 0x3FF))
-        if ord(c) > 0xFFFF
-        else c
-        for c in text
-    )
+def v8_json_parse_error(text: str) -> str:
+    """The message of the ``SyntaxError`` V8's ``JSON.parse(text)`` throws (Node 22).
+
+    Pi reports these verbatim when an event's data is not JSON. Valid JSON gets an empty string.
+    """
+    parser = _V8Parser(_as_code_units(text))
+    try:
+        parser.parse()
+    except _V8Error as error:
+        return _v8_message(parser.chars, error)
+    return ""
 
 
-class _Parser:
-    def __init__(self, source: str) -> None:
-        self.s = _units(source)
-        self.n = len(self.s)
-        self.i = 0
+def _as_code_units(text: str) -> list[str]:
+    """The text as UTF-16 code units (one list item each), as V8 indexes it."""
+    if all(ord(char) < 0x10000 for char in text):
+        return list(text)
+    data = text.encode("utf-16-le", "surrogatepass")
+    return [data[i : i + 2].decode("utf-16-le", "surrogatepass") for i in range(0, len(data), 2)]
 
-    def at_position(self, template: str, position: int, where: str = " in JSON") -> _Failure:
-        line = 1
-        line_start = 0
-        index = 0
-        s = self.s
-        while index < position:
-            char = s[index]
-            if char == "\r" and index + 1 < position and s[index + 1] == "\n":
-                index += 1
-            if char in "\r\n":
-                line += 1
-                line_start = index + 1
+
+def _v8_message(chars: list[str], error: _V8Error) -> str:
+    position = error.position
+    line = 1
+    line_start = 0
+    index = 0
+    while index < position:
+        char = chars[index]
+        if char == "\r" and index < position - 1 and chars[index + 1] == "\n":
             index += 1
-        column = position - line_start + 1
-        return _Failure(f"{template}{where} at position {position} (line {line} column {column})")
+            char = "\n"
+        if char in "\r\n":
+            line += 1
+            line_start = index + 1
+        index += 1
+    where = f"at position {position} (line {line} column {1 + index - line_start})"
+    if error.template is not None:
+        return f"{error.template} {where}"
+    if error.token == "eos":
+        return "Unexpected end of JSON input"
+    if error.token == "number":
+        return f"Unexpected number in JSON {where}"
+    if error.token == "string":
+        return f"Unexpected string in JSON {where}"
+    whole = _join(chars)
+    if whole in _SPECIAL_SOURCES:
+        return f'"{whole}" is not valid JSON'
+    token = chars[position] if position < len(chars) else ""
+    if len(chars) <= _SHORT_SOURCE:
+        return f"Unexpected token '{token}', \"{whole}\" is not valid JSON"
+    if position < _CONTEXT:
+        return f"Unexpected token '{token}', \"{_join(chars[: position + _CONTEXT])}\"... is not valid JSON"
+    if position < len(chars) - _CONTEXT:
+        snippet = _join(chars[position - _CONTEXT : position + _CONTEXT])
+        return f"Unexpected token '{token}', ...\"{snippet}\"... is not valid JSON"
+    return f"Unexpected token '{token}', ...\"{_join(chars[position - _CONTEXT :])}\" is not valid JSON"
 
-    @staticmethod
-    def _text(units: str) -> str:
-        """Code units back to text (surrogate pairs rejoined; a cut pair stays a lone surrogate)."""
-        if units.isascii():
-            return units
-        return units.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
 
-    def unexpected(self, position: int) -> _Failure:
-        if position >= self.n:
-            return _Failure("Unexpected end of JSON input")
-        s = self.s
-        token = s[position]
-        if token == '"':
-            return self.at_position("Unexpected string", position)
-        if token == "-" or token.isdigit():
-            return self.at_position("Unexpected number", position)
-        if s in _SPECIAL_SOURCES:
-            return _Failure(f'"{s}" is not valid JSON')
-        if self.n < _MIN_LENGTH_FOR_CONTEXT:
-            return _Failure(f"Unexpected token '{token}', \"{self._text(s)}\" is not valid JSON")
-        if position < _MAX_CONTEXT:
-            context = f'"{self._text(s[: position + _MAX_CONTEXT])}"...'
-        elif position >= self.n - _MAX_CONTEXT:
-            context = f'..."{self._text(s[position - _MAX_CONTEXT :])}"'
+def _join(units: list[str]) -> str:
+    """Code units back to text, re-pairing surrogates that belong together."""
+    text = "".join(units)
+    if not any("\ud800" <= unit <= "\udfff" for unit in units):
+        return text
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+
+
+class _V8Parser:
+    """A validating JSON scanner that fails where, and how, V8's ``JsonParser`` fails."""
+
+    __slots__ = ("chars", "end", "pos")
+
+    def __init__(self, chars: list[str]) -> None:
+        self.chars = chars
+        self.end = len(chars)
+        self.pos = 0
+
+    def _peek_char(self) -> str:
+        return self.chars[self.pos] if self.pos < self.end else ""
+
+    def _skip_ws(self) -> str:
+        while self.pos < self.end and self.chars[self.pos] in _JSON_WHITESPACE:
+            self.pos += 1
+        return self._peek_char()
+
+    def _unexpected(self, template: str | None = None) -> _V8Error:
+        """An error at the cursor, classified by the JSON token the character there starts."""
+        char = self._peek_char()
+        if char == "":
+            token = "eos"
+        elif char in "-0123456789":
+            token = "number"
+        elif char == '"':
+            token = "string"
         else:
-            context = f'..."{self._text(s[position - _MAX_CONTEXT : position + _MAX_CONTEXT])}"...'
-        return _Failure(f"Unexpected token '{token}', {context} is not valid JSON")
+            token = "char"
+        return _V8Error(self.pos, template, token)
 
-    def expect(self, template: str) -> _Failure:
-        return self.at_position(template, self.i)
+    def _expect(self, char: str, template: str) -> None:
+        if self._skip_ws() != char:
+            raise self._unexpected(template)
+        self.pos += 1
 
-    def skip(self) -> None:
-        s = self.s
-        while self.i < self.n and s[self.i] in " \t\n\r":
-            self.i += 1
+    def parse(self) -> None:
+        self._value()
+        if self._skip_ws() != "":
+            raise self._unexpected("Unexpected non-whitespace character after JSON")
 
-    def value(self) -> None:
-        self.skip()
-        if self.i >= self.n:
-            raise _Failure("Unexpected end of JSON input")
-        char = self.s[self.i]
+    def _value(self) -> None:
+        char = self._skip_ws()
         if char == '"':
-            self.string()
+            self.pos += 1
+            self._string()
+        elif char != "" and char in "-0123456789":
+            self._number()
         elif char == "{":
-            self.obj()
+            self.pos += 1
+            if self._skip_ws() == "}":
+                self.pos += 1
+                return
+            self._expect('"', "Expected property name or '}' in JSON")
+            self._string()
+            self._expect(":", "Expected ':' after property name in JSON")
+            while True:
+                self._value()
+                if self._skip_ws() == ",":
+                    self.pos += 1
+                    self._expect('"', "Expected double-quoted property name in JSON")
+                    self._string()
+                    self._expect(":", "Expected ':' after property name in JSON")
+                    continue
+                self._expect("}", "Expected ',' or '}' after property value in JSON")
+                return
         elif char == "[":
-            self.arr()
-        elif char == "-" or char.isdigit():
-            self.number()
-        elif char in "tfn":
-            self.literal({"t": "true", "f": "false", "n": "null"}[char])
+            self.pos += 1
+            if self._skip_ws() == "]":
+                self.pos += 1
+                return
+            while True:
+                self._value()
+                if self._skip_ws() == ",":
+                    self.pos += 1
+                    continue
+                self._expect("]", "Expected ',' or ']' after array element in JSON")
+                return
+        elif char in ("t", "f", "n"):
+            self._literal({"t": "true", "f": "false", "n": "null"}[char])
         else:
-            raise self.unexpected(self.i)
+            raise self._unexpected()
 
-    def literal(self, word: str) -> None:
-        for expected in word:
-            if self.i >= self.n:
-                raise _Failure("Unexpected end of JSON input")
-            if self.s[self.i] != expected:
-                raise self.unexpected(self.i)
-            self.i += 1
+    def _literal(self, word: str) -> None:
+        self.pos += 1
+        for expected in word[1:]:
+            if self.pos >= self.end:
+                raise _V8Error(self.pos, None, "eos")
+            if self.chars[self.pos] != expected:
+                raise self._unexpected()
+            self.pos += 1
 
-    def number(self) -> None:
-        s = self.s
-        if s[self.i] == "-":
-            self.i += 1
-            if self.i >= self.n or not s[self.i].isdigit():
-                raise self.expect("No number after minus sign")
-        if s[self.i] == "0":
-            self.i += 1
-            if self.i < self.n and s[self.i].isdigit():
-                raise self.unexpected(self.i)
-        else:
-            while self.i < self.n and s[self.i].isdigit():
-                self.i += 1
-        if self.i < self.n and s[self.i] == ".":
-            self.i += 1
-            if self.i >= self.n or not s[self.i].isdigit():
-                raise self.expect("Unterminated fractional number")
-            while self.i < self.n and s[self.i].isdigit():
-                self.i += 1
-        if self.i < self.n and s[self.i] in "eE":
-            self.i += 1
-            if self.i < self.n and s[self.i] in "+-":
-                self.i += 1
-            if self.i >= self.n or not s[self.i].isdigit():
-                raise self.expect("Exponent part is missing a number")
-            while self.i < self.n and s[self.i].isdigit():
-                self.i += 1
-
-    def string(self) -> None:
-        s = self.s
-        self.i += 1
+    def _string(self) -> None:
+        chars = self.chars
         while True:
-            if self.i >= self.n:
-                raise self.expect("Unterminated string")
-            char = s[self.i]
+            if self.pos >= self.end:
+                raise _V8Error(self.pos, "Unterminated string in JSON", "char")
+            char = chars[self.pos]
             if char == '"':
-                self.i += 1
+                self.pos += 1
                 return
             if char == "\\":
-                self.i += 1
-                if self.i >= self.n:
-                    raise _Failure("Unexpected end of JSON input")
-                escape = s[self.i]
+                self.pos += 1
+                if self.pos >= self.end:
+                    raise _V8Error(self.pos, None, "eos")
+                escape = chars[self.pos]
+                if ord(escape) > 0xFF:
+                    raise self._unexpected()
                 if escape not in _ESCAPES:
-                    raise self.expect("Bad escaped character")
+                    raise _V8Error(self.pos, "Bad escaped character in JSON", "char")
                 if escape == "u":
                     for _ in range(4):
-                        self.i += 1
-                        if self.i >= self.n or s[self.i] not in _HEX:
-                            raise self.expect("Bad Unicode escape")
-                self.i += 1
+                        self.pos += 1
+                        if self.pos >= self.end or chars[self.pos] not in _HEX:
+                            raise _V8Error(self.pos, "Bad Unicode escape in JSON", "char")
+                self.pos += 1
                 continue
             if ord(char) < 0x20:
-                raise self.expect("Bad control character in string literal")
-            self.i += 1
+                raise _V8Error(self.pos, "Bad control character in string literal in JSON", "char")
+            self.pos += 1
 
-    def obj(self) -> None:
-        self.i += 1
-        self.skip()
-        if self.i < self.n and self.s[self.i] == "}":
-            self.i += 1
-            return
-        first = True
-        while True:
-            self.skip()
-            if self.i >= self.n or self.s[self.i] != '"':
-                raise self.expect(
-                    "Expected property name or '}'" if first else "Expected double-quoted property name"
-                )
-            self.string()
-            self.skip()
-            if self.i >= self.n or self.s[self.i] != ":":
-                raise self.expect("Expected ':' after property name")
-            self.i += 1
-            self.value()
-            self.skip()
-            if self.i < self.n and self.s[self.i] == ",":
-                self.i += 1
-                first = False
-                continue
-            if self.i < self.n and self.s[self.i] == "}":
-                self.i += 1
-                return
-            raise self.expect("Expected ',' or '}' after property value")
+    def _digits(self) -> None:
+        while self.pos < self.end and self.chars[self.pos] in "0123456789":
+            self.pos += 1
 
-    def arr(self) -> None:
-        self.i += 1
-        self.skip()
-        if self.i < self.n and self.s[self.i] == "]":
-            self.i += 1
-            return
-        while True:
-            self.value()
-            self.skip()
-            if self.i < self.n and self.s[self.i] == ",":
-                self.i += 1
-                continue
-            if self.i < self.n and self.s[self.i] == "]":
-                self.i += 1
-                return
-            raise self.expect("Expected ',' or ']' after array element")
-
-
-def v8_json_error(source: str) -> str:
-    """The message of the ``SyntaxError`` Node 22's ``JSON.parse(source)`` throws ("" if none)."""
-    parser = _Parser(source)
-    try:
-        parser.value()
-        parser.skip()
-        if parser.i < parser.n:
-            raise parser.at_position("Unexpected non-whitespace character after JSON", parser.i, "")
-    except _Failure as failure:
-        return failure.message
-    except RecursionError:
-        return "Maximum call stack size exceeded"
-    return ""
+    def _number(self) -> None:
+        chars = self.chars
+        if chars[self.pos] == "-":
+            self.pos += 1
+        char = self._peek_char()
+        if char == "0":
+            self.pos += 1
+            if self._peek_char() in tuple("0123456789"):
+                raise self._unexpected()
+        else:
+            start = self.pos
+            self._digits()
+            if self.pos == start:
+                raise _V8Error(self.pos, "No number after minus sign in JSON", "char")
+        if self._peek_char() == ".":
+            self.pos += 1
+            if self._peek_char() not in tuple("0123456789"):
+                raise _V8Error(self.pos, "Unterminated fractional number in JSON", "char")
+            self._digits()
+        if self._peek_char() in ("e", "E"):
+            self.pos += 1
+            if self._peek_char() in ("-", "+"):
+                self.pos += 1
+            if self._peek_char() not in tuple("0123456789"):
+                raise _V8Error(self.pos, "Exponent part is missing a number in JSON", "char")
+            self._digits()

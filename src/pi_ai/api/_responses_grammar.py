@@ -10,7 +10,7 @@ from typing import Any
 
 from pi_ai._context import Tool
 from pi_ai.api._constrained import resolve_grammar
-from pi_ai.api._responses_js import js_stringify
+from pi_ai.api._js_json import js_stringify
 
 
 def grammar_tool_input_properties(

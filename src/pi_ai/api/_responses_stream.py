@@ -29,8 +29,8 @@ from pi_ai._events import (
 from pi_ai._messages import AssistantMessage, TextContent, ThinkingContent, ToolCall, Usage
 from pi_ai._model import Model, calculate_cost
 from pi_ai._partial_json import PartialJson, parse_streaming_json
+from pi_ai.api._js_json import js_field, js_stringify, js_text
 from pi_ai.api._responses_grammar import GrammarInputBuffer, append_grammar_tool_input_json_delta
-from pi_ai.api._responses_js import js_field, js_stringify, js_text
 
 
 class ResponsesStreamError(Exception):

@@ -59,7 +59,7 @@ from pi_ai.api._http import (
     join_url,
     open_stream,
 )
-from pi_ai.api._js_json import JsonSyntaxError, js_json_parse, js_number
+from pi_ai.api._js_json import JsonParseError, normalize_numbers, parse_json
 
 __all__ = ["API", "OPTIONS", "AnthropicOptions", "stream", "stream_simple"]
 
@@ -99,12 +99,12 @@ _MESSAGE_EVENTS = frozenset(
 def _parse_event(data: str) -> Any:
     """Pi's ``parseJsonWithRepair`` with ``JSON.parse``'s error texts."""
     try:
-        return js_json_parse(data)
-    except JsonSyntaxError:
+        return parse_json(data)
+    except JsonParseError:
         repaired = repair_json(data)
         if repaired == data:
             raise
-        return js_json_parse(repaired)
+        return parse_json(repaired)
 
 
 def _map_stop_reason(reason: str, details: Any) -> tuple[str, str | None]:
@@ -351,7 +351,7 @@ async def _consume(
                             ToolCall(
                                 id=content_block.get("id") or "",
                                 name=from_claude_code_name(name, context.tools) if oauth else name,
-                                arguments=js_number(tool_input) if tool_input is not None else {},
+                                arguments=normalize_numbers(tool_input) if tool_input is not None else {},
                             ),
                         )
                         parsers[position] = PartialJson()

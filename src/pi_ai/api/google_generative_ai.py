@@ -48,8 +48,8 @@ from pi_ai.api._http import (
     merge_headers,
     open_stream,
 )
+from pi_ai.api._js_json import JsonParseError, js_stringify, js_text, parse_json
 from pi_ai.api._responses_convert import build_base_options
-from pi_ai.api._responses_js import JsonParseError, js_stringify, js_text, parse_json
 
 API_NAME = "google-generative-ai"
 SDK_LABEL = "google-genai-sdk/1.52.0"

@@ -61,7 +61,7 @@ from pi_ai.api._http import (
     openai_error_text,
     openai_sdk_message,
 )
-from pi_ai.api._js_json import js_json_parse
+from pi_ai.api._js_json import parse_json
 
 __all__ = ["API", "OPTIONS", "OpenAICompletionsOptions", "stream", "stream_simple"]
 
@@ -434,7 +434,7 @@ async def _consume(response: StreamResponse, parser: _Parser) -> None:
                 try:
                     chunk = _decode(data)
                 except msgspec.DecodeError:
-                    chunk = js_json_parse(data)  # raises with JSON.parse's message
+                    chunk = parse_json(data)  # raises with JSON.parse's message
                 if isinstance(chunk, dict):
                     if chunk.get("error"):
                         raise _StreamError(chunk["error"])

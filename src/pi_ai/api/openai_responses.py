@@ -35,6 +35,7 @@ from pi_ai.api._http import (
     openai_error_text,
     openai_sdk_message,
 )
+from pi_ai.api._js_json import js_stringify, parse_json
 from pi_ai.api._responses_convert import (
     OPENAI_TOOL_CALL_PROVIDERS,
     ConvertOptions,
@@ -45,7 +46,6 @@ from pi_ai.api._responses_convert import (
     split_deferred_tools,
 )
 from pi_ai.api._responses_grammar import grammar_tool_input_properties
-from pi_ai.api._responses_js import js_stringify, parse_json
 from pi_ai.api._responses_stream import ResponsesStreamError, ResponsesStreamProcessor
 
 API_NAME = "openai-responses"

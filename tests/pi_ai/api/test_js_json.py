@@ -1,5 +1,5 @@
-"""JavaScript-compatible text used on the wire: ``JSON.stringify`` numbers and strings, and
-V8's ``JSON.parse`` error messages, checked against the Node runtime Pi runs on."""
+"""JavaScript-compatible JSON used on the wire: ``JSON.stringify`` numbers and strings, and
+``JSON.parse`` with V8's error messages, checked against the Node runtime Pi runs on."""
 
 from __future__ import annotations
 
@@ -12,8 +12,15 @@ from pathlib import Path
 
 import pytest
 
+from pi_ai.api._js_json import (
+    JsonParseError,
+    js_number,
+    js_stringify,
+    normalize_numbers,
+    parse_json,
+    v8_json_parse_error,
+)
 from pi_ai.api._responses_grammar import GrammarInputBuffer, append_grammar_tool_input_json_delta
-from pi_ai.api._responses_js import JsonParseError, js_number, js_stringify, parse_json, v8_json_parse_error
 from tests.support.oracle import oracle_home, require_live_oracle
 
 RECORDED = {
@@ -54,6 +61,20 @@ def test_parse_json_accepts_what_json_parse_accepts() -> None:
     assert parse_json('"\\ud83d"') == "\ud83d"  # lone surrogate escapes are valid JSON
     assert parse_json('{"a":[1,2.5,-0,true,null]}') == {"a": [1, 2.5, 0, True, None]}
     assert v8_json_parse_error('{"ok": [1, {"b": "\\u00e9"}]}') == ""
+    assert parse_json("1" * 5000) == math.inf  # beyond Python's int digit limit: a double, as in JS
+    assert parse_json(b'{"a":"\xc3\xa9"}') == {"a": "\u00e9"}
+    with pytest.raises(JsonParseError, match=r"^Unexpected end of JSON input$"):
+        parse_json(b'{"a":')
+
+
+def test_normalize_numbers() -> None:
+    assert normalize_numbers({"a": [1.0, 2.5, {"b": -0.0}], "c": 1e21, "d": "1.0", "e": True}) == {
+        "a": [1, 2.5, {"b": 0}],
+        "c": 1e21,
+        "d": "1.0",
+        "e": True,
+    }
+    assert type(normalize_numbers(3.0)) is int
 
 
 def _mutations(count: int, seed: int) -> list[str]:
@@ -88,9 +109,9 @@ def _node() -> Path:
     return node
 
 
-def test_v8_messages_match_node_on_mutated_json() -> None:
+def _node_errors(texts: list[str]) -> list[str]:
+    """``JSON.parse(text)``'s error message for each text in Node ("" when it parses)."""
     node = _node()
-    texts = _mutations(1500, seed=5)
     script = (
         "const t=JSON.parse(require('fs').readFileSync(0,'utf8'));"
         "console.log(JSON.stringify(t.map(s=>{try{JSON.parse(s);return ''}catch(e){return e.message}})))"
@@ -98,13 +119,61 @@ def test_v8_messages_match_node_on_mutated_json() -> None:
     done = subprocess.run(
         [str(node), "-e", script], input=json.dumps(texts).encode(), capture_output=True, check=True
     )
-    expected = json.loads(done.stdout)
+    result: list[str] = json.loads(done.stdout)
+    return result
+
+
+def test_v8_messages_match_node_on_mutated_json() -> None:
+    texts = _mutations(1500, seed=5)
+    expected = _node_errors(texts)
     mismatches = [
         (t, e, v8_json_parse_error(t))
         for t, e in zip(texts, expected, strict=True)
         if v8_json_parse_error(t) != e
     ]
     assert mismatches == []
+
+
+@pytest.mark.oracle
+def test_parse_json_fails_like_node_on_event_data() -> None:
+    rnd = random.Random(11)
+    base = [
+        '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"héllo 😀"}}',
+        '[1, -2.5, true, false, null, "a\\u00e9\\n", {"k": []}]',
+        '{"a":\n[1,\r\n2]}',
+    ]
+    texts = [
+        "",
+        " ",
+        "x",
+        "{",
+        "NaN",
+        "undefined",
+        "tru",
+        "nul}",
+        '{"a":01}',
+        '{"a" :1,}',
+        "[1,]",
+        '{"a":}',
+        "q" * 40,
+    ]
+    for sample in base:
+        for _ in range(40):
+            at = rnd.randint(0, len(sample))
+            roll = rnd.random()
+            if roll < 0.4:
+                texts.append(sample[:at])
+            elif roll < 0.7:
+                texts.append(sample[:at] + rnd.choice('x}]{[,:"\\\x01 0-.eE\n') + sample[at:])
+            else:
+                texts.append(sample[:at] + sample[at + 1 :])
+    for text, message in zip(texts, _node_errors(texts), strict=True):
+        if not message:
+            parse_json(text)
+        else:
+            with pytest.raises(JsonParseError) as caught:
+                parse_json(text)
+            assert str(caught.value) == message, text
 
 
 def test_numbers_and_strings_print_like_javascript() -> None:
