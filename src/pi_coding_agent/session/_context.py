@@ -69,6 +69,9 @@ class EntryTree(Protocol):
     @property
     def by_id(self) -> Mapping[str, int]: ...
     def entries(self, indices: Sequence[int]) -> list[SessionEntry]: ...
+    def parent_positions(self) -> Sequence[int | None]:
+        """The position of each entry's parent (``resolve_parents``)."""
+        ...
 
 
 class _Last:
@@ -95,21 +98,35 @@ def path_positions(tree: EntryTree, leaf: LeafArg) -> list[int]:
     return walk_up(tree, start)
 
 
+def resolve_parents(parents: Sequence[str | None], by_id: Mapping[str, int]) -> list[int | None]:
+    """The position each ``parentId`` resolves to; ``None`` for a root or a missing parent.
+
+    Resolved once for the whole file (a dict lookup per entry at C speed), so a walk up a
+    long branch only follows integers.
+    """
+    # by_id.get(None) is None: a null parentId resolves to nothing, as it should.
+    positions: list[int | None] = list(map(by_id.get, parents))  # type: ignore[arg-type]
+    if "" in by_id:
+        # An empty parentId is a root, as in Pi, even if some entry has the id "".
+        positions = [
+            None if parent == "" else found for parent, found in zip(parents, positions, strict=True)
+        ]
+    return positions
+
+
 def walk_up(tree: EntryTree, start: int | None) -> list[int]:
     path: list[int] = []
     if start is None:
         return path
     record = path.append
-    parents = tree.parents
-    lookup = tree.by_id.get
+    up = tree.parent_positions()
     current = start
-    for _ in range(len(parents)):
+    for _ in range(len(up)):
         record(current)
-        parent = parents[current]
-        found = lookup(parent) if parent else None
-        if found is None:
+        parent = up[current]
+        if parent is None:
             break
-        current = found
+        current = parent
     else:
         return _cut_cycle(path)  # more steps than entries: the parents loop
     path.reverse()
@@ -140,7 +157,7 @@ def context_positions(tree: EntryTree, path: list[int]) -> list[int]:
         return path
     compaction = tree.entries([path[compaction_at]])[0]
     first_kept = _first_kept_id(compaction)
-    path_ids = [ids[index] for index in path]
+    path_ids = list(map(ids.__getitem__, path))
     # Pi looks the compaction up again by id: with a duplicated id the first one wins.
     compaction_at = path_ids.index(ids[path[compaction_at]])
     result = [path[compaction_at]]
@@ -291,8 +308,12 @@ def build_context(tree: EntryTree, leaf: LeafArg) -> SessionContext:
     entries = tree.entries(positions)
     thinking, model = settings_of(tree, path)
     messages: list[AgentMessage] = []
+    append, extend = messages.append, messages.extend
     for entry in entries:
-        messages += entry_messages(entry)
+        if isinstance(entry, MessageEntry):
+            append(entry.message)
+        else:
+            extend(entry_messages(entry))
     return SessionContext(messages=messages, thinking_level=thinking, model=model)
 
 
@@ -313,8 +334,15 @@ class ListTree:
             where = {id(entry): index for index, entry in enumerate(self._entries)}
             self.by_id = {key: where[id(value)] for key, value in by_id.items() if id(value) in where}
 
+        self._parent_positions: list[int | None] | None = None
+
     def entries(self, indices: Sequence[int]) -> list[SessionEntry]:
-        return [self._entries[index] for index in indices]
+        return list(map(self._entries.__getitem__, indices))
+
+    def parent_positions(self) -> list[int | None]:
+        if self._parent_positions is None:
+            self._parent_positions = resolve_parents(self.parents, self.by_id)
+        return self._parent_positions
 
 
 def build_session_context(

@@ -13,7 +13,6 @@ Lines of an unknown type, or of a known type whose fields do not validate, becom
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeAlias, cast
 
@@ -238,14 +237,13 @@ _decoders = _DecoderCache()
 _EXTRA_ATTRS = ("_pi_extra", "_pi_has_extra")
 
 
-def decode_entry_fast(lines: Sequence[bytes | memoryview]) -> list[SessionEntry] | None:
-    """Decode many well-formed lines at msgspec speed; ``None`` if any line needs care."""
-    decoder, _ = _decoders.get()
-    try:
-        decoded = list(map(decoder.decode, lines))
-    except (msgspec.ValidationError, msgspec.DecodeError):
-        return None
-    return decoded
+def entry_decoder() -> msgspec.json.Decoder[Any]:
+    """The decoder of whole well-formed entry lines for the roles registered now.
+
+    It raises on any line that needs care (unknown keys or type, fields that do not
+    validate); ``decode_entry`` reads such lines.
+    """
+    return _decoders.get()[0]
 
 
 def decode_entry(line: bytes | memoryview | str, problems: list[str] | None = None) -> SessionEntry:
@@ -255,9 +253,12 @@ def decode_entry(line: bytes | memoryview | str, problems: list[str] | None = No
     reads it (without validation) into an ``OpaqueEntry`` or, for messages, a
     ``MessageEntry`` holding an ``OpaqueMessage``; the reason is added to ``problems``.
     """
-    fast = decode_entry_fast([line if not isinstance(line, str) else line.encode()])
-    if fast is not None:
-        return fast[0]
+    try:
+        entry: SessionEntry = entry_decoder().decode(line)
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        pass
+    else:
+        return entry
     data = msgspec.json.decode(line)
     return entry_from_dict(data, problems)
 

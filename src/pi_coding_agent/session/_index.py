@@ -18,13 +18,13 @@ from __future__ import annotations
 import gc
 import os
 from array import array
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import repeat
-from operator import attrgetter, sub
-from typing import Any, Literal
+from operator import add, attrgetter, sub
+from typing import Any, Literal, get_args
 
 import msgspec
 
@@ -53,8 +53,21 @@ class SessionProblem:
         return f"{self.path}:{self.line}: {self.message}"
 
 
+_EntryType = Literal[
+    "message",
+    "thinking_level_change",
+    "model_change",
+    "compaction",
+    "branch_summary",
+    "custom",
+    "custom_message",
+    "label",
+    "session_info",
+]
+
+
 class _Probe(msgspec.Struct, gc=False):
-    """The only fields read from every line when a file is indexed."""
+    """The only fields read from a line that needs a closer look (see ``_line``)."""
 
     type: Any = None
     id: Any = None
@@ -63,24 +76,28 @@ class _Probe(msgspec.Struct, gc=False):
     label: Any = None
 
 
+class _EntryProbe(msgspec.Struct, gc=False):
+    """The fields read from every line of a well-formed chunk.
+
+    Typed, so msgspec itself checks what ``_line`` checks by hand: a line that is not an
+    entry of a known type with a string ``id`` and a string or null ``parentId`` fails the
+    whole chunk, which is then read line by line. A known ``type`` decodes to the one
+    string object of the ``Literal``, so 100,000 entries share nine type strings.
+    """
+
+    type: _EntryType
+    id: str
+    parentId: str | None = None
+    targetId: Any = None
+    label: Any = None
+
+
 _PROBE = msgspec.json.Decoder(_Probe)
+_ENTRY_PROBES = msgspec.json.Decoder(_EntryProbe)
 _TYPE = attrgetter("type")
 _ID = attrgetter("id")
 _PARENT = attrgetter("parentId")
-_KNOWN_TYPES = {
-    name: name
-    for name in (
-        "message",
-        "thinking_level_change",
-        "model_change",
-        "compaction",
-        "branch_summary",
-        "custom",
-        "custom_message",
-        "label",
-        "session_info",
-    )
-}
+_KNOWN_TYPES = {name: name for name in get_args(_EntryType)}
 
 
 @contextmanager
@@ -122,6 +139,8 @@ class FileIndex:
         self.size = 0
         self.torn_tail = False
         """The file does not end with a newline."""
+        self.indexed = 0
+        """How many entries (the first ones) were read from the file by ``scan``."""
 
     # ------------------------------------------------------------------ reading
 
@@ -149,49 +168,59 @@ class FileIndex:
                 offset += end
                 filled = rest
             self.size = offset
+        self.indexed = len(self.ids)
         return self
 
     def _chunk(self, buffer: bytearray, end: int, offset: int, first_line: int, final: bool) -> int:
         """Index the lines of ``buffer[:end]``; returns how many lines there were."""
         self.torn_tail = final and buffer[end - 1] != 0x0A
-        if self.header is None or self.torn_tail:
-            return self._slow(buffer, end, offset, first_line)
-        lines = self._fast(buffer, end, offset, first_line)
-        return lines if lines else self._slow(buffer, end, offset, first_line)
+        begin, line = 0, first_line
+        if self.header is None:
+            begin, line = self._slow(buffer, 0, end, offset, line, until_header=True)
+        # A torn last line has no newline: it is left to the careful reader.
+        cut = buffer.rfind(b"\n", begin, end) + 1 if self.torn_tail else end
+        if begin < cut and not self.not_a_session:
+            lines = self._fast(buffer, begin, cut, offset, line)
+            if lines:
+                begin, line = cut, line + lines
+        if begin < end and not self.not_a_session:
+            begin, line = self._slow(buffer, begin, end, offset, line)
+        return line - first_line
 
-    def _fast(self, buffer: bytearray, end: int, offset: int, first_line: int) -> int:
-        """All lines in one msgspec call; 0 (nothing recorded) if the chunk needs care."""
+    def _fast(self, buffer: bytearray, begin: int, end: int, offset: int, first_line: int) -> int:
+        """All lines of ``buffer[begin:end]`` (each ending with a newline) in one msgspec call.
+
+        Returns how many lines there were, or 0 (nothing recorded) if the chunk needs care.
+        """
+        # Every line must start with "{" and end with "}". Then no value can run on into
+        # the next line ("}" then "{" never follows inside JSON), so as many values as
+        # lines means exactly one value on each line.
         starts: list[int] = []
         record = starts.append
         find = buffer.find
-        position = 0
+        position = begin
         while position < end:
             if buffer[position] != 0x7B:
                 return 0  # a blank line, or a line not starting with "{"
-            record(offset + position)
+            record(position)
             position = find(b"\n", position, end) + 1
+            if buffer[position - 2] != 0x7D:
+                return 0  # a line not ending with "}" (trailing space or "\r", or not JSON)
         try:
-            with memoryview(buffer) as view, view[:end] as region:
-                probes = _PROBE.decode_lines(region)
+            with memoryview(buffer) as view, view[begin:end] as region:
+                probes = _ENTRY_PROBES.decode_lines(region)
         except (msgspec.DecodeError, msgspec.ValidationError):
             return 0
         lines = len(starts)
         if len(probes) != lines:
             return 0  # a line holding more than one JSON value, or one spread over lines
-        types = list(map(_TYPE, probes))
-        ids = list(map(_ID, probes))
-        parents = list(map(_PARENT, probes))
-        if (
-            set(map(type, ids)) != {str}
-            or not set(map(type, types)) <= {str}
-            or not set(map(type, parents)) <= {str, type(None)}
-            or "session" in types
-        ):
-            return 0
         base = len(self.ids)
-        self.ids += ids
-        self.parents += parents
-        self.types += map(_KNOWN_TYPES.get, types, types)  # share one string per type
+        self.ids += map(_ID, probes)
+        self.parents += map(_PARENT, probes)
+        types = list(map(_TYPE, probes))
+        self.types += types
+        if offset:
+            starts = list(map(add, starts, repeat(offset)))
         self.starts.extend(starts)
         starts.append(offset + end)
         self.ends.extend(map(sub, starts[1:], repeat(1)))
@@ -202,8 +231,21 @@ class FileIndex:
                     self._remember(base + position, probes[position])
         return lines
 
-    def _slow(self, buffer: bytearray, end: int, offset: int, first_line: int) -> int:
-        start = 0
+    def _slow(
+        self,
+        buffer: bytearray,
+        begin: int,
+        end: int,
+        offset: int,
+        first_line: int,
+        *,
+        until_header: bool = False,
+    ) -> tuple[int, int]:
+        """Index ``buffer[begin:end]`` line by line; returns where it stopped and the next line number.
+
+        ``until_header`` stops after the line that decided what the file is.
+        """
+        start = begin
         number = first_line
         with memoryview(buffer) as view:
             while start < end and not self.not_a_session:
@@ -213,21 +255,25 @@ class FileIndex:
                     self._line(text, offset + start, offset + stop, number, tail=newline < 0)
                 start = stop + 1
                 number += 1
-        return number - first_line
+                if until_header and (self.header is not None or self.not_a_session):
+                    break
+        return min(start, end), number
 
     def _line(self, text: memoryview, start: int, stop: int, number: int, tail: bool) -> None:
         try:
             probe = _PROBE.decode(text)
         except msgspec.ValidationError:
-            self._not_an_object(text, number)
+            # Not an object, or something that only starts like JSON ('"a":1}' stops at
+            # the colon): decoding it as any value tells which.
+            try:
+                value = msgspec.json.decode(text)
+            except msgspec.DecodeError as error:
+                self._unparsable(text, number, tail, error)
+            else:
+                self._not_an_object(value, text, number)
             return
         except msgspec.DecodeError as error:
-            if not bytes(text).strip():
-                return  # blank lines are skipped, as Pi does
-            if tail:
-                self._problem(number, "torn", "incomplete last line (an append that did not finish)", text)
-            else:
-                self._problem(number, "malformed", f"not JSON ({error})", text)
+            self._unparsable(text, number, tail, error)
             return
         if self.header is None:
             if probe.type == "session" and isinstance(probe.id, str):
@@ -255,8 +301,15 @@ class FileIndex:
         if probe.type == "label":
             self._remember(index, probe)
 
-    def _not_an_object(self, text: memoryview, number: int) -> None:
-        value = msgspec.json.decode(text)
+    def _unparsable(self, text: memoryview, number: int, tail: bool, error: msgspec.DecodeError) -> None:
+        if not bytes(text).strip():
+            return  # blank lines are skipped, as Pi does
+        if tail:
+            self._problem(number, "torn", "incomplete last line (an append that did not finish)", text)
+        else:
+            self._problem(number, "malformed", f"not JSON ({error})", text)
+
+    def _not_an_object(self, value: Any, text: memoryview, number: int) -> None:
         if self.header is None:
             # Pi skips falsy JSON values; any other value where the header belongs is fatal.
             if value:
@@ -264,7 +317,7 @@ class FileIndex:
             return
         self._problem(number, "invalid", f"not a session entry (a JSON {type(value).__name__})", text)
 
-    def _remember(self, index: int, probe: _Probe) -> None:
+    def _remember(self, index: int, probe: _Probe | _EntryProbe) -> None:
         if isinstance(probe.targetId, str):
             self.labels.append((index, probe.targetId, probe.label))
 
@@ -282,33 +335,59 @@ class FileIndex:
 
     # ------------------------------------------------------------------ reading entries back
 
-    def lines(self, indices: Iterable[int]) -> Iterator[list[tuple[int, memoryview]]]:
-        """The bytes of indexed entries, a list per read (entries near each other share one)."""
+    def runs(self, indices: Iterable[int]) -> Iterator[tuple[int, int, memoryview]]:
+        """The bytes of indexed entries, as ``(first, stop, lines)`` in file order.
+
+        Each run is entries ``first .. stop - 1`` on adjacent lines, so ``lines`` is exactly
+        their lines (newlines between them, none at the end) and can be decoded in one call.
+        Runs near each other in the file share one ``pread``. Entries that exist only in
+        memory are left out.
+        """
         starts, ends = self.starts, self.ends
-        wanted = sorted((starts[index], index) for index in indices if starts[index] >= 0)
+        wanted = sorted(set(indices))
+        wanted = wanted[: bisect_left(wanted, self.indexed)]
         if not wanted:
             return
         fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
         try:
-            first = 0
-            while first < len(wanted):
-                span_start = wanted[first][0]
-                last = first
-                while (
-                    last + 1 < len(wanted)
-                    and wanted[last + 1][0] - ends[wanted[last][1]] <= READ_GAP
-                    and ends[wanted[last + 1][1]] - span_start <= READ_SPAN
-                ):
-                    last += 1
-                span_end = ends[wanted[last][1]]
+            count = len(wanted)
+            at = 0
+            while at < count:
+                first = last = wanted[at]
+                span_start = starts[first]
+                found = []
+                at += 1
+                while at < count:
+                    following = wanted[at]
+                    if ends[following] - span_start > READ_SPAN:
+                        break
+                    if following == last + 1 and starts[following] == ends[last] + 1:
+                        last = following  # the next line: same run
+                    elif starts[following] - ends[last] <= READ_GAP:
+                        found.append((first, last + 1))
+                        first = last = following
+                    else:
+                        break
+                    at += 1
+                found.append((first, last + 1))
+                span_end = ends[last]
                 data = os.pread(fd, span_end - span_start, span_start)
                 if len(data) != span_end - span_start:
                     raise FileChangedError(f"{self.path} is shorter than when it was opened")
                 view = memoryview(data)
-                yield [
-                    (index, view[start - span_start : ends[index] - span_start])
-                    for start, index in wanted[first : last + 1]
-                ]
-                first = last + 1
+                for run_first, run_stop in found:
+                    yield (
+                        run_first,
+                        run_stop,
+                        view[starts[run_first] - span_start : ends[run_stop - 1] - span_start],
+                    )
         finally:
             os.close(fd)
+
+    def lines(self, indices: Iterable[int]) -> Iterator[tuple[int, memoryview]]:
+        """``(index, bytes of its line)`` of indexed entries, in file order."""
+        starts, ends = self.starts, self.ends
+        for first, stop, view in self.runs(indices):
+            base = starts[first]
+            for index in range(first, stop):
+                yield index, view[starts[index] - base : ends[index] - base]

@@ -25,6 +25,8 @@ import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cmp_to_key
+from itertools import filterfalse
+from operator import attrgetter
 from typing import Any
 
 import msgspec
@@ -50,7 +52,7 @@ from pi_coding_agent.session._entries import (
     SessionInfoEntry,
     ThinkingLevelChangeEntry,
     decode_entry,
-    decode_entry_fast,
+    entry_decoder,
     entry_from_dict,
     entry_to_dict,
 )
@@ -81,6 +83,7 @@ from pi_coding_agent.session._paths import (
 )
 
 log = logging.getLogger("pi_coding_agent.session")
+_ENTRY_ID = attrgetter("id")
 
 APP_NAME = "pi"
 
@@ -123,6 +126,8 @@ class _Entries:
         self.problems: list[SessionProblem] = list(index.problems)
         self.raw_data: dict[int, dict[str, Any]] = {}
         """JSON data of in-memory entries that came from a file (written back as it was)."""
+        self._parent_positions: list[int | None] | None = None
+        """Position of each entry's parent (see ``parent_positions``); rebuilt after an append."""
 
     # EntryTree protocol -------------------------------------------------------------
 
@@ -146,10 +151,15 @@ class _Entries:
 
     def entries(self, indices: Sequence[int]) -> list[SessionEntry]:
         objects = self.objects
-        missing = [index for index in indices if index not in objects]
+        missing = list(filterfalse(objects.__contains__, indices))
         if missing:
             self._decode(missing)
-        return [objects[index] for index in indices]
+        return list(map(objects.__getitem__, indices))
+
+    def parent_positions(self) -> list[int | None]:
+        if self._parent_positions is None:
+            self._parent_positions = _context.resolve_parents(self.index.parents, self.by_id)
+        return self._parent_positions
 
     # ---------------------------------------------------------------------------------
 
@@ -165,6 +175,7 @@ class _Entries:
         if raw is not None:
             self.raw_data[position] = raw
         self.by_id[entry.id] = position
+        self._parent_positions = None
         return position
 
     def all(self) -> list[SessionEntry]:
@@ -173,9 +184,8 @@ class _Entries:
     def raw(self, indices: Sequence[int]) -> list[dict[str, Any]]:
         """JSON data of entries as written in the file (key order and unknown keys kept)."""
         found: dict[int, dict[str, Any]] = {}
-        for batch in self.index.lines(indices):
-            for index, line in batch:
-                found[index] = msgspec.json.decode(line)
+        for index, line in self.index.lines(indices):
+            found[index] = msgspec.json.decode(line)
         return [found[index] if index in found else self.data_of(index) for index in indices]
 
     def data_of(self, index: int) -> dict[str, Any]:
@@ -185,23 +195,40 @@ class _Entries:
 
     def _decode(self, missing: list[int]) -> None:
         index = self.index
+        ids = index.ids
+        decoder = entry_decoder()
         with no_gc():
-            for batch in index.lines(missing):
-                decoded = decode_entry_fast([line for _, line in batch])
-                if decoded is None:
+            for first, stop, lines in index.runs(missing):
+                try:
+                    decoded: list[SessionEntry] = decoder.decode_lines(lines)
+                except (msgspec.ValidationError, msgspec.DecodeError):
                     decoded = []
-                    for position, line in batch:
-                        reasons: list[str] = []
-                        decoded.append(decode_entry(line, reasons))
-                        for reason in reasons:
-                            self._report(position, reason, line)
-                for (position, _), entry in zip(batch, decoded, strict=True):
-                    if entry.id != index.ids[position]:
-                        raise FileChangedError(
-                            f"{index.path}:{index.line_of(position)} no longer holds entry {index.ids[position]}; "
-                            "the file was changed by someone else since it was opened"
-                        )
-                    self.objects[position] = entry
+                if len(decoded) != stop - first:
+                    decoded = self._decode_carefully(first, stop, lines)
+                if list(map(_ENTRY_ID, decoded)) != ids[first:stop]:
+                    position = next(
+                        position
+                        for position, entry in zip(range(first, stop), decoded, strict=True)
+                        if entry.id != ids[position]
+                    )
+                    raise FileChangedError(
+                        f"{index.path}:{index.line_of(position)} no longer holds entry {ids[position]}; "
+                        "the file was changed by someone else since it was opened"
+                    )
+                self.objects.update(zip(range(first, stop), decoded, strict=True))
+
+    def _decode_carefully(self, first: int, stop: int, lines: memoryview) -> list[SessionEntry]:
+        """Entries of a run one line at a time: lines that do not validate are reported."""
+        starts, ends = self.index.starts, self.index.ends
+        base = starts[first]
+        decoded: list[SessionEntry] = []
+        for position in range(first, stop):
+            line = lines[starts[position] - base : ends[position] - base]
+            reasons: list[str] = []
+            decoded.append(decode_entry(line, reasons))
+            for reason in reasons:
+                self._report(position, reason, line)
+        return decoded
 
     def _report(self, position: int, reason: str, line: bytes | memoryview) -> None:
         problem = SessionProblem(
@@ -982,4 +1009,4 @@ def _load_source(path: str) -> list[bytes]:
         entries = legacy.entries()
         migrate_entries(entries)
         return [msgspec.json.encode(entry) for entry in entries if entry.get("type") != "session"]
-    return [bytes(line) for batch in index.lines(range(len(index.ids))) for _, line in batch]
+    return [bytes(line) for _, line in index.lines(range(len(index.ids)))]

@@ -1,0 +1,221 @@
+"""The file index: the fast path (whole chunks in one msgspec call) sees exactly what a
+line-by-line reader sees, whatever the mix of good and bad lines and wherever chunks end."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pi_coding_agent.session import SessionManager, build_session_context
+from pi_coding_agent.session import _index as index_module
+from pi_coding_agent.session._entries import decode_entry, entry_to_dict
+from pi_coding_agent.session._index import FileIndex
+
+HEADER = '{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}'
+
+
+def _message(entry_id: str, parent: str | None, text: str = "hi") -> str:
+    return json.dumps(
+        {
+            "type": "message",
+            "id": entry_id,
+            "parentId": parent,
+            "timestamp": "2026-01-01T00:00:01.000Z",
+            "message": {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": 1},
+        },
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
+
+
+# Each kind makes one or more lines from (entry id, parent id).
+LINE_KINDS: dict[str, Any] = {
+    "message": _message,
+    "long": lambda i, p: _message(i, p, "x" * 700),
+    "unicode": lambda i, p: _message(i, p, 'é\\n✓ "quoted" \\\\ \u2028'),
+    "label": lambda i, p: (
+        f'{{"type":"label","id":"{i}","parentId":{json.dumps(p)},'
+        f'"timestamp":"2026-01-01T00:00:02.000Z","targetId":"{p}","label":"L{i}"}}'
+    ),
+    "label_cleared": lambda i, p: (
+        f'{{"type":"label","id":"{i}","parentId":{json.dumps(p)},"timestamp":"t","targetId":"{p}"}}'
+    ),
+    "model": lambda i, p: (
+        f'{{"type":"model_change","id":"{i}","parentId":{json.dumps(p)},"timestamp":"t",'
+        '"provider":"openai","modelId":"gpt-5"}'
+    ),
+    "unknown_type": lambda i, p: f'{{"type":"from_the_future","id":"{i}","parentId":{json.dumps(p)}}}',
+    "no_parent_key": lambda i, p: f'{{"type":"custom","customType":"x","id":"{i}","timestamp":"t"}}',
+    "leading_space": lambda i, p: "  " + _message(i, p),
+    "trailing_space": lambda i, p: _message(i, p) + " \t",
+    "crlf": lambda i, p: _message(i, p) + "\r",
+    "blank": lambda i, p: "",
+    "spaces_only": lambda i, p: "   ",
+    "malformed": lambda i, p: '{"type":"message","id":',
+    "two_values": lambda i, p: _message(i, p) + " " + _message(i + "b", i),
+    "spread": lambda i, p: '{"type":"message",\n"id":"' + i + '","parentId":null}',
+    # With a "two_values" line in the same chunk, the counts of lines and values agree.
+    "spread_object": lambda i, p: '{"type":"message","id":"' + i + '","x":\n{"parentId":null}}',
+    "array": lambda i, p: "[1,2]",
+    "number": lambda i, p: "42",
+    "null": lambda i, p: "null",
+    "second_header": lambda i, p: HEADER,
+    "numeric_id": lambda i, p: f'{{"type":"message","id":7,"parentId":{json.dumps(p)}}}',
+    "numeric_parent": lambda i, p: f'{{"type":"message","id":"{i}","parentId":3}}',
+    "numeric_type": lambda i, p: f'{{"type":1,"id":"{i}","parentId":null}}',
+    "duplicate_id": lambda i, p: _message("dup", p),
+    "empty_parent": lambda i, p: _message(i, ""),
+}
+
+
+def _scan(path: Path, *, fast: bool, monkeypatch: pytest.MonkeyPatch) -> FileIndex:
+    with monkeypatch.context() as patch:
+        if not fast:
+            patch.setattr(FileIndex, "_fast", lambda *args: 0)
+        return FileIndex(str(path)).scan()
+
+
+def _fields(index: FileIndex) -> dict[str, Any]:
+    return {
+        "header": index.header,
+        "not_a_session": index.not_a_session,
+        "ids": index.ids,
+        "parents": index.parents,
+        "types": index.types,
+        "starts": list(index.starts),
+        "ends": list(index.ends),
+        "lines": [index.line_of(position) for position in range(len(index.ids))],
+        "labels": index.labels,
+        "problems": [(p.line, p.kind, p.text) for p in index.problems],
+        "size": index.size,
+        "torn_tail": index.torn_tail,
+    }
+
+
+def _reference(data: bytes) -> list[tuple[int, str, Any]]:
+    """(line number, id, parentId) of each line a plain per-line JSON reader accepts as an entry."""
+    found: list[tuple[int, str, Any]] = []
+    header_seen = False
+    for number, line in enumerate(data.split(b"\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except ValueError:
+            continue
+        if not header_seen:
+            header_seen = True
+            continue
+        if not isinstance(value, dict) or value.get("type") == "session":
+            continue
+        if (
+            isinstance(value.get("type"), str)
+            and isinstance(value.get("id"), str)
+            and (value.get("parentId") is None or isinstance(value.get("parentId"), str))
+        ):
+            found.append((number, value["id"], value.get("parentId")))
+    return found
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    kinds=st.lists(st.sampled_from(sorted(LINE_KINDS)), max_size=40),
+    chunk=st.sampled_from([64, 200, 512, 4096, 1 << 20]),
+    torn=st.booleans(),
+    before_header=st.sampled_from(["", "\n", "  \n\n", "null\n", "0\n"]),
+)
+def test_fast_scan_matches_line_by_line(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    *,
+    kinds: list[str],
+    chunk: int,
+    torn: bool,
+    before_header: str,
+) -> None:
+    rows = [HEADER]
+    parent: str | None = None
+    for number, kind in enumerate(kinds):
+        entry_id = f"e{number:04d}"
+        rows.append(LINE_KINDS[kind](entry_id, parent))
+        parent = entry_id
+    text = before_header + "".join(row + "\n" for row in rows)
+    if torn:
+        text += _message("torn", parent)[:30]
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(text.encode())
+    monkeypatch.setattr(index_module, "CHUNK_SIZE", chunk)
+
+    fast = _scan(path, fast=True, monkeypatch=monkeypatch)
+    slow = _scan(path, fast=False, monkeypatch=monkeypatch)
+    assert _fields(fast) == _fields(slow)
+    assert [(fast.line_of(i), fast.ids[i], fast.parents[i]) for i in range(len(fast.ids))] == _reference(
+        text.encode()
+    )
+    # Reading entries back gives each entry's own line, whichever entries are asked for.
+    data = text.encode()
+    for wanted in (range(len(fast.ids)), range(0, len(fast.ids), 3)):
+        assert [(i, bytes(line)) for i, line in fast.lines(wanted)] == [
+            (i, data[fast.starts[i] : fast.ends[i]]) for i in wanted
+        ]
+
+
+def test_reading_back_in_runs_and_spans(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Entries are decoded per run of adjacent lines; bad lines between them, entries that
+    do not validate and tiny read spans change nothing about what is decoded."""
+    rows = [HEADER]
+    parent: str | None = None
+    for number in range(300):
+        entry_id = f"e{number:04d}"
+        if number % 37 == 5:
+            rows.append("{broken")
+        if number % 53 == 7:  # a message that does not validate (no timestamp): kept, reported
+            rows.append(
+                f'{{"type":"message","id":"{entry_id}","parentId":{json.dumps(parent)},"message":{{}}}}'
+            )
+        else:
+            rows.append(_message(entry_id, parent, "text " * (number % 9)))
+        parent = entry_id
+    path = tmp_path / "s.jsonl"
+    path.write_text("".join(row + "\n" for row in rows))
+    expected = [
+        entry_to_dict(decode_entry(line)) for line in path.read_text().splitlines()[1:] if line != "{broken"
+    ]
+    for gap, span in ((64 * 1024, 4 << 20), (0, 1), (300, 2000)):
+        monkeypatch.setattr(index_module, "READ_GAP", gap)
+        monkeypatch.setattr(index_module, "READ_SPAN", span)
+        manager = SessionManager.open(str(path), read_only=True)
+        # Ask for a scattered subset first, then everything.
+        manager._entries.entries(list(range(0, 300, 7)))
+        assert [entry_to_dict(entry) for entry in manager.get_entries()] == expected
+        reported = sorted(problem.line for problem in manager.problems if problem.kind == "invalid")
+        assert reported == [number + 2 + (number - 5) // 37 + 1 for number in range(300) if number % 53 == 7]
+        assert manager.build_session_context() == build_session_context(
+            [decode_entry(line) for line in path.read_text().splitlines()[1:] if line != "{broken"]
+        )
+
+
+def test_lines_that_only_together_look_like_one_value_per_line(tmp_path: Path) -> None:
+    """One line holding two values and one value spread over two lines: as many values as
+    lines, yet none of these lines is an entry on its own (Pi skips all three)."""
+    rows = [
+        HEADER,
+        _message("a", None),
+        LINE_KINDS["two_values"]("b", "a"),
+        LINE_KINDS["spread_object"]("c", "a"),
+        _message("d", "a"),
+    ]
+    path = tmp_path / "s.jsonl"
+    path.write_text("".join(row + "\n" for row in rows))
+    index = FileIndex(str(path)).scan()
+    assert [(index.line_of(i), index.ids[i]) for i in range(len(index.ids))] == [(2, "a"), (6, "d")]
+    assert [(problem.line, problem.kind) for problem in index.problems] == [
+        (3, "malformed"),
+        (4, "malformed"),
+        (5, "malformed"),
+    ]
