@@ -67,6 +67,13 @@ STRICT_EDIT = {
     "constrainedSampling": {"type": "json_schema", "strict": "prefer"},
 }
 
+PATCH_GRAMMAR = {
+    "name": "apply_patch",
+    "description": "Apply a patch.",
+    "parameters": {"type": "object", "properties": {"patch": {"type": "string"}}, "required": ["patch"]},
+    "constrainedSampling": {"type": "grammar", "variants": {"openai_lark": "start: /.+/"}},
+}
+
 ZERO_USAGE = {
     "input": 0,
     "output": 0,
@@ -1144,6 +1151,19 @@ PARSE: dict[str, dict[str, Any]] = {
         "model": GPT,
         "context": {"messages": [user("hi")]},
         "sse": sse(c({"content": "Hello"}), DONE),
+    },
+    "completions_custom_tool_streaming": {
+        "api": OC,
+        "model": {**GPT, "compat": {"supportsOpenAIGrammarTools": True}},
+        "context": {"tools": [BASH, PATCH_GRAMMAR], "messages": [user("patch it")]},
+        "sse": sse(
+            c({"tool_calls": [{"index": 0, "id": "call_p1", "type": "custom", "custom": {"name": "apply_patch"}}]}),
+            c({"tool_calls": [{"index": 0, "type": "custom", "custom": {"input": "*** Begin Patch\n"}}]}),
+            c({"tool_calls": [{"index": 0, "custom": {"input": 'say "hi" \\ tab\t \u2028 é 😀 \x01'}}]}),
+            c({"tool_calls": [{"index": 1, "id": "call_p2", "custom": {"name": "not_a_grammar_tool", "input": "x"}}]}),
+            c({}, finish="tool_calls"),
+            DONE,
+        ),
     },
 }
 

@@ -38,7 +38,13 @@ from pi_ai.api._common import (
     sanitize_surrogates,
     short_hash,
 )
-from pi_ai.api._constrained import GrammarTool, resolve_grammar, resolve_strict, tool_parameters
+from pi_ai.api._constrained import (
+    grammar_input_properties,
+    grammar_tool_input,
+    resolve_grammar,
+    resolve_strict,
+    tool_parameters,
+)
 from pi_ai.api._http import has_header, merge_headers
 
 REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
@@ -354,13 +360,6 @@ def _image_url(block: ImageContent) -> dict[str, Any]:
     return {"type": "image_url", "image_url": {"url": f"data:{block.mime_type};base64,{block.data}"}}
 
 
-def _grammar_input(tool_name: str, arguments: Any, prop: str) -> str:
-    value = arguments.get(prop) if isinstance(arguments, dict) else None
-    if not isinstance(value, str):
-        raise ValueError(f'Grammar tool call "{tool_name}" requires argument "{prop}" to be a string.')
-    return value
-
-
 _BRIDGE = {"role": "assistant", "content": "I have processed the tool results."}
 
 
@@ -480,7 +479,7 @@ def _assistant(
                         "type": "custom",
                         "custom": {
                             "name": call.name,
-                            "input": sanitize_surrogates(_grammar_input(call.name, call.arguments, prop)),
+                            "input": sanitize_surrogates(grammar_tool_input(call.name, call.arguments, prop)),
                         },
                     }
                 )
@@ -589,16 +588,6 @@ def convert_tools(tools: Sequence[Tool], compat: CompletionsCompat) -> list[dict
     return converted
 
 
-def grammar_inputs(tools: Sequence[Tool] | None, compat: CompletionsCompat) -> dict[str, str]:
-    """Tool name -> the argument that carries grammar-constrained input, for grammar tools."""
-    found: dict[str, str] = {}
-    for tool in tools or ():
-        grammar: GrammarTool | None = resolve_grammar(tool, compat.supports_openai_grammar_tools)
-        if grammar is not None:
-            found[tool.name] = grammar.input_property
-    return found
-
-
 # --------------------------------------------------------------------------- body
 
 
@@ -684,7 +673,7 @@ def _mapped(model: Model, level: str) -> Any:
 def build_params(
     model: Model, context: Context, options: Any, compat: CompletionsCompat, retention: str
 ) -> dict[str, Any]:
-    inputs = grammar_inputs(context.tools, compat)
+    inputs = grammar_input_properties(context.tools, compat.supports_openai_grammar_tools)
     messages = convert_messages(model, context, compat, inputs)
     cache: dict[str, str] | None = None
     if compat.cache_control_format == "anthropic" and retention != "none":

@@ -3,20 +3,28 @@
 A tool asks for it through ``Tool.constrained_sampling``: ``{"type": "json_schema", "strict":
 "prefer" | "require"}`` or ``{"type": "grammar", "variants": {"openai_lark": ..., "openai_regex":
 ...}}``. Adapters call ``resolve_strict`` with whether their target accepts strict tools;
-``strict_parameters`` then gives the schema to send. Pi's rules and error texts.
+``tool_parameters`` then gives the schema to send. Grammar tools (OpenAI's ``custom`` tools, on
+Chat Completions and Responses) carry free-form text in one string argument: ``resolve_grammar``
+picks the grammar, ``grammar_input_properties`` names that argument per tool, and
+``GrammarInput`` streams the text as JSON argument deltas. Pi's rules and error texts.
 """
 
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from pi_ai._context import Tool
+from pi_ai.api._js_json import js_stringify
 
 __all__ = [
+    "GrammarInput",
     "GrammarTool",
     "UnsupportedStrictSchema",
+    "grammar_input_properties",
+    "grammar_tool_input",
     "make_strict_json_schema",
     "resolve_grammar",
     "resolve_strict",
@@ -199,3 +207,62 @@ def resolve_grammar(tool: Tool, supports_grammar_tools: bool) -> GrammarTool | N
         raise ValueError(f'Tool "{tool.name}" cannot use grammar constrained sampling: {error}.') from None
     definition = str(lark if has_lark else regex)
     return GrammarTool("lark" if has_lark else "regex", definition, prop)
+
+
+def grammar_input_properties(tools: Sequence[Tool] | None, supports_grammar_tools: bool) -> dict[str, str]:
+    """Tool name -> the argument that carries grammar-constrained input, for the grammar tools."""
+    found: dict[str, str] = {}
+    for tool in tools or ():
+        grammar = resolve_grammar(tool, supports_grammar_tools)
+        if grammar is not None:
+            found[tool.name] = grammar.input_property
+    return found
+
+
+def grammar_tool_input(tool_name: str, arguments: Any, input_property: str) -> str:
+    """The free-form input of a grammar tool call, read back from its arguments (for replay)."""
+    value = arguments.get(input_property) if isinstance(arguments, dict) else None
+    if not isinstance(value, str):
+        raise ValueError(
+            f'Grammar tool call "{tool_name}" requires argument "{input_property}" to be a string.'
+        )
+    return value
+
+
+class GrammarInput:
+    """A grammar tool call's input as it streams, re-encoded as JSON argument deltas.
+
+    Grammar tools stream plain text; tool-call deltas are JSON, so the text goes out as the
+    growing string value of the one argument: ``{"<property>":"<input so far>``, closed with
+    ``"}`` at the end. ``append`` returns the JSON text that extends what was sent to
+    ``next_input`` (``None`` when there is nothing to send).
+    """
+
+    __slots__ = ("closed", "input", "prop", "started")
+
+    def __init__(self, prop: str) -> None:
+        self.prop = prop
+        self.input = ""
+        self.started = False
+        self.closed = False
+
+    def append(self, next_input: str, close: bool) -> str | None:
+        if self.closed:
+            if close and next_input == self.input:
+                return None
+            raise ValueError(f'grammar tool input for property "{self.prop}" changed after it was closed')
+        if not next_input.startswith(self.input):
+            raise ValueError(f'grammar tool input for property "{self.prop}" changed non-monotonically')
+        added = next_input[len(self.input) :]
+        if not close and not added:
+            return None
+        delta = ""
+        if not self.started:
+            delta += "{" + js_stringify(self.prop) + ':"'
+            self.started = True
+        delta += js_stringify(added)[1:-1]
+        self.input = next_input
+        if close:
+            delta += '"}'
+            self.closed = True
+        return delta

@@ -30,9 +30,8 @@ from pi_ai._options import SimpleStreamOptions, StreamOptions
 from pi_ai._simple_options import clamp_max_tokens_to_context, merge_sampling_params
 from pi_ai._transform_messages import transform_messages
 from pi_ai.api._common import sanitize_surrogates, short_hash
-from pi_ai.api._constrained import resolve_grammar, resolve_strict, tool_parameters
+from pi_ai.api._constrained import grammar_tool_input, resolve_grammar, resolve_strict, tool_parameters
 from pi_ai.api._js_json import js_stringify
-from pi_ai.api._responses_grammar import grammar_tool_input
 
 OPENAI_TOOL_CALL_PROVIDERS = frozenset({"openai", "openai-codex", "opencode"})
 """Providers whose Responses backends accept ``call_id|fc_item`` pairs on replay."""

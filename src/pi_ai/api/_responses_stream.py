@@ -29,8 +29,8 @@ from pi_ai._events import (
 from pi_ai._messages import AssistantMessage, TextContent, ThinkingContent, ToolCall, Usage
 from pi_ai._model import Model, calculate_cost
 from pi_ai._partial_json import PartialJson, parse_streaming_json
+from pi_ai.api._constrained import GrammarInput
 from pi_ai.api._js_json import js_field, js_stringify, js_text
-from pi_ai.api._responses_grammar import GrammarInputBuffer, append_grammar_tool_input_json_delta
 
 
 class ResponsesStreamError(Exception):
@@ -45,7 +45,7 @@ class _Slot:
     arguments: PartialJson | None = None
     """Argument JSON of a function call while it streams, parsed incrementally."""
     custom_property: str | None = None
-    custom_buffer: GrammarInputBuffer | None = None
+    custom_buffer: GrammarInput | None = None
     """Input of a grammar (custom) tool call, re-encoded as JSON argument deltas."""
 
 
@@ -141,7 +141,7 @@ class ResponsesStreamProcessor:
             )
             content.append(call)
             slot = _Slot(
-                "toolCall", call, len(content) - 1, custom_property=prop, custom_buffer=GrammarInputBuffer()
+                "toolCall", call, len(content) - 1, custom_property=prop, custom_buffer=GrammarInput(prop)
             )
             self._slots[output_index] = slot
             self.stream.push(ToolCallStartEvent(content_index=slot.content_index, partial=self.output))
@@ -157,9 +157,7 @@ class ResponsesStreamProcessor:
         assert isinstance(slot.block, ToolCall)
         if slot.custom_buffer is None or slot.custom_property is None:
             return None
-        delta = append_grammar_tool_input_json_delta(
-            slot.custom_buffer, slot.custom_property, next_input, close
-        )
+        delta = slot.custom_buffer.append(next_input, close)
         slot.block.arguments = {slot.custom_property: next_input}
         return delta
 

@@ -47,10 +47,10 @@ from pi_ai.api._completions_payload import (
     build_params,
     client_api_key,
     completions_compat,
-    grammar_inputs,
     is_reasoning_detail,
     request_headers,
 )
+from pi_ai.api._constrained import GrammarInput, grammar_input_properties
 from pi_ai.api._http import (
     HttpRequest,
     HttpStatusError,
@@ -113,43 +113,10 @@ def _usage(raw: Mapping[str, Any], model: Model) -> Usage:
     return usage
 
 
-class _GrammarInput:
-    """Custom (grammar) tool input streamed as the JSON text of ``{"<property>": "<input>"}``."""
-
-    __slots__ = ("closed", "input", "prop", "started")
-
-    def __init__(self, prop: str) -> None:
-        self.prop = prop
-        self.input = ""
-        self.started = False
-        self.closed = False
-
-    def append(self, next_input: str, close: bool) -> str | None:
-        if self.closed:
-            if close and next_input == self.input:
-                return None
-            raise ValueError(f'grammar tool input for property "{self.prop}" changed after it was closed')
-        if not next_input.startswith(self.input):
-            raise ValueError(f'grammar tool input for property "{self.prop}" changed non-monotonically')
-        added = next_input[len(self.input) :]
-        if not close and not added:
-            return None
-        delta = ""
-        if not self.started:
-            delta += "{" + encode(self.prop).decode() + ':"'
-            self.started = True
-        delta += encode(added).decode()[1:-1]
-        self.input = next_input
-        if close:
-            delta += '"}'
-            self.closed = True
-        return delta
-
-
 class _ToolState:
     __slots__ = ("custom", "parser", "stream_index")
 
-    def __init__(self, stream_index: int | None, custom: _GrammarInput | None) -> None:
+    def __init__(self, stream_index: int | None, custom: GrammarInput | None) -> None:
         self.stream_index = stream_index
         self.custom = custom
         self.parser: PartialJson | None = None if custom is not None else PartialJson()
@@ -186,7 +153,7 @@ class _Parser:
         self.by_id: dict[str, ToolCall] = {}
         self.reasoning_details: list[dict[str, Any]] | None = None
         compat = completions_compat(model)
-        self.grammar = grammar_inputs(context.tools, compat)
+        self.grammar = grammar_input_properties(context.tools, compat.supports_openai_grammar_tools)
 
     def position(self, block: Any) -> int:
         for index, candidate in enumerate(self.output.content):
@@ -309,9 +276,9 @@ class _Parser:
         if block is None and call_id:
             block = self.by_id.get(call_id)
         if block is None:
-            grammar: _GrammarInput | None = None
+            grammar: GrammarInput | None = None
             if custom and not function:
-                grammar = _GrammarInput(self.grammar.get(name, "input"))
+                grammar = GrammarInput(self.grammar.get(name, "input"))
             block = ToolCall(
                 id=call_id or "", name=name, arguments={grammar.prop: ""} if grammar is not None else {}
             )
@@ -331,7 +298,7 @@ class _Parser:
         if not block.name and name:
             block.name = name
         if custom and not function and state.custom is None:
-            state.custom = _GrammarInput(self.grammar.get(block.name, "input"))
+            state.custom = GrammarInput(self.grammar.get(block.name, "input"))
             state.parser = None
             block.arguments = {state.custom.prop: ""}
         if not block.id and call_id:

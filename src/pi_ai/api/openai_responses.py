@@ -25,6 +25,7 @@ from pi_ai._registry import ApiImplementation
 from pi_ai.api._anthropic_payload import copilot_dynamic_headers
 from pi_ai.api._common import clamp_prompt_cache_key, pi_user_agent, resolve_cache_retention
 from pi_ai.api._completions_payload import _custom_header_env, client_api_key
+from pi_ai.api._constrained import grammar_input_properties
 from pi_ai.api._http import (
     HttpRequest,
     HttpStatusError,
@@ -45,7 +46,6 @@ from pi_ai.api._responses_convert import (
     convert_responses_tools,
     split_deferred_tools,
 )
-from pi_ai.api._responses_grammar import grammar_tool_input_properties
 from pi_ai.api._responses_stream import ResponsesStreamError, ResponsesStreamProcessor
 
 API_NAME = "openai-responses"
@@ -279,7 +279,7 @@ def stream(
             retention = resolve_cache_retention(opts.cache_retention, opts.env)
             session_id = None if retention == "none" else opts.session_id
             compat = get_compat(model)
-            grammar_properties = grammar_tool_input_properties(context.tools, compat.supports_grammar_tools)
+            grammar_properties = grammar_input_properties(context.tools, compat.supports_grammar_tools)
             headers = build_headers(model, context, api_key, opts, session_id)
             params = build_params(model, context, opts, compat, grammar_properties)
             params = await apply_on_payload(opts, params, model)

@@ -20,7 +20,6 @@ from pi_ai.api._js_json import (
     parse_json,
     v8_json_parse_error,
 )
-from pi_ai.api._responses_grammar import GrammarInputBuffer, append_grammar_tool_input_json_delta
 from tests.support.oracle import oracle_home, require_live_oracle
 
 RECORDED = {
@@ -193,17 +192,3 @@ def test_numbers_and_strings_print_like_javascript() -> None:
         js_stringify({"a": [1, 2.0, "é\ud83d", None, True], "b": {"c": 1e-7}})
         == '{"a":[1,2,"é\\ud83d",null,true],"b":{"c":1e-7}}'
     )
-
-
-def test_grammar_input_streams_as_json_argument_deltas() -> None:
-    buffer = GrammarInputBuffer()
-    deltas = [
-        append_grammar_tool_input_json_delta(buffer, "input", "*** Begin", False),
-        append_grammar_tool_input_json_delta(buffer, "input", "*** Begin", False),
-        append_grammar_tool_input_json_delta(buffer, "input", '*** Begin\n"x"', True),
-        append_grammar_tool_input_json_delta(buffer, "input", '*** Begin\n"x"', True),
-    ]
-    assert deltas == ['{"input":"*** Begin', None, '\\n\\"x\\""}', None]
-    assert json.loads("".join(d for d in deltas if d)) == {"input": '*** Begin\n"x"'}
-    with pytest.raises(ValueError, match="changed after it was closed"):
-        append_grammar_tool_input_json_delta(buffer, "input", "other", False)
