@@ -104,7 +104,7 @@ def clamp_thinking_level(model: Model, level: ThinkingLevel) -> ThinkingLevel:
     return supported[0] if supported else "off"
 
 
-def _js_number(value: float) -> int | float:
+def whole_as_int(value: float) -> int | float:
     """Whole floats become ints so JSON reads ``0`` like JavaScript writes it, not ``0.0``."""
     return int(value) if float(value).is_integer() else value
 
@@ -125,11 +125,11 @@ def calculate_cost(model: Model, usage: Usage) -> UsageCost:
             best_threshold = tier.input_tokens_above
     one_hour = usage.cache_write_1h if isinstance(usage.cache_write_1h, int) else 0
     cost = usage.cost
-    cost.input = _js_number(rates.input / 1e6 * usage.input)
-    cost.output = _js_number(rates.output / 1e6 * usage.output)
-    cost.cache_read = _js_number(rates.cache_read / 1e6 * usage.cache_read)
-    cost.cache_write = _js_number(
+    cost.input = whole_as_int(rates.input / 1e6 * usage.input)
+    cost.output = whole_as_int(rates.output / 1e6 * usage.output)
+    cost.cache_read = whole_as_int(rates.cache_read / 1e6 * usage.cache_read)
+    cost.cache_write = whole_as_int(
         (rates.cache_write * (usage.cache_write - one_hour) + rates.input * 2 * one_hour) / 1e6
     )
-    cost.total = _js_number(cost.input + cost.output + cost.cache_read + cost.cache_write)
+    cost.total = whole_as_int(cost.input + cost.output + cost.cache_read + cost.cache_write)
     return cost

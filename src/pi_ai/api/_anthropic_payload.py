@@ -22,9 +22,15 @@ from pi_ai._messages import (
 )
 from pi_ai._model import Model
 from pi_ai._transform_messages import transform_messages
-from pi_ai.api._common import pi_user_agent, resolve_cache_retention, sanitize_id, sanitize_surrogates
+from pi_ai.api._common import (
+    copilot_dynamic_headers,
+    pi_user_agent,
+    resolve_cache_retention,
+    sanitize_id,
+    sanitize_surrogates,
+)
 from pi_ai.api._constrained import resolve_strict, tool_parameters
-from pi_ai.api._http import merge_headers
+from pi_ai.api._http import has_header, merge_headers
 
 CLAUDE_CODE_VERSION = "2.1.251"
 CLAUDE_CODE_IDENTITY = "You are Claude Code, Anthropic's official CLI for Claude."
@@ -143,39 +149,13 @@ def cache_control(
 # --------------------------------------------------------------------------- headers
 
 
-def _header_set(headers: Mapping[str, str | None] | None, name: str) -> bool:
-    wanted = name.lower()
-    return any(
-        key.lower() == wanted and value is not None and value.strip()
-        for key, value in (headers or {}).items()
-    )
-
-
 def assert_request_auth(provider: str, api_key: str | None, headers: Mapping[str, str | None] | None) -> None:
     """Pi refuses to send a request without an API key or an auth header."""
     if api_key:
         return
-    if any(_header_set(headers, name) for name in ("authorization", "x-api-key", "cf-aig-authorization")):
+    if any(has_header(headers, name) for name in ("authorization", "x-api-key", "cf-aig-authorization")):
         return
     raise ValueError(f"No API key for provider: {provider}")
-
-
-def copilot_dynamic_headers(messages: Sequence[Message]) -> dict[str, str]:
-    """GitHub Copilot wants to know who initiated the request and whether images are sent."""
-    last = messages[-1] if messages else None
-    headers = {
-        "X-Initiator": "agent" if last is not None and not isinstance(last, UserMessage) else "user",
-        "Openai-Intent": "conversation-edits",
-    }
-    has_images = any(
-        isinstance(message, UserMessage | ToolResultMessage)
-        and not isinstance(message.content, str)
-        and any(isinstance(block, ImageContent) for block in message.content)
-        for message in messages
-    )
-    if has_images:
-        headers["Copilot-Vision-Request"] = "true"
-    return headers
 
 
 _AUTH_UNRESOLVED = (

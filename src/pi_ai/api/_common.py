@@ -1,5 +1,7 @@
-"""Small helpers every wire adapter needs: Pi's user agent, cache-retention default, outgoing
-text sanitizing, id hashing and sanitizing, and the prompt-cache key clamp."""
+"""Small helpers the wire adapters share: options coercion and the error ending of a stream,
+Pi's user agent, the OpenAI SDK's and GitHub Copilot's headers, the API-key check of the
+OpenAI-compatible clients, cache-retention default, outgoing text sanitizing, id hashing and
+sanitizing, the prompt-cache key clamp and batched text deltas."""
 
 from __future__ import annotations
 
@@ -8,21 +10,61 @@ import os
 import platform
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from typing import TypeVar
 
-from pi_ai._messages import TextContent, ThinkingContent
-from pi_ai._options import CacheRetention
+from pi_ai._abort import AbortSignal
+from pi_ai._event_stream import AssistantMessageEventStream
+from pi_ai._events import ErrorEvent
+from pi_ai._messages import (
+    AssistantMessage,
+    ImageContent,
+    Message,
+    TextContent,
+    ThinkingContent,
+    ToolResultMessage,
+    UserMessage,
+)
+from pi_ai._options import CacheRetention, StreamOptions
+from pi_ai._simple_options import stream_option_values
+from pi_ai.api._http import has_header, merge_headers
 
 __all__ = [
     "PendingText",
     "clamp_prompt_cache_key",
+    "client_api_key",
+    "copilot_dynamic_headers",
+    "end_with_error",
     "env_value",
+    "openai_sdk_headers",
     "pi_user_agent",
+    "provider_options",
     "resolve_cache_retention",
     "sanitize_id",
     "sanitize_surrogates",
     "short_hash",
 ]
+
+OptionsT = TypeVar("OptionsT", bound=StreamOptions)
+
+
+def provider_options(options: StreamOptions | None, cls: type[OptionsT]) -> OptionsT:
+    """``options`` as the adapter's own options class: itself when it already is one, else a
+    default instance carrying the ``StreamOptions`` fields of whatever was passed."""
+    if isinstance(options, cls):
+        return options
+    if options is None:
+        return cls()
+    return cls(**stream_option_values(options))
+
+
+def end_with_error(
+    stream: AssistantMessageEventStream, output: AssistantMessage, signal: AbortSignal | None, message: str
+) -> None:
+    """Finish ``stream`` with an ``error`` event (``aborted`` when the request's signal fired)."""
+    output.stop_reason = "aborted" if signal is not None and signal.aborted else "error"
+    output.error_message = message
+    stream.push(ErrorEvent(reason=output.stop_reason, error=output))
 
 
 _ARCH = {
@@ -41,6 +83,59 @@ def pi_user_agent() -> str:
     machine = platform.machine()
     arch = _ARCH.get(machine.lower(), machine.lower())
     return f"pi ({sys.platform} {platform.release()}; {arch})"
+
+
+def copilot_dynamic_headers(messages: Sequence[Message]) -> dict[str, str]:
+    """GitHub Copilot wants to know who initiated the request and whether images are sent."""
+    last = messages[-1] if messages else None
+    headers = {
+        "X-Initiator": "agent" if last is not None and not isinstance(last, UserMessage) else "user",
+        "Openai-Intent": "conversation-edits",
+    }
+    has_images = any(
+        isinstance(message, UserMessage | ToolResultMessage)
+        and not isinstance(message.content, str)
+        and any(isinstance(block, ImageContent) for block in message.content)
+        for message in messages
+    )
+    if has_images:
+        headers["Copilot-Vision-Request"] = "true"
+    return headers
+
+
+def client_api_key(provider: str, api_key: str | None, headers: Mapping[str, str | None] | None) -> str:
+    """The key for the OpenAI SDK: the caller's, ``unused`` when an auth header is given, else an error."""
+    if api_key:
+        return api_key
+    if has_header(headers, "authorization") or has_header(headers, "cf-aig-authorization"):
+        return "unused"
+    raise ValueError(f"No API key for provider: {provider}")
+
+
+def _custom_header_env() -> dict[str, str]:
+    """``OPENAI_CUSTOM_HEADERS``: one ``Name: value`` per line, as the OpenAI SDK reads it."""
+    parsed: dict[str, str] = {}
+    for line in (os.environ.get("OPENAI_CUSTOM_HEADERS") or "").split("\n"):
+        name, colon, value = line.partition(":")
+        if colon:
+            parsed[name.strip()] = value.strip()
+    return parsed
+
+
+def openai_sdk_headers(api_key: str, client_headers: Mapping[str, str | None]) -> dict[str, str]:
+    """Request headers in the OpenAI SDK's merge order: its defaults (organization and project
+    from the environment), auth, ``OPENAI_CUSTOM_HEADERS``, the client's headers, the body type."""
+    return merge_headers(
+        {
+            "Accept": "application/json",
+            "OpenAI-Organization": os.environ.get("OPENAI_ORG_ID") or None,
+            "OpenAI-Project": os.environ.get("OPENAI_PROJECT_ID") or None,
+        },
+        {"Authorization": f"Bearer {api_key}"},
+        _custom_header_env(),
+        client_headers,
+        {"content-type": "application/json"},
+    )
 
 
 def env_value(name: str, env: Mapping[str, str] | None) -> str | None:

@@ -11,7 +11,6 @@ docs/providers/openai-compatible.md).
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,9 +29,10 @@ from pi_ai._messages import (
 from pi_ai._model import Model
 from pi_ai._simple_options import clamp_thinking_budget_to_answer_room, thinking_budget_for_level
 from pi_ai._transform_messages import transform_messages
-from pi_ai.api._anthropic_payload import copilot_dynamic_headers
 from pi_ai.api._common import (
     clamp_prompt_cache_key,
+    copilot_dynamic_headers,
+    openai_sdk_headers,
     pi_user_agent,
     sanitize_id,
     sanitize_surrogates,
@@ -45,7 +45,6 @@ from pi_ai.api._constrained import (
     resolve_strict,
     tool_parameters,
 )
-from pi_ai.api._http import has_header, merge_headers
 
 REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
 """Where OpenAI-compatible servers stream reasoning (first non-empty wins)."""
@@ -218,24 +217,6 @@ def completions_compat(model: Model) -> CompletionsCompat:
 # --------------------------------------------------------------------------- headers
 
 
-def client_api_key(provider: str, api_key: str | None, headers: Mapping[str, str | None] | None) -> str:
-    """The key for the SDK: the caller's, ``unused`` when an auth header is given, else an error."""
-    if api_key:
-        return api_key
-    if has_header(headers, "authorization") or has_header(headers, "cf-aig-authorization"):
-        return "unused"
-    raise ValueError(f"No API key for provider: {provider}")
-
-
-def _custom_header_env() -> dict[str, str]:
-    parsed: dict[str, str] = {}
-    for line in (os.environ.get("OPENAI_CUSTOM_HEADERS") or "").split("\n"):
-        name, colon, value = line.partition(":")
-        if colon:
-            parsed[name.strip()] = value.strip()
-    return parsed
-
-
 def request_headers(
     model: Model,
     context: Context,
@@ -259,15 +240,7 @@ def request_headers(
             client["x-session-affinity"] = session_id
     if options_headers:
         client.update(options_headers)
-    organization = os.environ.get("OPENAI_ORG_ID") or None
-    project = os.environ.get("OPENAI_PROJECT_ID") or None
-    return merge_headers(
-        {"Accept": "application/json", "OpenAI-Organization": organization, "OpenAI-Project": project},
-        {"Authorization": f"Bearer {api_key}"},
-        _custom_header_env(),
-        client,
-        {"content-type": "application/json"},
-    )
+    return openai_sdk_headers(api_key, client)
 
 
 # --------------------------------------------------------------------------- messages

@@ -26,8 +26,6 @@ from pi_ai._messages import (
     UserMessage,
 )
 from pi_ai._model import Model
-from pi_ai._options import SimpleStreamOptions, StreamOptions
-from pi_ai._simple_options import clamp_max_tokens_to_context, merge_sampling_params
 from pi_ai._transform_messages import transform_messages
 from pi_ai.api._common import sanitize_surrogates, short_hash
 from pi_ai.api._constrained import grammar_tool_input, resolve_grammar, resolve_strict, tool_parameters
@@ -385,29 +383,3 @@ def split_deferred_tools(context: Context, enabled: bool) -> tuple[list[Tool], d
     immediate = [tool for name, tool in unique.items() if name not in deferred_names]
     deferred = {name: tool for name, tool in unique.items() if name in deferred_names}
     return immediate, deferred
-
-
-def build_base_options(model: Model, context: Context, options: SimpleStreamOptions) -> StreamOptions:
-    """Pi's ``buildBaseOptions``: the shared options of a ``stream_simple`` call.
-
-    ``max_tokens`` defaults to the model's cap and is clamped so prompt and answer fit the
-    context window; sampling parameters are the model's overlaid with the request's.
-    """
-    requested = options.max_tokens if options.max_tokens is not None else model.max_tokens
-    return StreamOptions(
-        signal=options.signal,
-        api_key=options.api_key,
-        env=options.env,
-        on_payload=options.on_payload,
-        on_response=options.on_response,
-        headers=options.headers,
-        timeout_ms=options.timeout_ms,
-        max_retries=options.max_retries,
-        max_retry_delay_ms=options.max_retry_delay_ms,
-        temperature=options.temperature,
-        sampling_params=merge_sampling_params(model, options.sampling_params),
-        max_tokens=clamp_max_tokens_to_context(model, context, requested),
-        cache_retention=options.cache_retention,
-        session_id=options.session_id,
-        metadata=options.metadata,
-    )

@@ -21,7 +21,6 @@ from pi_ai._context import Context
 from pi_ai._event_stream import AssistantMessageEventStream, error_text, now_ms, start_stream
 from pi_ai._events import (
     DoneEvent,
-    ErrorEvent,
     StartEvent,
     TextDeltaEvent,
     TextEndEvent,
@@ -42,7 +41,6 @@ from pi_ai._simple_options import (
     adjust_max_tokens_for_thinking,
     base_options,
     clamp_max_tokens_to_context,
-    stream_option_values,
 )
 from pi_ai.api._anthropic_payload import (
     anthropic_compat,
@@ -51,7 +49,7 @@ from pi_ai.api._anthropic_payload import (
     from_claude_code_name,
     request_headers,
 )
-from pi_ai.api._common import PendingText, resolve_cache_retention
+from pi_ai.api._common import PendingText, end_with_error, provider_options, resolve_cache_retention
 from pi_ai.api._http import (
     HttpRequest,
     anthropic_sdk_message,
@@ -194,9 +192,7 @@ async def _run(
             output.diagnostics = [*(output.diagnostics or []), diagnostic]
         stream.push(DoneEvent(reason=output.stop_reason, message=output))  # type: ignore[arg-type]
     except Exception as error:
-        output.stop_reason = "aborted" if signal is not None and signal.aborted else "error"
-        output.error_message = error_text(error)
-        stream.push(ErrorEvent(reason=output.stop_reason, error=output))
+        end_with_error(stream, output, signal, error_text(error))
 
 
 async def _consume(
@@ -409,18 +405,10 @@ async def _consume(
     return transformations
 
 
-def _as_anthropic(options: StreamOptions | None) -> AnthropicOptions:
-    if isinstance(options, AnthropicOptions):
-        return options
-    if options is None:
-        return AnthropicOptions()
-    return AnthropicOptions(**stream_option_values(options))
-
-
 def stream(
     model: Model, context: Context, options: StreamOptions | None = None
 ) -> AssistantMessageEventStream:
-    resolved = _as_anthropic(options)
+    resolved = provider_options(options, AnthropicOptions)
     return start_stream(model, lambda s: _run(s, model, context, resolved), signal=resolved.signal)
 
 

@@ -21,11 +21,12 @@ from typing import Any
 from pi_ai._abort import AbortError, AbortSignal
 from pi_ai._context import Context
 from pi_ai._event_stream import AssistantMessageEventStream, empty_assistant_message, error_text, start_stream
-from pi_ai._events import DoneEvent, ErrorEvent, StartEvent
+from pi_ai._events import DoneEvent, StartEvent
 from pi_ai._model import Model, clamp_thinking_level
 from pi_ai._options import SimpleStreamOptions, StreamOptions
 from pi_ai._registry import ApiImplementation
-from pi_ai.api._common import pi_user_agent
+from pi_ai._simple_options import base_options
+from pi_ai.api._common import end_with_error, pi_user_agent, provider_options
 from pi_ai.api._google_convert import (
     ThinkingSetting,
     build_config_and_params,
@@ -49,7 +50,6 @@ from pi_ai.api._http import (
     open_stream,
 )
 from pi_ai.api._js_json import JsonParseError, js_stringify, js_text, parse_json
-from pi_ai.api._responses_convert import build_base_options
 
 API_NAME = "google-generative-ai"
 SDK_LABEL = "google-genai-sdk/1.52.0"
@@ -267,21 +267,11 @@ def format_error(error: BaseException) -> str:
     return error_text(error)
 
 
-def _provider_options(options: StreamOptions | None) -> GoogleOptions:
-    if isinstance(options, GoogleOptions):
-        return options
-    resolved = GoogleOptions()
-    if options is not None:
-        for name in StreamOptions.__dataclass_fields__:
-            setattr(resolved, name, getattr(options, name))
-    return resolved
-
-
 def stream(
     model: Model, context: Context, options: StreamOptions | None = None
 ) -> AssistantMessageEventStream:
     """Stream one response. Every failure arrives as an ``error`` event."""
-    opts = _provider_options(options)
+    opts = provider_options(options, GoogleOptions)
     output = empty_assistant_message(model)
     output.api = API_NAME
 
@@ -331,9 +321,7 @@ def stream(
                 )
             events.push(DoneEvent(reason=output.stop_reason, message=output))  # type: ignore[arg-type]
         except Exception as error:
-            output.stop_reason = "aborted" if signal is not None and signal.aborted else "error"
-            output.error_message = format_error(error)
-            events.push(ErrorEvent(reason=output.stop_reason, error=output))
+            end_with_error(events, output, signal, format_error(error))
 
     return start_stream(model, produce, signal=opts.signal)
 
@@ -345,10 +333,7 @@ def stream_simple(
     simple = options or SimpleStreamOptions()
     if not simple.api_key:
         raise ValueError(f"No API key for provider: {model.provider}")
-    base = build_base_options(model, context, simple)
-    provider = GoogleOptions(tool_choice=simple.tool_choice)
-    for name in StreamOptions.__dataclass_fields__:
-        setattr(provider, name, getattr(base, name))
+    provider = GoogleOptions(**base_options(model, context, simple), tool_choice=simple.tool_choice)
     if not simple.reasoning:
         provider.thinking = GoogleThinkingOptions(enabled=False)
         return stream(model, context, provider)

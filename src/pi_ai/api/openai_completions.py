@@ -23,7 +23,6 @@ from pi_ai._context import Context
 from pi_ai._event_stream import AssistantMessageEventStream, error_text, now_ms, start_stream
 from pi_ai._events import (
     DoneEvent,
-    ErrorEvent,
     StartEvent,
     TextDeltaEvent,
     TextEndEvent,
@@ -40,12 +39,17 @@ from pi_ai._model import Model, ThinkingLevel, calculate_cost, clamp_thinking_le
 from pi_ai._options import SimpleStreamOptions, StreamOptions, ThinkingBudgets
 from pi_ai._partial_json import PartialJson
 from pi_ai._registry import ApiImplementation
-from pi_ai._simple_options import base_options, stream_option_values
-from pi_ai.api._common import PendingText, resolve_cache_retention
+from pi_ai._simple_options import base_options
+from pi_ai.api._common import (
+    PendingText,
+    client_api_key,
+    end_with_error,
+    provider_options,
+    resolve_cache_retention,
+)
 from pi_ai.api._completions_payload import (
     REASONING_FIELDS,
     build_params,
-    client_api_key,
     completions_compat,
     is_reasoning_detail,
     request_headers,
@@ -463,23 +467,13 @@ async def _run(
         if parser is not None:
             parser.pending.flush()
             parser.apply_reasoning_details()
-        output.stop_reason = "aborted" if signal is not None and signal.aborted else "error"
-        output.error_message = _format_error(error)
-        stream.push(ErrorEvent(reason=output.stop_reason, error=output))
-
-
-def _as_options(options: StreamOptions | None) -> OpenAICompletionsOptions:
-    if isinstance(options, OpenAICompletionsOptions):
-        return options
-    if options is None:
-        return OpenAICompletionsOptions()
-    return OpenAICompletionsOptions(**stream_option_values(options))
+        end_with_error(stream, output, signal, _format_error(error))
 
 
 def stream(
     model: Model, context: Context, options: StreamOptions | None = None
 ) -> AssistantMessageEventStream:
-    resolved = _as_options(options)
+    resolved = provider_options(options, OpenAICompletionsOptions)
     return start_stream(model, lambda s: _run(s, model, context, resolved), signal=resolved.signal)
 
 

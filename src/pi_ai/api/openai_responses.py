@@ -9,7 +9,6 @@ and the event sequence follow Pi 0.85 (which uses the official OpenAI SDK 6.40).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -17,21 +16,28 @@ from typing import Any
 from pi_ai._abort import AbortError
 from pi_ai._context import Context
 from pi_ai._event_stream import AssistantMessageEventStream, empty_assistant_message, error_text, start_stream
-from pi_ai._events import DoneEvent, ErrorEvent, StartEvent
+from pi_ai._events import DoneEvent, StartEvent
 from pi_ai._messages import Usage
-from pi_ai._model import Model, clamp_thinking_level
+from pi_ai._model import Model, clamp_thinking_level, whole_as_int
 from pi_ai._options import SimpleStreamOptions, StreamOptions
 from pi_ai._registry import ApiImplementation
-from pi_ai.api._anthropic_payload import copilot_dynamic_headers
-from pi_ai.api._common import clamp_prompt_cache_key, pi_user_agent, resolve_cache_retention
-from pi_ai.api._completions_payload import _custom_header_env, client_api_key
+from pi_ai._simple_options import base_options
+from pi_ai.api._common import (
+    clamp_prompt_cache_key,
+    client_api_key,
+    copilot_dynamic_headers,
+    end_with_error,
+    openai_sdk_headers,
+    pi_user_agent,
+    provider_options,
+    resolve_cache_retention,
+)
 from pi_ai.api._constrained import grammar_input_properties
 from pi_ai.api._http import (
     HttpRequest,
     HttpStatusError,
     apply_on_payload,
     join_url,
-    merge_headers,
     open_stream,
     openai_error_text,
     openai_sdk_message,
@@ -41,7 +47,6 @@ from pi_ai.api._responses_convert import (
     OPENAI_TOOL_CALL_PROVIDERS,
     ConvertOptions,
     ToolOptions,
-    build_base_options,
     convert_responses_messages,
     convert_responses_tools,
     split_deferred_tools,
@@ -195,22 +200,7 @@ def build_headers(
             pi_headers["x-client-request-id"] = session_id
     if options.headers:
         pi_headers.update(options.headers)
-    return merge_headers(
-        {
-            "Accept": "application/json",
-            "OpenAI-Organization": os.environ.get("OPENAI_ORG_ID") or None,
-            "OpenAI-Project": os.environ.get("OPENAI_PROJECT_ID") or None,
-        },
-        {"Authorization": f"Bearer {api_key}"},
-        _custom_header_env(),
-        pi_headers,
-        {"content-type": "application/json"},
-    )
-
-
-def _js_number(value: float) -> int | float:
-    """A whole number as an ``int``, so it is written ``0`` as JavaScript writes it, not ``0.0``."""
-    return int(value) if float(value).is_integer() else value
+    return openai_sdk_headers(api_key, pi_headers)
 
 
 def _service_tier_multiplier(model: Model, tier: Any) -> float:
@@ -227,23 +217,13 @@ def _service_tier_pricing(model: Model) -> Any:
         if multiplier == 1:
             return
         cost = usage.cost
-        cost.input = _js_number(cost.input * multiplier)
-        cost.output = _js_number(cost.output * multiplier)
-        cost.cache_read = _js_number(cost.cache_read * multiplier)
-        cost.cache_write = _js_number(cost.cache_write * multiplier)
-        cost.total = _js_number(cost.input + cost.output + cost.cache_read + cost.cache_write)
+        cost.input = whole_as_int(cost.input * multiplier)
+        cost.output = whole_as_int(cost.output * multiplier)
+        cost.cache_read = whole_as_int(cost.cache_read * multiplier)
+        cost.cache_write = whole_as_int(cost.cache_write * multiplier)
+        cost.total = whole_as_int(cost.input + cost.output + cost.cache_read + cost.cache_write)
 
     return apply
-
-
-def _provider_options(options: StreamOptions | None) -> OpenAIResponsesOptions:
-    if isinstance(options, OpenAIResponsesOptions):
-        return options
-    resolved = OpenAIResponsesOptions()
-    if options is not None:
-        for name in StreamOptions.__dataclass_fields__:
-            setattr(resolved, name, getattr(options, name))
-    return resolved
 
 
 def format_error(error: BaseException) -> str:
@@ -268,7 +248,7 @@ def stream(
     model: Model, context: Context, options: StreamOptions | None = None
 ) -> AssistantMessageEventStream:
     """Stream one response. Every failure arrives as an ``error`` event."""
-    opts = _provider_options(options)
+    opts = provider_options(options, OpenAIResponsesOptions)
     output = empty_assistant_message(model)
 
     async def produce(events: AssistantMessageEventStream) -> None:
@@ -320,9 +300,7 @@ def stream(
                 raise ResponsesStreamError(output.error_message or "An unknown error occurred")
             events.push(DoneEvent(reason=output.stop_reason, message=output))  # type: ignore[arg-type]
         except Exception as error:
-            output.stop_reason = "aborted" if signal is not None and signal.aborted else "error"
-            output.error_message = format_error(error)
-            events.push(ErrorEvent(reason=output.stop_reason, error=output))
+            end_with_error(events, output, signal, format_error(error))
 
     return start_stream(model, produce, signal=opts.signal)
 
@@ -333,10 +311,7 @@ def stream_simple(
     """Unified options: ``reasoning`` becomes the Responses reasoning effort."""
     simple = options or SimpleStreamOptions()
     client_api_key(model.provider, simple.api_key, simple.headers)  # raises at once, like Pi
-    base = build_base_options(model, context, simple)
-    provider = OpenAIResponsesOptions(tool_choice=simple.tool_choice)
-    for name in StreamOptions.__dataclass_fields__:
-        setattr(provider, name, getattr(base, name))
+    provider = OpenAIResponsesOptions(**base_options(model, context, simple), tool_choice=simple.tool_choice)
     if simple.reasoning:
         level = clamp_thinking_level(model, simple.reasoning)
         provider.reasoning_effort = None if level == "off" else level
