@@ -8,9 +8,9 @@ carry integer milliseconds. Converting an entry timestamp to milliseconds follow
 
 from __future__ import annotations
 
-import calendar
 import re
 import time
+from datetime import date
 
 _ISO = re.compile(
     r"(?P<year>[+-]\d{6}|\d{4})"
@@ -29,6 +29,16 @@ def now_iso() -> str:
 def ms_to_iso(ms: int) -> str:
     seconds, millis = divmod(ms, 1000)
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{millis:03d}Z"
+
+
+_EPOCH_DAY = date(1970, 1, 1).toordinal()
+
+
+def _timegm(fields: tuple[int, int, int, int, int, int]) -> int:
+    """``calendar.timegm`` (same arithmetic, same errors) without importing ``calendar``."""
+    year, month, day, hour, minute, second = fields
+    days = date(year, month, 1).toordinal() - _EPOCH_DAY + day - 1
+    return ((days * 24 + hour) * 60 + minute) * 60 + second
 
 
 def iso_to_ms(text: str) -> int | None:
@@ -54,7 +64,7 @@ def iso_to_ms(text: str) -> int | None:
     if hour == 24 and (minute or second or millis):
         return None
     fields = (year, month, day, hour, minute, second)
-    utc_seconds = calendar.timegm((*fields, 0, 0, 0))
+    utc_seconds = _timegm(fields)
     zone = parts["zone"]
     if zone is None and parts["hour"] is not None:
         # Local time: find the offset that was in force at that wall-clock time.

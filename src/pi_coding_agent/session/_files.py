@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import json
 import os
-import socket
 from typing import Any
+
+import msgspec
 
 from pi_coding_agent.messages import now_iso
 
@@ -80,9 +80,10 @@ class WriterLock:
             if (current.st_dev, current.st_ino) != (mine.st_dev, mine.st_ino):
                 os.close(fd)
                 continue
-            info = json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "since": now_iso()})
+            # uname's node name is what gethostname() returns (without importing socket).
+            info = msgspec.json.encode({"pid": os.getpid(), "host": os.uname().nodename, "since": now_iso()})
             os.ftruncate(fd, 0)
-            os.pwrite(fd, info.encode(), 0)
+            os.pwrite(fd, info, 0)
             self._fd = fd
             return
 
@@ -98,7 +99,7 @@ class WriterLock:
 def _read_holder(fd: int) -> dict[str, Any] | None:
     try:
         data = os.pread(fd, 4096, 0)
-        holder = json.loads(data) if data else None
+        holder = msgspec.json.decode(data) if data else None
     except (OSError, ValueError):
         return None
     return holder if isinstance(holder, dict) else None

@@ -7,8 +7,6 @@ import re
 import uuid
 from collections.abc import Callable, Container
 
-import uuid_utils
-
 _SESSION_ID = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?")
 SESSION_ID_ERROR = (
     "Session id must be non-empty, contain only alphanumeric characters, '-', '_', and '.', "
@@ -44,6 +42,8 @@ def generate_entry_id(taken: Container[str]) -> str:
 
 def new_session_id() -> str:
     """A time-ordered UUIDv7, as Pi 0.85 uses."""
+    import uuid_utils  # only new sessions need it, not opening one
+
     return str(uuid_utils.uuid7())
 
 

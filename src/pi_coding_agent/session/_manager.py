@@ -18,7 +18,6 @@ first write) with these differences, each written down in ``docs/sessions``:
 from __future__ import annotations
 
 import builtins
-import logging
 import os
 import re
 import weakref
@@ -82,7 +81,6 @@ from pi_coding_agent.session._paths import (
     session_file_name,
 )
 
-log = logging.getLogger("pi_coding_agent.session")
 _ENTRY_ID = attrgetter("id")
 
 APP_NAME = "pi"
@@ -239,7 +237,14 @@ class _Entries:
             bytes(line[:200]).decode("utf-8", "replace"),
         )
         self.problems.append(problem)
-        log.warning("%s", problem)
+        _warn(problem)
+
+
+def _warn(problem: SessionProblem) -> None:
+    """A warning on the ``pi_coding_agent.session`` logger (``logging`` is loaded only then)."""
+    import logging
+
+    logging.getLogger("pi_coding_agent.session").warning("%s", problem)
 
 
 def _line(entry: SessionEntry | dict[str, Any]) -> bytes:
@@ -450,7 +455,7 @@ class SessionManager:
             self._use_index(index)
         self._flushed = True
         for problem in self._entries.problems:
-            log.warning("%s", problem)
+            _warn(problem)
 
     def _migrate_file(self, path: str, index: FileIndex, version: Any) -> None:
         with open(path, "rb") as file:

@@ -10,8 +10,6 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from pathlib import Path
-from urllib.parse import unquote, urlparse
 
 ENV_AGENT_DIR = "PI_CODING_AGENT_DIR"
 ENV_SESSION_DIR = "PI_CODING_AGENT_SESSION_DIR"
@@ -21,12 +19,21 @@ DIR_MODE = 0o700
 def normalize_path(value: str) -> str:
     """Pi's ``normalizePath``: ``~`` and ``~/...`` expand to the home folder, ``file://`` URLs to paths."""
     if value == "~":
-        return str(Path.home())
+        return _home()
     if value.startswith("~/"):
-        return os.path.join(str(Path.home()), value[2:])
+        return os.path.join(_home(), value[2:])
     if value.startswith("file://"):
+        from urllib.parse import unquote, urlparse  # rare: not worth importing up front
+
         return unquote(urlparse(value).path)
     return value
+
+
+def _home() -> str:
+    # pathlib (and what it imports) is loaded only when a path needs the home folder.
+    from pathlib import Path
+
+    return str(Path.home())
 
 
 def resolve_path(value: str, base: str | None = None) -> str:
@@ -44,7 +51,7 @@ def agent_dir(env: Mapping[str, str] | None = None) -> str:
     value = (os.environ if env is None else env).get(ENV_AGENT_DIR)
     if value:
         return normalize_path(value)
-    return os.path.join(str(Path.home()), ".pi", "agent")
+    return os.path.join(_home(), ".pi", "agent")
 
 
 def sessions_dir(env: Mapping[str, str] | None = None) -> str:
