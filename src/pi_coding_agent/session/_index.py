@@ -102,13 +102,25 @@ _KNOWN_TYPES = {name: name for name in get_args(_EntryType)}
 
 @contextmanager
 def no_gc() -> Iterator[None]:
-    """Pause the cyclic collector during bulk decoding (it would rescan every new object)."""
+    """Pause the cyclic collector during bulk decoding, then file what was made as old.
+
+    While paused, the collector would rescan every new object again and again. Afterwards
+    the decoded entries are long-lived, but all of them are still in the youngest
+    generation, so the next young collection would walk every one of them (tens of
+    milliseconds for a long session's context). ``gc.freeze()`` + ``gc.unfreeze()`` moves
+    every tracked object to the oldest generation at once instead: young garbage cycles
+    made before this point are then found by the next full collection rather than a young
+    one. Skipped when the program froze objects itself (``unfreeze`` would thaw them).
+    """
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
         if was_enabled:
+            if gc.get_freeze_count() == 0:
+                gc.freeze()
+                gc.unfreeze()
             gc.enable()
 
 

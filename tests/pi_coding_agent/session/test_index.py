@@ -3,6 +3,7 @@ line-by-line reader sees, whatever the mix of good and bad lines and wherever ch
 
 from __future__ import annotations
 
+import gc
 import json
 from pathlib import Path
 from typing import Any
@@ -219,3 +220,29 @@ def test_lines_that_only_together_look_like_one_value_per_line(tmp_path: Path) -
         (4, "malformed"),
         (5, "malformed"),
     ]
+
+
+def test_bulk_decoding_leaves_the_collector_as_it_found_it(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_text("".join(row + "\n" for row in [HEADER, _message("a", None), _message("b", "a")]))
+    was_enabled = gc.isenabled()
+    try:
+        gc.enable()
+        assert len(SessionManager.open(str(path), read_only=True).build_session_context().messages) == 2
+        assert gc.isenabled() and gc.get_freeze_count() == 0
+
+        gc.disable()  # the program's choice is kept
+        SessionManager.open(str(path), read_only=True).build_session_context()
+        assert not gc.isenabled()
+
+        gc.enable()
+        gc.freeze()  # objects the program froze stay frozen
+        frozen = gc.get_freeze_count()
+        SessionManager.open(str(path), read_only=True).build_session_context()
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
+        if was_enabled:
+            gc.enable()
+        else:
+            gc.disable()
