@@ -17,6 +17,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+# conformance_cmds, and the repository root for the test support the commands share (tests.support)
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 # subcommand -> (module under tools/conformance_cmds, issue that builds it)

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import json
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import replace
 from typing import Any
 
 from pi_agent import Agent, stream_proxy
@@ -24,6 +21,7 @@ from pi_ai import (
     ToolCall,
     UserMessage,
 )
+from tests.support.loopback import LoopbackServer, Reply
 
 MODEL = Model(id="m1", name="M1", api="anthropic-messages", provider="anthropic", base_url="https://example.invalid")
 CONTEXT = Context(system_prompt="sys", messages=[UserMessage(content="hi", timestamp=1)],
@@ -32,56 +30,18 @@ USAGE = {"input": 10, "output": 5, "cacheRead": 0, "cacheWrite": 0, "totalTokens
          "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}}
 
 
-@dataclass
-class Reply:
-    status: int = 200
-    chunks: list[bytes] = field(default_factory=list)
-    hold: bool = False
-    """Keep the connection open after the chunks (until the client goes away)."""
-
-
-@dataclass
-class Server:
-    url: str
-    requests: list[dict[str, Any]]
-
-
 def sse(*events: dict[str, Any]) -> bytes:
     return b"".join(b"data: " + json.dumps(event).encode() + b"\n" for event in events)
 
 
-@asynccontextmanager
-async def proxy_server(*replies: Reply) -> AsyncIterator[Server]:
-    queue = list(replies)
-    requests: list[dict[str, Any]] = []
+def proxy_server(*replies: Reply) -> LoopbackServer:
+    """A proxy on 127.0.0.1 answering the requests in turn, pacing its chunks a little."""
+    return LoopbackServer([replace(reply, delay=0.005) for reply in replies])
 
-    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        head = (await reader.readuntil(b"\r\n\r\n")).decode()
-        request_line, *header_lines = head.strip().split("\r\n")
-        headers = {k.lower(): v.strip() for k, _, v in (line.partition(":") for line in header_lines)}
-        body = await reader.readexactly(int(headers.get("content-length", "0")))
-        requests.append({"line": request_line, "headers": headers, "body": json.loads(body)})
-        reply = queue.pop(0)
-        reason = {200: "OK", 500: "Internal Server Error", 401: "Unauthorized"}[reply.status]
-        writer.write(f"HTTP/1.1 {reply.status} {reason}\r\ncontent-type: text/event-stream\r\n"
-                     "transfer-encoding: chunked\r\nconnection: close\r\n\r\n".encode())
-        for chunk in reply.chunks:
-            writer.write(f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n")
-            await writer.drain()
-            await asyncio.sleep(0.005)
-        if reply.hold:
-            await reader.read()  # until the client closes
-        else:
-            writer.write(b"0\r\n\r\n")
-            await writer.drain()
-        writer.close()
 
-    server = await asyncio.start_server(handle, "127.0.0.1", 0)
-    port = server.sockets[0].getsockname()[1]
-    try:
-        yield Server(f"http://127.0.0.1:{port}", requests)
-    finally:
-        server.close()
+def hold(reply: Reply) -> Reply:
+    """``reply`` with the connection kept open after its chunks (until the client goes away)."""
+    return replace(reply, stall_after=len(reply.chunks))
 
 
 async def collect(stream: Any, seen_arguments: list[Any] | None = None) -> tuple[list[Any], AssistantMessage]:
@@ -117,13 +77,14 @@ async def test_rebuilds_the_stream_and_sends_pis_request() -> None:
         events, final = await collect(stream_proxy(MODEL, CONTEXT, options, proxy_url=server.url, auth_token="tok"),
                                       arguments)
     request = server.requests[0]
-    assert request["line"] == "POST /api/stream HTTP/1.1"
-    assert request["headers"]["authorization"] == "Bearer tok"
-    assert request["headers"]["content-type"] == "application/json"
-    assert request["body"]["model"]["id"] == "m1" and request["body"]["model"]["baseUrl"] == "https://example.invalid"
-    assert request["body"]["context"]["systemPrompt"] == "sys"
-    assert request["body"]["context"]["tools"][0]["name"] == "read"
-    assert request["body"]["options"] == {"temperature": 0.5, "reasoning": "high", "sessionId": "s1",
+    body = request.json()
+    assert (request.method, request.path) == ("POST", "/api/stream")
+    assert request.headers["authorization"] == "Bearer tok"
+    assert request.headers["content-type"] == "application/json"
+    assert body["model"]["id"] == "m1" and body["model"]["baseUrl"] == "https://example.invalid"
+    assert body["context"]["systemPrompt"] == "sys"
+    assert body["context"]["tools"][0]["name"] == "read"
+    assert body["options"] == {"temperature": 0.5, "reasoning": "high", "sessionId": "s1",
                                           "thinkingBudgets": {"high": 2048}}
     assert [e.type for e in events] == [
         "start", "thinking_start", "thinking_delta", "thinking_end", "text_start", "text_delta", "text_delta",
@@ -155,9 +116,9 @@ async def test_a_dropped_connection_and_a_bad_event_end_with_an_error() -> None:
 
 async def test_abort_interrupts_a_pending_read() -> None:
     controller = AbortController()
-    async with proxy_server(Reply(chunks=[sse({"type": "start"}, {"type": "text_start", "contentIndex": 0},
-                                              {"type": "text_delta", "contentIndex": 0, "delta": "so far"})],
-                                  hold=True)) as server:
+    async with proxy_server(hold(Reply(chunks=[sse({"type": "start"}, {"type": "text_start", "contentIndex": 0},
+                                                   {"type": "text_delta", "contentIndex": 0, "delta": "so far"})]))
+                            ) as server:
         stream = stream_proxy(MODEL, CONTEXT, SimpleStreamOptions(signal=controller.signal),
                               proxy_url=server.url, auth_token="x")
         seen = []
@@ -181,4 +142,4 @@ async def test_an_agent_runs_through_the_proxy() -> None:
     assert [m.role for m in agent.state.messages] == ["user", "assistant"]
     last = agent.state.messages[-1]
     assert isinstance(last, AssistantMessage) and last.content == [TextContent(text="Hi there")]
-    assert server.requests[0]["body"]["context"]["messages"][0]["content"][0]["text"] == "hello"
+    assert server.requests[0].json()["context"]["messages"][0]["content"][0]["text"] == "hello"

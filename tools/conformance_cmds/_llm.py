@@ -40,8 +40,9 @@ import typing
 from collections.abc import Callable
 from typing import Any
 
+from tests.support.loopback import LoopbackServer, Reply
+
 from conformance_cmds._common import Rejected
-from conformance_cmds._loopback import Loopback, Reply
 
 DUMMY_API_KEY = "pi-oracle-dummy-key"
 
@@ -259,7 +260,7 @@ async def _run(request: dict[str, Any], reply: Callable[[Any], Reply]) -> dict[s
     options, fn = build_options(request, model, capture)
     events: list[dict[str, Any]] = []
     start_ms = time.time_ns() // 1_000_000
-    async with Loopback(lambda record: reply(model)) as server:
+    async with LoopbackServer(respond=lambda _record: reply(model)) as server:
         with redirect_requests(server.url) as originals:
             try:
                 stream = (

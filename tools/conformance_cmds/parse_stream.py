@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from tests.support.loopback import Reply, split
+
 from conformance_cmds._common import Rejected
 from conformance_cmds._llm import run_stream
-from conformance_cmds._loopback import Reply
 
 __all__ = ["Rejected", "run"]
 
@@ -29,14 +30,12 @@ def run(request: dict[str, Any]) -> dict[str, Any]:
     }
     body = sse.encode()
     size = request.get("chunkSize")
-    chunks = (
-        [body[i : i + size] for i in range(0, len(body), size)]
-        if isinstance(size, int) and size > 0
-        else None
-    )
+    status = request.get("status") or 200
 
     def reply(_model: Any) -> Reply:
-        return Reply(request.get("status") or 200, headers, body, chunks)
+        if isinstance(size, int) and size > 0:
+            return Reply(status, headers, chunks=split(body, size))
+        return Reply(status, headers, body=body)
 
     result = run_stream(request, reply)
     return {"events": result["events"], "final": result["final"]}

@@ -24,9 +24,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from tests.support.loopback import Reply
+
 from conformance_cmds._common import Rejected
 from conformance_cmds._llm import normalize, run_stream
-from conformance_cmds._loopback import Reply
 
 __all__ = ["Rejected", "normalize", "run"]
 
@@ -45,7 +46,9 @@ def _error_reply(model: Any) -> Reply:
         body = {
             "error": {"message": "pi-oracle: request captured", "type": "invalid_request_error", "code": None}
         }
-    return Reply(400, {"content-type": "application/json"}, json.dumps(body, separators=(",", ":")).encode())
+    return Reply(
+        400, {"content-type": "application/json"}, body=json.dumps(body, separators=(",", ":")).encode()
+    )
 
 
 def run(request: dict[str, Any]) -> dict[str, Any]:

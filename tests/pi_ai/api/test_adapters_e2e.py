@@ -29,7 +29,7 @@ from pi_ai import (
     to_builtins,
 )
 from pi_ai.api._http import close_clients
-from tests.pi_ai.api.loopback import LoopbackServer, Reply, split
+from tests.support.loopback import LoopbackServer, Reply, split
 
 TEXT = "Héllo wörld — 😀 “quoted” 日本語"
 ARGS = {"command": 'echo "ünïcode 😀" && ls -la', "timeout": 30}

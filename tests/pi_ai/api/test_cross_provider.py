@@ -28,7 +28,7 @@ from pi_ai import (
     stream_simple,
 )
 from pi_ai.api._http import close_clients
-from tests.pi_ai.api.loopback import LoopbackServer, Reply, split
+from tests.support.loopback import LoopbackServer, Reply, split
 
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("pi_ai.api.openai_responses") is None

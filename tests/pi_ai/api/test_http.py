@@ -21,7 +21,7 @@ from pi_ai.api._http import (
     openai_sdk_message,
 )
 from pi_ai.api._sse import SseDecoder
-from tests.pi_ai.api.loopback import LoopbackServer, Reply, split
+from tests.support.loopback import LoopbackServer, Reply, split
 
 MODEL = Model(id="m", name="m", api="test-api", provider="test", base_url="http://unused")
 

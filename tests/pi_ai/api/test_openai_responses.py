@@ -26,7 +26,7 @@ from pi_ai.api.openai_responses import (
     stream,
     stream_simple,
 )
-from tests.pi_ai.api.loopback import LoopbackServer, Reply, split
+from tests.support.loopback import LoopbackServer, Reply, split
 
 MODEL = Model(
     id="gpt-5-mini",

@@ -21,7 +21,7 @@ from pi_ai._messages import (
     UserMessage,
 )
 from pi_ai.api import anthropic_messages, google_generative_ai, openai_responses
-from tests.pi_ai.api.loopback import LoopbackServer, Reply, split
+from tests.support.loopback import LoopbackServer, Reply, split
 
 CLAUDE = Model(
     id="claude-sonnet-4-5",

@@ -1,11 +1,18 @@
-"""A real HTTP/1.1 server on 127.0.0.1 for adapter tests: records each request and answers
-with a scripted reply written in exactly the chunks given (so SSE can be split inside UTF-8
-characters or JSON), optionally pausing, stalling forever or resetting the connection.
+"""A real HTTP/1.1 server on 127.0.0.1 that records each request and answers with a scripted
+reply, for the adapter tests and the ``payload``/``parse-stream`` conformance commands.
+
+A reply is written in exactly the chunks given (so SSE can be split inside UTF-8 characters
+or JSON), optionally pausing, stalling forever or resetting the connection; or, with ``body``,
+whole with a ``content-length``. The status line carries the standard reason phrase, and
+repeated request headers are joined with ", ", both as Node's server (the oracle's) does.
 
     async with LoopbackServer([Reply(chunks=split(body, 7))]) as server:
         model = replace(model, base_url=server.url)
         ...
         server.requests[0].json()
+
+Replies are used in order; a callable reply is called with the request. Once the list is
+used up, ``respond`` (if given) answers every further request, else a 500 ``no reply``.
 """
 
 from __future__ import annotations
@@ -14,6 +21,7 @@ import asyncio
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from http import HTTPStatus
 from typing import Any
 
 
@@ -28,6 +36,9 @@ class Reply:
     status: int = 200
     headers: dict[str, str] = field(default_factory=lambda: {"content-type": "text/event-stream"})
     chunks: Sequence[bytes] = ()
+    """The body, each piece a separate write (``transfer-encoding: chunked``)."""
+    body: bytes | None = None
+    """When set, the whole body in one write with a ``content-length`` (``chunks`` is ignored)."""
     delay: float = 0.0
     """Seconds to wait before each chunk."""
     stall_after: int | None = None
@@ -49,7 +60,7 @@ class Recorded:
     method: str
     path: str
     headers: dict[str, str]
-    """Lower-cased names."""
+    """Lower-cased names; a repeated header's values joined with ", "."""
     header_names: list[str]
     """Names as sent, in order."""
     body: bytes
@@ -62,8 +73,11 @@ ReplySource = Reply | Callable[[Recorded], Reply]
 
 
 class LoopbackServer:
-    def __init__(self, replies: Sequence[ReplySource]) -> None:
+    def __init__(
+        self, replies: Sequence[ReplySource] = (), *, respond: Callable[[Recorded], Reply] | None = None
+    ) -> None:
         self._replies = list(replies)
+        self._respond = respond
         self.requests: list[Recorded] = []
         self._server: asyncio.Server | None = None
         self._connections: list[tuple[asyncio.Task[None], asyncio.StreamWriter]] = []
@@ -88,6 +102,14 @@ class LoopbackServer:
         await asyncio.gather(*(task for task, _ in self._connections), return_exceptions=True)
         await self._server.wait_closed()
 
+    def _reply_to(self, recorded: Recorded) -> Reply:
+        if self._replies:
+            source = self._replies.pop(0)
+            return source(recorded) if callable(source) else source
+        if self._respond is not None:
+            return self._respond(recorded)
+        return Reply(status=500, chunks=[b"no reply"])
+
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         task = asyncio.current_task()
         assert task is not None
@@ -97,31 +119,39 @@ class LoopbackServer:
                 request_line = await reader.readline()
                 if not request_line:
                     return
-                method, path, _ = request_line.decode().split(" ", 2)
+                method, path, _ = request_line.decode("latin-1").split(" ", 2)
                 headers: dict[str, str] = {}
                 names: list[str] = []
                 while True:
-                    line = (await reader.readline()).decode()
+                    line = (await reader.readline()).decode("latin-1")
                     if line in ("\r\n", "\n", ""):
                         break
-                    name, value = line.split(":", 1)
+                    name, _, value = line.partition(":")
                     names.append(name)
-                    headers[name.lower()] = value.strip()
+                    key = name.strip().lower()
+                    headers[key] = f"{headers[key]}, {value.strip()}" if key in headers else value.strip()
                 body = await reader.readexactly(int(headers.get("content-length", "0")))
                 recorded = Recorded(method, path, headers, names, body)
                 self.requests.append(recorded)
-                source = self._replies.pop(0) if self._replies else Reply(status=500, chunks=[b"no reply"])
-                reply = source(recorded) if callable(source) else source
-                if not await self._write(reader, writer, reply):
+                if not await self._write(reader, writer, self._reply_to(recorded)):
                     return
         except (ConnectionError, asyncio.IncompleteReadError):
             return
 
     async def _write(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, reply: Reply) -> bool:
-        head = [f"HTTP/1.1 {reply.status} X"]
+        head = [f"HTTP/1.1 {reply.status} {_reason(reply.status)}"]
         head += [f"{name}: {value}" for name, value in reply.headers.items()]
-        head += ["transfer-encoding: chunked", "connection: keep-alive", "", ""]
-        writer.write("\r\n".join(head).encode())
+        if reply.body is not None:
+            head += [f"content-length: {len(reply.body)}", "", ""]
+            writer.write("\r\n".join(head).encode("latin-1") + reply.body)
+            try:
+                await writer.drain()
+            except ConnectionError:
+                self.disconnected.set()
+                return False
+            return True
+        head += ["transfer-encoding: chunked", "", ""]
+        writer.write("\r\n".join(head).encode("latin-1"))
         try:
             for index, chunk in enumerate(reply.chunks):
                 if reply.stall_after is not None and index >= reply.stall_after:
@@ -156,3 +186,10 @@ class LoopbackServer:
         except ConnectionError:
             pass
         self.disconnected.set()
+
+
+def _reason(status: int) -> str:
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return "unknown"  # what Node writes for a code it has no name for
