@@ -1,7 +1,9 @@
-"""One conversation that switches provider twice: Anthropic -> OpenAI Responses -> Google ->
-Anthropic, every turn through the real adapters and a real server on 127.0.0.1. Each request
-must be a valid payload for its API, and the Anthropic turn's signed thinking must come back
-intact (same model) in its original block order at the end."""
+"""One conversation that hops Anthropic -> OpenAI Responses -> Google -> Anthropic -> OpenAI
+Responses, every turn through the real adapters and a real server on 127.0.0.1. Each request
+must be a valid payload for its API, and provider-private data (signatures, reasoning items,
+item ids) must survive exactly when the turn goes back to the model that produced it: the
+Anthropic turn's signed thinking comes back intact in its original block order, the Responses
+turn's reasoning item and ``fc_`` item id come back verbatim."""
 
 from __future__ import annotations
 
@@ -78,7 +80,7 @@ ANTHROPIC_TURN = _events(
         {
             "type": "content_block_delta",
             "index": 0,
-            "delta": {"type": "thinking_delta", "thinking": "List first."},
+            "delta": {"type": "thinking_delta", "thinking": "List first 🙂"},
         },
     ),
     (
@@ -293,11 +295,12 @@ def _answer(history: list[Message], message: AssistantMessage, output: str) -> N
             )
 
 
-async def test_anthropic_responses_google_anthropic() -> None:
+async def test_anthropic_responses_google_anthropic_responses() -> None:
     history: list[Message] = [UserMessage(content="How big is this repo?", timestamp=0)]
 
     payload, first = await _turn(history, "anthropic", ANTHROPIC_TURN)
     assert [block.type for block in first.content] == ["thinking", "text", "toolCall"]
+    assert isinstance(first.content[0], ThinkingContent) and first.content[0].thinking_signature == SIGNATURE
     _answer(history, first, "a.py b.py")
 
     payload, second = await _turn(history, "openai", RESPONSES_TURN)
@@ -305,8 +308,16 @@ async def test_anthropic_responses_google_anthropic() -> None:
     outputs = [item for item in items if item.get("type") == "function_call_output"]
     calls = [item for item in items if item.get("type") == "function_call"]
     assert [item["call_id"] for item in calls] == [item["call_id"] for item in outputs] == ["toolu_01X"]
+    assert "id" not in calls[0]  # no item id for a foreign call
     assert items.index(calls[0]) < items.index(outputs[0])
     assert not any(item.get("type") == "reasoning" for item in items)  # foreign thinking became text
+    assert {
+        "type": "message",
+        "role": "assistant",
+        "content": [{"type": "output_text", "text": "List first 🙂", "annotations": []}],
+        "status": "completed",
+        "id": "msg_pi_1",
+    } in items
     assert (
         isinstance(second.content[0], ThinkingContent)
         and json.loads(second.content[0].thinking_signature or "")["id"] == "rs_abc"
@@ -328,16 +339,29 @@ async def test_anthropic_responses_google_anthropic() -> None:
             if "functionCall" in part:
                 assert re.match(r"^[a-zA-Z0-9_-]{1,64}$", part["functionCall"]["id"])
                 assert "thoughtSignature" not in part  # signatures of other models are dropped
+    model_turns = [content for content in contents if content["role"] == "model"]
+    # Gemini 3 needs ids: the Responses id "call_R1+/=|fc_abc123" is sanitized.
+    ids = [part["functionCall"]["id"] for turn in model_turns for part in turn["parts"] if "functionCall" in part]
+    assert ids == ["toolu_01X", "call_R1____fc_abc123"]
+    answered_ids = [
+        part["functionResponse"]["id"]
+        for content in contents
+        if content["role"] == "user"
+        for part in content["parts"]
+        if "functionResponse" in part
+    ]
+    assert answered_ids == ids
+    assert {"text": "Count them."} in model_turns[1]["parts"]  # GPT's reasoning summary became text
     _answer(history, third, "12K")
 
-    payload, _ = await _turn(history, "anthropic", ANTHROPIC_TURN)
+    payload, fourth = await _turn(history, "anthropic", ANTHROPIC_TURN)
     messages = payload["messages"]
     first_reply = messages[1]
     assert first_reply["role"] == "assistant"
     assert [block["type"] for block in first_reply["content"]] == ["thinking", "text", "tool_use"]
     assert first_reply["content"][0] == {
         "type": "thinking",
-        "thinking": "List first.",
+        "thinking": "List first 🙂",
         "signature": SIGNATURE,
     }
     for index, message in enumerate(messages):
@@ -357,3 +381,31 @@ async def test_anthropic_responses_google_anthropic() -> None:
         if block["type"] == "thinking"
     ]
     assert foreign_thinking == []  # only the same model's thinking is replayed as thinking
+    tool_ids = [
+        block["id"]
+        for message in messages
+        if message["role"] == "assistant"
+        for block in message["content"]
+        if block["type"] == "tool_use"
+    ]
+    assert len(tool_ids) == 3 and tool_ids[0] == "toolu_01X"
+    results = [
+        block["tool_use_id"]
+        for message in messages
+        if message["role"] == "user" and isinstance(message["content"], list)
+        for block in message["content"]
+        if block["type"] == "tool_result"
+    ]
+    assert results == tool_ids
+    _answer(history, fourth, "done")
+
+    # Back at GPT: its own reasoning item and fc_ item id are replayed verbatim.
+    payload, _ = await _turn(history, "openai", RESPONSES_TURN)
+    assert REASONING_ITEM in payload["input"]
+    assert {
+        "type": "function_call",
+        "id": "fc_abc123",
+        "call_id": "call_R1+/=",
+        "name": "bash",
+        "arguments": '{"command":"wc -l *"}',
+    } in payload["input"]
