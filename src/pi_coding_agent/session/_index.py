@@ -17,13 +17,12 @@ from __future__ import annotations
 
 import gc
 import os
-from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from itertools import repeat
-from operator import add, attrgetter, sub
+from itertools import compress, repeat
+from operator import add, attrgetter, ne, sub
 from typing import Any, Literal, get_args
 
 import msgspec
@@ -139,9 +138,9 @@ class FileIndex:
         self.ids: list[str] = []
         self.parents: list[str | None] = []
         self.types: list[str] = []
-        self.starts = array("q")
+        self.starts: list[int] = []
         """File offset where each entry's line starts (-1: the entry exists only in memory)."""
-        self.ends = array("q")
+        self.ends: list[int] = []
         """File offset of the newline (or end of file) after each entry's line."""
         self.line_runs: list[tuple[int, int]] = []
         """(first entry index, its line number) of each run of entries on consecutive lines."""
@@ -211,11 +210,11 @@ class FileIndex:
         record = starts.append
         find = buffer.find
         position = begin
-        while position < end:
+        while position < end:  # (the chunk ends with a newline: find never runs past it)
             if buffer[position] != 0x7B:
                 return 0  # a blank line, or a line not starting with "{"
             record(position)
-            position = find(b"\n", position, end) + 1
+            position = find(10, position) + 1
             if buffer[position - 2] != 0x7D:
                 return 0  # a line not ending with "}" (trailing space or "\r", or not JSON)
         try:
@@ -233,9 +232,9 @@ class FileIndex:
         self.types += types
         if offset:
             starts = list(map(add, starts, repeat(offset)))
-        self.starts.extend(starts)
-        starts.append(offset + end)
-        self.ends.extend(map(sub, starts[1:], repeat(1)))
+        self.starts += starts
+        self.ends += map(sub, starts[1:], repeat(1))
+        self.ends.append(offset + end - 1)
         self.line_runs.append((base, first_line))
         if "label" in types:
             for position, kind in enumerate(types):
@@ -352,47 +351,48 @@ class FileIndex:
 
         Each run is entries ``first .. stop - 1`` on adjacent lines, so ``lines`` is exactly
         their lines (newlines between them, none at the end) and can be decoded in one call.
-        Runs near each other in the file share one ``pread``. Entries that exist only in
-        memory are left out.
+        Runs near each other in the file share one ``pread`` of at most ``READ_SPAN`` bytes
+        (a longer run is cut into pieces). Entries that exist only in memory are left out.
         """
-        starts, ends = self.starts, self.ends
         wanted = sorted(set(indices))
         wanted = wanted[: bisect_left(wanted, self.indexed)]
         if not wanted:
             return
+        starts = list(map(self.starts.__getitem__, wanted))
+        ends = list(map(self.ends.__getitem__, wanted))
+        # A run ends where the next wanted line does not start right after this one.
+        breaks = compress(range(1, len(wanted)), map(ne, starts[1:], map(add, ends, repeat(1))))
+        pieces: list[tuple[int, int]] = []
+        first = 0
+        for stop in (*breaks, len(wanted)):
+            while first < stop:
+                end = max(bisect_right(ends, starts[first] + READ_SPAN, first, stop), first + 1)
+                pieces.append((first, end))
+                first = end
         fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
         try:
-            count = len(wanted)
             at = 0
-            while at < count:
-                first = last = wanted[at]
-                span_start = starts[first]
-                found = []
+            while at < len(pieces):
+                span = [pieces[at]]
+                span_start = starts[pieces[at][0]]
                 at += 1
-                while at < count:
-                    following = wanted[at]
-                    if ends[following] - span_start > READ_SPAN:
+                while at < len(pieces):
+                    first, stop = pieces[at]
+                    if (
+                        starts[first] - ends[span[-1][1] - 1] > READ_GAP
+                        or ends[stop - 1] - span_start > READ_SPAN
+                    ):
                         break
-                    if following == last + 1 and starts[following] == ends[last] + 1:
-                        last = following  # the next line: same run
-                    elif starts[following] - ends[last] <= READ_GAP:
-                        found.append((first, last + 1))
-                        first = last = following
-                    else:
-                        break
+                    span.append(pieces[at])
                     at += 1
-                found.append((first, last + 1))
-                span_end = ends[last]
+                span_end = ends[span[-1][1] - 1]
                 data = os.pread(fd, span_end - span_start, span_start)
                 if len(data) != span_end - span_start:
                     raise FileChangedError(f"{self.path} is shorter than when it was opened")
                 view = memoryview(data)
-                for run_first, run_stop in found:
-                    yield (
-                        run_first,
-                        run_stop,
-                        view[starts[run_first] - span_start : ends[run_stop - 1] - span_start],
-                    )
+                for first, stop in span:
+                    lines = view[starts[first] - span_start : ends[stop - 1] - span_start]
+                    yield wanted[first], wanted[stop - 1] + 1, lines
         finally:
             os.close(fd)
 
