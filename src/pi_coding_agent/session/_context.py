@@ -13,8 +13,11 @@ hand-edited file can have one) ends the walk where it closes, where Pi loops for
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import compress, islice
+from operator import ne
 from typing import Any, Protocol
 
 import msgspec
@@ -69,8 +72,8 @@ class EntryTree(Protocol):
     @property
     def by_id(self) -> Mapping[str, int]: ...
     def entries(self, indices: Sequence[int]) -> list[SessionEntry]: ...
-    def parent_positions(self) -> Sequence[int | None]:
-        """The position of each entry's parent (``resolve_parents``)."""
+    def parent_links(self) -> ParentLinks:
+        """How parents link up (``ParentLinks``), for the tree as it is now."""
         ...
 
 
@@ -99,11 +102,7 @@ def path_positions(tree: EntryTree, leaf: LeafArg) -> list[int]:
 
 
 def resolve_parents(parents: Sequence[str | None], by_id: Mapping[str, int]) -> list[int | None]:
-    """The position each ``parentId`` resolves to; ``None`` for a root or a missing parent.
-
-    Resolved once for the whole file (a dict lookup per entry at C speed), so a walk up a
-    long branch only follows integers.
-    """
+    """The position each ``parentId`` resolves to; ``None`` for a root or a missing parent."""
     # by_id.get(None) is None: a null parentId resolves to nothing, as it should.
     positions: list[int | None] = list(map(by_id.get, parents))  # type: ignore[arg-type]
     if "" in by_id:
@@ -114,12 +113,70 @@ def resolve_parents(parents: Sequence[str | None], by_id: Mapping[str, int]) -> 
     return positions
 
 
+class ParentLinks:
+    """Where each entry's ``parentId`` leads, in a form a walk up a long branch follows fast.
+
+    When every id is unique (and none is ``""``), an entry's parent is the entry before it
+    exactly when its ``parentId`` is that entry's id, which is true for almost every line
+    of a real file. Then only the *breaks* (entries whose parent is not the previous entry)
+    are kept, found at C speed, and a walk takes whole runs of entries at a time, looking
+    up parents only at breaks. Otherwise (duplicate ids: the last one wins) every parent is
+    resolved to a position up front.
+    """
+
+    def __init__(self, ids: Sequence[str], parents: Sequence[str | None], by_id: Mapping[str, int]) -> None:
+        self.unique = len(by_id) == len(ids) and "" not in by_id
+        self.breaks: list[int] = []
+        """Positions whose parent is not the previous position (always 0 first)."""
+        self.up: list[int | None] = []
+        """Without unique ids: the position of each entry's parent."""
+        if not self.unique:
+            self.up = resolve_parents(parents, by_id)
+        elif ids:
+            self.breaks = [0, *compress(range(1, len(ids)), map(ne, islice(parents, 1, None), ids))]
+
+    def appended(
+        self, position: int, entry_id: str, parent_id: str | None, *, previous_id: str | None, known: bool
+    ) -> bool:
+        """Take in an entry appended at ``position`` (the end); ``False`` if the links must be rebuilt.
+
+        ``previous_id`` is the id of the entry before it, ``known`` whether its id was
+        already taken (the new entry then wins it, which may move other entries' parent).
+        """
+        if not self.unique or known or entry_id == "":
+            return False
+        if parent_id is None or parent_id != previous_id:
+            self.breaks.append(position)
+        return True
+
+
 def walk_up(tree: EntryTree, start: int | None) -> list[int]:
-    path: list[int] = []
+    """Positions from ``start`` up to its root, root first (a ``parentId`` cycle is cut)."""
     if start is None:
-        return path
+        return []
+    links = tree.parent_links()
+    if not links.unique:
+        return _walk_positions(links.up, start)
+    path: list[int] = []
+    breaks, parents, lookup = links.breaks, tree.parents, tree.by_id.get
+    current = start
+    while True:
+        first = breaks[bisect_right(breaks, current) - 1]
+        path += range(current, first - 1, -1)
+        if len(path) > len(parents):
+            return _cut_cycle(path)  # more steps than entries: the parents loop
+        parent = parents[first]
+        found = lookup(parent) if parent else None
+        if found is None:
+            break
+        current = found
+    path.reverse()
+    return path
+
+
+def _walk_positions(up: Sequence[int | None], start: int) -> list[int]:
+    path: list[int] = []
     record = path.append
-    up = tree.parent_positions()
     current = start
     for _ in range(len(up)):
         record(current)
@@ -157,12 +214,24 @@ def context_positions(tree: EntryTree, path: list[int]) -> list[int]:
         return path
     compaction = tree.entries([path[compaction_at]])[0]
     first_kept = _first_kept_id(compaction)
-    path_ids = list(map(ids.__getitem__, path))
-    # Pi looks the compaction up again by id: with a duplicated id the first one wins.
-    compaction_at = path_ids.index(ids[path[compaction_at]])
+    kept_at: int | None = None
+    if tree.parent_links().unique:
+        # Each id names one entry, so an id's first place on the path is that entry's place.
+        kept = tree.by_id.get(first_kept) if isinstance(first_kept, str) else None
+        if kept is not None:
+            try:
+                kept_at = path.index(kept, 0, compaction_at)
+            except ValueError:
+                kept_at = None
+    else:
+        path_ids = list(map(ids.__getitem__, path))
+        # Pi looks the compaction up again by id: with a duplicated id the first one wins.
+        compaction_at = path_ids.index(ids[path[compaction_at]])
+        if first_kept in path_ids[:compaction_at]:
+            kept_at = path_ids.index(first_kept)
     result = [path[compaction_at]]
-    if first_kept in path_ids[:compaction_at]:
-        result += path[path_ids.index(first_kept) : compaction_at]
+    if kept_at is not None:
+        result += path[kept_at:compaction_at]
     result += path[compaction_at + 1 :]
     return result
 
@@ -334,15 +403,15 @@ class ListTree:
             where = {id(entry): index for index, entry in enumerate(self._entries)}
             self.by_id = {key: where[id(value)] for key, value in by_id.items() if id(value) in where}
 
-        self._parent_positions: list[int | None] | None = None
+        self._links: ParentLinks | None = None
 
     def entries(self, indices: Sequence[int]) -> list[SessionEntry]:
         return list(map(self._entries.__getitem__, indices))
 
-    def parent_positions(self) -> list[int | None]:
-        if self._parent_positions is None:
-            self._parent_positions = resolve_parents(self.parents, self.by_id)
-        return self._parent_positions
+    def parent_links(self) -> ParentLinks:
+        if self._links is None:
+            self._links = ParentLinks(self.ids, self.parents, self.by_id)
+        return self._links
 
 
 def build_session_context(

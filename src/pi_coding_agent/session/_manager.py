@@ -124,8 +124,8 @@ class _Entries:
         self.problems: list[SessionProblem] = list(index.problems)
         self.raw_data: dict[int, dict[str, Any]] = {}
         """JSON data of in-memory entries that came from a file (written back as it was)."""
-        self._parent_positions: list[int | None] | None = None
-        """Position of each entry's parent (see ``parent_positions``); rebuilt after an append."""
+        self._links: _context.ParentLinks | None = None
+        """Built on the first walk; kept up to date by ``add`` (or dropped, to be rebuilt)."""
 
     # EntryTree protocol -------------------------------------------------------------
 
@@ -154,16 +154,25 @@ class _Entries:
             self._decode(missing)
         return list(map(objects.__getitem__, indices))
 
-    def parent_positions(self) -> list[int | None]:
-        if self._parent_positions is None:
-            self._parent_positions = _context.resolve_parents(self.index.parents, self.by_id)
-        return self._parent_positions
+    def parent_links(self) -> _context.ParentLinks:
+        if self._links is None:
+            self._links = _context.ParentLinks(self.index.ids, self.index.parents, self.by_id)
+        return self._links
 
     # ---------------------------------------------------------------------------------
 
     def add(self, entry: SessionEntry, raw: dict[str, Any] | None = None) -> int:
         index = self.index
         position = len(index.ids)
+        links = self._links
+        if links is not None and not links.appended(
+            position,
+            entry.id,
+            entry.parent_id,
+            previous_id=index.ids[-1] if position else None,
+            known=entry.id in self.by_id,
+        ):
+            self._links = None
         index.ids.append(entry.id)
         index.parents.append(entry.parent_id)
         index.types.append(entry.type)
@@ -173,7 +182,6 @@ class _Entries:
         if raw is not None:
             self.raw_data[position] = raw
         self.by_id[entry.id] = position
-        self._parent_positions = None
         return position
 
     def all(self) -> list[SessionEntry]:
