@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import compress, repeat
 from operator import add, attrgetter, ne, sub
-from typing import Any, Literal, get_args
+from typing import Any, Literal, cast, get_args
 
 import msgspec
 
@@ -140,7 +140,10 @@ class FileIndex:
         self.types: list[str] = []
         self.starts: list[int] = []
         """File offset where each entry's line starts (-1: the entry exists only in memory)."""
-        self.ends: list[int] = []
+        self.gap_ends: dict[int, int] = {}
+        """Where the line ends (its newline, or the end of the file) of each indexed entry
+        whose line is not directly followed by the next entry's; every other line ends
+        where the next one starts (see ``end``)."""
         """File offset of the newline (or end of file) after each entry's line."""
         self.line_runs: list[tuple[int, int]] = []
         """(first entry index, its line number) of each run of entries on consecutive lines."""
@@ -233,8 +236,7 @@ class FileIndex:
         if offset:
             starts = list(map(add, starts, repeat(offset)))
         self.starts += starts
-        self.ends += map(sub, starts[1:], repeat(1))
-        self.ends.append(offset + end - 1)
+        self.gap_ends[base + lines - 1] = offset + end - 1
         self.line_runs.append((base, first_line))
         if "label" in types:
             for position, kind in enumerate(types):
@@ -307,7 +309,7 @@ class FileIndex:
         self.parents.append(probe.parentId)
         self.types.append(_KNOWN_TYPES.get(probe.type, probe.type))
         self.starts.append(start)
-        self.ends.append(stop)
+        self.gap_ends[index] = stop
         self.line_runs.append((index, number))
         if probe.type == "label":
             self._remember(index, probe)
@@ -359,7 +361,7 @@ class FileIndex:
         if not wanted:
             return
         starts = list(map(self.starts.__getitem__, wanted))
-        ends = list(map(self.ends.__getitem__, wanted))
+        ends = self._ends_of(wanted)
         # A run ends where the next wanted line does not start right after this one.
         breaks = compress(range(1, len(wanted)), map(ne, starts[1:], map(add, ends, repeat(1))))
         pieces: list[tuple[int, int]] = []
@@ -398,8 +400,24 @@ class FileIndex:
 
     def lines(self, indices: Iterable[int]) -> Iterator[tuple[int, memoryview]]:
         """``(index, bytes of its line)`` of indexed entries, in file order."""
-        starts, ends = self.starts, self.ends
+        starts = self.starts
         for first, stop, view in self.runs(indices):
             base = starts[first]
             for index in range(first, stop):
-                yield index, view[starts[index] - base : ends[index] - base]
+                yield index, view[starts[index] - base : self.end(index) - base]
+
+    def end(self, index: int) -> int:
+        """Where the line of an indexed entry ends (the offset of its newline)."""
+        found = self.gap_ends.get(index)
+        return self.starts[index + 1] - 1 if found is None else found
+
+    def _ends_of(self, wanted: list[int]) -> list[int]:
+        """``end`` of each of ``wanted`` (indexed entries, ascending), at C speed."""
+        starts, gaps = self.starts, self.gap_ends
+        # The last indexed entry always has a recorded end; the one after it may not exist.
+        body = wanted[:-1] if wanted[-1] == self.indexed - 1 else wanted
+        following = map(sub, map(starts.__getitem__, map(add, body, repeat(1))), repeat(1))
+        ends = cast(list[int], list(map(gaps.get, body, following)))  # get(i, default): never None
+        if len(body) < len(wanted):
+            ends.append(gaps[wanted[-1]])
+        return ends

@@ -177,7 +177,6 @@ class _Entries:
         index.parents.append(entry.parent_id)
         index.types.append(entry.type)
         index.starts.append(-1)
-        index.ends.append(-1)
         self.objects[position] = entry
         if raw is not None:
             self.raw_data[position] = raw
@@ -225,11 +224,11 @@ class _Entries:
 
     def _decode_carefully(self, first: int, stop: int, lines: memoryview) -> list[SessionEntry]:
         """Entries of a run one line at a time: lines that do not validate are reported."""
-        starts, ends = self.index.starts, self.index.ends
-        base = starts[first]
+        index = self.index
+        base = index.starts[first]
         decoded: list[SessionEntry] = []
         for position in range(first, stop):
-            line = lines[starts[position] - base : ends[position] - base]
+            line = lines[index.starts[position] - base : index.end(position) - base]
             reasons: list[str] = []
             decoded.append(decode_entry(line, reasons))
             for reason in reasons:

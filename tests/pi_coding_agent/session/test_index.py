@@ -89,7 +89,7 @@ def _fields(index: FileIndex) -> dict[str, Any]:
         "parents": index.parents,
         "types": index.types,
         "starts": list(index.starts),
-        "ends": list(index.ends),
+        "ends": [index.end(position) for position in range(len(index.ids))],
         "lines": [index.line_of(position) for position in range(len(index.ids))],
         "labels": index.labels,
         "problems": [(p.line, p.kind, p.text) for p in index.problems],
@@ -162,7 +162,7 @@ def test_fast_scan_matches_line_by_line(
     data = text.encode()
     for wanted in (range(len(fast.ids)), range(0, len(fast.ids), 3)):
         assert [(i, bytes(line)) for i, line in fast.lines(wanted)] == [
-            (i, data[fast.starts[i] : fast.ends[i]]) for i in wanted
+            (i, data[fast.starts[i] : fast.end(i)]) for i in wanted
         ]
 
 
