@@ -5,40 +5,23 @@ answers with the live oracle.
     .venv/bin/python tools/gen_adapter_cases.py [NAME_FILTER]
 
 Inputs go to ``tests/conformance/cases/{payload,parse-stream}/NAME.json``; the oracle's answer
-to ``NAME.out.json`` (never edited by hand). Cases are built here from small helpers so the
-SSE bodies read like what the providers send.
+to ``NAME.out.json`` (never edited by hand; recording is ``tests/support/cases.py``). Cases are
+built here from small helpers so the SSE bodies read like what the providers send.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-CASES = ROOT / "tests" / "conformance" / "cases"
-ORACLE = Path(os.environ.get("PI_ORACLE_DIR", ROOT.parent / "shared" / "oracle")) / "oracle"
-if not ORACLE.exists():
-    ORACLE = Path("/work/shared/oracle/oracle")
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from tests.support.cases import BASH, call, record_all, text, user
 
 SYSTEM = "You are an expert coding assistant. You help users with coding tasks by reading files, executing commands and writing code."
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
 
-BASH = {
-    "name": "bash",
-    "description": "Execute a bash command in the current working directory. Returns stdout and stderr.",
-    "parameters": {
-        "type": "object",
-        "properties": {
-            "command": {"type": "string", "description": "Bash command to execute"},
-            "timeout": {"type": "number", "description": "Timeout in seconds (optional)"},
-        },
-        "required": ["command"],
-    },
-}
 READ = {
     "name": "read",
     "description": "Read the contents of a file.",
@@ -84,10 +67,6 @@ ZERO_USAGE = {
 }
 
 
-def user(content: Any, ts: int = 1760000000000) -> dict[str, Any]:
-    return {"role": "user", "content": content, "timestamp": ts}
-
-
 def assistant(
     content: list[Any],
     api: str,
@@ -124,16 +103,8 @@ def tool_result(
     }
 
 
-def text(value: str, **extra: Any) -> dict[str, Any]:
-    return {"type": "text", "text": value, **extra}
-
-
 def image() -> dict[str, Any]:
     return {"type": "image", "data": PNG, "mimeType": "image/png"}
-
-
-def call(call_id: str, name: str, arguments: dict[str, Any], **extra: Any) -> dict[str, Any]:
-    return {"type": "toolCall", "id": call_id, "name": name, "arguments": arguments, **extra}
 
 
 def thinking(value: str, signature: str | None = None, **extra: Any) -> dict[str, Any]:
@@ -1168,32 +1139,10 @@ PARSE: dict[str, dict[str, Any]] = {
 }
 
 
-def run_oracle(subcommand: str, request: dict[str, Any]) -> tuple[int, Any]:
-    done = subprocess.run(
-        [str(ORACLE), subcommand],
-        input=json.dumps(request).encode(),
-        capture_output=True,
-        timeout=120,
-        check=False,
-    )
-    if done.returncode > 1:
-        raise SystemExit(f"oracle {subcommand} failed: {done.stderr.decode()[:2000]}")
-    return done.returncode, json.loads(done.stdout)
-
-
 def main(argv: list[str]) -> int:
-    wanted = argv[0] if argv else ""
-    for subcommand, cases in (("payload", PAYLOAD), ("parse-stream", PARSE)):
-        folder = CASES / subcommand
-        folder.mkdir(parents=True, exist_ok=True)
-        for name, request in cases.items():
-            if wanted not in name:
-                continue
-            _, answer = run_oracle(subcommand, request)
-            (folder / f"{name}.json").write_text(json.dumps(request, indent=2, ensure_ascii=False) + "\n")
-            (folder / f"{name}.out.json").write_text(json.dumps(answer, indent=2, ensure_ascii=False) + "\n")
-            print(f"{subcommand}/{name}")
-    return 0
+    cases = [("payload", name, request) for name, request in PAYLOAD.items()]
+    cases += [("parse-stream", name, request) for name, request in PARSE.items()]
+    return record_all(cases, argv)
 
 
 if __name__ == "__main__":

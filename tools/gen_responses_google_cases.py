@@ -1,39 +1,26 @@
 #!/usr/bin/env python3
 """Write the openai-responses / google-generative-ai conformance cases and Pi's answers.
 
-    .venv/bin/python tests/pi_ai/api/_support/gen_responses_google_cases.py [NAME_FILTER]
+    .venv/bin/python tools/gen_responses_google_cases.py [NAME_FILTER]
 
 Inputs are built here; every ``.out.json`` is what the live oracle (the real Pi 0.85)
-answered, never edited by hand. Cases land in ``tests/conformance/cases/{payload,parse-stream}``.
+answered, never edited by hand (recording is ``tests/support/cases.py``). Cases land in
+``tests/conformance/cases/{payload,parse-stream}``.
 """
 
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[4]
-CASES = REPO / "tests" / "conformance" / "cases"
-ORACLE = Path("/work/shared/oracle/oracle")
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from tests.support.cases import BASH, call, record_all, text, user
 
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8/5+hHgAHggJ/PchI7wAAAABJRU5ErkJggg=="
 JPEG = "/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE="
 
-BASH = {
-    "name": "bash",
-    "description": "Execute a bash command in the current working directory. Returns stdout and stderr.",
-    "parameters": {
-        "type": "object",
-        "properties": {
-            "command": {"type": "string", "description": "Bash command to execute"},
-            "timeout": {"type": "number", "description": "Timeout in seconds (optional)"},
-        },
-        "required": ["command"],
-    },
-}
 READ = {
     "name": "read",
     "description": "Read the contents of a file.",
@@ -60,10 +47,6 @@ def usage(inp: int = 100, out: int = 20) -> dict[str, Any]:
         "totalTokens": inp + out,
         "cost": zero,
     }
-
-
-def user(content: Any, ts: int) -> dict[str, Any]:
-    return {"role": "user", "content": content, "timestamp": ts}
 
 
 def assistant(
@@ -96,16 +79,8 @@ def result(
     }
 
 
-def text(value: str, **extra: Any) -> dict[str, Any]:
-    return {"type": "text", "text": value, **extra}
-
-
 def image(data: str = PNG, mime: str = "image/png") -> dict[str, Any]:
     return {"type": "image", "data": data, "mimeType": mime}
-
-
-def call(call_id: str, name: str, args: dict[str, Any], **extra: Any) -> dict[str, Any]:
-    return {"type": "toolCall", "id": call_id, "name": name, "arguments": args, **extra}
 
 
 def thinking(value: str, signature: str | None = None, **extra: Any) -> dict[str, Any]:
@@ -1438,27 +1413,9 @@ def google_cases() -> dict[str, tuple[str, dict[str, Any]]]:
     return cases
 
 
-def run_oracle(sub: str, request: dict[str, Any]) -> tuple[int, Any]:
-    done = subprocess.run(
-        [str(ORACLE), sub], input=json.dumps(request).encode(), capture_output=True, timeout=120, check=False
-    )
-    if done.returncode > 1:
-        raise RuntimeError(f"oracle {sub} failed: {done.stderr.decode()[:2000]}")
-    return done.returncode, json.loads(done.stdout)
-
-
 def main(argv: list[str]) -> int:
-    wanted = argv[0] if argv else ""
-    for name, (sub, request) in {**responses_cases(), **google_cases()}.items():
-        if wanted not in name:
-            continue
-        code, answer = run_oracle(sub, request)
-        folder = CASES / sub
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / f"{name}.json").write_text(json.dumps(request, indent=2, ensure_ascii=False) + "\n")
-        (folder / f"{name}.out.json").write_text(json.dumps(answer, indent=2, ensure_ascii=False) + "\n")
-        print(f"{sub}/{name}: exit {code}")
-    return 0
+    cases = {**responses_cases(), **google_cases()}
+    return record_all([(sub, name, request) for name, (sub, request) in cases.items()], argv)
 
 
 if __name__ == "__main__":
