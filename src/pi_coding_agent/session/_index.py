@@ -16,14 +16,13 @@ entries can be read back with a few ``pread`` calls.
 from __future__ import annotations
 
 import gc
-import os
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import compress, repeat
-from operator import add, attrgetter, ne, sub
-from typing import Any, Literal, cast, get_args
+from operator import add, attrgetter, ne
+from typing import Any, Literal, get_args
 
 import msgspec
 
@@ -353,50 +352,57 @@ class FileIndex:
 
         Each run is entries ``first .. stop - 1`` on adjacent lines, so ``lines`` is exactly
         their lines (newlines between them, none at the end) and can be decoded in one call.
-        Runs near each other in the file share one ``pread`` of at most ``READ_SPAN`` bytes
+        Runs near each other in the file share one read of about ``READ_SPAN`` bytes at most
         (a longer run is cut into pieces). Entries that exist only in memory are left out.
+        ``lines`` is only valid until the next run is asked for: reads reuse one buffer.
         """
         wanted = sorted(set(indices))
         wanted = wanted[: bisect_left(wanted, self.indexed)]
         if not wanted:
             return
+        count = len(wanted)
         starts = list(map(self.starts.__getitem__, wanted))
-        ends = self._ends_of(wanted)
-        # A run ends where the next wanted line does not start right after this one.
-        breaks = compress(range(1, len(wanted)), map(ne, starts[1:], map(add, ends, repeat(1))))
-        pieces: list[tuple[int, int]] = []
+        # A run ends where the next wanted entry is not the next entry, or where this
+        # entry's line is not followed by the next entry's (only those have a gap end).
+        cuts = set(compress(range(1, count), map(ne, wanted[1:], map(add, wanted, repeat(1)))))
+        for index in self.gap_ends:
+            at = bisect_left(wanted, index)
+            if at + 1 < count and wanted[at] == index:
+                cuts.add(at + 1)
+        pieces: list[tuple[int, int, int]] = []  # (first, stop, end offset) in ``wanted``
         first = 0
-        for stop in (*breaks, len(wanted)):
+        for stop in (*sorted(cuts), count):
             while first < stop:
-                end = max(bisect_right(ends, starts[first] + READ_SPAN, first, stop), first + 1)
-                pieces.append((first, end))
-                first = end
-        fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
-        try:
+                # Cut a long run where entries start more than READ_SPAN into it.
+                cut = max(bisect_right(starts, starts[first] + READ_SPAN, first + 1, stop), first + 1)
+                pieces.append((first, cut, starts[cut] - 1 if cut < stop else self.end(wanted[cut - 1])))
+                first = cut
+        buffer = bytearray()
+        with open(self.path, "rb", buffering=0) as file:
             at = 0
             while at < len(pieces):
                 span = [pieces[at]]
                 span_start = starts[pieces[at][0]]
                 at += 1
                 while at < len(pieces):
-                    first, stop = pieces[at]
-                    if (
-                        starts[first] - ends[span[-1][1] - 1] > READ_GAP
-                        or ends[stop - 1] - span_start > READ_SPAN
-                    ):
+                    first, stop, end = pieces[at]
+                    if starts[first] - span[-1][2] > READ_GAP or end - span_start > READ_SPAN:
                         break
                     span.append(pieces[at])
                     at += 1
-                span_end = ends[span[-1][1] - 1]
-                data = os.pread(fd, span_end - span_start, span_start)
-                if len(data) != span_end - span_start:
+                size = span[-1][2] - span_start
+                if len(buffer) < size:
+                    buffer = bytearray(size)
+                view = memoryview(buffer)
+                file.seek(span_start)
+                if file.readinto(view[:size]) != size:
                     raise FileChangedError(f"{self.path} is shorter than when it was opened")
-                view = memoryview(data)
-                for first, stop in span:
-                    lines = view[starts[first] - span_start : ends[stop - 1] - span_start]
-                    yield wanted[first], wanted[stop - 1] + 1, lines
-        finally:
-            os.close(fd)
+                for first, stop, end in span:
+                    yield (
+                        wanted[first],
+                        wanted[stop - 1] + 1,
+                        view[starts[first] - span_start : end - span_start],
+                    )
 
     def lines(self, indices: Iterable[int]) -> Iterator[tuple[int, memoryview]]:
         """``(index, bytes of its line)`` of indexed entries, in file order."""
@@ -410,14 +416,3 @@ class FileIndex:
         """Where the line of an indexed entry ends (the offset of its newline)."""
         found = self.gap_ends.get(index)
         return self.starts[index + 1] - 1 if found is None else found
-
-    def _ends_of(self, wanted: list[int]) -> list[int]:
-        """``end`` of each of ``wanted`` (indexed entries, ascending), at C speed."""
-        starts, gaps = self.starts, self.gap_ends
-        # The last indexed entry always has a recorded end; the one after it may not exist.
-        body = wanted[:-1] if wanted[-1] == self.indexed - 1 else wanted
-        following = map(sub, map(starts.__getitem__, map(add, body, repeat(1))), repeat(1))
-        ends = cast(list[int], list(map(gaps.get, body, following)))  # get(i, default): never None
-        if len(body) < len(wanted):
-            ends.append(gaps[wanted[-1]])
-        return ends
