@@ -37,8 +37,7 @@ class FileInputs:
 
 def process_file_arguments(file_args: Sequence[str], cwd: str, *, auto_resize: bool = True) -> FileInputs:
     # The read tool's own path and image handling, so @file and `read` treat files alike.
-    from pi_coding_agent.tools._images import detect_image_mime_in_file, process_image
-    from pi_coding_agent.tools._paths import resolve_read_path
+    from pi_coding_agent.tools import detect_image_mime_in_file, process_image, resolve_read_path
 
     result = FileInputs()
     for argument in file_args:

@@ -1,13 +1,22 @@
-"""Small pieces every built-in tool shares: the error type, abort checks, JS number text."""
+"""Small pieces every built-in tool shares: the error type, abort checks, JS number text, and
+the capped listing result of ``grep``, ``find`` and ``ls``."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
+from pi_agent import AgentToolResult
 from pi_ai import AbortSignal, ImageContent, TextContent
+from pi_coding_agent.tools._truncate import DEFAULT_MAX_BYTES, format_size, truncate_head
 
 ABORTED_MESSAGE = "Operation aborted"
+NO_LINE_LIMIT = (1 << 53) - 1
+"""JavaScript's ``Number.MAX_SAFE_INTEGER``: the line cap of a listing (none), stored in details."""
+
+Notice = tuple[str, str, Any]
+"""A bracketed notice after a listing: (text, ``details`` key, ``details`` value)."""
 
 
 class ToolError(Exception):
@@ -65,3 +74,26 @@ def utf8_bytes(text: str) -> bytes:
     except UnicodeEncodeError:
         repaired = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
         return repaired.encode("utf-8")
+
+
+def listing_result(
+    lines: Sequence[str], limit_notice: Notice | None, extra_notice: Notice | None = None
+) -> AgentToolResult[Any]:
+    """``lines`` cut to ``DEFAULT_MAX_BYTES``, then Pi's notices in brackets: the result limit,
+    the byte cap, then ``extra_notice``; each notice also sets its key in ``details``."""
+    truncation = truncate_head("\n".join(lines), max_lines=NO_LINE_LIMIT)
+    text = truncation.content
+    details: dict[str, Any] = {}
+    notices: list[str] = []
+    if limit_notice is not None:
+        notices.append(limit_notice[0])
+        details[limit_notice[1]] = limit_notice[2]
+    if truncation.truncated:
+        notices.append(f"{format_size(DEFAULT_MAX_BYTES)} limit reached")
+        details["truncation"] = truncation.to_json()
+    if extra_notice is not None:
+        notices.append(extra_notice[0])
+        details[extra_notice[1]] = extra_notice[2]
+    if notices:
+        text += f"\n\n[{'. '.join(notices)}]"
+    return AgentToolResult(content=text_content(text), details=details or None)

@@ -1,4 +1,4 @@
-"""Locating ripgrep and fd, and what the installed fd can do.
+"""Locating ripgrep and fd, what the installed fd can do, and the base of the tools that use them.
 
 A binary in the agent's own ``bin`` directory wins, then the ``PATH`` (Debian names fd
 ``fdfind``), then the scripts directory of the Python environment pi runs in. Nothing is downloaded: without a binary the tools use their Python fallback.
@@ -12,7 +12,11 @@ import subprocess
 import sysconfig
 from typing import Literal
 
+from pi_agent import AgentTool
+
 ExternalTool = Literal["rg", "fd"]
+Backend = Literal["auto", "external", "python"]
+"""``external`` requires the program, ``python`` forces the fallback, ``auto`` prefers the program."""
 _NAMES: dict[str, tuple[str, ...]] = {"rg": ("rg",), "fd": ("fd", "fdfind")}
 _fd_flags: dict[str, bool] = {}
 
@@ -48,3 +52,12 @@ def fd_supports_no_require_git(fd_path: str) -> bool:
             help_text = ""
         cached = _fd_flags[fd_path] = "--no-require-git" in help_text
     return cached
+
+
+class ExternalSearchTool(AgentTool):
+    """A tool (``grep``, ``find``) that runs rg or fd when installed, else its Python fallback."""
+
+    def __init__(self, cwd: str, *, backend: Backend = "auto", bin_dir: str | None = None) -> None:
+        self.cwd = cwd
+        self.backend = backend
+        self.bin_dir = bin_dir

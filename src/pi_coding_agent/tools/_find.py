@@ -15,26 +15,25 @@ import re
 import threading
 from typing import Any
 
-from pi_agent import AgentTool, AgentToolResult, ToolUpdateCallback
+from pi_agent import AgentToolResult, ToolUpdateCallback
 from pi_ai import AbortSignal
 from pi_coding_agent.tools._common import (
     ABORTED_MESSAGE,
     ToolError,
     js_int,
+    listing_result,
     optional_number,
     raise_if_aborted,
 )
 from pi_coding_agent.tools._common import text_content as _text
-from pi_coding_agent.tools._external import fd_supports_no_require_git, find_executable
+from pi_coding_agent.tools._external import ExternalSearchTool, fd_supports_no_require_git, find_executable
 from pi_coding_agent.tools._glob import GlobError, compile_glob
-from pi_coding_agent.tools._grep import Backend
 from pi_coding_agent.tools._lines import run_lines
 from pi_coding_agent.tools._paths import resolve_to_cwd
-from pi_coding_agent.tools._truncate import DEFAULT_MAX_BYTES, format_size, truncate_head
+from pi_coding_agent.tools._truncate import DEFAULT_MAX_BYTES
 from pi_coding_agent.tools._walk import IgnoreWalker
 
 DEFAULT_FIND_LIMIT = 1000
-_NO_LINE_LIMIT = (1 << 53) - 1  # JavaScript Number.MAX_SAFE_INTEGER, stored in details
 
 
 def inside_git_repo(path: str) -> bool:
@@ -70,7 +69,7 @@ FIND_PARAMETERS: dict[str, Any] = {
 }
 
 
-class FindTool(AgentTool):
+class FindTool(ExternalSearchTool):
     name = "find"
     label = "find"
     description = (
@@ -81,11 +80,6 @@ class FindTool(AgentTool):
     parameters: dict[str, Any] = FIND_PARAMETERS
     prompt_snippet = "Find files by glob pattern (respects .gitignore)"
     prompt_guidelines: tuple[str, ...] = ()
-
-    def __init__(self, cwd: str, *, backend: Backend = "auto", bin_dir: str | None = None) -> None:
-        self.cwd = cwd
-        self.backend = backend
-        self.bin_dir = bin_dir
 
     async def execute(
         self,
@@ -111,21 +105,11 @@ class FindTool(AgentTool):
             results = await _find_python(pattern, search_path, limit, signal)
         if not results:
             return AgentToolResult(content=_text("No files found matching pattern"))
-        truncation = truncate_head("\n".join(results), max_lines=_NO_LINE_LIMIT)
-        text = truncation.content
-        details: dict[str, Any] = {}
-        notices: list[str] = []
+        limit_notice = None
         if len(results) >= limit:
-            notices.append(
-                f"{limit} results limit reached. Use limit={limit * 2} for more, or refine pattern"
-            )
-            details["resultLimitReached"] = limit
-        if truncation.truncated:
-            notices.append(f"{format_size(DEFAULT_MAX_BYTES)} limit reached")
-            details["truncation"] = truncation.to_json()
-        if notices:
-            text += f"\n\n[{'. '.join(notices)}]"
-        return AgentToolResult(content=_text(text), details=details or None)
+            notice = f"{limit} results limit reached. Use limit={limit * 2} for more, or refine pattern"
+            limit_notice = (notice, "resultLimitReached", limit)
+        return listing_result(results, limit_notice)
 
 
 def _effective_pattern(pattern: str) -> tuple[str, bool]:

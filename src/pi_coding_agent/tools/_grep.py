@@ -14,36 +14,27 @@ import re
 import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
-from pi_agent import AgentTool, AgentToolResult, ToolUpdateCallback
+from pi_agent import AgentToolResult, ToolUpdateCallback
 from pi_ai import AbortSignal
 from pi_coding_agent.tools._common import (
     ABORTED_MESSAGE,
     ToolError,
     js_int,
+    listing_result,
     optional_number,
     raise_if_aborted,
 )
 from pi_coding_agent.tools._common import text_content as _text
-from pi_coding_agent.tools._external import find_executable
+from pi_coding_agent.tools._external import ExternalSearchTool, find_executable
 from pi_coding_agent.tools._glob import GlobError, compile_glob
 from pi_coding_agent.tools._lines import run_lines
 from pi_coding_agent.tools._paths import resolve_to_cwd
-from pi_coding_agent.tools._truncate import (
-    DEFAULT_MAX_BYTES,
-    GREP_MAX_LINE_LENGTH,
-    format_size,
-    truncate_head,
-    truncate_line,
-)
+from pi_coding_agent.tools._truncate import DEFAULT_MAX_BYTES, GREP_MAX_LINE_LENGTH, truncate_line
 from pi_coding_agent.tools._walk import IgnoreWalker, RuleStacks
 
 DEFAULT_GREP_LIMIT = 100
-_NO_LINE_LIMIT = (1 << 53) - 1  # JavaScript Number.MAX_SAFE_INTEGER, stored in details
-
-Backend = Literal["auto", "external", "python"]
-"""``external`` requires the program, ``python`` forces the fallback, ``auto`` prefers the program."""
 
 
 GREP_PARAMETERS: dict[str, Any] = {
@@ -100,7 +91,7 @@ class _Search:
     limit_reached: bool
 
 
-class GrepTool(AgentTool):
+class GrepTool(ExternalSearchTool):
     name = "grep"
     label = "grep"
     description = (
@@ -112,11 +103,6 @@ class GrepTool(AgentTool):
     parameters: dict[str, Any] = GREP_PARAMETERS
     prompt_snippet = "Search file contents for patterns (respects .gitignore)"
     prompt_guidelines: tuple[str, ...] = ()
-
-    def __init__(self, cwd: str, *, backend: Backend = "auto", bin_dir: str | None = None) -> None:
-        self.cwd = cwd
-        self.backend = backend
-        self.bin_dir = bin_dir
 
     async def execute(
         self,
@@ -428,21 +414,11 @@ def _format(
             lines_truncated = lines_truncated or was_cut
             separator = ":" if current == match.line_number else "-"
             output.append(f"{rel}{separator}{current}{separator} {cut}")
-    truncation = truncate_head("\n".join(output), max_lines=_NO_LINE_LIMIT)
-    text = truncation.content
-    details: dict[str, Any] = {}
-    notices: list[str] = []
+    limit_notice = lines_notice = None
     if search.limit_reached:
-        notices.append(f"{limit} matches limit reached. Use limit={limit * 2} for more, or refine pattern")
-        details["matchLimitReached"] = limit
-    if truncation.truncated:
-        notices.append(f"{format_size(DEFAULT_MAX_BYTES)} limit reached")
-        details["truncation"] = truncation.to_json()
+        notice = f"{limit} matches limit reached. Use limit={limit * 2} for more, or refine pattern"
+        limit_notice = (notice, "matchLimitReached", limit)
     if lines_truncated:
-        notices.append(
-            f"Some lines truncated to {GREP_MAX_LINE_LENGTH} chars. Use read tool to see full lines"
-        )
-        details["linesTruncated"] = True
-    if notices:
-        text += f"\n\n[{'. '.join(notices)}]"
-    return AgentToolResult(content=_text(text), details=details or None)
+        notice = f"Some lines truncated to {GREP_MAX_LINE_LENGTH} chars. Use read tool to see full lines"
+        lines_notice = (notice, "linesTruncated", True)
+    return listing_result(output, limit_notice, lines_notice)

@@ -14,13 +14,19 @@ from typing import Any
 from pi_agent import AgentTool, AgentToolResult, ToolUpdateCallback
 from pi_ai import AbortSignal
 from pi_coding_agent.tools._collate import locale_sort_key
-from pi_coding_agent.tools._common import ToolError, js_int, optional_number, raise_if_aborted, text_content
+from pi_coding_agent.tools._common import (
+    ToolError,
+    js_int,
+    listing_result,
+    optional_number,
+    raise_if_aborted,
+    text_content,
+)
 from pi_coding_agent.tools._fs_errors import node_error_message
 from pi_coding_agent.tools._paths import resolve_to_cwd
-from pi_coding_agent.tools._truncate import DEFAULT_MAX_BYTES, format_size, truncate_head
+from pi_coding_agent.tools._truncate import DEFAULT_MAX_BYTES
 
 DEFAULT_LS_LIMIT = 500
-_NO_LINE_LIMIT = (1 << 53) - 1  # JavaScript Number.MAX_SAFE_INTEGER, stored in details
 
 
 LS_PARAMETERS: dict[str, Any] = {
@@ -90,16 +96,8 @@ class LsTool(AgentTool):
             entries.append(name + "/" if stat.S_ISDIR(mode) else name)
         if not entries:
             return AgentToolResult(content=text_content("(empty directory)"))
-        truncation = truncate_head("\n".join(entries), max_lines=_NO_LINE_LIMIT)
-        output = truncation.content
-        details: dict[str, Any] = {}
-        notices: list[str] = []
+        limit_notice = None
         if limit_reached:
-            notices.append(f"{limit} entries limit reached. Use limit={limit * 2} for more")
-            details["entryLimitReached"] = limit
-        if truncation.truncated:
-            notices.append(f"{format_size(DEFAULT_MAX_BYTES)} limit reached")
-            details["truncation"] = truncation.to_json()
-        if notices:
-            output += f"\n\n[{'. '.join(notices)}]"
-        return AgentToolResult(content=text_content(output), details=details or None)
+            notice = f"{limit} entries limit reached. Use limit={limit * 2} for more"
+            limit_notice = (notice, "entryLimitReached", limit)
+        return listing_result(entries, limit_notice)

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import codecs
 import os
-import secrets
-import tempfile
 from dataclasses import dataclass, replace
 from typing import BinaryIO
 
@@ -26,6 +24,9 @@ from pi_coding_agent.tools._truncate import (
 
 def temp_output_path(prefix: str) -> str:
     """``<tmpdir>/<prefix>-<16 hex>.log``."""
+    import secrets  # imported when the first output overflows, not at startup
+    import tempfile
+
     return os.path.join(tempfile.gettempdir(), f"{prefix}-{secrets.token_hex(8)}.log")
 
 

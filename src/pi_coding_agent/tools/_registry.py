@@ -1,19 +1,21 @@
-"""Building the built-in tool set by name, as ``--tools`` and the session need it."""
+"""Building the built-in tool set by name, as ``--tools`` and the session need it.
+
+A tool's module is imported only when that tool is created, so a session with the default
+four tools does not pay for ``grep``/``find``/``ls``.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from pi_agent import AgentTool
-from pi_coding_agent.tools._bash import BashTool, SessionEnv
-from pi_coding_agent.tools._edit import EditTool
-from pi_coding_agent.tools._find import FindTool
-from pi_coding_agent.tools._grep import Backend, GrepTool
-from pi_coding_agent.tools._ls import LsTool
-from pi_coding_agent.tools._read import ImageSupport, ReadTool
-from pi_coding_agent.tools._shell import ShellOperations
-from pi_coding_agent.tools._write import WriteTool
+if TYPE_CHECKING:
+    from pi_agent import AgentTool
+    from pi_coding_agent.tools._bash import SessionEnv
+    from pi_coding_agent.tools._external import Backend
+    from pi_coding_agent.tools._read import ImageSupport
+    from pi_coding_agent.tools._shell import ShellOperations
 
 ALL_TOOL_NAMES: tuple[str, ...] = ("read", "bash", "edit", "write", "grep", "find", "ls")
 """Every built-in tool, in Pi's order (Pi's Windows-only ``powershell`` is not provided)."""
@@ -51,8 +53,12 @@ def create_tool(name: str, cwd: str, options: ToolOptions | None = None) -> Agen
     """One built-in tool working in ``cwd``. Raises ``UnknownToolError`` for other names."""
     o = options or ToolOptions()
     if name == "read":
+        from pi_coding_agent.tools._read import ReadTool
+
         return ReadTool(cwd, auto_resize_images=o.auto_resize_images, image_support=o.image_support)
     if name == "bash":
+        from pi_coding_agent.tools._bash import BashTool
+
         return BashTool(
             cwd,
             command_prefix=o.command_prefix,
@@ -62,14 +68,24 @@ def create_tool(name: str, cwd: str, options: ToolOptions | None = None) -> Agen
             operations=o.shell_operations,
         )
     if name == "edit":
+        from pi_coding_agent.tools._edit import EditTool
+
         return EditTool(cwd)
     if name == "write":
+        from pi_coding_agent.tools._write import WriteTool
+
         return WriteTool(cwd)
     if name == "grep":
+        from pi_coding_agent.tools._grep import GrepTool
+
         return GrepTool(cwd, backend=o.search_backend, bin_dir=o.bin_dir)
     if name == "find":
+        from pi_coding_agent.tools._find import FindTool
+
         return FindTool(cwd, backend=o.search_backend, bin_dir=o.bin_dir)
     if name == "ls":
+        from pi_coding_agent.tools._ls import LsTool
+
         return LsTool(cwd)
     raise UnknownToolError(f"Unknown tool name: {name}")
 

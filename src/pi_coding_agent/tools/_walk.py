@@ -20,8 +20,10 @@ import re
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import pathspec
+if TYPE_CHECKING:
+    import pathspec
 
 _CUSTOM, _DOT_IGNORE, _GITIGNORE, _EXCLUDE, _GLOBAL = range(5)
 _KINDS = 5
@@ -54,6 +56,8 @@ def _load(path: str) -> pathspec.GitIgnoreSpec | None:
             lines = handle.read().splitlines()
     except OSError:
         return None
+    import pathspec  # only once an ignore file is found (it costs ~20 ms to import)
+
     spec = pathspec.GitIgnoreSpec.from_lines(lines)
     return spec if len(spec) else None
 
