@@ -4,7 +4,14 @@
 Pi opens (and the other way round). ``build_session_context`` turns a branch into the
 agent's messages, model and thinking level. See ``docs/sessions`` for the file format and
 for where this implementation deliberately differs from Pi.
+
+Listing and migration are loaded on first use (PEP 562): resuming a session needs neither.
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from pi_coding_agent.session._context import (
     SessionContext,
@@ -29,15 +36,9 @@ from pi_coding_agent.session._entries import (
     ThinkingLevelChangeEntry,
 )
 from pi_coding_agent.session._files import SessionError, SessionLockedError
+from pi_coding_agent.session._header import read_header
 from pi_coding_agent.session._ids import InvalidSessionIdError
 from pi_coding_agent.session._index import SessionProblem
-from pi_coding_agent.session._listing import (
-    SessionInfo,
-    find_most_recent_session,
-    list_all_sessions,
-    list_sessions,
-    read_header,
-)
 from pi_coding_agent.session._manager import (
     EntryNotFoundError,
     InvalidSessionError,
@@ -45,7 +46,6 @@ from pi_coding_agent.session._manager import (
     SessionManager,
     SessionTreeNode,
 )
-from pi_coding_agent.session._migrate import migrate_entries
 from pi_coding_agent.session._paths import (
     ENV_AGENT_DIR,
     ENV_SESSION_DIR,
@@ -55,6 +55,33 @@ from pi_coding_agent.session._paths import (
     resolve_session_dir,
     sessions_dir,
 )
+
+if TYPE_CHECKING:
+    from pi_coding_agent.session._listing import (
+        SessionInfo,
+        find_most_recent_session,
+        list_all_sessions,
+        list_sessions,
+    )
+    from pi_coding_agent.session._migrate import migrate_entries
+
+_LAZY = {
+    "SessionInfo": "pi_coding_agent.session._listing",
+    "find_most_recent_session": "pi_coding_agent.session._listing",
+    "list_all_sessions": "pi_coding_agent.session._listing",
+    "list_sessions": "pi_coding_agent.session._listing",
+    "migrate_entries": "pi_coding_agent.session._migrate",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "CURRENT_SESSION_VERSION",

@@ -21,6 +21,7 @@ from typing import Any
 import msgspec
 
 from pi_coding_agent.messages import iso_to_ms
+from pi_coding_agent.session._header import read_header
 from pi_coding_agent.session._paths import (
     default_session_dir,
     default_session_dir_path,
@@ -28,49 +29,8 @@ from pi_coding_agent.session._paths import (
     sessions_dir,
 )
 
-HEADER_SCAN_LIMIT = 1 << 20
 TAIL_WINDOW = 64 * 1024
 ProgressCallback = Callable[[int, int], None]
-
-
-def read_header(path: str, limit: int = HEADER_SCAN_LIMIT) -> dict[str, Any] | None:
-    """The first parsed line of ``path`` if it is a session header, reading at most ``limit`` bytes."""
-    try:
-        with open(path, "rb") as file:
-            pending = b""
-            while True:
-                block = file.read(4096)
-                *lines, pending = (pending + block).split(b"\n")
-                if not block:
-                    lines.append(pending)
-                for line in lines:
-                    verdict = _header_candidate(line)
-                    if verdict is not _SKIP:
-                        return verdict if isinstance(verdict, dict) else None
-                if not block:
-                    return None
-                if file.tell() >= limit and file.read(1):
-                    return None  # no header within the first ``limit`` bytes
-    except OSError:
-        return None
-
-
-_SKIP = object()
-
-
-def _header_candidate(line: bytes) -> object:
-    """``_SKIP`` for blank/unparsable lines, the header dict, or ``None`` for any other value."""
-    if not line.strip():
-        return _SKIP
-    try:
-        value = msgspec.json.decode(line)
-    except msgspec.DecodeError:
-        return _SKIP
-    if not value:
-        return _SKIP
-    if isinstance(value, dict) and value.get("type") == "session" and isinstance(value.get("id"), str):
-        return value
-    return None
 
 
 def _cwd_matches(cwd: Any, resolved_cwd: str) -> bool:

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from functools import cmp_to_key
 from itertools import filterfalse
 from operator import attrgetter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 from msgspec import UNSET, UnsetType
@@ -63,16 +63,9 @@ from pi_coding_agent.session._files import (
     replace,
     write_new,
 )
+from pi_coding_agent.session._header import read_header
 from pi_coding_agent.session._ids import check_session_id, generate_entry_id, new_session_id
 from pi_coding_agent.session._index import FileChangedError, FileIndex, SessionProblem, no_gc
-from pi_coding_agent.session._listing import (
-    SessionInfo,
-    find_most_recent_session,
-    list_all_sessions,
-    list_sessions,
-    read_header,
-)
-from pi_coding_agent.session._migrate import load_legacy, migrate_entries
 from pi_coding_agent.session._paths import (
     default_session_dir,
     default_session_dir_path,
@@ -82,6 +75,9 @@ from pi_coding_agent.session._paths import (
 )
 
 _ENTRY_ID = attrgetter("id")
+
+if TYPE_CHECKING:
+    from pi_coding_agent.session._listing import SessionInfo
 
 APP_NAME = "pi"
 
@@ -366,6 +362,8 @@ class SessionManager:
         """The most recently modified session of ``cwd`` (by file time), else a new one."""
         folder = resolve_path(session_dir) if session_dir else default_session_dir(cwd)
         filter_cwd = session_dir is not None and folder != default_session_dir_path(cwd)
+        from pi_coding_agent.session._listing import find_most_recent_session  # only here
+
         recent = find_most_recent_session(folder, cwd if filter_cwd else None)
         if recent is not None:
             return SessionManager(cwd, folder, recent, True)
@@ -465,6 +463,8 @@ class SessionManager:
             _warn(problem)
 
     def _migrate_file(self, path: str, index: FileIndex, version: Any) -> None:
+        from pi_coding_agent.session._migrate import load_legacy, migrate_entries  # old files only
+
         with open(path, "rb") as file:
             legacy = load_legacy(file.read())
         entries = legacy.entries()
@@ -971,6 +971,8 @@ class SessionManager:
         on_progress: Callable[[int, int], None] | None = None,
     ) -> builtins.list[SessionInfo]:
         """Sessions of ``cwd``, most recently modified first (see ``list_sessions``)."""
+        from pi_coding_agent.session._listing import list_sessions  # listing is loaded on first use
+
         return list_sessions(cwd, session_dir, on_progress)
 
     @staticmethod
@@ -979,6 +981,8 @@ class SessionManager:
         on_progress: Callable[[int, int], None] | None = None,
     ) -> builtins.list[SessionInfo]:
         """Sessions of every project (see ``list_all_sessions``)."""
+        from pi_coding_agent.session._listing import list_all_sessions
+
         return list_all_sessions(session_dir, on_progress)
 
 
@@ -1016,6 +1020,8 @@ def _load_source(path: str) -> list[bytes]:
         raise SessionError(f"Cannot fork: source session file is empty or invalid: {path}")
     version = index.header.get("version")
     if version is None or (isinstance(version, int | float) and version < CURRENT_SESSION_VERSION):
+        from pi_coding_agent.session._migrate import load_legacy, migrate_entries  # old files only
+
         with open(path, "rb") as file:
             legacy = load_legacy(file.read())
         entries = legacy.entries()
