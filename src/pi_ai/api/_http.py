@@ -61,7 +61,9 @@ Contract:
   before the body is read, unless ``call_on_response=False`` (Pi's Google adapter skips it).
 
 httpx is imported only when the first request is made, so ``import pi_ai`` loads no HTTP
-library. One ``httpx.AsyncClient`` (connection pool) is kept per event loop.
+library. Two ``httpx.AsyncClient`` (connection pools) are kept per event loop, created on
+first use: one for ``https`` URLs and one for plain ``http``, which skips loading the CA
+bundle (see ``_client``).
 """
 
 from __future__ import annotations
@@ -88,6 +90,8 @@ from pi_ai._options import ResponseInfo, StreamOptions
 from pi_ai.api._sse import SseDecoder, SseEvent
 
 if TYPE_CHECKING:
+    import ssl
+
     import httpx
 
 DEFAULT_TIMEOUT_MS = 600_000
@@ -319,30 +323,45 @@ class _AbortScope:
 
 # --------------------------------------------------------------------------- client pool
 
-_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient] = (
+_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[bool, httpx.AsyncClient]] = (
     weakref.WeakKeyDictionary()
 )
 
 
-def _client() -> httpx.AsyncClient:
+def _client(url: str) -> httpx.AsyncClient:
+    """The running loop's client for ``url``: one for ``https`` URLs, one for plain ``http``.
+
+    httpx builds the TLS context of a client when the client is created, and loading the CA
+    bundle into it costs 30-60 ms. A plain-http server (a local model) never needs it, so
+    its client gets a context that holds no CA certificates: it is never used (the client
+    sees only ``http`` URLs and follows no redirects), and were it used, verification would
+    fail rather than pass. ``https`` URLs get httpx's default, verifying client.
+    """
     import httpx
 
+    tls = not url.lower().startswith("http://")
     loop = asyncio.get_running_loop()
-    client = _clients.get(loop)
+    clients = _clients.setdefault(loop, {})
+    client = clients.get(tls)
     if client is None or client.is_closed:
+        verify: ssl.SSLContext | bool = True
+        if not tls:
+            import ssl
+
+            verify = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)  # verifies, but trusts no one
         client = httpx.AsyncClient(
             timeout=httpx.Timeout(DEFAULT_TIMEOUT_MS / 1000),
             limits=httpx.Limits(max_connections=None, max_keepalive_connections=20),
             follow_redirects=False,
+            verify=verify,
         )
-        _clients[loop] = client
+        clients[tls] = client
     return client
 
 
 async def close_clients() -> None:
-    """Close the connection pool of the running loop (tests and shutdown)."""
-    client = _clients.pop(asyncio.get_running_loop(), None)
-    if client is not None:
+    """Close the connection pools of the running loop (tests and shutdown)."""
+    for client in (_clients.pop(asyncio.get_running_loop(), None) or {}).values():
         await client.aclose()
 
 
@@ -499,7 +518,7 @@ async def open_stream(
     attempt = 0
     response: httpx.Response | None = None
     try:
-        client = _client()
+        client = _client(url)
         while True:
             scope.check(ABORTED_BEFORE_RESPONSE)
             http_request = client.build_request(

@@ -1,10 +1,13 @@
 """The shared transport against a real server on 127.0.0.1: headers, hooks, SSE split
-anywhere, retries with Retry-After, the retry-delay cap, abort, timeouts, cut bodies."""
+anywhere, retries with Retry-After, the retry-delay cap, abort, timeouts, cut bodies, and no
+CA bundle loaded for plain-http servers."""
 
 from __future__ import annotations
 
 import asyncio
 import email.utils
+import subprocess
+import sys
 import time
 
 import pytest
@@ -22,6 +25,7 @@ from pi_ai.api._http import (
 )
 from pi_ai.api._sse import SseDecoder
 from tests.support.loopback import LoopbackServer, Reply, split
+from tests.support.oracle import REPO
 
 MODEL = Model(id="m", name="m", api="test-api", provider="test", base_url="http://unused")
 
@@ -203,3 +207,35 @@ def test_sdk_messages() -> None:
     assert openai_sdk_message(413, "", {}, "") == "413 status code (no body)"
     assert openai_sdk_message(400, "", {}, '{"detail": "x"}') == "400 status code (no body)"
     assert openai_sdk_message(400, "", {}, '{"error": {"code": 5}}') == '400 {"code":5}'
+
+
+def test_plain_http_skips_the_ca_bundle() -> None:
+    """The CA bundle is loaded for the first https URL, never for plain-http servers."""
+    code = """
+import asyncio, ssl, sys
+from tests.support.loopback import LoopbackServer, Reply
+from pi_ai import Model
+from pi_ai.api._http import HttpRequest, _client, anthropic_sdk_message, close_clients, open_stream
+
+loaded = []
+original = ssl.SSLContext.load_verify_locations
+def spy(self, *args, **kwargs):
+    loaded.append(args or kwargs)
+    return original(self, *args, **kwargs)
+ssl.SSLContext.load_verify_locations = spy
+
+async def main():
+    model = Model(id="m", name="m", api="test-api", provider="test", base_url="http://unused")
+    async with LoopbackServer([Reply(chunks=[b"data: 1\\n\\n"])]) as server:
+        request = HttpRequest(server.url + "/v1/x", {}, {})
+        async with open_stream(request, None, model, describe_error=anthropic_sdk_message) as response:
+            assert [event.data async for event in response.events(flush_partial=True)] == ["1"]
+    assert loaded == [], loaded
+    assert _client("https://api.example.invalid/v1") is _client("HTTPS://other.example.invalid")
+    assert len(loaded) == 1, loaded
+    assert _client("http://127.0.0.1:1") is not _client("https://api.example.invalid")
+    await close_clients()
+
+asyncio.run(main())
+"""
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO)
