@@ -210,6 +210,9 @@ class _DecoderCache:
         self.union: Any = None
         self.shadow: type[msgspec.Struct] | None = None
         self.decoder: msgspec.json.Decoder[Any] | None = None
+        classes: tuple[type[WireStruct], ...] = (MessageEntry, *_OTHER_ENTRY_TYPES)
+        self.names: dict[type, str] = {cls: str(cls.__struct_config__.tag) for cls in classes}
+        """The ``type`` of each entry class (the decoder's message classes included)."""
 
     def get(self) -> tuple[msgspec.json.Decoder[Any], type[msgspec.Struct]]:
         union = agent_roles._union()
@@ -228,6 +231,7 @@ class _DecoderCache:
             for cls in _OTHER_ENTRY_TYPES:
                 members = members | cls
             self.union, self.shadow = union, shadow
+            self.names[shadow] = "message"
             self.decoder = msgspec.json.Decoder(members)
             return self.decoder, shadow
         return self.decoder, self.shadow
@@ -244,6 +248,12 @@ def entry_decoder() -> msgspec.json.Decoder[Any]:
     validate); ``decode_entry`` reads such lines.
     """
     return _decoders.get()[0]
+
+
+def entry_type_names(entries: list[SessionEntry]) -> list[str]:
+    """``entry.type`` of each entry (looked up by class: the attribute is a descriptor)."""
+    names = _decoders.names
+    return [names.get(cls) or entry.type for cls, entry in zip(map(type, entries), entries, strict=True)]
 
 
 def decode_entry(line: bytes | memoryview | str, problems: list[str] | None = None) -> SessionEntry:

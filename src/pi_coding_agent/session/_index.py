@@ -16,6 +16,7 @@ entries can be read back with a few ``pread`` calls.
 from __future__ import annotations
 
 import gc
+import os
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -26,7 +27,11 @@ from typing import Any, Literal, get_args
 
 import msgspec
 
+from pi_coding_agent.session._entries import entry_decoder, entry_type_names
+
 CHUNK_SIZE = 1 << 20
+TAIL_LIMIT = 64 << 20
+"""At most this much of the file's end is decoded whole while scanning (``scan(decode_tail=True)``)."""
 READ_GAP = 64 * 1024
 """Entries closer than this in the file are read back with one call."""
 READ_SPAN = 4 << 20
@@ -95,6 +100,7 @@ _ENTRY_PROBES = msgspec.json.Decoder(_EntryProbe)
 _TYPE = attrgetter("type")
 _ID = attrgetter("id")
 _PARENT = attrgetter("parentId")
+_PARENT_ID = attrgetter("parent_id")
 _KNOWN_TYPES = {name: name for name in get_args(_EntryType)}
 
 
@@ -126,6 +132,91 @@ class FileChangedError(RuntimeError):
     """The session file no longer holds the line an entry was indexed from."""
 
 
+class _Tail:
+    """The tail pass of ``FileIndex.scan``: well-formed entries decoded from the end backwards.
+
+    ``blocks`` holds ``(entries, ids, types, line starts, end)`` from the last block back;
+    ``start`` is where the tail begins (the rest of the file is indexed forwards).
+    """
+
+    def __init__(self, file: Any, size: int) -> None:
+        self.blocks: list[tuple[list[Any], list[str], list[str], list[int], int]] = []
+        self.start = size
+        if size == 0:
+            return
+        file.seek(size - 1)
+        if file.read(1) != b"\n":
+            return  # a torn last line: the careful forward reader reports it
+        decoder = entry_decoder()
+        wanted: str | msgspec.UnsetType | None = msgspec.UNSET
+        """The latest compaction's firstKeptEntryId (UNSET: no compaction seen yet)."""
+        seen: set[str] = set()
+        buffer = bytearray(CHUNK_SIZE)
+        carry = b""
+        """The start of the line that began before the last block read (with its newline)."""
+        low = size
+        while low > 0 and size - self.start < TAIL_LIMIT:
+            new_low = max(0, low - CHUNK_SIZE)
+            if new_low == 0:
+                return  # the first line (the header) is the forward reader's
+            count = low - new_low
+            if len(buffer) < count + len(carry):
+                buffer = bytearray(count + len(carry))
+            with memoryview(buffer) as view:
+                file.seek(new_low)
+                if file.readinto(view[:count]) != count:
+                    return
+                view[count : count + len(carry)] = carry
+            low = new_low
+            end = count + len(carry)
+            cut = buffer.find(10, 0, end) + 1
+            if cut == 0 or cut == end:
+                carry = bytes(buffer[:end])  # no complete line yet: read further back
+                continue
+            decoded = _decode_block(decoder, buffer, cut, end, low)
+            if decoded is None:
+                return
+            entries, starts = decoded
+            ids = list(map(_ID, entries))
+            types = entry_type_names(entries)
+            self.blocks.append((entries, ids, types, starts, self.start))
+            self.start = low + cut
+            carry = bytes(buffer[:cut])
+            seen.update(ids)
+            if wanted is msgspec.UNSET and "compaction" in types:
+                latest = entries[len(types) - 1 - types[::-1].index("compaction")]
+                first_kept = getattr(latest, "first_kept_entry_id", None)
+                wanted = first_kept if isinstance(first_kept, str) else None
+            if wanted is None or (isinstance(wanted, str) and wanted in seen):
+                return
+
+
+def _decode_block(
+    decoder: msgspec.json.Decoder[Any], data: bytearray, begin: int, end: int, offset: int
+) -> tuple[list[Any], list[int]] | None:
+    """Whole entries of the lines ``data[begin:end]`` (each ending with a newline), or
+    ``None`` if any line is not a well-formed entry of a known type."""
+    starts: list[int] = []
+    record = starts.append
+    find = data.find
+    position = begin
+    while position < end:  # the same line checks as FileIndex._fast
+        if data[position] != 0x7B:
+            return None
+        record(position + offset)
+        position = find(10, position) + 1
+        if data[position - 2] != 0x7D:
+            return None
+    try:
+        with memoryview(data) as view, view[begin:end] as region:
+            entries: list[Any] = decoder.decode_lines(region)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+    if len(entries) != len(starts):
+        return None
+    return entries, starts
+
+
 class FileIndex:
     """Entries of one session file in file order (header and bad lines excluded)."""
 
@@ -143,7 +234,6 @@ class FileIndex:
         """Where the line ends (its newline, or the end of the file) of each indexed entry
         whose line is not directly followed by the next entry's; every other line ends
         where the next one starts (see ``end``)."""
-        """File offset of the newline (or end of file) after each entry's line."""
         self.line_runs: list[tuple[int, int]] = []
         """(first entry index, its line number) of each run of entries on consecutive lines."""
         self.labels: list[tuple[int, str, Any]] = []
@@ -154,19 +244,44 @@ class FileIndex:
         """The file does not end with a newline."""
         self.indexed = 0
         """How many entries (the first ones) were read from the file by ``scan``."""
+        self.decoded: dict[int, Any] = {}
+        """Entries decoded whole while scanning (``scan(decode_tail=True)``), by index."""
 
     # ------------------------------------------------------------------ reading
 
-    def scan(self) -> FileIndex:
+    def scan(self, *, decode_tail: bool = False) -> FileIndex:
+        """Index the file. ``decode_tail`` also decodes the entries a resume needs first.
+
+        Resuming a session decodes the branch from the latest compaction's first kept
+        entry to the end, which is nearly always the end of the file. With ``decode_tail``
+        the file is first read backwards from its end, decoding whole entries (which
+        validates them as the probe would) until the latest compaction's first kept entry
+        has been seen, or ``TAIL_LIMIT`` bytes, or a block that is not made only of
+        well-formed entries; the rest is indexed forwards as usual. Those lines are then
+        parsed once instead of twice (probed here, decoded again later).
+        """
         with open(self.path, "rb", buffering=0) as file, no_gc():
+            size = os.fstat(file.fileno()).st_size
+            tail = _Tail(file, size) if decode_tail else None
+            if tail is not None and not tail.blocks:
+                tail = None
+            head = tail.start if tail is not None else -1  # where reading forwards stops (-1: the end)
             buffer = bytearray(CHUNK_SIZE)
             filled = 0
             offset = 0
             line = 1
             eof = False
-            while not eof and not self.not_a_session:
+            while not self.not_a_session:
+                if eof:
+                    if tail is None or self.header is not None:
+                        break
+                    # No header before the tail (only blank lines, and more than a block of
+                    # them): read on forwards as if there were no tail pass.
+                    tail, head, eof = None, -1, False
                 with memoryview(buffer) as view:
-                    count = file.readinto(view[filled:])
+                    file.seek(offset + filled)
+                    limit = len(buffer) if head < 0 else min(len(buffer), head - offset)
+                    count = file.readinto(view[filled:limit])
                 eof = not count
                 filled += count or 0
                 cut = buffer.rfind(b"\n", 0, filled) + 1
@@ -175,14 +290,35 @@ class FileIndex:
                     if filled == len(buffer):  # one line longer than the buffer
                         buffer = buffer + bytearray(len(buffer))
                     continue
-                line += self._chunk(buffer, end, offset, line, final=eof)
+                line += self._chunk(buffer, end, offset, line, final=eof and head < 0)
                 rest = filled - end
                 buffer[0:rest] = buffer[end:filled]
                 offset += end
                 filled = rest
             self.size = offset
+            if tail is not None and not self.not_a_session:
+                self._take_tail(tail, line)
+                self.size = size
         self.indexed = len(self.ids)
         return self
+
+    def _take_tail(self, tail: _Tail, line: int) -> None:
+        """Append the entries the tail pass decoded (all on consecutive lines after the head)."""
+        self.line_runs.append((len(self.ids), line))
+        for entries, ids, types, starts, end in reversed(tail.blocks):
+            base = len(self.ids)
+            self.ids += ids
+            self.parents += map(_PARENT_ID, entries)
+            self.types += types
+            self.starts += starts
+            self.decoded.update(zip(range(base, base + len(entries)), entries, strict=True))
+            if "label" in types:
+                for position, kind in enumerate(types):
+                    if kind == "label":
+                        entry = entries[position]
+                        label = None if entry.label is msgspec.UNSET else entry.label
+                        self.labels.append((base + position, entry.target_id, label))
+            self.gap_ends[base + len(entries) - 1] = end - 1
 
     def _chunk(self, buffer: bytearray, end: int, offset: int, first_line: int, final: bool) -> int:
         """Index the lines of ``buffer[:end]``; returns how many lines there were."""

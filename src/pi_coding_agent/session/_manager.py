@@ -114,7 +114,8 @@ class _Entries:
 
     def __init__(self, index: FileIndex) -> None:
         self.index = index
-        self.objects: dict[int, SessionEntry] = {}
+        self.objects: dict[int, SessionEntry] = index.decoded
+        index.decoded = {}
         # Pi's byId map: the last entry with an id wins, in first-seen id order.
         self.by_id: dict[str, int] = dict(zip(index.ids, range(len(index.ids)), strict=True))
         self.problems: list[SessionProblem] = list(index.problems)
@@ -440,7 +441,7 @@ class SessionManager:
     def _load_file(self) -> None:
         path = self._session_file
         assert path is not None
-        index = FileIndex(path).scan()
+        index = FileIndex(path).scan(decode_tail=True)
         if index.header is None:
             if os.path.getsize(path) > 0:
                 raise InvalidSessionError(path)

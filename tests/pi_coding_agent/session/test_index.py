@@ -16,6 +16,7 @@ from pi_coding_agent.session import SessionManager, build_session_context
 from pi_coding_agent.session import _index as index_module
 from pi_coding_agent.session._entries import decode_entry, entry_to_dict
 from pi_coding_agent.session._index import FileIndex
+from tests.pi_coding_agent.session.helpers import assistant, user
 
 HEADER = '{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}'
 
@@ -32,6 +33,19 @@ def _message(entry_id: str, parent: str | None, text: str = "hi") -> str:
         separators=(",", ":"),
         ensure_ascii=False,
     )
+
+
+def _compaction(entry_id: str, parent: str | None, first_kept: str | None) -> str:
+    data = {
+        "type": "compaction",
+        "id": entry_id,
+        "parentId": parent,
+        "timestamp": "2026-01-01T00:00:03.000Z",
+        "summary": "so far",
+        "firstKeptEntryId": first_kept,
+        "tokensBefore": 5,
+    }
+    return json.dumps(data, separators=(",", ":"))
 
 
 # Each kind makes one or more lines from (entry id, parent id).
@@ -70,6 +84,9 @@ LINE_KINDS: dict[str, Any] = {
     "numeric_parent": lambda i, p: f'{{"type":"message","id":"{i}","parentId":3}}',
     "numeric_type": lambda i, p: f'{{"type":1,"id":"{i}","parentId":null}}',
     "duplicate_id": lambda i, p: _message("dup", p),
+    "compaction": lambda i, p: _compaction(i, p, p),
+    "compaction_first": lambda i, p: _compaction(i, p, "e0000"),
+    "compaction_unknown": lambda i, p: _compaction(i, p, "nowhere"),
     "empty_parent": lambda i, p: _message(i, ""),
 }
 
@@ -158,8 +175,14 @@ def test_fast_scan_matches_line_by_line(
     assert [(fast.line_of(i), fast.ids[i], fast.parents[i]) for i in range(len(fast.ids))] == _reference(
         text.encode()
     )
-    # Reading entries back gives each entry's own line, whichever entries are asked for.
+    # Decoding the tail while scanning changes nothing about the index, and each entry it
+    # decoded is its own line.
     data = text.encode()
+    tail = FileIndex(str(path)).scan(decode_tail=True)
+    assert _fields(tail) == _fields(slow)
+    for position, entry in tail.decoded.items():
+        assert entry_to_dict(entry) == json.loads(data[tail.starts[position] : tail.end(position)])
+    # Reading entries back gives each entry's own line, whichever entries are asked for.
     for wanted in (range(len(fast.ids)), range(0, len(fast.ids), 3)):
         assert [(i, bytes(line)) for i, line in fast.lines(wanted)] == [
             (i, data[fast.starts[i] : fast.end(i)]) for i in wanted
@@ -246,3 +269,83 @@ def test_bulk_decoding_leaves_the_collector_as_it_found_it(tmp_path: Path) -> No
             gc.enable()
         else:
             gc.disable()
+
+
+def test_tail_pass_decodes_back_to_the_latest_compactions_first_kept_entry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rows = [HEADER]
+    parent: str | None = None
+    for number in range(400):
+        entry_id = f"e{number:04d}"
+        if number == 300:
+            rows.append(_compaction(entry_id, parent, "e0100"))  # an older compaction
+        elif number == 350:
+            rows.append(_compaction(entry_id, parent, "e0340"))
+        else:
+            rows.append(_message(entry_id, parent, "x" * 50))
+        parent = entry_id
+    path = tmp_path / "s.jsonl"
+    path.write_text("".join(row + "\n" for row in rows))
+    monkeypatch.setattr(index_module, "CHUNK_SIZE", 2000)
+    index = FileIndex(str(path)).scan(decode_tail=True)
+    decoded = sorted(index.decoded)
+    # Everything from the block holding e0340 to the end, and not much more.
+    assert decoded == list(range(decoded[0], 400))
+    assert 340 - 2000 // 100 <= decoded[0] <= 340
+    assert _fields(index) == _fields(_scan(path, fast=False, monkeypatch=monkeypatch))
+
+    # No compaction: the tail pass stops after TAIL_LIMIT bytes.
+    path.write_text("".join(row + "\n" for row in rows[:300]))
+    monkeypatch.setattr(index_module, "TAIL_LIMIT", 5000)
+    index = FileIndex(str(path)).scan(decode_tail=True)
+    assert 0 < len(index.decoded) <= 5000 // 100 + 2000 // 100
+    assert sorted(index.decoded)[-1] == 298
+
+
+def test_resume_is_the_same_with_and_without_the_tail_pass(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A session written by SessionManager (branches, labels, names, a compaction, model and
+    thinking changes) reopens to the same context, entries, labels and tree whether its end
+    was decoded while scanning (tiny blocks) or not (one block holds the whole file)."""
+    manager = SessionManager.create("/home/dev/project", str(tmp_path))
+    manager.append_model_change("anthropic", "claude-sonnet-4-5")
+    ids = []
+    for number in range(60):
+        ids.append(manager.append_message(user(f"question {number} " + "x" * (number % 7) * 30)))
+        ids.append(manager.append_message(assistant(f"answer {number}", timestamp=number)))
+        if number == 20:
+            manager.append_thinking_level_change("high")
+        if number == 30:
+            manager.append_label_change(ids[5], "start")
+            manager.append_session_info("a name")
+        if number == 40:
+            back = manager.get_leaf_id()
+            manager.branch(ids[-6])
+            manager.append_message(user("a detour"))
+            manager.branch_with_summary(back, "tried something else")
+        if number == 45:
+            manager.append_compaction("summary so far", ids[-8], 1234)
+    path = manager.get_session_file()
+    assert path is not None
+    manager.close()
+
+    def snapshot() -> tuple[Any, ...]:
+        opened = SessionManager.open(path, read_only=True)
+        tree = opened.get_tree()
+        return (
+            opened.build_session_context(),
+            [entry_to_dict(entry) for entry in opened.get_entries()],
+            opened.get_leaf_id(),
+            opened.get_label(ids[5]),
+            opened.get_session_name(),
+            [(node.entry.id, node.label, len(node.children)) for node in tree],
+            opened.problems,
+        )
+
+    whole = snapshot()
+    monkeypatch.setattr(index_module, "CHUNK_SIZE", 300)
+    tailed = snapshot()
+    assert tailed == whole
+    assert len(whole[0].messages) > 10
