@@ -155,8 +155,9 @@ class _Tail:
         carry = b""
         """The start of the line that began before the last block read (with its newline)."""
         low = size
-        while low > 0 and size - self.start < TAIL_LIMIT:
-            new_low = max(0, low - CHUNK_SIZE)
+        while size - low < TAIL_LIMIT:
+            # Read at least as much as is carried over: a very long line costs O(its size).
+            new_low = max(0, low - max(CHUNK_SIZE, len(carry)))
             if new_low == 0:
                 return  # the first line (the header) is the forward reader's
             count = low - new_low

@@ -349,3 +349,19 @@ def test_resume_is_the_same_with_and_without_the_tail_pass(
     tailed = snapshot()
     assert tailed == whole
     assert len(whole[0].messages) > 10
+
+
+def test_tail_pass_with_lines_longer_than_a_block(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    rows = [HEADER] + [_message(f"a{number}", f"a{number - 1}" if number else None) for number in range(200)]
+    rows += [_message("b", "a199", "y" * 20_000), _message("c", "b"), _message("d", "c")]
+    path = tmp_path / "s.jsonl"
+    path.write_text("".join(row + "\n" for row in rows))
+    monkeypatch.setattr(index_module, "CHUNK_SIZE", 100)
+    index = FileIndex(str(path)).scan(decode_tail=True)
+    assert sorted(index.decoded)[-3:] == [200, 201, 202]  # b, the long one, included
+    assert sorted(index.decoded) == list(range(min(index.decoded), 203))
+    assert _fields(index) == _fields(_scan(path, fast=False, monkeypatch=monkeypatch))
+    monkeypatch.setattr(index_module, "TAIL_LIMIT", 1000)  # stops inside the long line
+    index = FileIndex(str(path)).scan(decode_tail=True)
+    assert sorted(index.decoded) == [201, 202]
+    assert _fields(index) == _fields(_scan(path, fast=False, monkeypatch=monkeypatch))
