@@ -13,7 +13,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import TypeVar
 
-from pi_ai._abort import AbortSignal
+from pi_ai._abort import AbortError, AbortSignal
 from pi_ai._event_stream import AssistantMessageEventStream
 from pi_ai._events import ErrorEvent
 from pi_ai._messages import (
@@ -31,6 +31,7 @@ from pi_ai.api._http import has_header, merge_headers
 
 __all__ = [
     "PendingText",
+    "check_stream_end",
     "clamp_prompt_cache_key",
     "client_api_key",
     "copilot_dynamic_headers",
@@ -56,6 +57,23 @@ def provider_options(options: StreamOptions | None, cls: type[OptionsT]) -> Opti
     if options is None:
         return cls()
     return cls(**stream_option_values(options))
+
+
+def check_stream_end(
+    output: AssistantMessage,
+    signal: AbortSignal | None,
+    error: type[Exception],
+    no_stop_reason: str,
+    stopped_with_error: str,
+) -> None:
+    """Pi's checks once a stream's body is consumed: an abort, a stream that never said why it
+    stopped (``no_stop_reason``), or a stop reason that is itself an error (``stopped_with_error``)."""
+    if signal is not None and signal.aborted:
+        raise AbortError("Request was aborted")
+    if output.stop_reason == "pending":
+        raise error(no_stop_reason)
+    if output.stop_reason in ("aborted", "error"):
+        raise error(stopped_with_error)
 
 
 def end_with_error(

@@ -16,7 +16,6 @@ from typing import Any, Literal
 
 import msgspec
 
-from pi_ai._abort import AbortError
 from pi_ai._context import Context
 from pi_ai._event_stream import AssistantMessageEventStream, error_text, now_ms, start_stream
 from pi_ai._events import (
@@ -49,7 +48,13 @@ from pi_ai.api._anthropic_payload import (
     from_claude_code_name,
     request_headers,
 )
-from pi_ai.api._common import PendingText, end_with_error, provider_options, resolve_cache_retention
+from pi_ai.api._common import (
+    PendingText,
+    check_stream_end,
+    end_with_error,
+    provider_options,
+    resolve_cache_retention,
+)
 from pi_ai.api._http import (
     HttpRequest,
     anthropic_sdk_message,
@@ -171,12 +176,13 @@ async def _run(
             transformations = await _consume(
                 stream, response, output=output, model=model, context=context, options=options, oauth=oauth
             )
-        if signal is not None and signal.aborted:
-            raise AbortError("Request was aborted")
-        if output.stop_reason == "pending":
-            raise ValueError("Anthropic stream ended without a stop reason")
-        if output.stop_reason in ("aborted", "error"):
-            raise ValueError(output.error_message or "An unknown error occurred")
+        check_stream_end(
+            output,
+            signal,
+            ValueError,
+            "Anthropic stream ended without a stop reason",
+            output.error_message or "An unknown error occurred",
+        )
         if transformations:
             details = [
                 {key: item.get(key) for key in ("type", "path", "reason") if item.get(key) is not None}

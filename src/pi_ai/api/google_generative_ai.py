@@ -26,7 +26,7 @@ from pi_ai._model import Model, clamp_thinking_level
 from pi_ai._options import SimpleStreamOptions, StreamOptions
 from pi_ai._registry import ApiImplementation
 from pi_ai._simple_options import base_options
-from pi_ai.api._common import end_with_error, pi_user_agent, provider_options
+from pi_ai.api._common import check_stream_end, end_with_error, pi_user_agent, provider_options
 from pi_ai.api._google_convert import (
     ThinkingSetting,
     build_config_and_params,
@@ -309,16 +309,15 @@ def stream(
                             processor.handle(data)
                 splitter.finish()
             processor.finish()
-            if signal is not None and signal.aborted:
-                raise AbortError("Request was aborted")
-            if output.stop_reason == "pending":
-                raise GoogleStreamError("Google stream ended without a finish reason")
-            if output.stop_reason in ("aborted", "error"):
-                raise GoogleStreamError(
-                    f"Provider stopped with: {output.raw_stop_reason}"
-                    if output.raw_stop_reason
-                    else "An unknown error occurred"
-                )
+            check_stream_end(
+                output,
+                signal,
+                GoogleStreamError,
+                "Google stream ended without a finish reason",
+                f"Provider stopped with: {output.raw_stop_reason}"
+                if output.raw_stop_reason
+                else "An unknown error occurred",
+            )
             events.push(DoneEvent(reason=output.stop_reason, message=output))  # type: ignore[arg-type]
         except Exception as error:
             end_with_error(events, output, signal, format_error(error))

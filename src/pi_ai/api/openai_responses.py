@@ -23,6 +23,7 @@ from pi_ai._options import SimpleStreamOptions, StreamOptions
 from pi_ai._registry import ApiImplementation
 from pi_ai._simple_options import base_options
 from pi_ai.api._common import (
+    check_stream_end,
     clamp_prompt_cache_key,
     client_api_key,
     copilot_dynamic_headers,
@@ -292,12 +293,13 @@ def stream(
                 except AbortError:
                     pass  # the SDK ends its event iterator quietly when the request is aborted
             processor.finish()
-            if signal is not None and signal.aborted:
-                raise AbortError("Request was aborted")
-            if output.stop_reason == "pending":
-                raise ResponsesStreamError("OpenAI Responses stream ended without a stop reason")
-            if output.stop_reason in ("aborted", "error"):
-                raise ResponsesStreamError(output.error_message or "An unknown error occurred")
+            check_stream_end(
+                output,
+                signal,
+                ResponsesStreamError,
+                "OpenAI Responses stream ended without a stop reason",
+                output.error_message or "An unknown error occurred",
+            )
             events.push(DoneEvent(reason=output.stop_reason, message=output))  # type: ignore[arg-type]
         except Exception as error:
             end_with_error(events, output, signal, format_error(error))
