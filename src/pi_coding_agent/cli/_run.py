@@ -84,31 +84,22 @@ def _check_flags(parsed: ParsedArgs, mode: AppMode) -> None:
         raise CliError("--mode rpc is not available in this version; use -p for text or --mode json for events")
     if parsed.export:
         raise CliError("--export (HTML export) is not available in this version")
+    session_flags = (
+        ("--session", parsed.session),
+        ("--continue", parsed.continue_session),
+        ("--resume", parsed.resume),
+    )
     if parsed.fork:
-        conflicts = [
-            flag
-            for flag, used in (
-                ("--session", parsed.session),
-                ("--continue", parsed.continue_session),
-                ("--resume", parsed.resume),
-                ("--no-session", parsed.no_session),
-            )
-            if used
-        ]
-        if conflicts:
-            raise CliError(f"--fork cannot be combined with {', '.join(conflicts)}")
+        _refuse_combination("--fork", (*session_flags, ("--no-session", parsed.no_session)))
     if parsed.session_id is not None:
-        conflicts = [
-            flag
-            for flag, used in (
-                ("--session", parsed.session),
-                ("--continue", parsed.continue_session),
-                ("--resume", parsed.resume),
-            )
-            if used
-        ]
-        if conflicts:
-            raise CliError(f"--session-id cannot be combined with {', '.join(conflicts)}")
+        _refuse_combination("--session-id", session_flags)
+
+
+def _refuse_combination(option: str, flags: tuple[tuple[str, object], ...]) -> None:
+    """``CliError`` naming the given ``flags`` that were used together with ``option``."""
+    conflicts = [flag for flag, used in flags if used]
+    if conflicts:
+        raise CliError(f"{option} cannot be combined with {', '.join(conflicts)}")
 
 
 def _run(parsed: ParsedArgs) -> int:

@@ -1,11 +1,13 @@
-"""Small pieces every built-in tool shares: the error type, abort checks, JS number text, and
-the capped listing result of ``grep``, ``find`` and ``ls``."""
+"""Small pieces every built-in tool shares: the error type, abort checks, JS number text,
+abortable work in a thread, and the capped listing result of ``grep``, ``find`` and ``ls``."""
 
 from __future__ import annotations
 
+import asyncio
 import math
-from collections.abc import Sequence
-from typing import Any
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 from pi_agent import AgentToolResult
 from pi_ai import AbortSignal, ImageContent, TextContent
@@ -26,6 +28,24 @@ class ToolError(Exception):
 def raise_if_aborted(signal: AbortSignal | None) -> None:
     if signal is not None and signal.aborted:
         raise ToolError(ABORTED_MESSAGE)
+
+
+T = TypeVar("T")
+
+
+async def run_in_thread(work: Callable[[threading.Event], T], signal: AbortSignal | None) -> T:
+    """``work(cancelled)`` in a worker thread. ``cancelled`` is set when ``signal`` fires (``work``
+    checks it to stop early); the call then fails with ``Operation aborted``."""
+    cancelled = threading.Event()
+    remove = signal.add_listener(cancelled.set) if signal is not None else None
+    try:
+        result = await asyncio.to_thread(work, cancelled)
+    finally:
+        if remove is not None:
+            remove()
+    if cancelled.is_set():
+        raise ToolError(ABORTED_MESSAGE)
+    return result
 
 
 def text_content(text: str) -> list[TextContent | ImageContent]:

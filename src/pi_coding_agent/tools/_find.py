@@ -9,7 +9,7 @@ Directories are listed too, with a trailing ``/``.
 
 from __future__ import annotations
 
-import asyncio
+import functools
 import os
 import re
 import threading
@@ -18,17 +18,17 @@ from typing import Any
 from pi_agent import AgentToolResult, ToolUpdateCallback
 from pi_ai import AbortSignal
 from pi_coding_agent.tools._common import (
-    ABORTED_MESSAGE,
     ToolError,
     js_int,
     listing_result,
     optional_number,
     raise_if_aborted,
+    run_in_thread,
 )
 from pi_coding_agent.tools._common import text_content as _text
 from pi_coding_agent.tools._external import ExternalSearchTool, fd_supports_no_require_git, find_executable
 from pi_coding_agent.tools._glob import GlobError, compile_glob
-from pi_coding_agent.tools._lines import run_lines
+from pi_coding_agent.tools._lines import run_search
 from pi_coding_agent.tools._paths import resolve_to_cwd
 from pi_coding_agent.tools._truncate import DEFAULT_MAX_BYTES
 from pi_coding_agent.tools._walk import IgnoreWalker
@@ -138,12 +138,7 @@ async def _find_fd(
         lines.append(line)
         return True
 
-    try:
-        result = await run_lines(argv, on_line, signal)
-    except OSError as error:
-        raise ToolError(f"Failed to run fd: {error}") from None
-    if result.aborted:
-        raise ToolError(ABORTED_MESSAGE)
+    result = await run_search("fd", argv, on_line, signal)
     output = "\n".join(lines)
     if result.returncode != 0 and not output:
         raise ToolError(result.stderr.strip() or f"fd exited with code {result.returncode}")
@@ -164,16 +159,7 @@ async def _find_python(pattern: str, search_path: str, limit: int, signal: Abort
         regex = compile_glob(effective, ignore_case=ignore_case)
     except (GlobError, re.error) as error:
         raise ToolError(f"[fd error]: {error}") from None
-    cancelled = threading.Event()
-    remove = signal.add_listener(cancelled.set) if signal is not None else None
-    try:
-        results = await asyncio.to_thread(_walk_matches, regex, full_path, search_path, limit, cancelled)
-    finally:
-        if remove is not None:
-            remove()
-    if cancelled.is_set():
-        raise ToolError(ABORTED_MESSAGE)
-    return results
+    return await run_in_thread(functools.partial(_walk_matches, regex, full_path, search_path, limit), signal)
 
 
 def _walk_matches(

@@ -7,7 +7,7 @@ fallback uses Python's ``re`` dialect, which accepts almost every pattern ripgre
 
 from __future__ import annotations
 
-import asyncio
+import functools
 import json
 import os
 import re
@@ -19,20 +19,20 @@ from typing import Any
 from pi_agent import AgentToolResult, ToolUpdateCallback
 from pi_ai import AbortSignal
 from pi_coding_agent.tools._common import (
-    ABORTED_MESSAGE,
     ToolError,
     js_int,
     listing_result,
     optional_number,
     raise_if_aborted,
+    run_in_thread,
 )
 from pi_coding_agent.tools._common import text_content as _text
 from pi_coding_agent.tools._external import ExternalSearchTool, find_executable
 from pi_coding_agent.tools._glob import GlobError, compile_glob
-from pi_coding_agent.tools._lines import run_lines
+from pi_coding_agent.tools._lines import run_search
 from pi_coding_agent.tools._paths import resolve_to_cwd
 from pi_coding_agent.tools._truncate import DEFAULT_MAX_BYTES, GREP_MAX_LINE_LENGTH, truncate_line
-from pi_coding_agent.tools._walk import IgnoreWalker, RuleStacks
+from pi_coding_agent.tools._walk import IgnoreWalker, RuleStacks, sorted_entries
 
 DEFAULT_GREP_LIMIT = 100
 
@@ -176,12 +176,7 @@ async def _search_rg(rg: str, query: _Query, search_path: str, signal: AbortSign
             return False
         return True
 
-    try:
-        result = await run_lines(argv, on_line, signal)
-    except OSError as error:
-        raise ToolError(f"Failed to run ripgrep: {error}") from None
-    if result.aborted:
-        raise ToolError(ABORTED_MESSAGE)
+    result = await run_search("ripgrep", argv, on_line, signal)
     if not result.stopped and result.returncode not in (0, 1):
         raise ToolError(result.stderr.strip() or f"ripgrep exited with code {result.returncode}")
     return search
@@ -199,18 +194,8 @@ async def _search_python(
         file_filter = _glob_filter(query.glob)
     except (GlobError, re.error) as error:
         raise ToolError(f"error parsing glob '{query.glob}': {error}") from None
-    cancelled = threading.Event()
-    remove = signal.add_listener(cancelled.set) if signal is not None else None
-    try:
-        search = await asyncio.to_thread(
-            _python_search, regex, search_path, is_dir, file_filter, query.limit, cancelled
-        )
-    finally:
-        if remove is not None:
-            remove()
-    if cancelled.is_set():
-        raise ToolError(ABORTED_MESSAGE)
-    return search
+    work = functools.partial(_python_search, regex, search_path, is_dir, file_filter, query.limit)
+    return await run_in_thread(work, signal)
 
 
 class _GlobFilter:
@@ -342,12 +327,7 @@ def _whitelisted(  # noqa: PLR0917 - recursive helper
     in_repo: bool,
     file_filter: _GlobFilter,
 ) -> Iterator[str]:
-    try:
-        with os.scandir(directory) as scan:
-            entries = sorted(scan, key=lambda e: e.name)
-    except OSError:
-        return
-    for entry in entries:
+    for entry in sorted_entries(directory):
         try:
             if entry.is_symlink():
                 continue

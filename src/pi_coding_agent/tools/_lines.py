@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from pi_ai import AbortSignal
+from pi_coding_agent.tools._common import ABORTED_MESSAGE, ToolError
 
 _LINE_LIMIT = 1 << 28
 
@@ -20,6 +21,20 @@ class LinesResult:
     stopped: bool
     """True when ``on_line`` asked to stop (the program was killed)."""
     aborted: bool
+
+
+async def run_search(
+    program: str, argv: list[str], on_line: Callable[[str], bool], signal: AbortSignal | None
+) -> LinesResult:
+    """``run_lines`` for rg or fd with the tools' errors: ``Failed to run <program>: ...`` when it
+    cannot be started, ``Operation aborted`` when ``signal`` fired."""
+    try:
+        result = await run_lines(argv, on_line, signal)
+    except OSError as error:
+        raise ToolError(f"Failed to run {program}: {error}") from None
+    if result.aborted:
+        raise ToolError(ABORTED_MESSAGE)
+    return result
 
 
 async def run_lines(

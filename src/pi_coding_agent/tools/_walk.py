@@ -166,12 +166,7 @@ class IgnoreWalker:
     def _walk_dir(
         self, directory: str, relative: str, stacks: list[list[_Rules]], in_repo: bool
     ) -> Iterator[WalkEntry]:
-        try:
-            with os.scandir(directory) as scan:
-                entries = sorted(scan, key=lambda e: e.name)
-        except OSError:
-            return
-        for entry in entries:
+        for entry in sorted_entries(directory):
             try:
                 is_symlink = entry.is_symlink()
                 is_dir = entry.is_dir(follow_symlinks=False)
@@ -201,6 +196,15 @@ class IgnoreWalker:
         for kind, rules in found:
             child[kind].append(rules)
         return child, child_in_repo
+
+
+def sorted_entries(directory: str) -> list[os.DirEntry[str]]:
+    """The directory's entries in code-point order of names (none when it cannot be read)."""
+    try:
+        with os.scandir(directory) as scan:
+            return sorted(scan, key=lambda e: e.name)
+    except OSError:
+        return []
 
 
 def _relative(path: str, base: str) -> str | None:
