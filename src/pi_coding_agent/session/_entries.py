@@ -11,7 +11,6 @@ Lines of an unknown type, or of a known type whose fields do not validate, becom
 ``OpaqueEntry``: the parsed JSON kept as is, written back unchanged.
 """
 
-from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeAlias, cast
@@ -251,9 +250,8 @@ def entry_decoder() -> msgspec.json.Decoder[Any]:
 
 
 def entry_type_names(entries: list[SessionEntry]) -> list[str]:
-    """``entry.type`` of each entry (looked up by class: the attribute is a descriptor)."""
-    names = _decoders.names
-    return [names.get(cls) or entry.type for cls, entry in zip(map(type, entries), entries, strict=True)]
+    """``entry.type`` of each entry that ``entry_decoder`` decoded (looked up by class)."""
+    return list(map(_decoders.names.__getitem__, map(type, entries)))
 
 
 def decode_entry(line: bytes | memoryview | str, problems: list[str] | None = None) -> SessionEntry:

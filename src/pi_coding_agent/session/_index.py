@@ -150,7 +150,6 @@ class _Tail:
         decoder = entry_decoder()
         wanted: str | msgspec.UnsetType | None = msgspec.UNSET
         """The latest compaction's firstKeptEntryId (UNSET: no compaction seen yet)."""
-        seen: set[str] = set()
         buffer = bytearray(CHUNK_SIZE)
         carry = b""
         """The start of the line that began before the last block read (with its newline)."""
@@ -183,12 +182,17 @@ class _Tail:
             self.blocks.append((entries, ids, types, starts, self.start))
             self.start = low + cut
             carry = bytes(buffer[:cut])
-            seen.update(ids)
-            if wanted is msgspec.UNSET and "compaction" in types:
+            if wanted is msgspec.UNSET:
+                if "compaction" not in types:
+                    continue
                 latest = entries[len(types) - 1 - types[::-1].index("compaction")]
                 first_kept = getattr(latest, "first_kept_entry_id", None)
-                wanted = first_kept if isinstance(first_kept, str) else None
-            if wanted is None or (isinstance(wanted, str) and wanted in seen):
+                if not isinstance(first_kept, str):
+                    return  # only what follows the compaction is kept: all decoded
+                wanted = first_kept
+                if any(wanted in block[1] for block in self.blocks):
+                    return
+            elif wanted in ids:
                 return
 
 
