@@ -11,7 +11,6 @@ Lines of an unknown type, or of a known type whose fields do not validate, becom
 ``OpaqueEntry``: the parsed JSON kept as is, written back unchanged.
 """
 
-
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeAlias, cast
 
