@@ -144,7 +144,7 @@ def conversations(draw: Any) -> list[Message]:
                     tool_call = ToolCall(
                         id=_tool_call_id(api, model, draw, serial),
                         name=draw(st.sampled_from(["bash", "read"])),
-                        arguments={"x": draw(st.integers())},
+                        arguments={"x": draw(st.integers(-(2**53), 2**53))},  # JS-safe: see docs/decisions/0001
                         thought_signature=draw(st.sampled_from([None, "c2lnMg=="])),
                     )
                     content.append(tool_call)
