@@ -32,7 +32,14 @@ def main(argv: list[str] | None = None) -> int:
     sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
     from pi_coding_agent.cli._run import run
 
-    return run(parsed)
+    code = run(parsed)
+    # The run is over: move everything still alive (a resumed session's decoded entries, say)
+    # out of the collector's reach, so interpreter shutdown does not spend a full collection
+    # on objects that are about to be freed anyway (~60 ms for a 100,000-entry session).
+    import gc
+
+    gc.freeze()
+    return code
 
 
 if __name__ == "__main__":
