@@ -10,8 +10,9 @@ Names are loaded on first access (PEP 562): a program that only needs the messag
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from pi_ai._lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from pi_agent._agent import Agent, AgentListener, AgentState, QueueMode
@@ -131,18 +132,7 @@ _EXPORTS: dict[str, str] = {
     "validate_tool_arguments": "pi_agent._validation",
 }
 
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'pi_agent' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_EXPORTS))
+__getattr__, __dir__ = lazy_attributes(globals(), _EXPORTS)
 
 
 __all__ = [

@@ -7,8 +7,9 @@ only need part of it; type checkers see ordinary imports.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from pi_ai._lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from pi_ai._abort import AbortController, AbortError, AbortSignal
@@ -179,18 +180,7 @@ _EXPORTS: dict[str, str] = {
     "models_json_path": "pi_ai.models",
 }
 
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'pi_ai' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_EXPORTS))
+__getattr__, __dir__ = lazy_attributes(globals(), _EXPORTS)
 
 
 __all__ = [

@@ -10,9 +10,9 @@ Listing and migration are loaded on first use (PEP 562): resuming a session need
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from pi_ai._lazy import lazy_attributes
 from pi_coding_agent.session._context import (
     SessionContext,
     SessionModel,
@@ -73,14 +73,7 @@ _LAZY = {
     "migrate_entries": "pi_coding_agent.session._migrate",
 }
 
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = lazy_attributes(globals(), _LAZY)
 
 
 __all__ = [

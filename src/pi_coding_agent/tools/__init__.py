@@ -13,8 +13,9 @@ tools, does not load the other tools' modules; type checkers see ordinary import
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from pi_ai._lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from pi_coding_agent.tools._bash import BashTool
@@ -57,53 +58,42 @@ if TYPE_CHECKING:
     from pi_coding_agent.tools._write import WriteTool
 
 _EXPORTS: dict[str, str] = {
-    "BashTool": "_bash",
-    "ToolError": "_common",
-    "EditTool": "_edit",
-    "FindTool": "_find",
-    "GrepTool": "_grep",
-    "detect_image_mime_in_file": "_images",
-    "process_image": "_images",
-    "LsTool": "_ls",
-    "resolve_read_path": "_paths",
-    "ReadTool": "_read",
-    "ALL_TOOL_NAMES": "_registry",
-    "DEFAULT_TOOL_NAMES": "_registry",
-    "READ_ONLY_TOOL_NAMES": "_registry",
-    "ToolOptions": "_registry",
-    "UnknownToolError": "_registry",
-    "create_tool": "_registry",
-    "create_tools": "_registry",
-    "parse_tool_names": "_registry",
-    "LocalShell": "_shell",
-    "ShellAbortedError": "_shell",
-    "ShellOperations": "_shell",
-    "ShellTimeoutError": "_shell",
-    "kill_process_group": "_shell",
-    "shell_env": "_shell",
-    "DEFAULT_MAX_BYTES": "_truncate",
-    "DEFAULT_MAX_LINES": "_truncate",
-    "GREP_MAX_LINE_LENGTH": "_truncate",
-    "TruncationResult": "_truncate",
-    "format_size": "_truncate",
-    "truncate_head": "_truncate",
-    "truncate_line": "_truncate",
-    "truncate_tail": "_truncate",
-    "WriteTool": "_write",
+    "BashTool": "._bash",
+    "ToolError": "._common",
+    "EditTool": "._edit",
+    "FindTool": "._find",
+    "GrepTool": "._grep",
+    "detect_image_mime_in_file": "._images",
+    "process_image": "._images",
+    "LsTool": "._ls",
+    "resolve_read_path": "._paths",
+    "ReadTool": "._read",
+    "ALL_TOOL_NAMES": "._registry",
+    "DEFAULT_TOOL_NAMES": "._registry",
+    "READ_ONLY_TOOL_NAMES": "._registry",
+    "ToolOptions": "._registry",
+    "UnknownToolError": "._registry",
+    "create_tool": "._registry",
+    "create_tools": "._registry",
+    "parse_tool_names": "._registry",
+    "LocalShell": "._shell",
+    "ShellAbortedError": "._shell",
+    "ShellOperations": "._shell",
+    "ShellTimeoutError": "._shell",
+    "kill_process_group": "._shell",
+    "shell_env": "._shell",
+    "DEFAULT_MAX_BYTES": "._truncate",
+    "DEFAULT_MAX_LINES": "._truncate",
+    "GREP_MAX_LINE_LENGTH": "._truncate",
+    "TruncationResult": "._truncate",
+    "format_size": "._truncate",
+    "truncate_head": "._truncate",
+    "truncate_line": "._truncate",
+    "truncate_tail": "._truncate",
+    "WriteTool": "._write",
 }
 
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_EXPORTS))
+__getattr__, __dir__ = lazy_attributes(globals(), _EXPORTS)
 
 
 __all__ = [

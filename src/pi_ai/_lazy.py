@@ -1,0 +1,37 @@
+"""Names of a package loaded on first access (PEP 562), shared by our package ``__init__``\\ s.
+
+A package lists ``name -> module`` and gets a module ``__getattr__`` and ``__dir__``: importing
+the package costs nothing until a name is used, and type checkers still see ordinary imports
+in the package's ``if TYPE_CHECKING:`` block.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from typing import Any
+
+
+def lazy_attributes(
+    namespace: dict[str, Any], exports: Mapping[str, str]
+) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+    """``(__getattr__, __dir__)`` for the package whose ``globals()`` is ``namespace``.
+
+    ``exports`` maps each lazily loaded name to its module, absolute (``pi_ai._codec``) or
+    relative to the package (``._read``). A loaded name is cached in the namespace, so the
+    hook runs once per name.
+    """
+    package = namespace["__name__"]
+
+    def get(name: str) -> Any:
+        module = exports.get(name)
+        if module is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(module, package), name)
+        namespace[name] = value
+        return value
+
+    def names() -> list[str]:
+        return sorted(set(namespace) | set(exports))
+
+    return get, names
