@@ -119,12 +119,22 @@ class AssistantMessageEventStream:
             await self._wait()
         return self._result
 
-    def fail(self, model: Model, error: BaseException | str, signal: AbortSignal | None = None) -> None:
-        """End the stream with an ``error`` event built from ``error`` and the partial so far."""
+    def fail(
+        self,
+        model: Model,
+        error: BaseException | str,
+        signal: AbortSignal | None = None,
+        *,
+        aborted: bool = False,
+    ) -> None:
+        """End the stream with an ``error`` event built from ``error`` and the partial so far.
+
+        The reason is ``aborted`` when ``aborted`` is true or ``signal`` has fired, else ``error``.
+        """
         if self._done:
             return
         message = self.partial if self.partial is not None else empty_assistant_message(model)
-        aborted = signal is not None and signal.aborted
+        aborted = aborted or (signal is not None and signal.aborted)
         message.stop_reason = "aborted" if aborted else "error"
         message.error_message = error if isinstance(error, str) else error_text(error)
         self.push(ErrorEvent(reason=message.stop_reason, error=message))
@@ -149,7 +159,7 @@ def start_stream(
         try:
             await producer(stream)
         except asyncio.CancelledError:
-            stream.fail(model, "Request was aborted", _ABORTED)
+            stream.fail(model, "Request was aborted", aborted=True)
             raise
         except Exception as exc:
             stream.fail(model, exc, signal)
@@ -159,11 +169,3 @@ def start_stream(
     stream._task = asyncio.get_running_loop().create_task(run())
     return stream
 
-
-def _aborted_signal() -> AbortSignal:
-    signal = AbortSignal()
-    signal.aborted = True
-    return signal
-
-
-_ABORTED = _aborted_signal()
