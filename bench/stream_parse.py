@@ -49,47 +49,30 @@ def _data(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"))
 
 
-def anthropic_text(deltas: int) -> str:
+def _anthropic_stream(
+    content_block: dict[str, Any], deltas: list[dict[str, Any]], stop_reason: str, output_tokens: int
+) -> str:
+    """One Anthropic Messages SSE body: a single content block streamed in ``deltas``."""
+
+    def event(payload: dict[str, Any]) -> str:
+        return f"event: {payload['type']}\ndata: {_data(payload)}\n\n"
+
+    message = {"id": "msg_b", "model": "bench-model", "usage": {"input_tokens": 10, "output_tokens": 1}}
     parts = [
-        "event: message_start\ndata: "
-        + _data(
-            {
-                "type": "message_start",
-                "message": {
-                    "id": "msg_b",
-                    "model": "bench-model",
-                    "usage": {"input_tokens": 10, "output_tokens": 1},
-                },
-            }
-        )
-        + "\n\n",
-        "event: content_block_start\ndata: "
-        + _data({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}})
-        + "\n\n",
+        event({"type": "message_start", "message": message}),
+        event({"type": "content_block_start", "index": 0, "content_block": content_block}),
     ]
-    for index in range(deltas):
-        delta = {
-            "type": "content_block_delta",
-            "index": 0,
-            "delta": {"type": "text_delta", "text": f"tok{index % 10} "},
-        }
-        parts.append(f"event: content_block_delta\ndata: {_data(delta)}\n\n")
-    parts.append(
-        "event: content_block_stop\ndata: " + _data({"type": "content_block_stop", "index": 0}) + "\n\n"
-    )
-    parts.append(
-        "event: message_delta\ndata: "
-        + _data(
-            {
-                "type": "message_delta",
-                "delta": {"stop_reason": "end_turn"},
-                "usage": {"output_tokens": deltas},
-            }
-        )
-        + "\n\n"
-    )
-    parts.append("event: message_stop\ndata: " + _data({"type": "message_stop"}) + "\n\n")
+    parts.extend(event({"type": "content_block_delta", "index": 0, "delta": delta}) for delta in deltas)
+    parts.append(event({"type": "content_block_stop", "index": 0}))
+    usage = {"output_tokens": output_tokens}
+    parts.append(event({"type": "message_delta", "delta": {"stop_reason": stop_reason}, "usage": usage}))
+    parts.append(event({"type": "message_stop"}))
     return "".join(parts)
+
+
+def anthropic_text(deltas: int) -> str:
+    text_deltas = [{"type": "text_delta", "text": f"tok{index % 10} "} for index in range(deltas)]
+    return _anthropic_stream({"type": "text", "text": ""}, text_deltas, "end_turn", deltas)
 
 
 def anthropic_tool(deltas: int) -> str:
@@ -98,52 +81,9 @@ def anthropic_tool(deltas: int) -> str:
     arguments = json.dumps({"path": "src/generated.py", "content": content})
     size = max(1, len(arguments) // deltas)
     pieces = [arguments[i : i + size] for i in range(0, len(arguments), size)]
-    parts = [
-        "event: message_start\ndata: "
-        + _data(
-            {
-                "type": "message_start",
-                "message": {
-                    "id": "msg_b",
-                    "model": "bench-model",
-                    "usage": {"input_tokens": 10, "output_tokens": 1},
-                },
-            }
-        )
-        + "\n\n",
-        "event: content_block_start\ndata: "
-        + _data(
-            {
-                "type": "content_block_start",
-                "index": 0,
-                "content_block": {"type": "tool_use", "id": "toolu_b", "name": "write", "input": {}},
-            }
-        )
-        + "\n\n",
-    ]
-    for piece in pieces:
-        delta = {
-            "type": "content_block_delta",
-            "index": 0,
-            "delta": {"type": "input_json_delta", "partial_json": piece},
-        }
-        parts.append(f"event: content_block_delta\ndata: {_data(delta)}\n\n")
-    parts.append(
-        "event: content_block_stop\ndata: " + _data({"type": "content_block_stop", "index": 0}) + "\n\n"
-    )
-    parts.append(
-        "event: message_delta\ndata: "
-        + _data(
-            {
-                "type": "message_delta",
-                "delta": {"stop_reason": "tool_use"},
-                "usage": {"output_tokens": deltas},
-            }
-        )
-        + "\n\n"
-    )
-    parts.append("event: message_stop\ndata: " + _data({"type": "message_stop"}) + "\n\n")
-    return "".join(parts)
+    block = {"type": "tool_use", "id": "toolu_b", "name": "write", "input": {}}
+    json_deltas = [{"type": "input_json_delta", "partial_json": piece} for piece in pieces]
+    return _anthropic_stream(block, json_deltas, "tool_use", deltas)
 
 
 def completions_text(deltas: int) -> str:
