@@ -79,7 +79,9 @@ def _native_id(draw: Any, api: str, provider: str, counter: int) -> str:
         return f"call_{counter}|fc_{item}"
     if api == "google-generative-ai":
         return draw(st.sampled_from([f"bash_1760000000000_{counter}", f"fn-{counter}"]))
-    return f"call_{counter}" + draw(st.text("abcXYZ019", max_size=50))
+    # OpenAI's own ids are "call_" + 24 characters, and a same-model id is replayed unchanged
+    # (as Pi does), so only other OpenAI-compatible servers get longer ones here.
+    return f"call_{counter}" + draw(st.text("abcXYZ019", max_size=24 if provider == "openai" else 50))
 
 
 def _signature(api: str, counter: int) -> str:
