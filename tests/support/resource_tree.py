@@ -13,7 +13,7 @@ from pathlib import Path
 SKILLS: dict[str, str] = {
     # agent dir skills/ (Pi's "pi" walk: root .md files count, SKILL.md folders, nested)
     "skills/pdf-tools/SKILL.md": (
-        "---\nname: pdf-tools\ndescription: Extract text & tables from \"PDF\" files. Use for <pdf> work.\n---\n\n"
+        '---\nname: pdf-tools\ndescription: Extract text & tables from "PDF" files. Use for <pdf> work.\n---\n\n'
         "# PDF tools\n\nRun `./extract.sh <file>` from this folder.\n"
     ),
     "skills/pdf-tools/reference.md": "---\ndescription: not a skill, inside a skill folder\n---\nignored\n",
@@ -62,7 +62,7 @@ HOME_SKILLS: dict[str, str] = {
 
 PROMPTS: dict[str, str] = {
     "prompts/review.md": (
-        "---\ndescription: Review a file\nargument-hint: \"<file> [focus]\"\n---\n"
+        '---\ndescription: Review a file\nargument-hint: "<file> [focus]"\n---\n'
         "Review $1 with a focus on ${2:-correctness}.\nEverything: $@\nFrom the second: ${@:2}\n"
     ),
     "prompts/component.md": "Create a component named $1 with features: $ARGUMENTS\n",

@@ -12,8 +12,8 @@ from pi_coding_agent.packages._resolve import (
     PackageEntry,
     ResolvedResource,
     ResolvedResources,
-    ResourceOrigin,
     Resolver,
+    ResourceOrigin,
     entry_source,
 )
 from pi_coding_agent.packages._sources import (
@@ -39,8 +39,8 @@ __all__ = [
     "PypiSource",
     "ResolvedResource",
     "ResolvedResources",
-    "ResourceOrigin",
     "Resolver",
+    "ResourceOrigin",
     "Scope",
     "Source",
     "SourceError",

@@ -94,7 +94,9 @@ def collect_resource_files(folder: str, resource_type: ResourceType) -> list[str
     return collect_files(folder, _SUFFIXES[resource_type])
 
 
-def _add(target: dict[str, tuple[ResourceOrigin, bool]], path: str, origin: ResourceOrigin, enabled: bool) -> None:
+def _add(
+    target: dict[str, tuple[ResourceOrigin, bool]], path: str, origin: ResourceOrigin, enabled: bool
+) -> None:
     if path and path not in target:
         target[path] = (origin, enabled)
 
@@ -114,7 +116,11 @@ def _manifest_files(entries: Sequence[str], root: str, resource_type: ResourceTy
     for entry in entries:
         if is_override(entry):
             continue
-        paths.extend(expand_manifest_glob(entry, root) if has_glob(entry) else [os.path.normpath(os.path.join(root, entry))])
+        paths.extend(
+            expand_manifest_glob(entry, root)
+            if has_glob(entry)
+            else [os.path.normpath(os.path.join(root, entry))]
+        )
     return _files_from_paths(paths, resource_type)
 
 
@@ -134,8 +140,15 @@ def _package_files(root: str, resource_type: ResourceType) -> list[str]:
 
 
 class Resolver:
-    def __init__(self, layout: Layout, global_settings: Mapping[str, Any], project_settings: Mapping[str, Any],
-                 *, project_trusted: bool, home: str | None = None) -> None:
+    def __init__(
+        self,
+        layout: Layout,
+        global_settings: Mapping[str, Any],
+        project_settings: Mapping[str, Any],
+        *,
+        project_trusted: bool,
+        home: str | None = None,
+    ) -> None:
         self.layout = layout
         self.global_settings = global_settings
         self.project_settings = project_settings
@@ -168,7 +181,11 @@ class Resolver:
     def identity(self, source: str, scope: Scope | None = None) -> str:
         parsed = parse_source(source)
         if isinstance(parsed, LocalSource):
-            path = self.layout.resolve_local(parsed.path, scope) if scope else self.layout.resolve_local(parsed.path, "temporary")
+            path = (
+                self.layout.resolve_local(parsed.path, scope)
+                if scope
+                else self.layout.resolve_local(parsed.path, "temporary")
+            )
             return source_identity(parsed, path)
         return source_identity(parsed)
 
@@ -177,33 +194,52 @@ class Resolver:
         result = ResolvedResources()
         entries = self.package_entries()
         for entry, scope in entries:
-            self._resolve_package(entry, scope, entries, accumulator, result, install_missing)
+            self._resolve_package(
+                entry, scope, entries, accumulator=accumulator, result=result, install_missing=install_missing
+            )
         for resource_type in RESOURCE_TYPES:
             self._local_entries(resource_type, "project", accumulator[resource_type])
             self._local_entries(resource_type, "user", accumulator[resource_type])
         self._auto_discovered(accumulator)
         return self._ordered(accumulator, result)
 
-    def resolve_sources(self, sources: Sequence[str], scope: Scope,
-                        install_missing: InstallMissing | None = None) -> ResolvedResources:
+    def resolve_sources(
+        self, sources: Sequence[str], scope: Scope, install_missing: InstallMissing | None = None
+    ) -> ResolvedResources:
         """Resources of packages named directly (``-e`` sources), outside of settings."""
         accumulator: Accumulator = {kind: {} for kind in RESOURCE_TYPES}
         result = ResolvedResources()
         entries: list[tuple[PackageEntry, Scope]] = [(source, scope) for source in sources]
         for entry, entry_scope in entries:
-            self._resolve_package(entry, entry_scope, entries, accumulator, result, install_missing)
+            self._resolve_package(
+                entry,
+                entry_scope,
+                entries,
+                accumulator=accumulator,
+                result=result,
+                install_missing=install_missing,
+            )
         return self._ordered(accumulator, result)
 
-    def _resolve_package(self, entry: PackageEntry, scope: Scope, entries: Sequence[tuple[PackageEntry, Scope]],
-                         accumulator: Accumulator, result: ResolvedResources,
-                         install_missing: InstallMissing | None) -> None:
+    def _resolve_package(
+        self,
+        entry: PackageEntry,
+        scope: Scope,
+        entries: Sequence[tuple[PackageEntry, Scope]],
+        *,
+        accumulator: Accumulator,
+        result: ResolvedResources,
+        install_missing: InstallMissing | None,
+    ) -> None:
         source = entry_source(entry)
         filters = entry if isinstance(entry, Mapping) else None
         base_source, base_scope = self._delta_base(entry, scope, entries) or (source, scope)
         parsed = parse_source(base_source)
         origin = ResourceOrigin(source, scope, "package")
         if isinstance(parsed, LocalSource):
-            self._local_package(self.layout.resolve_local(parsed.path, base_scope), filters, origin, accumulator)
+            self._local_package(
+                self.layout.resolve_local(parsed.path, base_scope), filters, origin, accumulator
+            )
             return
         path = self.layout.install_path(parsed, base_scope)
         if path is None:
@@ -215,8 +251,9 @@ class Resolver:
                 return
         self.collect_package(path, filters, ResourceOrigin(source, scope, "package", path), accumulator)
 
-    def _delta_base(self, entry: PackageEntry, scope: Scope,
-                    entries: Sequence[tuple[PackageEntry, Scope]]) -> tuple[str, Scope] | None:
+    def _delta_base(
+        self, entry: PackageEntry, scope: Scope, entries: Sequence[tuple[PackageEntry, Scope]]
+    ) -> tuple[str, Scope] | None:
         if scope != "project" or not isinstance(entry, Mapping) or entry.get("autoload") is not False:
             return None
         identity = self.identity(entry_source(entry), scope)
@@ -225,8 +262,9 @@ class Resolver:
                 return entry_source(other), "user"
         return None
 
-    def _local_package(self, path: str, filters: Mapping[str, Any] | None, origin: ResourceOrigin,
-                       accumulator: Accumulator) -> None:
+    def _local_package(
+        self, path: str, filters: Mapping[str, Any] | None, origin: ResourceOrigin, accumulator: Accumulator
+    ) -> None:
         if os.path.isfile(path):
             located = ResourceOrigin(origin.source, origin.scope, origin.origin, os.path.dirname(path))
             _add(accumulator["extensions"], path, located, True)
@@ -235,12 +273,13 @@ class Resolver:
             if not self.collect_package(path, filters, located, accumulator):
                 _add(accumulator["extensions"], path, located, True)
 
-    def collect_package(self, root: str, filters: Mapping[str, Any] | None, origin: ResourceOrigin,
-                        accumulator: Accumulator) -> bool:
+    def collect_package(
+        self, root: str, filters: Mapping[str, Any] | None, origin: ResourceOrigin, accumulator: Accumulator
+    ) -> bool:
         """Add one installed package's resources; False when it offers nothing at all."""
         if filters is not None:
             for resource_type in RESOURCE_TYPES:
-                self._filtered(root, resource_type, filters, origin, accumulator[resource_type])
+                self._filtered(root, resource_type, filters, origin=origin, target=accumulator[resource_type])
             return True
         manifest = read_manifest(root)
         if manifest is not None:
@@ -263,12 +302,21 @@ class Resolver:
                     _add(accumulator[resource_type], path, origin, True)
         return found
 
-    def _filtered(self, root: str, resource_type: ResourceType, filters: Mapping[str, Any], origin: ResourceOrigin,
-                  target: dict[str, tuple[ResourceOrigin, bool]]) -> None:
+    def _filtered(
+        self,
+        root: str,
+        resource_type: ResourceType,
+        filters: Mapping[str, Any],
+        *,
+        origin: ResourceOrigin,
+        target: dict[str, tuple[ResourceOrigin, bool]],
+    ) -> None:
         patterns = _strings(filters.get(resource_type)) if resource_type in filters else None
         if filters.get("autoload") is False:
             if patterns:
-                for path, enabled in delta_patterns(_package_files(root, resource_type), patterns, root).items():
+                for path, enabled in delta_patterns(
+                    _package_files(root, resource_type), patterns, root
+                ).items():
                     _add(target, path, origin, enabled)
             return
         if patterns is None:
@@ -285,8 +333,12 @@ class Resolver:
     def _settings(self, scope: Scope) -> Mapping[str, Any]:
         return self.project_settings if scope == "project" else self.global_settings
 
-    def _local_entries(self, resource_type: ResourceType, scope: Literal["user", "project"],
-                       target: dict[str, tuple[ResourceOrigin, bool]]) -> None:
+    def _local_entries(
+        self,
+        resource_type: ResourceType,
+        scope: Literal["user", "project"],
+        target: dict[str, tuple[ResourceOrigin, bool]],
+    ) -> None:
         entries = _strings(self._settings(scope).get(resource_type))
         if not entries:
             return
@@ -304,20 +356,42 @@ class Resolver:
         project_base = self.layout.base_dir("project")
         user_agents = os.path.join(self.home, ".agents", "skills")
 
-        def add(resource_type: ResourceType, paths: Sequence[str], scope: Literal["user", "project"], base: str) -> None:
+        def add(
+            resource_type: ResourceType, paths: Sequence[str], scope: Literal["user", "project"], base: str
+        ) -> None:
             overrides = _strings(self._settings(scope).get(resource_type))
             origin = ResourceOrigin("auto", scope, "top-level", base)
             for path in paths:
                 _add(accumulator[resource_type], path, origin, enabled_by_overrides(path, overrides, base))
 
         if self.project_trusted:
-            add("extensions", collect_extension_files(os.path.join(project_base, "extensions")), "project", project_base)
-            add("skills", collect_skill_files(os.path.join(project_base, "skills"), "pi"), "project", project_base)
+            add(
+                "extensions",
+                collect_extension_files(os.path.join(project_base, "extensions")),
+                "project",
+                project_base,
+            )
+            add(
+                "skills",
+                collect_skill_files(os.path.join(project_base, "skills"), "pi"),
+                "project",
+                project_base,
+            )
             for folder in ancestor_agents_skill_dirs(self.layout.cwd):
                 if os.path.abspath(folder) != os.path.abspath(user_agents):
                     add("skills", collect_skill_files(folder, "agents"), "project", os.path.dirname(folder))
-            add("prompts", collect_top_files(os.path.join(project_base, "prompts"), ".md"), "project", project_base)
-            add("themes", collect_top_files(os.path.join(project_base, "themes"), ".json"), "project", project_base)
+            add(
+                "prompts",
+                collect_top_files(os.path.join(project_base, "prompts"), ".md"),
+                "project",
+                project_base,
+            )
+            add(
+                "themes",
+                collect_top_files(os.path.join(project_base, "themes"), ".json"),
+                "project",
+                project_base,
+            )
         add("extensions", collect_extension_files(os.path.join(user_base, "extensions")), "user", user_base)
         add("skills", collect_skill_files(os.path.join(user_base, "skills"), "pi"), "user", user_base)
         add("skills", collect_skill_files(user_agents, "agents"), "user", os.path.dirname(user_agents))
@@ -327,7 +401,10 @@ class Resolver:
     @staticmethod
     def _ordered(accumulator: Accumulator, result: ResolvedResources) -> ResolvedResources:
         for resource_type in RESOURCE_TYPES:
-            items = [ResolvedResource(path, enabled, origin) for path, (origin, enabled) in accumulator[resource_type].items()]
+            items = [
+                ResolvedResource(path, enabled, origin)
+                for path, (origin, enabled) in accumulator[resource_type].items()
+            ]
             items.sort(key=lambda item: _precedence(item.origin))
             seen: set[str] = set()
             kept = result.of(resource_type)
@@ -356,7 +433,11 @@ def _packages(settings: Mapping[str, Any]) -> list[PackageEntry]:
     value = settings.get("packages")
     if not isinstance(value, list):
         return []
-    return [item for item in value if isinstance(item, str) or (isinstance(item, Mapping) and isinstance(item.get("source"), str))]
+    return [
+        item
+        for item in value
+        if isinstance(item, str) or (isinstance(item, Mapping) and isinstance(item.get("source"), str))
+    ]
 
 
 def _strings(value: object) -> list[str]:

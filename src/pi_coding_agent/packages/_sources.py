@@ -58,7 +58,10 @@ class NpmSource:
 
     @property
     def pinned(self) -> bool:
-        return self.version is not None and re.fullmatch(r"v?\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.+-]+)?", self.version) is not None
+        return (
+            self.version is not None
+            and re.fullmatch(r"v?\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.+-]+)?", self.version) is not None
+        )
 
 
 @dataclass(frozen=True)

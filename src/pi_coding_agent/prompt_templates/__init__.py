@@ -1,7 +1,11 @@
 """Prompt templates: Markdown files that ``/name args`` expands into a full prompt."""
 
 from pi_coding_agent.prompt_templates._commands import TemplateCommand, template_commands
-from pi_coding_agent.prompt_templates._expand import expand_prompt_template, parse_command_args, substitute_args
+from pi_coding_agent.prompt_templates._expand import (
+    expand_prompt_template,
+    parse_command_args,
+    substitute_args,
+)
 from pi_coding_agent.prompt_templates._load import (
     PromptTemplate,
     PromptTemplateSet,

@@ -84,7 +84,13 @@ def load_prompt_templates(paths: Sequence[str], cwd: str) -> PromptTemplateSet:
     diagnostics: list[ResourceDiagnostic] = []
     for raw in paths:
         path = resolve_path(raw.strip(), cwd)
-        files = collect_top_files(path, ".md") if os.path.isdir(path) else [path] if path.endswith(".md") and os.path.isfile(path) else []
+        files = (
+            collect_top_files(path, ".md")
+            if os.path.isdir(path)
+            else [path]
+            if path.endswith(".md") and os.path.isfile(path)
+            else []
+        )
         for file in files:
             template, problem = load_template_file(file)
             if problem is not None:
@@ -94,7 +100,9 @@ def load_prompt_templates(paths: Sequence[str], cwd: str) -> PromptTemplateSet:
     return _deduplicated(loaded, diagnostics)
 
 
-def _deduplicated(templates: Sequence[PromptTemplate], diagnostics: list[ResourceDiagnostic]) -> PromptTemplateSet:
+def _deduplicated(
+    templates: Sequence[PromptTemplate], diagnostics: list[ResourceDiagnostic]
+) -> PromptTemplateSet:
     kept: dict[str, PromptTemplate] = {}
     collisions: list[ResourceDiagnostic] = []
     for template in templates:
@@ -103,5 +111,9 @@ def _deduplicated(templates: Sequence[PromptTemplate], diagnostics: list[Resourc
             kept[template.name] = template
             continue
         collision = Collision("prompt", template.name, existing.file_path, template.file_path)
-        collisions.append(ResourceDiagnostic("collision", f'name "/{template.name}" collision', template.file_path, collision))
+        collisions.append(
+            ResourceDiagnostic(
+                "collision", f'name "/{template.name}" collision', template.file_path, collision
+            )
+        )
     return PromptTemplateSet(list(kept.values()), diagnostics + collisions)

@@ -95,7 +95,9 @@ def _skill_path(resource: ResolvedResource) -> str:
     return candidate if os.path.isdir(resource.path) and os.path.exists(candidate) else resource.path
 
 
-def _missing(paths: Sequence[str], cwd: str, message: str, known: Sequence[ResourceDiagnostic]) -> list[ResourceDiagnostic]:
+def _missing(
+    paths: Sequence[str], cwd: str, message: str, known: Sequence[ResourceDiagnostic]
+) -> list[ResourceDiagnostic]:
     reported = {d.path for d in known}
     found: list[ResourceDiagnostic] = []
     for raw in paths:
@@ -136,8 +138,11 @@ def load_resources(options: ResourceOptions) -> LoadedResources:
     themes = _merge(cwd, theme_sources, options.theme_paths)
     theme_problems = _missing(options.theme_paths, cwd, "Theme path does not exist", [])
     not_installed = [
-        ResourceDiagnostic("warning", f"package {source} is not installed (run: pi install {source}"
-                           f"{' -l' if scope == 'project' else ''})")
+        ResourceDiagnostic(
+            "warning",
+            f"package {source} is not installed (run: pi install {source}"
+            f"{' -l' if scope == 'project' else ''})",
+        )
         for source, scope in resolved.not_installed
     ]
     enable = settings.get("enableSkillCommands")

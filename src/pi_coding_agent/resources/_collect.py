@@ -180,6 +180,9 @@ def expand_manifest_glob(pattern: str, root: str) -> list[str]:
     visible = [
         path
         for path in resolved
-        if all(segment == ".." or not segment.startswith(".") for segment in os.path.relpath(path, root).split(os.sep))
+        if all(
+            segment == ".." or not segment.startswith(".")
+            for segment in os.path.relpath(path, root).split(os.sep)
+        )
     ]
     return sorted(set(visible))

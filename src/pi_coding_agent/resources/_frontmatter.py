@@ -68,9 +68,16 @@ _KEY_LINE = re.compile(r"([A-Za-z0-9_][A-Za-z0-9_-]*):(?: +(.*))?")
 _INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
 _NUMBER_LIKE = re.compile(r"[-+]?(?:[0-9.]|\.inf|\.Inf|\.INF|\.nan|\.NaN|\.NAN)|0[ox]")
 _CORE_CONSTANTS: dict[str, Any] = {
-    "true": True, "True": True, "TRUE": True,
-    "false": False, "False": False, "FALSE": False,
-    "null": None, "Null": None, "NULL": None, "~": None,
+    "true": True,
+    "True": True,
+    "TRUE": True,
+    "false": False,
+    "False": False,
+    "FALSE": False,
+    "null": None,
+    "Null": None,
+    "NULL": None,
+    "~": None,
 }
 
 
@@ -115,5 +122,7 @@ def _parse_simple(yaml_text: str) -> dict[str, Any] | None:
 def _parse_yaml(yaml_text: str) -> dict[str, Any]:
     from pi_coding_agent.resources._yaml12 import load_yaml12
 
-    value = load_yaml12(yaml_text)
+    # Pi's text ends before the closing marker's line break; its parser still ends a block
+    # scalar with one ("clip" chomping), PyYAML only when the text has it.
+    value = load_yaml12(yaml_text + "\n")
     return value if isinstance(value, dict) else {}

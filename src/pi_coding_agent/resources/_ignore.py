@@ -10,7 +10,7 @@ import os
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from pathspec import PathSpec
+    from pathspec import GitIgnoreSpec
 
 IGNORE_FILE_NAMES = (".gitignore", ".ignore", ".fdignore")
 
@@ -37,7 +37,7 @@ class IgnoreRules:
 
     def __init__(self) -> None:
         self._patterns: list[str] = []
-        self._spec: PathSpec | None = None
+        self._spec: GitIgnoreSpec | None = None
 
     def add_folder(self, folder: str, root: str) -> None:
         relative = os.path.relpath(folder, root)
@@ -59,7 +59,7 @@ class IgnoreRules:
         if not self._patterns:
             return False
         if self._spec is None:
-            from pathspec import PathSpec
+            from pathspec import GitIgnoreSpec
 
-            self._spec = PathSpec.from_lines("gitwildmatch", self._patterns)
+            self._spec = GitIgnoreSpec.from_lines(self._patterns)
         return self._spec.match_file(relative_path)

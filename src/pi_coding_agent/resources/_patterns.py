@@ -75,7 +75,7 @@ def _compile(pattern: str) -> re.Pattern[str]:
     for index, segment in enumerate(segments):
         last = index == len(segments) - 1
         if segment == "**":
-            parts.append(r"(?:(?!\.)[^/]*(?:/|$))*" if not last else r"(?:(?!\.)[^/]*(?:/|$))*")
+            parts.append(r"(?:(?!\.)[^/]*(?:/|$))*")
             continue
         parts.append(_segment_regex(segment) + ("" if last else "/"))
     return re.compile("".join(parts))
@@ -166,6 +166,10 @@ def delta_patterns(all_paths: Sequence[str], patterns: Sequence[str], base_dir: 
         enabled = not pattern.startswith(("-", "!"))
         exact = pattern.startswith(("+", "-"))
         for path in all_paths:
-            if matches_any_exact(path, [target], base_dir) if exact else matches_any(path, [target], base_dir):
+            if (
+                matches_any_exact(path, [target], base_dir)
+                if exact
+                else matches_any(path, [target], base_dir)
+            ):
                 result[path] = enabled
     return result

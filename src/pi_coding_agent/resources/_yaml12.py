@@ -14,10 +14,13 @@ import yaml
 
 from pi_coding_agent.resources._frontmatter import FrontmatterError
 
-_BaseLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+try:
+    from yaml import CSafeLoader as _BaseLoader
+except ImportError:  # PyYAML built without libyaml
+    from yaml import SafeLoader as _BaseLoader  # type: ignore[assignment]
 
 
-class _Core12Loader(_BaseLoader):  # type: ignore[misc, valid-type]
+class _Core12Loader(_BaseLoader):
     """Safe loader, YAML 1.2 core schema resolvers, unique keys."""
 
     yaml_implicit_resolvers: dict[str, list[tuple[str, re.Pattern[str]]]] = {}  # noqa: RUF012
@@ -32,9 +35,11 @@ class _Core12Loader(_BaseLoader):  # type: ignore[misc, valid-type]
                 continue
             if duplicate:
                 mark = key_node.start_mark
-                raise FrontmatterError(f"Map keys must be unique (line {mark.line + 2}, column {mark.column + 1})")
+                raise FrontmatterError(
+                    f"Map keys must be unique (line {mark.line + 2}, column {mark.column + 1})"
+                )
             keys.add(key)
-        return super().construct_mapping(node, deep=deep)  # type: ignore[no-any-return]
+        return super().construct_mapping(node, deep=deep)
 
 
 def _construct_int(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> int:
@@ -77,7 +82,7 @@ _Core12Loader.add_constructor("tag:yaml.org,2002:float", _construct_float)
 def load_yaml12(text: str) -> Any:
     """The YAML value of ``text``; ``FrontmatterError`` with line and column when invalid."""
     try:
-        return yaml.load(text, Loader=_Core12Loader)  # noqa: S506 - a safe loader subclass
+        return yaml.load(text, Loader=_Core12Loader)
     except FrontmatterError:
         raise
     except yaml.MarkedYAMLError as error:

@@ -32,8 +32,9 @@ def skill_block(skill: Skill, body: str, args: str = "") -> str:
     return f"{block}\n\n{args}" if args else block
 
 
-def expand_skill_command(text: str, skills: Sequence[Skill],
-                         on_error: Callable[[SkillExpansionError], None] | None = None) -> str:
+def expand_skill_command(
+    text: str, skills: Sequence[Skill], on_error: Callable[[SkillExpansionError], None] | None = None
+) -> str:
     """``text`` with a leading skill command expanded; unchanged when there is none.
 
     A skill whose file cannot be read any more is reported to ``on_error`` and the text is

@@ -140,5 +140,7 @@ def load_skills(paths: Sequence[str], cwd: str) -> SkillSet:
         elif os.path.isfile(path) and path.endswith(".md"):
             collector.add_file(path)
         else:
-            collector.diagnostics.append(ResourceDiagnostic("warning", "skill path is not a markdown file", path))
+            collector.diagnostics.append(
+                ResourceDiagnostic("warning", "skill path is not a markdown file", path)
+            )
     return SkillSet(list(collector.by_name.values()), collector.diagnostics + collector.collisions)

@@ -55,8 +55,9 @@ def _scrub(value: Any, sandbox: Sandbox) -> Any:
     return value
 
 
-def _run_both(tmp_path: Path, inputs: list[str], extra_args: list[str] | None = None,
-              tools: str | None = None) -> tuple[list[dict[str, Any]], list[dict[str, Any]], Completed, Completed]:
+def _run_both(
+    tmp_path: Path, inputs: list[str], extra_args: list[str] | None = None, tools: str | None = None
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], Completed, Completed]:
     oracle.require_live_oracle()
     script = [{"text": f"answer {index}"} for index in range(len(inputs))]
     results = []
@@ -65,7 +66,9 @@ def _run_both(tmp_path: Path, inputs: list[str], extra_args: list[str] | None = 
             box = Sandbox.create(tmp_path / name, provider.base_url)
             flags = write_pi_resources(box.agent_dir, box.home, box.work)
             tool_args = ["--tools", tools] if tools is not None else []
-            done = runner(box, *flags, *(extra_args or []), *tool_args, "--model", OPENAI_MODEL, "-p", *inputs)
+            done = runner(
+                box, *flags, *(extra_args or []), *tool_args, "--model", OPENAI_MODEL, "-p", *inputs
+            )
             assert done.returncode == 0, (name, done.stderr)
             results.append((_received(provider, box), done))
     (ours, ours_done), (pi, pi_done) = results
@@ -80,7 +83,9 @@ def test_skills_section_and_expanded_prompts_match_pi(tmp_path: Path) -> None:
     for index, (mine, theirs) in enumerate(zip(ours, pi, strict=True)):
         assert mine["user"] == theirs["user"], f"input {index}: {INPUTS[index]!r}"
     # The expansions really happened (the comparison above is not between two pass-throughs).
-    assert ours[1]["user"].startswith('<skill name="pdf-tools" location="<root>/home/.pi/agent/skills/pdf-tools/SKILL.md">')
+    assert ours[1]["user"].startswith(
+        '<skill name="pdf-tools" location="<root>/home/.pi/agent/skills/pdf-tools/SKILL.md">'
+    )
     assert ours[0]["user"].startswith("Review src/app.py with a focus on error handling.")
 
 
@@ -97,7 +102,9 @@ def test_no_read_tool_means_no_skills_section(tmp_path: Path) -> None:
     assert ours == pi
 
 
-@pytest.mark.parametrize("flags", [["--no-skills", "--no-prompt-templates"], ["-ns", "-np"]], ids=["long", "short"])
+@pytest.mark.parametrize(
+    "flags", [["--no-skills", "--no-prompt-templates"], ["-ns", "-np"]], ids=["long", "short"]
+)
 def test_no_skills_keeps_only_command_line_paths(tmp_path: Path, flags: list[str]) -> None:
     inputs = ["/review a b", "/cli-template kept", "/skill:pdf-tools x", "/skill:cli-skill y"]
     ours, pi, _, _ = _run_both(tmp_path, inputs, flags)
