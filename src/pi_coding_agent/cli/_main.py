@@ -12,8 +12,19 @@ from pi_coding_agent import PI_COMPAT_VERSION, __version__
 from pi_coding_agent.cli._args import parse_args
 
 
+PACKAGE_WORDS = frozenset(("install", "remove", "uninstall", "update", "list", "config"))
+"""First words that make ``pi`` a package command (``pi_coding_agent.packages``)."""
+
+
 def main(argv: list[str] | None = None) -> int:
-    parsed = parse_args(sys.argv[1:] if argv is None else argv)
+    args = sys.argv[1:] if argv is None else argv
+    if args and args[0] in PACKAGE_WORDS:
+        from pi_coding_agent.packages import run_package_command
+
+        code = run_package_command(args)
+        if code is not None:
+            return code
+    parsed = parse_args(args)
     for diagnostic in parsed.diagnostics:
         print(diagnostic, file=sys.stderr)
     if any(d.kind == "error" for d in parsed.diagnostics):

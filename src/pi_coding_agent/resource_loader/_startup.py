@@ -25,7 +25,9 @@ def _installer(cwd: str, agent_dir: Path, settings: Settings, warnings: list[str
     def install(source: str, parsed: Source, scope: Scope) -> bool:
         from pi_coding_agent.packages import PackageError, PackageManager
 
-        manager = PackageManager(cwd, agent_dir, settings, progress=lambda line: print(line, file=sys.stderr))
+        manager = PackageManager(
+            cwd, agent_dir, project_trusted=settings.project_trusted, progress=lambda line: print(line, file=sys.stderr)
+        )
         try:
             manager.install_parsed(source, parsed, scope)
         except PackageError as error:
