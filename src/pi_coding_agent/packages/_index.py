@@ -100,7 +100,7 @@ def releases(source: PypiSource, index_url: str) -> list[Release]:
             continue
         if "data-yanked" in attrs and not source.pinned:
             continue
-        if not specifier.contains(version):
+        if not specifier.contains(version, prereleases=bool(specifier.prereleases)):
             continue
         sha256 = fragment[len("sha256=") :] if fragment.startswith("sha256=") else None
         found.append(Release(version, url, sha256, filename))
