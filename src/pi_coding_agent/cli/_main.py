@@ -11,7 +11,6 @@ import sys
 from pi_coding_agent import PI_COMPAT_VERSION, __version__
 from pi_coding_agent.cli._args import parse_args
 
-
 PACKAGE_WORDS = frozenset(("install", "remove", "uninstall", "update", "list", "config"))
 """First words that make ``pi`` a package command (``pi_coding_agent.packages``)."""
 

@@ -59,8 +59,6 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "PACKAGE_COMMANDS",
     "ConfiguredPackage",
-    "PackageError",
-    "PackageManager",
     "GitSource",
     "InstallMissing",
     "Layout",
@@ -68,6 +66,8 @@ __all__ = [
     "LocalSource",
     "NpmSource",
     "PackageEntry",
+    "PackageError",
+    "PackageManager",
     "PypiSource",
     "ResolvedResource",
     "ResolvedResources",

@@ -8,7 +8,13 @@ from pathlib import Path
 from pi_coding_agent.packages._cli import PackageCommand
 from pi_coding_agent.packages._manager import PackageManager
 from pi_coding_agent.packages._run import PackageError
-from pi_coding_agent.settings import ConfigFileError, Settings, agent_dir, resolve_project_trust, stored_trust_decision
+from pi_coding_agent.settings import (
+    ConfigFileError,
+    Settings,
+    agent_dir,
+    resolve_project_trust,
+    stored_trust_decision,
+)
 
 SELF_UPDATE_NOTE = (
     "pi itself is not updated by this command: update this installation with the tool that installed it "

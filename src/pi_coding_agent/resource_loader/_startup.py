@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from pi_coding_agent.packages import Scope, Source
+from pi_coding_agent.packages import InstallMissing, Scope, Source
 from pi_coding_agent.resource_loader._load import LoadedResources, ResourceOptions, load_resources
 from pi_coding_agent.settings import Settings, resolve_path
 
@@ -21,13 +21,12 @@ def offline() -> bool:
     return os.environ.get("PI_OFFLINE", "").lower() in ("1", "true", "yes")
 
 
-def _installer(cwd: str, agent_dir: Path, settings: Settings, warnings: list[str]):  # type: ignore[no-untyped-def]
+def _installer(cwd: str, agent_dir: Path, settings: Settings, warnings: list[str]) -> InstallMissing:
     def install(source: str, parsed: Source, scope: Scope) -> bool:
         from pi_coding_agent.packages import PackageError, PackageManager
 
-        manager = PackageManager(
-            cwd, agent_dir, project_trusted=settings.project_trusted, progress=lambda line: print(line, file=sys.stderr)
-        )
+        print(f"Installing {source}...", file=sys.stderr)
+        manager = PackageManager(cwd, agent_dir, project_trusted=settings.project_trusted)
         try:
             manager.install_parsed(source, parsed, scope)
         except PackageError as error:
