@@ -468,9 +468,7 @@ class InteractiveMode:
             from pi_coding_agent.bash import bash_execution_message
 
             view.finish(bash_execution_message(command, result, exclude_from_context=exclude))
-            if view not in self.layout.pending.children:
-                return
-            if not session.is_streaming:
+            if view in self.layout.pending.children and not session.is_streaming:
                 self._flush_pending_bash()
             self.tui.request_render()
 
