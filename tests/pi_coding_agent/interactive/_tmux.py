@@ -52,15 +52,23 @@ class TmuxPane:
         """Everything the terminal holds: scrollback and screen."""
         return self._run("capture-pane", "-p", "-t", "t", "-S", "-20000")
 
-    def wait_for(self, text: str, limit: float = WAIT_LIMIT, everywhere: bool = False) -> str:
+    def wait_for(self, text: str, limit: float = WAIT_LIMIT, everywhere: bool = False, poll: float = 0.1,
+                 region: str | None = None) -> str:
         deadline = time.monotonic() + limit
         while True:
             shown = self.history() if everywhere else self.screen()
+            if region == "editor":
+                lines = shown.split("\n")
+                rules = [i for i, line in enumerate(lines) if line.startswith("────")]
+                shown = "\n".join(lines[rules[-2] + 1 : rules[-1] + 1]) if len(rules) >= 2 else ""
             if text in shown:
                 return shown
             if time.monotonic() > deadline:
                 raise AssertionError(f"{text!r} did not appear; the terminal shows:\n{shown}")
-            time.sleep(0.1)
+            time.sleep(poll)
+
+    def pane_pid(self) -> int:
+        return int(self._run("display-message", "-p", "-t", "t", "#{pane_pid}").strip())
 
     def wait_until_gone(self, text: str, limit: float = WAIT_LIMIT) -> str:
         deadline = time.monotonic() + limit
