@@ -78,9 +78,15 @@ def measure(which: str, runs_dir: Path) -> dict[str, float]:
         agent = home / ".pi" / "agent"
         agent.mkdir(parents=True)
         (agent / "models.json").write_text(json.dumps(models_json(provider.base_url)))
-        (agent / "settings.json").write_text(json.dumps(
-            {"defaultProvider": "scripted-openai", "defaultModel": "scripted-model", "retry": {"enabled": False}}
-        ))
+        (agent / "settings.json").write_text(
+            json.dumps(
+                {
+                    "defaultProvider": "scripted-openai",
+                    "defaultModel": "scripted-model",
+                    "retry": {"enabled": False},
+                }
+            )
+        )
         env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG")}
         env.update(HOME=str(home), PI_CODING_AGENT_DIR=str(agent), TERM="xterm-256color")
         command = [str(PI_CLI)] if which == "pi" else [str(REPO / ".venv" / "bin" / "pi")]

@@ -6,7 +6,14 @@ renderer on the terminal's main screen, so the transcript stays in the terminal'
 scrollback. Extensions use the same API (see ``docs/tui``).
 """
 
-from pi_coding_agent.tui._component import CURSOR_MARKER, Component, Container, Focusable, InputHandler, StaticLines
+from pi_coding_agent.tui._component import (
+    CURSOR_MARKER,
+    Component,
+    Container,
+    Focusable,
+    InputHandler,
+    StaticLines,
+)
 from pi_coding_agent.tui._input import InputSplitter, Paste
 from pi_coding_agent.tui._keybindings import TUI_DEFAULTS, Keybindings, read_keybindings_file
 from pi_coding_agent.tui._keys import is_printable, matches_key, normalize_key, parse_key

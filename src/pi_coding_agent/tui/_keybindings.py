@@ -97,7 +97,7 @@ def read_keybindings_file(path: Path) -> tuple[dict[str, tuple[str, ...]], str |
         return {}, f"{path}: expected a JSON object of action ids to keys; default keybindings used"
     bindings: dict[str, tuple[str, ...]] = {}
     for key, value in raw.items():
-        name = LEGACY_NAMES.get(key, key)
+        name: str = LEGACY_NAMES.get(str(key), str(key))
         if name != key and name in raw:
             continue
         if isinstance(value, str):

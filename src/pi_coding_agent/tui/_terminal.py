@@ -14,7 +14,7 @@ import os
 import signal
 import sys
 from collections.abc import Callable
-from typing import Protocol
+from typing import Any, Protocol
 
 from pi_coding_agent.tui._input import InputSplitter, Paste
 
@@ -42,7 +42,7 @@ class ProcessTerminal:
     def __init__(self, input_fd: int | None = None, output_fd: int | None = None) -> None:
         self.input_fd = sys.stdin.fileno() if input_fd is None else input_fd
         self.output_fd = sys.stdout.fileno() if output_fd is None else output_fd
-        self._saved_mode: list[object] | None = None
+        self._saved_mode: list[Any] | None = None
         self._splitter = InputSplitter()
         self._escape_timer: asyncio.TimerHandle | None = None
         self._on_input: InputCallback | None = None

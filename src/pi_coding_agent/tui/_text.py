@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from functools import lru_cache
+from typing import ClassVar
 
 ESCAPE = re.compile(
     r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI (colours, cursor moves)
@@ -135,8 +136,23 @@ class _SgrState:
 
     __slots__ = ("attributes",)
 
-    _OFF = {22: ("bold", "dim"), 23: ("italic",), 24: ("underline",), 27: ("inverse",), 29: ("strike",), 39: ("fg",), 49: ("bg",)}
-    _ON = {1: "bold", 2: "dim", 3: "italic", 4: "underline", 7: "inverse", 9: "strike"}
+    _OFF: ClassVar[dict[int, tuple[str, ...]]] = {
+        22: ("bold", "dim"),
+        23: ("italic",),
+        24: ("underline",),
+        27: ("inverse",),
+        29: ("strike",),
+        39: ("fg",),
+        49: ("bg",),
+    }
+    _ON: ClassVar[dict[int, str]] = {
+        1: "bold",
+        2: "dim",
+        3: "italic",
+        4: "underline",
+        7: "inverse",
+        9: "strike",
+    }
 
     def __init__(self) -> None:
         self.attributes: dict[str, str] = {}

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from pi_coding_agent.tui._component import Component, Container, Focusable, InputHandler
+from pi_coding_agent.tui._component import Component, Container
 from pi_coding_agent.tui._input import PASTE_END, PASTE_START, Paste
 from pi_coding_agent.tui._renderer import ScreenRenderer
 from pi_coding_agent.tui._terminal import Terminal
@@ -96,7 +96,7 @@ class TUI(Container):
     def start(self) -> None:
         self._loop = asyncio.get_running_loop()
         self.stopped = False
-        self.terminal.start(self._handle_input, lambda: self.request_render())
+        self.terminal.start(self._handle_input, self.request_render)
         self.request_render()
 
     def stop(self) -> None:
@@ -112,11 +112,11 @@ class TUI(Container):
     # ------------------------------------------------------------------ focus and overlays
 
     def set_focus(self, component: Component | None) -> None:
-        if isinstance(self.focused, Focusable):
-            self.focused.focused = False
+        if hasattr(self.focused, "focused"):
+            self.focused.focused = False  # type: ignore[union-attr]
         self.focused = component
-        if isinstance(component, Focusable):
-            component.focused = True
+        if hasattr(component, "focused"):
+            component.focused = True  # type: ignore[union-attr]
         self.request_render()
 
     def show_overlay(self, component: Component, options: OverlayOptions | None = None) -> OverlayHandle:
@@ -152,8 +152,9 @@ class TUI(Container):
             if listener(data):
                 self.request_render(immediate=True)
                 return
-        if isinstance(self.focused, InputHandler):
-            self.focused.handle_input(data)
+        handler = getattr(self.focused, "handle_input", None)
+        if callable(handler):
+            handler(data)
         self.request_render(immediate=True)
 
     def feed_input(self, data: str) -> None:
@@ -205,7 +206,11 @@ class TUI(Container):
         self.renderer.render(lines, width, height)
 
     def _composite(self, lines: list[str], width: int, height: int) -> list[str]:
-        visible = [o for o in self._overlays if not o.hidden and (o.options.visible is None or o.options.visible(width, height))]
+        visible = [
+            o
+            for o in self._overlays
+            if not o.hidden and (o.options.visible is None or o.options.visible(width, height))
+        ]
         if not visible:
             return lines
         base = list(lines) + [""] * max(0, height - len(lines))

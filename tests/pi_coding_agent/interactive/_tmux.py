@@ -26,17 +26,21 @@ def require_tmux() -> str:
 
 
 class TmuxPane:
-    def __init__(self, command: list[str], cwd: Path, env: dict[str, str], width: int = 100, height: int = 30) -> None:
+    def __init__(
+        self, command: list[str], cwd: Path, env: dict[str, str], width: int = 100, height: int = 30
+    ) -> None:
         self.tmux = require_tmux()
         self.socket = f"pi-test-{uuid.uuid4().hex[:8]}"
         exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
         # The pane runs the program, then records its exit status and stays open for capture.
-        script = f"cd {shlex.quote(str(cwd))} && env -i {exports} {shlex.join(command)}; echo \"[exit $?]\"; sleep 600"
+        script = f'cd {shlex.quote(str(cwd))} && env -i {exports} {shlex.join(command)}; echo "[exit $?]"; sleep 600'
         self._run("new-session", "-d", "-s", "t", "-x", str(width), "-y", str(height), script)
         self._run("set-option", "-t", "t", "history-limit", "20000")
 
     def _run(self, *args: str) -> str:
-        done = subprocess.run([self.tmux, "-L", self.socket, *args], capture_output=True, text=True, check=False)
+        done = subprocess.run(
+            [self.tmux, "-L", self.socket, *args], capture_output=True, text=True, check=False
+        )
         return done.stdout
 
     def send(self, *keys: str) -> None:
@@ -52,8 +56,14 @@ class TmuxPane:
         """Everything the terminal holds: scrollback and screen."""
         return self._run("capture-pane", "-p", "-t", "t", "-S", "-20000")
 
-    def wait_for(self, text: str, limit: float = WAIT_LIMIT, everywhere: bool = False, poll: float = 0.1,
-                 region: str | None = None) -> str:
+    def wait_for(
+        self,
+        text: str,
+        limit: float = WAIT_LIMIT,
+        everywhere: bool = False,
+        poll: float = 0.1,
+        region: str | None = None,
+    ) -> str:
         deadline = time.monotonic() + limit
         while True:
             shown = self.history() if everywhere else self.screen()

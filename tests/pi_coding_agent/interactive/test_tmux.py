@@ -21,7 +21,10 @@ from tests.support.scripted_provider import ScriptedProvider
 
 ANSWER = "# Result\n\nThe file says **hi**.\n\n```python\ndef f(x):\n    return x + 1\n```\n\n- one\n- two\n"
 TOOL_TURNS: list[dict[str, Any]] = [
-    {"text": "I'll read it.", "tool_calls": [{"id": "call_1", "name": "read", "arguments": {"path": "hello.txt"}}]},
+    {
+        "text": "I'll read it.",
+        "tool_calls": [{"id": "call_1", "name": "read", "arguments": {"path": "hello.txt"}}],
+    },
     {"text": ANSWER},
 ]
 SETTINGS = {
@@ -88,7 +91,9 @@ def _messages(sandbox: Sandbox) -> list[dict[str, Any]]:
     return [entry["message"] for entry in entries if entry.get("type") == "message"]
 
 
-def test_prompt_streams_an_answer_with_a_tool_call(tmp_path: Path, provider: ScriptedProvider, which: str) -> None:
+def test_prompt_streams_an_answer_with_a_tool_call(
+    tmp_path: Path, provider: ScriptedProvider, which: str
+) -> None:
     sandbox = _sandbox(tmp_path, provider)
     pane = _pane(sandbox, which)
     try:

@@ -11,6 +11,7 @@ from pi_coding_agent.modes.interactive.components._footer import format_tokens
 from pi_coding_agent.modes.interactive.components._tools import render_diff
 from pi_coding_agent.modes.interactive.theme import ThemeError, builtin_theme, load_theme_file, rgb_to_256
 from pi_coding_agent.tui import (
+    TUI_DEFAULTS,
     Box,
     Editor,
     InputSplitter,
@@ -19,7 +20,6 @@ from pi_coding_agent.tui import (
     Paste,
     ScreenRenderer,
     Text,
-    TUI_DEFAULTS,
     parse_key,
     read_keybindings_file,
     strip_ansi,
@@ -166,7 +166,11 @@ def test_editor_renders_inside_rules_at_the_width() -> None:
     editor.set_text("a" * 25)
     lines = editor.render(10)
     assert lines[0] == lines[-1] == "─" * 10
-    assert [strip_ansi(line).replace("\x1b_pi:c\x07", "") for line in lines[1:-1]] == ["a" * 10, "a" * 10, "aaaaa "]
+    assert [strip_ansi(line).replace("\x1b_pi:c\x07", "") for line in lines[1:-1]] == [
+        "a" * 10,
+        "a" * 10,
+        "aaaaa ",
+    ]
 
 
 def test_themes_resolve_pi_colours_and_report_missing_tokens(tmp_path: Path) -> None:

@@ -10,8 +10,10 @@ import tempfile
 
 def edit_externally(text: str, configured: object) -> str | None:
     """The edited text, or ``None`` when the editor failed (non-zero exit, not found)."""
-    command = configured if isinstance(configured, str) and configured.strip() else (
-        os.environ.get("VISUAL") or os.environ.get("EDITOR") or "nano"
+    command = (
+        configured
+        if isinstance(configured, str) and configured.strip()
+        else (os.environ.get("VISUAL") or os.environ.get("EDITOR") or "nano")
     )
     handle, path = tempfile.mkstemp(prefix="pi-prompt-", suffix=".md")
     try:

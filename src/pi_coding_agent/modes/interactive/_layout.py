@@ -38,7 +38,9 @@ class Layout:
         ):  # fmt: skip
             tui.add_child(area)
 
-    def set_widget(self, key: str, content: list[str] | Component | None, placement: str = "aboveEditor") -> None:
+    def set_widget(
+        self, key: str, content: list[str] | Component | None, placement: str = "aboveEditor"
+    ) -> None:
         """Show (or with ``None`` remove) a widget: lines or a component, above or below the editor."""
         self._widgets.pop(key, None)
         if content is not None:

@@ -25,7 +25,7 @@ from pi_agent import (
     ToolExecutionStartEvent,
     ToolExecutionUpdateEvent,
 )
-from pi_ai import AssistantMessage, ImageContent, TextContent, ToolCall, UserMessage
+from pi_ai import AssistantMessage, ImageContent, TextContent, ToolCall, ToolResultMessage, UserMessage
 from pi_coding_agent.agent_session import (
     AgentSettledEvent,
     AutoRetryEndEvent,
@@ -105,7 +105,9 @@ class InteractiveMode:
 
     # ------------------------------------------------------------------ lifecycle
 
-    async def run(self, initial_message: str | None = None, initial_images: Sequence[ImageContent] = ()) -> int:
+    async def run(
+        self, initial_message: str | None = None, initial_images: Sequence[ImageContent] = ()
+    ) -> int:
         self._build_header()
         self._render_history()
         self.layout.status.children = [Spacer(1)]
@@ -148,7 +150,9 @@ class InteractiveMode:
             )
         )
         self.layout.header.add_child(Spacer(1))
-        self.layout.header.add_child(Text(theme.bold(theme.fg("accent", "pi")) + theme.fg("dim", f" v{self.version}"), 1, 0))
+        self.layout.header.add_child(
+            Text(theme.bold(theme.fg("accent", "pi")) + theme.fg("dim", f" v{self.version}"), 1, 0)
+        )
         self.layout.header.add_child(Text(hints, 1, 0))
         self.layout.header.add_child(Spacer(1))
 
@@ -163,10 +167,10 @@ class InteractiveMode:
                 for block in message.content:
                     if isinstance(block, ToolCall):
                         self._tool_view(block.id, block.name, block.arguments)
-            elif getattr(message, "role", None) == "toolResult":
-                tool = self._tools.pop(getattr(message, "tool_call_id", ""), None)
+            elif isinstance(message, ToolResultMessage):
+                tool = self._tools.pop(message.tool_call_id, None)
                 if tool is not None:
-                    tool.set_result(list(message.content), getattr(message, "details", None), message.is_error, False)  # type: ignore[union-attr]
+                    tool.set_result(list(message.content), message.details, message.is_error, False)
             else:
                 self._add_special(message)
         self._tools.clear()
@@ -180,7 +184,9 @@ class InteractiveMode:
             label = f"[compaction] Compacted from {message.tokens_before:,} tokens"
             self._add(SummaryCard(label, message.summary, self.theme, self.md_theme), expandable=True)
         elif isinstance(message, BranchSummaryMessage):
-            self._add(SummaryCard("[branch summary]", message.summary, self.theme, self.md_theme), expandable=True)
+            self._add(
+                SummaryCard("[branch summary]", message.summary, self.theme, self.md_theme), expandable=True
+            )
 
     def _add(self, component: Any, expandable: bool = False) -> None:
         self.layout.chat.add_child(component)
@@ -219,9 +225,15 @@ class InteractiveMode:
                 view.set_result(list(event.result.content), event.result.details, event.is_error, False)
         elif isinstance(event, AutoRetryStartEvent):
             seconds = event.delay_ms / 1000
-            self._set_working(f"Retrying ({event.attempt}/{event.max_attempts}) in {seconds:g}s... {event.error_message}")
+            self._set_working(
+                f"Retrying ({event.attempt}/{event.max_attempts}) in {seconds:g}s... {event.error_message}"
+            )
         elif isinstance(event, AutoRetryEndEvent) and not event.success:
-            self._add(notice(f"Retry failed after {event.attempt} attempts: {event.final_error}", self.theme, "error"))
+            self._add(
+                notice(
+                    f"Retry failed after {event.attempt} attempts: {event.final_error}", self.theme, "error"
+                )
+            )
         elif isinstance(event, ThinkingLevelChangedEvent):
             self.footer.invalidate()
         elif isinstance(event, AgentSettledEvent):
@@ -257,19 +269,24 @@ class InteractiveMode:
         if isinstance(message, AssistantMessage) and self._streaming is not None:
             self._streaming.update(message)
             if message.stop_reason in ("error", "aborted"):
-                text = message.error_message or ("Operation aborted" if message.stop_reason == "aborted" else "Error")
+                text = message.error_message or (
+                    "Operation aborted" if message.stop_reason == "aborted" else "Error"
+                )
                 for view in self._tools.values():
                     view.set_result([TextContent(text=text)], None, True, False)
                 self._tools.clear()
             self._streaming = None
             self.footer.refresh()
-        elif not isinstance(message, UserMessage | AssistantMessage) and getattr(message, "role", "") != "toolResult":
+        elif (
+            not isinstance(message, UserMessage | AssistantMessage)
+            and getattr(message, "role", "") != "toolResult"
+        ):
             self._add_special(message)
 
     def _tool_view(self, call_id: str, name: str, args: Any) -> ToolExecutionView:
         view = self._tools.get(call_id)
         if view is None:
-            view = ToolExecutionView(name, args, self.theme, self.session.cwd, self.tools_expanded)
+            view = ToolExecutionView(name, args, self.theme, self.session.cwd, expanded=self.tools_expanded)
             self._tools[call_id] = view
             self._add(view, expandable=True)
         return view
@@ -418,7 +435,9 @@ class InteractiveMode:
                 self._user_bash(bash_command, exclude, text)
                 return
         if self.session.is_streaming:
-            self._status("The agent is still answering; queued messages (steer/follow-up) come in a later version")
+            self._status(
+                "The agent is still answering; queued messages (steer/follow-up) come in a later version"
+            )
             return
         self.editor.add_to_history(text)
         self.editor.clear()
@@ -449,7 +468,11 @@ class InteractiveMode:
     def _user_bash(self, command: str, exclude: bool, text: str) -> None:
         session = self.session
         if session.is_bash_running:
-            self._add(notice("A bash command is already running. Press Esc to cancel it first.", self.theme, "warning"))
+            self._add(
+                notice(
+                    "A bash command is already running. Press Esc to cancel it first.", self.theme, "warning"
+                )
+            )
             return
         self.editor.add_to_history(text)
         self.editor.clear()
@@ -531,5 +554,7 @@ def _choose_theme(session: AgentSession, agent_dir: Path, requested: str | None)
         themes, problems = {}, [str(error)]
     if name in themes:
         return themes[name], problems
-    problems.append(f"theme '{name}' not found (looked in {', '.join(str(d) for d in directories)}); using dark")
+    problems.append(
+        f"theme '{name}' not found (looked in {', '.join(str(d) for d in directories)}); using dark"
+    )
     return builtin_theme("dark"), problems

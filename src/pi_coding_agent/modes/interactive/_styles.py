@@ -36,7 +36,7 @@ def _token_style(token_type: object) -> str | None:
         (t.Punctuation, "syntaxPunctuation"),
     )  # fmt: skip
     for kind, style in mapping:
-        if token_type in kind:  # type: ignore[operator]
+        if token_type in kind:
             return style
     return None
 
@@ -47,7 +47,8 @@ def _lexer(language: str) -> object | None:
     from pygments.util import ClassNotFound
 
     try:
-        return get_lexer_by_name(language, stripnl=False, ensurenl=False)
+        lexer: object = get_lexer_by_name(language, stripnl=False, ensurenl=False)
+        return lexer
     except ClassNotFound:
         return None
 
@@ -60,7 +61,7 @@ def highlight_code(theme: Theme, code: str, language: str | None) -> list[str]:
     from pygments import lex
 
     lines: list[str] = [""]
-    for token_type, value in lex(code, lexer):  # type: ignore[arg-type]
+    for token_type, value in lex(code, lexer):
         style = _token_style(token_type)
         for index, piece in enumerate(value.split("\n")):
             if index:

@@ -24,7 +24,9 @@ def _pad_lines(lines: list[str], width: int, padding_x: int, padding_y: int, bg:
 class Text:
     """Word-wrapped text with horizontal and vertical padding and an optional background."""
 
-    def __init__(self, text: str = "", padding_x: int = 1, padding_y: int = 1, bg: StyleFn | None = None) -> None:
+    def __init__(
+        self, text: str = "", padding_x: int = 1, padding_y: int = 1, bg: StyleFn | None = None
+    ) -> None:
         self.text = text
         self.padding_x = padding_x
         self.padding_y = padding_y

@@ -15,6 +15,7 @@ class Loader:
         self,
         message: str,
         request_render: Callable[[], None],
+        *,
         spinner_style: Callable[[str], str] = lambda s: s,
         message_style: Callable[[str], str] = lambda s: s,
         interval: float = 0.08,

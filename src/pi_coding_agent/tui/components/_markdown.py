@@ -43,10 +43,10 @@ class MarkdownTheme:
     quote_border: StyleFn = _plain
     hr: StyleFn = _plain
     list_bullet: StyleFn = _plain
-    bold: StyleFn = lambda s: f"\x1b[1m{s}\x1b[22m"  # noqa: E731
-    italic: StyleFn = lambda s: f"\x1b[3m{s}\x1b[23m"  # noqa: E731
-    underline: StyleFn = lambda s: f"\x1b[4m{s}\x1b[24m"  # noqa: E731
-    strikethrough: StyleFn = lambda s: f"\x1b[9m{s}\x1b[29m"  # noqa: E731
+    bold: StyleFn = lambda s: f"\x1b[1m{s}\x1b[22m"
+    italic: StyleFn = lambda s: f"\x1b[3m{s}\x1b[23m"
+    underline: StyleFn = lambda s: f"\x1b[4m{s}\x1b[24m"
+    strikethrough: StyleFn = lambda s: f"\x1b[9m{s}\x1b[29m"
     highlight_code: Highlighter | None = None
     code_block_indent: str = "  "
 
@@ -197,8 +197,20 @@ class _BlockRenderer:
             token = tokens[index]
             end = _matching_close(tokens, index)
             kind = token.type
-            if previous_kind is not None and kind in ("paragraph_open", "heading_open", "fence", "code_block",
-                                                      "blockquote_open", "table_open", "hr") and lines:
+            if (
+                previous_kind is not None
+                and kind
+                in (
+                    "paragraph_open",
+                    "heading_open",
+                    "fence",
+                    "code_block",
+                    "blockquote_open",
+                    "table_open",
+                    "hr",
+                )
+                and lines
+            ):
                 lines.append("")
             lines.extend(self._one(tokens[index : end + 1], width))
             previous_kind = kind
@@ -317,7 +329,10 @@ class _BlockRenderer:
 
         lines: list[str] = []
         for position, cells in enumerate(rows):
-            parts = [truncate_to_width(cells[c] if c < len(cells) else "", widths[c], "…", pad=True) for c in range(columns)]
+            parts = [
+                truncate_to_width(cells[c] if c < len(cells) else "", widths[c], "…", pad=True)
+                for c in range(columns)
+            ]
             lines.append(" │ ".join(parts).rstrip())
             if position == header_rows - 1:
                 lines.append(self.theme.code_block_border("─┼─".join("─" * w for w in widths)))

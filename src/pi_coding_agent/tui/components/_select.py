@@ -26,6 +26,7 @@ class SelectList:
         self,
         items: list[SelectItem],
         max_visible: int = 10,
+        *,
         keybindings: Keybindings | None = None,
         selected_style: Callable[[str], str] = _plain,
         description_style: Callable[[str], str] = _plain,

@@ -118,7 +118,9 @@ class TextBuffer:
     def _kill(self, start: int, end: int, backward: bool) -> None:
         current = self.lines[self.line]
         killed = current[start:end]
-        self.kill_ring.push(killed, append=self._last_kill and not backward, prepend=self._last_kill and backward)
+        self.kill_ring.push(
+            killed, append=self._last_kill and not backward, prepend=self._last_kill and backward
+        )
         self.lines[self.line] = current[:start] + current[end:]
         self.col = start
         self._last_kill = True

@@ -103,7 +103,10 @@ class Completer:
             if score is not None:
                 scored.append((score, name, description))
         scored.sort(key=lambda item: (item[0], item[1]))
-        items = [Suggestion(f"/{name} ", f"/{name}", description) for _, name, description in scored[: self.max_items]]
+        items = [
+            Suggestion(f"/{name} ", f"/{name}", description)
+            for _, name, description in scored[: self.max_items]
+        ]
         return Completion(items, 0) if items else None
 
     def _files_matching(self, query: str, start: int) -> Completion | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import ClassVar
 
 from pi_coding_agent.tui._component import CURSOR_MARKER
 from pi_coding_agent.tui._input import PASTE_END, PASTE_START
@@ -44,6 +45,7 @@ class Editor:
         self,
         keybindings: Keybindings | None = None,
         completer: Completer | None = None,
+        *,
         border: StyleFn = _plain,
         selected: StyleFn = _plain,
         muted: StyleFn = _plain,
@@ -173,11 +175,11 @@ class Editor:
         else:
             self._edit(name)
 
-    _MOVES = {
+    _MOVES: ClassVar[dict[str, str]] = {
         "cursorLeft": "move_left", "cursorRight": "move_right", "cursorWordLeft": "move_word_left",
         "cursorWordRight": "move_word_right", "cursorLineStart": "move_line_start", "cursorLineEnd": "move_line_end",
     }  # fmt: skip
-    _EDITS = {
+    _EDITS: ClassVar[dict[str, str]] = {
         "deleteCharBackward": "delete_backward", "deleteCharForward": "delete_forward",
         "deleteWordBackward": "kill_word_backward", "deleteWordForward": "kill_word_forward",
         "deleteToLineStart": "kill_to_line_start", "deleteToLineEnd": "kill_to_line_end",
@@ -345,9 +347,18 @@ class Editor:
             chosen = index == self._selected
             text = ("→ " if chosen else "  ") + label + "  " + item.description
             text = truncate_to_width(text, width, "…")
-            lines.append(self.selected_style(text) if chosen else (
-                "  " + label + "  " + self.muted_style(truncate_to_width(item.description, max(0, width - label_width - 2), "…"))
-            ))
+            lines.append(
+                self.selected_style(text)
+                if chosen
+                else (
+                    "  "
+                    + label
+                    + "  "
+                    + self.muted_style(
+                        truncate_to_width(item.description, max(0, width - label_width - 2), "…")
+                    )
+                )
+            )
         if len(items) > count:
             lines.append(self.muted_style(f"  ({self._selected + 1}/{len(items)})"))
         return lines

@@ -77,10 +77,9 @@ class Footer:
         self._cache_hit = hit
         self._context_tokens = None
         for message in reversed(self.session.agent.state.messages):
-            if isinstance(message, AssistantMessage):
-                if message.stop_reason not in ("aborted", "error"):
-                    self._context_tokens = calculate_context_tokens(message.usage)
-                    break
+            if isinstance(message, AssistantMessage) and message.stop_reason not in ("aborted", "error"):
+                self._context_tokens = calculate_context_tokens(message.usage)
+                break
         else:
             self._context_tokens = 0
         self._cache = None
@@ -125,7 +124,13 @@ class Footer:
         else:
             percent = self._context_tokens / window * 100 if window else 0.0
             context = f"{percent:.1f}%/{format_tokens(window)}{auto}"
-        parts.append(theme.fg("error", context) if percent > 90 else theme.fg("warning", context) if percent > 70 else context)
+        parts.append(
+            theme.fg("error", context)
+            if percent > 90
+            else theme.fg("warning", context)
+            if percent > 70
+            else context
+        )
         left = " ".join(parts)
         if visible_width(left) > width:
             left = truncate_to_width(left, width, "...")

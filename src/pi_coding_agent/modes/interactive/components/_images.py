@@ -27,7 +27,11 @@ def image_protocol(env: dict[str, str] | None = None) -> str | None:
         return None
     if env.get("TMUX"):
         return None
-    if env.get("KITTY_WINDOW_ID") or env.get("TERM") == "xterm-kitty" or env.get("TERM_PROGRAM") in ("ghostty", "WezTerm"):
+    if (
+        env.get("KITTY_WINDOW_ID")
+        or env.get("TERM") == "xterm-kitty"
+        or env.get("TERM_PROGRAM") in ("ghostty", "WezTerm")
+    ):
         return "kitty"
     if env.get("TERM_PROGRAM") == "iTerm.app":
         return "iterm2"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from pi_ai import AssistantMessage, TextContent, ThinkingContent
-from pi_coding_agent.tui import Box, Container, Markdown, Spacer, Text, wrap_text_with_ansi
+from pi_coding_agent.tui import Box, Container, Markdown, MarkdownTheme, Spacer, Text, wrap_text_with_ansi
 
 if TYPE_CHECKING:
     from pi_coding_agent.messages import BashExecutionMessage
@@ -15,18 +15,20 @@ BASH_PREVIEW_LINES = 5
 
 
 class UserMessageView(Container):
-    def __init__(self, text: str, theme: Theme, markdown_theme: object) -> None:
+    def __init__(self, text: str, theme: Theme, markdown_theme: MarkdownTheme) -> None:
         super().__init__()
         self.add_child(Spacer(1))
         box = Box(1, 1, lambda s: theme.bg("userMessageBg", s))
-        box.add_child(Markdown(text, 0, 0, markdown_theme, lambda s: theme.fg("userMessageText", s)))  # type: ignore[arg-type]
+        box.add_child(Markdown(text, 0, 0, markdown_theme, lambda s: theme.fg("userMessageText", s)))
         self.add_child(box)
 
 
 class AssistantMessageView(Container):
     """Text and thinking blocks of one answer, updated while it streams."""
 
-    def __init__(self, theme: Theme, markdown_theme: object, hide_thinking: bool, padding: int = 1) -> None:
+    def __init__(
+        self, theme: Theme, markdown_theme: MarkdownTheme, hide_thinking: bool, padding: int = 1
+    ) -> None:
         super().__init__()
         self.theme = theme
         self.markdown_theme = markdown_theme
@@ -43,18 +45,21 @@ class AssistantMessageView(Container):
             if isinstance(block, TextContent | ThinkingContent) and _block_text(block).strip()
         ]  # fmt: skip
         if len(visible) < len(self._blocks) or any(
-            isinstance(view, Markdown) != isinstance(block, TextContent | ThinkingContent) for view, block in zip(self._blocks, visible, strict=False)
+            isinstance(view, Markdown) != isinstance(block, TextContent | ThinkingContent)
+            for view, block in zip(self._blocks, visible, strict=False)
         ):
             self._blocks = []
         while len(self._blocks) < len(visible):
             block = visible[len(self._blocks)]
             if isinstance(block, ThinkingContent) and self.hide_thinking:
-                self._blocks.append(Text(theme.italic(theme.fg("thinkingText", "Thinking...")), self.padding, 0))
+                self._blocks.append(
+                    Text(theme.italic(theme.fg("thinkingText", "Thinking...")), self.padding, 0)
+                )
             elif isinstance(block, ThinkingContent):
                 style = lambda s: theme.italic(theme.fg("thinkingText", s))  # noqa: E731
-                self._blocks.append(Markdown("", self.padding, 0, self.markdown_theme, style))  # type: ignore[arg-type]
+                self._blocks.append(Markdown("", self.padding, 0, self.markdown_theme, style))
             else:
-                self._blocks.append(Markdown("", self.padding, 0, self.markdown_theme))  # type: ignore[arg-type]
+                self._blocks.append(Markdown("", self.padding, 0, self.markdown_theme))
         for view, block in zip(self._blocks, visible, strict=False):
             if isinstance(view, Markdown):
                 view.set_text(_block_text(block).strip())
@@ -63,7 +68,9 @@ class AssistantMessageView(Container):
             self.children.append(Spacer(1))
             self.children.append(view)
         if message.stop_reason in ("error", "aborted"):
-            text = message.error_message or ("Operation aborted" if message.stop_reason == "aborted" else "Error")
+            text = message.error_message or (
+                "Operation aborted" if message.stop_reason == "aborted" else "Error"
+            )
             self.children.append(Spacer(1))
             self.children.append(Text(theme.fg("error", text), self.padding, 0))
 
@@ -132,7 +139,7 @@ class BashExecutionView(Container):
 class SummaryCard(Container):
     """A compaction or branch summary: a label line, the summary when expanded."""
 
-    def __init__(self, label: str, summary: str, theme: Theme, markdown_theme: object) -> None:
+    def __init__(self, label: str, summary: str, theme: Theme, markdown_theme: MarkdownTheme) -> None:
         super().__init__()
         self.label = label
         self.summary = summary
@@ -152,7 +159,9 @@ class SummaryCard(Container):
         if self.expanded:
             box.add_child(Text(header, 0, 0))
             box.add_child(Spacer(1))
-            box.add_child(Markdown(self.summary, 0, 0, self.markdown_theme, lambda s: theme.fg("customMessageText", s)))  # type: ignore[arg-type]
+            box.add_child(
+                Markdown(self.summary, 0, 0, self.markdown_theme, lambda s: theme.fg("customMessageText", s))
+            )
         else:
             box.add_child(Text(header + theme.fg("dim", " (ctrl+o to expand)"), 0, 0))
         self.children = [Spacer(1), box]
@@ -166,4 +175,11 @@ def notice(text: str, theme: Theme, token: str = "muted") -> Container:
     return container
 
 
-__all__ = ["AssistantMessageView", "BashExecutionView", "SummaryCard", "UserMessageView", "notice", "wrap_text_with_ansi"]
+__all__ = [
+    "AssistantMessageView",
+    "BashExecutionView",
+    "SummaryCard",
+    "UserMessageView",
+    "notice",
+    "wrap_text_with_ansi",
+]

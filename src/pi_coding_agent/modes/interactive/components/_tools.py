@@ -56,7 +56,11 @@ def _title(ctx: ToolContext, name: str) -> str:
 
 
 def text_output(content: list[Any]) -> str:
-    parts = [strip_ansi(getattr(block, "text", "") or "") for block in content if getattr(block, "type", "") == "text"]
+    parts = [
+        strip_ansi(getattr(block, "text", "") or "")
+        for block in content
+        if getattr(block, "type", "") == "text"
+    ]
     return "\n".join(parts).replace("\r", "")
 
 
@@ -93,12 +97,16 @@ def _read_result(ctx: ToolContext, output: str, details: Any) -> list[str]:
     lines = output.rstrip("\n").split("\n")
     if language:
         return [line.replace("\t", "   ") for line in highlight_code(ctx.theme, "\n".join(lines), language)]
-    return [ctx.theme.fg("error" if ctx.is_error else "toolOutput", line.replace("\t", "   ")) for line in lines]
+    return [
+        ctx.theme.fg("error" if ctx.is_error else "toolOutput", line.replace("\t", "   ")) for line in lines
+    ]
 
 
 def _bash_call(ctx: ToolContext) -> str:
     command = ctx.args.get("command")
-    shown = command if isinstance(command, str) and command else ("..." if command is None else "[invalid arg]")
+    shown = (
+        command if isinstance(command, str) and command else ("..." if command is None else "[invalid arg]")
+    )
     text = ctx.theme.fg("toolTitle", ctx.theme.bold(f"$ {shown}"))
     if ctx.args.get("timeout"):
         text += ctx.theme.fg("muted", f" (timeout {ctx.args['timeout']}s)")
@@ -127,7 +135,9 @@ def _bash_result(ctx: ToolContext, output: str, details: Any) -> list[str]:
         warnings.append(f"Full output: {full_path}")
     if truncation.get("truncated"):
         if truncation.get("truncatedBy") == "lines":
-            warnings.append(f"Truncated: showing {truncation.get('outputLines')} of {truncation.get('totalLines')} lines")
+            warnings.append(
+                f"Truncated: showing {truncation.get('outputLines')} of {truncation.get('totalLines')} lines"
+            )
         else:
             warnings.append(f"Truncated: {truncation.get('outputLines')} lines shown (50.0KB limit)")
     if warnings:
@@ -141,8 +151,8 @@ def _bash_result(ctx: ToolContext, output: str, details: Any) -> list[str]:
 def render_diff(theme: Theme, diff: str) -> list[str]:
     """Pi's display diff (``+12 added``, ``-12 removed``, `` 12 context``) in diff colours."""
     out = []
-    for line in diff.split("\n"):
-        line = line.replace("\t", "   ")
+    for raw in diff.split("\n"):
+        line = raw.replace("\t", "   ")
         if line.startswith("+"):
             out.append(theme.fg("toolDiffAdded", line))
         elif line.startswith("-"):
@@ -177,9 +187,11 @@ def _write_result(ctx: ToolContext, output: str, details: Any) -> list[str]:
     language = language_for_path(path) if isinstance(path, str) else None
     lines = content.rstrip("\n").split("\n")
     shown = lines if ctx.expanded else lines[:10]
-    rendered = highlight_code(ctx.theme, "\n".join(shown), language) if language else [
-        ctx.theme.fg("toolOutput", line) for line in shown
-    ]
+    rendered = (
+        highlight_code(ctx.theme, "\n".join(shown), language)
+        if language
+        else [ctx.theme.fg("toolOutput", line) for line in shown]
+    )
     if len(shown) < len(lines):
         rendered.append(_more(ctx, len(lines) - len(shown)))
     return rendered
@@ -224,7 +236,11 @@ def _generic_call(name: str) -> Callable[[ToolContext], str]:
 
 
 def _generic_result(ctx: ToolContext, output: str, details: Any) -> list[str]:
-    return _limited(ctx, output.rstrip("\n").split("\n"), 10, "error" if ctx.is_error else "toolOutput") if output else []
+    return (
+        _limited(ctx, output.rstrip("\n").split("\n"), 10, "error" if ctx.is_error else "toolOutput")
+        if output
+        else []
+    )
 
 
 CallRenderer = Callable[[ToolContext], str]
@@ -243,7 +259,16 @@ RENDERERS: dict[str, tuple[CallRenderer, ResultRenderer]] = {
 class ToolExecutionView(Container):
     """One tool call: a box whose colour says pending, done or failed."""
 
-    def __init__(self, name: str, args: dict[str, Any], theme: Theme, cwd: str, expanded: bool, show_images: bool = True) -> None:
+    def __init__(
+        self,
+        name: str,
+        args: dict[str, Any],
+        theme: Theme,
+        cwd: str,
+        *,
+        expanded: bool,
+        show_images: bool = True,
+    ) -> None:
         super().__init__()
         self.name = name
         self.theme = theme
@@ -280,7 +305,9 @@ class ToolExecutionView(Container):
 
     def _rebuild(self) -> None:
         theme = self.theme
-        bg_token = "toolPendingBg" if not self.done else ("toolErrorBg" if self.ctx.is_error else "toolSuccessBg")
+        bg_token = (
+            "toolPendingBg" if not self.done else ("toolErrorBg" if self.ctx.is_error else "toolSuccessBg")
+        )
         box = Box(1, 1, lambda s: theme.bg(bg_token, s))
         call, result = self.renderers
         box.add_child(Text(call(self.ctx), 0, 0))

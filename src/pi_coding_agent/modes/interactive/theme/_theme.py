@@ -27,9 +27,20 @@ FOREGROUND_TOKENS = (
     "syntaxPunctuation", "thinkingOff", "thinkingMinimal", "thinkingLow", "thinkingMedium", "thinkingHigh",
     "thinkingXhigh", "bashMode",
 )  # fmt: skip
-BACKGROUND_TOKENS = ("selectedBg", "userMessageBg", "customMessageBg", "toolPendingBg", "toolSuccessBg", "toolErrorBg")
+BACKGROUND_TOKENS = (
+    "selectedBg",
+    "userMessageBg",
+    "customMessageBg",
+    "toolPendingBg",
+    "toolSuccessBg",
+    "toolErrorBg",
+)
 REQUIRED_TOKENS = FOREGROUND_TOKENS + BACKGROUND_TOKENS
-OPTIONAL_FALLBACKS = {"thinkingMax": "thinkingXhigh", "searchMatchBg": "selectedBg", "searchMatchText": "text"}
+OPTIONAL_FALLBACKS = {
+    "thinkingMax": "thinkingXhigh",
+    "searchMatchBg": "selectedBg",
+    "searchMatchText": "text",
+}
 TOKENS = REQUIRED_TOKENS + tuple(OPTIONAL_FALLBACKS)
 _BACKGROUNDS = {*BACKGROUND_TOKENS, "searchMatchBg"}
 BUILTIN_THEMES = ("dark", "light")
@@ -149,7 +160,9 @@ def parse_theme(data: Any, source: str, truecolor: bool | None = None) -> Theme:
     for token in REQUIRED_TOKENS:
         resolved[token] = _resolve(colors[token], variables, source, token)
     for token, fallback in OPTIONAL_FALLBACKS.items():
-        resolved[token] = _resolve(colors[token], variables, source, token) if token in colors else resolved[fallback]
+        resolved[token] = (
+            _resolve(colors[token], variables, source, token) if token in colors else resolved[fallback]
+        )
     return Theme(name, resolved, truecolor_supported() if truecolor is None else truecolor, source)
 
 
