@@ -89,6 +89,7 @@ def measure(which: str, runs_dir: Path) -> dict[str, float]:
         )
         env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG")}
         env.update(HOME=str(home), PI_CODING_AGENT_DIR=str(agent), TERM="xterm-256color")
+        env["PI_ORACLE_HOME"] = os.environ.get("PI_ORACLE_HOME", str(Path.home() / ".cache" / "pi-oracle-0.85.0"))
         command = [str(PI_CLI)] if which == "pi" else [str(REPO / ".venv" / "bin" / "pi")]
         started = time.monotonic()
         pane = TmuxPane(command, home, env)
