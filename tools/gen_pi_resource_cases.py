@@ -33,20 +33,12 @@ from tests.support.resource_cases import (  # noqa: E402
     SKILL_LINKS,
     SKILL_PATHS,
     SKILL_TREE,
+    build_tree,
     parse_args_cases,
     substitute_cases,
 )
 
 OUT = ROOT / "tests" / "pi_coding_agent" / "resources" / "pi_answers.json"
-
-
-def build_tree(root: Path, files: dict[str, str], links: dict[str, str] | None = None) -> None:
-    for relative, text in files.items():
-        path = root / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(text.encode("utf-8"))
-    for link, target in (links or {}).items():
-        os.symlink(target, root / link)
 
 
 def _relativize(value: Any, root: str) -> Any:

@@ -6,7 +6,9 @@ Deterministic: the same seed gives the same cases, so the recorded answers stay 
 
 from __future__ import annotations
 
+import os
 import random
+from pathlib import Path
 from typing import Any
 
 from tests.support.resource_tree import HOME_SKILLS, PROMPTS, SKILLS
@@ -248,3 +250,13 @@ def substitute_cases(count: int = 300, seed: int = 12) -> list[list[Any]]:
 def parse_args_cases(count: int = 200, seed: int = 7) -> list[str]:
     rng = random.Random(seed)
     return ["".join(rng.choice(_ARGS_TEXT) for _ in range(rng.randint(0, 12))) for _ in range(count)]
+
+
+def build_tree(root: Path, files: dict[str, str], links: dict[str, str] | None = None) -> None:
+    """Write ``files`` (relative path -> text) under ``root``; ``links``: link -> target."""
+    for relative, text in files.items():
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(text.encode("utf-8"))
+    for link, target in (links or {}).items():
+        os.symlink(target, root / link)

@@ -15,8 +15,6 @@ import re
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from tests.pi_coding_agent.e2e._harness import OPENAI_MODEL, Completed, Sandbox, run_ours, run_pi
 from tests.support import oracle
 from tests.support.resource_tree import INPUTS, write_pi_resources
@@ -102,12 +100,9 @@ def test_no_read_tool_means_no_skills_section(tmp_path: Path) -> None:
     assert ours == pi
 
 
-@pytest.mark.parametrize(
-    "flags", [["--no-skills", "--no-prompt-templates"], ["-ns", "-np"]], ids=["long", "short"]
-)
-def test_no_skills_keeps_only_command_line_paths(tmp_path: Path, flags: list[str]) -> None:
+def test_no_skills_keeps_only_command_line_paths(tmp_path: Path) -> None:
     inputs = ["/review a b", "/cli-template kept", "/skill:pdf-tools x", "/skill:cli-skill y"]
-    ours, pi, _, _ = _run_both(tmp_path, inputs, flags)
+    ours, pi, _, _ = _run_both(tmp_path, inputs, ["-ns", "--no-prompt-templates"])
     assert ours == pi
     assert ours[0]["user"] == "/review a b"
     assert ours[1]["user"] == "CLI template: kept"

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from pathlib import Path
 from typing import Any
 
@@ -34,20 +33,12 @@ from tests.support.resource_cases import (
     SKILL_LINKS,
     SKILL_PATHS,
     SKILL_TREE,
+    build_tree,
     parse_args_cases,
     substitute_cases,
 )
 
 ANSWERS: dict[str, Any] = json.loads((Path(__file__).parent / "pi_answers.json").read_text(encoding="utf-8"))
-
-
-def _build(root: Path, files: dict[str, str], links: dict[str, str] | None = None) -> None:
-    for relative, text in files.items():
-        path = root / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(text.encode("utf-8"))
-    for link, target in (links or {}).items():
-        os.symlink(target, root / link)
 
 
 def _json_like(value: Any) -> Any:
@@ -119,7 +110,7 @@ def _yaml_message(message: str) -> bool:
 
 def test_skills_and_their_diagnostics(tmp_path: Path) -> None:
     root = tmp_path / "s"
-    _build(root, SKILL_TREE, SKILL_LINKS)
+    build_tree(root, SKILL_TREE, SKILL_LINKS)
     loaded = load_skills([str(root / p) for p in SKILL_PATHS], str(root))
     expected = ANSWERS["skills"][0]
     skills = [
@@ -145,7 +136,7 @@ def test_skills_and_their_diagnostics(tmp_path: Path) -> None:
 
 def test_prompt_templates(tmp_path: Path) -> None:
     root = tmp_path / "p"
-    _build(root, PROMPT_TREE)
+    build_tree(root, PROMPT_TREE)
     loaded = load_prompt_templates([str(root / p) for p in PROMPT_PATHS], str(root))
     ours = [
         {
@@ -178,7 +169,7 @@ def test_prompt_templates(tmp_path: Path) -> None:
 @pytest.mark.parametrize("index", range(len(RESOLVE_SETTINGS)))
 def test_resolution(tmp_path: Path, index: int) -> None:
     root = tmp_path / "r"
-    _build(root, RESOLVE_TREE)
+    build_tree(root, RESOLVE_TREE)
     case = RESOLVE_SETTINGS[index]
     resolver = Resolver(
         Layout(str(root / "work"), str(root / "agent")),
