@@ -6,8 +6,10 @@ import sys
 from pathlib import Path
 
 from pi_coding_agent.packages._cli import PackageCommand
+from pi_coding_agent.packages._layout import LayoutError
 from pi_coding_agent.packages._manager import PackageManager
 from pi_coding_agent.packages._run import PackageError
+from pi_coding_agent.packages._sources import SourceError
 from pi_coding_agent.settings import (
     ConfigFileError,
     Settings,
@@ -52,7 +54,7 @@ def execute(parsed: PackageCommand, cwd: str) -> int:
 
             return run_config(manager, parsed.rest, local=parsed.local)
         return _package_command(parsed, manager)
-    except PackageError as error:
+    except (PackageError, LayoutError, SourceError) as error:
         print(f"Error: {error}", file=sys.stderr)
         return 1
 

@@ -18,8 +18,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pi_coding_agent.packages._layout import Layout, Scope
-from pi_coding_agent.packages._sources import LocalSource, NpmSource, Source, parse_source, source_identity
+from pi_coding_agent.packages._layout import Layout, LayoutError, Scope
+from pi_coding_agent.packages._sources import (
+    LocalSource,
+    NpmSource,
+    Source,
+    SourceError,
+    parse_source,
+    source_identity,
+)
 from pi_coding_agent.resources import (
     RESOURCE_TYPES,
     ResourceType,
@@ -68,6 +75,8 @@ class ResolvedResources:
     themes: list[ResolvedResource] = field(default_factory=list)
     not_installed: list[tuple[str, Scope]] = field(default_factory=list)
     """Package sources in settings whose folder is missing (and could not be installed)."""
+    problems: list[str] = field(default_factory=list)
+    """Package entries that cannot be used at all (one line each)."""
 
     def of(self, resource_type: ResourceType) -> list[ResolvedResource]:
         return getattr(self, resource_type)  # type: ignore[no-any-return]
@@ -157,10 +166,22 @@ class Resolver:
 
     # ------------------------------------------------------------------ packages
 
-    def package_entries(self) -> list[tuple[PackageEntry, Scope]]:
-        """Packages of both settings files after Pi's de-duplication (project entries first)."""
-        listed: list[tuple[PackageEntry, Scope]] = [(p, "project") for p in _packages(self.project_settings)]
-        listed += [(p, "user") for p in _packages(self.global_settings)]
+    def package_entries(self, problems: list[str] | None = None) -> list[tuple[PackageEntry, Scope]]:
+        """Packages of both settings files after Pi's de-duplication (project entries first).
+
+        An entry whose source names no package is left out (and described in ``problems``).
+        """
+        candidates: list[tuple[PackageEntry, Scope]] = [(p, "project") for p in _packages(self.project_settings)]
+        candidates += [(p, "user") for p in _packages(self.global_settings)]
+        listed: list[tuple[PackageEntry, Scope]] = []
+        for entry, scope in candidates:
+            try:
+                parse_source(entry_source(entry))
+            except SourceError as error:
+                if problems is not None:
+                    problems.append(f"package entry ignored: {error}")
+                continue
+            listed.append((entry, scope))
         result: list[tuple[PackageEntry, Scope]] = []
         seen: dict[str, int] = {}
         for entry, scope in listed:
@@ -192,7 +213,7 @@ class Resolver:
     def resolve(self, install_missing: InstallMissing | None = None) -> ResolvedResources:
         accumulator: Accumulator = {kind: {} for kind in RESOURCE_TYPES}
         result = ResolvedResources()
-        entries = self.package_entries()
+        entries = self.package_entries(result.problems)
         for entry, scope in entries:
             self._resolve_package(
                 entry, scope, entries, accumulator=accumulator, result=result, install_missing=install_missing
@@ -241,7 +262,11 @@ class Resolver:
                 self.layout.resolve_local(parsed.path, base_scope), filters, origin, accumulator
             )
             return
-        path = self.layout.install_path(parsed, base_scope)
+        try:
+            path = self.layout.install_path(parsed, base_scope)
+        except LayoutError as error:
+            result.problems.append(f"package {base_source} is ignored: {error}")
+            return
         if path is None:
             return
         if not os.path.isdir(path):

@@ -145,6 +145,7 @@ def load_resources(options: ResourceOptions) -> LoadedResources:
         )
         for source, scope in resolved.not_installed
     ]
+    not_installed += [ResourceDiagnostic("warning", problem) for problem in resolved.problems]
     enable = settings.get("enableSkillCommands")
     return LoadedResources(
         skills=skills,

@@ -145,3 +145,10 @@ def test_pinned_sources() -> None:
     assert not parse_source("pypi:kit==1.*").pinned
     assert parse_source("git:github.com/u/r@v1").pinned
     assert not parse_source("git:github.com/u/r").pinned
+
+
+def test_a_crafted_package_source_is_reported_not_fatal(tmp_path: Path) -> None:
+    loaded = _load(tmp_path, {"packages": ["npm:../../../etc", "pypi:not a name!"]})
+    messages = [str(d) for d in loaded.diagnostics]  # type: ignore[attr-defined]
+    assert any("npm:../../../etc is ignored: Refusing to use path outside package install root" in m for m in messages)
+    assert "package entry ignored: pypi:not a name! is not a distribution name" in " ".join(messages)
