@@ -44,14 +44,14 @@ def _ok(done: Completed) -> Completed:
     return done
 
 
-def _ask(box: Sandbox, prompt: str) -> tuple[str, str]:
+def _ask(box: Sandbox, prompt: str, *flags: str) -> tuple[str, str]:
     """(system prompt, user message) the model receives for ``prompt``."""
     with ScriptedProvider([{"text": "ok"}]) as provider:
         models = json.loads((box.agent_dir / "models.json").read_text(encoding="utf-8"))
         for entry in models["providers"].values():
             entry["baseUrl"] = entry["baseUrl"].replace("http://127.0.0.1:9", provider.base_url)
         (box.agent_dir / "models.json").write_text(json.dumps(models), encoding="utf-8")
-        done = run_ours(box, "--no-session", "--model", OPENAI_MODEL, "-p", prompt)
+        done = run_ours(box, *flags, "--no-session", "--model", OPENAI_MODEL, "-p", prompt)
         assert done.returncode == 0, done.stderr
         messages = provider.requests[0]["body"]["messages"]
         (box.agent_dir / "models.json").write_text(
@@ -109,7 +109,7 @@ def test_git_install_update_pin_and_remove(box: Sandbox) -> None:
 
     commit_file(repo, "prompts/summary.md", "Summarize $@\n")
     assert _ask(box, "/summary x")[1] == "/summary x"
-    _ok(_pi(box, "update", "--extensions"))
+    assert _ok(_pi(box, "update", source)).stdout.splitlines()[-1] == f"Updated {source}"
     assert _ask(box, "/summary the diff")[1] == "Summarize the diff\n"  # no frontmatter: the body as written
 
     # Pinned to a tag: moved there, and update does not move it on.
@@ -274,3 +274,23 @@ def test_broken_settings_file_is_never_overwritten(box: Sandbox) -> None:
     done = _pi(box, "install", str(package))
     assert done.returncode == 1 and "invalid JSON at line 1" in done.stderr and "left unchanged" in done.stderr
     assert (box.agent_dir / "settings.json").read_text(encoding="utf-8") == '{"packages": ['
+
+
+def test_config_project_override_of_a_user_package(box: Sandbox) -> None:
+    package = box.root / "review-kit"
+    shutil.copytree(EXAMPLE, package)
+    _ok(_pi(box, "install", str(package)))
+    (box.work / ".pi").mkdir()
+    (box.work / ".pi" / "settings.json").write_text("{}", encoding="utf-8")
+    skill = f"{package}/skills/code-review/SKILL.md"
+    refused = _pi(box, "config", "-l", "disable", skill)
+    assert (refused.returncode, refused.stderr) == (1, "Project is not trusted. Use --approve to modify local resource config.\n")
+    _ok(_pi(box, "config", "-l", "--approve", "disable", skill))
+    assert _settings(box, project=True)["packages"] == [
+        {"source": "../../review-kit", "autoload": False, "skills": ["-skills/code-review/SKILL.md"]}
+    ]
+    assert _settings(box)["packages"] == ["../../../review-kit"]  # the user's entry is untouched
+    # The override applies only where the project is trusted.
+    assert "<name>code-review</name>" not in _ask(box, "hi", "--approve")[0]
+    assert "<name>code-review</name>" in _ask(box, "hi", "--no-approve")[0]
+
