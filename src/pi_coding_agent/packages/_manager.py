@@ -139,7 +139,8 @@ class PackageManager:
         path = self.layout.install_path(parsed, scope)
         if path is None:
             return
-        root = os.path.join(self.layout.install_root(scope))
+        root = self.layout.install_root(scope)
+        _ignore_in_git(os.path.dirname(path) if isinstance(parsed, PypiSource) else os.path.join(root, "git"))
         if isinstance(parsed, GitSource):
             if os.path.isdir(path):
                 _git.update(parsed, path)
@@ -234,3 +235,12 @@ class PackageManager:
             return False
         _index.install_release(release, path, self.layout.install_root(package.scope), self.index_url())
         return True
+
+
+def _ignore_in_git(folder: str) -> None:
+    """Keep installed packages out of the repository that holds a project's ``.pi`` (as Pi does)."""
+    ignore = os.path.join(folder, ".gitignore")
+    if not os.path.exists(ignore):
+        os.makedirs(folder, exist_ok=True)
+        with open(ignore, "w", encoding="utf-8") as handle:
+            handle.write("*\n!.gitignore\n")

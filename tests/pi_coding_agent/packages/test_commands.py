@@ -122,7 +122,8 @@ def test_git_install_update_pin_and_remove(box: Sandbox) -> None:
     assert git("rev-parse", "HEAD", cwd=clone) == git("rev-parse", "v1", cwd=repo)
 
     _ok(_pi(box, "remove", source))
-    assert not (box.agent_dir / "git").exists() or not any((box.agent_dir / "git").rglob("*"))
+    assert _installed_files(box.agent_dir / "git") == []
+    assert (box.agent_dir / "git" / ".gitignore").read_text(encoding="utf-8") == "*\n!.gitignore\n"
     assert _settings(box)["packages"] == []
 
 
@@ -168,11 +169,15 @@ def test_index_package_dependencies_stay_inside_the_package(box: Sandbox) -> Non
     assert (target / "tinydep.py").read_text(encoding="utf-8") == "VALUE = 42\n"
 
 
+def _installed_files(folder: Path) -> list[Path]:
+    """Files under an install folder, besides the ``.gitignore`` that keeps them out of git."""
+    return sorted(p for p in folder.rglob("*") if p != folder / ".gitignore") if folder.exists() else []
+
+
 def _nothing_installed(box: Sandbox, before: dict[str, Any]) -> None:
     assert _settings(box) == before
     for folder in ("git", "pypi"):
-        path = box.agent_dir / folder
-        assert not path.exists() or not any(path.rglob("*")), sorted(path.rglob("*"))
+        assert _installed_files(box.agent_dir / folder) == []
 
 
 def test_failed_installs_leave_nothing_behind(box: Sandbox) -> None:
