@@ -82,6 +82,13 @@ PROJECT: dict[str, str] = {
     ".agents/skills/local-agents/SKILL.md": "---\nname: local-agents\ndescription: Project .agents skill.\n---\nl\n",
 }
 
+CLI_PACKAGE: dict[str, str] = {
+    # a Pi package given with -e: its package.json manifest names skills and prompts
+    "cli-pkg/package.json": '{"name": "cli-pkg", "pi": {"skills": ["bundle/skills"], "prompts": ["bundle/prompts/*.md"]}}',
+    "cli-pkg/bundle/skills/from-e/SKILL.md": "---\nname: from-e\ndescription: Came with -e.\n---\nfrom e\n",
+    "cli-pkg/bundle/prompts/e-template.md": "---\ndescription: from -e\n---\nE template: $1 / ${@:2}\n",
+}
+
 CLI_FILES: dict[str, str] = {
     "cli/cli-skill/SKILL.md": "---\nname: cli-skill\ndescription: Passed with --skill.\n---\nc\n",
     "cli/cli-template.md": "---\ndescription: Passed with --prompt-template\n---\nCLI template: $@\n",
@@ -122,6 +129,7 @@ def write_pi_resources(agent_dir: Path, home: Path, work: Path) -> list[str]:
     _write(home, HOME_SKILLS)
     _write(work, PROJECT)
     _write(work, CLI_FILES)
+    _write(work, CLI_PACKAGE)
     settings_path = agent_dir / "settings.json"
     settings = json.loads(settings_path.read_text(encoding="utf-8")) if settings_path.exists() else {}
     settings["skills"] = ["extra-skills"]

@@ -110,8 +110,6 @@ def _run(parsed: ParsedArgs) -> int:
     cwd = os.getcwd()
     home = agent_dir()
     diagnostics = Diagnostics()
-    if parsed.extensions:
-        diagnostics.warn("--extension is ignored: extensions are not supported yet")
 
     if parsed.list_models is not None:
         return _list_models(parsed, cwd, home, diagnostics)
@@ -175,6 +173,7 @@ def _run(parsed: ParsedArgs) -> int:
         no_prompt_templates=parsed.no_prompt_templates,
         no_themes=parsed.no_themes,
         no_extensions=parsed.no_extensions,
+        extension_sources=parsed.extensions,
     )
     for warning in resource_warnings:
         diagnostics.warn(warning)

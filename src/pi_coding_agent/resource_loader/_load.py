@@ -14,7 +14,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pi_coding_agent.packages import InstallMissing, Layout, ResolvedResource, ResolvedResources, Resolver
+from pi_coding_agent.packages import (
+    InstallMissing,
+    Layout,
+    ResolvedResource,
+    ResolvedResources,
+    Resolver,
+    is_local_path,
+)
 from pi_coding_agent.prompt_templates import (
     PromptTemplateSet,
     TemplateCommand,
@@ -46,6 +53,9 @@ class ResourceOptions:
     no_prompt_templates: bool = False
     no_themes: bool = False
     no_extensions: bool = False
+    extension_sources: Sequence[str] = ()
+    """``-e`` sources: a local package folder adds its resources for this run (also with
+    ``--no-skills`` and friends), a file is one extension."""
     install_missing: InstallMissing | None = None
     """Installs a package named in settings whose folder is missing (Pi does so at start-up)."""
     home: str | None = None
@@ -107,6 +117,17 @@ def _missing(
     return found
 
 
+def _extension_sources(resolver: Resolver, sources: Sequence[str]) -> tuple[ResolvedResources, list[str]]:
+    """Resources of the local ``-e`` sources; a line for each source that is not local."""
+    local = [source for source in sources if is_local_path(source)]
+    problems = [
+        f"-e {source}: only local folders and files are supported for now (install the package instead)"
+        for source in sources
+        if not is_local_path(source)
+    ]
+    return resolver.resolve_sources(local, "temporary"), problems
+
+
 def load_resources(options: ResourceOptions) -> LoadedResources:
     settings = options.settings
     resolver = Resolver(
@@ -118,14 +139,17 @@ def load_resources(options: ResourceOptions) -> LoadedResources:
     )
     resolved = resolver.resolve(options.install_missing)
     cwd = options.cwd
-    skill_sources = [] if options.no_skills else [_skill_path(r) for r in resolved.skills if r.enabled]
+    cli, cli_problems = _extension_sources(resolver, options.extension_sources)
+    skill_sources = [_skill_path(r) for r in cli.skills if r.enabled]
+    skill_sources += [] if options.no_skills else [_skill_path(r) for r in resolved.skills if r.enabled]
     skills = (
         load_skills(_merge(cwd, skill_sources, options.skill_paths), cwd)
         if skill_sources or options.skill_paths
         else SkillSet()
     )
     skills.diagnostics += _missing(options.skill_paths, cwd, "Skill path does not exist", skills.diagnostics)
-    prompt_sources = [] if options.no_prompt_templates else [r.path for r in resolved.prompts if r.enabled]
+    prompt_sources = [r.path for r in cli.prompts if r.enabled]
+    prompt_sources += [] if options.no_prompt_templates else [r.path for r in resolved.prompts if r.enabled]
     templates = (
         load_prompt_templates(_merge(cwd, prompt_sources, options.prompt_template_paths), cwd)
         if prompt_sources or options.prompt_template_paths
@@ -134,7 +158,8 @@ def load_resources(options: ResourceOptions) -> LoadedResources:
     templates.diagnostics += _missing(
         options.prompt_template_paths, cwd, "Prompt template path does not exist", templates.diagnostics
     )
-    theme_sources = [] if options.no_themes else [r.path for r in resolved.themes if r.enabled]
+    theme_sources = [r.path for r in cli.themes if r.enabled]
+    theme_sources += [] if options.no_themes else [r.path for r in resolved.themes if r.enabled]
     themes = _merge(cwd, theme_sources, options.theme_paths)
     theme_problems = _missing(options.theme_paths, cwd, "Theme path does not exist", [])
     not_installed = [
@@ -145,13 +170,14 @@ def load_resources(options: ResourceOptions) -> LoadedResources:
         )
         for source, scope in resolved.not_installed
     ]
-    not_installed += [ResourceDiagnostic("warning", problem) for problem in resolved.problems]
+    not_installed += [ResourceDiagnostic("warning", problem) for problem in [*resolved.problems, *cli_problems]]
     enable = settings.get("enableSkillCommands")
     return LoadedResources(
         skills=skills,
         prompt_templates=templates,
         theme_paths=[p for p in themes if os.path.exists(p)],
-        extensions=[] if options.no_extensions else [r for r in resolved.extensions if r.enabled],
+        extensions=[r for r in cli.extensions if r.enabled]
+        + ([] if options.no_extensions else [r for r in resolved.extensions if r.enabled]),
         resolved=resolved,
         diagnostics=[*skills.diagnostics, *templates.diagnostics, *theme_problems, *not_installed],
         enable_skill_commands=enable if isinstance(enable, bool) else True,

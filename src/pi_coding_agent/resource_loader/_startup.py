@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from pi_coding_agent.packages import InstallMissing, Scope, Source
+from pi_coding_agent.packages import InstallMissing, Scope, Source, is_local_path
 from pi_coding_agent.resource_loader._load import LoadedResources, ResourceOptions, load_resources
 from pi_coding_agent.settings import Settings, resolve_path
 
@@ -50,6 +50,7 @@ def load_startup_resources(
     no_prompt_templates: bool,
     no_themes: bool,
     no_extensions: bool,
+    extension_sources: Sequence[str] | None = None,
 ) -> tuple[LoadedResources, list[str]]:
     """The run's resources and the warnings to show (one line each)."""
     warnings: list[str] = []
@@ -64,6 +65,7 @@ def load_startup_resources(
         no_prompt_templates=no_prompt_templates,
         no_themes=no_themes,
         no_extensions=no_extensions,
+        extension_sources=[resolve_path(s.strip(), cwd) if is_local_path(s) else s for s in extension_sources or ()],
         install_missing=None if offline() else _installer(session_cwd, agent_dir, settings, warnings),
     )
     loaded = load_resources(options)

@@ -54,3 +54,14 @@ def test_packages_in_settings_are_installed_at_startup(tmp_path: Path) -> None:
         (user,) = provider.requests[-1]["body"]["messages"][-1]["content"]
         assert user["text"].startswith("Review x.py using the code-review skill.")
     assert (box.agent_dir / "git" / "file" / str(repo).lstrip("/") / "skills").is_dir()
+
+
+def test_remote_e_sources_are_not_installed_yet(tmp_path: Path) -> None:
+    with ScriptedProvider([{"text": "ok"}]) as provider:
+        box = Sandbox.create(tmp_path, provider.base_url)
+        done = run_ours(box, "--model", OPENAI_MODEL, "-e", "git:github.com/user/repo", "-p", "hi")
+    assert done.returncode == 0
+    assert (
+        "Warning: -e git:github.com/user/repo: only local folders and files are supported for now "
+        "(install the package instead)"
+    ) in done.stderr.splitlines()

@@ -115,3 +115,15 @@ def test_untrusted_project_resources_are_left_out(tmp_path: Path) -> None:
     ours, pi, _, _ = _run_both(tmp_path, inputs, ["--no-approve"])
     assert ours == pi
     assert ours[0]["user"] == "/project-prompt v"
+
+
+def test_a_local_package_given_with_e(tmp_path: Path) -> None:
+    """A Pi package folder passed with ``-e``: its skills and templates apply for the run, even
+    with ``-ns -np`` (only ``-e`` and ``--skill``/``--prompt-template`` resources remain)."""
+    inputs = ["/e-template one two three", "/skill:from-e now", "/review x"]
+    ours, pi, ours_done, _ = _run_both(tmp_path, inputs, ["-e", "cli-pkg", "-ns", "-np"])
+    assert ours == pi
+    assert ours[0]["user"] == "E template: one / two three"
+    assert "<name>from-e</name>" in (ours[0]["skills_section"] or "")
+    assert ours[2]["user"] == "/review x"
+    assert "not supported" not in ours_done.stderr
