@@ -2,7 +2,10 @@
 values, and the wire adapters that translate between the two.
 
 Names are loaded on first access (PEP 562) so ``import pi_ai`` stays cheap for programs that
-only need part of it; type checkers see ordinary imports.
+only need part of it; type checkers see ordinary imports. Two names exist for the layers built
+on top rather than for Pi compatibility: ``WireStruct`` (the base of every struct written to
+a wire or a file, for their own message and entry types) and ``lazy_attributes`` (the
+first-access loading their package ``__init__``\ s use too).
 """
 
 from __future__ import annotations
@@ -55,6 +58,7 @@ if TYPE_CHECKING:
         Usage,
         UsageCost,
         UserMessage,
+        WireStruct,
     )
     from pi_ai._model import (
         THINKING_LEVELS,
@@ -144,6 +148,7 @@ _EXPORTS: dict[str, str] = {
     "Usage": "pi_ai._messages",
     "UsageCost": "pi_ai._messages",
     "UserMessage": "pi_ai._messages",
+    "WireStruct": "pi_ai._messages",
     "THINKING_LEVELS": "pi_ai._model",
     "CostTier": "pi_ai._model",
     "Model": "pi_ai._model",
@@ -231,6 +236,7 @@ __all__ = [
     "Usage",
     "UsageCost",
     "UserMessage",
+    "WireStruct",
     "api_key_env_vars",
     "calculate_cost",
     "clamp_thinking_level",
@@ -249,6 +255,7 @@ __all__ = [
     "get_supported_thinking_levels",
     "is_context_overflow",
     "is_recoverable_length",
+    "lazy_attributes",
     "message_from_dict",
     "models_are_equal",
     "models_config_error",
