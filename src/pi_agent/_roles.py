@@ -26,10 +26,9 @@ from typing import Any, ClassVar, TypeAlias, TypeVar, cast
 
 import msgspec
 
-from pi_ai import AssistantMessage, DecodeError, Message, ToolResultMessage, UserMessage
+from pi_ai import AssistantMessage, DecodeError, Message, ToolResultMessage, UserMessage, WireStruct
 from pi_ai import convert as convert_value
 from pi_ai import decode as decode_value
-from pi_ai import WireStruct
 
 
 class _RoleFromTag:
@@ -143,7 +142,7 @@ def registered_roles() -> list[str]:
     return sorted(_bindings)
 
 
-def agent_messageagent_message_union() -> Any:
+def agent_message_union() -> Any:
     """The msgspec type union of every message class (pi_ai's roles and the registered ones);
     a new object after each ``register_role``/``unregister_role``, the same one in between."""
     if not _union_cache:

@@ -5,7 +5,7 @@ Names are loaded on first access (PEP 562) so ``import pi_ai`` stays cheap for p
 only need part of it; type checkers see ordinary imports. Two names exist for the layers built
 on top rather than for Pi compatibility: ``WireStruct`` (the base of every struct written to
 a wire or a file, for their own message and entry types) and ``lazy_attributes`` (the
-first-access loading their package ``__init__``\ s use too).
+first-access loading their package ``__init__`` modules use too).
 """
 
 from __future__ import annotations
