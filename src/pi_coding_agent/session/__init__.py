@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pi_ai._lazy import lazy_attributes
+from pi_ai import lazy_attributes
 from pi_coding_agent.session._context import (
     SessionContext,
     SessionModel,
