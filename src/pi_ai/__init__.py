@@ -92,6 +92,7 @@ if TYPE_CHECKING:
         stream_simple,
         unregister_apis,
     )
+    from pi_ai._retry import is_retryable_assistant_error
     from pi_ai._transform_messages import transform_messages
     from pi_ai.models import (
         ModelRegistry,
@@ -175,6 +176,7 @@ _EXPORTS: dict[str, str] = {
     "unregister_apis": "pi_ai._registry",
     "is_context_overflow": "pi_ai._overflow",
     "is_recoverable_length": "pi_ai._overflow",
+    "is_retryable_assistant_error": "pi_ai._retry",
     "transform_messages": "pi_ai._transform_messages",
     "parse_streaming_json": "pi_ai._partial_json",
     "ModelRegistry": "pi_ai.models",
@@ -255,6 +257,7 @@ __all__ = [
     "get_supported_thinking_levels",
     "is_context_overflow",
     "is_recoverable_length",
+    "is_retryable_assistant_error",
     "lazy_attributes",
     "message_from_dict",
     "models_are_equal",
