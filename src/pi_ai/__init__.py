@@ -99,8 +99,6 @@ if TYPE_CHECKING:
         get_model,
         get_models,
         get_providers,
-        models_config_error,
-        models_json_path,
     )
 
 _EXPORTS: dict[str, str] = {
@@ -183,8 +181,6 @@ _EXPORTS: dict[str, str] = {
     "get_model": "pi_ai.models",
     "get_models": "pi_ai.models",
     "get_providers": "pi_ai.models",
-    "models_config_error": "pi_ai.models",
-    "models_json_path": "pi_ai.models",
 }
 
 __getattr__, __dir__ = lazy_attributes(globals(), _EXPORTS)
@@ -261,8 +257,6 @@ __all__ = [
     "lazy_attributes",
     "message_from_dict",
     "models_are_equal",
-    "models_config_error",
-    "models_json_path",
     "now_ms",
     "parse_streaming_json",
     "register_api",

@@ -8,6 +8,7 @@ from pi_coding_agent.model_registry._catalog import (
 )
 from pi_coding_agent.model_registry._collate import collation_key, fuzzy_matches
 from pi_coding_agent.model_registry._list import format_token_count, model_table
+from pi_coding_agent.model_registry._models_json import load_models_json
 from pi_coding_agent.model_registry._resolver import (
     DEFAULT_MODEL_PER_PROVIDER,
     THINKING_LEVELS,
@@ -32,6 +33,7 @@ __all__ = [
     "find_exact_reference",
     "format_token_count",
     "fuzzy_matches",
+    "load_models_json",
     "missing_key_message",
     "model_table",
     "parse_model_pattern",
