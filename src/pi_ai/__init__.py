@@ -27,6 +27,15 @@ if TYPE_CHECKING:
     )
     from pi_ai._context import Context, Tool
     from pi_ai._env_keys import api_key_env_vars, get_env_api_key
+    from pi_ai._estimate import (
+        ContextEstimate,
+        calculate_context_tokens,
+        estimate_context_tokens,
+        estimate_message_tokens,
+        estimate_text_and_image_content_tokens,
+        estimate_text_tokens,
+        js_length,
+    )
     from pi_ai._event_stream import AssistantMessageEventStream, empty_assistant_message, now_ms, start_stream
     from pi_ai._events import (
         AssistantMessageEvent,
@@ -102,6 +111,13 @@ if TYPE_CHECKING:
     )
 
 _EXPORTS: dict[str, str] = {
+    "ContextEstimate": "pi_ai._estimate",
+    "calculate_context_tokens": "pi_ai._estimate",
+    "estimate_context_tokens": "pi_ai._estimate",
+    "estimate_message_tokens": "pi_ai._estimate",
+    "estimate_text_and_image_content_tokens": "pi_ai._estimate",
+    "estimate_text_tokens": "pi_ai._estimate",
+    "js_length": "pi_ai._estimate",
     "AbortController": "pi_ai._abort",
     "AbortError": "pi_ai._abort",
     "AbortSignal": "pi_ai._abort",
@@ -198,6 +214,7 @@ __all__ = [
     "CacheRetention",
     "ContentBlock",
     "Context",
+    "ContextEstimate",
     "CostTier",
     "DecodeError",
     "DeferredHandle",
@@ -236,6 +253,7 @@ __all__ = [
     "UserMessage",
     "WireStruct",
     "api_key_env_vars",
+    "calculate_context_tokens",
     "calculate_cost",
     "clamp_thinking_level",
     "complete",
@@ -245,6 +263,10 @@ __all__ = [
     "decode_message",
     "empty_assistant_message",
     "encode",
+    "estimate_context_tokens",
+    "estimate_message_tokens",
+    "estimate_text_and_image_content_tokens",
+    "estimate_text_tokens",
     "get_api",
     "get_env_api_key",
     "get_model",
@@ -254,6 +276,7 @@ __all__ = [
     "is_context_overflow",
     "is_recoverable_length",
     "is_retryable_assistant_error",
+    "js_length",
     "lazy_attributes",
     "message_from_dict",
     "models_are_equal",

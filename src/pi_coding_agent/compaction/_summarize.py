@@ -33,10 +33,10 @@ from pi_ai import (
     UserMessage,
     encode,
     is_retryable_assistant_error,
+    js_length,
     now_ms,
 )
 from pi_coding_agent.compaction._prepare import CompactionPreparation, format_file_operations
-from pi_coding_agent.compaction._tokens import js_length
 from pi_coding_agent.messages import convert_to_llm
 from pi_coding_agent.settings import RetrySettings
 
