@@ -44,7 +44,7 @@ def test_resolve_path_is_nodes_path_resolve(monkeypatch: pytest.MonkeyPatch, tmp
 def test_every_layer_asks_the_same_function() -> None:
     """Sessions, settings users and the CLI resolve the agent dir here: the environment
     variable is named in this module only."""
-    import pi_coding_agent.session as session
+    from pi_coding_agent import session
 
     assert session.agent_dir is agent_dir
     naming = [
