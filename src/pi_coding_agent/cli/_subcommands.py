@@ -9,18 +9,19 @@ TYPE_CHECKING = False  # as in ``_args``: this runs before ``pi --version`` answ
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
+_PACKAGES = "package management: install, remove, update, list"
 _NOT_BUILT = {
-    "auth": "the auth commands (print-api-key, print-bearer-token, check)",
-    "install": "package management (install, remove, update, list)",
-    "uninstall": "package management (install, remove, update, list)",
-    "remove": "package management (install, remove, update, list)",
+    "auth": "auth commands: print-api-key, print-bearer-token, check",
+    "install": _PACKAGES,
+    "uninstall": _PACKAGES,
+    "remove": _PACKAGES,
     "update": "updating pi and its packages",
-    "list": "package management (install, remove, update, list)",
-    "config": "the package resource configuration (pi config)",
+    "list": _PACKAGES,
+    "config": "package resource configuration",
 }
 _EXPERIMENTAL = {
-    "server": "the experimental session server (pi server)",
-    "client": "the experimental session client (pi client)",
+    "server": "experimental session server",
+    "client": "experimental session client",
 }
 
 
@@ -34,4 +35,4 @@ def unbuilt_subcommand(args: Sequence[str], env: Mapping[str, str]) -> str | Non
         missing = _EXPERIMENTAL.get(word)
     if missing is None:
         return None
-    return f"Error: pi {word}: {missing} is not built yet in this implementation"
+    return f"Error: pi {word} is not built yet in this implementation ({missing})"
