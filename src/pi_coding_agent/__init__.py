@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from pi_coding_agent.model_registry import ModelCatalog, ScopedModel, resolve_cli_model
     from pi_coding_agent.model_registry import ModelResolution as ResolveCliModelResult
     from pi_coding_agent.modes import run_print_mode
+    from pi_coding_agent.modes.interactive.theme import Theme
     from pi_coding_agent.paths import CONFIG_DIR_NAME
     from pi_coding_agent.paths import agent_dir as get_agent_dir
     from pi_coding_agent.session import (
@@ -77,6 +78,7 @@ if TYPE_CHECKING:
     from pi_coding_agent.tools import ShellOperations as BashOperations
     from pi_coding_agent.tools import ToolOptions as ToolsOptions
     from pi_coding_agent.tools import detect_image_mime_in_file as detect_supported_image_mime_type_from_file
+    from pi_coding_agent.tui import DynamicBorder
 
 _EXPORTS: dict[str, str] = {
     # Pi's names; "module:attribute" where this implementation names the same thing otherwise.
@@ -138,6 +140,8 @@ _EXPORTS: dict[str, str] = {
     "truncate_tail": "pi_coding_agent.tools",
     "detect_supported_image_mime_type_from_file": "pi_coding_agent.tools:detect_image_mime_in_file",
     "run_print_mode": "pi_coding_agent.modes",
+    "Theme": "pi_coding_agent.modes.interactive.theme",
+    "DynamicBorder": "pi_coding_agent.tui",
     # The equivalents of Pi's ``ModelRegistry`` and ``SettingsManager``, whose APIs differ.
     "ModelCatalog": "pi_coding_agent.model_registry",
     "Settings": "pi_coding_agent.settings",
@@ -178,6 +182,7 @@ __all__ = [
     "CustomEntry",
     "CustomMessageEntry",
     "CutPointResult",
+    "DynamicBorder",
     "FileOperations",
     "ModelCatalog",
     "ModelChangeEntry",
@@ -193,6 +198,7 @@ __all__ = [
     "SessionMessageEntry",
     "SessionTreeNode",
     "Settings",
+    "Theme",
     "ThinkingLevelChangeEntry",
     "ToolsOptions",
     "TruncationResult",
