@@ -4,14 +4,12 @@ stays cheap: importing it loads one module; each name loads only what it needs."
 from __future__ import annotations
 
 import importlib
-import json
 import re
-import subprocess
-import sys
 
 import pytest
 
 import pi_coding_agent
+from tests.support.imports import new_modules
 from tests.support.oracle import oracle_home, require_live_oracle
 
 SUBPACKAGES = (
@@ -23,22 +21,13 @@ OWN_NAMES = {"PI_COMPAT_VERSION", "ModelCatalog", "Settings"}
 and ``SettingsManager`` (different APIs, so not under Pi's names)."""
 
 
-def _new_modules(code: str) -> list[str]:
-    script = (
-        f"import sys\nbefore = set(sys.modules)\n{code}\n"
-        "loaded = sorted(set(sys.modules) - before)\nimport json\nprint(json.dumps(loaded))"
-    )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
-    return json.loads(done.stdout.splitlines()[-1])  # type: ignore[no-any-return]
-
-
 def test_importing_the_root_loads_the_root_alone() -> None:
-    loaded = _new_modules("import pi_coding_agent")
+    loaded = new_modules("import pi_coding_agent")
     assert [name for name in loaded if name != "__future__"] == ["pi_coding_agent"]
 
 
 def test_a_session_name_loads_the_session_package_but_no_agent_or_transport() -> None:
-    loaded = set(_new_modules("from pi_coding_agent import SessionManager, build_session_context"))
+    loaded = set(new_modules("from pi_coding_agent import SessionManager, build_session_context"))
     assert {"pi_coding_agent.session", "pi_coding_agent.session._manager"} <= loaded
     heavy = {
         "httpx",

@@ -3,36 +3,20 @@ library, nothing else. Counted in modules, never timed (the time is ``bench/star
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
+from tests.support.imports import new_modules, outside_stdlib
 
 HEAVY = ("httpx", "httpcore", "anyio", "openai", "anthropic", "google", "jiter", "pydantic", "h11", "ssl")
 
 
-def _new_modules(code: str) -> list[str]:
-    """Modules ``code`` loads in a fresh interpreter, beyond what the interpreter had at startup."""
-    script = (
-        f"import sys\nbefore = set(sys.modules)\n{code}\n"
-        "loaded = sorted(set(sys.modules) - before)\nimport json\nprint(json.dumps(loaded))"
-    )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
-    return json.loads(done.stdout.splitlines()[-1])  # type: ignore[no-any-return]
-
-
-def _outside_stdlib(modules: list[str]) -> list[str]:
-    return [name for name in modules if name.split(".")[0] not in sys.stdlib_module_names]
-
-
 def test_import_loads_only_the_package_root_and_the_standard_library() -> None:
-    modules = _new_modules("import pi_ai")
-    assert _outside_stdlib(modules) == ["pi_ai", "pi_ai._lazy"]
+    modules = new_modules("import pi_ai")
+    assert outside_stdlib(modules) == ["pi_ai", "pi_ai._lazy"]
     assert "asyncio" not in modules and "json" not in modules and "pathlib" not in modules
 
 
 def test_using_every_export_still_loads_no_transport() -> None:
     """Touching every public name (the whole message model) loads no HTTP library either."""
-    modules = _new_modules("import pi_ai; [getattr(pi_ai, name) for name in pi_ai.__all__]")
+    modules = new_modules("import pi_ai; [getattr(pi_ai, name) for name in pi_ai.__all__]")
     loaded_heavy = sorted(m for m in modules if m.split(".")[0] in HEAVY)
     assert loaded_heavy == [], f"pi_ai's public names pulled in {loaded_heavy}"
     assert "pi_ai._messages" in modules and "msgspec" in modules
