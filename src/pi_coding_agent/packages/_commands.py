@@ -5,18 +5,13 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from pi_coding_agent.packages._cli import PackageCommand
 from pi_coding_agent.packages._layout import LayoutError
 from pi_coding_agent.packages._manager import PackageManager
+from pi_coding_agent.packages._parse import PackageCommand
 from pi_coding_agent.packages._run import PackageError
 from pi_coding_agent.packages._sources import SourceError
-from pi_coding_agent.settings import (
-    ConfigFileError,
-    Settings,
-    agent_dir,
-    resolve_project_trust,
-    stored_trust_decision,
-)
+from pi_coding_agent.paths import agent_dir
+from pi_coding_agent.settings import ConfigFileError, Settings, resolve_project_trust, stored_trust_decision
 
 SELF_UPDATE_NOTE = (
     "pi itself is not updated by this command: update this installation with the tool that installed it "
@@ -24,7 +19,7 @@ SELF_UPDATE_NOTE = (
 )
 
 
-def _project_trusted(parsed: PackageCommand, cwd: str, home: Path) -> bool:
+def _project_trusted(parsed: PackageCommand, cwd: str, home: str | Path) -> bool:
     if parsed.command == "update":
         if parsed.trust_override is not None:
             return parsed.trust_override

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from pi_coding_agent.packages._sources import GitSource, NpmSource, PypiSource, Source
-from pi_coding_agent.settings import CONFIG_DIR_NAME, resolve_path
+from pi_coding_agent.paths import CONFIG_DIR_NAME, resolve_path
 
 Scope = Literal["user", "project", "temporary"]
 

@@ -30,7 +30,7 @@ from pi_coding_agent.packages._sources import (
     parse_source,
 )
 from pi_coding_agent.packages._staging import remove_tree
-from pi_coding_agent.settings import CONFIG_DIR_NAME
+from pi_coding_agent.paths import CONFIG_DIR_NAME
 
 NPM_UNSUPPORTED = (
     "npm packages are installed by Pi's own CLI; pi for Python reads them from ~/.pi/agent/npm when present. "

@@ -14,6 +14,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from pi_coding_agent.paths import resolve_path
 from pi_coding_agent.resources import (
     Collision,
     FrontmatterError,
@@ -22,7 +23,6 @@ from pi_coding_agent.resources import (
     parse_frontmatter,
     read_text,
 )
-from pi_coding_agent.settings import resolve_path
 
 DESCRIPTION_LINE_LIMIT = 60
 

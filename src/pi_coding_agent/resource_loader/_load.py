@@ -22,6 +22,7 @@ from pi_coding_agent.packages import (
     Resolver,
     is_local_path,
 )
+from pi_coding_agent.paths import resolve_path
 from pi_coding_agent.prompt_templates import (
     PromptTemplateSet,
     TemplateCommand,
@@ -30,7 +31,7 @@ from pi_coding_agent.prompt_templates import (
     template_commands,
 )
 from pi_coding_agent.resources import ResourceDiagnostic
-from pi_coding_agent.settings import Settings, resolve_path
+from pi_coding_agent.settings import Settings
 from pi_coding_agent.skills import (
     SkillCommand,
     SkillExpansionError,

@@ -13,8 +13,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from pi_coding_agent.packages import InstallMissing, Scope, Source, is_local_path
+from pi_coding_agent.paths import resolve_path
 from pi_coding_agent.resource_loader._load import LoadedResources, ResourceOptions, load_resources
-from pi_coding_agent.settings import Settings, resolve_path
+from pi_coding_agent.settings import Settings
 
 
 def offline() -> bool:

@@ -16,9 +16,9 @@ from pi_coding_agent.resources._collect import (
     extension_entry_points,
 )
 from pi_coding_agent.resources._diagnostics import Collision, DiagnosticKind, ResourceDiagnostic, ResourceKind
+from pi_coding_agent.resources._errors import FrontmatterError
 from pi_coding_agent.resources._frontmatter import (
     Frontmatter,
-    FrontmatterError,
     parse_frontmatter,
     split_frontmatter,
     strip_frontmatter,

@@ -7,13 +7,13 @@ symbolic links are followed (broken ones skipped), names starting with ``.`` and
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
 from pi_coding_agent.resources._ignore import IgnoreRules
+from pi_coding_agent.resources._manifest import read_manifest
 
 SkillWalkMode = Literal["pi", "agents"]
 """``pi``: ``.md`` files directly in the root are skills too; ``agents``: only nested ones."""
@@ -127,8 +127,6 @@ def collect_top_files(folder: str, suffix: str) -> list[str]:
 def extension_entry_points(folder: str) -> list[str] | None:
     """The extension files a folder declares: its manifest's ``extensions``, else its
     ``__init__.py``; ``None`` when it declares none."""
-    from pi_coding_agent.resources._manifest import read_manifest
-
     manifest = read_manifest(folder)
     if manifest is not None and manifest.extensions:
         declared = [os.path.normpath(os.path.join(folder, p)) for p in manifest.extensions]
@@ -160,15 +158,6 @@ def collect_extension_files(folder: str) -> list[str]:
         elif entry.is_dir:
             found.extend(extension_entry_points(entry.path) or [])
     return found
-
-
-def read_json_quietly(path: str) -> object:
-    """A JSON file's value, or ``None`` when it is missing or invalid (manifests are optional)."""
-    try:
-        with open(path, encoding="utf-8-sig") as handle:
-            return json.load(handle)
-    except (OSError, ValueError):
-        return None
 
 
 def expand_manifest_glob(pattern: str, root: str) -> list[str]:

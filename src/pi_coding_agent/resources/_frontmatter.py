@@ -21,10 +21,6 @@ from typing import Any
 from pi_coding_agent.resources._text import js_trim
 
 
-class FrontmatterError(Exception):
-    """The frontmatter block is not valid YAML; the message says where and why."""
-
-
 @dataclass(frozen=True)
 class Frontmatter:
     fields: dict[str, Any]

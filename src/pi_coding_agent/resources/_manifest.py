@@ -9,6 +9,7 @@ ignored. A manifest with none of the keys still counts: it provides nothing, as 
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -52,6 +53,15 @@ def _pyproject_table(path: str) -> dict[str, Any] | None:
     return table if isinstance(table, dict) else None
 
 
+def _read_json_quietly(path: str) -> object:
+    """A JSON file's value, or ``None`` when it is missing or invalid (manifests are optional)."""
+    try:
+        with open(path, encoding="utf-8-sig") as handle:
+            return json.load(handle)
+    except (OSError, ValueError):
+        return None
+
+
 def read_manifest(folder: str) -> Manifest | None:
     pyproject = os.path.join(folder, "pyproject.toml")
     if os.path.isfile(pyproject):
@@ -60,9 +70,7 @@ def read_manifest(folder: str) -> Manifest | None:
             return Manifest(pyproject, _entries(table))
     package_json = os.path.join(folder, "package.json")
     if os.path.isfile(package_json):
-        from pi_coding_agent.resources._collect import read_json_quietly
-
-        data = read_json_quietly(package_json)
+        data = _read_json_quietly(package_json)
         pi = data.get("pi") if isinstance(data, dict) else None
         if isinstance(pi, dict):
             return Manifest(package_json, _entries(pi))

@@ -12,7 +12,7 @@ from typing import Any
 
 import yaml
 
-from pi_coding_agent.resources._frontmatter import FrontmatterError
+from pi_coding_agent.resources._errors import FrontmatterError
 
 try:
     from yaml import CSafeLoader as _BaseLoader

@@ -15,6 +15,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from pi_coding_agent.paths import resolve_path
 from pi_coding_agent.resources import (
     Collision,
     FrontmatterError,
@@ -25,7 +26,6 @@ from pi_coding_agent.resources import (
     parse_frontmatter,
     read_text,
 )
-from pi_coding_agent.settings import resolve_path
 
 MAX_NAME_LENGTH = 64
 MAX_DESCRIPTION_LENGTH = 1024
