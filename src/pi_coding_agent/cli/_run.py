@@ -127,6 +127,7 @@ def _run(parsed: ParsedArgs) -> int:
         )
 
     startup_settings = Settings.load(cwd, home)
+    startup_settings.apply_http_proxy(os.environ)  # as Pi's CLI does at startup (global httpProxy)
     env_session_dir = os.environ.get(SESSION_DIR_ENV)
     session_dir = (
         resolve_path(parsed.session_dir)
