@@ -278,7 +278,9 @@ def _target_url(url: str) -> str:
     if redirect is None:
         return url
     base, originals = redirect
-    originals.append(url)
+    import httpx
+
+    originals.append(str(httpx.URL(url)))  # as it goes on the wire: "{" is sent as "%7B"
     from urllib.parse import urlsplit
 
     parts = urlsplit(url)

@@ -90,11 +90,12 @@ def _stream_function(catalog: ModelCatalog, settings: Settings) -> StreamFn:
             options,
             api_key=auth.api_key,
             headers=headers or None,
+            env={**auth.env, **(options.env or {})} if auth.env else options.env,
             timeout_ms=timeout,
             idle_timeout_ms=options.idle_timeout_ms if options.idle_timeout_ms is not None else idle_timeout,
             max_retries=provider_retry.max_retries or options.max_retries,
         )
-        return stream_simple(model, context, configured)
+        return stream_simple(model, context, configured, env_auth=False)  # the catalog resolved them
 
     return stream
 

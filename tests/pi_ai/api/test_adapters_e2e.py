@@ -343,9 +343,10 @@ async def test_silent_server_fails_at_the_request_timeout(api: Api) -> None:
 
 @pytest.mark.parametrize("api", APIS, ids=lambda api: api.name)
 async def test_slow_live_stream_outlasts_the_request_timeout(api: Api) -> None:
-    pieces = split(api.body, max(1, len(api.body) // 6))
-    async with LoopbackServer([Reply(chunks=pieces, delay=0.1)]) as server:
-        _, final = await _run(api.model(server.url), SimpleStreamOptions(timeout_ms=200))
+    # three pieces 0.3 s apart: each silence is three times the request timeout
+    pieces = split(api.body, len(api.body) // 3 + 1)
+    async with LoopbackServer([Reply(chunks=pieces, delay=0.3)]) as server:
+        _, final = await _run(api.model(server.url), SimpleStreamOptions(timeout_ms=100))
     assert final.stop_reason != "error", final.error_message
 
 
