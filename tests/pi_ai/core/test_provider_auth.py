@@ -11,17 +11,14 @@ from pi_ai import Context, Model, ProviderAuth, StreamOptions, UserMessage, reso
 from pi_ai._provider_auth import fill_base_url_placeholders
 from pi_ai.api._http import close_clients, redirect_requests
 from tests.support.loopback import LoopbackServer, Reply
+from tests.support.provider_env import clear_auth_variables
 
 GATEWAY_HEADERS = {"cf-aig-authorization": "Bearer cfk", "Authorization": None, "x-api-key": None}
 
 
 @pytest.fixture(autouse=True)
 def _no_ambient_keys(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in (
-        "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY", "CLOUDFLARE_API_KEY",
-        "CLOUDFLARE_ACCOUNT_ID", "CLOUDFLARE_GATEWAY_ID",
-    ):  # fmt: skip
-        monkeypatch.delenv(name, raising=False)
+    clear_auth_variables(monkeypatch)
 
 
 def test_anthropic_auth_token_is_a_bearer_header_and_comes_first(monkeypatch: pytest.MonkeyPatch) -> None:

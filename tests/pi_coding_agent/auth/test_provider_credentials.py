@@ -12,15 +12,12 @@ import pytest
 
 from pi_coding_agent.auth import AuthStorage, Credentials
 from pi_coding_agent.model_registry import MissingCredentials, ModelCatalog
+from tests.support.provider_env import clear_auth_variables
 
 
 @pytest.fixture(autouse=True)
 def _no_ambient_keys(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in (
-        "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY", "CLOUDFLARE_API_KEY",
-        "CLOUDFLARE_ACCOUNT_ID", "CLOUDFLARE_GATEWAY_ID",
-    ):  # fmt: skip
-        monkeypatch.delenv(name, raising=False)
+    clear_auth_variables(monkeypatch)
 
 
 def _catalog(tmp_path: Path, auth: dict[str, object] | None = None) -> ModelCatalog:
