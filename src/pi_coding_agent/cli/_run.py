@@ -116,6 +116,7 @@ def _run(parsed: ParsedArgs) -> int:
     if parsed.list_models is not None:
         return _list_models(parsed, cwd, home, diagnostics)
     startup_settings = Settings.load(cwd, home)
+    startup_settings.apply_http_proxy(os.environ)  # as Pi's CLI does at startup (global httpProxy)
     session_dir = resolve_session_dir(
         resolve_path(parsed.session_dir) if parsed.session_dir else None, startup_settings.session_dir
     )
