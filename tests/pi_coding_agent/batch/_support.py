@@ -1,0 +1,123 @@
+"""A batch sandbox: an agent folder whose models point at a scripted provider on 127.0.0.1,
+and per-task scripts chosen from the task id written in each prompt (``[task:ID]``)."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import threading
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tests.support.scripted_provider import ScriptedProvider, Turn
+
+MODEL = "scripted-openai/scripted-model"
+PRICE = {"input": 1.0, "output": 2.0, "cacheRead": 0.0, "cacheWrite": 0.0}
+"""Dollars per million tokens, so costs are exact: 10 input + 5 output tokens cost $0.00002."""
+
+_MARK = re.compile(r"\[task:([^\]]+)\]")
+
+
+def models_json(base_url: str) -> dict[str, Any]:
+    model = {"id": "scripted-model", "contextWindow": 64000, "maxTokens": 4096, "cost": PRICE}
+    return {
+        "providers": {
+            "scripted-openai": {
+                "baseUrl": f"{base_url}/v1",
+                "api": "openai-completions",
+                "apiKey": "scripted-key",
+                "compat": {"supportsDeveloperRole": False, "supportsUsageInStreaming": True},
+                "models": [model],
+            }
+        }
+    }
+
+
+def _first_user_text(body: dict[str, Any]) -> str:
+    for message in body.get("messages") or []:
+        if message.get("role") == "user":
+            content = message.get("content")
+            if isinstance(content, list):
+                return " ".join(part.get("text", "") for part in content if isinstance(part, dict))
+            return str(content)
+    return ""
+
+
+@dataclass
+class Scripts:
+    """Scripts by task id; records which task asked for which turn."""
+
+    by_task: dict[str, list[Turn]] = field(default_factory=dict)
+    default: list[Turn] = field(default_factory=lambda: [{"text": "(no script)"}])
+    before: Callable[[str, int], None] | None = None
+    """Called on the request's thread with (task id, turn index) before answering."""
+    requests: Counter[tuple[str, int]] = field(default_factory=Counter)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def route(self, body: dict[str, Any]) -> tuple[str, list[Turn]]:
+        match = _MARK.search(_first_user_text(body))
+        task = match.group(1) if match else ""
+        turn = sum(1 for m in body.get("messages") or [] if m.get("role") == "assistant")
+        with self.lock:
+            self.requests[task, turn] += 1
+        if self.before is not None:
+            self.before(task, turn)
+        return task, self.by_task.get(task, self.default)
+
+    def count(self, task: str, turn: int | None = None) -> int:
+        with self.lock:
+            return sum(n for (t, i), n in self.requests.items() if t == task and (turn is None or i == turn))
+
+
+@dataclass
+class Sandbox:
+    root: Path
+    agent_dir: Path
+    work: Path
+    provider: ScriptedProvider
+    scripts: Scripts
+
+    def write_settings(self, settings: dict[str, Any]) -> None:
+        (self.agent_dir / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
+
+    def env(self) -> dict[str, str]:
+        import os
+
+        keep = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL", "TMPDIR")}
+        return {**keep, "HOME": str(self.root / "home"), "PI_CODING_AGENT_DIR": str(self.agent_dir)}
+
+
+def make_sandbox(root: Path, scripts: Scripts, settings: dict[str, Any] | None = None) -> tuple[Sandbox, ScriptedProvider]:
+    provider = ScriptedProvider([], route=scripts.route)
+    agent_dir = root / "agent"
+    work = root / "work"
+    agent_dir.mkdir(parents=True)
+    work.mkdir()
+    (root / "home").mkdir()
+    (agent_dir / "models.json").write_text(json.dumps(models_json(provider.base_url)), encoding="utf-8")
+    sandbox = Sandbox(root, agent_dir, work, provider, scripts)
+    sandbox.write_settings(settings if settings is not None else {"retry": {"enabled": False}})
+    return sandbox, provider
+
+
+def git_repo(path: Path, files: dict[str, str]) -> str:
+    """A repository at ``path`` with one commit holding ``files``; returns the commit id."""
+    path.mkdir(parents=True)
+    for name, text in files.items():
+        (path / name).write_text(text, encoding="utf-8")
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+    import os
+
+    full = {**os.environ, **env}
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=path, check=True, env=full)
+    subprocess.run(["git", "add", "-A"], cwd=path, check=True, env=full)
+    subprocess.run(["git", "commit", "-q", "-m", "start"], cwd=path, check=True, env=full)
+    return subprocess.run(["git", "rev-parse", "HEAD"], cwd=path, check=True, env=full, capture_output=True, text=True).stdout.strip()
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
