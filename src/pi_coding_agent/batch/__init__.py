@@ -9,11 +9,13 @@ file, appended durably, so an interrupted batch picks up where it stopped.
         print(result.id, result.status, result.answer)
 """
 
+from pi_coding_agent.batch._cli import main as batch_main
 from pi_coding_agent.batch._execute import INTERRUPTED_MODES, InterruptedMode
 from pi_coding_agent.batch._limits import ProviderLimit
+from pi_coding_agent.batch._options import BatchError, BatchOptions, ProgressListener, RayOptions
 from pi_coding_agent.batch._result import STATUSES, BatchResult, Status, TokenUsage
 from pi_coding_agent.batch._results_file import ResultsFileError, load_results
-from pi_coding_agent.batch._runner import BatchOptions, BatchRun, ProgressListener, RayOptions, run_batch
+from pi_coding_agent.batch._runner import BatchRun, run_batch
 from pi_coding_agent.batch._stats import BatchStats
 from pi_coding_agent.batch._task import BatchTask, Budget, TaskSpecError, parse_task
 from pi_coding_agent.batch._task_file import TaskFileError, TaskProblem, read_task_file
@@ -21,6 +23,7 @@ from pi_coding_agent.batch._task_file import TaskFileError, TaskProblem, read_ta
 __all__ = [
     "INTERRUPTED_MODES",
     "STATUSES",
+    "BatchError",
     "BatchOptions",
     "BatchResult",
     "BatchRun",
@@ -37,6 +40,7 @@ __all__ = [
     "TaskProblem",
     "TaskSpecError",
     "TokenUsage",
+    "batch_main",
     "load_results",
     "parse_task",
     "read_task_file",

@@ -24,7 +24,7 @@ from pi_coding_agent.agent_session import AgentSession, SessionError, SessionEve
 from pi_coding_agent.batch._layout import BatchLayout
 from pi_coding_agent.batch._limits import Limiter, limited_stream_fn
 from pi_coding_agent.batch._result import BatchResult, Status
-from pi_coding_agent.batch._session_setup import TaskSetupError, build_task_session
+from pi_coding_agent.batch._session_setup import ModelResolver, TaskSetupError, build_task_session
 from pi_coding_agent.batch._task import BatchTask
 from pi_coding_agent.batch._transcript import (
     SessionTotals,
@@ -61,6 +61,8 @@ class WorkerConfig:
     default_cwd: str = "."
     interrupted: InterruptedMode = "restart"
     keep_worktrees: bool = False
+    record_finished: bool = False
+    """Write each result to the state folder too (Ray workers: the driver may not get it)."""
     stop_grace: float = 30.0
     """Seconds a stopped task (timeout, budget) gets to settle before it is cancelled."""
 
@@ -68,11 +70,14 @@ class WorkerConfig:
 class TaskExecutor:
     """Runs tasks in this process; the model catalog is read once and shared by them."""
 
-    def __init__(self, config: WorkerConfig, limiter: Limiter | None = None) -> None:
+    def __init__(
+        self, config: WorkerConfig, limiter: Limiter | None = None, *, catalog: ModelCatalog | None = None
+    ) -> None:
         self.config = config
         self.layout = BatchLayout(config.state_dir, config.session_dir)
         self.limiter = limiter
-        self._catalog: ModelCatalog | None = None
+        self._catalog = catalog
+        self._models: ModelResolver | None = None
         self.worker = f"{os.uname().nodename}:{os.getpid()}"
 
     @property
@@ -83,6 +88,12 @@ class TaskExecutor:
             home = Path(self.config.agent_dir)
             self._catalog = ModelCatalog.load(home, AuthStorage.load(home / "auth.json"))
         return self._catalog
+
+    @property
+    def models(self) -> ModelResolver:
+        if self._models is None:
+            self._models = ModelResolver(self.catalog)
+        return self._models
 
     async def run(self, task: BatchTask, *, rerun: bool = False) -> BatchResult:
         """The task's result; never raises for a problem of the task itself."""
@@ -103,7 +114,8 @@ class TaskExecutor:
             result = run.failed(f"internal error ({type(error).__name__}): {error}")
         finally:
             await run.close()
-        self.layout.write_finished(result)
+        if self.config.record_finished:
+            self.layout.write_finished(result)
         if run.workspace is not None and run.workspace.scratch_of and not self.config.keep_worktrees:
             await release_workspace(run.workspace)
         return result
@@ -171,7 +183,7 @@ class _TaskRun:
             self.task,
             cwd=self.workspace.cwd,
             agent_dir=Path(self.executor.config.agent_dir),
-            catalog=self.executor.catalog,
+            models=self.executor.models,
             manager=self.manager,
         )
         session = self.session = built.session

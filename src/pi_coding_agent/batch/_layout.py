@@ -16,6 +16,7 @@ when the runner dies before appending it to the results file.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -109,10 +110,8 @@ class BatchLayout:
         _write_atomically(self.finished_file(result.id), json.dumps(result.to_json()).encode())
 
     def discard_finished(self, task_id: str) -> None:
-        try:
+        with contextlib.suppress(FileNotFoundError):
             os.unlink(self.finished_file(task_id))
-        except FileNotFoundError:
-            pass
 
 
 def _write_atomically(path: str, data: bytes) -> None:

@@ -116,8 +116,6 @@ async def _wait_for_slot(limiter: Limiter, provider: str, signal: AbortSignal | 
     if signal is None:
         await limiter.acquire(provider)
         return True
-    if signal.aborted:
-        return False
     acquire = asyncio.ensure_future(limiter.acquire(provider))
     aborted = asyncio.ensure_future(signal.wait())
     await asyncio.wait({acquire, aborted}, return_when=asyncio.FIRST_COMPLETED)

@@ -10,67 +10,24 @@ caller leaving the loop) gets no result and runs again next time.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import queue
 import tempfile
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
-from pi_coding_agent.batch._execute import InterruptedMode, TaskExecutor, WorkerConfig
+from pi_coding_agent.batch._execute import TaskExecutor, WorkerConfig
 from pi_coding_agent.batch._layout import BatchLayout
-from pi_coding_agent.batch._limits import LocalLimiter, ProviderLimit
+from pi_coding_agent.batch._limits import LocalLimiter
+from pi_coding_agent.batch._options import Backend, BatchOptions
 from pi_coding_agent.batch._result import BatchResult
 from pi_coding_agent.batch._results_file import ResultsFile
 from pi_coding_agent.batch._stats import BatchStats
 from pi_coding_agent.batch._task import BatchTask
 from pi_coding_agent.batch._task_file import LoadedTasks, TaskFileError, TaskProblem, coerce_tasks
-
-ProgressListener = Callable[[BatchStats, BatchResult | None], None]
-"""Called when a task starts (``None``) or finishes (its result), on the runner's loop."""
-
-
-@dataclass
-class RayOptions:
-    address: str | None = None
-    """An existing cluster (``auto``, ``ray://host:port``, ``host:port``); ``None``: start a local one."""
-    max_retries: int = 3
-    """How often a task whose worker died is run again."""
-    cpus_per_task: float = 1.0
-    ship_sessions: bool = False
-    """Workers write in a local scratch folder and send session files back, instead of writing
-    into the state folder directly (which then has to be shared by every node)."""
-    local_cpus: int | None = None
-    """CPUs of a local cluster started for the run (default: the machine's)."""
-
-
-@dataclass
-class BatchOptions:
-    out: str | None = None
-    """The results file (JSONL). Without it nothing is recorded, and a re-run starts over."""
-    state_dir: str | None = None
-    """Sessions, worktrees, attempts; default: ``<out>`` with ``.batch`` instead of ``.jsonl``."""
-    session_dir: str | None = None
-    jobs: int = 4
-    """Tasks at once (on Ray: tasks in flight)."""
-    agent_dir: str | None = None
-    """Where settings, models and credentials come from (default: ``~/.pi/agent``)."""
-    cwd: str | None = None
-    """Working directory of tasks without ``cwd`` or ``repo`` (default: the current one)."""
-    interrupted: InterruptedMode = "restart"
-    retry_failed: bool = False
-    keep_worktrees: bool = False
-    rate_limits: Mapping[str, ProviderLimit] = field(default_factory=dict)
-    ray: RayOptions | None = None
-    on_progress: ProgressListener | None = None
-
-
-class Backend(Protocol):
-    def run(self, work: list[tuple[BatchTask, bool]], started: Callable[[BatchTask], None]) -> AsyncIterator[BatchResult]:
-        """Run ``(task, rerun)`` pairs; yield results in the order they finish."""
-        ...
 
 
 def default_state_dir(out: str) -> str:
@@ -85,10 +42,14 @@ class BatchRun:
         self.options = options
         base = os.path.abspath(options.cwd or os.getcwd())
         loaded = tasks if isinstance(tasks, LoadedTasks) else coerce_tasks(tasks, base)
-        if loaded.problems:
-            raise TaskFileError(loaded.problems)
         self.tasks = loaded.tasks
         self._where = loaded.where
+        self.config = self._config()
+        self.executor = TaskExecutor(self.config, LocalLimiter(options.rate_limits) if options.rate_limits else None)
+        self.invalid = [*loaded.problems, *self._check_models()]
+        """Tasks left out (``skip_invalid``); otherwise any of them raises ``TaskFileError``."""
+        if self.invalid and (not options.skip_invalid or not self.tasks):
+            raise TaskFileError(self.invalid)
         self.stats = BatchStats(total=len(self.tasks))
         self._stop = threading.Event()
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -125,31 +86,19 @@ class BatchRun:
                 self.stats.skipped += 1
         return work
 
-    def _check_models(self, executor: TaskExecutor) -> None:
+    def _check_models(self) -> list[TaskProblem]:
         """Unknown models are found before anything runs, like any other bad task."""
-        from pi_coding_agent.model_registry import resolve_cli_model
-
-        catalog = executor.catalog
         problems: list[TaskProblem] = []
-        verdicts: dict[str, str | None] = {}
         for task in self.tasks:
-            if not task.model:
-                continue
-            if task.model not in verdicts:
-                resolution = resolve_cli_model(
-                    provider=None, model=task.model, thinking=None, models=catalog.all_models(), has_auth=catalog.has_auth
-                )
-                verdicts[task.model] = resolution.error
-            error = verdicts[task.model]
+            error = self.executor.models.resolve(task.model, task.thinking).error if task.model else None
             if error:
                 problems.append(TaskProblem(self._where.get(task.id, f"task {task.id}"), f"model: {error}"))
-        if problems:
-            raise TaskFileError(problems)
+        bad = {problem.where for problem in problems}
+        self.tasks = [task for task in self.tasks if self._where.get(task.id, f"task {task.id}") not in bad]
+        return problems
 
     async def __aiter__(self) -> AsyncIterator[BatchResult]:
-        config = self._config()
-        executor = TaskExecutor(config, LocalLimiter(self.options.rate_limits) if self.options.rate_limits else None)
-        self._check_models(executor)
+        config, executor = self.config, self.executor
         results_file = ResultsFile(self.options.out) if self.options.out else None
         try:
             work = self._plan(results_file.finished if results_file else {})
@@ -157,7 +106,7 @@ class BatchRun:
             self._notify(None)
             backend = self._backend(config, executor)
             async for result in backend.run(work, self._started):
-                self._record(result, results_file, executor.layout)
+                await self._record(result, results_file, executor.layout)
                 yield result
         finally:
             if results_file is not None:
@@ -174,10 +123,12 @@ class BatchRun:
         self.stats.running += 1
         self._notify(None)
 
-    def _record(self, result: BatchResult, results_file: ResultsFile | None, layout: BatchLayout) -> None:
+    async def _record(self, result: BatchResult, results_file: ResultsFile | None, layout: BatchLayout) -> None:
         if results_file is not None:
-            results_file.append(result)
-            layout.discard_finished(result.id)
+            # fsync takes milliseconds: off the loop, so running tasks keep streaming meanwhile.
+            await asyncio.to_thread(results_file.append, result)
+            if self.options.ray is not None:
+                layout.discard_finished(result.id)
         self.stats.running = max(0, self.stats.running - 1)
         self.stats.record(result)
         self._notify(result)
@@ -229,10 +180,8 @@ class BatchRun:
         self._main = asyncio.ensure_future(work)
         if self._stop.is_set():
             self._main.cancel()
-        try:
+        with contextlib.suppress(asyncio.CancelledError):
             await self._main
-        except asyncio.CancelledError:
-            pass
 
     def stop(self) -> None:
         """End the run soon (from any thread): running tasks are cancelled and get no result."""

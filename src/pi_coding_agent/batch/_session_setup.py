@@ -13,7 +13,7 @@ from pathlib import Path
 
 from pi_coding_agent.agent_session import AgentSession, SessionOptions, create_agent_session
 from pi_coding_agent.batch._task import BatchTask
-from pi_coding_agent.model_registry import ModelCatalog
+from pi_coding_agent.model_registry import ModelCatalog, ModelResolution
 from pi_coding_agent.session import SessionManager
 from pi_coding_agent.settings import Settings, deep_merge
 
@@ -49,10 +49,28 @@ def task_settings(cwd: str, agent_dir: Path, overrides: dict[str, object]) -> Se
     )
 
 
+class ModelResolver:
+    """``--model`` resolution with the answers kept: the catalog is copied whole on each lookup."""
+
+    def __init__(self, catalog: ModelCatalog) -> None:
+        self.catalog = catalog
+        self._answers: dict[tuple[str, str | None], ModelResolution] = {}
+
+    def resolve(self, pattern: str, thinking: str | None) -> ModelResolution:
+        from pi_coding_agent.model_registry import resolve_cli_model
+
+        key = (pattern, thinking)
+        if key not in self._answers:
+            catalog = self.catalog
+            self._answers[key] = resolve_cli_model(
+                provider=None, model=pattern, thinking=thinking, models=catalog.all_models(), has_auth=catalog.has_auth
+            )
+        return self._answers[key]
+
+
 def build_task_session(
-    task: BatchTask, *, cwd: str, agent_dir: Path, catalog: ModelCatalog, manager: SessionManager
+    task: BatchTask, *, cwd: str, agent_dir: Path, models: ModelResolver, manager: SessionManager
 ) -> TaskSession:
-    from pi_coding_agent.model_registry import resolve_cli_model
     from pi_coding_agent.resource_loader import load_startup_resources
     from pi_coding_agent.system_prompt import load_context_files, resolve_prompt_sources
 
@@ -62,9 +80,7 @@ def build_task_session(
     model = None
     thinking = task.thinking
     if task.model:
-        resolution = resolve_cli_model(
-            provider=None, model=task.model, thinking=task.thinking, models=catalog.all_models(), has_auth=catalog.has_auth
-        )
+        resolution = models.resolve(task.model, task.thinking)
         if resolution.error:
             raise TaskSetupError(resolution.error)
         if resolution.warning:
@@ -97,7 +113,7 @@ def build_task_session(
             cwd=cwd,
             agent_dir=agent_dir,
             settings=settings,
-            catalog=catalog,
+            catalog=models.catalog,
             session_manager=manager,
             model=model,
             thinking_level=thinking,

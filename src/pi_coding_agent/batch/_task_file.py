@@ -42,8 +42,11 @@ class LoadedTasks:
     """Task id -> where it was defined."""
 
 
-def read_task_file(path: str) -> LoadedTasks:
-    """Every task of the file, and a problem for each line that is not one."""
+def read_task_file(path: str, defaults: Mapping[str, Any] | None = None) -> LoadedTasks:
+    """Every task of the file, and a problem for each line that is not one.
+
+    ``defaults`` holds task fields for the lines that do not set them (``pi batch --model``...).
+    """
     try:
         with open(path, "rb") as file:
             raw_lines = file.read().splitlines()
@@ -58,7 +61,8 @@ def read_task_file(path: str) -> LoadedTasks:
         if not raw.strip():
             continue
         try:
-            items.append((where, json.loads(raw)))
+            item = json.loads(raw)
+            items.append((where, {**defaults, **item} if defaults and isinstance(item, dict) else item))
         except UnicodeDecodeError:
             problems.append(TaskProblem(where, "not UTF-8 text"))
         except json.JSONDecodeError as error:

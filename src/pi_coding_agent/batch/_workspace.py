@@ -20,6 +20,7 @@ import hashlib
 import os
 import shutil
 import tempfile
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
 from pi_coding_agent.batch._layout import BatchLayout, task_key
@@ -65,7 +66,7 @@ async def snapshot(root: str) -> str:
     index_path = (await git("rev-parse", "--path-format=absolute", "--git-path", "index", cwd=root)).strip()
     with tempfile.TemporaryDirectory(prefix="pi-batch-index-") as folder:
         temporary = os.path.join(folder, "index")
-        if os.path.exists(index_path):
+        if _exists(index_path):
             shutil.copyfile(index_path, temporary)  # its stat cache spares rehashing unchanged files
         env = {"GIT_INDEX_FILE": temporary}
         await git("add", "-A", "--", ".", cwd=root, env=env)
@@ -91,7 +92,7 @@ async def _git_root(directory: str) -> str | None:
 
 async def directory_workspace(directory: str, recorded_base: str | None) -> Workspace:
     """A task's own directory; ``recorded_base`` is the snapshot of its first attempt, if any."""
-    if not os.path.isdir(directory):
+    if not _is_dir(directory):
         raise WorkspaceError(f"working directory {directory} does not exist")
     root = await _git_root(directory)
     if root is None:
@@ -107,7 +108,7 @@ async def scratch_workspace(task: BatchTask, layout: BatchLayout, *, fresh: bool
     rev = task.rev or "HEAD"
     async with _locked(clone + ".lock"):
         commit = (await git("rev-parse", "--verify", "--end-of-options", rev + "^{commit}", cwd=clone)).strip()
-        if fresh or not os.path.isdir(path):
+        if fresh or not _is_dir(path):
             await _remove_worktree(clone, path)
             os.makedirs(os.path.dirname(path), exist_ok=True)
             await git("worktree", "add", "--detach", "--force", path, commit, cwd=clone)
@@ -121,7 +122,7 @@ async def release_workspace(workspace: Workspace) -> None:
 
 
 async def _remove_worktree(clone: str, path: str) -> None:
-    if os.path.isdir(path):
+    if _is_dir(path):
         with contextlib.suppress(WorkspaceError):
             await git("worktree", "remove", "--force", "--force", path, cwd=clone)
         shutil.rmtree(path, ignore_errors=True)
@@ -131,13 +132,13 @@ async def _remove_worktree(clone: str, path: str) -> None:
 async def _bare_clone(repo: str, layout: BatchLayout) -> str:
     name = task_key(os.path.basename(repo.rstrip("/")) or "repo") + "-" + hashlib.sha256(repo.encode()).hexdigest()[:10]
     clone = os.path.join(layout.state_dir, "repos", name + ".git")
-    if os.path.isdir(os.path.join(clone, "objects")):
+    if _is_dir(os.path.join(clone, "objects")):
         return clone
     os.makedirs(os.path.dirname(clone), exist_ok=True)
     async with _locked(clone + ".lock"):
-        if not os.path.isdir(os.path.join(clone, "objects")):
-            local = os.path.isdir(repo)
-            if local and await _git_root(repo) is None and not os.path.isdir(os.path.join(repo, "objects")):
+        if not _is_dir(os.path.join(clone, "objects")):
+            local = _is_dir(repo)
+            if local and await _git_root(repo) is None and not _is_dir(os.path.join(repo, "objects")):
                 raise WorkspaceError(f"repo {repo} is not a git repository")
             temporary = clone + ".partial"
             shutil.rmtree(temporary, ignore_errors=True)
@@ -147,8 +148,17 @@ async def _bare_clone(repo: str, layout: BatchLayout) -> str:
     return clone
 
 
+def _is_dir(path: str) -> bool:
+    """A stat call; cheap enough to make on the event loop."""
+    return os.path.isdir(path)
+
+
+def _exists(path: str) -> bool:
+    return os.path.exists(path)
+
+
 @contextlib.asynccontextmanager
-async def _locked(path: str):  # type: ignore[no-untyped-def]
+async def _locked(path: str) -> AsyncIterator[None]:
     """An exclusive ``flock`` on ``path`` (other processes and other tasks of this one wait)."""
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
     try:
