@@ -67,7 +67,7 @@ class BatchResult:
     """Why the task did not end ``ok``."""
     usage: TokenUsage = field(default_factory=TokenUsage)
     turns: int = 0
-    """Model calls (assistant messages) in the session file."""
+    """Assistant messages in the session file (one per model call, an aborted one included)."""
     tool_calls: int = 0
     tool_calls_by_name: dict[str, int] = field(default_factory=dict)
     wall_time_ms: int = 0
