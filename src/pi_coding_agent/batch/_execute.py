@@ -78,6 +78,7 @@ class TaskExecutor:
         self.limiter = limiter
         self._catalog = catalog
         self._models: ModelResolver | None = None
+        self.outside_git: set[str] = set()
         self.worker = f"{os.uname().nodename}:{os.getpid()}"
 
     @property
@@ -172,7 +173,7 @@ class _TaskRun:
             return await scratch_workspace(task, layout, fresh=not keep)
         directory = task.cwd or self.executor.config.default_cwd
         recorded = layout.recorded_base(task.id)
-        workspace = await directory_workspace(directory, recorded)
+        workspace = await directory_workspace(directory, recorded, self.executor.outside_git)
         if workspace.base is not None and recorded is None:
             layout.record_base(task.id, workspace.base)
         return workspace

@@ -90,11 +90,17 @@ async def _git_root(directory: str) -> str | None:
         return None
 
 
-async def directory_workspace(directory: str, recorded_base: str | None) -> Workspace:
-    """A task's own directory; ``recorded_base`` is the snapshot of its first attempt, if any."""
+async def directory_workspace(directory: str, recorded_base: str | None, outside_git: set[str]) -> Workspace:
+    """A task's own directory; ``recorded_base`` is the snapshot of its first attempt, if any.
+
+    ``outside_git`` remembers directories found not to be in a git working tree: tasks often
+    share one, and asking git costs a process each time (bench/batch_throughput.py).
+    """
     if not _is_dir(directory):
         raise WorkspaceError(f"working directory {directory} does not exist")
-    root = await _git_root(directory)
+    root = None if directory in outside_git else await _git_root(directory)
+    if root is None:
+        outside_git.add(directory)
     if root is None:
         return Workspace(directory, None, None)
     return Workspace(directory, root, recorded_base or await snapshot(root))

@@ -174,8 +174,7 @@ async def _interrupt_at(sandbox: Sandbox, tasks: list[dict[str, Any]], reached: 
         return [result async for result in run]
 
     consumer = asyncio.ensure_future(consume())
-    while not reached.is_set():
-        await asyncio.sleep(0.02)
+    await asyncio.to_thread(reached.wait, 60)
     consumer.cancel()
     with pytest.raises(asyncio.CancelledError):
         await consumer

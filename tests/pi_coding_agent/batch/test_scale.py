@@ -20,7 +20,13 @@ from pi_coding_agent.batch import load_results
 from pi_coding_agent.batch._transcript import prompt_progress
 from pi_coding_agent.session import SessionManager
 from tests.pi_coding_agent.batch._mix import build_mix, check_result
-from tests.pi_coding_agent.batch._support import Scripts, assert_pi_reads_them_alike, git_repo, make_sandbox, read_jsonl
+from tests.pi_coding_agent.batch._support import (
+    Scripts,
+    assert_pi_reads_them_alike,
+    git_repo,
+    make_sandbox,
+    read_jsonl,
+)
 from tests.support.oracle import REPO
 
 PI = REPO / ".venv" / "bin" / "pi"
