@@ -61,8 +61,6 @@ print(msgspec.json.encode({
     "firstRole": context.messages[0].role if context.messages else None,
     "lastTimestamp": last.timestamp if last is not None else None,
 }).decode())
-import gc
-gc.freeze()  # as the pi CLI does when a run is over: no full collection at interpreter exit
 """
 
 
