@@ -15,11 +15,13 @@ if TYPE_CHECKING:
     from pi_ai._abort import AbortController, AbortError, AbortSignal
     from pi_ai._codec import (
         DecodeError,
+        absent_keys,
         convert,
         decode,
         decode_message,
         encode,
         message_from_dict,
+        note_absent_counts,
         to_builtins,
     )
     from pi_ai._context import Context, Tool
@@ -103,11 +105,13 @@ _EXPORTS: dict[str, str] = {
     "AbortError": "pi_ai._abort",
     "AbortSignal": "pi_ai._abort",
     "DecodeError": "pi_ai._codec",
+    "absent_keys": "pi_ai._codec",
     "convert": "pi_ai._codec",
     "decode": "pi_ai._codec",
     "decode_message": "pi_ai._codec",
     "encode": "pi_ai._codec",
     "message_from_dict": "pi_ai._codec",
+    "note_absent_counts": "pi_ai._codec",
     "to_builtins": "pi_ai._codec",
     "Context": "pi_ai._context",
     "Tool": "pi_ai._context",
@@ -231,6 +235,7 @@ __all__ = [
     "Usage",
     "UsageCost",
     "UserMessage",
+    "absent_keys",
     "api_key_env_vars",
     "calculate_cost",
     "clamp_thinking_level",
@@ -253,6 +258,7 @@ __all__ = [
     "models_are_equal",
     "models_config_error",
     "models_json_path",
+    "note_absent_counts",
     "now_ms",
     "parse_streaming_json",
     "register_api",

@@ -24,7 +24,7 @@ import msgspec
 from msgspec import UNSET
 
 from pi_agent import AgentMessage, OpaqueMessage, agent_message_from_dict
-from pi_ai import AssistantMessage, DecodeError
+from pi_ai import AssistantMessage, DecodeError, absent_keys
 from pi_coding_agent.messages import (
     create_branch_summary_message,
     create_compaction_summary_message,
@@ -43,11 +43,16 @@ from pi_coding_agent.session._entries import (
 )
 
 
-class SessionModel(msgspec.Struct, kw_only=True, rename="camel"):
-    """The model a branch last used: ``{"provider", "modelId"}``."""
+class SessionModel(msgspec.Struct, kw_only=True, rename="camel", omit_defaults=True):
+    """The model a branch last used: ``{"provider", "modelId"}``.
 
-    provider: str
-    model_id: str
+    A field is ``None`` (and left out of the JSON) when the entry that last set the model
+    did not have it as a string: Pi takes the last ``model_change`` or assistant message on
+    the path whatever it holds, so such an entry still decides (see ``docs/sessions``).
+    """
+
+    provider: str | None = None
+    model_id: str | None = None
 
 
 @dataclass(slots=True)
@@ -55,7 +60,9 @@ class SessionContext:
     """What ``build_session_context`` returns."""
 
     messages: list[AgentMessage] = field(default_factory=list)
-    thinking_level: str = "off"
+    thinking_level: str | None = "off"
+    """``"off"`` without a ``thinking_level_change`` on the path; ``None`` when the last one
+    has no level (Pi's ``undefined``: whoever resumes falls back to its default)."""
     model: SessionModel | None = None
 
 
@@ -244,62 +251,70 @@ def _first_kept_id(entry: SessionEntry) -> Any:
     return None
 
 
-def settings_of(tree: EntryTree, path: list[int]) -> tuple[str, SessionModel | None]:
-    """(thinking level, model) in force at the end of ``path``: the last writer of each wins."""
-    thinking: str | None = None
+def settings_of(tree: EntryTree, path: list[int]) -> tuple[str | None, SessionModel | None]:
+    """(thinking level, model) in force at the end of ``path``: the last writer of each wins.
+
+    As in Pi, the last ``thinking_level_change`` decides even without a level, and the last
+    ``model_change`` or assistant message decides even when its model fields are missing.
+    """
+    thinking: str | None = "off"
     model: SessionModel | None = None
-    model_found = False
+    thinking_found = model_found = False
+    types = tree.types
     for offset in range(len(path) - 1, -1, -1):
-        if thinking is not None and model_found:
+        if thinking_found and model_found:
             break
         index = path[offset]
-        kind = tree.types[index]
-        if kind == "thinking_level_change" and thinking is None:
-            level = _thinking_level(tree.entries([index])[0])
-            if level is not None:
-                thinking = level
+        kind = types[index]
+        if kind == "thinking_level_change" and not thinking_found:
+            thinking_found, thinking = True, _thinking_level(tree.entries([index])[0])
         elif kind == "model_change" and not model_found:
             model_found, model = True, _model_change(tree.entries([index])[0])
         elif kind == "message" and not model_found:
-            entry = tree.entries([index])[0]
-            found = _assistant_model(entry)
+            found = _assistant_model(tree.entries([index])[0])
             if found is not None:
                 model_found, model = True, found
-    return (thinking if thinking is not None else "off"), model
+    return thinking, model
 
 
 def _thinking_level(entry: SessionEntry) -> str | None:
     if isinstance(entry, ThinkingLevelChangeEntry):
         return entry.thinking_level
-    if isinstance(entry, OpaqueEntry):
-        value = entry.data.get("thinkingLevel")
-        return value if isinstance(value, str) else None
-    return None
+    value = entry.data.get("thinkingLevel") if isinstance(entry, OpaqueEntry) else None
+    return value if isinstance(value, str) else None
 
 
-def _model_change(entry: SessionEntry) -> SessionModel | None:
+def _model_change(entry: SessionEntry) -> SessionModel:
     if isinstance(entry, ModelChangeEntry):
         return SessionModel(provider=entry.provider, model_id=entry.model_id)
-    if isinstance(entry, OpaqueEntry):
-        return _model_from(entry.data.get("provider"), entry.data.get("modelId"))
-    return None
+    data = entry.data if isinstance(entry, OpaqueEntry) else {}
+    return _model_from(data.get("provider"), data.get("modelId"))
 
 
 def _assistant_model(entry: SessionEntry) -> SessionModel | None:
-    if not isinstance(entry, MessageEntry):
+    """The model of an assistant message entry; ``None`` if the entry is no such message."""
+    if isinstance(entry, MessageEntry):
+        message = entry.message
+        if isinstance(message, AssistantMessage):
+            absent = absent_keys(message)  # a stand-in "" is not a model name
+            return _model_from(
+                None if "provider" in absent else message.provider, None if "model" in absent else message.model
+            )
+        data = message.data if isinstance(message, OpaqueMessage) else {}
+    elif isinstance(entry, OpaqueEntry) and isinstance(entry.data.get("message"), dict):
+        data = entry.data["message"]
+    else:
         return None
-    message = entry.message
-    if isinstance(message, AssistantMessage):
-        return SessionModel(provider=message.provider, model_id=message.model)
-    if isinstance(message, OpaqueMessage) and message.data.get("role") == "assistant":
-        return _model_from(message.data.get("provider"), message.data.get("model"))
-    return None
+    if data.get("role") != "assistant":
+        return None
+    return _model_from(data.get("provider"), data.get("model"))
 
 
-def _model_from(provider: Any, model_id: Any) -> SessionModel | None:
-    if isinstance(provider, str) and isinstance(model_id, str):
-        return SessionModel(provider=provider, model_id=model_id)
-    return None
+def _model_from(provider: Any, model_id: Any) -> SessionModel:
+    return SessionModel(
+        provider=provider if isinstance(provider, str) else None,
+        model_id=model_id if isinstance(model_id, str) else None,
+    )
 
 
 def entry_messages(entry: SessionEntry) -> list[AgentMessage]:

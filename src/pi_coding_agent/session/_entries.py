@@ -19,7 +19,7 @@ from msgspec import UNSET, UnsetType
 
 import pi_agent._roles as agent_roles
 from pi_agent import AgentMessage, OpaqueMessage, agent_message_from_dict
-from pi_ai import DecodeError, ImageContent, TextContent, Usage, convert, to_builtins
+from pi_ai import DecodeError, ImageContent, TextContent, Usage, convert, note_absent_counts, to_builtins
 from pi_ai._messages import WireStruct
 
 CURRENT_SESSION_VERSION = 3
@@ -248,6 +248,30 @@ def entry_decoder() -> msgspec.json.Decoder[Any]:
     return _decoders.get()[0]
 
 
+def decode_entry_lines(lines: memoryview | bytes) -> list[SessionEntry]:
+    """Whole well-formed entry lines (newline-separated) in one call; raises on any line
+    that needs care (see ``entry_decoder``). Usage counts a line lacks stay absent."""
+    entries: list[SessionEntry] = entry_decoder().decode_lines(lines)
+    note_absent_usage(entries)
+    return entries
+
+
+_Usage = Usage
+
+
+def note_absent_usage(entries: list[SessionEntry]) -> None:
+    """Record the usage counts that decoded message entries' JSON did not have.
+
+    Old files lack some (``totalTokens``, ``cost``); decoding leaves them ``0`` to compute
+    with, and this notes them so that writing a message (a context, an RPC answer) does not
+    invent them.
+    """
+    for entry in entries:
+        message = getattr(entry, "message", None)
+        if type(getattr(message, "usage", None)) is _Usage:
+            note_absent_counts(message)
+
+
 def entry_type_names(entries: list[SessionEntry]) -> list[str]:
     """``entry.type`` of each entry that ``entry_decoder`` decoded (looked up by class)."""
     return list(map(_decoders.names.__getitem__, map(type, entries)))
@@ -265,6 +289,7 @@ def decode_entry(line: bytes | memoryview | str, problems: list[str] | None = No
     except (msgspec.ValidationError, msgspec.DecodeError):
         pass
     else:
+        note_absent_usage([entry])
         return entry
     data = msgspec.json.decode(line)
     return entry_from_dict(data, problems)

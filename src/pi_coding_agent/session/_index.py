@@ -27,7 +27,7 @@ from typing import Any, Literal, get_args
 
 import msgspec
 
-from pi_coding_agent.session._entries import entry_decoder, entry_type_names
+from pi_coding_agent.session._entries import decode_entry_lines, entry_type_names
 
 CHUNK_SIZE = 1 << 20
 TAIL_LIMIT = 64 << 20
@@ -147,7 +147,6 @@ class _Tail:
         file.seek(size - 1)
         if file.read(1) != b"\n":
             return  # a torn last line: the careful forward reader reports it
-        decoder = entry_decoder()
         wanted: str | msgspec.UnsetType | None = msgspec.UNSET
         """The latest compaction's firstKeptEntryId (UNSET: no compaction seen yet)."""
         buffer = bytearray(CHUNK_SIZE)
@@ -173,7 +172,7 @@ class _Tail:
             if cut == 0 or cut == end:
                 carry = bytes(buffer[:end])  # no complete line yet: read further back
                 continue
-            decoded = _decode_block(decoder, buffer, cut, end, low)
+            decoded = _decode_block(buffer, cut, end, low)
             if decoded is None:
                 return
             entries, starts = decoded
@@ -196,9 +195,7 @@ class _Tail:
                 return
 
 
-def _decode_block(
-    decoder: msgspec.json.Decoder[Any], data: bytearray, begin: int, end: int, offset: int
-) -> tuple[list[Any], list[int]] | None:
+def _decode_block(data: bytearray, begin: int, end: int, offset: int) -> tuple[list[Any], list[int]] | None:
     """Whole entries of the lines ``data[begin:end]`` (each ending with a newline), or
     ``None`` if any line is not a well-formed entry of a known type."""
     starts: list[int] = []
@@ -214,8 +211,8 @@ def _decode_block(
             return None
     try:
         with memoryview(data) as view, view[begin:end] as region:
-            entries: list[Any] = decoder.decode_lines(region)
-    except (msgspec.DecodeError, msgspec.ValidationError):
+            entries: list[Any] = decode_entry_lines(region)
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         return None
     if len(entries) != len(starts):
         return None

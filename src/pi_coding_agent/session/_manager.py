@@ -51,7 +51,7 @@ from pi_coding_agent.session._entries import (
     SessionInfoEntry,
     ThinkingLevelChangeEntry,
     decode_entry,
-    entry_decoder,
+    decode_entry_lines,
     entry_from_dict,
     entry_to_dict,
 )
@@ -198,12 +198,11 @@ class _Entries:
     def _decode(self, missing: list[int]) -> None:
         index = self.index
         ids = index.ids
-        decoder = entry_decoder()
         with no_gc():
             for first, stop, lines in index.runs(missing):
                 try:
-                    decoded: list[SessionEntry] = decoder.decode_lines(lines)
-                except (msgspec.ValidationError, msgspec.DecodeError):
+                    decoded: list[SessionEntry] = decode_entry_lines(lines)
+                except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
                     decoded = []
                 if len(decoded) != stop - first:
                     decoded = self._decode_carefully(first, stop, lines)
