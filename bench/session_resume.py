@@ -98,9 +98,18 @@ def generate(path: Path, entries: int, seed: int = 7) -> dict[str, Any]:
     rng = random.Random(seed)
     words = _Words(rng)
     folder = path.parent
-    manager = SessionManager.create("/home/dev/project", str(folder))
-    manager.append_model_change("anthropic", "claude-sonnet-4-5")
-    manager.append_thinking_level_change("medium")
+    # Not synced per append: the file is written once here and measured many times.
+    manager = SessionManager.create("/home/dev/project", str(folder), durable=False)
+    count = 0
+
+    def add(append: Any, *args: Any, **kwargs: Any) -> str:
+        nonlocal count
+        count += 1
+        entry_id: str = append(*args, **kwargs)
+        return entry_id
+
+    add(manager.append_model_change, "anthropic", "claude-sonnet-4-5")
+    add(manager.append_thinking_level_change, "medium")
     model = ("anthropic", "claude-sonnet-4-5", "anthropic-messages")
     clock = 1_767_225_600_000
     compacted = False
@@ -119,11 +128,14 @@ def generate(path: Path, entries: int, seed: int = 7) -> dict[str, Any]:
             response_id="msg_" + words(20, 24).replace(" ", "x"),
         )
 
-    while len(manager._entries.index.ids) < entries:
+    while count < entries:
         turn += 1
         clock += 60_000
         main_ids.append(
-            manager.append_message(UserMessage(content=[TextContent(text=words(60, 700))], timestamp=clock))
+            add(
+                manager.append_message,
+                UserMessage(content=[TextContent(text=words(60, 700))], timestamp=clock),
+            )
         )
         for _ in range(rng.choice((1, 1, 2, 3))):
             call = ToolCall(
@@ -141,12 +153,14 @@ def generate(path: Path, entries: int, seed: int = 7) -> dict[str, Any]:
                 ),
             )
             main_ids.append(
-                manager.append_message(
-                    assistant([thinking, TextContent(text=words(20, 300)), call], "toolUse")
+                add(
+                    manager.append_message,
+                    assistant([thinking, TextContent(text=words(20, 300)), call], "toolUse"),
                 )
             )
             main_ids.append(
-                manager.append_message(
+                add(
+                    manager.append_message,
                     ToolResultMessage(
                         tool_call_id=call.id,
                         tool_name=call.name,
@@ -154,12 +168,13 @@ def generate(path: Path, entries: int, seed: int = 7) -> dict[str, Any]:
                         details={"exitCode": 0} if call.name == "bash" else None,
                         is_error=rng.random() < 0.05,
                         timestamp=clock,
-                    )
+                    ),
                 )
             )
-        main_ids.append(manager.append_message(assistant([TextContent(text=words(80, 900))], "stop")))
+        main_ids.append(add(manager.append_message, assistant([TextContent(text=words(80, 900))], "stop")))
         if turn % 40 == 0:
-            manager.append_message(
+            add(
+                manager.append_message,
                 BashExecutionMessage(
                     command="npm test -- " + words(5, 40),
                     output=words(100, 1500),
@@ -167,7 +182,7 @@ def generate(path: Path, entries: int, seed: int = 7) -> dict[str, Any]:
                     cancelled=False,
                     truncated=False,
                     timestamp=clock,
-                )
+                ),
             )
         if turn % 150 == 0:
             model = rng.choice(
@@ -176,19 +191,23 @@ def generate(path: Path, entries: int, seed: int = 7) -> dict[str, Any]:
                     ("anthropic", "claude-sonnet-4-5", "anthropic-messages"),
                 )
             )
-            manager.append_model_change(model[0], model[1])
-            manager.append_thinking_level_change(rng.choice(("low", "medium", "high")))
+            add(manager.append_model_change, model[0], model[1])
+            add(manager.append_thinking_level_change, rng.choice(("low", "medium", "high")))
         if turn % 200 == 0:
-            manager.append_label_change(rng.choice(main_ids[-50:]), "checkpoint " + str(turn))
+            add(manager.append_label_change, rng.choice(main_ids[-50:]), "checkpoint " + str(turn))
         if turn % 250 == 0:
             # Wander off: continue from an earlier point, then come back with a summary.
             back_to = manager.get_leaf_id()
             manager.branch(main_ids[-8])
-            manager.append_message(UserMessage(content=[TextContent(text=words(60, 400))], timestamp=clock))
-            manager.append_message(assistant([TextContent(text=words(80, 600))], "stop"))
-            manager.branch_with_summary(back_to, "Tried another approach: " + words(200, 800))
-        if not compacted and len(manager._entries.index.ids) >= entries * 0.8:
-            manager.append_compaction(
+            add(
+                manager.append_message,
+                UserMessage(content=[TextContent(text=words(60, 400))], timestamp=clock),
+            )
+            add(manager.append_message, assistant([TextContent(text=words(80, 600))], "stop"))
+            add(manager.branch_with_summary, back_to, "Tried another approach: " + words(200, 800))
+        if not compacted and count >= entries * 0.8:
+            add(
+                manager.append_compaction,
                 "## Goal\n" + words(1500, 4000),
                 main_ids[-300],
                 150_000,
@@ -201,7 +220,7 @@ def generate(path: Path, entries: int, seed: int = 7) -> dict[str, Any]:
     final = manager.get_session_file()
     assert final is not None
     os.replace(final, path)
-    return {"entries": len(manager._entries.index.ids), "bytes": path.stat().st_size}
+    return {"entries": count, "bytes": path.stat().st_size}
 
 
 def measure(command: list[str]) -> tuple[float, int, str, float]:

@@ -143,7 +143,12 @@ def absent_keys(struct: msgspec.Struct) -> tuple[str, ...]:
     return found
 
 
-_COUNTS = (("input", "input"), ("output", "output"), ("cache_read", "cacheRead"), ("cache_write", "cacheWrite"))
+_COUNTS = (
+    ("input", "input"),
+    ("output", "output"),
+    ("cache_read", "cacheRead"),
+    ("cache_write", "cacheWrite"),
+)
 _USAGE_COUNTS = (*_COUNTS, ("total_tokens", "totalTokens"))
 _COST_COUNTS = (*_COUNTS, ("total", "total"))
 
@@ -212,9 +217,17 @@ def _merge_extras(value: Any, built: Any) -> None:
                 if field.encode_name in built and isinstance(inner, msgspec.Struct | list | dict):
                     work.append((inner, built[field.encode_name]))
         elif isinstance(value, list) and isinstance(built, list):
-            work.extend((item, built_item) for item, built_item in zip(value, built, strict=False) if isinstance(item, msgspec.Struct | list | dict))
+            work.extend(
+                (item, built_item)
+                for item, built_item in zip(value, built, strict=False)
+                if isinstance(item, msgspec.Struct | list | dict)
+            )
         elif isinstance(value, dict) and isinstance(built, dict):
-            work.extend((item, built[key]) for key, item in value.items() if key in built and isinstance(item, msgspec.Struct | list | dict))
+            work.extend(
+                (item, built[key])
+                for key, item in value.items()
+                if key in built and isinstance(item, msgspec.Struct | list | dict)
+            )
 
 
 Path = tuple[str | int | tuple[str], ...]
@@ -260,7 +273,9 @@ def _convert_leniently(value: Any, type_: Any, info: msgspec_inspect.Type) -> An
     if not isinstance(value, dict):
         return None
     struct = _struct_for(value, info) if isinstance(info, msgspec_inspect.UnionType) else info
-    if not isinstance(struct, msgspec_inspect.StructType) or not getattr(struct.cls, "lenient_decoding", False):
+    if not isinstance(struct, msgspec_inspect.StructType) or not getattr(
+        struct.cls, "lenient_decoding", False
+    ):
         return None
     repairs = _repair(value, struct)
     if repairs is None:

@@ -54,6 +54,14 @@ DELIBERATE: dict[str, tuple[str, Normalizer]] = {}
 takes it out of both answers before they are compared)."""
 
 
+PENDING: dict[str, str] = {
+    f"migrate/{name}": "the migrated file's numbers are written as msgspec writes them (5e-6), not as "
+    "JSON.stringify does (0.000005): waits for the one JavaScript-number writer (issue 9, part 2)"
+    for name in ("pimono_before_compaction_v1", "pimono_compact_v1", "pimono_large_session_v1", "pimono_session_v1")
+}
+"""``folder/case`` -> why it does not match yet (a strict xfail: it fails loudly once it does)."""
+
+
 def _cases() -> list[tuple[str, Path]]:
     root = corpus_dir()
     if root is None:
@@ -83,7 +91,9 @@ def _normalizer(subcommand: str) -> Normalizer:
 def test_corpus_is_found() -> None:
     if corpus_dir() is None:
         if os.environ.get("PI_REQUIRE_ORACLE") == "1":
-            pytest.fail("PI_REQUIRE_ORACLE=1 but the corpus (../shared/corpus) was not found; set PI_CORPUS_DIR")
+            pytest.fail(
+                "PI_REQUIRE_ORACLE=1 but the corpus (../shared/corpus) was not found; set PI_CORPUS_DIR"
+            )
         pytest.skip("the corpus (../shared/corpus) is not here")
     assert {folder for folder, _ in CASES} == set(FOLDERS)
 
@@ -92,13 +102,18 @@ def test_deliberate_differences_name_real_cases() -> None:
     names = {_case_id(case) for case in CASES}
     if not names:
         pytest.skip("the corpus (../shared/corpus) is not here")
-    assert set(DELIBERATE) <= names
+    assert set(DELIBERATE) <= names and set(PENDING) <= names
     docs = (REPO / "docs" / "sessions" / "README.md").read_text()
     for section, _ in DELIBERATE.values():
         assert section in docs, f"docs/sessions has no section {section!r}"
 
 
-@pytest.mark.parametrize("case", CASES, ids=_case_id)
+def _marked(case: tuple[str, Path]) -> Any:
+    reason = PENDING.get(_case_id(case))
+    return pytest.param(case, marks=pytest.mark.xfail(reason=reason, strict=True)) if reason else case
+
+
+@pytest.mark.parametrize("case", [_marked(case) for case in CASES], ids=_case_id)
 def test_corpus_case_matches_pi(case: tuple[str, Path]) -> None:
     folder, path = case
     subcommand = FOLDERS[folder]

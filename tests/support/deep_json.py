@@ -155,7 +155,9 @@ def first_difference(actual: Any, expected: Any) -> str | None:
         elif type(ours) is not type(theirs) and not _same_number(ours, theirs):
             return f"{path}: ours {_short(ours)}, Pi's {_short(theirs)}"
         elif isinstance(ours, str) and isinstance(theirs, str) and ours != theirs:
-            at = next((i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b), min(len(ours), len(theirs)))
+            at = next(
+                (i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b), min(len(ours), len(theirs))
+            )
             return f"{path}: at character {at}, ours {ours[max(0, at - 80) : at + 80]!r}, Pi's {theirs[max(0, at - 80) : at + 80]!r}"
         elif ours != theirs:
             return f"{path}: ours {_short(ours)}, Pi's {_short(theirs)}"

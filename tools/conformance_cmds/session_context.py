@@ -135,4 +135,10 @@ def run(request: Any) -> Any:
                 },
                 "fileRewritten": read_text(path) != request["jsonl"],
             }
+            entries = result["entries"]
+            moved = "leafId" in request and (request["leafId"] is None or isinstance(request["leafId"], str))
+            if leaf is None and not moved and entries and "id" not in entries[-1]:
+                # Pi's leaf is the last entry's id: an entry without one leaves it undefined,
+                # which JSON drops (our get_leaf_id() says None, as for a reset leaf).
+                del result["leafId"]
         return scrub(result, folder)

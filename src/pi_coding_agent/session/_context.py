@@ -40,6 +40,7 @@ from pi_coding_agent.session._entries import (
     OpaqueEntry,
     SessionEntry,
     ThinkingLevelChangeEntry,
+    message_from_value,
 )
 
 
@@ -71,13 +72,13 @@ class EntryTree(Protocol):
     without decoding them; ``by_id`` maps an id to the position that wins for it."""
 
     @property
-    def ids(self) -> Sequence[str]: ...
+    def ids(self) -> Sequence[str | None]: ...
     @property
     def parents(self) -> Sequence[str | None]: ...
     @property
     def types(self) -> Sequence[str]: ...
     @property
-    def by_id(self) -> Mapping[str, int]: ...
+    def by_id(self) -> Mapping[str | None, int]: ...
     def entries(self, indices: Sequence[int]) -> list[SessionEntry]: ...
     def parent_links(self) -> ParentLinks:
         """How parents link up (``ParentLinks``), for the tree as it is now."""
@@ -108,15 +109,13 @@ def path_positions(tree: EntryTree, leaf: LeafArg) -> list[int]:
     return walk_up(tree, start)
 
 
-def resolve_parents(parents: Sequence[str | None], by_id: Mapping[str, int]) -> list[int | None]:
+def resolve_parents(parents: Sequence[str | None], by_id: Mapping[str | None, int]) -> list[int | None]:
     """The position each ``parentId`` resolves to; ``None`` for a root or a missing parent."""
-    # by_id.get(None) is None: a null parentId resolves to nothing, as it should.
-    positions: list[int | None] = list(map(by_id.get, parents))  # type: ignore[arg-type]
-    if "" in by_id:
-        # An empty parentId is a root, as in Pi, even if some entry has the id "".
-        positions = [
-            None if parent == "" else found for parent, found in zip(parents, positions, strict=True)
-        ]
+    positions: list[int | None] = list(map(by_id.get, parents))
+    if "" in by_id or None in by_id:
+        # A null or empty parentId is a root, as in Pi, even if some entry has the id ""
+        # or none at all.
+        positions = [None if not parent else found for parent, found in zip(parents, positions, strict=True)]
     return positions
 
 
@@ -131,8 +130,10 @@ class ParentLinks:
     resolved to a position up front.
     """
 
-    def __init__(self, ids: Sequence[str], parents: Sequence[str | None], by_id: Mapping[str, int]) -> None:
-        self.unique = len(by_id) == len(ids) and "" not in by_id
+    def __init__(
+        self, ids: Sequence[str | None], parents: Sequence[str | None], by_id: Mapping[str | None, int]
+    ) -> None:
+        self.unique = len(by_id) == len(ids) and "" not in by_id and None not in by_id
         self.breaks: list[int] = []
         """Positions whose parent is not the previous position (always 0 first)."""
         self.up: list[int | None] = []
@@ -143,14 +144,20 @@ class ParentLinks:
             self.breaks = [0, *compress(range(1, len(ids)), map(ne, islice(parents, 1, None), ids))]
 
     def appended(
-        self, position: int, entry_id: str, parent_id: str | None, *, previous_id: str | None, known: bool
+        self,
+        position: int,
+        entry_id: str | None,
+        parent_id: str | None,
+        *,
+        previous_id: str | None,
+        known: bool,
     ) -> bool:
         """Take in an entry appended at ``position`` (the end); ``False`` if the links must be rebuilt.
 
         ``previous_id`` is the id of the entry before it, ``known`` whether its id was
         already taken (the new entry then wins it, which may move other entries' parent).
         """
-        if not self.unique or known or entry_id == "":
+        if not self.unique or known or not entry_id:
             return False
         if parent_id is None or parent_id != previous_id:
             self.breaks.append(position)
@@ -298,7 +305,8 @@ def _assistant_model(entry: SessionEntry) -> SessionModel | None:
         if isinstance(message, AssistantMessage):
             absent = absent_keys(message)  # a stand-in "" is not a model name
             return _model_from(
-                None if "provider" in absent else message.provider, None if "model" in absent else message.model
+                None if "provider" in absent else message.provider,
+                None if "model" in absent else message.model,
             )
         data = message.data if isinstance(message, OpaqueMessage) else {}
     elif isinstance(entry, OpaqueEntry) and isinstance(entry.data.get("message"), dict):
@@ -340,6 +348,10 @@ def entry_messages(entry: SessionEntry) -> list[AgentMessage]:
 def _opaque_entry_messages(data: dict[str, Any]) -> list[AgentMessage]:
     """Pi's projection for an entry whose fields did not validate, built from the raw data."""
     kind = data.get("type")
+    if kind == "message":
+        # An entry Pi reads though its envelope is odd (no id, say): its message counts.
+        message = data.get("message")
+        return [message_from_value(message)] if isinstance(message, dict) else []
     timestamp = data.get("timestamp")
     ms = iso_to_ms(timestamp) if isinstance(timestamp, str) else None
     if kind == "custom_message":
@@ -409,10 +421,10 @@ class ListTree:
 
     def __init__(self, entries: Sequence[SessionEntry], by_id: dict[str, SessionEntry] | None = None) -> None:
         self._entries = list(entries)
-        self.ids = [entry.id for entry in self._entries]
+        self.ids: list[str | None] = [entry.id for entry in self._entries]
         self.parents = [entry.parent_id for entry in self._entries]
         self.types = [entry.type for entry in self._entries]
-        self.by_id: dict[str, int] = dict(zip(self.ids, range(len(self.ids)), strict=True))
+        self.by_id: dict[str | None, int] = dict(zip(self.ids, range(len(self.ids)), strict=True))
         if by_id is not None:
             # A caller-supplied map decides which entry an id resolves to.
             where = {id(entry): index for index, entry in enumerate(self._entries)}

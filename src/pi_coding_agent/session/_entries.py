@@ -140,7 +140,8 @@ class OpaqueEntry:
     """A line of an entry type we do not know, or whose fields do not validate.
 
     Kept verbatim (``data``) and written back unchanged. ``type``, ``id`` and ``parent_id``
-    still place it in the tree, as Pi would.
+    still place it in the tree, as Pi would. ``id`` is ``None`` for a line without one
+    (Pi's ``undefined`` id: such an entry is in the tree but cannot be branched to).
     """
 
     data: dict[str, Any]
@@ -152,8 +153,9 @@ class OpaqueEntry:
         return value if isinstance(value, str) else ""
 
     @property
-    def id(self) -> str:
-        return str(self.data.get("id"))
+    def id(self) -> str | None:
+        value = self.data.get("id")
+        return value if isinstance(value, str) else None
 
     @property
     def parent_id(self) -> str | None:

@@ -73,7 +73,8 @@ class _Probe(msgspec.Struct, gc=False):
     """The only fields read from a line that needs a closer look (see ``_line``)."""
 
     type: Any = None
-    id: Any = None
+    id: Any = msgspec.UNSET
+    """``UNSET`` when the line has no ``id`` (Pi keeps such an entry, with an undefined id)."""
     parentId: Any = None
     targetId: Any = None
     label: Any = None
@@ -227,7 +228,8 @@ class FileIndex:
         self.header: dict[str, Any] | None = None
         self.not_a_session = False
         """The first parsed line is not a session header (Pi: not a valid session)."""
-        self.ids: list[str] = []
+        self.ids: list[str | None] = []
+        """Entry ids in file order; ``None`` for an entry without one (see ``_Probe.id``)."""
         self.parents: list[str | None] = []
         self.types: list[str] = []
         self.starts: list[int] = []
@@ -434,15 +436,16 @@ class FileIndex:
             return
         if probe.type == "session":
             return  # a header line after the first is ignored, as Pi does
+        entry_id = None if probe.id is msgspec.UNSET else probe.id
         if not (
             isinstance(probe.type, str)
-            and isinstance(probe.id, str)
+            and (entry_id is None or isinstance(entry_id, str))
             and (probe.parentId is None or isinstance(probe.parentId, str))
         ):
             self._problem(number, "invalid", "not a session entry (needs string type, id and parentId)", text)
             return
         index = len(self.ids)
-        self.ids.append(probe.id)
+        self.ids.append(entry_id)
         self.parents.append(probe.parentId)
         self.types.append(_KNOWN_TYPES.get(probe.type, probe.type))
         self.starts.append(start)

@@ -152,9 +152,20 @@ def test_malformed_messages_name_the_field(document: dict[str, Any], reason: str
     ("document", "attribute", "stand_in"),
     [
         ({"role": "user", "content": "x"}, "timestamp", 0),
-        ({"role": "toolResult", "toolCallId": "a", "toolName": "b", "content": [], "timestamp": 1}, "is_error", False),
         (
-            {"role": "assistant", "content": [], "provider": "p", "model": "m", "stopReason": "stop", "timestamp": 1},
+            {"role": "toolResult", "toolCallId": "a", "toolName": "b", "content": [], "timestamp": 1},
+            "is_error",
+            False,
+        ),
+        (
+            {
+                "role": "assistant",
+                "content": [],
+                "provider": "p",
+                "model": "m",
+                "stopReason": "stop",
+                "timestamp": 1,
+            },
             "api",
             "",
         ),
@@ -185,7 +196,14 @@ def test_unknown_stop_reason_and_null_flags_are_kept_as_pi_sees_them() -> None:
     decoded = message_from_dict(document)
     assert isinstance(decoded, AssistantMessage) and decoded.stop_reason == "injected"
     assert to_builtins(decoded) == document
-    nulls = {"role": "toolResult", "toolCallId": "a", "toolName": "b", "content": [], "isError": None, "timestamp": 1}
+    nulls = {
+        "role": "toolResult",
+        "toolCallId": "a",
+        "toolName": "b",
+        "content": [],
+        "isError": None,
+        "timestamp": 1,
+    }
     result = message_from_dict(nulls)
     assert isinstance(result, ToolResultMessage) and result.is_error is False
     assert to_builtins(result) == nulls
