@@ -21,7 +21,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from tests.support import deep_json  # noqa: E402 - after the sys.path lines
+from tests.support import deep_json
 
 # subcommand -> (module under tools/conformance_cmds, issue that builds it)
 SUBCOMMANDS: dict[str, tuple[str, int]] = {

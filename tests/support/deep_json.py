@@ -9,6 +9,7 @@ that says where two documents differ).
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Any
 
@@ -108,8 +109,22 @@ def loads(text: str | bytes) -> Any:
     return result
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _scalar(value: Any) -> str:
+    """One scalar as the oracle writes it: ``JSON.stringify``'s (lone surrogates escaped), but a
+    number JSON cannot hold as a string (``"Infinity"``, ``"NaN"``), as its ``toJsonText`` does."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return '"NaN"' if math.isnan(value) else ('"Infinity"' if value > 0 else '"-Infinity"')
+    text = json.dumps(value, ensure_ascii=False)
+    if isinstance(value, str) and _LONE_SURROGATE.search(text):
+        text = _LONE_SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
+    return text
+
+
 def dumps(value: Any) -> str:
-    """Compact ``json.dumps(value, ensure_ascii=False)`` without recursion."""
+    """Compact ``JSON.stringify(value)`` (non-ASCII kept) without recursion."""
     out: list[str] = []
     # Work items: a value to write, or a literal piece of text (a str wrapped in a tuple).
     work: list[Any] = [value]
@@ -121,7 +136,7 @@ def dumps(value: Any) -> str:
             pieces: list[Any] = [("{",)]
             for index, (key, inner) in enumerate(item.items()):
                 prefix = "," if index else ""
-                pieces += [(prefix + json.dumps(str(key), ensure_ascii=False) + ":",), inner]
+                pieces += [(prefix + _scalar(str(key)) + ":",), inner]
             pieces.append(("}",))
             work.extend(reversed(pieces))
         elif isinstance(item, list):
@@ -133,7 +148,7 @@ def dumps(value: Any) -> str:
             pieces.append(("]",))
             work.extend(reversed(pieces))
         else:
-            out.append(json.dumps(item, ensure_ascii=False))
+            out.append(_scalar(item))
     return "".join(out)
 
 
@@ -156,7 +171,7 @@ def first_difference(actual: Any, expected: Any) -> str | None:
             return f"{path}: ours {_short(ours)}, Pi's {_short(theirs)}"
         elif isinstance(ours, str) and isinstance(theirs, str) and ours != theirs:
             at = next(
-                (i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b), min(len(ours), len(theirs))
+                (i for i, (a, b) in enumerate(zip(ours, theirs, strict=False)) if a != b), min(len(ours), len(theirs))
             )
             return f"{path}: at character {at}, ours {ours[max(0, at - 80) : at + 80]!r}, Pi's {theirs[max(0, at - 80) : at + 80]!r}"
         elif ours != theirs:

@@ -21,6 +21,7 @@ import pi_agent._roles as agent_roles
 from pi_agent import AgentMessage, OpaqueMessage, agent_message_from_dict
 from pi_ai import DecodeError, ImageContent, TextContent, Usage, convert, note_absent_counts, to_builtins
 from pi_ai._messages import WireStruct
+from pi_coding_agent.session._lines import parse_line
 
 CURRENT_SESSION_VERSION = 3
 
@@ -290,10 +291,12 @@ def decode_entry(line: bytes | memoryview | str, problems: list[str] | None = No
         entry: SessionEntry = entry_decoder().decode(line)
     except (msgspec.ValidationError, msgspec.DecodeError):
         pass
+    except RecursionError:
+        pass
     else:
         note_absent_usage([entry])
         return entry
-    data = msgspec.json.decode(line)
+    data = parse_line(line)
     return entry_from_dict(data, problems)
 
 
@@ -351,7 +354,13 @@ def message_from_value(value: dict[str, Any], problems: list[str] | None = None)
     to ``[]`` when it builds a context; the same is done here. A value that still does not
     validate is kept verbatim as an ``OpaqueMessage`` (never sent to a model).
     """
-    if value.get("role") in _LLM_ROLES and value.get("content") is None:
+    role = value.get("role")
+    if not isinstance(role, str):
+        # Pi keeps it (convertToLlm drops it): a role that is no string is no role.
+        if problems is not None:
+            problems.append("message does not validate: its role is not a string")
+        return OpaqueMessage(value)
+    if role in _LLM_ROLES and value.get("content") is None:
         value = {**value, "content": []}
     try:
         return agent_message_from_dict(value)

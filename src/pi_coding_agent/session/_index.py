@@ -28,6 +28,7 @@ from typing import Any, Literal, get_args
 import msgspec
 
 from pi_coding_agent.session._entries import decode_entry_lines, entry_type_names
+from pi_coding_agent.session._lines import LineError, parse_line
 
 CHUNK_SIZE = 1 << 20
 TAIL_LIMIT = 64 << 20
@@ -362,7 +363,7 @@ class FileIndex:
         try:
             with memoryview(buffer) as view, view[begin:end] as region:
                 probes = _ENTRY_PROBES.decode_lines(region)
-        except (msgspec.DecodeError, msgspec.ValidationError):
+        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
             return 0
         lines = len(starts)
         if len(probes) != lines:
@@ -414,23 +415,26 @@ class FileIndex:
     def _line(self, text: memoryview, start: int, stop: int, number: int, tail: bool) -> None:
         try:
             probe = _PROBE.decode(text)
-        except msgspec.ValidationError:
-            # Not an object, or something that only starts like JSON ('"a":1}' stops at
-            # the colon): decoding it as any value tells which.
+        except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
+            # Not an object, or a line only the careful parser reads (see ``_lines``).
             try:
-                value = msgspec.json.decode(text)
-            except msgspec.DecodeError as error:
+                value = parse_line(text)
+            except LineError as error:
                 self._unparsable(text, number, tail, error)
-            else:
+                return
+            if not isinstance(value, dict):
                 self._not_an_object(value, text, number)
-            return
-        except msgspec.DecodeError as error:
-            self._unparsable(text, number, tail, error)
-            return
+                return
+            probe = _Probe(
+                type=value.get("type"),
+                id=value.get("id", msgspec.UNSET),
+                parentId=value.get("parentId"),
+                targetId=value.get("targetId"),
+                label=value.get("label"),
+            )
         if self.header is None:
             if probe.type == "session" and isinstance(probe.id, str):
-                header = msgspec.json.decode(text)
-                self.header = header
+                self.header = parse_line(text)
             else:
                 self.not_a_session = True
             return
@@ -454,7 +458,7 @@ class FileIndex:
         if probe.type == "label":
             self._remember(index, probe)
 
-    def _unparsable(self, text: memoryview, number: int, tail: bool, error: msgspec.DecodeError) -> None:
+    def _unparsable(self, text: memoryview, number: int, tail: bool, error: Exception) -> None:
         if not bytes(text).strip():
             return  # blank lines are skipped, as Pi does
         if tail:

@@ -26,7 +26,7 @@ from msgspec import UNSET, UnsetType
 
 import pi_coding_agent.messages  # noqa: F401 - registers the coding agent's roles
 from pi_agent import AgentMessage, OpaqueMessage
-from pi_ai import AssistantMessage, DecodeError, ImageContent, TextContent, Usage, convert, encode
+from pi_ai import AssistantMessage, DecodeError, ImageContent, TextContent, Usage, convert
 from pi_coding_agent.messages import now_iso
 from pi_coding_agent.session._context import SessionContext
 from pi_coding_agent.session._entries import (
@@ -49,6 +49,7 @@ from pi_coding_agent.session._files import SessionError, write_new
 from pi_coding_agent.session._header import read_header
 from pi_coding_agent.session._ids import check_session_id, generate_entry_id, new_session_id
 from pi_coding_agent.session._index import FileIndex, SessionProblem
+from pi_coding_agent.session._lines import encode_line
 from pi_coding_agent.session._paths import (
     default_session_dir,
     default_session_dir_path,
@@ -80,8 +81,8 @@ class ReadOnlySessionError(SessionError):
 def _line(entry: SessionEntry | dict[str, Any]) -> bytes:
     if isinstance(entry, dict | MessageEntry):
         data = entry if isinstance(entry, dict) else entry_to_dict(entry)
-        return encode(data) + b"\n"
-    return encode(entry) + b"\n"
+        return encode_line(data) + b"\n"
+    return encode_line(entry) + b"\n"
 
 
 def _is_assistant(entry: SessionEntry) -> bool:
@@ -227,7 +228,7 @@ class SessionManager:
             "cwd": target,
             "parentSession": source,
         }
-        write_new(path, encode(header) + b"\n" + b"".join(line + b"\n" for line in lines))
+        write_new(path, encode_line(header) + b"\n" + b"".join(line + b"\n" for line in lines))
         return SessionManager(target, folder, path, True)
 
     # ------------------------------------------------------------------ loading
@@ -553,7 +554,7 @@ class SessionManager:
 
     def _render_all(self) -> bytes:
         store = self._store
-        lines = [encode(self._header) + b"\n"]
+        lines = [encode_line(self._header) + b"\n"]
         lines += [_line(store.data_of(index)) for index in range(store.count())]
         return b"".join(lines)
 
@@ -649,5 +650,5 @@ def _load_source(path: str) -> list[bytes]:
             legacy = load_legacy(file.read())
         entries = legacy.entries()
         migrate_entries(entries)
-        return [encode(entry) for entry in entries if entry.get("type") != "session"]
+        return [encode_line(entry) for entry in entries if entry.get("type") != "session"]
     return [bytes(line) for _, line in index.lines(range(len(index.ids)))]

@@ -22,6 +22,7 @@ import msgspec
 from pi_coding_agent.session._context import ParentLinks
 from pi_coding_agent.session._entries import SessionEntry, decode_entry, decode_entry_lines, entry_to_dict
 from pi_coding_agent.session._index import FileChangedError, FileIndex, SessionProblem, no_gc
+from pi_coding_agent.session._lines import parse_line
 
 _ENTRY_ID = attrgetter("id")
 
@@ -107,7 +108,7 @@ class EntryStore:
         """JSON data of entries as written in the file (key order and unknown keys kept)."""
         found: dict[int, dict[str, Any]] = {}
         for index, line in self.index.lines(indices):
-            found[index] = msgspec.json.decode(line)
+            found[index] = parse_line(line)
         return [found[index] if index in found else self.data_of(index) for index in indices]
 
     def data_of(self, index: int) -> dict[str, Any]:

