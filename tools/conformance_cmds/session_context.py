@@ -135,6 +135,8 @@ def run(request: Any) -> Any:
                 },
                 "fileRewritten": read_text(path) != request["jsonl"],
             }
+            if context.thinking_level is None:
+                del result["context"]["thinkingLevel"]  # Pi's undefined (a level-less last change)
             entries = result["entries"]
             moved = "leafId" in request and (request["leafId"] is None or isinstance(request["leafId"], str))
             if leaf is None and not moved and entries and "id" not in entries[-1]:

@@ -65,7 +65,8 @@ def _read_all(path: Path) -> None:
     read_header(str(path))
     for info in list_sessions("/fuzz", str(path.parent)):
         assert isinstance(info.message_count, int) and isinstance(info.first_message, str)
-        assert isinstance(info.all_messages_text, str) and info.name is None or isinstance(info.name, str)
+        assert isinstance(info.all_messages_text, str)
+        assert info.name is None or isinstance(info.name, str)
 
 
 def _write_once(path: Path) -> None:
@@ -104,6 +105,7 @@ def _same_as_pi(data: bytes) -> None:
     assert difference is None, f"{difference}\nfile:\n{text}"
 
 
+@pytest.mark.timeout(120 + EXAMPLES // 2 + ORACLE_SAMPLE * 5)  # the opt-in runs take longer
 @settings(
     max_examples=EXAMPLES,
     deadline=None,
