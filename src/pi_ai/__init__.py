@@ -43,6 +43,7 @@ if TYPE_CHECKING:
         ToolCallStartEvent,
     )
     from pi_ai._messages import (
+        ABSENT_COUNT,
         AssistantMessage,
         ContentBlock,
         DeferredHandle,
@@ -134,6 +135,7 @@ _EXPORTS: dict[str, str] = {
     "ToolCallDeltaEvent": "pi_ai._events",
     "ToolCallEndEvent": "pi_ai._events",
     "ToolCallStartEvent": "pi_ai._events",
+    "ABSENT_COUNT": "pi_ai._messages",
     "AssistantMessage": "pi_ai._messages",
     "ContentBlock": "pi_ai._messages",
     "DeferredHandle": "pi_ai._messages",
@@ -188,6 +190,7 @@ __getattr__, __dir__ = lazy_attributes(globals(), _EXPORTS)
 
 
 __all__ = [
+    "ABSENT_COUNT",
     "THINKING_LEVELS",
     "AbortController",
     "AbortError",

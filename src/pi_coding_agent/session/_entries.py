@@ -11,6 +11,7 @@ Lines of an unknown type, or of a known type whose fields do not validate, becom
 ``OpaqueEntry``: the parsed JSON kept as is, written back unchanged.
 """
 
+import sys
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeAlias, cast
 
@@ -19,7 +20,7 @@ from msgspec import UNSET, UnsetType
 
 import pi_agent._roles as agent_roles
 from pi_agent import AgentMessage, OpaqueMessage, agent_message_from_dict
-from pi_ai import DecodeError, ImageContent, TextContent, Usage, convert, note_absent_counts, to_builtins
+from pi_ai import ABSENT_COUNT, DecodeError, ImageContent, TextContent, Usage, convert, note_absent_counts, to_builtins
 from pi_ai._messages import WireStruct
 from pi_coding_agent.session._lines import parse_line
 
@@ -254,12 +255,14 @@ def entry_decoder() -> msgspec.json.Decoder[Any]:
 def decode_entry_lines(lines: memoryview | bytes) -> list[SessionEntry]:
     """Whole well-formed entry lines (newline-separated) in one call; raises on any line
     that needs care (see ``entry_decoder``). Usage counts a line lacks stay absent."""
+    # A count the JSON lacks is filled with the one ABSENT_COUNT object, and the decoder
+    # holds the GIL throughout, so an unchanged reference count means none was filled and
+    # the entries need no walk (which costs ~20 ms of a long resume: bench/session_resume.py).
+    before = sys.getrefcount(ABSENT_COUNT)
     entries: list[SessionEntry] = entry_decoder().decode_lines(lines)
-    note_absent_usage(entries)
+    if sys.getrefcount(ABSENT_COUNT) != before:
+        note_absent_usage(entries)
     return entries
-
-
-_Usage = Usage
 
 
 def note_absent_usage(entries: list[SessionEntry]) -> None:
@@ -271,7 +274,7 @@ def note_absent_usage(entries: list[SessionEntry]) -> None:
     """
     for entry in entries:
         message = getattr(entry, "message", None)
-        if type(getattr(message, "usage", None)) is _Usage:
+        if type(getattr(message, "usage", None)) is Usage:
             note_absent_counts(message)
 
 

@@ -38,6 +38,7 @@ from pi_coding_agent.session._entries import (
     LabelEntry,
     MessageEntry,
     ModelChangeEntry,
+    OpaqueEntry,
     SessionEntry,
     SessionHeader,
     SessionInfoEntry,
@@ -401,7 +402,11 @@ class SessionManager:
         for position in range(len(types) - 1, -1, -1):
             if types[position] == "session_info":
                 entry = self._store.entries([position])[0]
-                name = entry.name if isinstance(entry, SessionInfoEntry) else None
+                if isinstance(entry, SessionInfoEntry):
+                    name: Any = entry.name
+                else:  # read without validation (no id, say), as Pi reads it
+                    name = entry.data.get("name") if isinstance(entry, OpaqueEntry) else None
+                # A name that is no string: Pi's getSessionName throws; here there is none.
                 return (name.strip() or None) if isinstance(name, str) else None
         return None
 

@@ -186,6 +186,7 @@ def entry_lines(draw: st.DrawFn, earlier: list[str], number: int) -> Line:
         _maybe(entry, draw, ["label"])
     elif kind == "session_info":
         entry["name"] = draw(st.sampled_from([" name ", "", 5]))
+        comparable = isinstance(entry["name"], str)  # Pi's getSessionName throws on a number
     if draw(st.integers(0, 9)) == 0:
         del entry["id"]  # Pi keeps it, with an undefined id
         entry_id = None

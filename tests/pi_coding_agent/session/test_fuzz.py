@@ -133,11 +133,34 @@ def test_the_loader_survives_any_file_and_reads_it_as_pi(generated: tuple[bytes,
     [
         (b"[" * 1200 + b"]" * 1200, "nesting deeper than Python holds"),
         (b'{"a":"\xff"}', "invalid UTF-8 in a string"),
+        (
+            b'{"type":"message","id":"e0","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z",'
+            b'"message":{"role":"user","content":"x","timestamp":1e400}}',
+            "the listing's int(inf)",
+        ),
+        (
+            b'{"type":"message","id":"e0","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z",'
+            b'"message":{"role":"user","content":"x","timestamp":9007199254740993}}',
+            "the listing's datetime beyond year 9999",
+        ),
+        (
+            b'{"type":"message","id":"e0","parentId":null,"timestamp":"t","message":{"role":{},"content":"x"}}',
+            "a role that is no string (unhashable)",
+        ),
     ],
 )
 def test_regressions_found_by_the_fuzz(tmp_path: Path, line: bytes, why: str) -> None:
     del why
-    path = tmp_path / "s.jsonl"
-    path.write_bytes(b'{"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/p"}\n' + line + b"\n")
+    path = tmp_path / "2026-01-01T00-00-00-000Z_s.jsonl"
+    path.write_bytes(b'{"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/fuzz"}\n' + line + b"\n")
     _read_all(path)
     _write_once(path)
+
+
+def test_regression_the_name_of_an_entry_without_an_id_counts(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(
+        b'{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}\n'
+        b'{"type":"session_info","timestamp":"2026-01-01T00:00:01.000Z","name":" name "}\n'
+    )
+    assert SessionManager.open(str(path), read_only=True).get_session_name() == "name"  # as Pi
