@@ -87,7 +87,8 @@ class _EntryProbe(msgspec.Struct, gc=False):
     Typed, so msgspec itself checks what ``_line`` checks by hand: a line that is not an
     entry of a known type with a string ``id`` and a string or null ``parentId`` fails the
     whole chunk, which is then read line by line. A known ``type`` decodes to the one
-    string object of the ``Literal``, so 100,000 entries share nine type strings.
+    string object of the ``Literal``, so 100,000 entries share nine type strings (less
+    memory and no per-line checks in Python: ``bench/session_resume.py``).
     """
 
     type: _EntryType
@@ -117,6 +118,7 @@ def no_gc() -> Iterator[None]:
     every tracked object to the oldest generation at once instead: young garbage cycles
     made before this point are then found by the next full collection rather than a young
     one. Skipped when the program froze objects itself (``unfreeze`` would thaw them).
+    ``bench/session_resume.py``: about 60 ms of CPU less on a 100,000-entry resume.
     """
     was_enabled = gc.isenabled()
     gc.disable()
