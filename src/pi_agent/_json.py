@@ -57,10 +57,8 @@ def _write(value: Any, indent: int, depth: int) -> str:
     if isinstance(value, dict):
         if not value:
             return "{}"
-        items = [
-            f"{json.dumps(str(key), ensure_ascii=False)}:{' ' if indent else ''}{_write(item, indent, depth + 1)}"
-            for key, item in value.items()
-        ]
+        items = [f"{json.dumps(str(key), ensure_ascii=False)}:{' ' if indent else ''}{_write(item, indent, depth + 1)}"
+                 for key, item in value.items()]
         return _join("{", items, "}", indent, depth)
     if isinstance(value, list | tuple):
         if not value:

@@ -168,3 +168,4 @@ def start_stream(
 
     stream._task = asyncio.get_running_loop().create_task(run())
     return stream
+

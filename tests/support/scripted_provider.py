@@ -48,9 +48,7 @@ def _chunks(text: str, size: int = 4) -> list[str]:
 def _openai_events(turn: Turn, model: str) -> Iterator[dict[str, Any] | str]:
     base = {"id": "chatcmpl-scripted", "object": "chat.completion.chunk", "created": 0, "model": model}
 
-    def chunk(
-        delta: dict[str, Any], finish: str | None = None, usage: dict[str, Any] | None = None
-    ) -> dict[str, Any]:
+    def chunk(delta: dict[str, Any], finish: str | None = None, usage: dict[str, Any] | None = None) -> dict[str, Any]:
         data: dict[str, Any] = {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
         if usage is not None:
             data["usage"] = usage
@@ -119,11 +117,7 @@ def _anthropic_events(turn: Turn, model: str) -> Iterator[tuple[str, dict[str, A
         for piece in _chunks(turn["text"]):
             yield (
                 "content_block_delta",
-                {
-                    "type": "content_block_delta",
-                    "index": index,
-                    "delta": {"type": "text_delta", "text": piece},
-                },
+                {"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": piece}},
             )
         yield "content_block_stop", {"type": "content_block_stop", "index": index}
         index += 1
@@ -204,9 +198,7 @@ class ScriptedProvider:
 
     def _turn_for(self, body: dict[str, Any]) -> int:
         messages = body.get("messages") or []
-        return sum(
-            1 for message in messages if isinstance(message, dict) and message.get("role") == "assistant"
-        )
+        return sum(1 for message in messages if isinstance(message, dict) and message.get("role") == "assistant")
 
     @staticmethod
     def _is_summary_request(body: dict[str, Any]) -> bool:
@@ -226,11 +218,7 @@ class ScriptedProvider:
             if self.first_request_at is None:
                 self.first_request_at = time.monotonic()
             self.requests.append(
-                {
-                    "path": handler.path,
-                    "headers": {k.lower(): v for k, v in handler.headers.items()},
-                    "body": body,
-                }
+                {"path": handler.path, "headers": {k.lower(): v for k, v in handler.headers.items()}, "body": body}
             )
             index = self._served if self.sequential else self._turn_for(body)
             turn = self.turns[index] if index < len(self.turns) else {"text": "(script exhausted)"}
@@ -261,10 +249,7 @@ class ScriptedProvider:
         handler.end_headers()
         try:
             if handler.path.split("?", 1)[0].endswith("/messages"):
-                frames = [
-                    f"event: {name}\ndata: {json.dumps(data)}\n\n"
-                    for name, data in _anthropic_events(turn, model)
-                ]
+                frames = [f"event: {name}\ndata: {json.dumps(data)}\n\n" for name, data in _anthropic_events(turn, model)]
             else:
                 frames = [
                     f"data: {event if isinstance(event, str) else json.dumps(event)}\n\n"
@@ -289,27 +274,13 @@ def models_json(base_url: str) -> dict[str, Any]:
                 "api": "openai-completions",
                 "apiKey": "scripted-key",
                 "compat": {"supportsDeveloperRole": False, "supportsUsageInStreaming": True},
-                "models": [
-                    {
-                        "id": "scripted-model",
-                        "name": "Scripted Model",
-                        "contextWindow": 64000,
-                        "maxTokens": 4096,
-                    }
-                ],
+                "models": [{"id": "scripted-model", "name": "Scripted Model", "contextWindow": 64000, "maxTokens": 4096}],
             },
             "scripted-anthropic": {
                 "baseUrl": base_url,
                 "api": "anthropic-messages",
                 "apiKey": "scripted-key",
-                "models": [
-                    {
-                        "id": "scripted-claude",
-                        "name": "Scripted Claude",
-                        "contextWindow": 64000,
-                        "maxTokens": 4096,
-                    }
-                ],
+                "models": [{"id": "scripted-claude", "name": "Scripted Claude", "contextWindow": 64000, "maxTokens": 4096}],
             },
         }
     }

@@ -185,9 +185,7 @@ def build_options(request: dict[str, Any], model: Any, on_payload: Callable[[Any
         if name not in fields or name in ("extra", "on_payload", "on_response", "signal"):
             extra[key] = value
             continue
-        if value is not None and (
-            ThinkingBudgets in typing.get_args(hints[name]) or hints[name] is ThinkingBudgets
-        ):
+        if value is not None and (ThinkingBudgets in typing.get_args(hints[name]) or hints[name] is ThinkingBudgets):
             kwargs[name] = ThinkingBudgets(**{_snake(k): v for k, v in value.items()})
         else:
             kwargs[name] = value

@@ -118,9 +118,7 @@ class AutoCompactor:
             return await self.run("threshold", will_retry=False)
         return False
 
-    async def before_next_turn(
-        self, turn: TurnContext, signal: AbortSignal | None
-    ) -> AgentLoopTurnUpdate | None:
+    async def before_next_turn(self, turn: TurnContext, signal: AbortSignal | None) -> AgentLoopTurnUpdate | None:
         """Between two turns of a run: compact when the live context crossed the threshold."""
         from pi_coding_agent.compaction import estimate_context_tokens, should_compact
 
@@ -135,9 +133,7 @@ class AutoCompactor:
         state = session.agent.state
         return AgentLoopTurnUpdate(
             context=AgentContext(
-                system_prompt=turn.context.system_prompt,
-                messages=list(state.messages),
-                tools=turn.context.tools,
+                system_prompt=turn.context.system_prompt, messages=list(state.messages), tools=turn.context.tools
             )
         )
 
@@ -145,9 +141,7 @@ class AutoCompactor:
         state = self.session.agent.state
         messages = state.messages
         last = messages[-1] if messages else None
-        if isinstance(last, AssistantMessage) and (
-            not failed_only or last.stop_reason in ("error", "length")
-        ):
+        if isinstance(last, AssistantMessage) and (not failed_only or last.stop_reason in ("error", "length")):
             state.messages = messages[:-1]
 
     async def run(self, reason: Reason, *, will_retry: bool) -> bool:
@@ -181,9 +175,7 @@ class AutoCompactor:
                 if controller.signal.aborted:
                     session._emit(CompactionEndEvent(reason, None, aborted=True, will_retry=False))
                     return False
-                prefix = (
-                    "Context overflow recovery failed" if reason == "overflow" else "Auto-compaction failed"
-                )
+                prefix = "Context overflow recovery failed" if reason == "overflow" else "Auto-compaction failed"
                 session._emit(
                     CompactionEndEvent(
                         reason, None, aborted=False, will_retry=False, error_message=f"{prefix}: {error}"

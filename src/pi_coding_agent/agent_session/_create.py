@@ -121,9 +121,7 @@ def _tool_names(options: SessionOptions) -> tuple[list[str], list[str]]:
     return active, unknown
 
 
-def _create_tools(
-    names: Sequence[str], options: SessionOptions, holder: list[AgentSession]
-) -> list[AgentTool]:
+def _create_tools(names: Sequence[str], options: SessionOptions, holder: list[AgentSession]) -> list[AgentTool]:
     """The built-in tools; ``holder`` will contain the session they belong to."""
     from pi_coding_agent.tools import ToolOptions, create_tools
 

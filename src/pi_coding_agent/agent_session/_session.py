@@ -251,11 +251,7 @@ class AgentSession:
         if self._is_retryable(message) and await self._prepare_retry(message):
             return True
         if message.stop_reason == "error" and self._retry_attempt > 0:
-            self._emit(
-                AutoRetryEndEvent(
-                    success=False, attempt=self._retry_attempt, final_error=message.error_message
-                )
-            )
+            self._emit(AutoRetryEndEvent(success=False, attempt=self._retry_attempt, final_error=message.error_message))
             self._retry_attempt = 0
         if await self._compactor.check(message):
             return True

@@ -131,9 +131,7 @@ def serialize_conversation(messages: Sequence[AgentMessage]) -> str:
             calls = []
             for block in message.content:
                 if isinstance(block, ToolCall):
-                    arguments = ", ".join(
-                        f"{key}={encode(value).decode()}" for key, value in block.arguments.items()
-                    )
+                    arguments = ", ".join(f"{key}={encode(value).decode()}" for key, value in block.arguments.items())
                     calls.append(f"{block.name}({arguments})")
             if thinking:
                 parts.append("[Assistant thinking]: " + "\n".join(thinking))
@@ -254,18 +252,12 @@ async def _summarize(request: SummaryRequest, prompt: str, max_tokens: int, labe
         return await stream.result()
 
     response = await _call_with_retry(
-        produce,
-        request.retry,
-        request.signal,
-        request.on_retry_event,
-        {"source": "compaction", "reason": request.reason},
+        produce, request.retry, request.signal, request.on_retry_event, {"source": "compaction", "reason": request.reason}
     )
     if response.stop_reason == "error":
         raise SummarizationError(f"{label} failed: {response.error_message or 'Unknown error'}")
     if response.stop_reason == "length":
-        raise SummarizationError(
-            f"{label} failed: generation hit the token cap and the summary is incomplete"
-        )
+        raise SummarizationError(f"{label} failed: generation hit the token cap and the summary is incomplete")
     if any(isinstance(block, ToolCall) for block in response.content):
         raise SummarizationError(f"{label} attempted to call a tool")
     return _text(response.content, "\n"), response.usage
@@ -339,9 +331,7 @@ async def compact(preparation: CompactionPreparation, request: SummaryRequest) -
         summary = f"{history_text}\n\n---\n\n**Turn Context (split turn):**\n\n{prefix_text}"
         usage = _add_usage(history_usage, prefix_usage) if history_usage is not None else prefix_usage
     else:
-        summary, usage = await _summarize(
-            request, history_prompt(), _cap(0.8, reserve, model), "Summarization"
-        )
+        summary, usage = await _summarize(request, history_prompt(), _cap(0.8, reserve, model), "Summarization")
     read_files, modified_files = preparation.file_ops.lists()
     summary += format_file_operations(read_files, modified_files)
     return CompactionResult(

@@ -28,9 +28,7 @@ def _to_fixed_1(value: float) -> str:
 
 def model_table(models: Sequence[Model], search: str | None) -> list[str]:
     """The lines to print (without newlines); a message line when nothing matches."""
-    chosen = (
-        [m for m in models if fuzzy_filter_all(search, f"{m.provider} {m.id}")] if search else list(models)
-    )
+    chosen = [m for m in models if fuzzy_filter_all(search, f"{m.provider} {m.id}")] if search else list(models)
     if not chosen:
         return [f'No models matching "{search}"']
     chosen.sort(key=lambda m: (collation_key(m.provider), collation_key(m.id)))

@@ -100,9 +100,7 @@ def find_exact_reference(reference: str, models: Sequence[Model]) -> Model | Non
         provider, model_id = provider.strip(), model_id.strip()
         if provider and model_id:
             matches = [
-                m
-                for m in models
-                if m.provider.lower() == provider.lower() and m.id.lower() == model_id.lower()
+                m for m in models if m.provider.lower() == provider.lower() and m.id.lower() == model_id.lower()
             ]
             if len(matches) == 1:
                 return matches[0]
@@ -136,9 +134,7 @@ def parse_model_pattern(
         return ModelResolution()
     prefix, _, suffix = pattern.rpartition(":")
     if suffix in THINKING_LEVELS:
-        inner = parse_model_pattern(
-            prefix, models, allow_invalid_thinking_fallback=allow_invalid_thinking_fallback
-        )
+        inner = parse_model_pattern(prefix, models, allow_invalid_thinking_fallback=allow_invalid_thinking_fallback)
         if inner.model:
             return ModelResolution(inner.model, None if inner.warning else suffix, inner.warning)
         return inner
@@ -175,9 +171,7 @@ def resolve_cli_model(
     if not model:
         return ModelResolution()
     if not models:
-        return ModelResolution(
-            error="No models available. Check your installation or add models to models.json."
-        )
+        return ModelResolution(error="No models available. Check your installation or add models to models.json.")
     providers = {m.provider.lower(): m.provider for m in models}
     canonical_provider = providers.get(provider.lower()) if provider else None
     if provider and not canonical_provider:
@@ -212,9 +206,7 @@ def resolve_cli_model(
             )
     if provider and canonical_provider and model.lower().startswith(f"{canonical_provider}/".lower()):
         pattern = model[len(canonical_provider) + 1 :]
-    candidates = (
-        [m for m in models if m.provider == canonical_provider] if canonical_provider else list(models)
-    )
+    candidates = [m for m in models if m.provider == canonical_provider] if canonical_provider else list(models)
     found = parse_model_pattern(pattern, candidates, allow_invalid_thinking_fallback=False)
     if found.model:
         if inferred and not has_auth(found.model.provider):

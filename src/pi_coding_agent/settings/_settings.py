@@ -149,9 +149,7 @@ class Settings:
         else:
             ok = isinstance(value, kinds)
         if not ok:
-            self._report(
-                keys, f"{'.'.join(keys)} has the wrong type ({type(value).__name__}); using the default"
-            )
+            self._report(keys, f"{'.'.join(keys)} has the wrong type ({type(value).__name__}); using the default")
             return default
         return value  # type: ignore[no-any-return]
 
@@ -199,9 +197,7 @@ class Settings:
         value: dict[str, Any] | None = self._typed(("thinkingBudgets",), dict, None)
         if value is None:
             return None
-        return {
-            k: int(v) for k, v in value.items() if isinstance(v, (int, float)) and not isinstance(v, bool)
-        }
+        return {k: int(v) for k, v in value.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
 
     @property
     def transport(self) -> str:
@@ -249,12 +245,7 @@ class Settings:
                 value = float(text)
             except ValueError:
                 value = None
-        if (
-            isinstance(value, (int, float))
-            and not isinstance(value, bool)
-            and math.isfinite(value)
-            and value >= 0
-        ):
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value >= 0:
             return int(value)
         self._report(("httpIdleTimeoutMs",), f"httpIdleTimeoutMs is not a valid timeout ({value!r})")
         return DEFAULT_HTTP_IDLE_TIMEOUT_MS

@@ -49,11 +49,7 @@ def resolve_prompt_sources(
     system_prompt: str | None,
     append_system_prompt: Sequence[str] | None,
 ) -> PromptSources:
-    source = (
-        system_prompt
-        if system_prompt is not None
-        else _discover("SYSTEM.md", cwd, agent_dir, project_trusted)
-    )
+    source = system_prompt if system_prompt is not None else _discover("SYSTEM.md", cwd, agent_dir, project_trusted)
     custom = prompt_text(source, "system prompt") if source else None
     if append_system_prompt:
         appends = list(append_system_prompt)
