@@ -293,7 +293,12 @@ def main(argv: list[str] | None = None) -> int:
         if not args.skip_pi:
             if not NODE.exists() or not PI_PACKAGE.exists():
                 parser.error(f"Pi's runtime is not installed in {ORACLE_HOME} (or pass --skip-pi)")
-            commands["pi"] = [str(NODE), str(REPO / "bench" / "pi_session_resume.mjs"), str(PI_PACKAGE), str(path)]
+            commands["pi"] = [
+                str(NODE),
+                str(REPO / "bench" / "pi_session_resume.mjs"),
+                str(PI_PACKAGE),
+                str(path),
+            ]
         # Runs alternate between the two, so a change of load on the shared machine hits both.
         samples: dict[str, list[tuple[float, int, str, float]]] = {name: [] for name in commands}
         for _ in range(args.runs):

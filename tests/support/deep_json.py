@@ -171,7 +171,8 @@ def first_difference(actual: Any, expected: Any) -> str | None:
             return f"{path}: ours {_short(ours)}, Pi's {_short(theirs)}"
         elif isinstance(ours, str) and isinstance(theirs, str) and ours != theirs:
             at = next(
-                (i for i, (a, b) in enumerate(zip(ours, theirs, strict=False)) if a != b), min(len(ours), len(theirs))
+                (i for i, (a, b) in enumerate(zip(ours, theirs, strict=False)) if a != b),
+                min(len(ours), len(theirs)),
             )
             return f"{path}: at character {at}, ours {ours[max(0, at - 80) : at + 80]!r}, Pi's {theirs[max(0, at - 80) : at + 80]!r}"
         elif ours != theirs:

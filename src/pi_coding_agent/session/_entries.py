@@ -20,7 +20,16 @@ from msgspec import UNSET, UnsetType
 
 import pi_agent._roles as agent_roles
 from pi_agent import AgentMessage, OpaqueMessage, agent_message_from_dict
-from pi_ai import ABSENT_COUNT, DecodeError, ImageContent, TextContent, Usage, convert, note_absent_counts, to_builtins
+from pi_ai import (
+    ABSENT_COUNT,
+    DecodeError,
+    ImageContent,
+    TextContent,
+    Usage,
+    convert,
+    note_absent_counts,
+    to_builtins,
+)
 from pi_ai._messages import WireStruct
 from pi_coding_agent.session._lines import parse_line
 

@@ -152,7 +152,9 @@ def test_the_loader_survives_any_file_and_reads_it_as_pi(generated: tuple[bytes,
 def test_regressions_found_by_the_fuzz(tmp_path: Path, line: bytes, why: str) -> None:
     del why
     path = tmp_path / "2026-01-01T00-00-00-000Z_s.jsonl"
-    path.write_bytes(b'{"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/fuzz"}\n' + line + b"\n")
+    path.write_bytes(
+        b'{"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/fuzz"}\n' + line + b"\n"
+    )
     _read_all(path)
     _write_once(path)
 
