@@ -67,26 +67,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-pi", action="store_true")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="pi-bench-append-", dir=args.folder) as folder:
-        sides = {
-            "durable": lambda path: [
-                sys.executable,
-                "-c",
-                OUR_SCRIPT,
-                path,
-                str(args.appends),
-                str(args.size),
-                "1",
-            ],
-            "not durable": lambda path: [
-                sys.executable,
-                "-c",
-                OUR_SCRIPT,
-                path,
-                str(args.appends),
-                str(args.size),
-                "0",
-            ],
-        }
+        def ours(durable: bool) -> Any:
+            flag = "1" if durable else "0"
+            return lambda path: [sys.executable, "-c", OUR_SCRIPT, path, str(args.appends), str(args.size), flag]
+
+        sides = {"durable": ours(True), "not durable": ours(False)}
         if not args.skip_pi:
             if not NODE.exists():
                 parser.error(f"Pi's runtime is not installed in {ORACLE_HOME} (or pass --skip-pi)")

@@ -183,16 +183,12 @@ def test_messages_lacking_fields_pi_does_not_require_are_read_as_pi_reads_them(
         assert json.loads(encode(decoded)) == document
 
 
+def _assistant_document(**fields: Any) -> dict[str, Any]:
+    return {"role": "assistant", "content": [], "api": "a", "provider": "p", "model": "m", **fields}
+
+
 def test_unknown_stop_reason_and_null_flags_are_kept_as_pi_sees_them() -> None:
-    document = {
-        "role": "assistant",
-        "content": [],
-        "api": "a",
-        "provider": "p",
-        "model": "m",
-        "stopReason": "injected",
-        "timestamp": 1,
-    }
+    document = _assistant_document(stopReason="injected", timestamp=1)
     decoded = message_from_dict(document)
     assert isinstance(decoded, AssistantMessage) and decoded.stop_reason == "injected"
     assert to_builtins(decoded) == document
@@ -210,16 +206,9 @@ def test_unknown_stop_reason_and_null_flags_are_kept_as_pi_sees_them() -> None:
 
 
 def test_usage_counts_an_old_file_lacks_are_not_invented() -> None:
-    document = {
-        "role": "assistant",
-        "content": [],
-        "api": "a",
-        "provider": "p",
-        "model": "m",
-        "usage": {"input": 5, "output": 1, "cacheRead": 0, "cacheWrite": 0},
-        "stopReason": "stop",
-        "timestamp": 1,
-    }
+    document = _assistant_document(
+        usage={"input": 5, "output": 1, "cacheRead": 0, "cacheWrite": 0}, stopReason="stop", timestamp=1
+    )
     for decoded in (message_from_dict(document), decode_message(json.dumps(document))):
         assert isinstance(decoded, AssistantMessage)
         assert decoded.usage.total_tokens == 0 and decoded.usage.cost.total == 0  # zero to compute with

@@ -24,6 +24,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from pi_coding_agent.session._entries import ENTRY_TYPES
+
 HEADER = {
     "type": "session",
     "version": 3,
@@ -39,6 +41,10 @@ class Line:
     pi_comparable: bool = True
     entry_id: str | None = None
     """The id this line gives an entry (for later lines to point at)."""
+    without_id: bool = False
+    without_parent: bool = False
+    """No ``parentId`` key: with an entry without id in the same file, Pi's tree hangs it
+    under that entry (both keys ``undefined``); ours makes it a root (docs/sessions)."""
 
 
 def _json(value: Any) -> bytes:
@@ -132,20 +138,8 @@ def message_values(draw: st.DrawFn) -> Any:
 
 @st.composite
 def entry_lines(draw: st.DrawFn, earlier: list[str], number: int) -> Line:
-    kind = draw(
-        st.sampled_from(
-            ["message"] * 6
-            + [
-                "thinking_level_change",
-                "model_change",
-                "compaction",
-                "branch_summary",
-                "custom",
-                "custom_message",
-            ]
-            + ["label", "session_info", "unknown"]
-        )
-    )
+    others = sorted(ENTRY_TYPES - {"message"})
+    kind = draw(st.sampled_from(["message"] * 6 + others + ["unknown"]))
     entry_id = f"e{number}"
     parents = [None, "missing-parent", *earlier[-6:]]
     entry: dict[str, Any] = {
@@ -193,7 +187,7 @@ def entry_lines(draw: st.DrawFn, earlier: list[str], number: int) -> Line:
     if draw(st.integers(0, 11)) == 0:
         del entry["parentId"]
     raw = _json(entry)
-    return Line(raw, comparable, entry_id)
+    return Line(raw, comparable, entry_id, "id" not in entry, "parentId" not in entry and "id" in entry)
 
 
 ODD_VALUES = {
@@ -260,6 +254,7 @@ def session_files(draw: st.DrawFn, max_lines: int = 14) -> tuple[bytes, bool]:
         header = b"\xef\xbb\xbf" + header  # a BOM: neither Pi nor we take the line as a header
     lines = [header]
     earlier: list[str] = []
+    without_id = without_parent = False
     for number in range(draw(st.integers(0, max_lines))):
         choice = draw(st.integers(0, 9))
         if choice < 7:
@@ -270,9 +265,11 @@ def session_files(draw: st.DrawFn, max_lines: int = 14) -> tuple[bytes, bool]:
             raw, same = draw(st.sampled_from(JUNK))
             line = Line(raw, same)
         comparable = comparable and line.pi_comparable
+        without_id, without_parent = without_id or line.without_id, without_parent or line.without_parent
         if line.entry_id is not None:
             earlier.append(line.entry_id)
         lines.append(line.raw)
+    comparable = comparable and not (without_id and without_parent)
     ending = draw(st.sampled_from([b"\n", b"\n", b"\r\n"]))
     text = ending.join(lines) + ending
     if draw(st.integers(0, 7)) == 0:
