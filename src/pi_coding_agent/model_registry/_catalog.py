@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from pi_ai import Model, api_key_env_vars
-from pi_ai.models import ModelRegistry
+from pi_ai import Model, ModelRegistry, api_key_env_vars
 from pi_coding_agent.auth import AuthStorage, Credentials, resolve_config_value
+from pi_coding_agent.model_registry._models_json import load_models_json
 from pi_coding_agent.model_registry._resolver import default_available_model
 
 
@@ -44,7 +44,7 @@ class ModelCatalog:
 
     @classmethod
     def load(cls, agent_dir: Path, auth: AuthStorage) -> ModelCatalog:
-        registry = ModelRegistry(agent_dir / "models.json")
+        registry = load_models_json(agent_dir / "models.json")
         configured: dict[str, str] = {}
         for provider in registry.providers():
             config = registry.provider_config(provider)

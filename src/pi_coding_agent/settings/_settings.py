@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
+from pi_coding_agent.paths import CONFIG_DIR_NAME, expand_tilde
 from pi_coding_agent.settings._json_file import ConfigFileError, read_json_object
-from pi_coding_agent.settings._paths import CONFIG_DIR_NAME, expand_tilde
 
 DEFAULT_THINKING_LEVEL: Literal["medium"] = "medium"
 DEFAULT_HTTP_IDLE_TIMEOUT_MS = 300_000
