@@ -93,6 +93,7 @@ if TYPE_CHECKING:
     )
     from pi_ai._overflow import is_context_overflow, is_recoverable_length
     from pi_ai._partial_json import parse_streaming_json
+    from pi_ai._provider_auth import ProviderAuth, provider_env_names, resolve_provider_auth
     from pi_ai._registry import (
         ApiImplementation,
         complete,
@@ -137,6 +138,9 @@ _EXPORTS: dict[str, str] = {
     "Tool": "pi_ai._context",
     "api_key_env_vars": "pi_ai._env_keys",
     "get_env_api_key": "pi_ai._env_keys",
+    "ProviderAuth": "pi_ai._provider_auth",
+    "provider_env_names": "pi_ai._provider_auth",
+    "resolve_provider_auth": "pi_ai._provider_auth",
     "AssistantMessageEventStream": "pi_ai._event_stream",
     "empty_assistant_message": "pi_ai._event_stream",
     "now_ms": "pi_ai._event_stream",
@@ -233,6 +237,7 @@ __all__ = [
     "Model",
     "ModelCost",
     "ModelRegistry",
+    "ProviderAuth",
     "ReasoningLevel",
     "ResponseInfo",
     "SimpleStreamOptions",
@@ -291,8 +296,10 @@ __all__ = [
     "note_absent_counts",
     "now_ms",
     "parse_streaming_json",
+    "provider_env_names",
     "register_api",
     "registered_apis",
+    "resolve_provider_auth",
     "start_stream",
     "stream",
     "stream_simple",
