@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from pi_coding_agent.batch import BatchOptions, BatchResult, ProviderLimit, load_results, run_batch
+from pi_coding_agent.batch._limits import LocalLimiter, merge_limits
 from tests.pi_coding_agent.batch._support import MODEL, Sandbox, Scripts, git_repo, make_sandbox, read_jsonl
 
 COST_PER_TURN = (10 * 1.0 + 5 * 2.0) / 1_000_000  # 10 input, 5 output tokens at the sandbox prices
@@ -247,7 +248,7 @@ def test_provider_limits_hold_across_tasks(tmp_path: Path) -> None:
             active[0] += 1
             peak[0] = max(peak[0], active[0])
             starts.append(time.monotonic())
-        time.sleep(0.15)
+        time.sleep(0.3)
         with lock:
             active[0] -= 1
 
@@ -260,10 +261,29 @@ def test_provider_limits_hold_across_tasks(tmp_path: Path) -> None:
         assert [r.status for r in results] == ["ok"] * 6 and peak[0] == 2
         starts.clear()
         paced = {"scripted-openai": ProviderLimit(requests_per_minute=300)}  # one start every 0.2 s
+        began = time.monotonic()
         results = list(run_batch([_task(f"p{i}") for i in range(3)], _options(sandbox, out=None, jobs=3, rate_limits=paced)))
-    assert [r.status for r in results] == ["ok"] * 3
-    gaps = [b - a for a, b in zip(sorted(starts), sorted(starts)[1:], strict=False)]
-    assert len(gaps) == 2 and min(gaps) >= 0.18
+    assert [r.status for r in results] == ["ok"] * 3 and len(starts) == 3
+    # The third request may not start before two intervals have passed (a lower bound only:
+    # a busy machine can only make it later).
+    assert max(starts) - began >= 0.4
+
+
+async def test_the_rate_limiter_spaces_starts_and_frees_slots() -> None:
+    limiter = LocalLimiter({"p": ProviderLimit(concurrency=1, requests_per_minute=600)})
+    assert limiter.limits("p") and not limiter.limits("other")
+    granted: list[float] = []
+
+    async def request() -> None:
+        await limiter.acquire("p")
+        granted.append(time.monotonic())
+        await asyncio.sleep(0.01)
+        await limiter.release("p")
+
+    await asyncio.gather(*(request() for _ in range(4)))
+    gaps = [b - a for a, b in zip(granted, granted[1:], strict=False)]
+    assert len(gaps) == 3 and min(gaps) >= 0.099  # 600/min: starts 0.1 s apart at least
+    await limiter.acquire("other")  # unlimited providers never wait
 
 
 def test_system_prompt_tools_and_model_reach_the_request(tmp_path: Path) -> None:
@@ -307,3 +327,12 @@ def test_a_bad_working_directory_is_an_error_result(tmp_path: Path) -> None:
     assert results["norepo"].status == "error" and results["norepo"].error == f"repo {tmp_path / 'work'} is not a git repository"
     assert provider.requests == []
     assert json.loads((sandbox.root / "results.jsonl").read_text().splitlines()[0])["status"] == "error"
+
+
+def test_rate_limit_options_combine_per_provider() -> None:
+    assert merge_limits(["openai=4", "openai=90/min", "anthropic=2/s"]) == {
+        "openai": ProviderLimit(concurrency=4, requests_per_minute=90.0),
+        "anthropic": ProviderLimit(requests_per_minute=120.0),
+    }
+    with pytest.raises(ValueError, match="requests at once must be a whole number"):
+        merge_limits(["openai=1.5"])
