@@ -4,9 +4,10 @@ The same code runs a task for the local runner and inside a Ray worker. Each sta
 is an attempt (recorded in the state folder). An attempt first looks at what earlier ones
 left: a recorded result is returned as it is; a session whose prompts are all answered is
 turned into a result without calling the model (the runner died before recording it); an
-unfinished session is continued (``interrupted="resume"``: completed prompts are kept, the
-branch goes back to the end of the last answered one, the working copy stays as it was) or
-set aside for a new session in a fresh working copy (``"restart"``, the default).
+unfinished session is continued (``interrupted="resume"``: the leaf goes back to the last
+point of the cut-off prompt the conversation can go on from, the agent continues from there,
+the working copy stays as it was) or set aside for a new session in a fresh working copy
+(``"restart"``, the default).
 """
 
 from __future__ import annotations
@@ -146,7 +147,8 @@ class _TaskRun:
         manager = SessionManager.open(previous) if previous else None
         progress = prompt_progress(manager) if manager is not None else None
         complete = progress is not None and progress.answered >= len(self.task.prompts)
-        resuming = manager is not None and (complete or self.executor.config.interrupted == "resume")
+        resumable = progress is not None and (not progress.cut_off or progress.resume_at is not None)
+        resuming = manager is not None and (complete or (self.executor.config.interrupted == "resume" and resumable))
         if manager is not None and not resuming:
             manager.close()
             manager = None
@@ -156,16 +158,13 @@ class _TaskRun:
         self.manager = manager
         if complete:
             return await self._result(None)
-        assert progress is not None or not resuming
-        answered = 0
+        answered, cut_off = 0, False
         if progress is not None and resuming:
             answered = progress.answered
-            if progress.rewind:
-                if progress.rewind_to is None:
-                    manager.reset_leaf()
-                else:
-                    manager.branch(progress.rewind_to)
-        return await self._drive(answered)
+            if progress.cut_off and progress.resume_at is not None:
+                manager.branch(progress.resume_at)
+                cut_off = True
+        return await self._drive(answered, continue_first=cut_off)
 
     async def _workspace(self, *, keep: bool) -> Workspace:
         task, layout = self.task, self.layout
@@ -178,7 +177,7 @@ class _TaskRun:
             layout.record_base(task.id, workspace.base)
         return workspace
 
-    async def _drive(self, answered: int) -> BatchResult:
+    async def _drive(self, answered: int, *, continue_first: bool) -> BatchResult:
         assert self.workspace is not None and self.manager is not None
         built = build_task_session(
             self.task,
@@ -193,7 +192,8 @@ class _TaskRun:
             session.agent.stream_fn = limited_stream_fn(session.agent.stream_fn, self.executor.limiter)
         self.live = session_totals(self.manager)
         session.subscribe(self._watch_budget)
-        prompts = asyncio.ensure_future(self._send(session, self.task.prompts[answered:]))
+        rest = self.task.prompts[answered + 1 :] if continue_first else self.task.prompts[answered:]
+        prompts = asyncio.ensure_future(self._send(session, rest, continue_first=continue_first))
         remaining = None if self.task.timeout is None else max(0.0, self.task.timeout - self._elapsed())
         done, _ = await asyncio.wait({prompts}, timeout=remaining)
         if not done:
@@ -206,14 +206,26 @@ class _TaskRun:
         prompts.result()  # a SessionError (no model, no credentials) propagates
         return await self._result(session)
 
-    async def _send(self, session: AgentSession, prompts: tuple[str, ...]) -> None:
+    async def _send(self, session: AgentSession, prompts: tuple[str, ...], *, continue_first: bool) -> None:
+        """The prompts in order; first, with ``continue_first``, the cut-off one from where it stopped.
+
+        The continued turns go through the agent directly (``AgentSession`` has no public
+        continue yet), so a failed model call there is not retried automatically.
+        """
+        if continue_first:
+            await session.agent.continue_()
+            if self._failed_last():
+                return
         for prompt in prompts:
             if self.stopped:
                 return
             await session.prompt(prompt)
-            last = last_assistant(self.manager) if self.manager is not None else None
-            if last is None or last.stop_reason in ("error", "aborted"):
+            if self._failed_last():
                 return
+
+    def _failed_last(self) -> bool:
+        last = last_assistant(self.manager) if self.manager is not None else None
+        return last is None or last.stop_reason in ("error", "aborted")
 
     def _watch_budget(self, event: SessionEvent) -> None:
         if not isinstance(event, MessageEndEvent) or not isinstance(event.message, AssistantMessage):

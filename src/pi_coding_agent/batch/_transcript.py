@@ -4,6 +4,11 @@ A prompt counts as answered when the last message after it is an assistant messa
 ended normally (``stop`` or ``length``): not an error, not aborted, not waiting for tool
 results. The task is complete when all its prompts are answered; a complete session is
 never run again, even if the runner died before writing its result line.
+
+Inside an unanswered prompt, the conversation can go on from the prompt itself or from tool
+results that answer every call of the assistant message before them; anything after the
+last such point (an answer cut off, tool calls whose results never came, an error) is where
+the interruption hit.
 """
 
 from __future__ import annotations
@@ -11,7 +16,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from pi_ai import AssistantMessage, TextContent, ToolCall
+from pi_ai import AssistantMessage, TextContent, ToolCall, ToolResultMessage
 from pi_coding_agent.batch._result import TokenUsage
 from pi_coding_agent.session import MessageEntry, SessionEntry, SessionManager
 
@@ -22,10 +27,11 @@ _ANSWERED = ("stop", "length")
 class PromptProgress:
     answered: int
     """Prompts answered, counted from the first."""
-    rewind: bool = False
-    """The branch ends inside an unanswered prompt: move the leaf to ``rewind_to`` first."""
-    rewind_to: str | None = None
-    """The end of the last answered prompt (``None``: before every entry)."""
+    cut_off: bool = False
+    """The branch ends inside an unanswered prompt."""
+    resume_at: str | None = None
+    """Then: the last entry of that prompt the conversation can go on from (``None`` for a
+    file whose entries have no ids, which only a fresh start can use)."""
 
 
 @dataclass
@@ -46,8 +52,24 @@ def prompt_progress(manager: SessionManager) -> PromptProgress:
     for number, start in enumerate(starts):
         stop = starts[number + 1] if number + 1 < len(starts) else len(branch)
         if not _answered(branch[start:stop]):
-            return PromptProgress(number, rewind=True, rewind_to=branch[start].parent_id)
+            return PromptProgress(number, cut_off=True, resume_at=_resume_point(branch[start:stop]))
     return PromptProgress(len(starts))
+
+
+def _resume_point(segment: list[SessionEntry]) -> str | None:
+    point = segment[0].id
+    pending: set[str] = set()
+    for entry in segment[1:]:
+        message = entry.message if isinstance(entry, MessageEntry) else None
+        if isinstance(message, AssistantMessage):
+            pending = {block.id for block in message.content if isinstance(block, ToolCall)}
+            if message.stop_reason != "toolUse":
+                pending = {"(not a tool turn)"}
+        elif isinstance(message, ToolResultMessage) and message.tool_call_id in pending:
+            pending.discard(message.tool_call_id)
+            if not pending:
+                point = entry.id
+    return point
 
 
 def _answered(segment: list[SessionEntry]) -> bool:
