@@ -1,0 +1,189 @@
+"""``local``: a GGUF model run in this process by llama-cpp-python, with no server and no key.
+
+``model.baseUrl`` is the path of the GGUF file (``file://`` allowed). Each turn is rendered with the
+model's own chat template, constrained by a grammar built from the offered tools (``_grammar``), and
+streamed as Pi's events; errors are values, an abort stops generation between tokens or inside the
+prompt evaluation. The loaded model stays in memory, so later turns reuse the evaluated prompt
+prefix (reported as ``cacheRead`` tokens). ``llama_cpp`` is imported on the first request only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pi_ai._abort import AbortError
+from pi_ai._context import Context
+from pi_ai._event_stream import AssistantMessageEventStream, error_text, now_ms, start_stream
+from pi_ai._events import DoneEvent, StartEvent
+from pi_ai._messages import AssistantMessage, Usage
+from pi_ai._model import Model
+from pi_ai._options import SimpleStreamOptions, StreamOptions
+from pi_ai._registry import ApiImplementation
+from pi_ai._simple_options import base_options
+from pi_ai.api._common import end_with_error, provider_options
+from pi_ai.api.local._chat import chat_messages, render_prompt, template_knows_tools
+from pi_ai.api.local._engine import Engine, EngineError, Generated, load_engine
+from pi_ai.api.local._grammar import turn_grammar
+from pi_ai.api.local._output import TurnParser, answer_started
+
+__all__ = ["API", "OPTIONS", "EngineError", "LocalOptions", "model_file", "stream", "stream_simple"]
+
+DEFAULT_TEMPERATURE = 0.0
+"""Greedy decoding unless asked otherwise: small models follow the tool format most reliably so."""
+
+
+@dataclass(kw_only=True)
+class LocalOptions(StreamOptions):
+    tool_choice: str | None = None
+    """``none`` offers no tools for this turn; anything else lets the model choose."""
+
+
+OPTIONS = LocalOptions
+
+
+def model_file(model: Model) -> str:
+    return model.base_url.removeprefix("file://")
+
+
+def _prompt_tokens(engine: Engine, model: Model, context: Context, offer_tools: bool) -> list[int]:
+    if not engine.chat_template:
+        raise EngineError(f"model file {engine.path} has no chat template; use an instruct (chat) model")
+    tools = list(context.tools or ()) if offer_tools else []
+    native = template_knows_tools(engine.chat_template)
+    scoped = Context(system_prompt=context.system_prompt, messages=context.messages, tools=tools or None)
+    messages = chat_messages(model, scoped, native_tools=native)
+    prompt = render_prompt(
+        engine.chat_template, bos=engine.bos_text, eos=engine.eos_text, messages=messages,
+        tools=tools if native else [],
+    )
+    tokens = engine.tokenize(prompt)
+    if len(tokens) >= engine.n_ctx:
+        # Worded like llama.cpp's server so the agent recognises an overflow and compacts.
+        raise EngineError(
+            f"prompt has {len(tokens)} tokens, but the configured context size is {engine.n_ctx} tokens"
+        )
+    return tokens
+
+
+async def _generate(
+    engine: Engine, tokens: list[int], *, grammar: str, max_tokens: int, temperature: float,
+    on_text: Callable[[str], None], options: LocalOptions,
+) -> Generated:
+    """Run the blocking generation on a worker thread, delivering text on this loop's thread."""
+    loop = asyncio.get_running_loop()
+    finished: asyncio.Future[Generated] = loop.create_future()
+
+    def deliver(call: Callable[..., Any], *args: Any) -> None:
+        try:
+            loop.call_soon_threadsafe(call, *args)
+        except RuntimeError:  # the loop is gone (the run was abandoned): nobody is listening
+            engine.request_abort()
+
+    def settle(result: Generated | None, error: BaseException | None) -> None:
+        if finished.done():
+            return
+        if error is not None:
+            finished.set_exception(error)
+        else:
+            assert result is not None
+            finished.set_result(result)
+
+    so_far: list[str] = []
+
+    def hand_over(text: str) -> bool:
+        deliver(on_text, text)
+        if so_far and so_far[0] == "":
+            return True
+        so_far.append(text)
+        if answer_started("".join(so_far)):
+            so_far[:] = [""]  # decided: an answer; no need to keep the text
+            return True
+        return False
+
+    def work() -> None:
+        try:
+            with engine.lock:
+                result = engine.generate(
+                    tokens, grammar=grammar, max_tokens=max_tokens, temperature=temperature, on_text=hand_over
+                )
+            deliver(settle, result, None)
+        except BaseException as error:
+            deliver(settle, None, error)
+
+    signal = options.signal
+    remove = signal.add_listener(engine.request_abort) if signal is not None else None
+    threading.Thread(target=work, name="pi-local-generate", daemon=True).start()
+    try:
+        return await finished
+    except asyncio.CancelledError:
+        engine.request_abort()
+        raise
+    finally:
+        if remove is not None:
+            remove()
+
+
+def _usage(generated: Generated) -> Usage:
+    fresh = generated.prompt_tokens - generated.reused_tokens
+    return Usage(
+        input=fresh,
+        output=generated.output_tokens,
+        cache_read=generated.reused_tokens,
+        total_tokens=generated.prompt_tokens + generated.output_tokens,
+    )
+
+
+async def _run(stream: AssistantMessageEventStream, model: Model, context: Context, options: LocalOptions) -> None:
+    output = AssistantMessage(
+        content=[], api=model.api, provider=model.provider, model=model.id, stop_reason="pending",
+        timestamp=now_ms(),
+    )
+    stream.partial = output
+    signal = options.signal
+    try:
+        if signal is not None:
+            signal.raise_if_aborted()
+        engine = await asyncio.to_thread(load_engine, model_file(model), model.context_window)
+        offer_tools = bool(context.tools) and options.tool_choice != "none"
+        tokens = _prompt_tokens(engine, model, context, offer_tools)
+        grammar = turn_grammar(context.tools or [] if offer_tools else [], thinking=model.reasoning)
+        room = engine.n_ctx - len(tokens)
+        max_tokens = max(1, min(options.max_tokens or model.max_tokens, room))
+        temperature = options.temperature if options.temperature is not None else DEFAULT_TEMPERATURE
+        stream.push(StartEvent(partial=output))
+        parser = TurnParser(stream, output, thinking=model.reasoning)
+        generated = await _generate(
+            engine, tokens, grammar=grammar, max_tokens=max_tokens, temperature=temperature,
+            on_text=parser.feed, options=options,
+        )
+        parser.finish()
+        output.usage = _usage(generated)
+        if generated.finish_reason == "aborted" or (signal is not None and signal.aborted):
+            raise AbortError("Request was aborted")
+        output.raw_stop_reason = generated.finish_reason
+        if generated.finish_reason == "length":
+            output.stop_reason = "length"
+        else:
+            output.stop_reason = "toolUse" if parser.has_tool_calls else "stop"
+        stream.push(DoneEvent(reason=output.stop_reason, message=output))
+    except Exception as error:
+        end_with_error(stream, output, signal, error_text(error))
+
+
+def stream(model: Model, context: Context, options: StreamOptions | None = None) -> AssistantMessageEventStream:
+    resolved = provider_options(options, LocalOptions)
+    return start_stream(model, lambda s: _run(s, model, context, resolved), signal=resolved.signal)
+
+
+def stream_simple(
+    model: Model, context: Context, options: SimpleStreamOptions | None = None
+) -> AssistantMessageEventStream:
+    options = options or SimpleStreamOptions()
+    return stream(model, context, LocalOptions(**base_options(model, context, options), tool_choice=options.tool_choice))
+
+
+API = ApiImplementation(api="local", stream=stream, stream_simple=stream_simple)

@@ -1,0 +1,35 @@
+"""``python -m pi_coding_agent.local_model setup [MODEL_ID]``: run the one-time setup by hand
+(CI warms its cache so). Without an id, the default embedded model."""
+
+from __future__ import annotations
+
+import sys
+
+from pi_coding_agent.local_model._catalog import default_spec_id, find_spec, local_model_specs
+from pi_coding_agent.local_model._model_files import ensure_model_file
+from pi_coding_agent.local_model._progress import StderrProgress
+from pi_coding_agent.local_model._runtime import RuntimeSpec, SetupError, install_runtime
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] != "setup" or len(argv) > 2:
+        print("usage: python -m pi_coding_agent.local_model setup [MODEL_ID]", file=sys.stderr)
+        return 2
+    model_id = argv[1] if len(argv) > 1 else default_spec_id()
+    spec = find_spec(model_id)
+    if spec is None:
+        known = ", ".join(s.id for s in local_model_specs())
+        print(f"pi: unknown embedded model {model_id!r} (known: {known})", file=sys.stderr)
+        return 2
+    progress = StderrProgress()
+    try:
+        print(install_runtime(RuntimeSpec(), progress))
+        print(ensure_model_file(spec, progress))
+    except SetupError as error:
+        print(f"pi: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
