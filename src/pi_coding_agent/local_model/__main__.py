@@ -6,9 +6,10 @@ from __future__ import annotations
 import sys
 
 from pi_coding_agent.local_model._catalog import default_spec_id, find_spec, local_model_specs
+from pi_coding_agent.local_model._errors import SetupError
 from pi_coding_agent.local_model._model_files import ensure_model_file
 from pi_coding_agent.local_model._progress import StderrProgress
-from pi_coding_agent.local_model._runtime import RuntimeSpec, SetupError, install_runtime
+from pi_coding_agent.local_model._runtime import RuntimeSpec, install_runtime
 
 
 def main(argv: list[str]) -> int:

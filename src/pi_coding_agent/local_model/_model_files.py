@@ -20,17 +20,18 @@ import zipfile
 from pathlib import Path
 
 from pi_coding_agent.local_model._catalog import LocalModelSpec, ModelPart
+from pi_coding_agent.local_model._errors import SetupError
 from pi_coding_agent.local_model._locks import exclusive
 from pi_coding_agent.local_model._paths import cache_root
+from pi_coding_agent.local_model._paths import model_path as model_file_path
 from pi_coding_agent.local_model._progress import Progress
-from pi_coding_agent.local_model._runtime import SetupError
 
 _CHUNK = 1 << 20
 _METADATA_SUFFIXES = (".py", ".pyi", "/RECORD", "/METADATA", "/WHEEL", ".txt", "/LICENSE", "/INSTALLER")
 
 
 def model_path(spec: LocalModelSpec) -> Path:
-    return cache_root() / "models" / spec.file
+    return model_file_path(spec.file)
 
 
 def _hash_file(path: Path, progress: Progress | None = None, total: int = 0) -> str:

@@ -12,6 +12,11 @@ from pathlib import Path
 CACHE_ENV = "PI_LOCAL_CACHE"
 
 
+def model_path(file_name: str) -> Path:
+    """Where an embedded model's assembled GGUF file lives."""
+    return cache_root() / "models" / file_name
+
+
 def cache_root() -> Path:
     """The root folder of everything the local model setup writes."""
     override = os.environ.get(CACHE_ENV)

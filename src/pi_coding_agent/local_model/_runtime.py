@@ -25,6 +25,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from pi_coding_agent.local_model._errors import SetupError
 from pi_coding_agent.local_model._locks import exclusive
 from pi_coding_agent.local_model._paths import cache_root
 from pi_coding_agent.local_model._progress import Progress
@@ -34,10 +35,6 @@ VERSION = "0.3.36"
 CMAKE_ARGS = "-DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF"
 _NINJA_STEP = re.compile(rb"\[(\d+)/(\d+)\]")
 _COMPLETE = "complete"
-
-
-class SetupError(Exception):
-    """A setup step failed; the message is one line naming what and where (logs are kept)."""
 
 
 @dataclass(frozen=True)

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pi_ai import Model
 from pi_coding_agent.local_model._catalog import default_spec_id, find_spec, local_model_specs
-from pi_coding_agent.local_model._model_files import ensure_model_file, model_path
-from pi_coding_agent.local_model._progress import Progress
-from pi_coding_agent.local_model._runtime import RuntimeSpec, SetupError, install_runtime
+from pi_coding_agent.local_model._errors import SetupError
+from pi_coding_agent.local_model._paths import model_path
+
+if TYPE_CHECKING:
+    from pi_coding_agent.local_model._progress import Progress
 
 LOCAL_PROVIDER = "local"
 LOCAL_API = "local"
@@ -27,13 +30,18 @@ def local_models() -> list[Model]:
             name=spec.name,
             api=LOCAL_API,
             provider=LOCAL_PROVIDER,
-            base_url=str(model_path(spec)),
+            base_url=str(model_path(spec.file)),
             input=["text"],
             context_window=spec.context_window,
             max_tokens=spec.max_tokens,
         )
         for spec in local_model_specs()
     ]
+
+
+def is_local(model: Model) -> bool:
+    """Runs in this process (no key, no server): the embedded models and ``"api": "local"`` ones."""
+    return model.api == LOCAL_API
 
 
 def default_local_model() -> Model:
@@ -57,9 +65,12 @@ def prepare_local_model(model: Model, progress: Progress) -> None:
     A ``local`` model from ``models.json`` names its own GGUF file in ``baseUrl``; only the
     embedded ones are downloaded.
     """
+    from pi_coding_agent.local_model._model_files import ensure_model_file
+    from pi_coding_agent.local_model._runtime import RuntimeSpec, install_runtime
+
     activate_runtime(install_runtime(RuntimeSpec(), progress))
     spec = find_spec(model.id) if model.provider == LOCAL_PROVIDER else None
-    if spec is not None and str(model_path(spec)) == model.base_url:
+    if spec is not None and str(model_path(spec.file)) == model.base_url:
         ensure_model_file(spec, progress)
         return
     path = Path(model.base_url.removeprefix("file://")).expanduser()

@@ -10,6 +10,7 @@ prefix (reported as ``cacheRead`` tokens). ``llama_cpp`` is imported on the firs
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,7 +20,7 @@ from pi_ai._abort import AbortError
 from pi_ai._context import Context
 from pi_ai._event_stream import AssistantMessageEventStream, error_text, now_ms, start_stream
 from pi_ai._events import DoneEvent, StartEvent
-from pi_ai._messages import AssistantMessage, Usage
+from pi_ai._messages import AssistantMessage, ToolCall, ToolResultMessage, Usage
 from pi_ai._model import Model
 from pi_ai._options import SimpleStreamOptions, StreamOptions
 from pi_ai._registry import ApiImplementation
@@ -127,6 +128,27 @@ async def _generate(
             remove()
 
 
+def _call_key(call: ToolCall) -> str:
+    return f"{call.name}\0{json.dumps(call.arguments, sort_keys=True)}"
+
+
+def _just_done_calls(context: Context) -> list[str]:
+    """The calls of the last assistant turn when every one succeeded and nothing came after their
+    results: making exactly those calls again cannot help (small models loop on them)."""
+    messages = context.messages
+    index = len(messages)
+    while index > 0 and isinstance(messages[index - 1], ToolResultMessage):
+        index -= 1
+    results = messages[index:]
+    if not results or index == 0 or not isinstance(messages[index - 1], AssistantMessage):
+        return []
+    if any(isinstance(result, ToolResultMessage) and result.is_error for result in results):
+        return []
+    assistant = messages[index - 1]
+    assert isinstance(assistant, AssistantMessage)
+    return sorted(_call_key(block) for block in assistant.content if isinstance(block, ToolCall))
+
+
 def _usage(generated: Generated) -> Usage:
     fresh = generated.prompt_tokens - generated.reused_tokens
     return Usage(
@@ -155,12 +177,24 @@ async def _run(stream: AssistantMessageEventStream, model: Model, context: Conte
         max_tokens = max(1, min(options.max_tokens or model.max_tokens, room))
         temperature = options.temperature if options.temperature is not None else DEFAULT_TEMPERATURE
         stream.push(StartEvent(partial=output))
-        parser = TurnParser(stream, output, thinking=model.reasoning)
+        done_calls = _just_done_calls(context) if offer_tools else []
+        parser = TurnParser(stream, output, thinking=model.reasoning, hold_calls=bool(done_calls))
         generated = await _generate(
             engine, tokens, grammar=grammar, max_tokens=max_tokens, temperature=temperature,
             on_text=parser.feed, options=options,
         )
         parser.finish()
+        if done_calls and sorted(map(_call_key, parser.held)) == done_calls and generated.finish_reason == "stop":
+            # The same calls again: ask for the answer instead (the prompt is still in the cache).
+            parser.drop_calls()
+            answer = await _generate(
+                engine, tokens, grammar=turn_grammar([], thinking=False), max_tokens=max_tokens,
+                temperature=temperature, on_text=parser.feed, options=options,
+            )
+            parser.finish()
+            answer.output_tokens += generated.output_tokens
+            generated = Generated(answer.finish_reason, generated.prompt_tokens, generated.reused_tokens, answer.output_tokens)
+        parser.release_calls()
         output.usage = _usage(generated)
         if generated.finish_reason == "aborted" or (signal is not None and signal.aborted):
             raise AbortError("Request was aborted")

@@ -107,7 +107,12 @@ class _Call:
 
 
 class TurnParser:
-    def __init__(self, stream: AssistantMessageEventStream, output: AssistantMessage, *, thinking: bool) -> None:
+    """``hold_calls``: keep finished calls back (``held``) instead of streaming them, so the caller
+    can still drop them (``release_calls`` streams them afterwards)."""
+
+    def __init__(
+        self, stream: AssistantMessageEventStream, output: AssistantMessage, *, thinking: bool, hold_calls: bool = False
+    ) -> None:
         self.stream = stream
         self.output = output
         self._state = "start" if thinking else "lead"
@@ -115,6 +120,8 @@ class TurnParser:
         self._text: TextContent | None = None
         self._thinking: ThinkingContent | None = None
         self._call: _Call | None = None
+        self._hold = hold_calls
+        self.held: list[ToolCall] = []
 
     def _push_start(self, event_type: type[TextStartEvent] | type[ThinkingStartEvent] | type[ToolCallStartEvent]) -> int:
         index = len(self.output.content) - 1
@@ -251,6 +258,8 @@ class TurnParser:
 
     def _start_block(self, call: _Call, name: str) -> None:
         call.block = ToolCall(id=new_call_id(), name=name, arguments={})
+        if self._hold:
+            return
         self.output.content.append(call.block)
         call.index = self._push_start(ToolCallStartEvent)
 
@@ -276,7 +285,8 @@ class TurnParser:
             return
         call.sent = visible
         call.block.arguments = call.parser.feed(delta)
-        self.stream.push(ToolCallDeltaEvent(content_index=call.index, delta=delta, partial=self.output))
+        if not self._hold:
+            self.stream.push(ToolCallDeltaEvent(content_index=call.index, delta=delta, partial=self.output))
 
     def _finish_call(self, call: _Call) -> None:
         try:
@@ -291,7 +301,27 @@ class TurnParser:
         assert call.block is not None
         if isinstance(parsed, dict) and isinstance(parsed.get("arguments"), dict):
             call.block.arguments = parsed["arguments"]
+        if self._hold:
+            self.held.append(call.block)
+            return
         self.stream.push(ToolCallEndEvent(content_index=call.index, tool_call=call.block, partial=self.output))
+
+    def release_calls(self) -> None:
+        """Stream the held calls (each as start, one delta with its arguments, end)."""
+        held, self.held, self._hold = self.held, [], False
+        for block in held:
+            self.output.content.append(block)
+            index = self._push_start(ToolCallStartEvent)
+            arguments = json.dumps(block.arguments, ensure_ascii=False)
+            self.stream.push(ToolCallDeltaEvent(content_index=index, delta=arguments, partial=self.output))
+            self.stream.push(ToolCallEndEvent(content_index=index, tool_call=block, partial=self.output))
+
+    def drop_calls(self) -> None:
+        """Forget the held calls; the parser then takes a fresh turn (the caller generates an answer)."""
+        self.held = []
+        self._hold = False
+        self._state = "lead"
+        self._pending = ""
 
     # ------------------------------------------------------------------ end
 
