@@ -50,13 +50,21 @@ def model_file(model: Model) -> str:
     return model.base_url.removeprefix("file://")
 
 
-def _prompt_tokens(engine: Engine, model: Model, context: Context, offer_tools: bool) -> list[int]:
+ANSWER_NUDGE = "(Those tool calls are done. Reply to the user now in a sentence or two; no more tool calls.)"
+"""Added for one regenerated turn only, after the model repeated calls it had just made."""
+
+
+def _prompt_tokens(
+    engine: Engine, model: Model, context: Context, offer_tools: bool, nudge: str | None = None
+) -> list[int]:
     if not engine.chat_template:
         raise EngineError(f"model file {engine.path} has no chat template; use an instruct (chat) model")
     tools = list(context.tools or ()) if offer_tools else []
     native = template_knows_tools(engine.chat_template)
     scoped = Context(system_prompt=context.system_prompt, messages=context.messages, tools=tools or None)
     messages = chat_messages(model, scoped, native_tools=native)
+    if nudge:
+        messages.append({"role": "user", "content": nudge})
     prompt = render_prompt(
         engine.chat_template, bos=engine.bos_text, eos=engine.eos_text, messages=messages,
         tools=tools if native else [],
@@ -132,6 +140,18 @@ def _call_key(call: ToolCall) -> str:
     return f"{call.name}\0{json.dumps(call.arguments, sort_keys=True)}"
 
 
+def _without_repeats(calls: list[ToolCall], done: set[str]) -> list[ToolCall]:
+    """``calls`` less those just made and those already made earlier in this turn."""
+    kept: list[ToolCall] = []
+    seen = set(done)
+    for call in calls:
+        key = _call_key(call)
+        if key not in seen:
+            kept.append(call)
+        seen.add(key)
+    return kept
+
+
 def _just_done_calls(context: Context) -> list[str]:
     """The calls of the last assistant turn when every one succeeded and nothing came after their
     results: making exactly those calls again cannot help (small models loop on them)."""
@@ -177,18 +197,30 @@ async def _run(stream: AssistantMessageEventStream, model: Model, context: Conte
         max_tokens = max(1, min(options.max_tokens or model.max_tokens, room))
         temperature = options.temperature if options.temperature is not None else DEFAULT_TEMPERATURE
         stream.push(StartEvent(partial=output))
-        done_calls = _just_done_calls(context) if offer_tools else []
-        parser = TurnParser(stream, output, thinking=model.reasoning, hold_calls=bool(done_calls))
+        done_calls = set(_just_done_calls(context)) if offer_tools else set()
+        seen: set[str] = set()
+
+        def check_repeat(call: ToolCall) -> None:
+            key = _call_key(call)
+            if key in done_calls or key in seen:
+                engine.request_stop()  # a loop: what follows would be more of it
+            seen.add(key)
+
+        parser = TurnParser(
+            stream, output, thinking=model.reasoning, hold_calls=bool(done_calls), on_held=check_repeat
+        )
         generated = await _generate(
             engine, tokens, grammar=grammar, max_tokens=max_tokens, temperature=temperature,
             on_text=parser.feed, options=options,
         )
         parser.finish()
-        if done_calls and sorted(map(_call_key, parser.held)) == done_calls and generated.finish_reason == "stop":
-            # The same calls again: ask for the answer instead (the prompt is still in the cache).
+        parser.held = _without_repeats(parser.held, done_calls)
+        if done_calls and not parser.held and generated.finish_reason == "stop":
+            # Only calls just made: ask for the answer instead (the prompt is still in the cache).
             parser.drop_calls()
+            nudged = _prompt_tokens(engine, model, context, offer_tools, nudge=ANSWER_NUDGE)
             answer = await _generate(
-                engine, tokens, grammar=turn_grammar([], thinking=False), max_tokens=max_tokens,
+                engine, nudged, grammar=turn_grammar([], thinking=False), max_tokens=max_tokens,
                 temperature=temperature, on_text=parser.feed, options=options,
             )
             parser.finish()

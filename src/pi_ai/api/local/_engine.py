@@ -71,6 +71,7 @@ class Engine:
         self.n_ctx = int(self.llama.n_ctx())
         self.lock = threading.Lock()
         self._abort = threading.Event()
+        self._stop = threading.Event()
         # Kept on the instance: llama.cpp holds only a pointer to the ctypes callback.
         self._abort_callback = llama_cpp.ggml_abort_callback(lambda _data: self._abort.is_set())
         llama_cpp.llama_set_abort_callback(self.llama.ctx, self._abort_callback, None)
@@ -100,6 +101,10 @@ class Engine:
     def request_abort(self) -> None:
         self._abort.set()
 
+    def request_stop(self) -> None:
+        """End the current generation after the token being sampled (the turn is complete enough)."""
+        self._stop.set()
+
     def generate(
         self, tokens: list[int], *, grammar: str | None, max_tokens: int, temperature: float,
         on_text: Callable[[str], bool],
@@ -112,6 +117,7 @@ class Engine:
         """
         llama_cpp = _import_llama()
         self._abort.clear()
+        self._stop.clear()
         reused = self.reusable_prefix(tokens)
         history = list(tokens)
         decoder = codecs.getincrementaldecoder("utf-8")("replace")
@@ -125,6 +131,9 @@ class Engine:
                 for token in self.llama.generate(history, temp=temperature, grammar=constraint, repeat_penalty=1.0):
                     if self._abort.is_set():
                         finish = "aborted"
+                        break
+                    if self._stop.is_set():
+                        finish = "stop"
                         break
                     if llama_cpp.llama_vocab_is_eog(vocab, token):
                         finish = "stop"

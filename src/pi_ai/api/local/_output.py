@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 import uuid
+from collections.abc import Callable
 
 from pi_ai._event_stream import AssistantMessageEventStream
 from pi_ai._events import (
@@ -107,11 +108,17 @@ class _Call:
 
 
 class TurnParser:
-    """``hold_calls``: keep finished calls back (``held``) instead of streaming them, so the caller
-    can still drop them (``release_calls`` streams them afterwards)."""
+    """``hold_calls``: keep finished calls back (``held``, each also passed to ``on_held``) instead of
+    streaming them, so the caller can still drop some (``release_calls`` streams the rest)."""
 
     def __init__(
-        self, stream: AssistantMessageEventStream, output: AssistantMessage, *, thinking: bool, hold_calls: bool = False
+        self,
+        stream: AssistantMessageEventStream,
+        output: AssistantMessage,
+        *,
+        thinking: bool,
+        hold_calls: bool = False,
+        on_held: Callable[[ToolCall], None] | None = None,
     ) -> None:
         self.stream = stream
         self.output = output
@@ -121,6 +128,7 @@ class TurnParser:
         self._thinking: ThinkingContent | None = None
         self._call: _Call | None = None
         self._hold = hold_calls
+        self._on_held = on_held
         self.held: list[ToolCall] = []
 
     def _push_start(self, event_type: type[TextStartEvent] | type[ThinkingStartEvent] | type[ToolCallStartEvent]) -> int:
@@ -303,6 +311,8 @@ class TurnParser:
             call.block.arguments = parsed["arguments"]
         if self._hold:
             self.held.append(call.block)
+            if self._on_held is not None:
+                self._on_held(call.block)
             return
         self.stream.push(ToolCallEndEvent(content_index=call.index, tool_call=call.block, partial=self.output))
 
