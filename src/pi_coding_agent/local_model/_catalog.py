@@ -41,6 +41,8 @@ class LocalModelSpec:
     context_window: int
     max_tokens: int
     parts: tuple[ModelPart, ...]
+    hidden: bool = False
+    """Installable (tests use it) but not offered as a model."""
 
 
 @cache
@@ -57,6 +59,7 @@ def _load() -> tuple[str, tuple[LocalModelSpec, ...]]:
             context_window=entry["contextWindow"],
             max_tokens=entry["maxTokens"],
             parts=tuple(ModelPart(**part) for part in entry["parts"]),
+            hidden=bool(entry.get("hidden", False)),
         )
         for entry in data["models"]
     )
@@ -72,6 +75,7 @@ def find_spec(model_id: str) -> LocalModelSpec | None:
 
 
 def default_spec_id() -> str:
-    """``PI_LOCAL_MODEL`` when it names a known model, else the catalog's default (the 1.5B)."""
+    """``PI_LOCAL_MODEL`` when it names an offered model, else the catalog's default (the 1.5B)."""
     chosen = os.environ.get(MODEL_ENV, "").strip()
-    return chosen if find_spec(chosen) is not None else _load()[0]
+    spec = find_spec(chosen)
+    return chosen if spec is not None and not spec.hidden else _load()[0]

