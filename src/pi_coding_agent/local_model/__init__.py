@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pi_coding_agent.local_model._catalog import LocalModelSpec, find_spec, local_model_specs
+from pi_coding_agent.local_model._catalog import LocalModelSpec, ModelPart, find_spec, local_model_specs
 from pi_coding_agent.local_model._errors import SetupError
 from pi_coding_agent.local_model._paths import cache_root
 from pi_coding_agent.local_model._setup import (
@@ -31,6 +31,7 @@ __all__ = [
     "LOCAL_API",
     "LOCAL_PROVIDER",
     "LocalModelSpec",
+    "ModelPart",
     "Progress",
     "RuntimeSpec",
     "SetupError",

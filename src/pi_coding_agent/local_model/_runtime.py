@@ -45,11 +45,12 @@ class RuntimeSpec:
 
     version: str = VERSION
     cmake_args: str = CMAKE_ARGS
+    package: str = PACKAGE
 
     @property
     def key(self) -> str:
         flags = hashlib.sha256(self.cmake_args.encode()).hexdigest()[:10]
-        return f"{PACKAGE}-{self.version}-{flags}-cp{sys.version_info.major}{sys.version_info.minor}"
+        return f"{self.package}-{self.version}-{flags}-cp{sys.version_info.major}{sys.version_info.minor}"
 
     def wheel_dir(self) -> Path:
         return cache_root() / "wheels" / self.key
@@ -139,11 +140,11 @@ def build_wheel(spec: RuntimeSpec, progress: Progress) -> Path:
         _clear_partials(final.parent, spec.key)
         partial = final.parent / f"{spec.key}.partial"
         partial.mkdir(parents=True)
-        progress.stage(f"building {PACKAGE} {spec.version} from source (one time, several minutes)")
+        progress.stage(f"building {spec.package} {spec.version} from source (one time, several minutes)")
         env = {**os.environ, "CMAKE_ARGS": spec.cmake_args, "PIP_NO_CACHE_DIR": "1"}
         command = _pip("wheel", "--no-cache-dir", "--no-deps", "-v", "-w", str(partial / "dist"))
         status = _run_logged(
-            [*command, f"{PACKAGE}=={spec.version}"], env=env, log=partial / "build.log", progress=progress,
+            [*command, f"{spec.package}=={spec.version}"], env=env, log=partial / "build.log", progress=progress,
             unit="steps",
         )
         wheels = sorted((partial / "dist").glob("*.whl"))
@@ -151,7 +152,7 @@ def build_wheel(spec: RuntimeSpec, progress: Progress) -> Path:
             kept = final.parent / f"{spec.key}.failed.log"
             shutil.copyfile(partial / "build.log", kept)
             shutil.rmtree(partial, ignore_errors=True)
-            raise SetupError(f"building {PACKAGE} {spec.version} failed (exit {status}); log: {kept}")
+            raise SetupError(f"building {spec.package} {spec.version} failed (exit {status}); log: {kept}")
         shutil.rmtree(final, ignore_errors=True)
         final.mkdir(parents=True)
         wheel = final / wheels[0].name
