@@ -40,7 +40,8 @@ DEFAULT_TEMPERATURE = 0.0
 @dataclass(kw_only=True)
 class LocalOptions(StreamOptions):
     tool_choice: str | None = None
-    """``none`` offers no tools for this turn; anything else lets the model choose."""
+    """``none`` offers no tools for this turn, ``required`` makes it call at least one; anything
+    else lets the model choose."""
 
 
 OPTIONS = LocalOptions
@@ -49,6 +50,13 @@ OPTIONS = LocalOptions
 def model_file(model: Model) -> str:
     return model.base_url.removeprefix("file://")
 
+
+TOOL_HINT = (
+    "Do the task yourself with the tools: read the files and run the commands you need, make the changes, "
+    "then reply with a short summary. Never tell the user what to run or change: do it."
+)
+"""Added to the system prompt when tools are offered: small models otherwise explain how to do a
+task instead of doing it (bench/local_tasks.py, docs/providers/local.md)."""
 
 ANSWER_NUDGE = "(Those tool calls are done. Reply to the user now in a sentence or two; no more tool calls.)"
 """Added for one regenerated turn only, after the model repeated calls it had just made."""
@@ -61,7 +69,8 @@ def _prompt_tokens(
         raise EngineError(f"model file {engine.path} has no chat template; use an instruct (chat) model")
     tools = list(context.tools or ()) if offer_tools else []
     native = template_knows_tools(engine.chat_template)
-    scoped = Context(system_prompt=context.system_prompt, messages=context.messages, tools=tools or None)
+    system = f"{context.system_prompt}\n\n{TOOL_HINT}" if tools and context.system_prompt else context.system_prompt
+    scoped = Context(system_prompt=system, messages=context.messages, tools=tools or None)
     messages = chat_messages(model, scoped, native_tools=native)
     if nudge:
         messages.append({"role": "user", "content": nudge})
@@ -192,7 +201,10 @@ async def _run(stream: AssistantMessageEventStream, model: Model, context: Conte
         engine = await asyncio.to_thread(load_engine, model_file(model), model.context_window)
         offer_tools = bool(context.tools) and options.tool_choice != "none"
         tokens = _prompt_tokens(engine, model, context, offer_tools)
-        grammar = turn_grammar(context.tools or [] if offer_tools else [], thinking=model.reasoning)
+        grammar = turn_grammar(
+            context.tools or [] if offer_tools else [], thinking=model.reasoning,
+            calls_only=options.tool_choice == "required",
+        )
         room = engine.n_ctx - len(tokens)
         max_tokens = max(1, min(options.max_tokens or model.max_tokens, room))
         temperature = options.temperature if options.temperature is not None else DEFAULT_TEMPERATURE

@@ -73,13 +73,14 @@ def _call_rules(tools: Sequence[Tool]) -> list[str]:
     return [converter.format_grammar(), f"pi-call ::= {forms}", 'pi-calls ::= pi-call ("\\n" pi-call)*']
 
 
-def turn_grammar(tools: Sequence[Tool], *, thinking: bool) -> str:
-    """GBNF for one assistant turn offering ``tools`` (an answer only when there are none)."""
+def turn_grammar(tools: Sequence[Tool], *, thinking: bool, calls_only: bool = False) -> str:
+    """GBNF for one assistant turn offering ``tools`` (an answer only when there are none; calls
+    only with ``calls_only``, OpenAI's ``tool_choice: "required"``)."""
     lines = [_ANSWER_RULE]
     body = "pi-answer"
     if tools:
         lines.extend(_call_rules(tools))
-        body = "(pi-calls | pi-answer)"
+        body = "pi-calls" if calls_only else "(pi-calls | pi-answer)"
     if thinking:
         lines.append(_THINK_RULES.strip())
         body = f"pi-think? {body}"
