@@ -1,5 +1,5 @@
-"""``python -m pi_coding_agent.local_model setup [MODEL_ID]``: run the one-time setup by hand
-(CI warms its cache so). Without an id, the default embedded model."""
+"""``python -m pi_coding_agent.local_model setup [MODEL_ID ...]``: run the one-time setup by hand
+(``./test`` and CI warm the cache so). Without an id, the default embedded model."""
 
 from __future__ import annotations
 
@@ -13,19 +13,20 @@ from pi_coding_agent.local_model._runtime import RuntimeSpec, install_runtime
 
 
 def main(argv: list[str]) -> int:
-    if not argv or argv[0] != "setup" or len(argv) > 2:
-        print("usage: python -m pi_coding_agent.local_model setup [MODEL_ID]", file=sys.stderr)
+    if not argv or argv[0] != "setup":
+        print("usage: python -m pi_coding_agent.local_model setup [MODEL_ID ...]", file=sys.stderr)
         return 2
-    model_id = argv[1] if len(argv) > 1 else default_spec_id()
-    spec = find_spec(model_id)
-    if spec is None:
+    specs = [find_spec(model_id) for model_id in argv[1:] or [default_spec_id()]]
+    if None in specs:
         known = ", ".join(s.id for s in local_model_specs())
-        print(f"pi: unknown embedded model {model_id!r} (known: {known})", file=sys.stderr)
+        print(f"pi: unknown embedded model in {argv[1:]} (known: {known})", file=sys.stderr)
         return 2
     progress = StderrProgress()
     try:
         print(install_runtime(RuntimeSpec(), progress))
-        print(ensure_model_file(spec, progress))
+        for spec in specs:
+            assert spec is not None
+            print(ensure_model_file(spec, progress))
     except SetupError as error:
         print(f"pi: {error}", file=sys.stderr)
         return 1

@@ -6,7 +6,17 @@ from typing import Any
 
 import pytest
 
-from pi_ai import AssistantMessage, Context, Model, StreamOptions, TextContent, Tool, ToolCall, UserMessage, stream
+from pi_ai import (
+    AssistantMessage,
+    Context,
+    Model,
+    StreamOptions,
+    TextContent,
+    Tool,
+    ToolCall,
+    UserMessage,
+    stream,
+)
 from pi_ai.api._local_servers import (
     adapt_local_request,
     extract_text_tool_calls,

@@ -55,7 +55,7 @@ def test_a_plain_answer_streams_as_text(pieces: int) -> None:
     text = "The answer is <b>42</b> and `x` {y}."
     output, events, _ = _parse(text, pieces=pieces)
     assert output.content == [TextContent(text=text)]
-    assert [event.type for event in events][0] == "text_start"
+    assert next(event.type for event in events) == "text_start"
     assert "".join(event.delta for event in events if event.type == "text_delta") == text
     assert events[-1].type == "text_end" and events[-1].content == text
 
