@@ -1,4 +1,7 @@
-"""Run every check the project has: ruff, mypy --strict, the layer contract and pytest.
+"""Run every check the project has: ruff, mypy --strict, the import contracts and pytest.
+
+The import contracts (``[tool.importlinter]`` in ``pyproject.toml``): the layers, no import of
+another package's private modules, no import cycles.
 
 Each step runs even when an earlier one failed, so one run shows everything that is wrong.
 Extra arguments go to pytest. Exit status is non-zero if any step failed; pytest's exit
@@ -30,7 +33,7 @@ def main() -> int:
     steps = [
         ("ruff", [str(BIN / "ruff"), "check", "src", "tests", "tools", "bench"]),
         ("mypy", [str(BIN / "mypy")]),
-        ("layers", [str(BIN / "lint-imports")]),
+        ("imports", [str(BIN / "lint-imports")]),
         # The embedded-model tests need its runtime and two small models: built and downloaded once
         # into pi's own cache (~/.cache/pi-for-python/local), which CI keeps between runs.
         ("local models", [str(BIN / "python"), "-m", "pi_coding_agent.local_model", "setup", "smollm2-135m",
