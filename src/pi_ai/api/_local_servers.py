@@ -41,6 +41,7 @@ __all__ = [
     "is_local_base_url",
     "local_server_compat",
     "promote_text_tool_calls",
+    "with_pi_request_shape",
 ]
 
 
@@ -96,6 +97,27 @@ def _text_parts_only(content: Any) -> bool:
     return isinstance(content, list) and bool(content) and all(
         isinstance(part, dict) and part.get("type") == "text" for part in content
     )
+
+
+def with_pi_request_shape(model: Model) -> Model:
+    """``model`` with every local-server rewrite pinned off (and Pi's own choice of
+    ``maxTokensField`` and ``supportsDeveloperRole``): requests exactly as Pi 0.85 sends them.
+    The conformance runner compares payloads with Pi's in this shape."""
+    import msgspec
+
+    from pi_ai.api._completions_payload import completions_compat
+
+    if model.api != "openai-completions" or not is_local_base_url(model.base_url):
+        return model
+    detected = completions_compat(model)
+    pinned = {
+        "sendTextContentAsString": False,
+        "nullContentAsEmpty": False,
+        "parseToolCallsFromText": False,
+        "maxTokensField": detected.max_tokens_field,
+        "supportsDeveloperRole": detected.supports_developer_role,
+    }
+    return msgspec.structs.replace(model, compat={**pinned, **(model.compat or {})})
 
 
 def adapt_local_request(params: dict[str, Any], compat: LocalServerCompat) -> dict[str, Any]:

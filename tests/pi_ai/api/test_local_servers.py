@@ -22,6 +22,7 @@ from pi_ai.api._local_servers import (
     extract_text_tool_calls,
     is_local_base_url,
     local_server_compat,
+    with_pi_request_shape,
 )
 from tests.support.scripted_provider import ScriptedProvider
 
@@ -80,6 +81,9 @@ def test_remote_servers_and_explicit_keys_are_left_alone() -> None:
     assert adapt_local_request(_body(), local_server_compat(_model("http://127.0.0.1:8080/v1", off))) == _body()
     forced = local_server_compat(_model("https://api.example.com/v1", {"sendTextContentAsString": True}))
     assert adapt_local_request(_body(), forced)["messages"][1]["content"] == "ab"
+    # Pi's request shape, as the conformance runner compares it: nothing rewritten.
+    pinned = with_pi_request_shape(_model("http://127.0.0.1:8080/v1"))
+    assert adapt_local_request(_body(), local_server_compat(pinned)) == _body()
 
 
 NAMES = {"read", "bash"}

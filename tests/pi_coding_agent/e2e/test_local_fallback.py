@@ -11,6 +11,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from tests.pi_coding_agent.e2e._harness import OPENAI_MODEL, REPO, Sandbox, run_ours
 from tests.support.local_model import SMALL_MODEL, cache_env, model_file, require_runtime
 
@@ -35,6 +37,7 @@ def _offline_pi(tmp_path: Path, prompt: str) -> subprocess.CompletedProcess[str]
     )
 
 
+@pytest.mark.timeout(900)
 def test_a_fresh_machine_gets_an_answer_from_the_embedded_model(tmp_path: Path) -> None:
     result = _offline_pi(tmp_path, "What is 2 + 3? Reply with the number only.")
     assert result.returncode == 0, result.stderr
@@ -46,12 +49,14 @@ def test_a_fresh_machine_gets_an_answer_from_the_embedded_model(tmp_path: Path) 
     assert not (tmp_path / "no-agent-dir" / "models.json").exists()
 
 
+@pytest.mark.timeout(900)
 def test_a_fresh_machine_gets_a_tool_task_done(tmp_path: Path) -> None:
     result = _offline_pi(tmp_path, "Create a file named hello.txt whose only content is: hi")
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "work" / "hello.txt").read_text().strip() == "hi"
 
 
+@pytest.mark.timeout(900)
 def test_provider_local_wins_over_configured_providers(tmp_path: Path) -> None:
     sandbox = Sandbox.create(tmp_path, "http://127.0.0.1:9")  # a provider with a key, never reached
     result = run_ours(sandbox, "--provider", "local", "--no-tools", "--mode", "json", "-p", "Say OK.", timeout=600,
