@@ -31,6 +31,11 @@ def _tokens(count: int) -> str:
     return str(count)
 
 
+def _cost(dollars: float) -> str:
+    """Cents once it adds up; below a dollar, enough digits to see cheap runs move."""
+    return f"${dollars:.2f}" if dollars >= 1 else f"${dollars:.4f}"
+
+
 def status_line(stats: BatchStats) -> str:
     finished = stats.skipped + stats.done
     eta = stats.eta_seconds()
@@ -39,7 +44,7 @@ def status_line(stats: BatchStats) -> str:
         f"{stats.running} running",
         f"{stats.failed} failed",
         f"{_tokens(stats.usage.total_tokens)} tokens",
-        f"${stats.usage.cost:.2f}",
+        _cost(stats.usage.cost),
         f"ETA {_duration(eta)}" if eta is not None and stats.remaining else
         f"{_duration(time.monotonic() - stats.started)} elapsed",
     ]

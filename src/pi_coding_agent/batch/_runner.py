@@ -109,6 +109,7 @@ class BatchRun:
                 await self._record(result, results_file, executor.layout)
                 yield result
         finally:
+            self.stats.running = 0  # the run is over: a task cut off by its end runs next time
             if results_file is not None:
                 results_file.close()
 

@@ -44,7 +44,10 @@ def build_mix(count: int, work: Path, repo: Path, scripts: Scripts) -> tuple[lis
             task["repo"] = str(repo)
             expected[task_id] = Expected("ok", f"wrote {index}", 2, 1, diff_has=f"+++ b/out/{task_id}.txt\n@@ -0,0 +1 @@\n+{index}\n")
         elif kind == 7:
-            scripts.by_task[task_id] = [{"fail": [{"status": 500, "body": {"error": {"message": f"boom {index}"}}}], "text": "x"}]
+            # Enough failures for every attempt (the provider counts them per task, across runs:
+            # a task cut off by a kill after its failure came back starts again and must fail again).
+            failure = {"status": 500, "body": {"error": {"message": f"boom {index}"}}}
+            scripts.by_task[task_id] = [{"fail": [failure] * 5, "text": "x"}]
             expected[task_id] = Expected("error", None, 1, 0)
         elif kind == 8:
             scripts.by_task[task_id] = [{"text": "this answer is far too slow to finish in time", "chunk_delay": 0.25}]

@@ -17,13 +17,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import ray  # in the dev extra (tools/bootstrap.py dev installs it): never skipped for want of it
 
-ray = pytest.importorskip("ray", reason="Ray is in the dev extra: python3 tools/bootstrap.py dev")
-
-from pi_coding_agent.batch import BatchOptions, BatchResult, ProviderLimit, RayOptions, run_batch  # noqa: E402
-from pi_coding_agent.batch._layout import BatchLayout  # noqa: E402
-from tests.pi_coding_agent.batch._mix import build_mix, check_result  # noqa: E402
-from tests.pi_coding_agent.batch._support import (  # noqa: E402
+from pi_coding_agent.batch import BatchOptions, BatchResult, ProviderLimit, RayOptions, run_batch
+from pi_coding_agent.batch._layout import BatchLayout
+from tests.pi_coding_agent.batch._mix import build_mix, check_result
+from tests.pi_coding_agent.batch._support import (
     MODEL,
     Sandbox,
     Scripts,
@@ -32,7 +31,7 @@ from tests.pi_coding_agent.batch._support import (  # noqa: E402
     make_sandbox,
     read_jsonl,
 )
-from tests.support.oracle import REPO  # noqa: E402
+from tests.support.oracle import REPO
 
 COUNT = int(os.environ.get("PI_BATCH_RAY_SCALE", "200"))
 

@@ -72,6 +72,11 @@ def test_progress_is_quiet_off_a_terminal_unless_asked() -> None:
     stats.record(_result("b", "timeout"))
     line = status_line(stats)
     assert line.startswith("batch: 3/4 done, 0 running, 1 failed, 6 tokens, $1.00, ETA ")
+    cheap = BatchStats(total=2, running=1)
+    cheap.record(BatchResult(id="c", status="ok", usage=TokenUsage(10, 5, 0, 0, 15, 0.00002)))
+    assert status_line(cheap).startswith("batch: 1/2 done, 1 running, 0 failed, 15 tokens, $0.0000, ETA ")
+    cheap.record(BatchResult(id="d", status="ok", usage=TokenUsage(9_000, 3_000, 0, 0, 12_000, 0.0125)))
+    assert status_line(cheap).startswith("batch: 2/2 done, 1 running, 0 failed, 12k tokens, $0.0125, ")
     quiet = io.StringIO()
     ProgressDisplay(quiet).update(stats, _result("b"))
     assert quiet.getvalue() == ""
