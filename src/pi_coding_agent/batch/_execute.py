@@ -39,6 +39,7 @@ from pi_coding_agent.batch._workspace import (
     Workspace,
     WorkspaceError,
     directory_workspace,
+    release_leftover_worktree,
     release_workspace,
     scratch_workspace,
     task_diff,
@@ -104,6 +105,8 @@ class TaskExecutor:
         else:
             recorded = self.layout.read_finished(task.id)
             if recorded is not None:
+                if not self.config.keep_worktrees:
+                    await release_leftover_worktree(task, self.layout)
                 return recorded
         started_at = now_iso()
         attempt = self.layout.record_attempt(task.id, {"worker": self.worker, "startedAt": started_at})
@@ -116,9 +119,13 @@ class TaskExecutor:
             result = run.failed(f"internal error ({type(error).__name__}): {error}")
         finally:
             await run.close()
-        if self.config.record_finished:
-            self.layout.write_finished(result)
-        if run.workspace is not None and run.workspace.scratch_of and not self.config.keep_worktrees:
+        release = run.workspace is not None and run.workspace.scratch_of and not self.config.keep_worktrees
+        if self.config.record_finished or release:
+            # Before the worktree goes: a runner killed before it appends the result line would
+            # otherwise rebuild the result from the session with the diff lost.
+            await asyncio.to_thread(self.layout.write_finished, result)
+        if release:
+            assert run.workspace is not None
             await release_workspace(run.workspace)
         return result
 

@@ -10,8 +10,9 @@
 real one. The attempts log says which process ran each attempt (and, for tasks in a
 directory of their own, the snapshot their diff is taken against); it is how a re-run knows
 a task was interrupted and how many times it started. The finished file is written by
-whoever ran the task (a Ray worker, say) before it cleans up, so a result is not lost
-when the runner dies before appending it to the results file.
+whoever ran the task (a Ray worker; any runner before it removes a scratch worktree) before
+it cleans up, so a result (its diff too) is not lost when the runner dies before appending
+it to the results file.
 """
 
 from __future__ import annotations

@@ -128,8 +128,7 @@ class BatchRun:
         if results_file is not None:
             # fsync takes milliseconds: off the loop, so running tasks keep streaming meanwhile.
             await asyncio.to_thread(results_file.append, result)
-            if self.options.ray is not None:
-                layout.discard_finished(result.id)
+        layout.discard_finished(result.id)
         self.stats.running = max(0, self.stats.running - 1)
         self.stats.record(result)
         self._notify(result)

@@ -127,6 +127,14 @@ async def release_workspace(workspace: Workspace) -> None:
             await _remove_worktree(workspace.scratch_of, workspace.cwd)
 
 
+async def release_leftover_worktree(task: BatchTask, layout: BatchLayout) -> None:
+    """Remove the worktree an attempt left when it was cut off between recording its result
+    and removing the worktree."""
+    path = layout.worktree(task.id)
+    if task.repo is not None and _is_dir(path):
+        await release_workspace(Workspace(path, path, None, scratch_of=_clone_path(task.repo, layout)))
+
+
 async def _remove_worktree(clone: str, path: str) -> None:
     if _is_dir(path):
         with contextlib.suppress(WorkspaceError):
@@ -135,9 +143,13 @@ async def _remove_worktree(clone: str, path: str) -> None:
     await git("worktree", "prune", cwd=clone)
 
 
-async def _bare_clone(repo: str, layout: BatchLayout) -> str:
+def _clone_path(repo: str, layout: BatchLayout) -> str:
     name = task_key(os.path.basename(repo.rstrip("/")) or "repo") + "-" + hashlib.sha256(repo.encode()).hexdigest()[:10]
-    clone = os.path.join(layout.state_dir, "repos", name + ".git")
+    return os.path.join(layout.state_dir, "repos", name + ".git")
+
+
+async def _bare_clone(repo: str, layout: BatchLayout) -> str:
+    clone = _clone_path(repo, layout)
     if _is_dir(os.path.join(clone, "objects")):
         return clone
     os.makedirs(os.path.dirname(clone), exist_ok=True)

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from pi_coding_agent.batch import BatchOptions, BatchResult, ProviderLimit, load_results, run_batch
+from pi_coding_agent.batch._layout import BatchLayout
 from pi_coding_agent.batch._limits import LocalLimiter, merge_limits
 from tests.pi_coding_agent.batch._support import MODEL, Sandbox, Scripts, git_repo, make_sandbox, read_jsonl
 
@@ -165,6 +166,34 @@ def test_a_session_that_finished_unrecorded_is_not_run_again(tmp_path: Path) -> 
     assert len(provider.requests) == requests
     assert (harvested.status, harvested.answer, harvested.turns, harvested.attempt) == ("ok", "all done", 2, 2)
     assert harvested.session_file == first.session_file and harvested.usage == first.usage
+
+
+@pytest.mark.parametrize("worktree_left", [True, False])
+def test_a_repo_task_cut_off_while_cleaning_up_keeps_its_diff(tmp_path: Path, worktree_left: bool) -> None:
+    """The runner died after the result was kept in the state folder, before the result line:
+    while the worktree was being removed (it may still be there) or just after."""
+    scripts = Scripts(by_task={"edit": [{"tool_calls": [_call("write", path="new.txt", content="new\n")]}, {"text": "edited"}]})
+    sandbox, provider = make_sandbox(tmp_path, scripts)
+    git_repo(tmp_path / "repo", {"base.txt": "base\n"})
+    results = sandbox.root / "results.jsonl"
+    state = sandbox.root / "results.batch"
+    task = _task("edit", repo=str(tmp_path / "repo"))
+    with provider:
+        [first] = list(run_batch([task], _options(sandbox)))
+        assert first.diff is not None and "+++ b/new.txt" in first.diff
+        results.write_text("")
+        BatchLayout(str(state)).write_finished(first)
+        [clone] = (state / "repos").glob("*.git")
+        if worktree_left:
+            subprocess.run(["git", "worktree", "add", "-q", "--detach", str(state / "worktrees" / "edit"), "HEAD"],
+                           cwd=clone, check=True)
+        requests = len(provider.requests)
+        [again] = list(run_batch([task], _options(sandbox)))
+    assert len(provider.requests) == requests and again == first
+    assert load_results(str(results)) == {"edit": first}
+    assert list((state / "worktrees").iterdir()) == [] and list((state / "finished").iterdir()) == []
+    listed = subprocess.run(["git", "worktree", "list"], cwd=clone, capture_output=True, text=True, check=True).stdout
+    assert len(listed.splitlines()) == 1  # the bare clone alone
 
 
 async def _interrupt_at(sandbox: Sandbox, tasks: list[dict[str, Any]], reached: threading.Event, **options: Any) -> None:
