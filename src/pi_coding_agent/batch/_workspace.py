@@ -67,7 +67,10 @@ async def snapshot(root: str) -> str:
     with tempfile.TemporaryDirectory(prefix="pi-batch-index-") as folder:
         temporary = os.path.join(folder, "index")
         if _exists(index_path):
-            shutil.copyfile(index_path, temporary)  # its stat cache spares rehashing unchanged files
+            # Its stat cache spares rehashing unchanged files. The copy keeps the index's own
+            # mtime: git trusts a cached entry only for files older than the index, so a fresh
+            # mtime would hide an edit that kept the size within the second of the checkout.
+            shutil.copy2(index_path, temporary)
         env = {"GIT_INDEX_FILE": temporary}
         await git("add", "-A", "--", ".", cwd=root, env=env)
         return (await git("write-tree", cwd=root, env=env)).strip()

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.support.scripted_provider import ScriptedProvider, Turn
+from tests.support.scripted_provider import models_json as scripted_models_json
 
 MODEL = "scripted-openai/scripted-model"
 PRICE = {"input": 1.0, "output": 2.0, "cacheRead": 0.0, "cacheWrite": 0.0}
@@ -24,18 +25,10 @@ _MARK = re.compile(r"\[task:([^\]]+)\]")
 
 
 def models_json(base_url: str) -> dict[str, Any]:
-    model = {"id": "scripted-model", "contextWindow": 64000, "maxTokens": 4096, "cost": PRICE}
-    return {
-        "providers": {
-            "scripted-openai": {
-                "baseUrl": f"{base_url}/v1",
-                "api": "openai-completions",
-                "apiKey": "scripted-key",
-                "compat": {"supportsDeveloperRole": False, "supportsUsageInStreaming": True},
-                "models": [model],
-            }
-        }
-    }
+    """The scripted provider's OpenAI-style entry alone, with prices."""
+    provider = scripted_models_json(base_url)["providers"]["scripted-openai"]
+    provider["models"] = [{**model, "cost": PRICE} for model in provider["models"]]
+    return {"providers": {"scripted-openai": provider}}
 
 
 def _first_user_text(body: dict[str, Any]) -> str:
@@ -168,6 +161,8 @@ def assert_pi_reads_them_alike(files: list[Path]) -> None:
 
     assert files
     answers = oracle_session_contexts(files)
+    refused = [str(path) for path, answer in zip(files, answers, strict=True) if isinstance(answer, dict) and "error" in answer]
+    assert refused == [], f"Pi could not read {len(refused)} of {len(files)} session files: {refused[:3]}"
     mismatched = [str(path) for path, answer in zip(files, answers, strict=True) if answer != our_session_context(path)]
     assert mismatched == [], f"{len(mismatched)} of {len(files)} session files read differently by Pi: {mismatched[:3]}"
     # The many-files driver is the oracle's own command: one file through the real wrapper agrees.

@@ -17,7 +17,16 @@ import pytest
 from pi_coding_agent.batch import BatchOptions, BatchResult, ProviderLimit, load_results, run_batch
 from pi_coding_agent.batch._layout import BatchLayout
 from pi_coding_agent.batch._limits import LocalLimiter, merge_limits
-from tests.pi_coding_agent.batch._support import MODEL, Sandbox, Scripts, git_repo, make_sandbox, read_jsonl
+from pi_coding_agent.batch._workspace import Workspace, task_diff
+from tests.pi_coding_agent.batch._support import (
+    MODEL,
+    Sandbox,
+    Scripts,
+    assert_pi_reads_them_alike,
+    git_repo,
+    make_sandbox,
+    read_jsonl,
+)
 
 COST_PER_TURN = (10 * 1.0 + 5 * 2.0) / 1_000_000  # 10 input, 5 output tokens at the sandbox prices
 
@@ -210,6 +219,7 @@ async def _interrupt_at(sandbox: Sandbox, tasks: list[dict[str, Any]], reached: 
         await consumer
 
 
+@pytest.mark.oracle
 @pytest.mark.parametrize("mode", ["resume", "restart"])
 def test_an_interrupted_task_resumes_or_restarts(tmp_path: Path, mode: str) -> None:
     reached = threading.Event()
@@ -247,8 +257,10 @@ def test_an_interrupted_task_resumes_or_restarts(tmp_path: Path, mode: str) -> N
         assert len(sessions) == 2 and scripts.count("long", 0) == 2
         assert [m["role"] for m in messages] == ["user", "assistant", "toolResult", "assistant", "user", "assistant"]
     assert result.diff is not None and "+++ b/step1.txt" in result.diff
+    assert_pi_reads_them_alike(sessions)
 
 
+@pytest.mark.oracle
 def test_resume_goes_on_from_the_last_tool_results(tmp_path: Path) -> None:
     """Cut off while the model was asked for its second turn: resuming keeps the first turn and
     its tool result, drops the turn that never came, and asks for it again."""
@@ -275,6 +287,7 @@ def test_resume_goes_on_from_the_last_tool_results(tmp_path: Path) -> None:
     messages = [e["message"] for e in read_jsonl(Path(result.session_file or "")) if e["type"] == "message"]
     assert [m["role"] for m in messages] == ["user", "assistant", "toolResult", "assistant", "toolResult", "assistant"]
     assert result.diff is not None and "+++ b/a.txt" in result.diff and "+++ b/b.txt" in result.diff
+    assert_pi_reads_them_alike([Path(result.session_file or "")])  # the cut-off turn on a side branch
 
 
 def test_transient_errors_are_retried_with_pi_settings(tmp_path: Path) -> None:
@@ -395,3 +408,21 @@ def test_rate_limit_options_combine_per_provider() -> None:
     }
     with pytest.raises(ValueError, match="requests at once must be a whole number"):
         merge_limits(["openai=1.5"])
+
+
+def test_an_edit_in_the_second_of_the_checkout_is_in_the_diff(tmp_path: Path) -> None:
+    """Git trusts a cached file's stat only when the file is older than the index; the diff's
+    snapshot works on a copy of the index, which must keep that age. The edit keeps the size
+    and lands in the second of the checkout; the diff is taken a second later."""
+    for attempt in range(5):
+        repo = tmp_path / f"repo{attempt}"
+        commit = git_repo(repo, {"app.py": "x = 1\n"})
+        (repo / "app.py").write_text("x = 2\n")
+        index_second = (repo / ".git" / "index").stat().st_mtime_ns // 10**9
+        if (repo / "app.py").stat().st_ctime_ns // 10**9 == index_second:
+            break
+    else:
+        pytest.fail("could not edit within the second of the checkout")
+    time.sleep(max(0.0, index_second + 1.05 - time.time()))
+    diff = asyncio.run(task_diff(Workspace(str(repo), str(repo), commit)))
+    assert diff is not None and "-x = 1\n+x = 2\n" in diff

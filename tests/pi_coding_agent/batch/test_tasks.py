@@ -174,3 +174,22 @@ def test_bad_options_are_one_line(tmp_path: Path, args: list[str], message: str)
     done = _pi_batch({"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}, tmp_path, *args)
     assert done.returncode == 2
     assert done.stderr.splitlines()[0] == message
+
+
+def test_ray_is_loaded_only_for_ray_runs(tmp_path: Path) -> None:
+    """``import pi_coding_agent.batch`` and a local run never import Ray; without Ray installed
+    ``--ray`` is one line saying how to get it (a package named ``ray`` that fails to import
+    stands in for a missing one)."""
+    python = REPO / ".venv" / "bin" / "python"
+    probe = "import sys, pi_coding_agent.batch, pi_coding_agent.cli; print(sorted(m for m in sys.modules if m.split('.')[0] == 'ray'))"
+    loaded = subprocess.run([str(python), "-c", probe], capture_output=True, text=True, timeout=60, check=True)
+    assert loaded.stdout.strip() == "[]"
+    (tmp_path / "missing" / "ray").mkdir(parents=True)
+    (tmp_path / "missing" / "ray" / "__init__.py").write_text("raise ImportError('No module named ray')\n")
+    (tmp_path / "tasks.jsonl").write_text('{"prompt": "x"}\n')
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONPATH": str(tmp_path / "missing")}
+    done = _pi_batch(env, tmp_path, "tasks.jsonl", "-o", "r.jsonl", "--ray")
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.splitlines() == [
+        "Error: pi batch --ray needs Ray, an optional extra: pip install 'pi-for-python[ray]' (or pip install ray)"]
+    assert not (tmp_path / "r.jsonl").exists() or (tmp_path / "r.jsonl").read_text() == ""
