@@ -54,8 +54,9 @@ def _sandbox(root: Path, base_url: str) -> dict[str, str]:
     (root / "work").mkdir()
     (agent / "models.json").write_text(json.dumps(models_json(base_url)))
     (agent / "settings.json").write_text(json.dumps({"retry": {"enabled": False}}))
-    keep = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "TMPDIR", "PI_ORACLE_HOME")}
-    return {**keep, "HOME": str(root), "PI_CODING_AGENT_DIR": str(agent), "RAY_AUTH_MODE": "disabled"}
+    keep = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "TMPDIR")}
+    return {**keep, "HOME": str(root), "PI_CODING_AGENT_DIR": str(agent), "RAY_AUTH_MODE": "disabled",
+            "PI_ORACLE_HOME": str(oracle.oracle_home())}  # HOME is the sandbox: say where Pi's runtime is
 
 
 def _measure(provider: ScriptedProvider, run: Any, tasks: int, workers: int, delay: float) -> dict[str, float]:
@@ -64,6 +65,7 @@ def _measure(provider: ScriptedProvider, run: Any, tasks: int, workers: int, del
     run()
     wall = time.monotonic() - started
     steady = (provider.last_response_done or 0) - (provider.first_request_at or 0)
+    print(f"  {workers} workers: {tasks / wall:.2f} tasks/s", file=sys.stderr, flush=True)
     return {
         "workers": workers,
         "tasks": tasks,
@@ -114,6 +116,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="pi-bench-batch-") as folder, _provider(args.delay) as provider:
         root = Path(folder)
         env = _sandbox(root, provider.base_url)
+        print("pi batch (local)", file=sys.stderr)
         rows = report.setdefault("pi batch (local)", [])
         for count in workers:
             rows.append(_measure(provider, lambda c=count: _batch(root, env, args.tasks, c, None), args.tasks, count, args.delay))
@@ -125,6 +128,7 @@ def main() -> int:
             address = str(context.address_info["address"])
             try:
                 _batch(root, env, max(workers), max(workers), address)  # warm the workers up once
+                print("pi batch --ray", file=sys.stderr)
                 rows = report.setdefault("pi batch --ray", [])
                 for count in workers:
                     rows.append(_measure(provider, lambda c=count: _batch(root, env, args.tasks, c, address),
@@ -136,6 +140,7 @@ def main() -> int:
         if not args.no_pi and pi_folder is not None and oracle.runtime_installed():
             pools.append(("pi -p pool (Pi 0.85)", [str(pi_folder / "pi-cli")]))
         for name, command in pools:
+            print(name, file=sys.stderr)
             rows = report.setdefault(name, [])
             for count in workers:
                 rows.append(_measure(provider, lambda c=count, cmd=command: _print_pool(root, env, cmd, args.pi_tasks, c),

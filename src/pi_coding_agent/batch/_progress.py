@@ -67,8 +67,8 @@ class ProgressDisplay:
             return
         if self.live:
             now = time.monotonic()
-            if result is None and now - self._last_draw < self.interval:
-                return
+            if result is None and (now - self._last_draw < self.interval or not stats.running):
+                return  # nothing to show before a task starts (Ray may still be printing its start)
             self._last_draw = now
             self.stream.write("\r\x1b[K" + status_line(stats))
             self._drawn = True

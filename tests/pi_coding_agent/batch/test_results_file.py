@@ -86,9 +86,12 @@ def test_progress_is_quiet_off_a_terminal_unless_asked() -> None:
     terminal = _Terminal()
     display = ProgressDisplay(terminal)
     display.update(stats, None)
+    assert terminal.getvalue() == ""  # nothing running yet: nothing drawn
+    stats.running = 1
+    display.update(stats, None)
     display.update(stats, _result("c"))
     display.finish(stats)
     text = terminal.getvalue()
     # Two redraws of one line in place, then the line cleared and the summary printed for good.
     assert text.count("\r\x1b[K") == 3 and text.count("\n") == 1
-    assert text.rsplit("\r\x1b[K", 1)[1].startswith("batch: 3/4 done, 0 running, 1 failed") and text.endswith("\n")
+    assert text.rsplit("\r\x1b[K", 1)[1].startswith("batch: 3/4 done, 1 running, 1 failed") and text.endswith("\n")
