@@ -29,33 +29,12 @@ would pass through) is reported as ``{}`` since tool arguments are an object.
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
+from pi_ai.js_json import parse as _json_parse
+
 __all__ = ["PartialJson", "parse_json_with_repair", "parse_streaming_json", "repair_json"]
-
-# --------------------------------------------------------------------------- JS-compatible JSON.parse
-
-
-def _no_constants(name: str) -> Any:
-    raise ValueError(f"invalid literal {name}")
-
-
-def _number(text: str) -> int | float:
-    value = float(text)
-    if value.is_integer() and abs(value) < 1e21:
-        return int(value)
-    return value
-
-
-_DECODER = json.JSONDecoder(parse_constant=_no_constants, parse_float=_number)
-
-
-def _json_parse(text: str) -> Any:
-    """``JSON.parse``: strict JSON (no NaN/Infinity), JavaScript-like numbers."""
-    return _DECODER.decode(text)
-
 
 _JS_WHITESPACE = " \t\n\r\x0b\x0c\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 

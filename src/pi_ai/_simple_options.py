@@ -25,6 +25,7 @@ from pi_ai._messages import (
 )
 from pi_ai._model import Model
 from pi_ai._options import SimpleStreamOptions, StreamOptions, ThinkingBudgets
+from pi_ai.js_json import utf16_len
 
 __all__ = [
     "DEFAULT_THINKING_BUDGETS",
@@ -51,11 +52,8 @@ MIN_ANSWER_TOKENS = 1024
 DEFAULT_THINKING_BUDGETS: dict[str, int] = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384}
 
 
-def js_length(text: str) -> int:
-    """``text.length`` in JavaScript: UTF-16 code units (characters beyond U+FFFF count twice)."""
-    if text.isascii():
-        return len(text)
-    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+js_length = utf16_len
+"""``text.length`` in JavaScript: UTF-16 code units (characters beyond U+FFFF count twice)."""
 
 
 def _json_length(value: Any) -> int:

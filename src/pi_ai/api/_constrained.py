@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pi_ai._context import Tool
-from pi_ai.api._js_json import js_stringify
+from pi_ai.js_json import stringify
 
 __all__ = [
     "GrammarInput",
@@ -258,9 +258,9 @@ class GrammarInput:
             return None
         delta = ""
         if not self.started:
-            delta += "{" + js_stringify(self.prop) + ':"'
+            delta += "{" + stringify(self.prop) + ':"'
             self.started = True
-        delta += js_stringify(added)[1:-1]
+        delta += stringify(added)[1:-1]
         self.input = next_input
         if close:
             delta += '"}'

@@ -29,7 +29,7 @@ from pi_ai._events import (
 )
 from pi_ai._messages import AssistantMessage, TextContent, ThinkingContent, ToolCall, Usage
 from pi_ai._model import Model, calculate_cost
-from pi_ai.api._js_json import js_field, js_stringify, js_text, normalize_numbers
+from pi_ai.js_json import js_field, js_text, stringify
 
 _tool_call_counter = itertools.count(1)
 """Process-wide, like Pi's module counter: ids stay unique across responses in one process."""
@@ -183,7 +183,7 @@ class GoogleStreamProcessor:
         tool_call = ToolCall(
             id=tool_call_id,
             name=name or "",
-            arguments=normalize_numbers(args) if args is not None else {},
+            arguments=args if args is not None else {},
             thought_signature=signature if signature else None,
         )
         self.output.content.append(tool_call)
@@ -191,7 +191,7 @@ class GoogleStreamProcessor:
         self.stream.push(ToolCallStartEvent(content_index=index, partial=self.output))
         self.stream.push(
             ToolCallDeltaEvent(
-                content_index=index, delta=js_stringify(tool_call.arguments), partial=self.output
+                content_index=index, delta=stringify(tool_call.arguments), partial=self.output
             )
         )
         self.stream.push(ToolCallEndEvent(content_index=index, tool_call=tool_call, partial=self.output))

@@ -30,7 +30,7 @@ from pi_ai._messages import AssistantMessage, TextContent, ThinkingContent, Tool
 from pi_ai._model import Model, calculate_cost
 from pi_ai._partial_json import PartialJson, parse_streaming_json
 from pi_ai.api._constrained import GrammarInput
-from pi_ai.api._js_json import js_field, js_stringify, js_text
+from pi_ai.js_json import js_field, js_text, stringify
 
 
 class ResponsesStreamError(Exception):
@@ -260,7 +260,7 @@ class ResponsesStreamProcessor:
             summary = "\n\n".join(_js_text(part.get("text")) for part in item.get("summary") or [])
             content = "\n\n".join(_js_text(part.get("text")) for part in item.get("content") or [])
             slot.block.thinking = summary or content or slot.block.thinking
-            slot.block.thinking_signature = js_stringify(item)
+            slot.block.thinking_signature = stringify(item)
             self._reasoning_by_id[item.get("id")] = slot.block
             self.stream.push(
                 ThinkingEndEvent(
@@ -279,7 +279,7 @@ class ResponsesStreamProcessor:
                 signature["id"] = item["id"]
             if item.get("phase"):
                 signature["phase"] = item["phase"]
-            slot.block.text_signature = js_stringify(signature)
+            slot.block.text_signature = stringify(signature)
             self.stream.push(
                 TextEndEvent(content_index=slot.content_index, content=slot.block.text, partial=output)
             )
@@ -328,7 +328,7 @@ class ResponsesStreamProcessor:
             if not isinstance(stored, dict) or stored.get("encrypted_content"):
                 continue
             stored["encrypted_content"] = item["encrypted_content"]
-            block.thinking_signature = js_stringify(stored)
+            block.thinking_signature = stringify(stored)
 
     def _finalize(self, response: Mapping[str, Any]) -> None:
         self.saw_terminal = True

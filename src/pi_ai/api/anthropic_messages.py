@@ -62,7 +62,7 @@ from pi_ai.api._http import (
     join_url,
     open_stream,
 )
-from pi_ai.api._js_json import JsonParseError, normalize_numbers, parse_json
+from pi_ai.js_json import JsonParseError, parse
 
 __all__ = ["API", "OPTIONS", "AnthropicOptions", "stream", "stream_simple"]
 
@@ -102,12 +102,12 @@ _MESSAGE_EVENTS = frozenset(
 def _parse_event(data: str) -> Any:
     """Pi's ``parseJsonWithRepair`` with ``JSON.parse``'s error texts."""
     try:
-        return parse_json(data)
+        return parse(data)
     except JsonParseError:
         repaired = repair_json(data)
         if repaired == data:
             raise
-        return parse_json(repaired)
+        return parse(repaired)
 
 
 def _map_stop_reason(reason: str, details: Any) -> tuple[str, str | None]:
@@ -353,7 +353,7 @@ async def _consume(
                             ToolCall(
                                 id=content_block.get("id") or "",
                                 name=from_claude_code_name(name, context.tools) if oauth else name,
-                                arguments=normalize_numbers(tool_input) if tool_input is not None else {},
+                                arguments=tool_input if tool_input is not None else {},
                             ),
                         )
                         parsers[position] = PartialJson()

@@ -49,7 +49,7 @@ from pi_ai.api._http import (
     merge_headers,
     open_stream,
 )
-from pi_ai.api._js_json import JsonParseError, js_stringify, js_text, parse_json
+from pi_ai.js_json import JsonParseError, js_text, parse, stringify
 
 API_NAME = "google-generative-ai"
 SDK_LABEL = "google-genai-sdk/1.52.0"
@@ -155,7 +155,7 @@ def _raise_for_error_chunk(text: str) -> None:
     if not text.lstrip(_JS_WHITESPACE).startswith("{"):
         return  # cannot be a JSON object (the usual case: a chunk of "data: ..." lines)
     try:
-        parsed = parse_json(text)
+        parsed = parse(text)
     except JsonParseError:
         return
     if not isinstance(parsed, dict) or "error" not in parsed:
@@ -164,7 +164,7 @@ def _raise_for_error_chunk(text: str) -> None:
     code = error.get("code") if isinstance(error, dict) else None
     if isinstance(code, (int, float)) and not isinstance(code, bool) and 400 <= code < 600:
         status = js_text(error.get("status")) if "status" in error else "undefined"
-        raise GoogleApiError(f"got status: {status}. {js_stringify(parsed)}", int(code))
+        raise GoogleApiError(f"got status: {status}. {stringify(parsed)}", int(code))
 
 
 # --------------------------------------------------------------------------- request
@@ -199,12 +199,12 @@ def _google_error_message(status: int, reason: str, headers: Mapping[str, str], 
     """``JSON.stringify`` of the error body, as the SDK's ``ApiError`` message."""
     if "application/json" in headers.get("content-type", ""):
         try:
-            body: Any = parse_json(text)
+            body: Any = parse(text)
         except JsonParseError as error:
             return str(error)
     else:
         body = {"error": {"message": text, "code": status, "status": reason}}
-    return js_stringify(body)
+    return stringify(body)
 
 
 def _retryable_status(status: int) -> bool:
@@ -304,7 +304,7 @@ def stream(
                 splitter = GoogleStreamSplitter()
                 async for chunk in response.chunks():
                     for payload in splitter.feed(chunk):
-                        data = parse_json(payload)
+                        data = parse(payload)
                         if isinstance(data, dict):
                             processor.handle(data)
                 splitter.finish()

@@ -65,7 +65,7 @@ from pi_ai.api._http import (
     openai_error_text,
     openai_sdk_message,
 )
-from pi_ai.api._js_json import parse_json
+from pi_ai.js_json import parse
 
 __all__ = ["API", "OPTIONS", "OpenAICompletionsOptions", "stream", "stream_simple"]
 
@@ -405,7 +405,7 @@ async def _consume(response: StreamResponse, parser: _Parser) -> None:
                 try:
                     chunk = _decode(data)
                 except msgspec.DecodeError:
-                    chunk = parse_json(data)  # raises with JSON.parse's message
+                    chunk = parse(data)  # raises with JSON.parse's message
                 if isinstance(chunk, dict):
                     if chunk.get("error"):
                         raise _StreamError(chunk["error"])

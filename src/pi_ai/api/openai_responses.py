@@ -43,7 +43,6 @@ from pi_ai.api._http import (
     openai_error_text,
     openai_sdk_message,
 )
-from pi_ai.api._js_json import js_stringify, parse_json
 from pi_ai.api._responses_convert import (
     OPENAI_TOOL_CALL_PROVIDERS,
     ConvertOptions,
@@ -53,6 +52,7 @@ from pi_ai.api._responses_convert import (
     split_deferred_tools,
 )
 from pi_ai.api._responses_stream import ResponsesStreamError, ResponsesStreamProcessor
+from pi_ai.js_json import parse, stringify
 
 API_NAME = "openai-responses"
 MIN_OUTPUT_TOKENS = 16
@@ -241,8 +241,8 @@ class _SdkStreamError(Exception):
 def _sdk_error_message(error: Any) -> str:
     message = error.get("message") if isinstance(error, dict) else None
     if message:
-        return message if isinstance(message, str) else js_stringify(message)
-    return js_stringify(error)
+        return message if isinstance(message, str) else stringify(message)
+    return stringify(error)
 
 
 def stream(
@@ -283,7 +283,7 @@ def stream(
                         if sse.data.startswith("[DONE]"):
                             done = True
                             continue
-                        data = parse_json(sse.data)
+                        data = parse(sse.data)
                         if sse.event is not None and sse.event.startswith("thread."):
                             continue
                         if isinstance(data, dict) and data.get("error"):

@@ -22,6 +22,7 @@ from pi_ai import (
     UserMessage,
     encode,
 )
+from pi_ai.js_json import utf16_len
 from pi_coding_agent.messages import (
     BashExecutionMessage,
     BranchSummaryMessage,
@@ -33,9 +34,8 @@ from pi_coding_agent.settings import CompactionSettings
 ESTIMATED_IMAGE_CHARS = 4800
 
 
-def js_length(text: str) -> int:
-    """``text.length`` in JavaScript: UTF-16 code units."""
-    return len(text) if text.isascii() else len(text.encode("utf-16-le", "surrogatepass")) // 2
+js_length = utf16_len
+"""``text.length`` in JavaScript: UTF-16 code units."""
 
 
 def calculate_context_tokens(usage: Usage) -> int:
