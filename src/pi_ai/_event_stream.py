@@ -40,8 +40,31 @@ def empty_assistant_message(model: Model, *, timestamp: int | None = None) -> As
     )
 
 
+_PYTHON_FAULTS = (
+    AssertionError,
+    AttributeError,
+    LookupError,
+    MemoryError,
+    NameError,
+    NotImplementedError,
+    OverflowError,
+    RecursionError,
+    StopIteration,
+    TypeError,
+    UnicodeError,
+    ZeroDivisionError,
+)
+"""Exceptions that only come from a fault in our code; their text ("'NoneType' object has no
+attribute ...") means nothing to a user and never reaches an ``errorMessage``."""
+
+UNREADABLE_RESPONSE = "Could not read the provider's response"
+
+
 def error_text(error: BaseException) -> str:
-    """The message of an exception as JavaScript's ``error.message`` would read."""
+    """The message of an exception as JavaScript's ``error.message`` would read (a fault in
+    our own code reads as ``UNREADABLE_RESPONSE``, never Python's wording)."""
+    if isinstance(error, _PYTHON_FAULTS):
+        return UNREADABLE_RESPONSE
     text = str(error)
     return text if text else type(error).__name__
 

@@ -9,23 +9,35 @@ knows those rules; the adapters, the agent, the tools and the session writer all
   they are written back as JavaScript writes them; ``JsonParseError`` carries V8's message.
 - ``stringify(value, indent)`` / ``JsEncoder``: ``JSON.stringify`` text (``3`` not ``3.0``,
   ``0.000015``, ``1e+21``, escaped unpaired surrogates).
-- ``js_number(n)`` / ``js_text(value)`` / ``js_field(mapping, key)``: ``String(...)``.
+- ``js_number(n)`` / ``js_text(value)`` / ``js_field(mapping, key)``: ``String(...)``;
+  ``js_trim(text)``: ``text.trim()``.
 - ``utf16_len`` / ``utf16_prefix`` / ``utf16_sort_key``: ``length``, ``slice(0, n)``, ``sort()``.
 """
 
 from __future__ import annotations
 
 from pi_ai.js_json._parse import JsonParseError, js_number_value, parse, v8_json_parse_error
-from pi_ai.js_json._stringify import JsEncoder, js_field, js_number, js_text, mend_numbers, stringify
+from pi_ai.js_json._stringify import (
+    JS_WHITESPACE,
+    JsEncoder,
+    js_field,
+    js_number,
+    js_text,
+    js_trim,
+    mend_numbers,
+    stringify,
+)
 from pi_ai.js_json._utf16 import utf16_len, utf16_prefix, utf16_sort_key
 
 __all__ = [
+    "JS_WHITESPACE",
     "JsEncoder",
     "JsonParseError",
     "js_field",
     "js_number",
     "js_number_value",
     "js_text",
+    "js_trim",
     "mend_numbers",
     "parse",
     "stringify",

@@ -21,7 +21,7 @@ from typing import Any
 
 import msgspec
 
-__all__ = ["JsEncoder", "js_field", "js_number", "js_text", "stringify"]
+__all__ = ["JS_WHITESPACE", "JsEncoder", "js_field", "js_number", "js_text", "js_trim", "stringify"]
 
 def js_number(value: float | bool) -> str:
     """``String(value)`` of a JavaScript number (ECMAScript ``Number::toString``)."""
@@ -224,6 +224,18 @@ def js_text(value: Any) -> str:
     if isinstance(value, list):
         return ",".join("" if item is None else js_text(item) for item in value)
     return "[object Object]"
+
+
+JS_WHITESPACE = (
+    " \t\n\r\x0b\x0c\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+    "\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+"""What JavaScript's ``String.prototype.trim`` removes (Python's ``str.strip`` removes more)."""
+
+
+def js_trim(text: str) -> str:
+    """``text.trim()``."""
+    return text.strip(JS_WHITESPACE)
 
 
 def js_field(mapping: Mapping[str, Any], key: str) -> str:
