@@ -19,7 +19,7 @@ from pi_ai._model import Model, ModelCost, calculate_cost
 from pi_ai._partial_json import parse_json_with_repair
 from pi_ai.api._accumulator import StreamAccumulator, StreamError
 from pi_ai.api._anthropic_payload import anthropic_compat, from_claude_code_name
-from pi_ai.api._js import UNDEFINED, JsTypeError, get, nullish, opt, strict_equal, text, truthy
+from pi_ai.api._js import UNDEFINED, JsTypeError, as_text, get, nullish, opt, strict_equal, text, truthy
 from pi_ai.api._sse import SseEvent
 from pi_ai.js_json import JsonParseError
 
@@ -44,10 +44,6 @@ def _count(value: Any) -> int:
     if type(value) is int:
         return value
     return int(value) if type(value) is float and value.is_integer() else 0
-
-
-def _str_or(value: Any, default: str = "") -> str:
-    return value if isinstance(value, str) else default
 
 
 def map_stop_reason(reason: Any, details: Any) -> tuple[str, str | None]:
@@ -189,12 +185,11 @@ class AnthropicStreamReader:
     def _message_start(self, event: dict[str, Any]) -> None:
         output = self._acc.output
         message = event.get("message", UNDEFINED)
-        response_id = get(message, "id")
-        output.response_id = response_id if isinstance(response_id, str) else None
+        output.response_id = as_text(get(message, "id"), None)
         transformations = get(message, "input_transformations")
         if type(transformations) is list:
             self.transformations = transformations
-        output.model = _str_or(get(message, "model"), self._model.id)
+        output.model = as_text(get(message, "model"), self._model.id)
         self._usage_model = self._fallback_model(output.model)
         usage = get(message, "usage")
         counts = output.usage
@@ -240,10 +235,7 @@ class AnthropicStreamReader:
                 _text_or_empty(get(block, "thinking")), "" if nullish(signature) else text(signature)
             )
         elif kind == "redacted_thinking":
-            data = get(block, "data")
-            position = acc.open_thinking(
-                "[Reasoning redacted]", data if isinstance(data, str) else None, redacted=True
-            )
+            position = acc.open_thinking("[Reasoning redacted]", as_text(get(block, "data"), None), redacted=True)
         elif kind == "tool_use":
             position = acc.open_tool_call(self._tool_call(block))
         else:
@@ -251,10 +243,10 @@ class AnthropicStreamReader:
         self._opened(position, event.get("index", UNDEFINED))
 
     def _tool_call(self, block: Any) -> ToolCall:
-        name = _str_or(get(block, "name"))
+        name = as_text(get(block, "name"))
         arguments = get(block, "input")
         return ToolCall(
-            id=_str_or(get(block, "id")),
+            id=as_text(get(block, "id")),
             name=from_claude_code_name(name, self._context.tools) if self._oauth else name,
             arguments=arguments if type(arguments) is dict else {},
         )

@@ -16,7 +16,7 @@ from pi_ai._model import Model, calculate_cost
 from pi_ai.api._accumulator import StreamAccumulator, StreamError
 from pi_ai.api._completions_payload import REASONING_FIELDS, is_reasoning_detail
 from pi_ai.api._constrained import GrammarInput
-from pi_ai.api._js import UNDEFINED, get, is_object, iterate, nullish, opt, text, truthy
+from pi_ai.api._js import UNDEFINED, as_text, get, is_object, iterate, nullish, opt, text, truthy
 from pi_ai.api._sse import SseEvent
 from pi_ai.js_json import parse, stringify
 
@@ -115,6 +115,7 @@ class CompletionsStreamReader:
         self._by_id: dict[tuple[str, Any], int] = {}
         self.reasoning_details: list[dict[str, Any]] | None = None
         self.has_finish_reason = False
+        self._has_response_id = False
 
     # ------------------------------------------------------------------ the SDK layer
 
@@ -135,9 +136,10 @@ class CompletionsStreamReader:
 
     def chunk(self, chunk: dict[str, Any]) -> None:
         output = self._acc.output
-        if not output.response_id:
-            chunk_id = chunk.get("id")
-            output.response_id = chunk_id if isinstance(chunk_id, str) and chunk_id else None
+        if not self._has_response_id:  # ``responseId ||= chunk.id``
+            chunk_id = chunk.get("id", UNDEFINED)
+            output.response_id = as_text(chunk_id, None)
+            self._has_response_id = truthy(chunk_id)
         chunk_model = chunk.get("model")
         if isinstance(chunk_model, str) and chunk_model and chunk_model != self._model.id:
             output.response_model = output.response_model or chunk_model

@@ -21,7 +21,7 @@ from typing import Any
 from pi_ai._messages import TextContent, ThinkingContent, ToolCall, Usage
 from pi_ai._model import Model, calculate_cost
 from pi_ai.api._accumulator import StreamAccumulator, StreamError
-from pi_ai.api._js import UNDEFINED, get, item, iterate, nullish, opt, strict_equal, text, truthy
+from pi_ai.api._js import UNDEFINED, as_text, get, item, iterate, nullish, opt, strict_equal, text, truthy
 from pi_ai.js_json import JsonParseError, js_text, js_trim, parse, stringify
 
 __all__ = ["GoogleApiError", "GoogleStreamReader", "GoogleStreamSplitter", "map_finish_reason"]
@@ -188,7 +188,7 @@ class GoogleStreamSplitter:
 class GoogleStreamReader:
     """Feed each parsed chunk to ``chunk``; ``finish`` closes the block still open."""
 
-    __slots__ = ("_acc", "_current", "_model", "_seen_ids")
+    __slots__ = ("_acc", "_current", "_has_response_id", "_model", "_seen_ids")
 
     def __init__(self, acc: StreamAccumulator, model: Model) -> None:
         self._acc = acc
@@ -196,16 +196,19 @@ class GoogleStreamReader:
         self._current: int | None = None
         """Content index of the open text or thinking block."""
         self._seen_ids: list[Any] = []
+        self._has_response_id = False
+        """Whether the response id so far is truthy (``responseId ||= chunk.responseId``)."""
 
     def chunk(self, chunk: Any) -> None:
         if type(chunk) is not dict:
             return  # the SDK makes an empty response of anything but an object
         output = self._acc.output
-        if not output.response_id:
-            # ``responseId ||= chunk.responseId``: until an id is non-empty, each chunk's value
+        if not self._has_response_id:
+            # ``responseId ||= chunk.responseId``: until an id is truthy, each chunk's value
             # (even an empty one, or none) replaces it.
-            response_id = chunk.get("responseId")
-            output.response_id = response_id if isinstance(response_id, str) else None
+            response_id = chunk.get("responseId", UNDEFINED)
+            output.response_id = as_text(response_id, None)
+            self._has_response_id = truthy(response_id)
         candidates = chunk.get("candidates", UNDEFINED)
         candidate = UNDEFINED if nullish(candidates) else item(candidates, 0)
         parts = opt(opt(candidate, "content"), "parts")
@@ -281,10 +284,10 @@ class GoogleStreamReader:
             id=tool_call_id,
             name=text(name) if truthy(name) else "",
             arguments=args if type(args) is dict else {},
-            thought_signature=signature if isinstance(signature, str) and signature else None,
+            thought_signature=as_text(signature, None) if truthy(signature) else None,
         )
         index = acc.open_tool_call(tool_call, arguments_text=None)
-        acc.tool_delta(index, stringify(tool_call.arguments))
+        acc.tool_delta(index, stringify({} if nullish(args) else args))
         acc.end(index)
 
     def finish(self) -> None:

@@ -94,6 +94,14 @@ def text(value: Any) -> str:
     return "undefined" if value is UNDEFINED else js_text(value)
 
 
+def as_text(value: Any, default: Any = "") -> Any:
+    """A provider value for one of our text fields: text as is, ``default`` for null or a
+    missing value, ``String(value)`` for another type (where Pi keeps the raw value)."""
+    if type(value) is str:
+        return value
+    return default if value is None or value is UNDEFINED else js_text(value)
+
+
 def strict_equal(left: Any, right: Any) -> bool:
     """``left === right`` between JSON values (objects and arrays compare by identity)."""
     if left is right:

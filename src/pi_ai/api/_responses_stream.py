@@ -17,7 +17,7 @@ from pi_ai._model import Model, calculate_cost
 from pi_ai.api._accumulator import StreamAccumulator, StreamError
 from pi_ai.api._completions_stream import SdkStreamError
 from pi_ai.api._constrained import GrammarInput
-from pi_ai.api._js import UNDEFINED, JsTypeError, get, is_object, iterate, nullish, opt, text, truthy
+from pi_ai.api._js import UNDEFINED, JsTypeError, as_text, get, is_object, iterate, nullish, opt, text, truthy
 from pi_ai.api._sse import SseEvent
 from pi_ai.js_json import parse, stringify
 
@@ -130,8 +130,7 @@ class ResponsesStreamReader:
             if slot is not None:
                 self._acc.thinking_delta(slot.index, "\n\n")
         elif kind == "response.created":
-            response_id = get(event.get("response", UNDEFINED), "id")
-            self._acc.output.response_id = response_id if isinstance(response_id, str) else None
+            self._acc.output.response_id = as_text(get(event.get("response", UNDEFINED), "id"), None)
         elif kind == "response.output_item.added":
             self._create_slot(event.get("output_index", UNDEFINED), event.get("item", UNDEFINED))
         elif kind in ("response.function_call_arguments.delta", "response.function_call_arguments.done"):
@@ -187,7 +186,7 @@ class ResponsesStreamReader:
             id=f"{text(get(item, 'call_id'))}|{text(get(item, 'id'))}",
             name=_name(item),
             arguments=arguments,
-            namespace=namespace if isinstance(namespace, str) else None,
+            namespace=as_text(namespace, None),
         )
 
     def _apply_phase(self, item: Any) -> None:
@@ -209,6 +208,7 @@ class ResponsesStreamReader:
         full = event.get("arguments", UNDEFINED)
         _streaming_json(full)
         if not isinstance(full, str):
+            acc.restart_arguments(slot.index, "")  # Pi has parsed the missing text as {}
             if nullish(full):
                 raise JsTypeError(
                     f"Cannot read properties of {'null' if full is None else 'undefined'} (reading 'startsWith')"
@@ -314,7 +314,7 @@ class ResponsesStreamReader:
         if namespace is not UNDEFINED:
             call = self._acc.output.content[slot.index]
             assert isinstance(call, ToolCall)
-            call.namespace = namespace if isinstance(namespace, str) else None
+            call.namespace = as_text(namespace, None)
 
     # ------------------------------------------------------------------ the terminal events
 
@@ -324,8 +324,8 @@ class ResponsesStreamReader:
         items = get(response, "output")
         self._backfill_reasoning(iterate([] if nullish(items) else items, "responseOutput"))
         response_id = opt(response, "id")
-        if truthy(response_id) and isinstance(response_id, str):
-            output.response_id = response_id
+        if truthy(response_id):
+            output.response_id = as_text(response_id)
         usage = opt(response, "usage")
         if truthy(usage):
             output.usage = _usage(usage)
@@ -337,7 +337,7 @@ class ResponsesStreamReader:
         reason = opt(opt(response, "incomplete_details"), "reason")
         reason = reason if isinstance(reason, str) else None
         raw = f"{text(status)}.{reason}" if reason else status
-        output.raw_stop_reason = raw if isinstance(raw, str) else None
+        output.raw_stop_reason = as_text(raw, None)
         stop_reason, error_message = _map_status(status, reason)
         output.stop_reason = stop_reason  # type: ignore[assignment]
         output.error_message = error_message
@@ -362,7 +362,7 @@ class ResponsesStreamReader:
         self.saw_terminal = True
         output = self._acc.output
         status = opt(response, "status")
-        output.raw_stop_reason = status if isinstance(status, str) else None
+        output.raw_stop_reason = as_text(status, None)
         error = opt(response, "error")
         reason = opt(opt(response, "incomplete_details"), "reason")
         if truthy(error):
@@ -376,8 +376,7 @@ class ResponsesStreamReader:
 
 
 def _name(item: Any) -> str:
-    name = get(item, "name")
-    return name if isinstance(name, str) else ""
+    return str(as_text(get(item, "name")))
 
 
 def _usage(usage: Any) -> Usage:
