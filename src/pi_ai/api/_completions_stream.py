@@ -16,7 +16,7 @@ from pi_ai._model import Model, calculate_cost
 from pi_ai.api._accumulator import StreamAccumulator, StreamError
 from pi_ai.api._completions_payload import REASONING_FIELDS, is_reasoning_detail
 from pi_ai.api._constrained import GrammarInput
-from pi_ai.api._js import UNDEFINED, as_text, get, is_object, iterate, nullish, opt, text, truthy
+from pi_ai.api._js import UNDEFINED, as_text, get, iterate, map_key, nullish, opt, text, truthy
 from pi_ai.api._sse import SseEvent
 from pi_ai.js_json import parse, stringify
 
@@ -85,11 +85,7 @@ def map_finish_reason(reason: Any) -> tuple[str, str | None]:
     return "error", f"Provider finish_reason: {text(reason)}"
 
 
-def _map_key(value: Any) -> tuple[str, Any]:
-    """A JavaScript ``Map`` key: numbers, strings and booleans by value, objects by identity."""
-    if is_object(value):
-        return ("object", id(value))
-    return ("boolean" if type(value) is bool else type(value).__name__, value)
+
 
 
 class _ToolState:
@@ -126,9 +122,10 @@ class CompletionsStreamReader:
         chunk = parse(data)  # JSON.parse's error text ends the stream
         if sse.event is not None and sse.event.startswith("thread."):
             return False  # the SDK wraps these as {event, data}: nothing Pi reads
-        if is_object(chunk) and truthy(get(chunk, "error")):
-            raise SdkStreamError(chunk["error"])
-        if type(chunk) is dict:
+        if type(chunk) is dict:  # other values have no ``error`` and nothing Pi reads
+            error = chunk.get("error")
+            if error is not None and truthy(error):
+                raise SdkStreamError(error)
             self.chunk(chunk)
         return False
 
@@ -143,47 +140,47 @@ class CompletionsStreamReader:
         chunk_model = chunk.get("model")
         if isinstance(chunk_model, str) and chunk_model and chunk_model != self._model.id:
             output.response_model = output.response_model or chunk_model
-        usage = chunk.get("usage", UNDEFINED)
-        if truthy(usage):
+        usage = chunk.get("usage")
+        if usage is not None and truthy(usage):
             output.usage = chunk_usage(usage, self._model)
         choices = chunk.get("choices")
-        choice = choices[0] if type(choices) is list and choices else UNDEFINED
-        if not truthy(choice):
-            return
-        if not truthy(usage) and truthy(choice_usage := get(choice, "usage")):
+        choice = choices[0] if type(choices) is list and choices else None
+        if type(choice) is not dict:
+            return  # a truthy non-object choice has none of the fields read below
+        if (usage is None or not truthy(usage)) and truthy(choice_usage := choice.get("usage")):
             output.usage = chunk_usage(choice_usage, self._model)
-        finish = get(choice, "finish_reason")
-        if truthy(finish):
+        finish = choice.get("finish_reason")
+        if finish is not None and truthy(finish):
             output.raw_stop_reason = text(finish)
             stop_reason, message = map_finish_reason(finish)
             output.stop_reason = stop_reason  # type: ignore[assignment]
             if message:
                 output.error_message = message
             self.has_finish_reason = True
-        delta = get(choice, "delta")
-        if truthy(delta):
+        delta = choice.get("delta")
+        if type(delta) is dict:  # a truthy non-object delta has none of the fields read below
             self._delta(delta)
 
-    def _delta(self, delta: Any) -> None:
+    def _delta(self, delta: dict[str, Any]) -> None:
         acc = self._acc
-        content = get(delta, "content")
+        content = delta.get("content")
         if type(content) is str:
             if content:
                 acc.text_delta(self._ensure_text(), content)
-        elif not nullish(content) and _length_positive(content):
+        elif content is not None and _length_positive(content):
             acc.text_delta(self._ensure_text(), text(content))
         for field in REASONING_FIELDS:
-            value = get(delta, field)
-            if isinstance(value, str) and value:
+            value = delta.get(field)
+            if value and isinstance(value, str):
                 provider = self._model.provider
                 signature = "reasoning_content" if provider == "opencode-go" and field == "reasoning" else field
                 acc.thinking_delta(self._ensure_thinking(signature), value)
                 break
-        calls = get(delta, "tool_calls")
-        if truthy(calls):
+        calls = delta.get("tool_calls")
+        if calls is not None and truthy(calls):
             for call in iterate(calls, "choice.delta.tool_calls"):
                 self._tool_call(call)
-        details = get(delta, "reasoning_details")
+        details = delta.get("reasoning_details")
         if type(details) is list:
             for detail in details:
                 if is_reasoning_detail(detail):
@@ -230,7 +227,7 @@ class CompletionsStreamReader:
         call_id = get(call, "id")
         if not block.id and truthy(call_id):
             block.id = text(call_id)
-            self._by_id[_map_key(call_id)] = index
+            self._by_id[map_key(call_id)] = index
         function, custom = get(call, "function"), get(call, "custom")
         name = _first_present(opt(function, "name"), opt(custom, "name"))
         if not block.name and truthy(name):
@@ -255,9 +252,9 @@ class CompletionsStreamReader:
         function, custom = get(call, "function"), get(call, "custom")
         name = _first_present(opt(function, "name"), opt(custom, "name"), "")
         call_id = get(call, "id")
-        index = self._by_index.get(_map_key(stream_index)) if stream_index is not None else None
+        index = self._by_index.get(map_key(stream_index)) if stream_index is not None else None
         if index is None and truthy(call_id):
-            index = self._by_id.get(_map_key(call_id))
+            index = self._by_id.get(map_key(call_id))
         is_custom = truthy(custom) and not truthy(function)
         if index is None:
             grammar = GrammarInput(self._grammar.get(text(name), "input")) if is_custom else None
@@ -269,15 +266,15 @@ class CompletionsStreamReader:
             index = acc.open_tool_call(tool_call, arguments_text=None if grammar is not None else "")
             self._tools[index] = _ToolState(stream_index, grammar)
             if stream_index is not None:
-                self._by_index[_map_key(stream_index)] = index
+                self._by_index[map_key(stream_index)] = index
             if truthy(call_id):
-                self._by_id[_map_key(call_id)] = index
+                self._by_id[map_key(call_id)] = index
         state = self._tools[index]
         if stream_index is not None and state.stream_index is None:
             state.stream_index = stream_index
-            self._by_index[_map_key(stream_index)] = index
+            self._by_index[map_key(stream_index)] = index
         if truthy(call_id):
-            self._by_id[_map_key(call_id)] = index
+            self._by_id[map_key(call_id)] = index
         block = acc.output.content[index]
         assert isinstance(block, ToolCall)
         if not block.name and truthy(name):

@@ -162,10 +162,12 @@ class GoogleStreamSplitter:
         buffer = "".join(self._parts) + text_
         payloads: list[str] = []
         start = 0
+        # Next position of each delimiter at or after ``start`` (-1: none in this buffer), so
+        # a delimiter the body never uses is looked for once, not once per event.
+        found = [buffer.find(delimiter) for delimiter in self._DELIMITERS]
         while True:
             cut, width = -1, 0
-            for delimiter in self._DELIMITERS:
-                position = buffer.find(delimiter, start)
+            for position, delimiter in zip(found, self._DELIMITERS, strict=True):
                 if position != -1 and (cut == -1 or position < cut):
                     cut, width = position, len(delimiter)
             if cut == -1:
@@ -174,6 +176,9 @@ class GoogleStreamSplitter:
             start = cut + width
             if event.startswith("data:"):
                 payloads.append(js_trim(event[5:]))
+            for index, delimiter in enumerate(self._DELIMITERS):
+                if found[index] != -1 and found[index] < start:
+                    found[index] = buffer.find(delimiter, start)
         rest = buffer[start:]
         self._parts = [rest] if rest else []
         self._tail = rest[-self._OVERLAP :]

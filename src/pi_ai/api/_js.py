@@ -77,9 +77,10 @@ def item(value: Any, index: int) -> Any:
 
 def truthy(value: Any) -> bool:
     """JavaScript truthiness: objects and arrays are true even when empty."""
-    if type(value) is dict or type(value) is list:
+    kind = type(value)
+    if kind is dict or kind is list:
         return True
-    return bool(value) and value is not UNDEFINED
+    return value is not UNDEFINED and bool(value)
 
 
 def nullish(value: Any) -> bool:
@@ -124,6 +125,32 @@ def iterate(value: Any, expression: str) -> list[Any]:
     if isinstance(value, str):
         return list(value)  # by code point, as for...of walks a string
     raise JsTypeError(f"{expression} is not iterable")
+
+
+def map_key(value: Any) -> tuple[Any, Any]:
+    """``value`` as a JavaScript ``Map`` key: numbers (1 and 1.0 alike), strings and booleans by
+    value, objects and arrays by identity."""
+    kind = type(value)
+    if kind is int or kind is float:
+        return (int, value)
+    if kind is dict or kind is list:
+        return (dict, _Identity(value))
+    return (kind, value)
+
+
+class _Identity:
+    """Hashes and compares by identity, and keeps the object alive (so its id is not reused)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __hash__(self) -> int:
+        return id(self.value)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Identity) and other.value is self.value
 
 
 def is_object(value: Any) -> bool:

@@ -17,7 +17,7 @@ from pi_ai._model import Model, calculate_cost
 from pi_ai.api._accumulator import StreamAccumulator, StreamError
 from pi_ai.api._completions_stream import SdkStreamError
 from pi_ai.api._constrained import GrammarInput
-from pi_ai.api._js import UNDEFINED, JsTypeError, as_text, get, is_object, iterate, nullish, opt, text, truthy
+from pi_ai.api._js import UNDEFINED, JsTypeError, as_text, get, iterate, map_key, nullish, opt, text, truthy
 from pi_ai.api._sse import SseEvent
 from pi_ai.js_json import parse, stringify
 
@@ -33,11 +33,7 @@ def _count(value: Any) -> int:
     return int(value) if type(value) is float and value.is_integer() else 0
 
 
-def _map_key(value: Any) -> tuple[str, Any]:
-    """A JavaScript ``Map`` key: numbers, strings and booleans by value, objects by identity."""
-    if is_object(value):
-        return ("object", id(value))
-    return ("boolean" if type(value) is bool else type(value).__name__, value)
+
 
 
 class _Slot:
@@ -104,8 +100,10 @@ class ResponsesStreamReader:
         data = parse(sse.data)
         if sse.event is not None and sse.event.startswith("thread."):
             return False
-        if is_object(data) and truthy(get(data, "error")):
-            raise SdkStreamError(data["error"])
+        if type(data) is dict:
+            error = data.get("error")
+            if error is not None and truthy(error):
+                raise SdkStreamError(error)
         self.event(data)
         return False
 
@@ -148,7 +146,7 @@ class ResponsesStreamReader:
             self._failed(event.get("response", UNDEFINED))
 
     def _slot(self, event: dict[str, Any], kind: str) -> _Slot | None:
-        slot = self._slots.get(_map_key(event.get("output_index", UNDEFINED)))
+        slot = self._slots.get(map_key(event.get("output_index", UNDEFINED)))
         return slot if slot is not None and slot.kind == kind else None
 
     def _text_delta(self, event: dict[str, Any]) -> None:
@@ -176,7 +174,7 @@ class ResponsesStreamReader:
             slot = _Slot("toolCall", acc.open_tool_call(call, arguments_text=None), GrammarInput(prop))
         else:
             return None
-        self._slots[_map_key(output_index)] = slot
+        self._slots[map_key(output_index)] = slot
         return slot
 
     @staticmethod
@@ -249,7 +247,7 @@ class ResponsesStreamReader:
 
     def _item_done(self, output_index: Any, item: Any) -> None:
         self._apply_phase(item)
-        key = _map_key(output_index)
+        key = map_key(output_index)
         slot = self._slots.get(key) or self._create_slot(output_index, item)
         if slot is None:
             return
@@ -286,7 +284,7 @@ class ResponsesStreamReader:
         content = _joined(opt(item, "content"), "text", "item.content?.map", "\n\n")
         block.thinking = summary or content or block.thinking
         block.thinking_signature = stringify(item)
-        self._reasoning_by_id[_map_key(get(item, "id"))] = slot.index
+        self._reasoning_by_id[map_key(get(item, "id"))] = slot.index
 
     def _message_done(self, slot: _Slot, item: Any) -> None:
         acc = self._acc
@@ -349,7 +347,7 @@ class ResponsesStreamReader:
         for item in items:
             if get(item, "type") != "reasoning" or not truthy(encrypted := get(item, "encrypted_content")):
                 continue
-            index = self._reasoning_by_id.get(_map_key(get(item, "id")))
+            index = self._reasoning_by_id.get(map_key(get(item, "id")))
             block = self._acc.output.content[index] if index is not None else None
             if not isinstance(block, ThinkingContent) or not block.thinking_signature:
                 continue
