@@ -99,7 +99,8 @@ class AssistantMessageEventStream:
             self._done = True
             self._result = event.error
         self._queue.append(event)
-        self._wake()
+        if self._waiter is not None:  # (checked here: this runs for every delta, bench/stream_parse.py)
+            self._wake()
 
     def end(self, result: AssistantMessage | None = None) -> None:
         """Finish without (another) event. ``result`` settles ``result()`` if nothing did yet."""

@@ -113,27 +113,30 @@ class StreamAccumulator:
 
     def text_delta(self, index: int, delta: str) -> None:
         """Append ``delta`` to the text block at ``index``; ``text_delta``."""
-        self._add(index, delta)
-        self._push(TextDeltaEvent(content_index=index, delta=delta, partial=self.output))
-
-    def thinking_delta(self, index: int, delta: str) -> None:
-        """Append ``delta`` to the thinking block at ``index``; ``thinking_delta``."""
-        self._add(index, delta)
-        self._push(ThinkingDeltaEvent(content_index=index, delta=delta, partial=self.output))
-
-    def _add(self, index: int, delta: str) -> None:
         pending = self._pending.get(index)
         if pending is None:
             self._pending[index] = [delta]
         else:
             pending.append(delta)
+        self._push(TextDeltaEvent(content_index=index, delta=delta, partial=self.output))
+
+    def thinking_delta(self, index: int, delta: str) -> None:
+        """Append ``delta`` to the thinking block at ``index``; ``thinking_delta``."""
+        pending = self._pending.get(index)
+        if pending is None:
+            self._pending[index] = [delta]
+        else:
+            pending.append(delta)
+        self._push(ThinkingDeltaEvent(content_index=index, delta=delta, partial=self.output))
 
     def arguments_delta(self, index: int, fragment: str, *, announce: bool = True) -> None:
         """Extend the tool call's argument JSON with ``fragment``; its ``arguments`` become
         the value parsed so far; ``toolcall_delta`` with the fragment (unless not ``announce``)."""
+        parser = self._parsers.get(index)
+        if parser is None:
+            parser = self._parsers[index] = PartialJson()
         call = self.output.content[index]
-        assert isinstance(call, ToolCall)
-        call.arguments = self._parser(index).feed(fragment)
+        call.arguments = parser.feed(fragment)  # type: ignore[union-attr]  # a ToolCall
         if announce:
             self._push(ToolCallDeltaEvent(content_index=index, delta=fragment, partial=self.output))
 

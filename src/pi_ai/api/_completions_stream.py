@@ -18,9 +18,11 @@ from pi_ai.api._completions_payload import REASONING_FIELDS, is_reasoning_detail
 from pi_ai.api._constrained import GrammarInput
 from pi_ai.api._js import UNDEFINED, as_text, get, iterate, map_key, nullish, opt, text, truthy
 from pi_ai.api._sse import SseEvent
-from pi_ai.js_json import parse, stringify
+from pi_ai.js_json import decoder, parse, stringify
 
 __all__ = ["CompletionsStreamReader", "SdkStreamError"]
+
+_decode = decoder()
 
 
 class SdkStreamError(StreamError):
@@ -119,7 +121,10 @@ class CompletionsStreamReader:
         data = sse.data
         if data.startswith("[DONE]"):
             return True
-        chunk = parse(data)  # JSON.parse's error text ends the stream
+        try:
+            chunk = _decode(data)
+        except (ValueError, RecursionError):
+            chunk = parse(data)  # JSON.parse's error text ends the stream
         if sse.event is not None and sse.event.startswith("thread."):
             return False  # the SDK wraps these as {event, data}: nothing Pi reads
         if type(chunk) is dict:  # other values have no ``error`` and nothing Pi reads

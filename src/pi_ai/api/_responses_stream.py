@@ -19,11 +19,12 @@ from pi_ai.api._completions_stream import SdkStreamError
 from pi_ai.api._constrained import GrammarInput
 from pi_ai.api._js import UNDEFINED, JsTypeError, as_text, get, iterate, map_key, nullish, opt, text, truthy
 from pi_ai.api._sse import SseEvent
-from pi_ai.js_json import parse, stringify
+from pi_ai.js_json import decoder, parse, stringify
 
 __all__ = ["ResponsesStreamReader", "ServiceTierPricing"]
 
 ServiceTierPricing = Callable[[Usage, Any], None]
+_decode = decoder()
 
 
 def _count(value: Any) -> int:
@@ -97,7 +98,10 @@ class ResponsesStreamReader:
         if sse.data.startswith("[DONE]"):
             self._done = True
             return False
-        data = parse(sse.data)
+        try:
+            data = _decode(sse.data)
+        except (ValueError, RecursionError):
+            data = parse(sse.data)  # JSON.parse's error text ends the stream
         if sse.event is not None and sse.event.startswith("thread."):
             return False
         if type(data) is dict:

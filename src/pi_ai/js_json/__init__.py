@@ -7,6 +7,7 @@ knows those rules; the adapters, the agent, the tools and the session writer all
 
 - ``parse(text)``: ``JSON.parse``; integral numbers come back as ``int`` (``1.0`` -> ``1``) so
   they are written back as JavaScript writes them; ``JsonParseError`` carries V8's message.
+  ``decoder()`` is its bare fast path for hot loops.
 - ``stringify(value, indent)`` / ``JsEncoder``: ``JSON.stringify`` text (``3`` not ``3.0``,
   ``0.000015``, ``1e+21``, escaped unpaired surrogates).
 - ``js_number(n)`` / ``js_text(value)`` / ``js_field(mapping, key)``: ``String(...)``;
@@ -16,7 +17,7 @@ knows those rules; the adapters, the agent, the tools and the session writer all
 
 from __future__ import annotations
 
-from pi_ai.js_json._parse import JsonParseError, js_number_value, parse, v8_json_parse_error
+from pi_ai.js_json._parse import JsonParseError, decoder, js_number_value, parse, v8_json_parse_error
 from pi_ai.js_json._stringify import (
     JS_WHITESPACE,
     JsEncoder,
@@ -33,6 +34,7 @@ __all__ = [
     "JS_WHITESPACE",
     "JsEncoder",
     "JsonParseError",
+    "decoder",
     "js_field",
     "js_number",
     "js_number_value",

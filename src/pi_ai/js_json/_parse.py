@@ -14,7 +14,7 @@ from typing import Any
 
 import msgspec
 
-__all__ = ["JsonParseError", "js_number_value", "parse", "v8_json_parse_error"]
+__all__ = ["JsonParseError", "decoder", "js_number_value", "parse", "v8_json_parse_error"]
 
 MAX_EXACT_INTEGER = 2**53
 """Up to this size an integral double and the ``int`` of the same value print the same digits
@@ -49,6 +49,12 @@ def _integer(text: str) -> int | float:
 
 
 _fast_decode = msgspec.json.Decoder(float_hook=js_number_value).decode
+
+
+def decoder() -> Any:
+    """A bare ``decode(text)`` for hot loops: ``parse`` without its error handling (it raises
+    msgspec's errors: call ``parse`` on failure for V8's message and the slow paths)."""
+    return msgspec.json.Decoder(float_hook=js_number_value).decode
 _SLOW_DECODER = json.JSONDecoder(parse_constant=_no_constant, parse_int=_integer, parse_float=js_number_value)
 
 TOO_DEEP = "JSON nested too deeply to read"
