@@ -12,7 +12,7 @@ from pi_coding_agent.agent_session._events import (
     ThinkingLevelChangedEvent,
     session_event_to_json,
 )
-from pi_coding_agent.agent_session._retry import is_retryable_error, retryable_error_text
+from pi_coding_agent.agent_session._retry import is_retryable_error
 from pi_coding_agent.agent_session._session import (
     NO_MODEL_MESSAGE,
     AgentSession,
@@ -37,6 +37,5 @@ __all__ = [
     "ThinkingLevelChangedEvent",
     "create_agent_session",
     "is_retryable_error",
-    "retryable_error_text",
     "session_event_to_json",
 ]

@@ -12,7 +12,7 @@ thinking entry records one.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,6 +31,7 @@ from pi_coding_agent.messages import converter
 from pi_coding_agent.model_registry import MissingCredentials, ModelCatalog
 from pi_coding_agent.session import SessionManager, ThinkingLevelChangeEntry
 from pi_coding_agent.settings import DEFAULT_THINKING_LEVEL, DEFAULT_TOOL_NAMES, Settings
+from pi_coding_agent.skills import Skill
 from pi_coding_agent.system_prompt import ContextFile, SystemPromptOptions, build_system_prompt
 
 
@@ -50,6 +51,10 @@ class SessionOptions:
     custom_prompt: str | None = None
     append_prompts: Sequence[str] = ()
     context_files: Sequence[ContextFile] = ()
+    skills: Sequence[Skill] = ()
+    """Skills listed in the system prompt (those the model may invoke)."""
+    expand_input: Callable[[str], str] | None = None
+    """Turns a typed prompt into the text sent (``/skill:name``, ``/template`` expansion)."""
 
 
 @dataclass
@@ -82,16 +87,20 @@ def _stream_function(catalog: ModelCatalog, settings: Settings) -> StreamFn:
             return _failed_stream(model, str(error), options)
         headers: dict[str, str | None] = dict(options.headers or {})
         headers.update(auth.headers or {})
-        # httpIdleTimeoutMs 0 means "no limit"; Pi passes the largest 32-bit value then.
+        # httpIdleTimeoutMs 0 means "no limit"; Pi passes the largest 32-bit value then. The
+        # request timeout bounds the wait for response headers only; the idle timeout bounds
+        # that wait too and every silence in the body (Pi's undici dispatcher).
         timeout = options.timeout_ms or provider_retry.timeout_ms or idle_timeout or 2_147_483_647
         configured = dataclasses.replace(
             options,
             api_key=auth.api_key,
             headers=headers or None,
+            env={**auth.env, **(options.env or {})} if auth.env else options.env,
             timeout_ms=timeout,
+            idle_timeout_ms=options.idle_timeout_ms if options.idle_timeout_ms is not None else idle_timeout,
             max_retries=provider_retry.max_retries or options.max_retries,
         )
-        return stream_simple(model, context, configured)
+        return stream_simple(model, context, configured, env_auth=False)  # the catalog resolved them
 
     return stream
 
@@ -173,6 +182,7 @@ def _system_prompt(options: SessionOptions, tools: Sequence[AgentTool]) -> str:
             context_files=options.context_files,
             tool_summaries=summaries,
             guidelines=guidelines,
+            skills=options.skills,
         )
     )
 
@@ -242,6 +252,7 @@ def create_agent_session(options: SessionOptions) -> CreatedSession:
         model=model,
         system_prompt=_system_prompt(options, tools),
         bin_dir=str(options.agent_dir / "bin"),
+        expand_input=options.expand_input,
     )
     holder.append(session)
     return CreatedSession(session, fallback, unknown)

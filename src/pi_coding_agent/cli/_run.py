@@ -103,35 +103,22 @@ def _refuse_combination(option: str, flags: tuple[tuple[str, object], ...]) -> N
 
 
 def _run(parsed: ParsedArgs) -> int:
-    from pi_coding_agent.settings import SESSION_DIR_ENV, Settings, agent_dir, expand_tilde, resolve_path
+    from pi_coding_agent.paths import agent_dir, resolve_path
+    from pi_coding_agent.session import resolve_session_dir
+    from pi_coding_agent.settings import Settings
 
     mode = resolve_app_mode(parsed, _isatty(sys.stdin), _isatty(sys.stdout))
     _check_flags(parsed, mode)
     cwd = os.getcwd()
-    home = agent_dir()
+    home = Path(agent_dir())
     diagnostics = Diagnostics()
-    for flag, used in (
-        ("--extension", parsed.extensions),
-        ("--skill", parsed.skills),
-        ("--prompt-template", parsed.prompt_templates),
-        ("--theme", parsed.themes),
-    ):
-        if used:
-            diagnostics.warn(f"{flag} is ignored: extensions, skills, prompt templates and themes are not supported yet")
 
     if parsed.list_models is not None:
         return _list_models(parsed, cwd, home, diagnostics)
-    if mode == "interactive":
-        raise CliError(
-            "interactive mode is not available yet; run pi -p \"your prompt\" (or pipe the prompt on stdin)"
-        )
-
     startup_settings = Settings.load(cwd, home)
-    env_session_dir = os.environ.get(SESSION_DIR_ENV)
-    session_dir = (
-        resolve_path(parsed.session_dir)
-        if parsed.session_dir
-        else (expand_tilde(env_session_dir) if env_session_dir else startup_settings.session_dir)
+    startup_settings.apply_http_proxy(os.environ)  # as Pi's CLI does at startup (global httpProxy)
+    session_dir = resolve_session_dir(
+        resolve_path(parsed.session_dir) if parsed.session_dir else None, startup_settings.session_dir
     )
     manager = _session_manager(parsed, cwd, session_dir, diagnostics)
     session_cwd = manager.get_cwd()
@@ -172,6 +159,24 @@ def _run(parsed: ParsedArgs) -> int:
         system_prompt=parsed.system_prompt,
         append_system_prompt=parsed.append_system_prompt,
     )
+    from pi_coding_agent.resource_loader import load_startup_resources
+
+    resources, resource_warnings = load_startup_resources(
+        cwd=cwd,
+        session_cwd=session_cwd,
+        agent_dir=home,
+        settings=settings,
+        skill_paths=parsed.skills,
+        prompt_template_paths=parsed.prompt_templates,
+        theme_paths=parsed.themes,
+        no_skills=parsed.no_skills,
+        no_prompt_templates=parsed.no_prompt_templates,
+        no_themes=parsed.no_themes,
+        no_extensions=parsed.no_extensions,
+        extension_sources=parsed.extensions,
+    )
+    for warning in resource_warnings:
+        diagnostics.warn(warning)
     thinking = parsed.thinking or thinking_from_model
     created = create_agent_session(
         SessionOptions(
@@ -188,6 +193,8 @@ def _run(parsed: ParsedArgs) -> int:
             custom_prompt=sources.custom,
             append_prompts=sources.append,
             context_files=[] if parsed.no_context_files else load_context_files(session_cwd, home),
+            skills=resources.skills.skills,
+            expand_input=lambda text: resources.expand(text, lambda error: print(f"Warning: {error}", file=sys.stderr)),
         )
     )
     session = created.session
@@ -218,9 +225,29 @@ def _run(parsed: ParsedArgs) -> int:
         raise CliError(str(error)) from None
     initial = build_initial_input(parsed.messages, stdin_text, files)
     diagnostics.flush()
+    if mode == "interactive":
+        return _run_interactive(session, home, initial, parsed.use_theme)
     if session.model is None:
         raise CliError(NO_MODELS_MESSAGE)
     return _run_print(session, "json" if mode == "json" else "text", initial)
+
+
+def _run_interactive(session: AgentSession, home: Path, initial: InitialInput, parsed_theme: str | None) -> int:
+    import asyncio
+
+    from pi_coding_agent import __version__
+    from pi_coding_agent.modes.interactive import run_interactive_mode
+
+    return asyncio.run(
+        run_interactive_mode(
+            session,
+            agent_dir=home,
+            version=__version__,
+            initial_message=initial.message,
+            initial_images=initial.images,
+            theme_name=parsed_theme,
+        )
+    )
 
 
 def _run_print(session: AgentSession, mode: Literal["text", "json"], initial: InitialInput) -> int:
@@ -432,8 +459,8 @@ def _exact_local_session(session_id: str, cwd: str, session_dir: str | None) -> 
 
 def _find_session(argument: str, cwd: str, session_dir: str | None) -> tuple[str, str | None]:
     """(path, cwd of another project or None) for a ``--session``/``--fork`` value."""
+    from pi_coding_agent.paths import resolve_path
     from pi_coding_agent.session import list_all_sessions, list_sessions
-    from pi_coding_agent.settings import resolve_path
 
     if "/" in argument or "\\" in argument or argument.endswith(".jsonl"):
         return resolve_path(argument, cwd), None

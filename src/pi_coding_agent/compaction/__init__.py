@@ -1,5 +1,6 @@
 """Compaction: replacing the older part of a long branch by a model-written summary."""
 
+from pi_ai import ContextEstimate, calculate_context_tokens
 from pi_coding_agent.compaction._prepare import (
     CompactionPreparation,
     CutPoint,
@@ -15,14 +16,7 @@ from pi_coding_agent.compaction._summarize import (
     compact,
     serialize_conversation,
 )
-from pi_coding_agent.compaction._tokens import (
-    ContextEstimate,
-    calculate_context_tokens,
-    estimate_context_tokens,
-    estimate_tokens,
-    js_length,
-    should_compact,
-)
+from pi_coding_agent.compaction._tokens import estimate_context_tokens, estimate_tokens, should_compact
 
 __all__ = [
     "CompactionPreparation",
@@ -38,7 +32,6 @@ __all__ = [
     "estimate_tokens",
     "find_cut_point",
     "format_file_operations",
-    "js_length",
     "prepare_compaction",
     "serialize_conversation",
     "should_compact",
