@@ -173,7 +173,7 @@ def _serialize_context(context: Context) -> str:
 def _common_prefix_units(a: str, b: str) -> int:
     """Length of the common prefix in UTF-16 code units."""
     if not (a.isascii() and b.isascii()):
-        a16, b16 = a.encode("utf-16-le"), b.encode("utf-16-le")
+        a16, b16 = a.encode("utf-16-le", "surrogatepass"), b.encode("utf-16-le", "surrogatepass")
         units = 0
         while (
             2 * units + 1 < min(len(a16), len(b16))

@@ -1027,5 +1027,5 @@ def _load_source(path: str) -> list[bytes]:
             legacy = load_legacy(file.read())
         entries = legacy.entries()
         migrate_entries(entries)
-        return [msgspec.json.encode(entry) for entry in entries if entry.get("type") != "session"]
+        return [encode(entry) for entry in entries if entry.get("type") != "session"]
     return [bytes(line) for _, line in index.lines(range(len(index.ids)))]

@@ -17,6 +17,7 @@ from typing import Any
 
 import msgspec
 
+from pi_ai import encode
 from pi_coding_agent.session._entries import CURRENT_SESSION_VERSION
 from pi_coding_agent.session._ids import generate_entry_id
 
@@ -34,7 +35,7 @@ class LegacyFile:
     def render(self) -> bytes:
         out = bytearray()
         for line in self.lines:
-            out += msgspec.json.encode(line) if isinstance(line, dict) else line
+            out += encode(line) if isinstance(line, dict) else line
             out += b"\n"
         return bytes(out)
 
