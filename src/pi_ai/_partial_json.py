@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from pi_ai.js_json import JS_WHITESPACE, js_trim
+from pi_ai.js_json import JS_WHITESPACE, js_text, js_trim
 from pi_ai.js_json import parse as _json_parse
 
 __all__ = ["PartialJson", "parse_json_with_repair", "parse_streaming_json", "repair_json"]
@@ -200,7 +200,7 @@ def _partial_parse(source: str) -> Any:
                 skip_blank()
                 index += 1
                 try:
-                    obj[key if isinstance(key, str) else _js_key(key)] = parse_any()
+                    obj[key if isinstance(key, str) else js_text(key)] = parse_any()
                 except _PartialError:
                     return obj
                 skip_blank()
@@ -255,17 +255,6 @@ def _partial_parse(source: str) -> Any:
                 raise _PartialError(str(error)) from None
 
     return parse_any()
-
-
-def _js_key(value: Any) -> str:
-    """A non-string object key as JavaScript would coerce it (only reachable with odd input)."""
-    if value is None:
-        return "null"
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    return str(value)
 
 
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
