@@ -4,7 +4,7 @@ Bodies are well-formed responses with one value spoiled (any JSON type in any pl
 sequences mixing well-formed events with random JSON, and raw bytes, written in random chunk
 sizes. Whatever arrives: no exception escapes ``stream``, the events end with exactly one
 ``done`` or ``error`` (the settled result), and no ``errorMessage`` carries Python's own
-wording. ``PI_FUZZ_EXAMPLES`` raises the example count (default 40 per API and kind: 480 bodies).
+wording. ``PI_FUZZ_EXAMPLES`` raises the example count (default 25 per API and kind: 300 bodies).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from pi_ai.models import get_builtin_model
 from tests.support.loopback import LoopbackServer, Reply, split
 from tests.support.stream_shapes import APIS, REMOVE, WRONG_TYPES, base, paths, render, spoiled
 
-EXAMPLES = int(os.environ.get("PI_FUZZ_EXAMPLES", "40"))
+EXAMPLES = int(os.environ.get("PI_FUZZ_EXAMPLES", "25"))
 FUZZ = settings(
     max_examples=EXAMPLES,
     deadline=None,
