@@ -41,6 +41,12 @@ from pi_ai.api._http import (
     openai_error_text,
     openai_sdk_message,
 )
+from pi_ai.api._local_servers import (
+    LocalServerCompat,
+    adapt_local_request,
+    local_server_compat,
+    promote_text_tool_calls,
+)
 
 __all__ = ["API", "OPTIONS", "OpenAICompletionsOptions", "stream", "stream_simple"]
 
@@ -97,7 +103,8 @@ async def _run(
     reader: CompletionsStreamReader | None = None
     try:
         compat = completions_compat(model)
-        request = await _request(model, context, options, compat)
+        local = local_server_compat(model)
+        request = await _request(model, context, options, compat, local)
         reader = CompletionsStreamReader(
             acc, model, grammar_input_properties(context.tools, compat.supports_openai_grammar_tools)
         )
@@ -106,7 +113,10 @@ async def _run(
             # The SDK ends its iterator quietly on abort; the check below reports it.
             with contextlib.suppress(AbortError):
                 await acc.feed(response.event_batches(flush_partial=False), reader.handle)
+        promoted = local.parse_tool_calls_from_text and promote_text_tool_calls(stream, output, context.tools)
         reader.finish_blocks()
+        if promoted and output.stop_reason == "stop":
+            output.stop_reason = "toolUse"
         _check_end(output, signal, compat.supports_finish_reason, reader.has_finish_reason)
         acc.done()
     except Exception as error:
@@ -116,7 +126,11 @@ async def _run(
 
 
 async def _request(
-    model: Model, context: Context, options: OpenAICompletionsOptions, compat: CompletionsCompat
+    model: Model,
+    context: Context,
+    options: OpenAICompletionsOptions,
+    compat: CompletionsCompat,
+    local: LocalServerCompat,
 ) -> HttpRequest:
     api_key = client_api_key(model.provider, options.api_key, options.headers)
     retention = resolve_cache_retention(options.cache_retention, options.env)
@@ -129,7 +143,7 @@ async def _request(
         session_id=session_id,
         compat=compat,
     )
-    params = build_params(model, context, options, compat, retention)
+    params = adapt_local_request(build_params(model, context, options, compat, retention), local)
     params = await apply_on_payload(options, params, model)
     return HttpRequest(join_url(model.base_url, "/chat/completions"), headers, params)
 
