@@ -13,6 +13,7 @@ the working copy stays as it was) or set aside for a new session in a fresh work
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import time
 from dataclasses import dataclass, field, replace
@@ -21,7 +22,7 @@ from typing import Literal
 
 from pi_agent import MessageEndEvent
 from pi_ai import AssistantMessage
-from pi_coding_agent.agent_session import AgentSession, SessionError, SessionEvent
+from pi_coding_agent.agent_session import AgentSession, SessionError, SessionEvent, is_retryable_error
 from pi_coding_agent.batch._layout import BatchLayout
 from pi_coding_agent.batch._limits import Limiter, limited_stream_fn
 from pi_coding_agent.batch._result import BatchResult, Status
@@ -144,6 +145,7 @@ class _TaskRun:
     stopped: Status | None = None
     stop_reason: str | None = None
     live: SessionTotals = field(default_factory=SessionTotals)
+    stop_requested: asyncio.Event = field(default_factory=asyncio.Event)
 
     @property
     def layout(self) -> BatchLayout:
@@ -214,13 +216,9 @@ class _TaskRun:
         return await self._result(session)
 
     async def _send(self, session: AgentSession, prompts: tuple[str, ...], *, continue_first: bool) -> None:
-        """The prompts in order; first, with ``continue_first``, the cut-off one from where it stopped.
-
-        The continued turns go through the agent directly (``AgentSession`` has no public
-        continue yet), so a failed model call there is not retried automatically.
-        """
+        """The prompts in order; first, with ``continue_first``, the cut-off one from where it stopped."""
         if continue_first:
-            await session.agent.continue_()
+            await self._continue(session)
             if self._failed_last():
                 return
         for prompt in prompts:
@@ -228,6 +226,31 @@ class _TaskRun:
                 return
             await session.prompt(prompt)
             if self._failed_last():
+                return
+
+    async def _continue(self, session: AgentSession) -> None:
+        """Go on from where the conversation was cut off, retrying as the session's prompts do.
+
+        ``AgentSession`` has no public continue, so this goes through its agent and applies
+        the session's ``retry`` settings itself: a retryable error (Pi's rules) is dropped from
+        the context and the call made again after ``baseDelayMs`` doubling, up to
+        ``maxRetries`` times; the failed answers stay in the session file, as with prompts.
+        """
+        retry = session.settings.retry
+        for attempt in range(1, retry.max_retries + 2):
+            await session.agent.continue_()
+            last = last_assistant(self.manager) if self.manager is not None else None
+            window = session.model.context_window if session.model is not None else 0
+            if last is None or last.stop_reason != "error" or self.stopped:
+                return
+            if not retry.enabled or attempt > retry.max_retries or not is_retryable_error(last, window):
+                return
+            messages = session.agent.state.messages
+            if messages and isinstance(messages[-1], AssistantMessage):
+                session.agent.state.messages = messages[:-1]
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.stop_requested.wait(), retry.base_delay_ms * 2 ** (attempt - 1) / 1000)
+            if self.stop_requested.is_set():
                 return
 
     def _failed_last(self) -> bool:
@@ -248,6 +271,7 @@ class _TaskRun:
 
     def _stop(self, status: Status, reason: str) -> None:
         self.stopped, self.stop_reason = status, reason
+        self.stop_requested.set()
         session = self.session
         if session is not None:
             session.abort_retry()

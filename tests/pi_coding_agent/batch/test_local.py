@@ -290,6 +290,46 @@ def test_resume_goes_on_from_the_last_tool_results(tmp_path: Path) -> None:
     assert_pi_reads_them_alike([Path(result.session_file or "")])  # the cut-off turn on a side branch
 
 
+@pytest.mark.oracle
+def test_resume_retries_the_continued_call_with_pi_settings(tmp_path: Path) -> None:
+    """The call that goes on from a cut-off prompt follows the session's retry settings too:
+    retried with them, made once without them."""
+    reached = {"steps": threading.Event(), "again": threading.Event()}
+    release = {"steps": threading.Event(), "again": threading.Event()}
+
+    def before(task: str, turn: int) -> None:
+        if task in reached and turn == 1 and not reached[task].is_set():
+            reached[task].set()
+            release[task].wait(30)  # the cut-off request is answered only after the resumed run
+
+    overloaded = {"status": 429, "body": {"error": {"message": "rate limited, slow down"}}}
+    first = {"tool_calls": [_call("write", path="a.txt", content="a\n")]}
+    scripts = Scripts(
+        by_task={"steps": [first, {"fail": [overloaded, overloaded], "tool_calls": [_call("write", path="b.txt", content="b\n")]},
+                           {"text": "both written"}],
+                 "again": [first, {"fail": [overloaded], "text": "x"}]},
+        before=before,
+    )
+    sandbox, provider = make_sandbox(tmp_path, scripts, {"retry": {"enabled": True, "maxRetries": 2, "baseDelayMs": 10}})
+    with provider:
+        asyncio.run(_interrupt_at(sandbox, [_task("steps")], reached["steps"], interrupted="resume"))
+        [result] = list(run_batch([_task("steps")], _options(sandbox, interrupted="resume")))
+        release["steps"].set()
+        sandbox.write_settings({"retry": {"enabled": False}})
+        asyncio.run(_interrupt_at(sandbox, [_task("again")], reached["again"], interrupted="resume"))
+        [failed] = list(run_batch([_task("again")], _options(sandbox, interrupted="resume")))
+        release["again"].set()
+    assert (result.status, result.answer, result.attempt, result.turns) == ("ok", "both written", 2, 5)
+    assert [scripts.count("steps", turn) for turn in range(3)] == [1, 4, 1]  # cut off, two failures, the answer
+    messages = [e["message"] for e in read_jsonl(Path(result.session_file or "")) if e["type"] == "message"]
+    assert [m["role"] for m in messages] == ["user", "assistant", "toolResult", "assistant", "assistant", "assistant",
+                                             "toolResult", "assistant"]
+    assert [m.get("stopReason") for m in messages[3:5]] == ["error", "error"]
+    assert (failed.status, failed.attempt) == ("error", 2) and "rate limited" in (failed.error or "")
+    assert scripts.count("again", 1) == 2  # the cut-off request and one more
+    assert_pi_reads_them_alike([Path(result.session_file or ""), Path(failed.session_file or "")])
+
+
 def test_transient_errors_are_retried_with_pi_settings(tmp_path: Path) -> None:
     overloaded = {"status": 429, "body": {"error": {"message": "rate limited, slow down"}}}
     scripts = Scripts(by_task={"busy": [{"fail": [overloaded, overloaded], "text": "made it"}]})
