@@ -25,6 +25,11 @@ A request whose first user message starts with ``<conversation>`` is a compactio
 request (Pi's and ours both start so); it is answered with the ``summary`` text given to
 the provider instead of a turn of the script.
 
+With ``route``, each request picks its own script: ``route(body)`` returns ``(key, turns)``
+(many independent conversations on one server, such as the tasks of a batch); scripted
+failures are then counted per key. ``route`` runs on the request's own thread before
+anything is sent, so it may also wait (a slow provider, or one held until a test is ready).
+
 Every request is recorded (``requests``: method, path, headers, parsed JSON body) and
 ``first_request_at`` holds the monotonic time the first one arrived.
 """
@@ -34,7 +39,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -156,8 +161,16 @@ def _anthropic_events(turn: Turn, model: str) -> Iterator[tuple[str, dict[str, A
 class ScriptedProvider:
     """Serve ``turns`` on ``http://127.0.0.1:<port>`` (``/v1/chat/completions``, ``/v1/messages``)."""
 
-    def __init__(self, turns: list[Turn], summary: str | None = None, *, sequential: bool = False) -> None:
+    def __init__(
+        self,
+        turns: list[Turn],
+        summary: str | None = None,
+        *,
+        sequential: bool = False,
+        route: Callable[[dict[str, Any]], tuple[str, list[Turn]]] | None = None,
+    ) -> None:
         self.turns = turns
+        self.route = route
         self.summary = summary
         self.sequential = sequential
         self._served = 0
@@ -165,7 +178,7 @@ class ScriptedProvider:
         self.first_request_at: float | None = None
         self.last_response_done: float | None = None
         """Monotonic time the last streamed response was completely sent."""
-        self._failures_served: dict[int, int] = {}
+        self._failures_served: dict[tuple[str, int], int] = {}
         self._lock = threading.Lock()
         provider = self
 
@@ -216,6 +229,7 @@ class ScriptedProvider:
         length = int(handler.headers.get("content-length") or 0)
         raw = handler.rfile.read(length)
         body = json.loads(raw or b"{}")
+        key, turns = self.route(body) if self.route is not None else ("", self.turns)
         with self._lock:
             if self.first_request_at is None:
                 self.first_request_at = time.monotonic()
@@ -223,14 +237,14 @@ class ScriptedProvider:
                 {"path": handler.path, "headers": {k.lower(): v for k, v in handler.headers.items()}, "body": body}
             )
             index = self._served if self.sequential else self._turn_for(body)
-            turn = self.turns[index] if index < len(self.turns) else {"text": "(script exhausted)"}
+            turn = turns[index] if index < len(turns) else {"text": "(script exhausted)"}
             if self.summary is not None and self._is_summary_request(body):
                 index, turn = -1, {"text": self.summary}
             failures = turn.get("fail") or []
-            served = self._failures_served.get(index, 0)
+            served = self._failures_served.get((key, index), 0)
             failure = failures[served] if served < len(failures) else None
             if failure is not None:
-                self._failures_served[index] = served + 1
+                self._failures_served[key, index] = served + 1
             elif index >= 0:
                 self._served += 1
         if failure is not None and "cut_after" not in failure:
