@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from pi_coding_agent.auth._config_value import resolve_config_value
+from pi_coding_agent.paths import make_private_dirs
 from pi_coding_agent.settings import ConfigFileError, read_json_object
 
 AUTH_FILE_MODE = 0o600
@@ -81,7 +82,7 @@ class AuthStorage:
 
 
 def _create_empty(path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    make_private_dirs(str(path.parent))  # ~/.pi too, not only ~/.pi/agent
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, AUTH_FILE_MODE)
     except FileExistsError:
