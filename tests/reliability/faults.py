@@ -20,7 +20,7 @@ FULL = os.environ.get("PI_RELIABILITY_FULL") == "1"
 """The larger opt-in run: bigger events, more chunkings."""
 
 ANSWER = "Fault-free answer: ünïcode 😀 and more text."
-HUGE_EVENT_BYTES = (16 if FULL else 2) * 1024 * 1024
+HUGE_EVENT_BYTES = (8 if FULL else 2) * 1024 * 1024
 IDLE_TIMEOUT_MS = 300
 
 Outcome = Literal["error", "aborted", "success"]
