@@ -135,12 +135,20 @@ def test_an_unsafe_private_folder_is_not_used(tmp_path: Path, tmpdir_: Path, squ
         assert list(elsewhere.iterdir()) == []
 
 
-def test_folders_pi_creates_are_private_down_to_the_agent_dir(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("command", "created"),
+    [(["--list-models"], "auth.json"), (["install", "./package"], "settings.json")],
+    ids=["first-run", "install"],
+)
+def test_folders_pi_creates_are_private_down_to_the_agent_dir(
+    tmp_path: Path, command: list[str], created: str
+) -> None:
     home = tmp_path / "home"
     home.mkdir()
+    (tmp_path / "package").mkdir()
     env = {"PATH": os.environ.get("PATH", ""), "HOME": str(home), "TMPDIR": str(tmp_path)}
     done = subprocess.run(
-        [str(OUR_PI), "--list-models"],
+        [str(OUR_PI), *command],
         cwd=tmp_path,
         env=env,
         capture_output=True,
@@ -150,7 +158,7 @@ def test_folders_pi_creates_are_private_down_to_the_agent_dir(tmp_path: Path) ->
     )
     assert done.returncode == 0, done.stderr
     assert (_mode(home / ".pi"), _mode(home / ".pi" / "agent")) == (0o700, 0o700)
-    assert _mode(home / ".pi" / "agent" / "auth.json") == 0o600
+    assert _mode(home / ".pi" / "agent" / created) == 0o600
 
 
 def test_session_folders_are_private(tmp_path: Path, tmpdir_: Path) -> None:
