@@ -15,7 +15,13 @@ import signal
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.pi_coding_agent.tools.processes import alive
+
+NEEDS_PROC = pytest.mark.skipif(
+    not Path("/proc/self/environ").exists(), reason="reads the process table in /proc"
+)
 
 SPREAD = 5
 """Pids ``spreading_command`` records."""

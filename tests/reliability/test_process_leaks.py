@@ -21,6 +21,7 @@ from pi_coding_agent.bash import execute_bash
 from pi_coding_agent.tools import BashTool, LocalShell, ShellAbortedError, ToolError
 from tests.pi_coding_agent.e2e._harness import OPENAI_MODEL, OUR_PI, Sandbox
 from tests.reliability.leaks import (
+    NEEDS_PROC,
     children,
     command_line,
     left_behind,
@@ -30,9 +31,7 @@ from tests.reliability.leaks import (
 )
 from tests.support.scripted_provider import ScriptedProvider
 
-pytestmark = pytest.mark.skipif(
-    not Path("/proc/self/environ").exists(), reason="reads the process table in /proc"
-)
+pytestmark = NEEDS_PROC
 
 
 async def _pids_then(path: Path) -> list[int]:

@@ -7,11 +7,10 @@ import os
 import signal
 from pathlib import Path
 
-import pytest
-
 from tests.pi_coding_agent.e2e._harness import OUR_PI, Sandbox
 from tests.pi_coding_agent.interactive._tmux import TmuxPane
 from tests.reliability.leaks import (
+    NEEDS_PROC,
     children,
     command_line,
     left_behind,
@@ -21,9 +20,7 @@ from tests.reliability.leaks import (
 )
 from tests.support.scripted_provider import ScriptedProvider
 
-pytestmark = pytest.mark.skipif(
-    not Path("/proc/self/environ").exists(), reason="reads the process table in /proc"
-)
+pytestmark = NEEDS_PROC
 
 SETTINGS = {
     "retry": {"enabled": False},
