@@ -161,6 +161,34 @@ def test_folders_pi_creates_are_private_down_to_the_agent_dir(
     assert _mode(home / ".pi" / "agent" / created) == 0o600
 
 
+def test_a_loose_auth_file_is_tightened_with_a_notice_on_stderr(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    agent = home / ".pi" / "agent"
+    agent.mkdir(parents=True)
+    auth = agent / "auth.json"
+    auth.write_text('{"anthropic": {"type": "api_key", "key": "sk-ant-secret"}}', encoding="utf-8")
+    auth.chmod(0o640)
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(home), "TMPDIR": str(tmp_path)}
+    runs = [
+        subprocess.run(
+            [str(OUR_PI), "--list-models", "claude-sonnet-4-5"],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=60,
+        )
+        for _ in range(2)
+    ]
+    assert [done.returncode for done in runs] == [0, 0], runs[0].stderr
+    assert runs[0].stderr.splitlines() == [
+        f"Warning: {auth} was readable by others (mode 0640); it is now private (0600)"
+    ]
+    assert _mode(auth) == 0o600 and "claude-sonnet-4-5" in runs[0].stdout  # the key still counts
+    assert runs[1].stderr == ""  # said once: the second run finds it private
+
+
 def test_session_folders_are_private(tmp_path: Path, tmpdir_: Path) -> None:
     done, _ = _run(tmp_path / "run", tmpdir_, command="true")
     sessions = tmp_path / "run" / "home" / ".pi" / "agent" / "sessions"
