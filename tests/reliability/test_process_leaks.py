@@ -89,7 +89,7 @@ async def test_a_normal_exit_leaves_background_processes_running(tmp_path: Path)
     code = await LocalShell().exec(command, str(tmp_path), on_data=output.append)
     [server] = wait_for_pids(pids_file, 1)
     assert code == 0
-    assert left_behind([server], None, within=0.5) == [server]  # it was running; now killed
+    assert left_behind([server], None, within=0.5, meant_to_survive=True) == [server]  # it was running; now killed
 
 
 # --------------------------------------------------------------------------- the CLI
@@ -187,4 +187,4 @@ async def test_what_leaves_the_group_and_drops_its_environment_escapes(tmp_path:
     with pytest.raises(ShellAbortedError):
         await run
     assert left_behind([caught], None) == []
-    assert left_behind([escaped], None, within=0.5) == [escaped]
+    assert left_behind([escaped], None, within=0.5, meant_to_survive=True) == [escaped]

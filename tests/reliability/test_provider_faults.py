@@ -25,6 +25,7 @@ from pi_ai import (
 )
 from pi_ai.api._http import close_clients
 from tests.reliability.faults import ANSWER, FAULTS, FULL, Fault
+from tests.reliability.figures import record
 from tests.reliability.wire import WIRES, Wire
 from tests.support.loopback import LoopbackServer, Reply, split
 
@@ -84,6 +85,7 @@ async def settle(wire: Wire, fault: Fault, chunk: int | None = None) -> Settled:
         async with LoopbackServer(_rechunked(fault.replies(wire), chunk)) as server:
             return await asyncio.wait_for(_run(wire, fault, server.url), HANG_SECONDS)
     except TimeoutError:
+        record("hang", surface="library", api=wire.api, fault=fault.name)
         pytest.fail(f"hang: {wire.api} / {fault.name} did not settle within {HANG_SECONDS} s")
     finally:
         await close_clients()
@@ -113,5 +115,7 @@ def check_settled(settled: Settled, fault: Fault) -> None:
 async def test_fault_settles(wire: Wire, fault: Fault, chunk: int | None) -> None:
     if chunk is not None and fault.name == "huge_event":
         pytest.skip("a huge event in tiny writes is the SSE decoder's benchmark, not a fault")
+    record("provider_fault", surface="library", api=wire.api, fault=fault.name)
     settled = await settle(wire, fault, chunk)
     check_settled(settled, fault)
+    record("provider_fault_settled", surface="library", api=wire.api, fault=fault.name)

@@ -20,6 +20,7 @@ import pytest
 
 from tests.pi_coding_agent.e2e._harness import OUR_PI, Sandbox
 from tests.reliability.faults import ANSWER, FAULTS, FULL, Fault
+from tests.reliability.figures import record
 from tests.reliability.wire import WIRES, Wire
 from tests.support import oracle
 from tests.support.loopback import LoopbackServer, Recorded, Reply, ReplySource
@@ -67,6 +68,7 @@ async def _cli(program: list[str], sandbox: Sandbox, answering: asyncio.Event | 
     except TimeoutError:
         process.kill()
         await process.wait()
+        record("hang", surface="cli", program=program[0].rsplit("/", 1)[-1])
         pytest.fail(f"hang: {' '.join(program)} did not exit within {HANG_SECONDS} s")
     assert process.returncode is not None
     return Ran(process.returncode, out.decode(), err.decode())
@@ -126,8 +128,10 @@ def check_cli_outcome(ran: Ran, fault: Fault) -> None:
 @pytest.mark.parametrize("fault", FAULTS, ids=lambda fault: fault.name)
 @pytest.mark.parametrize("wire", WIRES, ids=lambda wire: wire.api)
 async def test_cli_fault_is_one_line_and_an_exit_status(wire: Wire, fault: Fault, tmp_path: Path) -> None:
+    record("provider_fault", surface="cli", api=wire.api, fault=fault.name)
     ours = await run_cli([str(OUR_PI)], wire, fault, tmp_path / "ours")
     check_cli_outcome(ours, fault)
+    record("provider_fault_settled", surface="cli", api=wire.api, fault=fault.name)
     if FULL:
         folder = oracle.require_live_oracle()
         pi = await run_cli([str(folder / "pi-cli")], wire, fault, tmp_path / "pi")
