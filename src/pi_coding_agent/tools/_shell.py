@@ -26,7 +26,8 @@ from collections.abc import Callable, Mapping
 from typing import Protocol
 
 from pi_ai import AbortSignal
-from pi_coding_agent.tools._common import ToolError, js_number
+from pi_ai.js_json import js_number
+from pi_coding_agent.tools._common import ToolError
 from pi_coding_agent.tools._process_guard import new_run_token, watchdog
 from pi_coding_agent.tools._watchdog import MARKER_VARIABLE, kill_run
 
