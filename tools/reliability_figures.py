@@ -11,6 +11,10 @@ what it counted (``tests/reliability/figures.py``), and a JUnit report for what 
 ``--full`` is the nightly-style run: ``PI_RELIABILITY_FULL=1``, 1,000 kills,
 ``PI_FUZZ_EXAMPLES=1000`` (1,000 loader files, 1,000 bodies per stream parser and kind).
 
+``--tally FIGURES JUNIT`` only tabulates a run made elsewhere, for example the whole
+``./test`` with ``PI_RELIABILITY_FIGURES=FIGURES`` and ``--junitxml=JUNIT``; it also prints the
+reliability checks' share of the test time.
+
 Every "failed" figure must be 0. Exit status: pytest's.
 """
 
@@ -124,11 +128,51 @@ def table(rows: list[dict[str, Any]], failures: list[tuple[str, str, str]]) -> l
     ]
 
 
+def share_of_test_time(junit: Path) -> tuple[float, float]:
+    """Seconds the reliability checks took, and all tests of the report (summed per test:
+    with several workers that is CPU-side time, not the wall clock)."""
+    mine = total = 0.0
+    prefixes = tuple(check.removesuffix(".py").replace("/", ".") for check in CHECKS)
+    for case in ElementTree.parse(junit).iter("testcase"):
+        seconds = float(case.get("time") or 0)
+        total += seconds
+        if case.get("classname", "").startswith(prefixes):
+            mine += seconds
+    return mine, total
+
+
+def _report(rows: list[dict[str, Any]], junit: Path, title: str) -> None:
+    failures = _failures(junit) if junit.exists() else []
+    outcomes = _outcomes(junit) if junit.exists() else Counter()
+    print(f"\n{title}: " + ", ".join(f"{n} {kind}" for kind, n in sorted(outcomes.items())))
+    if junit.exists():
+        mine, total = share_of_test_time(junit)
+        print(f"  reliability checks: {mine:.0f} s of {total:.0f} s test time ({100 * mine / max(total, 1):.0f}%)")
+    lines = table(rows, failures)
+    width = max(len(what) for what, _ in lines)
+    for what, value in lines:
+        print(f"  {what:<{width}}  {value}")
+    for where, name, message in failures:
+        print(f"FAILED {where}::{name}: {message[:200]}")
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--full", action="store_true", help="the larger, nightly-style run")
     parser.add_argument("-n", default="2", help="pytest-xdist workers (default 2)")
+    parser.add_argument(
+        "--tally",
+        nargs=2,
+        type=Path,
+        metavar=("FIGURES", "JUNIT"),
+        help="run nothing: tabulate a run made elsewhere (./test with PI_RELIABILITY_FIGURES=FIGURES "
+        "and --junitxml=JUNIT)",
+    )
     args, pytest_args = parser.parse_known_args(argv)
+    if args.tally:
+        figures, junit = args.tally
+        _report(_read(figures), junit, f"tally of {junit.name}")
+        return 1 if _failures(junit) else 0
     with tempfile.TemporaryDirectory(prefix="pi-figures-") as scratch:
         figures, junit = Path(scratch) / "figures.jsonl", Path(scratch) / "junit.xml"
         env = {**os.environ, "PI_RELIABILITY_FIGURES": str(figures), **(FULL_ENV if args.full else {})}
@@ -136,17 +180,8 @@ def main(argv: list[str]) -> int:
         command = [sys.executable, "-m", "pytest", "-q", "-n", args.n, f"--junitxml={junit}", *checks, *pytest_args]
         started = time.monotonic()
         code = subprocess.run(command, cwd=ROOT, env=env, check=False).returncode
-        seconds = time.monotonic() - started
-        failures = _failures(junit) if junit.exists() else []
-        outcomes = _outcomes(junit) if junit.exists() else Counter()
-        rows = _read(figures)
-    print(f"\n{'full' if args.full else 'default'} run, {seconds:.0f} s wall, {args.n} workers: "
-          + ", ".join(f"{n} {kind}" for kind, n in sorted(outcomes.items())))
-    width = max(len(what) for what, _ in table(rows, failures))
-    for what, value in table(rows, failures):
-        print(f"  {what:<{width}}  {value}")
-    for where, name, message in failures:
-        print(f"FAILED {where}::{name}: {message[:200]}")
+        title = f"{'full' if args.full else 'default'} run, {time.monotonic() - started:.0f} s wall, {args.n} workers"
+        _report(_read(figures), junit, title)
     return code
 
 
