@@ -19,6 +19,9 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
+from gen_responses_google_cases import assistant, thinking
+from tests.reliability.gen_pi_fault_cases import MODELS as FAULT_CASE_MODELS
 from tests.support.cases import Case, record_all, text, user
 
 MODELS = {
@@ -31,31 +34,6 @@ KEPT_BY_PI = ["\x1c", "\x1d ", "\x1e", "\x1f ", "\x85", " \x85 "]
 """Not whitespace to JavaScript's ``trim``; whitespace to Python's ``strip``."""
 DROPPED_BY_PI = ["\ufeff", " \ufeff\u3000", "\u2028"]
 """Whitespace to JavaScript's ``trim``; ``U+FEFF`` is no whitespace to Python's ``strip``."""
-USAGE = {
-    "input": 1,
-    "output": 1,
-    "cacheRead": 0,
-    "cacheWrite": 0,
-    "totalTokens": 2,
-    "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
-}
-
-
-def _assistant(content: list[Any], api: str, provider: str, model: str, ts: int) -> dict[str, Any]:
-    return {
-        "role": "assistant",
-        "content": content,
-        "api": api,
-        "provider": provider,
-        "model": model,
-        "usage": USAGE,
-        "stopReason": "stop",
-        "timestamp": ts,
-    }
-
-
-def _thinking(value: str) -> dict[str, Any]:
-    return {"type": "thinking", "thinking": value}
 
 
 def _messages(api: str) -> list[dict[str, Any]]:
@@ -64,23 +42,12 @@ def _messages(api: str) -> list[dict[str, Any]]:
     messages = [user(value, 1 + n) for n, value in enumerate(odd)]  # string contents
     messages.append(user([text(value) for value in odd] + [text("ok")], 20))
     # The same model's turn: its texts and thinking as they are.
-    messages.append(_assistant([*map(text, odd), *map(_thinking, odd), text("fine")], api, provider, model, 21))
+    messages.append(assistant([*map(text, odd), *map(thinking, odd), text("fine")], api, provider, model, 21))
     messages.append(user("next", 22))
     # Another model's thinking: turned into text, or dropped when empty to ``trim``.
-    messages.append(_assistant([*map(_thinking, odd), text("other")], "x-api", "x", "x-model", 23))
+    messages.append(assistant([*map(thinking, odd), text("other")], "x-api", "x", "x-model", 23))
     messages.append(user("last", 24))
     return messages
-
-
-COMPLETIONS_MODEL = {
-    "id": "gpt-4o-mini",
-    "provider": "openai",
-    "baseUrl": "https://api.openai.com/v1",
-    "reasoning": True,
-    "contextWindow": 128000,
-    "maxTokens": 16384,
-}
-"""The catalog's ``openai/gpt-4o-mini`` speaks openai-responses; this one speaks completions."""
 
 
 def cases() -> list[Case]:
@@ -88,7 +55,7 @@ def cases() -> list[Case]:
     for api, (provider, model) in MODELS.items():
         request = {
             "api": api,
-            "model": COMPLETIONS_MODEL if api == "openai-completions" else f"{provider}/{model}",
+            "model": FAULT_CASE_MODELS[api] if api == "openai-completions" else f"{provider}/{model}",
             "context": {"systemPrompt": "sys", "messages": _messages(api)},
             "options": {},
         }

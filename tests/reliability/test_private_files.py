@@ -135,6 +135,14 @@ def test_an_unsafe_private_folder_is_not_used(tmp_path: Path, tmpdir_: Path, squ
         assert list(elsewhere.iterdir()) == []
 
 
+def _pi_at_home(home: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``pi ARGS`` with only ``HOME`` (no agent-dir variable) and ``TMPDIR`` set."""
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(home), "TMPDIR": str(cwd)}
+    return subprocess.run(
+        [str(OUR_PI), *args], cwd=cwd, env=env, capture_output=True, text=True, check=False, timeout=60
+    )
+
+
 @pytest.mark.parametrize(
     ("command", "created"),
     [(["--list-models"], "auth.json"), (["install", "./package"], "settings.json")],
@@ -146,16 +154,7 @@ def test_folders_pi_creates_are_private_down_to_the_agent_dir(
     home = tmp_path / "home"
     home.mkdir()
     (tmp_path / "package").mkdir()
-    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(home), "TMPDIR": str(tmp_path)}
-    done = subprocess.run(
-        [str(OUR_PI), *command],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=60,
-    )
+    done = _pi_at_home(home, tmp_path, *command)
     assert done.returncode == 0, done.stderr
     assert (_mode(home / ".pi"), _mode(home / ".pi" / "agent")) == (0o700, 0o700)
     assert _mode(home / ".pi" / "agent" / created) == 0o600
@@ -168,19 +167,7 @@ def test_a_loose_auth_file_is_tightened_with_a_notice_on_stderr(tmp_path: Path) 
     auth = agent / "auth.json"
     auth.write_text('{"anthropic": {"type": "api_key", "key": "sk-ant-secret"}}', encoding="utf-8")
     auth.chmod(0o640)
-    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(home), "TMPDIR": str(tmp_path)}
-    runs = [
-        subprocess.run(
-            [str(OUR_PI), "--list-models", "claude-sonnet-4-5"],
-            cwd=tmp_path,
-            env=env,
-            capture_output=True,
-            text=True,
-            check=False,
-            timeout=60,
-        )
-        for _ in range(2)
-    ]
+    runs = [_pi_at_home(home, tmp_path, "--list-models", "claude-sonnet-4-5") for _ in range(2)]
     assert [done.returncode for done in runs] == [0, 0], runs[0].stderr
     assert runs[0].stderr.splitlines() == [
         f"Warning: {auth} was readable by others (mode 0640); it is now private (0600)"
