@@ -1,6 +1,7 @@
 """Entry point of the ``pi`` console script.
 
-A first word Pi reads as a subcommand is refused before anything else (``_subcommands``);
+``pi auth ...`` is answered first (``_auth_command``); another first word Pi reads as a
+subcommand but this implementation lacks is refused before anything else (``_subcommands``);
 ``--version`` and ``--help`` are answered right after parsing, before anything heavy is
 imported; everything else is loaded only when a run is requested.
 """
@@ -17,6 +18,13 @@ from pi_coding_agent.cli._subcommands import unbuilt_subcommand
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    if args and args[0] == "auth":
+        from pathlib import Path
+
+        from pi_coding_agent.cli._auth_command import run_auth_command
+        from pi_coding_agent.paths import agent_dir
+
+        return run_auth_command(args, Path(agent_dir()))
     refusal = unbuilt_subcommand(args, os.environ)
     if refusal is not None:
         print(refusal, file=sys.stderr)

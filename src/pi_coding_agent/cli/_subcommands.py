@@ -1,7 +1,8 @@
-"""The words Pi reads as a subcommand when they come first (``pi install <source>``, ``pi auth
-check``, ...). None is built yet; each is refused with a line naming what is missing, so the
-word never reaches a model as a prompt (Pi's ``main``: auth, then the experimental server and
-client, then the package and config commands, all decided by the first argument alone)."""
+"""The words Pi reads as a subcommand when they come first (``pi install <source>``, ...) that
+are not built yet (``pi auth`` is: ``_auth_command``); each is refused with a line naming what
+is missing, so the word never reaches a model as a prompt (Pi's ``main``: auth, then the
+experimental server and client, then the package and config commands, all decided by the first
+argument alone)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ if TYPE_CHECKING:
 
 _PACKAGES = "package management: install, remove, update, list"
 _NOT_BUILT = {
-    "auth": "auth commands: print-api-key, print-bearer-token, check",
     "install": _PACKAGES,
     "uninstall": _PACKAGES,
     "remove": _PACKAGES,

@@ -5,17 +5,26 @@ a ``models.json`` key or an environment variable). ``request_auth`` gives what a
 needs: the key and the extra headers ``models.json`` configures (``headers`` on the
 provider, on the model or in ``modelOverrides``; ``authHeader: true`` adds
 ``Authorization: Bearer <key>``), each value resolved like a key (``$VAR``, ``!cmd``).
+
+A provider signed in with OAuth may also name its own base URL (GitHub Copilot) and limit
+its models to those the account has (``availableModelIds``). An OAuth token about to
+expire is refreshed before the request (``with_fresh_auth``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pi_ai import Model, ModelRegistry, api_key_env_vars, provider_env_names
 from pi_coding_agent.auth import AuthStorage, Credentials, resolve_config_value
 from pi_coding_agent.model_registry._models_json import load_models_json
 from pi_coding_agent.model_registry._resolver import default_available_model
+
+if TYPE_CHECKING:
+    from pi_ai import AbortSignal, AssistantMessageEventStream
 
 
 class MissingCredentials(Exception):
@@ -40,6 +49,8 @@ class RequestAuth:
     """``None`` values remove a default header (Cloudflare's gateway drops the SDKs' auth)."""
     env: dict[str, str] | None = None
     """Values the request needs besides (Cloudflare's account and gateway ids)."""
+    base_url: str | None = None
+    """Replaces the model's base URL (a credential with an endpoint of its own)."""
 
 
 class ModelCatalog:
@@ -51,11 +62,14 @@ class ModelCatalog:
     def load(cls, agent_dir: Path, auth: AuthStorage) -> ModelCatalog:
         registry = load_models_json(agent_dir / "models.json")
         configured: dict[str, str] = {}
+        radius: dict[str, tuple[str, str]] = {}
         for provider in registry.providers():
             config = registry.provider_config(provider)
             if config is not None and config.api_key is not None:
                 configured[provider] = config.api_key
-        return cls(registry, Credentials(auth, configured))
+            if config is not None and config.oauth == "radius" and config.base_url:
+                radius[provider] = (config.name or provider, config.base_url.rstrip("/").removesuffix("/v1"))
+        return cls(registry, Credentials(auth, configured, radius))
 
     @property
     def error(self) -> str | None:
@@ -66,7 +80,17 @@ class ModelCatalog:
         return [model for provider in self.registry.providers() for model in self.registry.models(provider)]
 
     def available(self) -> list[Model]:
-        return [model for model in self.all_models() if self.credentials.has_auth(model.provider)]
+        allowed: dict[str, set[str] | None] = {}
+        found = []
+        for model in self.all_models():
+            if not self.credentials.has_auth(model.provider):
+                continue
+            if model.provider not in allowed:
+                allowed[model.provider] = self.credentials.available_model_ids(model.provider)
+            ids = allowed[model.provider]
+            if ids is None or model.id in ids:
+                found.append(model)
+        return found
 
     def find(self, provider: str, model_id: str) -> Model | None:
         return self.registry.model(provider, model_id)
@@ -104,4 +128,20 @@ class ModelCatalog:
         if not api_key and not headers:
             raise MissingCredentials(missing_key_message(model.provider))
         env = dict(provider_auth.env) if provider_auth is not None and provider_auth.env else None
-        return RequestAuth(api_key, headers or None, env)
+        return RequestAuth(api_key, headers or None, env, provider_auth.base_url if provider_auth is not None else None)
+
+    def with_fresh_auth(
+        self, model: Model, start: Callable[[], AssistantMessageEventStream], signal: AbortSignal | None
+    ) -> AssistantMessageEventStream:
+        """``start()``, after refreshing the provider's OAuth token when it is about to expire.
+        A failed refresh ends the stream with its message, as the request would have."""
+        if not self.credentials.needs_refresh(model.provider):
+            return start()
+        from pi_ai import start_stream
+
+        async def refresh_then_stream(stream: AssistantMessageEventStream) -> None:
+            await self.credentials.refresh(model.provider)
+            async for event in start():
+                stream.push(event)
+
+        return start_stream(model, refresh_then_stream, signal=signal)
