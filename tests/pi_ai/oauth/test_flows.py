@@ -115,6 +115,7 @@ async def test_anthropic_pasted_redirect_url_and_state_check(serve) -> None:  # 
 async def test_callback_server_refuses_wrong_requests_and_listens_on_loopback_only(serve) -> None:  # type: ignore[no-untyped-def]
     server = serve("anthropic")
     seen: list[str] = []
+    url_shown = asyncio.Event()
     prompt_cancelled = asyncio.Event()
 
     async def prompt(_prompt: AuthPrompt) -> str:
@@ -127,12 +128,12 @@ async def test_callback_server_refuses_wrong_requests_and_listens_on_loopback_on
     def notify(event: object) -> None:
         if getattr(event, "type", "") == "auth_url":
             seen.append(event.url)  # type: ignore[attr-defined]
+            url_shown.set()
 
     flow = get_oauth_flow("anthropic")
     assert flow is not None
     login = asyncio.ensure_future(flow.login(LoginCallbacks(prompt, notify)))
-    while not seen:
-        await asyncio.sleep(0.01)
+    await url_shown.wait()
     redirect = await asyncio.to_thread(server.authorize, seen[0])
     port = int(redirect.split("localhost:", 1)[1].split("/", 1)[0])
 
