@@ -244,7 +244,7 @@ class FakeAuthServer:
                 if isinstance(answer.body, str) or answer.body is None
                 else answer.body
             )
-            headers = {"content-type": "text/plain", **answer.headers}
+            headers = {"content-type": "text/plain", **answer.headers}  # (an SSE reply names its own)
         handler.send_response(answer.status)
         for name, value in headers.items():
             handler.send_header(name, value)
@@ -455,9 +455,18 @@ class FakeAuthServer:
         return Answer(200, {"state": "enabled"})
 
     def _chat(self, request: Recorded) -> Answer:
+        """A model answering "signed in" (Chat Completions or Anthropic Messages SSE)."""
+        from tests.support.scripted_provider import _anthropic_events, _openai_events
+
         if self.chat_replies:
             return self.chat_replies.pop(0)
-        return Answer(400, {"error": {"message": "fake server: no chat reply scripted"}})
+        model = str((request.body or {}).get("model", "model"))
+        turn = {"text": "signed in"}
+        if request.path.endswith("/messages"):
+            frames = [f"event: {name}\ndata: {json.dumps(data)}\n\n" for name, data in _anthropic_events(turn, model)]
+        else:
+            frames = [f"data: {e if isinstance(e, str) else json.dumps(e)}\n\n" for e in _openai_events(turn, model)]
+        return Answer(200, "".join(frames), {"content-type": "text/event-stream"})
 
     # ------------------------------------------------------------------ OpenRouter
 
