@@ -3,8 +3,8 @@
 ``get_model(provider, id)``, ``get_models(provider)`` and ``get_providers()`` read the
 built-in catalog (``catalog.json``, generated from Pi's data by ``tools/gen_catalog.py``), as
 pi-ai's functions of the same names do; ``get_provider_info`` gives a built-in provider's
-display name and the names of its sign-in methods (``providers.json``, from the same run). ``ModelRegistry(overlay)`` composes the catalog with
-already-parsed data in Pi's ``models.json`` format; finding and reading that file is the
+display name and the names of its sign-in methods (``providers.json``, from the same run).
+``ModelRegistry(overlay)`` composes the catalog with already-parsed data in Pi's ``models.json`` format; finding and reading that file is the
 coding agent's business (``pi_coding_agent.model_registry``), never this package's:
 
 - a provider entry with ``models`` adds models (or replaces built-in ones with the same id);

@@ -201,12 +201,15 @@ async def _print_credential(command: AuthCommand, parsed: ParsedArgs, agent_dir:
         candidates.append(provider)
     else:
         assert model is not None
+        from pi_coding_agent.model_registry import resolve_cli_model
+
         for name in types:
-            try:
-                _resolve(catalog, name, model)
-            except AuthCommandError:
-                continue
-            candidates.append(name)
+            resolved = resolve_cli_model(
+                provider=name, model=model, thinking=None, models=catalog.all_models(), has_auth=catalog.has_auth
+            )
+            # A provider that would only take the id as a custom one is not a match.
+            if resolved.model and not resolved.error and "Using custom model id" not in (resolved.warning or ""):
+                candidates.append(name)
         if not candidates:
             raise AuthCommandError(f'Model "{model}" not found. Use --list-models to see available models.')
     found: list[tuple[str, str]] = []

@@ -81,9 +81,7 @@ def _check_flags(parsed: ParsedArgs, mode: AppMode) -> None:
         plural = "s" if len(parsed.unknown_flags) > 1 else ""
         raise CliError(f"Unknown option{plural}: {names} (see pi --help)")
     if mode == "rpc":
-        raise CliError(
-            "--mode rpc is not available in this version; use -p for text or --mode json for events"
-        )
+        raise CliError("--mode rpc is not available in this version; use -p for text or --mode json for events")
     if parsed.export:
         raise CliError("--export (HTML export) is not available in this version")
     session_flags = (
@@ -121,9 +119,7 @@ def _run(parsed: ParsedArgs) -> int:
         ("--theme", parsed.themes),
     ):
         if used:
-            diagnostics.warn(
-                f"{flag} is ignored: extensions, skills, prompt templates and themes are not supported yet"
-            )
+            diagnostics.warn(f"{flag} is ignored: extensions, skills, prompt templates and themes are not supported yet")
 
     if parsed.list_models is not None:
         return _list_models(parsed, cwd, home, diagnostics)
@@ -151,9 +147,7 @@ def _run(parsed: ParsedArgs) -> int:
         )
     if parsed.api_key:
         if model is None:
-            raise CliError(
-                "--api-key requires a model to be specified via --model, --provider/--model, or --models"
-            )
+            raise CliError("--api-key requires a model to be specified via --model, --provider/--model, or --models")
         catalog.credentials.set_runtime_key(model.provider, parsed.api_key)
     # Pi records the name right after opening the session (before the model and thinking
     # entries); doing it only now keeps a file untouched when the model cannot be resolved.
@@ -195,9 +189,7 @@ def _run(parsed: ParsedArgs) -> int:
     if created.model_fallback_message:
         diagnostics.warn(created.model_fallback_message)
     for name in created.unknown_tools:
-        diagnostics.warn(
-            f'Unknown tool "{name}" ignored (built-in tools: read, bash, edit, write, grep, find, ls)'
-        )
+        diagnostics.warn(f'Unknown tool "{name}" ignored (built-in tools: read, bash, edit, write, grep, find, ls)')
     for issue in settings.issues:
         diagnostics.warn(str(issue))
     if session.model is not None and thinking:
@@ -228,9 +220,7 @@ def _run(parsed: ParsedArgs) -> int:
     return _run_print(session, "json" if mode == "json" else "text", initial)
 
 
-def _run_interactive(
-    session: AgentSession, home: Path, initial: InitialInput, parsed_theme: str | None
-) -> int:
+def _run_interactive(session: AgentSession, home: Path, initial: InitialInput, parsed_theme: str | None) -> int:
     import asyncio
 
     from pi_coding_agent import __version__
@@ -333,9 +323,7 @@ def _runtime_settings(parsed: ParsedArgs, cwd: str, home: Path, diagnostics: Dia
     return Settings.load(cwd, home, project_trusted=trusted) if trusted else global_only
 
 
-def _cli_model(
-    parsed: ParsedArgs, catalog: ModelCatalog, diagnostics: Diagnostics
-) -> tuple[Model | None, str | None]:
+def _cli_model(parsed: ParsedArgs, catalog: ModelCatalog, diagnostics: Diagnostics) -> tuple[Model | None, str | None]:
     from pi_coding_agent.model_registry import resolve_cli_model
 
     if not parsed.model:
@@ -478,6 +466,4 @@ def _find_session(argument: str, cwd: str, session_dir: str | None) -> tuple[str
     )
     if match is not None:
         return str(match.path), str(match.cwd)
-    raise CliError(
-        f"No session found matching '{argument}' (pi --session takes a file path or a session id prefix)"
-    )
+    raise CliError(f"No session found matching '{argument}' (pi --session takes a file path or a session id prefix)")

@@ -107,7 +107,7 @@ async def test_revoked_refresh_token_fails_and_keeps_the_credential(tmp_path: Pa
     await credentials.storage.modify("anthropic", _expire)
     before = path.read_text(encoding="utf-8")
     anthropic.revoke_all()
-    with pytest.raises(OAuthRefreshError, match="^OAuth refresh failed for anthropic: Anthropic token refresh request failed"):
+    with pytest.raises(OAuthRefreshError, match=r"^OAuth refresh failed for anthropic: Anthropic token refresh request failed"):
         await credentials.refresh("anthropic")
     assert path.read_text(encoding="utf-8") == before
 
@@ -156,7 +156,7 @@ async def test_a_broken_file_is_never_rewritten(tmp_path: Path, anthropic: FakeA
     path.write_text('{"openai": {"type": "api_key", "key": "sk"},}', encoding="utf-8")
     credentials = _credentials(path)
     assert credentials.storage.issue is not None
-    with pytest.raises(AuthFileError, match="Cannot update .*auth.json: invalid JSON at line 1"):
+    with pytest.raises(AuthFileError, match=r"Cannot update .*auth\.json: invalid JSON at line 1"):
         await login(credentials, "anthropic", ScriptedUser(anthropic).callbacks())
     assert path.read_text(encoding="utf-8") == '{"openai": {"type": "api_key", "key": "sk"},}'
 

@@ -23,7 +23,6 @@ MISSING = {
     "list": "package management",
     "update": "updating pi and its packages",
     "config": "package resource configuration",
-    "auth": "auth commands",
 }
 
 
@@ -35,7 +34,6 @@ MISSING = {
         ["remove", "git:github.com/a/b", "-l"],
         ["update", "--self"],
         ["config"],
-        ["auth", "check", "--provider", "scripted-openai"],
         ["list", "-p", "tell me a joke"],
     ],
     ids=" ".join,
