@@ -12,7 +12,7 @@ thinking entry records one.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,6 +31,7 @@ from pi_coding_agent.messages import converter
 from pi_coding_agent.model_registry import MissingCredentials, ModelCatalog
 from pi_coding_agent.session import SessionManager, ThinkingLevelChangeEntry
 from pi_coding_agent.settings import DEFAULT_THINKING_LEVEL, DEFAULT_TOOL_NAMES, Settings
+from pi_coding_agent.skills import Skill
 from pi_coding_agent.system_prompt import ContextFile, SystemPromptOptions, build_system_prompt
 
 
@@ -50,6 +51,10 @@ class SessionOptions:
     custom_prompt: str | None = None
     append_prompts: Sequence[str] = ()
     context_files: Sequence[ContextFile] = ()
+    skills: Sequence[Skill] = ()
+    """Skills listed in the system prompt (those the model may invoke)."""
+    expand_input: Callable[[str], str] | None = None
+    """Turns a typed prompt into the text sent (``/skill:name``, ``/template`` expansion)."""
 
 
 @dataclass
@@ -184,6 +189,7 @@ def _system_prompt(options: SessionOptions, tools: Sequence[AgentTool]) -> str:
             context_files=options.context_files,
             tool_summaries=summaries,
             guidelines=guidelines,
+            skills=options.skills,
         )
     )
 
@@ -253,6 +259,7 @@ def create_agent_session(options: SessionOptions) -> CreatedSession:
         model=model,
         system_prompt=_system_prompt(options, tools),
         bin_dir=str(options.agent_dir / "bin"),
+        expand_input=options.expand_input,
     )
     holder.append(session)
     return CreatedSession(session, fallback, unknown)

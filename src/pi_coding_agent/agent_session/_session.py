@@ -75,6 +75,7 @@ class AgentSession:
         model: Model | None,
         system_prompt: str,
         bin_dir: str | None = None,
+        expand_input: Callable[[str], str] | None = None,
     ) -> None:
         self.agent = agent
         self.session_manager = session_manager
@@ -93,6 +94,7 @@ class AgentSession:
         self._pending_bash: list[BashExecutionMessage] = []
         self._bash_runs: set[AbortController] = set()
         self._bin_dir = bin_dir
+        self._expand_input = expand_input
         self._compactor = AutoCompactor(self)
         agent.prepare_next_turn_with_context = self._compactor.before_next_turn
         self._unsubscribe = agent.subscribe(self._handle_agent_event)
@@ -209,8 +211,11 @@ class AgentSession:
         """Send a user message and run until the agent (and any retries) settle.
 
         Raises ``SessionError`` before anything is sent when no model is selected, the
-        model's provider has no credentials, or a prompt is already running.
+        model's provider has no credentials, or a prompt is already running. ``/skill:name``
+        and prompt-template commands are expanded first (``expand_input``), as in Pi.
         """
+        if self._expand_input is not None:
+            text = self._expand_input(text)
         if self._run_active:
             raise SessionError(BUSY_MESSAGE)
         self._flush_pending_bash()

@@ -1,6 +1,7 @@
-"""Words Pi reads as subcommands are never a prompt: through the real CLI, each is refused
-with one line naming the missing feature and exit 1, and the provider on 127.0.0.1 (which
-answers anything) receives no request. Pi itself, run the same way, sends none either."""
+"""Words Pi reads as subcommands are never a prompt: through the real CLI, each runs its command
+(or is refused with one line naming the missing feature and exit 1), and the provider on
+127.0.0.1 (which answers anything) receives no request. Pi itself, run the same way, sends none
+either."""
 
 from __future__ import annotations
 
@@ -16,38 +17,51 @@ SETTINGS = {
     "defaultProvider": "scripted-openai",
     "defaultModel": "scripted-model",
 }
-MISSING = {
-    "install": "package management",
-    "uninstall": "package management",
-    "remove": "package management",
-    "list": "package management",
-    "update": "updating pi and its packages",
-    "config": "package resource configuration",
-}
 
 
 @pytest.mark.parametrize(
     "args",
     [
-        ["install", "npm:some-extension"],
-        ["uninstall", "npm:some-extension"],
-        ["remove", "git:github.com/a/b", "-l"],
-        ["update", "--self"],
-        ["config"],
-        ["list", "-p", "tell me a joke"],
+        ["auth", "check", "--provider", "scripted-openai"],
+        ["auth", "print-api-key", "-p", "tell me a joke"],
     ],
     ids=" ".join,
 )
-def test_subcommand_is_refused_and_reaches_no_model(tmp_path: Path, args: list[str]) -> None:
+def test_auth_commands_reach_no_model(tmp_path: Path, args: list[str]) -> None:
+    """``pi auth`` runs the auth commands (``docs/auth.md``); a message after it is an error,
+    never a prompt."""
     with ScriptedProvider([{"text": "a reply nobody should get"}] * 3) as provider:
         sandbox = Sandbox.create(tmp_path, provider.base_url, SETTINGS)
         result = run_ours(sandbox, *args, stdin="piped text that would be a prompt")
     assert provider.requests == []
-    assert result.returncode == 1 and result.stdout == ""
-    lines = result.stderr.splitlines()
-    assert len(lines) == 1, result.stderr
-    assert lines[0].startswith(f"Error: pi {args[0]} is not built yet in this implementation (")
-    assert MISSING[args[0]] in lines[0]
+    if args[1] == "check":  # the provider has a key in models.json
+        assert (result.returncode, result.stdout) == (0, "ready\n")
+    else:
+        assert result.returncode == 1 and result.stdout == ""
+        assert result.stderr == "Error: Auth commands only accept --provider and --model\n"
+    assert sandbox.session_files() == []
+
+
+@pytest.mark.parametrize(
+    ("args", "status"),
+    [
+        (["install", "npm:some-extension"], 1),
+        (["uninstall", "npm:some-extension"], 1),
+        (["remove", "git:github.com/a/b", "-l"], 1),
+        (["update", "--self"], 0),
+        (["config"], 0),
+        (["list", "-p", "tell me a joke"], 1),
+    ],
+    ids=lambda value: " ".join(value) if isinstance(value, list) else f"exit {value}",
+)
+def test_package_commands_reach_no_model(tmp_path: Path, args: list[str], status: int) -> None:
+    """The package words run the package commands (``docs/packages.md``); none is a prompt."""
+    with ScriptedProvider([{"text": "a reply nobody should get"}] * 3) as provider:
+        sandbox = Sandbox.create(tmp_path, provider.base_url, SETTINGS)
+        result = run_ours(sandbox, *args, stdin="piped text that would be a prompt")
+    assert provider.requests == []
+    assert result.returncode == status, result.stderr
+    assert "not built" not in result.stderr
     assert sandbox.session_files() == []
 
 
