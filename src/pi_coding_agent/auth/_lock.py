@@ -10,7 +10,6 @@ run twice at once.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 import random
@@ -57,6 +56,8 @@ def _try_take_once(lock: Path) -> bool:
 
 
 async def _touch(lock: Path) -> None:
+    import asyncio
+
     while True:
         await asyncio.sleep(_TOUCH_EVERY_S)
         with contextlib.suppress(OSError):
@@ -66,6 +67,8 @@ async def _touch(lock: Path) -> None:
 @contextlib.asynccontextmanager
 async def locked(path: Path) -> AsyncIterator[None]:
     """Hold the lock of ``path`` (``auth.json``) for the block."""
+    import asyncio  # only writers lock; a run that reads credentials never needs it
+
     lock = lock_path(path)
     deadline = time.monotonic() + STALE_S
     attempt = 0
