@@ -88,32 +88,6 @@ def get_oauth_flow(
     return flow
 
 
-__getattr__, __dir__ = lazy_attributes(
-    globals(),
-    {
-        "base_url_variable": "pi_ai.oauth._endpoints",
-        **{
-            name: "pi_ai.oauth._types"
-            for name in (
-                "AuthEvent",
-                "AuthPrompt",
-                "AuthUrlEvent",
-                "DeviceCodeEvent",
-                "InfoEvent",
-                "InfoLink",
-                "LoginCallbacks",
-                "LoginCancelled",
-                "OAuthCredential",
-                "OAuthError",
-                "OAuthFlow",
-                "ProgressEvent",
-                "PromptOption",
-                "RequestCredentials",
-            )
-        },
-    },
-)
-
 __all__ = [
     "OAUTH_PROVIDERS",
     "AuthEvent",
@@ -133,3 +107,12 @@ __all__ = [
     "base_url_variable",
     "get_oauth_flow",
 ]
+
+__getattr__, __dir__ = lazy_attributes(
+    globals(),
+    {
+        name: "pi_ai.oauth._endpoints" if name == "base_url_variable" else "pi_ai.oauth._types"
+        for name in __all__
+        if name not in ("OAUTH_PROVIDERS", "get_oauth_flow")
+    },
+)

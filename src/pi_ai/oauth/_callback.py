@@ -48,6 +48,17 @@ class CallbackServer:
         assert self._server is not None
         return int(self._server.sockets[0].getsockname()[1])
 
+    async def start_or_settle(self, port: int, waiting: asyncio.Future[T | None]) -> int:
+        """Listen on ``port``; when it is taken, settle ``waiting`` with ``None`` instead (the
+        pasted redirect URL is then the only way back, as in Pi). Returns the port the
+        redirect URI names."""
+        try:
+            await self.start(port)
+        except OSError:
+            waiting.set_result(None)
+            return port
+        return self.port
+
     async def close(self) -> None:
         if self._server is not None:
             self._server.close()

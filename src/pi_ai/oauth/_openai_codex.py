@@ -140,12 +140,7 @@ class OpenAICodexOAuth(OAuthFlow):
             return 200, success_page("OpenAI authentication completed. You can close this window.")
 
         server = CallbackServer(handle)
-        port = callback_port(_PORT)
-        try:
-            await server.start(port)
-            port = server.port
-        except OSError:
-            arrived.set_result(None)
+        port = await server.start_or_settle(callback_port(_PORT), arrived)
         redirect_uri = f"http://localhost:{port}{_PATH}"
         query = form_encode(
             [

@@ -151,12 +151,7 @@ class RadiusOAuth(OAuthFlow):
             return 200, success_page("Signed in to Radius. You may now close this page.")
 
         server = CallbackServer(handle)
-        port = callback_port(_PORT)
-        try:
-            await server.start(port)
-            port = server.port
-        except OSError:
-            arrived.set_result(None)
+        port = await server.start_or_settle(callback_port(_PORT), arrived)
         redirect_uri = f"http://{CALLBACK_HOST}:{port}{_PATH}"
         query = form_encode(
             [
