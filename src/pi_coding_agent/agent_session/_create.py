@@ -27,6 +27,7 @@ from pi_ai import (
     ThinkingLevel,
 )
 from pi_coding_agent.agent_session._session import AgentSession
+from pi_coding_agent.local_model import LOCAL_PROVIDER, is_local
 from pi_coding_agent.messages import converter
 from pi_coding_agent.model_registry import MissingCredentials, ModelCatalog
 from pi_coding_agent.session import SessionManager, ThinkingLevelChangeEntry
@@ -62,6 +63,8 @@ class CreatedSession:
     session: AgentSession
     model_fallback_message: str | None
     unknown_tools: list[str]
+    local_fallback: bool = False
+    """The model is the embedded one because nothing else is configured (``pi`` says so)."""
 
 
 def _initial_model(settings: Settings, catalog: ModelCatalog) -> Model | None:
@@ -70,7 +73,7 @@ def _initial_model(settings: Settings, catalog: ModelCatalog) -> Model | None:
         found = catalog.find(provider, model_id)
         if found is not None and catalog.has_auth(found.provider):
             return found
-    return catalog.default_model()
+    return catalog.default_model(local_fallback=settings.local_model_fallback)
 
 
 def _stream_function(catalog: ModelCatalog, settings: Settings) -> StreamFn:
@@ -205,13 +208,19 @@ def create_agent_session(options: SessionOptions) -> CreatedSession:
     model = options.model
     fallback: str | None = None
     if model is None and has_existing and existing.model is not None:
-        restored = catalog.find(existing.model.provider, existing.model.model_id)
+        # A field is None when the entry that last set the model lacked it (Pi: undefined).
+        provider, model_id = existing.model.provider, existing.model.model_id
+        restored = catalog.find(provider, model_id) if provider is not None and model_id is not None else None
         if restored is not None and catalog.has_auth(restored.provider):
             model = restored
         else:
-            fallback = f"Could not restore model {existing.model.provider}/{existing.model.model_id}"
+            fallback = f"Could not restore model {provider or 'undefined'}/{model_id or 'undefined'}"
+    local_fallback = False
     if model is None:
         model = _initial_model(settings, catalog)
+        local_fallback = model is not None and is_local(model) and model.provider == LOCAL_PROVIDER and (
+            settings.default_provider, settings.default_model
+        ) != (model.provider, model.id)
         if fallback and model is not None:
             fallback += f". Using {model.provider}/{model.id}"
 
@@ -262,7 +271,7 @@ def create_agent_session(options: SessionOptions) -> CreatedSession:
         expand_input=options.expand_input,
     )
     holder.append(session)
-    return CreatedSession(session, fallback, unknown)
+    return CreatedSession(session, fallback, unknown, local_fallback)
 
 
 def _level(value: str | None) -> ThinkingLevel | None:
