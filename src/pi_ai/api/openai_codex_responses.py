@@ -1,0 +1,262 @@
+"""The ``openai-codex-responses`` wire API: ChatGPT's Codex backend, used with a ChatGPT
+subscription signed in through ``pi_ai.oauth`` (provider ``openai-codex``).
+
+The protocol is OpenAI's Responses (read by the shared ``ResponsesStreamReader``), with Codex's
+own request shape and transport, as Pi 0.85 speaks it:
+
+- ``POST {base}/codex/responses`` (``/codex`` and ``/codex/responses`` bases are kept), the
+  system prompt as ``instructions``, ``store: false``, ``text.verbosity`` (default ``low``),
+  encrypted reasoning always included, ``tool_choice: auto`` and parallel tool calls;
+- headers: the bearer token, ``chatgpt-account-id`` from the token's claims, ``originator: pi``,
+  ``OpenAI-Beta: responses=experimental``, and the session id as ``session-id`` and
+  ``x-client-request-id``;
+- the body compressed with zstd (``Content-Encoding: zstd``) when the ``zstandard`` module is
+  installed (the ``openai-codex`` extra), as Pi does where Node has zstd; plain JSON otherwise;
+- Codex's retry rule (``_codex_http``), its usage-limit message and its event names
+  (``response.done``, ``error``; ``_codex_events``);
+- ``transport``: ``sse`` (this module's POST) or ``auto`` / ``websocket`` /
+  ``websocket-cached``, which try Codex's WebSocket first (``_codex_websocket``, needs the
+  ``websockets`` module) and fall back to SSE when it cannot connect, as Pi does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pi_ai._context import Context
+from pi_ai._event_stream import AssistantMessageEventStream, empty_assistant_message, error_text, start_stream
+from pi_ai._model import Model, clamp_thinking_level
+from pi_ai._options import SimpleStreamOptions, StreamOptions
+from pi_ai._registry import ApiImplementation
+from pi_ai._simple_options import base_options
+from pi_ai.api._accumulator import StreamAccumulator
+from pi_ai.api._codex_events import extract_account_id
+from pi_ai.api._common import check_stream_end, clamp_prompt_cache_key, pi_user_agent, provider_options
+from pi_ai.api._constrained import grammar_input_properties
+from pi_ai.api._http import apply_on_payload, merge_headers
+from pi_ai.api._responses_convert import (
+    ConvertOptions,
+    ToolOptions,
+    convert_responses_messages,
+    convert_responses_tools,
+    split_deferred_tools,
+)
+from pi_ai.api._responses_stream import ResponsesStreamReader
+from pi_ai.api.openai_responses import service_tier_pricing
+
+API_NAME = "openai-codex-responses"
+DEFAULT_BASE_URL = "https://chatgpt.com/backend-api"
+CODEX_TOOL_CALL_PROVIDERS = frozenset({"openai", "openai-codex", "opencode"})
+"""Providers whose ``call_id|fc_item`` tool-call ids the Codex backend accepts on replay."""
+TRANSPORTS = ("sse", "websocket", "websocket-cached", "auto")
+
+
+@dataclass(kw_only=True)
+class OpenAICodexResponsesOptions(StreamOptions):
+    reasoning_effort: str | None = None
+    """Pi level, or ``none``; mapped through the model's ``thinking_level_map``."""
+    reasoning_summary: str | None = None
+    text_verbosity: str | None = None
+    """``low`` (default) | ``medium`` | ``high``."""
+    service_tier: str | None = None
+    tool_choice: Any = None
+    transport: str | None = None
+    """One of ``TRANSPORTS``; ``None`` reads ``extra["transport"]``, then ``auto``."""
+    websocket_connect_timeout_ms: int | None = None
+
+
+def codex_url(base_url: str | None) -> str:
+    raw = base_url if base_url and base_url.strip() else DEFAULT_BASE_URL
+    normalized = raw.rstrip("/")
+    if normalized.endswith("/codex/responses"):
+        return normalized
+    if normalized.endswith("/codex"):
+        return f"{normalized}/responses"
+    return f"{normalized}/codex/responses"
+
+
+def build_body(
+    model: Model,
+    context: Context,
+    options: OpenAICodexResponsesOptions,
+    session_key: str | None,
+    grammar_properties: Mapping[str, str],
+) -> dict[str, Any]:
+    """The request body (before ``on_payload``), keys in Pi's order."""
+    compat = model.compat or {}
+    strict_flag = compat.get("supportsStrictMode")
+    tool_options = ToolOptions(
+        supports_strict_mode=True if strict_flag is None else bool(strict_flag),
+        supports_grammar_tools=bool(compat.get("supportsOpenAIGrammarTools") or False),
+        default_strict=None,
+    )
+    deferred_mode = (
+        "additional-tools"
+        if compat.get("supportsAdditionalTools")
+        else ("tool-search" if compat.get("supportsToolSearch") else None)
+    )
+    immediate, deferred = split_deferred_tools(context, deferred_mode is not None)
+    items = convert_responses_messages(
+        model,
+        context,
+        CODEX_TOOL_CALL_PROVIDERS,
+        ConvertOptions(
+            grammar_input_properties=grammar_properties,
+            deferred_tools=deferred,
+            deferred_tools_mode=deferred_mode,
+            tool_options=tool_options,
+            include_system_prompt=False,
+        ),
+    )
+    body: dict[str, Any] = {
+        "model": model.id,
+        "store": False,
+        "stream": True,
+        "instructions": context.system_prompt or "You are a helpful assistant.",
+        "input": items,
+        "text": {"verbosity": options.text_verbosity or "low"},
+        "include": ["reasoning.encrypted_content"],
+    }
+    if session_key is not None:
+        body["prompt_cache_key"] = session_key
+    body["tool_choice"] = options.tool_choice if options.tool_choice is not None else "auto"
+    body["parallel_tool_calls"] = True
+    if options.temperature is not None:
+        body["temperature"] = options.temperature
+    if options.service_tier is not None:
+        body["service_tier"] = options.service_tier
+    if immediate:
+        body["tools"] = convert_responses_tools(immediate, tool_options)
+    if options.reasoning_effort is not None:
+        none = options.reasoning_effort == "none"
+        mapped = (model.thinking_level_map or {}).get("off" if none else options.reasoning_effort)
+        effort = mapped if mapped is not None else ("none" if none else options.reasoning_effort)
+        body["reasoning"] = {"effort": effort, "summary": options.reasoning_summary or "auto"}
+    return body
+
+
+def _base_headers(model: Model, options: StreamOptions, account_id: str, token: str) -> dict[str, str | None]:
+    return {
+        **merge_headers(model.headers, options.headers),
+        "Authorization": f"Bearer {token}",
+        "chatgpt-account-id": account_id,
+        "originator": "pi",
+        "User-Agent": pi_user_agent(),
+    }
+
+
+def sse_headers(
+    model: Model, options: StreamOptions, account_id: str, token: str, session_key: str | None
+) -> dict[str, str]:
+    headers = _base_headers(model, options, account_id, token)
+    extra: dict[str, str | None] = {
+        "OpenAI-Beta": "responses=experimental",
+        "accept": "text/event-stream",
+        "content-type": "application/json",
+    }
+    if session_key:
+        extra["session-id"] = session_key
+        extra["x-client-request-id"] = session_key
+    return merge_headers(headers, extra)
+
+
+def websocket_headers(
+    model: Model, options: StreamOptions, account_id: str, token: str, request_id: str
+) -> dict[str, str]:
+    headers = merge_headers(
+        _base_headers(model, options, account_id, token),
+        {"accept": None, "content-type": None, "OpenAI-Beta": None},
+    )
+    return merge_headers(headers, {"x-client-request-id": request_id, "session-id": request_id})
+
+
+def _codex_service_tier(requested: Any, model: Model) -> Any:
+    """Priced by the tier the response names, except that ``default`` keeps a requested
+    ``flex`` / ``priority`` (Pi's ``resolveCodexServiceTier``)."""
+    price = service_tier_pricing(model)
+
+    def apply(usage: Any, tier: Any) -> None:
+        price(usage, requested if tier == "default" and requested in ("flex", "priority") else tier)
+
+    return apply
+
+
+def stream(
+    model: Model, context: Context, options: StreamOptions | None = None
+) -> AssistantMessageEventStream:
+    """Stream one response. Every failure arrives as an ``error`` event."""
+    opts = provider_options(options, OpenAICodexResponsesOptions)
+    output = empty_assistant_message(model)
+
+    async def produce(events: AssistantMessageEventStream) -> None:
+        from pi_ai.api import _codex_http
+
+        acc = StreamAccumulator(events, output)
+        signal = opts.signal
+        try:
+            if not opts.api_key:
+                raise ValueError(f"No API key for provider: {model.provider}")
+            account_id = extract_account_id(opts.api_key)
+            compat = model.compat or {}
+            grammar = grammar_input_properties(
+                context.tools, bool(compat.get("supportsOpenAIGrammarTools") or False)
+            )
+            cache_session = None if opts.cache_retention == "none" else opts.session_id
+            session_key = clamp_prompt_cache_key(cache_session)
+            body = build_body(model, context, opts, session_key, grammar)
+            body = await apply_on_payload(opts, body, model)
+            reader = ResponsesStreamReader(
+                acc,
+                model,
+                service_tier=opts.service_tier,
+                grammar_properties=grammar,
+                apply_service_tier_pricing=_codex_service_tier(opts.service_tier, model),
+            )
+            exchange = _codex_http.Exchange(
+                model=model,
+                options=opts,
+                acc=acc,
+                reader=reader,
+                account_id=account_id,
+                session_key=session_key,
+                grammar=grammar,
+            )
+            transport = opts.transport or opts.extra.get("transport") or "auto"
+            if transport == "sse" or not await exchange.over_websocket(body, transport, cache_session):
+                await exchange.over_sse(body, sse_headers(model, opts, account_id, opts.api_key, session_key))
+            check_stream_end(
+                output,
+                signal,
+                "Codex stream ended without a stop reason",
+                output.error_message or "An unknown error occurred",
+            )
+            acc.done()
+        except Exception as error:
+            acc.error(error_text(error), aborted=signal is not None and signal.aborted)
+
+    return start_stream(model, produce, signal=opts.signal)
+
+
+def stream_simple(
+    model: Model, context: Context, options: SimpleStreamOptions | None = None
+) -> AssistantMessageEventStream:
+    """Unified options: ``reasoning`` becomes the reasoning effort."""
+    simple = options or SimpleStreamOptions()
+    if not simple.api_key:
+        raise ValueError(f"No API key for provider: {model.provider}")
+    provider = OpenAICodexResponsesOptions(
+        **base_options(model, context, simple), tool_choice=simple.tool_choice
+    )
+    if simple.reasoning:
+        level = clamp_thinking_level(model, simple.reasoning)
+        provider.reasoning_effort = None if level == "off" else level
+    return stream(model, context, provider)
+
+
+API = ApiImplementation(api=API_NAME, stream=stream, stream_simple=stream_simple)
+
+OPTIONS = OpenAICodexResponsesOptions
+
+__all__ = ["API", "OPTIONS", "OpenAICodexResponsesOptions", "stream", "stream_simple"]
