@@ -1,0 +1,136 @@
+"""A scripted OpenAI Responses server on 127.0.0.1 (Azure OpenAI and the ChatGPT Codex backend
+speak this protocol): every POST is answered with a Responses SSE stream.
+
+Turns are chosen from the request: the number of tool outputs (``function_call_output``)
+already in its ``input``, so our client and Pi's can share one server. A turn is
+``{"text": "..."}`` or ``{"tool_call": {"name", "arguments", "call_id"}}``; ``terminal``
+names the last event (``response.completed``, or Codex's ``response.done``). ``failures``
+answers the first requests with HTTP errors (``{"status", "body", "headers"}``).
+
+Requests are recorded with the body decoded (zstd when ``content-encoding: zstd``), the query
+and the headers (lower-cased).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+
+@dataclass
+class Seen:
+    path: str
+    query: dict[str, str]
+    headers: dict[str, str]
+    raw: bytes
+    body: Any
+
+
+@dataclass
+class ResponsesServer:
+    turns: list[dict[str, Any]]
+    terminal: str = "response.completed"
+    failures: list[dict[str, Any]] = field(default_factory=list)
+    requests: list[Seen] = field(default_factory=list)
+
+    def __enter__(self) -> ResponsesServer:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: Any) -> None:
+                return
+
+            def do_GET(self) -> None:  # a WebSocket upgrade: this server speaks SSE only
+                self.send_response(404)
+                self.send_header("content-length", "0")
+                self.end_headers()
+
+            def do_POST(self) -> None:
+                server._handle(self)
+
+        self._http = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._thread = threading.Thread(target=self._http.serve_forever, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._http.shutdown()
+        self._http.server_close()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self._http.server_address[1]}"
+
+    def _handle(self, handler: BaseHTTPRequestHandler) -> None:
+        raw = handler.rfile.read(int(handler.headers.get("content-length", "0")))
+        headers = {name.lower(): value for name, value in handler.headers.items()}
+        data = raw
+        if headers.get("content-encoding") == "zstd":
+            import zstandard
+
+            data = zstandard.ZstdDecompressor().decompressobj().decompress(raw)
+        parts = urlsplit(handler.path)
+        body = json.loads(data)
+        self.requests.append(
+            Seen(parts.path, {k: v[0] for k, v in parse_qs(parts.query).items()}, headers, raw, body)
+        )
+        if self.failures:
+            failure = self.failures.pop(0)
+            payload = json.dumps(failure.get("body", {"error": {"message": "failed"}})).encode()
+            handler.send_response(failure["status"])
+            for name, value in {"content-type": "application/json", **failure.get("headers", {})}.items():
+                handler.send_header(name, value)
+            handler.send_header("content-length", str(len(payload)))
+            handler.end_headers()
+            handler.wfile.write(payload)
+            return
+        outputs = sum(1 for item in body.get("input", []) if item.get("type") == "function_call_output")
+        turn = self.turns[min(outputs, len(self.turns) - 1)]
+        stream = "".join(
+            f"data: {json.dumps(event, ensure_ascii=False)}\n\n" for event in self._events(turn)
+        ).encode()
+        handler.send_response(200)
+        handler.send_header("content-type", "text/event-stream")
+        handler.send_header("content-length", str(len(stream)))
+        handler.end_headers()
+        handler.wfile.write(stream)
+
+    def _events(self, turn: dict[str, Any]) -> list[dict[str, Any]]:
+        response = {"id": f"resp_{len(self.requests)}", "object": "response", "status": "in_progress", "output": []}
+        call = turn.get("tool_call")
+        if call is not None:
+            item = {
+                "id": f"fc_{call['call_id']}",
+                "type": "function_call",
+                "status": "completed",
+                "call_id": call["call_id"],
+                "name": call["name"],
+                "arguments": json.dumps(call["arguments"]),
+            }
+            middle = [
+                {"type": "response.output_item.added", "output_index": 0, "item": {**item, "arguments": ""}},
+                {"type": "response.function_call_arguments.delta", "output_index": 0, "delta": item["arguments"]},
+                {"type": "response.output_item.done", "output_index": 0, "item": item},
+            ]
+        else:
+            item = {
+                "id": "msg_1",
+                "type": "message",
+                "status": "completed",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": turn["text"], "annotations": []}],
+            }
+            middle = [
+                {"type": "response.output_item.added", "output_index": 0, "item": {**item, "content": []}},
+                {"type": "response.output_text.delta", "output_index": 0, "delta": turn["text"]},
+                {"type": "response.output_item.done", "output_index": 0, "item": item},
+            ]
+        usage = {"input_tokens": 120, "output_tokens": 8, "total_tokens": 128}
+        done = {**response, "status": "completed", "output": [item], "usage": usage}
+        return [{"type": "response.created", "response": response}, *middle, {"type": self.terminal, "response": done}]
