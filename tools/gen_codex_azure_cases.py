@@ -23,6 +23,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from tests.support import deep_json
+from tests.support.cases import BASH, CASES, call, record, text, user
+from tests.support.oracle import oracle_home, require_live_oracle
+
 from gen_responses_google_cases import (
     ANTHROPIC_HISTORY,
     JPEG,
@@ -35,10 +39,6 @@ from gen_responses_google_cases import (
     sse,
     thinking,
 )
-
-from tests.support import deep_json
-from tests.support.cases import BASH, CASES, call, record, text, user
-from tests.support.oracle import oracle_home, require_live_oracle
 
 DRIVER = Path(__file__).resolve().parent / "pi_codex_oracle.mjs"
 
@@ -112,7 +112,9 @@ def same_provider_history(api: str, provider: str, model: str) -> list[dict[str,
 def image_history(api: str, provider: str, model: str) -> list[dict[str, Any]]:
     return [
         user([text("What is in these pictures?"), image(), image(JPEG, "image/jpeg")], 1),
-        assistant([call("call_img|fc_img", "read", {"path": "shot.png"})], api, provider, model, 2, "toolUse"),
+        assistant(
+            [call("call_img|fc_img", "read", {"path": "shot.png"})], api, provider, model, 2, "toolUse"
+        ),
         result("call_img|fc_img", "read", [text("A screenshot:"), image()], 3),
         user("Describe them.", 4),
     ]
@@ -186,7 +188,11 @@ def full_turn(terminal: str = "response.completed", **response: Any) -> list[dic
     summary = {"type": "summary_text", "text": "**Plan** ü"}
     return [
         {"type": "response.created", "response": RESPONSE},
-        {"type": "response.output_item.added", "output_index": 0, "item": {**REASONING, "encrypted_content": None}},
+        {
+            "type": "response.output_item.added",
+            "output_index": 0,
+            "item": {**REASONING, "encrypted_content": None},
+        },
         {
             "type": "response.reasoning_summary_text.delta",
             "output_index": 0,
@@ -197,7 +203,11 @@ def full_turn(terminal: str = "response.completed", **response: Any) -> list[dic
         {"type": "response.reasoning_summary_part.done", "output_index": 0, "part": summary},
         {"type": "response.output_item.done", "output_index": 0, "item": {**REASONING, "summary": [summary]}},
         {"type": "response.output_item.added", "output_index": 1, "item": {**MESSAGE, "content": []}},
-        {"type": "response.content_part.added", "output_index": 1, "part": {"type": "output_text", "text": ""}},
+        {
+            "type": "response.content_part.added",
+            "output_index": 1,
+            "part": {"type": "output_text", "text": ""},
+        },
         {"type": "response.output_text.delta", "output_index": 1, "item_id": "msg_1", "delta": "Naïve "},
         {"type": "response.output_text.delta", "output_index": 1, "item_id": "msg_1", "delta": "café 🌍"},
         {"type": "response.output_item.done", "output_index": 1, "item": MESSAGE},
@@ -243,7 +253,10 @@ def azure_cases() -> dict[str, tuple[str, dict[str, Any]]]:
     cases: dict[str, tuple[str, dict[str, Any]]] = {}
 
     def payload(name: str, context: dict[str, Any], options: dict[str, Any], **extra: Any) -> None:
-        cases[name] = ("payload", {"api": api, "model": extra.pop("model", ref), "context": context, "options": options, **extra})
+        cases[name] = (
+            "payload",
+            {"api": api, "model": extra.pop("model", ref), "context": context, "options": options, **extra},
+        )
 
     tools_ctx = {"systemPrompt": SYSTEM, "tools": [BASH, READ]}
     payload(
@@ -307,7 +320,11 @@ def azure_cases() -> dict[str, tuple[str, dict[str, Any]]]:
         fn="stream",
     )
     payload("azure_no_base_url", {"messages": [user("hi", 1)]}, {})
-    payload("azure_invalid_base_url", {"messages": [user("hi", 1)]}, {"env": {"AZURE_OPENAI_BASE_URL": "not a url"}})
+    payload(
+        "azure_invalid_base_url",
+        {"messages": [user("hi", 1)]},
+        {"env": {"AZURE_OPENAI_BASE_URL": "not a url"}},
+    )
 
     def stream(name: str, body: str, **extra: Any) -> None:
         options = extra.pop("options", {})
@@ -380,7 +397,13 @@ def codex_cases() -> dict[str, tuple[str, dict[str, Any]]]:
     def payload(name: str, context: dict[str, Any], options: dict[str, Any], **extra: Any) -> None:
         cases[name] = (
             "payload",
-            {"api": api, "model": extra.pop("model", ref), "context": context, "options": {**base, **options}, **extra},
+            {
+                "api": api,
+                "model": extra.pop("model", ref),
+                "context": context,
+                "options": {**base, **options},
+                **extra,
+            },
         )
 
     tools_ctx = {"systemPrompt": SYSTEM, "tools": [BASH, READ]}
@@ -425,17 +448,31 @@ def codex_cases() -> dict[str, tuple[str, dict[str, Any]]]:
         "codex_base_url_ending_in_codex",
         {"messages": [user("hi", 1)]},
         {},
-        model={"ref": ref, "baseUrl": "https://proxy.example.com/backend-api/codex/", "headers": {"X-Model": "m"}},
+        model={
+            "ref": ref,
+            "baseUrl": "https://proxy.example.com/backend-api/codex/",
+            "headers": {"X-Model": "m"},
+        },
     )
     payload("codex_token_without_account_id", {"messages": [user("hi", 1)]}, {"apiKey": "not-a-jwt"})
     loaded = [
         user("Find the docs.", 1),
-        assistant([call("call_t|fc_t", "bash", {"command": "ls docs"})], api, provider, "gpt-5.4", 2, "toolUse"),
+        assistant(
+            [call("call_t|fc_t", "bash", {"command": "ls docs"})], api, provider, "gpt-5.4", 2, "toolUse"
+        ),
         {**result("call_t|fc_t", "bash", [text("a.md")], 3), "addedToolNames": ["read"]},
         user("Read a.md.", 4),
     ]
-    for name, model_id in (("codex_deferred_tools_search", "gpt-5.4"), ("codex_deferred_tools_additional", "gpt-5.6-sol")):
-        payload(name, {"systemPrompt": SYSTEM, "tools": [BASH, READ], "messages": loaded}, {}, model=f"{provider}/{model_id}")
+    for name, model_id in (
+        ("codex_deferred_tools_search", "gpt-5.4"),
+        ("codex_deferred_tools_additional", "gpt-5.6-sol"),
+    ):
+        payload(
+            name,
+            {"systemPrompt": SYSTEM, "tools": [BASH, READ], "messages": loaded},
+            {},
+            model=f"{provider}/{model_id}",
+        )
 
     def stream(name: str, body: str, **extra: Any) -> None:
         options = extra.pop("options", {})
@@ -471,7 +508,11 @@ def codex_cases() -> dict[str, tuple[str, dict[str, Any]]]:
     )
     stream(
         "codex_stream_unknown_status_is_none",
-        plain_sse(text_turn({"type": "response.completed", "response": {**RESPONSE, "status": "weird", "usage": USAGE}})),
+        plain_sse(
+            text_turn(
+                {"type": "response.completed", "response": {**RESPONSE, "status": "weird", "usage": USAGE}}
+            )
+        ),
     )
     stream(
         "codex_stream_error_event",
@@ -484,12 +525,19 @@ def codex_cases() -> dict[str, tuple[str, dict[str, Any]]]:
             text_turn(
                 {
                     "type": "response.failed",
-                    "response": {**RESPONSE, "status": "failed", "error": {"code": "server_error", "message": "Oops"}},
+                    "response": {
+                        **RESPONSE,
+                        "status": "failed",
+                        "error": {"code": "server_error", "message": "Oops"},
+                    },
                 }
             )
         ),
     )
-    stream("codex_stream_failed_without_message", plain_sse(text_turn({"type": "response.failed", "response": {}})))
+    stream(
+        "codex_stream_failed_without_message",
+        plain_sse(text_turn({"type": "response.failed", "response": {}})),
+    )
     stream("codex_stream_invalid_json", 'data: {"type":"response.created",\n\n')
     stream("codex_stream_ends_without_terminal", plain_sse(text_turn({"type": "response.in_progress"})))
     stream(

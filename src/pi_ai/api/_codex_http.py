@@ -28,6 +28,7 @@ from pi_ai._model import Model
 from pi_ai._options import ResponseInfo, StreamOptions
 from pi_ai.api._accumulator import StreamAccumulator
 from pi_ai.api._codex_events import decode_event, http_error_message, map_event
+from pi_ai.api._codex_request import codex_url
 from pi_ai.api._http import HttpRequest, HttpStatusError, StreamResponse, TransportError, open_stream
 from pi_ai.api._responses_stream import ResponsesStreamReader
 from pi_ai.api._sse import SseEvent
@@ -107,33 +108,31 @@ class Exchange:
     session_key: str | None
     grammar: Mapping[str, str]
     started: bool = False
+    events_read: int = 0
+    """Events given to the reader, over every attempt."""
 
     def start(self) -> None:
         if not self.started:
             self.started = True
             self.acc.start()
 
-    def handle(self, data: str) -> bool:
-        """One event's data: the Responses reader gets it as Codex means it; True at the end."""
-        if not data or data == "[DONE]":
-            return False
-        event, last = map_event(decode_event(data), self.acc.output)
-        if event is not None:
-            self.reader.event(event)
+    def handle(self, event: Any) -> bool:
+        """One decoded Codex event: the Responses reader gets it as Codex means it (the message
+        starts at the first event it gets); True once the response is complete."""
+        mapped, last = map_event(event, self.acc.output)
+        if mapped is not None:
+            self.events_read += 1
+            self.start()
+            self.reader.event(mapped)
         return last
 
     def _handle_sse(self, sse: SseEvent) -> bool:
-        return self.handle(sse.data.strip())
-
-    async def over_websocket(self, body: dict[str, Any], transport: str, cache_session: str | None) -> bool:
-        """Codex's WebSocket transport; False when it is not available here (SSE follows)."""
-        from pi_ai.api import _codex_websocket
-
-        return await _codex_websocket.run(self, body, transport, cache_session)
+        data = sse.data.strip()
+        if not data or data == "[DONE]":
+            return False
+        return self.handle(decode_event(data))
 
     async def over_sse(self, body: dict[str, Any], headers: dict[str, str]) -> None:
-        from pi_ai.api.openai_codex_responses import codex_url
-
         content = encode(body)
         compressed = compress(content)
         if compressed is not None:

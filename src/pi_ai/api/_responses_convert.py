@@ -9,10 +9,10 @@ id it was streamed with (``TextContent.text_signature``), and tool calls carry
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Mapping
-import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 

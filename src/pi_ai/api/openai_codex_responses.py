@@ -21,8 +21,6 @@ own request shape and transport, as Pi 0.85 speaks it:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from pi_ai._context import Context
@@ -33,143 +31,14 @@ from pi_ai._registry import ApiImplementation
 from pi_ai._simple_options import base_options
 from pi_ai.api._accumulator import StreamAccumulator
 from pi_ai.api._codex_events import extract_account_id
-from pi_ai.api._common import check_stream_end, clamp_prompt_cache_key, pi_user_agent, provider_options
+from pi_ai.api._codex_request import OpenAICodexResponsesOptions, build_body, sse_headers
+from pi_ai.api._common import check_stream_end, clamp_prompt_cache_key, provider_options
 from pi_ai.api._constrained import grammar_input_properties
-from pi_ai.api._http import apply_on_payload, merge_headers
-from pi_ai.api._responses_convert import (
-    ConvertOptions,
-    ToolOptions,
-    convert_responses_messages,
-    convert_responses_tools,
-    split_deferred_tools,
-)
+from pi_ai.api._http import apply_on_payload
 from pi_ai.api._responses_stream import ResponsesStreamReader
 from pi_ai.api.openai_responses import service_tier_pricing
 
 API_NAME = "openai-codex-responses"
-DEFAULT_BASE_URL = "https://chatgpt.com/backend-api"
-CODEX_TOOL_CALL_PROVIDERS = frozenset({"openai", "openai-codex", "opencode"})
-"""Providers whose ``call_id|fc_item`` tool-call ids the Codex backend accepts on replay."""
-TRANSPORTS = ("sse", "websocket", "websocket-cached", "auto")
-
-
-@dataclass(kw_only=True)
-class OpenAICodexResponsesOptions(StreamOptions):
-    reasoning_effort: str | None = None
-    """Pi level, or ``none``; mapped through the model's ``thinking_level_map``."""
-    reasoning_summary: str | None = None
-    text_verbosity: str | None = None
-    """``low`` (default) | ``medium`` | ``high``."""
-    service_tier: str | None = None
-    tool_choice: Any = None
-    transport: str | None = None
-    """One of ``TRANSPORTS``; ``None`` reads ``extra["transport"]``, then ``auto``."""
-    websocket_connect_timeout_ms: int | None = None
-
-
-def codex_url(base_url: str | None) -> str:
-    raw = base_url if base_url and base_url.strip() else DEFAULT_BASE_URL
-    normalized = raw.rstrip("/")
-    if normalized.endswith("/codex/responses"):
-        return normalized
-    if normalized.endswith("/codex"):
-        return f"{normalized}/responses"
-    return f"{normalized}/codex/responses"
-
-
-def build_body(
-    model: Model,
-    context: Context,
-    options: OpenAICodexResponsesOptions,
-    session_key: str | None,
-    grammar_properties: Mapping[str, str],
-) -> dict[str, Any]:
-    """The request body (before ``on_payload``), keys in Pi's order."""
-    compat = model.compat or {}
-    strict_flag = compat.get("supportsStrictMode")
-    tool_options = ToolOptions(
-        supports_strict_mode=True if strict_flag is None else bool(strict_flag),
-        supports_grammar_tools=bool(compat.get("supportsOpenAIGrammarTools") or False),
-        default_strict=None,
-    )
-    deferred_mode = (
-        "additional-tools"
-        if compat.get("supportsAdditionalTools")
-        else ("tool-search" if compat.get("supportsToolSearch") else None)
-    )
-    immediate, deferred = split_deferred_tools(context, deferred_mode is not None)
-    items = convert_responses_messages(
-        model,
-        context,
-        CODEX_TOOL_CALL_PROVIDERS,
-        ConvertOptions(
-            grammar_input_properties=grammar_properties,
-            deferred_tools=deferred,
-            deferred_tools_mode=deferred_mode,
-            tool_options=tool_options,
-            include_system_prompt=False,
-        ),
-    )
-    body: dict[str, Any] = {
-        "model": model.id,
-        "store": False,
-        "stream": True,
-        "instructions": context.system_prompt or "You are a helpful assistant.",
-        "input": items,
-        "text": {"verbosity": options.text_verbosity or "low"},
-        "include": ["reasoning.encrypted_content"],
-    }
-    if session_key is not None:
-        body["prompt_cache_key"] = session_key
-    body["tool_choice"] = options.tool_choice if options.tool_choice is not None else "auto"
-    body["parallel_tool_calls"] = True
-    if options.temperature is not None:
-        body["temperature"] = options.temperature
-    if options.service_tier is not None:
-        body["service_tier"] = options.service_tier
-    if immediate:
-        body["tools"] = convert_responses_tools(immediate, tool_options)
-    if options.reasoning_effort is not None:
-        none = options.reasoning_effort == "none"
-        mapped = (model.thinking_level_map or {}).get("off" if none else options.reasoning_effort)
-        effort = mapped if mapped is not None else ("none" if none else options.reasoning_effort)
-        body["reasoning"] = {"effort": effort, "summary": options.reasoning_summary or "auto"}
-    return body
-
-
-def _base_headers(model: Model, options: StreamOptions, account_id: str, token: str) -> dict[str, str | None]:
-    return {
-        **merge_headers(model.headers, options.headers),
-        "Authorization": f"Bearer {token}",
-        "chatgpt-account-id": account_id,
-        "originator": "pi",
-        "User-Agent": pi_user_agent(),
-    }
-
-
-def sse_headers(
-    model: Model, options: StreamOptions, account_id: str, token: str, session_key: str | None
-) -> dict[str, str]:
-    headers = _base_headers(model, options, account_id, token)
-    extra: dict[str, str | None] = {
-        "OpenAI-Beta": "responses=experimental",
-        "accept": "text/event-stream",
-        "content-type": "application/json",
-    }
-    if session_key:
-        extra["session-id"] = session_key
-        extra["x-client-request-id"] = session_key
-    return merge_headers(headers, extra)
-
-
-def websocket_headers(
-    model: Model, options: StreamOptions, account_id: str, token: str, request_id: str
-) -> dict[str, str]:
-    headers = merge_headers(
-        _base_headers(model, options, account_id, token),
-        {"accept": None, "content-type": None, "OpenAI-Beta": None},
-    )
-    return merge_headers(headers, {"x-client-request-id": request_id, "session-id": request_id})
 
 
 def _codex_service_tier(requested: Any, model: Model) -> Any:
@@ -191,7 +60,7 @@ def stream(
     output = empty_assistant_message(model)
 
     async def produce(events: AssistantMessageEventStream) -> None:
-        from pi_ai.api import _codex_http
+        from pi_ai.api import _codex_http, _codex_websocket
 
         acc = StreamAccumulator(events, output)
         signal = opts.signal
@@ -224,7 +93,7 @@ def stream(
                 grammar=grammar,
             )
             transport = opts.transport or opts.extra.get("transport") or "auto"
-            if transport == "sse" or not await exchange.over_websocket(body, transport, cache_session):
+            if transport == "sse" or not await _codex_websocket.run(exchange, body, transport, cache_session):
                 await exchange.over_sse(body, sse_headers(model, opts, account_id, opts.api_key, session_key))
             check_stream_end(
                 output,
@@ -247,7 +116,9 @@ def stream_simple(
     if not simple.api_key:
         raise ValueError(f"No API key for provider: {model.provider}")
     provider = OpenAICodexResponsesOptions(
-        **base_options(model, context, simple), tool_choice=simple.tool_choice
+        **base_options(model, context, simple),
+        tool_choice=simple.tool_choice,
+        websocket_connect_timeout_ms=simple.extra.get("websocket_connect_timeout_ms"),
     )
     if simple.reasoning:
         level = clamp_thinking_level(model, simple.reasoning)

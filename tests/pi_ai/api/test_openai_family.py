@@ -26,7 +26,9 @@ def _token(account: str = "acct-9") -> str:
     def b64(value: dict[str, Any]) -> str:
         return base64.urlsafe_b64encode(json.dumps(value).encode()).decode().rstrip("=")
 
-    return f"{b64({'alg': 'none'})}.{b64({'https://api.openai.com/auth': {'chatgpt_account_id': account}})}.sig"
+    return (
+        f"{b64({'alg': 'none'})}.{b64({'https://api.openai.com/auth': {'chatgpt_account_id': account}})}.sig"
+    )
 
 
 CONTEXT = Context(system_prompt="Be brief.", messages=[UserMessage(content="hi", timestamp=0)])
@@ -52,7 +54,9 @@ async def _final(model: Any, options: StreamOptions) -> Any:
 
 
 async def test_azure_request_goes_to_the_deployment_with_the_key_header() -> None:
-    with ResponsesServer([{"tool_call": {"call_id": "call_1", "name": "read", "arguments": {"path": "a"}}}]) as server:
+    with ResponsesServer(
+        [{"tool_call": {"call_id": "call_1", "name": "read", "arguments": {"path": "a"}}}]
+    ) as server:
         options = AzureOpenAIResponsesOptions(
             api_key="azure-key",
             env={
@@ -72,7 +76,10 @@ async def test_azure_request_goes_to_the_deployment_with_the_key_header() -> Non
 
 def test_azure_base_url_normalization() -> None:
     assert normalize_base_url("https://Res.openai.azure.com") == "https://res.openai.azure.com/openai/v1"
-    assert normalize_base_url("https://res.ai.azure.com/openai/v1/responses?x=1") == "https://res.ai.azure.com/openai/v1"
+    assert (
+        normalize_base_url("https://res.ai.azure.com/openai/v1/responses?x=1")
+        == "https://res.ai.azure.com/openai/v1"
+    )
     assert normalize_base_url(" https://proxy.example/azure/ ") == "https://proxy.example/azure"
     with pytest.raises(ValueError, match="Invalid Azure OpenAI base URL: nope"):
         normalize_base_url("nope")
@@ -90,6 +97,7 @@ async def test_codex_request_is_signed_compressed_and_read() -> None:
     seen_responses: list[ResponseInfo] = []
     with ResponsesServer([{"text": "Hello there"}], terminal="response.done") as server:
         options = OpenAICodexResponsesOptions(
+            transport="sse",
             api_key=_token(),
             session_id="session-1",
             on_response=lambda info, _model: seen_responses.append(info),
@@ -113,7 +121,9 @@ async def test_codex_without_zstandard_sends_plain_json(monkeypatch: pytest.Monk
 
     monkeypatch.setitem(sys.modules, "zstandard", None)  # import fails, as without the extra
     with ResponsesServer([{"text": "ok"}]) as server:
-        final = await _final(_codex(server.url), OpenAICodexResponsesOptions(api_key=_token()))
+        final = await _final(
+            _codex(server.url), OpenAICodexResponsesOptions(transport="sse", api_key=_token())
+        )
     assert final.stop_reason == "stop", final.error_message
     (seen,) = server.requests
     assert "content-encoding" not in seen.headers and json.loads(seen.raw) == seen.body
@@ -121,13 +131,20 @@ async def test_codex_without_zstandard_sends_plain_json(monkeypatch: pytest.Monk
 
 async def test_codex_retries_rate_limits_and_server_errors_then_streams() -> None:
     failures = [
-        {"status": 429, "body": {"error": {"message": "Rate limit reached"}}, "headers": {"retry-after-ms": "5"}},
+        {
+            "status": 429,
+            "body": {"error": {"message": "Rate limit reached"}},
+            "headers": {"retry-after-ms": "5"},
+        },
         {"status": 503, "body": {"error": {"message": "overloaded"}}, "headers": {"retry-after": "0"}},
     ]
     statuses: list[int] = []
     with ResponsesServer([{"text": "after retries"}], failures=failures) as server:
         options = OpenAICodexResponsesOptions(
-            api_key=_token(), max_retries=2, on_response=lambda info, _m: statuses.append(info.status)
+            transport="sse",
+            api_key=_token(),
+            max_retries=2,
+            on_response=lambda info, _m: statuses.append(info.status),
         )
         final = await _final(_codex(server.url), options)
     assert final.stop_reason == "stop", final.error_message
@@ -138,15 +155,21 @@ async def test_codex_usage_limit_is_final_and_friendly() -> None:
     # A 403 is not retryable by status; its usage-limit text keeps Codex's catch-all retry off too.
     limit = {"error": {"code": "usage_not_included", "plan_type": "PRO", "resets_at": 1}}
     with ResponsesServer([{"text": "never"}], failures=[{"status": 403, "body": limit}]) as server:
-        final = await _final(_codex(server.url), OpenAICodexResponsesOptions(api_key=_token(), max_retries=3))
+        final = await _final(
+            _codex(server.url), OpenAICodexResponsesOptions(transport="sse", api_key=_token(), max_retries=3)
+        )
     assert len(server.requests) == 1
     assert final.error_message == "You have hit your ChatGPT usage limit (pro plan). Try again in ~0 min."
 
 
 async def test_codex_retry_delay_above_the_cap_fails_at_once() -> None:
-    failures = [{"status": 429, "body": {"error": {"message": "slow down"}}, "headers": {"retry-after": "120"}}]
+    failures = [
+        {"status": 429, "body": {"error": {"message": "slow down"}}, "headers": {"retry-after": "120"}}
+    ]
     with ResponsesServer([{"text": "never"}], failures=failures) as server:
-        options = OpenAICodexResponsesOptions(api_key=_token(), max_retries=1, max_retry_delay_ms=1000)
+        options = OpenAICodexResponsesOptions(
+            transport="sse", api_key=_token(), max_retries=1, max_retry_delay_ms=1000
+        )
         final = await _final(_codex(server.url), options)
     assert len(server.requests) == 1
     assert final.error_message == "Server requested 120s retry delay (max: 1s)"
@@ -156,10 +179,11 @@ async def test_codex_abort_while_waiting_to_retry() -> None:
     controller = AbortController()
     failures = [{"status": 500, "body": {"error": {"message": "boom"}}, "headers": {"retry-after": "30"}}]
     with ResponsesServer([{"text": "never"}], failures=failures) as server:
-        options = OpenAICodexResponsesOptions(api_key=_token(), max_retries=1, signal=controller.signal)
+        options = OpenAICodexResponsesOptions(
+            transport="sse", api_key=_token(), max_retries=1, signal=controller.signal
+        )
         task = asyncio.ensure_future(_final(_codex(server.url), options))
-        while not server.requests:
-            await asyncio.sleep(0.01)
+        assert await asyncio.to_thread(server.arrived.wait, 30)
         controller.abort()
         final = await task
     assert (final.stop_reason, final.error_message) == ("aborted", "Request was aborted")

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from tests.pi_coding_agent.e2e._harness import Completed, Sandbox, run_ours, run_pi
-from tests.support.responses_server import ResponsesServer, Seen
+from tests.support.responses_server import Frame, ResponsesServer, ResponsesWebSocketServer, Seen
 
 pytestmark = pytest.mark.oracle
 
@@ -32,12 +32,14 @@ def _token() -> str:
 
 
 def _sandbox(tmp_path: Path, name: str) -> Sandbox:
-    sandbox = Sandbox.create(tmp_path / name, "http://127.0.0.1:9", {"retry": {"enabled": False}, "transport": "sse"})
+    sandbox = Sandbox.create(
+        tmp_path / name, "http://127.0.0.1:9", {"retry": {"enabled": False}, "transport": "sse"}
+    )
     (sandbox.work / "notes.txt").write_text("ship it\n", encoding="utf-8")
     return sandbox
 
 
-def _comparable(seen: Seen) -> dict[str, Any]:
+def _comparable(seen: Seen | Frame) -> dict[str, Any]:
     """The body without what differs per run by design (session ids) or per program (the system
     prompt and the tools' descriptions are each program's own prose): tools by name."""
     body = {key: value for key, value in seen.body.items() if key not in ("prompt_cache_key", "instructions")}
@@ -73,8 +75,11 @@ def test_azure_openai_task_matches_pi(tmp_path: Path) -> None:
     assert [_comparable(seen) for seen in ours] == [_comparable(seen) for seen in theirs]
 
 
-def _codex_sandbox(tmp_path: Path, name: str, server_url: str) -> Sandbox:
+def _codex_sandbox(tmp_path: Path, name: str, server_url: str, transport: str = "sse") -> Sandbox:
     sandbox = _sandbox(tmp_path, name)
+    (sandbox.agent_dir / "settings.json").write_text(
+        json.dumps({"retry": {"enabled": False}, "transport": transport}), encoding="utf-8"
+    )
     models = json.loads((sandbox.agent_dir / "models.json").read_text(encoding="utf-8"))
     models["providers"]["openai-codex"] = {"baseUrl": server_url}
     (sandbox.agent_dir / "models.json").write_text(json.dumps(models), encoding="utf-8")
@@ -108,3 +113,30 @@ def test_codex_subscription_task_matches_pi(tmp_path: Path) -> None:
         assert headers["session-id"] == seen.body["prompt_cache_key"]
     assert {seen.headers.get("content-encoding") for seen in [*ours, *theirs]} == {"zstd"}
     assert [_comparable(seen) for seen in ours] == [_comparable(seen) for seen in theirs]
+
+
+def test_codex_over_websocket_matches_pi(tmp_path: Path) -> None:
+    """Pi's default transport: one socket for the run, the second turn sent as a delta."""
+    with ResponsesWebSocketServer(TURNS, terminal="response.done") as server:
+        ours_box = _codex_sandbox(tmp_path, "ours", server.url, "auto")
+        pis_box = _codex_sandbox(tmp_path, "pi", server.url, "auto")
+        args = ("--model", "openai-codex/gpt-5.4", "-p", "Read notes.txt and tell me what it says.")
+        _answered(run_ours(ours_box, *args))
+        ours, our_connections = list(server.frames), server.connections
+        _answered(run_pi(pis_box, *args))
+        theirs = server.frames[len(ours) :]
+    assert our_connections == 1 and server.connections == 2
+    assert len(ours) == len(theirs) == 2
+    assert ours[1].body["previous_response_id"] == theirs[1].body["previous_response_id"] == "resp_1"
+    assert [_comparable(frame) for frame in ours] == [_comparable(frame) for frame in theirs]
+    # Node's WebSocket adds the fetch standard's request headers (accept, accept-language,
+    # accept-encoding, sec-fetch-mode, pragma, cache-control), as its HTTP stack does for every
+    # request; Pi sets none of them (docs/providers/openai-codex.md).
+    node_only = {"accept", "accept-language", "accept-encoding", "sec-fetch-mode", "pragma", "cache-control"}
+    volatile = {"host", "sec-websocket-key", "session-id", "x-client-request-id", *node_only}
+
+    def handshake(frame: Frame) -> dict[str, str]:
+        return {name: value.lower() for name, value in frame.headers.items() if name not in volatile}
+
+    assert handshake(ours[0]) == handshake(theirs[0])
+    assert ours[0].headers["user-agent"].startswith("pi (")
