@@ -22,6 +22,15 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 
+def zstd_decompress(data: bytes) -> bytes:
+    """A zstd body (Codex's requests) as sent before compression."""
+    from pi_ai.api._codex_http import zstd_module
+
+    zstd = zstd_module()
+    assert zstd is not None, "no zstd module: install the openai-codex extra"
+    return bytes(zstd.decompress(data))
+
+
 @dataclass
 class Seen:
     path: str
@@ -75,9 +84,7 @@ class ResponsesServer:
         headers = {name.lower(): value for name, value in handler.headers.items()}
         data = raw
         if headers.get("content-encoding") == "zstd":
-            import zstandard
-
-            data = zstandard.ZstdDecompressor().decompressobj().decompress(raw)
+            data = zstd_decompress(raw)
         parts = urlsplit(handler.path)
         body = json.loads(data)
         self.requests.append(

@@ -249,9 +249,9 @@ def describe_request(record: Any, original_url: str) -> dict[str, Any]:
     raw = record.body
     if record.headers.get("content-encoding") == "zstd":
         # Codex bodies; the Pi side reports the JSON it compressed (tools/pi_codex_oracle.mjs).
-        import zstandard
+        from tests.support.responses_server import zstd_decompress
 
-        raw = zstandard.ZstdDecompressor().decompressobj().decompress(raw)
+        raw = zstd_decompress(raw)
     try:
         body: Any = json.loads(raw)
     except ValueError:

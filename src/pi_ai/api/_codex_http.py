@@ -87,13 +87,24 @@ class RetryDelayExceeded(Exception):
     pass
 
 
+def zstd_module() -> Any | None:
+    """The standard library's zstd (Python 3.14), else its backport (the ``openai-codex``
+    extra), else ``None``. Not ``zstandard``: httpx would import that one at every run and
+    offer zstd to every provider (docs/decisions/codex-transport.md)."""
+    import importlib
+
+    for name in ("compression.zstd", "backports.zstd"):
+        try:
+            return importlib.import_module(name)
+        except ImportError:
+            continue
+    return None
+
+
 def compress(body: bytes) -> bytes | None:
-    """zstd at Codex's level, or ``None`` without the ``zstandard`` module (plain JSON is sent)."""
-    try:
-        import zstandard
-    except ImportError:
-        return None
-    return bytes(zstandard.ZstdCompressor(level=ZSTD_LEVEL).compress(body))
+    """zstd at Codex's level, or ``None`` without a zstd module (plain JSON is sent then)."""
+    zstd = zstd_module()
+    return None if zstd is None else bytes(zstd.compress(body, level=ZSTD_LEVEL))
 
 
 @dataclasses.dataclass(kw_only=True, slots=True)

@@ -10,8 +10,8 @@ own request shape and transport, as Pi 0.85 speaks it:
 - headers: the bearer token, ``chatgpt-account-id`` from the token's claims, ``originator: pi``,
   ``OpenAI-Beta: responses=experimental``, and the session id as ``session-id`` and
   ``x-client-request-id``;
-- the body compressed with zstd (``Content-Encoding: zstd``) when the ``zstandard`` module is
-  installed (the ``openai-codex`` extra), as Pi does where Node has zstd; plain JSON otherwise;
+- over SSE the body compressed with zstd (``Content-Encoding: zstd``) when a zstd module is
+  there (the ``openai-codex`` extra), as Pi does where Node has zstd; plain JSON otherwise;
 - Codex's retry rule (``_codex_http``), its usage-limit message and its event names
   (``response.done``, ``error``; ``_codex_events``);
 - ``transport``: ``sse`` (this module's POST) or ``auto`` / ``websocket`` /

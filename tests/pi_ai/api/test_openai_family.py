@@ -119,7 +119,8 @@ async def test_codex_request_is_signed_compressed_and_read() -> None:
 async def test_codex_without_zstandard_sends_plain_json(monkeypatch: pytest.MonkeyPatch) -> None:
     import sys
 
-    monkeypatch.setitem(sys.modules, "zstandard", None)  # import fails, as without the extra
+    for name in ("compression.zstd", "backports.zstd"):
+        monkeypatch.setitem(sys.modules, name, None)  # import fails, as without the extra
     with ResponsesServer([{"text": "ok"}]) as server:
         final = await _final(
             _codex(server.url), OpenAICodexResponsesOptions(transport="sse", api_key=_token())
