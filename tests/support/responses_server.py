@@ -213,6 +213,8 @@ class ResponsesWebSocketServer:
         self.port = self._server.sockets[0].getsockname()[1]
 
     async def _stop(self) -> None:
+        for connection in list(self._server.connections):
+            connection.transport.abort()  # no closing handshake with clients that are gone
         self._server.close()
         await self._server.wait_closed()
 

@@ -296,7 +296,9 @@ async def _acquire(
             cached.idle.cancel()
             cached.idle = None
         expired = time.monotonic() - cached.created >= MAX_AGE_S
-        if cached.loop is not loop or (not cached.busy and (expired or not _reusable(cached.socket))):
+        if cached.loop is not loop:
+            entries.pop(account, None)  # opened under an event loop that has ended: unusable
+        elif not cached.busy and (expired or not _reusable(cached.socket)):
             entries.pop(account, None)
             await _close_quietly(cached.socket, "connection_age_limit" if expired else "done")
         elif not cached.busy:

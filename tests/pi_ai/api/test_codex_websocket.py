@@ -4,6 +4,7 @@ retries Pi makes, and the fallback to SSE (with its diagnostic) when no socket o
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 from collections.abc import AsyncIterator
@@ -64,7 +65,6 @@ async def _two_turns(url: str, **options: Any) -> tuple[Any, Any]:
 async def test_a_session_keeps_its_socket_and_sends_the_next_turn_as_a_delta() -> None:
     with ResponsesWebSocketServer(TURNS) as server:
         first, second = await _two_turns(server.url, session_id="ws-session")
-        await _codex_websocket.close_sessions()  # before the server stops (it waits for our close)
     assert second.stop_reason == "stop" and second.content[0].text == "a.txt says hi"
     assert first.diagnostics is None and second.diagnostics is None
     assert server.connections == 1
@@ -84,11 +84,30 @@ async def test_a_session_keeps_its_socket_and_sends_the_next_turn_as_a_delta() -
 async def test_websocket_transport_without_cache_resends_the_conversation() -> None:
     with ResponsesWebSocketServer(TURNS) as server:
         _, second = await _two_turns(server.url, session_id="ws-plain", transport="websocket")
-        await _codex_websocket.close_sessions()
     assert second.stop_reason == "stop", second.error_message
     assert server.connections == 1  # the socket is still kept for the session
     assert "previous_response_id" not in server.frames[1].body
     assert [item.get("type") for item in server.frames[1].body["input"]][-1] == "function_call_output"
+
+
+async def test_a_request_that_changed_besides_its_input_is_sent_whole() -> None:
+    with ResponsesWebSocketServer(TURNS) as server:
+        context = Context(messages=[UserMessage(content="Read a.txt", timestamp=0)])
+        first = await _turn(server.url, context, session_id="ws-changed")
+        context.messages.append(first)
+        await _turn(server.url, context, session_id="ws-changed", text_verbosity="high")
+    assert server.connections == 1
+    assert "previous_response_id" not in server.frames[1].body
+    assert server.frames[1].body["text"] == {"verbosity": "high"}
+
+
+async def test_a_new_event_loop_opens_a_new_socket() -> None:
+    with ResponsesWebSocketServer(TURNS) as server:
+        context = Context(messages=[UserMessage(content="Read a.txt", timestamp=0)])
+        await asyncio.to_thread(asyncio.run, _turn(server.url, context, session_id="ws-loops"))
+        again = await _turn(server.url, context, session_id="ws-loops")
+    assert again.stop_reason == "toolUse", again.error_message
+    assert server.connections == 2 and "previous_response_id" not in server.frames[1].body
 
 
 async def test_without_a_session_each_request_opens_its_own_socket() -> None:
@@ -109,7 +128,6 @@ async def test_connection_limit_and_missing_previous_response_are_tried_again() 
         server.errors.append({"code": "previous_response_not_found", "message": "gone"})
         context = Context(messages=[UserMessage(content="Read a.txt", timestamp=0), first])
         again = await _turn(server.url, context, session_id="ws-missing")
-        await _codex_websocket.close_sessions()
     assert again.stop_reason == "stop", again.error_message
     refused, retried = server.frames[-2:]
     assert refused.body == retried.body and "previous_response_id" not in retried.body
