@@ -22,6 +22,17 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 
+def chatgpt_token(account_id: str) -> str:
+    """An access token shaped as ChatGPT's: a JWT whose claims name the account (unsigned)."""
+    import base64
+
+    def segment(value: dict[str, Any]) -> str:
+        return base64.urlsafe_b64encode(json.dumps(value).encode()).decode().rstrip("=")
+
+    claims = {"https://api.openai.com/auth": {"chatgpt_account_id": account_id}}
+    return f"{segment({'alg': 'none'})}.{segment(claims)}.sig"
+
+
 def zstd_decompress(data: bytes) -> bytes:
     """A zstd body (Codex's requests) as sent before compression."""
     from pi_ai.api._codex_http import zstd_module

@@ -5,8 +5,6 @@ retries Pi makes, and the fallback to SSE (with its diagnostic) when no socket o
 from __future__ import annotations
 
 import asyncio
-import base64
-import json
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -18,7 +16,7 @@ from pi_ai._messages import ToolResultMessage, UserMessage
 from pi_ai.api import _codex_websocket
 from pi_ai.api.openai_codex_responses import OpenAICodexResponsesOptions
 from pi_ai.models import get_builtin_model
-from tests.support.responses_server import ResponsesServer, ResponsesWebSocketServer
+from tests.support.responses_server import ResponsesServer, ResponsesWebSocketServer, chatgpt_token
 
 TURNS = [
     {"tool_call": {"call_id": "call_1", "name": "read", "arguments": {"path": "a.txt"}}},
@@ -27,10 +25,7 @@ TURNS = [
 
 
 def _token() -> str:
-    def b64(value: dict[str, Any]) -> str:
-        return base64.urlsafe_b64encode(json.dumps(value).encode()).decode().rstrip("=")
-
-    return f"{b64({'alg': 'none'})}.{b64({'https://api.openai.com/auth': {'chatgpt_account_id': 'acct-ws'}})}.s"
+    return chatgpt_token("acct-ws")
 
 
 @pytest.fixture(autouse=True)

@@ -7,7 +7,6 @@ conformance cases of ``tools/gen_codex_azure_cases.py``.)"""
 from __future__ import annotations
 
 import asyncio
-import base64
 import json
 from typing import Any
 
@@ -19,16 +18,11 @@ from pi_ai._messages import ToolCall, UserMessage
 from pi_ai.api.azure_openai_responses import AzureOpenAIResponsesOptions, normalize_base_url
 from pi_ai.api.openai_codex_responses import OpenAICodexResponsesOptions
 from pi_ai.models import get_builtin_model
-from tests.support.responses_server import ResponsesServer
+from tests.support.responses_server import ResponsesServer, chatgpt_token
 
 
-def _token(account: str = "acct-9") -> str:
-    def b64(value: dict[str, Any]) -> str:
-        return base64.urlsafe_b64encode(json.dumps(value).encode()).decode().rstrip("=")
-
-    return (
-        f"{b64({'alg': 'none'})}.{b64({'https://api.openai.com/auth': {'chatgpt_account_id': account}})}.sig"
-    )
+def _token() -> str:
+    return chatgpt_token("acct-9")
 
 
 CONTEXT = Context(system_prompt="Be brief.", messages=[UserMessage(content="hi", timestamp=0)])

@@ -5,7 +5,6 @@ task against the same server, and the requests both send are compared."""
 
 from __future__ import annotations
 
-import base64
 import json
 from pathlib import Path
 from typing import Any
@@ -13,7 +12,13 @@ from typing import Any
 import pytest
 
 from tests.pi_coding_agent.e2e._harness import Completed, Sandbox, run_ours, run_pi
-from tests.support.responses_server import Frame, ResponsesServer, ResponsesWebSocketServer, Seen
+from tests.support.responses_server import (
+    Frame,
+    ResponsesServer,
+    ResponsesWebSocketServer,
+    Seen,
+    chatgpt_token,
+)
 
 pytestmark = pytest.mark.oracle
 
@@ -24,11 +29,7 @@ TURNS = [
 
 
 def _token() -> str:
-    def b64(value: dict[str, Any]) -> str:
-        return base64.urlsafe_b64encode(json.dumps(value).encode()).decode().rstrip("=")
-
-    claims = {"https://api.openai.com/auth": {"chatgpt_account_id": "acct-e2e"}}
-    return f"{b64({'alg': 'none'})}.{b64(claims)}.sig"
+    return chatgpt_token("acct-e2e")
 
 
 def _sandbox(tmp_path: Path, name: str) -> Sandbox:
