@@ -1,55 +1,83 @@
 #!/usr/bin/env python3
-"""Regenerate ``src/pi_ai/models/catalog.json`` from Pi 0.85's built-in model data.
+"""Regenerate the built-in catalog from Pi 0.85 itself (its runtime in the oracle folder).
 
-    .venv/bin/python tools/gen_catalog.py [PI_AI_PROVIDER_DATA_DIR]
+    .venv/bin/python tools/gen_catalog.py
 
-The source is pi-ai's ``dist/providers/data/<provider>.json`` (``{api: {id: model}}`` per
-provider) in the oracle runtime. The output is one compact JSON document
-``{"generatedAt": ..., "providers": {provider: [model, ...]}}`` with providers in Pi's
-order (alphabetical, as ``getProviders()`` lists them) and models in Pi's per-provider order
-(API groups in file order, then ids in file order, as ``getModels()`` lists them). Only the
-data is carried over; field names stay Pi's so the file reads like Pi's own model JSON.
+``tools/pi_catalog_dump.mjs`` runs in Pi's Node runtime (``$PI_ORACLE_HOME``, default
+``~/.cache/pi-oracle-0.85.0``) and prints the catalog as pi-ai's own functions give it. Two
+files are written from it:
+
+- ``src/pi_ai/models/catalog.json``: ``{"generatedAt", "providers": {provider: [model, ...]}}``
+  with providers in Pi's order (``getProviders()``: alphabetical) and models in Pi's
+  per-provider order (``getModels()``), every field as Pi has it (ids, names, prices, limits,
+  ``compat``, thinking maps), for every provider including those whose wire API we do not
+  speak;
+- ``src/pi_ai/models/providers.json``: each built-in provider's display name and the names of
+  its sign-in methods (``apiKey``: "Anthropic API key"; ``oauth``: "Anthropic (Claude Pro/Max)").
+
+Models this implementation adds of its own (the embedded ``local`` models) live elsewhere
+(``pi_coding_agent.local_model``) and are not touched. ``tests/pi_ai/test_catalog_live.py``
+runs the same dump and fails when the files drift from Pi.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import platform
+import subprocess
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_SOURCE = (
-    Path.home() / ".cache/pi-oracle-0.85.0/node_modules/@earendil-works/pi-ai/dist/providers/data"
-)
-TARGET = ROOT / "src" / "pi_ai" / "models" / "catalog.json"
+DUMP = ROOT / "tools" / "pi_catalog_dump.mjs"
+MODELS_DIR = ROOT / "src" / "pi_ai" / "models"
 
 
-def build(source: Path) -> dict[str, object]:
-    manifest = json.loads((source / ".manifest.json").read_text())
-    providers: dict[str, list[object]] = {}
-    for path in sorted(
-        (p for p in source.glob("*.json") if not p.name.startswith(".")), key=lambda p: p.stem
-    ):
-        groups = json.loads(path.read_text())
-        models: dict[str, object] = {}
-        for group in groups.values():
-            models.update(group)  # later groups win on a duplicate id, as Pi's flattening does
-        providers[path.stem] = list(models.values())
-    return {"generatedAt": manifest["generatedAt"], "providers": providers}
+def oracle_home() -> Path:
+    return Path(os.environ.get("PI_ORACLE_HOME", Path.home() / ".cache" / "pi-oracle-0.85.0"))
 
 
-def main(argv: list[str]) -> int:
-    source = Path(argv[0]) if argv else DEFAULT_SOURCE
-    if not (source / ".manifest.json").exists():
-        print(f"gen_catalog: {source} is not pi-ai's providers/data folder", file=sys.stderr)
+def node() -> Path:
+    arch = "arm64" if platform.machine() in ("aarch64", "arm64") else "x64"
+    return oracle_home() / "node_modules" / f"node-linux-{arch}" / "bin" / "node"
+
+
+def dump_pi_catalog() -> dict[str, object]:
+    """Pi's catalog as ``pi_catalog_dump.mjs`` prints it (raises if the runtime is missing)."""
+    done = subprocess.run(
+        [str(node()), str(DUMP)],
+        capture_output=True,
+        check=True,
+        timeout=300,
+        env={**os.environ, "PI_ORACLE_HOME": str(oracle_home())},
+    )
+    dumped: dict[str, object] = json.loads(done.stdout)
+    return dumped
+
+
+def catalog_documents(dumped: dict[str, object]) -> tuple[dict[str, object], dict[str, object]]:
+    """(``catalog.json``, ``providers.json``) contents."""
+    return {"generatedAt": dumped["generatedAt"], "providers": dumped["models"]}, dict(dumped["providers"])  # type: ignore[call-overload]
+
+
+def write_json(path: Path, value: object) -> None:
+    path.write_text(json.dumps(value, ensure_ascii=False, separators=(",", ":")) + "\n", encoding="utf-8")
+
+
+def main() -> int:
+    if not node().exists():
+        print(f"gen_catalog: Pi's Node runtime is not in {oracle_home()} (run ../shared/oracle/install.sh)", file=sys.stderr)
         return 2
-    catalog = build(source)
-    TARGET.parent.mkdir(parents=True, exist_ok=True)
-    TARGET.write_text(json.dumps(catalog, ensure_ascii=False, separators=(",", ":")) + "\n")
-    count = sum(len(models) for models in catalog["providers"].values())  # type: ignore[attr-defined]
-    print(f"wrote {TARGET.relative_to(ROOT)}: {len(catalog['providers'])} providers, {count} models")  # type: ignore[arg-type]
+    catalog, providers = catalog_documents(dump_pi_catalog())
+    write_json(MODELS_DIR / "catalog.json", catalog)
+    write_json(MODELS_DIR / "providers.json", providers)
+    models = catalog["providers"]
+    assert isinstance(models, dict)
+    count = sum(len(entries) for entries in models.values())
+    print(f"wrote catalog.json ({len(models)} providers, {count} models) and providers.json ({len(providers)} providers)")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main())

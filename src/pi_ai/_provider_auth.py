@@ -34,11 +34,13 @@ _CLOUDFLARE_IDS: dict[str, tuple[str, ...]] = {
 @dataclass(frozen=True, slots=True)
 class ProviderAuth:
     """A request's credentials: a key and/or headers (``None`` removes a default header), and
-    values the request needs besides (Cloudflare's account and gateway ids)."""
+    values the request needs besides (Cloudflare's account and gateway ids); ``base_url``
+    replaces the model's when a credential names its own endpoint (GitHub Copilot's token)."""
 
     api_key: str | None = None
     headers: Mapping[str, str | None] | None = None
     env: Mapping[str, str] | None = None
+    base_url: str | None = None
 
 
 def provider_env_names(provider: str) -> tuple[str, ...]:

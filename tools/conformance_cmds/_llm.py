@@ -58,6 +58,9 @@ API_MODULES: dict[str, str] = {
     "openai-completions": "pi_ai.api.openai_completions",
     "openai-responses": "pi_ai.api.openai_responses",
     "google-generative-ai": "pi_ai.api.google_generative_ai",
+    # OpenAI-family APIs of the sign-in work (issue 14)
+    "azure-openai-responses": "pi_ai.api.azure_openai_responses",
+    "openai-codex-responses": "pi_ai.api.openai_codex_responses",
 }
 
 VOLATILE_HEADERS = frozenset(
@@ -243,10 +246,16 @@ def describe_request(record: Any, original_url: str) -> dict[str, Any]:
         name: "<volatile>" if name in VOLATILE_HEADERS else record.headers[name]
         for name in sorted(record.headers)
     }
+    raw = record.body
+    if record.headers.get("content-encoding") == "zstd":
+        # Codex bodies; the Pi side reports the JSON it compressed (tools/pi_codex_oracle.mjs).
+        from tests.support.responses_server import zstd_decompress
+
+        raw = zstd_decompress(raw)
     try:
-        body: Any = json.loads(record.body)
+        body: Any = json.loads(raw)
     except ValueError:
-        body = record.body.decode("utf-8", "replace")
+        body = raw.decode("utf-8", "replace")
     return {"method": record.method, "url": original_url, "headers": headers, "body": body}
 
 

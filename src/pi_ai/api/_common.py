@@ -116,16 +116,19 @@ def _custom_header_env() -> dict[str, str]:
     return parsed
 
 
-def openai_sdk_headers(api_key: str, client_headers: Mapping[str, str | None]) -> dict[str, str]:
+def openai_sdk_headers(
+    api_key: str, client_headers: Mapping[str, str | None], *, auth_header: str = "Authorization"
+) -> dict[str, str]:
     """Request headers in the OpenAI SDK's merge order: its defaults (organization and project
-    from the environment), auth, ``OPENAI_CUSTOM_HEADERS``, the client's headers, the body type."""
+    from the environment), auth, ``OPENAI_CUSTOM_HEADERS``, the client's headers, the body type.
+    ``auth_header="api-key"`` is the ``AzureOpenAI`` client's key header (the key alone)."""
     return merge_headers(
         {
             "Accept": "application/json",
             "OpenAI-Organization": os.environ.get("OPENAI_ORG_ID") or None,
             "OpenAI-Project": os.environ.get("OPENAI_PROJECT_ID") or None,
         },
-        {"Authorization": f"Bearer {api_key}"},
+        {auth_header: f"Bearer {api_key}" if auth_header == "Authorization" else api_key},
         _custom_header_env(),
         client_headers,
         {"content-type": "application/json"},

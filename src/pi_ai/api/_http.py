@@ -595,7 +595,8 @@ async def open_stream(
     scope = _AbortScope(options.signal)
     limits = _Limits.of(options, request_timeout=request_timeout)
     timeout = httpx.Timeout(connect=min(CONNECT_TIMEOUT_S, limits.headers_s), read=limits.idle_s, write=None, pool=None)
-    content = encode(request.payload)
+    # Bytes are sent as they are (a body the adapter compressed or signed).
+    content = request.payload if isinstance(request.payload, bytes) else encode(request.payload)
     headers = dict(request.headers)
     url = _target_url(request.url)
     max_retries = options.max_retries or 0

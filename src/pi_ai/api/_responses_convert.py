@@ -9,6 +9,7 @@ id it was streamed with (``TextContent.text_signature``), and tool calls carry
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Mapping
@@ -43,6 +44,8 @@ class ToolOptions:
     supports_strict_mode: bool = True
     supports_grammar_tools: bool = False
     defer_loading: bool = False
+    default_strict: bool | None = False
+    """``strict`` of a tool that is not constrained; Codex sends ``null``."""
 
 
 @dataclass(slots=True)
@@ -313,11 +316,7 @@ def _append_tool_result(
                 "arguments": {"query": " ".join(names), "limit": len(names)},
             }
         )
-        deferred_options = ToolOptions(
-            supports_strict_mode=options.tool_options.supports_strict_mode,
-            supports_grammar_tools=options.tool_options.supports_grammar_tools,
-            defer_loading=True,
-        )
+        deferred_options = dataclasses.replace(options.tool_options, defer_loading=True)
         items.append(
             {
                 "type": "tool_search_output",
@@ -345,7 +344,8 @@ def convert_responses_tools(tools: list[Tool], options: ToolOptions) -> list[dic
                 custom["defer_loading"] = True
             converted.append(custom)
             continue
-        strict = resolve_strict(tool, options.supports_strict_mode) or False
+        constrained = resolve_strict(tool, options.supports_strict_mode)
+        strict = constrained if constrained is not None else options.default_strict
         function: dict[str, Any] = {
             "type": "function",
             "name": tool.name,

@@ -211,7 +211,7 @@ def _service_tier_multiplier(model: Model, tier: Any) -> float:
     return 1
 
 
-def _service_tier_pricing(model: Model) -> Any:
+def service_tier_pricing(model: Model) -> Any:
     def apply(usage: Usage, tier: Any) -> None:
         multiplier = _service_tier_multiplier(model, tier)
         if multiplier == 1:
@@ -252,7 +252,7 @@ def stream(
                 model,
                 service_tier=opts.service_tier,
                 grammar_properties=grammar_properties,
-                apply_service_tier_pricing=_service_tier_pricing(model),
+                apply_service_tier_pricing=service_tier_pricing(model),
             )
             async with open_stream(request, opts, model, describe_error=openai_sdk_message) as response:
                 acc.start()

@@ -2,8 +2,9 @@
 
 ``get_model(provider, id)``, ``get_models(provider)`` and ``get_providers()`` read the
 built-in catalog (``catalog.json``, generated from Pi's data by ``tools/gen_catalog.py``), as
-pi-ai's functions of the same names do. ``ModelRegistry(overlay)`` composes the catalog with
-already-parsed data in Pi's ``models.json`` format; finding and reading that file is the
+pi-ai's functions of the same names do; ``get_provider_info`` gives a built-in provider's
+display name and the names of its sign-in methods (``providers.json``, from the same run).
+``ModelRegistry(overlay)`` composes the catalog with already-parsed data in Pi's ``models.json`` format; finding and reading that file is the
 coding agent's business (``pi_coding_agent.model_registry``), never this package's:
 
 - a provider entry with ``models`` adds models (or replaces built-in ones with the same id);
@@ -33,11 +34,14 @@ from pi_ai._model import CostTier, Model, ModelCost
 
 __all__ = [
     "ModelRegistry",
+    "ProviderInfo",
+    "builtin_provider_infos",
     "get_builtin_model",
     "get_builtin_models",
     "get_builtin_providers",
     "get_model",
     "get_models",
+    "get_provider_info",
     "get_providers",
 ]
 
@@ -68,6 +72,32 @@ def get_builtin_model(provider: str, model_id: str) -> Model | None:
     """A copy of the built-in model, as Pi's ``getModel`` (compat) resolves ``provider/id``."""
     model = _builtin().get(provider, {}).get(model_id)
     return _copy(model) if model is not None else None
+
+
+class ProviderInfo(msgspec.Struct, frozen=True, rename="camel"):
+    """A built-in provider as Pi lists it: ``name`` ("Anthropic"), and the display names of its
+    API-key sign-in (``api_key``: "Anthropic API key") and subscription sign-in (``oauth``:
+    "Anthropic (Claude Pro/Max)"), ``None`` when it has none."""
+
+    name: str
+    api_key: str | None = None
+    oauth: str | None = None
+
+
+@functools.cache
+def _provider_infos() -> dict[str, ProviderInfo]:
+    path = _CATALOG.with_name("providers.json")
+    return msgspec.json.decode(path.read_bytes(), type=dict[str, ProviderInfo])
+
+
+def get_provider_info(provider: str) -> ProviderInfo | None:
+    """Pi's description of a built-in provider (all of Pi's, also those without models here)."""
+    return _provider_infos().get(provider)
+
+
+def builtin_provider_infos() -> dict[str, ProviderInfo]:
+    """Every built-in provider Pi registers, in Pi's order."""
+    return dict(_provider_infos())
 
 
 def _copy(model: Model) -> Model:

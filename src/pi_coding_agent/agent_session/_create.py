@@ -84,10 +84,17 @@ def _stream_function(catalog: ModelCatalog, settings: Settings) -> StreamFn:
     idle_timeout = settings.http_idle_timeout_ms
 
     def stream(model: Model, context: Context, options: SimpleStreamOptions) -> AssistantMessageEventStream:
+        return catalog.with_fresh_auth(model, lambda: start(model, context, options), options.signal)
+
+    def start(model: Model, context: Context, options: SimpleStreamOptions) -> AssistantMessageEventStream:
         try:
             auth = catalog.request_auth(model)
         except MissingCredentials as error:
             return _failed_stream(model, str(error), options)
+        if auth.base_url:  # the credential names its own endpoint (GitHub Copilot's token)
+            import msgspec
+
+            model = msgspec.structs.replace(model, base_url=auth.base_url)
         headers: dict[str, str | None] = dict(options.headers or {})
         headers.update(auth.headers or {})
         # httpIdleTimeoutMs 0 means "no limit"; Pi passes the largest 32-bit value then. The

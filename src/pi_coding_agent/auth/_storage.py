@@ -1,32 +1,51 @@
-"""``auth.json``: stored credentials per provider, in Pi's format.
+"""``auth.json``: stored credentials per provider, in Pi's format (a file either program wrote
+works in the other).
 
 ::
 
     {"anthropic": {"type": "api_key", "key": "sk-ant-..."},
      "cloudflare-ai-gateway": {"type": "api_key", "key": "$CF_KEY", "env": {"CF_KEY": "..."}},
-     "github-copilot": {"type": "oauth", "access": "...", "refresh": "...", "expires": 1760000000000}}
+     "github-copilot": {"type": "oauth", "access": "...", "refresh": "...", "expires": 1760000000000,
+                        "availableModelIds": ["gpt-4.1", ...]}}
 
-The file is created (``{}``, mode ``0600``, its folder ``0700``) the first time it is read,
-as Pi does. A file that cannot be parsed is reported (``issue``) and treated as empty; it
-is never rewritten. An existing file that others may read or write (a mode looser than
-``0600``: copied from another machine, created by an editor with the umask's mode) is
-tightened to ``0600`` before it is read, and ``notice`` says so; Pi 0.85 leaves it as it is.
+Reading: the file is created (``{}``, mode ``0600``, each folder made for it ``0700``) the
+first time it is read, as Pi does. An existing file that others may read is tightened to
+``0600`` (``notice`` says so; Pi leaves modes alone). A file that cannot be parsed is reported
+(``issue``) and treated as empty; it is never rewritten: changes to it are refused.
+
+Writing (``modify``, ``set``, ``delete``) happens under the lock Pi uses too (``_lock``): the
+file is read again, changed, and written as ``JSON.stringify(data, null, 2)`` through a
+temporary file renamed over it (a crash never leaves half a file; a symlinked ``auth.json``
+keeps its link and the target is replaced).
 """
 
 from __future__ import annotations
 
+import contextlib
+import copy
+import json
+import math
 import os
 import stat
+import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from pi_coding_agent.auth._config_value import resolve_config_value
+from pi_coding_agent.auth._lock import lock_path, locked
 from pi_coding_agent.paths import make_private_dirs
 from pi_coding_agent.settings import ConfigFileError, read_json_object
 
 AUTH_FILE_MODE = 0o600
+
+Credential = dict[str, Any]
+Update = Callable[[Credential | None], Awaitable[Credential | None]]
+
+
+class AuthFileError(Exception):
+    """``auth.json`` cannot be changed (unparsable, unwritable, or its lock is held)."""
 
 
 class AuthStorage:
@@ -52,14 +71,11 @@ class AuthStorage:
         if create and not path.exists():
             _create_empty(path)
         notice = _tighten_mode(path)
-        try:
-            data = read_json_object(path)
-        except ConfigFileError as error:
-            return cls(path, None, f"Cannot use {path}: {error.reason}", notice)
-        bad = [name for name, value in (data or {}).items() if not _valid_credential(value)]
-        if bad:
-            return cls(path, None, f"Cannot use {path}: invalid credential for provider {bad[0]!r}", notice)
-        return cls(path, data, None, notice)
+        data, issue = _read(path)
+        return cls(path, data, issue, notice)
+
+    def reload(self) -> None:
+        self._data, self.issue = _read(self.path)
 
     def providers(self) -> list[str]:
         """Providers with a stored credential of any kind."""
@@ -68,29 +84,129 @@ class AuthStorage:
     def has(self, provider: str) -> bool:
         return provider in self._data
 
+    def credential(self, provider: str) -> Credential | None:
+        """A copy of the stored credential as it is in the file (keys unresolved)."""
+        found = self._data.get(provider)
+        return copy.deepcopy(found) if isinstance(found, dict) else None
+
+    def credential_type(self, provider: str) -> str | None:
+        found = self._data.get(provider)
+        kind = found.get("type") if isinstance(found, dict) else None
+        return kind if isinstance(kind, str) else None
+
     def api_key(self, provider: str) -> str | None:
-        """The provider's usable key: an API key (resolved) or an unexpired OAuth token."""
+        """The provider's stored API key, resolved (``$VAR``, ``!command``); ``None`` for OAuth."""
         credential = self._data.get(provider)
-        if not isinstance(credential, dict):
+        if not isinstance(credential, dict) or credential.get("type") != "api_key":
             return None
-        if credential.get("type") == "api_key":
-            key = credential.get("key")
-            if not isinstance(key, str) or not key:
-                return None
-            env = credential.get("env")
-            return resolve_config_value(key, env if isinstance(env, dict) else None)
-        if credential.get("type") == "oauth":
-            expires = credential.get("expires")
-            access = credential.get("access")
-            if isinstance(access, str) and isinstance(expires, (int, float)) and expires > time.time() * 1000:
-                return access
-        return None
+        key = credential.get("key")
+        if not isinstance(key, str) or not key:
+            return None
+        env = credential.get("env")
+        return resolve_config_value(key, env if isinstance(env, dict) else None)
 
     def env(self, provider: str) -> dict[str, str]:
         """Provider-scoped environment values stored with an API key credential."""
         credential = self._data.get(provider)
         env = credential.get("env") if isinstance(credential, dict) else None
         return {k: v for k, v in env.items() if isinstance(v, str)} if isinstance(env, dict) else {}
+
+    async def modify(self, provider: str, update: Update) -> Credential | None:
+        """Under the lock: read the file again, pass the provider's credential to ``update``
+        and store what it returns (``None``: leave it). Returns the credential stored after."""
+        async with self._locked():
+            current = self._read_for_write()
+            replacement = await update(copy.deepcopy(current.get(provider)))
+            if replacement is not None:
+                current[provider] = replacement
+                self._write(current)
+            self._data = current
+            stored = current.get(provider)
+            return copy.deepcopy(stored) if isinstance(stored, dict) else None
+
+    async def set(self, provider: str, credential: Credential) -> None:
+        async def replace(_current: Credential | None) -> Credential:
+            return credential
+
+        await self.modify(provider, replace)
+
+    async def delete(self, provider: str) -> bool:
+        """Remove the provider's credential; False when there was none."""
+        async with self._locked():
+            current = self._read_for_write()
+            existed = current.pop(provider, None) is not None
+            if existed:
+                self._write(current)
+            self._data = current
+            return existed
+
+    def _locked(self) -> Any:
+        try:
+            if not self.path.exists():
+                _create_empty(self.path)
+        except OSError as error:
+            raise AuthFileError(f"Cannot create {self.path}: {error.strerror or error}") from None
+        return locked(self.path)
+
+    def _read_for_write(self) -> dict[str, Any]:
+        try:
+            data = read_json_object(self.path)
+        except ConfigFileError as error:
+            raise AuthFileError(f"Cannot update {self.path}: {error.reason}") from None
+        return dict(data or {})
+
+    def _write(self, data: Mapping[str, Any]) -> None:
+        text = json.dumps(data, indent=2, ensure_ascii=False)
+        target = self.path.resolve() if self.path.is_symlink() else self.path
+        try:
+            fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                    handle.write(text)
+                    handle.flush()
+                    os.fsync(handle.fileno())
+                os.replace(temporary, target)
+            except BaseException:
+                _unlink_quietly(temporary)
+                raise
+            _fsync_dir(target.parent)
+        except OSError as error:
+            raise AuthFileError(f"Cannot write {self.path}: {error.strerror or error}") from None
+
+
+def _unlink_quietly(path: str) -> None:
+    with contextlib.suppress(OSError):
+        os.unlink(path)
+
+
+def _fsync_dir(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _read(path: Path) -> tuple[dict[str, Any], str | None]:
+    """``(credentials, issue)``. A file Pi is rewriting in place (it writes without renaming)
+    can be caught half-written; while its lock exists, a parse failure is retried briefly."""
+    for attempt in range(10):
+        try:
+            data = read_json_object(path)
+            break
+        except ConfigFileError as error:
+            if attempt == 9 or not lock_path(path).exists():
+                return {}, f"Cannot use {path}: {error.reason}"
+            time.sleep(0.05)
+    bad = [name for name, value in (data or {}).items() if not _valid_credential(value)]
+    if bad:
+        return {}, f"Cannot use {path}: invalid credential for provider {bad[0]!r}"
+    return dict(data or {}), None
 
 
 def _create_empty(path: Path) -> None:
@@ -140,9 +256,12 @@ def _valid_credential(value: Any) -> bool:
             env is None or (isinstance(env, dict) and all(isinstance(v, str) for v in env.values()))
         )
     if value.get("type") == "oauth":
+        expires = value.get("expires")
         return (
             isinstance(value.get("access"), str)
             and isinstance(value.get("refresh"), str)
-            and isinstance(value.get("expires"), (int, float))
+            and isinstance(expires, (int, float))
+            and not isinstance(expires, bool)
+            and math.isfinite(expires)
         )
     return False

@@ -1,8 +1,8 @@
 """Entry point of the ``pi`` console script.
 
 A first word Pi reads as a subcommand runs that command: ``batch`` (``pi_coding_agent.batch``,
-ours), the package commands (``pi_coding_agent.packages``), or a one-line refusal for those
-not built yet (``_subcommands``);
+ours), ``pi auth ...`` (``_auth_command``), the package commands (``pi_coding_agent.packages``),
+or a one-line refusal for those not built yet (``_subcommands``);
 ``--version`` and ``--help`` are answered right after parsing, before anything heavy is
 imported; everything else is loaded only when a run is requested.
 """
@@ -28,6 +28,13 @@ def main(argv: list[str] | None = None) -> int:
         from pi_coding_agent.batch import batch_main
 
         return batch_main(args[1:])
+    if args and args[0] == "auth":
+        from pathlib import Path
+
+        from pi_coding_agent.cli._auth_command import run_auth_command
+        from pi_coding_agent.paths import agent_dir
+
+        return run_auth_command(args, Path(agent_dir()))
     if args and args[0] in PACKAGE_WORDS:
         from pi_coding_agent.packages import run_package_command
 

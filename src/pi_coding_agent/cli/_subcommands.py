@@ -1,8 +1,9 @@
-"""The words Pi reads as a subcommand when they come first (``pi auth check``, ...) that are not
-built yet; each is refused with a line naming what is missing, so the word never reaches a
-model as a prompt (Pi's ``main``: auth, then the experimental server and client, then the
-package and config commands, all decided by the first argument alone). The package and
-config commands are built (``pi_coding_agent.packages``) and run before this check."""
+"""The words Pi reads as a subcommand when they come first that are not built yet; each is
+refused with a line naming what is missing, so the word never reaches a model as a prompt (Pi's
+``main``: auth, then the experimental server and client, then the package and config commands,
+all decided by the first argument alone). ``pi auth`` (``_auth_command``) and the package and
+config commands (``pi_coding_agent.packages``) are built and run before this check; what is
+left are the experimental server and client, words only with ``PI_EXPERIMENTAL=1``."""
 
 from __future__ import annotations
 
@@ -10,9 +11,6 @@ TYPE_CHECKING = False  # as in ``_args``: this runs before ``pi --version`` answ
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-_NOT_BUILT = {
-    "auth": "auth commands: print-api-key, print-bearer-token, check",
-}
 _EXPERIMENTAL = {
     "server": "experimental session server",
     "client": "experimental session client",
@@ -24,9 +22,7 @@ def unbuilt_subcommand(args: Sequence[str], env: Mapping[str, str]) -> str | Non
     if not args:
         return None
     word = args[0]
-    missing = _NOT_BUILT.get(word)
-    if missing is None and env.get("PI_EXPERIMENTAL") == "1":
-        missing = _EXPERIMENTAL.get(word)
+    missing = _EXPERIMENTAL.get(word) if env.get("PI_EXPERIMENTAL") == "1" else None
     if missing is None:
         return None
     return f"Error: pi {word} is not built yet in this implementation ({missing})"

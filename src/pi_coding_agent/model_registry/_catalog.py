@@ -6,18 +6,27 @@ a ``models.json`` key or an environment variable), and always when it runs in th
 needs: the key and the extra headers ``models.json`` configures (``headers`` on the
 provider, on the model or in ``modelOverrides``; ``authHeader: true`` adds
 ``Authorization: Bearer <key>``), each value resolved like a key (``$VAR``, ``!cmd``).
+
+A provider signed in with OAuth may also name its own base URL (GitHub Copilot) and limit
+its models to those the account has (``availableModelIds``). An OAuth token about to
+expire is refreshed before the request (``with_fresh_auth``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pi_ai import Model, ModelRegistry, api_key_env_vars, provider_env_names
 from pi_coding_agent.auth import AuthStorage, Credentials, resolve_config_value
 from pi_coding_agent.local_model import LOCAL_PROVIDER, default_local_model, is_local, local_models
 from pi_coding_agent.model_registry._models_json import load_models_json
 from pi_coding_agent.model_registry._resolver import default_available_model
+
+if TYPE_CHECKING:
+    from pi_ai import AbortSignal, AssistantMessageEventStream
 
 
 class MissingCredentials(Exception):
@@ -42,6 +51,8 @@ class RequestAuth:
     """``None`` values remove a default header (Cloudflare's gateway drops the SDKs' auth)."""
     env: dict[str, str] | None = None
     """Values the request needs besides (Cloudflare's account and gateway ids)."""
+    base_url: str | None = None
+    """Replaces the model's base URL (a credential with an endpoint of its own)."""
 
 
 class ModelCatalog:
@@ -53,11 +64,14 @@ class ModelCatalog:
     def load(cls, agent_dir: Path, auth: AuthStorage) -> ModelCatalog:
         registry = load_models_json(agent_dir / "models.json")
         configured: dict[str, str] = {}
+        radius: dict[str, tuple[str, str]] = {}
         for provider in registry.providers():
             config = registry.provider_config(provider)
             if config is not None and config.api_key is not None:
                 configured[provider] = config.api_key
-        return cls(registry, Credentials(auth, configured))
+            if config is not None and config.oauth == "radius" and config.base_url:
+                radius[provider] = (config.name or provider, config.base_url.rstrip("/").removesuffix("/v1"))
+        return cls(registry, Credentials(auth, configured, radius))
 
     @property
     def error(self) -> str | None:
@@ -71,7 +85,17 @@ class ModelCatalog:
         return models + [model for model in local_models() if (model.provider, model.id) not in known]
 
     def available(self) -> list[Model]:
-        return [model for model in self.all_models() if is_local(model) or self.credentials.has_auth(model.provider)]
+        allowed: dict[str, set[str] | None] = {}
+        found = []
+        for model in self.all_models():
+            if not (is_local(model) or self.credentials.has_auth(model.provider)):
+                continue
+            if model.provider not in allowed:  # a signed-in account may have only some models
+                allowed[model.provider] = self.credentials.available_model_ids(model.provider)
+            ids = allowed[model.provider]
+            if ids is None or model.id in ids:
+                found.append(model)
+        return found
 
     def find(self, provider: str, model_id: str) -> Model | None:
         found = self.registry.model(provider, model_id)
@@ -121,4 +145,20 @@ class ModelCatalog:
         if not api_key and not headers:
             raise MissingCredentials(missing_key_message(model.provider))
         env = dict(provider_auth.env) if provider_auth is not None and provider_auth.env else None
-        return RequestAuth(api_key, headers or None, env)
+        return RequestAuth(api_key, headers or None, env, provider_auth.base_url if provider_auth is not None else None)
+
+    def with_fresh_auth(
+        self, model: Model, start: Callable[[], AssistantMessageEventStream], signal: AbortSignal | None
+    ) -> AssistantMessageEventStream:
+        """``start()``, after refreshing the provider's OAuth token when it is about to expire.
+        A failed refresh ends the stream with its message, as the request would have."""
+        if not self.credentials.needs_refresh(model.provider):
+            return start()
+        from pi_ai import start_stream
+
+        async def refresh_then_stream(stream: AssistantMessageEventStream) -> None:
+            await self.credentials.refresh(model.provider)
+            async for event in start():
+                stream.push(event)
+
+        return start_stream(model, refresh_then_stream, signal=signal)

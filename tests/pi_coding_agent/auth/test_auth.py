@@ -40,9 +40,10 @@ def test_api_key_and_oauth_credentials(tmp_path: Path) -> None:
     assert storage.issue is None
     assert storage.api_key("anthropic") == "sk-ant-1"
     assert storage.api_key("scoped") == "from-scope"
-    assert storage.api_key("fresh") == "tok"
-    assert storage.api_key("stale") is None
-    assert storage.api_key("missing") is None
+    # OAuth tokens are not keys: Credentials turns them into request credentials.
+    assert storage.api_key("fresh") is None and storage.credential("fresh")["access"] == "tok"  # type: ignore[index]
+    assert storage.credential_type("stale") == "oauth"
+    assert storage.api_key("missing") is None and storage.credential("missing") is None
 
 
 def test_invalid_auth_file_is_reported_and_never_rewritten(tmp_path: Path) -> None:
