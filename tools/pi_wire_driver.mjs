@@ -1,0 +1,120 @@
+// Runs Pi 0.85's stream()/streamSimple() for wire APIs whose SDK the shared oracle cannot
+// redirect (the AWS SDK speaks node:http, not fetch): the model's baseUrl points straight at
+// a server this script starts on 127.0.0.1, and every request it receives is reported.
+// Used only by tools/gen_wire_cases.py to record expectations.
+//
+// Input (stdin, JSON):
+//   model: a partial Model (baseUrl is replaced by the loopback URL + model.basePath)
+//          or {ref: "provider/id", ...overrides};
+//   context, options (apiKey not defaulted), fn ("streamSimple" | "stream");
+//   env: variables set before Pi is loaded (nothing else from the caller's environment
+//        reaches Pi: AWS_*, GOOGLE_*, HOME are cleared first);
+//   files: {name: text} written into a fresh HOME-like folder, "$DIR" in env values is it;
+//   now: ISO time the clock is frozen at (AWS SigV4 signs the time);
+//   replies: [{status, headers, body | bodyBase64, chunkSize?}] served in order (last repeats).
+// Output: {port, requests: [{method, path, headers, bodyText}], payloads, events, final}.
+import http from "node:http";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const shared = new URL("../../shared/oracle/lib/common.mjs", import.meta.url);
+const { installNetworkGuard, clone, zeroTimestamps } = await import(shared.href);
+installNetworkGuard();
+
+const chunks = [];
+for await (const chunk of process.stdin) chunks.push(chunk);
+const input = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+
+for (const name of Object.keys(process.env)) {
+	if (/^(AWS_|GOOGLE_|GCLOUD_|CLOUDSDK_|MISTRAL_|CLOUDFLARE_|OPENROUTER_|HTTPS?_PROXY|NO_PROXY)/i.test(name)) {
+		delete process.env[name];
+	}
+}
+const dir = mkdtempSync(join(tmpdir(), "pi-wire-"));
+process.env.HOME = dir;
+process.env.AWS_CONFIG_FILE = join(dir, "aws-config-missing");
+process.env.AWS_SHARED_CREDENTIALS_FILE = join(dir, "aws-credentials-missing");
+process.env.AWS_EC2_METADATA_DISABLED = "true";
+for (const [name, text] of Object.entries(input.files ?? {})) writeFileSync(join(dir, name), text);
+for (const [name, value] of Object.entries(input.env ?? {})) process.env[name] = String(value).replaceAll("$DIR", dir);
+
+if (input.now) {
+	const frozen = Date.parse(input.now);
+	const RealDate = Date;
+	class FrozenDate extends RealDate {
+		constructor(...args) {
+			super(...(args.length ? args : [frozen]));
+		}
+		static now() {
+			return frozen;
+		}
+	}
+	globalThis.Date = FrozenDate;
+}
+
+const requests = [];
+const replies = input.replies ?? [{ status: 400, headers: {}, body: "" }];
+const server = http.createServer((req, res) => {
+	const body = [];
+	req.on("data", (c) => body.push(c));
+	req.on("end", () => {
+		requests.push({ method: req.method, path: req.url, headers: { ...req.headers }, bodyText: Buffer.concat(body).toString("utf8") });
+		const reply = replies[Math.min(requests.length - 1, replies.length - 1)];
+		const bytes = reply.bodyBase64 !== undefined ? Buffer.from(reply.bodyBase64, "base64") : Buffer.from(reply.body ?? "", "utf8");
+		res.writeHead(reply.status ?? 200, reply.headers ?? {});
+		if (reply.chunkSize > 0) {
+			for (let i = 0; i < bytes.length; i += reply.chunkSize) res.write(bytes.subarray(i, i + reply.chunkSize));
+			res.end();
+		} else {
+			res.end(bytes);
+		}
+	});
+});
+await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+const { port } = server.address();
+
+const home = process.env.PI_ORACLE_HOME ?? `${process.env.PI_DRIVER_HOME ?? ""}`;
+const compat = await import(`${home}/node_modules/@earendil-works/pi-ai/dist/compat.js`);
+let model;
+const spec = input.model;
+if (spec.ref) {
+	const slash = spec.ref.indexOf("/");
+	const { ref: _ref, basePath: _bp, ...overrides } = spec;
+	model = { ...clone(compat.getModel(spec.ref.slice(0, slash), spec.ref.slice(slash + 1))), ...overrides };
+} else {
+	model = {
+		name: spec.id,
+		reasoning: false,
+		input: ["text", "image"],
+		cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+		contextWindow: 200000,
+		maxTokens: 32000,
+		...spec,
+	};
+	delete model.basePath;
+}
+model.baseUrl = `http://127.0.0.1:${port}${spec.basePath ?? ""}`;
+const context = { ...(input.context ?? {}) };
+context.messages = (context.messages ?? []).map((m) => (m.timestamp === undefined ? { ...m, timestamp: 0 } : m));
+const payloads = [];
+const options = {
+	maxRetries: 0,
+	...(input.options ?? {}),
+	onPayload: (payload) => {
+		payloads.push(clone(payload));
+		return undefined;
+	},
+};
+const fn = compat[input.fn ?? "streamSimple"];
+const events = [];
+const stream = fn(model, context, options);
+for await (const event of stream) {
+	const { partial: _partial, ...rest } = event;
+	events.push(clone(rest));
+}
+const final = clone(await stream.result());
+server.closeAllConnections?.();
+server.close();
+const out = { port, requests, payloads, events: zeroTimestamps(events), final: zeroTimestamps(final) };
+process.stdout.write(JSON.stringify(out), () => process.exit(0));
