@@ -28,6 +28,7 @@ from urllib.parse import quote
 from pi_ai._abort import AbortError
 from pi_ai._codec import encode
 from pi_ai._context import Context
+from pi_ai._env_keys import AUTHENTICATED_MARKER
 from pi_ai._event_stream import (
     AssistantMessageEventStream,
     empty_assistant_message,
@@ -141,7 +142,9 @@ async def _target(model: Model, options: BedrockOptions) -> _Target:
     base = model.base_url if explicit else _regional_endpoint(region)
     url = f"{base.rstrip('/')}/model/{quote(model.id, safe='')}/converse-stream"
     skip_auth = env_value("AWS_BEDROCK_SKIP_AUTH", env) == "1"
-    bearer = options.bearer_token or options.api_key or env_value("AWS_BEARER_TOKEN_BEDROCK", env)
+    # The "<authenticated>" marker says ambient AWS credentials exist; it is not a key.
+    api_key = options.api_key if options.api_key != AUTHENTICATED_MARKER else None
+    bearer = options.bearer_token or api_key or env_value("AWS_BEARER_TOKEN_BEDROCK", env)
     if bearer and not skip_auth:
         return _Target(url, region, bearer, None)
     if skip_auth:
