@@ -9,7 +9,7 @@ or a ``credential_process``, then the ECS container endpoint
 
 Anything else the AWS chain knows (SSO, assumed roles, web identity, EC2 instance metadata)
 comes from botocore when it is installed (``pip install 'pi-for-python[aws]'``), imported
-only then; without it the error says so. See docs/decisions/0004-aws-and-google-auth.md.
+only then; without it the error says so. See docs/decisions/0004-aws-signing-and-credentials.md.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ arrays carry a u16 length). Bedrock sends ``:message-type`` (``event``, ``except
 ``error``), ``:event-type`` / ``:exception-type`` / ``:error-code`` and a JSON payload.
 
 Written here rather than taken from botocore: the framing is this page of code, and
-botocore costs far more to import (docs/decisions/0004-aws-and-google-auth.md).
+botocore costs far more to import (docs/decisions/0004-aws-signing-and-credentials.md).
 """
 
 from __future__ import annotations
