@@ -6,7 +6,9 @@ written beside it, never edited by hand.
 
     .venv/bin/python tools/gen_wire_cases.py [NAME_FILTER]
 
-Cases land in ``tests/conformance/cases/wire/<api>/NAME.json`` + ``NAME.out.json``; the
+Cases land in ``tests/conformance/cases/wire/<api>/NAME.json`` + ``NAME.out.json``. Cases
+the shared oracle can run (Vertex with an API key: its SDK speaks fetch) are recorded with it
+into ``tests/conformance/cases/{payload,parse-stream}`` like every other API's. The
 event-stream bodies are written with ``tests.support.aws_eventstream`` (Pi's SDK checks every
 checksum).
 """
@@ -134,7 +136,7 @@ def replay_context(source: dict[str, Any]) -> dict[str, Any]:
 
 
 SAME_MODEL = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
-CASES: dict[str, dict[str, Any]] = {
+BEDROCK: dict[str, dict[str, Any]] = {
     "bedrock_text": case(SONNET45, HELLO, stream_reply(*TEXT_BODY)),
     "bedrock_text_chunked": case(SONNET45, HELLO, stream_reply(*TEXT_BODY, chunk=7)),
     "bedrock_session_token_custom_headers": case(
@@ -320,6 +322,129 @@ CASES: dict[str, dict[str, Any]] = {
 }
 
 
+# --------------------------------------------------------------------------- google-vertex
+
+VERTEX_FLASH = "google-vertex/gemini-2.5-flash"
+ADC_USER = {
+    "type": "authorized_user",
+    "client_id": "cid.apps.googleusercontent.com",
+    "client_secret": "csecret",
+    "refresh_token": "1//refresh-token",
+    "quota_project_id": "quota-project",
+}
+TOKEN_OK = {
+    "status": 200,
+    "headers": {"content-type": "application/json"},
+    "body": json.dumps({"access_token": "ya29.vertex-token", "expires_in": 3599, "token_type": "Bearer"}),
+}
+
+
+def sse(*chunks: Any) -> str:
+    return "".join(f"data: {json.dumps(chunk)}\r\n\r\n" for chunk in chunks)
+
+
+def candidate(parts: list[Any], finish: str | None = "STOP", **extra: Any) -> dict[str, Any]:
+    cand: dict[str, Any] = {"content": {"parts": parts, "role": "model"}}
+    if finish:
+        cand["finishReason"] = finish
+    return {"candidates": [cand], **extra}
+
+
+VERTEX_USAGE = {"usageMetadata": {"promptTokenCount": 20, "candidatesTokenCount": 5, "thoughtsTokenCount": 3, "totalTokenCount": 28}}
+VERTEX_TEXT = sse(candidate([{"text": "Hel"}], None, responseId="resp-1"), candidate([{"text": "lo"}], "STOP", **VERTEX_USAGE))
+
+
+def adc_case(model: str, context: dict[str, Any], body: str, **extra: Any) -> dict[str, Any]:
+    env = {"GOOGLE_CLOUD_PROJECT": "my-project", "GOOGLE_CLOUD_LOCATION": "us-central1", "GOOGLE_APPLICATION_CREDENTIALS": "$DIR/adc.json"}
+    return {
+        "model": {"ref": model},
+        "keepBaseUrl": True,
+        "context": context,
+        "env": {**env, **extra.pop("env", {})},
+        "files": extra.pop("files", {"adc.json": json.dumps(ADC_USER)}),
+        "replies": extra.pop("replies", [TOKEN_OK, {"status": 200, "headers": {"content-type": "text/event-stream"}, "body": body}]),
+        **extra,
+    }
+
+
+VERTEX_ADC: dict[str, dict[str, Any]] = {
+    "vertex_adc_user_text": adc_case(VERTEX_FLASH, HELLO, VERTEX_TEXT),
+    "vertex_adc_global_location_thinking": adc_case(
+        "google-vertex/gemini-3.1-pro-preview",
+        TOOLS,
+        sse(
+            candidate([{"text": "Thinking...", "thought": True, "thoughtSignature": "c2lnLTE="}], None),
+            candidate([{"functionCall": {"name": "bash", "args": {"command": "ls"}, "id": "fc-1"}, "thoughtSignature": "c2lnLTI="}], "STOP", **VERTEX_USAGE),
+        ),
+        env={"GOOGLE_CLOUD_LOCATION": "global"},
+        options={"reasoning": "medium"},
+    ),
+    "vertex_adc_multi_region_project_option": adc_case(
+        VERTEX_FLASH, HELLO, VERTEX_TEXT, env={"GOOGLE_CLOUD_LOCATION": "eu", "GOOGLE_CLOUD_PROJECT": ""}, options={"project": "opt-project"}, fn="stream"
+    ),
+    "vertex_adc_token_revoked": adc_case(
+        VERTEX_FLASH,
+        HELLO,
+        VERTEX_TEXT,
+        replies=[{"status": 400, "headers": {"content-type": "application/json"}, "body": json.dumps({"error": "invalid_grant", "error_description": "Token has been expired or revoked."})}],
+    ),
+    "vertex_adc_missing_project": adc_case(VERTEX_FLASH, HELLO, VERTEX_TEXT, env={"GOOGLE_CLOUD_PROJECT": ""}),
+    "vertex_adc_missing_location": adc_case(VERTEX_FLASH, HELLO, VERTEX_TEXT, env={"GOOGLE_CLOUD_LOCATION": ""}),
+    "vertex_adc_http_403": adc_case(
+        VERTEX_FLASH,
+        HELLO,
+        VERTEX_TEXT,
+        replies=[TOKEN_OK, {"status": 403, "headers": {"content-type": "application/json"}, "body": json.dumps({"error": {"code": 403, "message": "Permission denied on resource project my-project.", "status": "PERMISSION_DENIED"}})}],
+    ),
+}
+
+
+def vertex_key_case(model: str, context: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    return {"api": "google-vertex", "model": model, "context": context, **extra, "options": {"apiKey": "vertex-api-key", **extra.pop("options", {})}}
+
+
+def replay_from(api: str, provider: str, model: str) -> dict[str, Any]:
+    return replay_context(
+        assistant(
+            [
+                {"type": "thinking", "thinking": "Plan", "thinkingSignature": "c2lnLXRoaW5r"},
+                {"type": "text", "text": "Running ls", "textSignature": "c2lnLXRleHQ="},
+                call("call|1", "bash", {"command": "ls"}, thoughtSignature="c2lnLWNhbGw="),
+            ],
+            api,
+            provider,
+            model,
+            "toolUse",
+        )
+    )
+
+
+VERTEX_ORACLE: list[tuple[str, str, dict[str, Any]]] = [
+    ("payload", "vertex_key_text_image", vertex_key_case(
+        VERTEX_FLASH, {"systemPrompt": SYSTEM, "messages": [user([text("What is it?"), {"type": "image", "mimeType": "image/png", "data": PNG}])]}
+    )),
+    ("payload", "vertex_key_thinking_budget_tools", vertex_key_case(
+        "google-vertex/gemini-2.5-pro", TOOLS, options={"reasoning": "high", "toolChoice": "auto", "temperature": 0.2}
+    )),
+    ("payload", "vertex_key_flash_lite_minimal_budget", vertex_key_case("google-vertex/gemini-2.5-flash-lite", HELLO, options={"reasoning": "minimal"})),
+    ("payload", "vertex_key_gemini3_flash_off", vertex_key_case("google-vertex/gemini-3-flash-preview", HELLO)),
+    ("payload", "vertex_key_replay_same_model", vertex_key_case("google-vertex/gemini-3.1-pro-preview", replay_from("google-vertex", "google-vertex", "gemini-3.1-pro-preview"))),
+    ("payload", "vertex_key_replay_from_gemini_api", vertex_key_case("google-vertex/gemini-3.1-pro-preview", replay_from("google-generative-ai", "google", "gemini-3.1-pro-preview"))),
+    ("payload", "vertex_key_replay_from_bedrock", vertex_key_case(VERTEX_FLASH, replay_from("bedrock-converse-stream", "amazon-bedrock", SAME_MODEL))),
+    ("payload", "vertex_custom_base_url", vertex_key_case({"ref": VERTEX_FLASH, "baseUrl": "https://vertex-proxy.example.com/api/v1beta1"}, HELLO)),
+    ("parse-stream", "vertex_key_text", {**vertex_key_case(VERTEX_FLASH, HELLO), "sse": VERTEX_TEXT}),
+    ("parse-stream", "vertex_key_thinking_tool_calls", {**vertex_key_case("google-vertex/gemini-2.5-pro", TOOLS, options={"reasoning": "low"}), "sse": sse(
+        candidate([{"text": "hmm", "thought": True}], None),
+        candidate([{"text": "Let me check."}, {"functionCall": {"name": "bash", "args": {"command": "ls"}}}, {"functionCall": {"name": "bash", "args": {"command": "pwd"}}}], "STOP", **VERTEX_USAGE),
+    )}),
+    ("parse-stream", "vertex_key_no_finish_reason", {**vertex_key_case(VERTEX_FLASH, HELLO), "sse": sse(candidate([{"text": "cut"}], None))}),
+    ("parse-stream", "vertex_key_safety_stop", {**vertex_key_case(VERTEX_FLASH, HELLO), "sse": sse(candidate([{"text": "no"}], "SAFETY"))}),
+    ("parse-stream", "vertex_key_max_tokens", {**vertex_key_case(VERTEX_FLASH, HELLO), "sse": sse(candidate([{"text": "long"}], "MAX_TOKENS", **VERTEX_USAGE))}),
+    ("parse-stream", "vertex_key_http_429", {**vertex_key_case(VERTEX_FLASH, HELLO), "status": 429, "contentType": "application/json",
+        "sse": json.dumps({"error": {"code": 429, "message": "Resource exhausted.", "status": "RESOURCE_EXHAUSTED"}})}),
+]
+
+
 def run_driver(request: dict[str, Any]) -> dict[str, Any]:
     done = subprocess.run(
         [str(NODE), "--no-warnings", str(ROOT / "tools" / "pi_wire_driver.mjs")],
@@ -336,19 +461,32 @@ def run_driver(request: dict[str, Any]) -> dict[str, Any]:
     return answer
 
 
+WIRE: dict[str, dict[str, dict[str, Any]]] = {"bedrock-converse-stream": BEDROCK, "google-vertex": VERTEX_ADC}
+ORACLE = VERTEX_ORACLE
+
+
 def main(argv: list[str]) -> int:
+    from tests.support.cases import record
+
     wanted = argv[0] if argv else ""
-    folder = OUT / "bedrock-converse-stream"
-    folder.mkdir(parents=True, exist_ok=True)
-    for name, request in CASES.items():
-        if wanted not in name:
-            continue
-        answer = run_driver(request)
-        (folder / f"{name}.json").write_text(json.dumps(request, indent=1) + "\n")
-        (folder / f"{name}.out.json").write_text(json.dumps(answer, indent=1, ensure_ascii=False) + "\n")
-        final = answer["final"]
-        print(f"{name}: {final['stopReason']} {final.get('errorMessage', '')[:100]} ({len(answer['requests'])} requests)")
+    for subcommand, name, request in ORACLE:
+        if wanted in name:
+            print(f"{subcommand}/{name}: exit {record(subcommand, name, request)}")
+    for api, cases in WIRE.items():
+        folder = OUT / api
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, request in cases.items():
+            if wanted in name:
+                _record_wire(folder, name, request)
     return 0
+
+
+def _record_wire(folder: Path, name: str, request: dict[str, Any]) -> None:
+    answer = run_driver(request)
+    (folder / f"{name}.json").write_text(json.dumps(request, indent=1) + "\n")
+    (folder / f"{name}.out.json").write_text(json.dumps(answer, indent=1, ensure_ascii=False) + "\n")
+    final = answer["final"]
+    print(f"{name}: {final['stopReason']} {final.get('errorMessage', '')[:100]} ({len(answer['requests'])} requests)")
 
 
 if __name__ == "__main__":

@@ -11,9 +11,13 @@
 //        reaches Pi: AWS_*, GOOGLE_*, HOME are cleared first);
 //   files: {name: text} written into a fresh HOME-like folder, "$DIR" in env values is it;
 //   now: ISO time the clock is frozen at (AWS SigV4 signs the time);
-//   replies: [{status, headers, body | bodyBase64, chunkSize?}] served in order (last repeats).
-// Output: {port, requests: [{method, path, headers, bodyText}], payloads, events, final}.
+//   replies: [{status, headers, body | bodyBase64, chunkSize?}] served in order (last repeats);
+//   keepBaseUrl: the model keeps its real baseUrl and every fetch() and https.request (the
+//        Google auth library's node-fetch) is sent to the loopback server instead, the real URL
+//        reported as the request's `url`.
+// Output: {port, requests: [{method, path, url?, headers, bodyText}], payloads, events, final}.
 import http from "node:http";
+import https from "node:https";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -59,7 +63,10 @@ const server = http.createServer((req, res) => {
 	const body = [];
 	req.on("data", (c) => body.push(c));
 	req.on("end", () => {
-		requests.push({ method: req.method, path: req.url, headers: { ...req.headers }, bodyText: Buffer.concat(body).toString("utf8") });
+		const headers = { ...req.headers };
+		const url = headers["x-pi-wire-original-url"];
+		delete headers["x-pi-wire-original-url"];
+		requests.push({ method: req.method, path: req.url, ...(url ? { url } : {}), headers, bodyText: Buffer.concat(body).toString("utf8") });
 		const reply = replies[Math.min(requests.length - 1, replies.length - 1)];
 		const bytes = reply.bodyBase64 !== undefined ? Buffer.from(reply.bodyBase64, "base64") : Buffer.from(reply.body ?? "", "utf8");
 		res.writeHead(reply.status ?? 200, reply.headers ?? {});
@@ -73,6 +80,26 @@ const server = http.createServer((req, res) => {
 });
 await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
 const { port } = server.address();
+
+if (input.keepBaseUrl) {
+	const base = `http://127.0.0.1:${port}`;
+	const realFetch = globalThis.fetch;
+	globalThis.fetch = async (resource, init) => {
+		const request = new Request(resource, init);
+		const original = new URL(request.url);
+		const headers = new Headers(request.headers);
+		headers.set("x-pi-wire-original-url", request.url);
+		const body = request.method === "GET" || request.method === "HEAD" ? undefined : await request.arrayBuffer();
+		return realFetch(`${base}${original.pathname}${original.search}`, { method: request.method, headers, body, signal: request.signal });
+	};
+	https.request = (url, options, callback) => {
+		const target = new URL(typeof url === "string" || url instanceof URL ? url : `https://${url.hostname}${url.path}`);
+		const opts = { ...(typeof options === "object" ? options : {}) };
+		delete opts.agent;
+		opts.headers = { ...(opts.headers ?? {}), "x-pi-wire-original-url": target.href };
+		return http.request(`${base}${target.pathname}${target.search}`, opts, typeof options === "function" ? options : callback);
+	};
+}
 
 const home = process.env.PI_ORACLE_HOME ?? `${process.env.PI_DRIVER_HOME ?? ""}`;
 const compat = await import(`${home}/node_modules/@earendil-works/pi-ai/dist/compat.js`);
@@ -94,7 +121,7 @@ if (spec.ref) {
 	};
 	delete model.basePath;
 }
-model.baseUrl = `http://127.0.0.1:${port}${spec.basePath ?? ""}`;
+if (!input.keepBaseUrl) model.baseUrl = `http://127.0.0.1:${port}${spec.basePath ?? ""}`;
 const context = { ...(input.context ?? {}) };
 context.messages = (context.messages ?? []).map((m) => (m.timestamp === undefined ? { ...m, timestamp: 0 } : m));
 const payloads = [];

@@ -43,6 +43,7 @@ _BUILTIN_MODULES: dict[str, str] = {
     "openai-responses": "pi_ai.api.openai_responses",
     "google-generative-ai": "pi_ai.api.google_generative_ai",
     "bedrock-converse-stream": "pi_ai.api.bedrock_converse_stream",
+    "google-vertex": "pi_ai.api.google_vertex",
     "local": "pi_ai.api.local",
 }
 

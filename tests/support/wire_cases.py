@@ -2,12 +2,14 @@
 from ``tools/pi_wire_driver.mjs`` in ``NAME.out.json``) through our library, against a
 loopback server serving the same replies, with the same environment and files.
 
-The comparison is on what reached the server (method, path, headers, JSON body) and on every
-event and the final message. Headers that name the client or the moment are masked: ``host``
-(the port), ``user-agent`` / ``x-amz-user-agent`` (the SDK's own), ``accept`` / ``accept-encoding`` (httpx's), ``amz-sdk-invocation-id``
-(random), ``x-amz-date``, ``connection``, and the ``Signature=`` / ``SignedHeaders=`` and the
-scope's day of a SigV4 ``authorization`` (they cover the masked headers); SigV4 itself is checked against
-Pi's signatures separately (``recorded_signature_matches``).
+The comparison is on what reached the server (method, path, the real URL for ``keepBaseUrl``
+cases, headers, JSON body) and on every event and the final message. Headers that name the
+client or the moment are masked: ``host`` (the port), ``user-agent``, ``x-amz-user-agent``,
+``x-goog-api-client`` (the SDKs' own), ``accept``, ``accept-encoding``, ``accept-language``,
+``sec-fetch-mode`` (the HTTP stacks'), ``amz-sdk-invocation-id`` (random), ``x-amz-date``,
+``connection``, and the ``Signature=`` / ``SignedHeaders=`` and the scope's day of a SigV4
+``authorization`` (they cover the masked headers); SigV4 itself is checked against Pi's
+signatures separately (``recorded_signature_matches``).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import json
 import os
 import re
 import time
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +30,9 @@ from tests.support.loopback import LoopbackServer, Recorded, Reply, split
 CASES = Path(__file__).resolve().parents[1] / "conformance" / "cases" / "wire"
 _MASKED = {
     "host",
+    "x-goog-api-client",
+    "accept-language",
+    "sec-fetch-mode",
     "user-agent",
     "x-amz-user-agent",
     "amz-sdk-invocation-id",
@@ -70,7 +76,8 @@ def apply_environment(case: dict[str, Any], home: Path, monkeypatch: Any) -> Non
         monkeypatch.setenv(name, str(value).replace("$DIR", str(home)))
 
 
-def build_model(case: dict[str, Any], base_url: str) -> Any:
+def build_model(case: dict[str, Any], base_url: str | None) -> Any:
+    """The case's model; its ``baseUrl`` replaced by ``base_url`` (+ ``basePath``) unless None."""
     from pi_ai import Model, convert, encode
     from pi_ai.models import get_builtin_model
 
@@ -91,7 +98,8 @@ def build_model(case: dict[str, Any], base_url: str) -> Any:
             "maxTokens": 32000,
             **spec,
         }
-    data["baseUrl"] = base_url + base_path
+    if base_url is not None:
+        data["baseUrl"] = base_url + base_path
     return convert(data, Model)
 
 
@@ -131,7 +139,7 @@ def _zero_timestamps(value: Any) -> Any:
 async def run_ours(case: dict[str, Any], options_type: type, verify: Any = None) -> dict[str, Any]:
     """Our answer in the driver's shape (``requests``, ``events``, ``final``)."""
     import pi_ai
-    from pi_ai.api._http import close_clients
+    from pi_ai.api._http import close_clients, redirect_requests
 
     replies = [_reply(spec) for spec in case.get("replies") or []]
     last = replies[-1] if replies else Reply(400, {}, body=b"")
@@ -140,17 +148,18 @@ async def run_ours(case: dict[str, Any], options_type: type, verify: Any = None)
         return last
 
     async with LoopbackServer(replies, respond=respond) as server:
-        model = build_model(case, server.url)
+        model = build_model(case, None if case.get("keepBaseUrl") else server.url)
         context = pi_ai.convert(_context(case), pi_ai.Context)
         options = build_options(case, options_type)
         fn = pi_ai.stream_simple if (case.get("fn") or "streamSimple") == "streamSimple" else pi_ai.stream
-        events_stream = fn(model, context, options)
-        events = []
-        async for event in events_stream:
-            data = pi_ai.to_builtins(event)
-            data.pop("partial", None)
-            events.append(data)
-        final = pi_ai.to_builtins(await events_stream.result())
+        with redirect_requests(server.url) if case.get("keepBaseUrl") else nullcontext([]) as originals:
+            events_stream = fn(model, context, options)
+            events = []
+            async for event in events_stream:
+                data = pi_ai.to_builtins(event)
+                data.pop("partial", None)
+                events.append(data)
+            final = pi_ai.to_builtins(await events_stream.result())
         await close_clients()
     if verify is not None:
         for recorded in server.requests:
@@ -159,6 +168,8 @@ async def run_ours(case: dict[str, Any], options_type: type, verify: Any = None)
         {"method": r.method, "path": r.path, "headers": dict(r.headers), "bodyText": r.body.decode("utf-8", "replace")}
         for r in server.requests
     ]
+    for request, url in zip(requests, originals, strict=False):
+        request["url"] = url
     return {"requests": requests, "events": _zero_timestamps(events), "final": _zero_timestamps(final)}
 
 
@@ -183,7 +194,10 @@ def comparable_request(request: dict[str, Any]) -> dict[str, Any]:
         body: Any = json.loads(request["bodyText"])
     except ValueError:
         body = request["bodyText"]
-    return {"method": request["method"], "path": request["path"], "headers": headers, "body": body}
+    out = {"method": request["method"], "path": request["path"], "headers": headers, "body": body}
+    if "url" in request:
+        out["url"] = request["url"]
+    return out
 
 
 def recorded_signature_matches(request: dict[str, Any], credentials: Any, region: str, service: str) -> bool:

@@ -58,6 +58,7 @@ API_MODULES: dict[str, str] = {
     "openai-completions": "pi_ai.api.openai_completions",
     "openai-responses": "pi_ai.api.openai_responses",
     "google-generative-ai": "pi_ai.api.google_generative_ai",
+    "google-vertex": "pi_ai.api.google_vertex",
 }
 
 VOLATILE_HEADERS = frozenset(

@@ -125,7 +125,7 @@ async def _container(env: Mapping[str, str] | None) -> AwsCredentials | None:
 
 def _botocore(profile: str | None) -> AwsCredentials:
     try:
-        import botocore.session  # type: ignore[import-not-found,unused-ignore]
+        import botocore.session
     except ImportError:
         raise CredentialsError(
             "Could not load credentials from any providers (SSO, assumed roles, web identity and "
