@@ -66,7 +66,13 @@ def json_reply(status: int, body: Any, error_type: str | None = None) -> dict[st
 
 
 def usage(inp: int = 12, out: int = 7, **extra: int) -> bytes:
-    return es.event("metadata", {"usage": {"inputTokens": inp, "outputTokens": out, "totalTokens": inp + out, **extra}, "metrics": {"latencyMs": 5}})
+    return es.event(
+        "metadata",
+        {
+            "usage": {"inputTokens": inp, "outputTokens": out, "totalTokens": inp + out, **extra},
+            "metrics": {"latencyMs": 5},
+        },
+    )
 
 
 START = es.event("messageStart", {"role": "assistant"})
@@ -85,15 +91,31 @@ def message_stop(reason: str) -> bytes:
 
 
 def case(model: Any, context: dict[str, Any], *replies: dict[str, Any], **extra: Any) -> dict[str, Any]:
-    return {"model": model, "context": context, "env": {**AWS_ENV, **extra.pop("env", {})}, "now": NOW, "replies": list(replies), **extra}
+    return {
+        "model": model,
+        "context": context,
+        "env": {**AWS_ENV, **extra.pop("env", {})},
+        "now": NOW,
+        "replies": list(replies),
+        **extra,
+    }
 
 
 HELLO = {"systemPrompt": SYSTEM, "messages": [user("Say hello")]}
 TOOLS = {"systemPrompt": SYSTEM, "messages": [user("List the files")], "tools": [BASH]}
-TEXT_BODY = (START, delta(0, {"text": "Hello"}), delta(0, {"text": " world"}), stop(0), message_stop("end_turn"), usage())
+TEXT_BODY = (
+    START,
+    delta(0, {"text": "Hello"}),
+    delta(0, {"text": " world"}),
+    stop(0),
+    message_stop("end_turn"),
+    usage(),
+)
 
 
-def assistant(content: list[Any], api: str, provider: str, model: str, stop_reason: str = "stop") -> dict[str, Any]:
+def assistant(
+    content: list[Any], api: str, provider: str, model: str, stop_reason: str = "stop"
+) -> dict[str, Any]:
     zero = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}
     return {
         "role": "assistant",
@@ -164,7 +186,10 @@ BEDROCK: dict[str, dict[str, Any]] = {
             stop(0),
             delta(1, {"text": "Listing."}),
             stop(1),
-            es.event("contentBlockStart", {"contentBlockIndex": 2, "start": {"toolUse": {"toolUseId": "tooluse_1", "name": "bash"}}}),
+            es.event(
+                "contentBlockStart",
+                {"contentBlockIndex": 2, "start": {"toolUse": {"toolUseId": "tooluse_1", "name": "bash"}}},
+            ),
             delta(2, {"toolUse": {"input": '{"comm'}}),
             delta(2, {"toolUse": {"input": 'and": "ls -la"}'}}),
             stop(2),
@@ -196,7 +221,12 @@ BEDROCK: dict[str, dict[str, Any]] = {
     ),
     "bedrock_nova_no_cache_tool_choice": case(
         NOVA,
-        {**TOOLS, "messages": [user([text("What is this?"), {"type": "image", "mimeType": "image/jpeg", "data": PNG}])]},
+        {
+            **TOOLS,
+            "messages": [
+                user([text("What is this?"), {"type": "image", "mimeType": "image/jpeg", "data": PNG}])
+            ],
+        },
         stream_reply(*TEXT_BODY),
         options={"temperature": 0.5, "toolChoice": "auto", "reasoning": "high"},
     ),
@@ -207,10 +237,19 @@ BEDROCK: dict[str, dict[str, Any]] = {
                 [
                     {"type": "thinking", "thinking": "Plan it", "thinkingSignature": "sig-1"},
                     {"type": "thinking", "thinking": "No signature"},
-                    {"type": "thinking", "thinking": "", "thinkingSignature": base64.b64encode(b"opaque").decode(), "redacted": True},
+                    {
+                        "type": "thinking",
+                        "thinking": "",
+                        "thinkingSignature": base64.b64encode(b"opaque").decode(),
+                        "redacted": True,
+                    },
                     {"type": "text", "text": "  "},
                     {"type": "text", "text": "Running ls"},
-                    call("toolu_01|x", "bash", {"command": "ls", "": "dropped", "nested": {"": 1, "k": [{"": 2}]}}),
+                    call(
+                        "toolu_01|x",
+                        "bash",
+                        {"command": "ls", "": "dropped", "nested": {"": 1, "k": [{"": 2}]}},
+                    ),
                 ],
                 "bedrock-converse-stream",
                 "amazon-bedrock",
@@ -225,7 +264,11 @@ BEDROCK: dict[str, dict[str, Any]] = {
         replay_context(
             assistant(
                 [
-                    {"type": "thinking", "thinking": "Other provider thoughts", "thinkingSignature": "anthropic-sig"},
+                    {
+                        "type": "thinking",
+                        "thinking": "Other provider thoughts",
+                        "thinkingSignature": "anthropic-sig",
+                    },
                     {"type": "text", "text": "Running ls"},
                     call("toolu_01ABC", "bash", {"command": "ls"}),
                 ],
@@ -242,7 +285,11 @@ BEDROCK: dict[str, dict[str, Any]] = {
         replay_context(
             assistant(
                 [
-                    {"type": "thinking", "thinking": "Reasoning summary", "thinkingSignature": "{\"id\":\"rs_1\"}"},
+                    {
+                        "type": "thinking",
+                        "thinking": "Reasoning summary",
+                        "thinkingSignature": '{"id":"rs_1"}',
+                    },
                     {"type": "text", "text": "Running ls", "textSignature": "msg_1"},
                     call("call_abc|fc_def", "bash", {"command": "ls"}),
                 ],
@@ -255,10 +302,14 @@ BEDROCK: dict[str, dict[str, Any]] = {
         stream_reply(*TEXT_BODY),
     ),
     "bedrock_stop_max_tokens": case(
-        SONNET45, HELLO, stream_reply(START, delta(0, {"text": "Trunc"}), stop(0), message_stop("max_tokens"), usage())
+        SONNET45,
+        HELLO,
+        stream_reply(START, delta(0, {"text": "Trunc"}), stop(0), message_stop("max_tokens"), usage()),
     ),
     "bedrock_stop_guardrail": case(
-        SONNET45, HELLO, stream_reply(START, delta(0, {"text": "No"}), stop(0), message_stop("guardrail_intervened"), usage())
+        SONNET45,
+        HELLO,
+        stream_reply(START, delta(0, {"text": "No"}), stop(0), message_stop("guardrail_intervened"), usage()),
     ),
     "bedrock_no_stop_reason": case(SONNET45, HELLO, stream_reply(START, delta(0, {"text": "Cut"}))),
     "bedrock_unclosed_blocks": case(
@@ -267,43 +318,85 @@ BEDROCK: dict[str, dict[str, Any]] = {
         stream_reply(
             START,
             delta(0, {"text": "Hi"}),
-            es.event("contentBlockStart", {"contentBlockIndex": 1, "start": {"toolUse": {"toolUseId": "t1", "name": "bash"}}}),
+            es.event(
+                "contentBlockStart",
+                {"contentBlockIndex": 1, "start": {"toolUse": {"toolUseId": "t1", "name": "bash"}}},
+            ),
             delta(1, {"toolUse": {"input": '{"command":"pwd"}'}}),
             message_stop("tool_use"),
             usage(),
         ),
     ),
     "bedrock_throttling_exception_mid_stream": case(
-        SONNET45, HELLO, stream_reply(START, delta(0, {"text": "Part"}), es.exception("throttlingException", "Too many tokens, please wait"))
+        SONNET45,
+        HELLO,
+        stream_reply(
+            START,
+            delta(0, {"text": "Part"}),
+            es.exception("throttlingException", "Too many tokens, please wait"),
+        ),
     ),
     "bedrock_validation_exception_mid_stream": case(
-        SONNET45, HELLO, stream_reply(START, es.exception("validationException", "Input is too long for requested model."))
+        SONNET45,
+        HELLO,
+        stream_reply(START, es.exception("validationException", "Input is too long for requested model.")),
     ),
-    "bedrock_unmodeled_error_message": case(SONNET45, HELLO, stream_reply(START, es.error("InternalFailure", "boom"))),
-    "bedrock_user_message_start": case(SONNET45, HELLO, stream_reply(es.event("messageStart", {"role": "user"}))),
+    "bedrock_unmodeled_error_message": case(
+        SONNET45, HELLO, stream_reply(START, es.error("InternalFailure", "boom"))
+    ),
+    "bedrock_user_message_start": case(
+        SONNET45, HELLO, stream_reply(es.event("messageStart", {"role": "user"}))
+    ),
     "bedrock_http_400_validation": case(
-        SONNET45, HELLO, json_reply(400, {"message": "The provided model identifier is invalid."}, "ValidationException:http://internal.amazon.com/coral/com.amazon.bedrock/")
+        SONNET45,
+        HELLO,
+        json_reply(
+            400,
+            {"message": "The provided model identifier is invalid."},
+            "ValidationException:http://internal.amazon.com/coral/com.amazon.bedrock/",
+        ),
     ),
     "bedrock_http_403_access_denied": case(
         SONNET45, HELLO, json_reply(403, {"Message": "User is not authorized"}, "AccessDeniedException")
     ),
     "bedrock_http_403_gateway_html": case(
-        SONNET45, HELLO, {"status": 403, "headers": {"content-type": "text/html"}, "body": "<html>Forbidden by gateway</html>"}
+        SONNET45,
+        HELLO,
+        {
+            "status": 403,
+            "headers": {"content-type": "text/html"},
+            "body": "<html>Forbidden by gateway</html>",
+        },
     ),
     "bedrock_http_404_unknown_type_json": case(
-        SONNET45, HELLO, json_reply(404, {"__type": "com.amazon#ResourceNotFoundException", "message": "Model not found"})
+        SONNET45,
+        HELLO,
+        json_reply(404, {"__type": "com.amazon#ResourceNotFoundException", "message": "Model not found"}),
     ),
     "bedrock_http_data_retention": case(
-        SONNET45, HELLO, json_reply(400, {"message": "data retention mode 'default' is not available for this model"}, "ValidationException")
+        SONNET45,
+        HELLO,
+        json_reply(
+            400,
+            {"message": "data retention mode 'default' is not available for this model"},
+            "ValidationException",
+        ),
     ),
     "bedrock_http_429_retried_then_ok": case(
-        SONNET45, HELLO, json_reply(429, {"message": "Rate exceeded"}, "ThrottlingException"), stream_reply(*TEXT_BODY)
+        SONNET45,
+        HELLO,
+        json_reply(429, {"message": "Rate exceeded"}, "ThrottlingException"),
+        stream_reply(*TEXT_BODY),
     ),
     "bedrock_http_500_exhausts_retries": case(
         SONNET45, HELLO, json_reply(500, {"message": "Internal"}, "InternalServerException")
     ),
     "bedrock_arn_region_and_metadata": case(
-        {"ref": "amazon-bedrock/us.anthropic.claude-sonnet-4-5-20250929-v1:0", "id": "arn:aws:bedrock:ap-south-1:123456789012:application-inference-profile/abc", "name": "Claude Sonnet 4.5 profile"},
+        {
+            "ref": "amazon-bedrock/us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+            "id": "arn:aws:bedrock:ap-south-1:123456789012:application-inference-profile/abc",
+            "name": "Claude Sonnet 4.5 profile",
+        },
         HELLO,
         stream_reply(*TEXT_BODY),
         options={"requestMetadata": {"team": "core"}, "reasoning": "minimal"},
@@ -313,7 +406,13 @@ BEDROCK: dict[str, dict[str, Any]] = {
         NOVA,
         HELLO,
         stream_reply(*TEXT_BODY),
-        env={"AWS_ACCESS_KEY_ID": "", "AWS_SECRET_ACCESS_KEY": "", "AWS_PROFILE": "work", "AWS_SHARED_CREDENTIALS_FILE": "$DIR/credentials", "AWS_CONFIG_FILE": "$DIR/config"},
+        env={
+            "AWS_ACCESS_KEY_ID": "",
+            "AWS_SECRET_ACCESS_KEY": "",
+            "AWS_PROFILE": "work",
+            "AWS_SHARED_CREDENTIALS_FILE": "$DIR/credentials",
+            "AWS_CONFIG_FILE": "$DIR/config",
+        },
         files={
             "credentials": "[work]\naws_access_key_id = AKIDWORK\naws_secret_access_key = workSecret\naws_session_token = workToken\n",
             "config": "[profile work]\nregion = ca-central-1\n",
@@ -350,19 +449,36 @@ def candidate(parts: list[Any], finish: str | None = "STOP", **extra: Any) -> di
     return {"candidates": [cand], **extra}
 
 
-VERTEX_USAGE = {"usageMetadata": {"promptTokenCount": 20, "candidatesTokenCount": 5, "thoughtsTokenCount": 3, "totalTokenCount": 28}}
-VERTEX_TEXT = sse(candidate([{"text": "Hel"}], None, responseId="resp-1"), candidate([{"text": "lo"}], "STOP", **VERTEX_USAGE))
+VERTEX_USAGE = {
+    "usageMetadata": {
+        "promptTokenCount": 20,
+        "candidatesTokenCount": 5,
+        "thoughtsTokenCount": 3,
+        "totalTokenCount": 28,
+    }
+}
+VERTEX_TEXT = sse(
+    candidate([{"text": "Hel"}], None, responseId="resp-1"),
+    candidate([{"text": "lo"}], "STOP", **VERTEX_USAGE),
+)
 
 
 def adc_case(model: str, context: dict[str, Any], body: str, **extra: Any) -> dict[str, Any]:
-    env = {"GOOGLE_CLOUD_PROJECT": "my-project", "GOOGLE_CLOUD_LOCATION": "us-central1", "GOOGLE_APPLICATION_CREDENTIALS": "$DIR/adc.json"}
+    env = {
+        "GOOGLE_CLOUD_PROJECT": "my-project",
+        "GOOGLE_CLOUD_LOCATION": "us-central1",
+        "GOOGLE_APPLICATION_CREDENTIALS": "$DIR/adc.json",
+    }
     return {
         "model": {"ref": model},
         "keepBaseUrl": True,
         "context": context,
         "env": {**env, **extra.pop("env", {})},
         "files": extra.pop("files", {"adc.json": json.dumps(ADC_USER)}),
-        "replies": extra.pop("replies", [TOKEN_OK, {"status": 200, "headers": {"content-type": "text/event-stream"}, "body": body}]),
+        "replies": extra.pop(
+            "replies",
+            [TOKEN_OK, {"status": 200, "headers": {"content-type": "text/event-stream"}, "body": body}],
+        ),
         **extra,
     }
 
@@ -374,33 +490,80 @@ VERTEX_ADC: dict[str, dict[str, Any]] = {
         TOOLS,
         sse(
             candidate([{"text": "Thinking...", "thought": True, "thoughtSignature": "c2lnLTE="}], None),
-            candidate([{"functionCall": {"name": "bash", "args": {"command": "ls"}, "id": "fc-1"}, "thoughtSignature": "c2lnLTI="}], "STOP", **VERTEX_USAGE),
+            candidate(
+                [
+                    {
+                        "functionCall": {"name": "bash", "args": {"command": "ls"}, "id": "fc-1"},
+                        "thoughtSignature": "c2lnLTI=",
+                    }
+                ],
+                "STOP",
+                **VERTEX_USAGE,
+            ),
         ),
         env={"GOOGLE_CLOUD_LOCATION": "global"},
         options={"reasoning": "medium"},
     ),
     "vertex_adc_multi_region_project_option": adc_case(
-        VERTEX_FLASH, HELLO, VERTEX_TEXT, env={"GOOGLE_CLOUD_LOCATION": "eu", "GOOGLE_CLOUD_PROJECT": ""}, options={"project": "opt-project"}, fn="stream"
+        VERTEX_FLASH,
+        HELLO,
+        VERTEX_TEXT,
+        env={"GOOGLE_CLOUD_LOCATION": "eu", "GOOGLE_CLOUD_PROJECT": ""},
+        options={"project": "opt-project"},
+        fn="stream",
     ),
     "vertex_adc_token_revoked": adc_case(
         VERTEX_FLASH,
         HELLO,
         VERTEX_TEXT,
-        replies=[{"status": 400, "headers": {"content-type": "application/json"}, "body": json.dumps({"error": "invalid_grant", "error_description": "Token has been expired or revoked."})}],
+        replies=[
+            {
+                "status": 400,
+                "headers": {"content-type": "application/json"},
+                "body": json.dumps(
+                    {"error": "invalid_grant", "error_description": "Token has been expired or revoked."}
+                ),
+            }
+        ],
     ),
-    "vertex_adc_missing_project": adc_case(VERTEX_FLASH, HELLO, VERTEX_TEXT, env={"GOOGLE_CLOUD_PROJECT": ""}),
-    "vertex_adc_missing_location": adc_case(VERTEX_FLASH, HELLO, VERTEX_TEXT, env={"GOOGLE_CLOUD_LOCATION": ""}),
+    "vertex_adc_missing_project": adc_case(
+        VERTEX_FLASH, HELLO, VERTEX_TEXT, env={"GOOGLE_CLOUD_PROJECT": ""}
+    ),
+    "vertex_adc_missing_location": adc_case(
+        VERTEX_FLASH, HELLO, VERTEX_TEXT, env={"GOOGLE_CLOUD_LOCATION": ""}
+    ),
     "vertex_adc_http_403": adc_case(
         VERTEX_FLASH,
         HELLO,
         VERTEX_TEXT,
-        replies=[TOKEN_OK, {"status": 403, "headers": {"content-type": "application/json"}, "body": json.dumps({"error": {"code": 403, "message": "Permission denied on resource project my-project.", "status": "PERMISSION_DENIED"}})}],
+        replies=[
+            TOKEN_OK,
+            {
+                "status": 403,
+                "headers": {"content-type": "application/json"},
+                "body": json.dumps(
+                    {
+                        "error": {
+                            "code": 403,
+                            "message": "Permission denied on resource project my-project.",
+                            "status": "PERMISSION_DENIED",
+                        }
+                    }
+                ),
+            },
+        ],
     ),
 }
 
 
 def vertex_key_case(model: str, context: dict[str, Any], **extra: Any) -> dict[str, Any]:
-    return {"api": "google-vertex", "model": model, "context": context, **extra, "options": {"apiKey": "vertex-api-key", **extra.pop("options", {})}}
+    return {
+        "api": "google-vertex",
+        "model": model,
+        "context": context,
+        **extra,
+        "options": {"apiKey": "vertex-api-key", **extra.pop("options", {})},
+    }
 
 
 def replay_from(api: str, provider: str, model: str) -> dict[str, Any]:
@@ -420,28 +583,358 @@ def replay_from(api: str, provider: str, model: str) -> dict[str, Any]:
 
 
 VERTEX_ORACLE: list[tuple[str, str, dict[str, Any]]] = [
-    ("payload", "vertex_key_text_image", vertex_key_case(
-        VERTEX_FLASH, {"systemPrompt": SYSTEM, "messages": [user([text("What is it?"), {"type": "image", "mimeType": "image/png", "data": PNG}])]}
-    )),
-    ("payload", "vertex_key_thinking_budget_tools", vertex_key_case(
-        "google-vertex/gemini-2.5-pro", TOOLS, options={"reasoning": "high", "toolChoice": "auto", "temperature": 0.2}
-    )),
-    ("payload", "vertex_key_flash_lite_minimal_budget", vertex_key_case("google-vertex/gemini-2.5-flash-lite", HELLO, options={"reasoning": "minimal"})),
-    ("payload", "vertex_key_gemini3_flash_off", vertex_key_case("google-vertex/gemini-3-flash-preview", HELLO)),
-    ("payload", "vertex_key_replay_same_model", vertex_key_case("google-vertex/gemini-3.1-pro-preview", replay_from("google-vertex", "google-vertex", "gemini-3.1-pro-preview"))),
-    ("payload", "vertex_key_replay_from_gemini_api", vertex_key_case("google-vertex/gemini-3.1-pro-preview", replay_from("google-generative-ai", "google", "gemini-3.1-pro-preview"))),
-    ("payload", "vertex_key_replay_from_bedrock", vertex_key_case(VERTEX_FLASH, replay_from("bedrock-converse-stream", "amazon-bedrock", SAME_MODEL))),
-    ("payload", "vertex_custom_base_url", vertex_key_case({"ref": VERTEX_FLASH, "baseUrl": "https://vertex-proxy.example.com/api/v1beta1"}, HELLO)),
+    (
+        "payload",
+        "vertex_key_text_image",
+        vertex_key_case(
+            VERTEX_FLASH,
+            {
+                "systemPrompt": SYSTEM,
+                "messages": [
+                    user([text("What is it?"), {"type": "image", "mimeType": "image/png", "data": PNG}])
+                ],
+            },
+        ),
+    ),
+    (
+        "payload",
+        "vertex_key_thinking_budget_tools",
+        vertex_key_case(
+            "google-vertex/gemini-2.5-pro",
+            TOOLS,
+            options={"reasoning": "high", "toolChoice": "auto", "temperature": 0.2},
+        ),
+    ),
+    (
+        "payload",
+        "vertex_key_flash_lite_minimal_budget",
+        vertex_key_case("google-vertex/gemini-2.5-flash-lite", HELLO, options={"reasoning": "minimal"}),
+    ),
+    (
+        "payload",
+        "vertex_key_gemini3_flash_off",
+        vertex_key_case("google-vertex/gemini-3-flash-preview", HELLO),
+    ),
+    (
+        "payload",
+        "vertex_key_replay_same_model",
+        vertex_key_case(
+            "google-vertex/gemini-3.1-pro-preview",
+            replay_from("google-vertex", "google-vertex", "gemini-3.1-pro-preview"),
+        ),
+    ),
+    (
+        "payload",
+        "vertex_key_replay_from_gemini_api",
+        vertex_key_case(
+            "google-vertex/gemini-3.1-pro-preview",
+            replay_from("google-generative-ai", "google", "gemini-3.1-pro-preview"),
+        ),
+    ),
+    (
+        "payload",
+        "vertex_key_replay_from_bedrock",
+        vertex_key_case(VERTEX_FLASH, replay_from("bedrock-converse-stream", "amazon-bedrock", SAME_MODEL)),
+    ),
+    (
+        "payload",
+        "vertex_custom_base_url",
+        vertex_key_case(
+            {"ref": VERTEX_FLASH, "baseUrl": "https://vertex-proxy.example.com/api/v1beta1"}, HELLO
+        ),
+    ),
     ("parse-stream", "vertex_key_text", {**vertex_key_case(VERTEX_FLASH, HELLO), "sse": VERTEX_TEXT}),
-    ("parse-stream", "vertex_key_thinking_tool_calls", {**vertex_key_case("google-vertex/gemini-2.5-pro", TOOLS, options={"reasoning": "low"}), "sse": sse(
-        candidate([{"text": "hmm", "thought": True}], None),
-        candidate([{"text": "Let me check."}, {"functionCall": {"name": "bash", "args": {"command": "ls"}}}, {"functionCall": {"name": "bash", "args": {"command": "pwd"}}}], "STOP", **VERTEX_USAGE),
-    )}),
-    ("parse-stream", "vertex_key_no_finish_reason", {**vertex_key_case(VERTEX_FLASH, HELLO), "sse": sse(candidate([{"text": "cut"}], None))}),
-    ("parse-stream", "vertex_key_safety_stop", {**vertex_key_case(VERTEX_FLASH, HELLO), "sse": sse(candidate([{"text": "no"}], "SAFETY"))}),
-    ("parse-stream", "vertex_key_max_tokens", {**vertex_key_case(VERTEX_FLASH, HELLO), "sse": sse(candidate([{"text": "long"}], "MAX_TOKENS", **VERTEX_USAGE))}),
-    ("parse-stream", "vertex_key_http_429", {**vertex_key_case(VERTEX_FLASH, HELLO), "status": 429, "contentType": "application/json",
-        "sse": json.dumps({"error": {"code": 429, "message": "Resource exhausted.", "status": "RESOURCE_EXHAUSTED"}})}),
+    (
+        "parse-stream",
+        "vertex_key_thinking_tool_calls",
+        {
+            **vertex_key_case("google-vertex/gemini-2.5-pro", TOOLS, options={"reasoning": "low"}),
+            "sse": sse(
+                candidate([{"text": "hmm", "thought": True}], None),
+                candidate(
+                    [
+                        {"text": "Let me check."},
+                        {"functionCall": {"name": "bash", "args": {"command": "ls"}}},
+                        {"functionCall": {"name": "bash", "args": {"command": "pwd"}}},
+                    ],
+                    "STOP",
+                    **VERTEX_USAGE,
+                ),
+            ),
+        },
+    ),
+    (
+        "parse-stream",
+        "vertex_key_no_finish_reason",
+        {**vertex_key_case(VERTEX_FLASH, HELLO), "sse": sse(candidate([{"text": "cut"}], None))},
+    ),
+    (
+        "parse-stream",
+        "vertex_key_safety_stop",
+        {**vertex_key_case(VERTEX_FLASH, HELLO), "sse": sse(candidate([{"text": "no"}], "SAFETY"))},
+    ),
+    (
+        "parse-stream",
+        "vertex_key_max_tokens",
+        {
+            **vertex_key_case(VERTEX_FLASH, HELLO),
+            "sse": sse(candidate([{"text": "long"}], "MAX_TOKENS", **VERTEX_USAGE)),
+        },
+    ),
+    (
+        "parse-stream",
+        "vertex_key_http_429",
+        {
+            **vertex_key_case(VERTEX_FLASH, HELLO),
+            "status": 429,
+            "contentType": "application/json",
+            "sse": json.dumps(
+                {"error": {"code": 429, "message": "Resource exhausted.", "status": "RESOURCE_EXHAUSTED"}}
+            ),
+        },
+    ),
+]
+
+
+# --------------------------------------------------------------------------- mistral-conversations
+
+DEVSTRAL = "mistral/devstral-2512"
+MAGISTRAL = "mistral/magistral-medium-latest"
+SMALL4 = "mistral/mistral-small-2603"
+
+
+def mistral_case(model: str, context: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    return {"api": "mistral-conversations", "model": model, "context": context, **extra}
+
+
+def mchunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> dict[str, Any]:
+    return {
+        "id": "cmpl-1",
+        "object": "chat.completion.chunk",
+        "model": "x",
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        **extra,
+    }
+
+
+def msse(*chunks: Any, done: bool = True) -> str:
+    return "".join(f"data: {json.dumps(chunk)}\n\n" for chunk in chunks) + (
+        "data: [DONE]\n\n" if done else ""
+    )
+
+
+MUSAGE = {
+    "usage": {
+        "prompt_tokens": 30,
+        "completion_tokens": 8,
+        "total_tokens": 38,
+        "prompt_tokens_details": {"cached_tokens": 10},
+    }
+}
+MISTRAL_ORACLE: list[tuple[str, str, dict[str, Any]]] = [
+    (
+        "payload",
+        "mistral_text_tools_cache_key",
+        mistral_case(
+            DEVSTRAL, TOOLS, options={"sessionId": "session-abc", "temperature": 0.3, "toolChoice": "auto"}
+        ),
+    ),
+    (
+        "payload",
+        "mistral_images_and_replay_ids",
+        mistral_case(
+            "mistral/pixtral-large-latest",
+            replay_context(
+                assistant(
+                    [
+                        {"type": "thinking", "thinking": "Think first"},
+                        {"type": "text", "text": "Running"},
+                        call("call_abc|fc_123456", "bash", {"command": "ls", "n": 1.5}),
+                    ],
+                    "openai-responses",
+                    "openai",
+                    "gpt-5",
+                    "toolUse",
+                )
+            ),
+        ),
+    ),
+    (
+        "payload",
+        "mistral_no_images_model",
+        mistral_case(
+            DEVSTRAL,
+            {
+                "messages": [
+                    user([{"type": "image", "mimeType": "image/png", "data": PNG}]),
+                    {
+                        "role": "toolResult",
+                        "toolCallId": "abcdefghi",
+                        "toolName": "bash",
+                        "content": [{"type": "image", "mimeType": "image/png", "data": PNG}],
+                        "isError": True,
+                        "timestamp": 3,
+                    },
+                ]
+            },
+        ),
+    ),
+    (
+        "payload",
+        "mistral_magistral_prompt_mode",
+        mistral_case(
+            MAGISTRAL, HELLO, options={"reasoning": "high", "cacheRetention": "none", "sessionId": "s"}
+        ),
+    ),
+    (
+        "payload",
+        "mistral_small4_reasoning_effort",
+        mistral_case(
+            SMALL4, HELLO, options={"reasoning": "low", "headers": {"X-Affinity": "mine", "X-Extra": "1"}}
+        ),
+    ),
+    (
+        "payload",
+        "mistral_stream_fn_tool_choice_object",
+        mistral_case(
+            DEVSTRAL,
+            TOOLS,
+            fn="stream",
+            options={"toolChoice": {"type": "function", "function": {"name": "bash"}}, "maxTokens": 100},
+        ),
+    ),
+    (
+        "parse-stream",
+        "mistral_text",
+        {
+            **mistral_case(DEVSTRAL, HELLO),
+            "sse": msse(
+                mchunk({"role": "assistant", "content": "Hel"}),
+                mchunk({"content": "lo"}),
+                mchunk({"content": ""}, "stop", **MUSAGE),
+            ),
+        },
+    ),
+    (
+        "parse-stream",
+        "mistral_thinking_chunks",
+        {
+            **mistral_case(MAGISTRAL, HELLO, options={"reasoning": "medium"}),
+            "sse": msse(
+                mchunk(
+                    {
+                        "content": [
+                            {
+                                "type": "thinking",
+                                "thinking": [
+                                    {"type": "text", "text": "Let me"},
+                                    {"type": "text", "text": " think"},
+                                ],
+                            }
+                        ]
+                    }
+                ),
+                mchunk({"content": [{"type": "text", "text": "Answer"}]}),
+                mchunk({"content": "!"}, "stop", **MUSAGE),
+            ),
+        },
+    ),
+    (
+        "parse-stream",
+        "mistral_tool_calls",
+        {
+            **mistral_case(DEVSTRAL, TOOLS),
+            "sse": msse(
+                mchunk({"content": "Checking."}),
+                mchunk(
+                    {
+                        "tool_calls": [
+                            {
+                                "id": "AbC123xyz",
+                                "index": 0,
+                                "function": {"name": "bash", "arguments": '{"comm'},
+                            }
+                        ]
+                    }
+                ),
+                mchunk(
+                    {
+                        "tool_calls": [
+                            {
+                                "id": "null",
+                                "index": 0,
+                                "function": {"name": "bash", "arguments": 'and": "ls"}'},
+                            }
+                        ]
+                    }
+                ),
+                mchunk(
+                    {
+                        "tool_calls": [
+                            {"index": 1, "function": {"name": "bash", "arguments": {"command": "pwd"}}}
+                        ]
+                    },
+                    "tool_calls",
+                    **MUSAGE,
+                ),
+            ),
+        },
+    ),
+    (
+        "parse-stream",
+        "mistral_crlf_and_no_done",
+        {
+            **mistral_case(DEVSTRAL, HELLO),
+            "sse": msse(mchunk({"content": "a"}), mchunk({"content": "b"}, "stop"), done=False).replace(
+                "\n\n", "\r\n\r\n"
+            ),
+        },
+    ),
+    (
+        "parse-stream",
+        "mistral_model_length",
+        {**mistral_case(DEVSTRAL, HELLO), "sse": msse(mchunk({"content": "long"}, "model_length"))},
+    ),
+    (
+        "parse-stream",
+        "mistral_finish_error",
+        {**mistral_case(DEVSTRAL, HELLO), "sse": msse(mchunk({"content": "x"}, "error"))},
+    ),
+    (
+        "parse-stream",
+        "mistral_no_finish",
+        {**mistral_case(DEVSTRAL, HELLO), "sse": msse(mchunk({"content": "x"}))},
+    ),
+    (
+        "parse-stream",
+        "mistral_invalid_event",
+        {**mistral_case(DEVSTRAL, HELLO), "sse": msse({"object": "error", "message": "boom"})},
+    ),
+    ("parse-stream", "mistral_bad_json", {**mistral_case(DEVSTRAL, HELLO), "sse": "data: {not json\n\n"}),
+    (
+        "parse-stream",
+        "mistral_http_401",
+        {
+            **mistral_case(DEVSTRAL, HELLO),
+            "status": 401,
+            "contentType": "application/json",
+            "sse": json.dumps({"detail": "Unauthorized"}),
+        },
+    ),
+    (
+        "parse-stream",
+        "mistral_http_429_empty",
+        {**mistral_case(DEVSTRAL, HELLO), "status": 429, "contentType": "text/plain", "sse": ""},
+    ),
+    (
+        "parse-stream",
+        "mistral_chunked_utf8",
+        {
+            **mistral_case(DEVSTRAL, HELLO),
+            "chunkSize": 5,
+            "sse": msse(mchunk({"content": "héllo ✓ 🎉"}), mchunk({"content": ""}, "stop")),
+        },
+    ),
 ]
 
 
@@ -462,7 +955,7 @@ def run_driver(request: dict[str, Any]) -> dict[str, Any]:
 
 
 WIRE: dict[str, dict[str, dict[str, Any]]] = {"bedrock-converse-stream": BEDROCK, "google-vertex": VERTEX_ADC}
-ORACLE = VERTEX_ORACLE
+ORACLE = VERTEX_ORACLE + MISTRAL_ORACLE
 
 
 def main(argv: list[str]) -> int:
@@ -486,7 +979,9 @@ def _record_wire(folder: Path, name: str, request: dict[str, Any]) -> None:
     (folder / f"{name}.json").write_text(json.dumps(request, indent=1) + "\n")
     (folder / f"{name}.out.json").write_text(json.dumps(answer, indent=1, ensure_ascii=False) + "\n")
     final = answer["final"]
-    print(f"{name}: {final['stopReason']} {final.get('errorMessage', '')[:100]} ({len(answer['requests'])} requests)")
+    print(
+        f"{name}: {final['stopReason']} {final.get('errorMessage', '')[:100]} ({len(answer['requests'])} requests)"
+    )
 
 
 if __name__ == "__main__":

@@ -44,6 +44,7 @@ _BUILTIN_MODULES: dict[str, str] = {
     "google-generative-ai": "pi_ai.api.google_generative_ai",
     "bedrock-converse-stream": "pi_ai.api.bedrock_converse_stream",
     "google-vertex": "pi_ai.api.google_vertex",
+    "mistral-conversations": "pi_ai.api.mistral_conversations",
     "local": "pi_ai.api.local",
 }
 

@@ -41,16 +41,24 @@ _MASKED = {
     "accept",
     "accept-encoding",
 }
-_CLEARED = re.compile(r"^(AWS_|GOOGLE_|GCLOUD_|CLOUDSDK_|MISTRAL_|CLOUDFLARE_|OPENROUTER_|HTTPS?_PROXY|NO_PROXY)", re.I)
+_CLEARED = re.compile(
+    r"^(AWS_|GOOGLE_|GCLOUD_|CLOUDSDK_|MISTRAL_|CLOUDFLARE_|OPENROUTER_|HTTPS?_PROXY|NO_PROXY)", re.I
+)
 
 
 def case_names(api: str) -> list[str]:
-    return sorted(path.name[: -len(".json")] for path in (CASES / api).glob("*.json") if not path.name.endswith(".out.json"))
+    return sorted(
+        path.name[: -len(".json")]
+        for path in (CASES / api).glob("*.json")
+        if not path.name.endswith(".out.json")
+    )
 
 
 def load(api: str, name: str) -> tuple[dict[str, Any], dict[str, Any]]:
     folder = CASES / api
-    return json.loads((folder / f"{name}.json").read_text()), json.loads((folder / f"{name}.out.json").read_text())
+    return json.loads((folder / f"{name}.json").read_text()), json.loads(
+        (folder / f"{name}.out.json").read_text()
+    )
 
 
 def _reply(spec: dict[str, Any]) -> Reply:
@@ -165,7 +173,12 @@ async def run_ours(case: dict[str, Any], options_type: type, verify: Any = None)
         for recorded in server.requests:
             verify(recorded)
     requests = [
-        {"method": r.method, "path": r.path, "headers": dict(r.headers), "bodyText": r.body.decode("utf-8", "replace")}
+        {
+            "method": r.method,
+            "path": r.path,
+            "headers": dict(r.headers),
+            "bodyText": r.body.decode("utf-8", "replace"),
+        }
         for r in server.requests
     ]
     for request, url in zip(requests, originals, strict=False):
@@ -175,7 +188,9 @@ async def run_ours(case: dict[str, Any], options_type: type, verify: Any = None)
 
 def _context(case: dict[str, Any]) -> dict[str, Any]:
     context = dict(case.get("context") or {})
-    context["messages"] = [m if "timestamp" in m else {**m, "timestamp": 0} for m in context.get("messages") or []]
+    context["messages"] = [
+        m if "timestamp" in m else {**m, "timestamp": 0} for m in context.get("messages") or []
+    ]
     return context
 
 
@@ -214,7 +229,14 @@ def recorded_signature_matches(request: dict[str, Any], credentials: Any, region
     }
     url = f"http://{headers['host']}{request['path']}"
     signed = sign_request(
-        request["method"], url, unsigned, request["bodyText"].encode(), credentials, region=region, service=service, now=now
+        request["method"],
+        url,
+        unsigned,
+        request["bodyText"].encode(),
+        credentials,
+        region=region,
+        service=service,
+        now=now,
     )
     return bool(signed["authorization"] == headers["authorization"])
 

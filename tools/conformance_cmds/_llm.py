@@ -59,6 +59,7 @@ API_MODULES: dict[str, str] = {
     "openai-responses": "pi_ai.api.openai_responses",
     "google-generative-ai": "pi_ai.api.google_generative_ai",
     "google-vertex": "pi_ai.api.google_vertex",
+    "mistral-conversations": "pi_ai.api.mistral_conversations",
 }
 
 VOLATILE_HEADERS = frozenset(

@@ -58,7 +58,9 @@ def _profile_section(profile: str, env: Mapping[str, str] | None) -> dict[str, s
     config = _read_ini(_file("AWS_CONFIG_FILE", "config", env))
     credentials = _read_ini(_file("AWS_SHARED_CREDENTIALS_FILE", "credentials", env))
     merged: dict[str, str] = {}
-    for section in ((f"profile {profile}", profile) if profile != "default" else ("default", "profile default")):
+    for section in (
+        (f"profile {profile}", profile) if profile != "default" else ("default", "profile default")
+    ):
         if config.has_section(section):
             merged.update(config.items(section))
             break

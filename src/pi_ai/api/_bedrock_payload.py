@@ -38,7 +38,13 @@ __all__ = [
 ]
 
 EMPTY_TEXT = "<empty>"
-_IMAGE_FORMATS = {"image/jpeg": "jpeg", "image/jpg": "jpeg", "image/png": "png", "image/gif": "gif", "image/webp": "webp"}
+_IMAGE_FORMATS = {
+    "image/jpeg": "jpeg",
+    "image/jpg": "jpeg",
+    "image/png": "png",
+    "image/gif": "gif",
+    "image/webp": "webp",
+}
 
 
 # --------------------------------------------------------------------------- model families
@@ -156,7 +162,9 @@ def _assistant(message: AssistantMessage, model: Model) -> dict[str, Any] | None
         if isinstance(block, TextContent):
             item = _text(block.text)
         elif isinstance(block, ToolCall):
-            item = {"toolUse": {"toolUseId": block.id, "name": block.name, "input": _document(block.arguments)}}
+            item = {
+                "toolUse": {"toolUseId": block.id, "name": block.name, "input": _document(block.arguments)}
+            }
         else:
             item = _thinking(block, model)
         if item is not None:
@@ -355,7 +363,12 @@ _SHAPES: dict[str, list[tuple[str, Any]]] = {
     "Image": [("format", None), ("source", "ImageSource"), ("error", _DOCUMENT)],
     "ImageSource": [("bytes", _BYTES), ("s3Location", _DOCUMENT)],
     "ToolUse": [("toolUseId", None), ("name", None), ("input", _DOCUMENT), ("type", None)],
-    "ToolResult": [("toolUseId", None), ("content", ("list", "ResultBlock")), ("status", None), ("type", None)],
+    "ToolResult": [
+        ("toolUseId", None),
+        ("content", ("list", "ResultBlock")),
+        ("status", None),
+        ("type", None),
+    ],
     "ResultBlock": [
         ("json", _DOCUMENT),
         ("text", None),

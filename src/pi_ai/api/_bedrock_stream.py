@@ -47,7 +47,13 @@ class BedrockServiceError(Exception):
     says whether the SDK knows it as a service exception (those get Pi's readable prefix)."""
 
     def __init__(
-        self, name: str, message: str, *, modeled: bool, status: int | None = None, request_id: str | None = None
+        self,
+        name: str,
+        message: str,
+        *,
+        modeled: bool,
+        status: int | None = None,
+        request_id: str | None = None,
     ) -> None:
         super().__init__(message)
         self.name = name

@@ -100,11 +100,15 @@ async def _refresh_user(data: dict[str, Any]) -> AccessToken:
     if response.status_code >= 400 or not isinstance(body, dict) or "access_token" not in body:
         detail = body.get("error") if isinstance(body, dict) else None
         # google-auth-library reports the OAuth error code alone (``invalid_grant``).
-        raise AdcError(detail if isinstance(detail, str) else f"Request failed with status code {response.status_code}")
+        raise AdcError(
+            detail if isinstance(detail, str) else f"Request failed with status code {response.status_code}"
+        )
     expires = body.get("expires_in")
     lifetime = float(expires) if isinstance(expires, int | float) else 3600.0
     quota = data.get("quota_project_id")
-    return AccessToken(str(body["access_token"]), quota if isinstance(quota, str) else None, time.time() + lifetime)
+    return AccessToken(
+        str(body["access_token"]), quota if isinstance(quota, str) else None, time.time() + lifetime
+    )
 
 
 @dataclass(frozen=True, slots=True)

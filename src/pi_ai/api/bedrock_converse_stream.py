@@ -78,7 +78,12 @@ _ARN_REGION = re.compile(r"^arn:aws(?:-[a-z0-9-]+)?:bedrock:([a-z0-9-]+):")
 _STANDARD_HOST = re.compile(r"^bedrock-runtime(?:-fips)?\.([a-z0-9-]+)\.amazonaws\.com(?:\.cn)?$")
 _RETRYABLE_STATUS = frozenset({429, 500, 502, 503, 504})
 _RETRYABLE_CODES = frozenset(
-    {"ThrottlingException", "TooManyRequestsException", "ServiceUnavailableException", "InternalServerException"}
+    {
+        "ThrottlingException",
+        "TooManyRequestsException",
+        "ServiceUnavailableException",
+        "InternalServerException",
+    }
 )
 
 
@@ -166,7 +171,9 @@ def _reserved(name: str) -> bool:
     return lower.startswith("x-amz-") or lower in ("authorization", "host")
 
 
-def _headers(target: _Target, options: BedrockOptions, body: bytes, attempt: int, invocation: str) -> dict[str, str]:
+def _headers(
+    target: _Target, options: BedrockOptions, body: bytes, attempt: int, invocation: str
+) -> dict[str, str]:
     headers = {
         "content-type": "application/json",
         "content-length": str(len(body)),
@@ -181,7 +188,9 @@ def _headers(target: _Target, options: BedrockOptions, body: bytes, attempt: int
         headers["authorization"] = f"Bearer {target.bearer}"
         return headers
     assert target.credentials is not None
-    return sign_request("POST", target.url, headers, body, target.credentials, region=target.region, service="bedrock")
+    return sign_request(
+        "POST", target.url, headers, body, target.credentials, region=target.region, service="bedrock"
+    )
 
 
 # --------------------------------------------------------------------------- errors
@@ -210,9 +219,11 @@ def _status_error(error: HttpStatusError) -> BedrockServiceError:
 
 def format_error(error: BaseException) -> str:
     core = error_text(error)
-    hint = f" See {DATA_RETENTION_DOCS} for supported data retention modes." if re.search(
-        "data retention mode", core, re.IGNORECASE
-    ) else ""
+    hint = (
+        f" See {DATA_RETENTION_DOCS} for supported data retention modes."
+        if re.search("data retention mode", core, re.IGNORECASE)
+        else ""
+    )
     if isinstance(error, BedrockServiceError) and error.modeled:
         return f"{ERROR_PREFIXES.get(error.name, error.name)}: {core}{hint}"
     return f"{core}{hint}"
@@ -241,7 +252,13 @@ def _retryable(error: BedrockServiceError) -> bool:
 
 
 async def _open(
-    stack: AsyncExitStack, target: _Target, body: bytes, payload: Any, *, options: BedrockOptions, model: Model
+    stack: AsyncExitStack,
+    target: _Target,
+    body: bytes,
+    payload: Any,
+    *,
+    options: BedrockOptions,
+    model: Model,
 ) -> StreamResponse:
     invocation = str(uuid.uuid4())
     single = _single_attempt(options)
@@ -290,7 +307,9 @@ async def _read(response: StreamResponse, reader: BedrockStreamReader, acc: Stre
         acc.flush()
 
 
-def stream(model: Model, context: Context, options: StreamOptions | None = None) -> AssistantMessageEventStream:
+def stream(
+    model: Model, context: Context, options: StreamOptions | None = None
+) -> AssistantMessageEventStream:
     """Stream one response. Every failure arrives as an ``error`` event."""
     opts = provider_options(options, BedrockOptions)
     output = empty_assistant_message(model)
@@ -338,14 +357,18 @@ async def _on_payload(options: BedrockOptions, payload: dict[str, Any], model: M
 def _command(model: Model, context: Context, options: BedrockOptions, region: str) -> dict[str, Any]:
     budgets = None
     if options.thinking_budgets is not None:
-        budgets = {name: getattr(options.thinking_budgets, name) for name in ("minimal", "low", "medium", "high")}
+        budgets = {
+            name: getattr(options.thinking_budgets, name) for name in ("minimal", "low", "medium", "high")
+        }
     additional = additional_fields(
         model,
         options.reasoning,
         budgets=budgets,
         display=options.thinking_display,
         interleaved=options.interleaved_thinking,
-        region=options.region or env_value("AWS_REGION", options.env) or env_value("AWS_DEFAULT_REGION", options.env),
+        region=options.region
+        or env_value("AWS_REGION", options.env)
+        or env_value("AWS_DEFAULT_REGION", options.env),
     )
     return command_input(
         model,

@@ -146,7 +146,9 @@ async def _request(model: Model, context: Context, options: VertexOptions) -> Ht
         auth = {"x-goog-api-key": api_key}
     else:
         project = _require(
-            options.project or env_value("GOOGLE_CLOUD_PROJECT", options.env) or env_value("GCLOUD_PROJECT", options.env),
+            options.project
+            or env_value("GOOGLE_CLOUD_PROJECT", options.env)
+            or env_value("GCLOUD_PROJECT", options.env),
             "Vertex AI requires a project ID. Set GOOGLE_CLOUD_PROJECT/GCLOUD_PROJECT or pass project in options.",
         )
         location = _require(
@@ -168,7 +170,9 @@ async def _request(model: Model, context: Context, options: VertexOptions) -> Ht
     path, body = wire_request(params)
     body["contents"] = [_vertex_content(item) for item in params.get("contents") or []]
     model_id = str(params.get("model"))
-    url = _url(model, _vertex_model_path(model_id), api_key=api_key is not None, project=project, location=location)
+    url = _url(
+        model, _vertex_model_path(model_id), api_key=api_key is not None, project=project, location=location
+    )
     if api_key is None:
         token = await access_token(options.env)
         auth = {"authorization": f"Bearer {token.token}", "x-goog-user-project": token.quota_project}
@@ -182,7 +186,11 @@ def _headers(model: Model, options: VertexOptions, auth: dict[str, str | None]) 
     sdk = f"{SDK_LABEL} gl-python/{sys.version.split()[0]}"
     pi_headers = {
         key: value
-        for key, value in {"User-Agent": pi_user_agent(), **(model.headers or {}), **(options.headers or {})}.items()
+        for key, value in {
+            "User-Agent": pi_user_agent(),
+            **(model.headers or {}),
+            **(options.headers or {}),
+        }.items()
         if value is not None
     }
     return merge_headers(
@@ -226,7 +234,9 @@ def _no_gemma_levels(model: Model, params: dict[str, Any]) -> None:
 # --------------------------------------------------------------------------- the call
 
 
-def stream(model: Model, context: Context, options: StreamOptions | None = None) -> AssistantMessageEventStream:
+def stream(
+    model: Model, context: Context, options: StreamOptions | None = None
+) -> AssistantMessageEventStream:
     """Stream one response. Every failure arrives as an ``error`` event."""
     opts = provider_options(options, VertexOptions)
     output = empty_assistant_message(model)

@@ -48,7 +48,8 @@ def _verifier(case: dict[str, Any]) -> Any:
         unsigned = {
             name: value
             for name, value in recorded.headers.items()
-            if name not in ("authorization", "x-amz-date", "x-amz-security-token", "x-amz-content-sha256", "host")
+            if name
+            not in ("authorization", "x-amz-date", "x-amz-security-token", "x-amz-content-sha256", "host")
             and name in auth
         }
         signed = sign_request(

@@ -103,7 +103,9 @@ async def test_credential_process(tmp_path: Path) -> None:
     )
     found = await resolve_credentials("proc", env)
     assert (found.access_key_id, found.secret_access_key, found.session_token) == ("AKPROC", "sp", "tp")
-    with pytest.raises(CredentialsError, match=r"credential_process for profile broken failed \(3\): token expired"):
+    with pytest.raises(
+        CredentialsError, match=r"credential_process for profile broken failed \(3\): token expired"
+    ):
         await resolve_credentials("broken", env)
 
 
@@ -122,7 +124,11 @@ async def test_container_endpoint(tmp_path: Path) -> None:
 
 
 async def test_nothing_found_names_the_extra(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("AWS_ACCESS_KEY_ID", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "AWS_CONTAINER_CREDENTIALS_FULL_URI"):
+    for name in (
+        "AWS_ACCESS_KEY_ID",
+        "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+        "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+    ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setitem(sys.modules, "botocore", None)  # as when the extra is not installed
     monkeypatch.setitem(sys.modules, "botocore.session", None)

@@ -28,7 +28,9 @@ async def test_well_known_file_and_token_reuse(tmp_path: Path) -> None:
     (tmp_path / "gcloud").mkdir()
     (tmp_path / "gcloud" / "application_default_credentials.json").write_text(json.dumps(USER))
     token = Reply.json(200, {"access_token": "tok-1", "expires_in": 3600})
-    async with LoopbackServer([token, Reply.json(200, {"access_token": "tok-2", "expires_in": 3600})]) as server:
+    async with LoopbackServer(
+        [token, Reply.json(200, {"access_token": "tok-2", "expires_in": 3600})]
+    ) as server:
         with redirect_requests(server.url):
             first = await access_token(None)
             second = await access_token(None)
@@ -41,7 +43,10 @@ async def test_a_token_near_expiry_is_refreshed(tmp_path: Path) -> None:
     path = tmp_path / "adc.json"
     path.write_text(json.dumps(USER))
     env = {"GOOGLE_APPLICATION_CREDENTIALS": str(path)}
-    replies = [Reply.json(200, {"access_token": "short", "expires_in": 60}), Reply.json(200, {"access_token": "next", "expires_in": 3600})]
+    replies = [
+        Reply.json(200, {"access_token": "short", "expires_in": 60}),
+        Reply.json(200, {"access_token": "next", "expires_in": 3600}),
+    ]
     async with LoopbackServer(replies) as server:
         with redirect_requests(server.url):
             assert (await access_token(env)).token == "short"

@@ -35,8 +35,12 @@ def _tool_call() -> bytes:
                 "contentBlockStart",
                 {"contentBlockIndex": 1, "start": {"toolUse": {"toolUseId": "tooluse_e2e", "name": "read"}}},
             ),
-            es.event("contentBlockDelta", {"contentBlockIndex": 1, "delta": {"toolUse": {"input": '{"path":'}}}),
-            es.event("contentBlockDelta", {"contentBlockIndex": 1, "delta": {"toolUse": {"input": '"notes.txt"}'}}}),
+            es.event(
+                "contentBlockDelta", {"contentBlockIndex": 1, "delta": {"toolUse": {"input": '{"path":'}}}
+            ),
+            es.event(
+                "contentBlockDelta", {"contentBlockIndex": 1, "delta": {"toolUse": {"input": '"notes.txt"}'}}}
+            ),
             es.event("contentBlockStop", {"contentBlockIndex": 1}),
             es.event("messageStop", {"stopReason": "tool_use"}),
             es.event("metadata", {"usage": {"inputTokens": 40, "outputTokens": 9, "totalTokens": 49}}),
@@ -56,7 +60,9 @@ async def _run(root: Path, runner: Any) -> tuple[Completed, list[Recorded]]:
         models = {"providers": {"amazon-bedrock": {"baseUrl": server.url}}}
         (sandbox.agent_dir / "models.json").write_text(json.dumps(models), encoding="utf-8")
         (sandbox.work / "notes.txt").write_text("buy milk\n", encoding="utf-8")
-        done = await asyncio.to_thread(runner, sandbox, "--model", MODEL, "-p", "What do my notes say?", **AWS)
+        done = await asyncio.to_thread(
+            runner, sandbox, "--model", MODEL, "-p", "What do my notes say?", **AWS
+        )
     return done, server.requests
 
 
@@ -80,9 +86,10 @@ async def test_tool_round_trip_matches_pi(tmp_path: Path) -> None:
     for mine, theirs in zip(our_requests, pi_requests, strict=True):
         assert _comparable(mine.json()) == _comparable(theirs.json())
         for recorded in (mine, theirs):
-            assert recorded.headers["authorization"].startswith(
-                "AWS4-HMAC-SHA256 Credential=AKIDE2E/"
-            ) and "/us-west-2/bedrock/aws4_request" in recorded.headers["authorization"]
+            assert (
+                recorded.headers["authorization"].startswith("AWS4-HMAC-SHA256 Credential=AKIDE2E/")
+                and "/us-west-2/bedrock/aws4_request" in recorded.headers["authorization"]
+            )
     result = our_requests[1].json()["messages"][-1]["content"][0]["toolResult"]
     assert result["toolUseId"] == "tooluse_e2e"
     assert result["content"][0]["text"] == "buy milk\n"

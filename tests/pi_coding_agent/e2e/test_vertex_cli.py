@@ -24,10 +24,21 @@ def _sse(*chunks: Any) -> bytes:
 
 def _respond(recorded: Recorded) -> Reply:
     if b"functionResponse" in recorded.body:
-        answer = {"candidates": [{"content": {"parts": [{"text": "The notes say: buy milk."}], "role": "model"}, "finishReason": "STOP"}]}
+        answer = {
+            "candidates": [
+                {
+                    "content": {"parts": [{"text": "The notes say: buy milk."}], "role": "model"},
+                    "finishReason": "STOP",
+                }
+            ]
+        }
         return Reply(200, SSE, body=_sse(answer))
     call = {"functionCall": {"name": "read", "args": {"path": "notes.txt"}}}
-    return Reply(200, SSE, body=_sse({"candidates": [{"content": {"parts": [call], "role": "model"}, "finishReason": "STOP"}]}))
+    return Reply(
+        200,
+        SSE,
+        body=_sse({"candidates": [{"content": {"parts": [call], "role": "model"}, "finishReason": "STOP"}]}),
+    )
 
 
 async def _run(root: Path, runner: Any) -> tuple[Completed, list[Recorded]]:
@@ -37,7 +48,13 @@ async def _run(root: Path, runner: Any) -> tuple[Completed, list[Recorded]]:
         (sandbox.agent_dir / "models.json").write_text(json.dumps(models), encoding="utf-8")
         (sandbox.work / "notes.txt").write_text("buy milk\n", encoding="utf-8")
         done = await asyncio.to_thread(
-            runner, sandbox, "--model", MODEL, "-p", "What do my notes say?", GOOGLE_CLOUD_API_KEY="vertex-e2e-key"
+            runner,
+            sandbox,
+            "--model",
+            MODEL,
+            "-p",
+            "What do my notes say?",
+            GOOGLE_CLOUD_API_KEY="vertex-e2e-key",
         )
     return done, server.requests
 
@@ -55,7 +72,9 @@ async def test_function_call_round_trip_matches_pi(tmp_path: Path) -> None:
     assert ours.returncode == 0, ours.stderr
     assert ours.stdout == pi.stdout == "The notes say: buy milk.\n"
     assert [r.path for r in our_requests] == [r.path for r in pi_requests]
-    assert our_requests[0].path == "/v1/publishers/google/models/gemini-2.5-flash:streamGenerateContent?alt=sse"
+    assert (
+        our_requests[0].path == "/v1/publishers/google/models/gemini-2.5-flash:streamGenerateContent?alt=sse"
+    )
     for mine, theirs in zip(our_requests, pi_requests, strict=True):
         assert mine.headers["x-goog-api-key"] == theirs.headers["x-goog-api-key"] == "vertex-e2e-key"
         assert _comparable(mine.json()) == _comparable(theirs.json())
