@@ -283,6 +283,16 @@ def test_stringify_matches_node(node: _NodeServer, values: list[Any]) -> None:
     assert [encoder.encode(value).decode() for value in values] == expected
 
 
+def test_array_index_keys_come_first_as_in_javascript(node: _NodeServer) -> None:
+    """Found by the generated test above: ``{"": null, "0": null}`` is written ``{"0":...}`` first."""
+    texts = ['{"b":1,"1":2,"0":3,"01":4,"4294967295":5,"4294967294":6,"":7}', '{"":null,"0":null}']
+    values = [json.loads(text) for text in texts]
+    expected = node.ask("stringify", texts)
+    assert [js_stringify(value) for value in values] == expected
+    assert [JsEncoder().encode(value).decode() for value in values] == expected
+    assert JsEncoder().encode({"1x": 1, "a": [values[0]]}).decode() == '{"1x":1,"a":[' + expected[0] + "]}"
+
+
 @_GENERATED
 @given(st.lists(_numbers, min_size=1, max_size=50))
 def test_js_number_matches_string_of_n(node: _NodeServer, values: list[float]) -> None:

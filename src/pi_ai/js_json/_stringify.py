@@ -8,7 +8,11 @@ surrogates, which JavaScript escapes (``"\\ud83d"``) where Python's UTF-8 codecs
 
 ``JsEncoder`` is msgspec's encoder with those differences mended: msgspec writes everything
 else byte for byte as ``JSON.stringify`` does (compact separators, non-ASCII kept, the same
-escapes), so only the floats it spells differently are rewritten.
+escapes), so only the floats it spells differently are rewritten. One more difference is
+key order: a JavaScript object lists its array-index keys (``"0"`` .. ``"4294967294"``) first,
+in ascending numeric order, then the other keys in insertion order. A dict with such a key is
+rare, so it is found in msgspec's output (one regular expression search) and only then written
+again in JavaScript's order.
 """
 
 from __future__ import annotations
@@ -110,6 +114,27 @@ def _needs_mending(value: Any) -> bool:
     return False
 
 
+_INDEX_KEY = re.compile(rb'[{,]"(?:0|[1-9][0-9]{0,9})":')
+"""An object key that may be an array index. A ``"`` inside a string is always escaped, so
+this finds keys (and nothing else)."""
+_MAX_INDEX = 2**32 - 2
+
+
+def _is_index(key: str) -> bool:
+    return key.isdigit() and (key == "0" or key[0] != "0") and key.isascii() and int(key) <= _MAX_INDEX
+
+
+def _js_key_order(mapping: Mapping[Any, Any]) -> list[Any]:
+    """The keys of ``mapping`` in the order JavaScript lists an object's own properties."""
+    keys = list(mapping)
+    indexes = [key for key in keys if _is_index(str(key))]
+    if not indexes:
+        return keys
+    indexes.sort(key=lambda key: int(str(key)))
+    chosen = set(indexes)
+    return indexes + [key for key in keys if key not in chosen]
+
+
 _TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|-?[0-9][0-9.eE+-]*')
 
 
@@ -149,6 +174,8 @@ class JsEncoder:
         except UnicodeEncodeError:
             plain = msgspec.to_builtins(value, enc_hook=self._enc_hook)
             return _write(plain, 0, 0).encode("utf-8", "surrogatepass")
+        if _INDEX_KEY.search(data) is not None:
+            return _write(msgspec.to_builtins(value, enc_hook=self._enc_hook), 0, 0).encode()
         return mend_numbers(data) if _needs_mending(value) else data
 
 
@@ -181,7 +208,9 @@ def _write(value: Any, indent: int, depth: int) -> str:
         if not value:
             return "{}"
         colon = ": " if indent else ":"
-        items = [f"{_string(str(key))}{colon}{_write(item, indent, depth + 1)}" for key, item in value.items()]
+        items = [
+            f"{_string(str(key))}{colon}{_write(value[key], indent, depth + 1)}" for key in _js_key_order(value)
+        ]
         return _join("{", items, "}", indent, depth)
     if isinstance(value, list | tuple):
         if not value:
