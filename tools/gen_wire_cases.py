@@ -938,6 +938,41 @@ MISTRAL_ORACLE: list[tuple[str, str, dict[str, Any]]] = [
 ]
 
 
+# --------------------------------------------------------------------------- Cloudflare
+# Not wire APIs of their own: Workers AI speaks openai-completions, AI Gateway the Anthropic,
+# completions or Responses API, with the account / gateway ids filled into the base URL. The
+# bodies are the shared oracle's recorded streams for those APIs.
+
+SHARED_STREAMS = ROOT.parent / "shared" / "oracle" / "cases" / "parse-stream"
+CF_ENV = {"CLOUDFLARE_ACCOUNT_ID": "acct-1", "CLOUDFLARE_GATEWAY_ID": "gw-1"}
+CF_GATEWAY_AUTH = {"cf-aig-authorization": "Bearer cf-key", "Authorization": None, "x-api-key": None}
+
+
+def shared_body(name: str) -> str:
+    body: str = json.loads((SHARED_STREAMS / f"{name}.json").read_text())["sse"]
+    return body
+
+
+def cloudflare_cases() -> list[tuple[str, str, dict[str, Any]]]:
+    gateway_responses = {
+        "api": "openai-responses",
+        "model": "cloudflare-ai-gateway/gpt-4.1",
+        "context": TOOLS,
+        "options": {"apiKey": "", "env": CF_ENV, "headers": CF_GATEWAY_AUTH},
+    }
+    workers = {
+        "api": "openai-completions",
+        "model": "cloudflare-workers-ai/@cf/moonshotai/kimi-k2.6",
+        "context": TOOLS,
+        "options": {"apiKey": "cf-key", "env": {"CLOUDFLARE_ACCOUNT_ID": "acct-1"}},
+    }
+    return [
+        ("payload", "cloudflare_ai_gateway_responses_ids_from_env", gateway_responses),
+        ("parse-stream", "cloudflare_ai_gateway_responses_tool_call", {**gateway_responses, "sse": shared_body("openai_responses_tool_call")}),
+        ("parse-stream", "cloudflare_workers_ai_tool_call", {**workers, "sse": shared_body("openai_completions_tool_call")}),
+    ]
+
+
 def run_driver(request: dict[str, Any]) -> dict[str, Any]:
     done = subprocess.run(
         [str(NODE), "--no-warnings", str(ROOT / "tools" / "pi_wire_driver.mjs")],
@@ -955,7 +990,7 @@ def run_driver(request: dict[str, Any]) -> dict[str, Any]:
 
 
 WIRE: dict[str, dict[str, dict[str, Any]]] = {"bedrock-converse-stream": BEDROCK, "google-vertex": VERTEX_ADC}
-ORACLE = VERTEX_ORACLE + MISTRAL_ORACLE
+ORACLE = VERTEX_ORACLE + MISTRAL_ORACLE + cloudflare_cases()
 
 
 def main(argv: list[str]) -> int:
