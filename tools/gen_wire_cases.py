@@ -968,9 +968,140 @@ def cloudflare_cases() -> list[tuple[str, str, dict[str, Any]]]:
     }
     return [
         ("payload", "cloudflare_ai_gateway_responses_ids_from_env", gateway_responses),
-        ("parse-stream", "cloudflare_ai_gateway_responses_tool_call", {**gateway_responses, "sse": shared_body("openai_responses_tool_call")}),
-        ("parse-stream", "cloudflare_workers_ai_tool_call", {**workers, "sse": shared_body("openai_completions_tool_call")}),
+        (
+            "parse-stream",
+            "cloudflare_ai_gateway_responses_tool_call",
+            {**gateway_responses, "sse": shared_body("openai_responses_tool_call")},
+        ),
+        (
+            "parse-stream",
+            "cloudflare_workers_ai_tool_call",
+            {**workers, "sse": shared_body("openai_completions_tool_call")},
+        ),
     ]
+
+
+# --------------------------------------------------------------------------- pi-messages
+
+PI_MODEL = {
+    "api": "pi-messages",
+    "id": "radius-coder",
+    "provider": "radius",
+    "baseUrl": "https://radius.example.com/api/",
+}
+PI_USAGE = {
+    "input": 40,
+    "output": 12,
+    "cacheRead": 5,
+    "cacheWrite": 0,
+    "totalTokens": 57,
+    "cost": {"input": 0.1, "output": 0.2, "cacheRead": 0, "cacheWrite": 0, "total": 0.3},
+}
+
+
+def pi_sse(*events: dict[str, Any]) -> str:
+    return "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events)
+
+
+def pi_case(
+    context: dict[str, Any],
+    *,
+    sse: str = "",
+    status: int = 200,
+    content_type: str = "text/event-stream",
+    chunk: int = 0,
+    **extra: Any,
+) -> dict[str, Any]:
+    reply: dict[str, Any] = {"status": status, "headers": {"content-type": content_type}, "body": sse}
+    if chunk:
+        reply["chunkSize"] = chunk
+    options = {"apiKey": "radius-key", **extra.pop("options", {})}
+    return {
+        "model": PI_MODEL,
+        "keepBaseUrl": True,
+        "context": context,
+        "options": options,
+        "replies": [reply],
+        **extra,
+    }
+
+
+PI_FULL = pi_sse(
+    {"type": "start"},
+    {"type": "thinking_start", "contentIndex": 0},
+    {"type": "thinking_delta", "contentIndex": 0, "delta": "Plan"},
+    {"type": "thinking_end", "contentIndex": 0, "content": "Plan it", "contentSignature": "sig-t"},
+    {"type": "text_start", "contentIndex": 1},
+    {"type": "text_delta", "contentIndex": 1, "delta": "Run"},
+    {"type": "text_delta", "contentIndex": 1, "delta": "ning"},
+    {"type": "text_end", "contentIndex": 1, "content": "Running", "contentSignature": "msg_1"},
+    {"type": "toolcall_start", "contentIndex": 2, "id": "call_1", "toolName": "bash"},
+    {"type": "toolcall_delta", "contentIndex": 2, "delta": '{"command":'},
+    {"type": "toolcall_delta", "contentIndex": 2, "delta": '"ls"}'},
+    {
+        "type": "toolcall_end",
+        "contentIndex": 2,
+        "toolCall": {"type": "toolCall", "id": "call_1", "name": "bash", "arguments": {"command": "ls -la"}},
+    },
+    {
+        "type": "done",
+        "reason": "toolUse",
+        "usage": PI_USAGE,
+        "responseId": "resp_9",
+        "providerThinkingLevel": "high",
+        "rewrite": {"from": "a", "to": "b"},
+    },
+)
+PI_MESSAGES: dict[str, dict[str, Any]] = {
+    "pi_messages_request_replay": pi_case(
+        replay_context(
+            assistant(
+                [{"type": "text", "text": "Running ls"}, call("c1", "bash", {"command": "ls"})],
+                "anthropic-messages",
+                "anthropic",
+                "claude-sonnet-4-5",
+                "toolUse",
+            )
+        ),
+        sse=PI_FULL,
+        options={
+            "reasoning": "high",
+            "sessionId": "sess-1",
+            "temperature": 0.7,
+            "toolChoice": "auto",
+            "maxTokens": 1000,
+            "headers": {"X-Team": "core"},
+        },
+    ),
+    "pi_messages_debug_env_cache": pi_case(
+        HELLO, sse=PI_FULL, options={"debug": True, "env": {"PI_CACHE_RETENTION": "long"}}
+    ),
+    "pi_messages_full_turn": pi_case(TOOLS, sse=PI_FULL),
+    "pi_messages_chunked_crlf": pi_case(TOOLS, sse=PI_FULL.replace("\n", "\r\n"), chunk=11),
+    "pi_messages_error_event": pi_case(
+        HELLO,
+        sse=pi_sse(
+            {"type": "start"},
+            {"type": "text_start", "contentIndex": 0},
+            {"type": "text_delta", "contentIndex": 0, "delta": "Part"},
+            {"type": "error", "reason": "error", "usage": PI_USAGE, "errorMessage": "upstream overloaded"},
+        ),
+    ),
+    "pi_messages_no_terminal_event": pi_case(
+        HELLO, sse=pi_sse({"type": "start"}, {"type": "text_start", "contentIndex": 0})
+    ),
+    "pi_messages_bad_json": pi_case(HELLO, sse="data: {oops\n\n"),
+    "pi_messages_http_402_error_body": pi_case(
+        HELLO,
+        status=402,
+        content_type="application/json",
+        sse=json.dumps({"error": {"message": "Out of credits", "code": "insufficient_credits"}}),
+    ),
+    "pi_messages_http_500_text": pi_case(
+        HELLO, status=500, content_type="text/plain", sse="upstream exploded"
+    ),
+    "pi_messages_no_key": pi_case(HELLO, options={"apiKey": ""}),
+}
 
 
 def run_driver(request: dict[str, Any]) -> dict[str, Any]:
@@ -989,7 +1120,11 @@ def run_driver(request: dict[str, Any]) -> dict[str, Any]:
     return answer
 
 
-WIRE: dict[str, dict[str, dict[str, Any]]] = {"bedrock-converse-stream": BEDROCK, "google-vertex": VERTEX_ADC}
+WIRE: dict[str, dict[str, dict[str, Any]]] = {
+    "bedrock-converse-stream": BEDROCK,
+    "google-vertex": VERTEX_ADC,
+    "pi-messages": PI_MESSAGES,
+}
 ORACLE = VERTEX_ORACLE + MISTRAL_ORACLE + cloudflare_cases()
 
 

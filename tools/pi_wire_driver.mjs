@@ -15,7 +15,8 @@
 //   keepBaseUrl: the model keeps its real baseUrl and every fetch() and https.request (the
 //        Google auth library's node-fetch) is sent to the loopback server instead, the real URL
 //        reported as the request's `url`.
-// Output: {port, requests: [{method, path, url?, headers, bodyText}], payloads, events, final}.
+// Output: {port, requests: [{method, path, url?, headers, bodyText}], payloads, events, final};
+//   numeric `timestamp` and `timestampMs` fields are 0, error `stack` texts "<stack>".
 import http from "node:http";
 import https from "node:https";
 import { mkdtempSync, writeFileSync } from "node:fs";
@@ -143,5 +144,8 @@ for await (const event of stream) {
 const final = clone(await stream.result());
 server.closeAllConnections?.();
 server.close();
-const out = { port, requests, payloads, events: zeroTimestamps(events), final: zeroTimestamps(final) };
+// Error stacks name this machine's paths and diagnostics carry the clock: neither is Pi's behaviour.
+const stable = (value) =>
+	JSON.parse(JSON.stringify(zeroTimestamps(value), (key, v) => (key === "stack" && typeof v === "string" ? "<stack>" : key === "timestampMs" && typeof v === "number" ? 0 : v)));
+const out = { port, requests, payloads, events: stable(events), final: stable(final) };
 process.stdout.write(JSON.stringify(out), () => process.exit(0));

@@ -45,6 +45,7 @@ _BUILTIN_MODULES: dict[str, str] = {
     "bedrock-converse-stream": "pi_ai.api.bedrock_converse_stream",
     "google-vertex": "pi_ai.api.google_vertex",
     "mistral-conversations": "pi_ai.api.mistral_conversations",
+    "pi-messages": "pi_ai.api.pi_messages",
     "local": "pi_ai.api.local",
 }
 

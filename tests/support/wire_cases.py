@@ -138,7 +138,9 @@ def _zero_timestamps(value: Any) -> Any:
         return [_zero_timestamps(item) for item in value]
     if isinstance(value, dict):
         return {
-            key: 0 if key == "timestamp" and isinstance(item, int | float) else _zero_timestamps(item)
+            key: 0
+            if key in ("timestamp", "timestampMs") and isinstance(item, int | float)
+            else _zero_timestamps(item)
             for key, item in value.items()
         }
     return value

@@ -60,6 +60,7 @@ API_MODULES: dict[str, str] = {
     "google-generative-ai": "pi_ai.api.google_generative_ai",
     "google-vertex": "pi_ai.api.google_vertex",
     "mistral-conversations": "pi_ai.api.mistral_conversations",
+    "pi-messages": "pi_ai.api.pi_messages",
 }
 
 VOLATILE_HEADERS = frozenset(
