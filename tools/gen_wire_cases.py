@@ -1104,6 +1104,86 @@ PI_MESSAGES: dict[str, dict[str, Any]] = {
 }
 
 
+# --------------------------------------------------------------------------- openrouter-images
+
+IMAGE_PNG = f"data:image/png;base64,{PNG}"
+
+
+def image_case(model: str, input_items: list[Any], reply: dict[str, Any], **options: Any) -> dict[str, Any]:
+    return {
+        "fn": "generateImages",
+        "model": {"imageRef": model},
+        "keepBaseUrl": True,
+        "context": {"input": input_items},
+        "options": {"apiKey": "or-key", **options},
+        "replies": [reply],
+    }
+
+
+def image_reply(
+    message: dict[str, Any], usage: dict[str, Any] | None = None, status: int = 200
+) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "id": "gen-1",
+        "object": "chat.completion",
+        "choices": [{"index": 0, "message": {"role": "assistant", **message}, "finish_reason": "stop"}],
+    }
+    if usage is not None:
+        body["usage"] = usage
+    return {"status": status, "headers": {"content-type": "application/json"}, "body": json.dumps(body)}
+
+
+IMAGES: dict[str, dict[str, Any]] = {
+    "images_text_and_image_output": image_case(
+        "openrouter/google/gemini-2.5-flash-image",
+        [text("A red square"), {"type": "image", "mimeType": "image/png", "data": PNG}],
+        image_reply(
+            {
+                "content": "Here it is.",
+                "images": [
+                    {"type": "image_url", "image_url": {"url": IMAGE_PNG}},
+                    {"type": "image_url", "image_url": "https://not-inline.example/x.png"},
+                    {"image_url": IMAGE_PNG.replace("png", "webp", 1)},
+                ],
+            },
+            {
+                "prompt_tokens": 1300,
+                "completion_tokens": 1290,
+                "total_tokens": 2590,
+                "prompt_tokens_details": {"cached_tokens": 300, "cache_write_tokens": 100},
+            },
+        ),
+        headers={"X-Title": "pi"},
+    ),
+    "images_image_only_model": image_case(
+        "openrouter/black-forest-labs/flux.2-pro",
+        [text("A cat")],
+        image_reply({"content": "", "images": [{"image_url": {"url": IMAGE_PNG}}]}),
+    ),
+    "images_http_402": image_case(
+        "openrouter/openai/gpt-image-1",
+        [text("x")],
+        {
+            "status": 402,
+            "headers": {"content-type": "application/json"},
+            "body": json.dumps({"error": {"message": "Insufficient credits", "code": 402}}),
+        },
+    ),
+    "images_no_key": image_case(
+        "openrouter/openai/gpt-image-1", [text("x")], image_reply({"content": "x"}), apiKey=""
+    ),
+    "images_empty_choices": image_case(
+        "openrouter/openai/gpt-image-1",
+        [text("x")],
+        {
+            "status": 200,
+            "headers": {"content-type": "application/json"},
+            "body": json.dumps({"id": "gen-2", "choices": []}),
+        },
+    ),
+}
+
+
 def run_driver(request: dict[str, Any]) -> dict[str, Any]:
     done = subprocess.run(
         [str(NODE), "--no-warnings", str(ROOT / "tools" / "pi_wire_driver.mjs")],
@@ -1124,6 +1204,7 @@ WIRE: dict[str, dict[str, dict[str, Any]]] = {
     "bedrock-converse-stream": BEDROCK,
     "google-vertex": VERTEX_ADC,
     "pi-messages": PI_MESSAGES,
+    "openrouter-images": IMAGES,
 }
 ORACLE = VERTEX_ORACLE + MISTRAL_ORACLE + cloudflare_cases()
 
@@ -1148,7 +1229,7 @@ def _record_wire(folder: Path, name: str, request: dict[str, Any]) -> None:
     answer = run_driver(request)
     (folder / f"{name}.json").write_text(json.dumps(request, indent=1) + "\n")
     (folder / f"{name}.out.json").write_text(json.dumps(answer, indent=1, ensure_ascii=False) + "\n")
-    final = answer["final"]
+    final = answer.get("final") or answer["result"]
     print(
         f"{name}: {final['stopReason']} {final.get('errorMessage', '')[:100]} ({len(answer['requests'])} requests)"
     )

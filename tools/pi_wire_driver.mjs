@@ -6,7 +6,8 @@
 // Input (stdin, JSON):
 //   model: a partial Model (baseUrl is replaced by the loopback URL + model.basePath)
 //          or {ref: "provider/id", ...overrides};
-//   context, options (apiKey not defaulted), fn ("streamSimple" | "stream");
+//   context, options (apiKey not defaulted), fn ("streamSimple" | "stream" | "generateImages":
+//   then model is {imageRef: "provider/id", ...overrides} and the output has `result`);
 //   env: variables set before Pi is loaded (nothing else from the caller's environment
 //        reaches Pi: AWS_*, GOOGLE_*, HOME are cleared first);
 //   files: {name: text} written into a fresh HOME-like folder, "$DIR" in env values is it;
@@ -106,7 +107,11 @@ const home = process.env.PI_ORACLE_HOME ?? `${process.env.PI_DRIVER_HOME ?? ""}`
 const compat = await import(`${home}/node_modules/@earendil-works/pi-ai/dist/compat.js`);
 let model;
 const spec = input.model;
-if (spec.ref) {
+if (spec.imageRef) {
+	const slash = spec.imageRef.indexOf("/");
+	const { imageRef: _ref, ...overrides } = spec;
+	model = { ...clone(compat.getImageModel(spec.imageRef.slice(0, slash), spec.imageRef.slice(slash + 1))), ...overrides };
+} else if (spec.ref) {
 	const slash = spec.ref.indexOf("/");
 	const { ref: _ref, basePath: _bp, ...overrides } = spec;
 	model = { ...clone(compat.getModel(spec.ref.slice(0, slash), spec.ref.slice(slash + 1))), ...overrides };
@@ -134,6 +139,14 @@ const options = {
 		return undefined;
 	},
 };
+if (input.fn === "generateImages") {
+	const result = await compat.generateImages(model, input.context, options);
+	server.closeAllConnections?.();
+	server.close();
+	const images = { port, requests, payloads, result: zeroTimestamps(clone(result)) };
+	process.stdout.write(JSON.stringify(images), () => process.exit(0));
+	await new Promise(() => {});
+}
 const fn = compat[input.fn ?? "streamSimple"];
 const events = [];
 const stream = fn(model, context, options);

@@ -7,6 +7,7 @@ cases, headers, JSON body) and on every event and the final message. Headers tha
 client or the moment are masked: ``host`` (the port), ``user-agent``, ``x-amz-user-agent``,
 ``x-goog-api-client`` (the SDKs' own), ``accept``, ``accept-encoding``, ``accept-language``,
 ``sec-fetch-mode`` (the HTTP stacks'), ``amz-sdk-invocation-id`` (random), ``x-amz-date``,
+``x-stainless-*`` (the JS SDKs' telemetry, dropped),
 ``connection``, and the ``Signature=`` / ``SignedHeaders=`` and the scope's day of a SigV4
 ``authorization`` (they cover the masked headers); SigV4 itself is checked against Pi's
 signatures separately (``recorded_signature_matches``).
@@ -199,6 +200,8 @@ def _context(case: dict[str, Any]) -> dict[str, Any]:
 def comparable_request(request: dict[str, Any]) -> dict[str, Any]:
     headers = {}
     for name, value in request["headers"].items():
+        if name.startswith("x-stainless-"):
+            continue  # the JS SDKs' telemetry; we send none (docs/decisions/transport.md)
         if name in _MASKED:
             headers[name] = "<masked>"
         elif name == "authorization" and value.startswith("AWS4-HMAC-SHA256"):
