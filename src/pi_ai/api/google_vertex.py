@@ -22,19 +22,17 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from typing import Any
 
 from pi_ai._abort import AbortError
 from pi_ai._context import Context
-from pi_ai._event_stream import AssistantMessageEventStream, empty_assistant_message, start_stream
+from pi_ai._event_stream import AssistantMessageEventStream
 from pi_ai._model import Model, clamp_thinking_level
 from pi_ai._options import SimpleStreamOptions, StreamOptions
 from pi_ai._registry import ApiImplementation
 from pi_ai._simple_options import base_options
-from pi_ai.api._accumulator import StreamAccumulator
-from pi_ai.api._common import check_stream_end, env_value, pi_user_agent, provider_options
+from pi_ai.api._common import env_value, pi_user_agent, provider_options
 from pi_ai.api._google_auth import access_token
 from pi_ai.api._google_convert import (
     build_config_and_params,
@@ -45,16 +43,13 @@ from pi_ai.api._google_convert import (
     thinking_level_for,
     wire_request,
 )
-from pi_ai.api._google_stream import GoogleStreamReader
 from pi_ai.api._http import HttpRequest, apply_on_payload, merge_headers
 from pi_ai.api.google_generative_ai import (
     SDK_LABEL,
     GoogleOptions,
     GoogleThinkingOptions,
-    _open,
-    _read_chunks,
     _thinking_setting,
-    format_error,
+    stream_request,
 )
 
 __all__ = ["API", "OPTIONS", "VertexOptions", "stream", "stream_simple"]
@@ -239,33 +234,13 @@ def stream(
 ) -> AssistantMessageEventStream:
     """Stream one response. Every failure arrives as an ``error`` event."""
     opts = provider_options(options, VertexOptions)
-    output = empty_assistant_message(model)
-    output.api = API_NAME
-
-    async def produce(events: AssistantMessageEventStream) -> None:
-        acc = StreamAccumulator(events, output)
-        signal = opts.signal
-        try:
-            request = await _request(model, context, opts)
-            reader = GoogleStreamReader(acc, model)
-            async with AsyncExitStack() as stack:
-                response = await _open(stack, request, opts, model)
-                acc.start()
-                await _read_chunks(response, reader, acc)
-            reader.finish()
-            check_stream_end(
-                output,
-                signal,
-                "Google Vertex stream ended without a finish reason",
-                f"Provider stopped with: {output.raw_stop_reason}"
-                if output.raw_stop_reason
-                else "An unknown error occurred",
-            )
-            acc.done()
-        except Exception as error:
-            acc.error(format_error(error), aborted=signal is not None and signal.aborted)
-
-    return start_stream(model, produce, signal=opts.signal)
+    return stream_request(
+        model,
+        opts,
+        lambda: _request(model, context, opts),
+        api=API_NAME,
+        no_finish_reason="Google Vertex stream ended without a finish reason",
+    )
 
 
 def _budget(model: Model, level: str, custom: dict[str, Any] | None) -> int:

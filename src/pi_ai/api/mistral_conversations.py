@@ -20,12 +20,18 @@ from pi_ai._context import Context
 from pi_ai._event_stream import AssistantMessageEventStream, empty_assistant_message, error_text, start_stream
 from pi_ai._messages import TextContent, ThinkingContent, ToolCall
 from pi_ai._model import Model, calculate_cost, clamp_thinking_level
-from pi_ai._options import ResponseInfo, SimpleStreamOptions, StreamOptions
+from pi_ai._options import SimpleStreamOptions, StreamOptions
 from pi_ai._registry import ApiImplementation
 from pi_ai._simple_options import base_options
 from pi_ai.api import _js
 from pi_ai.api._accumulator import StreamAccumulator, StreamError
-from pi_ai.api._common import check_stream_end, pi_user_agent, provider_options, sanitize_surrogates
+from pi_ai.api._common import (
+    call_on_response,
+    check_stream_end,
+    pi_user_agent,
+    provider_options,
+    sanitize_surrogates,
+)
 from pi_ai.api._http import (
     HttpRequest,
     HttpStatusError,
@@ -325,9 +331,9 @@ async def _exchange(
                 open_stream(request, single, model, describe_error=lambda *_: "", request_timeout=False)
             )
         except HttpStatusError as error:
-            await _on_response(options, model, error.status, error.headers)
+            await call_on_response(options, model, error.status, error.headers)
             raise
-        await _on_response(options, model, response.status, response.headers)
+        await call_on_response(options, model, response.status, response.headers)
         acc.start()
         reader = _Reader(acc, model)
         try:
@@ -338,16 +344,6 @@ async def _exchange(
         except _js.JsTypeError as error:
             raise StreamError(str(error)) from None
         reader.finish()
-
-
-async def _on_response(options: MistralOptions, model: Model, status: int, headers: Any) -> None:
-    if options.on_response is None:
-        return
-    import inspect
-
-    result = options.on_response(ResponseInfo(status, dict(headers)), model)
-    if inspect.isawaitable(result):
-        await result
 
 
 def stream(

@@ -12,9 +12,8 @@ becomes an ``error`` event with an empty message.
 from __future__ import annotations
 
 import codecs
-import inspect
 import re
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -29,10 +28,10 @@ from pi_ai._event_stream import (
 )
 from pi_ai._messages import AssistantMessage, Diagnostic, TextContent, ThinkingContent, ToolCall, Usage
 from pi_ai._model import Model
-from pi_ai._options import ResponseInfo, SimpleStreamOptions, StreamOptions
+from pi_ai._options import SimpleStreamOptions, StreamOptions
 from pi_ai._registry import ApiImplementation
 from pi_ai.api._accumulator import StreamAccumulator, StreamError
-from pi_ai.api._common import env_value, provider_options
+from pi_ai.api._common import call_on_response, env_value, provider_options
 from pi_ai.api._http import (
     HttpRequest,
     HttpStatusError,
@@ -288,7 +287,7 @@ async def _exchange(
         async with open_stream(
             request, single, model, describe_error=lambda *_: "", request_timeout=False
         ) as response:
-            await _on_response(options, model, response.status, response.headers)
+            await call_on_response(options, model, response.status, response.headers)
             rebuilder = _Rebuilder(acc)
             async for batch in _events(response):
                 for event in batch:
@@ -296,18 +295,9 @@ async def _exchange(
                         return True
                 acc.flush()
     except HttpStatusError as error:
-        await _on_response(options, model, error.status, error.headers)
+        await call_on_response(options, model, error.status, error.headers)
         raise _response_error(model, request.url, error) from None
     return False
-
-
-async def _on_response(
-    options: PiMessagesOptions, model: Model, status: int, headers: Mapping[str, str]
-) -> None:
-    if options.on_response is not None:
-        result = options.on_response(ResponseInfo(status, dict(headers)), model)
-        if inspect.isawaitable(result):
-            await result
 
 
 def _fail(acc: StreamAccumulator, model: Model, error: BaseException, *, aborted: bool) -> None:

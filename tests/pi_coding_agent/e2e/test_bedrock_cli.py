@@ -1,19 +1,16 @@
-"""Our ``pi -p`` and Pi 0.85's (the oracle's ``pi-cli``) against one Amazon Bedrock server on
-127.0.0.1 speaking ConverseStream's binary event stream: a tool call (``read``), its result
-sent back, the final answer. Both must print the same answer and send the same requests
-(bodies equal as JSON, SigV4-signed with the keys from the environment)."""
+"""Our ``pi -p`` and Pi 0.85's against one Amazon Bedrock server on 127.0.0.1 speaking
+ConverseStream's binary event stream: a tool call (``read``), its result sent back, the final
+answer. Both must send the same requests (bodies equal as JSON, SigV4-signed with the keys
+from the environment for the region it names)."""
 
 from __future__ import annotations
 
-import asyncio
-import json
 from pathlib import Path
 from typing import Any
 
-from tests.pi_coding_agent.e2e._harness import Completed, Sandbox, run_ours, run_pi
+from tests.pi_coding_agent.e2e._roundtrip import ANSWER, run_both
 from tests.support import aws_eventstream as es
-from tests.support import oracle
-from tests.support.loopback import LoopbackServer, Recorded, Reply
+from tests.support.loopback import Recorded, Reply
 
 MODEL = "amazon-bedrock/us.anthropic.claude-sonnet-4-5-20250929-v1:0"
 STREAM = {"content-type": "application/vnd.amazon.eventstream", "x-amzn-requestid": "r-1"}
@@ -26,15 +23,13 @@ AWS = {
 
 
 def _tool_call() -> bytes:
+    start = {"contentBlockIndex": 1, "start": {"toolUse": {"toolUseId": "tooluse_e2e", "name": "read"}}}
     return b"".join(
         [
             es.event("messageStart", {"role": "assistant"}),
             es.event("contentBlockDelta", {"contentBlockIndex": 0, "delta": {"text": "Reading it."}}),
             es.event("contentBlockStop", {"contentBlockIndex": 0}),
-            es.event(
-                "contentBlockStart",
-                {"contentBlockIndex": 1, "start": {"toolUse": {"toolUseId": "tooluse_e2e", "name": "read"}}},
-            ),
+            es.event("contentBlockStart", start),
             es.event(
                 "contentBlockDelta", {"contentBlockIndex": 1, "delta": {"toolUse": {"input": '{"path":'}}}
             ),
@@ -50,20 +45,8 @@ def _tool_call() -> bytes:
 
 def _respond(recorded: Recorded) -> Reply:
     if b"toolResult" in recorded.body:
-        return Reply(200, STREAM, body=es.text_stream("The notes say: buy milk."))
+        return Reply(200, STREAM, body=es.text_stream(ANSWER))
     return Reply(200, STREAM, body=_tool_call())
-
-
-async def _run(root: Path, runner: Any) -> tuple[Completed, list[Recorded]]:
-    async with LoopbackServer(respond=_respond) as server:
-        sandbox = Sandbox.create(root, server.url)
-        models = {"providers": {"amazon-bedrock": {"baseUrl": server.url}}}
-        (sandbox.agent_dir / "models.json").write_text(json.dumps(models), encoding="utf-8")
-        (sandbox.work / "notes.txt").write_text("buy milk\n", encoding="utf-8")
-        done = await asyncio.to_thread(
-            runner, sandbox, "--model", MODEL, "-p", "What do my notes say?", **AWS
-        )
-    return done, server.requests
 
 
 def _comparable(body: dict[str, Any]) -> dict[str, Any]:
@@ -75,21 +58,14 @@ def _comparable(body: dict[str, Any]) -> dict[str, Any]:
 
 
 async def test_tool_round_trip_matches_pi(tmp_path: Path) -> None:
-    oracle.require_live_oracle()
-    ours, our_requests = await _run(tmp_path / "ours", run_ours)
-    pi, pi_requests = await _run(tmp_path / "pi", run_pi)
-    assert pi.returncode == 0, pi.stderr
-    assert ours.returncode == 0, ours.stderr
-    assert ours.stdout == pi.stdout == "The notes say: buy milk.\n"
-    assert [r.path for r in our_requests] == [r.path for r in pi_requests]
-    assert len(our_requests) == 2
-    for mine, theirs in zip(our_requests, pi_requests, strict=True):
+    providers = {"amazon-bedrock": {"baseUrl": "{base}"}}
+    ours, pi = await run_both(tmp_path, _respond, providers, MODEL, **AWS)
+    for mine, theirs in zip(ours.requests, pi.requests, strict=True):
         assert _comparable(mine.json()) == _comparable(theirs.json())
         for recorded in (mine, theirs):
-            assert (
-                recorded.headers["authorization"].startswith("AWS4-HMAC-SHA256 Credential=AKIDE2E/")
-                and "/us-west-2/bedrock/aws4_request" in recorded.headers["authorization"]
-            )
-    result = our_requests[1].json()["messages"][-1]["content"][0]["toolResult"]
+            auth = recorded.headers["authorization"]
+            assert auth.startswith("AWS4-HMAC-SHA256 Credential=AKIDE2E/")
+            assert "/us-west-2/bedrock/aws4_request" in auth
+    result = ours.requests[1].json()["messages"][-1]["content"][0]["toolResult"]
     assert result["toolUseId"] == "tooluse_e2e"
     assert result["content"][0]["text"] == "buy milk\n"
