@@ -89,7 +89,15 @@ def _python_label() -> str:
 
 
 def build_headers(model: Model, api_key: str, options: StreamOptions) -> dict[str, str]:
-    """SDK defaults, then Pi's headers (``None`` values dropped), then the API key if unset."""
+    """``sdk_headers``, then the API key if unset."""
+    headers = sdk_headers(model, options)
+    if not any(name.lower() == "x-goog-api-key" for name in headers):
+        headers["x-goog-api-key"] = api_key
+    return headers
+
+
+def sdk_headers(model: Model, options: StreamOptions) -> dict[str, str]:
+    """The SDK's defaults, then Pi's headers (``None`` values dropped); shared with Vertex."""
     sdk_label = f"{SDK_LABEL} {_python_label()}"
     pi_headers = {
         key: value
@@ -100,13 +108,10 @@ def build_headers(model: Model, api_key: str, options: StreamOptions) -> dict[st
         }.items()
         if value is not None
     }
-    headers = merge_headers(
+    return merge_headers(
         {"User-Agent": sdk_label, "x-goog-api-client": sdk_label, "Content-Type": "application/json"},
         pi_headers,
     )
-    if not any(name.lower() == "x-goog-api-key" for name in headers):
-        headers["x-goog-api-key"] = api_key
-    return headers
 
 
 def _google_error_message(status: int, reason: str, headers: Mapping[str, str], text: str) -> str:

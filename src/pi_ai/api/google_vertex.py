@@ -32,7 +32,7 @@ from pi_ai._model import Model, clamp_thinking_level
 from pi_ai._options import SimpleStreamOptions, StreamOptions
 from pi_ai._registry import ApiImplementation
 from pi_ai._simple_options import base_options
-from pi_ai.api._common import env_value, pi_user_agent, provider_options
+from pi_ai.api._common import env_value, provider_options
 from pi_ai.api._google_auth import access_token
 from pi_ai.api._google_convert import (
     build_config_and_params,
@@ -45,10 +45,11 @@ from pi_ai.api._google_convert import (
 )
 from pi_ai.api._http import HttpRequest, apply_on_payload, merge_headers
 from pi_ai.api.google_generative_ai import (
-    SDK_LABEL,
     GoogleOptions,
     GoogleThinkingOptions,
     _thinking_setting,
+    build_headers,
+    sdk_headers,
     stream_request,
 )
 
@@ -136,10 +137,8 @@ def _require(value: str | None, message: str) -> str:
 async def _request(model: Model, context: Context, options: VertexOptions) -> HttpRequest:
     api_key = _api_key(options)
     project = location = None
-    auth: dict[str, str | None]
-    if api_key is not None:
-        auth = {"x-goog-api-key": api_key}
-    else:
+    auth: dict[str, str | None] = {}
+    if api_key is None:
         project = _require(
             options.project
             or env_value("GOOGLE_CLOUD_PROJECT", options.env)
@@ -162,7 +161,7 @@ async def _request(model: Model, context: Context, options: VertexOptions) -> Ht
     if options.signal is not None and options.signal.aborted:
         raise AbortError("Request aborted")
     params = await apply_on_payload(options, params, model)
-    path, body = wire_request(params)
+    _, body = wire_request(params)
     body["contents"] = [_vertex_content(item) for item in params.get("contents") or []]
     model_id = str(params.get("model"))
     url = _url(
@@ -171,26 +170,15 @@ async def _request(model: Model, context: Context, options: VertexOptions) -> Ht
     if api_key is None:
         token = await access_token(options.env)
         auth = {"authorization": f"Bearer {token.token}", "x-goog-user-project": token.quota_project}
-    del path
-    return HttpRequest(url, _headers(model, options, auth), body)
+    return HttpRequest(url, _headers(model, options, api_key, auth), body)
 
 
-def _headers(model: Model, options: VertexOptions, auth: dict[str, str | None]) -> dict[str, str]:
-    import sys
-
-    sdk = f"{SDK_LABEL} gl-python/{sys.version.split()[0]}"
-    pi_headers = {
-        key: value
-        for key, value in {
-            "User-Agent": pi_user_agent(),
-            **(model.headers or {}),
-            **(options.headers or {}),
-        }.items()
-        if value is not None
-    }
-    return merge_headers(
-        {"User-Agent": sdk, "x-goog-api-client": sdk, "Content-Type": "application/json"}, pi_headers, auth
-    )
+def _headers(
+    model: Model, options: VertexOptions, api_key: str | None, auth: dict[str, str | None]
+) -> dict[str, str]:
+    if api_key is not None:
+        return build_headers(model, api_key, options)
+    return merge_headers(sdk_headers(model, options), auth)
 
 
 def _vertex_model_path(model_id: str) -> str:
