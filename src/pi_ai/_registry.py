@@ -45,6 +45,10 @@ _BUILTIN_MODULES: dict[str, str] = {
     # OpenAI-family APIs of the sign-in work (issue 14)
     "azure-openai-responses": "pi_ai.api.azure_openai_responses",
     "openai-codex-responses": "pi_ai.api.openai_codex_responses",
+    "bedrock-converse-stream": "pi_ai.api.bedrock_converse_stream",
+    "google-vertex": "pi_ai.api.google_vertex",
+    "mistral-conversations": "pi_ai.api.mistral_conversations",
+    "pi-messages": "pi_ai.api.pi_messages",
     "local": "pi_ai.api.local",
 }
 

@@ -61,6 +61,9 @@ API_MODULES: dict[str, str] = {
     # OpenAI-family APIs of the sign-in work (issue 14)
     "azure-openai-responses": "pi_ai.api.azure_openai_responses",
     "openai-codex-responses": "pi_ai.api.openai_codex_responses",
+    "google-vertex": "pi_ai.api.google_vertex",
+    "mistral-conversations": "pi_ai.api.mistral_conversations",
+    "pi-messages": "pi_ai.api.pi_messages",
 }
 
 VOLATILE_HEADERS = frozenset(

@@ -15,12 +15,14 @@ from typing import TypeVar
 
 from pi_ai._abort import AbortError, AbortSignal
 from pi_ai._messages import AssistantMessage, ImageContent, Message, ToolResultMessage, UserMessage
-from pi_ai._options import CacheRetention, StreamOptions
+from pi_ai._model import Model
+from pi_ai._options import CacheRetention, ResponseInfo, StreamOptions
 from pi_ai._simple_options import stream_option_values
 from pi_ai.api._accumulator import StreamError
 from pi_ai.api._http import has_header, merge_headers
 
 __all__ = [
+    "call_on_response",
     "check_stream_end",
     "clamp_prompt_cache_key",
     "client_api_key",
@@ -46,6 +48,18 @@ def provider_options(options: StreamOptions | None, cls: type[OptionsT]) -> Opti
     if options is None:
         return cls()
     return cls(**stream_option_values(options))
+
+
+async def call_on_response(options: StreamOptions, model: Model, status: int, headers: Mapping[str, str]) -> None:
+    """Give ``on_response`` the answer's status and headers (for adapters that, like Pi's
+    fetch-based ones, call it for error answers too, which ``open_stream`` does not)."""
+    if options.on_response is None:
+        return
+    import inspect
+
+    result = options.on_response(ResponseInfo(status, dict(headers)), model)
+    if inspect.isawaitable(result):
+        await result
 
 
 def check_stream_end(

@@ -13,7 +13,7 @@ import asyncio
 import dataclasses
 import random
 import sys
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from typing import Any
@@ -89,7 +89,15 @@ def _python_label() -> str:
 
 
 def build_headers(model: Model, api_key: str, options: StreamOptions) -> dict[str, str]:
-    """SDK defaults, then Pi's headers (``None`` values dropped), then the API key if unset."""
+    """``sdk_headers``, then the API key if unset."""
+    headers = sdk_headers(model, options)
+    if not any(name.lower() == "x-goog-api-key" for name in headers):
+        headers["x-goog-api-key"] = api_key
+    return headers
+
+
+def sdk_headers(model: Model, options: StreamOptions) -> dict[str, str]:
+    """The SDK's defaults, then Pi's headers (``None`` values dropped); shared with Vertex."""
     sdk_label = f"{SDK_LABEL} {_python_label()}"
     pi_headers = {
         key: value
@@ -100,13 +108,10 @@ def build_headers(model: Model, api_key: str, options: StreamOptions) -> dict[st
         }.items()
         if value is not None
     }
-    headers = merge_headers(
+    return merge_headers(
         {"User-Agent": sdk_label, "x-goog-api-client": sdk_label, "Content-Type": "application/json"},
         pi_headers,
     )
-    if not any(name.lower() == "x-goog-api-key" for name in headers):
-        headers["x-goog-api-key"] = api_key
-    return headers
 
 
 def _google_error_message(status: int, reason: str, headers: Mapping[str, str], text: str) -> str:
@@ -199,46 +204,36 @@ def format_error(error: BaseException) -> str:
     return error_text(error)
 
 
-def stream(
-    model: Model, context: Context, options: StreamOptions | None = None
+def stream_request(
+    model: Model,
+    options: GoogleOptions,
+    build: Callable[[], Awaitable[HttpRequest]],
+    *,
+    api: str,
+    no_finish_reason: str,
 ) -> AssistantMessageEventStream:
-    """Stream one response. Every failure arrives as an ``error`` event."""
-    opts = provider_options(options, GoogleOptions)
+    """One ``streamGenerateContent`` call as Pi's Google adapters make it (shared with
+    ``google_vertex``): ``build`` makes the request (``on_payload`` included), then the SDK's
+    retries, the stream read onto the accumulator and Pi's end checks; every failure arrives as
+    an ``error`` event."""
     output = empty_assistant_message(model)
-    output.api = API_NAME
+    output.api = api
 
     async def produce(events: AssistantMessageEventStream) -> None:
         acc = StreamAccumulator(events, output)
-        signal = opts.signal
+        signal = options.signal
         try:
-            if not opts.api_key:
-                raise ValueError(f"No API key for provider: {model.provider}")
-            headers = build_headers(model, opts.api_key, opts)
-            params = build_config_and_params(
-                model,
-                context,
-                temperature=opts.temperature,
-                max_tokens=opts.max_tokens,
-                tool_choice=opts.tool_choice,
-                thinking=_thinking_setting(opts.thinking),
-            )
-            if signal is not None and signal.aborted:
-                raise AbortError("Request aborted")
-            params = await apply_on_payload(opts, params, model)
-            path, body = wire_request(params)
-            request = HttpRequest(
-                join_url(model.base_url, f"/{path}:streamGenerateContent?alt=sse"), headers, body
-            )
+            request = await build()
             reader = GoogleStreamReader(acc, model)
             async with AsyncExitStack() as stack:
-                response = await _open(stack, request, opts, model)
+                response = await _open(stack, request, options, model)
                 acc.start()
                 await _read_chunks(response, reader, acc)
             reader.finish()
             check_stream_end(
                 output,
                 signal,
-                "Google stream ended without a finish reason",
+                no_finish_reason,
                 f"Provider stopped with: {output.raw_stop_reason}"
                 if output.raw_stop_reason
                 else "An unknown error occurred",
@@ -247,7 +242,36 @@ def stream(
         except Exception as error:
             acc.error(format_error(error), aborted=signal is not None and signal.aborted)
 
-    return start_stream(model, produce, signal=opts.signal)
+    return start_stream(model, produce, signal=options.signal)
+
+
+def stream(
+    model: Model, context: Context, options: StreamOptions | None = None
+) -> AssistantMessageEventStream:
+    """Stream one response. Every failure arrives as an ``error`` event."""
+    opts = provider_options(options, GoogleOptions)
+
+    async def build() -> HttpRequest:
+        if not opts.api_key:
+            raise ValueError(f"No API key for provider: {model.provider}")
+        headers = build_headers(model, opts.api_key, opts)
+        params = build_config_and_params(
+            model,
+            context,
+            temperature=opts.temperature,
+            max_tokens=opts.max_tokens,
+            tool_choice=opts.tool_choice,
+            thinking=_thinking_setting(opts.thinking),
+        )
+        if opts.signal is not None and opts.signal.aborted:
+            raise AbortError("Request aborted")
+        params = await apply_on_payload(opts, params, model)
+        path, body = wire_request(params)
+        return HttpRequest(join_url(model.base_url, f"/{path}:streamGenerateContent?alt=sse"), headers, body)
+
+    return stream_request(
+        model, opts, build, api=API_NAME, no_finish_reason="Google stream ended without a finish reason"
+    )
 
 
 def stream_simple(

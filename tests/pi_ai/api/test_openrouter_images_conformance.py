@@ -1,0 +1,72 @@
+"""openrouter-images against the real Pi 0.85: each case of
+``tests/conformance/cases/wire/openrouter-images`` (Pi's ``generateImages`` recorded by
+``tools/gen_wire_cases.py``, its request redirected to a loopback server) replayed through
+``pi_ai.generate_images``: the request (one user message, ``stream: false``, the model's
+``modalities``, headers), the output (text, inline images only), usage and cost, and errors."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+import pi_ai
+from pi_ai.api._http import close_clients, redirect_requests
+from tests.support import wire_cases
+from tests.support.loopback import LoopbackServer
+
+API = "openrouter-images"
+NAMES = wire_cases.case_names(API)
+
+
+async def _ours(case: dict[str, Any]) -> dict[str, Any]:
+    provider, _, model_id = case["model"]["imageRef"].partition("/")
+    model = pi_ai.get_image_model(provider, model_id)
+    assert model is not None
+    context = pi_ai.convert(case["context"], pi_ai.ImagesContext)
+    options = wire_cases.build_options({**case, "fn": "stream"}, pi_ai.ImagesOptions)
+    async with LoopbackServer([wire_cases._reply(spec) for spec in case["replies"]]) as server:
+        with redirect_requests(server.url) as originals:
+            result = await pi_ai.generate_images(model, context, options)
+        await close_clients()
+    requests = [
+        {
+            "method": r.method,
+            "path": r.path,
+            "url": url,
+            "headers": dict(r.headers),
+            "bodyText": r.body.decode(),
+        }
+        for r, url in zip(server.requests, originals, strict=False)
+    ]
+    return {"requests": requests, "result": wire_cases._zero_timestamps(pi_ai.to_builtins(result))}
+
+
+def test_cases_are_recorded() -> None:
+    assert len(NAMES) >= 5
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_case_matches_pi(name: str) -> None:
+    case, pi = wire_cases.load(API, name)
+    ours = asyncio.run(_ours(case))
+    assert [wire_cases.comparable_request(r) for r in ours["requests"]] == [
+        wire_cases.comparable_request(r) for r in pi["requests"]
+    ]
+    assert ours["result"] == pi["result"]
+
+
+def test_catalog_is_pis() -> None:
+    models = pi_ai.get_image_models("openrouter")
+    assert len(models) == 50
+    flux = pi_ai.get_image_model("openrouter", "black-forest-labs/flux.2-pro")
+    assert flux is not None and flux.output == ["image"] and flux.api == API
+
+
+def test_unknown_image_api_is_refused() -> None:
+    model = pi_ai.ImagesModel(
+        id="m", name="m", api="no-such-images", provider="p", base_url="http://127.0.0.1:9"
+    )
+    with pytest.raises(LookupError, match="No API provider registered for api: no-such-images"):
+        asyncio.run(pi_ai.generate_images(model, pi_ai.ImagesContext(input=[])))
