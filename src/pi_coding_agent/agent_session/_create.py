@@ -28,7 +28,7 @@ from pi_ai import (
 )
 from pi_coding_agent.agent_session._session import AgentSession
 from pi_coding_agent.messages import converter
-from pi_coding_agent.model_registry import MissingCredentials, ModelCatalog
+from pi_coding_agent.model_registry import MissingCredentials, ModelCatalog, ScopedModel
 from pi_coding_agent.session import SessionManager, ThinkingLevelChangeEntry
 from pi_coding_agent.settings import DEFAULT_THINKING_LEVEL, DEFAULT_TOOL_NAMES, Settings
 from pi_coding_agent.system_prompt import ContextFile, SystemPromptOptions, build_system_prompt
@@ -50,6 +50,8 @@ class SessionOptions:
     custom_prompt: str | None = None
     append_prompts: Sequence[str] = ()
     context_files: Sequence[ContextFile] = ()
+    scoped_models: Sequence[ScopedModel] = ()
+    """``--models`` / ``enabledModels``: what ``cycle_model`` goes through."""
 
 
 @dataclass
@@ -242,6 +244,7 @@ def create_agent_session(options: SessionOptions) -> CreatedSession:
         model=model,
         system_prompt=_system_prompt(options, tools),
         bin_dir=str(options.agent_dir / "bin"),
+        scoped_models=options.scoped_models,
     )
     holder.append(session)
     return CreatedSession(session, fallback, unknown)

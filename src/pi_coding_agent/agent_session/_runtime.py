@@ -1,0 +1,183 @@
+"""Replacing the active session: new, resume another file, fork, clone (Pi's ``AgentSessionRuntime``).
+
+A replacement stops the current session (its aborted run is still recorded in its own
+file), disposes it, and builds the next one with the factory the runtime was given (the
+CLI's: same model choice, tools and prompt rules, bound to the new session's directory).
+``runtime.session`` is then the new session.
+
+Listeners added with ``runtime.subscribe`` follow every replacement, so a mode subscribes
+once; listeners added to one ``AgentSession`` stay with it.
+
+``fork(entry_id)`` starts a new file holding the branch up to just before that user
+message (its text is returned to be edited); ``clone()`` copies the branch up to the leaf.
+A new session and a fork record the file they came from as ``parentSession``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+from pi_ai import UserMessage
+from pi_coding_agent.agent_session._events import SessionEvent
+from pi_coding_agent.agent_session._parts import SessionError, message_text
+from pi_coding_agent.agent_session._session import AgentSession, SessionListener
+from pi_coding_agent.extension_ui import ExtensionUI, NoExtensionUI, UiMode
+from pi_coding_agent.session import MessageEntry, SessionManager
+
+SessionFactory = Callable[[SessionManager], AgentSession]
+"""Builds the session for a manager (the manager's ``get_cwd()`` is the working directory)."""
+
+ForkPosition = Literal["before", "at"]
+
+INVALID_FORK_ENTRY = "Invalid entry ID for forking"
+NOT_SAVED_YET = (
+    "This session has not been saved yet. Wait for the first assistant response before cloning or forking it."
+)
+
+
+@dataclass(frozen=True)
+class ReplaceResult:
+    cancelled: bool
+    """Always ``False`` for now: extensions (a later issue) will be able to veto a replacement."""
+    selected_text: str | None = None
+    """For ``fork``: the text of the user message the fork starts before."""
+
+
+class AgentSessionRuntime:
+    def __init__(self, session: AgentSession, create: SessionFactory) -> None:
+        self._session = session
+        self._create = create
+        self._listeners: list[SessionListener] = []
+        self._detach = session.subscribe(self._forward)
+        self.ui: ExtensionUI = NoExtensionUI()
+        """How extensions reach the user in the current mode (set by the mode with ``bind_ui``)."""
+        self.ui_mode: UiMode = "print"
+
+    def bind_ui(self, ui: ExtensionUI, mode: UiMode) -> None:
+        self.ui = ui
+        self.ui_mode = mode
+
+    @property
+    def session(self) -> AgentSession:
+        return self._session
+
+    def subscribe(self, listener: SessionListener) -> Callable[[], None]:
+        """Receive the events of the current session, whichever it is after replacements."""
+        self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+        return unsubscribe
+
+    def _forward(self, event: SessionEvent) -> None:
+        for listener in list(self._listeners):
+            listener(event)
+
+    # ------------------------------------------------------------------ replacements
+
+    async def new_session(self, parent_session: str | None = None) -> ReplaceResult:
+        current = self._session.session_manager
+        if current.is_persisted():
+            manager = SessionManager.create(
+                current.get_cwd(), current.get_session_dir(), parent_session=parent_session
+            )
+        else:
+            manager = SessionManager.in_memory(current.get_cwd(), parent_session=parent_session)
+        await self._replace(manager)
+        return ReplaceResult(cancelled=False)
+
+    async def switch_session(self, path: str) -> ReplaceResult:
+        """Resume the session stored in ``path``."""
+        current = self._session.session_manager
+        same_file = _same_file(path, current.get_session_file())
+        if same_file:
+            await self._teardown()
+            current.close()
+            manager = SessionManager.open(path)
+        else:
+            manager = SessionManager.open(path)
+        if not _is_dir(manager.get_cwd()):
+            manager.close()
+            raise SessionError(f"Stored session working directory does not exist: {manager.get_cwd()}")
+        await self._replace(manager, torn_down=same_file)
+        return ReplaceResult(cancelled=False)
+
+    async def fork(self, entry_id: str, position: ForkPosition = "before") -> ReplaceResult:
+        """A new session from the branch ending before (or ``at``) ``entry_id``."""
+        manager = self._session.session_manager
+        selected = manager.get_entry(entry_id)
+        if selected is None:
+            raise SessionError(INVALID_FORK_ENTRY)
+        text: str | None = None
+        if position == "at":
+            leaf: str | None = selected.id
+        else:
+            if not isinstance(selected, MessageEntry) or not isinstance(selected.message, UserMessage):
+                raise SessionError(INVALID_FORK_ENTRY)
+            leaf = selected.parent_id
+            text = message_text(selected.message.content)
+        previous_file = manager.get_session_file()
+        if manager.is_persisted() and leaf is not None and not _exists(previous_file):
+            raise SessionError(NOT_SAVED_YET)
+        await self._teardown()
+        if leaf is None:
+            if manager.is_persisted():
+                manager.close()
+                manager = SessionManager.create(
+                    manager.get_cwd(), manager.get_session_dir(), parent_session=previous_file
+                )
+            else:
+                manager.new_session(parent_session=previous_file)
+        else:
+            manager.create_branched_session(leaf)
+        self._install(self._create(manager))
+        return ReplaceResult(cancelled=False, selected_text=text)
+
+    async def clone(self) -> ReplaceResult:
+        """A new session holding the current branch, up to and including the leaf."""
+        leaf = self._session.session_manager.get_leaf_id()
+        if not leaf:
+            raise SessionError("Cannot clone session: no current entry selected")
+        result = await self.fork(leaf, "at")
+        return ReplaceResult(cancelled=result.cancelled)
+
+    async def dispose(self) -> None:
+        await self._teardown()
+        self._session.session_manager.close()
+
+    # ------------------------------------------------------------------ helpers
+
+    async def _teardown(self) -> None:
+        session = self._session
+        await session.abort()
+        self._detach()
+        session.dispose()
+
+    async def _replace(self, manager: SessionManager, *, torn_down: bool = False) -> None:
+        old = self._session.session_manager
+        if not torn_down:
+            await self._teardown()
+            if old is not manager:
+                old.close()
+        self._install(self._create(manager))
+
+    def _install(self, session: AgentSession) -> None:
+        self._session = session
+        self._detach = session.subscribe(self._forward)
+
+
+def _same_file(path: str, current: str | None) -> bool:
+    return current is not None and os.path.abspath(path) == current
+
+
+def _exists(path: str | None) -> bool:
+    return path is not None and os.path.exists(path)
+
+
+def _is_dir(path: str) -> bool:
+    return os.path.isdir(path)
