@@ -156,7 +156,7 @@ class AgentSession(ModelControl, TreeNavigation, SessionStatistics, UserBash):
 
     @property
     def is_retrying(self) -> bool:
-        return self._retry_cancel is not None
+        return self._retry_cancel is not None and not self._retry_cancel.is_set()
 
     @property
     def retry_attempt(self) -> int:
@@ -379,9 +379,7 @@ class AgentSession(ModelControl, TreeNavigation, SessionStatistics, UserBash):
             return True
         finally:
             self._retry_cancel = None
-        attempt, self._retry_attempt = self._retry_attempt, 0
-        self._emit(AutoRetryEndEvent(success=False, attempt=attempt, final_error="Retry cancelled"))
-        return False
+        return False  # cancelled: abort_retry reported it
 
     # ------------------------------------------------------------------ compaction
 
@@ -406,9 +404,17 @@ class AgentSession(ModelControl, TreeNavigation, SessionStatistics, UserBash):
     # ------------------------------------------------------------------ stopping and waiting
 
     def abort_retry(self) -> None:
-        """Cancel the backoff of an automatic retry (the run then ends with the error)."""
-        if self._retry_cancel is not None:
-            self._retry_cancel.set()
+        """Cancel the backoff of an automatic retry (the run then ends with the error).
+
+        ``auto_retry_end`` is emitted right here, before this returns, as Pi's order of events
+        has it (before the answer to RPC ``abort_retry``).
+        """
+        cancel = self._retry_cancel
+        if cancel is None or cancel.is_set():
+            return
+        cancel.set()
+        attempt, self._retry_attempt = self._retry_attempt, 0
+        self._emit(AutoRetryEndEvent(success=False, attempt=attempt, final_error="Retry cancelled"))
 
     def abort_compaction(self) -> None:
         self._compactor.abort()

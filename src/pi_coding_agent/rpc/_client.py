@@ -148,6 +148,7 @@ class RpcClient:
         self._process: asyncio.subprocess.Process | None = None
         self._pending: dict[str, asyncio.Future[Json]] = {}
         self._listeners: list[EventListener] = []
+        self._taps: list[EventListener] = []
         self._streams: list[asyncio.Queue[Json | None]] = []
         self._next_id = 0
         self._tasks: list[asyncio.Task[None]] = []
@@ -212,6 +213,12 @@ class RpcClient:
     def events(self) -> EventStream:
         """A new stream of the events from now on (see ``EventStream``)."""
         return EventStream(self)
+
+    def on_message(self, listener: EventListener) -> Callable[[], None]:
+        """Call ``listener`` for every JSON object the agent writes, answers included, in order
+        (for logging and protocol tests; ``on_event`` is what applications want)."""
+        self._taps.append(listener)
+        return lambda: self._taps.remove(listener) if listener in self._taps else None
 
     def on_event(self, listener: EventListener) -> Callable[[], None]:
         """Call ``listener`` for every event; returns the function that removes it."""
@@ -310,6 +317,8 @@ class RpcClient:
             return  # not protocol (Pi's client ignores such lines too)
         if not isinstance(data, dict):
             return
+        for tap in list(self._taps):
+            tap(data)
         if data.get("type") == "response":
             waiter = self._pending.get(str(data.get("id")))
             if waiter is not None and not waiter.done():
@@ -478,9 +487,14 @@ class RpcClient:
 
     async def respond_to_ui(self, request_id: str, **answer: Any) -> None:
         """Answer an ``extension_ui_request`` (``value=...``, ``confirmed=...`` or ``cancelled=True``)."""
+        await self.write_raw(
+            json.dumps({"type": "extension_ui_response", "id": request_id, **answer}, ensure_ascii=False)
+        )
+
+    async def write_raw(self, line: str) -> None:
+        """Write one line to the agent's stdin as it is (no id; any answer arrives as an event)."""
         process = self._process
         if process is None or process.stdin is None:
             raise RuntimeError("Client not started")
-        line = json.dumps({"type": "extension_ui_response", "id": request_id, **answer}, ensure_ascii=False)
         process.stdin.write(line.encode() + b"\n")
         await process.stdin.drain()
