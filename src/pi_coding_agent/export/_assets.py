@@ -42,7 +42,8 @@ pre { white-space: pre-wrap; word-wrap: break-word; background: #f9fafb; padding
 .tool-name { font-weight: 600; font-family: ui-monospace, monospace; }
 .meta { font-size: 11px; color: var(--muted); margin-bottom: 4px; }
 .error { color: var(--error); }
-.image { max-width: 100%; border: 1px solid var(--line); border-radius: 4px; margin: 6px 0; }
+.image { max-width: 100%; min-width: 32px; image-rendering: pixelated; border: 1px solid var(--line);
+  border-radius: 4px; margin: 6px 0; }
 details.system-prompt { margin: 10px 0; }
 [hidden] { display: none !important; }
 """
