@@ -11,12 +11,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from pi_ai import encode
+import msgspec
+
+_ENCODER = msgspec.json.Encoder()
 
 
 def serialize_line(value: Any) -> bytes:
-    """One record: compact JSON (as ``JSON.stringify`` writes it) and ``\\n``."""
-    return encode(value) + b"\n"
+    """One record: compact JSON (as ``JSON.stringify`` writes it) and ``\\n``.
+
+    Records are plain JSON data (dicts, lists, ``msgspec.Raw``) by the time they get here,
+    so the plain encoder is used: ``pi_ai.encode`` would first search every value for wire
+    structs carrying unknown keys, which cost most of a ``get_state`` answer (``bench/rpc.py``).
+    """
+    return _ENCODER.encode(value) + b"\n"
 
 
 class LineSplitter:

@@ -9,8 +9,8 @@ own type. ``extension_ui_response`` lines go to the waiting extension dialog.
 
 stdout carries nothing but protocol: the process's own stdout (file descriptor 1) is
 pointed at stderr for the whole run, so a stray write by anything else lands there.
-Output is written in batches, once per turn of the event loop (``bench/rpc.py`` measures
-event throughput). End of input (the client closed stdin) stops whatever runs and exits
+Events are written in batches, once per turn of the event loop; an answer is written at
+once, after the events queued before it (``bench/rpc.py`` measures both). End of input (the client closed stdin) stops whatever runs and exits
 0; SIGTERM exits 143 and SIGHUP 129, as Pi does.
 """
 
@@ -20,6 +20,7 @@ import asyncio
 import contextlib
 import os
 import sys
+from collections.abc import Callable
 from typing import Any, BinaryIO
 
 from pi_ai import DecodeError, decode
@@ -41,18 +42,21 @@ class _Output:
         self._scheduled = False
         self.closed = False
 
-    def write(self, value: Any) -> None:
+    def write(self, value: Any, *, now: bool = False) -> None:
+        """Queue one line; ``now`` writes it (and everything before it) at once."""
         if self.closed:
             return
         self._pending.append(serialize_line(value))
-        if not self._scheduled:
+        if now:
+            self.flush()
+        elif not self._scheduled:
             self._scheduled = True
             asyncio.get_running_loop().call_soon(self.flush)
 
     def flush(self) -> None:
-        self._scheduled = False
         if not self._pending or self.closed:
             return
+        self._scheduled = False
         data, self._pending = b"".join(self._pending), []
         try:
             self._stream.write(data)
@@ -86,13 +90,16 @@ class RpcServer:
         runtime.bind_ui(self.ui, "rpc")
         self._commands = Commands(runtime)
         self._tasks: set[asyncio.Task[None]] = set()
+        self._splitter = LineSplitter()
+        self._input_ended: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._unsubscribe = runtime.subscribe(self._on_event)
 
     def _on_event(self, event: SessionEvent) -> None:
         self._output.write(to_json_event(event))
 
     def write(self, value: Any) -> None:
-        self._output.write(value)
+        """An answer: written at once, after the events before it (events go out in batches)."""
+        self._output.write(value, now=True)
 
     # ---------------------------------------------------------------- input
 
@@ -154,14 +161,17 @@ class RpcServer:
 
     # ---------------------------------------------------------------- lifetime
 
-    async def serve(self, chunks: asyncio.Queue[bytes]) -> None:
-        """Handle the records in ``chunks`` (raw input, ``b""`` at its end) until input ends."""
-        splitter = LineSplitter()
-        while chunk := await chunks.get():
-            for line in splitter.feed(chunk):
-                self.handle_line(line)
-        for line in splitter.finish():
+    def feed(self, chunk: bytes) -> None:
+        """Raw input as it arrives; ``b""`` is its end."""
+        lines = self._splitter.feed(chunk) if chunk else self._splitter.finish()
+        for line in lines:
             self.handle_line(line)
+        if not chunk and not self._input_ended.done():
+            self._input_ended.set_result(None)
+
+    async def serve(self) -> None:
+        """Return once the input has ended (and the last records were started)."""
+        await self._input_ended
         await asyncio.sleep(0)
 
     async def close(self) -> None:
@@ -180,12 +190,34 @@ def _message(error: BaseException) -> str:
     return str(error) or type(error).__name__
 
 
-def read_in_background(fd: int, loop: asyncio.AbstractEventLoop) -> asyncio.Queue[bytes]:
-    """Chunks read from ``fd`` by a daemon thread (works for pipes, files and terminals alike,
-    and never keeps the process alive once serving is over); ``b""`` marks the end."""
-    import threading
+def read_input(fd: int, loop: asyncio.AbstractEventLoop, feed: Callable[[bytes], None]) -> None:
+    """Give ``feed`` every chunk of input as it arrives, and ``b""`` at its end.
 
-    chunks: asyncio.Queue[bytes] = asyncio.Queue()
+    A pipe or socket (what editors and ``RpcClient`` give us) is watched by the event loop
+    itself, each chunk handled in the callback: no thread hop and no queue per command
+    (``bench/rpc.py``, ``get_state`` round trip). Anything else (a file, a terminal) is read
+    by a daemon thread, which never keeps the process alive once serving is over.
+    """
+    import stat
+
+    mode = os.fstat(fd).st_mode
+    if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+        os.set_blocking(fd, False)
+
+        def readable() -> None:
+            try:
+                chunk = os.read(fd, READ_SIZE)
+            except BlockingIOError:
+                return
+            except OSError:
+                chunk = b""
+            if not chunk:
+                loop.remove_reader(fd)
+            feed(chunk)
+
+        loop.add_reader(fd, readable)
+        return
+    import threading
 
     def pump() -> None:
         while True:
@@ -194,14 +226,13 @@ def read_in_background(fd: int, loop: asyncio.AbstractEventLoop) -> asyncio.Queu
             except OSError:
                 chunk = b""
             try:
-                loop.call_soon_threadsafe(chunks.put_nowait, chunk)
+                loop.call_soon_threadsafe(feed, chunk)
             except RuntimeError:  # the loop is closed: nobody is listening any more
                 return
             if not chunk:
                 return
 
     threading.Thread(target=pump, name="rpc-stdin", daemon=True).start()
-    return chunks
 
 
 async def run_rpc_mode(runtime: AgentSessionRuntime) -> int:
@@ -213,7 +244,8 @@ async def run_rpc_mode(runtime: AgentSessionRuntime) -> int:
     sys.stdout = sys.stderr
     server = RpcServer(runtime, protocol)
     loop = asyncio.get_running_loop()
-    serving = loop.create_task(server.serve(read_in_background(sys.stdin.fileno(), loop)))
+    read_input(sys.stdin.fileno(), loop, server.feed)
+    serving = loop.create_task(server.serve())
     exit_code = [0]
 
     def stop(code: int) -> None:

@@ -85,7 +85,6 @@ STEPS: list[dict[str, Any]] = [
     {"call": "followUp", "args": ["never delivered"]},
     {"call": "clearQueue"},
     {"call": "abort"},
-    {"call": "getLastAssistantText"},
     # Manual compaction with instructions.
     {"call": "compact", "args": ["Keep the stories"]},
     {"call": "getState"},
