@@ -21,6 +21,7 @@ from pi_coding_agent.agent_session._events import (
     ThinkingLevelChangedEvent,
     session_event_to_json,
 )
+from pi_coding_agent.agent_session._listeners import SessionListener
 from pi_coding_agent.agent_session._model_control import ModelChangeError, ModelCycleResult
 from pi_coding_agent.agent_session._parts import NO_MODEL_MESSAGE, SessionError
 from pi_coding_agent.agent_session._retry import is_retryable_error, retryable_error_text
@@ -30,11 +31,7 @@ from pi_coding_agent.agent_session._runtime import (
     ReplaceResult,
     SessionFactory,
 )
-from pi_coding_agent.agent_session._session import (
-    AgentSession,
-    SessionListener,
-    StreamingBehavior,
-)
+from pi_coding_agent.agent_session._session import AgentSession, StreamingBehavior
 from pi_coding_agent.agent_session._stats import ContextUsage, ForkPoint, SessionStats, TokenTotals
 from pi_coding_agent.agent_session._tree import NavigationResult, TreeError
 

@@ -42,10 +42,11 @@ OVERFLOW_RETRY_FAILED = (
 LENGTH_RETRY_FAILED = "Truncated response recovery failed after one compact-and-retry attempt."
 
 
-class AutoCompactor:
+class _Compaction:
+    """One kind of compaction of ``session``: whether one runs, and stopping it."""
+
     def __init__(self, session: AgentSession) -> None:
         self.session = session
-        self.overflow_recovery_attempted = False
         self._controller: AbortController | None = None
 
     @property
@@ -55,6 +56,12 @@ class AutoCompactor:
     def abort(self) -> None:
         if self._controller is not None:
             self._controller.abort()
+
+
+class AutoCompactor(_Compaction):
+    def __init__(self, session: AgentSession) -> None:
+        super().__init__(session)
+        self.overflow_recovery_attempted = False
 
     def _latest_compaction(self) -> CompactionEntry | None:
         for entry in reversed(self.session.session_manager.get_branch()):
@@ -233,18 +240,7 @@ class CompactionError(SessionError):
 COMPACTION_CANCELLED = "Compaction cancelled"
 
 
-class ManualCompaction:
-    def __init__(self, session: AgentSession) -> None:
-        self.session = session
-        self._controller: AbortController | None = None
-
-    @property
-    def running(self) -> bool:
-        return self._controller is not None
-
-    def abort(self) -> None:
-        if self._controller is not None:
-            self._controller.abort()
+class ManualCompaction(_Compaction):
 
     async def run(self, custom_instructions: str | None) -> dict[str, Any]:
         """Compact the current branch now; the result (``compact``'s RPC data). Raises ``CompactionError``."""

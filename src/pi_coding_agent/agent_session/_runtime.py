@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 from pi_ai import UserMessage
-from pi_coding_agent.agent_session._events import SessionEvent
+from pi_coding_agent.agent_session._listeners import Listeners, SessionListener
 from pi_coding_agent.agent_session._parts import SessionError, message_text
-from pi_coding_agent.agent_session._session import AgentSession, SessionListener
+from pi_coding_agent.agent_session._session import AgentSession
 from pi_coding_agent.extension_ui import ExtensionUI, NoExtensionUI, UiMode
 from pi_coding_agent.session import MessageEntry, SessionManager
 
@@ -50,8 +50,8 @@ class AgentSessionRuntime:
     def __init__(self, session: AgentSession, create: SessionFactory) -> None:
         self._session = session
         self._create = create
-        self._listeners: list[SessionListener] = []
-        self._detach = session.subscribe(self._forward)
+        self._listeners = Listeners()
+        self._detach = session.subscribe(self._listeners.emit)
         self.ui: ExtensionUI = NoExtensionUI()
         """How extensions reach the user in the current mode (set by the mode with ``bind_ui``)."""
         self.ui_mode: UiMode = "print"
@@ -66,17 +66,7 @@ class AgentSessionRuntime:
 
     def subscribe(self, listener: SessionListener) -> Callable[[], None]:
         """Receive the events of the current session, whichever it is after replacements."""
-        self._listeners.append(listener)
-
-        def unsubscribe() -> None:
-            if listener in self._listeners:
-                self._listeners.remove(listener)
-
-        return unsubscribe
-
-    def _forward(self, event: SessionEvent) -> None:
-        for listener in list(self._listeners):
-            listener(event)
+        return self._listeners.add(listener)
 
     # ------------------------------------------------------------------ replacements
 
@@ -168,7 +158,7 @@ class AgentSessionRuntime:
 
     def _install(self, session: AgentSession) -> None:
         self._session = session
-        self._detach = session.subscribe(self._forward)
+        self._detach = session.subscribe(self._listeners.emit)
 
 
 def _same_file(path: str, current: str | None) -> bool:

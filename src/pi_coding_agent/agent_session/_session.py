@@ -46,6 +46,7 @@ from pi_coding_agent.agent_session._events import (
     SessionAgentEndEvent,
     SessionEvent,
 )
+from pi_coding_agent.agent_session._listeners import Listeners, SessionListener
 from pi_coding_agent.agent_session._model_control import ModelControl
 from pi_coding_agent.agent_session._parts import NO_MODEL_MESSAGE, SessionError, message_text
 from pi_coding_agent.agent_session._retry import is_retryable_error
@@ -57,7 +58,6 @@ from pi_coding_agent.model_registry import ModelCatalog, ScopedModel, missing_ke
 from pi_coding_agent.session import SessionManager
 from pi_coding_agent.settings import Settings
 
-SessionListener = Callable[[SessionEvent], None]
 StreamingBehavior = Literal["steer", "followUp"]
 
 BUSY_MESSAGE = "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message."
@@ -94,7 +94,7 @@ class AgentSession(ModelControl, TreeNavigation, SessionStatistics, UserBash):
         self._model = model
         self._base_system_prompt = system_prompt
         agent.state.system_prompt = system_prompt
-        self._listeners: list[SessionListener] = []
+        self._listeners = Listeners()
         self._run_active = False
         self._idle_waiters: list[asyncio.Future[None]] = []
         self._last_assistant: AssistantMessage | None = None
@@ -164,13 +164,7 @@ class AgentSession(ModelControl, TreeNavigation, SessionStatistics, UserBash):
 
     def subscribe(self, listener: SessionListener) -> Callable[[], None]:
         """Call ``listener`` for every session event; returns the function that unsubscribes."""
-        self._listeners.append(listener)
-
-        def unsubscribe() -> None:
-            if listener in self._listeners:
-                self._listeners.remove(listener)
-
-        return unsubscribe
+        return self._listeners.add(listener)
 
     def dispose(self) -> None:
         """Stop everything in flight and drop every listener (the session is not used again)."""
@@ -183,8 +177,7 @@ class AgentSession(ModelControl, TreeNavigation, SessionStatistics, UserBash):
         self._listeners.clear()
 
     def _emit(self, event: SessionEvent) -> None:
-        for listener in list(self._listeners):
-            listener(event)
+        self._listeners.emit(event)
 
     # ------------------------------------------------------------------ queues
 

@@ -26,7 +26,11 @@ UiMode: TypeAlias = Literal["print", "json", "rpc", "tui"]
 
 
 class ExtensionUI(Protocol):
-    """What an extension may ask of the user interface."""
+    """What an extension may ask of the user interface.
+
+    The bodies are the answers of a mode without a user (every dialog dismissed at once);
+    ``NoExtensionUI`` is exactly that. A mode with a user implements every method.
+    """
 
     async def select(
         self,
@@ -37,7 +41,7 @@ class ExtensionUI(Protocol):
         signal: AbortSignal | None = None,
     ) -> str | None:
         """The option the user chose; ``None`` when dismissed, timed out or aborted."""
-        ...
+        return None
 
     async def confirm(
         self,
@@ -48,65 +52,6 @@ class ExtensionUI(Protocol):
         signal: AbortSignal | None = None,
     ) -> bool:
         """Yes or no; ``False`` when dismissed, timed out or aborted."""
-        ...
-
-    async def input(
-        self,
-        title: str,
-        placeholder: str | None = None,
-        *,
-        timeout_ms: int | None = None,
-        signal: AbortSignal | None = None,
-    ) -> str | None:
-        """One line of text; ``None`` when dismissed, timed out or aborted."""
-        ...
-
-    async def editor(self, title: str, prefill: str | None = None) -> str | None:
-        """Multi-line text, starting from ``prefill``; ``None`` when dismissed."""
-        ...
-
-    def notify(self, message: str, kind: NotifyKind | None = None) -> None: ...
-
-    def set_status(self, key: str, text: str | None) -> None:
-        """Show ``text`` in the status line under ``key``; ``None`` removes it."""
-        ...
-
-    def set_widget(
-        self, key: str, lines: Sequence[str] | None, placement: WidgetPlacement | None = None
-    ) -> None:
-        """Show lines of text near the editor under ``key``; ``None`` removes them."""
-        ...
-
-    def set_title(self, title: str) -> None: ...
-
-    def set_editor_text(self, text: str) -> None: ...
-
-    def get_editor_text(self) -> str:
-        """The editor's text ("" where the mode cannot know it, as in RPC)."""
-        ...
-
-
-class NoExtensionUI:
-    """For modes without a user to ask: every dialog resolves with its default at once."""
-
-    async def select(
-        self,
-        title: str,
-        options: Sequence[str],
-        *,
-        timeout_ms: int | None = None,
-        signal: AbortSignal | None = None,
-    ) -> str | None:
-        return None
-
-    async def confirm(
-        self,
-        title: str,
-        message: str,
-        *,
-        timeout_ms: int | None = None,
-        signal: AbortSignal | None = None,
-    ) -> bool:
         return False
 
     async def input(
@@ -117,20 +62,22 @@ class NoExtensionUI:
         timeout_ms: int | None = None,
         signal: AbortSignal | None = None,
     ) -> str | None:
+        """One line of text; ``None`` when dismissed, timed out or aborted."""
         return None
 
     async def editor(self, title: str, prefill: str | None = None) -> str | None:
+        """Multi-line text, starting from ``prefill``; ``None`` when dismissed."""
         return None
 
     def notify(self, message: str, kind: NotifyKind | None = None) -> None:
         return None
 
     def set_status(self, key: str, text: str | None) -> None:
+        """Show ``text`` in the status line under ``key``; ``None`` removes it."""
         return None
 
-    def set_widget(
-        self, key: str, lines: Sequence[str] | None, placement: WidgetPlacement | None = None
-    ) -> None:
+    def set_widget(self, key: str, lines: Sequence[str] | None, placement: WidgetPlacement | None = None) -> None:
+        """Show lines of text near the editor under ``key``; ``None`` removes them."""
         return None
 
     def set_title(self, title: str) -> None:
@@ -140,7 +87,12 @@ class NoExtensionUI:
         return None
 
     def get_editor_text(self) -> str:
+        """The editor's text ("" where the mode cannot know it, as in RPC)."""
         return ""
+
+
+class NoExtensionUI(ExtensionUI):
+    """For modes without a user to ask (print, json): every dialog resolves with its default at once."""
 
 
 __all__ = ["ExtensionUI", "NoExtensionUI", "NotifyKind", "UiMode", "WidgetPlacement"]

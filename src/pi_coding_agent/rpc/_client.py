@@ -228,34 +228,27 @@ class RpcClient:
     async def wait_for_idle(self) -> None:
         """Wait for the next ``agent_settled`` (the run, its retries and queued messages are done)."""
         async with self.events() as events:
-            async with asyncio.timeout(self.timeout):
-                async for event in events:
-                    if event.get("type") == "agent_settled":
-                        return
-        raise RpcError("wait_for_idle", f"the agent exited before settling; stderr: {self.stderr}")
+            await self._until_settled(events, "wait_for_idle")
 
     async def collect_events(self) -> list[Json]:
         """Every event until the next ``agent_settled`` (included)."""
-        collected: list[Json] = []
         async with self.events() as events:
-            async with asyncio.timeout(self.timeout):
-                async for event in events:
-                    collected.append(event)
-                    if event.get("type") == "agent_settled":
-                        return collected
-        raise RpcError("collect_events", f"the agent exited before settling; stderr: {self.stderr}")
+            return await self._until_settled(events, "collect_events")
 
     async def prompt_and_wait(self, message: str, images: Sequence[Json] | None = None) -> list[Json]:
         """Send a prompt and return its events up to ``agent_settled``."""
         async with self.events() as events:
             await self.prompt(message, images)
-            collected: list[Json] = []
-            async with asyncio.timeout(self.timeout):
-                async for event in events:
-                    collected.append(event)
-                    if event.get("type") == "agent_settled":
-                        return collected
-        raise RpcError("prompt", f"the agent exited before settling; stderr: {self.stderr}")
+            return await self._until_settled(events, "prompt")
+
+    async def _until_settled(self, events: EventStream, waiting_for: str) -> list[Json]:
+        collected: list[Json] = []
+        async with asyncio.timeout(self.timeout):
+            async for event in events:
+                collected.append(event)
+                if event.get("type") == "agent_settled":
+                    return collected
+        raise RpcError(waiting_for, f"the agent exited before settling; stderr: {self.stderr}")
 
     # ---------------------------------------------------------------- transport
 

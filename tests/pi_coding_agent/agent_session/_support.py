@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pi_ai import AssistantMessage, Context, StreamOptions
+from pi_ai.faux import FauxState, faux_assistant_message
 from pi_coding_agent.agent_session import (
     AgentSession,
     SessionOptions,
@@ -19,6 +22,33 @@ from pi_coding_agent.session import SessionManager
 from pi_coding_agent.settings import Settings
 
 API = "faux-session-test"
+
+
+def models_json(*models: dict[str, Any]) -> dict[str, Any]:
+    """A ``models.json``: the faux provider with ``models`` (default ``faux-1``), and a provider without a key."""
+    return {
+        "providers": {
+            "faux": {
+                "baseUrl": "http://localhost:0",
+                "api": API,
+                "apiKey": "faux-key",
+                "models": list(models) or [{"id": "faux-1", "contextWindow": 100000}],
+            },
+            "keyless": {"baseUrl": "http://localhost:0", "api": API, "models": [{"id": "k-1"}]},
+        }
+    }
+
+
+def answer_after_abort(started: asyncio.Event) -> Any:
+    """A faux answer that sets ``started`` and then waits until the call is aborted."""
+
+    async def answer(context: Context, options: StreamOptions | None, state: FauxState, model: Any) -> AssistantMessage:
+        started.set()
+        assert options is not None and options.signal is not None
+        await options.signal.wait()
+        return faux_assistant_message("never shown")
+
+    return answer
 
 
 @dataclass

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from pi_ai.faux import FauxModelSpec, FauxProvider, register_faux_provider
-from tests.pi_coding_agent.agent_session._support import API, Env
+from tests.pi_coding_agent.agent_session._support import API, Env, models_json
 
 
 @pytest.fixture
@@ -25,18 +25,7 @@ def env(tmp_path: Path) -> Env:
     work = tmp_path / "work"
     agent_dir.mkdir()
     work.mkdir()
-    models = {
-        "providers": {
-            "faux": {
-                "baseUrl": "http://localhost:0",
-                "api": API,
-                "apiKey": "faux-key",
-                "models": [{"id": "faux-1", "contextWindow": 100000}],
-            },
-            "keyless": {"baseUrl": "http://localhost:0", "api": API, "models": [{"id": "k-1"}]},
-        }
-    }
-    (agent_dir / "models.json").write_text(json.dumps(models), encoding="utf-8")
+    (agent_dir / "models.json").write_text(json.dumps(models_json()), encoding="utf-8")
     return Env(tmp_path, agent_dir, work, tmp_path / "sessions")
 
 

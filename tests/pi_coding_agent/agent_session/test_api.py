@@ -19,10 +19,11 @@ from pi_coding_agent.agent_session import (
 )
 from pi_coding_agent.model_registry import ScopedModel
 from tests.pi_coding_agent.agent_session._support import (
-    API,
     Env,
+    answer_after_abort,
     file_lines,
     make_session,
+    models_json,
     record_events,
     write_settings,
 )
@@ -65,20 +66,8 @@ async def _until(predicate: Any) -> None:
 
 
 def _two_models(env: Env) -> None:
-    models = {
-        "providers": {
-            "faux": {
-                "baseUrl": "http://localhost:0",
-                "api": API,
-                "apiKey": "faux-key",
-                "models": [
-                    {"id": "faux-1", "contextWindow": 100000},
-                    {"id": "faux-think", "reasoning": True, "contextWindow": 100000},
-                ],
-            },
-            "keyless": {"baseUrl": "http://localhost:0", "api": API, "models": [{"id": "k-1"}]},
-        }
-    }
+    models = models_json({"id": "faux-1", "contextWindow": 100000},
+                         {"id": "faux-think", "reasoning": True, "contextWindow": 100000})
     (env.agent_dir / "models.json").write_text(json.dumps(models), encoding="utf-8")
 
 
@@ -138,14 +127,7 @@ async def test_clear_queue_returns_the_texts_and_nothing_is_delivered(env: Env, 
 
 async def test_abort_stops_the_run_and_waits_until_idle(env: Env, faux: FauxProvider) -> None:
     started = asyncio.Event()
-
-    async def hang(context: Context, options: StreamOptions | None, state: FauxState, model: Any) -> AssistantMessage:
-        started.set()
-        assert options is not None and options.signal is not None
-        await options.signal.wait()
-        return faux_assistant_message("never shown")
-
-    faux.set_responses([hang])
+    faux.set_responses([answer_after_abort(started)])
     session = make_session(env, write_settings(env))
     events = record_events(session)
     run = asyncio.create_task(session.prompt("wait forever"))

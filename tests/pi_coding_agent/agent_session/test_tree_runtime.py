@@ -19,6 +19,7 @@ from pi_coding_agent.messages import BranchSummaryMessage
 from pi_coding_agent.session import BranchSummaryEntry, MessageEntry, SessionManager
 from tests.pi_coding_agent.agent_session._support import (
     Env,
+    answer_after_abort,
     file_lines,
     make_session,
     record_events,
@@ -133,14 +134,7 @@ async def test_label_without_summary_and_clearing(env: Env, faux: FauxProvider) 
 async def test_a_branch_summary_can_be_aborted(env: Env, faux: FauxProvider) -> None:
     session = await _two_branches(env, faux)
     started = asyncio.Event()
-
-    async def hang(context: Context, options: StreamOptions | None, state: FauxState, model: Any) -> AssistantMessage:
-        started.set()
-        assert options is not None and options.signal is not None
-        await options.signal.wait()
-        return faux_assistant_message("too late")
-
-    faux.set_responses([hang])
+    faux.set_responses([answer_after_abort(started)])
     leaf = session.session_manager.get_leaf_id()
     count = len(session.session_manager.get_entries())
     navigation = asyncio.create_task(session.navigate_tree(_user_entries(session)[0].id, summarize=True))
@@ -227,6 +221,7 @@ async def test_runtime_new_fork_clone_and_switch(env: Env, faux: FauxProvider) -
 
     await runtime.switch_session(original)
     assert runtime.session.session_file == original
+    assert runtime.ui_mode == "print" and await runtime.ui.confirm("Sure?", "no one can answer") is False
     assert [m.role for m in runtime.session.messages] == ["user", "assistant", "user", "assistant", "toolResult",
                                                           "assistant"]
     with pytest.raises(SessionError, match="Invalid entry ID for forking"):
