@@ -31,6 +31,8 @@ from pi_coding_agent.rpc._jsonl import LineSplitter, serialize_line
 from pi_coding_agent.rpc._ui import RpcExtensionUI
 
 READ_SIZE = 65536
+DISPOSE_TIMEOUT = 10.0
+"""Seconds the session gets to stop at the end of input or on a signal."""
 
 
 class _Output:
@@ -175,13 +177,18 @@ class RpcServer:
         await asyncio.sleep(0)
 
     async def close(self) -> None:
-        """Stop listening, stop the session (its last events are not written), flush."""
+        """Stop writing, then stop the session: a run in progress is aborted and its aborted
+        answer recorded in the session file (its events are not written any more)."""
         self._unsubscribe()
         self._output.flush()
         self._output.closed = True
-        for task in list(self._tasks):
-            task.cancel()
-        await self.runtime.dispose()
+        try:
+            await asyncio.wait_for(self.runtime.dispose(), DISPOSE_TIMEOUT)
+        except TimeoutError:
+            print(f"pi: the session did not stop within {DISPOSE_TIMEOUT:.0f} s; exiting anyway", file=sys.stderr)
+        finally:
+            for task in list(self._tasks):
+                task.cancel()
 
 
 def _message(error: BaseException) -> str:

@@ -34,33 +34,67 @@ def _provider() -> ScriptedProvider:
     return ScriptedProvider(scenario.SCRIPT, summary=scenario.SUMMARY, sequential=True)
 
 
-def _compare(ours: dict[str, Any], theirs: dict[str, Any], ours_box: Sandbox, pi_box: Sandbox) -> None:
+def _compare(
+    ours: dict[str, Any], theirs: dict[str, Any], ours_box: Sandbox, pi_box: Sandbox, *, read_files: bool
+) -> None:
+    """Equal answers and output; equal settings files; with ``read_files``, every session file
+    read by the live oracle (slow: one Node process per file) gives the same context."""
     mine, pis = normalize(ours, ours_box.root), normalize(theirs, pi_box.root)
     assert mine["results"] == pis["results"], first_difference(mine["results"], pis["results"])
     assert mine["stream"] == pis["stream"], first_difference(mine["stream"], pis["stream"])
-    # What the commands wrote: the global settings, and each session file as Pi reads it.
     settings = [json.loads((box.agent_dir / "settings.json").read_text(encoding="utf-8")) for box in (ours_box, pi_box)]
     assert settings[0] == settings[1]
-    assert _contexts(ours_box) == _contexts(pi_box)
+    if read_files:
+        # Pi reads our files as we read Pi's (one oracle process per file is slow, so only
+        # ours go through the oracle).
+        assert _read_by_pi(ours_box) == _read_by_us(pi_box)
     exported = [sorted(p.name[:11] for p in box.work.glob("pi-session-*.html")) for box in (ours_box, pi_box)]
     assert exported[0] == exported[1] == ["pi-session-"]
 
 
-def _contexts(box: Sandbox) -> list[dict[str, Any]]:
-    """Every session file as the live oracle reads it (sorted by their first user message)."""
+def _summary(box: Sandbox, name: str | None, entries: list[dict[str, Any]], context: dict[str, Any],
+             header: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "name": name,
+        "entryTypes": [entry["type"] for entry in entries],
+        "context": scrub(context, {str(box.root): "<root>"}),
+        "parent": "parentSession" in header,
+    }
+
+
+def _sorted(answers: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return sorted(answers, key=lambda a: json.dumps(a["context"]["messages"][:1]) + str(len(a["entryTypes"])))
+
+
+def _read_by_pi(box: Sandbox) -> list[dict[str, Any]]:
+    """Every session file as the live oracle reads it (the calls run side by side)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    files = box.session_files()
+    with ThreadPoolExecutor(max_workers=len(files) or 1) as pool:
+        read = list(pool.map(oracle_context, files))
+    return _sorted([_summary(box, a["sessionName"], a["entries"], a["context"], a["header"]) for a in read])
+
+
+def _read_by_us(box: Sandbox) -> list[dict[str, Any]]:
+    """Every session file as our ``SessionManager`` reads it (checked against Pi's reading by
+    the session conformance tests), in the oracle's shape."""
+    from pi_ai import to_builtins
+    from pi_coding_agent.session import SessionManager
+
     answers = []
     for path in box.session_files():
-        answer = oracle_context(path)
-        replacements = {str(box.root): "<root>"}
-        answers.append(
-            {
-                "name": answer["sessionName"],
-                "entryTypes": [entry["type"] for entry in answer["entries"]],
-                "context": scrub(answer["context"], replacements),
-                "parent": "parentSession" in answer["header"],
-            }
-        )
-    return sorted(answers, key=lambda a: json.dumps(a["context"]["messages"][:1]) + str(len(a["entryTypes"])))
+        manager = SessionManager.open(str(path), read_only=True)
+        built = manager.build_session_context()
+        context = {
+            "messages": to_builtins(built.messages),
+            "thinkingLevel": built.thinking_level,
+            "model": to_builtins(built.model),
+        }
+        answers.append(_summary(box, manager.get_session_name(), manager.get_entries_data(), context,
+                                manager.get_header_data()))
+        manager.close()
+    return _sorted(answers)
 
 
 def test_pi_rpc_client_sees_the_same_protocol(tmp_path: Path) -> None:
@@ -72,7 +106,7 @@ def test_pi_rpc_client_sees_the_same_protocol(tmp_path: Path) -> None:
         pi_box = make_sandbox(tmp_path / "pi", pi_provider.base_url, scenario.SETTINGS)
         ours = run_pi_client(ours_box, our_pi(), scenario_file)
         theirs = run_pi_client(pi_box, pi_cli(), scenario_file)
-    _compare(ours, theirs, ours_box, pi_box)
+    _compare(ours, theirs, ours_box, pi_box, read_files=True)
 
 
 async def _python_client(box: Sandbox, command: list[str]) -> dict[str, Any]:
@@ -88,4 +122,33 @@ def test_python_rpc_client_drives_ours_and_pi_alike(tmp_path: Path) -> None:
         pi_box = make_sandbox(tmp_path / "pi", pi_provider.base_url, scenario.SETTINGS)
         ours = asyncio.run(_python_client(ours_box, [str(our_pi())]))
         theirs = asyncio.run(_python_client(pi_box, [str(pi_cli())]))
-    _compare(ours, theirs, ours_box, pi_box)
+    # The files are those of the test above (same scenario); reading them again adds nothing.
+    _compare(ours, theirs, ours_box, pi_box, read_files=False)
+
+
+async def _scoped_answers(box: Sandbox, command: list[str]) -> list[Any]:
+    patterns = "scripted-openai/thinker:low,scripted-anthropic/scripted-claude"
+    client = RpcClient(command, args=["--models", patterns], cwd=box.work, env=box.env())
+    async with client:
+        answers: list[Any] = [await client.get_state()]
+        for _ in range(3):
+            answers.append(await client.cycle_model())
+        answers.append(await client.get_available_thinking_levels())
+        answers.append(await client.get_entries())
+    return answers
+
+
+def test_scoped_models_cycle_like_pi(tmp_path: Path) -> None:
+    """``--models``: the first scoped model (with its thinking level) starts a new session, and
+    ``cycle_model`` goes through the scope only."""
+    oracle.require_live_oracle()
+    answers = []
+    for name, command in (("ours", [str(our_pi())]), ("pi", [str(pi_cli())])):
+        box = make_sandbox(tmp_path / name, "http://127.0.0.1:9", {"retry": {"enabled": False}})
+        found = asyncio.run(_scoped_answers(box, command))
+        answers.append(normalize({"stream": [], "results": [{"result": found}]}, box.root))
+    assert answers[0] == answers[1]
+    cycles = answers[0]["results"][0]["result"][1:4]
+    assert [(c["model"]["id"], c["thinkingLevel"], c["isScoped"]) for c in cycles] == [
+        ("scripted-claude", "off", True), ("thinker", "low", True), ("scripted-claude", "off", True)
+    ]

@@ -270,3 +270,25 @@ async def test_a_deep_tree_goes_over_the_wire(tmp_path: Path) -> None:
     while node["children"]:
         depth, node = depth + 1, node["children"][0]
     assert depth == 1500 and node["entry"]["id"] == answer["leafId"]
+
+
+def test_end_of_input_stops_a_run_and_records_it(tmp_path: Path) -> None:
+    """Closing stdin ends the process (status 0); the answer being streamed is aborted and the
+    aborted answer is still recorded in the session file."""
+    with ScriptedProvider([{"text": "a slow answer " * 40, "chunk_delay": 0.05}]) as provider:
+        box = Sandbox.create(tmp_path, provider.base_url)
+        process = subprocess.Popen(
+            [str(our_pi()), "--mode", "rpc", "--model", OPENAI_MODEL],
+            cwd=box.work, env=box.env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        )
+        assert process.stdin is not None and process.stdout is not None
+        process.stdin.write(b'{"type":"prompt","message":"go"}\n')
+        process.stdin.flush()
+        while json.loads(process.stdout.readline()).get("type") != "message_update":
+            pass
+        process.stdin.close()
+        assert process.wait(timeout=30) == 0
+        (session,) = box.session_files()
+    messages = [json.loads(line).get("message", {}) for line in session.read_text(encoding="utf-8").splitlines()]
+    assert [m.get("role") for m in messages if m] == ["user", "assistant"]
+    assert messages[-1]["stopReason"] == "aborted"

@@ -5,6 +5,7 @@ context, see the same labels, the same leaf and the same tree as our ``get_*`` a
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -74,7 +75,9 @@ def test_summaries_and_labels_read_the_same_by_pi(tmp_path: Path) -> None:
     assert answers["back"]["editorText"] == "A first question"
 
     session_file = Path(answers["state"]["sessionFile"])
-    pi = oracle_context(session_file)
+    fork_file = Path(answers["fork_state"]["sessionFile"])
+    with ThreadPoolExecutor(max_workers=2) as pool:  # two oracle processes side by side
+        pi, forked = pool.map(oracle_context, [session_file, fork_file])
     # Pi builds the same context from the file as we did over RPC (before navigating back).
     assert navigation["summaryEntryId"] in pi["contextEntryIds"]
     roles = [m["role"] for m in pi["context"]["messages"]]
@@ -93,8 +96,6 @@ def test_summaries_and_labels_read_the_same_by_pi(tmp_path: Path) -> None:
     assert sorted(labels.values()) == ["before writing", "start"]
     assert pi["leafId"] == answers["tree"]["leafId"]
 
-    fork_file = Path(answers["fork_state"]["sessionFile"])
-    forked = oracle_context(fork_file)
     assert forked["header"]["parentSession"] == str(session_file)
     assert scrub(forked["context"]["messages"], {}) == scrub(answers["fork_messages"], {})
     assert [m["role"] for m in forked["context"]["messages"]] == ["user", "assistant"]
