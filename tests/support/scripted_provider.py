@@ -163,6 +163,8 @@ class ScriptedProvider:
         self._served = 0
         self.requests: list[dict[str, Any]] = []
         self.first_request_at: float | None = None
+        self.last_response_done: float | None = None
+        """Monotonic time the last streamed response was completely sent."""
         self._failures_served: dict[int, int] = {}
         self._lock = threading.Lock()
         provider = self
@@ -262,6 +264,7 @@ class ScriptedProvider:
                     time.sleep(delay)
         except (BrokenPipeError, ConnectionResetError):
             return
+        self.last_response_done = time.monotonic()
         handler.close_connection = True
 
 

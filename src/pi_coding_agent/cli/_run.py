@@ -122,11 +122,6 @@ def _run(parsed: ParsedArgs) -> int:
 
     if parsed.list_models is not None:
         return _list_models(parsed, cwd, home, diagnostics)
-    if mode == "interactive":
-        raise CliError(
-            "interactive mode is not available yet; run pi -p \"your prompt\" (or pipe the prompt on stdin)"
-        )
-
     startup_settings = Settings.load(cwd, home)
     env_session_dir = os.environ.get(SESSION_DIR_ENV)
     session_dir = (
@@ -241,9 +236,29 @@ def _run(parsed: ParsedArgs) -> int:
         raise CliError(str(error)) from None
     initial = build_initial_input(parsed.messages, stdin_text, files)
     diagnostics.flush()
+    if mode == "interactive":
+        return _run_interactive(session, home, initial, parsed.use_theme)
     if session.model is None:
         raise CliError(NO_MODELS_MESSAGE)
     return _run_print(session, "json" if mode == "json" else "text", initial)
+
+
+def _run_interactive(session: AgentSession, home: Path, initial: InitialInput, parsed_theme: str | None) -> int:
+    import asyncio
+
+    from pi_coding_agent import __version__
+    from pi_coding_agent.modes.interactive import run_interactive_mode
+
+    return asyncio.run(
+        run_interactive_mode(
+            session,
+            agent_dir=home,
+            version=__version__,
+            initial_message=initial.message,
+            initial_images=initial.images,
+            theme_name=parsed_theme,
+        )
+    )
 
 
 def _run_print(session: AgentSession, mode: Literal["text", "json"], initial: InitialInput) -> int:

@@ -201,27 +201,6 @@ def test_no_session_json_header_and_empty_prompt(tmp_path: Path) -> None:
     assert provider.requests == [] and sandbox.session_files() == []
 
 
-def test_terminal_without_print_explains_interactive_mode_is_missing(tmp_path: Path) -> None:
-    import os
-    import pty
-    import subprocess
-
-    sandbox = Sandbox.create(tmp_path, "http://127.0.0.1:9")
-    leader, follower = pty.openpty()
-    try:
-        done = subprocess.run(
-            [str(Path(__file__).resolve().parents[3] / ".venv" / "bin" / "pi")],
-            cwd=sandbox.work, env=sandbox.env(), stdin=follower, stdout=follower, stderr=subprocess.PIPE,
-            timeout=30, check=False,
-        )
-    finally:
-        os.close(follower)
-        os.close(leader)
-    assert done.returncode == 1
-    assert b"interactive mode is not available yet" in done.stderr
-    assert b'pi -p "your prompt"' in done.stderr
-
-
 def test_reader_closing_the_pipe_does_not_break_the_run(tmp_path: Path) -> None:
     import subprocess
 

@@ -1,0 +1,1 @@
+"""What the transcript is made of: messages, tool runs, user commands, summaries, footer."""

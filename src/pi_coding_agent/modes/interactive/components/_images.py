@@ -1,0 +1,73 @@
+"""Images inline in terminals that can show them (Kitty graphics, iTerm2), a text line elsewhere.
+
+Support is judged from the environment as Pi does (``PI_IMAGE_PROTOCOL`` forces it:
+``kitty``, ``iterm2``, ``none``). Inside tmux neither protocol reaches the terminal, so
+tmux gets the text fallback.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import struct
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pi_coding_agent.modes.interactive.theme import Theme
+
+IMAGE_WIDTH_CELLS = 60
+
+
+def image_protocol(env: dict[str, str] | None = None) -> str | None:
+    env = dict(os.environ) if env is None else env
+    forced = env.get("PI_IMAGE_PROTOCOL", "auto").lower()
+    if forced in ("kitty", "iterm2"):
+        return forced
+    if forced in ("none", "0", "false"):
+        return None
+    if env.get("TMUX"):
+        return None
+    if (
+        env.get("KITTY_WINDOW_ID")
+        or env.get("TERM") == "xterm-kitty"
+        or env.get("TERM_PROGRAM") in ("ghostty", "WezTerm")
+    ):
+        return "kitty"
+    if env.get("TERM_PROGRAM") == "iTerm.app":
+        return "iterm2"
+    return None
+
+
+def image_size(data: str, mime_type: str) -> tuple[int, int] | None:
+    try:
+        raw = base64.b64decode(data[:400] + "=" * (-len(data[:400]) % 4))
+    except ValueError:
+        return None
+    if mime_type == "image/png" and raw[:8] == b"\x89PNG\r\n\x1a\n" and len(raw) >= 24:
+        width, height = struct.unpack(">II", raw[16:24])
+        return int(width), int(height)
+    if mime_type == "image/gif" and len(raw) >= 10:
+        width, height = struct.unpack("<HH", raw[6:10])
+        return int(width), int(height)
+    return None
+
+
+def image_lines(data: str, mime_type: str, width: int, theme: Theme, show: bool) -> list[str]:
+    size = image_size(data, mime_type)
+    protocol = image_protocol() if show else None
+    if protocol is None:
+        dims = f" {size[0]}x{size[1]}" if size else ""
+        return [theme.fg("muted", f"[Image: {mime_type}{dims}]")]
+    cells = min(IMAGE_WIDTH_CELLS, width)
+    rows = max(1, round(cells * size[1] / size[0] / 2)) if size else cells // 2
+    if protocol == "iterm2":
+        sequence = f"\x1b]1337;File=inline=1;width={cells};height={rows};preserveAspectRatio=1:{data}\x07"
+    else:
+        chunks = [data[i : i + 4096] for i in range(0, len(data), 4096)] or [""]
+        parts = []
+        for index, chunk in enumerate(chunks):
+            more = 1 if index < len(chunks) - 1 else 0
+            head = f"a=T,f=100,c={cells},r={rows},q=2," if index == 0 else ""
+            parts.append(f"\x1b_G{head}m={more};{chunk}\x1b\\")
+        sequence = "".join(parts)
+    return [sequence, *[""] * (rows - 1)]

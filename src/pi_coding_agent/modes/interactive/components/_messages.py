@@ -1,0 +1,185 @@
+"""User and assistant messages, user bash runs, compaction and branch-summary cards."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pi_ai import AssistantMessage, TextContent, ThinkingContent
+from pi_coding_agent.tui import Box, Container, Markdown, MarkdownTheme, Spacer, Text, wrap_text_with_ansi
+
+if TYPE_CHECKING:
+    from pi_coding_agent.messages import BashExecutionMessage
+    from pi_coding_agent.modes.interactive.theme import Theme
+
+BASH_PREVIEW_LINES = 5
+
+
+class UserMessageView(Container):
+    def __init__(self, text: str, theme: Theme, markdown_theme: MarkdownTheme) -> None:
+        super().__init__()
+        self.add_child(Spacer(1))
+        box = Box(1, 1, lambda s: theme.bg("userMessageBg", s))
+        box.add_child(Markdown(text, 0, 0, markdown_theme, lambda s: theme.fg("userMessageText", s)))
+        self.add_child(box)
+
+
+class AssistantMessageView(Container):
+    """Text and thinking blocks of one answer, updated while it streams."""
+
+    def __init__(
+        self, theme: Theme, markdown_theme: MarkdownTheme, hide_thinking: bool, padding: int = 1
+    ) -> None:
+        super().__init__()
+        self.theme = theme
+        self.markdown_theme = markdown_theme
+        self.hide_thinking = hide_thinking
+        self.padding = padding
+        self._blocks: list[Markdown | Text] = []
+        self._message: AssistantMessage | None = None
+
+    def update(self, message: AssistantMessage) -> None:
+        self._message = message
+        theme = self.theme
+        visible = [
+            block for block in message.content
+            if isinstance(block, TextContent | ThinkingContent) and _block_text(block).strip()
+        ]  # fmt: skip
+        if len(visible) < len(self._blocks) or any(
+            isinstance(view, Markdown) != isinstance(block, TextContent | ThinkingContent)
+            for view, block in zip(self._blocks, visible, strict=False)
+        ):
+            self._blocks = []
+        while len(self._blocks) < len(visible):
+            block = visible[len(self._blocks)]
+            if isinstance(block, ThinkingContent) and self.hide_thinking:
+                self._blocks.append(
+                    Text(theme.italic(theme.fg("thinkingText", "Thinking...")), self.padding, 0)
+                )
+            elif isinstance(block, ThinkingContent):
+                style = lambda s: theme.italic(theme.fg("thinkingText", s))  # noqa: E731
+                self._blocks.append(Markdown("", self.padding, 0, self.markdown_theme, style))
+            else:
+                self._blocks.append(Markdown("", self.padding, 0, self.markdown_theme))
+        for view, block in zip(self._blocks, visible, strict=False):
+            if isinstance(view, Markdown):
+                view.set_text(_block_text(block).strip())
+        self.children = []
+        for view in self._blocks:
+            self.children.append(Spacer(1))
+            self.children.append(view)
+        if message.stop_reason in ("error", "aborted"):
+            text = message.error_message or (
+                "Operation aborted" if message.stop_reason == "aborted" else "Error"
+            )
+            self.children.append(Spacer(1))
+            self.children.append(Text(theme.fg("error", text), self.padding, 0))
+
+    def set_hide_thinking(self, hide: bool) -> None:
+        self.hide_thinking = hide
+        self._blocks = []
+        if self._message is not None:
+            self.update(self._message)
+
+
+def _block_text(block: TextContent | ThinkingContent) -> str:
+    return block.text if isinstance(block, TextContent) else block.thinking
+
+
+class BashExecutionView(Container):
+    """A ``!cmd`` / ``!!cmd`` run: the command, the end of its output, how it ended."""
+
+    def __init__(self, command: str, theme: Theme, exclude_from_context: bool) -> None:
+        super().__init__()
+        self.command = command
+        self.theme = theme
+        self.exclude = exclude_from_context
+        self.output = ""
+        self.expanded = False
+        self.status: str | None = None
+        self.full_output_path: str | None = None
+        self._rebuild()
+
+    def append_output(self, chunk: str) -> None:
+        self.output += chunk
+        self._rebuild()
+
+    def finish(self, message: BashExecutionMessage) -> None:
+        from msgspec import UNSET
+
+        self.output = message.output
+        if message.cancelled:
+            self.status = "(cancelled)"
+        elif message.exit_code not in (0, None, UNSET):
+            self.status = f"(exit {message.exit_code})"
+        if isinstance(message.full_output_path, str):
+            self.full_output_path = message.full_output_path
+        self._rebuild()
+
+    def set_expanded(self, expanded: bool) -> None:
+        self.expanded = expanded
+        self._rebuild()
+
+    def _rebuild(self) -> None:
+        theme = self.theme
+        colour = "muted" if self.exclude else "bashMode"
+        prefix = "$$" if self.exclude else "$"
+        lines = self.output.rstrip("\n").split("\n") if self.output.strip() else []
+        shown = lines if self.expanded else lines[-BASH_PREVIEW_LINES:]
+        body = [theme.fg(colour, theme.bold(f"{prefix} {self.command}"))]
+        if len(shown) < len(lines):
+            body.append(theme.fg("muted", f"... ({len(lines) - len(shown)} earlier lines, ctrl+o to expand)"))
+        body.extend(theme.fg("toolOutput", line) for line in shown)
+        if self.status:
+            body.append(theme.fg("error" if "exit" in self.status else "warning", self.status))
+        if self.full_output_path:
+            body.append(theme.fg("warning", f"[Full output: {self.full_output_path}]"))
+        self.children = [Spacer(1), Text("\n".join(body), 1, 0)]
+
+
+class SummaryCard(Container):
+    """A compaction or branch summary: a label line, the summary when expanded."""
+
+    def __init__(self, label: str, summary: str, theme: Theme, markdown_theme: MarkdownTheme) -> None:
+        super().__init__()
+        self.label = label
+        self.summary = summary
+        self.theme = theme
+        self.markdown_theme = markdown_theme
+        self.expanded = False
+        self._rebuild()
+
+    def set_expanded(self, expanded: bool) -> None:
+        self.expanded = expanded
+        self._rebuild()
+
+    def _rebuild(self) -> None:
+        theme = self.theme
+        box = Box(1, 1, lambda s: theme.bg("customMessageBg", s))
+        header = theme.fg("customMessageLabel", theme.bold(self.label))
+        if self.expanded:
+            box.add_child(Text(header, 0, 0))
+            box.add_child(Spacer(1))
+            box.add_child(
+                Markdown(self.summary, 0, 0, self.markdown_theme, lambda s: theme.fg("customMessageText", s))
+            )
+        else:
+            box.add_child(Text(header + theme.fg("dim", " (ctrl+o to expand)"), 0, 0))
+        self.children = [Spacer(1), box]
+
+
+def notice(text: str, theme: Theme, token: str = "muted") -> Container:
+    """A one-off line in the transcript (warnings, errors, status)."""
+    container = Container()
+    container.add_child(Spacer(1))
+    container.add_child(Text(theme.fg(token, text), 1, 0))
+    return container
+
+
+__all__ = [
+    "AssistantMessageView",
+    "BashExecutionView",
+    "SummaryCard",
+    "UserMessageView",
+    "notice",
+    "wrap_text_with_ansi",
+]

@@ -1,0 +1,1 @@
+"""Built-in components (Pi's ``Text``, ``Box``, ``Spacer``, ``Markdown``, ``SelectList``, ...)."""

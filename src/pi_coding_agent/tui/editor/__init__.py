@@ -1,0 +1,1 @@
+"""The multi-line prompt editor and its completion."""
