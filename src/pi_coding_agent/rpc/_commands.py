@@ -1,14 +1,15 @@
 """The RPC commands: each one's fields checked, the session called, the answer built.
 
 Commands and answers are Pi 0.85's (rpc.md). A handler returns the response's ``data``
-(``NO_DATA`` for a response without one) or raises; the server turns an exception into
+(``NO_DATA`` for a response without one), or an awaitable of it when the command waits
+(``async def``), or raises; the server turns an exception into
 ``success: false`` with its message. Two commands are ours, for what Pi offers only in
 its interactive UI: ``navigate_tree`` and ``set_label`` (see docs/rpc.md).
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
 from pi_ai import THINKING_LEVELS, ImageContent, convert, to_builtins
@@ -80,7 +81,8 @@ def _tuple(kinds: type | tuple[type, ...]) -> tuple[type, ...]:
     return kinds if isinstance(kinds, tuple) else (kinds,)
 
 
-Handler = Callable[["Commands", Command], Awaitable[Any]]
+Handler = Callable[["Commands", Command], Any]
+"""Returns the answer's data, or an awaitable of it for a command that waits."""
 
 
 class Commands:
@@ -111,7 +113,7 @@ class Commands:
         await self.session.abort()
         return NO_DATA
 
-    async def clear_queue(self, command: Command) -> Any:
+    def clear_queue(self, command: Command) -> Any:
         steering, follow_up = self.session.clear_queue()
         return {"steering": steering, "followUp": follow_up}
 
@@ -136,7 +138,7 @@ class Commands:
 
     # ---------------------------------------------------------------- state
 
-    async def get_state(self, command: Command) -> Any:
+    def get_state(self, command: Command) -> Any:
         session = self.session
         data: dict[str, Any] = {}
         if session.model is not None:
@@ -160,7 +162,7 @@ class Commands:
         )
         return data
 
-    async def get_messages(self, command: Command) -> Any:
+    def get_messages(self, command: Command) -> Any:
         return {"messages": to_builtins(self.session.messages)}
 
     # ---------------------------------------------------------------- model and thinking
@@ -185,27 +187,27 @@ class Commands:
             "isScoped": result.is_scoped,
         }
 
-    async def get_available_models(self, command: Command) -> Any:
+    def get_available_models(self, command: Command) -> Any:
         return {"models": [model_json(m) for m in self.session.available_models()]}
 
-    async def set_thinking_level(self, command: Command) -> Any:
+    def set_thinking_level(self, command: Command) -> Any:
         level = command.choice("level", THINKING_LEVELS)
         assert level is not None
         self.session.set_thinking_level(level)
         return NO_DATA
 
-    async def cycle_thinking_level(self, command: Command) -> Any:
+    def cycle_thinking_level(self, command: Command) -> Any:
         level = self.session.cycle_thinking_level()
         return None if level is None else {"level": level}
 
-    async def get_available_thinking_levels(self, command: Command) -> Any:
+    def get_available_thinking_levels(self, command: Command) -> Any:
         return {"levels": self.session.available_thinking_levels()}
 
-    async def set_steering_mode(self, command: Command) -> Any:
+    def set_steering_mode(self, command: Command) -> Any:
         self.session.set_steering_mode(_queue_mode(command))
         return NO_DATA
 
-    async def set_follow_up_mode(self, command: Command) -> Any:
+    def set_follow_up_mode(self, command: Command) -> Any:
         self.session.set_follow_up_mode(_queue_mode(command))
         return NO_DATA
 
@@ -214,15 +216,15 @@ class Commands:
     async def compact(self, command: Command) -> Any:
         return await self.session.compact(command.optional_text("customInstructions"))
 
-    async def set_auto_compaction(self, command: Command) -> Any:
+    def set_auto_compaction(self, command: Command) -> Any:
         self.session.set_auto_compaction_enabled(bool(command.flag("enabled", required=True)))
         return NO_DATA
 
-    async def set_auto_retry(self, command: Command) -> Any:
+    def set_auto_retry(self, command: Command) -> Any:
         self.session.set_auto_retry_enabled(bool(command.flag("enabled", required=True)))
         return NO_DATA
 
-    async def abort_retry(self, command: Command) -> Any:
+    def abort_retry(self, command: Command) -> Any:
         self.session.abort_retry()
         return NO_DATA
 
@@ -234,23 +236,23 @@ class Commands:
         )
         return bash_result_json(result)
 
-    async def abort_bash(self, command: Command) -> Any:
+    def abort_bash(self, command: Command) -> Any:
         self.session.abort_bash()
         return NO_DATA
 
     # ---------------------------------------------------------------- session data
 
-    async def get_session_stats(self, command: Command) -> Any:
+    def get_session_stats(self, command: Command) -> Any:
         return self.session.get_session_stats().to_json()
 
     async def export_html(self, command: Command) -> Any:
         return {"path": await self.session.export_to_html(command.optional_text("outputPath"))}
 
-    async def get_fork_messages(self, command: Command) -> Any:
+    def get_fork_messages(self, command: Command) -> Any:
         points = self.session.get_user_messages_for_forking()
         return {"messages": [{"entryId": point.entry_id, "text": point.text} for point in points]}
 
-    async def get_entries(self, command: Command) -> Any:
+    def get_entries(self, command: Command) -> Any:
         manager = self.session.session_manager
         entries = manager.get_entries_data()
         since = command.optional_text("since")
@@ -261,22 +263,22 @@ class Commands:
             entries = entries[position + 1 :]
         return {"entries": entries, "leafId": manager.get_leaf_id()}
 
-    async def get_tree(self, command: Command) -> Any:
+    def get_tree(self, command: Command) -> Any:
         manager = self.session.session_manager
         return {"tree": tree_json(manager), "leafId": manager.get_leaf_id()}
 
-    async def get_last_assistant_text(self, command: Command) -> Any:
+    def get_last_assistant_text(self, command: Command) -> Any:
         text = self.session.get_last_assistant_text()
         return {} if text is None else {"text": text}
 
-    async def set_session_name(self, command: Command) -> Any:
+    def set_session_name(self, command: Command) -> Any:
         name = command.text("name").strip()
         if not name:
             raise CommandError("Session name cannot be empty")
         self.session.set_session_name(name)
         return NO_DATA
 
-    async def get_commands(self, command: Command) -> Any:
+    def get_commands(self, command: Command) -> Any:
         return {"commands": []}
 
     # ---------------------------------------------------------------- ours: the tree in place
@@ -298,7 +300,7 @@ class Commands:
             data["summaryEntryId"] = result.summary_entry.id
         return data
 
-    async def set_label(self, command: Command) -> Any:
+    def set_label(self, command: Command) -> Any:
         self.session.set_label(command.text("entryId"), command.optional_text("label"))
         return NO_DATA
 

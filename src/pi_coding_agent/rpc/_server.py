@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import os
 import sys
-from collections.abc import Callable
-from typing import Any, BinaryIO
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any, BinaryIO, Final
 
 from pi_ai import DecodeError, decode
 from pi_coding_agent.agent_session import AgentSessionRuntime, SessionEvent
@@ -31,6 +32,8 @@ from pi_coding_agent.rpc._jsonl import LineSplitter, serialize_line
 from pi_coding_agent.rpc._ui import RpcExtensionUI
 
 READ_SIZE = 65536
+PROMPTED: Final = object()
+"""What ``_prompt`` returns: its answer was already written."""
 DISPOSE_TIMEOUT = 10.0
 """Seconds the session gets to stop at the end of input or on a signal."""
 
@@ -106,12 +109,13 @@ class RpcServer:
     # ---------------------------------------------------------------- input
 
     def handle_line(self, line: bytes) -> None:
-        """Start handling one input record (without its line end)."""
-        task = asyncio.get_running_loop().create_task(self._handle(line))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        """Handle one input record (without its line end).
 
-    async def _handle(self, line: bytes) -> None:
+        A command that needs no waiting is answered right here; one that waits (a prompt,
+        ``bash``, ``abort``, a compaction, a session replacement, ...) runs as a task, so the
+        lines after it are handled meanwhile. Answering inline saves a task and an event-loop
+        turn per command (``bench/rpc.py``, ``get_state`` round trip).
+        """
         try:
             parsed = decode(line, Any)
         except DecodeError as error:
@@ -126,21 +130,40 @@ class RpcServer:
             self.ui.resolve(parsed)
             return
         command = Command(parsed)
+        if command.type == "prompt":
+            self._spawn(self._answer_later(command, self._prompt(command)))
+            return
+        handler = self._commands.handler(command.type)
+        if handler is None:
+            self.write(_error(command.id, command.type, f"Unknown command: {command.type}"))
+            return
         try:
-            if command.type == "prompt":
-                await self._prompt(command)
-                return
-            handler = self._commands.handler(command.type)
-            if handler is None:
-                self.write(_error(command.id, command.type, f"Unknown command: {command.type}"))
-                return
-            data = await handler(self._commands, command)
+            data = handler(self._commands, command)
         except Exception as error:  # every failure is an answer, never a crash of the server
             self.write(_error(command.id, command.type, _message(error)))
             return
-        self.write(_response(command.id, command.type, data))
+        if inspect.isawaitable(data):
+            self._spawn(self._answer_later(command, data))
+        else:
+            self.write(_response(command.id, command.type, data))
 
-    async def _prompt(self, command: Command) -> None:
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _answer_later(self, command: Command, work: Awaitable[Any]) -> None:
+        """Await ``work`` and answer with its result (``prompt`` answers by itself: ``PROMPTED``)."""
+        try:
+            data = await work
+        except Exception as error:  # every failure is an answer, never a crash of the server
+            self.write(_error(command.id, command.type, _message(error)))
+            return
+        if data is not PROMPTED:
+            self.write(_response(command.id, command.type, data))
+
+    async def _prompt(self, command: Command) -> object:
+        """Run a prompt; its answer is written once it is accepted, before its events."""
         accepted = False
 
         def on_accepted() -> None:
@@ -160,6 +183,7 @@ class RpcServer:
             if not accepted:
                 raise
             print(f"pi: prompt failed after it was accepted: {_message(error)}", file=sys.stderr)
+        return PROMPTED
 
     # ---------------------------------------------------------------- lifetime
 
