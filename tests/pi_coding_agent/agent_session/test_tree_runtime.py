@@ -242,3 +242,27 @@ async def test_fork_of_an_unsaved_session_is_refused(env: Env, faux: FauxProvide
     memory.session_manager.append_message(UserMessage(content=[TextContent(text="draft")], timestamp=0))
     assert not (await memory_runtime.clone()).cancelled
     assert [m.role for m in memory_runtime.session.messages] == ["user"]
+
+
+async def test_branch_summary_reserve_tokens_setting_bounds_what_is_summarized(env: Env, faux: FauxProvider) -> None:
+    """``branchSummary.reserveTokens`` leaves ``contextWindow - reserve`` tokens (here 100) for
+    the branch: only its newest messages reach the summary prompt."""
+    faux.set_responses([faux_assistant_message("old answer " + "x" * 400),
+                        faux_assistant_message("newest answer")])
+    session = make_session(env, write_settings(env, branchSummary={"reserveTokens": 99_900}))
+    await session.prompt("first question " + "y" * 400)
+    await session.prompt("second question")
+    seen: list[Context] = []
+    faux.set_responses([_summary_answer("short", seen)])
+    root = session.session_manager.get_entries()[0].id
+    await session.navigate_tree(root, summarize=True)
+    prompt = _prompt_text(seen[0])
+    assert "newest answer" in prompt and "second question" in prompt
+    assert "old answer" not in prompt and "first question" not in prompt
+
+
+def test_skip_prompt_setting_is_read_for_the_interactive_ui(env: Env) -> None:
+    assert write_settings(env).branch_summary_skip_prompt is False
+    assert write_settings(env, branchSummary={"skipPrompt": True}).branch_summary_skip_prompt is True
+    broken = write_settings(env, branchSummary={"skipPrompt": "yes"})
+    assert broken.branch_summary_skip_prompt is False and broken.issues
