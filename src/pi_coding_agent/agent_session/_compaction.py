@@ -30,8 +30,9 @@ from pi_coding_agent.agent_session._parts import NO_MODEL_MESSAGE, SessionError
 from pi_coding_agent.session import CompactionEntry
 
 if TYPE_CHECKING:
+    from pi_ai import Model
     from pi_coding_agent.agent_session._session import AgentSession
-    from pi_coding_agent.compaction import CompactionResult
+    from pi_coding_agent.compaction import CompactionResult, SummaryRequest
 
 Reason = Literal["threshold", "overflow"]
 
@@ -56,6 +57,24 @@ class _Compaction:
     def abort(self) -> None:
         if self._controller is not None:
             self._controller.abort()
+
+    def _request(
+        self, model: Model, reason: str, controller: AbortController, custom_instructions: str | None = None
+    ) -> SummaryRequest:
+        """The summary call, with the session's stream function, thinking level and retry policy."""
+        from pi_coding_agent.compaction import SummaryRequest
+
+        session = self.session
+        return SummaryRequest(
+            model=model,
+            stream_fn=session.agent.stream_fn,
+            thinking_level=session.thinking_level,
+            retry=session.settings.retry,
+            signal=controller.signal,
+            on_retry_event=lambda kind, fields: session._emit(SummarizationRetryEvent(kind, fields)),
+            reason=reason,
+            custom_instructions=custom_instructions,
+        )
 
 
 class AutoCompactor(_Compaction):
@@ -158,7 +177,7 @@ class AutoCompactor(_Compaction):
 
     async def run(self, reason: Reason, *, will_retry: bool) -> bool:
         """Compact now; True when the agent should continue (a retry, or queued messages)."""
-        from pi_coding_agent.compaction import SummaryRequest, compact, prepare_compaction
+        from pi_coding_agent.compaction import compact, prepare_compaction
 
         session = self.session
         model = session.model
@@ -172,17 +191,8 @@ class AutoCompactor(_Compaction):
         controller = AbortController()
         self._controller = controller
         try:
-            request = SummaryRequest(
-                model=model,
-                stream_fn=session.agent.stream_fn,
-                thinking_level=session.thinking_level,
-                retry=session.settings.retry,
-                signal=controller.signal,
-                on_retry_event=lambda kind, fields: session._emit(SummarizationRetryEvent(kind, fields)),
-                reason=reason,
-            )
             try:
-                result = await compact(preparation, request)
+                result = await compact(preparation, self._request(model, reason, controller))
             except Exception as error:
                 if controller.signal.aborted:
                     session._emit(CompactionEndEvent(reason, None, aborted=True, will_retry=False))
@@ -279,7 +289,7 @@ class ManualCompaction(_Compaction):
         self.session._resolve_idle_if_idle()
 
     async def _summarize(self, controller: AbortController, custom_instructions: str | None) -> CompactionResult:
-        from pi_coding_agent.compaction import SummaryRequest, compact, prepare_compaction
+        from pi_coding_agent.compaction import compact, prepare_compaction
 
         session = self.session
         model = session.model
@@ -291,14 +301,4 @@ class ManualCompaction(_Compaction):
             if branch and isinstance(branch[-1], CompactionEntry):
                 raise CompactionError("Already compacted")
             raise CompactionError("Nothing to compact (session too small)")
-        request = SummaryRequest(
-            model=model,
-            stream_fn=session.agent.stream_fn,
-            thinking_level=session.thinking_level,
-            retry=session.settings.retry,
-            signal=controller.signal,
-            on_retry_event=lambda kind, fields: session._emit(SummarizationRetryEvent(kind, fields)),
-            reason="manual",
-            custom_instructions=custom_instructions,
-        )
-        return await compact(preparation, request)
+        return await compact(preparation, self._request(model, "manual", controller, custom_instructions))
