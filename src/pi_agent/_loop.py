@@ -550,7 +550,11 @@ class _ToolBatch:
         for call in calls:
             await self._emit_start(call)
             prepared = await self._prepare(call)
-            outcome = await self._execute_and_finalize(prepared) if isinstance(prepared, _Prepared) else prepared
+            outcome = (
+                await self._execute_and_finalize(prepared, concurrent=False)
+                if isinstance(prepared, _Prepared)
+                else prepared
+            )
             await self._emit_end(outcome)
             messages.append(await self._emit_result_message(outcome))
             outcomes.append(outcome)
@@ -571,9 +575,9 @@ class _ToolBatch:
                 break
         runnable = [entry for entry in entries if isinstance(entry, _Prepared)]
         if len(runnable) == 1:
-            finished = [await self._run_prepared(runnable[0])]
+            finished = [await self._run_prepared(runnable[0], concurrent=False)]
         elif runnable:
-            finished = await _gather([self._run_prepared(entry) for entry in runnable])
+            finished = await _gather([self._run_prepared(entry, concurrent=True) for entry in runnable])
         else:
             finished = []
         by_call = iter(finished)
@@ -581,11 +585,11 @@ class _ToolBatch:
         messages = [await self._emit_result_message(outcome) for outcome in outcomes]
         return messages, _batch_terminates(outcomes)
 
-    async def _run_prepared(self, prepared: _Prepared) -> _Outcome:
+    async def _run_prepared(self, prepared: _Prepared, *, concurrent: bool) -> _Outcome:
         if self.aborted:
             outcome = _Outcome(prepared.tool_call, _error_result("Operation aborted"), True)
         else:
-            outcome = await self._execute_and_finalize(prepared)
+            outcome = await self._execute_and_finalize(prepared, concurrent=concurrent)
         await self._emit_end(outcome)
         return outcome
 
@@ -615,8 +619,8 @@ class _ToolBatch:
         except Exception as error:
             return _Outcome(call, _error_result(_error_text(error)), True)
 
-    async def _execute_and_finalize(self, prepared: _Prepared) -> _Outcome:
-        result, is_error = await self._execute(prepared)
+    async def _execute_and_finalize(self, prepared: _Prepared, *, concurrent: bool) -> _Outcome:
+        result, is_error = await self._execute(prepared, concurrent=concurrent)
         hook = self.config.after_tool_call
         if hook is None:
             return _Outcome(prepared.tool_call, result, is_error)
@@ -642,18 +646,22 @@ class _ToolBatch:
             result, is_error = _error_result(_error_text(error)), True
         return _Outcome(prepared.tool_call, result, is_error)
 
-    async def _execute(self, prepared: _Prepared) -> tuple[AgentToolResult[Any], bool]:
+    async def _execute(self, prepared: _Prepared, *, concurrent: bool) -> tuple[AgentToolResult[Any], bool]:
         """Run the tool. ``on_update`` emits without blocking the tool; every update is
-        delivered before the call counts as finished, and updates after that are dropped."""
+        delivered before the call counts as finished, and updates after that are dropped.
+        ``concurrent``: other tools of the batch run alongside (see ``_take_js_turns``)."""
         import asyncio
 
         call, emit = prepared.tool_call, self.emit
         updates: list[asyncio.Future[None]] = []
         accepting = True
+        sent = 0
 
         def on_update(partial: AgentToolResult[Any]) -> None:
+            nonlocal sent
             if not accepting:
                 return
+            sent += 1
             event = ToolExecutionUpdateEvent(
                 tool_call_id=call.id, tool_name=call.name, args=call.arguments, partial_result=partial
             )
@@ -678,11 +686,31 @@ class _ToolBatch:
             raise
         finally:
             accepting = False
+        if concurrent:
+            await _take_js_turns(sent)
         if updates:
             for delivered in await asyncio.gather(*updates, return_exceptions=True):
                 if isinstance(delivered, BaseException):
                     raise delivered
         return outcome
+
+
+async def _take_js_turns(updates_sent: int) -> None:
+    """Yield to the other tools of a parallel batch as often as Pi's promise jobs do.
+
+    In Pi every tool's ``execute`` is called before any completion is handled: awaiting the
+    tool's promise suspends once even when the tool finished without waiting, and awaiting
+    the list of its update deliveries suspends once more unless the list is empty. Taking the
+    same turns here lets every later tool start (and send its synchronous updates) first, and
+    a tool that sent no update completes one turn ahead of one that did, so
+    ``tool_execution_update``/``tool_execution_end`` come in Pi's order (agent-events cases
+    ``parallel_sync_*``).
+    """
+    import asyncio
+
+    await asyncio.sleep(0)
+    if updates_sent:
+        await asyncio.sleep(0)
 
 
 async def _gather(coroutines: list[Coroutine[Any, Any, _Outcome]]) -> list[_Outcome]:

@@ -26,10 +26,9 @@ from typing import Any, ClassVar, TypeAlias, TypeVar, cast
 
 import msgspec
 
-from pi_ai import AssistantMessage, DecodeError, Message, ToolResultMessage, UserMessage
+from pi_ai import AssistantMessage, DecodeError, Message, ToolResultMessage, UserMessage, WireStruct
 from pi_ai import convert as convert_value
 from pi_ai import decode as decode_value
-from pi_ai._messages import WireStruct
 
 
 class _RoleFromTag:
@@ -143,7 +142,9 @@ def registered_roles() -> list[str]:
     return sorted(_bindings)
 
 
-def _union() -> Any:
+def agent_message_union() -> Any:
+    """The msgspec type union of every message class (pi_ai's roles and the registered ones);
+    a new object after each ``register_role``/``unregister_role``, the same one in between."""
     if not _union_cache:
         members: tuple[Any, ...] = (UserMessage, AssistantMessage, ToolResultMessage)
         members += tuple(binding.cls for binding in _bindings.values())
@@ -161,7 +162,7 @@ def _is_unknown_role(error: DecodeError) -> bool:
 def decode_agent_message(data: bytes | str) -> AgentMessage:
     """Decode JSON text into the registered class for its role (``OpaqueMessage`` if none)."""
     try:
-        return cast(AgentMessage, decode_value(data, _union()))
+        return cast(AgentMessage, decode_value(data, agent_message_union()))
     except DecodeError as error:
         if not _is_unknown_role(error):
             raise
@@ -176,7 +177,7 @@ def agent_message_from_dict(value: dict[str, Any]) -> AgentMessage:
     role = value.get("role")
     if isinstance(role, str) and role not in _BUILTIN_ROLES and role not in _bindings:
         return OpaqueMessage(value)
-    return cast(AgentMessage, convert_value(value, _union()))
+    return cast(AgentMessage, convert_value(value, agent_message_union()))
 
 
 _LLM_TYPES = (UserMessage, AssistantMessage, ToolResultMessage)

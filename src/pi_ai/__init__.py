@@ -2,7 +2,10 @@
 values, and the wire adapters that translate between the two.
 
 Names are loaded on first access (PEP 562) so ``import pi_ai`` stays cheap for programs that
-only need part of it; type checkers see ordinary imports.
+only need part of it; type checkers see ordinary imports. Two names exist for the layers built
+on top rather than for Pi compatibility: ``WireStruct`` (the base of every struct written to
+a wire or a file, for their own message and entry types) and ``lazy_attributes`` (the
+first-access loading their package ``__init__`` modules use too).
 """
 
 from __future__ import annotations
@@ -24,6 +27,15 @@ if TYPE_CHECKING:
     )
     from pi_ai._context import Context, Tool
     from pi_ai._env_keys import api_key_env_vars, get_env_api_key
+    from pi_ai._estimate import (
+        ContextEstimate,
+        calculate_context_tokens,
+        estimate_context_tokens,
+        estimate_message_tokens,
+        estimate_text_and_image_content_tokens,
+        estimate_text_tokens,
+        js_length,
+    )
     from pi_ai._event_stream import AssistantMessageEventStream, empty_assistant_message, now_ms, start_stream
     from pi_ai._events import (
         AssistantMessageEvent,
@@ -55,6 +67,7 @@ if TYPE_CHECKING:
         Usage,
         UsageCost,
         UserMessage,
+        WireStruct,
     )
     from pi_ai._model import (
         THINKING_LEVELS,
@@ -77,6 +90,7 @@ if TYPE_CHECKING:
     )
     from pi_ai._overflow import is_context_overflow, is_recoverable_length
     from pi_ai._partial_json import parse_streaming_json
+    from pi_ai._provider_auth import ProviderAuth, provider_env_names, resolve_provider_auth
     from pi_ai._registry import (
         ApiImplementation,
         complete,
@@ -88,17 +102,23 @@ if TYPE_CHECKING:
         stream_simple,
         unregister_apis,
     )
+    from pi_ai._retry import is_retryable_assistant_error
     from pi_ai._transform_messages import transform_messages
     from pi_ai.models import (
         ModelRegistry,
         get_model,
         get_models,
         get_providers,
-        models_config_error,
-        models_json_path,
     )
 
 _EXPORTS: dict[str, str] = {
+    "ContextEstimate": "pi_ai._estimate",
+    "calculate_context_tokens": "pi_ai._estimate",
+    "estimate_context_tokens": "pi_ai._estimate",
+    "estimate_message_tokens": "pi_ai._estimate",
+    "estimate_text_and_image_content_tokens": "pi_ai._estimate",
+    "estimate_text_tokens": "pi_ai._estimate",
+    "js_length": "pi_ai._estimate",
     "AbortController": "pi_ai._abort",
     "AbortError": "pi_ai._abort",
     "AbortSignal": "pi_ai._abort",
@@ -113,6 +133,9 @@ _EXPORTS: dict[str, str] = {
     "Tool": "pi_ai._context",
     "api_key_env_vars": "pi_ai._env_keys",
     "get_env_api_key": "pi_ai._env_keys",
+    "ProviderAuth": "pi_ai._provider_auth",
+    "provider_env_names": "pi_ai._provider_auth",
+    "resolve_provider_auth": "pi_ai._provider_auth",
     "AssistantMessageEventStream": "pi_ai._event_stream",
     "empty_assistant_message": "pi_ai._event_stream",
     "now_ms": "pi_ai._event_stream",
@@ -144,6 +167,7 @@ _EXPORTS: dict[str, str] = {
     "Usage": "pi_ai._messages",
     "UsageCost": "pi_ai._messages",
     "UserMessage": "pi_ai._messages",
+    "WireStruct": "pi_ai._messages",
     "THINKING_LEVELS": "pi_ai._model",
     "CostTier": "pi_ai._model",
     "Model": "pi_ai._model",
@@ -170,14 +194,13 @@ _EXPORTS: dict[str, str] = {
     "unregister_apis": "pi_ai._registry",
     "is_context_overflow": "pi_ai._overflow",
     "is_recoverable_length": "pi_ai._overflow",
+    "is_retryable_assistant_error": "pi_ai._retry",
     "transform_messages": "pi_ai._transform_messages",
     "parse_streaming_json": "pi_ai._partial_json",
     "ModelRegistry": "pi_ai.models",
     "get_model": "pi_ai.models",
     "get_models": "pi_ai.models",
     "get_providers": "pi_ai.models",
-    "models_config_error": "pi_ai.models",
-    "models_json_path": "pi_ai.models",
 }
 
 __getattr__, __dir__ = lazy_attributes(globals(), _EXPORTS)
@@ -195,6 +218,7 @@ __all__ = [
     "CacheRetention",
     "ContentBlock",
     "Context",
+    "ContextEstimate",
     "CostTier",
     "DecodeError",
     "DeferredHandle",
@@ -206,6 +230,7 @@ __all__ = [
     "Model",
     "ModelCost",
     "ModelRegistry",
+    "ProviderAuth",
     "ReasoningLevel",
     "ResponseInfo",
     "SimpleStreamOptions",
@@ -231,7 +256,9 @@ __all__ = [
     "Usage",
     "UsageCost",
     "UserMessage",
+    "WireStruct",
     "api_key_env_vars",
+    "calculate_context_tokens",
     "calculate_cost",
     "clamp_thinking_level",
     "complete",
@@ -241,6 +268,10 @@ __all__ = [
     "decode_message",
     "empty_assistant_message",
     "encode",
+    "estimate_context_tokens",
+    "estimate_message_tokens",
+    "estimate_text_and_image_content_tokens",
+    "estimate_text_tokens",
     "get_api",
     "get_env_api_key",
     "get_model",
@@ -249,14 +280,17 @@ __all__ = [
     "get_supported_thinking_levels",
     "is_context_overflow",
     "is_recoverable_length",
+    "is_retryable_assistant_error",
+    "js_length",
+    "lazy_attributes",
     "message_from_dict",
     "models_are_equal",
-    "models_config_error",
-    "models_json_path",
     "now_ms",
     "parse_streaming_json",
+    "provider_env_names",
     "register_api",
     "registered_apis",
+    "resolve_provider_auth",
     "start_stream",
     "stream",
     "stream_simple",

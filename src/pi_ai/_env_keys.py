@@ -59,7 +59,7 @@ _BEDROCK_VARS = (
 )
 
 
-def _value(name: str, env: Mapping[str, str] | None) -> str | None:
+def env_value(name: str, env: Mapping[str, str] | None) -> str | None:
     """Scoped overrides first, then the process environment; empty counts as unset."""
     return (env.get(name) if env else None) or os.environ.get(name) or None
 
@@ -74,17 +74,17 @@ def get_env_api_key(provider: str, env: Mapping[str, str] | None = None) -> str 
     for name in _ENV_VARS.get(provider, ()):
         if provider == "anthropic" and name == "ANTHROPIC_AUTH_TOKEN":
             continue
-        value = _value(name, env)
+        value = env_value(name, env)
         if value:
             return value
     if provider == "google-vertex":
-        credentials = _value("GOOGLE_APPLICATION_CREDENTIALS", env)
+        credentials = env_value("GOOGLE_APPLICATION_CREDENTIALS", env)
         path = credentials or os.path.expanduser("~/.config/gcloud/application_default_credentials.json")
-        has_project = _value("GOOGLE_CLOUD_PROJECT", env) or _value("GCLOUD_PROJECT", env)
-        if os.path.exists(path) and has_project and _value("GOOGLE_CLOUD_LOCATION", env):
+        has_project = env_value("GOOGLE_CLOUD_PROJECT", env) or env_value("GCLOUD_PROJECT", env)
+        if os.path.exists(path) and has_project and env_value("GOOGLE_CLOUD_LOCATION", env):
             return AUTHENTICATED_MARKER
     if provider == "amazon-bedrock":
-        keys = _value("AWS_ACCESS_KEY_ID", env) and _value("AWS_SECRET_ACCESS_KEY", env)
-        if keys or any(_value(name, env) for name in _BEDROCK_VARS):
+        keys = env_value("AWS_ACCESS_KEY_ID", env) and env_value("AWS_SECRET_ACCESS_KEY", env)
+        if keys or any(env_value(name, env) for name in _BEDROCK_VARS):
             return AUTHENTICATED_MARKER
     return None

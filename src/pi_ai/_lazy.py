@@ -18,16 +18,18 @@ def lazy_attributes(
     """``(__getattr__, __dir__)`` for the package whose ``globals()`` is ``namespace``.
 
     ``exports`` maps each lazily loaded name to its module, absolute (``pi_ai._codec``) or
-    relative to the package (``._read``). A loaded name is cached in the namespace, so the
-    hook runs once per name.
+    relative to the package (``._read``); ``module:attribute`` exports an attribute under
+    another name (a root that offers Pi's names for things named otherwise below). A loaded
+    name is cached in the namespace, so the hook runs once per name.
     """
     package = namespace["__name__"]
 
     def get(name: str) -> Any:
-        module = exports.get(name)
-        if module is None:
+        target = exports.get(name)
+        if target is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(module, package), name)
+        module, _, attribute = target.partition(":")
+        value = getattr(importlib.import_module(module, package), attribute or name)
         namespace[name] = value
         return value
 

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypeAlias
+from typing import Any, Literal, TypeAlias, get_args
 
 import msgspec
 
 from pi_ai._messages import Usage, UsageCost
 
 ThinkingLevel: TypeAlias = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
-THINKING_LEVELS: tuple[ThinkingLevel, ...] = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
-"""All levels, weakest first."""
+THINKING_LEVELS: tuple[ThinkingLevel, ...] = get_args(ThinkingLevel)
+"""All levels, weakest first: the one list every layer uses (``ReasoningLevel`` is the same
+without ``"off"``, checked by ``tests/pi_ai/core/test_model_and_cost.py``)."""
 
 InputModality: TypeAlias = Literal["text", "image"]
 

@@ -42,6 +42,10 @@ class StreamOptions:
     headers: Mapping[str, str | None] | None = None
     """Extra headers; a ``None`` value removes a default header."""
     timeout_ms: int | None = None
+    """Deadline for the response headers (the SDKs' ``timeout``; default 600 000 ms)."""
+    idle_timeout_ms: int | None = None
+    """Longest silence allowed before the headers and between body bytes (Pi's
+    ``httpIdleTimeoutMs``; default 300 000 ms, 0 = no limit)."""
     max_retries: int = 0
     max_retry_delay_ms: int = 60_000
     """Cap on a server-requested retry delay; a longer request fails at once. 0 = no cap."""

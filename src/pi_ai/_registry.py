@@ -15,10 +15,11 @@ from typing import TypeVar
 
 from pi_ai._context import Context
 from pi_ai._env_keys import AUTHENTICATED_MARKER, get_env_api_key
-from pi_ai._event_stream import AssistantMessageEventStream
+from pi_ai._event_stream import AssistantMessageEventStream, start_stream
 from pi_ai._messages import AssistantMessage
 from pi_ai._model import Model
 from pi_ai._options import SimpleStreamOptions, StreamOptions
+from pi_ai._provider_auth import fill_base_url_placeholders, needs_env_auth, resolve_provider_auth
 
 StreamFunction = Callable[[Model, Context, StreamOptions | None], AssistantMessageEventStream]
 _O = TypeVar("_O", bound=StreamOptions)
@@ -84,36 +85,69 @@ def _resolve(model: Model) -> ApiImplementation:
     return implementation
 
 
-def _with_env_api_key(model: Model, options: _O | None, default: type[_O]) -> _O:
+def _with_env_auth(
+    model: Model, options: _O | None, default: type[_O], env_auth: bool
+) -> tuple[Model, _O] | str:
+    """Credentials from the environment when the call brings none, as Pi's ``stream`` adds
+    them; the Cloudflare placeholders of the base URL filled. A string: why the call fails."""
     resolved = options if options is not None else default()
-    if resolved.api_key and resolved.api_key.strip():
-        return resolved
-    key = get_env_api_key(model.provider, resolved.env)
-    if not key or key == AUTHENTICATED_MARKER:
-        return resolved
-    return dataclasses.replace(resolved, api_key=key)
+    if not env_auth:
+        return fill_base_url_placeholders(model, resolved.env), resolved
+    if needs_env_auth(model.provider, resolved.api_key, resolved.headers):
+        # Pi resolves a Cloudflare provider in full: key, headers and its account/gateway ids.
+        auth = resolve_provider_auth(model.provider, key=resolved.api_key, env=resolved.env)
+        if auth is None:
+            return f"Provider is not configured: {model.provider}"
+        headers = {**(auth.headers or {}), **(resolved.headers or {})}
+        resolved = dataclasses.replace(
+            resolved,
+            api_key=resolved.api_key if resolved.api_key is not None else auth.api_key,
+            headers=headers or None,
+            env={**(auth.env or {}), **(resolved.env or {})},
+        )
+    elif not (resolved.api_key and resolved.api_key.strip()):
+        key = get_env_api_key(model.provider, resolved.env)
+        if key and key != AUTHENTICATED_MARKER:
+            resolved = dataclasses.replace(resolved, api_key=key)
+    return fill_base_url_placeholders(model, resolved.env), resolved
+
+
+def _failed(model: Model, reason: str, options: StreamOptions | None) -> AssistantMessageEventStream:
+    async def fail(_stream: AssistantMessageEventStream) -> None:
+        raise RuntimeError(reason)
+
+    return start_stream(model, fail, signal=options.signal if options is not None else None)
 
 
 def stream(
-    model: Model, context: Context, options: StreamOptions | None = None
+    model: Model, context: Context, options: StreamOptions | None = None, *, env_auth: bool = True
 ) -> AssistantMessageEventStream:
     """Stream one response with provider-native options.
+
+    Without credentials in ``options`` they are taken from the environment (as Pi's
+    ``stream`` does); ``env_auth=False`` says the caller resolved them already (the coding
+    agent's model registry does, as Pi's ``Models`` runtime), so the environment is not read.
 
     Raises ``LookupError`` at once when no implementation is registered for ``model.api``;
     every later failure arrives as an ``error`` event.
     """
     implementation = _resolve(model)
-    return implementation.stream(model, context, _with_env_api_key(model, options, StreamOptions))
+    prepared = _with_env_auth(model, options, StreamOptions, env_auth)
+    if isinstance(prepared, str):
+        return _failed(model, prepared, options)
+    return implementation.stream(prepared[0], context, prepared[1])
 
 
 def stream_simple(
-    model: Model, context: Context, options: SimpleStreamOptions | None = None
+    model: Model, context: Context, options: SimpleStreamOptions | None = None, *, env_auth: bool = True
 ) -> AssistantMessageEventStream:
-    """Stream one response with the unified options (reasoning level, tool choice)."""
+    """Stream one response with the unified options (reasoning level, tool choice);
+    ``env_auth`` as for ``stream``."""
     implementation = _resolve(model)
-    return implementation.stream_simple(
-        model, context, _with_env_api_key(model, options, SimpleStreamOptions)
-    )
+    prepared = _with_env_auth(model, options, SimpleStreamOptions, env_auth)
+    if isinstance(prepared, str):
+        return _failed(model, prepared, options)
+    return implementation.stream_simple(prepared[0], context, prepared[1])
 
 
 async def complete(model: Model, context: Context, options: StreamOptions | None = None) -> AssistantMessage:

@@ -1,5 +1,5 @@
-"""Helpers behind every ``stream_simple``: context-size estimates, max-token clamping and
-thinking budgets, with Pi's constants.
+"""Helpers behind every ``stream_simple``: max-token clamping (with the context-size estimate
+of ``pi_ai._estimate``) and thinking budgets, with Pi's constants.
 
 Lengths are measured as JavaScript measures them (UTF-16 code units) so the numbers that
 reach the wire (``max_tokens``, ``budget_tokens``) equal Pi's for the same conversation.
@@ -7,145 +7,32 @@ reach the wire (``max_tokens``, ``budget_tokens``) equal Pi's for the same conve
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import Any
 
-from pi_ai._codec import encode
-from pi_ai._context import Context, Tool
-from pi_ai._messages import (
-    AssistantMessage,
-    ImageContent,
-    Message,
-    TextContent,
-    ThinkingContent,
-    ToolResultMessage,
-    Usage,
-)
+from pi_ai._context import Context
+from pi_ai._estimate import estimate_context_tokens
 from pi_ai._model import Model
 from pi_ai._options import SimpleStreamOptions, StreamOptions, ThinkingBudgets
 
 __all__ = [
     "DEFAULT_THINKING_BUDGETS",
     "MIN_ANSWER_TOKENS",
-    "ContextEstimate",
     "adjust_max_tokens_for_thinking",
     "base_options",
     "clamp_max_tokens_to_context",
     "clamp_reasoning",
     "clamp_thinking_budget_to_answer_room",
-    "estimate_context_tokens",
-    "js_length",
     "merge_sampling_params",
     "stream_option_values",
     "thinking_budget_for_level",
 ]
 
-CHARS_PER_TOKEN = 4
-ESTIMATED_IMAGE_CHARS = 4800
 CONTEXT_SAFETY_TOKENS = 4096
 MIN_MAX_TOKENS = 1
 MIN_ANSWER_TOKENS = 1024
 """Tokens always left for the answer when a thinking budget shares the output cap."""
 DEFAULT_THINKING_BUDGETS: dict[str, int] = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384}
-
-
-def js_length(text: str) -> int:
-    """``text.length`` in JavaScript: UTF-16 code units (characters beyond U+FFFF count twice)."""
-    if text.isascii():
-        return len(text)
-    return len(text.encode("utf-16-le", "surrogatepass")) // 2
-
-
-def _json_length(value: Any) -> int:
-    return js_length(encode(value).decode("utf-8", "surrogatepass"))
-
-
-# --------------------------------------------------------------------------- context estimate
-
-
-def context_tokens_of_usage(usage: Usage) -> int:
-    return usage.total_tokens or usage.input + usage.output + usage.cache_read + usage.cache_write
-
-
-def _content_chars(content: str | Sequence[TextContent | ImageContent]) -> int:
-    if isinstance(content, str):
-        return js_length(content)
-    return sum(
-        js_length(block.text) if isinstance(block, TextContent) else ESTIMATED_IMAGE_CHARS
-        for block in content
-    )
-
-
-def estimate_message_tokens(message: Message) -> int:
-    if isinstance(message, AssistantMessage):
-        chars = 0
-        for block in message.content:
-            if isinstance(block, TextContent):
-                chars += js_length(block.text)
-            elif isinstance(block, ThinkingContent):
-                chars += js_length(block.thinking)
-            else:
-                chars += js_length(block.name) + _json_length(block.arguments)
-        return math.ceil(chars / CHARS_PER_TOKEN)
-    return math.ceil(_content_chars(message.content) / CHARS_PER_TOKEN)
-
-
-def _tools_tokens(tools: Sequence[Tool] | None) -> int:
-    if not tools:
-        return 0
-    return math.ceil(_json_length(list(tools)) / CHARS_PER_TOKEN)
-
-
-@dataclass(frozen=True, slots=True)
-class ContextEstimate:
-    tokens: int
-    usage_tokens: int
-    trailing_tokens: int
-    last_usage_index: int | None
-
-
-def _last_usage(messages: Sequence[Message]) -> tuple[Usage, int] | None:
-    """The usage of the newest successful response that still describes the current prefix."""
-    latest_prefix_timestamp = -math.inf
-    found: tuple[Usage, int] | None = None
-    for index, message in enumerate(messages):
-        if (
-            isinstance(message, AssistantMessage)
-            and message.timestamp >= latest_prefix_timestamp
-            and message.stop_reason not in ("aborted", "error")
-            and context_tokens_of_usage(message.usage) > 0
-        ):
-            found = (message.usage, index)
-        latest_prefix_timestamp = max(latest_prefix_timestamp, message.timestamp)
-    return found
-
-
-def estimate_context_tokens(context: Context) -> ContextEstimate:
-    """Pi's estimate of the prompt size: the last reported usage plus what came after it,
-    or chars/4 of everything when no response reported usage yet."""
-    messages = context.messages
-    last = _last_usage(messages)
-    if last is not None:
-        usage, index = last
-        usage_tokens = context_tokens_of_usage(usage)
-        trailing = sum(estimate_message_tokens(message) for message in messages[index + 1 :])
-        added = {
-            name
-            for message in messages[index + 1 :]
-            if isinstance(message, ToolResultMessage)
-            for name in message.added_tool_names or ()
-        }
-        added_tokens = _tools_tokens([tool for tool in context.tools or () if tool.name in added])
-        return ContextEstimate(
-            usage_tokens + trailing + added_tokens, usage_tokens, trailing + added_tokens, index
-        )
-    tokens = sum(estimate_message_tokens(message) for message in messages)
-    prefix = (
-        math.ceil(js_length(context.system_prompt) / CHARS_PER_TOKEN) if context.system_prompt else 0
-    ) + (_tools_tokens(context.tools))
-    return ContextEstimate(tokens + prefix, 0, tokens + prefix, None)
 
 
 # --------------------------------------------------------------------------- clamping
@@ -179,6 +66,7 @@ def base_options(model: Model, context: Context, options: SimpleStreamOptions) -
         "on_response": options.on_response,
         "headers": options.headers,
         "timeout_ms": options.timeout_ms,
+        "idle_timeout_ms": options.idle_timeout_ms,
         "max_retries": options.max_retries,
         "max_retry_delay_ms": options.max_retry_delay_ms,
         "temperature": options.temperature,

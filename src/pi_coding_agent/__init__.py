@@ -1,5 +1,261 @@
-"""pi_coding_agent: the coding agent product (sessions, tools, run modes, the ``pi`` CLI)."""
+"""pi_coding_agent: the coding agent product (sessions, tools, run modes, the ``pi`` CLI).
+
+The root offers what Pi's ``@earendil-works/pi-coding-agent`` index exports, in snake_case,
+for the parts built here (``docs/sdk.md`` lists the mapping and what is not built). Names are
+loaded on first access (PEP 562): ``import pi_coding_agent`` loads this module alone, so
+``pi --version`` pays nothing for them, and ``from pi_coding_agent import SessionManager``
+loads the session package and what it needs, nothing else.
+"""
+
+from __future__ import annotations
 
 __version__ = "0.1.0"
 PI_COMPAT_VERSION = "0.85.0"
 """The Pi release whose files and wire protocol this implementation follows."""
+VERSION = __version__
+
+TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: importing typing would cost ``pi --version``
+if TYPE_CHECKING:
+    from typing import Any
+
+    from pi_coding_agent.agent_session import (
+        AgentSession,
+        AgentSessionRuntime,
+        AgentSettledEvent,
+        ContextUsage,
+        ModelCycleResult,
+        SessionInfoChangedEvent,
+        SessionStats,
+        create_agent_session,
+    )
+    from pi_coding_agent.agent_session import CreatedSession as CreateAgentSessionResult
+    from pi_coding_agent.agent_session import SessionEvent as AgentSessionEvent
+    from pi_coding_agent.agent_session import SessionListener as AgentSessionEventListener
+    from pi_coding_agent.agent_session import SessionOptions as CreateAgentSessionOptions
+    from pi_coding_agent.cli import ParsedArgs as Args
+    from pi_coding_agent.cli import main, parse_args
+    from pi_coding_agent.compaction import (
+        CompactionResult,
+        calculate_context_tokens,
+        collect_entries_for_branch_summary,
+        compact,
+        estimate_tokens,
+        find_cut_point,
+        generate_branch_summary,
+        prepare_branch_entries,
+        serialize_conversation,
+        should_compact,
+    )
+    from pi_coding_agent.compaction import CutPoint as CutPointResult
+    from pi_coding_agent.compaction import FileOps as FileOperations
+    from pi_coding_agent.messages import convert_to_llm
+    from pi_coding_agent.model_registry import ModelCatalog, ScopedModel, resolve_cli_model
+    from pi_coding_agent.model_registry import ModelResolution as ResolveCliModelResult
+    from pi_coding_agent.modes import run_print_mode
+    from pi_coding_agent.modes.interactive.theme import Theme
+    from pi_coding_agent.paths import CONFIG_DIR_NAME
+    from pi_coding_agent.paths import agent_dir as get_agent_dir
+    from pi_coding_agent.rpc import RpcClient, run_rpc_mode
+    from pi_coding_agent.session import (
+        CURRENT_SESSION_VERSION,
+        BranchSummaryEntry,
+        CompactionEntry,
+        CustomEntry,
+        CustomMessageEntry,
+        ModelChangeEntry,
+        SessionContext,
+        SessionEntry,
+        SessionHeader,
+        SessionInfo,
+        SessionInfoEntry,
+        SessionManager,
+        SessionTreeNode,
+        ThinkingLevelChangeEntry,
+        build_context_entries,
+        build_session_context,
+    )
+    from pi_coding_agent.session import MessageEntry as SessionMessageEntry
+    from pi_coding_agent.session import entry_messages as session_entry_to_context_messages
+    from pi_coding_agent.session import migrate_entries as migrate_session_entries
+    from pi_coding_agent.settings import CompactionSettings, RetrySettings, Settings
+    from pi_coding_agent.system_prompt import load_context_files as load_project_context_files
+    from pi_coding_agent.tools import (
+        DEFAULT_MAX_BYTES,
+        DEFAULT_MAX_LINES,
+        TruncationResult,
+        format_size,
+        truncate_head,
+        truncate_line,
+        truncate_tail,
+    )
+    from pi_coding_agent.tools import ShellOperations as BashOperations
+    from pi_coding_agent.tools import ToolOptions as ToolsOptions
+    from pi_coding_agent.tools import detect_image_mime_in_file as detect_supported_image_mime_type_from_file
+    from pi_coding_agent.tui import DynamicBorder
+
+_EXPORTS: dict[str, str] = {
+    # Pi's names; "module:attribute" where this implementation names the same thing otherwise.
+    "CONFIG_DIR_NAME": "pi_coding_agent.paths",
+    "get_agent_dir": "pi_coding_agent.paths:agent_dir",
+    "Args": "pi_coding_agent.cli:ParsedArgs",
+    "parse_args": "pi_coding_agent.cli",
+    "main": "pi_coding_agent.cli",
+    "AgentSession": "pi_coding_agent.agent_session",
+    "AgentSessionRuntime": "pi_coding_agent.agent_session",
+    "ContextUsage": "pi_coding_agent.agent_session",
+    "ModelCycleResult": "pi_coding_agent.agent_session",
+    "SessionInfoChangedEvent": "pi_coding_agent.agent_session",
+    "SessionStats": "pi_coding_agent.agent_session",
+    "AgentSettledEvent": "pi_coding_agent.agent_session",
+    "AgentSessionEvent": "pi_coding_agent.agent_session:SessionEvent",
+    "AgentSessionEventListener": "pi_coding_agent.agent_session:SessionListener",
+    "CreateAgentSessionOptions": "pi_coding_agent.agent_session:SessionOptions",
+    "CreateAgentSessionResult": "pi_coding_agent.agent_session:CreatedSession",
+    "create_agent_session": "pi_coding_agent.agent_session",
+    "CompactionResult": "pi_coding_agent.compaction",
+    "CutPointResult": "pi_coding_agent.compaction:CutPoint",
+    "FileOperations": "pi_coding_agent.compaction:FileOps",
+    "calculate_context_tokens": "pi_coding_agent.compaction",
+    "collect_entries_for_branch_summary": "pi_coding_agent.compaction",
+    "generate_branch_summary": "pi_coding_agent.compaction",
+    "prepare_branch_entries": "pi_coding_agent.compaction",
+    "compact": "pi_coding_agent.compaction",
+    "estimate_tokens": "pi_coding_agent.compaction",
+    "find_cut_point": "pi_coding_agent.compaction",
+    "serialize_conversation": "pi_coding_agent.compaction",
+    "should_compact": "pi_coding_agent.compaction",
+    "convert_to_llm": "pi_coding_agent.messages",
+    "ResolveCliModelResult": "pi_coding_agent.model_registry:ModelResolution",
+    "ScopedModel": "pi_coding_agent.model_registry",
+    "resolve_cli_model": "pi_coding_agent.model_registry",
+    "load_project_context_files": "pi_coding_agent.system_prompt:load_context_files",
+    "BranchSummaryEntry": "pi_coding_agent.session",
+    "CURRENT_SESSION_VERSION": "pi_coding_agent.session",
+    "CompactionEntry": "pi_coding_agent.session",
+    "CustomEntry": "pi_coding_agent.session",
+    "CustomMessageEntry": "pi_coding_agent.session",
+    "ModelChangeEntry": "pi_coding_agent.session",
+    "SessionContext": "pi_coding_agent.session",
+    "SessionEntry": "pi_coding_agent.session",
+    "SessionHeader": "pi_coding_agent.session",
+    "SessionInfo": "pi_coding_agent.session",
+    "SessionInfoEntry": "pi_coding_agent.session",
+    "SessionManager": "pi_coding_agent.session",
+    "SessionMessageEntry": "pi_coding_agent.session:MessageEntry",
+    "SessionTreeNode": "pi_coding_agent.session",
+    "ThinkingLevelChangeEntry": "pi_coding_agent.session",
+    "build_context_entries": "pi_coding_agent.session",
+    "build_session_context": "pi_coding_agent.session",
+    "migrate_session_entries": "pi_coding_agent.session:migrate_entries",
+    "session_entry_to_context_messages": "pi_coding_agent.session:entry_messages",
+    "CompactionSettings": "pi_coding_agent.settings",
+    "RetrySettings": "pi_coding_agent.settings",
+    "BashOperations": "pi_coding_agent.tools:ShellOperations",
+    "DEFAULT_MAX_BYTES": "pi_coding_agent.tools",
+    "DEFAULT_MAX_LINES": "pi_coding_agent.tools",
+    "ToolsOptions": "pi_coding_agent.tools:ToolOptions",
+    "TruncationResult": "pi_coding_agent.tools",
+    "format_size": "pi_coding_agent.tools",
+    "truncate_head": "pi_coding_agent.tools",
+    "truncate_line": "pi_coding_agent.tools",
+    "truncate_tail": "pi_coding_agent.tools",
+    "detect_supported_image_mime_type_from_file": "pi_coding_agent.tools:detect_image_mime_in_file",
+    "run_print_mode": "pi_coding_agent.modes",
+    "RpcClient": "pi_coding_agent.rpc",
+    "run_rpc_mode": "pi_coding_agent.rpc",
+    "Theme": "pi_coding_agent.modes.interactive.theme",
+    "DynamicBorder": "pi_coding_agent.tui",
+    # The equivalents of Pi's ``ModelRegistry`` and ``SettingsManager``, whose APIs differ.
+    "ModelCatalog": "pi_coding_agent.model_registry",
+    "Settings": "pi_coding_agent.settings",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Load an exported name on first use (the loader itself only then: it imports pi_ai)."""
+    from pi_ai import lazy_attributes
+
+    get, _ = lazy_attributes(globals(), _EXPORTS)
+    return get(name)
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))
+
+
+__all__ = [
+    "CONFIG_DIR_NAME",
+    "CURRENT_SESSION_VERSION",
+    "DEFAULT_MAX_BYTES",
+    "DEFAULT_MAX_LINES",
+    "PI_COMPAT_VERSION",
+    "VERSION",
+    "AgentSession",
+    "AgentSessionEvent",
+    "AgentSessionEventListener",
+    "AgentSessionRuntime",
+    "AgentSettledEvent",
+    "Args",
+    "BashOperations",
+    "BranchSummaryEntry",
+    "CompactionEntry",
+    "CompactionResult",
+    "CompactionSettings",
+    "ContextUsage",
+    "CreateAgentSessionOptions",
+    "CreateAgentSessionResult",
+    "CustomEntry",
+    "CustomMessageEntry",
+    "CutPointResult",
+    "DynamicBorder",
+    "FileOperations",
+    "ModelCatalog",
+    "ModelChangeEntry",
+    "ModelCycleResult",
+    "ResolveCliModelResult",
+    "RetrySettings",
+    "RpcClient",
+    "ScopedModel",
+    "SessionContext",
+    "SessionEntry",
+    "SessionHeader",
+    "SessionInfo",
+    "SessionInfoChangedEvent",
+    "SessionInfoEntry",
+    "SessionManager",
+    "SessionMessageEntry",
+    "SessionStats",
+    "SessionTreeNode",
+    "Settings",
+    "Theme",
+    "ThinkingLevelChangeEntry",
+    "ToolsOptions",
+    "TruncationResult",
+    "build_context_entries",
+    "build_session_context",
+    "calculate_context_tokens",
+    "collect_entries_for_branch_summary",
+    "compact",
+    "convert_to_llm",
+    "create_agent_session",
+    "detect_supported_image_mime_type_from_file",
+    "estimate_tokens",
+    "find_cut_point",
+    "format_size",
+    "generate_branch_summary",
+    "get_agent_dir",
+    "load_project_context_files",
+    "main",
+    "migrate_session_entries",
+    "parse_args",
+    "prepare_branch_entries",
+    "resolve_cli_model",
+    "run_print_mode",
+    "run_rpc_mode",
+    "serialize_conversation",
+    "session_entry_to_context_messages",
+    "should_compact",
+    "truncate_head",
+    "truncate_line",
+    "truncate_tail",
+]

@@ -1,15 +1,17 @@
-"""The model catalog: Pi's built-in models (same ids and data as the oracle's catalog) and the
-user's models.json overlay (custom providers, overrides, errors that name the file)."""
+"""The model catalog: Pi's built-in models (same ids and data as the oracle's catalog) and
+``models.json`` data composed over them (custom providers, overrides, errors). pi_ai is handed
+that data: it never looks for the coding agent's files."""
 
 from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from pi_ai import ModelRegistry, get_model, get_models, get_providers, models_config_error, models_json_path
+from pi_ai import ModelRegistry
 from pi_ai.models import get_builtin_model, get_builtin_providers
 from tests.support.oracle import oracle_home, require_live_oracle
 
@@ -57,34 +59,26 @@ def test_catalog_equals_pis() -> None:
         assert get_builtin_models(provider) == [convert(model, Model) for model in models], provider
 
 
-def _write(tmp_path: Path, data: object) -> Path:
-    path = tmp_path / "models.json"
-    path.write_text(data if isinstance(data, str) else json.dumps(data))
-    return path
+OVERLAY = {
+    "providers": {
+        "ollama": {
+            "baseUrl": "http://localhost:11434/v1",
+            "api": "openai-completions",
+            "apiKey": "ollama",
+            "compat": {"supportsDeveloperRole": False},
+            "models": [{"id": "qwen3:8b", "reasoning": True, "compat": {"maxTokensField": "max_tokens"}}],
+        },
+        "anthropic": {
+            "baseUrl": "https://proxy.example.com",
+            "modelOverrides": {"claude-sonnet-4-5": {"maxTokens": 1000, "cost": {"input": 1}}},
+            "models": [{"id": "claude-custom", "name": "Custom"}],
+        },
+    }
+}
 
 
-def test_models_json_adds_and_overrides(tmp_path: Path) -> None:
-    path = _write(
-        tmp_path,
-        """{
-          // local servers
-          "providers": {
-            "ollama": {
-              "baseUrl": "http://localhost:11434/v1",
-              "api": "openai-completions",
-              "apiKey": "ollama",
-              "compat": {"supportsDeveloperRole": false},
-              "models": [{"id": "qwen3:8b", "reasoning": true, "compat": {"maxTokensField": "max_tokens"}}]
-            },
-            "anthropic": {
-              "baseUrl": "https://proxy.example.com",
-              "modelOverrides": {"claude-sonnet-4-5": {"maxTokens": 1000, "cost": {"input": 1}}},
-              "models": [{"id": "claude-custom", "name": "Custom"}]
-            }
-          }
-        }""",
-    )
-    registry = ModelRegistry(path)
+def test_overlay_adds_and_overrides() -> None:
+    registry = ModelRegistry(OVERLAY)
     assert registry.error is None
     local = registry.model("ollama", "qwen3:8b")
     assert local is not None
@@ -111,54 +105,52 @@ def test_models_json_adds_and_overrides(tmp_path: Path) -> None:
     assert config is not None and config.api_key == "ollama"
 
 
-def test_models_json_errors_name_the_file(tmp_path: Path) -> None:
-    broken = _write(tmp_path, '{"providers": {\n  "x": {"baseUrl": "u",}\n}}')
-    registry = ModelRegistry(broken)
-    assert registry.error is not None and str(broken) in registry.error and "line 2" in registry.error
-    assert registry.model("anthropic", "claude-sonnet-4-5") is not None  # built-ins survive
-    invalid = _write(tmp_path, {"providers": {"x": {"models": [{"id": 3}]}}})
-    message = ModelRegistry(invalid).error
+def test_overlay_errors_keep_the_builtin_models() -> None:
+    message = ModelRegistry({"providers": {"x": {"models": [{"id": 3}]}}}).error
     assert (
         message is not None
         and message.startswith("Invalid models.json schema:")
         and "providers.x.models[0].id" in message
     )
-    no_api = _write(tmp_path, {"providers": {"x": {"baseUrl": "http://h", "models": [{"id": "m"}]}}})
-    assert 'no "api" specified' in (ModelRegistry(no_api).error or "")
-
-
-def test_agent_dir_from_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path))
-    assert models_json_path() == tmp_path / "models.json"
-    _write(
-        tmp_path,
-        {
-            "providers": {
-                "lm": {
-                    "baseUrl": "http://localhost:1234/v1",
-                    "api": "openai-completions",
-                    "models": [{"id": "m1"}],
-                }
-            }
-        },
+    no_api = ModelRegistry({"providers": {"x": {"baseUrl": "http://h", "models": [{"id": "m"}]}}})
+    assert 'no "api" specified' in (no_api.error or "")
+    assert no_api.model("anthropic", "claude-sonnet-4-5") is not None
+    assert (
+        ModelRegistry([1, 2]).error
+        == "Invalid models.json schema:\n  - providers: Expected an object of providers"
     )
-    assert get_model("lm", "m1") is not None
-    assert [model.id for model in get_models("lm")] == ["m1"]
-    assert "lm" in get_providers()
-    assert models_config_error() is None
-    _write(
-        tmp_path,
-        {
-            "providers": {
-                "lm": {
-                    "baseUrl": "http://localhost:1234/v1",
-                    "api": "openai-completions",
-                    "models": [{"id": "m2"}],
-                }
-            }
-        },
-    )
-    import os
+    assert ModelRegistry().error is None
 
-    os.utime(tmp_path / "models.json", ns=(1, 1))  # a different mtime: the file is re-read
-    assert [model.id for model in get_models("lm")] == ["m2"]
+
+def test_pi_ai_opens_no_file_of_the_coding_agent(tmp_path: Path) -> None:
+    """With a models.json in both places the coding agent looks, pi_ai's catalog functions and
+    registry open no file under them (every ``open`` is recorded by an audit hook) and know
+    only the built-in models, as Pi's pi-ai does."""
+    home, agent_dir = tmp_path / "home", tmp_path / "agent"
+    for folder in (home / ".pi" / "agent", agent_dir):
+        folder.mkdir(parents=True)
+        (folder / "models.json").write_text(
+            json.dumps(
+                {
+                    "providers": {
+                        "lm": {"baseUrl": "http://h/v1", "api": "openai-completions", "models": [{"id": "m"}]}
+                    }
+                }
+            )
+        )
+    script = (
+        "import sys, json\n"
+        "opened = []\n"
+        "sys.addaudithook(lambda event, args: opened.append(str(args[0])) if event == 'open' else None)\n"
+        "import pi_ai\n"
+        "found = [pi_ai.get_model('lm', 'm'), pi_ai.get_models('lm'), 'lm' in pi_ai.get_providers(),\n"
+        "         pi_ai.ModelRegistry().model('lm', 'm'), pi_ai.get_model('anthropic', 'claude-sonnet-4-5').id]\n"
+        "print(json.dumps({'opened': opened, 'found': [repr(x) for x in found]}))\n"
+    )
+    env = {"HOME": str(home), "PI_CODING_AGENT_DIR": str(agent_dir), "PATH": "/usr/bin:/bin"}
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
+    result = json.loads(done.stdout)
+    assert result["found"] == ["None", "[]", "False", "None", "'claude-sonnet-4-5'"]
+    touched = [path for path in result["opened"] if path.startswith(str(tmp_path))]
+    assert touched == []
+    assert any(path.endswith("catalog.json") for path in result["opened"])  # the hook does see opens

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import ssl
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from http import HTTPStatus
@@ -45,6 +46,11 @@ class Reply:
     """After this many chunks, send nothing more (the connection stays open)."""
     reset_after: int | None = None
     """After this many chunks, reset the connection (the chunked body never completes)."""
+    head_delay: float = 0.0
+    """Seconds to wait before the status line (a server slow to answer)."""
+    head_byte_delay: float = 0.0
+    """When set, the status line and headers are written one byte at a time, this many seconds
+    apart (a trickling server)."""
 
     @classmethod
     def json(cls, status: int, body: Any, headers: dict[str, str] | None = None) -> Reply:
@@ -74,10 +80,16 @@ ReplySource = Reply | Callable[[Recorded], Reply]
 
 class LoopbackServer:
     def __init__(
-        self, replies: Sequence[ReplySource] = (), *, respond: Callable[[Recorded], Reply] | None = None
+        self,
+        replies: Sequence[ReplySource] = (),
+        *,
+        respond: Callable[[Recorded], Reply] | None = None,
+        tls: ssl.SSLContext | None = None,
     ) -> None:
         self._replies = list(replies)
         self._respond = respond
+        self._tls = tls
+        """A server-side TLS context: the server speaks https."""
         self.requests: list[Recorded] = []
         self._server: asyncio.Server | None = None
         self._connections: list[tuple[asyncio.Task[None], asyncio.StreamWriter]] = []
@@ -88,10 +100,10 @@ class LoopbackServer:
     def url(self) -> str:
         assert self._server is not None
         port = self._server.sockets[0].getsockname()[1]
-        return f"http://127.0.0.1:{port}"
+        return f"{'https' if self._tls else 'http'}://127.0.0.1:{port}"
 
     async def __aenter__(self) -> LoopbackServer:
-        self._server = await asyncio.start_server(self._handle, "127.0.0.1", 0)
+        self._server = await asyncio.start_server(self._handle, "127.0.0.1", 0, ssl=self._tls)
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -151,8 +163,9 @@ class LoopbackServer:
                 return False
             return True
         head += ["transfer-encoding: chunked", "", ""]
-        writer.write("\r\n".join(head).encode("latin-1"))
         try:
+            if not await self._write_head(reader, writer, "\r\n".join(head).encode("latin-1"), reply):
+                return False
             for index, chunk in enumerate(reply.chunks):
                 if reply.stall_after is not None and index >= reply.stall_after:
                     await writer.drain()
@@ -176,6 +189,25 @@ class LoopbackServer:
         except ConnectionError:
             self.disconnected.set()
             return False
+        return True
+
+    async def _write_head(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, head: bytes, reply: Reply
+    ) -> bool:
+        """Write the status line and headers as ``reply`` says; False if the client left first."""
+        if reply.head_delay:
+            try:
+                await asyncio.wait_for(self._wait_for_close(reader), reply.head_delay)
+                return False
+            except TimeoutError:
+                pass
+        if not reply.head_byte_delay:
+            writer.write(head)
+            return True
+        for index in range(len(head)):
+            writer.write(head[index : index + 1])
+            await writer.drain()
+            await asyncio.sleep(reply.head_byte_delay)
         return True
 
     async def _wait_for_close(self, reader: asyncio.StreamReader) -> None:

@@ -1,7 +1,6 @@
 """Finding and running the real Pi 0.85 (the oracle) from tests.
 
-The oracle folder is ``$PI_ORACLE_DIR``, else ``<repo>/../shared/oracle``, else
-``/work/shared/oracle``. Its runtime lives in ``$PI_ORACLE_HOME`` (default
+The oracle folder is ``$PI_ORACLE_DIR``, else ``<repo>/../shared/oracle``. Its runtime lives in ``$PI_ORACLE_HOME`` (default
 ``~/.cache/pi-oracle-0.85.0``). When either is missing, tests that need it are skipped with the
 reason, unless ``PI_REQUIRE_ORACLE=1`` (set by ``.ci/run``), where they fail instead.
 """
@@ -20,7 +19,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def oracle_dir() -> Path | None:
-    candidates = [os.environ.get("PI_ORACLE_DIR"), REPO.parent / "shared" / "oracle", "/work/shared/oracle"]
+    candidates = [os.environ.get("PI_ORACLE_DIR"), REPO.parent / "shared" / "oracle"]
     for candidate in candidates:
         if candidate and (Path(candidate) / "oracle").exists():
             return Path(candidate)

@@ -187,14 +187,15 @@ def request_headers(
     oauth = False
     dynamic: dict[str, str] | None = None
     if model.provider == "github-copilot":
-        auth = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        auth = {"Authorization": f"Bearer {api_key}"} if api_key is not None else {}
         dynamic = copilot_dynamic_headers(context.messages)
     elif api_key and is_oauth_token(api_key):
         oauth = True
         auth = {"Authorization": f"Bearer {api_key}"}
         client_defaults.update({"user-agent": f"claude-cli/{CLAUDE_CODE_VERSION}", "x-app": "cli"})
     else:
-        auth = {"X-Api-Key": api_key} if api_key else {}
+        # The SDK sends a key that is set, even empty (an empty one beside a bearer header).
+        auth = {"X-Api-Key": api_key} if api_key is not None else {}
         if cache_session_id and anthropic_compat(model).send_session_affinity_headers:
             client_defaults["x-session-affinity"] = cache_session_id
     merged = merge_headers(

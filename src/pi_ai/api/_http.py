@@ -26,9 +26,16 @@ Contract:
   body read, retry sleeps). Aborting cancels the pending await, closes the connection and
   raises ``AbortError`` (``"Request aborted"`` before the response, ``"This operation was
   aborted"`` while reading the body, as Pi's fetch reports them).
-- ``options.timeout_ms`` (default 600 000 ms, the SDKs' default) bounds connecting, waiting
-  for response headers and each wait for the next body chunk; expiry raises
-  ``TransportError("Request timed out.")``.
+- Deadlines, as in Pi (the SDK's ``timeout`` plus undici's ``headersTimeout`` /
+  ``bodyTimeout``, which Pi's ``httpIdleTimeoutMs`` sets):
+
+  * the response headers must be in within ``options.timeout_ms`` (default 600 000 ms, the
+    SDKs' default) and within ``options.idle_timeout_ms`` (default 300 000 ms; 0 = no limit),
+    both counted from the request's start (connecting is bounded by 10 s, undici's connect
+    timeout); expiry raises ``TransportError("Request timed out.")``, retried like the SDKs;
+  * once the headers are in, ``timeout_ms`` no longer applies: a slow but live body streams
+    to its end. Only a wait for the next body bytes longer than ``idle_timeout_ms`` fails,
+    with ``TransportError("terminated: no data received for N ms")`` (Pi: ``terminated``).
 - Retries (``options.max_retries``, default 0) follow Pi's ``retryProviderRequest``: a
   response with ``x-should-retry: true`` or status 408, 409, 429, >= 500 (unless
   ``x-should-retry: false``) and connection failures/timeouts are retried. The delay is
@@ -60,10 +67,14 @@ Contract:
 - ``on_response(ResponseInfo(status, headers), model)`` is awaited after a 2xx response and
   before the body is read, unless ``call_on_response=False`` (Pi's Google adapter skips it).
 
+- Proxies: each request goes through the proxy the environment names for its URL
+  (``HTTP_PROXY``, ``HTTPS_PROXY``, ``NO_PROXY`` with undici's rules, through a CONNECT tunnel;
+  see ``pi_ai.api._proxy``), read at every request. httpx's own environment handling is off.
+
 httpx is imported only when the first request is made, so ``import pi_ai`` loads no HTTP
-library. Two ``httpx.AsyncClient`` (connection pools) are kept per event loop, created on
-first use: one for ``https`` URLs and one for plain ``http``, which skips loading the CA
-bundle (see ``_client``).
+library. ``httpx.AsyncClient`` (connection pools) are kept per event loop, created on first
+use: one for ``https`` URLs and one for plain ``http``, which skips loading the CA bundle
+(see ``_client``), each per proxy in use.
 """
 
 from __future__ import annotations
@@ -90,12 +101,14 @@ from pi_ai._options import ResponseInfo, StreamOptions
 from pi_ai.api._sse import SseDecoder, SseEvent
 
 if TYPE_CHECKING:
-    import ssl
-
     import httpx
 
 DEFAULT_TIMEOUT_MS = 600_000
 """The Anthropic and OpenAI SDKs' default request timeout."""
+DEFAULT_IDLE_TIMEOUT_MS = 300_000
+"""undici's default ``headersTimeout`` and ``bodyTimeout`` (Pi's ``httpIdleTimeoutMs`` default)."""
+CONNECT_TIMEOUT_S = 10.0
+"""undici's connect timeout."""
 DEFAULT_MAX_RETRY_DELAY_MS = 60_000
 
 ABORTED_BEFORE_RESPONSE = "Request aborted"
@@ -265,7 +278,9 @@ def _target_url(url: str) -> str:
     if redirect is None:
         return url
     base, originals = redirect
-    originals.append(url)
+    import httpx
+
+    originals.append(str(httpx.URL(url)))  # as it goes on the wire: "{" is sent as "%7B"
     from urllib.parse import urlsplit
 
     parts = urlsplit(url)
@@ -323,40 +338,70 @@ class _AbortScope:
 
 # --------------------------------------------------------------------------- client pool
 
-_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[bool, httpx.AsyncClient]] = (
+_ClientKey = tuple[bool, str | None]
+"""(https, proxy URL or None)."""
+
+_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[_ClientKey, httpx.AsyncClient]] = (
     weakref.WeakKeyDictionary()
 )
 
 
 def _client(url: str) -> httpx.AsyncClient:
-    """The running loop's client for ``url``: one for ``https`` URLs, one for plain ``http``.
+    """The running loop's client for ``url``: one for ``https`` URLs, one for plain ``http``,
+    each per proxy (the one the environment names for ``url`` now, see ``pi_ai.api._proxy``).
 
     httpx builds the TLS context of a client when the client is created, and loading the CA
     bundle into it costs 30-60 ms. A plain-http server (a local model) never needs it, so
     its client gets a context that holds no CA certificates: it is never used (the client
     sees only ``http`` URLs and follows no redirects), and were it used, verification would
-    fail rather than pass. ``https`` URLs get httpx's default, verifying client.
+    fail rather than pass. ``https`` URLs get a verifying context (the CA bundle, or
+    ``SSL_CERT_FILE`` / ``SSL_CERT_DIR`` when set).
     """
+    from pi_ai.api._proxy import ProxySettingError, proxy_for
+
+    key = (not url.lower().startswith("http://"), proxy_for(url))
+    clients = _clients.setdefault(asyncio.get_running_loop(), {})
+    client = clients.get(key)
+    if client is None or client.is_closed:
+        try:
+            client = clients[key] = _new_client(*key)
+        except ProxySettingError as error:
+            raise TransportError(f"Connection error. ({error})") from None
+    return client
+
+
+def _new_client(tls: bool, proxy: str | None) -> httpx.AsyncClient:
+    import ssl
+
     import httpx
 
-    tls = not url.lower().startswith("http://")
-    loop = asyncio.get_running_loop()
-    clients = _clients.setdefault(loop, {})
-    client = clients.get(tls)
-    if client is None or client.is_closed:
-        verify: ssl.SSLContext | bool = True
-        if not tls:
-            import ssl
+    # Proxies come from our own reading of the environment, so httpx's is off (trust_env).
+    verify = httpx.create_ssl_context() if tls else ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    limits = httpx.Limits(max_connections=None, max_keepalive_connections=20)
+    transport = None
+    if proxy is not None:
+        import httpcore
 
-            verify = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)  # verifies, but trusts no one
-        client = httpx.AsyncClient(
-            timeout=httpx.Timeout(DEFAULT_TIMEOUT_MS / 1000),
-            limits=httpx.Limits(max_connections=None, max_keepalive_connections=20),
-            follow_redirects=False,
-            verify=verify,
+        from pi_ai.api._proxy import TunnelBackend
+
+        transport = httpx.AsyncHTTPTransport(verify=verify, trust_env=False, limits=limits)
+        # httpx takes no network backend, so its pool is replaced by one whose connections
+        # are CONNECT tunnels (``_pool`` is what AsyncHTTPTransport sends through).
+        transport._pool = httpcore.AsyncConnectionPool(
+            ssl_context=verify,
+            max_connections=limits.max_connections,
+            max_keepalive_connections=limits.max_keepalive_connections,
+            keepalive_expiry=limits.keepalive_expiry,
+            network_backend=TunnelBackend(proxy),
         )
-        clients[tls] = client
-    return client
+    return httpx.AsyncClient(
+        timeout=httpx.Timeout(DEFAULT_TIMEOUT_MS / 1000),
+        limits=limits,
+        follow_redirects=False,
+        verify=verify,
+        trust_env=False,
+        transport=transport,
+    )
 
 
 async def close_clients() -> None:
@@ -426,11 +471,13 @@ def _retry_delay_ms(
 class StreamResponse:
     """A 2xx response whose body is being streamed."""
 
-    __slots__ = ("_response", "_scope", "headers", "status")
+    __slots__ = ("_idle_timeout_ms", "_response", "_scope", "headers", "status")
 
-    def __init__(self, response: httpx.Response, scope: _AbortScope) -> None:
+    def __init__(self, response: httpx.Response, scope: _AbortScope, idle_timeout_ms: int = 0) -> None:
         self._response = response
         self._scope = scope
+        self._idle_timeout_ms = idle_timeout_ms
+        """The read timeout the response's client applies (for the error text)."""
         self.status = response.status_code
         self.headers: dict[str, str] = dict(response.headers.items())
 
@@ -452,7 +499,7 @@ class StreamResponse:
             except StopAsyncIteration:
                 return
             except httpx.TimeoutException:
-                raise TransportError("Request timed out.") from None
+                raise TransportError(f"terminated: no data received for {self._idle_timeout_ms} ms") from None
             except httpx.HTTPError as error:
                 raise TransportError(f"terminated: {_describe(error)}") from None
             if chunk:
@@ -490,6 +537,37 @@ class StreamResponse:
         return b"".join(parts).decode("utf-8", "replace")
 
 
+@dataclass(frozen=True, slots=True)
+class _Limits:
+    """The deadlines of one request (see the module docstring)."""
+
+    headers_s: float
+    """From the request's start until the response headers are in."""
+    idle_s: float | None
+    """The longest wait for the next bytes; ``None`` for no limit."""
+    idle_ms: int
+
+    @classmethod
+    def of(cls, options: StreamOptions, *, request_timeout: bool) -> _Limits:
+        request_ms: float = options.timeout_ms if options.timeout_ms is not None else DEFAULT_TIMEOUT_MS
+        if not request_timeout:
+            request_ms = math.inf
+        idle_ms = options.idle_timeout_ms if options.idle_timeout_ms is not None else DEFAULT_IDLE_TIMEOUT_MS
+        headers_ms = min(request_ms, idle_ms) if idle_ms > 0 else request_ms
+        headers_s = max(0.0, headers_ms) / 1000
+        return cls(headers_s, idle_ms / 1000 if idle_ms > 0 else None, idle_ms)
+
+
+async def _send(client: httpx.AsyncClient, request: httpx.Request, deadline_s: float) -> httpx.Response:
+    """Send ``request``; its response headers must be in within ``deadline_s`` (``TimeoutError``).
+
+    httpx's own timeouts bound each socket operation; this bounds their sum, so headers that
+    trickle in a byte at a time still fail on time.
+    """
+    async with asyncio.timeout(deadline_s if math.isfinite(deadline_s) else None):
+        return await client.send(request, stream=True)
+
+
 def _describe(error: BaseException) -> str:
     text = str(error)
     return text if text else type(error).__name__
@@ -503,14 +581,19 @@ async def open_stream(
     *,
     describe_error: DescribeError,
     call_on_response: bool = True,
+    request_timeout: bool = True,
 ) -> AsyncIterator[StreamResponse]:
-    """POST ``request`` and yield the streaming 2xx response (see the module docstring)."""
+    """POST ``request`` and yield the streaming 2xx response (see the module docstring).
+
+    ``request_timeout=False`` leaves ``options.timeout_ms`` out (Pi gives the Google SDK no
+    timeout, so only the idle timeout bounds the wait for its headers).
+    """
     import httpx
 
     options = options or StreamOptions()
     scope = _AbortScope(options.signal)
-    timeout_s = (options.timeout_ms if options.timeout_ms is not None else DEFAULT_TIMEOUT_MS) / 1000
-    timeout = httpx.Timeout(timeout_s)
+    limits = _Limits.of(options, request_timeout=request_timeout)
+    timeout = httpx.Timeout(connect=min(CONNECT_TIMEOUT_S, limits.headers_s), read=limits.idle_s, write=None, pool=None)
     content = encode(request.payload)
     headers = dict(request.headers)
     url = _target_url(request.url)
@@ -527,8 +610,10 @@ async def open_stream(
             status: int | None = None
             failure_headers: Mapping[str, str] = {}
             try:
-                response = await scope.run(client.send(http_request, stream=True), ABORTED_BEFORE_RESPONSE)
-            except httpx.TimeoutException:
+                response = await scope.run(
+                    _send(client, http_request, limits.headers_s), ABORTED_BEFORE_RESPONSE
+                )
+            except (httpx.TimeoutException, TimeoutError):
                 failure: Exception = TransportError("Request timed out.")
             except httpx.HTTPError as error:
                 failure = TransportError(f"Connection error. ({_describe(error)})")
@@ -559,7 +644,7 @@ async def open_stream(
             delay_ms = _retry_delay_ms(failure_headers, attempt, options.max_retry_delay_ms, str(failure))
             attempt += 1
             await scope.run(asyncio.sleep(max(0.0, delay_ms) / 1000), ABORTED_BEFORE_RESPONSE)
-        streaming = StreamResponse(response, scope)
+        streaming = StreamResponse(response, scope, limits.idle_ms)
         if call_on_response and options.on_response is not None:
             result = options.on_response(ResponseInfo(streaming.status, streaming.headers), model)
             if inspect.isawaitable(result):

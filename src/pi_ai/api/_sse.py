@@ -2,10 +2,16 @@
 
 Bytes go in as they arrive from the socket, split anywhere (inside a UTF-8 character, inside
 a line, between ``\\r`` and ``\\n``); complete events come out. The decoder follows the SSE
-rules the provider SDKs use: lines end with ``\\r\\n``, ``\\n`` or ``\\r``; ``event:`` and
-``data:`` fields (one optional space after the colon is dropped); several ``data:`` lines
-are joined with ``\\n``; lines starting with ``:`` are comments; other fields are ignored; a
-blank line dispatches the event if it has an event name or data.
+rules the provider SDKs use: a UTF-8 byte order mark at the very start is dropped (as
+``TextDecoder`` does); lines end with ``\\r\\n``, ``\\n`` or ``\\r``; ``event:`` and ``data:``
+fields (one optional space after the colon is dropped); several ``data:`` lines are joined
+with ``\\n``; lines starting with ``:`` are comments; other fields (``id:``, ``retry:``) are
+ignored, as Pi's decoders ignore them; a blank line dispatches the event if it has an event
+name or data.
+
+The cost is linear in the bytes received, whatever the chunk sizes: each chunk is scanned
+once when it arrives and the text of an event is joined once when its blank line arrives
+(``tests/pi_ai/api/test_sse.py`` counts the work; ``bench/sse_decode.py`` measures it).
 
 What happens to an event the body ends in the middle of differs between Pi's adapters:
 Anthropic's decoder dispatches it, the OpenAI SDK drops it. ``finish(flush_partial=...)``
@@ -15,6 +21,7 @@ chooses.
 from __future__ import annotations
 
 import codecs
+import io
 import re
 
 _EVENT_DATA_RUN = re.compile(r"(?:event: [^\n]*\ndata: [^\n]*\n\n)*")
@@ -48,14 +55,22 @@ class SseEvent:
 class SseDecoder:
     """Feed bytes with ``feed``; call ``finish`` once at end of body."""
 
-    __slots__ = ("_data", "_event", "_pending", "_raw", "_text", "_utf8")
+    __slots__ = ("_at_start", "_cr", "_data", "_event", "_raw", "_tail", "_tail_io", "_tail_newline", "_utf8")
 
     def __init__(self) -> None:
-        # TextDecoder semantics: invalid bytes become U+FFFD instead of failing the stream.
+        # TextDecoder semantics: invalid bytes become U+FFFD; a leading BOM is dropped (by hand:
+        # the "utf-8-sig" decoder costs a third more per call, measured by bench/sse_decode.py).
         self._utf8 = codecs.getincrementaldecoder("utf-8")("replace")
-        self._text = ""
-        """Received text after the last blank line (line breaks normalized to ``\\n``)."""
-        self._pending = False
+        self._at_start = True
+        """Whether no text was decoded yet (a byte order mark may still come)."""
+        self._tail = ""
+        """Text after the last blank line when it arrived in one piece (line breaks as ``\\n``)."""
+        self._tail_io: io.StringIO | None = None
+        """The same text once a second piece arrived: appending to it costs only the new piece,
+        and the incomplete text is never a ``str`` that a later chunk could rescan."""
+        self._tail_newline = False
+        """Whether the buffered text ends with a line break (a blank line may span two chunks)."""
+        self._cr = False
         """Whether the last line break seen was a ``\\r`` that a ``\\n`` may still complete."""
         self._event: str | None = None
         self._data: list[str] = []
@@ -64,23 +79,29 @@ class SseDecoder:
     def feed(self, chunk: bytes) -> list[SseEvent]:
         """Decode ``chunk`` and return the events it completed (often none or several)."""
         text = self._utf8.decode(chunk)
+        if self._at_start and text:
+            self._at_start = False
+            if text[0] == "\ufeff":
+                text = text[1:]
+        if self._cr or "\r" in text:
+            text = self._normalized(text)
         if not text:
             return []
-        if self._pending:
-            self._pending = False
-            if text[0] == "\n":
-                text = text[1:]
-        if "\r" in text:
-            if text[-1] == "\r":
-                self._pending = True
-            text = text.replace("\r\n", "\n").replace("\r", "\n")
-        buffered = self._text + text if self._text else text
-        if "\n\n" not in buffered:
-            self._text = buffered
-            return []
-        end = buffered.rfind("\n\n") + 2
-        complete = buffered[:end]
-        self._text = buffered[end:]
+        end = text.rfind("\n\n") + 2
+        if end < 2:
+            if not (self._tail_newline and text[0] == "\n"):
+                # No blank line: keep the text (inlined: the common case for small chunks).
+                self._tail_newline = text[-1] == "\n"
+                if self._tail_io is not None:
+                    self._tail_io.write(text)
+                else:
+                    self._buffer(text)
+                return []
+            end = 1  # the blank line is this chunk's first character after the previous one's
+        complete = self._take_tail() + text[:end]
+        rest = text[end:]
+        self._tail = rest
+        self._tail_newline = rest[-1:] == "\n"
         # Whole runs of standard events are decoded by two regular expressions in C.
         if _EVENT_DATA_RUN.fullmatch(complete):
             return [SseEvent(name, data) for name, data in _EVENT_DATA.findall(complete)]
@@ -92,9 +113,10 @@ class SseDecoder:
 
     def finish(self, *, flush_partial: bool) -> list[SseEvent]:
         """End of body: decode what is left; with ``flush_partial`` dispatch an unterminated event."""
-        tail = self._utf8.decode(b"", final=True)
-        text = self._text + tail.replace("\r\n", "\n").replace("\r", "\n")
-        self._text = ""
+        leftover = self._utf8.decode(b"", final=True)  # only U+FFFD can be left: no BOM to drop
+        text = self._take_tail() + self._normalized(leftover)
+        self._tail = ""
+        self._tail_newline = False
         blocks = text.split("\n\n")
         rest = blocks.pop()
         events = self._blocks(blocks)
@@ -104,6 +126,39 @@ class SseDecoder:
             if self._event is not None or self._data:
                 events.append(self._dispatch())
         return events
+
+    def _normalized(self, text: str) -> str:
+        """``text`` with its line breaks as ``\\n``; a ``\\r\\n`` split between chunks counts once."""
+        if self._cr and text:
+            self._cr = False
+            if text[0] == "\n":
+                text = text[1:]
+                if not text:
+                    return text
+        if "\r" in text:
+            self._cr = text[-1] == "\r"
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
+        return text
+
+    def _buffer(self, text: str) -> None:
+        """Keep ``text`` (no blank line in it) after the one piece or nothing buffered so far."""
+        if self._tail:
+            self._tail_io = io.StringIO()  # empty, so it accumulates (no 4-byte-per-char buffer)
+            self._tail_io.write(self._tail)
+            self._tail_io.write(text)
+            self._tail = ""
+        else:
+            self._tail = text
+
+    def _take_tail(self) -> str:
+        """The buffered text, once, leaving the buffer empty."""
+        if self._tail_io is None:
+            tail = self._tail
+        else:
+            tail = self._tail_io.getvalue()
+            self._tail_io = None
+        self._tail = ""
+        return tail
 
     def _blocks(self, blocks: list[str]) -> list[SseEvent]:
         """Events of complete blocks (each ended by a blank line)."""

@@ -242,7 +242,12 @@ async def _open(
         try:
             return await stack.enter_async_context(
                 open_stream(
-                    request, single, model, describe_error=_google_error_message, call_on_response=False
+                    request,
+                    single,
+                    model,
+                    describe_error=_google_error_message,
+                    call_on_response=False,
+                    request_timeout=False,  # Pi passes the Google SDK no timeout
                 )
             )
         except HttpStatusError as error:
@@ -259,8 +264,8 @@ def format_error(error: BaseException) -> str:
     """The text Pi shows: the SDK's message (it already carries the body)."""
     if isinstance(error, TransportError):
         text = str(error)
-        if text.startswith("Connection error."):
-            return "fetch failed"
+        if text.startswith("Connection error.") or text == "Request timed out.":
+            return "fetch failed"  # undici's connect and headers timeouts fail the fetch itself
         if text.startswith("terminated"):
             return "terminated"
         return text

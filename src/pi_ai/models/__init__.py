@@ -1,9 +1,10 @@
-"""The model catalog: Pi 0.85's built-in models plus the user's ``models.json``.
+"""The model catalog: Pi 0.85's built-in models, optionally overlaid with user model data.
 
 ``get_model(provider, id)``, ``get_models(provider)`` and ``get_providers()`` read the
-built-in catalog (``catalog.json``, generated from Pi's data by ``tools/gen_catalog.py``)
-overlaid with ``<agent dir>/models.json`` in Pi's format, where the agent dir is
-``$PI_CODING_AGENT_DIR`` or ``~/.pi/agent``:
+built-in catalog (``catalog.json``, generated from Pi's data by ``tools/gen_catalog.py``), as
+pi-ai's functions of the same names do. ``ModelRegistry(overlay)`` composes the catalog with
+already-parsed data in Pi's ``models.json`` format; finding and reading that file is the
+coding agent's business (``pi_coding_agent.model_registry``), never this package's:
 
 - a provider entry with ``models`` adds models (or replaces built-in ones with the same id);
   ``api`` and ``baseUrl`` come from the model, else the provider, else a built-in sibling;
@@ -15,18 +16,14 @@ overlaid with ``<agent dir>/models.json`` in Pi's format, where the agent dir is
   ``samplingParams`` and ``compat``).
 
 ``apiKey``, ``headers`` and ``authHeader`` are credentials, resolved at request time by the
-caller (``ModelRegistry.provider_config`` returns them raw). Everything is loaded on first
-use, never at ``import pi_ai``; ``models.json`` is re-read when it changes on disk. A broken
-file does not hide the built-in models: ``ModelRegistry.error`` (and ``models_config_error()``)
-says what is wrong, naming the file and, for JSON syntax errors, the line.
+caller (``ModelRegistry.provider_config`` returns them raw). The catalog is loaded on first
+use, never at ``import pi_ai``. Bad overlay data does not hide the built-in models:
+``ModelRegistry.error`` says what is wrong.
 """
 
 from __future__ import annotations
 
 import functools
-import json
-import os
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -42,8 +39,6 @@ __all__ = [
     "get_model",
     "get_models",
     "get_providers",
-    "models_config_error",
-    "models_json_path",
 ]
 
 _CATALOG = Path(__file__).with_name("catalog.json")
@@ -132,49 +127,6 @@ class ProviderConfig(msgspec.Struct, rename="camel", kw_only=True):
     auth_header: bool | None = None
     models: list[_ModelDefinition] | None = None
     model_overrides: dict[str, _ModelOverride] | None = None
-
-
-def models_json_path(env: Mapping[str, str] | None = None) -> Path:
-    """``$PI_CODING_AGENT_DIR/models.json``, else ``~/.pi/agent/models.json``."""
-    environ = os.environ if env is None else env
-    agent_dir = environ.get("PI_CODING_AGENT_DIR")
-    base = Path(agent_dir).expanduser() if agent_dir else Path.home() / ".pi" / "agent"
-    return base / "models.json"
-
-
-def _strip_json_comments(text: str) -> str:
-    """Remove ``//`` and ``/* */`` comments outside strings (newlines kept for line numbers)."""
-    out: list[str] = []
-    index = 0
-    length = len(text)
-    in_string = False
-    while index < length:
-        char = text[index]
-        if in_string:
-            out.append(char)
-            if char == "\\" and index + 1 < length:
-                out.append(text[index + 1])
-                index += 2
-                continue
-            if char == '"':
-                in_string = False
-            index += 1
-        elif char == '"':
-            in_string = True
-            out.append(char)
-            index += 1
-        elif text.startswith("//", index):
-            end = text.find("\n", index)
-            index = length if end < 0 else end
-        elif text.startswith("/*", index):
-            end = text.find("*/", index + 2)
-            comment = text[index : length if end < 0 else end + 2]
-            out.append("\n" * comment.count("\n"))
-            index = length if end < 0 else end + 2
-        else:
-            out.append(char)
-            index += 1
-    return "".join(out)
 
 
 def _merge_compat(base: dict[str, Any] | None, override: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -332,35 +284,24 @@ def _validate(parsed: Any) -> tuple[dict[str, ProviderConfig], str | None]:
 
 
 class ModelRegistry:
-    """Built-in models composed with one ``models.json`` snapshot."""
+    """The built-in models composed with one snapshot of ``models.json`` data.
 
-    def __init__(self, path: Path | None) -> None:
-        self.path = path
+    ``overlay`` is the parsed JSON (``{"providers": {...}}``); ``None`` means the built-in
+    models alone.
+    """
+
+    def __init__(self, overlay: Any = None) -> None:
         self.error: str | None = None
-        """Why ``models.json`` (or part of it) was not applied; None when all is well."""
+        """Why the overlay (or part of it) was not applied; None when all is well."""
         self._configs: dict[str, ProviderConfig] = {}
         self._models: dict[str, list[Model]] = {}
-        self._load()
+        if overlay is not None:
+            self._apply(overlay)
 
-    def _load(self) -> None:
-        if self.path is None:
-            return
-        try:
-            raw = self.path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            return
-        except OSError as error:
-            self.error = f"Failed to load models.json: {error}\n\nFile: {self.path}"
-            return
-        text = _strip_json_comments(raw.removeprefix("\ufeff"))
-        try:
-            parsed = json.loads(text)
-        except json.JSONDecodeError as error:
-            self.error = f"Failed to parse models.json: {error.msg} at line {error.lineno} column {error.colno}\n\nFile: {self.path}"
-            return
-        configs, problem = _validate(parsed)
+    def _apply(self, overlay: Any) -> None:
+        configs, problem = _validate(overlay)
         if problem is not None:
-            self.error = f"Invalid models.json schema:\n  - {problem}\n\nFile: {self.path}"
+            self.error = f"Invalid models.json schema:\n  - {problem}"
             return
         self._configs = configs
         problems: list[str] = []
@@ -370,7 +311,7 @@ class ModelRegistry:
             except ValueError as error:
                 problems.append(str(error))
         if problems:
-            self.error = "\n".join(problems) + f"\n\nFile: {self.path}"
+            self.error = "\n".join(problems)
 
     def providers(self) -> list[str]:
         names = get_builtin_providers()
@@ -395,35 +336,7 @@ class ModelRegistry:
         return self._configs.get(provider)
 
 
-_cache: tuple[tuple[str, int, int], ModelRegistry] | None = None
-
-
-def _registry() -> ModelRegistry:
-    global _cache
-    path = models_json_path()
-    try:
-        stat = path.stat()
-        key = (str(path), stat.st_mtime_ns, stat.st_size)
-    except OSError:
-        key = (str(path), -1, -1)
-    if _cache is None or _cache[0] != key:
-        _cache = (key, ModelRegistry(path))
-    return _cache[1]
-
-
-def get_providers() -> list[str]:
-    """Built-in providers, then the ones ``models.json`` adds."""
-    return _registry().providers()
-
-
-def get_models(provider: str) -> list[Model]:
-    return _registry().models(provider)
-
-
-def get_model(provider: str, model_id: str) -> Model | None:
-    return _registry().model(provider, model_id)
-
-
-def models_config_error() -> str | None:
-    """What is wrong with ``models.json``, if anything."""
-    return _registry().error
+# pi-ai's names for the same three: its catalog functions know only the built-in models.
+get_providers = get_builtin_providers
+get_models = get_builtin_models
+get_model = get_builtin_model

@@ -24,7 +24,7 @@ from pi_coding_agent.agent_session._events import (
 from pi_coding_agent.agent_session._listeners import SessionListener
 from pi_coding_agent.agent_session._model_control import ModelChangeError, ModelCycleResult
 from pi_coding_agent.agent_session._parts import NO_MODEL_MESSAGE, SessionError
-from pi_coding_agent.agent_session._retry import is_retryable_error, retryable_error_text
+from pi_coding_agent.agent_session._retry import is_retryable_error
 from pi_coding_agent.agent_session._runtime import (
     AgentSessionRuntime,
     ForkPosition,
@@ -70,6 +70,5 @@ __all__ = [
     "TreeError",
     "create_agent_session",
     "is_retryable_error",
-    "retryable_error_text",
     "session_event_to_json",
 ]

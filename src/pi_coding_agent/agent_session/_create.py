@@ -84,16 +84,20 @@ def _stream_function(catalog: ModelCatalog, settings: Settings) -> StreamFn:
             return _failed_stream(model, str(error), options)
         headers: dict[str, str | None] = dict(options.headers or {})
         headers.update(auth.headers or {})
-        # httpIdleTimeoutMs 0 means "no limit"; Pi passes the largest 32-bit value then.
+        # httpIdleTimeoutMs 0 means "no limit"; Pi passes the largest 32-bit value then. The
+        # request timeout bounds the wait for response headers only; the idle timeout bounds
+        # that wait too and every silence in the body (Pi's undici dispatcher).
         timeout = options.timeout_ms or provider_retry.timeout_ms or idle_timeout or 2_147_483_647
         configured = dataclasses.replace(
             options,
             api_key=auth.api_key,
             headers=headers or None,
+            env={**auth.env, **(options.env or {})} if auth.env else options.env,
             timeout_ms=timeout,
+            idle_timeout_ms=options.idle_timeout_ms if options.idle_timeout_ms is not None else idle_timeout,
             max_retries=provider_retry.max_retries or options.max_retries,
         )
-        return stream_simple(model, context, configured)
+        return stream_simple(model, context, configured, env_auth=False)  # the catalog resolved them
 
     return stream
 

@@ -1,96 +1,12 @@
-"""Which failed model calls are worth retrying (Pi 0.85's ``isRetryableAssistantError``).
-
-A transient failure (overload, rate limit, 5xx, a dropped or reset connection, a timeout,
-a stream cut short) is retried; quota and billing exhaustion is not, even when it came as
-HTTP 429; context overflow is not either (more of the same request cannot fit).
-"""
+"""Which failed model calls the session retries: the transient ones, except a context overflow
+(compaction's business, not retry's), as Pi's ``AgentSession._isRetryableError``."""
 
 from __future__ import annotations
 
-import re
-from functools import cache
-
-from pi_ai import AssistantMessage
-
-_NON_RETRYABLE_PATTERNS = (
-    "GoUsageLimitError",
-    "FreeUsageLimitError",
-    "Monthly usage limit reached",
-    "available balance",
-    "insufficient_quota",
-    "out of budget",
-    "quota exceeded",
-    "billing",
-)
-
-_RETRYABLE_PATTERNS = (
-    "overloaded",
-    "rate.?limit",
-    "too many requests",
-    "429",
-    "500",
-    "502",
-    "503",
-    "504",
-    "524",
-    "service.?unavailable",
-    "server.?error",
-    "internal.?error",
-    "provider.?returned.?error",
-    "exceeded request buffer limit while retrying upstream",
-    "network.?error",
-    "connection.?error",
-    "connection.?refused",
-    "connection.?lost",
-    "other side closed",
-    "fetch failed",
-    "getaddrinfo",
-    "ENOTFOUND",
-    "EAI_AGAIN",
-    "upstream.?connect",
-    "reset before headers",
-    "socket hang up",
-    "socket connection was closed",
-    "timed? out",
-    "timeout",
-    "terminated",
-    "websocket.?closed",
-    "websocket.?error",
-    "ended without",
-    "stream ended before message_stop",
-    "stream ended before a terminal response event",
-    "http2 request did not get a response",
-    "retry delay",
-    "you can retry your request",
-    "try your request again",
-    "please retry your request",
-    "ResourceExhausted",
-)
-
-
-@cache
-def _patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
-    """Compiled on first use: a run that never fails should not pay for them."""
-    return (
-        re.compile("|".join(_NON_RETRYABLE_PATTERNS), re.IGNORECASE),
-        re.compile("|".join(_RETRYABLE_PATTERNS), re.IGNORECASE),
-    )
-
-
-def retryable_error_text(error_message: str) -> bool:
-    """Whether a provider error message describes a transient failure."""
-    non_retryable, retryable = _patterns()
-    if not error_message or non_retryable.search(error_message):
-        return False
-    return retryable.search(error_message) is not None
+from pi_ai import AssistantMessage, is_context_overflow, is_retryable_assistant_error
 
 
 def is_retryable_error(message: AssistantMessage, context_window: int) -> bool:
-    """A failed answer worth retrying (a context overflow is compaction's business, not retry's)."""
-    if message.stop_reason != "error" or not message.error_message:
-        return False
-    from pi_ai import is_context_overflow
-
     if is_context_overflow(message, context_window):
         return False
-    return retryable_error_text(message.error_message)
+    return is_retryable_assistant_error(message)

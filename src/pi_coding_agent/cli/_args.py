@@ -24,8 +24,6 @@ if TYPE_CHECKING:
 # Plain classes, not dataclasses: this module is on the path of ``pi --version`` and
 # ``pi --help``, which should not pay for importing ``dataclasses`` (and ``inspect``, ``ast``...).
 
-THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
-
 
 class Diagnostic:
     __slots__ = ("kind", "message")
@@ -187,6 +185,8 @@ def parse_args(args: list[str]) -> ParsedArgs:
         elif arg == "--thinking" and has_next:
             i += 1
             level = args[i]
+            from pi_ai import THINKING_LEVELS  # only for --thinking: keeps --help/--version light
+
             if level in THINKING_LEVELS:
                 result.thinking = level
             else:

@@ -1,19 +1,27 @@
 """Entry point of the ``pi`` console script.
 
+A first word Pi reads as a subcommand is refused before anything else (``_subcommands``);
 ``--version`` and ``--help`` are answered right after parsing, before anything heavy is
 imported; everything else is loaded only when a run is requested.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 
 from pi_coding_agent import PI_COMPAT_VERSION, __version__
 from pi_coding_agent.cli._args import parse_args
+from pi_coding_agent.cli._subcommands import unbuilt_subcommand
 
 
 def main(argv: list[str] | None = None) -> int:
-    parsed = parse_args(sys.argv[1:] if argv is None else argv)
+    args = sys.argv[1:] if argv is None else argv
+    refusal = unbuilt_subcommand(args, os.environ)
+    if refusal is not None:
+        print(refusal, file=sys.stderr)
+        return 1
+    parsed = parse_args(args)
     for diagnostic in parsed.diagnostics:
         print(diagnostic, file=sys.stderr)
     if any(d.kind == "error" for d in parsed.diagnostics):

@@ -102,14 +102,16 @@ def _refuse_combination(option: str, flags: tuple[tuple[str, object], ...]) -> N
 
 
 def _run(parsed: ParsedArgs) -> int:
-    from pi_coding_agent.settings import SESSION_DIR_ENV, Settings, agent_dir, expand_tilde, resolve_path
+    from pi_coding_agent.paths import agent_dir, resolve_path
+    from pi_coding_agent.session import resolve_session_dir
+    from pi_coding_agent.settings import Settings
 
     if parsed.export:
         return _export(parsed.export, parsed.messages[0] if parsed.messages else None)
     mode = resolve_app_mode(parsed, _isatty(sys.stdin), _isatty(sys.stdout))
     _check_flags(parsed, mode)
     cwd = os.getcwd()
-    home = agent_dir()
+    home = Path(agent_dir())
     diagnostics = Diagnostics()
     for flag, used in (
         ("--extension", parsed.extensions),
@@ -123,11 +125,9 @@ def _run(parsed: ParsedArgs) -> int:
     if parsed.list_models is not None:
         return _list_models(parsed, cwd, home, diagnostics)
     startup_settings = Settings.load(cwd, home)
-    env_session_dir = os.environ.get(SESSION_DIR_ENV)
-    session_dir = (
-        resolve_path(parsed.session_dir)
-        if parsed.session_dir
-        else (expand_tilde(env_session_dir) if env_session_dir else startup_settings.session_dir)
+    startup_settings.apply_http_proxy(os.environ)  # as Pi's CLI does at startup (global httpProxy)
+    session_dir = resolve_session_dir(
+        resolve_path(parsed.session_dir) if parsed.session_dir else None, startup_settings.session_dir
     )
     manager = _session_manager(parsed, cwd, session_dir, diagnostics)
     session_cwd = manager.get_cwd()
@@ -482,8 +482,8 @@ def _exact_local_session(session_id: str, cwd: str, session_dir: str | None) -> 
 
 def _find_session(argument: str, cwd: str, session_dir: str | None) -> tuple[str, str | None]:
     """(path, cwd of another project or None) for a ``--session``/``--fork`` value."""
+    from pi_coding_agent.paths import resolve_path
     from pi_coding_agent.session import list_all_sessions, list_sessions
-    from pi_coding_agent.settings import resolve_path
 
     if "/" in argument or "\\" in argument or argument.endswith(".jsonl"):
         return resolve_path(argument, cwd), None

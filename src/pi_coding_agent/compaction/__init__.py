@@ -4,6 +4,7 @@ Branch summaries (``generate_branch_summary``) use the same machinery for the br
 user navigates away from in the session tree.
 """
 
+from pi_ai import ContextEstimate, calculate_context_tokens
 from pi_coding_agent.compaction._branch import (
     BranchEntries,
     BranchSummary,
@@ -27,14 +28,7 @@ from pi_coding_agent.compaction._summarize import (
     compact,
     serialize_conversation,
 )
-from pi_coding_agent.compaction._tokens import (
-    ContextEstimate,
-    calculate_context_tokens,
-    estimate_context_tokens,
-    estimate_tokens,
-    js_length,
-    should_compact,
-)
+from pi_coding_agent.compaction._tokens import estimate_context_tokens, estimate_tokens, should_compact
 
 __all__ = [
     "BranchEntries",
@@ -55,7 +49,6 @@ __all__ = [
     "find_cut_point",
     "format_file_operations",
     "generate_branch_summary",
-    "js_length",
     "prepare_branch_entries",
     "prepare_compaction",
     "serialize_conversation",

@@ -32,10 +32,11 @@ from pi_ai import (
     UsageCost,
     UserMessage,
     encode,
+    is_retryable_assistant_error,
+    js_length,
     now_ms,
 )
 from pi_coding_agent.compaction._prepare import CompactionPreparation, format_file_operations
-from pi_coding_agent.compaction._tokens import js_length
 from pi_coding_agent.messages import convert_to_llm
 from pi_coding_agent.settings import RetrySettings
 
@@ -152,12 +153,6 @@ def serialize_conversation(messages: Sequence[AgentMessage]) -> str:
     return "\n\n".join(parts)
 
 
-def _retryable(message: AssistantMessage) -> bool:
-    from pi_coding_agent.agent_session import retryable_error_text
-
-    return message.stop_reason == "error" and retryable_error_text(message.error_message or "")
-
-
 async def _call_with_retry(
     produce: Callable[[], Awaitable[AssistantMessage]],
     retry: RetrySettings,
@@ -180,7 +175,7 @@ async def _call_with_retry(
             if retried:
                 emit("summarization_retry_finished")
             return response
-        if attempt >= max_attempts or not _retryable(response):
+        if attempt >= max_attempts or not is_retryable_assistant_error(response):
             if retried:
                 emit("summarization_retry_finished")
             return response

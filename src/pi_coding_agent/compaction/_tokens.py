@@ -1,26 +1,26 @@
-"""How big a context is: provider-reported usage where there is one, ``chars / 4`` elsewhere.
+"""How big a context is, for compaction: Pi's coding-agent ``estimateTokens`` and
+``estimateContextTokens``, built on pi_ai's estimate (``chars / 4``, JavaScript string lengths).
 
-Character counts are JavaScript string lengths (UTF-16 code units), as in Pi, so both
-implementations cut a session at the same place.
+Two differences from pi_ai's ``estimate_context_tokens`` are Pi's own: the coding agent's
+roles (``bashExecution``, ``custom``, summaries) are counted, and the newest successful usage
+counts even when a message inserted before it (a compaction summary) is newer than it.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from pi_agent import AgentMessage
 from pi_ai import (
     AssistantMessage,
-    ImageContent,
-    TextContent,
-    ThinkingContent,
-    ToolCall,
+    ContextEstimate,
     ToolResultMessage,
     Usage,
     UserMessage,
-    encode,
+    calculate_context_tokens,
+    estimate_message_tokens,
+    estimate_text_and_image_content_tokens,
+    estimate_text_tokens,
 )
 from pi_coding_agent.messages import (
     BashExecutionMessage,
@@ -30,48 +30,19 @@ from pi_coding_agent.messages import (
 )
 from pi_coding_agent.settings import CompactionSettings
 
-ESTIMATED_IMAGE_CHARS = 4800
-
-
-def js_length(text: str) -> int:
-    """``text.length`` in JavaScript: UTF-16 code units."""
-    return len(text) if text.isascii() else len(text.encode("utf-16-le", "surrogatepass")) // 2
-
-
-def calculate_context_tokens(usage: Usage) -> int:
-    return usage.total_tokens or (usage.input + usage.output + usage.cache_read + usage.cache_write)
-
-
-def _content_chars(content: str | Sequence[TextContent | ImageContent]) -> int:
-    if isinstance(content, str):
-        return js_length(content)
-    chars = 0
-    for block in content:
-        if isinstance(block, TextContent):
-            chars += js_length(block.text)
-        elif isinstance(block, ImageContent):
-            chars += ESTIMATED_IMAGE_CHARS
-    return chars
-
 
 def estimate_tokens(message: AgentMessage) -> int:
-    """A conservative token estimate of one message (``ceil(chars / 4)``)."""
-    chars = 0
-    if isinstance(message, UserMessage | ToolResultMessage | CustomRoleMessage):
-        chars = _content_chars(message.content)
-    elif isinstance(message, AssistantMessage):
-        for block in message.content:
-            if isinstance(block, TextContent):
-                chars += js_length(block.text)
-            elif isinstance(block, ThinkingContent):
-                chars += js_length(block.thinking)
-            elif isinstance(block, ToolCall):
-                chars += js_length(block.name) + js_length(encode(block.arguments).decode())
-    elif isinstance(message, BashExecutionMessage):
-        chars = js_length(message.command) + js_length(message.output)
-    elif isinstance(message, BranchSummaryMessage | CompactionSummaryMessage):
-        chars = js_length(message.summary)
-    return math.ceil(chars / 4)
+    """A conservative token estimate of one message (``ceil(chars / 4)``); 0 for roles Pi
+    does not count."""
+    if isinstance(message, UserMessage | ToolResultMessage | AssistantMessage):
+        return estimate_message_tokens(message)
+    if isinstance(message, CustomRoleMessage):
+        return estimate_text_and_image_content_tokens(message.content)
+    if isinstance(message, BashExecutionMessage):
+        return estimate_text_tokens(message.command + message.output)
+    if isinstance(message, BranchSummaryMessage | CompactionSummaryMessage):
+        return estimate_text_tokens(message.summary)
+    return 0
 
 
 def valid_usage(message: AgentMessage) -> Usage | None:
@@ -83,14 +54,6 @@ def valid_usage(message: AgentMessage) -> Usage | None:
     ):
         return message.usage
     return None
-
-
-@dataclass(frozen=True)
-class ContextEstimate:
-    tokens: int
-    usage_tokens: int
-    trailing_tokens: int
-    last_usage_index: int | None
 
 
 def estimate_context_tokens(messages: Sequence[AgentMessage]) -> ContextEstimate:

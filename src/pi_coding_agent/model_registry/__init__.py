@@ -8,9 +8,9 @@ from pi_coding_agent.model_registry._catalog import (
 )
 from pi_coding_agent.model_registry._collate import collation_key, fuzzy_matches
 from pi_coding_agent.model_registry._list import format_token_count, model_table
+from pi_coding_agent.model_registry._models_json import load_models_json
 from pi_coding_agent.model_registry._resolver import (
     DEFAULT_MODEL_PER_PROVIDER,
-    THINKING_LEVELS,
     ModelResolution,
     default_available_model,
     find_exact_reference,
@@ -21,7 +21,6 @@ from pi_coding_agent.model_registry._scope import ScopedModel, resolve_model_sco
 
 __all__ = [
     "DEFAULT_MODEL_PER_PROVIDER",
-    "THINKING_LEVELS",
     "MissingCredentials",
     "ModelCatalog",
     "ModelResolution",
@@ -32,6 +31,7 @@ __all__ = [
     "find_exact_reference",
     "format_token_count",
     "fuzzy_matches",
+    "load_models_json",
     "missing_key_message",
     "model_table",
     "parse_model_pattern",

@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from pi_ai import Model, api_key_env_vars
-from pi_ai.models import ModelRegistry
+from pi_ai import Model, ModelRegistry, api_key_env_vars, provider_env_names
 from pi_coding_agent.auth import AuthStorage, Credentials, resolve_config_value
+from pi_coding_agent.model_registry._models_json import load_models_json
 from pi_coding_agent.model_registry._resolver import default_available_model
 
 
@@ -24,7 +24,9 @@ class MissingCredentials(Exception):
 
 def missing_key_message(provider: str) -> str:
     variables = api_key_env_vars(provider)
-    env_hint = f"set {' or '.join(variables)}, " if variables else ""
+    needed = provider_env_names(provider)
+    also = f" (and {' and '.join(needed)})" if needed else ""
+    env_hint = f"set {' or '.join(variables)}{also}, " if variables else ""
     return (
         f"No API key found for {provider}: {env_hint}pass --api-key, add it to auth.json, "
         f'or give the provider an "apiKey" in models.json.'
@@ -34,7 +36,10 @@ def missing_key_message(provider: str) -> str:
 @dataclass(frozen=True)
 class RequestAuth:
     api_key: str | None
-    headers: dict[str, str] | None
+    headers: dict[str, str | None] | None
+    """``None`` values remove a default header (Cloudflare's gateway drops the SDKs' auth)."""
+    env: dict[str, str] | None = None
+    """Values the request needs besides (Cloudflare's account and gateway ids)."""
 
 
 class ModelCatalog:
@@ -44,7 +49,7 @@ class ModelCatalog:
 
     @classmethod
     def load(cls, agent_dir: Path, auth: AuthStorage) -> ModelCatalog:
-        registry = ModelRegistry(agent_dir / "models.json")
+        registry = load_models_json(agent_dir / "models.json")
         configured: dict[str, str] = {}
         for provider in registry.providers():
             config = registry.provider_config(provider)
@@ -74,7 +79,8 @@ class ModelCatalog:
 
     def request_auth(self, model: Model) -> RequestAuth:
         """Key and headers for a request to ``model``; raises ``MissingCredentials``."""
-        api_key = self.credentials.api_key(model.provider)
+        provider_auth = self.credentials.request_auth(model.provider)
+        api_key = provider_auth.api_key if provider_auth is not None else None
         config = self.registry.provider_config(model.provider)
         raw_headers: dict[str, str] = {}
         if config is not None:
@@ -86,7 +92,7 @@ class ModelCatalog:
                 if definition.id == model.id and definition.headers:
                     raw_headers.update(definition.headers)
         scoped_env = self.credentials.storage.env(model.provider) or None
-        headers: dict[str, str] = {}
+        headers: dict[str, str | None] = dict(provider_auth.headers or {}) if provider_auth is not None else {}
         for name, value in raw_headers.items():
             resolved = resolve_config_value(value, scoped_env)
             if resolved:
@@ -97,4 +103,5 @@ class ModelCatalog:
             headers["Authorization"] = f"Bearer {api_key}"
         if not api_key and not headers:
             raise MissingCredentials(missing_key_message(model.provider))
-        return RequestAuth(api_key, headers or None)
+        env = dict(provider_auth.env) if provider_auth is not None and provider_auth.env else None
+        return RequestAuth(api_key, headers or None, env)

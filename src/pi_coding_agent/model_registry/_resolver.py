@@ -16,10 +16,8 @@ from dataclasses import dataclass
 
 import msgspec
 
-from pi_ai import Model
+from pi_ai import THINKING_LEVELS, Model
 from pi_coding_agent.model_registry._collate import collation_key
-
-THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
 
 DEFAULT_MODEL_PER_PROVIDER: dict[str, str] = {
     "amazon-bedrock": "us.anthropic.claude-opus-4-6-v1",

@@ -12,12 +12,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pi_ai import Model
-from pi_coding_agent.model_registry._resolver import (
-    THINKING_LEVELS,
-    find_exact_reference,
-    parse_model_pattern,
-)
+from pi_ai import THINKING_LEVELS, Model
+from pi_coding_agent.model_registry._resolver import find_exact_reference, parse_model_pattern
 
 
 @dataclass(frozen=True)

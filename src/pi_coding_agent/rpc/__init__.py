@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pi_ai._lazy import lazy_attributes
+from pi_ai import lazy_attributes
 
 if TYPE_CHECKING:
     from pi_coding_agent.rpc._client import RpcClient, RpcError

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pi_ai._lazy import lazy_attributes
+from pi_ai import lazy_attributes
+from pi_coding_agent.paths import agent_dir
 from pi_coding_agent.session._context import (
     SessionContext,
     SessionModel,
@@ -47,9 +48,6 @@ from pi_coding_agent.session._manager import (
     SessionTreeNode,
 )
 from pi_coding_agent.session._paths import (
-    ENV_AGENT_DIR,
-    ENV_SESSION_DIR,
-    agent_dir,
     default_session_dir,
     encode_cwd,
     resolve_session_dir,
@@ -78,8 +76,6 @@ __getattr__, __dir__ = lazy_attributes(globals(), _LAZY)
 
 __all__ = [
     "CURRENT_SESSION_VERSION",
-    "ENV_AGENT_DIR",
-    "ENV_SESSION_DIR",
     "BranchSummaryEntry",
     "CompactionEntry",
     "CustomEntry",

@@ -17,10 +17,8 @@ from typing import Any, ClassVar, TypeAlias, cast
 import msgspec
 from msgspec import UNSET, UnsetType
 
-import pi_agent._roles as agent_roles
-from pi_agent import AgentMessage, OpaqueMessage, agent_message_from_dict
-from pi_ai import DecodeError, ImageContent, TextContent, Usage, convert, to_builtins
-from pi_ai._messages import WireStruct
+from pi_agent import AgentMessage, OpaqueMessage, agent_message_from_dict, agent_message_union
+from pi_ai import DecodeError, ImageContent, TextContent, Usage, WireStruct, convert, to_builtins
 
 CURRENT_SESSION_VERSION = 3
 
@@ -213,7 +211,7 @@ class _DecoderCache:
         """The ``type`` of each entry class (the decoder's message classes included)."""
 
     def get(self) -> tuple[msgspec.json.Decoder[Any], type[msgspec.Struct]]:
-        union = agent_roles._union()
+        union = agent_message_union()
         if self.decoder is None or self.shadow is None or union is not self.union:
             # A subclass whose ``message`` is typed with today's roles: decoded entries are
             # ``MessageEntry`` instances without a copy.

@@ -21,11 +21,11 @@ from typing import Any
 import msgspec
 
 from pi_coding_agent.messages import iso_to_ms
+from pi_coding_agent.paths import resolve_path
 from pi_coding_agent.session._header import read_header
 from pi_coding_agent.session._paths import (
     default_session_dir,
     default_session_dir_path,
-    resolve_path,
     sessions_dir,
 )
 

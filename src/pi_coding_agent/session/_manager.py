@@ -35,6 +35,7 @@ import pi_coding_agent.messages  # noqa: F401 - registers the coding agent's rol
 from pi_agent import AgentMessage, OpaqueMessage
 from pi_ai import AssistantMessage, DecodeError, ImageContent, TextContent, Usage, convert, encode
 from pi_coding_agent.messages import iso_to_ms, now_iso
+from pi_coding_agent.paths import resolve_path
 from pi_coding_agent.session import _context
 from pi_coding_agent.session._context import SessionContext
 from pi_coding_agent.session._entries import (
@@ -70,7 +71,6 @@ from pi_coding_agent.session._paths import (
     default_session_dir,
     default_session_dir_path,
     make_private_dirs,
-    resolve_path,
     session_file_name,
 )
 

@@ -11,47 +11,9 @@ import os
 import re
 from collections.abc import Mapping
 
-ENV_AGENT_DIR = "PI_CODING_AGENT_DIR"
-ENV_SESSION_DIR = "PI_CODING_AGENT_SESSION_DIR"
+from pi_coding_agent.paths import SESSION_DIR_ENV, agent_dir, expand_tilde, resolve_path
+
 DIR_MODE = 0o700
-
-
-def normalize_path(value: str) -> str:
-    """Pi's ``normalizePath``: ``~`` and ``~/...`` expand to the home folder, ``file://`` URLs to paths."""
-    if value == "~":
-        return _home()
-    if value.startswith("~/"):
-        return os.path.join(_home(), value[2:])
-    if value.startswith("file://"):
-        from urllib.parse import unquote, urlparse  # rare: not worth importing up front
-
-        return unquote(urlparse(value).path)
-    return value
-
-
-def _home() -> str:
-    # pathlib (and what it imports) is loaded only when a path needs the home folder.
-    from pathlib import Path
-
-    return str(Path.home())
-
-
-def resolve_path(value: str, base: str | None = None) -> str:
-    """Absolute, normalized (``..`` and ``.`` folded), symlinks not followed: Node's ``path.resolve``."""
-    normalized = normalize_path(value)
-    if not os.path.isabs(normalized):
-        normalized = os.path.join(normalize_path(base) if base else os.getcwd(), normalized)
-    resolved = os.path.normpath(normalized)
-    # POSIX keeps a leading "//"; Node's path.resolve does not.
-    return "/" + resolved.lstrip("/") if resolved.startswith("//") else resolved
-
-
-def agent_dir(env: Mapping[str, str] | None = None) -> str:
-    """``$PI_CODING_AGENT_DIR`` (tilde expanded) or ``~/.pi/agent``."""
-    value = (os.environ if env is None else env).get(ENV_AGENT_DIR)
-    if value:
-        return normalize_path(value)
-    return os.path.join(_home(), ".pi", "agent")
 
 
 def sessions_dir(env: Mapping[str, str] | None = None) -> str:
@@ -68,10 +30,10 @@ def resolve_session_dir(
     ``None`` means the default per-project folder.
     """
     if cli_session_dir:
-        return normalize_path(cli_session_dir)
-    from_env = (os.environ if env is None else env).get(ENV_SESSION_DIR)
+        return expand_tilde(cli_session_dir)
+    from_env = (os.environ if env is None else env).get(SESSION_DIR_ENV)
     if from_env:
-        return normalize_path(from_env)
+        return expand_tilde(from_env)
     return settings_session_dir or None
 
 

@@ -10,12 +10,13 @@ reported too and its default used instead (Pi would pass it on unchecked).
 from __future__ import annotations
 
 import math
+from collections.abc import MutableMapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
+from pi_coding_agent.paths import CONFIG_DIR_NAME, expand_tilde
 from pi_coding_agent.settings._json_file import ConfigFileError, read_json_object
-from pi_coding_agent.settings._paths import CONFIG_DIR_NAME, expand_tilde
 
 DEFAULT_THINKING_LEVEL: Literal["medium"] = "medium"
 DEFAULT_HTTP_IDLE_TIMEOUT_MS = 300_000
@@ -271,6 +272,27 @@ class Settings:
             return int(value)
         self._report(("httpIdleTimeoutMs",), f"httpIdleTimeoutMs is not a valid timeout ({value!r})")
         return DEFAULT_HTTP_IDLE_TIMEOUT_MS
+
+    @property
+    def http_proxy(self) -> str | None:
+        """``httpProxy``, read from the global file only (as in Pi); ``None`` when unset or blank."""
+        value = self.global_settings.get("httpProxy")
+        if value is None:
+            return None
+        if not isinstance(value, str):
+            issue = SettingsIssue("global", self.global_path or Path("settings.json"), "httpProxy is not a string")
+            if issue not in self.issues:
+                self.issues.append(issue)
+            return None
+        return value.strip() or None
+
+    def apply_http_proxy(self, environ: MutableMapping[str, str]) -> None:
+        """Pi's ``applyHttpProxySettings``: ``httpProxy`` fills ``HTTP_PROXY`` and ``HTTPS_PROXY``
+        when they are not set (a variable that is set, even empty or in lower case, wins)."""
+        proxy = self.http_proxy
+        if proxy is not None:
+            environ.setdefault("HTTP_PROXY", proxy)
+            environ.setdefault("HTTPS_PROXY", proxy)
 
     @property
     def compaction(self) -> CompactionSettings:

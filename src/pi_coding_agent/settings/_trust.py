@@ -12,8 +12,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from pi_coding_agent.paths import CONFIG_DIR_NAME
 from pi_coding_agent.settings._json_file import ConfigFileError, read_json_object
-from pi_coding_agent.settings._paths import CONFIG_DIR_NAME
 from pi_coding_agent.settings._settings import ProjectTrustDefault
 
 _TRUST_REQUIRING_ENTRIES = (

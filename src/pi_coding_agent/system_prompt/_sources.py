@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from pi_coding_agent.settings import CONFIG_DIR_NAME
+from pi_coding_agent.paths import CONFIG_DIR_NAME
 
 
 def prompt_text(value: str, description: str) -> str:

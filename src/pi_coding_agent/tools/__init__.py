@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pi_ai._lazy import lazy_attributes
+from pi_ai import lazy_attributes
 
 if TYPE_CHECKING:
     from pi_coding_agent.tools._bash import BashTool

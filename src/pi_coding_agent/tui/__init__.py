@@ -27,12 +27,20 @@ from pi_coding_agent.tui._text import (
     wrap_text_with_ansi,
 )
 from pi_coding_agent.tui._tui import TUI, OverlayHandle, OverlayOptions
-from pi_coding_agent.tui.components._basic import Box, DynamicBorder, Lines, Spacer, Text, TruncatedText
-from pi_coding_agent.tui.components._loader import Loader
-from pi_coding_agent.tui.components._markdown import Markdown, MarkdownTheme
-from pi_coding_agent.tui.components._select import SelectItem, SelectList
-from pi_coding_agent.tui.editor._complete import Completer, Suggestion
-from pi_coding_agent.tui.editor._editor import Editor
+from pi_coding_agent.tui.components import (
+    Box,
+    DynamicBorder,
+    Lines,
+    Loader,
+    Markdown,
+    MarkdownTheme,
+    SelectItem,
+    SelectList,
+    Spacer,
+    Text,
+    TruncatedText,
+)
+from pi_coding_agent.tui.editor import Completer, Editor, Suggestion
 
 __all__ = [
     "CURSOR_MARKER",

@@ -323,14 +323,31 @@ async def test_aborted_before_the_request(api: Api) -> None:
 
 
 @pytest.mark.parametrize("api", APIS, ids=lambda api: api.name)
-async def test_stalled_server_times_out(api: Api) -> None:
+async def test_stalled_body_fails_after_the_idle_timeout(api: Api) -> None:
     reply = Reply(chunks=[api.body[:40].encode(), api.body[40:].encode()], stall_after=1)
     async with LoopbackServer([reply]) as server:
-        started = time.monotonic()
-        _, final = await _run(api.model(server.url), SimpleStreamOptions(timeout_ms=300))
-    assert time.monotonic() - started < 10
+        options = SimpleStreamOptions(timeout_ms=60_000, idle_timeout_ms=300)
+        _, final = await _run(api.model(server.url), options)
+    assert final.stop_reason == "error"
+    assert final.error_message == "terminated: no data received for 300 ms"
+
+
+@pytest.mark.parametrize("api", APIS, ids=lambda api: api.name)
+async def test_silent_server_fails_at_the_request_timeout(api: Api) -> None:
+    async with LoopbackServer([Reply(chunks=[api.body.encode()], head_delay=60)]) as server:
+        options = SimpleStreamOptions(timeout_ms=300, idle_timeout_ms=60_000)
+        _, final = await _run(api.model(server.url), options)
     assert final.stop_reason == "error"
     assert final.error_message == "Request timed out."
+
+
+@pytest.mark.parametrize("api", APIS, ids=lambda api: api.name)
+async def test_slow_live_stream_outlasts_the_request_timeout(api: Api) -> None:
+    # three pieces 0.3 s apart: each silence is three times the request timeout
+    pieces = split(api.body, len(api.body) // 3 + 1)
+    async with LoopbackServer([Reply(chunks=pieces, delay=0.3)]) as server:
+        _, final = await _run(api.model(server.url), SimpleStreamOptions(timeout_ms=100))
+    assert final.stop_reason != "error", final.error_message
 
 
 @pytest.mark.parametrize("api", APIS, ids=lambda api: api.name)

@@ -193,12 +193,24 @@ async def test_signal_aborted_before_the_request_skips_the_payload_hook() -> Non
     assert payloads == []
 
 
-async def test_stalled_server_times_out() -> None:
+async def test_stalled_body_fails_after_the_idle_timeout() -> None:
     body = sse(CHUNKS)
     async with LoopbackServer([Reply(chunks=[body[:50], body[50:]], stall_after=1)]) as server:
         model = replace(MODEL, base_url=server.url + "/v1beta")
-        _, final = await run(model, options(timeout_ms=300))
-    assert final.stop_reason == "error" and final.error_message == "Request timed out."
+        _, final = await run(model, options(idle_timeout_ms=300))
+    assert final.stop_reason == "error" and final.error_message == "terminated"
+
+
+async def test_request_timeout_does_not_apply_and_silent_headers_fail_the_fetch() -> None:
+    """Pi gives the Google SDK no timeout: only the idle limit bounds the wait for headers."""
+    body = sse(CHUNKS)
+    replies = [Reply(chunks=[body], head_delay=0.5), Reply(chunks=[body], head_delay=60)]
+    async with LoopbackServer(replies) as server:
+        model = replace(MODEL, base_url=server.url + "/v1beta")
+        _, slow = await run(model, options(timeout_ms=100))
+        _, silent = await run(model, options(timeout_ms=60_000, idle_timeout_ms=300))
+    assert slow.stop_reason != "error", slow.error_message
+    assert silent.stop_reason == "error" and silent.error_message == "fetch failed"
 
 
 async def test_connection_reset_mid_stream() -> None:

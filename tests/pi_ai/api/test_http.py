@@ -1,6 +1,6 @@
 """The shared transport against a real server on 127.0.0.1: headers, hooks, SSE split
-anywhere, retries with Retry-After, the retry-delay cap, abort, timeouts, cut bodies, and no
-CA bundle loaded for plain-http servers."""
+across reads, retries with Retry-After, the retry-delay cap, abort, deadlines (stalled,
+slow and trickling servers), cut bodies, and no CA bundle loaded for plain-http servers."""
 
 from __future__ import annotations
 
@@ -23,7 +23,6 @@ from pi_ai.api._http import (
     openai_error_text,
     openai_sdk_message,
 )
-from pi_ai.api._sse import SseDecoder
 from tests.support.loopback import LoopbackServer, Reply, split
 from tests.support.oracle import REPO
 
@@ -47,30 +46,6 @@ def test_merge_headers_is_case_insensitive_and_none_removes() -> None:
         {"X-REMOVE": None, "ACCEPT": "text/plain"},
     )
     assert merged == {"user-agent": "custom", "x-model": "m", "ACCEPT": "text/plain"}
-
-
-def test_sse_decoder_handles_any_split() -> None:
-    body = 'event: a\r\ndata: {"t":"héllo 😀"}\r\n\r\n: comment\ndata:x\ndata: y\n\nevent: b\rdata: z\r\rdata: tail'
-    raw = body.encode()
-    expected: list[tuple[str | None, str]] = [
-        ("a", '{"t":"héllo 😀"}'),
-        (None, "x\ny"),
-        ("b", "z"),
-        (None, "tail"),
-    ]
-    for size in range(1, len(raw) + 1):
-        decoder = SseDecoder()
-        events = []
-        for piece in split(raw, size):
-            events += decoder.feed(piece)
-        events += decoder.finish(flush_partial=True)
-        assert [(e.event, e.data) for e in events] == expected, size
-    decoder = SseDecoder()
-    assert [e.data for e in decoder.feed(raw) + decoder.finish(flush_partial=False)] == [
-        '{"t":"héllo 😀"}',
-        "x\ny",
-        "z",
-    ]
 
 
 async def test_body_headers_hooks_and_events() -> None:
@@ -178,12 +153,75 @@ async def test_abort_before_response() -> None:
     assert server.requests == []
 
 
-async def test_stalled_body_times_out() -> None:
+# --------------------------------------------------------------------------- deadlines
+# Pi's semantics (checked against Pi 0.85's CLI with the same server timings): the request
+# timeout bounds only the wait for the response headers; the idle timeout bounds that wait too
+# and every silence in the body. Servers here keep a reply slower than the limits by sleeping,
+# so no assertion depends on how fast this machine is.
+
+async def test_stalled_body_fails_after_the_idle_timeout() -> None:
     async with LoopbackServer([Reply(chunks=[b"data: 1\n\n", b"data: 2\n\n"], stall_after=1)]) as server:
-        started = time.monotonic()
+        with pytest.raises(TransportError, match=r"^terminated: no data received for 200 ms$"):
+            await _collect(server, StreamOptions(timeout_ms=60_000, idle_timeout_ms=200))
+        await asyncio.wait_for(server.disconnected.wait(), 5)
+
+
+async def test_slow_live_body_outlasts_the_request_timeout() -> None:
+    # Four events 0.3 s apart: each silence is three times the request timeout.
+    chunks = [f"data: {index}\n\n".encode() for index in range(4)]
+    async with LoopbackServer([Reply(chunks=chunks, delay=0.3)]) as server:
+        events = await _collect(server, StreamOptions(timeout_ms=100, idle_timeout_ms=5_000))
+    assert [data for _, data in events] == [str(index) for index in range(4)]
+
+
+async def test_body_trickling_a_byte_at_a_time_completes_while_each_byte_is_on_time() -> None:
+    body = b'data: {"a": "trickle"}\n\n'
+    async with LoopbackServer([Reply(chunks=split(body, 1), delay=0.02)]) as server:
+        events = await _collect(server, StreamOptions(timeout_ms=100, idle_timeout_ms=2_000))
+    assert events == [(None, '{"a": "trickle"}')]
+
+
+@pytest.mark.parametrize(
+    ("timeout_ms", "idle_timeout_ms"), [(300, 60_000), (60_000, 300)], ids=["request", "idle"]
+)
+async def test_silent_server_fails_at_the_headers_deadline(timeout_ms: int, idle_timeout_ms: int) -> None:
+    async with LoopbackServer([Reply(chunks=[b"data: 1\n\n"], head_delay=60)]) as server:
         with pytest.raises(TransportError, match=r"^Request timed out\.$"):
-            await _collect(server, StreamOptions(timeout_ms=200))
-    assert time.monotonic() - started < 5
+            await _collect(server, StreamOptions(timeout_ms=timeout_ms, idle_timeout_ms=idle_timeout_ms))
+        await asyncio.wait_for(server.disconnected.wait(), 5)
+
+
+async def test_headers_trickling_in_fail_at_the_deadline_although_each_byte_is_on_time() -> None:
+    # One header byte every 50 ms (the head takes seconds); the idle limit, 300 ms, counts from
+    # the request's start until the headers are complete, as undici's headersTimeout does.
+    async with LoopbackServer([Reply(chunks=[b"data: 1\n\n"], head_byte_delay=0.05)]) as server:
+        with pytest.raises(TransportError, match=r"^Request timed out\.$"):
+            await _collect(server, StreamOptions(timeout_ms=60_000, idle_timeout_ms=300))
+
+
+async def test_a_timed_out_request_is_retried() -> None:
+    replies = [Reply(chunks=[b"data: late\n\n"], head_delay=60), Reply(chunks=[b"data: ok\n\n"])]
+    async with LoopbackServer(replies) as server:
+        events = await _collect(server, StreamOptions(timeout_ms=200, max_retries=1))
+    assert events == [(None, "ok")]
+    assert len(server.requests) == 2
+
+
+async def test_idle_timeout_zero_means_no_limit() -> None:
+    async with LoopbackServer([Reply(chunks=[b"data: 1\n\n", b"data: 2\n\n"], delay=0.3)]) as server:
+        events = await _collect(server, StreamOptions(timeout_ms=100, idle_timeout_ms=0))
+    assert events == [(None, "1"), (None, "2")]
+
+
+async def test_abort_wins_over_long_deadlines_while_waiting_for_headers() -> None:
+    controller = AbortController()
+    async with LoopbackServer([Reply(chunks=[b"data: 1\n\n"], head_delay=60)]) as server:
+        asyncio.get_running_loop().call_later(0.1, controller.abort)
+        with pytest.raises(AbortError, match=r"^Request aborted$"):
+            options = StreamOptions(signal=controller.signal, timeout_ms=60_000, idle_timeout_ms=60_000)
+            await _collect(server, options)
+        await asyncio.wait_for(server.disconnected.wait(), 5)
+    assert asyncio.current_task().cancelling() == 0  # type: ignore[union-attr]
 
 
 async def test_connection_reset_mid_body() -> None:

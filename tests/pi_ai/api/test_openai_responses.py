@@ -250,14 +250,14 @@ async def test_signal_aborted_before_the_request() -> None:
     assert final.content == [] and len(payloads) == 1
 
 
-async def test_stalled_server_times_out() -> None:
+async def test_stalled_body_fails_after_the_idle_timeout() -> None:
     body = sse(full_events())
     async with LoopbackServer([Reply(chunks=[body[:300], body[300:]], stall_after=1)]) as server:
         model = replace(MODEL, base_url=server.url + "/v1")
-        events, final = await run(model, options(timeout_ms=300))
+        events, final = await run(model, options(timeout_ms=60_000, idle_timeout_ms=300))
     assert events[0]["type"] == "start"
     assert final.stop_reason == "error"
-    assert final.error_message == "Request timed out."
+    assert final.error_message == "terminated: no data received for 300 ms"
 
 
 async def test_connection_reset_mid_stream() -> None:

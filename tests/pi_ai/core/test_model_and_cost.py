@@ -95,3 +95,12 @@ def test_models_compare_by_provider_and_id() -> None:
     assert models_are_equal(_model(), _model(name="other name", reasoning=True))
     assert not models_are_equal(_model(), _model(provider="openai"))
     assert not models_are_equal(_model(), None)
+
+
+def test_thinking_levels_are_pis_and_reasoning_levels_are_the_same_without_off() -> None:
+    from typing import get_args
+
+    from pi_ai import THINKING_LEVELS, ReasoningLevel
+
+    assert THINKING_LEVELS == ("off", "minimal", "low", "medium", "high", "xhigh", "max")
+    assert get_args(ReasoningLevel) == THINKING_LEVELS[1:]

@@ -82,13 +82,16 @@ def run_ours(sandbox: Sandbox, *args: str, stdin: str | None = None, timeout: fl
     return Completed(done.returncode, done.stdout, done.stderr)
 
 
-def run_pi(sandbox: Sandbox, *args: str, stdin: str | None = None, timeout: float = 90) -> Completed:
-    """Pi 0.85 itself, only through the oracle's loopback-guarded ``pi-cli``."""
+def run_pi(
+    sandbox: Sandbox, *args: str, stdin: str | None = None, timeout: float = 90, **env: str
+) -> Completed:
+    """Pi 0.85 itself, only through the oracle's loopback-guarded ``pi-cli`` (which unsets the
+    proxy variables)."""
     folder = oracle.require_live_oracle()
     done = subprocess.run(
         [str(folder / "pi-cli"), *args],
         cwd=sandbox.work,
-        env=sandbox.env(),
+        env=sandbox.env(**env),
         input=stdin if stdin is not None else "",
         capture_output=True,
         text=True,

@@ -260,9 +260,11 @@ def test_bulk_decoding_leaves_the_collector_as_it_found_it(tmp_path: Path) -> No
 
         gc.enable()
         gc.freeze()  # objects the program froze stay frozen
-        frozen = gc.get_freeze_count()
+        assert gc.get_freeze_count() > 0
         SessionManager.open(str(path), read_only=True).build_session_context()
-        assert gc.get_freeze_count() == frozen
+        # Not thawed (an unfreeze would empty the permanent generation). The exact count is no
+        # measure: a frozen object whose last reference goes (another test's leftovers) is freed.
+        assert gc.get_freeze_count() > 0
     finally:
         gc.unfreeze()
         if was_enabled:

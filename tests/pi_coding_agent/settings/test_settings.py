@@ -9,9 +9,7 @@ import pytest
 
 from pi_coding_agent.settings import (
     Settings,
-    agent_dir,
     deep_merge,
-    expand_tilde,
     needs_project_trust,
     resolve_project_trust,
     stored_trust_decision,
@@ -189,16 +187,6 @@ def test_deep_merge_does_not_mutate() -> None:
     merged = deep_merge(base, {"a": {"c": 3}, "d": [2]})
     assert merged == {"a": {"b": 1, "c": 3}, "d": [2]}
     assert base == {"a": {"b": 1, "c": 2}, "d": [1]}
-
-
-def test_agent_dir_from_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setenv("HOME", str(tmp_path))
-    monkeypatch.delenv("PI_CODING_AGENT_DIR", raising=False)
-    assert agent_dir() == tmp_path / ".pi" / "agent"
-    monkeypatch.setenv("PI_CODING_AGENT_DIR", "~/custom")
-    assert agent_dir() == tmp_path / "custom"
-    assert expand_tilde("~") == str(tmp_path)
-    assert expand_tilde("a/~") == "a/~"
 
 
 def test_project_trust(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -111,18 +111,18 @@ def test_default_prompt_lists_tools_date_cwd_and_context() -> None:
 
     prompt = build_system_prompt(
         SystemPromptOptions(
-            cwd="/work/project",
+            cwd="/home/dev/project",
             tools=["read", "bash", "grep"],
             append=["APPENDED TEXT", ""],
-            context_files=[ContextFile("/work/project/AGENTS.md", "Run make test.")],
+            context_files=[ContextFile("/home/dev/project/AGENTS.md", "Run make test.")],
             today=datetime.date(2026, 1, 2),
         )
     )
     assert "- read: " in prompt and "- bash: " in prompt and "- grep: " in prompt
     assert "- edit: " not in prompt and "- write: " not in prompt
     assert prompt.index("APPENDED TEXT") < prompt.index("<project_context>")
-    assert '<project_instructions path="/work/project/AGENTS.md">\nRun make test.\n</project_instructions>' in prompt
-    assert prompt.endswith("Current date: 2026-01-02\nCurrent working directory: /work/project")
+    assert '<project_instructions path="/home/dev/project/AGENTS.md">\nRun make test.\n</project_instructions>' in prompt
+    assert prompt.endswith("Current date: 2026-01-02\nCurrent working directory: /home/dev/project")
 
 
 def test_custom_prompt_replaces_the_base_text_but_keeps_context_and_cwd() -> None:

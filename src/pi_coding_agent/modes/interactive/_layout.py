@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from pi_coding_agent.tui import TUI, Component, Container, StaticLines
 
 if TYPE_CHECKING:
-    from pi_coding_agent.modes.interactive.components._footer import Footer
+    from pi_coding_agent.modes.interactive.components import Footer
 
 MAX_WIDGET_LINES = 10
 

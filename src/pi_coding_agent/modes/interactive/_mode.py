@@ -39,15 +39,15 @@ from pi_coding_agent.modes.interactive._commands import BUILTIN_COMMANDS, READY,
 from pi_coding_agent.modes.interactive._keys import load_keybindings
 from pi_coding_agent.modes.interactive._layout import Layout
 from pi_coding_agent.modes.interactive._styles import markdown_theme
-from pi_coding_agent.modes.interactive.components._footer import Footer
-from pi_coding_agent.modes.interactive.components._messages import (
+from pi_coding_agent.modes.interactive.components import (
     AssistantMessageView,
     BashExecutionView,
+    Footer,
     SummaryCard,
+    ToolExecutionView,
     UserMessageView,
     notice,
 )
-from pi_coding_agent.modes.interactive.components._tools import ToolExecutionView
 from pi_coding_agent.modes.interactive.theme import Theme, ThemeError, builtin_theme, discover_themes
 from pi_coding_agent.tui import TUI, Completer, Editor, Loader, ProcessTerminal, Spacer, Terminal, Text
 

@@ -1,0 +1,38 @@
+"""The words Pi reads as a subcommand when they come first (``pi install <source>``, ``pi auth
+check``, ...). None is built yet; each is refused with a line naming what is missing, so the
+word never reaches a model as a prompt (Pi's ``main``: auth, then the experimental server and
+client, then the package and config commands, all decided by the first argument alone)."""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False  # as in ``_args``: this runs before ``pi --version`` answers
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+_PACKAGES = "package management: install, remove, update, list"
+_NOT_BUILT = {
+    "auth": "auth commands: print-api-key, print-bearer-token, check",
+    "install": _PACKAGES,
+    "uninstall": _PACKAGES,
+    "remove": _PACKAGES,
+    "update": "updating pi and its packages",
+    "list": _PACKAGES,
+    "config": "package resource configuration",
+}
+_EXPERIMENTAL = {
+    "server": "experimental session server",
+    "client": "experimental session client",
+}
+
+
+def unbuilt_subcommand(args: Sequence[str], env: Mapping[str, str]) -> str | None:
+    """The error for a subcommand this implementation does not have, or None for a normal run."""
+    if not args:
+        return None
+    word = args[0]
+    missing = _NOT_BUILT.get(word)
+    if missing is None and env.get("PI_EXPERIMENTAL") == "1":
+        missing = _EXPERIMENTAL.get(word)
+    if missing is None:
+        return None
+    return f"Error: pi {word} is not built yet in this implementation ({missing})"

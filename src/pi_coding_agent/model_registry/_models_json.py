@@ -1,0 +1,76 @@
+"""Reading ``<agent dir>/models.json``: the user's providers, models and overrides.
+
+The file is JSON with ``//`` and ``/* */`` comments allowed (as Pi reads it). This module
+finds and parses it; ``pi_ai.models.ModelRegistry`` composes the parsed data with the
+built-in catalog. A file that cannot be used leaves the built-in models usable, and the
+registry's ``error`` says what is wrong, naming the file (and the line for JSON errors).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pi_ai import ModelRegistry
+
+
+def load_models_json(path: Path) -> ModelRegistry:
+    """The built-in models composed with ``path``; no file means the built-in models alone."""
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return ModelRegistry()
+    except (OSError, UnicodeDecodeError) as error:
+        return _failed(f"Failed to load models.json: {error}", path)
+    text = _strip_json_comments(raw.removeprefix("\ufeff"))
+    try:
+        parsed = json.loads(text)
+    except json.JSONDecodeError as error:
+        return _failed(
+            f"Failed to parse models.json: {error.msg} at line {error.lineno} column {error.colno}", path
+        )
+    registry = ModelRegistry(parsed)
+    if registry.error is not None:
+        registry.error += f"\n\nFile: {path}"
+    return registry
+
+
+def _failed(problem: str, path: Path) -> ModelRegistry:
+    registry = ModelRegistry()
+    registry.error = f"{problem}\n\nFile: {path}"
+    return registry
+
+
+def _strip_json_comments(text: str) -> str:
+    """Remove ``//`` and ``/* */`` comments outside strings (newlines kept for line numbers)."""
+    out: list[str] = []
+    index = 0
+    length = len(text)
+    in_string = False
+    while index < length:
+        char = text[index]
+        if in_string:
+            out.append(char)
+            if char == "\\" and index + 1 < length:
+                out.append(text[index + 1])
+                index += 2
+                continue
+            if char == '"':
+                in_string = False
+            index += 1
+        elif char == '"':
+            in_string = True
+            out.append(char)
+            index += 1
+        elif text.startswith("//", index):
+            end = text.find("\n", index)
+            index = length if end < 0 else end
+        elif text.startswith("/*", index):
+            end = text.find("*/", index + 2)
+            comment = text[index : length if end < 0 else end + 2]
+            out.append("\n" * comment.count("\n"))
+            index = length if end < 0 else end + 2
+        else:
+            out.append(char)
+            index += 1
+    return "".join(out)

@@ -1,0 +1,60 @@
+"""Where the coding agent keeps its files, and how the paths users write are read (Pi's
+``config.ts`` ``getAgentDir`` and ``utils/paths.ts`` ``normalizePath``/``resolvePath``).
+
+The agent dir is ``$PI_CODING_AGENT_DIR`` (tilde expanded) or ``~/.pi/agent``; it holds
+``settings.json``, ``auth.json``, ``models.json`` and ``sessions/``. Every layer that needs it
+asks ``agent_dir()`` here. Only ``os`` is imported up front: session code on the resume path
+uses this module.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+AGENT_DIR_ENV = "PI_CODING_AGENT_DIR"
+SESSION_DIR_ENV = "PI_CODING_AGENT_SESSION_DIR"
+CONFIG_DIR_NAME = ".pi"
+"""Name of the per-user (``~/.pi``) and per-project (``<cwd>/.pi``) configuration folders."""
+
+__all__ = ["AGENT_DIR_ENV", "CONFIG_DIR_NAME", "SESSION_DIR_ENV", "agent_dir", "expand_tilde", "resolve_path"]
+
+
+def expand_tilde(path: str) -> str:
+    """``~`` and ``~/...`` become paths under the home folder, a ``file://`` URL its path;
+    anything else is unchanged (``~other`` included), as Pi's ``normalizePath``."""
+    if path == "~":
+        return _home()
+    if path.startswith("~/"):
+        return os.path.join(_home(), path[2:])
+    if path.startswith("file://"):
+        from urllib.parse import unquote, urlparse  # rare: not worth importing up front
+
+        return unquote(urlparse(path).path)
+    return path
+
+
+def _home() -> str:
+    # pathlib (and what it imports) is loaded only when a path needs the home folder.
+    from pathlib import Path
+
+    return str(Path.home())
+
+
+def resolve_path(path: str, base: str | os.PathLike[str] | None = None) -> str:
+    """Absolute and normalized (``..`` and ``.`` folded), symlinks not followed: Node's
+    ``path.resolve`` of the tilde-expanded ``path`` against ``base`` (default: the process cwd)."""
+    expanded = expand_tilde(path)
+    if not os.path.isabs(expanded):
+        expanded = os.path.join(expand_tilde(os.fspath(base)) if base else os.getcwd(), expanded)
+    resolved = os.path.normpath(expanded)
+    # POSIX keeps a leading "//"; Node's path.resolve does not.
+    return "/" + resolved.lstrip("/") if resolved.startswith("//") else resolved
+
+
+def agent_dir(env: Mapping[str, str] | None = None) -> str:
+    """``$PI_CODING_AGENT_DIR`` (tilde expanded) or ``~/.pi/agent``; never created here."""
+    configured = (os.environ if env is None else env).get(AGENT_DIR_ENV)
+    if configured:
+        return expand_tilde(configured)
+    return os.path.join(_home(), CONFIG_DIR_NAME, "agent")

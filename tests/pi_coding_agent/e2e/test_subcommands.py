@@ -1,0 +1,94 @@
+"""Words Pi reads as subcommands are never a prompt: through the real CLI, each is refused
+with one line naming the missing feature and exit 1, and the provider on 127.0.0.1 (which
+answers anything) receives no request. Pi itself, run the same way, sends none either."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.pi_coding_agent.e2e._harness import Sandbox, run_ours, run_pi
+from tests.support.scripted_provider import ScriptedProvider
+
+SETTINGS = {
+    "retry": {"enabled": False},
+    "defaultProvider": "scripted-openai",
+    "defaultModel": "scripted-model",
+}
+MISSING = {
+    "install": "package management",
+    "uninstall": "package management",
+    "remove": "package management",
+    "list": "package management",
+    "update": "updating pi and its packages",
+    "config": "package resource configuration",
+    "auth": "auth commands",
+}
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["install", "npm:some-extension"],
+        ["uninstall", "npm:some-extension"],
+        ["remove", "git:github.com/a/b", "-l"],
+        ["update", "--self"],
+        ["config"],
+        ["auth", "check", "--provider", "scripted-openai"],
+        ["list", "-p", "tell me a joke"],
+    ],
+    ids=" ".join,
+)
+def test_subcommand_is_refused_and_reaches_no_model(tmp_path: Path, args: list[str]) -> None:
+    with ScriptedProvider([{"text": "a reply nobody should get"}] * 3) as provider:
+        sandbox = Sandbox.create(tmp_path, provider.base_url, SETTINGS)
+        result = run_ours(sandbox, *args, stdin="piped text that would be a prompt")
+    assert provider.requests == []
+    assert result.returncode == 1 and result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith(f"Error: pi {args[0]} is not built yet in this implementation (")
+    assert MISSING[args[0]] in lines[0]
+    assert sandbox.session_files() == []
+
+
+def test_experimental_server_and_client_only_with_pi_experimental(tmp_path: Path) -> None:
+    with ScriptedProvider([{"text": "a reply"}] * 3) as provider:
+        sandbox = Sandbox.create(tmp_path, provider.base_url, SETTINGS)
+        refused = run_ours(sandbox, "server", PI_EXPERIMENTAL="1")
+        assert provider.requests == []
+        assert refused.returncode == 1 and "experimental session server" in refused.stderr
+        # Without the flag Pi reads "server" as a message, and so do we: the control that the
+        # provider does see what the CLI sends.
+        prompted = run_ours(sandbox, "-p", "server")
+    assert prompted.returncode == 0, prompted.stderr
+    assert len(provider.requests) == 1 and "server" in str(provider.requests[0])
+
+
+def test_only_the_first_argument_is_a_subcommand(tmp_path: Path) -> None:
+    with ScriptedProvider([{"text": "here is the list"}]) as provider:
+        sandbox = Sandbox.create(tmp_path, provider.base_url, SETTINGS)
+        result = run_ours(sandbox, "-p", "list")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "here is the list"
+    assert len(provider.requests) == 1
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["list"],
+        ["auth", "check"],
+        ["remove", "npm:nothing-installed"],
+        ["update", "--help"],
+        ["config", "--help"],
+    ],
+    ids=" ".join,
+)
+def test_pi_reads_the_same_words_as_subcommands(tmp_path: Path, args: list[str]) -> None:
+    with ScriptedProvider([{"text": "a reply nobody should get"}] * 3) as provider:
+        sandbox = Sandbox.create(tmp_path, provider.base_url, SETTINGS)
+        run_pi(sandbox, *args, stdin="piped text")
+    assert provider.requests == []
