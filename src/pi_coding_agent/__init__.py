@@ -53,8 +53,11 @@ if TYPE_CHECKING:
     from pi_coding_agent.model_registry import ModelResolution as ResolveCliModelResult
     from pi_coding_agent.modes import run_print_mode
     from pi_coding_agent.modes.interactive.theme import Theme
+    from pi_coding_agent.packages import PackageManager, ResolvedResource
     from pi_coding_agent.paths import CONFIG_DIR_NAME
     from pi_coding_agent.paths import agent_dir as get_agent_dir
+    from pi_coding_agent.prompt_templates import PromptTemplate
+    from pi_coding_agent.resources import ResourceDiagnostic, parse_frontmatter, strip_frontmatter
     from pi_coding_agent.rpc import RpcClient, run_rpc_mode
     from pi_coding_agent.session import (
         CURRENT_SESSION_VERSION,
@@ -78,6 +81,7 @@ if TYPE_CHECKING:
     from pi_coding_agent.session import entry_messages as session_entry_to_context_messages
     from pi_coding_agent.session import migrate_entries as migrate_session_entries
     from pi_coding_agent.settings import CompactionSettings, RetrySettings, Settings
+    from pi_coding_agent.skills import Skill, format_skills_for_prompt, load_skills
     from pi_coding_agent.system_prompt import load_context_files as load_project_context_files
     from pi_coding_agent.tools import (
         DEFAULT_MAX_BYTES,
@@ -163,6 +167,15 @@ _EXPORTS: dict[str, str] = {
     "run_print_mode": "pi_coding_agent.modes",
     "RpcClient": "pi_coding_agent.rpc",
     "run_rpc_mode": "pi_coding_agent.rpc",
+    "Skill": "pi_coding_agent.skills",
+    "format_skills_for_prompt": "pi_coding_agent.skills",
+    "load_skills": "pi_coding_agent.skills",
+    "PromptTemplate": "pi_coding_agent.prompt_templates",
+    "ResourceDiagnostic": "pi_coding_agent.resources",
+    "parse_frontmatter": "pi_coding_agent.resources",
+    "strip_frontmatter": "pi_coding_agent.resources",
+    "PackageManager": "pi_coding_agent.packages",
+    "ResolvedResource": "pi_coding_agent.packages",
     "Theme": "pi_coding_agent.modes.interactive.theme",
     "DynamicBorder": "pi_coding_agent.tui",
     # The equivalents of Pi's ``ModelRegistry`` and ``SettingsManager``, whose APIs differ.
@@ -212,7 +225,11 @@ __all__ = [
     "ModelCatalog",
     "ModelChangeEntry",
     "ModelCycleResult",
+    "PackageManager",
+    "PromptTemplate",
     "ResolveCliModelResult",
+    "ResolvedResource",
+    "ResourceDiagnostic",
     "RetrySettings",
     "RpcClient",
     "ScopedModel",
@@ -227,6 +244,7 @@ __all__ = [
     "SessionStats",
     "SessionTreeNode",
     "Settings",
+    "Skill",
     "Theme",
     "ThinkingLevelChangeEntry",
     "ToolsOptions",
@@ -242,12 +260,15 @@ __all__ = [
     "estimate_tokens",
     "find_cut_point",
     "format_size",
+    "format_skills_for_prompt",
     "generate_branch_summary",
     "get_agent_dir",
     "load_project_context_files",
+    "load_skills",
     "main",
     "migrate_session_entries",
     "parse_args",
+    "parse_frontmatter",
     "prepare_branch_entries",
     "resolve_cli_model",
     "run_print_mode",
@@ -255,6 +276,7 @@ __all__ = [
     "serialize_conversation",
     "session_entry_to_context_messages",
     "should_compact",
+    "strip_frontmatter",
     "truncate_head",
     "truncate_line",
     "truncate_tail",

@@ -14,7 +14,8 @@ from tests.support.oracle import oracle_home, require_live_oracle
 
 SUBPACKAGES = (
     "agent_session", "auth", "bash", "cli", "compaction", "messages", "model_registry", "modes", "rpc",
-    "modes.interactive.theme", "paths", "session", "settings", "system_prompt", "tools", "tui",
+    "modes.interactive.theme", "packages", "paths", "prompt_templates", "resources", "session", "settings",
+    "skills", "system_prompt", "tools", "tui",
 )  # fmt: skip
 OWN_NAMES = {"PI_COMPAT_VERSION", "ModelCatalog", "Settings"}
 """Root names that are not Pi's: our version pin and the equivalents of Pi's ``ModelRegistry``

@@ -23,7 +23,7 @@ from pi_coding_agent.agent_session._events import (
 )
 from pi_coding_agent.agent_session._listeners import SessionListener
 from pi_coding_agent.agent_session._model_control import ModelChangeError, ModelCycleResult
-from pi_coding_agent.agent_session._parts import NO_MODEL_MESSAGE, SessionError
+from pi_coding_agent.agent_session._parts import NO_MODEL_MESSAGE, SessionError, SlashCommand
 from pi_coding_agent.agent_session._retry import is_retryable_error
 from pi_coding_agent.agent_session._runtime import (
     AgentSessionRuntime,
@@ -63,6 +63,7 @@ __all__ = [
     "SessionListener",
     "SessionOptions",
     "SessionStats",
+    "SlashCommand",
     "StreamingBehavior",
     "SummarizationRetryEvent",
     "ThinkingLevelChangedEvent",

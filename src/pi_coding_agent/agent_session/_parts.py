@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
 
 from pi_agent import Agent, AgentMessage
 from pi_ai import AbortController, Model, TextContent
@@ -15,6 +17,17 @@ NO_MODEL_MESSAGE = (
     "No model selected: pass --model provider/id, or set defaultProvider and defaultModel in "
     "settings.json (run pi --list-models to see what is available)."
 )
+
+
+@dataclass(frozen=True)
+class SlashCommand:
+    """A ``/name`` command a prompt may start with (Pi's ``get_commands`` entry)."""
+
+    name: str
+    description: str
+    source: Literal["extension", "prompt", "skill"]
+    path: str
+    """The file it comes from (Pi's ``sourceInfo.path``)."""
 
 
 class SessionError(Exception):

@@ -48,7 +48,7 @@ from pi_coding_agent.agent_session._events import (
 )
 from pi_coding_agent.agent_session._listeners import Listeners, SessionListener
 from pi_coding_agent.agent_session._model_control import ModelControl
-from pi_coding_agent.agent_session._parts import NO_MODEL_MESSAGE, SessionError, message_text
+from pi_coding_agent.agent_session._parts import NO_MODEL_MESSAGE, SessionError, SlashCommand, message_text
 from pi_coding_agent.agent_session._retry import is_retryable_error
 from pi_coding_agent.agent_session._stats import SessionStatistics
 from pi_coding_agent.agent_session._tree import TreeNavigation
@@ -83,6 +83,8 @@ class AgentSession(ModelControl, TreeNavigation, SessionStatistics, UserBash):
         system_prompt: str,
         bin_dir: str | None = None,
         scoped_models: Sequence[ScopedModel] = (),
+        expand_input: Callable[[str], str] | None = None,
+        commands: Sequence[SlashCommand] = (),
     ) -> None:
         self.agent = agent
         self.session_manager = session_manager
@@ -104,6 +106,8 @@ class AgentSession(ModelControl, TreeNavigation, SessionStatistics, UserBash):
         self._retry_cancel: asyncio.Event | None = None
         self._branch_summary: AbortController | None = None
         self._init_user_bash(bin_dir)
+        self._expand_input = expand_input
+        self._commands = list(commands)
         self._compactor = AutoCompactor(self)
         self._manual_compaction = ManualCompaction(self)
         agent.prepare_next_turn_with_context = self._compactor.before_next_turn
@@ -162,6 +166,10 @@ class AgentSession(ModelControl, TreeNavigation, SessionStatistics, UserBash):
     def retry_attempt(self) -> int:
         return self._retry_attempt
 
+    def available_commands(self) -> list[SlashCommand]:
+        """The ``/name`` commands a prompt may start with: prompt templates, then skills."""
+        return list(self._commands)
+
     def subscribe(self, listener: SessionListener) -> Callable[[], None]:
         """Call ``listener`` for every session event; returns the function that unsubscribes."""
         return self._listeners.add(listener)
@@ -199,14 +207,23 @@ class AgentSession(ModelControl, TreeNavigation, SessionStatistics, UserBash):
         content: list[TextContent | ImageContent] = [TextContent(text=text), *(images or ())]
         return UserMessage(content=content, timestamp=now_ms())
 
+    def _expand(self, text: str) -> str:
+        return self._expand_input(text) if self._expand_input is not None else text
+
     async def steer(self, text: str, images: Sequence[ImageContent] | None = None) -> None:
         """Queue a message delivered after the current turn's tool calls, before the next model call."""
+        self._queue_steer(self._expand(text), images)
+
+    async def follow_up(self, text: str, images: Sequence[ImageContent] | None = None) -> None:
+        """Queue a message delivered once the agent has nothing else to do."""
+        self._queue_follow_up(self._expand(text), images)
+
+    def _queue_steer(self, text: str, images: Sequence[ImageContent] | None) -> None:
         self._steering_texts.append(text)
         self._emit_queue_update()
         self.agent.steer(self._user_message(text, images))
 
-    async def follow_up(self, text: str, images: Sequence[ImageContent] | None = None) -> None:
-        """Queue a message delivered once the agent has nothing else to do."""
+    def _queue_follow_up(self, text: str, images: Sequence[ImageContent] | None) -> None:
         self._follow_up_texts.append(text)
         self._emit_queue_update()
         self.agent.follow_up(self._user_message(text, images))
@@ -288,17 +305,19 @@ class AgentSession(ModelControl, TreeNavigation, SessionStatistics, UserBash):
         called once the message was accepted or queued, before the run starts. Raises
         ``SessionError`` before anything is sent when a run is active without a streaming
         behaviour, a manual compaction runs, no model is selected, or the model's provider
-        has no credentials.
+        has no credentials. ``/skill:name`` and prompt-template commands are expanded first
+        (``expand_input``), as in Pi.
         """
         if self._manual_compaction.running:
             raise SessionError(COMPACTING_MESSAGE)
+        text = self._expand(text)
         if self._run_active:
             if streaming_behavior is None:
                 raise SessionError(BUSY_MESSAGE)
             if streaming_behavior == "followUp":
-                await self.follow_up(text, images)
+                self._queue_follow_up(text, images)
             else:
-                await self.steer(text, images)
+                self._queue_steer(text, images)
             if on_accepted is not None:
                 on_accepted()
             return

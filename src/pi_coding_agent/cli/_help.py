@@ -42,6 +42,19 @@ Prompt and tools:
   -a, --approve / -na, --no-approve
                                  Trust (or ignore) this project's .pi settings for this run
 
+Skills and prompt templates:
+  --skill <path>                 Load a skill (file or folder; repeatable)
+  -ns, --no-skills               Load no skills but the --skill ones
+  --prompt-template <path>       Load a prompt template (file or folder; repeatable)
+  -np, --no-prompt-templates     Load no templates but the --prompt-template ones
+
+Packages (bundles of skills, prompt templates, themes and extensions):
+  pi install <source> [-l]       git:host/user/repo[@ref], pypi:name[==version], or a folder
+  pi remove <source> [-l]        Remove it (and its files) again
+  pi update --extensions         Update installed packages
+  pi list                        Packages in user and project settings
+  pi config [enable|disable <n>] Resources of packages and folders, enabled or not
+
   -h, --help                     Show this help
   -v, --version                  Show the version
 

@@ -1,6 +1,7 @@
 """Entry point of the ``pi`` console script.
 
-A first word Pi reads as a subcommand is refused before anything else (``_subcommands``);
+A first word Pi reads as a subcommand runs that command: the package commands
+(``pi_coding_agent.packages``), or a one-line refusal for those not built yet (``_subcommands``);
 ``--version`` and ``--help`` are answered right after parsing, before anything heavy is
 imported; everything else is loaded only when a run is requested.
 """
@@ -14,9 +15,18 @@ from pi_coding_agent import PI_COMPAT_VERSION, __version__
 from pi_coding_agent.cli._args import parse_args
 from pi_coding_agent.cli._subcommands import unbuilt_subcommand
 
+PACKAGE_WORDS = frozenset(("install", "remove", "uninstall", "update", "list", "config"))
+"""First words that make ``pi`` a package command (``pi_coding_agent.packages``)."""
+
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    if args and args[0] in PACKAGE_WORDS:
+        from pi_coding_agent.packages import run_package_command
+
+        code = run_package_command(args)
+        if code is not None:
+            return code
     refusal = unbuilt_subcommand(args, os.environ)
     if refusal is not None:
         print(refusal, file=sys.stderr)

@@ -113,14 +113,6 @@ def _run(parsed: ParsedArgs) -> int:
     cwd = os.getcwd()
     home = Path(agent_dir())
     diagnostics = Diagnostics()
-    for flag, used in (
-        ("--extension", parsed.extensions),
-        ("--skill", parsed.skills),
-        ("--prompt-template", parsed.prompt_templates),
-        ("--theme", parsed.themes),
-    ):
-        if used:
-            diagnostics.warn(f"{flag} is ignored: extensions, skills, prompt templates and themes are not supported yet")
 
     if parsed.list_models is not None:
         return _list_models(parsed, cwd, home, diagnostics)
@@ -165,6 +157,24 @@ def _run(parsed: ParsedArgs) -> int:
         system_prompt=parsed.system_prompt,
         append_system_prompt=parsed.append_system_prompt,
     )
+    from pi_coding_agent.resource_loader import load_startup_resources
+
+    resources, resource_warnings = load_startup_resources(
+        cwd=cwd,
+        session_cwd=session_cwd,
+        agent_dir=home,
+        settings=settings,
+        skill_paths=parsed.skills,
+        prompt_template_paths=parsed.prompt_templates,
+        theme_paths=parsed.themes,
+        no_skills=parsed.no_skills,
+        no_prompt_templates=parsed.no_prompt_templates,
+        no_themes=parsed.no_themes,
+        no_extensions=parsed.no_extensions,
+        extension_sources=parsed.extensions,
+    )
+    for warning in resource_warnings:
+        diagnostics.warn(warning)
     thinking = parsed.thinking or thinking_from_model
     options = SessionOptions(
         cwd=session_cwd,
@@ -181,6 +191,9 @@ def _run(parsed: ParsedArgs) -> int:
         append_prompts=sources.append,
         context_files=[] if parsed.no_context_files else load_context_files(session_cwd, home),
         scoped_models=scoped,
+        skills=resources.skills.skills,
+        expand_input=lambda text: resources.expand(text, lambda error: print(f"Warning: {error}", file=sys.stderr)),
+        prompt_templates=resources.prompt_templates.templates,
     )
 
     def build(session_manager: SessionManager) -> CreatedSession:

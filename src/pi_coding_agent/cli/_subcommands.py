@@ -1,7 +1,8 @@
-"""The words Pi reads as a subcommand when they come first (``pi install <source>``, ``pi auth
-check``, ...). None is built yet; each is refused with a line naming what is missing, so the
-word never reaches a model as a prompt (Pi's ``main``: auth, then the experimental server and
-client, then the package and config commands, all decided by the first argument alone)."""
+"""The words Pi reads as a subcommand when they come first (``pi auth check``, ...) that are not
+built yet; each is refused with a line naming what is missing, so the word never reaches a
+model as a prompt (Pi's ``main``: auth, then the experimental server and client, then the
+package and config commands, all decided by the first argument alone). The package and
+config commands are built (``pi_coding_agent.packages``) and run before this check."""
 
 from __future__ import annotations
 
@@ -9,15 +10,8 @@ TYPE_CHECKING = False  # as in ``_args``: this runs before ``pi --version`` answ
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-_PACKAGES = "package management: install, remove, update, list"
 _NOT_BUILT = {
     "auth": "auth commands: print-api-key, print-bearer-token, check",
-    "install": _PACKAGES,
-    "uninstall": _PACKAGES,
-    "remove": _PACKAGES,
-    "update": "updating pi and its packages",
-    "list": _PACKAGES,
-    "config": "package resource configuration",
 }
 _EXPERIMENTAL = {
     "server": "experimental session server",

@@ -279,7 +279,11 @@ class Commands:
         return NO_DATA
 
     def get_commands(self, command: Command) -> Any:
-        return {"commands": []}
+        commands = [
+            {"name": c.name, "description": c.description, "source": c.source, "sourceInfo": {"path": c.path}}
+            for c in self.session.available_commands()
+        ]
+        return {"commands": commands}
 
     # ---------------------------------------------------------------- ours: the tree in place
 

@@ -2,7 +2,8 @@
 
 Order: the base text (ours, or the user's ``--system-prompt`` / ``SYSTEM.md``), the appended
 texts (``--append-system-prompt`` / ``APPEND_SYSTEM.md``, joined by blank lines), the
-project's context files, then the date and the working directory.
+project's context files, the skills the model may load (Pi's ``<available_skills>`` section,
+byte for byte, when ``read`` or ``bash`` is active), then the date and the working directory.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import datetime
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from pi_coding_agent.skills import Skill, format_skills_for_prompt, skill_read_tool
 from pi_coding_agent.system_prompt._context_files import ContextFile
 
 TOOL_SUMMARIES: Mapping[str, str] = {
@@ -37,6 +39,7 @@ class SystemPromptOptions:
     guidelines: Sequence[str] = ()
     """Advice the active tools ask for, in tool order."""
     today: datetime.date | None = None
+    skills: Sequence[Skill] = ()
 
 
 def _guidelines(tools: Sequence[str], extra: Sequence[str]) -> list[str]:
@@ -77,6 +80,9 @@ def build_system_prompt(options: SystemPromptOptions) -> str:
         for context in options.context_files:
             prompt += f'<project_instructions path="{context.path}">\n{context.content}\n</project_instructions>\n\n'
         prompt += "</project_context>\n"
+    read_tool = skill_read_tool(options.tools)
+    if read_tool is not None and options.skills:
+        prompt += format_skills_for_prompt(options.skills, read_tool)
     today = options.today or datetime.date.today()
     cwd = options.cwd.replace("\\", "/")
     prompt += f"\nCurrent date: {today.isoformat()}\nCurrent working directory: {cwd}"

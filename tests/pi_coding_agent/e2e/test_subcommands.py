@@ -17,12 +17,6 @@ SETTINGS = {
     "defaultModel": "scripted-model",
 }
 MISSING = {
-    "install": "package management",
-    "uninstall": "package management",
-    "remove": "package management",
-    "list": "package management",
-    "update": "updating pi and its packages",
-    "config": "package resource configuration",
     "auth": "auth commands",
 }
 
@@ -30,13 +24,8 @@ MISSING = {
 @pytest.mark.parametrize(
     "args",
     [
-        ["install", "npm:some-extension"],
-        ["uninstall", "npm:some-extension"],
-        ["remove", "git:github.com/a/b", "-l"],
-        ["update", "--self"],
-        ["config"],
         ["auth", "check", "--provider", "scripted-openai"],
-        ["list", "-p", "tell me a joke"],
+        ["auth", "print-api-key", "-p", "tell me a joke"],
     ],
     ids=" ".join,
 )
@@ -50,6 +39,29 @@ def test_subcommand_is_refused_and_reaches_no_model(tmp_path: Path, args: list[s
     assert len(lines) == 1, result.stderr
     assert lines[0].startswith(f"Error: pi {args[0]} is not built yet in this implementation (")
     assert MISSING[args[0]] in lines[0]
+    assert sandbox.session_files() == []
+
+
+@pytest.mark.parametrize(
+    ("args", "status"),
+    [
+        (["install", "npm:some-extension"], 1),
+        (["uninstall", "npm:some-extension"], 1),
+        (["remove", "git:github.com/a/b", "-l"], 1),
+        (["update", "--self"], 0),
+        (["config"], 0),
+        (["list", "-p", "tell me a joke"], 1),
+    ],
+    ids=lambda value: " ".join(value) if isinstance(value, list) else f"exit {value}",
+)
+def test_package_commands_reach_no_model(tmp_path: Path, args: list[str], status: int) -> None:
+    """The package words run the package commands (``docs/packages.md``); none is a prompt."""
+    with ScriptedProvider([{"text": "a reply nobody should get"}] * 3) as provider:
+        sandbox = Sandbox.create(tmp_path, provider.base_url, SETTINGS)
+        result = run_ours(sandbox, *args, stdin="piped text that would be a prompt")
+    assert provider.requests == []
+    assert result.returncode == status, result.stderr
+    assert "not built" not in result.stderr
     assert sandbox.session_files() == []
 
 

@@ -152,3 +152,40 @@ def test_scoped_models_cycle_like_pi(tmp_path: Path) -> None:
     assert [(c["model"]["id"], c["thinkingLevel"], c["isScoped"]) for c in cycles] == [
         ("scripted-claude", "off", True), ("thinker", "low", True), ("scripted-claude", "off", True)
     ]
+
+
+async def _commands_and_expansion(box: Sandbox, command: list[str]) -> tuple[list[Any], list[Any]]:
+    client = RpcClient(command, args=MODEL_ARGS, cwd=box.work, env=box.env())
+    async with client:
+        commands = await client.get_commands()
+        await client.prompt_and_wait("/fix calc.py")
+        await client.prompt_and_wait("/skill:demo now")
+        return list(commands), await client.get_messages()
+
+
+def test_templates_and_skills_are_commands_and_expand_like_pi(tmp_path: Path) -> None:
+    """``get_commands`` lists prompt templates, then skills; a prompt naming one is expanded
+    before it is sent. Compared: name, description, source and the file (Pi's ``sourceInfo``
+    also says where the resource was found; ours has only its ``path``, see docs/rpc.md)."""
+    oracle.require_live_oracle()
+    results = []
+    for name, command in (("ours", [str(our_pi())]), ("pi", [str(pi_cli())])):
+        with ScriptedProvider([{"text": "fixed"}, {"text": "demoed"}], sequential=True) as provider:
+            box = make_sandbox(tmp_path / name, provider.base_url, {"retry": {"enabled": False}})
+            (box.agent_dir / "prompts").mkdir()
+            (box.agent_dir / "prompts" / "fix.md").write_text("---\ndescription: Fix a file\n---\nFix $1 now.\n")
+            (box.agent_dir / "skills" / "demo").mkdir(parents=True)
+            (box.agent_dir / "skills" / "demo" / "SKILL.md").write_text(
+                "---\nname: demo\ndescription: A demo skill\n---\nDo the demo.\n"
+            )
+            commands, messages = asyncio.run(_commands_and_expansion(box, command))
+        shown = [
+            {**{k: c[k] for k in ("name", "description", "source")}, "path": c["sourceInfo"]["path"]}
+            for c in commands
+            if not c["sourceInfo"]["path"].startswith("<inline:")
+        ]
+        results.append(normalize({"stream": [], "results": [{"result": [shown, messages]}]}, box.root))
+    assert results[0] == results[1]
+    shown, messages = results[0]["results"][0]["result"]
+    assert [c["name"] for c in shown] == ["fix", "skill:demo"]
+    assert messages[0]["content"][0]["text"] == "Fix calc.py now."

@@ -1,0 +1,67 @@
+"""What ``pi`` says about resources in one-shot runs, and packages it installs on its own."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.pi_coding_agent.e2e._harness import OPENAI_MODEL, Sandbox, run_ours
+from tests.pi_coding_agent.packages._support import git_repo
+from tests.support.scripted_provider import ScriptedProvider
+
+
+def _skill(root: Path, relative: str, text: str) -> Path:
+    path = root / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_problems_with_resources_are_warnings_on_stderr(tmp_path: Path) -> None:
+    with ScriptedProvider([{"text": "ok"}]) as provider:
+        box = Sandbox.create(tmp_path, provider.base_url)
+        bad = _skill(box.agent_dir, "skills/Bad_Name/SKILL.md", "---\ndescription: d\n---\nx\n")
+        broken = _skill(box.agent_dir, "skills/broken/SKILL.md", "---\ndescription: a: b\n---\nx\n")
+        first = _skill(box.agent_dir, "skills/one/SKILL.md", "---\nname: same\ndescription: d\n---\nx\n")
+        second = _skill(box.agent_dir, "skills/two/SKILL.md", "---\nname: same\ndescription: d\n---\nx\n")
+        extension = _skill(box.agent_dir, "extensions/gate.py", "")
+        done = run_ours(
+            box, "--model", OPENAI_MODEL, "--skill", "nowhere", "--prompt-template", "gone.md", "-p", "hi"
+        )
+    assert done.returncode == 0
+    assert done.stdout == "ok\n"
+    lines = done.stderr.splitlines()
+    assert f"Warning: {bad}: name contains invalid characters (must be lowercase a-z, 0-9, hyphens only)" in lines
+    assert any(line.startswith(f"Warning: {broken}: invalid YAML frontmatter:") and "line 2" in line for line in lines)
+    assert f'Warning: skill "same" collision: {second} skipped, {first} is used' in lines
+    assert f"Warning: {box.work}/nowhere: skill path does not exist" in lines
+    assert f"Warning: {box.work}/gone.md: Prompt template path does not exist" in lines
+    assert f"Warning: extensions are not supported yet; not run: {extension}" in lines
+
+
+def test_packages_in_settings_are_installed_at_startup(tmp_path: Path) -> None:
+    repo = git_repo(tmp_path / "repo")
+    with ScriptedProvider([{"text": "ok"}]) as provider:
+        box = Sandbox.create(tmp_path / "box", provider.base_url, {"packages": [f"git:file://{repo}"]})
+        offline = run_ours(box, "--model", OPENAI_MODEL, "-p", "/review x.py", PI_OFFLINE="1")
+        assert offline.returncode == 0
+        assert f"Warning: package git:file://{repo} is not installed (run: pi install git:file://{repo})" in (
+            offline.stderr.splitlines()
+        )
+        assert provider.requests[-1]["body"]["messages"][-1]["content"] == [{"type": "text", "text": "/review x.py"}]
+        done = run_ours(box, "--model", OPENAI_MODEL, "-p", "/review x.py")
+        assert done.returncode == 0, done.stderr
+        assert done.stderr.splitlines() == [f"Installing git:file://{repo}..."]
+        (user,) = provider.requests[-1]["body"]["messages"][-1]["content"]
+        assert user["text"].startswith("Review x.py using the code-review skill.")
+    assert (box.agent_dir / "git" / "file" / str(repo).lstrip("/") / "skills").is_dir()
+
+
+def test_remote_e_sources_are_not_installed_yet(tmp_path: Path) -> None:
+    with ScriptedProvider([{"text": "ok"}]) as provider:
+        box = Sandbox.create(tmp_path, provider.base_url)
+        done = run_ours(box, "--model", OPENAI_MODEL, "-e", "git:github.com/user/repo", "-p", "hi")
+    assert done.returncode == 0
+    assert (
+        "Warning: -e git:github.com/user/repo: only local folders and files are supported for now "
+        "(install the package instead)"
+    ) in done.stderr.splitlines()
