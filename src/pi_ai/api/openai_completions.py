@@ -66,6 +66,7 @@ from pi_ai.api._http import (
     openai_sdk_message,
 )
 from pi_ai.api._js_json import parse_json
+from pi_ai.api._local_servers import adapt_local_request, local_server_compat, promote_text_tool_calls
 
 __all__ = ["API", "OPTIONS", "OpenAICompletionsOptions", "stream", "stream_simple"]
 
@@ -442,7 +443,8 @@ async def _run(
             session_id=session_id,
             compat=compat,
         )
-        params = build_params(model, context, options, compat, retention)
+        local = local_server_compat(model)
+        params = adapt_local_request(build_params(model, context, options, compat, retention), local)
         params = await apply_on_payload(options, params, model)
         request = HttpRequest(join_url(model.base_url, "/chat/completions"), headers, params)
         parser = _Parser(stream, output, model, context)
@@ -451,7 +453,10 @@ async def _run(
             # The SDK ends its iterator quietly on abort; the check below reports it.
             with contextlib.suppress(AbortError):
                 await _consume(response, parser)
+        promoted = local.parse_tool_calls_from_text and promote_text_tool_calls(stream, output, context.tools)
         parser.finish_blocks()
+        if promoted and output.stop_reason == "stop":
+            output.stop_reason = "toolUse"
         if (signal is not None and signal.aborted) or output.stop_reason == "aborted":
             raise AbortError("Request was aborted")
         if not parser.has_finish_reason and not compat.supports_finish_reason:
