@@ -10,6 +10,8 @@ A turn is a dict:
 * ``{"text": "..."}`` - a text answer;
 * ``{"tool_calls": [{"id": "call_1", "name": "read", "arguments": {...}}, ...]}`` - tool calls
   (``text`` may be given too and comes first);
+* optional ``"thinking": "..."`` - reasoning streamed before the text (OpenAI: the
+  ``reasoning_content`` delta field; Anthropic: a signed ``thinking`` block);
 * optional ``"fail": [{"status": 503, "body": {...}}, ...]`` - the first requests for this turn
   get these HTTP errors, one per request, before the turn is served normally; a failure
   ``{"cut_after": n}`` instead starts the normal stream and drops the connection after
@@ -55,6 +57,8 @@ def _openai_events(turn: Turn, model: str) -> Iterator[dict[str, Any] | str]:
         return data
 
     yield chunk({"role": "assistant", "content": ""})
+    for piece in _chunks(turn["thinking"]) if turn.get("thinking") else []:
+        yield chunk({"reasoning_content": piece})
     if turn.get("text"):
         for piece in _chunks(turn["text"]):
             yield chunk({"content": piece})
@@ -90,6 +94,17 @@ def _openai_events(turn: Turn, model: str) -> Iterator[dict[str, Any] | str]:
     yield "[DONE]"
 
 
+def _anthropic_thinking(thinking: str, index: int) -> Iterator[tuple[str, dict[str, Any]]]:
+    start = {"type": "content_block_start", "index": index, "content_block": {"type": "thinking", "thinking": ""}}
+    yield "content_block_start", start
+    for piece in _chunks(thinking):
+        delta = {"type": "thinking_delta", "thinking": piece}
+        yield "content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}
+    signature = {"type": "signature_delta", "signature": "c2lnbmVk"}
+    yield "content_block_delta", {"type": "content_block_delta", "index": index, "delta": signature}
+    yield "content_block_stop", {"type": "content_block_stop", "index": index}
+
+
 def _anthropic_events(turn: Turn, model: str) -> Iterator[tuple[str, dict[str, Any]]]:
     usage = turn.get("usage") or {}
     yield (
@@ -109,6 +124,9 @@ def _anthropic_events(turn: Turn, model: str) -> Iterator[tuple[str, dict[str, A
         },
     )
     index = 0
+    if turn.get("thinking"):
+        yield from _anthropic_thinking(turn["thinking"], index)
+        index += 1
     if turn.get("text"):
         yield (
             "content_block_start",

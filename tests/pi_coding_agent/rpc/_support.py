@@ -8,6 +8,7 @@ What normalization hides, and why (docs/rpc.md lists the deliberate differences)
   when chunks arrive; their deltas are compared as one text per step), the ``usage`` inside
   them, an assistant ``message_start``'s content, an aborted answer's partial content, the
   chunking of ``bash_execution_update`` (compared as one text per command);
+* the embedded ``local`` models in our model lists (``without_embedded_models``);
 * Pi's built-in ``llama`` extension command (we have no llama.cpp extension) and the wording
   of JavaScript's and Python's JSON parse errors.
 """
@@ -75,6 +76,7 @@ def our_pi() -> Path:
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 _FILE_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z")
 _PORT = re.compile(r"127\.0\.0\.1:\d+")
+_BASH_LOG = re.compile(r"pi-bash-[0-9a-f]+\.log")
 
 
 class _Names:
@@ -95,6 +97,7 @@ class _Names:
         value = value.replace(root, "<root>")
         value = _UUID.sub(lambda match: self.name(match.group(0), "session"), value)
         value = _FILE_TIME.sub("<time>", value)
+        value = _BASH_LOG.sub("pi-bash-<random>.log", value)
         return _PORT.sub("127.0.0.1:<port>", value)
 
 
@@ -204,6 +207,28 @@ def normalize(log: dict[str, list[dict[str, Any]]], root: Path) -> dict[str, Any
     encoded_root = str(root).lstrip("/").replace("/", "-")
     scrubbed = _scrub(_without_inline_extensions(_aborted_answers(data)), names, str(root))
     return dict(json.loads(json.dumps(scrubbed).replace(encoded_root, "<root>")))
+
+
+def is_embedded_model(value: Any) -> bool:
+    return isinstance(value, dict) and value.get("provider") == "local" and value.get("api") == "local"
+
+
+def without_embedded_models(value: Any) -> Any:
+    """Our model lists also hold the embedded ``local`` models (a deliberate difference,
+    docs/rpc.md); without them they must equal Pi's."""
+    if isinstance(value, dict):
+        return {key: without_embedded_models(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [without_embedded_models(item) for item in value if not is_embedded_model(item)]
+    return value
+
+
+def has_embedded_models(value: Any) -> bool:
+    if isinstance(value, dict):
+        return any(has_embedded_models(item) for item in value.values())
+    if isinstance(value, list):
+        return any(is_embedded_model(item) or has_embedded_models(item) for item in value)
+    return False
 
 
 def first_difference(ours: list[dict[str, Any]], theirs: list[dict[str, Any]]) -> str:

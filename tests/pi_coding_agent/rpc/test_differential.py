@@ -19,11 +19,13 @@ from tests.pi_coding_agent.rpc import scenario
 from tests.pi_coding_agent.rpc._support import (
     MODEL_ARGS,
     first_difference,
+    has_embedded_models,
     make_sandbox,
     normalize,
     our_pi,
     pi_cli,
     run_pi_client,
+    without_embedded_models,
 )
 from tests.pi_coding_agent.rpc.python_driver import run_scenario
 from tests.support import oracle
@@ -39,7 +41,8 @@ def _compare(
 ) -> None:
     """Equal answers and output; equal settings files; with ``read_files``, every session file
     read by the live oracle (slow: one Node process per file) gives the same context."""
-    mine, pis = normalize(ours, ours_box.root), normalize(theirs, pi_box.root)
+    assert has_embedded_models(ours) and not has_embedded_models(theirs)
+    mine, pis = normalize(without_embedded_models(ours), ours_box.root), normalize(theirs, pi_box.root)
     assert mine["results"] == pis["results"], first_difference(mine["results"], pis["results"])
     assert mine["stream"] == pis["stream"], first_difference(mine["stream"], pis["stream"])
     settings = [json.loads((box.agent_dir / "settings.json").read_text(encoding="utf-8")) for box in (ours_box, pi_box)]
@@ -50,6 +53,8 @@ def _compare(
         assert _read_by_pi(ours_box) == _read_by_us(pi_box)
     exported = [sorted(p.name[:11] for p in box.work.glob("pi-session-*.html")) for box in (ours_box, pi_box)]
     assert exported[0] == exported[1] == ["pi-session-"]
+    assert all((box.work / "exported.html").read_text(encoding="utf-8").lower().startswith("<!doctype html>")
+               for box in (ours_box, pi_box))  # the outputPath, relative to the working directory
 
 
 def _summary(box: Sandbox, name: str | None, entries: list[dict[str, Any]], context: dict[str, Any],
