@@ -25,7 +25,8 @@ with a scripted failure does not advance.
 
 A request whose first user message starts with ``<conversation>`` is a compaction summary
 request (Pi's and ours both start so); it is answered with the ``summary`` text given to
-the provider instead of a turn of the script.
+the provider instead of a turn of the script (after the HTTP errors in ``summary_failures``,
+one per summary request, if any).
 
 Every request is recorded (``requests``: method, path, headers, parsed JSON body) and
 ``first_request_at`` holds the monotonic time the first one arrived.
@@ -174,9 +175,17 @@ def _anthropic_events(turn: Turn, model: str) -> Iterator[tuple[str, dict[str, A
 class ScriptedProvider:
     """Serve ``turns`` on ``http://127.0.0.1:<port>`` (``/v1/chat/completions``, ``/v1/messages``)."""
 
-    def __init__(self, turns: list[Turn], summary: str | None = None, *, sequential: bool = False) -> None:
+    def __init__(
+        self,
+        turns: list[Turn],
+        summary: str | None = None,
+        *,
+        sequential: bool = False,
+        summary_failures: list[dict[str, Any]] | None = None,
+    ) -> None:
         self.turns = turns
         self.summary = summary
+        self.summary_failures = summary_failures or []
         self.sequential = sequential
         self._served = 0
         self.requests: list[dict[str, Any]] = []
@@ -243,7 +252,7 @@ class ScriptedProvider:
             index = self._served if self.sequential else self._turn_for(body)
             turn = self.turns[index] if index < len(self.turns) else {"text": "(script exhausted)"}
             if self.summary is not None and self._is_summary_request(body):
-                index, turn = -1, {"text": self.summary}
+                index, turn = -1, {"text": self.summary, "fail": self.summary_failures}
             failures = turn.get("fail") or []
             served = self._failures_served.get(index, 0)
             failure = failures[served] if served < len(failures) else None

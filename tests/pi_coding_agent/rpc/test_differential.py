@@ -194,3 +194,37 @@ def test_templates_and_skills_are_commands_and_expand_like_pi(tmp_path: Path) ->
     shown, messages = results[0]["results"][0]["result"]
     assert [c["name"] for c in shown] == ["fix", "skill:demo"]
     assert messages[0]["content"][0]["text"] == "Fix calc.py now."
+
+
+async def _compaction_retried(box: Sandbox, command: list[str]) -> dict[str, Any]:
+    client = RpcClient(command, args=MODEL_ARGS, cwd=box.work, env=box.env())
+    async with client:
+        log: list[dict[str, Any]] = []
+        client.on_message(log.append)
+        await client.prompt_and_wait("First question")
+        await client.prompt_and_wait("Second question")
+        result = await client.compact("Keep it short")
+        stats = await client.get_session_stats()
+        entries = await client.get_entries()  # names the entry ids for normalize
+    return {"stream": log, "results": [{"result": result}, {"result": stats}, {"result": entries}]}
+
+
+def test_summarization_retries_like_pi(tmp_path: Path) -> None:
+    """A summary request that meets a transient error is retried with Pi's
+    ``summarization_retry_*`` events (same settings as turn retries), then compacts."""
+    oracle.require_live_oracle()
+    logs = []
+    settings = {"retry": {"enabled": True, "maxRetries": 2, "baseDelayMs": 10}, "compaction": {"keepRecentTokens": 5}}
+    failure = {"status": 503, "body": {"error": {"type": "overloaded_error", "message": "Overloaded"}}}
+    for name, command in (("ours", [str(our_pi())]), ("pi", [str(pi_cli())])):
+        turns = [{"text": "First answer."}, {"text": "Second answer."}]
+        with ScriptedProvider(turns, summary=scenario.SUMMARY, summary_failures=[failure], sequential=True) as provider:
+            box = make_sandbox(tmp_path / name, provider.base_url, settings)
+            logs.append(normalize(asyncio.run(_compaction_retried(box, command)), box.root))
+    assert logs[0] == logs[1], first_difference(logs[0]["stream"], logs[1]["stream"])
+    kinds = [line["type"] for line in logs[0]["stream"] if line["type"].startswith(("summarization", "compaction"))]
+    assert kinds == [
+        "compaction_start", "summarization_retry_scheduled", "summarization_retry_attempt_start",
+        "summarization_retry_finished", "compaction_end",
+    ]
+    assert logs[0]["results"][0]["result"]["summary"] == scenario.SUMMARY
