@@ -58,13 +58,23 @@ def _compare(
 
 
 def _summary(box: Sandbox, name: str | None, entries: list[dict[str, Any]], context: dict[str, Any],
-             header: dict[str, Any]) -> dict[str, Any]:
+             header: dict[str, Any], tree: list[Any]) -> dict[str, Any]:
     return {
         "name": name,
         "entryTypes": [entry["type"] for entry in entries],
         "context": scrub(context, {str(box.root): "<root>"}),
         "parent": "parentSession" in header,
+        "tree": tree,
     }
+
+
+def _oracle_tree(nodes: list[dict[str, Any]], types: dict[str, str]) -> list[Any]:
+    """The oracle's ``{id, label?, children}`` nodes as (entry type, label, children)."""
+    return [(types[node["id"]], node.get("label"), _oracle_tree(node["children"], types)) for node in nodes]
+
+
+def _our_tree(nodes: list[Any]) -> list[Any]:
+    return [(node.entry.type, node.label, _our_tree(node.children)) for node in nodes]
 
 
 def _sorted(answers: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -78,7 +88,11 @@ def _read_by_pi(box: Sandbox) -> list[dict[str, Any]]:
     files = box.session_files()
     with ThreadPoolExecutor(max_workers=len(files) or 1) as pool:
         read = list(pool.map(oracle_context, files))
-    return _sorted([_summary(box, a["sessionName"], a["entries"], a["context"], a["header"]) for a in read])
+    return _sorted([
+        _summary(box, a["sessionName"], a["entries"], a["context"], a["header"],
+                 _oracle_tree(a["tree"], {e["id"]: e["type"] for e in a["entries"]}))
+        for a in read
+    ])
 
 
 def _read_by_us(box: Sandbox) -> list[dict[str, Any]]:
@@ -97,7 +111,7 @@ def _read_by_us(box: Sandbox) -> list[dict[str, Any]]:
             "model": to_builtins(built.model),
         }
         answers.append(_summary(box, manager.get_session_name(), manager.get_entries_data(), context,
-                                manager.get_header_data()))
+                                manager.get_header_data(), _our_tree(manager.get_tree())))
         manager.close()
     return _sorted(answers)
 
