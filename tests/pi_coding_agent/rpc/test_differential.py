@@ -58,7 +58,7 @@ def _compare(
 
 
 def _summary(box: Sandbox, name: str | None, entries: list[dict[str, Any]], context: dict[str, Any],
-             header: dict[str, Any], tree: list[Any]) -> dict[str, Any]:
+             header: dict[str, Any], *, tree: list[Any]) -> dict[str, Any]:
     return {
         "name": name,
         "entryTypes": [entry["type"] for entry in entries],
@@ -90,7 +90,7 @@ def _read_by_pi(box: Sandbox) -> list[dict[str, Any]]:
         read = list(pool.map(oracle_context, files))
     return _sorted([
         _summary(box, a["sessionName"], a["entries"], a["context"], a["header"],
-                 _oracle_tree(a["tree"], {e["id"]: e["type"] for e in a["entries"]}))
+                 tree=_oracle_tree(a["tree"], {e["id"]: e["type"] for e in a["entries"]}))
         for a in read
     ])
 
@@ -111,7 +111,7 @@ def _read_by_us(box: Sandbox) -> list[dict[str, Any]]:
             "model": to_builtins(built.model),
         }
         answers.append(_summary(box, manager.get_session_name(), manager.get_entries_data(), context,
-                                manager.get_header_data(), _our_tree(manager.get_tree())))
+                                manager.get_header_data(), tree=_our_tree(manager.get_tree())))
         manager.close()
     return _sorted(answers)
 
@@ -242,3 +242,50 @@ def test_summarization_retries_like_pi(tmp_path: Path) -> None:
         "summarization_retry_finished", "compaction_end",
     ]
     assert logs[0]["results"][0]["result"]["summary"] == scenario.SUMMARY
+
+
+EDGE_STEPS: list[dict[str, Any]] = [
+    # Before anything was said: nothing to fork, clone, compact or export yet.
+    {"call": "getForkMessages"},
+    {"call": "getLastAssistantText"},
+    {"call": "clone"},
+    {"call": "fork", "args": ["no-such-entry"]},
+    {"call": "compact"},
+    {"call": "exportHtml"},
+    {"call": "switchSession", "args": ["elsewhere/missing.jsonl"]},  # not there: a new session in it
+    {"call": "cycleThinkingLevel"},
+    {"call": "abort"},
+    {"call": "abortBash"},
+    {"call": "abortRetry"},
+    {"call": "clearQueue"},
+    # Queued while idle: delivered with the next prompt.
+    {"call": "steer", "args": ["steered while idle"]},
+    {"call": "followUp", "args": ["followed up while idle"]},
+    {"call": "getState"},
+    {"call": "prompt", "args": ["hello"]},
+    {"waitFor": "agent_settled"},
+    {"call": "getEntries", "as": "entries"},
+    {"call": "fork", "args": [scenario.ref("entries", "entries", 1, "id")]},
+    {"call": "getMessages"},
+    {"call": "getState"},
+]
+
+
+def test_edge_answers_match_pi(tmp_path: Path) -> None:
+    """Refusals and no-ops (nothing to clone, fork, compact or export; a missing file; a
+    queue filled while idle; a fork from an entry that is not a user message) answer as Pi's."""
+    oracle.require_live_oracle()
+    logs = []
+    for name, command in (("ours", [str(our_pi())]), ("pi", [str(pi_cli())])):
+        turns = [{"text": "First."}, {"text": "Second."}, {"text": "Third."}]
+        with ScriptedProvider(turns, sequential=True) as provider:
+            box = make_sandbox(tmp_path / name, provider.base_url, {"retry": {"enabled": False}})
+            client = RpcClient(command, args=MODEL_ARGS, cwd=box.work, env=box.env())
+
+            async def run(client: RpcClient = client) -> dict[str, Any]:
+                async with client:
+                    return await run_scenario(client, EDGE_STEPS)
+
+            logs.append(normalize(asyncio.run(run()), box.root))
+    assert logs[0]["results"] == logs[1]["results"], first_difference(logs[0]["results"], logs[1]["results"])
+    assert logs[0]["stream"] == logs[1]["stream"], first_difference(logs[0]["stream"], logs[1]["stream"])
