@@ -271,21 +271,54 @@ EDGE_STEPS: list[dict[str, Any]] = [
 ]
 
 
-def test_edge_answers_match_pi(tmp_path: Path) -> None:
-    """Refusals and no-ops (nothing to clone, fork, compact or export; a missing file; a
-    queue filled while idle; a fork from an entry that is not a user message) answer as Pi's."""
-    oracle.require_live_oracle()
+IN_MEMORY_STEPS: list[dict[str, Any]] = [
+    {"call": "prompt", "args": ["hello"]},
+    {"waitFor": "agent_settled"},
+    {"call": "getState"},
+    {"call": "getEntries"},
+    {"call": "getSessionStats"},
+    {"call": "exportHtml"},
+    {"call": "getForkMessages", "as": "forks"},
+    {"call": "clone"},
+    {"call": "getMessages"},
+    {"call": "fork", "args": [scenario.ref("forks", 0, "entryId")]},
+    {"call": "getMessages"},
+    {"call": "newSession", "args": ["/some/parent.jsonl"]},
+    {"call": "getState"},
+    {"call": "getEntries"},
+]
+
+
+def _run_steps(tmp_path: Path, steps: list[dict[str, Any]], extra_args: list[str]) -> list[dict[str, Any]]:
+    """``steps`` through our Python client against ours and Pi's, normalized logs."""
     logs = []
     for name, command in (("ours", [str(our_pi())]), ("pi", [str(pi_cli())])):
         turns = [{"text": "First."}, {"text": "Second."}, {"text": "Third."}]
         with ScriptedProvider(turns, sequential=True) as provider:
             box = make_sandbox(tmp_path / name, provider.base_url, {"retry": {"enabled": False}})
-            client = RpcClient(command, args=MODEL_ARGS, cwd=box.work, env=box.env())
+            client = RpcClient(command, args=[*MODEL_ARGS, *extra_args], cwd=box.work, env=box.env())
 
             async def run(client: RpcClient = client) -> dict[str, Any]:
                 async with client:
-                    return await run_scenario(client, EDGE_STEPS)
+                    return await run_scenario(client, steps)
 
             logs.append(normalize(asyncio.run(run()), box.root))
+    return logs
+
+
+def test_edge_answers_match_pi(tmp_path: Path) -> None:
+    """Refusals and no-ops (nothing to clone, fork, compact or export; a missing file; a
+    queue filled while idle; a fork from an entry that is not a user message) answer as Pi's."""
+    oracle.require_live_oracle()
+    logs = _run_steps(tmp_path, EDGE_STEPS, [])
     assert logs[0]["results"] == logs[1]["results"], first_difference(logs[0]["results"], logs[1]["results"])
     assert logs[0]["stream"] == logs[1]["stream"], first_difference(logs[0]["stream"], logs[1]["stream"])
+
+
+def test_in_memory_session_answers_match_pi(tmp_path: Path) -> None:
+    """``--no-session``: no file, so no export; fork, clone and new sessions stay in memory."""
+    oracle.require_live_oracle()
+    logs = _run_steps(tmp_path, IN_MEMORY_STEPS, ["--no-session"])
+    assert logs[0]["results"] == logs[1]["results"], first_difference(logs[0]["results"], logs[1]["results"])
+    assert logs[0]["stream"] == logs[1]["stream"], first_difference(logs[0]["stream"], logs[1]["stream"])
+    assert not (tmp_path / "ours" / "home" / ".pi" / "agent" / "sessions").exists()
