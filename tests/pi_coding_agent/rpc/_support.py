@@ -7,7 +7,9 @@ What normalization hides, and why (docs/rpc.md lists the deliberate differences)
 * timing: ``message_update`` events (their count and position relative to answers depend on
   when chunks arrive; their deltas are compared as one text per step), the ``usage`` inside
   them, an assistant ``message_start``'s content, an aborted answer's partial content, the
-  chunking of ``bash_execution_update`` (compared as one text per command);
+  chunking of ``bash_execution_update`` (compared as one text per command), the number of
+  ``tool_execution_update`` lines of a tool call and where they fall (each call's first and
+  last are compared, apart from the stream);
 * the embedded ``local`` models in our model lists (``without_embedded_models``);
 * Pi's built-in ``llama`` extension command (we have no llama.cpp extension) and the wording
   of JavaScript's and Python's JSON parse errors.
@@ -166,6 +168,18 @@ def _stream(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+def _tool_updates(lines: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Each tool call's first and last ``tool_execution_update`` (how many come between, and
+    where they fall among other events, depends on output throttling and timing)."""
+    updates: dict[str, dict[str, Any]] = {}
+    for line in lines:
+        if line.get("type") == "tool_execution_update":
+            found = updates.setdefault(line["toolCallId"], {"toolName": line["toolName"], "args": line["args"],
+                                                              "first": line["partialResult"]})
+            found["last"] = line["partialResult"]
+    return updates
+
+
 def _aborted_answers(value: Any) -> Any:
     """An aborted answer's partial content and usage depend on when the abort arrived."""
     if isinstance(value, dict):
@@ -203,7 +217,7 @@ def normalize(log: dict[str, list[dict[str, Any]]], root: Path) -> dict[str, Any
         if "response" in record:
             record["response"] = {k: v for k, v in record["response"].items() if k != "id"}
         results.append(record)
-    data = {"stream": _stream(log["stream"]), "results": results}
+    data = {"stream": _stream(log["stream"]), "results": results, "toolUpdates": _tool_updates(log["stream"])}
     encoded_root = str(root).lstrip("/").replace("/", "-")
     scrubbed = _scrub(_without_inline_extensions(_aborted_answers(data)), names, str(root))
     return dict(json.loads(json.dumps(scrubbed).replace(encoded_root, "<root>")))

@@ -45,6 +45,8 @@ def _compare(
     mine, pis = normalize(without_embedded_models(ours), ours_box.root), normalize(theirs, pi_box.root)
     assert mine["results"] == pis["results"], first_difference(mine["results"], pis["results"])
     assert mine["stream"] == pis["stream"], first_difference(mine["stream"], pis["stream"])
+    assert mine["toolUpdates"] == pis["toolUpdates"]
+    assert mine["toolUpdates"]["call_bash"]["last"]["content"] == [{"type": "text", "text": "a\nb\n"}]
     settings = [json.loads((box.agent_dir / "settings.json").read_text(encoding="utf-8")) for box in (ours_box, pi_box)]
     assert settings[0] == settings[1]
     if read_files:
