@@ -33,6 +33,7 @@ from pi_ai._event_stream import AssistantMessageEventStream
 from pi_ai._events import ToolCallDeltaEvent, ToolCallStartEvent
 from pi_ai._messages import AssistantMessage, TextContent, ToolCall
 from pi_ai._model import Model
+from pi_ai.js_json import stringify
 
 __all__ = [
     "LocalServerCompat",
@@ -213,6 +214,6 @@ def promote_text_tool_calls(
             output.content.append(call)
             position = len(output.content) - 1
             stream.push(ToolCallStartEvent(content_index=position, partial=output))
-            delta = json.dumps(arguments, ensure_ascii=False)
+            delta = stringify(arguments)
             stream.push(ToolCallDeltaEvent(content_index=position, delta=delta, partial=output))
     return found

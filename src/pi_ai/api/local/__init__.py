@@ -25,7 +25,8 @@ from pi_ai._model import Model
 from pi_ai._options import SimpleStreamOptions, StreamOptions
 from pi_ai._registry import ApiImplementation
 from pi_ai._simple_options import base_options
-from pi_ai.api._common import end_with_error, provider_options
+from pi_ai.api._accumulator import StreamAccumulator
+from pi_ai.api._common import provider_options
 from pi_ai.api.local._chat import chat_messages, render_prompt, template_knows_tools
 from pi_ai.api.local._engine import Engine, EngineError, Generated, load_engine
 from pi_ai.api.local._grammar import turn_grammar
@@ -249,7 +250,7 @@ async def _run(stream: AssistantMessageEventStream, model: Model, context: Conte
             output.stop_reason = "toolUse" if parser.has_tool_calls else "stop"
         stream.push(DoneEvent(reason=output.stop_reason, message=output))
     except Exception as error:
-        end_with_error(stream, output, signal, error_text(error))
+        StreamAccumulator(stream, output).error(error_text(error), aborted=signal is not None and signal.aborted)
 
 
 def stream(model: Model, context: Context, options: StreamOptions | None = None) -> AssistantMessageEventStream:
