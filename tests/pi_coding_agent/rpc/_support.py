@@ -11,8 +11,7 @@ What normalization hides, and why (docs/rpc.md lists the deliberate differences)
   ``tool_execution_update`` lines of a tool call and where they fall (each call's first and
   last are compared, apart from the stream);
 * the embedded ``local`` models in our model lists (``without_embedded_models``);
-* Pi's built-in ``llama`` extension command (we have no llama.cpp extension) and the wording
-  of JavaScript's and Python's JSON parse errors.
+* Pi's built-in ``llama`` extension command (we have no llama.cpp extension).
 """
 
 from __future__ import annotations
@@ -135,8 +134,6 @@ def _answer_event(event: dict[str, Any]) -> dict[str, Any]:
     if kind == "message_start" and event["message"].get("role") == "assistant":
         message = event["message"]
         return {**event, "message": {key: message[key] for key in ("role", "api", "provider", "model")}}
-    if kind == "response" and event.get("command") == "parse":
-        return {**event, "error": event["error"].split(":", 1)[0]}
     return event
 
 

@@ -150,6 +150,8 @@ STEPS: list[dict[str, Any]] = [
     {"await": "long"},
     # Bad input and the rest.
     {"raw": "this is not json"},
+    {"raw": '{"type": "set_session_name", "name": "odd \\ud800 name"}'},  # a lone surrogate, escaped
+    {"raw": '{"type": "get_sta'},
     {"send": {"type": "no_such_command"}},
     {"send": {"type": "set_session_name", "name": "   "}},
     {"call": "getCommands"},
