@@ -28,8 +28,10 @@ from pi_coding_agent.agent_session._retry import is_retryable_error
 from pi_coding_agent.agent_session._runtime import (
     AgentSessionRuntime,
     ForkPosition,
+    MissingSessionCwdError,
     ReplaceResult,
     SessionFactory,
+    SessionImportFileNotFoundError,
 )
 from pi_coding_agent.agent_session._session import AgentSession, StreamingBehavior
 from pi_coding_agent.agent_session._stats import ContextUsage, ForkPoint, SessionStats, TokenTotals
@@ -50,6 +52,7 @@ __all__ = [
     "CreatedSession",
     "ForkPoint",
     "ForkPosition",
+    "MissingSessionCwdError",
     "ModelChangeError",
     "ModelCycleResult",
     "NavigationResult",
@@ -59,6 +62,7 @@ __all__ = [
     "SessionError",
     "SessionEvent",
     "SessionFactory",
+    "SessionImportFileNotFoundError",
     "SessionInfoChangedEvent",
     "SessionListener",
     "SessionOptions",

@@ -11,11 +11,16 @@ once; listeners added to one ``AgentSession`` stay with it.
 ``fork(entry_id)`` starts a new file holding the branch up to just before that user
 message (its text is returned to be edited); ``clone()`` copies the branch up to the leaf.
 A new session and a fork record the file they came from as ``parentSession``.
+``import_from_jsonl(path)`` copies a session file from elsewhere into the session folder
+(``name-1.jsonl`` and so on when the name is taken) and resumes the copy (Pi's ``/import``).
+A session whose stored working directory is gone is refused with ``MissingSessionCwdError``
+unless a ``cwd_override`` says where to continue it.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
@@ -25,6 +30,7 @@ from pi_coding_agent.agent_session._listeners import Listeners, SessionListener
 from pi_coding_agent.agent_session._parts import SessionError, message_text
 from pi_coding_agent.agent_session._session import AgentSession
 from pi_coding_agent.extension_ui import ExtensionUI, NoExtensionUI, UiMode
+from pi_coding_agent.paths import resolve_path
 from pi_coding_agent.session import MessageEntry, SessionManager
 
 SessionFactory = Callable[[SessionManager], AgentSession]
@@ -36,6 +42,22 @@ INVALID_FORK_ENTRY = "Invalid entry ID for forking"
 NOT_SAVED_YET = (
     "This session has not been saved yet. Wait for the first assistant response before cloning or forking it."
 )
+
+
+class MissingSessionCwdError(SessionError):
+    """The session's stored working directory does not exist (pass ``cwd_override``)."""
+
+    def __init__(self, session_cwd: str, session_file: str | None) -> None:
+        where = f" (session file {session_file})" if session_file else ""
+        super().__init__(f"Stored session working directory does not exist: {session_cwd}{where}")
+        self.session_cwd = session_cwd
+        self.session_file = session_file
+
+
+class SessionImportFileNotFoundError(SessionError):
+    def __init__(self, path: str) -> None:
+        super().__init__(f"File not found: {path}")
+        self.path = path
 
 
 @dataclass(frozen=True)
@@ -81,21 +103,24 @@ class AgentSessionRuntime:
         await self._replace(manager)
         return ReplaceResult(cancelled=False)
 
-    async def switch_session(self, path: str) -> ReplaceResult:
-        """Resume the session stored in ``path``."""
+    async def switch_session(self, path: str, cwd_override: str | None = None) -> ReplaceResult:
+        """Resume the session stored in ``path`` (in ``cwd_override`` instead of its own directory)."""
         current = self._session.session_manager
         same_file = _same_file(path, current.get_session_file())
         if same_file:
             await self._teardown()
             current.close()
-            manager = SessionManager.open(path)
-        else:
-            manager = SessionManager.open(path)
+        manager = SessionManager.open(path, None, cwd_override)
         if not _is_dir(manager.get_cwd()):
             manager.close()
-            raise SessionError(f"Stored session working directory does not exist: {manager.get_cwd()}")
+            raise MissingSessionCwdError(manager.get_cwd(), manager.get_session_file())
         await self._replace(manager, torn_down=same_file)
         return ReplaceResult(cancelled=False)
+
+    async def import_from_jsonl(self, input_path: str, cwd_override: str | None = None) -> ReplaceResult:
+        """Copy a session file into the session folder and resume the copy."""
+        destination = _copy_into(self._session.session_manager.get_session_dir(), resolve_path(input_path))
+        return await self.switch_session(destination, cwd_override)
 
     async def fork(self, entry_id: str, position: ForkPosition = "before") -> ReplaceResult:
         """A new session from the branch ending before (or ``at``) ``entry_id``."""
@@ -159,6 +184,24 @@ class AgentSessionRuntime:
     def _install(self, session: AgentSession) -> None:
         self._session = session
         self._detach = session.subscribe(self._listeners.emit)
+
+
+def _copy_into(folder: str, source: str) -> str:
+    """Copy ``source`` into ``folder`` under its own name, or ``stem-1.ext``, ``stem-2.ext``,
+    ... while that is taken; a file already in the folder stays where it is. The copy's path."""
+    if not os.path.exists(source):
+        raise SessionImportFileNotFoundError(source)
+    os.makedirs(folder, exist_ok=True)
+    wanted = os.path.join(folder, os.path.basename(source))
+    if os.path.abspath(wanted) == source:
+        return source
+    stem, ext = os.path.splitext(wanted)
+    candidate, suffix = wanted, 1
+    while os.path.exists(candidate):
+        candidate, suffix = f"{stem}-{suffix}{ext}", suffix + 1
+    with open(source, "rb") as original, open(candidate, "xb") as copy:
+        shutil.copyfileobj(original, copy)
+    return candidate
 
 
 def _same_file(path: str, current: str | None) -> bool:

@@ -13,7 +13,14 @@ import pytest
 
 from pi_ai import AssistantMessage, Context, StreamOptions, TextContent, UserMessage
 from pi_ai.faux import FauxProvider, FauxState, faux_assistant_message, faux_tool_call
-from pi_coding_agent.agent_session import AgentSession, AgentSessionRuntime, SessionError, TreeError
+from pi_coding_agent.agent_session import (
+    AgentSession,
+    AgentSessionRuntime,
+    MissingSessionCwdError,
+    SessionError,
+    SessionImportFileNotFoundError,
+    TreeError,
+)
 from pi_coding_agent.compaction import prepare_branch_entries
 from pi_coding_agent.messages import BranchSummaryMessage
 from pi_coding_agent.session import BranchSummaryEntry, MessageEntry, SessionManager
@@ -226,6 +233,41 @@ async def test_runtime_new_fork_clone_and_switch(env: Env, faux: FauxProvider) -
                                                           "assistant"]
     with pytest.raises(SessionError, match="Invalid entry ID for forking"):
         await runtime.fork("missing")
+    await runtime.dispose()
+
+
+async def test_import_copies_into_the_session_folder_and_resumes(env: Env, faux: FauxProvider) -> None:
+    """Pi's ``importFromJsonl``: the file is copied (a free name when taken) and resumed; a
+    session whose directory is gone needs a ``cwd_override``."""
+    session = await _two_branches(env, faux)
+    original = session.session_file
+    assert original is not None
+    elsewhere = env.root / "elsewhere"
+    elsewhere.mkdir()
+    exported = elsewhere / Path(original).name
+    exported.write_bytes(Path(original).read_bytes())
+    runtime = _runtime(env, session)
+    await runtime.import_from_jsonl(str(exported))
+    copy = runtime.session.session_file
+    assert copy == str(Path(original).with_name(Path(original).stem + "-1.jsonl"))
+    assert Path(copy).read_bytes() == exported.read_bytes() and exported.exists()
+    assert [m.role for m in runtime.session.messages][-1] == "assistant" and len(runtime.session.messages) == 6
+    await runtime.import_from_jsonl(copy)  # already in the folder: resumed where it is
+    assert runtime.session.session_file == copy and len(list(Path(copy).parent.glob("*.jsonl"))) == 2
+    with pytest.raises(SessionImportFileNotFoundError, match="File not found: .*nope.jsonl"):
+        await runtime.import_from_jsonl(str(elsewhere / "nope.jsonl"))
+
+    lines = exported.read_text(encoding="utf-8").splitlines()
+    header = json.loads(lines[0])
+    moved = elsewhere / "moved.jsonl"
+    moved.write_text("\n".join([json.dumps({**header, "cwd": str(env.root / "gone")}), *lines[1:]]) + "\n",
+                     encoding="utf-8")
+    with pytest.raises(MissingSessionCwdError, match="does not exist: .*gone") as refused:
+        await runtime.import_from_jsonl(str(moved))
+    assert refused.value.session_cwd == str(env.root / "gone") and runtime.session.session_file == copy
+    await runtime.import_from_jsonl(str(moved), cwd_override=str(env.work))
+    assert runtime.session.session_manager.get_cwd() == str(env.work)
+    assert runtime.session.session_file is not None and runtime.session.session_file.endswith("moved-1.jsonl")
     await runtime.dispose()
 
 
