@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -35,6 +35,8 @@ from pi_coding_agent.session import MessageEntry, SessionManager
 
 SessionFactory = Callable[[SessionManager], AgentSession]
 """Builds the session for a manager (the manager's ``get_cwd()`` is the working directory)."""
+SessionSetup = Callable[[SessionManager], Awaitable[None]]
+"""Fills a new session's manager before it is used (``new_session(setup=...)``)."""
 
 ForkPosition = Literal["before", "at"]
 
@@ -92,7 +94,11 @@ class AgentSessionRuntime:
 
     # ------------------------------------------------------------------ replacements
 
-    async def new_session(self, parent_session: str | None = None) -> ReplaceResult:
+    async def new_session(
+        self, parent_session: str | None = None, *, setup: SessionSetup | None = None
+    ) -> ReplaceResult:
+        """A fresh session; ``setup`` may write entries into it first (the context is rebuilt
+        from them), as an extension's ``newSession({setup})`` does in Pi."""
         current = self._session.session_manager
         if current.is_persisted():
             manager = SessionManager.create(
@@ -101,6 +107,9 @@ class AgentSessionRuntime:
         else:
             manager = SessionManager.in_memory(current.get_cwd(), parent_session=parent_session)
         await self._replace(manager)
+        if setup is not None:
+            await setup(manager)
+            self._session.agent.state.messages = manager.build_session_context().messages
         return ReplaceResult(cancelled=False)
 
     async def switch_session(self, path: str, cwd_override: str | None = None) -> ReplaceResult:

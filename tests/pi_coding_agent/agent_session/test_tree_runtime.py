@@ -236,38 +236,69 @@ async def test_runtime_new_fork_clone_and_switch(env: Env, faux: FauxProvider) -
     await runtime.dispose()
 
 
+def _exported_copy(original: str, folder: Path) -> Path:
+    folder.mkdir()
+    exported = folder / Path(original).name
+    exported.write_bytes(Path(original).read_bytes())
+    return exported
+
+
+def _with_cwd(session_file: Path, cwd: Path, name: str) -> Path:
+    """A copy of ``session_file`` whose header names ``cwd``."""
+    lines = session_file.read_text(encoding="utf-8").splitlines()
+    moved = session_file.with_name(name)
+    moved.write_text("\n".join([json.dumps({**json.loads(lines[0]), "cwd": str(cwd)}), *lines[1:]]) + "\n",
+                     encoding="utf-8")
+    return moved
+
+
+def _same_bytes(first: str | Path, second: str | Path) -> bool:
+    return Path(first).read_bytes() == Path(second).read_bytes()
+
+
 async def test_import_copies_into_the_session_folder_and_resumes(env: Env, faux: FauxProvider) -> None:
     """Pi's ``importFromJsonl``: the file is copied (a free name when taken) and resumed; a
     session whose directory is gone needs a ``cwd_override``."""
     session = await _two_branches(env, faux)
     original = session.session_file
     assert original is not None
-    elsewhere = env.root / "elsewhere"
-    elsewhere.mkdir()
-    exported = elsewhere / Path(original).name
-    exported.write_bytes(Path(original).read_bytes())
+    exported = _exported_copy(original, env.root / "elsewhere")
     runtime = _runtime(env, session)
     await runtime.import_from_jsonl(str(exported))
     copy = runtime.session.session_file
     assert copy == str(Path(original).with_name(Path(original).stem + "-1.jsonl"))
-    assert Path(copy).read_bytes() == exported.read_bytes() and exported.exists()
+    assert _same_bytes(copy, exported)
     assert [m.role for m in runtime.session.messages][-1] == "assistant" and len(runtime.session.messages) == 6
     await runtime.import_from_jsonl(copy)  # already in the folder: resumed where it is
-    assert runtime.session.session_file == copy and len(list(Path(copy).parent.glob("*.jsonl"))) == 2
-    with pytest.raises(SessionImportFileNotFoundError, match="File not found: .*nope.jsonl"):
-        await runtime.import_from_jsonl(str(elsewhere / "nope.jsonl"))
+    assert runtime.session.session_file == copy
+    with pytest.raises(SessionImportFileNotFoundError, match=r"File not found: .*nope\.jsonl"):
+        await runtime.import_from_jsonl(str(exported.with_name("nope.jsonl")))
 
-    lines = exported.read_text(encoding="utf-8").splitlines()
-    header = json.loads(lines[0])
-    moved = elsewhere / "moved.jsonl"
-    moved.write_text("\n".join([json.dumps({**header, "cwd": str(env.root / "gone")}), *lines[1:]]) + "\n",
-                     encoding="utf-8")
-    with pytest.raises(MissingSessionCwdError, match="does not exist: .*gone") as refused:
+    moved = _with_cwd(exported, env.root / "gone", "moved.jsonl")
+    with pytest.raises(MissingSessionCwdError, match=r"does not exist: .*gone") as refused:
         await runtime.import_from_jsonl(str(moved))
     assert refused.value.session_cwd == str(env.root / "gone") and runtime.session.session_file == copy
     await runtime.import_from_jsonl(str(moved), cwd_override=str(env.work))
     assert runtime.session.session_manager.get_cwd() == str(env.work)
     assert runtime.session.session_file is not None and runtime.session.session_file.endswith("moved-1.jsonl")
+    await runtime.dispose()
+
+
+async def test_new_session_setup_writes_the_first_entries(env: Env, faux: FauxProvider) -> None:
+    session = await _two_branches(env, faux)
+    runtime = _runtime(env, session)
+
+    async def setup(manager: SessionManager) -> None:
+        manager.append_message(UserMessage(content=[TextContent(text="seeded")], timestamp=1))
+        manager.append_session_info("Seeded")
+
+    await runtime.new_session(setup=setup)
+    fresh = runtime.session
+    assert fresh is not session and fresh.session_name == "Seeded"
+    assert [(m.role, m.content[0].text) for m in fresh.messages] == [("user", "seeded")]  # type: ignore[union-attr]
+    faux.set_responses([faux_assistant_message("after the seed")])
+    await fresh.prompt("go on")
+    assert [m.role for m in fresh.messages] == ["user", "user", "assistant"]
     await runtime.dispose()
 
 
