@@ -307,3 +307,48 @@ def test_end_of_input_stops_a_run_and_records_it(tmp_path: Path) -> None:
     messages = [json.loads(line).get("message", {}) for line in session.read_text(encoding="utf-8").splitlines()]
     assert [m.get("role") for m in messages if m] == ["user", "assistant"]
     assert messages[-1]["stopReason"] == "aborted"
+
+
+# ---------------------------------------------------------------------- nothing configured
+
+
+def _unconfigured(tmp_path: Path, settings: str | None) -> tuple[dict[str, str], Path]:
+    from tests.support.local_model import SMALL_MODEL, cache_env
+
+    work, agent_dir = tmp_path / "work", tmp_path / "agent"
+    work.mkdir()
+    agent_dir.mkdir()
+    if settings is not None:
+        (agent_dir / "settings.json").write_text(settings, encoding="utf-8")
+    keep = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL", "TMPDIR")}
+    env = {**keep, **cache_env(), "HOME": str(tmp_path / "home"), "PI_CODING_AGENT_DIR": str(agent_dir),
+           "PI_LOCAL_MODEL": SMALL_MODEL}
+    return env, work
+
+
+async def test_with_nothing_configured_the_embedded_model_serves(tmp_path: Path) -> None:
+    """No key and no models.json: the embedded model (a difference from Pi, which starts on an
+    ``unknown`` placeholder and refuses every prompt); its announcement goes to stderr only."""
+    from tests.support.local_model import SMALL_MODEL, model_file, require_runtime
+
+    require_runtime()
+    model_file(SMALL_MODEL)
+    env, work = _unconfigured(tmp_path, None)
+    seen: list[dict[str, Any]] = []
+    client = RpcClient([str(our_pi())], cwd=work, env=env)
+    client.on_message(seen.append)
+    async with client:
+        state = await client.get_state()
+        models = await client.get_available_models()
+    assert (state["model"]["provider"], state["model"]["id"]) == ("local", SMALL_MODEL)
+    assert {m["provider"] for m in models} == {"local"}
+    assert [m.get("command") for m in seen] == ["get_state", "get_available_models"]
+    assert f"using the embedded model local/{SMALL_MODEL}" in client.stderr
+
+
+def test_with_the_fallback_off_nothing_is_served(tmp_path: Path) -> None:
+    env, work = _unconfigured(tmp_path, '{"localModelFallback": false}')
+    done = subprocess.run([str(our_pi()), "--mode", "rpc"], cwd=work, env=env, input=b'{"type":"get_state"}\n',
+                          capture_output=True, timeout=60, check=False)
+    assert (done.returncode, done.stdout) == (1, b"")
+    assert done.stderr.decode().startswith("Error: No models available") and done.stderr.count(b"\n") == 1
