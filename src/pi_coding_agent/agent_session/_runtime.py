@@ -31,7 +31,7 @@ from pi_coding_agent.agent_session._parts import SessionError, message_text
 from pi_coding_agent.agent_session._session import AgentSession
 from pi_coding_agent.extension_ui import ExtensionUI, NoExtensionUI, UiMode
 from pi_coding_agent.paths import resolve_path
-from pi_coding_agent.session import MessageEntry, SessionManager
+from pi_coding_agent.session import MessageEntry, SessionManager, read_header
 
 SessionFactory = Callable[[SessionManager], AgentSession]
 """Builds the session for a manager (the manager's ``get_cwd()`` is the working directory)."""
@@ -114,15 +114,15 @@ class AgentSessionRuntime:
 
     async def switch_session(self, path: str, cwd_override: str | None = None) -> ReplaceResult:
         """Resume the session stored in ``path`` (in ``cwd_override`` instead of its own directory)."""
+        stored_cwd = cwd_override or _stored_cwd(path)
+        if stored_cwd is not None and not _is_dir(stored_cwd):  # refused before anything is stopped
+            raise MissingSessionCwdError(stored_cwd, resolve_path(path))
         current = self._session.session_manager
         same_file = _same_file(path, current.get_session_file())
         if same_file:
             await self._teardown()
             current.close()
         manager = SessionManager.open(path, None, cwd_override)
-        if not _is_dir(manager.get_cwd()):
-            manager.close()
-            raise MissingSessionCwdError(manager.get_cwd(), manager.get_session_file())
         await self._replace(manager, torn_down=same_file)
         return ReplaceResult(cancelled=False)
 
@@ -211,6 +211,14 @@ def _copy_into(folder: str, source: str) -> str:
     with open(source, "rb") as original, open(candidate, "xb") as copy:
         shutil.copyfileobj(original, copy)
     return candidate
+
+
+def _stored_cwd(path: str) -> str | None:
+    """The working directory a session file's header names (``None``: a new file, or none named)."""
+    resolved = resolve_path(path)
+    header = read_header(resolved) if os.path.exists(resolved) else None
+    cwd = header.get("cwd") if header is not None else None
+    return cwd if isinstance(cwd, str) and cwd else None
 
 
 def _same_file(path: str, current: str | None) -> bool:
