@@ -13,6 +13,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from pi_coding_agent.rpc import RpcClient
 from tests.pi_coding_agent.e2e._harness import Sandbox, oracle_context, scrub
 from tests.pi_coding_agent.rpc import scenario
@@ -147,9 +149,11 @@ def test_python_rpc_client_drives_ours_and_pi_alike(tmp_path: Path) -> None:
     _compare(ours, theirs, ours_box, pi_box, read_files=False)
 
 
-async def _scoped_answers(box: Sandbox, command: list[str]) -> list[Any]:
-    patterns = "scripted-openai/thinker:low,scripted-anthropic/scripted-claude"
-    client = RpcClient(command, args=["--models", patterns], cwd=box.work, env=box.env())
+SCOPE = ["scripted-openai/thinker:low", "scripted-anthropic/scripted-claude"]
+
+
+async def _scoped_answers(box: Sandbox, command: list[str], args: list[str]) -> list[Any]:
+    client = RpcClient(command, args=args, cwd=box.work, env=box.env())
     async with client:
         answers: list[Any] = [await client.get_state()]
         for _ in range(3):
@@ -159,14 +163,19 @@ async def _scoped_answers(box: Sandbox, command: list[str]) -> list[Any]:
     return answers
 
 
-def test_scoped_models_cycle_like_pi(tmp_path: Path) -> None:
-    """``--models``: the first scoped model (with its thinking level) starts a new session, and
-    ``cycle_model`` goes through the scope only."""
+@pytest.mark.parametrize("where", ["--models", "enabledModels"])
+def test_scoped_models_cycle_like_pi(tmp_path: Path, where: str) -> None:
+    """``--models`` or the ``enabledModels`` setting: the first scoped model (with its thinking
+    level) starts a new session, and ``cycle_model`` goes through the scope only."""
     oracle.require_live_oracle()
     answers = []
+    settings: dict[str, Any] = {"retry": {"enabled": False}}
+    args = ["--models", ",".join(SCOPE)] if where == "--models" else []
+    if where == "enabledModels":
+        settings["enabledModels"] = SCOPE
     for name, command in (("ours", [str(our_pi())]), ("pi", [str(pi_cli())])):
-        box = make_sandbox(tmp_path / name, "http://127.0.0.1:9", {"retry": {"enabled": False}})
-        found = asyncio.run(_scoped_answers(box, command))
+        box = make_sandbox(tmp_path / name, "http://127.0.0.1:9", settings)
+        found = asyncio.run(_scoped_answers(box, command, args))
         answers.append(normalize({"stream": [], "results": [{"result": found}]}, box.root))
     assert answers[0] == answers[1]
     cycles = answers[0]["results"][0]["result"][1:4]
