@@ -352,3 +352,32 @@ def test_with_the_fallback_off_nothing_is_served(tmp_path: Path) -> None:
                           capture_output=True, timeout=60, check=False)
     assert (done.returncode, done.stdout) == (1, b"")
     assert done.stderr.decode().startswith("Error: No models available") and done.stderr.count(b"\n") == 1
+
+
+async def test_the_client_answers_extension_dialogs_over_pipes() -> None:
+    """``RpcClient.events()`` sees the dialogs; ``respond_to_ui`` answers them by id."""
+    import sys
+
+    agent = Path(__file__).with_name("ui_agent.py")
+    client = RpcClient([sys.executable, str(agent)], env={"PYTHONPATH": os.pathsep.join(sys.path)})
+    asked: list[str] = []
+    async with client.events() as events:
+        await client.start()
+        try:
+            async with asyncio.timeout(60):
+                async for event in events:
+                    assert event["type"] == "extension_ui_request"
+                    asked.append(event["method"])
+                    if event["method"] == "confirm":
+                        assert event["timeout"] == 30_000 and event["message"] == "rm -rf build"
+                        await client.respond_to_ui(event["id"], confirmed=True)
+                    elif event["method"] == "select":
+                        await client.respond_to_ui(event["id"], value=event["options"][1])
+                    elif event["method"] == "input":
+                        await client.respond_to_ui(event["id"], cancelled=True)
+                    else:
+                        assert event["message"] == "confirmed=True choice=b typed=None"
+                        break
+        finally:
+            code = await client.stop()
+    assert asked == ["confirm", "select", "input", "notify"] and code == 0, client.stderr
