@@ -44,6 +44,7 @@ def _compare(
     """Equal answers and output; equal settings files; with ``read_files``, every session file
     read by the live oracle (slow: one Node process per file) gives the same context."""
     assert has_embedded_models(ours) and not has_embedded_models(theirs)
+    ours, theirs = _sizes_folded(ours), _sizes_folded(theirs)
     mine, pis = normalize(without_embedded_models(ours), ours_box.root), normalize(theirs, pi_box.root)
     assert mine["results"] == pis["results"], first_difference(mine["results"], pis["results"])
     assert mine["stream"] == pis["stream"], first_difference(mine["stream"], pis["stream"])
@@ -61,12 +62,29 @@ def _compare(
                for box in (ours_box, pi_box))  # the outputPath, relative to the working directory
 
 
+def _sizes_folded(value: Any) -> Any:
+    """The scenario compacts right after an aborted answer, whose length (and so the context's
+    estimated size) depends on when the abort arrived: ``tokensBefore`` and
+    ``estimatedTokensAfter`` are only checked to be positive (their values are compared with
+    Pi's by the e2e compaction differentials)."""
+    if isinstance(value, dict):
+        folded = {key: _sizes_folded(item) for key, item in value.items()}
+        for key in ("tokensBefore", "estimatedTokensAfter"):
+            if isinstance(folded.get(key), int) and "summary" in folded:
+                assert folded[key] > 0, folded
+                folded[key] = "<positive>"
+        return folded
+    if isinstance(value, list):
+        return [_sizes_folded(item) for item in value]
+    return value
+
+
 def _summary(box: Sandbox, name: str | None, entries: list[dict[str, Any]], context: dict[str, Any],
              header: dict[str, Any], *, tree: list[Any]) -> dict[str, Any]:
     return {
         "name": name,
         "entryTypes": [entry["type"] for entry in entries],
-        "context": scrub(context, {str(box.root): "<root>"}),
+        "context": _sizes_folded(scrub(context, {str(box.root): "<root>"})),
         "parent": "parentSession" in header,
         "tree": tree,
     }
