@@ -33,6 +33,7 @@ from pi_ai._messages import (
     UserMessage,
 )
 from pi_ai._model import Model
+from pi_ai.js_json import js_trim
 
 __all__ = ["NO_RESULT_PROVIDED", "NormalizeToolCallId", "transform_messages"]
 
@@ -103,7 +104,7 @@ def _transform_assistant(
             if same and block.thinking_signature:
                 content.append(block)
                 continue
-            if not block.thinking or not block.thinking.strip():
+            if not block.thinking or not js_trim(block.thinking):
                 continue
             content.append(block if same else TextContent(text=block.thinking))
         elif isinstance(block, TextContent):

@@ -28,6 +28,11 @@ request (Pi's and ours both start so); it is answered with the ``summary`` text 
 the provider instead of a turn of the script (after the HTTP errors in ``summary_failures``,
 one per summary request, if any).
 
+With ``route``, each request picks its own script: ``route(body)`` returns ``(key, turns)``
+(many independent conversations on one server, such as the tasks of a batch); scripted
+failures are then counted per key. ``route`` runs on the request's own thread before
+anything is sent, so it may also wait (a slow provider, or one held until a test is ready).
+
 Every request is recorded (``requests``: method, path, headers, parsed JSON body) and
 ``first_request_at`` holds the monotonic time the first one arrived.
 """
@@ -37,7 +42,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -182,8 +187,10 @@ class ScriptedProvider:
         *,
         sequential: bool = False,
         summary_failures: list[dict[str, Any]] | None = None,
+        route: Callable[[dict[str, Any]], tuple[str, list[Turn]]] | None = None,
     ) -> None:
         self.turns = turns
+        self.route = route
         self.summary = summary
         self.summary_failures = summary_failures or []
         self.sequential = sequential
@@ -192,7 +199,7 @@ class ScriptedProvider:
         self.first_request_at: float | None = None
         self.last_response_done: float | None = None
         """Monotonic time the last streamed response was completely sent."""
-        self._failures_served: dict[int, int] = {}
+        self._failures_served: dict[tuple[str, int], int] = {}
         self._lock = threading.Lock()
         provider = self
 
@@ -243,6 +250,7 @@ class ScriptedProvider:
         length = int(handler.headers.get("content-length") or 0)
         raw = handler.rfile.read(length)
         body = json.loads(raw or b"{}")
+        key, turns = self.route(body) if self.route is not None else ("", self.turns)
         with self._lock:
             if self.first_request_at is None:
                 self.first_request_at = time.monotonic()
@@ -250,14 +258,14 @@ class ScriptedProvider:
                 {"path": handler.path, "headers": {k.lower(): v for k, v in handler.headers.items()}, "body": body}
             )
             index = self._served if self.sequential else self._turn_for(body)
-            turn = self.turns[index] if index < len(self.turns) else {"text": "(script exhausted)"}
+            turn = turns[index] if index < len(turns) else {"text": "(script exhausted)"}
             if self.summary is not None and self._is_summary_request(body):
                 index, turn = -1, {"text": self.summary, "fail": self.summary_failures}
             failures = turn.get("fail") or []
-            served = self._failures_served.get(index, 0)
+            served = self._failures_served.get((key, index), 0)
             failure = failures[served] if served < len(failures) else None
             if failure is not None:
-                self._failures_served[index] = served + 1
+                self._failures_served[key, index] = served + 1
             elif index >= 0:
                 self._served += 1
         if failure is not None and "cut_after" not in failure:

@@ -31,6 +31,7 @@ from pi_ai.api._common import (
 )
 from pi_ai.api._constrained import resolve_strict, tool_parameters
 from pi_ai.api._http import has_header, merge_headers
+from pi_ai.js_json import js_trim
 
 CLAUDE_CODE_VERSION = "2.1.251"
 CLAUDE_CODE_IDENTITY = "You are Claude Code, Anthropic's official CLI for Claude."
@@ -228,7 +229,7 @@ def beta_features(model: Model, context: Context, oauth: bool, options: Any) -> 
     if configured is None:
         return []
     if isinstance(configured, str):
-        return list(dict.fromkeys(part.strip() for part in configured.split(",") if part.strip()))
+        return list(dict.fromkeys(js_trim(part) for part in configured.split(",") if js_trim(part)))
     compat = anthropic_compat(model)
     features: list[str] = []
     if oauth:
@@ -342,13 +343,13 @@ def convert_messages(
         message = messages[index]
         if isinstance(message, UserMessage):
             if isinstance(message.content, str):
-                if message.content.strip():
+                if js_trim(message.content):
                     params.append({"role": "user", "content": sanitize_surrogates(message.content)})
             else:
                 blocks: list[dict[str, Any]] = []
                 for item in message.content:
                     if isinstance(item, TextContent):
-                        if item.text.strip():
+                        if js_trim(item.text):
                             blocks.append({"type": "text", "text": sanitize_surrogates(item.text)})
                     else:
                         blocks.append(
@@ -363,15 +364,15 @@ def convert_messages(
             content: list[dict[str, Any]] = []
             for block in message.content:
                 if isinstance(block, TextContent):
-                    if block.text.strip():
+                    if js_trim(block.text):
                         content.append({"type": "text", "text": sanitize_surrogates(block.text)})
                 elif isinstance(block, ThinkingContent):
                     if block.redacted:
                         content.append({"type": "redacted_thinking", "data": block.thinking_signature})
                         continue
                     signature = block.thinking_signature
-                    signed = bool(signature and signature.strip())
-                    if not block.thinking.strip() and not signed:
+                    signed = bool(signature and js_trim(signature))
+                    if not js_trim(block.thinking) and not signed:
                         continue
                     if signed:
                         content.append(

@@ -45,7 +45,7 @@ from pi_ai.api._constrained import (
     resolve_strict,
     tool_parameters,
 )
-from pi_ai.js_json import stringify
+from pi_ai.js_json import js_trim, stringify
 
 REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
 """Where OpenAI-compatible servers stream reasoning (first non-empty wins)."""
@@ -401,7 +401,7 @@ def _assistant(
     text_parts = [
         {"type": "text", "text": sanitize_surrogates(block.text)}
         for block in message.content
-        if isinstance(block, TextContent) and block.text.strip()
+        if isinstance(block, TextContent) and js_trim(block.text)
     ]
     text = "".join(part["text"] for part in text_parts)
     thinking = [block for block in message.content if isinstance(block, ThinkingContent)]
@@ -420,7 +420,7 @@ def _assistant(
         if detail is not None
     ]
     preserved = signed_details if signed_details is not None else (legacy or None)
-    non_empty = [block for block in thinking if block.thinking.strip()]
+    non_empty = [block for block in thinking if js_trim(block.thinking)]
     if non_empty:
         if compat.requires_thinking_as_text:
             joined = "\n\n".join(sanitize_surrogates(block.thinking) for block in non_empty)

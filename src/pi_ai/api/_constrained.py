@@ -18,7 +18,7 @@ from typing import Any
 
 from pi_ai._context import Tool
 from pi_ai.api._js import JsTypeError, nullish
-from pi_ai.js_json import stringify
+from pi_ai.js_json import js_trim, stringify
 
 __all__ = [
     "GrammarInput",
@@ -196,8 +196,8 @@ def resolve_grammar(tool: Tool, supports_grammar_tools: bool) -> GrammarTool | N
     variants = config.get("variants") or {}
     lark = variants.get("openai_lark")
     regex = variants.get("openai_regex")
-    has_lark = isinstance(lark, str) and bool(lark.strip())
-    has_regex = isinstance(regex, str) and bool(regex.strip())
+    has_lark = isinstance(lark, str) and bool(js_trim(lark))
+    has_regex = isinstance(regex, str) and bool(js_trim(regex))
     if not has_lark and not has_regex:
         raise ValueError(
             f'Tool "{tool.name}" cannot use grammar constrained sampling: no supported grammar variant was provided.'

@@ -27,6 +27,7 @@ from pi_ai._model import Model
 from pi_ai._transform_messages import transform_messages
 from pi_ai.api._common import sanitize_surrogates
 from pi_ai.api._constrained import resolve_strict, tool_parameters
+from pi_ai.js_json import js_trim
 
 _GEMINI_MAJOR = re.compile(r"^gemini(?:-live)?-(\d+)")
 _BASE64_SIGNATURE = re.compile(r"^[A-Za-z0-9+/]+={0,2}$")
@@ -148,7 +149,7 @@ def _model_parts(model: Model, message: AssistantMessage, needs_ids: bool) -> li
         if isinstance(block, TextContent):
             signature = _signature(same, block.text_signature)
             # An empty part that carries a signature must still be echoed back.
-            if not block.text.strip() and not signature:
+            if not js_trim(block.text) and not signature:
                 continue
             part: dict[str, Any] = {"text": sanitize_surrogates(block.text)}
             if signature:
@@ -157,13 +158,13 @@ def _model_parts(model: Model, message: AssistantMessage, needs_ids: bool) -> li
         elif isinstance(block, ThinkingContent):
             if same:
                 signature = _signature(same, block.thinking_signature)
-                if not block.thinking.strip() and not signature:
+                if not js_trim(block.thinking) and not signature:
                     continue
                 part = {"thought": True, "text": sanitize_surrogates(block.thinking)}
                 if signature:
                     part["thoughtSignature"] = signature
                 parts.append(part)
-            elif block.thinking.strip():
+            elif js_trim(block.thinking):
                 parts.append({"text": sanitize_surrogates(block.thinking)})
         else:
             parts.append(_function_call_part(block, same, needs_ids))

@@ -99,6 +99,7 @@ from pi_ai._codec import encode
 from pi_ai._model import Model
 from pi_ai._options import ResponseInfo, StreamOptions
 from pi_ai.api._sse import SseDecoder, SseEvent
+from pi_ai.js_json import js_trim
 
 if TYPE_CHECKING:
     import httpx
@@ -231,7 +232,7 @@ def has_header(headers: Mapping[str, str | None] | None, name: str) -> bool:
         return False
     wanted = name.lower()
     return any(
-        key.lower() == wanted and value is not None and value.strip() for key, value in headers.items()
+        key.lower() == wanted and value is not None and js_trim(value) for key, value in headers.items()
     )
 
 

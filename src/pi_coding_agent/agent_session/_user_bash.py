@@ -69,6 +69,7 @@ class UserBash(SessionParts):
                 on_chunk=chunk,
                 operations=operations or LocalShell(self.settings.shell_path),
                 env=shell_env(self._bin_dir),
+                keep_full_output=self.session_manager.get_session_file() is not None,
             )
         finally:
             self._bash_runs.discard(controller)

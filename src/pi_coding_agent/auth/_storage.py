@@ -8,18 +8,22 @@
 
 The file is created (``{}``, mode ``0600``, its folder ``0700``) the first time it is read,
 as Pi does. A file that cannot be parsed is reported (``issue``) and treated as empty; it
-is never rewritten.
+is never rewritten. An existing file that others may read or write (a mode looser than
+``0600``: copied from another machine, created by an editor with the umask's mode) is
+tightened to ``0600`` before it is read, and ``notice`` says so; Pi 0.85 leaves it as it is.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from pi_coding_agent.auth._config_value import resolve_config_value
+from pi_coding_agent.paths import make_private_dirs
 from pi_coding_agent.settings import ConfigFileError, read_json_object
 
 AUTH_FILE_MODE = 0o600
@@ -28,25 +32,34 @@ AUTH_FILE_MODE = 0o600
 class AuthStorage:
     """Credentials read from one ``auth.json``."""
 
-    def __init__(self, path: Path, data: Mapping[str, Any] | None = None, issue: str | None = None) -> None:
+    def __init__(
+        self,
+        path: Path,
+        data: Mapping[str, Any] | None = None,
+        issue: str | None = None,
+        notice: str | None = None,
+    ) -> None:
         self.path = path
         self._data: dict[str, Any] = dict(data or {})
         self.issue = issue
         """Why the file could not be used, if it could not (the run goes on without it)."""
+        self.notice = notice
+        """What loading changed about the file (its mode tightened), for the user to know."""
 
     @classmethod
     def load(cls, path: Path, *, create: bool = True) -> AuthStorage:
         """Read ``path`` (creating an empty private file when missing and ``create``)."""
         if create and not path.exists():
             _create_empty(path)
+        notice = _tighten_mode(path)
         try:
             data = read_json_object(path)
         except ConfigFileError as error:
-            return cls(path, None, f"Cannot use {path}: {error.reason}")
+            return cls(path, None, f"Cannot use {path}: {error.reason}", notice)
         bad = [name for name, value in (data or {}).items() if not _valid_credential(value)]
         if bad:
-            return cls(path, None, f"Cannot use {path}: invalid credential for provider {bad[0]!r}")
-        return cls(path, data)
+            return cls(path, None, f"Cannot use {path}: invalid credential for provider {bad[0]!r}", notice)
+        return cls(path, data, None, notice)
 
     def providers(self) -> list[str]:
         """Providers with a stored credential of any kind."""
@@ -81,7 +94,7 @@ class AuthStorage:
 
 
 def _create_empty(path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    make_private_dirs(str(path.parent))  # ~/.pi too, not only ~/.pi/agent
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, AUTH_FILE_MODE)
     except FileExistsError:
@@ -91,6 +104,30 @@ def _create_empty(path: Path) -> None:
         return
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         handle.write("{}")
+
+
+def _tighten_mode(path: Path) -> str | None:
+    """Make an existing ``auth.json`` of ours ``0600``; the notice when its mode was looser.
+
+    Only a regular file owned by this user is changed, through a descriptor opened without
+    following a symlink (a link's target is never chmodded).
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None  # missing, a symlink, unreadable: reading reports what matters
+    try:
+        info = os.fstat(fd)
+        mode = stat.S_IMODE(info.st_mode)
+        if not stat.S_ISREG(info.st_mode) or mode & 0o077 == 0 or info.st_uid != os.getuid():
+            return None
+        try:
+            os.fchmod(fd, AUTH_FILE_MODE)
+        except OSError as error:
+            return f"{path} is readable by others (mode {mode:04o}) and could not be made private: {error.strerror}"
+        return f"{path} was readable by others (mode {mode:04o}); it is now private (0600)"
+    finally:
+        os.close(fd)
 
 
 def _valid_credential(value: Any) -> bool:

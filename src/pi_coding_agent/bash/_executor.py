@@ -3,16 +3,14 @@
 Unlike the model's ``bash`` tool there is no timeout (the user cancels), and the output is
 cleaned for display (``_sanitize``). Memory stays bounded: only the most recent chunks,
 about 100 KB of text, are kept; once more than 50 KB of raw output has arrived, all of the
-cleaned output also goes to a temp file (``fullOutputPath``). The result keeps the last
-2,000 lines / 50 KB, like the tool.
+cleaned output also goes to a private file (``fullOutputPath``; where it lives and when it is
+removed: ``pi_coding_agent.tools.create_output_file``). The result keeps the last 2,000 lines /
+50 KB, like the tool.
 """
 
 from __future__ import annotations
 
 import codecs
-import os
-import secrets
-import tempfile
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -26,6 +24,7 @@ from pi_coding_agent.tools import (
     LocalShell,
     ShellAbortedError,
     ShellOperations,
+    create_output_file,
     truncate_tail,
 )
 
@@ -48,8 +47,9 @@ class BashResult:
 
 
 class _Collector:
-    def __init__(self, on_chunk: Callable[[str], None] | None) -> None:
+    def __init__(self, on_chunk: Callable[[str], None] | None, keep_file: bool) -> None:
         self.on_chunk = on_chunk
+        self.keep_file = keep_file
         self.decoder = codecs.getincrementaldecoder("utf-8")("replace")
         self.cleaner = StreamSanitizer()
         self.chunks: deque[tuple[str, int]] = deque()
@@ -86,8 +86,8 @@ class _Collector:
     def ensure_file(self) -> None:
         if self.path is not None:
             return
-        self.path = os.path.join(tempfile.gettempdir(), f"pi-bash-{secrets.token_hex(8)}.log")
-        self.file = open(self.path, "w", encoding="utf-8", errors="replace", newline="")  # noqa: SIM115
+        self.path, fd = create_output_file("pi-bash", keep=self.keep_file)
+        self.file = open(fd, "w", encoding="utf-8", errors="replace", newline="")  # noqa: SIM115
         for text, _ in self.chunks:
             self.file.write(text)
 
@@ -119,14 +119,17 @@ async def execute_bash(
     on_chunk: Callable[[str], None] | None = None,
     operations: ShellOperations | None = None,
     env: Mapping[str, str] | None = None,
+    keep_full_output: bool = True,
 ) -> BashResult:
     """Run ``command`` in the user's shell in ``cwd`` until it ends or ``signal`` fires.
 
     ``on_chunk`` receives each piece of cleaned output as it arrives. Cancelling kills the
     whole process group and returns ``cancelled=True`` with the output so far. A missing
     ``cwd`` raises ``ToolError`` (``Working directory does not exist: ...``).
+    ``keep_full_output=False`` when nothing will store ``full_output_path`` (no session file):
+    the file is then removed when the process exits.
     """
-    collector = _Collector(on_chunk)
+    collector = _Collector(on_chunk, keep_full_output)
     shell = operations or LocalShell()
     try:
         exit_code = await shell.exec(command, cwd, on_data=collector.feed, signal=signal, env=env)

@@ -55,6 +55,10 @@ Packages (bundles of skills, prompt templates, themes and extensions):
   pi list                        Packages in user and project settings
   pi config [enable|disable <n>] Resources of packages and folders, enabled or not
 
+Many runs:
+  pi batch <tasks.jsonl> --out <results.jsonl>
+                                 Every task of the file as its own session (pi batch --help)
+
   -h, --help                     Show this help
   -v, --version                  Show the version
 

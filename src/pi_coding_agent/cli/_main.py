@@ -1,7 +1,8 @@
 """Entry point of the ``pi`` console script.
 
-A first word Pi reads as a subcommand runs that command: the package commands
-(``pi_coding_agent.packages``), or a one-line refusal for those not built yet (``_subcommands``);
+A first word Pi reads as a subcommand runs that command: ``batch`` (``pi_coding_agent.batch``,
+ours), the package commands (``pi_coding_agent.packages``), or a one-line refusal for those
+not built yet (``_subcommands``);
 ``--version`` and ``--help`` are answered right after parsing, before anything heavy is
 imported; everything else is loaded only when a run is requested.
 """
@@ -17,10 +18,16 @@ from pi_coding_agent.cli._subcommands import unbuilt_subcommand
 
 PACKAGE_WORDS = frozenset(("install", "remove", "uninstall", "update", "list", "config"))
 """First words that make ``pi`` a package command (``pi_coding_agent.packages``)."""
+BATCH_WORD = "batch"
+"""``pi batch TASKS.jsonl --out RESULTS.jsonl`` (``pi_coding_agent.batch``; not a Pi command)."""
 
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    if args and args[0] == BATCH_WORD:
+        from pi_coding_agent.batch import batch_main
+
+        return batch_main(args[1:])
     if args and args[0] in PACKAGE_WORDS:
         from pi_coding_agent.packages import run_package_command
 

@@ -377,6 +377,8 @@ def _catalog(home: Path, diagnostics: Diagnostics) -> ModelCatalog:
     from pi_coding_agent.model_registry import ModelCatalog
 
     auth = AuthStorage.load(home / "auth.json")
+    if auth.notice:
+        diagnostics.warn(auth.notice)
     if auth.issue:
         diagnostics.warn(f"{auth.issue}; stored credentials are ignored for this run")
     catalog = ModelCatalog.load(home, auth)

@@ -8,12 +8,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from pi_coding_agent.paths import make_private_dirs
+
 
 @contextmanager
 def exclusive(lock_path: Path) -> Iterator[None]:
     """Hold an advisory lock on ``lock_path`` (created if missing); released when the block exits
     or when the process dies, so an interrupted setup never leaves a stale lock behind."""
-    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    make_private_dirs(str(lock_path.parent))  # ~/.cache too, 0700 as XDG asks
     fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)

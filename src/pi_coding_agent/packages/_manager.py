@@ -30,7 +30,7 @@ from pi_coding_agent.packages._sources import (
     parse_source,
 )
 from pi_coding_agent.packages._staging import remove_tree
-from pi_coding_agent.paths import CONFIG_DIR_NAME
+from pi_coding_agent.paths import CONFIG_DIR_NAME, make_private_dirs
 
 NPM_UNSUPPORTED = (
     "npm packages are installed by Pi's own CLI; pi for Python reads them from ~/.pi/agent/npm when present. "
@@ -241,6 +241,6 @@ def _ignore_in_git(folder: str) -> None:
     """Keep installed packages out of the repository that holds a project's ``.pi`` (as Pi does)."""
     ignore = os.path.join(folder, ".gitignore")
     if not os.path.exists(ignore):
-        os.makedirs(folder, exist_ok=True)
+        make_private_dirs(folder)
         with open(ignore, "w", encoding="utf-8") as handle:
             handle.write("*\n!.gitignore\n")

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from pi_ai.js_json import stringify
+from pi_coding_agent.paths import make_private_dirs
 from pi_coding_agent.settings import ConfigFileError, read_json_object
 
 
@@ -37,7 +38,7 @@ def update_setting(path: Path, key: str, value: Any) -> None:
         data[key] = value
     text = stringify(data, 2)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_private_dirs(str(path.parent))
         handle, temp = tempfile.mkstemp(prefix=".settings-", suffix=".json", dir=path.parent)
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             out.write(text)

@@ -12,6 +12,8 @@ import shutil
 import tempfile
 from types import TracebackType
 
+from pi_coding_agent.paths import make_private_dirs
+
 
 class Staging:
     def __init__(self, destination: str, install_root: str) -> None:
@@ -28,7 +30,7 @@ class Staging:
         while not os.path.exists(probe) and probe.startswith(self.install_root):
             missing.append(probe)
             probe = os.path.dirname(probe)
-        os.makedirs(parent, exist_ok=True)
+        make_private_dirs(parent)
         self._created_parents = missing
         self.folder = tempfile.mkdtemp(prefix=f".{os.path.basename(self.destination)}.installing-", dir=parent)
         return self

@@ -17,7 +17,19 @@ SESSION_DIR_ENV = "PI_CODING_AGENT_SESSION_DIR"
 CONFIG_DIR_NAME = ".pi"
 """Name of the per-user (``~/.pi``) and per-project (``<cwd>/.pi``) configuration folders."""
 
-__all__ = ["AGENT_DIR_ENV", "CONFIG_DIR_NAME", "SESSION_DIR_ENV", "agent_dir", "expand_tilde", "resolve_path"]
+PRIVATE_DIR_MODE = 0o700
+"""Mode of every folder pi creates for itself (agent dir, sessions, output files)."""
+
+__all__ = [
+    "AGENT_DIR_ENV",
+    "CONFIG_DIR_NAME",
+    "PRIVATE_DIR_MODE",
+    "SESSION_DIR_ENV",
+    "agent_dir",
+    "expand_tilde",
+    "make_private_dirs",
+    "resolve_path",
+]
 
 
 def expand_tilde(path: str) -> str:
@@ -58,3 +70,22 @@ def agent_dir(env: Mapping[str, str] | None = None) -> str:
     if configured:
         return expand_tilde(configured)
     return os.path.join(_home(), CONFIG_DIR_NAME, "agent")
+
+
+def make_private_dirs(path: str) -> None:
+    """``mkdir -p`` where every folder created is ``0700`` (the umask may only narrow it);
+    folders that exist already are left as they are."""
+    missing: list[str] = []
+    current = os.path.abspath(path)
+    while not os.path.isdir(current):
+        missing.append(current)
+        parent = os.path.dirname(current)
+        if parent == current:
+            break
+        current = parent
+    for folder in reversed(missing):
+        try:
+            os.mkdir(folder, PRIVATE_DIR_MODE)
+        except FileExistsError:
+            if not os.path.isdir(folder):
+                raise

@@ -28,7 +28,7 @@ import pi_coding_agent.messages  # noqa: F401 - registers the coding agent's rol
 from pi_agent import AgentMessage, OpaqueMessage
 from pi_ai import AssistantMessage, DecodeError, ImageContent, TextContent, Usage, convert
 from pi_coding_agent.messages import now_iso
-from pi_coding_agent.paths import resolve_path
+from pi_coding_agent.paths import make_private_dirs, resolve_path
 from pi_coding_agent.session._context import SessionContext
 from pi_coding_agent.session._entries import (
     CURRENT_SESSION_VERSION,
@@ -55,7 +55,6 @@ from pi_coding_agent.session._lines import encode_line
 from pi_coding_agent.session._paths import (
     default_session_dir,
     default_session_dir_path,
-    make_private_dirs,
     session_file_name,
 )
 from pi_coding_agent.session._storage import InvalidSessionError, SessionFile

@@ -11,9 +11,13 @@ import os
 import re
 from collections.abc import Mapping
 
-from pi_coding_agent.paths import SESSION_DIR_ENV, agent_dir, expand_tilde, resolve_path
-
-DIR_MODE = 0o700
+from pi_coding_agent.paths import (
+    SESSION_DIR_ENV,
+    agent_dir,
+    expand_tilde,
+    make_private_dirs,
+    resolve_path,
+)
 
 
 def sessions_dir(env: Mapping[str, str] | None = None) -> str:
@@ -57,24 +61,6 @@ def default_session_dir(cwd: str, agent_dir_path: str | None = None) -> str:
     path = default_session_dir_path(cwd, agent_dir_path)
     make_private_dirs(path)
     return path
-
-
-def make_private_dirs(path: str) -> None:
-    """``mkdir -p`` where every folder created is ``0700`` (the umask may only narrow it)."""
-    missing: list[str] = []
-    current = os.path.abspath(path)
-    while not os.path.isdir(current):
-        missing.append(current)
-        parent = os.path.dirname(current)
-        if parent == current:
-            break
-        current = parent
-    for folder in reversed(missing):
-        try:
-            os.mkdir(folder, DIR_MODE)
-        except FileExistsError:
-            if not os.path.isdir(folder):
-                raise
 
 
 def session_file_name(header_timestamp: str, session_id: str) -> str:

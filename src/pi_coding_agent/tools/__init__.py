@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from pi_coding_agent.tools._grep import GrepTool
     from pi_coding_agent.tools._images import detect_image_mime_in_file, process_image
     from pi_coding_agent.tools._ls import LsTool
+    from pi_coding_agent.tools._output_files import create_output_file
     from pi_coding_agent.tools._paths import resolve_read_path
     from pi_coding_agent.tools._read import ReadTool
     from pi_coding_agent.tools._registry import (
@@ -66,6 +67,7 @@ _EXPORTS: dict[str, str] = {
     "detect_image_mime_in_file": "._images",
     "process_image": "._images",
     "LsTool": "._ls",
+    "create_output_file": "._output_files",
     "resolve_read_path": "._paths",
     "ReadTool": "._read",
     "ALL_TOOL_NAMES": "._registry",
@@ -118,6 +120,7 @@ __all__ = [
     "TruncationResult",
     "UnknownToolError",
     "WriteTool",
+    "create_output_file",
     "create_tool",
     "create_tools",
     "detect_image_mime_in_file",

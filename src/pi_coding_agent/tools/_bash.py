@@ -74,13 +74,18 @@ class BashTool(AgentTool):
             ("PI_* environment variables describe the current model and session.",) if session_env else ()
         )
 
-    def _env(self) -> dict[str, str]:
+    def _env(self) -> tuple[dict[str, str], bool]:
+        """The commands' environment, and whether a full output is kept past this process:
+        yes when the session has a file (``PI_SESSION_FILE``) that will store its path, or when
+        there is no session to ask (the caller keeps the result)."""
         env = shell_env(self.bin_dir)
         for key in SESSION_ENV_KEYS:
             env.pop(key, None)
-        if self.session_env is not None:
-            env.update(self.session_env())
-        return env
+        if self.session_env is None:
+            return env, True
+        session = self.session_env()
+        env.update(session)
+        return env, bool(session.get("PI_SESSION_FILE"))
 
     async def execute(
         self,
@@ -93,7 +98,8 @@ class BashTool(AgentTool):
         timeout = optional_number(params, "timeout")
         if self.command_prefix:
             command = f"{self.command_prefix}\n{command}"
-        output = OutputAccumulator(temp_file_prefix="pi-bash")
+        env, keep_file = self._env()
+        output = OutputAccumulator(temp_file_prefix="pi-bash", keep_file=keep_file)
         updates = _Updates(output, on_update)
         accepting = True
 
@@ -114,7 +120,7 @@ class BashTool(AgentTool):
         try:
             try:
                 exit_code = await self.operations.exec(
-                    command, self.cwd, on_data=on_data, signal=signal, time_limit=timeout, env=self._env()
+                    command, self.cwd, on_data=on_data, signal=signal, time_limit=timeout, env=env
                 )
             except ShellAbortedError:
                 text, _ = _format(finish(), output, "")

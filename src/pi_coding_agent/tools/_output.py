@@ -3,16 +3,17 @@
 Raw bytes are decoded incrementally (a character split across chunks is not mangled);
 only a decoded tail of about 100-200 KB is kept for display, while line and byte totals
 cover everything. Once the output is over a limit, every raw byte (including what was
-received before) goes to a temp file whose path the result reports, so nothing is lost.
+received before) goes to a private file whose path the result reports, so nothing is lost
+(``_output_files`` says where it lives and when it is removed).
 """
 
 from __future__ import annotations
 
 import codecs
-import os
 from dataclasses import dataclass, replace
 from typing import BinaryIO
 
+from pi_coding_agent.tools._output_files import create_output_file
 from pi_coding_agent.tools._truncate import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_LINES,
@@ -20,14 +21,6 @@ from pi_coding_agent.tools._truncate import (
     truncate_tail,
     utf8_len,
 )
-
-
-def temp_output_path(prefix: str) -> str:
-    """``<tmpdir>/<prefix>-<16 hex>.log``."""
-    import secrets  # imported when the first output overflows, not at startup
-    import tempfile
-
-    return os.path.join(tempfile.gettempdir(), f"{prefix}-{secrets.token_hex(8)}.log")
 
 
 @dataclass(slots=True)
@@ -44,11 +37,15 @@ class OutputAccumulator:
         max_lines: int = DEFAULT_MAX_LINES,
         max_bytes: int = DEFAULT_MAX_BYTES,
         temp_file_prefix: str = "pi-output",
+        keep_file: bool = True,
     ) -> None:
+        """``keep_file``: the file's path will be stored in a session file, so it outlives
+        this process (see ``_output_files``); otherwise it is removed when the process exits."""
         self.max_lines = max_lines
         self.max_bytes = max_bytes
         self.max_rolling_bytes = max(max_bytes * 2, 1)
         self.temp_file_prefix = temp_file_prefix
+        self.keep_file = keep_file
         self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
         self._raw_chunks: list[bytes] = []
         self._tail = ""
@@ -160,8 +157,8 @@ class OutputAccumulator:
     def _ensure_file(self) -> None:
         if self.full_output_path is not None:
             return
-        self.full_output_path = temp_output_path(self.temp_file_prefix)
-        self._file = open(self.full_output_path, "wb")  # noqa: SIM115 - closed by close()
+        self.full_output_path, fd = create_output_file(self.temp_file_prefix, keep=self.keep_file)
+        self._file = open(fd, "wb")  # noqa: SIM115 - closed by close()
         for chunk in self._raw_chunks:
             self._file.write(chunk)
         self._raw_chunks = []

@@ -1,8 +1,10 @@
 """Running a shell command as its own process group, for the ``bash`` tool and user bash.
 
 The shell runs detached (``setsid``): it and everything it starts form one process group,
-so abort and timeout kill the whole tree with one ``SIGKILL``. stdout and stderr share one
-pipe, which keeps their interleaving as the program wrote it. stdin is ``/dev/null``.
+so abort and timeout kill the whole tree with one ``SIGKILL``; processes that left the group
+(``setsid``) are found by the run's ``PI_RUN_MARKER`` and killed too (``_watchdog``). A
+watchdog process does the same if pi itself dies mid-run. stdout and stderr share one pipe,
+which keeps their interleaving as the program wrote it. stdin is ``/dev/null``.
 
 When the shell exits while something it started in the background still holds the pipe
 open, reading goes on while output keeps arriving and stops after 100 ms of silence, so a
@@ -26,6 +28,8 @@ from typing import Protocol
 from pi_ai import AbortSignal
 from pi_ai.js_json import js_number
 from pi_coding_agent.tools._common import ToolError
+from pi_coding_agent.tools._process_guard import new_run_token, watchdog
+from pi_coding_agent.tools._watchdog import MARKER_VARIABLE, kill_run
 
 MAX_TIMEOUT_SECONDS = 2_147_483.647
 EXIT_IDLE_GRACE = 0.1
@@ -135,25 +139,33 @@ class LocalShell:
         if signal is not None and signal.aborted:
             raise ShellAbortedError()
         shell, args = self._prepare(cwd)
-        read_fd, write_fd = os.pipe()
+        token = new_run_token()
+        run_env = {**(env if env is not None else shell_env()), MARKER_VARIABLE: token}
+        guard = watchdog()
+        guard.start(token)
         try:
-            process = await asyncio.create_subprocess_exec(
-                shell,
-                *args,
-                command,
-                cwd=cwd,
-                env=dict(env) if env is not None else shell_env(),
-                stdin=subprocess.DEVNULL,
-                stdout=write_fd,
-                stderr=write_fd,
-                start_new_session=True,
-            )
-        except BaseException:
-            os.close(read_fd)
-            raise
+            read_fd, write_fd = os.pipe()
+            try:
+                process = await asyncio.create_subprocess_exec(
+                    shell,
+                    *args,
+                    command,
+                    cwd=cwd,
+                    env=run_env,
+                    stdin=subprocess.DEVNULL,
+                    stdout=write_fd,
+                    stderr=write_fd,
+                    start_new_session=True,
+                )
+            except BaseException:
+                os.close(read_fd)
+                raise
+            finally:
+                os.close(write_fd)
+            guard.group(token, process.pid)
+            return await _supervise(process, token, read_fd, on_data, signal=signal, time_limit=time_limit)
         finally:
-            os.close(write_fd)
-        return await _supervise(process, read_fd, on_data, signal, time_limit)
+            guard.end(token)
 
     def _prepare(self, cwd: str) -> tuple[str, list[str]]:
         shell, args = shell_command(self.shell_path)
@@ -166,8 +178,10 @@ class LocalShell:
 
 async def _supervise(
     process: asyncio.subprocess.Process,
+    token: str,
     read_fd: int,
     on_data: DataCallback,
+    *,
     signal: AbortSignal | None,
     time_limit: float | None,
 ) -> int | None:
@@ -193,13 +207,13 @@ async def _supervise(
         activity.set()
 
     def kill() -> None:
-        if process.returncode is None:
-            kill_process_group(process.pid)
+        # Once the shell is reaped its group id may be reused: only the marker is safe then.
+        kill_run(process.pid if process.returncode is None else None, token)
 
     def on_timeout() -> None:
         nonlocal timed_out
         timed_out = True
-        kill_process_group(process.pid)
+        kill()
 
     loop.add_reader(read_fd, on_readable)
     remove_listener = signal.add_listener(kill) if signal is not None else None
@@ -221,7 +235,7 @@ async def _supervise(
             remove_listener()
         if process.returncode is None:
             # Cancelled from outside (task cancellation): never leave the group running.
-            kill_process_group(process.pid)
+            kill()
             with contextlib.suppress(BaseException):
                 await asyncio.shield(process.wait())
         if not eof:

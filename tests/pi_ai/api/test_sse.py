@@ -22,6 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pi_ai.api._sse import SseDecoder
+from tests.reliability.figures import record
 from tests.support.loopback import split
 
 Events = list[tuple[str | None, str]]
@@ -153,6 +154,7 @@ _PIECES = [
     st.booleans(),
 )
 def test_any_body_any_split_matches_the_plain_reading(body: bytes, sizes: list[int], flush: bool) -> None:
+    record("fuzz_input", target="SSE decoder")
     pieces, offset, turn = [], 0, 0
     while offset < len(body):
         size = sizes[turn % len(sizes)]

@@ -24,6 +24,7 @@ import pi_ai
 from pi_ai import Context, Model, StreamOptions, UserMessage
 from pi_ai.api._http import close_clients
 from pi_ai.models import get_builtin_model
+from tests.reliability.figures import record
 from tests.support.loopback import LoopbackServer, Reply, split
 from tests.support.stream_shapes import APIS, REMOVE, WRONG_TYPES, base, paths, render, spoiled
 
@@ -105,6 +106,7 @@ def harness() -> Iterator[_Harness]:
 
 
 def _check(harness: _Harness, api: str, body: bytes, chunk: int) -> None:
+    record("fuzz_input", target=f"{api} stream")
     events, result = harness.settle(api, body, chunk)
     kinds = [event.type for event in events]
     assert kinds and kinds[0] in ("start", "error"), kinds

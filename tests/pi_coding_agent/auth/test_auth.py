@@ -105,3 +105,35 @@ def test_precedence(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert credentials.api_key("openai") == "from-flag"
     assert credentials.api_key("google") == "flag-google"
     assert credentials.has_auth("google")
+
+
+def test_a_loose_auth_file_is_tightened_with_a_notice_and_still_read(tmp_path: Path) -> None:
+    path = tmp_path / "auth.json"
+    path.write_text(json.dumps({"anthropic": {"type": "api_key", "key": "sk-ant-1"}}), encoding="utf-8")
+    path.chmod(0o644)
+    storage = AuthStorage.load(path)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert storage.notice == f"{path} was readable by others (mode 0644); it is now private (0600)"
+    assert storage.issue is None and storage.api_key("anthropic") == "sk-ant-1"
+    assert AuthStorage.load(path).notice is None  # once private, nothing to say
+
+
+def test_a_loose_unparsable_auth_file_is_tightened_and_never_rewritten(tmp_path: Path) -> None:
+    path = tmp_path / "auth.json"
+    path.write_text("{not json", encoding="utf-8")
+    path.chmod(0o666)
+    storage = AuthStorage.load(path)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert storage.notice is not None and "mode 0666" in storage.notice
+    assert storage.issue is not None and path.read_text(encoding="utf-8") == "{not json"
+
+
+def test_the_target_of_a_symlinked_auth_file_is_not_chmodded(tmp_path: Path) -> None:
+    target = tmp_path / "shared.json"
+    target.write_text("{}", encoding="utf-8")
+    target.chmod(0o644)
+    link = tmp_path / "auth.json"
+    link.symlink_to(target)
+    storage = AuthStorage.load(link)
+    assert storage.notice is None and storage.issue is None  # read through the link, as Pi reads it
+    assert stat.S_IMODE(target.stat().st_mode) == 0o644

@@ -4,8 +4,8 @@
 
 Each round seeds a new session file, forks a writer that opens it and appends entries of
 random sizes (100 bytes to 300 KB, so kills land inside long writes too), acknowledging
-each append on a pipe once it returned, and kills the writer with SIGKILL after a random
-delay. Then the file is checked: every acknowledged entry is there, whole; at most one
+each append on a pipe once it returned, and kills the writer with SIGKILL a random delay
+after its first 0 to 3 acknowledgements (so the kills do not depend on the machine's speed). Then the file is checked: every acknowledged entry is there, whole; at most one
 problem, a torn last line; a writer can open it, append and be read back. A copy of each
 file as the kill left it is kept for the oracle (``survivor-N.jsonl``). Prints a JSON
 summary: kills, acknowledged entries, entries lost, files we could not read.
@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import select
 import shutil
 import signal
 import sys
@@ -69,14 +70,31 @@ def _one_round(folder: Path, number: int, rng: random.Random) -> dict[str, Any]:
         finally:
             os._exit(0)
     os.close(write_end)
-    time.sleep(rng.choice((0.002, 0.01, 0.02, 0.04, 0.08)))
+    # Wait for a few acknowledgements first, so most kills land after some appends returned
+    # however slow the machine and its syncs are; then kill at a random moment.
+    early = _read_acks(read_end, rng.choice((0, 1, 1, 2, 3)))
+    time.sleep(rng.choice((0.0, 0.002, 0.01, 0.02, 0.04)))
     os.kill(child, signal.SIGKILL)
     os.waitpid(child, 0)
-    acked = _read_all(read_end).split()
+    acked = (early + _read_all(read_end)).split()
     os.close(read_end)
     survivor = folder / f"survivor-{number}.jsonl"
     shutil.copyfile(path, survivor)
     return {"path": str(path), "survivor": str(survivor), "acked": [ack.decode() for ack in acked]}
+
+
+def _read_acks(fd: int, count: int, within: float = 60.0) -> bytes:
+    """Read from the acknowledgement pipe until ``count`` ids came (or the writer is gone, or
+    ``within`` seconds passed: a bound on a stuck writer, not a timing)."""
+    data = b""
+    deadline = time.monotonic() + within
+    while data.count(b"\n") < count and time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
+        chunk = os.read(fd, 65536) if ready else b""
+        if not chunk:
+            break
+        data += chunk
+    return data
 
 
 def _read_all(fd: int) -> bytes:

@@ -29,6 +29,7 @@ from pi_ai import to_builtins
 from pi_coding_agent.messages import convert_to_llm
 from pi_coding_agent.session import SessionError, SessionManager, list_sessions, read_header
 from tests.pi_coding_agent.session.fuzz_lines import session_files
+from tests.reliability.figures import record
 from tests.support import deep_json
 from tests.support.oracle import REPO, require_live_oracle, run_oracle
 
@@ -118,6 +119,7 @@ def _same_as_pi(data: bytes) -> None:
 @given(session_files())
 def test_the_loader_survives_any_file_and_reads_it_as_pi(generated: tuple[bytes, bool]) -> None:
     data, comparable = generated
+    record("fuzz_input", target="session loader")
     folder = Path(tempfile.mkdtemp(prefix="pi-fuzz-"))
     try:
         path = folder / "2026-01-01T00-00-00-000Z_fuzz.jsonl"
@@ -129,6 +131,7 @@ def test_the_loader_survives_any_file_and_reads_it_as_pi(generated: tuple[bytes,
     if comparable and _sampled(data):
         require_live_oracle()
         _same_as_pi(data)
+        record("fuzz_oracle", target="session loader")
 
 
 @pytest.mark.parametrize(

@@ -22,6 +22,7 @@ from pi_coding_agent.session import (
     list_sessions,
 )
 from tests.pi_coding_agent.session.helpers import assistant, user
+from tests.reliability.figures import record
 from tests.support.oracle import REPO, oracle_home, require_live_oracle
 
 WRITER = """
@@ -79,6 +80,8 @@ def test_sigkill_in_the_middle_of_appends_loses_no_acknowledged_entry(tmp_path: 
     # Every append that returned (it printed afterwards) is in the file, whole.
     reopened = SessionManager.open(path)
     stamps = [entry.message.timestamp for entry in reopened.get_entries()[2:]]  # type: ignore[union-attr]
+    kept = len(set(stamps) & set(range(acknowledged + 1)))
+    record("kills", kills=1, acknowledged=acknowledged + 1, lost=acknowledged + 1 - kept)
     assert stamps[: acknowledged + 1] == list(range(acknowledged + 1))
     assert all(problem.kind == "torn" for problem in reopened.problems)
     assert len(reopened.problems) <= 1
@@ -94,6 +97,7 @@ def test_sigkill_in_the_middle_of_appends_loses_no_acknowledged_entry(tmp_path: 
 KILLS = int(os.environ.get("PI_KILL_ROUNDS", "300"))
 
 
+@pytest.mark.timeout(900)  # a bound on a hang: the harness has 600 s, Pi's read 300 s
 def test_hundreds_of_kills_lose_no_acknowledged_entry_and_pi_reads_every_survivor(tmp_path: Path) -> None:
     """``kill_harness``: SIGKILL at random moments of appends, ``KILLS`` times (more with
     ``PI_KILL_ROUNDS``); no acknowledged entry lost, every file readable by us and by Pi."""
@@ -107,6 +111,13 @@ def test_hundreds_of_kills_lose_no_acknowledged_entry_and_pi_reads_every_survivo
     )
     assert completed.returncode == 0, completed.stderr[-3000:]
     summary = json.loads(completed.stdout)
+    record(
+        "kills",
+        kills=summary["kills"],
+        acknowledged=summary["acknowledged"],
+        lost=summary["lost"],
+        unreadable=summary["unreadable"] + summary["odd"],
+    )
     assert summary["kills"] == KILLS
     assert summary["acknowledged"] > KILLS  # most kills land after some appends returned
     assert (summary["lost"], summary["odd"], summary["unreadable"]) == (0, 0, 0)
@@ -123,6 +134,10 @@ def test_hundreds_of_kills_lose_no_acknowledged_entry_and_pi_reads_every_survivo
         check=True,
     )
     by_file = {result["file"]: result for result in json.loads(read.stdout)}
+    unreadable_by_pi = sum(
+        "error" in by_file[s["file"]] or by_file[s["file"]].get("ids") != s["ids"] for s in survivors
+    )
+    record("pi_read", files=len(survivors), unreadable=unreadable_by_pi)
     for survivor in survivors:
         pi = by_file[survivor["file"]]
         assert "error" not in pi, pi
