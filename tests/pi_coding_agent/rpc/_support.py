@@ -77,7 +77,8 @@ def our_pi() -> Path:
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 _FILE_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z")
 _PORT = re.compile(r"127\.0\.0\.1:\d+")
-_BASH_LOG = re.compile(r"pi-bash-[0-9a-f]+\.log")
+_BASH_LOG = re.compile(r"/(?:[^\"/]+/)*pi-bash-[0-9a-f]+\.log")
+"""A user command's full output: ours in a private ``<tmp>/pi-<uid>/`` folder (docs/security.md)."""
 
 
 class _Names:
@@ -98,7 +99,7 @@ class _Names:
         value = value.replace(root, "<root>")
         value = _UUID.sub(lambda match: self.name(match.group(0), "session"), value)
         value = _FILE_TIME.sub("<time>", value)
-        value = _BASH_LOG.sub("pi-bash-<random>.log", value)
+        value = _BASH_LOG.sub("<tmp>/pi-bash-<random>.log", value)
         return _PORT.sub("127.0.0.1:<port>", value)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +63,13 @@ def _compare(
                for box in (ours_box, pi_box))  # the outputPath, relative to the working directory
 
 
+def _bash_logs(value: Any) -> Any:
+    """A user command's full-output file is ours in a private ``<tmp>/pi-<uid>/`` folder
+    (docs/security.md); the folder is not compared."""
+    text = re.sub(r'/(?:[^"/]+/)*pi-bash-', "<tmp>/pi-bash-", json.dumps(value))
+    return json.loads(text)
+
+
 def _sizes_folded(value: Any) -> Any:
     """The scenario compacts right after an aborted answer, whose length (and so the context's
     estimated size) depends on when the abort arrived: ``tokensBefore`` and
@@ -84,7 +92,7 @@ def _summary(box: Sandbox, name: str | None, entries: list[dict[str, Any]], cont
     return {
         "name": name,
         "entryTypes": [entry["type"] for entry in entries],
-        "context": _sizes_folded(scrub(context, {str(box.root): "<root>"})),
+        "context": _sizes_folded(_bash_logs(scrub(context, {str(box.root): "<root>"}))),
         "parent": "parentSession" in header,
         "tree": tree,
     }
