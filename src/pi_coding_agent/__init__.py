@@ -18,7 +18,16 @@ TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: importing typing would co
 if TYPE_CHECKING:
     from typing import Any
 
-    from pi_coding_agent.agent_session import AgentSession, AgentSettledEvent, create_agent_session
+    from pi_coding_agent.agent_session import (
+        AgentSession,
+        AgentSessionRuntime,
+        AgentSettledEvent,
+        ContextUsage,
+        ModelCycleResult,
+        SessionInfoChangedEvent,
+        SessionStats,
+        create_agent_session,
+    )
     from pi_coding_agent.agent_session import CreatedSession as CreateAgentSessionResult
     from pi_coding_agent.agent_session import SessionEvent as AgentSessionEvent
     from pi_coding_agent.agent_session import SessionListener as AgentSessionEventListener
@@ -28,9 +37,12 @@ if TYPE_CHECKING:
     from pi_coding_agent.compaction import (
         CompactionResult,
         calculate_context_tokens,
+        collect_entries_for_branch_summary,
         compact,
         estimate_tokens,
         find_cut_point,
+        generate_branch_summary,
+        prepare_branch_entries,
         serialize_conversation,
         should_compact,
     )
@@ -46,6 +58,7 @@ if TYPE_CHECKING:
     from pi_coding_agent.paths import agent_dir as get_agent_dir
     from pi_coding_agent.prompt_templates import PromptTemplate
     from pi_coding_agent.resources import ResourceDiagnostic, parse_frontmatter, strip_frontmatter
+    from pi_coding_agent.rpc import RpcClient, run_rpc_mode
     from pi_coding_agent.session import (
         CURRENT_SESSION_VERSION,
         BranchSummaryEntry,
@@ -92,6 +105,11 @@ _EXPORTS: dict[str, str] = {
     "parse_args": "pi_coding_agent.cli",
     "main": "pi_coding_agent.cli",
     "AgentSession": "pi_coding_agent.agent_session",
+    "AgentSessionRuntime": "pi_coding_agent.agent_session",
+    "ContextUsage": "pi_coding_agent.agent_session",
+    "ModelCycleResult": "pi_coding_agent.agent_session",
+    "SessionInfoChangedEvent": "pi_coding_agent.agent_session",
+    "SessionStats": "pi_coding_agent.agent_session",
     "AgentSettledEvent": "pi_coding_agent.agent_session",
     "AgentSessionEvent": "pi_coding_agent.agent_session:SessionEvent",
     "AgentSessionEventListener": "pi_coding_agent.agent_session:SessionListener",
@@ -102,6 +120,9 @@ _EXPORTS: dict[str, str] = {
     "CutPointResult": "pi_coding_agent.compaction:CutPoint",
     "FileOperations": "pi_coding_agent.compaction:FileOps",
     "calculate_context_tokens": "pi_coding_agent.compaction",
+    "collect_entries_for_branch_summary": "pi_coding_agent.compaction",
+    "generate_branch_summary": "pi_coding_agent.compaction",
+    "prepare_branch_entries": "pi_coding_agent.compaction",
     "compact": "pi_coding_agent.compaction",
     "estimate_tokens": "pi_coding_agent.compaction",
     "find_cut_point": "pi_coding_agent.compaction",
@@ -144,6 +165,8 @@ _EXPORTS: dict[str, str] = {
     "truncate_tail": "pi_coding_agent.tools",
     "detect_supported_image_mime_type_from_file": "pi_coding_agent.tools:detect_image_mime_in_file",
     "run_print_mode": "pi_coding_agent.modes",
+    "RpcClient": "pi_coding_agent.rpc",
+    "run_rpc_mode": "pi_coding_agent.rpc",
     "Skill": "pi_coding_agent.skills",
     "format_skills_for_prompt": "pi_coding_agent.skills",
     "load_skills": "pi_coding_agent.skills",
@@ -183,6 +206,7 @@ __all__ = [
     "AgentSession",
     "AgentSessionEvent",
     "AgentSessionEventListener",
+    "AgentSessionRuntime",
     "AgentSettledEvent",
     "Args",
     "BashOperations",
@@ -190,6 +214,7 @@ __all__ = [
     "CompactionEntry",
     "CompactionResult",
     "CompactionSettings",
+    "ContextUsage",
     "CreateAgentSessionOptions",
     "CreateAgentSessionResult",
     "CustomEntry",
@@ -199,20 +224,24 @@ __all__ = [
     "FileOperations",
     "ModelCatalog",
     "ModelChangeEntry",
+    "ModelCycleResult",
     "PackageManager",
     "PromptTemplate",
     "ResolveCliModelResult",
     "ResolvedResource",
     "ResourceDiagnostic",
     "RetrySettings",
+    "RpcClient",
     "ScopedModel",
     "SessionContext",
     "SessionEntry",
     "SessionHeader",
     "SessionInfo",
+    "SessionInfoChangedEvent",
     "SessionInfoEntry",
     "SessionManager",
     "SessionMessageEntry",
+    "SessionStats",
     "SessionTreeNode",
     "Settings",
     "Skill",
@@ -223,6 +252,7 @@ __all__ = [
     "build_context_entries",
     "build_session_context",
     "calculate_context_tokens",
+    "collect_entries_for_branch_summary",
     "compact",
     "convert_to_llm",
     "create_agent_session",
@@ -231,6 +261,7 @@ __all__ = [
     "find_cut_point",
     "format_size",
     "format_skills_for_prompt",
+    "generate_branch_summary",
     "get_agent_dir",
     "load_project_context_files",
     "load_skills",
@@ -238,8 +269,10 @@ __all__ = [
     "migrate_session_entries",
     "parse_args",
     "parse_frontmatter",
+    "prepare_branch_entries",
     "resolve_cli_model",
     "run_print_mode",
+    "run_rpc_mode",
     "serialize_conversation",
     "session_entry_to_context_messages",
     "should_compact",

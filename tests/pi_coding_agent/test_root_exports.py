@@ -13,7 +13,7 @@ from tests.support.imports import new_modules
 from tests.support.oracle import oracle_home, require_live_oracle
 
 SUBPACKAGES = (
-    "agent_session", "auth", "bash", "cli", "compaction", "messages", "model_registry", "modes",
+    "agent_session", "auth", "bash", "cli", "compaction", "messages", "model_registry", "modes", "rpc",
     "modes.interactive.theme", "packages", "paths", "prompt_templates", "resources", "session", "settings",
     "skills", "system_prompt", "tools", "tui",
 )  # fmt: skip

@@ -10,11 +10,14 @@ Three moments check whether the context must shrink:
 
 Compacting appends a ``compaction`` entry and rebuilds the agent's messages from the
 session; ``compaction_start`` / ``compaction_end`` report it.
+
+``ManualCompaction`` is the explicit ``/compact [instructions]`` (RPC ``compact``): it first
+stops any run, then compacts whatever the thresholds say, and never continues a run.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pi_agent import AgentContext, AgentLoopTurnUpdate, TurnContext
 from pi_ai import AbortController, AbortSignal, AssistantMessage, to_builtins
@@ -23,10 +26,13 @@ from pi_coding_agent.agent_session._events import (
     CompactionStartEvent,
     SummarizationRetryEvent,
 )
+from pi_coding_agent.agent_session._parts import NO_MODEL_MESSAGE, SessionError
 from pi_coding_agent.session import CompactionEntry
 
 if TYPE_CHECKING:
+    from pi_ai import Model
     from pi_coding_agent.agent_session._session import AgentSession
+    from pi_coding_agent.compaction import CompactionResult, SummaryRequest
 
 Reason = Literal["threshold", "overflow"]
 
@@ -37,10 +43,11 @@ OVERFLOW_RETRY_FAILED = (
 LENGTH_RETRY_FAILED = "Truncated response recovery failed after one compact-and-retry attempt."
 
 
-class AutoCompactor:
+class _Compaction:
+    """One kind of compaction of ``session``: whether one runs, and stopping it."""
+
     def __init__(self, session: AgentSession) -> None:
         self.session = session
-        self.overflow_recovery_attempted = False
         self._controller: AbortController | None = None
 
     @property
@@ -50,6 +57,30 @@ class AutoCompactor:
     def abort(self) -> None:
         if self._controller is not None:
             self._controller.abort()
+
+    def _request(
+        self, model: Model, reason: str, controller: AbortController, custom_instructions: str | None = None
+    ) -> SummaryRequest:
+        """The summary call, with the session's stream function, thinking level and retry policy."""
+        from pi_coding_agent.compaction import SummaryRequest
+
+        session = self.session
+        return SummaryRequest(
+            model=model,
+            stream_fn=session.agent.stream_fn,
+            thinking_level=session.thinking_level,
+            retry=session.settings.retry,
+            signal=controller.signal,
+            on_retry_event=lambda kind, fields: session._emit(SummarizationRetryEvent(kind, fields)),
+            reason=reason,
+            custom_instructions=custom_instructions,
+        )
+
+
+class AutoCompactor(_Compaction):
+    def __init__(self, session: AgentSession) -> None:
+        super().__init__(session)
+        self.overflow_recovery_attempted = False
 
     def _latest_compaction(self) -> CompactionEntry | None:
         for entry in reversed(self.session.session_manager.get_branch()):
@@ -146,7 +177,7 @@ class AutoCompactor:
 
     async def run(self, reason: Reason, *, will_retry: bool) -> bool:
         """Compact now; True when the agent should continue (a retry, or queued messages)."""
-        from pi_coding_agent.compaction import SummaryRequest, compact, estimate_tokens, prepare_compaction
+        from pi_coding_agent.compaction import compact, prepare_compaction
 
         session = self.session
         model = session.model
@@ -160,17 +191,8 @@ class AutoCompactor:
         controller = AbortController()
         self._controller = controller
         try:
-            request = SummaryRequest(
-                model=model,
-                stream_fn=session.agent.stream_fn,
-                thinking_level=session.thinking_level,
-                retry=session.settings.retry,
-                signal=controller.signal,
-                on_retry_event=lambda kind, fields: session._emit(SummarizationRetryEvent(kind, fields)),
-                reason=reason,
-            )
             try:
-                result = await compact(preparation, request)
+                result = await compact(preparation, self._request(model, reason, controller))
             except Exception as error:
                 if controller.signal.aborted:
                     session._emit(CompactionEndEvent(reason, None, aborted=True, will_retry=False))
@@ -185,24 +207,7 @@ class AutoCompactor:
             if controller.signal.aborted:
                 session._emit(CompactionEndEvent(reason, None, aborted=True, will_retry=False))
                 return False
-            manager.append_compaction(
-                result.summary,
-                result.first_kept_entry_id,
-                result.tokens_before,
-                details=result.details,
-                from_hook=False,
-                usage=result.usage,
-            )
-            messages = manager.build_session_context().messages
-            session.agent.state.messages = messages
-            summary = {
-                "summary": result.summary,
-                "firstKeptEntryId": result.first_kept_entry_id,
-                "tokensBefore": result.tokens_before,
-                "estimatedTokensAfter": sum(estimate_tokens(m) for m in messages),
-                "usage": to_builtins(result.usage),
-                "details": result.details,
-            }
+            summary = record_compaction(session, result)
             session._emit(CompactionEndEvent(reason, summary, aborted=False, will_retry=will_retry))
             if will_retry:
                 self._drop_trailing_assistant(failed_only=True)
@@ -210,3 +215,90 @@ class AutoCompactor:
             return session.agent.has_queued_messages()
         finally:
             self._controller = None
+            session._resolve_idle_if_idle()
+
+
+def record_compaction(session: AgentSession, result: CompactionResult) -> dict[str, Any]:
+    """Append the compaction entry, rebuild the agent's context; the result as Pi reports it."""
+    from pi_coding_agent.compaction import estimate_tokens
+
+    manager = session.session_manager
+    manager.append_compaction(
+        result.summary,
+        result.first_kept_entry_id,
+        result.tokens_before,
+        details=result.details,
+        from_hook=False,
+        usage=result.usage,
+    )
+    messages = manager.build_session_context().messages
+    session.agent.state.messages = messages
+    return {
+        "summary": result.summary,
+        "firstKeptEntryId": result.first_kept_entry_id,
+        "tokensBefore": result.tokens_before,
+        "estimatedTokensAfter": sum(estimate_tokens(m) for m in messages),
+        "usage": to_builtins(result.usage),
+        "details": result.details,
+    }
+
+
+class CompactionError(SessionError):
+    """A manual compaction that could not be done (nothing to compact, the summary failed)."""
+
+
+COMPACTION_CANCELLED = "Compaction cancelled"
+
+
+class ManualCompaction(_Compaction):
+
+    async def run(self, custom_instructions: str | None) -> dict[str, Any]:
+        """Compact the current branch now; the result (``compact``'s RPC data). Raises ``CompactionError``."""
+        session = self.session
+        await session.abort()
+        controller = AbortController()
+        self._controller = controller
+        session._emit(CompactionStartEvent("manual"))
+        try:
+            result = await self._summarize(controller, custom_instructions)
+            if controller.signal.aborted:
+                raise CompactionError(COMPACTION_CANCELLED)
+            summary = record_compaction(session, result)
+        except Exception as error:
+            message = str(error)
+            aborted = message == COMPACTION_CANCELLED or controller.signal.aborted
+            self._finish()
+            session._emit(
+                CompactionEndEvent(
+                    "manual",
+                    None,
+                    aborted=aborted,
+                    will_retry=False,
+                    error_message=None if aborted else f"Compaction failed: {message}",
+                )
+            )
+            if isinstance(error, CompactionError):
+                raise
+            raise CompactionError(message) from error
+        self._finish()
+        session._emit(CompactionEndEvent("manual", summary, aborted=False, will_retry=False))
+        return summary
+
+    def _finish(self) -> None:
+        self._controller = None
+        self.session._resolve_idle_if_idle()
+
+    async def _summarize(self, controller: AbortController, custom_instructions: str | None) -> CompactionResult:
+        from pi_coding_agent.compaction import compact, prepare_compaction
+
+        session = self.session
+        model = session.model
+        if model is None:
+            raise CompactionError(NO_MODEL_MESSAGE)
+        branch = session.session_manager.get_branch()
+        preparation = prepare_compaction(branch, session.settings.compaction)
+        if preparation is None:
+            if branch and isinstance(branch[-1], CompactionEntry):
+                raise CompactionError("Already compacted")
+            raise CompactionError("Nothing to compact (session too small)")
+        return await compact(preparation, self._request(model, "manual", controller, custom_instructions))

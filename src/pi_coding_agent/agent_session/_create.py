@@ -26,10 +26,12 @@ from pi_ai import (
     ThinkingBudgets,
     ThinkingLevel,
 )
+from pi_coding_agent.agent_session._parts import SlashCommand
 from pi_coding_agent.agent_session._session import AgentSession
 from pi_coding_agent.local_model import LOCAL_PROVIDER, is_local
 from pi_coding_agent.messages import converter
-from pi_coding_agent.model_registry import MissingCredentials, ModelCatalog
+from pi_coding_agent.model_registry import MissingCredentials, ModelCatalog, ScopedModel
+from pi_coding_agent.prompt_templates import PromptTemplate
 from pi_coding_agent.session import SessionManager, ThinkingLevelChangeEntry
 from pi_coding_agent.settings import DEFAULT_THINKING_LEVEL, DEFAULT_TOOL_NAMES, Settings
 from pi_coding_agent.skills import Skill
@@ -52,10 +54,14 @@ class SessionOptions:
     custom_prompt: str | None = None
     append_prompts: Sequence[str] = ()
     context_files: Sequence[ContextFile] = ()
+    scoped_models: Sequence[ScopedModel] = ()
+    """``--models`` / ``enabledModels``: what ``cycle_model`` goes through."""
     skills: Sequence[Skill] = ()
     """Skills listed in the system prompt (those the model may invoke)."""
     expand_input: Callable[[str], str] | None = None
     """Turns a typed prompt into the text sent (``/skill:name``, ``/template`` expansion)."""
+    prompt_templates: Sequence[PromptTemplate] = ()
+    """Templates offered as ``/name`` commands (``AgentSession.available_commands``)."""
 
 
 @dataclass
@@ -268,10 +274,19 @@ def create_agent_session(options: SessionOptions) -> CreatedSession:
         model=model,
         system_prompt=_system_prompt(options, tools),
         bin_dir=str(options.agent_dir / "bin"),
+        scoped_models=options.scoped_models,
         expand_input=options.expand_input,
+        commands=_commands(options),
     )
     holder.append(session)
     return CreatedSession(session, fallback, unknown, local_fallback)
+
+
+def _commands(options: SessionOptions) -> list[SlashCommand]:
+    """Pi's order: extension commands (none yet), prompt templates, then every skill."""
+    commands = [SlashCommand(t.name, t.description, "prompt", t.file_path) for t in options.prompt_templates]
+    commands += [SlashCommand(f"skill:{s.name}", s.description, "skill", s.file_path) for s in options.skills]
+    return commands
 
 
 def _level(value: str | None) -> ThinkingLevel | None:

@@ -60,6 +60,14 @@ class QueueUpdateEvent:
 
 
 @dataclass(slots=True)
+class SessionInfoChangedEvent:
+    """The session's display name changed (``None``: cleared)."""
+
+    name: str | None
+    type: Literal["session_info_changed"] = "session_info_changed"
+
+
+@dataclass(slots=True)
 class BashExecutionUpdateEvent:
     delta: str
     id: str | None = None
@@ -69,7 +77,7 @@ class BashExecutionUpdateEvent:
 @dataclass(slots=True)
 class CompactionStartEvent:
     reason: str
-    """``threshold`` (the context grew near the window) or ``overflow`` (the provider refused it)."""
+    """``manual``, ``threshold`` (the context grew near the window) or ``overflow`` (the provider refused it)."""
     type: Literal["compaction_start"] = "compaction_start"
 
 
@@ -103,6 +111,7 @@ SessionOwnEvent: TypeAlias = (
     | AutoRetryEndEvent
     | ThinkingLevelChangedEvent
     | QueueUpdateEvent
+    | SessionInfoChangedEvent
     | BashExecutionUpdateEvent
     | CompactionStartEvent
     | CompactionEndEvent
@@ -134,6 +143,8 @@ def session_event_to_json(event: SessionEvent) -> dict[str, Any]:
         return {"type": event.type, "level": event.level}
     if isinstance(event, QueueUpdateEvent):
         return {"type": event.type, "steering": list(event.steering), "followUp": list(event.follow_up)}
+    if isinstance(event, SessionInfoChangedEvent):
+        return {"type": event.type} if event.name is None else {"type": event.type, "name": event.name}
     if isinstance(event, BashExecutionUpdateEvent):
         data = {"type": event.type}
         if event.id is not None:

@@ -1,25 +1,32 @@
 """``AgentSession``: an ``Agent`` bound to a session file, settings, credentials and tools.
 
-What it adds to the agent (Pi 0.85's ``AgentSession``, without extensions and compaction):
+Every run mode (print, json, rpc, the interactive UI) drives one ``AgentSession``. What it
+adds to the agent (Pi 0.85's ``AgentSession``, extensions aside):
 
 * every settled message is appended to the session at its ``message_end`` (after the
-  listeners saw the event), thinking-level changes are recorded as entries;
+  listeners saw the event), model and thinking-level changes are recorded as entries;
+* a prompt sent while a run is active is queued, as steering (delivered after the current
+  turn's tool calls) or as a follow-up (delivered when the agent would stop); the texts
+  waiting in both queues are announced with ``queue_update``;
 * a failed model call that looks transient is retried automatically: the error message
   stays in the file but leaves the agent's context, ``auto_retry_start`` announces the
   backoff (``baseDelayMs * 2^(attempt-1)``), ``auto_retry_end`` reports the outcome;
-* user bash results (``!cmd``/``!!cmd``) that arrive during a run wait in a queue and are
-  inserted and persisted only once the run has settled, so they can never land between a
-  tool call and its result;
-* ``agent_settled`` closes every prompt, after all of the above.
+* the context is compacted automatically (``_compaction``) or on request (``compact``);
+* user bash results that arrive during a run wait and are inserted once the run settled;
+* ``agent_settled`` closes every run, after all of the above.
+
+Model and thinking control, tree navigation and statistics live in the mixins this class
+is built from (``_model_control``, ``_tree``, ``_stats``, ``_user_bash``); replacing the
+session (new, resume, fork) is ``AgentSessionRuntime``'s job.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import Any, Literal
 
-from pi_agent import Agent, AgentEndEvent, AgentEvent, MessageEndEvent, MessageStartEvent
+from pi_agent import Agent, AgentEndEvent, AgentEvent, AgentMessage, MessageEndEvent, MessageStartEvent
 from pi_ai import (
     AbortController,
     AbortSignal,
@@ -30,40 +37,40 @@ from pi_ai import (
     UserMessage,
     now_ms,
 )
-from pi_coding_agent.agent_session._compaction import AutoCompactor
+from pi_coding_agent.agent_session._compaction import AutoCompactor, ManualCompaction
 from pi_coding_agent.agent_session._events import (
     AgentSettledEvent,
     AutoRetryEndEvent,
     AutoRetryStartEvent,
-    BashExecutionUpdateEvent,
+    QueueUpdateEvent,
     SessionAgentEndEvent,
     SessionEvent,
-    ThinkingLevelChangedEvent,
 )
+from pi_coding_agent.agent_session._listeners import Listeners, SessionListener
+from pi_coding_agent.agent_session._model_control import ModelControl
+from pi_coding_agent.agent_session._parts import NO_MODEL_MESSAGE, SessionError, SlashCommand, message_text
 from pi_coding_agent.agent_session._retry import is_retryable_error
-from pi_coding_agent.messages import BashExecutionMessage, CustomRoleMessage
-from pi_coding_agent.model_registry import ModelCatalog, missing_key_message
+from pi_coding_agent.agent_session._stats import SessionStatistics
+from pi_coding_agent.agent_session._tree import TreeNavigation
+from pi_coding_agent.agent_session._user_bash import UserBash
+from pi_coding_agent.messages import CustomRoleMessage
+from pi_coding_agent.model_registry import ModelCatalog, ScopedModel, missing_key_message
 from pi_coding_agent.session import SessionManager
 from pi_coding_agent.settings import Settings
 
-if TYPE_CHECKING:
-    from pi_coding_agent.bash import BashResult
-    from pi_coding_agent.tools import ShellOperations
+StreamingBehavior = Literal["steer", "followUp"]
 
-SessionListener = Callable[[SessionEvent], None]
-
-NO_MODEL_MESSAGE = (
-    "No model selected: pass --model provider/id, or set defaultProvider and defaultModel in "
-    "settings.json (run pi --list-models to see what is available)."
-)
-BUSY_MESSAGE = "Agent is already processing. Wait for the current prompt to finish."
+BUSY_MESSAGE = "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message."
+COMPACTING_MESSAGE = "Cannot submit a prompt while compaction is in progress. Wait for compaction to finish and retry."
 
 
-class SessionError(Exception):
-    """A prompt that cannot start (no model, no credentials, already running)."""
+class AgentSession(ModelControl, TreeNavigation, SessionStatistics, UserBash):
+    """The agent of one session: prompting, queues, retries, compaction and persistence.
 
+    Listeners (``subscribe``) receive every event synchronously, in subscription order:
+    the agent's events (``agent_end`` with ``willRetry``) and the session's own.
+    """
 
-class AgentSession:
     def __init__(
         self,
         *,
@@ -75,27 +82,34 @@ class AgentSession:
         model: Model | None,
         system_prompt: str,
         bin_dir: str | None = None,
+        scoped_models: Sequence[ScopedModel] = (),
         expand_input: Callable[[str], str] | None = None,
+        commands: Sequence[SlashCommand] = (),
     ) -> None:
         self.agent = agent
         self.session_manager = session_manager
         self.settings = settings
         self.catalog = catalog
         self.cwd = cwd
+        self.scoped_models: list[ScopedModel] = list(scoped_models)
+        """Models ``cycle_model`` goes through (``--models`` / ``enabledModels``); empty: all."""
         self._model = model
         self._base_system_prompt = system_prompt
         agent.state.system_prompt = system_prompt
-        self._listeners: list[SessionListener] = []
+        self._listeners = Listeners()
         self._run_active = False
-        self._idle: asyncio.Event | None = None
+        self._idle_waiters: list[asyncio.Future[None]] = []
         self._last_assistant: AssistantMessage | None = None
+        self._steering_texts: list[str] = []
+        self._follow_up_texts: list[str] = []
         self._retry_attempt = 0
         self._retry_cancel: asyncio.Event | None = None
-        self._pending_bash: list[BashExecutionMessage] = []
-        self._bash_runs: set[AbortController] = set()
-        self._bin_dir = bin_dir
+        self._branch_summary: AbortController | None = None
+        self._init_user_bash(bin_dir)
         self._expand_input = expand_input
+        self._commands = list(commands)
         self._compactor = AutoCompactor(self)
+        self._manual_compaction = ManualCompaction(self)
         agent.prepare_next_turn_with_context = self._compactor.before_next_turn
         self._unsubscribe = agent.subscribe(self._handle_agent_event)
 
@@ -110,87 +124,156 @@ class AgentSession:
         return self.agent.state.thinking_level
 
     @property
+    def messages(self) -> list[AgentMessage]:
+        """The agent's context: every message of the branch (custom roles included)."""
+        return self.agent.state.messages
+
+    @property
+    def system_prompt(self) -> str:
+        return self.agent.state.system_prompt
+
+    @property
+    def session_file(self) -> str | None:
+        return self.session_manager.get_session_file()
+
+    @property
+    def session_id(self) -> str:
+        return self.session_manager.get_session_id()
+
+    @property
+    def session_name(self) -> str | None:
+        return self.session_manager.get_session_name()
+
+    @property
     def is_streaming(self) -> bool:
         """True from the start of a prompt until ``agent_settled`` (retries included)."""
         return self._run_active
 
     @property
-    def has_pending_bash_messages(self) -> bool:
-        return bool(self._pending_bash)
-
-    def subscribe(self, listener: SessionListener) -> Callable[[], None]:
-        """Call ``listener`` for every session event, synchronously, in subscription order."""
-        self._listeners.append(listener)
-
-        def unsubscribe() -> None:
-            if listener in self._listeners:
-                self._listeners.remove(listener)
-
-        return unsubscribe
+    def is_compacting(self) -> bool:
+        """A compaction (automatic or manual) or a branch summary is being written."""
+        return self._compactor.running or self._manual_compaction.running or self._branch_summary is not None
 
     @property
-    def is_compacting(self) -> bool:
-        return self._compactor.running
+    def is_idle(self) -> bool:
+        return not self._run_active and not self.is_compacting
+
+    @property
+    def is_retrying(self) -> bool:
+        return self._retry_cancel is not None and not self._retry_cancel.is_set()
+
+    @property
+    def retry_attempt(self) -> int:
+        return self._retry_attempt
+
+    def available_commands(self) -> list[SlashCommand]:
+        """The ``/name`` commands a prompt may start with: prompt templates, then skills."""
+        return list(self._commands)
+
+    def subscribe(self, listener: SessionListener) -> Callable[[], None]:
+        """Call ``listener`` for every session event; returns the function that unsubscribes."""
+        return self._listeners.add(listener)
 
     def dispose(self) -> None:
+        """Stop everything in flight and drop every listener (the session is not used again)."""
         self.abort_retry()
-        self._compactor.abort()
+        self.abort_compaction()
+        self.abort_branch_summary()
         self.abort_bash()
         self.agent.abort()
         self._unsubscribe()
         self._listeners.clear()
 
     def _emit(self, event: SessionEvent) -> None:
-        for listener in list(self._listeners):
-            listener(event)
+        self._listeners.emit(event)
 
-    # ------------------------------------------------------------------ thinking level
+    # ------------------------------------------------------------------ queues
 
-    def available_thinking_levels(self) -> list[str]:
-        from pi_ai import THINKING_LEVELS, get_supported_thinking_levels
+    @property
+    def pending_message_count(self) -> int:
+        return len(self._steering_texts) + len(self._follow_up_texts)
 
-        if self._model is None:
-            return list(THINKING_LEVELS)
-        return list(get_supported_thinking_levels(self._model))
+    def get_steering_messages(self) -> list[str]:
+        return list(self._steering_texts)
 
-    def set_thinking_level(self, level: str) -> None:
-        """Clamp ``level`` to the model; record and announce it only when it changes."""
-        from pi_ai import clamp_thinking_level
+    def get_follow_up_messages(self) -> list[str]:
+        return list(self._follow_up_texts)
 
-        if level in self.available_thinking_levels():
-            effective = level
-        else:
-            effective = clamp_thinking_level(self._model, level) if self._model else "off"  # type: ignore[arg-type]
-        previous = self.agent.state.thinking_level
-        self.agent.state.thinking_level = effective  # type: ignore[assignment]
-        if effective != previous:
-            self.session_manager.append_thinking_level_change(effective)
-            self._emit(ThinkingLevelChangedEvent(effective))
+    def _emit_queue_update(self) -> None:
+        self._emit(QueueUpdateEvent(list(self._steering_texts), list(self._follow_up_texts)))
+
+    @staticmethod
+    def _user_message(text: str, images: Sequence[ImageContent] | None) -> UserMessage:
+        content: list[TextContent | ImageContent] = [TextContent(text=text), *(images or ())]
+        return UserMessage(content=content, timestamp=now_ms())
+
+    def _expand(self, text: str) -> str:
+        return self._expand_input(text) if self._expand_input is not None else text
+
+    async def steer(self, text: str, images: Sequence[ImageContent] | None = None) -> None:
+        """Queue a message delivered after the current turn's tool calls, before the next model call."""
+        self._queue_steer(self._expand(text), images)
+
+    async def follow_up(self, text: str, images: Sequence[ImageContent] | None = None) -> None:
+        """Queue a message delivered once the agent has nothing else to do."""
+        self._queue_follow_up(self._expand(text), images)
+
+    def _queue_steer(self, text: str, images: Sequence[ImageContent] | None) -> None:
+        self._steering_texts.append(text)
+        self._emit_queue_update()
+        self.agent.steer(self._user_message(text, images))
+
+    def _queue_follow_up(self, text: str, images: Sequence[ImageContent] | None) -> None:
+        self._follow_up_texts.append(text)
+        self._emit_queue_update()
+        self.agent.follow_up(self._user_message(text, images))
+
+    def clear_queue(self) -> tuple[list[str], list[str]]:
+        """Drop every queued message; returns the (steering, follow-up) texts that were waiting."""
+        steering, follow_up = self._steering_texts, self._follow_up_texts
+        self._steering_texts, self._follow_up_texts = [], []
+        self.agent.clear_all_queues()
+        self._emit_queue_update()
+        return steering, follow_up
+
+    def _dequeue(self, message: AgentMessage) -> None:
+        """A queued user message is being delivered: it leaves the queue it came from."""
+        text = message_text(message.content) if isinstance(message, UserMessage) else ""
+        if not text:
+            return
+        for queue in (self._steering_texts, self._follow_up_texts):
+            if text in queue:
+                queue.remove(text)
+                self._emit_queue_update()
+                return
 
     # ------------------------------------------------------------------ agent events
 
     def _handle_agent_event(self, event: AgentEvent, signal: AbortSignal) -> None:
         if isinstance(event, MessageStartEvent) and event.message.role == "user":
             self._compactor.overflow_recovery_attempted = False
+            self._dequeue(event.message)
         if isinstance(event, AgentEndEvent):
             self._emit(SessionAgentEndEvent(event.messages, self._will_retry(event)))
         else:
             self._emit(event)
         if isinstance(event, MessageEndEvent):
-            message = event.message
-            if isinstance(message, CustomRoleMessage):
-                self.session_manager.append_custom_message_entry(
-                    message.custom_type, message.content, message.display, message.details
-                )
-            elif message.role in ("user", "assistant", "toolResult"):
-                self.session_manager.append_message(message)
-            if isinstance(message, AssistantMessage):
-                self._last_assistant = message
-                if message.stop_reason not in ("error", "length"):
-                    self._compactor.overflow_recovery_attempted = False
-                if message.stop_reason != "error" and self._retry_attempt > 0:
-                    self._emit(AutoRetryEndEvent(success=True, attempt=self._retry_attempt))
-                    self._retry_attempt = 0
+            self._persist(event.message)
+
+    def _persist(self, message: AgentMessage) -> None:
+        if isinstance(message, CustomRoleMessage):
+            self.session_manager.append_custom_message_entry(
+                message.custom_type, message.content, message.display, message.details
+            )
+        elif message.role in ("user", "assistant", "toolResult"):
+            self.session_manager.append_message(message)
+        if isinstance(message, AssistantMessage):
+            self._last_assistant = message
+            if message.stop_reason not in ("error", "length"):
+                self._compactor.overflow_recovery_attempted = False
+            if message.stop_reason != "error" and self._retry_attempt > 0:
+                self._emit(AutoRetryEndEvent(success=True, attempt=self._retry_attempt))
+                self._retry_attempt = 0
 
     def _is_retryable(self, message: AssistantMessage) -> bool:
         window = self._model.context_window if self._model else 0
@@ -207,47 +290,65 @@ class AgentSession:
 
     # ------------------------------------------------------------------ prompting
 
-    async def prompt(self, text: str, images: Sequence[ImageContent] | None = None) -> None:
+    async def prompt(
+        self,
+        text: str,
+        images: Sequence[ImageContent] | None = None,
+        *,
+        streaming_behavior: StreamingBehavior | None = None,
+        on_accepted: Callable[[], None] | None = None,
+    ) -> None:
         """Send a user message and run until the agent (and any retries) settle.
 
-        Raises ``SessionError`` before anything is sent when no model is selected, the
-        model's provider has no credentials, or a prompt is already running. ``/skill:name``
-        and prompt-template commands are expanded first (``expand_input``), as in Pi.
+        While a run is active the message is queued instead (``streaming_behavior``
+        ``"steer"`` or ``"followUp"``; without one that is an error). ``on_accepted`` is
+        called once the message was accepted or queued, before the run starts. Raises
+        ``SessionError`` before anything is sent when a run is active without a streaming
+        behaviour, a manual compaction runs, no model is selected, or the model's provider
+        has no credentials. ``/skill:name`` and prompt-template commands are expanded first
+        (``expand_input``), as in Pi.
         """
-        if self._expand_input is not None:
-            text = self._expand_input(text)
+        if self._manual_compaction.running:
+            raise SessionError(COMPACTING_MESSAGE)
+        text = self._expand(text)
         if self._run_active:
-            raise SessionError(BUSY_MESSAGE)
+            if streaming_behavior is None:
+                raise SessionError(BUSY_MESSAGE)
+            if streaming_behavior == "followUp":
+                self._queue_follow_up(text, images)
+            else:
+                self._queue_steer(text, images)
+            if on_accepted is not None:
+                on_accepted()
+            return
         self._flush_pending_bash()
         model = self._model
         if model is None:
             raise SessionError(NO_MODEL_MESSAGE)
         if not self.catalog.has_auth(model.provider):
             raise SessionError(missing_key_message(model.provider))
-        last_answer = next(
-            (m for m in reversed(self.agent.state.messages) if isinstance(m, AssistantMessage)), None
-        )
+        last_answer = next((m for m in reversed(self.messages) if isinstance(m, AssistantMessage)), None)
         if last_answer is not None:
             await self._compactor.check(last_answer, skip_aborted=False)
-        content: list[TextContent | ImageContent] = [TextContent(text=text), *(images or ())]
+        message = self._user_message(text, images)
         self.agent.state.system_prompt = self._base_system_prompt
-        await self._run_agent_prompt([UserMessage(content=content, timestamp=now_ms())])
+        if on_accepted is not None:
+            on_accepted()
+        await self._run_agent_prompt([message])
 
-    async def _run_agent_prompt(self, messages: list[UserMessage]) -> None:
+    async def _run_agent_prompt(self, messages: list[AgentMessage]) -> None:
         self._run_active = True
-        self._idle = asyncio.Event()
         try:
-            await self.agent.prompt(list(messages))
+            await self.agent.prompt(messages)
             while await self._handle_post_agent_run():
                 await self.agent.continue_()
         finally:
             self._flush_pending_bash()
             self._run_active = False
-            idle, self._idle = self._idle, None
             try:
                 self._emit(AgentSettledEvent())
             finally:
-                idle.set()
+                self._resolve_idle_if_idle()
 
     async def _handle_post_agent_run(self) -> bool:
         message, self._last_assistant = self._last_assistant, None
@@ -290,100 +391,71 @@ class AgentSession:
             return True
         finally:
             self._retry_cancel = None
-        attempt, self._retry_attempt = self._retry_attempt, 0
-        self._emit(AutoRetryEndEvent(success=False, attempt=attempt, final_error="Retry cancelled"))
-        return False
+        return False  # cancelled: abort_retry reported it
 
-    @property
-    def is_retrying(self) -> bool:
-        return self._retry_cancel is not None
+    # ------------------------------------------------------------------ compaction
+
+    async def compact(self, custom_instructions: str | None = None) -> dict[str, Any]:
+        """Stop any run and compact the branch now (``compaction_start``/``_end`` with ``manual``).
+
+        Returns the result as Pi reports it (``summary``, ``firstKeptEntryId``,
+        ``tokensBefore``, ``estimatedTokensAfter``, ``usage``, ``details``); raises
+        ``CompactionError`` when there is nothing to compact or the summary failed.
+        """
+        return await self._manual_compaction.run(custom_instructions)
+
+    async def export_to_html(self, output_path: str | None = None) -> str:
+        """Write the session as one self-contained HTML page; returns its path.
+
+        Without ``output_path``: ``pi-session-<session file name>.html`` in the current directory.
+        """
+        from pi_coding_agent.export import export_session
+
+        return export_session(self.session_manager, output_path, system_prompt=self.system_prompt)
+
+    # ------------------------------------------------------------------ stopping and waiting
 
     def abort_retry(self) -> None:
-        if self._retry_cancel is not None:
-            self._retry_cancel.set()
+        """Cancel the backoff of an automatic retry (the run then ends with the error).
+
+        ``auto_retry_end`` is emitted right here, before this returns, as Pi's order of events
+        has it (before the answer to RPC ``abort_retry``).
+        """
+        cancel = self._retry_cancel
+        if cancel is None or cancel.is_set():
+            return
+        cancel.set()
+        attempt, self._retry_attempt = self._retry_attempt, 0
+        self._emit(AutoRetryEndEvent(success=False, attempt=attempt, final_error="Retry cancelled"))
+
+    def abort_compaction(self) -> None:
+        self._compactor.abort()
+        self._manual_compaction.abort()
+
+    def abort_branch_summary(self) -> None:
+        if self._branch_summary is not None:
+            self._branch_summary.abort()
 
     async def abort(self) -> None:
-        """Stop the running prompt (model call, tools, retry backoff, compaction) and wait until settled."""
+        """Stop the run (model call, tools, retry backoff, compaction, branch summary); wait until idle."""
         self.abort_retry()
-        self._compactor.abort()
+        self.abort_compaction()
+        self.abort_branch_summary()
         self.agent.abort()
         await self.wait_for_idle()
 
     async def wait_for_idle(self) -> None:
-        if self._idle is not None:
-            await self._idle.wait()
+        """Return once no run, compaction or branch summary is in progress."""
+        if self.is_idle:
+            return
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._idle_waiters.append(waiter)
+        await waiter
 
-    # ------------------------------------------------------------------ user bash
-
-    @property
-    def is_bash_running(self) -> bool:
-        return bool(self._bash_runs)
-
-    async def execute_bash(
-        self,
-        command: str,
-        *,
-        exclude_from_context: bool | None = None,
-        on_chunk: Callable[[str], None] | None = None,
-        id: str | None = None,
-        operations: ShellOperations | None = None,
-    ) -> BashResult:
-        """Run a user command (``!cmd``; ``!!cmd`` with ``exclude_from_context``) and record it.
-
-        The ``shellCommandPrefix`` setting is prepended for running, not in the record. Every
-        chunk of cleaned output goes to ``on_chunk`` and out as ``bash_execution_update``.
-        """
-        from pi_coding_agent.bash import execute_bash
-        from pi_coding_agent.tools import LocalShell, shell_env
-
-        prefix = self.settings.shell_command_prefix
-        resolved = f"{prefix}\n{command}" if prefix else command
-        controller = AbortController()
-        self._bash_runs.add(controller)
-
-        def chunk(delta: str) -> None:
-            if on_chunk is not None:
-                on_chunk(delta)
-            self._emit(BashExecutionUpdateEvent(delta=delta, id=id))
-
-        try:
-            result = await execute_bash(
-                resolved,
-                self.session_manager.get_cwd(),
-                signal=controller.signal,
-                on_chunk=chunk,
-                operations=operations or LocalShell(self.settings.shell_path),
-                env=shell_env(self._bin_dir),
-                keep_full_output=self.session_manager.get_session_file() is not None,
-            )
-        finally:
-            self._bash_runs.discard(controller)
-        self.record_bash_result(command, result, exclude_from_context=exclude_from_context)
-        return result
-
-    def abort_bash(self) -> None:
-        """Cancel every running user command (their process groups are killed)."""
-        for controller in list(self._bash_runs):
-            controller.abort()
-
-    def record_bash_result(
-        self, command: str, result: BashResult, *, exclude_from_context: bool | None = None
-    ) -> BashExecutionMessage:
-        """Add a user bash run to the conversation: now when idle, after the run otherwise."""
-        from pi_coding_agent.bash import bash_execution_message
-
-        message = bash_execution_message(command, result, exclude_from_context=exclude_from_context)
-        if self._run_active:
-            self._pending_bash.append(message)
-        else:
-            self._insert(message)
-        return message
-
-    def _insert(self, message: BashExecutionMessage) -> None:
-        self.agent.state.messages.append(message)
-        self.session_manager.append_message(message)
-
-    def _flush_pending_bash(self) -> None:
-        pending, self._pending_bash = self._pending_bash, []
-        for message in pending:
-            self._insert(message)
+    def _resolve_idle_if_idle(self) -> None:
+        if not self.is_idle:
+            return
+        waiters, self._idle_waiters = self._idle_waiters, []
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_result(None)

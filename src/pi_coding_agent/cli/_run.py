@@ -8,6 +8,7 @@ report problems, run. Each problem that stops a run is one line on stderr, exit 
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 from dataclasses import dataclass, field
@@ -18,9 +19,9 @@ from pi_coding_agent.cli._args import ParsedArgs
 
 if TYPE_CHECKING:
     from pi_ai import Model
-    from pi_coding_agent.agent_session import AgentSession
+    from pi_coding_agent.agent_session import AgentSession, AgentSessionRuntime
     from pi_coding_agent.cli._inputs import InitialInput
-    from pi_coding_agent.model_registry import ModelCatalog
+    from pi_coding_agent.model_registry import ModelCatalog, ScopedModel
     from pi_coding_agent.session import SessionManager
     from pi_coding_agent.settings import Settings
 
@@ -81,10 +82,8 @@ def _check_flags(parsed: ParsedArgs, mode: AppMode) -> None:
         names = ", ".join(f"--{name}" for name in parsed.unknown_flags)
         plural = "s" if len(parsed.unknown_flags) > 1 else ""
         raise CliError(f"Unknown option{plural}: {names} (see pi --help)")
-    if mode == "rpc":
-        raise CliError("--mode rpc is not available in this version; use -p for text or --mode json for events")
-    if parsed.export:
-        raise CliError("--export (HTML export) is not available in this version")
+    if mode == "rpc" and parsed.file_args:
+        raise CliError("@file arguments are not supported in RPC mode")
     session_flags = (
         ("--session", parsed.session),
         ("--continue", parsed.continue_session),
@@ -108,6 +107,8 @@ def _run(parsed: ParsedArgs) -> int:
     from pi_coding_agent.session import resolve_session_dir
     from pi_coding_agent.settings import Settings
 
+    if parsed.export:
+        return _export(parsed.export, parsed.messages[0] if parsed.messages else None)
     mode = resolve_app_mode(parsed, _isatty(sys.stdin), _isatty(sys.stdout))
     _check_flags(parsed, mode)
     cwd = os.getcwd()
@@ -132,16 +133,13 @@ def _run(parsed: ParsedArgs) -> int:
     settings = _runtime_settings(parsed, session_cwd, home, diagnostics)
     catalog = _catalog(home, diagnostics)
     model, thinking_from_model = _cli_model(parsed, catalog, diagnostics)
-    scope_thinking: str | None = None
     patterns = parsed.models or settings.enabled_models
-    if patterns:
-        model, scope_thinking = _scoped_model(
-            patterns, model, manager=manager, settings=settings, catalog=catalog, diagnostics=diagnostics
-        )
+    scoped = _model_scope(patterns, catalog, diagnostics) if patterns else []
     if parsed.api_key:
-        if model is None:
+        key_model = model or (_scoped_choice(scoped, settings)[0] if scoped else None)
+        if key_model is None:
             raise CliError("--api-key requires a model to be specified via --model, --provider/--model, or --models")
-        catalog.credentials.set_runtime_key(model.provider, parsed.api_key)
+        catalog.credentials.set_runtime_key(key_model.provider, parsed.api_key)
     # Pi records the name right after opening the session (before the model and thinking
     # entries); doing it only now keeps a file untouched when the model cannot be resolved.
     if parsed.name is not None:
@@ -150,7 +148,7 @@ def _run(parsed: ParsedArgs) -> int:
             raise CliError("--name requires a non-empty value")
         manager.append_session_info(name)
 
-    from pi_coding_agent.agent_session import SessionOptions, create_agent_session
+    from pi_coding_agent.agent_session import CreatedSession, SessionOptions, create_agent_session
     from pi_coding_agent.system_prompt import load_context_files, resolve_prompt_sources
 
     sources = resolve_prompt_sources(
@@ -179,25 +177,46 @@ def _run(parsed: ParsedArgs) -> int:
     for warning in resource_warnings:
         diagnostics.warn(warning)
     thinking = parsed.thinking or thinking_from_model
-    created = create_agent_session(
-        SessionOptions(
-            cwd=session_cwd,
-            agent_dir=home,
-            settings=settings,
-            catalog=catalog,
-            session_manager=manager,
-            model=model,
-            thinking_level=thinking or (None if parsed.thinking else scope_thinking),
-            tools=parsed.tools,
-            exclude_tools=parsed.exclude_tools,
-            no_tools=parsed.no_tools or parsed.no_builtin_tools,
-            custom_prompt=sources.custom,
-            append_prompts=sources.append,
-            context_files=[] if parsed.no_context_files else load_context_files(session_cwd, home),
-            skills=resources.skills.skills,
-            expand_input=lambda text: resources.expand(text, lambda error: print(f"Warning: {error}", file=sys.stderr)),
-        )
+    options = SessionOptions(
+        cwd=session_cwd,
+        agent_dir=home,
+        settings=settings,
+        catalog=catalog,
+        session_manager=manager,
+        model=model,
+        thinking_level=thinking,
+        tools=parsed.tools,
+        exclude_tools=parsed.exclude_tools,
+        no_tools=parsed.no_tools or parsed.no_builtin_tools,
+        custom_prompt=sources.custom,
+        append_prompts=sources.append,
+        context_files=[] if parsed.no_context_files else load_context_files(session_cwd, home),
+        scoped_models=scoped,
+        skills=resources.skills.skills,
+        expand_input=lambda text: resources.expand(text, lambda error: print(f"Warning: {error}", file=sys.stderr)),
+        prompt_templates=resources.prompt_templates.templates,
     )
+
+    def build(session_manager: SessionManager) -> CreatedSession:
+        """The session for ``session_manager``: the first one, and every replacement (RPC)."""
+        chosen_model, chosen_thinking = model, thinking
+        if chosen_model is None and scoped and not session_manager.build_session_context().messages:
+            chosen_model, scope_thinking = _scoped_choice(scoped, settings)
+            chosen_thinking = chosen_thinking or (None if parsed.thinking else scope_thinking)
+        built = create_agent_session(
+            dataclasses.replace(
+                options,
+                cwd=session_manager.get_cwd(),
+                session_manager=session_manager,
+                model=chosen_model,
+                thinking_level=chosen_thinking,
+            )
+        )
+        if built.session.model is not None and thinking:
+            built.session.set_thinking_level(built.session.thinking_level)
+        return built
+
+    created = build(manager)
     session = created.session
     if created.model_fallback_message:
         diagnostics.warn(created.model_fallback_message)
@@ -205,8 +224,14 @@ def _run(parsed: ParsedArgs) -> int:
         diagnostics.warn(f'Unknown tool "{name}" ignored (built-in tools: read, bash, edit, write, grep, find, ls)')
     for issue in settings.issues:
         diagnostics.warn(str(issue))
-    if session.model is not None and thinking:
-        session.set_thinking_level(session.thinking_level)
+    if mode == "rpc":
+        diagnostics.flush()
+        if session.model is None:
+            raise CliError(NO_MODELS_MESSAGE)
+        _prepare_local(session.model, announce=created.local_fallback)  # progress on stderr only
+        from pi_coding_agent.agent_session import AgentSessionRuntime
+
+        return _run_rpc(AgentSessionRuntime(session, lambda next_manager: build(next_manager).session))
 
     from pi_coding_agent.cli._inputs import (
         InputError,
@@ -309,6 +334,26 @@ def _run_print(session: AgentSession, mode: Literal["text", "json"], initial: In
     return asyncio.run(main())
 
 
+def _run_rpc(runtime: AgentSessionRuntime) -> int:
+    import asyncio
+
+    from pi_coding_agent.rpc import run_rpc_mode
+
+    return asyncio.run(run_rpc_mode(runtime))
+
+
+def _export(session_path: str, output_path: str | None) -> int:
+    """``pi --export SESSION.jsonl [OUT.html]``: write the HTML page, say where."""
+    from pi_coding_agent.export import ExportError, export_file
+
+    try:
+        written = export_file(session_path, output_path)
+    except ExportError as error:
+        raise CliError(str(error)) from None
+    print(f"Exported to: {written}")
+    return 0
+
+
 # ---------------------------------------------------------------------- pieces
 
 
@@ -387,29 +432,21 @@ def _default_local_id() -> str:
     return default_local_model().id
 
 
-def _scoped_model(
-    patterns: list[str],
-    model: Model | None,
-    *,
-    manager: SessionManager,
-    settings: Settings,
-    catalog: ModelCatalog,
-    diagnostics: Diagnostics,
-) -> tuple[Model | None, str | None]:
-    """``--models``/``enabledModels``: a new session without ``--model`` starts on the saved
-    default when it is in scope, else on the first scoped model (with its thinking level)."""
+def _model_scope(patterns: list[str], catalog: ModelCatalog, diagnostics: Diagnostics) -> list[ScopedModel]:
+    """``--models``/``enabledModels``: the models ``cycle_model`` goes through."""
     from pi_coding_agent.model_registry import resolve_model_scope
 
     scoped, warnings = resolve_model_scope(patterns, catalog.available())
     for warning in warnings:
         diagnostics.warn(warning)
-    if model is not None or not scoped or manager.build_session_context().messages:
-        return model, None
-    saved_provider, saved_id = settings.default_provider, settings.default_model
-    chosen = next(
-        (s for s in scoped if (s.model.provider, s.model.id) == (saved_provider, saved_id)),
-        scoped[0],
-    )
+    return scoped
+
+
+def _scoped_choice(scoped: list[ScopedModel], settings: Settings) -> tuple[Model, str | None]:
+    """A new session without ``--model`` starts on the saved default when it is in scope,
+    else on the first scoped model (with its thinking level)."""
+    saved = (settings.default_provider, settings.default_model)
+    chosen = next((s for s in scoped if (s.model.provider, s.model.id) == saved), scoped[0])
     return chosen.model, chosen.thinking_level
 
 

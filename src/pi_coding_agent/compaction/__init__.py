@@ -1,6 +1,18 @@
-"""Compaction: replacing the older part of a long branch by a model-written summary."""
+"""Compaction: replacing the older part of a long branch by a model-written summary.
+
+Branch summaries (``generate_branch_summary``) use the same machinery for the branch the
+user navigates away from in the session tree.
+"""
 
 from pi_ai import ContextEstimate, calculate_context_tokens
+from pi_coding_agent.compaction._branch import (
+    BranchEntries,
+    BranchSummary,
+    PreparedBranch,
+    collect_entries_for_branch_summary,
+    generate_branch_summary,
+    prepare_branch_entries,
+)
 from pi_coding_agent.compaction._prepare import (
     CompactionPreparation,
     CutPoint,
@@ -19,19 +31,25 @@ from pi_coding_agent.compaction._summarize import (
 from pi_coding_agent.compaction._tokens import estimate_context_tokens, estimate_tokens, should_compact
 
 __all__ = [
+    "BranchEntries",
+    "BranchSummary",
     "CompactionPreparation",
     "CompactionResult",
     "ContextEstimate",
     "CutPoint",
     "FileOps",
+    "PreparedBranch",
     "SummarizationError",
     "SummaryRequest",
     "calculate_context_tokens",
+    "collect_entries_for_branch_summary",
     "compact",
     "estimate_context_tokens",
     "estimate_tokens",
     "find_cut_point",
     "format_file_operations",
+    "generate_branch_summary",
+    "prepare_branch_entries",
     "prepare_compaction",
     "serialize_conversation",
     "should_compact",

@@ -15,7 +15,7 @@ import asyncio
 import math
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from pi_agent import AgentMessage, StreamFn
 from pi_ai import (
@@ -213,10 +213,20 @@ class SummaryRequest:
     signal: AbortSignal | None = None
     on_retry_event: SummaryRetryListener | None = None
     reason: str = "threshold"
+    custom_instructions: str | None = None
+    """Appended to the prompt as an extra focus (manual ``/compact <instructions>``)."""
+    source: Literal["compaction", "branchSummary"] = "compaction"
+
+    @property
+    def retry_source(self) -> dict[str, Any]:
+        """What ``summarization_retry_attempt_start`` says about the call being retried."""
+        if self.source == "compaction":
+            return {"source": "compaction", "reason": self.reason}
+        return {"source": self.source}
 
 
-async def _summarize(request: SummaryRequest, prompt: str, max_tokens: int, label: str) -> tuple[str, Usage]:
-    """One summary call. An aborted call returns what it got; the caller checks the signal."""
+async def request_summary(request: SummaryRequest, prompt: str, max_tokens: int) -> AssistantMessage:
+    """One summary call (retried on transient failures); aborted calls return what they got."""
     import inspect
 
     import uuid_utils
@@ -242,15 +252,32 @@ async def _summarize(request: SummaryRequest, prompt: str, max_tokens: int, labe
             stream = await stream
         return await stream.result()
 
-    response = await _call_with_retry(
-        produce, request.retry, request.signal, request.on_retry_event, {"source": "compaction", "reason": request.reason}
-    )
+    return await _call_with_retry(produce, request.retry, request.signal, request.on_retry_event, request.retry_source)
+
+
+def summary_failure(response: AssistantMessage, label: str) -> str | None:
+    """Why a summary answer is unusable (error, cut off by the token cap, a tool call), or ``None``."""
     if response.stop_reason == "error":
-        raise SummarizationError(f"{label} failed: {response.error_message or 'Unknown error'}")
+        return f"{label} failed: {response.error_message or 'Unknown error'}"
     if response.stop_reason == "length":
-        raise SummarizationError(f"{label} failed: generation hit the token cap and the summary is incomplete")
+        return f"{label} failed: generation hit the token cap and the summary is incomplete"
     if any(isinstance(block, ToolCall) for block in response.content):
-        raise SummarizationError(f"{label} attempted to call a tool")
+        return f"{label} attempted to call a tool"
+    return None
+
+
+def content_text(response: AssistantMessage) -> str:
+    return _text(response.content, "\n")
+
+
+async def _summarize(request: SummaryRequest, prompt: str, max_tokens: int, label: str) -> tuple[str, Usage]:
+    """One summary call. An aborted call returns what it got; the caller checks the signal."""
+    response = await request_summary(request, prompt, max_tokens)
+    if response.stop_reason == "aborted":
+        return _text(response.content, "\n"), response.usage
+    failure = summary_failure(response, label)
+    if failure is not None:
+        raise SummarizationError(failure)
     return _text(response.content, "\n"), response.usage
 
 
@@ -303,7 +330,10 @@ async def compact(preparation: CompactionPreparation, request: SummaryRequest) -
         text = f"<conversation>\n{serialize_conversation(preparation.messages_to_summarize)}\n</conversation>\n\n"
         if preparation.previous_summary:
             text += f"<previous-summary>\n{preparation.previous_summary}\n</previous-summary>\n\n"
-        return text + (UPDATE_SUMMARY_PROMPT if preparation.previous_summary else NEW_SUMMARY_PROMPT)
+        text += UPDATE_SUMMARY_PROMPT if preparation.previous_summary else NEW_SUMMARY_PROMPT
+        if request.custom_instructions:
+            text += f"\n\nAdditional focus: {request.custom_instructions}"
+        return text
 
     if preparation.is_split_turn and preparation.turn_prefix_messages:
         history_text = "No prior history."

@@ -130,6 +130,28 @@ class Settings:
             project_trusted=project_trusted,
         )
 
+    # -- changes ------------------------------------------------------------------------
+
+    def set_global(self, keys: tuple[str, ...], value: Any) -> None:
+        """Change one global setting, for this run and in the global ``settings.json``.
+
+        As Pi's setters: the in-memory global value changes (a project value for the same key
+        still wins in the merged view), and only that key is written into the file as it is
+        now on disk, so other keys and edits made meanwhile are kept. A global file that
+        could not be parsed is left alone.
+        """
+        _set_path(self.global_settings, keys, value)
+        self.data = deep_merge(self.global_settings, self.project_settings)
+        path = self.global_path
+        if path is None or any(issue.scope == "global" for issue in self.issues):
+            return
+        try:
+            current = read_json_object(path) or {}
+        except ConfigFileError:
+            return
+        _set_path(current, keys, value)
+        _write_json(path, current)
+
     # -- raw access ---------------------------------------------------------------------
 
     def get(self, *keys: str) -> Any:
@@ -284,6 +306,11 @@ class Settings:
     def branch_summary_reserve_tokens(self) -> int:
         return self._number(("branchSummary", "reserveTokens"), 16384)
 
+    @property
+    def branch_summary_skip_prompt(self) -> bool:
+        """Navigating the tree does not ask whether to summarize (and does not summarize)."""
+        return self._typed(("branchSummary", "skipPrompt"), bool, False)
+
     # -- images --------------------------------------------------------------------------
 
     @property
@@ -331,6 +358,34 @@ class Settings:
         """Global setting only: a project cannot vote on whether it is trusted."""
         value = self.global_settings.get("defaultProjectTrust")
         return value if value in ("always", "never") else "ask"
+
+
+def _set_path(data: dict[str, Any], keys: tuple[str, ...], value: Any) -> None:
+    target = data
+    for key in keys[:-1]:
+        child = target.get(key)
+        if not isinstance(child, dict):
+            child = {}
+            target[key] = child
+        target = child
+    target[keys[-1]] = value
+
+
+def _write_json(path: Path, data: dict[str, Any]) -> None:
+    """Replace ``path`` atomically with ``data`` as Pi formats it (two-space indent)."""
+    import json
+    import os
+    import tempfile
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=".settings-", suffix=".json")
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as file:
+            file.write(json.dumps(data, indent=2, ensure_ascii=False))
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise
 
 
 def _has_path(data: dict[str, Any], keys: tuple[str, ...]) -> bool:

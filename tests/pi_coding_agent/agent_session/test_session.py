@@ -3,10 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
-from collections.abc import Iterator
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,106 +16,26 @@ from pi_ai.faux import (
     register_faux_provider,
 )
 from pi_coding_agent.agent_session import (
-    AgentSession,
     SessionError,
-    SessionOptions,
-    create_agent_session,
-    session_event_to_json,
 )
-from pi_coding_agent.auth import AuthStorage
 from pi_coding_agent.bash import BashResult
-from pi_coding_agent.model_registry import ModelCatalog
 from pi_coding_agent.session import SessionManager
-from pi_coding_agent.settings import Settings
-
-API = "faux-session-test"
-
-
-@pytest.fixture
-def faux() -> Iterator[FauxProvider]:
-    handle = register_faux_provider(api=API, provider="faux")
-    yield handle
-    handle.unregister()
-
-
-@dataclass
-class Env:
-    root: Path
-    agent_dir: Path
-    work: Path
-    session_dir: Path
-
-
-@pytest.fixture
-def env(tmp_path: Path) -> Env:
-    agent_dir = tmp_path / "agent"
-    work = tmp_path / "work"
-    agent_dir.mkdir()
-    work.mkdir()
-    models = {
-        "providers": {
-            "faux": {
-                "baseUrl": "http://localhost:0",
-                "api": API,
-                "apiKey": "faux-key",
-                "models": [{"id": "faux-1", "contextWindow": 100000}],
-            },
-            "keyless": {"baseUrl": "http://localhost:0", "api": API, "models": [{"id": "k-1"}]},
-        }
-    }
-    (agent_dir / "models.json").write_text(json.dumps(models), encoding="utf-8")
-    return Env(tmp_path, agent_dir, work, tmp_path / "sessions")
-
-
-def _settings(env: Env, **values: Any) -> Settings:
-    (env.agent_dir / "settings.json").write_text(json.dumps(values), encoding="utf-8")
-    return Settings.load(env.work, env.agent_dir)
-
-
-def _session(
-    env: Env,
-    settings: Settings,
-    *,
-    manager: SessionManager | None = None,
-    model: tuple[str, str] | None = ("faux", "faux-1"),
-    tools: list[str] | None = None,
-    thinking: str | None = None,
-) -> AgentSession:
-    catalog = ModelCatalog.load(env.agent_dir, AuthStorage.load(env.agent_dir / "auth.json"))
-    chosen = catalog.find(*model) if model else None
-    created = create_agent_session(
-        SessionOptions(
-            cwd=str(env.work),
-            agent_dir=env.agent_dir,
-            settings=settings,
-            catalog=catalog,
-            session_manager=manager or SessionManager.create(str(env.work), str(env.session_dir)),
-            model=chosen,
-            thinking_level=thinking,
-            tools=tools if tools is not None else [],
-        )
-    )
-    return created.session
-
-
-def _file_lines(session: AgentSession) -> list[dict[str, Any]]:
-    path = session.session_manager.get_session_file()
-    assert path is not None
-    return [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines()]
-
-
-def _record(session: AgentSession) -> list[dict[str, Any]]:
-    events: list[dict[str, Any]] = []
-    session.subscribe(lambda event: events.append(session_event_to_json(event)))
-    return events
+from tests.pi_coding_agent.agent_session._support import (
+    API,
+    Env,
+    file_lines,
+    make_session,
+    record_events,
+    write_settings,
+)
 
 
 async def test_prompt_persists_every_settled_message(env: Env, faux: FauxProvider) -> None:
     faux.set_responses([faux_assistant_message("Hello there")])
-    session = _session(env, _settings(env))
-    events = _record(session)
+    session = make_session(env, write_settings(env))
+    events = record_events(session)
     await session.prompt("hi")
-    lines = _file_lines(session)
+    lines = file_lines(session)
     assert [line["type"] for line in lines] == ["session", "model_change", "thinking_level_change", "message", "message"]
     assert lines[1]["provider"] == "faux" and lines[1]["modelId"] == "faux-1"
     assert lines[2]["thinkingLevel"] == "off"
@@ -133,17 +49,17 @@ async def test_prompt_persists_every_settled_message(env: Env, faux: FauxProvide
 
 async def test_resumed_session_restores_messages_model_and_level(env: Env, faux: FauxProvider) -> None:
     faux.set_responses([faux_assistant_message("first"), faux_assistant_message("second")])
-    first = _session(env, _settings(env))
+    first = make_session(env, write_settings(env))
     await first.prompt("one")
     path = first.session_manager.get_session_file()
     assert path is not None
     first.dispose()
     first.session_manager.close()
-    resumed = _session(env, _settings(env), manager=SessionManager.open(path), model=None)
+    resumed = make_session(env, write_settings(env), manager=SessionManager.open(path), model=None)
     assert resumed.model is not None and resumed.model.id == "faux-1"
     assert [m.role for m in resumed.agent.state.messages] == ["user", "assistant"]
     await resumed.prompt("two")
-    lines = _file_lines(resumed)
+    lines = file_lines(resumed)
     # No second model_change / thinking entry: the file already has them.
     assert [line["type"] for line in lines].count("model_change") == 1
     assert [line["type"] for line in lines].count("thinking_level_change") == 1
@@ -162,8 +78,8 @@ async def test_transient_error_is_retried_with_backoff_events(env: Env, faux: Fa
             faux_assistant_message("recovered"),
         ]
     )
-    session = _session(env, _settings(env, retry={"baseDelayMs": 5, "maxRetries": 2}))
-    events = _record(session)
+    session = make_session(env, write_settings(env, retry={"baseDelayMs": 5, "maxRetries": 2}))
+    events = record_events(session)
     await session.prompt("hi")
     retry_events = [e for e in events if e["type"].startswith("auto_retry") or e["type"] == "agent_end"]
     assert retry_events[0]["type"] == "agent_end" and retry_events[0]["willRetry"] is True
@@ -179,7 +95,7 @@ async def test_transient_error_is_retried_with_backoff_events(env: Env, faux: Fa
     assert events[-1] == {"type": "agent_settled"}
     assert [event["type"] for event in events].count("agent_settled") == 1
     # The failed answer stays in the file but not in the context the model sees next.
-    roles = [(line["message"]["role"], line["message"].get("stopReason")) for line in _file_lines(session)
+    roles = [(line["message"]["role"], line["message"].get("stopReason")) for line in file_lines(session)
              if line["type"] == "message"]
     assert roles == [("user", None), ("assistant", "error"), ("assistant", "stop")]
     assert [m.role for m in session.agent.state.messages] == ["user", "assistant"]
@@ -188,8 +104,8 @@ async def test_transient_error_is_retried_with_backoff_events(env: Env, faux: Fa
 async def test_retries_exhausted_and_non_retryable_errors(env: Env, faux: FauxProvider) -> None:
     failure = faux_assistant_message([], stop_reason="error", error_message="429 rate limit exceeded")
     faux.set_responses([failure, failure, failure])
-    session = _session(env, _settings(env, retry={"baseDelayMs": 1, "maxRetries": 2}))
-    events = _record(session)
+    session = make_session(env, write_settings(env, retry={"baseDelayMs": 1, "maxRetries": 2}))
+    events = record_events(session)
     await session.prompt("hi")
     starts = [e for e in events if e["type"] == "auto_retry_start"]
     assert [(e["attempt"], e["delayMs"]) for e in starts] == [(1, 1), (2, 2)]
@@ -202,17 +118,17 @@ async def test_retries_exhausted_and_non_retryable_errors(env: Env, faux: FauxPr
     events.clear()
     await session.prompt("again")
     assert not [e for e in events if e["type"].startswith("auto_retry")]
-    disabled = _session(env, _settings(env, retry={"enabled": False}))
+    disabled = make_session(env, write_settings(env, retry={"enabled": False}))
     faux.set_responses([failure])
-    disabled_events = _record(disabled)
+    disabled_events = record_events(disabled)
     await disabled.prompt("x")
     assert not [e for e in disabled_events if e["type"].startswith("auto_retry")]
 
 
 async def test_abort_during_retry_backoff_cancels_the_retry(env: Env, faux: FauxProvider) -> None:
     faux.set_responses([faux_assistant_message([], stop_reason="error", error_message="connection error")])
-    session = _session(env, _settings(env, retry={"baseDelayMs": 30_000}))
-    events = _record(session)
+    session = make_session(env, write_settings(env, retry={"baseDelayMs": 30_000}))
+    events = record_events(session)
     retrying = asyncio.Event()
     session.subscribe(lambda event: retrying.set() if event.type == "auto_retry_start" else None)
     task = asyncio.create_task(session.prompt("hi"))
@@ -225,20 +141,20 @@ async def test_abort_during_retry_backoff_cancels_the_retry(env: Env, faux: Faux
 
 
 async def test_prompt_refuses_without_model_or_credentials(env: Env, faux: FauxProvider) -> None:
-    no_model = _session(env, _settings(env), model=None)
+    no_model = make_session(env, write_settings(env), model=None)
     # The catalog has a keyed faux model, so the default picks it; remove it to get none.
     no_model._model = None
     with pytest.raises(SessionError, match="No model selected"):
         await no_model.prompt("hi")
-    keyless = _session(env, _settings(env), model=("keyless", "k-1"))
+    keyless = make_session(env, write_settings(env), model=("keyless", "k-1"))
     with pytest.raises(SessionError, match="No API key found for keyless"):
         await keyless.prompt("hi")
     assert faux.state.call_count == 0
 
 
 async def test_thinking_level_changes_are_recorded_once(env: Env, faux: FauxProvider) -> None:
-    session = _session(env, _settings(env))
-    events = _record(session)
+    session = make_session(env, write_settings(env))
+    events = record_events(session)
     session.set_thinking_level("high")  # clamped to "off": the faux model does not reason
     assert session.thinking_level == "off" and events == []
 
@@ -268,7 +184,7 @@ async def test_user_bash_during_a_run_waits_until_it_settles(env: Env) -> None:
                 remember(faux_assistant_message("ok")),
             ]
         )
-        session = _session(env, _settings(env), tools=["read"])
+        session = make_session(env, write_settings(env), tools=["read"])
         seen_bash_while_running: list[bool] = []
 
         def on_event(event: Any) -> None:
@@ -281,9 +197,9 @@ async def test_user_bash_during_a_run_waits_until_it_settles(env: Env) -> None:
         await session.prompt("read a.txt")
         assert seen_bash_while_running == [True]
         assert not session.has_pending_bash_messages
-        roles = [line["message"]["role"] for line in _file_lines(session) if line["type"] == "message"]
+        roles = [line["message"]["role"] for line in file_lines(session) if line["type"] == "message"]
         assert roles == ["user", "assistant", "toolResult", "assistant", "bashExecution", "bashExecution"]
-        bash_lines = [line["message"] for line in _file_lines(session) if line["type"] == "message"][-2:]
+        bash_lines = [line["message"] for line in file_lines(session) if line["type"] == "message"][-2:]
         assert list(bash_lines[0]) == ["role", "command", "output", "exitCode", "cancelled", "truncated", "timestamp"]
         assert bash_lines[1]["excludeFromContext"] is True and bash_lines[1]["command"] == "cat secret"
         # The model never saw the bash runs between the tool call and its result.
@@ -303,7 +219,7 @@ async def test_user_bash_during_a_run_waits_until_it_settles(env: Env) -> None:
         assert not any("hunter2" in text for text in texts)
         # When idle, a result is inserted at once.
         session.record_bash_result("pwd", _BashResult(str(env.work), 0))
-        assert _file_lines(session)[-1]["message"]["command"] == "pwd"
+        assert file_lines(session)[-1]["message"]["command"] == "pwd"
     finally:
         slow.unregister()
 
@@ -312,7 +228,7 @@ async def test_executed_user_bash_while_streaming_is_queued_then_recorded(env: E
     slow = register_faux_provider(api=API, provider="faux", tokens_per_second=100)
     try:
         slow.set_responses([faux_assistant_message("streaming slowly " * 10)])
-        session = _session(env, _settings(env, shellCommandPrefix="export GREETING=hello"))
+        session = make_session(env, write_settings(env, shellCommandPrefix="export GREETING=hello"))
         updates: list[str] = []
         session.subscribe(lambda event: updates.append(event.delta) if event.type == "bash_execution_update" else None)
         started = asyncio.Event()
@@ -323,7 +239,7 @@ async def test_executed_user_bash_while_streaming_is_queued_then_recorded(env: E
         assert session.is_streaming and session.has_pending_bash_messages
         assert result.output == "hello\nred" and result.exit_code == 0
         await asyncio.wait_for(run, 10)
-        lines = _file_lines(session)
+        lines = file_lines(session)
         last = lines[-1]["message"]
         assert last["role"] == "bashExecution"
         # Recorded as typed (no prefix), output cleaned of ANSI escapes.
@@ -339,7 +255,7 @@ async def test_executed_user_bash_while_streaming_is_queued_then_recorded(env: E
         cancelled = await asyncio.wait_for(session.execute_bash("echo started; sleep 30", on_chunk=cancel_on_output), 10)
         assert not session.is_bash_running
         assert cancelled.cancelled and cancelled.exit_code is None
-        record = _file_lines(session)[-1]["message"]
+        record = file_lines(session)[-1]["message"]
         assert record["cancelled"] is True and "exitCode" not in record and record["output"] == "started\n"
     finally:
         slow.unregister()

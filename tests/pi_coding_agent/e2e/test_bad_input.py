@@ -117,8 +117,8 @@ def test_provider_down(tmp_path: Path) -> None:
 
 def test_rpc_interactive_and_unknown_flags(tmp_path: Path) -> None:
     sandbox = Sandbox.create(tmp_path, "http://127.0.0.1:9")
-    rpc = run_ours(sandbox, "--mode", "rpc")
-    assert rpc.returncode == 1 and "--mode rpc is not available" in _one_line(rpc.stderr)
+    rpc = run_ours(sandbox, "--mode", "rpc", "@notes.txt")
+    assert rpc.returncode == 1 and _one_line(rpc.stderr) == "Error: @file arguments are not supported in RPC mode"
     flag = run_ours(sandbox, "--frobnicate", "-p", "x")
     assert flag.returncode == 1 and _one_line(flag.stderr) == "Error: Unknown option: --frobnicate (see pi --help)"
     short = run_ours(sandbox, "-z")

@@ -1,0 +1,69 @@
+"""What the ``AgentSession`` mixins may rely on: the attributes and hooks of the session core."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from pi_agent import Agent, AgentMessage
+from pi_ai import AbortController, Model, TextContent
+from pi_coding_agent.agent_session._events import SessionEvent
+from pi_coding_agent.model_registry import ModelCatalog, ScopedModel
+from pi_coding_agent.session import SessionManager
+from pi_coding_agent.settings import Settings
+
+NO_MODEL_MESSAGE = (
+    "No model selected: pass --model provider/id, or set defaultProvider and defaultModel in "
+    "settings.json (run pi --list-models to see what is available)."
+)
+
+
+@dataclass(frozen=True)
+class SlashCommand:
+    """A ``/name`` command a prompt may start with (Pi's ``get_commands`` entry)."""
+
+    name: str
+    description: str
+    source: Literal["extension", "prompt", "skill"]
+    path: str
+    """The file it comes from (Pi's ``sourceInfo.path``)."""
+
+
+class SessionError(Exception):
+    """An operation the session refuses (no model, no credentials, busy, unknown entry, ...)."""
+
+
+class SessionParts:
+    """Declarations only; ``AgentSession`` provides them."""
+
+    agent: Agent
+    session_manager: SessionManager
+    settings: Settings
+    catalog: ModelCatalog
+    cwd: str
+    scoped_models: list[ScopedModel]
+    _model: Model | None
+    _run_active: bool
+    _branch_summary: AbortController | None
+
+    @property
+    def messages(self) -> list[AgentMessage]:
+        raise NotImplementedError
+
+    @property
+    def thinking_level(self) -> str:
+        raise NotImplementedError
+
+    def _emit(self, event: SessionEvent) -> None:
+        raise NotImplementedError
+
+    def _resolve_idle_if_idle(self) -> None:
+        raise NotImplementedError
+
+
+def message_text(content: str | Sequence[object]) -> str:
+    """The text blocks of a message's content, joined without separator (Pi's ``contentText(c, "")``)."""
+    if isinstance(content, str):
+        return content
+    return "".join(block.text for block in content if isinstance(block, TextContent))
