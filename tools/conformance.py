@@ -21,6 +21,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from tests.support import deep_json
+
 # subcommand -> (module under tools/conformance_cmds, issue that builds it)
 SUBCOMMANDS: dict[str, tuple[str, int]] = {
     "convert-to-llm": ("conformance_cmds.convert_to_llm", 4),
@@ -35,7 +37,8 @@ NOT_BUILT_EXIT = 3
 
 
 def _emit(value: Any) -> None:
-    sys.stdout.write(json.dumps(value, ensure_ascii=False, indent=2) + "\n")
+    # Without recursion: a long session's tree nests thousands of levels deep.
+    sys.stdout.write(deep_json.dumps(value) + "\n")
 
 
 def main(argv: list[str]) -> int:

@@ -18,11 +18,13 @@ if TYPE_CHECKING:
     from pi_ai._abort import AbortController, AbortError, AbortSignal
     from pi_ai._codec import (
         DecodeError,
+        absent_keys,
         convert,
         decode,
         decode_message,
         encode,
         message_from_dict,
+        note_absent_counts,
         to_builtins,
     )
     from pi_ai._context import Context, Tool
@@ -53,6 +55,7 @@ if TYPE_CHECKING:
         ToolCallStartEvent,
     )
     from pi_ai._messages import (
+        ABSENT_COUNT,
         AssistantMessage,
         ContentBlock,
         DeferredHandle,
@@ -123,11 +126,13 @@ _EXPORTS: dict[str, str] = {
     "AbortError": "pi_ai._abort",
     "AbortSignal": "pi_ai._abort",
     "DecodeError": "pi_ai._codec",
+    "absent_keys": "pi_ai._codec",
     "convert": "pi_ai._codec",
     "decode": "pi_ai._codec",
     "decode_message": "pi_ai._codec",
     "encode": "pi_ai._codec",
     "message_from_dict": "pi_ai._codec",
+    "note_absent_counts": "pi_ai._codec",
     "to_builtins": "pi_ai._codec",
     "Context": "pi_ai._context",
     "Tool": "pi_ai._context",
@@ -153,6 +158,7 @@ _EXPORTS: dict[str, str] = {
     "ToolCallDeltaEvent": "pi_ai._events",
     "ToolCallEndEvent": "pi_ai._events",
     "ToolCallStartEvent": "pi_ai._events",
+    "ABSENT_COUNT": "pi_ai._messages",
     "AssistantMessage": "pi_ai._messages",
     "ContentBlock": "pi_ai._messages",
     "DeferredHandle": "pi_ai._messages",
@@ -207,6 +213,7 @@ __getattr__, __dir__ = lazy_attributes(globals(), _EXPORTS)
 
 
 __all__ = [
+    "ABSENT_COUNT",
     "THINKING_LEVELS",
     "AbortController",
     "AbortError",
@@ -257,6 +264,7 @@ __all__ = [
     "UsageCost",
     "UserMessage",
     "WireStruct",
+    "absent_keys",
     "api_key_env_vars",
     "calculate_context_tokens",
     "calculate_cost",
@@ -285,6 +293,7 @@ __all__ = [
     "lazy_attributes",
     "message_from_dict",
     "models_are_equal",
+    "note_absent_counts",
     "now_ms",
     "parse_streaming_json",
     "provider_env_names",

@@ -35,6 +35,14 @@ class WireStruct(
     ``__dict__`` to hold them without turning them into fields).
     """
 
+    lenient_decoding: ClassVar[bool] = False
+    """Read as Pi reads it (messages): Pi validates nothing, so a message that lacks a field
+    Pi never requires (``api``, ``timestamp``, a flag), has ``null`` where a flag or text
+    belongs, or a ``stopReason`` Pi 0.85 does not know, is still that message. The codec
+    gives a missing or ``null`` field a stand-in (``""``, ``0``, ``False``, ``[]``) and
+    writes the key back as it was (absent, or ``null``); an unknown literal string is kept
+    as the attribute's value. Anything else that does not validate still raises."""
+
 
 # --------------------------------------------------------------------------- content blocks
 
@@ -76,6 +84,25 @@ ContentBlock: TypeAlias = TextContent | ThinkingContent | ImageContent | ToolCal
 # --------------------------------------------------------------------------- usage
 
 
+class _AbsentCount(int):
+    """The zero a count holds when its key was absent (old session files lack some).
+
+    It is ``0`` in every computation and is written as ``0`` for a usage built here (Pi
+    always writes every count), but a usage read from JSON without the key is written
+    without it again: the codec notes which keys were absent (see ``_codec``), so an old
+    file's messages are not given counts they never had.
+    """
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "0"
+
+
+ABSENT_COUNT = _AbsentCount(0)
+"""The default of every ``Usage`` and ``UsageCost`` count (compared by identity)."""
+
+
 class _CountStruct(msgspec.Struct, kw_only=True, rename="camel", forbid_unknown_fields=True, dict=True):
     """Like ``WireStruct`` but zero counts are written: Pi always writes every count."""
 
@@ -83,11 +110,11 @@ class _CountStruct(msgspec.Struct, kw_only=True, rename="camel", forbid_unknown_
 class UsageCost(_CountStruct, kw_only=True):
     """Dollar cost of one response, split like ``Usage``."""
 
-    input: int | float = 0
-    output: int | float = 0
-    cache_read: int | float = 0
-    cache_write: int | float = 0
-    total: int | float = 0
+    input: int | float = ABSENT_COUNT
+    output: int | float = ABSENT_COUNT
+    cache_read: int | float = ABSENT_COUNT
+    cache_write: int | float = ABSENT_COUNT
+    total: int | float = ABSENT_COUNT
 
 
 def _zero_cost() -> UsageCost:
@@ -101,12 +128,12 @@ class Usage(_CountStruct, kw_only=True):
     ``reasoning`` and ``cache_write_1h`` exist only for providers that report them.
     """
 
-    input: int = 0
-    output: int = 0
-    cache_read: int = 0
-    cache_write: int = 0
+    input: int = ABSENT_COUNT
+    output: int = ABSENT_COUNT
+    cache_read: int = ABSENT_COUNT
+    cache_write: int = ABSENT_COUNT
     reasoning: int | UnsetType = UNSET
-    total_tokens: int = 0
+    total_tokens: int = ABSENT_COUNT
     cost: UsageCost = msgspec.field(default_factory=_zero_cost)
     cache_write_1h: int | UnsetType = msgspec.field(default=UNSET, name="cacheWrite1h")
 
@@ -137,12 +164,14 @@ class DeferredHandle(WireStruct, kw_only=True):
 
 class UserMessage(WireStruct, tag_field="role", tag="user", kw_only=True):
     role: ClassVar[Literal["user"]] = "user"
+    lenient_decoding: ClassVar[bool] = True
     content: str | list[TextContent | ImageContent]
     timestamp: int
 
 
 class AssistantMessage(WireStruct, tag_field="role", tag="assistant", kw_only=True):
     role: ClassVar[Literal["assistant"]] = "assistant"
+    lenient_decoding: ClassVar[bool] = True
     content: list[TextContent | ThinkingContent | ToolCall]
     api: str
     provider: str
@@ -162,6 +191,7 @@ class AssistantMessage(WireStruct, tag_field="role", tag="assistant", kw_only=Tr
 
 class ToolResultMessage(WireStruct, tag_field="role", tag="toolResult", kw_only=True):
     role: ClassVar[Literal["toolResult"]] = "toolResult"
+    lenient_decoding: ClassVar[bool] = True
     tool_call_id: str
     tool_name: str
     content: list[TextContent | ImageContent]

@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 
+from tests.support import deep_json
+
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -73,7 +75,7 @@ def run_oracle(subcommand: str, request: Any, timeout: float = 120) -> tuple[int
         raise RuntimeError(
             f"oracle {subcommand} failed ({completed.returncode}): {completed.stderr.decode()[:2000]}"
         )
-    return completed.returncode, json.loads(completed.stdout)
+    return completed.returncode, deep_json.loads(completed.stdout)
 
 
 def run_conformance(subcommand: str, request: Any, timeout: float = 120) -> tuple[int, Any]:
@@ -90,8 +92,8 @@ def run_conformance(subcommand: str, request: Any, timeout: float = 120) -> tupl
     if completed.returncode == 2:
         raise RuntimeError(f"conformance {subcommand} refused the input: {completed.stderr.decode()[:2000]}")
     try:
-        output = json.loads(completed.stdout)
-    except json.JSONDecodeError:
+        output = deep_json.loads(completed.stdout)
+    except ValueError:
         raise RuntimeError(
             f"conformance {subcommand} exited {completed.returncode} without JSON: "
             f"{completed.stderr.decode()[-3000:]}"

@@ -55,27 +55,45 @@ def session_file(jsonl: Any) -> Iterator[tuple[str, str]]:
 
 
 def scrub(value: Any, folder: str) -> Any:
-    if isinstance(value, str):
-        return value.replace(folder, "<tmpdir>")
-    if isinstance(value, list):
-        return [scrub(item, folder) for item in value]
-    if isinstance(value, dict):
-        return {key: scrub(item, folder) for key, item in value.items()}
-    return value
+    """``value`` with the temporary folder replaced by ``<tmpdir>`` in every string (no recursion)."""
+    root: list[Any] = [value]
+    work: list[tuple[Any, Any]] = [(root, 0)]  # (container, key) whose value is to be scrubbed
+    while work:
+        container, key = work.pop()
+        item = container[key]
+        if isinstance(item, str):
+            container[key] = item.replace(folder, "<tmpdir>")
+        elif isinstance(item, list):
+            copy = list(item)
+            container[key] = copy
+            work.extend((copy, index) for index in range(len(copy)))
+        elif isinstance(item, dict):
+            copied = dict(item)
+            container[key] = copied
+            work.extend((copied, name) for name in copied)
+    return root[0]
 
 
-def tree_ids(nodes: list[SessionTreeNode]) -> list[dict[str, Any]]:
-    out = []
-    for node in nodes:
-        item: dict[str, Any] = {
-            "id": node.entry.id,
-            "parentId": node.entry.parent_id,
-            "type": node.entry.type,
-        }
+def tree_ids(roots: list[SessionTreeNode]) -> list[dict[str, Any]]:
+    """Pi's tree as the oracle prints it: ids, parents, types, labels and children (no recursion).
+
+    Keys Pi leaves ``undefined`` (an entry without an ``id`` or ``type``) are left out.
+    """
+    out: list[dict[str, Any]] = []
+    work: list[tuple[SessionTreeNode, list[dict[str, Any]]]] = [(node, out) for node in reversed(roots)]
+    while work:
+        node, siblings = work.pop()
+        item: dict[str, Any] = {}
+        if node.entry.id is not None:
+            item["id"] = node.entry.id
+        item["parentId"] = node.entry.parent_id
+        if node.entry.type:
+            item["type"] = node.entry.type
         if node.label is not None:
             item["label"] = node.label
-        item["children"] = tree_ids(node.children)
-        out.append(item)
+        item["children"] = []
+        siblings.append(item)
+        work.extend((child, item["children"]) for child in reversed(node.children))
     return out
 
 
@@ -117,4 +135,12 @@ def run(request: Any) -> Any:
                 },
                 "fileRewritten": read_text(path) != request["jsonl"],
             }
+            if context.thinking_level is None:
+                del result["context"]["thinkingLevel"]  # Pi's undefined (a level-less last change)
+            entries = result["entries"]
+            moved = "leafId" in request and (request["leafId"] is None or isinstance(request["leafId"], str))
+            if leaf is None and not moved and entries and "id" not in entries[-1]:
+                # Pi's leaf is the last entry's id: an entry without one leaves it undefined,
+                # which JSON drops (our get_leaf_id() says None, as for a reset leaf).
+                del result["leafId"]
         return scrub(result, folder)

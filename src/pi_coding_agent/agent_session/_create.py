@@ -204,11 +204,13 @@ def create_agent_session(options: SessionOptions) -> CreatedSession:
     model = options.model
     fallback: str | None = None
     if model is None and has_existing and existing.model is not None:
-        restored = catalog.find(existing.model.provider, existing.model.model_id)
+        # A field is None when the entry that last set the model lacked it (Pi: undefined).
+        provider, model_id = existing.model.provider, existing.model.model_id
+        restored = catalog.find(provider, model_id) if provider is not None and model_id is not None else None
         if restored is not None and catalog.has_auth(restored.provider):
             model = restored
         else:
-            fallback = f"Could not restore model {existing.model.provider}/{existing.model.model_id}"
+            fallback = f"Could not restore model {provider or 'undefined'}/{model_id or 'undefined'}"
     if model is None:
         model = _initial_model(settings, catalog)
         if fallback and model is not None:

@@ -5,11 +5,13 @@ Field order is the JSON key order Pi writes. Optional keys that Pi sometimes wri
 "absent" so a message read from disk encodes back to the same keys.
 
 Each role is bound to its projection for the model here; ``convert_to_llm`` applies them.
+Like pi-ai's messages they are read as Pi reads them (``lenient_decoding``): a run without
+``cancelled`` or ``truncated``, a custom message without ``display``, is still that message.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from msgspec import UNSET, UnsetType
 
@@ -32,6 +34,8 @@ OWNER = "pi_coding_agent"
 class BashExecutionMessage(CustomMessage, tag="bashExecution", kw_only=True):
     """A command the user ran with ``!`` (or ``!!``: ``exclude_from_context``)."""
 
+    lenient_decoding: ClassVar[bool] = True
+
     command: str
     output: str
     exit_code: int | UnsetType | None = UNSET
@@ -50,6 +54,8 @@ class CustomRoleMessage(CustomMessage, tag="custom", kw_only=True):
     ``display`` only controls the UI: hidden messages still reach the model.
     """
 
+    lenient_decoding: ClassVar[bool] = True
+
     custom_type: str
     content: str | list[TextContent | ImageContent]
     display: bool
@@ -60,6 +66,8 @@ class CustomRoleMessage(CustomMessage, tag="custom", kw_only=True):
 class BranchSummaryMessage(CustomMessage, tag="branchSummary", kw_only=True):
     """Synthesized from a ``branch_summary`` entry when the context is built."""
 
+    lenient_decoding: ClassVar[bool] = True
+
     summary: str
     from_id: str | None
     timestamp: int
@@ -67,6 +75,8 @@ class BranchSummaryMessage(CustomMessage, tag="branchSummary", kw_only=True):
 
 class CompactionSummaryMessage(CustomMessage, tag="compactionSummary", kw_only=True):
     """Synthesized from a ``compaction`` entry when the context is built."""
+
+    lenient_decoding: ClassVar[bool] = True
 
     summary: str
     tokens_before: int

@@ -5,7 +5,8 @@ Pi opens (and the other way round). ``build_session_context`` turns a branch int
 agent's messages, model and thinking level. See ``docs/sessions`` for the file format and
 for where this implementation deliberately differs from Pi.
 
-Listing and migration are loaded on first use (PEP 562): resuming a session needs neither.
+Listing and migration are loaded on first use (PEP 562): resuming a session needs neither
+(about 3 ms of its import, ~1% of a long resume in ``bench/session_resume.py``).
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ import msgspec
 from msgspec import UNSET
 
 from pi_agent import AgentMessage, OpaqueMessage, agent_message_from_dict
-from pi_ai import AssistantMessage, DecodeError
+from pi_ai import AssistantMessage, DecodeError, absent_keys
 from pi_coding_agent.messages import (
     create_branch_summary_message,
     create_compaction_summary_message,
@@ -40,14 +40,20 @@ from pi_coding_agent.session._entries import (
     OpaqueEntry,
     SessionEntry,
     ThinkingLevelChangeEntry,
+    message_from_value,
 )
 
 
-class SessionModel(msgspec.Struct, kw_only=True, rename="camel"):
-    """The model a branch last used: ``{"provider", "modelId"}``."""
+class SessionModel(msgspec.Struct, kw_only=True, rename="camel", omit_defaults=True):
+    """The model a branch last used: ``{"provider", "modelId"}``.
 
-    provider: str
-    model_id: str
+    A field is ``None`` (and left out of the JSON) when the entry that last set the model
+    did not have it as a string: Pi takes the last ``model_change`` or assistant message on
+    the path whatever it holds, so such an entry still decides (see ``docs/sessions``).
+    """
+
+    provider: str | None = None
+    model_id: str | None = None
 
 
 @dataclass(slots=True)
@@ -55,7 +61,9 @@ class SessionContext:
     """What ``build_session_context`` returns."""
 
     messages: list[AgentMessage] = field(default_factory=list)
-    thinking_level: str = "off"
+    thinking_level: str | None = "off"
+    """``"off"`` without a ``thinking_level_change`` on the path; ``None`` when the last one
+    has no level (Pi's ``undefined``: whoever resumes falls back to its default)."""
     model: SessionModel | None = None
 
 
@@ -64,13 +72,13 @@ class EntryTree(Protocol):
     without decoding them; ``by_id`` maps an id to the position that wins for it."""
 
     @property
-    def ids(self) -> Sequence[str]: ...
+    def ids(self) -> Sequence[str | None]: ...
     @property
     def parents(self) -> Sequence[str | None]: ...
     @property
     def types(self) -> Sequence[str]: ...
     @property
-    def by_id(self) -> Mapping[str, int]: ...
+    def by_id(self) -> Mapping[str | None, int]: ...
     def entries(self, indices: Sequence[int]) -> list[SessionEntry]: ...
     def parent_links(self) -> ParentLinks:
         """How parents link up (``ParentLinks``), for the tree as it is now."""
@@ -101,15 +109,13 @@ def path_positions(tree: EntryTree, leaf: LeafArg) -> list[int]:
     return walk_up(tree, start)
 
 
-def resolve_parents(parents: Sequence[str | None], by_id: Mapping[str, int]) -> list[int | None]:
+def resolve_parents(parents: Sequence[str | None], by_id: Mapping[str | None, int]) -> list[int | None]:
     """The position each ``parentId`` resolves to; ``None`` for a root or a missing parent."""
-    # by_id.get(None) is None: a null parentId resolves to nothing, as it should.
-    positions: list[int | None] = list(map(by_id.get, parents))  # type: ignore[arg-type]
-    if "" in by_id:
-        # An empty parentId is a root, as in Pi, even if some entry has the id "".
-        positions = [
-            None if parent == "" else found for parent, found in zip(parents, positions, strict=True)
-        ]
+    positions: list[int | None] = list(map(by_id.get, parents))
+    if "" in by_id or None in by_id:
+        # A null or empty parentId is a root, as in Pi, even if some entry has the id ""
+        # or none at all.
+        positions = [None if not parent else found for parent, found in zip(parents, positions, strict=True)]
     return positions
 
 
@@ -124,8 +130,10 @@ class ParentLinks:
     resolved to a position up front.
     """
 
-    def __init__(self, ids: Sequence[str], parents: Sequence[str | None], by_id: Mapping[str, int]) -> None:
-        self.unique = len(by_id) == len(ids) and "" not in by_id
+    def __init__(
+        self, ids: Sequence[str | None], parents: Sequence[str | None], by_id: Mapping[str | None, int]
+    ) -> None:
+        self.unique = len(by_id) == len(ids) and "" not in by_id and None not in by_id
         self.breaks: list[int] = []
         """Positions whose parent is not the previous position (always 0 first)."""
         self.up: list[int | None] = []
@@ -136,14 +144,20 @@ class ParentLinks:
             self.breaks = [0, *compress(range(1, len(ids)), map(ne, islice(parents, 1, None), ids))]
 
     def appended(
-        self, position: int, entry_id: str, parent_id: str | None, *, previous_id: str | None, known: bool
+        self,
+        position: int,
+        entry_id: str | None,
+        parent_id: str | None,
+        *,
+        previous_id: str | None,
+        known: bool,
     ) -> bool:
         """Take in an entry appended at ``position`` (the end); ``False`` if the links must be rebuilt.
 
         ``previous_id`` is the id of the entry before it, ``known`` whether its id was
         already taken (the new entry then wins it, which may move other entries' parent).
         """
-        if not self.unique or known or entry_id == "":
+        if not self.unique or known or not entry_id:
             return False
         if parent_id is None or parent_id != previous_id:
             self.breaks.append(position)
@@ -244,62 +258,71 @@ def _first_kept_id(entry: SessionEntry) -> Any:
     return None
 
 
-def settings_of(tree: EntryTree, path: list[int]) -> tuple[str, SessionModel | None]:
-    """(thinking level, model) in force at the end of ``path``: the last writer of each wins."""
-    thinking: str | None = None
+def settings_of(tree: EntryTree, path: list[int]) -> tuple[str | None, SessionModel | None]:
+    """(thinking level, model) in force at the end of ``path``: the last writer of each wins.
+
+    As in Pi, the last ``thinking_level_change`` decides even without a level, and the last
+    ``model_change`` or assistant message decides even when its model fields are missing.
+    """
+    thinking: str | None = "off"
     model: SessionModel | None = None
-    model_found = False
+    thinking_found = model_found = False
+    types = tree.types
     for offset in range(len(path) - 1, -1, -1):
-        if thinking is not None and model_found:
+        if thinking_found and model_found:
             break
         index = path[offset]
-        kind = tree.types[index]
-        if kind == "thinking_level_change" and thinking is None:
-            level = _thinking_level(tree.entries([index])[0])
-            if level is not None:
-                thinking = level
+        kind = types[index]
+        if kind == "thinking_level_change" and not thinking_found:
+            thinking_found, thinking = True, _thinking_level(tree.entries([index])[0])
         elif kind == "model_change" and not model_found:
             model_found, model = True, _model_change(tree.entries([index])[0])
         elif kind == "message" and not model_found:
-            entry = tree.entries([index])[0]
-            found = _assistant_model(entry)
+            found = _assistant_model(tree.entries([index])[0])
             if found is not None:
                 model_found, model = True, found
-    return (thinking if thinking is not None else "off"), model
+    return thinking, model
 
 
 def _thinking_level(entry: SessionEntry) -> str | None:
     if isinstance(entry, ThinkingLevelChangeEntry):
         return entry.thinking_level
-    if isinstance(entry, OpaqueEntry):
-        value = entry.data.get("thinkingLevel")
-        return value if isinstance(value, str) else None
-    return None
+    value = entry.data.get("thinkingLevel") if isinstance(entry, OpaqueEntry) else None
+    return value if isinstance(value, str) else None
 
 
-def _model_change(entry: SessionEntry) -> SessionModel | None:
+def _model_change(entry: SessionEntry) -> SessionModel:
     if isinstance(entry, ModelChangeEntry):
         return SessionModel(provider=entry.provider, model_id=entry.model_id)
-    if isinstance(entry, OpaqueEntry):
-        return _model_from(entry.data.get("provider"), entry.data.get("modelId"))
-    return None
+    data = entry.data if isinstance(entry, OpaqueEntry) else {}
+    return _model_from(data.get("provider"), data.get("modelId"))
 
 
 def _assistant_model(entry: SessionEntry) -> SessionModel | None:
-    if not isinstance(entry, MessageEntry):
+    """The model of an assistant message entry; ``None`` if the entry is no such message."""
+    if isinstance(entry, MessageEntry):
+        message = entry.message
+        if isinstance(message, AssistantMessage):
+            absent = absent_keys(message)  # a stand-in "" is not a model name
+            return _model_from(
+                None if "provider" in absent else message.provider,
+                None if "model" in absent else message.model,
+            )
+        data = message.data if isinstance(message, OpaqueMessage) else {}
+    elif isinstance(entry, OpaqueEntry) and isinstance(entry.data.get("message"), dict):
+        data = entry.data["message"]
+    else:
         return None
-    message = entry.message
-    if isinstance(message, AssistantMessage):
-        return SessionModel(provider=message.provider, model_id=message.model)
-    if isinstance(message, OpaqueMessage) and message.data.get("role") == "assistant":
-        return _model_from(message.data.get("provider"), message.data.get("model"))
-    return None
+    if data.get("role") != "assistant":
+        return None
+    return _model_from(data.get("provider"), data.get("model"))
 
 
-def _model_from(provider: Any, model_id: Any) -> SessionModel | None:
-    if isinstance(provider, str) and isinstance(model_id, str):
-        return SessionModel(provider=provider, model_id=model_id)
-    return None
+def _model_from(provider: Any, model_id: Any) -> SessionModel:
+    return SessionModel(
+        provider=provider if isinstance(provider, str) else None,
+        model_id=model_id if isinstance(model_id, str) else None,
+    )
 
 
 def entry_messages(entry: SessionEntry) -> list[AgentMessage]:
@@ -325,6 +348,10 @@ def entry_messages(entry: SessionEntry) -> list[AgentMessage]:
 def _opaque_entry_messages(data: dict[str, Any]) -> list[AgentMessage]:
     """Pi's projection for an entry whose fields did not validate, built from the raw data."""
     kind = data.get("type")
+    if kind == "message":
+        # An entry Pi reads though its envelope is odd (no id, say): its message counts.
+        message = data.get("message")
+        return [message_from_value(message)] if isinstance(message, dict) else []
     timestamp = data.get("timestamp")
     ms = iso_to_ms(timestamp) if isinstance(timestamp, str) else None
     if kind == "custom_message":
@@ -394,10 +421,10 @@ class ListTree:
 
     def __init__(self, entries: Sequence[SessionEntry], by_id: dict[str, SessionEntry] | None = None) -> None:
         self._entries = list(entries)
-        self.ids = [entry.id for entry in self._entries]
+        self.ids: list[str | None] = [entry.id for entry in self._entries]
         self.parents = [entry.parent_id for entry in self._entries]
         self.types = [entry.type for entry in self._entries]
-        self.by_id: dict[str, int] = dict(zip(self.ids, range(len(self.ids)), strict=True))
+        self.by_id: dict[str | None, int] = dict(zip(self.ids, range(len(self.ids)), strict=True))
         if by_id is not None:
             # A caller-supplied map decides which entry an id resolves to.
             where = {id(entry): index for index, entry in enumerate(self._entries)}

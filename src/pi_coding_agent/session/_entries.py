@@ -11,6 +11,7 @@ Lines of an unknown type, or of a known type whose fields do not validate, becom
 ``OpaqueEntry``: the parsed JSON kept as is, written back unchanged.
 """
 
+import sys
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeAlias, cast
 
@@ -18,7 +19,18 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from pi_agent import AgentMessage, OpaqueMessage, agent_message_from_dict, agent_message_union
-from pi_ai import DecodeError, ImageContent, TextContent, Usage, WireStruct, convert, to_builtins
+from pi_ai import (
+    ABSENT_COUNT,
+    DecodeError,
+    ImageContent,
+    TextContent,
+    Usage,
+    WireStruct,
+    convert,
+    note_absent_counts,
+    to_builtins,
+)
+from pi_coding_agent.session._lines import parse_line
 
 CURRENT_SESSION_VERSION = 3
 
@@ -138,7 +150,8 @@ class OpaqueEntry:
     """A line of an entry type we do not know, or whose fields do not validate.
 
     Kept verbatim (``data``) and written back unchanged. ``type``, ``id`` and ``parent_id``
-    still place it in the tree, as Pi would.
+    still place it in the tree, as Pi would. ``id`` is ``None`` for a line without one
+    (Pi's ``undefined`` id: such an entry is in the tree but cannot be branched to).
     """
 
     data: dict[str, Any]
@@ -150,8 +163,9 @@ class OpaqueEntry:
         return value if isinstance(value, str) else ""
 
     @property
-    def id(self) -> str:
-        return str(self.data.get("id"))
+    def id(self) -> str | None:
+        value = self.data.get("id")
+        return value if isinstance(value, str) else None
 
     @property
     def parent_id(self) -> str | None:
@@ -246,6 +260,32 @@ def entry_decoder() -> msgspec.json.Decoder[Any]:
     return _decoders.get()[0]
 
 
+def decode_entry_lines(lines: memoryview | bytes) -> list[SessionEntry]:
+    """Whole well-formed entry lines (newline-separated) in one call; raises on any line
+    that needs care (see ``entry_decoder``). Usage counts a line lacks stay absent."""
+    # A count the JSON lacks is filled with the one ABSENT_COUNT object, and the decoder
+    # holds the GIL throughout, so an unchanged reference count means none was filled and
+    # the entries need no walk (which costs ~20 ms of a long resume: bench/session_resume.py).
+    before = sys.getrefcount(ABSENT_COUNT)
+    entries: list[SessionEntry] = entry_decoder().decode_lines(lines)
+    if sys.getrefcount(ABSENT_COUNT) != before:
+        note_absent_usage(entries)
+    return entries
+
+
+def note_absent_usage(entries: list[SessionEntry]) -> None:
+    """Record the usage counts that decoded message entries' JSON did not have.
+
+    Old files lack some (``totalTokens``, ``cost``); decoding leaves them ``0`` to compute
+    with, and this notes them so that writing a message (a context, an RPC answer) does not
+    invent them.
+    """
+    for entry in entries:
+        message = getattr(entry, "message", None)
+        if type(getattr(message, "usage", None)) is Usage:
+            note_absent_counts(message)
+
+
 def entry_type_names(entries: list[SessionEntry]) -> list[str]:
     """``entry.type`` of each entry that ``entry_decoder`` decoded (looked up by class)."""
     return list(map(_decoders.names.__getitem__, map(type, entries)))
@@ -262,9 +302,12 @@ def decode_entry(line: bytes | memoryview | str, problems: list[str] | None = No
         entry: SessionEntry = entry_decoder().decode(line)
     except (msgspec.ValidationError, msgspec.DecodeError):
         pass
+    except RecursionError:
+        pass
     else:
+        note_absent_usage([entry])
         return entry
-    data = msgspec.json.decode(line)
+    data = parse_line(line)
     return entry_from_dict(data, problems)
 
 
@@ -322,7 +365,13 @@ def message_from_value(value: dict[str, Any], problems: list[str] | None = None)
     to ``[]`` when it builds a context; the same is done here. A value that still does not
     validate is kept verbatim as an ``OpaqueMessage`` (never sent to a model).
     """
-    if value.get("role") in _LLM_ROLES and value.get("content") is None:
+    role = value.get("role")
+    if not isinstance(role, str):
+        # Pi keeps it (convertToLlm drops it): a role that is no string is no role.
+        if problems is not None:
+            problems.append("message does not validate: its role is not a string")
+        return OpaqueMessage(value)
+    if role in _LLM_ROLES and value.get("content") is None:
         value = {**value, "content": []}
     try:
         return agent_message_from_dict(value)

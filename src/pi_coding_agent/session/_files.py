@@ -2,13 +2,19 @@
 
 * ``WriterLock``: an ``flock`` on ``<session>.jsonl.lock`` (the kernel drops it when the
   holder dies, so a crash never leaves a stale lock). The file records who holds it, so a
-  second writer gets an error naming the holder. Readers never look at it.
+  second writer gets an error naming the holder. Readers never look at it. The lock file is
+  opened with ``O_NOFOLLOW``: a symlink planted at its name is refused, never written through.
 * ``Appender``: each entry is one ``write`` of the whole line on an ``O_APPEND`` descriptor;
   a write that fails halfway is cut back off, so an entry is either wholly in the file or
   not at all. A process killed inside ``write`` can still leave a torn last line; the next
   open reports it and keeps it (see ``_index``).
 * ``write_new`` / ``replace``: whole-file writes go to a temporary file that is synced and
   then linked (new files: fails if the name exists) or renamed into place.
+
+Durability: an append returns after ``fdatasync`` (``durable=True``, the default), so an
+acknowledged entry survives a power loss; after a new file is linked or a rewrite renamed
+into place the folder is synced too, so the name survives. ``bench/session_append.py``
+measures what that costs per append.
 
 Files are created ``0600``.
 """
@@ -49,8 +55,11 @@ class SessionLockedError(SessionError):
 
 
 class WriterLock:
-    def __init__(self, session_path: str) -> None:
+    """The lock of the session file at ``session_path`` (``shown_as``: its name in messages)."""
+
+    def __init__(self, session_path: str, shown_as: str | None = None) -> None:
         self.session_path = session_path
+        self.shown_as = shown_as or session_path
         self.path = session_path + ".lock"
         self._fd: int | None = None
 
@@ -62,13 +71,19 @@ class WriterLock:
         if self._fd is not None:
             return
         while True:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, FILE_MODE)
+            try:
+                fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, FILE_MODE)
+            except OSError as error:
+                raise SessionError(
+                    f"Cannot lock session file {self.shown_as}: {self.path} "
+                    f"({'is a symlink' if os.path.islink(self.path) else error.strerror})"
+                ) from None
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
                 holder = _read_holder(fd)
                 os.close(fd)
-                raise SessionLockedError(self.session_path, holder) from None
+                raise SessionLockedError(self.shown_as, holder) from None
             # The previous holder may have removed the file between our open and flock:
             # then we locked an orphan and must retry on the file now at the path.
             try:
@@ -106,10 +121,11 @@ def _read_holder(fd: int) -> dict[str, Any] | None:
 
 
 class Appender:
-    """Appends whole lines to one file."""
+    """Appends whole lines to one file (synced before returning when ``durable``)."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, *, durable: bool = True) -> None:
         self.path = path
+        self.durable = durable
         self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
         self._size = os.fstat(self._fd).st_size
 
@@ -120,6 +136,8 @@ class Appender:
         try:
             while written < len(data):
                 written += os.write(self._fd, view[written:])
+            if self.durable:
+                os.fdatasync(self._fd)
         except BaseException:
             if written:
                 with contextlib.suppress(OSError):
@@ -152,23 +170,36 @@ def _write_temp(directory: str, data: bytes) -> str:
     return temp
 
 
+def _sync_folder(directory: str) -> None:
+    """Make a name just linked or renamed in ``directory`` survive a power loss."""
+    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def write_new(path: str, data: bytes) -> None:
     """Create ``path`` with ``data`` atomically; ``FileExistsError`` if it exists."""
-    temp = _write_temp(os.path.dirname(path) or ".", data)
+    directory = os.path.dirname(path) or "."
+    temp = _write_temp(directory, data)
     try:
         os.link(temp, path)
     finally:
         os.unlink(temp)
+    _sync_folder(directory)
 
 
 def replace(path: str, data: bytes) -> None:
     """Replace ``path`` with ``data`` atomically (readers see the old or the new file)."""
-    temp = _write_temp(os.path.dirname(path) or ".", data)
+    directory = os.path.dirname(path) or "."
+    temp = _write_temp(directory, data)
     try:
         os.replace(temp, path)
     except BaseException:
         os.unlink(temp)
         raise
+    _sync_folder(directory)
 
 
 def backup(path: str, suffix: str) -> str:

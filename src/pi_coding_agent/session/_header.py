@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import msgspec
+from pi_coding_agent.session._lines import LineError, parse_line
 
 HEADER_SCAN_LIMIT = 1 << 20
 
@@ -39,8 +39,8 @@ def _header_candidate(line: bytes) -> object:
     if not line.strip():
         return _SKIP
     try:
-        value = msgspec.json.decode(line)
-    except msgspec.DecodeError:
+        value = parse_line(line)
+    except LineError:
         return _SKIP
     if not value:
         return _SKIP

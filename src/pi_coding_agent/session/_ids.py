@@ -31,7 +31,7 @@ def use_uuid_source(source: Callable[[], str] | None) -> None:
     random_uuid = source or _system_uuid4
 
 
-def generate_entry_id(taken: Container[str]) -> str:
+def generate_entry_id(taken: Container[str | None]) -> str:
     """First 8 hex digits of a random UUID, retried while taken; the full UUID after 100 tries."""
     for _ in range(100):
         candidate = os.urandom(4).hex() if random_uuid is _system_uuid4 else random_uuid()[:8]
@@ -42,7 +42,7 @@ def generate_entry_id(taken: Container[str]) -> str:
 
 def new_session_id() -> str:
     """A time-ordered UUIDv7, as Pi 0.85 uses."""
-    import uuid_utils  # only new sessions need it, not opening one
+    import uuid_utils  # only new sessions need it: a few ms off every resume (bench/session_resume.py)
 
     return str(uuid_utils.uuid7())
 

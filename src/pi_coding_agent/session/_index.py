@@ -27,7 +27,8 @@ from typing import Any, Literal, get_args
 
 import msgspec
 
-from pi_coding_agent.session._entries import entry_decoder, entry_type_names
+from pi_coding_agent.session._entries import decode_entry_lines, entry_type_names
+from pi_coding_agent.session._lines import LineError, parse_line
 
 CHUNK_SIZE = 1 << 20
 TAIL_LIMIT = 64 << 20
@@ -73,7 +74,8 @@ class _Probe(msgspec.Struct, gc=False):
     """The only fields read from a line that needs a closer look (see ``_line``)."""
 
     type: Any = None
-    id: Any = None
+    id: Any = msgspec.UNSET
+    """``UNSET`` when the line has no ``id`` (Pi keeps such an entry, with an undefined id)."""
     parentId: Any = None
     targetId: Any = None
     label: Any = None
@@ -85,7 +87,8 @@ class _EntryProbe(msgspec.Struct, gc=False):
     Typed, so msgspec itself checks what ``_line`` checks by hand: a line that is not an
     entry of a known type with a string ``id`` and a string or null ``parentId`` fails the
     whole chunk, which is then read line by line. A known ``type`` decodes to the one
-    string object of the ``Literal``, so 100,000 entries share nine type strings.
+    string object of the ``Literal``, so 100,000 entries share nine type strings (less
+    memory and no per-line checks in Python: ``bench/session_resume.py``).
     """
 
     type: _EntryType
@@ -115,6 +118,7 @@ def no_gc() -> Iterator[None]:
     every tracked object to the oldest generation at once instead: young garbage cycles
     made before this point are then found by the next full collection rather than a young
     one. Skipped when the program froze objects itself (``unfreeze`` would thaw them).
+    ``bench/session_resume.py``: about 60 ms of CPU less on a 100,000-entry resume.
     """
     was_enabled = gc.isenabled()
     gc.disable()
@@ -147,7 +151,6 @@ class _Tail:
         file.seek(size - 1)
         if file.read(1) != b"\n":
             return  # a torn last line: the careful forward reader reports it
-        decoder = entry_decoder()
         wanted: str | msgspec.UnsetType | None = msgspec.UNSET
         """The latest compaction's firstKeptEntryId (UNSET: no compaction seen yet)."""
         buffer = bytearray(CHUNK_SIZE)
@@ -173,7 +176,7 @@ class _Tail:
             if cut == 0 or cut == end:
                 carry = bytes(buffer[:end])  # no complete line yet: read further back
                 continue
-            decoded = _decode_block(decoder, buffer, cut, end, low)
+            decoded = _decode_block(buffer, cut, end, low)
             if decoded is None:
                 return
             entries, starts = decoded
@@ -196,9 +199,7 @@ class _Tail:
                 return
 
 
-def _decode_block(
-    decoder: msgspec.json.Decoder[Any], data: bytearray, begin: int, end: int, offset: int
-) -> tuple[list[Any], list[int]] | None:
+def _decode_block(data: bytearray, begin: int, end: int, offset: int) -> tuple[list[Any], list[int]] | None:
     """Whole entries of the lines ``data[begin:end]`` (each ending with a newline), or
     ``None`` if any line is not a well-formed entry of a known type."""
     starts: list[int] = []
@@ -214,8 +215,8 @@ def _decode_block(
             return None
     try:
         with memoryview(data) as view, view[begin:end] as region:
-            entries: list[Any] = decoder.decode_lines(region)
-    except (msgspec.DecodeError, msgspec.ValidationError):
+            entries: list[Any] = decode_entry_lines(region)
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         return None
     if len(entries) != len(starts):
         return None
@@ -230,7 +231,8 @@ class FileIndex:
         self.header: dict[str, Any] | None = None
         self.not_a_session = False
         """The first parsed line is not a session header (Pi: not a valid session)."""
-        self.ids: list[str] = []
+        self.ids: list[str | None] = []
+        """Entry ids in file order; ``None`` for an entry without one (see ``_Probe.id``)."""
         self.parents: list[str | None] = []
         self.types: list[str] = []
         self.starts: list[int] = []
@@ -363,7 +365,7 @@ class FileIndex:
         try:
             with memoryview(buffer) as view, view[begin:end] as region:
                 probes = _ENTRY_PROBES.decode_lines(region)
-        except (msgspec.DecodeError, msgspec.ValidationError):
+        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
             return 0
         lines = len(starts)
         if len(probes) != lines:
@@ -415,37 +417,41 @@ class FileIndex:
     def _line(self, text: memoryview, start: int, stop: int, number: int, tail: bool) -> None:
         try:
             probe = _PROBE.decode(text)
-        except msgspec.ValidationError:
-            # Not an object, or something that only starts like JSON ('"a":1}' stops at
-            # the colon): decoding it as any value tells which.
+        except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
+            # Not an object, or a line only the careful parser reads (see ``_lines``).
             try:
-                value = msgspec.json.decode(text)
-            except msgspec.DecodeError as error:
+                value = parse_line(text)
+            except LineError as error:
                 self._unparsable(text, number, tail, error)
-            else:
+                return
+            if not isinstance(value, dict):
                 self._not_an_object(value, text, number)
-            return
-        except msgspec.DecodeError as error:
-            self._unparsable(text, number, tail, error)
-            return
+                return
+            probe = _Probe(
+                type=value.get("type"),
+                id=value.get("id", msgspec.UNSET),
+                parentId=value.get("parentId"),
+                targetId=value.get("targetId"),
+                label=value.get("label"),
+            )
         if self.header is None:
             if probe.type == "session" and isinstance(probe.id, str):
-                header = msgspec.json.decode(text)
-                self.header = header
+                self.header = parse_line(text)
             else:
                 self.not_a_session = True
             return
         if probe.type == "session":
             return  # a header line after the first is ignored, as Pi does
+        entry_id = None if probe.id is msgspec.UNSET else probe.id
         if not (
             isinstance(probe.type, str)
-            and isinstance(probe.id, str)
+            and (entry_id is None or isinstance(entry_id, str))
             and (probe.parentId is None or isinstance(probe.parentId, str))
         ):
             self._problem(number, "invalid", "not a session entry (needs string type, id and parentId)", text)
             return
         index = len(self.ids)
-        self.ids.append(probe.id)
+        self.ids.append(entry_id)
         self.parents.append(probe.parentId)
         self.types.append(_KNOWN_TYPES.get(probe.type, probe.type))
         self.starts.append(start)
@@ -454,7 +460,7 @@ class FileIndex:
         if probe.type == "label":
             self._remember(index, probe)
 
-    def _unparsable(self, text: memoryview, number: int, tail: bool, error: msgspec.DecodeError) -> None:
+    def _unparsable(self, text: memoryview, number: int, tail: bool, error: Exception) -> None:
         if not bytes(text).strip():
             return  # blank lines are skipped, as Pi does
         if tail:

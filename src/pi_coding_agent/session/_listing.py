@@ -12,6 +12,7 @@ two differ only if message times go backwards in file order.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -23,6 +24,7 @@ import msgspec
 from pi_coding_agent.messages import iso_to_ms
 from pi_coding_agent.paths import resolve_path
 from pi_coding_agent.session._header import read_header
+from pi_coding_agent.session._lines import LineError, parse_line
 from pi_coding_agent.session._paths import (
     default_session_dir,
     default_session_dir_path,
@@ -117,6 +119,21 @@ class _Probe(msgspec.Struct):
 _PROBE = msgspec.json.Decoder(_Probe)
 
 
+def _probe(raw: bytes) -> _Probe | None:
+    """The listing's fields of one line, or ``None`` if it is not a JSON object."""
+    try:
+        return _PROBE.decode(raw)
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+        pass
+    try:
+        value = parse_line(raw)  # a line only the careful parser reads (see ``_lines``)
+    except LineError:
+        return None
+    if not isinstance(value, dict):
+        return None
+    return _Probe(value.get("type"), value.get("name"), value.get("timestamp"), value.get("message"))
+
+
 def _message_text(message: dict[str, Any]) -> str:
     content = message.get("content")
     if isinstance(content, str):
@@ -138,9 +155,8 @@ def _read_details(path: str) -> _Details:
     try:
         with open(path, "rb") as file:
             for raw in file:
-                try:
-                    entry = _PROBE.decode(raw)
-                except (msgspec.DecodeError, msgspec.ValidationError):
+                entry = _probe(raw)
+                if entry is None:
                     continue
                 if not seen_header:
                     seen_header = True
@@ -177,7 +193,7 @@ def _activity_ms(entry: _Probe) -> int | None:
         return None
     stamp = message.get("timestamp")
     if isinstance(stamp, int | float) and not isinstance(stamp, bool):
-        return int(stamp)
+        return int(stamp) if math.isfinite(stamp) else None
     return iso_to_ms(entry.timestamp) if isinstance(entry.timestamp, str) else None
 
 
@@ -196,11 +212,8 @@ def _last_activity(path: str, size: int) -> int | None:
             for raw in lines:
                 if b'"message"' not in raw:
                     continue
-                try:
-                    entry = _PROBE.decode(raw)
-                except (msgspec.DecodeError, msgspec.ValidationError):
-                    continue
-                if entry.type != "message":
+                entry = _probe(raw)
+                if entry is None or entry.type != "message":
                     continue
                 found = _activity_ms(entry)
                 if found is not None:
@@ -210,8 +223,13 @@ def _last_activity(path: str, size: int) -> int | None:
             window *= 4
 
 
-def _datetime(ms: int) -> datetime:
-    return datetime.fromtimestamp(ms / 1000, tz=UTC)
+def _datetime(ms: int) -> datetime | None:
+    """The time ``ms`` after the epoch; ``None`` outside what ``datetime`` holds (years 1-9999),
+    where JavaScript's ``Date`` would be invalid or we cannot follow it."""
+    try:
+        return datetime.fromtimestamp(ms / 1000, tz=UTC)
+    except (OverflowError, ValueError, OSError):
+        return None
 
 
 def build_session_info(path: str) -> SessionInfo | None:
@@ -225,11 +243,9 @@ def build_session_info(path: str) -> SessionInfo | None:
         activity = _last_activity(path, stat.st_size)
     except OSError:
         return None
-    if activity is not None and activity > 0:
-        modified = _datetime(activity)
-    elif header_ms is not None:
-        modified = _datetime(header_ms)
-    else:
+    created = _datetime(header_ms) if header_ms is not None else None
+    modified = (_datetime(activity) if activity is not None and activity > 0 else None) or created
+    if modified is None:
         modified = datetime.fromtimestamp(stat.st_mtime, tz=UTC)
     cwd = header.get("cwd")
     parent = header.get("parentSession")
@@ -238,7 +254,7 @@ def build_session_info(path: str) -> SessionInfo | None:
         id=header["id"],
         cwd=cwd if isinstance(cwd, str) else "",
         parent_session_path=parent if isinstance(parent, str) else None,
-        created=_datetime(header_ms) if header_ms is not None else None,
+        created=created,
         modified=modified,
     )
 

@@ -1,18 +1,16 @@
 """``SessionManager``: a session as an append-only tree of entries in a JSONL file.
 
 Behaves as Pi 0.85's ``SessionManager`` (same files, same tree, same leaf rules, same lazy
-first write) with these differences, each written down in ``docs/sessions``:
+first write). It puts together three parts, each in its own module:
 
-* Opening a file indexes it instead of parsing every line (see ``_index``): entries are
-  decoded when asked for, so resuming a long session costs what its active branch costs.
-* One writer: opening for writing takes ``<file>.lock``; a second writer gets
-  ``SessionLockedError`` naming the holder. ``read_only=True`` opens never lock and never
-  modify the file.
-* Bad lines are reported (``problems``, and a warning on the ``pi_coding_agent.session``
-  logger) with their line numbers and never removed: a migration rewrite keeps them and
-  backs the original file up first.
-* Files are ``0600``, created folders ``0700``; new files and rewrites appear atomically.
-* ``parentId`` cycles end a walk instead of hanging it.
+* storage (``_storage``, ``_files``): the file, its writer lock, loading and migration,
+  durable appends and atomic rewrites;
+* the index (``_store``, ``_index``): entries in file order, decoded when asked for, so
+  resuming a long session costs what its active branch costs;
+* tree and branching (``_tree``): the leaf, labels, branches, the tree, branch copies.
+
+Listing lives in ``_listing``. The differences from Pi (one writer at a time, bad lines
+reported and kept, private files, cycles cut) are written down in ``docs/sessions``.
 """
 
 from __future__ import annotations
@@ -20,12 +18,7 @@ from __future__ import annotations
 import builtins
 import os
 import re
-import weakref
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from functools import cmp_to_key
-from itertools import filterfalse
-from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -33,10 +26,9 @@ from msgspec import UNSET, UnsetType
 
 import pi_coding_agent.messages  # noqa: F401 - registers the coding agent's roles
 from pi_agent import AgentMessage, OpaqueMessage
-from pi_ai import AssistantMessage, DecodeError, ImageContent, TextContent, Usage, convert, encode
-from pi_coding_agent.messages import iso_to_ms, now_iso
+from pi_ai import AssistantMessage, DecodeError, ImageContent, TextContent, Usage, convert
+from pi_coding_agent.messages import now_iso
 from pi_coding_agent.paths import resolve_path
-from pi_coding_agent.session import _context
 from pi_coding_agent.session._context import SessionContext
 from pi_coding_agent.session._entries import (
     CURRENT_SESSION_VERSION,
@@ -47,53 +39,39 @@ from pi_coding_agent.session._entries import (
     LabelEntry,
     MessageEntry,
     ModelChangeEntry,
+    OpaqueEntry,
     SessionEntry,
     SessionHeader,
     SessionInfoEntry,
     ThinkingLevelChangeEntry,
-    decode_entry,
-    entry_decoder,
     entry_from_dict,
     entry_to_dict,
 )
-from pi_coding_agent.session._files import (
-    Appender,
-    SessionError,
-    WriterLock,
-    backup,
-    replace,
-    write_new,
-)
+from pi_coding_agent.session._files import SessionError, write_new
 from pi_coding_agent.session._header import read_header
 from pi_coding_agent.session._ids import check_session_id, generate_entry_id, new_session_id
-from pi_coding_agent.session._index import FileChangedError, FileIndex, SessionProblem, no_gc
+from pi_coding_agent.session._index import FileIndex, SessionProblem
+from pi_coding_agent.session._lines import encode_line
 from pi_coding_agent.session._paths import (
     default_session_dir,
     default_session_dir_path,
     make_private_dirs,
     session_file_name,
 )
-
-_ENTRY_ID = attrgetter("id")
+from pi_coding_agent.session._storage import InvalidSessionError, SessionFile
+from pi_coding_agent.session._store import EntryStore, warn
+from pi_coding_agent.session._tree import EntryNotFoundError, SessionTree, SessionTreeNode
 
 if TYPE_CHECKING:
     from pi_coding_agent.session._listing import SessionInfo
 
-APP_NAME = "pi"
-
-
-class InvalidSessionError(SessionError):
-    """The file exists, is not empty, and its first parsed line is not a session header."""
-
-    def __init__(self, path: str) -> None:
-        super().__init__(f"Session file is not a valid {APP_NAME} session: {path}")
-        self.path = path
-
-
-class EntryNotFoundError(SessionError, LookupError):
-    def __init__(self, entry_id: str | None) -> None:
-        super().__init__(f"Entry {entry_id} not found")
-        self.entry_id = entry_id
+__all__ = [
+    "EntryNotFoundError",
+    "InvalidSessionError",
+    "ReadOnlySessionError",
+    "SessionManager",
+    "SessionTreeNode",
+]
 
 
 class ReadOnlySessionError(SessionError):
@@ -101,161 +79,11 @@ class ReadOnlySessionError(SessionError):
         super().__init__(f"Session {path} was opened read-only")
 
 
-@dataclass(eq=False, slots=True)
-class SessionTreeNode:
-    entry: SessionEntry
-    children: list[SessionTreeNode] = field(default_factory=list)
-    label: str | None = None
-    label_timestamp: str | None = None
-
-
-class _Entries:
-    """All entries in file order: indexed from the file, then appended in memory."""
-
-    def __init__(self, index: FileIndex) -> None:
-        self.index = index
-        self.objects: dict[int, SessionEntry] = index.decoded
-        index.decoded = {}
-        # Pi's byId map: the last entry with an id wins, in first-seen id order.
-        self.by_id: dict[str, int] = dict(zip(index.ids, range(len(index.ids)), strict=True))
-        self.problems: list[SessionProblem] = list(index.problems)
-        self.raw_data: dict[int, dict[str, Any]] = {}
-        """JSON data of in-memory entries that came from a file (written back as it was)."""
-        self._links: _context.ParentLinks | None = None
-        """Built on the first walk; kept up to date by ``add`` (or dropped, to be rebuilt)."""
-
-    # EntryTree protocol -------------------------------------------------------------
-
-    @property
-    def ids(self) -> list[str]:
-        return self.index.ids
-
-    @property
-    def parents(self) -> list[str | None]:
-        return self.index.parents
-
-    @property
-    def types(self) -> list[str]:
-        return self.index.types
-
-    def count(self) -> int:
-        return len(self.index.ids)
-
-    def position(self, entry_id: str) -> int | None:
-        return self.by_id.get(entry_id)
-
-    def entries(self, indices: Sequence[int]) -> list[SessionEntry]:
-        objects = self.objects
-        missing = list(filterfalse(objects.__contains__, indices))
-        if missing:
-            self._decode(missing)
-        return list(map(objects.__getitem__, indices))
-
-    def parent_links(self) -> _context.ParentLinks:
-        if self._links is None:
-            self._links = _context.ParentLinks(self.index.ids, self.index.parents, self.by_id)
-        return self._links
-
-    # ---------------------------------------------------------------------------------
-
-    def add(self, entry: SessionEntry, raw: dict[str, Any] | None = None) -> int:
-        index = self.index
-        position = len(index.ids)
-        links = self._links
-        if links is not None and not links.appended(
-            position,
-            entry.id,
-            entry.parent_id,
-            previous_id=index.ids[-1] if position else None,
-            known=entry.id in self.by_id,
-        ):
-            self._links = None
-        index.ids.append(entry.id)
-        index.parents.append(entry.parent_id)
-        index.types.append(entry.type)
-        index.starts.append(-1)
-        self.objects[position] = entry
-        if raw is not None:
-            self.raw_data[position] = raw
-        self.by_id[entry.id] = position
-        return position
-
-    def all(self) -> list[SessionEntry]:
-        return self.entries(range(self.count()))
-
-    def raw(self, indices: Sequence[int]) -> list[dict[str, Any]]:
-        """JSON data of entries as written in the file (key order and unknown keys kept)."""
-        found: dict[int, dict[str, Any]] = {}
-        for index, line in self.index.lines(indices):
-            found[index] = msgspec.json.decode(line)
-        return [found[index] if index in found else self.data_of(index) for index in indices]
-
-    def data_of(self, index: int) -> dict[str, Any]:
-        """JSON data of an in-memory entry."""
-        raw = self.raw_data.get(index)
-        return raw if raw is not None else entry_to_dict(self.objects[index])
-
-    def _decode(self, missing: list[int]) -> None:
-        index = self.index
-        ids = index.ids
-        decoder = entry_decoder()
-        with no_gc():
-            for first, stop, lines in index.runs(missing):
-                try:
-                    decoded: list[SessionEntry] = decoder.decode_lines(lines)
-                except (msgspec.ValidationError, msgspec.DecodeError):
-                    decoded = []
-                if len(decoded) != stop - first:
-                    decoded = self._decode_carefully(first, stop, lines)
-                if list(map(_ENTRY_ID, decoded)) != ids[first:stop]:
-                    position = next(
-                        position
-                        for position, entry in zip(range(first, stop), decoded, strict=True)
-                        if entry.id != ids[position]
-                    )
-                    raise FileChangedError(
-                        f"{index.path}:{index.line_of(position)} no longer holds entry {ids[position]}; "
-                        "the file was changed by someone else since it was opened"
-                    )
-                self.objects.update(zip(range(first, stop), decoded, strict=True))
-
-    def _decode_carefully(self, first: int, stop: int, lines: memoryview) -> list[SessionEntry]:
-        """Entries of a run one line at a time: lines that do not validate are reported."""
-        index = self.index
-        base = index.starts[first]
-        decoded: list[SessionEntry] = []
-        for position in range(first, stop):
-            line = lines[index.starts[position] - base : index.end(position) - base]
-            reasons: list[str] = []
-            decoded.append(decode_entry(line, reasons))
-            for reason in reasons:
-                self._report(position, reason, line)
-        return decoded
-
-    def _report(self, position: int, reason: str, line: bytes | memoryview) -> None:
-        problem = SessionProblem(
-            self.index.path,
-            self.index.line_of(position),
-            "invalid",
-            reason,
-            bytes(line[:200]).decode("utf-8", "replace"),
-        )
-        self.problems.append(problem)
-        _warn(problem)
-
-
-def _warn(problem: SessionProblem) -> None:
-    """A warning on the ``pi_coding_agent.session`` logger (``logging`` is loaded only then)."""
-    import logging
-
-    logging.getLogger("pi_coding_agent.session").warning("%s", problem)
-
-
 def _line(entry: SessionEntry | dict[str, Any]) -> bytes:
     if isinstance(entry, dict | MessageEntry):
         data = entry if isinstance(entry, dict) else entry_to_dict(entry)
-        return encode(data) + b"\n"
-    return encode(entry) + b"\n"
+        return encode_line(data) + b"\n"
+    return encode_line(entry) + b"\n"
 
 
 def _is_assistant(entry: SessionEntry) -> bool:
@@ -265,22 +93,6 @@ def _is_assistant(entry: SessionEntry) -> bool:
     return isinstance(message, AssistantMessage) or (
         isinstance(message, OpaqueMessage) and message.data.get("role") == "assistant"
     )
-
-
-class _Handles:
-    """The open file and lock of a manager, closed when it is closed or collected."""
-
-    def __init__(self) -> None:
-        self.lock: WriterLock | None = None
-        self.appender: Appender | None = None
-
-    def close(self) -> None:
-        appender, self.appender = self.appender, None
-        if appender is not None:
-            appender.close()
-        lock, self.lock = self.lock, None
-        if lock is not None:
-            lock.release()
 
 
 class SessionManager:
@@ -296,26 +108,22 @@ class SessionManager:
         session_id: str | None = None,
         parent_session: str | None = None,
         read_only: bool = False,
+        durable: bool = True,
     ) -> None:
         self._cwd = resolve_path(cwd)
         self._session_dir = session_dir
         self._persist = persist
         self._read_only = read_only
-        self._session_file: str | None = None
+        self._durable = durable
+        self._file: SessionFile | None = None
         self._session_id = ""
-        self._flushed = False
         self._header: dict[str, Any] = {}
-        self._entries = _Entries(FileIndex(""))
-        self._labels: dict[str, str] = {}
-        self._label_times: dict[str, str] = {}
-        self._label_entry: dict[str, int] = {}
-        self._leaf_id: str | None = None
+        self._store = EntryStore(FileIndex(""))
+        self._tree = SessionTree(self._store)
         self._has_assistant = False
-        self._handles = _Handles()
-        weakref.finalize(self, self._handles.close)
         self.backups: list[str] = []
         """Copies of the original file made before a migration rewrote it."""
-        if persist and session_dir and not os.path.isdir(session_dir):
+        if persist and session_dir and not read_only and not os.path.isdir(session_dir):
             make_private_dirs(session_dir)
         if session_file:
             self._set_session_file(session_file)
@@ -331,10 +139,16 @@ class SessionManager:
         *,
         session_id: str | None = None,
         parent_session: str | None = None,
+        durable: bool = True,
     ) -> SessionManager:
-        """A new session; its file is written when the first assistant message arrives."""
+        """A new session; its file is written when the first assistant message arrives.
+
+        ``durable=False`` skips syncing each append to disk (for bulk writers).
+        """
         folder = resolve_path(session_dir) if session_dir else default_session_dir(cwd)
-        return SessionManager(cwd, folder, None, True, session_id=session_id, parent_session=parent_session)
+        return SessionManager(
+            cwd, folder, None, True, session_id=session_id, parent_session=parent_session, durable=durable
+        )
 
     @staticmethod
     def open(
@@ -343,11 +157,13 @@ class SessionManager:
         cwd_override: str | None = None,
         *,
         read_only: bool = False,
+        durable: bool = True,
     ) -> SessionManager:
         """Open a session file (a missing file: a new session that will be written there).
 
-        Writers take the file's lock (``SessionLockedError`` if another process has it);
-        ``read_only`` never locks, migrates on disk, repairs or appends.
+        Writers take the file's lock at once (``SessionLockedError`` if another writer has
+        it, even when the file does not exist yet); ``read_only`` never locks, migrates on
+        disk, repairs or appends.
         """
         resolved = resolve_path(path)
         cwd = cwd_override
@@ -356,7 +172,9 @@ class SessionManager:
             if header is not None and isinstance(header.get("cwd"), str):
                 cwd = header["cwd"]
         folder = resolve_path(session_dir) if session_dir else os.path.dirname(resolved)
-        return SessionManager(cwd or os.getcwd(), folder, resolved, True, read_only=read_only)
+        return SessionManager(
+            cwd or os.getcwd(), folder, resolved, True, read_only=read_only, durable=durable
+        )
 
     @staticmethod
     def continue_recent(cwd: str, session_dir: str | None = None) -> SessionManager:
@@ -366,9 +184,7 @@ class SessionManager:
         from pi_coding_agent.session._listing import find_most_recent_session  # only here
 
         recent = find_most_recent_session(folder, cwd if filter_cwd else None)
-        if recent is not None:
-            return SessionManager(cwd, folder, recent, True)
-        return SessionManager(cwd, folder, None, True)
+        return SessionManager(cwd, folder, recent, True)
 
     @staticmethod
     def in_memory(
@@ -413,138 +229,67 @@ class SessionManager:
             "cwd": target,
             "parentSession": source,
         }
-        write_new(path, encode(header) + b"\n" + b"".join(line + b"\n" for line in lines))
+        write_new(path, encode_line(header) + b"\n" + b"".join(line + b"\n" for line in lines))
         return SessionManager(target, folder, path, True)
 
     # ------------------------------------------------------------------ loading
 
     def _set_session_file(self, path: str) -> None:
         self._close_files()
-        self._session_file = resolve_path(path)
-        if os.path.exists(self._session_file):
-            if not self._read_only:
-                self._take_lock()
-            try:
-                self._load_file()
-            except BaseException:
-                self._close_files()
-                raise
-        else:
-            explicit = self._session_file
-            self.new_session()
-            self._session_file = explicit
+        session_file = SessionFile(resolve_path(path), read_only=self._read_only, durable=self._durable)
+        try:
+            session_file.lock()
+            loaded = session_file.load() if session_file.exists() else None
+        except BaseException:
+            session_file.close()
+            raise
+        if loaded is None:
+            existed = session_file.exists()
+            self._start_session()
+            self._file = session_file
+            if existed and not self._read_only:
+                # An empty file: Pi writes the new session's header into it at once.
+                session_file.write_all(self._render_all(), exclusive=False)
+            return
+        self._file = session_file
+        self.backups = list(session_file.backups)
+        self._use_index(loaded.header, loaded.index)
+        for data in loaded.memory:
+            self._index_entry(entry_from_dict(data), data)
+        for problem in self._store.problems:
+            warn(problem)
 
     def set_session_file(self, path: str) -> None:
         """Switch to another session file (resume)."""
         self._set_session_file(path)
 
-    def _load_file(self) -> None:
-        path = self._session_file
-        assert path is not None
-        index = FileIndex(path).scan(decode_tail=True)
-        if index.header is None:
-            if os.path.getsize(path) > 0:
-                raise InvalidSessionError(path)
-            self.new_session()
-            self._session_file = path
-            self._rewrite_all()
-            self._flushed = True
-            return
-        version = index.header.get("version")
-        if version is None or (isinstance(version, int | float) and version < CURRENT_SESSION_VERSION):
-            self._migrate_file(path, index, version)
-        else:
-            if index.torn_tail and not self._read_only:
-                # Pi's repair: finish the torn line so later appends start on a fresh line.
-                with open(path, "ab") as file:
-                    file.write(b"\n")
-            self._use_index(index)
-        self._flushed = True
-        for problem in self._entries.problems:
-            _warn(problem)
-
-    def _migrate_file(self, path: str, index: FileIndex, version: Any) -> None:
-        from pi_coding_agent.session._migrate import load_legacy, migrate_entries  # old files only
-
-        with open(path, "rb") as file:
-            legacy = load_legacy(file.read())
-        entries = legacy.entries()
-        migrate_entries(entries)
-        if not self._read_only:
-            self.backups.append(backup(path, f"v{version or 1}.bak"))
-            replace(path, legacy.render())
-            self._use_index(FileIndex(path).scan())
-            return
-        # Read-only: the migrated entries live in memory; the file is left as it is.
-        memory = FileIndex(path)
-        memory.header = next(entry for entry in entries if entry.get("type") == "session")
-        # Entries of old versions have no ids yet: only unparsable lines are problems here.
-        memory.problems = [problem for problem in index.problems if problem.kind != "invalid"]
-        self._use_index(memory)
-        for data in entries:
-            if data.get("type") != "session" and isinstance(data.get("id"), str):
-                self._index_entry(entry_from_dict(data), data)
-
-    def _use_index(self, index: FileIndex) -> None:
-        assert index.header is not None
-        self._header = index.header
-        header_id = index.header.get("id")
+    def _use_index(self, header: dict[str, Any], index: FileIndex) -> None:
+        self._header = header
+        header_id = header.get("id")
         self._session_id = header_id if isinstance(header_id, str) else ""
-        self._entries = _Entries(index)
-        self._labels = {}
-        self._label_times = {}
-        self._label_entry = {}
-        for position, target, label in index.labels:
-            self._apply_label(target, label, position)
-        self._leaf_id = index.ids[-1] if index.ids else None
+        self._store = EntryStore(index)
+        self._tree = SessionTree.loaded(self._store, index.labels)
         # Only consulted before the first write; a loaded file has been written.
         self._has_assistant = False
 
-    def _apply_label(self, target: str, label: Any, position: int) -> None:
-        if label:
-            self._labels[target] = label if isinstance(label, str) else str(label)
-            self._label_entry[target] = position
-            self._label_times.pop(target, None)
-        else:
-            self._labels.pop(target, None)
-            self._label_entry.pop(target, None)
-            self._label_times.pop(target, None)
-
-    def _label_time(self, target: str) -> str | None:
-        if target in self._label_times:
-            return self._label_times[target]
-        position = self._label_entry.get(target)
-        if position is None:
-            return None
-        stamp = self._entries.entries([position])[0].timestamp
-        self._label_times[target] = stamp
-        return stamp
-
     def _load_memory(self, items: list[SessionEntry | SessionHeader]) -> None:
         header = next((item for item in items if isinstance(item, SessionHeader)), None)
-        entries = [item for item in items if not isinstance(item, SessionHeader)]
         if header is not None:
             self._header = msgspec.to_builtins(header)
             self._session_id = header.id
         self._reset_entries()
-        for entry in entries:
-            self._index_entry(entry)
+        for item in items:
+            if not isinstance(item, SessionHeader):
+                self._index_entry(item)
 
     def _reset_entries(self) -> None:
-        self._entries = _Entries(FileIndex(self._session_file or ""))
-        self._labels = {}
-        self._label_times = {}
-        self._label_entry = {}
-        self._leaf_id = None
+        self._store = EntryStore(FileIndex(self._file.path if self._file else ""))
+        self._tree = SessionTree(self._store)
         self._has_assistant = False
 
     def _index_entry(self, entry: SessionEntry, raw: dict[str, Any] | None = None) -> None:
-        self._entries.add(entry, raw)
-        self._leaf_id = entry.id
-        if isinstance(entry, LabelEntry):
-            self._apply_label(entry.target_id, entry.label if entry.label is not UNSET else None, -1)
-            if entry.label:
-                self._label_times[entry.target_id] = entry.timestamp
+        position = self._store.add(entry, raw)
+        self._tree.added(entry, position)
         if _is_assistant(entry):
             self._has_assistant = True
 
@@ -555,24 +300,31 @@ class SessionManager:
         if session_id is not None:
             check_session_id(session_id)
         self._close_files()
+        self._start_session(session_id, parent_session)
+        if self._persist:
+            timestamp = self._header["timestamp"]
+            self._switch_file(os.path.join(self._session_dir, session_file_name(timestamp, self._session_id)))
+        return self.get_session_file()
+
+    def _start_session(self, session_id: str | None = None, parent_session: str | None = None) -> None:
         self._session_id = session_id or new_session_id()
-        timestamp = now_iso()
         self._header = {
             "type": "session",
             "version": CURRENT_SESSION_VERSION,
             "id": self._session_id,
-            "timestamp": timestamp,
+            "timestamp": now_iso(),
             "cwd": self._cwd,
         }
         if parent_session is not None:
             self._header["parentSession"] = parent_session
         self._reset_entries()
-        self._flushed = False
-        if self._persist:
-            self._session_file = os.path.join(
-                self._session_dir, session_file_name(timestamp, self._session_id)
-            )
-        return self._session_file
+
+    def _switch_file(self, path: str) -> None:
+        """A file that will be written from scratch; its lock is taken now."""
+        self._close_files()
+        session_file = SessionFile(path, read_only=self._read_only, durable=self._durable)
+        session_file.lock()
+        self._file = session_file
 
     # ------------------------------------------------------------------ getters
 
@@ -595,7 +347,7 @@ class SessionManager:
         return self._session_id
 
     def get_session_file(self) -> str | None:
-        return self._session_file
+        return self._file.path if self._file is not None else None
 
     def get_header(self) -> SessionHeader | None:
         try:
@@ -610,48 +362,51 @@ class SessionManager:
     @property
     def problems(self) -> list[SessionProblem]:
         """Lines that are not usable entries (file and line numbers), found so far."""
-        return list(self._entries.problems)
+        return list(self._store.problems)
 
     def get_entries(self) -> list[SessionEntry]:
         """Every entry in file order (decodes any not decoded yet)."""
-        return self._entries.all()
+        return self._store.all()
 
     def get_entries_data(self) -> list[dict[str, Any]]:
         """Every entry as JSON data, as stored (what Pi's ``getEntries`` serializes to)."""
-        return self._entries.raw(range(self._entries.count()))
+        return self._store.raw(range(self._store.count()))
 
     def verify(self) -> list[SessionProblem]:
         """Decode every entry (validating it) and return all problems found."""
-        self._entries.all()
+        self._store.all()
         return self.problems
 
     def get_entry(self, entry_id: str) -> SessionEntry | None:
-        position = self._entries.position(entry_id)
-        return None if position is None else self._entries.entries([position])[0]
+        position = self._store.position(entry_id)
+        return None if position is None else self._store.entries([position])[0]
 
     def get_leaf_id(self) -> str | None:
-        return self._leaf_id
+        """The leaf's id; ``None`` when the leaf was reset, or is an entry without an id."""
+        return self._tree.leaf_id
 
     def get_leaf_entry(self) -> SessionEntry | None:
-        return self.get_entry(self._leaf_id) if self._leaf_id else None
+        leaf = self._tree.leaf_id
+        return self.get_entry(leaf) if leaf else None
 
     def get_children(self, parent_id: str) -> list[SessionEntry]:
         """Direct children (one per id: the last entry with that id), in first-seen id order."""
-        entries = self._entries
-        parents = entries.index.parents
-        positions = [position for position in entries.by_id.values() if parents[position] == parent_id]
-        return entries.entries(positions)
+        return self._tree.children(parent_id)
 
     def get_label(self, entry_id: str) -> str | None:
-        return self._labels.get(entry_id)
+        return self._tree.labels.get(entry_id)
 
     def get_session_name(self) -> str | None:
         """The latest ``session_info`` name in file order (any branch); empty means none."""
-        types = self._entries.index.types
+        types = self._store.types
         for position in range(len(types) - 1, -1, -1):
             if types[position] == "session_info":
-                entry = self._entries.entries([position])[0]
-                name = entry.name if isinstance(entry, SessionInfoEntry) else None
+                entry = self._store.entries([position])[0]
+                if isinstance(entry, SessionInfoEntry):
+                    name: Any = entry.name
+                else:  # read without validation (no id, say), as Pi reads it
+                    name = entry.data.get("name") if isinstance(entry, OpaqueEntry) else None
+                # A name that is no string: Pi's getSessionName throws; here there is none.
                 return (name.strip() or None) if isinstance(name, str) else None
         return None
 
@@ -659,65 +414,46 @@ class SessionManager:
 
     def get_branch(self, from_id: str | None = None) -> list[SessionEntry]:
         """Entries from the root to ``from_id`` (default: the leaf); ``[]`` if unknown."""
-        start_id = from_id if from_id is not None else self._leaf_id
-        start = self._entries.position(start_id) if start_id else None
-        if start is None:
-            return []
-        return self._entries.entries(_context.walk_up(self._entries, start))
+        return self._tree.branch_entries(from_id)
 
     def build_context_entries(self) -> list[SessionEntry]:
         """The entries the context is built from (the latest compaction first)."""
-        tree = self._entries
-        return tree.entries(_context.context_positions(tree, _context.path_positions(tree, self._leaf_id)))
+        return self._tree.context_entries()
 
     def build_session_context(self) -> SessionContext:
         """Messages, thinking level and model of the current branch (Pi's ``buildSessionContext``)."""
-        return _context.build_context(self._entries, self._leaf_id)
+        return self._tree.context()
 
     def get_tree(self) -> list[SessionTreeNode]:
         """Roots (entries without a known parent) with their children, oldest first."""
-        entries = self._entries.all()
-        nodes: dict[str, SessionTreeNode] = {}
-        for entry in entries:
-            label = self._labels.get(entry.id)
-            nodes[entry.id] = SessionTreeNode(
-                entry, [], label, self._label_time(entry.id) if label is not None else None
-            )
-        roots: list[SessionTreeNode] = []
-        for entry in entries:
-            node = nodes[entry.id]
-            parent_id = entry.parent_id
-            parent = nodes.get(parent_id) if parent_id is not None and parent_id != entry.id else None
-            (parent.children if parent is not None else roots).append(node)
-        _sort_children(roots)
-        return roots
+        return self._tree.nodes()
 
     def branch(self, branch_from_id: str) -> None:
         """Move the leaf; the next append starts a new branch there. Nothing is written."""
-        if self._entries.position(branch_from_id) is None:
-            raise EntryNotFoundError(branch_from_id)
-        self._leaf_id = branch_from_id
+        self._tree.branch(branch_from_id)
 
     def reset_leaf(self) -> None:
         """Put the leaf before the first entry: the next append is a new root."""
-        self._leaf_id = None
+        self._tree.reset_leaf()
 
     # ------------------------------------------------------------------ appending
 
     def _base(self) -> dict[str, Any]:
         return {
-            "id": generate_entry_id(self._entries.by_id),
-            "parent_id": self._leaf_id,
+            "id": generate_entry_id(self._store.by_id),
+            "parent_id": self._tree.leaf_id,
             "timestamp": now_iso(),
         }
 
     def _check_writable(self) -> None:
         if self._read_only:
-            raise ReadOnlySessionError(self._session_file)
+            raise ReadOnlySessionError(self.get_session_file())
 
     def _append(self, entry: SessionEntry) -> str:
         self._index_entry(entry)
-        self._persist_entry(entry)
+        if self._persist and self._file is not None:
+            self._file.persist(_line(entry), self._render_all, self._has_assistant)
+        assert entry.id is not None
         return entry.id
 
     def append_message(self, message: AgentMessage) -> str:
@@ -785,7 +521,7 @@ class SessionManager:
     def append_label_change(self, target_id: str, label: str | None = None) -> str:
         """Label an entry (``None`` or ``""`` clears its label)."""
         self._check_writable()
-        if self._entries.position(target_id) is None:
+        if self._store.position(target_id) is None:
             raise EntryNotFoundError(target_id)
         entry = LabelEntry(**self._base(), target_id=target_id, label=UNSET if label is None else label)
         return self._append(entry)
@@ -801,14 +537,16 @@ class SessionManager:
     ) -> str:
         """Move the leaf to ``branch_from_id`` and record a summary of the branch left behind."""
         self._check_writable()
-        if branch_from_id is not None and self._entries.position(branch_from_id) is None:
+        if branch_from_id is not None and self._store.position(branch_from_id) is None:
             raise EntryNotFoundError(branch_from_id)
-        from_id = self._leaf_id if self._leaf_id is not None else "root"
-        self._leaf_id = branch_from_id
-        base = self._base()
+        from_id = self._tree.leaf_id if self._tree.leaf_id is not None else "root"
+        if branch_from_id is None:
+            self._tree.reset_leaf()
+        else:
+            self._tree.branch(branch_from_id)
         return self._append(
             BranchSummaryEntry(
-                **base,
+                **self._base(),
                 from_id=from_id,
                 summary=summary,
                 details=details,
@@ -817,64 +555,17 @@ class SessionManager:
             )
         )
 
-    # ------------------------------------------------------------------ persistence
-
-    def _persist_entry(self, entry: SessionEntry) -> None:
-        if not self._persist or not self._session_file:
-            return
-        if not self._has_assistant:
-            if self._flushed:
-                self._append_bytes(_line(entry))
-            return
-        if not self._flushed:
-            self._write_all(exclusive=True)
-            self._flushed = True
-        else:
-            self._append_bytes(_line(entry))
-
-    def _append_bytes(self, data: bytes) -> None:
-        handles = self._handles
-        if handles.appender is None:
-            assert self._session_file is not None
-            self._take_lock()
-            handles.appender = Appender(self._session_file)
-        handles.appender.append(data)
+    # ------------------------------------------------------------------ files
 
     def _render_all(self) -> bytes:
-        entries = self._entries
-        lines = [encode(self._header) + b"\n"]
-        lines += [_line(entries.data_of(index)) for index in range(entries.count())]
+        store = self._store
+        lines = [encode_line(self._header) + b"\n"]
+        lines += [_line(store.data_of(index)) for index in range(store.count())]
         return b"".join(lines)
 
-    def _write_all(self, exclusive: bool) -> None:
-        assert self._session_file is not None
-        self._take_lock()
-        data = self._render_all()
-        if exclusive:
-            write_new(self._session_file, data)
-        else:
-            replace(self._session_file, data)
-        handles = self._handles
-        if handles.appender is not None:
-            handles.appender.close()
-        handles.appender = Appender(self._session_file)
-
-    def _rewrite_all(self) -> None:
-        if self._persist and self._session_file:
-            self._write_all(exclusive=False)
-
-    def _take_lock(self) -> None:
-        assert self._session_file is not None
-        handles = self._handles
-        if handles.lock is not None and handles.lock.session_path != self._session_file:
-            handles.close()
-        if handles.lock is None:
-            lock = WriterLock(self._session_file)
-            lock.acquire()
-            handles.lock = lock
-
     def _close_files(self) -> None:
-        self._handles.close()
+        if self._file is not None:
+            self._file.close()
 
     def close(self) -> None:
         """Release the file and its writer lock. The manager must not be used afterwards."""
@@ -894,31 +585,8 @@ class SessionManager:
         Persisted sessions switch to the new file, which is written now if the branch holds an
         assistant message; returns its path. In memory: switches, returns ``None``.
         """
-        previous_file = self._session_file
-        start = self._entries.position(leaf_id)
-        if start is None:
-            raise EntryNotFoundError(leaf_id)
-        path = _context.walk_up(self._entries, start)
-        raw = self._entries.raw(path)
-        kept: list[dict[str, Any]] = []
-        replacement: dict[str, str] = {}
-        pending: list[str] = []
-        parent: str | None = None
-        for data in raw:
-            if data.get("type") == "label":
-                pending.append(data["id"])
-                continue
-            for label_id in pending:
-                replacement[label_id] = data["id"]
-            pending.clear()
-            copy = {**data, "parentId": parent}
-            if data.get("type") == "compaction":
-                first = data.get("firstKeptEntryId")
-                copy["firstKeptEntryId"] = replacement.get(first, first) if isinstance(first, str) else first
-                if "firstKeptEntryId" not in data and first is None:
-                    del copy["firstKeptEntryId"]
-            kept.append(copy)
-            parent = data["id"]
+        previous_file = self.get_session_file()
+        kept, labels = self._tree.branch_copy(leaf_id)
         new_id = new_session_id()
         timestamp = now_iso()
         header: dict[str, Any] = {
@@ -930,38 +598,19 @@ class SessionManager:
         }
         if self._persist and previous_file is not None:
             header["parentSession"] = previous_file
-        taken = {data["id"] for data in kept}
-        labels: list[dict[str, Any]] = []
-        label_parent = kept[-1]["id"] if kept else None
-        for target, label in self._labels.items():
-            if target in taken:
-                label_entry = {
-                    "type": "label",
-                    "id": generate_entry_id(taken),
-                    "parentId": label_parent,
-                    "timestamp": self._label_time(target),
-                    "targetId": target,
-                    "label": label,
-                }
-                taken.add(label_entry["id"])
-                labels.append(label_entry)
-                label_parent = label_entry["id"]
         self._close_files()
         self._header = header
         self._session_id = new_id
         if self._persist:
-            self._session_file = os.path.join(self._session_dir, session_file_name(timestamp, new_id))
+            self._switch_file(os.path.join(self._session_dir, session_file_name(timestamp, new_id)))
         self._reset_entries()
         for data in kept + labels:
             self._index_entry(entry_from_dict(data), data)
-        if not self._persist:
+        if self._file is None:
             return None
         if self._has_assistant:
-            self._write_all(exclusive=True)
-            self._flushed = True
-        else:
-            self._flushed = False
-        return self._session_file
+            self._file.write_all(self._render_all(), exclusive=True)
+        return self._file.path
 
     # ------------------------------------------------------------------ listing
 
@@ -990,27 +639,6 @@ class SessionManager:
 _LINE_BREAKS = re.compile(r"[\r\n]+")
 
 
-def _sort_children(roots: list[SessionTreeNode]) -> None:
-    """Children oldest first by entry time (stable; unparsable times compare equal, as in JS)."""
-
-    def compare(a: SessionTreeNode, b: SessionTreeNode) -> int:
-        first, second = iso_to_ms(a.entry.timestamp), iso_to_ms(b.entry.timestamp)
-        if first is None or second is None:
-            return 0
-        return (first > second) - (first < second)
-
-    key = cmp_to_key(compare)
-    stack = list(roots)
-    seen: set[int] = set()
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        node.children.sort(key=key)
-        stack.extend(node.children)
-
-
 def _load_source(path: str) -> list[bytes]:
     """Entry lines of a session to fork (migrated to v3 in memory if it is older)."""
     try:
@@ -1027,5 +655,5 @@ def _load_source(path: str) -> list[bytes]:
             legacy = load_legacy(file.read())
         entries = legacy.entries()
         migrate_entries(entries)
-        return [msgspec.json.encode(entry) for entry in entries if entry.get("type") != "session"]
+        return [encode_line(entry) for entry in entries if entry.get("type") != "session"]
     return [bytes(line) for _, line in index.lines(range(len(index.ids)))]

@@ -15,10 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-import msgspec
-
 from pi_coding_agent.session._entries import CURRENT_SESSION_VERSION
 from pi_coding_agent.session._ids import generate_entry_id
+from pi_coding_agent.session._lines import LineError, encode_line, parse_line
 
 
 @dataclass(slots=True)
@@ -34,7 +33,7 @@ class LegacyFile:
     def render(self) -> bytes:
         out = bytearray()
         for line in self.lines:
-            out += msgspec.json.encode(line) if isinstance(line, dict) else line
+            out += encode_line(line) if isinstance(line, dict) else line
             out += b"\n"
         return bytes(out)
 
@@ -45,8 +44,8 @@ def load_legacy(data: bytes) -> LegacyFile:
         if not raw.strip():
             continue
         try:
-            value = msgspec.json.decode(raw)
-        except msgspec.DecodeError:
+            value = parse_line(raw)
+        except LineError:
             result.lines.append(raw)
             continue
         result.lines.append(value if isinstance(value, dict) else raw)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Regenerate our own session-context / session-migrate / convert-to-llm oracle cases.
 
-    .venv/bin/python -m tests.pi_coding_agent.session.gen_cases
+    .venv/bin/python -m tests.pi_coding_agent.session.gen_cases [NAME-PART ...]
 
 Each input below is written to ``tests/conformance/cases/<sub>/NAME.json`` and the live
 oracle's answer (the real Pi 0.85) to ``NAME.out.json``. Never edit an answer by hand.
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from typing import Any
 
 from tests.support.oracle import REPO, oracle_dir
@@ -398,6 +399,36 @@ def session_context_cases() -> dict[str, dict[str, Any]]:
         )
     }
     cases["falsy_first_line_then_header"] = {"jsonl": jsonl(["0", H3, msg("m1", None, 1, u("one", 1))])}
+    cases["lenient_messages_last_writers_without_fields"] = {
+        "jsonl": jsonl(
+            [
+                H3,
+                msg("m1", None, 1, u("hi", 1)),
+                msg("m2", "m1", 2, {**a("old usage", 2), "usage": {"input": 3, "output": 4}}),
+                entry("thinking_level_change", "t1", "m2", 3, thinkingLevel="high"),
+                msg("m3", "t1", 4, {"role": "bashExecution", "command": "ls", "output": "", "timestamp": 4}),
+                msg("m4", "m3", 5, {"role": "custom", "customType": "x", "content": "c", "timestamp": 5}),
+                msg(
+                    "m5",
+                    "m4",
+                    6,
+                    {k: v for k, v in a("no api", 6).items() if k != "api"} | {"stopReason": "injected"},
+                ),
+                entry("model_change", "c1", "m5", 7, provider="openai"),
+                entry("thinking_level_change", "t2", "c1", 8),
+            ]
+        )
+    }
+    cases["entry_without_id_is_the_leaf"] = {
+        "jsonl": jsonl(
+            [
+                H3,
+                msg("m1", None, 1, u("hi", 1)),
+                msg("m2", "m1", 2, a("there", 2)),
+                {"type": "message", "message": u("no id, no parent", 3)},
+            ]
+        )
+    }
     cases["header_missing_cwd"] = {
         "jsonl": jsonl([{k: v for k, v in H3.items() if k != "cwd"}, msg("m1", None, 1, u("one", 1))])
     }
@@ -550,6 +581,32 @@ def convert_cases() -> dict[str, Any]:
                 "timestamp": 3,
             },
         ],
+        "lenient_messages_and_roleless_items": [
+            {"role": "bashExecution", "command": "ls", "output": "a", "exitCode": 2, "timestamp": 1},
+            {"role": "custom", "customType": "n", "content": "hidden?", "timestamp": 2},
+            {
+                "role": "assistant",
+                "content": [{"type": "text", "text": "injected"}],
+                "provider": "p",
+                "model": "m",
+                "stopReason": "injected",
+                "timestamp": 3,
+            },
+            {"role": "user", "content": "no timestamp"},
+            {
+                "role": "toolResult",
+                "toolCallId": "c",
+                "toolName": "t",
+                "content": [],
+                "isError": None,
+                "timestamp": 5,
+            },
+            {"role": {}, "content": "object role", "timestamp": 6},
+            {"role": [], "content": "array role", "timestamp": 7},
+            {"content": "no role", "timestamp": 8},
+            {"role": "robot", "content": "unknown role", "timestamp": 9},
+            {"role": "bashExecution", "command": "x", "output": "", "cancelled": None, "timestamp": 10},
+        ],
         "summaries_with_empty_text": [
             {"role": "branchSummary", "summary": "", "fromId": "root", "timestamp": 1},
             {"role": "compactionSummary", "summary": "", "tokensBefore": 0, "timestamp": 2},
@@ -562,7 +619,8 @@ def convert_cases() -> dict[str, Any]:
     }
 
 
-def main() -> None:
+def main(argv: list[str]) -> None:
+    """Record every case, or (with arguments) those whose names contain one of them."""
     folder = oracle_dir()
     assert folder is not None, "the oracle is needed to answer the cases"
     groups = {
@@ -573,6 +631,8 @@ def main() -> None:
     for sub, cases in groups.items():
         (CASES / sub).mkdir(parents=True, exist_ok=True)
         for name, request in cases.items():
+            if argv and not any(word in name for word in argv):
+                continue
             done = subprocess.run(
                 [str(folder / "oracle"), sub],
                 input=json.dumps(request).encode(),
@@ -589,4 +649,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

@@ -1,4 +1,4 @@
-"""bench/session_resume.py runs end to end on a tiny session (the real benchmark is not a test)."""
+"""The session benchmarks run end to end on tiny inputs (the real measurements are not tests)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,15 @@ from tests.support.oracle import REPO, runtime_installed
 
 
 def test_bench_runs_on_a_small_session() -> None:
-    command = [sys.executable, str(REPO / "bench" / "session_resume.py"), "--entries", "400", "--runs", "1", "--json"]
+    command = [
+        sys.executable,
+        str(REPO / "bench" / "session_resume.py"),
+        "--entries",
+        "400",
+        "--runs",
+        "1",
+        "--json",
+    ]
     if not runtime_installed():
         command.append("--skip-pi")
     completed = subprocess.run(command, capture_output=True, text=True, check=False, timeout=120, cwd=REPO)
@@ -21,3 +29,12 @@ def test_bench_runs_on_a_small_session() -> None:
     if "pi" in result:
         assert result["same_context"] is True
         assert result["wall_ratio"] > 0 and result["rss_ratio"] > 0
+
+
+def test_append_bench_runs() -> None:
+    command = [sys.executable, str(REPO / "bench" / "session_append.py"), "--appends", "5", "--runs", "1"]
+    if not runtime_installed():
+        command.append("--skip-pi")
+    completed = subprocess.run(command, capture_output=True, text=True, check=False, timeout=120, cwd=REPO)
+    assert completed.returncode == 0, completed.stderr[-2000:]
+    assert "us per append" in completed.stdout

