@@ -73,6 +73,8 @@ class Editor:
         self.max_height = 12
         self.on_submit: Callable[[str], None] | None = None
         self.on_change: Callable[[str], None] | None = None
+        self.border_status: Callable[[int], str] | None = None
+        """Text shown in the top border (Pi puts the working indicator there), given the room."""
 
     # ------------------------------------------------------------------ text
 
@@ -90,6 +92,10 @@ class Editor:
 
     def get_raw_text(self) -> str:
         return self.buffer.text
+
+    def get_text(self) -> str:
+        """What a submission would send: the text with pastes expanded."""
+        return self.text
 
     def set_text(self, text: str) -> None:
         self.buffer.set_text(text)
@@ -320,9 +326,16 @@ class Editor:
             start = min(max(0, cursor_row - self.max_height + 1), len(rows) - self.max_height)
             rows = rows[start : start + self.max_height]
         rule = self.border("─" * width)
-        lines = [rule, *(margin + row for row in rows), rule]
+        lines = [self._top_border(width) or rule, *(margin + row for row in rows), rule]
         lines.extend(self._render_completion(width))
         return lines
+
+    def _top_border(self, width: int) -> str | None:
+        status = self.border_status(max(1, width - 5)) if self.border_status is not None else ""
+        status_width = visible_width(status)
+        if not status or width < status_width + 5:
+            return None
+        return self.border("── ") + status + self.border(" " + "─" * (width - status_width - 4))
 
     def _with_cursor(self, row: str, column: int) -> str:
         if not self.focused:
