@@ -102,6 +102,7 @@ class InteractiveMode:
         )
         self.transcript = Transcript(self.layout.chat, style, runtime.session.cwd, self.tui.request_render)
         self.transcript.retry_attempt = lambda: self.session.retry_attempt
+        self.transcript.expand_key = self.keys.text("app.tools.expand")
         self.ui = InteractiveUI(self)
         self.queue = MessageQueue(self)
         self.indicators = StatusIndicators(self)

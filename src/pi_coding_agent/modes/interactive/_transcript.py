@@ -54,6 +54,7 @@ class Transcript:
         self.tools: dict[str, ToolExecutionView] = {}
         self._last_status: tuple[Spacer, Text] | None = None
         self.retry_attempt: Callable[[], int] = lambda: 0
+        self.expand_key = "ctrl+o"
 
     # ------------------------------------------------------------------ adding
 
@@ -133,10 +134,10 @@ class Transcript:
             view.finish(message)
             self.add(view)
         elif isinstance(message, CompactionSummaryMessage):
-            label = f"[compaction] Compacted from {message.tokens_before:,} tokens"
-            self.add(SummaryCard(label, message.summary, style.theme, style.markdown))
+            title = f"Compacted from {message.tokens_before:,} tokens"
+            self.add(SummaryCard("compaction", title, message.summary, style.theme, style.markdown, expand_key=self.expand_key))
         elif isinstance(message, BranchSummaryMessage):
-            self.add(SummaryCard("[branch summary]", message.summary, style.theme, style.markdown))
+            self.add(SummaryCard("branch", "Branch Summary", message.summary, style.theme, style.markdown, expand_key=self.expand_key))
 
     # ------------------------------------------------------------------ live events
 

@@ -137,14 +137,17 @@ class BashExecutionView(Container):
 
 
 class SummaryCard(Container):
-    """A compaction or branch summary: a label line, the summary when expanded."""
+    """A compaction or branch summary (Pi's cards): ``[compaction]``/``[branch]``, then one line
+    naming it, or the whole summary once Ctrl+O expanded the tool output."""
 
-    def __init__(self, label: str, summary: str, theme: Theme, markdown_theme: MarkdownTheme) -> None:
+    def __init__(
+        self, kind: str, title: str, summary: str, theme: Theme, markdown_theme: MarkdownTheme, *, expand_key: str = "ctrl+o"
+    ) -> None:
         super().__init__()
-        self.label = label
-        self.summary = summary
+        self.kind, self.title, self.summary = kind, title, summary
         self.theme = theme
         self.markdown_theme = markdown_theme
+        self.expand_key = expand_key
         self.expanded = False
         self._rebuild()
 
@@ -155,15 +158,15 @@ class SummaryCard(Container):
     def _rebuild(self) -> None:
         theme = self.theme
         box = Box(1, 1, lambda s: theme.bg("customMessageBg", s))
-        header = theme.fg("customMessageLabel", theme.bold(self.label))
+        box.add_child(Text(theme.fg("customMessageLabel", theme.bold(f"[{self.kind}]")), 0, 0))
+        box.add_child(Spacer(1))
         if self.expanded:
-            box.add_child(Text(header, 0, 0))
-            box.add_child(Spacer(1))
-            box.add_child(
-                Markdown(self.summary, 0, 0, self.markdown_theme, lambda s: theme.fg("customMessageText", s))
-            )
+            text = f"**{self.title}**\n\n{self.summary}"
+            box.add_child(Markdown(text, 0, 0, self.markdown_theme, lambda s: theme.fg("customMessageText", s)))
         else:
-            box.add_child(Text(header + theme.fg("dim", " (ctrl+o to expand)"), 0, 0))
+            collapsed = self.title[:1] + self.title[1:].lower() if self.kind == "branch" else self.title
+            line = theme.fg("customMessageText", f"{collapsed} (") + theme.fg("dim", self.expand_key)
+            box.add_child(Text(line + theme.fg("customMessageText", " to expand)"), 0, 0))
         self.children = [Spacer(1), box]
 
 
