@@ -61,6 +61,10 @@ class Run:
                 pressed = time.monotonic()
             time.sleep(0.03)
 
+    @staticmethod
+    def editor_text(screen: str) -> str:
+        return "\n".join(editor_lines(screen))
+
     def command(self, text: str) -> None:
         """A slash command: typed, then Enter (completion is closed with a space first)."""
         self.submit(text)

@@ -453,8 +453,9 @@ class InteractiveMode:
             return
         self.editor_history(text)
         self.editor.set_text("")
-        view = BashExecutionView(command, self.theme, exclude)
+        view = BashExecutionView(command, self.theme, exclude, self.tui.request_render)
         view.set_expanded(self.transcript.style.tools_expanded)
+        view.start()
         held = session.is_streaming
         if held:
             self.pending_bash.append(view)  # shown below the answer, stored once the run settles

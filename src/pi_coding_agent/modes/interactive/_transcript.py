@@ -130,7 +130,9 @@ class Transcript:
             if text:
                 self.add(UserMessageView(text, style.theme, style.markdown))
         elif isinstance(message, BashExecutionMessage):
-            view = BashExecutionView(message.command, style.theme, bool(message.exclude_from_context))
+            view = BashExecutionView(
+                message.command, style.theme, bool(message.exclude_from_context), self.request_render
+            )
             view.finish(message)
             self.add(view)
         elif isinstance(message, CompactionSummaryMessage):
