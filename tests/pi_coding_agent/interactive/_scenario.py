@@ -1,8 +1,9 @@
 """One interactive ``pi`` (ours, or Pi 0.85's own through ``pi-cli``) in tmux, against a
 scripted provider on 127.0.0.1, in a throwaway home; and what its session files say.
 
-``Run.submit`` types a prompt and presses Enter until the editor lets go of it (Pi refuses
-submissions until its startup work is done, which doubles as "ready" for its keys).
+A run starts once its keys work (``Run.wait_ready``: Pi draws its editor before its
+startup is done); ``Run.submit`` types a prompt, presses Enter and waits until the editor
+lets go of it.
 ``pi_reads_the_same`` hands session files to the live oracle and to our reader and checks
 both build the same context.
 """
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -42,24 +43,30 @@ class Run:
     def ours(self) -> bool:
         return self.which == "ours"
 
+    def wait_ready(self) -> None:
+        """Until the application's keys work: Pi draws its editor before it installs them
+        (its startup goes on in the background), so a typed probe is cleared with Ctrl+C
+        until it goes. Presses are more than Pi's 0.5 s double-press (quit) window apart."""
+        pane = self.pane
+        pane.type("probe-ready")
+        pane.wait_for("probe-ready", region="editor")
+        deadline = time.monotonic() + SUBMIT_LIMIT
+        while "probe-ready" in self.editor_text(pane.screen()):
+            if time.monotonic() > deadline:
+                raise AssertionError(f"the keys never started working:\n{pane.screen()}")
+            pane.send("C-c")
+            end = time.monotonic() + 1.0
+            while time.monotonic() < end and "probe-ready" in self.editor_text(pane.screen()):
+                time.sleep(0.03)
+        time.sleep(0.6)  # out of the double-press window before anything else presses Ctrl+C
+
     def submit(self, text: str, key: str = "Enter") -> None:
-        """Type ``text`` and press ``key``; again while the editor still holds it."""
+        """Type ``text`` and press ``key``; wait until the editor let go of it."""
         pane = self.pane
         pane.type(text)
         pane.wait_for(text[:40], region="editor")
-        deadline = time.monotonic() + SUBMIT_LIMIT
         pane.send(key)
-        pressed = time.monotonic()
-        while True:
-            shown = "\n".join(editor_lines(pane.screen()))
-            if text[:40] not in shown:
-                return
-            if time.monotonic() > deadline:
-                raise AssertionError(f"{text!r} was never accepted:\n{pane.screen()}")
-            if time.monotonic() - pressed > 1.0:
-                pane.send(key)
-                pressed = time.monotonic()
-            time.sleep(0.03)
+        pane.wait_until(lambda s: text[:40] not in self.editor_text(s), f"{text!r} was never accepted", SUBMIT_LIMIT)
 
     @staticmethod
     def editor_text(screen: str) -> str:
@@ -106,20 +113,23 @@ def launch(
     files: dict[str, str] | None = None,
     summary: str | None = None,
     height: int = 30,
-    models: dict[str, Any] | None = None,
+    models: Callable[[str], dict[str, Any]] | None = None,
 ) -> Iterator[Run]:
-    """A running ``pi`` (``which``: ``ours`` or ``pi``) whose provider serves ``turns``."""
+    """A running ``pi`` (``which``: ``ours`` or ``pi``) whose provider serves ``turns``;
+    ``models`` builds ``models.json`` from the provider's base URL."""
     with ScriptedProvider(turns, summary=summary) as provider:
         sandbox = Sandbox.create(tmp_path, provider.base_url, {**SETTINGS, **(settings or {})})
         if models is not None:
-            (sandbox.agent_dir / "models.json").write_text(json.dumps(models), encoding="utf-8")
+            (sandbox.agent_dir / "models.json").write_text(json.dumps(models(provider.base_url)), encoding="utf-8")
         for name, text in (files or {}).items():
             (sandbox.work / name).write_text(text, encoding="utf-8")
         pane = TmuxPane(pi_command(which, *args), sandbox.work, sandbox.env(TERM="xterm-256color", **(env or {})),
                         height=height)  # fmt: skip
         try:
             pane.wait_for("scripted-model", limit=90)
-            yield Run(which, sandbox, pane, provider)
+            run = Run(which, sandbox, pane, provider)
+            run.wait_ready()
+            yield run
         finally:
             pane.close()
 

@@ -95,7 +95,7 @@ class InteractiveMode:
         self.default_editor = self._new_editor()
         self.editor: EditorComponent = self.default_editor
         self.footer = Footer(runtime.session, self.theme)
-        self.footer.provider_count = len({m.provider for m in runtime.session.available_models()})
+        self.update_provider_count()
         self.layout = Layout(self.tui, self.default_editor, self.footer)
         style = TranscriptStyle(
             self.theme, self.md_theme, self._flag("hideThinkingBlock"), False, self._output_pad()
@@ -269,6 +269,14 @@ class InteractiveMode:
             if isinstance(message, UserMessage):
                 self.editor_history(user_text(message))
 
+    def update_provider_count(self) -> None:
+        """The footer names the provider when the models to choose from (the scope, else all
+        available) come from more than one (Pi's rule)."""
+        session = self.session
+        models = [scoped.model for scoped in session.scoped_models] or session.available_models()
+        self.footer.provider_count = len({model.provider for model in models})
+        self.footer.invalidate()
+
     def rebind(self) -> None:
         """The runtime replaced the session: show the new one, reset what belonged to the old."""
         self.ui.reset()
@@ -276,6 +284,7 @@ class InteractiveMode:
         self.queue.held.clear()
         self.pending_bash.clear()
         self.footer.session = self.session
+        self.update_provider_count()
         self.footer.refresh()
         self.render_session()
         self.queue.refresh()

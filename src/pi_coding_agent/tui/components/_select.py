@@ -17,6 +17,9 @@ class SelectItem:
     description: str = ""
 
 
+COLUMN_GAP = 2
+
+
 def _plain(text: str) -> str:
     return text
 
@@ -31,13 +34,17 @@ class SelectList:
         selected_style: Callable[[str], str] = _plain,
         description_style: Callable[[str], str] = _plain,
         filterable: bool = False,
+        min_column: int = 12,
+        max_column: int = 32,
     ) -> None:
+        """``min_column``/``max_column`` bound the label column (Pi's selectors all use 12 and 32)."""
         self.items = items
         self.max_visible = max_visible
         self.keybindings = keybindings or Keybindings(TUI_DEFAULTS)
         self.selected_style = selected_style
         self.description_style = description_style
         self.filterable = filterable
+        self.min_column, self.max_column = min_column, max_column
         self.query = ""
         self.selected = 0
         self.on_select: Callable[[SelectItem], None] | None = None
@@ -80,20 +87,30 @@ class SelectList:
             return [self.description_style("  No matching items")]
         count = min(self.max_visible, len(items))
         start = min(max(0, self.selected - count // 2), len(items) - count)
-        label_width = min(max(visible_width(item.label) for item in items), max(10, width // 2))
-        lines = []
-        for index in range(start, start + count):
-            item = items[index]
-            chosen = index == self.selected
-            label = truncate_to_width(item.label, label_width, "…", pad=bool(item.description))
-            text = ("→ " if chosen else "  ") + label
-            if item.description:
-                text += "  " + (item.description if chosen else self.description_style(item.description))
-            text = truncate_to_width(text, width, "…")
-            lines.append(self.selected_style(text) if chosen else text)
+        widest = max(visible_width(item.label or item.value) for item in items) + COLUMN_GAP
+        column = max(self.min_column, min(widest, self.max_column))
+        lines = [self._line(items[index], index == self.selected, width, column) for index in range(start, start + count)]
         if len(items) > count:
-            lines.append(self.description_style(f"  ({self.selected + 1}/{len(items)})"))
+            lines.append(self.description_style(truncate_to_width(f"  ({self.selected + 1}/{len(items)})", width - 2, "")))
         return lines
+
+    def _line(self, item: SelectItem, chosen: bool, width: int, column: int) -> str:
+        """Pi's row: the label in a column (``column`` wide, gap included), then the
+        description on the same line when at least a few cells are left for it."""
+        prefix = "→ " if chosen else "  "
+        description = " ".join(item.description.split())
+        if description and width > 40:
+            column = max(1, min(column, width - 2 - 4))
+            label = truncate_to_width(item.label or item.value, max(1, column - COLUMN_GAP), "")
+            spacing = " " * max(1, column - visible_width(label))
+            room = width - (2 + visible_width(label) + len(spacing)) - 2
+            if room > 10:
+                description = truncate_to_width(description, room, "")
+                if chosen:
+                    return self.selected_style(prefix + label + spacing + description)
+                return prefix + label + self.description_style(spacing + description)
+        label = truncate_to_width(item.label or item.value, width - 2 - 2, "")
+        return self.selected_style(prefix + label) if chosen else prefix + label
 
     def invalidate(self) -> None:
         return

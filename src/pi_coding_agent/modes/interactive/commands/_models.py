@@ -52,8 +52,7 @@ async def _select_model(mode: InteractiveMode, chosen: Model, persist: bool) -> 
     except (ModelChangeError, SessionError) as error:
         mode.transcript.error(str(error))
         return
-    mode.footer.provider_count = len({m.provider for m in mode.session.available_models()})
-    mode.footer.invalidate()
+    mode.update_provider_count()
     mode.transcript.status(
         f"Default model: {chosen.provider}/{chosen.id}" if persist else f"Model: {chosen.id}"
     )
@@ -113,8 +112,8 @@ async def scoped_models(mode: InteractiveMode, _: str) -> None:
         session.scoped_models[:] = (
             resolve_model_scope(ids, available)[0] if usable and ids is not None else []
         )
-        models = [s.model for s in session.scoped_models] or available
-        mode.footer.provider_count = len({m.provider for m in models})
+        mode.update_provider_count()
+        mode.tui.request_render()
 
     def saved(ids: list[str] | None) -> None:
         if ids is None or (len(ids) == len(keys) and set(ids) == set(keys)):
