@@ -63,6 +63,17 @@ SPECS = (
                 ("3", "5", "7", "10", "15", "20")),
 )  # fmt: skip
 
+# The order Pi 0.85's /settings shows its items in (ids of settings this implementation lacks
+# included, so the list reads as Pi's with those rows left out).
+PI_ORDER = (
+    "autocompact", "show-images", "image-width-cells", "auto-resize-images", "block-images", "skill-commands",
+    "show-hardware-cursor", "editor-padding", "output-padding", "autocomplete-max-visible", "clear-on-shrink",
+    "terminal-progress", "steering-mode", "follow-up-mode", "transport", "http-idle-timeout", "hide-thinking",
+    "mermaid-rendering", "cache-miss-notices", "collapse-changelog", "quiet-startup", "install-telemetry",
+    "default-project-trust", "double-escape-action", "tree-filter-mode", "warnings", "model-thinking", "tui-mode",
+    "fullscreen-exit-output", "fullscreen-scrollbar", "fullscreen-copy-on-select", "theme",
+)  # fmt: skip
+
 
 class ThemeMenu(Container):
     """The theme list (``✓`` the current one), with Pi's automatic light/dark choice first."""
@@ -102,7 +113,7 @@ class SettingsSelector(Container):
         super().__init__()
         theme = ctx.theme
         items = []
-        for spec in SPECS:
+        for spec in sorted(SPECS, key=lambda spec: PI_ORDER.index(spec.id)):
             description = spec.description.replace("{follow_up}", ctx.display("app.message.followUp"))
             submenu = (
                 (lambda current, done: ThemeMenu(ctx, current, themes, done)) if spec.id == "theme" else None
