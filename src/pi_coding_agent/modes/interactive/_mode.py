@@ -395,14 +395,23 @@ class InteractiveMode:
                 "Compaction cancelled" if manual else "Auto-compaction cancelled"
             )
         elif event.result is not None:
-            self.render_session()
-            self.footer.refresh()
+            self._show_compacted()
         elif event.error_message:
             if manual:
                 self.transcript.error(event.error_message)
             else:
                 self.transcript.add(Text(self.theme.fg("error", event.error_message), 1, 0))
         self.spawn(self.queue.flush_held(event.will_retry))
+
+    def _show_compacted(self) -> None:
+        """The transcript after a compaction, as Pi redraws it: the kept messages, then the
+        new summary card below them (where it happened in time)."""
+        messages = list(self.session.messages)
+        self.transcript.clear()
+        self.transcript.render_messages(messages[1:])
+        if messages:
+            self.transcript.add_message(messages[0])
+        self.footer.refresh()
 
     def _summary_retry(self, event: SummarizationRetryEvent) -> None:
         fields = event.fields
