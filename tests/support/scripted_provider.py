@@ -10,6 +10,8 @@ A turn is a dict:
 * ``{"text": "..."}`` - a text answer;
 * ``{"tool_calls": [{"id": "call_1", "name": "read", "arguments": {...}}, ...]}`` - tool calls
   (``text`` may be given too and comes first);
+* optional ``"thinking": "..."`` - reasoning streamed before the text (OpenAI: the
+  ``reasoning_content`` delta field; Anthropic: a signed ``thinking`` block);
 * optional ``"fail": [{"status": 503, "body": {...}}, ...]`` - the first requests for this turn
   get these HTTP errors, one per request, before the turn is served normally; a failure
   ``{"cut_after": n}`` instead starts the normal stream and drops the connection after
@@ -23,7 +25,8 @@ with a scripted failure does not advance.
 
 A request whose first user message starts with ``<conversation>`` is a compaction summary
 request (Pi's and ours both start so); it is answered with the ``summary`` text given to
-the provider instead of a turn of the script.
+the provider instead of a turn of the script (after the HTTP errors in ``summary_failures``,
+one per summary request, if any).
 
 Every request is recorded (``requests``: method, path, headers, parsed JSON body) and
 ``first_request_at`` holds the monotonic time the first one arrived.
@@ -55,6 +58,8 @@ def _openai_events(turn: Turn, model: str) -> Iterator[dict[str, Any] | str]:
         return data
 
     yield chunk({"role": "assistant", "content": ""})
+    for piece in _chunks(turn["thinking"]) if turn.get("thinking") else []:
+        yield chunk({"reasoning_content": piece})
     if turn.get("text"):
         for piece in _chunks(turn["text"]):
             yield chunk({"content": piece})
@@ -90,6 +95,17 @@ def _openai_events(turn: Turn, model: str) -> Iterator[dict[str, Any] | str]:
     yield "[DONE]"
 
 
+def _anthropic_thinking(thinking: str, index: int) -> Iterator[tuple[str, dict[str, Any]]]:
+    start = {"type": "content_block_start", "index": index, "content_block": {"type": "thinking", "thinking": ""}}
+    yield "content_block_start", start
+    for piece in _chunks(thinking):
+        delta = {"type": "thinking_delta", "thinking": piece}
+        yield "content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}
+    signature = {"type": "signature_delta", "signature": "c2lnbmVk"}
+    yield "content_block_delta", {"type": "content_block_delta", "index": index, "delta": signature}
+    yield "content_block_stop", {"type": "content_block_stop", "index": index}
+
+
 def _anthropic_events(turn: Turn, model: str) -> Iterator[tuple[str, dict[str, Any]]]:
     usage = turn.get("usage") or {}
     yield (
@@ -109,6 +125,9 @@ def _anthropic_events(turn: Turn, model: str) -> Iterator[tuple[str, dict[str, A
         },
     )
     index = 0
+    if turn.get("thinking"):
+        yield from _anthropic_thinking(turn["thinking"], index)
+        index += 1
     if turn.get("text"):
         yield (
             "content_block_start",
@@ -156,9 +175,17 @@ def _anthropic_events(turn: Turn, model: str) -> Iterator[tuple[str, dict[str, A
 class ScriptedProvider:
     """Serve ``turns`` on ``http://127.0.0.1:<port>`` (``/v1/chat/completions``, ``/v1/messages``)."""
 
-    def __init__(self, turns: list[Turn], summary: str | None = None, *, sequential: bool = False) -> None:
+    def __init__(
+        self,
+        turns: list[Turn],
+        summary: str | None = None,
+        *,
+        sequential: bool = False,
+        summary_failures: list[dict[str, Any]] | None = None,
+    ) -> None:
         self.turns = turns
         self.summary = summary
+        self.summary_failures = summary_failures or []
         self.sequential = sequential
         self._served = 0
         self.requests: list[dict[str, Any]] = []
@@ -225,7 +252,7 @@ class ScriptedProvider:
             index = self._served if self.sequential else self._turn_for(body)
             turn = self.turns[index] if index < len(self.turns) else {"text": "(script exhausted)"}
             if self.summary is not None and self._is_summary_request(body):
-                index, turn = -1, {"text": self.summary}
+                index, turn = -1, {"text": self.summary, "fail": self.summary_failures}
             failures = turn.get("fail") or []
             served = self._failures_served.get(index, 0)
             failure = failures[served] if served < len(failures) else None

@@ -252,6 +252,7 @@ def _run(parsed: ParsedArgs) -> int:
         diagnostics.flush()
         if session.model is None:
             raise CliError(NO_MODELS_MESSAGE)
+        _prepare_local(session.model, announce=created.local_fallback)  # progress on stderr only
         from pi_coding_agent.agent_session import AgentSessionRuntime
 
         return _run_rpc(AgentSessionRuntime(session, lambda next_manager: build(next_manager).session))

@@ -47,7 +47,7 @@ class SessionPage:
             header=manager.get_header_data(),
             entries=entries,
             leaf_id=manager.get_leaf_id(),
-            active_path=[entry.id for entry in manager.get_branch()],
+            active_path=[entry.id for entry in manager.get_branch() if entry.id is not None],
             tree=rows,
             name=manager.get_session_name(),
             system_prompt=system_prompt,
@@ -62,10 +62,9 @@ def _tree_rows(
     pending = [(root, 0) for root in reversed(roots)]
     while pending:
         node, depth = pending.pop()
-        entry_id = node.entry.id
-        rows.append(
-            TreeRow(entry_id, depth, entry_title(by_id.get(entry_id, {})), manager.get_label(entry_id))
-        )
+        entry_id = node.entry.id or ""  # an unreadable line may have no id; it still has a place
+        label = manager.get_label(entry_id) if entry_id else None
+        rows.append(TreeRow(entry_id, depth, entry_title(by_id.get(entry_id, {})), label))
         child_depth = depth + 1 if len(node.children) > 1 else depth
         pending.extend((child, child_depth) for child in reversed(node.children))
     return rows

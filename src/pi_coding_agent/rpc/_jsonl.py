@@ -13,17 +13,26 @@ from typing import Any
 
 import msgspec
 
+from pi_ai.js_json import JsEncoder
+
 _ENCODER = msgspec.json.Encoder()
+_JS_ENCODER = JsEncoder()
 
 
 def serialize_line(value: Any) -> bytes:
-    """One record: compact JSON (as ``JSON.stringify`` writes it) and ``\\n``.
+    """One record: compact JSON and ``\\n``.
 
     Records are plain JSON data (dicts, lists, ``msgspec.Raw``) by the time they get here,
-    so the plain encoder is used: ``pi_ai.encode`` would first search every value for wire
-    structs carrying unknown keys, which cost most of a ``get_state`` answer (``bench/rpc.py``).
+    so msgspec's plain encoder writes them. ``pi_ai.js_json``'s ``JSON.stringify`` spelling of
+    floats (``0.000015`` for ``1.5e-05``) would cost a walk over every value of every record,
+    five times the encoding itself (``bench/rpc.py``: a fifth of a ``get_state`` round trip),
+    for numbers any JSON reader reads the same (docs/rpc.md). Text holding an unpaired
+    surrogate, which msgspec cannot write, is written as ``JSON.stringify`` escapes it.
     """
-    return _ENCODER.encode(value) + b"\n"
+    try:
+        return _ENCODER.encode(value) + b"\n"
+    except UnicodeEncodeError:
+        return _JS_ENCODER.encode(value) + b"\n"
 
 
 class LineSplitter:

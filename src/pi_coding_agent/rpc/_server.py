@@ -24,7 +24,7 @@ import sys
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, BinaryIO, Final
 
-from pi_ai import DecodeError, decode
+from pi_ai.js_json import JsonParseError, parse
 from pi_coding_agent.agent_session import AgentSessionRuntime, SessionEvent
 from pi_coding_agent.modes import to_json_event
 from pi_coding_agent.rpc._commands import NO_DATA, Command, CommandError, Commands
@@ -117,9 +117,9 @@ class RpcServer:
         turn per command (``bench/rpc.py``, ``get_state`` round trip).
         """
         try:
-            parsed = decode(line, Any)
-        except DecodeError as error:
-            self.write(_error(None, "parse", f"Failed to parse command: {error.reason}"))
+            parsed = parse(line)  # JSON.parse: what it accepts, and V8's message for what it does not
+        except JsonParseError as error:
+            self.write(_error(None, "parse", f"Failed to parse command: {error}"))
             return
         if not isinstance(parsed, dict) or not isinstance(parsed.get("type"), str):
             self.write(

@@ -144,7 +144,10 @@ async def test_models_thinking_levels_and_cycling(env: Env, faux: FauxProvider) 
     _two_models(env)
     session = make_session(env, write_settings(env, defaultThinkingLevel="high"))
     events = record_events(session)
-    assert [m.id for m in session.available_models()] == ["faux-1", "faux-think"]
+    # The embedded models need no key, so they are available too (after the keyed ones): docs/rpc.md.
+    assert [(m.provider, m.id) for m in session.available_models()] == [
+        ("faux", "faux-1"), ("faux", "faux-think"), ("local", "qwen2.5-coder-1.5b"), ("local", "qwen2.5-coder-0.5b")
+    ]
     assert session.available_thinking_levels() == ["off"] and session.cycle_thinking_level() is None
     thinker = session.catalog.find("faux", "faux-think")
     assert thinker is not None
@@ -155,7 +158,7 @@ async def test_models_thinking_levels_and_cycling(env: Env, faux: FauxProvider) 
     assert session.cycle_thinking_level() == "minimal"
     session.set_thinking_level("xhigh")  # not supported by this model: clamped
     assert session.thinking_level == "high"
-    cycled = await session.cycle_model()
+    cycled = await session.cycle_model("backward")
     assert cycled is not None and cycled.model.id == "faux-1" and not cycled.is_scoped
     assert cycled.thinking_level == "off"
     keyless = session.catalog.find("keyless", "k-1")

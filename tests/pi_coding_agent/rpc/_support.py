@@ -7,9 +7,11 @@ What normalization hides, and why (docs/rpc.md lists the deliberate differences)
 * timing: ``message_update`` events (their count and position relative to answers depend on
   when chunks arrive; their deltas are compared as one text per step), the ``usage`` inside
   them, an assistant ``message_start``'s content, an aborted answer's partial content, the
-  chunking of ``bash_execution_update`` (compared as one text per command);
-* Pi's built-in ``llama`` extension command (we have no llama.cpp extension) and the wording
-  of JavaScript's and Python's JSON parse errors.
+  chunking of ``bash_execution_update`` (compared as one text per command), the number of
+  ``tool_execution_update`` lines of a tool call and where they fall (each call's first and
+  last are compared, apart from the stream);
+* the embedded ``local`` models in our model lists (``without_embedded_models``);
+* Pi's built-in ``llama`` extension command (we have no llama.cpp extension).
 """
 
 from __future__ import annotations
@@ -75,6 +77,7 @@ def our_pi() -> Path:
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 _FILE_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z")
 _PORT = re.compile(r"127\.0\.0\.1:\d+")
+_BASH_LOG = re.compile(r"pi-bash-[0-9a-f]+\.log")
 
 
 class _Names:
@@ -95,6 +98,7 @@ class _Names:
         value = value.replace(root, "<root>")
         value = _UUID.sub(lambda match: self.name(match.group(0), "session"), value)
         value = _FILE_TIME.sub("<time>", value)
+        value = _BASH_LOG.sub("pi-bash-<random>.log", value)
         return _PORT.sub("127.0.0.1:<port>", value)
 
 
@@ -130,8 +134,6 @@ def _answer_event(event: dict[str, Any]) -> dict[str, Any]:
     if kind == "message_start" and event["message"].get("role") == "assistant":
         message = event["message"]
         return {**event, "message": {key: message[key] for key in ("role", "api", "provider", "model")}}
-    if kind == "response" and event.get("command") == "parse":
-        return {**event, "error": event["error"].split(":", 1)[0]}
     return event
 
 
@@ -161,6 +163,18 @@ def _stream(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
             continue
         out.append(dict(_answer_event(line)))
     return out
+
+
+def _tool_updates(lines: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Each tool call's first and last ``tool_execution_update`` (how many come between, and
+    where they fall among other events, depends on output throttling and timing)."""
+    updates: dict[str, dict[str, Any]] = {}
+    for line in lines:
+        if line.get("type") == "tool_execution_update":
+            found = updates.setdefault(line["toolCallId"], {"toolName": line["toolName"], "args": line["args"],
+                                                              "first": line["partialResult"]})
+            found["last"] = line["partialResult"]
+    return updates
 
 
 def _aborted_answers(value: Any) -> Any:
@@ -200,10 +214,32 @@ def normalize(log: dict[str, list[dict[str, Any]]], root: Path) -> dict[str, Any
         if "response" in record:
             record["response"] = {k: v for k, v in record["response"].items() if k != "id"}
         results.append(record)
-    data = {"stream": _stream(log["stream"]), "results": results}
+    data = {"stream": _stream(log["stream"]), "results": results, "toolUpdates": _tool_updates(log["stream"])}
     encoded_root = str(root).lstrip("/").replace("/", "-")
     scrubbed = _scrub(_without_inline_extensions(_aborted_answers(data)), names, str(root))
     return dict(json.loads(json.dumps(scrubbed).replace(encoded_root, "<root>")))
+
+
+def is_embedded_model(value: Any) -> bool:
+    return isinstance(value, dict) and value.get("provider") == "local" and value.get("api") == "local"
+
+
+def without_embedded_models(value: Any) -> Any:
+    """Our model lists also hold the embedded ``local`` models (a deliberate difference,
+    docs/rpc.md); without them they must equal Pi's."""
+    if isinstance(value, dict):
+        return {key: without_embedded_models(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [without_embedded_models(item) for item in value if not is_embedded_model(item)]
+    return value
+
+
+def has_embedded_models(value: Any) -> bool:
+    if isinstance(value, dict):
+        return any(has_embedded_models(item) for item in value.values())
+    if isinstance(value, list):
+        return any(is_embedded_model(item) or has_embedded_models(item) for item in value)
+    return False
 
 
 def first_difference(ours: list[dict[str, Any]], theirs: list[dict[str, Any]]) -> str:

@@ -33,6 +33,13 @@ SCRIPT: list[dict[str, Any]] = [
     {"text": "A shorter story: it spoke JSON."},
     {"text": "Summary: a program that speaks JSON."},
     {"text": STORY + " " + STORY, "chunk_delay": 0.04},
+    {"thinking": "The user wants notes.txt; I will read it.",
+     "tool_calls": [{"id": "call_read", "name": "read", "arguments": {"path": "notes.txt"}},
+                    {"id": "call_bash", "name": "bash", "arguments": {"command": "echo a; sleep 0.3; echo b"}}]},
+    {"text": "It says hi."},
+    {"text": STORY, "chunk_delay": 0.04},
+    {"text": "Shorter: it spoke JSON. I see the image."},
+    {"text": "Stopped."},
     {"fail": [{"status": 503, "body": {"error": {"type": "overloaded_error", "message": "Overloaded"}}}],
      "text": "never served: the retry is aborted"},
 ]
@@ -107,6 +114,28 @@ STEPS: list[dict[str, Any]] = [
     {"call": "switchSession", "args": [ref("initial", "sessionFile")]},
     {"call": "getState"},
     {"call": "getMessages"},
+    # A user command whose output is truncated (its full output goes to a file).
+    {"call": "bash", "args": ["printf 'hi\\n' > notes.txt; seq 1 3000"]},
+    # Thinking and a tool call, on a reasoning model (xhigh is clamped to what it supports).
+    {"call": "setModel", "args": ["scripted-openai", "thinker"]},
+    {"call": "setThinkingLevel", "args": ["xhigh"]},
+    {"call": "prompt", "args": ["Read notes.txt"]},
+    {"waitFor": "agent_settled"},
+    # prompt with a streaming behaviour while an answer streams; a steer with an image.
+    {"call": "prompt", "args": ["Tell the story again"]},
+    {"waitFor": "message_update"},
+    {"send": {"type": "prompt", "message": "Shorter please", "streamingBehavior": "steer"}},
+    {"call": "steer", "args": ["And look at this", [IMAGE]]},
+    {"send": {"type": "prompt", "message": "Then stop", "streamingBehavior": "followUp"}},
+    {"waitFor": "agent_settled"},
+    {"call": "getSessionStats"},
+    {"call": "getLastAssistantText"},
+    {"call": "exportHtml", "args": ["exported.html"]},
+    # A new session without a parent, and back.
+    {"call": "newSession"},
+    {"call": "getState"},
+    {"call": "getMessages"},
+    {"call": "switchSession", "args": [ref("initial", "sessionFile")]},
     # An automatic retry, cancelled during its backoff.
     {"call": "setAutoRetry", "args": [True]},
     {"call": "prompt", "args": ["This will fail"]},
@@ -121,6 +150,8 @@ STEPS: list[dict[str, Any]] = [
     {"await": "long"},
     # Bad input and the rest.
     {"raw": "this is not json"},
+    {"raw": '{"type": "set_session_name", "name": "odd \\ud800 name"}'},  # a lone surrogate, escaped
+    {"raw": '{"type": "get_sta'},
     {"send": {"type": "no_such_command"}},
     {"send": {"type": "set_session_name", "name": "   "}},
     {"call": "getCommands"},

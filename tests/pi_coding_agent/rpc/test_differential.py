@@ -19,11 +19,13 @@ from tests.pi_coding_agent.rpc import scenario
 from tests.pi_coding_agent.rpc._support import (
     MODEL_ARGS,
     first_difference,
+    has_embedded_models,
     make_sandbox,
     normalize,
     our_pi,
     pi_cli,
     run_pi_client,
+    without_embedded_models,
 )
 from tests.pi_coding_agent.rpc.python_driver import run_scenario
 from tests.support import oracle
@@ -39,9 +41,12 @@ def _compare(
 ) -> None:
     """Equal answers and output; equal settings files; with ``read_files``, every session file
     read by the live oracle (slow: one Node process per file) gives the same context."""
-    mine, pis = normalize(ours, ours_box.root), normalize(theirs, pi_box.root)
+    assert has_embedded_models(ours) and not has_embedded_models(theirs)
+    mine, pis = normalize(without_embedded_models(ours), ours_box.root), normalize(theirs, pi_box.root)
     assert mine["results"] == pis["results"], first_difference(mine["results"], pis["results"])
     assert mine["stream"] == pis["stream"], first_difference(mine["stream"], pis["stream"])
+    assert mine["toolUpdates"] == pis["toolUpdates"]
+    assert mine["toolUpdates"]["call_bash"]["last"]["content"] == [{"type": "text", "text": "a\nb\n"}]
     settings = [json.loads((box.agent_dir / "settings.json").read_text(encoding="utf-8")) for box in (ours_box, pi_box)]
     assert settings[0] == settings[1]
     if read_files:
@@ -50,16 +55,28 @@ def _compare(
         assert _read_by_pi(ours_box) == _read_by_us(pi_box)
     exported = [sorted(p.name[:11] for p in box.work.glob("pi-session-*.html")) for box in (ours_box, pi_box)]
     assert exported[0] == exported[1] == ["pi-session-"]
+    assert all((box.work / "exported.html").read_text(encoding="utf-8").lower().startswith("<!doctype html>")
+               for box in (ours_box, pi_box))  # the outputPath, relative to the working directory
 
 
 def _summary(box: Sandbox, name: str | None, entries: list[dict[str, Any]], context: dict[str, Any],
-             header: dict[str, Any]) -> dict[str, Any]:
+             header: dict[str, Any], *, tree: list[Any]) -> dict[str, Any]:
     return {
         "name": name,
         "entryTypes": [entry["type"] for entry in entries],
         "context": scrub(context, {str(box.root): "<root>"}),
         "parent": "parentSession" in header,
+        "tree": tree,
     }
+
+
+def _oracle_tree(nodes: list[dict[str, Any]], types: dict[str, str]) -> list[Any]:
+    """The oracle's ``{id, label?, children}`` nodes as (entry type, label, children)."""
+    return [(types[node["id"]], node.get("label"), _oracle_tree(node["children"], types)) for node in nodes]
+
+
+def _our_tree(nodes: list[Any]) -> list[Any]:
+    return [(node.entry.type, node.label, _our_tree(node.children)) for node in nodes]
 
 
 def _sorted(answers: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -73,7 +90,11 @@ def _read_by_pi(box: Sandbox) -> list[dict[str, Any]]:
     files = box.session_files()
     with ThreadPoolExecutor(max_workers=len(files) or 1) as pool:
         read = list(pool.map(oracle_context, files))
-    return _sorted([_summary(box, a["sessionName"], a["entries"], a["context"], a["header"]) for a in read])
+    return _sorted([
+        _summary(box, a["sessionName"], a["entries"], a["context"], a["header"],
+                 tree=_oracle_tree(a["tree"], {e["id"]: e["type"] for e in a["entries"]}))
+        for a in read
+    ])
 
 
 def _read_by_us(box: Sandbox) -> list[dict[str, Any]]:
@@ -92,7 +113,7 @@ def _read_by_us(box: Sandbox) -> list[dict[str, Any]]:
             "model": to_builtins(built.model),
         }
         answers.append(_summary(box, manager.get_session_name(), manager.get_entries_data(), context,
-                                manager.get_header_data()))
+                                manager.get_header_data(), tree=_our_tree(manager.get_tree())))
         manager.close()
     return _sorted(answers)
 
@@ -189,3 +210,117 @@ def test_templates_and_skills_are_commands_and_expand_like_pi(tmp_path: Path) ->
     shown, messages = results[0]["results"][0]["result"]
     assert [c["name"] for c in shown] == ["fix", "skill:demo"]
     assert messages[0]["content"][0]["text"] == "Fix calc.py now."
+
+
+async def _compaction_retried(box: Sandbox, command: list[str]) -> dict[str, Any]:
+    client = RpcClient(command, args=MODEL_ARGS, cwd=box.work, env=box.env())
+    async with client:
+        log: list[dict[str, Any]] = []
+        client.on_message(log.append)
+        await client.prompt_and_wait("First question")
+        await client.prompt_and_wait("Second question")
+        result = await client.compact("Keep it short")
+        stats = await client.get_session_stats()
+        entries = await client.get_entries()  # names the entry ids for normalize
+    return {"stream": log, "results": [{"result": result}, {"result": stats}, {"result": entries}]}
+
+
+def test_summarization_retries_like_pi(tmp_path: Path) -> None:
+    """A summary request that meets a transient error is retried with Pi's
+    ``summarization_retry_*`` events (same settings as turn retries), then compacts."""
+    oracle.require_live_oracle()
+    logs = []
+    settings = {"retry": {"enabled": True, "maxRetries": 2, "baseDelayMs": 10}, "compaction": {"keepRecentTokens": 5}}
+    failure = {"status": 503, "body": {"error": {"type": "overloaded_error", "message": "Overloaded"}}}
+    for name, command in (("ours", [str(our_pi())]), ("pi", [str(pi_cli())])):
+        turns = [{"text": "First answer."}, {"text": "Second answer."}]
+        with ScriptedProvider(turns, summary=scenario.SUMMARY, summary_failures=[failure], sequential=True) as provider:
+            box = make_sandbox(tmp_path / name, provider.base_url, settings)
+            logs.append(normalize(asyncio.run(_compaction_retried(box, command)), box.root))
+    assert logs[0] == logs[1], first_difference(logs[0]["stream"], logs[1]["stream"])
+    kinds = [line["type"] for line in logs[0]["stream"] if line["type"].startswith(("summarization", "compaction"))]
+    assert kinds == [
+        "compaction_start", "summarization_retry_scheduled", "summarization_retry_attempt_start",
+        "summarization_retry_finished", "compaction_end",
+    ]
+    assert logs[0]["results"][0]["result"]["summary"] == scenario.SUMMARY
+
+
+EDGE_STEPS: list[dict[str, Any]] = [
+    # Before anything was said: nothing to fork, clone, compact or export yet.
+    {"call": "getForkMessages"},
+    {"call": "getLastAssistantText"},
+    {"call": "clone"},
+    {"call": "fork", "args": ["no-such-entry"]},
+    {"call": "compact"},
+    {"call": "exportHtml"},
+    {"call": "switchSession", "args": ["elsewhere/missing.jsonl"]},  # not there: a new session in it
+    {"call": "cycleThinkingLevel"},
+    {"call": "abort"},
+    {"call": "abortBash"},
+    {"call": "abortRetry"},
+    {"call": "clearQueue"},
+    # Queued while idle: delivered with the next prompt.
+    {"call": "steer", "args": ["steered while idle"]},
+    {"call": "followUp", "args": ["followed up while idle"]},
+    {"call": "getState"},
+    {"call": "prompt", "args": ["hello"]},
+    {"waitFor": "agent_settled"},
+    {"call": "getEntries", "as": "entries"},
+    {"call": "fork", "args": [scenario.ref("entries", "entries", 1, "id")]},
+    {"call": "getMessages"},
+    {"call": "getState"},
+]
+
+
+IN_MEMORY_STEPS: list[dict[str, Any]] = [
+    {"call": "prompt", "args": ["hello"]},
+    {"waitFor": "agent_settled"},
+    {"call": "getState"},
+    {"call": "getEntries"},
+    {"call": "getSessionStats"},
+    {"call": "exportHtml"},
+    {"call": "getForkMessages", "as": "forks"},
+    {"call": "clone"},
+    {"call": "getMessages"},
+    {"call": "fork", "args": [scenario.ref("forks", 0, "entryId")]},
+    {"call": "getMessages"},
+    {"call": "newSession", "args": ["/some/parent.jsonl"]},
+    {"call": "getState"},
+    {"call": "getEntries"},
+]
+
+
+def _run_steps(tmp_path: Path, steps: list[dict[str, Any]], extra_args: list[str]) -> list[dict[str, Any]]:
+    """``steps`` through our Python client against ours and Pi's, normalized logs."""
+    logs = []
+    for name, command in (("ours", [str(our_pi())]), ("pi", [str(pi_cli())])):
+        turns = [{"text": "First."}, {"text": "Second."}, {"text": "Third."}]
+        with ScriptedProvider(turns, sequential=True) as provider:
+            box = make_sandbox(tmp_path / name, provider.base_url, {"retry": {"enabled": False}})
+            client = RpcClient(command, args=[*MODEL_ARGS, *extra_args], cwd=box.work, env=box.env())
+
+            async def run(client: RpcClient = client) -> dict[str, Any]:
+                async with client:
+                    return await run_scenario(client, steps)
+
+            logs.append(normalize(asyncio.run(run()), box.root))
+    return logs
+
+
+def test_edge_answers_match_pi(tmp_path: Path) -> None:
+    """Refusals and no-ops (nothing to clone, fork, compact or export; a missing file; a
+    queue filled while idle; a fork from an entry that is not a user message) answer as Pi's."""
+    oracle.require_live_oracle()
+    logs = _run_steps(tmp_path, EDGE_STEPS, [])
+    assert logs[0]["results"] == logs[1]["results"], first_difference(logs[0]["results"], logs[1]["results"])
+    assert logs[0]["stream"] == logs[1]["stream"], first_difference(logs[0]["stream"], logs[1]["stream"])
+
+
+def test_in_memory_session_answers_match_pi(tmp_path: Path) -> None:
+    """``--no-session``: no file, so no export; fork, clone and new sessions stay in memory."""
+    oracle.require_live_oracle()
+    logs = _run_steps(tmp_path, IN_MEMORY_STEPS, ["--no-session"])
+    assert logs[0]["results"] == logs[1]["results"], first_difference(logs[0]["results"], logs[1]["results"])
+    assert logs[0]["stream"] == logs[1]["stream"], first_difference(logs[0]["stream"], logs[1]["stream"])
+    assert not (tmp_path / "ours" / "home" / ".pi" / "agent" / "sessions").exists()
