@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from pi_coding_agent.local_model import local_models
 from tests.pi_coding_agent.interactive._scenario import launch
 from tests.support.scripted_provider import models_json
 
@@ -61,12 +62,14 @@ def test_model_thinking_cycling_and_scope(tmp_path: Path, which: str) -> None:
         run.command("/scoped-models")
         pane.wait_for("Model Configuration")
         pane.send("C-x")
-        pane.wait_for("0/3 enabled")
+        # Ours also lists the embedded models (docs/cli.md), after the configured ones.
+        total = 3 if which == "pi" else 3 + len(local_models())
+        pane.wait_for(f"0/{total} enabled")
         pane.send("Enter")
-        pane.wait_for("1/3 enabled")
+        pane.wait_for(f"1/{total} enabled")
         pane.send("Down")
         pane.send("Enter")
-        pane.wait_for("2/3 enabled")
+        pane.wait_for(f"2/{total} enabled")
         pane.send("C-s")
         pane.wait_until(lambda s: "enabledModels" in (run.sandbox.agent_dir / "settings.json").read_text(), "not saved")
         pane.send("Escape")
