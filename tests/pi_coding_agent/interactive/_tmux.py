@@ -68,6 +68,13 @@ class TmuxPane:
     def type(self, text: str) -> None:
         self._run("send-keys", "-t", "t", "-l", text)
 
+    def paste(self, text: str) -> None:
+        """``text`` as the terminal pastes it (bracketed when the program asked for that)."""
+        done = subprocess.run([self.tmux, "-L", self.socket, "load-buffer", "-b", "paste", "-"], input=text,
+                              text=True, capture_output=True, check=False)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        self._run("paste-buffer", "-p", "-d", "-b", "paste", "-t", "t")
+
     def screen(self) -> str:
         return self._run("capture-pane", "-p", "-t", "t")
 

@@ -17,7 +17,7 @@ from pi_coding_agent.tui._component import CURSOR_MARKER
 from pi_coding_agent.tui._input import PASTE_END, PASTE_START
 from pi_coding_agent.tui._keybindings import TUI_DEFAULTS, Keybindings
 from pi_coding_agent.tui._keys import decode_kitty_printable, is_printable
-from pi_coding_agent.tui._text import char_width, truncate_to_width, visible_width
+from pi_coding_agent.tui._text import char_width, visible_width
 from pi_coding_agent.tui.editor._buffer import TextBuffer
 from pi_coding_agent.tui.editor._complete import Completer, Completion
 
@@ -167,12 +167,8 @@ class Editor:
                 self._accept_completion()
         elif name in ("historyPrevious", "historyNext"):
             self._history(-1 if name == "historyPrevious" else 1)
-        elif name == "cursorUp":
-            if not buffer.move_vertical(-1):
-                self._history(-1)
-        elif name == "cursorDown":
-            if not buffer.move_vertical(1):
-                self._history(1)
+        elif name in ("cursorUp", "cursorDown"):
+            self._up_down(-1 if name == "cursorUp" else 1)
         elif name in ("jumpForward", "jumpBackward"):
             self._jump = name == "jumpForward"
         elif name == "undo":
@@ -218,6 +214,22 @@ class Editor:
         if self.on_submit is not None:
             self.on_submit(text)
 
+    def _up_down(self, direction: int) -> None:
+        """Pi's rule: on the first line Up browses history when the editor is empty, already
+        browsing or the cursor is at the line's start, else it goes to the start; on the last
+        line Down goes on through history while browsing, else to the line's end."""
+        buffer = self.buffer
+        if buffer.move_vertical(direction):
+            return
+        browsing = self._history_index != -1
+        if direction < 0 and (browsing or buffer.is_empty() or buffer.col == 0):
+            self._history(-1)
+        elif direction > 0 and browsing:
+            self._history(1)
+        else:
+            buffer.col = 0 if direction < 0 else len(buffer.lines[buffer.line])
+            self._changed()
+
     def _history(self, direction: int) -> None:
         if not self.history:
             return
@@ -234,6 +246,8 @@ class Editor:
         else:
             self._history_index = max(0, self._history_index)
             self.buffer.set_text(self.history[self._history_index], keep_undo=False)
+            if direction < 0:  # going back in history puts the cursor at the start (Pi), so Up goes on
+                self.buffer.line = self.buffer.col = 0
         self._changed()
 
     def _paste(self, pasted: str) -> None:
@@ -298,9 +312,7 @@ class Editor:
         line = buffer.lines[buffer.line]
         buffer.lines[buffer.line] = line[: completion.start] + item.value + line[buffer.col :]
         buffer.col = completion.start + len(item.value)
-        self._completion = None
-        if item.value.endswith("/"):
-            self._update_completion(force=True)
+        self._completion = None  # closed even after a directory, as in Pi (Tab again lists it)
         self._changed()
 
     @property
@@ -346,35 +358,23 @@ class Editor:
         return f"{before}{CURSOR_MARKER}\x1b[7m{under}\x1b[27m{after}"
 
     def _render_completion(self, width: int) -> list[str]:
+        """The suggestions as Pi's select list: a 12..32-cell label column for commands,
+        a fixed 32-cell one for paths, the description beside the label."""
         completion = self._completion
         if completion is None:
             return []
-        items = completion.items
-        count = min(len(items), self.max_visible_items)
-        start = min(max(0, self._selected - count + 1), len(items) - count)
-        label_width = min(max(visible_width(item.label) for item in items) + 2, max(10, width // 2))
-        lines = []
-        for index in range(start, start + count):
-            item = items[index]
-            label = truncate_to_width(item.label, label_width - 2, "…", pad=True)
-            chosen = index == self._selected
-            text = ("→ " if chosen else "  ") + label + "  " + item.description
-            text = truncate_to_width(text, width, "…")
-            lines.append(
-                self.selected_style(text)
-                if chosen
-                else (
-                    "  "
-                    + label
-                    + "  "
-                    + self.muted_style(
-                        truncate_to_width(item.description, max(0, width - label_width - 2), "…")
-                    )
-                )
-            )
-        if len(items) > count:
-            lines.append(self.muted_style(f"  ({self._selected + 1}/{len(items)})"))
-        return lines
+        from pi_coding_agent.tui.components._select import SelectItem, SelectList
+
+        command = completion.start == 0 and completion.items[0].value.startswith("/")
+        chooser = SelectList(
+            [SelectItem(item.value, item.label, item.description) for item in completion.items],
+            self.max_visible_items,
+            selected_style=self.selected_style,
+            description_style=self.muted_style,
+            min_column=12 if command else 32,
+        )
+        chooser.selected = self._selected
+        return chooser.render(width)
 
     def invalidate(self) -> None:
         return
