@@ -11,6 +11,7 @@ both build the same context.
 from __future__ import annotations
 
 import json
+import shlex
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -114,21 +115,36 @@ def launch(
     summary: str | None = None,
     height: int = 30,
     models: Callable[[str], dict[str, Any]] | None = None,
+    ready: str | None = "scripted-model",
+    probe: bool = True,
+    shell: bool = False,
+    before: Callable[[Sandbox], None] | None = None,
 ) -> Iterator[Run]:
     """A running ``pi`` (``which``: ``ours`` or ``pi``) whose provider serves ``turns``;
-    ``models`` builds ``models.json`` from the provider's base URL."""
+    ``models`` builds ``models.json`` from the provider's base URL. The run starts once
+    ``ready`` shows and (``probe``) the editor's keys work; with ``shell`` it is started from
+    an interactive bash (job control, for Ctrl+Z); ``before`` runs first, with the provider up
+(to leave earlier sessions, say)."""
     with ScriptedProvider(turns, summary=summary) as provider:
         sandbox = Sandbox.create(tmp_path, provider.base_url, {**SETTINGS, **(settings or {})})
         if models is not None:
             (sandbox.agent_dir / "models.json").write_text(json.dumps(models(provider.base_url)), encoding="utf-8")
         for name, text in (files or {}).items():
             (sandbox.work / name).write_text(text, encoding="utf-8")
-        pane = TmuxPane(pi_command(which, *args), sandbox.work, sandbox.env(TERM="xterm-256color", **(env or {})),
-                        height=height)  # fmt: skip
+        if before is not None:
+            before(sandbox)
+        command = pi_command(which, *args)
+        environment = sandbox.env(TERM="xterm-256color", **(env or {}))
+        pane = TmuxPane(None if shell else command, sandbox.work, environment, height=height)
         try:
-            pane.wait_for("scripted-model", limit=90)
+            if shell:
+                pane.type(shlex.join(command))
+                pane.send("Enter")
             run = Run(which, sandbox, pane, provider)
-            run.wait_ready()
+            if ready is not None:
+                pane.wait_for(ready, limit=90)
+            if probe:
+                run.wait_ready()
             yield run
         finally:
             pane.close()

@@ -222,7 +222,11 @@ def discover_themes(directories: list[Path], files: list[Path] = ()) -> tuple[di
         if directory.is_dir():
             candidates.extend(sorted(directory.glob("*.json")))
     candidates.extend(files)
+    seen: set[Path] = set()
     for path in candidates:
+        if path.resolve() in seen:  # a directory's file also named by the resources (the same theme)
+            continue
+        seen.add(path.resolve())
         try:
             theme = load_theme_file(path)
         except ThemeError as error:
