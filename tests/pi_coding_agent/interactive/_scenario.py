@@ -154,9 +154,11 @@ def pi_reads_the_same(files: list[Path]) -> list[dict[str, Any]]:
     """Pi's context of each session file (the live oracle), checked equal to ours; Pi's contexts."""
     oracle.require_live_oracle()
     requests = [{"jsonl": path.read_text(encoding="utf-8")} for path in files]
-    with ThreadPoolExecutor(max_workers=max(1, len(requests))) as pool:
-        pis = list(pool.map(lambda r: oracle.run_oracle("session-context", r), requests))
-    for path, request, pi in zip(files, requests, pis, strict=True):
-        ours = oracle.run_conformance("session-context", request)
-        assert ours == pi, f"{path}: Pi builds another context than we do"
+    with ThreadPoolExecutor(max_workers=2 * max(1, len(requests))) as pool:  # every process at once
+        pi_runs = [pool.submit(oracle.run_oracle, "session-context", r) for r in requests]
+        our_runs = [pool.submit(oracle.run_conformance, "session-context", r) for r in requests]
+        pis = [run.result() for run in pi_runs]
+        ours = [run.result() for run in our_runs]
+    for path, pi, our in zip(files, pis, ours, strict=True):
+        assert our == pi, f"{path}: Pi builds another context than we do"
     return [answer for _, answer in pis]

@@ -1,7 +1,7 @@
 """The session and application commands in the real ``pi`` in tmux (ours and Pi's own):
 ``/copy`` (OSC 52 into tmux's buffer), ``/export`` to HTML and JSONL, ``/compact`` with
 instructions (the card, the footer's unknown context), ``/import`` of the exported file,
-``/reload``, ``/settings`` (a change saved at once)."""
+``/reload``, ``/settings`` (a change saved at once), ``/trust`` (saved in ``trust.json``)."""
 
 from __future__ import annotations
 
@@ -66,6 +66,12 @@ def test_copy_export_compact_import_reload_settings(tmp_path: Path, which: str) 
         pane.wait_until(lambda _: run.settings_file().get("hideThinkingBlock") is True, "the change was not saved")
         pane.send("Escape")
         pane.wait_until_gone("Type to search")
+        run.command("/trust")
+        pane.wait_for("→ ")
+        pane.send("Enter")
+        pane.wait_for("Saved trust decision: ")
+        trust = json.loads((run.sandbox.agent_dir / "trust.json").read_text(encoding="utf-8"))
+        assert str(work) in trust or any(str(work).startswith(folder) for folder in trust)
         run.quit()
     files = run.session_files()
     assert len(files) == 2  # the compacted session and the imported copy

@@ -11,7 +11,7 @@ import pytest
 
 from tests.pi_coding_agent.interactive._scenario import launch, pi_reads_the_same
 
-SLOW: dict[str, Any] = {"text": "word " * 150 + "END", "chunk_delay": 0.05}
+SLOW: dict[str, Any] = {"text": "word " * 150 + "END", "chunk_delay": 0.03}
 TURNS: list[dict[str, Any]] = [SLOW, {"text": "steered answer"}, {"text": "followed answer"}, SLOW]
 
 
