@@ -14,6 +14,10 @@ import pytest
 
 from tests.pi_coding_agent.interactive._scenario import launch, pi_reads_the_same
 
+# A scenario drives a whole session in a terminal; Pi's TUI alone takes seconds to start
+# on a loaded machine, so the suite-wide 120 s limit is too tight here.
+pytestmark = pytest.mark.timeout(600)
+
 ANSWER = "# Result\n\nThe file says **hi**.\n\n```python\ndef f(x):\n    return x + 1\n```\n\n- one\n- two\n"
 TOOL_TURNS: list[dict[str, Any]] = [
     {"text": "I'll read it.", "tool_calls": [{"id": "call_1", "name": "read", "arguments": {"path": "hello.txt"}}]},

@@ -12,6 +12,10 @@ import pytest
 
 from tests.pi_coding_agent.interactive._scenario import Run, launch
 
+# A scenario drives a whole session in a terminal; Pi's TUI alone takes seconds to start
+# on a loaded machine, so the suite-wide 120 s limit is too tight here.
+pytestmark = pytest.mark.timeout(600)
+
 TURNS = [{"text": "first done"}, {"text": "paste done"}, {"text": "file done"}, {"text": "editor done"}]
 FILES = {"notes.txt": "n\n"}
 

@@ -16,6 +16,10 @@ from tests.pi_coding_agent.e2e._harness import Sandbox, run_ours, run_pi
 from tests.pi_coding_agent.interactive._scenario import launch
 from tests.support.scripted_provider import models_json
 
+# A scenario drives a whole session in a terminal; Pi's TUI alone takes seconds to start
+# on a loaded machine, so the suite-wide 120 s limit is too tight here.
+pytestmark = pytest.mark.timeout(600)
+
 THINKER = {"id": "scripted-thinker", "name": "Scripted Thinker", "reasoning": True, "contextWindow": 64000,
            "maxTokens": 4096}  # fmt: skip
 ACCENT = "#12a4e6"

@@ -11,6 +11,10 @@ import pytest
 
 from tests.pi_coding_agent.interactive._scenario import launch, pi_reads_the_same
 
+# A scenario drives a whole session in a terminal; Pi's TUI alone takes seconds to start
+# on a loaded machine, so the suite-wide 120 s limit is too tight here.
+pytestmark = pytest.mark.timeout(600)
+
 SLOW: dict[str, Any] = {"text": "word " * 150 + "END", "chunk_delay": 0.03}
 TURNS: list[dict[str, Any]] = [SLOW, {"text": "steered answer"}, {"text": "followed answer"}, SLOW]
 

@@ -12,6 +12,10 @@ import pytest
 
 from tests.pi_coding_agent.interactive._scenario import Run, launch, pi_reads_the_same
 
+# A scenario drives a whole session in a terminal; Pi's TUI alone takes seconds to start
+# on a loaded machine, so the suite-wide 120 s limit is too tight here.
+pytestmark = pytest.mark.timeout(600)
+
 TURNS = [{"text": "answer one"}, {"text": "answer two"}, {"text": "answer three"}]
 SUMMARY = "The abandoned branch asked a second question."
 

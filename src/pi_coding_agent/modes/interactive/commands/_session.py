@@ -181,15 +181,7 @@ async def tree(mode: InteractiveMode, _: str, selected_id: str | None = None) ->
         return
 
     def copy(text: str | None) -> None:
-        if not text:
-            mode.transcript.error("Selected entry has no text to copy")
-            return
-        try:
-            copy_to_clipboard(text, mode.terminal.write)
-        except ClipboardError as error:
-            mode.transcript.error(str(error))
-            return
-        mode.transcript.status("Copied selected message to clipboard")
+        _copy_text(mode, text, "Selected entry has no text to copy", "Copied selected message to clipboard")
 
     filter_mode = mode.session.settings.get("treeFilterMode")
 
@@ -354,15 +346,20 @@ def _store_copy(source: str, directory: Path) -> str:
 
 async def copy(mode: InteractiveMode, _: str) -> None:
     text = mode.session.get_last_assistant_text()
+    _copy_text(mode, text, "No agent messages to copy yet.", "Copied last agent message to clipboard")
+
+
+def _copy_text(mode: InteractiveMode, text: str | None, nothing: str, done: str) -> None:
+    """``text`` to the clipboard, then ``done`` as a status; ``nothing`` as an error without text."""
     if not text:
-        mode.transcript.error("No agent messages to copy yet.")
+        mode.transcript.error(nothing)
         return
     try:
         copy_to_clipboard(text, mode.terminal.write)
     except ClipboardError as error:
         mode.transcript.error(str(error))
         return
-    mode.transcript.status("Copied last agent message to clipboard")
+    mode.transcript.status(done)
 
 
 async def share(mode: InteractiveMode, _: str) -> None:
