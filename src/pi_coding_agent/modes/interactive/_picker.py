@@ -7,8 +7,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from pi_coding_agent.modes.interactive._keys import load_keybindings
-from pi_coding_agent.modes.interactive.selectors import SelectorContext, SessionPicker
-from pi_coding_agent.modes.interactive.selectors._sessions import SessionLike
+from pi_coding_agent.modes.interactive.selectors import SelectorContext, SessionLike, SessionPicker
 from pi_coding_agent.modes.interactive.theme import builtin_theme
 from pi_coding_agent.settings import Settings
 from pi_coding_agent.tui import TUI, ProcessTerminal

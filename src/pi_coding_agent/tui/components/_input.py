@@ -14,7 +14,7 @@ from pi_coding_agent.tui._input import PASTE_END, PASTE_START
 from pi_coding_agent.tui._keybindings import TUI_DEFAULTS, Keybindings
 from pi_coding_agent.tui._keys import decode_kitty_printable, is_printable
 from pi_coding_agent.tui._text import slice_columns, visible_width
-from pi_coding_agent.tui.editor._buffer import TextBuffer
+from pi_coding_agent.tui.editor import TextBuffer
 
 _ACTIONS = (
     "tui.input.submit", "tui.editor.cursorLeft", "tui.editor.cursorRight", "tui.editor.cursorWordLeft",

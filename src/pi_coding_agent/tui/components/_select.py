@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 from pi_coding_agent.tui._keybindings import TUI_DEFAULTS, Keybindings
 from pi_coding_agent.tui._keys import is_printable
-from pi_coding_agent.tui._text import truncate_to_width, visible_width
+from pi_coding_agent.tui._select_row import label_column, select_row
+from pi_coding_agent.tui._text import truncate_to_width
 
 
 @dataclass(frozen=True)
@@ -15,9 +16,6 @@ class SelectItem:
     value: str
     label: str
     description: str = ""
-
-
-COLUMN_GAP = 2
 
 
 def _plain(text: str) -> str:
@@ -87,30 +85,27 @@ class SelectList:
             return [self.description_style("  No matching items")]
         count = min(self.max_visible, len(items))
         start = min(max(0, self.selected - count // 2), len(items) - count)
-        widest = max(visible_width(item.label or item.value) for item in items) + COLUMN_GAP
-        column = max(self.min_column, min(widest, self.max_column))
-        lines = [self._line(items[index], index == self.selected, width, column) for index in range(start, start + count)]
+        column = label_column([item.label or item.value for item in items], self.min_column, self.max_column)
+        lines = [
+            select_row(
+                item.label or item.value,
+                item.description,
+                index == self.selected,
+                width,
+                column,
+                selected_style=self.selected_style,
+                description_style=self.description_style,
+            )
+            for index, item in enumerate(items)
+            if start <= index < start + count
+        ]
         if len(items) > count:
-            lines.append(self.description_style(truncate_to_width(f"  ({self.selected + 1}/{len(items)})", width - 2, "")))
+            lines.append(
+                self.description_style(
+                    truncate_to_width(f"  ({self.selected + 1}/{len(items)})", width - 2, "")
+                )
+            )
         return lines
-
-    def _line(self, item: SelectItem, chosen: bool, width: int, column: int) -> str:
-        """Pi's row: the label in a column (``column`` wide, gap included), then the
-        description on the same line when at least a few cells are left for it."""
-        prefix = "→ " if chosen else "  "
-        description = " ".join(item.description.split())
-        if description and width > 40:
-            column = max(1, min(column, width - 2 - 4))
-            label = truncate_to_width(item.label or item.value, max(1, column - COLUMN_GAP), "")
-            spacing = " " * max(1, column - visible_width(label))
-            room = width - (2 + visible_width(label) + len(spacing)) - 2
-            if room > 10:
-                description = truncate_to_width(description, room, "")
-                if chosen:
-                    return self.selected_style(prefix + label + spacing + description)
-                return prefix + label + self.description_style(spacing + description)
-        label = truncate_to_width(item.label or item.value, width - 2 - 2, "")
-        return self.selected_style(prefix + label) if chosen else prefix + label
 
     def invalidate(self) -> None:
         return

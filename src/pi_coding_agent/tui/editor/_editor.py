@@ -17,6 +17,7 @@ from pi_coding_agent.tui._component import CURSOR_MARKER
 from pi_coding_agent.tui._input import PASTE_END, PASTE_START
 from pi_coding_agent.tui._keybindings import TUI_DEFAULTS, Keybindings
 from pi_coding_agent.tui._keys import decode_kitty_printable, is_printable
+from pi_coding_agent.tui._select_row import label_column, select_row
 from pi_coding_agent.tui._text import char_width, visible_width
 from pi_coding_agent.tui.editor._buffer import TextBuffer
 from pi_coding_agent.tui.editor._complete import Completer, Completion
@@ -363,18 +364,27 @@ class Editor:
         completion = self._completion
         if completion is None:
             return []
-        from pi_coding_agent.tui.components._select import SelectItem, SelectList
-
-        command = completion.start == 0 and completion.items[0].value.startswith("/")
-        chooser = SelectList(
-            [SelectItem(item.value, item.label, item.description) for item in completion.items],
-            self.max_visible_items,
-            selected_style=self.selected_style,
-            description_style=self.muted_style,
-            min_column=12 if command else 32,
-        )
-        chooser.selected = self._selected
-        return chooser.render(width)
+        items = completion.items
+        command = completion.start == 0 and items[0].value.startswith("/")
+        column = label_column([item.label for item in items], 12 if command else 32, 32)
+        count = min(self.max_visible_items, len(items))
+        start = min(max(0, self._selected - count // 2), len(items) - count)
+        lines = [
+            select_row(
+                item.label,
+                item.description,
+                index == self._selected,
+                width,
+                column,
+                selected_style=self.selected_style,
+                description_style=self.muted_style,
+            )
+            for index, item in enumerate(items)
+            if start <= index < start + count
+        ]
+        if len(items) > count:
+            lines.append(self.muted_style(f"  ({self._selected + 1}/{len(items)})"))
+        return lines
 
     def invalidate(self) -> None:
         return

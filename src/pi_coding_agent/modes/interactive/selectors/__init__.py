@@ -9,7 +9,7 @@ from pi_coding_agent.modes.interactive.selectors._models import (
     ThinkingSelector,
     model_key,
 )
-from pi_coding_agent.modes.interactive.selectors._sessions import SessionPicker
+from pi_coding_agent.modes.interactive.selectors._sessions import SessionLike, SessionPicker
 from pi_coding_agent.modes.interactive.selectors._settings import TRUST_LABELS, SettingsSelector
 from pi_coding_agent.modes.interactive.selectors._tree import TreeSelector
 
@@ -22,6 +22,7 @@ __all__ = [
     "ScopedModelsSelector",
     "SelectDialog",
     "SelectorContext",
+    "SessionLike",
     "SessionPicker",
     "SettingsSelector",
     "ThinkingSelector",
