@@ -95,7 +95,7 @@ if TYPE_CHECKING:
     from pi_coding_agent.tools import ShellOperations as BashOperations
     from pi_coding_agent.tools import ToolOptions as ToolsOptions
     from pi_coding_agent.tools import detect_image_mime_in_file as detect_supported_image_mime_type_from_file
-    from pi_coding_agent.tui import DynamicBorder
+    from pi_coding_agent.tui import DynamicBorder, TuiMode
 
 _EXPORTS: dict[str, str] = {
     # Pi's names; "module:attribute" where this implementation names the same thing otherwise.
@@ -178,6 +178,7 @@ _EXPORTS: dict[str, str] = {
     "ResolvedResource": "pi_coding_agent.packages",
     "Theme": "pi_coding_agent.modes.interactive.theme",
     "DynamicBorder": "pi_coding_agent.tui",
+    "TuiMode": "pi_coding_agent.tui",
     # The equivalents of Pi's ``ModelRegistry`` and ``SettingsManager``, whose APIs differ.
     "ModelCatalog": "pi_coding_agent.model_registry",
     "Settings": "pi_coding_agent.settings",
@@ -249,6 +250,7 @@ __all__ = [
     "ThinkingLevelChangeEntry",
     "ToolsOptions",
     "TruncationResult",
+    "TuiMode",
     "build_context_entries",
     "build_session_context",
     "calculate_context_tokens",

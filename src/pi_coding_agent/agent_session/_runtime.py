@@ -170,6 +170,12 @@ class AgentSessionRuntime:
         result = await self.fork(leaf, "at")
         return ReplaceResult(cancelled=result.cancelled)
 
+    async def reload(self) -> ReplaceResult:
+        """A fresh session on the same file, built by the factory again (``/reload``: new
+        resources, prompts and settings take effect; the conversation stays)."""
+        await self._replace(self._session.session_manager)
+        return ReplaceResult(cancelled=False)
+
     async def dispose(self) -> None:
         await self._teardown()
         self._session.session_manager.close()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -122,7 +123,7 @@ def _run(parsed: ParsedArgs) -> int:
     session_dir = resolve_session_dir(
         resolve_path(parsed.session_dir) if parsed.session_dir else None, startup_settings.session_dir
     )
-    manager = _session_manager(parsed, cwd, session_dir, diagnostics)
+    manager = _session_manager(parsed, cwd, session_dir, diagnostics, interactive=mode == "interactive")
     session_cwd = manager.get_cwd()
     if manager.get_session_file() and not os.path.isdir(session_cwd):
         raise CliError(
@@ -216,6 +217,29 @@ def _run(parsed: ParsedArgs) -> int:
             built.session.set_thinking_level(built.session.thinking_level)
         return built
 
+    def reload_resources() -> list[str]:
+        """``/reload``: settings, skills, prompt templates, themes and context files read again
+        for the sessions ``build`` makes from now on; the warnings found."""
+        nonlocal options
+        fresh = Settings.load(session_cwd, home, project_trusted=settings.project_trusted)
+        fresh_sources = resolve_prompt_sources(
+            cwd=session_cwd, agent_dir=home, project_trusted=fresh.project_trusted,
+            system_prompt=parsed.system_prompt, append_system_prompt=parsed.append_system_prompt,
+        )  # fmt: skip
+        loaded, warnings = load_startup_resources(
+            cwd=cwd, session_cwd=session_cwd, agent_dir=home, settings=fresh, skill_paths=parsed.skills,
+            prompt_template_paths=parsed.prompt_templates, theme_paths=parsed.themes, no_skills=parsed.no_skills,
+            no_prompt_templates=parsed.no_prompt_templates, no_themes=parsed.no_themes,
+            no_extensions=parsed.no_extensions, extension_sources=parsed.extensions,
+        )  # fmt: skip
+        options = dataclasses.replace(
+            options, settings=fresh, custom_prompt=fresh_sources.custom, append_prompts=fresh_sources.append,
+            context_files=[] if parsed.no_context_files else load_context_files(session_cwd, home),
+            skills=loaded.skills.skills, prompt_templates=loaded.prompt_templates.templates,
+            expand_input=lambda text: loaded.expand(text, lambda error: None),
+        )  # fmt: skip
+        return [*warnings, *(str(issue) for issue in fresh.issues)]
+
     created = build(manager)
     session = created.session
     if created.model_fallback_message:
@@ -254,7 +278,13 @@ def _run(parsed: ParsedArgs) -> int:
     if session.model is not None:
         _prepare_local(session.model, announce=created.local_fallback)
     if mode == "interactive":
-        return _run_interactive(session, home, initial, parsed.use_theme)
+        from pi_coding_agent.agent_session import AgentSessionRuntime
+
+        runtime = AgentSessionRuntime(session, lambda next_manager: build(next_manager).session)
+        return _run_interactive(
+            runtime, home, initial=initial, parsed=parsed, theme_paths=resources.theme_paths,
+            reload_resources=reload_resources,
+        )  # fmt: skip
     if session.model is None:
         raise CliError(NO_MODELS_MESSAGE)
     return _run_print(session, "json" if mode == "json" else "text", initial)
@@ -278,7 +308,15 @@ def _prepare_local(model: Model, *, announce: bool) -> None:
         raise CliError(f"cannot set up {model.provider}/{model.id}: {error}") from None
 
 
-def _run_interactive(session: AgentSession, home: Path, initial: InitialInput, parsed_theme: str | None) -> int:
+def _run_interactive(
+    runtime: AgentSessionRuntime,
+    home: Path,
+    *,
+    initial: InitialInput,
+    parsed: ParsedArgs,
+    theme_paths: list[str],
+    reload_resources: Callable[[], list[str]],
+) -> int:
     import asyncio
 
     from pi_coding_agent import __version__
@@ -286,12 +324,15 @@ def _run_interactive(session: AgentSession, home: Path, initial: InitialInput, p
 
     return asyncio.run(
         run_interactive_mode(
-            session,
+            runtime,
             agent_dir=home,
             version=__version__,
             initial_message=initial.message,
             initial_images=initial.images,
-            theme_name=parsed_theme,
+            theme_name=parsed.use_theme,
+            theme_paths=theme_paths,
+            tui_mode="fullscreen" if parsed.tui_mode == "fullscreen" else "regular" if parsed.tui_mode else None,
+            reload_resources=reload_resources,
         )
     )
 
@@ -451,7 +492,7 @@ def _scoped_choice(scoped: list[ScopedModel], settings: Settings) -> tuple[Model
 
 
 def _session_manager(
-    parsed: ParsedArgs, cwd: str, session_dir: str | None, diagnostics: Diagnostics
+    parsed: ParsedArgs, cwd: str, session_dir: str | None, diagnostics: Diagnostics, *, interactive: bool = False
 ) -> SessionManager:
     from pi_coding_agent.session import (
         InvalidSessionError,
@@ -477,10 +518,9 @@ def _session_manager(
                 )
             return _open(path, session_dir)
         if parsed.resume:
-            raise CliError(
-                "--resume needs the interactive session picker, which is not available yet; "
-                "use --continue or --session <id>"
-            )
+            if not interactive:
+                raise CliError("--resume needs a terminal to pick a session in; use --continue or --session <id>")
+            return _pick_session(cwd, session_dir)
         if parsed.continue_session:
             return SessionManager.continue_recent(cwd, session_dir)
         if parsed.session_id:
@@ -500,6 +540,25 @@ def _session_manager(
         ) from None
     except (SessionError, OSError) as error:
         raise CliError(_describe(error)) from None
+
+
+def _pick_session(cwd: str, session_dir: str | None) -> SessionManager:
+    """``pi -r``: the session picker (this folder, Tab for every project); exit 0 when dismissed."""
+    import asyncio
+
+    from pi_coding_agent.modes.interactive import pick_session
+    from pi_coding_agent.paths import agent_dir
+    from pi_coding_agent.session import SessionManager
+
+    path = asyncio.run(
+        pick_session(
+            lambda: SessionManager.list(cwd, session_dir), lambda: SessionManager.list_all(session_dir), Path(agent_dir())
+        )
+    )
+    if path is None:
+        print("\x1b[2mNo session selected\x1b[22m")
+        raise SystemExit(0)
+    return _open(path, session_dir)
 
 
 def _describe(error: Exception) -> str:

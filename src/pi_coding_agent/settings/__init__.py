@@ -13,7 +13,13 @@ from pi_coding_agent.settings._settings import (
     SettingsIssue,
     deep_merge,
 )
-from pi_coding_agent.settings._trust import needs_project_trust, resolve_project_trust, stored_trust_decision
+from pi_coding_agent.settings._trust import (
+    needs_project_trust,
+    resolve_project_trust,
+    save_trust_decisions,
+    stored_trust_decision,
+    stored_trust_entry,
+)
 
 __all__ = [
     "DEFAULT_HTTP_IDLE_TIMEOUT_MS",
@@ -29,5 +35,7 @@ __all__ = [
     "needs_project_trust",
     "read_json_object",
     "resolve_project_trust",
+    "save_trust_decisions",
     "stored_trust_decision",
+    "stored_trust_entry",
 ]

@@ -10,7 +10,7 @@ reported too and its default used instead (Pi would pass it on unchecked).
 from __future__ import annotations
 
 import math
-from collections.abc import MutableMapping
+from collections.abc import Callable, MutableMapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -140,7 +140,14 @@ class Settings:
         now on disk, so other keys and edits made meanwhile are kept. A global file that
         could not be parsed is left alone.
         """
-        _set_path(self.global_settings, keys, value)
+        self._change_global(lambda data: _set_path(data, keys, value))
+
+    def unset_global(self, keys: tuple[str, ...]) -> None:
+        """Remove one global setting (Pi's setter given ``undefined``), here and in the file."""
+        self._change_global(lambda data: _unset_path(data, keys))
+
+    def _change_global(self, change: Callable[[dict[str, Any]], None]) -> None:
+        change(self.global_settings)
         self.data = deep_merge(self.global_settings, self.project_settings)
         path = self.global_path
         if path is None or any(issue.scope == "global" for issue in self.issues):
@@ -149,7 +156,7 @@ class Settings:
             current = read_json_object(path) or {}
         except ConfigFileError:
             return
-        _set_path(current, keys, value)
+        change(current)
         _write_json(path, current)
 
     # -- raw access ---------------------------------------------------------------------
@@ -369,6 +376,14 @@ def _set_path(data: dict[str, Any], keys: tuple[str, ...], value: Any) -> None:
             target[key] = child
         target = child
     target[keys[-1]] = value
+
+
+def _unset_path(data: dict[str, Any], keys: tuple[str, ...]) -> None:
+    target: Any = data
+    for key in keys[:-1]:
+        target = target.get(key) if isinstance(target, dict) else None
+    if isinstance(target, dict):
+        target.pop(keys[-1], None)
 
 
 def _write_json(path: Path, data: dict[str, Any]) -> None:

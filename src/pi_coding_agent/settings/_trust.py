@@ -9,7 +9,9 @@ setting decides (``ask`` means "no" when nobody can be asked, as in print mode).
 
 from __future__ import annotations
 
+import json
 import os
+from collections.abc import Iterable
 from pathlib import Path
 
 from pi_coding_agent.paths import CONFIG_DIR_NAME
@@ -48,22 +50,45 @@ def needs_project_trust(cwd: str | Path) -> bool:
         current = parent
 
 
-def stored_trust_decision(agent_dir: str | Path, cwd: str | Path) -> bool | None:
-    """The decision recorded for ``cwd`` or its nearest ancestor in ``trust.json``."""
-    path = Path(agent_dir) / "trust.json"
+def _read_trust_file(path: Path) -> dict[str, bool | None]:
     data = read_json_object(path) or {}
     for key, value in data.items():
         if value is not None and not isinstance(value, bool):
             raise ConfigFileError(path, f"value for {key!r} must be true, false, or null")
+    return data
+
+
+def stored_trust_entry(agent_dir: str | Path, cwd: str | Path) -> tuple[str, bool] | None:
+    """``(folder, decision)`` recorded for ``cwd`` or its nearest ancestor in ``trust.json``."""
+    data = _read_trust_file(Path(agent_dir) / "trust.json")
     current = _canonical(cwd)
     while True:
         decision = data.get(current)
         if isinstance(decision, bool):
-            return decision
+            return current, decision
         parent = os.path.dirname(current)
         if parent == current:
             return None
         current = parent
+
+
+def stored_trust_decision(agent_dir: str | Path, cwd: str | Path) -> bool | None:
+    """The decision recorded for ``cwd`` or its nearest ancestor in ``trust.json``."""
+    entry = stored_trust_entry(agent_dir, cwd)
+    return None if entry is None else entry[1]
+
+
+def save_trust_decisions(agent_dir: str | Path, updates: Iterable[tuple[str, bool | None]]) -> None:
+    """Record decisions in ``trust.json`` (``None`` removes a folder's entry), keys sorted as Pi writes them."""
+    path = Path(agent_dir) / "trust.json"
+    data = _read_trust_file(path)
+    for folder, decision in updates:
+        if decision is None:
+            data.pop(_canonical(folder), None)
+        else:
+            data[_canonical(folder)] = decision
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(dict(sorted(data.items())), indent=2) + "\n", encoding="utf-8")
 
 
 def resolve_project_trust(

@@ -14,8 +14,10 @@ from pi_coding_agent.tui._component import (
     InputHandler,
     StaticLines,
 )
+from pi_coding_agent.tui._fullscreen import FullscreenRenderer
+from pi_coding_agent.tui._fuzzy import fuzzy_filter, fuzzy_match
 from pi_coding_agent.tui._input import InputSplitter, Paste
-from pi_coding_agent.tui._keybindings import TUI_DEFAULTS, Keybindings, read_keybindings_file
+from pi_coding_agent.tui._keybindings import TUI_DEFAULTS, Keybindings, capitalize_keys, read_keybindings_file
 from pi_coding_agent.tui._keys import is_printable, matches_key, normalize_key, parse_key
 from pi_coding_agent.tui._renderer import RenderStats, ScreenRenderer
 from pi_coding_agent.tui._terminal import ProcessTerminal, Terminal
@@ -26,16 +28,20 @@ from pi_coding_agent.tui._text import (
     visible_width,
     wrap_text_with_ansi,
 )
-from pi_coding_agent.tui._tui import TUI, OverlayHandle, OverlayOptions
+from pi_coding_agent.tui._tui import TUI, OverlayHandle, OverlayOptions, RgbColor, TuiMode, parse_osc_color
 from pi_coding_agent.tui.components import (
     Box,
     DynamicBorder,
+    Input,
     Lines,
     Loader,
     Markdown,
     MarkdownTheme,
     SelectItem,
     SelectList,
+    SettingItem,
+    SettingsList,
+    SettingsStyle,
     Spacer,
     Text,
     TruncatedText,
@@ -53,6 +59,8 @@ __all__ = [
     "DynamicBorder",
     "Editor",
     "Focusable",
+    "FullscreenRenderer",
+    "Input",
     "InputHandler",
     "InputSplitter",
     "Keybindings",
@@ -65,19 +73,28 @@ __all__ = [
     "Paste",
     "ProcessTerminal",
     "RenderStats",
+    "RgbColor",
     "ScreenRenderer",
     "SelectItem",
     "SelectList",
+    "SettingItem",
+    "SettingsList",
+    "SettingsStyle",
     "Spacer",
     "StaticLines",
     "Suggestion",
     "Terminal",
     "Text",
     "TruncatedText",
+    "TuiMode",
+    "capitalize_keys",
+    "fuzzy_filter",
+    "fuzzy_match",
     "is_printable",
     "matches_key",
     "normalize_key",
     "parse_key",
+    "parse_osc_color",
     "read_keybindings_file",
     "slice_columns",
     "strip_ansi",

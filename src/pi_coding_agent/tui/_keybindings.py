@@ -50,6 +50,14 @@ TUI_DEFAULTS: dict[str, tuple[str, ...]] = {
     "tui.select.pageDown": ("pageDown",),
     "tui.select.confirm": ("enter",),
     "tui.select.cancel": ("escape", "ctrl+c"),
+    "tui.altScreen.pageUp": ("pageUp",),
+    "tui.altScreen.pageDown": ("pageDown",),
+    "tui.altScreen.halfPageUp": (),
+    "tui.altScreen.halfPageDown": (),
+    "tui.altScreen.lineUp": (),
+    "tui.altScreen.lineDown": (),
+    "tui.altScreen.top": ("home",),
+    "tui.altScreen.bottom": ("end",),
 }
 
 LEGACY_NAMES = {
@@ -117,10 +125,12 @@ class Keybindings:
     def set_user_bindings(self, user: Bindings) -> None:
         self.user = dict(user)
         merged = {**self.defaults, **self.user}
+        self._spelled = merged
         self._keys = {action: tuple(normalize_key(key) for key in keys) for action, keys in merged.items()}
 
     def keys(self, action: str) -> tuple[str, ...]:
-        return self._keys.get(action, ())
+        """The keys of ``action`` as configured (``shift+ctrl+p``), for hints and help."""
+        return tuple(self._spelled.get(action, ()))
 
     def matches(self, data: str, action: str) -> bool:
         keys = self._keys.get(action)
@@ -142,3 +152,17 @@ class Keybindings:
         """The first key of ``action`` as shown in hints (``ctrl+o``)."""
         keys = self.keys(action)
         return keys[0] if keys else ""
+
+    def text(self, action: str) -> str:
+        """Every key of ``action``, as Pi's hints show them (``escape/ctrl+c``)."""
+        return "/".join(self.keys(action))
+
+    def display(self, action: str) -> str:
+        """``text`` with each part capitalized (``Alt+Up``), as in Pi's help texts."""
+        return capitalize_keys(self.text(action))
+
+
+def capitalize_keys(text: str) -> str:
+    return "/".join(
+        "+".join(part[:1].upper() + part[1:] for part in key.split("+")) for key in text.split("/")
+    )

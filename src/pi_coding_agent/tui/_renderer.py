@@ -58,7 +58,7 @@ class ScreenRenderer:
 
     def render(self, lines: list[str], width: int, height: int) -> None:
         self.stats.frames += 1
-        lines, cursor = _extract_cursor(lines, height)
+        lines, cursor = extract_cursor(lines, height)
         if not self.previous and self.width == 0:
             self._full(lines, width, height, clear=False)
         elif width != self.width or height != self.height:
@@ -74,7 +74,7 @@ class ScreenRenderer:
         parts = [SYNC_BEGIN, "\x1b[?25l"]
         if clear:
             parts.append("\x1b[2J\x1b[H\x1b[3J")
-        parts.append("\r\n".join(_fit(line, width) for line in lines))
+        parts.append("\r\n".join(fit_line(line, width) for line in lines))
         parts.append(SYNC_END)
         self.stats.lines_written += len(lines)
         self.emit("".join(parts))
@@ -102,7 +102,7 @@ class ScreenRenderer:
                 if row > first:
                     self._newline(out, height)
                 out.append("\r\x1b[2K")
-                out.append(_fit(lines[row], width))
+                out.append(fit_line(lines[row], width))
             self.stats.lines_written += end - first + 1
         if len(previous) > len(lines):
             target = max(0, len(lines) - 1)
@@ -176,7 +176,7 @@ def _first_difference(old: list[str], new: list[str]) -> int | None:
     return None
 
 
-def _fit(line: str, width: int) -> str:
+def fit_line(line: str, width: int) -> str:
     """The line as written: cut if a component overran the width, styles closed at its end."""
     if "\x1b" in line:
         if visible_width(line) > width:
@@ -187,7 +187,7 @@ def _fit(line: str, width: int) -> str:
     return line
 
 
-def _extract_cursor(lines: list[str], height: int) -> tuple[list[str], tuple[int, int] | None]:
+def extract_cursor(lines: list[str], height: int) -> tuple[list[str], tuple[int, int] | None]:
     """Find and remove the cursor marker among the visible lines; (row, column) where it was."""
     start = max(0, len(lines) - height)
     for row in range(len(lines) - 1, start - 1, -1):

@@ -3,6 +3,12 @@
 Frames are throttled to one per 16 ms (``MIN_FRAME_INTERVAL``) however often components
 ask for one (a stream asks for every delta); a key press is drawn at once, not at the
 next tick, so typing is never a frame late.
+
+Two modes, as Pi's: ``regular`` draws on the main screen and lets the transcript go into
+the terminal's scrollback; ``fullscreen`` uses the alternate screen, where the first child
+(``document``) scrolls above the others (the dock) and Page Up/Down, Home and End move
+the view. Replies of the terminal to queries (``OSC 11`` background colour) are taken out
+of the input before any component sees them.
 """
 
 from __future__ import annotations
@@ -11,14 +17,23 @@ import asyncio
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Literal
 
 from pi_coding_agent.tui._component import Component, Container
+from pi_coding_agent.tui._fullscreen import FullscreenRenderer
 from pi_coding_agent.tui._input import PASTE_END, PASTE_START, Paste
+from pi_coding_agent.tui._keybindings import TUI_DEFAULTS, Keybindings
 from pi_coding_agent.tui._renderer import ScreenRenderer
 from pi_coding_agent.tui._terminal import Terminal
 from pi_coding_agent.tui._text import slice_columns, visible_width
 
 MIN_FRAME_INTERVAL = 0.016
+TuiMode = Literal["regular", "fullscreen"]
+_VIEWPORT_ACTIONS = (
+    "tui.altScreen.pageUp", "tui.altScreen.pageDown", "tui.altScreen.halfPageUp", "tui.altScreen.halfPageDown",
+    "tui.altScreen.lineUp", "tui.altScreen.lineDown", "tui.altScreen.top", "tui.altScreen.bottom",
+)  # fmt: skip
+RgbColor = tuple[int, int, int]
 
 InputListener = Callable[[str], bool]
 """Sees every input before the focused component; returning True consumes it."""
@@ -78,11 +93,22 @@ def _size(value: int | str | None, reference: int, default: int) -> int:
 
 
 class TUI(Container):
-    def __init__(self, terminal: Terminal, show_hardware_cursor: bool = False) -> None:
+    def __init__(
+        self,
+        terminal: Terminal,
+        show_hardware_cursor: bool = False,
+        *,
+        mode: TuiMode = "regular",
+        keybindings: Keybindings | None = None,
+    ) -> None:
         super().__init__()
         self.terminal = terminal
+        self.keybindings = keybindings or Keybindings(TUI_DEFAULTS)
         self.renderer = ScreenRenderer(terminal.write, show_hardware_cursor)
+        self.fullscreen = FullscreenRenderer(terminal.write, show_hardware_cursor)
+        self.mode: TuiMode = mode
         self.focused: Component | None = None
+        self._background_queries: list[Callable[[RgbColor | None], None]] = []
         self._overlays: list[_Overlay] = []
         self._listeners: list[InputListener] = []
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -97,17 +123,66 @@ class TUI(Container):
         self._loop = asyncio.get_running_loop()
         self.stopped = False
         self.terminal.start(self._handle_input, self.request_render)
+        if self.mode == "fullscreen":
+            self.fullscreen.enter()
         self.request_render()
 
-    def stop(self) -> None:
+    def stop(self, print_transcript: bool = True) -> None:
+        """Draw the last frame and give the terminal back.
+
+        In fullscreen mode the alternate screen is left; with ``print_transcript`` the whole
+        document is then written to the main screen (Pi's ``fullscreenExitOutput``).
+        """
         if self.stopped:
             return
         self.render_now()
         self.stopped = True
         if self._timer is not None:
             self._timer.cancel()
+        if self.mode == "fullscreen":
+            self.fullscreen.leave()
+            if print_transcript:
+                self.renderer.reset()
+                self.renderer.render(self.render(self.terminal.columns), self.terminal.columns, 1 << 30)
         self.renderer.finish()
         self.terminal.stop()
+
+    def set_mode(self, mode: TuiMode) -> None:
+        """Switch between the main screen and the alternate screen while running."""
+        if mode == self.mode:
+            return
+        self.mode = mode
+        if self.stopped:
+            return
+        if mode == "fullscreen":
+            self.fullscreen.enter()
+        else:
+            self.fullscreen.leave()
+            self.renderer.reset()
+            self.terminal.write("\x1b[2J\x1b[H\x1b[3J")
+        self.request_render(immediate=True)
+
+    def set_show_hardware_cursor(self, show: bool) -> None:
+        self.renderer.show_hardware_cursor = show
+        self.fullscreen.show_hardware_cursor = show
+
+    def query_background_color(
+        self, on_reply: Callable[[RgbColor | None], None], timeout: float = 0.1
+    ) -> None:
+        """Ask the terminal for its background colour (``OSC 11``); ``on_reply`` gets the colour,
+        or ``None`` when the terminal does not answer within ``timeout`` seconds."""
+        if self._loop is None:
+            on_reply(None)
+            return
+        self._background_queries.append(on_reply)
+
+        def expire() -> None:
+            if on_reply in self._background_queries:
+                self._background_queries.remove(on_reply)
+                on_reply(None)
+
+        self._loop.call_later(timeout, expire)
+        self.terminal.write("\x1b]11;?\x07")
 
     # ------------------------------------------------------------------ focus and overlays
 
@@ -148,6 +223,12 @@ class TUI(Container):
 
     def _handle_input(self, event: str | Paste) -> None:
         data = f"{PASTE_START}{event.text}{PASTE_END}" if isinstance(event, Paste) else event
+        if data.startswith("\x1b]"):
+            self._terminal_reply(data)
+            return
+        if self.mode == "fullscreen" and self._viewport_key(data):
+            self.request_render(immediate=True)
+            return
         for listener in list(self._listeners):
             if listener(data):
                 self.request_render(immediate=True)
@@ -156,6 +237,24 @@ class TUI(Container):
         if callable(handler):
             handler(data)
         self.request_render(immediate=True)
+
+    def _terminal_reply(self, data: str) -> None:
+        if data.startswith("\x1b]11;") and self._background_queries:
+            self._background_queries.pop(0)(parse_osc_color(data))
+
+    def _viewport_key(self, data: str) -> bool:
+        action = self.keybindings.action_for(data, _VIEWPORT_ACTIONS)
+        if action is None:
+            return False
+        view = self.fullscreen
+        name = action.rsplit(".", 1)[1]
+        steps = {"pageUp": -view.page(), "pageDown": view.page(), "halfPageUp": -(view.page() // 2),
+                 "halfPageDown": view.page() // 2, "lineUp": -1, "lineDown": 1}  # fmt: skip
+        if name in steps:
+            view.scroll(steps[name])
+        else:
+            view.scroll_to("top" if name == "top" else "end")
+        return True
 
     def feed_input(self, data: str) -> None:
         """Handle ``data`` as if typed (extensions and tests)."""
@@ -166,8 +265,11 @@ class TUI(Container):
     def request_render(self, force: bool = False, immediate: bool = False) -> None:
         """Ask for a frame; ``force`` redraws everything, ``immediate`` skips the throttle."""
         if force:
-            self.renderer.reset()
-            self.terminal.write("\x1b[2J\x1b[H\x1b[3J")
+            if self.mode == "fullscreen":
+                self.fullscreen.reset()
+            else:
+                self.renderer.reset()
+                self.terminal.write("\x1b[2J\x1b[H\x1b[3J")
             immediate = True
         if self.stopped or self._loop is None:
             return
@@ -200,6 +302,15 @@ class TUI(Container):
     def render_now(self) -> None:
         self._last_frame = time.monotonic()
         width, height = self.terminal.columns, self.terminal.rows
+        if self.mode == "fullscreen" and self.children:
+            document = self.children[0].render(width)
+            dock = [line for child in self.children[1:] for line in child.render(width)]
+            if self._overlays:
+                count = len(dock)
+                screen = self._composite([*document[-max(0, height - count) :], *dock], width, height)
+                document, dock = screen[: len(screen) - count], screen[len(screen) - count :]
+            self.fullscreen.render(document, dock, width, height)
+            return
         lines = self.render(width)
         if self._overlays:
             lines = self._composite(lines, width, height)
@@ -256,6 +367,21 @@ class TUI(Container):
             target = top + row + index
             if 0 <= target < len(base):
                 base[target] = _overlay_line(base[target], line, col, overlay_width, width)
+
+
+def parse_osc_color(reply: str) -> RgbColor | None:
+    """The colour of an ``OSC 10/11`` reply (``ESC ] 11 ; rgb:RRRR/GGGG/BBBB BEL``)."""
+    _, _, value = reply.rstrip("\x07").removesuffix("\x1b\\").partition(";")
+    if not value.startswith("rgb:"):
+        return None
+    parts = value[4:].split("/")
+    if len(parts) != 3:
+        return None
+    try:
+        channels = [int(part, 16) * 255 // (16 ** len(part) - 1) for part in parts if part]
+    except ValueError:
+        return None
+    return (channels[0], channels[1], channels[2]) if len(channels) == 3 else None
 
 
 def _overlay_line(base: str, overlay: str, col: int, overlay_width: int, total: int) -> str:

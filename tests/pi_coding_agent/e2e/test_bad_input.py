@@ -124,7 +124,7 @@ def test_rpc_interactive_and_unknown_flags(tmp_path: Path) -> None:
     short = run_ours(sandbox, "-z")
     assert short.returncode == 1 and _one_line(short.stderr) == "Error: Unknown option: -z"
     resume = run_ours(sandbox, "-r", "-p", "x")
-    assert resume.returncode == 1 and "--resume needs the interactive session picker" in _one_line(resume.stderr)
+    assert resume.returncode == 1 and "--resume needs a terminal to pick a session in" in _one_line(resume.stderr)
     missing_file = run_ours(sandbox, "--model", OPENAI_MODEL, "-p", "@nope.txt", "hi")
     assert missing_file.returncode == 1
     assert _one_line(missing_file.stderr) == f"Error: File not found: {sandbox.work / 'nope.txt'}"

@@ -1,7 +1,7 @@
 """Driving a program in a real terminal: tmux on its own socket, send-keys and capture-pane.
 
-Waits poll the screen until the expected text shows (or a generous limit passes); no test
-asserts how long anything took.
+Waits poll the screen every few tens of milliseconds until the expected text shows (or a
+generous limit passes); no test asserts how long anything took.
 """
 
 from __future__ import annotations
@@ -11,11 +11,13 @@ import shutil
 import subprocess
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 WAIT_LIMIT = 30.0
+POLL = 0.03
 
 
 def require_tmux() -> str:
@@ -25,17 +27,34 @@ def require_tmux() -> str:
     return found
 
 
+def editor_lines(screen: str) -> list[str]:
+    """What the editor holds: the lines between the last two horizontal rules of the screen."""
+    lines = screen.split("\n")
+    rules = [i for i, line in enumerate(lines) if line.startswith("──")]
+    return lines[rules[-2] + 1 : rules[-1]] if len(rules) >= 2 else []
+
+
 class TmuxPane:
     def __init__(
-        self, command: list[str], cwd: Path, env: dict[str, str], width: int = 100, height: int = 30
+        self,
+        command: list[str] | None,
+        cwd: Path,
+        env: dict[str, str],
+        width: int = 100,
+        height: int = 30,
     ) -> None:
+        """Run ``command`` in a new pane (``None``: an interactive bash, for job control)."""
         self.tmux = require_tmux()
         self.socket = f"pi-test-{uuid.uuid4().hex[:8]}"
         exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
-        # The pane runs the program, then records its exit status and stays open for capture.
-        script = f'cd {shlex.quote(str(cwd))} && env -i {exports} {shlex.join(command)}; echo "[exit $?]"; sleep 600'
-        self._run("new-session", "-d", "-s", "t", "-x", str(width), "-y", str(height), script)
+        if command is None:
+            script = f"cd {shlex.quote(str(cwd))} && env -i {exports} bash --norc --noprofile -i"
+        else:
+            # The pane runs the program, then records its exit status and stays open for capture.
+            script = f'cd {shlex.quote(str(cwd))} && env -i {exports} {shlex.join(command)}; echo "[exit $?]"; sleep 600'
+        self._run("-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", str(width), "-y", str(height), script)
         self._run("set-option", "-t", "t", "history-limit", "20000")
+        self._run("set-option", "-s", "set-clipboard", "on")
 
     def _run(self, *args: str) -> str:
         done = subprocess.run(
@@ -49,50 +68,54 @@ class TmuxPane:
     def type(self, text: str) -> None:
         self._run("send-keys", "-t", "t", "-l", text)
 
+    def paste(self, text: str) -> None:
+        """``text`` as the terminal pastes it (bracketed when the program asked for that)."""
+        done = subprocess.run([self.tmux, "-L", self.socket, "load-buffer", "-b", "paste", "-"], input=text,
+                              text=True, capture_output=True, check=False)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        self._run("paste-buffer", "-p", "-d", "-b", "paste", "-t", "t")
+
     def screen(self) -> str:
         return self._run("capture-pane", "-p", "-t", "t")
+
+    def styled_screen(self) -> str:
+        """The screen with its colours and styles (``capture-pane -e``)."""
+        return self._run("capture-pane", "-p", "-e", "-t", "t")
 
     def history(self) -> str:
         """Everything the terminal holds: scrollback and screen."""
         return self._run("capture-pane", "-p", "-t", "t", "-S", "-20000")
 
-    def wait_for(
-        self,
-        text: str,
-        limit: float = WAIT_LIMIT,
-        everywhere: bool = False,
-        poll: float = 0.1,
-        region: str | None = None,
-    ) -> str:
-        deadline = time.monotonic() + limit
-        while True:
-            shown = self.history() if everywhere else self.screen()
-            if region == "editor":
-                lines = shown.split("\n")
-                rules = [i for i, line in enumerate(lines) if line.startswith("────")]
-                shown = "\n".join(lines[rules[-2] + 1 : rules[-1] + 1]) if len(rules) >= 2 else ""
-            if text in shown:
-                return shown
-            if time.monotonic() > deadline:
-                raise AssertionError(f"{text!r} did not appear; the terminal shows:\n{shown}")
-            time.sleep(poll)
+    def clipboard(self) -> str:
+        """The newest tmux paste buffer (filled by an ``OSC 52`` clipboard write)."""
+        return self._run("show-buffer")
 
     def pane_pid(self) -> int:
         return int(self._run("display-message", "-p", "-t", "t", "#{pane_pid}").strip())
 
-    def wait_until_gone(self, text: str, limit: float = WAIT_LIMIT) -> str:
+    def wait_until(self, check: Callable[[str], bool], what: str, limit: float = WAIT_LIMIT, everywhere: bool = False,
+                   poll: float = POLL) -> str:  # fmt: skip
         deadline = time.monotonic() + limit
         while True:
-            shown = self.screen()
-            if text not in shown:
+            shown = self.history() if everywhere else self.screen()
+            if check(shown):
                 return shown
             if time.monotonic() > deadline:
-                raise AssertionError(f"{text!r} is still there:\n{shown}")
-            time.sleep(0.1)
+                raise AssertionError(f"{what}; the terminal shows:\n{shown}")
+            time.sleep(poll)
 
-    def settle(self, seconds: float = 1.0) -> None:
-        """Give the program a moment (a command finishing); nothing is measured."""
-        time.sleep(seconds)
+    def wait_for(self, text: str, limit: float = WAIT_LIMIT, everywhere: bool = False, poll: float = POLL,
+                 region: str | None = None) -> str:  # fmt: skip
+        if region == "editor":
+            return self.wait_until(lambda s: text in "\n".join(editor_lines(s)), f"{text!r} not in the editor",
+                                   limit, poll=poll)  # fmt: skip
+        return self.wait_until(lambda s: text in s, f"{text!r} did not appear", limit, everywhere, poll)
+
+    def wait_until_gone(self, text: str, limit: float = WAIT_LIMIT) -> str:
+        return self.wait_until(lambda s: text not in s, f"{text!r} is still there", limit)
+
+    def editor(self) -> str:
+        return "\n".join(editor_lines(self.screen())).strip()
 
     def close(self) -> None:
         self._run("kill-server")

@@ -2,29 +2,56 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     from pi_ai import ImageContent
-    from pi_coding_agent.agent_session import AgentSession
+    from pi_coding_agent.agent_session import AgentSessionRuntime
+    from pi_coding_agent.session import SessionInfo
 
 
 async def run_interactive_mode(
-    session: AgentSession,
+    runtime: AgentSessionRuntime,
     *,
     agent_dir: Path,
     version: str,
     initial_message: str | None = None,
     initial_images: Sequence[ImageContent] = (),
     theme_name: str | None = None,
+    theme_paths: Sequence[str] = (),
+    tui_mode: Literal["regular", "fullscreen"] | None = None,
+    reload_resources: Callable[[], list[str]] | None = None,
 ) -> int:
-    """Run the terminal UI on the process's terminal until the user quits; the exit status."""
+    """Run the terminal UI on the process's terminal until the user quits; the exit status.
+
+    ``reload_resources`` (for ``/reload``) re-reads skills, prompt templates, context files and
+    settings for the sessions the runtime builds from then on, and returns warnings to show.
+    """
     from pi_coding_agent.modes.interactive._mode import InteractiveMode
 
-    mode = InteractiveMode(session, agent_dir=agent_dir, version=version, theme_name=theme_name)
+    mode = InteractiveMode(
+        runtime,
+        agent_dir=agent_dir,
+        version=version,
+        theme_name=theme_name,
+        theme_paths=theme_paths,
+        tui_mode=tui_mode,
+        reload_resources=reload_resources,
+    )
     return await mode.run(initial_message, initial_images)
 
 
-__all__ = ["run_interactive_mode"]
+async def pick_session(
+    load_current: Callable[[], Sequence[SessionInfo]],
+    load_all: Callable[[], Sequence[SessionInfo]],
+    agent_dir: Path,
+) -> str | None:
+    """``pi -r``: the session picker on its own; the chosen file, or ``None`` when dismissed."""
+    from pi_coding_agent.modes.interactive._picker import run_picker
+
+    return await run_picker(load_current, load_all, agent_dir)
+
+
+__all__ = ["pick_session", "run_interactive_mode"]

@@ -36,7 +36,19 @@ APP_DEFAULTS: dict[str, tuple[str, ...]] = {
     "app.tree.unfoldOrDown": ("ctrl+right", "alt+right"),
     "app.tree.editLabel": ("shift+l",),
     "app.tree.toggleLabelTimestamp": ("shift+t",),
+    "app.tree.filter.default": ("ctrl+d",),
+    "app.tree.filter.noTools": ("ctrl+t",),
+    "app.tree.filter.userOnly": ("ctrl+u",),
+    "app.tree.filter.labeledOnly": ("ctrl+l",),
+    "app.tree.filter.all": ("ctrl+a",),
+    "app.tree.filter.cycleForward": ("ctrl+o",),
+    "app.tree.filter.cycleBackward": ("shift+ctrl+o",),
     "app.models.save": ("ctrl+s",),
+    "app.models.enableAll": ("ctrl+a",),
+    "app.models.clearAll": ("ctrl+x",),
+    "app.models.toggleProvider": ("ctrl+p",),
+    "app.models.reorderUp": ("alt+up",),
+    "app.models.reorderDown": ("alt+down",),
 }
 
 

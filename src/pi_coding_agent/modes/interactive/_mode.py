@@ -1,432 +1,443 @@
-"""``InteractiveMode``: ``pi`` in a terminal, driven by an ``AgentSession``.
+"""``InteractiveMode``: ``pi`` in a terminal, driven by an ``AgentSessionRuntime``.
 
-Session events become transcript components (user and assistant messages, tool runs,
-retries, errors); the editor's submissions become prompts, ``!cmd``/``!!cmd`` user
-commands or slash commands. Escape aborts the running answer (and a running user
-command), Ctrl+C clears the editor and quits when pressed twice, Ctrl+D quits on an
-empty editor, Ctrl+Z suspends.
+Session events become transcript components; the editor's submissions become prompts
+(queued as steering or follow-up messages while the agent works), ``!cmd``/``!!cmd`` user
+commands or slash commands (``commands``); application keys (``_actions``) are checked
+before the editor sees a key. When the runtime replaces the session (``/new``,
+``/resume``, ``/fork``, ``/clone``, ``/import``, ``/reload``) the screen is rebuilt for the
+new one (``rebind``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import shlex
 import signal
-import time
-from collections.abc import Sequence
+import sys
+from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pi_agent import (
-    MessageEndEvent,
-    MessageStartEvent,
-    MessageUpdateEvent,
-    ToolExecutionEndEvent,
-    ToolExecutionStartEvent,
-    ToolExecutionUpdateEvent,
-)
-from pi_ai import AssistantMessage, ImageContent, TextContent, ToolCall, ToolResultMessage, UserMessage
+from pi_ai import ImageContent, UserMessage
 from pi_coding_agent.agent_session import (
     AgentSettledEvent,
     AutoRetryEndEvent,
     AutoRetryStartEvent,
+    CompactionEndEvent,
+    CompactionStartEvent,
+    QueueUpdateEvent,
+    SessionAgentEndEvent,
     SessionError,
     SessionEvent,
+    SessionInfoChangedEvent,
+    SummarizationRetryEvent,
     ThinkingLevelChangedEvent,
 )
-from pi_coding_agent.messages import BashExecutionMessage, BranchSummaryMessage, CompactionSummaryMessage
-from pi_coding_agent.modes.interactive._commands import BUILTIN_COMMANDS, READY, split_command
+from pi_coding_agent.modes.interactive._actions import AppKeys
+from pi_coding_agent.modes.interactive._indicators import StatusIndicators
 from pi_coding_agent.modes.interactive._keys import load_keybindings
 from pi_coding_agent.modes.interactive._layout import Layout
+from pi_coding_agent.modes.interactive._queue import MessageQueue
 from pi_coding_agent.modes.interactive._styles import markdown_theme
-from pi_coding_agent.modes.interactive.components import (
-    AssistantMessageView,
-    BashExecutionView,
-    Footer,
-    SummaryCard,
-    ToolExecutionView,
-    UserMessageView,
-    notice,
+from pi_coding_agent.modes.interactive._themes import ThemeChoice, appearance_for, load_theme_choice
+from pi_coding_agent.modes.interactive._transcript import Transcript, TranscriptStyle, user_text
+from pi_coding_agent.modes.interactive._ui import EditorComponent, InteractiveUI
+from pi_coding_agent.modes.interactive.commands import command_list, run_command, split_command
+from pi_coding_agent.modes.interactive.components import BashExecutionView, Footer
+from pi_coding_agent.tui import (
+    TUI,
+    Completer,
+    Editor,
+    ProcessTerminal,
+    RgbColor,
+    Spacer,
+    Terminal,
+    Text,
+    TuiMode,
 )
-from pi_coding_agent.modes.interactive.theme import Theme, ThemeError, builtin_theme, discover_themes
-from pi_coding_agent.tui import TUI, Completer, Editor, Loader, ProcessTerminal, Spacer, Terminal, Text
 
 if TYPE_CHECKING:
-    from pi_coding_agent.agent_session import AgentSession
+    from pi_coding_agent.agent_session import AgentSession, AgentSessionRuntime
 
-DOUBLE_PRESS_SECONDS = 0.5
+ReloadResources = Callable[[], list[str]]
+"""Re-reads skills, prompt templates and context files for the next session; returns warnings."""
 
 
 class InteractiveMode:
     def __init__(
         self,
-        session: AgentSession,
+        runtime: AgentSessionRuntime,
         *,
         agent_dir: Path,
         version: str,
         terminal: Terminal | None = None,
         theme_name: str | None = None,
+        theme_paths: Sequence[str] = (),
+        tui_mode: TuiMode | None = None,
+        reload_resources: ReloadResources | None = None,
     ) -> None:
-        self.session = session
+        self.runtime = runtime
         self.agent_dir = agent_dir
         self.version = version
+        self.reload_resources = reload_resources
+        settings = runtime.session.settings
         self.terminal = terminal or ProcessTerminal()
-        self.tui = TUI(self.terminal, show_hardware_cursor=_flag(session, "showHardwareCursor"))
         self.keys, key_problem = load_keybindings(agent_dir)
-        self.theme, theme_problems = _choose_theme(session, agent_dir, theme_name)
+        mode: TuiMode = tui_mode or ("fullscreen" if settings.get("tuiMode") == "fullscreen" else "regular")
+        self.tui = TUI(self.terminal, show_hardware_cursor=self._flag("showHardwareCursor"), mode=mode,
+                       keybindings=self.keys)  # fmt: skip
+        self.theme_name_override = theme_name
+        self.theme_paths = [Path(p) for p in theme_paths]
+        self.themes = self.load_themes()
+        self.theme = self.themes.theme()
         self.md_theme = markdown_theme(self.theme)
-        self.hide_thinking = _flag(session, "hideThinkingBlock")
-        self.tools_expanded = False
-        self.editor = Editor(
-            self.keys,
-            Completer(session.cwd, self._command_list),
-            border=self._border_style,
-            selected=lambda s: self.theme.fg("accent", s),
-            muted=lambda s: self.theme.fg("dim", s),
-            max_visible_items=_int_setting(session, "autocompleteMaxVisible", 5, 3, 20),
-            padding_x=_int_setting(session, "editorPaddingX", 0, 0, 3),
+        self.default_editor = self._new_editor()
+        self.editor: EditorComponent = self.default_editor
+        self.footer = Footer(runtime.session, self.theme)
+        self.update_provider_count()
+        self.layout = Layout(self.tui, self.default_editor, self.footer)
+        style = TranscriptStyle(
+            self.theme, self.md_theme, self._flag("hideThinkingBlock"), False, self._output_pad()
         )
-        self.editor.on_submit = self._on_submit
-        self.footer = Footer(session, self.theme)
-        self.footer.provider_count = len({m.provider for m in session.catalog.available()})
-        self.layout = Layout(self.tui, self.editor, self.footer)
-        self._streaming: AssistantMessageView | None = None
-        self._tools: dict[str, ToolExecutionView] = {}
-        self._expandables: list[Any] = []
-        self._loader: Loader | None = None
+        self.transcript = Transcript(self.layout.chat, style, runtime.session.cwd, self.tui.request_render)
+        self.transcript.retry_attempt = lambda: self.session.retry_attempt
+        self.transcript.expand_key = self.keys.text("app.tools.expand")
+        self.ui = InteractiveUI(self)
+        self.queue = MessageQueue(self)
+        self.indicators = StatusIndicators(self)
+        self.actions = AppKeys(self)
+        self.pending_bash: list[BashExecutionView] = []
+        self.escape_override: Callable[[], None] | None = None
+        self.header_expanded = False
         self._exit = asyncio.Event()
         self._exit_code = 0
-        self._last_ctrl_c = 0.0
-        self._last_escape = 0.0
-        self._tasks: set[asyncio.Task[None]] = set()
-        self._problems = [p for p in (key_problem, *theme_problems) if p]
-        self._unsubscribe = session.subscribe(self._on_event)
-        self.tui.add_input_listener(self._app_key)
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._problems = [p for p in (key_problem, *self.themes.problems) if p]
+        self._unsubscribe = runtime.subscribe(self._on_event)
+        runtime.bind_ui(self.ui, "tui")
+        self.tui.add_input_listener(self.actions.handle)
+
+    @property
+    def session(self) -> AgentSession:
+        return self.runtime.session
+
+    # ------------------------------------------------------------------ construction helpers
+
+    def _flag(self, key: str) -> bool:
+        return self.runtime.session.settings.get(key) is True
+
+    def int_setting(self, key: str, default: int, low: int, high: int) -> int:
+        value = self.session.settings.get(key)
+        if isinstance(value, int) and not isinstance(value, bool):
+            return max(low, min(high, value))
+        return default
+
+    def _output_pad(self) -> int:
+        return 0 if self.runtime.session.settings.get("outputPad") == 0 else 1
+
+    def load_themes(self) -> ThemeChoice:
+        session = self.runtime.session
+        directories = [self.agent_dir / "themes"]
+        if session.settings.project_trusted:
+            directories.append(Path(session.cwd) / ".pi" / "themes")
+        return load_theme_choice(
+            session.settings.get("theme"), self.theme_name_override, directories, self.theme_paths
+        )
+
+    def _new_editor(self) -> Editor:
+        editor = Editor(
+            self.keys,
+            Completer(self.runtime.session.cwd, self._commands),
+            border=self.editor_border_style,
+            selected=lambda s: self.theme.fg("accent", s),
+            muted=lambda s: self.theme.fg("dim", s),
+            max_visible_items=self.int_setting("autocompleteMaxVisible", 5, 3, 20),
+            padding_x=self.int_setting("editorPaddingX", 0, 0, 3),
+        )
+        editor.on_submit = self.on_submit
+        editor.on_change = lambda _text: self.tui.request_render()
+        return editor
+
+    def _commands(self) -> list[tuple[str, str]]:
+        return command_list(
+            self.session, skills=self.session.settings.get("enableSkillCommands") is not False
+        )
+
+    def editor_border_style(self, text: str) -> str:
+        if self.editor.get_text().lstrip().startswith("!"):
+            return self.theme.fg("bashMode", text)
+        return self.theme.fg(self.theme.thinking_border(self.session.thinking_level), text)
+
+    def editor_history(self, text: str) -> None:
+        add = getattr(self.editor, "add_to_history", None)
+        if callable(add):
+            add(text)
 
     # ------------------------------------------------------------------ lifecycle
 
     async def run(
         self, initial_message: str | None = None, initial_images: Sequence[ImageContent] = ()
     ) -> int:
-        self._build_header()
-        self._render_history()
-        self.layout.status.children = [Spacer(1)]
+        self.build_header()
+        self.render_session()
         for problem in self._problems:
-            self._add(notice(f"Warning: {problem}", self.theme, "warning"))
+            self.transcript.warning(problem)
         self.tui.start()
         self.tui.set_focus(self.editor)
+        self._detect_background()
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGTERM, signal.SIGHUP):
-            loop.add_signal_handler(signum, self.shutdown, 128 + signum)
+            loop.add_signal_handler(signum, self.shutdown, 0)
         if initial_message is not None:
-            self._start_prompt(initial_message, list(initial_images))
+            self.start_prompt(initial_message, list(initial_images))
         try:
             await self._exit.wait()
         finally:
             for signum in (signal.SIGTERM, signal.SIGHUP):
                 loop.remove_signal_handler(signum)
-            if self._loader is not None:
-                self._loader.stop()
-            self.tui.stop()
+            self.indicators.clear()
+            self.ui.close_selector()
+            self.tui.stop(print_transcript=self.session.settings.get("fullscreenExitOutput") != "resume-hint")
             self._unsubscribe()
-            self.session.dispose()
+            await self.runtime.dispose()
+            self._print_resume_hint()
         return self._exit_code
 
     def shutdown(self, code: int = 0) -> None:
         self._exit_code = code
         self._exit.set()
 
-    def _build_header(self) -> None:
-        if _flag(self.session, "quietStartup"):
+    def _print_resume_hint(self) -> None:
+        """``To resume this session: pi --session <id>`` once the session has a file (Pi's hint)."""
+        manager = self.session.session_manager
+        path = manager.get_session_file()
+        if not manager.is_persisted() or not path or not os.path.exists(path) or not sys.stdout.isatty():
             return
-        theme = self.theme
-        hints = " · ".join(
-            (
-                f"{theme.fg('dim', 'escape')} interrupt",
-                f"{theme.fg('dim', 'ctrl+c/ctrl+d')} clear/exit",
-                f"{theme.fg('dim', '/')} commands",
-                f"{theme.fg('dim', '!')} bash",
-                f"{theme.fg('dim', 'ctrl+o')} more",
-            )
-        )
-        self.layout.header.add_child(Spacer(1))
-        self.layout.header.add_child(
-            Text(theme.bold(theme.fg("accent", "pi")) + theme.fg("dim", f" v{self.version}"), 1, 0)
-        )
-        self.layout.header.add_child(Text(hints, 1, 0))
-        self.layout.header.add_child(Spacer(1))
+        words = ["pi"]
+        if not manager.uses_default_session_dir():
+            words += ["--session-dir", shlex.quote(manager.get_session_dir())]
+        words += ["--session", manager.get_session_id()]
+        sys.stdout.write(f"\x1b[2mTo resume this session:\x1b[22m {' '.join(words)}\n")
+        sys.stdout.flush()
 
-    def _render_history(self) -> None:
-        for message in self.session.agent.state.messages:
+    def spawn(self, coroutine: Coroutine[Any, Any, Any]) -> None:
+        task = asyncio.ensure_future(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._task_done)
+
+    def _task_done(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            self.transcript.error(f"{type(task.exception()).__name__}: {task.exception()}")
+
+    # ------------------------------------------------------------------ screen parts
+
+    def build_header(self) -> None:
+        header = self.layout.header
+        header.clear()
+        if self.ui.custom_header is not None:
+            header.add_child(self.ui.custom_header)
+            return
+        if self._flag("quietStartup"):
+            return
+        from pi_coding_agent.modes.interactive._header import header_text
+
+        header.add_child(Spacer(1))
+        header.add_child(Text(header_text(self, self.header_expanded), 1, 0))
+        header.add_child(Spacer(1))
+
+    def render_session(self) -> None:
+        """The transcript of the current session from its stored messages."""
+        transcript = self.transcript
+        transcript.clear()
+        transcript.cwd = self.session.cwd
+        transcript.render_messages(self.session.messages)
+        manager = self.session.session_manager
+        if not self.session.settings.project_trusted:
+            from pi_coding_agent.settings import needs_project_trust
+
+            if needs_project_trust(manager.get_cwd()):
+                transcript.warning(
+                    "This project is not trusted. Project .pi resources and packages are ignored. "
+                    "Use /trust to save a trust decision, then restart pi."
+                )
+        compactions = sum(1 for entry in manager.get_entries() if entry.type == "compaction")
+        if compactions:
+            transcript.status(f"Session compacted {'1 time' if compactions == 1 else f'{compactions} times'}")
+        for message in self.session.messages:
             if isinstance(message, UserMessage):
-                self._add(UserMessageView(_user_text(message), self.theme, self.md_theme))
-            elif isinstance(message, AssistantMessage):
-                view = AssistantMessageView(self.theme, self.md_theme, self.hide_thinking)
-                view.update(message)
-                self._add(view)
-                for block in message.content:
-                    if isinstance(block, ToolCall):
-                        self._tool_view(block.id, block.name, block.arguments)
-            elif isinstance(message, ToolResultMessage):
-                tool = self._tools.pop(message.tool_call_id, None)
-                if tool is not None:
-                    tool.set_result(list(message.content), message.details, message.is_error, False)
-            else:
-                self._add_special(message)
-        self._tools.clear()
+                self.editor_history(user_text(message))
 
-    def _add_special(self, message: object) -> None:
-        if isinstance(message, BashExecutionMessage):
-            view = BashExecutionView(message.command, self.theme, bool(message.exclude_from_context))
-            view.finish(message)
-            self._add(view, expandable=True)
-        elif isinstance(message, CompactionSummaryMessage):
-            label = f"[compaction] Compacted from {message.tokens_before:,} tokens"
-            self._add(SummaryCard(label, message.summary, self.theme, self.md_theme), expandable=True)
-        elif isinstance(message, BranchSummaryMessage):
-            self._add(
-                SummaryCard("[branch summary]", message.summary, self.theme, self.md_theme), expandable=True
-            )
+    def update_provider_count(self) -> None:
+        """The footer names the provider when the models to choose from (the scope, else all
+        available) come from more than one (Pi's rule)."""
+        session = self.session
+        models = [scoped.model for scoped in session.scoped_models] or session.available_models()
+        self.footer.provider_count = len({model.provider for model in models})
+        self.footer.invalidate()
 
-    def _add(self, component: Any, expandable: bool = False) -> None:
-        self.layout.chat.add_child(component)
-        if expandable:
-            self._expandables.append(component)
-            component.set_expanded(self.tools_expanded)
+    def rebind(self) -> None:
+        """The runtime replaced the session: show the new one, reset what belonged to the old."""
+        self.ui.reset()
+        self.indicators.clear()
+        self.queue.held.clear()
+        self.pending_bash.clear()
+        self.footer.session = self.session
+        self.update_provider_count()
+        self.footer.refresh()
+        self.render_session()
+        self.queue.refresh()
         self.tui.request_render()
 
-    def _border_style(self, text: str) -> str:
-        if self.editor.get_raw_text().lstrip().startswith("!"):
-            return self.theme.fg("bashMode", text)
-        return self.theme.fg(self.theme.thinking_border(self.session.thinking_level), text)
+    def restore_editor(self) -> None:
+        self.layout.show_in_editor_area(self.editor)
+        self.tui.set_focus(self.editor)
 
-    def _command_list(self) -> list[tuple[str, str]]:
-        return list(BUILTIN_COMMANDS)
+    def replace_editor(self, editor: EditorComponent | None) -> None:
+        text = self.editor.get_text()
+        self.ui.close_selector()
+        working = self.indicators.kind == "working"
+        self.indicators.clear("working")
+        replacement = editor or self.default_editor
+        replacement.on_submit = self.on_submit
+        replacement.on_change = self.default_editor.on_change
+        replacement.set_text(text)
+        self.editor = replacement
+        self.restore_editor()
+        if working:
+            self.indicators.working()
+
+    def set_tools_expanded(self, expanded: bool) -> None:
+        self.transcript.set_expanded(expanded)
+        self.header_expanded = expanded
+        self.build_header()
+        self.tui.request_render()
+
+    def apply_theme(self, name: str | None = None) -> None:
+        """Switch every component to another theme (the chat is drawn again in its colours)."""
+        self.theme.replace_with(self.themes.theme(name))
+        self.footer.invalidate()
+        self.build_header()
+        self.render_session()
+        self.queue.refresh()
+        self.tui.request_render(force=True)
+
+    def _detect_background(self) -> None:
+        """Pi asks the terminal for its background when no theme is set (``_themes``)."""
+        if self.themes.requested is not None and "/" not in self.themes.requested:
+            return
+
+        def answered(rgb: RgbColor | None) -> None:
+            if rgb is None:
+                if self.themes.requested is None and os.environ.get("COLORFGBG"):
+                    self.session.settings.set_global(("theme",), self.themes.resolve())
+                return
+            appearance = appearance_for(rgb)
+            changed = appearance != self.themes.appearance
+            self.themes.appearance = appearance
+            if self.themes.requested is None:
+                self.session.settings.set_global(("theme",), appearance)
+            if changed:
+                self.apply_theme()
+
+        self.tui.query_background_color(answered)
 
     # ------------------------------------------------------------------ session events
 
     def _on_event(self, event: SessionEvent) -> None:
-        if isinstance(event, MessageStartEvent):
-            self._message_start(event.message)
-        elif isinstance(event, MessageUpdateEvent):
-            self._message_update(event.message)
-        elif isinstance(event, MessageEndEvent):
-            self._message_end(event.message)
-        elif isinstance(event, ToolExecutionStartEvent):
-            self._tool_view(event.tool_call_id, event.tool_name, event.args).mark_started()
-        elif isinstance(event, ToolExecutionUpdateEvent):
-            view = self._tools.get(event.tool_call_id)
-            partial = event.partial_result
-            if view is not None and partial is not None:
-                view.set_result(list(partial.content), partial.details, False, True)
-        elif isinstance(event, ToolExecutionEndEvent):
-            view = self._tools.pop(event.tool_call_id, None)
-            if view is not None:
-                view.set_result(list(event.result.content), event.result.details, event.is_error, False)
-        elif isinstance(event, AutoRetryStartEvent):
-            seconds = event.delay_ms / 1000
-            self._set_working(
-                f"Retrying ({event.attempt}/{event.max_attempts}) in {seconds:g}s... {event.error_message}"
-            )
-        elif isinstance(event, AutoRetryEndEvent) and not event.success:
-            self._add(
-                notice(
-                    f"Retry failed after {event.attempt} attempts: {event.final_error}", self.theme, "error"
-                )
-            )
-        elif isinstance(event, ThinkingLevelChangedEvent):
-            self.footer.invalidate()
+        self.footer.invalidate()
+        kind = getattr(event, "type", "")
+        if kind == "turn_start":
+            self.indicators.working()
+        elif isinstance(event, QueueUpdateEvent):
+            self.queue.refresh()
+        elif isinstance(event, SessionInfoChangedEvent | ThinkingLevelChangedEvent):
+            self.tui.request_render()
+        elif kind in ("message_start", "message_update", "message_end") or kind.startswith("tool_execution"):
+            self.transcript.on_event(event)
+            if kind == "message_end":
+                self.footer.refresh()
+            if kind == "message_start" and getattr(getattr(event, "message", None), "role", "") == "user":
+                self.queue.refresh()
+        elif isinstance(event, SessionAgentEndEvent):
+            self.indicators.clear("working")
+            self.transcript.run_ended()
         elif isinstance(event, AgentSettledEvent):
-            self._set_working(None)
-            self._tools.clear()
             self._flush_pending_bash()
             self.footer.refresh()
-        elif getattr(event, "type", "") == "agent_start":
-            self._set_working("Working...")
+        elif isinstance(event, CompactionStartEvent | CompactionEndEvent):
+            self._compaction_event(event)
+        elif isinstance(event, AutoRetryStartEvent):
+            self.escape_override = self.session.abort_retry
+            self.indicators.retrying(event.attempt, event.max_attempts, event.delay_ms)
+        elif isinstance(event, AutoRetryEndEvent):
+            self.escape_override = None
+            self.indicators.clear("retry")
+            if not event.success:
+                self.transcript.error(
+                    f"Retry failed after {event.attempt} attempts: {event.final_error or 'Unknown error'}"
+                )
+        elif isinstance(event, SummarizationRetryEvent):
+            self._summary_retry(event)
         self.tui.request_render()
 
-    def _message_start(self, message: object) -> None:
-        if isinstance(message, UserMessage):
-            self._add(UserMessageView(_user_text(message), self.theme, self.md_theme))
-        elif isinstance(message, AssistantMessage):
-            self._streaming = AssistantMessageView(self.theme, self.md_theme, self.hide_thinking)
-            self._add(self._streaming)
-            self._streaming.update(message)
-
-    def _message_update(self, message: object) -> None:
-        if self._streaming is None or not isinstance(message, AssistantMessage):
+    def _compaction_event(self, event: CompactionStartEvent | CompactionEndEvent) -> None:
+        if isinstance(event, CompactionStartEvent):
+            self.escape_override = self.session.abort_compaction
+            self.indicators.compacting(event.reason)
             return
-        self._streaming.update(message)
-        for block in message.content:
-            if isinstance(block, ToolCall):
-                view = self._tools.get(block.id)
-                if view is None:
-                    self._tool_view(block.id, block.name, block.arguments)
-                else:
-                    view.update_args(block.arguments)
-
-    def _message_end(self, message: object) -> None:
-        if isinstance(message, AssistantMessage) and self._streaming is not None:
-            self._streaming.update(message)
-            if message.stop_reason in ("error", "aborted"):
-                text = message.error_message or (
-                    "Operation aborted" if message.stop_reason == "aborted" else "Error"
-                )
-                for view in self._tools.values():
-                    view.set_result([TextContent(text=text)], None, True, False)
-                self._tools.clear()
-            self._streaming = None
-            self.footer.refresh()
-        elif (
-            not isinstance(message, UserMessage | AssistantMessage)
-            and getattr(message, "role", "") != "toolResult"
-        ):
-            self._add_special(message)
-
-    def _tool_view(self, call_id: str, name: str, args: Any) -> ToolExecutionView:
-        view = self._tools.get(call_id)
-        if view is None:
-            view = ToolExecutionView(name, args, self.theme, self.session.cwd, expanded=self.tools_expanded)
-            self._tools[call_id] = view
-            self._add(view, expandable=True)
-        return view
-
-    def _set_working(self, message: str | None) -> None:
-        status = self.layout.status
-        if message is None:
-            if self._loader is not None:
-                self._loader.stop()
-                self._loader = None
-            status.children = [Spacer(1)]
-            return
-        if self._loader is None:
-            self._loader = Loader(
-                message,
-                self.tui.request_render,
-                spinner_style=lambda s: self.theme.fg("accent", s),
-                message_style=lambda s: self.theme.fg("muted", s),
+        self.escape_override = None
+        self.indicators.clear("compaction")
+        manual = event.reason == "manual"
+        if event.aborted:
+            (self.transcript.error if manual else self.transcript.status)(
+                "Compaction cancelled" if manual else "Auto-compaction cancelled"
             )
-            status.children = [Spacer(1), self._loader]
-            self._loader.start()
-        self._loader.message = f"{message} ({self.keys.describe('app.interrupt')} to interrupt)"
+        elif event.result is not None:
+            self._show_compacted()
+        elif event.error_message:
+            if manual:
+                self.transcript.error(event.error_message)
+            else:
+                self.transcript.add(Text(self.theme.fg("error", event.error_message), 1, 0))
+        self.spawn(self.queue.flush_held(event.will_retry))
 
-    # ------------------------------------------------------------------ keys
+    def _show_compacted(self) -> None:
+        """The transcript after a compaction, as Pi redraws it: the kept messages, then the
+        new summary card below them (where it happened in time)."""
+        messages = list(self.session.messages)
+        self.transcript.clear()
+        self.transcript.render_messages(messages[1:])
+        if messages:
+            self.transcript.add_message(messages[0])
+        self.footer.refresh()
 
-    def _app_key(self, data: str) -> bool:
-        """Application keys, checked before the editor sees the input (Pi's ``CustomEditor``)."""
-        keys = self.keys
-        if self.tui.focused is not self.editor:
-            return False
-        if keys.matches(data, "app.interrupt") and not self.editor.completion_open:
-            self._on_escape()
-            return True
-        if keys.matches(data, "app.clear"):
-            self._on_ctrl_c()
-            return True
-        if keys.matches(data, "app.exit") and not self.editor.get_raw_text():
-            self.shutdown(0)
-            return True
-        if keys.matches(data, "app.suspend"):
-            self._suspend()
-            return True
-        if keys.matches(data, "app.thinking.cycle"):
-            self._cycle_thinking()
-            return True
-        if keys.matches(data, "app.tools.expand"):
-            self.tools_expanded = not self.tools_expanded
-            for component in self._expandables:
-                component.set_expanded(self.tools_expanded)
-            return True
-        if keys.matches(data, "app.thinking.toggle"):
-            self.hide_thinking = not self.hide_thinking
-            for component in self.layout.chat.children:
-                if isinstance(component, AssistantMessageView):
-                    component.set_hide_thinking(self.hide_thinking)
-            return True
-        if keys.matches(data, "app.editor.external"):
-            self._external_editor()
-            return True
-        for action, what in (
-            ("app.model.select", "the model selector"),
-            ("app.model.cycleForward", "model cycling"),
-            ("app.model.cycleBackward", "model cycling"),
-            ("app.message.followUp", "follow-up messages"),
-            ("app.message.dequeue", "the message queue"),
-        ):
-            if keys.matches(data, action):
-                self._status(f"{what} is not available yet in this version")
-                return True
-        return False
-
-    def _on_escape(self) -> None:
-        session = self.session
-        if session.is_bash_running:
-            session.abort_bash()
-        elif session.is_streaming:
-            self._spawn(session.abort())
+    def _summary_retry(self, event: SummarizationRetryEvent) -> None:
+        fields = event.fields
+        if event.kind == "summarization_retry_scheduled":
+            self.transcript.error(str(fields.get("errorMessage", "")))
+            self.indicators.retrying(int(fields.get("attempt", 1)), int(fields.get("maxAttempts", 1)),
+                                     int(fields.get("delayMs", 0)))  # fmt: skip
+        elif event.kind == "summarization_retry_attempt_start":
+            if fields.get("source") == "branchSummary":
+                self.indicators.summarizing()
+            else:
+                self.indicators.compacting(str(fields.get("reason", "manual")))
         else:
-            now = time.monotonic()
-            if self.editor.get_raw_text() == "" and now - self._last_escape < DOUBLE_PRESS_SECONDS:
-                self._status("/tree is not available yet in this version")
-            self._last_escape = now
-
-    def _on_ctrl_c(self) -> None:
-        now = time.monotonic()
-        if now - self._last_ctrl_c < DOUBLE_PRESS_SECONDS:
-            self.shutdown(0)
-            return
-        self._last_ctrl_c = now
-        self.editor.clear()
-
-    def _cycle_thinking(self) -> None:
-        levels = self.session.available_thinking_levels()
-        if self.session.model is None or not self.session.model.reasoning or len(levels) < 2:
-            self._status("Current model does not support thinking")
-            return
-        current = self.session.thinking_level
-        following = levels[(levels.index(current) + 1) % len(levels)] if current in levels else levels[0]
-        self.session.set_thinking_level(following)
-        self._status(f"Thinking level: {following}")
-        self.footer.invalidate()
-
-    def _suspend(self) -> None:
-        terminal = self.terminal
-        if not isinstance(terminal, ProcessTerminal):
-            return
-        terminal.suspend()
-        os.kill(os.getpid(), signal.SIGSTOP)
-        terminal.resume()  # runs once the shell's ``fg`` continued us
-        self.tui.request_render(force=True)
-
-    def _external_editor(self) -> None:
-        from pi_coding_agent.modes.interactive._external_editor import edit_externally
-
-        terminal = self.terminal
-        if isinstance(terminal, ProcessTerminal):
-            terminal.suspend()
-        try:
-            text = edit_externally(self.editor.get_raw_text(), self.session.settings.get("externalEditor"))
-        finally:
-            if isinstance(terminal, ProcessTerminal):
-                terminal.resume()
-            self.tui.request_render(force=True)
-        if text is None:
-            self._status("External editor failed or was cancelled")
-        else:
-            self.editor.set_text(text.removesuffix("\n"))
-
-    def _status(self, text: str) -> None:
-        self._add(notice(text, self.theme, "dim"))
+            self.indicators.clear("retry")
 
     # ------------------------------------------------------------------ submissions
 
-    def _on_submit(self, raw: str) -> None:
+    def on_submit(self, raw: str) -> None:
         text = raw.strip()
         if not text:
             return
         command = split_command(text)
         if command is not None:
-            self._slash_command(*command, text)
+            self.editor_history(text)
+            self.editor.set_text("")
+            self.spawn(run_command(self, *command))
             return
         if text.startswith("!"):
             exclude = text.startswith("!!")
@@ -434,127 +445,66 @@ class InteractiveMode:
             if bash_command:
                 self._user_bash(bash_command, exclude, text)
                 return
-        if self.session.is_streaming:
-            self._status(
-                "The agent is still answering; queued messages (steer/follow-up) come in a later version"
-            )
+        if self.session.is_compacting or self.session.is_streaming:
+            self.queue.submit(text, "steer")
             return
-        self.editor.add_to_history(text)
-        self.editor.clear()
-        self._start_prompt(text, [])
+        self._flush_pending_bash()
+        self.editor_history(text)
+        self.editor.set_text("")
+        self.start_prompt(text)
 
-    def _start_prompt(self, text: str, images: list[ImageContent]) -> None:
+    def start_prompt(
+        self, text: str, images: Sequence[ImageContent] = (), on_accepted: Callable[[], None] | None = None
+    ) -> None:
         async def run() -> None:
             try:
-                await self.session.prompt(text, images)
+                await self.session.prompt(text, list(images), on_accepted=on_accepted)
             except SessionError as error:
-                self._add(notice(str(error), self.theme, "error"))
+                self.transcript.error(str(error))
 
-        self._spawn(run())
-
-    def _slash_command(self, name: str, args: str, text: str) -> None:
-        self.editor.add_to_history(text)
-        self.editor.clear()
-        if name == "quit":
-            self.shutdown(0)
-        elif name == "thinking" and args:
-            self.session.set_thinking_level(args)
-            self._status(f"Thinking level: {self.session.thinking_level}")
-        elif name == "hotkeys":
-            self._add(notice(_hotkeys(self.keys), self.theme, "text"))
-        elif name not in READY or name == "thinking":
-            self._status(f"/{name} is not available yet in this version")
+        self.spawn(run())
 
     def _user_bash(self, command: str, exclude: bool, text: str) -> None:
         session = self.session
         if session.is_bash_running:
-            self._add(
-                notice(
-                    "A bash command is already running. Press Esc to cancel it first.", self.theme, "warning"
-                )
-            )
+            self.transcript.warning("A bash command is already running. Press Esc to cancel it first.")
             return
-        self.editor.add_to_history(text)
-        self.editor.clear()
-        view = BashExecutionView(command, self.theme, exclude)
-        if session.is_streaming:
-            self.layout.pending.add_child(view)  # shown below the answer until the run settles
+        self.editor_history(text)
+        self.editor.set_text("")
+        view = BashExecutionView(command, self.theme, exclude, self.tui.request_render)
+        view.set_expanded(self.transcript.style.tools_expanded)
+        view.start()
+        held = session.is_streaming
+        if held:
+            self.pending_bash.append(view)  # shown below the answer, stored once the run settles
+            self.queue.refresh()
         else:
-            self._add(view, expandable=True)
+            self.transcript.add(view)
 
         def chunk(delta: str) -> None:
             view.append_output(delta)
             self.tui.request_render()
 
         async def run() -> None:
-            result = await session.execute_bash(command, exclude_from_context=exclude, on_chunk=chunk)
+            try:
+                result = await session.execute_bash(command, exclude_from_context=exclude, on_chunk=chunk)
+            except (OSError, SessionError) as error:
+                self.transcript.error(f"Bash command failed: {error}")
+                return
             from pi_coding_agent.bash import bash_execution_message
 
             view.finish(bash_execution_message(command, result, exclude_from_context=exclude))
-            if view in self.layout.pending.children and not session.is_streaming:
+            if held and not session.is_streaming:
                 self._flush_pending_bash()
             self.tui.request_render()
 
-        self._spawn(run())
+        self.spawn(run())
 
     def _flush_pending_bash(self) -> None:
-        for view in list(self.layout.pending.children):
-            self.layout.pending.remove_child(view)
-            self._add(view, expandable=True)
-
-    def _spawn(self, coroutine: Any) -> None:
-        task = asyncio.ensure_future(coroutine)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        for view in self.pending_bash:
+            self.transcript.add(view)
+        self.pending_bash.clear()
+        self.queue.refresh()
 
 
-def _user_text(message: UserMessage) -> str:
-    if isinstance(message.content, str):
-        return message.content
-    return "\n".join(block.text for block in message.content if isinstance(block, TextContent))
-
-
-def _flag(session: AgentSession, key: str) -> bool:
-    return session.settings.get(key) is True
-
-
-def _int_setting(session: AgentSession, key: str, default: int, low: int, high: int) -> int:
-    value = session.settings.get(key)
-    if isinstance(value, int) and not isinstance(value, bool):
-        return max(low, min(high, value))
-    return default
-
-
-def _hotkeys(keys: Any) -> str:
-    rows = [
-        ("Submit", "tui.input.submit"), ("New line", "tui.input.newLine"), ("Interrupt", "app.interrupt"),
-        ("Clear / exit", "app.clear"), ("Exit (empty editor)", "app.exit"), ("Suspend", "app.suspend"),
-        ("Cycle thinking level", "app.thinking.cycle"), ("Expand tools", "app.tools.expand"),
-        ("Toggle thinking", "app.thinking.toggle"), ("External editor", "app.editor.external"),
-        ("Undo", "tui.editor.undo"), ("Yank", "tui.editor.yank"),
-    ]  # fmt: skip
-    return "\n".join(f"{label:<22} {', '.join(keys.keys(action))}" for label, action in rows)
-
-
-def _choose_theme(session: AgentSession, agent_dir: Path, requested: str | None) -> tuple[Theme, list[str]]:
-    """The theme named on the command line or in settings (``dark`` when none), and problems found."""
-    name = requested or session.settings.get("theme") or "dark"
-    if not isinstance(name, str):
-        name = "dark"
-    name = name.split("/")[-1] if "/" in name else name
-    problems: list[str] = []
-    if name in ("dark", "light"):
-        return builtin_theme(name), problems
-    directories = [agent_dir / "themes"]
-    if session.settings.project_trusted:
-        directories.append(Path(session.cwd) / ".pi" / "themes")
-    try:
-        themes, problems = discover_themes(directories)
-    except ThemeError as error:
-        themes, problems = {}, [str(error)]
-    if name in themes:
-        return themes[name], problems
-    problems.append(
-        f"theme '{name}' not found (looked in {', '.join(str(d) for d in directories)}); using dark"
-    )
-    return builtin_theme("dark"), problems
+__all__ = ["InteractiveMode", "ReloadResources"]

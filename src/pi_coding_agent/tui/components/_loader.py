@@ -45,8 +45,12 @@ class Loader:
         self._request_render()
 
     def render(self, width: int) -> list[str]:
+        return [truncate_to_width(" " + self.inline(width), width)]
+
+    def inline(self, width: int) -> str:
+        """Spinner and message on one line without padding (for a border or a footer)."""
         spinner = self._spinner_style(self.frames[self._frame]) + " " if self.frames else ""
-        return [truncate_to_width(" " + spinner + self._message_style(self.message), width)]
+        return truncate_to_width(spinner + self._message_style(self.message), width, "")
 
     def invalidate(self) -> None:
         return

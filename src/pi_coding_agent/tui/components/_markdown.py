@@ -265,77 +265,80 @@ class _BlockRenderer:
         return lines
 
     def _list(self, tokens: list[Token], width: int, depth: int) -> list[str]:
+        """Pi's list: a nested list starts four columns further in per level (not under its
+        item's text); a loose list keeps a blank line between items."""
         ordered = tokens[0].type == "ordered_list_open"
         number = int(tokens[0].attrs.get("start", 1) or 1) if ordered else 0
+        indent = "    " * depth
+        items = [(i, _matching_close(tokens, i)) for i in range(1, len(tokens) - 1)
+                 if tokens[i].type == "list_item_open" and tokens[i].level == tokens[0].level + 1]  # fmt: skip
+        loose = any(t.type == "paragraph_open" and not t.hidden and t.level == tokens[0].level + 2 for t in tokens)
         lines: list[str] = []
-        index = 1
-        while index < len(tokens) - 1:
-            if tokens[index].type != "list_item_open":
-                index += 1
-                continue
-            end = _matching_close(tokens, index)
-            bullet = f"{number}. " if ordered else "- "
-            number += 1
-            content_width = max(1, width - len(bullet))
-            item_lines = self._item(tokens[index + 1 : end], content_width, depth)
-            pad = " " * len(bullet)
-            for position, line in enumerate(item_lines or [""]):
-                prefix = self.theme.list_bullet(bullet) if position == 0 else pad
-                lines.append(prefix + line)
-            index = end + 1
+        for position, (start, end) in enumerate(items):
+            bullet = f"{number + position}. " if ordered else "- "
+            first = indent + self.theme.list_bullet(bullet)
+            rest = indent + " " * len(bullet)
+            wrote = False
+            for kind, part in self._item(tokens[start + 1 : end], max(1, width - len(indent) - len(bullet)), width, depth):
+                if kind == "list":
+                    lines.extend(part)
+                    wrote = wrote or bool(part)
+                    continue
+                for line in part:
+                    lines.append((rest if wrote else first) + line)
+                    wrote = True
+            if not wrote:
+                lines.append(first)
+            if loose and position < len(items) - 1:
+                lines.append("")
         return lines
 
-    def _item(self, tokens: list[Token], width: int, depth: int) -> list[str]:
-        lines: list[str] = []
+    def _item(self, tokens: list[Token], width: int, full_width: int, depth: int) -> list[tuple[str, list[str]]]:
+        """An item's parts: ``("list", lines)`` for a nested list, ``("text", lines)`` else."""
+        parts: list[tuple[str, list[str]]] = []
         index = 0
         while index < len(tokens):
             token = tokens[index]
             end = _matching_close(tokens, index)
             if token.type in ("bullet_list_open", "ordered_list_open"):
-                lines.extend(self._list(tokens[index : end + 1], width, depth + 1))
+                parts.append(("list", self._list(tokens[index : end + 1], full_width, depth + 1)))
             elif token.type == "paragraph_open":
-                lines.extend(wrap_text_with_ansi(self.inline(tokens[index + 1], self.default_style), width))
+                parts.append(("text", wrap_text_with_ansi(self.inline(tokens[index + 1], self.default_style), width)))
             else:
-                lines.extend(self._one(tokens[index : end + 1], width))
+                parts.append(("text", self._one(tokens[index : end + 1], width)))
             index = end + 1
-        return lines
+        return parts
 
     def _table(self, tokens: list[Token], width: int) -> list[str]:
+        """Pi's boxed table: natural column widths when they fit, else shrunk towards each
+        column's longest word (at most 30 cells); cells wrap; a rule between all rows."""
+        header: list[str] = []
         rows: list[list[str]] = []
-        header_rows = 0
         in_head = False
-        row: list[str] = []
         for token in tokens:
-            if token.type == "thead_open":
-                in_head = True
-            elif token.type == "thead_close":
-                in_head = False
-            elif token.type == "tr_open":
-                row = []
-            elif token.type == "tr_close":
-                rows.append(row)
-                header_rows += 1 if in_head else 0
+            if token.type in ("thead_open", "thead_close"):
+                in_head = token.type == "thead_open"
+            elif token.type == "tr_open" and not in_head:
+                rows.append([])
             elif token.type == "inline":
-                row.append(self.inline(token, self.theme.bold if in_head else self.default_style))
-        if not rows:
+                (header if in_head else rows[-1]).append(self.inline(token, self.default_style))
+        columns = len(header)
+        if columns == 0:
             return []
-        columns = max(len(r) for r in rows)
-        widths = [max((visible_width(r[c]) if c < len(r) else 0) for r in rows) for c in range(columns)]
-        available = max(columns, width - 3 * (columns - 1))
-        while sum(widths) > available and max(widths) > 1:
-            widest = widths.index(max(widths))
-            widths[widest] -= 1
-        from pi_coding_agent.tui._text import truncate_to_width
-
-        lines: list[str] = []
-        for position, cells in enumerate(rows):
-            parts = [
-                truncate_to_width(cells[c] if c < len(cells) else "", widths[c], "…", pad=True)
-                for c in range(columns)
-            ]
-            lines.append(" │ ".join(parts).rstrip())
-            if position == header_rows - 1:
-                lines.append(self.theme.code_block_border("─┼─".join("─" * w for w in widths)))
+        rows = [[*row, *[""] * (columns - len(row))][:columns] for row in rows]
+        if width - (3 * columns + 1) < columns:
+            raw = ["| " + " | ".join(cells) + " |" for cells in (header, *rows)]
+            return [line for text in raw for line in wrap_text_with_ansi(text, width)]
+        widths = _column_widths([header, *rows], width - (3 * columns + 1))
+        rule = "─┼─".join("─" * w for w in widths)
+        lines = ["┌─" + "─┬─".join("─" * w for w in widths) + "─┐"]
+        lines.extend(_table_row(header, widths, self.theme.bold))
+        for cells in rows:
+            lines.append("├─" + rule + "─┤")
+            lines.extend(_table_row(cells, widths, None))
+        if not rows:
+            lines.append("├─" + rule + "─┤")
+        lines.append("└─" + "─┴─".join("─" * w for w in widths) + "─┘")
         return lines
 
     # ------------------------------------------------------------------ inline
@@ -393,6 +396,57 @@ class _BlockRenderer:
                 text += theme.link_url(f" ({url})")
             return text
         return inner
+
+
+def _column_widths(table: list[list[str]], room: int) -> list[int]:
+    """Cells per column so the table fits ``room`` cells (borders excluded), as Pi sizes them."""
+    columns = len(table[0])
+    natural = [max(visible_width(row[c]) for row in table) for c in range(columns)]
+    words = [max(1, min(30, max(_longest_word(row[c]) for row in table))) for c in range(columns)]
+    least = list(words)
+    if sum(least) > room:
+        least = [1] * columns
+        spare = room - columns
+        if spare > 0:
+            weight = sum(w - 1 for w in words)
+            growth = [((w - 1) * spare) // weight if weight else 0 for w in words]
+            least = [1 + g for g in growth]
+            for index in range(min(columns, spare - sum(growth))):
+                least[index] += 1
+    if sum(natural) <= room:
+        return [max(n, m) for n, m in zip(natural, least, strict=True)]
+    potential = sum(max(0, n - m) for n, m in zip(natural, least, strict=True))
+    extra = max(0, room - sum(least))
+    widths = [m + ((max(0, n - m) * extra) // potential if potential else 0) for n, m in zip(natural, least, strict=True)]
+    remaining = room - sum(widths)
+    while remaining > 0:
+        grew = False
+        for index in range(columns):
+            if remaining > 0 and widths[index] < natural[index]:
+                widths[index] += 1
+                remaining -= 1
+                grew = True
+        if not grew:
+            break
+    return widths
+
+
+def _longest_word(text: str) -> int:
+    return max((visible_width(word) for word in text.split()), default=0)
+
+
+def _table_row(cells: list[str], widths: list[int], style: StyleFn | None) -> list[str]:
+    """One table row: each cell wrapped to its column, padded, ``│`` between."""
+    wrapped = [wrap_text_with_ansi(cell, max(1, width)) for cell, width in zip(cells, widths, strict=True)]
+    lines = []
+    for line in range(max(len(parts) for parts in wrapped)):
+        padded = []
+        for parts, width in zip(wrapped, widths, strict=True):
+            text = parts[line] if line < len(parts) else ""
+            text += " " * max(0, width - visible_width(text))
+            padded.append(style(text) if style else text)
+        lines.append("│ " + " │ ".join(padded) + " │")
+    return lines
 
 
 def _matching_close(tokens: list[Token], index: int) -> int:

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 from pi_coding_agent.tui._keybindings import TUI_DEFAULTS, Keybindings
 from pi_coding_agent.tui._keys import is_printable
-from pi_coding_agent.tui._text import truncate_to_width, visible_width
+from pi_coding_agent.tui._select_row import label_column, select_row
+from pi_coding_agent.tui._text import truncate_to_width
 
 
 @dataclass(frozen=True)
@@ -31,13 +32,17 @@ class SelectList:
         selected_style: Callable[[str], str] = _plain,
         description_style: Callable[[str], str] = _plain,
         filterable: bool = False,
+        min_column: int = 12,
+        max_column: int = 32,
     ) -> None:
+        """``min_column``/``max_column`` bound the label column (Pi's selectors all use 12 and 32)."""
         self.items = items
         self.max_visible = max_visible
         self.keybindings = keybindings or Keybindings(TUI_DEFAULTS)
         self.selected_style = selected_style
         self.description_style = description_style
         self.filterable = filterable
+        self.min_column, self.max_column = min_column, max_column
         self.query = ""
         self.selected = 0
         self.on_select: Callable[[SelectItem], None] | None = None
@@ -80,19 +85,26 @@ class SelectList:
             return [self.description_style("  No matching items")]
         count = min(self.max_visible, len(items))
         start = min(max(0, self.selected - count // 2), len(items) - count)
-        label_width = min(max(visible_width(item.label) for item in items), max(10, width // 2))
-        lines = []
-        for index in range(start, start + count):
-            item = items[index]
-            chosen = index == self.selected
-            label = truncate_to_width(item.label, label_width, "…", pad=bool(item.description))
-            text = ("→ " if chosen else "  ") + label
-            if item.description:
-                text += "  " + (item.description if chosen else self.description_style(item.description))
-            text = truncate_to_width(text, width, "…")
-            lines.append(self.selected_style(text) if chosen else text)
+        column = label_column([item.label or item.value for item in items], self.min_column, self.max_column)
+        lines = [
+            select_row(
+                item.label or item.value,
+                item.description,
+                index == self.selected,
+                width,
+                column,
+                selected_style=self.selected_style,
+                description_style=self.description_style,
+            )
+            for index, item in enumerate(items)
+            if start <= index < start + count
+        ]
         if len(items) > count:
-            lines.append(self.description_style(f"  ({self.selected + 1}/{len(items)})"))
+            lines.append(
+                self.description_style(
+                    truncate_to_width(f"  ({self.selected + 1}/{len(items)})", width - 2, "")
+                )
+            )
         return lines
 
     def invalidate(self) -> None:

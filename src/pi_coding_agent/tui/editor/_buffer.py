@@ -73,6 +73,8 @@ class TextBuffer:
         if not self._undo:
             return False
         self.lines, self.line, self.col = self._undo.pop()
+        self._last_kill = False  # the next kill starts a new kill-ring entry, as in Pi
+        self.kill_ring.last_yank = None
         return True
 
     def is_empty(self) -> bool:

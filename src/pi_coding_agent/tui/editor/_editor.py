@@ -17,7 +17,8 @@ from pi_coding_agent.tui._component import CURSOR_MARKER
 from pi_coding_agent.tui._input import PASTE_END, PASTE_START
 from pi_coding_agent.tui._keybindings import TUI_DEFAULTS, Keybindings
 from pi_coding_agent.tui._keys import decode_kitty_printable, is_printable
-from pi_coding_agent.tui._text import char_width, truncate_to_width, visible_width
+from pi_coding_agent.tui._select_row import label_column, select_row
+from pi_coding_agent.tui._text import char_width, visible_width
 from pi_coding_agent.tui.editor._buffer import TextBuffer
 from pi_coding_agent.tui.editor._complete import Completer, Completion
 
@@ -73,6 +74,8 @@ class Editor:
         self.max_height = 12
         self.on_submit: Callable[[str], None] | None = None
         self.on_change: Callable[[str], None] | None = None
+        self.border_status: Callable[[int], str] | None = None
+        """Text shown in the top border (Pi puts the working indicator there), given the room."""
 
     # ------------------------------------------------------------------ text
 
@@ -90,6 +93,10 @@ class Editor:
 
     def get_raw_text(self) -> str:
         return self.buffer.text
+
+    def get_text(self) -> str:
+        """What a submission would send: the text with pastes expanded."""
+        return self.text
 
     def set_text(self, text: str) -> None:
         self.buffer.set_text(text)
@@ -161,12 +168,8 @@ class Editor:
                 self._accept_completion()
         elif name in ("historyPrevious", "historyNext"):
             self._history(-1 if name == "historyPrevious" else 1)
-        elif name == "cursorUp":
-            if not buffer.move_vertical(-1):
-                self._history(-1)
-        elif name == "cursorDown":
-            if not buffer.move_vertical(1):
-                self._history(1)
+        elif name in ("cursorUp", "cursorDown"):
+            self._up_down(-1 if name == "cursorUp" else 1)
         elif name in ("jumpForward", "jumpBackward"):
             self._jump = name == "jumpForward"
         elif name == "undo":
@@ -212,6 +215,22 @@ class Editor:
         if self.on_submit is not None:
             self.on_submit(text)
 
+    def _up_down(self, direction: int) -> None:
+        """Pi's rule: on the first line Up browses history when the editor is empty, already
+        browsing or the cursor is at the line's start, else it goes to the start; on the last
+        line Down goes on through history while browsing, else to the line's end."""
+        buffer = self.buffer
+        if buffer.move_vertical(direction):
+            return
+        browsing = self._history_index != -1
+        if direction < 0 and (browsing or buffer.is_empty() or buffer.col == 0):
+            self._history(-1)
+        elif direction > 0 and browsing:
+            self._history(1)
+        else:
+            buffer.col = 0 if direction < 0 else len(buffer.lines[buffer.line])
+            self._changed()
+
     def _history(self, direction: int) -> None:
         if not self.history:
             return
@@ -228,6 +247,8 @@ class Editor:
         else:
             self._history_index = max(0, self._history_index)
             self.buffer.set_text(self.history[self._history_index], keep_undo=False)
+            if direction < 0:  # going back in history puts the cursor at the start (Pi), so Up goes on
+                self.buffer.line = self.buffer.col = 0
         self._changed()
 
     def _paste(self, pasted: str) -> None:
@@ -292,9 +313,7 @@ class Editor:
         line = buffer.lines[buffer.line]
         buffer.lines[buffer.line] = line[: completion.start] + item.value + line[buffer.col :]
         buffer.col = completion.start + len(item.value)
-        self._completion = None
-        if item.value.endswith("/"):
-            self._update_completion(force=True)
+        self._completion = None  # closed even after a directory, as in Pi (Tab again lists it)
         self._changed()
 
     @property
@@ -320,9 +339,16 @@ class Editor:
             start = min(max(0, cursor_row - self.max_height + 1), len(rows) - self.max_height)
             rows = rows[start : start + self.max_height]
         rule = self.border("─" * width)
-        lines = [rule, *(margin + row for row in rows), rule]
+        lines = [self._top_border(width) or rule, *(margin + row for row in rows), rule]
         lines.extend(self._render_completion(width))
         return lines
+
+    def _top_border(self, width: int) -> str | None:
+        status = self.border_status(max(1, width - 5)) if self.border_status is not None else ""
+        status_width = visible_width(status)
+        if not status or width < status_width + 5:
+            return None
+        return self.border("── ") + status + self.border(" " + "─" * (width - status_width - 4))
 
     def _with_cursor(self, row: str, column: int) -> str:
         if not self.focused:
@@ -333,32 +359,29 @@ class Editor:
         return f"{before}{CURSOR_MARKER}\x1b[7m{under}\x1b[27m{after}"
 
     def _render_completion(self, width: int) -> list[str]:
+        """The suggestions as Pi's select list: a 12..32-cell label column for commands,
+        a fixed 32-cell one for paths, the description beside the label."""
         completion = self._completion
         if completion is None:
             return []
         items = completion.items
-        count = min(len(items), self.max_visible_items)
-        start = min(max(0, self._selected - count + 1), len(items) - count)
-        label_width = min(max(visible_width(item.label) for item in items) + 2, max(10, width // 2))
-        lines = []
-        for index in range(start, start + count):
-            item = items[index]
-            label = truncate_to_width(item.label, label_width - 2, "…", pad=True)
-            chosen = index == self._selected
-            text = ("→ " if chosen else "  ") + label + "  " + item.description
-            text = truncate_to_width(text, width, "…")
-            lines.append(
-                self.selected_style(text)
-                if chosen
-                else (
-                    "  "
-                    + label
-                    + "  "
-                    + self.muted_style(
-                        truncate_to_width(item.description, max(0, width - label_width - 2), "…")
-                    )
-                )
+        command = completion.start == 0 and items[0].value.startswith("/")
+        column = label_column([item.label for item in items], 12 if command else 32, 32)
+        count = min(self.max_visible_items, len(items))
+        start = min(max(0, self._selected - count // 2), len(items) - count)
+        lines = [
+            select_row(
+                item.label,
+                item.description,
+                index == self._selected,
+                width,
+                column,
+                selected_style=self.selected_style,
+                description_style=self.muted_style,
             )
+            for index, item in enumerate(items)
+            if start <= index < start + count
+        ]
         if len(items) > count:
             lines.append(self.muted_style(f"  ({self._selected + 1}/{len(items)})"))
         return lines

@@ -49,13 +49,12 @@ class Footer:
         self.provider_count = 1
         self._totals = (0, 0, 0, 0, 0.0)
         self._cache_hit: float | None = None
-        self._context_tokens: int | None = 0
+        self._context_percent: float | None = 0.0
         self._cache: tuple[int, list[str]] | None = None
         self.refresh()
 
     def refresh(self) -> None:
         from pi_ai import AssistantMessage
-        from pi_coding_agent.compaction import calculate_context_tokens
 
         input_tokens = output = cache_read = cache_write = 0
         cost = 0.0
@@ -75,13 +74,9 @@ class Footer:
                 hit = usage.cache_read / prompt * 100 if prompt else None
         self._totals = (input_tokens, output, cache_read, cache_write, cost)
         self._cache_hit = hit
-        self._context_tokens = None
-        for message in reversed(self.session.agent.state.messages):
-            if isinstance(message, AssistantMessage) and message.stop_reason not in ("aborted", "error"):
-                self._context_tokens = calculate_context_tokens(message.usage)
-                break
-        else:
-            self._context_tokens = 0
+        # Pi's context figure: unknown ("?") after a compaction until the next answer.
+        usage = self.session.get_context_usage()
+        self._context_percent = 0.0 if usage is None else usage.percent
         self._cache = None
 
     def invalidate(self) -> None:
@@ -119,10 +114,10 @@ class Footer:
         model = session.model
         window = model.context_window if model is not None else 0
         auto = " (auto)" if self.auto_compact else ""
-        if self._context_tokens is None:
+        if self._context_percent is None:
             context, percent = f"?/{format_tokens(window)}{auto}", 0.0
         else:
-            percent = self._context_tokens / window * 100 if window else 0.0
+            percent = self._context_percent
             context = f"{percent:.1f}%/{format_tokens(window)}{auto}"
         parts.append(
             theme.fg("error", context)

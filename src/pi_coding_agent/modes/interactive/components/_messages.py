@@ -2,16 +2,28 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from pi_ai import AssistantMessage, TextContent, ThinkingContent
-from pi_coding_agent.tui import Box, Container, Markdown, MarkdownTheme, Spacer, Text, wrap_text_with_ansi
+from pi_coding_agent.tui import (
+    Box,
+    Component,
+    Container,
+    DynamicBorder,
+    Loader,
+    Markdown,
+    MarkdownTheme,
+    Spacer,
+    Text,
+    wrap_text_with_ansi,
+)
 
 if TYPE_CHECKING:
     from pi_coding_agent.messages import BashExecutionMessage
     from pi_coding_agent.modes.interactive.theme import Theme
 
-BASH_PREVIEW_LINES = 5
+BASH_PREVIEW_LINES = 20  # Pi's preview of a user bash run
 
 
 class UserMessageView(Container):
@@ -86,32 +98,53 @@ def _block_text(block: TextContent | ThinkingContent) -> str:
 
 
 class BashExecutionView(Container):
-    """A ``!cmd`` / ``!!cmd`` run: the command, the end of its output, how it ended."""
+    """A ``!cmd`` / ``!!cmd`` run as Pi draws it: between two rules (dim for ``!!``), the
+    command, the last :data:`BASH_PREVIEW_LINES` lines of output (all once expanded), a
+    spinner while it runs, then how it ended."""
 
-    def __init__(self, command: str, theme: Theme, exclude_from_context: bool) -> None:
+    def __init__(
+        self, command: str, theme: Theme, exclude_from_context: bool, request_render: Callable[[], None]
+    ) -> None:
         super().__init__()
         self.command = command
         self.theme = theme
-        self.exclude = exclude_from_context
+        colour = "dim" if exclude_from_context else "bashMode"
+        self.colour = colour
         self.output = ""
         self.expanded = False
         self.status: str | None = None
         self.full_output_path: str | None = None
+        self.loader: Loader | None = Loader(
+            "Running... (escape to cancel)",
+            request_render,
+            spinner_style=lambda s: theme.fg(colour, s),
+            message_style=lambda s: theme.fg("muted", s),
+        )
+        self._body = Container()
+        border = DynamicBorder(lambda s: theme.fg(colour, s))
+        self.children = [Spacer(1), border, self._body, border]
         self._rebuild()
 
+    def start(self) -> None:
+        if self.loader is not None:
+            self.loader.start()
+
     def append_output(self, chunk: str) -> None:
-        self.output += chunk
+        self.output += chunk.replace("\r\n", "\n").replace("\r", "\n")
         self._rebuild()
 
     def finish(self, message: BashExecutionMessage) -> None:
         from msgspec import UNSET
 
+        if self.loader is not None:
+            self.loader.stop()
+            self.loader = None
         self.output = message.output
         if message.cancelled:
-            self.status = "(cancelled)"
+            self.status = "cancelled"
         elif message.exit_code not in (0, None, UNSET):
-            self.status = f"(exit {message.exit_code})"
-        if isinstance(message.full_output_path, str):
+            self.status = f"exit {message.exit_code}"
+        if isinstance(message.full_output_path, str) and message.truncated:
             self.full_output_path = message.full_output_path
         self._rebuild()
 
@@ -121,30 +154,55 @@ class BashExecutionView(Container):
 
     def _rebuild(self) -> None:
         theme = self.theme
-        colour = "muted" if self.exclude else "bashMode"
-        prefix = "$$" if self.exclude else "$"
-        lines = self.output.rstrip("\n").split("\n") if self.output.strip() else []
+        lines = self.output.split("\n") if self.output else []  # a final newline shows as a blank line, as in Pi
         shown = lines if self.expanded else lines[-BASH_PREVIEW_LINES:]
-        body = [theme.fg(colour, theme.bold(f"{prefix} {self.command}"))]
-        if len(shown) < len(lines):
-            body.append(theme.fg("muted", f"... ({len(lines) - len(shown)} earlier lines, ctrl+o to expand)"))
-        body.extend(theme.fg("toolOutput", line) for line in shown)
-        if self.status:
-            body.append(theme.fg("error" if "exit" in self.status else "warning", self.status))
-        if self.full_output_path:
-            body.append(theme.fg("warning", f"[Full output: {self.full_output_path}]"))
-        self.children = [Spacer(1), Text("\n".join(body), 1, 0)]
+        body: list[Component] = [Text(theme.fg(self.colour, theme.bold(f"$ {self.command}")), 1, 0)]
+        if shown:
+            output = "\n" + "\n".join(theme.fg("muted", line) for line in shown)
+            body.append(Text(output, 1, 0) if self.expanded else _LastLines(output, BASH_PREVIEW_LINES))
+        if self.loader is not None:
+            body.append(self.loader)
+        else:
+            notes: list[str] = []
+            if len(shown) < len(lines):
+                notes.append(theme.fg("muted", f"... {len(lines) - len(shown)} more lines (ctrl+o to expand)"))
+            if self.status == "cancelled":
+                notes.append(theme.fg("warning", "(cancelled)"))
+            elif self.status:
+                notes.append(theme.fg("error", f"({self.status})"))
+            if self.full_output_path:
+                notes.append(theme.fg("warning", f"Output truncated. Full output: {self.full_output_path}"))
+            if notes:
+                body.append(Text("\n" + "\n".join(notes), 1, 0))
+        self._body.children = body
+
+
+class _LastLines:
+    """The last ``count`` screen lines of a text wrapped to the width (a collapsed preview)."""
+
+    def __init__(self, text: str, count: int) -> None:
+        self.text = Text(text, 1, 0)
+        self.count = count
+
+    def render(self, width: int) -> list[str]:
+        return self.text.render(width)[-self.count :]
+
+    def invalidate(self) -> None:
+        self.text.invalidate()
 
 
 class SummaryCard(Container):
-    """A compaction or branch summary: a label line, the summary when expanded."""
+    """A compaction or branch summary (Pi's cards): ``[compaction]``/``[branch]``, then one line
+    naming it, or the whole summary once Ctrl+O expanded the tool output."""
 
-    def __init__(self, label: str, summary: str, theme: Theme, markdown_theme: MarkdownTheme) -> None:
+    def __init__(
+        self, kind: str, title: str, summary: str, theme: Theme, markdown_theme: MarkdownTheme, *, expand_key: str = "ctrl+o"
+    ) -> None:
         super().__init__()
-        self.label = label
-        self.summary = summary
+        self.kind, self.title, self.summary = kind, title, summary
         self.theme = theme
         self.markdown_theme = markdown_theme
+        self.expand_key = expand_key
         self.expanded = False
         self._rebuild()
 
@@ -155,15 +213,15 @@ class SummaryCard(Container):
     def _rebuild(self) -> None:
         theme = self.theme
         box = Box(1, 1, lambda s: theme.bg("customMessageBg", s))
-        header = theme.fg("customMessageLabel", theme.bold(self.label))
+        box.add_child(Text(theme.fg("customMessageLabel", theme.bold(f"[{self.kind}]")), 0, 0))
+        box.add_child(Spacer(1))
         if self.expanded:
-            box.add_child(Text(header, 0, 0))
-            box.add_child(Spacer(1))
-            box.add_child(
-                Markdown(self.summary, 0, 0, self.markdown_theme, lambda s: theme.fg("customMessageText", s))
-            )
+            text = f"**{self.title}**\n\n{self.summary}"
+            box.add_child(Markdown(text, 0, 0, self.markdown_theme, lambda s: theme.fg("customMessageText", s)))
         else:
-            box.add_child(Text(header + theme.fg("dim", " (ctrl+o to expand)"), 0, 0))
+            collapsed = self.title[:1] + self.title[1:].lower() if self.kind == "branch" else self.title
+            line = theme.fg("customMessageText", f"{collapsed} (") + theme.fg("dim", self.expand_key)
+            box.add_child(Text(line + theme.fg("customMessageText", " to expand)"), 0, 0))
         self.children = [Spacer(1), box]
 
 

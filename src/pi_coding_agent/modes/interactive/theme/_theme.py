@@ -108,6 +108,16 @@ class Theme:
             token: _sgr(value, token in _BACKGROUNDS, self.truecolor) for token, value in self.colors.items()
         }
 
+    def replace_with(self, other: Theme) -> None:
+        """Take ``other``'s colours in place, so every component holding this theme follows."""
+        self.name, self.colors, self.truecolor, self.source = (
+            other.name,
+            other.colors,
+            other.truecolor,
+            other.source,
+        )
+        self.__post_init__()
+
     def fg(self, token: str, text: str) -> str:
         return f"{self._codes[token]}{text}\x1b[39m" if text else text
 
@@ -212,7 +222,11 @@ def discover_themes(directories: list[Path], files: list[Path] = ()) -> tuple[di
         if directory.is_dir():
             candidates.extend(sorted(directory.glob("*.json")))
     candidates.extend(files)
+    seen: set[Path] = set()
     for path in candidates:
+        if path.resolve() in seen:  # a directory's file also named by the resources (the same theme)
+            continue
+        seen.add(path.resolve())
         try:
             theme = load_theme_file(path)
         except ThemeError as error:
