@@ -46,6 +46,8 @@ class SessionParts:
     _model: Model | None
     _run_active: bool
     _branch_summary: AbortController | None
+    _select_source: str
+    """How the next model change came about for ``model_select`` (``set`` or ``cycle``)."""
 
     @property
     def messages(self) -> list[AgentMessage]:
@@ -60,6 +62,12 @@ class SessionParts:
 
     def _resolve_idle_if_idle(self) -> None:
         raise NotImplementedError
+
+    def _notify_model_select(self, previous: Model | None, model: Model) -> None:
+        """Extensions hear of a model change (``model_select``); nothing without extensions."""
+
+    def _notify_thinking_select(self, previous: str, level: str) -> None:
+        """Extensions hear of a thinking-level change (``thinking_level_select``)."""
 
 
 def message_text(content: str | Sequence[object]) -> str:

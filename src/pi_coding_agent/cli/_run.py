@@ -67,6 +67,8 @@ def _isatty(stream: object) -> bool:
 
 
 def run(parsed: ParsedArgs) -> int:
+    from pi_coding_agent.cli._extensions import close_loop
+
     try:
         return _run(parsed)
     except CliError as error:
@@ -74,13 +76,21 @@ def run(parsed: ParsedArgs) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+    finally:
+        close_loop()
 
 
-def _check_flags(parsed: ParsedArgs, mode: AppMode) -> None:
+def _check_unknown_flags(parsed: ParsedArgs) -> None:
+    """Options neither pi nor a loaded extension defines (checked once extensions loaded)."""
     if parsed.unknown_flags:
         names = ", ".join(f"--{name}" for name in parsed.unknown_flags)
         plural = "s" if len(parsed.unknown_flags) > 1 else ""
         raise CliError(f"Unknown option{plural}: {names} (see pi --help)")
+
+
+def _check_flags(parsed: ParsedArgs, mode: AppMode) -> None:
+    if not parsed.extensions and parsed.no_extensions:
+        _check_unknown_flags(parsed)
     if mode == "rpc" and parsed.file_args:
         raise CliError("@file arguments are not supported in RPC mode")
     session_flags = (
@@ -175,6 +185,12 @@ def _run(parsed: ParsedArgs) -> int:
     )
     for warning in resource_warnings:
         diagnostics.warn(warning)
+    from pi_coding_agent.cli._extensions import load_cli_extensions
+
+    runner = load_cli_extensions([r.path for r in resources.extensions], session_cwd, parsed)
+    _check_unknown_flags(parsed)
+    if runner is not None:
+        runner.project_trusted = settings.project_trusted
     thinking = parsed.thinking or thinking_from_model
     options = SessionOptions(
         cwd=session_cwd,
@@ -194,6 +210,8 @@ def _run(parsed: ParsedArgs) -> int:
         skills=resources.skills.skills,
         expand_input=lambda text: resources.expand(text, lambda error: print(f"Warning: {error}", file=sys.stderr)),
         prompt_templates=resources.prompt_templates.templates,
+        extensions=runner,
+        no_extension_tools=parsed.no_tools,
     )
 
     def build(session_manager: SessionManager) -> CreatedSession:
@@ -257,12 +275,12 @@ def _run(parsed: ParsedArgs) -> int:
 
 
 def _run_interactive(session: AgentSession, home: Path, initial: InitialInput, parsed_theme: str | None) -> int:
-    import asyncio
 
     from pi_coding_agent import __version__
+    from pi_coding_agent.cli._extensions import run_async
     from pi_coding_agent.modes.interactive import run_interactive_mode
 
-    return asyncio.run(
+    return run_async(
         run_interactive_mode(
             session,
             agent_dir=home,
@@ -296,6 +314,14 @@ def _run_print(session: AgentSession, mode: Literal["text", "json"], initial: In
 
         for signum, code in ((signal.SIGTERM, 143), (signal.SIGHUP, 129), (signal.SIGINT, 130)):
             loop.add_signal_handler(signum, stop, code)
+        runner = session.extensions
+        if runner is not None:
+            from pi_coding_agent.cli._extensions import print_errors_to_stderr, start_extensions
+            from pi_coding_agent.extension_ui import NoExtensionUI
+
+            print_errors_to_stderr(runner)
+            runner.bind_ui(NoExtensionUI(), "json" if mode == "json" else "print", has_ui=False)
+            await start_extensions(runner)
         try:
             status = await run_print_mode(
                 session,
@@ -306,18 +332,22 @@ def _run_print(session: AgentSession, mode: Literal["text", "json"], initial: In
                 stopped=lambda: bool(exit_code),
             )
         finally:
+            if runner is not None:
+                await runner.shutdown("quit")
             session.dispose()
         return exit_code[0] if exit_code else status
 
-    return asyncio.run(main())
+    from pi_coding_agent.cli._extensions import run_async
+
+    return run_async(main())
 
 
 def _run_rpc(runtime: AgentSessionRuntime) -> int:
-    import asyncio
 
+    from pi_coding_agent.cli._extensions import run_async
     from pi_coding_agent.rpc import run_rpc_mode
 
-    return asyncio.run(run_rpc_mode(runtime))
+    return run_async(run_rpc_mode(runtime))
 
 
 def _export(session_path: str, output_path: str | None) -> int:
