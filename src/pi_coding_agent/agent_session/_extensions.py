@@ -331,6 +331,111 @@ class ExtensionBinding(SessionParts):
         if runner is not None and previous != level:
             runner.emit_soon(ThinkingLevelSelectEvent("thinking_level_select", level, previous))
 
+    # ------------------------------------------------------------------ compaction
+
+    async def _extension_compaction(
+        self, preparation: Any, reason: str, will_retry: bool, custom_instructions: str | None
+    ) -> Any:
+        """``session_before_compact``: ``None`` (compact as usual), a ``CompactionResult``
+        an extension provided, or ``CompactionError("Compaction cancelled")`` for a veto."""
+        runner = self._extensions
+        if runner is None or not runner.has_handlers("session_before_compact"):
+            return None
+        from pi_coding_agent.agent_session._compaction import COMPACTION_CANCELLED, CompactionError
+        from pi_coding_agent.compaction import CompactionResult
+        from pi_coding_agent.extensions import SessionBeforeCompactEvent
+
+        event = SessionBeforeCompactEvent(
+            "session_before_compact", reason, custom_instructions, will_retry, self.session_manager.get_branch(), preparation
+        )
+        answer = await runner.emit(event)
+        if result_field(answer, "cancel"):
+            raise CompactionError(COMPACTION_CANCELLED)
+        provided = result_field(answer, "compaction")
+        if provided is None:
+            return None
+        from pi_ai import Usage
+
+        return CompactionResult(
+            summary=str(result_field(provided, "summary") or ""),
+            first_kept_entry_id=str(result_field(provided, "first_kept_entry_id") or preparation.first_kept_entry_id),
+            tokens_before=int(result_field(provided, "tokens_before") or preparation.tokens_before),
+            usage=result_field(provided, "usage") or Usage(),
+            details=result_field(provided, "details") or {},
+        )
+
+    async def _compacted(self, reason: str, will_retry: bool, from_extension: bool) -> None:
+        runner = self._extensions
+        if runner is not None and runner.has_handlers("session_compact"):
+            from pi_coding_agent.extensions import SessionCompactEvent
+
+            entry = self.session_manager.get_branch()[-1]
+            await runner.emit(SessionCompactEvent("session_compact", entry, from_extension, reason, will_retry))
+
+    async def _compaction_failed(self, reason: str, error: str | None, will_retry: bool, *, aborted: bool = False) -> None:
+        runner = self._extensions
+        if runner is not None and runner.has_handlers("session_compact_failed"):
+            from pi_coding_agent.extensions import SessionCompactFailedEvent
+
+            await runner.emit(SessionCompactFailedEvent("session_compact_failed", reason, error, aborted, will_retry, False))
+
+    # ------------------------------------------------------------------ tree navigation
+
+    async def _before_tree(self, target_id: str, old_leaf: str | None, summarize: bool) -> Any:
+        runner = self._extensions
+        if runner is None or not runner.has_handlers("session_before_tree"):
+            return None
+        from pi_coding_agent.agent_session._tree import BranchSummaryOutcome
+        from pi_coding_agent.extensions import SessionBeforeTreeEvent
+
+        answer = await runner.emit(SessionBeforeTreeEvent("session_before_tree", target_id, old_leaf, summarize))
+        if result_field(answer, "cancel"):
+            return False
+        provided = result_field(answer, "summary")
+        if provided is None:
+            return None
+        return BranchSummaryOutcome(
+            summary=str(result_field(provided, "summary") or ""),
+            details=result_field(provided, "details"),
+            usage=result_field(provided, "usage"),
+        )
+
+    async def _after_tree(self, new_leaf: str | None, old_leaf: str | None, summary_entry: Any, from_extension: bool) -> None:
+        runner = self._extensions
+        if runner is not None and runner.has_handlers("session_tree"):
+            from pi_coding_agent.extensions import SessionTreeEvent
+
+            await runner.emit(SessionTreeEvent("session_tree", new_leaf, old_leaf, summary_entry, from_extension))
+
+    # ------------------------------------------------------------------ user bash
+
+    async def execute_bash(self, command: str, **options: Any) -> Any:
+        """``user_bash`` handlers may answer the command themselves (``{"result": {...}}``) or
+        give the shell to run it with (``{"operations": ...}``)."""
+        runner = self._extensions
+        if runner is None or not runner.has_handlers("user_bash"):
+            return await super().execute_bash(command, **options)  # type: ignore[misc]
+        from pi_coding_agent.bash import BashResult
+        from pi_coding_agent.extensions import UserBashEvent
+
+        excluded = bool(options.get("exclude_from_context"))
+        answer = await runner.emit_first(UserBashEvent("user_bash", command, excluded, self.session_manager.get_cwd()))
+        given = result_field(answer, "result")
+        if given is not None:
+            result = BashResult(
+                output=str(result_field(given, "output") or ""),
+                exit_code=result_field(given, "exit_code", 0),
+                cancelled=bool(result_field(given, "cancelled")),
+                truncated=bool(result_field(given, "truncated")),
+                full_output_path=result_field(given, "full_output_path"),
+            )
+            self.record_bash_result(command, result, exclude_from_context=options.get("exclude_from_context"))  # type: ignore[attr-defined]
+            return result
+        operations = result_field(answer, "operations")
+        if operations is not None:
+            options["operations"] = operations
+        return await super().execute_bash(command, **options)  # type: ignore[misc]
+
     # ------------------------------------------------------------------ the rest of the host
 
     @property

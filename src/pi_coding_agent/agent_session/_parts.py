@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from pi_agent import Agent, AgentMessage
 from pi_ai import AbortController, Model, TextContent
@@ -68,6 +68,25 @@ class SessionParts:
 
     def _notify_thinking_select(self, previous: str, level: str) -> None:
         """Extensions hear of a thinking-level change (``thinking_level_select``)."""
+
+    async def _extension_compaction(
+        self, preparation: Any, reason: str, will_retry: bool, custom_instructions: str | None
+    ) -> Any:
+        """An extension's compaction (``session_before_compact``); ``None`` without extensions."""
+        return None
+
+    async def _before_tree(self, target_id: str, old_leaf: str | None, summarize: bool) -> Any:
+        """``session_before_tree``: ``False`` to cancel, a branch summary outcome, or ``None``."""
+        return None
+
+    async def _after_tree(self, new_leaf: str | None, old_leaf: str | None, summary_entry: Any, from_extension: bool) -> None:
+        """``session_tree`` for extensions."""
+
+    async def _compacted(self, reason: str, will_retry: bool, from_extension: bool) -> None:
+        """``session_compact`` for extensions."""
+
+    async def _compaction_failed(self, reason: str, error: str | None, will_retry: bool, *, aborted: bool = False) -> None:
+        """``session_compact_failed`` for extensions."""
 
 
 def message_text(content: str | Sequence[object]) -> str:

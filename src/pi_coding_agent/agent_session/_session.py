@@ -53,6 +53,7 @@ from pi_coding_agent.agent_session._events import (
     QueueUpdateEvent,
     SessionAgentEndEvent,
     SessionEvent,
+    SessionInfoChangedEvent,
 )
 from pi_coding_agent.agent_session._extensions import ExtensionBinding, result_field
 from pi_coding_agent.agent_session._listeners import Listeners, SessionListener
@@ -201,6 +202,10 @@ class AgentSession(ExtensionBinding, ModelControl, TreeNavigation, SessionStatis
 
     def _emit(self, event: SessionEvent) -> None:
         self._listeners.emit(event)
+        if self._extensions is not None and isinstance(event, SessionInfoChangedEvent):
+            from pi_coding_agent.extensions import SessionInfoChangedEvent as ExtensionInfoChanged
+
+            self._extensions.emit_soon(ExtensionInfoChanged("session_info_changed", event.name))
 
     # ------------------------------------------------------------------ queues
 

@@ -111,6 +111,8 @@ class SessionBeforeCompactEvent(Event):
     custom_instructions: str | None
     will_retry: bool
     branch_entries: list[Any] = field(default_factory=list)
+    preparation: Any = None
+    """What will be summarized (``first_kept_entry_id``, ``tokens_before``, ``messages_to_summarize``...)."""
 
 
 @dataclass
