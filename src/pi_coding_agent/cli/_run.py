@@ -19,6 +19,8 @@ from pi_coding_agent.cli._args import ParsedArgs
 
 if TYPE_CHECKING:
     from pi_ai import Model
+    from pi_coding_agent.extensions import ExtensionRunner
+    from pi_coding_agent.resource_loader import LoadedResources
     from pi_coding_agent.agent_session import AgentSession, AgentSessionRuntime
     from pi_coding_agent.cli._inputs import InitialInput
     from pi_coding_agent.model_registry import ModelCatalog, ScopedModel
@@ -141,6 +143,9 @@ def _run(parsed: ParsedArgs) -> int:
 
     settings = _runtime_settings(parsed, session_cwd, home, diagnostics)
     catalog = _catalog(home, diagnostics)
+    resources, runner = _resources_and_extensions(parsed, cwd, session_cwd, home, settings, diagnostics)
+    if runner is not None:
+        _register_providers(runner, catalog)
     model, thinking_from_model = _cli_model(parsed, catalog, diagnostics)
     patterns = parsed.models or settings.enabled_models
     scoped = _model_scope(patterns, catalog, diagnostics) if patterns else []
@@ -167,30 +172,6 @@ def _run(parsed: ParsedArgs) -> int:
         system_prompt=parsed.system_prompt,
         append_system_prompt=parsed.append_system_prompt,
     )
-    from pi_coding_agent.resource_loader import load_startup_resources
-
-    resources, resource_warnings = load_startup_resources(
-        cwd=cwd,
-        session_cwd=session_cwd,
-        agent_dir=home,
-        settings=settings,
-        skill_paths=parsed.skills,
-        prompt_template_paths=parsed.prompt_templates,
-        theme_paths=parsed.themes,
-        no_skills=parsed.no_skills,
-        no_prompt_templates=parsed.no_prompt_templates,
-        no_themes=parsed.no_themes,
-        no_extensions=parsed.no_extensions,
-        extension_sources=parsed.extensions,
-    )
-    for warning in resource_warnings:
-        diagnostics.warn(warning)
-    from pi_coding_agent.cli._extensions import load_cli_extensions
-
-    runner = load_cli_extensions([r.path for r in resources.extensions], session_cwd, parsed)
-    _check_unknown_flags(parsed)
-    if runner is not None:
-        runner.project_trusted = settings.project_trusted
     thinking = parsed.thinking or thinking_from_model
     options = SessionOptions(
         cwd=session_cwd,
@@ -363,6 +344,46 @@ def _export(session_path: str, output_path: str | None) -> int:
 
 
 # ---------------------------------------------------------------------- pieces
+
+
+def _resources_and_extensions(
+    parsed: ParsedArgs, cwd: str, session_cwd: str, home: Path, settings: Settings, diagnostics: Diagnostics
+) -> tuple[LoadedResources, ExtensionRunner | None]:
+    """Skills, templates, themes and extension files; the extensions loaded (their flags read)."""
+    from pi_coding_agent.cli._extensions import load_cli_extensions
+    from pi_coding_agent.resource_loader import load_startup_resources
+
+    resources, resource_warnings = load_startup_resources(
+        cwd=cwd,
+        session_cwd=session_cwd,
+        agent_dir=home,
+        settings=settings,
+        skill_paths=parsed.skills,
+        prompt_template_paths=parsed.prompt_templates,
+        theme_paths=parsed.themes,
+        no_skills=parsed.no_skills,
+        no_prompt_templates=parsed.no_prompt_templates,
+        no_themes=parsed.no_themes,
+        no_extensions=parsed.no_extensions,
+        extension_sources=parsed.extensions,
+    )
+    for warning in resource_warnings:
+        diagnostics.warn(warning)
+    runner = load_cli_extensions([r.path for r in resources.extensions], session_cwd, parsed)
+    _check_unknown_flags(parsed)
+    if runner is not None:
+        runner.project_trusted = settings.project_trusted
+    return resources, runner
+
+
+def _register_providers(runner: ExtensionRunner, catalog: ModelCatalog) -> None:
+    """Providers the extensions registered during setup join the catalog before models are chosen."""
+    for name, config in runner.pending_providers:
+        try:
+            catalog.register_provider(name, config)
+        except ValueError as error:
+            print(f"Warning: {error}", file=sys.stderr)
+    runner.pending_providers.clear()
 
 
 def _list_models(parsed: ParsedArgs, cwd: str, home: Path, diagnostics: Diagnostics) -> int:

@@ -68,8 +68,14 @@ def import_extension(path: str) -> ModuleType:
     return module
 
 
+def _entry_file(path: str) -> str:
+    """A folder stands for its ``__init__.py``."""
+    absolute = os.path.abspath(path)
+    return os.path.join(absolute, "__init__.py") if os.path.isdir(absolute) else absolute
+
+
 def _unique(paths: Sequence[str]) -> list[str]:
-    return list(dict.fromkeys(os.path.abspath(path) for path in paths))
+    return list(dict.fromkeys(_entry_file(path) for path in paths))
 
 
 def _display_path(path: str) -> str:
