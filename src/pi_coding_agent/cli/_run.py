@@ -218,7 +218,8 @@ def _run(parsed: ParsedArgs) -> int:
     session = created.session
     if created.model_fallback_message:
         diagnostics.warn(created.model_fallback_message)
-    for name in created.unknown_tools:
+    extension_tools = {definition.name for definition, _ in runner.tools()} if runner is not None else set()
+    for name in (n for n in created.unknown_tools if n not in extension_tools):
         diagnostics.warn(f'Unknown tool "{name}" ignored (built-in tools: read, bash, edit, write, grep, find, ls)')
     for issue in settings.issues:
         diagnostics.warn(str(issue))
