@@ -6,7 +6,7 @@ In plan mode only the read-only tools are active, a call to any other tool is bl
 the session (``plan-mode`` entries), so a resumed session comes back in the same mode.
 """
 
-from .state import READ_ONLY_TOOLS, PLAN_PROMPT, PlanState
+from .state import PLAN_PROMPT, READ_ONLY_TOOLS, PlanState
 
 
 def setup(pi):

@@ -7,7 +7,13 @@ from pathlib import Path
 from typing import Any
 
 from tests.pi_coding_agent.e2e._harness import OPENAI_MODEL, Sandbox
-from tests.pi_coding_agent.extensions._support import FIXTURES, RpcProcess, records, session_entries, user_texts
+from tests.pi_coding_agent.extensions._support import (
+    FIXTURES,
+    RpcProcess,
+    records,
+    session_entries,
+    user_texts,
+)
 from tests.support.scripted_provider import ScriptedProvider
 
 

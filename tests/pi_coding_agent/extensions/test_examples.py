@@ -99,9 +99,10 @@ def test_todo_tool_keeps_its_list_in_details_and_renders_it(tmp_path: Path) -> N
     results = [e["message"] for e in session_entries(box) if e.get("message", {}).get("role") == "toolResult"]
     assert results[-1]["details"] == {"items": [{"text": "write tests", "done": True}]}
     # the renderers draw the stored result
-    from pi_agent import AgentToolResult
-    from pi_coding_agent.extensions import Extension, ExtensionAPI, ExtensionRunner, load_extensions
     import asyncio
+
+    from pi_agent import AgentToolResult
+    from pi_coding_agent.extensions import ExtensionRunner, load_extensions
 
     runner, errors = asyncio.run(load_extensions([str(EXAMPLES / "todo_tool.py")], str(box.work)))
     assert errors == [] and isinstance(runner, ExtensionRunner)
@@ -109,7 +110,6 @@ def test_todo_tool_keeps_its_list_in_details_and_renders_it(tmp_path: Path) -> N
     stored = AgentToolResult(content=[], details=results[-1]["details"])
     assert definition.render_call({"action": "add", "text": "x"}, {}) == ["todo add x"]
     assert definition.render_result(stored, {"expanded": True}, {}) == ["✓ 1/1 done", "  ✓ write tests"]
-    assert Extension and ExtensionAPI
 
 
 def test_notification_role_is_stored_shown_and_never_sent(tmp_path: Path) -> None:
