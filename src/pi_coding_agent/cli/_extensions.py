@@ -33,18 +33,21 @@ def close_loop() -> None:
         _LOOP.pop().close()
 
 
-def load_cli_extensions(paths: Sequence[str], cwd: str, parsed: ParsedArgs) -> ExtensionRunner | None:
-    """Import and set up ``paths``; failures are printed (one line each) and skipped.
+def load_cli_extensions(
+    paths: Sequence[str], cwd: str, parsed: ParsedArgs, into: ExtensionRunner | None = None
+) -> ExtensionRunner | None:
+    """Import and set up ``paths`` (into the runner ``into`` when given); failures are
+    printed (one line each) and skipped.
 
     ``parsed`` is re-read with the extensions' boolean flags, so ``pi --plan "task"`` keeps
     ``"task"`` as the message, and ``unknown_flags`` keeps only options no extension knows.
     """
     if not paths:
-        return None
+        return into
     from pi_coding_agent.cli._args import parse_args
     from pi_coding_agent.extensions import load_extensions
 
-    runner, errors = run_async(load_extensions(paths, cwd))
+    runner, errors = run_async(load_extensions(paths, cwd, into=into))
     for error in errors:
         print(error, file=sys.stderr)
     flags = {flag.name: flag for flag in runner.flags()}
@@ -72,3 +75,21 @@ async def start_extensions(runner: ExtensionRunner, reason: str = "startup") -> 
 def print_errors_to_stderr(runner: ExtensionRunner) -> None:
     """Print and JSON modes: each extension error is one stderr line (Pi's wording)."""
     runner.on_error(lambda error: print(error, file=sys.stderr, flush=True))
+
+
+def extension_trust(runner: ExtensionRunner, cwd: str, agent_dir: str) -> bool | None:
+    """``project_trust``: the first yes/no of a global or ``-e`` extension (remembered in
+    ``trust.json`` when it asks), or ``None`` to let the usual rules decide."""
+    if not runner.has_handlers("project_trust"):
+        return None
+    stop = runner.on_error(lambda error: print(error, file=sys.stderr, flush=True))
+    try:
+        decision, remember = run_async(runner.emit_project_trust(cwd))
+    finally:
+        stop()
+    if decision is not None and remember:
+        from pi_coding_agent.settings import remember_trust_decision
+
+        remember_trust_decision(agent_dir, cwd, decision)
+    return decision
+

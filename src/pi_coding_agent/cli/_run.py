@@ -19,11 +19,11 @@ from pi_coding_agent.cli._args import ParsedArgs
 
 if TYPE_CHECKING:
     from pi_ai import Model
-    from pi_coding_agent.extensions import ExtensionRunner
-    from pi_coding_agent.resource_loader import LoadedResources
     from pi_coding_agent.agent_session import AgentSession, AgentSessionRuntime
     from pi_coding_agent.cli._inputs import InitialInput
+    from pi_coding_agent.extensions import ExtensionRunner
     from pi_coding_agent.model_registry import ModelCatalog, ScopedModel
+    from pi_coding_agent.resource_loader import LoadedResources
     from pi_coding_agent.session import SessionManager
     from pi_coding_agent.settings import Settings
 
@@ -141,9 +141,11 @@ def _run(parsed: ParsedArgs) -> int:
             f"(session file {manager.get_session_file()}); recreate that directory to resume the session"
         )
 
-    settings = _runtime_settings(parsed, session_cwd, home, diagnostics)
+    settings, early = _settings_with_trust(parsed, cwd, session_cwd, home, diagnostics)
     catalog = _catalog(home, diagnostics)
-    resources, runner = _resources_and_extensions(parsed, cwd, session_cwd, home, settings, diagnostics)
+    resources, runner = _resources_and_extensions(
+        parsed, cwd, session_cwd, home, settings, diagnostics=diagnostics, into=early
+    )
     if runner is not None:
         _register_providers(runner, catalog)
     model, thinking_from_model = _cli_model(parsed, catalog, diagnostics)
@@ -347,10 +349,43 @@ def _export(session_path: str, output_path: str | None) -> int:
 # ---------------------------------------------------------------------- pieces
 
 
+def _settings_with_trust(
+    parsed: ParsedArgs, cwd: str, session_cwd: str, home: Path, diagnostics: Diagnostics
+) -> tuple[Settings, ExtensionRunner | None]:
+    """The run's settings. When a project needs a trust decision and no ``-a``/``-na`` gave
+    one, the global and ``-e`` extensions load first and their ``project_trust`` handlers
+    may decide (Pi's order); project extensions load later, once trusted."""
+    from pi_coding_agent.settings import Settings, needs_project_trust
+
+    if parsed.project_trust_override is not None or (parsed.no_extensions and not parsed.extensions):
+        return _runtime_settings(parsed, session_cwd, home, diagnostics), None
+    if not needs_project_trust(session_cwd):
+        return _runtime_settings(parsed, session_cwd, home, diagnostics), None
+    from pi_coding_agent.cli._extensions import extension_trust
+
+    untrusted = Settings.load(session_cwd, home, project_trusted=False)
+    _, early = _resources_and_extensions(
+        parsed, cwd, session_cwd, home, untrusted, diagnostics=Diagnostics(), into=None, check=False
+    )
+    decision = extension_trust(early, session_cwd, str(home)) if early is not None else None
+    if decision is None:
+        return _runtime_settings(parsed, session_cwd, home, diagnostics), early
+    return (Settings.load(session_cwd, home, project_trusted=True) if decision else untrusted), early
+
+
 def _resources_and_extensions(
-    parsed: ParsedArgs, cwd: str, session_cwd: str, home: Path, settings: Settings, diagnostics: Diagnostics
+    parsed: ParsedArgs,
+    cwd: str,
+    session_cwd: str,
+    home: Path,
+    settings: Settings,
+    *,
+    diagnostics: Diagnostics,
+    into: ExtensionRunner | None,
+    check: bool = True,
 ) -> tuple[LoadedResources, ExtensionRunner | None]:
-    """Skills, templates, themes and extension files; the extensions loaded (their flags read)."""
+    """Skills, templates, themes and extension files; the extensions loaded (their flags
+    read) into ``into`` (the extensions that decided on trust) or a new runner."""
     from pi_coding_agent.cli._extensions import load_cli_extensions
     from pi_coding_agent.resource_loader import load_startup_resources
 
@@ -370,8 +405,9 @@ def _resources_and_extensions(
     )
     for warning in resource_warnings:
         diagnostics.warn(warning)
-    runner = load_cli_extensions([r.path for r in resources.extensions], session_cwd, parsed)
-    _check_unknown_flags(parsed)
+    runner = load_cli_extensions([r.path for r in resources.extensions], session_cwd, parsed, into)
+    if check:
+        _check_unknown_flags(parsed)
     if runner is not None:
         runner.project_trusted = settings.project_trusted
     return resources, runner

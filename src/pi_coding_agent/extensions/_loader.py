@@ -83,12 +83,18 @@ def _display_path(path: str) -> str:
 
 
 async def load_extensions(
-    paths: Sequence[str], cwd: str, flag_values: dict[str, bool | str] | None = None
+    paths: Sequence[str],
+    cwd: str,
+    flag_values: dict[str, bool | str] | None = None,
+    *,
+    into: ExtensionRunner | None = None,
 ) -> tuple[ExtensionRunner, list[ExtensionError]]:
-    """Import and set up every extension; the runner holds those that loaded."""
-    runner = ExtensionRunner([], cwd, flag_values)
+    """Import and set up every extension; the runner (``into``, or a new one) holds those
+    that loaded. A path ``into`` already has is not loaded twice."""
+    runner = into if into is not None else ExtensionRunner([], cwd, flag_values)
+    loaded = {_entry_file(e.path) for e in runner.extensions}
     errors: list[ExtensionError] = []
-    for path in _unique(paths):
+    for path in (p for p in _unique(paths) if p not in loaded):
         shown = _display_path(path)
         try:
             module = import_extension(path)

@@ -383,6 +383,22 @@ class ExtensionRunner:
                 paths.extend(str(p) for p in (_field(answer, key) or ()) if answer is not None)
         return found
 
+    async def emit_project_trust(self, cwd: str) -> tuple[bool | None, bool]:
+        """(the first ``yes``/``no`` decision or ``None``, whether to remember it)."""
+        from pi_coding_agent.extensions._events import ProjectTrustEvent
+
+        ctx = self.context()
+        for ext, handler in self._handlers("project_trust"):
+            try:
+                answer = await call_handler(handler, ProjectTrustEvent("project_trust", cwd), ctx)
+            except Exception as error:
+                self.report(ext.path, "project_trust", error)
+                continue
+            trusted = _field(answer, "trusted") if answer is not None else None
+            if trusted in ("yes", "no"):
+                return trusted == "yes", bool(_field(answer, "remember"))
+        return None, False
+
     async def emit_first(self, event: Any) -> Any:
         """The first truthy result (``user_bash``); raising handlers are reported and skipped."""
         ctx = self.context()

@@ -13,7 +13,12 @@ from pi_coding_agent.settings._settings import (
     SettingsIssue,
     deep_merge,
 )
-from pi_coding_agent.settings._trust import needs_project_trust, resolve_project_trust, stored_trust_decision
+from pi_coding_agent.settings._trust import (
+    needs_project_trust,
+    remember_trust_decision,
+    resolve_project_trust,
+    stored_trust_decision,
+)
 
 __all__ = [
     "DEFAULT_HTTP_IDLE_TIMEOUT_MS",
@@ -28,6 +33,7 @@ __all__ = [
     "deep_merge",
     "needs_project_trust",
     "read_json_object",
+    "remember_trust_decision",
     "resolve_project_trust",
     "stored_trust_decision",
 ]
