@@ -267,7 +267,7 @@ def create_agent_session(options: SessionOptions) -> CreatedSession:
         bin_dir=str(options.agent_dir / "bin"),
         scoped_models=options.scoped_models,
         expand_input=options.expand_input,
-        commands=_commands(options),
+        commands=resource_commands(options),
         rebuild_system_prompt=lambda active: _system_prompt(options, active),
     )
     holder.append(session)
@@ -277,7 +277,7 @@ def create_agent_session(options: SessionOptions) -> CreatedSession:
     return CreatedSession(session, fallback, unknown)
 
 
-def _commands(options: SessionOptions) -> list[SlashCommand]:
+def resource_commands(options: SessionOptions) -> list[SlashCommand]:
     """Prompt templates, then every skill (extension commands come first, from the session)."""
     commands = [SlashCommand(t.name, t.description, "prompt", t.file_path) for t in options.prompt_templates]
     commands += [SlashCommand(f"skill:{s.name}", s.description, "skill", s.file_path) for s in options.skills]

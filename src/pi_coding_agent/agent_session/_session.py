@@ -186,6 +186,10 @@ class AgentSession(ExtensionBinding, ModelControl, TreeNavigation, SessionStatis
         own = [SlashCommand(c.invocation_name, c.description, "extension", c.extension_path) for c in runner.commands()]
         return own + self._commands
 
+    def set_commands(self, commands: Sequence[SlashCommand]) -> None:
+        """The prompt-template and skill commands (after an extension added resources)."""
+        self._commands = list(commands)
+
     def subscribe(self, listener: SessionListener) -> Callable[[], None]:
         """Call ``listener`` for every session event; returns the function that unsubscribes."""
         return self._listeners.add(listener)

@@ -19,7 +19,7 @@ from pi_coding_agent.cli._args import ParsedArgs
 
 if TYPE_CHECKING:
     from pi_ai import Model
-    from pi_coding_agent.agent_session import AgentSession, AgentSessionRuntime
+    from pi_coding_agent.agent_session import AgentSession, AgentSessionRuntime, SessionOptions
     from pi_coding_agent.cli._inputs import InitialInput
     from pi_coding_agent.extensions import ExtensionRunner
     from pi_coding_agent.model_registry import ModelCatalog, ScopedModel
@@ -218,6 +218,8 @@ def _run(parsed: ParsedArgs) -> int:
 
     created = build(manager)
     session = created.session
+    if runner is not None:
+        runner.on_resources = lambda found: _add_discovered(found, resources, options, runner)
     if created.model_fallback_message:
         diagnostics.warn(created.model_fallback_message)
     extension_tools = {definition.name for definition, _ in runner.tools()} if runner is not None else set()
@@ -347,6 +349,28 @@ def _export(session_path: str, output_path: str | None) -> int:
 
 
 # ---------------------------------------------------------------------- pieces
+
+
+def _add_discovered(
+    found: dict[str, list[str]], resources: LoadedResources, options: SessionOptions, runner: ExtensionRunner
+) -> None:
+    """Skills and prompt templates a ``resources_discover`` handler pointed at join the run's
+    (later ones of a name already known are skipped); the session's commands and system
+    prompt follow. Theme paths are collected only (the interactive UI reads themes)."""
+    from pi_coding_agent.agent_session import AgentSession, resource_commands
+    from pi_coding_agent.prompt_templates import load_prompt_templates
+    from pi_coding_agent.skills import load_skills
+
+    skills, templates = resources.skills.skills, resources.prompt_templates.templates
+    known = {skill.name for skill in skills}
+    skills += [s for s in load_skills(found["skill_paths"], options.cwd).skills if s.name not in known]
+    names = {template.name for template in templates}
+    templates += [t for t in load_prompt_templates(found["prompt_paths"], options.cwd).templates if t.name not in names]
+    resources.theme_paths += [path for path in found["theme_paths"] if path not in resources.theme_paths]
+    session: object = runner.host
+    if isinstance(session, AgentSession):
+        session.set_commands(resource_commands(options))
+        session.refresh_tools()
 
 
 def _settings_with_trust(

@@ -93,6 +93,8 @@ class ExtensionRunner:
         self.project_trusted = False
         self.shutdown_requested = False
         self.pending_providers: list[tuple[str, dict[str, Any]]] = []
+        self.on_resources: Callable[[dict[str, list[str]]], None] | None = None
+        """Loads the skill, prompt and theme paths ``resources_discover`` handlers returned (set by the CLI)."""
         self._error_listeners: list[ErrorListener] = []
         self._handled: set[str] = set()
         self.refresh_handlers()
@@ -380,7 +382,9 @@ class ExtensionRunner:
                 self.report(ext.path, "resources_discover", error)
                 continue
             for key, paths in found.items():
-                paths.extend(str(p) for p in (_field(answer, key) or ()) if answer is not None)
+                paths.extend(str(path) for path in (_field(answer, key) or ()))
+        if self.on_resources is not None and any(found.values()):
+            self.on_resources(found)
         return found
 
     async def emit_project_trust(self, cwd: str) -> tuple[bool | None, bool]:

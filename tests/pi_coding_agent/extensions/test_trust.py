@@ -47,3 +47,27 @@ def test_a_global_extension_decides_project_trust(tmp_path: Path) -> None:
         assert stored == {str(box.work.resolve()): True}
         # remembered: later runs trust the project without asking the extension
         assert "PROJECT EXTENSION" in _run(box, provider)
+
+
+def test_resources_discover_adds_skills_and_templates(tmp_path: Path) -> None:
+    extra = tmp_path / "extra"
+    (extra / "skills" / "lint").mkdir(parents=True)
+    (extra / "skills" / "lint" / "SKILL.md").write_text(
+        "---\nname: lint\ndescription: Lint the project.\n---\nRun the linter.\n", encoding="utf-8"
+    )
+    (extra / "prompts").mkdir()
+    (extra / "prompts" / "fixit.md").write_text("---\ndescription: Fix\n---\nFix $1 now\n", encoding="utf-8")
+    discover = tmp_path / "discover.py"
+    discover.write_text(
+        "def setup(pi):\n"
+        f"    pi.on('resources_discover', lambda e, c: {{'skill_paths': [{str(extra / 'skills')!r}],"
+        f" 'prompt_paths': [{str(extra / 'prompts')!r}]}})\n",
+        encoding="utf-8",
+    )
+    with ScriptedProvider([{"text": "ok"}]) as provider:
+        box = Sandbox.create(tmp_path / "box", provider.base_url)
+        done = run_ours(box, "--model", OPENAI_MODEL, "--no-session", "-e", str(discover), "-p", "/fixit tests")
+        body = provider.requests[0]["body"]
+    assert done.returncode == 0, done.stderr
+    assert "<name>lint</name>" in body["messages"][0]["content"]
+    assert body["messages"][-1]["content"] in ("Fix tests now", [{"type": "text", "text": "Fix tests now"}])
