@@ -6,17 +6,20 @@
 The same long SSE bodies are served from one HTTP server on 127.0.0.1 and parsed end to end
 (request, response headers, SSE decoding, JSON, events, settled message) by:
 
-- us: ``pi_ai.stream`` with the anthropic-messages / openai-completions adapters;
+- us: ``pi_ai.stream`` with the anthropic-messages, openai-completions, openai-responses and
+  google-generative-ai adapters;
 - Pi 0.85: pi-ai's own ``stream`` on the oracle runtime's Node 22 (``bench/stream_parse_pi.mjs``,
   ``$PI_ORACLE_HOME``, default ``~/.cache/pi-oracle-0.85.0``);
 - for the Chat Completions text body, the official ``openai`` SDK iterating the same stream
   (``pip install -e .[bench]``), as the plain-Python baseline.
 
 Cases:
-1. 20,000 text deltas (Anthropic and Chat Completions formats): events per second.
+1. 20,000 text deltas (Anthropic, Chat Completions, Responses and Gemini formats): events per
+   second.
 2. One tool call whose arguments (about 4 bytes per delta) arrive in 1,000 / 5,000 / 20,000
    deltas (about 4 / 20 / 80 KB): Pi re-parses the whole argument text at every delta
-   (quadratic); ours is incremental, so the time per delta stays flat.
+   (quadratic); ours is incremental, so the time per delta stays flat. Anthropic format, plus
+   5,000 deltas in the Responses format.
 
 Reported: the best of ``--runs`` runs for each side, events/s, and the ratio Pi/us.
 """
@@ -75,10 +78,14 @@ def anthropic_text(deltas: int) -> str:
     return _anthropic_stream({"type": "text", "text": ""}, text_deltas, "end_turn", deltas)
 
 
-def anthropic_tool(deltas: int) -> str:
-    # About 4 bytes of argument JSON per delta (20 KB in 5,000 deltas), like a streamed file write.
+def _tool_arguments(deltas: int) -> str:
+    """About 4 bytes of argument JSON per delta (20 KB in 5,000 deltas), like a streamed file write."""
     content = "".join(f"line {i}: x = compute({i})\n" for i in range(deltas))[: deltas * 4 - 40]
-    arguments = json.dumps({"path": "src/generated.py", "content": content})
+    return json.dumps({"path": "src/generated.py", "content": content})
+
+
+def anthropic_tool(deltas: int) -> str:
+    arguments = _tool_arguments(deltas)
     size = max(1, len(arguments) // deltas)
     pieces = [arguments[i : i + size] for i in range(0, len(arguments), size)]
     block = {"type": "tool_use", "id": "toolu_b", "name": "write", "input": {}}
@@ -123,6 +130,67 @@ def completions_text(deltas: int) -> str:
     return "".join(parts)
 
 
+def _responses_event(payload: dict[str, Any]) -> str:
+    return f"event: {payload['type']}\ndata: {_data(payload)}\n\n"
+
+
+def _responses_stream(item: dict[str, Any], deltas: list[dict[str, Any]], done_item: dict[str, Any]) -> str:
+    """One OpenAI Responses SSE body: a single output item streamed in ``deltas``."""
+    parts = [
+        _responses_event({"type": "response.created", "response": {"id": "resp_b", "status": "in_progress"}}),
+        _responses_event({"type": "response.output_item.added", "output_index": 0, "item": item}),
+    ]
+    parts.extend(_responses_event({**delta, "output_index": 0}) for delta in deltas)
+    parts.append(
+        _responses_event({"type": "response.output_item.done", "output_index": 0, "item": done_item})
+    )
+    usage = {"input_tokens": 10, "output_tokens": len(deltas), "total_tokens": len(deltas) + 10}
+    response = {"id": "resp_b", "status": "completed", "usage": usage}
+    parts.append(_responses_event({"type": "response.completed", "response": response}))
+    return "".join(parts)
+
+
+def responses_text(deltas: int) -> str:
+    pieces = [f"tok{index % 10} " for index in range(deltas)]
+    item = {"type": "message", "id": "msg_b", "role": "assistant", "content": []}
+    text_deltas = [
+        {"type": "response.output_text.delta", "item_id": "msg_b", "content_index": 0, "delta": piece}
+        for piece in pieces
+    ]
+    done = {**item, "content": [{"type": "output_text", "text": "".join(pieces)}]}
+    return _responses_stream(item, text_deltas, done)
+
+
+def responses_tool(deltas: int) -> str:
+    arguments = _tool_arguments(deltas)
+    size = max(1, len(arguments) // deltas)
+    pieces = [arguments[i : i + size] for i in range(0, len(arguments), size)]
+    item = {"type": "function_call", "id": "fc_b", "call_id": "call_b", "name": "write", "arguments": ""}
+    json_deltas = [
+        {"type": "response.function_call_arguments.delta", "item_id": "fc_b", "delta": piece}
+        for piece in pieces
+    ]
+    json_deltas.append(
+        {"type": "response.function_call_arguments.done", "item_id": "fc_b", "arguments": arguments}
+    )
+    return _responses_stream(item, json_deltas, {**item, "arguments": arguments})
+
+
+def google_text(deltas: int) -> str:
+    def chunk(part: dict[str, Any], extra: dict[str, Any] | None = None) -> str:
+        candidate = {"content": {"role": "model", "parts": [part]}, "index": 0, **(extra or {})}
+        return f"data: {_data({'candidates': [candidate], 'modelVersion': 'bench-model'})}\r\n\r\n"
+
+    parts = [chunk({"text": f"tok{index % 10} "}) for index in range(deltas - 1)]
+    usage = {"promptTokenCount": 10, "candidatesTokenCount": deltas, "totalTokenCount": deltas + 10}
+    last = {
+        "candidates": [{"content": {"role": "model", "parts": [{"text": "end"}]}, "finishReason": "STOP"}],
+        "usageMetadata": usage,
+    }
+    parts.append(f"data: {_data(last)}\r\n\r\n")
+    return "".join(parts)
+
+
 class _Handler(BaseHTTPRequestHandler):
     bodies: ClassVar[dict[str, bytes]] = {}
 
@@ -140,12 +208,20 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
 
+PROVIDERS = {
+    "anthropic-messages": "anthropic",
+    "openai-completions": "openai",
+    "openai-responses": "openai",
+    "google-generative-ai": "google",
+}
+
+
 def _model(api: str, base_url: str) -> Model:
     return Model(
         id="bench-model",
         name="bench",
         api=api,
-        provider="anthropic" if api == "anthropic-messages" else "openai",
+        provider=PROVIDERS[api],
         base_url=base_url,
         input=["text"],
         context_window=200000,
@@ -231,6 +307,16 @@ def main(argv: list[str]) -> int:
             "api": "openai-completions",
             "body": completions_text(text_deltas),
         },
+        {
+            "name": f"responses text {text_deltas}",
+            "api": "openai-responses",
+            "body": responses_text(text_deltas),
+        },
+        {
+            "name": f"google text {text_deltas}",
+            "api": "google-generative-ai",
+            "body": google_text(text_deltas),
+        },
     ]
     for size in tool_sizes:
         # Pi's quadratic re-parse makes the biggest body slow: fewer runs on Pi's side there.
@@ -243,6 +329,15 @@ def main(argv: list[str]) -> int:
                 "pi_skip": size > args.pi_tool_max,
             }
         )
+    responses_tool_deltas = tool_sizes[1]
+    cases.append(
+        {
+            "name": f"responses tool call {responses_tool_deltas} deltas",
+            "api": "openai-responses",
+            "body": responses_tool(responses_tool_deltas),
+            "pi_runs": 1,
+        }
+    )
     for index, case in enumerate(cases):
         case["slug"] = f"case{index}"
         _Handler.bodies[case["slug"]] = case["body"].encode()
@@ -274,6 +369,7 @@ def main(argv: list[str]) -> int:
                     {
                         "name": case["name"],
                         "api": case["api"],
+                        "provider": PROVIDERS[case["api"]],
                         "baseUrl": f"{base}/{case['slug']}",
                         **({"runs": case["pi_runs"], "warmup": 0} if case.get("pi_runs") else {}),
                     }

@@ -1,6 +1,6 @@
 // Pi 0.85's side of bench/stream_parse.py: stream each case from the given loopback server with
 // pi-ai's own stream(), count events, time each run. Input (stdin): {home, runs, warmup, cases:
-// [{name, api, baseUrl, runs?, warmup?}]}. Output: {name: {seconds: [...], events}}.
+// [{name, api, provider, baseUrl, runs?, warmup?}]}. Output: {name: {seconds: [...], events}}.
 import { pathToFileURL } from "node:url";
 
 const chunks = [];
@@ -27,7 +27,7 @@ for (const spec of input.cases) {
 		id: "bench-model",
 		name: "bench",
 		api: spec.api,
-		provider: spec.api === "anthropic-messages" ? "anthropic" : "openai",
+		provider: spec.provider,
 		baseUrl: spec.baseUrl,
 		reasoning: false,
 		input: ["text"],

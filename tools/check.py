@@ -34,6 +34,10 @@ def main() -> int:
         ("ruff", [str(BIN / "ruff"), "check", "src", "tests", "tools", "bench"]),
         ("mypy", [str(BIN / "mypy")]),
         ("imports", [str(BIN / "lint-imports")]),
+        # The embedded-model tests need its runtime and two small models: built and downloaded once
+        # into pi's own cache (~/.cache/pi-for-python/local), which CI keeps between runs.
+        ("local models", [str(BIN / "python"), "-m", "pi_coding_agent.local_model", "setup", "smollm2-135m",
+                          "qwen2.5-coder-0.5b"]),
         ("pytest", [str(BIN / "python"), "-m", "pytest", "-n", "2", *pytest_args]),
     ]
     failed = [name for name, argv in steps if not _run(name, argv)]

@@ -49,6 +49,7 @@ from pi_ai import (
     start_stream,
     to_builtins,
 )
+from pi_ai.js_json import stringify
 
 if TYPE_CHECKING:
     import httpx
@@ -188,8 +189,8 @@ def stream_proxy(
         content=[], api=model.api, provider=model.provider, model=model.id, usage=Usage(),
         stop_reason="pending", timestamp=now_ms(),
     )
-    body = json.dumps({"model": to_builtins(model), "context": to_builtins(context),
-                       "options": _request_options(options)}, ensure_ascii=False)
+    body = stringify({"model": to_builtins(model), "context": to_builtins(context),
+                      "options": _request_options(options)})
 
     async def produce(stream: AssistantMessageEventStream) -> None:
         import asyncio

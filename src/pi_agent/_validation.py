@@ -27,7 +27,7 @@ import re
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from pi_agent._json import js_number, js_stringify
+from pi_ai.js_json import js_number, stringify
 
 MAX_ERRORS = 8
 """TypeBox stops collecting after this many errors."""
@@ -84,7 +84,7 @@ def validate_arguments(tool_name: str, schema: Any, arguments: Any) -> Any:
              for keyword, path, params in errors[:MAX_ERRORS]]
     listing = "\n".join(f"  - {line}" for line in lines) or "Unknown validation error"
     message = (f'Validation failed for tool "{tool_name}":\n{listing}\n\n'
-               f"Received arguments:\n{js_stringify(arguments, 2)}")
+               f"Received arguments:\n{stringify(arguments, 2)}")
     raise ToolArgumentsError(message, lines)
 
 

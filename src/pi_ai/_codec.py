@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from msgspec import inspect as msgspec_inspect
 
 from pi_ai._messages import ABSENT_COUNT, Message, Usage, UsageCost, _AbsentCount
+from pi_ai.js_json import JsEncoder
 
 T = TypeVar("T")
 
@@ -46,7 +47,7 @@ def _enc_hook(value: Any) -> Any:
     return to_json()
 
 
-_ENCODER = msgspec.json.Encoder(enc_hook=_enc_hook)
+_ENCODER = JsEncoder(enc_hook=_enc_hook)
 _decoders: dict[Any, msgspec.json.Decoder[Any]] = {}
 
 
@@ -117,7 +118,7 @@ def message_from_dict(value: Any) -> Message:
 
 
 def encode(value: Any) -> bytes:
-    """Compact JSON (as ``JSON.stringify`` writes it), unknown keys read earlier included."""
+    """Compact JSON as ``JSON.stringify`` writes it (``pi_ai.js_json``), unknown keys read earlier included."""
     if _carries_extras(value):
         return _ENCODER.encode(to_builtins(value))
     return _ENCODER.encode(value)

@@ -25,6 +25,7 @@ from pi_ai._messages import (
     ToolResultMessage,
     Usage,
 )
+from pi_ai.js_json import utf16_len
 
 __all__ = [
     "ContextEstimate",
@@ -40,11 +41,8 @@ CHARS_PER_TOKEN = 4
 ESTIMATED_IMAGE_CHARS = 4800
 
 
-def js_length(text: str) -> int:
-    """``text.length`` in JavaScript: UTF-16 code units (characters beyond U+FFFF count twice)."""
-    if text.isascii():
-        return len(text)
-    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+js_length = utf16_len
+"""``text.length`` in JavaScript: UTF-16 code units (characters beyond U+FFFF count twice)."""
 
 
 def _json_length(value: Any) -> int:

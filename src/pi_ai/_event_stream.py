@@ -40,8 +40,31 @@ def empty_assistant_message(model: Model, *, timestamp: int | None = None) -> As
     )
 
 
+_PYTHON_FAULTS = (
+    AssertionError,
+    AttributeError,
+    LookupError,
+    MemoryError,
+    NameError,
+    NotImplementedError,
+    OverflowError,
+    RecursionError,
+    StopIteration,
+    TypeError,
+    UnicodeError,
+    ZeroDivisionError,
+)
+"""Exceptions that only come from a fault in our code; their text ("'NoneType' object has no
+attribute ...") means nothing to a user and never reaches an ``errorMessage``."""
+
+UNREADABLE_RESPONSE = "Could not read the provider's response"
+
+
 def error_text(error: BaseException) -> str:
-    """The message of an exception as JavaScript's ``error.message`` would read."""
+    """The message of an exception as JavaScript's ``error.message`` would read (a fault in
+    our own code reads as ``UNREADABLE_RESPONSE``, never Python's wording)."""
+    if isinstance(error, _PYTHON_FAULTS):
+        return UNREADABLE_RESPONSE
     text = str(error)
     return text if text else type(error).__name__
 
@@ -76,7 +99,8 @@ class AssistantMessageEventStream:
             self._done = True
             self._result = event.error
         self._queue.append(event)
-        self._wake()
+        if self._waiter is not None:  # (checked here: this runs for every delta, bench/stream_parse.py)
+            self._wake()
 
     def end(self, result: AssistantMessage | None = None) -> None:
         """Finish without (another) event. ``result`` settles ``result()`` if nothing did yet."""

@@ -29,40 +29,13 @@ would pass through) is reported as ``{}`` since tool arguments are an object.
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
+from pi_ai.js_json import JS_WHITESPACE, js_text, js_trim
+from pi_ai.js_json import parse as _json_parse
+
 __all__ = ["PartialJson", "parse_json_with_repair", "parse_streaming_json", "repair_json"]
-
-# --------------------------------------------------------------------------- JS-compatible JSON.parse
-
-
-def _no_constants(name: str) -> Any:
-    raise ValueError(f"invalid literal {name}")
-
-
-def _number(text: str) -> int | float:
-    value = float(text)
-    if value.is_integer() and abs(value) < 1e21:
-        return int(value)
-    return value
-
-
-_DECODER = json.JSONDecoder(parse_constant=_no_constants, parse_float=_number)
-
-
-def _json_parse(text: str) -> Any:
-    """``JSON.parse``: strict JSON (no NaN/Infinity), JavaScript-like numbers."""
-    return _DECODER.decode(text)
-
-
-_JS_WHITESPACE = " \t\n\r\x0b\x0c\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
-
-
-def _js_trim(text: str) -> str:
-    return text.strip(_JS_WHITESPACE)
-
 
 # --------------------------------------------------------------------------- repair (Pi's repairJson)
 
@@ -145,9 +118,9 @@ def _js_substring(text: str, start: int, end: int) -> str:
 
 def _partial_parse(source: str) -> Any:
     """``partial-json``'s ``parse(text, Allow.ALL)``, including its quirks."""
-    if not _js_trim(source):
+    if not js_trim(source):
         raise _PartialError("empty")
-    text = _js_trim(source)
+    text = js_trim(source)
     length = len(text)
     index = 0
 
@@ -227,7 +200,7 @@ def _partial_parse(source: str) -> Any:
                 skip_blank()
                 index += 1
                 try:
-                    obj[key if isinstance(key, str) else _js_key(key)] = parse_any()
+                    obj[key if isinstance(key, str) else js_text(key)] = parse_any()
                 except _PartialError:
                     return obj
                 skip_blank()
@@ -284,17 +257,6 @@ def _partial_parse(source: str) -> Any:
     return parse_any()
 
 
-def _js_key(value: Any) -> str:
-    """A non-string object key as JavaScript would coerce it (only reachable with odd input)."""
-    if value is None:
-        return "null"
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    return str(value)
-
-
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 
 
@@ -321,7 +283,7 @@ def _from_code_units(value: Any) -> Any:
 
 def parse_streaming_json(text: str) -> dict[str, Any]:
     """Pi's ``parseStreamingJson``, non-incremental: the value shown for this argument text."""
-    if not text or not _js_trim(text):
+    if not text or not js_trim(text):
         return {}
     result: Any
     try:
@@ -572,7 +534,7 @@ class PartialJson:
         end = _STRING_RUN.match(text, index).end()  # type: ignore[union-attr]
         if end > index:
             run = text[index:end]
-            kept = run.rstrip(_JS_WHITESPACE)
+            kept = run.rstrip(JS_WHITESPACE)
             if kept:
                 self._grow(self._pending_space + kept)
                 self._pending_space = run[len(kept) :]

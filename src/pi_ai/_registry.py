@@ -42,6 +42,7 @@ _BUILTIN_MODULES: dict[str, str] = {
     "openai-completions": "pi_ai.api.openai_completions",
     "openai-responses": "pi_ai.api.openai_responses",
     "google-generative-ai": "pi_ai.api.google_generative_ai",
+    "local": "pi_ai.api.local",
 }
 
 _registered: dict[str, tuple[ApiImplementation, str | None]] = {}

@@ -49,6 +49,7 @@ from pi_ai._messages import (
 from pi_ai._model import InputModality, Model, ModelCost
 from pi_ai._options import ResponseInfo, StreamOptions
 from pi_ai._registry import ApiImplementation, register_api, unregister_apis
+from pi_ai.js_json import utf16_len
 
 FauxBlock = TextContent | ThinkingContent | ToolCall
 
@@ -122,13 +123,8 @@ def faux_assistant_message(
 # --------------------------------------------------------------------------- usage estimate
 
 
-def _js_length(text: str) -> int:
-    """Length in UTF-16 code units, as JavaScript's ``String.length`` counts."""
-    return len(text) if text.isascii() else len(text.encode("utf-16-le")) // 2
-
-
 def _tokens(text: str) -> int:
-    return math.ceil(_js_length(text) / 4)
+    return math.ceil(utf16_len(text) / 4)
 
 
 def _json(value: object) -> str:
@@ -177,7 +173,7 @@ def _serialize_context(context: Context) -> str:
 def _common_prefix_units(a: str, b: str) -> int:
     """Length of the common prefix in UTF-16 code units."""
     if not (a.isascii() and b.isascii()):
-        a16, b16 = a.encode("utf-16-le"), b.encode("utf-16-le")
+        a16, b16 = a.encode("utf-16-le", "surrogatepass"), b.encode("utf-16-le", "surrogatepass")
         units = 0
         while (
             2 * units + 1 < min(len(a16), len(b16))
@@ -202,7 +198,7 @@ def _estimate_usage(
         if previous is not None:
             shared = _common_prefix_units(previous, prompt)
             cache_read = math.ceil(shared / 4)
-            cache_write = math.ceil((_js_length(prompt) - shared) / 4)
+            cache_write = math.ceil((utf16_len(prompt) - shared) / 4)
             input_tokens = max(0, prompt_tokens - cache_read)
         else:
             cache_write = prompt_tokens

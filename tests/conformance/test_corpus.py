@@ -54,16 +54,7 @@ DELIBERATE: dict[str, tuple[str, Normalizer]] = {}
 takes it out of both answers before they are compared)."""
 
 
-PENDING: dict[str, str] = {
-    f"migrate/{name}": "the migrated file's numbers are written as msgspec writes them (5e-6), not as "
-    "JSON.stringify does (0.000005): waits for the one JavaScript-number writer (issue 9, part 2)"
-    for name in (
-        "pimono_before_compaction_v1",
-        "pimono_compact_v1",
-        "pimono_large_session_v1",
-        "pimono_session_v1",
-    )
-}
+PENDING: dict[str, str] = {}
 """``folder/case`` -> why it does not match yet (a strict xfail: it fails loudly once it does)."""
 
 

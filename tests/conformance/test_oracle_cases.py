@@ -3,6 +3,10 @@
 Cases are ``<sub>/NAME.json`` with Pi's answer in ``NAME.out.json``: the shared ones in
 ``../shared/oracle/cases`` and ours in ``tests/conformance/cases`` (generated with the live
 oracle). A subcommand that is not built yet is an xfail naming the issue it waits for.
+
+``DELIBERATE`` names our own cases that show a documented difference from Pi (see
+docs/providers/streams.md): Pi's answer is compared after ``comparable``, and each must really
+differ without it, so the list cannot go stale.
 """
 
 from __future__ import annotations
@@ -16,11 +20,26 @@ from typing import Any
 import pytest
 
 from tests.support.oracle import REPO, oracle_dir, run_conformance
+from tests.support.stream_shapes import comparable
 
 sys.path.insert(0, str(REPO / "tools"))
 from conformance import NOT_BUILT_EXIT, SUBCOMMANDS
 
 OWN_CASES = Path(__file__).resolve().parent / "cases"
+
+_DELTA_IS_TEXT = "a delta event's delta is the appended text (docs/providers/streams.md)"
+DELIBERATE: dict[str, str] = {
+    "parse-stream/quirk_anthropic_partial_json_number_is_text": _DELTA_IS_TEXT,
+    "parse-stream/quirk_anthropic_text_delta_number_appends_text": _DELTA_IS_TEXT,
+    "parse-stream/quirk_anthropic_text_delta_without_text_appends_undefined": _DELTA_IS_TEXT,
+    "parse-stream/quirk_completions_content_array_is_joined": _DELTA_IS_TEXT,
+    "parse-stream/quirk_google_text_null_appends_null": _DELTA_IS_TEXT,
+    "parse-stream/quirk_responses_text_delta_missing_appends_undefined": _DELTA_IS_TEXT,
+    "parse-stream/quirk_completions_finish_reason_true_is_an_error": (
+        "text fields hold text: rawStopReason is String(true) (docs/providers/streams.md)"
+    ),
+}
+"""Own case (``<subcommand>/<name>``) -> the documented difference it shows."""
 
 
 def _case_files() -> list[tuple[str, Path]]:
@@ -70,4 +89,13 @@ def test_case_matches_pi(case: tuple[str, Path]) -> None:
     if code == NOT_BUILT_EXIT:
         pytest.xfail(actual["error"]["message"])
     normalize = _normalizer(sub)
+    key = f"{sub}/{path.stem}"
+    if key in DELIBERATE and OWN_CASES in path.parents:
+        assert normalize(actual) != normalize(expected), f"{key} no longer differs: {DELIBERATE[key]}"
+        expected = comparable(expected, actual)
     assert normalize(actual) == normalize(expected)
+
+
+def test_deliberate_cases_exist() -> None:
+    for key in DELIBERATE:
+        assert (OWN_CASES / f"{key}.json").exists(), key

@@ -10,8 +10,8 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from pi_agent import ToolArgumentsError, validate_arguments, validate_tool_arguments
-from pi_agent._json import js_number, js_stringify
 from pi_ai import Tool, ToolCall
+from pi_ai.js_json import js_number, stringify
 from tests.support.oracle import run_conformance, run_oracle
 
 OBJECT = {"type": "object"}
@@ -133,7 +133,7 @@ def test_numbers_print_like_javascript(value: float, text: str) -> None:
 
 
 def test_pretty_json_matches_json_stringify() -> None:
-    assert js_stringify({"a": [1, 2.0, {"b": None}], "c": {}, "d": []}, 2) == (
+    assert stringify({"a": [1, 2.0, {"b": None}], "c": {}, "d": []}, 2) == (
         '{\n  "a": [\n    1,\n    2,\n    {\n      "b": null\n    }\n  ],\n  "c": {},\n  "d": []\n}'
     )
 

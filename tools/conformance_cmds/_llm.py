@@ -140,7 +140,11 @@ def resolve_model(request: dict[str, Any]) -> Any:
         }
     if request.get("api") and data.get("api") != request["api"]:
         raise Rejected(f"input.api is {request['api']} but the model's api is {data.get('api')}")
-    return convert(data, Model)
+    from pi_ai.api._local_servers import with_pi_request_shape
+
+    # Our local-server rewrites are a documented difference (docs/providers/local-servers.md,
+    # tested in tests/pi_ai/api/test_local_servers.py); the cases compare Pi's request shape.
+    return with_pi_request_shape(convert(data, Model))
 
 
 def _encode(value: Any) -> str:

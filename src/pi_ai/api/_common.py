@@ -1,7 +1,7 @@
-"""Small helpers the wire adapters share: options coercion and the error ending of a stream,
-Pi's user agent, the OpenAI SDK's and GitHub Copilot's headers, the API-key check of the
+"""Small helpers the wire adapters share: options coercion and the end-of-stream checks, Pi's
+user agent, the OpenAI SDK's and GitHub Copilot's headers, the API-key check of the
 OpenAI-compatible clients, cache-retention default, outgoing text sanitizing, id hashing and
-sanitizing, the prompt-cache key clamp and batched text deltas."""
+sanitizing and the prompt-cache key clamp."""
 
 from __future__ import annotations
 
@@ -14,28 +14,17 @@ from collections.abc import Mapping, Sequence
 from typing import TypeVar
 
 from pi_ai._abort import AbortError, AbortSignal
-from pi_ai._event_stream import AssistantMessageEventStream
-from pi_ai._events import ErrorEvent
-from pi_ai._messages import (
-    AssistantMessage,
-    ImageContent,
-    Message,
-    TextContent,
-    ThinkingContent,
-    ToolResultMessage,
-    UserMessage,
-)
+from pi_ai._messages import AssistantMessage, ImageContent, Message, ToolResultMessage, UserMessage
 from pi_ai._options import CacheRetention, StreamOptions
 from pi_ai._simple_options import stream_option_values
+from pi_ai.api._accumulator import StreamError
 from pi_ai.api._http import has_header, merge_headers
 
 __all__ = [
-    "PendingText",
     "check_stream_end",
     "clamp_prompt_cache_key",
     "client_api_key",
     "copilot_dynamic_headers",
-    "end_with_error",
     "env_value",
     "openai_sdk_headers",
     "pi_user_agent",
@@ -60,29 +49,16 @@ def provider_options(options: StreamOptions | None, cls: type[OptionsT]) -> Opti
 
 
 def check_stream_end(
-    output: AssistantMessage,
-    signal: AbortSignal | None,
-    error: type[Exception],
-    no_stop_reason: str,
-    stopped_with_error: str,
+    output: AssistantMessage, signal: AbortSignal | None, no_stop_reason: str, stopped_with_error: str
 ) -> None:
     """Pi's checks once a stream's body is consumed: an abort, a stream that never said why it
     stopped (``no_stop_reason``), or a stop reason that is itself an error (``stopped_with_error``)."""
     if signal is not None and signal.aborted:
         raise AbortError("Request was aborted")
     if output.stop_reason == "pending":
-        raise error(no_stop_reason)
+        raise StreamError(no_stop_reason)
     if output.stop_reason in ("aborted", "error"):
-        raise error(stopped_with_error)
-
-
-def end_with_error(
-    stream: AssistantMessageEventStream, output: AssistantMessage, signal: AbortSignal | None, message: str
-) -> None:
-    """Finish ``stream`` with an ``error`` event (``aborted`` when the request's signal fired)."""
-    output.stop_reason = "aborted" if signal is not None and signal.aborted else "error"
-    output.error_message = message
-    stream.push(ErrorEvent(reason=output.stop_reason, error=output))
+        raise StreamError(stopped_with_error)
 
 
 _ARCH = {
@@ -230,49 +206,3 @@ def clamp_prompt_cache_key(key: str | None) -> str | None:
     if key is None or len(key) <= PROMPT_CACHE_KEY_MAX_LENGTH:
         return key
     return key[:PROMPT_CACHE_KEY_MAX_LENGTH]
-
-
-class PendingText:
-    """Text and thinking deltas waiting to be joined into their blocks.
-
-    Joining once per network read instead of once per delta keeps long streams linear: event
-    consumers only run while the producer awaits the next read, so they still always see each
-    block's full text. Call ``flush`` before awaiting, before a block's ``*_end`` event and
-    before the terminal event.
-    """
-
-    __slots__ = ("_pending",)
-
-    def __init__(self) -> None:
-        self._pending: dict[int, tuple[TextContent | ThinkingContent, list[str]]] = {}
-
-    def add(self, block: TextContent | ThinkingContent, delta: str) -> None:
-        entry = self._pending.get(id(block))
-        if entry is None:
-            self._pending[id(block)] = (block, [delta])
-        else:
-            entry[1].append(delta)
-
-    def flush(self) -> None:
-        for block, parts in self._pending.values():
-            _append(block, "".join(parts))
-        self._pending.clear()
-
-    def flush_block(self, block: TextContent | ThinkingContent) -> None:
-        entry = self._pending.pop(id(block), None)
-        if entry is not None:
-            _append(block, "".join(entry[1]))
-
-
-def _append(block: TextContent | ThinkingContent, extra: str) -> None:
-    # Detach the string first so CPython can grow it in place instead of copying it.
-    if isinstance(block, TextContent):
-        text = block.text
-        block.text = ""
-        text += extra
-        block.text = text
-    else:
-        thinking = block.thinking
-        block.thinking = ""
-        thinking += extra
-        block.thinking = thinking

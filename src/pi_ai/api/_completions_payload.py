@@ -45,6 +45,7 @@ from pi_ai.api._constrained import (
     resolve_strict,
     tool_parameters,
 )
+from pi_ai.js_json import stringify
 
 REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
 """Where OpenAI-compatible servers stream reasoning (first non-empty wins)."""
@@ -336,12 +337,6 @@ def _image_url(block: ImageContent) -> dict[str, Any]:
 _BRIDGE = {"role": "assistant", "content": "I have processed the tool results."}
 
 
-def _js_stringify(value: Any) -> str:
-    from pi_ai._codec import encode
-
-    return encode(value).decode()
-
-
 def convert_messages(
     model: Model, context: Context, compat: CompletionsCompat, grammar_inputs: Mapping[str, str]
 ) -> list[dict[str, Any]]:
@@ -461,7 +456,7 @@ def _assistant(
                     {
                         "id": call.id,
                         "type": "function",
-                        "function": {"name": call.name, "arguments": _js_stringify(call.arguments)},
+                        "function": {"name": call.name, "arguments": stringify(call.arguments)},
                     }
                 )
         out["tool_calls"] = tool_calls

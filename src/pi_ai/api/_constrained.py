@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from pi_ai._context import Tool
-from pi_ai.api._js_json import js_stringify
+from pi_ai.api._js import JsTypeError, nullish
+from pi_ai.js_json import stringify
 
 __all__ = [
     "GrammarInput",
@@ -246,11 +247,18 @@ class GrammarInput:
         self.started = False
         self.closed = False
 
-    def append(self, next_input: str, close: bool) -> str | None:
+    def append(self, next_input: Any, close: bool) -> str | None:
+        """``next_input`` is what the provider sent (text, or any JSON value, which fails as
+        ``nextInput.startsWith`` fails in JavaScript)."""
         if self.closed:
-            if close and next_input == self.input:
+            if close and next_input == self.input and isinstance(next_input, str):
                 return None
             raise ValueError(f'grammar tool input for property "{self.prop}" changed after it was closed')
+        if not isinstance(next_input, str):
+            if nullish(next_input):
+                kind = "null" if next_input is None else "undefined"
+                raise JsTypeError(f"Cannot read properties of {kind} (reading 'startsWith')")
+            raise JsTypeError("nextInput.startsWith is not a function")
         if not next_input.startswith(self.input):
             raise ValueError(f'grammar tool input for property "{self.prop}" changed non-monotonically')
         added = next_input[len(self.input) :]
@@ -258,9 +266,9 @@ class GrammarInput:
             return None
         delta = ""
         if not self.started:
-            delta += "{" + js_stringify(self.prop) + ':"'
+            delta += "{" + stringify(self.prop) + ':"'
             self.started = True
-        delta += js_stringify(added)[1:-1]
+        delta += stringify(added)[1:-1]
         self.input = next_input
         if close:
             delta += '"}'

@@ -29,7 +29,7 @@ from pi_ai._model import Model
 from pi_ai._transform_messages import transform_messages
 from pi_ai.api._common import sanitize_surrogates, short_hash
 from pi_ai.api._constrained import grammar_tool_input, resolve_grammar, resolve_strict, tool_parameters
-from pi_ai.api._js_json import js_stringify
+from pi_ai.js_json import stringify
 
 OPENAI_TOOL_CALL_PROVIDERS = frozenset({"openai", "openai-codex", "opencode"})
 """Providers whose Responses backends accept ``call_id|fc_item`` pairs on replay."""
@@ -262,7 +262,7 @@ def _tool_call_item(
             item["id"] = item_id
         item["call_id"] = call_id
         item["name"] = block.name
-        item["arguments"] = js_stringify(block.arguments)
+        item["arguments"] = stringify(block.arguments)
     if can_replay_namespace and block.namespace is not None:
         item["namespace"] = block.namespace
     return item

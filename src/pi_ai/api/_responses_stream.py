@@ -1,378 +1,403 @@
-"""OpenAI Responses stream events -> Pi's assistant-message events, as Pi 0.85 maps them.
+"""OpenAI Responses stream events -> Pi's events and message, read as Pi 0.85's
+``processResponsesStream`` (and the OpenAI SDK under it) reads them.
 
-``ResponsesStreamProcessor.handle`` takes each parsed SSE event (a dict) in order and
-updates the live output message; ``finish`` checks that a terminal ``response.*`` event was
-seen. Provider failures (``error`` / ``response.failed`` events, a missing terminal event,
-an unknown status) raise ``ResponsesStreamError`` for the caller to turn into an ``error``
-event. Output items are tracked by ``output_index``: several may stream at once.
+Output items are tracked by ``output_index`` (several may stream at once); each becomes a
+thinking, text or tool-call block. Provider failures (``error`` / ``response.failed`` events,
+a missing terminal event, an unknown status) raise ``StreamError`` with Pi's text. Fields are
+read with JavaScript's rules (``_js``). Shared by every Responses-shaped wire API.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
-from pi_ai._event_stream import AssistantMessageEventStream
-from pi_ai._events import (
-    TextDeltaEvent,
-    TextEndEvent,
-    TextStartEvent,
-    ThinkingDeltaEvent,
-    ThinkingEndEvent,
-    ThinkingStartEvent,
-    ToolCallDeltaEvent,
-    ToolCallEndEvent,
-    ToolCallStartEvent,
-)
-from pi_ai._messages import AssistantMessage, TextContent, ThinkingContent, ToolCall, Usage
+from pi_ai._messages import TextContent, ThinkingContent, ToolCall, Usage
 from pi_ai._model import Model, calculate_cost
-from pi_ai._partial_json import PartialJson, parse_streaming_json
+from pi_ai.api._accumulator import StreamAccumulator, StreamError
+from pi_ai.api._completions_stream import SdkStreamError
 from pi_ai.api._constrained import GrammarInput
-from pi_ai.api._js_json import js_field, js_stringify, js_text
+from pi_ai.api._js import UNDEFINED, JsTypeError, as_text, get, iterate, map_key, nullish, opt, text, truthy
+from pi_ai.api._sse import SseEvent
+from pi_ai.js_json import decoder, parse, stringify
 
+__all__ = ["ResponsesStreamReader", "ServiceTierPricing"]
 
-class ResponsesStreamError(Exception):
-    """The provider reported a failure inside the stream; the message is Pi's text for it."""
-
-
-@dataclass(slots=True)
-class _Slot:
-    kind: str  # "thinking" | "text" | "toolCall"
-    block: TextContent | ThinkingContent | ToolCall
-    content_index: int
-    arguments: PartialJson | None = None
-    """Argument JSON of a function call while it streams, parsed incrementally."""
-    custom_property: str | None = None
-    custom_buffer: GrammarInput | None = None
-    """Input of a grammar (custom) tool call, re-encoded as JSON argument deltas."""
-
-
-def _js_text(value: Any) -> str:
-    """What ``Array.prototype.join`` writes for one element (null and undefined are empty)."""
-    return "" if value is None else js_text(value)
+ServiceTierPricing = Callable[[Usage, Any], None]
+_decode = decoder()
 
 
 def _count(value: Any) -> int:
-    """``value || 0`` for a token count (an integral float counts as the integer)."""
-    if isinstance(value, bool):
-        return 0
-    if isinstance(value, float):
-        return int(value) if value.is_integer() else 0
-    return value if isinstance(value, int) else 0
+    """``value || 0`` for a token count; one that is not a whole number reads as 0."""
+    if type(value) is int:
+        return value
+    return int(value) if type(value) is float and value.is_integer() else 0
 
 
-ServiceTierPricing = Callable[[Usage, Any], None]
 
 
-@dataclass(slots=True)
-class ResponsesStreamProcessor:
-    output: AssistantMessage
-    stream: AssistantMessageEventStream
-    model: Model
-    service_tier: Any = None
-    """The tier requested; the response's own ``service_tier`` wins for pricing."""
-    grammar_input_properties: Mapping[str, str] = field(default_factory=dict)
-    apply_service_tier_pricing: ServiceTierPricing | None = None
-    saw_terminal: bool = False
-    _slots: dict[Any, _Slot] = field(default_factory=dict)
-    _reasoning_by_id: dict[Any, ThinkingContent] = field(default_factory=dict)
 
-    # ------------------------------------------------------------------ helpers
+class _Slot:
+    __slots__ = ("custom", "index", "kind", "streams_json")
 
-    def _slot(self, output_index: Any, kind: str) -> _Slot | None:
-        slot = self._slots.get(output_index)
+    def __init__(self, kind: str, index: int, custom: GrammarInput | None = None) -> None:
+        self.kind = kind  # "thinking" | "text" | "toolCall"
+        self.index = index
+        self.custom = custom
+        """A grammar tool's input, re-encoded as JSON argument deltas."""
+        self.streams_json = kind == "toolCall" and custom is None
+        """A function call whose argument JSON is still arriving (Pi's ``partialJson``)."""
+
+
+def _streaming_json(value: Any) -> str:
+    """Pi's ``parseStreamingJson(value)`` accepts text; anything else fails as in V8."""
+    if isinstance(value, str) or not truthy(value):
+        return value if isinstance(value, str) else ""
+    raise JsTypeError("partialJson.trim is not a function")
+
+
+def _joined(items: Any, key: str, expression: str, separator: str) -> str:
+    """``items?.map((x) => x[key]).join(separator) || ""`` (null and undefined join as "")."""
+    if nullish(items):
+        return ""
+    if type(items) is not list:
+        raise JsTypeError(f"{expression} is not a function")
+    return separator.join("" if nullish(value := get(part, key)) else text(value) for part in items)
+
+
+class ResponsesStreamReader:
+    """Feed each SSE event to ``handle``; ``finish`` after the body ends."""
+
+    def __init__(
+        self,
+        acc: StreamAccumulator,
+        model: Model,
+        *,
+        service_tier: Any = None,
+        grammar_properties: Mapping[str, str] | None = None,
+        apply_service_tier_pricing: ServiceTierPricing | None = None,
+    ) -> None:
+        self._acc = acc
+        self._model = model
+        self._service_tier = service_tier
+        """The tier requested; the response's own ``service_tier`` wins for pricing."""
+        self._grammar = grammar_properties or {}
+        self._pricing = apply_service_tier_pricing
+        self._slots: dict[tuple[str, Any], _Slot] = {}
+        self._reasoning_by_id: dict[tuple[str, Any], int] = {}
+        self._done = False
+        self.saw_terminal = False
+
+    # ------------------------------------------------------------------ the SDK layer
+
+    def handle(self, sse: SseEvent) -> bool:
+        """The OpenAI SDK's ``Stream``: ``[DONE]`` ends the events (the body is still read),
+        ``thread.*`` events are wrapped (nothing Pi reads), an ``error`` member throws."""
+        if self._done:
+            return False
+        if sse.data.startswith("[DONE]"):
+            self._done = True
+            return False
+        try:
+            data = _decode(sse.data)
+        except (ValueError, RecursionError):
+            data = parse(sse.data)  # JSON.parse's error text ends the stream
+        if sse.event is not None and sse.event.startswith("thread."):
+            return False
+        if type(data) is dict:
+            error = data.get("error")
+            if error is not None and truthy(error):
+                raise SdkStreamError(error)
+        self.event(data)
+        return False
+
+    def finish(self) -> None:
+        if not self.saw_terminal:
+            raise StreamError("OpenAI Responses stream ended before a terminal response event")
+
+    # ------------------------------------------------------------------ Pi's event switch
+
+    def event(self, event: Any) -> None:
+        kind = get(event, "type")
+        if type(event) is not dict:
+            return
+        if kind in ("response.output_text.delta", "response.refusal.delta"):
+            self._text_delta(event)  # by far the most frequent event
+        elif kind in ("response.reasoning_summary_text.delta", "response.reasoning_text.delta"):
+            slot = self._slot(event, "thinking")
+            if slot is not None:
+                self._acc.thinking_delta(slot.index, text(event.get("delta", UNDEFINED)))
+        elif kind == "response.reasoning_summary_part.done":
+            slot = self._slot(event, "thinking")
+            if slot is not None:
+                self._acc.thinking_delta(slot.index, "\n\n")
+        elif kind == "response.created":
+            self._acc.output.response_id = as_text(get(event.get("response", UNDEFINED), "id"), None)
+        elif kind == "response.output_item.added":
+            self._create_slot(event.get("output_index", UNDEFINED), event.get("item", UNDEFINED))
+        elif kind in ("response.function_call_arguments.delta", "response.function_call_arguments.done"):
+            self._arguments(event, kind.endswith("done"))
+        elif kind in ("response.custom_tool_call_input.delta", "response.custom_tool_call_input.done"):
+            self._custom_input(event, kind.endswith("done"))
+        elif kind == "response.output_item.done":
+            self._item_done(event.get("output_index", UNDEFINED), event.get("item", UNDEFINED))
+        elif kind in ("response.completed", "response.incomplete"):
+            self._finalize(event.get("response", UNDEFINED))
+        elif kind == "error":
+            code, message = text(event.get("code", UNDEFINED)), text(event.get("message", UNDEFINED))
+            raise StreamError(f"Error Code {code}: {message}")
+        elif kind == "response.failed":
+            self._failed(event.get("response", UNDEFINED))
+
+    def _slot(self, event: dict[str, Any], kind: str) -> _Slot | None:
+        slot = self._slots.get(map_key(event.get("output_index", UNDEFINED)))
         return slot if slot is not None and slot.kind == kind else None
 
-    def _apply_phase(self, item: Mapping[str, Any]) -> None:
-        if item.get("type") == "message" and item.get("phase") == "final_answer":
-            self.output.stop_reason = "stop"
+    def _text_delta(self, event: dict[str, Any]) -> None:
+        slot = self._slot(event, "text")
+        if slot is not None:
+            delta = event.get("delta", UNDEFINED)
+            self._acc.text_delta(slot.index, delta if type(delta) is str else text(delta))
 
-    def _push_tool_delta(self, slot: _Slot, delta: str | None) -> None:
-        if delta is not None:
-            self.stream.push(
-                ToolCallDeltaEvent(content_index=slot.content_index, delta=delta, partial=self.output)
-            )
-
-    def _create_slot(self, output_index: Any, item: Mapping[str, Any]) -> _Slot | None:
-        content = self.output.content
-        kind = item.get("type")
-        slot: _Slot
+    def _create_slot(self, output_index: Any, item: Any) -> _Slot | None:
+        kind = get(item, "type")
+        acc = self._acc
         if kind == "reasoning":
-            block: TextContent | ThinkingContent | ToolCall = ThinkingContent(thinking="")
-            content.append(block)
-            slot = _Slot("thinking", block, len(content) - 1)
-            self._slots[output_index] = slot
-            self.stream.push(ThinkingStartEvent(content_index=slot.content_index, partial=self.output))
-            return slot
-        if kind == "message":
+            slot = _Slot("thinking", acc.open_thinking())
+        elif kind == "message":
             self._apply_phase(item)
-            block = TextContent(text="")
-            content.append(block)
-            slot = _Slot("text", block, len(content) - 1)
-            self._slots[output_index] = slot
-            self.stream.push(TextStartEvent(content_index=slot.content_index, partial=self.output))
-            return slot
-        if kind == "function_call":
-            call = ToolCall(
-                id=f"{js_field(item, 'call_id')}|{js_field(item, 'id')}",
-                name=item.get("name") or "",
-                arguments={},
-                namespace=item.get("namespace"),
-            )
-            content.append(call)
-            arguments = PartialJson()
-            initial = item.get("arguments")
-            if initial:
-                arguments.feed(js_text(initial))
-            slot = _Slot("toolCall", call, len(content) - 1, arguments=arguments)
-            self._slots[output_index] = slot
-            self.stream.push(ToolCallStartEvent(content_index=slot.content_index, partial=self.output))
-            return slot
-        if kind == "custom_tool_call":
-            name = item.get("name") or ""
-            prop = self.grammar_input_properties.get(name, "input")
-            call = ToolCall(
-                id=f"{js_field(item, 'call_id')}|{js_field(item, 'id')}",
-                name=name,
-                arguments={prop: item.get("input") or ""},
-                namespace=item.get("namespace"),
-            )
-            content.append(call)
-            slot = _Slot(
-                "toolCall", call, len(content) - 1, custom_property=prop, custom_buffer=GrammarInput(prop)
-            )
-            self._slots[output_index] = slot
-            self.stream.push(ToolCallStartEvent(content_index=slot.content_index, partial=self.output))
-            return slot
-        return None
+            slot = _Slot("text", acc.open_text())
+        elif kind == "function_call":
+            initial = get(item, "arguments")
+            call = self._tool_call(item, {})
+            slot = _Slot("toolCall", acc.open_tool_call(call, arguments_text=text(initial) if truthy(initial) else ""))
+        elif kind == "custom_tool_call":
+            prop = self._grammar.get(_name(item), "input")
+            start = get(item, "input")
+            call = self._tool_call(item, {prop: text(start) if truthy(start) else ""})
+            slot = _Slot("toolCall", acc.open_tool_call(call, arguments_text=None), GrammarInput(prop))
+        else:
+            return None
+        self._slots[map_key(output_index)] = slot
+        return slot
 
-    def _custom_input(self, slot: _Slot) -> str:
-        assert isinstance(slot.block, ToolCall) and slot.custom_property is not None
-        value = slot.block.arguments.get(slot.custom_property)
+    @staticmethod
+    def _tool_call(item: Any, arguments: dict[str, Any]) -> ToolCall:
+        namespace = get(item, "namespace")
+        return ToolCall(
+            id=f"{text(get(item, 'call_id'))}|{text(get(item, 'id'))}",
+            name=_name(item),
+            arguments=arguments,
+            namespace=as_text(namespace, None),
+        )
+
+    def _apply_phase(self, item: Any) -> None:
+        if get(item, "type") == "message" and get(item, "phase") == "final_answer":
+            self._acc.output.stop_reason = "stop"
+
+    # ------------------------------------------------------------------ tool-call input
+
+    def _arguments(self, event: dict[str, Any], done: bool) -> None:
+        slot = self._slot(event, "toolCall")
+        if slot is None or not slot.streams_json:
+            return
+        acc = self._acc
+        if not done:
+            delta = event.get("delta", UNDEFINED)
+            acc.arguments_delta(slot.index, text(delta), announce=delta is not UNDEFINED)
+            return
+        previous = acc.arguments_text(slot.index)
+        full = event.get("arguments", UNDEFINED)
+        _streaming_json(full)
+        if not isinstance(full, str):
+            acc.restart_arguments(slot.index, "")  # Pi has parsed the missing text as {}
+            if nullish(full):
+                raise JsTypeError(
+                    f"Cannot read properties of {'null' if full is None else 'undefined'} (reading 'startsWith')"
+                )
+            raise JsTypeError("event.arguments.startsWith is not a function")
+        if full.startswith(previous):
+            rest = full[len(previous) :]
+            acc.arguments_delta(slot.index, rest, announce=bool(rest))
+        else:
+            acc.restart_arguments(slot.index, full)
+
+    def _custom_input(self, event: dict[str, Any], done: bool) -> None:
+        slot = self._slot(event, "toolCall")
+        if slot is None or slot.custom is None:
+            return
+        if done:
+            next_input = event.get("input", UNDEFINED)
+        else:
+            next_input = self._current_input(slot) + text(event.get("delta", UNDEFINED))
+        self._append_input(slot, next_input, done)
+
+    def _current_input(self, slot: _Slot) -> str:
+        call = self._acc.output.content[slot.index]
+        assert isinstance(call, ToolCall) and slot.custom is not None
+        value = call.arguments.get(slot.custom.prop)
         return value if isinstance(value, str) else ""
 
-    def _append_custom_input(self, slot: _Slot, next_input: str, close: bool) -> str | None:
-        assert isinstance(slot.block, ToolCall)
-        if slot.custom_buffer is None or slot.custom_property is None:
-            return None
-        delta = slot.custom_buffer.append(next_input, close)
-        slot.block.arguments = {slot.custom_property: next_input}
-        return delta
+    def _append_input(self, slot: _Slot, next_input: Any, close: bool) -> None:
+        assert slot.custom is not None
+        delta = slot.custom.append(next_input, close)
+        call = self._acc.output.content[slot.index]
+        assert isinstance(call, ToolCall)
+        call.arguments = {slot.custom.prop: next_input}
+        if delta is not None:
+            self._acc.tool_delta(slot.index, delta)
 
-    # ------------------------------------------------------------------ events
+    # ------------------------------------------------------------------ finished items
 
-    def handle(self, event: Mapping[str, Any]) -> None:
-        kind = event.get("type")
-        output = self.output
-        # Text deltas are by far the most frequent event: test them first.
-        if kind in ("response.output_text.delta", "response.refusal.delta"):
-            slot = self._slot(event.get("output_index"), "text")
-            if slot is not None:
-                delta = js_field(event, "delta")
-                assert isinstance(slot.block, TextContent)
-                slot.block.text += delta
-                self.stream.push(
-                    TextDeltaEvent(content_index=slot.content_index, delta=delta, partial=output)
-                )
-        elif kind == "response.created":
-            output.response_id = (event.get("response") or {}).get("id")
-        elif kind == "response.output_item.added":
-            self._create_slot(event.get("output_index"), event.get("item") or {})
-        elif kind in ("response.reasoning_summary_text.delta", "response.reasoning_text.delta"):
-            slot = self._slot(event.get("output_index"), "thinking")
-            if slot is not None:
-                delta = js_field(event, "delta")
-                assert isinstance(slot.block, ThinkingContent)
-                slot.block.thinking += delta
-                self.stream.push(
-                    ThinkingDeltaEvent(content_index=slot.content_index, delta=delta, partial=output)
-                )
-        elif kind == "response.reasoning_summary_part.done":
-            slot = self._slot(event.get("output_index"), "thinking")
-            if slot is not None:
-                assert isinstance(slot.block, ThinkingContent)
-                slot.block.thinking += "\n\n"
-                self.stream.push(
-                    ThinkingDeltaEvent(content_index=slot.content_index, delta="\n\n", partial=output)
-                )
-        elif kind == "response.function_call_arguments.delta":
-            slot = self._slot(event.get("output_index"), "toolCall")
-            if slot is not None and slot.arguments is not None:
-                assert isinstance(slot.block, ToolCall)
-                delta = js_field(event, "delta")
-                slot.block.arguments = slot.arguments.feed(delta)
-                self._push_tool_delta(slot, delta)
-        elif kind == "response.function_call_arguments.done":
-            slot = self._slot(event.get("output_index"), "toolCall")
-            if slot is not None and slot.arguments is not None:
-                assert isinstance(slot.block, ToolCall)
-                previous = slot.arguments.text
-                full = _js_text(event.get("arguments"))
-                if full.startswith(previous):
-                    slot.block.arguments = slot.arguments.feed(full[len(previous) :])
-                    if len(full) > len(previous):
-                        self._push_tool_delta(slot, full[len(previous) :])
-                else:
-                    slot.arguments = PartialJson()
-                    slot.block.arguments = slot.arguments.feed(full)
-        elif kind == "response.custom_tool_call_input.delta":
-            slot = self._slot(event.get("output_index"), "toolCall")
-            if slot is not None and slot.custom_buffer is not None:
-                next_input = self._custom_input(slot) + _js_text(event.get("delta"))
-                self._push_tool_delta(slot, self._append_custom_input(slot, next_input, False))
-        elif kind == "response.custom_tool_call_input.done":
-            slot = self._slot(event.get("output_index"), "toolCall")
-            if slot is not None and slot.custom_buffer is not None:
-                self._push_tool_delta(
-                    slot, self._append_custom_input(slot, _js_text(event.get("input")), True)
-                )
-        elif kind == "response.output_item.done":
-            self._item_done(event.get("output_index"), event.get("item") or {})
-        elif kind in ("response.completed", "response.incomplete"):
-            self._finalize(event.get("response") or {})
-        elif kind == "error":
-            raise ResponsesStreamError(f"Error Code {js_field(event, 'code')}: {js_field(event, 'message')}")
-        elif kind == "response.failed":
-            self.saw_terminal = True
-            response = event.get("response") or {}
-            output.raw_stop_reason = response.get("status")
-            error = response.get("error")
-            details = response.get("incomplete_details") or {}
-            if error:
-                message = f"{js_text(error.get('code') or 'unknown')}: {js_text(error.get('message') or 'no message')}"
-            elif details.get("reason"):
-                message = f"incomplete: {js_text(details['reason'])}"
-            else:
-                message = "Unknown error (no error details in response)"
-            raise ResponsesStreamError(message)
-
-    def _item_done(self, output_index: Any, item: Mapping[str, Any]) -> None:
+    def _item_done(self, output_index: Any, item: Any) -> None:
         self._apply_phase(item)
-        slot = self._slots.get(output_index) or self._create_slot(output_index, item)
-        kind = item.get("type")
-        output = self.output
+        key = map_key(output_index)
+        slot = self._slots.get(key) or self._create_slot(output_index, item)
         if slot is None:
             return
+        kind = get(item, "type")
         if kind == "reasoning" and slot.kind == "thinking":
-            assert isinstance(slot.block, ThinkingContent)
-            summary = "\n\n".join(_js_text(part.get("text")) for part in item.get("summary") or [])
-            content = "\n\n".join(_js_text(part.get("text")) for part in item.get("content") or [])
-            slot.block.thinking = summary or content or slot.block.thinking
-            slot.block.thinking_signature = js_stringify(item)
-            self._reasoning_by_id[item.get("id")] = slot.block
-            self.stream.push(
-                ThinkingEndEvent(
-                    content_index=slot.content_index, content=slot.block.thinking, partial=output
-                )
-            )
-            del self._slots[output_index]
+            self._reasoning_done(slot, item)
         elif kind == "message" and slot.kind == "text":
-            assert isinstance(slot.block, TextContent)
-            slot.block.text = "".join(
-                _js_text(part.get("text") if part.get("type") == "output_text" else part.get("refusal"))
-                for part in item.get("content") or []
-            )
-            signature: dict[str, Any] = {"v": 1}
-            if item.get("id") is not None:
-                signature["id"] = item["id"]
-            if item.get("phase"):
-                signature["phase"] = item["phase"]
-            slot.block.text_signature = js_stringify(signature)
-            self.stream.push(
-                TextEndEvent(content_index=slot.content_index, content=slot.block.text, partial=output)
-            )
-            del self._slots[output_index]
-        elif kind == "function_call" and slot.kind == "toolCall" and slot.arguments is not None:
-            assert isinstance(slot.block, ToolCall)
-            final_text = _js_text(item.get("arguments")) or slot.arguments.text or "{}"
-            slot.block.arguments = parse_streaming_json(final_text)
-            if item.get("namespace") is not None:
-                slot.block.namespace = item["namespace"]
-            slot.arguments = None
-            self.stream.push(
-                ToolCallEndEvent(content_index=slot.content_index, tool_call=slot.block, partial=output)
-            )
-            del self._slots[output_index]
-        elif kind == "custom_tool_call" and slot.kind == "toolCall" and slot.custom_buffer is not None:
-            assert isinstance(slot.block, ToolCall)
-            final_input = item.get("input")
-            self._push_tool_delta(
-                slot,
-                self._append_custom_input(
-                    slot, _js_text(final_input) if final_input is not None else self._custom_input(slot), True
-                ),
-            )
-            if item.get("namespace") is not None:
-                slot.block.namespace = item["namespace"]
-            slot.custom_buffer = None
-            self.stream.push(
-                ToolCallEndEvent(content_index=slot.content_index, tool_call=slot.block, partial=output)
-            )
-            del self._slots[output_index]
+            self._message_done(slot, item)
+        elif kind == "function_call" and slot.streams_json:
+            arguments = get(item, "arguments")
+            streamed = self._acc.arguments_text(slot.index)
+            final = _streaming_json(arguments if truthy(arguments) else (streamed or "{}"))
+            if final != streamed:
+                self._acc.restart_arguments(slot.index, final)
+            self._set_namespace(slot, item)
+            slot.streams_json = False
+        elif kind == "custom_tool_call" and slot.custom is not None:
+            final_input = get(item, "input")
+            self._append_input(slot, self._current_input(slot) if nullish(final_input) else final_input, True)
+            self._set_namespace(slot, item)
+            slot.custom = None
+            self._acc.finish_arguments(slot.index)
+        else:
+            return
+        self._acc.end(slot.index)
+        del self._slots[key]
 
-    def _backfill_reasoning(self, items: list[Any]) -> None:
-        """Some backends (Azure) send ``encrypted_content`` only in the final response."""
-        for item in items:
-            if (
-                not isinstance(item, dict)
-                or item.get("type") != "reasoning"
-                or not item.get("encrypted_content")
-            ):
-                continue
-            block = self._reasoning_by_id.get(item.get("id"))
-            if block is None or not block.thinking_signature:
-                continue
-            stored = json.loads(block.thinking_signature)
-            if not isinstance(stored, dict) or stored.get("encrypted_content"):
-                continue
-            stored["encrypted_content"] = item["encrypted_content"]
-            block.thinking_signature = js_stringify(stored)
+    def _reasoning_done(self, slot: _Slot, item: Any) -> None:
+        acc = self._acc
+        acc.flush_block(slot.index)
+        block = acc.output.content[slot.index]
+        assert isinstance(block, ThinkingContent)
+        summary = _joined(opt(item, "summary"), "text", "item.summary?.map", "\n\n")
+        content = _joined(opt(item, "content"), "text", "item.content?.map", "\n\n")
+        block.thinking = summary or content or block.thinking
+        block.thinking_signature = stringify(item)
+        self._reasoning_by_id[map_key(get(item, "id"))] = slot.index
 
-    def _finalize(self, response: Mapping[str, Any]) -> None:
+    def _message_done(self, slot: _Slot, item: Any) -> None:
+        acc = self._acc
+        acc.flush_block(slot.index)
+        block = acc.output.content[slot.index]
+        assert isinstance(block, TextContent)
+        parts = opt(item, "content")
+        if nullish(parts):
+            block.text = ""
+        elif type(parts) is not list:
+            raise JsTypeError("item.content?.map is not a function")
+        else:
+            pieces = (get(part, "text") if get(part, "type") == "output_text" else get(part, "refusal") for part in parts)
+            block.text = "".join("" if nullish(piece) else text(piece) for piece in pieces)
+        signature: dict[str, Any] = {"v": 1}
+        item_id, phase = get(item, "id"), get(item, "phase")
+        if item_id is not UNDEFINED:
+            signature["id"] = item_id
+        if truthy(phase):
+            signature["phase"] = phase
+        block.text_signature = stringify(signature)
+
+    def _set_namespace(self, slot: _Slot, item: Any) -> None:
+        namespace = get(item, "namespace")
+        if namespace is not UNDEFINED:
+            call = self._acc.output.content[slot.index]
+            assert isinstance(call, ToolCall)
+            call.namespace = as_text(namespace, None)
+
+    # ------------------------------------------------------------------ the terminal events
+
+    def _finalize(self, response: Any) -> None:
         self.saw_terminal = True
-        output = self.output
-        self._backfill_reasoning(response.get("output") or [])
-        if response.get("id"):
-            output.response_id = response["id"]
-        usage = response.get("usage")
-        if usage:
-            details = usage.get("input_tokens_details") or {}
-            cached = _count(details.get("cached_tokens"))
-            cache_write = _count(details.get("cache_write_tokens"))
-            output.usage = Usage(
-                input=max(0, _count(usage.get("input_tokens")) - cached - cache_write),
-                output=_count(usage.get("output_tokens")),
-                cache_read=cached,
-                cache_write=cache_write,
-                reasoning=_count((usage.get("output_tokens_details") or {}).get("reasoning_tokens")),
-                total_tokens=_count(usage.get("total_tokens")),
-            )
-        calculate_cost(self.model, output.usage)
-        if self.apply_service_tier_pricing is not None:
-            tier = response.get("service_tier")
-            self.apply_service_tier_pricing(output.usage, tier if tier is not None else self.service_tier)
-        status = response.get("status")
-        details = response.get("incomplete_details")
-        reason = details.get("reason") if isinstance(details, dict) else None
+        output = self._acc.output
+        items = get(response, "output")
+        self._backfill_reasoning(iterate([] if nullish(items) else items, "responseOutput"))
+        response_id = opt(response, "id")
+        if truthy(response_id):
+            output.response_id = as_text(response_id)
+        usage = opt(response, "usage")
+        if truthy(usage):
+            output.usage = _usage(usage)
+        calculate_cost(self._model, output.usage)
+        if self._pricing is not None:
+            tier = opt(response, "service_tier")
+            self._pricing(output.usage, self._service_tier if nullish(tier) else tier)
+        status = opt(response, "status")
+        reason = opt(opt(response, "incomplete_details"), "reason")
         reason = reason if isinstance(reason, str) else None
-        output.raw_stop_reason = f"{status}.{reason}" if reason else status
+        raw = f"{text(status)}.{reason}" if reason else status
+        output.raw_stop_reason = as_text(raw, None)
         stop_reason, error_message = _map_status(status, reason)
         output.stop_reason = stop_reason  # type: ignore[assignment]
         output.error_message = error_message
         if stop_reason == "stop" and any(isinstance(block, ToolCall) for block in output.content):
             output.stop_reason = "toolUse"
 
-    def finish(self) -> None:
-        if not self.saw_terminal:
-            raise ResponsesStreamError("OpenAI Responses stream ended before a terminal response event")
+    def _backfill_reasoning(self, items: list[Any]) -> None:
+        """Some backends (Azure) send ``encrypted_content`` only in the final response."""
+        for item in items:
+            if get(item, "type") != "reasoning" or not truthy(encrypted := get(item, "encrypted_content")):
+                continue
+            index = self._reasoning_by_id.get(map_key(get(item, "id")))
+            block = self._acc.output.content[index] if index is not None else None
+            if not isinstance(block, ThinkingContent) or not block.thinking_signature:
+                continue
+            stored = parse(block.thinking_signature)
+            if truthy(get(stored, "encrypted_content")):
+                continue
+            block.thinking_signature = stringify({**stored, "encrypted_content": encrypted})
+
+    def _failed(self, response: Any) -> None:
+        self.saw_terminal = True
+        output = self._acc.output
+        status = opt(response, "status")
+        output.raw_stop_reason = as_text(status, None)
+        error = opt(response, "error")
+        reason = opt(opt(response, "incomplete_details"), "reason")
+        if truthy(error):
+            code, message = get(error, "code"), get(error, "message")
+            raise StreamError(
+                f"{text(code) if truthy(code) else 'unknown'}: {text(message) if truthy(message) else 'no message'}"
+            )
+        if truthy(reason):
+            raise StreamError(f"incomplete: {text(reason)}")
+        raise StreamError("Unknown error (no error details in response)")
+
+
+def _name(item: Any) -> str:
+    return str(as_text(get(item, "name")))
+
+
+def _usage(usage: Any) -> Usage:
+    """OpenAI counts cached and cache-write tokens inside ``input_tokens``: both are taken out."""
+    details = get(usage, "input_tokens_details")
+    cached = _count(opt(details, "cached_tokens"))
+    cache_write = _count(opt(details, "cache_write_tokens"))
+    return Usage(
+        input=max(0, _count(get(usage, "input_tokens")) - cached - cache_write),
+        output=_count(get(usage, "output_tokens")),
+        cache_read=cached,
+        cache_write=cache_write,
+        reasoning=_count(opt(get(usage, "output_tokens_details"), "reasoning_tokens")),
+        total_tokens=_count(get(usage, "total_tokens")),
+    )
 
 
 def _map_status(status: Any, incomplete_reason: str | None) -> tuple[str, str | None]:
-    if not status:
-        return "stop", None
-    if status == "completed":
+    if not truthy(status) or status in ("completed", "in_progress", "queued"):
         return "stop", None
     if status == "incomplete":
         if incomplete_reason == "max_output_tokens":
@@ -382,6 +407,4 @@ def _map_status(status: Any, incomplete_reason: str | None) -> tuple[str, str | 
         return "error", "Response incomplete without a provider reason"
     if status in ("failed", "cancelled"):
         return "error", None
-    if status in ("in_progress", "queued"):
-        return "stop", None
-    raise ResponsesStreamError(f"Unhandled stop reason: {js_text(status)}")
+    raise StreamError(f"Unhandled stop reason: {text(status)}")

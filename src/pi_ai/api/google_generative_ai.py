@@ -21,12 +21,12 @@ from typing import Any
 from pi_ai._abort import AbortError, AbortSignal
 from pi_ai._context import Context
 from pi_ai._event_stream import AssistantMessageEventStream, empty_assistant_message, error_text, start_stream
-from pi_ai._events import DoneEvent, StartEvent
 from pi_ai._model import Model, clamp_thinking_level
 from pi_ai._options import SimpleStreamOptions, StreamOptions
 from pi_ai._registry import ApiImplementation
 from pi_ai._simple_options import base_options
-from pi_ai.api._common import check_stream_end, end_with_error, pi_user_agent, provider_options
+from pi_ai.api._accumulator import StreamAccumulator
+from pi_ai.api._common import check_stream_end, pi_user_agent, provider_options
 from pi_ai.api._google_convert import (
     ThinkingSetting,
     build_config_and_params,
@@ -38,7 +38,7 @@ from pi_ai.api._google_convert import (
     thinking_level_for,
     wire_request,
 )
-from pi_ai.api._google_stream import GoogleStreamError, GoogleStreamProcessor
+from pi_ai.api._google_stream import GoogleStreamReader, GoogleStreamSplitter
 from pi_ai.api._http import (
     HttpRequest,
     HttpStatusError,
@@ -49,7 +49,7 @@ from pi_ai.api._http import (
     merge_headers,
     open_stream,
 )
-from pi_ai.api._js_json import JsonParseError, js_stringify, js_text, parse_json
+from pi_ai.js_json import JsonParseError, parse, stringify
 
 API_NAME = "google-generative-ai"
 SDK_LABEL = "google-genai-sdk/1.52.0"
@@ -79,92 +79,6 @@ def _thinking_setting(thinking: GoogleThinkingOptions | Mapping[str, Any] | None
     if isinstance(thinking, GoogleThinkingOptions):
         return ThinkingSetting(thinking.enabled, thinking.budget_tokens, thinking.level)
     return ThinkingSetting(bool(thinking.get("enabled")), thinking.get("budgetTokens"), thinking.get("level"))
-
-
-class GoogleApiError(Exception):
-    """The SDK's ``ApiError``: an HTTP (or in-stream) error status with the body as JSON text."""
-
-    def __init__(self, message: str, status: int) -> None:
-        super().__init__(message)
-        self.status = status
-
-
-# --------------------------------------------------------------------------- stream splitting
-
-
-_JS_WHITESPACE = (
-    " \t\n\r\x0b\x0c\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
-    "\u2028\u2029\u202f\u205f\u3000\ufeff"
-)
-"""What JavaScript's ``String.prototype.trim`` removes."""
-
-
-class GoogleStreamSplitter:
-    """The SDK's own reading of the body: events end at a blank line, only ``data:`` counts.
-
-    Every network chunk is first tried as a whole JSON document: an ``error`` object in it
-    with an HTTP error ``code`` fails the stream (the API can answer 200 and then report an
-    error that way). Anything left over at the end that is not whitespace is an error.
-    """
-
-    __slots__ = ("_buffer", "_decoder")
-
-    _DELIMITERS = ("\n\n", "\r\r", "\r\n\r\n")
-
-    def __init__(self) -> None:
-        import codecs
-
-        # TextDecoder semantics: a leading byte-order mark is dropped, bad bytes become U+FFFD.
-        self._decoder = codecs.getincrementaldecoder("utf-8-sig")("replace")
-        self._buffer = ""
-
-    def feed(self, chunk: bytes) -> list[str]:
-        """Decode one network chunk; return the ``data`` payloads of the events it completed."""
-        text = self._decoder.decode(chunk)
-        _raise_for_error_chunk(text)
-        buffer = self._buffer + text
-        payloads: list[str] = []
-        start = 0
-        # Next position of each delimiter at or after ``start`` (-1: none in this buffer).
-        found = [buffer.find(delimiter) for delimiter in self._DELIMITERS]
-        while True:
-            cut = -1
-            width = 0
-            for position, delimiter in zip(found, self._DELIMITERS, strict=True):
-                if position != -1 and (cut == -1 or position < cut):
-                    cut, width = position, len(delimiter)
-            if cut == -1:
-                break
-            event = buffer[start:cut].strip(_JS_WHITESPACE)
-            start = cut + width
-            if event.startswith("data:"):
-                payloads.append(event[5:].strip(_JS_WHITESPACE))
-            for index, delimiter in enumerate(self._DELIMITERS):
-                if found[index] != -1 and found[index] < start:
-                    found[index] = buffer.find(delimiter, start)
-        self._buffer = buffer[start:]
-        return payloads
-
-    def finish(self) -> None:
-        self._buffer += self._decoder.decode(b"", final=True)
-        if self._buffer.strip(_JS_WHITESPACE):
-            raise ValueError("Incomplete JSON segment at the end")
-
-
-def _raise_for_error_chunk(text: str) -> None:
-    if not text.lstrip(_JS_WHITESPACE).startswith("{"):
-        return  # cannot be a JSON object (the usual case: a chunk of "data: ..." lines)
-    try:
-        parsed = parse_json(text)
-    except JsonParseError:
-        return
-    if not isinstance(parsed, dict) or "error" not in parsed:
-        return
-    error = parsed["error"]
-    code = error.get("code") if isinstance(error, dict) else None
-    if isinstance(code, (int, float)) and not isinstance(code, bool) and 400 <= code < 600:
-        status = js_text(error.get("status")) if "status" in error else "undefined"
-        raise GoogleApiError(f"got status: {status}. {js_stringify(parsed)}", int(code))
 
 
 # --------------------------------------------------------------------------- request
@@ -199,12 +113,12 @@ def _google_error_message(status: int, reason: str, headers: Mapping[str, str], 
     """``JSON.stringify`` of the error body, as the SDK's ``ApiError`` message."""
     if "application/json" in headers.get("content-type", ""):
         try:
-            body: Any = parse_json(text)
+            body: Any = parse(text)
         except JsonParseError as error:
             return str(error)
     else:
         body = {"error": {"message": text, "code": status, "status": reason}}
-    return js_stringify(body)
+    return stringify(body)
 
 
 def _retryable_status(status: int) -> bool:
@@ -260,6 +174,19 @@ async def _open(
             await _sleep(delay, options.signal)
 
 
+async def _read_chunks(response: StreamResponse, reader: GoogleStreamReader, acc: StreamAccumulator) -> None:
+    """The body split into chunks, each parsed (``JSON.parse``'s error text ends the stream)."""
+    splitter = GoogleStreamSplitter()
+    try:
+        async for data in response.chunks():
+            for payload in splitter.feed(data):
+                reader.chunk(parse(payload))
+            acc.flush()
+        splitter.finish()
+    finally:
+        acc.flush()
+
+
 def format_error(error: BaseException) -> str:
     """The text Pi shows: the SDK's message (it already carries the body)."""
     if isinstance(error, TransportError):
@@ -281,7 +208,7 @@ def stream(
     output.api = API_NAME
 
     async def produce(events: AssistantMessageEventStream) -> None:
-        events.partial = output
+        acc = StreamAccumulator(events, output)
         signal = opts.signal
         try:
             if not opts.api_key:
@@ -302,30 +229,23 @@ def stream(
             request = HttpRequest(
                 join_url(model.base_url, f"/{path}:streamGenerateContent?alt=sse"), headers, body
             )
-            processor = GoogleStreamProcessor(output, events, model)
+            reader = GoogleStreamReader(acc, model)
             async with AsyncExitStack() as stack:
                 response = await _open(stack, request, opts, model)
-                events.push(StartEvent(partial=output))
-                splitter = GoogleStreamSplitter()
-                async for chunk in response.chunks():
-                    for payload in splitter.feed(chunk):
-                        data = parse_json(payload)
-                        if isinstance(data, dict):
-                            processor.handle(data)
-                splitter.finish()
-            processor.finish()
+                acc.start()
+                await _read_chunks(response, reader, acc)
+            reader.finish()
             check_stream_end(
                 output,
                 signal,
-                GoogleStreamError,
                 "Google stream ended without a finish reason",
                 f"Provider stopped with: {output.raw_stop_reason}"
                 if output.raw_stop_reason
                 else "An unknown error occurred",
             )
-            events.push(DoneEvent(reason=output.stop_reason, message=output))  # type: ignore[arg-type]
+            acc.done()
         except Exception as error:
-            end_with_error(events, output, signal, format_error(error))
+            acc.error(format_error(error), aborted=signal is not None and signal.aborted)
 
     return start_stream(model, produce, signal=opts.signal)
 

@@ -9,6 +9,7 @@ and the event sequence follow Pi 0.85 (which uses the official OpenAI SDK 6.40).
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -16,18 +17,17 @@ from typing import Any
 from pi_ai._abort import AbortError
 from pi_ai._context import Context
 from pi_ai._event_stream import AssistantMessageEventStream, empty_assistant_message, error_text, start_stream
-from pi_ai._events import DoneEvent, StartEvent
 from pi_ai._messages import Usage
 from pi_ai._model import Model, clamp_thinking_level, whole_as_int
 from pi_ai._options import SimpleStreamOptions, StreamOptions
 from pi_ai._registry import ApiImplementation
 from pi_ai._simple_options import base_options
+from pi_ai.api._accumulator import StreamAccumulator
 from pi_ai.api._common import (
     check_stream_end,
     clamp_prompt_cache_key,
     client_api_key,
     copilot_dynamic_headers,
-    end_with_error,
     openai_sdk_headers,
     pi_user_agent,
     provider_options,
@@ -43,7 +43,6 @@ from pi_ai.api._http import (
     openai_error_text,
     openai_sdk_message,
 )
-from pi_ai.api._js_json import js_stringify, parse_json
 from pi_ai.api._responses_convert import (
     OPENAI_TOOL_CALL_PROVIDERS,
     ConvertOptions,
@@ -52,7 +51,7 @@ from pi_ai.api._responses_convert import (
     convert_responses_tools,
     split_deferred_tools,
 )
-from pi_ai.api._responses_stream import ResponsesStreamError, ResponsesStreamProcessor
+from pi_ai.api._responses_stream import ResponsesStreamReader
 
 API_NAME = "openai-responses"
 MIN_OUTPUT_TOKENS = 16
@@ -234,17 +233,6 @@ def format_error(error: BaseException) -> str:
     return error_text(error)
 
 
-class _SdkStreamError(Exception):
-    """An SSE event whose data carries an ``error`` member (the SDK throws on it)."""
-
-
-def _sdk_error_message(error: Any) -> str:
-    message = error.get("message") if isinstance(error, dict) else None
-    if message:
-        return message if isinstance(message, str) else js_stringify(message)
-    return js_stringify(error)
-
-
 def stream(
     model: Model, context: Context, options: StreamOptions | None = None
 ) -> AssistantMessageEventStream:
@@ -253,58 +241,52 @@ def stream(
     output = empty_assistant_message(model)
 
     async def produce(events: AssistantMessageEventStream) -> None:
-        events.partial = output
+        acc = StreamAccumulator(events, output)
         signal = opts.signal
         try:
-            api_key = client_api_key(model.provider, opts.api_key, opts.headers)
-            retention = resolve_cache_retention(opts.cache_retention, opts.env)
-            session_id = None if retention == "none" else opts.session_id
             compat = get_compat(model)
             grammar_properties = grammar_input_properties(context.tools, compat.supports_grammar_tools)
-            headers = build_headers(model, context, api_key, opts, session_id)
-            params = build_params(model, context, opts, compat, grammar_properties)
-            params = await apply_on_payload(opts, params, model)
-            request = HttpRequest(join_url(model.base_url, "/responses"), headers, params)
-            processor = ResponsesStreamProcessor(
-                output,
-                events,
+            request = await _request(model, context, opts, compat, grammar_properties)
+            reader = ResponsesStreamReader(
+                acc,
                 model,
                 service_tier=opts.service_tier,
-                grammar_input_properties=grammar_properties,
+                grammar_properties=grammar_properties,
                 apply_service_tier_pricing=_service_tier_pricing(model),
             )
             async with open_stream(request, opts, model, describe_error=openai_sdk_message) as response:
-                events.push(StartEvent(partial=output))
-                done = False
-                try:
-                    async for sse in response.events(flush_partial=False):
-                        if done:
-                            continue
-                        if sse.data.startswith("[DONE]"):
-                            done = True
-                            continue
-                        data = parse_json(sse.data)
-                        if sse.event is not None and sse.event.startswith("thread."):
-                            continue
-                        if isinstance(data, dict) and data.get("error"):
-                            raise _SdkStreamError(_sdk_error_message(data["error"]))
-                        if isinstance(data, dict):
-                            processor.handle(data)
-                except AbortError:
-                    pass  # the SDK ends its event iterator quietly when the request is aborted
-            processor.finish()
+                acc.start()
+                # The SDK ends its event iterator quietly when the request is aborted.
+                with contextlib.suppress(AbortError):
+                    await acc.feed(response.event_batches(flush_partial=False), reader.handle)
+            reader.finish()
             check_stream_end(
                 output,
                 signal,
-                ResponsesStreamError,
                 "OpenAI Responses stream ended without a stop reason",
                 output.error_message or "An unknown error occurred",
             )
-            events.push(DoneEvent(reason=output.stop_reason, message=output))  # type: ignore[arg-type]
+            acc.done()
         except Exception as error:
-            end_with_error(events, output, signal, format_error(error))
+            acc.error(format_error(error), aborted=signal is not None and signal.aborted)
 
     return start_stream(model, produce, signal=opts.signal)
+
+
+async def _request(
+    model: Model,
+    context: Context,
+    options: OpenAIResponsesOptions,
+    compat: ResponsesCompat,
+    grammar_properties: Mapping[str, str],
+) -> HttpRequest:
+    api_key = client_api_key(model.provider, options.api_key, options.headers)
+    retention = resolve_cache_retention(options.cache_retention, options.env)
+    session_id = None if retention == "none" else options.session_id
+    headers = build_headers(model, context, api_key, options, session_id)
+    params = build_params(model, context, options, compat, grammar_properties)
+    params = await apply_on_payload(options, params, model)
+    return HttpRequest(join_url(model.base_url, "/responses"), headers, params)
 
 
 def stream_simple(

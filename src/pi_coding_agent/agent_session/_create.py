@@ -29,6 +29,7 @@ from pi_ai import (
 from pi_coding_agent.agent_session._parts import SlashCommand
 from pi_coding_agent.agent_session._session import AgentSession
 from pi_coding_agent.extensions import ExtensionRunner
+from pi_coding_agent.local_model import LOCAL_PROVIDER, is_local
 from pi_coding_agent.messages import converter
 from pi_coding_agent.model_registry import MissingCredentials, ModelCatalog, ScopedModel
 from pi_coding_agent.prompt_templates import PromptTemplate
@@ -73,6 +74,8 @@ class CreatedSession:
     session: AgentSession
     model_fallback_message: str | None
     unknown_tools: list[str]
+    local_fallback: bool = False
+    """The model is the embedded one because nothing else is configured (``pi`` says so)."""
 
 
 def _initial_model(settings: Settings, catalog: ModelCatalog) -> Model | None:
@@ -81,7 +84,7 @@ def _initial_model(settings: Settings, catalog: ModelCatalog) -> Model | None:
         found = catalog.find(provider, model_id)
         if found is not None and catalog.has_auth(found.provider):
             return found
-    return catalog.default_model()
+    return catalog.default_model(local_fallback=settings.local_model_fallback)
 
 
 def _stream_function(catalog: ModelCatalog, settings: Settings) -> StreamFn:
@@ -216,8 +219,12 @@ def create_agent_session(options: SessionOptions) -> CreatedSession:
             model = restored
         else:
             fallback = f"Could not restore model {provider or 'undefined'}/{model_id or 'undefined'}"
+    local_fallback = False
     if model is None:
         model = _initial_model(settings, catalog)
+        local_fallback = model is not None and is_local(model) and model.provider == LOCAL_PROVIDER and (
+            settings.default_provider, settings.default_model
+        ) != (model.provider, model.id)
         if fallback and model is not None:
             fallback += f". Using {model.provider}/{model.id}"
 
@@ -274,7 +281,7 @@ def create_agent_session(options: SessionOptions) -> CreatedSession:
     if options.extensions is not None:
         allowlist = [] if options.no_extension_tools else options.tools
         session.bind_extensions(options.extensions, allowlist=allowlist, excluded=options.exclude_tools or ())
-    return CreatedSession(session, fallback, unknown)
+    return CreatedSession(session, fallback, unknown, local_fallback)
 
 
 def resource_commands(options: SessionOptions) -> list[SlashCommand]:

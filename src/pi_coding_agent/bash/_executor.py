@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from pi_ai import AbortSignal
+from pi_ai.js_json import utf16_len
 from pi_coding_agent.bash._sanitize import StreamSanitizer
 from pi_coding_agent.tools import (
     DEFAULT_MAX_BYTES,
@@ -46,10 +47,6 @@ class BashResult:
     """Set whenever the temp file exists, even if the final output was not truncated."""
 
 
-def _utf16_len(text: str) -> int:
-    return len(text) if text.isascii() else len(text.encode("utf-16-le", "surrogatepass")) // 2
-
-
 class _Collector:
     def __init__(self, on_chunk: Callable[[str], None] | None) -> None:
         self.on_chunk = on_chunk
@@ -75,7 +72,7 @@ class _Collector:
             self.file.write(text)
         if not text:
             return
-        size = _utf16_len(text)
+        size = utf16_len(text)
         self.chunks.append((text, size))
         self.kept += size
         # Drop the oldest chunk only while what remains is still a full window: Pi drops it

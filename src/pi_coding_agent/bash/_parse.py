@@ -3,18 +3,11 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
-# JavaScript's String.prototype.trim: ECMAScript white space and line terminators.
-_JS_SPACE = "\t\n\u000b\u000c\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
-_TRIM = re.compile(f"^[{_JS_SPACE}]+|[{_JS_SPACE}]+$")
+from pi_ai.js_json import js_trim
 
 ALREADY_RUNNING_WARNING = "A bash command is already running. Press Esc to cancel it first."
-
-
-def js_trim(text: str) -> str:
-    return _TRIM.sub("", text)
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,7 +31,8 @@ AppMode = Literal["interactive", "print", "json", "rpc"]
 
 NO_MODELS_MESSAGE = (
     "No models available: set a provider API key (e.g. ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY), "
-    "store one in auth.json, or add a provider with an apiKey to models.json."
+    "store one in auth.json, add a provider with an apiKey to models.json, or use the embedded model "
+    "(pi --provider local; the fallback to it is off because settings.json has \"localModelFallback\": false)."
 )
 
 
@@ -253,11 +254,31 @@ def _run(parsed: ParsedArgs) -> int:
         raise CliError(str(error)) from None
     initial = build_initial_input(parsed.messages, stdin_text, files)
     diagnostics.flush()
+    if session.model is not None:
+        _prepare_local(session.model, announce=created.local_fallback)
     if mode == "interactive":
         return _run_interactive(session, home, initial, parsed.use_theme)
     if session.model is None:
         raise CliError(NO_MODELS_MESSAGE)
     return _run_print(session, "json" if mode == "json" else "text", initial)
+
+
+def _prepare_local(model: Model, *, announce: bool) -> None:
+    """An in-process model: say so when it is the fallback, and set it up on first use."""
+    from pi_coding_agent.local_model import SetupError, StderrProgress, is_local, prepare_local_model
+
+    if not is_local(model):
+        return
+    if announce:
+        print(
+            f"pi: no provider is configured, using the embedded model {model.provider}/{model.id} "
+            '(offline; add a key or models.json provider, or set "localModelFallback": false, to change this)',
+            file=sys.stderr,
+        )
+    try:
+        prepare_local_model(model, StderrProgress())
+    except SetupError as error:
+        raise CliError(f"cannot set up {model.provider}/{model.id}: {error}") from None
 
 
 def _run_interactive(session: AgentSession, home: Path, initial: InitialInput, parsed_theme: str | None) -> int:
@@ -493,6 +514,8 @@ def _cli_model(parsed: ParsedArgs, catalog: ModelCatalog, diagnostics: Diagnosti
     from pi_coding_agent.model_registry import resolve_cli_model
 
     if not parsed.model:
+        if parsed.provider == "local":  # ours: the embedded model needs no --model
+            return catalog.find("local", _default_local_id()), None
         if parsed.provider:
             diagnostics.warn("--provider has no effect without --model")
         return None, None
@@ -510,6 +533,12 @@ def _cli_model(parsed: ParsedArgs, catalog: ModelCatalog, diagnostics: Diagnosti
         raise CliError(resolution.error)
     thinking = None if parsed.thinking else resolution.thinking_level
     return resolution.model, thinking
+
+
+def _default_local_id() -> str:
+    from pi_coding_agent.local_model import default_local_model
+
+    return default_local_model().id
 
 
 def _model_scope(patterns: list[str], catalog: ModelCatalog, diagnostics: Diagnostics) -> list[ScopedModel]:

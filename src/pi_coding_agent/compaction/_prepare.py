@@ -15,6 +15,7 @@ from typing import Any
 
 from pi_agent import AgentMessage
 from pi_ai import AssistantMessage, ToolCall
+from pi_ai.js_json import utf16_sort_key
 from pi_coding_agent.compaction._tokens import estimate_context_tokens, estimate_tokens
 from pi_coding_agent.session import CompactionEntry, SessionEntry, build_session_context, entry_messages
 from pi_coding_agent.settings import CompactionSettings
@@ -46,12 +47,8 @@ class FileOps:
     def lists(self) -> tuple[list[str], list[str]]:
         """(files only read, files modified), each sorted like JavaScript's default sort."""
         modified = self.edited | self.written
-        key = _utf16_key
+        key = utf16_sort_key
         return sorted(self.read - modified, key=key), sorted(modified, key=key)
-
-
-def _utf16_key(text: str) -> bytes:
-    return text.encode("utf-16-be", "surrogatepass")
 
 
 def format_file_operations(read_files: Sequence[str], modified_files: Sequence[str]) -> str:

@@ -36,6 +36,7 @@ from pi_ai import (
     js_length,
     now_ms,
 )
+from pi_ai.js_json import utf16_prefix
 from pi_coding_agent.compaction._prepare import CompactionPreparation, format_file_operations
 from pi_coding_agent.messages import convert_to_llm
 from pi_coding_agent.settings import RetrySettings
@@ -114,11 +115,6 @@ def _text(content: str | Sequence[Any], separator: str) -> str:
     return separator.join(block.text for block in content if isinstance(block, TextContent))
 
 
-def _utf16_prefix(text: str, units: int) -> str:
-    data = text.encode("utf-16-le", "surrogatepass")[: units * 2]
-    return data.decode("utf-16-le", "surrogatepass")
-
-
 def serialize_conversation(messages: Sequence[AgentMessage]) -> str:
     """The transcript as labelled text (after ``convert_to_llm``)."""
     parts: list[str] = []
@@ -146,7 +142,7 @@ def serialize_conversation(messages: Sequence[AgentMessage]) -> str:
                 length = js_length(text)
                 if length > TOOL_RESULT_MAX_CHARS:
                     text = (
-                        _utf16_prefix(text, TOOL_RESULT_MAX_CHARS)
+                        utf16_prefix(text, TOOL_RESULT_MAX_CHARS)
                         + f"\n\n[... {length - TOOL_RESULT_MAX_CHARS} more characters truncated]"
                     )
                 parts.append(f"[Tool result]: {text}")

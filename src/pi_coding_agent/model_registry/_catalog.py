@@ -1,7 +1,8 @@
 """Models the coding agent can use: ``pi_ai``'s catalog + ``models.json``, with credentials.
 
 A model is *available* when its provider has credentials (``--api-key``, ``auth.json``,
-a ``models.json`` key or an environment variable). ``request_auth`` gives what a request
+a ``models.json`` key or an environment variable), and always when it runs in this process
+(the embedded ``local`` models, any ``"api": "local"`` model). ``request_auth`` gives what a request
 needs: the key and the extra headers ``models.json`` configures (``headers`` on the
 provider, on the model or in ``modelOverrides``; ``authHeader: true`` adds
 ``Authorization: Bearer <key>``), each value resolved like a key (``$VAR``, ``!cmd``).
@@ -15,6 +16,7 @@ from typing import Any
 
 from pi_ai import Model, ModelRegistry, api_key_env_vars, provider_env_names
 from pi_coding_agent.auth import AuthStorage, Credentials, resolve_config_value
+from pi_coding_agent.local_model import LOCAL_PROVIDER, default_local_model, is_local, local_models
 from pi_coding_agent.model_registry._models_json import load_models_json, read_models_json
 from pi_coding_agent.model_registry._resolver import default_available_model
 
@@ -78,22 +80,37 @@ class ModelCatalog:
         return self.registry.error
 
     def all_models(self) -> list[Model]:
-        return [model for provider in self.registry.providers() for model in self.registry.models(provider)]
+        """Pi's catalog and ``models.json``, then the embedded models (unless ``models.json`` redefines them)."""
+        models = [model for provider in self.registry.providers() for model in self.registry.models(provider)]
+        known = {(model.provider, model.id) for model in models}
+        return models + [model for model in local_models() if (model.provider, model.id) not in known]
 
     def available(self) -> list[Model]:
-        return [model for model in self.all_models() if self.credentials.has_auth(model.provider)]
+        return [model for model in self.all_models() if is_local(model) or self.credentials.has_auth(model.provider)]
 
     def find(self, provider: str, model_id: str) -> Model | None:
-        return self.registry.model(provider, model_id)
+        found = self.registry.model(provider, model_id)
+        if found is None and provider == LOCAL_PROVIDER:
+            found = next((model for model in local_models() if model.id == model_id), None)
+        return found
 
     def has_auth(self, provider: str) -> bool:
-        return self.credentials.has_auth(provider)
+        if provider == LOCAL_PROVIDER or self.credentials.has_auth(provider):
+            return True
+        return any(is_local(model) for model in self.registry.models(provider))
 
-    def default_model(self) -> Model | None:
-        return default_available_model(self.available())
+    def default_model(self, *, local_fallback: bool = True) -> Model | None:
+        """Pi's choice among the available remote models; with none, the embedded model
+        (unless ``local_fallback`` is off: the ``localModelFallback`` setting)."""
+        chosen = default_available_model([model for model in self.available() if not is_local(model)])
+        if chosen is None and local_fallback:
+            return self.find(LOCAL_PROVIDER, default_local_model().id)
+        return chosen
 
     def request_auth(self, model: Model) -> RequestAuth:
         """Key and headers for a request to ``model``; raises ``MissingCredentials``."""
+        if is_local(model):
+            return RequestAuth(None, None)
         provider_auth = self.credentials.request_auth(model.provider)
         api_key = provider_auth.api_key if provider_auth is not None else None
         config = self.registry.provider_config(model.provider)

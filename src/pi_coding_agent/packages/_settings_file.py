@@ -8,12 +8,12 @@ Formatting is Pi's (``JSON.stringify(value, null, 2)``).
 
 from __future__ import annotations
 
-import json
 import os
 import tempfile
 from pathlib import Path
 from typing import Any
 
+from pi_ai.js_json import stringify
 from pi_coding_agent.settings import ConfigFileError, read_json_object
 
 
@@ -35,7 +35,7 @@ def update_setting(path: Path, key: str, value: Any) -> None:
         data.pop(key, None)
     else:
         data[key] = value
-    text = json.dumps(data, indent=2, ensure_ascii=False)
+    text = stringify(data, 2)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         handle, temp = tempfile.mkstemp(prefix=".settings-", suffix=".json", dir=path.parent)

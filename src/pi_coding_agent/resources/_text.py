@@ -8,21 +8,13 @@ messages are UTF-16 code units.
 
 from __future__ import annotations
 
-JS_WHITESPACE = (
-    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
-    "\u2028\u2029\u202f\u205f\u3000\ufeff"
-)
+from pi_ai.js_json import JS_WHITESPACE, js_trim, utf16_len
+
+__all__ = ["JS_WHITESPACE_SET", "js_length", "js_trim", "read_text"]
+
 JS_WHITESPACE_SET = frozenset(JS_WHITESPACE)
-
-
-def js_trim(text: str) -> str:
-    """``text.trim()`` as JavaScript does it."""
-    return text.strip(JS_WHITESPACE)
-
-
-def js_length(text: str) -> int:
-    """``text.length`` in JavaScript: UTF-16 code units."""
-    return len(text) + sum(1 for char in text if ord(char) > 0xFFFF)
+js_length = utf16_len
+"""``text.length`` in JavaScript: UTF-16 code units."""
 
 
 def read_text(path: str) -> str:

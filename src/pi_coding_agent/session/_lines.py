@@ -16,8 +16,6 @@ it in the file (a documented difference from Pi, which reads it).
 from __future__ import annotations
 
 import json
-import math
-import re
 from typing import Any
 
 import msgspec
@@ -63,35 +61,7 @@ def parse_line(line: bytes | memoryview | str) -> Any:
         raise LineError(first) from None
 
 
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
 def encode_line(value: Any) -> bytes:
-    """``value`` as one compact JSON line (without the newline), as ``JSON.stringify`` writes it.
-
-    A string holding a lone surrogate (read from a file Node wrote) is written escaped
-    (``\\ud83d``), as ``JSON.stringify`` does; everything else is the session encoder's.
-    """
-    try:
-        return encode(value)
-    except UnicodeEncodeError:
-        from pi_ai import to_builtins
-
-        text = json.dumps(_finite(to_builtins(value)), ensure_ascii=False, separators=(",", ":"))
-        return _LONE_SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", text).encode()
-
-
-def _finite(value: Any) -> Any:
-    """``value`` with ``inf`` and ``nan`` as ``None`` (``JSON.stringify`` writes ``null``); no recursion."""
-    root = [value]
-    work: list[tuple[Any, Any]] = [(root, 0)]
-    while work:
-        container, key = work.pop()
-        item = container[key]
-        if isinstance(item, float) and not math.isfinite(item):
-            container[key] = None
-        elif isinstance(item, list):
-            work.extend((item, index) for index in range(len(item)))
-        elif isinstance(item, dict):
-            work.extend((item, name) for name in item)
-    return root[0]
+    """``value`` as one compact JSON line (without the newline), as ``JSON.stringify`` writes it
+    (``pi_ai.encode``: JavaScript's numbers, a lone surrogate escaped as ``\\ud83d``)."""
+    return encode(value)

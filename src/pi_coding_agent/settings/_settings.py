@@ -345,6 +345,11 @@ class Settings:
     # -- startup -------------------------------------------------------------------------
 
     @property
+    def local_model_fallback(self) -> bool:
+        """``localModelFallback`` (ours, not Pi's): use the embedded model when nothing else is configured."""
+        return self._typed(("localModelFallback",), bool, True)
+
+    @property
     def quiet_startup(self) -> bool:
         return self._typed(("quietStartup",), bool, False)
 

@@ -14,7 +14,8 @@ from typing import Any
 
 from pi_agent import AgentTool, AgentToolResult, ToolUpdateCallback
 from pi_ai import AbortSignal, TextContent
-from pi_coding_agent.tools._common import ToolError, js_number, optional_number
+from pi_ai.js_json import js_number
+from pi_coding_agent.tools._common import ToolError, optional_number
 from pi_coding_agent.tools._output import OutputAccumulator, OutputSnapshot
 from pi_coding_agent.tools._shell import (
     SESSION_ENV_KEYS,

@@ -52,26 +52,6 @@ def text_content(text: str) -> list[TextContent | ImageContent]:
     return [TextContent(text=text)]
 
 
-def js_number(value: float) -> str:
-    """A number as JavaScript's ``String(n)`` writes it for the values tools see (``2``, ``0.5``)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if math.isnan(value):
-        return "NaN"
-    if math.isinf(value):
-        return "Infinity" if value > 0 else "-Infinity"
-    if value == int(value) and abs(value) < 1e21:
-        return str(int(value))
-    text = repr(value)
-    if "e" in text:
-        mantissa, exponent = text.split("e")
-        sign = "-" if exponent.startswith("-") else "+"
-        return f"{mantissa}e{sign}{exponent.lstrip('+-').lstrip('0') or '0'}"
-    return text
-
-
 def optional_number(params: dict[str, Any], key: str) -> float | None:
     """A numeric argument, ``None`` when absent or null (the agent loop already validated types)."""
     value = params.get(key)

@@ -10,10 +10,10 @@ from typing import Any
 
 from pi_agent import AgentTool, AgentToolResult, ToolUpdateCallback
 from pi_ai import AbortSignal, ImageContent, TextContent
+from pi_ai.js_json import js_number
 from pi_coding_agent.tools._common import (
     ToolError,
     js_int,
-    js_number,
     optional_number,
     raise_if_aborted,
 )

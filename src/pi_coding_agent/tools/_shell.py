@@ -24,7 +24,8 @@ from collections.abc import Callable, Mapping
 from typing import Protocol
 
 from pi_ai import AbortSignal
-from pi_coding_agent.tools._common import ToolError, js_number
+from pi_ai.js_json import js_number
+from pi_coding_agent.tools._common import ToolError
 
 MAX_TIMEOUT_SECONDS = 2_147_483.647
 EXIT_IDLE_GRACE = 0.1

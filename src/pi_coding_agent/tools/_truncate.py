@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from pi_ai.js_json import utf16_len
+
 DEFAULT_MAX_LINES = 2000
 DEFAULT_MAX_BYTES = 50 * 1024
 GREP_MAX_LINE_LENGTH = 500
@@ -225,13 +227,6 @@ def tail_bytes(text: str, max_bytes: int) -> str:
     while start < len(data) and (data[start] & 0xC0) == 0x80:
         start += 1
     return data[start:].decode("utf-8", "replace")
-
-
-def utf16_len(text: str) -> int:
-    """Length as JavaScript counts it (UTF-16 code units)."""
-    if text.isascii():
-        return len(text)
-    return len(text) + sum(1 for char in text if ord(char) > 0xFFFF)
 
 
 def truncate_line(line: str, max_chars: int = GREP_MAX_LINE_LENGTH) -> tuple[str, bool]:

@@ -18,6 +18,7 @@ from pi_ai import AbortController, Context, Model, SimpleStreamOptions, StreamOp
 from pi_ai._codec import to_builtins
 from pi_ai._context import Tool
 from pi_ai._messages import TextContent, ThinkingContent, ToolCall, UserMessage
+from pi_ai.api._accumulator import StreamError
 from pi_ai.api.google_generative_ai import API, GoogleOptions, GoogleStreamSplitter, stream, stream_simple
 from tests.support.loopback import LoopbackServer, Reply, split
 
@@ -268,7 +269,7 @@ def test_splitter_follows_the_sdk() -> None:
     assert payloads == ['{"a":1}', '{"b":2}', '{"c":"é"}']
     leftover = GoogleStreamSplitter()
     leftover.feed(b'data: {"a":1}\n')
-    with pytest.raises(ValueError, match="Incomplete JSON segment at the end"):
+    with pytest.raises(StreamError, match="Incomplete JSON segment at the end"):
         leftover.finish()
 
 

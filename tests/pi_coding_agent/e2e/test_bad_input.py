@@ -64,7 +64,8 @@ def test_missing_api_key(tmp_path: Path) -> None:
 
 
 def test_no_models_at_all(tmp_path: Path) -> None:
-    sandbox = Sandbox.create(tmp_path, "http://127.0.0.1:9")
+    # The embedded model is the fallback unless settings turn it off (tests/.../test_local_fallback.py).
+    sandbox = Sandbox.create(tmp_path, "http://127.0.0.1:9", settings={"localModelFallback": False})
     (sandbox.agent_dir / "models.json").unlink()
     result = run_ours(sandbox, "-p", "hi")
     assert result.returncode == 1

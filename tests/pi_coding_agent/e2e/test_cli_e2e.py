@@ -177,10 +177,13 @@ def test_list_models(tmp_path: Path) -> None:
     sandbox = Sandbox.create(tmp_path, "http://127.0.0.1:9")
     result = run_ours(sandbox, "--list-models")
     assert result.returncode == 0, result.stderr
+    # The embedded models are always there (no key needed): our addition to Pi's table.
     assert result.stdout.splitlines() == [
-        "provider            model            context  max-out  thinking  images",
-        "scripted-anthropic  scripted-claude  64K      4.1K     no        no    ",
-        "scripted-openai     scripted-model   64K      4.1K     no        no    ",
+        "provider            model               context  max-out  thinking  images",
+        "local               qwen2.5-coder-0.5b  32.8K    8.2K     no        no    ",
+        "local               qwen2.5-coder-1.5b  32.8K    8.2K     no        no    ",
+        "scripted-anthropic  scripted-claude     64K      4.1K     no        no    ",
+        "scripted-openai     scripted-model      64K      4.1K     no        no    ",
     ]
     searched = run_ours(sandbox, "--list-models", "claude")
     assert searched.stdout.splitlines()[1:] == [

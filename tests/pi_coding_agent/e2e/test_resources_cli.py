@@ -47,12 +47,13 @@ def test_packages_in_settings_are_installed_at_startup(tmp_path: Path) -> None:
         assert f"Warning: package git:file://{repo} is not installed (run: pi install git:file://{repo})" in (
             offline.stderr.splitlines()
         )
-        assert provider.requests[-1]["body"]["messages"][-1]["content"] == [{"type": "text", "text": "/review x.py"}]
+        # Text-only content goes to a server on 127.0.0.1 as a string (docs/providers/local-servers.md).
+        assert provider.requests[-1]["body"]["messages"][-1]["content"] == "/review x.py"
         done = run_ours(box, "--model", OPENAI_MODEL, "-p", "/review x.py")
         assert done.returncode == 0, done.stderr
         assert done.stderr.splitlines() == [f"Installing git:file://{repo}..."]
-        (user,) = provider.requests[-1]["body"]["messages"][-1]["content"]
-        assert user["text"].startswith("Review x.py using the code-review skill.")
+        user = provider.requests[-1]["body"]["messages"][-1]["content"]
+        assert user.startswith("Review x.py using the code-review skill.")
     assert (box.agent_dir / "git" / "file" / str(repo).lstrip("/") / "skills").is_dir()
 
 

@@ -1,25 +1,35 @@
-"""JavaScript-compatible JSON used on the wire: ``JSON.stringify`` numbers and strings, and
-``JSON.parse`` with V8's error messages, checked against the Node runtime Pi runs on."""
+"""``pi_ai.js_json``: ``JSON.stringify`` numbers and strings, ``String(n)``, UTF-16 lengths and
+``JSON.parse`` with V8's error messages, checked against the Node runtime Pi runs on (recorded
+texts, fixed mutations, and hypothesis-generated values answered by one Node process)."""
 
 from __future__ import annotations
 
 import json
 import math
+import os
 import random
 import struct
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from pi_ai.api._js_json import (
+from pi_ai import Usage, UsageCost
+from pi_ai.js_json import (
+    JsEncoder,
     JsonParseError,
     js_number,
-    js_stringify,
-    normalize_numbers,
-    parse_json,
+    utf16_len,
+    utf16_prefix,
+    utf16_sort_key,
     v8_json_parse_error,
 )
+from pi_ai.js_json import parse as parse_json
+from pi_ai.js_json import stringify as js_stringify
 from tests.support.oracle import oracle_home, require_live_oracle
 
 RECORDED = {
@@ -66,14 +76,20 @@ def test_parse_json_accepts_what_json_parse_accepts() -> None:
         parse_json(b'{"a":')
 
 
-def test_normalize_numbers() -> None:
-    assert normalize_numbers({"a": [1.0, 2.5, {"b": -0.0}], "c": 1e21, "d": "1.0", "e": True}) == {
-        "a": [1, 2.5, {"b": 0}],
-        "c": 1e21,
-        "d": "1.0",
-        "e": True,
-    }
-    assert type(normalize_numbers(3.0)) is int
+def test_integral_numbers_are_read_as_int() -> None:
+    """JavaScript has one number type: ``1.0`` is ``1`` and is written back as ``1``."""
+    value = parse_json('{"a": [1.0, 2.5, {"b": -0.0}], "c": 1e21, "d": "1.0", "e": true, "f": 1e2}')
+    assert value == {"a": [1, 2.5, {"b": 0}], "c": 1e21, "d": "1.0", "e": True, "f": 100}
+    assert type(value["a"][0]) is int
+    assert type(value["c"]) is float
+    assert type(value["f"]) is int
+
+
+def test_deep_nesting_is_a_parse_error_not_a_recursion_error() -> None:
+    with pytest.raises(JsonParseError, match="nested too deeply"):
+        parse_json("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(JsonParseError):
+        parse_json("[" * 100_000)
 
 
 def _mutations(count: int, seed: int) -> list[str]:
@@ -192,3 +208,125 @@ def test_numbers_and_strings_print_like_javascript() -> None:
         js_stringify({"a": [1, 2.0, "é\ud83d", None, True], "b": {"c": 1e-7}})
         == '{"a":[1,2,"é\\ud83d",null,true],"b":{"c":1e-7}}'
     )
+
+
+# --------------------------------------------------------------------------- generated values vs Node
+
+_NODE_SERVER = r"""
+const rl = require('readline').createInterface({input: process.stdin});
+rl.on('line', (line) => {
+  const {op, items} = JSON.parse(line);
+  let out;
+  if (op === 'stringify') out = items.map((t) => JSON.stringify(JSON.parse(t)));
+  else if (op === 'string') out = items.map((t) => String(JSON.parse(t)));
+  else if (op === 'utf16') out = items.map(([s, n]) => [s.length, JSON.stringify(s.slice(0, n))]);
+  else if (op === 'sort') out = items.map((list) => [...list].sort());
+  process.stdout.write(JSON.stringify(out) + '\n');
+});
+"""
+
+
+class _NodeServer:
+    """One Node process answering JSON-line requests, so each hypothesis example is cheap."""
+
+    def __init__(self, node: Path) -> None:
+        self.process = subprocess.Popen(
+            [str(node), "-e", _NODE_SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+        )
+
+    def ask(self, op: str, items: list[Any]) -> list[Any]:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.write(json.dumps({"op": op, "items": items}).encode() + b"\n")
+        self.process.stdin.flush()
+        answer: list[Any] = json.loads(self.process.stdout.readline())
+        return answer
+
+    def close(self) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        self.process.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def node() -> Iterator[_NodeServer]:
+    server = _NodeServer(_node())
+    yield server
+    server.close()
+
+
+# JavaScript holds every number as a double: integers beyond 2**53 are a documented difference
+# (we keep them exact), so generated integers stay within the exactly representable range.
+_numbers = st.floats(allow_nan=False, allow_infinity=False) | st.integers(-(2**53), 2**53)
+_any_text = st.text(st.characters(blacklist_categories=()), max_size=12)  # lone surrogates too
+_json_values = st.recursive(
+    st.none() | st.booleans() | _numbers | _any_text,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_any_text, inner, max_size=4),
+    max_leaves=12,
+)
+_number_texts = st.integers(-(2**53), 2**53).map(str) | st.from_regex(
+    r"-?(0|[1-9][0-9]{0,24})(\.[0-9]{1,20}([eE][-+]?[0-9]{1,3})?|[eE][-+]?[0-9]{1,3})", fullmatch=True
+)
+_GENERATED = settings(max_examples=int(os.environ.get("PI_FUZZ_EXAMPLES", "60")), deadline=None, database=None)
+
+
+def _as_js_input(value: Any) -> str:
+    """JSON text that Node reads back as the same value (escapes keep lone surrogates)."""
+    return json.dumps(value, ensure_ascii=True)
+
+
+@_GENERATED
+@given(st.lists(_json_values, min_size=1, max_size=20))
+def test_stringify_matches_node(node: _NodeServer, values: list[Any]) -> None:
+    expected = node.ask("stringify", [_as_js_input(value) for value in values])
+    assert [js_stringify(value) for value in values] == expected
+    encoder = JsEncoder()
+    assert [encoder.encode(value).decode() for value in values] == expected
+
+
+def test_array_index_keys_come_first_as_in_javascript(node: _NodeServer) -> None:
+    """Found by the generated test above: ``{"": null, "0": null}`` is written ``{"0":...}`` first."""
+    texts = ['{"b":1,"1":2,"0":3,"01":4,"4294967295":5,"4294967294":6,"":7}', '{"":null,"0":null}']
+    values = [json.loads(text) for text in texts]
+    expected = node.ask("stringify", texts)
+    assert [js_stringify(value) for value in values] == expected
+    assert [JsEncoder().encode(value).decode() for value in values] == expected
+    assert JsEncoder().encode({"1x": 1, "a": [values[0]]}).decode() == '{"1x":1,"a":[' + expected[0] + "]}"
+
+
+@_GENERATED
+@given(st.lists(_numbers, min_size=1, max_size=50))
+def test_js_number_matches_string_of_n(node: _NodeServer, values: list[float]) -> None:
+    assert [js_number(value) for value in values] == node.ask("string", [repr(value) for value in values])
+
+
+@_GENERATED
+@given(st.lists(_number_texts, min_size=1, max_size=30))
+def test_numbers_read_and_written_back_as_node_does(node: _NodeServer, texts: list[str]) -> None:
+    assert [js_stringify(parse_json(text)) for text in texts] == node.ask("stringify", texts)
+
+
+@_GENERATED
+@given(st.lists(st.tuples(_any_text, st.integers(0, 14)), min_size=1, max_size=20))
+def test_utf16_length_and_prefix_match_node(node: _NodeServer, items: list[tuple[str, int]]) -> None:
+    expected = node.ask("utf16", [list(item) for item in items])
+    ours = [[utf16_len(text), js_stringify(utf16_prefix(text, units))] for text, units in items]
+    assert ours == expected
+
+
+@_GENERATED
+@given(st.lists(st.lists(_any_text, max_size=6), min_size=1, max_size=10))
+def test_utf16_sort_key_sorts_as_node(node: _NodeServer, lists: list[list[str]]) -> None:
+    expected = node.ask("sort", lists)
+    assert [js_stringify(sorted(items, key=utf16_sort_key)) for items in lists] == [
+        js_stringify(items) for items in expected
+    ]
+
+
+def test_encoder_writes_struct_floats_as_javascript() -> None:
+    usage = Usage(input=3, output=1, cache_read=0, cache_write=0, total_tokens=4)
+    usage.cost = UsageCost(input=0.000015, output=3.0, cache_read=2.5e-6, cache_write=1e21, total=-0.0)
+    assert b'"cost":{"input":0.000015,"output":3,"cacheRead":0.0000025,"cacheWrite":1e+21,"total":0}' in (
+        JsEncoder().encode(usage)
+    )
+    # integers are kept exact (JavaScript would round them to a double)
+    assert JsEncoder().encode({"id": 123456789012345678901}) == b'{"id":123456789012345678901}'

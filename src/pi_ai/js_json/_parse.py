@@ -1,151 +1,38 @@
-"""JavaScript's ``JSON`` as Pi's wire code sees it: ``JSON.stringify`` text and ``JSON.parse``
-with V8's (Node 22) error messages.
+"""``JSON.parse``: the value JavaScript reads from JSON text, or V8's (Node 22) error message.
 
-Pi builds some strings with ``JSON.stringify`` (tool-call arguments replayed to OpenAI
-Responses, the argument delta of a Google tool call, Google error messages). Those strings
-are compared byte for byte with Pi's, so numbers must be written the way JavaScript writes
-them (``30`` not ``30.0``, ``1e-7`` not ``1e-07``) and non-ASCII text must stay unescaped.
-
-Pi also surfaces ``JSON.parse`` errors verbatim (a malformed SSE event ends the stream with
+Pi surfaces ``JSON.parse`` errors verbatim (a malformed SSE event ends the stream with
 ``Unexpected end of JSON input`` or ``Expected ',' or '}' after property value in JSON at
 position 66 (line 1 column 67)``), so the message text is part of the observable behaviour.
-Parsing itself uses the fast C parsers; only a failure walks the text once more to find the
+Parsing itself uses msgspec's C parser; only a failure walks the text once more to find the
 first error the way V8's parser reports it (positions in UTF-16 code units).
 """
 
 from __future__ import annotations
 
 import json
-import math
-import re
-from collections.abc import Mapping
 from typing import Any
 
 import msgspec
 
-__all__ = [
-    "JsonParseError",
-    "js_field",
-    "js_number",
-    "js_stringify",
-    "js_text",
-    "normalize_numbers",
-    "parse_json",
-    "v8_json_parse_error",
-]
+__all__ = ["JsonParseError", "decoder", "js_number_value", "parse", "v8_json_parse_error"]
 
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def js_number(value: float) -> str:
-    """``String(value)`` of a JavaScript number (ECMAScript Number::toString)."""
-    if math.isnan(value) or math.isinf(value):
-        return "null"  # JSON.stringify writes non-finite numbers as null
-    if value == 0:
-        return "0"
-    sign = "-" if value < 0 else ""
-    mantissa, _, exponent_text = repr(abs(value)).partition("e")
-    whole, _, fraction = mantissa.partition(".")
-    digits = (whole + fraction).lstrip("0")
-    # position of the decimal point relative to the first significant digit
-    point = len(whole) + (int(exponent_text) if exponent_text else 0)
-    leading_zeros = len(whole + fraction) - len((whole + fraction).lstrip("0"))
-    point -= leading_zeros
-    digits = digits.rstrip("0") or "0"
-    count = len(digits)
-    if count <= point <= 21:
-        text = digits + "0" * (point - count)
-    elif 0 < point <= 21:
-        text = digits[:point] + "." + digits[point:]
-    elif -6 < point <= 0:
-        text = "0." + "0" * (-point) + digits
-    else:
-        exponent = point - 1
-        text = digits[0] + ("." + digits[1:] if count > 1 else "") + ("e+" if exponent >= 0 else "e-")
-        text += str(abs(exponent))
-    return sign + text
-
-
-def js_stringify(value: Any) -> str:
-    """``JSON.stringify(value)`` for JSON-shaped Python data (dict, list, str, numbers, bools, None)."""
-    parts: list[str] = []
-    _write(value, parts)
-    return "".join(parts)
-
-
-def _write(value: Any, out: list[str]) -> None:
-    if value is None:
-        out.append("null")
-    elif value is True:
-        out.append("true")
-    elif value is False:
-        out.append("false")
-    elif isinstance(value, str):
-        out.append(_string(value))
-    elif isinstance(value, int):
-        out.append(str(value))
-    elif isinstance(value, float):
-        out.append(js_number(value))
-    elif isinstance(value, dict):
-        out.append("{")
-        first = True
-        for key, item in value.items():
-            if not first:
-                out.append(",")
-            first = False
-            out.append(_string(str(key)))
-            out.append(":")
-            _write(item, out)
-        out.append("}")
-    elif isinstance(value, (list, tuple)):
-        out.append("[")
-        for index, item in enumerate(value):
-            if index:
-                out.append(",")
-            _write(item, out)
-        out.append("]")
-    else:
-        raise TypeError(f"Cannot encode {type(value).__name__} as JSON")
-
-
-def _string(text: str) -> str:
-    encoded = json.dumps(text, ensure_ascii=False)
-    if _LONE_SURROGATE.search(encoded) is None:
-        return encoded
-    # JSON.stringify writes an unpaired surrogate as an escape instead of failing
-    return _LONE_SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", encoded)
-
-
-def js_text(value: Any) -> str:
-    """``String(value)``: what a template literal or ``+`` makes of a JSON value."""
-    if value is None:
-        return "null"
-    if value is True or value is False:
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return value
-    if isinstance(value, float):
-        return js_number(value)
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, list):
-        return ",".join("" if item is None else js_text(item) for item in value)
-    return "[object Object]"
-
-
-def js_field(mapping: Mapping[str, Any], key: str) -> str:
-    """``String(mapping[key])``, ``"undefined"`` when the key is absent."""
-    return js_text(mapping[key]) if key in mapping else "undefined"
-
-
-# --------------------------------------------------------------------------- JSON.parse
+MAX_EXACT_INTEGER = 2**53
+"""Up to this size an integral double and the ``int`` of the same value print the same digits
+(beyond it JavaScript prints the shortest digits that identify the double, padded with zeros)."""
 
 
 class JsonParseError(ValueError):
     """Text ``JSON.parse`` refuses; ``str(error)`` is V8's message for it."""
 
 
-_fast_decode = msgspec.json.Decoder().decode
+def js_number_value(text: str) -> int | float:
+    """A JSON number literal as JavaScript holds it, in Python's types: an integral value is an
+    ``int`` (``1.0`` and ``1e2`` are ``1`` and ``100``, as JavaScript prints them), any other a
+    ``float`` (``1e400`` is infinity, as in JavaScript)."""
+    value = float(text)
+    if value.is_integer() and -MAX_EXACT_INTEGER <= value <= MAX_EXACT_INTEGER:
+        return int(value)
+    return value
 
 
 def _no_constant(name: str) -> Any:
@@ -161,36 +48,41 @@ def _integer(text: str) -> int | float:
         return float(text)
 
 
-_SLOW_DECODER = json.JSONDecoder(parse_constant=_no_constant, parse_int=_integer)
+_fast_decode = msgspec.json.Decoder(float_hook=js_number_value).decode
 
 
-def parse_json(text: str | bytes) -> Any:
+def decoder() -> Any:
+    """A bare ``decode(text)`` for hot loops: ``parse`` without its error handling (it raises
+    msgspec's errors: call ``parse`` on failure for V8's message and the slow paths)."""
+    return msgspec.json.Decoder(float_hook=js_number_value).decode
+_SLOW_DECODER = json.JSONDecoder(parse_constant=_no_constant, parse_int=_integer, parse_float=js_number_value)
+
+TOO_DEEP = "JSON nested too deeply to read"
+"""Our message for text nested deeper than Python's recursion limit allows (V8 reads it):
+a documented difference (docs/providers/streams.md)."""
+
+
+def parse(text: str | bytes) -> Any:
     """``JSON.parse(text)``: the value, or ``JsonParseError`` with V8's message.
 
     msgspec parses the common case; text it refuses is checked against V8's grammar, which
     also accepts what msgspec does not (lone surrogate escapes, numbers that overflow to
-    Infinity) before the standard library decodes it. Values keep Python's types (see
-    ``normalize_numbers``).
+    Infinity) before the standard library decodes it. Numbers follow ``js_number_value``.
     """
     try:
         return _fast_decode(text)
-    except msgspec.DecodeError:
-        source = text.decode("utf-8", "replace") if isinstance(text, bytes) else text
+    except (msgspec.DecodeError, UnicodeEncodeError):  # (a str with lone surrogates)
+        pass
+    except RecursionError:
+        raise JsonParseError(TOO_DEEP) from None
+    source = text.decode("utf-8", "replace") if isinstance(text, bytes) else text
+    try:
         message = v8_json_parse_error(source)
         if message:
             raise JsonParseError(message) from None
-    return _SLOW_DECODER.decode(source)
-
-
-def normalize_numbers(value: Any) -> Any:
-    """Integral floats become ints, recursively, as JavaScript numbers print (``1.0`` -> ``1``)."""
-    if isinstance(value, float):
-        return int(value) if value.is_integer() and abs(value) < 1e21 else value
-    if isinstance(value, dict):
-        return {key: normalize_numbers(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [normalize_numbers(item) for item in value]
-    return value
+        return _SLOW_DECODER.decode(source)
+    except RecursionError:
+        raise JsonParseError(TOO_DEEP) from None
 
 
 # --------------------------------------------------------------------------- V8 JSON.parse errors

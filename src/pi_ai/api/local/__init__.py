@@ -1,0 +1,268 @@
+"""``local``: a GGUF model run in this process by llama-cpp-python, with no server and no key.
+
+``model.baseUrl`` is the path of the GGUF file (``file://`` allowed). Each turn is rendered with the
+model's own chat template, constrained by a grammar built from the offered tools (``_grammar``), and
+streamed as Pi's events; errors are values, an abort stops generation between tokens or inside the
+prompt evaluation. The loaded model stays in memory, so later turns reuse the evaluated prompt
+prefix (reported as ``cacheRead`` tokens). ``llama_cpp`` is imported on the first request only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pi_ai._abort import AbortError
+from pi_ai._context import Context
+from pi_ai._event_stream import AssistantMessageEventStream, error_text, now_ms, start_stream
+from pi_ai._events import DoneEvent, StartEvent
+from pi_ai._messages import AssistantMessage, ToolCall, ToolResultMessage, Usage
+from pi_ai._model import Model
+from pi_ai._options import SimpleStreamOptions, StreamOptions
+from pi_ai._registry import ApiImplementation
+from pi_ai._simple_options import base_options
+from pi_ai.api._accumulator import StreamAccumulator
+from pi_ai.api._common import provider_options
+from pi_ai.api.local._chat import chat_messages, render_prompt, template_knows_tools
+from pi_ai.api.local._engine import Engine, EngineError, Generated, load_engine
+from pi_ai.api.local._grammar import turn_grammar
+from pi_ai.api.local._output import TurnParser, answer_started
+
+__all__ = ["API", "OPTIONS", "EngineError", "LocalOptions", "model_file", "stream", "stream_simple"]
+
+DEFAULT_TEMPERATURE = 0.0
+"""Greedy decoding unless asked otherwise: small models follow the tool format most reliably so."""
+
+
+@dataclass(kw_only=True)
+class LocalOptions(StreamOptions):
+    tool_choice: str | None = None
+    """``none`` offers no tools for this turn, ``required`` makes it call at least one; anything
+    else lets the model choose."""
+
+
+OPTIONS = LocalOptions
+
+
+def model_file(model: Model) -> str:
+    return model.base_url.removeprefix("file://")
+
+
+TOOL_HINT = (
+    "Do the task yourself with the tools: read the files and run the commands you need, make the changes, "
+    "then reply with a short summary. Never tell the user what to run or change: do it."
+)
+"""Added to the system prompt when tools are offered: small models otherwise explain how to do a
+task instead of doing it (bench/local_tasks.py, docs/providers/local.md)."""
+
+ANSWER_NUDGE = "(Those tool calls are done. Reply to the user now in a sentence or two; no more tool calls.)"
+"""Added for one regenerated turn only, after the model repeated calls it had just made."""
+
+
+def _prompt_tokens(
+    engine: Engine, model: Model, context: Context, offer_tools: bool, nudge: str | None = None
+) -> list[int]:
+    if not engine.chat_template:
+        raise EngineError(f"model file {engine.path} has no chat template; use an instruct (chat) model")
+    tools = list(context.tools or ()) if offer_tools else []
+    native = template_knows_tools(engine.chat_template)
+    system = f"{context.system_prompt}\n\n{TOOL_HINT}" if tools and context.system_prompt else context.system_prompt
+    scoped = Context(system_prompt=system, messages=context.messages, tools=tools or None)
+    messages = chat_messages(model, scoped, native_tools=native)
+    if nudge:
+        messages.append({"role": "user", "content": nudge})
+    prompt = render_prompt(
+        engine.chat_template, bos=engine.bos_text, eos=engine.eos_text, messages=messages,
+        tools=tools if native else [],
+    )
+    tokens = engine.tokenize(prompt)
+    if len(tokens) >= engine.n_ctx:
+        # Worded like llama.cpp's server so the agent recognises an overflow and compacts.
+        raise EngineError(
+            f"prompt has {len(tokens)} tokens, but the configured context size is {engine.n_ctx} tokens"
+        )
+    return tokens
+
+
+async def _generate(
+    engine: Engine, tokens: list[int], *, grammar: str, max_tokens: int, temperature: float,
+    on_text: Callable[[str], None], options: LocalOptions,
+) -> Generated:
+    """Run the blocking generation on a worker thread, delivering text on this loop's thread."""
+    loop = asyncio.get_running_loop()
+    finished: asyncio.Future[Generated] = loop.create_future()
+
+    def deliver(call: Callable[..., Any], *args: Any) -> None:
+        try:
+            loop.call_soon_threadsafe(call, *args)
+        except RuntimeError:  # the loop is gone (the run was abandoned): nobody is listening
+            engine.request_abort()
+
+    def settle(result: Generated | None, error: BaseException | None) -> None:
+        if finished.done():
+            return
+        if error is not None:
+            finished.set_exception(error)
+        else:
+            assert result is not None
+            finished.set_result(result)
+
+    so_far: list[str] = []
+
+    def hand_over(text: str) -> bool:
+        deliver(on_text, text)
+        if so_far and so_far[0] == "":
+            return True
+        so_far.append(text)
+        if answer_started("".join(so_far)):
+            so_far[:] = [""]  # decided: an answer; no need to keep the text
+            return True
+        return False
+
+    def work() -> None:
+        try:
+            with engine.lock:
+                result = engine.generate(
+                    tokens, grammar=grammar, max_tokens=max_tokens, temperature=temperature, on_text=hand_over
+                )
+            deliver(settle, result, None)
+        except BaseException as error:
+            deliver(settle, None, error)
+
+    signal = options.signal
+    remove = signal.add_listener(engine.request_abort) if signal is not None else None
+    threading.Thread(target=work, name="pi-local-generate", daemon=True).start()
+    try:
+        return await finished
+    except asyncio.CancelledError:
+        engine.request_abort()
+        raise
+    finally:
+        if remove is not None:
+            remove()
+
+
+def _call_key(call: ToolCall) -> str:
+    return f"{call.name}\0{json.dumps(call.arguments, sort_keys=True)}"
+
+
+def _without_repeats(calls: list[ToolCall], done: set[str]) -> list[ToolCall]:
+    """``calls`` less those just made and those already made earlier in this turn."""
+    kept: list[ToolCall] = []
+    seen = set(done)
+    for call in calls:
+        key = _call_key(call)
+        if key not in seen:
+            kept.append(call)
+        seen.add(key)
+    return kept
+
+
+def _just_done_calls(context: Context) -> list[str]:
+    """The calls of the last assistant turn when every one succeeded and nothing came after their
+    results: making exactly those calls again cannot help (small models loop on them)."""
+    messages = context.messages
+    index = len(messages)
+    while index > 0 and isinstance(messages[index - 1], ToolResultMessage):
+        index -= 1
+    results = messages[index:]
+    if not results or index == 0 or not isinstance(messages[index - 1], AssistantMessage):
+        return []
+    if any(isinstance(result, ToolResultMessage) and result.is_error for result in results):
+        return []
+    assistant = messages[index - 1]
+    assert isinstance(assistant, AssistantMessage)
+    return sorted(_call_key(block) for block in assistant.content if isinstance(block, ToolCall))
+
+
+def _usage(generated: Generated) -> Usage:
+    fresh = generated.prompt_tokens - generated.reused_tokens
+    return Usage(
+        input=fresh,
+        output=generated.output_tokens,
+        cache_read=generated.reused_tokens,
+        total_tokens=generated.prompt_tokens + generated.output_tokens,
+    )
+
+
+async def _run(stream: AssistantMessageEventStream, model: Model, context: Context, options: LocalOptions) -> None:
+    output = AssistantMessage(
+        content=[], api=model.api, provider=model.provider, model=model.id, stop_reason="pending",
+        timestamp=now_ms(),
+    )
+    stream.partial = output
+    signal = options.signal
+    try:
+        if signal is not None:
+            signal.raise_if_aborted()
+        engine = await asyncio.to_thread(load_engine, model_file(model), model.context_window)
+        offer_tools = bool(context.tools) and options.tool_choice != "none"
+        tokens = _prompt_tokens(engine, model, context, offer_tools)
+        grammar = turn_grammar(
+            context.tools or [] if offer_tools else [], thinking=model.reasoning,
+            calls_only=options.tool_choice == "required",
+        )
+        room = engine.n_ctx - len(tokens)
+        max_tokens = max(1, min(options.max_tokens or model.max_tokens, room))
+        temperature = options.temperature if options.temperature is not None else DEFAULT_TEMPERATURE
+        stream.push(StartEvent(partial=output))
+        done_calls = set(_just_done_calls(context)) if offer_tools else set()
+        seen: set[str] = set()
+
+        def check_repeat(call: ToolCall) -> None:
+            key = _call_key(call)
+            if key in done_calls or key in seen:
+                engine.request_stop()  # a loop: what follows would be more of it
+            seen.add(key)
+
+        parser = TurnParser(
+            stream, output, thinking=model.reasoning, hold_calls=bool(done_calls), on_held=check_repeat
+        )
+        generated = await _generate(
+            engine, tokens, grammar=grammar, max_tokens=max_tokens, temperature=temperature,
+            on_text=parser.feed, options=options,
+        )
+        parser.finish()
+        parser.held = _without_repeats(parser.held, done_calls)
+        if done_calls and not parser.held and generated.finish_reason == "stop":
+            # Only calls just made: ask for the answer instead (the prompt is still in the cache).
+            parser.drop_calls()
+            nudged = _prompt_tokens(engine, model, context, offer_tools, nudge=ANSWER_NUDGE)
+            answer = await _generate(
+                engine, nudged, grammar=turn_grammar([], thinking=False), max_tokens=max_tokens,
+                temperature=temperature, on_text=parser.feed, options=options,
+            )
+            parser.finish()
+            answer.output_tokens += generated.output_tokens
+            generated = Generated(answer.finish_reason, generated.prompt_tokens, generated.reused_tokens, answer.output_tokens)
+        parser.release_calls()
+        output.usage = _usage(generated)
+        if generated.finish_reason == "aborted" or (signal is not None and signal.aborted):
+            raise AbortError("Request was aborted")
+        output.raw_stop_reason = generated.finish_reason
+        if generated.finish_reason == "length":
+            output.stop_reason = "length"
+        else:
+            output.stop_reason = "toolUse" if parser.has_tool_calls else "stop"
+        stream.push(DoneEvent(reason=output.stop_reason, message=output))
+    except Exception as error:
+        StreamAccumulator(stream, output).error(error_text(error), aborted=signal is not None and signal.aborted)
+
+
+def stream(model: Model, context: Context, options: StreamOptions | None = None) -> AssistantMessageEventStream:
+    resolved = provider_options(options, LocalOptions)
+    return start_stream(model, lambda s: _run(s, model, context, resolved), signal=resolved.signal)
+
+
+def stream_simple(
+    model: Model, context: Context, options: SimpleStreamOptions | None = None
+) -> AssistantMessageEventStream:
+    options = options or SimpleStreamOptions()
+    return stream(model, context, LocalOptions(**base_options(model, context, options), tool_choice=options.tool_choice))
+
+
+API = ApiImplementation(api="local", stream=stream, stream_simple=stream_simple)

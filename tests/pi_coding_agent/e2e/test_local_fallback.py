@@ -1,0 +1,72 @@
+"""The README's command on a machine with nothing configured: the embedded model answers and does a
+tool task, with no network at all (a network namespace of its own); and ``--provider local``.
+
+Uses the embedded models from pi's cache (``./test`` sets them up first; CI keeps the cache).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.pi_coding_agent.e2e._harness import OPENAI_MODEL, REPO, Sandbox, run_ours
+from tests.support.local_model import SMALL_MODEL, cache_env, model_file, require_runtime
+
+ANNOUNCEMENT = "pi: no provider is configured, using the embedded model local/qwen2.5-coder-0.5b"
+
+
+def _offline_pi(tmp_path: Path, prompt: str) -> subprocess.CompletedProcess[str]:
+    """``./pi -p PROMPT`` from a fresh folder: no keys, no agent folder, no network."""
+    require_runtime()
+    model_file(SMALL_MODEL)
+    work = tmp_path / "work"
+    work.mkdir(exist_ok=True)
+    keep = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL", "TMPDIR")}
+    env = {
+        **keep, **cache_env(), "HOME": str(tmp_path / "home"), "PI_CODING_AGENT_DIR": str(tmp_path / "no-agent-dir"),
+        "PI_LOCAL_MODEL": SMALL_MODEL,
+    }
+    isolate = ["unshare", "--net"] if shutil.which("unshare") and os.geteuid() == 0 else []
+    return subprocess.run(
+        [*isolate, str(REPO / "pi"), "-p", prompt], cwd=work, env=env, capture_output=True, text=True,
+        timeout=900, check=False,
+    )
+
+
+@pytest.mark.timeout(900)
+def test_a_fresh_machine_gets_an_answer_from_the_embedded_model(tmp_path: Path) -> None:
+    result = _offline_pi(tmp_path, "What is 2 + 3? Reply with the number only.")
+    assert result.returncode == 0, result.stderr
+    assert [line for line in result.stderr.splitlines() if line.startswith("pi: no provider")] == [
+        line for line in result.stderr.splitlines() if line.startswith(ANNOUNCEMENT)
+    ]
+    assert result.stderr.count(ANNOUNCEMENT) == 1
+    assert "5" in result.stdout
+    assert not (tmp_path / "no-agent-dir" / "models.json").exists()
+
+
+@pytest.mark.timeout(900)
+def test_a_fresh_machine_gets_a_tool_task_done(tmp_path: Path) -> None:
+    result = _offline_pi(tmp_path, "Create a file named hello.txt whose only content is: hi")
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "work" / "hello.txt").read_text().strip() == "hi"
+
+
+@pytest.mark.timeout(900)
+def test_provider_local_wins_over_configured_providers(tmp_path: Path) -> None:
+    sandbox = Sandbox.create(tmp_path, "http://127.0.0.1:9")  # a provider with a key, never reached
+    result = run_ours(sandbox, "--provider", "local", "--no-tools", "--mode", "json", "-p", "Say OK.", timeout=600,
+                      **cache_env(), PI_LOCAL_MODEL=SMALL_MODEL)
+    assert result.returncode == 0, result.stderr
+    ends = [e["message"] for e in result.json_lines() if e["type"] == "message_end" and e["message"]["role"] == "assistant"]
+    assert ends and all((m["provider"], m["model"], m["api"]) == ("local", SMALL_MODEL, "local") for m in ends)
+    assert "no provider is configured" not in result.stderr  # chosen, not a fallback
+    listed = run_ours(sandbox, "--list-models", "local")
+    assert [line.split()[:2] for line in listed.stdout.splitlines()[1:]] == [
+        ["local", "qwen2.5-coder-0.5b"], ["local", "qwen2.5-coder-1.5b"]
+    ]
+    assert run_ours(sandbox, "--model", OPENAI_MODEL, "--list-models").returncode == 0

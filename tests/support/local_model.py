@@ -1,0 +1,51 @@
+"""The embedded-model runtime and model files for tests that run real inference.
+
+``./test`` (tools/check.py) sets them up in pi's cache before pytest starts (CI keeps that cache);
+a test that finds them missing fails with the command that installs them. ``PI_LOCAL_CACHE`` is
+passed on so tests that give ``pi`` a throwaway ``HOME`` still use that cache.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from pi_ai import Model
+from pi_coding_agent.local_model import RuntimeSpec, activate_runtime, cache_root, find_spec
+
+SMOKE_MODEL = "smollm2-135m"
+"""Tiny and fast (tests of mechanics); its answers are not meant to be good."""
+SMALL_MODEL = "qwen2.5-coder-0.5b"
+"""The smallest model that does real tasks (tests of behaviour)."""
+
+
+def cache_env() -> dict[str, str]:
+    return {"PI_LOCAL_CACHE": str(cache_root())}
+
+
+def require_runtime() -> Path:
+    runtime = RuntimeSpec().site_dir()
+    if not (runtime / "complete").exists():
+        pytest.fail(f"the local model runtime is not set up: run {sys.executable} -m pi_coding_agent.local_model setup")
+    activate_runtime(runtime)
+    return runtime
+
+
+def model_file(model_id: str) -> Path:
+    spec = find_spec(model_id)
+    assert spec is not None, model_id
+    path = cache_root() / "models" / spec.file
+    if not path.is_file():
+        pytest.fail(f"{path} is missing: run {sys.executable} -m pi_coding_agent.local_model setup {model_id}")
+    return path
+
+
+def local_model(model_id: str, *, context_window: int = 4096, max_tokens: int = 256) -> Model:
+    """A ``local`` API model for ``model_id``'s file, runtime activated."""
+    require_runtime()
+    return Model(
+        id=model_id, name=model_id, api="local", provider="local", base_url=str(model_file(model_id)),
+        input=["text"], context_window=context_window, max_tokens=max_tokens,
+    )
