@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.pi_coding_agent.e2e._harness import OPENAI_MODEL, Sandbox, run_ours, run_pi
 from tests.pi_coding_agent.extensions._support import FIXTURES, records
 from tests.support import oracle
@@ -16,6 +18,7 @@ SCRIPT = [
 ]
 
 
+@pytest.mark.timeout(300)
 def test_events_reach_extensions_in_pis_order(tmp_path: Path) -> None:
     oracle.require_live_oracle()
     logs = {}
@@ -38,9 +41,10 @@ def test_events_reach_extensions_in_pis_order(tmp_path: Path) -> None:
     assert types.count("context") == 2 and types[-1] == "session_shutdown"
 
 
+@pytest.mark.timeout(300)  # six CLI runs, Pi's take seconds each on a loaded machine
 def test_tool_flags_select_extension_tools_as_pi_does(tmp_path: Path) -> None:
     oracle.require_live_oracle()
-    flag_sets: list[list[str]] = [["--tools", "ls"], ["--no-tools"], ["--no-builtin-tools"], ["--tools", "ls,greet"], []]
+    flag_sets: list[list[str]] = [["--tools", "ls,greet"], ["--no-builtin-tools"], ["--no-tools"]]
     offered: dict[str, list[list[str]]] = {"pi": [], "ours": []}
     for index, flags in enumerate(flag_sets):
         for side, run, fixture in (("pi", run_pi, "greet_tool.ts"), ("ours", run_ours, "greet_tool.py")):
@@ -50,4 +54,4 @@ def test_tool_flags_select_extension_tools_as_pi_does(tmp_path: Path) -> None:
                 assert done.returncode == 0, (side, flags, done.stderr)
                 offered[side].append([t["function"]["name"] for t in provider.requests[0]["body"].get("tools", [])])
     assert offered["ours"] == offered["pi"]
-    assert offered["pi"][2] == ["greet"]
+    assert offered["pi"] == [["ls", "greet"], ["greet"], []]
