@@ -36,9 +36,8 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
 from tests.support import oracle  # noqa: E402
-from tests.support.scripted_provider import ScriptedProvider, models_json  # noqa: E402
 
-from resources_startup import write_resources  # noqa: E402
+from resources_startup import timed_first_request, write_resources  # noqa: E402
 
 OURS = [str(REPO / ".venv" / "bin" / "pi")]
 EXTENSIONS = 10
@@ -113,24 +112,15 @@ def _home(root: Path, name: str, loaded: bool, typescript: bool) -> tuple[dict[s
 
 
 def _first_request(command: list[str], env: dict[str, str], cwd: str, agent_dir: Path, loaded: bool) -> float:
-    with ScriptedProvider([{"text": "done"}]) as provider:
-        (agent_dir / "models.json").write_text(json.dumps(models_json(provider.base_url)), encoding="utf-8")
-        started = time.monotonic()
-        done = subprocess.run(
-            [*command, "--no-session", "--model", "scripted-openai/scripted-model", "-p", "/template-07 some args"],
-            env=env, cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True, check=False,
-        )
-        if done.returncode != 0 or provider.first_request_at is None:
-            raise RuntimeError(f"{command[0]}: exit {done.returncode}: {done.stderr.decode(errors='replace')}")
-        body = provider.requests[0]["body"]
-        tools = [t["function"]["name"] for t in body.get("tools", [])]
-        offered = all(f"ext_tool_{n}" in tools for n in range(EXTENSIONS))
-        user = body["messages"][-1]["content"]
-        text = user if isinstance(user, str) else "".join(part.get("text", "") for part in user)
-        expanded = text.startswith("Template 7: do some with args")
-        if loaded != offered or loaded != expanded:
-            raise RuntimeError(f"{command[0]}: resources not applied (tools offered={offered}, expanded={expanded})")
-        return provider.first_request_at - started
+    seconds, body = timed_first_request(command, env, cwd, agent_dir)
+    tools = [t["function"]["name"] for t in body.get("tools", [])]
+    offered = all(f"ext_tool_{n}" in tools for n in range(EXTENSIONS))
+    user = body["messages"][-1]["content"]
+    text = user if isinstance(user, str) else "".join(part.get("text", "") for part in user)
+    expanded = text.startswith("Template 7: do some with args")
+    if loaded != offered or loaded != expanded:
+        raise RuntimeError(f"{command[0]}: resources not applied (tools offered={offered}, expanded={expanded})")
+    return seconds
 
 
 def startup(runs: int, pi: list[str] | None) -> dict[tuple[str, bool], float]:
