@@ -10,8 +10,12 @@ resumed. (Without the converter it would reach the model as user text, as in Pi.
 def setup(pi):
     async def after_turn(event, ctx):
         count = len(event.tool_results)
+        # trigger_turn=False: stored after this turn, without asking the model for another one
         await pi.send_message(
-            "notification", f"Turn {event.turn_index + 1} finished ({count} tool results)", details={"tools": count}
+            "notification",
+            f"Turn {event.turn_index + 1} finished ({count} tool results)",
+            details={"tools": count},
+            trigger_turn=False,
         )
 
     pi.on("turn_end", after_turn)

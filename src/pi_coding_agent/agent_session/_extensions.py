@@ -215,7 +215,7 @@ class ExtensionBinding(SessionParts):
 
     def _wants_extension_await(self, event: AgentEvent) -> bool:
         runner = self._extensions
-        return runner is not None and (runner.has_handlers(event.type) or (type(event) is TurnEndEvent and bool(self._pending_custom)))
+        return runner is not None and runner.has_handlers(event.type)
 
     async def _emit_to_extensions(self, event: AgentEvent) -> None:
         runner = self._extensions

@@ -127,11 +127,13 @@ class ExtensionAPI:
         display: bool = True,
         details: Any = None,
         deliver_as: DeliverAs | None = None,
-        trigger_turn: bool = False,
+        trigger_turn: bool | None = None,
     ) -> None:
         """A custom message (role ``custom``): stored in the session, sent to the model as its
-        converter says, shown by its renderer. Delivery follows Pi (``steer`` while a run is
-        active, ``followUp``, ``nextTurn``; ``trigger_turn`` starts a run when idle)."""
+        converter says, shown by its renderer. Delivery follows Pi: while a run is active it
+        is steered in (``followUp``: after the run), unless ``trigger_turn=False``, which stores
+        it after the current turn; ``nextTurn`` sends it with the next prompt; when idle,
+        ``trigger_turn=True`` starts a run with it, otherwise it is stored at once."""
         from msgspec import UNSET
 
         from pi_coding_agent.messages import CustomRoleMessage

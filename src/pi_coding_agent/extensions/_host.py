@@ -42,7 +42,7 @@ class ExtensionHost(Protocol):
     def current_signal(self) -> AbortSignal | None: ...
 
     async def send_custom_message(
-        self, message: CustomRoleMessage, *, deliver_as: str | None, trigger_turn: bool
+        self, message: CustomRoleMessage, *, deliver_as: str | None, trigger_turn: bool | None
     ) -> None: ...
 
     async def send_user_message(
