@@ -9,14 +9,35 @@ navigation, switching sessions, reload.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pi_ai import AbortSignal
-from pi_coding_agent.extension_ui import ExtensionUI, NotifyKind, WidgetPlacement
+from pi_coding_agent.extension_ui import ExtensionUI, NotifyKind, UiMode, WidgetPlacement
 
 if TYPE_CHECKING:
     from pi_coding_agent.extensions._host import ExtensionHost
-    from pi_coding_agent.extensions._runner import ExtensionRunner
+
+
+class Runner(Protocol):
+    """What a context reads from its ``ExtensionRunner`` (a protocol: the runner creates
+    contexts, and sibling modules may not import each other both ways)."""
+
+    host: ExtensionHost | None
+    ui: ExtensionUI
+    mode: UiMode
+    has_ui: bool
+    cwd: str
+    project_trusted: bool
+    shutdown_requested: bool
+    runtime: Any
+
+    def emit_soon(self, event: Any) -> None: ...
+
+    async def emit(self, event: Any) -> Any: ...
+
+    async def shutdown(self, reason: str, target: str | None = None) -> None: ...
+
+    async def emit_resources_discover(self, reason: str) -> dict[str, list[str]]: ...
 
 
 class NoSessionError(RuntimeError):
@@ -24,7 +45,7 @@ class NoSessionError(RuntimeError):
 
 
 class ExtensionContext:
-    def __init__(self, runner: ExtensionRunner, *, system_prompt: Callable[[], str] | None = None) -> None:
+    def __init__(self, runner: Runner, *, system_prompt: Callable[[], str] | None = None) -> None:
         self._runner = runner
         self._system_prompt = system_prompt
 
@@ -163,7 +184,7 @@ class PromptTrackingUI:
     without being awaited.
     """
 
-    def __init__(self, inner: ExtensionUI, runner: ExtensionRunner) -> None:
+    def __init__(self, inner: ExtensionUI, runner: Runner) -> None:
         self._inner = inner
         self._runner = runner
         self._open = 0
