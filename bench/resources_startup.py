@@ -25,6 +25,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
@@ -61,8 +62,10 @@ def write_resources(agent_dir: Path) -> None:
         )
 
 
-def _first_request(command: list[str], env: dict[str, str], cwd: str, agent_dir: Path,
-                   with_resources: bool) -> float:
+def timed_first_request(
+    command: list[str], env: dict[str, str], cwd: str, agent_dir: Path
+) -> tuple[float, dict[str, Any]]:
+    """Seconds from launching ``pi -p "/template-07 some args"`` to its first request, and that request's body."""
     with ScriptedProvider([{"text": "done"}]) as provider:
         (agent_dir / "models.json").write_text(json.dumps(models_json(provider.base_url)), encoding="utf-8")
         started = time.monotonic()
@@ -72,15 +75,20 @@ def _first_request(command: list[str], env: dict[str, str], cwd: str, agent_dir:
         )
         if done.returncode != 0 or provider.first_request_at is None:
             raise RuntimeError(f"{command[0]}: exit {done.returncode}: {done.stderr.decode(errors='replace')}")
-        body = provider.requests[0]["body"]
-        system = body["messages"][0]["content"]
-        user = body["messages"][-1]["content"]
-        user_text = user if isinstance(user, str) else "".join(part.get("text", "") for part in user)
-        expanded = user_text.startswith("Template 7: do some with args")
-        listed = "<name>skill-19</name>" in (system if isinstance(system, str) else json.dumps(system))
-        if with_resources != expanded or with_resources != listed:
-            raise RuntimeError(f"{command[0]}: resources not applied as expected (expanded={expanded}, listed={listed})")
-        return provider.first_request_at - started
+        return provider.first_request_at - started, provider.requests[0]["body"]
+
+
+def _first_request(command: list[str], env: dict[str, str], cwd: str, agent_dir: Path,
+                   with_resources: bool) -> float:
+    seconds, body = timed_first_request(command, env, cwd, agent_dir)
+    system = body["messages"][0]["content"]
+    user = body["messages"][-1]["content"]
+    user_text = user if isinstance(user, str) else "".join(part.get("text", "") for part in user)
+    expanded = user_text.startswith("Template 7: do some with args")
+    listed = "<name>skill-19</name>" in (system if isinstance(system, str) else json.dumps(system))
+    if with_resources != expanded or with_resources != listed:
+        raise RuntimeError(f"{command[0]}: resources not applied as expected (expanded={expanded}, listed={listed})")
+    return seconds
 
 
 def _home(root: Path, name: str, with_resources: bool) -> tuple[dict[str, str], Path]:

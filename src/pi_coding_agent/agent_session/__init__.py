@@ -5,7 +5,12 @@ Every run mode drives one ``AgentSession`` (see ``docs/agent/agent-session.md``)
 """
 
 from pi_coding_agent.agent_session._compaction import CompactionError
-from pi_coding_agent.agent_session._create import CreatedSession, SessionOptions, create_agent_session
+from pi_coding_agent.agent_session._create import (
+    CreatedSession,
+    SessionOptions,
+    create_agent_session,
+    resource_commands,
+)
 from pi_coding_agent.agent_session._events import (
     AgentSettledEvent,
     AutoRetryEndEvent,
@@ -75,5 +80,6 @@ __all__ = [
     "TreeError",
     "create_agent_session",
     "is_retryable_error",
+    "resource_commands",
     "session_event_to_json",
 ]

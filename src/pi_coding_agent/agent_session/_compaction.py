@@ -32,7 +32,7 @@ from pi_coding_agent.session import CompactionEntry
 if TYPE_CHECKING:
     from pi_ai import Model
     from pi_coding_agent.agent_session._session import AgentSession
-    from pi_coding_agent.compaction import CompactionResult, SummaryRequest
+    from pi_coding_agent.compaction import CompactionPreparation, CompactionResult, SummaryRequest
 
 Reason = Literal["threshold", "overflow"]
 
@@ -57,6 +57,24 @@ class _Compaction:
     def abort(self) -> None:
         if self._controller is not None:
             self._controller.abort()
+
+    from_extension = False
+    """Whether the last summary came from a ``session_before_compact`` handler."""
+
+    async def _summary(
+        self, preparation: CompactionPreparation, request: SummaryRequest, will_retry: bool
+    ) -> CompactionResult:
+        """The extensions' summary (or their veto: ``CompactionError(COMPACTION_CANCELLED)``), else ours."""
+        from pi_coding_agent.compaction import compact
+
+        self.from_extension = False
+        provided: CompactionResult | None = await self.session._extension_compaction(
+            preparation, request.reason, will_retry, request.custom_instructions
+        )
+        if provided is not None:
+            self.from_extension = True
+            return provided
+        return await compact(preparation, request)
 
     def _request(
         self, model: Model, reason: str, controller: AbortController, custom_instructions: str | None = None
@@ -177,7 +195,7 @@ class AutoCompactor(_Compaction):
 
     async def run(self, reason: Reason, *, will_retry: bool) -> bool:
         """Compact now; True when the agent should continue (a retry, or queued messages)."""
-        from pi_coding_agent.compaction import compact, prepare_compaction
+        from pi_coding_agent.compaction import prepare_compaction
 
         session = self.session
         model = session.model
@@ -192,10 +210,11 @@ class AutoCompactor(_Compaction):
         self._controller = controller
         try:
             try:
-                result = await compact(preparation, self._request(model, reason, controller))
+                result = await self._summary(preparation, self._request(model, reason, controller), will_retry)
             except Exception as error:
-                if controller.signal.aborted:
+                if controller.signal.aborted or str(error) == COMPACTION_CANCELLED:
                     session._emit(CompactionEndEvent(reason, None, aborted=True, will_retry=False))
+                    await session._compaction_failed(reason, None, will_retry, aborted=True)
                     return False
                 prefix = "Context overflow recovery failed" if reason == "overflow" else "Auto-compaction failed"
                 session._emit(
@@ -203,12 +222,14 @@ class AutoCompactor(_Compaction):
                         reason, None, aborted=False, will_retry=False, error_message=f"{prefix}: {error}"
                     )
                 )
+                await session._compaction_failed(reason, f"{prefix}: {error}", will_retry)
                 return False
             if controller.signal.aborted:
                 session._emit(CompactionEndEvent(reason, None, aborted=True, will_retry=False))
                 return False
-            summary = record_compaction(session, result)
+            summary = record_compaction(session, result, from_hook=self.from_extension)
             session._emit(CompactionEndEvent(reason, summary, aborted=False, will_retry=will_retry))
+            await session._compacted(reason, will_retry, self.from_extension)
             if will_retry:
                 self._drop_trailing_assistant(failed_only=True)
                 return True
@@ -218,7 +239,7 @@ class AutoCompactor(_Compaction):
             session._resolve_idle_if_idle()
 
 
-def record_compaction(session: AgentSession, result: CompactionResult) -> dict[str, Any]:
+def record_compaction(session: AgentSession, result: CompactionResult, *, from_hook: bool = False) -> dict[str, Any]:
     """Append the compaction entry, rebuild the agent's context; the result as Pi reports it."""
     from pi_coding_agent.compaction import estimate_tokens
 
@@ -228,7 +249,7 @@ def record_compaction(session: AgentSession, result: CompactionResult) -> dict[s
         result.first_kept_entry_id,
         result.tokens_before,
         details=result.details,
-        from_hook=False,
+        from_hook=from_hook,
         usage=result.usage,
     )
     messages = manager.build_session_context().messages
@@ -263,11 +284,12 @@ class ManualCompaction(_Compaction):
             result = await self._summarize(controller, custom_instructions)
             if controller.signal.aborted:
                 raise CompactionError(COMPACTION_CANCELLED)
-            summary = record_compaction(session, result)
+            summary = record_compaction(session, result, from_hook=self.from_extension)
         except Exception as error:
             message = str(error)
             aborted = message == COMPACTION_CANCELLED or controller.signal.aborted
             self._finish()
+            await session._compaction_failed("manual", None if aborted else message, False, aborted=aborted)
             session._emit(
                 CompactionEndEvent(
                     "manual",
@@ -282,6 +304,7 @@ class ManualCompaction(_Compaction):
             raise CompactionError(message) from error
         self._finish()
         session._emit(CompactionEndEvent("manual", summary, aborted=False, will_retry=False))
+        await session._compacted("manual", False, self.from_extension)
         return summary
 
     def _finish(self) -> None:
@@ -289,7 +312,7 @@ class ManualCompaction(_Compaction):
         self.session._resolve_idle_if_idle()
 
     async def _summarize(self, controller: AbortController, custom_instructions: str | None) -> CompactionResult:
-        from pi_coding_agent.compaction import compact, prepare_compaction
+        from pi_coding_agent.compaction import prepare_compaction
 
         session = self.session
         model = session.model
@@ -301,4 +324,4 @@ class ManualCompaction(_Compaction):
             if branch and isinstance(branch[-1], CompactionEntry):
                 raise CompactionError("Already compacted")
             raise CompactionError("Nothing to compact (session too small)")
-        return await compact(preparation, self._request(model, "manual", controller, custom_instructions))
+        return await self._summary(preparation, self._request(model, "manual", controller, custom_instructions), False)

@@ -28,6 +28,7 @@ from pi_ai import (
 )
 from pi_coding_agent.agent_session._parts import SlashCommand
 from pi_coding_agent.agent_session._session import AgentSession
+from pi_coding_agent.extensions import ExtensionRunner
 from pi_coding_agent.local_model import LOCAL_PROVIDER, is_local
 from pi_coding_agent.messages import converter
 from pi_coding_agent.model_registry import MissingCredentials, ModelCatalog, ScopedModel
@@ -62,6 +63,10 @@ class SessionOptions:
     """Turns a typed prompt into the text sent (``/skill:name``, ``/template`` expansion)."""
     prompt_templates: Sequence[PromptTemplate] = ()
     """Templates offered as ``/name`` commands (``AgentSession.available_commands``)."""
+    extensions: ExtensionRunner | None = None
+    """Loaded extensions, bound to the session (tools, hooks, commands)."""
+    no_extension_tools: bool = False
+    """``--no-tools``: extension tools start disabled too (``--no-builtin-tools`` keeps them)."""
 
 
 @dataclass
@@ -276,14 +281,18 @@ def create_agent_session(options: SessionOptions) -> CreatedSession:
         bin_dir=str(options.agent_dir / "bin"),
         scoped_models=options.scoped_models,
         expand_input=options.expand_input,
-        commands=_commands(options),
+        commands=resource_commands(options),
+        rebuild_system_prompt=lambda active: _system_prompt(options, active),
     )
     holder.append(session)
+    if options.extensions is not None:
+        allowlist = [] if options.no_extension_tools else options.tools
+        session.bind_extensions(options.extensions, allowlist=allowlist, excluded=options.exclude_tools or ())
     return CreatedSession(session, fallback, unknown, local_fallback)
 
 
-def _commands(options: SessionOptions) -> list[SlashCommand]:
-    """Pi's order: extension commands (none yet), prompt templates, then every skill."""
+def resource_commands(options: SessionOptions) -> list[SlashCommand]:
+    """Prompt templates, then every skill (extension commands come first, from the session)."""
     commands = [SlashCommand(t.name, t.description, "prompt", t.file_path) for t in options.prompt_templates]
     commands += [SlashCommand(f"skill:{s.name}", s.description, "skill", s.file_path) for s in options.skills]
     return commands

@@ -70,12 +70,15 @@ class ModelControl(SessionParts):
         current = next((i for i, c in enumerate(candidates) if models_are_equal(c.model, self._model)), 0)
         step = 1 if direction == "forward" else -1
         chosen = candidates[(current + step) % len(candidates)]
+        self._select_source = "cycle"
         self._apply_model(
             chosen.model, self._thinking_for(chosen.model, chosen.thinking_level), persist=persist
         )
+        self._select_source = "set"
         return ModelCycleResult(chosen.model, self.thinking_level, is_scoped)
 
     def _apply_model(self, model: Model, thinking_level: str, *, persist: bool) -> None:
+        previous = self._model
         self._model = model
         self.agent.state.model = model
         self.session_manager.append_model_change(model.provider, model.id)
@@ -83,6 +86,7 @@ class ModelControl(SessionParts):
             self.settings.set_global(("defaultProvider",), model.provider)
             self.settings.set_global(("defaultModel",), model.id)
         self.set_thinking_level(thinking_level)
+        self._notify_model_select(previous, model)
 
     def _thinking_for(self, model: Model, explicit: str | None = None) -> str:
         if explicit is not None:
@@ -123,6 +127,7 @@ class ModelControl(SessionParts):
         if effective != previous:
             self.session_manager.append_thinking_level_change(effective)
             self._emit(ThinkingLevelChangedEvent(effective))
+            self._notify_thinking_select(previous, effective)
 
     def cycle_thinking_level(self, *, persist: bool = False) -> str | None:
         """The next supported level; ``None`` when the model does not reason."""

@@ -23,13 +23,20 @@ import os
 import shutil
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from pi_ai import UserMessage
+from pi_coding_agent.agent_session._extensions import result_field
 from pi_coding_agent.agent_session._listeners import Listeners, SessionListener
 from pi_coding_agent.agent_session._parts import SessionError, message_text
 from pi_coding_agent.agent_session._session import AgentSession
 from pi_coding_agent.extension_ui import ExtensionUI, NoExtensionUI, UiMode
+from pi_coding_agent.extensions import (
+    ExtensionError,
+    SessionBeforeForkEvent,
+    SessionBeforeSwitchEvent,
+    SessionStartEvent,
+)
 from pi_coding_agent.paths import resolve_path
 from pi_coding_agent.session import MessageEntry, SessionManager, read_header
 
@@ -65,7 +72,7 @@ class SessionImportFileNotFoundError(SessionError):
 @dataclass(frozen=True)
 class ReplaceResult:
     cancelled: bool
-    """Always ``False`` for now: extensions (a later issue) will be able to veto a replacement."""
+    """``True`` when an extension vetoed the replacement (``session_before_switch`` / ``_fork``)."""
     selected_text: str | None = None
     """For ``fork``: the text of the user message the fork starts before."""
 
@@ -79,10 +86,39 @@ class AgentSessionRuntime:
         self.ui: ExtensionUI = NoExtensionUI()
         """How extensions reach the user in the current mode (set by the mode with ``bind_ui``)."""
         self.ui_mode: UiMode = "print"
+        self._reason = "new"
+        """Why the session is being replaced (``session_shutdown`` / ``session_start`` reason)."""
 
     def bind_ui(self, ui: ExtensionUI, mode: UiMode) -> None:
+        """The mode's UI, also for the extensions (``ctx.ui``; ``ctx.has_ui`` in rpc and tui)."""
         self.ui = ui
         self.ui_mode = mode
+        runner = self._session.extensions
+        if runner is not None:
+            runner.bind_ui(ui, mode, has_ui=mode in ("rpc", "tui"))
+            runner.runtime = self
+
+    def on_extension_error(self, listener: Callable[[ExtensionError], None]) -> None:
+        """Receive every extension error (the mode shows them: RPC writes ``extension_error``)."""
+        runner = self._session.extensions
+        if runner is not None:
+            runner.on_error(listener)
+
+    async def start_extensions(self, reason: str = "startup", previous_file: str | None = None) -> None:
+        """``session_start`` (and ``resources_discover``) for the current session's extensions."""
+        runner = self._session.extensions
+        if runner is None:
+            return
+        await runner.emit(SessionStartEvent("session_start", reason, previous_file))
+        await runner.emit_resources_discover("startup")
+
+    async def _may_replace(self, event: Any) -> bool:
+        """``False`` when an extension cancels the replacement (``session_before_*``)."""
+        runner = self._session.extensions
+        if runner is None or not runner.has_handlers(event.type):
+            return True
+        answer = await runner.emit(event)
+        return not result_field(answer, "cancel")
 
     @property
     def session(self) -> AgentSession:
@@ -99,6 +135,9 @@ class AgentSessionRuntime:
     ) -> ReplaceResult:
         """A fresh session; ``setup`` may write entries into it first (the context is rebuilt
         from them), as an extension's ``newSession({setup})`` does in Pi."""
+        if not await self._may_replace(SessionBeforeSwitchEvent("session_before_switch", "new")):
+            return ReplaceResult(cancelled=True)
+        self._reason = "new"
         current = self._session.session_manager
         if current.is_persisted():
             manager = SessionManager.create(
@@ -117,6 +156,9 @@ class AgentSessionRuntime:
         stored_cwd = cwd_override or _stored_cwd(path)
         if stored_cwd is not None and not _is_dir(stored_cwd):  # refused before anything is stopped
             raise MissingSessionCwdError(stored_cwd, resolve_path(path))
+        if not await self._may_replace(SessionBeforeSwitchEvent("session_before_switch", "resume", path)):
+            return ReplaceResult(cancelled=True)
+        self._reason = "resume"
         current = self._session.session_manager
         same_file = _same_file(path, current.get_session_file())
         if same_file:
@@ -148,6 +190,9 @@ class AgentSessionRuntime:
         previous_file = manager.get_session_file()
         if manager.is_persisted() and leaf is not None and not _exists(previous_file):
             raise SessionError(NOT_SAVED_YET)
+        if not await self._may_replace(SessionBeforeForkEvent("session_before_fork", entry_id, position)):
+            return ReplaceResult(cancelled=True)
+        self._reason = "fork"
         await self._teardown()
         if leaf is None:
             if manager.is_persisted():
@@ -159,7 +204,7 @@ class AgentSessionRuntime:
                 manager.new_session(parent_session=previous_file)
         else:
             manager.create_branched_session(leaf)
-        self._install(self._create(manager))
+        await self._install(self._create(manager), previous_file)
         return ReplaceResult(cancelled=False, selected_text=text)
 
     async def clone(self) -> ReplaceResult:
@@ -173,10 +218,12 @@ class AgentSessionRuntime:
     async def reload(self) -> ReplaceResult:
         """A fresh session on the same file, built by the factory again (``/reload``: new
         resources, prompts and settings take effect; the conversation stays)."""
+        self._reason = "reload"
         await self._replace(self._session.session_manager)
         return ReplaceResult(cancelled=False)
 
     async def dispose(self) -> None:
+        self._reason = "quit"
         await self._teardown()
         self._session.session_manager.close()
 
@@ -185,20 +232,28 @@ class AgentSessionRuntime:
     async def _teardown(self) -> None:
         session = self._session
         await session.abort()
+        if session.extensions is not None:
+            await session.extensions.shutdown(self._reason)
         self._detach()
         session.dispose()
 
     async def _replace(self, manager: SessionManager, *, torn_down: bool = False) -> None:
         old = self._session.session_manager
+        previous_file = old.get_session_file()
         if not torn_down:
             await self._teardown()
             if old is not manager:
                 old.close()
-        self._install(self._create(manager))
+        await self._install(self._create(manager), previous_file)
 
-    def _install(self, session: AgentSession) -> None:
+    async def _install(self, session: AgentSession, previous_file: str | None) -> None:
+        """The new session becomes current; its extensions (the same runner, re-bound) get
+        ``session_start`` with the reason and the previous file."""
         self._session = session
         self._detach = session.subscribe(self._listeners.emit)
+        if session.extensions is not None:
+            self.bind_ui(self.ui, self.ui_mode)
+            await self.start_extensions(self._reason, previous_file)
 
 
 def _copy_into(folder: str, source: str) -> str:

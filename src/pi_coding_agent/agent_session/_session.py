@@ -23,10 +23,18 @@ session (new, resume, fork) is ``AgentSessionRuntime``'s job.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Literal
 
-from pi_agent import Agent, AgentEndEvent, AgentEvent, AgentMessage, MessageEndEvent, MessageStartEvent
+from pi_agent import (
+    Agent,
+    AgentEndEvent,
+    AgentEvent,
+    AgentMessage,
+    AgentTool,
+    MessageEndEvent,
+    MessageStartEvent,
+)
 from pi_ai import (
     AbortController,
     AbortSignal,
@@ -45,7 +53,9 @@ from pi_coding_agent.agent_session._events import (
     QueueUpdateEvent,
     SessionAgentEndEvent,
     SessionEvent,
+    SessionInfoChangedEvent,
 )
+from pi_coding_agent.agent_session._extensions import ExtensionBinding, result_field
 from pi_coding_agent.agent_session._listeners import Listeners, SessionListener
 from pi_coding_agent.agent_session._model_control import ModelControl
 from pi_coding_agent.agent_session._parts import NO_MODEL_MESSAGE, SessionError, SlashCommand, message_text
@@ -64,7 +74,7 @@ BUSY_MESSAGE = "Agent is already processing. Specify streamingBehavior ('steer' 
 COMPACTING_MESSAGE = "Cannot submit a prompt while compaction is in progress. Wait for compaction to finish and retry."
 
 
-class AgentSession(ModelControl, TreeNavigation, SessionStatistics, UserBash):
+class AgentSession(ExtensionBinding, ModelControl, TreeNavigation, SessionStatistics, UserBash):
     """The agent of one session: prompting, queues, retries, compaction and persistence.
 
     Listeners (``subscribe``) receive every event synchronously, in subscription order:
@@ -85,6 +95,7 @@ class AgentSession(ModelControl, TreeNavigation, SessionStatistics, UserBash):
         scoped_models: Sequence[ScopedModel] = (),
         expand_input: Callable[[str], str] | None = None,
         commands: Sequence[SlashCommand] = (),
+        rebuild_system_prompt: Callable[[Sequence[AgentTool]], str] | None = None,
     ) -> None:
         self.agent = agent
         self.session_manager = session_manager
@@ -108,6 +119,7 @@ class AgentSession(ModelControl, TreeNavigation, SessionStatistics, UserBash):
         self._init_user_bash(bin_dir)
         self._expand_input = expand_input
         self._commands = list(commands)
+        self._init_extensions(agent.state.tools, rebuild_system_prompt)
         self._compactor = AutoCompactor(self)
         self._manual_compaction = ManualCompaction(self)
         agent.prepare_next_turn_with_context = self._compactor.before_next_turn
@@ -167,8 +179,16 @@ class AgentSession(ModelControl, TreeNavigation, SessionStatistics, UserBash):
         return self._retry_attempt
 
     def available_commands(self) -> list[SlashCommand]:
-        """The ``/name`` commands a prompt may start with: prompt templates, then skills."""
-        return list(self._commands)
+        """The ``/name`` commands a prompt may start with: extension commands, prompt templates, then skills."""
+        runner = self._extensions
+        if runner is None:
+            return list(self._commands)
+        own = [SlashCommand(c.invocation_name, c.description, "extension", c.extension_path) for c in runner.commands()]
+        return own + self._commands
+
+    def set_commands(self, commands: Sequence[SlashCommand]) -> None:
+        """The prompt-template and skill commands (after an extension added resources)."""
+        self._commands = list(commands)
 
     def subscribe(self, listener: SessionListener) -> Callable[[], None]:
         """Call ``listener`` for every session event; returns the function that unsubscribes."""
@@ -186,6 +206,10 @@ class AgentSession(ModelControl, TreeNavigation, SessionStatistics, UserBash):
 
     def _emit(self, event: SessionEvent) -> None:
         self._listeners.emit(event)
+        if self._extensions is not None and isinstance(event, SessionInfoChangedEvent):
+            from pi_coding_agent.extensions import SessionInfoChangedEvent as ExtensionInfoChanged
+
+            self._extensions.emit_soon(ExtensionInfoChanged("session_info_changed", event.name))
 
     # ------------------------------------------------------------------ queues
 
@@ -249,16 +273,29 @@ class AgentSession(ModelControl, TreeNavigation, SessionStatistics, UserBash):
 
     # ------------------------------------------------------------------ agent events
 
-    def _handle_agent_event(self, event: AgentEvent, signal: AbortSignal) -> None:
+    def _handle_agent_event(self, event: AgentEvent, signal: AbortSignal) -> Awaitable[None] | None:
         if isinstance(event, MessageStartEvent) and event.message.role == "user":
             self._compactor.overflow_recovery_attempted = False
             self._dequeue(event.message)
+        if self._extensions is not None and self._wants_extension_await(event):
+            return self._handle_after_extensions(event)
+        self._deliver_agent_event(event)
+        return None
+
+    async def _handle_after_extensions(self, event: AgentEvent) -> None:
+        await self._emit_to_extensions(event)
+        self._deliver_agent_event(event)
+
+    def _deliver_agent_event(self, event: AgentEvent) -> None:
+        """Listeners, then persistence (after extensions had the event, as in Pi)."""
         if isinstance(event, AgentEndEvent):
             self._emit(SessionAgentEndEvent(event.messages, self._will_retry(event)))
         else:
             self._emit(event)
         if isinstance(event, MessageEndEvent):
             self._persist(event.message)
+        if self._extensions is not None:
+            self._count_turn(event)
 
     def _persist(self, message: AgentMessage) -> None:
         if isinstance(message, CustomRoleMessage):
@@ -297,6 +334,8 @@ class AgentSession(ModelControl, TreeNavigation, SessionStatistics, UserBash):
         *,
         streaming_behavior: StreamingBehavior | None = None,
         on_accepted: Callable[[], None] | None = None,
+        expand_prompt_templates: bool = True,
+        source: str = "interactive",
     ) -> None:
         """Send a user message and run until the agent (and any retries) settle.
 
@@ -305,12 +344,30 @@ class AgentSession(ModelControl, TreeNavigation, SessionStatistics, UserBash):
         called once the message was accepted or queued, before the run starts. Raises
         ``SessionError`` before anything is sent when a run is active without a streaming
         behaviour, a manual compaction runs, no model is selected, or the model's provider
-        has no credentials. ``/skill:name`` and prompt-template commands are expanded first
-        (``expand_input``), as in Pi.
+        has no credentials. Pi's order: an extension command runs at once (even during a
+        run); then the ``input`` event may transform or handle the text; then
+        ``/skill:name`` and prompt-template commands are expanded (``expand_input``);
+        ``before_agent_start`` may add messages and change the system prompt.
+        ``source`` (``interactive``, ``rpc``, ``extension``) is what ``input`` handlers see.
         """
+        runner = self._extensions
+        if runner is not None and expand_prompt_templates and text.startswith("/") and await self._run_command(text):
+            if on_accepted is not None:
+                on_accepted()
+            return
         if self._manual_compaction.running:
             raise SessionError(COMPACTING_MESSAGE)
-        text = self._expand(text)
+        if runner is not None and runner.has_handlers("input"):
+            behaviour = streaming_behavior if self._run_active else None
+            decision = await runner.emit_input(text, list(images) if images else None, source, behaviour)
+            if decision["action"] == "handled":
+                if on_accepted is not None:
+                    on_accepted()
+                return
+            if decision["action"] == "transform":
+                text, images = decision["text"], decision["images"]
+        if expand_prompt_templates:
+            text = self._expand(text)
         if self._run_active:
             if streaming_behavior is None:
                 raise SessionError(BUSY_MESSAGE)
@@ -322,6 +379,7 @@ class AgentSession(ModelControl, TreeNavigation, SessionStatistics, UserBash):
                 on_accepted()
             return
         self._flush_pending_bash()
+        self._flush_pending_custom()
         model = self._model
         if model is None:
             raise SessionError(NO_MODEL_MESSAGE)
@@ -330,11 +388,54 @@ class AgentSession(ModelControl, TreeNavigation, SessionStatistics, UserBash):
         last_answer = next((m for m in reversed(self.messages) if isinstance(m, AssistantMessage)), None)
         if last_answer is not None:
             await self._compactor.check(last_answer, skip_aborted=False)
-        message = self._user_message(text, images)
+        messages: list[AgentMessage] = [self._user_message(text, images), *self._pending_next_turn]
+        self._pending_next_turn = []
         self.agent.state.system_prompt = self._base_system_prompt
+        if runner is not None and runner.has_handlers("before_agent_start"):
+            messages += await self._before_agent_start(text, images)
         if on_accepted is not None:
             on_accepted()
-        await self._run_agent_prompt([message])
+        await self._run_agent_prompt(messages)
+
+    async def _before_agent_start(self, text: str, images: Sequence[ImageContent] | None) -> list[AgentMessage]:
+        """Messages ``before_agent_start`` handlers add; their system prompt applies to this run."""
+        from msgspec import UNSET
+
+        assert self._extensions is not None
+        added, system_prompt = await self._extensions.emit_before_agent_start(
+            text, list(images) if images else None, self._base_system_prompt, self.system_prompt_options()
+        )
+        if system_prompt is not None:
+            self.agent.state.system_prompt = system_prompt
+        messages: list[AgentMessage] = []
+        for item in added:
+            details = result_field(item, "details")
+            messages.append(
+                CustomRoleMessage(
+                    custom_type=str(result_field(item, "custom_type") or ""),
+                    content=result_field(item, "content") or [],
+                    display=bool(result_field(item, "display", True)),
+                    details=UNSET if details is None else details,
+                    timestamp=now_ms(),
+                )
+            )
+        return messages
+
+    async def _run_command(self, text: str) -> bool:
+        """Run ``/name args`` when ``name`` is an extension command; ``False`` when it is not one."""
+        from pi_coding_agent.extensions import CommandContext, call_handler
+
+        runner = self._extensions
+        assert runner is not None
+        name, _, args = text[1:].partition(" ")
+        command = runner.get_command(name)
+        if command is None:
+            return False
+        try:
+            await call_handler(command.handler, args, CommandContext(runner))
+        except Exception as error:
+            runner.report(f"command:{name}", "command", error)
+        return True
 
     async def _run_agent_prompt(self, messages: list[AgentMessage]) -> None:
         self._run_active = True
@@ -345,6 +446,10 @@ class AgentSession(ModelControl, TreeNavigation, SessionStatistics, UserBash):
         finally:
             self._flush_pending_bash()
             self._run_active = False
+            if self._extensions is not None and self._extensions.has_handlers("agent_settled"):
+                from pi_coding_agent.extensions import AgentSettledEvent as ExtensionSettled
+
+                await self._extensions.emit(ExtensionSettled("agent_settled"))
             try:
                 self._emit(AgentSettledEvent())
             finally:

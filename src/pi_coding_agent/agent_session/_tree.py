@@ -79,10 +79,13 @@ class TreeNavigation(SessionParts):
         target = manager.get_entry(target_id)
         if target is None:
             raise TreeError(f"Entry {target_id} not found")
+        decision = await self._before_tree(target_id, old_leaf, summarize)
+        if decision is False:
+            return NavigationResult(cancelled=True)
         controller = AbortController()
         self._branch_summary = controller
         try:
-            summary = (
+            summary = decision if isinstance(decision, BranchSummaryOutcome) else (
                 await self._summarize_branch(
                     old_leaf, target_id, controller, custom_instructions, replace_instructions
                 )
@@ -94,6 +97,7 @@ class TreeNavigation(SessionParts):
             new_leaf, editor_text = _target_leaf(target)
             summary_entry = self._move_leaf(new_leaf, target_id, summary, label)
             self.agent.state.messages = manager.build_session_context().messages
+            await self._after_tree(manager.get_leaf_id(), old_leaf, summary_entry, isinstance(decision, BranchSummaryOutcome))
             return NavigationResult(cancelled=False, editor_text=editor_text, summary_entry=summary_entry)
         finally:
             self._branch_summary = None

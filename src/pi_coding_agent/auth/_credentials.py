@@ -66,6 +66,10 @@ class Credentials:
         self._runtime: dict[str, str] = {}
         self._flows: dict[str, OAuthFlow | None] = {}
 
+    def set_configured_keys(self, configured_keys: Mapping[str, str]) -> None:
+        """The providers' ``apiKey`` values after the catalog changed (an extension's provider)."""
+        self._configured = dict(configured_keys)
+
     def set_runtime_key(self, provider: str, key: str) -> None:
         """A key that wins over every stored one for this process only (``--api-key``)."""
         self._runtime[provider] = key

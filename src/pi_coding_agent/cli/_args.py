@@ -83,6 +83,8 @@ class ParsedArgs:
         self.verbose = False
         self.project_trust_override: bool | None = None
         self.offline = False
+        self.argv: list[str] = []
+        """The arguments as given (parsed again once extensions registered their flags)."""
 
 
 def _split_names(value: str) -> list[str]:
@@ -136,8 +138,10 @@ _SWITCHES = {
 }
 
 
-def parse_args(args: list[str]) -> ParsedArgs:
+def parse_args(args: list[str], boolean_flags: frozenset[str] = frozenset()) -> ParsedArgs:
+    """``boolean_flags``: extension flags that take no value (known once extensions loaded)."""
     result = ParsedArgs()
+    result.argv = list(args)
     i = 0
     count = len(args)
     while i < count:
@@ -242,7 +246,7 @@ def parse_args(args: list[str]) -> ParsedArgs:
                 key, _, value = arg[2:].partition("=")
                 result.unknown_flags[key] = value
             else:
-                following = args[i + 1] if has_next else None
+                following = args[i + 1] if has_next and arg[2:] not in boolean_flags else None
                 if following is not None and not following.startswith("-") and not following.startswith("@"):
                     result.unknown_flags[arg[2:]] = following
                     i += 1

@@ -20,9 +20,11 @@ from pi_coding_agent.cli._args import ParsedArgs
 
 if TYPE_CHECKING:
     from pi_ai import Model
-    from pi_coding_agent.agent_session import AgentSession, AgentSessionRuntime
+    from pi_coding_agent.agent_session import AgentSession, AgentSessionRuntime, SessionOptions
     from pi_coding_agent.cli._inputs import InitialInput
+    from pi_coding_agent.extensions import ExtensionRunner
     from pi_coding_agent.model_registry import ModelCatalog, ScopedModel
+    from pi_coding_agent.resource_loader import LoadedResources
     from pi_coding_agent.session import SessionManager
     from pi_coding_agent.settings import Settings
 
@@ -69,6 +71,8 @@ def _isatty(stream: object) -> bool:
 
 
 def run(parsed: ParsedArgs) -> int:
+    from pi_coding_agent.cli._extensions import close_loop
+
     try:
         return _run(parsed)
     except CliError as error:
@@ -76,13 +80,21 @@ def run(parsed: ParsedArgs) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+    finally:
+        close_loop()
 
 
-def _check_flags(parsed: ParsedArgs, mode: AppMode) -> None:
+def _check_unknown_flags(parsed: ParsedArgs) -> None:
+    """Options neither pi nor a loaded extension defines (checked once extensions loaded)."""
     if parsed.unknown_flags:
         names = ", ".join(f"--{name}" for name in parsed.unknown_flags)
         plural = "s" if len(parsed.unknown_flags) > 1 else ""
         raise CliError(f"Unknown option{plural}: {names} (see pi --help)")
+
+
+def _check_flags(parsed: ParsedArgs, mode: AppMode) -> None:
+    if not parsed.extensions and parsed.no_extensions:
+        _check_unknown_flags(parsed)
     if mode == "rpc" and parsed.file_args:
         raise CliError("@file arguments are not supported in RPC mode")
     session_flags = (
@@ -131,8 +143,13 @@ def _run(parsed: ParsedArgs) -> int:
             f"(session file {manager.get_session_file()}); recreate that directory to resume the session"
         )
 
-    settings = _runtime_settings(parsed, session_cwd, home, diagnostics)
+    settings, early = _settings_with_trust(parsed, cwd, session_cwd, home, diagnostics)
     catalog = _catalog(home, diagnostics)
+    resources, runner = _resources_and_extensions(
+        parsed, cwd, session_cwd, home, settings, diagnostics=diagnostics, into=early
+    )
+    if runner is not None:
+        _register_providers(runner, catalog)
     model, thinking_from_model = _cli_model(parsed, catalog, diagnostics)
     patterns = parsed.models or settings.enabled_models
     scoped = _model_scope(patterns, catalog, diagnostics) if patterns else []
@@ -159,24 +176,6 @@ def _run(parsed: ParsedArgs) -> int:
         system_prompt=parsed.system_prompt,
         append_system_prompt=parsed.append_system_prompt,
     )
-    from pi_coding_agent.resource_loader import load_startup_resources
-
-    resources, resource_warnings = load_startup_resources(
-        cwd=cwd,
-        session_cwd=session_cwd,
-        agent_dir=home,
-        settings=settings,
-        skill_paths=parsed.skills,
-        prompt_template_paths=parsed.prompt_templates,
-        theme_paths=parsed.themes,
-        no_skills=parsed.no_skills,
-        no_prompt_templates=parsed.no_prompt_templates,
-        no_themes=parsed.no_themes,
-        no_extensions=parsed.no_extensions,
-        extension_sources=parsed.extensions,
-    )
-    for warning in resource_warnings:
-        diagnostics.warn(warning)
     thinking = parsed.thinking or thinking_from_model
     options = SessionOptions(
         cwd=session_cwd,
@@ -196,6 +195,8 @@ def _run(parsed: ParsedArgs) -> int:
         skills=resources.skills.skills,
         expand_input=lambda text: resources.expand(text, lambda error: print(f"Warning: {error}", file=sys.stderr)),
         prompt_templates=resources.prompt_templates.templates,
+        extensions=runner,
+        no_extension_tools=parsed.no_tools,
     )
 
     def build(session_manager: SessionManager) -> CreatedSession:
@@ -220,6 +221,8 @@ def _run(parsed: ParsedArgs) -> int:
     def reload_resources() -> list[str]:
         """``/reload``: settings, skills, prompt templates, themes and context files read again
         for the sessions ``build`` makes from now on; the warnings found."""
+        from pi_coding_agent.resource_loader import load_startup_resources
+
         nonlocal options
         fresh = Settings.load(session_cwd, home, project_trusted=settings.project_trusted)
         fresh_sources = resolve_prompt_sources(
@@ -242,9 +245,12 @@ def _run(parsed: ParsedArgs) -> int:
 
     created = build(manager)
     session = created.session
+    if runner is not None:
+        runner.on_resources = lambda found: _add_discovered(found, resources, options, runner)
     if created.model_fallback_message:
         diagnostics.warn(created.model_fallback_message)
-    for name in created.unknown_tools:
+    extension_tools = {definition.name for definition, _ in runner.tools()} if runner is not None else set()
+    for name in (n for n in created.unknown_tools if n not in extension_tools):
         diagnostics.warn(f'Unknown tool "{name}" ignored (built-in tools: read, bash, edit, write, grep, find, ls)')
     for issue in settings.issues:
         diagnostics.warn(str(issue))
@@ -317,12 +323,12 @@ def _run_interactive(
     theme_paths: list[str],
     reload_resources: Callable[[], list[str]],
 ) -> int:
-    import asyncio
 
     from pi_coding_agent import __version__
+    from pi_coding_agent.cli._extensions import run_async
     from pi_coding_agent.modes.interactive import run_interactive_mode
 
-    return asyncio.run(
+    return run_async(
         run_interactive_mode(
             runtime,
             agent_dir=home,
@@ -359,6 +365,14 @@ def _run_print(session: AgentSession, mode: Literal["text", "json"], initial: In
 
         for signum, code in ((signal.SIGTERM, 143), (signal.SIGHUP, 129), (signal.SIGINT, 130)):
             loop.add_signal_handler(signum, stop, code)
+        runner = session.extensions
+        if runner is not None:
+            from pi_coding_agent.cli._extensions import print_errors_to_stderr, start_extensions
+            from pi_coding_agent.extension_ui import NoExtensionUI
+
+            print_errors_to_stderr(runner)
+            runner.bind_ui(NoExtensionUI(), "json" if mode == "json" else "print", has_ui=False)
+            await start_extensions(runner)
         try:
             status = await run_print_mode(
                 session,
@@ -369,18 +383,22 @@ def _run_print(session: AgentSession, mode: Literal["text", "json"], initial: In
                 stopped=lambda: bool(exit_code),
             )
         finally:
+            if runner is not None:
+                await runner.shutdown("quit")
             session.dispose()
         return exit_code[0] if exit_code else status
 
-    return asyncio.run(main())
+    from pi_coding_agent.cli._extensions import run_async
+
+    return run_async(main())
 
 
 def _run_rpc(runtime: AgentSessionRuntime) -> int:
-    import asyncio
 
+    from pi_coding_agent.cli._extensions import run_async
     from pi_coding_agent.rpc import run_rpc_mode
 
-    return asyncio.run(run_rpc_mode(runtime))
+    return run_async(run_rpc_mode(runtime))
 
 
 def _export(session_path: str, output_path: str | None) -> int:
@@ -396,6 +414,102 @@ def _export(session_path: str, output_path: str | None) -> int:
 
 
 # ---------------------------------------------------------------------- pieces
+
+
+def _add_discovered(
+    found: dict[str, list[str]], resources: LoadedResources, options: SessionOptions, runner: ExtensionRunner
+) -> None:
+    """Skills and prompt templates a ``resources_discover`` handler pointed at join the run's
+    (later ones of a name already known are skipped); the session's commands and system
+    prompt follow. Theme paths are collected only (the interactive UI reads themes)."""
+    from pi_coding_agent.agent_session import AgentSession, resource_commands
+    from pi_coding_agent.prompt_templates import load_prompt_templates
+    from pi_coding_agent.skills import load_skills
+
+    skills, templates = resources.skills.skills, resources.prompt_templates.templates
+    known = {skill.name for skill in skills}
+    skills += [s for s in load_skills(found["skill_paths"], options.cwd).skills if s.name not in known]
+    names = {template.name for template in templates}
+    templates += [t for t in load_prompt_templates(found["prompt_paths"], options.cwd).templates if t.name not in names]
+    resources.theme_paths += [path for path in found["theme_paths"] if path not in resources.theme_paths]
+    session: object = runner.host
+    if isinstance(session, AgentSession):
+        session.set_commands(resource_commands(options))
+        session.refresh_tools()
+
+
+def _settings_with_trust(
+    parsed: ParsedArgs, cwd: str, session_cwd: str, home: Path, diagnostics: Diagnostics
+) -> tuple[Settings, ExtensionRunner | None]:
+    """The run's settings. When a project needs a trust decision and no ``-a``/``-na`` gave
+    one, the global and ``-e`` extensions load first and their ``project_trust`` handlers
+    may decide (Pi's order); project extensions load later, once trusted."""
+    from pi_coding_agent.settings import Settings, needs_project_trust
+
+    if parsed.project_trust_override is not None or (parsed.no_extensions and not parsed.extensions):
+        return _runtime_settings(parsed, session_cwd, home, diagnostics), None
+    if not needs_project_trust(session_cwd):
+        return _runtime_settings(parsed, session_cwd, home, diagnostics), None
+    from pi_coding_agent.cli._extensions import extension_trust
+
+    untrusted = Settings.load(session_cwd, home, project_trusted=False)
+    _, early = _resources_and_extensions(
+        parsed, cwd, session_cwd, home, untrusted, diagnostics=Diagnostics(), into=None, check=False
+    )
+    decision = extension_trust(early, session_cwd, str(home)) if early is not None else None
+    if decision is None:
+        return _runtime_settings(parsed, session_cwd, home, diagnostics), early
+    return (Settings.load(session_cwd, home, project_trusted=True) if decision else untrusted), early
+
+
+def _resources_and_extensions(
+    parsed: ParsedArgs,
+    cwd: str,
+    session_cwd: str,
+    home: Path,
+    settings: Settings,
+    *,
+    diagnostics: Diagnostics,
+    into: ExtensionRunner | None,
+    check: bool = True,
+) -> tuple[LoadedResources, ExtensionRunner | None]:
+    """Skills, templates, themes and extension files; the extensions loaded (their flags
+    read) into ``into`` (the extensions that decided on trust) or a new runner."""
+    from pi_coding_agent.cli._extensions import load_cli_extensions
+    from pi_coding_agent.resource_loader import load_startup_resources
+
+    resources, resource_warnings = load_startup_resources(
+        cwd=cwd,
+        session_cwd=session_cwd,
+        agent_dir=home,
+        settings=settings,
+        skill_paths=parsed.skills,
+        prompt_template_paths=parsed.prompt_templates,
+        theme_paths=parsed.themes,
+        no_skills=parsed.no_skills,
+        no_prompt_templates=parsed.no_prompt_templates,
+        no_themes=parsed.no_themes,
+        no_extensions=parsed.no_extensions,
+        extension_sources=parsed.extensions,
+    )
+    for warning in resource_warnings:
+        diagnostics.warn(warning)
+    runner = load_cli_extensions([r.path for r in resources.extensions], session_cwd, parsed, into)
+    if check:
+        _check_unknown_flags(parsed)
+    if runner is not None:
+        runner.project_trusted = settings.project_trusted
+    return resources, runner
+
+
+def _register_providers(runner: ExtensionRunner, catalog: ModelCatalog) -> None:
+    """Providers the extensions registered during setup join the catalog before models are chosen."""
+    for name, config in runner.pending_providers:
+        try:
+            catalog.register_provider(name, config)
+        except ValueError as error:
+            print(f"Warning: {error}", file=sys.stderr)
+    runner.pending_providers.clear()
 
 
 def _list_models(parsed: ParsedArgs, cwd: str, home: Path, diagnostics: Diagnostics) -> int:

@@ -17,12 +17,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pi_ai import Model, ModelRegistry, api_key_env_vars, provider_env_names
 from pi_coding_agent.auth import AuthStorage, Credentials, resolve_config_value
 from pi_coding_agent.local_model import LOCAL_PROVIDER, default_local_model, is_local, local_models
-from pi_coding_agent.model_registry._models_json import load_models_json
+from pi_coding_agent.model_registry._models_json import load_models_json, read_models_json
 from pi_coding_agent.model_registry._resolver import default_available_model
 
 if TYPE_CHECKING:
@@ -59,19 +59,30 @@ class ModelCatalog:
     def __init__(self, registry: ModelRegistry, credentials: Credentials) -> None:
         self.registry = registry
         self.credentials = credentials
+        self.models_json: Path | None = None
+        """The file the catalog was read from (extension providers are composed with it)."""
+        self.extension_providers: dict[str, Any] = {}
 
     @classmethod
     def load(cls, agent_dir: Path, auth: AuthStorage) -> ModelCatalog:
         registry = load_models_json(agent_dir / "models.json")
-        configured: dict[str, str] = {}
-        radius: dict[str, tuple[str, str]] = {}
-        for provider in registry.providers():
-            config = registry.provider_config(provider)
-            if config is not None and config.api_key is not None:
-                configured[provider] = config.api_key
-            if config is not None and config.oauth == "radius" and config.base_url:
-                radius[provider] = (config.name or provider, config.base_url.rstrip("/").removesuffix("/v1"))
-        return cls(registry, Credentials(auth, configured, radius))
+        catalog = cls(registry, Credentials(auth, _configured_keys(registry), _radius_gateways(registry)))
+        catalog.models_json = agent_dir / "models.json"
+        return catalog
+
+    def register_provider(self, name: str, config: dict[str, Any]) -> None:
+        """Add (or override) a provider given as a ``models.json`` entry (an extension's
+        ``pi.register_provider``); the file's own entry for that name still applies above it,
+        as in Pi. Raises ``ValueError`` naming the problem when the entry is not valid."""
+        providers = {**self.extension_providers, name: config}
+        file_overlay = read_models_json(self.models_json) if self.models_json is not None else None
+        file_providers = file_overlay.get("providers", {}) if isinstance(file_overlay, dict) else {}
+        registry = ModelRegistry({"providers": {**providers, **file_providers}})
+        if registry.error is not None:
+            raise ValueError(f"provider {name}: {registry.error}")
+        self.extension_providers = providers
+        self.registry = registry
+        self.credentials.set_configured_keys(_configured_keys(registry))
 
     @property
     def error(self) -> str | None:
@@ -162,3 +173,23 @@ class ModelCatalog:
                 stream.push(event)
 
         return start_stream(model, refresh_then_stream, signal=signal)
+
+
+def _configured_keys(registry: ModelRegistry) -> dict[str, str]:
+    """The ``apiKey`` of each provider that gives one."""
+    configured: dict[str, str] = {}
+    for provider in registry.providers():
+        config = registry.provider_config(provider)
+        if config is not None and config.api_key is not None:
+            configured[provider] = config.api_key
+    return configured
+
+
+def _radius_gateways(registry: ModelRegistry) -> dict[str, tuple[str, str]]:
+    """Providers signed in through Radius: their display name and gateway URL (without ``/v1``)."""
+    radius: dict[str, tuple[str, str]] = {}
+    for provider in registry.providers():
+        config = registry.provider_config(provider)
+        if config is not None and config.oauth == "radius" and config.base_url:
+            radius[provider] = (config.name or provider, config.base_url.rstrip("/").removesuffix("/v1"))
+    return radius

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from pi_ai import ModelRegistry
 
@@ -33,6 +34,14 @@ def load_models_json(path: Path) -> ModelRegistry:
     if registry.error is not None:
         registry.error += f"\n\nFile: {path}"
     return registry
+
+
+def read_models_json(path: Path) -> Any:
+    """The parsed file (comments allowed), or ``None`` when it is missing or unreadable."""
+    try:
+        return json.loads(_strip_json_comments(path.read_text(encoding="utf-8").removeprefix("\ufeff")))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
 
 
 def _failed(problem: str, path: Path) -> ModelRegistry:

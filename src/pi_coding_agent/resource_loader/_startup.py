@@ -70,7 +70,4 @@ def load_startup_resources(
         install_missing=None if offline() else _installer(session_cwd, agent_dir, settings, warnings),
     )
     loaded = load_resources(options)
-    if loaded.extensions:
-        paths = ", ".join(resource.path for resource in loaded.extensions)
-        warnings.append(f"extensions are not supported yet; not run: {paths}")
     return loaded, warnings + [str(d) for d in loaded.diagnostics]

@@ -93,6 +93,7 @@ class RpcServer:
         self.ui = RpcExtensionUI(self._output.write)
         """The extension UI of this mode (``runtime.ui`` too)."""
         runtime.bind_ui(self.ui, "rpc")
+        runtime.on_extension_error(lambda error: self._output.write(error.to_json()))
         self._commands = Commands(runtime)
         self._tasks: set[asyncio.Task[None]] = set()
         self._splitter = LineSplitter()
@@ -178,6 +179,7 @@ class RpcServer:
                 command.images(),
                 streaming_behavior=behavior,  # type: ignore[arg-type]
                 on_accepted=on_accepted,
+                source="rpc",
             )
         except Exception as error:
             if not accepted:
@@ -274,6 +276,7 @@ async def run_rpc_mode(runtime: AgentSessionRuntime) -> int:
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     sys.stdout = sys.stderr
     server = RpcServer(runtime, protocol)
+    await runtime.start_extensions()
     loop = asyncio.get_running_loop()
     read_input(sys.stdin.fileno(), loop, server.feed)
     serving = loop.create_task(server.serve())

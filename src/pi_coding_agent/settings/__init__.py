@@ -15,6 +15,7 @@ from pi_coding_agent.settings._settings import (
 )
 from pi_coding_agent.settings._trust import (
     needs_project_trust,
+    remember_trust_decision,
     resolve_project_trust,
     save_trust_decisions,
     stored_trust_decision,
@@ -34,6 +35,7 @@ __all__ = [
     "deep_merge",
     "needs_project_trust",
     "read_json_object",
+    "remember_trust_decision",
     "resolve_project_trust",
     "save_trust_decisions",
     "stored_trust_decision",

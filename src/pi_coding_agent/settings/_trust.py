@@ -107,3 +107,18 @@ def resolve_project_trust(
     if decision is not None:
         return decision
     return default_trust == "always"
+
+
+def remember_trust_decision(agent_dir: str | Path, cwd: str | Path, trusted: bool) -> None:
+    """Record a decision for ``cwd`` in ``trust.json`` (an extension's ``remember: true``)."""
+    import json
+    import tempfile
+
+    path = Path(agent_dir) / "trust.json"
+    data = read_json_object(path) or {}
+    data[_canonical(cwd)] = trusted
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False, encoding="utf-8") as handle:
+        json.dump(data, handle, indent=2)
+        handle.write("\n")
+    os.replace(handle.name, path)

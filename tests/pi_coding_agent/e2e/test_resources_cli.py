@@ -35,7 +35,7 @@ def test_problems_with_resources_are_warnings_on_stderr(tmp_path: Path) -> None:
     assert f'Warning: skill "same" collision: {second} skipped, {first} is used' in lines
     assert f"Warning: {box.work}/nowhere: skill path does not exist" in lines
     assert f"Warning: {box.work}/gone.md: Prompt template path does not exist" in lines
-    assert f"Warning: extensions are not supported yet; not run: {extension}" in lines
+    assert f"Extension error ({extension}): Extension does not define setup(pi)" in lines
 
 
 def test_packages_in_settings_are_installed_at_startup(tmp_path: Path) -> None:

@@ -79,6 +79,9 @@ class _Runtime:
     def subscribe(self, listener: Any) -> Any:
         return lambda: None
 
+    def on_extension_error(self, listener: Any) -> None:
+        """No extensions are loaded here."""
+
 
 def _server() -> tuple[RpcServer, io.BytesIO]:
     output = io.BytesIO()

@@ -1,0 +1,88 @@
+"""What an extension registers: tools, commands, flags, shortcuts, renderers; and its errors."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Handler = Callable[..., Any]
+"""``handler(event, ctx)``: a function or a coroutine function."""
+
+
+@dataclass
+class ToolDefinition:
+    """A tool the model may call (``pi.register_tool``).
+
+    ``execute(tool_call_id, params, signal, on_update, ctx)`` returns a dict
+    (``content``: a string or text/image blocks, ``details``, ``terminate``), a string, or an
+    ``AgentToolResult``; raising marks the result as an error, as for built-in tools.
+    ``render_call(args, context)`` / ``render_result(result, options, context)`` return the
+    lines the interactive UI shows instead of its default rendering.
+    """
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    execute: Callable[..., Awaitable[Any] | Any]
+    label: str | None = None
+    prompt_snippet: str | None = None
+    prompt_guidelines: list[str] = field(default_factory=list)
+    prepare_arguments: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+    render_call: Callable[..., Any] | None = None
+    render_result: Callable[..., Any] | None = None
+    execution_mode: Literal["sequential", "parallel"] | None = None
+
+
+@dataclass
+class CommandDefinition:
+    """A ``/name`` command (``pi.register_command``); ``handler(args, ctx)`` with a command context."""
+
+    name: str
+    handler: Handler
+    description: str = ""
+    get_argument_completions: Callable[[str], Any] | None = None
+    extension_path: str = ""
+    invocation_name: str = ""
+    """``name``, or ``name:N`` when several extensions register the same name (Pi's rule)."""
+
+
+@dataclass
+class FlagDefinition:
+    """A command-line flag (``pi.register_flag``): ``--name`` for ``boolean``, ``--name VALUE`` for ``string``."""
+
+    name: str
+    type: Literal["boolean", "string"] = "boolean"
+    description: str = ""
+    default: bool | str | None = None
+    extension_path: str = ""
+
+
+@dataclass
+class ShortcutDefinition:
+    """A key of the interactive UI (``pi.register_shortcut``); ``handler(ctx)``."""
+
+    key: str
+    handler: Handler
+    description: str = ""
+    extension_path: str = ""
+
+
+@dataclass(frozen=True)
+class ExtensionError:
+    """A failure inside an extension: reported, never raised into the agent.
+
+    ``extension_path`` names the extension (``command:<name>`` for a failing command, as in
+    Pi); ``event`` the event, or ``load``, ``setup``, ``command``, ``shortcut``, ``tool:<name>``.
+    """
+
+    extension_path: str
+    event: str
+    error: str
+
+    def to_json(self) -> dict[str, str]:
+        """Pi's RPC record ``{"type": "extension_error", ...}``."""
+        return {"type": "extension_error", "extensionPath": self.extension_path, "event": self.event, "error": self.error}
+
+    def __str__(self) -> str:
+        return f"Extension error ({self.extension_path}): {self.error}"
