@@ -6,6 +6,7 @@ generous limit passes); no test asserts how long anything took.
 
 from __future__ import annotations
 
+import os
 import shlex
 import shutil
 import subprocess
@@ -23,6 +24,8 @@ POLL = 0.03
 def require_tmux() -> str:
     found = shutil.which("tmux")
     if found is None:
+        if os.environ.get("CI") == "1":
+            pytest.fail("CI=1 but tmux is not installed (.ci/run installs Debian's tmux package)")
         pytest.skip("tmux is not installed")
     return found
 
