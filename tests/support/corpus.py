@@ -1,7 +1,8 @@
 """The real-world corpus (``../shared/corpus``, see its README): recorded inputs nobody on this
 project wrote, each with the real Pi 0.85's answer. Read from there, never copied here.
 
-The folder is ``$PI_CORPUS_DIR``, else ``<repo>/../shared/corpus``. When it is missing, tests
+The folder is ``$PI_CORPUS_DIR``, else ``corpus`` beside the oracle folder (``$PI_ORACLE_DIR``),
+else ``<repo>/../shared/corpus``. When it is missing, tests
 that need it are skipped, unless ``PI_REQUIRE_ORACLE=1`` (set by ``.ci/run``): then they fail.
 """
 
@@ -15,11 +16,13 @@ from typing import Any
 
 import pytest
 
-from tests.support.oracle import REPO
+from tests.support.oracle import REPO, oracle_dir
 
 
 def corpus_dir() -> Path | None:
-    for candidate in (os.environ.get("PI_CORPUS_DIR"), REPO.parent / "shared" / "corpus"):
+    found = oracle_dir()
+    beside_oracle = found.parent / "corpus" if found is not None else None
+    for candidate in (os.environ.get("PI_CORPUS_DIR"), beside_oracle, REPO.parent / "shared" / "corpus"):
         if candidate and (Path(candidate) / "README.md").exists():
             return Path(candidate)
     return None

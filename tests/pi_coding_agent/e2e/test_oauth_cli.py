@@ -168,4 +168,4 @@ def test_private_permissions_are_restored_with_a_warning(tmp_path: Path) -> None
     done = run_ours(sandbox, "--list-models")
     assert path.stat().st_mode & 0o777 == 0o600
     warnings = [line for line in done.stderr.splitlines() if "auth.json" in line]
-    assert len(warnings) == 1 and warnings[0].startswith("Warning: Made ") and "0644" in warnings[0]
+    assert len(warnings) == 1 and "was readable by others (mode 0644)" in warnings[0]

@@ -24,6 +24,9 @@ class _Runtime:
     def subscribe(self, listener: Any) -> Any:
         return lambda: None
 
+    def on_extension_error(self, listener: Any) -> None:
+        pass
+
 
 async def main() -> None:
     server = RpcServer(_Runtime(), os.fdopen(1, "wb", buffering=0))  # type: ignore[arg-type]
