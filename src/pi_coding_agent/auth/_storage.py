@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import json
 import math
 import os
 import stat
@@ -33,6 +32,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from pi_ai.js_json import stringify as js_stringify
 from pi_coding_agent.auth._config_value import resolve_config_value
 from pi_coding_agent.auth._lock import lock_path, locked
 from pi_coding_agent.paths import make_private_dirs
@@ -156,7 +156,7 @@ class AuthStorage:
         return dict(data or {})
 
     def _write(self, data: Mapping[str, Any]) -> None:
-        text = json.dumps(data, indent=2, ensure_ascii=False)
+        text = js_stringify(data, indent=2)  # as Pi writes it: JSON.stringify(data, null, 2)
         target = self.path.resolve() if self.path.is_symlink() else self.path
         try:
             fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
