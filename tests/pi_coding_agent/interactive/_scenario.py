@@ -93,7 +93,12 @@ class Run:
         return [entry["message"] for entry in self.entries(path) if entry.get("type") == "message"]
 
     def settings_file(self) -> dict[str, Any]:
-        return dict(json.loads((self.sandbox.agent_dir / "settings.json").read_text(encoding="utf-8")))
+        """The saved settings; ``{}`` while the file is being rewritten (Pi writes it in place,
+        so a poll can read it empty or half-written)."""
+        try:
+            return dict(json.loads((self.sandbox.agent_dir / "settings.json").read_text(encoding="utf-8")))
+        except json.JSONDecodeError:
+            return {}
 
 
 def pi_command(which: str, *args: str) -> list[str]:
