@@ -86,6 +86,9 @@ class AgentSessionRuntime:
         self.ui: ExtensionUI = NoExtensionUI()
         """How extensions reach the user in the current mode (set by the mode with ``bind_ui``)."""
         self.ui_mode: UiMode = "print"
+        self.before_session_start: Callable[[], None] | None = None
+        """Runs once the old session is gone, before the new one starts (the interactive UI
+        drops what the old session's extensions showed; Pi's ``setBeforeSessionInvalidate``)."""
         self._reason = "new"
         """Why the session is being replaced (``session_shutdown`` / ``session_start`` reason)."""
 
@@ -251,6 +254,8 @@ class AgentSessionRuntime:
         ``session_start`` with the reason and the previous file."""
         self._session = session
         self._detach = session.subscribe(self._listeners.emit)
+        if self.before_session_start is not None:
+            self.before_session_start()
         if session.extensions is not None:
             self.bind_ui(self.ui, self.ui_mode)
             await self.start_extensions(self._reason, previous_file)

@@ -95,6 +95,11 @@ class ExtensionRunner:
         self.pending_providers: list[tuple[str, dict[str, Any]]] = []
         self.on_resources: Callable[[dict[str, list[str]]], None] | None = None
         """Loads the skill, prompt and theme paths ``resources_discover`` handlers returned (set by the CLI)."""
+        self.on_entry_appended: Callable[[Any], None] | None = None
+        """The UI draws a ``custom`` entry an extension appended (its entry renderer)."""
+        self.on_session_replaced: Callable[[str, Any], None] | None = None
+        """The UI shows the session a command context made (``new``, ``fork``, ``resume``,
+        ``tree``; with the runtime's result), before ``with_session`` runs."""
         self._error_listeners: list[ErrorListener] = []
         self._handled: set[str] = set()
         self.refresh_handlers()

@@ -55,6 +55,10 @@ class Transcript:
         self._last_status: tuple[Spacer, Text] | None = None
         self.retry_attempt: Callable[[], int] = lambda: 0
         self.expand_key = "ctrl+o"
+        self.custom_view: Callable[[object], Component | None] = lambda _item: None
+        """Extension renderings: custom messages and ``custom`` entries (``ExtensionBridge``)."""
+        self.tool_view: Callable[[str, str, Any, bool], ToolExecutionView | None] = lambda *_: None
+        """An extension tool's own rendering of its call and result, when it has one."""
 
     # ------------------------------------------------------------------ adding
 
@@ -140,6 +144,10 @@ class Transcript:
             self.add(SummaryCard("compaction", title, message.summary, style.theme, style.markdown, expand_key=self.expand_key))
         elif isinstance(message, BranchSummaryMessage):
             self.add(SummaryCard("branch", "Branch Summary", message.summary, style.theme, style.markdown, expand_key=self.expand_key))
+        else:
+            custom = self.custom_view(message)
+            if custom is not None:
+                self.add(custom)
 
     # ------------------------------------------------------------------ live events
 
@@ -216,7 +224,10 @@ class Transcript:
         return self.tools.get(call_id) or self._new_tool(call_id, name, args)
 
     def _new_tool(self, call_id: str, name: str, args: Any) -> ToolExecutionView:
-        view = ToolExecutionView(name, args, self.style.theme, self.cwd, expanded=self.style.tools_expanded)
+        expanded = self.style.tools_expanded
+        view = self.tool_view(call_id, name, args, expanded) or ToolExecutionView(
+            name, args, self.style.theme, self.cwd, expanded=expanded
+        )
         self.tools[call_id] = view
         self.add(view)
         return view

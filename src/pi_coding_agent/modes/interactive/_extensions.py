@@ -1,0 +1,339 @@
+"""The extensions of an interactive run, wired into the terminal UI (Pi's ``bindExtensions``).
+
+``ExtensionBridge`` starts them once the screen is up (``session_start``, then
+``resources_discover``), shows each extension error in the transcript as Pi words it
+(``Extension "<path>" error: <message>``), runs their shortcuts before the application
+keys see a key (a key of Pi's reserved actions stays the application's, with a warning),
+and gives the transcript their renderings:
+
+* a custom message (``display`` on) through its ``register_message_renderer`` renderer,
+  else Pi's default card (``[custom_type]`` and the text, on ``customMessageBg``);
+* a ``custom`` entry (``append_entry``) through its ``register_entry_renderer`` renderer,
+  when the entry is appended and when the session is drawn again; without one it is not shown;
+* an extension tool's call and result through its ``render_call`` / ``render_result``.
+
+A renderer returns a list of lines, a string, or a TUI component (anything with
+``render(width)``); ``None`` falls back to the default rendering.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from pi_coding_agent.extensions import ExtensionError, ExtensionRunner, call_handler
+from pi_coding_agent.messages import CustomRoleMessage
+from pi_coding_agent.modes.interactive.components import ToolExecutionView
+from pi_coding_agent.session import (
+    BranchSummaryEntry,
+    CompactionEntry,
+    CustomEntry,
+    CustomMessageEntry,
+    MessageEntry,
+)
+from pi_coding_agent.tui import Box, Component, Container, Markdown, Spacer, Text, matches_key
+
+if TYPE_CHECKING:
+    from pi_coding_agent.modes.interactive._mode import InteractiveMode
+    from pi_coding_agent.modes.interactive.theme import Theme
+
+RESERVED_ACTIONS = (
+    "app.interrupt", "app.clear", "app.exit", "app.suspend", "app.thinking.cycle", "app.model.cycleForward",
+    "app.model.cycleBackward", "app.model.select", "app.tools.expand", "app.thinking.toggle",
+    "app.editor.external", "app.message.copy", "app.message.followUp", "tui.input.submit",
+    "tui.select.confirm", "tui.select.cancel", "tui.input.copy", "tui.editor.deleteToLineEnd",
+)  # fmt: skip
+"""Keys an extension shortcut may not take (Pi's ``RESERVED_KEYBINDINGS_FOR_EXTENSION_CONFLICTS``)."""
+
+
+class _Lines:
+    """A renderer's list of lines as a component."""
+
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = lines
+
+    def render(self, width: int) -> list[str]:
+        return [line for text in self.lines for line in Text(text, 0, 0).render(width)]
+
+    def invalidate(self) -> None:
+        return
+
+
+def as_component(rendered: Any) -> Component | None:
+    """A renderer's answer as a component (``None`` when it gave nothing)."""
+    if rendered is None:
+        return None
+    if callable(getattr(rendered, "render", None)):
+        return rendered  # type: ignore[no-any-return]
+    if isinstance(rendered, str):
+        return _Lines(rendered.split("\n"))
+    return _Lines([str(line) for line in rendered])
+
+
+class CustomMessageView(Container):
+    """A custom message: its renderer's component, or Pi's default card."""
+
+    def __init__(self, message: CustomRoleMessage, renderer: Callable[..., Any] | None, theme: Theme,
+                 markdown: Any, report: Callable[[BaseException], None]) -> None:  # fmt: skip
+        super().__init__()
+        self.message, self.renderer, self.theme, self.markdown, self.report = message, renderer, theme, markdown, report
+        self.expanded = False
+        self._rebuild()
+
+    def set_expanded(self, expanded: bool) -> None:
+        if expanded != self.expanded:
+            self.expanded = expanded
+            self._rebuild()
+
+    def _rebuild(self) -> None:
+        rendered = None
+        if self.renderer is not None:
+            try:
+                rendered = as_component(self.renderer(self.message, {"expanded": self.expanded}))
+            except Exception as error:  # Pi falls back to the default card
+                self.report(error)
+        self.children = [Spacer(1), rendered or self._card()]
+
+    def _card(self) -> Component:
+        theme = self.theme
+        box = Box(1, 1, lambda s: theme.bg("customMessageBg", s))
+        box.add_child(Text(theme.fg("customMessageLabel", f"\x1b[1m[{self.message.custom_type}]\x1b[22m"), 0, 0))
+        box.add_child(Spacer(1))
+        content = self.message.content
+        text = content if isinstance(content, str) else "\n".join(b.text for b in content if hasattr(b, "text"))
+        box.add_child(Markdown(text, 0, 0, self.markdown, lambda s: theme.fg("customMessageText", s)))
+        return box
+
+
+class CustomEntryView(Container):
+    """A ``custom`` entry drawn by its entry renderer (nothing when it returns nothing)."""
+
+    def __init__(self, entry: Any, renderer: Callable[..., Any], theme: Theme) -> None:
+        super().__init__()
+        self.entry, self.renderer, self.theme = entry, renderer, theme
+        self.expanded = False
+        self._rebuild()
+
+    @property
+    def has_content(self) -> bool:
+        return bool(self.children)
+
+    def set_expanded(self, expanded: bool) -> None:
+        if expanded != self.expanded:
+            self.expanded = expanded
+            self._rebuild()
+
+    def _rebuild(self) -> None:
+        try:
+            component = as_component(self.renderer(self.entry, {"expanded": self.expanded}))
+        except Exception as error:
+            box = Box(1, 1, lambda s: self.theme.bg("customMessageBg", s))
+            failure = f"[{self.entry.custom_type}] renderer failed: {error}"
+            box.add_child(Text(self.theme.fg("error", failure), 0, 0))
+            component = box
+        self.children = [Spacer(1), component] if component is not None else []
+
+
+class ExtensionToolView(ToolExecutionView):
+    """An extension tool whose definition renders its call and (or) its result."""
+
+    def __init__(self, definition: Any, call_id: str, name: str, args: dict[str, Any], theme: Theme, *,
+                 cwd: str, expanded: bool, report: Callable[[str, BaseException], None]) -> None:  # fmt: skip
+        self.definition, self.call_id, self.report = definition, call_id, report
+        super().__init__(name, args, theme, cwd, expanded=expanded)
+
+    def _context(self) -> dict[str, Any]:
+        ctx = self.ctx
+        return {"args": ctx.args, "tool_call_id": self.call_id, "cwd": ctx.cwd, "expanded": ctx.expanded,
+                "is_partial": ctx.partial, "is_error": ctx.is_error}  # fmt: skip
+
+    def _render(self, which: str, *args: Any) -> Component | None:
+        renderer = getattr(self.definition, which, None)
+        if renderer is None:
+            return None
+        try:
+            return as_component(renderer(*args, self._context()))
+        except Exception as error:
+            self.report(f"tool:{self.name}:{which}", error)
+            return None
+
+    def _rebuild(self) -> None:
+        super()._rebuild()
+        box = self.children[-1]
+        if not isinstance(box, Container):
+            return
+        call = self._render("render_call", self.ctx.args)
+        if call is not None and box.children:
+            box.children[0] = call
+        if not (self.content or self.done):
+            return
+        from pi_agent import AgentToolResult
+
+        result = AgentToolResult(content=list(self.content), details=self.details)
+        options = {"expanded": self.ctx.expanded, "is_partial": self.ctx.partial}
+        body = self._render("render_result", result, options)
+        if body is not None:
+            box.children[1:] = [Spacer(1), body]
+
+
+class ExtensionBridge:
+    def __init__(self, mode: InteractiveMode) -> None:
+        self.mode = mode
+        self._listening: ExtensionRunner | None = None
+        self.warned: set[str] = set()
+
+    @property
+    def runner(self) -> ExtensionRunner | None:
+        return self.mode.session.extensions
+
+    async def start(self) -> None:
+        """Show errors, take the renderers, then ``session_start`` and ``resources_discover``."""
+        runner = self.runner
+        if runner is None:
+            return
+        self.bind(runner)
+        for warning in self.shortcut_warnings():
+            self.mode.transcript.warning(warning)
+        await self.mode.runtime.start_extensions()
+        self.mode.tui.request_render()
+
+    def bind(self, runner: ExtensionRunner) -> None:
+        if self._listening is runner:
+            return
+        self._listening = runner
+        runner.on_error(self.show_error)
+        runner.on_entry_appended = self.entry_appended
+        runner.on_session_replaced = self.replaced
+
+    def replaced(self, action: str, result: Any) -> None:
+        """A command context replaced the session (or moved in the tree): show it, as Pi does."""
+        mode = self.mode
+        mode.rebind()
+        if action == "fork":
+            mode.editor.set_text(getattr(result, "selected_text", None) or "")
+            mode.transcript.status("Forked to new session")
+        elif action == "tree":
+            editor_text = getattr(result, "editor_text", None)
+            if editor_text and not mode.editor.get_text().strip():
+                mode.editor.set_text(editor_text)
+            mode.transcript.status("Navigated to selected point")
+
+    def show_error(self, error: ExtensionError) -> None:
+        theme = self.mode.theme
+        self.mode.transcript.add(Text(theme.fg("error", f'Extension "{error.extension_path}" error: {error.error}'), 1, 0))
+
+    def is_command(self, text: str) -> bool:
+        """``/name ...`` where ``name`` is an extension command."""
+        runner = self.runner
+        return runner is not None and text.startswith("/") and runner.get_command(text[1:].split(" ", maxsplit=1)[0]) is not None
+
+    # ------------------------------------------------------------------ shortcuts
+
+    def _reserved(self, key: str) -> bool:
+        keys = self.mode.keys
+        return any(key.lower() in (k.lower() for k in keys.keys(action)) for action in RESERVED_ACTIONS)
+
+    def shortcut_warnings(self) -> list[str]:
+        runner = self.runner
+        if runner is None:
+            return []
+        return [
+            f"Extension shortcut '{s.key}' from {s.extension_path} conflicts with built-in shortcut. Skipping."
+            for s in runner.shortcuts()
+            if self._reserved(s.key)
+        ]
+
+    def handle_key(self, data: str) -> bool:
+        """Run the extension shortcut ``data`` is (while the editor has the focus)."""
+        runner = self.runner
+        mode = self.mode
+        if runner is None or mode.tui.focused is not mode.editor:
+            return False
+        for shortcut in runner.shortcuts():
+            if matches_key(data, shortcut.key) and not self._reserved(shortcut.key):
+                mode.spawn(self._run_shortcut(runner, shortcut.handler))
+                return True
+        return False
+
+    async def _run_shortcut(self, runner: ExtensionRunner, handler: Callable[..., Any]) -> None:
+        try:
+            await call_handler(handler, runner.context())
+        except Exception as error:
+            self.mode.transcript.error(f"Shortcut handler error: {error}")
+
+    # ------------------------------------------------------------------ renderings
+
+    def with_entries(self, messages: Sequence[object]) -> list[object]:
+        """The session's messages with its ``custom`` entries that have a renderer, in file
+        order (when the branch has no compaction, whose summary stands for older entries;
+        then those entries come last)."""
+        runner = self.runner
+        manager = self.mode.session.session_manager
+        if runner is None or not any(e.entry_renderers for e in runner.extensions):
+            return list(messages)
+        branch = manager.get_branch()
+        custom = [e for e in branch if isinstance(e, CustomEntry) and runner.entry_renderer(e.custom_type)]
+        if not custom:
+            return list(messages)
+        carriers = [e for e in branch if isinstance(e, MessageEntry | CustomMessageEntry | BranchSummaryEntry)]
+        if any(isinstance(e, CompactionEntry) for e in branch) or len(carriers) != len(messages):
+            return [*messages, *custom]
+        items: list[object] = []
+        remaining = iter(messages)
+        for entry in branch:
+            if isinstance(entry, CustomEntry):
+                if entry in custom:
+                    items.append(entry)
+            elif isinstance(entry, MessageEntry | CustomMessageEntry | BranchSummaryEntry):
+                items.append(next(remaining))
+        return items
+
+    def custom_view(self, item: object) -> Component | None:
+        """The view of a custom message or a ``custom`` entry; ``None`` for anything else."""
+        if isinstance(item, CustomEntry):
+            return self.entry_view(item)
+        if not isinstance(item, CustomRoleMessage):
+            return None
+        message = item
+        if not message.display:
+            return Container()
+        runner = self.runner
+        renderer = runner.message_renderer(message.custom_type) if runner is not None else None
+        style = self.mode.transcript.style
+
+        def report(error: BaseException) -> None:
+            if runner is not None:
+                runner.report(runner_path(runner, message.custom_type), f"render:{message.custom_type}", error)
+
+        return CustomMessageView(message, renderer, style.theme, style.markdown, report)
+
+    def entry_view(self, entry: Any) -> Component | None:
+        runner = self.runner
+        renderer = runner.entry_renderer(entry.custom_type) if runner is not None else None
+        if renderer is None:
+            return None
+        view = CustomEntryView(entry, renderer, self.mode.theme)
+        view.set_expanded(self.mode.transcript.style.tools_expanded)
+        return view if view.has_content else None
+
+    def entry_appended(self, entry: Any) -> None:
+        view = self.entry_view(entry)
+        if view is not None:
+            self.mode.transcript.add(view)
+
+    def tool_view(self, call_id: str, name: str, args: Any, expanded: bool) -> ToolExecutionView | None:
+        runner = self.runner
+        if runner is None:
+            return None
+        definition = next((d for d, _ in runner.tools() if d.name == name), None)
+        if definition is None or (definition.render_call is None and definition.render_result is None):
+            return None
+        path = next(p for d, p in runner.tools() if d.name == name)
+        return ExtensionToolView(definition, call_id, name, args if isinstance(args, dict) else {},
+                                 self.mode.theme, cwd=self.mode.session.cwd, expanded=expanded,
+                                 report=lambda event, error: runner.report(path, event, error))  # fmt: skip
+
+
+def runner_path(runner: ExtensionRunner, custom_type: str) -> str:
+    """The extension that registered the renderer of ``custom_type``."""
+    return next((e.path for e in runner.extensions if custom_type in e.message_renderers), "extension")

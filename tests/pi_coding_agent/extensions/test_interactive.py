@@ -1,0 +1,189 @@
+"""Extensions in the interactive UI: our real ``pi`` in tmux against a scripted provider on
+127.0.0.1, with the fixture ``tui_showcase.py`` (every ``ctx.ui`` call) and the examples
+(permission gate, plan mode, the todo tool's renderer, the notification role)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.pi_coding_agent.extensions._support import EXAMPLES, FIXTURES, user_texts
+from tests.pi_coding_agent.interactive._scenario import launch
+from tests.pi_coding_agent.interactive._tmux import TmuxPane
+
+READ_ONLY_TOOLS = {"read", "grep", "find", "ls"}
+
+pytestmark = pytest.mark.timeout(600)
+
+
+def pane_title(pane: TmuxPane) -> str:
+    done = subprocess.run([pane.tmux, "-L", pane.socket, "display-message", "-p", "-t", "t", "#{pane_title}"],
+                          capture_output=True, text=True, check=False)  # fmt: skip
+    return done.stdout.strip()
+
+
+def below_editor(screen: str) -> str:
+    lines = screen.split("\n")
+    rules = [i for i, line in enumerate(lines) if line.startswith("──")]
+    return "\n".join(lines[rules[-1] + 1 :])
+
+
+def above_editor(screen: str) -> str:
+    lines = screen.split("\n")
+    rules = [i for i, line in enumerate(lines) if line.startswith("──")]
+    return "\n".join(lines[: rules[-2]])
+
+
+def test_every_ui_call_of_an_extension_command_reaches_the_screen(tmp_path: Path) -> None:
+    args = ("-e", str(FIXTURES / "tui_showcase.py"))
+    with launch(tmp_path, "ours", [{"text": "fine"}], args=args, height=40) as run:
+        pane = run.pane
+        pane.wait_for("Warning: Extension shortcut 'ctrl+c' from", everywhere=True)
+        # extension commands are offered by / completion, with their descriptions
+        pane.type("/cou")
+        pane.wait_for("A custom component")
+        pane.send("C-u")
+        pane.wait_until_gone("A custom component")
+
+        run.command("/ask")
+        pane.wait_for("Pick a color")
+        pane.send("Down")
+        pane.send("Enter")
+        pane.wait_for("picked green")
+        pane.wait_for("Keep the color?")
+        pane.send("Enter")  # "Yes" is first
+        pane.wait_for("Warning: confirmed True")
+        pane.wait_for("Your name")
+        pane.type("Ada")
+        pane.send("Enter")
+        pane.wait_for("hello Ada")
+        pane.wait_for("Edit the note")
+        pane.wait_for("first line")
+        pane.type(" and more")
+        pane.send("Enter")
+        pane.wait_for("Error: note 'first line and more'")
+
+        run.command("/decorate")
+        screen = pane.wait_for("WIDGET-BELOW")
+        assert "WIDGET-ABOVE" in above_editor(screen)
+        assert "WIDGET-BELOW" in below_editor(screen)
+        assert "DECO-STATUS" in below_editor(screen)  # the footer's status line
+        pane.wait_for("prefilled by the extension", region="editor")
+        pane.wait_until(lambda _: pane_title(pane) == "PI-SHOWCASE-TITLE", "the terminal title was not set")
+        pane.send("C-u")
+
+        run.command("/footer")
+        screen = pane.wait_for("CUSTOM-FOOTER deco=DECO-STATUS")
+        assert "CUSTOM-FOOTER" in below_editor(screen)
+
+        pane.send("M-k")
+        pane.wait_for("shortcut alt+k pressed")
+
+        run.command("/counter")
+        pane.wait_for("Counter: 0 (+ to count")
+        pane.type("+++")
+        pane.wait_for("Counter: 3")
+        pane.send("Enter")
+        pane.wait_for("counter result 3")
+        assert run.editor_text(pane.screen()).strip() == ""  # the editor came back
+
+        run.command("/counter overlay")
+        pane.wait_for("Overlay counter: 0")
+        pane.type("+")
+        pane.wait_for("Overlay counter: 1")
+        pane.send("Escape")
+        pane.wait_for("overlay counter result None")
+
+        run.command("/card")
+        screen = pane.wait_for("MARK-ENTRY 7")
+        assert "[card]" in screen and "CARD-TEXT for the user" in screen  # Pi's default card
+        assert "BADGE-RENDERED (badge)" in screen and "ignored text" not in screen
+        run.submit("hello")
+        pane.wait_for("fine")
+        run.quit()
+        session = run.session_files()[0]
+    entries = [json.loads(line) for line in session.read_text(encoding="utf-8").splitlines()]
+    assert [e["customType"] for e in entries if e["type"] == "custom_message"] == ["card", "badge"]
+    assert [e["data"] for e in entries if e["type"] == "custom"] == [{"n": 7}]
+
+
+def test_a_resumed_session_draws_its_custom_messages_and_entries_again(tmp_path: Path) -> None:
+    args = ("-e", str(FIXTURES / "tui_showcase.py"))
+    with launch(tmp_path, "ours", [{"text": "fine"}], args=args, height=40) as run:
+        run.command("/card")
+        run.pane.wait_for("MARK-ENTRY 7")
+        run.submit("hello")
+        run.pane.wait_for("fine")
+        run.quit()
+    with launch(tmp_path / "again", "ours", [], args=(*args, "--session", str(run.session_files()[0]))) as again:
+        screen = again.pane.wait_for("MARK-ENTRY 7")
+        assert screen.index("CARD-TEXT") < screen.index("BADGE-RENDERED") < screen.index("MARK-ENTRY 7")
+        assert screen.index("MARK-ENTRY 7") < screen.index("fine")
+
+
+def test_permission_gate_asks_in_the_tui(tmp_path: Path) -> None:
+    turns = [
+        {"tool_calls": [{"id": "call_1", "name": "bash", "arguments": {"command": "rm -rf ./scratch"}}]},
+        {"tool_calls": [{"id": "call_2", "name": "bash", "arguments": {"command": "sudo rm -rf ./scratch"}}]},
+        {"text": "all done"},
+    ]
+    args = ("-e", str(EXAMPLES / "permission_gate.py"))
+    with launch(tmp_path, "ours", turns, args=args, before=lambda box: (box.work / "scratch").mkdir()) as run:
+        run.submit("clean up")
+        run.pane.wait_for("Allow `rm -rf ./scratch`?")
+        run.pane.send("Enter")  # Yes
+        run.pane.wait_for("Allow `sudo rm -rf ./scratch`?")
+        run.pane.send("Down")
+        run.pane.send("Enter")  # No
+        run.pane.wait_for("all done")
+        assert not (run.sandbox.work / "scratch").exists()
+        results = [m for m in run.messages() if m["role"] == "toolResult"]
+        assert not results[0]["isError"]
+        assert results[1]["isError"] and "Blocked by user" in json.dumps(results[1]["content"])
+        run.quit()
+
+
+def test_plan_mode_flag_status_and_command_in_the_tui(tmp_path: Path) -> None:
+    args = ("-e", str(EXAMPLES / "plan_mode"), "--plan")
+    with launch(tmp_path, "ours", [{"text": "planned"}, {"text": "doing"}], args=args) as run:
+        run.pane.wait_for("plan mode")
+        run.submit("make a plan")
+        run.pane.wait_for("planned")
+        first = run.provider.requests[0]["body"]
+        assert {t["function"]["name"] for t in first["tools"]} <= READ_ONLY_TOOLS
+        run.command("/plan")
+        run.pane.wait_for("Plan mode off")
+        run.pane.wait_until(lambda s: "plan mode" not in below_editor(s), "the plan mode status stayed")
+        run.submit("now do it")
+        run.pane.wait_for("doing")
+        second = run.provider.requests[-1]["body"]
+        assert "bash" in {t["function"]["name"] for t in second["tools"]}
+        run.quit()
+
+
+def test_custom_tool_renderer_and_notification_role_in_the_tui(tmp_path: Path) -> None:
+    turns = [
+        {"tool_calls": [{"id": "call_1", "name": "todo", "arguments": {"action": "add", "text": "write tests"}}]},
+        {"text": "added it"},
+        {"text": "second answer"},
+    ]
+    args = ("-e", str(EXAMPLES / "todo_tool.py"), "-e", str(EXAMPLES / "notification.py"))
+    with launch(tmp_path, "ours", turns, args=args, height=40) as run:
+        run.submit("track my work")
+        screen = run.pane.wait_for("added it")
+        assert "todo add write tests" in screen  # render_call
+        assert "✓ 0/1 done" in screen  # render_result, collapsed
+        assert "(empty list)" not in screen and "1. [ ] write tests" not in screen  # not the raw text
+        run.pane.wait_for("🔔 Turn 1 finished (1 tool results)")
+        run.pane.send("C-o")  # expanded: the renderer lists the items
+        run.pane.wait_for("○ write tests")
+        run.submit("again")
+        run.pane.wait_for("second answer")
+        run.quit()
+        requests = [r["body"] for r in run.provider.requests]
+    for body in requests:
+        assert not any("finished (" in text for text in user_texts(body)), "a notification reached the model"
+    assert len(requests) == 3
