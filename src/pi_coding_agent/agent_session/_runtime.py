@@ -148,10 +148,7 @@ class AgentSessionRuntime:
             )
         else:
             manager = SessionManager.in_memory(current.get_cwd(), parent_session=parent_session)
-        await self._replace(manager)
-        if setup is not None:
-            await setup(manager)
-            self._session.agent.state.messages = manager.build_session_context().messages
+        await self._replace(manager, setup=setup)
         return ReplaceResult(cancelled=False)
 
     async def switch_session(self, path: str, cwd_override: str | None = None) -> ReplaceResult:
@@ -240,20 +237,26 @@ class AgentSessionRuntime:
         self._detach()
         session.dispose()
 
-    async def _replace(self, manager: SessionManager, *, torn_down: bool = False) -> None:
+    async def _replace(
+        self, manager: SessionManager, *, torn_down: bool = False, setup: SessionSetup | None = None
+    ) -> None:
         old = self._session.session_manager
         previous_file = old.get_session_file()
         if not torn_down:
             await self._teardown()
             if old is not manager:
                 old.close()
-        await self._install(self._create(manager), previous_file)
+        await self._install(self._create(manager), previous_file, setup)
 
-    async def _install(self, session: AgentSession, previous_file: str | None) -> None:
-        """The new session becomes current; its extensions (the same runner, re-bound) get
-        ``session_start`` with the reason and the previous file."""
+    async def _install(self, session: AgentSession, previous_file: str | None, setup: SessionSetup | None = None) -> None:
+        """The new session becomes current; ``setup`` fills it (the agent's context is rebuilt
+        from what it wrote); then its extensions (the same runner, re-bound) get
+        ``session_start`` with the reason and the previous file (Pi's order)."""
         self._session = session
         self._detach = session.subscribe(self._listeners.emit)
+        if setup is not None:
+            await setup(session.session_manager)
+            session.agent.state.messages = session.session_manager.build_session_context().messages
         if self.before_session_start is not None:
             self.before_session_start()
         if session.extensions is not None:

@@ -283,9 +283,9 @@ def _run(parsed: ParsedArgs) -> int:
     diagnostics.flush()
     if session.model is not None:
         _prepare_local(session.model, announce=created.local_fallback)
-    if mode == "interactive":
-        from pi_coding_agent.agent_session import AgentSessionRuntime
+    from pi_coding_agent.agent_session import AgentSessionRuntime
 
+    if mode == "interactive":
         runtime = AgentSessionRuntime(session, lambda next_manager: build(next_manager).session)
         return _run_interactive(
             runtime, home, initial=initial, parsed=parsed, theme_paths=resources.theme_paths,
@@ -293,7 +293,8 @@ def _run(parsed: ParsedArgs) -> int:
         )  # fmt: skip
     if session.model is None:
         raise CliError(NO_MODELS_MESSAGE)
-    return _run_print(session, "json" if mode == "json" else "text", initial)
+    runtime = AgentSessionRuntime(session, lambda next_manager: build(next_manager).session)
+    return _run_print(runtime, "json" if mode == "json" else "text", initial)
 
 
 def _prepare_local(model: Model, *, announce: bool) -> None:
@@ -343,7 +344,7 @@ def _run_interactive(
     )
 
 
-def _run_print(session: AgentSession, mode: Literal["text", "json"], initial: InitialInput) -> int:
+def _run_print(runtime: AgentSessionRuntime, mode: Literal["text", "json"], initial: InitialInput) -> int:
     import asyncio
     import signal
 
@@ -359,33 +360,33 @@ def _run_print(session: AgentSession, mode: Literal["text", "json"], initial: In
             # killed), a retry backoff, user commands. The prompt then ends as aborted.
             if not exit_code:
                 exit_code.append(code)
+                session = runtime.session
                 session.abort_retry()
                 session.abort_bash()
                 session.agent.abort()
 
         for signum, code in ((signal.SIGTERM, 143), (signal.SIGHUP, 129), (signal.SIGINT, 130)):
             loop.add_signal_handler(signum, stop, code)
-        runner = session.extensions
+        runner = runtime.session.extensions
         if runner is not None:
             from pi_coding_agent.cli._extensions import print_errors_to_stderr, start_extensions
             from pi_coding_agent.extension_ui import NoExtensionUI
 
             print_errors_to_stderr(runner)
-            runner.bind_ui(NoExtensionUI(), "json" if mode == "json" else "print", has_ui=False)
+            runtime.bind_ui(NoExtensionUI(), "json" if mode == "json" else "print")
             await start_extensions(runner)
         try:
             status = await run_print_mode(
-                session,
+                runtime.session,
                 mode=mode,
                 initial_message=initial.message,
                 initial_images=initial.images,
                 messages=initial.rest,
                 stopped=lambda: bool(exit_code),
+                runtime=runtime,
             )
         finally:
-            if runner is not None:
-                await runner.shutdown("quit")
-            session.dispose()
+            await runtime.dispose()
         return exit_code[0] if exit_code else status
 
     from pi_coding_agent.cli._extensions import run_async

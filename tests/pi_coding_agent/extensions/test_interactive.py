@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.pi_coding_agent.extensions._support import EXAMPLES, FIXTURES, user_texts
+from tests.pi_coding_agent.extensions._support import EXAMPLES, FIXTURES, records, user_texts
 from tests.pi_coding_agent.interactive._scenario import launch
 from tests.pi_coding_agent.interactive._tmux import TmuxPane
 
@@ -187,3 +187,25 @@ def test_custom_tool_renderer_and_notification_role_in_the_tui(tmp_path: Path) -
     for body in requests:
         assert not any("finished (" in text for text in user_texts(body)), "a notification reached the model"
     assert len(requests) == 3
+
+
+def test_a_command_replacing_the_session_redraws_the_screen(tmp_path: Path) -> None:
+    record = tmp_path / "handoff.jsonl"
+    args = ("-e", str(FIXTURES / "handoff.py"))
+    # the provider answers by the number of assistant messages: a fresh session starts over
+    turns = [{"text": "first answer"}, {"text": "second answer"}]
+    with launch(tmp_path, "ours", turns, args=args, env={"PI_TEST_RECORD": str(record)}) as run:
+        run.submit("before the handoff")
+        run.pane.wait_for("first answer")
+        run.command("/handoff the plan")
+        screen = run.pane.wait_for("kickoff")
+        run.pane.wait_for("first answer")
+        # the new session's transcript only: setup's message, with_session's prompt, its answer
+        assert "carried over: the plan" in screen and "before the handoff" not in screen
+        run.submit("and on")
+        run.pane.wait_for("second answer")
+        run.quit()
+        files = run.session_files()
+    assert len(files) == 2
+    events = [r["event"] for r in records(record)]
+    assert events[:6] == ["session_start", "session_shutdown", "setup", "session_start", "with_session", "returned"]
