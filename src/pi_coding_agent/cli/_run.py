@@ -20,7 +20,7 @@ from pi_coding_agent.cli._args import ParsedArgs
 
 if TYPE_CHECKING:
     from pi_ai import Model
-    from pi_coding_agent.agent_session import AgentSession, AgentSessionRuntime, SessionOptions
+    from pi_coding_agent.agent_session import AgentSessionRuntime, SessionOptions
     from pi_coding_agent.cli._inputs import InitialInput
     from pi_coding_agent.extensions import ExtensionRunner
     from pi_coding_agent.model_registry import ModelCatalog, ScopedModel
