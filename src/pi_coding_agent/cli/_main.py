@@ -53,11 +53,11 @@ def main(argv: list[str] | None = None) -> int:
     if parsed.version:
         print(f"{__version__} (pi {PI_COMPAT_VERSION} compatible)")
         return 0
-    if parsed.help:
+    if parsed.help and parsed.no_extensions and not parsed.extensions:
         from pi_coding_agent.cli._help import help_text
 
         print(help_text(), end="")
-        return 0
+        return 0  # with extensions, the run answers once they loaded (their flags are listed)
     # httpx loads its own command-line client (rich, click, pygments) whenever those happen
     # to be installed; pi never uses it, and it costs more than the rest of the HTTP stack.
     # A None entry makes that optional import fail fast, so httpx keeps its stub instead.

@@ -128,8 +128,6 @@ def _run(parsed: ParsedArgs) -> int:
     home = Path(agent_dir())
     diagnostics = Diagnostics()
 
-    if parsed.list_models is not None:
-        return _list_models(parsed, cwd, home, diagnostics)
     startup_settings = Settings.load(cwd, home)
     startup_settings.apply_http_proxy(os.environ)  # as Pi's CLI does at startup (global httpProxy)
     session_dir = resolve_session_dir(
@@ -150,6 +148,14 @@ def _run(parsed: ParsedArgs) -> int:
     )
     if runner is not None:
         _register_providers(runner, catalog)
+    if parsed.help:  # as in Pi, once the extensions loaded: their flags are listed
+        from pi_coding_agent.cli._help import help_text
+
+        diagnostics.flush()
+        print(help_text(runner.flags() if runner is not None else []), end="")
+        return 0
+    if parsed.list_models is not None:  # with the providers extensions registered
+        return _list_models(parsed, catalog, diagnostics)
     model, thinking_from_model = _cli_model(parsed, catalog, diagnostics)
     patterns = parsed.models or settings.enabled_models
     scoped = _model_scope(patterns, catalog, diagnostics) if patterns else []
@@ -513,10 +519,9 @@ def _register_providers(runner: ExtensionRunner, catalog: ModelCatalog) -> None:
     runner.pending_providers.clear()
 
 
-def _list_models(parsed: ParsedArgs, cwd: str, home: Path, diagnostics: Diagnostics) -> int:
+def _list_models(parsed: ParsedArgs, catalog: ModelCatalog, diagnostics: Diagnostics) -> int:
     from pi_coding_agent.model_registry import model_table
 
-    catalog = _catalog(home, diagnostics)
     diagnostics.flush()
     available = catalog.available()
     if not available:

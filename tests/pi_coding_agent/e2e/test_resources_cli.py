@@ -57,12 +57,13 @@ def test_packages_in_settings_are_installed_at_startup(tmp_path: Path) -> None:
     assert (box.agent_dir / "git" / "file" / str(repo).lstrip("/") / "skills").is_dir()
 
 
-def test_remote_e_sources_are_not_installed_yet(tmp_path: Path) -> None:
+def test_a_remote_e_source_offline_is_one_warning(tmp_path: Path) -> None:
+    """Remote ``-e`` sources are installed for the run (``packages/test_temporary.py``); offline
+    nothing is fetched and the run goes on without it."""
     with ScriptedProvider([{"text": "ok"}]) as provider:
         box = Sandbox.create(tmp_path, provider.base_url)
-        done = run_ours(box, "--model", OPENAI_MODEL, "-e", "git:github.com/user/repo", "-p", "hi")
+        done = run_ours(box, "--model", OPENAI_MODEL, "-e", "git:github.com/user/repo", "-p", "hi", PI_OFFLINE="1")
     assert done.returncode == 0
     assert (
-        "Warning: -e git:github.com/user/repo: only local folders and files are supported for now "
-        "(install the package instead)"
+        "Warning: -e git:github.com/user/repo: the package could not be installed for this run"
     ) in done.stderr.splitlines()
