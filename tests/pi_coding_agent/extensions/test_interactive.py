@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import json
 import subprocess
+from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
 
 from tests.pi_coding_agent.extensions._support import EXAMPLES, FIXTURES, records, user_texts
-from tests.pi_coding_agent.interactive._scenario import launch
+from tests.pi_coding_agent.interactive._scenario import Run, launch, pi_reads_the_same
 from tests.pi_coding_agent.interactive._tmux import TmuxPane
 
 READ_ONLY_TOOLS = {"read", "grep", "find", "ls"}
@@ -209,3 +210,71 @@ def test_a_command_replacing_the_session_redraws_the_screen(tmp_path: Path) -> N
     assert len(files) == 2
     events = [r["event"] for r in records(record)]
     assert events[:6] == ["session_start", "session_shutdown", "setup", "session_start", "with_session", "returned"]
+
+
+PAIR_TURNS = [
+    {"tool_calls": [{"id": "call_1", "name": "bash", "arguments": {"command": "echo allowed"}}]},
+    {"tool_calls": [{"id": "call_2", "name": "bash", "arguments": {"command": "echo refused"}}]},
+    {"text": "PAIR-DONE"},
+]
+
+
+def _lines(run: Run, start: str, end: str) -> list[str]:
+    lines = [line.rstrip() for line in run.pane.history().split("\n")]
+    first = max(i for i, line in enumerate(lines) if start in line)
+    last = max(i for i, line in enumerate(lines) if end in line)
+    return lines[first : last + 1]
+
+
+def test_extension_ui_looks_like_pis(tmp_path: Path) -> None:
+    """Pi's TUI with ``tui_pair.ts`` and ours with ``tui_pair.py``, side by side: notices, the
+    default custom message card, the footer status, the confirm dialog, the blocked call."""
+    runs: dict[str, Run] = {}
+    with ExitStack() as stack:
+        for which, fixture in (("pi", "tui_pair.ts"), ("ours", "tui_pair.py")):
+            folder = tmp_path / which
+            folder.mkdir()
+            args = ("-e", str(FIXTURES / fixture))
+            runs[which] = stack.enter_context(launch(folder, which, PAIR_TURNS, args=args, height=50))
+        for run in runs.values():
+            run.command("/hello")
+        for run in runs.values():
+            run.pane.wait_for("CARD-TEXT for the user")
+            run.pane.wait_for("PAIR-STATUS")
+        notices = {which: _lines(run, "hello as info", "CARD-TEXT") for which, run in runs.items()}
+        assert notices["ours"] == notices["pi"]
+        footers = {which: below_editor(run.pane.screen()) for which, run in runs.items()}
+        assert footers["ours"].split("\n")[-1] == footers["pi"].split("\n")[-1]
+        for run in runs.values():
+            run.submit("run them")
+        for run in runs.values():
+            run.pane.wait_for("Allow `echo allowed`?")
+        dialogs = {which: above_editor_area(run.pane.screen(), "Dangerous command") for which, run in runs.items()}
+        assert dialogs["ours"] == dialogs["pi"]
+        for run in runs.values():
+            run.pane.send("Enter")
+        for run in runs.values():
+            run.pane.wait_for("Allow `echo refused`?")
+            run.pane.send("Down")
+            run.pane.send("Enter")
+        for run in runs.values():
+            run.pane.wait_for("PAIR-DONE")
+        results = {
+            which: [(m["isError"], json.dumps(m["content"])) for m in run.messages() if m["role"] == "toolResult"]
+            for which, run in runs.items()
+        }
+        assert results["ours"] == results["pi"]
+        assert results["pi"][1][0] is True and "Blocked by user" in results["pi"][1][1]
+        files = [run.session_files()[0] for run in runs.values()]
+        for run in runs.values():
+            run.quit()
+    pi_reads_the_same(files)
+
+
+def above_editor_area(screen: str, start: str) -> list[str]:
+    """The dialog in the editor's place: from the line holding ``start`` to the footer (its
+    first line is the working directory)."""
+    lines = [line.rstrip() for line in screen.split("\n")]
+    first = next(i for i, line in enumerate(lines) if start in line)
+    footer = next(i for i, line in enumerate(lines) if i > first and line.endswith("/work"))
+    return lines[first:footer]
