@@ -40,7 +40,7 @@ def above_editor(screen: str) -> str:
 
 def test_every_ui_call_of_an_extension_command_reaches_the_screen(tmp_path: Path) -> None:
     args = ("-e", str(FIXTURES / "tui_showcase.py"))
-    with launch(tmp_path, "ours", [{"text": "fine"}], args=args, height=40) as run:
+    with launch(tmp_path, "ours", [{"text": "fine --> done"}], args=args, height=40) as run:
         pane = run.pane
         pane.wait_for("Warning: Extension shortcut 'ctrl+c' from", everywhere=True)
         # extension commands are offered by / completion, with their descriptions
@@ -102,8 +102,10 @@ def test_every_ui_call_of_an_extension_command_reaches_the_screen(tmp_path: Path
         screen = pane.wait_for("MARK-ENTRY 7")
         assert "[card]" in screen and "CARD-TEXT for the user" in screen  # Pi's default card
         assert "BADGE-RENDERED (badge)" in screen and "ignored text" not in screen
-        run.submit("hello")
-        pane.wait_for("fine")
+        run.submit("hello --> there")
+        pane.wait_for("fine →[assistant] done")
+        pane.wait_for("hello →[user] there")  # display only: the model got the text as typed
+        assert "hello --> there" in user_texts(run.provider.requests[-1]["body"])
         run.quit()
         session = run.session_files()[0]
     entries = [json.loads(line) for line in session.read_text(encoding="utf-8").splitlines()]

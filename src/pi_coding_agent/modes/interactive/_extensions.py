@@ -18,6 +18,7 @@ A renderer returns a list of lines, a string, or a TUI component (anything with
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -59,6 +60,18 @@ class _Lines:
         return
 
 
+def call_renderer(renderer: Callable[..., Any], theme: Theme, *args: Any) -> Any:
+    """``renderer(*args)``, with the theme as one more argument when it takes it (Pi passes
+    ``(message, options, theme)``; ours may leave the theme out)."""
+    try:
+        parameters = inspect.signature(renderer).parameters.values()
+    except (TypeError, ValueError):
+        return renderer(*args)
+    positional = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    takes_more = any(p.kind == p.VAR_POSITIONAL for p in parameters) or len(positional) > len(args)
+    return renderer(*args, theme) if takes_more else renderer(*args)
+
+
 def as_component(rendered: Any) -> Component | None:
     """A renderer's answer as a component (``None`` when it gave nothing)."""
     if rendered is None:
@@ -89,7 +102,7 @@ class CustomMessageView(Container):
         rendered = None
         if self.renderer is not None:
             try:
-                rendered = as_component(self.renderer(self.message, {"expanded": self.expanded}))
+                rendered = as_component(call_renderer(self.renderer, self.theme, self.message, {"expanded": self.expanded}))
             except Exception as error:  # Pi falls back to the default card
                 self.report(error)
         self.children = [Spacer(1), rendered or self._card()]
@@ -125,7 +138,7 @@ class CustomEntryView(Container):
 
     def _rebuild(self) -> None:
         try:
-            component = as_component(self.renderer(self.entry, {"expanded": self.expanded}))
+            component = as_component(call_renderer(self.renderer, self.theme, self.entry, {"expanded": self.expanded}))
         except Exception as error:
             box = Box(1, 1, lambda s: self.theme.bg("customMessageBg", s))
             failure = f"[{self.entry.custom_type}] renderer failed: {error}"
@@ -152,7 +165,7 @@ class ExtensionToolView(ToolExecutionView):
         if renderer is None:
             return None
         try:
-            return as_component(renderer(*args, self._context()))
+            return as_component(call_renderer(renderer, self.theme, *args, self._context()))
         except Exception as error:
             self.report(f"tool:{self.name}:{which}", error)
             return None
@@ -180,7 +193,21 @@ class ExtensionBridge:
     def __init__(self, mode: InteractiveMode) -> None:
         self.mode = mode
         self._listening: ExtensionRunner | None = None
-        self.warned: set[str] = set()
+        runner = self.runner
+        if runner is not None and runner.markdown_transformers():
+            mode.transcript.style.markdown_transform = self.transform_markdown
+
+    def transform_markdown(self, text: str, context: dict[str, Any]) -> str:
+        """Every extension's transformer in load order; one that raises is skipped (Pi's rule)."""
+        runner = self.runner
+        for transformer in runner.markdown_transformers() if runner is not None else ():
+            try:
+                changed = transformer(text, dict(context))
+            except Exception:
+                continue
+            if isinstance(changed, str):
+                text = changed
+        return text
 
     @property
     def runner(self) -> ExtensionRunner | None:

@@ -25,6 +25,7 @@ from pi_coding_agent.messages import BashExecutionMessage, BranchSummaryMessage,
 from pi_coding_agent.modes.interactive.components import (
     AssistantMessageView,
     BashExecutionView,
+    MarkdownTransform,
     SummaryCard,
     ToolExecutionView,
     UserMessageView,
@@ -40,6 +41,8 @@ class TranscriptStyle:
     hide_thinking: bool = False
     tools_expanded: bool = False
     output_pad: int = 1
+    markdown_transform: MarkdownTransform | None = None
+    """The extensions' Markdown transformers, chained (``None`` without any)."""
 
 
 class Transcript:
@@ -132,7 +135,7 @@ class Transcript:
         if isinstance(message, UserMessage):
             text = user_text(message)
             if text:
-                self.add(UserMessageView(text, style.theme, style.markdown))
+                self.add(UserMessageView(text, style.theme, style.markdown, style.markdown_transform))
         elif isinstance(message, BashExecutionMessage):
             view = BashExecutionView(
                 message.command, style.theme, bool(message.exclude_from_context), self.request_render
@@ -183,6 +186,7 @@ class Transcript:
     def _message_start(self, message: object) -> None:
         if isinstance(message, AssistantMessage):
             self.streaming = self._assistant_view(message)
+            self.streaming.is_streaming = True
             self.add(self.streaming)
         elif not isinstance(message, ToolResultMessage):
             self.add_message(message)
@@ -207,6 +211,7 @@ class Transcript:
             # Pi's interactive mode rewrites the reason before the message is stored; so do we,
             # so both write the same file.
             message.error_message = failure
+        self.streaming.is_streaming = False
         self.streaming.update(message)
         if failure is not None:
             for view in self.tools.values():
@@ -216,7 +221,8 @@ class Transcript:
 
     def _assistant_view(self, message: AssistantMessage) -> AssistantMessageView:
         style = self.style
-        view = AssistantMessageView(style.theme, style.markdown, style.hide_thinking, style.output_pad)
+        view = AssistantMessageView(style.theme, style.markdown, style.hide_thinking, style.output_pad,
+                                    style.markdown_transform)  # fmt: skip
         view.update(message)
         return view
 

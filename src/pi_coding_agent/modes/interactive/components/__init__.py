@@ -4,6 +4,7 @@ from pi_coding_agent.modes.interactive.components._footer import Footer
 from pi_coding_agent.modes.interactive.components._messages import (
     AssistantMessageView,
     BashExecutionView,
+    MarkdownTransform,
     SummaryCard,
     UserMessageView,
     notice,
@@ -14,6 +15,7 @@ __all__ = [
     "AssistantMessageView",
     "BashExecutionView",
     "Footer",
+    "MarkdownTransform",
     "SummaryCard",
     "ToolExecutionView",
     "UserMessageView",
