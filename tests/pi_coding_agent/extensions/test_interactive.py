@@ -70,6 +70,8 @@ def test_every_ui_call_of_an_extension_command_reaches_the_screen(tmp_path: Path
         run.command("/decorate")
         screen = pane.wait_for("WIDGET-BELOW")
         assert "WIDGET-ABOVE" in above_editor(screen)
+        # a component as the header (at the top, instead of pi's) and as a widget
+        assert screen.count("CUSTOM-HEADER-OR-WIDGET") == 2 and "pi v" not in screen
         assert "WIDGET-BELOW" in below_editor(screen)
         assert "DECO-STATUS" in below_editor(screen)  # the footer's status line
         pane.wait_for("prefilled by the extension", region="editor")
@@ -280,3 +282,17 @@ def above_editor_area(screen: str, start: str) -> list[str]:
     first = next(i for i, line in enumerate(lines) if start in line)
     footer = next(i for i, line in enumerate(lines) if i > first and line.endswith("/work"))
     return lines[first:footer]
+
+
+def test_a_throwing_extension_is_named_in_the_transcript_and_the_tui_goes_on(tmp_path: Path) -> None:
+    thrower = FIXTURES / "thrower.py"
+    turns = [{"text": "Still here."}, {"text": "And again."}]
+    with launch(tmp_path, "ours", turns, args=("-e", str(thrower)), height=40) as run:
+        run.submit("go")
+        run.pane.wait_for("Still here.")
+        run.submit("more")
+        run.pane.wait_for("And again.")
+        shown = " ".join(run.pane.history().split())  # error lines wrap at the terminal's width
+        for event in ("session_start", "input", "before_agent_start", "turn_start", "context", "turn_end", "agent_end"):
+            assert f'Extension "{thrower}" error: failed in {event}' in shown, event
+        run.quit()
