@@ -48,6 +48,14 @@ def test_every_ui_call_of_an_extension_command_reaches_the_screen(tmp_path: Path
         pane.wait_for("A custom component")
         pane.send("C-u")
         pane.wait_until_gone("A custom component")
+        # and their arguments, from get_argument_completions
+        pane.type("/ask g")
+        pane.wait_for("the color green")
+        assert "the color red" not in pane.screen()
+        pane.send("Tab")
+        pane.wait_for("/ask green", region="editor")
+        pane.send("C-u")
+        pane.wait_until_gone("the color green")
 
         run.command("/ask")
         pane.wait_for("Pick a color")

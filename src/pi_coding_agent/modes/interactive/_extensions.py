@@ -32,7 +32,7 @@ from pi_coding_agent.session import (
     CustomMessageEntry,
     MessageEntry,
 )
-from pi_coding_agent.tui import Box, Component, Container, Markdown, Spacer, Text, matches_key
+from pi_coding_agent.tui import Box, Component, Container, Markdown, Spacer, Suggestion, Text, matches_key
 
 if TYPE_CHECKING:
     from pi_coding_agent.modes.interactive._mode import InteractiveMode
@@ -253,6 +253,31 @@ class ExtensionBridge:
         """``/name ...`` where ``name`` is an extension command."""
         runner = self.runner
         return runner is not None and text.startswith("/") and runner.get_command(text[1:].split(" ", maxsplit=1)[0]) is not None
+
+    def argument_completions(self, name: str, prefix: str) -> list[Suggestion] | None:
+        """What an extension command's ``get_argument_completions(prefix)`` offers: items
+        ``{"value", "label", "description"}`` or strings; an error or a coroutine offers nothing."""
+        runner = self.runner
+        command = runner.get_command(name) if runner is not None else None
+        if command is None or command.get_argument_completions is None:
+            return None
+        try:
+            found = command.get_argument_completions(prefix)
+        except Exception as error:
+            runner.report(command.extension_path, "command_completions", error)  # type: ignore[union-attr]
+            return None
+        if not isinstance(found, list):
+            if inspect.isawaitable(found):
+                getattr(found, "close", lambda: None)()
+            return None
+        items = []
+        for item in found:
+            if isinstance(item, str):
+                items.append(Suggestion(item, item))
+            elif isinstance(item, dict) and isinstance(item.get("value"), str):
+                value = item["value"]
+                items.append(Suggestion(value, str(item.get("label") or value), str(item.get("description") or "")))
+        return items or None
 
     # ------------------------------------------------------------------ shortcuts
 

@@ -154,7 +154,8 @@ class InteractiveMode:
     def _new_editor(self) -> Editor:
         editor = Editor(
             self.keys,
-            Completer(self.runtime.session.cwd, self._commands),
+            Completer(self.runtime.session.cwd, self._commands,
+                      arguments=lambda name, prefix: self.extensions.argument_completions(name, prefix)),
             border=self.editor_border_style,
             selected=lambda s: self.theme.fg("accent", s),
             muted=lambda s: self.theme.fg("dim", s),
