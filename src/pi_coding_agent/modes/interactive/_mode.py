@@ -53,6 +53,7 @@ from pi_coding_agent.tui import (
     ProcessTerminal,
     RgbColor,
     Spacer,
+    Suggestion,
     Terminal,
     Text,
     TuiMode,
@@ -154,8 +155,7 @@ class InteractiveMode:
     def _new_editor(self) -> Editor:
         editor = Editor(
             self.keys,
-            Completer(self.runtime.session.cwd, self._commands,
-                      arguments=lambda name, prefix: self.extensions.argument_completions(name, prefix)),
+            Completer(self.runtime.session.cwd, self._commands, arguments=self._argument_completions),
             border=self.editor_border_style,
             selected=lambda s: self.theme.fg("accent", s),
             muted=lambda s: self.theme.fg("dim", s),
@@ -170,6 +170,9 @@ class InteractiveMode:
         return command_list(
             self.session, skills=self.session.settings.get("enableSkillCommands") is not False
         )
+
+    def _argument_completions(self, name: str, prefix: str) -> list[Suggestion] | None:
+        return self.extensions.argument_completions(name, prefix)  # the bridge comes after the editor
 
     def editor_border_style(self, text: str) -> str:
         if self.editor.get_text().lstrip().startswith("!"):
