@@ -42,6 +42,9 @@ class Runner(Protocol):
     @property
     def on_session_replaced(self) -> Callable[[str, Any], None] | None: ...
 
+    @property
+    def on_shutdown_request(self) -> Callable[[], None] | None: ...
+
 
 async def _call(fn: Callable[..., Any], *args: Any) -> Any:
     """``fn(*args)``, awaited when it is a coroutine (``_runner.call_handler``, which imports this module)."""
@@ -119,6 +122,8 @@ class ExtensionContext:
     def shutdown(self) -> None:
         """Ask for a graceful exit once the agent is idle (a no-op in print mode, as in Pi)."""
         self._runner.shutdown_requested = True
+        if self._runner.on_shutdown_request is not None:
+            self._runner.on_shutdown_request()
 
     def get_context_usage(self) -> Any:
         return self._host().get_context_usage()

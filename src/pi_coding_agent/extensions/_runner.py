@@ -100,6 +100,8 @@ class ExtensionRunner:
         self.on_session_replaced: Callable[[str, Any], None] | None = None
         """The UI shows the session a command context made (``new``, ``fork``, ``resume``,
         ``tree``; with the runtime's result), before ``with_session`` runs."""
+        self.on_shutdown_request: Callable[[], None] | None = None
+        """The interactive UI quits when an extension asks (``ctx.shutdown()``) and the agent is idle."""
         self._error_listeners: list[ErrorListener] = []
         self._handled: set[str] = set()
         self.refresh_handlers()

@@ -116,7 +116,8 @@ def test_every_ui_call_of_an_extension_command_reaches_the_screen(tmp_path: Path
         pane.wait_for("fine →[assistant] done")
         pane.wait_for("hello →[user] there")  # display only: the model got the text as typed
         assert "hello --> there" in user_texts(run.provider.requests[-1]["body"])
-        run.quit()
+        run.command("/bye")  # ctx.shutdown(): pi quits (the agent is idle)
+        pane.wait_for("[exit 0]")
         session = run.session_files()[0]
     entries = [json.loads(line) for line in session.read_text(encoding="utf-8").splitlines()]
     assert [e["customType"] for e in entries if e["type"] == "custom_message"] == ["card", "badge"]

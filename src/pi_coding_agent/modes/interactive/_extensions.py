@@ -231,6 +231,18 @@ class ExtensionBridge:
         runner.on_error(self.show_error)
         runner.on_entry_appended = self.entry_appended
         runner.on_session_replaced = self.replaced
+        runner.on_shutdown_request = self.shutdown_requested
+        self.mode.runtime.subscribe(self._settled)
+
+    def shutdown_requested(self) -> None:
+        """``ctx.shutdown()``: quit now when idle, else once the agent settles (Pi's rule)."""
+        if self.mode.session.is_idle:
+            self.mode.shutdown(0)
+
+    def _settled(self, event: object) -> None:
+        runner = self.runner
+        if getattr(event, "type", "") == "agent_settled" and runner is not None and runner.shutdown_requested:
+            self.mode.shutdown(0)
 
     def replaced(self, action: str, result: Any) -> None:
         """A command context replaced the session (or moved in the tree): show it, as Pi does."""
