@@ -92,6 +92,10 @@ def test_every_ui_call_of_an_extension_command_reaches_the_screen(tmp_path: Path
 
         pane.send("M-k")
         pane.wait_for("shortcut alt+k pressed")
+        run.command("/hotkeys")
+        shown = pane.wait_for("Say so")
+        extensions = shown.split("Extensions")[-1]
+        assert "Alt+K" in extensions and "Ctrl+C" not in extensions  # the refused one is not listed
 
         run.command("/counter")
         pane.wait_for("Counter: 0 (+ to count")

@@ -32,7 +32,17 @@ from pi_coding_agent.session import (
     CustomMessageEntry,
     MessageEntry,
 )
-from pi_coding_agent.tui import Box, Component, Container, Markdown, Spacer, Suggestion, Text, matches_key
+from pi_coding_agent.tui import (
+    Box,
+    Component,
+    Container,
+    Markdown,
+    Spacer,
+    Suggestion,
+    Text,
+    capitalize_keys,
+    matches_key,
+)
 
 if TYPE_CHECKING:
     from pi_coding_agent.modes.interactive._mode import InteractiveMode
@@ -306,6 +316,12 @@ class ExtensionBridge:
             for s in runner.shortcuts()
             if self._reserved(s.key)
         ]
+
+    def shortcut_rows(self) -> list[tuple[str, str]]:
+        """``/hotkeys``'s Extensions table: each usable shortcut and its description (or extension)."""
+        runner = self.runner
+        shortcuts = runner.shortcuts() if runner is not None else []
+        return [(capitalize_keys(s.key), s.description or s.extension_path) for s in shortcuts if not self._reserved(s.key)]
 
     def handle_key(self, data: str) -> bool:
         """Run the extension shortcut ``data`` is (while the editor has the focus)."""
