@@ -40,7 +40,8 @@ def above_editor(screen: str) -> str:
 
 def test_every_ui_call_of_an_extension_command_reaches_the_screen(tmp_path: Path) -> None:
     args = ("-e", str(FIXTURES / "tui_showcase.py"))
-    with launch(tmp_path, "ours", [{"text": "fine --> done"}], args=args, height=40) as run:
+    turns = [{"text": "fine --> done, slowly", "chunk_delay": 0.25}]
+    with launch(tmp_path, "ours", turns, args=args, height=40) as run:
         pane = run.pane
         pane.wait_for("Warning: Extension shortcut 'ctrl+c' from", everywhere=True)
         # extension commands are offered by / completion, with their descriptions
@@ -117,6 +118,7 @@ def test_every_ui_call_of_an_extension_command_reaches_the_screen(tmp_path: Path
         assert "[card]" in screen and "CARD-TEXT for the user" in screen  # Pi's default card
         assert "BADGE-RENDERED (badge)" in screen and "ignored text" not in screen
         run.submit("hello --> there")
+        pane.wait_for("Crunching the numbers")  # set_working_message, while the answer streams
         pane.wait_for("fine →[assistant] done")
         pane.wait_for("hello →[user] there")  # display only: the model got the text as typed
         assert "hello --> there" in user_texts(run.provider.requests[-1]["body"])
