@@ -117,7 +117,9 @@ def test_every_ui_call_of_an_extension_command_reaches_the_screen(tmp_path: Path
         screen = pane.wait_for("MARK-ENTRY 7")
         assert "[card]" in screen and "CARD-TEXT for the user" in screen  # Pi's default card
         assert "BADGE-RENDERED (badge)" in screen and "ignored text" not in screen
-        run.submit("hello --> there")
+        run.command("/swap")
+        pane.wait_for("SHOUT-EDITOR (type and press enter)")
+        run.submit("hello --> there")  # through the replacement editor
         pane.wait_for("Crunching the numbers")  # set_working_message, while the answer streams
         pane.wait_for("fine →[assistant] done")
         pane.wait_for("hello →[user] there")  # display only: the model got the text as typed
@@ -224,9 +226,15 @@ def test_a_command_replacing_the_session_redraws_the_screen(tmp_path: Path) -> N
         assert "carried over: the plan" in screen and "before the handoff" not in screen
         run.submit("and on")
         run.pane.wait_for("second answer")
+        run.command("/forkit")  # before the first user message: its text comes back to the editor
+        run.pane.wait_for("Forked to new session")
+        run.pane.wait_for("carried over: the plan", region="editor")
+        run.pane.wait_for("fork note")  # with_session's message, in the fork's transcript
+        assert "second answer" not in run.pane.screen()
+        run.pane.send("C-u")
         run.quit()
         files = run.session_files()
-    assert len(files) == 2
+    assert len(files) == 2  # the fork holds no answer yet: not written (Pi's rule)
     events = [r["event"] for r in records(record)]
     assert events[:6] == ["session_start", "session_shutdown", "setup", "session_start", "with_session", "returned"]
 

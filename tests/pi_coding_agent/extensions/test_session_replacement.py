@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tests.pi_coding_agent.e2e._harness import OPENAI_MODEL, Sandbox, run_ours, run_pi
-from tests.pi_coding_agent.extensions._support import FIXTURES, records, user_texts
+from tests.pi_coding_agent.extensions._support import FIXTURES, RpcProcess, records, user_texts
 from tests.support import oracle
 from tests.support.scripted_provider import ScriptedProvider
 
@@ -59,3 +59,30 @@ def test_new_session_and_fork_from_a_command_as_pi_does(tmp_path: Path) -> None:
     events = [r["event"] for r in logs["pi"]]
     assert events.index("setup") < events.index("with_session")
     assert bodies["pi"][0] == ["carried over: the plan", "kickoff"]
+
+
+def test_new_session_with_session_over_rpc(tmp_path: Path) -> None:
+    """The same command through ``pi --mode rpc``: the client's next prompt and state are the
+    new session's, and the kickoff prompt ran there."""
+    record = tmp_path / "rpc.jsonl"
+    with ScriptedProvider(SCRIPT) as provider:
+        box = Sandbox.create(tmp_path / "box", provider.base_url)
+        rpc = RpcProcess(box, "--model", OPENAI_MODEL, "-e", str(FIXTURES / "handoff.py"), PI_TEST_RECORD=str(record))
+        try:
+            rpc.send({"id": "s0", "type": "get_state"})
+            before = rpc.read_until(lambda r: r.get("id") == "s0")["data"]
+            rpc.send({"id": "h", "type": "prompt", "message": "/handoff over rpc"})
+            assert rpc.read_until(lambda r: r.get("id") == "h")["success"] is True
+            rpc.send({"id": "s1", "type": "get_state"})
+            after = rpc.read_until(lambda r: r.get("id") == "s1")["data"]
+            rpc.send({"id": "m", "type": "get_messages"})
+            messages = rpc.read_until(lambda r: r.get("id") == "m")["data"]["messages"]
+        finally:
+            assert rpc.close() == 0
+        bodies = [user_texts(r["body"]) for r in provider.requests]
+    assert after["sessionFile"] != before["sessionFile"]
+    assert [m["role"] for m in messages] == ["user", "user", "assistant"]
+    assert bodies == [["carried over: over rpc", "kickoff"]]
+    assert [r["event"] for r in records(record)][:6] == [
+        "session_start", "session_shutdown", "setup", "session_start", "with_session", "returned",
+    ]
