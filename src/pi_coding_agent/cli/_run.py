@@ -482,7 +482,7 @@ def _resources_and_extensions(
 ) -> tuple[LoadedResources, ExtensionRunner | None]:
     """Skills, templates, themes and extension files; the extensions loaded (their flags
     read) into ``into`` (the extensions that decided on trust) or a new runner."""
-    from pi_coding_agent.cli._extensions import load_cli_extensions
+    from pi_coding_agent.cli._extensions import load_cli_extensions, refuse_failed_extensions
     from pi_coding_agent.resource_loader import load_startup_resources
 
     resources, resource_warnings = load_startup_resources(
@@ -501,7 +501,10 @@ def _resources_and_extensions(
     )
     for warning in resource_warnings:
         diagnostics.warn(warning)
-    runner = load_cli_extensions([r.path for r in resources.extensions], session_cwd, parsed, into)
+    runner, failed = load_cli_extensions([r.path for r in resources.extensions], session_cwd, parsed, into)
+    if failed:
+        diagnostics.flush()
+        refuse_failed_extensions(failed)
     if check:
         _check_unknown_flags(parsed)
     if runner is not None:

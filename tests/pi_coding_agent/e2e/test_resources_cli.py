@@ -23,7 +23,6 @@ def test_problems_with_resources_are_warnings_on_stderr(tmp_path: Path) -> None:
         broken = _skill(box.agent_dir, "skills/broken/SKILL.md", "---\ndescription: a: b\n---\nx\n")
         first = _skill(box.agent_dir, "skills/one/SKILL.md", "---\nname: same\ndescription: d\n---\nx\n")
         second = _skill(box.agent_dir, "skills/two/SKILL.md", "---\nname: same\ndescription: d\n---\nx\n")
-        extension = _skill(box.agent_dir, "extensions/gate.py", "")
         done = run_ours(
             box, "--model", OPENAI_MODEL, "--skill", "nowhere", "--prompt-template", "gone.md", "-p", "hi"
         )
@@ -35,7 +34,7 @@ def test_problems_with_resources_are_warnings_on_stderr(tmp_path: Path) -> None:
     assert f'Warning: skill "same" collision: {second} skipped, {first} is used' in lines
     assert f"Warning: {box.work}/nowhere: skill path does not exist" in lines
     assert f"Warning: {box.work}/gone.md: Prompt template path does not exist" in lines
-    assert f"Extension error ({extension}): Extension does not define setup(pi)" in lines
+    # (an extension that cannot load stops the start, as in Pi: extensions/test_errors.py)
 
 
 def test_packages_in_settings_are_installed_at_startup(tmp_path: Path) -> None:
