@@ -113,7 +113,7 @@ class AgentSessionRuntime:
         if runner is None:
             return
         await runner.emit(SessionStartEvent("session_start", reason, previous_file))
-        await runner.emit_resources_discover("startup")
+        await runner.emit_resources_discover("reload" if reason == "reload" else "startup")
 
     async def _may_replace(self, event: Any) -> bool:
         """``False`` when an extension cancels the replacement (``session_before_*``)."""

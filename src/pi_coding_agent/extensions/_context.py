@@ -8,7 +8,7 @@ navigation, switching sessions, reload.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pi_ai import AbortSignal
@@ -44,6 +44,9 @@ class Runner(Protocol):
 
     @property
     def on_shutdown_request(self) -> Callable[[], None] | None: ...
+
+    @property
+    def on_reload(self) -> Callable[[], Awaitable[None]] | None: ...
 
 
 async def _call(fn: Callable[..., Any], *args: Any) -> Any:
@@ -222,13 +225,18 @@ class CommandContext(ExtensionContext):
         return result
 
     async def reload(self) -> None:
-        """Pi re-imports every extension; ours keeps the loaded modules and restarts their session.
+        """``/reload``'s flow where the mode has one (the interactive UI: settings, keys,
+        resources and a rebuilt session); elsewhere the loaded modules restart their session.
 
-        ``session_shutdown`` (reason ``reload``), then ``session_start`` and
-        ``resources_discover`` with reason ``reload``, as Pi emits them.
+        Either way ``session_shutdown`` (reason ``reload``), then ``session_start`` and
+        ``resources_discover`` with reason ``reload``, as Pi emits them; Pi re-imports every
+        extension, ours keeps the loaded modules.
         """
         from pi_coding_agent.extensions._events import SessionStartEvent
 
+        if self._runner.on_reload is not None:
+            await self._runner.on_reload()
+            return
         await self._runner.shutdown("reload")
         await self._runner.emit(SessionStartEvent("session_start", "reload"))
         await self._runner.emit_resources_discover("reload")

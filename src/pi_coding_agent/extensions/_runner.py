@@ -23,7 +23,7 @@ from __future__ import annotations
 import copy
 import inspect
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 import msgspec
@@ -100,6 +100,8 @@ class ExtensionRunner:
         self.on_session_replaced: Callable[[str, Any], None] | None = None
         """The UI shows the session a command context made (``new``, ``fork``, ``resume``,
         ``tree``; with the runtime's result), before ``with_session`` runs."""
+        self.on_reload: Callable[[], Awaitable[None]] | None = None
+        """The mode's ``/reload`` (the interactive UI's), run by ``ctx.reload()``."""
         self.on_shutdown_request: Callable[[], None] | None = None
         """The interactive UI quits when an extension asks (``ctx.shutdown()``) and the agent is idle."""
         self._error_listeners: list[ErrorListener] = []

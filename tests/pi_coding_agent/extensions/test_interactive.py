@@ -232,11 +232,17 @@ def test_a_command_replacing_the_session_redraws_the_screen(tmp_path: Path) -> N
         run.pane.wait_for("fork note")  # with_session's message, in the fork's transcript
         assert "second answer" not in run.pane.screen()
         run.pane.send("C-u")
+        run.command("/reloadit")  # ctx.reload(): the TUI's /reload
+        run.pane.wait_for("Reloaded keybindings, extensions, skills, prompts, themes, and context files")
+        run.pane.wait_until(lambda _: records(record)[-1]["event"] == "reloaded", "ctx.reload() did not return")
         run.quit()
         files = run.session_files()
     assert len(files) == 2  # the fork holds no answer yet: not written (Pi's rule)
-    events = [r["event"] for r in records(record)]
+    events = [r["event"] for r in records(record) if r["event"] != "resources_discover"]
     assert events[:6] == ["session_start", "session_shutdown", "setup", "session_start", "with_session", "returned"]
+    reload = [(r["event"], r.get("reason")) for r in records(record)][-5:]
+    assert reload == [("session_shutdown", "reload"), ("session_start", "reload"),
+                      ("resources_discover", "reload"), ("reloaded", None), ("session_shutdown", "quit")]
 
 
 PAIR_TURNS = [

@@ -47,7 +47,7 @@ def test_new_session_and_fork_from_a_command_as_pi_does(tmp_path: Path) -> None:
             record = tmp_path / f"{side}.jsonl"
             done = run(
                 box, "--model", OPENAI_MODEL, "-e", str(FIXTURES / fixture), "-p", "/handoff the plan", "second",
-                "/forkit", PI_TEST_RECORD=str(record), PI_OFFLINE="1",
+                "/forkit", "/reloadit", PI_TEST_RECORD=str(record), PI_OFFLINE="1",
             )
             assert done.returncode == 0, (side, done.stderr)
             logs[side] = records(record)
@@ -59,6 +59,10 @@ def test_new_session_and_fork_from_a_command_as_pi_does(tmp_path: Path) -> None:
     events = [r["event"] for r in logs["pi"]]
     assert events.index("setup") < events.index("with_session")
     assert bodies["pi"][0] == ["carried over: the plan", "kickoff"]
+    assert [(r["event"], r.get("reason")) for r in logs["pi"]][-5:] == [
+        ("session_shutdown", "reload"), ("session_start", "reload"), ("resources_discover", "reload"),
+        ("reloaded", None), ("session_shutdown", "quit"),
+    ]
 
 
 def test_new_session_with_session_over_rpc(tmp_path: Path) -> None:

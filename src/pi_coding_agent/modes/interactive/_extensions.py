@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from pi_coding_agent.extensions import ExtensionError, ExtensionRunner, call_handler
 from pi_coding_agent.messages import CustomRoleMessage
+from pi_coding_agent.modes.interactive.commands import run_command
 from pi_coding_agent.modes.interactive.components import (
     CustomEntryView,
     CustomMessageView,
@@ -100,6 +101,7 @@ class ExtensionBridge:
         runner.on_entry_appended = self.entry_appended
         runner.on_session_replaced = self.replaced
         runner.on_shutdown_request = self.shutdown_requested
+        runner.on_reload = lambda: run_command(self.mode, "reload", "")
         self.mode.runtime.subscribe(self._settled)
 
     def shutdown_requested(self) -> None:
