@@ -625,7 +625,7 @@ def _session_manager(
     )
 
     try:
-        if parsed.no_session:
+        if parsed.no_session or parsed.help or parsed.list_models is not None:  # nothing to store (Pi's rule)
             return SessionManager.in_memory(cwd, session_id=parsed.session_id)
         if parsed.fork:
             if parsed.session_id and _exact_local_session(parsed.session_id, cwd, session_dir):

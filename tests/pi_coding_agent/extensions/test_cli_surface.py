@@ -51,3 +51,15 @@ def test_help_without_extensions_has_no_extension_section(tmp_path: Path) -> Non
         shown = run_ours(box, *args)
         assert shown.returncode == 0 and shown.stdout.startswith("pi - a coding agent")
         assert "Extension CLI Flags:" not in shown.stdout
+
+
+def test_help_lists_the_flags_of_a_discovered_extension_and_stores_nothing(tmp_path: Path) -> None:
+    box = Sandbox.create(tmp_path, "http://127.0.0.1:9")
+    (box.agent_dir / "extensions").mkdir()
+    (box.agent_dir / "extensions" / "surface.py").write_text((FIXTURES / "cli_surface.py").read_text(), encoding="utf-8")
+    shown = run_ours(box, "--help")
+    assert shown.returncode == 0
+    assert "  --plan                      Start in plan mode" in shown.stdout.split("\n")
+    listed = run_ours(box, "--list-models", "ext-model")
+    assert "ext-provider  ext-model" in listed.stdout
+    assert not (box.agent_dir / "sessions").exists()  # help and --list-models open no session file, as in Pi
