@@ -35,6 +35,7 @@ from pi_coding_agent.agent_session import (
     ThinkingLevelChangedEvent,
 )
 from pi_coding_agent.modes.interactive._actions import AppKeys
+from pi_coding_agent.modes.interactive._extensions import ExtensionBridge
 from pi_coding_agent.modes.interactive._indicators import StatusIndicators
 from pi_coding_agent.modes.interactive._keys import load_keybindings
 from pi_coding_agent.modes.interactive._layout import Layout
@@ -52,6 +53,7 @@ from pi_coding_agent.tui import (
     ProcessTerminal,
     RgbColor,
     Spacer,
+    Suggestion,
     Terminal,
     Text,
     TuiMode,
@@ -107,6 +109,9 @@ class InteractiveMode:
         self.queue = MessageQueue(self)
         self.indicators = StatusIndicators(self)
         self.actions = AppKeys(self)
+        self.extensions = ExtensionBridge(self)
+        self.transcript.custom_view = self.extensions.custom_view
+        self.transcript.tool_view = self.extensions.tool_view
         self.pending_bash: list[BashExecutionView] = []
         self.escape_override: Callable[[], None] | None = None
         self.header_expanded = False
@@ -116,6 +121,8 @@ class InteractiveMode:
         self._problems = [p for p in (key_problem, *self.themes.problems) if p]
         self._unsubscribe = runtime.subscribe(self._on_event)
         runtime.bind_ui(self.ui, "tui")
+        runtime.before_session_start = self.ui.reset
+        self.tui.add_input_listener(self.extensions.handle_key)
         self.tui.add_input_listener(self.actions.handle)
 
     @property
@@ -148,7 +155,7 @@ class InteractiveMode:
     def _new_editor(self) -> Editor:
         editor = Editor(
             self.keys,
-            Completer(self.runtime.session.cwd, self._commands),
+            Completer(self.runtime.session.cwd, self._commands, arguments=self._argument_completions),
             border=self.editor_border_style,
             selected=lambda s: self.theme.fg("accent", s),
             muted=lambda s: self.theme.fg("dim", s),
@@ -163,6 +170,9 @@ class InteractiveMode:
         return command_list(
             self.session, skills=self.session.settings.get("enableSkillCommands") is not False
         )
+
+    def _argument_completions(self, name: str, prefix: str) -> list[Suggestion] | None:
+        return self.extensions.argument_completions(name, prefix)  # the bridge comes after the editor
 
     def editor_border_style(self, text: str) -> str:
         if self.editor.get_text().lstrip().startswith("!"):
@@ -189,6 +199,7 @@ class InteractiveMode:
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGTERM, signal.SIGHUP):
             loop.add_signal_handler(signum, self.shutdown, 0)
+        await self.extensions.start()
         if initial_message is not None:
             self.start_prompt(initial_message, list(initial_images))
         try:
@@ -252,7 +263,7 @@ class InteractiveMode:
         transcript = self.transcript
         transcript.clear()
         transcript.cwd = self.session.cwd
-        transcript.render_messages(self.session.messages)
+        transcript.render_messages(self.extensions.with_entries(self.session.messages))
         manager = self.session.session_manager
         if not self.session.settings.project_trusted:
             from pi_coding_agent.settings import needs_project_trust
@@ -278,8 +289,8 @@ class InteractiveMode:
         self.footer.invalidate()
 
     def rebind(self) -> None:
-        """The runtime replaced the session: show the new one, reset what belonged to the old."""
-        self.ui.reset()
+        """The runtime replaced the session: show the new one, reset what belonged to the old
+        (the extensions' UI went before the new session started: ``before_session_start``)."""
         self.indicators.clear()
         self.queue.held.clear()
         self.pending_bash.clear()

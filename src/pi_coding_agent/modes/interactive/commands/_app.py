@@ -226,7 +226,11 @@ def _hotkeys_markdown(mode: InteractiveMode) -> str:
         (k("app.message.dequeue"), "Restore queued messages"), (k("app.clipboard.pasteImage"), "Paste image or text from clipboard"),
         ("/", "Slash commands"), ("!", "Run bash command"), ("!!", "Run bash command (excluded from context)"),
     ]  # fmt: skip
-    return "\n\n".join((table("Navigation", navigation), table("Editing", editing), table("Other", other)))
+    tables = [table("Navigation", navigation), table("Editing", editing), table("Other", other)]
+    extension_keys = mode.extensions.shortcut_rows()
+    if extension_keys:
+        tables.append(table("Extensions", extension_keys))
+    return "\n\n".join(tables)
 
 
 def _card(mode: InteractiveMode, title: str, markdown: str) -> None:
