@@ -164,8 +164,14 @@ def parse_key(data: str) -> str | None:
 
 def matches_key(data: str, spec: str) -> bool:
     """Whether input ``data`` is the key ``spec`` (``"ctrl+c"``, ``"shift+tab"``, ``"enter"``)."""
-    key = parse_key(data)
+    key = parse_key(data) or shifted_letter(data)
     return key is not None and key == normalize_key(spec)
+
+
+def shifted_letter(data: str) -> str | None:
+    """``shift+l`` for ``L``: legacy terminals send Shift+letter as the capital letter, which
+    is text to the editor but matches a ``shift+<letter>`` binding, as in Pi."""
+    return f"shift+{data.lower()}" if len(data) == 1 and data.isalpha() and data.isupper() else None
 
 
 def is_printable(data: str) -> bool:

@@ -1,5 +1,5 @@
 """Application commands: ``/settings``, ``/trust``, ``/reload``, ``/hotkeys``, ``/changelog``,
-``/login``, ``/logout``, ``/quit``."""
+``/quit``."""
 
 from __future__ import annotations
 
@@ -21,10 +21,6 @@ if TYPE_CHECKING:
 
 CHANGELOG = Path(__file__).resolve().parents[1] / "CHANGELOG.md"
 RELOADED = "Reloaded keybindings, extensions, skills, prompts, themes, and context files"
-LOGIN_NOT_BUILT = (
-    "/{0} is not available yet in this version: sign-in flows are not built. Put an API key in the "
-    "environment (e.g. ANTHROPIC_API_KEY) or in {1}, or add a provider to models.json."
-)
 
 
 def _setting_values(mode: InteractiveMode) -> dict[str, str]:
@@ -254,19 +250,11 @@ async def changelog(mode: InteractiveMode, _: str) -> None:
     _card(mode, "What's New", body)
 
 
-async def login(mode: InteractiveMode, _: str) -> None:
-    mode.transcript.warning(LOGIN_NOT_BUILT.format("login", mode.agent_dir / "auth.json"))
-
-
-async def logout(mode: InteractiveMode, _: str) -> None:
-    mode.transcript.warning(LOGIN_NOT_BUILT.format("logout", mode.agent_dir / "auth.json"))
-
-
 async def quit_pi(mode: InteractiveMode, _: str) -> None:
     mode.shutdown(0)
 
 
 HANDLERS = {
     "settings": settings, "trust": trust, "reload": reload, "hotkeys": hotkeys, "changelog": changelog,
-    "login": login, "logout": logout, "quit": quit_pi,
+    "quit": quit_pi,
 }  # fmt: skip

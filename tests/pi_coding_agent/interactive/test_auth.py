@@ -1,0 +1,118 @@
+"""``/login`` and ``/logout`` in the real ``pi`` in tmux (ours and Pi's own): a device-code
+sign-in to Kimi For Coding against the fake authorization server on 127.0.0.1 (both honour
+``KIMI_CODE_OAUTH_HOST``), an API key typed for OpenAI, then ``/logout`` of the first.
+What ends up in ``auth.json`` is checked after each step."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.pi_coding_agent.interactive._scenario import Run, launch
+from tests.support.fake_auth_server import FakeAuthServer
+
+pytestmark = pytest.mark.timeout(600)
+
+
+@pytest.fixture(params=["ours", "pi"])
+def which(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+def _auth(run: Run) -> dict[str, Any]:
+    path = run.sandbox.agent_dir / "auth.json"
+    try:
+        return dict(json.loads(path.read_text(encoding="utf-8") or "{}"))
+    except (OSError, json.JSONDecodeError):
+        return {}  # not written yet, or caught mid-write
+
+
+def test_login_with_a_device_code_and_a_key_then_logout(tmp_path: Path, which: str) -> None:
+    with (
+        FakeAuthServer("kimi-coding") as kimi,
+        launch(
+            tmp_path, which, [{"text": "unused"}], env={"KIMI_CODE_OAUTH_HOST": kimi.url}, height=40
+        ) as run,
+    ):
+        pane = run.pane
+        run.command("/login")
+        pane.wait_for("Select authentication method:")
+        pane.wait_for("→ Sign in with an account")
+        pane.send("Enter")
+        pane.wait_for("Select provider to configure:")
+        pane.type("kimi")
+        pane.wait_for("→ Kimi For Coding • unconfigured")
+        pane.send("Enter")
+        pane.wait_for("Login to Kimi For Coding")
+        screen = pane.wait_for("Waiting for authentication...")
+        assert "Enter code: CODE-0001" in screen
+        assert _auth(run) == {}  # nothing is stored before the user approved
+        kimi.approve("CODE-0001")
+        pane.wait_for("Logged in to Kimi For Coding. Credentials saved to")
+        stored = _auth(run)["kimi-coding"]
+        assert stored["type"] == "oauth" and stored["access"] == kimi.access_tokens[-1]
+
+        run.command("/login")
+        pane.wait_for("→ Sign in with an account")
+        pane.send("Down")
+        pane.wait_for("→ Sign in with an API key")
+        pane.send("Enter")
+        pane.wait_for("Select provider to configure:")
+        pane.type("OpenAI")
+        pane.wait_for("→ OpenAI • unconfigured")
+        pane.send("Enter")
+        pane.wait_for("Enter OpenAI API key")
+        pane.type("sk-typed-in-the-tui")
+        pane.wait_for("sk-typed-in-the-tui")
+        pane.send("Enter")
+        pane.wait_for("Saved API key for OpenAI. Credentials saved to")
+        assert _auth(run)["openai"] == {"type": "api_key", "key": "sk-typed-in-the-tui"}
+
+        run.command("/logout")
+        pane.wait_for("Select provider to logout:")
+        screen = pane.wait_for("→ Kimi For Coding [subscription] ✓ configured")
+        assert "OpenAI [API key] ✓ configured" in screen
+        pane.send("Enter")
+        pane.wait_for("Logged out of Kimi For Coding")
+        assert list(_auth(run)) == ["openai"]
+        run.command("/logout")
+        pane.wait_for("→ OpenAI ✓ configured")
+        pane.send("Escape")
+        pane.wait_until_gone("Select provider to logout:")
+        assert list(_auth(run)) == ["openai"]  # Escape removed nothing
+        run.quit()
+
+
+def test_escape_cancels_a_sign_in_and_logout_with_nothing_stored(tmp_path: Path, which: str) -> None:
+    with (
+        FakeAuthServer("kimi-coding") as kimi,
+        launch(
+            tmp_path, which, [{"text": "unused"}], env={"KIMI_CODE_OAUTH_HOST": kimi.url}, height=40
+        ) as run,
+    ):
+        pane = run.pane
+        run.command("/logout")
+        pane.wait_for("No stored credentials to remove.")
+        pane.type("/login kimi-coding")
+        pane.wait_for("/login kimi-coding", region="editor")
+        pane.send("Enter")  # Pi's argument completion takes the first Enter (it completes the name)
+        time.sleep(1.0)
+        if "/login" in pane.editor():
+            pane.send("Enter")
+        pane.wait_for("Select authentication method for Kimi For Coding:")
+        pane.wait_for("→ Sign in with Kimi Code")  # the flow's own label for the account choice
+        pane.send("Enter")
+        pane.wait_for("Waiting for authentication...")
+        pane.send("Escape")
+        pane.wait_until_gone("Login to Kimi For Coding")
+        kimi.approve()
+        run.submit("still here")
+        pane.wait_for("unused")
+        assert "kimi-coding" not in _auth(run)
+        # Escape while the device code is polled aborts the poll, which Pi reports as a failure.
+        assert "Error: Failed to login to Kimi For Coding: This operation was aborted" in pane.screen()
+        run.quit()
