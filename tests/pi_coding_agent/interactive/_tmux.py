@@ -45,8 +45,11 @@ class TmuxPane:
         env: dict[str, str],
         width: int = 100,
         height: int = 30,
+        *,
+        extended_keys: bool = False,
     ) -> None:
-        """Run ``command`` in a new pane (``None``: an interactive bash, for job control)."""
+        """Run ``command`` in a new pane (``None``: an interactive bash, for job control); with
+        ``extended_keys``, tmux forwards modified keys (Shift+Enter) to a program that asks."""
         self.tmux = require_tmux()
         self.socket = f"pi-test-{uuid.uuid4().hex[:8]}"
         exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
@@ -55,6 +58,8 @@ class TmuxPane:
         else:
             # The pane runs the program, then records its exit status and stays open for capture.
             script = f'cd {shlex.quote(str(cwd))} && env -i {exports} {shlex.join(command)}; echo "[exit $?]"; sleep 600'
+        if extended_keys:  # a server option, set before the pane's program starts and asks for it
+            self._run("-f", "/dev/null", "start-server", ";", "set-option", "-s", "extended-keys", "on")
         self._run("-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", str(width), "-y", str(height), script)
         self._run("set-option", "-t", "t", "history-limit", "20000")
         self._run("set-option", "-s", "set-clipboard", "on")
