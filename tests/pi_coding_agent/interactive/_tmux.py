@@ -10,6 +10,7 @@ import os
 import shlex
 import shutil
 import subprocess
+import tempfile
 import time
 import uuid
 from collections.abc import Callable
@@ -47,9 +48,11 @@ class TmuxPane:
         height: int = 30,
         *,
         extended_keys: bool = False,
+        background: str | None = None,
     ) -> None:
         """Run ``command`` in a new pane (``None``: an interactive bash, for job control); with
-        ``extended_keys``, tmux forwards modified keys (Shift+Enter) to a program that asks."""
+        ``extended_keys``, tmux forwards modified keys (Shift+Enter) to a program that asks;
+        with ``background`` (a tmux colour), the panes have it and tmux answers ``OSC 11``."""
         self.tmux = require_tmux()
         self.socket = f"pi-test-{uuid.uuid4().hex[:8]}"
         exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
@@ -58,9 +61,13 @@ class TmuxPane:
         else:
             # The pane runs the program, then records its exit status and stays open for capture.
             script = f'cd {shlex.quote(str(cwd))} && env -i {exports} {shlex.join(command)}; echo "[exit $?]"; sleep 600'
-        if extended_keys:  # a server option, set before the pane's program starts and asks for it
-            self._run("-f", "/dev/null", "start-server", ";", "set-option", "-s", "extended-keys", "on")
-        self._run("-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", str(width), "-y", str(height), script)
+        # Options in the server's configuration, there before the pane's program asks about them.
+        config = [line for on, line in ((extended_keys, "set -s extended-keys on"),
+                                        (background is not None, f"set -g window-style bg={background}")) if on]  # fmt: skip
+        self.config = Path(tempfile.mkstemp(prefix="pi-test-tmux-", suffix=".conf")[1]) if config else None
+        if self.config is not None:
+            self.config.write_text("\n".join(config) + "\n", encoding="utf-8")
+        self._run("-f", str(self.config or "/dev/null"), "new-session", "-d", "-s", "t", "-x", str(width), "-y", str(height), script)
         self._run("set-option", "-t", "t", "history-limit", "20000")
         self._run("set-option", "-s", "set-clipboard", "on")
 
@@ -127,3 +134,5 @@ class TmuxPane:
 
     def close(self) -> None:
         self._run("kill-server")
+        if self.config is not None:
+            self.config.unlink(missing_ok=True)

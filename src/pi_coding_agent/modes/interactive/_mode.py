@@ -43,7 +43,12 @@ from pi_coding_agent.modes.interactive._styles import markdown_theme
 from pi_coding_agent.modes.interactive._themes import ThemeChoice, appearance_for, load_theme_choice
 from pi_coding_agent.modes.interactive._transcript import Transcript, TranscriptStyle, user_text
 from pi_coding_agent.modes.interactive._ui import EditorComponent, InteractiveUI
-from pi_coding_agent.modes.interactive.commands import command_list, run_command, split_command
+from pi_coding_agent.modes.interactive.commands import (
+    command_list,
+    run_command,
+    split_command,
+    startup_changelog,
+)
 from pi_coding_agent.modes.interactive.components import BashExecutionView, Footer
 from pi_coding_agent.tui import (
     TUI,
@@ -183,6 +188,7 @@ class InteractiveMode:
         self.render_session()
         for problem in self._problems:
             self.transcript.warning(problem)
+        startup_changelog(self)
         self.tui.start()
         self.tui.set_focus(self.editor)
         self._detect_background()

@@ -72,4 +72,18 @@ async def run_command(mode: InteractiveMode, name: str, arguments: str) -> None:
     await _handlers()[name](mode, arguments)
 
 
-__all__ = ["BUILTIN_COMMANDS", "TAKES_ARGUMENTS", "command_list", "run_command", "split_command"]
+def startup_changelog(mode: InteractiveMode) -> None:
+    """What's new since the version last started (Pi's notice after an update)."""
+    from pi_coding_agent.modes.interactive.commands import _app
+
+    _app.startup_changelog(mode)
+
+
+__all__ = [
+    "BUILTIN_COMMANDS",
+    "TAKES_ARGUMENTS",
+    "command_list",
+    "run_command",
+    "split_command",
+    "startup_changelog",
+]
