@@ -101,6 +101,11 @@ class TmuxPane:
         """Everything the terminal holds: scrollback and screen."""
         return self._run("capture-pane", "-p", "-t", "t", "-S", "-20000")
 
+    def record_output(self, path: Path) -> None:
+        """From now on, append every byte the program writes to the terminal to ``path``
+        (escape sequences included, such as images tmux does not draw)."""
+        self._run("pipe-pane", "-o", "-t", "t", f"cat >> {shlex.quote(str(path))}")
+
     def clipboard(self) -> str:
         """The newest tmux paste buffer (filled by an ``OSC 52`` clipboard write)."""
         return self._run("show-buffer")

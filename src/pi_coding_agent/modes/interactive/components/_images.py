@@ -1,8 +1,9 @@
 """Images inline in terminals that can show them (Kitty graphics, iTerm2), a text line elsewhere.
 
 Support is judged from the environment as Pi does (``PI_IMAGE_PROTOCOL`` forces it:
-``kitty``, ``iterm2``, ``none``). Inside tmux neither protocol reaches the terminal, so
-tmux gets the text fallback.
+``kitty``, ``iterm2``, ``none``). Inside tmux (or screen) neither protocol reaches the
+terminal, so they get the text line, ``[Image: [image/png] 3x2]``, which joins the tool's
+text output (shown where the tool shows its output) instead of being drawn below it.
 """
 
 from __future__ import annotations
@@ -10,30 +11,30 @@ from __future__ import annotations
 import base64
 import os
 import struct
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from pi_coding_agent.modes.interactive.theme import Theme
 
 IMAGE_WIDTH_CELLS = 60
 
 
 def image_protocol(env: dict[str, str] | None = None) -> str | None:
+    """``kitty``, ``iterm2`` or ``None`` (text instead), judged from the environment as Pi does."""
     env = dict(os.environ) if env is None else env
-    forced = env.get("PI_IMAGE_PROTOCOL", "auto").lower()
+    forced = env.get("PI_IMAGE_PROTOCOL", "").lower()
     if forced in ("kitty", "iterm2"):
         return forced
-    if forced in ("none", "0", "false"):
+    if forced in ("none", "0"):
         return None
-    if env.get("TMUX"):
+    program = env.get("TERM_PROGRAM", "").lower()
+    term = env.get("TERM", "").lower()
+    if env.get("TMUX") or term.startswith(("tmux", "screen")):
         return None
-    if (
-        env.get("KITTY_WINDOW_ID")
-        or env.get("TERM") == "xterm-kitty"
-        or env.get("TERM_PROGRAM") in ("ghostty", "WezTerm")
-    ):
+    kitty = (
+        env.get("KITTY_WINDOW_ID") or env.get("GHOSTTY_RESOURCES_DIR") or env.get("WEZTERM_PANE")
+        or env.get("WARP_SESSION_ID") or env.get("WARP_TERMINAL_SESSION_UUID")
+        or program in ("kitty", "ghostty", "wezterm", "warpterminal") or "ghostty" in term
+    )  # fmt: skip
+    if kitty:
         return "kitty"
-    if env.get("TERM_PROGRAM") == "iTerm.app":
+    if env.get("ITERM_SESSION_ID") or program == "iterm.app":
         return "iterm2"
     return None
 
@@ -52,12 +53,16 @@ def image_size(data: str, mime_type: str) -> tuple[int, int] | None:
     return None
 
 
-def image_lines(data: str, mime_type: str, width: int, theme: Theme, show: bool) -> list[str]:
+def image_fallback(data: str, mime_type: str) -> str:
+    """The line standing for an image a terminal cannot show (Pi's wording)."""
     size = image_size(data, mime_type)
-    protocol = image_protocol() if show else None
-    if protocol is None:
-        dims = f" {size[0]}x{size[1]}" if size else ""
-        return [theme.fg("muted", f"[Image: {mime_type}{dims}]")]
+    return f"[Image: [{mime_type}]{f' {size[0]}x{size[1]}' if size else ''}]"
+
+
+def image_lines(data: str, mime_type: str, width: int, protocol: str) -> list[str]:
+    """The image drawn with ``protocol`` (``kitty``, ``iterm2``): the escape sequence on the
+    first line, then blank lines for the rows it covers."""
+    size = image_size(data, mime_type)
     cells = min(IMAGE_WIDTH_CELLS, width)
     rows = max(1, round(cells * size[1] / size[0] / 2)) if size else cells // 2
     if protocol == "iterm2":
