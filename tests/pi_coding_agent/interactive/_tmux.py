@@ -93,9 +93,10 @@ class TmuxPane:
     def screen(self) -> str:
         return self._run("capture-pane", "-p", "-t", "t")
 
-    def styled_screen(self) -> str:
-        """The screen with its colours and styles (``capture-pane -e``)."""
-        return self._run("capture-pane", "-p", "-e", "-t", "t")
+    def styled_screen(self, blanks: bool = False) -> str:
+        """The screen with its colours and styles (``capture-pane -e``); with ``blanks``, the
+        trailing blank cells too (a background colour reaching the line's end)."""
+        return self._run("capture-pane", "-p", "-e", *(["-N"] if blanks else []), "-t", "t")
 
     def history(self) -> str:
         """Everything the terminal holds: scrollback and screen."""
@@ -105,6 +106,10 @@ class TmuxPane:
         """From now on, append every byte the program writes to the terminal to ``path``
         (escape sequences included, such as images tmux does not draw)."""
         self._run("pipe-pane", "-o", "-t", "t", f"cat >> {shlex.quote(str(path))}")
+
+    def styled_history(self, blanks: bool = False) -> str:
+        """Scrollback and screen with their colours and styles (``blanks``: as ``styled_screen``)."""
+        return self._run("capture-pane", "-p", "-e", *(["-N"] if blanks else []), "-t", "t", "-S", "-20000")
 
     def clipboard(self) -> str:
         """The newest tmux paste buffer (filled by an ``OSC 52`` clipboard write)."""
