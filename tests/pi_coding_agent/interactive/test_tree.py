@@ -151,7 +151,7 @@ def test_tree_labels_are_shown_filtered_and_stored(tmp_path: Path, which: str) -
         pane.wait_for("› • [checkpoint] assistant: answer one")
         pane.type("L")
         pane.wait_for("Label (empty to remove):")
-        pane.send("C-e", "C-u", "Enter")  # emptied: the label is removed
+        pane.send("C-k", "Enter")  # the cursor starts at the beginning: emptied, the label goes
         pane.wait_for("› • assistant: answer one")
         pane.send("Escape")
         pane.wait_until_gone("Session Tree")

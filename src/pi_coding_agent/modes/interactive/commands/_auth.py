@@ -191,9 +191,33 @@ async def _run_login(mode: InteractiveMode, row: ProviderRow) -> None:
         mode.transcript.error(f"{failed} {row.name}: {error}")
         return
     done()
+    selected, problem = await _pick_model(mode, row.provider, f"{action} {row.name}")
     mode.update_provider_count()
     mode.footer.invalidate()
-    mode.transcript.status(f"{action} {row.name}. Credentials saved to {_credentials(mode).storage.path}")
+    chosen = f" Selected {selected}." if selected else ""
+    mode.transcript.status(f"{action} {row.name}.{chosen} Credentials saved to {_credentials(mode).storage.path}")
+    if problem:
+        mode.transcript.error(problem)
+
+
+async def _pick_model(mode: InteractiveMode, provider: str, action: str) -> tuple[str | None, str | None]:
+    """Without a model yet, the provider's default becomes the model (and the saved default),
+    as after Pi's sign-in; ``(model id, problem)``."""
+    from pi_coding_agent.model_registry import DEFAULT_MODEL_PER_PROVIDER
+
+    if mode.session.model is not None:
+        return None, None
+    wanted = DEFAULT_MODEL_PER_PROVIDER.get(provider)
+    if wanted is None:
+        return None, f'{action}, but no default model is configured for provider "{provider}". Use /model to select a model.'
+    models = [m for m in mode.session.catalog.available() if m.provider == provider]
+    if not models:
+        return None, f"{action}, but no models are available for that provider. Use /model to select a model."
+    model = next((m for m in models if m.id == wanted), None)
+    if model is None:
+        return None, f'{action}, but its default model "{wanted}" is not available. Use /model to select a model.'
+    await mode.session.set_model(model, persist=True)
+    return model.id, None
 
 
 async def _choose(mode: InteractiveMode, dialog: LoginDialog, question: AuthPrompt) -> str:
