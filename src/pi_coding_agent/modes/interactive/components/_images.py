@@ -39,17 +39,61 @@ def image_protocol(env: dict[str, str] | None = None) -> str | None:
     return None
 
 
-def image_size(data: str, mime_type: str) -> tuple[int, int] | None:
+def _decoded(data: str, chars: int | None = None) -> bytes:
+    part = data if chars is None else data[:chars]
     try:
-        raw = base64.b64decode(data[:400] + "=" * (-len(data[:400]) % 4))
+        return base64.b64decode(part + "=" * (-len(part) % 4))
     except ValueError:
+        return b""
+
+
+def _jpeg_size(raw: bytes) -> tuple[int, int] | None:
+    """From the first baseline/extended/progressive frame header (SOF0-2), walking the segments."""
+    if raw[:2] != b"\xff\xd8":
         return None
+    offset = 2
+    while offset < len(raw) - 9:
+        if raw[offset] != 0xFF:
+            offset += 1
+            continue
+        if 0xC0 <= raw[offset + 1] <= 0xC2:
+            height, width = struct.unpack(">HH", raw[offset + 5 : offset + 9])
+            return width, height
+        (length,) = struct.unpack(">H", raw[offset + 2 : offset + 4])
+        if length < 2:
+            return None
+        offset += 2 + length
+    return None
+
+
+def _webp_size(raw: bytes) -> tuple[int, int] | None:
+    if len(raw) < 30 or raw[:4] != b"RIFF" or raw[8:12] != b"WEBP":
+        return None
+    chunk = raw[12:16]
+    if chunk == b"VP8 ":  # lossy: 14-bit sizes in the frame header
+        width, height = struct.unpack("<HH", raw[26:30])
+        return width & 0x3FFF, height & 0x3FFF
+    if chunk == b"VP8L":  # lossless: two 14-bit fields, each one less than the size
+        (bits,) = struct.unpack("<I", raw[21:25])
+        return (bits & 0x3FFF) + 1, ((bits >> 14) & 0x3FFF) + 1
+    if chunk == b"VP8X":  # extended: 24-bit fields, each one less than the size
+        return int.from_bytes(raw[24:27], "little") + 1, int.from_bytes(raw[27:30], "little") + 1
+    return None
+
+
+def image_size(data: str, mime_type: str) -> tuple[int, int] | None:
+    """``(width, height)`` in pixels of a base64 PNG, JPEG, GIF or WebP image, or ``None``."""
+    if mime_type == "image/jpeg":
+        return _jpeg_size(_decoded(data))  # the frame header may follow large metadata
+    raw = _decoded(data, 64)
     if mime_type == "image/png" and raw[:8] == b"\x89PNG\r\n\x1a\n" and len(raw) >= 24:
         width, height = struct.unpack(">II", raw[16:24])
         return int(width), int(height)
     if mime_type == "image/gif" and len(raw) >= 10:
         width, height = struct.unpack("<HH", raw[6:10])
         return int(width), int(height)
+    if mime_type == "image/webp":
+        return _webp_size(raw)
     return None
 
 
