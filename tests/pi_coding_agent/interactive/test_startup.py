@@ -1,5 +1,5 @@
 """What the real ``pi`` shows as it starts, in tmux (ours and Pi's own): ``quietStartup``
-hides the header; the theme follows the terminal's background when none is set (tmux
+hides the header (``--verbose`` brings it back); the theme follows the terminal's background when none is set (tmux
 answering ``OSC 11``, or ``COLORFGBG``) and the choice is saved; ``/changelog`` lists the
 changelog's entries oldest first, and after an update the new entries are shown once."""
 
@@ -35,6 +35,10 @@ def test_quiet_startup_hides_the_header(tmp_path: Path, which: str) -> None:
         run.quit()
     with launch(tmp_path / "loud", which, TURNS) as run:
         assert HEADER_HINT in run.pane.screen()  # the same start without the setting has it
+        run.quit()
+    with launch(tmp_path / "verbose", which, TURNS, settings={"quietStartup": True}, args=("--verbose",)) as run:
+        # --verbose shows it in spite of the setting, with the full startup help
+        assert "escape to interrupt" in run.pane.screen()
         run.quit()
 
 

@@ -81,8 +81,10 @@ class InteractiveMode:
         theme_paths: Sequence[str] = (),
         tui_mode: TuiMode | None = None,
         reload_resources: ReloadResources | None = None,
+        verbose: bool = False,
     ) -> None:
         self.runtime = runtime
+        self.verbose = verbose
         self.agent_dir = agent_dir
         self.version = version
         self.reload_resources = reload_resources
@@ -114,7 +116,7 @@ class InteractiveMode:
         self.actions = AppKeys(self)
         self.pending_bash: list[BashExecutionView] = []
         self.escape_override: Callable[[], None] | None = None
-        self.header_expanded = False
+        self.header_expanded = verbose  # as Pi: --verbose starts with the full startup help
         self._exit = asyncio.Event()
         self._exit_code = 0
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -245,7 +247,7 @@ class InteractiveMode:
         if self.ui.custom_header is not None:
             header.add_child(self.ui.custom_header)
             return
-        if self._flag("quietStartup"):
+        if self._flag("quietStartup") and not self.verbose:
             return
         from pi_coding_agent.modes.interactive._header import header_text
 
