@@ -1,11 +1,14 @@
 """``/login`` and ``/logout`` in the real ``pi`` in tmux (ours and Pi's own): a device-code
 sign-in to Kimi For Coding against the fake authorization server on 127.0.0.1 (both honour
-``KIMI_CODE_OAUTH_HOST``), an API key typed for OpenAI, then ``/logout`` of the first.
+``KIMI_CODE_OAUTH_HOST``), an API key typed for OpenAI, then ``/logout`` of the first; and
+(ours only) Anthropic's sign-in through the browser and the local callback.
 What ends up in ``auth.json`` is checked after each step."""
 
 from __future__ import annotations
 
 import json
+import os
+import stat
 import time
 from pathlib import Path
 from typing import Any
@@ -116,3 +119,41 @@ def test_escape_cancels_a_sign_in_and_logout_with_nothing_stored(tmp_path: Path,
         # Escape while the device code is polled aborts the poll, which Pi reports as a failure.
         assert "Error: Failed to login to Kimi For Coding: This operation was aborted" in pane.screen()
         run.quit()
+
+
+BROWSER = """#!/bin/sh
+# The user's browser: open the page (the user approves at once) and follow it to the callback.
+printf '%s\\n' "$1" >> "$PI_TEST_OPENED"
+exec python3 -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=10).read()' "$1"
+"""
+
+
+def test_login_through_the_browser_and_the_local_callback(tmp_path: Path) -> None:
+    """Ours only: Pi's Anthropic endpoints cannot be pointed at a local server. The URL goes
+    to ``xdg-open`` (a stand-in that plays the browser); the callback ends the sign-in while
+    the dialog still offers to paste the code."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    opener = bin_dir / "xdg-open"
+    opener.write_text(BROWSER, encoding="utf-8")
+    opener.chmod(opener.stat().st_mode | stat.S_IEXEC)
+    opened = tmp_path / "opened.txt"
+    with FakeAuthServer("anthropic") as anthropic:
+        env = {
+            anthropic.override_variable: anthropic.url, "PI_OAUTH_CALLBACK_PORT": "0", "PI_TEST_OPENED": str(opened),
+            "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
+        }  # fmt: skip
+        with launch(tmp_path, "ours", [{"text": "unused"}], env=env, height=40) as run:
+            pane = run.pane
+            run.command("/login")
+            pane.wait_for("→ Sign in with an account")
+            pane.send("Enter")
+            pane.type("claude")
+            pane.wait_for("→ Anthropic • unconfigured")
+            pane.send("Enter")
+            pane.wait_for("Logged in to Anthropic. Credentials saved to")
+            stored = _auth(run)["anthropic"]
+            assert stored["type"] == "oauth" and stored["access"] == anthropic.access_tokens[-1]
+            [url] = opened.read_text(encoding="utf-8").split()
+            assert url.startswith(f"{anthropic.url}/oauth/authorize?")
+            run.quit()
