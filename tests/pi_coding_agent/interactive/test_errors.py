@@ -1,6 +1,7 @@
 """Provider errors on screen in the real ``pi`` in tmux (ours and Pi's own): a 503 that the
-automatic retry gets past (the retry line counting down, then the answer), and one that
-outlasts the retries (the error shown in the transcript, the editor usable after it)."""
+automatic retry gets past (the retry line counting down, then the answer), one that
+outlasts the retries (the error shown in the transcript, the editor usable after it), and a
+retry cancelled with Escape during its countdown."""
 
 from __future__ import annotations
 
@@ -42,6 +43,10 @@ def test_a_503_is_retried_with_a_countdown_then_a_final_error(tmp_path: Path, wh
         pane.wait_until_gone("Retrying")
         assert screen.count(SHOWN) == 4  # the first prompt's failure, this one's and its two retries
         run.submit("after the error")  # the editor takes a prompt again (its answer fails too)
+        pane.wait_for("Retrying (1/2) in 2s...", poll=0.01)
+        pane.send("Escape")  # cancels the retry
+        pane.wait_until_gone("Retrying")
+        pane.wait_for("Error: Retry failed after 1 attempts: Retry cancelled")  # Pi's words, "1 attempts" too
         run.quit()
     failed = [m for m in run.messages() if m["role"] == "assistant" and m.get("stopReason") == "error"]
     assert failed and all("upstream is overloaded" in m["errorMessage"] for m in failed)
