@@ -116,3 +116,11 @@ def test_changelog_command_and_the_notice_after_an_update(tmp_path: Path, which:
         run.pane.wait_until(lambda _: run.settings_file().get("lastChangelogVersion") == versions[0],
                             "the version seen was not recorded")  # fmt: skip
         run.quit()
+
+
+def test_a_light_dark_pair_follows_the_background_and_stays_set(tmp_path: Path, which: str) -> None:
+    with launch(tmp_path, which, TURNS, settings={"theme": "light/dark"}, background="#f0f0f0") as run:
+        run.pane.wait_until(lambda s: _accent("light") in run.pane.styled_screen(), "the light theme is not shown")
+        assert _accent("dark") not in run.pane.styled_screen()
+        run.quit()
+    assert run.settings_file()["theme"] == "light/dark"  # the choice is made anew at each start
