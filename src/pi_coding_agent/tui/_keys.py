@@ -197,3 +197,18 @@ def decode_kitty_printable(data: str) -> str | None:
             return chr(int(shifted[1]))
         return chr(code).upper()
     return chr(code)
+
+
+def decode_printable_key(data: str) -> str | None:
+    """The text of a printable key sent as a Kitty event or as xterm's modifyOtherKeys
+    (``CSI 27 ; mods ; code ~``, which a terminal in that mode may send for Shift+letter)."""
+    kitty = decode_kitty_printable(data)
+    if kitty is not None or not (data.startswith("\x1b[27;") and data.endswith("~")):
+        return kitty
+    try:
+        mods, code = (int(part) for part in data[5:-1].split(";"))
+    except ValueError:
+        return None
+    if (mods - 1) & ~(64 | 128) & ~1 or code < 32 or code == 127:  # shift (and lock keys) only
+        return None
+    return chr(code) if code <= 0x10FFFF else None
