@@ -52,13 +52,13 @@ def _row(credentials: Credentials, option: LoginOption) -> ProviderRow:
         if credentials.storage.has(option.provider):
             status_source = "stored credential"
         else:
-            status_source = ", ".join(n for n in api_key_env_vars(option.provider) if _set(n)) or None
+            status_source = ", ".join(n for n in api_key_env_vars(option.provider) if _env_set(n)) or None
     return ProviderRow(
         option.provider, option.name, option.auth_type, option.method, status_type, status_source
     )
 
 
-def _set(name: str) -> bool:
+def _env_set(name: str) -> bool:
     return bool(os.environ.get(name))
 
 
