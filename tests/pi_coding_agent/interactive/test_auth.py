@@ -94,12 +94,23 @@ def test_escape_cancels_a_sign_in_and_logout_with_nothing_stored(tmp_path: Path,
     with (
         FakeAuthServer("kimi-coding") as kimi,
         launch(
-            tmp_path, which, [{"text": "unused"}], env={"KIMI_CODE_OAUTH_HOST": kimi.url}, height=40
+            tmp_path, which, [{"text": "unused"}], height=40,
+            env={"KIMI_CODE_OAUTH_HOST": kimi.url, "OPENAI_API_KEY": "sk-from-the-environment"},
         ) as run,
-    ):
+    ):  # fmt: skip
         pane = run.pane
         run.command("/logout")
-        pane.wait_for("No stored credentials to remove.")
+        pane.wait_for("No stored credentials to remove.")  # a key in the environment is not stored
+        run.command("/login")
+        pane.wait_for("→ Sign in with an account")
+        pane.send("Down", "Enter")
+        pane.wait_for("Select provider to configure:")
+        pane.type("OpenAI")
+        pane.wait_for("→ OpenAI ✓ env: OPENAI_API_KEY")  # where its key comes from now
+        pane.send("Escape")  # back to the question of how to sign in
+        pane.wait_for("Select authentication method:")
+        pane.send("Escape")
+        pane.wait_until_gone("Select authentication method:")
         pane.type("/login kimi-coding")
         pane.wait_for("/login kimi-coding", region="editor")
         pane.send("Enter")  # Pi's argument completion takes the first Enter (it completes the name)
