@@ -15,18 +15,11 @@ are answered as a terminal would; other queries go unanswered (as in a plain ter
 from __future__ import annotations
 
 import argparse
-import fcntl
 import json
 import os
-import pty
-import re
-import signal
 import statistics
-import struct
 import sys
 import tempfile
-import termios
-import threading
 import time
 from pathlib import Path
 
@@ -34,91 +27,11 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from bench.tui_stream import PI_CLI, TOKENS, markdown_answer  # noqa: E402
+from tests.support.pty_terminal import Pty  # noqa: E402
 from tests.support.scripted_provider import ScriptedProvider, models_json  # noqa: E402
 
 FRAME_S = 0.016  # MIN_FRAME_INTERVAL in pi_coding_agent.tui._tui; Pi's TUI.MIN_RENDER_INTERVAL_MS
 KEYS = "жщфцыйэюяблгдпзкмнстхчшъьвиуеоѐђѓєѕіїјљњћќѝўџαβγδεζηθικλμνξπρστυφχψω"
-_ESCAPES = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[P_^][^\x1b]*\x1b\\|\x1b.")
-COLUMNS, ROWS = 100, 30
-
-
-class Pty:
-    """A program on a pseudo-terminal; every byte it writes is kept with its arrival time."""
-
-    def __init__(self, command: list[str], cwd: Path, env: dict[str, str]) -> None:
-        pid, fd = pty.fork()
-        if pid == 0:  # the child: the terminal's size, then the program
-            fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLUMNS, 0, 0))
-            os.chdir(cwd)
-            os.execvpe(command[0], command, env)
-        self.pid, self.fd = pid, fd
-        self.chunks: list[tuple[float, bytes]] = []
-        self.lock = threading.Lock()
-        self.alive = True
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        while self.alive:
-            try:
-                data = os.read(self.fd, 65536)
-            except OSError:
-                break
-            if not data:
-                break
-            now = time.perf_counter()
-            if b"\x1b[c" in data or b"\x1b[0c" in data:
-                os.write(self.fd, b"\x1b[?62;22c")  # device attributes, as xterm answers
-            with self.lock:
-                self.chunks.append((now, data))
-
-    def mark(self) -> int:
-        with self.lock:
-            return len(self.chunks)
-
-    def text_since(self, mark: int) -> tuple[str, float | None]:
-        """What was written after ``mark`` without escape sequences, and when the last came."""
-        with self.lock:
-            chunks = self.chunks[mark:]
-        raw = b"".join(data for _, data in chunks)
-        return _ESCAPES.sub(b"", raw).decode("utf-8", "replace"), (chunks[-1][0] if chunks else None)
-
-    def wait_for(self, text: str, mark: int = 0, limit: float = 120) -> None:
-        deadline = time.monotonic() + limit
-        while text not in self.text_since(mark)[0]:
-            if time.monotonic() > deadline:
-                raise AssertionError(f"{text!r} never came")
-            time.sleep(0.01)
-
-    def echo_time(self, key: str, limit: float = 10) -> float:
-        """Seconds from writing ``key`` until output holding it arrives."""
-        with self.lock:
-            mark = len(self.chunks)
-        sent = time.perf_counter()
-        os.write(self.fd, key.encode("utf-8"))
-        deadline = time.monotonic() + limit
-        while time.monotonic() < deadline:
-            with self.lock:
-                chunks = self.chunks[mark:]
-            seen = b""
-            for arrived, data in chunks:
-                seen += data
-                if key in _ESCAPES.sub(b"", seen).decode("utf-8", "replace"):
-                    return arrived - sent
-            time.sleep(0.0005)
-        raise AssertionError(f"the key {key!r} never came back")
-
-    def close(self) -> None:
-        """SIGTERM, then SIGKILL if it has not gone within 5 s; the child is reaped."""
-        self.alive = False
-        os.kill(self.pid, signal.SIGTERM)
-        deadline = time.monotonic() + 5
-        while os.waitpid(self.pid, os.WNOHANG) == (0, 0):
-            if time.monotonic() > deadline:
-                os.kill(self.pid, signal.SIGKILL)
-                os.waitpid(self.pid, 0)
-                break
-            time.sleep(0.05)
-        os.close(self.fd)
 
 
 def _sandbox(runs_dir: Path, base_url: str) -> tuple[Path, dict[str, str]]:

@@ -193,6 +193,7 @@ class InteractiveMode:
         startup_changelog(self)
         self.tui.start()
         self.tui.set_focus(self.editor)
+        self._query_cell_size()
         self._detect_background()
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGTERM, signal.SIGHUP):
@@ -330,6 +331,19 @@ class InteractiveMode:
         self.render_session()
         self.queue.refresh()
         self.tui.request_render(force=True)
+
+    def _query_cell_size(self) -> None:
+        """Where images can be shown, Pi asks for the cell size in pixels to size them."""
+        from pi_coding_agent.modes.interactive.components import image_protocol, set_cell_size
+
+        if image_protocol() is None:
+            return
+
+        def answered(width: int, height: int) -> None:
+            set_cell_size(width, height)
+            self.tui.request_render(force=True)
+
+        self.tui.query_cell_size(answered)
 
     def _detect_background(self) -> None:
         """Pi asks the terminal for its background when no theme is set (``_themes``)."""

@@ -14,7 +14,7 @@ import os
 import struct
 
 IMAGE_WIDTH_CELLS = 60
-CELL_PX = (9, 18)  # Pi's default cell size in pixels
+CELL_PX = [9, 18]  # the terminal's cell in pixels: Pi's default until the terminal tells (set_cell_size)
 KITTY_CHUNK = 4096
 
 
@@ -106,10 +106,15 @@ def image_fallback(data: str, mime_type: str) -> str:
     return f"[Image: [{mime_type}]{f' {size[0]}x{size[1]}' if size else ''}]"
 
 
+def set_cell_size(width_px: int, height_px: int) -> None:
+    """The terminal's answer to ``CSI 16 t``: images are sized with its cells from now on."""
+    CELL_PX[:] = [width_px, height_px]
+
+
 def cell_size(image: tuple[int, int] | None, width: int) -> tuple[int, int]:
     """``(columns, rows)`` an image takes: scaled to at most ``IMAGE_WIDTH_CELLS`` columns
     (two fewer than the width) and as many rows as make a square, keeping its proportions,
-    with Pi's cell of 9x18 pixels."""
+    in cells of ``CELL_PX``."""
     max_columns = max(1, min(width - 2, IMAGE_WIDTH_CELLS))
     max_rows = max(1, math.ceil(max_columns * CELL_PX[0] / CELL_PX[1]))
     if image is None:

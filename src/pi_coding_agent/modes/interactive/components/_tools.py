@@ -17,7 +17,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pi_coding_agent.modes.interactive._styles import highlight_code, language_for_path
-from pi_coding_agent.modes.interactive.components._images import image_fallback, image_lines, image_protocol
+from pi_coding_agent.modes.interactive.components._images import (
+    CELL_PX,
+    image_fallback,
+    image_lines,
+    image_protocol,
+)
 from pi_coding_agent.tui import Box, Component, Container, Spacer, Text, strip_ansi
 
 if TYPE_CHECKING:
@@ -334,8 +339,14 @@ class _ImageLines:
         self.protocol = protocol
         self.image_id = random.randint(1, 0xFFFFFFFE)  # a Kitty image id of its own, as Pi's
 
+        self._cache: tuple[tuple[int, int, int], list[str]] | None = None
+
     def render(self, width: int) -> list[str]:
-        return image_lines(self.image.data, self.image.mime_type, width, self.protocol, self.image_id)
+        key = (width, CELL_PX[0], CELL_PX[1])
+        if self._cache is None or self._cache[0] != key:  # decoding a large image is not per frame
+            self._cache = (key, image_lines(self.image.data, self.image.mime_type, width, self.protocol,
+                                            self.image_id))  # fmt: skip
+        return self._cache[1]
 
     def invalidate(self) -> None:
         return
