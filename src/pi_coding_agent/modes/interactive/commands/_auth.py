@@ -156,19 +156,7 @@ async def _run_login(mode: InteractiveMode, row: ProviderRow) -> None:
     mode.ui.show_selector(dialog)
     done = mode.ui.close_selector  # a question of the flow may have replaced the dialog's own close
 
-    async def prompt(question: AuthPrompt) -> str:
-        if question.type == "select":
-            return await _choose(mode, dialog, question)
-        try:
-            return await dialog.ask(
-                question.message, question.placeholder, manual=question.type == "manual_code"
-            )
-        except asyncio.CancelledError:
-            if dialog.cancelled.is_set():
-                raise LoginCancelled() from None
-            raise
-
-    callbacks = LoginCallbacks(prompt=prompt, notify=lambda event: _notify(dialog, event))
+    callbacks = LoginCallbacks(prompt=lambda q: _prompt(mode, dialog, q), notify=lambda e: _notify(dialog, e))
     action = "Logged in to" if row.auth_type == "oauth" else "Saved API key for"
     failed = "Failed to login to" if row.auth_type == "oauth" else "Failed to save API key for"
     try:
@@ -191,6 +179,11 @@ async def _run_login(mode: InteractiveMode, row: ProviderRow) -> None:
         mode.transcript.error(f"{failed} {row.name}: {error}")
         return
     done()
+    await _signed_in(mode, row, action)
+
+
+async def _signed_in(mode: InteractiveMode, row: ProviderRow, action: str) -> None:
+    """What follows a sign-in: the model (when there was none), the footer, the message."""
     selected, problem = await _pick_model(mode, row.provider, f"{action} {row.name}")
     mode.update_provider_count()
     mode.footer.invalidate()
@@ -198,6 +191,20 @@ async def _run_login(mode: InteractiveMode, row: ProviderRow) -> None:
     mode.transcript.status(f"{action} {row.name}.{chosen} Credentials saved to {_credentials(mode).storage.path}")
     if problem:
         mode.transcript.error(problem)
+
+
+async def _prompt(mode: InteractiveMode, dialog: LoginDialog, question: AuthPrompt) -> str:
+    """A flow's question in the dialog; Escape there is a quiet cancel (``LoginCancelled``)."""
+    from pi_ai.oauth import LoginCancelled
+
+    if question.type == "select":
+        return await _choose(mode, dialog, question)
+    try:
+        return await dialog.ask(question.message, question.placeholder, manual=question.type == "manual_code")
+    except asyncio.CancelledError:
+        if dialog.cancelled.is_set():
+            raise LoginCancelled() from None
+        raise
 
 
 async def _pick_model(mode: InteractiveMode, provider: str, action: str) -> tuple[str | None, str | None]:
