@@ -346,6 +346,7 @@ def _run_interactive(
             theme_paths=theme_paths,
             tui_mode="fullscreen" if parsed.tui_mode == "fullscreen" else "regular" if parsed.tui_mode else None,
             reload_resources=reload_resources,
+            verbose=parsed.verbose,
         )
     )
 

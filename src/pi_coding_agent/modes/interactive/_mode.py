@@ -44,7 +44,12 @@ from pi_coding_agent.modes.interactive._styles import markdown_theme
 from pi_coding_agent.modes.interactive._themes import ThemeChoice, appearance_for, load_theme_choice
 from pi_coding_agent.modes.interactive._transcript import Transcript, TranscriptStyle, user_text
 from pi_coding_agent.modes.interactive._ui import EditorComponent, InteractiveUI
-from pi_coding_agent.modes.interactive.commands import command_list, run_command, split_command
+from pi_coding_agent.modes.interactive.commands import (
+    command_list,
+    run_command,
+    split_command,
+    startup_changelog,
+)
 from pi_coding_agent.modes.interactive.components import BashExecutionView, Footer
 from pi_coding_agent.tui import (
     TUI,
@@ -78,8 +83,10 @@ class InteractiveMode:
         theme_paths: Sequence[str] = (),
         tui_mode: TuiMode | None = None,
         reload_resources: ReloadResources | None = None,
+        verbose: bool = False,
     ) -> None:
         self.runtime = runtime
+        self.verbose = verbose
         self.agent_dir = agent_dir
         self.version = version
         self.reload_resources = reload_resources
@@ -114,7 +121,7 @@ class InteractiveMode:
         self.transcript.tool_view = self.extensions.tool_view
         self.pending_bash: list[BashExecutionView] = []
         self.escape_override: Callable[[], None] | None = None
-        self.header_expanded = False
+        self.header_expanded = verbose  # as Pi: --verbose starts with the full startup help
         self._exit = asyncio.Event()
         self._exit_code = 0
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -193,8 +200,10 @@ class InteractiveMode:
         self.render_session()
         for problem in self._problems:
             self.transcript.warning(problem)
+        startup_changelog(self)
         self.tui.start()
         self.tui.set_focus(self.editor)
+        self._query_cell_size()
         self._detect_background()
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGTERM, signal.SIGHUP):
@@ -250,7 +259,7 @@ class InteractiveMode:
         if self.ui.custom_header is not None:
             header.add_child(self.ui.custom_header)
             return
-        if self._flag("quietStartup"):
+        if self._flag("quietStartup") and not self.verbose:
             return
         from pi_coding_agent.modes.interactive._header import header_text
 
@@ -333,6 +342,19 @@ class InteractiveMode:
         self.render_session()
         self.queue.refresh()
         self.tui.request_render(force=True)
+
+    def _query_cell_size(self) -> None:
+        """Where images can be shown, Pi asks for the cell size in pixels to size them."""
+        from pi_coding_agent.modes.interactive.components import image_protocol, set_cell_size
+
+        if image_protocol() is None:
+            return
+
+        def answered(width: int, height: int) -> None:
+            set_cell_size(width, height)
+            self.tui.request_render(force=True)
+
+        self.tui.query_cell_size(answered)
 
     def _detect_background(self) -> None:
         """Pi asks the terminal for its background when no theme is set (``_themes``)."""

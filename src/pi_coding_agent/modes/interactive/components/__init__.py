@@ -6,6 +6,7 @@ from pi_coding_agent.modes.interactive.components._custom import (
     ExtensionToolView,
 )
 from pi_coding_agent.modes.interactive.components._footer import Footer
+from pi_coding_agent.modes.interactive.components._images import image_protocol, set_cell_size
 from pi_coding_agent.modes.interactive.components._messages import (
     AssistantMessageView,
     BashExecutionView,
@@ -27,5 +28,7 @@ __all__ = [
     "SummaryCard",
     "ToolExecutionView",
     "UserMessageView",
+    "image_protocol",
     "notice",
+    "set_cell_size",
 ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from pi_ai import AssistantMessage, TextContent, ThinkingContent
+from pi_ai import AssistantMessage, TextContent, ThinkingContent, ToolCall
 from pi_coding_agent.tui import (
     Box,
     Component,
@@ -114,10 +114,8 @@ class AssistantMessageView(Container):
         for view in self._blocks:
             self.children.append(Spacer(1))
             self.children.append(view)
-        if message.stop_reason in ("error", "aborted"):
-            text = message.error_message or (
-                "Operation aborted" if message.stop_reason == "aborted" else "Error"
-            )
+        text = _stop_note(message)
+        if text is not None:
             self.children.append(Spacer(1))
             self.children.append(Text(theme.fg("error", text), self.padding, 0))
 
@@ -276,3 +274,18 @@ __all__ = [
     "notice",
     "wrap_text_with_ansi",
 ]
+
+
+def _stop_note(message: AssistantMessage) -> str | None:
+    """The line under an answer that did not finish (Pi's wording); an answer with tool calls
+    leaves an abort or error to its tool calls, which show it."""
+    if message.stop_reason == "length":
+        return "Response was truncated before completion."
+    if any(isinstance(block, ToolCall) for block in message.content):
+        return None
+    if message.stop_reason == "aborted":
+        reason = message.error_message
+        return reason if reason and reason != "Request was aborted" else "Operation aborted"
+    if message.stop_reason == "error":
+        return f"Error: {message.error_message or 'Unknown error'}"
+    return None
