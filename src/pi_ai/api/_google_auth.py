@@ -14,6 +14,7 @@ they expire.
 from __future__ import annotations
 
 import asyncio
+import calendar
 import json
 import os
 import time
@@ -143,7 +144,8 @@ class UrllibRequest:
         except OSError as error:
             import google.auth.exceptions
 
-            raise google.auth.exceptions.TransportError(str(error)) from None
+            exceptions: Any = google.auth.exceptions  # partly untyped
+            raise exceptions.TransportError(str(error)) from None
 
 
 def _google_auth(path: Path | None) -> AccessToken:
@@ -156,15 +158,21 @@ def _google_auth(path: Path | None) -> AccessToken:
         raise AdcError(
             f"Google credentials {path} need google-auth: pip install 'pi-for-python[google]'"
         ) from None
+    auth: Any = google.auth  # partly untyped
     try:
         if path is not None:
-            credentials, _ = google.auth.load_credentials_from_file(str(path), scopes=[SCOPE])
+            credentials, _ = auth.load_credentials_from_file(str(path), scopes=[SCOPE])
         else:
-            credentials, _ = google.auth.default(scopes=[SCOPE])
+            credentials, _ = auth.default(scopes=[SCOPE])
         credentials.refresh(UrllibRequest())
     except google.auth.exceptions.GoogleAuthError as error:
         raise AdcError(str(error) or NO_CREDENTIALS) from None
-    expiry = credentials.expiry.timestamp() if getattr(credentials, "expiry", None) else time.time() + 3600
+    # google-auth's expiry is a naive datetime in UTC.
+    expiry = (
+        calendar.timegm(credentials.expiry.utctimetuple())
+        if getattr(credentials, "expiry", None)
+        else time.time() + 3600
+    )
     quota = getattr(credentials, "quota_project_id", None)
     return AccessToken(str(credentials.token), quota if isinstance(quota, str) else None, expiry)
 
