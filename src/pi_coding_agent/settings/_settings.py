@@ -276,7 +276,7 @@ class Settings:
     def _timeout(self, key: str) -> int | None:
         """A timeout setting as Pi reads one: milliseconds (a number, or a string of one), or
         ``"disabled"`` for 0. A value that is neither is reported and left unset."""
-        value = self.get(key)
+        value = raw = self.get(key)
         if value is None:
             return None
         if isinstance(value, str):
@@ -289,7 +289,7 @@ class Settings:
                 value = None
         if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value >= 0:
             return int(value)
-        self._report((key,), f"{key} is not a valid timeout ({value!r})")
+        self._report((key,), f"{key} is not a valid timeout ({raw!r})")
         return None
 
     @property
