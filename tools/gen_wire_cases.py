@@ -483,8 +483,47 @@ def adc_case(model: str, context: dict[str, Any], body: str, **extra: Any) -> di
     }
 
 
+def service_account() -> str:
+    """A service-account key file with a fresh RSA key (a throwaway made for the case): Pi's
+    google-auth-library signs a JWT with it and trades it for a token."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    pem = key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    ).decode()
+    return json.dumps(
+        {
+            "type": "service_account",
+            "project_id": "sa-project",
+            "private_key_id": "key-1",
+            "private_key": pem,
+            "client_email": "pi-test@sa-project.iam.gserviceaccount.com",
+            "client_id": "1234567890",
+            "token_uri": "https://oauth2.googleapis.com/token",
+        }
+    )
+
+
 VERTEX_ADC: dict[str, dict[str, Any]] = {
     "vertex_adc_user_text": adc_case(VERTEX_FLASH, HELLO, VERTEX_TEXT),
+    "vertex_adc_service_account_text": adc_case(
+        VERTEX_FLASH, HELLO, VERTEX_TEXT, files={"adc.json": service_account()}
+    ),
+    "vertex_adc_service_account_refused": adc_case(
+        VERTEX_FLASH,
+        HELLO,
+        VERTEX_TEXT,
+        files={"adc.json": service_account()},
+        replies=[
+            {
+                "status": 400,
+                "headers": {"content-type": "application/json"},
+                "body": json.dumps({"error": "invalid_grant", "error_description": "Invalid JWT Signature."}),
+            }
+        ],
+    ),
     "vertex_adc_global_location_thinking": adc_case(
         "google-vertex/gemini-3.1-pro-preview",
         TOOLS,
