@@ -25,8 +25,8 @@ from pi_ai import Context, Model, StreamOptions, UserMessage
 from pi_ai.api._http import close_clients
 from pi_ai.models import get_builtin_model
 from tests.reliability.figures import record
-from tests.support.python_wording import PYTHON_WORDING
 from tests.support.loopback import LoopbackServer, Reply, split
+from tests.support.python_wording import PYTHON_WORDING
 from tests.support.stream_shapes import APIS, REMOVE, WRONG_TYPES, base, paths, render, spoiled
 
 EXAMPLES = int(os.environ.get("PI_FUZZ_EXAMPLES", "350"))
