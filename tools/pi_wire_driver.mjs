@@ -12,7 +12,9 @@
 //        reaches Pi: AWS_*, GOOGLE_*, HOME are cleared first);
 //   files: {name: text} written into a fresh HOME-like folder, "$DIR" in env values is it;
 //   now: ISO time the clock is frozen at (AWS SigV4 signs the time);
-//   replies: [{status, headers, body | bodyBase64, chunkSize?}] served in order (last repeats);
+//   replies: [{status, headers, body | bodyBase64, chunkSize?, stall?}] served in order (last
+//        repeats); `stall`: the body is written but never ended (the connection stays open);
+//   abortAtDelta: abort the call once this many text deltas have arrived;
 //   keepBaseUrl: the model keeps its real baseUrl and every fetch() and https.request (the
 //        Google auth library's node-fetch) is sent to the loopback server instead, the real URL
 //        reported as the request's `url`.
@@ -72,7 +74,9 @@ const server = http.createServer((req, res) => {
 		const reply = replies[Math.min(requests.length - 1, replies.length - 1)];
 		const bytes = reply.bodyBase64 !== undefined ? Buffer.from(reply.bodyBase64, "base64") : Buffer.from(reply.body ?? "", "utf8");
 		res.writeHead(reply.status ?? 200, reply.headers ?? {});
-		if (reply.chunkSize > 0) {
+		if (reply.stall) {
+			res.write(bytes);
+		} else if (reply.chunkSize > 0) {
 			for (let i = 0; i < bytes.length; i += reply.chunkSize) res.write(bytes.subarray(i, i + reply.chunkSize));
 			res.end();
 		} else {
@@ -131,8 +135,10 @@ if (!input.keepBaseUrl) model.baseUrl = `http://127.0.0.1:${port}${spec.basePath
 const context = { ...(input.context ?? {}) };
 context.messages = (context.messages ?? []).map((m) => (m.timestamp === undefined ? { ...m, timestamp: 0 } : m));
 const payloads = [];
+const controller = new AbortController();
 const options = {
 	maxRetries: 0,
+	...(input.abortAtDelta ? { signal: controller.signal } : {}),
 	...(input.options ?? {}),
 	onPayload: (payload) => {
 		payloads.push(clone(payload));
@@ -150,9 +156,11 @@ if (input.fn === "generateImages") {
 const fn = compat[input.fn ?? "streamSimple"];
 const events = [];
 const stream = fn(model, context, options);
+let deltas = 0;
 for await (const event of stream) {
 	const { partial: _partial, ...rest } = event;
 	events.push(clone(rest));
+	if (event.type === "text_delta" && ++deltas === input.abortAtDelta) controller.abort();
 }
 const final = clone(await stream.result());
 server.closeAllConnections?.();
