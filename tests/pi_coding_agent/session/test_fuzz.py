@@ -8,8 +8,8 @@ oracle (Pi 0.85) must read the same header, entries, tree, leaf and context.
 
     PI_FUZZ_EXAMPLES=5000 PI_FUZZ_ORACLE=200 .venv/bin/python -m pytest tests/pi_coding_agent/session/test_fuzz.py -n 0
 
-runs the larger, nightly-style version (defaults: 1,000 files, about 8 compared with the
-oracle, chosen by content so a failure replays).
+runs the larger, nightly-style version (defaults: 200 files, about 8 compared with the oracle,
+chosen by content so a failure replays).
 """
 
 from __future__ import annotations
@@ -32,12 +32,11 @@ from tests.pi_coding_agent.session.fuzz_lines import session_files
 from tests.reliability.figures import record
 from tests.support import deep_json
 from tests.support.oracle import REPO, require_live_oracle, run_oracle
-from tests.support.python_wording import PYTHON_WORDING
 
 sys.path.insert(0, str(REPO / "tools"))
 from conformance_cmds import session_context
 
-EXAMPLES = int(os.environ.get("PI_FUZZ_EXAMPLES", "1000"))
+EXAMPLES = int(os.environ.get("PI_FUZZ_EXAMPLES", "200"))
 ORACLE_SAMPLE = int(os.environ.get("PI_FUZZ_ORACLE", "8"))
 
 
@@ -64,8 +63,6 @@ def _read_all(path: Path) -> None:
         reader = None
     if reader is not None:
         _exercise(reader)
-        for problem in reader.problems:
-            assert not PYTHON_WORDING.search(problem.message), problem
     assert path.read_bytes() == before, "a read-only open changed the file"
     assert not Path(f"{path}.lock").exists()
     read_header(str(path))
