@@ -9,7 +9,7 @@ through the library and the CLI, the process-leak checks, the private-file check
 deadline tests) in one pytest run, with ``PI_RELIABILITY_FIGURES`` set so each check records
 what it counted (``tests/reliability/figures.py``), and a JUnit report for what failed.
 ``--full`` is the nightly-style run: ``PI_RELIABILITY_FULL=1``, 1,000 kills,
-``PI_FUZZ_EXAMPLES=1000`` (1,000 loader files, 1,000 bodies per stream parser and kind).
+``PI_FUZZ_EXAMPLES=3000`` (3,000 loader files, 3,000 bodies per stream parser and kind).
 
 ``--tally FIGURES JUNIT`` only tabulates a run made elsewhere, for example the whole
 ``./test`` with ``PI_RELIABILITY_FIGURES=FIGURES`` and ``--junitxml=JUNIT``; it also prints the
@@ -44,7 +44,7 @@ CHECKS = [
 ]
 FULL_ENV = {
     "PI_RELIABILITY_FULL": "1",
-    "PI_FUZZ_EXAMPLES": "1000",
+    "PI_FUZZ_EXAMPLES": "3000",
     "PI_FUZZ_ORACLE": "60",
     "PI_KILL_ROUNDS": "1000",
 }

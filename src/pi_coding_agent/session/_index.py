@@ -474,7 +474,7 @@ class FileIndex:
             if value:
                 self.not_a_session = True
             return
-        self._problem(number, "invalid", f"not a session entry (a JSON {type(value).__name__})", text)
+        self._problem(number, "invalid", f"not a session entry (a JSON {_json_kind(value)})", text)
 
     def _remember(self, index: int, probe: _Probe | _EntryProbe) -> None:
         if isinstance(probe.targetId, str):
@@ -563,3 +563,16 @@ class FileIndex:
         """Where the line of an indexed entry ends (the offset of its newline)."""
         found = self.gap_ends.get(index)
         return self.starts[index + 1] - 1 if found is None else found
+
+
+def _json_kind(value: Any) -> str:
+    """What JSON calls ``value``'s type (``null``, ``array``...), for messages users read."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"

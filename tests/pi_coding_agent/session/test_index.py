@@ -367,3 +367,16 @@ def test_tail_pass_with_lines_longer_than_a_block(tmp_path: Path, monkeypatch: p
     index = FileIndex(str(path)).scan(decode_tail=True)
     assert sorted(index.decoded) == [201, 202]
     assert _fields(index) == _fields(_scan(path, fast=False, monkeypatch=monkeypatch))
+
+
+@pytest.mark.parametrize(
+    ("line", "kind"),
+    [("null", "null"), ("[1]", "array"), ("5", "number"), ('"x"', "string"), ("true", "boolean")],
+)
+def test_a_line_that_is_no_object_is_reported_in_json_terms(tmp_path: Path, line: str, kind: str) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_text("".join(row + "\n" for row in [HEADER, line, _message("a", None)]))
+    manager = SessionManager.open(str(path), read_only=True)
+    assert [(problem.line, problem.message) for problem in manager.problems] == [
+        (2, f"not a session entry (a JSON {kind})")
+    ]
