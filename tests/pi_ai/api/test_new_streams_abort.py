@@ -30,7 +30,7 @@ CONTEXT = Context(messages=[UserMessage(content="hi", timestamp=0)])
 def _prefix(shape: Shape) -> bytes:
     """The answer up to and including its second text delta (the rest never comes)."""
     events = shape.events()
-    cut = [index for index, event in enumerate(events) if TEXT[1] in str(event)][0] + 1
+    cut = next(index for index, event in enumerate(events) if TEXT[1] in str(event)) + 1
     return shape.render(events[:cut])
 
 
