@@ -197,6 +197,9 @@ class Shape:
     keeps_partial: bool = True
     """A failure (an abort too) keeps what was received; pi-messages, as Pi, reports every
     failure on a fresh, empty message."""
+    own_stop_reason: bool = True
+    """The reader decides the stop reason; pi-messages, as Pi, passes the backend's through
+    (a ``done`` event's ``reason``, whatever it is)."""
 
 
 def _builtin(provider: str, model_id: str, suffix: str = "") -> Callable[[str], Model]:
@@ -286,5 +289,6 @@ SHAPES: list[Shape] = [
         _pi_messages_render,
         raw_prefix=b"event: text_delta\ndata: ",
         keeps_partial=False,
+        own_stop_reason=False,
     ),
 ]
