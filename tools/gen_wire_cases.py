@@ -1159,6 +1159,15 @@ def image_case(model: str, input_items: list[Any], reply: dict[str, Any], **opti
     }
 
 
+def images_models_case(
+    credentials: dict[str, Any] | None = None, env: dict[str, str] | None = None, api_key: str | None = None
+) -> dict[str, Any]:
+    """A generation through ``builtinImagesModels``, which finds the key itself."""
+    case = image_case("openrouter/openai/gpt-image-1", [text("A cat")], image_reply({"content": "Here"}))
+    case["options"] = {"apiKey": api_key} if api_key else {}
+    return {**case, "fn": "imagesModels", "credentials": credentials or {}, "env": env or {}}
+
+
 def image_reply(
     message: dict[str, Any], usage: dict[str, Any] | None = None, status: int = 200
 ) -> dict[str, Any]:
@@ -1207,6 +1216,22 @@ IMAGES: dict[str, dict[str, Any]] = {
             "headers": {"content-type": "application/json"},
             "body": json.dumps({"error": {"message": "Insufficient credits", "code": 402}}),
         },
+    ),
+    # Through builtinImagesModels: the key comes from a sign-in (an OpenRouter OAuth
+    # credential is a key that never expires), a stored key, or OPENROUTER_API_KEY.
+    "images_signed_in_oauth": images_models_case(
+        credentials={
+            "openrouter": {"type": "oauth", "access": "sk-or-oauth-key", "refresh": "", "expires": 9007199254740991}
+        },
+    ),
+    "images_stored_api_key": images_models_case(
+        credentials={"openrouter": {"type": "api_key", "key": "sk-or-stored"}},
+        env={"OPENROUTER_API_KEY": "sk-or-env-loses"},
+    ),
+    "images_key_from_environment": images_models_case(env={"OPENROUTER_API_KEY": "sk-or-env"}),
+    "images_models_no_key": images_models_case(),
+    "images_option_key_wins": images_models_case(
+        credentials={"openrouter": {"type": "api_key", "key": "sk-or-stored-loses"}}, api_key="sk-or-option"
     ),
     "images_no_key": image_case(
         "openrouter/openai/gpt-image-1", [text("x")], image_reply({"content": "x"}), apiKey=""

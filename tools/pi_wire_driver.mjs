@@ -7,7 +7,10 @@
 //   model: a partial Model (baseUrl is replaced by the loopback URL + model.basePath)
 //          or {ref: "provider/id", ...overrides};
 //   context, options (apiKey not defaulted), fn ("streamSimple" | "stream" | "generateImages":
-//   then model is {imageRef: "provider/id", ...overrides} and the output has `result`);
+//   then model is {imageRef: "provider/id", ...overrides} and the output has `result`;
+//   "imagesModels": the same through `builtinImagesModels({credentials})`, which resolves the
+//   key itself, from `credentials` ({provider: credential}, an in-memory store) or the
+//   environment; the output adds `credentialsAfter`);
 //   env: variables set before Pi is loaded (nothing else from the caller's environment
 //        reaches Pi: AWS_*, GOOGLE_*, HOME are cleared first);
 //   files: {name: text} written into a fresh HOME-like folder, "$DIR" in env values is it;
@@ -145,6 +148,19 @@ const options = {
 		return undefined;
 	},
 };
+if (input.fn === "imagesModels") {
+	const { builtinImagesModels } = await import(`${home}/node_modules/@earendil-works/pi-ai/dist/providers/all.js`);
+	const credentials = new compat.InMemoryCredentialStore();
+	for (const [id, credential] of Object.entries(input.credentials ?? {})) await credentials.modify(id, async () => credential);
+	const result = await builtinImagesModels({ credentials }).generateImages(model, input.context, options);
+	const credentialsAfter = {};
+	for (const id of Object.keys(input.credentials ?? {})) credentialsAfter[id] = (await credentials.read(id)) ?? null;
+	server.closeAllConnections?.();
+	server.close();
+	const images = { port, requests, payloads, result: zeroTimestamps(clone(result)), credentialsAfter };
+	process.stdout.write(JSON.stringify(images), () => process.exit(0));
+	await new Promise(() => {});
+}
 if (input.fn === "generateImages") {
 	const result = await compat.generateImages(model, input.context, options);
 	server.closeAllConnections?.();

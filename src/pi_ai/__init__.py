@@ -64,6 +64,7 @@ if TYPE_CHECKING:
         get_image_models,
         register_images_api,
     )
+    from pi_ai._images_models import CredentialStore, ImagesModels, InMemoryCredentialStore
     from pi_ai._messages import (
         ABSENT_COUNT,
         AssistantMessage,
@@ -127,6 +128,9 @@ if TYPE_CHECKING:
 
 _EXPORTS: dict[str, str] = {
     "AssistantImages": "pi_ai._images",
+    "CredentialStore": "pi_ai._images_models",
+    "ImagesModels": "pi_ai._images_models",
+    "InMemoryCredentialStore": "pi_ai._images_models",
     "ImagesContext": "pi_ai._images",
     "ImagesModel": "pi_ai._images",
     "ImagesOptions": "pi_ai._images",
@@ -248,6 +252,7 @@ __all__ = [
     "Context",
     "ContextEstimate",
     "CostTier",
+    "CredentialStore",
     "DecodeError",
     "DeferredHandle",
     "Diagnostic",
@@ -257,7 +262,9 @@ __all__ = [
     "ImageContent",
     "ImagesContext",
     "ImagesModel",
+    "ImagesModels",
     "ImagesOptions",
+    "InMemoryCredentialStore",
     "Message",
     "Model",
     "ModelCost",
