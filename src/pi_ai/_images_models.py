@@ -12,11 +12,10 @@ refreshed fails the call instead of falling back to the environment. Credentials
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pi_ai._env_keys import api_key_env_vars, env_value
 from pi_ai._images import (
@@ -27,6 +26,9 @@ from pi_ai._images import (
     generate_images,
     get_image_models,
 )
+
+if TYPE_CHECKING:
+    import asyncio
 
 __all__ = ["CredentialStore", "ImagesModels", "InMemoryCredentialStore"]
 
@@ -58,6 +60,8 @@ class InMemoryCredentialStore:
         return self._credentials.get(provider)
 
     async def modify(self, provider: str, update: Update) -> Credential | None:
+        import asyncio  # not at import: asyncio loads ssl, and ``import pi_ai`` stays light
+
         async with self._locks.setdefault(provider, asyncio.Lock()):
             changed = await update(self._credentials.get(provider))
             if changed is not None:
