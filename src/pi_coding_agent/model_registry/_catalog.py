@@ -23,7 +23,7 @@ from pi_ai import Model, ModelRegistry, api_key_env_vars, provider_env_names
 from pi_coding_agent.auth import AuthStorage, Credentials, resolve_config_value
 from pi_coding_agent.local_model import LOCAL_PROVIDER, default_local_model, is_local, local_models
 from pi_coding_agent.model_registry._models_json import load_models_json, read_models_json
-from pi_coding_agent.model_registry._models_store import dynamic_catalogs
+from pi_coding_agent.model_registry._models_store import dynamic_catalogs, refresh_catalogs
 from pi_coding_agent.model_registry._resolver import default_available_model
 
 if TYPE_CHECKING:
@@ -84,6 +84,19 @@ class ModelCatalog:
         catalog.models_json = path
         catalog.dynamic = dynamic
         return catalog
+
+    def gateways(self) -> dict[str, str]:
+        """The Radius providers and their gateway URLs (the built-in one and ``models.json``'s)."""
+        found: dict[str, str] = {}
+        for provider in [RADIUS, *self.credentials.radius_providers()]:
+            gateway = getattr(self.credentials.oauth_flow(provider), "gateway", None)  # the Radius flow's
+            if isinstance(gateway, str):
+                found[provider] = gateway
+        return found
+
+    async def refresh_gateway_catalogs(self, agent_dir: Path) -> None:
+        """``pi update --models``: fetch every Radius catalog anew (``_models_store``)."""
+        await refresh_catalogs(agent_dir, self.gateways(), self.credentials)
 
     def register_provider(self, name: str, config: dict[str, Any]) -> None:
         """Add (or override) a provider given as a ``models.json`` entry (an extension's

@@ -11,8 +11,12 @@ it. The file is written as Pi writes it (``JSON.stringify(data, null, 2)``, mode
 under the same lock directory (``models-store.json.lock``); when another process holds the
 lock the migration is left to it and the models are used all the same.
 
-Refreshing a catalog from the gateway (``GET <gateway>/v1/config``, which Pi's interactive
-mode does in the background) is not done here: see docs/providers/pi-messages.md.
+``refresh_catalogs`` fetches each catalog anew (``pi update --models``): for every Radius
+provider with a credential (a sign-in, refreshed once it has expired, or a key),
+``GET <gateway>/v1/config`` with the token, and the answer's models (those of a gateway
+model's shape, at the answer's ``baseUrl``) replace the stored entry. Pi's interactive mode
+also does this in the background, at most every four hours; ours does not (see
+docs/providers/pi-messages.md).
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from typing import Any
 
 from pi_ai import DecodeError, Model, convert
 from pi_ai.js_json import stringify
-from pi_coding_agent.auth import AuthStorage
+from pi_coding_agent.auth import AuthStorage, Credentials
 from pi_coding_agent.settings import ConfigFileError, read_json_object
 
 STORE_FILE = "models-store.json"
@@ -88,18 +92,91 @@ def _number(value: Any) -> bool:
 def _legacy_models(provider: str, credential: Mapping[str, Any] | None) -> list[dict[str, Any]]:
     if not credential or credential.get("type") != "oauth":
         return []
-    config = credential.get("gatewayConfig")
+    return _gateway_models(provider, credential.get("gatewayConfig")) or []
+
+
+def _gateway_models(provider: str, config: Any) -> list[dict[str, Any]] | None:
+    """A gateway's ``{baseUrl, models}`` as the provider's models; ``None`` when it is not one."""
     if not isinstance(config, dict) or not isinstance(config.get("baseUrl"), str):
-        return []
+        return None
     models = config.get("models")
     if not isinstance(models, list):
-        return []
+        return None
     base_url = config["baseUrl"]
     return [
         {**model, "api": "pi-messages", "provider": provider, "baseUrl": base_url}
         for model in models
         if _is_gateway_model(model)
     ]
+
+
+REFRESH_TIMEOUT_S = 15.0
+_BODY_SHOWN = 512
+
+
+class CatalogRefreshError(Exception):
+    """Some catalogs could not be fetched; ``str()`` is Pi's line for it."""
+
+
+async def refresh_catalogs(agent_dir: Path, gateways: Mapping[str, str], credentials: Credentials) -> None:
+    """Fetch the catalog of each provider in ``gateways`` (id -> gateway URL) that has a
+    credential, and store it; raises ``CatalogRefreshError`` naming each that failed."""
+    import asyncio
+
+    async def one(provider: str, gateway: str) -> str | None:
+        try:
+            key = await _refresh_key(provider, credentials)
+            if key is None:
+                return None
+            models = await _fetch(provider, gateway, key)
+        except Exception as error:
+            return f"{provider}: {error}"
+        _write_entry(agent_dir / STORE_FILE, provider, {"models": models, "checkedAt": int(time.time() * 1000)})
+        return None
+
+    try:
+        async with asyncio.timeout(REFRESH_TIMEOUT_S):
+            failures = await asyncio.gather(*(one(provider, url) for provider, url in gateways.items()))
+    except TimeoutError:
+        raise CatalogRefreshError("Model catalog refresh timed out.") from None
+    problems = [failure for failure in failures if failure is not None]
+    if problems:
+        raise CatalogRefreshError(f"Could not refresh model catalogs: {'; '.join(problems)}")
+
+
+async def _refresh_key(provider: str, credentials: Credentials) -> str | None:
+    if credentials.is_oauth(provider):
+        stored = credentials.storage.credential(provider) or {}
+        expires = stored.get("expires")
+        if not isinstance(expires, int | float) or time.time() * 1000 >= expires:
+            await credentials.refresh(provider)  # only once it has expired, as Pi's refresh does
+    return credentials.api_key(provider)
+
+
+async def _fetch(provider: str, gateway: str, key: str) -> list[dict[str, Any]]:
+    import httpx
+
+    from pi_ai.js_json import JsonParseError, parse
+
+    url = httpx.URL(gateway).join("/v1/config")
+    headers = {"accept": "application/json", "authorization": f"Bearer {key}"}
+    try:
+        async with httpx.AsyncClient(timeout=REFRESH_TIMEOUT_S, trust_env=False) as client:
+            response = await client.get(url, headers=headers)
+    except httpx.HTTPError:
+        raise RuntimeError("fetch failed") from None  # what Node's fetch says
+    if response.status_code >= 400:
+        body = response.text.strip()
+        shown = body if len(body) <= _BODY_SHOWN else body[:_BODY_SHOWN] + "…"
+        raise RuntimeError(f"Could not load Radius config from {gateway}: {response.status_code}: {shown}")
+    try:
+        config = parse(response.text)
+    except JsonParseError as error:
+        raise RuntimeError(str(error)) from None
+    models = _gateway_models(provider, config)
+    if models is None:
+        raise RuntimeError(f"Invalid Radius config from {gateway}")
+    return models
 
 
 def _write_entry(path: Path, provider: str, entry: Mapping[str, Any]) -> None:

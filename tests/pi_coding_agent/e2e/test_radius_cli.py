@@ -142,3 +142,71 @@ async def test_a_print_run_asks_the_gateway(tmp_path: Path) -> None:
         }
 
     assert comparable(mine) == comparable(theirs)
+
+
+# --------------------------------------------------------------------------- pi update --models
+
+
+def _config_reply(base_url: str) -> Reply:
+    models = [{**GATEWAY_MODELS[0], "id": "fresh-model", "name": "Fresh"}, GATEWAY_MODELS[1]]
+    return Reply.json(200, {"baseUrl": base_url, "models": models})
+
+
+async def _update_both(tmp_path: Path, reply: Any, auth: dict[str, Any], *, gateway: str | None = None) -> tuple[Any, ...]:
+    """``pi update --models`` by ours and Pi's, each against the same gateway on 127.0.0.1 (a
+    ``models.json`` Radius provider ``corp``); what each printed, its store, and the requests."""
+    import asyncio
+
+    async with LoopbackServer(respond=reply) as server:
+        base = gateway or server.url
+        models = {"providers": {"corp": {"name": "Corp", "baseUrl": base, "oauth": "radius"}}}
+        (ours, ours_box), (pi, pis_box) = await asyncio.to_thread(_both, tmp_path, auth, "update", "--models", models=models)
+        requests = list(server.requests)
+    return ours, ours_box, pi, pis_box, requests
+
+
+async def test_update_models_fetches_the_gateway_catalog(tmp_path: Path) -> None:
+    def reply(recorded: Recorded) -> Reply:
+        return _config_reply(f"http://{recorded.headers['host']}/api/")
+
+    auth = {"corp": _credential("https://stale.example/api/", "stale-model")}
+    ours, ours_box, pi, pis_box, requests = await _update_both(tmp_path, reply, auth)
+    assert (ours.returncode, ours.stdout) == (pi.returncode, pi.stdout) == (0, "Model catalogs refreshed\n")
+    assert len(requests) == 2
+    for recorded in requests:
+        assert (recorded.method, recorded.path) == ("GET", "/v1/config")
+        assert recorded.headers["authorization"] == "Bearer radius-access-token"
+        assert recorded.headers["accept"] == "application/json"
+    assert _store(ours_box) == _store(pis_box)
+    assert [m["id"] for m in _store(ours_box)["data"]["corp"]["models"]] == ["fresh-model"]
+    listed = [run(box, "--list-models", "corp") for run, box in ((run_ours, ours_box), (run_pi, pis_box))]
+    assert listed[0].stdout == listed[1].stdout and "fresh-model" in listed[0].stdout
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        Reply(500, {"content-type": "text/plain"}, body=b"  upstream exploded  "),
+        Reply.json(200, {"models": []}),
+        Reply(200, {"content-type": "application/json"}, body=b"{not json"),
+    ],
+    ids=["http-500", "not-a-config", "bad-json"],
+)
+async def test_update_models_failures_read_as_pis(tmp_path: Path, answer: Reply) -> None:
+    auth = {"corp": _credential("https://stale.example/api/")}
+    ours, ours_box, pi, pis_box, _ = await _update_both(tmp_path, lambda _r: answer, auth)
+    assert ours.returncode == pi.returncode == 1
+    assert ours.stdout == pi.stdout == ""
+    # Pi's line names its own gateway URL; both ran against the same server.
+    assert ours.stderr == pi.stderr and ours.stderr.startswith("Error: Could not refresh model catalogs: corp: ")
+    assert _store(ours_box) == _store(pis_box)  # the catalog the sign-in stored, kept
+
+
+async def test_update_models_unreachable_gateway_and_no_credential(tmp_path: Path) -> None:
+    auth = {"corp": _credential("https://stale.example/api/")}
+    ours, _, pi, _, _ = await _update_both(tmp_path / "down", lambda _r: Reply(), auth, gateway="http://127.0.0.1:9")
+    assert ours.returncode == pi.returncode == 1
+    assert ours.stderr == pi.stderr == "Error: Could not refresh model catalogs: corp: fetch failed\n"
+    ours, _, pi, _, requests = await _update_both(tmp_path / "none", lambda _r: Reply(), {})
+    assert (ours.returncode, ours.stdout) == (pi.returncode, pi.stdout) == (0, "Model catalogs refreshed\n")
+    assert requests == []  # nothing to ask without a credential
