@@ -86,6 +86,9 @@ class AgentSessionRuntime:
         self.ui: ExtensionUI = NoExtensionUI()
         """How extensions reach the user in the current mode (set by the mode with ``bind_ui``)."""
         self.ui_mode: UiMode = "print"
+        self.before_session_start: Callable[[], None] | None = None
+        """Runs once the old session is gone, before the new one starts (the interactive UI
+        drops what the old session's extensions showed; Pi's ``setBeforeSessionInvalidate``)."""
         self._reason = "new"
         """Why the session is being replaced (``session_shutdown`` / ``session_start`` reason)."""
 
@@ -110,7 +113,7 @@ class AgentSessionRuntime:
         if runner is None:
             return
         await runner.emit(SessionStartEvent("session_start", reason, previous_file))
-        await runner.emit_resources_discover("startup")
+        await runner.emit_resources_discover("reload" if reason == "reload" else "startup")
 
     async def _may_replace(self, event: Any) -> bool:
         """``False`` when an extension cancels the replacement (``session_before_*``)."""
@@ -145,10 +148,7 @@ class AgentSessionRuntime:
             )
         else:
             manager = SessionManager.in_memory(current.get_cwd(), parent_session=parent_session)
-        await self._replace(manager)
-        if setup is not None:
-            await setup(manager)
-            self._session.agent.state.messages = manager.build_session_context().messages
+        await self._replace(manager, setup=setup)
         return ReplaceResult(cancelled=False)
 
     async def switch_session(self, path: str, cwd_override: str | None = None) -> ReplaceResult:
@@ -237,20 +237,28 @@ class AgentSessionRuntime:
         self._detach()
         session.dispose()
 
-    async def _replace(self, manager: SessionManager, *, torn_down: bool = False) -> None:
+    async def _replace(
+        self, manager: SessionManager, *, torn_down: bool = False, setup: SessionSetup | None = None
+    ) -> None:
         old = self._session.session_manager
         previous_file = old.get_session_file()
         if not torn_down:
             await self._teardown()
             if old is not manager:
                 old.close()
-        await self._install(self._create(manager), previous_file)
+        await self._install(self._create(manager), previous_file, setup)
 
-    async def _install(self, session: AgentSession, previous_file: str | None) -> None:
-        """The new session becomes current; its extensions (the same runner, re-bound) get
-        ``session_start`` with the reason and the previous file."""
+    async def _install(self, session: AgentSession, previous_file: str | None, setup: SessionSetup | None = None) -> None:
+        """The new session becomes current; ``setup`` fills it (the agent's context is rebuilt
+        from what it wrote); then its extensions (the same runner, re-bound) get
+        ``session_start`` with the reason and the previous file (Pi's order)."""
         self._session = session
         self._detach = session.subscribe(self._listeners.emit)
+        if setup is not None:
+            await setup(session.session_manager)
+            session.agent.state.messages = session.session_manager.build_session_context().messages
+        if self.before_session_start is not None:
+            self.before_session_start()
         if session.extensions is not None:
             self.bind_ui(self.ui, self.ui_mode)
             await self.start_extensions(self._reason, previous_file)

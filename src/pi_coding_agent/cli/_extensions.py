@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from pi_coding_agent.cli._args import ParsedArgs
-    from pi_coding_agent.extensions import ExtensionRunner
+    from pi_coding_agent.extensions import ExtensionError, ExtensionRunner
 
 T = TypeVar("T")
 _LOOP: list[asyncio.Runner] = []
@@ -33,23 +33,35 @@ def close_loop() -> None:
         _LOOP.pop().close()
 
 
+LOAD_FAILURE_HINT = 'Hint: Start without extensions using "pi -ne".'
+
+
+def refuse_failed_extensions(errors: Sequence[ExtensionError]) -> None:
+    """Pi 0.85 does not start when an extension failed to load: one ``Error:`` line each,
+    then the hint, exit status 1."""
+    if not errors:
+        return
+    for error in errors:
+        print(f'Error: Failed to load extension "{error.extension_path}": {error.error}', file=sys.stderr)
+    print(LOAD_FAILURE_HINT, file=sys.stderr)
+    raise SystemExit(1)
+
+
 def load_cli_extensions(
     paths: Sequence[str], cwd: str, parsed: ParsedArgs, into: ExtensionRunner | None = None
-) -> ExtensionRunner | None:
-    """Import and set up ``paths`` (into the runner ``into`` when given); failures are
-    printed (one line each) and skipped.
+) -> tuple[ExtensionRunner | None, list[ExtensionError]]:
+    """Import and set up ``paths`` (into the runner ``into`` when given); those that failed
+    are left out and returned (``refuse_failed_extensions``).
 
     ``parsed`` is re-read with the extensions' boolean flags, so ``pi --plan "task"`` keeps
     ``"task"`` as the message, and ``unknown_flags`` keeps only options no extension knows.
     """
     if not paths:
-        return into
+        return into, []
     from pi_coding_agent.cli._args import parse_args
     from pi_coding_agent.extensions import load_extensions
 
     runner, errors = run_async(load_extensions(paths, cwd, into=into))
-    for error in errors:
-        print(error, file=sys.stderr)
     flags = {flag.name: flag for flag in runner.flags()}
     booleans = frozenset(name for name, flag in flags.items() if flag.type == "boolean")
     if booleans.intersection(parsed.unknown_flags):
@@ -61,7 +73,7 @@ def load_cli_extensions(
         if name in flags:
             value = parsed.unknown_flags.pop(name)
             runner.flag_values[name] = value if flags[name].type == "string" else True
-    return runner
+    return runner, errors
 
 
 async def start_extensions(runner: ExtensionRunner, reason: str = "startup") -> None:

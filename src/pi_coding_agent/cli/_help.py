@@ -2,12 +2,34 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 from pi_coding_agent import PI_COMPAT_VERSION
 
+if TYPE_CHECKING:
+    from pi_coding_agent.extensions import FlagDefinition
 
-def help_text() -> str:
-    return f"""pi - a coding agent that reads, edits and runs code in your project
-(Python implementation, file- and protocol-compatible with Pi {PI_COMPAT_VERSION})
+
+def extension_flags_text(flags: Sequence[FlagDefinition]) -> str:
+    """Pi's ``Extension CLI Flags:`` section: ``--name [<value>]`` in 30 columns, then the
+    description (``Registered by <path>`` without one)."""
+    if not flags:
+        return ""
+    rows = [
+        f"  --{flag.name}{' <value>' if flag.type == 'string' else ''}".ljust(30)
+        + (flag.description or f"Registered by {flag.extension_path}")
+        for flag in flags
+    ]
+    return "\nExtension CLI Flags:\n" + "\n".join(rows) + "\n"
+
+
+def help_text(flags: Sequence[FlagDefinition] = ()) -> str:
+    return _TEXT.format(version=PI_COMPAT_VERSION) + extension_flags_text(flags)
+
+
+_TEXT = """pi - a coding agent that reads, edits and runs code in your project
+(Python implementation, file- and protocol-compatible with Pi {version})
 
 Usage:
   pi [options] [--] [@files...] [messages...]
@@ -68,7 +90,7 @@ Input: piped stdin, then @file contents, then the first message form the first p
 further messages are sent one after another.
 
 Files: settings, credentials (auth.json), models.json and sessions live in ~/.pi/agent
-(or $PI_CODING_AGENT_DIR); sessions are JSONL files that Pi {PI_COMPAT_VERSION} reads too.
+(or $PI_CODING_AGENT_DIR); sessions are JSONL files that Pi {version} reads too.
 API keys come from --api-key, auth.json, or variables such as ANTHROPIC_API_KEY,
 OPENAI_API_KEY and GEMINI_API_KEY.
 """

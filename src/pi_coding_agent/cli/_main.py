@@ -3,8 +3,9 @@
 A first word Pi reads as a subcommand runs that command: ``batch`` (``pi_coding_agent.batch``,
 ours), ``pi auth ...`` (``_auth_command``), the package commands (``pi_coding_agent.packages``),
 or a one-line refusal for those not built yet (``_subcommands``);
-``--version`` and ``--help`` are answered right after parsing, before anything heavy is
-imported; everything else is loaded only when a run is requested.
+``--version`` is answered right after parsing, and so is ``--help`` when no extension can
+be there to add flags to it (else the run loads them first, as Pi does); everything else is
+loaded only when a run is requested.
 """
 
 from __future__ import annotations
@@ -53,11 +54,11 @@ def main(argv: list[str] | None = None) -> int:
     if parsed.version:
         print(f"{__version__} (pi {PI_COMPAT_VERSION} compatible)")
         return 0
-    if parsed.help:
+    if parsed.help and not _extensions_possible(parsed.extensions, parsed.no_extensions):
         from pi_coding_agent.cli._help import help_text
 
         print(help_text(), end="")
-        return 0
+        return 0  # with extensions, the run answers once they loaded (their flags are listed)
     # httpx loads its own command-line client (rich, click, pygments) whenever those happen
     # to be installed; pi never uses it, and it costs more than the rest of the HTTP stack.
     # A None entry makes that optional import fail fast, so httpx keeps its stub instead.
@@ -72,6 +73,27 @@ def main(argv: list[str] | None = None) -> int:
 
     gc.freeze()
     return code
+
+
+def _extensions_possible(sources: list[str] | None, no_extensions: bool) -> bool:
+    """Whether a run could load an extension: ``-e``, or (without ``-ne``) an extensions
+    folder, a project ``.pi`` folder, or user settings naming extensions or packages.
+    Only decides whether ``--help`` may skip loading them."""
+    if sources:
+        return True
+    if no_extensions:
+        return False
+    from pi_coding_agent.paths import CONFIG_DIR_NAME, agent_dir
+
+    home = agent_dir()
+    if os.path.isdir(os.path.join(home, "extensions")) or os.path.isdir(CONFIG_DIR_NAME):
+        return True
+    try:
+        with open(os.path.join(home, "settings.json"), encoding="utf-8") as file:
+            text = file.read()
+    except OSError:
+        return False
+    return '"extensions"' in text or '"packages"' in text
 
 
 if __name__ == "__main__":

@@ -20,7 +20,7 @@ from pi_coding_agent.cli._args import ParsedArgs
 
 if TYPE_CHECKING:
     from pi_ai import Model
-    from pi_coding_agent.agent_session import AgentSession, AgentSessionRuntime, SessionOptions
+    from pi_coding_agent.agent_session import AgentSessionRuntime, SessionOptions
     from pi_coding_agent.cli._inputs import InitialInput
     from pi_coding_agent.extensions import ExtensionRunner
     from pi_coding_agent.model_registry import ModelCatalog, ScopedModel
@@ -128,8 +128,6 @@ def _run(parsed: ParsedArgs) -> int:
     home = Path(agent_dir())
     diagnostics = Diagnostics()
 
-    if parsed.list_models is not None:
-        return _list_models(parsed, cwd, home, diagnostics)
     startup_settings = Settings.load(cwd, home)
     startup_settings.apply_http_proxy(os.environ)  # as Pi's CLI does at startup (global httpProxy)
     session_dir = resolve_session_dir(
@@ -150,6 +148,14 @@ def _run(parsed: ParsedArgs) -> int:
     )
     if runner is not None:
         _register_providers(runner, catalog)
+    if parsed.help:  # as in Pi, once the extensions loaded: their flags are listed
+        from pi_coding_agent.cli._help import help_text
+
+        diagnostics.flush()
+        print(help_text(runner.flags() if runner is not None else []), end="")
+        return 0
+    if parsed.list_models is not None:  # with the providers extensions registered
+        return _list_models(parsed, catalog, diagnostics)
     model, thinking_from_model = _cli_model(parsed, catalog, diagnostics)
     patterns = parsed.models or settings.enabled_models
     scoped = _model_scope(patterns, catalog, diagnostics) if patterns else []
@@ -283,9 +289,9 @@ def _run(parsed: ParsedArgs) -> int:
     diagnostics.flush()
     if session.model is not None:
         _prepare_local(session.model, announce=created.local_fallback)
-    if mode == "interactive":
-        from pi_coding_agent.agent_session import AgentSessionRuntime
+    from pi_coding_agent.agent_session import AgentSessionRuntime
 
+    if mode == "interactive":
         runtime = AgentSessionRuntime(session, lambda next_manager: build(next_manager).session)
         return _run_interactive(
             runtime, home, initial=initial, parsed=parsed, theme_paths=resources.theme_paths,
@@ -293,7 +299,8 @@ def _run(parsed: ParsedArgs) -> int:
         )  # fmt: skip
     if session.model is None:
         raise CliError(NO_MODELS_MESSAGE)
-    return _run_print(session, "json" if mode == "json" else "text", initial)
+    runtime = AgentSessionRuntime(session, lambda next_manager: build(next_manager).session)
+    return _run_print(runtime, "json" if mode == "json" else "text", initial)
 
 
 def _prepare_local(model: Model, *, announce: bool) -> None:
@@ -339,11 +346,12 @@ def _run_interactive(
             theme_paths=theme_paths,
             tui_mode="fullscreen" if parsed.tui_mode == "fullscreen" else "regular" if parsed.tui_mode else None,
             reload_resources=reload_resources,
+            verbose=parsed.verbose,
         )
     )
 
 
-def _run_print(session: AgentSession, mode: Literal["text", "json"], initial: InitialInput) -> int:
+def _run_print(runtime: AgentSessionRuntime, mode: Literal["text", "json"], initial: InitialInput) -> int:
     import asyncio
     import signal
 
@@ -359,33 +367,33 @@ def _run_print(session: AgentSession, mode: Literal["text", "json"], initial: In
             # killed), a retry backoff, user commands. The prompt then ends as aborted.
             if not exit_code:
                 exit_code.append(code)
+                session = runtime.session
                 session.abort_retry()
                 session.abort_bash()
                 session.agent.abort()
 
         for signum, code in ((signal.SIGTERM, 143), (signal.SIGHUP, 129), (signal.SIGINT, 130)):
             loop.add_signal_handler(signum, stop, code)
-        runner = session.extensions
+        runner = runtime.session.extensions
         if runner is not None:
             from pi_coding_agent.cli._extensions import print_errors_to_stderr, start_extensions
             from pi_coding_agent.extension_ui import NoExtensionUI
 
             print_errors_to_stderr(runner)
-            runner.bind_ui(NoExtensionUI(), "json" if mode == "json" else "print", has_ui=False)
+            runtime.bind_ui(NoExtensionUI(), "json" if mode == "json" else "print")
             await start_extensions(runner)
         try:
             status = await run_print_mode(
-                session,
+                runtime.session,
                 mode=mode,
                 initial_message=initial.message,
                 initial_images=initial.images,
                 messages=initial.rest,
                 stopped=lambda: bool(exit_code),
+                runtime=runtime,
             )
         finally:
-            if runner is not None:
-                await runner.shutdown("quit")
-            session.dispose()
+            await runtime.dispose()
         return exit_code[0] if exit_code else status
 
     from pi_coding_agent.cli._extensions import run_async
@@ -475,7 +483,7 @@ def _resources_and_extensions(
 ) -> tuple[LoadedResources, ExtensionRunner | None]:
     """Skills, templates, themes and extension files; the extensions loaded (their flags
     read) into ``into`` (the extensions that decided on trust) or a new runner."""
-    from pi_coding_agent.cli._extensions import load_cli_extensions
+    from pi_coding_agent.cli._extensions import load_cli_extensions, refuse_failed_extensions
     from pi_coding_agent.resource_loader import load_startup_resources
 
     resources, resource_warnings = load_startup_resources(
@@ -494,7 +502,10 @@ def _resources_and_extensions(
     )
     for warning in resource_warnings:
         diagnostics.warn(warning)
-    runner = load_cli_extensions([r.path for r in resources.extensions], session_cwd, parsed, into)
+    runner, failed = load_cli_extensions([r.path for r in resources.extensions], session_cwd, parsed, into)
+    if failed:
+        diagnostics.flush()
+        refuse_failed_extensions(failed)
     if check:
         _check_unknown_flags(parsed)
     if runner is not None:
@@ -512,10 +523,9 @@ def _register_providers(runner: ExtensionRunner, catalog: ModelCatalog) -> None:
     runner.pending_providers.clear()
 
 
-def _list_models(parsed: ParsedArgs, cwd: str, home: Path, diagnostics: Diagnostics) -> int:
+def _list_models(parsed: ParsedArgs, catalog: ModelCatalog, diagnostics: Diagnostics) -> int:
     from pi_coding_agent.model_registry import model_table
 
-    catalog = _catalog(home, diagnostics)
     diagnostics.flush()
     available = catalog.available()
     if not available:
@@ -616,7 +626,7 @@ def _session_manager(
     )
 
     try:
-        if parsed.no_session:
+        if parsed.no_session or parsed.help or parsed.list_models is not None:  # nothing to store (Pi's rule)
             return SessionManager.in_memory(cwd, session_id=parsed.session_id)
         if parsed.fork:
             if parsed.session_id and _exact_local_session(parsed.session_id, cwd, session_dir):

@@ -7,7 +7,12 @@ session emits events through; ``ExtensionAPI`` is the ``pi`` object, ``Extension
 """
 
 from pi_coding_agent.extensions._api import ExtensionAPI
-from pi_coding_agent.extensions._context import CommandContext, ExtensionContext, NoSessionError
+from pi_coding_agent.extensions._context import (
+    CommandContext,
+    ExtensionContext,
+    NoSessionError,
+    ReplacedSessionContext,
+)
 from pi_coding_agent.extensions._events import (
     EVENT_NAMES,
     AfterProviderResponseEvent,
@@ -69,6 +74,7 @@ __all__ = [
     "ModelSelectEvent",
     "NoSessionError",
     "ProjectTrustEvent",
+    "ReplacedSessionContext",
     "SessionBeforeCompactEvent",
     "SessionBeforeForkEvent",
     "SessionBeforeSwitchEvent",

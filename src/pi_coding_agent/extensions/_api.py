@@ -11,11 +11,11 @@ from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 from pi_ai import ImageContent, TextContent
-from pi_coding_agent.extensions._context import NoSessionError
+from pi_coding_agent.extensions._context import NoSessionError, send_custom_message, send_user_message
 from pi_coding_agent.extensions._events import EVENT_NAMES
 from pi_coding_agent.extensions._extension import Extension, MessageConverter
 from pi_coding_agent.extensions._host import ExtensionHost
-from pi_coding_agent.extensions._runner import ExtensionRunner, now_ms
+from pi_coding_agent.extensions._runner import ExtensionRunner
 from pi_coding_agent.extensions._types import (
     CommandDefinition,
     FlagDefinition,
@@ -134,18 +134,8 @@ class ExtensionAPI:
         is steered in (``followUp``: after the run), unless ``trigger_turn=False``, which stores
         it after the current turn; ``nextTurn`` sends it with the next prompt; when idle,
         ``trigger_turn=True`` starts a run with it, otherwise it is stored at once."""
-        from msgspec import UNSET
-
-        from pi_coding_agent.messages import CustomRoleMessage
-
-        message = CustomRoleMessage(
-            custom_type=custom_type,
-            content=content,
-            display=display,
-            details=UNSET if details is None else details,
-            timestamp=now_ms(),
-        )
-        await self._host().send_custom_message(message, deliver_as=deliver_as, trigger_turn=trigger_turn)
+        await send_custom_message(self._host(), custom_type, content, display=display, details=details,
+                                  deliver_as=deliver_as, trigger_turn=trigger_turn)  # fmt: skip
 
     async def send_user_message(
         self,
@@ -155,16 +145,15 @@ class ExtensionAPI:
         expand_prompt_templates: bool = False,
     ) -> None:
         """A user message, as if typed; raises while a run is active unless ``deliver_as`` is given."""
-        if isinstance(content, str):
-            text, images = content, None
-        else:
-            text = "\n".join(block.text for block in content if isinstance(block, TextContent))
-            images = [block for block in content if isinstance(block, ImageContent)] or None
-        await self._host().send_user_message(text, images, deliver_as=deliver_as, expand=expand_prompt_templates)
+        await send_user_message(self._host(), content, deliver_as=deliver_as, expand=expand_prompt_templates)
 
     def append_entry(self, custom_type: str, data: Any = None) -> str:
         """Store extension data in the session (a ``custom`` entry: never part of the model's context)."""
-        return self._host().session_manager.append_custom_entry(custom_type, data)
+        manager = self._host().session_manager
+        entry_id = manager.append_custom_entry(custom_type, data)
+        if self._runner.on_entry_appended is not None:
+            self._runner.on_entry_appended(manager.get_entry(entry_id))
+        return entry_id
 
     def set_session_name(self, name: str) -> None:
         self._host().set_session_name(name)

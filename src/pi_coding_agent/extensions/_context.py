@@ -8,7 +8,7 @@ navigation, switching sessions, reload.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pi_ai import AbortSignal
@@ -38,6 +38,23 @@ class Runner(Protocol):
     async def shutdown(self, reason: str, target: str | None = None) -> None: ...
 
     async def emit_resources_discover(self, reason: str) -> dict[str, list[str]]: ...
+
+    @property
+    def on_session_replaced(self) -> Callable[[str, Any], None] | None: ...
+
+    @property
+    def on_shutdown_request(self) -> Callable[[], None] | None: ...
+
+    @property
+    def on_reload(self) -> Callable[[], Awaitable[None]] | None: ...
+
+
+async def _call(fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)``, awaited when it is a coroutine (``_runner.call_handler``, which imports this module)."""
+    import inspect
+
+    result = fn(*args)
+    return await result if inspect.isawaitable(result) else result
 
 
 class NoSessionError(RuntimeError):
@@ -108,6 +125,8 @@ class ExtensionContext:
     def shutdown(self) -> None:
         """Ask for a graceful exit once the agent is idle (a no-op in print mode, as in Pi)."""
         self._runner.shutdown_requested = True
+        if self._runner.on_shutdown_request is not None:
+            self._runner.on_shutdown_request()
 
     def get_context_usage(self) -> Any:
         return self._host().get_context_usage()
@@ -152,29 +171,139 @@ class CommandContext(ExtensionContext):
             raise NoSessionError("this mode cannot replace the session")
         return runtime
 
-    async def new_session(self, parent_session: str | None = None) -> Any:
-        return await self._runtime().new_session(parent_session=parent_session)
+    async def new_session(
+        self,
+        parent_session: str | None = None,
+        *,
+        setup: Callable[[Any], Any] | None = None,
+        with_session: Callable[[ReplacedSessionContext], Any] | None = None,
+    ) -> Any:
+        """A fresh session. ``setup(session_manager)`` fills it first (its context is rebuilt
+        from what it wrote); ``with_session(ctx)`` then runs against the new session, once it
+        got ``session_start`` and the UI shows it (Pi's ``newSession({setup, withSession})``)."""
+        async def fill(manager: Any) -> None:
+            if setup is not None:
+                await _call(setup, manager)
 
-    async def fork(self, entry_id: str, position: str = "before") -> Any:
-        return await self._runtime().fork(entry_id, position)
+        result = await self._runtime().new_session(parent_session=parent_session, setup=fill if setup else None)
+        return await self._finish("new", result, with_session)
 
-    async def switch_session(self, session_path: str) -> Any:
-        return await self._runtime().switch_session(session_path)
+    async def fork(
+        self,
+        entry_id: str,
+        position: str = "before",
+        *,
+        with_session: Callable[[ReplacedSessionContext], Any] | None = None,
+    ) -> Any:
+        """A new session from the branch before (or ``at``) ``entry_id``; ``with_session`` as for ``new_session``."""
+        result = await self._runtime().fork(entry_id, position)
+        return await self._finish("fork", result, with_session)
+
+    async def switch_session(
+        self, session_path: str, *, with_session: Callable[[ReplacedSessionContext], Any] | None = None
+    ) -> Any:
+        """Resume the session stored at ``session_path``; ``with_session`` as for ``new_session``."""
+        result = await self._runtime().switch_session(session_path)
+        return await self._finish("resume", result, with_session)
 
     async def navigate_tree(self, target_id: str, **options: Any) -> Any:
-        return await self._runtime().session.navigate_tree(target_id, **options)
+        result = await self._runtime().session.navigate_tree(target_id, **options)
+        if not getattr(result, "cancelled", False) and self._runner.on_session_replaced is not None:
+            self._runner.on_session_replaced("tree", result)
+        return result
+
+    async def _finish(
+        self, action: str, result: Any, with_session: Callable[[ReplacedSessionContext], Any] | None
+    ) -> Any:
+        """The mode shows the new session, then ``with_session`` runs (Pi's ``finishSessionReplacement``)."""
+        if getattr(result, "cancelled", False):
+            return result
+        if self._runner.on_session_replaced is not None:
+            self._runner.on_session_replaced(action, result)
+        if with_session is not None:
+            await _call(with_session, ReplacedSessionContext(self._runner))
+        return result
 
     async def reload(self) -> None:
-        """Pi re-imports every extension; ours keeps the loaded modules and restarts their session.
+        """``/reload``'s flow where the mode has one (the interactive UI: settings, keys,
+        resources and a rebuilt session); elsewhere the loaded modules restart their session.
 
-        ``session_shutdown`` (reason ``reload``), then ``session_start`` and
-        ``resources_discover`` with reason ``reload``, as Pi emits them.
+        Either way ``session_shutdown`` (reason ``reload``), then ``session_start`` and
+        ``resources_discover`` with reason ``reload``, as Pi emits them; Pi re-imports every
+        extension, ours keeps the loaded modules.
         """
         from pi_coding_agent.extensions._events import SessionStartEvent
 
+        if self._runner.on_reload is not None:
+            await self._runner.on_reload()
+            return
         await self._runner.shutdown("reload")
         await self._runner.emit(SessionStartEvent("session_start", "reload"))
         await self._runner.emit_resources_discover("reload")
+
+
+class ReplacedSessionContext(CommandContext):
+    """What ``with_session`` gets: a command context of the new session, with its own
+    ``send_message`` / ``send_user_message`` (Pi's ``ReplacedSessionContext``)."""
+
+    async def send_message(
+        self,
+        custom_type: str,
+        content: Any,
+        *,
+        display: bool = True,
+        details: Any = None,
+        deliver_as: str | None = None,
+        trigger_turn: bool | None = None,
+    ) -> None:
+        """``pi.send_message`` into the new session."""
+        await send_custom_message(self._host(), custom_type, content, display=display, details=details,
+                                  deliver_as=deliver_as, trigger_turn=trigger_turn)  # fmt: skip
+
+    async def send_user_message(
+        self, content: Any, *, deliver_as: str | None = None, expand_prompt_templates: bool = False
+    ) -> None:
+        """``pi.send_user_message`` into the new session."""
+        await send_user_message(self._host(), content, deliver_as=deliver_as, expand=expand_prompt_templates)
+
+
+async def send_custom_message(
+    host: ExtensionHost,
+    custom_type: str,
+    content: Any,
+    *,
+    display: bool,
+    details: Any,
+    deliver_as: str | None,
+    trigger_turn: bool | None,
+) -> None:
+    """A custom message (role ``custom``) delivered by the session (``pi.send_message``)."""
+    import time
+
+    from msgspec import UNSET
+
+    from pi_coding_agent.messages import CustomRoleMessage
+
+    message = CustomRoleMessage(
+        custom_type=custom_type,
+        content=content,
+        display=display,
+        details=UNSET if details is None else details,
+        timestamp=int(time.time() * 1000),
+    )
+    await host.send_custom_message(message, deliver_as=deliver_as, trigger_turn=trigger_turn)
+
+
+async def send_user_message(host: ExtensionHost, content: Any, *, deliver_as: str | None, expand: bool) -> None:
+    """A user message as if typed (``pi.send_user_message``): text, or text and image blocks."""
+    from pi_ai import ImageContent, TextContent
+
+    if isinstance(content, str):
+        text, images = content, None
+    else:
+        text = "\n".join(block.text for block in content if isinstance(block, TextContent))
+        images = [block for block in content if isinstance(block, ImageContent)] or None
+    await host.send_user_message(text, images, deliver_as=deliver_as, expand=expand)
 
 
 class PromptTrackingUI:
@@ -188,6 +317,11 @@ class PromptTrackingUI:
         self._inner = inner
         self._runner = runner
         self._open = 0
+
+    def __getattr__(self, name: str) -> Any:
+        """What a mode offers beyond ``ExtensionUI`` (the interactive UI's ``custom``,
+        ``set_footer``, ``set_header``, ``set_editor_component``...)."""
+        return getattr(self._inner, name)
 
     def _start(self, kind: str, title: str | None) -> None:
         from pi_coding_agent.extensions._events import UiPromptEvent

@@ -6,7 +6,8 @@ Pi's factories are ``export default function (pi)``, ours is this one function. 
 own dependencies (``.pi-site-packages`` next to its manifest) go on the import path first.
 
 A file that cannot be imported, has no ``setup``, or whose ``setup`` raises is reported
-(``event`` ``load`` or ``setup``) and left out; the other extensions still load.
+(``event`` ``load`` or ``setup``, in Pi's words) and left out; the other extensions still
+load. The CLI then refuses to start, as Pi does (``cli._extensions``).
 """
 
 from __future__ import annotations
@@ -103,7 +104,7 @@ async def load_extensions(
             continue
         setup = getattr(module, "setup", None)
         if not callable(setup):
-            errors.append(ExtensionError(shown, "load", "Extension does not define setup(pi)"))
+            errors.append(ExtensionError(shown, "load", f"Extension does not define a setup(pi) function: {shown}"))
             continue
         extension = Extension(shown, module=module)
         runner.extensions.append(extension)
@@ -111,6 +112,6 @@ async def load_extensions(
             await call_handler(setup, ExtensionAPI(extension, runner))
         except Exception as error:
             runner.extensions.remove(extension)
-            errors.append(ExtensionError(shown, "setup", error_text(error)))
+            errors.append(ExtensionError(shown, "setup", f"Failed to load extension: {error_text(error)}"))
     runner.refresh_handlers()
     return runner, errors

@@ -23,7 +23,7 @@ from __future__ import annotations
 import copy
 import inspect
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 import msgspec
@@ -95,6 +95,15 @@ class ExtensionRunner:
         self.pending_providers: list[tuple[str, dict[str, Any]]] = []
         self.on_resources: Callable[[dict[str, list[str]]], None] | None = None
         """Loads the skill, prompt and theme paths ``resources_discover`` handlers returned (set by the CLI)."""
+        self.on_entry_appended: Callable[[Any], None] | None = None
+        """The UI draws a ``custom`` entry an extension appended (its entry renderer)."""
+        self.on_session_replaced: Callable[[str, Any], None] | None = None
+        """The UI shows the session a command context made (``new``, ``fork``, ``resume``,
+        ``tree``; with the runtime's result), before ``with_session`` runs."""
+        self.on_reload: Callable[[], Awaitable[None]] | None = None
+        """The mode's ``/reload`` (the interactive UI's), run by ``ctx.reload()``."""
+        self.on_shutdown_request: Callable[[], None] | None = None
+        """The interactive UI quits when an extension asks (``ctx.shutdown()``) and the agent is idle."""
         self._error_listeners: list[ErrorListener] = []
         self._handled: set[str] = set()
         self.refresh_handlers()

@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import BinaryIO, Literal
 
 from pi_ai import AssistantMessage, ImageContent, TextContent, encode
-from pi_coding_agent.agent_session import AgentSession, SessionError, SessionEvent
+from pi_coding_agent.agent_session import AgentSession, AgentSessionRuntime, SessionError, SessionEvent
 from pi_coding_agent.modes._json_event import to_json_event
 
 PrintMode = Literal["text", "json"]
@@ -52,30 +52,41 @@ async def run_print_mode(
     messages: Sequence[str] = (),
     stdout: BinaryIO | None = None,
     stopped: Callable[[], bool] = lambda: False,
+    runtime: AgentSessionRuntime | None = None,
 ) -> int:
-    """Run the prompts; ``stopped()`` true (a signal arrived) skips the ones not yet sent."""
+    """Run the prompts; ``stopped()`` true (a signal arrived) skips the ones not yet sent.
+
+    With a ``runtime`` every prompt goes to its current session, so a session an extension
+    command replaced (``ctx.new_session``, ``fork``, ``switch_session``) takes the next
+    prompts, and JSON mode goes on with the new session's events, as in Pi.
+    """
     output = _Output(stdout if stdout is not None else sys.stdout.buffer)
     unsubscribe = None
+
+    def current() -> AgentSession:
+        return runtime.session if runtime is not None else session
+
     if mode == "json":
         output.write(encode(session.session_manager.get_header_data()) + b"\n")
 
         def write(event: SessionEvent) -> None:
             output.write(encode(to_json_event(event)) + b"\n")
 
-        unsubscribe = session.subscribe(write)
+        unsubscribe = runtime.subscribe(write) if runtime is not None else session.subscribe(write)
     try:
         if initial_message is not None:
-            await session.prompt(initial_message, initial_images)
+            await current().prompt(initial_message, initial_images)
         for message in messages:
             if stopped():
                 break
-            await session.prompt(message)
+            await current().prompt(message)
     except SessionError as error:
         print(str(error), file=sys.stderr)
         return 1
     finally:
         if unsubscribe is not None:
             unsubscribe()
+    session = current()
     failure = _failure(session)
     if failure is not None:
         print(failure, file=sys.stderr)

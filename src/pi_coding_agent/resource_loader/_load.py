@@ -20,7 +20,6 @@ from pi_coding_agent.packages import (
     ResolvedResource,
     ResolvedResources,
     Resolver,
-    is_local_path,
 )
 from pi_coding_agent.paths import resolve_path
 from pi_coding_agent.prompt_templates import (
@@ -118,15 +117,12 @@ def _missing(
     return found
 
 
-def _extension_sources(resolver: Resolver, sources: Sequence[str]) -> tuple[ResolvedResources, list[str]]:
-    """Resources of the local ``-e`` sources; a line for each source that is not local."""
-    local = [source for source in sources if is_local_path(source)]
-    problems = [
-        f"-e {source}: only local folders and files are supported for now (install the package instead)"
-        for source in sources
-        if not is_local_path(source)
-    ]
-    return resolver.resolve_sources(local, "temporary"), problems
+def _extension_sources(
+    resolver: Resolver, sources: Sequence[str], install_missing: InstallMissing | None
+) -> ResolvedResources:
+    """Resources of the ``-e`` sources: local folders and files, and packages (git, index)
+    installed for this run into the temporary cache when not there yet (Pi's ``-e npm:...``)."""
+    return resolver.resolve_sources(sources, "temporary", install_missing)
 
 
 def load_resources(options: ResourceOptions) -> LoadedResources:
@@ -140,7 +136,7 @@ def load_resources(options: ResourceOptions) -> LoadedResources:
     )
     resolved = resolver.resolve(options.install_missing)
     cwd = options.cwd
-    cli, cli_problems = _extension_sources(resolver, options.extension_sources)
+    cli = _extension_sources(resolver, options.extension_sources, options.install_missing)
     skill_sources = [_skill_path(r) for r in cli.skills if r.enabled]
     skill_sources += [] if options.no_skills else [_skill_path(r) for r in resolved.skills if r.enabled]
     skills = (
@@ -171,7 +167,11 @@ def load_resources(options: ResourceOptions) -> LoadedResources:
         )
         for source, scope in resolved.not_installed
     ]
-    not_installed += [ResourceDiagnostic("warning", problem) for problem in [*resolved.problems, *cli_problems]]
+    not_installed += [
+        ResourceDiagnostic("warning", f"-e {source}: the package could not be installed for this run")
+        for source, _ in cli.not_installed
+    ]
+    not_installed += [ResourceDiagnostic("warning", problem) for problem in [*resolved.problems, *cli.problems]]
     enable = settings.get("enableSkillCommands")
     return LoadedResources(
         skills=skills,

@@ -12,7 +12,7 @@ import json
 from collections.abc import Mapping
 from pathlib import Path
 
-from pi_coding_agent.tui._keys import normalize_key, parse_key
+from pi_coding_agent.tui._keys import normalize_key, parse_key, shifted_letter
 
 Bindings = Mapping[str, tuple[str, ...]]
 
@@ -136,11 +136,11 @@ class Keybindings:
         keys = self._keys.get(action)
         if not keys:
             return False
-        key = parse_key(data)
+        key = parse_key(data) or shifted_letter(data)
         return key is not None and key in keys
 
     def action_for(self, data: str, actions: tuple[str, ...]) -> str | None:
-        key = parse_key(data)
+        key = parse_key(data) or shifted_letter(data)
         if key is None:
             return None
         for action in actions:

@@ -164,8 +164,14 @@ def parse_key(data: str) -> str | None:
 
 def matches_key(data: str, spec: str) -> bool:
     """Whether input ``data`` is the key ``spec`` (``"ctrl+c"``, ``"shift+tab"``, ``"enter"``)."""
-    key = parse_key(data)
+    key = parse_key(data) or shifted_letter(data)
     return key is not None and key == normalize_key(spec)
+
+
+def shifted_letter(data: str) -> str | None:
+    """``shift+l`` for ``L``: legacy terminals send Shift+letter as the capital letter, which
+    is text to the editor but matches a ``shift+<letter>`` binding, as in Pi."""
+    return f"shift+{data.lower()}" if len(data) == 1 and data.isalpha() and data.isupper() else None
 
 
 def is_printable(data: str) -> bool:
@@ -191,3 +197,18 @@ def decode_kitty_printable(data: str) -> str | None:
             return chr(int(shifted[1]))
         return chr(code).upper()
     return chr(code)
+
+
+def decode_printable_key(data: str) -> str | None:
+    """The text of a printable key sent as a Kitty event or as xterm's modifyOtherKeys
+    (``CSI 27 ; mods ; code ~``, which a terminal in that mode may send for Shift+letter)."""
+    kitty = decode_kitty_printable(data)
+    if kitty is not None or not (data.startswith("\x1b[27;") and data.endswith("~")):
+        return kitty
+    try:
+        mods, code = (int(part) for part in data[5:-1].split(";"))
+    except ValueError:
+        return None
+    if (mods - 1) & ~(64 | 128) & ~1 or code < 32 or code == 127:  # shift (and lock keys) only
+        return None
+    return chr(code) if code <= 0x10FFFF else None

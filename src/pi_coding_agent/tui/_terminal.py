@@ -49,6 +49,7 @@ class ProcessTerminal:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._size = (80, 24)
         self.kitty_keyboard = False
+        self.modify_other_keys = False
         self._read_size()
 
     @property
@@ -90,8 +91,10 @@ class ProcessTerminal:
             mode = termios.tcgetattr(self.input_fd)
             mode[1] |= termios.OPOST | termios.ONLCR  # keep "\n" -> "\r\n" for stray prints
             termios.tcsetattr(self.input_fd, termios.TCSANOW, mode)
-        # Bracketed paste; ask whether the Kitty keyboard protocol is there (CSI ? u answers).
-        self.write("\x1b[?2004h\x1b[?u")
+        # Bracketed paste; ask whether the Kitty keyboard protocol is there (CSI ? u answers),
+        # then for the device attributes: an answer to those without a Kitty answer before it
+        # means no Kitty protocol, and modifyOtherKeys is asked for instead (as Pi does).
+        self.write("\x1b[?2004h\x1b[?u\x1b[c")
         self._loop.add_reader(self.input_fd, self._readable)
 
         def resized() -> None:
@@ -125,16 +128,30 @@ class ProcessTerminal:
 
     def _dispatch(self, events: list[str | Paste]) -> None:
         for event in events:
-            if isinstance(event, str) and event.startswith("\x1b[?") and event.endswith("u"):
-                self._enable_kitty()
+            if isinstance(event, str) and event.startswith("\x1b[?") and event[-1:] in ("u", "c"):
+                self._negotiated(event)
                 continue
             if self._on_input is not None:
                 self._on_input(event)
 
-    def _enable_kitty(self) -> None:
-        if not self.kitty_keyboard:
-            self.kitty_keyboard = True
-            self.write("\x1b[>1u")  # disambiguate escape codes
+    def _negotiated(self, answer: str) -> None:
+        """A Kitty flags answer (``CSI ? flags u``) or the device attributes (``CSI ? ... c``)."""
+        if answer.endswith("u") and answer[3:-1] not in ("", "0"):
+            self._set_modify_other_keys(False)
+            if not self.kitty_keyboard:
+                self.kitty_keyboard = True
+                self.write("\x1b[>1u")  # disambiguate escape codes
+        elif not self.kitty_keyboard:
+            self._set_modify_other_keys(True)
+
+    def _set_modify_other_keys(self, on: bool) -> None:
+        """xterm's modifyOtherKeys (level 2): Shift+Enter and the like arrive as ``CSI 27;m;k ~``."""
+        if on != self.modify_other_keys:
+            self.modify_other_keys = on
+            self.write("\x1b[>4;2m" if on else "\x1b[>4;0m")
+
+    def _keyboard_off(self) -> str:
+        return ("\x1b[<u" if self.kitty_keyboard else "") + ("\x1b[>4;0m" if self.modify_other_keys else "")
 
     def stop(self) -> None:
         import termios
@@ -144,7 +161,7 @@ class ProcessTerminal:
             self._loop.remove_signal_handler(signal.SIGWINCH)
         if self._escape_timer is not None:
             self._escape_timer.cancel()
-        self.write(("\x1b[<u" if self.kitty_keyboard else "") + "\x1b[?2004l\x1b[?25h")
+        self.write(self._keyboard_off() + "\x1b[?2004l\x1b[?25h")
         if self._saved_mode is not None:
             termios.tcsetattr(self.input_fd, termios.TCSADRAIN, self._saved_mode)
             self._saved_mode = None
@@ -153,7 +170,7 @@ class ProcessTerminal:
         """Give the terminal back (Ctrl+Z, an external editor); ``resume`` takes it again."""
         import termios
 
-        self.write(("\x1b[<u" if self.kitty_keyboard else "") + "\x1b[?2004l\x1b[?25h")
+        self.write(self._keyboard_off() + "\x1b[?2004l\x1b[?25h")
         if self._saved_mode is not None:
             termios.tcsetattr(self.input_fd, termios.TCSADRAIN, self._saved_mode)
 
@@ -166,5 +183,9 @@ class ProcessTerminal:
             mode = termios.tcgetattr(self.input_fd)
             mode[1] |= termios.OPOST | termios.ONLCR
             termios.tcsetattr(self.input_fd, termios.TCSANOW, mode)
-        self.write("\x1b[?2004h" + ("\x1b[>1u" if self.kitty_keyboard else ""))
+        self.write(
+            "\x1b[?2004h"
+            + ("\x1b[>1u" if self.kitty_keyboard else "")
+            + ("\x1b[>4;2m" if self.modify_other_keys else "")
+        )
         self._read_size()

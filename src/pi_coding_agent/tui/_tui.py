@@ -14,6 +14,7 @@ of the input before any component sees them.
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -28,6 +29,7 @@ from pi_coding_agent.tui._terminal import Terminal
 from pi_coding_agent.tui._text import slice_columns, visible_width
 
 MIN_FRAME_INTERVAL = 0.016
+_CELL_SIZE_REPLY = re.compile(r"\x1b\[6;(\d+);(\d+)t\Z")
 TuiMode = Literal["regular", "fullscreen"]
 _VIEWPORT_ACTIONS = (
     "tui.altScreen.pageUp", "tui.altScreen.pageDown", "tui.altScreen.halfPageUp", "tui.altScreen.halfPageDown",
@@ -109,6 +111,7 @@ class TUI(Container):
         self.mode: TuiMode = mode
         self.focused: Component | None = None
         self._background_queries: list[Callable[[RgbColor | None], None]] = []
+        self._cell_size_listener: Callable[[int, int], None] | None = None
         self._overlays: list[_Overlay] = []
         self._listeners: list[InputListener] = []
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -184,6 +187,12 @@ class TUI(Container):
         self._loop.call_later(timeout, expire)
         self.terminal.write("\x1b]11;?\x07")
 
+    def query_cell_size(self, on_reply: Callable[[int, int], None]) -> None:
+        """Ask the terminal for its cell size in pixels (``CSI 16 t``, for sizing images);
+        ``on_reply(width, height)`` runs if it answers (``CSI 6 ; height ; width t``)."""
+        self._cell_size_listener = on_reply
+        self.terminal.write("\x1b[16t")
+
     # ------------------------------------------------------------------ focus and overlays
 
     def set_focus(self, component: Component | None) -> None:
@@ -225,6 +234,12 @@ class TUI(Container):
         data = f"{PASTE_START}{event.text}{PASTE_END}" if isinstance(event, Paste) else event
         if data.startswith("\x1b]"):
             self._terminal_reply(data)
+            return
+        cell = _CELL_SIZE_REPLY.match(data)
+        if cell is not None:
+            height, width = int(cell[1]), int(cell[2])
+            if self._cell_size_listener is not None and height > 0 and width > 0:
+                self._cell_size_listener(width, height)
             return
         if self.mode == "fullscreen" and self._viewport_key(data):
             self.request_render(immediate=True)

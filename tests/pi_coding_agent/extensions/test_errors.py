@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.pi_coding_agent.e2e._harness import OPENAI_MODEL, Sandbox, run_ours
+import pytest
+
+from tests.pi_coding_agent.e2e._harness import OPENAI_MODEL, Sandbox, run_ours, run_pi
 from tests.pi_coding_agent.extensions._support import FIXTURES, session_entries
 
 SCRIPT = [
@@ -60,23 +62,47 @@ def test_a_failing_tool_is_an_error_result_not_a_crash(tmp_path: Path) -> None:
     assert [m["content"] for m in bodies[1]["messages"] if m["role"] == "tool"][1] == "the tool itself failed"
 
 
-def test_an_extension_that_cannot_load_is_named_and_the_others_still_load(tmp_path: Path) -> None:
+@pytest.mark.timeout(300)
+def test_an_extension_that_cannot_load_stops_the_start_as_in_pi(tmp_path: Path) -> None:
+    """Pi 0.85 does not start when an extension fails to load (whatever the mode): one
+    ``Error: Failed to load extension "<path>": <reason>`` line each, then a hint, exit 1;
+    nothing is sent to the model."""
+    from tests.support import oracle
     from tests.support.scripted_provider import ScriptedProvider
 
+    oracle.require_live_oracle()
+    sources = {
+        "ts": ("export default function (pi: any) { throw new Error('bad config'); }\n",
+               "export const notAFactory = 1;\n"),
+        "py": ("def setup(pi):\n    raise ValueError('bad config')\n", "NOT_A_SETUP = 1\n"),
+    }  # fmt: skip
+    seen = {}
+    with ScriptedProvider([{"text": "ok"}]) as provider:
+        for side, run, suffix in (("pi", run_pi, "ts"), ("ours", run_ours, "py")):
+            box = Sandbox.create(tmp_path / side, provider.base_url)
+            failing, empty = tmp_path / f"failing.{suffix}", tmp_path / f"empty.{suffix}"
+            failing.write_text(sources[suffix][0], encoding="utf-8")
+            empty.write_text(sources[suffix][1], encoding="utf-8")
+            for mode in (("-p", "hi"), ("--mode", "json", "hi"), ("--mode", "rpc")):
+                done = run(box, "--model", OPENAI_MODEL, "-e", str(failing), "-e", str(empty), *mode, PI_OFFLINE="1")
+                seen[side, mode] = (done.returncode, done.stdout, done.stderr.replace(str(tmp_path), "<dir>"))
+        assert provider.requests == []
+    for mode in (("-p", "hi"), ("--mode", "json", "hi"), ("--mode", "rpc")):
+        code, stdout, stderr = seen["ours", mode]
+        assert (code, stdout) == seen["pi", mode][:2] == (1, "")
+        lines = stderr.splitlines()
+        assert lines[0] == seen["pi", mode][2].splitlines()[0].replace(".ts", ".py")
+        assert lines[0] == 'Error: Failed to load extension "<dir>/failing.py": Failed to load extension: bad config'
+        assert lines[1] == 'Error: Failed to load extension "<dir>/empty.py": Extension does not define a setup(pi) function: <dir>/empty.py'
+        assert lines[2:] == seen["pi", mode][2].splitlines()[2:] == ['Hint: Start without extensions using "pi -ne".']
+
+
+def test_a_module_that_cannot_be_imported_is_named_with_its_line(tmp_path: Path) -> None:
     broken = tmp_path / "syntax.py"
     broken.write_text("def setup(pi)\n", encoding="utf-8")
-    failing = tmp_path / "setup_fails.py"
-    failing.write_text("def setup(pi):\n    raise ValueError('bad config')\n", encoding="utf-8")
-    good = tmp_path / "good.py"
-    good.write_text("def setup(pi):\n    pi.register_flag('good')\n", encoding="utf-8")
-    with ScriptedProvider([{"text": "ok"}]) as provider:
-        box = Sandbox.create(tmp_path / "box", provider.base_url)
-        done = run_ours(
-            box, "--model", OPENAI_MODEL, "-e", str(broken), "-e", str(failing), "-e", str(good), "--good", "-p", "hi"
-        )
-    assert done.returncode == 0, done.stderr
-    lines = done.stderr.splitlines()
-    assert lines[0].startswith(f"Extension error ({broken}): Failed to load extension: ")
-    assert "line 1" in lines[0]
-    assert lines[1] == f"Extension error ({failing}): bad config"
-    assert len(lines) == 2
+    box = Sandbox.create(tmp_path / "box", "http://127.0.0.1:9")
+    done = run_ours(box, "--model", OPENAI_MODEL, "-e", str(broken), "-p", "hi")
+    assert done.returncode == 1
+    first, hint = done.stderr.splitlines()
+    assert first.startswith(f'Error: Failed to load extension "{broken}": Failed to load extension: ') and "line 1" in first
+    assert hint == 'Hint: Start without extensions using "pi -ne".'

@@ -124,12 +124,15 @@ def launch(
     probe: bool = True,
     shell: bool = False,
     before: Callable[[Sandbox], None] | None = None,
+    extended_keys: bool = False,
+    background: str | None = None,
 ) -> Iterator[Run]:
     """A running ``pi`` (``which``: ``ours`` or ``pi``) whose provider serves ``turns``;
     ``models`` builds ``models.json`` from the provider's base URL. The run starts once
     ``ready`` shows and (``probe``) the editor's keys work; with ``shell`` it is started from
     an interactive bash (job control, for Ctrl+Z); ``before`` runs first, with the provider up
-(to leave earlier sessions, say)."""
+(to leave earlier sessions, say); ``extended_keys`` has tmux forward modified keys; ``background`` is the terminal's
+background colour (which tmux then reports)."""
     with ScriptedProvider(turns, summary=summary) as provider:
         sandbox = Sandbox.create(tmp_path, provider.base_url, {**SETTINGS, **(settings or {})})
         if models is not None:
@@ -140,7 +143,8 @@ def launch(
             before(sandbox)
         command = pi_command(which, *args)
         environment = sandbox.env(TERM="xterm-256color", **(env or {}))
-        pane = TmuxPane(None if shell else command, sandbox.work, environment, height=height)
+        pane = TmuxPane(None if shell else command, sandbox.work, environment, height=height,
+                        extended_keys=extended_keys, background=background)  # fmt: skip
         try:
             if shell:
                 pane.type(shlex.join(command))

@@ -10,6 +10,7 @@ import os
 import shlex
 import shutil
 import subprocess
+import tempfile
 import time
 import uuid
 from collections.abc import Callable
@@ -45,8 +46,13 @@ class TmuxPane:
         env: dict[str, str],
         width: int = 100,
         height: int = 30,
+        *,
+        extended_keys: bool = False,
+        background: str | None = None,
     ) -> None:
-        """Run ``command`` in a new pane (``None``: an interactive bash, for job control)."""
+        """Run ``command`` in a new pane (``None``: an interactive bash, for job control); with
+        ``extended_keys``, tmux forwards modified keys (Shift+Enter) to a program that asks;
+        with ``background`` (a tmux colour), the panes have it and tmux answers ``OSC 11``."""
         self.tmux = require_tmux()
         self.socket = f"pi-test-{uuid.uuid4().hex[:8]}"
         exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
@@ -55,7 +61,13 @@ class TmuxPane:
         else:
             # The pane runs the program, then records its exit status and stays open for capture.
             script = f'cd {shlex.quote(str(cwd))} && env -i {exports} {shlex.join(command)}; echo "[exit $?]"; sleep 600'
-        self._run("-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", str(width), "-y", str(height), script)
+        # Options in the server's configuration, there before the pane's program asks about them.
+        config = [line for on, line in ((extended_keys, "set -s extended-keys on"),
+                                        (background is not None, f"set -g window-style bg={background}")) if on]  # fmt: skip
+        self.config = Path(tempfile.mkstemp(prefix="pi-test-tmux-", suffix=".conf")[1]) if config else None
+        if self.config is not None:
+            self.config.write_text("\n".join(config) + "\n", encoding="utf-8")
+        self._run("-f", str(self.config or "/dev/null"), "new-session", "-d", "-s", "t", "-x", str(width), "-y", str(height), script)
         self._run("set-option", "-t", "t", "history-limit", "20000")
         self._run("set-option", "-s", "set-clipboard", "on")
 
@@ -81,13 +93,23 @@ class TmuxPane:
     def screen(self) -> str:
         return self._run("capture-pane", "-p", "-t", "t")
 
-    def styled_screen(self) -> str:
-        """The screen with its colours and styles (``capture-pane -e``)."""
-        return self._run("capture-pane", "-p", "-e", "-t", "t")
+    def styled_screen(self, blanks: bool = False) -> str:
+        """The screen with its colours and styles (``capture-pane -e``); with ``blanks``, the
+        trailing blank cells too (a background colour reaching the line's end)."""
+        return self._run("capture-pane", "-p", "-e", *(["-N"] if blanks else []), "-t", "t")
 
     def history(self) -> str:
         """Everything the terminal holds: scrollback and screen."""
         return self._run("capture-pane", "-p", "-t", "t", "-S", "-20000")
+
+    def record_output(self, path: Path) -> None:
+        """From now on, append every byte the program writes to the terminal to ``path``
+        (escape sequences included, such as images tmux does not draw)."""
+        self._run("pipe-pane", "-o", "-t", "t", f"cat >> {shlex.quote(str(path))}")
+
+    def styled_history(self, blanks: bool = False) -> str:
+        """Scrollback and screen with their colours and styles (``blanks``: as ``styled_screen``)."""
+        return self._run("capture-pane", "-p", "-e", *(["-N"] if blanks else []), "-t", "t", "-S", "-20000")
 
     def clipboard(self) -> str:
         """The newest tmux paste buffer (filled by an ``OSC 52`` clipboard write)."""
@@ -122,3 +144,5 @@ class TmuxPane:
 
     def close(self) -> None:
         self._run("kill-server")
+        if self.config is not None:
+            self.config.unlink(missing_ok=True)

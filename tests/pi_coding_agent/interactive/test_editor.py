@@ -92,3 +92,23 @@ def test_history_kill_undo_paste_completion_external_editor(tmp_path: Path, whic
     assert texts[3] == "written in the editor"
     # The @file reference reached the model with the file attached.
     assert "notes.txt" in json.dumps(run.provider.requests[2]["body"]["messages"][-1])
+
+
+def test_shift_enter_starts_a_new_line(tmp_path: Path, which: str) -> None:
+    """tmux with ``extended-keys on`` forwards Shift+Enter as ``CSI 27;2;13~`` once the program
+    asked for modifyOtherKeys (both ask when the terminal has no Kitty keyboard protocol)."""
+    with launch(tmp_path, which, TURNS, extended_keys=True) as run:
+        pane = run.pane
+        pane.type("line one")
+        pane.wait_for("line one", region="editor")
+        pane.send("S-Enter")
+        pane.type("line two")
+        _editor_is(run, "line one\nline two")
+        pane.send("C-j")  # Ctrl+J is the other new-line key
+        pane.type("line three")
+        _editor_is(run, "line one\nline two\nline three")
+        pane.send("Enter")
+        pane.wait_for("first done")
+        run.quit()
+    [user, _] = run.messages()
+    assert user["content"] == [{"type": "text", "text": "line one\nline two\nline three"}]

@@ -119,3 +119,51 @@ def _tree_back_to_first_answer(run: Run) -> None:
 def _content_text(entry: dict[str, Any]) -> str:
     content = entry["message"].get("content")
     return content[0].get("text", "") if isinstance(content, list) and content else ""
+
+
+def test_tree_labels_are_shown_filtered_and_stored(tmp_path: Path, which: str) -> None:
+    with launch(tmp_path, which, TURNS, height=40) as run:
+        pane = run.pane
+        run.submit("first q")
+        pane.wait_for("answer one")
+        run.submit("second q")
+        pane.wait_for("answer two")
+        run.command("/tree")
+        pane.wait_for("› • assistant: answer two")
+        pane.send("Up", "Up")
+        pane.wait_for("› • assistant: answer one")
+        pane.type("L")  # Shift+L: the terminal sends the capital letter
+        pane.wait_for("Label (empty to remove):")
+        pane.type("checkpoint")
+        pane.send("Enter")
+        pane.wait_for("› • [checkpoint] assistant: answer one")
+        pane.send("C-l")  # only labeled entries
+        screen = pane.wait_until(lambda s: "answer two" not in s.split("Type to search")[-1],
+                                 "the labeled-only filter kept other entries")  # fmt: skip
+        assert "[checkpoint] assistant: answer one" in screen and "[labeled]" in screen
+        pane.send("C-l")
+        pane.wait_for("assistant: answer two")
+        pane.send("Escape")
+        pane.wait_until_gone("Session Tree")
+        run.command("/tree")  # the label is read back from the session
+        pane.wait_for("[checkpoint] assistant: answer one")
+        pane.send("Up", "Up")
+        pane.wait_for("› • [checkpoint] assistant: answer one")
+        pane.type("L")
+        pane.wait_for("Label (empty to remove):")
+        pane.send("C-k", "Enter")  # the cursor starts at the beginning: emptied, the label goes
+        pane.wait_for("› • assistant: answer one")
+        pane.send("Escape")
+        pane.wait_until_gone("Session Tree")
+        run.quit()
+    entries = run.entries()
+    by_text = {_content_text(e): e["id"] for e in entries if e["type"] == "message"}
+    labels = [e for e in entries if e["type"] == "label"]
+    assert [(e["targetId"], e.get("label")) for e in labels] == [
+        (by_text["answer one"], "checkpoint"),
+        (by_text["answer one"], None),
+    ]
+    assert all(e["parentId"] == by_text["answer two"] for e in labels[:1])  # appended at the leaf
+    if run.ours:
+        [context] = pi_reads_the_same(run.session_files())
+        assert [m["role"] for m in context["context"]["messages"]] == ["user", "assistant"] * 2

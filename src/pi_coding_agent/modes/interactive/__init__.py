@@ -23,11 +23,13 @@ async def run_interactive_mode(
     theme_paths: Sequence[str] = (),
     tui_mode: Literal["regular", "fullscreen"] | None = None,
     reload_resources: Callable[[], list[str]] | None = None,
+    verbose: bool = False,
 ) -> int:
     """Run the terminal UI on the process's terminal until the user quits; the exit status.
 
     ``reload_resources`` (for ``/reload``) re-reads skills, prompt templates, context files and
     settings for the sessions the runtime builds from then on, and returns warnings to show.
+    ``verbose`` (``--verbose``) shows the startup header even with ``quietStartup``.
     """
     from pi_coding_agent.modes.interactive._mode import InteractiveMode
 
@@ -39,6 +41,7 @@ async def run_interactive_mode(
         theme_paths=theme_paths,
         tui_mode=tui_mode,
         reload_resources=reload_resources,
+        verbose=verbose,
     )
     return await mode.run(initial_message, initial_images)
 

@@ -35,6 +35,7 @@ from pi_coding_agent.agent_session import (
     ThinkingLevelChangedEvent,
 )
 from pi_coding_agent.modes.interactive._actions import AppKeys
+from pi_coding_agent.modes.interactive._extensions import ExtensionBridge
 from pi_coding_agent.modes.interactive._indicators import StatusIndicators
 from pi_coding_agent.modes.interactive._keys import load_keybindings
 from pi_coding_agent.modes.interactive._layout import Layout
@@ -43,7 +44,12 @@ from pi_coding_agent.modes.interactive._styles import markdown_theme
 from pi_coding_agent.modes.interactive._themes import ThemeChoice, appearance_for, load_theme_choice
 from pi_coding_agent.modes.interactive._transcript import Transcript, TranscriptStyle, user_text
 from pi_coding_agent.modes.interactive._ui import EditorComponent, InteractiveUI
-from pi_coding_agent.modes.interactive.commands import command_list, run_command, split_command
+from pi_coding_agent.modes.interactive.commands import (
+    command_list,
+    run_command,
+    split_command,
+    startup_changelog,
+)
 from pi_coding_agent.modes.interactive.components import BashExecutionView, Footer
 from pi_coding_agent.tui import (
     TUI,
@@ -52,6 +58,7 @@ from pi_coding_agent.tui import (
     ProcessTerminal,
     RgbColor,
     Spacer,
+    Suggestion,
     Terminal,
     Text,
     TuiMode,
@@ -76,8 +83,10 @@ class InteractiveMode:
         theme_paths: Sequence[str] = (),
         tui_mode: TuiMode | None = None,
         reload_resources: ReloadResources | None = None,
+        verbose: bool = False,
     ) -> None:
         self.runtime = runtime
+        self.verbose = verbose
         self.agent_dir = agent_dir
         self.version = version
         self.reload_resources = reload_resources
@@ -107,15 +116,20 @@ class InteractiveMode:
         self.queue = MessageQueue(self)
         self.indicators = StatusIndicators(self)
         self.actions = AppKeys(self)
+        self.extensions = ExtensionBridge(self)
+        self.transcript.custom_view = self.extensions.custom_view
+        self.transcript.tool_view = self.extensions.tool_view
         self.pending_bash: list[BashExecutionView] = []
         self.escape_override: Callable[[], None] | None = None
-        self.header_expanded = False
+        self.header_expanded = verbose  # as Pi: --verbose starts with the full startup help
         self._exit = asyncio.Event()
         self._exit_code = 0
         self._tasks: set[asyncio.Task[Any]] = set()
         self._problems = [p for p in (key_problem, *self.themes.problems) if p]
         self._unsubscribe = runtime.subscribe(self._on_event)
         runtime.bind_ui(self.ui, "tui")
+        runtime.before_session_start = self.ui.reset
+        self.tui.add_input_listener(self.extensions.handle_key)
         self.tui.add_input_listener(self.actions.handle)
 
     @property
@@ -148,7 +162,7 @@ class InteractiveMode:
     def _new_editor(self) -> Editor:
         editor = Editor(
             self.keys,
-            Completer(self.runtime.session.cwd, self._commands),
+            Completer(self.runtime.session.cwd, self._commands, arguments=self._argument_completions),
             border=self.editor_border_style,
             selected=lambda s: self.theme.fg("accent", s),
             muted=lambda s: self.theme.fg("dim", s),
@@ -163,6 +177,9 @@ class InteractiveMode:
         return command_list(
             self.session, skills=self.session.settings.get("enableSkillCommands") is not False
         )
+
+    def _argument_completions(self, name: str, prefix: str) -> list[Suggestion] | None:
+        return self.extensions.argument_completions(name, prefix)  # the bridge comes after the editor
 
     def editor_border_style(self, text: str) -> str:
         if self.editor.get_text().lstrip().startswith("!"):
@@ -183,12 +200,15 @@ class InteractiveMode:
         self.render_session()
         for problem in self._problems:
             self.transcript.warning(problem)
+        startup_changelog(self)
         self.tui.start()
         self.tui.set_focus(self.editor)
+        self._query_cell_size()
         self._detect_background()
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGTERM, signal.SIGHUP):
             loop.add_signal_handler(signum, self.shutdown, 0)
+        await self.extensions.start()
         if initial_message is not None:
             self.start_prompt(initial_message, list(initial_images))
         try:
@@ -239,7 +259,7 @@ class InteractiveMode:
         if self.ui.custom_header is not None:
             header.add_child(self.ui.custom_header)
             return
-        if self._flag("quietStartup"):
+        if self._flag("quietStartup") and not self.verbose:
             return
         from pi_coding_agent.modes.interactive._header import header_text
 
@@ -252,7 +272,7 @@ class InteractiveMode:
         transcript = self.transcript
         transcript.clear()
         transcript.cwd = self.session.cwd
-        transcript.render_messages(self.session.messages)
+        transcript.render_messages(self.extensions.with_entries(self.session.messages))
         manager = self.session.session_manager
         if not self.session.settings.project_trusted:
             from pi_coding_agent.settings import needs_project_trust
@@ -278,8 +298,8 @@ class InteractiveMode:
         self.footer.invalidate()
 
     def rebind(self) -> None:
-        """The runtime replaced the session: show the new one, reset what belonged to the old."""
-        self.ui.reset()
+        """The runtime replaced the session: show the new one, reset what belonged to the old
+        (the extensions' UI went before the new session started: ``before_session_start``)."""
         self.indicators.clear()
         self.queue.held.clear()
         self.pending_bash.clear()
@@ -322,6 +342,19 @@ class InteractiveMode:
         self.render_session()
         self.queue.refresh()
         self.tui.request_render(force=True)
+
+    def _query_cell_size(self) -> None:
+        """Where images can be shown, Pi asks for the cell size in pixels to size them."""
+        from pi_coding_agent.modes.interactive.components import image_protocol, set_cell_size
+
+        if image_protocol() is None:
+            return
+
+        def answered(width: int, height: int) -> None:
+            set_cell_size(width, height)
+            self.tui.request_render(force=True)
+
+        self.tui.query_cell_size(answered)
 
     def _detect_background(self) -> None:
         """Pi asks the terminal for its background when no theme is set (``_themes``)."""

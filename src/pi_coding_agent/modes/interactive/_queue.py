@@ -62,7 +62,7 @@ class MessageQueue:
         mode = self.mode
         mode.editor_history(text)
         mode.editor.set_text("")
-        if mode.session.is_compacting:
+        if mode.session.is_compacting and not mode.extensions.is_command(text):  # those run at once, as in Pi
             self.held.append(Held(text, delivery))
             mode.transcript.status("Queued message for after compaction")
             self.refresh()

@@ -25,6 +25,7 @@ from pi_coding_agent.messages import BashExecutionMessage, BranchSummaryMessage,
 from pi_coding_agent.modes.interactive.components import (
     AssistantMessageView,
     BashExecutionView,
+    MarkdownTransform,
     SummaryCard,
     ToolExecutionView,
     UserMessageView,
@@ -40,6 +41,8 @@ class TranscriptStyle:
     hide_thinking: bool = False
     tools_expanded: bool = False
     output_pad: int = 1
+    markdown_transform: MarkdownTransform | None = None
+    """The extensions' Markdown transformers, chained (``None`` without any)."""
 
 
 class Transcript:
@@ -55,6 +58,10 @@ class Transcript:
         self._last_status: tuple[Spacer, Text] | None = None
         self.retry_attempt: Callable[[], int] = lambda: 0
         self.expand_key = "ctrl+o"
+        self.custom_view: Callable[[object], Component | None] = lambda _item: None
+        """Extension renderings: custom messages and ``custom`` entries (``ExtensionBridge``)."""
+        self.tool_view: Callable[[str, str, Any, bool], ToolExecutionView | None] = lambda *_: None
+        """An extension tool's own rendering of its call and result, when it has one."""
 
     # ------------------------------------------------------------------ adding
 
@@ -128,7 +135,7 @@ class Transcript:
         if isinstance(message, UserMessage):
             text = user_text(message)
             if text:
-                self.add(UserMessageView(text, style.theme, style.markdown))
+                self.add(UserMessageView(text, style.theme, style.markdown, style.markdown_transform))
         elif isinstance(message, BashExecutionMessage):
             view = BashExecutionView(
                 message.command, style.theme, bool(message.exclude_from_context), self.request_render
@@ -140,6 +147,10 @@ class Transcript:
             self.add(SummaryCard("compaction", title, message.summary, style.theme, style.markdown, expand_key=self.expand_key))
         elif isinstance(message, BranchSummaryMessage):
             self.add(SummaryCard("branch", "Branch Summary", message.summary, style.theme, style.markdown, expand_key=self.expand_key))
+        else:
+            custom = self.custom_view(message)
+            if custom is not None:
+                self.add(custom)
 
     # ------------------------------------------------------------------ live events
 
@@ -175,6 +186,7 @@ class Transcript:
     def _message_start(self, message: object) -> None:
         if isinstance(message, AssistantMessage):
             self.streaming = self._assistant_view(message)
+            self.streaming.is_streaming = True
             self.add(self.streaming)
         elif not isinstance(message, ToolResultMessage):
             self.add_message(message)
@@ -199,6 +211,7 @@ class Transcript:
             # Pi's interactive mode rewrites the reason before the message is stored; so do we,
             # so both write the same file.
             message.error_message = failure
+        self.streaming.is_streaming = False
         self.streaming.update(message)
         if failure is not None:
             for view in self.tools.values():
@@ -208,7 +221,8 @@ class Transcript:
 
     def _assistant_view(self, message: AssistantMessage) -> AssistantMessageView:
         style = self.style
-        view = AssistantMessageView(style.theme, style.markdown, style.hide_thinking, style.output_pad)
+        view = AssistantMessageView(style.theme, style.markdown, style.hide_thinking, style.output_pad,
+                                    style.markdown_transform)  # fmt: skip
         view.update(message)
         return view
 
@@ -216,7 +230,10 @@ class Transcript:
         return self.tools.get(call_id) or self._new_tool(call_id, name, args)
 
     def _new_tool(self, call_id: str, name: str, args: Any) -> ToolExecutionView:
-        view = ToolExecutionView(name, args, self.style.theme, self.cwd, expanded=self.style.tools_expanded)
+        expanded = self.style.tools_expanded
+        view = self.tool_view(call_id, name, args, expanded) or ToolExecutionView(
+            name, args, self.style.theme, self.cwd, expanded=expanded
+        )
         self.tools[call_id] = view
         self.add(view)
         return view

@@ -75,9 +75,12 @@ class Completer:
         cwd: str,
         commands: Callable[[], list[tuple[str, str]]] = list,
         max_items: int = 20,
+        arguments: Callable[[str, str], list[Suggestion] | None] | None = None,
     ) -> None:
         self.cwd = cwd
         self.commands = commands
+        self.arguments = arguments
+        """``arguments(command, prefix)``: suggestions for what follows ``/command `` (extension commands)."""
         self.max_items = max_items
         self._files: list[str] | None = None
 
@@ -88,6 +91,11 @@ class Completer:
         before = lines[line][:col]
         if line == 0 and before.startswith("/") and " " not in before:
             return self._commands(before[1:])
+        if line == 0 and before.startswith("/") and self.arguments is not None:
+            name, _, prefix = before[1:].partition(" ")
+            found = self.arguments(name, prefix)
+            if found:
+                return Completion(found[: self.max_items], len(name) + 2)
         token_start = max(before.rfind(" "), before.rfind("\t")) + 1
         token = before[token_start:]
         if token.startswith("@"):

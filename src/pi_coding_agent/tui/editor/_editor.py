@@ -16,7 +16,7 @@ from typing import ClassVar
 from pi_coding_agent.tui._component import CURSOR_MARKER
 from pi_coding_agent.tui._input import PASTE_END, PASTE_START
 from pi_coding_agent.tui._keybindings import TUI_DEFAULTS, Keybindings
-from pi_coding_agent.tui._keys import decode_kitty_printable, is_printable
+from pi_coding_agent.tui._keys import decode_printable_key, is_printable
 from pi_coding_agent.tui._select_row import label_column, select_row
 from pi_coding_agent.tui._text import char_width, visible_width
 from pi_coding_agent.tui.editor._buffer import TextBuffer
@@ -144,7 +144,7 @@ class Editor:
         if action is not None:
             self._run(action)
             return
-        text = data if is_printable(data) else decode_kitty_printable(data)
+        text = data if is_printable(data) else decode_printable_key(data)
         if text:
             line = self.buffer.lines[self.buffer.line]
             if self.buffer.col == 0 or line[self.buffer.col - 1].isspace() or len(text) > 1:

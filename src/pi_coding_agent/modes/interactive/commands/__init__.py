@@ -3,7 +3,7 @@
 As in Pi, a command without arguments matches only exactly (``/quit now`` is a prompt), one
 that takes arguments also as ``/name <args>``. Completion offers the built-ins, then the
 session's prompt templates and skills (``/skill:name``, unless ``enableSkillCommands`` is
-off). Handlers live by concern: ``_session`` (sessions and the tree), ``_models``, ``_app``.
+off). Handlers live by concern: ``_session`` (sessions and the tree), ``_models``, ``_app``, ``_auth`` (sign-in).
 """
 
 from __future__ import annotations
@@ -63,13 +63,27 @@ def command_list(session: AgentSession, skills: bool = True) -> list[tuple[str, 
 
 
 def _handlers() -> dict[str, Handler]:
-    from pi_coding_agent.modes.interactive.commands import _app, _models, _session
+    from pi_coding_agent.modes.interactive.commands import _app, _auth, _models, _session
 
-    return {**_session.HANDLERS, **_models.HANDLERS, **_app.HANDLERS}
+    return {**_session.HANDLERS, **_models.HANDLERS, **_app.HANDLERS, **_auth.HANDLERS}
 
 
 async def run_command(mode: InteractiveMode, name: str, arguments: str) -> None:
     await _handlers()[name](mode, arguments)
 
 
-__all__ = ["BUILTIN_COMMANDS", "TAKES_ARGUMENTS", "command_list", "run_command", "split_command"]
+def startup_changelog(mode: InteractiveMode) -> None:
+    """What's new since the version last started (Pi's notice after an update)."""
+    from pi_coding_agent.modes.interactive.commands import _app
+
+    _app.startup_changelog(mode)
+
+
+__all__ = [
+    "BUILTIN_COMMANDS",
+    "TAKES_ARGUMENTS",
+    "command_list",
+    "run_command",
+    "split_command",
+    "startup_changelog",
+]

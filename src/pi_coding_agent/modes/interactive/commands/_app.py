@@ -1,8 +1,9 @@
 """Application commands: ``/settings``, ``/trust``, ``/reload``, ``/hotkeys``, ``/changelog``,
-``/login``, ``/logout``, ``/quit``."""
+``/quit``."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,10 +22,6 @@ if TYPE_CHECKING:
 
 CHANGELOG = Path(__file__).resolve().parents[1] / "CHANGELOG.md"
 RELOADED = "Reloaded keybindings, extensions, skills, prompts, themes, and context files"
-LOGIN_NOT_BUILT = (
-    "/{0} is not available yet in this version: sign-in flows are not built. Put an API key in the "
-    "environment (e.g. ANTHROPIC_API_KEY) or in {1}, or add a provider to models.json."
-)
 
 
 def _setting_values(mode: InteractiveMode) -> dict[str, str]:
@@ -226,7 +223,11 @@ def _hotkeys_markdown(mode: InteractiveMode) -> str:
         (k("app.message.dequeue"), "Restore queued messages"), (k("app.clipboard.pasteImage"), "Paste image or text from clipboard"),
         ("/", "Slash commands"), ("!", "Run bash command"), ("!!", "Run bash command (excluded from context)"),
     ]  # fmt: skip
-    return "\n\n".join((table("Navigation", navigation), table("Editing", editing), table("Other", other)))
+    tables = [table("Navigation", navigation), table("Editing", editing), table("Other", other)]
+    extension_keys = mode.extensions.shortcut_rows()
+    if extension_keys:
+        tables.append(table("Extensions", extension_keys))
+    return "\n\n".join(tables)
 
 
 def _card(mode: InteractiveMode, title: str, markdown: str) -> None:
@@ -244,22 +245,63 @@ async def hotkeys(mode: InteractiveMode, _: str) -> None:
     _card(mode, "Keyboard Shortcuts", _hotkeys_markdown(mode))
 
 
-async def changelog(mode: InteractiveMode, _: str) -> None:
+def changelog_entries() -> list[tuple[tuple[int, int, int], str]]:
+    """``(version, markdown)`` of each ``## x.y.z`` (or ``## [x.y.z]``) section, newest first as
+    written; a ``##`` heading without a version ends the section before it (Pi's parsing)."""
     try:
-        text = CHANGELOG.read_text(encoding="utf-8")
+        lines = CHANGELOG.read_text(encoding="utf-8").split("\n")
     except OSError:
-        text = ""
-    entries = [part.strip() for part in ("\n" + text).split("\n## ")[1:] if part.strip()]
-    body = "\n\n".join(f"## {entry}" for entry in reversed(entries)) or "No changelog entries found."
+        return []
+    entries: list[tuple[tuple[int, int, int], str]] = []
+    version: tuple[int, int, int] | None = None
+    body: list[str] = []
+    for line in [*lines, "## end"]:
+        if not line.startswith("## "):
+            if version is not None:
+                body.append(line)
+            continue
+        if version is not None and body:
+            entries.append((version, "\n".join(body).strip()))
+        found = re.match(r"##\s+\[?(\d+)\.(\d+)\.(\d+)\]?", line)
+        version = (int(found[1]), int(found[2]), int(found[3])) if found else None
+        body = [line] if found else []
+    return entries
+
+
+async def changelog(mode: InteractiveMode, _: str) -> None:
+    entries = changelog_entries()
+    body = "\n\n".join(text for _, text in reversed(entries)) or "No changelog entries found."
     _card(mode, "What's New", body)
 
 
-async def login(mode: InteractiveMode, _: str) -> None:
-    mode.transcript.warning(LOGIN_NOT_BUILT.format("login", mode.agent_dir / "auth.json"))
-
-
-async def logout(mode: InteractiveMode, _: str) -> None:
-    mode.transcript.warning(LOGIN_NOT_BUILT.format("logout", mode.agent_dir / "auth.json"))
+def startup_changelog(mode: InteractiveMode) -> None:
+    """Pi's notice after an update: the entries newer than ``lastChangelogVersion`` (all of
+    them condensed to one line with ``collapseChangelog``), then the version is recorded. A
+    first run only records it; a resumed session shows nothing."""
+    if mode.session.messages:
+        return
+    settings = mode.session.settings
+    last = settings.get("lastChangelogVersion")
+    if not isinstance(last, str):
+        settings.set_global(("lastChangelogVersion",), mode.version)
+        return
+    found = re.match(r"^(\d+)\.(\d+)\.(\d+)", last)
+    seen = (int(found[1]), int(found[2]), int(found[3])) if found else (0, 0, 0)
+    new = [(version, text) for version, text in changelog_entries() if version > seen]
+    if not new:
+        return
+    settings.set_global(("lastChangelogVersion",), mode.version)
+    theme = mode.theme
+    children: list[Any] = [Spacer(1)] if mode.layout.chat.children else []
+    children.append(DynamicBorder(lambda s: theme.fg("border", s)))
+    if settings.get("collapseChangelog") is True:
+        latest = ".".join(map(str, new[0][0]))
+        children.append(Text(f"Updated to v{latest}. Use {theme.bold('/changelog')} to view full changelog.", 1, 0))
+    else:
+        children += [Text(theme.bold(theme.fg("accent", "What's New")), 1, 0), Spacer(1),
+                     Markdown("\n\n".join(text for _, text in new), 1, 0, mode.md_theme), Spacer(1)]  # fmt: skip
+    for child in [*children, DynamicBorder(lambda s: theme.fg("border", s))]:
+        mode.transcript.add(child)
 
 
 async def quit_pi(mode: InteractiveMode, _: str) -> None:
@@ -268,5 +310,5 @@ async def quit_pi(mode: InteractiveMode, _: str) -> None:
 
 HANDLERS = {
     "settings": settings, "trust": trust, "reload": reload, "hotkeys": hotkeys, "changelog": changelog,
-    "login": login, "logout": logout, "quit": quit_pi,
+    "quit": quit_pi,
 }  # fmt: skip

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from pi_ai import AssistantMessage, TextContent, ThinkingContent
+from pi_ai import AssistantMessage, TextContent, ThinkingContent, ToolCall
 from pi_coding_agent.tui import (
     Box,
     Component,
@@ -25,13 +25,43 @@ if TYPE_CHECKING:
 
 BASH_PREVIEW_LINES = 20  # Pi's preview of a user bash run
 
+MarkdownTransform = Callable[[str, dict[str, Any]], str]
+"""Display-only rewrite of a message's Markdown (extensions' ``register_markdown_transformer``):
+``transform(markdown, {"message_type", "is_streaming", "available_width"})``."""
+
+
+class TransformedMarkdown(Markdown):
+    """Markdown whose source goes through ``transform`` at each render (at that width)."""
+
+    def __init__(self, transform: MarkdownTransform, message_type: str, streaming: Callable[[], bool],
+                 *args: Any) -> None:  # fmt: skip
+        super().__init__(*args)
+        self.transform, self.message_type, self.streaming = transform, message_type, streaming
+        self.source = self.text
+
+    def set_text(self, text: str) -> None:
+        self.source = text
+
+    def render(self, width: int) -> list[str]:
+        context = {"message_type": self.message_type, "is_streaming": self.streaming(),
+                   "available_width": max(1, width - 2 * self.padding_x)}  # fmt: skip
+        super().set_text(self.transform(self.source, context))
+        return super().render(width)
+
+
+def markdown(transform: MarkdownTransform | None, message_type: str, streaming: Callable[[], bool],
+             *args: Any) -> Markdown:  # fmt: skip
+    return Markdown(*args) if transform is None else TransformedMarkdown(transform, message_type, streaming, *args)
+
 
 class UserMessageView(Container):
-    def __init__(self, text: str, theme: Theme, markdown_theme: MarkdownTheme) -> None:
+    def __init__(self, text: str, theme: Theme, markdown_theme: MarkdownTheme,
+                 transform: MarkdownTransform | None = None) -> None:  # fmt: skip
         super().__init__()
         self.add_child(Spacer(1))
         box = Box(1, 1, lambda s: theme.bg("userMessageBg", s))
-        box.add_child(Markdown(text, 0, 0, markdown_theme, lambda s: theme.fg("userMessageText", s)))
+        style = lambda s: theme.fg("userMessageText", s)  # noqa: E731
+        box.add_child(markdown(transform, "user", lambda: False, text, 0, 0, markdown_theme, style))
         self.add_child(box)
 
 
@@ -39,9 +69,12 @@ class AssistantMessageView(Container):
     """Text and thinking blocks of one answer, updated while it streams."""
 
     def __init__(
-        self, theme: Theme, markdown_theme: MarkdownTheme, hide_thinking: bool, padding: int = 1
-    ) -> None:
+        self, theme: Theme, markdown_theme: MarkdownTheme, hide_thinking: bool, padding: int = 1,
+        transform: MarkdownTransform | None = None,
+    ) -> None:  # fmt: skip
         super().__init__()
+        self.transform = transform
+        self.is_streaming = False
         self.theme = theme
         self.markdown_theme = markdown_theme
         self.hide_thinking = hide_thinking
@@ -69,9 +102,11 @@ class AssistantMessageView(Container):
                 )
             elif isinstance(block, ThinkingContent):
                 style = lambda s: theme.italic(theme.fg("thinkingText", s))  # noqa: E731
-                self._blocks.append(Markdown("", self.padding, 0, self.markdown_theme, style))
+                self._blocks.append(markdown(self.transform, "assistant-thinking", lambda: self.is_streaming,
+                                             "", self.padding, 0, self.markdown_theme, style))  # fmt: skip
             else:
-                self._blocks.append(Markdown("", self.padding, 0, self.markdown_theme))
+                self._blocks.append(markdown(self.transform, "assistant", lambda: self.is_streaming,
+                                             "", self.padding, 0, self.markdown_theme))  # fmt: skip
         for view, block in zip(self._blocks, visible, strict=False):
             if isinstance(view, Markdown):
                 view.set_text(_block_text(block).strip())
@@ -79,10 +114,8 @@ class AssistantMessageView(Container):
         for view in self._blocks:
             self.children.append(Spacer(1))
             self.children.append(view)
-        if message.stop_reason in ("error", "aborted"):
-            text = message.error_message or (
-                "Operation aborted" if message.stop_reason == "aborted" else "Error"
-            )
+        text = _stop_note(message)
+        if text is not None:
             self.children.append(Spacer(1))
             self.children.append(Text(theme.fg("error", text), self.padding, 0))
 
@@ -241,3 +274,18 @@ __all__ = [
     "notice",
     "wrap_text_with_ansi",
 ]
+
+
+def _stop_note(message: AssistantMessage) -> str | None:
+    """The line under an answer that did not finish (Pi's wording); an answer with tool calls
+    leaves an abort or error to its tool calls, which show it."""
+    if message.stop_reason == "length":
+        return "Response was truncated before completion."
+    if any(isinstance(block, ToolCall) for block in message.content):
+        return None
+    if message.stop_reason == "aborted":
+        reason = message.error_message
+        return reason if reason and reason != "Request was aborted" else "Operation aborted"
+    if message.stop_reason == "error":
+        return f"Error: {message.error_message or 'Unknown error'}"
+    return None

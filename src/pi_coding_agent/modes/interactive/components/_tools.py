@@ -10,14 +10,20 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pi_coding_agent.modes.interactive._styles import highlight_code, language_for_path
-from pi_coding_agent.modes.interactive.components._images import image_lines
-from pi_coding_agent.tui import Box, Container, Spacer, Text, strip_ansi
+from pi_coding_agent.modes.interactive.components._images import (
+    CELL_PX,
+    image_fallback,
+    image_lines,
+    image_protocol,
+)
+from pi_coding_agent.tui import Box, Component, Container, Spacer, Text, strip_ansi
 
 if TYPE_CHECKING:
     from pi_coding_agent.modes.interactive.theme import Theme
@@ -311,24 +317,36 @@ class ToolExecutionView(Container):
         box = Box(1, 1, lambda s: theme.bg(bg_token, s))
         call, result = self.renderers
         box.add_child(Text(call(self.ctx), 0, 0))
+        pictures: list[Component] = []
         if self.content or self.done:
-            body = result(self.ctx, text_output(self.content), self.details)
+            images = [block for block in self.content if getattr(block, "type", "") == "image"]
+            protocol = image_protocol() if self.show_images else None
+            output = text_output(self.content)
+            if images and protocol is None:  # Pi's text line for each, part of the output
+                output = "\n".join([*([output] if output else []), *(image_fallback(i.data, i.mime_type) for i in images)])
+            body = result(self.ctx, output, self.details)
             if body:
                 box.add_child(Text("\n".join(["", *body]), 0, 0))
-            images = [block for block in self.content if getattr(block, "type", "") == "image"]
-            for image in images:
-                box.add_child(_ImageLines(image, theme, self.show_images))
-        self.children = [Spacer(1), box]
+            for image in images if protocol else []:
+                if protocol != "kitty" or image.mime_type == "image/png":  # Kitty is sent PNG only
+                    pictures += [Spacer(1), _ImageLines(image, protocol or "")]
+        self.children = [Spacer(1), box, *pictures]
 
 
 class _ImageLines:
-    def __init__(self, image: Any, theme: Theme, show: bool) -> None:
+    def __init__(self, image: Any, protocol: str) -> None:
         self.image = image
-        self.theme = theme
-        self.show = show
+        self.protocol = protocol
+        self.image_id = random.randint(1, 0xFFFFFFFE)  # a Kitty image id of its own, as Pi's
+
+        self._cache: tuple[tuple[int, int, int], list[str]] | None = None
 
     def render(self, width: int) -> list[str]:
-        return image_lines(self.image.data, self.image.mime_type, width, self.theme, self.show)
+        key = (width, CELL_PX[0], CELL_PX[1])
+        if self._cache is None or self._cache[0] != key:  # decoding a large image is not per frame
+            self._cache = (key, image_lines(self.image.data, self.image.mime_type, width, self.protocol,
+                                            self.image_id))  # fmt: skip
+        return self._cache[1]
 
     def invalidate(self) -> None:
         return

@@ -3,6 +3,7 @@
 from pi_coding_agent.modes.interactive.selectors._base import SelectorContext
 from pi_coding_agent.modes.interactive.selectors._dialogs import EditorDialog, InputDialog, SelectDialog
 from pi_coding_agent.modes.interactive.selectors._lists import ForkSelector, TrustOption, TrustSelector
+from pi_coding_agent.modes.interactive.selectors._login import LoginDialog, ProviderRow, ProviderSelector
 from pi_coding_agent.modes.interactive.selectors._models import (
     ModelSelector,
     ScopedModelsSelector,
@@ -18,7 +19,10 @@ __all__ = [
     "EditorDialog",
     "ForkSelector",
     "InputDialog",
+    "LoginDialog",
     "ModelSelector",
+    "ProviderRow",
+    "ProviderSelector",
     "ScopedModelsSelector",
     "SelectDialog",
     "SelectorContext",

@@ -613,6 +613,7 @@ class TreeSelector(Container):
 
     def _edit_label(self, entry_id: str, current: str | None) -> None:
         self._label = Input(current or "", keybindings=self.ctx.keys)
+        self._label.buffer.move_line_start()  # Pi's label input starts with the cursor at the beginning
         self._label.focused = self._focused
         self._label_target = entry_id
         ctx = self.ctx

@@ -1,0 +1,170 @@
+"""``/login`` and ``/logout`` in the real ``pi`` in tmux (ours and Pi's own): a device-code
+sign-in to Kimi For Coding against the fake authorization server on 127.0.0.1 (both honour
+``KIMI_CODE_OAUTH_HOST``), an API key typed for OpenAI, then ``/logout`` of the first; and
+(ours only) Anthropic's sign-in through the browser and the local callback.
+What ends up in ``auth.json`` is checked after each step."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.pi_coding_agent.interactive._scenario import Run, launch
+from tests.support.fake_auth_server import FakeAuthServer
+
+pytestmark = pytest.mark.timeout(600)
+
+
+@pytest.fixture(params=["ours", "pi"])
+def which(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+def _auth(run: Run) -> dict[str, Any]:
+    path = run.sandbox.agent_dir / "auth.json"
+    try:
+        return dict(json.loads(path.read_text(encoding="utf-8") or "{}"))
+    except (OSError, json.JSONDecodeError):
+        return {}  # not written yet, or caught mid-write
+
+
+def test_login_with_a_device_code_and_a_key_then_logout(tmp_path: Path, which: str) -> None:
+    with (
+        FakeAuthServer("kimi-coding") as kimi,
+        launch(
+            tmp_path, which, [{"text": "unused"}], env={"KIMI_CODE_OAUTH_HOST": kimi.url}, height=40
+        ) as run,
+    ):
+        pane = run.pane
+        run.command("/login")
+        pane.wait_for("Select authentication method:")
+        pane.wait_for("→ Sign in with an account")
+        pane.send("Enter")
+        pane.wait_for("Select provider to configure:")
+        pane.type("kimi")
+        pane.wait_for("→ Kimi For Coding • unconfigured")
+        pane.send("Enter")
+        pane.wait_for("Login to Kimi For Coding")
+        screen = pane.wait_for("Waiting for authentication...")
+        assert "Enter code: CODE-0001" in screen
+        assert _auth(run) == {}  # nothing is stored before the user approved
+        kimi.approve("CODE-0001")
+        pane.wait_for("Logged in to Kimi For Coding. Credentials saved to")
+        stored = _auth(run)["kimi-coding"]
+        assert stored["type"] == "oauth" and stored["access"] == kimi.access_tokens[-1]
+
+        run.command("/login")
+        pane.wait_for("→ Sign in with an account")
+        pane.send("Down")
+        pane.wait_for("→ Sign in with an API key")
+        pane.send("Enter")
+        pane.wait_for("Select provider to configure:")
+        pane.type("OpenAI")
+        pane.wait_for("→ OpenAI • unconfigured")
+        pane.send("Enter")
+        pane.wait_for("Enter OpenAI API key")
+        pane.type("sk-typed-in-the-tui")
+        pane.wait_for("sk-typed-in-the-tui")
+        pane.send("Enter")
+        pane.wait_for("Saved API key for OpenAI. Credentials saved to")
+        assert _auth(run)["openai"] == {"type": "api_key", "key": "sk-typed-in-the-tui"}
+
+        run.command("/logout")
+        pane.wait_for("Select provider to logout:")
+        screen = pane.wait_for("→ Kimi For Coding [subscription] ✓ configured")
+        assert "OpenAI [API key] ✓ configured" in screen
+        pane.send("Enter")
+        pane.wait_for("Logged out of Kimi For Coding")
+        assert list(_auth(run)) == ["openai"]
+        run.command("/logout")
+        pane.wait_for("→ OpenAI ✓ configured")
+        pane.send("Escape")
+        pane.wait_until_gone("Select provider to logout:")
+        assert list(_auth(run)) == ["openai"]  # Escape removed nothing
+        run.quit()
+
+
+def test_escape_cancels_a_sign_in_and_logout_with_nothing_stored(tmp_path: Path, which: str) -> None:
+    with (
+        FakeAuthServer("kimi-coding") as kimi,
+        launch(
+            tmp_path, which, [{"text": "unused"}], height=40,
+            env={"KIMI_CODE_OAUTH_HOST": kimi.url, "OPENAI_API_KEY": "sk-from-the-environment"},
+        ) as run,
+    ):  # fmt: skip
+        pane = run.pane
+        run.command("/logout")
+        pane.wait_for("No stored credentials to remove.")  # a key in the environment is not stored
+        run.command("/login")
+        pane.wait_for("→ Sign in with an account")
+        pane.send("Down", "Enter")
+        pane.wait_for("Select provider to configure:")
+        pane.type("OpenAI")
+        pane.wait_for("→ OpenAI ✓ env: OPENAI_API_KEY")  # where its key comes from now
+        pane.send("Escape")  # back to the question of how to sign in
+        pane.wait_for("Select authentication method:")
+        pane.send("Escape")
+        pane.wait_until_gone("Select authentication method:")
+        pane.type("/login kimi-coding")
+        pane.wait_for("/login kimi-coding", region="editor")
+        pane.send("Enter")  # Pi's argument completion takes the first Enter (it completes the name)
+        time.sleep(1.0)
+        if "/login" in pane.editor():
+            pane.send("Enter")
+        pane.wait_for("Select authentication method for Kimi For Coding:")
+        pane.wait_for("→ Sign in with Kimi Code")  # the flow's own label for the account choice
+        pane.send("Enter")
+        pane.wait_for("Waiting for authentication...")
+        pane.send("Escape")
+        pane.wait_until_gone("Login to Kimi For Coding")
+        kimi.approve()
+        run.submit("still here")
+        pane.wait_for("unused")
+        assert "kimi-coding" not in _auth(run)
+        # Escape while the device code is polled aborts the poll, which Pi reports as a failure.
+        assert "Error: Failed to login to Kimi For Coding: This operation was aborted" in pane.screen()
+        run.quit()
+
+
+BROWSER = """#!/bin/sh
+# The user's browser: open the page (the user approves at once) and follow it to the callback.
+printf '%s\\n' "$1" >> "$PI_TEST_OPENED"
+exec python3 -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=10).read()' "$1"
+"""
+
+
+def test_login_through_the_browser_and_the_local_callback(tmp_path: Path) -> None:
+    """Ours only: Pi's Anthropic endpoints cannot be pointed at a local server. The URL goes
+    to ``xdg-open`` (a stand-in that plays the browser); the callback ends the sign-in while
+    the dialog still offers to paste the code."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    opener = bin_dir / "xdg-open"
+    opener.write_text(BROWSER, encoding="utf-8")
+    opener.chmod(opener.stat().st_mode | stat.S_IEXEC)
+    opened = tmp_path / "opened.txt"
+    with FakeAuthServer("anthropic") as anthropic:
+        env = {
+            anthropic.override_variable: anthropic.url, "PI_OAUTH_CALLBACK_PORT": "0", "PI_TEST_OPENED": str(opened),
+            "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
+        }  # fmt: skip
+        with launch(tmp_path, "ours", [{"text": "unused"}], env=env, height=40) as run:
+            pane = run.pane
+            run.command("/login")
+            pane.wait_for("→ Sign in with an account")
+            pane.send("Enter")
+            pane.type("claude")
+            pane.wait_for("→ Anthropic • unconfigured")
+            pane.send("Enter")
+            pane.wait_for("Logged in to Anthropic. Credentials saved to")
+            stored = _auth(run)["anthropic"]
+            assert stored["type"] == "oauth" and stored["access"] == anthropic.access_tokens[-1]
+            [url] = opened.read_text(encoding="utf-8").split()
+            assert url.startswith(f"{anthropic.url}/oauth/authorize?")
+            run.quit()
