@@ -2,7 +2,9 @@
 """Create or refresh the project's virtualenv at ``<repo>/.venv``.
 
 Usage: ``python3 tools/bootstrap.py run|dev``. ``run`` installs what the ``pi`` command needs,
-``dev`` adds the test and lint tools. A stamp file remembers the hash of ``pyproject.toml`` for
+with the ``openai-codex`` extra (zstd bodies and the WebSocket transport, which Pi always has;
+imported only by a Codex request, see docs/decisions/codex-transport.md); ``dev`` adds the test
+and lint tools. A stamp file remembers the hash of ``pyproject.toml`` for
 each profile so an unchanged tree costs nothing on the next call.
 """
 
@@ -16,7 +18,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 VENV = ROOT / ".venv"
-PROFILES = {"run": ".", "dev": ".[dev]", "bench": ".[dev,bench]"}
+PROFILES = {"run": ".[openai-codex]", "dev": ".[dev]", "bench": ".[dev,bench]"}
 
 
 def _stamp_ok(stamp: Path, digest: str) -> bool:

@@ -7,12 +7,17 @@
 //   model: a partial Model (baseUrl is replaced by the loopback URL + model.basePath)
 //          or {ref: "provider/id", ...overrides};
 //   context, options (apiKey not defaulted), fn ("streamSimple" | "stream" | "generateImages":
-//   then model is {imageRef: "provider/id", ...overrides} and the output has `result`);
+//   then model is {imageRef: "provider/id", ...overrides} and the output has `result`;
+//   "imagesModels": the same through `builtinImagesModels({credentials})`, which resolves the
+//   key itself, from `credentials` ({provider: credential}, an in-memory store) or the
+//   environment; the output adds `credentialsAfter`);
 //   env: variables set before Pi is loaded (nothing else from the caller's environment
 //        reaches Pi: AWS_*, GOOGLE_*, HOME are cleared first);
 //   files: {name: text} written into a fresh HOME-like folder, "$DIR" in env values is it;
 //   now: ISO time the clock is frozen at (AWS SigV4 signs the time);
-//   replies: [{status, headers, body | bodyBase64, chunkSize?}] served in order (last repeats);
+//   replies: [{status, headers, body | bodyBase64, chunkSize?, stall?}] served in order (last
+//        repeats); `stall`: the body is written but never ended (the connection stays open);
+//   abortAtDelta: abort the call once this many text deltas have arrived;
 //   keepBaseUrl: the model keeps its real baseUrl and every fetch() and https.request (the
 //        Google auth library's node-fetch) is sent to the loopback server instead, the real URL
 //        reported as the request's `url`.
@@ -72,7 +77,9 @@ const server = http.createServer((req, res) => {
 		const reply = replies[Math.min(requests.length - 1, replies.length - 1)];
 		const bytes = reply.bodyBase64 !== undefined ? Buffer.from(reply.bodyBase64, "base64") : Buffer.from(reply.body ?? "", "utf8");
 		res.writeHead(reply.status ?? 200, reply.headers ?? {});
-		if (reply.chunkSize > 0) {
+		if (reply.stall) {
+			res.write(bytes);
+		} else if (reply.chunkSize > 0) {
 			for (let i = 0; i < bytes.length; i += reply.chunkSize) res.write(bytes.subarray(i, i + reply.chunkSize));
 			res.end();
 		} else {
@@ -131,14 +138,29 @@ if (!input.keepBaseUrl) model.baseUrl = `http://127.0.0.1:${port}${spec.basePath
 const context = { ...(input.context ?? {}) };
 context.messages = (context.messages ?? []).map((m) => (m.timestamp === undefined ? { ...m, timestamp: 0 } : m));
 const payloads = [];
+const controller = new AbortController();
 const options = {
 	maxRetries: 0,
+	...(input.abortAtDelta ? { signal: controller.signal } : {}),
 	...(input.options ?? {}),
 	onPayload: (payload) => {
 		payloads.push(clone(payload));
 		return undefined;
 	},
 };
+if (input.fn === "imagesModels") {
+	const { builtinImagesModels } = await import(`${home}/node_modules/@earendil-works/pi-ai/dist/providers/all.js`);
+	const credentials = new compat.InMemoryCredentialStore();
+	for (const [id, credential] of Object.entries(input.credentials ?? {})) await credentials.modify(id, async () => credential);
+	const result = await builtinImagesModels({ credentials }).generateImages(model, input.context, options);
+	const credentialsAfter = {};
+	for (const id of Object.keys(input.credentials ?? {})) credentialsAfter[id] = (await credentials.read(id)) ?? null;
+	server.closeAllConnections?.();
+	server.close();
+	const images = { port, requests, payloads, result: zeroTimestamps(clone(result)), credentialsAfter };
+	process.stdout.write(JSON.stringify(images), () => process.exit(0));
+	await new Promise(() => {});
+}
 if (input.fn === "generateImages") {
 	const result = await compat.generateImages(model, input.context, options);
 	server.closeAllConnections?.();
@@ -150,9 +172,11 @@ if (input.fn === "generateImages") {
 const fn = compat[input.fn ?? "streamSimple"];
 const events = [];
 const stream = fn(model, context, options);
+let deltas = 0;
 for await (const event of stream) {
 	const { partial: _partial, ...rest } = event;
 	events.push(clone(rest));
+	if (event.type === "text_delta" && ++deltas === input.abortAtDelta) controller.abort();
 }
 const final = clone(await stream.result());
 server.closeAllConnections?.();

@@ -142,10 +142,27 @@ def _zero_usage() -> Usage:
     return Usage()
 
 
+class DiagnosticError(WireStruct, kw_only=True):
+    """The error a diagnostic records, in Pi's shape (its ``extractDiagnosticError``). Ours carry
+    no ``stack`` (a Python traceback names this machine's files and is no part of the wire);
+    one read from a file Pi wrote keeps its own."""
+
+    name: str | None = None
+    message: str
+    stack: str | None = None
+    code: str | int | None = None
+
+    @classmethod
+    def of(cls, error: BaseException, name: str = "Error", code: str | int | None = None) -> DiagnosticError:
+        """``error`` as Pi records a thrown ``Error`` (or the subclass ``name``)."""
+        return cls(name=name, message=str(error) or name, code=code)
+
+
 class Diagnostic(WireStruct, kw_only=True):
     type: str
     timestamp: int
-    error: str | None = None
+    error: DiagnosticError | str | None = None
+    """Pi's object; a plain text is read too (what earlier versions of this package wrote)."""
     details: Any | UnsetType = UNSET
 
 

@@ -46,6 +46,9 @@ class StreamOptions:
     idle_timeout_ms: int | None = None
     """Longest silence allowed before the headers and between body bytes (Pi's
     ``httpIdleTimeoutMs``; default 300 000 ms, 0 = no limit)."""
+    websocket_connect_timeout_ms: int | None = None
+    """How long opening a WebSocket may take, for the APIs that use one (Codex; Pi's
+    ``websocketConnectTimeoutMs``; default 15 000 ms, 0 = no limit)."""
     max_retries: int = 0
     max_retry_delay_ms: int = 60_000
     """Cap on a server-requested retry delay; a longer request fails at once. 0 = no cap."""

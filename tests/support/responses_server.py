@@ -59,6 +59,13 @@ class ResponsesServer:
     requests: list[Seen] = field(default_factory=list)
     arrived: threading.Event = field(default_factory=threading.Event)
     """Set when a request has come in."""
+    hold_upgrades: bool = False
+    """Leave a WebSocket upgrade unanswered (TCP accepted, the handshake never completes) until
+    the client gives up and closes the connection; otherwise it is refused with a 404."""
+    held: int = 0
+    """Upgrades left unanswered so far."""
+    released: int = 0
+    """Of those, the ones the client closed (a client that gave up without closing leaks)."""
 
     def __enter__(self) -> ResponsesServer:
         server = self
@@ -70,6 +77,9 @@ class ResponsesServer:
                 return
 
             def do_GET(self) -> None:  # a WebSocket upgrade: this server speaks SSE only
+                if server.hold_upgrades:
+                    server._hold(self)
+                    return
                 self.send_response(404)
                 self.send_header("content-length", "0")
                 self.end_headers()
@@ -89,6 +99,17 @@ class ResponsesServer:
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self._http.server_address[1]}"
+
+    def _hold(self, handler: BaseHTTPRequestHandler) -> None:
+        self.held += 1
+        handler.close_connection = True
+        handler.connection.settimeout(60)  # a bound on a client that never closes, not a timing
+        try:
+            closed = handler.rfile.read(1) == b""
+        except OSError:
+            closed = False
+        if closed:
+            self.released += 1
 
     def _handle(self, handler: BaseHTTPRequestHandler) -> None:
         raw = handler.rfile.read(int(handler.headers.get("content-length", "0")))

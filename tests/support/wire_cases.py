@@ -65,6 +65,8 @@ def load(api: str, name: str) -> tuple[dict[str, Any], dict[str, Any]]:
 def _reply(spec: dict[str, Any]) -> Reply:
     body = base64.b64decode(spec["bodyBase64"]) if "bodyBase64" in spec else spec.get("body", "").encode()
     headers = dict(spec.get("headers") or {})
+    if spec.get("stall"):
+        return Reply(spec.get("status", 200), headers, chunks=[body], stall_after=1)
     if spec.get("chunkSize"):
         return Reply(spec.get("status", 200), headers, chunks=split(body, spec["chunkSize"]))
     return Reply(spec.get("status", 200), headers, body=body)
@@ -162,14 +164,22 @@ async def run_ours(case: dict[str, Any], options_type: type, verify: Any = None)
         model = build_model(case, None if case.get("keepBaseUrl") else server.url)
         context = pi_ai.convert(_context(case), pi_ai.Context)
         options = build_options(case, options_type)
+        controller = pi_ai.AbortController()
+        abort_at = case.get("abortAtDelta")
+        if abort_at:
+            options.signal = controller.signal
         fn = pi_ai.stream_simple if (case.get("fn") or "streamSimple") == "streamSimple" else pi_ai.stream
         with redirect_requests(server.url) if case.get("keepBaseUrl") else nullcontext([]) as originals:
             events_stream = fn(model, context, options)
             events = []
+            deltas = 0
             async for event in events_stream:
                 data = pi_ai.to_builtins(event)
                 data.pop("partial", None)
                 events.append(data)
+                deltas += event.type == "text_delta"
+                if abort_at and event.type == "text_delta" and deltas == abort_at:
+                    controller.abort()
             final = pi_ai.to_builtins(await events_stream.result())
         await close_clients()
     if verify is not None:

@@ -38,7 +38,6 @@ class OpenAICodexResponsesOptions(StreamOptions):
     transport: str | None = None
     """``sse`` | ``websocket`` | ``websocket-cached`` | ``auto`` (default; ``None`` reads
     ``extra["transport"]`` first, where the agent puts its setting)."""
-    websocket_connect_timeout_ms: int | None = None
 
 
 def codex_url(base_url: str | None) -> str:

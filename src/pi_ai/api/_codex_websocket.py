@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from pi_ai._abort import AbortError
 from pi_ai._codec import encode
 from pi_ai._event_stream import now_ms
-from pi_ai._messages import Diagnostic
+from pi_ai._messages import Diagnostic, DiagnosticError
 from pi_ai.api._codex_events import CodexApiError, CodexProtocolError
 from pi_ai.api._codex_request import CODEX_TOOL_CALL_PROVIDERS, codex_url, websocket_headers
 from pi_ai.api._common import check_stream_end
@@ -126,7 +126,7 @@ def _note_failure(
     )
     output = exchange.acc.output
     diagnostic = Diagnostic(
-        type="provider_transport_failure", timestamp=now_ms(), error=str(error), details=details
+        type="provider_transport_failure", timestamp=now_ms(), error=DiagnosticError.of(error), details=details
     )
     output.diagnostics = [*(output.diagnostics or []), diagnostic]
 
@@ -251,7 +251,7 @@ def _with_continuation(entry: _Entry, body: dict[str, Any]) -> dict[str, Any]:
 async def _connect(url: str, headers: dict[str, str], exchange: Exchange) -> Any:
     from websockets.asyncio.client import connect
 
-    configured = getattr(exchange.options, "websocket_connect_timeout_ms", None)
+    configured = exchange.options.websocket_connect_timeout_ms
     timeout_ms = DEFAULT_CONNECT_TIMEOUT_MS if configured is None else configured
     signal = exchange.options.signal
     opening = asyncio.ensure_future(

@@ -14,6 +14,7 @@ they expire.
 from __future__ import annotations
 
 import asyncio
+import calendar
 import json
 import os
 import time
@@ -120,7 +121,8 @@ class _Response:
 
 class UrllibRequest:
     """The transport google-auth calls (``request(url, method, body, headers, timeout)``),
-    on the standard library, so the extra needs neither requests nor urllib3."""
+    on the standard library, so the extra needs neither requests nor urllib3. It follows
+    ``redirect_requests`` like every other request (the differential tests' seam)."""
 
     def __call__(
         self,
@@ -134,7 +136,11 @@ class UrllibRequest:
         import urllib.error
         import urllib.request
 
-        request = urllib.request.Request(url, data=body, headers=dict(headers or {}), method=method)
+        from pi_ai.api._http import _target_url
+
+        request = urllib.request.Request(
+            _target_url(url), data=body, headers=dict(headers or {}), method=method
+        )
         try:
             with urllib.request.urlopen(request, timeout=timeout or 120) as response:
                 return _Response(response.status, dict(response.headers.items()), response.read())
@@ -143,10 +149,19 @@ class UrllibRequest:
         except OSError as error:
             import google.auth.exceptions
 
-            raise google.auth.exceptions.TransportError(str(error)) from None
+            exceptions: Any = google.auth.exceptions  # partly untyped
+            raise exceptions.TransportError(str(error)) from None
 
 
-def _google_auth(path: Path | None) -> AccessToken:
+def _error_text(error: Exception) -> str:
+    """google-auth's message: a refusal carries ``("invalid_grant: <description>", <body>)``,
+    whose first part is what Pi's library says."""
+    first = error.args[0] if error.args else None
+    text = first if isinstance(first, str) else str(error)
+    return text.splitlines()[0] if text.strip() else NO_CREDENTIALS
+
+
+def _google_auth(path: Path | None, data: dict[str, Any] | None) -> AccessToken:
     try:
         import google.auth
         import google.auth.exceptions
@@ -156,15 +171,27 @@ def _google_auth(path: Path | None) -> AccessToken:
         raise AdcError(
             f"Google credentials {path} need google-auth: pip install 'pi-for-python[google]'"
         ) from None
+    auth: Any = google.auth  # partly untyped
     try:
-        if path is not None:
-            credentials, _ = google.auth.load_credentials_from_file(str(path), scopes=[SCOPE])
+        if data is not None and data.get("type") == "service_account":
+            # The key's own loader (google-auth deprecates the generic one for keys).
+            from google.oauth2 import service_account
+
+            loader: Any = service_account.Credentials
+            credentials = loader.from_service_account_info(data, scopes=[SCOPE])
+        elif path is not None:
+            credentials, _ = auth.load_credentials_from_file(str(path), scopes=[SCOPE])
         else:
-            credentials, _ = google.auth.default(scopes=[SCOPE])
+            credentials, _ = auth.default(scopes=[SCOPE])
         credentials.refresh(UrllibRequest())
-    except google.auth.exceptions.GoogleAuthError as error:
-        raise AdcError(str(error) or NO_CREDENTIALS) from None
-    expiry = credentials.expiry.timestamp() if getattr(credentials, "expiry", None) else time.time() + 3600
+    except (google.auth.exceptions.GoogleAuthError, ValueError) as error:  # ValueError: a malformed key
+        raise AdcError(_error_text(error)) from None
+    # google-auth's expiry is a naive datetime in UTC.
+    expiry = (
+        calendar.timegm(credentials.expiry.utctimetuple())
+        if getattr(credentials, "expiry", None)
+        else time.time() + 3600
+    )
     quota = getattr(credentials, "quota_project_id", None)
     return AccessToken(str(credentials.token), quota if isinstance(quota, str) else None, expiry)
 
@@ -180,6 +207,6 @@ async def access_token(env: Mapping[str, str] | None) -> AccessToken:
     if data is not None and data.get("type") == "authorized_user":
         token = await _refresh_user(data)
     else:
-        token = await asyncio.to_thread(_google_auth, path)
+        token = await asyncio.to_thread(_google_auth, path, data)
     _cache[key] = token
     return token

@@ -286,10 +286,21 @@ def _single_attempt(options: BedrockOptions) -> BedrockOptions:
     return dataclasses.replace(options, max_retries=0)
 
 
+ABORTED_WHILE_READING = "aborted"
+"""What the SDK's Node HTTP handler says when the call is aborted once the answer streams."""
+
+
 async def _read(response: StreamResponse, reader: BedrockStreamReader, acc: StreamAccumulator) -> None:
+    try:
+        await _decode(response, reader, acc)
+    except AbortError:
+        raise AbortError(ABORTED_WHILE_READING) from None
+
+
+async def _decode(response: StreamResponse, reader: BedrockStreamReader, acc: StreamAccumulator) -> None:
     decoder = EventStreamDecoder()
     try:
-        async for chunk in response.chunks():
+        async for chunk in response.chunks(aborted_between_reads=ABORTED_WHILE_READING):
             for message in decoder.feed(chunk):
                 headers = message.headers
                 kind = headers.get(":message-type")

@@ -118,7 +118,6 @@ def stream_simple(
     provider = OpenAICodexResponsesOptions(
         **base_options(model, context, simple),
         tool_choice=simple.tool_choice,
-        websocket_connect_timeout_ms=simple.extra.get("websocket_connect_timeout_ms"),
     )
     if simple.reasoning:
         level = clamp_thinking_level(model, simple.reasoning)

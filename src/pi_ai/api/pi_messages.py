@@ -26,7 +26,15 @@ from pi_ai._event_stream import (
     now_ms,
     start_stream,
 )
-from pi_ai._messages import AssistantMessage, Diagnostic, TextContent, ThinkingContent, ToolCall, Usage
+from pi_ai._messages import (
+    AssistantMessage,
+    Diagnostic,
+    DiagnosticError,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    Usage,
+)
 from pi_ai._model import Model
 from pi_ai._options import SimpleStreamOptions, StreamOptions
 from pi_ai._registry import ApiImplementation
@@ -62,9 +70,10 @@ OPTIONS = PiMessagesOptions
 class PiMessagesResponseError(Exception):
     """A non-2xx answer, worded ``<status> <status text>: <message> (<code>)``."""
 
-    def __init__(self, message: str, details: dict[str, Any]) -> None:
+    def __init__(self, message: str, details: dict[str, Any], code: str | None = None) -> None:
         super().__init__(message)
         self.details = details
+        self.code = code
 
 
 def _response_error(model: Model, url: str, error: HttpStatusError) -> PiMessagesResponseError:
@@ -97,7 +106,7 @@ def _response_error(model: Model, url: str, error: HttpStatusError) -> PiMessage
         ),
         "timestampMs": now_ms(),
     }
-    return PiMessagesResponseError(text, details)
+    return PiMessagesResponseError(text, details, code or None)
 
 
 # --------------------------------------------------------------------------- request
@@ -308,7 +317,12 @@ def _fail(acc: StreamAccumulator, model: Model, error: BaseException, *, aborted
         setattr(acc.output, field, getattr(fresh, field))
     if isinstance(error, PiMessagesResponseError) and not aborted:
         acc.output.diagnostics = [
-            Diagnostic(type="pi_messages_response_failure", timestamp=now_ms(), details=error.details)
+            Diagnostic(
+                type="pi_messages_response_failure",
+                timestamp=now_ms(),
+                error=DiagnosticError.of(error, "PiMessagesResponseError", error.code),
+                details=error.details,
+            )
         ]
     acc.error(error_text(error), aborted=aborted)
 

@@ -25,6 +25,7 @@ use, never at ``import pi_ai``. Bad overlay data does not hide the built-in mode
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -317,14 +318,17 @@ class ModelRegistry:
     """The built-in models composed with one snapshot of ``models.json`` data.
 
     ``overlay`` is the parsed JSON (``{"providers": {...}}``); ``None`` means the built-in
-    models alone.
+    models alone. ``dynamic`` gives the models of providers whose catalog comes from their
+    gateway (Radius's, kept in the coding agent's ``models-store.json``): they stand in for
+    the built-in models of that provider, and ``models.json`` applies above them as usual.
     """
 
-    def __init__(self, overlay: Any = None) -> None:
+    def __init__(self, overlay: Any = None, dynamic: Mapping[str, list[Model]] | None = None) -> None:
         self.error: str | None = None
         """Why the overlay (or part of it) was not applied; None when all is well."""
         self._configs: dict[str, ProviderConfig] = {}
-        self._models: dict[str, list[Model]] = {}
+        self._dynamic = {provider: list(models) for provider, models in (dynamic or {}).items()}
+        self._models: dict[str, list[Model]] = dict(self._dynamic)
         if overlay is not None:
             self._apply(overlay)
 
@@ -337,7 +341,8 @@ class ModelRegistry:
         problems: list[str] = []
         for provider, config in configs.items():
             try:
-                self._models[provider] = _compose(provider, get_builtin_models(provider), config)
+                base = self._dynamic.get(provider) or get_builtin_models(provider)
+                self._models[provider] = _compose(provider, base, config)
             except ValueError as error:
                 problems.append(str(error))
         if problems:

@@ -93,6 +93,7 @@ def _stream_function(catalog: ModelCatalog, settings: Settings) -> StreamFn:
 
     provider_retry = settings.provider_retry
     idle_timeout = settings.http_idle_timeout_ms
+    connect_timeout = settings.websocket_connect_timeout_ms
 
     def stream(model: Model, context: Context, options: SimpleStreamOptions) -> AssistantMessageEventStream:
         return catalog.with_fresh_auth(model, lambda: start(model, context, options), options.signal)
@@ -119,6 +120,11 @@ def _stream_function(catalog: ModelCatalog, settings: Settings) -> StreamFn:
             env={**auth.env, **(options.env or {})} if auth.env else options.env,
             timeout_ms=timeout,
             idle_timeout_ms=options.idle_timeout_ms if options.idle_timeout_ms is not None else idle_timeout,
+            websocket_connect_timeout_ms=(
+                options.websocket_connect_timeout_ms
+                if options.websocket_connect_timeout_ms is not None
+                else connect_timeout
+            ),
             max_retries=provider_retry.max_retries or options.max_retries,
         )
         return stream_simple(model, context, configured, env_auth=False)  # the catalog resolved them

@@ -89,6 +89,11 @@ class AuthStorage:
         found = self._data.get(provider)
         return copy.deepcopy(found) if isinstance(found, dict) else None
 
+    async def read(self, provider: str) -> Credential | None:
+        """``credential`` for ``pi_ai``'s ``CredentialStore`` (``pi_ai.ImagesModels`` reads
+        sign-ins from ``auth.json`` through it; ``modify`` writes refreshed ones back)."""
+        return self.credential(provider)
+
     def credential_type(self, provider: str) -> str | None:
         found = self._data.get(provider)
         kind = found.get("type") if isinstance(found, dict) else None

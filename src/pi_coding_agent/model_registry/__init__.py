@@ -9,6 +9,7 @@ from pi_coding_agent.model_registry._catalog import (
 from pi_coding_agent.model_registry._collate import collation_key, fuzzy_matches
 from pi_coding_agent.model_registry._list import format_token_count, model_table
 from pi_coding_agent.model_registry._models_json import load_models_json
+from pi_coding_agent.model_registry._models_store import CatalogRefreshError
 from pi_coding_agent.model_registry._resolver import (
     DEFAULT_MODEL_PER_PROVIDER,
     ModelResolution,
@@ -21,6 +22,7 @@ from pi_coding_agent.model_registry._scope import ScopedModel, resolve_model_sco
 
 __all__ = [
     "DEFAULT_MODEL_PER_PROVIDER",
+    "CatalogRefreshError",
     "MissingCredentials",
     "ModelCatalog",
     "ModelResolution",

@@ -23,10 +23,15 @@ from pi_ai import Model, ModelRegistry, api_key_env_vars, provider_env_names
 from pi_coding_agent.auth import AuthStorage, Credentials, resolve_config_value
 from pi_coding_agent.local_model import LOCAL_PROVIDER, default_local_model, is_local, local_models
 from pi_coding_agent.model_registry._models_json import load_models_json, read_models_json
+from pi_coding_agent.model_registry._models_store import dynamic_catalogs, refresh_catalogs
 from pi_coding_agent.model_registry._resolver import default_available_model
 
 if TYPE_CHECKING:
     from pi_ai import AbortSignal, AssistantMessageEventStream
+
+
+RADIUS = "radius"
+"""The built-in Radius gateway's provider id."""
 
 
 class MissingCredentials(Exception):
@@ -62,13 +67,36 @@ class ModelCatalog:
         self.models_json: Path | None = None
         """The file the catalog was read from (extension providers are composed with it)."""
         self.extension_providers: dict[str, Any] = {}
+        self.dynamic: dict[str, list[Model]] = {}
+        """Catalogs of providers whose models come from their gateway (Radius)."""
 
     @classmethod
     def load(cls, agent_dir: Path, auth: AuthStorage) -> ModelCatalog:
-        registry = load_models_json(agent_dir / "models.json")
-        catalog = cls(registry, Credentials(auth, _configured_keys(registry), _radius_gateways(registry)))
-        catalog.models_json = agent_dir / "models.json"
+        """``models.json`` over the built-in models, and the Radius gateways' catalogs from
+        ``models-store.json`` (``_models_store``)."""
+        path = agent_dir / "models.json"
+        registry = load_models_json(path)
+        gateways = _radius_gateways(registry)
+        dynamic = dynamic_catalogs(agent_dir, [RADIUS, *gateways], auth)
+        if dynamic:
+            registry = load_models_json(path, dynamic)
+        catalog = cls(registry, Credentials(auth, _configured_keys(registry), gateways))
+        catalog.models_json = path
+        catalog.dynamic = dynamic
         return catalog
+
+    def gateways(self) -> dict[str, str]:
+        """The Radius providers and their gateway URLs (the built-in one and ``models.json``'s)."""
+        found: dict[str, str] = {}
+        for provider in [RADIUS, *self.credentials.radius_providers()]:
+            gateway = getattr(self.credentials.oauth_flow(provider), "gateway", None)  # the Radius flow's
+            if isinstance(gateway, str):
+                found[provider] = gateway
+        return found
+
+    async def refresh_gateway_catalogs(self, agent_dir: Path) -> None:
+        """``pi update --models``: fetch every Radius catalog anew (``_models_store``)."""
+        await refresh_catalogs(agent_dir, self.gateways(), self.credentials)
 
     def register_provider(self, name: str, config: dict[str, Any]) -> None:
         """Add (or override) a provider given as a ``models.json`` entry (an extension's
@@ -77,7 +105,7 @@ class ModelCatalog:
         providers = {**self.extension_providers, name: config}
         file_overlay = read_models_json(self.models_json) if self.models_json is not None else None
         file_providers = file_overlay.get("providers", {}) if isinstance(file_overlay, dict) else {}
-        registry = ModelRegistry({"providers": {**providers, **file_providers}})
+        registry = ModelRegistry({"providers": {**providers, **file_providers}}, self.dynamic)
         if registry.error is not None:
             raise ValueError(f"provider {name}: {registry.error}")
         self.extension_providers = providers

@@ -9,28 +9,32 @@ registry's ``error`` says what is wrong, naming the file (and the line for JSON 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pi_ai import ModelRegistry
+from pi_ai import Model, ModelRegistry
 
 
-def load_models_json(path: Path) -> ModelRegistry:
-    """The built-in models composed with ``path``; no file means the built-in models alone."""
+def load_models_json(path: Path, dynamic: Mapping[str, list[Model]] | None = None) -> ModelRegistry:
+    """The built-in models (and ``dynamic`` catalogs) composed with ``path``; no file means
+    those alone."""
     try:
         raw = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        return ModelRegistry()
+        return ModelRegistry(dynamic=dynamic)
     except (OSError, UnicodeDecodeError) as error:
-        return _failed(f"Failed to load models.json: {error}", path)
+        return _failed(f"Failed to load models.json: {error}", path, dynamic)
     text = _strip_json_comments(raw.removeprefix("\ufeff"))
     try:
         parsed = json.loads(text)
     except json.JSONDecodeError as error:
         return _failed(
-            f"Failed to parse models.json: {error.msg} at line {error.lineno} column {error.colno}", path
+            f"Failed to parse models.json: {error.msg} at line {error.lineno} column {error.colno}",
+            path,
+            dynamic,
         )
-    registry = ModelRegistry(parsed)
+    registry = ModelRegistry(parsed, dynamic)
     if registry.error is not None:
         registry.error += f"\n\nFile: {path}"
     return registry
@@ -44,8 +48,8 @@ def read_models_json(path: Path) -> Any:
         return None
 
 
-def _failed(problem: str, path: Path) -> ModelRegistry:
-    registry = ModelRegistry()
+def _failed(problem: str, path: Path, dynamic: Mapping[str, list[Model]] | None) -> ModelRegistry:
+    registry = ModelRegistry(dynamic=dynamic)
     registry.error = f"{problem}\n\nFile: {path}"
     return registry
 

@@ -37,6 +37,8 @@ def _project_trusted(parsed: PackageCommand, cwd: str, home: str | Path) -> bool
 
 def execute(parsed: PackageCommand, cwd: str) -> int:
     home = agent_dir()
+    if parsed.update_models:
+        return _refresh_models(Path(home))
     trusted = _project_trusted(parsed, cwd, home)
     if parsed.local and not trusted:
         what = "resource config" if parsed.command == "config" else "package config"
@@ -76,6 +78,24 @@ def _package_command(parsed: PackageCommand, manager: PackageManager) -> int:
             print(f"Updated {source}" if source else "Updated packages")
         if parsed.update_self:
             print(SELF_UPDATE_NOTE)
+    return 0
+
+
+def _refresh_models(home: Path) -> int:
+    """``pi update --models``: the Radius gateways' catalogs fetched anew (as Pi's, nothing else
+    here has a remote catalog)."""
+    import asyncio
+
+    from pi_coding_agent.auth import AuthStorage
+    from pi_coding_agent.model_registry import CatalogRefreshError, ModelCatalog
+
+    catalog = ModelCatalog.load(home, AuthStorage.load(home / "auth.json"))
+    try:
+        asyncio.run(catalog.refresh_gateway_catalogs(home))
+    except CatalogRefreshError as error:
+        print(f"Error: {error}", file=sys.stderr)
+        return 1
+    print("Model catalogs refreshed")
     return 0
 
 

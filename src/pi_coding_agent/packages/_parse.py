@@ -10,7 +10,7 @@ PACKAGE_COMMANDS = ("install", "remove", "uninstall", "update", "list", "config"
 USAGE = {
     "install": "pi install <source> [-l] [--approve|--no-approve]",
     "remove": "pi remove <source> [-l] [--approve|--no-approve]",
-    "update": "pi update [source|self|pi] [--self|--extensions|--all] [--extension <source>] [--approve|--no-approve]",
+    "update": "pi update [source|self|pi] [--self|--extensions|--models|--all] [--extension <source>] [--approve|--no-approve]",
     "list": "pi list [--approve|--no-approve]",
     "config": "pi config [-l] [--approve|--no-approve] [enable|disable <resource>]",
 }
@@ -25,7 +25,8 @@ HELP = {
     "  -na, --no-approve Ignore project-local files for this command\n",
     "update": "Update installed packages.\n\nOptions:\n  --extensions            Update installed packages\n"
     "  --all                   Update installed packages (pi itself is updated with the tool that installed it)\n"
-    "  --extension <source>    Update one package only\n  -a, --approve           Trust project-local files for this command\n"
+    "  --extension <source>    Update one package only\n  --models                Refresh model catalogs only\n"
+    "  -a, --approve           Trust project-local files for this command\n"
     "  -na, --no-approve       Ignore project-local files for this command\n",
     "list": "List installed packages from user and project settings.\n\nOptions:\n"
     "  -a, --approve      Trust project-local files for this command\n  -na, --no-approve  Ignore project-local files for this command\n",
@@ -45,6 +46,8 @@ class PackageCommand:
     help: bool = False
     update_packages: bool = False
     update_self: bool = False
+    update_models: bool = False
+    """``pi update --models``: fetch the gateways' model catalogs, nothing else."""
     skipped_note: bool = False
     """Plain ``pi update``: say that packages were left alone."""
     problem: str | None = None
@@ -103,7 +106,14 @@ def parse_package_command(argv: list[str]) -> PackageCommand | None:
 
 def _update_target(parsed: PackageCommand, flags: set[str], extension_source: str | None) -> None:
     if "--models" in flags:
-        parsed.problem = parsed.problem or "--models is not available: pi for Python has no remote model catalogs"
+        if "--all" in flags:  # Pi checks --all first
+            parsed.problem = parsed.problem or "--all cannot be combined with --self, --extensions, --models, or --extension"
+        if flags & {"--self", "--extensions", "--all"} or extension_source is not None:
+            parsed.problem = parsed.problem or "--models cannot be combined with --self, --extensions, --all, or --extension"
+        if parsed.source is not None:
+            parsed.problem = parsed.problem or "--models cannot be combined with a positional source"
+        parsed.update_models = True
+        return
     if extension_source is not None:
         if parsed.source is not None or flags & {"--self", "--extensions", "--all"}:
             parsed.problem = parsed.problem or "--extension cannot be combined with --self, --extensions, --all or a source"

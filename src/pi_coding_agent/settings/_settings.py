@@ -264,9 +264,21 @@ class Settings:
     @property
     def http_idle_timeout_ms(self) -> int:
         """Idle time allowed between bytes of a provider response; 0 disables the limit."""
-        value = self.get("httpIdleTimeoutMs")
+        found = self._timeout("httpIdleTimeoutMs")
+        return DEFAULT_HTTP_IDLE_TIMEOUT_MS if found is None else found
+
+    @property
+    def websocket_connect_timeout_ms(self) -> int | None:
+        """How long a WebSocket transport (Codex's) may take to open; 0 disables the limit,
+        ``None`` leaves the provider's default (15 s)."""
+        return self._timeout("websocketConnectTimeoutMs")
+
+    def _timeout(self, key: str) -> int | None:
+        """A timeout setting as Pi reads one: milliseconds (a number, or a string of one), or
+        ``"disabled"`` for 0. A value that is neither is reported and left unset."""
+        value = raw = self.get(key)
         if value is None:
-            return DEFAULT_HTTP_IDLE_TIMEOUT_MS
+            return None
         if isinstance(value, str):
             text = value.strip()
             if text.lower() == "disabled":
@@ -277,8 +289,8 @@ class Settings:
                 value = None
         if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value >= 0:
             return int(value)
-        self._report(("httpIdleTimeoutMs",), f"httpIdleTimeoutMs is not a valid timeout ({value!r})")
-        return DEFAULT_HTTP_IDLE_TIMEOUT_MS
+        self._report((key,), f"{key} is not a valid timeout ({raw!r})")
+        return None
 
     @property
     def http_proxy(self) -> str | None:

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from msgspec.structs import replace
 
-from pi_ai import Context, stream
-from pi_ai._messages import ToolResultMessage, UserMessage
+from pi_ai import AbortController, Context, SimpleStreamOptions, stream, stream_simple
+from pi_ai._messages import DiagnosticError, ToolResultMessage, UserMessage
 from pi_ai.api import _codex_websocket
 from pi_ai.api.openai_codex_responses import OpenAICodexResponsesOptions
 from pi_ai.models import get_builtin_model
@@ -160,3 +160,52 @@ async def test_no_socket_falls_back_to_sse_once_per_session() -> None:
     }
     assert second.diagnostics is None  # the session stays on SSE without trying again
     assert len(server.requests) == 2
+
+
+async def _released(server: ResponsesServer) -> int:
+    """The held upgrades the client has closed, once it closed all of them (bounded wait)."""
+    for _ in range(200):
+        if server.released >= server.held:
+            break
+        await asyncio.sleep(0.05)
+    return server.released
+
+
+async def test_a_handshake_that_never_completes_times_out_and_falls_back_to_sse() -> None:
+    """``websocket_connect_timeout_ms`` through ``stream_simple`` (Pi's ``websocketConnectTimeoutMs``):
+    the server accepts TCP but never answers the upgrade; the socket attempt is given up (and its
+    connection closed), the request goes over SSE."""
+    model = get_builtin_model("openai-codex", "gpt-5.4")
+    assert model is not None
+    context = Context(messages=[UserMessage(content="Read a.txt", timestamp=0)])
+    with ResponsesServer(TURNS, hold_upgrades=True) as server:
+        options = SimpleStreamOptions(api_key=_token(), websocket_connect_timeout_ms=200)
+        final = await stream_simple(replace(model, base_url=server.url), context, options).result()
+        released = await _released(server)
+    assert final.stop_reason == "toolUse", final.error_message
+    (diagnostic,) = final.diagnostics
+    assert diagnostic.error == DiagnosticError(name="Error", message="WebSocket connect timeout after 200ms")
+    assert diagnostic.details["fallbackTransport"] == "sse"
+    assert (server.held, released, len(server.requests)) == (1, 1, 1)
+
+
+async def test_a_connect_timeout_of_zero_waits_for_the_handshake() -> None:
+    """0 disables the limit: an abort, not a timeout, ends the wait (and closes the connection)."""
+    model = get_builtin_model("openai-codex", "gpt-5.4")
+    assert model is not None
+    context = Context(messages=[UserMessage(content="hi", timestamp=0)])
+    controller = AbortController()
+    with ResponsesServer(TURNS, hold_upgrades=True) as server:
+        options = SimpleStreamOptions(api_key=_token(), websocket_connect_timeout_ms=0, signal=controller.signal)
+        events = stream_simple(replace(model, base_url=server.url), context, options)
+        for _ in range(200):
+            if server.held:
+                break
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(0.3)  # well past a short limit; 0 must still be waiting
+        assert not server.requests
+        controller.abort()
+        final = await events.result()
+        released = await _released(server)
+    assert final.stop_reason == "aborted"
+    assert (server.held, released, len(server.requests)) == (1, 1, 0)

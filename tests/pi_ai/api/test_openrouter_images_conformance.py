@@ -2,11 +2,15 @@
 ``tests/conformance/cases/wire/openrouter-images`` (Pi's ``generateImages`` recorded by
 ``tools/gen_wire_cases.py``, its request redirected to a loopback server) replayed through
 ``pi_ai.generate_images``: the request (one user message, ``stream: false``, the model's
-``modalities``, headers), the output (text, inline images only), usage and cost, and errors."""
+``modalities``, headers), the output (text, inline images only), usage and cost, and errors;
+and through ``pi_ai.ImagesModels`` (Pi's ``builtinImagesModels``), which finds the key itself:
+an OpenRouter sign-in, a stored key, ``OPENROUTER_API_KEY``, the option, none."""
 
 from __future__ import annotations
 
 import asyncio
+import copy
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,10 +30,15 @@ async def _ours(case: dict[str, Any]) -> dict[str, Any]:
     assert model is not None
     context = pi_ai.convert(case["context"], pi_ai.ImagesContext)
     options = wire_cases.build_options({**case, "fn": "stream"}, pi_ai.ImagesOptions)
+    store = pi_ai.InMemoryCredentialStore(copy.deepcopy(case.get("credentials") or {}))
     async with LoopbackServer([wire_cases._reply(spec) for spec in case["replies"]]) as server:
         with redirect_requests(server.url) as originals:
-            result = await pi_ai.generate_images(model, context, options)
+            if case.get("fn") == "imagesModels":  # the key found by the collection
+                result = await pi_ai.ImagesModels(store).generate_images(model, context, options)
+            else:
+                result = await pi_ai.generate_images(model, context, options)
         await close_clients()
+    after = {provider: await store.read(provider) for provider in case.get("credentials") or {}}
     requests = [
         {
             "method": r.method,
@@ -40,7 +49,11 @@ async def _ours(case: dict[str, Any]) -> dict[str, Any]:
         }
         for r, url in zip(server.requests, originals, strict=False)
     ]
-    return {"requests": requests, "result": wire_cases._zero_timestamps(pi_ai.to_builtins(result))}
+    return {
+        "requests": requests,
+        "result": wire_cases._zero_timestamps(pi_ai.to_builtins(result)),
+        "credentialsAfter": after,
+    }
 
 
 def test_cases_are_recorded() -> None:
@@ -48,13 +61,23 @@ def test_cases_are_recorded() -> None:
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_case_matches_pi(name: str) -> None:
+def test_case_matches_pi(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     case, pi = wire_cases.load(API, name)
+    wire_cases.apply_environment(case, tmp_path, monkeypatch)
     ours = asyncio.run(_ours(case))
     assert [wire_cases.comparable_request(r) for r in ours["requests"]] == [
         wire_cases.comparable_request(r) for r in pi["requests"]
     ]
     assert ours["result"] == pi["result"]
+    if "credentialsAfter" in pi:
+        assert ours["credentialsAfter"] == pi["credentialsAfter"]
+
+
+def test_the_key_sources_are_recorded() -> None:
+    """Pi's ``builtinImagesModels`` cases: a sign-in, a stored key over the environment, the
+    environment, the option over a stored key, and none."""
+    found = {name for name in NAMES if wire_cases.load(API, name)[0].get("fn") == "imagesModels"}
+    assert len(found) >= 5
 
 
 def test_catalog_is_pis() -> None:

@@ -10,8 +10,8 @@ must really occur in some case so the list cannot go stale:
 - Pi passes a backend event's extra fields through (``contentSignature`` on ``*_end``,
   ``id`` / ``toolName`` on ``toolcall_start``); our events are typed and carry only Pi's
   documented fields (the values land in the message's blocks either way).
-- Pi's ``pi_messages_response_failure`` diagnostic holds the thrown error (name, message,
-  stack); ours holds the same ``details`` without it.
+- Pi's diagnostic error (``pi_messages_response_failure``) carries the JavaScript ``stack``;
+  ours has the same name, message and code without a stack.
 """
 
 from __future__ import annotations
@@ -43,10 +43,10 @@ def _as_we_type_it(pi: dict[str, Any]) -> dict[str, Any]:
                 applied.add("event fields")
         message = event.get("error") or event.get("message")
         for diagnostic in (message or {}).get("diagnostics") or []:
-            if diagnostic.pop("error", None) is not None:
-                applied.add("diagnostic error")
+            if (diagnostic.get("error") or {}).pop("stack", None) is not None:
+                applied.add("diagnostic error stack")
     for diagnostic in out["final"].get("diagnostics") or []:
-        diagnostic.pop("error", None)
+        (diagnostic.get("error") or {}).pop("stack", None)
     return out
 
 
@@ -71,4 +71,20 @@ def test_both_differences_occur() -> None:
     applied.clear()
     for name in NAMES:
         _as_we_type_it(wire_cases.load(API, name)[1])
-    assert applied == {"event fields", "diagnostic error"}
+    assert applied == {"event fields", "diagnostic error stack"}
+
+
+def test_a_message_pi_wrote_with_a_diagnostic_error_reads_and_writes_back_unchanged() -> None:
+    """A session file holds Pi's messages as they are: the diagnostic's error object (its stack
+    included) must decode and encode back to the same JSON."""
+    import json
+
+    from pi_ai._codec import encode, message_from_dict
+
+    seen = 0
+    for name in NAMES:
+        final = wire_cases.load(API, name)[1]["final"]
+        if any(diagnostic.get("error") for diagnostic in final.get("diagnostics") or []):
+            seen += 1
+            assert json.loads(encode(message_from_dict(final))) == final
+    assert seen >= 2

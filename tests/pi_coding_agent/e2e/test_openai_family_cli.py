@@ -6,6 +6,7 @@ task against the same server, and the requests both send are compared."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -141,3 +142,47 @@ def test_codex_over_websocket_matches_pi(tmp_path: Path) -> None:
 
     assert handshake(ours[0]) == handshake(theirs[0])
     assert ours[0].headers["user-agent"].startswith("pi (")
+
+
+def _transport_failures(done: Completed) -> list[dict[str, Any]]:
+    """The ``provider_transport_failure`` errors on the assistant messages of a ``--mode json`` run."""
+    assert done.returncode == 0, done.stderr
+    events = done.json_lines()
+    ends = [event["message"] for event in events if event.get("type") == "message_end"]
+    assert ends[-1]["content"][-1]["text"] == "The notes say: ship it."
+    return [
+        {key: value for key, value in diagnostic["error"].items() if key != "stack"}
+        for message in ends
+        if message.get("role") == "assistant"
+        for diagnostic in message.get("diagnostics") or []
+        if diagnostic.get("type") == "provider_transport_failure"
+    ]
+
+
+def test_codex_websocket_connect_timeout_setting_matches_pi(tmp_path: Path) -> None:
+    """``websocketConnectTimeoutMs`` in settings.json reaches the Codex transport: a server that
+    accepts TCP but never completes the handshake; both give the socket up after the setting's
+    limit (the diagnostic names it), close that connection and send the request over SSE."""
+    with ResponsesServer(TURNS, terminal="response.done", hold_upgrades=True) as server:
+        boxes = []
+        for name in ("ours", "pi"):
+            box = _codex_sandbox(tmp_path, name, server.url, "auto")
+            settings = json.loads((box.agent_dir / "settings.json").read_text(encoding="utf-8"))
+            settings["websocketConnectTimeoutMs"] = 300
+            (box.agent_dir / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
+            boxes.append(box)
+        args = ("--model", "openai-codex/gpt-5.4", "--mode", "json", "-p", "Read notes.txt and tell me what it says.")
+        our_run = run_ours(boxes[0], *args)
+        ours = (server.held, list(server.requests))
+        pi_run = run_pi(boxes[1], *args)
+        pis = (server.held - ours[0], server.requests[len(ours[1]) :])
+        for _ in range(200):  # the held connections are closed by now or soon (bounded wait)
+            if server.released >= server.held:
+                break
+            time.sleep(0.05)
+    expected = [{"name": "Error", "message": "WebSocket connect timeout after 300ms"}]
+    assert _transport_failures(our_run) == _transport_failures(pi_run) == expected
+    # One socket attempt per run (the session stays on SSE after it), both closed by the client.
+    assert ours[0] == pis[0] == 1 and server.released == 2
+    assert len(ours[1]) == len(pis[1]) == 2
+    assert [_comparable(seen) for seen in ours[1]] == [_comparable(seen) for seen in pis[1]]

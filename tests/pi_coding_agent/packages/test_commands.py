@@ -270,6 +270,13 @@ def test_help_and_usage_errors(box: Sandbox) -> None:
     assert (done.returncode, done.stderr.splitlines()[0]) == (1, "Unexpected argument b.")
     plain = _ok(_pi(box, "update"))
     assert plain.stdout.splitlines()[0] == "Extensions are skipped. Run pi update --extensions to update extensions."
+    for args, problem in (  # Pi's words (pi update --models refreshes catalogs: e2e/test_radius_cli.py)
+        (("--models", "--self"), "--models cannot be combined with --self, --extensions, --all, or --extension"),
+        (("--models", "foo"), "--models cannot be combined with a positional source"),
+        (("--all", "--models"), "--all cannot be combined with --self, --extensions, --models, or --extension"),
+    ):
+        done = _pi(box, "update", *args)
+        assert (done.returncode, done.stderr.splitlines()[0]) == (1, problem)
 
 
 def test_broken_settings_file_is_never_overwritten(box: Sandbox) -> None:

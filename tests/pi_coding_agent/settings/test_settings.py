@@ -165,6 +165,23 @@ def test_http_idle_timeout_forms(dirs: tuple[Path, Path]) -> None:
         assert Settings.load(project, agent).http_idle_timeout_ms == expected
 
 
+def test_websocket_connect_timeout_forms(dirs: tuple[Path, Path]) -> None:
+    """Read as Pi reads ``websocketConnectTimeoutMs``; a bad value is reported and left unset
+    (the transport's 15 s default then applies)."""
+    agent, project = dirs
+    assert Settings.load(project, agent).websocket_connect_timeout_ms is None
+    for value, expected in (("disabled", 0), (" 750 ", 750), (1200.9, 1200), (0, 0)):
+        _write(agent / "settings.json", {"websocketConnectTimeoutMs": value})
+        assert Settings.load(project, agent).websocket_connect_timeout_ms == expected
+    for bad in (-5, "soon", True):
+        _write(agent / "settings.json", {"websocketConnectTimeoutMs": bad})
+        settings = Settings.load(project, agent)
+        assert settings.websocket_connect_timeout_ms is None
+        assert [issue.message for issue in settings.issues] == [
+            f"websocketConnectTimeoutMs is not a valid timeout ({bad!r})"
+        ]
+
+
 def test_model_thinking_levels(dirs: tuple[Path, Path]) -> None:
     agent, project = dirs
     _write(agent / "settings.json", {"modelThinkingLevels": {"openai/gpt-5": "high"}, "defaultThinkingLevel": "low"})
