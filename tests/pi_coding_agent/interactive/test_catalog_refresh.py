@@ -178,11 +178,13 @@ def test_quitting_does_not_wait_for_the_gateway(tmp_path: Path) -> None:
         assert _stored_ids(run.sandbox) == ["stale-model"]
 
 
-@pytest.mark.parametrize("which", ["ours", "pi"])
-def test_offline_nothing_is_asked(tmp_path: Path, which: str) -> None:
+@pytest.mark.parametrize(("which", "offline"), [("ours", "1"), ("ours", ""), ("pi", "1")])
+def test_offline_nothing_is_asked(tmp_path: Path, which: str, offline: str) -> None:
+    """Pi keeps its models off the network when ``PI_OFFLINE`` is set at all (its model
+    runtime checks ``=== undefined``), empty included; pi-cli always sets it to ``1``."""
     with serve(Gateway()) as gateway:
         gateway.release.set()
-        env = {"PI_OFFLINE": "1"}  # Pi's through pi-cli, which sets it whatever is given
+        env = {"PI_OFFLINE": offline}
         with launch(tmp_path, which, [], models=_models(gateway), before=_signed_in(gateway), env=env) as run:
             before = _stored(run.sandbox)
             _model_picker_shows(run, "stale-model")

@@ -2,7 +2,7 @@
 as Pi 0.85's interactive mode does at every start (its Radius providers keep no four-hour
 window: that one is for the pi.dev catalogs of built-in providers, which we do not fetch).
 
-Nothing is fetched with ``PI_OFFLINE`` set (to anything), nor for a gateway without a
+Nothing is fetched with ``PI_OFFLINE`` set (even to nothing), nor for a gateway without a
 credential. A gateway that fails or is slower than the refresh's 15 s limit is passed over in
 silence, its stored catalog kept, as Pi does; what arrives replaces the provider's entry in
 ``models-store.json`` and its models in this session (the footer's provider count follows).
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 
 def start_catalog_refresh(mode: InteractiveMode) -> None:
-    if os.environ.get("PI_OFFLINE"):
+    if "PI_OFFLINE" in os.environ:  # even empty: Pi's model runtime then keeps off the network
         return
     mode.spawn(_refresh(mode))
 
