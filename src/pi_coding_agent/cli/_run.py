@@ -524,17 +524,28 @@ def _register_providers(runner: ExtensionRunner, catalog: ModelCatalog) -> None:
 
 
 def _list_models(parsed: ParsedArgs, catalog: ModelCatalog, diagnostics: Diagnostics) -> int:
-    from pi_coding_agent.model_registry import model_table
+    from pi_coding_agent.local_model import is_local
+    from pi_coding_agent.model_registry import matching_models, model_table
 
     diagnostics.flush()
     available = catalog.available()
-    if not available:
-        print(NO_MODELS_MESSAGE)
-        return 0
     search = parsed.list_models if isinstance(parsed.list_models, str) else None
+    if not matching_models(available, search) and all(is_local(model) for model in available):
+        print(_no_models_listed())  # Pi's answer when no provider has credentials
+        return 0
     for line in model_table(available, search):
         print(line)
     return 0
+
+
+def _no_models_listed() -> str:
+    """Pi's words for an empty ``--list-models``; where Pi names its own ``providers.md`` and
+    ``models.md``, ours names this project's pages on signing in and on ``models.json``."""
+    docs = Path(__file__).resolve().parents[3] / "docs"
+    return (
+        "No models available. Use /login to log into a provider via OAuth or API key. See:\n"
+        f"  {docs / 'auth.md'}\n  {docs / 'providers' / 'models.md'}"
+    )
 
 
 def _catalog(home: Path, diagnostics: Diagnostics) -> ModelCatalog:

@@ -7,7 +7,7 @@ from pi_coding_agent.model_registry._catalog import (
     missing_key_message,
 )
 from pi_coding_agent.model_registry._collate import collation_key, fuzzy_matches
-from pi_coding_agent.model_registry._list import format_token_count, model_table
+from pi_coding_agent.model_registry._list import format_token_count, matching_models, model_table
 from pi_coding_agent.model_registry._models_json import load_models_json
 from pi_coding_agent.model_registry._models_store import CatalogRefreshError
 from pi_coding_agent.model_registry._resolver import (
@@ -34,6 +34,7 @@ __all__ = [
     "format_token_count",
     "fuzzy_matches",
     "load_models_json",
+    "matching_models",
     "missing_key_message",
     "model_table",
     "parse_model_pattern",

@@ -95,17 +95,30 @@ class ModelCatalog:
         return found
 
     async def refresh_gateway_catalogs(self, agent_dir: Path) -> None:
-        """``pi update --models``: fetch every Radius catalog anew (``_models_store``)."""
-        await refresh_catalogs(agent_dir, self.gateways(), self.credentials)
+        """Fetch every Radius catalog anew (``_models_store``: ``pi update --models``, and the
+        interactive mode once its screen is up), then use what the store holds, the catalogs
+        that failed kept as they were; raises ``CatalogRefreshError`` when any failed."""
+        try:
+            await refresh_catalogs(agent_dir, self.gateways(), self.credentials)
+        finally:
+            self.dynamic = dynamic_catalogs(agent_dir, list(self.gateways()), self.credentials.storage)
+            self.registry = self._composed(self.extension_providers)
+            self.credentials.set_configured_keys(_configured_keys(self.registry))
+
+    def _composed(self, extension_providers: dict[str, Any]) -> ModelRegistry:
+        """``models.json`` over ``extension_providers`` and the built-in and dynamic catalogs."""
+        if not extension_providers:
+            return load_models_json(self.models_json, self.dynamic) if self.models_json else ModelRegistry(dynamic=self.dynamic)
+        file_overlay = read_models_json(self.models_json) if self.models_json is not None else None
+        file_providers = file_overlay.get("providers", {}) if isinstance(file_overlay, dict) else {}
+        return ModelRegistry({"providers": {**extension_providers, **file_providers}}, self.dynamic)
 
     def register_provider(self, name: str, config: dict[str, Any]) -> None:
         """Add (or override) a provider given as a ``models.json`` entry (an extension's
         ``pi.register_provider``); the file's own entry for that name still applies above it,
         as in Pi. Raises ``ValueError`` naming the problem when the entry is not valid."""
         providers = {**self.extension_providers, name: config}
-        file_overlay = read_models_json(self.models_json) if self.models_json is not None else None
-        file_providers = file_overlay.get("providers", {}) if isinstance(file_overlay, dict) else {}
-        registry = ModelRegistry({"providers": {**providers, **file_providers}}, self.dynamic)
+        registry = self._composed(providers)
         if registry.error is not None:
             raise ValueError(f"provider {name}: {registry.error}")
         self.extension_providers = providers

@@ -26,9 +26,14 @@ def _to_fixed_1(value: float) -> str:
     return str(Decimal(value).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP))
 
 
+def matching_models(models: Sequence[Model], search: str | None) -> list[Model]:
+    """Pi's fuzzy match of ``search`` on ``provider id``; all of ``models`` without one."""
+    return [m for m in models if fuzzy_filter_all(search, f"{m.provider} {m.id}")] if search else list(models)
+
+
 def model_table(models: Sequence[Model], search: str | None) -> list[str]:
     """The lines to print (without newlines); a message line when nothing matches."""
-    chosen = [m for m in models if fuzzy_filter_all(search, f"{m.provider} {m.id}")] if search else list(models)
+    chosen = matching_models(models, search)
     if not chosen:
         return [f'No models matching "{search}"']
     chosen.sort(key=lambda m: (collation_key(m.provider), collation_key(m.id)))

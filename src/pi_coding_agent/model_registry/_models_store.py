@@ -14,9 +14,8 @@ lock the migration is left to it and the models are used all the same.
 ``refresh_catalogs`` fetches each catalog anew (``pi update --models``): for every Radius
 provider with a credential (a sign-in, refreshed once it has expired, or a key),
 ``GET <gateway>/v1/config`` with the token, and the answer's models (those of a gateway
-model's shape, at the answer's ``baseUrl``) replace the stored entry. Pi's interactive mode
-also does this in the background, at most every four hours; ours does not (see
-docs/providers/pi-messages.md).
+model's shape, at the answer's ``baseUrl``) replace the stored entry. The interactive mode
+also does this in the background at every start, as Pi's does (``modes/interactive/_catalog_refresh``).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """``pi install|remove|uninstall|update|list|config``: the package commands.
 
 Options, messages and exit statuses follow Pi 0.85's package CLI; the differences
-(no self-update, no model catalog refresh, no trust prompt, ``pi config`` without a
+(no self-update, no trust prompt, ``pi config`` without a
 full-screen UI) are listed in ``docs/packages.md``.
 """
 
@@ -25,7 +25,8 @@ def run_package_command(argv: list[str]) -> int | None:
         return 0
     if parsed.problem:
         print(parsed.problem, file=sys.stderr)
-        print(f"Usage: {USAGE[parsed.command]}", file=sys.stderr)
+        hint = f'Use "pi --help" or "{USAGE[parsed.command]}".' if parsed.unknown_option else f"Usage: {USAGE[parsed.command]}"
+        print(hint, file=sys.stderr)
         return 1
     if parsed.command in ("install", "remove") and not parsed.source:
         print(f"Missing {parsed.command} source.", file=sys.stderr)

@@ -10,7 +10,7 @@ PACKAGE_COMMANDS = ("install", "remove", "uninstall", "update", "list", "config"
 USAGE = {
     "install": "pi install <source> [-l] [--approve|--no-approve]",
     "remove": "pi remove <source> [-l] [--approve|--no-approve]",
-    "update": "pi update [source|self|pi] [--self|--extensions|--models|--all] [--extension <source>] [--approve|--no-approve]",
+    "update": "pi update [source|self|pi] [--self|--extensions|--models|--all] [--extension <source>] [--approve|--no-approve] [--force]",
     "list": "pi list [--approve|--no-approve]",
     "config": "pi config [-l] [--approve|--no-approve] [enable|disable <resource>]",
 }
@@ -27,7 +27,8 @@ HELP = {
     "  --all                   Update installed packages (pi itself is updated with the tool that installed it)\n"
     "  --extension <source>    Update one package only\n  --models                Refresh model catalogs only\n"
     "  -a, --approve           Trust project-local files for this command\n"
-    "  -na, --no-approve       Ignore project-local files for this command\n",
+    "  -na, --no-approve       Ignore project-local files for this command\n"
+    "  --force                 Accepted as in Pi (which reinstalls itself with it); nothing to reinstall here\n",
     "list": "List installed packages from user and project settings.\n\nOptions:\n"
     "  -a, --approve      Trust project-local files for this command\n  -na, --no-approve  Ignore project-local files for this command\n",
     "config": "List the resources of installed packages and local folders, enabled or not,\n"
@@ -51,12 +52,14 @@ class PackageCommand:
     skipped_note: bool = False
     """Plain ``pi update``: say that packages were left alone."""
     problem: str | None = None
+    unknown_option: bool = False
+    """The problem is an option the command does not take (Pi then points at ``--help``)."""
     rest: list[str] = field(default_factory=list)
 
 
 def _flag(parsed: PackageCommand, arg: str, allowed: bool) -> bool:
     if not allowed and parsed.problem is None:
-        parsed.problem = f'Unknown option {arg} for "{parsed.command}".'
+        parsed.problem, parsed.unknown_option = f'Unknown option {arg} for "{parsed.command}".', True
     return allowed
 
 
@@ -92,7 +95,7 @@ def parse_package_command(argv: list[str]) -> PackageCommand | None:
                     extension_source = value
                     index += 1
         elif arg.startswith("-"):
-            parsed.problem = parsed.problem or f'Unknown option {arg} for "{command}".'
+            _flag(parsed, arg, False)
         elif command == "config":
             parsed.rest.append(arg)
         elif parsed.source is None:

@@ -141,6 +141,27 @@ def test_list_models_table_matches(tmp_path: Path) -> None:
         assert "local" not in {row[0] for row in _table_cells(pi.stdout)}
 
 
+def test_list_models_without_any_credentials(tmp_path: Path) -> None:
+    """No provider has credentials: Pi says so whatever the search; ours too when the
+    embedded models (ours alone, docs/cli.md) do not match it either."""
+    oracle.require_live_oracle()
+    sandbox = Sandbox.create(tmp_path, "http://127.0.0.1:9")
+    (sandbox.agent_dir / "models.json").write_text('{"providers": {}}', encoding="utf-8")
+    for args in (["--list-models", "nothing-here"], ["--list-models", "qwen"], ["--list-models"]):
+        ours, pi = run_ours(sandbox, *args), run_pi(sandbox, *args)
+        assert ours.returncode == pi.returncode == 0, args
+        first, *pages = pi.stdout.splitlines()
+        assert first == "No models available. Use /login to log into a provider via OAuth or API key. See:"
+        assert [Path(page.strip()).name for page in pages] == ["providers.md", "models.md"]
+        if args[-1] == "nothing-here":
+            mine, *our_pages = ours.stdout.splitlines()
+            assert mine == first and len(our_pages) == len(pages)
+            assert all(page.startswith("  ") and Path(page.strip()).is_file() for page in our_pages)
+        else:  # the embedded models match: listed
+            assert _table_cells(ours.stdout)[0] == ["provider", "model", "context", "max-out", "thinking", "images"]
+            assert {row[0] for row in _table_cells(ours.stdout)[1:]} == {"local"}
+
+
 def _table_cells(table: str, without_provider: str | None = None) -> list[list[str]]:
     rows = [line.split() for line in table.splitlines()]
     return [row for row in rows if not row or row[0] != without_provider]

@@ -35,6 +35,7 @@ from pi_coding_agent.agent_session import (
     ThinkingLevelChangedEvent,
 )
 from pi_coding_agent.modes.interactive._actions import AppKeys
+from pi_coding_agent.modes.interactive._catalog_refresh import start_catalog_refresh
 from pi_coding_agent.modes.interactive._extensions import ExtensionBridge
 from pi_coding_agent.modes.interactive._indicators import StatusIndicators
 from pi_coding_agent.modes.interactive._keys import load_keybindings
@@ -209,6 +210,7 @@ class InteractiveMode:
         for signum in (signal.SIGTERM, signal.SIGHUP):
             loop.add_signal_handler(signum, self.shutdown, 0)
         await self.extensions.start()
+        start_catalog_refresh(self)  # in the background, after the first frame (Pi's order)
         if initial_message is not None:
             self.start_prompt(initial_message, list(initial_images))
         try:
