@@ -258,14 +258,14 @@ class InteractiveMode:
         header.clear()
         if self.ui.custom_header is not None:
             header.add_child(self.ui.custom_header)
-            return
-        if self._flag("quietStartup") and not self.verbose:
-            return
-        from pi_coding_agent.modes.interactive._header import header_text
+        elif not self._flag("quietStartup") or self.verbose:
+            from pi_coding_agent.modes.interactive._header import header_text
 
-        header.add_child(Spacer(1))
-        header.add_child(Text(header_text(self, self.header_expanded), 1, 0))
-        header.add_child(Spacer(1))
+            header.add_child(Spacer(1))
+            header.add_child(Text(header_text(self, self.header_expanded), 1, 0))
+            header.add_child(Spacer(1))
+        for part in self.extensions.issues():  # with quietStartup too, as in Pi
+            header.add_child(part)
 
     def render_session(self) -> None:
         """The transcript of the current session from its stored messages."""
