@@ -2,11 +2,13 @@
 compaction: Pi's TUI with the TypeScript fixtures and ours with the Python ones, in tmux,
 against a scripted provider on 127.0.0.1.
 
-* ``[Extension issues]``: shortcut conflicts (a reserved key, another built-in key, two
+* ``[Extensions]`` (names, then paths by scope once Ctrl+O expands it) and
+  ``[Extension issues]``: shortcut conflicts (a reserved key, another built-in key, two
   extensions on one key) and a command with a built-in's name, listed under the header in
   Pi's words, with ``quietStartup`` too; the keys then do what the block says.
-* ``ctx.ui.set_header`` with ``quietStartup``: the extension's header is the first thing on
-  the screen, and putting the built-in one back leaves nothing there.
+* ``ctx.ui.set_header``: in the built-in header's place, the resource listing below it; with
+  ``quietStartup`` the first thing on the screen, and putting the built-in one back leaves
+  nothing there.
 * An extension command typed while ``/compact`` waits for its summary runs at once (with
   Enter and with Alt+Enter), while a plain message waits for the compaction.
 """
@@ -33,13 +35,17 @@ def _fixtures(suffix: str, *names: str) -> tuple[str, ...]:
     return tuple(part for name in names for part in ("-e", str(FIXTURES / f"{name}{suffix}")))
 
 
-def issues_block(run: Run, suffix: str) -> list[str]:
-    """The lines of the ``[Extension issues]`` block up to the blank line after it, with the
-    fixture's file suffix made neutral (``.ts``/``.py``)."""
+def section(run: Run, heading: str, suffix: str) -> list[str]:
+    """The last ``heading`` section's lines up to the blank line after it, with the fixture's
+    file suffix made neutral (``.ts``/``.py``)."""
     lines = [line.rstrip() for line in run.pane.history().split("\n")]
-    first = max(i for i, line in enumerate(lines) if line == "[Extension issues]")
+    first = max(i for i, line in enumerate(lines) if line == heading)
     last = next(i for i in range(first, len(lines)) if not lines[i])
     return [line.replace(suffix, ".EXT") for line in lines[first:last]]
+
+
+def issues_block(run: Run, suffix: str) -> list[str]:
+    return section(run, "[Extension issues]", suffix)
 
 
 def above_first_rule(screen: str) -> list[str]:
@@ -72,6 +78,16 @@ def test_extension_issues_are_listed_under_the_header_as_pi_lists_them(tmp_path:
                      "'alt+j' registered by both", "Extension command '/model' conflicts with built-in interactive command"):  # fmt: skip
             assert said in text, said
         assert text.count("path (temp) ") == 4  # each issue names its -e extension so
+        if not quiet:  # the [Extensions] listing above the block: names, then (Ctrl+O) paths by scope
+            assert section(runs["ours"], "[Extensions]", ".py") == section(runs["pi"], "[Extensions]", ".ts")
+            assert section(runs["ours"], "[Extensions]", ".py")[1] == "  shortcut_issues.EXT, shortcut_twin.EXT"
+            for run in runs.values():
+                run.pane.send("C-o")
+                run.pane.wait_for("Tool output: expanded")
+            expanded = {which: section(run, "[Extensions]", suffix) for (which, suffix), run in zip(SIDES, runs.values(), strict=True)}
+            assert expanded["ours"] == expanded["pi"]
+            assert expanded["ours"][1:3] == ["  path", f"    {FIXTURES}/shortcut_issues.EXT"]
+            assert issues_block(runs["ours"], ".py") == blocks["ours"]  # unchanged once expanded
         # the keys do what the block says: ctrl+c stays the editor's, the others are the extensions'
         for run in runs.values():
             run.pane.type("typed text")
@@ -87,26 +103,32 @@ def test_extension_issues_are_listed_under_the_header_as_pi_lists_them(tmp_path:
             run.quit()
 
 
-def test_an_extension_header_with_quiet_startup_is_pis(tmp_path: Path) -> None:
+@pytest.mark.parametrize("quiet", [False, True], ids=["header", "quietStartup"])
+def test_an_extension_header_with_and_without_quiet_startup_is_pis(tmp_path: Path, quiet: bool) -> None:
     runs: dict[str, Run] = {}
     with ExitStack() as stack:
         for which, suffix in SIDES:
             folder = tmp_path / which
             folder.mkdir()
             args = _fixtures(suffix, "header_ping")
-            runs[which] = stack.enter_context(launch(folder, which, [], args=args, settings={"quietStartup": True}))
+            runs[which] = stack.enter_context(launch(folder, which, [], args=args, settings={"quietStartup": quiet}))
         tops = {}
-        for which, run in runs.items():
+        for (which, suffix), run in zip(SIDES, runs.values(), strict=True):
             run.pane.wait_for("PAIR-HEADER second")
-            tops[which] = above_first_rule(run.pane.screen())
-        assert tops["ours"][:2] == tops["pi"][:2] == ["PAIR-HEADER top", "PAIR-HEADER second"]
+            tops[which] = [line.replace(suffix, ".EXT") for line in above_first_rule(run.pane.screen())]
+        if quiet:  # in the quiet header's place: nothing around it, no listing
+            assert tops["ours"][:2] == tops["pi"][:2] == ["PAIR-HEADER top", "PAIR-HEADER second"]
+        else:  # in the built-in header's place, the listing below it
+            expected = ["", "PAIR-HEADER top", "PAIR-HEADER second", "", "[Extensions]", "  header_ping.EXT", ""]
+            assert tops["ours"][:7] == tops["pi"][:7] == expected
         assert not any("pi v" in line for top in tops.values() for line in top)
         for run in runs.values():
             run.command("/plainheader")
             run.pane.wait_for("header restored")
-        for which, run in runs.items():
+        for which, run in runs.items():  # the built-in header is back: Pi's, or the quiet one (nothing)
             top = above_first_rule(run.pane.screen())
-            assert "PAIR-HEADER top" not in run.pane.screen() and not any("pi v" in line for line in top), which
+            assert "PAIR-HEADER top" not in run.pane.screen(), which
+            assert any(line.startswith(" pi v") for line in top) is not quiet, which
         for run in runs.values():
             run.quit()
 

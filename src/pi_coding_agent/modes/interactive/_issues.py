@@ -10,11 +10,10 @@ for a package), then the message. The block shows with ``quietStartup`` too, as 
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING
 
+from pi_coding_agent.modes.interactive._extension_sources import labelled_path
 from pi_coding_agent.modes.interactive.commands import BUILTIN_COMMANDS
-from pi_coding_agent.packages import is_local_path
 from pi_coding_agent.tui import Component, Spacer, Text
 
 if TYPE_CHECKING:
@@ -85,40 +84,5 @@ def issues_block(issues: list[Issue], runner: ExtensionRunner, theme: Theme) -> 
         return []
     lines = [theme.fg("warning", "[Extension issues]")]
     for path, message in issues:
-        lines += [theme.fg("warning", f"  {_labelled(path, runner.sources)}"), theme.fg("warning", f"    {message}")]
+        lines += [theme.fg("warning", f"  {labelled_path(path, runner.sources)}"), theme.fg("warning", f"    {message}")]
     return [Text("\n".join(lines), 0, 0), Spacer(1)]
-
-
-def _home_short(path: str) -> str:
-    home = os.path.expanduser("~")
-    return f"~{path[len(home):]}" if home and path.startswith(home) else path
-
-
-def _source_of(path: str, sources: dict[str, tuple[str, str, str | None]]) -> tuple[str, str, str | None] | None:
-    """The path's own source, else the nearest folder above it that has one."""
-    current = path
-    while True:
-        if current in sources:
-            return sources[current]
-        if "/" not in current:
-            return None
-        current = current[: current.rindex("/")]
-
-
-def _labelled(path: str, sources: dict[str, tuple[str, str, str | None]]) -> str:
-    info = _source_of(path, sources)
-    if info is None:
-        return _home_short(path)
-    source, scope, base = info
-    scope_label = {"user": "user", "project": "project", "temporary": "temp"}.get(scope)
-    package = not is_local_path(source)
-    if source != "auto" and not package:  # a settings entry or an ``-e`` path
-        label = scope if scope in ("user", "project") else "path (temp)" if scope == "temporary" else "path"
-    else:
-        label = f"{source} ({scope_label})" if scope_label else source
-    shown = _home_short(path)
-    if package and base:
-        relative = os.path.relpath(path, base)
-        if relative != "." and not relative.startswith(".."):
-            shown = relative
-    return f"{label} {shown}"
