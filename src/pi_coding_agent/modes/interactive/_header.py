@@ -59,12 +59,12 @@ def header_text(mode: InteractiveMode, expanded: bool) -> str:
 
 
 def resource_sections(mode: InteractiveMode, expanded: bool) -> list[str]:
-    """``[Prompts]``, ``[Skills]`` and ``[Extensions]`` sections (names; their files when
+    """``[Skills]``, ``[Prompts]`` and ``[Extensions]`` sections (names; their files when
     expanded), each drawn on its own below the header (an extension's header too), as in Pi."""
     theme = mode.theme
     commands = mode.session.available_commands()
     sections: list[str] = []
-    for title, source in (("Prompts", "prompt"), ("Skills", "skill")):
+    for title, source in (("Skills", "skill"), ("Prompts", "prompt")):
         found = [c for c in commands if c.source == source]
         if not found:
             continue
