@@ -176,3 +176,29 @@ def test_an_extension_command_runs_at_once_during_a_compaction(tmp_path: Path, w
             run.quit()
     finally:
         gate.set()
+
+
+def test_the_resource_listing_under_an_extension_header_is_pis(tmp_path: Path) -> None:
+    """A skill, a prompt template and an extension: the sections in Pi's order, at Pi's column,
+    under the extension's header."""
+    skill = tmp_path / "skills" / "demo-skill"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: demo-skill\ndescription: A demo skill\n---\nDo it.\n", encoding="utf-8")
+    prompt = tmp_path / "prompts" / "review.md"
+    prompt.parent.mkdir()
+    prompt.write_text("---\ndescription: Review things\n---\nReview $1\n", encoding="utf-8")
+    runs: dict[str, Run] = {}
+    with ExitStack() as stack:
+        for which, suffix in SIDES:
+            folder = tmp_path / which
+            folder.mkdir()
+            args = ("--skill", str(skill), "--prompt-template", str(prompt), *_fixtures(suffix, "header_ping"))
+            runs[which] = stack.enter_context(launch(folder, which, [], args=args))
+        tops = {}
+        for (which, suffix), run in zip(SIDES, runs.values(), strict=True):
+            run.pane.wait_for("[Extensions]")
+            tops[which] = [line.replace(suffix, ".EXT") for line in above_first_rule(run.pane.screen())][:11]
+        assert tops["ours"] == tops["pi"]
+        assert tops["ours"][4:11] == ["[Skills]", "  demo-skill", "", "[Prompts]", "  /review", "", "[Extensions]"]
+        for run in runs.values():
+            run.quit()
