@@ -510,6 +510,11 @@ def _resources_and_extensions(
         _check_unknown_flags(parsed)
     if runner is not None:
         runner.project_trusted = settings.project_trusted
+        for resource in resources.extensions:
+            origin = resource.origin
+            path = os.path.abspath(resource.path)
+            key = os.path.dirname(path) if os.path.basename(path) == "__init__.py" else path
+            runner.sources[key] = (origin.source, origin.scope, origin.base_dir)
     return resources, runner
 
 

@@ -114,4 +114,18 @@ async def load_extensions(
             runner.extensions.remove(extension)
             errors.append(ExtensionError(shown, "setup", f"Failed to load extension: {error_text(error)}"))
     runner.refresh_handlers()
-    return runner, errors
+    return runner, errors + _conflicts(runner.extensions)
+
+
+def _conflicts(extensions: Sequence[Extension]) -> list[ExtensionError]:
+    """A tool or flag an earlier extension registered already: a load failure of the later
+    one, in Pi's words (each extension's tools, then its flags)."""
+    found: list[ExtensionError] = []
+    owners: dict[tuple[str, str], str] = {}
+    for extension in extensions:
+        for kind, names, shown in (("tool", extension.tools, "Tool \"{}\""), ("flag", extension.flags, "Flag \"--{}\"")):
+            for name in names:
+                owner = owners.setdefault((kind, name), extension.path)
+                if owner != extension.path:
+                    found.append(ExtensionError(extension.path, "load", f"{shown.format(name)} conflicts with {owner}"))
+    return found

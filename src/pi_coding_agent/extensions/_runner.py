@@ -93,6 +93,10 @@ class ExtensionRunner:
         self.project_trusted = False
         self.shutdown_requested = False
         self.pending_providers: list[tuple[str, dict[str, Any]]] = []
+        self.sources: dict[str, tuple[str, str, str | None]] = {}
+        """Where each extension (by its path) came from: ``(source, scope, base folder)``, as the
+        resource resolver says (``local``/``auto``/a package source; ``user``/``project``/``temporary``);
+        the interactive UI labels the paths it names with it. Set by the CLI."""
         self.on_resources: Callable[[dict[str, list[str]]], None] | None = None
         """Loads the skill, prompt and theme paths ``resources_discover`` handlers returned (set by the CLI)."""
         self.on_entry_appended: Callable[[Any], None] | None = None

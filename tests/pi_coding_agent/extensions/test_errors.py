@@ -106,3 +106,37 @@ def test_a_module_that_cannot_be_imported_is_named_with_its_line(tmp_path: Path)
     first, hint = done.stderr.splitlines()
     assert first.startswith(f'Error: Failed to load extension "{broken}": Failed to load extension: ') and "line 1" in first
     assert hint == 'Hint: Start without extensions using "pi -ne".'
+
+
+@pytest.mark.timeout(300)
+def test_two_extensions_with_one_tool_or_flag_stop_the_start_as_in_pi(tmp_path: Path) -> None:
+    """Pi 0.85 counts a tool or flag an earlier extension registered as a load failure of the
+    later extension (``Tool "<name>" conflicts with <path>``): the start stops, exit 1."""
+    from tests.support import oracle
+
+    oracle.require_live_oracle()
+    sources = {
+        "ts": ("export default function (pi: any) {\n"
+               "  pi.registerTool({ name: 'twin', label: 'Twin', description: 'Twin', parameters: { type: 'object', properties: {} },\n"
+               "    execute: async () => ({ content: [{ type: 'text', text: 'x' }] }) });\n"
+               "  pi.registerFlag('same', { type: 'boolean', description: 'A flag' });\n}\n"),
+        "py": ("def setup(pi):\n"
+               "    pi.register_tool(name='twin', label='Twin', description='Twin', parameters={'type': 'object', 'properties': {}},\n"
+               "                     execute=lambda *args: 'x')\n"
+               "    pi.register_flag('same', type='boolean', description='A flag')\n"),
+    }  # fmt: skip
+    seen = {}
+    for side, run, suffix in (("pi", run_pi, "ts"), ("ours", run_ours, "py")):
+        box = Sandbox.create(tmp_path / side, "http://127.0.0.1:9")
+        first, second = tmp_path / f"first.{suffix}", tmp_path / f"second.{suffix}"
+        for path in (first, second):
+            path.write_text(sources[suffix], encoding="utf-8")
+        done = run(box, "--model", OPENAI_MODEL, "-e", str(first), "-e", str(second), "-p", "hi", PI_OFFLINE="1")
+        seen[side] = (done.returncode, done.stdout, done.stderr.replace(str(tmp_path), "<dir>").replace(f".{suffix}", ".EXT"))
+    assert seen["ours"] == seen["pi"]
+    code, _, stderr = seen["ours"]
+    assert code == 1 and stderr.splitlines() == [
+        'Error: Failed to load extension "<dir>/second.EXT": Tool "twin" conflicts with <dir>/first.EXT',
+        'Error: Failed to load extension "<dir>/second.EXT": Flag "--same" conflicts with <dir>/first.EXT',
+        'Hint: Start without extensions using "pi -ne".',
+    ]

@@ -126,14 +126,15 @@ def launch(
     before: Callable[[Sandbox], None] | None = None,
     extended_keys: bool = False,
     background: str | None = None,
+    route: Callable[[dict[str, Any]], tuple[str, list[Turn]]] | None = None,
 ) -> Iterator[Run]:
     """A running ``pi`` (``which``: ``ours`` or ``pi``) whose provider serves ``turns``;
     ``models`` builds ``models.json`` from the provider's base URL. The run starts once
     ``ready`` shows and (``probe``) the editor's keys work; with ``shell`` it is started from
     an interactive bash (job control, for Ctrl+Z); ``before`` runs first, with the provider up
 (to leave earlier sessions, say); ``extended_keys`` has tmux forward modified keys; ``background`` is the terminal's
-background colour (which tmux then reports)."""
-    with ScriptedProvider(turns, summary=summary) as provider:
+background colour (which tmux then reports); ``route`` is the provider's (to hold a request, say)."""
+    with ScriptedProvider(turns, summary=summary, route=route) as provider:
         sandbox = Sandbox.create(tmp_path, provider.base_url, {**SETTINGS, **(settings or {})})
         if models is not None:
             (sandbox.agent_dir / "models.json").write_text(json.dumps(models(provider.base_url)), encoding="utf-8")

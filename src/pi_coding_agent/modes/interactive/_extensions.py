@@ -3,7 +3,8 @@
 ``ExtensionBridge`` starts them once the screen is up (``session_start``, then
 ``resources_discover``), shows each extension error in the transcript as Pi words it
 (``Extension "<path>" error: <message>``), runs their shortcuts before the application
-keys see a key (a key of Pi's reserved actions stays the application's, with a warning),
+keys see a key (a key of Pi's reserved actions stays the application's; the header's
+``[Extension issues]`` block, ``_issues``, says so),
 and gives the transcript their renderings:
 
 * a custom message (``display`` on) through its ``register_message_renderer`` renderer,
@@ -23,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from pi_coding_agent.extensions import ExtensionError, ExtensionRunner, call_handler
 from pi_coding_agent.messages import CustomRoleMessage
+from pi_coding_agent.modes.interactive._issues import extension_issues, issues_block
 from pi_coding_agent.modes.interactive.commands import run_command
 from pi_coding_agent.modes.interactive.components import (
     CustomEntryView,
@@ -88,8 +90,6 @@ class ExtensionBridge:
         if runner is None:
             return
         self.bind(runner)
-        for warning in self.shortcut_warnings():
-            self.mode.transcript.warning(warning)
         await self.mode.runtime.start_extensions()
         self.mode.tui.request_render()
 
@@ -167,15 +167,12 @@ class ExtensionBridge:
         keys = self.mode.keys
         return any(key.lower() in (k.lower() for k in keys.keys(action)) for action in RESERVED_ACTIONS)
 
-    def shortcut_warnings(self) -> list[str]:
+    def issues(self) -> list[Component]:
+        """The ``[Extension issues]`` block of the header (shortcut and command conflicts)."""
         runner = self.runner
         if runner is None:
             return []
-        return [
-            f"Extension shortcut '{s.key}' from {s.extension_path} conflicts with built-in shortcut. Skipping."
-            for s in runner.shortcuts()
-            if self._reserved(s.key)
-        ]
+        return issues_block(extension_issues(runner, self.mode.keys, RESERVED_ACTIONS), runner, self.mode.theme)
 
     def shortcut_rows(self) -> list[tuple[str, str]]:
         """``/hotkeys``'s Extensions table: each usable shortcut and its description (or extension)."""

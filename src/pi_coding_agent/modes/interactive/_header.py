@@ -1,9 +1,11 @@
 """The startup header: name and version, the main keys (all of them once Ctrl+O expands it),
-and the prompt templates and skills this session offers as commands."""
+the prompt templates and skills this session offers as commands, and its extensions."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+
+from pi_coding_agent.modes.interactive._extension_sources import extensions_section
 
 if TYPE_CHECKING:
     from pi_coding_agent.modes.interactive._mode import InteractiveMode
@@ -53,25 +55,27 @@ def header_text(mode: InteractiveMode, expanded: bool) -> str:
                 lines.append(hint(keys.text(action), description))
             else:
                 lines.append(hint(action, description))
-    lines += _resources(mode, expanded)
     return "\n".join(lines)
 
 
-def _resources(mode: InteractiveMode, expanded: bool) -> list[str]:
-    """``[Prompts]`` and ``[Skills]`` sections (names; their files when expanded)."""
+def resource_sections(mode: InteractiveMode, expanded: bool) -> list[str]:
+    """``[Skills]``, ``[Prompts]`` and ``[Extensions]`` sections (names; their files when
+    expanded), each drawn on its own below the header (an extension's header too), as in Pi."""
     theme = mode.theme
     commands = mode.session.available_commands()
     sections: list[str] = []
-    for title, source in (("Prompts", "prompt"), ("Skills", "skill")):
+    for title, source in (("Skills", "skill"), ("Prompts", "prompt")):
         found = [c for c in commands if c.source == source]
         if not found:
             continue
-        sections += ["", theme.fg("mdHeading", f"[{title}]")]
+        lines = [theme.fg("mdHeading", f"[{title}]")]
         if expanded:
-            sections += [theme.fg("dim", f"  {c.path}") for c in found]
+            lines += [theme.fg("dim", f"  {c.path}") for c in found]
         else:
             names = sorted(
                 f"/{c.name}" if source == "prompt" else c.name.removeprefix("skill:") for c in found
             )
-            sections.append(theme.fg("dim", "  " + ", ".join(names)))
-    return sections
+            lines.append(theme.fg("dim", "  " + ", ".join(names)))
+        sections.append("\n".join(lines))
+    listing = extensions_section(mode.session.extensions, theme, expanded)
+    return [*sections, "\n".join(listing)] if listing else sections

@@ -258,16 +258,21 @@ class InteractiveMode:
     def build_header(self) -> None:
         header = self.layout.header
         header.clear()
-        if self.ui.custom_header is not None:
-            header.add_child(self.ui.custom_header)
-            return
-        if self._flag("quietStartup") and not self.verbose:
-            return
-        from pi_coding_agent.modes.interactive._header import header_text
+        from pi_coding_agent.modes.interactive._header import header_text, resource_sections
 
-        header.add_child(Spacer(1))
-        header.add_child(Text(header_text(self, self.header_expanded), 1, 0))
-        header.add_child(Spacer(1))
+        listed = not self._flag("quietStartup") or self.verbose
+        custom = self.ui.custom_header
+        if custom is not None and not listed:
+            header.add_child(custom)  # in the quiet header's place, which has nothing around it
+        elif custom is not None or listed:
+            header.add_child(Spacer(1))
+            header.add_child(custom or Text(header_text(self, self.header_expanded), 1, 0))
+            header.add_child(Spacer(1))
+        for section in resource_sections(self, self.header_expanded) if listed else ():
+            header.add_child(Text(section, 0, 0))
+            header.add_child(Spacer(1))
+        for part in self.extensions.issues():  # with quietStartup too, as in Pi
+            header.add_child(part)
 
     def render_session(self) -> None:
         """The transcript of the current session from its stored messages."""
