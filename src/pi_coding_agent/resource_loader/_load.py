@@ -71,6 +71,8 @@ class LoadedResources:
     resolved: ResolvedResources
     diagnostics: list[ResourceDiagnostic] = field(default_factory=list)
     enable_skill_commands: bool = True
+    cli: ResolvedResources = field(default_factory=ResolvedResources)
+    """What the ``-e`` sources resolved to (where those skills and templates came from)."""
 
     def expand(self, text: str, on_error: Callable[[SkillExpansionError], None] | None = None) -> str:
         """A prompt as the model will get it: ``/skill:name args`` then ``/template args`` expanded."""
@@ -182,4 +184,5 @@ def load_resources(options: ResourceOptions) -> LoadedResources:
         resolved=resolved,
         diagnostics=[*skills.diagnostics, *templates.diagnostics, *theme_problems, *not_installed],
         enable_skill_commands=enable if isinstance(enable, bool) else True,
+        cli=cli,
     )

@@ -1,13 +1,17 @@
-"""The startup header: name and version, the main keys (all of them once Ctrl+O expands it),
-the prompt templates and skills this session offers as commands, and its extensions."""
+"""The startup header: name and version, the main keys (all of them once Ctrl+O expands it)
+and the line saying Pi can explain itself; below it the context files, the prompt templates
+and skills this session offers as commands, its extensions, and the skill and prompt
+conflicts found while loading them."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pi_coding_agent.modes.interactive._extension_sources import extensions_section
+from pi_coding_agent.modes.interactive._extension_sources import extensions_section, grouped_lines, home_short
+from pi_coding_agent.modes.interactive._startup_resources import context_label, diagnostic_lines
 
 if TYPE_CHECKING:
+    from pi_coding_agent.agent_session import SlashCommand
     from pi_coding_agent.modes.interactive._mode import InteractiveMode
 
 _EXPANDED = (
@@ -38,7 +42,7 @@ def header_text(mode: InteractiveMode, expanded: bool) -> str:
         more = theme.fg(
             "dim", f"Press {keys.text('app.tools.expand')} to show full startup help and loaded resources."
         )
-        lines = [logo, compact, more]
+        lines = [logo, compact, more, "", _onboarding(mode)]
     else:
         lines = [logo]
         for action, description in _EXPANDED:
@@ -55,27 +59,58 @@ def header_text(mode: InteractiveMode, expanded: bool) -> str:
                 lines.append(hint(keys.text(action), description))
             else:
                 lines.append(hint(action, description))
+        lines += ["", _onboarding(mode)]
     return "\n".join(lines)
 
 
+def _onboarding(mode: InteractiveMode) -> str:
+    return mode.theme.fg(
+        "dim", "Pi can explain its own features and look up its docs. Ask it how to use or extend Pi."
+    )
+
+
 def resource_sections(mode: InteractiveMode, expanded: bool) -> list[str]:
-    """``[Skills]``, ``[Prompts]`` and ``[Extensions]`` sections (names; their files when
-    expanded), each drawn on its own below the header (an extension's header too), as in Pi."""
-    theme = mode.theme
-    commands = mode.session.available_commands()
+    """``[Context]``, ``[Skills]``, ``[Prompts]`` and ``[Extensions]`` (names; once expanded
+    their files, grouped by scope), each drawn on its own below the header (an extension's
+    header too), as in Pi."""
+    theme, loaded = mode.theme, mode.startup_resources
     sections: list[str] = []
+    if loaded.context_paths:
+        heading = theme.fg("mdHeading", "[Context]")
+        if expanded:
+            body = [theme.fg("dim", f"  {home_short(path)}") for path in loaded.context_paths]
+        else:
+            body = [theme.fg("dim", "  " + ", ".join(context_label(p, mode.session.cwd) for p in loaded.context_paths))]
+        sections.append("\n".join([heading, *body]))
+    commands = mode.session.available_commands()
     for title, source in (("Skills", "skill"), ("Prompts", "prompt")):
         found = [c for c in commands if c.source == source]
-        if not found:
-            continue
-        lines = [theme.fg("mdHeading", f"[{title}]")]
-        if expanded:
-            lines += [theme.fg("dim", f"  {c.path}") for c in found]
-        else:
-            names = sorted(
-                f"/{c.name}" if source == "prompt" else c.name.removeprefix("skill:") for c in found
-            )
-            lines.append(theme.fg("dim", "  " + ", ".join(names)))
-        sections.append("\n".join(lines))
+        if found:
+            sections.append("\n".join([theme.fg("mdHeading", f"[{title}]"), *_listed(mode, found, expanded)]))
     listing = extensions_section(mode.session.extensions, theme, expanded)
     return [*sections, "\n".join(listing)] if listing else sections
+
+
+def _listed(mode: InteractiveMode, found: list[SlashCommand], expanded: bool) -> list[str]:
+    """Skills by name (files once expanded), templates as ``/name`` (both ways)."""
+    theme = mode.theme
+    names = {c.path: f"/{c.name}" if c.source == "prompt" else c.name.removeprefix("skill:") for c in found}
+    if not expanded:
+        return [theme.fg("dim", "  " + ", ".join(sorted(names.values())))]
+    paths = [path for path in names if path]
+    if found[0].source == "prompt":
+        return grouped_lines(paths, mode.startup_resources.origins, theme, names.__getitem__, lambda p, _: names[p])
+    return grouped_lines(paths, mode.startup_resources.origins, theme)
+
+
+def conflict_sections(mode: InteractiveMode) -> list[str]:
+    """``[Skill conflicts]`` and ``[Prompt conflicts]``: shown with ``quietStartup`` too, as in Pi."""
+    theme, loaded = mode.theme, mode.startup_resources
+    sources = {**mode.session.extensions.sources, **loaded.origins} if mode.session.extensions else loaded.origins
+    sections = []
+    for title, diagnostics in (("Skill conflicts", loaded.skill_diagnostics),
+                               ("Prompt conflicts", loaded.prompt_diagnostics)):  # fmt: skip
+        if diagnostics:
+            lines = diagnostic_lines(diagnostics, sources, theme)
+            sections.append("\n".join([theme.fg("warning", f"[{title}]"), *lines]))
+    return sections

@@ -41,6 +41,7 @@ from pi_coding_agent.modes.interactive._indicators import StatusIndicators
 from pi_coding_agent.modes.interactive._keys import load_keybindings
 from pi_coding_agent.modes.interactive._layout import Layout
 from pi_coding_agent.modes.interactive._queue import MessageQueue
+from pi_coding_agent.modes.interactive._startup_resources import StartupResources
 from pi_coding_agent.modes.interactive._styles import markdown_theme
 from pi_coding_agent.modes.interactive._themes import ThemeChoice, appearance_for, load_theme_choice
 from pi_coding_agent.modes.interactive._transcript import Transcript, TranscriptStyle, user_text
@@ -85,8 +86,10 @@ class InteractiveMode:
         tui_mode: TuiMode | None = None,
         reload_resources: ReloadResources | None = None,
         verbose: bool = False,
+        startup_resources: StartupResources | None = None,
     ) -> None:
         self.runtime = runtime
+        self.startup_resources = startup_resources or StartupResources()
         self.verbose = verbose
         self.agent_dir = agent_dir
         self.version = version
@@ -258,7 +261,11 @@ class InteractiveMode:
     def build_header(self) -> None:
         header = self.layout.header
         header.clear()
-        from pi_coding_agent.modes.interactive._header import header_text, resource_sections
+        from pi_coding_agent.modes.interactive._header import (
+            conflict_sections,
+            header_text,
+            resource_sections,
+        )
 
         listed = not self._flag("quietStartup") or self.verbose
         custom = self.ui.custom_header
@@ -268,7 +275,10 @@ class InteractiveMode:
             header.add_child(Spacer(1))
             header.add_child(custom or Text(header_text(self, self.header_expanded), 1, 0))
             header.add_child(Spacer(1))
-        for section in resource_sections(self, self.header_expanded) if listed else ():
+        if listed and self.startup_resources.context_paths:
+            header.add_child(Spacer(1))  # Pi leaves one more line above [Context]
+        listing = resource_sections(self, self.header_expanded) if listed else []
+        for section in [*listing, *conflict_sections(self)]:  # the conflicts with quietStartup too
             header.add_child(Text(section, 0, 0))
             header.add_child(Spacer(1))
         for part in self.extensions.issues():  # with quietStartup too, as in Pi

@@ -1,0 +1,126 @@
+"""The startup header's resource listing in tmux, ours against Pi's TUI line for line: the
+"Pi can explain…" line, ``[Context]`` (the appended system prompt and the ``AGENTS.md`` files,
+relative to the working folder when inside it; one per line once Ctrl+O expands it),
+``[Skills]``/``[Prompts]`` (grouped by scope once expanded), and ``[Skill conflicts]`` /
+``[Prompt conflicts]`` when a ``--skill``/``--prompt-template`` path names a resource already
+found: there, with ``quietStartup`` too, instead of as warnings before the UI starts."""
+
+from __future__ import annotations
+
+import tempfile
+from contextlib import ExitStack
+from pathlib import Path
+
+import pytest
+
+from tests.pi_coding_agent.e2e._harness import Sandbox
+from tests.pi_coding_agent.interactive._scenario import Run, launch
+
+pytestmark = pytest.mark.timeout(600)
+
+SIDES = ("pi", "ours")
+ARGS = ("--skill", "extra/alpha", "--prompt-template", "extra/p/greet.md")
+
+
+def _skill(folder: Path, name: str, description: str) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: {description}\n---\nDo it.\n", encoding="utf-8")
+
+
+def _resources(sandbox: Sandbox) -> None:
+    """Two user skills and a user template, the context files, and a second ``alpha`` skill
+    and ``greet`` template under the working folder for the command line to name."""
+    agent = sandbox.agent_dir
+    (agent / "AGENTS.md").write_text("Global rules.\n", encoding="utf-8")
+    (agent / "APPEND_SYSTEM.md").write_text("Appended.\n", encoding="utf-8")
+    _skill(agent / "skills" / "alpha", "alpha", "The user's alpha")
+    _skill(agent / "skills" / "beta", "beta", "The user's beta")
+    (agent / "prompts").mkdir(parents=True, exist_ok=True)
+    (agent / "prompts" / "greet.md").write_text("---\ndescription: Greet\n---\nHello\n", encoding="utf-8")
+    extra = sandbox.work / "extra"
+    _skill(extra / "alpha", "alpha", "Another alpha")
+    (extra / "p").mkdir(parents=True)
+    (extra / "p" / "greet.md").write_text("---\ndescription: Greet again\n---\nHi\n", encoding="utf-8")
+
+
+def _launch(stack: ExitStack, which: str, settings: dict[str, object] | None = None) -> Run:
+    # a short folder: the skipped files are shown by their absolute paths, which must not wrap
+    folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="hdr"))) / which
+    folder.mkdir()
+    files = {"AGENTS.md": "Project rules.\n"}
+    return stack.enter_context(
+        launch(folder, which, [], args=ARGS, files=files, before=_resources, settings=settings, height=60)
+    )
+
+
+def _block(run: Run, first: str) -> list[str]:
+    """From the ``first`` line to the last ``(skipped)`` one, the run's folder as ``ROOT`` and
+    the version as ``vX``."""
+    root = str(run.sandbox.work.parent)
+    lines = [line.rstrip().replace(root, "ROOT") for line in run.pane.history().split("\n")]
+    start = next(i for i, line in enumerate(lines) if line.startswith(first))
+    end = max(i for i, line in enumerate(lines) if line.endswith("(skipped)"))
+    block = lines[start : end + 1]
+    block[0] = block[0].split(" v")[0] + " vX" if first == " pi v" else block[0]
+    return block
+
+
+@pytest.mark.parametrize("expanded", [False, True], ids=["collapsed", "expanded"])
+def test_context_skills_prompts_and_conflicts_are_listed_as_pi_lists_them(expanded: bool) -> None:
+    blocks: dict[str, list[str]] = {}
+    with ExitStack() as stack:
+        runs = {which: _launch(stack, which) for which in SIDES}
+        for which, run in runs.items():
+            run.pane.wait_for("[Prompt conflicts]", everywhere=True)
+            if expanded:
+                run.pane.send("C-o")
+                run.pane.wait_for("    /greet", everywhere=True)
+            run.pane.wait_for("greet.md (skipped)", everywhere=True)
+            blocks[which] = _block(run, " pi v")
+            assert "collision: " not in run.pane.history()  # no warning before the UI
+        assert blocks["ours"] == blocks["pi"]
+        ours = blocks["ours"]
+        onboarding = " Pi can explain its own features and look up its docs. Ask it how to use or extend Pi."
+        at = ours.index(onboarding)
+        assert ours[at + 1 : at + 4] == ["", "", "[Context]"]  # one more blank line above [Context]
+        if expanded:
+            assert ours[at + 4 : at + 7] == [
+                "  ~/.pi/agent/APPEND_SYSTEM.md", "  ~/.pi/agent/AGENTS.md", "  ROOT/work/AGENTS.md"
+            ]  # fmt: skip
+            skills = ours.index("[Skills]")
+            assert ours[skills + 1 : skills + 4] == [
+                "  user", "    ~/.pi/agent/skills/alpha/SKILL.md", "    ~/.pi/agent/skills/beta/SKILL.md"
+            ]  # fmt: skip
+            prompts = ours.index("[Prompts]")
+            assert ours[prompts + 1 : prompts + 3] == ["  user", "    /greet"]
+        else:
+            assert ours[at + 4] == "  ~/.pi/agent/APPEND_SYSTEM.md, ~/.pi/agent/AGENTS.md, AGENTS.md"
+            assert ours[ours.index("[Skills]") + 1] == "  alpha, beta"
+        conflicts = ours.index("[Skill conflicts]")
+        assert ours[conflicts : conflicts + 4] == [
+            "[Skill conflicts]", '  "alpha" collision:',
+            "    ✓ auto (user) ~/.pi/agent/skills/alpha/SKILL.md",
+            "    ✗ ROOT/work/extra/alpha/SKILL.md (skipped)",
+        ]  # fmt: skip
+        assert ours[-4:] == [
+            "[Prompt conflicts]", '  "greet" collision:', "    ✓ auto (user) ~/.pi/agent/prompts/greet.md",
+            "    ✗ ROOT/work/extra/p/greet.md (skipped)",
+        ]  # fmt: skip
+        for run in runs.values():
+            run.quit()
+
+
+def test_conflicts_are_listed_with_quiet_startup_and_the_rest_is_not() -> None:
+    blocks: dict[str, list[str]] = {}
+    with ExitStack() as stack:
+        runs = {which: _launch(stack, which, {"quietStartup": True}) for which in SIDES}
+        for which, run in runs.items():
+            run.pane.wait_for("greet.md (skipped)", everywhere=True)
+            blocks[which] = _block(run, "[Skill conflicts]")
+            history = run.pane.history()
+            for absent in ("pi v", "Pi can explain", "[Context]", "[Skills]", "[Prompts]", "collision: "):
+                assert absent not in history, (which, absent)
+        assert blocks["ours"] == blocks["pi"]
+        assert blocks["ours"][4:6] == ["", "[Prompt conflicts]"]
+        for run in runs.values():
+            run.quit()
