@@ -45,7 +45,9 @@ from pi_coding_agent.modes.interactive._themes import ThemeChoice, appearance_fo
 from pi_coding_agent.modes.interactive._transcript import Transcript, TranscriptStyle, user_text
 from pi_coding_agent.modes.interactive._ui import EditorComponent, InteractiveUI
 from pi_coding_agent.modes.interactive.commands import (
+    argument_completions,
     command_list,
+    is_builtin,
     run_command,
     split_command,
     startup_changelog,
@@ -179,6 +181,8 @@ class InteractiveMode:
         )
 
     def _argument_completions(self, name: str, prefix: str) -> list[Suggestion] | None:
+        if is_builtin(name):  # an extension's command of the same name is not offered (Pi's rule)
+            return argument_completions(self, name, prefix)
         return self.extensions.argument_completions(name, prefix)  # the bridge comes after the editor
 
     def editor_border_style(self, text: str) -> str:
