@@ -172,6 +172,31 @@ def _complete_the_provider(pane: TmuxPane) -> None:
     assert "Select authentication method" not in pane.screen()
 
 
+def test_the_amazon_bedrock_key_dialog_names_the_other_ways_to_sign_in(tmp_path: Path, which: str) -> None:
+    with launch(tmp_path, which, [{"text": "unused"}], height=40) as run:
+        pane = run.pane
+        pane.type("/login amazon-bedrock")
+        pane.wait_for("→ amazon-bedrock ")
+        pane.send("Enter")  # completes the (already whole) name
+        pane.wait_until(lambda s: not _suggestions(s), "the suggestions stayed open")
+        pane.send("Enter")  # Bedrock signs in with a key only: its dialog comes at once
+        pane.wait_for("Select Amazon Bedrock authentication method:")
+        pane.wait_for("→ Bearer token")
+        pane.send("Enter")
+        screen = pane.wait_for("Enter Amazon Bedrock bearer token")
+        rows = [row.strip() for row in screen.split("\n")]
+        title = rows.index("Login to Amazon Bedrock")
+        hint = rows.index("You can also use an AWS profile, IAM keys, or role-based credentials.")
+        assert title + 2 == hint and rows[hint + 1] == "See:", screen  # a blank line, then the hint
+        where = rows[hint + 2]  # Pi's docs folder, or ours: not the same words
+        assert where.endswith("providers.md" if which == "pi" else "docs/providers/bedrock.md (in the Pi for Python repository)"), screen
+        assert hint < rows.index("Enter Amazon Bedrock bearer token")
+        pane.send("Escape")
+        pane.wait_until_gone("Login to Amazon Bedrock")
+        assert "amazon-bedrock" not in _auth(run)
+        run.quit()
+
+
 BROWSER = """#!/bin/sh
 # The user's browser: open the page (the user approves at once) and follow it to the callback.
 printf '%s\\n' "$1" >> "$PI_TEST_OPENED"

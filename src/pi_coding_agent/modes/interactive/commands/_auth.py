@@ -38,6 +38,12 @@ if TYPE_CHECKING:
 ACCOUNT = "Sign in with an account"
 API_KEY = "Sign in with an API key"
 ABORTED = "This operation was aborted"
+# Shown above Amazon Bedrock's key questions, as Pi does (it points at its providers.md).
+BEDROCK_DETAILS = (
+    ("text", "You can also use an AWS profile, IAM keys, or role-based credentials."),
+    ("muted", "See:"),
+    ("accent", "  docs/providers/bedrock.md (in the Pi for Python repository)"),
+)
 NOTHING_STORED = (
     "No stored credentials to remove. /logout only removes credentials saved by /login; "
     "environment variables and models.json config are unchanged."
@@ -178,6 +184,8 @@ async def _run_login(mode: InteractiveMode, row: ProviderRow) -> None:
             flow.cancel()
 
     dialog = LoginDialog(ctx, f"Login to {row.name}", stop)
+    if row.provider == "amazon-bedrock" and row.auth_type == "api_key":
+        dialog.show_details(BEDROCK_DETAILS)
     mode.ui.show_selector(dialog)
     done = mode.ui.close_selector  # a question of the flow may have replaced the dialog's own close
 
