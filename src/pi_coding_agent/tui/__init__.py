@@ -28,7 +28,15 @@ from pi_coding_agent.tui._text import (
     visible_width,
     wrap_text_with_ansi,
 )
-from pi_coding_agent.tui._tui import TUI, OverlayHandle, OverlayOptions, RgbColor, TuiMode, parse_osc_color
+from pi_coding_agent.tui._tui import (
+    TUI,
+    ColorScheme,
+    OverlayHandle,
+    OverlayOptions,
+    RgbColor,
+    TuiMode,
+    parse_osc_color,
+)
 from pi_coding_agent.tui.components import (
     Box,
     DynamicBorder,
@@ -53,6 +61,7 @@ __all__ = [
     "TUI",
     "TUI_DEFAULTS",
     "Box",
+    "ColorScheme",
     "Completer",
     "Component",
     "Container",

@@ -7,8 +7,9 @@ next tick, so typing is never a frame late.
 Two modes, as Pi's: ``regular`` draws on the main screen and lets the transcript go into
 the terminal's scrollback; ``fullscreen`` uses the alternate screen, where the first child
 (``document``) scrolls above the others (the dock) and Page Up/Down, Home and End move
-the view. Replies of the terminal to queries (``OSC 11`` background colour) are taken out
-of the input before any component sees them.
+the view. Replies of the terminal to queries (``OSC 11`` background colour, the colour
+scheme's ``CSI ? 997 ; 1|2 n``, also sent unasked on a change once ``?2031`` notifications
+are on) are taken out of the input before any component sees them.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ from pi_coding_agent.tui._text import slice_columns, visible_width
 
 MIN_FRAME_INTERVAL = 0.016
 _CELL_SIZE_REPLY = re.compile(r"\x1b\[6;(\d+);(\d+)t\Z")
+_COLOR_SCHEME_REPORT = re.compile(r"(?:\x1b\[\?997;([12])n)+\Z")
+ColorScheme = Literal["light", "dark"]
 TuiMode = Literal["regular", "fullscreen"]
 _VIEWPORT_ACTIONS = (
     "tui.altScreen.pageUp", "tui.altScreen.pageDown", "tui.altScreen.halfPageUp", "tui.altScreen.halfPageDown",
@@ -112,6 +115,9 @@ class TUI(Container):
         self.focused: Component | None = None
         self._background_queries: list[Callable[[RgbColor | None], None]] = []
         self._cell_size_listener: Callable[[int, int], None] | None = None
+        self._scheme_listeners: list[Callable[[ColorScheme], None]] = []
+        self.color_scheme_notifications = False
+        """Whether the terminal is asked to report colour-scheme changes (mode ``?2031``)."""
         self._overlays: list[_Overlay] = []
         self._listeners: list[InputListener] = []
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -128,6 +134,8 @@ class TUI(Container):
         self.terminal.start(self._handle_input, self.request_render)
         if self.mode == "fullscreen":
             self.fullscreen.enter()
+        if self.color_scheme_notifications:
+            self.terminal.write("\x1b[?2031h")
         self.request_render()
 
     def stop(self, print_transcript: bool = True) -> None:
@@ -142,6 +150,8 @@ class TUI(Container):
         self.stopped = True
         if self._timer is not None:
             self._timer.cancel()
+        if self.color_scheme_notifications:
+            self.terminal.write("\x1b[?2031l")
         if self.mode == "fullscreen":
             self.fullscreen.leave()
             if print_transcript:
@@ -186,6 +196,44 @@ class TUI(Container):
 
         self._loop.call_later(timeout, expire)
         self.terminal.write("\x1b]11;?\x07")
+
+    def query_color_scheme(self, on_reply: Callable[[ColorScheme | None], None], timeout: float = 0.1) -> None:
+        """Ask the terminal whether it is in a light or dark colour scheme (``CSI ? 996 n``);
+        ``on_reply`` gets ``light``/``dark`` from its ``CSI ? 997 ; 2|1 n``, or ``None`` when
+        it does not answer within ``timeout`` seconds (most terminals do not know the query)."""
+        if self._loop is None:
+            on_reply(None)
+            return
+        timer: asyncio.TimerHandle | None = None
+
+        def settle(scheme: ColorScheme | None) -> None:
+            if unsubscribe():
+                if timer is not None:
+                    timer.cancel()
+                on_reply(scheme)
+
+        def unsubscribe() -> bool:
+            if settle not in self._scheme_listeners:
+                return False
+            self._scheme_listeners.remove(settle)
+            return True
+
+        self._scheme_listeners.append(settle)
+        timer = self._loop.call_later(timeout, settle, None)
+        self.terminal.write("\x1b[?996n")
+
+    def on_color_scheme_change(self, listener: Callable[[ColorScheme], None]) -> Callable[[], None]:
+        """``listener`` gets every colour-scheme report (answers and change notifications)."""
+        self._scheme_listeners.append(listener)
+        return lambda: self._scheme_listeners.remove(listener) if listener in self._scheme_listeners else None
+
+    def set_color_scheme_notifications(self, enabled: bool) -> None:
+        """Turn the terminal's colour-scheme change reports (mode ``?2031``) on or off."""
+        if enabled == self.color_scheme_notifications:
+            return
+        self.color_scheme_notifications = enabled
+        if not self.stopped:
+            self.terminal.write("\x1b[?2031h" if enabled else "\x1b[?2031l")
 
     def query_cell_size(self, on_reply: Callable[[int, int], None]) -> None:
         """Ask the terminal for its cell size in pixels (``CSI 16 t``, for sizing images);
@@ -234,6 +282,12 @@ class TUI(Container):
         data = f"{PASTE_START}{event.text}{PASTE_END}" if isinstance(event, Paste) else event
         if data.startswith("\x1b]"):
             self._terminal_reply(data)
+            return
+        scheme = _COLOR_SCHEME_REPORT.match(data)
+        if scheme is not None:
+            reported: ColorScheme = "light" if scheme[1] == "2" else "dark"
+            for on_scheme in list(self._scheme_listeners):
+                on_scheme(reported)
             return
         cell = _CELL_SIZE_REPLY.match(data)
         if cell is not None:

@@ -1,6 +1,7 @@
 """``/login`` and ``/logout`` in the real ``pi`` in tmux (ours and Pi's own): a device-code
 sign-in to Kimi For Coding against the fake authorization server on 127.0.0.1 (both honour
-``KIMI_CODE_OAUTH_HOST``), an API key typed for OpenAI, then ``/logout`` of the first; and
+``KIMI_CODE_OAUTH_HOST``), an API key typed for OpenAI, then ``/logout`` of the first; the
+provider names completed after ``/login ``; Amazon Bedrock's hint beside its key dialog; and
 (ours only) Anthropic's sign-in through the browser and the local callback.
 What ends up in ``auth.json`` is checked after each step."""
 
@@ -9,13 +10,13 @@ from __future__ import annotations
 import json
 import os
 import stat
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.pi_coding_agent.interactive._scenario import Run, launch
+from tests.pi_coding_agent.interactive._tmux import TmuxPane
 from tests.support.fake_auth_server import FakeAuthServer
 
 pytestmark = pytest.mark.timeout(600)
@@ -111,12 +112,8 @@ def test_escape_cancels_a_sign_in_and_logout_with_nothing_stored(tmp_path: Path,
         pane.wait_for("Select authentication method:")
         pane.send("Escape")
         pane.wait_until_gone("Select authentication method:")
-        pane.type("/login kimi-coding")
-        pane.wait_for("/login kimi-coding", region="editor")
-        pane.send("Enter")  # Pi's argument completion takes the first Enter (it completes the name)
-        time.sleep(1.0)
-        if "/login" in pane.editor():
-            pane.send("Enter")
+        _complete_the_provider(pane)
+        pane.send("Enter")
         pane.wait_for("Select authentication method for Kimi For Coding:")
         pane.wait_for("→ Sign in with Kimi Code")  # the flow's own label for the account choice
         pane.send("Enter")
@@ -129,6 +126,74 @@ def test_escape_cancels_a_sign_in_and_logout_with_nothing_stored(tmp_path: Path,
         assert "kimi-coding" not in _auth(run)
         # Escape while the device code is polled aborts the poll, which Pi reports as a failure.
         assert "Error: Failed to login to Kimi For Coding: This operation was aborted" in pane.screen()
+        run.quit()
+
+
+def _suggestions(screen: str) -> list[str]:
+    """The completion rows under the editor, spaces squeezed (``→`` marks the highlighted one)."""
+    rows = screen.split("\n")
+    last_rule = max(i for i, row in enumerate(rows) if row.startswith("──"))
+    found = []
+    for row in rows[last_rule + 1 :]:
+        if not row.startswith(("→ ", "  ")):
+            break
+        found.append(" ".join(row.split()))
+    return found
+
+
+def _complete_the_provider(pane: TmuxPane) -> None:
+    """``/login `` lists every provider once, by name, with the ways to sign in to it (Pi's
+    ``/login`` argument completion); typing narrows it, Enter completes the id without running."""
+    pane.type("/login ")
+    screen = pane.wait_for("→ amazon-bedrock")
+    assert _suggestions(screen)[:5] == [
+        "→ amazon-bedrock Amazon Bedrock · API key",
+        "ant-ling Ant Ling · API key",
+        "anthropic Anthropic · subscription/API key",
+        "azure-openai-responses Azure OpenAI · API key",
+        "baseten Baseten · API key",
+    ], screen
+    pane.type("op")
+    screen = pane.wait_for("→ openai ")
+    assert _suggestions(screen)[:5] == [
+        "→ openai OpenAI · API key",
+        "openai-codex OpenAI Codex · subscription",
+        "opencode-go OpenCode Go · API key",
+        "opencode OpenCode Zen · API key",
+        "openrouter OpenRouter · subscription/API key",
+    ], screen
+    pane.send("BSpace", "BSpace")
+    pane.type("kimi")
+    screen = pane.wait_for("→ kimi-coding ")
+    assert _suggestions(screen)[0] == "→ kimi-coding Kimi For Coding · subscription/API key", screen
+    pane.send("Enter")  # completes the name; the command does not run yet
+    pane.wait_until(lambda s: not _suggestions(s), "the suggestions stayed open")
+    assert pane.editor() == "/login kimi-coding"
+    assert "Select authentication method" not in pane.screen()
+
+
+def test_the_amazon_bedrock_key_dialog_names_the_other_ways_to_sign_in(tmp_path: Path, which: str) -> None:
+    with launch(tmp_path, which, [{"text": "unused"}], height=40) as run:
+        pane = run.pane
+        pane.type("/login amazon-bedrock")
+        pane.wait_for("→ amazon-bedrock ")
+        pane.send("Enter")  # completes the (already whole) name
+        pane.wait_until(lambda s: not _suggestions(s), "the suggestions stayed open")
+        pane.send("Enter")  # Bedrock signs in with a key only: its dialog comes at once
+        pane.wait_for("Select Amazon Bedrock authentication method:")
+        pane.wait_for("→ Bearer token")
+        pane.send("Enter")
+        screen = pane.wait_for("Enter Amazon Bedrock bearer token")
+        rows = [row.strip() for row in screen.split("\n")]
+        title = rows.index("Login to Amazon Bedrock")
+        hint = rows.index("You can also use an AWS profile, IAM keys, or role-based credentials.")
+        assert title + 2 == hint and rows[hint + 1] == "See:", screen  # a blank line, then the hint
+        where = rows[hint + 2]  # Pi's docs folder, or ours: not the same words
+        assert where.endswith("providers.md" if which == "pi" else "docs/providers/bedrock.md (in the Pi for Python repository)"), screen
+        assert hint < rows.index("Enter Amazon Bedrock bearer token")
+        pane.send("Escape")
+        pane.wait_until_gone("Login to Amazon Bedrock")
+        assert "amazon-bedrock" not in _auth(run)
         run.quit()
 
 

@@ -43,11 +43,14 @@ from pi_coding_agent.modes.interactive._layout import Layout
 from pi_coding_agent.modes.interactive._queue import MessageQueue
 from pi_coding_agent.modes.interactive._startup_resources import StartupResources
 from pi_coding_agent.modes.interactive._styles import markdown_theme
-from pi_coding_agent.modes.interactive._themes import ThemeChoice, appearance_for, load_theme_choice
+from pi_coding_agent.modes.interactive._terminal_theme import TerminalTheme
+from pi_coding_agent.modes.interactive._themes import ThemeChoice, load_theme_choice
 from pi_coding_agent.modes.interactive._transcript import Transcript, TranscriptStyle, user_text
 from pi_coding_agent.modes.interactive._ui import EditorComponent, InteractiveUI
 from pi_coding_agent.modes.interactive.commands import (
+    argument_completions,
     command_list,
+    is_builtin,
     run_command,
     split_command,
     startup_changelog,
@@ -58,7 +61,6 @@ from pi_coding_agent.tui import (
     Completer,
     Editor,
     ProcessTerminal,
-    RgbColor,
     Spacer,
     Suggestion,
     Terminal,
@@ -104,6 +106,7 @@ class InteractiveMode:
         self.theme_paths = [Path(p) for p in theme_paths]
         self.themes = self.load_themes()
         self.theme = self.themes.theme()
+        self.terminal_theme = TerminalTheme(self)
         self.md_theme = markdown_theme(self.theme)
         self.default_editor = self._new_editor()
         self.editor: EditorComponent = self.default_editor
@@ -183,6 +186,8 @@ class InteractiveMode:
         )
 
     def _argument_completions(self, name: str, prefix: str) -> list[Suggestion] | None:
+        if is_builtin(name):  # an extension's command of the same name is not offered (Pi's rule)
+            return argument_completions(self, name, prefix)
         return self.extensions.argument_completions(name, prefix)  # the bridge comes after the editor
 
     def editor_border_style(self, text: str) -> str:
@@ -208,7 +213,7 @@ class InteractiveMode:
         self.tui.start()
         self.tui.set_focus(self.editor)
         self._query_cell_size()
-        self._detect_background()
+        self.terminal_theme.detect()
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGTERM, signal.SIGHUP):
             loop.add_signal_handler(signum, self.shutdown, 0)
@@ -372,26 +377,6 @@ class InteractiveMode:
             self.tui.request_render(force=True)
 
         self.tui.query_cell_size(answered)
-
-    def _detect_background(self) -> None:
-        """Pi asks the terminal for its background when no theme is set (``_themes``)."""
-        if self.themes.requested is not None and "/" not in self.themes.requested:
-            return
-
-        def answered(rgb: RgbColor | None) -> None:
-            if rgb is None:
-                if self.themes.requested is None and os.environ.get("COLORFGBG"):
-                    self.session.settings.set_global(("theme",), self.themes.resolve())
-                return
-            appearance = appearance_for(rgb)
-            changed = appearance != self.themes.appearance
-            self.themes.appearance = appearance
-            if self.themes.requested is None:
-                self.session.settings.set_global(("theme",), appearance)
-            if changed:
-                self.apply_theme()
-
-        self.tui.query_background_color(answered)
 
     # ------------------------------------------------------------------ session events
 

@@ -24,6 +24,8 @@ class Completion:
     items: list[Suggestion]
     start: int
     """Column on the cursor's line where the replaced token starts."""
+    selected: int = 0
+    """The item highlighted first."""
 
 
 def fuzzy_score(query: str, candidate: str) -> int | None:
@@ -69,6 +71,17 @@ def list_project_files(cwd: str) -> list[str]:
     return files
 
 
+def _best_match(items: list[Suggestion], prefix: str) -> int:
+    """Pi's first highlight for arguments: the item that is ``prefix`` exactly, else the first
+    that starts with it (case-sensitive), else the first."""
+    if not prefix:
+        return 0
+    exact = next((i for i, item in enumerate(items) if item.value == prefix), None)
+    if exact is not None:
+        return exact
+    return next((i for i, item in enumerate(items) if item.value.startswith(prefix)), 0)
+
+
 class Completer:
     def __init__(
         self,
@@ -94,8 +107,8 @@ class Completer:
         if line == 0 and before.startswith("/") and self.arguments is not None:
             name, _, prefix = before[1:].partition(" ")
             found = self.arguments(name, prefix)
-            if found:
-                return Completion(found[: self.max_items], len(name) + 2)
+            if found:  # all of them, as Pi lists them (the list scrolls)
+                return Completion(found, len(name) + 2, _best_match(found, prefix))
         token_start = max(before.rfind(" "), before.rfind("\t")) + 1
         token = before[token_start:]
         if token.startswith("@"):

@@ -281,7 +281,7 @@ class Editor:
         previous = self._completion
         self._completion = self.completer.complete(buffer.lines, buffer.line, buffer.col, force)
         if self._completion is None or previous is None or previous.items != self._completion.items:
-            self._selected = 0
+            self._selected = self._completion.selected if self._completion is not None else 0
 
     def _completion_key(self, data: str) -> bool:
         completion = self._completion

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from pi_coding_agent.agent_session import AgentSession
     from pi_coding_agent.modes.interactive._mode import InteractiveMode
+    from pi_coding_agent.tui import Suggestion
 
 BUILTIN_COMMANDS: tuple[tuple[str, str], ...] = (
     ("settings", "Open settings menu"),
@@ -60,6 +61,17 @@ def command_list(session: AgentSession, skills: bool = True) -> list[tuple[str, 
     """What ``/`` completion offers: built-ins, prompt templates, then skills."""
     extra = [(c.name, c.description) for c in session.available_commands() if skills or c.source != "skill"]
     return [*BUILTIN_COMMANDS, *(item for item in extra if item[0] not in _NAMES)]
+
+
+def is_builtin(name: str) -> bool:
+    return name in _NAMES
+
+
+def argument_completions(mode: InteractiveMode, name: str, prefix: str) -> list[Suggestion] | None:
+    """What the built-in ``name`` offers after ``/name `` (``/login``: the providers)."""
+    from pi_coding_agent.modes.interactive.commands import _auth
+
+    return _auth.login_completions(mode, prefix) if name == "login" else None
 
 
 def _handlers() -> dict[str, Handler]:

@@ -96,6 +96,7 @@ def _apply_setting(mode: InteractiveMode, key: str, value: str) -> None:
         settings.set_global(("theme",), value)
         mode.themes.requested = value
         mode.apply_theme()
+        mode.terminal_theme.detect()  # a pair asks the terminal again and follows it, as in Pi
     elif key == "show-hardware-cursor":
         settings.set_global(("showHardwareCursor",), value == "true")
         mode.tui.set_show_hardware_cursor(value == "true")
@@ -169,6 +170,7 @@ async def reload(mode: InteractiveMode, _: str) -> None:
         done()
         mode.rebind()
         mode.apply_theme()
+        mode.terminal_theme.detect()
     except Exception as error:
         done()
         mode.transcript.error(f"Reload failed: {error}")

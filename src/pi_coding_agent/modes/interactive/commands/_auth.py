@@ -3,7 +3,8 @@
 ``/login`` asks how to sign in (an account, or an API key), then which provider (a search
 list), then runs the provider's flow in a dialog in the editor's place: the URL to open
 (handed to ``xdg-open`` as Pi does, best effort), the device code to enter, the key to
-type. ``/login <provider>`` skips the questions it can. ``/logout`` lists the stored
+type. ``/login <provider>`` skips the questions it can, and the editor completes the
+provider's id after ``/login `` (``login_completions``). ``/logout`` lists the stored
 credentials and removes the chosen one; environment variables and ``models.json`` stay.
 """
 
@@ -25,7 +26,9 @@ from pi_coding_agent.modes.interactive.selectors import (
     ProviderRow,
     ProviderSelector,
     SelectDialog,
+    auth_type_label,
 )
+from pi_coding_agent.tui import Suggestion, fuzzy_filter
 
 if TYPE_CHECKING:
     from pi_ai.oauth import AuthEvent, AuthPrompt
@@ -35,6 +38,12 @@ if TYPE_CHECKING:
 ACCOUNT = "Sign in with an account"
 API_KEY = "Sign in with an API key"
 ABORTED = "This operation was aborted"
+# Shown above Amazon Bedrock's key questions, as Pi does (it points at its providers.md).
+BEDROCK_DETAILS = (
+    ("text", "You can also use an AWS profile, IAM keys, or role-based credentials."),
+    ("muted", "See:"),
+    ("accent", "  docs/providers/bedrock.md (in the Pi for Python repository)"),
+)
 NOTHING_STORED = (
     "No stored credentials to remove. /logout only removes credentials saved by /login; "
     "environment variables and models.json config are unchanged."
@@ -68,6 +77,28 @@ def _rows(mode: InteractiveMode, auth_type: str | None = None) -> list[ProviderR
         credentials, "oauth" if auth_type == "oauth" else "api_key" if auth_type else None
     )
     return [_row(credentials, option) for option in options]
+
+
+def login_completions(mode: InteractiveMode, prefix: str) -> list[Suggestion] | None:
+    """What Pi offers after ``/login ``: each provider once, by name, its id to insert and
+    ``Name · subscription/API key`` beside it, fuzzy-matched on id, name and ways to sign in."""
+    providers: dict[str, tuple[str, list[str]]] = {}
+    for option in login_options(_credentials(mode)):
+        kinds = providers.setdefault(option.provider, (option.name, []))[1]
+        if option.auth_type not in kinds:
+            kinds.append(option.auth_type)
+            kinds.sort(key=lambda kind: kind != "oauth")
+    ordered = sorted(providers.items(), key=lambda item: item[1][0].casefold())
+
+    def searched(item: tuple[str, tuple[str, list[str]]]) -> str:
+        provider, (name, kinds) = item
+        return " ".join([provider, name, *(f"{kind} {auth_type_label(kind)}" for kind in kinds)])
+
+    items = []
+    for provider, (name, kinds) in fuzzy_filter(ordered, prefix, searched):
+        ways = "/".join(auth_type_label(kind) for kind in kinds)
+        items.append(Suggestion(provider, provider, ways if name == provider else f"{name} · {ways}"))
+    return items or None
 
 
 async def login(mode: InteractiveMode, arguments: str) -> None:
@@ -153,6 +184,8 @@ async def _run_login(mode: InteractiveMode, row: ProviderRow) -> None:
             flow.cancel()
 
     dialog = LoginDialog(ctx, f"Login to {row.name}", stop)
+    if row.provider == "amazon-bedrock" and row.auth_type == "api_key":
+        dialog.show_details(BEDROCK_DETAILS)
     mode.ui.show_selector(dialog)
     done = mode.ui.close_selector  # a question of the flow may have replaced the dialog's own close
 

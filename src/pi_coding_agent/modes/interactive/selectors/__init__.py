@@ -3,7 +3,12 @@
 from pi_coding_agent.modes.interactive.selectors._base import SelectorContext
 from pi_coding_agent.modes.interactive.selectors._dialogs import EditorDialog, InputDialog, SelectDialog
 from pi_coding_agent.modes.interactive.selectors._lists import ForkSelector, TrustOption, TrustSelector
-from pi_coding_agent.modes.interactive.selectors._login import LoginDialog, ProviderRow, ProviderSelector
+from pi_coding_agent.modes.interactive.selectors._login import (
+    LoginDialog,
+    ProviderRow,
+    ProviderSelector,
+    auth_type_label,
+)
 from pi_coding_agent.modes.interactive.selectors._models import (
     ModelSelector,
     ScopedModelsSelector,
@@ -33,5 +38,6 @@ __all__ = [
     "TreeSelector",
     "TrustOption",
     "TrustSelector",
+    "auth_type_label",
     "model_key",
 ]

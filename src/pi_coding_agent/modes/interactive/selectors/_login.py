@@ -181,6 +181,11 @@ class LoginDialog(Container):
     def _line(self, token: str, text: str) -> Text:
         return Text(self.ctx.theme.fg(token, text), 1, 0)
 
+    def show_details(self, lines: Sequence[tuple[str, str]]) -> None:
+        """Lines of ``(colour token, text)`` shown before the flow's own steps."""
+        self.content.clear()
+        self._add(Spacer(1), *(self._line(token, text) for token, text in lines))
+
     def show_url(self, url: str, instructions: str | None = None) -> None:
         self.content.clear()
         self._add(
