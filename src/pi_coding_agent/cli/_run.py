@@ -327,15 +327,16 @@ def _prepare_local(model: Model, *, announce: bool) -> None:
 def _startup_listing(
     resources: LoadedResources, parsed: ParsedArgs, cwd: str, context_paths: list[str]
 ) -> StartupResources:
-    """What the interactive header lists about this run's context files, skills and templates."""
+    """What the interactive header lists about this run's context files, skills, templates and themes."""
     from pi_coding_agent.modes.interactive import StartupResources, resource_origins
     from pi_coding_agent.paths import resolve_path
 
     skills, templates = resources.skills, resources.prompt_templates
+    resolved, cli = resources.resolved, resources.cli
     origins = resource_origins(
-        [*(s.file_path for s in skills.skills), *(t.file_path for t in templates.templates)],
-        [*resources.resolved.skills, *resources.resolved.prompts, *resources.cli.skills, *resources.cli.prompts],
-        [resolve_path(p.strip(), cwd) for p in (*(parsed.skills or ()), *(parsed.prompt_templates or ()))],
+        [*(s.file_path for s in skills.skills), *(t.file_path for t in templates.templates), *resources.theme_paths],
+        [*resolved.skills, *resolved.prompts, *resolved.themes, *cli.skills, *cli.prompts, *cli.themes],
+        [resolve_path(p.strip(), cwd) for p in (*(parsed.skills or ()), *(parsed.prompt_templates or ()), *(parsed.themes or ()))],
     )
     return StartupResources(context_paths, origins, skills.diagnostics, templates.diagnostics)
 

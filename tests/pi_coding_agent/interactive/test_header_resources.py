@@ -3,12 +3,16 @@
 relative to the working folder when inside it; one per line once Ctrl+O expands it),
 ``[Skills]``/``[Prompts]`` (grouped by scope once expanded), and ``[Skill conflicts]`` /
 ``[Prompt conflicts]`` when a ``--skill``/``--prompt-template`` path names a resource already
-found: there, with ``quietStartup`` too, instead of as warnings before the UI starts."""
+found: there, with ``quietStartup`` too, instead of as warnings before the UI starts;
+``[Themes]`` (the custom ones) and ``[Theme conflicts]`` for a ``--theme`` file with the name
+of one in the user's themes folder."""
 
 from __future__ import annotations
 
+import json
 import tempfile
 from contextlib import ExitStack
+from importlib import resources
 from pathlib import Path
 
 import pytest
@@ -43,10 +47,24 @@ def _resources(sandbox: Sandbox) -> None:
     (extra / "p" / "greet.md").write_text("---\ndescription: Greet again\n---\nHi\n", encoding="utf-8")
 
 
-def _launch(stack: ExitStack, which: str, settings: dict[str, object] | None = None) -> Run:
+def _themes(sandbox: Sandbox) -> None:
+    """``mine`` and ``other`` in the user's themes folder, another ``mine`` in the working one."""
+    source = resources.files("pi_coding_agent.modes.interactive.theme").joinpath("dark.json")
+    theme = json.loads(source.read_text(encoding="utf-8"))
+    (sandbox.agent_dir / "themes").mkdir()
+    for folder, name in ((sandbox.agent_dir / "themes", "mine"), (sandbox.agent_dir / "themes", "other"),
+                         (sandbox.work, "mine")):  # fmt: skip
+        (folder / f"{name}.json").write_text(json.dumps({**theme, "name": name}), encoding="utf-8")
+
+
+def _launch(
+    stack: ExitStack, which: str, settings: dict[str, object] | None = None, themes: bool = False
+) -> Run:
     # a short folder: the skipped files are shown by their absolute paths, which must not wrap
     folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="hdr"))) / which
     folder.mkdir()
+    if themes:
+        return stack.enter_context(launch(folder, which, [], args=("--theme", "mine.json"), before=_themes, height=40))
     files = {"AGENTS.md": "Project rules.\n"}
     return stack.enter_context(
         launch(folder, which, [], args=ARGS, files=files, before=_resources, settings=settings, height=60)
@@ -122,5 +140,29 @@ def test_conflicts_are_listed_with_quiet_startup_and_the_rest_is_not() -> None:
                 assert absent not in history, (which, absent)
         assert blocks["ours"] == blocks["pi"]
         assert blocks["ours"][4:6] == ["", "[Prompt conflicts]"]
+        for run in runs.values():
+            run.quit()
+
+
+@pytest.mark.parametrize("expanded", [False, True], ids=["collapsed", "expanded"])
+def test_custom_themes_and_their_conflicts_are_listed_as_pi_lists_them(expanded: bool) -> None:
+    blocks: dict[str, list[str]] = {}
+    with ExitStack() as stack:
+        runs = {which: _launch(stack, which, themes=True) for which in SIDES}
+        for which, run in runs.items():
+            run.pane.wait_for("mine.json (skipped)", everywhere=True)
+            if expanded:
+                run.pane.send("C-o")
+                run.pane.wait_for("    ~/.pi/agent/themes/other.json", everywhere=True)
+            blocks[which] = _block(run, " pi v")
+            assert "already taken" not in run.pane.history()
+        assert blocks["ours"] == blocks["pi"]
+        ours = blocks["ours"]
+        themes = ours.index("[Themes]")
+        listed = ["  user", "    ~/.pi/agent/themes/mine.json", "    ~/.pi/agent/themes/other.json"]
+        assert ours[themes + 1 :] == [
+            *(listed if expanded else ["  mine, other"]), "", "[Theme conflicts]", '  "mine" collision:',
+            "    ✓ auto (user) ~/.pi/agent/themes/mine.json", "    ✗ ROOT/work/mine.json (skipped)",
+        ]  # fmt: skip
         for run in runs.values():
             run.quit()

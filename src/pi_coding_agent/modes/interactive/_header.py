@@ -1,14 +1,23 @@
 """The startup header: name and version, the main keys (all of them once Ctrl+O expands it)
 and the line saying Pi can explain itself; below it the context files, the prompt templates
 and skills this session offers as commands, its extensions, and the skill and prompt
-conflicts found while loading them."""
+and theme conflicts found while loading them, and the custom themes."""
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 
-from pi_coding_agent.modes.interactive._extension_sources import extensions_section, grouped_lines, home_short
+from pi_coding_agent.modes.interactive._extension_sources import (
+    Source,
+    extensions_section,
+    grouped_lines,
+    home_short,
+    source_of,
+)
 from pi_coding_agent.modes.interactive._startup_resources import context_label, diagnostic_lines
+from pi_coding_agent.paths import CONFIG_DIR_NAME
+from pi_coding_agent.resources import ResourceDiagnostic
 
 if TYPE_CHECKING:
     from pi_coding_agent.agent_session import SlashCommand
@@ -88,7 +97,30 @@ def resource_sections(mode: InteractiveMode, expanded: bool) -> list[str]:
         if found:
             sections.append("\n".join([theme.fg("mdHeading", f"[{title}]"), *_listed(mode, found, expanded)]))
     listing = extensions_section(mode.session.extensions, theme, expanded)
-    return [*sections, "\n".join(listing)] if listing else sections
+    if listing:
+        sections.append("\n".join(listing))
+    themes = sorted((t for t in mode.themes.themes.values() if t.source), key=lambda t: t.name)
+    if themes:
+        heading = theme.fg("mdHeading", "[Themes]")
+        if expanded:
+            body = grouped_lines([t.source or "" for t in themes], _origins(mode), theme)
+        else:
+            body = [theme.fg("dim", "  " + ", ".join(t.name for t in themes))]
+        sections.append("\n".join([heading, *body]))
+    return sections
+
+
+def _origins(mode: InteractiveMode) -> dict[str, Source]:
+    """Where each loaded file came from (as Pi, a skipped one has none of its own): a theme
+    found in a themes folder, from there."""
+    skipped = {c.loser_path for c in mode.themes.collisions}
+    files = {path: info for path, info in mode.startup_resources.origins.items() if path not in skipped}
+    folders: dict[str, Source] = {str(mode.agent_dir / "themes"): ("auto", "user", None)}
+    folders[os.path.join(mode.session.cwd, CONFIG_DIR_NAME, "themes")] = ("auto", "project", None)
+    themes = {t.source: source_of(t.source, {**folders, **files}) for t in mode.themes.themes.values() if t.source}
+    runner = mode.session.extensions
+    found = {**(runner.sources if runner is not None else {}), **files}
+    return {**found, **{path: info for path, info in themes.items() if info is not None}}
 
 
 def _listed(mode: InteractiveMode, found: list[SlashCommand], expanded: bool) -> list[str]:
@@ -99,18 +131,20 @@ def _listed(mode: InteractiveMode, found: list[SlashCommand], expanded: bool) ->
         return [theme.fg("dim", "  " + ", ".join(sorted(names.values())))]
     paths = [path for path in names if path]
     if found[0].source == "prompt":
-        return grouped_lines(paths, mode.startup_resources.origins, theme, names.__getitem__, lambda p, _: names[p])
-    return grouped_lines(paths, mode.startup_resources.origins, theme)
+        return grouped_lines(paths, _origins(mode), theme, names.__getitem__, lambda p, _: names[p])
+    return grouped_lines(paths, _origins(mode), theme)
 
 
-def conflict_sections(mode: InteractiveMode) -> list[str]:
-    """``[Skill conflicts]`` and ``[Prompt conflicts]``: shown with ``quietStartup`` too, as in Pi."""
-    theme, loaded = mode.theme, mode.startup_resources
-    sources = {**mode.session.extensions.sources, **loaded.origins} if mode.session.extensions else loaded.origins
+def conflict_sections(mode: InteractiveMode, titles: tuple[str, ...]) -> list[str]:
+    """``[Skill conflicts]``, ``[Prompt conflicts]`` and ``[Theme conflicts]`` (those of
+    ``titles``): shown with ``quietStartup`` too, as in Pi."""
+    loaded = mode.startup_resources
+    themes = [ResourceDiagnostic("collision", f'name "{c.name}" collision', c.loser_path, c) for c in mode.themes.collisions]
+    found = {"Skill conflicts": loaded.skill_diagnostics, "Prompt conflicts": loaded.prompt_diagnostics,
+             "Theme conflicts": themes}  # fmt: skip
     sections = []
-    for title, diagnostics in (("Skill conflicts", loaded.skill_diagnostics),
-                               ("Prompt conflicts", loaded.prompt_diagnostics)):  # fmt: skip
-        if diagnostics:
-            lines = diagnostic_lines(diagnostics, sources, theme)
-            sections.append("\n".join([theme.fg("warning", f"[{title}]"), *lines]))
+    for title in titles:
+        if found[title]:
+            lines = diagnostic_lines(found[title], _origins(mode), mode.theme)
+            sections.append("\n".join([mode.theme.fg("warning", f"[{title}]"), *lines]))
     return sections

@@ -283,11 +283,14 @@ class InteractiveMode:
         if listed and self.startup_resources.context_paths:
             header.add_child(Spacer(1))  # Pi leaves one more line above [Context]
         listing = resource_sections(self, self.header_expanded) if listed else []
-        for section in [*listing, *conflict_sections(self)]:  # the conflicts with quietStartup too
+        for section in [*listing, *conflict_sections(self, ("Skill conflicts", "Prompt conflicts"))]:
+            header.add_child(Text(section, 0, 0))  # the conflicts with quietStartup too, as in Pi
+            header.add_child(Spacer(1))
+        for part in self.extensions.issues():
+            header.add_child(part)
+        for section in conflict_sections(self, ("Theme conflicts",)):
             header.add_child(Text(section, 0, 0))
             header.add_child(Spacer(1))
-        for part in self.extensions.issues():  # with quietStartup too, as in Pi
-            header.add_child(part)
 
     def render_session(self) -> None:
         """The transcript of the current session from its stored messages."""
