@@ -226,6 +226,8 @@ def _run(parsed: ParsedArgs) -> int:
             built.session.set_thinking_level(built.session.thinking_level)
         return built
 
+    listing: StartupResources | None = None  # the interactive header's, redrawn after /reload
+
     def reload_resources() -> list[str]:
         """``/reload``: settings, skills, prompt templates, themes and context files read again
         for the sessions ``build`` makes from now on; the warnings found."""
@@ -249,6 +251,11 @@ def _run(parsed: ParsedArgs) -> int:
             skills=loaded.skills.skills, prompt_templates=loaded.prompt_templates.templates,
             expand_input=lambda text: loaded.expand(text, lambda error: None),
         )  # fmt: skip
+        if listing is not None:
+            context = [*fresh_sources.paths, *(f.path for f in options.context_files)]
+            listing.replace_with(_startup_listing(loaded, parsed, cwd, context))
+            listed = {str(d) for d in (*loaded.skills.diagnostics, *loaded.prompt_templates.diagnostics)}
+            warnings = [warning for warning in warnings if warning not in listed]
         return [*warnings, *(str(issue) for issue in fresh.issues)]
 
     created = build(manager)

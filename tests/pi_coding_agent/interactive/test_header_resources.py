@@ -5,11 +5,12 @@ relative to the working folder when inside it; one per line once Ctrl+O expands 
 ``[Prompt conflicts]`` when a ``--skill``/``--prompt-template`` path names a resource already
 found: there, with ``quietStartup`` too, instead of as warnings before the UI starts;
 ``[Themes]`` (the custom ones) and ``[Theme conflicts]`` for a ``--theme`` file with the name
-of one in the user's themes folder."""
+of one in the user's themes folder; after ``/reload``, the resources found then."""
 
 from __future__ import annotations
 
 import json
+import shutil
 import tempfile
 from contextlib import ExitStack
 from importlib import resources
@@ -18,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.pi_coding_agent.e2e._harness import Sandbox
+from tests.pi_coding_agent.extensions.test_interactive_header import above_first_rule
 from tests.pi_coding_agent.interactive._scenario import Run, launch
 
 pytestmark = pytest.mark.timeout(600)
@@ -164,5 +166,30 @@ def test_custom_themes_and_their_conflicts_are_listed_as_pi_lists_them(expanded:
             *(listed if expanded else ["  mine, other"]), "", "[Theme conflicts]", '  "mine" collision:',
             "    ✓ auto (user) ~/.pi/agent/themes/mine.json", "    ✗ ROOT/work/mine.json (skipped)",
         ]  # fmt: skip
+        for run in runs.values():
+            run.quit()
+
+
+def test_reload_lists_the_resources_found_then(tmp_path: Path) -> None:
+    """After ``/reload`` the listing is the new one: a context file added, the conflict gone with
+    the user's ``alpha`` (the command line's is then the one listed)."""
+    screens: dict[str, list[str]] = {}
+    with ExitStack() as stack:
+        runs = {which: _launch(stack, which) for which in SIDES}
+        for run in runs.values():
+            run.pane.wait_for("greet.md (skipped)", everywhere=True)
+            shutil.rmtree(run.sandbox.agent_dir / "skills" / "alpha")
+            (run.sandbox.agent_dir / "AGENTS.md").unlink()
+            run.submit("/reload")
+        for which, run in runs.items():
+            run.pane.wait_for("Reloaded keybindings")
+            root = str(run.sandbox.work.parent)
+            screens[which] = [line.replace(root, "ROOT") for line in above_first_rule(run.pane.screen())]
+            screens[which] = screens[which][2 : screens[which].index("[Prompt conflicts]") + 4]
+        assert screens["ours"] == screens["pi"]
+        ours = screens["ours"]
+        assert ours[ours.index("[Context]") + 1] == "  ~/.pi/agent/APPEND_SYSTEM.md, AGENTS.md"
+        assert ours[ours.index("[Skills]") + 1] == "  alpha, beta"
+        assert "[Skill conflicts]" not in ours
         for run in runs.values():
             run.quit()

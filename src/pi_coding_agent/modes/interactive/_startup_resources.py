@@ -29,6 +29,11 @@ class StartupResources:
     skill_diagnostics: list[ResourceDiagnostic] = field(default_factory=list)
     prompt_diagnostics: list[ResourceDiagnostic] = field(default_factory=list)
 
+    def replace_with(self, other: StartupResources) -> None:
+        """Take ``other``'s listing in place (``/reload``), for the header that holds this one."""
+        self.context_paths, self.origins = other.context_paths, other.origins
+        self.skill_diagnostics, self.prompt_diagnostics = other.skill_diagnostics, other.prompt_diagnostics
+
 
 def resource_origins(
     files: Iterable[str], resolved: Iterable[ResolvedResource], cli_paths: Iterable[str]
