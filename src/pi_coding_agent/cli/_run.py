@@ -254,8 +254,8 @@ def _run(parsed: ParsedArgs) -> int:
         if listing is not None:
             context = [*fresh_sources.paths, *(f.path for f in options.context_files)]
             listing.replace_with(_startup_listing(loaded, parsed, cwd, context))
-            listed = {str(d) for d in (*loaded.skills.diagnostics, *loaded.prompt_templates.diagnostics)}
-            warnings = [warning for warning in warnings if warning not in listed]
+            found = (*loaded.skills.diagnostics, *loaded.prompt_templates.diagnostics, *loaded.theme_diagnostics)
+            warnings = [warning for warning in warnings if warning not in {str(d) for d in found}]
         return [*warnings, *(str(issue) for issue in fresh.issues)]
 
     created = build(manager)
@@ -345,7 +345,7 @@ def _startup_listing(
         [*resolved.skills, *resolved.prompts, *resolved.themes, *cli.skills, *cli.prompts, *cli.themes],
         [resolve_path(p.strip(), cwd) for p in (*(parsed.skills or ()), *(parsed.prompt_templates or ()), *(parsed.themes or ()))],
     )
-    return StartupResources(context_paths, origins, skills.diagnostics, templates.diagnostics)
+    return StartupResources(context_paths, origins, skills.diagnostics, templates.diagnostics, resources.theme_diagnostics)
 
 
 def _run_interactive(
@@ -530,8 +530,9 @@ def _resources_and_extensions(
         no_extensions=parsed.no_extensions,
         extension_sources=parsed.extensions,
     )
-    # A terminal's header lists the skill and template problems ([Skill conflicts]), as Pi's does.
-    shown = {str(d) for d in (*resources.skills.diagnostics, *resources.prompt_templates.diagnostics)}
+    # A terminal's header lists the skill, template and theme path problems ([Skill conflicts]...), as Pi's does.
+    listed = (*resources.skills.diagnostics, *resources.prompt_templates.diagnostics, *resources.theme_diagnostics)
+    shown = {str(d) for d in listed}
     for warning in resource_warnings:
         if not (interactive and warning in shown):
             diagnostics.warn(warning)

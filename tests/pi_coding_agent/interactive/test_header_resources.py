@@ -5,7 +5,8 @@ relative to the working folder when inside it; one per line once Ctrl+O expands 
 ``[Prompt conflicts]`` when a ``--skill``/``--prompt-template`` path names a resource already
 found: there, with ``quietStartup`` too, instead of as warnings before the UI starts;
 ``[Themes]`` (the custom ones) and ``[Theme conflicts]`` for a ``--theme`` file with the name
-of one in the user's themes folder; after ``/reload``, the resources found then."""
+of one in the user's themes folder, and missing ``--theme``/``--prompt-template`` paths; after
+``/reload``, the resources found then."""
 
 from __future__ import annotations
 
@@ -193,3 +194,26 @@ def test_reload_lists_the_resources_found_then(tmp_path: Path) -> None:
         assert "[Skill conflicts]" not in ours
         for run in runs.values():
             run.quit()
+
+
+def test_missing_theme_and_template_paths_are_listed_as_pi_lists_them() -> None:
+    blocks: dict[str, list[str]] = {}
+    with ExitStack() as stack:
+        for which in SIDES:
+            folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="hdr"))) / which
+            folder.mkdir()
+            run = stack.enter_context(
+                launch(folder, which, [], args=("--theme", "gone.json", "--prompt-template", "gone.md"))
+            )
+            run.pane.wait_for("[Theme conflicts]", everywhere=True)
+            root = str(run.sandbox.work.parent)
+            lines = [line.rstrip().replace(root, "ROOT") for line in run.pane.history().split("\n")]
+            start = lines.index("[Prompt conflicts]")
+            blocks[which] = lines[start : start + 7]
+            assert "Warning:" not in run.pane.history().split("[Prompt conflicts]")[0], which
+            run.quit()
+    assert blocks["ours"] == blocks["pi"]
+    assert blocks["ours"] == [
+        "[Prompt conflicts]", "  ROOT/work/gone.md", "    Prompt template path does not exist", "",
+        "[Theme conflicts]", "  ROOT/work/gone.json", "    theme path does not exist",
+    ]  # fmt: skip

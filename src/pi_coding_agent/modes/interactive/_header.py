@@ -140,6 +140,7 @@ def conflict_sections(mode: InteractiveMode, titles: tuple[str, ...]) -> list[st
     ``titles``): shown with ``quietStartup`` too, as in Pi."""
     loaded = mode.startup_resources
     themes = [ResourceDiagnostic("collision", f'name "{c.name}" collision', c.loser_path, c) for c in mode.themes.collisions]
+    themes += loaded.theme_diagnostics
     found = {"Skill conflicts": loaded.skill_diagnostics, "Prompt conflicts": loaded.prompt_diagnostics,
              "Theme conflicts": themes}  # fmt: skip
     sections = []

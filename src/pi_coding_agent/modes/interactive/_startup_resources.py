@@ -1,7 +1,7 @@
 """What the startup header lists beyond the session's commands and extensions (Pi's
 ``showLoadedResources``): the context files (``[Context]``), where each skill and prompt
 template came from (for ``[Skills]``/``[Prompts]`` grouped by scope), and the skill and
-prompt diagnostics (``[Skill conflicts]``, ``[Prompt conflicts]``), which in a terminal
+prompt diagnostics (``[Skill conflicts]``, ``[Prompt conflicts]``) and missing theme paths, which in a terminal
 are shown there instead of as warnings before the UI starts."""
 
 from __future__ import annotations
@@ -28,11 +28,14 @@ class StartupResources:
     """Each loaded skill and prompt template file: ``(source, scope, base folder)``."""
     skill_diagnostics: list[ResourceDiagnostic] = field(default_factory=list)
     prompt_diagnostics: list[ResourceDiagnostic] = field(default_factory=list)
+    theme_diagnostics: list[ResourceDiagnostic] = field(default_factory=list)
+    """Theme paths that do not exist (the collisions are found as the UI loads its themes)."""
 
     def replace_with(self, other: StartupResources) -> None:
         """Take ``other``'s listing in place (``/reload``), for the header that holds this one."""
         self.context_paths, self.origins = other.context_paths, other.origins
         self.skill_diagnostics, self.prompt_diagnostics = other.skill_diagnostics, other.prompt_diagnostics
+        self.theme_diagnostics = other.theme_diagnostics
 
 
 def resource_origins(
