@@ -217,3 +217,37 @@ def test_missing_theme_and_template_paths_are_listed_as_pi_lists_them() -> None:
         "[Prompt conflicts]", "  ROOT/work/gone.md", "    Prompt template path does not exist", "",
         "[Theme conflicts]", "  ROOT/work/gone.json", "    theme path does not exist",
     ]  # fmt: skip
+
+
+def test_expanded_skills_and_prompts_are_grouped_project_user_then_path() -> None:
+    """A trusted project's skill and template, the user's, and a ``--skill`` one: grouped in
+    Pi's order, each group sorted by path."""
+
+    def project(sandbox: Sandbox) -> None:
+        _resources(sandbox)
+        _skill(sandbox.work / ".pi" / "skills" / "gamma", "gamma", "The project's gamma")
+        (sandbox.work / ".pi" / "prompts").mkdir(parents=True)
+        (sandbox.work / ".pi" / "prompts" / "plan.md").write_text("Plan it\n", encoding="utf-8")
+        _skill(sandbox.work / "solo" / "delta", "delta", "A path's delta")
+
+    sections: dict[str, list[str]] = {}
+    with ExitStack() as stack:
+        for which in SIDES:
+            folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="hdr"))) / which
+            folder.mkdir()
+            settings = {"defaultProjectTrust": "always"}
+            args = ("--skill", "solo/delta", "--verbose")
+            run = stack.enter_context(launch(folder, which, [], args=args, before=project, settings=settings, height=60))
+            run.pane.wait_for("    /plan", everywhere=True)
+            root = str(run.sandbox.work.parent)
+            lines = [line.rstrip().replace(root, "ROOT") for line in run.pane.history().split("\n")]
+            start = lines.index("[Skills]")
+            sections[which] = lines[start : lines.index("", lines.index("[Prompts]"))]
+            run.quit()
+    assert sections["ours"] == sections["pi"]
+    assert sections["ours"] == [
+        "[Skills]", "  project", "    ROOT/work/.pi/skills/gamma/SKILL.md",
+        "  user", "    ~/.pi/agent/skills/alpha/SKILL.md", "    ~/.pi/agent/skills/beta/SKILL.md",
+        "  path", "    ROOT/work/solo/delta/SKILL.md", "",
+        "[Prompts]", "  project", "    /plan", "  user", "    /greet",
+    ]  # fmt: skip
