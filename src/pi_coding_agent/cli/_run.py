@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from pi_coding_agent.cli._inputs import InitialInput
     from pi_coding_agent.extensions import ExtensionRunner
     from pi_coding_agent.model_registry import ModelCatalog, ScopedModel
+    from pi_coding_agent.modes.interactive import StartupResources
     from pi_coding_agent.resource_loader import LoadedResources
     from pi_coding_agent.session import SessionManager
     from pi_coding_agent.settings import Settings
@@ -144,8 +145,9 @@ def _run(parsed: ParsedArgs) -> int:
     settings, early = _settings_with_trust(parsed, cwd, session_cwd, home, diagnostics)
     catalog = _catalog(home, diagnostics)
     resources, runner = _resources_and_extensions(
-        parsed, cwd, session_cwd, home, settings, diagnostics=diagnostics, into=early
-    )
+        parsed, cwd, session_cwd, home, settings, diagnostics=diagnostics, into=early,
+        interactive=mode == "interactive",
+    )  # fmt: skip
     if runner is not None:
         _register_providers(runner, catalog)
     if parsed.help:  # as in Pi, once the extensions loaded: their flags are listed
@@ -224,6 +226,8 @@ def _run(parsed: ParsedArgs) -> int:
             built.session.set_thinking_level(built.session.thinking_level)
         return built
 
+    listing: StartupResources | None = None  # the interactive header's, redrawn after /reload
+
     def reload_resources() -> list[str]:
         """``/reload``: settings, skills, prompt templates, themes and context files read again
         for the sessions ``build`` makes from now on; the warnings found."""
@@ -247,6 +251,11 @@ def _run(parsed: ParsedArgs) -> int:
             skills=loaded.skills.skills, prompt_templates=loaded.prompt_templates.templates,
             expand_input=lambda text: loaded.expand(text, lambda error: None),
         )  # fmt: skip
+        if listing is not None:
+            context = [*fresh_sources.paths, *(f.path for f in options.context_files)]
+            listing.replace_with(_startup_listing(loaded, parsed, cwd, context))
+            found = (*loaded.skills.diagnostics, *loaded.prompt_templates.diagnostics, *loaded.theme_diagnostics)
+            warnings = [warning for warning in warnings if warning not in {str(d) for d in found}]
         return [*warnings, *(str(issue) for issue in fresh.issues)]
 
     created = build(manager)
@@ -293,9 +302,10 @@ def _run(parsed: ParsedArgs) -> int:
 
     if mode == "interactive":
         runtime = AgentSessionRuntime(session, lambda next_manager: build(next_manager).session)
+        listing = _startup_listing(resources, parsed, cwd, [*sources.paths, *(f.path for f in options.context_files)])
         return _run_interactive(
             runtime, home, initial=initial, parsed=parsed, theme_paths=resources.theme_paths,
-            reload_resources=reload_resources,
+            reload_resources=reload_resources, listing=listing,
         )  # fmt: skip
     if session.model is None:
         raise CliError(NO_MODELS_MESSAGE)
@@ -321,6 +331,23 @@ def _prepare_local(model: Model, *, announce: bool) -> None:
         raise CliError(f"cannot set up {model.provider}/{model.id}: {error}") from None
 
 
+def _startup_listing(
+    resources: LoadedResources, parsed: ParsedArgs, cwd: str, context_paths: list[str]
+) -> StartupResources:
+    """What the interactive header lists about this run's context files, skills, templates and themes."""
+    from pi_coding_agent.modes.interactive import StartupResources, resource_origins
+    from pi_coding_agent.paths import resolve_path
+
+    skills, templates = resources.skills, resources.prompt_templates
+    resolved, cli = resources.resolved, resources.cli
+    origins = resource_origins(
+        [*(s.file_path for s in skills.skills), *(t.file_path for t in templates.templates), *resources.theme_paths],
+        [*resolved.skills, *resolved.prompts, *resolved.themes, *cli.skills, *cli.prompts, *cli.themes],
+        [resolve_path(p.strip(), cwd) for p in (*(parsed.skills or ()), *(parsed.prompt_templates or ()), *(parsed.themes or ()))],
+    )
+    return StartupResources(context_paths, origins, skills.diagnostics, templates.diagnostics, resources.theme_diagnostics)
+
+
 def _run_interactive(
     runtime: AgentSessionRuntime,
     home: Path,
@@ -329,6 +356,7 @@ def _run_interactive(
     parsed: ParsedArgs,
     theme_paths: list[str],
     reload_resources: Callable[[], list[str]],
+    listing: StartupResources,
 ) -> int:
 
     from pi_coding_agent import __version__
@@ -347,6 +375,7 @@ def _run_interactive(
             tui_mode="fullscreen" if parsed.tui_mode == "fullscreen" else "regular" if parsed.tui_mode else None,
             reload_resources=reload_resources,
             verbose=parsed.verbose,
+            startup_resources=listing,
         )
     )
 
@@ -480,6 +509,7 @@ def _resources_and_extensions(
     diagnostics: Diagnostics,
     into: ExtensionRunner | None,
     check: bool = True,
+    interactive: bool = False,
 ) -> tuple[LoadedResources, ExtensionRunner | None]:
     """Skills, templates, themes and extension files; the extensions loaded (their flags
     read) into ``into`` (the extensions that decided on trust) or a new runner."""
@@ -500,8 +530,12 @@ def _resources_and_extensions(
         no_extensions=parsed.no_extensions,
         extension_sources=parsed.extensions,
     )
+    # A terminal's header lists the skill, template and theme path problems ([Skill conflicts]...), as Pi's does.
+    listed = (*resources.skills.diagnostics, *resources.prompt_templates.diagnostics, *resources.theme_diagnostics)
+    shown = {str(d) for d in listed}
     for warning in resource_warnings:
-        diagnostics.warn(warning)
+        if not (interactive and warning in shown):
+            diagnostics.warn(warning)
     runner, failed = load_cli_extensions([r.path for r in resources.extensions], session_cwd, parsed, into)
     if failed:
         diagnostics.flush()

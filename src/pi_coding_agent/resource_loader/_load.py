@@ -29,7 +29,7 @@ from pi_coding_agent.prompt_templates import (
     load_prompt_templates,
     template_commands,
 )
-from pi_coding_agent.resources import ResourceDiagnostic
+from pi_coding_agent.resources import DiagnosticKind, ResourceDiagnostic
 from pi_coding_agent.settings import Settings
 from pi_coding_agent.skills import (
     SkillCommand,
@@ -71,6 +71,10 @@ class LoadedResources:
     resolved: ResolvedResources
     diagnostics: list[ResourceDiagnostic] = field(default_factory=list)
     enable_skill_commands: bool = True
+    theme_diagnostics: list[ResourceDiagnostic] = field(default_factory=list)
+    """``--theme`` paths that do not exist (also in ``diagnostics``)."""
+    cli: ResolvedResources = field(default_factory=ResolvedResources)
+    """What the ``-e`` sources resolved to (where those skills and templates came from)."""
 
     def expand(self, text: str, on_error: Callable[[SkillExpansionError], None] | None = None) -> str:
         """A prompt as the model will get it: ``/skill:name args`` then ``/template args`` expanded."""
@@ -106,14 +110,14 @@ def _skill_path(resource: ResolvedResource) -> str:
 
 
 def _missing(
-    paths: Sequence[str], cwd: str, message: str, known: Sequence[ResourceDiagnostic]
+    paths: Sequence[str], cwd: str, message: str, known: Sequence[ResourceDiagnostic], kind: DiagnosticKind = "error"
 ) -> list[ResourceDiagnostic]:
     reported = {d.path for d in known}
     found: list[ResourceDiagnostic] = []
     for raw in paths:
         path = resolve_path(raw.strip(), cwd)
         if not os.path.exists(path) and path not in reported:
-            found.append(ResourceDiagnostic("error", message, path))
+            found.append(ResourceDiagnostic(kind, message, path))
     return found
 
 
@@ -158,7 +162,7 @@ def load_resources(options: ResourceOptions) -> LoadedResources:
     theme_sources = [r.path for r in cli.themes if r.enabled]
     theme_sources += [] if options.no_themes else [r.path for r in resolved.themes if r.enabled]
     themes = _merge(cwd, theme_sources, options.theme_paths)
-    theme_problems = _missing(options.theme_paths, cwd, "Theme path does not exist", [])
+    theme_problems = _missing(options.theme_paths, cwd, "theme path does not exist", [], "warning")  # Pi's words
     not_installed = [
         ResourceDiagnostic(
             "warning",
@@ -182,4 +186,6 @@ def load_resources(options: ResourceOptions) -> LoadedResources:
         resolved=resolved,
         diagnostics=[*skills.diagnostics, *templates.diagnostics, *theme_problems, *not_installed],
         enable_skill_commands=enable if isinstance(enable, bool) else True,
+        theme_diagnostics=theme_problems,
+        cli=cli,
     )

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pi_coding_agent.paths import CONFIG_DIR_NAME
@@ -39,6 +39,9 @@ def _discover(name: str, cwd: str | Path, agent_dir: str | Path, project_trusted
 class PromptSources:
     custom: str | None
     append: list[str]
+    paths: list[str] = field(default_factory=list)
+    """The files among the sources (the system prompt's, then the appended ones), absolute:
+    what the interactive header lists under ``[Context]`` before the context files."""
 
 
 def resolve_prompt_sources(
@@ -56,4 +59,5 @@ def resolve_prompt_sources(
     else:
         found = _discover("APPEND_SYSTEM.md", cwd, agent_dir, project_trusted)
         appends = [found] if found else []
-    return PromptSources(custom or None, [prompt_text(item, "append system prompt") for item in appends])
+    files = [os.path.abspath(item) for item in (source, *appends) if item and os.path.exists(item)]
+    return PromptSources(custom or None, [prompt_text(item, "append system prompt") for item in appends], files)

@@ -6,6 +6,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from pi_coding_agent.modes.interactive._startup_resources import StartupResources, resource_origins
+
 if TYPE_CHECKING:
     from pi_ai import ImageContent
     from pi_coding_agent.agent_session import AgentSessionRuntime
@@ -24,12 +26,14 @@ async def run_interactive_mode(
     tui_mode: Literal["regular", "fullscreen"] | None = None,
     reload_resources: Callable[[], list[str]] | None = None,
     verbose: bool = False,
+    startup_resources: StartupResources | None = None,
 ) -> int:
     """Run the terminal UI on the process's terminal until the user quits; the exit status.
 
     ``reload_resources`` (for ``/reload``) re-reads skills, prompt templates, context files and
     settings for the sessions the runtime builds from then on, and returns warnings to show.
     ``verbose`` (``--verbose``) shows the startup header even with ``quietStartup``.
+    ``startup_resources``: the context files, resource origins and conflicts the header lists.
     """
     from pi_coding_agent.modes.interactive._mode import InteractiveMode
 
@@ -42,6 +46,7 @@ async def run_interactive_mode(
         tui_mode=tui_mode,
         reload_resources=reload_resources,
         verbose=verbose,
+        startup_resources=startup_resources,
     )
     return await mode.run(initial_message, initial_images)
 
@@ -57,4 +62,4 @@ async def pick_session(
     return await run_picker(load_current, load_all, agent_dir)
 
 
-__all__ = ["pick_session", "run_interactive_mode"]
+__all__ = ["StartupResources", "pick_session", "resource_origins", "run_interactive_mode"]

@@ -15,6 +15,7 @@ and ``git:`` only, the two kinds it installs.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from pi_coding_agent.packages import is_local_path
@@ -99,7 +100,16 @@ def _compact_labels(paths: list[str], sources: dict[str, Source]) -> list[str]:
     return labels
 
 
-def _grouped(paths: list[str], sources: dict[str, Source], theme: Theme) -> list[str]:
+def grouped_lines(
+    paths: list[str],
+    sources: dict[str, Source],
+    theme: Theme,
+    plain: Callable[[str], str] = home_short,
+    packaged: Callable[[str, Source | None], str] = _short,
+) -> list[str]:
+    """The paths grouped by scope (project, user, then path: ``-e``/``--skill`` and the like),
+    within one by package, each sorted by path and shown by ``plain`` (``packaged`` for a
+    package's), as Pi expands its resource sections."""
     groups: dict[str, tuple[list[str], dict[str, list[str]]]] = {g: ([], {}) for g in ("project", "user", "path")}
     for path in paths:
         source, scope, _ = source_of(path, sources) or ("local", "project", None)
@@ -109,14 +119,14 @@ def _grouped(paths: list[str], sources: dict[str, Source], theme: Theme) -> list
         else:
             groups[group][0].append(path)
     lines = []
-    for name, (plain, packages) in groups.items():
-        if not plain and not packages:
+    for name, (local, packages) in groups.items():
+        if not local and not packages:
             continue
         lines.append(f"  {theme.fg('accent', name)}")
-        lines += [theme.fg("dim", f"    {home_short(p)}") for p in sorted(plain)]
+        lines += [theme.fg("dim", f"    {plain(p)}") for p in sorted(local)]
         for source, members in sorted(packages.items()):
             lines.append(f"    {theme.fg('mdLink', source)}")
-            lines += [theme.fg("dim", f"      {_short(p, source_of(p, sources))}") for p in sorted(members)]
+            lines += [theme.fg("dim", f"      {packaged(p, source_of(p, sources))}") for p in sorted(members)]
     return lines
 
 
@@ -127,6 +137,6 @@ def extensions_section(runner: ExtensionRunner | None, theme: Theme, expanded: b
         return []
     heading = theme.fg("mdHeading", "[Extensions]")
     if expanded:
-        return [heading, *_grouped(paths, runner.sources, theme)]  # type: ignore[union-attr]
+        return [heading, *grouped_lines(paths, runner.sources, theme)]  # type: ignore[union-attr]
     labels = sorted(_compact_labels(paths, runner.sources))  # type: ignore[union-attr]
     return [heading, theme.fg("dim", "  " + ", ".join(labels))]

@@ -41,6 +41,7 @@ from pi_coding_agent.modes.interactive._indicators import StatusIndicators
 from pi_coding_agent.modes.interactive._keys import load_keybindings
 from pi_coding_agent.modes.interactive._layout import Layout
 from pi_coding_agent.modes.interactive._queue import MessageQueue
+from pi_coding_agent.modes.interactive._startup_resources import StartupResources
 from pi_coding_agent.modes.interactive._styles import markdown_theme
 from pi_coding_agent.modes.interactive._terminal_theme import TerminalTheme
 from pi_coding_agent.modes.interactive._themes import ThemeChoice, load_theme_choice
@@ -87,8 +88,10 @@ class InteractiveMode:
         tui_mode: TuiMode | None = None,
         reload_resources: ReloadResources | None = None,
         verbose: bool = False,
+        startup_resources: StartupResources | None = None,
     ) -> None:
         self.runtime = runtime
+        self.startup_resources = startup_resources or StartupResources()
         self.verbose = verbose
         self.agent_dir = agent_dir
         self.version = version
@@ -263,7 +266,11 @@ class InteractiveMode:
     def build_header(self) -> None:
         header = self.layout.header
         header.clear()
-        from pi_coding_agent.modes.interactive._header import header_text, resource_sections
+        from pi_coding_agent.modes.interactive._header import (
+            conflict_sections,
+            header_text,
+            resource_sections,
+        )
 
         listed = not self._flag("quietStartup") or self.verbose
         custom = self.ui.custom_header
@@ -273,11 +280,17 @@ class InteractiveMode:
             header.add_child(Spacer(1))
             header.add_child(custom or Text(header_text(self, self.header_expanded), 1, 0))
             header.add_child(Spacer(1))
-        for section in resource_sections(self, self.header_expanded) if listed else ():
+        if listed and self.startup_resources.context_paths:
+            header.add_child(Spacer(1))  # Pi leaves one more line above [Context]
+        listing = resource_sections(self, self.header_expanded) if listed else []
+        for section in [*listing, *conflict_sections(self, ("Skill conflicts", "Prompt conflicts"))]:
+            header.add_child(Text(section, 0, 0))  # the conflicts with quietStartup too, as in Pi
+            header.add_child(Spacer(1))
+        for part in self.extensions.issues():
+            header.add_child(part)
+        for section in conflict_sections(self, ("Theme conflicts",)):
             header.add_child(Text(section, 0, 0))
             header.add_child(Spacer(1))
-        for part in self.extensions.issues():  # with quietStartup too, as in Pi
-            header.add_child(part)
 
     def render_session(self) -> None:
         """The transcript of the current session from its stored messages."""

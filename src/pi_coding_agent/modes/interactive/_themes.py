@@ -21,6 +21,7 @@ from pi_coding_agent.modes.interactive.theme import (
     builtin_theme,
     discover_themes,
 )
+from pi_coding_agent.resources import Collision
 from pi_coding_agent.tui import RgbColor
 
 _ANSI_16 = (
@@ -77,6 +78,8 @@ class ThemeChoice:
     requested: str | None = None
     """The CLI's ``--use-theme``, or the setting; ``None``: let the terminal decide."""
     appearance: str = "dark"
+    collisions: list[Collision] = field(default_factory=list)
+    """Custom themes skipped for a name another one has (Pi's ``[Theme conflicts]``)."""
 
     def names(self) -> list[str]:
         return sorted({*BUILTIN_THEMES, *self.themes})
@@ -104,10 +107,11 @@ def load_theme_choice(
     setting: object, requested: str | None, directories: Sequence[Path], files: Sequence[Path] = ()
 ) -> ThemeChoice:
     """Custom themes from ``directories`` and ``files``, and what to pick among them."""
+    collisions: list[Collision] = []
     try:
-        themes, problems = discover_themes(list(directories), list(files))
+        themes, problems = discover_themes(list(directories), list(files), collisions)
     except ThemeError as error:
         themes, problems = {}, [str(error)]
     chosen = requested or (setting if isinstance(setting, str) and setting.strip() else None)
-    choice = ThemeChoice(themes, problems, chosen, appearance_from_env(os.environ) or "dark")
+    choice = ThemeChoice(themes, problems, chosen, appearance_from_env(os.environ) or "dark", collisions)
     return choice

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pi_coding_agent.resources import Collision
+
 FOREGROUND_TOKENS = (
     "accent", "border", "borderAccent", "borderMuted", "success", "error", "warning", "muted", "dim",
     "text", "thinkingText", "scrollbarTrack", "scrollbarThumb", "userMessageText", "customMessageText",
@@ -213,8 +215,12 @@ def load_theme_file(path: Path, truecolor: bool | None = None) -> Theme:
     return parse_theme(data, str(path), truecolor)
 
 
-def discover_themes(directories: list[Path], files: list[Path] = ()) -> tuple[dict[str, Theme], list[str]]:  # type: ignore[assignment]
-    """Custom themes by name from ``*.json`` in ``directories`` and the given ``files``, with problems."""
+def discover_themes(
+    directories: list[Path], files: list[Path] = (), collisions: list[Collision] | None = None  # type: ignore[assignment]
+) -> tuple[dict[str, Theme], list[str]]:
+    """Custom themes by name from ``*.json`` in ``directories`` and the given ``files``, with
+    problems; a second custom theme of one name goes to ``collisions`` when given (the
+    header's ``[Theme conflicts]``), else to the problems."""
     themes: dict[str, Theme] = {}
     problems: list[str] = []
     candidates: list[Path] = []
@@ -231,6 +237,9 @@ def discover_themes(directories: list[Path], files: list[Path] = ()) -> tuple[di
             theme = load_theme_file(path)
         except ThemeError as error:
             problems.append(str(error))
+            continue
+        if theme.name in themes and collisions is not None:
+            collisions.append(Collision("theme", theme.name, themes[theme.name].source or "", str(path)))
             continue
         if theme.name in BUILTIN_THEMES or theme.name in themes:
             problems.append(f"{path}: theme name '{theme.name}' is already taken; file ignored")
