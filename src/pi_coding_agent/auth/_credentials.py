@@ -25,11 +25,12 @@ real CLI); we follow the program, not the page.
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from pi_coding_agent.auth._config_value import is_configured, resolve_config_value
+from pi_coding_agent.auth._config_value import is_configured, referenced_env_vars, resolve_config_value
 from pi_coding_agent.auth._lock import AuthLockError
 from pi_coding_agent.auth._storage import AuthFileError, AuthStorage
 
@@ -64,11 +65,21 @@ class Credentials:
         self._radius = dict(radius_gateways or {})
         """``models.json`` providers with ``"oauth": "radius"``: id -> (name, gateway URL)."""
         self._runtime: dict[str, str] = {}
+        self._names: dict[str, str] = {}
         self._flows: dict[str, OAuthFlow | None] = {}
 
     def set_configured_keys(self, configured_keys: Mapping[str, str]) -> None:
         """The providers' ``apiKey`` values after the catalog changed (an extension's provider)."""
         self._configured = dict(configured_keys)
+
+    def set_provider_names(self, names: Mapping[str, str]) -> None:
+        """The names the catalog gives providers: every provider beyond the built-in ones
+        (``models.json``'s, extensions'), and a built-in one renamed there. ``/login`` lists
+        them as named here."""
+        self._names = dict(names)
+
+    def provider_names(self) -> dict[str, str]:
+        return dict(self._names)
 
     def set_runtime_key(self, provider: str, key: str) -> None:
         """A key that wins over every stored one for this process only (``--api-key``)."""
@@ -134,6 +145,24 @@ class Credentials:
                 return False
         # A key is held; the provider's other values (Cloudflare's ids) must be found too.
         return resolve_provider_auth(provider, key="<held>", key_env=scoped_env) is not None
+
+    def auth_source(self, provider: str) -> str | None:
+        """Where a configured provider's credentials come from, as Pi's ``/login`` list says:
+        ``runtime`` (``--api-key``), ``stored`` (``auth.json``), ``models_json_command``, the
+        variables a ``models.json`` key names, ``models_json_key`` (a literal there), else the
+        provider's own variables that are set (``None`` when none is)."""
+        from pi_ai import api_key_env_vars
+
+        if provider in self._runtime:
+            return "runtime"
+        if self.storage.has(provider):
+            return "stored"
+        configured = self._configured.get(provider)
+        if configured is not None:
+            if configured.startswith("!"):
+                return "models_json_command"
+            return ", ".join(referenced_env_vars(configured)) or "models_json_key"
+        return ", ".join(n for n in api_key_env_vars(provider) if os.environ.get(n)) or None
 
     def available_model_ids(self, provider: str) -> set[str] | None:
         """The models a signed-in account may use, when its credential says (Copilot)."""

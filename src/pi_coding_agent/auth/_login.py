@@ -1,7 +1,8 @@
 """Signing in and out: what ``/login`` and ``/logout`` call.
 
-``login_options`` lists what can be signed in to (Pi's built-in providers and ``models.json``
-Radius gateways), one entry per provider and method, by name as Pi sorts them.
+``login_options`` lists what can be signed in to (Pi's built-in providers, ``models.json``
+Radius gateways, and the other providers of ``models.json`` and extensions, with a plain
+"API key"), one entry per provider and method, by name as Pi sorts them.
 ``login(credentials, provider, callbacks)`` runs the provider's flow (``pi_ai.oauth``) or asks
 for its API key, and stores the result in ``auth.json``; ``logout`` removes a stored
 credential (environment variables and ``models.json`` stay as they are);
@@ -40,13 +41,8 @@ class LoginOption:
 
 
 def login_options(credentials: Credentials, auth_type: AuthType | None = None) -> list[LoginOption]:
-    from pi_ai.models import builtin_provider_infos
-
     options = []
-    providers = {provider: (info.name, info.api_key) for provider, info in builtin_provider_infos().items()}
-    for provider in credentials.radius_providers():
-        providers[provider] = (credentials.radius_name(provider), "Radius API key")
-    for provider, (name, key_name) in providers.items():
+    for provider, (name, key_name) in _providers(credentials).items():
         configured = credentials.has_auth(provider)
         flow = credentials.oauth_flow(provider)
         if flow is not None and auth_type in (None, "oauth"):
@@ -60,30 +56,41 @@ def login_options(credentials: Credentials, auth_type: AuthType | None = None) -
     return sorted(options, key=lambda option: option.name.casefold())
 
 
+def _providers(credentials: Credentials) -> dict[str, tuple[str, str | None]]:
+    """Every provider one can sign in to: its name and its API key's name (``None``: none).
+
+    As in Pi: the built-in ones, the ``models.json`` Radius gateways, and each other provider of
+    ``models.json`` or an extension, whose key is just an "API key"; a ``name`` given there wins."""
+    from pi_ai.models import builtin_provider_infos
+
+    names = credentials.provider_names()
+    providers = {p: (names.get(p, info.name), info.api_key) for p, info in builtin_provider_infos().items()}
+    for provider in credentials.radius_providers():
+        providers[provider] = (credentials.radius_name(provider), "Radius API key")
+    for provider, name in names.items():
+        providers.setdefault(provider, (name, "API key"))
+    return providers
+
+
 async def login(
     credentials: Credentials, provider: str, callbacks: LoginCallbacks, auth_type: AuthType = "oauth"
 ) -> dict[str, Any]:
     """Sign in to ``provider`` and store the credential; returns it. Raises ``OAuthError``
     (``LoginCancelled`` when the user stopped) or ``AuthFileError`` when it cannot be stored."""
-    from pi_ai.models import get_provider_info
     from pi_ai.oauth import OAuthError
 
-    if get_provider_info(provider) is None and provider not in credentials.radius_providers():
+    known = _providers(credentials)
+    if provider not in known:
         raise OAuthError(f"Unknown provider: {provider}")
+    name, key_name = known[provider]
     if auth_type == "oauth":
         flow = credentials.oauth_flow(provider)
         if flow is None:
-            raise OAuthError(f"{_name(credentials, provider)} does not support oauth login")
+            raise OAuthError(f"{name} does not support oauth login")
         credential = await flow.login(callbacks)
     else:
-        info = get_provider_info(provider)
-        key_name = (
-            info.api_key
-            if info is not None
-            else ("Radius API key" if provider in credentials.radius_providers() else None)
-        )
         if key_name is None:
-            raise OAuthError(f"{_name(credentials, provider)} does not support api_key login")
+            raise OAuthError(f"{name} does not support api_key login")
         from pi_coding_agent.auth._api_key_login import api_key_login
 
         credential = await api_key_login(provider, key_name, callbacks)
@@ -99,12 +106,3 @@ async def logout(storage: AuthStorage, provider: str) -> bool:
 def stored_credentials(storage: AuthStorage) -> list[tuple[str, str]]:
     """``(provider, "oauth" | "api_key")`` for each stored credential, without resolving keys."""
     return [(provider, storage.credential_type(provider) or "") for provider in storage.providers()]
-
-
-def _name(credentials: Credentials, provider: str) -> str:
-    from pi_ai.models import get_provider_info
-
-    info = get_provider_info(provider)
-    if info is not None:
-        return info.name
-    return credentials.radius_name(provider) if provider in credentials.radius_providers() else provider

@@ -81,6 +81,7 @@ class ModelCatalog:
         if dynamic:
             registry = load_models_json(path, dynamic)
         catalog = cls(registry, Credentials(auth, _configured_keys(registry), gateways))
+        catalog.credentials.set_provider_names(_provider_names(registry))
         catalog.models_json = path
         catalog.dynamic = dynamic
         return catalog
@@ -104,6 +105,7 @@ class ModelCatalog:
             self.dynamic = dynamic_catalogs(agent_dir, list(self.gateways()), self.credentials.storage)
             self.registry = self._composed(self.extension_providers)
             self.credentials.set_configured_keys(_configured_keys(self.registry))
+            self.credentials.set_provider_names(_provider_names(self.registry))
 
     def _composed(self, extension_providers: dict[str, Any]) -> ModelRegistry:
         """``models.json`` over ``extension_providers`` and the built-in and dynamic catalogs."""
@@ -124,6 +126,7 @@ class ModelCatalog:
         self.extension_providers = providers
         self.registry = registry
         self.credentials.set_configured_keys(_configured_keys(registry))
+        self.credentials.set_provider_names(_provider_names(registry))
 
     @property
     def error(self) -> str | None:
@@ -224,6 +227,22 @@ def _configured_keys(registry: ModelRegistry) -> dict[str, str]:
         if config is not None and config.api_key is not None:
             configured[provider] = config.api_key
     return configured
+
+
+def _provider_names(registry: ModelRegistry) -> dict[str, str]:
+    """The names ``models.json`` (or an extension) gives providers: an entry's ``name``, and a
+    custom provider's id when it gives none."""
+    from pi_ai.models import builtin_provider_infos
+
+    builtin = builtin_provider_infos()
+    names: dict[str, str] = {}
+    for provider in registry.providers():
+        config = registry.provider_config(provider)
+        if config is not None and config.name:
+            names[provider] = config.name
+        elif provider not in builtin:
+            names[provider] = provider
+    return names
 
 
 def _radius_gateways(registry: ModelRegistry) -> dict[str, tuple[str, str]]:

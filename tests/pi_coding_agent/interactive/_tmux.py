@@ -38,6 +38,18 @@ def editor_lines(screen: str) -> list[str]:
     return lines[rules[-2] + 1 : rules[-1]] if len(rules) >= 2 else []
 
 
+def suggestions(screen: str) -> list[str]:
+    """The completion rows under the editor, spaces squeezed (``→`` marks the highlighted one)."""
+    rows = screen.split("\n")
+    last_rule = max(i for i, row in enumerate(rows) if row.startswith("──"))
+    found = []
+    for row in rows[last_rule + 1 :]:
+        if not row.startswith(("→ ", "  ")):
+            break
+        found.append(" ".join(row.split()))
+    return found
+
+
 class TmuxPane:
     def __init__(
         self,

@@ -1,7 +1,7 @@
 """``/login`` and ``/logout`` in the real ``pi`` in tmux (ours and Pi's own): a device-code
 sign-in to Kimi For Coding against the fake authorization server on 127.0.0.1 (both honour
 ``KIMI_CODE_OAUTH_HOST``), an API key typed for OpenAI, then ``/logout`` of the first; the
-provider names completed after ``/login ``; Amazon Bedrock's hint beside its key dialog; and
+provider names completed after ``/login `` (``models.json``'s among them); Amazon Bedrock's hint beside its key dialog; and
 (ours only) Anthropic's sign-in through the browser and the local callback.
 What ends up in ``auth.json`` is checked after each step."""
 
@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from tests.pi_coding_agent.interactive._scenario import Run, launch
-from tests.pi_coding_agent.interactive._tmux import TmuxPane
+from tests.pi_coding_agent.interactive._tmux import TmuxPane, suggestions
 from tests.support.fake_auth_server import FakeAuthServer
 
 pytestmark = pytest.mark.timeout(600)
@@ -75,6 +75,16 @@ def test_login_with_a_device_code_and_a_key_then_logout(tmp_path: Path, which: s
         pane.send("Enter")
         pane.wait_for("Saved API key for OpenAI. Credentials saved to")
         assert _auth(run)["openai"] == {"type": "api_key", "key": "sk-typed-in-the-tui"}
+        run.command("/login")
+        pane.wait_for("→ Sign in with an account")
+        pane.send("Down", "Enter")
+        pane.wait_for("Select provider to configure:")
+        pane.type("OpenAI")
+        pane.wait_for("→ OpenAI ✓ stored")  # Pi's word for a key in auth.json
+        pane.send("Escape")
+        pane.wait_for("Select authentication method:")
+        pane.send("Escape")
+        pane.wait_until_gone("Select authentication method:")
 
         run.command("/logout")
         pane.wait_for("Select provider to logout:")
@@ -107,7 +117,8 @@ def test_escape_cancels_a_sign_in_and_logout_with_nothing_stored(tmp_path: Path,
         pane.send("Down", "Enter")
         pane.wait_for("Select provider to configure:")
         pane.type("OpenAI")
-        pane.wait_for("→ OpenAI ✓ env: OPENAI_API_KEY")  # where its key comes from now
+        screen = pane.wait_for("→ OpenAI ✓ env: OPENAI_API_KEY")  # where its key comes from now
+        assert "scripted-openai ✓ models_json_key" in screen  # models.json's literal key
         pane.send("Escape")  # back to the question of how to sign in
         pane.wait_for("Select authentication method:")
         pane.send("Escape")
@@ -129,24 +140,12 @@ def test_escape_cancels_a_sign_in_and_logout_with_nothing_stored(tmp_path: Path,
         run.quit()
 
 
-def _suggestions(screen: str) -> list[str]:
-    """The completion rows under the editor, spaces squeezed (``→`` marks the highlighted one)."""
-    rows = screen.split("\n")
-    last_rule = max(i for i, row in enumerate(rows) if row.startswith("──"))
-    found = []
-    for row in rows[last_rule + 1 :]:
-        if not row.startswith(("→ ", "  ")):
-            break
-        found.append(" ".join(row.split()))
-    return found
-
-
 def _complete_the_provider(pane: TmuxPane) -> None:
     """``/login `` lists every provider once, by name, with the ways to sign in to it (Pi's
     ``/login`` argument completion); typing narrows it, Enter completes the id without running."""
     pane.type("/login ")
     screen = pane.wait_for("→ amazon-bedrock")
-    assert _suggestions(screen)[:5] == [
+    assert suggestions(screen)[:5] == [
         "→ amazon-bedrock Amazon Bedrock · API key",
         "ant-ling Ant Ling · API key",
         "anthropic Anthropic · subscription/API key",
@@ -155,7 +154,7 @@ def _complete_the_provider(pane: TmuxPane) -> None:
     ], screen
     pane.type("op")
     screen = pane.wait_for("→ openai ")
-    assert _suggestions(screen)[:5] == [
+    assert suggestions(screen)[:5] == [
         "→ openai OpenAI · API key",
         "openai-codex OpenAI Codex · subscription",
         "opencode-go OpenCode Go · API key",
@@ -163,11 +162,15 @@ def _complete_the_provider(pane: TmuxPane) -> None:
         "openrouter OpenRouter · subscription/API key",
     ], screen
     pane.send("BSpace", "BSpace")
+    pane.type("scri")  # models.json's providers are there too, by id, with a plain API key
+    screen = pane.wait_for("→ scripted-anthropic ")
+    assert suggestions(screen)[:2] == ["→ scripted-anthropic API key", "scripted-openai API key"], screen
+    pane.send("BSpace", "BSpace", "BSpace", "BSpace")
     pane.type("kimi")
     screen = pane.wait_for("→ kimi-coding ")
-    assert _suggestions(screen)[0] == "→ kimi-coding Kimi For Coding · subscription/API key", screen
+    assert suggestions(screen)[0] == "→ kimi-coding Kimi For Coding · subscription/API key", screen
     pane.send("Enter")  # completes the name; the command does not run yet
-    pane.wait_until(lambda s: not _suggestions(s), "the suggestions stayed open")
+    pane.wait_until(lambda s: not suggestions(s), "the suggestions stayed open")
     assert pane.editor() == "/login kimi-coding"
     assert "Select authentication method" not in pane.screen()
 
@@ -178,7 +181,7 @@ def test_the_amazon_bedrock_key_dialog_names_the_other_ways_to_sign_in(tmp_path:
         pane.type("/login amazon-bedrock")
         pane.wait_for("→ amazon-bedrock ")
         pane.send("Enter")  # completes the (already whole) name
-        pane.wait_until(lambda s: not _suggestions(s), "the suggestions stayed open")
+        pane.wait_until(lambda s: not suggestions(s), "the suggestions stayed open")
         pane.send("Enter")  # Bedrock signs in with a key only: its dialog comes at once
         pane.wait_for("Select Amazon Bedrock authentication method:")
         pane.wait_for("→ Bearer token")

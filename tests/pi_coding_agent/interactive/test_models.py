@@ -1,7 +1,7 @@
 """Models and thinking levels in the real ``pi`` in tmux (ours and Pi's own): ``/model`` with
 search and Ctrl+S for the default, Shift+Tab and ``/thinking``, Ctrl+P cycling, Ctrl+L,
 ``/scoped-models`` saved with Ctrl+S (and the footer dropping the provider once the scope
-has only one)."""
+has only one); what the editor completes after ``/model `` and ``/thinking ``."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import pytest
 
 from pi_coding_agent.local_model import local_models
 from tests.pi_coding_agent.interactive._scenario import launch
+from tests.pi_coding_agent.interactive._tmux import suggestions
 from tests.support.scripted_provider import models_json
 
 # A scenario drives a whole session in a terminal; Pi's TUI alone takes seconds to start
@@ -96,3 +97,58 @@ def test_model_thinking_cycling_and_scope(tmp_path: Path, which: str) -> None:
                          ("model_change", "scripted-claude"), ("thinking_level_change", "off"),
                          ("model_change", "scripted-thinker")]  # fmt: skip
 
+
+
+def test_model_and_thinking_arguments_complete(tmp_path: Path, which: str) -> None:
+    """Pi's completion after ``/model ``: the available models in catalog order, the id with its
+    provider beside it, ``provider/id`` inserted by Tab; after ``/thinking ``: the levels the
+    model accepts. Enter on a highlighted level completes it, the next Enter runs it."""
+    with launch(tmp_path, which, [], models=_models) as run:
+        pane = run.pane
+        pane.type("/model ")
+        screen = pane.wait_for("→ scripted-model ")
+        # Ours also offers the embedded models (docs/tui), after the configured ones.
+        local = [] if which == "pi" else [f"{m.id} {m.provider}" for m in local_models()]
+        assert suggestions(screen) == [
+            "→ scripted-model scripted-openai",
+            "scripted-thinker scripted-openai",
+            "scripted-claude scripted-anthropic",
+            *local,
+        ][:5] + ([f"(1/{3 + len(local)})"] if len(local) + 3 > 5 else []), screen
+        pane.type("thin")
+        screen = pane.wait_for("→ scripted-thinker ")
+        assert suggestions(screen)[:2] == ["→ scripted-thinker scripted-openai", "scripted-claude scripted-anthropic"]
+        pane.send("Tab")
+        pane.wait_until(lambda s: not suggestions(s), "the suggestions stayed open")
+        assert pane.editor() == "/model scripted-openai/scripted-thinker"
+        pane.send("Enter")
+        pane.wait_for("Model: scripted-thinker")
+        pane.wait_for("scripted-thinker • thinking off")
+        pane.type("/thinking ")
+        screen = pane.wait_for("→ off")
+        assert suggestions(screen) == ["→ off", "minimal", "low", "medium", "high"], screen
+        pane.type("hi")
+        screen = pane.wait_until(lambda s: suggestions(s) == ["→ high"], "only high left")
+        pane.send("Enter")  # completes the level; the command does not run yet
+        pane.wait_until(lambda s: not suggestions(s), "the suggestions stayed open")
+        assert pane.editor() == "/thinking high"
+        assert "Thinking level:" not in pane.screen()
+        pane.send("Enter")
+        pane.wait_for("Thinking level: high")
+        pane.wait_for("scripted-thinker • high")
+        run.quit()
+
+
+def test_model_completion_offers_the_scope_only(tmp_path: Path, which: str) -> None:
+    """With ``enabledModels``, ``/model `` completes only the scoped models, in the scope's order."""
+    scope = ["scripted-openai/scripted-thinker", "scripted-openai/scripted-model"]
+    with launch(tmp_path, which, [], models=_models, settings={"enabledModels": scope}) as run:
+        pane = run.pane
+        pane.type("/model ")
+        screen = pane.wait_for("→ scripted-thinker ")
+        assert suggestions(screen) == ["→ scripted-thinker scripted-openai", "scripted-model scripted-openai"], screen
+        pane.send("Escape")
+        pane.wait_until(lambda s: not suggestions(s), "the suggestions stayed open")
+        pane.send("C-u")
+        pane.wait_until(lambda _: pane.editor() == "", "the editor kept its text")
+        run.quit()

@@ -68,10 +68,16 @@ def is_builtin(name: str) -> bool:
 
 
 def argument_completions(mode: InteractiveMode, name: str, prefix: str) -> list[Suggestion] | None:
-    """What the built-in ``name`` offers after ``/name `` (``/login``: the providers)."""
-    from pi_coding_agent.modes.interactive.commands import _auth
+    """What the built-in ``name`` offers after ``/name ``: ``/login`` the providers, ``/model``
+    the models, ``/thinking`` the levels; the others nothing."""
+    from pi_coding_agent.modes.interactive.commands import _auth, _models
 
-    return _auth.login_completions(mode, prefix) if name == "login" else None
+    completions = {
+        "login": _auth.login_completions,
+        "model": _models.model_completions,
+        "thinking": _models.thinking_completions,
+    }.get(name)
+    return completions(mode, prefix) if completions is not None else None
 
 
 def _handlers() -> dict[str, Handler]:

@@ -12,12 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import shutil
 import subprocess
 from typing import TYPE_CHECKING
 
-from pi_ai import api_key_env_vars
 from pi_coding_agent.auth import AuthFileError, LoginOption, login_options, stored_credentials
 from pi_coding_agent.auth import login as sign_in
 from pi_coding_agent.auth import logout as sign_out
@@ -58,17 +56,10 @@ def _row(credentials: Credentials, option: LoginOption) -> ProviderRow:
     status_type = status_source = None
     if option.configured:
         status_type = "oauth" if credentials.is_oauth(option.provider) else "api_key"
-        if credentials.storage.has(option.provider):
-            status_source = "stored credential"
-        else:
-            status_source = ", ".join(n for n in api_key_env_vars(option.provider) if _env_set(n)) or None
+        status_source = credentials.auth_source(option.provider)
     return ProviderRow(
         option.provider, option.name, option.auth_type, option.method, status_type, status_source
     )
-
-
-def _env_set(name: str) -> bool:
-    return bool(os.environ.get(name))
 
 
 def _rows(mode: InteractiveMode, auth_type: str | None = None) -> list[ProviderRow]:

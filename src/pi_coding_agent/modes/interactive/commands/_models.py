@@ -14,9 +14,31 @@ from pi_coding_agent.modes.interactive.selectors import (
     model_key,
 )
 from pi_coding_agent.settings import DEFAULT_THINKING_LEVEL
+from pi_coding_agent.tui import Suggestion, fuzzy_filter
 
 if TYPE_CHECKING:
     from pi_coding_agent.modes.interactive._mode import InteractiveMode
+
+
+def model_completions(mode: InteractiveMode, prefix: str) -> list[Suggestion] | None:
+    """What Pi offers after ``/model ``: the scoped models (else the available ones) in their
+    order, the id shown with its provider beside it, ``provider/id`` to insert."""
+    session = mode.session
+    models = [s.model for s in session.scoped_models] or session.available_models()
+
+    def searched(m: Model) -> str:
+        # The bare id leads, unlike the selector's search, so typing an id ranks it first.
+        name = f" {m.name}" if m.name else ""
+        return f"{m.id} {m.provider} {m.provider}/{m.id} {m.provider} {m.id}{name}"
+
+    found = [Suggestion(model_key(m), m.id, m.provider) for m in fuzzy_filter(models, prefix, searched)]
+    return found or None
+
+
+def thinking_completions(mode: InteractiveMode, prefix: str) -> list[Suggestion] | None:
+    """What Pi offers after ``/thinking ``: the levels the model accepts, without descriptions."""
+    levels = fuzzy_filter(mode.session.available_thinking_levels(), prefix, lambda level: level)
+    return [Suggestion(level, level) for level in levels] or None
 
 
 async def model(mode: InteractiveMode, search: str) -> None:
