@@ -7,7 +7,15 @@ from typing import Any
 
 import msgspec
 
-from pi_ai import AssistantMessage, Context, Model, SimpleStreamOptions, TextContent, UserMessage, stream_simple
+from pi_ai import (
+    AssistantMessage,
+    Context,
+    Model,
+    SimpleStreamOptions,
+    TextContent,
+    UserMessage,
+    stream_simple,
+)
 from pi_ai.faux import faux_assistant_message, register_faux_provider
 from pi_coding_agent.compaction import (
     SummaryRequest,
