@@ -195,20 +195,32 @@ def _without_repeats(calls: list[ToolCall], done: set[str]) -> list[ToolCall]:
 
 
 def _just_done_calls(context: Context) -> tuple[list[str], bool]:
-    """The calls of the last assistant turn when nothing came after their results, and whether one
-    of them failed: making exactly those calls again cannot help (the tools see the same files
-    and give the same results), and small models loop on them."""
+    """Calls that cannot help if made again, and whether one of them failed.
+
+    Those are the calls of the last assistant turn (nothing came after their results: the tools
+    see the same files and give the same results), and those of the turns before it while every
+    call since failed (a failed call changed nothing). Small models loop on both: the same call
+    again, or a failed edit and a failed test run in turn."""
     messages = context.messages
+    keys: list[str] = []
+    failed = False
     index = len(messages)
-    while index > 0 and isinstance(messages[index - 1], ToolResultMessage):
-        index -= 1
-    results = messages[index:]
-    if not results or index == 0 or not isinstance(messages[index - 1], AssistantMessage):
-        return [], False
-    failed = any(isinstance(result, ToolResultMessage) and result.is_error for result in results)
-    assistant = messages[index - 1]
-    assert isinstance(assistant, AssistantMessage)
-    return sorted(_call_key(block) for block in assistant.content if isinstance(block, ToolCall)), failed
+    while index > 0:
+        start = index
+        while start > 0 and isinstance(messages[start - 1], ToolResultMessage):
+            start -= 1
+        results = messages[start:index]
+        if not results or start == 0 or not isinstance(messages[start - 1], AssistantMessage):
+            break
+        assistant = messages[start - 1]
+        assert isinstance(assistant, AssistantMessage)
+        keys.extend(_call_key(block) for block in assistant.content if isinstance(block, ToolCall))
+        all_failed = all(isinstance(result, ToolResultMessage) and result.is_error for result in results)
+        failed = failed or any(isinstance(result, ToolResultMessage) and result.is_error for result in results)
+        if not all_failed:
+            break
+        index = start - 1
+    return sorted(set(keys)), failed
 
 
 def _usage(generated: Generated) -> Usage:
