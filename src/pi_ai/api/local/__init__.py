@@ -62,6 +62,9 @@ task instead of doing it (bench/local_tasks.py, docs/providers/local.md)."""
 ANSWER_NUDGE = "(Those tool calls are done. Reply to the user now in a sentence or two; no more tool calls.)"
 """Added for one regenerated turn only, after the model repeated calls it had just made."""
 
+RETRY_TEMPERATURE = 0.7
+"""Sampling temperature of a regenerated turn: greedy decoding led the 1.5B to the same calls again."""
+
 RETRY_NUDGE = "(Those exact calls were just made and one failed; making them again fails the same way. Read its error and do something else.)"
 """The same, when one of the repeated calls had failed: the regenerated turn may call tools."""
 
@@ -283,7 +286,8 @@ async def _run(stream: AssistantMessageEventStream, model: Model, context: Conte
             again = await _generate(
                 engine, _prompt_tokens(engine, model, context, offer_tools, nudge=nudge),
                 grammar=grammar if calls_allowed else turn_grammar([], thinking=False),
-                max_tokens=max_tokens, temperature=temperature, on_text=parser.feed, options=options,
+                max_tokens=max_tokens, temperature=max(temperature, RETRY_TEMPERATURE), on_text=parser.feed,
+                options=options,
             )
             parser.finish()
             again.output_tokens += generated.output_tokens
