@@ -27,6 +27,7 @@ import argparse
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -210,6 +211,7 @@ def main() -> int:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--log-dir", type=Path, help="keep each run's --mode json output here")
     args = parser.parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stop the server too when terminated
     spec = find_spec(args.model)
     if spec is None:
         parser.error(f"unknown embedded model {args.model}")

@@ -315,7 +315,12 @@ def stream_simple(
     model: Model, context: Context, options: SimpleStreamOptions | None = None
 ) -> AssistantMessageEventStream:
     options = options or SimpleStreamOptions()
-    return stream(model, context, LocalOptions(**base_options(model, context, options), tool_choice=options.tool_choice))
+    base = base_options(model, context, options)
+    # Pi's clamp keeps 4 096 tokens of the window free because it estimates the prompt; here the
+    # prompt is counted exactly and the cap cut to the room left (``_run``), so windows of 4 096
+    # tokens or less keep a usable cap instead of 1.
+    base["max_tokens"] = options.max_tokens if options.max_tokens is not None else model.max_tokens
+    return stream(model, context, LocalOptions(**base, tool_choice=options.tool_choice))
 
 
 API = ApiImplementation(api="local", stream=stream, stream_simple=stream_simple)
