@@ -35,8 +35,8 @@ def _context(*messages: UserMessage | AssistantMessage | ToolResultMessage) -> C
     return Context(messages=list(messages))
 
 
-def test_the_turn_that_answers_the_user_must_call_a_tool() -> None:
-    assert _must_act(_context(_user()))
+def test_the_turn_that_answers_the_user_may_answer() -> None:
+    assert not _must_act(_context(_user()))
     assert not _must_act(_context())
 
 
