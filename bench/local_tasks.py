@@ -3,6 +3,7 @@
 
     .venv/bin/python bench/local_tasks.py [--model qwen2.5-coder-1.5b] [--agents ours,pi]
                                           [--tasks fix-bug,create-file] [--timeout 900] [--json]
+                                          [--log-dir DIR]
 
 Each task (``_local_tasks_data.py``) starts from a few files in a throwaway folder and is checked
 by a script afterwards (the files, or the number in the printed answer). The agents:
@@ -26,6 +27,7 @@ import argparse
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -95,7 +97,9 @@ def _answer_and_usage(jsonl: str) -> tuple[str, int, int, int]:
     return answer, output, prompt, turns
 
 
-def _run_agent(agent: str, command: list[str], task: Task, env: dict[str, str], timeout: float) -> tuple[Outcome, str]:
+def _run_agent(
+    agent: str, command: list[str], task: Task, env: dict[str, str], *, timeout: float, log_dir: Path | None
+) -> tuple[Outcome, str]:
     folder = Path(tempfile.mkdtemp(prefix=f"local-task-{task.name}-"))
     for name, text in task.files.items():
         (folder / name).parent.mkdir(parents=True, exist_ok=True)
@@ -114,6 +118,9 @@ def _run_agent(agent: str, command: list[str], task: Task, env: dict[str, str], 
         stdout = expired.stdout.decode() if isinstance(expired.stdout, bytes) else (expired.stdout or "")
         note = f"timed out after {timeout:.0f}s"
     wall = time.monotonic() - started
+    if log_dir is not None:
+        log_dir.mkdir(parents=True, exist_ok=True)
+        (log_dir / f"{task.name}.{agent}.jsonl").write_text(stdout)
     answer, output, prompt, turns = _answer_and_usage(stdout)
     solved = task.check(folder, answer)
     shutil.rmtree(folder, ignore_errors=True)
@@ -202,7 +209,9 @@ def main() -> int:
     parser.add_argument("--tasks", default="")
     parser.add_argument("--timeout", type=float, default=900)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--log-dir", type=Path, help="keep each run's --mode json output here")
     args = parser.parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stop the server too when terminated
     spec = find_spec(args.model)
     if spec is None:
         parser.error(f"unknown embedded model {args.model}")
@@ -227,12 +236,12 @@ def main() -> int:
         for task in chosen:
             for agent in agents:
                 if agent == "ours":
-                    outcome, answer = _run_agent("ours", ours_command, task, ours_env, args.timeout)
+                    outcome, answer = _run_agent("ours", ours_command, task, ours_env, timeout=args.timeout, log_dir=args.log_dir)
                 else:
                     assert proxy is not None
                     before = proxy.streamed_chunks
                     command = [str(PI_CLI), "--model", f"llama-cpp-python/{spec.id}"]
-                    outcome, answer = _run_agent("pi", command, task, pi_env, args.timeout)
+                    outcome, answer = _run_agent("pi", command, task, pi_env, timeout=args.timeout, log_dir=args.log_dir)
                     if not outcome.output_tokens:  # the server sends no usage: one chunk per token
                         outcome.output_tokens = proxy.streamed_chunks - before
                 outcomes.append(outcome)

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from pi_ai import Model
     from pi_coding_agent.agent_session._session import AgentSession
     from pi_coding_agent.compaction import CompactionPreparation, CompactionResult, SummaryRequest
+    from pi_coding_agent.settings import CompactionSettings
 
 Reason = Literal["threshold", "overflow"]
 
@@ -75,6 +76,14 @@ class _Compaction:
             self.from_extension = True
             return provided
         return await compact(preparation, request)
+
+    def _settings(self) -> CompactionSettings:
+        """The compaction settings, fitted to the current model's window (``fit_to_window``)."""
+        from pi_coding_agent.compaction import fit_to_window
+
+        session = self.session
+        window = session.model.context_window if session.model is not None else 0
+        return fit_to_window(session.settings.compaction, window)
 
     def _request(
         self, model: Model, reason: str, controller: AbortController, custom_instructions: str | None = None
@@ -123,7 +132,7 @@ class AutoCompactor(_Compaction):
         )
 
         session = self.session
-        settings = session.settings.compaction
+        settings = self._settings()
         if not settings.enabled or (skip_aborted and message.stop_reason == "aborted"):
             return False
         model = session.model
@@ -176,7 +185,7 @@ class AutoCompactor(_Compaction):
         if model is None or model.context_window <= 0:
             return None
         tokens = estimate_context_tokens(turn.context.messages).tokens
-        if not should_compact(tokens, model.context_window, session.settings.compaction):
+        if not should_compact(tokens, model.context_window, self._settings()):
             return None
         await self.run("threshold", will_retry=False)
         state = session.agent.state
@@ -202,7 +211,7 @@ class AutoCompactor(_Compaction):
         if model is None:
             return False
         manager = session.session_manager
-        preparation = prepare_compaction(manager.get_branch(), session.settings.compaction)
+        preparation = prepare_compaction(manager.get_branch(), self._settings())
         if preparation is None:
             return False
         session._emit(CompactionStartEvent(reason))
@@ -319,7 +328,7 @@ class ManualCompaction(_Compaction):
         if model is None:
             raise CompactionError(NO_MODEL_MESSAGE)
         branch = session.session_manager.get_branch()
-        preparation = prepare_compaction(branch, session.settings.compaction)
+        preparation = prepare_compaction(branch, self._settings())
         if preparation is None:
             if branch and isinstance(branch[-1], CompactionEntry):
                 raise CompactionError("Already compacted")

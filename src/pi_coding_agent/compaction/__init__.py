@@ -29,6 +29,7 @@ from pi_coding_agent.compaction._summarize import (
     serialize_conversation,
 )
 from pi_coding_agent.compaction._tokens import estimate_context_tokens, estimate_tokens, should_compact
+from pi_coding_agent.compaction._window import fit_summary_prompt, fit_to_window
 
 __all__ = [
     "BranchEntries",
@@ -47,6 +48,8 @@ __all__ = [
     "estimate_context_tokens",
     "estimate_tokens",
     "find_cut_point",
+    "fit_summary_prompt",
+    "fit_to_window",
     "format_file_operations",
     "generate_branch_summary",
     "prepare_branch_entries",

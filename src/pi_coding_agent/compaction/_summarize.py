@@ -38,6 +38,7 @@ from pi_ai import (
 )
 from pi_ai.js_json import utf16_prefix
 from pi_coding_agent.compaction._prepare import CompactionPreparation, format_file_operations
+from pi_coding_agent.compaction._window import estimate_prompt_tokens, fit_summary_prompt
 from pi_coding_agent.messages import convert_to_llm
 from pi_coding_agent.settings import RetrySettings
 
@@ -286,6 +287,14 @@ def _cap(fraction: float, reserve_tokens: int, model: Model) -> int:
     return min(budget, model.max_tokens) if model.max_tokens > 0 else budget
 
 
+def _fitted(transcript: str, instructions: str, max_tokens: int, context_window: int) -> tuple[str, int]:
+    """The summary prompt (``<conversation>`` then ``instructions``) and its output cap, both fitted
+    to the model's window (``_window.fit_summary_prompt``)."""
+    frame = estimate_prompt_tokens(f"{SYSTEM_PROMPT}<conversation>\n\n</conversation>\n\n{instructions}")
+    transcript, max_tokens = fit_summary_prompt(transcript, frame, max_tokens, context_window)
+    return f"<conversation>\n{transcript}\n</conversation>\n\n{instructions}", max_tokens
+
+
 def _add_usage(a: Usage, b: Usage) -> Usage:
     from msgspec import UNSET
 
@@ -325,34 +334,30 @@ async def compact(preparation: CompactionPreparation, request: SummaryRequest) -
     """Summarize what ``preparation`` selected (one call, or two for a split turn)."""
     reserve = preparation.settings.reserve_tokens
     model = request.model
+    window = model.context_window
 
-    def history_prompt() -> str:
-        text = f"<conversation>\n{serialize_conversation(preparation.messages_to_summarize)}\n</conversation>\n\n"
+    def history_prompt() -> tuple[str, int]:
+        tail = ""
         if preparation.previous_summary:
-            text += f"<previous-summary>\n{preparation.previous_summary}\n</previous-summary>\n\n"
-        text += UPDATE_SUMMARY_PROMPT if preparation.previous_summary else NEW_SUMMARY_PROMPT
+            tail += f"<previous-summary>\n{preparation.previous_summary}\n</previous-summary>\n\n"
+        tail += UPDATE_SUMMARY_PROMPT if preparation.previous_summary else NEW_SUMMARY_PROMPT
         if request.custom_instructions:
-            text += f"\n\nAdditional focus: {request.custom_instructions}"
-        return text
+            tail += f"\n\nAdditional focus: {request.custom_instructions}"
+        return _fitted(serialize_conversation(preparation.messages_to_summarize), tail, _cap(0.8, reserve, model), window)
 
     if preparation.is_split_turn and preparation.turn_prefix_messages:
         history_text = "No prior history."
         history_usage: Usage | None = None
         if preparation.messages_to_summarize:
-            history_text, history_usage = await _summarize(
-                request, history_prompt(), _cap(0.8, reserve, model), "Summarization"
-            )
-        prefix_prompt = (
-            f"<conversation>\n{serialize_conversation(preparation.turn_prefix_messages)}\n</conversation>\n\n"
-            + TURN_PREFIX_PROMPT
+            history_text, history_usage = await _summarize(request, *history_prompt(), "Summarization")
+        prefix_prompt = _fitted(
+            serialize_conversation(preparation.turn_prefix_messages), TURN_PREFIX_PROMPT, _cap(0.5, reserve, model), window
         )
-        prefix_text, prefix_usage = await _summarize(
-            request, prefix_prompt, _cap(0.5, reserve, model), "Turn prefix summarization"
-        )
+        prefix_text, prefix_usage = await _summarize(request, *prefix_prompt, "Turn prefix summarization")
         summary = f"{history_text}\n\n---\n\n**Turn Context (split turn):**\n\n{prefix_text}"
         usage = _add_usage(history_usage, prefix_usage) if history_usage is not None else prefix_usage
     else:
-        summary, usage = await _summarize(request, history_prompt(), _cap(0.8, reserve, model), "Summarization")
+        summary, usage = await _summarize(request, *history_prompt(), "Summarization")
     read_files, modified_files = preparation.file_ops.lists()
     summary += format_file_operations(read_files, modified_files)
     return CompactionResult(

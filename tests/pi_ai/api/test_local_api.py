@@ -16,6 +16,7 @@ from pi_ai import (
     UserMessage,
     is_context_overflow,
     stream,
+    stream_simple,
 )
 from pi_ai.api.local import LocalOptions
 from tests.support.local_model import SMOKE_MODEL, local_model
@@ -104,6 +105,14 @@ async def test_abort_stops_the_generation_and_the_model_stays_usable() -> None:
 async def test_the_output_cap_ends_with_length() -> None:
     message = await stream(local_model(SMOKE_MODEL, max_tokens=3), _context("Count from one to fifty in words.")).result()
     assert message.stop_reason == "length" and message.usage.output == 3
+
+
+async def test_a_small_window_keeps_the_output_cap_in_stream_simple() -> None:
+    # Pi's clamp (window - estimate - 4 096) would leave 1 token here; the local API counts the
+    # prompt itself and only cuts the cap to the room left.
+    model = local_model(SMOKE_MODEL, context_window=2048, max_tokens=12)
+    message = await stream_simple(model, _context("Count from one to fifty in words.")).result()
+    assert message.stop_reason == "length" and message.usage.output == 12
 
 
 async def test_a_prompt_over_the_window_is_an_overflow_error() -> None:

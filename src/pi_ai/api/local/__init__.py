@@ -20,7 +20,7 @@ from pi_ai._abort import AbortError
 from pi_ai._context import Context
 from pi_ai._event_stream import AssistantMessageEventStream, error_text, now_ms, start_stream
 from pi_ai._events import DoneEvent, StartEvent
-from pi_ai._messages import AssistantMessage, ToolCall, ToolResultMessage, Usage
+from pi_ai._messages import AssistantMessage, ToolCall, ToolResultMessage, Usage, UserMessage
 from pi_ai._model import Model
 from pi_ai._options import SimpleStreamOptions, StreamOptions
 from pi_ai._registry import ApiImplementation
@@ -61,6 +61,12 @@ task instead of doing it (bench/local_tasks.py, docs/providers/local.md)."""
 
 ANSWER_NUDGE = "(Those tool calls are done. Reply to the user now in a sentence or two; no more tool calls.)"
 """Added for one regenerated turn only, after the model repeated calls it had just made."""
+
+RETRY_TEMPERATURE = 0.7
+"""Sampling temperature of a regenerated turn: greedy decoding led the 1.5B to the same calls again."""
+
+RETRY_NUDGE = "(Those exact calls were just made and one failed; making them again fails the same way. Read its error and do something else.)"
+"""The same, when one of the repeated calls had failed: the regenerated turn may call tools."""
 
 
 def _prompt_tokens(
@@ -146,6 +152,32 @@ async def _generate(
             remove()
 
 
+RECENT_TURNS = 2
+"""A turn must call a tool when one of this many turns before it had a failed call..."""
+MAX_FAILED_TURNS = 4
+"""...unless this many turns of the current task already failed (then the model may give up)."""
+
+
+def _must_act(context: Context) -> bool:
+    """Whether this turn must call a tool: one of the ``RECENT_TURNS`` turns before it made a call
+    that failed.
+
+    Left free, Qwen2.5-Coder 1.5B gave up after a failed call (or the read that followed it) and
+    explained what the user should change (docs/providers/local-bench.md). The turn that answers
+    the user's message stays free: forcing a call there turned "what is 2 + 3?" into a tool run."""
+    turns: list[bool] = []  # newest first: whether each assistant turn of this task had a failed call
+    failed_after = False
+    for message in reversed(context.messages):
+        if isinstance(message, UserMessage):
+            break
+        if isinstance(message, AssistantMessage):
+            turns.append(failed_after)
+            failed_after = False
+        elif isinstance(message, ToolResultMessage) and message.is_error:
+            failed_after = True
+    return any(turns[:RECENT_TURNS]) and sum(turns) <= MAX_FAILED_TURNS
+
+
 def _call_key(call: ToolCall) -> str:
     return f"{call.name}\0{json.dumps(call.arguments, sort_keys=True)}"
 
@@ -162,21 +194,33 @@ def _without_repeats(calls: list[ToolCall], done: set[str]) -> list[ToolCall]:
     return kept
 
 
-def _just_done_calls(context: Context) -> list[str]:
-    """The calls of the last assistant turn when every one succeeded and nothing came after their
-    results: making exactly those calls again cannot help (small models loop on them)."""
+def _just_done_calls(context: Context) -> tuple[list[str], bool]:
+    """Calls that cannot help if made again, and whether one of them failed.
+
+    Those are the calls of the last assistant turn (nothing came after their results: the tools
+    see the same files and give the same results), and those of the turns before it while every
+    call since failed (a failed call changed nothing). Small models loop on both: the same call
+    again, or a failed edit and a failed test run in turn."""
     messages = context.messages
+    keys: list[str] = []
+    failed = False
     index = len(messages)
-    while index > 0 and isinstance(messages[index - 1], ToolResultMessage):
-        index -= 1
-    results = messages[index:]
-    if not results or index == 0 or not isinstance(messages[index - 1], AssistantMessage):
-        return []
-    if any(isinstance(result, ToolResultMessage) and result.is_error for result in results):
-        return []
-    assistant = messages[index - 1]
-    assert isinstance(assistant, AssistantMessage)
-    return sorted(_call_key(block) for block in assistant.content if isinstance(block, ToolCall))
+    while index > 0:
+        start = index
+        while start > 0 and isinstance(messages[start - 1], ToolResultMessage):
+            start -= 1
+        results = messages[start:index]
+        if not results or start == 0 or not isinstance(messages[start - 1], AssistantMessage):
+            break
+        assistant = messages[start - 1]
+        assert isinstance(assistant, AssistantMessage)
+        keys.extend(_call_key(block) for block in assistant.content if isinstance(block, ToolCall))
+        all_failed = all(isinstance(result, ToolResultMessage) and result.is_error for result in results)
+        failed = failed or any(isinstance(result, ToolResultMessage) and result.is_error for result in results)
+        if not all_failed:
+            break
+        index = start - 1
+    return sorted(set(keys)), failed
 
 
 def _usage(generated: Generated) -> Usage:
@@ -204,13 +248,14 @@ async def _run(stream: AssistantMessageEventStream, model: Model, context: Conte
         tokens = _prompt_tokens(engine, model, context, offer_tools)
         grammar = turn_grammar(
             context.tools or [] if offer_tools else [], thinking=model.reasoning,
-            calls_only=options.tool_choice == "required",
+            calls_only=options.tool_choice == "required" or (offer_tools and _must_act(context)),
         )
         room = engine.n_ctx - len(tokens)
         max_tokens = max(1, min(options.max_tokens or model.max_tokens, room))
         temperature = options.temperature if options.temperature is not None else DEFAULT_TEMPERATURE
         stream.push(StartEvent(partial=output))
-        done_calls = set(_just_done_calls(context)) if offer_tools else set()
+        done, failed = _just_done_calls(context) if offer_tools else ([], False)
+        done_calls = set(done)
         seen: set[str] = set()
 
         def check_repeat(call: ToolCall) -> None:
@@ -227,18 +272,23 @@ async def _run(stream: AssistantMessageEventStream, model: Model, context: Conte
             on_text=parser.feed, options=options,
         )
         parser.finish()
-        parser.held = _without_repeats(parser.held, done_calls)
-        if done_calls and not parser.held and generated.finish_reason == "stop":
-            # Only calls just made: ask for the answer instead (the prompt is still in the cache).
-            parser.drop_calls()
-            nudged = _prompt_tokens(engine, model, context, offer_tools, nudge=ANSWER_NUDGE)
-            answer = await _generate(
-                engine, nudged, grammar=turn_grammar([], thinking=False), max_tokens=max_tokens,
-                temperature=temperature, on_text=parser.feed, options=options,
+        for nudge, calls_allowed in ((RETRY_NUDGE, True), (ANSWER_NUDGE, False)) if failed else ((ANSWER_NUDGE, False),):
+            made = bool(parser.held)
+            parser.held = _without_repeats(parser.held, done_calls)
+            if not made or parser.held or generated.finish_reason != "stop":
+                break
+            # Only calls just made: ask for something else (the prompt is still in the cache).
+            parser.drop_calls(hold=calls_allowed)
+            seen.clear()
+            again = await _generate(
+                engine, _prompt_tokens(engine, model, context, offer_tools, nudge=nudge),
+                grammar=grammar if calls_allowed else turn_grammar([], thinking=False),
+                max_tokens=max_tokens, temperature=max(temperature, RETRY_TEMPERATURE), on_text=parser.feed,
+                options=options,
             )
             parser.finish()
-            answer.output_tokens += generated.output_tokens
-            generated = Generated(answer.finish_reason, generated.prompt_tokens, generated.reused_tokens, answer.output_tokens)
+            again.output_tokens += generated.output_tokens
+            generated = Generated(again.finish_reason, generated.prompt_tokens, generated.reused_tokens, again.output_tokens)
         parser.release_calls()
         output.usage = _usage(generated)
         if generated.finish_reason == "aborted" or (signal is not None and signal.aborted):
@@ -262,7 +312,12 @@ def stream_simple(
     model: Model, context: Context, options: SimpleStreamOptions | None = None
 ) -> AssistantMessageEventStream:
     options = options or SimpleStreamOptions()
-    return stream(model, context, LocalOptions(**base_options(model, context, options), tool_choice=options.tool_choice))
+    base = base_options(model, context, options)
+    # Pi's clamp keeps 4 096 tokens of the window free because it estimates the prompt; here the
+    # prompt is counted exactly and the cap cut to the room left (``_run``), so windows of 4 096
+    # tokens or less keep a usable cap instead of 1.
+    base["max_tokens"] = options.max_tokens if options.max_tokens is not None else model.max_tokens
+    return stream(model, context, LocalOptions(**base, tool_choice=options.tool_choice))
 
 
 API = ApiImplementation(api="local", stream=stream, stream_simple=stream_simple)

@@ -326,10 +326,11 @@ class TurnParser:
             self.stream.push(ToolCallDeltaEvent(content_index=index, delta=arguments, partial=self.output))
             self.stream.push(ToolCallEndEvent(content_index=index, tool_call=block, partial=self.output))
 
-    def drop_calls(self) -> None:
-        """Forget the held calls; the parser then takes a fresh turn (the caller generates an answer)."""
+    def drop_calls(self, *, hold: bool = False) -> None:
+        """Forget the held calls; the parser then takes a fresh turn (the caller generates it again),
+        holding its calls back too with ``hold``."""
         self.held = []
-        self._hold = False
+        self._hold = hold
         self._state = "lead"
         self._pending = ""
 
