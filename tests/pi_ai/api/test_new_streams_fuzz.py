@@ -26,9 +26,9 @@ from hypothesis import strategies as st
 import pi_ai
 from pi_ai import Context, UserMessage
 from pi_ai.api._http import close_clients
-from tests.pi_ai.api.test_stream_fuzz import PYTHON_WORDING
 from tests.reliability.figures import record
 from tests.support.shape_servers import LoopbackServer, MessagesWebSocket, http_reply, websocket_messages
+from tests.support.stream_checks import PYTHON_WORDING, settled_once
 from tests.support.stream_shapes import REMOVE, WRONG_TYPES, paths, spoiled
 from tests.support.wire_shapes import SHAPES, Shape
 
@@ -100,12 +100,9 @@ def harness() -> Iterator[_Harness]:
 def _check(harness: _Harness, shape: Shape, body: bytes, chunk: int) -> None:
     record("fuzz_input", target=f"{shape.name} stream")
     events, result = harness.settle(shape, body, chunk)
-    kinds = [event.type for event in events]
     # No rule on ``start`` here: Bedrock, as Pi's, sends one for each ``messageStart`` it gets
     # (none, or two, in a spoiled body).
-    assert kinds[-1] in ("done", "error") and all(kind not in ("done", "error") for kind in kinds[:-1]), kinds
-    terminal = events[-1]
-    assert result is (terminal.message if terminal.type == "done" else terminal.error)
+    terminal = settled_once(events, result)
     if terminal.type == "error":
         message = result.error_message or ""
         assert not PYTHON_WORDING.search(str(message)), message

@@ -26,7 +26,7 @@ from pi_ai.api._http import close_clients
 from pi_ai.models import get_builtin_model
 from tests.reliability.figures import record
 from tests.support.loopback import LoopbackServer, Reply, split
-from tests.support.python_wording import PYTHON_WORDING
+from tests.support.stream_checks import PYTHON_WORDING, settled_once
 from tests.support.stream_shapes import APIS, REMOVE, WRONG_TYPES, base, paths, render, spoiled
 
 EXAMPLES = int(os.environ.get("PI_FUZZ_EXAMPLES", "350"))
@@ -103,9 +103,7 @@ def _check(harness: _Harness, api: str, body: bytes, chunk: int) -> None:
     events, result = harness.settle(api, body, chunk)
     kinds = [event.type for event in events]
     assert kinds and kinds[0] in ("start", "error"), kinds
-    assert kinds[-1] in ("done", "error") and all(kind not in ("done", "error") for kind in kinds[:-1]), kinds
-    terminal = events[-1]
-    assert result is (terminal.message if terminal.type == "done" else terminal.error)
+    terminal = settled_once(events, result)
     if terminal.type == "error":
         assert result.stop_reason in ("error", "aborted")
         message = result.error_message or ""

@@ -32,7 +32,7 @@ from tests.pi_coding_agent.session.fuzz_lines import session_files
 from tests.reliability.figures import record
 from tests.support import deep_json
 from tests.support.oracle import REPO, require_live_oracle, run_oracle
-from tests.support.python_wording import PYTHON_WORDING
+from tests.support.stream_checks import PYTHON_WORDING
 
 sys.path.insert(0, str(REPO / "tools"))
 from conformance_cmds import session_context
