@@ -231,20 +231,13 @@ def _run(parsed: ParsedArgs) -> int:
     def reload_resources() -> list[str]:
         """``/reload``: settings, skills, prompt templates, themes and context files read again
         for the sessions ``build`` makes from now on; the warnings found."""
-        from pi_coding_agent.resource_loader import load_startup_resources
-
         nonlocal options
         fresh = Settings.load(session_cwd, home, project_trusted=settings.project_trusted)
         fresh_sources = resolve_prompt_sources(
             cwd=session_cwd, agent_dir=home, project_trusted=fresh.project_trusted,
             system_prompt=parsed.system_prompt, append_system_prompt=parsed.append_system_prompt,
         )  # fmt: skip
-        loaded, warnings = load_startup_resources(
-            cwd=cwd, session_cwd=session_cwd, agent_dir=home, settings=fresh, skill_paths=parsed.skills,
-            prompt_template_paths=parsed.prompt_templates, theme_paths=parsed.themes, no_skills=parsed.no_skills,
-            no_prompt_templates=parsed.no_prompt_templates, no_themes=parsed.no_themes,
-            no_extensions=parsed.no_extensions, extension_sources=parsed.extensions,
-        )  # fmt: skip
+        loaded, warnings = _load_resources(parsed, cwd, session_cwd, home, fresh)
         options = dataclasses.replace(
             options, settings=fresh, custom_prompt=fresh_sources.custom, append_prompts=fresh_sources.append,
             context_files=[] if parsed.no_context_files else load_context_files(session_cwd, home),
@@ -254,8 +247,8 @@ def _run(parsed: ParsedArgs) -> int:
         if listing is not None:
             context = [*fresh_sources.paths, *(f.path for f in options.context_files)]
             listing.replace_with(_startup_listing(loaded, parsed, cwd, context))
-            found = (*loaded.skills.diagnostics, *loaded.prompt_templates.diagnostics, *loaded.theme_diagnostics)
-            warnings = [warning for warning in warnings if warning not in {str(d) for d in found}]
+            listed = _listed_problems(loaded)
+            warnings = [warning for warning in warnings if warning not in listed]
         return [*warnings, *(str(issue) for issue in fresh.issues)]
 
     created = build(manager)
@@ -329,6 +322,36 @@ def _prepare_local(model: Model, *, announce: bool) -> None:
         prepare_local_model(model, StderrProgress())
     except SetupError as error:
         raise CliError(f"cannot set up {model.provider}/{model.id}: {error}") from None
+
+
+def _load_resources(
+    parsed: ParsedArgs, cwd: str, session_cwd: str, home: Path, settings: Settings
+) -> tuple[LoadedResources, list[str]]:
+    """Skills, templates, themes and extension files as the flags and ``settings`` select them;
+    the warnings found (at start and on ``/reload``)."""
+    from pi_coding_agent.resource_loader import load_startup_resources
+
+    return load_startup_resources(
+        cwd=cwd,
+        session_cwd=session_cwd,
+        agent_dir=home,
+        settings=settings,
+        skill_paths=parsed.skills,
+        prompt_template_paths=parsed.prompt_templates,
+        theme_paths=parsed.themes,
+        no_skills=parsed.no_skills,
+        no_prompt_templates=parsed.no_prompt_templates,
+        no_themes=parsed.no_themes,
+        no_extensions=parsed.no_extensions,
+        extension_sources=parsed.extensions,
+    )
+
+
+def _listed_problems(resources: LoadedResources) -> set[str]:
+    """The skill, template and theme problems a terminal's header lists ([Skill conflicts]...,
+    as Pi's does), so they are not also printed as warnings there."""
+    found = (*resources.skills.diagnostics, *resources.prompt_templates.diagnostics, *resources.theme_diagnostics)
+    return {str(problem) for problem in found}
 
 
 def _startup_listing(
@@ -514,25 +537,9 @@ def _resources_and_extensions(
     """Skills, templates, themes and extension files; the extensions loaded (their flags
     read) into ``into`` (the extensions that decided on trust) or a new runner."""
     from pi_coding_agent.cli._extensions import load_cli_extensions, refuse_failed_extensions
-    from pi_coding_agent.resource_loader import load_startup_resources
 
-    resources, resource_warnings = load_startup_resources(
-        cwd=cwd,
-        session_cwd=session_cwd,
-        agent_dir=home,
-        settings=settings,
-        skill_paths=parsed.skills,
-        prompt_template_paths=parsed.prompt_templates,
-        theme_paths=parsed.themes,
-        no_skills=parsed.no_skills,
-        no_prompt_templates=parsed.no_prompt_templates,
-        no_themes=parsed.no_themes,
-        no_extensions=parsed.no_extensions,
-        extension_sources=parsed.extensions,
-    )
-    # A terminal's header lists the skill, template and theme path problems ([Skill conflicts]...), as Pi's does.
-    listed = (*resources.skills.diagnostics, *resources.prompt_templates.diagnostics, *resources.theme_diagnostics)
-    shown = {str(d) for d in listed}
+    resources, resource_warnings = _load_resources(parsed, cwd, session_cwd, home, settings)
+    shown = _listed_problems(resources)
     for warning in resource_warnings:
         if not (interactive and warning in shown):
             diagnostics.warn(warning)
