@@ -19,7 +19,7 @@ from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pi_ai import ImageContent, UserMessage
+from pi_ai import ImageContent, Model, UserMessage
 from pi_coding_agent.agent_session import (
     AgentSettledEvent,
     AutoRetryEndEvent,
@@ -314,12 +314,15 @@ class InteractiveMode:
             if isinstance(message, UserMessage):
                 self.editor_history(user_text(message))
 
-    def update_provider_count(self) -> None:
-        """The footer names the provider when the models to choose from (the scope, else all
-        available) come from more than one (Pi's rule)."""
+    def model_choices(self) -> list[Model]:
+        """The models to choose from: the scope (``--models``, ``enabledModels``), else every
+        available one (Pi's rule for the footer, ``/model`` and its completion)."""
         session = self.session
-        models = [scoped.model for scoped in session.scoped_models] or session.available_models()
-        self.footer.provider_count = len({model.provider for model in models})
+        return [scoped.model for scoped in session.scoped_models] or session.available_models()
+
+    def update_provider_count(self) -> None:
+        """The footer names the provider when the models to choose from come from more than one."""
+        self.footer.provider_count = len({model.provider for model in self.model_choices()})
         self.footer.invalidate()
 
     def rebind(self) -> None:

@@ -23,8 +23,7 @@ if TYPE_CHECKING:
 def model_completions(mode: InteractiveMode, prefix: str) -> list[Suggestion] | None:
     """What Pi offers after ``/model ``: the scoped models (else the available ones) in their
     order, the id shown with its provider beside it, ``provider/id`` to insert."""
-    session = mode.session
-    models = [s.model for s in session.scoped_models] or session.available_models()
+    models = mode.model_choices()
 
     def searched(m: Model) -> str:
         # The bare id leads, unlike the selector's search, so typing an id ranks it first.
@@ -46,8 +45,7 @@ async def model(mode: InteractiveMode, search: str) -> None:
 
     session = mode.session
     if search:
-        candidates = [s.model for s in session.scoped_models] or session.available_models()
-        found = find_exact_reference(search, candidates)
+        found = find_exact_reference(search, mode.model_choices())
         if found is not None:
             await _select_model(mode, found, persist=False)
             return
