@@ -22,6 +22,9 @@ class Task:
     check: Callable[[Path, str], bool]
 
 
+_CALC_TEST = "from calc import add, mul\n\nassert add(2, 3) == 5\nassert mul(2, 3) == 6\nprint('ok')\n"
+
+
 def _runs(folder: Path, *argv: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, *argv], cwd=folder, capture_output=True, text=True, timeout=60, check=False
@@ -34,7 +37,12 @@ def _read(folder: Path, name: str) -> str:
 
 
 def _fix_bug(folder: Path, _answer: str) -> bool:
-    return _runs(folder, "test_calc.py").returncode == 0 and "def add" in _read(folder, "calc.py")
+    # The test must be the one the task started with: deleting or rewriting it fixes nothing.
+    return (
+        _read(folder, "test_calc.py") == _CALC_TEST
+        and _runs(folder, "test_calc.py").returncode == 0
+        and "def add" in _read(folder, "calc.py")
+    )
 
 
 def _created(folder: Path, _answer: str) -> bool:
@@ -61,8 +69,9 @@ def _added_function(folder: Path, _answer: str) -> bool:
 
 
 def _fixed_name_error(folder: Path, _answer: str) -> bool:
+    # The greeting must still come from greet(): printing the text directly fixes nothing.
     result = _runs(folder, "greet.py")
-    return result.returncode == 0 and result.stdout.strip() == "Hello, Ada!"
+    return result.returncode == 0 and result.stdout.strip() == "Hello, Ada!" and "def greet(" in _read(folder, "greet.py")
 
 
 def _config_edited(folder: Path, _answer: str) -> bool:
@@ -89,7 +98,7 @@ TASKS: tuple[Task, ...] = (
         "The test in test_calc.py fails. Fix the bug in calc.py so that `python3 test_calc.py` passes.",
         {
             "calc.py": "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n",
-            "test_calc.py": "from calc import add, mul\n\nassert add(2, 3) == 5\nassert mul(2, 3) == 6\nprint('ok')\n",
+            "test_calc.py": _CALC_TEST,
         },
         _fix_bug,
     ),

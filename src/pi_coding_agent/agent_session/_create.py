@@ -29,7 +29,7 @@ from pi_ai import (
 from pi_coding_agent.agent_session._parts import SlashCommand
 from pi_coding_agent.agent_session._session import AgentSession
 from pi_coding_agent.extensions import ExtensionRunner
-from pi_coding_agent.local_model import LOCAL_PROVIDER, is_local
+from pi_coding_agent.local_model import LOCAL_API, LOCAL_PROVIDER, is_local
 from pi_coding_agent.messages import converter
 from pi_coding_agent.model_registry import MissingCredentials, ModelCatalog, ScopedModel
 from pi_coding_agent.prompt_templates import PromptTemplate
@@ -87,8 +87,9 @@ def _initial_model(settings: Settings, catalog: ModelCatalog) -> Model | None:
     return catalog.default_model(local_fallback=settings.local_model_fallback)
 
 
-def _stream_function(catalog: ModelCatalog, settings: Settings) -> StreamFn:
-    """The agent's model call: credentials, headers and request limits from settings."""
+def _stream_function(catalog: ModelCatalog, settings: Settings, cwd: str) -> StreamFn:
+    """The agent's model call: credentials, headers and request limits from settings (and, for an
+    in-process model, the aids of ``_local_aids``)."""
     from pi_ai import stream_simple
 
     provider_retry = settings.provider_retry
@@ -127,6 +128,11 @@ def _stream_function(catalog: ModelCatalog, settings: Settings) -> StreamFn:
             ),
             max_retries=provider_retry.max_retries or options.max_retries,
         )
+        if model.api == LOCAL_API:
+            from pi_coding_agent.agent_session._local_aids import edit_quotes, with_edit_results
+
+            configured.extra = {**configured.extra, **edit_quotes(cwd)}
+            context = with_edit_results(context)
         return stream_simple(model, context, configured, env_auth=False)  # the catalog resolved them
 
     return stream
@@ -259,7 +265,7 @@ def create_agent_session(options: SessionOptions) -> CreatedSession:
         model=model,
         thinking_level=level,
         tools=tools,
-        stream_fn=_stream_function(catalog, settings),
+        stream_fn=_stream_function(catalog, settings, options.cwd),
         convert_to_llm=converter(lambda: settings.block_images),
         steering_mode=settings.steering_mode,
         follow_up_mode=settings.follow_up_mode,

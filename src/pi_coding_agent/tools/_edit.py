@@ -160,3 +160,15 @@ def _edit_file(absolute: str, path: str, pairs: list[tuple[str, str]]) -> tuple[
         raise ToolError(node_error_message(absolute, "open", error)) from None
     diff, first_line = display_diff(base, result)
     return diff, unified_patch(path, path, base, result), first_line
+
+
+def edit_base_text(path: str, cwd: str) -> str | None:
+    """The text an edit of ``path`` is matched against (LF line ends, no byte order mark), or None
+    when it is no UTF-8 text file. The embedded model's grammar makes ``oldText`` quote it
+    (``pi_ai.api.local.CopiedText``, docs/providers/local.md)."""
+    try:
+        with open(resolve_to_cwd(path, cwd), "rb") as handle:
+            raw = handle.read().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    return normalize_to_lf(raw.removeprefix(_BOM))

@@ -93,3 +93,20 @@ def test_answer_started_decides_on_the_first_character() -> None:
     assert answer_started("Hello")
     assert not answer_started("<think>still thinking")
     assert answer_started("<think>done</think>\nYes")
+
+
+def test_a_calls_first_argument_is_heard_and_the_call_can_be_written_again() -> None:
+    stream = AssistantMessageEventStream()
+    output = AssistantMessage(content=[], api="local", provider="local", model="m", stop_reason="pending", timestamp=0)
+    heard: list[tuple[str, str, str]] = []
+    parser = TurnParser(stream, output, thinking=True, hold_calls=True, on_first_argument=lambda *a: heard.append(a))
+    head = "<think>plan</think>\n<tool_call>\n"
+    for piece in (head, '{"name": "edit", "arguments": {"path": "a\\u00e9.py"', ', "edits": [{"oldText": "x'):
+        parser.feed(piece)
+    assert heard == [("edit", "path", "a\u00e9.py")]
+    assert parser.rewind_call() == "<think>plan</think>\n"  # the call's text is gone, the rest kept
+    parser.feed(f"<tool_call>\n{CALL_JSON}\n</tool_call>")
+    parser.finish()
+    assert heard[-1] == ("write", "path", "a.txt")
+    assert [block.name for block in parser.held] == ["write"]
+    assert isinstance(output.content[0], ThinkingContent) and output.content[0].thinking == "plan"

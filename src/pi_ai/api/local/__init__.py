@@ -28,11 +28,23 @@ from pi_ai._simple_options import base_options
 from pi_ai.api._accumulator import StreamAccumulator
 from pi_ai.api._common import provider_options
 from pi_ai.api.local._chat import chat_messages, render_prompt, template_knows_tools
+from pi_ai.api.local._copy import CopiedText, CopyRule, CopySource, enforceable, plain_value
 from pi_ai.api.local._engine import Engine, EngineError, Generated, load_engine
-from pi_ai.api.local._grammar import turn_grammar
+from pi_ai.api.local._grammar import first_argument, turn_grammar
 from pi_ai.api.local._output import TurnParser, answer_started
 
-__all__ = ["API", "OPTIONS", "EngineError", "LocalOptions", "model_file", "stream", "stream_simple"]
+__all__ = [
+    "API",
+    "COPY_SOURCE_OPTION",
+    "OPTIONS",
+    "CopiedText",
+    "CopySource",
+    "EngineError",
+    "LocalOptions",
+    "model_file",
+    "stream",
+    "stream_simple",
+]
 
 DEFAULT_TEMPERATURE = 0.0
 """Greedy decoding unless asked otherwise: small models follow the tool format most reliably so."""
@@ -43,9 +55,14 @@ class LocalOptions(StreamOptions):
     tool_choice: str | None = None
     """``none`` offers no tools for this turn, ``required`` makes it call at least one; anything
     else lets the model choose."""
+    copy_source: CopySource | None = None
+    """Which arguments of a call must be copied from a text (``_copy``): asked when a call's first
+    argument has been written. Through ``stream_simple``: ``extra[COPY_SOURCE_OPTION]``."""
 
 
 OPTIONS = LocalOptions
+
+COPY_SOURCE_OPTION = "copySource"
 
 
 def model_file(model: Model) -> str:
@@ -54,7 +71,8 @@ def model_file(model: Model) -> str:
 
 TOOL_HINT = (
     "Do the task yourself with the tools: read the files and run the commands you need, make the changes, "
-    "then reply with a short summary. Never tell the user what to run or change: do it."
+    "then reply with a short summary. Never tell the user what to run or change: do it. "
+    "Stop once the task is done: never undo, delete or rewrite your own changes."
 )
 """Added to the system prompt when tools are offered: small models otherwise explain how to do a
 task instead of doing it (bench/local_tasks.py, docs/providers/local.md)."""
@@ -223,6 +241,66 @@ def _just_done_calls(context: Context) -> tuple[list[str], bool]:
     return sorted(set(keys)), failed
 
 
+MAX_COPY_RULES = 4
+"""Calls of one turn that may be written again under a copy rule (each new value is one rule)."""
+
+
+class _Copying:
+    """The copy rules of one turn, learnt as its calls write their first arguments: a value with a
+    rule stops the generation, and the call is written again under the rule (``_sample``)."""
+
+    def __init__(self, source: CopySource | None, tools: list[Any], engine: Engine) -> None:
+        self.source = source
+        self.engine = engine
+        self.first = {tool.name: first_argument(tool) for tool in tools} if source is not None else {}
+        self.rules: list[CopyRule] = []
+        self.pending: CopyRule | None = None
+        self.asked: set[tuple[str, str]] = set()
+
+    @property
+    def active(self) -> bool:
+        return any(self.first.values())
+
+    def hear(self, tool: str, key: str, value: str) -> None:
+        if self.source is None or self.first.get(tool) != key or len(self.rules) >= MAX_COPY_RULES:
+            return
+        if (tool, value) in self.asked or not plain_value(value):
+            return
+        self.asked.add((tool, value))
+        copied = self.source(tool, key, value)
+        if copied is not None and enforceable(copied):
+            self.pending = CopyRule(tool, key, value, copied)
+            self.engine.request_stop()
+
+    def take_pending(self) -> CopyRule | None:
+        rule, self.pending = self.pending, None
+        if rule is not None:
+            self.rules.append(rule)
+        return rule
+
+
+async def _sample(
+    engine: Engine, tokens: list[int], grammar: Callable[[bool], str], parser: TurnParser, copying: _Copying, *,
+    max_tokens: int, temperature: float, options: LocalOptions,
+) -> Generated:
+    """One turn after ``tokens``, fed to ``parser``; a call stopped by a copy rule is written again
+    under it, the turn's text before the call added to the prompt (so the KV cache keeps it)."""
+    prompt, resume, produced = tokens, False, 0
+    first: Generated | None = None
+    while True:
+        generated = await _generate(
+            engine, prompt, grammar=grammar(resume), max_tokens=max(1, max_tokens - produced),
+            temperature=temperature, on_text=parser.feed, options=options,
+        )
+        first = first or generated
+        produced += generated.output_tokens
+        if copying.take_pending() is None or generated.finish_reason == "aborted":
+            break
+        prompt, resume = tokens + engine.tokenize(parser.rewind_call()), True
+    parser.finish()
+    return Generated(generated.finish_reason, first.prompt_tokens, first.reused_tokens, produced)
+
+
 def _usage(generated: Generated) -> Usage:
     fresh = generated.prompt_tokens - generated.reused_tokens
     return Usage(
@@ -246,10 +324,6 @@ async def _run(stream: AssistantMessageEventStream, model: Model, context: Conte
         engine = await asyncio.to_thread(load_engine, model_file(model), model.context_window)
         offer_tools = bool(context.tools) and options.tool_choice != "none"
         tokens = _prompt_tokens(engine, model, context, offer_tools)
-        grammar = turn_grammar(
-            context.tools or [] if offer_tools else [], thinking=model.reasoning,
-            calls_only=options.tool_choice == "required" or (offer_tools and _must_act(context)),
-        )
         room = engine.n_ctx - len(tokens)
         max_tokens = max(1, min(options.max_tokens or model.max_tokens, room))
         temperature = options.temperature if options.temperature is not None else DEFAULT_TEMPERATURE
@@ -257,6 +331,7 @@ async def _run(stream: AssistantMessageEventStream, model: Model, context: Conte
         done, failed = _just_done_calls(context) if offer_tools else ([], False)
         done_calls = set(done)
         seen: set[str] = set()
+        copying = _Copying(options.copy_source if offer_tools else None, context.tools or [], engine)
 
         def check_repeat(call: ToolCall) -> None:
             key = _call_key(call)
@@ -265,13 +340,18 @@ async def _run(stream: AssistantMessageEventStream, model: Model, context: Conte
             seen.add(key)
 
         parser = TurnParser(
-            stream, output, thinking=model.reasoning, hold_calls=bool(done_calls), on_held=check_repeat
+            stream, output, thinking=model.reasoning, hold_calls=bool(done_calls) or copying.active,
+            on_held=check_repeat, on_first_argument=copying.hear,
         )
-        generated = await _generate(
-            engine, tokens, grammar=grammar, max_tokens=max_tokens, temperature=temperature,
-            on_text=parser.feed, options=options,
+        calls_only = options.tool_choice == "required" or (offer_tools and _must_act(context))
+
+        def grammar(resume: bool) -> str:
+            tools = context.tools or [] if offer_tools else []
+            return turn_grammar(tools, thinking=model.reasoning, calls_only=calls_only, copies=copying.rules, resume=resume)
+
+        generated = await _sample(
+            engine, tokens, grammar, parser, copying, max_tokens=max_tokens, temperature=temperature, options=options
         )
-        parser.finish()
         for nudge, calls_allowed in ((RETRY_NUDGE, True), (ANSWER_NUDGE, False)) if failed else ((ANSWER_NUDGE, False),):
             made = bool(parser.held)
             parser.held = _without_repeats(parser.held, done_calls)
@@ -280,13 +360,11 @@ async def _run(stream: AssistantMessageEventStream, model: Model, context: Conte
             # Only calls just made: ask for something else (the prompt is still in the cache).
             parser.drop_calls(hold=calls_allowed)
             seen.clear()
-            again = await _generate(
+            again = await _sample(
                 engine, _prompt_tokens(engine, model, context, offer_tools, nudge=nudge),
-                grammar=grammar if calls_allowed else turn_grammar([], thinking=False),
-                max_tokens=max_tokens, temperature=max(temperature, RETRY_TEMPERATURE), on_text=parser.feed,
-                options=options,
+                grammar if calls_allowed else lambda _resume: turn_grammar([], thinking=False), parser, copying,
+                max_tokens=max_tokens, temperature=max(temperature, RETRY_TEMPERATURE), options=options,
             )
-            parser.finish()
             again.output_tokens += generated.output_tokens
             generated = Generated(again.finish_reason, generated.prompt_tokens, generated.reused_tokens, again.output_tokens)
         parser.release_calls()
@@ -317,7 +395,11 @@ def stream_simple(
     # prompt is counted exactly and the cap cut to the room left (``_run``), so windows of 4 096
     # tokens or less keep a usable cap instead of 1.
     base["max_tokens"] = options.max_tokens if options.max_tokens is not None else model.max_tokens
-    return stream(model, context, LocalOptions(**base, tool_choice=options.tool_choice))
+    copy_source = base["extra"].get(COPY_SOURCE_OPTION)
+    return stream(
+        model, context,
+        LocalOptions(**base, tool_choice=options.tool_choice, copy_source=copy_source if callable(copy_source) else None),
+    )
 
 
 API = ApiImplementation(api="local", stream=stream, stream_simple=stream_simple)

@@ -20,6 +20,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from pi_ai._context import Tool
+from pi_ai.api.local._copy import JSON_CHAR_RULES, CopyRule, copy_rules, other_string_rules
+
+RULE_KEY = "x-pi-rule"
+"""Marks a schema that a rule of ``_copy`` writes instead of the converter."""
 
 THINK_OPEN = "<think>"
 THINK_CLOSE = "</think>"
@@ -37,16 +41,21 @@ pi-think-char ::= [^<] | "<" [^/]
 """
 
 
-def call_schema(tools: Sequence[Tool]) -> dict[str, Any]:
-    """JSON schema of one call: ``{"name": <tool>, "arguments": <its parameters>}`` for any tool."""
-    variants = [
-        {
-            "type": "object",
-            "properties": {"name": {"const": tool.name}, "arguments": _object_schema(tool.parameters)},
-            "required": ["name", "arguments"],
-        }
-        for tool in tools
-    ]
+def call_schema(tools: Sequence[Tool], copies: Sequence[CopyRule] = ()) -> dict[str, Any]:
+    """JSON schema of one call: ``{"name": <tool>, "arguments": <its parameters>}`` for any tool.
+
+    A tool with ``copies`` gets one variant per rule (its first argument fixed to the rule's value,
+    the copied field written by ``pi-copy-<n>``) and one for every other value (``pi-other-<tool>``)."""
+    variants: list[dict[str, Any]] = []
+    for position, tool in enumerate(tools):
+        parameters = _object_schema(tool.parameters)
+        rules = [(index, rule) for index, rule in enumerate(copies) if rule.tool == tool.name]
+        for index, rule in rules:
+            variants.append(_call_variant(tool.name, _copying(parameters, rule, f"pi-copy-{index}")))
+        if rules:
+            key = rules[0][1].key
+            parameters = {**parameters, "properties": {**parameters["properties"], key: {RULE_KEY: f"pi-other-{position}"}}}
+        variants.append(_call_variant(tool.name, parameters))
     return variants[0] if len(variants) == 1 else {"anyOf": variants}
 
 
@@ -59,28 +68,103 @@ def _object_schema(parameters: dict[str, Any]) -> dict[str, Any]:
     return schema
 
 
-def _call_rules(tools: Sequence[Tool]) -> list[str]:
-    from llama_cpp.llama_grammar import SchemaConverter
+def _call_variant(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {"name": {"const": name}, "arguments": arguments},
+        "required": ["name", "arguments"],
+    }
 
-    converter = SchemaConverter(
-        prop_order={"name": 0, "arguments": 1}, allow_fetch=False, dotall=False, raw_pattern=False
-    )
-    converter.visit(converter.resolve_refs(call_schema(tools), "tools"), "pi-call-json")
+
+def _copying(parameters: dict[str, Any], rule: CopyRule, rule_name: str) -> dict[str, Any]:
+    """``parameters`` with the rule's first argument fixed and its copied field, wherever it is,
+    replaced by ``rule_name``."""
+
+    def replace(schema: Any) -> Any:
+        if isinstance(schema, list):
+            return [replace(item) for item in schema]
+        if not isinstance(schema, dict):
+            return schema
+        replaced = {key: replace(value) for key, value in schema.items() if key != "properties"}
+        properties = schema.get("properties")
+        if isinstance(properties, dict):
+            replaced["properties"] = {
+                key: {RULE_KEY: rule_name} if key == rule.copied.field else replace(value)
+                for key, value in properties.items()
+            }
+        return replaced
+
+    copied = replace(parameters)
+    copied["properties"] = {**copied["properties"], rule.key: {"const": rule.value}}
+    return dict(copied)
+
+
+def first_argument(tool: Tool) -> str | None:
+    """The argument a call of ``tool`` writes first under this grammar (the first required one, as
+    llama.cpp's converter orders them), when it is a string."""
+    parameters = _object_schema(tool.parameters)
+    required = parameters.get("required") or []
+    for key, schema in parameters["properties"].items():
+        if key in required:
+            return key if isinstance(schema, dict) and schema.get("type") == "string" else None
+    return None
+
+
+class _Converter:
+    """llama.cpp's JSON-schema-to-GBNF converter, with ``{RULE_KEY: name}`` standing for a rule
+    written here (``_copy``)."""
+
+    def __init__(self) -> None:
+        from llama_cpp.llama_grammar import SchemaConverter
+
+        class Converter(SchemaConverter):  # type: ignore[misc]
+            def visit(self, schema: Any, name: str) -> Any:
+                if isinstance(schema, dict) and RULE_KEY in schema:
+                    return schema[RULE_KEY]
+                return super().visit(schema, name)
+
+        self.converter = Converter(
+            prop_order={"name": 0, "arguments": 1}, allow_fetch=False, dotall=False, raw_pattern=False
+        )
+
+    def rules(self, schema: dict[str, Any], name: str) -> str:
+        self.converter.visit(self.converter.resolve_refs(schema, "tools"), name)
+        return str(self.converter.format_grammar())
+
+
+def _call_rules(tools: Sequence[Tool], copies: Sequence[CopyRule]) -> list[str]:
+    lines = [_Converter().rules(call_schema(tools, copies), "pi-call-json")]
+    if copies:
+        lines.extend(JSON_CHAR_RULES)
+        for index, rule in enumerate(copies):
+            lines.extend(copy_rules(f"pi-copy-{index}", rule.copied.text))
+        for position, tool in enumerate(tools):
+            values = [rule.value for rule in copies if rule.tool == tool.name]
+            if values:
+                lines.extend(other_string_rules(f"pi-other-{position}", values))
     forms = " | ".join(
         f"{json.dumps(opening)} pi-call-json {json.dumps(closing)}" if closing else "pi-call-json"
         for opening, closing in CALL_FORMS
     )
-    return [converter.format_grammar(), f"pi-call ::= {forms}", 'pi-calls ::= pi-call ("\\n" pi-call)*']
+    return [*lines, f"pi-call ::= {forms}", 'pi-calls ::= pi-call']
 
 
-def turn_grammar(tools: Sequence[Tool], *, thinking: bool, calls_only: bool = False) -> str:
+def turn_grammar(
+    tools: Sequence[Tool], *, thinking: bool, calls_only: bool = False, copies: Sequence[CopyRule] = (),
+    resume: bool = False,
+) -> str:
     """GBNF for one assistant turn offering ``tools`` (an answer only when there are none; calls
-    only with ``calls_only``, OpenAI's ``tool_choice: "required"``)."""
+    only with ``calls_only``, OpenAI's ``tool_choice: "required"``), whose calls follow ``copies``.
+
+    ``resume`` gives the rest of a turn whose text so far ends where a call is about to begin."""
     lines = [_ANSWER_RULE]
     body = "pi-answer"
     if tools:
-        lines.extend(_call_rules(tools))
+        lines.extend(_call_rules(tools, copies))
         body = "pi-calls" if calls_only else "(pi-calls | pi-answer)"
+        if resume:
+            lines.append("root ::= pi-calls")
+            return "\n".join(lines) + "\n"
     if thinking:
         lines.append(_THINK_RULES.strip())
         body = f"pi-think? {body}"

@@ -33,6 +33,7 @@ from pi_ai.api.local._grammar import CALL_FORMS, THINK_CLOSE, THINK_OPEN
 _ARGUMENTS_KEY = re.compile(r'"arguments"\s*:\s*')
 _WRAPPER_CLOSE = re.compile(r"\}\s*$")
 _NAME = re.compile(r'"name"\s*:\s*"((?:[^"\\]|\\.)*)"')
+_FIRST_STRING = re.compile(r'\s*\{\s*"((?:[^"\\]|\\.)*)"\s*:\s*"((?:[^"\\]|\\.)*)"')
 
 
 def _held_tail(text: str, tag: str) -> int:
@@ -103,13 +104,16 @@ class _Call:
         self.block: ToolCall | None = None
         self.index = -1
         self.arguments_at = -1
+        self.first_told = False
         self.sent = ""
         self.parser = PartialJson()
 
 
 class TurnParser:
     """``hold_calls``: keep finished calls back (``held``, each also passed to ``on_held``) instead of
-    streaming them, so the caller can still drop some (``release_calls`` streams the rest)."""
+    streaming them, so the caller can still drop some (``release_calls`` streams the rest).
+    ``on_first_argument`` hears ``(tool, key, value)`` once a call's first argument is a complete
+    string, so the caller can stop there and have the call written again (``rewind_call``)."""
 
     def __init__(
         self,
@@ -119,6 +123,7 @@ class TurnParser:
         thinking: bool,
         hold_calls: bool = False,
         on_held: Callable[[ToolCall], None] | None = None,
+        on_first_argument: Callable[[str, str, str], None] | None = None,
     ) -> None:
         self.stream = stream
         self.output = output
@@ -129,7 +134,11 @@ class TurnParser:
         self._call: _Call | None = None
         self._hold = hold_calls
         self._on_held = on_held
+        self._on_first_argument = on_first_argument
         self.held: list[ToolCall] = []
+        self._fed = ""
+        self._call_start = 0
+        self._call_state = "lead"
 
     def _push_start(self, event_type: type[TextStartEvent] | type[ThinkingStartEvent] | type[ToolCallStartEvent]) -> int:
         index = len(self.output.content) - 1
@@ -139,6 +148,7 @@ class TurnParser:
     # ------------------------------------------------------------------ feeding
 
     def feed(self, piece: str) -> None:
+        self._fed += piece
         self._pending += piece
         while self._pending and self._step():
             pass
@@ -190,6 +200,7 @@ class TurnParser:
             return False
         for opening, closing in CALL_FORMS:
             if stripped.startswith(opening):
+                self._call_start, self._call_state = len(self._fed) - len(stripped), self._state
                 keep = opening if closing is None else ""
                 self._pending = stripped[len(opening) :]
                 self._call = _Call(closing)
@@ -293,6 +304,12 @@ class TurnParser:
             return
         call.sent = visible
         call.block.arguments = call.parser.feed(delta)
+        if not call.first_told and self._on_first_argument is not None:
+            found = _FIRST_STRING.match(call.raw, call.arguments_at)
+            if found is not None:
+                call.first_told = True
+                key, value = (json.loads(f'"{group}"') for group in found.groups())
+                self._on_first_argument(call.block.name, key, value)
         if not self._hold:
             self.stream.push(ToolCallDeltaEvent(content_index=call.index, delta=delta, partial=self.output))
 
@@ -326,6 +343,13 @@ class TurnParser:
             self.stream.push(ToolCallDeltaEvent(content_index=index, delta=arguments, partial=self.output))
             self.stream.push(ToolCallEndEvent(content_index=index, tool_call=block, partial=self.output))
 
+    def rewind_call(self) -> str:
+        """Forget the call being written (held calls stay); the turn's text before it is returned,
+        and the text fed next must be that call, written again."""
+        self._fed = self._fed[: self._call_start]
+        self._call, self._pending, self._state = None, "", self._call_state
+        return self._fed
+
     def drop_calls(self, *, hold: bool = False) -> None:
         """Forget the held calls; the parser then takes a fresh turn (the caller generates it again),
         holding its calls back too with ``hold``."""
@@ -333,6 +357,7 @@ class TurnParser:
         self._hold = hold
         self._state = "lead"
         self._pending = ""
+        self._fed = ""
 
     # ------------------------------------------------------------------ end
 

@@ -1,0 +1,62 @@
+"""What the embedded model gets besides Pi's request: edits that quote the file, edit results
+that show the changed lines, a note after a command succeeds following a change."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pi_ai import Context, TextContent, ToolResultMessage, UserMessage
+from pi_ai.api.local import COPY_SOURCE_OPTION, CopiedText
+from pi_coding_agent.agent_session._local_aids import (
+    DONE_NOTE,
+    changed_region,
+    edit_quotes,
+    with_edit_results,
+)
+from pi_coding_agent.tools._diff import unified_patch
+
+
+def _result(tool: str, *, error: bool = False, details: object = None) -> ToolResultMessage:
+    return ToolResultMessage(
+        tool_call_id="c", tool_name=tool, content=[TextContent(text="done")], details=details,
+        is_error=error, timestamp=0,
+    )
+
+
+def test_edits_quote_the_file_as_the_edit_tool_reads_it(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_bytes(b"\xef\xbb\xbfx = 1\r\ny = 2\r\n")
+    (tmp_path / "bin.dat").write_bytes(b"\xff\xfe\x00")
+    quotes = edit_quotes(str(tmp_path))[COPY_SOURCE_OPTION]
+    assert quotes("edit", "path", "a.py") == CopiedText("oldText", "x = 1\ny = 2\n")
+    assert quotes("edit", "path", str(tmp_path / "a.py")) == CopiedText("oldText", "x = 1\ny = 2\n")
+    assert quotes("edit", "path", "missing.py") is None
+    assert quotes("edit", "path", "bin.dat") is None
+    assert quotes("write", "path", "a.py") is None and quotes("edit", "content", "a.py") is None
+
+
+def test_the_changed_region_is_the_new_side_of_each_hunk() -> None:
+    old = "".join(f"line {n}\n" for n in range(1, 30))
+    new = old.replace("line 3\n", "line three\n").replace("line 25\n", "line 25\nadded\n")
+    region = changed_region(unified_patch("f", "f", old, new))
+    assert region is not None
+    assert "line three" in region and "added" in region and "line 3\n" not in region
+    assert "\n...\n" in region  # two hunks
+    assert changed_region("") is None
+
+
+def test_results_are_annotated_in_the_request_only() -> None:
+    patch = unified_patch("f", "f", "a\nb\n", "a\nc\n")
+    edit = _result("edit", details={"diff": "", "patch": patch})
+    context = Context(messages=[
+        UserMessage(content="fix it", timestamp=0), _result("bash", error=True), edit, _result("bash"),
+        UserMessage(content="and now?", timestamp=0), _result("bash"),
+        _result("edit", error=True, details={"patch": patch}),
+    ])
+    shown = with_edit_results(context).messages
+    texts = [[block.text for block in message.content if isinstance(block, TextContent)] for message in shown]
+    assert texts[1] == ["done"]  # a failed run before any change
+    assert texts[2][0] == "done" and "a\nc" in texts[2][1]
+    assert texts[3] == ["done", DONE_NOTE]  # succeeded after a change
+    assert texts[5] == ["done"]  # the change was made before the user's last message
+    assert texts[6] == ["done"]  # a failed edit shows nothing
+    assert [block.text for block in edit.content] == ["done"]  # the session's message is untouched
