@@ -6,7 +6,7 @@ Measured with Qwen2.5-Coder 1.5B on ``bench/local_tasks.py`` (docs/providers/loc
   the file being edited (``edit_quotes``);
 - after an edit that worked, told only "Successfully replaced 1 block(s)", it went on to ``write``
   the file again from memory, losing most of it; so the model sees the changed lines as they now
-  read (``with_edit_results``). Only the request changes: the session keeps Pi's tool result.
+  read (``with_result_notes``). Only the request changes: the session keeps Pi's tool result.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def changed_region(patch: str) -> str | None:
         if _HUNK.match(line):
             if shown:
                 shown.append("...")
-        elif shown is not None and line[:1] in (" ", "+") and not line.startswith("+++"):
+        elif line[:1] in (" ", "+") and not line.startswith("+++"):
             shown.append(line[1:])
     if not shown:
         return None
@@ -72,7 +72,7 @@ def _note(message: ToolResultMessage, changed_files: bool) -> str | None:
     return None
 
 
-def with_edit_results(context: Context) -> Context:
+def with_result_notes(context: Context) -> Context:
     """``context`` with each successful ``edit`` result followed by the lines it changed, and each
     successful ``bash`` run after a change (since the user's last message) by ``DONE_NOTE``."""
     messages = list(context.messages)

@@ -11,7 +11,7 @@ from pi_coding_agent.agent_session._local_aids import (
     DONE_NOTE,
     changed_region,
     edit_quotes,
-    with_edit_results,
+    with_result_notes,
 )
 from pi_coding_agent.tools._diff import unified_patch
 
@@ -52,7 +52,7 @@ def test_results_are_annotated_in_the_request_only() -> None:
         UserMessage(content="and now?", timestamp=0), _result("bash"),
         _result("edit", error=True, details={"patch": patch}),
     ])
-    shown = with_edit_results(context).messages
+    shown = with_result_notes(context).messages
     texts = [[block.text for block in message.content if isinstance(block, TextContent)] for message in shown]
     assert texts[1] == ["done"]  # a failed run before any change
     assert texts[2][0] == "done" and "a\nc" in texts[2][1]

@@ -110,30 +110,24 @@ def first_argument(tool: Tool) -> str | None:
     return None
 
 
-class _Converter:
-    """llama.cpp's JSON-schema-to-GBNF converter, with ``{RULE_KEY: name}`` standing for a rule
-    written here (``_copy``)."""
+def _schema_rules(schema: dict[str, Any], name: str) -> str:
+    """GBNF for ``schema`` by llama.cpp's JSON-schema converter, with ``{RULE_KEY: name}`` standing
+    for a rule written here (``_copy``)."""
+    from llama_cpp.llama_grammar import SchemaConverter
 
-    def __init__(self) -> None:
-        from llama_cpp.llama_grammar import SchemaConverter
+    class Converter(SchemaConverter):  # type: ignore[misc]
+        def visit(self, schema: Any, name: str) -> Any:
+            if isinstance(schema, dict) and RULE_KEY in schema:
+                return schema[RULE_KEY]
+            return super().visit(schema, name)
 
-        class Converter(SchemaConverter):  # type: ignore[misc]
-            def visit(self, schema: Any, name: str) -> Any:
-                if isinstance(schema, dict) and RULE_KEY in schema:
-                    return schema[RULE_KEY]
-                return super().visit(schema, name)
-
-        self.converter = Converter(
-            prop_order={"name": 0, "arguments": 1}, allow_fetch=False, dotall=False, raw_pattern=False
-        )
-
-    def rules(self, schema: dict[str, Any], name: str) -> str:
-        self.converter.visit(self.converter.resolve_refs(schema, "tools"), name)
-        return str(self.converter.format_grammar())
+    converter = Converter(prop_order={"name": 0, "arguments": 1}, allow_fetch=False, dotall=False, raw_pattern=False)
+    converter.visit(converter.resolve_refs(schema, "tools"), name)
+    return str(converter.format_grammar())
 
 
 def _call_rules(tools: Sequence[Tool], copies: Sequence[CopyRule]) -> list[str]:
-    lines = [_Converter().rules(call_schema(tools, copies), "pi-call-json")]
+    lines = [_schema_rules(call_schema(tools, copies), "pi-call-json")]
     if copies:
         lines.extend(JSON_CHAR_RULES)
         for index, rule in enumerate(copies):
