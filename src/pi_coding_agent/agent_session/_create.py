@@ -129,9 +129,9 @@ def _stream_function(catalog: ModelCatalog, settings: Settings, cwd: str) -> Str
             max_retries=provider_retry.max_retries or options.max_retries,
         )
         if model.api == LOCAL_API:
-            from pi_coding_agent.agent_session._local_aids import edit_quotes, with_result_notes
+            from pi_coding_agent.agent_session._local_aids import edit_quotes, edit_undos, with_result_notes
 
-            configured.extra = {**configured.extra, **edit_quotes(cwd)}
+            configured.extra = {**configured.extra, **edit_quotes(cwd), **edit_undos()}
             context = with_result_notes(context)
         return stream_simple(model, context, configured, env_auth=False)  # the catalog resolved them
 

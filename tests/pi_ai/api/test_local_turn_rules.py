@@ -1,10 +1,11 @@
 """The local API's rules for small models (docs/providers/local.md): which turns must call a tool,
-and which calls count as repeats that cannot help."""
+and which calls count as repeats that cannot help (the same call again, or one that undoes a call
+of the same task)."""
 
 from __future__ import annotations
 
 from pi_ai import AssistantMessage, Context, TextContent, ToolCall, ToolResultMessage, UserMessage
-from pi_ai.api.local import _call_key, _just_done_calls, _must_act
+from pi_ai.api.local import _call_key, _just_done_calls, _must_act, _undo_keys
 
 _ids = iter(range(10_000))
 
@@ -62,3 +63,21 @@ def test_repeats_are_the_last_turn_and_turns_before_it_while_everything_failed()
     keys, failed = _just_done_calls(_context(_user(), *history))
     assert keys == sorted([_call_key(edit), _call_key(test), _call_key(read)]) and failed
     assert _just_done_calls(_context(_user())) == ([], False)
+
+
+def _swap(name: str, arguments: dict[str, object]) -> list[tuple[str, dict[str, object]]]:
+    """A made-up undo source: ``set`` undoes itself with ``old`` and ``new`` swapped."""
+    if name != "set":
+        return []
+    return [("set", {"old": arguments["new"], "new": arguments["old"]})]
+
+
+def test_calls_that_undo_a_successful_call_of_this_task_count_as_repeats() -> None:
+    done = ("set", {"old": "a", "new": "b"}, False)
+    undo = ToolCall(id="u", name="set", arguments={"old": "b", "new": "a"})
+    assert _undo_keys(_context(_user(), *_turn(done), *_turn((*READ, False))), _swap) == {_call_key(undo)}
+    # A failed call changed nothing, so swapping it back is no undo.
+    assert _undo_keys(_context(_user(), *_turn(("set", {"old": "a", "new": "b"}, True))), _swap) == set()
+    # Calls made before the user's last message belong to another task.
+    assert _undo_keys(_context(_user(), *_turn(done), _user("now undo it")), _swap) == set()
+    assert _undo_keys(_context(_user(), *_turn((*READ, False))), _swap) == set()

@@ -37,14 +37,19 @@ __all__ = [
     "API",
     "COPY_SOURCE_OPTION",
     "OPTIONS",
+    "UNDO_OPTION",
     "CopiedText",
     "CopySource",
     "EngineError",
     "LocalOptions",
+    "UndoSource",
     "model_file",
     "stream",
     "stream_simple",
 ]
+
+UndoSource = Callable[[str, dict[str, Any]], list[tuple[str, dict[str, Any]]]]
+"""``(tool, arguments) -> [(tool, arguments), ...]``: the calls that would undo that call."""
 
 DEFAULT_TEMPERATURE = 0.0
 """Greedy decoding unless asked otherwise: small models follow the tool format most reliably so."""
@@ -58,11 +63,15 @@ class LocalOptions(StreamOptions):
     copy_source: CopySource | None = None
     """Which arguments of a call must be copied from a text (``_copy``): asked when a call's first
     argument has been written. Through ``stream_simple``: ``extra[COPY_SOURCE_OPTION]``."""
+    undo_source: UndoSource | None = None
+    """The calls that would undo a call (``_undo_keys``): made after it succeeded in the same task,
+    they count as repeats. Through ``stream_simple``: ``extra[UNDO_OPTION]``."""
 
 
 OPTIONS = LocalOptions
 
 COPY_SOURCE_OPTION = "copySource"
+UNDO_OPTION = "undoSource"
 
 
 def model_file(model: Model) -> str:
@@ -197,7 +206,26 @@ def _must_act(context: Context) -> bool:
 
 
 def _call_key(call: ToolCall) -> str:
-    return f"{call.name}\0{json.dumps(call.arguments, sort_keys=True)}"
+    return _key(call.name, call.arguments)
+
+
+def _key(name: str, arguments: dict[str, Any]) -> str:
+    return f"{name}\0{json.dumps(arguments, sort_keys=True)}"
+
+
+def _undo_keys(context: Context, undo: UndoSource) -> set[str]:
+    """Keys of the calls that would undo a call of this task (since the user's last message)
+    that succeeded. The 1.5B renamed a function in two files, then renamed it back in one."""
+    failed = {m.tool_call_id for m in context.messages if isinstance(m, ToolResultMessage) and m.is_error}
+    keys: set[str] = set()
+    for message in reversed(context.messages):
+        if isinstance(message, UserMessage):
+            break
+        if isinstance(message, AssistantMessage):
+            for block in message.content:
+                if isinstance(block, ToolCall) and block.id not in failed:
+                    keys.update(_key(name, arguments) for name, arguments in undo(block.name, block.arguments))
+    return keys
 
 
 def _without_repeats(calls: list[ToolCall], done: set[str]) -> list[ToolCall]:
@@ -330,6 +358,8 @@ async def _run(stream: AssistantMessageEventStream, model: Model, context: Conte
         stream.push(StartEvent(partial=output))
         done, failed = _just_done_calls(context) if offer_tools else ([], False)
         done_calls = set(done)
+        if offer_tools and options.undo_source is not None:
+            done_calls |= _undo_keys(context, options.undo_source)
         seen: set[str] = set()
         copying = _Copying(options.copy_source if offer_tools else None, context.tools or [], engine)
 
@@ -396,9 +426,14 @@ def stream_simple(
     # tokens or less keep a usable cap instead of 1.
     base["max_tokens"] = options.max_tokens if options.max_tokens is not None else model.max_tokens
     copy_source = base["extra"].get(COPY_SOURCE_OPTION)
+    undo_source = base["extra"].get(UNDO_OPTION)
+
     return stream(
         model, context,
-        LocalOptions(**base, tool_choice=options.tool_choice, copy_source=copy_source if callable(copy_source) else None),
+        LocalOptions(
+            **base, tool_choice=options.tool_choice, copy_source=copy_source if callable(copy_source) else None,
+            undo_source=undo_source if callable(undo_source) else None,
+        ),
     )
 
 
