@@ -6,6 +6,7 @@ so a log stays readable.
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from typing import Protocol, TextIO
@@ -46,10 +47,17 @@ class StderrProgress:
         if self._stream is None:
             return
         if self._live and redraw:
-            self._stream.write("\r\x1b[2K" + text)
+            # A line wider than the terminal wraps, and each redraw would leave a row behind.
+            self._stream.write("\r\x1b[2K" + text[: self._width() - 1])
         else:
             self._stream.write(("\n" if self._live and not redraw else "") + text + "\n")
         self._stream.flush()
+
+    def _width(self) -> int:
+        try:
+            return os.get_terminal_size(self._stream.fileno()).columns if self._stream is not None else 80
+        except (OSError, ValueError):
+            return 80
 
     def stage(self, title: str) -> None:
         self._title = title
