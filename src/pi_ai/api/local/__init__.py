@@ -427,7 +427,6 @@ def stream_simple(
     base["max_tokens"] = options.max_tokens if options.max_tokens is not None else model.max_tokens
     copy_source = base["extra"].get(COPY_SOURCE_OPTION)
     undo_source = base["extra"].get(UNDO_OPTION)
-
     return stream(
         model, context,
         LocalOptions(
