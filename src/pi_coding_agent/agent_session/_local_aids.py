@@ -22,6 +22,7 @@ import msgspec
 
 from pi_ai import Context, TextContent, ToolResultMessage, UserMessage
 from pi_ai.api.local import COPY_SOURCE_OPTION, UNDO_OPTION, CopiedText
+from pi_coding_agent.agent_session._parts import message_text
 from pi_coding_agent.tools import edit_base_text
 
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
@@ -65,9 +66,7 @@ ANSWER_NOTE = "(If this answers the user's question, reply with the answer now; 
 
 
 def _asks(message: UserMessage) -> bool:
-    content = message.content
-    text = content if isinstance(content, str) else " ".join(b.text for b in content if isinstance(b, TextContent))
-    return "?" in text
+    return "?" in message_text(message.content)
 
 
 def _note(message: ToolResultMessage, changed_files: bool, question: bool) -> str | None:
