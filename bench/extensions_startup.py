@@ -161,7 +161,7 @@ def _transcript_json() -> list[dict[str, Any]]:
 
 def _our_context_cost(messages_json: list[dict[str, Any]]) -> dict[int, float]:
     from pi_ai import decode_message
-    from pi_coding_agent.extensions import Extension, ExtensionRunner
+    from pi_coding_agent.customize.extensions import Extension, ExtensionRunner
 
     messages = [decode_message(json.dumps(m).encode()) for m in messages_json]
 

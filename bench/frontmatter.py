@@ -16,11 +16,11 @@ import time, asyncio, re, enum, dataclasses  # what a pi run has loaded before r
 text = "name: skill-07\\ndescription: Does task number 7 for the project. Use when the user asks for task 7."
 started = time.perf_counter()
 if {yaml!r}:
-    from pi_coding_agent.resources._yaml12 import load_yaml12
+    from pi_coding_agent.customize.resources._yaml12 import load_yaml12
     for _ in range(40):
         load_yaml12(text + "\\n")
 else:
-    from pi_coding_agent.resources._frontmatter import _parse_simple
+    from pi_coding_agent.customize.resources._frontmatter import _parse_simple
     for _ in range(40):
         assert _parse_simple(text) is not None
 print(time.perf_counter() - started)

@@ -18,7 +18,7 @@ by a script afterwards (the files, or the number in the printed answer). The age
 
 Tasks alternate between the agents so both see the same machine load. Reported per task: solved,
 wall seconds, output tokens and output tokens per wall second; then the totals. The model files
-and runtime come from pi's own cache (``python -m pi_coding_agent.local_model setup MODEL``).
+and runtime come from pi's own cache (``python -m pi_coding_agent.core.local_model setup MODEL``).
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ sys.path.insert(0, str(REPO / "bench"))
 
 from _local_tasks_data import TASKS, Task  # noqa: E402
 from _openai_fixup_proxy import FixupProxy  # noqa: E402
-from pi_coding_agent.local_model import (  # noqa: E402
+from pi_coding_agent.core.local_model import (  # noqa: E402
     RuntimeSpec,
     StderrProgress,
     ensure_model_file,

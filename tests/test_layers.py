@@ -62,10 +62,10 @@ def test_a_clean_tree_keeps_every_contract(tmp_path: Path) -> None:
             "pi_ai/_messages.py": "",
             "pi_ai/__init__.py": "from pi_ai._messages import *\n",
             "pi_agent/__init__.py": "import pi_ai\n",
-            "pi_coding_agent/session/_manager.py": "import pi_coding_agent.session._index\n",
-            "pi_coding_agent/session/_index.py": "",
-            "pi_coding_agent/session/__init__.py": "from pi_coding_agent.session._manager import *\n",
-            "pi_coding_agent/agent_session/__init__.py": "import pi_agent\nimport pi_coding_agent.session\n",
+            "pi_coding_agent/core/session/_manager.py": "import pi_coding_agent.core.session._index\n",
+            "pi_coding_agent/core/session/_index.py": "",
+            "pi_coding_agent/core/session/__init__.py": "from pi_coding_agent.core.session._manager import *\n",
+            "pi_coding_agent/runtime/agent_session/__init__.py": "import pi_agent\nimport pi_coding_agent.core.session\n",
         },
     )
     result = _lint(src)
@@ -88,9 +88,9 @@ def test_pi_agent_importing_pi_coding_agent_breaks_the_layers(tmp_path: Path) ->
 def test_a_lazy_upward_import_still_breaks_the_layers(tmp_path: Path) -> None:
     src = _tree(
         tmp_path,
-        {"pi_ai/__init__.py": "def f():\n    import pi_coding_agent.cli\n", "pi_coding_agent/cli.py": ""},
+        {"pi_ai/__init__.py": "def f():\n    import pi_coding_agent.app.cli\n", "pi_coding_agent/app/cli.py": ""},
     )
-    assert "pi_ai -> pi_coding_agent.cli" in _broken(_lint(src, "layers"))
+    assert "pi_ai -> pi_coding_agent.app.cli" in _broken(_lint(src, "layers"))
 
 
 # --------------------------------------------------------------------------- private modules
@@ -117,12 +117,12 @@ def test_a_subpackage_reaching_into_a_sibling_subpackages_private_module_is_caug
     src = _tree(
         tmp_path,
         {
-            "pi_coding_agent/session/_manager.py": "class SessionManager: ...\n",
-            "pi_coding_agent/agent_session/_create.py": "from pi_coding_agent.session._manager import SessionManager\n",
+            "pi_coding_agent/core/session/_manager.py": "class SessionManager: ...\n",
+            "pi_coding_agent/runtime/agent_session/_create.py": "from pi_coding_agent.core.session._manager import SessionManager\n",
         },
     )
     output = _broken(_lint(src, "private-modules"))
-    assert "pi_coding_agent.agent_session._create -> pi_coding_agent.session._manager" in output
+    assert "pi_coding_agent.runtime.agent_session._create -> pi_coding_agent.core.session._manager" in output
 
 
 def test_a_private_subpackage_is_private_too(tmp_path: Path) -> None:
@@ -141,11 +141,11 @@ def test_private_modules_are_free_inside_their_own_package(tmp_path: Path) -> No
     src = _tree(
         tmp_path,
         {
-            "pi_coding_agent/session/_index.py": "",
-            "pi_coding_agent/session/_manager.py": "from pi_coding_agent.session import _index\n",
-            "pi_coding_agent/session/__init__.py": "from pi_coding_agent.session._manager import *\n",
+            "pi_coding_agent/core/session/_index.py": "",
+            "pi_coding_agent/core/session/_manager.py": "from pi_coding_agent.core.session import _index\n",
+            "pi_coding_agent/core/session/__init__.py": "from pi_coding_agent.core.session._manager import *\n",
             "pi_coding_agent/_version.py": "",
-            "pi_coding_agent/cli/_main.py": "import pi_coding_agent._version\n",
+            "pi_coding_agent/app/cli/_main.py": "import pi_coding_agent._version\n",
         },
     )
     result = _lint(src, "private-modules")
@@ -159,9 +159,9 @@ def test_two_subpackages_importing_each_other_is_a_cycle(tmp_path: Path) -> None
     src = _tree(
         tmp_path,
         {
-            "pi_coding_agent/agent_session/__init__.py": "import pi_coding_agent.compaction\n",
-            "pi_coding_agent/compaction/_summarize.py": (
-                "def retryable():\n    from pi_coding_agent.agent_session import is_retryable\n"
+            "pi_coding_agent/runtime/agent_session/__init__.py": "import pi_coding_agent.core.compaction\n",
+            "pi_coding_agent/core/compaction/_summarize.py": (
+                "def retryable():\n    from pi_coding_agent.runtime.agent_session import is_retryable\n"
             ),
         },
     )
@@ -174,11 +174,11 @@ def test_a_cycle_between_modules_of_one_subpackage_is_caught(tmp_path: Path) -> 
     src = _tree(
         tmp_path,
         {
-            "pi_coding_agent/session/_manager.py": "import pi_coding_agent.session._listing\n",
-            "pi_coding_agent/session/_listing.py": "import pi_coding_agent.session._manager\n",
+            "pi_coding_agent/core/session/_manager.py": "import pi_coding_agent.core.session._listing\n",
+            "pi_coding_agent/core/session/_listing.py": "import pi_coding_agent.core.session._manager\n",
         },
     )
-    assert "No cycles are allowed in pi_coding_agent.session." in _broken(_lint(src, "acyclic"))
+    assert "No cycles are allowed in pi_coding_agent.core.session." in _broken(_lint(src, "acyclic"))
 
 
 def test_a_cycle_inside_pi_ai_is_caught(tmp_path: Path) -> None:
@@ -193,9 +193,9 @@ def test_one_way_imports_between_subpackages_are_no_cycle(tmp_path: Path) -> Non
     src = _tree(
         tmp_path,
         {
-            "pi_coding_agent/agent_session/__init__.py": "import pi_coding_agent.compaction\n",
-            "pi_coding_agent/compaction/__init__.py": "import pi_coding_agent.session\n",
-            "pi_coding_agent/session/__init__.py": "",
+            "pi_coding_agent/runtime/agent_session/__init__.py": "import pi_coding_agent.core.compaction\n",
+            "pi_coding_agent/core/compaction/__init__.py": "import pi_coding_agent.core.session\n",
+            "pi_coding_agent/core/session/__init__.py": "",
         },
     )
     result = _lint(src, "acyclic")

@@ -36,7 +36,7 @@ def main() -> int:
         ("imports", [str(BIN / "lint-imports")]),
         # The embedded-model tests need its runtime and two small models: built and downloaded once
         # into pi's own cache (~/.cache/pi-for-python/local), which CI keeps between runs.
-        ("local models", [str(BIN / "python"), "-m", "pi_coding_agent.local_model", "setup", "smollm2-135m",
+        ("local models", [str(BIN / "python"), "-m", "pi_coding_agent.core.local_model", "setup", "smollm2-135m",
                           "qwen2.5-coder-0.5b"]),
         ("pytest", [str(BIN / "python"), "-m", "pytest", "-n", "2", *pytest_args]),
     ]

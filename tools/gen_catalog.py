@@ -16,7 +16,7 @@ files are written from it:
   its sign-in methods (``apiKey``: "Anthropic API key"; ``oauth``: "Anthropic (Claude Pro/Max)").
 
 Models this implementation adds of its own (the embedded ``local`` models) live elsewhere
-(``pi_coding_agent.local_model``) and are not touched. ``tests/pi_ai/test_catalog_live.py``
+(``pi_coding_agent.core.local_model``) and are not touched. ``tests/pi_ai/test_catalog_live.py``
 runs the same dump and fails when the files drift from Pi.
 """
 

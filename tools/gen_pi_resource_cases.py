@@ -3,7 +3,7 @@
 
 Builds the trees of ``tests/support/resource_cases.py`` in a temporary folder, asks Pi's own
 modules (``tools/pi_resources_driver.mjs``, run by the oracle runtime's node with the
-network guard preloaded, offline) and writes ``tests/pi_coding_agent/resources/pi_answers.json``
+network guard preloaded, offline) and writes ``tests/pi_coding_agent/customize/resources/pi_answers.json``
 with the temporary folder replaced by ``<root>``.
 
     .venv/bin/python tools/gen_pi_resource_cases.py
@@ -38,7 +38,7 @@ from tests.support.resource_cases import (  # noqa: E402
     substitute_cases,
 )
 
-OUT = ROOT / "tests" / "pi_coding_agent" / "resources" / "pi_answers.json"
+OUT = ROOT / "tests" / "pi_coding_agent" / "customize" / "resources" / "pi_answers.json"
 
 
 def _relativize(value: Any, root: str) -> Any:

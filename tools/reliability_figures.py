@@ -35,9 +35,9 @@ from xml.etree import ElementTree
 ROOT = Path(__file__).resolve().parent.parent
 CHECKS = [
     "tests/reliability",
-    "tests/pi_coding_agent/session/test_safety.py",
-    "tests/pi_coding_agent/session/test_fuzz.py",
-    "tests/pi_coding_agent/session/test_cli_files.py",
+    "tests/pi_coding_agent/core/session/test_safety.py",
+    "tests/pi_coding_agent/core/session/test_fuzz.py",
+    "tests/pi_coding_agent/core/session/test_cli_files.py",
     "tests/pi_ai/api/test_sse.py",
     "tests/pi_ai/api/test_stream_fuzz.py",
     "tests/pi_ai/api/test_http.py",

@@ -21,7 +21,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from tests.pi_coding_agent.interactive._scenario import launch  # noqa: E402
+from tests.pi_coding_agent.app.interactive._scenario import launch  # noqa: E402
 from tests.support import chromium  # noqa: E402
 from tests.support.ansi_html import ansi_page, standalone_lines, visible  # noqa: E402
 

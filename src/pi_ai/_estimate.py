@@ -4,7 +4,7 @@ The newest usage a provider reported stands for the prompt up to that answer; wh
 is estimated at four characters a token (an image as 4,800 characters). Lengths are measured
 as JavaScript measures them (UTF-16 code units), so the numbers that reach the wire
 (``max_tokens``) and the compaction thresholds equal Pi's for the same conversation. The
-coding agent's compaction estimate is built from these pieces (``pi_coding_agent.compaction``).
+coding agent's compaction estimate is built from these pieces (``pi_coding_agent.core.compaction``).
 """
 
 from __future__ import annotations

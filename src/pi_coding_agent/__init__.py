@@ -18,23 +18,11 @@ TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: importing typing would co
 if TYPE_CHECKING:
     from typing import Any
 
-    from pi_coding_agent.agent_session import (
-        AgentSession,
-        AgentSessionRuntime,
-        AgentSettledEvent,
-        ContextUsage,
-        ModelCycleResult,
-        SessionInfoChangedEvent,
-        SessionStats,
-        create_agent_session,
-    )
-    from pi_coding_agent.agent_session import CreatedSession as CreateAgentSessionResult
-    from pi_coding_agent.agent_session import SessionEvent as AgentSessionEvent
-    from pi_coding_agent.agent_session import SessionListener as AgentSessionEventListener
-    from pi_coding_agent.agent_session import SessionOptions as CreateAgentSessionOptions
-    from pi_coding_agent.cli import ParsedArgs as Args
-    from pi_coding_agent.cli import main, parse_args
-    from pi_coding_agent.compaction import (
+    from pi_coding_agent.app.cli import ParsedArgs as Args
+    from pi_coding_agent.app.cli import main, parse_args
+    from pi_coding_agent.app.print_mode import run_print_mode
+    from pi_coding_agent.app.rpc import RpcClient, run_rpc_mode
+    from pi_coding_agent.core.compaction import (
         CompactionResult,
         calculate_context_tokens,
         collect_entries_for_branch_summary,
@@ -46,20 +34,14 @@ if TYPE_CHECKING:
         serialize_conversation,
         should_compact,
     )
-    from pi_coding_agent.compaction import CutPoint as CutPointResult
-    from pi_coding_agent.compaction import FileOps as FileOperations
-    from pi_coding_agent.messages import convert_to_llm
-    from pi_coding_agent.model_registry import ModelCatalog, ScopedModel, resolve_cli_model
-    from pi_coding_agent.model_registry import ModelResolution as ResolveCliModelResult
-    from pi_coding_agent.modes import run_print_mode
-    from pi_coding_agent.modes.interactive.theme import Theme
-    from pi_coding_agent.packages import PackageManager, ResolvedResource
-    from pi_coding_agent.paths import CONFIG_DIR_NAME
-    from pi_coding_agent.paths import agent_dir as get_agent_dir
-    from pi_coding_agent.prompt_templates import PromptTemplate
-    from pi_coding_agent.resources import ResourceDiagnostic, parse_frontmatter, strip_frontmatter
-    from pi_coding_agent.rpc import RpcClient, run_rpc_mode
-    from pi_coding_agent.session import (
+    from pi_coding_agent.core.compaction import CutPoint as CutPointResult
+    from pi_coding_agent.core.compaction import FileOps as FileOperations
+    from pi_coding_agent.core.messages import convert_to_llm
+    from pi_coding_agent.core.model_registry import ModelCatalog, ScopedModel, resolve_cli_model
+    from pi_coding_agent.core.model_registry import ModelResolution as ResolveCliModelResult
+    from pi_coding_agent.core.paths import CONFIG_DIR_NAME
+    from pi_coding_agent.core.paths import agent_dir as get_agent_dir
+    from pi_coding_agent.core.session import (
         CURRENT_SESSION_VERSION,
         BranchSummaryEntry,
         CompactionEntry,
@@ -77,13 +59,11 @@ if TYPE_CHECKING:
         build_context_entries,
         build_session_context,
     )
-    from pi_coding_agent.session import MessageEntry as SessionMessageEntry
-    from pi_coding_agent.session import entry_messages as session_entry_to_context_messages
-    from pi_coding_agent.session import migrate_entries as migrate_session_entries
-    from pi_coding_agent.settings import CompactionSettings, RetrySettings, Settings
-    from pi_coding_agent.skills import Skill, format_skills_for_prompt, load_skills
-    from pi_coding_agent.system_prompt import load_context_files as load_project_context_files
-    from pi_coding_agent.tools import (
+    from pi_coding_agent.core.session import MessageEntry as SessionMessageEntry
+    from pi_coding_agent.core.session import entry_messages as session_entry_to_context_messages
+    from pi_coding_agent.core.session import migrate_entries as migrate_session_entries
+    from pi_coding_agent.core.settings import CompactionSettings, RetrySettings, Settings
+    from pi_coding_agent.core.tools import (
         DEFAULT_MAX_BYTES,
         DEFAULT_MAX_LINES,
         TruncationResult,
@@ -92,96 +72,118 @@ if TYPE_CHECKING:
         truncate_line,
         truncate_tail,
     )
-    from pi_coding_agent.tools import ShellOperations as BashOperations
-    from pi_coding_agent.tools import ToolOptions as ToolsOptions
-    from pi_coding_agent.tools import detect_image_mime_in_file as detect_supported_image_mime_type_from_file
-    from pi_coding_agent.tui import DynamicBorder, TuiMode
+    from pi_coding_agent.core.tools import ShellOperations as BashOperations
+    from pi_coding_agent.core.tools import ToolOptions as ToolsOptions
+    from pi_coding_agent.core.tools import (
+        detect_image_mime_in_file as detect_supported_image_mime_type_from_file,
+    )
+    from pi_coding_agent.customize.packages import PackageManager, ResolvedResource
+    from pi_coding_agent.customize.prompt_templates import PromptTemplate
+    from pi_coding_agent.customize.resources import ResourceDiagnostic, parse_frontmatter, strip_frontmatter
+    from pi_coding_agent.customize.skills import Skill, format_skills_for_prompt, load_skills
+    from pi_coding_agent.customize.system_prompt import load_context_files as load_project_context_files
+    from pi_coding_agent.customize.themes import Theme
+    from pi_coding_agent.runtime.agent_session import (
+        AgentSession,
+        AgentSessionRuntime,
+        AgentSettledEvent,
+        ContextUsage,
+        ModelCycleResult,
+        SessionInfoChangedEvent,
+        SessionStats,
+        create_agent_session,
+    )
+    from pi_coding_agent.runtime.agent_session import CreatedSession as CreateAgentSessionResult
+    from pi_coding_agent.runtime.agent_session import SessionEvent as AgentSessionEvent
+    from pi_coding_agent.runtime.agent_session import SessionListener as AgentSessionEventListener
+    from pi_coding_agent.runtime.agent_session import SessionOptions as CreateAgentSessionOptions
+    from pi_tui import DynamicBorder, TuiMode
 
 _EXPORTS: dict[str, str] = {
     # Pi's names; "module:attribute" where this implementation names the same thing otherwise.
-    "CONFIG_DIR_NAME": "pi_coding_agent.paths",
-    "get_agent_dir": "pi_coding_agent.paths:agent_dir",
-    "Args": "pi_coding_agent.cli:ParsedArgs",
-    "parse_args": "pi_coding_agent.cli",
-    "main": "pi_coding_agent.cli",
-    "AgentSession": "pi_coding_agent.agent_session",
-    "AgentSessionRuntime": "pi_coding_agent.agent_session",
-    "ContextUsage": "pi_coding_agent.agent_session",
-    "ModelCycleResult": "pi_coding_agent.agent_session",
-    "SessionInfoChangedEvent": "pi_coding_agent.agent_session",
-    "SessionStats": "pi_coding_agent.agent_session",
-    "AgentSettledEvent": "pi_coding_agent.agent_session",
-    "AgentSessionEvent": "pi_coding_agent.agent_session:SessionEvent",
-    "AgentSessionEventListener": "pi_coding_agent.agent_session:SessionListener",
-    "CreateAgentSessionOptions": "pi_coding_agent.agent_session:SessionOptions",
-    "CreateAgentSessionResult": "pi_coding_agent.agent_session:CreatedSession",
-    "create_agent_session": "pi_coding_agent.agent_session",
-    "CompactionResult": "pi_coding_agent.compaction",
-    "CutPointResult": "pi_coding_agent.compaction:CutPoint",
-    "FileOperations": "pi_coding_agent.compaction:FileOps",
-    "calculate_context_tokens": "pi_coding_agent.compaction",
-    "collect_entries_for_branch_summary": "pi_coding_agent.compaction",
-    "generate_branch_summary": "pi_coding_agent.compaction",
-    "prepare_branch_entries": "pi_coding_agent.compaction",
-    "compact": "pi_coding_agent.compaction",
-    "estimate_tokens": "pi_coding_agent.compaction",
-    "find_cut_point": "pi_coding_agent.compaction",
-    "serialize_conversation": "pi_coding_agent.compaction",
-    "should_compact": "pi_coding_agent.compaction",
-    "convert_to_llm": "pi_coding_agent.messages",
-    "ResolveCliModelResult": "pi_coding_agent.model_registry:ModelResolution",
-    "ScopedModel": "pi_coding_agent.model_registry",
-    "resolve_cli_model": "pi_coding_agent.model_registry",
-    "load_project_context_files": "pi_coding_agent.system_prompt:load_context_files",
-    "BranchSummaryEntry": "pi_coding_agent.session",
-    "CURRENT_SESSION_VERSION": "pi_coding_agent.session",
-    "CompactionEntry": "pi_coding_agent.session",
-    "CustomEntry": "pi_coding_agent.session",
-    "CustomMessageEntry": "pi_coding_agent.session",
-    "ModelChangeEntry": "pi_coding_agent.session",
-    "SessionContext": "pi_coding_agent.session",
-    "SessionEntry": "pi_coding_agent.session",
-    "SessionHeader": "pi_coding_agent.session",
-    "SessionInfo": "pi_coding_agent.session",
-    "SessionInfoEntry": "pi_coding_agent.session",
-    "SessionManager": "pi_coding_agent.session",
-    "SessionMessageEntry": "pi_coding_agent.session:MessageEntry",
-    "SessionTreeNode": "pi_coding_agent.session",
-    "ThinkingLevelChangeEntry": "pi_coding_agent.session",
-    "build_context_entries": "pi_coding_agent.session",
-    "build_session_context": "pi_coding_agent.session",
-    "migrate_session_entries": "pi_coding_agent.session:migrate_entries",
-    "session_entry_to_context_messages": "pi_coding_agent.session:entry_messages",
-    "CompactionSettings": "pi_coding_agent.settings",
-    "RetrySettings": "pi_coding_agent.settings",
-    "BashOperations": "pi_coding_agent.tools:ShellOperations",
-    "DEFAULT_MAX_BYTES": "pi_coding_agent.tools",
-    "DEFAULT_MAX_LINES": "pi_coding_agent.tools",
-    "ToolsOptions": "pi_coding_agent.tools:ToolOptions",
-    "TruncationResult": "pi_coding_agent.tools",
-    "format_size": "pi_coding_agent.tools",
-    "truncate_head": "pi_coding_agent.tools",
-    "truncate_line": "pi_coding_agent.tools",
-    "truncate_tail": "pi_coding_agent.tools",
-    "detect_supported_image_mime_type_from_file": "pi_coding_agent.tools:detect_image_mime_in_file",
-    "run_print_mode": "pi_coding_agent.modes",
-    "RpcClient": "pi_coding_agent.rpc",
-    "run_rpc_mode": "pi_coding_agent.rpc",
-    "Skill": "pi_coding_agent.skills",
-    "format_skills_for_prompt": "pi_coding_agent.skills",
-    "load_skills": "pi_coding_agent.skills",
-    "PromptTemplate": "pi_coding_agent.prompt_templates",
-    "ResourceDiagnostic": "pi_coding_agent.resources",
-    "parse_frontmatter": "pi_coding_agent.resources",
-    "strip_frontmatter": "pi_coding_agent.resources",
-    "PackageManager": "pi_coding_agent.packages",
-    "ResolvedResource": "pi_coding_agent.packages",
-    "Theme": "pi_coding_agent.modes.interactive.theme",
-    "DynamicBorder": "pi_coding_agent.tui",
-    "TuiMode": "pi_coding_agent.tui",
+    "CONFIG_DIR_NAME": "pi_coding_agent.core.paths",
+    "get_agent_dir": "pi_coding_agent.core.paths:agent_dir",
+    "Args": "pi_coding_agent.app.cli:ParsedArgs",
+    "parse_args": "pi_coding_agent.app.cli",
+    "main": "pi_coding_agent.app.cli",
+    "AgentSession": "pi_coding_agent.runtime.agent_session",
+    "AgentSessionRuntime": "pi_coding_agent.runtime.agent_session",
+    "ContextUsage": "pi_coding_agent.runtime.agent_session",
+    "ModelCycleResult": "pi_coding_agent.runtime.agent_session",
+    "SessionInfoChangedEvent": "pi_coding_agent.runtime.agent_session",
+    "SessionStats": "pi_coding_agent.runtime.agent_session",
+    "AgentSettledEvent": "pi_coding_agent.runtime.agent_session",
+    "AgentSessionEvent": "pi_coding_agent.runtime.agent_session:SessionEvent",
+    "AgentSessionEventListener": "pi_coding_agent.runtime.agent_session:SessionListener",
+    "CreateAgentSessionOptions": "pi_coding_agent.runtime.agent_session:SessionOptions",
+    "CreateAgentSessionResult": "pi_coding_agent.runtime.agent_session:CreatedSession",
+    "create_agent_session": "pi_coding_agent.runtime.agent_session",
+    "CompactionResult": "pi_coding_agent.core.compaction",
+    "CutPointResult": "pi_coding_agent.core.compaction:CutPoint",
+    "FileOperations": "pi_coding_agent.core.compaction:FileOps",
+    "calculate_context_tokens": "pi_coding_agent.core.compaction",
+    "collect_entries_for_branch_summary": "pi_coding_agent.core.compaction",
+    "generate_branch_summary": "pi_coding_agent.core.compaction",
+    "prepare_branch_entries": "pi_coding_agent.core.compaction",
+    "compact": "pi_coding_agent.core.compaction",
+    "estimate_tokens": "pi_coding_agent.core.compaction",
+    "find_cut_point": "pi_coding_agent.core.compaction",
+    "serialize_conversation": "pi_coding_agent.core.compaction",
+    "should_compact": "pi_coding_agent.core.compaction",
+    "convert_to_llm": "pi_coding_agent.core.messages",
+    "ResolveCliModelResult": "pi_coding_agent.core.model_registry:ModelResolution",
+    "ScopedModel": "pi_coding_agent.core.model_registry",
+    "resolve_cli_model": "pi_coding_agent.core.model_registry",
+    "load_project_context_files": "pi_coding_agent.customize.system_prompt:load_context_files",
+    "BranchSummaryEntry": "pi_coding_agent.core.session",
+    "CURRENT_SESSION_VERSION": "pi_coding_agent.core.session",
+    "CompactionEntry": "pi_coding_agent.core.session",
+    "CustomEntry": "pi_coding_agent.core.session",
+    "CustomMessageEntry": "pi_coding_agent.core.session",
+    "ModelChangeEntry": "pi_coding_agent.core.session",
+    "SessionContext": "pi_coding_agent.core.session",
+    "SessionEntry": "pi_coding_agent.core.session",
+    "SessionHeader": "pi_coding_agent.core.session",
+    "SessionInfo": "pi_coding_agent.core.session",
+    "SessionInfoEntry": "pi_coding_agent.core.session",
+    "SessionManager": "pi_coding_agent.core.session",
+    "SessionMessageEntry": "pi_coding_agent.core.session:MessageEntry",
+    "SessionTreeNode": "pi_coding_agent.core.session",
+    "ThinkingLevelChangeEntry": "pi_coding_agent.core.session",
+    "build_context_entries": "pi_coding_agent.core.session",
+    "build_session_context": "pi_coding_agent.core.session",
+    "migrate_session_entries": "pi_coding_agent.core.session:migrate_entries",
+    "session_entry_to_context_messages": "pi_coding_agent.core.session:entry_messages",
+    "CompactionSettings": "pi_coding_agent.core.settings",
+    "RetrySettings": "pi_coding_agent.core.settings",
+    "BashOperations": "pi_coding_agent.core.tools:ShellOperations",
+    "DEFAULT_MAX_BYTES": "pi_coding_agent.core.tools",
+    "DEFAULT_MAX_LINES": "pi_coding_agent.core.tools",
+    "ToolsOptions": "pi_coding_agent.core.tools:ToolOptions",
+    "TruncationResult": "pi_coding_agent.core.tools",
+    "format_size": "pi_coding_agent.core.tools",
+    "truncate_head": "pi_coding_agent.core.tools",
+    "truncate_line": "pi_coding_agent.core.tools",
+    "truncate_tail": "pi_coding_agent.core.tools",
+    "detect_supported_image_mime_type_from_file": "pi_coding_agent.core.tools:detect_image_mime_in_file",
+    "run_print_mode": "pi_coding_agent.app.print_mode",
+    "RpcClient": "pi_coding_agent.app.rpc",
+    "run_rpc_mode": "pi_coding_agent.app.rpc",
+    "Skill": "pi_coding_agent.customize.skills",
+    "format_skills_for_prompt": "pi_coding_agent.customize.skills",
+    "load_skills": "pi_coding_agent.customize.skills",
+    "PromptTemplate": "pi_coding_agent.customize.prompt_templates",
+    "ResourceDiagnostic": "pi_coding_agent.customize.resources",
+    "parse_frontmatter": "pi_coding_agent.customize.resources",
+    "strip_frontmatter": "pi_coding_agent.customize.resources",
+    "PackageManager": "pi_coding_agent.customize.packages",
+    "ResolvedResource": "pi_coding_agent.customize.packages",
+    "Theme": "pi_coding_agent.customize.themes",
+    "DynamicBorder": "pi_tui",
+    "TuiMode": "pi_tui",
     # The equivalents of Pi's ``ModelRegistry`` and ``SettingsManager``, whose APIs differ.
-    "ModelCatalog": "pi_coding_agent.model_registry",
-    "Settings": "pi_coding_agent.settings",
+    "ModelCatalog": "pi_coding_agent.core.model_registry",
+    "Settings": "pi_coding_agent.core.settings",
 }
 
 

@@ -29,14 +29,14 @@ def test_importing_the_root_loads_the_root_alone() -> None:
 
 def test_a_session_name_loads_the_session_package_but_no_agent_or_transport() -> None:
     loaded = set(new_modules("from pi_coding_agent import SessionManager, build_session_context"))
-    assert {"pi_coding_agent.session", "pi_coding_agent.session._manager"} <= loaded
+    assert {"pi_coding_agent.core.session", "pi_coding_agent.core.session._manager"} <= loaded
     heavy = {
         "httpx",
         "httpcore",
         "asyncio",
         "pi_agent._loop",
-        "pi_coding_agent.agent_session",
-        "pi_coding_agent.tools",
+        "pi_coding_agent.runtime.agent_session",
+        "pi_coding_agent.core.tools",
     }
     assert sorted(heavy & loaded) == []
 

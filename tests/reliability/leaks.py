@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.pi_coding_agent.tools.processes import alive
+from tests.pi_coding_agent.core.tools.processes import alive
 from tests.reliability.figures import record
 
 NEEDS_PROC = pytest.mark.skipif(

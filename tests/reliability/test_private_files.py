@@ -1,5 +1,5 @@
 """Secrets and permissions, through the real CLI: full bash output files are private and go
-with their session's rules (``pi_coding_agent.tools._output_files``), and the folders pi
+with their session's rules (``pi_coding_agent.core.tools._output_files``), and the folders pi
 creates for itself are ``0700`` down to the agent dir.
 
 Each run gets its own ``TMPDIR``, so the private output folder is ``<TMPDIR>/pi-<uid>``.

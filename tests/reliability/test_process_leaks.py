@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from pi_ai import AbortController
-from pi_coding_agent.bash import execute_bash
-from pi_coding_agent.tools import BashTool, LocalShell, ShellAbortedError, ToolError
+from pi_coding_agent.core.bash import execute_bash
+from pi_coding_agent.core.tools import BashTool, LocalShell, ShellAbortedError, ToolError
 from tests.pi_coding_agent.e2e._harness import OPENAI_MODEL, OUR_PI, Sandbox
 from tests.reliability.leaks import (
     NEEDS_PROC,
@@ -154,7 +154,7 @@ def test_the_watchdog_leaves_with_pi(tmp_path: Path) -> None:
 
 
 async def test_a_killed_watchdog_is_replaced(tmp_path: Path) -> None:
-    from pi_coding_agent.tools._process_guard import watchdog
+    from pi_coding_agent.core.tools._process_guard import watchdog
 
     shell = LocalShell()
     await shell.exec("true", str(tmp_path), on_data=lambda data: None)

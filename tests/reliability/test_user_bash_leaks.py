@@ -7,8 +7,8 @@ import os
 import signal
 from pathlib import Path
 
+from tests.pi_coding_agent.app.interactive._tmux import TmuxPane
 from tests.pi_coding_agent.e2e._harness import OUR_PI, Sandbox
-from tests.pi_coding_agent.interactive._tmux import TmuxPane
 from tests.reliability.leaks import (
     NEEDS_PROC,
     children,

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from pi_ai import Model
-from pi_coding_agent.local_model import RuntimeSpec, activate_runtime, cache_root, find_spec
+from pi_coding_agent.core.local_model import RuntimeSpec, activate_runtime, cache_root, find_spec
 
 SMOKE_MODEL = "smollm2-135m"
 """Tiny and fast (tests of mechanics); its answers are not meant to be good."""
@@ -28,7 +28,7 @@ def cache_env() -> dict[str, str]:
 def require_runtime() -> Path:
     runtime = RuntimeSpec().site_dir()
     if not (runtime / "complete").exists():
-        pytest.fail(f"the local model runtime is not set up: run {sys.executable} -m pi_coding_agent.local_model setup")
+        pytest.fail(f"the local model runtime is not set up: run {sys.executable} -m pi_coding_agent.core.local_model setup")
     activate_runtime(runtime)
     return runtime
 
@@ -38,7 +38,7 @@ def model_file(model_id: str) -> Path:
     assert spec is not None, model_id
     path = cache_root() / "models" / spec.file
     if not path.is_file():
-        pytest.fail(f"{path} is missing: run {sys.executable} -m pi_coding_agent.local_model setup {model_id}")
+        pytest.fail(f"{path} is missing: run {sys.executable} -m pi_coding_agent.core.local_model setup {model_id}")
     return path
 
 

@@ -1,5 +1,5 @@
 """Inputs for comparing our resource loaders with Pi 0.85's (recorded by
-``tools/gen_pi_resource_cases.py``, checked by ``tests/pi_coding_agent/resources/test_pi_answers.py``).
+``tools/gen_pi_resource_cases.py``, checked by ``tests/pi_coding_agent/customize/resources/test_pi_answers.py``).
 
 Deterministic: the same seed gives the same cases, so the recorded answers stay valid.
 """

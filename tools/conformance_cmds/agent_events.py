@@ -419,10 +419,10 @@ def rule_matches(rule: dict[str, Any], call: ToolCall) -> bool:
 
 def coding_agent_converter() -> Callable[[list[AgentMessage]], Any]:
     try:
-        from pi_coding_agent.messages import convert_to_llm  # type: ignore[import-not-found,unused-ignore]
+        from pi_coding_agent.core.messages import convert_to_llm  # type: ignore[import-not-found,unused-ignore]
     except ImportError as error:
         raise NotBuilt(
-            f"convertToLlm 'coding-agent' needs pi_coding_agent.messages.convert_to_llm (issue #4): {error}"
+            f"convertToLlm 'coding-agent' needs pi_coding_agent.core.messages.convert_to_llm (issue #4): {error}"
         ) from None
     converter: Callable[[list[AgentMessage]], Any] = convert_to_llm
     return converter

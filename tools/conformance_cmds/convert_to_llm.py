@@ -1,4 +1,4 @@
-"""``convert-to-llm``: AgentMessage[] -> Message[] through ``pi_coding_agent.messages``.
+"""``convert-to-llm``: AgentMessage[] -> Message[] through ``pi_coding_agent.core.messages``.
 
 Each item is decoded on its own, as Pi reads it (missing fields Pi does not require are
 fine): one odd item never makes the whole list fail. An item that still does not decode
@@ -13,7 +13,7 @@ from typing import Any
 from conformance_cmds._common import Rejected
 from pi_agent import AgentMessage, OpaqueMessage, agent_message_from_dict
 from pi_ai import DecodeError, to_builtins
-from pi_coding_agent.messages import convert_to_llm
+from pi_coding_agent.core.messages import convert_to_llm
 
 __all__ = ["Rejected", "run"]
 

@@ -17,8 +17,8 @@ from typing import Any
 
 from conformance_cmds._common import Rejected
 from pi_ai import to_builtins
-from pi_coding_agent.session import SessionError, SessionManager, SessionTreeNode
-from pi_coding_agent.session._ids import use_uuid_source
+from pi_coding_agent.core.session import SessionError, SessionManager, SessionTreeNode
+from pi_coding_agent.core.session._ids import use_uuid_source
 
 __all__ = ["Rejected", "run"]
 

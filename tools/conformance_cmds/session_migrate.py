@@ -13,9 +13,9 @@ import msgspec
 
 from conformance_cmds._common import Rejected
 from conformance_cmds.session_context import counter_uuids, read_text, scrub, session_file
-from pi_coding_agent.session import CURRENT_SESSION_VERSION, SessionManager, migrate_entries
-from pi_coding_agent.session._ids import use_uuid_source
-from pi_coding_agent.session._migrate import file_version, load_legacy
+from pi_coding_agent.core.session import CURRENT_SESSION_VERSION, SessionManager, migrate_entries
+from pi_coding_agent.core.session._ids import use_uuid_source
+from pi_coding_agent.core.session._migrate import file_version, load_legacy
 
 __all__ = ["Rejected", "normalize", "run"]
 

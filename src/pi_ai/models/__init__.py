@@ -5,7 +5,7 @@ built-in catalog (``catalog.json``, generated from Pi's data by ``tools/gen_cata
 pi-ai's functions of the same names do; ``get_provider_info`` gives a built-in provider's
 display name and the names of its sign-in methods (``providers.json``, from the same run).
 ``ModelRegistry(overlay)`` composes the catalog with already-parsed data in Pi's ``models.json`` format; finding and reading that file is the
-coding agent's business (``pi_coding_agent.model_registry``), never this package's:
+coding agent's business (``pi_coding_agent.core.model_registry``), never this package's:
 
 - a provider entry with ``models`` adds models (or replaces built-in ones with the same id);
   ``api`` and ``baseUrl`` come from the model, else the provider, else a built-in sibling;

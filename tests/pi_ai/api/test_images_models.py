@@ -98,7 +98,7 @@ async def test_an_unknown_provider_is_an_error_value() -> None:
 
 
 async def test_auth_json_is_a_credential_store(tmp_path: Path) -> None:
-    from pi_coding_agent.auth import AuthStorage
+    from pi_coding_agent.core.auth import AuthStorage
 
     path = tmp_path / "auth.json"
     credential = {"type": "oauth", "access": "sk-or-from-file", "refresh": "", "expires": 9007199254740991}

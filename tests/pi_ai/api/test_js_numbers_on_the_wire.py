@@ -14,7 +14,7 @@ from msgspec.structs import replace
 import pi_ai
 from pi_ai import AssistantMessage, Context, StreamOptions, ToolCall, Usage, UserMessage
 from pi_ai.models import get_builtin_model
-from pi_coding_agent.session import SessionManager
+from pi_coding_agent.core.session import SessionManager
 from tests.support.loopback import LoopbackServer, Reply
 
 ARGUMENTS: dict[str, Any] = {"count": 3.0, "ratio": 0.000015, "tiny": 2.5e-06, "huge": 1e21, "zero": -0.0}

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from pi_ai import to_builtins
-from pi_coding_agent.session import SessionManager
+from pi_coding_agent.core.session import SessionManager
 from tests.pi_coding_agent.e2e._harness import (
     ANTHROPIC_MODEL,
     OPENAI_MODEL,

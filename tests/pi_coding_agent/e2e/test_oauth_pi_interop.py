@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from pi_coding_agent.auth import AuthStorage, Credentials, login
+from pi_coding_agent.core.auth import AuthStorage, Credentials, login
 from tests.pi_coding_agent.e2e._harness import Completed, Sandbox, run_ours, run_pi
 from tests.support.fake_auth_server import FakeAuthServer, ScriptedUser
 from tests.support.scripted_provider import ScriptedProvider
@@ -163,7 +163,7 @@ async def test_our_refresh_waits_for_pis_and_uses_its_token(tmp_path: Path) -> N
 def test_pis_own_sign_in_writes_a_file_we_use(tmp_path: Path, provider: ScriptedProvider) -> None:
     """Pi's ``/login`` (its terminal UI, in tmux) signs in to Kimi against the fake server
     (Pi reads ``KIMI_CODE_OAUTH_HOST``); our ``pi`` then uses the file Pi wrote, untouched."""
-    from tests.pi_coding_agent.interactive._tmux import TmuxPane
+    from tests.pi_coding_agent.app.interactive._tmux import TmuxPane
     from tests.support import oracle
 
     folder = oracle.require_live_oracle()

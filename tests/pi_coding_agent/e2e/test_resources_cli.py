@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tests.pi_coding_agent.customize.packages._support import git_repo
 from tests.pi_coding_agent.e2e._harness import OPENAI_MODEL, Sandbox, run_ours
-from tests.pi_coding_agent.packages._support import git_repo
 from tests.support.scripted_provider import ScriptedProvider
 
 

@@ -1,0 +1,107 @@
+"""Loading the run's extensions, and reading their flags from the command line.
+
+Extensions are imported once, inside the event loop the run then keeps using (``run_async``),
+so what their ``setup`` creates belongs to the loop their handlers run in. A flag an
+extension registers is an option of this run: ``--plan`` (boolean) takes no value,
+``--name VALUE`` (string) does; options nobody registered are still errors.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Coroutine, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from pi_coding_agent.app.cli._args import ParsedArgs
+    from pi_coding_agent.customize.extensions import ExtensionError, ExtensionRunner
+
+T = TypeVar("T")
+_LOOP: list[asyncio.Runner] = []
+
+
+def run_async(coroutine: Coroutine[Any, Any, T]) -> T:
+    """Run ``coroutine`` on the run's one event loop (created on first use)."""
+    if not _LOOP:
+        _LOOP.append(asyncio.Runner())
+    return _LOOP[0].run(coroutine)
+
+
+def close_loop() -> None:
+    if _LOOP:
+        _LOOP.pop().close()
+
+
+LOAD_FAILURE_HINT = 'Hint: Start without extensions using "pi -ne".'
+
+
+def refuse_failed_extensions(errors: Sequence[ExtensionError]) -> None:
+    """Pi 0.85 does not start when an extension failed to load: one ``Error:`` line each,
+    then the hint, exit status 1."""
+    if not errors:
+        return
+    for error in errors:
+        print(f'Error: Failed to load extension "{error.extension_path}": {error.error}', file=sys.stderr)
+    print(LOAD_FAILURE_HINT, file=sys.stderr)
+    raise SystemExit(1)
+
+
+def load_cli_extensions(
+    paths: Sequence[str], cwd: str, parsed: ParsedArgs, into: ExtensionRunner | None = None
+) -> tuple[ExtensionRunner | None, list[ExtensionError]]:
+    """Import and set up ``paths`` (into the runner ``into`` when given); those that failed
+    are left out and returned (``refuse_failed_extensions``).
+
+    ``parsed`` is re-read with the extensions' boolean flags, so ``pi --plan "task"`` keeps
+    ``"task"`` as the message, and ``unknown_flags`` keeps only options no extension knows.
+    """
+    if not paths:
+        return into, []
+    from pi_coding_agent.app.cli._args import parse_args
+    from pi_coding_agent.customize.extensions import load_extensions
+
+    runner, errors = run_async(load_extensions(paths, cwd, into=into))
+    flags = {flag.name: flag for flag in runner.flags()}
+    booleans = frozenset(name for name, flag in flags.items() if flag.type == "boolean")
+    if booleans.intersection(parsed.unknown_flags):
+        reparsed = parse_args(parsed.argv, booleans)
+        parsed.messages, parsed.file_args, parsed.unknown_flags = (
+            reparsed.messages, reparsed.file_args, reparsed.unknown_flags
+        )
+    for name in list(parsed.unknown_flags):
+        if name in flags:
+            value = parsed.unknown_flags.pop(name)
+            runner.flag_values[name] = value if flags[name].type == "string" else True
+    return runner, errors
+
+
+async def start_extensions(runner: ExtensionRunner, reason: str = "startup") -> None:
+    """``session_start`` then ``resources_discover``, as Pi emits them once a session is bound."""
+    from pi_coding_agent.customize.extensions import SessionStartEvent
+
+    await runner.emit(SessionStartEvent("session_start", reason))
+    await runner.emit_resources_discover("startup" if reason != "reload" else "reload")
+
+
+def print_errors_to_stderr(runner: ExtensionRunner) -> None:
+    """Print and JSON modes: each extension error is one stderr line (Pi's wording)."""
+    runner.on_error(lambda error: print(error, file=sys.stderr, flush=True))
+
+
+def extension_trust(runner: ExtensionRunner, cwd: str, agent_dir: str) -> bool | None:
+    """``project_trust``: the first yes/no of a global or ``-e`` extension (remembered in
+    ``trust.json`` when it asks), or ``None`` to let the usual rules decide."""
+    if not runner.has_handlers("project_trust"):
+        return None
+    stop = runner.on_error(lambda error: print(error, file=sys.stderr, flush=True))
+    try:
+        decision, remember = run_async(runner.emit_project_trust(cwd))
+    finally:
+        stop()
+    if decision is not None and remember:
+        from pi_coding_agent.core.settings import remember_trust_decision
+
+        remember_trust_decision(agent_dir, cwd, decision)
+    return decision
+

@@ -1,0 +1,218 @@
+"""Application keys, checked before the editor sees a key (Pi's ``CustomEditor`` actions).
+
+They act only while the editor has the focus (a selector or dialog gets its keys itself).
+Escape aborts what runs (the answer, restoring queued messages into the editor; a retry
+wait; a compaction; a branch summary; a user command), leaves bash mode, and pressed twice
+on an empty editor opens ``/tree`` (or ``/fork``, setting ``doubleEscapeAction``). Ctrl+C
+clears the editor and quits when pressed twice; Ctrl+D quits on an empty editor; Ctrl+Z
+suspends. The rest: Shift+Tab thinking level, Ctrl+P/Shift+Ctrl+P models, Ctrl+L model
+picker, Ctrl+O tool output, Ctrl+T thinking blocks, Ctrl+G external editor, Ctrl+X copy,
+Alt+Enter follow-up, Alt+Up take the queue back, Ctrl+V paste an image.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import tempfile
+import time
+import uuid
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from pi_coding_agent.app.interactive import commands
+from pi_coding_agent.app.interactive._clipboard import EXTENSIONS, read_clipboard_image, read_clipboard_text
+from pi_coding_agent.runtime.agent_session import ModelChangeError
+from pi_tui import ProcessTerminal
+
+if TYPE_CHECKING:
+    from pi_coding_agent.app.interactive._mode import InteractiveMode
+
+DOUBLE_PRESS_SECONDS = 0.5
+
+
+class AppKeys:
+    def __init__(self, mode: InteractiveMode) -> None:
+        self.mode = mode
+        self._last_ctrl_c = 0.0
+        self._last_escape = 0.0
+        self._table: dict[str, Callable[[], None]] = {
+            "app.clear": self._ctrl_c,
+            "app.suspend": self._suspend,
+            "app.thinking.cycle": self._cycle_thinking,
+            "app.model.cycleForward": lambda: mode.spawn(self._cycle_model("forward")),
+            "app.model.cycleBackward": lambda: mode.spawn(self._cycle_model("backward")),
+            "app.model.select": lambda: mode.spawn(commands.run_command(mode, "model", "")),
+            "app.tools.expand": self._toggle_tools,
+            "app.thinking.toggle": self._toggle_thinking,
+            "app.editor.external": self._external_editor,
+            "app.message.copy": lambda: mode.spawn(commands.run_command(mode, "copy", "")),
+            "app.message.followUp": self._follow_up,
+            "app.message.dequeue": mode.queue.dequeue,
+            "app.clipboard.pasteImage": self._paste_image,
+            "app.session.new": lambda: mode.spawn(commands.run_command(mode, "new", "")),
+            "app.session.tree": lambda: mode.spawn(commands.run_command(mode, "tree", "")),
+            "app.session.fork": lambda: mode.spawn(commands.run_command(mode, "fork", "")),
+            "app.session.resume": lambda: mode.spawn(commands.run_command(mode, "resume", "")),
+        }
+
+    def handle(self, data: str) -> bool:
+        mode = self.mode
+        keys = mode.keys
+        if mode.tui.focused is not mode.editor:
+            return False
+        if keys.matches(data, "tui.editor.historyPrevious") or keys.matches(data, "tui.editor.historyNext"):
+            return False  # an explicit history binding wins over app actions in the editor
+        if keys.matches(data, "app.interrupt"):
+            if getattr(mode.editor, "completion_open", False):
+                return False
+            self.escape()
+            return True
+        if keys.matches(data, "app.exit"):
+            if mode.editor.get_text():
+                return False
+            mode.shutdown(0)
+            return True
+        action = keys.action_for(data, tuple(self._table))
+        if action is None:
+            return False
+        self._table[action]()
+        return True
+
+    # ------------------------------------------------------------------ stopping and leaving
+
+    def escape(self) -> None:
+        mode = self.mode
+        session = mode.session
+        if mode.escape_override is not None:
+            mode.escape_override()
+        elif session.is_streaming:
+            mode.queue.take_back(abort=True)
+        elif session.is_bash_running:
+            session.abort_bash()
+        elif mode.editor.get_text().lstrip().startswith("!"):
+            mode.editor.set_text("")
+        elif not mode.editor.get_text().strip():
+            action = session.settings.get("doubleEscapeAction") or "tree"
+            if action == "none":
+                return
+            now = time.monotonic()
+            if now - self._last_escape < DOUBLE_PRESS_SECONDS:
+                self._last_escape = 0.0
+                mode.spawn(commands.run_command(mode, "tree" if action == "tree" else "fork", ""))
+            else:
+                self._last_escape = now
+
+    def _ctrl_c(self) -> None:
+        now = time.monotonic()
+        if now - self._last_ctrl_c < DOUBLE_PRESS_SECONDS:
+            self.mode.shutdown(0)
+            return
+        self._last_ctrl_c = now
+        self.mode.editor.set_text("")
+
+    def _suspend(self) -> None:
+        terminal = self.mode.terminal
+        if not isinstance(terminal, ProcessTerminal):
+            return
+        terminal.suspend()
+        os.kill(0, signal.SIGTSTP)  # the whole process group, as Pi does; the shell takes the terminal
+        terminal.resume()  # runs once the shell's ``fg`` continued us
+        self.mode.tui.request_render(force=True)
+
+    # ------------------------------------------------------------------ display and models
+
+    def _cycle_thinking(self) -> None:
+        mode = self.mode
+        level = mode.session.cycle_thinking_level()
+        if level is None:
+            mode.transcript.status("Current model does not support thinking")
+        else:
+            mode.footer.invalidate()
+            mode.transcript.status(f"Thinking level: {level}")
+
+    async def _cycle_model(self, direction: str) -> None:
+        mode = self.mode
+        try:
+            result = await mode.session.cycle_model("forward" if direction == "forward" else "backward")
+        except ModelChangeError as error:
+            mode.transcript.error(str(error))
+            return
+        if result is None:
+            mode.transcript.status(
+                "Only one model in scope" if mode.session.scoped_models else "Only one model available"
+            )
+            return
+        mode.footer.invalidate()
+        model = result.model
+        thinking = (
+            f" (thinking: {result.thinking_level})"
+            if model.reasoning and result.thinking_level != "off"
+            else ""
+        )
+        mode.transcript.status(f"Switched to {model.name or model.id}{thinking}")
+
+    def _toggle_tools(self) -> None:
+        mode = self.mode
+        expanded = not mode.transcript.style.tools_expanded
+        mode.set_tools_expanded(expanded)
+        mode.transcript.status(f"Tool output: {'expanded' if expanded else 'collapsed'}")
+
+    def _toggle_thinking(self) -> None:
+        mode = self.mode
+        hide = not mode.transcript.style.hide_thinking
+        mode.transcript.set_hide_thinking(hide)
+        mode.session.settings.set_global(("hideThinkingBlock",), hide)
+        mode.transcript.status(f"Thinking blocks: {'hidden' if hide else 'visible'}")
+
+    # ------------------------------------------------------------------ editor
+
+    def _follow_up(self) -> None:
+        mode = self.mode
+        text = mode.editor.get_text().strip()
+        if not text:
+            return
+        if mode.session.is_streaming or mode.session.is_compacting:
+            mode.queue.submit(text, "followUp")
+        else:
+            mode.editor.set_text("")
+            mode.on_submit(text)
+
+    def _external_editor(self) -> None:
+        from pi_coding_agent.app.interactive._external_editor import edit_externally
+
+        mode = self.mode
+        terminal = mode.terminal
+        if isinstance(terminal, ProcessTerminal):
+            terminal.suspend()
+        try:
+            text = edit_externally(mode.editor.get_text(), mode.session.settings.get("externalEditor"))
+        finally:
+            if isinstance(terminal, ProcessTerminal):
+                terminal.resume()
+            mode.tui.request_render(force=True)
+        if text is not None:
+            mode.editor.set_text(text.removesuffix("\n"))
+
+    def _paste_image(self) -> None:
+        """Ctrl+V: an image on the clipboard is saved to a temporary file whose path goes into
+        the editor (the model reads it with the read tool); otherwise the clipboard's text."""
+        image = read_clipboard_image()
+        if image is not None:
+            data, mime = image
+            path = os.path.join(tempfile.gettempdir(), f"pi-clipboard-{uuid.uuid4()}.{EXTENSIONS[mime]}")
+            with open(path, "wb") as file:
+                file.write(data)
+            self._insert(path)
+            return
+        text = read_clipboard_text()
+        if text:
+            self._insert(text)
+
+    def _insert(self, text: str) -> None:
+        editor = self.mode.editor
+        insert = getattr(editor, "insert_text", None)
+        if callable(insert):
+            insert(text)
+        else:
+            editor.set_text(editor.get_text() + text)

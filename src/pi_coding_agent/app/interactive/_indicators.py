@@ -1,0 +1,109 @@
+"""The spinner lines: working (drawn in the editor's top border, as Pi does), retrying with a
+countdown, compacting, summarizing a branch (in the status area above the editor)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from pi_tui import Loader
+
+if TYPE_CHECKING:
+    from pi_coding_agent.app.interactive._mode import InteractiveMode
+
+DEFAULT_WORKING_MESSAGE = "Working"
+
+
+class StatusIndicators:
+    def __init__(self, mode: InteractiveMode) -> None:
+        self.mode = mode
+        self.kind: str | None = None
+        self.loader: Loader | None = None
+        self.working_message: str | None = None
+        self.working_visible = True
+        self._countdown: asyncio.TimerHandle | None = None
+
+    def show(self, kind: str, message: str, spinner: str = "accent") -> None:
+        self.clear()
+        mode = self.mode
+        theme = mode.theme
+        border = mode.editor_border_style if kind == "working" else None
+        loader = Loader(
+            message,
+            mode.tui.request_render,
+            spinner_style=border or (lambda s: theme.fg(spinner, s)),
+            message_style=border or (lambda s: theme.fg("muted", s)),
+        )
+        self.kind, self.loader = kind, loader
+        loader.start()
+        editor = mode.editor
+        if kind == "working" and hasattr(editor, "border_status"):
+            editor.border_status = loader.inline
+        else:
+            mode.layout.status.children = [loader]
+        mode.tui.request_render()
+
+    def clear(self, kind: str | None = None) -> None:
+        if kind is not None and kind != self.kind:
+            return
+        if self.loader is not None:
+            self.loader.stop()
+        if self._countdown is not None:
+            self._countdown.cancel()
+            self._countdown = None
+        self.kind = self.loader = None
+        mode = self.mode
+        if hasattr(mode.editor, "border_status"):
+            mode.editor.border_status = None
+        mode.layout.status.children = []
+        mode.tui.request_render()
+
+    def working(self) -> None:
+        if self.working_visible:
+            if self.kind != "working":
+                self.show("working", self.working_message or DEFAULT_WORKING_MESSAGE)
+        else:
+            self.clear("working")
+
+    def set_working_message(self, message: str | None) -> None:
+        self.working_message = message
+        if self.kind == "working" and self.loader is not None:
+            self.loader.message = message or DEFAULT_WORKING_MESSAGE
+
+    def set_working_visible(self, visible: bool) -> None:
+        self.working_visible = visible
+        if not visible:
+            self.clear("working")
+        elif self.mode.session.is_streaming:
+            self.working()
+
+    def retrying(self, attempt: int, max_attempts: int, delay_ms: int) -> None:
+        """``Retrying (1/3) in 2s... (escape to cancel)``, counting down each second."""
+        cancel = self.mode.keys.text("app.interrupt")
+        seconds = max(0, -(-delay_ms // 1000))
+
+        def text(left: int) -> str:
+            return f"Retrying ({attempt}/{max_attempts}) in {left}s... ({cancel} to cancel)"
+
+        self.show("retry", text(seconds), "warning")
+
+        def tick(left: int) -> None:
+            if self.kind != "retry" or self.loader is None or left <= 0:
+                return
+            self.loader.message = text(left)
+            self._countdown = asyncio.get_running_loop().call_later(1, tick, left - 1)
+
+        self._countdown = asyncio.get_running_loop().call_later(1, tick, seconds - 1)
+
+    def compacting(self, reason: str) -> None:
+        cancel = f"({self.mode.keys.text('app.interrupt')} to cancel)"
+        if reason == "manual":
+            self.show("compaction", f"Compacting context... {cancel}")
+        else:
+            overflow = "Context overflow detected, " if reason == "overflow" else ""
+            self.show("compaction", f"{overflow}Auto-compacting... {cancel}")
+
+    def summarizing(self) -> None:
+        self.show(
+            "branchSummary", f"Summarizing branch... ({self.mode.keys.text('app.interrupt')} to cancel)"
+        )

@@ -1,0 +1,85 @@
+"""Following the terminal's light or dark look, as Pi does (``_themes`` picks the theme).
+
+With a ``light/dark`` pair as the theme, Pi asks two things at once: the terminal's colour
+scheme (``CSI ? 996 n``) and its background (``OSC 11``), each for at most 100 ms. An
+answer about the scheme wins; else the background decides, else ``COLORFGBG``, else dark.
+Then it asks the terminal to report scheme changes (mode ``?2031``) and switches between
+the pair's themes on each report. Without a setting only the background is asked (then
+``COLORFGBG``), and what it gave is saved as the ``theme`` setting. A single theme name
+asks nothing and turns the reports off.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+from pi_coding_agent.app.interactive._themes import appearance_for, appearance_from_env, split_auto
+
+if TYPE_CHECKING:
+    from pi_coding_agent.app.interactive._mode import InteractiveMode
+    from pi_tui import ColorScheme, RgbColor
+
+
+class TerminalTheme:
+    def __init__(self, mode: InteractiveMode) -> None:
+        self.mode = mode
+        mode.tui.on_color_scheme_change(self._reported)
+
+    def detect(self) -> None:
+        """Ask the terminal what the theme setting needs to know (at start, after a change)."""
+        requested = self.mode.themes.requested
+        if requested is None:
+            self._from_background()
+        elif split_auto(requested) is not None:
+            self._follow_pair()
+        else:
+            self.mode.tui.set_color_scheme_notifications(False)
+
+    def _from_background(self) -> None:
+        mode = self.mode
+
+        def answered(rgb: RgbColor | None) -> None:
+            if mode.themes.requested is not None:
+                return  # a theme was chosen meanwhile
+            if rgb is None:
+                if os.environ.get("COLORFGBG"):
+                    mode.session.settings.set_global(("theme",), mode.themes.resolve())
+                return
+            mode.session.settings.set_global(("theme",), appearance_for(rgb))
+            self._show(appearance_for(rgb))
+
+        mode.tui.query_background_color(answered)
+
+    def _follow_pair(self) -> None:
+        tui = self.mode.tui
+        answers: dict[str, str | None] = {}
+
+        def answered(kind: str, appearance: str | None) -> None:
+            answers[kind] = appearance
+            scheme = answers.get("scheme")
+            if "decided" in answers or (scheme is None and len(answers) < 2):
+                return  # already decided, or the scheme may still come
+            answers["decided"] = None
+            self._show(scheme or answers["background"] or appearance_from_env(os.environ) or "dark")
+            tui.set_color_scheme_notifications(True)
+
+        tui.query_color_scheme(lambda scheme: answered("scheme", scheme))
+        tui.query_background_color(lambda rgb: answered("background", None if rgb is None else appearance_for(rgb)))
+
+    def _reported(self, scheme: ColorScheme) -> None:
+        """A scheme report once the reports are on: the pair's other theme if it changed."""
+        mode = self.mode
+        if not mode.tui.color_scheme_notifications:
+            return
+        if split_auto(mode.themes.requested or "") is None:
+            mode.tui.set_color_scheme_notifications(False)
+            return
+        self._show(scheme)
+
+    def _show(self, appearance: str) -> None:
+        themes = self.mode.themes
+        before = themes.resolve()
+        themes.appearance = appearance
+        if themes.resolve() != before:
+            self.mode.apply_theme()

@@ -1,0 +1,317 @@
+"""``InteractiveUI``: how extensions (and pi's own commands) reach the terminal UI.
+
+It is the interactive mode's ``ExtensionUI`` (dialogs, notices, status, widgets, title,
+editor text) plus Pi's component hooks, in Python terms (``docs/tui/README.md``):
+
+* ``custom(factory, overlay=...)``: a component that takes the editor's place (or floats
+  above everything as an overlay) until it calls ``done(result)``; ``custom`` returns that;
+* ``set_widget(key, lines or factory, placement)``: lines or a component above/below the editor;
+* ``set_footer(factory)`` / ``set_header(factory)``: replace the built-in footer or header;
+* ``set_editor_component(factory)``: a replacement editor (it gets the text, the submit
+  handler and the app keys of the built-in one);
+* ``set_status(key, text)``: a status in the footer; ``set_working_message``/``set_working_visible``.
+
+Every dialog resolves to its default when its ``timeout_ms`` passes or its ``signal`` aborts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, TypeVar
+
+from pi_ai import AbortSignal
+from pi_coding_agent.app.interactive._layout import widget_lines
+from pi_coding_agent.app.interactive.selectors import (
+    EditorDialog,
+    InputDialog,
+    SelectDialog,
+    SelectorContext,
+)
+from pi_coding_agent.customize.extensions.ui import ExtensionUI, NotifyKind, WidgetPlacement
+from pi_coding_agent.customize.themes import Theme
+from pi_tui import TUI, Component, Keybindings, OverlayHandle, OverlayOptions
+
+if TYPE_CHECKING:
+    from pi_coding_agent.app.interactive._mode import InteractiveMode
+
+T = TypeVar("T")
+
+
+class EditorComponent(Protocol):
+    """What a replacement editor offers (the built-in ``Editor`` does all of it)."""
+
+    on_submit: Callable[[str], None] | None
+    on_change: Callable[[str], None] | None
+
+    def render(self, width: int) -> list[str]: ...
+    def invalidate(self) -> None: ...
+    def handle_input(self, data: str) -> None: ...
+    def get_text(self) -> str: ...
+    def set_text(self, text: str) -> None: ...
+
+
+Done: TypeAlias = Callable[[Any], None]
+CustomFactory: TypeAlias = Callable[[TUI, Theme, Keybindings, Done], "Component | Awaitable[Component]"]
+WidgetFactory: TypeAlias = Callable[[TUI, Theme], Component]
+HeaderFactory: TypeAlias = Callable[[TUI, Theme], Component]
+FooterFactory: TypeAlias = Callable[[TUI, Theme, "FooterData"], Component]
+EditorFactory: TypeAlias = Callable[[TUI, Theme, Keybindings], EditorComponent]
+
+
+class FooterData(Protocol):
+    """What a custom footer may show: what the built-in one shows."""
+
+    @property
+    def statuses(self) -> dict[str, str]: ...
+
+
+def _dispose(component: object) -> None:
+    dispose = getattr(component, "dispose", None)
+    if callable(dispose):
+        dispose()
+
+
+class InteractiveUI(ExtensionUI):
+    def __init__(self, mode: InteractiveMode) -> None:
+        self.mode = mode
+        self._close_active: Callable[[], None] | None = None
+        self.custom_footer: Component | None = None
+        self.custom_header: Component | None = None
+        self.editor_factory: EditorFactory | None = None
+
+    @property
+    def theme(self) -> Theme:
+        return self.mode.theme
+
+    @property
+    def tui(self) -> TUI:
+        return self.mode.tui
+
+    def context(self) -> SelectorContext:
+        return SelectorContext(self.mode.theme, self.mode.keys, self.mode.tui.request_render)
+
+    # ------------------------------------------------------------------ the editor's place
+
+    def show_selector(self, component: Component, focus: Component | None = None,
+                      dispose: Callable[[], None] | None = None) -> Callable[[], None]:  # fmt: skip
+        """Put ``component`` where the editor is; the returned ``done()`` puts the editor back."""
+        self.close_selector()
+        closed = False
+
+        def done() -> None:
+            nonlocal closed
+            if closed:
+                return
+            closed = True
+            if dispose is not None:
+                dispose()
+            _dispose(component)
+            if self._close_active is done:
+                self._close_active = None
+                self.mode.restore_editor()
+
+        self._close_active = done
+        self.mode.layout.show_in_editor_area(component)
+        self.tui.set_focus(focus or component)
+        return done
+
+    def open(self, build: Callable[[Callable[[], None]], Component], focus: Component | None = None) -> None:
+        """``show_selector`` for a component that needs its own ``done`` (Pi's ``showSelector``)."""
+        close: list[Callable[[], None]] = []
+
+        def done() -> None:
+            if close:
+                close[0]()
+
+        close.append(self.show_selector(build(done), focus))
+
+    def close_selector(self) -> None:
+        if self._close_active is not None:
+            self._close_active()
+
+    @property
+    def selector_open(self) -> bool:
+        return self._close_active is not None
+
+    # ------------------------------------------------------------------ dialogs
+
+    async def _dialog(self, build: Callable[[Callable[[Any], None]], Component], default: Any,
+                      signal: AbortSignal | None) -> Any:  # fmt: skip
+        if signal is not None and signal.aborted:
+            return default
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+
+        def finish(value: Any) -> None:
+            if not future.done():
+                future.set_result(value)
+
+        done = self.show_selector(build(finish))
+        if signal is not None:
+            signal.add_listener(lambda: finish(default))
+        try:
+            return await future
+        finally:
+            done()
+
+    async def select(self, title: str, options: Sequence[str], *, timeout_ms: int | None = None,
+                     signal: AbortSignal | None = None) -> str | None:  # fmt: skip
+        ctx = self.context()
+        chosen = await self._dialog(
+            lambda finish: SelectDialog(ctx, title, options, finish, lambda: finish(None), timeout_ms=timeout_ms),
+            None,
+            signal,
+        )
+        return chosen if isinstance(chosen, str) else None
+
+    async def confirm(self, title: str, message: str, *, timeout_ms: int | None = None,
+                      signal: AbortSignal | None = None) -> bool:  # fmt: skip
+        return (
+            await self.select(f"{title}\n{message}", ["Yes", "No"], timeout_ms=timeout_ms, signal=signal)
+            == "Yes"
+        )
+
+    async def input(self, title: str, placeholder: str | None = None, *, timeout_ms: int | None = None,
+                    signal: AbortSignal | None = None) -> str | None:  # fmt: skip
+        ctx = self.context()
+        text = await self._dialog(
+            lambda finish: InputDialog(
+                ctx, title, finish, lambda: finish(None), placeholder=placeholder or "", timeout_ms=timeout_ms
+            ),
+            None,
+            signal,
+        )
+        return text if isinstance(text, str) else None
+
+    async def editor(self, title: str, prefill: str | None = None) -> str | None:
+        ctx = self.context()
+        text = await self._dialog(
+            lambda finish: EditorDialog(ctx, title, finish, lambda: finish(None), prefill or ""), None, None
+        )
+        return text if isinstance(text, str) else None
+
+    async def custom(self, factory: CustomFactory, *, overlay: bool = False,
+                     overlay_options: OverlayOptions | Callable[[], OverlayOptions] | None = None,
+                     on_handle: Callable[[OverlayHandle], None] | None = None) -> Any:  # fmt: skip
+        """Show the factory's component until it calls ``done(result)``; returns the result."""
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        saved_text = self.mode.editor.get_text()
+        built = factory(
+            self.tui,
+            self.theme,
+            self.mode.keys,
+            lambda value: None if future.done() else future.set_result(value),
+        )
+        component = await built if isinstance(built, Awaitable) else built
+        if future.done():
+            _dispose(component)
+            return future.result()
+        if overlay:
+            options = overlay_options() if callable(overlay_options) else overlay_options
+            handle = self.tui.show_overlay(component, options)
+            if on_handle is not None:
+                on_handle(handle)
+            try:
+                return await future
+            finally:
+                handle.hide()
+                _dispose(component)
+        done = self.show_selector(component)
+        try:
+            return await future
+        finally:
+            done()
+            self.mode.editor.set_text(saved_text)
+
+    # ------------------------------------------------------------------ fire and forget
+
+    def notify(self, message: str, kind: NotifyKind | None = None) -> None:
+        transcript = self.mode.transcript
+        if kind == "error":
+            transcript.error(message)
+        elif kind == "warning":
+            transcript.warning(message)
+        else:
+            transcript.status(message)
+
+    def set_status(self, key: str, text: str | None) -> None:
+        footer = self.mode.footer
+        if text is None:
+            footer.statuses.pop(key, None)
+        else:
+            footer.statuses[key] = text
+        footer.invalidate()
+        self.tui.request_render()
+
+    def set_widget(self, key: str, lines: Sequence[str] | WidgetFactory | None,
+                   placement: WidgetPlacement | None = None) -> None:  # fmt: skip
+        layout = self.mode.layout
+        if lines is None:
+            layout.set_widget(key, None)
+            return
+        component = (
+            widget_lines(list(lines), lambda s: self.theme.fg("muted", s))
+            if not callable(lines)
+            else lines(self.tui, self.theme)
+        )
+        layout.set_widget(key, component, placement or "aboveEditor")
+
+    def set_title(self, title: str) -> None:
+        self.tui.terminal.write(f"\x1b]0;{title}\x07")
+
+    def set_editor_text(self, text: str) -> None:
+        self.mode.editor.set_text(text)
+
+    def get_editor_text(self) -> str:
+        return self.mode.editor.get_text()
+
+    def paste_to_editor(self, text: str) -> None:
+        self.mode.editor.handle_input(f"\x1b[200~{text}\x1b[201~")
+
+    def set_working_message(self, message: str | None) -> None:
+        self.mode.indicators.set_working_message(message)
+
+    def set_working_visible(self, visible: bool) -> None:
+        self.mode.indicators.set_working_visible(visible)
+
+    def get_tools_expanded(self) -> bool:
+        return self.mode.transcript.style.tools_expanded
+
+    def set_tools_expanded(self, expanded: bool) -> None:
+        self.mode.set_tools_expanded(expanded)
+
+    def on_terminal_input(self, handler: Callable[[str], bool]) -> Callable[[], None]:
+        """See every key before the focused component; returning True consumes it."""
+        return self.tui.add_input_listener(handler)
+
+    # ------------------------------------------------------------------ replacing parts
+
+    def set_footer(self, factory: FooterFactory | None) -> None:
+        if self.custom_footer is not None:
+            _dispose(self.custom_footer)
+        self.custom_footer = factory(self.tui, self.theme, self.mode.footer) if factory is not None else None
+        self.mode.layout.set_footer(self.custom_footer or self.mode.footer)
+
+    def set_header(self, factory: HeaderFactory | None) -> None:
+        if self.custom_header is not None:
+            _dispose(self.custom_header)
+        self.custom_header = factory(self.tui, self.theme) if factory is not None else None
+        self.mode.build_header()
+
+    def set_editor_component(self, factory: EditorFactory | None) -> None:
+        self.editor_factory = factory
+        self.mode.replace_editor(
+            factory(self.tui, self.theme, self.mode.keys) if factory is not None else None
+        )
+
+    def reset(self) -> None:
+        """Back to the built-in parts (a new session starts without an extension's UI)."""
+        self.close_selector()
+        self.tui.hide_overlay()
+        self.mode.layout.clear_widgets()
+        self.set_footer(None)
+        if self.custom_header is not None:
+            self.set_header(None)
+        if self.editor_factory is not None:
+            self.set_editor_component(None)
+        self.mode.footer.statuses.clear()

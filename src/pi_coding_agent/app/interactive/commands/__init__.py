@@ -1,0 +1,107 @@
+"""Pi 0.85's built-in slash commands: which text is one, what completion offers, what each does.
+
+As in Pi, a command without arguments matches only exactly (``/quit now`` is a prompt), one
+that takes arguments also as ``/name <args>``. Completion offers the built-ins, then the
+session's prompt templates and skills (``/skill:name``, unless ``enableSkillCommands`` is
+off). Handlers live by concern: ``_session`` (sessions and the tree), ``_models``, ``_app``, ``_auth`` (sign-in).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pi_coding_agent.app.interactive._mode import InteractiveMode
+    from pi_coding_agent.runtime.agent_session import AgentSession
+    from pi_tui import Suggestion
+
+BUILTIN_COMMANDS: tuple[tuple[str, str], ...] = (
+    ("settings", "Open settings menu"),
+    ("model", "Select model (opens selector UI)"),
+    ("tree", "Navigate session tree (switch branches)"),
+    ("thinking", "Set thinking level"),
+    ("scoped-models", "Enable/disable models for Ctrl+P cycling"),
+    ("export", "Export session (HTML default, or specify path: .html/.jsonl)"),
+    ("import", "Import and resume a session from a JSONL file"),
+    ("share", "Share session as a secret GitHub gist"),
+    ("copy", "Copy last agent message to clipboard"),
+    ("name", "Set session display name"),
+    ("session", "Show session info and stats"),
+    ("changelog", "Show changelog entries"),
+    ("hotkeys", "Show all keyboard shortcuts"),
+    ("fork", "Create a new fork from a previous user message"),
+    ("clone", "Duplicate the current session at the current position"),
+    ("trust", "Save project trust decision for future sessions"),
+    ("login", "Configure provider authentication"),
+    ("logout", "Remove provider authentication"),
+    ("new", "Start a new session"),
+    ("compact", "Manually compact the session context"),
+    ("resume", "Resume a different session"),
+    ("reload", "Reload keybindings, extensions, skills, prompts, themes, and context files"),
+    ("quit", "Quit pi"),
+)
+TAKES_ARGUMENTS = frozenset({"model", "thinking", "export", "import", "name", "login", "compact"})
+_NAMES = frozenset(name for name, _ in BUILTIN_COMMANDS)
+
+Handler = Callable[["InteractiveMode", str], Awaitable[None]]
+
+
+def split_command(text: str) -> tuple[str, str] | None:
+    """``(name, arguments)`` when ``text`` is a built-in command, else ``None``."""
+    if not text.startswith("/"):
+        return None
+    name, space, arguments = text[1:].partition(" ")
+    if name not in _NAMES or (space and name not in TAKES_ARGUMENTS):
+        return None
+    return name, arguments.strip()
+
+
+def command_list(session: AgentSession, skills: bool = True) -> list[tuple[str, str]]:
+    """What ``/`` completion offers: built-ins, prompt templates, then skills."""
+    extra = [(c.name, c.description) for c in session.available_commands() if skills or c.source != "skill"]
+    return [*BUILTIN_COMMANDS, *(item for item in extra if item[0] not in _NAMES)]
+
+
+def is_builtin(name: str) -> bool:
+    return name in _NAMES
+
+
+def argument_completions(mode: InteractiveMode, name: str, prefix: str) -> list[Suggestion] | None:
+    """What the built-in ``name`` offers after ``/name ``: ``/login`` the providers, ``/model``
+    the models, ``/thinking`` the levels; the others nothing."""
+    from pi_coding_agent.app.interactive.commands import _auth, _models
+
+    completions = {
+        "login": _auth.login_completions,
+        "model": _models.model_completions,
+        "thinking": _models.thinking_completions,
+    }.get(name)
+    return completions(mode, prefix) if completions is not None else None
+
+
+def _handlers() -> dict[str, Handler]:
+    from pi_coding_agent.app.interactive.commands import _app, _auth, _models, _session
+
+    return {**_session.HANDLERS, **_models.HANDLERS, **_app.HANDLERS, **_auth.HANDLERS}
+
+
+async def run_command(mode: InteractiveMode, name: str, arguments: str) -> None:
+    await _handlers()[name](mode, arguments)
+
+
+def startup_changelog(mode: InteractiveMode) -> None:
+    """What's new since the version last started (Pi's notice after an update)."""
+    from pi_coding_agent.app.interactive.commands import _app
+
+    _app.startup_changelog(mode)
+
+
+__all__ = [
+    "BUILTIN_COMMANDS",
+    "TAKES_ARGUMENTS",
+    "command_list",
+    "run_command",
+    "split_command",
+    "startup_changelog",
+]

@@ -1,0 +1,316 @@
+"""Application commands: ``/settings``, ``/trust``, ``/reload``, ``/hotkeys``, ``/changelog``,
+``/quit``."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pi_coding_agent.app.interactive.selectors import (
+    TRUST_LABELS,
+    SettingsSelector,
+    TrustOption,
+    TrustSelector,
+)
+from pi_coding_agent.core.settings import ConfigFileError, save_trust_decisions, stored_trust_entry
+from pi_tui import DynamicBorder, Markdown, Spacer, Text, read_keybindings_file
+
+if TYPE_CHECKING:
+    from pi_coding_agent.app.interactive._mode import InteractiveMode
+
+CHANGELOG = Path(__file__).resolve().parents[1] / "CHANGELOG.md"
+RELOADED = "Reloaded keybindings, extensions, skills, prompts, themes, and context files"
+
+
+def _setting_values(mode: InteractiveMode) -> dict[str, str]:
+    session = mode.session
+    get = session.settings.get
+
+    def flag(value: object, default: bool) -> str:
+        return "true" if (value if isinstance(value, bool) else default) else "false"
+
+    trust = get("defaultProjectTrust")
+    return {
+        "autocompact": flag(session.auto_compaction_enabled, True),
+        "steering-mode": session.steering_mode,
+        "follow-up-mode": session.follow_up_mode,
+        "transport": session.settings.transport,
+        "hide-thinking": flag(mode.transcript.style.hide_thinking, False),
+        "quiet-startup": flag(get("quietStartup"), False),
+        "default-project-trust": TRUST_LABELS.get(trust if isinstance(trust, str) else "ask", "Ask"),
+        "double-escape-action": str(get("doubleEscapeAction") or "tree"),
+        "tree-filter-mode": str(get("treeFilterMode") or "default"),
+        "tui-mode": mode.tui.mode,
+        "fullscreen-exit-output": str(get("fullscreenExitOutput") or "transcript"),
+        "theme": mode.themes.requested or mode.themes.resolve(),
+        "show-images": flag(get("terminal", "showImages"), True),
+        "auto-resize-images": flag(get("images", "autoResize"), True),
+        "block-images": flag(get("images", "blockImages"), False),
+        "skill-commands": flag(get("enableSkillCommands"), True),
+        "show-hardware-cursor": flag(get("showHardwareCursor"), False),
+        "editor-padding": str(mode.int_setting("editorPaddingX", 0, 0, 3)),
+        "output-padding": str(mode.transcript.style.output_pad),
+        "autocomplete-max-visible": str(mode.int_setting("autocompleteMaxVisible", 5, 3, 20)),
+    }
+
+
+_STORED: dict[str, tuple[tuple[str, ...], Callable[[str], Any]]] = {
+    "quiet-startup": (("quietStartup",), lambda v: v == "true"),
+    "double-escape-action": (("doubleEscapeAction",), str),
+    "tree-filter-mode": (("treeFilterMode",), str),
+    "fullscreen-exit-output": (("fullscreenExitOutput",), str),
+    "show-images": (("terminal", "showImages"), lambda v: v == "true"),
+    "auto-resize-images": (("images", "autoResize"), lambda v: v == "true"),
+    "block-images": (("images", "blockImages"), lambda v: v == "true"),
+    "skill-commands": (("enableSkillCommands",), lambda v: v == "true"),
+    "default-project-trust": (("defaultProjectTrust",), lambda v: {b: a for a, b in TRUST_LABELS.items()}[v]),
+}
+
+
+def _apply_setting(mode: InteractiveMode, key: str, value: str) -> None:
+    session = mode.session
+    settings = session.settings
+    if key in _STORED:
+        keys, convert = _STORED[key]
+        settings.set_global(keys, convert(value))
+    elif key == "autocompact":
+        session.set_auto_compaction_enabled(value == "true")
+        mode.footer.auto_compact = value == "true"
+        mode.footer.invalidate()
+    elif key == "steering-mode":
+        session.set_steering_mode("all" if value == "all" else "one-at-a-time")
+    elif key == "follow-up-mode":
+        session.set_follow_up_mode("all" if value == "all" else "one-at-a-time")
+    elif key == "transport":
+        settings.set_global(("transport",), value)
+    elif key == "hide-thinking":
+        mode.transcript.set_hide_thinking(value == "true")
+        settings.set_global(("hideThinkingBlock",), value == "true")
+    elif key == "tui-mode":
+        settings.set_global(("tuiMode",), value)
+        mode.tui.set_mode("fullscreen" if value == "fullscreen" else "regular")
+        mode.transcript.status(f"TUI mode: {value}")
+    elif key == "theme":
+        settings.set_global(("theme",), value)
+        mode.themes.requested = value
+        mode.apply_theme()
+        mode.terminal_theme.detect()  # a pair asks the terminal again and follows it, as in Pi
+    elif key == "show-hardware-cursor":
+        settings.set_global(("showHardwareCursor",), value == "true")
+        mode.tui.set_show_hardware_cursor(value == "true")
+    elif key in ("editor-padding", "autocomplete-max-visible"):
+        number = int(value)
+        settings.set_global(
+            ("editorPaddingX" if key == "editor-padding" else "autocompleteMaxVisible",), number
+        )
+        attribute = "padding_x" if key == "editor-padding" else "max_visible_items"
+        setattr(mode.default_editor, attribute, number)
+    elif key == "output-padding":
+        settings.set_global(("outputPad",), int(value))
+        mode.transcript.style.output_pad = int(value)
+        mode.render_session()
+
+
+async def settings(mode: InteractiveMode, _: str) -> None:
+    def change(key: str, value: str) -> None:
+        _apply_setting(mode, key, value)
+
+    mode.ui.open(
+        lambda done: SettingsSelector(mode.ui.context(), _setting_values(mode), mode.themes.names(), change, done)
+    )
+
+
+async def trust(mode: InteractiveMode, _: str) -> None:
+    cwd = mode.session.session_manager.get_cwd()
+    try:
+        saved = stored_trust_entry(mode.agent_dir, cwd)
+    except ConfigFileError as error:
+        mode.transcript.error(str(error))
+        return
+
+    def build(done: Callable[[], None]) -> TrustSelector:
+        def chosen(option: TrustOption) -> None:
+            try:
+                save_trust_decisions(mode.agent_dir, option.updates)
+            except (OSError, ConfigFileError) as error:
+                mode.transcript.error(str(error))
+            else:
+                decision = "trusted" if option.trusted else "untrusted"
+                mode.transcript.status(f"Saved trust decision: {decision}. Restart pi for this to take effect.")
+            done()
+
+        trusted_now = mode.session.settings.project_trusted
+        return TrustSelector(mode.ui.context(), cwd, saved, trusted_now, on_select=chosen, on_cancel=done)
+
+    mode.ui.open(build)
+
+
+async def reload(mode: InteractiveMode, _: str) -> None:
+    session = mode.session
+    if session.is_streaming:
+        mode.transcript.warning("Wait for the current response to finish before reloading.")
+        return
+    if session.is_compacting:
+        mode.transcript.warning("Wait for compaction to finish before reloading.")
+        return
+    theme = mode.theme
+    box = [DynamicBorder(lambda s: theme.fg("border", s)), Spacer(1),
+           Text(theme.fg("muted", f"{RELOADED.replace('Reloaded', 'Reloading')}..."), 1, 0), Spacer(1),
+           DynamicBorder(lambda s: theme.fg("border", s))]  # fmt: skip
+    done = mode.ui.show_selector(_Stack(box))
+    mode.tui.render_now()
+    try:
+        user, problem = read_keybindings_file(mode.agent_dir / "keybindings.json")
+        mode.keys.set_user_bindings(user)
+        warnings = mode.reload_resources() if mode.reload_resources is not None else []
+        await mode.runtime.reload()
+        mode.themes = mode.load_themes()
+        done()
+        mode.rebind()
+        mode.apply_theme()
+        mode.terminal_theme.detect()
+    except Exception as error:
+        done()
+        mode.transcript.error(f"Reload failed: {error}")
+        return
+    for warning in [*([problem] if problem else []), *warnings, *mode.themes.problems]:
+        mode.transcript.warning(warning)
+    mode.transcript.status(RELOADED)
+
+
+class _Stack:
+    def __init__(self, children: list[Any]) -> None:
+        self.children = children
+
+    def render(self, width: int) -> list[str]:
+        return [line for child in self.children for line in child.render(width)]
+
+    def invalidate(self) -> None:
+        return
+
+
+def _hotkeys_markdown(mode: InteractiveMode) -> str:
+    k = mode.keys.display
+
+    def table(title: str, rows: list[tuple[str, str]]) -> str:
+        body = "\n".join(f"| `{keys}` | {action} |" for keys, action in rows)
+        return f"**{title}**\n| Key | Action |\n|-----|--------|\n{body}"
+
+    e = "tui.editor."
+    navigation = [
+        (f"{k(e + 'cursorUp')}` / `{k(e + 'cursorDown')}` / `{k(e + 'cursorLeft')}` / `{k(e + 'cursorRight')}",
+         "Move cursor / browse history"),
+        (f"{k(e + 'cursorWordLeft')}` / `{k(e + 'cursorWordRight')}", "Move by word"),
+        (k(e + "cursorLineStart"), "Start of line"), (k(e + "cursorLineEnd"), "End of line"),
+        (k(e + "jumpForward"), "Jump forward to character"), (k(e + "jumpBackward"), "Jump backward to character"),
+        (f"{k(e + 'pageUp')}` / `{k(e + 'pageDown')}", "Scroll by page"),
+    ]  # fmt: skip
+    editing = [
+        (k("tui.input.submit"), "Send message"), (k("tui.input.newLine"), "New line"),
+        (k(e + "deleteWordBackward"), "Delete word backwards"), (k(e + "deleteWordForward"), "Delete word forwards"),
+        (k(e + "deleteToLineStart"), "Delete to start of line"), (k(e + "deleteToLineEnd"), "Delete to end of line"),
+        (k(e + "yank"), "Paste the most-recently-deleted text"), (k(e + "yankPop"), "Cycle through the deleted text after pasting"),
+        (k(e + "undo"), "Undo"),
+    ]  # fmt: skip
+    other = [
+        (k("tui.input.tab"), "Path completion / accept autocomplete"), (k("app.interrupt"), "Cancel autocomplete / abort streaming"),
+        (k("app.clear"), "Clear editor (first) / exit (second)"), (k("app.exit"), "Exit (when editor is empty)"),
+        (k("app.suspend"), "Suspend to background"), (k("app.thinking.cycle"), "Cycle thinking level"),
+        (f"{k('app.model.cycleForward')}` / `{k('app.model.cycleBackward')}", "Cycle models"),
+        (k("app.model.select"), "Open model selector"), (k("app.tools.expand"), "Toggle tool output expansion"),
+        (k("app.thinking.toggle"), "Toggle thinking block visibility"), (k("app.editor.external"), "Edit message in external editor"),
+        (k("app.message.copy"), "Copy last assistant message"), (k("app.message.followUp"), "Queue follow-up message"),
+        (k("app.message.dequeue"), "Restore queued messages"), (k("app.clipboard.pasteImage"), "Paste image or text from clipboard"),
+        ("/", "Slash commands"), ("!", "Run bash command"), ("!!", "Run bash command (excluded from context)"),
+    ]  # fmt: skip
+    tables = [table("Navigation", navigation), table("Editing", editing), table("Other", other)]
+    extension_keys = mode.extensions.shortcut_rows()
+    if extension_keys:
+        tables.append(table("Extensions", extension_keys))
+    return "\n\n".join(tables)
+
+
+def _card(mode: InteractiveMode, title: str, markdown: str) -> None:
+    theme = mode.theme
+
+    def border() -> DynamicBorder:
+        return DynamicBorder(lambda s: theme.fg("border", s))
+
+    for child in (Spacer(1), border(), Text(theme.bold(theme.fg("accent", title)), 1, 0), Spacer(1),
+                  Markdown(markdown, 1, 1, mode.md_theme), border()):  # fmt: skip
+        mode.transcript.add(child)
+
+
+async def hotkeys(mode: InteractiveMode, _: str) -> None:
+    _card(mode, "Keyboard Shortcuts", _hotkeys_markdown(mode))
+
+
+def changelog_entries() -> list[tuple[tuple[int, int, int], str]]:
+    """``(version, markdown)`` of each ``## x.y.z`` (or ``## [x.y.z]``) section, newest first as
+    written; a ``##`` heading without a version ends the section before it (Pi's parsing)."""
+    try:
+        lines = CHANGELOG.read_text(encoding="utf-8").split("\n")
+    except OSError:
+        return []
+    entries: list[tuple[tuple[int, int, int], str]] = []
+    version: tuple[int, int, int] | None = None
+    body: list[str] = []
+    for line in [*lines, "## end"]:
+        if not line.startswith("## "):
+            if version is not None:
+                body.append(line)
+            continue
+        if version is not None and body:
+            entries.append((version, "\n".join(body).strip()))
+        found = re.match(r"##\s+\[?(\d+)\.(\d+)\.(\d+)\]?", line)
+        version = (int(found[1]), int(found[2]), int(found[3])) if found else None
+        body = [line] if found else []
+    return entries
+
+
+async def changelog(mode: InteractiveMode, _: str) -> None:
+    entries = changelog_entries()
+    body = "\n\n".join(text for _, text in reversed(entries)) or "No changelog entries found."
+    _card(mode, "What's New", body)
+
+
+def startup_changelog(mode: InteractiveMode) -> None:
+    """Pi's notice after an update: the entries newer than ``lastChangelogVersion`` (all of
+    them condensed to one line with ``collapseChangelog``), then the version is recorded. A
+    first run only records it; a resumed session shows nothing."""
+    if mode.session.messages:
+        return
+    settings = mode.session.settings
+    last = settings.get("lastChangelogVersion")
+    if not isinstance(last, str):
+        settings.set_global(("lastChangelogVersion",), mode.version)
+        return
+    found = re.match(r"^(\d+)\.(\d+)\.(\d+)", last)
+    seen = (int(found[1]), int(found[2]), int(found[3])) if found else (0, 0, 0)
+    new = [(version, text) for version, text in changelog_entries() if version > seen]
+    if not new:
+        return
+    settings.set_global(("lastChangelogVersion",), mode.version)
+    theme = mode.theme
+    children: list[Any] = [Spacer(1)] if mode.layout.chat.children else []
+    children.append(DynamicBorder(lambda s: theme.fg("border", s)))
+    if settings.get("collapseChangelog") is True:
+        latest = ".".join(map(str, new[0][0]))
+        children.append(Text(f"Updated to v{latest}. Use {theme.bold('/changelog')} to view full changelog.", 1, 0))
+    else:
+        children += [Text(theme.bold(theme.fg("accent", "What's New")), 1, 0), Spacer(1),
+                     Markdown("\n\n".join(text for _, text in new), 1, 0, mode.md_theme), Spacer(1)]  # fmt: skip
+    for child in [*children, DynamicBorder(lambda s: theme.fg("border", s))]:
+        mode.transcript.add(child)
+
+
+async def quit_pi(mode: InteractiveMode, _: str) -> None:
+    mode.shutdown(0)
+
+
+HANDLERS = {
+    "settings": settings, "trust": trust, "reload": reload, "hotkeys": hotkeys, "changelog": changelog,
+    "quit": quit_pi,
+}  # fmt: skip

@@ -1,0 +1,152 @@
+"""``/model``, ``/thinking`` and ``/scoped-models`` (Pi's wording)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from pi_ai import Model
+from pi_coding_agent.app.interactive.selectors import (
+    ModelSelector,
+    ScopedModelsSelector,
+    ThinkingSelector,
+    model_key,
+)
+from pi_coding_agent.core.settings import DEFAULT_THINKING_LEVEL
+from pi_coding_agent.runtime.agent_session import ModelChangeError, SessionError
+from pi_tui import Suggestion, fuzzy_filter
+
+if TYPE_CHECKING:
+    from pi_coding_agent.app.interactive._mode import InteractiveMode
+
+
+def model_completions(mode: InteractiveMode, prefix: str) -> list[Suggestion] | None:
+    """What Pi offers after ``/model ``: the scoped models (else the available ones) in their
+    order, the id shown with its provider beside it, ``provider/id`` to insert."""
+    models = mode.model_choices()
+
+    def searched(m: Model) -> str:
+        # The bare id leads, unlike the selector's search, so typing an id ranks it first.
+        name = f" {m.name}" if m.name else ""
+        return f"{m.id} {m.provider} {m.provider}/{m.id} {m.provider} {m.id}{name}"
+
+    found = [Suggestion(model_key(m), m.id, m.provider) for m in fuzzy_filter(models, prefix, searched)]
+    return found or None
+
+
+def thinking_completions(mode: InteractiveMode, prefix: str) -> list[Suggestion] | None:
+    """What Pi offers after ``/thinking ``: the levels the model accepts, without descriptions."""
+    levels = fuzzy_filter(mode.session.available_thinking_levels(), prefix, lambda level: level)
+    return [Suggestion(level, level) for level in levels] or None
+
+
+async def model(mode: InteractiveMode, search: str) -> None:
+    from pi_coding_agent.core.model_registry import find_exact_reference
+
+    session = mode.session
+    if search:
+        found = find_exact_reference(search, mode.model_choices())
+        if found is not None:
+            await _select_model(mode, found, persist=False)
+            return
+    settings = session.settings
+    provider, model_id = settings.default_provider, settings.default_model
+    default = (provider, model_id) if provider and model_id else None
+
+    def build(done: Callable[[], None]) -> ModelSelector:
+        def chosen(choice: Model, persist: bool) -> None:
+            done()
+            mode.spawn(_select_model(mode, choice, persist))
+
+        return ModelSelector(
+            mode.ui.context(), session.available_models(), session.model, [s.model for s in session.scoped_models],
+            on_select=chosen, on_cancel=done, initial_search=search, default=default,
+        )  # fmt: skip
+
+    mode.ui.open(build)
+
+
+async def _select_model(mode: InteractiveMode, chosen: Model, persist: bool) -> None:
+    try:
+        await mode.session.set_model(chosen, persist=persist)
+    except (ModelChangeError, SessionError) as error:
+        mode.transcript.error(str(error))
+        return
+    mode.update_provider_count()
+    mode.transcript.status(
+        f"Default model: {chosen.provider}/{chosen.id}" if persist else f"Model: {chosen.id}"
+    )
+
+
+async def thinking(mode: InteractiveMode, level: str) -> None:
+    session = mode.session
+    levels = session.available_thinking_levels()
+    if level:
+        match = next((candidate for candidate in levels if candidate.lower() == level.strip().lower()), None)
+        if match is None:
+            mode.transcript.error(f'Unknown thinking level "{level}". Available levels: {", ".join(levels)}.')
+            return
+        _select_level(mode, match, persist=False)
+        return
+
+    default = session.settings.default_thinking_level or DEFAULT_THINKING_LEVEL
+
+    def build(done: Callable[[], None]) -> ThinkingSelector:
+        def chosen(choice: str, persist: bool) -> None:
+            _select_level(mode, choice, persist)
+            done()
+
+        return ThinkingSelector(
+            mode.ui.context(), session.thinking_level, levels, default, on_select=chosen, on_cancel=done
+        )
+
+    mode.ui.open(build)
+
+
+def _select_level(mode: InteractiveMode, level: str, persist: bool) -> None:
+    try:
+        mode.session.set_thinking_level(level, persist=persist)
+    except (ValueError, SessionError) as error:
+        mode.transcript.error(str(error))
+        return
+    mode.footer.invalidate()
+    mode.transcript.status(f"Default thinking level: {level}" if persist else f"Thinking level: {level}")
+
+
+async def scoped_models(mode: InteractiveMode, _: str) -> None:
+    from pi_coding_agent.core.model_registry import resolve_model_scope
+
+    session = mode.session
+    available = session.available_models()
+    keys = [model_key(m) for m in available]
+    if session.scoped_models:
+        enabled: list[str] | None = [model_key(s.model) for s in session.scoped_models]
+    else:
+        patterns = session.settings.enabled_models
+        enabled = (
+            [model_key(s.model) for s in resolve_model_scope(patterns, available)[0]] if patterns else None
+        )
+
+    def changed(ids: list[str] | None) -> None:
+        usable = ids is not None and any(i in keys for i in ids) and not all(k in ids for k in keys)
+        session.scoped_models[:] = (
+            resolve_model_scope(ids, available)[0] if usable and ids is not None else []
+        )
+        mode.update_provider_count()
+        mode.tui.request_render()
+
+    def saved(ids: list[str] | None) -> None:
+        if ids is None or (len(ids) == len(keys) and set(ids) == set(keys)):
+            session.settings.unset_global(("enabledModels",))
+        else:
+            session.settings.set_global(("enabledModels",), ids)
+        mode.transcript.status("Model selection saved to settings")
+
+    mode.ui.open(
+        lambda done: ScopedModelsSelector(
+            mode.ui.context(), available, enabled, on_change=changed, on_save=saved, on_cancel=done
+        )
+    )
+
+
+HANDLERS = {"model": model, "thinking": thinking, "scoped-models": scoped_models}

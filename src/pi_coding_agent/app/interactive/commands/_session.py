@@ -1,0 +1,401 @@
+"""Session commands: ``/new``, ``/name``, ``/session``, ``/resume``, ``/fork``, ``/clone``,
+``/tree``, ``/compact``, ``/export``, ``/import``, ``/copy``, ``/share`` (Pi's wording)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Callable
+from datetime import UTC
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pi_coding_agent.app.interactive._clipboard import ClipboardError, copy_to_clipboard
+from pi_coding_agent.app.interactive.selectors import ForkSelector, SessionPicker, TreeSelector
+from pi_coding_agent.core.paths import resolve_path
+from pi_coding_agent.runtime.agent_session import CompactionError, SessionError
+from pi_tui import Spacer, Text
+
+if TYPE_CHECKING:
+    from pi_coding_agent.app.interactive._mode import InteractiveMode
+
+SUMMARY_CHOICES = ["No summary", "Summarize", "Summarize with custom prompt"]
+SHARE_VIEWER = "https://pi.dev/session/"
+
+
+async def new_session(mode: InteractiveMode, _: str) -> None:
+    mode.indicators.clear()
+    await mode.runtime.new_session()
+    mode.rebind()
+    mode.transcript.add(Spacer(1))
+    mode.transcript.add(Text(mode.theme.fg("accent", "✓ New session started"), 1, 1))
+
+
+async def name(mode: InteractiveMode, arguments: str) -> None:
+    manager = mode.session.session_manager
+    if not arguments:
+        current = manager.get_session_name()
+        if current:
+            mode.transcript.add(Spacer(1))
+            mode.transcript.add(Text(mode.theme.fg("dim", f"Session name: {current}"), 1, 0))
+        else:
+            mode.transcript.warning("Usage: /name <name>")
+        return
+    mode.session.set_session_name(arguments)
+    stored = manager.get_session_name()
+    if stored != arguments:
+        mode.transcript.warning(
+            f"Session name was normalized from {json.dumps(arguments)} to {json.dumps(stored)}"
+        )
+    mode.transcript.add(Spacer(1))
+    mode.transcript.add(Text(mode.theme.fg("dim", f"Session name set: {stored or arguments}"), 1, 0))
+    mode.footer.invalidate()
+
+
+async def session_info(mode: InteractiveMode, _: str) -> None:
+    theme = mode.theme
+    stats = mode.session.get_session_stats()
+    name_ = mode.session.session_manager.get_session_name()
+
+    def row(label: str, value: object) -> str:
+        return f"{theme.fg('dim', label)} {value}\n"
+
+    info = f"{theme.bold('Session Info')}\n\n"
+    if name_:
+        info += row("Name:", name_)
+    info += row("File:", stats.session_file or "In-memory") + row("ID:", stats.session_id) + "\n"
+    info += (
+        f"{theme.bold('Messages')}\n"
+        + row("Total:", stats.total_messages)
+        + row("User:", stats.user_messages)
+    )
+    info += row("Assistant:", stats.assistant_messages)
+    info += row("Tools:", f"{stats.tool_calls} calls, {stats.tool_results} results") + "\n"
+    tokens = stats.tokens
+    prompt = tokens.input + tokens.cache_read + tokens.cache_write
+    info += f"{theme.bold('Tokens')}\n" + row("Input:", f"{prompt:,}")
+    if prompt and (tokens.cache_read or tokens.cache_write):
+        info += f"  {row('Cached:', f'{tokens.cache_read:,} ' + theme.fg('dim', f'({tokens.cache_read / prompt * 100:.1f}%)'))}"
+        written = (
+            f" {theme.fg('dim', f'({tokens.cache_write:,} written to cache)')}" if tokens.cache_write else ""
+        )
+        info += f"  {row('Uncached:', f'{tokens.input + tokens.cache_write:,}{written}')}"
+    info += row("Output:", f"{tokens.output:,}") + row("Total:", f"{tokens.total:,}")
+    if stats.cost > 0:
+        info += f"\n{theme.bold('Cost')}\n{theme.fg('dim', 'Total:')} ${stats.cost:.3f}"
+    mode.transcript.add(Spacer(1))
+    mode.transcript.add(Text(info, 1, 0))
+
+
+async def resume(mode: InteractiveMode, _: str) -> None:
+    from pi_coding_agent.core.session import SessionManager
+
+    manager = mode.session.session_manager
+    directory = None if manager.uses_default_session_dir() else manager.get_session_dir()
+
+    def rename(path: str, new_name: str) -> None:
+        with SessionManager.open(path) as other:
+            other.append_session_info(new_name)
+
+    def build(done: Callable[[], None]) -> SessionPicker:
+        def chosen(path: str) -> None:
+            done()
+            mode.spawn(switch_to(mode, path))
+
+        return SessionPicker(
+            mode.ui.context(),
+            lambda: SessionManager.list(manager.get_cwd(), manager.get_session_dir()),
+            lambda: SessionManager.list_all(directory),
+            chosen,
+            done,
+            current_file=manager.get_session_file(),
+            rename=rename,
+        )
+
+    mode.ui.open(build)
+
+
+async def switch_to(mode: InteractiveMode, path: str, status: str = "Resumed session") -> bool:
+    mode.indicators.clear()
+    try:
+        await mode.runtime.switch_session(path)
+    except (SessionError, OSError) as error:
+        mode.transcript.error(f"Failed to resume session: {error}")
+        return False
+    mode.rebind()
+    mode.transcript.status(status)
+    return True
+
+
+async def fork(mode: InteractiveMode, _: str) -> None:
+    points = mode.session.get_user_messages_for_forking()
+    if not points:
+        mode.transcript.status("No messages to fork from")
+        return
+
+    def build(done: Callable[[], None]) -> ForkSelector:
+        def chosen(entry_id: str) -> None:
+            done()
+            mode.spawn(_fork_at(mode, entry_id))
+
+        return ForkSelector(mode.ui.context(), [(p.entry_id, p.text) for p in points], chosen, done)
+
+    mode.ui.open(build)
+
+
+async def _fork_at(mode: InteractiveMode, entry_id: str) -> None:
+    try:
+        result = await mode.runtime.fork(entry_id)
+    except SessionError as error:
+        mode.transcript.error(str(error))
+        return
+    mode.rebind()
+    mode.editor.set_text(result.selected_text or "")
+    mode.transcript.status("Forked to new session")
+
+
+async def clone(mode: InteractiveMode, _: str) -> None:
+    if not mode.session.session_manager.get_leaf_id():
+        mode.transcript.status("Nothing to clone yet")
+        return
+    try:
+        await mode.runtime.clone()
+    except SessionError as error:
+        mode.transcript.error(str(error))
+        return
+    mode.rebind()
+    mode.editor.set_text("")
+    mode.transcript.status("Cloned to new session")
+
+
+async def tree(mode: InteractiveMode, _: str, selected_id: str | None = None) -> None:
+    manager = mode.session.session_manager
+    roots = manager.get_tree()
+    if not roots:
+        mode.transcript.status("No entries in session")
+        return
+
+    def copy(text: str | None) -> None:
+        _copy_text(mode, text, "Selected entry has no text to copy", "Copied selected message to clipboard")
+
+    filter_mode = mode.session.settings.get("treeFilterMode")
+
+    def build(done: Callable[[], None]) -> TreeSelector:
+        def chosen(entry_id: str) -> None:
+            done()
+            mode.spawn(_navigate(mode, entry_id))
+
+        selector = TreeSelector(
+            mode.ui.context(), roots, manager.get_leaf_id(), on_select=chosen, on_cancel=done,
+            on_label=mode.session.set_label, terminal_rows=mode.terminal.rows, selected_id=selected_id,
+            filter_mode=filter_mode if isinstance(filter_mode, str) else "default",
+        )  # fmt: skip
+        selector.tree.on_copy = copy
+        return selector
+
+    mode.ui.open(build)
+
+
+async def _summary_choice(mode: InteractiveMode) -> tuple[bool, str | None] | None:
+    """Whether to summarize the branch left behind (and with which instructions); ``None``: back to the tree."""
+    if mode.session.settings.branch_summary_skip_prompt:
+        return False, None
+    while True:
+        choice = await mode.ui.select("Summarize branch?", SUMMARY_CHOICES)
+        if choice is None:
+            return None
+        if choice != "Summarize with custom prompt":
+            return choice == "Summarize", None
+        instructions = await mode.ui.editor("Custom summarization instructions")
+        if instructions is not None:
+            return True, instructions
+
+
+async def _navigate(mode: InteractiveMode, entry_id: str) -> None:
+    session = mode.session
+    if entry_id == session.session_manager.get_leaf_id():
+        mode.transcript.status("Already at this point")
+        return
+    choice = await _summary_choice(mode)
+    if choice is None:
+        await tree(mode, "", entry_id)
+        return
+    summarize, instructions = choice
+    if session.is_streaming:
+        mode.queue.take_back()
+        await session.abort()
+    if summarize:
+        mode.escape_override = session.abort_branch_summary
+        mode.indicators.summarizing()
+    try:
+        result = await session.navigate_tree(entry_id, summarize=summarize, custom_instructions=instructions)
+    except SessionError as error:
+        mode.transcript.error(str(error))
+        return
+    finally:
+        mode.indicators.clear("branchSummary")
+        mode.escape_override = None
+    if result.aborted:
+        mode.transcript.status("Branch summarization cancelled")
+        await tree(mode, "", entry_id)
+        return
+    if result.cancelled:
+        mode.transcript.status("Navigation cancelled")
+        return
+    mode.render_session()
+    mode.footer.refresh()
+    if result.editor_text and not mode.editor.get_text().strip():
+        mode.editor.set_text(result.editor_text)
+    mode.transcript.status("Navigated to selected point")
+    await mode.queue.flush_held()
+
+
+async def compact(mode: InteractiveMode, arguments: str) -> None:
+    mode.indicators.clear()
+    with contextlib.suppress(CompactionError, SessionError):  # shown from the compaction_end event
+        await mode.session.compact(arguments or None)
+
+
+def path_argument(arguments: str) -> str | None:
+    """The first argument, which may be quoted (``/export "my file.html"``)."""
+    arguments = arguments.strip()
+    if not arguments:
+        return None
+    if arguments[0] in "\"'":
+        end = arguments.find(arguments[0], 1)
+        return arguments[1:end] if end > 0 else None
+    return arguments.split()[0]
+
+
+def export_jsonl(mode: InteractiveMode, output: str | None) -> str:
+    """The current branch as a session file of its own (Pi's ``/export x.jsonl``)."""
+    from datetime import datetime
+
+    manager = mode.session.session_manager
+    stamp = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    path = resolve_path(output or f"session-{stamp.replace(':', '-').replace('.', '-')}.jsonl", os.getcwd())
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    header = {"type": "session", "version": 3, "id": manager.get_session_id(), "timestamp": stamp,
+              "cwd": manager.get_cwd()}  # fmt: skip
+    lines = [json.dumps(header, ensure_ascii=False, separators=(",", ":"))]
+    by_id = {entry["id"]: entry for entry in manager.get_entries_data() if isinstance(entry.get("id"), str)}
+    parent: str | None = None
+    for entry in manager.get_branch():
+        data: dict[str, Any] = dict(by_id.get(str(entry.id), {}))
+        data["parentId"] = parent
+        lines.append(json.dumps(data, ensure_ascii=False, separators=(",", ":")))
+        parent = str(entry.id)
+    Path(path).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+async def export(mode: InteractiveMode, arguments: str) -> None:
+    output = path_argument(arguments)
+    try:
+        path = (
+            export_jsonl(mode, output)
+            if output and output.endswith(".jsonl")
+            else await mode.session.export_to_html(output)
+        )
+    except Exception as error:
+        mode.transcript.error(f"Failed to export session: {error}")
+        return
+    mode.transcript.status(f"Session exported to: {path}")
+
+
+async def import_session(mode: InteractiveMode, arguments: str) -> None:
+    source = path_argument(arguments)
+    if not source:
+        mode.transcript.error("Usage: /import <path.jsonl>")
+        return
+    if not await mode.ui.confirm("Import session", f"Replace current session with {source}?"):
+        mode.transcript.status("Import cancelled")
+        return
+    resolved = resolve_path(source, os.getcwd())
+    try:
+        target = _store_copy(resolved, Path(mode.session.session_manager.get_session_dir()))
+    except FileNotFoundError:
+        mode.transcript.error(f"Failed to import session: File not found: {resolved}")
+        return
+    except OSError as error:
+        mode.transcript.error(f"Failed to import session: {error}")
+        return
+    await switch_to(mode, target, f"Session imported from: {source}")
+
+
+def _store_copy(source: str, directory: Path) -> str:
+    """``source`` copied into the session folder under a free name (kept as is when already there)."""
+    if not os.path.exists(source):
+        raise FileNotFoundError(source)
+    directory.mkdir(parents=True, exist_ok=True)
+    target = directory / os.path.basename(source)
+    if target.resolve() == Path(source).resolve():
+        return str(target)
+    counter = 1
+    while target.exists():
+        target = directory / f"{Path(source).stem}-{counter}{Path(source).suffix}"
+        counter += 1
+    shutil.copyfile(source, target)
+    return str(target)
+
+
+async def copy(mode: InteractiveMode, _: str) -> None:
+    text = mode.session.get_last_assistant_text()
+    _copy_text(mode, text, "No agent messages to copy yet.", "Copied last agent message to clipboard")
+
+
+def _copy_text(mode: InteractiveMode, text: str | None, nothing: str, done: str) -> None:
+    """``text`` to the clipboard, then ``done`` as a status; ``nothing`` as an error without text."""
+    if not text:
+        mode.transcript.error(nothing)
+        return
+    try:
+        copy_to_clipboard(text, mode.terminal.write)
+    except ClipboardError as error:
+        mode.transcript.error(str(error))
+        return
+    mode.transcript.status(done)
+
+
+async def share(mode: InteractiveMode, _: str) -> None:
+    """A secret GitHub gist of the HTML export, through the GitHub CLI (``gh``), as Pi does."""
+    if shutil.which("gh") is None:
+        mode.transcript.error("GitHub CLI (gh) is not installed. Install it from https://cli.github.com/")
+        return
+    if (await _run(["gh", "auth", "status"])).returncode != 0:
+        mode.transcript.error("GitHub CLI is not logged in. Run 'gh auth login' first.")
+        return
+    with tempfile.TemporaryDirectory(prefix="pi-share-") as folder:
+        html = os.path.join(folder, "session.html")
+        try:
+            await mode.session.export_to_html(html)
+        except Exception as error:
+            mode.transcript.error(f"Failed to export session: {error}")
+            return
+        mode.transcript.status("Creating gist...")
+        done = await _run(["gh", "gist", "create", "--public=false", html])
+    if done.returncode != 0:
+        mode.transcript.error(f"Failed to create gist: {done.stderr.strip() or 'Unknown error'}")
+        return
+    url = done.stdout.strip()
+    gist_id = url.rsplit("/", 1)[-1]
+    if not gist_id:
+        mode.transcript.error("Failed to parse gist ID from gh output")
+        return
+    viewer = os.environ.get("PI_SHARE_VIEWER_URL") or SHARE_VIEWER
+    mode.transcript.status(f"Share URL: {viewer}#{gist_id}\nGist: {url}")
+
+
+async def _run(argv: list[str]) -> subprocess.CompletedProcess[str]:
+    return await asyncio.to_thread(subprocess.run, argv, capture_output=True, text=True, check=False)
+
+
+HANDLERS = {
+    "new": new_session, "name": name, "session": session_info, "resume": resume, "fork": fork, "clone": clone,
+    "tree": tree, "compact": compact, "export": export, "import": import_session, "copy": copy, "share": share,
+}  # fmt: skip

@@ -1,0 +1,43 @@
+"""What takes the editor's place when pi asks the user to choose: selectors and dialogs."""
+
+from pi_coding_agent.app.interactive.selectors._base import SelectorContext
+from pi_coding_agent.app.interactive.selectors._dialogs import EditorDialog, InputDialog, SelectDialog
+from pi_coding_agent.app.interactive.selectors._lists import ForkSelector, TrustOption, TrustSelector
+from pi_coding_agent.app.interactive.selectors._login import (
+    LoginDialog,
+    ProviderRow,
+    ProviderSelector,
+    auth_type_label,
+)
+from pi_coding_agent.app.interactive.selectors._models import (
+    ModelSelector,
+    ScopedModelsSelector,
+    ThinkingSelector,
+    model_key,
+)
+from pi_coding_agent.app.interactive.selectors._sessions import SessionLike, SessionPicker
+from pi_coding_agent.app.interactive.selectors._settings import TRUST_LABELS, SettingsSelector
+from pi_coding_agent.app.interactive.selectors._tree import TreeSelector
+
+__all__ = [
+    "TRUST_LABELS",
+    "EditorDialog",
+    "ForkSelector",
+    "InputDialog",
+    "LoginDialog",
+    "ModelSelector",
+    "ProviderRow",
+    "ProviderSelector",
+    "ScopedModelsSelector",
+    "SelectDialog",
+    "SelectorContext",
+    "SessionLike",
+    "SessionPicker",
+    "SettingsSelector",
+    "ThinkingSelector",
+    "TreeSelector",
+    "TrustOption",
+    "TrustSelector",
+    "auth_type_label",
+    "model_key",
+]

@@ -1,0 +1,41 @@
+"""RPC: driving pi from another program over JSON lines (Pi 0.85's ``--mode rpc`` protocol).
+
+``run_rpc_mode`` / ``RpcServer`` serve an ``AgentSessionRuntime`` on stdin/stdout;
+``RpcClient`` starts ``pi --mode rpc`` (ours or Pi's) and drives it from Python. See
+``docs/rpc.md`` for the protocol, our additions and an example for editor integrations.
+The client is light to import: the server side loads only when used.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pi_ai import lazy_attributes
+
+if TYPE_CHECKING:
+    from pi_coding_agent.app.rpc._client import RpcClient, RpcError
+    from pi_coding_agent.app.rpc._jsonl import LineSplitter, serialize_line
+    from pi_coding_agent.app.rpc._server import RpcServer, run_rpc_mode
+    from pi_coding_agent.app.rpc._ui import RpcExtensionUI
+
+_LAZY = {
+    "RpcClient": "pi_coding_agent.app.rpc._client",
+    "RpcError": "pi_coding_agent.app.rpc._client",
+    "LineSplitter": "pi_coding_agent.app.rpc._jsonl",
+    "serialize_line": "pi_coding_agent.app.rpc._jsonl",
+    "RpcServer": "pi_coding_agent.app.rpc._server",
+    "run_rpc_mode": "pi_coding_agent.app.rpc._server",
+    "RpcExtensionUI": "pi_coding_agent.app.rpc._ui",
+}
+
+__getattr__, __dir__ = lazy_attributes(globals(), _LAZY)
+
+__all__ = [
+    "LineSplitter",
+    "RpcClient",
+    "RpcError",
+    "RpcExtensionUI",
+    "RpcServer",
+    "run_rpc_mode",
+    "serialize_line",
+]

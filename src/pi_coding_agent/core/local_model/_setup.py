@@ -1,0 +1,79 @@
+"""Making the embedded model usable: runtime built and installed, model file present and checked.
+
+``prepare_local_model`` is what ``pi`` calls before the first request to a ``local`` model; it is
+cheap once everything is in place (a stat of the model file and a stamp).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pi_ai import Model
+from pi_coding_agent.core.local_model._catalog import default_spec_id, find_spec, local_model_specs
+from pi_coding_agent.core.local_model._errors import SetupError
+from pi_coding_agent.core.local_model._paths import model_path
+
+if TYPE_CHECKING:
+    from pi_coding_agent.core.local_model._progress import Progress
+
+LOCAL_PROVIDER = "local"
+LOCAL_API = "local"
+
+
+def local_models() -> list[Model]:
+    """The embedded models as catalog entries; ``baseUrl`` is where the GGUF file lives (or will)."""
+    return [
+        Model(
+            id=spec.id,
+            name=spec.name,
+            api=LOCAL_API,
+            provider=LOCAL_PROVIDER,
+            base_url=str(model_path(spec.file)),
+            input=["text"],
+            context_window=spec.context_window,
+            max_tokens=spec.max_tokens,
+        )
+        for spec in local_model_specs()
+        if not spec.hidden
+    ]
+
+
+def is_local(model: Model) -> bool:
+    """Runs in this process (no key, no server): the embedded models and ``"api": "local"`` ones."""
+    return model.api == LOCAL_API
+
+
+def default_local_model() -> Model:
+    chosen = default_spec_id()
+    return next(model for model in local_models() if model.id == chosen)
+
+
+def activate_runtime(runtime: Path) -> None:
+    """Make ``import llama_cpp`` find our build: it goes first on ``sys.path`` (never a ``-march=native``
+    one installed elsewhere), its dependencies last (the host's own copies win)."""
+    first, deps = str(runtime / "first"), str(runtime / "deps")
+    if first not in sys.path:
+        sys.path.insert(0, first)
+    if deps not in sys.path:
+        sys.path.append(deps)
+
+
+def prepare_local_model(model: Model, progress: Progress) -> None:
+    """Build/install the runtime and fetch the model file as needed; raises ``SetupError``.
+
+    A ``local`` model from ``models.json`` names its own GGUF file in ``baseUrl``; only the
+    embedded ones are downloaded.
+    """
+    from pi_coding_agent.core.local_model._model_files import ensure_model_file
+    from pi_coding_agent.core.local_model._runtime import RuntimeSpec, install_runtime
+
+    activate_runtime(install_runtime(RuntimeSpec(), progress))
+    spec = find_spec(model.id) if model.provider == LOCAL_PROVIDER else None
+    if spec is not None and str(model_path(spec.file)) == model.base_url:
+        ensure_model_file(spec, progress)
+        return
+    path = Path(model.base_url.removeprefix("file://")).expanduser()
+    if not path.is_file():
+        raise SetupError(f'model file {path} (baseUrl of {model.provider}/{model.id}) does not exist')

@@ -1,0 +1,78 @@
+"""An extension's ``ToolDefinition`` as an agent tool."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from pi_agent import AgentTool, AgentToolResult, ToolUpdateCallback
+from pi_ai import AbortSignal, ImageContent, TextContent
+from pi_coding_agent.customize.extensions._runner import call_handler
+from pi_coding_agent.customize.extensions._types import ToolDefinition
+
+if TYPE_CHECKING:
+    from pi_coding_agent.customize.extensions._runner import ExtensionRunner
+
+
+def _blocks(value: Any) -> list[TextContent | ImageContent]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [TextContent(text=value)]
+    blocks: list[TextContent | ImageContent] = []
+    for block in value:
+        if isinstance(block, TextContent | ImageContent):
+            blocks.append(block)
+        elif isinstance(block, dict) and block.get("type") == "image":
+            blocks.append(ImageContent(data=str(block.get("data", "")), mime_type=str(block.get("mimeType", ""))))
+        elif isinstance(block, dict):
+            blocks.append(TextContent(text=str(block.get("text", ""))))
+        else:
+            blocks.append(TextContent(text=str(block)))
+    return blocks
+
+
+def to_tool_result(value: Any) -> AgentToolResult[Any]:
+    """What ``execute`` returned, as a result: a dict with ``content``/``details``/``terminate``,
+    a string, a list of blocks, or an ``AgentToolResult``."""
+    if isinstance(value, AgentToolResult):
+        return value
+    if isinstance(value, dict):
+        return AgentToolResult(
+            content=_blocks(value.get("content")),
+            details=value.get("details"),
+            usage=value.get("usage"),
+            terminate=value.get("terminate"),
+        )
+    return AgentToolResult(content=_blocks(value))
+
+
+class ExtensionTool(AgentTool):
+    def __init__(self, definition: ToolDefinition, extension_path: str, runner: ExtensionRunner) -> None:
+        self.definition = definition
+        self.extension_path = extension_path
+        self._runner = runner
+        self.name = definition.name
+        self.label = definition.label or definition.name
+        self.description = definition.description
+        self.parameters = definition.parameters
+        self.execution_mode = definition.execution_mode
+        self.prompt_snippet = definition.prompt_snippet
+        self.prompt_guidelines = list(definition.prompt_guidelines)
+
+    def prepare_arguments(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        prepare = self.definition.prepare_arguments
+        return prepare(arguments) if prepare is not None else arguments
+
+    async def execute(
+        self,
+        tool_call_id: str,
+        params: dict[str, Any],
+        signal: AbortSignal | None,
+        on_update: ToolUpdateCallback | None,
+    ) -> AgentToolResult[Any]:
+        def update(partial: Any) -> None:
+            if on_update is not None:
+                on_update(to_tool_result(partial))
+
+        value = await call_handler(self.definition.execute, tool_call_id, params, signal, update, self._runner.context())
+        return to_tool_result(value)

@@ -1,0 +1,89 @@
+"""The system prompt: our own wording, Pi's structure.
+
+Order: the base text (ours, or the user's ``--system-prompt`` / ``SYSTEM.md``), the appended
+texts (``--append-system-prompt`` / ``APPEND_SYSTEM.md``, joined by blank lines), the
+project's context files, the skills the model may load (Pi's ``<available_skills>`` section,
+byte for byte, when ``read`` or ``bash`` is active), then the date and the working directory.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from pi_coding_agent.customize.skills import Skill, format_skills_for_prompt, skill_read_tool
+from pi_coding_agent.customize.system_prompt._context_files import ContextFile
+
+TOOL_SUMMARIES: Mapping[str, str] = {
+    "read": "show a file's text (with offset and limit for long files) or an image",
+    "bash": "run a shell command in the working directory and see its output",
+    "edit": "replace an exact, unique piece of text in a file",
+    "write": "create a file or replace its whole content",
+    "grep": "search file contents for a pattern (respects .gitignore)",
+    "find": "list files whose path matches a glob pattern (respects .gitignore)",
+    "ls": "list the entries of a directory",
+}
+"""One line per built-in tool, shown in the default prompt."""
+
+
+@dataclass
+class SystemPromptOptions:
+    cwd: str
+    tools: Sequence[str] = ("read", "bash", "edit", "write")
+    custom_prompt: str | None = None
+    append: Sequence[str] = ()
+    context_files: Sequence[ContextFile] = ()
+    tool_summaries: Mapping[str, str] = field(default_factory=dict)
+    """One-line summaries given by the tools themselves (they win over ``TOOL_SUMMARIES``)."""
+    guidelines: Sequence[str] = ()
+    """Advice the active tools ask for, in tool order."""
+    today: datetime.date | None = None
+    skills: Sequence[Skill] = ()
+
+
+def _guidelines(tools: Sequence[str], extra: Sequence[str]) -> list[str]:
+    lines: list[str] = []
+    explorers = {"grep", "find", "ls"}
+    if "bash" in tools and not explorers.intersection(tools):
+        lines.append("Explore the project with bash (ls, rg, find) before changing it.")
+    if "read" in tools and "edit" in tools:
+        lines.append("Read a file before editing it, and keep edits small and exact.")
+    for line in extra:
+        text = line.strip()
+        if text and text not in lines:
+            lines.append(text)
+    lines.append("Keep answers short; mention the paths of files you touched.")
+    return lines
+
+
+def build_system_prompt(options: SystemPromptOptions) -> str:
+    summaries = {**TOOL_SUMMARIES, **options.tool_summaries}
+    if options.custom_prompt is not None:
+        prompt = options.custom_prompt
+    else:
+        listed = [f"- {name}: {summaries[name]}" for name in options.tools if summaries.get(name)]
+        tool_text = "\n".join(listed) if listed else "(no tools are enabled)"
+        guidelines = "\n".join(f"- {line}" for line in _guidelines(options.tools, options.guidelines))
+        prompt = (
+            "You are pi, a coding agent running in the user's terminal. You help with software "
+            "work by inspecting files, running commands and changing code through your tools.\n\n"
+            f"Your tools:\n{tool_text}\n\n"
+            "A project may give you further tools; use them when they fit.\n\n"
+            f"How to work:\n{guidelines}"
+        )
+    appended = "\n\n".join(text for text in options.append if text)
+    if appended:
+        prompt += f"\n\n{appended}"
+    if options.context_files:
+        prompt += "\n\n<project_context>\n\nInstructions from the project and the user's agent folder:\n\n"
+        for context in options.context_files:
+            prompt += f'<project_instructions path="{context.path}">\n{context.content}\n</project_instructions>\n\n'
+        prompt += "</project_context>\n"
+    read_tool = skill_read_tool(options.tools)
+    if read_tool is not None and options.skills:
+        prompt += format_skills_for_prompt(options.skills, read_tool)
+    today = options.today or datetime.date.today()
+    cwd = options.cwd.replace("\\", "/")
+    prompt += f"\nCurrent date: {today.isoformat()}\nCurrent working directory: {cwd}"
+    return prompt

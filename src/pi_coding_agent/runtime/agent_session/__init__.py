@@ -1,0 +1,85 @@
+"""``AgentSession``: the agent bound to a session file, settings, credentials and tools.
+
+Every run mode drives one ``AgentSession`` (see ``docs/agent/agent-session.md``); an
+``AgentSessionRuntime`` replaces it for a new session, a resumed file, a fork or a clone.
+"""
+
+from pi_coding_agent.runtime.agent_session._compaction import CompactionError
+from pi_coding_agent.runtime.agent_session._create import (
+    CreatedSession,
+    SessionOptions,
+    create_agent_session,
+    resource_commands,
+)
+from pi_coding_agent.runtime.agent_session._events import (
+    AgentSettledEvent,
+    AutoRetryEndEvent,
+    AutoRetryStartEvent,
+    BashExecutionUpdateEvent,
+    CompactionEndEvent,
+    CompactionStartEvent,
+    QueueUpdateEvent,
+    SessionAgentEndEvent,
+    SessionEvent,
+    SessionInfoChangedEvent,
+    SummarizationRetryEvent,
+    ThinkingLevelChangedEvent,
+    session_event_to_json,
+)
+from pi_coding_agent.runtime.agent_session._listeners import SessionListener
+from pi_coding_agent.runtime.agent_session._model_control import ModelChangeError, ModelCycleResult
+from pi_coding_agent.runtime.agent_session._parts import NO_MODEL_MESSAGE, SessionError, SlashCommand
+from pi_coding_agent.runtime.agent_session._retry import is_retryable_error
+from pi_coding_agent.runtime.agent_session._runtime import (
+    AgentSessionRuntime,
+    ForkPosition,
+    MissingSessionCwdError,
+    ReplaceResult,
+    SessionFactory,
+    SessionImportFileNotFoundError,
+)
+from pi_coding_agent.runtime.agent_session._session import AgentSession, StreamingBehavior
+from pi_coding_agent.runtime.agent_session._stats import ContextUsage, ForkPoint, SessionStats, TokenTotals
+from pi_coding_agent.runtime.agent_session._tree import NavigationResult, TreeError
+
+__all__ = [
+    "NO_MODEL_MESSAGE",
+    "AgentSession",
+    "AgentSessionRuntime",
+    "AgentSettledEvent",
+    "AutoRetryEndEvent",
+    "AutoRetryStartEvent",
+    "BashExecutionUpdateEvent",
+    "CompactionEndEvent",
+    "CompactionError",
+    "CompactionStartEvent",
+    "ContextUsage",
+    "CreatedSession",
+    "ForkPoint",
+    "ForkPosition",
+    "MissingSessionCwdError",
+    "ModelChangeError",
+    "ModelCycleResult",
+    "NavigationResult",
+    "QueueUpdateEvent",
+    "ReplaceResult",
+    "SessionAgentEndEvent",
+    "SessionError",
+    "SessionEvent",
+    "SessionFactory",
+    "SessionImportFileNotFoundError",
+    "SessionInfoChangedEvent",
+    "SessionListener",
+    "SessionOptions",
+    "SessionStats",
+    "SlashCommand",
+    "StreamingBehavior",
+    "SummarizationRetryEvent",
+    "ThinkingLevelChangedEvent",
+    "TokenTotals",
+    "TreeError",
+    "create_agent_session",
+    "is_retryable_error",
+    "resource_commands",
+    "session_event_to_json",
+]

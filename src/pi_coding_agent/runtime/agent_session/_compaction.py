@@ -1,0 +1,336 @@
+"""Automatic compaction of a session (Pi 0.85's ``_checkCompaction`` / ``_runAutoCompaction``).
+
+Three moments check whether the context must shrink:
+
+* after a run (``check`` from the session's post-run loop) and before a new prompt
+  (``check`` with ``skip_aborted=False``): a provider overflow error or a truncated
+  answer ("overflow": compact, then retry the answer once), or a context past
+  ``contextWindow - reserveTokens`` ("threshold": compact, no retry);
+* between the turns of one run (``before_next_turn``, the agent's turn hook): threshold only.
+
+Compacting appends a ``compaction`` entry and rebuilds the agent's messages from the
+session; ``compaction_start`` / ``compaction_end`` report it.
+
+``ManualCompaction`` is the explicit ``/compact [instructions]`` (RPC ``compact``): it first
+stops any run, then compacts whatever the thresholds say, and never continues a run.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Literal
+
+from pi_agent import AgentContext, AgentLoopTurnUpdate, TurnContext
+from pi_ai import AbortController, AbortSignal, AssistantMessage, to_builtins
+from pi_coding_agent.core.session import CompactionEntry
+from pi_coding_agent.runtime.agent_session._events import (
+    CompactionEndEvent,
+    CompactionStartEvent,
+    SummarizationRetryEvent,
+)
+from pi_coding_agent.runtime.agent_session._parts import NO_MODEL_MESSAGE, SessionError
+
+if TYPE_CHECKING:
+    from pi_ai import Model
+    from pi_coding_agent.core.compaction import CompactionPreparation, CompactionResult, SummaryRequest
+    from pi_coding_agent.core.settings import CompactionSettings
+    from pi_coding_agent.runtime.agent_session._session import AgentSession
+
+Reason = Literal["threshold", "overflow"]
+
+OVERFLOW_RETRY_FAILED = (
+    "Context overflow recovery failed after one compact-and-retry attempt. "
+    "Try reducing context or switching to a larger-context model."
+)
+LENGTH_RETRY_FAILED = "Truncated response recovery failed after one compact-and-retry attempt."
+
+
+class _Compaction:
+    """One kind of compaction of ``session``: whether one runs, and stopping it."""
+
+    def __init__(self, session: AgentSession) -> None:
+        self.session = session
+        self._controller: AbortController | None = None
+
+    @property
+    def running(self) -> bool:
+        return self._controller is not None
+
+    def abort(self) -> None:
+        if self._controller is not None:
+            self._controller.abort()
+
+    from_extension = False
+    """Whether the last summary came from a ``session_before_compact`` handler."""
+
+    async def _summary(
+        self, preparation: CompactionPreparation, request: SummaryRequest, will_retry: bool
+    ) -> CompactionResult:
+        """The extensions' summary (or their veto: ``CompactionError(COMPACTION_CANCELLED)``), else ours."""
+        from pi_coding_agent.core.compaction import compact
+
+        self.from_extension = False
+        provided: CompactionResult | None = await self.session._extension_compaction(
+            preparation, request.reason, will_retry, request.custom_instructions
+        )
+        if provided is not None:
+            self.from_extension = True
+            return provided
+        return await compact(preparation, request)
+
+    def _settings(self) -> CompactionSettings:
+        """The compaction settings, fitted to the current model's window (``fit_to_window``)."""
+        from pi_coding_agent.core.compaction import fit_to_window
+
+        session = self.session
+        window = session.model.context_window if session.model is not None else 0
+        return fit_to_window(session.settings.compaction, window)
+
+    def _request(
+        self, model: Model, reason: str, controller: AbortController, custom_instructions: str | None = None
+    ) -> SummaryRequest:
+        """The summary call, with the session's stream function, thinking level and retry policy."""
+        from pi_coding_agent.core.compaction import SummaryRequest
+
+        session = self.session
+        return SummaryRequest(
+            model=model,
+            stream_fn=session.agent.stream_fn,
+            thinking_level=session.thinking_level,
+            retry=session.settings.retry,
+            signal=controller.signal,
+            on_retry_event=lambda kind, fields: session._emit(SummarizationRetryEvent(kind, fields)),
+            reason=reason,
+            custom_instructions=custom_instructions,
+        )
+
+
+class AutoCompactor(_Compaction):
+    def __init__(self, session: AgentSession) -> None:
+        super().__init__(session)
+        self.overflow_recovery_attempted = False
+
+    def _latest_compaction(self) -> CompactionEntry | None:
+        for entry in reversed(self.session.session_manager.get_branch()):
+            if isinstance(entry, CompactionEntry):
+                return entry
+        return None
+
+    @staticmethod
+    def _not_after(timestamp_ms: int, entry: CompactionEntry) -> bool:
+        from pi_coding_agent.core.messages import iso_to_ms
+
+        compacted_at = iso_to_ms(entry.timestamp)
+        return compacted_at is not None and timestamp_ms <= compacted_at
+
+    async def check(self, message: AssistantMessage, *, skip_aborted: bool = True) -> bool:
+        """Compact if ``message`` calls for it; True when the agent should continue the run."""
+        from pi_ai import is_context_overflow, is_recoverable_length
+        from pi_coding_agent.core.compaction import (
+            calculate_context_tokens,
+            estimate_context_tokens,
+            should_compact,
+        )
+
+        session = self.session
+        settings = self._settings()
+        if not settings.enabled or (skip_aborted and message.stop_reason == "aborted"):
+            return False
+        model = session.model
+        window = model.context_window if model is not None else 0
+        same_model = model is not None and message.provider == model.provider and message.model == model.id
+        latest = self._latest_compaction()
+        if latest is not None and self._not_after(message.timestamp, latest):
+            return False
+        overflow = same_model and is_context_overflow(message, window)
+        truncated = same_model and model is not None and is_recoverable_length(message, model.max_tokens)
+        if overflow or truncated:
+            will_retry = message.stop_reason != "stop"
+            if not will_retry:
+                return await self.run("overflow", will_retry=False)
+            if self.overflow_recovery_attempted:
+                session._emit(
+                    CompactionEndEvent(
+                        "overflow",
+                        None,
+                        aborted=False,
+                        will_retry=False,
+                        error_message=OVERFLOW_RETRY_FAILED if overflow else LENGTH_RETRY_FAILED,
+                    )
+                )
+                return False
+            self.overflow_recovery_attempted = True
+            self._drop_trailing_assistant()
+            return await self.run("overflow", will_retry=True)
+        direct = calculate_context_tokens(message.usage)
+        if message.stop_reason == "error" or direct == 0:
+            messages = session.agent.state.messages
+            estimate = estimate_context_tokens(messages)
+            if estimate.last_usage_index is not None and latest is not None:
+                source = messages[estimate.last_usage_index]
+                if isinstance(source, AssistantMessage) and self._not_after(source.timestamp, latest):
+                    return False
+            tokens = estimate.tokens
+        else:
+            tokens = direct
+        if should_compact(tokens, window, settings):
+            return await self.run("threshold", will_retry=False)
+        return False
+
+    async def before_next_turn(self, turn: TurnContext, signal: AbortSignal | None) -> AgentLoopTurnUpdate | None:
+        """Between two turns of a run: compact when the live context crossed the threshold."""
+        from pi_coding_agent.core.compaction import estimate_context_tokens, should_compact
+
+        session = self.session
+        model = session.model
+        if model is None or model.context_window <= 0:
+            return None
+        tokens = estimate_context_tokens(turn.context.messages).tokens
+        if not should_compact(tokens, model.context_window, self._settings()):
+            return None
+        await self.run("threshold", will_retry=False)
+        state = session.agent.state
+        return AgentLoopTurnUpdate(
+            context=AgentContext(
+                system_prompt=turn.context.system_prompt, messages=list(state.messages), tools=turn.context.tools
+            )
+        )
+
+    def _drop_trailing_assistant(self, *, failed_only: bool = False) -> None:
+        state = self.session.agent.state
+        messages = state.messages
+        last = messages[-1] if messages else None
+        if isinstance(last, AssistantMessage) and (not failed_only or last.stop_reason in ("error", "length")):
+            state.messages = messages[:-1]
+
+    async def run(self, reason: Reason, *, will_retry: bool) -> bool:
+        """Compact now; True when the agent should continue (a retry, or queued messages)."""
+        from pi_coding_agent.core.compaction import prepare_compaction
+
+        session = self.session
+        model = session.model
+        if model is None:
+            return False
+        manager = session.session_manager
+        preparation = prepare_compaction(manager.get_branch(), self._settings())
+        if preparation is None:
+            return False
+        session._emit(CompactionStartEvent(reason))
+        controller = AbortController()
+        self._controller = controller
+        try:
+            try:
+                result = await self._summary(preparation, self._request(model, reason, controller), will_retry)
+            except Exception as error:
+                if controller.signal.aborted or str(error) == COMPACTION_CANCELLED:
+                    session._emit(CompactionEndEvent(reason, None, aborted=True, will_retry=False))
+                    await session._compaction_failed(reason, None, will_retry, aborted=True)
+                    return False
+                prefix = "Context overflow recovery failed" if reason == "overflow" else "Auto-compaction failed"
+                session._emit(
+                    CompactionEndEvent(
+                        reason, None, aborted=False, will_retry=False, error_message=f"{prefix}: {error}"
+                    )
+                )
+                await session._compaction_failed(reason, f"{prefix}: {error}", will_retry)
+                return False
+            if controller.signal.aborted:
+                session._emit(CompactionEndEvent(reason, None, aborted=True, will_retry=False))
+                return False
+            summary = record_compaction(session, result, from_hook=self.from_extension)
+            session._emit(CompactionEndEvent(reason, summary, aborted=False, will_retry=will_retry))
+            await session._compacted(reason, will_retry, self.from_extension)
+            if will_retry:
+                self._drop_trailing_assistant(failed_only=True)
+                return True
+            return session.agent.has_queued_messages()
+        finally:
+            self._controller = None
+            session._resolve_idle_if_idle()
+
+
+def record_compaction(session: AgentSession, result: CompactionResult, *, from_hook: bool = False) -> dict[str, Any]:
+    """Append the compaction entry, rebuild the agent's context; the result as Pi reports it."""
+    from pi_coding_agent.core.compaction import estimate_tokens
+
+    manager = session.session_manager
+    manager.append_compaction(
+        result.summary,
+        result.first_kept_entry_id,
+        result.tokens_before,
+        details=result.details,
+        from_hook=from_hook,
+        usage=result.usage,
+    )
+    messages = manager.build_session_context().messages
+    session.agent.state.messages = messages
+    return {
+        "summary": result.summary,
+        "firstKeptEntryId": result.first_kept_entry_id,
+        "tokensBefore": result.tokens_before,
+        "estimatedTokensAfter": sum(estimate_tokens(m) for m in messages),
+        "usage": to_builtins(result.usage),
+        "details": result.details,
+    }
+
+
+class CompactionError(SessionError):
+    """A manual compaction that could not be done (nothing to compact, the summary failed)."""
+
+
+COMPACTION_CANCELLED = "Compaction cancelled"
+
+
+class ManualCompaction(_Compaction):
+
+    async def run(self, custom_instructions: str | None) -> dict[str, Any]:
+        """Compact the current branch now; the result (``compact``'s RPC data). Raises ``CompactionError``."""
+        session = self.session
+        await session.abort()
+        controller = AbortController()
+        self._controller = controller
+        session._emit(CompactionStartEvent("manual"))
+        try:
+            result = await self._summarize(controller, custom_instructions)
+            if controller.signal.aborted:
+                raise CompactionError(COMPACTION_CANCELLED)
+            summary = record_compaction(session, result, from_hook=self.from_extension)
+        except Exception as error:
+            message = str(error)
+            aborted = message == COMPACTION_CANCELLED or controller.signal.aborted
+            self._finish()
+            await session._compaction_failed("manual", None if aborted else message, False, aborted=aborted)
+            session._emit(
+                CompactionEndEvent(
+                    "manual",
+                    None,
+                    aborted=aborted,
+                    will_retry=False,
+                    error_message=None if aborted else f"Compaction failed: {message}",
+                )
+            )
+            if isinstance(error, CompactionError):
+                raise
+            raise CompactionError(message) from error
+        self._finish()
+        session._emit(CompactionEndEvent("manual", summary, aborted=False, will_retry=False))
+        await session._compacted("manual", False, self.from_extension)
+        return summary
+
+    def _finish(self) -> None:
+        self._controller = None
+        self.session._resolve_idle_if_idle()
+
+    async def _summarize(self, controller: AbortController, custom_instructions: str | None) -> CompactionResult:
+        from pi_coding_agent.core.compaction import prepare_compaction
+
+        session = self.session
+        model = session.model
+        if model is None:
+            raise CompactionError(NO_MODEL_MESSAGE)
+        branch = session.session_manager.get_branch()
+        preparation = prepare_compaction(branch, self._settings())
+        if preparation is None:
+            if branch and isinstance(branch[-1], CompactionEntry):
+                raise CompactionError("Already compacted")
+            raise CompactionError("Nothing to compact (session too small)")
+        return await self._summary(preparation, self._request(model, "manual", controller, custom_instructions), False)

@@ -1,0 +1,329 @@
+"""Building an ``AgentSession`` the way Pi 0.85's ``createAgentSession`` does.
+
+Model: an explicit one wins; else a resumed session's last model (when it still exists and
+has credentials); else ``defaultProvider``/``defaultModel`` from settings (with
+credentials); else the first available provider default. Thinking level: explicit; else a
+resumed session's last ``thinking_level_change`` (or the settings default); else the
+per-model setting, the default setting, ``medium``; always clamped to the model. A new
+session records ``model_change`` + ``thinking_level_change`` first; a resumed one without a
+thinking entry records one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from pi_agent import Agent, AgentTool, StreamFn
+from pi_ai import (
+    THINKING_LEVELS,
+    AssistantMessageEventStream,
+    Context,
+    Model,
+    SimpleStreamOptions,
+    ThinkingBudgets,
+    ThinkingLevel,
+)
+from pi_coding_agent.core.local_model import LOCAL_API, LOCAL_PROVIDER, is_local
+from pi_coding_agent.core.messages import converter
+from pi_coding_agent.core.model_registry import MissingCredentials, ModelCatalog, ScopedModel
+from pi_coding_agent.core.session import SessionManager, ThinkingLevelChangeEntry
+from pi_coding_agent.core.settings import DEFAULT_THINKING_LEVEL, DEFAULT_TOOL_NAMES, Settings
+from pi_coding_agent.customize.extensions import ExtensionRunner
+from pi_coding_agent.customize.prompt_templates import PromptTemplate
+from pi_coding_agent.customize.skills import Skill
+from pi_coding_agent.customize.system_prompt import ContextFile, SystemPromptOptions, build_system_prompt
+from pi_coding_agent.runtime.agent_session._parts import SlashCommand
+from pi_coding_agent.runtime.agent_session._session import AgentSession
+
+
+@dataclass
+class SessionOptions:
+    cwd: str
+    agent_dir: Path
+    settings: Settings
+    catalog: ModelCatalog
+    session_manager: SessionManager
+    model: Model | None = None
+    thinking_level: str | None = None
+    tools: Sequence[str] | None = None
+    """Allowlist (``--tools``): only these tools exist, and they start enabled."""
+    exclude_tools: Sequence[str] | None = None
+    no_tools: bool = False
+    custom_prompt: str | None = None
+    append_prompts: Sequence[str] = ()
+    context_files: Sequence[ContextFile] = ()
+    scoped_models: Sequence[ScopedModel] = ()
+    """``--models`` / ``enabledModels``: what ``cycle_model`` goes through."""
+    skills: Sequence[Skill] = ()
+    """Skills listed in the system prompt (those the model may invoke)."""
+    expand_input: Callable[[str], str] | None = None
+    """Turns a typed prompt into the text sent (``/skill:name``, ``/template`` expansion)."""
+    prompt_templates: Sequence[PromptTemplate] = ()
+    """Templates offered as ``/name`` commands (``AgentSession.available_commands``)."""
+    extensions: ExtensionRunner | None = None
+    """Loaded extensions, bound to the session (tools, hooks, commands)."""
+    no_extension_tools: bool = False
+    """``--no-tools``: extension tools start disabled too (``--no-builtin-tools`` keeps them)."""
+
+
+@dataclass
+class CreatedSession:
+    session: AgentSession
+    model_fallback_message: str | None
+    unknown_tools: list[str]
+    local_fallback: bool = False
+    """The model is the embedded one because nothing else is configured (``pi`` says so)."""
+
+
+def _initial_model(settings: Settings, catalog: ModelCatalog) -> Model | None:
+    provider, model_id = settings.default_provider, settings.default_model
+    if provider and model_id:
+        found = catalog.find(provider, model_id)
+        if found is not None and catalog.has_auth(found.provider):
+            return found
+    return catalog.default_model(local_fallback=settings.local_model_fallback)
+
+
+def _stream_function(catalog: ModelCatalog, settings: Settings, cwd: str) -> StreamFn:
+    """The agent's model call: credentials, headers and request limits from settings (and, for an
+    in-process model, the aids of ``_local_aids``)."""
+    from pi_ai import stream_simple
+
+    provider_retry = settings.provider_retry
+    idle_timeout = settings.http_idle_timeout_ms
+    connect_timeout = settings.websocket_connect_timeout_ms
+
+    def stream(model: Model, context: Context, options: SimpleStreamOptions) -> AssistantMessageEventStream:
+        return catalog.with_fresh_auth(model, lambda: start(model, context, options), options.signal)
+
+    def start(model: Model, context: Context, options: SimpleStreamOptions) -> AssistantMessageEventStream:
+        try:
+            auth = catalog.request_auth(model)
+        except MissingCredentials as error:
+            return _failed_stream(model, str(error), options)
+        if auth.base_url:  # the credential names its own endpoint (GitHub Copilot's token)
+            import msgspec
+
+            model = msgspec.structs.replace(model, base_url=auth.base_url)
+        headers: dict[str, str | None] = dict(options.headers or {})
+        headers.update(auth.headers or {})
+        # httpIdleTimeoutMs 0 means "no limit"; Pi passes the largest 32-bit value then. The
+        # request timeout bounds the wait for response headers only; the idle timeout bounds
+        # that wait too and every silence in the body (Pi's undici dispatcher).
+        timeout = options.timeout_ms or provider_retry.timeout_ms or idle_timeout or 2_147_483_647
+        configured = dataclasses.replace(
+            options,
+            api_key=auth.api_key,
+            headers=headers or None,
+            env={**auth.env, **(options.env or {})} if auth.env else options.env,
+            timeout_ms=timeout,
+            idle_timeout_ms=options.idle_timeout_ms if options.idle_timeout_ms is not None else idle_timeout,
+            websocket_connect_timeout_ms=(
+                options.websocket_connect_timeout_ms
+                if options.websocket_connect_timeout_ms is not None
+                else connect_timeout
+            ),
+            max_retries=provider_retry.max_retries or options.max_retries,
+        )
+        if model.api == LOCAL_API:
+            from pi_coding_agent.runtime.agent_session._local_aids import (
+                edit_quotes,
+                edit_undos,
+                with_result_notes,
+            )
+
+            configured.extra = {**configured.extra, **edit_quotes(cwd), **edit_undos()}
+            context = with_result_notes(context)
+        return stream_simple(model, context, configured, env_auth=False)  # the catalog resolved them
+
+    return stream
+
+
+def _failed_stream(model: Model, reason: str, options: SimpleStreamOptions) -> AssistantMessageEventStream:
+    from pi_ai import start_stream
+
+    async def fail(_stream: AssistantMessageEventStream) -> None:
+        raise RuntimeError(reason)
+
+    return start_stream(model, fail, signal=options.signal)
+
+
+def _tool_names(options: SessionOptions) -> tuple[list[str], list[str]]:
+    """(active built-in tool names, names that are not tools)."""
+    from pi_coding_agent.core.tools import ALL_TOOL_NAMES
+
+    excluded = set(options.exclude_tools or ())
+    if options.tools is not None:
+        requested = list(options.tools)
+    elif options.no_tools:
+        requested = []
+    else:
+        requested = options.settings.default_tools or list(DEFAULT_TOOL_NAMES)
+    unknown = [name for name in requested if name not in ALL_TOOL_NAMES]
+    active = [name for name in dict.fromkeys(requested) if name in ALL_TOOL_NAMES and name not in excluded]
+    return active, unknown
+
+
+def _create_tools(names: Sequence[str], options: SessionOptions, holder: list[AgentSession]) -> list[AgentTool]:
+    """The built-in tools; ``holder`` will contain the session they belong to."""
+    from pi_coding_agent.core.tools import ToolOptions, create_tools
+
+    settings = options.settings
+    manager = options.session_manager
+
+    def env() -> Mapping[str, str]:
+        values = {"PI_SESSION_ID": manager.get_session_id()}
+        session_file = manager.get_session_file()
+        if session_file:
+            values["PI_SESSION_FILE"] = session_file
+        if holder:
+            model = holder[0].model
+            if model is not None:
+                values["PI_PROVIDER"] = model.provider
+                values["PI_MODEL"] = model.id
+            values["PI_REASONING_LEVEL"] = holder[0].thinking_level
+        return values
+
+    def image_support() -> bool | None:
+        model = holder[0].model if holder else None
+        return None if model is None else "image" in model.input
+
+    tool_options = ToolOptions(
+        auto_resize_images=settings.image_auto_resize,
+        image_support=image_support,
+        command_prefix=settings.shell_command_prefix,
+        shell_path=settings.shell_path,
+        bin_dir=str(options.agent_dir / "bin"),
+        session_env=env,
+    )
+    return create_tools(options.cwd, names, tool_options)
+
+
+def _system_prompt(options: SessionOptions, tools: Sequence[AgentTool]) -> str:
+    summaries: dict[str, str] = {}
+    guidelines: list[str] = []
+    for tool in tools:
+        snippet = getattr(tool, "prompt_snippet", None)
+        if isinstance(snippet, str) and snippet.strip():
+            summaries[tool.name] = " ".join(snippet.split())
+        guidelines.extend(str(line) for line in getattr(tool, "prompt_guidelines", ()) or ())
+    return build_system_prompt(
+        SystemPromptOptions(
+            cwd=options.cwd,
+            tools=[tool.name for tool in tools],
+            custom_prompt=options.custom_prompt,
+            append=options.append_prompts,
+            context_files=options.context_files,
+            tool_summaries=summaries,
+            guidelines=guidelines,
+            skills=options.skills,
+        )
+    )
+
+
+def create_agent_session(options: SessionOptions) -> CreatedSession:
+    from pi_ai import clamp_thinking_level
+
+    settings, catalog, manager = options.settings, options.catalog, options.session_manager
+    existing = manager.build_session_context()
+    has_existing = bool(existing.messages)
+    has_thinking_entry = any(isinstance(entry, ThinkingLevelChangeEntry) for entry in manager.get_branch())
+
+    model = options.model
+    fallback: str | None = None
+    if model is None and has_existing and existing.model is not None:
+        # A field is None when the entry that last set the model lacked it (Pi: undefined).
+        provider, model_id = existing.model.provider, existing.model.model_id
+        restored = catalog.find(provider, model_id) if provider is not None and model_id is not None else None
+        if restored is not None and catalog.has_auth(restored.provider):
+            model = restored
+        else:
+            fallback = f"Could not restore model {provider or 'undefined'}/{model_id or 'undefined'}"
+    local_fallback = False
+    if model is None:
+        model = _initial_model(settings, catalog)
+        local_fallback = model is not None and is_local(model) and model.provider == LOCAL_PROVIDER and (
+            settings.default_provider, settings.default_model
+        ) != (model.provider, model.id)
+        if fallback and model is not None:
+            fallback += f". Using {model.provider}/{model.id}"
+
+    level = _level(options.thinking_level)
+    if level is None and has_existing:
+        stored = existing.thinking_level if has_thinking_entry else settings.default_thinking_level
+        level = _level(stored) or DEFAULT_THINKING_LEVEL
+    if level is None and model is not None:
+        level = _level(settings.model_thinking_level(model.provider, model.id))
+    if level is None:
+        level = _level(settings.default_thinking_level) or DEFAULT_THINKING_LEVEL
+    level = clamp_thinking_level(model, level) if model is not None else "off"
+
+    active_names, unknown = _tool_names(options)
+    holder: list[AgentSession] = []
+    tools = _create_tools(active_names, options, holder)
+    budgets = settings.thinking_budgets
+    agent = Agent(
+        model=model,
+        thinking_level=level,
+        tools=tools,
+        stream_fn=_stream_function(catalog, settings, options.cwd),
+        convert_to_llm=converter(lambda: settings.block_images),
+        steering_mode=settings.steering_mode,
+        follow_up_mode=settings.follow_up_mode,
+        session_id=manager.get_session_id(),
+        thinking_budgets=_budgets(budgets),
+        transport=settings.transport,
+        max_retry_delay_ms=settings.provider_retry.max_retry_delay_ms,
+    )
+    if has_existing:
+        agent.state.messages = existing.messages
+        if not has_thinking_entry:
+            manager.append_thinking_level_change(level)
+    else:
+        if model is not None:
+            manager.append_model_change(model.provider, model.id)
+        manager.append_thinking_level_change(level)
+    session = AgentSession(
+        agent=agent,
+        session_manager=manager,
+        settings=settings,
+        catalog=catalog,
+        cwd=options.cwd,
+        model=model,
+        system_prompt=_system_prompt(options, tools),
+        bin_dir=str(options.agent_dir / "bin"),
+        scoped_models=options.scoped_models,
+        expand_input=options.expand_input,
+        commands=resource_commands(options),
+        rebuild_system_prompt=lambda active: _system_prompt(options, active),
+    )
+    holder.append(session)
+    if options.extensions is not None:
+        allowlist = [] if options.no_extension_tools else options.tools
+        session.bind_extensions(options.extensions, allowlist=allowlist, excluded=options.exclude_tools or ())
+    return CreatedSession(session, fallback, unknown, local_fallback)
+
+
+def resource_commands(options: SessionOptions) -> list[SlashCommand]:
+    """Prompt templates, then every skill (extension commands come first, from the session)."""
+    commands = [SlashCommand(t.name, t.description, "prompt", t.file_path) for t in options.prompt_templates]
+    commands += [SlashCommand(f"skill:{s.name}", s.description, "skill", s.file_path) for s in options.skills]
+    return commands
+
+
+def _level(value: str | None) -> ThinkingLevel | None:
+    """A known thinking level, or ``None`` (unknown names in settings or files are ignored)."""
+    for level in THINKING_LEVELS:
+        if level == value:
+            return level
+    return None
+
+
+def _budgets(values: Mapping[str, int] | None) -> ThinkingBudgets | None:
+    if not values:
+        return None
+    known = {level: values[level] for level in ("minimal", "low", "medium", "high") if level in values}
+    return ThinkingBudgets(**known) if known else None

@@ -1,0 +1,31 @@
+"""Listeners of session events: called synchronously, in the order they subscribed."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from pi_coding_agent.runtime.agent_session._events import SessionEvent
+
+SessionListener = Callable[[SessionEvent], None]
+
+
+class Listeners:
+    def __init__(self) -> None:
+        self._items: list[SessionListener] = []
+
+    def add(self, listener: SessionListener) -> Callable[[], None]:
+        """Subscribe ``listener``; returns the function that unsubscribes it."""
+        self._items.append(listener)
+
+        def remove() -> None:
+            if listener in self._items:
+                self._items.remove(listener)
+
+        return remove
+
+    def emit(self, event: SessionEvent) -> None:
+        for listener in list(self._items):
+            listener(event)
+
+    def clear(self) -> None:
+        self._items.clear()

@@ -1,7 +1,0 @@
-"""The multi-line prompt editor and its completion."""
-
-from pi_coding_agent.tui.editor._buffer import TextBuffer
-from pi_coding_agent.tui.editor._complete import Completer, Suggestion
-from pi_coding_agent.tui.editor._editor import Editor
-
-__all__ = ["Completer", "Editor", "Suggestion", "TextBuffer"]

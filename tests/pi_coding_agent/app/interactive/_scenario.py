@@ -1,0 +1,174 @@
+"""One interactive ``pi`` (ours, or Pi 0.85's own through ``pi-cli``) in tmux, against a
+scripted provider on 127.0.0.1, in a throwaway home; and what its session files say.
+
+A run starts once its keys work (``Run.wait_ready``: Pi draws its editor before its
+startup is done); ``Run.submit`` types a prompt, presses Enter and waits until the editor
+lets go of it.
+``pi_reads_the_same`` hands session files to the live oracle and to our reader and checks
+both build the same context.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tests.pi_coding_agent.app.interactive._tmux import TmuxPane, editor_lines
+from tests.pi_coding_agent.e2e._harness import OUR_PI, Sandbox
+from tests.support import oracle
+from tests.support.scripted_provider import ScriptedProvider, Turn
+
+SETTINGS: dict[str, Any] = {
+    "retry": {"enabled": False},
+    "defaultProvider": "scripted-openai",
+    "defaultModel": "scripted-model",
+}
+SUBMIT_LIMIT = 90.0
+
+
+@dataclass
+class Run:
+    which: str
+    sandbox: Sandbox
+    pane: TmuxPane
+    provider: ScriptedProvider
+
+    @property
+    def ours(self) -> bool:
+        return self.which == "ours"
+
+    def wait_ready(self) -> None:
+        """Until the application's keys work: Pi draws its editor before it installs them
+        (its startup goes on in the background), so a typed probe is cleared with Ctrl+C
+        until it goes. Presses are more than Pi's 0.5 s double-press (quit) window apart."""
+        pane = self.pane
+        pane.type("probe-ready")
+        pane.wait_for("probe-ready", region="editor")
+        deadline = time.monotonic() + SUBMIT_LIMIT
+        while "probe-ready" in self.editor_text(pane.screen()):
+            if time.monotonic() > deadline:
+                raise AssertionError(f"the keys never started working:\n{pane.screen()}")
+            pane.send("C-c")
+            end = time.monotonic() + 1.0
+            while time.monotonic() < end and "probe-ready" in self.editor_text(pane.screen()):
+                time.sleep(0.03)
+        time.sleep(0.6)  # out of the double-press window before anything else presses Ctrl+C
+
+    def submit(self, text: str, key: str = "Enter") -> None:
+        """Type ``text`` and press ``key``; wait until the editor let go of it."""
+        pane = self.pane
+        pane.type(text)
+        pane.wait_for(text[:40], region="editor")
+        pane.send(key)
+        pane.wait_until(lambda s: text[:40] not in self.editor_text(s), f"{text!r} was never accepted", SUBMIT_LIMIT)
+
+    @staticmethod
+    def editor_text(screen: str) -> str:
+        return "\n".join(editor_lines(screen))
+
+    def command(self, text: str) -> None:
+        """A slash command: typed, then Enter (completion is closed with a space first)."""
+        self.submit(text)
+
+    def quit(self) -> None:
+        self.pane.send("C-d")
+        self.pane.wait_for("[exit 0]")
+
+    def session_files(self) -> list[Path]:
+        return self.sandbox.session_files()
+
+    def entries(self, path: Path | None = None) -> list[dict[str, Any]]:
+        if path is None:
+            [path] = self.session_files()
+        return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+    def messages(self, path: Path | None = None) -> list[dict[str, Any]]:
+        return [entry["message"] for entry in self.entries(path) if entry.get("type") == "message"]
+
+    def settings_file(self) -> dict[str, Any]:
+        """The saved settings; ``{}`` while the file is being rewritten (Pi writes it in place,
+        so a poll can read it empty or half-written)."""
+        try:
+            return dict(json.loads((self.sandbox.agent_dir / "settings.json").read_text(encoding="utf-8")))
+        except json.JSONDecodeError:
+            return {}
+
+
+def pi_command(which: str, *args: str) -> list[str]:
+    if which == "pi":
+        return [str(oracle.require_live_oracle() / "pi-cli"), *args]
+    return [str(OUR_PI), *args]
+
+
+@contextmanager
+def launch(
+    tmp_path: Path,
+    which: str,
+    turns: list[Turn],
+    *,
+    settings: dict[str, Any] | None = None,
+    args: tuple[str, ...] = (),
+    env: dict[str, str] | None = None,
+    files: dict[str, str] | None = None,
+    summary: str | None = None,
+    height: int = 30,
+    models: Callable[[str], dict[str, Any]] | None = None,
+    ready: str | None = "scripted-model",
+    probe: bool = True,
+    shell: bool = False,
+    before: Callable[[Sandbox], None] | None = None,
+    extended_keys: bool = False,
+    background: str | None = None,
+    route: Callable[[dict[str, Any]], tuple[str, list[Turn]]] | None = None,
+) -> Iterator[Run]:
+    """A running ``pi`` (``which``: ``ours`` or ``pi``) whose provider serves ``turns``;
+    ``models`` builds ``models.json`` from the provider's base URL. The run starts once
+    ``ready`` shows and (``probe``) the editor's keys work; with ``shell`` it is started from
+    an interactive bash (job control, for Ctrl+Z); ``before`` runs first, with the provider up
+(to leave earlier sessions, say); ``extended_keys`` has tmux forward modified keys; ``background`` is the terminal's
+background colour (which tmux then reports); ``route`` is the provider's (to hold a request, say)."""
+    with ScriptedProvider(turns, summary=summary, route=route) as provider:
+        sandbox = Sandbox.create(tmp_path, provider.base_url, {**SETTINGS, **(settings or {})})
+        if models is not None:
+            (sandbox.agent_dir / "models.json").write_text(json.dumps(models(provider.base_url)), encoding="utf-8")
+        for name, text in (files or {}).items():
+            (sandbox.work / name).write_text(text, encoding="utf-8")
+        if before is not None:
+            before(sandbox)
+        command = pi_command(which, *args)
+        environment = sandbox.env(TERM="xterm-256color", **(env or {}))
+        pane = TmuxPane(None if shell else command, sandbox.work, environment, height=height,
+                        extended_keys=extended_keys, background=background)  # fmt: skip
+        try:
+            if shell:
+                pane.type(shlex.join(command))
+                pane.send("Enter")
+            run = Run(which, sandbox, pane, provider)
+            if ready is not None:
+                pane.wait_for(ready, limit=90)
+            if probe:
+                run.wait_ready()
+            yield run
+        finally:
+            pane.close()
+
+
+def pi_reads_the_same(files: list[Path]) -> list[dict[str, Any]]:
+    """Pi's context of each session file (the live oracle), checked equal to ours; Pi's contexts."""
+    oracle.require_live_oracle()
+    requests = [{"jsonl": path.read_text(encoding="utf-8")} for path in files]
+    with ThreadPoolExecutor(max_workers=2 * max(1, len(requests))) as pool:  # every process at once
+        pi_runs = [pool.submit(oracle.run_oracle, "session-context", r) for r in requests]
+        our_runs = [pool.submit(oracle.run_conformance, "session-context", r) for r in requests]
+        pis = [run.result() for run in pi_runs]
+        ours = [run.result() for run in our_runs]
+    for path, pi, our in zip(files, pis, ours, strict=True):
+        assert our == pi, f"{path}: Pi builds another context than we do"
+    return [answer for _, answer in pis]

@@ -1,0 +1,139 @@
+"""Context-file discovery (Pi's rules), prompt sources and the assembled system prompt."""
+
+from __future__ import annotations
+
+import datetime
+import os
+import subprocess
+from pathlib import Path
+
+from pi_coding_agent.customize.system_prompt import (
+    SystemPromptOptions,
+    build_system_prompt,
+    load_context_files,
+    resolve_prompt_sources,
+)
+
+
+def _write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_agent_dir_first_then_ancestors_outermost_first(tmp_path: Path) -> None:
+    agent = tmp_path / "agent"
+    root = tmp_path / "root"
+    cwd = root / "a" / "b"
+    cwd.mkdir(parents=True)
+    _write(agent / "AGENTS.md", "global")
+    _write(root / "CLAUDE.md", "root claude")
+    _write(root / "a" / "AGENTS.md", "a agents")
+    _write(root / "a" / "CLAUDE.md", "a claude (shadowed by AGENTS.md in the same dir)")
+    _write(cwd / "AGENTS.override.md", "override")
+    _write(cwd / "AGENTS.md", "b agents (loses to the override)")
+    files = load_context_files(cwd, agent)
+    assert [(Path(f.path), f.content) for f in files] == [
+        (agent / "AGENTS.md", "global"),
+        (root / "CLAUDE.md", "root claude"),
+        (root / "a" / "AGENTS.md", "a agents"),
+        (cwd / "AGENTS.override.md", "override"),
+    ]
+
+
+def test_directories_named_like_context_files_are_skipped_and_bom_stripped(tmp_path: Path) -> None:
+    cwd = tmp_path / "p"
+    (cwd / "AGENTS.md").mkdir(parents=True)
+    (cwd / "CLAUDE.md").write_bytes(b"\xef\xbb\xbfwith bom")
+    files = load_context_files(cwd, tmp_path / "no-agent")
+    assert [(Path(f.path).name, f.content) for f in files] == [("CLAUDE.md", "with bom")]
+
+
+def test_agent_dir_inside_cwd_chain_is_not_loaded_twice(tmp_path: Path) -> None:
+    _write(tmp_path / "AGENTS.md", "once")
+    files = load_context_files(tmp_path, tmp_path)
+    assert [f.content for f in files] == ["once"]
+
+
+def _git(*args: str, cwd: Path) -> None:
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
+
+
+def test_nested_worktree_shadows_the_main_checkout_file(tmp_path: Path) -> None:
+    main = tmp_path / "repo"
+    main.mkdir()
+    _git("init", "-q", cwd=main)
+    _write(main / "AGENTS.md", "main copy")
+    _git("add", "AGENTS.md", cwd=main)
+    _git("-c", "user.email=a@b", "-c", "user.name=t", "commit", "-qm", "init", cwd=main)
+    _git("worktree", "add", "-q", str(main / "wt"), cwd=main)
+    worktree = main / "wt"
+    assert (worktree / "AGENTS.md").read_text(encoding="utf-8") == "main copy"
+    files = load_context_files(worktree, tmp_path / "agent")
+    assert [Path(f.path) for f in files] == [worktree / "AGENTS.md"]
+    # Outside the worktree the main checkout's file is used normally.
+    assert [Path(f.path) for f in load_context_files(main, tmp_path / "agent")] == [main / "AGENTS.md"]
+
+
+def test_prompt_sources_flags_files_and_discovery(tmp_path: Path) -> None:
+    agent = tmp_path / "agent"
+    cwd = tmp_path / "proj"
+    cwd.mkdir()
+    _write(agent / "SYSTEM.md", "global system")
+    _write(cwd / ".pi" / "SYSTEM.md", "project system")
+    _write(agent / "APPEND_SYSTEM.md", "global append")
+    trusted = resolve_prompt_sources(
+        cwd=cwd, agent_dir=agent, project_trusted=True, system_prompt=None, append_system_prompt=None
+    )
+    assert trusted.custom == "project system" and trusted.append == ["global append"]
+    untrusted = resolve_prompt_sources(
+        cwd=cwd, agent_dir=agent, project_trusted=False, system_prompt=None, append_system_prompt=None
+    )
+    assert untrusted.custom == "global system"
+    file_arg = _write(tmp_path / "extra.txt", "from a file")
+    flags = resolve_prompt_sources(
+        cwd=cwd,
+        agent_dir=agent,
+        project_trusted=True,
+        system_prompt="plain text prompt",
+        append_system_prompt=[str(file_arg), "literal append"],
+    )
+    assert flags.custom == "plain text prompt"
+    assert flags.append == ["from a file", "literal append"]
+    nothing = resolve_prompt_sources(
+        cwd=cwd, agent_dir=tmp_path / "none", project_trusted=False, system_prompt=None, append_system_prompt=None
+    )
+    assert nothing.custom is None and nothing.append == []
+
+
+def test_default_prompt_lists_tools_date_cwd_and_context() -> None:
+    from pi_coding_agent.customize.system_prompt import ContextFile
+
+    prompt = build_system_prompt(
+        SystemPromptOptions(
+            cwd="/home/dev/project",
+            tools=["read", "bash", "grep"],
+            append=["APPENDED TEXT", ""],
+            context_files=[ContextFile("/home/dev/project/AGENTS.md", "Run make test.")],
+            today=datetime.date(2026, 1, 2),
+        )
+    )
+    assert "- read: " in prompt and "- bash: " in prompt and "- grep: " in prompt
+    assert "- edit: " not in prompt and "- write: " not in prompt
+    assert prompt.index("APPENDED TEXT") < prompt.index("<project_context>")
+    assert '<project_instructions path="/home/dev/project/AGENTS.md">\nRun make test.\n</project_instructions>' in prompt
+    assert prompt.endswith("Current date: 2026-01-02\nCurrent working directory: /home/dev/project")
+
+
+def test_custom_prompt_replaces_the_base_text_but_keeps_context_and_cwd() -> None:
+    prompt = build_system_prompt(
+        SystemPromptOptions(
+            cwd="/x", tools=["read"], custom_prompt="You are a pirate.", append=["Arr."], today=datetime.date(2026, 1, 2)
+        )
+    )
+    assert prompt == "You are a pirate.\n\nArr.\nCurrent date: 2026-01-02\nCurrent working directory: /x"
+
+
+def test_no_tools() -> None:
+    prompt = build_system_prompt(SystemPromptOptions(cwd=os.sep, tools=[]))
+    assert "(no tools are enabled)" in prompt
