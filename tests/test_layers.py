@@ -8,6 +8,7 @@ The planted trees are checked with the project's own ``[tool.importlinter]`` con
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -17,7 +18,8 @@ import pytest
 from tests.support.oracle import REPO
 
 LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
-PACKAGES = ("pi_ai", "pi_agent", "pi_coding_agent")
+PACKAGES = ("pi_ai", "pi_agent", "pi_tui", "pi_coding_agent")
+FLOORS = ("app", "runtime", "customize", "core")
 
 
 def _lint(src: Path, contract: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -30,10 +32,14 @@ def _lint(src: Path, contract: str | None = None) -> subprocess.CompletedProcess
 
 
 def _tree(tmp_path: Path, files: dict[str, str]) -> Path:
-    """A source tree with the three packages plus ``files`` (path under ``src`` -> text);
-    every folder on the way is a package."""
+    """A source tree with the four packages and the floors of ``pi_coding_agent`` plus
+    ``files`` (path under ``src`` -> text); every folder on the way is a package."""
     src = tmp_path / "src"
-    for name in (*(f"{package}/__init__.py" for package in PACKAGES), *files):
+    skeleton = (
+        *(f"{package}/__init__.py" for package in PACKAGES),
+        *(f"pi_coding_agent/{floor}/__init__.py" for floor in FLOORS),
+    )
+    for name in (*skeleton, *files):
         path = src / name
         for folder in path.relative_to(src).parents:
             if folder != Path("."):
@@ -44,15 +50,25 @@ def _tree(tmp_path: Path, files: dict[str, str]) -> Path:
 
 
 def _broken(result: subprocess.CompletedProcess[str]) -> str:
+    """The report of a broken contract, with an import that lint-imports wrapped after its
+    arrow put back on one line."""
     assert result.returncode != 0, result.stdout + result.stderr
-    return result.stdout
+    return re.sub(r"->\s+", "-> ", result.stdout)
 
 
 def test_project_keeps_every_contract() -> None:
     result = _lint(REPO / "src")
     assert result.returncode == 0, result.stdout + result.stderr
-    for contract in ("Layers", "Private modules", "No import cycles"):
-        assert contract in result.stdout
+    for contract in (
+        "Layers",
+        "pi_tui is used only",
+        "Floors",
+        "The core floor",
+        "Private modules",
+        "No import cycles",
+    ):
+        assert f"{contract}" in result.stdout
+    assert "ignored imports" not in result.stdout, "a cycle is exempted by name"
 
 
 def test_a_clean_tree_keeps_every_contract(tmp_path: Path) -> None:
@@ -88,9 +104,73 @@ def test_pi_agent_importing_pi_coding_agent_breaks_the_layers(tmp_path: Path) ->
 def test_a_lazy_upward_import_still_breaks_the_layers(tmp_path: Path) -> None:
     src = _tree(
         tmp_path,
-        {"pi_ai/__init__.py": "def f():\n    import pi_coding_agent.app.cli\n", "pi_coding_agent/app/cli.py": ""},
+        {
+            "pi_ai/__init__.py": "def f():\n    import pi_coding_agent.app.cli\n",
+            "pi_coding_agent/app/cli.py": "",
+        },
     )
     assert "pi_ai -> pi_coding_agent.app.cli" in _broken(_lint(src, "layers"))
+
+
+def test_pi_tui_importing_pi_ai_breaks_the_layers(tmp_path: Path) -> None:
+    src = _tree(tmp_path, {"pi_tui/_renderer.py": "from pi_ai import Message\n"})
+    assert "pi_tui._renderer -> pi_ai" in _broken(_lint(src, "layers"))
+
+
+def test_pi_tui_importing_the_product_breaks_the_layers(tmp_path: Path) -> None:
+    src = _tree(tmp_path, {"pi_tui/__init__.py": "import pi_coding_agent.app\n"})
+    assert "pi_tui -> pi_coding_agent.app" in _broken(_lint(src, "layers"))
+
+
+def test_pi_agent_drawing_with_pi_tui_is_caught(tmp_path: Path) -> None:
+    src = _tree(tmp_path, {"pi_agent/_loop.py": "import pi_tui\n"})
+    assert "pi_agent._loop -> pi_tui" in _broken(_lint(src, "tui-alone"))
+
+
+# --------------------------------------------------------------------------- floors
+
+
+@pytest.mark.parametrize(
+    ("lower", "higher"),
+    [
+        ("core", "customize"),
+        ("core", "runtime"),
+        ("customize", "runtime"),
+        ("runtime", "app"),
+        ("core", "app"),
+    ],
+)
+def test_a_floor_importing_a_higher_floor_is_caught(tmp_path: Path, lower: str, higher: str) -> None:
+    src = _tree(
+        tmp_path,
+        {
+            f"pi_coding_agent/{lower}/thing/__init__.py": f"def later():\n    import pi_coding_agent.{higher}.other\n",
+            f"pi_coding_agent/{higher}/other/__init__.py": "",
+        },
+    )
+    output = _broken(_lint(src, "floors"))
+    assert f"pi_coding_agent.{lower}.thing -> pi_coding_agent.{higher}.other" in output
+
+
+def test_floors_importing_downwards_keep_the_contract(tmp_path: Path) -> None:
+    src = _tree(
+        tmp_path,
+        {
+            "pi_coding_agent/app/cli/__init__.py": "import pi_coding_agent.runtime.agent_session\nimport pi_coding_agent.core.session\n",
+            "pi_coding_agent/runtime/agent_session/__init__.py": "import pi_coding_agent.customize.skills\n",
+            "pi_coding_agent/customize/skills/__init__.py": "import pi_coding_agent.core.paths\nimport pi_tui\n",
+            "pi_coding_agent/core/session/__init__.py": "import pi_coding_agent.core.paths\n",
+            "pi_coding_agent/core/paths/__init__.py": "",
+        },
+    )
+    for contract in ("floors", "core-without-terminal", "layers"):
+        result = _lint(src, contract)
+        assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_core_floor_drawing_on_the_terminal_is_caught(tmp_path: Path) -> None:
+    src = _tree(tmp_path, {"pi_coding_agent/core/export/__init__.py": "from pi_tui import visible_width\n"})
+    assert "pi_coding_agent.core.export -> pi_tui" in _broken(_lint(src, "core-without-terminal"))
 
 
 # --------------------------------------------------------------------------- private modules
@@ -159,15 +239,15 @@ def test_two_subpackages_importing_each_other_is_a_cycle(tmp_path: Path) -> None
     src = _tree(
         tmp_path,
         {
-            "pi_coding_agent/runtime/agent_session/__init__.py": "import pi_coding_agent.core.compaction\n",
+            "pi_coding_agent/core/session/__init__.py": "import pi_coding_agent.core.compaction\n",
             "pi_coding_agent/core/compaction/_summarize.py": (
-                "def retryable():\n    from pi_coding_agent.runtime.agent_session import is_retryable\n"
+                "def entries():\n    from pi_coding_agent.core.session import SessionManager\n"
             ),
         },
     )
     output = _broken(_lint(src, "acyclic"))
-    assert "No cycles are allowed in pi_coding_agent." in output
-    assert ".compaction -> .agent_session" in output or ".agent_session -> .compaction" in output
+    assert "No cycles are allowed in pi_coding_agent.core." in output
+    assert ".compaction -> .session" in output or ".session -> .compaction" in output
 
 
 def test_a_cycle_between_modules_of_one_subpackage_is_caught(tmp_path: Path) -> None:
