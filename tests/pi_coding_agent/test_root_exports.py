@@ -13,9 +13,13 @@ from tests.support.imports import new_modules
 from tests.support.oracle import oracle_home, require_live_oracle
 
 SUBPACKAGES = (
-    "agent_session", "auth", "bash", "cli", "compaction", "messages", "model_registry", "modes", "rpc",
-    "modes.interactive.theme", "packages", "paths", "prompt_templates", "resources", "session", "settings",
-    "skills", "system_prompt", "tools", "tui",
+    "pi_coding_agent.runtime.agent_session", "pi_coding_agent.core.auth", "pi_coding_agent.core.bash",
+    "pi_coding_agent.app.cli", "pi_coding_agent.core.compaction", "pi_coding_agent.core.messages",
+    "pi_coding_agent.core.model_registry", "pi_coding_agent.app.print_mode", "pi_coding_agent.app.rpc",
+    "pi_coding_agent.customize.themes", "pi_coding_agent.customize.packages", "pi_coding_agent.core.paths",
+    "pi_coding_agent.customize.prompt_templates", "pi_coding_agent.customize.resources",
+    "pi_coding_agent.core.session", "pi_coding_agent.core.settings", "pi_coding_agent.customize.skills",
+    "pi_coding_agent.customize.system_prompt", "pi_coding_agent.core.tools", "pi_tui",
 )  # fmt: skip
 OWN_NAMES = {"PI_COMPAT_VERSION", "ModelCatalog", "Settings"}
 """Root names that are not Pi's: our version pin and the equivalents of Pi's ``ModelRegistry``
@@ -45,15 +49,14 @@ def test_the_names_pi_users_import_are_the_subpackages_objects() -> None:
     from pi_coding_agent import (
         AgentSession,
         SessionManager,
-        agent_session,
         build_context_entries,
         build_session_context,
         convert_to_llm,
         create_agent_session,
-        messages,
-        session,
         session_entry_to_context_messages,
     )
+    from pi_coding_agent.core import messages, session
+    from pi_coding_agent.runtime import agent_session
 
     assert SessionManager is session.SessionManager and AgentSession is agent_session.AgentSession
     assert build_session_context is session.build_session_context
@@ -92,6 +95,6 @@ def test_root_names_are_pis_and_none_that_exists_here_is_missing() -> None:
     public_here = {
         name
         for package in SUBPACKAGES
-        for name in getattr(importlib.import_module(f"pi_coding_agent.{package}"), "__all__", ())
+        for name in getattr(importlib.import_module(package), "__all__", ())
     }
     assert sorted((pi_names & public_here) - ours) == []  # built here, so offered at the root

@@ -73,7 +73,7 @@ def test_a_dark_background_keeps_the_dark_theme(tmp_path: Path, which: str) -> N
 def _changelog(which: str) -> Path:
     if which == "pi":
         return oracle.oracle_home() / "node_modules" / "@earendil-works" / "pi-coding-agent" / "CHANGELOG.md"
-    from pi_coding_agent.app.print_mode import interactive
+    from pi_coding_agent.app import interactive
 
     return Path(interactive.__file__).parent / "CHANGELOG.md"
 
