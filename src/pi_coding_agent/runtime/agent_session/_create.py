@@ -1,4 +1,5 @@
-"""Building an ``AgentSession`` the way Pi 0.85's ``createAgentSession`` does.
+"""Building one ``AgentSession`` from ``SessionOptions``, the way Pi 0.85's ``createAgentSession`` does
+(``SessionAssembly`` in ``_assembly`` is what entry points call).
 
 Model: an explicit one wins; else a resumed session's last model (when it still exists and
 has credentials); else ``defaultProvider``/``defaultModel`` from settings (with
@@ -227,7 +228,8 @@ def _system_prompt(options: SessionOptions, tools: Sequence[AgentTool]) -> str:
     )
 
 
-def create_agent_session(options: SessionOptions) -> CreatedSession:
+def build_session(options: SessionOptions) -> CreatedSession:
+    """The session, its agent and tools, with the model and thinking level chosen as above."""
     from pi_ai import clamp_thinking_level
 
     settings, catalog, manager = options.settings, options.catalog, options.session_manager
