@@ -216,6 +216,8 @@ class SessionAssembly:
         templates = [*options.prompt_templates, *(t for t in found_templates if t.name not in names)]
         self.options = dataclasses.replace(options, skills=skills, prompt_templates=templates)
         if self.resources is not None:
+            # In place: the sessions built from these lists (``with_resources``) read them when
+            # they expand ``/skill:name`` and rebuild their system prompt.
             loaded = self.resources.loaded
             loaded.skills.skills[:] = skills
             loaded.prompt_templates.templates[:] = templates
