@@ -188,17 +188,17 @@ class _TaskRun:
 
     async def _drive(self, answered: int, *, continue_first: bool) -> BatchResult:
         assert self.workspace is not None and self.manager is not None
+        limiter = self.executor.limiter
         built = build_task_session(
             self.task,
             cwd=self.workspace.cwd,
             agent_dir=Path(self.executor.config.agent_dir),
             models=self.executor.models,
             manager=self.manager,
+            limit_stream=None if limiter is None else lambda inner: limited_stream_fn(inner, limiter),
         )
         session = self.session = built.session
         self.warnings.extend(built.warnings)
-        if self.executor.limiter is not None:
-            session.agent.stream_fn = limited_stream_fn(session.agent.stream_fn, self.executor.limiter)
         self.live = session_totals(self.manager)
         session.subscribe(self._watch_budget)
         rest = self.task.prompts[answered + 1 :] if continue_first else self.task.prompts[answered:]

@@ -11,11 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from pi_ai import Model
 from pi_coding_agent.app.batch._task import BatchTask
 from pi_coding_agent.core.model_registry import ModelCatalog, ModelResolution
 from pi_coding_agent.core.session import SessionManager
 from pi_coding_agent.core.settings import Settings, deep_merge
-from pi_coding_agent.runtime.agent_session import AgentSession, SessionOptions, create_agent_session
+from pi_coding_agent.runtime.agent_session import AgentSession, SessionAssembly, SessionOptions, StreamLimit
 
 
 class TaskSetupError(Exception):
@@ -29,14 +30,10 @@ class TaskSession:
 
 
 def task_settings(cwd: str, agent_dir: Path, overrides: dict[str, object]) -> Settings:
-    from pi_coding_agent.core.settings import ConfigFileError, resolve_project_trust
+    """The settings ``pi -p`` would use in ``cwd``, with the task's ``settings`` merged on top."""
+    from pi_coding_agent.runtime.agent_session import trusted_settings
 
-    global_only = Settings.load(cwd, agent_dir, project_trusted=False)
-    try:
-        trusted = resolve_project_trust(cwd, agent_dir, override=None, default_trust=global_only.default_project_trust)
-    except ConfigFileError:
-        trusted = False
-    loaded = Settings.load(cwd, agent_dir, project_trusted=True) if trusted else global_only
+    loaded, _ = trusted_settings(cwd, agent_dir)  # unreadable trust decisions: untrusted, as the CLI
     if not overrides:
         return loaded
     return Settings(
@@ -45,7 +42,7 @@ def task_settings(cwd: str, agent_dir: Path, overrides: dict[str, object]) -> Se
         global_path=loaded.global_path,
         project_path=loaded.project_path,
         issues=loaded.issues,
-        project_trusted=trusted,
+        project_trusted=loaded.project_trusted,
     )
 
 
@@ -69,65 +66,54 @@ class ModelResolver:
 
 
 def build_task_session(
-    task: BatchTask, *, cwd: str, agent_dir: Path, models: ModelResolver, manager: SessionManager
+    task: BatchTask,
+    *,
+    cwd: str,
+    agent_dir: Path,
+    models: ModelResolver,
+    manager: SessionManager,
+    limit_stream: StreamLimit | None = None,
 ) -> TaskSession:
-    from pi_coding_agent.customize.loader import load_startup_resources
-    from pi_coding_agent.customize.system_prompt import load_context_files, resolve_prompt_sources
+    """The task's session; ``limit_stream`` wraps its model calls (the batch's rate limiter)."""
+    from pi_coding_agent.runtime.agent_session import ResourceChoice, load_run_resources, with_resources
 
     warnings: list[str] = []
     settings = task_settings(cwd, agent_dir, dict(task.settings))
     warnings.extend(str(issue) for issue in settings.issues)
-    model = None
-    thinking = task.thinking
-    if task.model:
-        resolution = models.resolve(task.model, task.thinking)
-        if resolution.error:
-            raise TaskSetupError(resolution.error)
-        if resolution.warning:
-            warnings.append(resolution.warning)
-        model = resolution.model
-        thinking = thinking or resolution.thinking_level
-    sources = resolve_prompt_sources(
-        cwd=cwd,
-        agent_dir=agent_dir,
-        project_trusted=settings.project_trusted,
+    model, thinking = _task_model(task, models, warnings)
+    choice = ResourceChoice(
+        no_themes=True,
+        no_extensions=True,
         system_prompt=task.system_prompt,
         append_system_prompt=list(task.append_system_prompt) or None,
     )
-    resources, resource_warnings = load_startup_resources(
+    resources = load_run_resources(choice, cwd=cwd, session_cwd=cwd, agent_dir=agent_dir, settings=settings)
+    warnings.extend(resources.warnings)
+    options = SessionOptions(
         cwd=cwd,
-        session_cwd=cwd,
         agent_dir=agent_dir,
         settings=settings,
-        skill_paths=None,
-        prompt_template_paths=None,
-        theme_paths=None,
-        no_skills=False,
-        no_prompt_templates=False,
-        no_themes=True,
-        no_extensions=True,
+        catalog=models.catalog,
+        session_manager=manager,
+        model=model,
+        thinking_level=thinking,
+        tools=task.tools,
+        limit_stream=limit_stream,
     )
-    warnings.extend(resource_warnings)
-    created = create_agent_session(
-        SessionOptions(
-            cwd=cwd,
-            agent_dir=agent_dir,
-            settings=settings,
-            catalog=models.catalog,
-            session_manager=manager,
-            model=model,
-            thinking_level=thinking,
-            tools=task.tools,
-            custom_prompt=sources.custom,
-            append_prompts=sources.append,
-            context_files=load_context_files(cwd, agent_dir),
-            skills=resources.skills.skills,
-            expand_input=lambda text: resources.expand(text, lambda error: warnings.append(str(error))),
-        )
-    )
+    assembly = SessionAssembly(with_resources(options, resources, lambda error: warnings.append(str(error))))
+    created = assembly.build(manager)
     if created.model_fallback_message:
         warnings.append(created.model_fallback_message)
-    session = created.session
-    if session.model is not None and thinking:
-        session.set_thinking_level(session.thinking_level)
-    return TaskSession(session, warnings)
+    return TaskSession(created.session, warnings)
+
+
+def _task_model(task: BatchTask, models: ModelResolver, warnings: list[str]) -> tuple[Model | None, str | None]:
+    """The task's ``model`` resolved like ``--model`` (``provider/id:thinking``), and its thinking level."""
+    if not task.model:
+        return None, task.thinking
+    resolution = models.resolve(task.model, task.thinking)
+    if resolution.error:
+        raise TaskSetupError(resolution.error)
+    if resolution.warning:
+        warnings.append(resolution.warning)
+    return resolution.model, task.thinking or resolution.thinking_level

@@ -1,14 +1,26 @@
 """``AgentSession``: the agent bound to a session file, settings, credentials and tools.
 
-Every run mode drives one ``AgentSession`` (see ``docs/agent/agent-session.md``); an
+Every run mode drives one ``AgentSession`` (see ``docs/agent-session.md``); an
 ``AgentSessionRuntime`` replaces it for a new session, a resumed file, a fork or a clone.
+``SessionAssembly`` builds them, the same way for every entry point.
 """
 
+from pi_coding_agent.runtime.agent_session._assembly import (
+    ResourceChoice,
+    RunResources,
+    SessionAssembly,
+    create_agent_session,
+    load_resource_files,
+    load_run_resources,
+    scoped_choice,
+    trusted_settings,
+    with_prompt_sources,
+    with_resources,
+)
 from pi_coding_agent.runtime.agent_session._compaction import CompactionError
 from pi_coding_agent.runtime.agent_session._create import (
     CreatedSession,
     SessionOptions,
-    create_agent_session,
     resource_commands,
 )
 from pi_coding_agent.runtime.agent_session._events import (
@@ -26,6 +38,7 @@ from pi_coding_agent.runtime.agent_session._events import (
     ThinkingLevelChangedEvent,
     session_event_to_json,
 )
+from pi_coding_agent.runtime.agent_session._hooks import StreamLimit
 from pi_coding_agent.runtime.agent_session._listeners import SessionListener
 from pi_coding_agent.runtime.agent_session._model_control import ModelChangeError, ModelCycleResult
 from pi_coding_agent.runtime.agent_session._parts import NO_MODEL_MESSAGE, SessionError, SlashCommand
@@ -63,7 +76,10 @@ __all__ = [
     "NavigationResult",
     "QueueUpdateEvent",
     "ReplaceResult",
+    "ResourceChoice",
+    "RunResources",
     "SessionAgentEndEvent",
+    "SessionAssembly",
     "SessionError",
     "SessionEvent",
     "SessionFactory",
@@ -73,6 +89,7 @@ __all__ = [
     "SessionOptions",
     "SessionStats",
     "SlashCommand",
+    "StreamLimit",
     "StreamingBehavior",
     "SummarizationRetryEvent",
     "ThinkingLevelChangedEvent",
@@ -80,6 +97,12 @@ __all__ = [
     "TreeError",
     "create_agent_session",
     "is_retryable_error",
+    "load_resource_files",
+    "load_run_resources",
     "resource_commands",
+    "scoped_choice",
     "session_event_to_json",
+    "trusted_settings",
+    "with_prompt_sources",
+    "with_resources",
 ]

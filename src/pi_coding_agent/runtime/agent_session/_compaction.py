@@ -17,23 +17,25 @@ stops any run, then compacts whatever the thresholds say, and never continues a 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from pi_agent import AgentContext, AgentLoopTurnUpdate, TurnContext
-from pi_ai import AbortController, AbortSignal, AssistantMessage, to_builtins
-from pi_coding_agent.core.session import CompactionEntry
+from pi_agent import Agent, AgentContext, AgentLoopTurnUpdate, TurnContext
+from pi_ai import AbortController, AbortSignal, AssistantMessage, Model, to_builtins
+from pi_coding_agent.core.session import CompactionEntry, SessionManager
+from pi_coding_agent.core.settings import Settings
 from pi_coding_agent.runtime.agent_session._events import (
     CompactionEndEvent,
     CompactionStartEvent,
+    SessionEvent,
     SummarizationRetryEvent,
 )
 from pi_coding_agent.runtime.agent_session._parts import NO_MODEL_MESSAGE, SessionError
 
 if TYPE_CHECKING:
-    from pi_ai import Model
     from pi_coding_agent.core.compaction import CompactionPreparation, CompactionResult, SummaryRequest
     from pi_coding_agent.core.settings import CompactionSettings
-    from pi_coding_agent.runtime.agent_session._session import AgentSession
 
 Reason = Literal["threshold", "overflow"]
 
@@ -44,11 +46,39 @@ OVERFLOW_RETRY_FAILED = (
 LENGTH_RETRY_FAILED = "Truncated response recovery failed after one compact-and-retry attempt."
 
 
-class _Compaction:
-    """One kind of compaction of ``session``: whether one runs, and stopping it."""
+class CompactionListener(Protocol):
+    """Extensions' part in a compaction (``session_before_compact``, ``session_compact``,
+    ``session_compact_failed``)."""
 
-    def __init__(self, session: AgentSession) -> None:
-        self.session = session
+    async def before_compact(
+        self, preparation: CompactionPreparation, reason: str, will_retry: bool, custom_instructions: str | None
+    ) -> CompactionResult | None:
+        """An extension's summary, ``None`` to compact as usual; raises ``CompactionError`` for a veto."""
+
+    async def compacted(self, reason: str, will_retry: bool, from_extension: bool) -> None: ...
+
+    async def compaction_failed(self, reason: str, error: str | None, will_retry: bool, *, aborted: bool = False) -> None: ...
+
+
+@dataclass(frozen=True)
+class CompactionContext:
+    """What compacting a session needs of it."""
+
+    agent: Agent
+    session_manager: SessionManager
+    settings: Settings
+    model: Callable[[], Model | None]
+    emit: Callable[[SessionEvent], None]
+    idle_changed: Callable[[], None]
+    """Called when a compaction ends (the session may have become idle)."""
+    extensions: CompactionListener
+
+
+class _Compaction:
+    """One kind of compaction of a session: whether one runs, and stopping it."""
+
+    def __init__(self, context: CompactionContext) -> None:
+        self.context = context
         self._controller: AbortController | None = None
 
     @property
@@ -69,7 +99,7 @@ class _Compaction:
         from pi_coding_agent.core.compaction import compact
 
         self.from_extension = False
-        provided: CompactionResult | None = await self.session._extension_compaction(
+        provided = await self.context.extensions.before_compact(
             preparation, request.reason, will_retry, request.custom_instructions
         )
         if provided is not None:
@@ -81,9 +111,9 @@ class _Compaction:
         """The compaction settings, fitted to the current model's window (``fit_to_window``)."""
         from pi_coding_agent.core.compaction import fit_to_window
 
-        session = self.session
-        window = session.model.context_window if session.model is not None else 0
-        return fit_to_window(session.settings.compaction, window)
+        model = self.context.model()
+        window = model.context_window if model is not None else 0
+        return fit_to_window(self.context.settings.compaction, window)
 
     def _request(
         self, model: Model, reason: str, controller: AbortController, custom_instructions: str | None = None
@@ -91,26 +121,26 @@ class _Compaction:
         """The summary call, with the session's stream function, thinking level and retry policy."""
         from pi_coding_agent.core.compaction import SummaryRequest
 
-        session = self.session
+        context = self.context
         return SummaryRequest(
             model=model,
-            stream_fn=session.agent.stream_fn,
-            thinking_level=session.thinking_level,
-            retry=session.settings.retry,
+            stream_fn=context.agent.stream_fn,
+            thinking_level=context.agent.state.thinking_level,
+            retry=context.settings.retry,
             signal=controller.signal,
-            on_retry_event=lambda kind, fields: session._emit(SummarizationRetryEvent(kind, fields)),
+            on_retry_event=lambda kind, fields: context.emit(SummarizationRetryEvent(kind, fields)),
             reason=reason,
             custom_instructions=custom_instructions,
         )
 
 
 class AutoCompactor(_Compaction):
-    def __init__(self, session: AgentSession) -> None:
-        super().__init__(session)
+    def __init__(self, context: CompactionContext) -> None:
+        super().__init__(context)
         self.overflow_recovery_attempted = False
 
     def _latest_compaction(self) -> CompactionEntry | None:
-        for entry in reversed(self.session.session_manager.get_branch()):
+        for entry in reversed(self.context.session_manager.get_branch()):
             if isinstance(entry, CompactionEntry):
                 return entry
         return None
@@ -131,11 +161,11 @@ class AutoCompactor(_Compaction):
             should_compact,
         )
 
-        session = self.session
+        context = self.context
         settings = self._settings()
         if not settings.enabled or (skip_aborted and message.stop_reason == "aborted"):
             return False
-        model = session.model
+        model = context.model()
         window = model.context_window if model is not None else 0
         same_model = model is not None and message.provider == model.provider and message.model == model.id
         latest = self._latest_compaction()
@@ -148,7 +178,7 @@ class AutoCompactor(_Compaction):
             if not will_retry:
                 return await self.run("overflow", will_retry=False)
             if self.overflow_recovery_attempted:
-                session._emit(
+                context.emit(
                     CompactionEndEvent(
                         "overflow",
                         None,
@@ -163,7 +193,7 @@ class AutoCompactor(_Compaction):
             return await self.run("overflow", will_retry=True)
         direct = calculate_context_tokens(message.usage)
         if message.stop_reason == "error" or direct == 0:
-            messages = session.agent.state.messages
+            messages = context.agent.state.messages
             estimate = estimate_context_tokens(messages)
             if estimate.last_usage_index is not None and latest is not None:
                 source = messages[estimate.last_usage_index]
@@ -180,15 +210,14 @@ class AutoCompactor(_Compaction):
         """Between two turns of a run: compact when the live context crossed the threshold."""
         from pi_coding_agent.core.compaction import estimate_context_tokens, should_compact
 
-        session = self.session
-        model = session.model
+        model = self.context.model()
         if model is None or model.context_window <= 0:
             return None
         tokens = estimate_context_tokens(turn.context.messages).tokens
         if not should_compact(tokens, model.context_window, self._settings()):
             return None
         await self.run("threshold", will_retry=False)
-        state = session.agent.state
+        state = self.context.agent.state
         return AgentLoopTurnUpdate(
             context=AgentContext(
                 system_prompt=turn.context.system_prompt, messages=list(state.messages), tools=turn.context.tools
@@ -196,7 +225,7 @@ class AutoCompactor(_Compaction):
         )
 
     def _drop_trailing_assistant(self, *, failed_only: bool = False) -> None:
-        state = self.session.agent.state
+        state = self.context.agent.state
         messages = state.messages
         last = messages[-1] if messages else None
         if isinstance(last, AssistantMessage) and (not failed_only or last.stop_reason in ("error", "length")):
@@ -206,15 +235,14 @@ class AutoCompactor(_Compaction):
         """Compact now; True when the agent should continue (a retry, or queued messages)."""
         from pi_coding_agent.core.compaction import prepare_compaction
 
-        session = self.session
-        model = session.model
+        context = self.context
+        model = context.model()
         if model is None:
             return False
-        manager = session.session_manager
-        preparation = prepare_compaction(manager.get_branch(), self._settings())
+        preparation = prepare_compaction(context.session_manager.get_branch(), self._settings())
         if preparation is None:
             return False
-        session._emit(CompactionStartEvent(reason))
+        context.emit(CompactionStartEvent(reason))
         controller = AbortController()
         self._controller = controller
         try:
@@ -222,37 +250,37 @@ class AutoCompactor(_Compaction):
                 result = await self._summary(preparation, self._request(model, reason, controller), will_retry)
             except Exception as error:
                 if controller.signal.aborted or str(error) == COMPACTION_CANCELLED:
-                    session._emit(CompactionEndEvent(reason, None, aborted=True, will_retry=False))
-                    await session._compaction_failed(reason, None, will_retry, aborted=True)
+                    context.emit(CompactionEndEvent(reason, None, aborted=True, will_retry=False))
+                    await context.extensions.compaction_failed(reason, None, will_retry, aborted=True)
                     return False
                 prefix = "Context overflow recovery failed" if reason == "overflow" else "Auto-compaction failed"
-                session._emit(
+                context.emit(
                     CompactionEndEvent(
                         reason, None, aborted=False, will_retry=False, error_message=f"{prefix}: {error}"
                     )
                 )
-                await session._compaction_failed(reason, f"{prefix}: {error}", will_retry)
+                await context.extensions.compaction_failed(reason, f"{prefix}: {error}", will_retry)
                 return False
             if controller.signal.aborted:
-                session._emit(CompactionEndEvent(reason, None, aborted=True, will_retry=False))
+                context.emit(CompactionEndEvent(reason, None, aborted=True, will_retry=False))
                 return False
-            summary = record_compaction(session, result, from_hook=self.from_extension)
-            session._emit(CompactionEndEvent(reason, summary, aborted=False, will_retry=will_retry))
-            await session._compacted(reason, will_retry, self.from_extension)
+            summary = record_compaction(context, result, from_hook=self.from_extension)
+            context.emit(CompactionEndEvent(reason, summary, aborted=False, will_retry=will_retry))
+            await context.extensions.compacted(reason, will_retry, self.from_extension)
             if will_retry:
                 self._drop_trailing_assistant(failed_only=True)
                 return True
-            return session.agent.has_queued_messages()
+            return context.agent.has_queued_messages()
         finally:
             self._controller = None
-            session._resolve_idle_if_idle()
+            context.idle_changed()
 
 
-def record_compaction(session: AgentSession, result: CompactionResult, *, from_hook: bool = False) -> dict[str, Any]:
+def record_compaction(context: CompactionContext, result: CompactionResult, *, from_hook: bool = False) -> dict[str, Any]:
     """Append the compaction entry, rebuild the agent's context; the result as Pi reports it."""
     from pi_coding_agent.core.compaction import estimate_tokens
 
-    manager = session.session_manager
+    manager = context.session_manager
     manager.append_compaction(
         result.summary,
         result.first_kept_entry_id,
@@ -262,7 +290,7 @@ def record_compaction(session: AgentSession, result: CompactionResult, *, from_h
         usage=result.usage,
     )
     messages = manager.build_session_context().messages
-    session.agent.state.messages = messages
+    context.agent.state.messages = messages
     return {
         "summary": result.summary,
         "firstKeptEntryId": result.first_kept_entry_id,
@@ -281,25 +309,28 @@ COMPACTION_CANCELLED = "Compaction cancelled"
 
 
 class ManualCompaction(_Compaction):
+    def __init__(self, context: CompactionContext, stop_run: Callable[[], Awaitable[None]]) -> None:
+        super().__init__(context)
+        self._stop_run = stop_run
 
     async def run(self, custom_instructions: str | None) -> dict[str, Any]:
         """Compact the current branch now; the result (``compact``'s RPC data). Raises ``CompactionError``."""
-        session = self.session
-        await session.abort()
+        context = self.context
+        await self._stop_run()
         controller = AbortController()
         self._controller = controller
-        session._emit(CompactionStartEvent("manual"))
+        context.emit(CompactionStartEvent("manual"))
         try:
             result = await self._summarize(controller, custom_instructions)
             if controller.signal.aborted:
                 raise CompactionError(COMPACTION_CANCELLED)
-            summary = record_compaction(session, result, from_hook=self.from_extension)
+            summary = record_compaction(context, result, from_hook=self.from_extension)
         except Exception as error:
             message = str(error)
             aborted = message == COMPACTION_CANCELLED or controller.signal.aborted
             self._finish()
-            await session._compaction_failed("manual", None if aborted else message, False, aborted=aborted)
-            session._emit(
+            await context.extensions.compaction_failed("manual", None if aborted else message, False, aborted=aborted)
+            context.emit(
                 CompactionEndEvent(
                     "manual",
                     None,
@@ -312,22 +343,21 @@ class ManualCompaction(_Compaction):
                 raise
             raise CompactionError(message) from error
         self._finish()
-        session._emit(CompactionEndEvent("manual", summary, aborted=False, will_retry=False))
-        await session._compacted("manual", False, self.from_extension)
+        context.emit(CompactionEndEvent("manual", summary, aborted=False, will_retry=False))
+        await context.extensions.compacted("manual", False, self.from_extension)
         return summary
 
     def _finish(self) -> None:
         self._controller = None
-        self.session._resolve_idle_if_idle()
+        self.context.idle_changed()
 
     async def _summarize(self, controller: AbortController, custom_instructions: str | None) -> CompactionResult:
         from pi_coding_agent.core.compaction import prepare_compaction
 
-        session = self.session
-        model = session.model
+        model = self.context.model()
         if model is None:
             raise CompactionError(NO_MODEL_MESSAGE)
-        branch = session.session_manager.get_branch()
+        branch = self.context.session_manager.get_branch()
         preparation = prepare_compaction(branch, self._settings())
         if preparation is None:
             if branch and isinstance(branch[-1], CompactionEntry):

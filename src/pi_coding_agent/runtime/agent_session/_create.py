@@ -1,4 +1,5 @@
-"""Building an ``AgentSession`` the way Pi 0.85's ``createAgentSession`` does.
+"""Building one ``AgentSession`` from ``SessionOptions``, the way Pi 0.85's ``createAgentSession`` does
+(``SessionAssembly`` in ``_assembly`` is what entry points call).
 
 Model: an explicit one wins; else a resumed session's last model (when it still exists and
 has credentials); else ``defaultProvider``/``defaultModel`` from settings (with
@@ -16,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from pi_agent import Agent, AgentTool, StreamFn
+from pi_agent import AgentTool, StreamFn
 from pi_ai import (
     THINKING_LEVELS,
     AssistantMessageEventStream,
@@ -35,6 +36,7 @@ from pi_coding_agent.customize.extensions import ExtensionRunner
 from pi_coding_agent.customize.prompt_templates import PromptTemplate
 from pi_coding_agent.customize.skills import Skill
 from pi_coding_agent.customize.system_prompt import ContextFile, SystemPromptOptions, build_system_prompt
+from pi_coding_agent.runtime.agent_session._hooks import AgentSetup, StreamLimit
 from pi_coding_agent.runtime.agent_session._parts import SlashCommand
 from pi_coding_agent.runtime.agent_session._session import AgentSession
 
@@ -67,6 +69,8 @@ class SessionOptions:
     """Loaded extensions, bound to the session (tools, hooks, commands)."""
     no_extension_tools: bool = False
     """``--no-tools``: extension tools start disabled too (``--no-builtin-tools`` keeps them)."""
+    limit_stream: StreamLimit | None = None
+    """Wraps every model call from outside (batch's per-provider rate limiter)."""
 
 
 @dataclass
@@ -224,7 +228,8 @@ def _system_prompt(options: SessionOptions, tools: Sequence[AgentTool]) -> str:
     )
 
 
-def create_agent_session(options: SessionOptions) -> CreatedSession:
+def build_session(options: SessionOptions) -> CreatedSession:
+    """The session, its agent and tools, with the model and thinking level chosen as above."""
     from pi_ai import clamp_thinking_level
 
     settings, catalog, manager = options.settings, options.catalog, options.session_manager
@@ -264,22 +269,22 @@ def create_agent_session(options: SessionOptions) -> CreatedSession:
     active_names, unknown = _tool_names(options)
     holder: list[AgentSession] = []
     tools = _create_tools(active_names, options, holder)
-    budgets = settings.thinking_budgets
-    agent = Agent(
+    setup = AgentSetup(
         model=model,
         thinking_level=level,
         tools=tools,
+        messages=existing.messages if has_existing else [],
         stream_fn=_stream_function(catalog, settings, options.cwd),
         convert_to_llm=converter(lambda: settings.block_images),
         steering_mode=settings.steering_mode,
         follow_up_mode=settings.follow_up_mode,
         session_id=manager.get_session_id(),
-        thinking_budgets=_budgets(budgets),
+        thinking_budgets=_budgets(settings.thinking_budgets),
         transport=settings.transport,
         max_retry_delay_ms=settings.provider_retry.max_retry_delay_ms,
+        limit_stream=options.limit_stream,
     )
     if has_existing:
-        agent.state.messages = existing.messages
         if not has_thinking_entry:
             manager.append_thinking_level_change(level)
     else:
@@ -287,12 +292,11 @@ def create_agent_session(options: SessionOptions) -> CreatedSession:
             manager.append_model_change(model.provider, model.id)
         manager.append_thinking_level_change(level)
     session = AgentSession(
-        agent=agent,
+        agent_setup=setup,
         session_manager=manager,
         settings=settings,
         catalog=catalog,
         cwd=options.cwd,
-        model=model,
         system_prompt=_system_prompt(options, tools),
         bin_dir=str(options.agent_dir / "bin"),
         scoped_models=options.scoped_models,

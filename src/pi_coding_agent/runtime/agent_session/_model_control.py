@@ -1,26 +1,26 @@
-"""Choosing the model and thinking level, queue delivery modes, and the automatic behaviours.
+"""Choosing the model and thinking level.
 
 Model changes are recorded as ``model_change`` entries (even when the model stays the
 same, as Pi does) and bring the thinking level of the new model: the scoped model's own
 level, else the per-model setting, else ``defaultThinkingLevel``, else the current level;
 always clamped to what the model supports. Thinking-level changes are recorded (and
 announced with ``thinking_level_changed``) only when the level actually changes.
-
-The queue modes and the two automatic behaviours (compaction, retry) are settings: changing
-them writes the global ``settings.json``, as Pi does.
+Extensions hear of both (``model_select``, ``thinking_level_select``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Protocol
 
-from pi_agent import QueueMode
+from pi_agent import Agent
 from pi_ai import Model, ThinkingLevel, models_are_equal
-from pi_coding_agent.core.model_registry import ScopedModel
-from pi_coding_agent.core.settings import DEFAULT_THINKING_LEVEL
-from pi_coding_agent.runtime.agent_session._events import ThinkingLevelChangedEvent
-from pi_coding_agent.runtime.agent_session._parts import SessionError, SessionParts
+from pi_coding_agent.core.model_registry import ModelCatalog, ScopedModel
+from pi_coding_agent.core.session import SessionManager
+from pi_coding_agent.core.settings import DEFAULT_THINKING_LEVEL, Settings
+from pi_coding_agent.runtime.agent_session._events import SessionEvent, ThinkingLevelChangedEvent
+from pi_coding_agent.runtime.agent_session._parts import SessionError
 
 Direction = Literal["forward", "backward"]
 
@@ -37,18 +37,60 @@ class ModelChangeError(SessionError):
     """The model cannot be used (no credentials for its provider)."""
 
 
-class ModelControl(SessionParts):
+class SelectionListener(Protocol):
+    """Extensions hear of model and thinking-level changes."""
+
+    def model_selected(self, previous: Model | None, model: Model, source: str) -> None:
+        """``source``: ``set`` or ``cycle``."""
+
+    def thinking_selected(self, previous: str, level: str) -> None: ...
+
+
+class ModelControl:
+    def __init__(
+        self,
+        *,
+        agent: Agent,
+        session_manager: SessionManager,
+        settings: Settings,
+        catalog: ModelCatalog,
+        model: Model | None,
+        scoped_models: Sequence[ScopedModel],
+        emit: Callable[[SessionEvent], None],
+        extensions: SelectionListener,
+    ) -> None:
+        self._agent = agent
+        self._manager = session_manager
+        self._settings = settings
+        self._catalog = catalog
+        self.model = model
+        self.scoped_models: list[ScopedModel] = list(scoped_models)
+        """Models ``cycle_model`` goes through (``--models`` / ``enabledModels``); empty: all."""
+        self._emit = emit
+        self._extensions = extensions
+
+    @property
+    def thinking_level(self) -> str:
+        return self._agent.state.thinking_level
+
     # ------------------------------------------------------------------ models
 
     def available_models(self) -> list[Model]:
         """Every model whose provider has credentials, in catalog order."""
-        return self.catalog.available()
+        return self._catalog.available()
 
     async def set_model(self, model: Model, *, persist: bool = False) -> None:
         """Switch to ``model`` (``persist``: also make it the default in settings)."""
-        if not self.catalog.has_auth(model.provider):
+        if not self._catalog.has_auth(model.provider):
             raise ModelChangeError(f"No API key for {model.provider}/{model.id}")
         self._apply_model(model, self._thinking_for(model), persist=persist)
+
+    def set_model_from_extension(self, model: Model) -> bool:
+        """An extension's ``pi.setModel``: ``False`` when the provider has no credentials."""
+        if not self._catalog.has_auth(model.provider):
+            return False
+        self._apply_model(model, self._thinking_for(model), persist=False)
+        return True
 
     async def cycle_model(
         self, direction: Direction = "forward", *, persist: bool = False
@@ -67,48 +109,47 @@ class ModelControl(SessionParts):
     ) -> ModelCycleResult | None:
         if len(candidates) <= 1:
             return None
-        current = next((i for i, c in enumerate(candidates) if models_are_equal(c.model, self._model)), 0)
+        current = next((i for i, c in enumerate(candidates) if models_are_equal(c.model, self.model)), 0)
         step = 1 if direction == "forward" else -1
         chosen = candidates[(current + step) % len(candidates)]
-        self._select_source = "cycle"
         self._apply_model(
-            chosen.model, self._thinking_for(chosen.model, chosen.thinking_level), persist=persist
+            chosen.model, self._thinking_for(chosen.model, chosen.thinking_level), persist=persist, source="cycle"
         )
-        self._select_source = "set"
         return ModelCycleResult(chosen.model, self.thinking_level, is_scoped)
 
-    def _apply_model(self, model: Model, thinking_level: str, *, persist: bool) -> None:
-        previous = self._model
-        self._model = model
-        self.agent.state.model = model
-        self.session_manager.append_model_change(model.provider, model.id)
+    def _apply_model(self, model: Model, thinking_level: str, *, persist: bool, source: str = "set") -> None:
+        previous = self.model
+        self.model = model
+        self._agent.state.model = model
+        self._manager.append_model_change(model.provider, model.id)
         if persist:
-            self.settings.set_global(("defaultProvider",), model.provider)
-            self.settings.set_global(("defaultModel",), model.id)
+            self._settings.set_global(("defaultProvider",), model.provider)
+            self._settings.set_global(("defaultModel",), model.id)
         self.set_thinking_level(thinking_level)
-        self._notify_model_select(previous, model)
+        if previous is not model:
+            self._extensions.model_selected(previous, model, source)
 
     def _thinking_for(self, model: Model, explicit: str | None = None) -> str:
         if explicit is not None:
             return explicit
-        per_model = self.settings.model_thinking_level(model.provider, model.id)
+        per_model = self._settings.model_thinking_level(model.provider, model.id)
         if per_model is not None:
             return per_model
-        return self.settings.default_thinking_level or self.thinking_level or DEFAULT_THINKING_LEVEL
+        return self._settings.default_thinking_level or self.thinking_level or DEFAULT_THINKING_LEVEL
 
     # ------------------------------------------------------------------ thinking level
 
     @property
     def supports_thinking(self) -> bool:
-        return self._model is not None and self._model.reasoning
+        return self.model is not None and self.model.reasoning
 
     def available_thinking_levels(self) -> list[str]:
         """The levels the model accepts (``["off"]`` without reasoning; all without a model)."""
         from pi_ai import THINKING_LEVELS, get_supported_thinking_levels
 
-        if self._model is None:
+        if self.model is None:
             return list(THINKING_LEVELS)
-        return list(get_supported_thinking_levels(self._model))
+        return list(get_supported_thinking_levels(self.model))
 
     def set_thinking_level(self, level: str, *, persist: bool = False) -> None:
         """Clamp ``level`` to the model; record and announce it only when it changes."""
@@ -116,18 +157,18 @@ class ModelControl(SessionParts):
 
         if level in self.available_thinking_levels():
             effective = level
-        elif self._model is not None:
-            effective = clamp_thinking_level(self._model, _as_level(level))
+        elif self.model is not None:
+            effective = clamp_thinking_level(self.model, _as_level(level))
         else:
             effective = "off"
-        previous = self.agent.state.thinking_level
-        self.agent.state.thinking_level = _as_level(effective)
+        previous = self._agent.state.thinking_level
+        self._agent.state.thinking_level = _as_level(effective)
         if persist:
-            self.settings.set_global(("defaultThinkingLevel",), level)
+            self._settings.set_global(("defaultThinkingLevel",), level)
         if effective != previous:
-            self.session_manager.append_thinking_level_change(effective)
+            self._manager.append_thinking_level_change(effective)
             self._emit(ThinkingLevelChangedEvent(effective))
-            self._notify_thinking_select(previous, effective)
+            self._extensions.thinking_selected(previous, effective)
 
     def cycle_thinking_level(self, *, persist: bool = False) -> str | None:
         """The next supported level; ``None`` when the model does not reason."""
@@ -139,38 +180,6 @@ class ModelControl(SessionParts):
         self.set_thinking_level(level, persist=persist)
         return level
 
-    # ------------------------------------------------------------------ queue modes and switches
-
-    @property
-    def steering_mode(self) -> QueueMode:
-        return self.agent.steering_mode
-
-    @property
-    def follow_up_mode(self) -> QueueMode:
-        return self.agent.follow_up_mode
-
-    def set_steering_mode(self, mode: QueueMode) -> None:
-        """``"all"``: every queued steering message at once; ``"one-at-a-time"``: one per turn."""
-        self.agent.steering_mode = mode
-        self.settings.set_global(("steeringMode",), mode)
-
-    def set_follow_up_mode(self, mode: QueueMode) -> None:
-        self.agent.follow_up_mode = mode
-        self.settings.set_global(("followUpMode",), mode)
-
-    @property
-    def auto_compaction_enabled(self) -> bool:
-        return self.settings.compaction.enabled
-
-    def set_auto_compaction_enabled(self, enabled: bool) -> None:
-        self.settings.set_global(("compaction", "enabled"), enabled)
-
-    @property
-    def auto_retry_enabled(self) -> bool:
-        return self.settings.retry.enabled
-
-    def set_auto_retry_enabled(self, enabled: bool) -> None:
-        self.settings.set_global(("retry", "enabled"), enabled)
 
 
 def _as_level(level: str) -> ThinkingLevel:

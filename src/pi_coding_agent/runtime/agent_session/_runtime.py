@@ -35,7 +35,7 @@ from pi_coding_agent.customize.extensions import (
     SessionStartEvent,
 )
 from pi_coding_agent.customize.extensions.ui import ExtensionUI, NoExtensionUI, UiMode
-from pi_coding_agent.runtime.agent_session._extensions import result_field
+from pi_coding_agent.runtime.agent_session._hooks import result_field
 from pi_coding_agent.runtime.agent_session._listeners import Listeners, SessionListener
 from pi_coding_agent.runtime.agent_session._parts import SessionError, message_text
 from pi_coding_agent.runtime.agent_session._session import AgentSession

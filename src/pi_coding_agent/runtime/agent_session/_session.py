@@ -1,77 +1,80 @@
 """``AgentSession``: an ``Agent`` bound to a session file, settings, credentials and tools.
 
 Every run mode (print, json, rpc, the interactive UI) drives one ``AgentSession``. What it
-adds to the agent (Pi 0.85's ``AgentSession``, extensions aside):
+adds to the agent (Pi 0.85's ``AgentSession``):
 
 * every settled message is appended to the session at its ``message_end`` (after the
   listeners saw the event), model and thinking-level changes are recorded as entries;
-* a prompt sent while a run is active is queued, as steering (delivered after the current
-  turn's tool calls) or as a follow-up (delivered when the agent would stop); the texts
-  waiting in both queues are announced with ``queue_update``;
-* a failed model call that looks transient is retried automatically: the error message
-  stays in the file but leaves the agent's context, ``auto_retry_start`` announces the
-  backoff (``baseDelayMs * 2^(attempt-1)``), ``auto_retry_end`` reports the outcome;
-* the context is compacted automatically (``_compaction``) or on request (``compact``);
+* a prompt sent while a run is active is queued (``_queue``);
+* a failed model call that looks transient is retried automatically (``_retry``);
+* the context is compacted automatically or on request (``_compaction``);
 * user bash results that arrive during a run wait and are inserted once the run settled;
 * ``agent_settled`` closes every run, after all of the above.
 
-Model and thinking control, tree navigation and statistics live in the mixins this class
-is built from (``_model_control``, ``_tree``, ``_stats``, ``_user_bash``); replacing the
-session (new, resume, fork) is ``AgentSessionRuntime``'s job.
+The class is a façade: it runs prompts and hands agent events on, and delegates each
+other concern to a component it owns, which gets only what it needs (the agent, the
+session manager, settings, callables such as ``emit``): the prompt queue, automatic retry,
+compaction, tree navigation, statistics, user bash, model and thinking control, the tools
+and system prompt, and the extension binding. The agent and its hook chain are built here
+once (``_hooks``); replacing the session (new, resume, fork) is ``AgentSessionRuntime``'s job.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from pi_agent import (
-    Agent,
     AgentEndEvent,
     AgentEvent,
+    AgentLoopTurnUpdate,
     AgentMessage,
     AgentTool,
     MessageEndEvent,
     MessageStartEvent,
+    QueueMode,
+    TurnContext,
 )
-from pi_ai import (
-    AbortController,
-    AbortSignal,
-    AssistantMessage,
-    ImageContent,
-    Model,
-    TextContent,
-    UserMessage,
-    now_ms,
-)
-from pi_coding_agent.core.messages import CustomRoleMessage
+from pi_ai import AbortSignal, AssistantMessage, ImageContent, Model
+from pi_coding_agent.core.messages import BashExecutionMessage, CustomRoleMessage
 from pi_coding_agent.core.model_registry import ModelCatalog, ScopedModel, missing_key_message
 from pi_coding_agent.core.session import SessionManager
 from pi_coding_agent.core.settings import Settings
-from pi_coding_agent.runtime.agent_session._compaction import AutoCompactor, ManualCompaction
+from pi_coding_agent.customize.extensions import ExtensionRunner
+from pi_coding_agent.runtime.agent_session._compaction import (
+    AutoCompactor,
+    CompactionContext,
+    ManualCompaction,
+)
 from pi_coding_agent.runtime.agent_session._events import (
     AgentSettledEvent,
-    AutoRetryEndEvent,
-    AutoRetryStartEvent,
-    QueueUpdateEvent,
     SessionAgentEndEvent,
     SessionEvent,
     SessionInfoChangedEvent,
 )
-from pi_coding_agent.runtime.agent_session._extensions import ExtensionBinding, result_field
+from pi_coding_agent.runtime.agent_session._extensions import ExtensionBinding
+from pi_coding_agent.runtime.agent_session._hooks import AgentSetup, build_agent
 from pi_coding_agent.runtime.agent_session._listeners import Listeners, SessionListener
-from pi_coding_agent.runtime.agent_session._model_control import ModelControl
-from pi_coding_agent.runtime.agent_session._parts import (
-    NO_MODEL_MESSAGE,
-    SessionError,
-    SlashCommand,
-    message_text,
+from pi_coding_agent.runtime.agent_session._model_control import Direction, ModelControl, ModelCycleResult
+from pi_coding_agent.runtime.agent_session._parts import NO_MODEL_MESSAGE, SessionError, SlashCommand
+from pi_coding_agent.runtime.agent_session._persistence import persist_message
+from pi_coding_agent.runtime.agent_session._queue import PromptQueue, user_message
+from pi_coding_agent.runtime.agent_session._retry import AutoRetry
+from pi_coding_agent.runtime.agent_session._stats import (
+    ContextUsage,
+    ForkPoint,
+    SessionStatistics,
+    SessionStats,
 )
-from pi_coding_agent.runtime.agent_session._retry import is_retryable_error
-from pi_coding_agent.runtime.agent_session._stats import SessionStatistics
-from pi_coding_agent.runtime.agent_session._tree import TreeNavigation
+from pi_coding_agent.runtime.agent_session._switches import SessionSwitches
+from pi_coding_agent.runtime.agent_session._tools import SessionTools, SystemPromptBuilder
+from pi_coding_agent.runtime.agent_session._tree import NavigationResult, TreeContext, TreeNavigation
 from pi_coding_agent.runtime.agent_session._user_bash import UserBash
+
+if TYPE_CHECKING:
+    from pi_coding_agent.core.bash import BashResult
+    from pi_coding_agent.core.tools import ShellOperations
 
 StreamingBehavior = Literal["steer", "followUp"]
 
@@ -79,7 +82,7 @@ BUSY_MESSAGE = "Agent is already processing. Specify streamingBehavior ('steer' 
 COMPACTING_MESSAGE = "Cannot submit a prompt while compaction is in progress. Wait for compaction to finish and retry."
 
 
-class AgentSession(ExtensionBinding, ModelControl, TreeNavigation, SessionStatistics, UserBash):
+class AgentSession:
     """The agent of one session: prompting, queues, retries, compaction and persistence.
 
     Listeners (``subscribe``) receive every event synchronously, in subscription order:
@@ -89,52 +92,69 @@ class AgentSession(ExtensionBinding, ModelControl, TreeNavigation, SessionStatis
     def __init__(
         self,
         *,
-        agent: Agent,
+        agent_setup: AgentSetup,
         session_manager: SessionManager,
         settings: Settings,
         catalog: ModelCatalog,
         cwd: str,
-        model: Model | None,
         system_prompt: str,
         bin_dir: str | None = None,
         scoped_models: Sequence[ScopedModel] = (),
         expand_input: Callable[[str], str] | None = None,
         commands: Sequence[SlashCommand] = (),
-        rebuild_system_prompt: Callable[[Sequence[AgentTool]], str] | None = None,
+        rebuild_system_prompt: SystemPromptBuilder | None = None,
     ) -> None:
-        self.agent = agent
         self.session_manager = session_manager
         self.settings = settings
         self.catalog = catalog
         self.cwd = cwd
-        self.scoped_models: list[ScopedModel] = list(scoped_models)
-        """Models ``cycle_model`` goes through (``--models`` / ``enabledModels``); empty: all."""
-        self._model = model
-        self._base_system_prompt = system_prompt
-        agent.state.system_prompt = system_prompt
         self._listeners = Listeners()
         self._run_active = False
         self._idle_waiters: list[asyncio.Future[None]] = []
         self._last_assistant: AssistantMessage | None = None
-        self._steering_texts: list[str] = []
-        self._follow_up_texts: list[str] = []
-        self._retry_attempt = 0
-        self._retry_cancel: asyncio.Event | None = None
-        self._branch_summary: AbortController | None = None
-        self._init_user_bash(bin_dir)
         self._expand_input = expand_input
         self._commands = list(commands)
-        self._init_extensions(agent.state.tools, rebuild_system_prompt)
-        self._compactor = AutoCompactor(self)
-        self._manual_compaction = ManualCompaction(self)
-        agent.prepare_next_turn_with_context = self._compactor.before_next_turn
+        self.agent = agent = build_agent(agent_setup, lambda: self._extensions.runner, self._before_next_turn)
+        self._tools = SessionTools(agent, system_prompt, rebuild_system_prompt, lambda: self._extensions.runner)
+        self._extensions = ExtensionBinding(
+            agent=agent, session_manager=session_manager, catalog=catalog, tools=self._tools, emit=self._emit,
+            is_running=self._is_running, run_prompt=self._run_agent_prompt,
+        )  # fmt: skip
+        self._models = ModelControl(
+            agent=agent, session_manager=session_manager, settings=settings, catalog=catalog,
+            model=agent_setup.model, scoped_models=scoped_models, emit=self._emit, extensions=self._extensions,
+        )  # fmt: skip
+        self._queue = PromptQueue(agent, self._emit)
+        self._retry = AutoRetry(agent, settings, self._current_model, self._emit)
+        compaction = CompactionContext(
+            agent, session_manager, settings, self._current_model, self._emit, self._resolve_idle_if_idle, self._extensions
+        )
+        self._compactor = AutoCompactor(compaction)
+        self._manual_compaction = ManualCompaction(compaction, self.abort)
+        tree = TreeContext(
+            agent, session_manager, settings, self._current_model, self._is_running, self._emit,
+            self._resolve_idle_if_idle, self._extensions,
+        )  # fmt: skip
+        self._tree = TreeNavigation(tree)
+        self._stats = SessionStatistics(session_manager, lambda: self.messages, self._current_model)
+        self._bash = UserBash(
+            agent=agent, session_manager=session_manager, settings=settings, bin_dir=bin_dir,
+            is_running=self._is_running, emit=self._emit, extensions=self._extensions,
+        )  # fmt: skip
+        self._switches = SessionSwitches(agent, settings)
         self._unsubscribe = agent.subscribe(self._handle_agent_event)
 
     # ------------------------------------------------------------------ state
 
+    def _current_model(self) -> Model | None:
+        return self._models.model
+
+    def _is_running(self) -> bool:
+        return self._run_active
+
     @property
     def model(self) -> Model | None:
-        return self._model
+        return self._models.model
 
     @property
     def thinking_level(self) -> str:
@@ -148,6 +168,15 @@ class AgentSession(ExtensionBinding, ModelControl, TreeNavigation, SessionStatis
     @property
     def system_prompt(self) -> str:
         return self.agent.state.system_prompt
+
+    @property
+    def scoped_models(self) -> list[ScopedModel]:
+        """Models ``cycle_model`` goes through (``--models`` / ``enabledModels``); empty: all."""
+        return self._models.scoped_models
+
+    @scoped_models.setter
+    def scoped_models(self, models: Sequence[ScopedModel]) -> None:
+        self._models.scoped_models = list(models)
 
     @property
     def session_file(self) -> str | None:
@@ -169,7 +198,7 @@ class AgentSession(ExtensionBinding, ModelControl, TreeNavigation, SessionStatis
     @property
     def is_compacting(self) -> bool:
         """A compaction (automatic or manual) or a branch summary is being written."""
-        return self._compactor.running or self._manual_compaction.running or self._branch_summary is not None
+        return self._compactor.running or self._manual_compaction.running or self._tree.summarizing
 
     @property
     def is_idle(self) -> bool:
@@ -177,15 +206,15 @@ class AgentSession(ExtensionBinding, ModelControl, TreeNavigation, SessionStatis
 
     @property
     def is_retrying(self) -> bool:
-        return self._retry_cancel is not None and not self._retry_cancel.is_set()
+        return self._retry.waiting
 
     @property
     def retry_attempt(self) -> int:
-        return self._retry_attempt
+        return self._retry.attempt
 
     def available_commands(self) -> list[SlashCommand]:
         """The ``/name`` commands a prompt may start with: extension commands, prompt templates, then skills."""
-        runner = self._extensions
+        runner = self._extensions.runner
         if runner is None:
             return list(self._commands)
         own = [SlashCommand(c.invocation_name, c.description, "extension", c.extension_path) for c in runner.commands()]
@@ -211,124 +240,72 @@ class AgentSession(ExtensionBinding, ModelControl, TreeNavigation, SessionStatis
 
     def _emit(self, event: SessionEvent) -> None:
         self._listeners.emit(event)
-        if self._extensions is not None and isinstance(event, SessionInfoChangedEvent):
-            from pi_coding_agent.customize.extensions import SessionInfoChangedEvent as ExtensionInfoChanged
-
-            self._extensions.emit_soon(ExtensionInfoChanged("session_info_changed", event.name))
+        if isinstance(event, SessionInfoChangedEvent):
+            self._extensions.session_info_changed(event.name)
 
     # ------------------------------------------------------------------ queues
 
     @property
     def pending_message_count(self) -> int:
-        return len(self._steering_texts) + len(self._follow_up_texts)
+        return self._queue.pending_count
 
     def get_steering_messages(self) -> list[str]:
-        return list(self._steering_texts)
+        return self._queue.steering_texts()
 
     def get_follow_up_messages(self) -> list[str]:
-        return list(self._follow_up_texts)
-
-    def _emit_queue_update(self) -> None:
-        self._emit(QueueUpdateEvent(list(self._steering_texts), list(self._follow_up_texts)))
-
-    @staticmethod
-    def _user_message(text: str, images: Sequence[ImageContent] | None) -> UserMessage:
-        content: list[TextContent | ImageContent] = [TextContent(text=text), *(images or ())]
-        return UserMessage(content=content, timestamp=now_ms())
+        return self._queue.follow_up_texts()
 
     def _expand(self, text: str) -> str:
         return self._expand_input(text) if self._expand_input is not None else text
 
     async def steer(self, text: str, images: Sequence[ImageContent] | None = None) -> None:
         """Queue a message delivered after the current turn's tool calls, before the next model call."""
-        self._queue_steer(self._expand(text), images)
+        self._queue.steer(self._expand(text), images)
 
     async def follow_up(self, text: str, images: Sequence[ImageContent] | None = None) -> None:
         """Queue a message delivered once the agent has nothing else to do."""
-        self._queue_follow_up(self._expand(text), images)
-
-    def _queue_steer(self, text: str, images: Sequence[ImageContent] | None) -> None:
-        self._steering_texts.append(text)
-        self._emit_queue_update()
-        self.agent.steer(self._user_message(text, images))
-
-    def _queue_follow_up(self, text: str, images: Sequence[ImageContent] | None) -> None:
-        self._follow_up_texts.append(text)
-        self._emit_queue_update()
-        self.agent.follow_up(self._user_message(text, images))
+        self._queue.follow_up(self._expand(text), images)
 
     def clear_queue(self) -> tuple[list[str], list[str]]:
         """Drop every queued message; returns the (steering, follow-up) texts that were waiting."""
-        steering, follow_up = self._steering_texts, self._follow_up_texts
-        self._steering_texts, self._follow_up_texts = [], []
-        self.agent.clear_all_queues()
-        self._emit_queue_update()
-        return steering, follow_up
-
-    def _dequeue(self, message: AgentMessage) -> None:
-        """A queued user message is being delivered: it leaves the queue it came from."""
-        text = message_text(message.content) if isinstance(message, UserMessage) else ""
-        if not text:
-            return
-        for queue in (self._steering_texts, self._follow_up_texts):
-            if text in queue:
-                queue.remove(text)
-                self._emit_queue_update()
-                return
+        return self._queue.clear()
 
     # ------------------------------------------------------------------ agent events
 
     def _handle_agent_event(self, event: AgentEvent, signal: AbortSignal) -> Awaitable[None] | None:
         if isinstance(event, MessageStartEvent) and event.message.role == "user":
             self._compactor.overflow_recovery_attempted = False
-            self._dequeue(event.message)
-        if self._extensions is not None and self._wants_extension_await(event):
+            self._queue.dequeue(event.message)
+        if self._extensions.wants(event):
             return self._handle_after_extensions(event)
         self._deliver_agent_event(event)
         return None
 
     async def _handle_after_extensions(self, event: AgentEvent) -> None:
-        await self._emit_to_extensions(event)
+        await self._extensions.deliver(event)
         self._deliver_agent_event(event)
 
     def _deliver_agent_event(self, event: AgentEvent) -> None:
         """Listeners, then persistence (after extensions had the event, as in Pi)."""
         if isinstance(event, AgentEndEvent):
-            self._emit(SessionAgentEndEvent(event.messages, self._will_retry(event)))
+            self._emit(SessionAgentEndEvent(event.messages, self._retry.will_retry(event)))
         else:
             self._emit(event)
         if isinstance(event, MessageEndEvent):
-            self._persist(event.message)
-        if self._extensions is not None:
-            self._count_turn(event)
+            self._settle_message(event.message)
+        self._extensions.count_turn(event)
 
-    def _persist(self, message: AgentMessage) -> None:
-        if isinstance(message, CustomRoleMessage):
-            self.session_manager.append_custom_message_entry(
-                message.custom_type, message.content, message.display, message.details
-            )
-        elif message.role in ("user", "assistant", "toolResult"):
-            self.session_manager.append_message(message)
+    def _settle_message(self, message: AgentMessage) -> None:
+        persist_message(self.session_manager, message)
         if isinstance(message, AssistantMessage):
             self._last_assistant = message
             if message.stop_reason not in ("error", "length"):
                 self._compactor.overflow_recovery_attempted = False
-            if message.stop_reason != "error" and self._retry_attempt > 0:
-                self._emit(AutoRetryEndEvent(success=True, attempt=self._retry_attempt))
-                self._retry_attempt = 0
+            self._retry.answered(message)
 
-    def _is_retryable(self, message: AssistantMessage) -> bool:
-        window = self._model.context_window if self._model else 0
-        return is_retryable_error(message, window)
-
-    def _will_retry(self, event: AgentEndEvent) -> bool:
-        retry = self.settings.retry
-        if not retry.enabled or self._retry_attempt >= retry.max_retries:
-            return False
-        for message in reversed(event.messages):
-            if isinstance(message, AssistantMessage):
-                return self._is_retryable(message)
-        return False
+    async def _before_next_turn(self, turn: TurnContext, signal: AbortSignal | None) -> AgentLoopTurnUpdate | None:
+        """The agent's turn hook: the auto-compactor's threshold check between turns."""
+        return await self._compactor.before_next_turn(turn, signal)
 
     # ------------------------------------------------------------------ prompting
 
@@ -355,37 +332,47 @@ class AgentSession(ExtensionBinding, ModelControl, TreeNavigation, SessionStatis
         ``before_agent_start`` may add messages and change the system prompt.
         ``source`` (``interactive``, ``rpc``, ``extension``) is what ``input`` handlers see.
         """
-        runner = self._extensions
-        if runner is not None and expand_prompt_templates and text.startswith("/") and await self._run_command(text):
-            if on_accepted is not None:
-                on_accepted()
+        accepted = on_accepted or (lambda: None)
+        if expand_prompt_templates and text.startswith("/") and await self._extensions.run_command(text):
+            accepted()
             return
         if self._manual_compaction.running:
             raise SessionError(COMPACTING_MESSAGE)
+        runner = self._extensions.runner
         if runner is not None and runner.has_handlers("input"):
             behaviour = streaming_behavior if self._run_active else None
             decision = await runner.emit_input(text, list(images) if images else None, source, behaviour)
             if decision["action"] == "handled":
-                if on_accepted is not None:
-                    on_accepted()
+                accepted()
                 return
             if decision["action"] == "transform":
                 text, images = decision["text"], decision["images"]
         if expand_prompt_templates:
             text = self._expand(text)
         if self._run_active:
-            if streaming_behavior is None:
-                raise SessionError(BUSY_MESSAGE)
-            if streaming_behavior == "followUp":
-                self._queue_follow_up(text, images)
-            else:
-                self._queue_steer(text, images)
-            if on_accepted is not None:
-                on_accepted()
+            self._queue_during_run(text, images, streaming_behavior)
+            accepted()
             return
-        self._flush_pending_bash()
-        self._flush_pending_custom()
-        model = self._model
+        messages = await self._prepare_run(text, images)
+        accepted()
+        await self._run_agent_prompt(messages)
+
+    def _queue_during_run(
+        self, text: str, images: Sequence[ImageContent] | None, streaming_behavior: StreamingBehavior | None
+    ) -> None:
+        if streaming_behavior is None:
+            raise SessionError(BUSY_MESSAGE)
+        if streaming_behavior == "followUp":
+            self._queue.follow_up(text, images)
+        else:
+            self._queue.steer(text, images)
+
+    async def _prepare_run(self, text: str, images: Sequence[ImageContent] | None) -> list[AgentMessage]:
+        """The messages a new run starts with; what waited for it goes in first, and the
+        context is compacted if the last answer calls for it."""
+        self._bash.flush_pending()
+        self._extensions.flush_pending_custom()
+        model = self.model
         if model is None:
             raise SessionError(NO_MODEL_MESSAGE)
         if not self.catalog.has_auth(model.provider):
@@ -393,54 +380,16 @@ class AgentSession(ExtensionBinding, ModelControl, TreeNavigation, SessionStatis
         last_answer = next((m for m in reversed(self.messages) if isinstance(m, AssistantMessage)), None)
         if last_answer is not None:
             await self._compactor.check(last_answer, skip_aborted=False)
-        messages: list[AgentMessage] = [self._user_message(text, images), *self._pending_next_turn]
-        self._pending_next_turn = []
-        self.agent.state.system_prompt = self._base_system_prompt
-        if runner is not None and runner.has_handlers("before_agent_start"):
-            messages += await self._before_agent_start(text, images)
-        if on_accepted is not None:
-            on_accepted()
-        await self._run_agent_prompt(messages)
-
-    async def _before_agent_start(self, text: str, images: Sequence[ImageContent] | None) -> list[AgentMessage]:
-        """Messages ``before_agent_start`` handlers add; their system prompt applies to this run."""
-        from msgspec import UNSET
-
-        assert self._extensions is not None
-        added, system_prompt = await self._extensions.emit_before_agent_start(
-            text, list(images) if images else None, self._base_system_prompt, self.system_prompt_options()
+        messages: list[AgentMessage] = [user_message(text, images), *self._extensions.pending_next_turn]
+        self._extensions.pending_next_turn = []
+        base_prompt = self._tools.base_system_prompt
+        self.agent.state.system_prompt = base_prompt
+        added, system_prompt = await self._extensions.before_agent_start(
+            text, images, base_prompt, self.system_prompt_options()
         )
         if system_prompt is not None:
             self.agent.state.system_prompt = system_prompt
-        messages: list[AgentMessage] = []
-        for item in added:
-            details = result_field(item, "details")
-            messages.append(
-                CustomRoleMessage(
-                    custom_type=str(result_field(item, "custom_type") or ""),
-                    content=result_field(item, "content") or [],
-                    display=bool(result_field(item, "display", True)),
-                    details=UNSET if details is None else details,
-                    timestamp=now_ms(),
-                )
-            )
-        return messages
-
-    async def _run_command(self, text: str) -> bool:
-        """Run ``/name args`` when ``name`` is an extension command; ``False`` when it is not one."""
-        from pi_coding_agent.customize.extensions import CommandContext, call_handler
-
-        runner = self._extensions
-        assert runner is not None
-        name, _, args = text[1:].partition(" ")
-        command = runner.get_command(name)
-        if command is None:
-            return False
-        try:
-            await call_handler(command.handler, args, CommandContext(runner))
-        except Exception as error:
-            runner.report(f"command:{name}", "command", error)
-        return True
+        return messages + added
 
     async def _run_agent_prompt(self, messages: list[AgentMessage]) -> None:
         self._run_active = True
@@ -449,61 +398,27 @@ class AgentSession(ExtensionBinding, ModelControl, TreeNavigation, SessionStatis
             while await self._handle_post_agent_run():
                 await self.agent.continue_()
         finally:
-            self._flush_pending_bash()
+            self._bash.flush_pending()
             self._run_active = False
-            if self._extensions is not None and self._extensions.has_handlers("agent_settled"):
-                from pi_coding_agent.customize.extensions import AgentSettledEvent as ExtensionSettled
-
-                await self._extensions.emit(ExtensionSettled("agent_settled"))
+            await self._extensions.settled()
             try:
                 self._emit(AgentSettledEvent())
             finally:
                 self._resolve_idle_if_idle()
 
     async def _handle_post_agent_run(self) -> bool:
+        """After the agent stopped: whether it continues (a retry, a compaction's retry, queued messages)."""
         message, self._last_assistant = self._last_assistant, None
         if message is None:
             return False
-        if self._is_retryable(message) and await self._prepare_retry(message):
+        if self._retry.is_retryable(message) and await self._retry.prepare(message):
             return True
-        if message.stop_reason == "error" and self._retry_attempt > 0:
-            self._emit(AutoRetryEndEvent(success=False, attempt=self._retry_attempt, final_error=message.error_message))
-            self._retry_attempt = 0
+        self._retry.gave_up(message)
         if await self._compactor.check(message):
             return True
         return self.agent.has_queued_messages()
 
-    async def _prepare_retry(self, message: AssistantMessage) -> bool:
-        retry = self.settings.retry
-        if not retry.enabled:
-            return False
-        self._retry_attempt += 1
-        if self._retry_attempt > retry.max_retries:
-            self._retry_attempt -= 1
-            return False
-        delay_ms = retry.base_delay_ms * 2 ** (self._retry_attempt - 1)
-        self._emit(
-            AutoRetryStartEvent(
-                attempt=self._retry_attempt,
-                max_attempts=retry.max_retries,
-                delay_ms=delay_ms,
-                error_message=message.error_message or "Unknown error",
-            )
-        )
-        messages = self.agent.state.messages
-        if messages and isinstance(messages[-1], AssistantMessage):
-            self.agent.state.messages = messages[:-1]
-        cancel = asyncio.Event()
-        self._retry_cancel = cancel
-        try:
-            await asyncio.wait_for(cancel.wait(), timeout=delay_ms / 1000)
-        except TimeoutError:
-            return True
-        finally:
-            self._retry_cancel = None
-        return False  # cancelled: abort_retry reported it
-
-    # ------------------------------------------------------------------ compaction
+    # ------------------------------------------------------------------ compaction and export
 
     async def compact(self, custom_instructions: str | None = None) -> dict[str, Any]:
         """Stop any run and compact the branch now (``compaction_start``/``_end`` with ``manual``).
@@ -531,20 +446,14 @@ class AgentSession(ExtensionBinding, ModelControl, TreeNavigation, SessionStatis
         ``auto_retry_end`` is emitted right here, before this returns, as Pi's order of events
         has it (before the answer to RPC ``abort_retry``).
         """
-        cancel = self._retry_cancel
-        if cancel is None or cancel.is_set():
-            return
-        cancel.set()
-        attempt, self._retry_attempt = self._retry_attempt, 0
-        self._emit(AutoRetryEndEvent(success=False, attempt=attempt, final_error="Retry cancelled"))
+        self._retry.abort()
 
     def abort_compaction(self) -> None:
         self._compactor.abort()
         self._manual_compaction.abort()
 
     def abort_branch_summary(self) -> None:
-        if self._branch_summary is not None:
-            self._branch_summary.abort()
+        self._tree.abort_branch_summary()
 
     async def abort(self) -> None:
         """Stop the run (model call, tools, retry backoff, compaction, branch summary); wait until idle."""
@@ -569,3 +478,194 @@ class AgentSession(ExtensionBinding, ModelControl, TreeNavigation, SessionStatis
         for waiter in waiters:
             if not waiter.done():
                 waiter.set_result(None)
+
+    # ------------------------------------------------------------------ model and thinking (``_model_control``)
+
+    def available_models(self) -> list[Model]:
+        """Every model whose provider has credentials, in catalog order."""
+        return self._models.available_models()
+
+    async def set_model(self, model: Model, *, persist: bool = False) -> None:
+        """Switch to ``model`` (``persist``: also make it the default in settings)."""
+        await self._models.set_model(model, persist=persist)
+
+    async def cycle_model(self, direction: Direction = "forward", *, persist: bool = False) -> ModelCycleResult | None:
+        """The next model (of the scoped list when there is one); ``None`` with fewer than two."""
+        return await self._models.cycle_model(direction, persist=persist)
+
+    def set_model_from_extension(self, model: Model) -> bool:
+        return self._models.set_model_from_extension(model)
+
+    @property
+    def supports_thinking(self) -> bool:
+        return self._models.supports_thinking
+
+    def available_thinking_levels(self) -> list[str]:
+        """The levels the model accepts (``["off"]`` without reasoning; all without a model)."""
+        return self._models.available_thinking_levels()
+
+    def set_thinking_level(self, level: str, *, persist: bool = False) -> None:
+        """Clamp ``level`` to the model; record and announce it only when it changes."""
+        self._models.set_thinking_level(level, persist=persist)
+
+    def cycle_thinking_level(self, *, persist: bool = False) -> str | None:
+        """The next supported level; ``None`` when the model does not reason."""
+        return self._models.cycle_thinking_level(persist=persist)
+
+    # ------------------------------------------------------------------ queue modes and switches (``_switches``)
+
+    @property
+    def steering_mode(self) -> QueueMode:
+        return self._switches.steering_mode
+
+    @property
+    def follow_up_mode(self) -> QueueMode:
+        return self._switches.follow_up_mode
+
+    def set_steering_mode(self, mode: QueueMode) -> None:
+        """``"all"``: every queued steering message at once; ``"one-at-a-time"``: one per turn."""
+        self._switches.set_steering_mode(mode)
+
+    def set_follow_up_mode(self, mode: QueueMode) -> None:
+        self._switches.set_follow_up_mode(mode)
+
+    @property
+    def auto_compaction_enabled(self) -> bool:
+        return self._switches.auto_compaction_enabled
+
+    def set_auto_compaction_enabled(self, enabled: bool) -> None:
+        self._switches.set_auto_compaction_enabled(enabled)
+
+    @property
+    def auto_retry_enabled(self) -> bool:
+        return self._switches.auto_retry_enabled
+
+    def set_auto_retry_enabled(self, enabled: bool) -> None:
+        self._switches.set_auto_retry_enabled(enabled)
+
+    # ------------------------------------------------------------------ the tree (``_tree``)
+
+    async def navigate_tree(
+        self,
+        target_id: str,
+        *,
+        summarize: bool = False,
+        custom_instructions: str | None = None,
+        replace_instructions: bool = False,
+        label: str | None = None,
+    ) -> NavigationResult:
+        """Move the leaf to ``target_id`` (see ``_tree``)."""
+        return await self._tree.navigate_tree(
+            target_id, summarize=summarize, custom_instructions=custom_instructions,
+            replace_instructions=replace_instructions, label=label,
+        )  # fmt: skip
+
+    def set_label(self, entry_id: str, label: str | None) -> None:
+        """Label an entry of the tree (``None`` or ``""`` removes its label)."""
+        self._tree.set_label(entry_id, label)
+
+    def set_session_name(self, name: str) -> None:
+        """Set the display name (recorded as a ``session_info`` entry; announced)."""
+        self._tree.set_session_name(name)
+
+    # ------------------------------------------------------------------ statistics (``_stats``)
+
+    def get_session_stats(self) -> SessionStats:
+        return self._stats.get_session_stats()
+
+    def get_context_usage(self) -> ContextUsage | None:
+        """The estimated context size; ``None`` without a model or a context window."""
+        return self._stats.get_context_usage()
+
+    def get_last_assistant_text(self) -> str | None:
+        """The text of the latest answer (an aborted answer without content does not count)."""
+        return self._stats.get_last_assistant_text()
+
+    def get_user_messages_for_forking(self) -> list[ForkPoint]:
+        """Every user message of the file with text, in file order (any branch)."""
+        return self._stats.get_user_messages_for_forking()
+
+    # ------------------------------------------------------------------ user bash (``_user_bash``)
+
+    @property
+    def is_bash_running(self) -> bool:
+        return self._bash.is_bash_running
+
+    @property
+    def has_pending_bash_messages(self) -> bool:
+        return self._bash.has_pending_bash_messages
+
+    async def execute_bash(
+        self,
+        command: str,
+        *,
+        exclude_from_context: bool | None = None,
+        on_chunk: Callable[[str], None] | None = None,
+        id: str | None = None,
+        operations: ShellOperations | None = None,
+    ) -> BashResult:
+        """Run a user command (``!cmd``; ``!!cmd`` with ``exclude_from_context``) and record it (see ``_user_bash``)."""
+        return await self._bash.execute_bash(
+            command, exclude_from_context=exclude_from_context, on_chunk=on_chunk, id=id, operations=operations
+        )
+
+    def abort_bash(self) -> None:
+        """Cancel every running user command (their process groups are killed)."""
+        self._bash.abort_bash()
+
+    def record_bash_result(
+        self, command: str, result: BashResult, *, exclude_from_context: bool | None = None
+    ) -> BashExecutionMessage:
+        """Add a user bash run to the conversation: now when idle, after the run otherwise."""
+        return self._bash.record_bash_result(command, result, exclude_from_context=exclude_from_context)
+
+    # ------------------------------------------------------------------ tools (``_tools``)
+
+    def all_tools(self) -> list[AgentTool]:
+        """Built-in tools, then extension tools (an extension tool named like a built-in replaces it)."""
+        return self._tools.all_tools()
+
+    def active_tool_names(self) -> list[str]:
+        return self._tools.active_tool_names()
+
+    def set_active_tools(self, names: Sequence[str]) -> None:
+        self._tools.set_active_tools(names)
+
+    def refresh_tools(self) -> None:
+        """Put the active tools on the agent and rebuild the system prompt from them."""
+        self._tools.refresh()
+
+    def system_prompt_options(self) -> dict[str, Any]:
+        return self._tools.system_prompt_options(self.cwd)
+
+    # ------------------------------------------------------------------ extensions (``_extensions``)
+
+    @property
+    def extensions(self) -> ExtensionRunner | None:
+        return self._extensions.runner
+
+    def bind_extensions(
+        self, runner: ExtensionRunner, *, allowlist: Sequence[str] | None = None, excluded: Sequence[str] = ()
+    ) -> None:
+        """Let ``runner``'s extensions act on this session; ``allowlist`` / ``excluded``: ``--tools`` / ``--exclude-tools``."""
+        self._extensions.bind(runner, self, allowlist=allowlist, excluded=excluded)
+
+    async def send_custom_message(self, message: CustomRoleMessage, *, deliver_as: str | None, trigger_turn: bool | None) -> None:
+        """Pi's ``sendCustomMessage`` delivery rules."""
+        await self._extensions.send_custom_message(message, deliver_as=deliver_as, trigger_turn=trigger_turn)
+
+    async def send_user_message(
+        self, text: str, images: Sequence[ImageContent] | None, *, deliver_as: str | None, expand: bool
+    ) -> None:
+        behaviour = cast(StreamingBehavior | None, deliver_as)  # passed on as given, as Pi does
+        await self.prompt(text, images, streaming_behavior=behaviour, expand_prompt_templates=expand, source="extension")
+
+    @property
+    def current_signal(self) -> AbortSignal | None:
+        return self.agent.signal
+
+    def available_commands_for_extensions(self) -> list[dict[str, Any]]:
+        return [
+            {"name": c.name, "description": c.description, "source": c.source, "path": c.path}
+            for c in self.available_commands()
+        ]

@@ -8,12 +8,14 @@ right after a compaction it is unknown (``None``) until an answer reports fresh 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from pi_ai import AssistantMessage, TextContent, ToolCall, ToolResultMessage, Usage, UserMessage
-from pi_coding_agent.core.session import BranchSummaryEntry, CompactionEntry, MessageEntry
-from pi_coding_agent.runtime.agent_session._parts import SessionParts, message_text
+from pi_agent import AgentMessage
+from pi_ai import AssistantMessage, Model, TextContent, ToolCall, ToolResultMessage, Usage, UserMessage
+from pi_coding_agent.core.session import BranchSummaryEntry, CompactionEntry, MessageEntry, SessionManager
+from pi_coding_agent.runtime.agent_session._parts import message_text
 
 
 def _number(value: float) -> int | float:
@@ -100,7 +102,21 @@ class ForkPoint:
     text: str
 
 
-class SessionStatistics(SessionParts):
+class SessionStatistics:
+    def __init__(
+        self,
+        session_manager: SessionManager,
+        messages: Callable[[], list[AgentMessage]],
+        model: Callable[[], Model | None],
+    ) -> None:
+        self.session_manager = session_manager
+        self._messages = messages
+        self._model = model
+
+    @property
+    def messages(self) -> list[AgentMessage]:
+        return self._messages()
+
     def get_session_stats(self) -> SessionStats:
         from msgspec import UNSET
 
@@ -137,7 +153,7 @@ class SessionStatistics(SessionParts):
         """The estimated context size; ``None`` without a model or a context window."""
         from pi_coding_agent.core.compaction import calculate_context_tokens, estimate_context_tokens
 
-        model = self._model
+        model = self._model()
         window = model.context_window if model is not None else 0
         if window <= 0:
             return None

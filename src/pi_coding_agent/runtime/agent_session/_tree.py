@@ -15,12 +15,26 @@ session counts as compacting, and ``abort`` (or ``abort_branch_summary``) cancel
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
-from pi_ai import AbortController, Usage, UserMessage
-from pi_coding_agent.core.session import BranchSummaryEntry, CustomMessageEntry, MessageEntry, SessionEntry
-from pi_coding_agent.runtime.agent_session._events import SessionInfoChangedEvent, SummarizationRetryEvent
-from pi_coding_agent.runtime.agent_session._parts import SessionError, SessionParts, message_text
+from pi_agent import Agent
+from pi_ai import AbortController, Model, Usage, UserMessage
+from pi_coding_agent.core.session import (
+    BranchSummaryEntry,
+    CustomMessageEntry,
+    MessageEntry,
+    SessionEntry,
+    SessionManager,
+)
+from pi_coding_agent.core.settings import Settings
+from pi_coding_agent.runtime.agent_session._events import (
+    SessionEvent,
+    SessionInfoChangedEvent,
+    SummarizationRetryEvent,
+)
+from pi_coding_agent.runtime.agent_session._parts import SessionError, message_text
 
 NAVIGATE_WHILE_STREAMING = "Wait for the current response to finish before navigating the session tree."
 
@@ -57,7 +71,46 @@ def _target_leaf(target: SessionEntry) -> tuple[str | None, str | None]:
     return target.id, None
 
 
-class TreeNavigation(SessionParts):
+class TreeListener(Protocol):
+    """Extensions' part in a navigation (``session_before_tree``, ``session_tree``)."""
+
+    async def before_tree(self, target_id: str, old_leaf: str | None, summarize: bool) -> BranchSummaryOutcome | bool | None:
+        """``False`` to cancel, a branch summary an extension wrote, or ``None``."""
+
+    async def after_tree(
+        self, new_leaf: str | None, old_leaf: str | None, summary_entry: BranchSummaryEntry | None, from_extension: bool
+    ) -> None: ...
+
+
+@dataclass(frozen=True)
+class TreeContext:
+    """What moving around a session's tree needs of it."""
+
+    agent: Agent
+    session_manager: SessionManager
+    settings: Settings
+    model: Callable[[], Model | None]
+    is_running: Callable[[], bool]
+    emit: Callable[[SessionEvent], None]
+    idle_changed: Callable[[], None]
+    """Called when a navigation ends (the session may have become idle)."""
+    extensions: TreeListener
+
+
+class TreeNavigation:
+    def __init__(self, context: TreeContext) -> None:
+        self.context = context
+        self._branch_summary: AbortController | None = None
+
+    @property
+    def summarizing(self) -> bool:
+        """A branch summary is being written."""
+        return self._branch_summary is not None
+
+    def abort_branch_summary(self) -> None:
+        if self._branch_summary is not None:
+            self._branch_summary.abort()
+
     async def navigate_tree(
         self,
         target_id: str,
@@ -68,18 +121,19 @@ class TreeNavigation(SessionParts):
         label: str | None = None,
     ) -> NavigationResult:
         """Move the leaf to ``target_id`` (see the module docstring)."""
-        manager = self.session_manager
-        if self._run_active:
+        context = self.context
+        manager = context.session_manager
+        if context.is_running():
             raise TreeError(NAVIGATE_WHILE_STREAMING)
         old_leaf = manager.get_leaf_id()
         if target_id == old_leaf:
             return NavigationResult(cancelled=False)
-        if summarize and self._model is None:
+        if summarize and context.model() is None:
             raise TreeError("No model available for summarization")
         target = manager.get_entry(target_id)
         if target is None:
             raise TreeError(f"Entry {target_id} not found")
-        decision = await self._before_tree(target_id, old_leaf, summarize)
+        decision = await context.extensions.before_tree(target_id, old_leaf, summarize)
         if decision is False:
             return NavigationResult(cancelled=True)
         controller = AbortController()
@@ -96,12 +150,13 @@ class TreeNavigation(SessionParts):
                 return NavigationResult(cancelled=True, aborted=True)
             new_leaf, editor_text = _target_leaf(target)
             summary_entry = self._move_leaf(new_leaf, target_id, summary, label)
-            self.agent.state.messages = manager.build_session_context().messages
-            await self._after_tree(manager.get_leaf_id(), old_leaf, summary_entry, isinstance(decision, BranchSummaryOutcome))
+            context.agent.state.messages = manager.build_session_context().messages
+            from_extension = isinstance(decision, BranchSummaryOutcome)
+            await context.extensions.after_tree(manager.get_leaf_id(), old_leaf, summary_entry, from_extension)
             return NavigationResult(cancelled=False, editor_text=editor_text, summary_entry=summary_entry)
         finally:
             self._branch_summary = None
-            self._resolve_idle_if_idle()
+            context.idle_changed()
 
     async def _summarize_branch(
         self,
@@ -117,23 +172,25 @@ class TreeNavigation(SessionParts):
             generate_branch_summary,
         )
 
-        collected = collect_entries_for_branch_summary(self.session_manager, old_leaf, target_id)
-        if not collected.entries or self._model is None:
+        context = self.context
+        model = context.model()
+        collected = collect_entries_for_branch_summary(context.session_manager, old_leaf, target_id)
+        if not collected.entries or model is None:
             return None
         request = SummaryRequest(
-            model=self._model,
-            stream_fn=self.agent.stream_fn,
+            model=model,
+            stream_fn=context.agent.stream_fn,
             thinking_level="off",
-            retry=self.settings.retry,
+            retry=context.settings.retry,
             signal=controller.signal,
-            on_retry_event=lambda kind, fields: self._emit(SummarizationRetryEvent(kind, fields)),
+            on_retry_event=lambda kind, fields: context.emit(SummarizationRetryEvent(kind, fields)),
             custom_instructions=custom_instructions,
             source="branchSummary",
         )
         result = await generate_branch_summary(
             collected.entries,
             request,
-            reserve_tokens=self.settings.branch_summary_reserve_tokens,
+            reserve_tokens=context.settings.branch_summary_reserve_tokens,
             replace_instructions=replace_instructions,
         )
         if result.aborted or controller.signal.aborted:
@@ -151,7 +208,7 @@ class TreeNavigation(SessionParts):
     ) -> BranchSummaryEntry | None:
         from msgspec import UNSET
 
-        manager = self.session_manager
+        manager = self.context.session_manager
         if summary is not None and summary.summary:
             summary_id = manager.branch_with_summary(
                 new_leaf,
@@ -174,11 +231,13 @@ class TreeNavigation(SessionParts):
 
     def set_label(self, entry_id: str, label: str | None) -> None:
         """Label an entry of the tree (``None`` or ``""`` removes its label)."""
-        if self.session_manager.get_entry(entry_id) is None:
+        manager = self.context.session_manager
+        if manager.get_entry(entry_id) is None:
             raise TreeError(f"Entry {entry_id} not found")
-        self.session_manager.append_label_change(entry_id, label)
+        manager.append_label_change(entry_id, label)
 
     def set_session_name(self, name: str) -> None:
         """Set the display name (recorded as a ``session_info`` entry; announced)."""
-        self.session_manager.append_session_info(name)
-        self._emit(SessionInfoChangedEvent(self.session_manager.get_session_name()))
+        manager = self.context.session_manager
+        manager.append_session_info(name)
+        self.context.emit(SessionInfoChangedEvent(manager.get_session_name()))

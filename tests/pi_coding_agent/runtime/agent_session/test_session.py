@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 import pytest
@@ -25,6 +26,7 @@ from tests.pi_coding_agent.runtime.agent_session._support import (
     Env,
     file_lines,
     make_session,
+    models_json,
     record_events,
     write_settings,
 )
@@ -141,9 +143,12 @@ async def test_abort_during_retry_backoff_cancels_the_retry(env: Env, faux: Faux
 
 
 async def test_prompt_refuses_without_model_or_credentials(env: Env, faux: FauxProvider) -> None:
-    no_model = make_session(env, write_settings(env), model=None)
-    # The catalog has a keyed faux model, so the default picks it; remove it to get none.
-    no_model._model = None
+    # Only a provider without a key, and no fallback to the embedded model: no model at all.
+    keyless_only = models_json()
+    del keyless_only["providers"]["faux"]
+    (env.agent_dir / "models.json").write_text(json.dumps(keyless_only), encoding="utf-8")
+    no_model = make_session(env, write_settings(env, localModelFallback=False), model=None)
+    assert no_model.model is None
     with pytest.raises(SessionError, match="No model selected"):
         await no_model.prompt("hi")
     keyless = make_session(env, write_settings(env), model=("keyless", "k-1"))

@@ -1,0 +1,226 @@
+"""What a run is set up from, read from the flags: trust and settings, the model catalog,
+resources and extensions (with their flags), the model and the scoped models."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pi_coding_agent.app.cli._args import ParsedArgs
+from pi_coding_agent.app.cli._problems import CliError, Diagnostics
+
+if TYPE_CHECKING:
+    from pi_ai import Model
+    from pi_coding_agent.core.model_registry import ModelCatalog, ScopedModel
+    from pi_coding_agent.core.settings import Settings
+    from pi_coding_agent.customize.extensions import ExtensionRunner
+    from pi_coding_agent.customize.loader import LoadedResources
+    from pi_coding_agent.runtime.agent_session import ResourceChoice
+
+
+def check_unknown_flags(parsed: ParsedArgs) -> None:
+    """Options neither pi nor a loaded extension defines (checked once extensions loaded)."""
+    if parsed.unknown_flags:
+        names = ", ".join(f"--{name}" for name in parsed.unknown_flags)
+        plural = "s" if len(parsed.unknown_flags) > 1 else ""
+        raise CliError(f"Unknown option{plural}: {names} (see pi --help)")
+
+
+def print_help(runner: ExtensionRunner | None, diagnostics: Diagnostics) -> int:
+    from pi_coding_agent.app.cli._help import help_text
+
+    diagnostics.flush()
+    print(help_text(runner.flags() if runner is not None else []), end="")
+    return 0
+
+
+def settings_with_trust(
+    parsed: ParsedArgs, cwd: str, session_cwd: str, home: Path, diagnostics: Diagnostics
+) -> tuple[Settings, ExtensionRunner | None]:
+    """The run's settings. When a project needs a trust decision and no ``-a``/``-na`` gave
+    one, the global and ``-e`` extensions load first and their ``project_trust`` handlers
+    may decide (Pi's order); project extensions load later, once trusted."""
+    from pi_coding_agent.core.settings import Settings, needs_project_trust
+
+    if parsed.project_trust_override is not None or (parsed.no_extensions and not parsed.extensions):
+        return _runtime_settings(parsed, session_cwd, home, diagnostics), None
+    if not needs_project_trust(session_cwd):
+        return _runtime_settings(parsed, session_cwd, home, diagnostics), None
+    from pi_coding_agent.app.cli._extensions import extension_trust
+
+    untrusted = Settings.load(session_cwd, home, project_trusted=False)
+    _, early = resources_and_extensions(
+        parsed, cwd, session_cwd, home, untrusted, diagnostics=Diagnostics(), into=None, check=False
+    )
+    decision = extension_trust(early, session_cwd, str(home)) if early is not None else None
+    if decision is None:
+        return _runtime_settings(parsed, session_cwd, home, diagnostics), early
+    return (Settings.load(session_cwd, home, project_trusted=True) if decision else untrusted), early
+
+
+def resources_and_extensions(
+    parsed: ParsedArgs,
+    cwd: str,
+    session_cwd: str,
+    home: Path,
+    settings: Settings,
+    *,
+    diagnostics: Diagnostics,
+    into: ExtensionRunner | None,
+    check: bool = True,
+    interactive: bool = False,
+) -> tuple[LoadedResources, ExtensionRunner | None]:
+    """Skills, templates, themes and extension files; the extensions loaded (their flags
+    read) into ``into`` (the extensions that decided on trust) or a new runner."""
+    from pi_coding_agent.app.cli._extensions import load_cli_extensions, refuse_failed_extensions
+    from pi_coding_agent.runtime.agent_session import load_resource_files
+
+    resources, resource_warnings = load_resource_files(
+        resource_choice(parsed), cwd=cwd, session_cwd=session_cwd, agent_dir=home, settings=settings
+    )
+    shown = listed_problems(resources)
+    for warning in resource_warnings:
+        if not (interactive and warning in shown):
+            diagnostics.warn(warning)
+    runner, failed = load_cli_extensions([r.path for r in resources.extensions], session_cwd, parsed, into)
+    if failed:
+        diagnostics.flush()
+        refuse_failed_extensions(failed)
+    if check:
+        check_unknown_flags(parsed)
+    if runner is not None:
+        runner.project_trusted = settings.project_trusted
+        for resource in resources.extensions:
+            origin = resource.origin
+            path = os.path.abspath(resource.path)
+            key = os.path.dirname(path) if os.path.basename(path) == "__init__.py" else path
+            runner.sources[key] = (origin.source, origin.scope, origin.base_dir)
+    return resources, runner
+
+
+def register_providers(runner: ExtensionRunner, catalog: ModelCatalog) -> None:
+    """Providers the extensions registered during setup join the catalog before models are chosen."""
+    for name, config in runner.pending_providers:
+        try:
+            catalog.register_provider(name, config)
+        except ValueError as error:
+            print(f"Warning: {error}", file=sys.stderr)
+    runner.pending_providers.clear()
+
+
+def list_models(parsed: ParsedArgs, catalog: ModelCatalog, diagnostics: Diagnostics) -> int:
+    from pi_coding_agent.core.local_model import is_local
+    from pi_coding_agent.core.model_registry import matching_models, model_table
+
+    diagnostics.flush()
+    available = catalog.available()
+    search = parsed.list_models if isinstance(parsed.list_models, str) else None
+    if not matching_models(available, search) and all(is_local(model) for model in available):
+        print(_no_models_listed())  # Pi's answer when no provider has credentials
+        return 0
+    for line in model_table(available, search):
+        print(line)
+    return 0
+
+
+def _no_models_listed() -> str:
+    """Pi's words for an empty ``--list-models``; where Pi names its own ``providers.md`` and
+    ``models.md``, ours names this project's pages on signing in and on ``models.json``."""
+    docs = Path(__file__).resolve().parents[4] / "docs"
+    return (
+        "No models available. Use /login to log into a provider via OAuth or API key. See:\n"
+        f"  {docs / 'auth.md'}\n  {docs / 'providers' / 'models.md'}"
+    )
+
+
+def load_catalog(home: Path, diagnostics: Diagnostics) -> ModelCatalog:
+    from pi_coding_agent.core.auth import AuthStorage
+    from pi_coding_agent.core.model_registry import ModelCatalog
+
+    auth = AuthStorage.load(home / "auth.json")
+    if auth.notice:
+        diagnostics.warn(auth.notice)
+    if auth.issue:
+        diagnostics.warn(f"{auth.issue}; stored credentials are ignored for this run")
+    catalog = ModelCatalog.load(home, auth)
+    if catalog.error:
+        diagnostics.warn("errors loading models.json: " + " ".join(catalog.error.split()))
+    return catalog
+
+
+def _runtime_settings(parsed: ParsedArgs, cwd: str, home: Path, diagnostics: Diagnostics) -> Settings:
+    from pi_coding_agent.runtime.agent_session import trusted_settings
+
+    settings, warning = trusted_settings(cwd, home, trust_override=parsed.project_trust_override)
+    if warning is not None:
+        diagnostics.warn(warning)
+    return settings
+
+
+def cli_model(parsed: ParsedArgs, catalog: ModelCatalog, diagnostics: Diagnostics) -> tuple[Model | None, str | None]:
+    from pi_coding_agent.core.model_registry import resolve_cli_model
+
+    if not parsed.model:
+        if parsed.provider == "local":  # ours: the embedded model needs no --model
+            return catalog.find("local", _default_local_id()), None
+        if parsed.provider:
+            diagnostics.warn("--provider has no effect without --model")
+        return None, None
+    resolution = resolve_cli_model(
+        provider=parsed.provider,
+        model=parsed.model,
+        thinking=parsed.thinking,
+        models=catalog.all_models(),
+        has_auth=catalog.has_auth,
+    )
+    if resolution.warning:
+        diagnostics.warn(resolution.warning)
+    if resolution.error:
+        diagnostics.flush()
+        raise CliError(resolution.error)
+    thinking = None if parsed.thinking else resolution.thinking_level
+    return resolution.model, thinking
+
+
+def _default_local_id() -> str:
+    from pi_coding_agent.core.local_model import default_local_model
+
+    return default_local_model().id
+
+
+def model_scope(patterns: list[str], catalog: ModelCatalog, diagnostics: Diagnostics) -> list[ScopedModel]:
+    """``--models``/``enabledModels``: the models ``cycle_model`` goes through."""
+    from pi_coding_agent.core.model_registry import resolve_model_scope
+
+    scoped, warnings = resolve_model_scope(patterns, catalog.available())
+    for warning in warnings:
+        diagnostics.warn(warning)
+    return scoped
+
+
+def resource_choice(parsed: ParsedArgs) -> ResourceChoice:
+    """The resources and prompt sources the flags select."""
+    from pi_coding_agent.runtime.agent_session import ResourceChoice
+
+    return ResourceChoice(
+        skill_paths=parsed.skills,
+        prompt_template_paths=parsed.prompt_templates,
+        theme_paths=parsed.themes,
+        extension_sources=parsed.extensions,
+        no_skills=parsed.no_skills,
+        no_prompt_templates=parsed.no_prompt_templates,
+        no_themes=parsed.no_themes,
+        no_extensions=parsed.no_extensions,
+        system_prompt=parsed.system_prompt,
+        append_system_prompt=parsed.append_system_prompt,
+        no_context_files=parsed.no_context_files,
+    )
+
+
+def listed_problems(resources: LoadedResources) -> set[str]:
+    """The skill, template and theme problems a terminal's header lists ([Skill conflicts]...,
+    as Pi's does), so they are not also printed as warnings there."""
+    found = (*resources.skills.diagnostics, *resources.prompt_templates.diagnostics, *resources.theme_diagnostics)
+    return {str(problem) for problem in found}
