@@ -33,8 +33,33 @@ SETTINGS: dict[str, Any] = {
 SUBMIT_LIMIT = 90.0
 
 
+class SessionFiles:
+    """What a run leaves in its sandbox: session files, their entries, the saved settings."""
+
+    sandbox: Sandbox
+
+    def session_files(self) -> list[Path]:
+        return self.sandbox.session_files()
+
+    def entries(self, path: Path | None = None) -> list[dict[str, Any]]:
+        if path is None:
+            [path] = self.session_files()
+        return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+    def messages(self, path: Path | None = None) -> list[dict[str, Any]]:
+        return [entry["message"] for entry in self.entries(path) if entry.get("type") == "message"]
+
+    def settings_file(self) -> dict[str, Any]:
+        """The saved settings; ``{}`` while the file is being rewritten (Pi writes it in place,
+        so a poll can read it empty or half-written)."""
+        try:
+            return dict(json.loads((self.sandbox.agent_dir / "settings.json").read_text(encoding="utf-8")))
+        except json.JSONDecodeError:
+            return {}
+
+
 @dataclass
-class Run:
+class Run(SessionFiles):
     which: str
     sandbox: Sandbox
     pane: TmuxPane
@@ -81,24 +106,6 @@ class Run:
         self.pane.send("C-d")
         self.pane.wait_for("[exit 0]")
 
-    def session_files(self) -> list[Path]:
-        return self.sandbox.session_files()
-
-    def entries(self, path: Path | None = None) -> list[dict[str, Any]]:
-        if path is None:
-            [path] = self.session_files()
-        return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-
-    def messages(self, path: Path | None = None) -> list[dict[str, Any]]:
-        return [entry["message"] for entry in self.entries(path) if entry.get("type") == "message"]
-
-    def settings_file(self) -> dict[str, Any]:
-        """The saved settings; ``{}`` while the file is being rewritten (Pi writes it in place,
-        so a poll can read it empty or half-written)."""
-        try:
-            return dict(json.loads((self.sandbox.agent_dir / "settings.json").read_text(encoding="utf-8")))
-        except json.JSONDecodeError:
-            return {}
 
 
 def pi_command(which: str, *args: str) -> list[str]:
