@@ -28,7 +28,7 @@ from typing import Any
 from pi_coding_agent.app import interactive
 from pi_coding_agent.app.cli import main
 from tests.pi_coding_agent.app.interactive._scenario import SETTINGS, SessionFiles
-from tests.pi_coding_agent.app.interactive._tmux import editor_lines
+from tests.pi_coding_agent.app.interactive._tmux import editor_text
 from tests.pi_coding_agent.e2e._harness import Sandbox
 from tests.support.scripted_provider import ScriptedProvider, Turn
 from tests.support.virtual_terminal import VirtualTerminal
@@ -71,7 +71,7 @@ class App(SessionFiles):
         await self.type(text)
         await self.wait_for(text[:40], region="editor")
         await self.send(key)
-        await self.wait_until(lambda s: text[:40] not in _editor_text(s), f"{text!r} was never accepted")
+        await self.wait_until(lambda s: text[:40] not in editor_text(s), f"{text!r} was never accepted")
 
     async def command(self, text: str) -> None:
         await self.submit(text)
@@ -104,7 +104,7 @@ class App(SessionFiles):
         return self.terminal.clipboard
 
     def editor(self) -> str:
-        return _editor_text(self.screen()).strip()
+        return editor_text(self.screen()).strip()
 
     async def wait_until(self, check: Callable[[str], bool], what: str, limit: float = WAIT_LIMIT,
                          everywhere: bool = False) -> str:  # fmt: skip
@@ -127,15 +127,11 @@ class App(SessionFiles):
     async def wait_for(self, text: str, limit: float = WAIT_LIMIT, everywhere: bool = False,
                        region: str | None = None) -> str:  # fmt: skip
         if region == "editor":
-            return await self.wait_until(lambda s: text in _editor_text(s), f"{text!r} not in the editor", limit)
+            return await self.wait_until(lambda s: text in editor_text(s), f"{text!r} not in the editor", limit)
         return await self.wait_until(lambda s: text in s, f"{text!r} did not appear", limit, everywhere)
 
     async def wait_until_gone(self, text: str, limit: float = WAIT_LIMIT) -> str:
         return await self.wait_until(lambda s: text not in s, f"{text!r} is still there", limit)
-
-
-def _editor_text(screen: str) -> str:
-    return "\n".join(editor_lines(screen))
 
 
 Scenario = Callable[[App], Awaitable[None]]

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tests.pi_coding_agent.app.interactive._tmux import TmuxPane, editor_lines
+from tests.pi_coding_agent.app.interactive._tmux import TmuxPane, editor_text
 from tests.pi_coding_agent.e2e._harness import OUR_PI, Sandbox
 from tests.support import oracle
 from tests.support.scripted_provider import ScriptedProvider, Turn
@@ -77,12 +77,12 @@ class Run(SessionFiles):
         pane.type("probe-ready")
         pane.wait_for("probe-ready", region="editor")
         deadline = time.monotonic() + SUBMIT_LIMIT
-        while "probe-ready" in self.editor_text(pane.screen()):
+        while "probe-ready" in editor_text(pane.screen()):
             if time.monotonic() > deadline:
                 raise AssertionError(f"the keys never started working:\n{pane.screen()}")
             pane.send("C-c")
             end = time.monotonic() + 1.0
-            while time.monotonic() < end and "probe-ready" in self.editor_text(pane.screen()):
+            while time.monotonic() < end and "probe-ready" in editor_text(pane.screen()):
                 time.sleep(0.03)
         time.sleep(0.6)  # out of the double-press window before anything else presses Ctrl+C
 
@@ -92,11 +92,7 @@ class Run(SessionFiles):
         pane.type(text)
         pane.wait_for(text[:40], region="editor")
         pane.send(key)
-        pane.wait_until(lambda s: text[:40] not in self.editor_text(s), f"{text!r} was never accepted", SUBMIT_LIMIT)
-
-    @staticmethod
-    def editor_text(screen: str) -> str:
-        return "\n".join(editor_lines(screen))
+        pane.wait_until(lambda s: text[:40] not in editor_text(s), f"{text!r} was never accepted", SUBMIT_LIMIT)
 
     def command(self, text: str) -> None:
         """A slash command: typed, then Enter (completion is closed with a space first)."""
