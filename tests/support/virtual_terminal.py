@@ -17,6 +17,7 @@ import asyncio
 import base64
 import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pyte
@@ -71,6 +72,11 @@ class _SgrScreen(pyte.HistoryScreen):  # type: ignore[misc]
     """A screen that keeps colours as the SGR parameters they were set with (``38;5;39``,
     ``38;2;18;164;230``, ``31``), so the styled screen shows them as the program wrote them."""
 
+    def report_device_status(self, mode: int, **flags: Any) -> None:
+        """Private status reports (``CSI ? 996 n``...) are queries ``answers`` may answer."""
+        if not flags.get("private"):
+            super().report_device_status(mode)
+
     def select_graphic_rendition(self, *attrs: int, **_: Any) -> None:
         if not attrs or attrs == (0,):
             self.cursor.attrs = self.default_char
@@ -119,13 +125,13 @@ class VirtualTerminal:
         self.answers = dict(answers or {})
         self.extended_keys = extended_keys
         self.clipboard = ""
-        self.output: list[str] = []
         self.changed = asyncio.Event()
         self._screen = _SgrScreen(columns, rows, history=20000, ratio=0.5)
         self._stream = pyte.Stream(self._screen)
         self._splitter = InputSplitter()
         self._on_input: InputCallback | None = None
         self._pending = ""
+        self._recording: Path | None = None
 
     @property
     def columns(self) -> int:
@@ -143,8 +149,14 @@ class VirtualTerminal:
     def stop(self) -> None:
         self._on_input = None
 
+    def record_output(self, path: Path) -> None:
+        """From now on, append everything the program writes (escape sequences too) to ``path``."""
+        self._recording = path
+
     def write(self, data: str) -> None:
-        self.output.append(data)
+        if self._recording is not None:
+            with self._recording.open("a", encoding="utf-8") as file:
+                file.write(data)
         text = self._pending + data
         self._pending = ""
         for query, answer in self.answers.items():

@@ -19,6 +19,7 @@ import io
 import json
 import os
 import sys
+import tempfile
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
@@ -103,6 +104,9 @@ class App(SessionFiles):
     def clipboard(self) -> str:
         return self.terminal.clipboard
 
+    def record_output(self, path: Path) -> None:
+        self.terminal.record_output(path)
+
     def editor(self) -> str:
         return editor_text(self.screen()).strip()
 
@@ -119,10 +123,15 @@ class App(SessionFiles):
             left = deadline - asyncio.get_running_loop().time()
             if left <= 0 or (self._task is not None and self._task.done()):
                 state = "the app quit" if left > 0 else "time is up"
-                raise AssertionError(f"{what} ({state}); the terminal shows:\n{shown}")
+                raise AssertionError(f"{what} ({state}); the terminal shows:\n{shown}") from self._failure()
             self.terminal.changed.clear()
             with suppress(TimeoutError):
                 await asyncio.wait_for(self.terminal.changed.wait(), min(left, 0.05))
+
+    def _failure(self) -> BaseException | None:
+        """What ended the app, when an exception did."""
+        task = self._task
+        return task.exception() if task is not None and task.done() and not task.cancelled() else None
 
     async def wait_for(self, text: str, limit: float = WAIT_LIMIT, everywhere: bool = False,
                        region: str | None = None) -> str:  # fmt: skip
@@ -228,6 +237,7 @@ def _process_of_the_run(sandbox: Sandbox, terminal: VirtualTerminal, env: dict[s
     os.environ.clear()
     os.environ.update(sandbox.env(TERM="xterm-256color", **env))
     os.chdir(sandbox.work)
+    tempfile.tempdir = None  # found again from the run's TMPDIR, and after it from ours
     sys.stdin = sys.stdout = sys.stderr = _TerminalStream(terminal)
     try:
         yield
@@ -236,3 +246,4 @@ def _process_of_the_run(sandbox: Sandbox, terminal: VirtualTerminal, env: dict[s
         os.chdir(saved_cwd)
         os.environ.clear()
         os.environ.update(saved_env)
+        tempfile.tempdir = None

@@ -40,6 +40,7 @@ class Driven(Protocol):
     def styled_screen(self) -> str: ...
     def history(self) -> str: ...
     def clipboard(self) -> str: ...
+    def record_output(self, path: Path) -> None: ...
     def editor(self) -> str: ...
     async def wait_until(self, check: Callable[[str], bool], what: str, limit: float = ...,
                          everywhere: bool = False) -> str: ...  # fmt: skip
@@ -99,6 +100,9 @@ class TmuxApp:
 
     def clipboard(self) -> str:
         return self.pane.clipboard()
+
+    def record_output(self, path: Path) -> None:
+        self.pane.record_output(path)
 
     def editor(self) -> str:
         return self.pane.editor()
