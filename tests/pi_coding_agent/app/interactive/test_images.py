@@ -75,7 +75,7 @@ def test_ctrl_v_pastes_a_clipboard_image_and_its_read_shows_as_text(tmp_path: Pa
         await app.wait_for("look at", region="editor")
         await app.send("C-v")
         await app.wait_for("pi-clipboard-", region="editor")
-        [pasted] = list(Path(env["TMPDIR"]).glob("pi-clipboard-*.png"))
+        pasted = _pasted(env)
         assert pasted.read_bytes() == image
         shown = "".join(editor_text(app.screen()).split())  # the path may wrap onto a new line
         assert shown == "".join(f"look at {pasted}".split())
@@ -88,9 +88,14 @@ def test_ctrl_v_pastes_a_clipboard_image_and_its_read_shows_as_text(tmp_path: Pa
         await app.quit()
 
     app = play(tmp_path, which, turns, scenario, env=env, height=40)
-    [pasted] = list(Path(env["TMPDIR"]).glob("pi-clipboard-*.png"))
     [user, *_] = app.messages()
-    assert user["content"] == [{"type": "text", "text": f"look at {pasted}"}]
+    assert user["content"] == [{"type": "text", "text": f"look at {_pasted(env)}"}]
+
+
+def _pasted(env: dict[str, str]) -> Path:
+    """The one image file Ctrl+V saved in the run's temporary folder."""
+    [pasted] = list(Path(env["TMPDIR"]).glob("pi-clipboard-*.png"))
+    return pasted
 
 
 def test_a_read_image_is_drawn_with_the_kitty_protocol(tmp_path: Path, which: str) -> None:
