@@ -18,21 +18,55 @@ import tempfile
 import time
 import uuid
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
-from pi_coding_agent.app.interactive import commands
 from pi_coding_agent.app.interactive._clipboard import EXTENSIONS, read_clipboard_image, read_clipboard_text
 from pi_coding_agent.runtime.agent_session import ModelChangeError
 from pi_tui import ProcessTerminal
 
 if TYPE_CHECKING:
-    from pi_coding_agent.app.interactive._mode import InteractiveMode
+    from pi_coding_agent.app.interactive._parts import Spawn
+    from pi_coding_agent.app.interactive._queue import MessageQueue
+    from pi_coding_agent.app.interactive._transcript import Transcript
+    from pi_coding_agent.app.interactive._ui import EditorComponent
+    from pi_coding_agent.app.interactive.components import Footer
+    from pi_coding_agent.runtime.agent_session import AgentSession
+    from pi_tui import TUI, Keybindings, Terminal
 
 DOUBLE_PRESS_SECONDS = 0.5
 
 
+class KeysHost(Protocol):
+    """What the application keys act on."""
+
+    @property
+    def session(self) -> AgentSession: ...
+    @property
+    def editor(self) -> EditorComponent: ...
+    @property
+    def keys(self) -> Keybindings: ...
+    @property
+    def tui(self) -> TUI: ...
+    @property
+    def terminal(self) -> Terminal: ...
+    @property
+    def transcript(self) -> Transcript: ...
+    @property
+    def footer(self) -> Footer: ...
+    @property
+    def queue(self) -> MessageQueue: ...
+    @property
+    def escape_override(self) -> Callable[[], None] | None: ...
+    @property
+    def spawn(self) -> Spawn: ...
+    def shutdown(self, code: int = 0) -> None: ...
+    def on_submit(self, raw: str) -> None: ...
+    def set_tools_expanded(self, expanded: bool) -> None: ...
+    def run_command(self, name: str, arguments: str) -> None: ...
+
+
 class AppKeys:
-    def __init__(self, mode: InteractiveMode) -> None:
+    def __init__(self, mode: KeysHost) -> None:
         self.mode = mode
         self._last_ctrl_c = 0.0
         self._last_escape = 0.0
@@ -42,18 +76,18 @@ class AppKeys:
             "app.thinking.cycle": self._cycle_thinking,
             "app.model.cycleForward": lambda: mode.spawn(self._cycle_model("forward")),
             "app.model.cycleBackward": lambda: mode.spawn(self._cycle_model("backward")),
-            "app.model.select": lambda: mode.spawn(commands.run_command(mode, "model", "")),
+            "app.model.select": lambda: mode.run_command("model", ""),
             "app.tools.expand": self._toggle_tools,
             "app.thinking.toggle": self._toggle_thinking,
             "app.editor.external": self._external_editor,
-            "app.message.copy": lambda: mode.spawn(commands.run_command(mode, "copy", "")),
+            "app.message.copy": lambda: mode.run_command("copy", ""),
             "app.message.followUp": self._follow_up,
             "app.message.dequeue": mode.queue.dequeue,
             "app.clipboard.pasteImage": self._paste_image,
-            "app.session.new": lambda: mode.spawn(commands.run_command(mode, "new", "")),
-            "app.session.tree": lambda: mode.spawn(commands.run_command(mode, "tree", "")),
-            "app.session.fork": lambda: mode.spawn(commands.run_command(mode, "fork", "")),
-            "app.session.resume": lambda: mode.spawn(commands.run_command(mode, "resume", "")),
+            "app.session.new": lambda: mode.run_command("new", ""),
+            "app.session.tree": lambda: mode.run_command("tree", ""),
+            "app.session.fork": lambda: mode.run_command("fork", ""),
+            "app.session.resume": lambda: mode.run_command("resume", ""),
         }
 
     def handle(self, data: str) -> bool:
@@ -99,7 +133,7 @@ class AppKeys:
             now = time.monotonic()
             if now - self._last_escape < DOUBLE_PRESS_SECONDS:
                 self._last_escape = 0.0
-                mode.spawn(commands.run_command(mode, "tree" if action == "tree" else "fork", ""))
+                mode.run_command("tree" if action == "tree" else "fork", "")
             else:
                 self._last_escape = now
 

@@ -4,18 +4,41 @@ countdown, compacting, summarizing a branch (in the status area above the editor
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from pi_tui import Loader
 
 if TYPE_CHECKING:
-    from pi_coding_agent.app.interactive._mode import InteractiveMode
+    from pi_coding_agent.app.interactive._layout import Layout
+    from pi_coding_agent.app.interactive._ui import EditorComponent
+    from pi_coding_agent.customize.themes import Theme
+    from pi_coding_agent.runtime.agent_session import AgentSession
+    from pi_tui import TUI, Keybindings
 
 DEFAULT_WORKING_MESSAGE = "Working"
 
 
+class IndicatorHost(Protocol):
+    """What the indicators draw with: the status area and the editor whose border shows
+    the working line, in the editor border's style."""
+
+    @property
+    def session(self) -> AgentSession: ...
+    @property
+    def editor(self) -> EditorComponent: ...
+    @property
+    def layout(self) -> Layout: ...
+    @property
+    def tui(self) -> TUI: ...
+    @property
+    def theme(self) -> Theme: ...
+    @property
+    def keys(self) -> Keybindings: ...
+    def editor_border_style(self, text: str) -> str: ...
+
+
 class StatusIndicators:
-    def __init__(self, mode: InteractiveMode) -> None:
+    def __init__(self, mode: IndicatorHost) -> None:
         self.mode = mode
         self.kind: str | None = None
         self.loader: Loader | None = None

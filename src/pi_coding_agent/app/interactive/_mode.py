@@ -218,7 +218,8 @@ class InteractiveMode:
         for signum in (signal.SIGTERM, signal.SIGHUP):
             loop.add_signal_handler(signum, self.shutdown, 0)
         await self.extensions.start()
-        start_catalog_refresh(self)  # in the background, after the first frame (Pi's order)
+        # in the background, after the first frame (Pi's order)
+        start_catalog_refresh(self.session.catalog, self.agent_dir, self.spawn, self._catalog_refreshed)
         if initial_message is not None:
             self.start_prompt(initial_message, list(initial_images))
         try:
@@ -324,6 +325,10 @@ class InteractiveMode:
         """The footer names the provider when the models to choose from come from more than one."""
         self.footer.provider_count = len({model.provider for model in self.model_choices()})
         self.footer.invalidate()
+
+    def _catalog_refreshed(self) -> None:
+        self.update_provider_count()
+        self.tui.request_render()
 
     def rebind(self) -> None:
         """The runtime replaced the session: show the new one, reset what belonged to the old
@@ -478,7 +483,7 @@ class InteractiveMode:
         if command is not None:
             self.editor_history(text)
             self.editor.set_text("")
-            self.spawn(run_command(self, *command))
+            self.run_command(*command)
             return
         if text.startswith("!"):
             exclude = text.startswith("!!")
@@ -493,6 +498,10 @@ class InteractiveMode:
         self.editor_history(text)
         self.editor.set_text("")
         self.start_prompt(text)
+
+    def run_command(self, name: str, arguments: str) -> None:
+        """The built-in slash command ``name``, in the background."""
+        self.spawn(run_command(self, name, arguments))
 
     def start_prompt(
         self, text: str, images: Sequence[ImageContent] = (), on_accepted: Callable[[], None] | None = None

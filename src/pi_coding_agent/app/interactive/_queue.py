@@ -9,16 +9,56 @@ prompts, so messages wait here and are sent once it ends.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from pi_coding_agent.runtime.agent_session import SessionError
 from pi_tui import Spacer, TruncatedText
 
 if TYPE_CHECKING:
-    from pi_coding_agent.app.interactive._mode import InteractiveMode
+    from pi_ai import ImageContent
+    from pi_coding_agent.app.interactive._layout import Layout
+    from pi_coding_agent.app.interactive._parts import Notices, Renderer, Spawn, TextEditor
+    from pi_coding_agent.customize.themes import Theme
+    from pi_coding_agent.runtime.agent_session import AgentSession
+    from pi_tui import Component, Keybindings
 
 Delivery = Literal["steer", "followUp"]
+
+
+class CommandCheck(Protocol):
+    def is_command(self, text: str) -> bool: ...
+
+
+class QueueHost(Protocol):
+    """What the queue works with: the session it queues into, the editor it takes text
+    from and gives it back to, the area above the editor where it lists what waits."""
+
+    @property
+    def session(self) -> AgentSession: ...
+    @property
+    def editor(self) -> TextEditor: ...
+    @property
+    def transcript(self) -> Notices: ...
+    @property
+    def layout(self) -> Layout: ...
+    @property
+    def tui(self) -> Renderer: ...
+    @property
+    def theme(self) -> Theme: ...
+    @property
+    def keys(self) -> Keybindings: ...
+    @property
+    def extensions(self) -> CommandCheck: ...
+    @property
+    def pending_bash(self) -> Sequence[Component]: ...
+    @property
+    def spawn(self) -> Spawn: ...
+    def editor_history(self, text: str) -> None: ...
+    def start_prompt(
+        self, text: str, images: Sequence[ImageContent] = (), on_accepted: Callable[[], None] | None = None
+    ) -> None: ...
 
 
 @dataclass
@@ -28,7 +68,7 @@ class Held:
 
 
 class MessageQueue:
-    def __init__(self, mode: InteractiveMode) -> None:
+    def __init__(self, mode: QueueHost) -> None:
         self.mode = mode
         self.held: list[Held] = []
         """Messages written during a compaction, sent when it ends."""
