@@ -25,10 +25,9 @@ from pi_coding_agent.runtime.agent_session import ModelChangeError
 from pi_tui import ProcessTerminal
 
 if TYPE_CHECKING:
-    from pi_coding_agent.app.interactive._parts import Spawn
+    from pi_coding_agent.app.interactive._parts import EditorComponent, Spawn
     from pi_coding_agent.app.interactive._queue import MessageQueue
     from pi_coding_agent.app.interactive._transcript import Transcript
-    from pi_coding_agent.app.interactive._ui import EditorComponent
     from pi_coding_agent.app.interactive.components import Footer
     from pi_coding_agent.runtime.agent_session import AgentSession
     from pi_tui import TUI, Keybindings, Terminal
@@ -62,7 +61,7 @@ class KeysHost(Protocol):
     def shutdown(self, code: int = 0) -> None: ...
     def on_submit(self, raw: str) -> None: ...
     def set_tools_expanded(self, expanded: bool) -> None: ...
-    def run_command(self, name: str, arguments: str) -> None: ...
+    async def run_command(self, name: str, arguments: str) -> None: ...
 
 
 class AppKeys:
@@ -76,18 +75,18 @@ class AppKeys:
             "app.thinking.cycle": self._cycle_thinking,
             "app.model.cycleForward": lambda: mode.spawn(self._cycle_model("forward")),
             "app.model.cycleBackward": lambda: mode.spawn(self._cycle_model("backward")),
-            "app.model.select": lambda: mode.run_command("model", ""),
+            "app.model.select": lambda: mode.spawn(mode.run_command("model", "")),
             "app.tools.expand": self._toggle_tools,
             "app.thinking.toggle": self._toggle_thinking,
             "app.editor.external": self._external_editor,
-            "app.message.copy": lambda: mode.run_command("copy", ""),
+            "app.message.copy": lambda: mode.spawn(mode.run_command("copy", "")),
             "app.message.followUp": self._follow_up,
             "app.message.dequeue": mode.queue.dequeue,
             "app.clipboard.pasteImage": self._paste_image,
-            "app.session.new": lambda: mode.run_command("new", ""),
-            "app.session.tree": lambda: mode.run_command("tree", ""),
-            "app.session.fork": lambda: mode.run_command("fork", ""),
-            "app.session.resume": lambda: mode.run_command("resume", ""),
+            "app.session.new": lambda: mode.spawn(mode.run_command("new", "")),
+            "app.session.tree": lambda: mode.spawn(mode.run_command("tree", "")),
+            "app.session.fork": lambda: mode.spawn(mode.run_command("fork", "")),
+            "app.session.resume": lambda: mode.spawn(mode.run_command("resume", "")),
         }
 
     def handle(self, data: str) -> bool:
@@ -133,7 +132,7 @@ class AppKeys:
             now = time.monotonic()
             if now - self._last_escape < DOUBLE_PRESS_SECONDS:
                 self._last_escape = 0.0
-                mode.run_command("tree" if action == "tree" else "fork", "")
+                mode.spawn(mode.run_command("tree" if action == "tree" else "fork", ""))
             else:
                 self._last_escape = now
 

@@ -20,10 +20,9 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pi_coding_agent.app.interactive._issues import extension_issues, issues_block
-from pi_coding_agent.app.interactive.commands import run_command
 from pi_coding_agent.app.interactive.components import (
     CustomEntryView,
     CustomMessageView,
@@ -49,7 +48,11 @@ from pi_tui import (
 )
 
 if TYPE_CHECKING:
-    from pi_coding_agent.app.interactive._mode import InteractiveMode
+    from pi_coding_agent.app.interactive._parts import EditorComponent, Spawn
+    from pi_coding_agent.app.interactive._transcript import Transcript
+    from pi_coding_agent.customize.themes import Theme
+    from pi_coding_agent.runtime.agent_session import AgentSession, AgentSessionRuntime
+    from pi_tui import TUI, Keybindings
 
 RESERVED_ACTIONS = (
     "app.interrupt", "app.clear", "app.exit", "app.suspend", "app.thinking.cycle", "app.model.cycleForward",
@@ -60,8 +63,34 @@ RESERVED_ACTIONS = (
 """Keys an extension shortcut may not take (Pi's ``RESERVED_KEYBINDINGS_FOR_EXTENSION_CONFLICTS``)."""
 
 
+class BridgeHost(Protocol):
+    """What the bridge connects the extensions to: the runtime (and its session), the
+    transcript their messages and errors go to, the editor, and the mode's own reactions
+    (a replaced session, a reload, quitting)."""
+
+    @property
+    def runtime(self) -> AgentSessionRuntime: ...
+    @property
+    def session(self) -> AgentSession: ...
+    @property
+    def transcript(self) -> Transcript: ...
+    @property
+    def editor(self) -> EditorComponent: ...
+    @property
+    def tui(self) -> TUI: ...
+    @property
+    def theme(self) -> Theme: ...
+    @property
+    def keys(self) -> Keybindings: ...
+    @property
+    def spawn(self) -> Spawn: ...
+    def rebind(self) -> None: ...
+    def shutdown(self, code: int = 0) -> None: ...
+    async def run_command(self, name: str, arguments: str) -> None: ...
+
+
 class ExtensionBridge:
-    def __init__(self, mode: InteractiveMode) -> None:
+    def __init__(self, mode: BridgeHost) -> None:
         self.mode = mode
         self._listening: ExtensionRunner | None = None
         runner = self.runner
@@ -101,7 +130,7 @@ class ExtensionBridge:
         runner.on_entry_appended = self.entry_appended
         runner.on_session_replaced = self.replaced
         runner.on_shutdown_request = self.shutdown_requested
-        runner.on_reload = lambda: run_command(self.mode, "reload", "")
+        runner.on_reload = lambda: self.mode.run_command("reload", "")
         self.mode.runtime.subscribe(self._settled)
 
     def shutdown_requested(self) -> None:

@@ -6,7 +6,7 @@ and theme conflicts found while loading them, and the custom themes."""
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from pi_coding_agent.app.interactive._extension_sources import (
     Source,
@@ -20,8 +20,13 @@ from pi_coding_agent.core.paths import CONFIG_DIR_NAME
 from pi_coding_agent.customize.resources import ResourceDiagnostic
 
 if TYPE_CHECKING:
-    from pi_coding_agent.app.interactive._mode import InteractiveMode
-    from pi_coding_agent.runtime.agent_session import SlashCommand
+    from pathlib import Path
+
+    from pi_coding_agent.app.interactive._startup_resources import StartupResources
+    from pi_coding_agent.app.interactive._themes import ThemeChoice
+    from pi_coding_agent.customize.themes import Theme
+    from pi_coding_agent.runtime.agent_session import AgentSession, SlashCommand
+    from pi_tui import Keybindings
 
 _EXPANDED = (
     ("app.interrupt", "to interrupt"), ("app.clear", "to clear"), (None, "twice to exit"),
@@ -35,7 +40,27 @@ _EXPANDED = (
 )  # fmt: skip
 
 
-def header_text(mode: InteractiveMode, expanded: bool) -> str:
+class HeaderHost(Protocol):
+    """What the header shows: the version and keys, the session's resources as found at
+    startup, the themes."""
+
+    @property
+    def version(self) -> str: ...
+    @property
+    def agent_dir(self) -> Path: ...
+    @property
+    def session(self) -> AgentSession: ...
+    @property
+    def startup_resources(self) -> StartupResources: ...
+    @property
+    def themes(self) -> ThemeChoice: ...
+    @property
+    def theme(self) -> Theme: ...
+    @property
+    def keys(self) -> Keybindings: ...
+
+
+def header_text(mode: HeaderHost, expanded: bool) -> str:
     theme, keys = mode.theme, mode.keys
 
     def hint(key: str, description: str) -> str:
@@ -72,13 +97,13 @@ def header_text(mode: InteractiveMode, expanded: bool) -> str:
     return "\n".join(lines)
 
 
-def _onboarding(mode: InteractiveMode) -> str:
+def _onboarding(mode: HeaderHost) -> str:
     return mode.theme.fg(
         "dim", "Pi can explain its own features and look up its docs. Ask it how to use or extend Pi."
     )
 
 
-def resource_sections(mode: InteractiveMode, expanded: bool) -> list[str]:
+def resource_sections(mode: HeaderHost, expanded: bool) -> list[str]:
     """``[Context]``, ``[Skills]``, ``[Prompts]`` and ``[Extensions]`` (names; once expanded
     their files, grouped by scope), each drawn on its own below the header (an extension's
     header too), as in Pi."""
@@ -110,7 +135,7 @@ def resource_sections(mode: InteractiveMode, expanded: bool) -> list[str]:
     return sections
 
 
-def _origins(mode: InteractiveMode) -> dict[str, Source]:
+def _origins(mode: HeaderHost) -> dict[str, Source]:
     """Where each loaded file came from (as Pi, a skipped one has none of its own): a theme
     found in a themes folder, from there."""
     skipped = {c.loser_path for c in mode.themes.collisions}
@@ -123,7 +148,7 @@ def _origins(mode: InteractiveMode) -> dict[str, Source]:
     return {**found, **{path: info for path, info in themes.items() if info is not None}}
 
 
-def _listed(mode: InteractiveMode, found: list[SlashCommand], expanded: bool) -> list[str]:
+def _listed(mode: HeaderHost, found: list[SlashCommand], expanded: bool) -> list[str]:
     """Skills by name (files once expanded), templates as ``/name`` (both ways)."""
     theme = mode.theme
     names = {c.path: f"/{c.name}" if c.source == "prompt" else c.name.removeprefix("skill:") for c in found}
@@ -135,7 +160,7 @@ def _listed(mode: InteractiveMode, found: list[SlashCommand], expanded: bool) ->
     return grouped_lines(paths, _origins(mode), theme)
 
 
-def conflict_sections(mode: InteractiveMode, titles: tuple[str, ...]) -> list[str]:
+def conflict_sections(mode: HeaderHost, titles: tuple[str, ...]) -> list[str]:
     """``[Skill conflicts]``, ``[Prompt conflicts]`` and ``[Theme conflicts]`` (those of
     ``titles``): shown with ``quietStartup`` too, as in Pi."""
     loaded = mode.startup_resources

@@ -10,7 +10,7 @@ from pi_tui import Loader
 
 if TYPE_CHECKING:
     from pi_coding_agent.app.interactive._layout import Layout
-    from pi_coding_agent.app.interactive._ui import EditorComponent
+    from pi_coding_agent.app.interactive._parts import EditorComponent
     from pi_coding_agent.customize.themes import Theme
     from pi_coding_agent.runtime.agent_session import AgentSession
     from pi_tui import TUI, Keybindings

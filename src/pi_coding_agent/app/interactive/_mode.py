@@ -26,13 +26,14 @@ from pi_coding_agent.app.interactive._extensions import ExtensionBridge
 from pi_coding_agent.app.interactive._indicators import StatusIndicators
 from pi_coding_agent.app.interactive._keys import load_keybindings
 from pi_coding_agent.app.interactive._layout import Layout
+from pi_coding_agent.app.interactive._parts import EditorComponent
 from pi_coding_agent.app.interactive._queue import MessageQueue
 from pi_coding_agent.app.interactive._startup_resources import StartupResources
 from pi_coding_agent.app.interactive._styles import markdown_theme
 from pi_coding_agent.app.interactive._terminal_theme import TerminalTheme
 from pi_coding_agent.app.interactive._themes import ThemeChoice, load_theme_choice
 from pi_coding_agent.app.interactive._transcript import Transcript, TranscriptStyle, user_text
-from pi_coding_agent.app.interactive._ui import EditorComponent, InteractiveUI
+from pi_coding_agent.app.interactive._ui import InteractiveUI
 from pi_coding_agent.app.interactive.commands import (
     argument_completions,
     command_list,
@@ -483,7 +484,7 @@ class InteractiveMode:
         if command is not None:
             self.editor_history(text)
             self.editor.set_text("")
-            self.run_command(*command)
+            self.spawn(self.run_command(*command))
             return
         if text.startswith("!"):
             exclude = text.startswith("!!")
@@ -499,9 +500,9 @@ class InteractiveMode:
         self.editor.set_text("")
         self.start_prompt(text)
 
-    def run_command(self, name: str, arguments: str) -> None:
-        """The built-in slash command ``name``, in the background."""
-        self.spawn(run_command(self, name, arguments))
+    async def run_command(self, name: str, arguments: str) -> None:
+        """Run the built-in slash command ``name``."""
+        await run_command(self, name, arguments)
 
     def start_prompt(
         self, text: str, images: Sequence[ImageContent] = (), on_accepted: Callable[[], None] | None = None

@@ -32,10 +32,23 @@ class TextEditor(Protocol):
     def set_text(self, text: str) -> None: ...
 
 
+class EditorComponent(Protocol):
+    """What a replacement editor offers (the built-in ``Editor`` does all of it)."""
+
+    on_submit: Callable[[str], None] | None
+    on_change: Callable[[str], None] | None
+
+    def render(self, width: int) -> list[str]: ...
+    def invalidate(self) -> None: ...
+    def handle_input(self, data: str) -> None: ...
+    def get_text(self) -> str: ...
+    def set_text(self, text: str) -> None: ...
+
+
 class Renderer(Protocol):
     """Asks for the next frame."""
 
     def request_render(self, force: bool = False, immediate: bool = False) -> None: ...
 
 
-__all__ = ["Notices", "Renderer", "Spawn", "TextEditor"]
+__all__ = ["EditorComponent", "Notices", "Renderer", "Spawn", "TextEditor"]

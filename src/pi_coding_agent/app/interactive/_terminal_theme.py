@@ -12,17 +12,30 @@ asks nothing and turns the reports off.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from pi_coding_agent.app.interactive._themes import appearance_for, appearance_from_env, split_auto
 
 if TYPE_CHECKING:
-    from pi_coding_agent.app.interactive._mode import InteractiveMode
-    from pi_tui import ColorScheme, RgbColor
+    from pi_coding_agent.app.interactive._themes import ThemeChoice
+    from pi_coding_agent.runtime.agent_session import AgentSession
+    from pi_tui import TUI, ColorScheme, RgbColor
+
+
+class ThemeHost(Protocol):
+    """Where the theme choice lives, the terminal it asks, and how a new theme is shown."""
+
+    @property
+    def session(self) -> AgentSession: ...
+    @property
+    def themes(self) -> ThemeChoice: ...
+    @property
+    def tui(self) -> TUI: ...
+    def apply_theme(self, name: str | None = None) -> None: ...
 
 
 class TerminalTheme:
-    def __init__(self, mode: InteractiveMode) -> None:
+    def __init__(self, mode: ThemeHost) -> None:
         self.mode = mode
         mode.tui.on_color_scheme_change(self._reported)
 

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, TypeVar
 
 from pi_ai import AbortSignal
 from pi_coding_agent.app.interactive._layout import widget_lines
+from pi_coding_agent.app.interactive._parts import EditorComponent
 from pi_coding_agent.app.interactive.selectors import (
     EditorDialog,
     InputDialog,
@@ -33,22 +34,12 @@ from pi_coding_agent.customize.themes import Theme
 from pi_tui import TUI, Component, Keybindings, OverlayHandle, OverlayOptions
 
 if TYPE_CHECKING:
-    from pi_coding_agent.app.interactive._mode import InteractiveMode
+    from pi_coding_agent.app.interactive._indicators import StatusIndicators
+    from pi_coding_agent.app.interactive._layout import Layout
+    from pi_coding_agent.app.interactive._transcript import Transcript
+    from pi_coding_agent.app.interactive.components import Footer
 
 T = TypeVar("T")
-
-
-class EditorComponent(Protocol):
-    """What a replacement editor offers (the built-in ``Editor`` does all of it)."""
-
-    on_submit: Callable[[str], None] | None
-    on_change: Callable[[str], None] | None
-
-    def render(self, width: int) -> list[str]: ...
-    def invalidate(self) -> None: ...
-    def handle_input(self, data: str) -> None: ...
-    def get_text(self) -> str: ...
-    def set_text(self, text: str) -> None: ...
 
 
 Done: TypeAlias = Callable[[Any], None]
@@ -72,8 +63,34 @@ def _dispose(component: object) -> None:
         dispose()
 
 
+class UIHost(Protocol):
+    """What extensions' UI calls reach: the screen's parts and the editor in use, which a
+    dialog or an extension's editor takes the place of."""
+
+    @property
+    def tui(self) -> TUI: ...
+    @property
+    def theme(self) -> Theme: ...
+    @property
+    def keys(self) -> Keybindings: ...
+    @property
+    def layout(self) -> Layout: ...
+    @property
+    def editor(self) -> EditorComponent: ...
+    @property
+    def transcript(self) -> Transcript: ...
+    @property
+    def footer(self) -> Footer: ...
+    @property
+    def indicators(self) -> StatusIndicators: ...
+    def restore_editor(self) -> None: ...
+    def replace_editor(self, editor: EditorComponent | None) -> None: ...
+    def set_tools_expanded(self, expanded: bool) -> None: ...
+    def build_header(self) -> None: ...
+
+
 class InteractiveUI(ExtensionUI):
-    def __init__(self, mode: InteractiveMode) -> None:
+    def __init__(self, mode: UIHost) -> None:
         self.mode = mode
         self._close_active: Callable[[], None] | None = None
         self.custom_footer: Component | None = None
