@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pi_coding_agent.app.interactive.selectors import (
     TRUST_LABELS,
@@ -18,13 +18,78 @@ from pi_coding_agent.core.settings import ConfigFileError, save_trust_decisions,
 from pi_tui import DynamicBorder, Markdown, Spacer, Text, read_keybindings_file
 
 if TYPE_CHECKING:
-    from pi_coding_agent.app.interactive._mode import InteractiveMode
+    from pi_coding_agent.app.interactive._layout import Layout
+    from pi_coding_agent.app.interactive._terminal_theme import TerminalTheme
+    from pi_coding_agent.app.interactive._themes import ThemeChoice
+    from pi_coding_agent.app.interactive._transcript import Transcript
+    from pi_coding_agent.app.interactive._ui import InteractiveUI
+    from pi_coding_agent.app.interactive.components import Footer
+    from pi_coding_agent.customize.themes import Theme
+    from pi_coding_agent.runtime.agent_session import AgentSession, AgentSessionRuntime
+    from pi_tui import TUI, Editor, Keybindings, MarkdownTheme
+
+
+class ShortcutRows(Protocol):
+    def shortcut_rows(self) -> list[tuple[str, str]]: ...
+
+
+class SettingsHost(Protocol):
+    """What ``/settings`` reads and changes besides the settings file: the session's modes,
+    the transcript's style, the TUI's mode and cursor, the editor's sizes, the theme."""
+
+    @property
+    def session(self) -> AgentSession: ...
+    @property
+    def transcript(self) -> Transcript: ...
+    @property
+    def tui(self) -> TUI: ...
+    @property
+    def footer(self) -> Footer: ...
+    @property
+    def themes(self) -> ThemeChoice: ...
+    @property
+    def terminal_theme(self) -> TerminalTheme: ...
+    @property
+    def default_editor(self) -> Editor: ...
+    @property
+    def ui(self) -> InteractiveUI: ...
+    def int_setting(self, key: str, default: int, low: int, high: int) -> int: ...
+    def apply_theme(self, name: str | None = None) -> None: ...
+    def render_session(self) -> None: ...
+
+
+class AppCommandHost(SettingsHost, Protocol):
+    """What the other application commands use: the reload of everything, the cards drawn
+    into the chat, the keys listed by ``/hotkeys``, quitting."""
+
+    @property
+    def runtime(self) -> AgentSessionRuntime: ...
+    @property
+    def agent_dir(self) -> Path: ...
+    @property
+    def version(self) -> str: ...
+    @property
+    def theme(self) -> Theme: ...
+    @property
+    def md_theme(self) -> MarkdownTheme: ...
+    @property
+    def keys(self) -> Keybindings: ...
+    @property
+    def layout(self) -> Layout: ...
+    @property
+    def extensions(self) -> ShortcutRows: ...
+    @property
+    def reload_resources(self) -> Callable[[], list[str]] | None: ...
+    themes: ThemeChoice  # read anew by /reload
+    def load_themes(self) -> ThemeChoice: ...
+    def rebind(self) -> None: ...
+    def shutdown(self, code: int = 0) -> None: ...
 
 CHANGELOG = Path(__file__).resolve().parents[1] / "CHANGELOG.md"
 RELOADED = "Reloaded keybindings, extensions, skills, prompts, themes, and context files"
 
 
-def _setting_values(mode: InteractiveMode) -> dict[str, str]:
+def _setting_values(mode: SettingsHost) -> dict[str, str]:
     session = mode.session
     get = session.settings.get
 
@@ -69,7 +134,7 @@ _STORED: dict[str, tuple[tuple[str, ...], Callable[[str], Any]]] = {
 }
 
 
-def _apply_setting(mode: InteractiveMode, key: str, value: str) -> None:
+def _apply_setting(mode: SettingsHost, key: str, value: str) -> None:
     session = mode.session
     settings = session.settings
     if key in _STORED:
@@ -113,7 +178,7 @@ def _apply_setting(mode: InteractiveMode, key: str, value: str) -> None:
         mode.render_session()
 
 
-async def settings(mode: InteractiveMode, _: str) -> None:
+async def settings(mode: SettingsHost, _: str) -> None:
     def change(key: str, value: str) -> None:
         _apply_setting(mode, key, value)
 
@@ -122,7 +187,7 @@ async def settings(mode: InteractiveMode, _: str) -> None:
     )
 
 
-async def trust(mode: InteractiveMode, _: str) -> None:
+async def trust(mode: AppCommandHost, _: str) -> None:
     cwd = mode.session.session_manager.get_cwd()
     try:
         saved = stored_trust_entry(mode.agent_dir, cwd)
@@ -147,7 +212,7 @@ async def trust(mode: InteractiveMode, _: str) -> None:
     mode.ui.open(build)
 
 
-async def reload(mode: InteractiveMode, _: str) -> None:
+async def reload(mode: AppCommandHost, _: str) -> None:
     session = mode.session
     if session.is_streaming:
         mode.transcript.warning("Wait for the current response to finish before reloading.")
@@ -191,7 +256,7 @@ class _Stack:
         return
 
 
-def _hotkeys_markdown(mode: InteractiveMode) -> str:
+def _hotkeys_markdown(mode: AppCommandHost) -> str:
     k = mode.keys.display
 
     def table(title: str, rows: list[tuple[str, str]]) -> str:
@@ -232,7 +297,7 @@ def _hotkeys_markdown(mode: InteractiveMode) -> str:
     return "\n\n".join(tables)
 
 
-def _card(mode: InteractiveMode, title: str, markdown: str) -> None:
+def _card(mode: AppCommandHost, title: str, markdown: str) -> None:
     theme = mode.theme
 
     def border() -> DynamicBorder:
@@ -243,7 +308,7 @@ def _card(mode: InteractiveMode, title: str, markdown: str) -> None:
         mode.transcript.add(child)
 
 
-async def hotkeys(mode: InteractiveMode, _: str) -> None:
+async def hotkeys(mode: AppCommandHost, _: str) -> None:
     _card(mode, "Keyboard Shortcuts", _hotkeys_markdown(mode))
 
 
@@ -270,13 +335,13 @@ def changelog_entries() -> list[tuple[tuple[int, int, int], str]]:
     return entries
 
 
-async def changelog(mode: InteractiveMode, _: str) -> None:
+async def changelog(mode: AppCommandHost, _: str) -> None:
     entries = changelog_entries()
     body = "\n\n".join(text for _, text in reversed(entries)) or "No changelog entries found."
     _card(mode, "What's New", body)
 
 
-def startup_changelog(mode: InteractiveMode) -> None:
+def startup_changelog(mode: AppCommandHost) -> None:
     """Pi's notice after an update: the entries newer than ``lastChangelogVersion`` (all of
     them condensed to one line with ``collapseChangelog``), then the version is recorded. A
     first run only records it; a resumed session shows nothing."""
@@ -306,7 +371,7 @@ def startup_changelog(mode: InteractiveMode) -> None:
         mode.transcript.add(child)
 
 
-async def quit_pi(mode: InteractiveMode, _: str) -> None:
+async def quit_pi(mode: AppCommandHost, _: str) -> None:
     mode.shutdown(0)
 
 

@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import shutil
 import subprocess
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from pi_coding_agent.app.interactive.selectors import (
     LoginDialog,
@@ -30,8 +30,29 @@ from pi_tui import Suggestion, fuzzy_filter
 
 if TYPE_CHECKING:
     from pi_ai.oauth import AuthEvent, AuthPrompt
-    from pi_coding_agent.app.interactive._mode import InteractiveMode
+    from pi_coding_agent.app.interactive._parts import Notices, Renderer, Spawn
+    from pi_coding_agent.app.interactive._ui import InteractiveUI
+    from pi_coding_agent.app.interactive.components import Footer
     from pi_coding_agent.core.auth import Credentials
+    from pi_coding_agent.runtime.agent_session import AgentSession
+
+
+class AuthCommandHost(Protocol):
+    """What sign-in uses: the session's catalog and model, the dialogs, the footer."""
+
+    @property
+    def session(self) -> AgentSession: ...
+    @property
+    def transcript(self) -> Notices: ...
+    @property
+    def ui(self) -> InteractiveUI: ...
+    @property
+    def footer(self) -> Footer: ...
+    @property
+    def tui(self) -> Renderer: ...
+    @property
+    def spawn(self) -> Spawn: ...
+    def update_provider_count(self) -> None: ...
 
 ACCOUNT = "Sign in with an account"
 API_KEY = "Sign in with an API key"
@@ -48,7 +69,7 @@ NOTHING_STORED = (
 )
 
 
-def _credentials(mode: InteractiveMode) -> Credentials:
+def _credentials(mode: AuthCommandHost) -> Credentials:
     return mode.session.catalog.credentials
 
 
@@ -62,7 +83,7 @@ def _row(credentials: Credentials, option: LoginOption) -> ProviderRow:
     )
 
 
-def _rows(mode: InteractiveMode, auth_type: str | None = None) -> list[ProviderRow]:
+def _rows(mode: AuthCommandHost, auth_type: str | None = None) -> list[ProviderRow]:
     credentials = _credentials(mode)
     options = login_options(
         credentials, "oauth" if auth_type == "oauth" else "api_key" if auth_type else None
@@ -70,7 +91,7 @@ def _rows(mode: InteractiveMode, auth_type: str | None = None) -> list[ProviderR
     return [_row(credentials, option) for option in options]
 
 
-def login_completions(mode: InteractiveMode, prefix: str) -> list[Suggestion] | None:
+def login_completions(mode: AuthCommandHost, prefix: str) -> list[Suggestion] | None:
     """What Pi offers after ``/login ``: each provider once, by name, its id to insert and
     ``Name · subscription/API key`` beside it, fuzzy-matched on id, name and ways to sign in."""
     providers: dict[str, tuple[str, list[str]]] = {}
@@ -92,7 +113,7 @@ def login_completions(mode: InteractiveMode, prefix: str) -> list[Suggestion] | 
     return items or None
 
 
-async def login(mode: InteractiveMode, arguments: str) -> None:
+async def login(mode: AuthCommandHost, arguments: str) -> None:
     if not arguments:
         _ask_auth_type(mode, None)
         return
@@ -106,7 +127,7 @@ async def login(mode: InteractiveMode, arguments: str) -> None:
         _ask_provider(mode, None, arguments.strip())
 
 
-def _ask_auth_type(mode: InteractiveMode, rows: list[ProviderRow] | None) -> None:
+def _ask_auth_type(mode: AuthCommandHost, rows: list[ProviderRow] | None) -> None:
     oauth = next((r for r in rows or [] if r.auth_type == "oauth"), None)
     account = _login_label(mode, oauth) or ACCOUNT
     kinds = {r.auth_type for r in rows} if rows else {"oauth", "api_key"}
@@ -131,14 +152,14 @@ def _ask_auth_type(mode: InteractiveMode, rows: list[ProviderRow] | None) -> Non
     mode.ui.show_selector(SelectDialog(mode.ui.context(), title, options, chosen, close))
 
 
-def _login_label(mode: InteractiveMode, row: ProviderRow | None) -> str | None:
+def _login_label(mode: AuthCommandHost, row: ProviderRow | None) -> str | None:
     if row is None:
         return None
     flow = _credentials(mode).oauth_flow(row.provider)
     return flow.login_label if flow is not None else None
 
 
-def _ask_provider(mode: InteractiveMode, auth_type: str | None, search: str = "") -> None:
+def _ask_provider(mode: AuthCommandHost, auth_type: str | None, search: str = "") -> None:
     rows = _rows(mode, auth_type)
     if not rows:
         empty = {
@@ -160,11 +181,11 @@ def _ask_provider(mode: InteractiveMode, auth_type: str | None, search: str = ""
     mode.ui.show_selector(ProviderSelector(mode.ui.context(), "login", rows, chosen, cancel, search=search))
 
 
-def _start(mode: InteractiveMode, row: ProviderRow) -> None:
+def _start(mode: AuthCommandHost, row: ProviderRow) -> None:
     mode.spawn(_run_login(mode, row))
 
 
-async def _run_login(mode: InteractiveMode, row: ProviderRow) -> None:
+async def _run_login(mode: AuthCommandHost, row: ProviderRow) -> None:
     from pi_ai.oauth import LoginCallbacks, LoginCancelled, OAuthError
 
     ctx = mode.ui.context()
@@ -206,7 +227,7 @@ async def _run_login(mode: InteractiveMode, row: ProviderRow) -> None:
     await _signed_in(mode, row, action)
 
 
-async def _signed_in(mode: InteractiveMode, row: ProviderRow, action: str) -> None:
+async def _signed_in(mode: AuthCommandHost, row: ProviderRow, action: str) -> None:
     """What follows a sign-in: the model (when there was none), the footer, the message."""
     selected, problem = await _pick_model(mode, row.provider, f"{action} {row.name}")
     mode.update_provider_count()
@@ -217,7 +238,7 @@ async def _signed_in(mode: InteractiveMode, row: ProviderRow, action: str) -> No
         mode.transcript.error(problem)
 
 
-async def _prompt(mode: InteractiveMode, dialog: LoginDialog, question: AuthPrompt) -> str:
+async def _prompt(mode: AuthCommandHost, dialog: LoginDialog, question: AuthPrompt) -> str:
     """A flow's question in the dialog; Escape there is a quiet cancel (``LoginCancelled``)."""
     from pi_ai.oauth import LoginCancelled
 
@@ -231,7 +252,7 @@ async def _prompt(mode: InteractiveMode, dialog: LoginDialog, question: AuthProm
         raise
 
 
-async def _pick_model(mode: InteractiveMode, provider: str, action: str) -> tuple[str | None, str | None]:
+async def _pick_model(mode: AuthCommandHost, provider: str, action: str) -> tuple[str | None, str | None]:
     """Without a model yet, the provider's default becomes the model (and the saved default),
     as after Pi's sign-in; ``(model id, problem)``."""
     from pi_coding_agent.core.model_registry import DEFAULT_MODEL_PER_PROVIDER
@@ -251,7 +272,7 @@ async def _pick_model(mode: InteractiveMode, provider: str, action: str) -> tupl
     return model.id, None
 
 
-async def _choose(mode: InteractiveMode, dialog: LoginDialog, question: AuthPrompt) -> str:
+async def _choose(mode: AuthCommandHost, dialog: LoginDialog, question: AuthPrompt) -> str:
     """A flow's multiple-choice question, in the dialog's place until answered."""
     from pi_ai.oauth import LoginCancelled
 
@@ -300,7 +321,7 @@ def _open_browser(url: str) -> None:
         )
 
 
-async def logout(mode: InteractiveMode, _: str) -> None:
+async def logout(mode: AuthCommandHost, _: str) -> None:
     credentials = _credentials(mode)
     names = {r.provider: r.name for r in _rows(mode)}
     rows = sorted(
@@ -323,7 +344,7 @@ async def logout(mode: InteractiveMode, _: str) -> None:
     mode.ui.show_selector(ProviderSelector(mode.ui.context(), "logout", rows, chosen, cancel))
 
 
-async def _remove(mode: InteractiveMode, row: ProviderRow) -> None:
+async def _remove(mode: AuthCommandHost, row: ProviderRow) -> None:
     try:
         await sign_out(_credentials(mode).storage, row.provider)
     except AuthFileError as error:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from pi_ai import Model
 from pi_coding_agent.app.interactive.selectors import (
@@ -17,10 +17,33 @@ from pi_coding_agent.runtime.agent_session import ModelChangeError, SessionError
 from pi_tui import Suggestion, fuzzy_filter
 
 if TYPE_CHECKING:
-    from pi_coding_agent.app.interactive._mode import InteractiveMode
+    from pi_coding_agent.app.interactive._parts import Notices, Renderer, Spawn
+    from pi_coding_agent.app.interactive._ui import InteractiveUI
+    from pi_coding_agent.app.interactive.components import Footer
+    from pi_coding_agent.runtime.agent_session import AgentSession
 
 
-def model_completions(mode: InteractiveMode, prefix: str) -> list[Suggestion] | None:
+class ModelCommandHost(Protocol):
+    """What the model commands use: the session's model and thinking level, the models to
+    choose from, the selectors, the footer that shows the choice."""
+
+    @property
+    def session(self) -> AgentSession: ...
+    @property
+    def transcript(self) -> Notices: ...
+    @property
+    def ui(self) -> InteractiveUI: ...
+    @property
+    def footer(self) -> Footer: ...
+    @property
+    def tui(self) -> Renderer: ...
+    @property
+    def spawn(self) -> Spawn: ...
+    def model_choices(self) -> list[Model]: ...
+    def update_provider_count(self) -> None: ...
+
+
+def model_completions(mode: ModelCommandHost, prefix: str) -> list[Suggestion] | None:
     """What Pi offers after ``/model ``: the scoped models (else the available ones) in their
     order, the id shown with its provider beside it, ``provider/id`` to insert."""
     models = mode.model_choices()
@@ -34,13 +57,13 @@ def model_completions(mode: InteractiveMode, prefix: str) -> list[Suggestion] | 
     return found or None
 
 
-def thinking_completions(mode: InteractiveMode, prefix: str) -> list[Suggestion] | None:
+def thinking_completions(mode: ModelCommandHost, prefix: str) -> list[Suggestion] | None:
     """What Pi offers after ``/thinking ``: the levels the model accepts, without descriptions."""
     levels = fuzzy_filter(mode.session.available_thinking_levels(), prefix, lambda level: level)
     return [Suggestion(level, level) for level in levels] or None
 
 
-async def model(mode: InteractiveMode, search: str) -> None:
+async def model(mode: ModelCommandHost, search: str) -> None:
     from pi_coding_agent.core.model_registry import find_exact_reference
 
     session = mode.session
@@ -66,7 +89,7 @@ async def model(mode: InteractiveMode, search: str) -> None:
     mode.ui.open(build)
 
 
-async def _select_model(mode: InteractiveMode, chosen: Model, persist: bool) -> None:
+async def _select_model(mode: ModelCommandHost, chosen: Model, persist: bool) -> None:
     try:
         await mode.session.set_model(chosen, persist=persist)
     except (ModelChangeError, SessionError) as error:
@@ -78,7 +101,7 @@ async def _select_model(mode: InteractiveMode, chosen: Model, persist: bool) -> 
     )
 
 
-async def thinking(mode: InteractiveMode, level: str) -> None:
+async def thinking(mode: ModelCommandHost, level: str) -> None:
     session = mode.session
     levels = session.available_thinking_levels()
     if level:
@@ -103,7 +126,7 @@ async def thinking(mode: InteractiveMode, level: str) -> None:
     mode.ui.open(build)
 
 
-def _select_level(mode: InteractiveMode, level: str, persist: bool) -> None:
+def _select_level(mode: ModelCommandHost, level: str, persist: bool) -> None:
     try:
         mode.session.set_thinking_level(level, persist=persist)
     except (ValueError, SessionError) as error:
@@ -113,7 +136,7 @@ def _select_level(mode: InteractiveMode, level: str, persist: bool) -> None:
     mode.transcript.status(f"Default thinking level: {level}" if persist else f"Thinking level: {level}")
 
 
-async def scoped_models(mode: InteractiveMode, _: str) -> None:
+async def scoped_models(mode: ModelCommandHost, _: str) -> None:
     from pi_coding_agent.core.model_registry import resolve_model_scope
 
     session = mode.session

@@ -13,7 +13,7 @@ import tempfile
 from collections.abc import Callable
 from datetime import UTC
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pi_coding_agent.app.interactive._clipboard import ClipboardError, copy_to_clipboard
 from pi_coding_agent.app.interactive.selectors import ForkSelector, SessionPicker, TreeSelector
@@ -22,13 +22,51 @@ from pi_coding_agent.runtime.agent_session import CompactionError, SessionError
 from pi_tui import Spacer, Text
 
 if TYPE_CHECKING:
-    from pi_coding_agent.app.interactive._mode import InteractiveMode
+    from pi_coding_agent.app.interactive._indicators import StatusIndicators
+    from pi_coding_agent.app.interactive._parts import EditorComponent, Notices, Spawn
+    from pi_coding_agent.app.interactive._queue import MessageQueue
+    from pi_coding_agent.app.interactive._ui import InteractiveUI
+    from pi_coding_agent.app.interactive.components import Footer
+    from pi_coding_agent.customize.themes import Theme
+    from pi_coding_agent.runtime.agent_session import AgentSession, AgentSessionRuntime
+    from pi_tui import Terminal
+
+
+class SessionCommandHost(Protocol):
+    """What the session commands use: the runtime that replaces sessions, the screen rebuilt
+    for the new one, dialogs, the transcript's notices."""
+
+    @property
+    def runtime(self) -> AgentSessionRuntime: ...
+    @property
+    def session(self) -> AgentSession: ...
+    @property
+    def transcript(self) -> Notices: ...
+    @property
+    def ui(self) -> InteractiveUI: ...
+    @property
+    def editor(self) -> EditorComponent: ...
+    @property
+    def footer(self) -> Footer: ...
+    @property
+    def indicators(self) -> StatusIndicators: ...
+    @property
+    def queue(self) -> MessageQueue: ...
+    @property
+    def terminal(self) -> Terminal: ...
+    @property
+    def theme(self) -> Theme: ...
+    @property
+    def spawn(self) -> Spawn: ...
+    escape_override: Callable[[], None] | None
+    def rebind(self) -> None: ...
+    def render_session(self) -> None: ...
 
 SUMMARY_CHOICES = ["No summary", "Summarize", "Summarize with custom prompt"]
 SHARE_VIEWER = "https://pi.dev/session/"
 
 
-async def new_session(mode: InteractiveMode, _: str) -> None:
+async def new_session(mode: SessionCommandHost, _: str) -> None:
     mode.indicators.clear()
     await mode.runtime.new_session()
     mode.rebind()
@@ -36,7 +74,7 @@ async def new_session(mode: InteractiveMode, _: str) -> None:
     mode.transcript.add(Text(mode.theme.fg("accent", "✓ New session started"), 1, 1))
 
 
-async def name(mode: InteractiveMode, arguments: str) -> None:
+async def name(mode: SessionCommandHost, arguments: str) -> None:
     manager = mode.session.session_manager
     if not arguments:
         current = manager.get_session_name()
@@ -57,7 +95,7 @@ async def name(mode: InteractiveMode, arguments: str) -> None:
     mode.footer.invalidate()
 
 
-async def session_info(mode: InteractiveMode, _: str) -> None:
+async def session_info(mode: SessionCommandHost, _: str) -> None:
     theme = mode.theme
     stats = mode.session.get_session_stats()
     name_ = mode.session.session_manager.get_session_name()
@@ -92,7 +130,7 @@ async def session_info(mode: InteractiveMode, _: str) -> None:
     mode.transcript.add(Text(info, 1, 0))
 
 
-async def resume(mode: InteractiveMode, _: str) -> None:
+async def resume(mode: SessionCommandHost, _: str) -> None:
     from pi_coding_agent.core.session import SessionManager
 
     manager = mode.session.session_manager
@@ -120,7 +158,7 @@ async def resume(mode: InteractiveMode, _: str) -> None:
     mode.ui.open(build)
 
 
-async def switch_to(mode: InteractiveMode, path: str, status: str = "Resumed session") -> bool:
+async def switch_to(mode: SessionCommandHost, path: str, status: str = "Resumed session") -> bool:
     mode.indicators.clear()
     try:
         await mode.runtime.switch_session(path)
@@ -132,7 +170,7 @@ async def switch_to(mode: InteractiveMode, path: str, status: str = "Resumed ses
     return True
 
 
-async def fork(mode: InteractiveMode, _: str) -> None:
+async def fork(mode: SessionCommandHost, _: str) -> None:
     points = mode.session.get_user_messages_for_forking()
     if not points:
         mode.transcript.status("No messages to fork from")
@@ -148,7 +186,7 @@ async def fork(mode: InteractiveMode, _: str) -> None:
     mode.ui.open(build)
 
 
-async def _fork_at(mode: InteractiveMode, entry_id: str) -> None:
+async def _fork_at(mode: SessionCommandHost, entry_id: str) -> None:
     try:
         result = await mode.runtime.fork(entry_id)
     except SessionError as error:
@@ -159,7 +197,7 @@ async def _fork_at(mode: InteractiveMode, entry_id: str) -> None:
     mode.transcript.status("Forked to new session")
 
 
-async def clone(mode: InteractiveMode, _: str) -> None:
+async def clone(mode: SessionCommandHost, _: str) -> None:
     if not mode.session.session_manager.get_leaf_id():
         mode.transcript.status("Nothing to clone yet")
         return
@@ -173,7 +211,7 @@ async def clone(mode: InteractiveMode, _: str) -> None:
     mode.transcript.status("Cloned to new session")
 
 
-async def tree(mode: InteractiveMode, _: str, selected_id: str | None = None) -> None:
+async def tree(mode: SessionCommandHost, _: str, selected_id: str | None = None) -> None:
     manager = mode.session.session_manager
     roots = manager.get_tree()
     if not roots:
@@ -201,7 +239,7 @@ async def tree(mode: InteractiveMode, _: str, selected_id: str | None = None) ->
     mode.ui.open(build)
 
 
-async def _summary_choice(mode: InteractiveMode) -> tuple[bool, str | None] | None:
+async def _summary_choice(mode: SessionCommandHost) -> tuple[bool, str | None] | None:
     """Whether to summarize the branch left behind (and with which instructions); ``None``: back to the tree."""
     if mode.session.settings.branch_summary_skip_prompt:
         return False, None
@@ -216,7 +254,7 @@ async def _summary_choice(mode: InteractiveMode) -> tuple[bool, str | None] | No
             return True, instructions
 
 
-async def _navigate(mode: InteractiveMode, entry_id: str) -> None:
+async def _navigate(mode: SessionCommandHost, entry_id: str) -> None:
     session = mode.session
     if entry_id == session.session_manager.get_leaf_id():
         mode.transcript.status("Already at this point")
@@ -255,7 +293,7 @@ async def _navigate(mode: InteractiveMode, entry_id: str) -> None:
     await mode.queue.flush_held()
 
 
-async def compact(mode: InteractiveMode, arguments: str) -> None:
+async def compact(mode: SessionCommandHost, arguments: str) -> None:
     mode.indicators.clear()
     with contextlib.suppress(CompactionError, SessionError):  # shown from the compaction_end event
         await mode.session.compact(arguments or None)
@@ -272,7 +310,7 @@ def path_argument(arguments: str) -> str | None:
     return arguments.split()[0]
 
 
-def export_jsonl(mode: InteractiveMode, output: str | None) -> str:
+def export_jsonl(mode: SessionCommandHost, output: str | None) -> str:
     """The current branch as a session file of its own (Pi's ``/export x.jsonl``)."""
     from datetime import datetime
 
@@ -294,7 +332,7 @@ def export_jsonl(mode: InteractiveMode, output: str | None) -> str:
     return path
 
 
-async def export(mode: InteractiveMode, arguments: str) -> None:
+async def export(mode: SessionCommandHost, arguments: str) -> None:
     output = path_argument(arguments)
     try:
         path = (
@@ -308,7 +346,7 @@ async def export(mode: InteractiveMode, arguments: str) -> None:
     mode.transcript.status(f"Session exported to: {path}")
 
 
-async def import_session(mode: InteractiveMode, arguments: str) -> None:
+async def import_session(mode: SessionCommandHost, arguments: str) -> None:
     source = path_argument(arguments)
     if not source:
         mode.transcript.error("Usage: /import <path.jsonl>")
@@ -344,12 +382,12 @@ def _store_copy(source: str, directory: Path) -> str:
     return str(target)
 
 
-async def copy(mode: InteractiveMode, _: str) -> None:
+async def copy(mode: SessionCommandHost, _: str) -> None:
     text = mode.session.get_last_assistant_text()
     _copy_text(mode, text, "No agent messages to copy yet.", "Copied last agent message to clipboard")
 
 
-def _copy_text(mode: InteractiveMode, text: str | None, nothing: str, done: str) -> None:
+def _copy_text(mode: SessionCommandHost, text: str | None, nothing: str, done: str) -> None:
     """``text`` to the clipboard, then ``done`` as a status; ``nothing`` as an error without text."""
     if not text:
         mode.transcript.error(nothing)
@@ -362,7 +400,7 @@ def _copy_text(mode: InteractiveMode, text: str | None, nothing: str, done: str)
     mode.transcript.status(done)
 
 
-async def share(mode: InteractiveMode, _: str) -> None:
+async def share(mode: SessionCommandHost, _: str) -> None:
     """A secret GitHub gist of the HTML export, through the GitHub CLI (``gh``), as Pi does."""
     if shutil.which("gh") is None:
         mode.transcript.error("GitHub CLI (gh) is not installed. Install it from https://cli.github.com/")
