@@ -69,6 +69,8 @@ class Run(SessionFiles):
     def ours(self) -> bool:
         return self.which == "ours"
 
+    editor_text = staticmethod(editor_text)  # as the extensions' tmux tests read it off a run
+
     def wait_ready(self) -> None:
         """Until the application's keys work: Pi draws its editor before it installs them
         (its startup goes on in the background), so a typed probe is cleared with Ctrl+C
