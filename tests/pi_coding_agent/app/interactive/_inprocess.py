@@ -181,6 +181,8 @@ def run_app(
         with _process_of_the_run(sandbox, terminal, env or {}), _driven(app, scenario, ready):
             code = main(list(args))
         app.exit_code = code
+    if app._task is None:  # the scenario never ran: pi stopped before its interactive mode
+        raise AssertionError(f"pi exited with {code} before its interactive mode; the terminal shows:\n{app.history()}")
     return app
 
 
