@@ -68,13 +68,13 @@ class Held:
 
 
 class MessageQueue:
-    def __init__(self, mode: QueueHost) -> None:
-        self.mode = mode
+    def __init__(self, host: QueueHost) -> None:
+        self.host = host
         self.held: list[Held] = []
         """Messages written during a compaction, sent when it ends."""
 
     def queued(self) -> tuple[list[str], list[str]]:
-        session = self.mode.session
+        session = self.host.session
         steering = [*session.get_steering_messages(), *(h.text for h in self.held if h.delivery == "steer")]
         follow_up = [
             *session.get_follow_up_messages(),
@@ -84,42 +84,42 @@ class MessageQueue:
 
     def refresh(self) -> None:
         """Redraw the queue list (the user commands held during the run stay below it)."""
-        mode = self.mode
-        theme = mode.theme
+        host = self.host
+        theme = host.theme
         steering, follow_up = self.queued()
         lines: list[object] = []
         if steering or follow_up:
             lines.append(Spacer(1))
             lines += [TruncatedText(theme.fg("dim", f"Steering: {text}"), 1) for text in steering]
             lines += [TruncatedText(theme.fg("dim", f"Follow-up: {text}"), 1) for text in follow_up]
-            hint = f"↳ {mode.keys.display('app.message.dequeue')} to edit all queued messages"
+            hint = f"↳ {host.keys.display('app.message.dequeue')} to edit all queued messages"
             lines.append(TruncatedText(theme.fg("dim", hint), 1))
-        mode.layout.pending.children = [*lines, *mode.pending_bash]  # type: ignore[list-item]
-        mode.tui.request_render()
+        host.layout.pending.children = [*lines, *host.pending_bash]  # type: ignore[list-item]
+        host.tui.request_render()
 
     def submit(self, text: str, delivery: Delivery) -> None:
         """Queue ``text`` behind the running answer (or behind the running compaction)."""
-        mode = self.mode
-        mode.editor_history(text)
-        mode.editor.set_text("")
-        if mode.session.is_compacting and not mode.extensions.is_command(text):  # those run at once, as in Pi
+        host = self.host
+        host.editor_history(text)
+        host.editor.set_text("")
+        if host.session.is_compacting and not host.extensions.is_command(text):  # those run at once, as in Pi
             self.held.append(Held(text, delivery))
-            mode.transcript.status("Queued message for after compaction")
+            host.transcript.status("Queued message for after compaction")
             self.refresh()
             return
-        mode.spawn(self._queue(text, delivery))
+        host.spawn(self._queue(text, delivery))
 
     async def _queue(self, text: str, delivery: Delivery) -> None:
         try:
-            await self.mode.session.prompt(text, streaming_behavior=delivery)
+            await self.host.session.prompt(text, streaming_behavior=delivery)
         except SessionError as error:
-            self.mode.transcript.error(str(error))
+            self.host.transcript.error(str(error))
         self.refresh()
 
     def take_back(self, abort: bool = False) -> int:
         """Every queued message back into the editor (before what is typed there); the count."""
-        mode = self.mode
-        steering, follow_up = mode.session.clear_queue()
+        host = self.host
+        steering, follow_up = host.session.clear_queue()
         held = (
             [h.text for h in self.held if h.delivery == "steer"],
             [h.text for h in self.held if h.delivery == "followUp"],
@@ -127,21 +127,21 @@ class MessageQueue:
         self.held.clear()
         everything = [*steering, *held[0], *follow_up, *held[1]]
         if everything:
-            current = mode.editor.get_text()
-            mode.editor.set_text(
+            current = host.editor.get_text()
+            host.editor.set_text(
                 "\n\n".join(text for text in ["\n\n".join(everything), current] if text.strip())
             )
         self.refresh()
         if abort:
-            mode.spawn(mode.session.abort())
+            host.spawn(host.session.abort())
         return len(everything)
 
     def dequeue(self) -> None:
         restored = self.take_back()
         if restored == 0:
-            self.mode.transcript.status("No queued messages to restore")
+            self.host.transcript.status("No queued messages to restore")
         else:
-            self.mode.transcript.status(
+            self.host.transcript.status(
                 f"Restored {restored} queued message{'s' if restored > 1 else ''} to editor"
             )
 
@@ -151,7 +151,7 @@ class MessageQueue:
             return
         held, self.held = self.held, []
         self.refresh()
-        session = self.mode.session
+        session = self.host.session
         try:
             if will_retry or session.is_streaming:
                 for message in held:
@@ -164,9 +164,9 @@ class MessageQueue:
                     await session.prompt(message.text, streaming_behavior=message.delivery)
                 self.refresh()
 
-            self.mode.start_prompt(first.text, on_accepted=lambda: self.mode.spawn(queue_rest()))
+            self.host.start_prompt(first.text, on_accepted=lambda: self.host.spawn(queue_rest()))
         except SessionError as error:
-            self.mode.transcript.error(
+            self.host.transcript.error(
                 f"Failed to send queued message{'s' if len(held) > 1 else ''}: {error}"
             )
         self.refresh()

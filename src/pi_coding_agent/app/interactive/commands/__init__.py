@@ -73,7 +73,7 @@ def is_builtin(name: str) -> bool:
     return name in _NAMES
 
 
-def argument_completions(mode: CommandHost, name: str, prefix: str) -> list[Suggestion] | None:
+def argument_completions(host: CommandHost, name: str, prefix: str) -> list[Suggestion] | None:
     """What the built-in ``name`` offers after ``/name ``: ``/login`` the providers, ``/model``
     the models, ``/thinking`` the levels; the others nothing."""
     from pi_coding_agent.app.interactive.commands import _auth, _models
@@ -83,7 +83,7 @@ def argument_completions(mode: CommandHost, name: str, prefix: str) -> list[Sugg
         "model": _models.model_completions,
         "thinking": _models.thinking_completions,
     }.get(name)
-    return completions(mode, prefix) if completions is not None else None
+    return completions(host, prefix) if completions is not None else None
 
 
 def _handlers() -> dict[str, Handler]:
@@ -92,15 +92,15 @@ def _handlers() -> dict[str, Handler]:
     return {**_session.HANDLERS, **_models.HANDLERS, **_app.HANDLERS, **_auth.HANDLERS}
 
 
-async def run_command(mode: CommandHost, name: str, arguments: str) -> None:
-    await _handlers()[name](mode, arguments)
+async def run_command(host: CommandHost, name: str, arguments: str) -> None:
+    await _handlers()[name](host, arguments)
 
 
-def startup_changelog(mode: CommandHost) -> None:
+def startup_changelog(host: CommandHost) -> None:
     """What's new since the version last started (Pi's notice after an update)."""
     from pi_coding_agent.app.interactive.commands import _app
 
-    _app.startup_changelog(mode)
+    _app.startup_changelog(host)
 
 
 __all__ = [
