@@ -32,6 +32,7 @@ async def _copy_export_compact_import_reload_settings(app: Driven) -> None:
     await app.wait_for("answer one")
     await app.submit("again")
     await app.wait_for("answer two")
+    await app.wait_until_gone("Working")  # the answer is stored before it is copied
     await app.command("/copy")
     await app.wait_for("Copied last agent message to clipboard")
     await app.wait_until(lambda _: app.clipboard() == "answer two", "the clipboard does not hold the answer")

@@ -35,6 +35,7 @@ def test_a_503_is_retried_with_a_countdown_then_a_final_error(tmp_path: Path, wh
         screen = await app.wait_for("made it after a retry")
         assert "Retrying" not in screen  # the retry line goes once the answer comes
         assert screen.count(SHOWN) == 1  # the failed attempt stays in the transcript
+        await app.wait_until_gone("Working")  # the run is over: the next prompt is not a steer
         await app.submit("second")
         await app.wait_for("Retrying (1/2) in 2s...")
         await app.wait_for("Retrying (2/2) in 4s...")

@@ -56,6 +56,7 @@ def test_model_thinking_cycling_and_scope(tmp_path: Path, which: str) -> None:
         await app.wait_for("scripted-thinker • low")
         await app.submit("think")
         await app.wait_for("thought about it")
+        await app.wait_until_gone("Working")  # stored before the model changes (the entries' order)
         await app.send("C-p")
         await app.wait_for("Switched to Scripted Claude")
         await app.wait_for("(scripted-anthropic) scripted-claude")

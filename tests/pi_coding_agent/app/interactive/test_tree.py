@@ -32,6 +32,7 @@ def test_tree_summary_new_resume_fork_clone(tmp_path: Path, which: str) -> None:
         await app.wait_for("answer one")
         await app.submit("second q")
         await app.wait_for("answer two")
+        await app.wait_until_gone("Working")  # the answer is stored: the tree has it
         await _tree_back_to_first_answer(app)
         await app.submit("third q")
         screen = await app.wait_for("answer two")
@@ -128,6 +129,7 @@ def test_tree_labels_are_shown_filtered_and_stored(tmp_path: Path, which: str) -
         await app.wait_for("answer one")
         await app.submit("second q")
         await app.wait_for("answer two")
+        await app.wait_until_gone("Working")  # the answer is stored: the tree has it
         await app.command("/tree")
         await app.wait_for("› • assistant: answer two")
         await app.send("Up", "Up")
