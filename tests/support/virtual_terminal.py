@@ -68,7 +68,7 @@ def _control(base: str) -> str:
     return key_bytes(base)
 
 
-class _SgrScreen(pyte.HistoryScreen):  # type: ignore[misc]
+class _SgrScreen(pyte.HistoryScreen):
     """A screen that keeps colours as the SGR parameters they were set with (``38;5;39``,
     ``38;2;18;164;230``, ``31``), so the styled screen shows them as the program wrote them."""
 

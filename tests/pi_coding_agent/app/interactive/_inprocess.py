@@ -209,11 +209,11 @@ def _driven(app: App, scenario: Scenario, ready: str | None) -> Iterator[None]:
             await asyncio.wait({app._task})
         return 0 if app._task.cancelled() else app._task.result()
 
-    interactive.run_interactive_mode = with_scenario  # type: ignore[assignment]
+    interactive.run_interactive_mode = with_scenario
     try:
         yield
     finally:
-        interactive.run_interactive_mode = original  # type: ignore[assignment]
+        interactive.run_interactive_mode = original
         gc.unfreeze()  # ``main`` freezes what is alive when a run ends; a test process goes on
 
 

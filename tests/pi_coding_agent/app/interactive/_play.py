@@ -8,7 +8,7 @@ in-process ``App`` has (its waits block, which is fine: nothing else runs on its
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -51,9 +51,6 @@ class Driven(Protocol):
     def entries(self, path: Path | None = None) -> list[dict[str, Any]]: ...
     def messages(self, path: Path | None = None) -> list[dict[str, Any]]: ...
     def settings_file(self) -> dict[str, Any]: ...
-
-
-Scenario = Callable[[Any], Awaitable[None]]
 
 
 class TmuxApp:
@@ -131,11 +128,12 @@ class TmuxApp:
         return self.run.settings_file()
 
 
-def play(tmp_path: Path, which: str, turns: list[Turn], scenario: Scenario, **options: Any) -> Driven:
+def play(
+    tmp_path: Path, which: str, turns: list[Turn], scenario: Callable[[Driven], Coroutine[Any, Any, None]], **options: Any
+) -> Driven:
     """Run ``scenario`` against ``which`` (``ours``: in-process; ``pi``: Pi's TUI in tmux);
     ``options`` as ``_scenario.launch``'s. The finished app, for its files."""
     if which == "ours":
-        options.pop("probe", None)  # ours takes keys as soon as it draws: nothing to probe for
         return run_app(tmp_path, turns, scenario, **options)
     with launch(tmp_path, which, turns, **options) as run:
         app = TmuxApp(run)
