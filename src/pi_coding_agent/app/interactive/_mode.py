@@ -5,7 +5,9 @@ Session events become transcript components; the editor's submissions become pro
 commands or slash commands (``commands``); application keys (``_actions``) are checked
 before the editor sees a key. When the runtime replaces the session (``/new``,
 ``/resume``, ``/fork``, ``/clone``, ``/import``, ``/reload``) the screen is rebuilt for the
-new one (``rebind``).
+new one (``rebind``). Its partners (the queue, the indicators, the keys, the extension
+bridge and UI, the header, the commands) each see it through a protocol of the few members
+they use (``_parts``), so none of them imports this module.
 """
 
 from __future__ import annotations

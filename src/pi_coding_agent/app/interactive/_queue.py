@@ -28,6 +28,8 @@ Delivery = Literal["steer", "followUp"]
 
 
 class CommandCheck(Protocol):
+    """Whether a text is an extension's command (those run at once, even during a compaction)."""
+
     def is_command(self, text: str) -> bool: ...
 
 

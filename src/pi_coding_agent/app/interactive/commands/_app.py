@@ -30,6 +30,8 @@ if TYPE_CHECKING:
 
 
 class ShortcutRows(Protocol):
+    """The extensions' shortcuts, for ``/hotkeys``."""
+
     def shortcut_rows(self) -> list[tuple[str, str]]: ...
 
 
