@@ -1,4 +1,4 @@
-"""The editor of the real ``pi`` in tmux (ours and Pi's own): prompt history, kill and yank,
+"""The editor (ours in-process, Pi's own TUI in tmux): prompt history, kill and yank,
 undo, a large paste (collapsed, sent whole), ``@`` fuzzy file completion, Tab path
 completion, ``/`` command completion and Ctrl+G (the external editor)."""
 
@@ -97,8 +97,10 @@ def test_history_kill_undo_paste_completion_external_editor(tmp_path: Path, whic
 
 
 def test_shift_enter_starts_a_new_line(tmp_path: Path, which: str) -> None:
-    """tmux with ``extended-keys on`` forwards Shift+Enter as ``CSI 27;2;13~`` once the program
-    asked for modifyOtherKeys (both ask when the terminal has no Kitty keyboard protocol)."""
+    """A terminal with modifyOtherKeys sends Shift+Enter as ``CSI 27;2;13~`` (tmux with
+    ``extended-keys on`` once the program asked for it, which both do when the terminal has no
+    Kitty keyboard protocol; the virtual terminal with ``extended_keys``)."""
+
     async def scenario(app: Driven) -> None:
         await app.type("line one")
         await app.wait_for("line one", region="editor")

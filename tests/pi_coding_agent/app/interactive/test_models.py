@@ -1,4 +1,4 @@
-"""Models and thinking levels in the real ``pi`` in tmux (ours and Pi's own): ``/model`` with
+"""Models and thinking levels (ours in-process, Pi's own TUI in tmux): ``/model`` with
 search and Ctrl+S for the default, Shift+Tab and ``/thinking``, Ctrl+P cycling, Ctrl+L,
 ``/scoped-models`` saved with Ctrl+S (and the footer dropping the provider once the scope
 has only one); what the editor completes after ``/model `` and ``/thinking ``."""

@@ -1,6 +1,6 @@
 """What ``pi`` shows as it starts (ours in-process, Pi's own TUI in tmux): ``quietStartup``
-hides the header (``--verbose`` brings it back); the theme follows the terminal's background when none is set (tmux
-answering ``OSC 11``, or ``COLORFGBG``) and the choice is saved; ``/changelog`` lists the
+hides the header (``--verbose`` brings it back); the theme follows the terminal's background when none is set (the
+terminal answering ``OSC 11``, or ``COLORFGBG``) and the choice is saved; ``/changelog`` lists the
 changelog's entries oldest first, and after an update the new entries are shown once."""
 
 from __future__ import annotations

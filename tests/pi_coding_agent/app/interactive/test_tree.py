@@ -1,4 +1,4 @@
-"""Moving around sessions in the real ``pi`` in tmux (ours and Pi's own): ``/tree`` back to an
+"""Moving around sessions (ours in-process, Pi's own TUI in tmux): ``/tree`` back to an
 earlier point with a branch summary, ``/new``, ``/resume`` of the other session through the
 picker's search, ``/fork`` and ``/clone``. Pi's live oracle reads every file left behind."""
 
