@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from pi_ai import ImageContent
     from pi_coding_agent.core.session import SessionInfo
     from pi_coding_agent.runtime.agent_session import AgentSessionRuntime
+    from pi_tui import Terminal
 
 
 async def run_interactive_mode(
@@ -27,13 +28,15 @@ async def run_interactive_mode(
     reload_resources: Callable[[], list[str]] | None = None,
     verbose: bool = False,
     startup_resources: StartupResources | None = None,
+    terminal: Terminal | None = None,
 ) -> int:
-    """Run the terminal UI on the process's terminal until the user quits; the exit status.
+    """Run the terminal UI until the user quits; the exit status.
 
     ``reload_resources`` (for ``/reload``) re-reads skills, prompt templates, context files and
     settings for the sessions the runtime builds from then on, and returns warnings to show.
     ``verbose`` (``--verbose``) shows the startup header even with ``quietStartup``.
     ``startup_resources``: the context files, resource origins and conflicts the header lists.
+    ``terminal``: where to draw and read keys (the process's own terminal when not given).
     """
     from pi_coding_agent.app.interactive._mode import InteractiveMode
 
@@ -47,6 +50,7 @@ async def run_interactive_mode(
         reload_resources=reload_resources,
         verbose=verbose,
         startup_resources=startup_resources,
+        terminal=terminal,
     )
     return await mode.run(initial_message, initial_images)
 

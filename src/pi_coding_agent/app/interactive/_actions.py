@@ -2,7 +2,7 @@
 
 They act only while the editor has the focus (a selector or dialog gets its keys itself).
 Escape aborts what runs (the answer, restoring queued messages into the editor; a retry
-wait; a compaction; a branch summary; a user command), leaves bash mode, and pressed twice
+wait; a compaction; a branch summary; a user command), leaves bash host, and pressed twice
 on an empty editor opens ``/tree`` (or ``/fork``, setting ``doubleEscapeAction``). Ctrl+C
 clears the editor and quits when pressed twice; Ctrl+D quits on an empty editor; Ctrl+Z
 suspends. The rest: Shift+Tab thinking level, Ctrl+P/Shift+Ctrl+P models, Ctrl+L model
@@ -18,60 +18,93 @@ import tempfile
 import time
 import uuid
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
-from pi_coding_agent.app.interactive import commands
 from pi_coding_agent.app.interactive._clipboard import EXTENSIONS, read_clipboard_image, read_clipboard_text
 from pi_coding_agent.runtime.agent_session import ModelChangeError
 from pi_tui import ProcessTerminal
 
 if TYPE_CHECKING:
-    from pi_coding_agent.app.interactive._mode import InteractiveMode
+    from pi_coding_agent.app.interactive._parts import EditorComponent, Spawn
+    from pi_coding_agent.app.interactive._queue import MessageQueue
+    from pi_coding_agent.app.interactive._transcript import Transcript
+    from pi_coding_agent.app.interactive.components import Footer
+    from pi_coding_agent.runtime.agent_session import AgentSession
+    from pi_tui import TUI, Keybindings, Terminal
 
 DOUBLE_PRESS_SECONDS = 0.5
 
 
+class KeysHost(Protocol):
+    """What the application keys act on."""
+
+    @property
+    def session(self) -> AgentSession: ...
+    @property
+    def editor(self) -> EditorComponent: ...
+    @property
+    def keys(self) -> Keybindings: ...
+    @property
+    def tui(self) -> TUI: ...
+    @property
+    def terminal(self) -> Terminal: ...
+    @property
+    def transcript(self) -> Transcript: ...
+    @property
+    def footer(self) -> Footer: ...
+    @property
+    def queue(self) -> MessageQueue: ...
+    @property
+    def escape_override(self) -> Callable[[], None] | None: ...
+    @property
+    def spawn(self) -> Spawn: ...
+    def shutdown(self, code: int = 0) -> None: ...
+    def on_submit(self, raw: str) -> None: ...
+    def set_tools_expanded(self, expanded: bool) -> None: ...
+    async def run_command(self, name: str, arguments: str) -> None: ...
+
+
 class AppKeys:
-    def __init__(self, mode: InteractiveMode) -> None:
-        self.mode = mode
+    def __init__(self, host: KeysHost) -> None:
+        self.host = host
         self._last_ctrl_c = 0.0
         self._last_escape = 0.0
         self._table: dict[str, Callable[[], None]] = {
             "app.clear": self._ctrl_c,
             "app.suspend": self._suspend,
             "app.thinking.cycle": self._cycle_thinking,
-            "app.model.cycleForward": lambda: mode.spawn(self._cycle_model("forward")),
-            "app.model.cycleBackward": lambda: mode.spawn(self._cycle_model("backward")),
-            "app.model.select": lambda: mode.spawn(commands.run_command(mode, "model", "")),
+            "app.model.cycleForward": lambda: host.spawn(self._cycle_model("forward")),
+            "app.model.cycleBackward": lambda: host.spawn(self._cycle_model("backward")),
+            "app.model.select": lambda: host.spawn(host.run_command("model", "")),
             "app.tools.expand": self._toggle_tools,
             "app.thinking.toggle": self._toggle_thinking,
             "app.editor.external": self._external_editor,
-            "app.message.copy": lambda: mode.spawn(commands.run_command(mode, "copy", "")),
+            "app.message.copy": lambda: host.spawn(host.run_command("copy", "")),
             "app.message.followUp": self._follow_up,
-            "app.message.dequeue": mode.queue.dequeue,
+            "app.message.dequeue": host.queue.dequeue,
             "app.clipboard.pasteImage": self._paste_image,
-            "app.session.new": lambda: mode.spawn(commands.run_command(mode, "new", "")),
-            "app.session.tree": lambda: mode.spawn(commands.run_command(mode, "tree", "")),
-            "app.session.fork": lambda: mode.spawn(commands.run_command(mode, "fork", "")),
-            "app.session.resume": lambda: mode.spawn(commands.run_command(mode, "resume", "")),
+            "app.session.new": lambda: host.spawn(host.run_command("new", "")),
+            "app.session.tree": lambda: host.spawn(host.run_command("tree", "")),
+            "app.session.fork": lambda: host.spawn(host.run_command("fork", "")),
+            "app.session.resume": lambda: host.spawn(host.run_command("resume", "")),
         }
 
     def handle(self, data: str) -> bool:
-        mode = self.mode
-        keys = mode.keys
-        if mode.tui.focused is not mode.editor:
+        host = self.host
+        keys = host.keys
+        if host.tui.focused is not host.editor:
             return False
         if keys.matches(data, "tui.editor.historyPrevious") or keys.matches(data, "tui.editor.historyNext"):
             return False  # an explicit history binding wins over app actions in the editor
         if keys.matches(data, "app.interrupt"):
-            if getattr(mode.editor, "completion_open", False):
+            if getattr(host.editor, "completion_open", False):
                 return False
             self.escape()
             return True
         if keys.matches(data, "app.exit"):
-            if mode.editor.get_text():
+            if host.editor.get_text():
                 return False
-            mode.shutdown(0)
+            host.shutdown(0)
             return True
         action = keys.action_for(data, tuple(self._table))
         if action is None:
@@ -82,117 +115,117 @@ class AppKeys:
     # ------------------------------------------------------------------ stopping and leaving
 
     def escape(self) -> None:
-        mode = self.mode
-        session = mode.session
-        if mode.escape_override is not None:
-            mode.escape_override()
+        host = self.host
+        session = host.session
+        if host.escape_override is not None:
+            host.escape_override()
         elif session.is_streaming:
-            mode.queue.take_back(abort=True)
+            host.queue.take_back(abort=True)
         elif session.is_bash_running:
             session.abort_bash()
-        elif mode.editor.get_text().lstrip().startswith("!"):
-            mode.editor.set_text("")
-        elif not mode.editor.get_text().strip():
+        elif host.editor.get_text().lstrip().startswith("!"):
+            host.editor.set_text("")
+        elif not host.editor.get_text().strip():
             action = session.settings.get("doubleEscapeAction") or "tree"
             if action == "none":
                 return
             now = time.monotonic()
             if now - self._last_escape < DOUBLE_PRESS_SECONDS:
                 self._last_escape = 0.0
-                mode.spawn(commands.run_command(mode, "tree" if action == "tree" else "fork", ""))
+                host.spawn(host.run_command("tree" if action == "tree" else "fork", ""))
             else:
                 self._last_escape = now
 
     def _ctrl_c(self) -> None:
         now = time.monotonic()
         if now - self._last_ctrl_c < DOUBLE_PRESS_SECONDS:
-            self.mode.shutdown(0)
+            self.host.shutdown(0)
             return
         self._last_ctrl_c = now
-        self.mode.editor.set_text("")
+        self.host.editor.set_text("")
 
     def _suspend(self) -> None:
-        terminal = self.mode.terminal
+        terminal = self.host.terminal
         if not isinstance(terminal, ProcessTerminal):
             return
         terminal.suspend()
         os.kill(0, signal.SIGTSTP)  # the whole process group, as Pi does; the shell takes the terminal
         terminal.resume()  # runs once the shell's ``fg`` continued us
-        self.mode.tui.request_render(force=True)
+        self.host.tui.request_render(force=True)
 
     # ------------------------------------------------------------------ display and models
 
     def _cycle_thinking(self) -> None:
-        mode = self.mode
-        level = mode.session.cycle_thinking_level()
+        host = self.host
+        level = host.session.cycle_thinking_level()
         if level is None:
-            mode.transcript.status("Current model does not support thinking")
+            host.transcript.status("Current model does not support thinking")
         else:
-            mode.footer.invalidate()
-            mode.transcript.status(f"Thinking level: {level}")
+            host.footer.invalidate()
+            host.transcript.status(f"Thinking level: {level}")
 
     async def _cycle_model(self, direction: str) -> None:
-        mode = self.mode
+        host = self.host
         try:
-            result = await mode.session.cycle_model("forward" if direction == "forward" else "backward")
+            result = await host.session.cycle_model("forward" if direction == "forward" else "backward")
         except ModelChangeError as error:
-            mode.transcript.error(str(error))
+            host.transcript.error(str(error))
             return
         if result is None:
-            mode.transcript.status(
-                "Only one model in scope" if mode.session.scoped_models else "Only one model available"
+            host.transcript.status(
+                "Only one model in scope" if host.session.scoped_models else "Only one model available"
             )
             return
-        mode.footer.invalidate()
+        host.footer.invalidate()
         model = result.model
         thinking = (
             f" (thinking: {result.thinking_level})"
             if model.reasoning and result.thinking_level != "off"
             else ""
         )
-        mode.transcript.status(f"Switched to {model.name or model.id}{thinking}")
+        host.transcript.status(f"Switched to {model.name or model.id}{thinking}")
 
     def _toggle_tools(self) -> None:
-        mode = self.mode
-        expanded = not mode.transcript.style.tools_expanded
-        mode.set_tools_expanded(expanded)
-        mode.transcript.status(f"Tool output: {'expanded' if expanded else 'collapsed'}")
+        host = self.host
+        expanded = not host.transcript.style.tools_expanded
+        host.set_tools_expanded(expanded)
+        host.transcript.status(f"Tool output: {'expanded' if expanded else 'collapsed'}")
 
     def _toggle_thinking(self) -> None:
-        mode = self.mode
-        hide = not mode.transcript.style.hide_thinking
-        mode.transcript.set_hide_thinking(hide)
-        mode.session.settings.set_global(("hideThinkingBlock",), hide)
-        mode.transcript.status(f"Thinking blocks: {'hidden' if hide else 'visible'}")
+        host = self.host
+        hide = not host.transcript.style.hide_thinking
+        host.transcript.set_hide_thinking(hide)
+        host.session.settings.set_global(("hideThinkingBlock",), hide)
+        host.transcript.status(f"Thinking blocks: {'hidden' if hide else 'visible'}")
 
     # ------------------------------------------------------------------ editor
 
     def _follow_up(self) -> None:
-        mode = self.mode
-        text = mode.editor.get_text().strip()
+        host = self.host
+        text = host.editor.get_text().strip()
         if not text:
             return
-        if mode.session.is_streaming or mode.session.is_compacting:
-            mode.queue.submit(text, "followUp")
+        if host.session.is_streaming or host.session.is_compacting:
+            host.queue.submit(text, "followUp")
         else:
-            mode.editor.set_text("")
-            mode.on_submit(text)
+            host.editor.set_text("")
+            host.on_submit(text)
 
     def _external_editor(self) -> None:
         from pi_coding_agent.app.interactive._external_editor import edit_externally
 
-        mode = self.mode
-        terminal = mode.terminal
+        host = self.host
+        terminal = host.terminal
         if isinstance(terminal, ProcessTerminal):
             terminal.suspend()
         try:
-            text = edit_externally(mode.editor.get_text(), mode.session.settings.get("externalEditor"))
+            text = edit_externally(host.editor.get_text(), host.session.settings.get("externalEditor"))
         finally:
             if isinstance(terminal, ProcessTerminal):
                 terminal.resume()
-            mode.tui.request_render(force=True)
+            host.tui.request_render(force=True)
         if text is not None:
-            mode.editor.set_text(text.removesuffix("\n"))
+            host.editor.set_text(text.removesuffix("\n"))
 
     def _paste_image(self) -> None:
         """Ctrl+V: an image on the clipboard is saved to a temporary file whose path goes into
@@ -210,7 +243,7 @@ class AppKeys:
             self._insert(text)
 
     def _insert(self, text: str) -> None:
-        editor = self.mode.editor
+        editor = self.host.editor
         insert = getattr(editor, "insert_text", None)
         if callable(insert):
             insert(text)

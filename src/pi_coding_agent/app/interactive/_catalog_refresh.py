@@ -12,22 +12,25 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pi_coding_agent.core.model_registry import CatalogRefreshError
 
 if TYPE_CHECKING:
-    from pi_coding_agent.app.interactive._mode import InteractiveMode
+    from pi_coding_agent.app.interactive._parts import Spawn
+    from pi_coding_agent.core.model_registry import ModelCatalog
 
 
-def start_catalog_refresh(mode: InteractiveMode) -> None:
+def start_catalog_refresh(catalog: ModelCatalog, agent_dir: Path, spawn: Spawn, refreshed: Callable[[], None]) -> None:
+    """Refresh ``catalog``'s gateways in the background (``spawn``); ``refreshed`` runs after."""
     if "PI_OFFLINE" in os.environ:  # even empty: Pi's model runtime then keeps off the network
         return
-    mode.spawn(_refresh(mode))
+    spawn(_refresh(catalog, agent_dir, refreshed))
 
 
-async def _refresh(mode: InteractiveMode) -> None:
+async def _refresh(catalog: ModelCatalog, agent_dir: Path, refreshed: Callable[[], None]) -> None:
     with contextlib.suppress(CatalogRefreshError):
-        await mode.session.catalog.refresh_gateway_catalogs(mode.agent_dir)
-    mode.update_provider_count()
-    mode.tui.request_render()
+        await catalog.refresh_gateway_catalogs(agent_dir)
+    refreshed()

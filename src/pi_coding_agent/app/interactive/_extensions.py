@@ -20,10 +20,9 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pi_coding_agent.app.interactive._issues import extension_issues, issues_block
-from pi_coding_agent.app.interactive.commands import run_command
 from pi_coding_agent.app.interactive.components import (
     CustomEntryView,
     CustomMessageView,
@@ -49,7 +48,11 @@ from pi_tui import (
 )
 
 if TYPE_CHECKING:
-    from pi_coding_agent.app.interactive._mode import InteractiveMode
+    from pi_coding_agent.app.interactive._parts import EditorComponent, Spawn
+    from pi_coding_agent.app.interactive._transcript import Transcript
+    from pi_coding_agent.customize.themes import Theme
+    from pi_coding_agent.runtime.agent_session import AgentSession, AgentSessionRuntime
+    from pi_tui import TUI, Keybindings
 
 RESERVED_ACTIONS = (
     "app.interrupt", "app.clear", "app.exit", "app.suspend", "app.thinking.cycle", "app.model.cycleForward",
@@ -60,13 +63,39 @@ RESERVED_ACTIONS = (
 """Keys an extension shortcut may not take (Pi's ``RESERVED_KEYBINDINGS_FOR_EXTENSION_CONFLICTS``)."""
 
 
+class BridgeHost(Protocol):
+    """What the bridge connects the extensions to: the runtime (and its session), the
+    transcript their messages and errors go to, the editor, and the mode's own reactions
+    (a replaced session, a reload, quitting)."""
+
+    @property
+    def runtime(self) -> AgentSessionRuntime: ...
+    @property
+    def session(self) -> AgentSession: ...
+    @property
+    def transcript(self) -> Transcript: ...
+    @property
+    def editor(self) -> EditorComponent: ...
+    @property
+    def tui(self) -> TUI: ...
+    @property
+    def theme(self) -> Theme: ...
+    @property
+    def keys(self) -> Keybindings: ...
+    @property
+    def spawn(self) -> Spawn: ...
+    def rebind(self) -> None: ...
+    def shutdown(self, code: int = 0) -> None: ...
+    async def run_command(self, name: str, arguments: str) -> None: ...
+
+
 class ExtensionBridge:
-    def __init__(self, mode: InteractiveMode) -> None:
-        self.mode = mode
+    def __init__(self, host: BridgeHost) -> None:
+        self.host = host
         self._listening: ExtensionRunner | None = None
         runner = self.runner
         if runner is not None and runner.markdown_transformers():
-            mode.transcript.style.markdown_transform = self.transform_markdown
+            host.transcript.style.markdown_transform = self.transform_markdown
 
     def transform_markdown(self, text: str, context: dict[str, Any]) -> str:
         """Every extension's transformer in load order; one that raises is skipped (Pi's rule)."""
@@ -82,7 +111,7 @@ class ExtensionBridge:
 
     @property
     def runner(self) -> ExtensionRunner | None:
-        return self.mode.session.extensions
+        return self.host.session.extensions
 
     async def start(self) -> None:
         """Show errors, take the renderers, then ``session_start`` and ``resources_discover``."""
@@ -90,8 +119,8 @@ class ExtensionBridge:
         if runner is None:
             return
         self.bind(runner)
-        await self.mode.runtime.start_extensions()
-        self.mode.tui.request_render()
+        await self.host.runtime.start_extensions()
+        self.host.tui.request_render()
 
     def bind(self, runner: ExtensionRunner) -> None:
         if self._listening is runner:
@@ -101,35 +130,35 @@ class ExtensionBridge:
         runner.on_entry_appended = self.entry_appended
         runner.on_session_replaced = self.replaced
         runner.on_shutdown_request = self.shutdown_requested
-        runner.on_reload = lambda: run_command(self.mode, "reload", "")
-        self.mode.runtime.subscribe(self._settled)
+        runner.on_reload = lambda: self.host.run_command("reload", "")
+        self.host.runtime.subscribe(self._settled)
 
     def shutdown_requested(self) -> None:
         """``ctx.shutdown()``: quit now when idle, else once the agent settles (Pi's rule)."""
-        if self.mode.session.is_idle:
-            self.mode.shutdown(0)
+        if self.host.session.is_idle:
+            self.host.shutdown(0)
 
     def _settled(self, event: object) -> None:
         runner = self.runner
         if getattr(event, "type", "") == "agent_settled" and runner is not None and runner.shutdown_requested:
-            self.mode.shutdown(0)
+            self.host.shutdown(0)
 
     def replaced(self, action: str, result: Any) -> None:
         """A command context replaced the session (or moved in the tree): show it, as Pi does."""
-        mode = self.mode
-        mode.rebind()
+        host = self.host
+        host.rebind()
         if action == "fork":
-            mode.editor.set_text(getattr(result, "selected_text", None) or "")
-            mode.transcript.status("Forked to new session")
+            host.editor.set_text(getattr(result, "selected_text", None) or "")
+            host.transcript.status("Forked to new session")
         elif action == "tree":
             editor_text = getattr(result, "editor_text", None)
-            if editor_text and not mode.editor.get_text().strip():
-                mode.editor.set_text(editor_text)
-            mode.transcript.status("Navigated to selected point")
+            if editor_text and not host.editor.get_text().strip():
+                host.editor.set_text(editor_text)
+            host.transcript.status("Navigated to selected point")
 
     def show_error(self, error: ExtensionError) -> None:
-        theme = self.mode.theme
-        self.mode.transcript.add(Text(theme.fg("error", f'Extension "{error.extension_path}" error: {error.error}'), 1, 0))
+        theme = self.host.theme
+        self.host.transcript.add(Text(theme.fg("error", f'Extension "{error.extension_path}" error: {error.error}'), 1, 0))
 
     def is_command(self, text: str) -> bool:
         """``/name ...`` where ``name`` is an extension command."""
@@ -164,7 +193,7 @@ class ExtensionBridge:
     # ------------------------------------------------------------------ shortcuts
 
     def _reserved(self, key: str) -> bool:
-        keys = self.mode.keys
+        keys = self.host.keys
         return any(key.lower() in (k.lower() for k in keys.keys(action)) for action in RESERVED_ACTIONS)
 
     def issues(self) -> list[Component]:
@@ -172,7 +201,7 @@ class ExtensionBridge:
         runner = self.runner
         if runner is None:
             return []
-        return issues_block(extension_issues(runner, self.mode.keys, RESERVED_ACTIONS), runner, self.mode.theme)
+        return issues_block(extension_issues(runner, self.host.keys, RESERVED_ACTIONS), runner, self.host.theme)
 
     def shortcut_rows(self) -> list[tuple[str, str]]:
         """``/hotkeys``'s Extensions table: each usable shortcut and its description (or extension)."""
@@ -183,12 +212,12 @@ class ExtensionBridge:
     def handle_key(self, data: str) -> bool:
         """Run the extension shortcut ``data`` is (while the editor has the focus)."""
         runner = self.runner
-        mode = self.mode
-        if runner is None or mode.tui.focused is not mode.editor:
+        host = self.host
+        if runner is None or host.tui.focused is not host.editor:
             return False
         for shortcut in runner.shortcuts():
             if matches_key(data, shortcut.key) and not self._reserved(shortcut.key):
-                mode.spawn(self._run_shortcut(runner, shortcut.handler))
+                host.spawn(self._run_shortcut(runner, shortcut.handler))
                 return True
         return False
 
@@ -196,7 +225,7 @@ class ExtensionBridge:
         try:
             await call_handler(handler, runner.context())
         except Exception as error:
-            self.mode.transcript.error(f"Shortcut handler error: {error}")
+            self.host.transcript.error(f"Shortcut handler error: {error}")
 
     # ------------------------------------------------------------------ renderings
 
@@ -205,7 +234,7 @@ class ExtensionBridge:
         order (when the branch has no compaction, whose summary stands for older entries;
         then those entries come last)."""
         runner = self.runner
-        manager = self.mode.session.session_manager
+        manager = self.host.session.session_manager
         if runner is None or not any(e.entry_renderers for e in runner.extensions):
             return list(messages)
         branch = manager.get_branch()
@@ -236,7 +265,7 @@ class ExtensionBridge:
             return Container()
         runner = self.runner
         renderer = runner.message_renderer(message.custom_type) if runner is not None else None
-        style = self.mode.transcript.style
+        style = self.host.transcript.style
 
         def report(error: BaseException) -> None:
             if runner is not None:
@@ -249,14 +278,14 @@ class ExtensionBridge:
         renderer = runner.entry_renderer(entry.custom_type) if runner is not None else None
         if renderer is None:
             return None
-        view = CustomEntryView(entry, renderer, self.mode.theme)
-        view.set_expanded(self.mode.transcript.style.tools_expanded)
+        view = CustomEntryView(entry, renderer, self.host.theme)
+        view.set_expanded(self.host.transcript.style.tools_expanded)
         return view if view.has_content else None
 
     def entry_appended(self, entry: Any) -> None:
         view = self.entry_view(entry)
         if view is not None:
-            self.mode.transcript.add(view)
+            self.host.transcript.add(view)
 
     def tool_view(self, call_id: str, name: str, args: Any, expanded: bool) -> ToolExecutionView | None:
         runner = self.runner
@@ -267,7 +296,7 @@ class ExtensionBridge:
             return None
         path = next(p for d, p in runner.tools() if d.name == name)
         return ExtensionToolView(definition, call_id, name, args if isinstance(args, dict) else {},
-                                 self.mode.theme, cwd=self.mode.session.cwd, expanded=expanded,
+                                 self.host.theme, cwd=self.host.session.cwd, expanded=expanded,
                                  report=lambda event, error: runner.report(path, event, error))  # fmt: skip
 
 

@@ -4,19 +4,42 @@ countdown, compacting, summarizing a branch (in the status area above the editor
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from pi_tui import Loader
 
 if TYPE_CHECKING:
-    from pi_coding_agent.app.interactive._mode import InteractiveMode
+    from pi_coding_agent.app.interactive._layout import Layout
+    from pi_coding_agent.app.interactive._parts import EditorComponent
+    from pi_coding_agent.customize.themes import Theme
+    from pi_coding_agent.runtime.agent_session import AgentSession
+    from pi_tui import TUI, Keybindings
 
 DEFAULT_WORKING_MESSAGE = "Working"
 
 
+class IndicatorHost(Protocol):
+    """What the indicators draw with: the status area and the editor whose border shows
+    the working line, in the editor border's style."""
+
+    @property
+    def session(self) -> AgentSession: ...
+    @property
+    def editor(self) -> EditorComponent: ...
+    @property
+    def layout(self) -> Layout: ...
+    @property
+    def tui(self) -> TUI: ...
+    @property
+    def theme(self) -> Theme: ...
+    @property
+    def keys(self) -> Keybindings: ...
+    def editor_border_style(self, text: str) -> str: ...
+
+
 class StatusIndicators:
-    def __init__(self, mode: InteractiveMode) -> None:
-        self.mode = mode
+    def __init__(self, host: IndicatorHost) -> None:
+        self.host = host
         self.kind: str | None = None
         self.loader: Loader | None = None
         self.working_message: str | None = None
@@ -25,23 +48,23 @@ class StatusIndicators:
 
     def show(self, kind: str, message: str, spinner: str = "accent") -> None:
         self.clear()
-        mode = self.mode
-        theme = mode.theme
-        border = mode.editor_border_style if kind == "working" else None
+        host = self.host
+        theme = host.theme
+        border = host.editor_border_style if kind == "working" else None
         loader = Loader(
             message,
-            mode.tui.request_render,
+            host.tui.request_render,
             spinner_style=border or (lambda s: theme.fg(spinner, s)),
             message_style=border or (lambda s: theme.fg("muted", s)),
         )
         self.kind, self.loader = kind, loader
         loader.start()
-        editor = mode.editor
+        editor = host.editor
         if kind == "working" and hasattr(editor, "border_status"):
             editor.border_status = loader.inline
         else:
-            mode.layout.status.children = [loader]
-        mode.tui.request_render()
+            host.layout.status.children = [loader]
+        host.tui.request_render()
 
     def clear(self, kind: str | None = None) -> None:
         if kind is not None and kind != self.kind:
@@ -52,11 +75,11 @@ class StatusIndicators:
             self._countdown.cancel()
             self._countdown = None
         self.kind = self.loader = None
-        mode = self.mode
-        if hasattr(mode.editor, "border_status"):
-            mode.editor.border_status = None
-        mode.layout.status.children = []
-        mode.tui.request_render()
+        host = self.host
+        if hasattr(host.editor, "border_status"):
+            host.editor.border_status = None
+        host.layout.status.children = []
+        host.tui.request_render()
 
     def working(self) -> None:
         if self.working_visible:
@@ -74,12 +97,12 @@ class StatusIndicators:
         self.working_visible = visible
         if not visible:
             self.clear("working")
-        elif self.mode.session.is_streaming:
+        elif self.host.session.is_streaming:
             self.working()
 
     def retrying(self, attempt: int, max_attempts: int, delay_ms: int) -> None:
         """``Retrying (1/3) in 2s... (escape to cancel)``, counting down each second."""
-        cancel = self.mode.keys.text("app.interrupt")
+        cancel = self.host.keys.text("app.interrupt")
         seconds = max(0, -(-delay_ms // 1000))
 
         def text(left: int) -> str:
@@ -96,7 +119,7 @@ class StatusIndicators:
         self._countdown = asyncio.get_running_loop().call_later(1, tick, seconds - 1)
 
     def compacting(self, reason: str) -> None:
-        cancel = f"({self.mode.keys.text('app.interrupt')} to cancel)"
+        cancel = f"({self.host.keys.text('app.interrupt')} to cancel)"
         if reason == "manual":
             self.show("compaction", f"Compacting context... {cancel}")
         else:
@@ -105,5 +128,5 @@ class StatusIndicators:
 
     def summarizing(self) -> None:
         self.show(
-            "branchSummary", f"Summarizing branch... ({self.mode.keys.text('app.interrupt')} to cancel)"
+            "branchSummary", f"Summarizing branch... ({self.host.keys.text('app.interrupt')} to cancel)"
         )

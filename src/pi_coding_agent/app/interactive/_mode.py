@@ -5,7 +5,9 @@ Session events become transcript components; the editor's submissions become pro
 commands or slash commands (``commands``); application keys (``_actions``) are checked
 before the editor sees a key. When the runtime replaces the session (``/new``,
 ``/resume``, ``/fork``, ``/clone``, ``/import``, ``/reload``) the screen is rebuilt for the
-new one (``rebind``).
+new one (``rebind``). Its partners (the queue, the indicators, the keys, the extension
+bridge and UI, the header, the commands) each see it through a protocol of the few members
+they use (``_parts``), so none of them imports this module.
 """
 
 from __future__ import annotations
@@ -26,13 +28,14 @@ from pi_coding_agent.app.interactive._extensions import ExtensionBridge
 from pi_coding_agent.app.interactive._indicators import StatusIndicators
 from pi_coding_agent.app.interactive._keys import load_keybindings
 from pi_coding_agent.app.interactive._layout import Layout
+from pi_coding_agent.app.interactive._parts import EditorComponent
 from pi_coding_agent.app.interactive._queue import MessageQueue
 from pi_coding_agent.app.interactive._startup_resources import StartupResources
 from pi_coding_agent.app.interactive._styles import markdown_theme
 from pi_coding_agent.app.interactive._terminal_theme import TerminalTheme
 from pi_coding_agent.app.interactive._themes import ThemeChoice, load_theme_choice
 from pi_coding_agent.app.interactive._transcript import Transcript, TranscriptStyle, user_text
-from pi_coding_agent.app.interactive._ui import EditorComponent, InteractiveUI
+from pi_coding_agent.app.interactive._ui import InteractiveUI
 from pi_coding_agent.app.interactive.commands import (
     argument_completions,
     command_list,
@@ -218,7 +221,8 @@ class InteractiveMode:
         for signum in (signal.SIGTERM, signal.SIGHUP):
             loop.add_signal_handler(signum, self.shutdown, 0)
         await self.extensions.start()
-        start_catalog_refresh(self)  # in the background, after the first frame (Pi's order)
+        # in the background, after the first frame (Pi's order)
+        start_catalog_refresh(self.session.catalog, self.agent_dir, self.spawn, self._catalog_refreshed)
         if initial_message is not None:
             self.start_prompt(initial_message, list(initial_images))
         try:
@@ -324,6 +328,10 @@ class InteractiveMode:
         """The footer names the provider when the models to choose from come from more than one."""
         self.footer.provider_count = len({model.provider for model in self.model_choices()})
         self.footer.invalidate()
+
+    def _catalog_refreshed(self) -> None:
+        self.update_provider_count()
+        self.tui.request_render()
 
     def rebind(self) -> None:
         """The runtime replaced the session: show the new one, reset what belonged to the old
@@ -478,7 +486,7 @@ class InteractiveMode:
         if command is not None:
             self.editor_history(text)
             self.editor.set_text("")
-            self.spawn(run_command(self, *command))
+            self.spawn(self.run_command(*command))
             return
         if text.startswith("!"):
             exclude = text.startswith("!!")
@@ -493,6 +501,10 @@ class InteractiveMode:
         self.editor_history(text)
         self.editor.set_text("")
         self.start_prompt(text)
+
+    async def run_command(self, name: str, arguments: str) -> None:
+        """Run the built-in slash command ``name``."""
+        await run_command(self, name, arguments)
 
     def start_prompt(
         self, text: str, images: Sequence[ImageContent] = (), on_accepted: Callable[[], None] | None = None

@@ -9,16 +9,58 @@ prompts, so messages wait here and are sent once it ends.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from pi_coding_agent.runtime.agent_session import SessionError
 from pi_tui import Spacer, TruncatedText
 
 if TYPE_CHECKING:
-    from pi_coding_agent.app.interactive._mode import InteractiveMode
+    from pi_ai import ImageContent
+    from pi_coding_agent.app.interactive._layout import Layout
+    from pi_coding_agent.app.interactive._parts import Notices, Renderer, Spawn, TextEditor
+    from pi_coding_agent.customize.themes import Theme
+    from pi_coding_agent.runtime.agent_session import AgentSession
+    from pi_tui import Component, Keybindings
 
 Delivery = Literal["steer", "followUp"]
+
+
+class CommandCheck(Protocol):
+    """Whether a text is an extension's command (those run at once, even during a compaction)."""
+
+    def is_command(self, text: str) -> bool: ...
+
+
+class QueueHost(Protocol):
+    """What the queue works with: the session it queues into, the editor it takes text
+    from and gives it back to, the area above the editor where it lists what waits."""
+
+    @property
+    def session(self) -> AgentSession: ...
+    @property
+    def editor(self) -> TextEditor: ...
+    @property
+    def transcript(self) -> Notices: ...
+    @property
+    def layout(self) -> Layout: ...
+    @property
+    def tui(self) -> Renderer: ...
+    @property
+    def theme(self) -> Theme: ...
+    @property
+    def keys(self) -> Keybindings: ...
+    @property
+    def extensions(self) -> CommandCheck: ...
+    @property
+    def pending_bash(self) -> Sequence[Component]: ...
+    @property
+    def spawn(self) -> Spawn: ...
+    def editor_history(self, text: str) -> None: ...
+    def start_prompt(
+        self, text: str, images: Sequence[ImageContent] = (), on_accepted: Callable[[], None] | None = None
+    ) -> None: ...
 
 
 @dataclass
@@ -28,13 +70,13 @@ class Held:
 
 
 class MessageQueue:
-    def __init__(self, mode: InteractiveMode) -> None:
-        self.mode = mode
+    def __init__(self, host: QueueHost) -> None:
+        self.host = host
         self.held: list[Held] = []
         """Messages written during a compaction, sent when it ends."""
 
     def queued(self) -> tuple[list[str], list[str]]:
-        session = self.mode.session
+        session = self.host.session
         steering = [*session.get_steering_messages(), *(h.text for h in self.held if h.delivery == "steer")]
         follow_up = [
             *session.get_follow_up_messages(),
@@ -44,42 +86,42 @@ class MessageQueue:
 
     def refresh(self) -> None:
         """Redraw the queue list (the user commands held during the run stay below it)."""
-        mode = self.mode
-        theme = mode.theme
+        host = self.host
+        theme = host.theme
         steering, follow_up = self.queued()
         lines: list[object] = []
         if steering or follow_up:
             lines.append(Spacer(1))
             lines += [TruncatedText(theme.fg("dim", f"Steering: {text}"), 1) for text in steering]
             lines += [TruncatedText(theme.fg("dim", f"Follow-up: {text}"), 1) for text in follow_up]
-            hint = f"↳ {mode.keys.display('app.message.dequeue')} to edit all queued messages"
+            hint = f"↳ {host.keys.display('app.message.dequeue')} to edit all queued messages"
             lines.append(TruncatedText(theme.fg("dim", hint), 1))
-        mode.layout.pending.children = [*lines, *mode.pending_bash]  # type: ignore[list-item]
-        mode.tui.request_render()
+        host.layout.pending.children = [*lines, *host.pending_bash]  # type: ignore[list-item]
+        host.tui.request_render()
 
     def submit(self, text: str, delivery: Delivery) -> None:
         """Queue ``text`` behind the running answer (or behind the running compaction)."""
-        mode = self.mode
-        mode.editor_history(text)
-        mode.editor.set_text("")
-        if mode.session.is_compacting and not mode.extensions.is_command(text):  # those run at once, as in Pi
+        host = self.host
+        host.editor_history(text)
+        host.editor.set_text("")
+        if host.session.is_compacting and not host.extensions.is_command(text):  # those run at once, as in Pi
             self.held.append(Held(text, delivery))
-            mode.transcript.status("Queued message for after compaction")
+            host.transcript.status("Queued message for after compaction")
             self.refresh()
             return
-        mode.spawn(self._queue(text, delivery))
+        host.spawn(self._queue(text, delivery))
 
     async def _queue(self, text: str, delivery: Delivery) -> None:
         try:
-            await self.mode.session.prompt(text, streaming_behavior=delivery)
+            await self.host.session.prompt(text, streaming_behavior=delivery)
         except SessionError as error:
-            self.mode.transcript.error(str(error))
+            self.host.transcript.error(str(error))
         self.refresh()
 
     def take_back(self, abort: bool = False) -> int:
         """Every queued message back into the editor (before what is typed there); the count."""
-        mode = self.mode
-        steering, follow_up = mode.session.clear_queue()
+        host = self.host
+        steering, follow_up = host.session.clear_queue()
         held = (
             [h.text for h in self.held if h.delivery == "steer"],
             [h.text for h in self.held if h.delivery == "followUp"],
@@ -87,21 +129,21 @@ class MessageQueue:
         self.held.clear()
         everything = [*steering, *held[0], *follow_up, *held[1]]
         if everything:
-            current = mode.editor.get_text()
-            mode.editor.set_text(
+            current = host.editor.get_text()
+            host.editor.set_text(
                 "\n\n".join(text for text in ["\n\n".join(everything), current] if text.strip())
             )
         self.refresh()
         if abort:
-            mode.spawn(mode.session.abort())
+            host.spawn(host.session.abort())
         return len(everything)
 
     def dequeue(self) -> None:
         restored = self.take_back()
         if restored == 0:
-            self.mode.transcript.status("No queued messages to restore")
+            self.host.transcript.status("No queued messages to restore")
         else:
-            self.mode.transcript.status(
+            self.host.transcript.status(
                 f"Restored {restored} queued message{'s' if restored > 1 else ''} to editor"
             )
 
@@ -111,7 +153,7 @@ class MessageQueue:
             return
         held, self.held = self.held, []
         self.refresh()
-        session = self.mode.session
+        session = self.host.session
         try:
             if will_retry or session.is_streaming:
                 for message in held:
@@ -124,9 +166,9 @@ class MessageQueue:
                     await session.prompt(message.text, streaming_behavior=message.delivery)
                 self.refresh()
 
-            self.mode.start_prompt(first.text, on_accepted=lambda: self.mode.spawn(queue_rest()))
+            self.host.start_prompt(first.text, on_accepted=lambda: self.host.spawn(queue_rest()))
         except SessionError as error:
-            self.mode.transcript.error(
+            self.host.transcript.error(
                 f"Failed to send queued message{'s' if len(held) > 1 else ''}: {error}"
             )
         self.refresh()

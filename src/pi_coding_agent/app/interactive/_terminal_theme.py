@@ -12,47 +12,60 @@ asks nothing and turns the reports off.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from pi_coding_agent.app.interactive._themes import appearance_for, appearance_from_env, split_auto
 
 if TYPE_CHECKING:
-    from pi_coding_agent.app.interactive._mode import InteractiveMode
-    from pi_tui import ColorScheme, RgbColor
+    from pi_coding_agent.app.interactive._themes import ThemeChoice
+    from pi_coding_agent.runtime.agent_session import AgentSession
+    from pi_tui import TUI, ColorScheme, RgbColor
+
+
+class ThemeHost(Protocol):
+    """Where the theme choice lives, the terminal it asks, and how a new theme is shown."""
+
+    @property
+    def session(self) -> AgentSession: ...
+    @property
+    def themes(self) -> ThemeChoice: ...
+    @property
+    def tui(self) -> TUI: ...
+    def apply_theme(self, name: str | None = None) -> None: ...
 
 
 class TerminalTheme:
-    def __init__(self, mode: InteractiveMode) -> None:
-        self.mode = mode
-        mode.tui.on_color_scheme_change(self._reported)
+    def __init__(self, host: ThemeHost) -> None:
+        self.host = host
+        host.tui.on_color_scheme_change(self._reported)
 
     def detect(self) -> None:
         """Ask the terminal what the theme setting needs to know (at start, after a change)."""
-        requested = self.mode.themes.requested
+        requested = self.host.themes.requested
         if requested is None:
             self._from_background()
         elif split_auto(requested) is not None:
             self._follow_pair()
         else:
-            self.mode.tui.set_color_scheme_notifications(False)
+            self.host.tui.set_color_scheme_notifications(False)
 
     def _from_background(self) -> None:
-        mode = self.mode
+        host = self.host
 
         def answered(rgb: RgbColor | None) -> None:
-            if mode.themes.requested is not None:
+            if host.themes.requested is not None:
                 return  # a theme was chosen meanwhile
             if rgb is None:
                 if os.environ.get("COLORFGBG"):
-                    mode.session.settings.set_global(("theme",), mode.themes.resolve())
+                    host.session.settings.set_global(("theme",), host.themes.resolve())
                 return
-            mode.session.settings.set_global(("theme",), appearance_for(rgb))
+            host.session.settings.set_global(("theme",), appearance_for(rgb))
             self._show(appearance_for(rgb))
 
-        mode.tui.query_background_color(answered)
+        host.tui.query_background_color(answered)
 
     def _follow_pair(self) -> None:
-        tui = self.mode.tui
+        tui = self.host.tui
         answers: dict[str, str | None] = {}
 
         def answered(kind: str, appearance: str | None) -> None:
@@ -69,17 +82,17 @@ class TerminalTheme:
 
     def _reported(self, scheme: ColorScheme) -> None:
         """A scheme report once the reports are on: the pair's other theme if it changed."""
-        mode = self.mode
-        if not mode.tui.color_scheme_notifications:
+        host = self.host
+        if not host.tui.color_scheme_notifications:
             return
-        if split_auto(mode.themes.requested or "") is None:
-            mode.tui.set_color_scheme_notifications(False)
+        if split_auto(host.themes.requested or "") is None:
+            host.tui.set_color_scheme_notifications(False)
             return
         self._show(scheme)
 
     def _show(self, appearance: str) -> None:
-        themes = self.mode.themes
+        themes = self.host.themes
         before = themes.resolve()
         themes.appearance = appearance
         if themes.resolve() != before:
-            self.mode.apply_theme()
+            self.host.apply_theme()

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, TypeVar
 
 from pi_ai import AbortSignal
 from pi_coding_agent.app.interactive._layout import widget_lines
+from pi_coding_agent.app.interactive._parts import EditorComponent
 from pi_coding_agent.app.interactive.selectors import (
     EditorDialog,
     InputDialog,
@@ -33,22 +34,12 @@ from pi_coding_agent.customize.themes import Theme
 from pi_tui import TUI, Component, Keybindings, OverlayHandle, OverlayOptions
 
 if TYPE_CHECKING:
-    from pi_coding_agent.app.interactive._mode import InteractiveMode
+    from pi_coding_agent.app.interactive._indicators import StatusIndicators
+    from pi_coding_agent.app.interactive._layout import Layout
+    from pi_coding_agent.app.interactive._transcript import Transcript
+    from pi_coding_agent.app.interactive.components import Footer
 
 T = TypeVar("T")
-
-
-class EditorComponent(Protocol):
-    """What a replacement editor offers (the built-in ``Editor`` does all of it)."""
-
-    on_submit: Callable[[str], None] | None
-    on_change: Callable[[str], None] | None
-
-    def render(self, width: int) -> list[str]: ...
-    def invalidate(self) -> None: ...
-    def handle_input(self, data: str) -> None: ...
-    def get_text(self) -> str: ...
-    def set_text(self, text: str) -> None: ...
 
 
 Done: TypeAlias = Callable[[Any], None]
@@ -72,9 +63,35 @@ def _dispose(component: object) -> None:
         dispose()
 
 
+class UIHost(Protocol):
+    """What extensions' UI calls reach: the screen's parts and the editor in use, which a
+    dialog or an extension's editor takes the place of."""
+
+    @property
+    def tui(self) -> TUI: ...
+    @property
+    def theme(self) -> Theme: ...
+    @property
+    def keys(self) -> Keybindings: ...
+    @property
+    def layout(self) -> Layout: ...
+    @property
+    def editor(self) -> EditorComponent: ...
+    @property
+    def transcript(self) -> Transcript: ...
+    @property
+    def footer(self) -> Footer: ...
+    @property
+    def indicators(self) -> StatusIndicators: ...
+    def restore_editor(self) -> None: ...
+    def replace_editor(self, editor: EditorComponent | None) -> None: ...
+    def set_tools_expanded(self, expanded: bool) -> None: ...
+    def build_header(self) -> None: ...
+
+
 class InteractiveUI(ExtensionUI):
-    def __init__(self, mode: InteractiveMode) -> None:
-        self.mode = mode
+    def __init__(self, host: UIHost) -> None:
+        self.host = host
         self._close_active: Callable[[], None] | None = None
         self.custom_footer: Component | None = None
         self.custom_header: Component | None = None
@@ -82,14 +99,14 @@ class InteractiveUI(ExtensionUI):
 
     @property
     def theme(self) -> Theme:
-        return self.mode.theme
+        return self.host.theme
 
     @property
     def tui(self) -> TUI:
-        return self.mode.tui
+        return self.host.tui
 
     def context(self) -> SelectorContext:
-        return SelectorContext(self.mode.theme, self.mode.keys, self.mode.tui.request_render)
+        return SelectorContext(self.host.theme, self.host.keys, self.host.tui.request_render)
 
     # ------------------------------------------------------------------ the editor's place
 
@@ -109,10 +126,10 @@ class InteractiveUI(ExtensionUI):
             _dispose(component)
             if self._close_active is done:
                 self._close_active = None
-                self.mode.restore_editor()
+                self.host.restore_editor()
 
         self._close_active = done
-        self.mode.layout.show_in_editor_area(component)
+        self.host.layout.show_in_editor_area(component)
         self.tui.set_focus(focus or component)
         return done
 
@@ -195,11 +212,11 @@ class InteractiveUI(ExtensionUI):
                      on_handle: Callable[[OverlayHandle], None] | None = None) -> Any:  # fmt: skip
         """Show the factory's component until it calls ``done(result)``; returns the result."""
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        saved_text = self.mode.editor.get_text()
+        saved_text = self.host.editor.get_text()
         built = factory(
             self.tui,
             self.theme,
-            self.mode.keys,
+            self.host.keys,
             lambda value: None if future.done() else future.set_result(value),
         )
         component = await built if isinstance(built, Awaitable) else built
@@ -221,12 +238,12 @@ class InteractiveUI(ExtensionUI):
             return await future
         finally:
             done()
-            self.mode.editor.set_text(saved_text)
+            self.host.editor.set_text(saved_text)
 
     # ------------------------------------------------------------------ fire and forget
 
     def notify(self, message: str, kind: NotifyKind | None = None) -> None:
-        transcript = self.mode.transcript
+        transcript = self.host.transcript
         if kind == "error":
             transcript.error(message)
         elif kind == "warning":
@@ -235,7 +252,7 @@ class InteractiveUI(ExtensionUI):
             transcript.status(message)
 
     def set_status(self, key: str, text: str | None) -> None:
-        footer = self.mode.footer
+        footer = self.host.footer
         if text is None:
             footer.statuses.pop(key, None)
         else:
@@ -245,7 +262,7 @@ class InteractiveUI(ExtensionUI):
 
     def set_widget(self, key: str, lines: Sequence[str] | WidgetFactory | None,
                    placement: WidgetPlacement | None = None) -> None:  # fmt: skip
-        layout = self.mode.layout
+        layout = self.host.layout
         if lines is None:
             layout.set_widget(key, None)
             return
@@ -260,25 +277,25 @@ class InteractiveUI(ExtensionUI):
         self.tui.terminal.write(f"\x1b]0;{title}\x07")
 
     def set_editor_text(self, text: str) -> None:
-        self.mode.editor.set_text(text)
+        self.host.editor.set_text(text)
 
     def get_editor_text(self) -> str:
-        return self.mode.editor.get_text()
+        return self.host.editor.get_text()
 
     def paste_to_editor(self, text: str) -> None:
-        self.mode.editor.handle_input(f"\x1b[200~{text}\x1b[201~")
+        self.host.editor.handle_input(f"\x1b[200~{text}\x1b[201~")
 
     def set_working_message(self, message: str | None) -> None:
-        self.mode.indicators.set_working_message(message)
+        self.host.indicators.set_working_message(message)
 
     def set_working_visible(self, visible: bool) -> None:
-        self.mode.indicators.set_working_visible(visible)
+        self.host.indicators.set_working_visible(visible)
 
     def get_tools_expanded(self) -> bool:
-        return self.mode.transcript.style.tools_expanded
+        return self.host.transcript.style.tools_expanded
 
     def set_tools_expanded(self, expanded: bool) -> None:
-        self.mode.set_tools_expanded(expanded)
+        self.host.set_tools_expanded(expanded)
 
     def on_terminal_input(self, handler: Callable[[str], bool]) -> Callable[[], None]:
         """See every key before the focused component; returning True consumes it."""
@@ -289,29 +306,29 @@ class InteractiveUI(ExtensionUI):
     def set_footer(self, factory: FooterFactory | None) -> None:
         if self.custom_footer is not None:
             _dispose(self.custom_footer)
-        self.custom_footer = factory(self.tui, self.theme, self.mode.footer) if factory is not None else None
-        self.mode.layout.set_footer(self.custom_footer or self.mode.footer)
+        self.custom_footer = factory(self.tui, self.theme, self.host.footer) if factory is not None else None
+        self.host.layout.set_footer(self.custom_footer or self.host.footer)
 
     def set_header(self, factory: HeaderFactory | None) -> None:
         if self.custom_header is not None:
             _dispose(self.custom_header)
         self.custom_header = factory(self.tui, self.theme) if factory is not None else None
-        self.mode.build_header()
+        self.host.build_header()
 
     def set_editor_component(self, factory: EditorFactory | None) -> None:
         self.editor_factory = factory
-        self.mode.replace_editor(
-            factory(self.tui, self.theme, self.mode.keys) if factory is not None else None
+        self.host.replace_editor(
+            factory(self.tui, self.theme, self.host.keys) if factory is not None else None
         )
 
     def reset(self) -> None:
         """Back to the built-in parts (a new session starts without an extension's UI)."""
         self.close_selector()
         self.tui.hide_overlay()
-        self.mode.layout.clear_widgets()
+        self.host.layout.clear_widgets()
         self.set_footer(None)
         if self.custom_header is not None:
             self.set_header(None)
         if self.editor_factory is not None:
             self.set_editor_component(None)
-        self.mode.footer.statuses.clear()
+        self.host.footer.statuses.clear()

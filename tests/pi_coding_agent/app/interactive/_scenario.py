@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tests.pi_coding_agent.app.interactive._tmux import TmuxPane, editor_lines
+from tests.pi_coding_agent.app.interactive._tmux import TmuxPane, editor_text
 from tests.pi_coding_agent.e2e._harness import OUR_PI, Sandbox
 from tests.support import oracle
 from tests.support.scripted_provider import ScriptedProvider, Turn
@@ -33,53 +33,10 @@ SETTINGS: dict[str, Any] = {
 SUBMIT_LIMIT = 90.0
 
 
-@dataclass
-class Run:
-    which: str
+class SessionFiles:
+    """What a run leaves in its sandbox: session files, their entries, the saved settings."""
+
     sandbox: Sandbox
-    pane: TmuxPane
-    provider: ScriptedProvider
-
-    @property
-    def ours(self) -> bool:
-        return self.which == "ours"
-
-    def wait_ready(self) -> None:
-        """Until the application's keys work: Pi draws its editor before it installs them
-        (its startup goes on in the background), so a typed probe is cleared with Ctrl+C
-        until it goes. Presses are more than Pi's 0.5 s double-press (quit) window apart."""
-        pane = self.pane
-        pane.type("probe-ready")
-        pane.wait_for("probe-ready", region="editor")
-        deadline = time.monotonic() + SUBMIT_LIMIT
-        while "probe-ready" in self.editor_text(pane.screen()):
-            if time.monotonic() > deadline:
-                raise AssertionError(f"the keys never started working:\n{pane.screen()}")
-            pane.send("C-c")
-            end = time.monotonic() + 1.0
-            while time.monotonic() < end and "probe-ready" in self.editor_text(pane.screen()):
-                time.sleep(0.03)
-        time.sleep(0.6)  # out of the double-press window before anything else presses Ctrl+C
-
-    def submit(self, text: str, key: str = "Enter") -> None:
-        """Type ``text`` and press ``key``; wait until the editor let go of it."""
-        pane = self.pane
-        pane.type(text)
-        pane.wait_for(text[:40], region="editor")
-        pane.send(key)
-        pane.wait_until(lambda s: text[:40] not in self.editor_text(s), f"{text!r} was never accepted", SUBMIT_LIMIT)
-
-    @staticmethod
-    def editor_text(screen: str) -> str:
-        return "\n".join(editor_lines(screen))
-
-    def command(self, text: str) -> None:
-        """A slash command: typed, then Enter (completion is closed with a space first)."""
-        self.submit(text)
-
-    def quit(self) -> None:
-        self.pane.send("C-d")
-        self.pane.wait_for("[exit 0]")
 
     def session_files(self) -> list[Path]:
         return self.sandbox.session_files()
@@ -99,6 +56,54 @@ class Run:
             return dict(json.loads((self.sandbox.agent_dir / "settings.json").read_text(encoding="utf-8")))
         except json.JSONDecodeError:
             return {}
+
+
+@dataclass
+class Run(SessionFiles):
+    which: str
+    sandbox: Sandbox
+    pane: TmuxPane
+    provider: ScriptedProvider
+
+    @property
+    def ours(self) -> bool:
+        return self.which == "ours"
+
+    editor_text = staticmethod(editor_text)  # as the extensions' tmux tests read it off a run
+
+    def wait_ready(self) -> None:
+        """Until the application's keys work: Pi draws its editor before it installs them
+        (its startup goes on in the background), so a typed probe is cleared with Ctrl+C
+        until it goes. Presses are more than Pi's 0.5 s double-press (quit) window apart."""
+        pane = self.pane
+        pane.type("probe-ready")
+        pane.wait_for("probe-ready", region="editor")
+        deadline = time.monotonic() + SUBMIT_LIMIT
+        while "probe-ready" in editor_text(pane.screen()):
+            if time.monotonic() > deadline:
+                raise AssertionError(f"the keys never started working:\n{pane.screen()}")
+            pane.send("C-c")
+            end = time.monotonic() + 1.0
+            while time.monotonic() < end and "probe-ready" in editor_text(pane.screen()):
+                time.sleep(0.03)
+        time.sleep(0.6)  # out of the double-press window before anything else presses Ctrl+C
+
+    def submit(self, text: str, key: str = "Enter") -> None:
+        """Type ``text`` and press ``key``; wait until the editor let go of it."""
+        pane = self.pane
+        pane.type(text)
+        pane.wait_for(text[:40], region="editor")
+        pane.send(key)
+        pane.wait_until(lambda s: text[:40] not in editor_text(s), f"{text!r} was never accepted", SUBMIT_LIMIT)
+
+    def command(self, text: str) -> None:
+        """A slash command: typed, then Enter (completion is closed with a space first)."""
+        self.submit(text)
+
+    def quit(self) -> None:
+        self.pane.send("C-d")
+        self.pane.wait_for("[exit 0]")
+
 
 
 def pi_command(which: str, *args: str) -> list[str]:

@@ -38,6 +38,10 @@ def editor_lines(screen: str) -> list[str]:
     return lines[rules[-2] + 1 : rules[-1]] if len(rules) >= 2 else []
 
 
+def editor_text(screen: str) -> str:
+    return "\n".join(editor_lines(screen))
+
+
 def suggestions(screen: str) -> list[str]:
     """The completion rows under the editor, spaces squeezed (``→`` marks the highlighted one)."""
     rows = screen.split("\n")
@@ -144,7 +148,7 @@ class TmuxPane:
     def wait_for(self, text: str, limit: float = WAIT_LIMIT, everywhere: bool = False, poll: float = POLL,
                  region: str | None = None) -> str:  # fmt: skip
         if region == "editor":
-            return self.wait_until(lambda s: text in "\n".join(editor_lines(s)), f"{text!r} not in the editor",
+            return self.wait_until(lambda s: text in editor_text(s), f"{text!r} not in the editor",
                                    limit, poll=poll)  # fmt: skip
         return self.wait_until(lambda s: text in s, f"{text!r} did not appear", limit, everywhere, poll)
 
@@ -152,7 +156,7 @@ class TmuxPane:
         return self.wait_until(lambda s: text not in s, f"{text!r} is still there", limit)
 
     def editor(self) -> str:
-        return "\n".join(editor_lines(self.screen())).strip()
+        return editor_text(self.screen()).strip()
 
     def close(self) -> None:
         self._run("kill-server")

@@ -1,4 +1,4 @@
-"""``/login`` and ``/logout`` in the real ``pi`` in tmux (ours and Pi's own): a device-code
+"""``/login`` and ``/logout`` (ours in-process, Pi's own TUI in tmux): a device-code
 sign-in to Kimi For Coding against the fake authorization server on 127.0.0.1 (both honour
 ``KIMI_CODE_OAUTH_HOST``), an API key typed for OpenAI, then ``/logout`` of the first; the
 provider names completed after ``/login `` (``models.json``'s among them); Amazon Bedrock's hint beside its key dialog; and
@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from tests.pi_coding_agent.app.interactive._scenario import Run, launch
-from tests.pi_coding_agent.app.interactive._tmux import TmuxPane, suggestions
+from tests.pi_coding_agent.app.interactive._play import Driven, play
+from tests.pi_coding_agent.app.interactive._tmux import suggestions
 from tests.support.fake_auth_server import FakeAuthServer
 
 pytestmark = pytest.mark.timeout(600)
@@ -27,8 +27,8 @@ def which(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
 
-def _auth(run: Run) -> dict[str, Any]:
-    path = run.sandbox.agent_dir / "auth.json"
+def _auth(app: Driven) -> dict[str, Any]:
+    path = app.sandbox.agent_dir / "auth.json"
     try:
         return dict(json.loads(path.read_text(encoding="utf-8") or "{}"))
     except (OSError, json.JSONDecodeError):
@@ -36,115 +36,109 @@ def _auth(run: Run) -> dict[str, Any]:
 
 
 def test_login_with_a_device_code_and_a_key_then_logout(tmp_path: Path, which: str) -> None:
-    with (
-        FakeAuthServer("kimi-coding") as kimi,
-        launch(
-            tmp_path, which, [{"text": "unused"}], env={"KIMI_CODE_OAUTH_HOST": kimi.url}, height=40
-        ) as run,
-    ):
-        pane = run.pane
-        run.command("/login")
-        pane.wait_for("Select authentication method:")
-        pane.wait_for("→ Sign in with an account")
-        pane.send("Enter")
-        pane.wait_for("Select provider to configure:")
-        pane.type("kimi")
-        pane.wait_for("→ Kimi For Coding • unconfigured")
-        pane.send("Enter")
-        pane.wait_for("Login to Kimi For Coding")
-        screen = pane.wait_for("Waiting for authentication...")
+    async def scenario(app: Driven) -> None:
+        await app.command("/login")
+        await app.wait_for("Select authentication method:")
+        await app.wait_for("→ Sign in with an account")
+        await app.send("Enter")
+        await app.wait_for("Select provider to configure:")
+        await app.type("kimi")
+        await app.wait_for("→ Kimi For Coding • unconfigured")
+        await app.send("Enter")
+        await app.wait_for("Login to Kimi For Coding")
+        screen = await app.wait_for("Waiting for authentication...")
         assert "Enter code: CODE-0001" in screen
-        assert _auth(run) == {}  # nothing is stored before the user approved
+        assert _auth(app) == {}  # nothing is stored before the user approved
         kimi.approve("CODE-0001")
-        pane.wait_for("Logged in to Kimi For Coding. Credentials saved to")
-        stored = _auth(run)["kimi-coding"]
+        await app.wait_for("Logged in to Kimi For Coding. Credentials saved to")
+        stored = _auth(app)["kimi-coding"]
         assert stored["type"] == "oauth" and stored["access"] == kimi.access_tokens[-1]
 
-        run.command("/login")
-        pane.wait_for("→ Sign in with an account")
-        pane.send("Down")
-        pane.wait_for("→ Sign in with an API key")
-        pane.send("Enter")
-        pane.wait_for("Select provider to configure:")
-        pane.type("OpenAI")
-        pane.wait_for("→ OpenAI • unconfigured")
-        pane.send("Enter")
-        pane.wait_for("Enter OpenAI API key")
-        pane.type("sk-typed-in-the-tui")
-        pane.wait_for("sk-typed-in-the-tui")
-        pane.send("Enter")
-        pane.wait_for("Saved API key for OpenAI. Credentials saved to")
-        assert _auth(run)["openai"] == {"type": "api_key", "key": "sk-typed-in-the-tui"}
-        run.command("/login")
-        pane.wait_for("→ Sign in with an account")
-        pane.send("Down", "Enter")
-        pane.wait_for("Select provider to configure:")
-        pane.type("OpenAI")
-        pane.wait_for("→ OpenAI ✓ stored")  # Pi's word for a key in auth.json
-        pane.send("Escape")
-        pane.wait_for("Select authentication method:")
-        pane.send("Escape")
-        pane.wait_until_gone("Select authentication method:")
+        await app.command("/login")
+        await app.wait_for("→ Sign in with an account")
+        await app.send("Down")
+        await app.wait_for("→ Sign in with an API key")
+        await app.send("Enter")
+        await app.wait_for("Select provider to configure:")
+        await app.type("OpenAI")
+        await app.wait_for("→ OpenAI • unconfigured")
+        await app.send("Enter")
+        await app.wait_for("Enter OpenAI API key")
+        await app.type("sk-typed-in-the-tui")
+        await app.wait_for("sk-typed-in-the-tui")
+        await app.send("Enter")
+        await app.wait_for("Saved API key for OpenAI. Credentials saved to")
+        assert _auth(app)["openai"] == {"type": "api_key", "key": "sk-typed-in-the-tui"}
+        await app.command("/login")
+        await app.wait_for("→ Sign in with an account")
+        await app.send("Down", "Enter")
+        await app.wait_for("Select provider to configure:")
+        await app.type("OpenAI")
+        await app.wait_for("→ OpenAI ✓ stored")  # Pi's word for a key in auth.json
+        await app.send("Escape")
+        await app.wait_for("Select authentication method:")
+        await app.send("Escape")
+        await app.wait_until_gone("Select authentication method:")
 
-        run.command("/logout")
-        pane.wait_for("Select provider to logout:")
-        screen = pane.wait_for("→ Kimi For Coding [subscription] ✓ configured")
+        await app.command("/logout")
+        await app.wait_for("Select provider to logout:")
+        screen = await app.wait_for("→ Kimi For Coding [subscription] ✓ configured")
         assert "OpenAI [API key] ✓ configured" in screen
-        pane.send("Enter")
-        pane.wait_for("Logged out of Kimi For Coding")
-        assert list(_auth(run)) == ["openai"]
-        run.command("/logout")
-        pane.wait_for("→ OpenAI ✓ configured")
-        pane.send("Escape")
-        pane.wait_until_gone("Select provider to logout:")
-        assert list(_auth(run)) == ["openai"]  # Escape removed nothing
-        run.quit()
+        await app.send("Enter")
+        await app.wait_for("Logged out of Kimi For Coding")
+        assert list(_auth(app)) == ["openai"]
+        await app.command("/logout")
+        await app.wait_for("→ OpenAI ✓ configured")
+        await app.send("Escape")
+        await app.wait_until_gone("Select provider to logout:")
+        assert list(_auth(app)) == ["openai"]  # Escape removed nothing
+        await app.quit()
+
+    with FakeAuthServer("kimi-coding") as kimi:
+        play(tmp_path, which, [{"text": "unused"}], scenario, env={"KIMI_CODE_OAUTH_HOST": kimi.url}, height=40)
 
 
 def test_escape_cancels_a_sign_in_and_logout_with_nothing_stored(tmp_path: Path, which: str) -> None:
-    with (
-        FakeAuthServer("kimi-coding") as kimi,
-        launch(
-            tmp_path, which, [{"text": "unused"}], height=40,
-            env={"KIMI_CODE_OAUTH_HOST": kimi.url, "OPENAI_API_KEY": "sk-from-the-environment"},
-        ) as run,
-    ):  # fmt: skip
-        pane = run.pane
-        run.command("/logout")
-        pane.wait_for("No stored credentials to remove.")  # a key in the environment is not stored
-        run.command("/login")
-        pane.wait_for("→ Sign in with an account")
-        pane.send("Down", "Enter")
-        pane.wait_for("Select provider to configure:")
-        pane.type("OpenAI")
-        screen = pane.wait_for("→ OpenAI ✓ env: OPENAI_API_KEY")  # where its key comes from now
+    async def scenario(app: Driven) -> None:
+        await app.command("/logout")
+        await app.wait_for("No stored credentials to remove.")  # a key in the environment is not stored
+        await app.command("/login")
+        await app.wait_for("→ Sign in with an account")
+        await app.send("Down", "Enter")
+        await app.wait_for("Select provider to configure:")
+        await app.type("OpenAI")
+        screen = await app.wait_for("→ OpenAI ✓ env: OPENAI_API_KEY")  # where its key comes from now
         assert "scripted-openai ✓ models_json_key" in screen  # models.json's literal key
-        pane.send("Escape")  # back to the question of how to sign in
-        pane.wait_for("Select authentication method:")
-        pane.send("Escape")
-        pane.wait_until_gone("Select authentication method:")
-        _complete_the_provider(pane)
-        pane.send("Enter")
-        pane.wait_for("Select authentication method for Kimi For Coding:")
-        pane.wait_for("→ Sign in with Kimi Code")  # the flow's own label for the account choice
-        pane.send("Enter")
-        pane.wait_for("Waiting for authentication...")
-        pane.send("Escape")
-        pane.wait_until_gone("Login to Kimi For Coding")
+        await app.send("Escape")  # back to the question of how to sign in
+        await app.wait_for("Select authentication method:")
+        await app.send("Escape")
+        await app.wait_until_gone("Select authentication method:")
+        await _complete_the_provider(app)
+        await app.send("Enter")
+        await app.wait_for("Select authentication method for Kimi For Coding:")
+        await app.wait_for("→ Sign in with Kimi Code")  # the flow's own label for the account choice
+        await app.send("Enter")
+        await app.wait_for("Waiting for authentication...")
+        await app.send("Escape")
+        await app.wait_until_gone("Login to Kimi For Coding")
         kimi.approve()
-        run.submit("still here")
-        pane.wait_for("unused")
-        assert "kimi-coding" not in _auth(run)
+        await app.submit("still here")
+        await app.wait_for("unused")
+        assert "kimi-coding" not in _auth(app)
         # Escape while the device code is polled aborts the poll, which Pi reports as a failure.
-        assert "Error: Failed to login to Kimi For Coding: This operation was aborted" in pane.screen()
-        run.quit()
+        assert "Error: Failed to login to Kimi For Coding: This operation was aborted" in app.screen()
+        await app.quit()
+
+    with FakeAuthServer("kimi-coding") as kimi:
+        env = {"KIMI_CODE_OAUTH_HOST": kimi.url, "OPENAI_API_KEY": "sk-from-the-environment"}
+        play(tmp_path, which, [{"text": "unused"}], scenario, height=40, env=env)
 
 
-def _complete_the_provider(pane: TmuxPane) -> None:
+async def _complete_the_provider(app: Driven) -> None:
     """``/login `` lists every provider once, by name, with the ways to sign in to it (Pi's
     ``/login`` argument completion); typing narrows it, Enter completes the id without running."""
-    pane.type("/login ")
-    screen = pane.wait_for("→ amazon-bedrock")
+    await app.type("/login ")
+    screen = await app.wait_for("→ amazon-bedrock")
     assert suggestions(screen)[:5] == [
         "→ amazon-bedrock Amazon Bedrock · API key",
         "ant-ling Ant Ling · API key",
@@ -152,8 +146,8 @@ def _complete_the_provider(pane: TmuxPane) -> None:
         "azure-openai-responses Azure OpenAI · API key",
         "baseten Baseten · API key",
     ], screen
-    pane.type("op")
-    screen = pane.wait_for("→ openai ")
+    await app.type("op")
+    screen = await app.wait_for("→ openai ")
     assert suggestions(screen)[:5] == [
         "→ openai OpenAI · API key",
         "openai-codex OpenAI Codex · subscription",
@@ -161,32 +155,31 @@ def _complete_the_provider(pane: TmuxPane) -> None:
         "opencode OpenCode Zen · API key",
         "openrouter OpenRouter · subscription/API key",
     ], screen
-    pane.send("BSpace", "BSpace")
-    pane.type("scri")  # models.json's providers are there too, by id, with a plain API key
-    screen = pane.wait_for("→ scripted-anthropic ")
+    await app.send("BSpace", "BSpace")
+    await app.type("scri")  # models.json's providers are there too, by id, with a plain API key
+    screen = await app.wait_for("→ scripted-anthropic ")
     assert suggestions(screen)[:2] == ["→ scripted-anthropic API key", "scripted-openai API key"], screen
-    pane.send("BSpace", "BSpace", "BSpace", "BSpace")
-    pane.type("kimi")
-    screen = pane.wait_for("→ kimi-coding ")
+    await app.send("BSpace", "BSpace", "BSpace", "BSpace")
+    await app.type("kimi")
+    screen = await app.wait_for("→ kimi-coding ")
     assert suggestions(screen)[0] == "→ kimi-coding Kimi For Coding · subscription/API key", screen
-    pane.send("Enter")  # completes the name; the command does not run yet
-    pane.wait_until(lambda s: not suggestions(s), "the suggestions stayed open")
-    assert pane.editor() == "/login kimi-coding"
-    assert "Select authentication method" not in pane.screen()
+    await app.send("Enter")  # completes the name; the command does not run yet
+    await app.wait_until(lambda s: not suggestions(s), "the suggestions stayed open")
+    assert app.editor() == "/login kimi-coding"
+    assert "Select authentication method" not in app.screen()
 
 
 def test_the_amazon_bedrock_key_dialog_names_the_other_ways_to_sign_in(tmp_path: Path, which: str) -> None:
-    with launch(tmp_path, which, [{"text": "unused"}], height=40) as run:
-        pane = run.pane
-        pane.type("/login amazon-bedrock")
-        pane.wait_for("→ amazon-bedrock ")
-        pane.send("Enter")  # completes the (already whole) name
-        pane.wait_until(lambda s: not suggestions(s), "the suggestions stayed open")
-        pane.send("Enter")  # Bedrock signs in with a key only: its dialog comes at once
-        pane.wait_for("Select Amazon Bedrock authentication method:")
-        pane.wait_for("→ Bearer token")
-        pane.send("Enter")
-        screen = pane.wait_for("Enter Amazon Bedrock bearer token")
+    async def scenario(app: Driven) -> None:
+        await app.type("/login amazon-bedrock")
+        await app.wait_for("→ amazon-bedrock ")
+        await app.send("Enter")  # completes the (already whole) name
+        await app.wait_until(lambda s: not suggestions(s), "the suggestions stayed open")
+        await app.send("Enter")  # Bedrock signs in with a key only: its dialog comes at once
+        await app.wait_for("Select Amazon Bedrock authentication method:")
+        await app.wait_for("→ Bearer token")
+        await app.send("Enter")
+        screen = await app.wait_for("Enter Amazon Bedrock bearer token")
         rows = [row.strip() for row in screen.split("\n")]
         title = rows.index("Login to Amazon Bedrock")
         hint = rows.index("You can also use an AWS profile, IAM keys, or role-based credentials.")
@@ -194,10 +187,12 @@ def test_the_amazon_bedrock_key_dialog_names_the_other_ways_to_sign_in(tmp_path:
         where = rows[hint + 2]  # Pi's docs folder, or ours: not the same words
         assert where.endswith("providers.md" if which == "pi" else "docs/providers/bedrock.md (in the Pi for Python repository)"), screen
         assert hint < rows.index("Enter Amazon Bedrock bearer token")
-        pane.send("Escape")
-        pane.wait_until_gone("Login to Amazon Bedrock")
-        assert "amazon-bedrock" not in _auth(run)
-        run.quit()
+        await app.send("Escape")
+        await app.wait_until_gone("Login to Amazon Bedrock")
+        assert "amazon-bedrock" not in _auth(app)
+        await app.quit()
+
+    play(tmp_path, which, [{"text": "unused"}], scenario, height=40)
 
 
 BROWSER = """#!/bin/sh
@@ -222,17 +217,19 @@ def test_login_through_the_browser_and_the_local_callback(tmp_path: Path) -> Non
             anthropic.override_variable: anthropic.url, "PI_OAUTH_CALLBACK_PORT": "0", "PI_TEST_OPENED": str(opened),
             "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
         }  # fmt: skip
-        with launch(tmp_path, "ours", [{"text": "unused"}], env=env, height=40) as run:
-            pane = run.pane
-            run.command("/login")
-            pane.wait_for("→ Sign in with an account")
-            pane.send("Enter")
-            pane.type("claude")
-            pane.wait_for("→ Anthropic • unconfigured")
-            pane.send("Enter")
-            pane.wait_for("Logged in to Anthropic. Credentials saved to")
-            stored = _auth(run)["anthropic"]
+
+        async def scenario(app: Driven) -> None:
+            await app.command("/login")
+            await app.wait_for("→ Sign in with an account")
+            await app.send("Enter")
+            await app.type("claude")
+            await app.wait_for("→ Anthropic • unconfigured")
+            await app.send("Enter")
+            await app.wait_for("Logged in to Anthropic. Credentials saved to")
+            stored = _auth(app)["anthropic"]
             assert stored["type"] == "oauth" and stored["access"] == anthropic.access_tokens[-1]
             [url] = opened.read_text(encoding="utf-8").split()
             assert url.startswith(f"{anthropic.url}/oauth/authorize?")
-            run.quit()
+            await app.quit()
+
+        play(tmp_path, "ours", [{"text": "unused"}], scenario, env=env, height=40)

@@ -1,4 +1,4 @@
-"""The Radius gateways' catalogs in the real ``pi`` in tmux, with a ``models.json`` gateway
+"""The Radius gateways' catalogs in ``pi`` (ours in-process, Pi's own TUI in tmux), with a ``models.json`` gateway
 (``"oauth": "radius"``) on 127.0.0.1 and a signed-in credential: ours asks the gateway for
 ``/v1/config`` once its screen is up, the screen working while the gateway holds the answer;
 the answer replaces the stored catalog (``models-store.json`` as Pi's ``pi update --models``
@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from tests.pi_coding_agent.app.interactive._scenario import Run, launch
+from tests.pi_coding_agent.app.interactive._play import Driven, play
 from tests.pi_coding_agent.e2e._harness import Sandbox, run_pi
 from tests.support.scripted_provider import models_json
 
@@ -121,31 +121,34 @@ def _stored_ids(sandbox: Sandbox) -> list[str]:
         return []  # being replaced
 
 
-def _model_picker_shows(run: Run, text: str) -> None:
+async def _model_picker_shows(app: Driven, text: str) -> None:
     """``/model``, searched for ``corp``: ``text`` is among the models offered."""
-    run.command("/model")
-    run.pane.wait_for("Enter to select")
-    run.pane.type("corp")
-    run.pane.wait_for(text)
-    run.pane.send("Escape")
-    run.pane.wait_until_gone("Enter to select")
+    await app.command("/model")
+    await app.wait_for("Enter to select")
+    await app.type("corp")
+    await app.wait_for(text)
+    await app.send("Escape")
+    await app.wait_until_gone("Enter to select")
 
 
 def test_the_catalog_is_fetched_behind_a_working_screen(tmp_path: Path) -> None:
     with serve(Gateway()) as gateway:
         turns = [{"text": "answered meanwhile"}]
-        with launch(tmp_path / "ours", "ours", turns, models=_models(gateway), before=_signed_in(gateway)) as run:
-            run.pane.wait_until(lambda _s: bool(gateway.requests), "the gateway was never asked")
-            run.submit("hello")  # the gateway still holds its answer
-            run.pane.wait_for("answered meanwhile")
-            assert _stored_ids(run.sandbox) == ["stale-model"] and not gateway.answered.is_set()
+
+        async def scenario(app: Driven) -> None:
+            await app.wait_until(lambda _s: bool(gateway.requests), "the gateway was never asked")
+            await app.submit("hello")  # the gateway still holds its answer
+            await app.wait_for("answered meanwhile")
+            assert _stored_ids(app.sandbox) == ["stale-model"] and not gateway.answered.is_set()
             gateway.release.set()
-            run.pane.wait_until(lambda _s: _stored_ids(run.sandbox) == ["fresh-model"], "the store was not refreshed")
-            _model_picker_shows(run, "fresh-model")
-            assert "stale-model" not in run.pane.screen()
-            run.quit()
+            await app.wait_until(lambda _s: _stored_ids(app.sandbox) == ["fresh-model"], "the store was not refreshed")
+            await _model_picker_shows(app, "fresh-model")
+            assert "stale-model" not in app.screen()
+            await app.quit()
+
+        app = play(tmp_path / "ours", "ours", turns, scenario, models=_models(gateway), before=_signed_in(gateway))
         assert gateway.requests == [("/v1/config", "Bearer corp-access-token")]
-        ours = _stored(run.sandbox)
+        ours = _stored(app.sandbox)
         # Pi's own refresh of the same gateway (its `pi update --models`; pi-cli keeps its
         # interactive mode offline) stores the same entry.
         pis_box = Sandbox.create(tmp_path / "pi", "http://127.0.0.1:9")
@@ -161,21 +164,28 @@ def test_the_catalog_is_fetched_behind_a_working_screen(tmp_path: Path) -> None:
 def test_a_failing_gateway_is_passed_over_in_silence(tmp_path: Path) -> None:
     gateway = Gateway(status=500)
     gateway.release.set()
-    with serve(gateway), launch(tmp_path, "ours", [], models=_models(gateway), before=_signed_in(gateway)) as run:
-        run.pane.wait_until(lambda _s: gateway.answered.is_set(), "the gateway was never asked")
-        _model_picker_shows(run, "stale-model")
-        screen = run.pane.history()
+
+    async def scenario(app: Driven) -> None:
+        await app.wait_until(lambda _s: gateway.answered.is_set(), "the gateway was never asked")
+        await _model_picker_shows(app, "stale-model")
+        screen = app.history()
         assert "gateway down" not in screen and "Could not" not in screen and "Error" not in screen
-        run.quit()
-        assert _stored_ids(run.sandbox) == ["stale-model"]
+        await app.quit()
+
+    with serve(gateway):
+        app = play(tmp_path, "ours", [], scenario, models=_models(gateway), before=_signed_in(gateway))
+    assert _stored_ids(app.sandbox) == ["stale-model"]
 
 
 def test_quitting_does_not_wait_for_the_gateway(tmp_path: Path) -> None:
-    with serve(Gateway()) as gateway, launch(tmp_path, "ours", [], models=_models(gateway), before=_signed_in(gateway)) as run:
-        run.pane.wait_until(lambda _s: bool(gateway.requests), "the gateway was never asked")
-        run.quit()  # exit 0 while the gateway still holds its answer
+    async def scenario(app: Driven) -> None:
+        await app.wait_until(lambda _s: bool(gateway.requests), "the gateway was never asked")
+        await app.quit()  # exit 0 while the gateway still holds its answer
         assert not gateway.answered.is_set()
-        assert _stored_ids(run.sandbox) == ["stale-model"]
+
+    with serve(Gateway()) as gateway:
+        app = play(tmp_path, "ours", [], scenario, models=_models(gateway), before=_signed_in(gateway))
+        assert _stored_ids(app.sandbox) == ["stale-model"]
 
 
 @pytest.mark.parametrize(("which", "offline"), [("ours", "1"), ("ours", ""), ("pi", "1")])
@@ -185,9 +195,13 @@ def test_offline_nothing_is_asked(tmp_path: Path, which: str, offline: str) -> N
     with serve(Gateway()) as gateway:
         gateway.release.set()
         env = {"PI_OFFLINE": offline}
-        with launch(tmp_path, which, [], models=_models(gateway), before=_signed_in(gateway), env=env) as run:
-            before = _stored(run.sandbox)
-            _model_picker_shows(run, "stale-model")
-            run.quit()
+        stored_before: list[dict[str, Any]] = []  # what the store held as the app started
+
+        async def scenario(app: Driven) -> None:
+            stored_before.append(_stored(app.sandbox))
+            await _model_picker_shows(app, "stale-model")
+            await app.quit()
+
+        app = play(tmp_path, which, [], scenario, models=_models(gateway), before=_signed_in(gateway), env=env)
         assert gateway.requests == []
-        assert _stored(run.sandbox) == before
+        assert [_stored(app.sandbox)] == stored_before

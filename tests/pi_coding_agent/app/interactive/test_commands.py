@@ -1,5 +1,5 @@
-"""The session and application commands in the real ``pi`` in tmux (ours and Pi's own):
-``/copy`` (OSC 52 into tmux's buffer), ``/export`` to HTML and JSONL, ``/compact`` with
+"""The session and application commands (ours in-process, Pi's own TUI in tmux):
+``/copy`` (OSC 52 into the terminal's clipboard), ``/export`` to HTML and JSONL, ``/compact`` with
 instructions (the card, the footer's unknown context), ``/import`` of the exported file,
 ``/reload``, ``/settings`` (a change saved at once), ``/trust`` (saved in ``trust.json``)."""
 
@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.pi_coding_agent.app.interactive._scenario import launch, pi_reads_the_same
+from tests.pi_coding_agent.app.interactive._play import Driven, play
+from tests.pi_coding_agent.app.interactive._scenario import pi_reads_the_same
 
-# A scenario drives a whole session in a terminal; Pi's TUI alone takes seconds to start
-# on a loaded machine, so the suite-wide 120 s limit is too tight here.
+# Pi's TUI alone takes seconds to start on a loaded machine, so the suite-wide 120 s limit
+# is too tight for its runs.
 pytestmark = pytest.mark.timeout(600)
 
 TURNS = [{"text": "answer one"}, {"text": "answer two"}]
@@ -25,64 +26,68 @@ def which(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
 
+async def _copy_export_compact_import_reload_settings(app: Driven) -> None:
+    work = app.sandbox.work
+    await app.submit("hello")
+    await app.wait_for("answer one")
+    await app.submit("again")
+    await app.wait_for("answer two")
+    await app.wait_until_gone("Working")  # the answer is stored before it is copied
+    await app.command("/copy")
+    await app.wait_for("Copied last agent message to clipboard")
+    await app.wait_until(lambda _: app.clipboard() == "answer two", "the clipboard does not hold the answer")
+    await app.command("/export out.html")
+    await app.wait_for("Session exported to: out.html")
+    assert (work / "out.html").read_text(encoding="utf-8").lower().startswith("<!doctype html>")
+    await app.command("/export out.jsonl")
+    exported = f"Session exported to: {work / 'out.jsonl'}"
+    await app.wait_until(lambda s: exported in " ".join(s.split()), "the JSONL export is not reported")
+    # The branch under a header of its own (same id and cwd, the export's time).
+    [header, *entries] = app.entries(work / "out.jsonl")
+    [original, *stored] = app.entries()
+    assert entries == stored
+    assert {k: header[k] for k in ("type", "version", "id", "cwd")} == {
+        k: original[k] for k in ("type", "version", "id", "cwd")
+    }
+    await app.command("/compact keep it short")
+    screen = await app.wait_for("Compacted from")
+    assert screen.index("answer two") < screen.index("[compaction]")  # the card comes last, as in Pi
+    await app.wait_for("?/64k (auto)")
+    summary_requests = [json.dumps(r["body"]) for r in app.provider.requests[2:]]
+    assert summary_requests and any("keep it short" in body for body in summary_requests)
+    await app.command("/import out.jsonl")
+    await app.wait_for("Replace current session with out.jsonl?")
+    await app.send("Enter")
+    screen = await app.wait_for("Session imported from: out.jsonl")
+    assert "[compaction]" not in screen and "answer one" in screen
+    await app.command("/reload")
+    await app.wait_for("Reloaded keybindings, extensions, skills, prompts, themes, and context files")
+    await app.command("/settings")
+    await app.wait_for("Type to search · Enter/Space to change · Esc to cancel")
+    await app.type("Hide thinking")
+    await app.wait_for("→ Hide thinking")
+    await app.send("Enter")
+    await app.wait_until(lambda _: app.settings_file().get("hideThinkingBlock") is True, "the change was not saved")
+    await app.send("Escape")
+    await app.wait_until_gone("Type to search")
+    await app.command("/trust")
+    await app.wait_for("→ ")
+    await app.send("Enter")
+    await app.wait_for("Saved trust decision: ")
+    trust = json.loads((app.sandbox.agent_dir / "trust.json").read_text(encoding="utf-8"))
+    assert str(work) in trust or any(str(work).startswith(folder) for folder in trust)
+    await app.quit()
+
+
 def test_copy_export_compact_import_reload_settings(tmp_path: Path, which: str) -> None:
     settings = {"compaction": {"keepRecentTokens": 1}}
-    with launch(tmp_path, which, TURNS, settings=settings, summary=SUMMARY) as run:
-        pane, work = run.pane, run.sandbox.work
-        run.submit("hello")
-        pane.wait_for("answer one")
-        run.submit("again")
-        pane.wait_for("answer two")
-        run.command("/copy")
-        pane.wait_for("Copied last agent message to clipboard")
-        pane.wait_until(lambda _: pane.clipboard() == "answer two", "the clipboard does not hold the answer")
-        run.command("/export out.html")
-        pane.wait_for("Session exported to: out.html")
-        assert (work / "out.html").read_text(encoding="utf-8").lower().startswith("<!doctype html>")
-        run.command("/export out.jsonl")
-        exported = f"Session exported to: {work / 'out.jsonl'}"
-        pane.wait_until(lambda s: exported in " ".join(s.split()), "the JSONL export is not reported")
-        # The branch under a header of its own (same id and cwd, the export's time).
-        [header, *entries] = run.entries(work / "out.jsonl")
-        [original, *stored] = run.entries()
-        assert entries == stored
-        assert {k: header[k] for k in ("type", "version", "id", "cwd")} == {
-            k: original[k] for k in ("type", "version", "id", "cwd")
-        }
-        run.command("/compact keep it short")
-        screen = pane.wait_for("Compacted from")
-        assert screen.index("answer two") < screen.index("[compaction]")  # the card comes last, as in Pi
-        pane.wait_for("?/64k (auto)")
-        summary_requests = [json.dumps(r["body"]) for r in run.provider.requests[2:]]
-        assert summary_requests and any("keep it short" in body for body in summary_requests)
-        run.command("/import out.jsonl")
-        pane.wait_for("Replace current session with out.jsonl?")
-        pane.send("Enter")
-        screen = pane.wait_for("Session imported from: out.jsonl")
-        assert "[compaction]" not in screen and "answer one" in screen
-        run.command("/reload")
-        pane.wait_for("Reloaded keybindings, extensions, skills, prompts, themes, and context files")
-        run.command("/settings")
-        pane.wait_for("Type to search · Enter/Space to change · Esc to cancel")
-        pane.type("Hide thinking")
-        pane.wait_for("→ Hide thinking")
-        pane.send("Enter")
-        pane.wait_until(lambda _: run.settings_file().get("hideThinkingBlock") is True, "the change was not saved")
-        pane.send("Escape")
-        pane.wait_until_gone("Type to search")
-        run.command("/trust")
-        pane.wait_for("→ ")
-        pane.send("Enter")
-        pane.wait_for("Saved trust decision: ")
-        trust = json.loads((run.sandbox.agent_dir / "trust.json").read_text(encoding="utf-8"))
-        assert str(work) in trust or any(str(work).startswith(folder) for folder in trust)
-        run.quit()
-    files = run.session_files()
+    app = play(tmp_path, which, TURNS, _copy_export_compact_import_reload_settings, settings=settings, summary=SUMMARY)
+    files = app.session_files()
     assert len(files) == 2  # the compacted session and the imported copy
-    kinds = sorted([entry["type"] for entry in run.entries(path)] for path in files)
+    kinds = sorted([entry["type"] for entry in app.entries(path)] for path in files)
     head = ["session", "model_change", "thinking_level_change", "message", "message", "message", "message"]
     assert kinds == [head, [*head, "compaction"]]
-    if run.ours:
+    if app.ours:
         contexts = pi_reads_the_same(files)
         roles = sorted([m["role"] for m in c["context"]["messages"]] for c in contexts)
         assert roles[0][0] == "compactionSummary" and roles[1] == ["user", "assistant", "user", "assistant"]

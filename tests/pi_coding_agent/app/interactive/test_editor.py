@@ -1,4 +1,4 @@
-"""The editor of the real ``pi`` in tmux (ours and Pi's own): prompt history, kill and yank,
+"""The editor (ours in-process, Pi's own TUI in tmux): prompt history, kill and yank,
 undo, a large paste (collapsed, sent whole), ``@`` fuzzy file completion, Tab path
 completion, ``/`` command completion and Ctrl+G (the external editor)."""
 
@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.pi_coding_agent.app.interactive._scenario import Run, launch
+from tests.pi_coding_agent.app.interactive._play import Driven, play
+from tests.pi_coding_agent.app.interactive._tmux import editor_text
 
-# A scenario drives a whole session in a terminal; Pi's TUI alone takes seconds to start
-# on a loaded machine, so the suite-wide 120 s limit is too tight here.
+# Pi's TUI alone takes seconds to start on a loaded machine, so the suite-wide 120 s limit
+# is too tight for its runs.
 pytestmark = pytest.mark.timeout(600)
 
 TURNS = [{"text": "first done"}, {"text": "paste done"}, {"text": "file done"}, {"text": "editor done"}]
@@ -25,90 +26,94 @@ def which(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
 
-def _editor_is(run: Run, text: str) -> None:
-    run.pane.wait_until(lambda s: run.editor_text(s).strip() == text, f"the editor does not hold {text!r}")
+async def _editor_is(app: Driven, text: str) -> None:
+    await app.wait_until(lambda s: editor_text(s).strip() == text, f"the editor does not hold {text!r}")
 
 
 def test_history_kill_undo_paste_completion_external_editor(tmp_path: Path, which: str) -> None:
     script = tmp_path / "fake-editor"
     script.write_text("#!/bin/sh\nprintf 'written in the editor' > \"$1\"\n", encoding="utf-8")
     script.chmod(script.stat().st_mode | stat.S_IEXEC)
-    with launch(tmp_path, which, TURNS, files=FILES, env={"EDITOR": str(script)}) as run:
-        pane = run.pane
-        (run.sandbox.work / "src" / "deep").mkdir(parents=True)
-        (run.sandbox.work / "src" / "deep" / "target_file.py").write_text("x = 1\n", encoding="utf-8")
-        run.submit("first prompt")
-        pane.wait_for("first done")
-        pane.send("Up")
-        _editor_is(run, "first prompt")
-        pane.send("C-k")  # the cursor is at the start after Up: delete to the line's end
-        _editor_is(run, "")
-        pane.type("alpha beta")
-        pane.send("C-w")
-        _editor_is(run, "alpha")
-        pane.send("C-_")  # Ctrl+- : undo
-        _editor_is(run, "alpha beta")
-        pane.send("C-w")
-        pane.type("gamma ")
-        pane.send("C-y")
-        _editor_is(run, "alpha gamma beta")
-        pane.send("C-u")
-        _editor_is(run, "")
-        pane.type("before ")
-        pane.paste("\n".join(f"line {i}" for i in range(1, 31)))
-        pane.wait_for("before [paste #1 +30 lines]", region="editor")
-        pane.send("Enter")
-        pane.wait_for("paste done")
-        pane.type("look at @targ")
-        pane.wait_for("→ target_file.py                  src/deep/target_file.py")
-        pane.send("Tab")
-        _editor_is(run, "look at @src/deep/target_file.py")
-        pane.send("C-u")
-        pane.type("cat src/de")
-        pane.send("Tab")
-        _editor_is(run, "cat src/deep/")
-        pane.send("C-u")
-        pane.type("/ses")
-        pane.wait_for("→ session        Show session info and stats")
-        pane.send("Escape")
-        pane.wait_until_gone("Show session info and stats")
-        pane.send("C-u")
-        _editor_is(run, "")
-        pane.type("about @notes")
-        pane.wait_for("→ notes.txt")
-        pane.send("Tab")
-        pane.send("Enter")
-        pane.wait_for("file done")
-        pane.send("C-g")
-        _editor_is(run, "written in the editor")
-        pane.send("Enter")
-        pane.wait_for("editor done")
-        run.quit()
-    users = [m for m in run.messages() if m["role"] == "user"]
+    async def scenario(app: Driven) -> None:
+        (app.sandbox.work / "src" / "deep").mkdir(parents=True)
+        (app.sandbox.work / "src" / "deep" / "target_file.py").write_text("x = 1\n", encoding="utf-8")
+        await app.submit("first prompt")
+        await app.wait_for("first done")
+        await app.send("Up")
+        await _editor_is(app, "first prompt")
+        await app.send("C-k")  # the cursor is at the start after Up: delete to the line's end
+        await _editor_is(app, "")
+        await app.type("alpha beta")
+        await app.send("C-w")
+        await _editor_is(app, "alpha")
+        await app.send("C-_")  # Ctrl+- : undo
+        await _editor_is(app, "alpha beta")
+        await app.send("C-w")
+        await app.type("gamma ")
+        await app.send("C-y")
+        await _editor_is(app, "alpha gamma beta")
+        await app.send("C-u")
+        await _editor_is(app, "")
+        await app.type("before ")
+        await app.paste("\n".join(f"line {i}" for i in range(1, 31)))
+        await app.wait_for("before [paste #1 +30 lines]", region="editor")
+        await app.send("Enter")
+        await app.wait_for("paste done")
+        await app.type("look at @targ")
+        await app.wait_for("→ target_file.py                  src/deep/target_file.py")
+        await app.send("Tab")
+        await _editor_is(app, "look at @src/deep/target_file.py")
+        await app.send("C-u")
+        await app.type("cat src/de")
+        await app.send("Tab")
+        await _editor_is(app, "cat src/deep/")
+        await app.send("C-u")
+        await app.type("/ses")
+        await app.wait_for("→ session        Show session info and stats")
+        await app.send("Escape")
+        await app.wait_until_gone("Show session info and stats")
+        await app.send("C-u")
+        await _editor_is(app, "")
+        await app.type("about @notes")
+        await app.wait_for("→ notes.txt")
+        await app.send("Tab")
+        await app.send("Enter")
+        await app.wait_for("file done")
+        await app.send("C-g")
+        await _editor_is(app, "written in the editor")
+        await app.send("Enter")
+        await app.wait_for("editor done")
+        await app.quit()
+
+    app = play(tmp_path, which, TURNS, scenario, files=FILES, env={"EDITOR": str(script)})
+    users = [m for m in app.messages() if m["role"] == "user"]
     texts = ["".join(block.get("text", "") for block in m["content"]) for m in users]
     assert texts[0] == "first prompt"
     assert texts[1] == "before " + "\n".join(f"line {i}" for i in range(1, 31))
     assert texts[2].startswith("about @notes.txt")
     assert texts[3] == "written in the editor"
     # The @file reference reached the model with the file attached.
-    assert "notes.txt" in json.dumps(run.provider.requests[2]["body"]["messages"][-1])
+    assert "notes.txt" in json.dumps(app.provider.requests[2]["body"]["messages"][-1])
 
 
 def test_shift_enter_starts_a_new_line(tmp_path: Path, which: str) -> None:
-    """tmux with ``extended-keys on`` forwards Shift+Enter as ``CSI 27;2;13~`` once the program
-    asked for modifyOtherKeys (both ask when the terminal has no Kitty keyboard protocol)."""
-    with launch(tmp_path, which, TURNS, extended_keys=True) as run:
-        pane = run.pane
-        pane.type("line one")
-        pane.wait_for("line one", region="editor")
-        pane.send("S-Enter")
-        pane.type("line two")
-        _editor_is(run, "line one\nline two")
-        pane.send("C-j")  # Ctrl+J is the other new-line key
-        pane.type("line three")
-        _editor_is(run, "line one\nline two\nline three")
-        pane.send("Enter")
-        pane.wait_for("first done")
-        run.quit()
-    [user, _] = run.messages()
+    """A terminal with modifyOtherKeys sends Shift+Enter as ``CSI 27;2;13~`` (tmux with
+    ``extended-keys on`` once the program asked for it, which both do when the terminal has no
+    Kitty keyboard protocol; the virtual terminal with ``extended_keys``)."""
+
+    async def scenario(app: Driven) -> None:
+        await app.type("line one")
+        await app.wait_for("line one", region="editor")
+        await app.send("S-Enter")
+        await app.type("line two")
+        await _editor_is(app, "line one\nline two")
+        await app.send("C-j")  # Ctrl+J is the other new-line key
+        await app.type("line three")
+        await _editor_is(app, "line one\nline two\nline three")
+        await app.send("Enter")
+        await app.wait_for("first done")
+        await app.quit()
+
+    app = play(tmp_path, which, TURNS, scenario, extended_keys=True)
+    [user, _] = app.messages()
     assert user["content"] == [{"type": "text", "text": "line one\nline two\nline three"}]

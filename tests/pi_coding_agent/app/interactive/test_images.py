@@ -1,8 +1,8 @@
-"""Images in the real ``pi`` in tmux (ours and Pi's own): Ctrl+V with an image on the
+"""Images (ours in-process, Pi's own TUI in tmux): Ctrl+V with an image on the
 clipboard (a stand-in ``xclip`` on PATH; without a display both ask ``xclip``, as Pi does on
 X11) saves it to a file whose path goes into the editor; the ``read`` tool's image result is
 drawn inline with the Kitty graphics protocol when the terminal has it (forced here with
-``PI_IMAGE_PROTOCOL``, as tmux itself cannot show images), else as Pi's text line."""
+``PI_IMAGE_PROTOCOL``, as neither terminal here can show images), else as Pi's text line."""
 
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from tests.pi_coding_agent.app.interactive._scenario import launch
+from tests.pi_coding_agent.app.interactive._play import Driven, play
+from tests.pi_coding_agent.app.interactive._tmux import editor_text
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -68,25 +69,33 @@ def test_ctrl_v_pastes_a_clipboard_image_and_its_read_shows_as_text(tmp_path: Pa
     image = _png(3, 2)
     env = _environment(tmp_path, image)
     turns = _turns()
-    with launch(tmp_path, which, turns, env=env, height=40) as run:
-        pane = run.pane
-        pane.type("look at ")
-        pane.wait_for("look at", region="editor")
-        pane.send("C-v")
-        pane.wait_for("pi-clipboard-", region="editor")
-        [pasted] = list(Path(env["TMPDIR"]).glob("pi-clipboard-*.png"))
+
+    async def scenario(app: Driven) -> None:
+        await app.type("look at ")
+        await app.wait_for("look at", region="editor")
+        await app.send("C-v")
+        await app.wait_for("pi-clipboard-", region="editor")
+        pasted = _pasted(env)
         assert pasted.read_bytes() == image
-        shown = "".join(run.editor_text(pane.screen()).split())  # the path may wrap onto a new line
+        shown = "".join(editor_text(app.screen()).split())  # the path may wrap onto a new line
         assert shown == "".join(f"look at {pasted}".split())
         turns[0]["tool_calls"][0]["arguments"]["path"] = str(pasted)
-        pane.send("Enter")
-        screen = pane.wait_for("a small red rectangle")
+        await app.send("Enter")
+        screen = await app.wait_for("a small red rectangle")
         assert "[Image:" not in screen  # a collapsed read shows no output
-        pane.send("C-o")
-        pane.wait_for("[Image: [image/png] 3x2]")  # no image protocol: Pi's text line in the output
-        run.quit()
-    [user, *_] = run.messages()
-    assert user["content"] == [{"type": "text", "text": f"look at {pasted}"}]
+        await app.send("C-o")
+        await app.wait_for("[Image: [image/png] 3x2]")  # no image protocol: Pi's text line in the output
+        await app.quit()
+
+    app = play(tmp_path, which, turns, scenario, env=env, height=40)
+    [user, *_] = app.messages()
+    assert user["content"] == [{"type": "text", "text": f"look at {_pasted(env)}"}]
+
+
+def _pasted(env: dict[str, str]) -> Path:
+    """The one image file Ctrl+V saved in the run's temporary folder."""
+    [pasted] = list(Path(env["TMPDIR"]).glob("pi-clipboard-*.png"))
+    return pasted
 
 
 def test_a_read_image_is_drawn_with_the_kitty_protocol(tmp_path: Path, which: str) -> None:
@@ -96,13 +105,15 @@ def test_a_read_image_is_drawn_with_the_kitty_protocol(tmp_path: Path, which: st
     turns = _turns()
     turns[0]["tool_calls"][0]["arguments"]["path"] = str(picture)
     output = tmp_path / "terminal-output"
-    with launch(tmp_path, which, turns, env={"PI_IMAGE_PROTOCOL": "kitty"}, height=40) as run:
-        pane = run.pane
-        pane.record_output(output)
-        run.submit("show me the picture")
-        screen = pane.wait_for("a small red rectangle")
+
+    async def scenario(app: Driven) -> None:
+        app.record_output(output)
+        await app.submit("show me the picture")
+        screen = await app.wait_for("a small red rectangle")
         assert "[Image:" not in screen
-        run.quit()
+        await app.quit()
+
+    play(tmp_path, which, turns, scenario, env={"PI_IMAGE_PROTOCOL": "kitty"}, height=40)
     written = output.read_bytes()
     start = written.find(b"\x1b_G")
     assert start >= 0, "no Kitty graphics command was written"

@@ -1,4 +1,4 @@
-"""The message queue while an answer streams, in the real ``pi`` in tmux (ours and Pi's own):
+"""The message queue while an answer streams (ours in-process, Pi's own TUI in tmux):
 Enter steers, Alt+Enter queues a follow-up, Alt+Up takes the queue back into the editor,
 ``!cmd`` runs at once but is held until the run ends, Escape aborts and restores the queue."""
 
@@ -9,10 +9,12 @@ from typing import Any
 
 import pytest
 
-from tests.pi_coding_agent.app.interactive._scenario import launch, pi_reads_the_same
+from tests.pi_coding_agent.app.interactive._play import Driven, play
+from tests.pi_coding_agent.app.interactive._scenario import pi_reads_the_same
+from tests.pi_coding_agent.app.interactive._tmux import editor_text
 
-# A scenario drives a whole session in a terminal; Pi's TUI alone takes seconds to start
-# on a loaded machine, so the suite-wide 120 s limit is too tight here.
+# Pi's TUI alone takes seconds to start on a loaded machine, so the suite-wide 120 s limit
+# is too tight for its runs.
 pytestmark = pytest.mark.timeout(600)
 
 SLOW: dict[str, Any] = {"text": "word " * 150 + "END", "chunk_delay": 0.03}
@@ -25,38 +27,40 @@ def which(request: pytest.FixtureRequest) -> str:
 
 
 def test_steer_follow_up_dequeue_held_bash_and_abort(tmp_path: Path, which: str) -> None:
-    with launch(tmp_path, which, TURNS) as run:
-        pane = run.pane
-        run.submit("go")
-        pane.wait_for("word word")
-        run.submit("steer me")
-        run.submit("follow me", key="M-Enter")
-        screen = pane.wait_for("Follow-up: follow me")
+    async def scenario(app: Driven) -> None:
+        await app.submit("go")
+        await app.wait_for("word word")
+        await app.submit("steer me")
+        await app.submit("follow me", key="M-Enter")
+        screen = await app.wait_for("Follow-up: follow me")
         assert "Steering: steer me" in screen and "Alt+Up to edit all queued messages" in screen
-        pane.send("M-Up")
-        pane.wait_for("Restored 2 queued messages to editor")
-        assert pane.editor().split("\n") == ["steer me", "", "follow me"]
-        assert "Steering: steer me" not in pane.screen()
-        pane.send("C-c")
-        pane.wait_until(lambda s: "steer me" not in run.editor_text(s), "Ctrl+C did not clear the editor")
-        run.submit("steer me")
-        run.submit("follow me", key="M-Enter")
-        run.submit("!echo held-bash")
-        pane.wait_for("held-bash")
-        assert "END" not in pane.screen()  # the bash run finished while the answer still streams
-        screen = pane.wait_for("followed answer", limit=60)
+        await app.send("M-Up")
+        await app.wait_for("Restored 2 queued messages to editor")
+        assert app.editor().split("\n") == ["steer me", "", "follow me"]
+        assert "Steering: steer me" not in app.screen()
+        await app.send("C-c")
+        await app.wait_until(lambda s: "steer me" not in editor_text(s), "Ctrl+C did not clear the editor")
+        await app.submit("steer me")
+        await app.submit("follow me", key="M-Enter")
+        await app.submit("!echo held-bash")
+        await app.wait_for("held-bash")
+        assert "END" not in app.screen()  # the bash run finished while the answer still streams
+        screen = await app.wait_for("followed answer", limit=60)
         assert "steered answer" in screen and "Steering:" not in screen and "Follow-up:" not in screen
-        run.submit("abort me")
-        pane.wait_for("word word word")
-        run.submit("queued again")
-        pane.wait_for("Steering: queued again")
-        pane.send("Escape")
-        pane.wait_for("Operation aborted")
-        pane.wait_for("queued again", region="editor")
-        assert "Steering:" not in pane.screen()
-        pane.send("C-c")
-        run.quit()
-    messages = run.messages()
+        await app.wait_until_gone("Working")  # the run is over: the held bash is stored
+        await app.submit("abort me")
+        await app.wait_for("word word word")
+        await app.submit("queued again")
+        await app.wait_for("Steering: queued again")
+        await app.send("Escape")
+        await app.wait_for("Operation aborted")
+        await app.wait_for("queued again", region="editor")
+        assert "Steering:" not in app.screen()
+        await app.send("C-c")
+        await app.quit()
+
+    app = play(tmp_path, which, TURNS, scenario)
+    messages = app.messages()
     summary = [(m["role"], _text(m)) for m in messages]
     assert summary == [
         ("user", "go"),
@@ -70,8 +74,8 @@ def test_steer_follow_up_dequeue_held_bash_and_abort(tmp_path: Path, which: str)
         ("assistant", summary[-1][1]),
     ]
     assert messages[-1]["stopReason"] == "aborted" and SLOW["text"].startswith(summary[-1][1])
-    if run.ours:
-        pi_reads_the_same(run.session_files())
+    if app.ours:
+        pi_reads_the_same(app.session_files())
 
 
 def _text(message: dict[str, Any]) -> str:

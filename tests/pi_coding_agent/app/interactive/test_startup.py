@@ -1,6 +1,6 @@
-"""What the real ``pi`` shows as it starts, in tmux (ours and Pi's own): ``quietStartup``
-hides the header (``--verbose`` brings it back); the theme follows the terminal's background when none is set (tmux
-answering ``OSC 11``, or ``COLORFGBG``) and the choice is saved; ``/changelog`` lists the
+"""What ``pi`` shows as it starts (ours in-process, Pi's own TUI in tmux): ``quietStartup``
+hides the header (``--verbose`` brings it back); the theme follows the terminal's background when none is set (the
+terminal answering ``OSC 11``, or ``COLORFGBG``) and the choice is saved; ``/changelog`` lists the
 changelog's entries oldest first, and after an update the new entries are shown once."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from pi_coding_agent.customize.themes import builtin_theme
-from tests.pi_coding_agent.app.interactive._scenario import Run, launch
+from tests.pi_coding_agent.app.interactive._play import Driven, play
 from tests.support import oracle
 
 pytestmark = pytest.mark.timeout(600)
@@ -26,20 +26,26 @@ def which(request: pytest.FixtureRequest) -> str:
 
 
 def test_quiet_startup_hides_the_header(tmp_path: Path, which: str) -> None:
-    with launch(tmp_path, which, TURNS, settings={"quietStartup": True}) as run:
-        screen = run.pane.screen()
+    async def quiet(app: Driven) -> None:
+        screen = app.screen()
         assert HEADER_HINT not in screen and "Press ctrl+o" not in screen
-        run.submit("hi")
-        screen = run.pane.wait_for("hello there")
-        assert HEADER_HINT not in run.pane.history()
-        run.quit()
-    with launch(tmp_path / "loud", which, TURNS) as run:
-        assert HEADER_HINT in run.pane.screen()  # the same start without the setting has it
-        run.quit()
-    with launch(tmp_path / "verbose", which, TURNS, settings={"quietStartup": True}, args=("--verbose",)) as run:
+        await app.submit("hi")
+        await app.wait_for("hello there")
+        assert HEADER_HINT not in app.history()
+        await app.quit()
+
+    async def loud(app: Driven) -> None:
+        assert HEADER_HINT in app.screen()  # the same start without the setting has it
+        await app.quit()
+
+    async def verbose(app: Driven) -> None:
         # --verbose shows it in spite of the setting, with the full startup help
-        assert "escape to interrupt" in run.pane.screen()
-        run.quit()
+        assert "escape to interrupt" in app.screen()
+        await app.quit()
+
+    play(tmp_path, which, TURNS, quiet, settings={"quietStartup": True})
+    play(tmp_path / "loud", which, TURNS, loud)
+    play(tmp_path / "verbose", which, TURNS, verbose, settings={"quietStartup": True}, args=("--verbose",))
 
 
 def _accent(name: str) -> str:
@@ -47,27 +53,32 @@ def _accent(name: str) -> str:
     return builtin_theme(name, truecolor=False).fg("accent", "x").split("x")[0]
 
 
-def _theme_shown(run: Run, name: str) -> None:
+async def _theme_shown(app: Driven, name: str) -> None:
     other = "dark" if name == "light" else "light"
-    run.pane.wait_until(lambda _: run.settings_file().get("theme") == name, f"the {name} theme was not saved")
-    styled = run.pane.styled_screen()
+    await app.wait_until(lambda _: app.settings_file().get("theme") == name, f"the {name} theme was not saved")
+    styled = app.styled_screen()
     assert _accent(name) in styled and _accent(other) not in styled, styled
 
 
 @pytest.mark.parametrize("hint", ["osc11", "colorfgbg"])
 def test_the_theme_follows_the_terminal_background(tmp_path: Path, which: str, hint: str) -> None:
-    # tmux answers OSC 11 once its panes have a background colour; without one it stays silent
-    # and COLORFGBG (foreground;background, 15 = white) is what is left to go by.
+    # A terminal answers OSC 11 with its background colour (tmux once its panes have one);
+    # without an answer COLORFGBG (foreground;background, 15 = white) is what is left to go by.
     kwargs = {"background": "#f0f0f0"} if hint == "osc11" else {"env": {"COLORFGBG": "0;15"}}
-    with launch(tmp_path, which, TURNS, **kwargs) as run:  # type: ignore[arg-type]
-        _theme_shown(run, "light")
-        run.quit()
+
+    async def scenario(app: Driven) -> None:
+        await _theme_shown(app, "light")
+        await app.quit()
+
+    play(tmp_path, which, TURNS, scenario, **kwargs)  # type: ignore[arg-type]
 
 
 def test_a_dark_background_keeps_the_dark_theme(tmp_path: Path, which: str) -> None:
-    with launch(tmp_path, which, TURNS, background="#101010") as run:
-        _theme_shown(run, "dark")
-        run.quit()
+    async def scenario(app: Driven) -> None:
+        await _theme_shown(app, "dark")
+        await app.quit()
+
+    play(tmp_path, which, TURNS, scenario, background="#101010")
 
 
 def _changelog(which: str) -> Path:
@@ -94,11 +105,12 @@ def _shown_versions(text: str) -> list[str]:
 
 def test_changelog_command_and_the_notice_after_an_update(tmp_path: Path, which: str) -> None:
     versions = _versions(which)
-    with launch(tmp_path, which, TURNS, height=40) as run:
-        assert "What's New" not in run.pane.history()  # a first start only records the version
-        assert run.settings_file().get("lastChangelogVersion") == versions[0]
-        run.command("/changelog")
-        history = run.pane.wait_until(lambda h: _shown_versions(h)[-1:] == versions[:1],
+
+    async def first_start(app: Driven) -> None:
+        assert "What's New" not in app.history()  # a first start only records the version
+        assert app.settings_file().get("lastChangelogVersion") == versions[0]
+        await app.command("/changelog")
+        history = await app.wait_until(lambda h: _shown_versions(h)[-1:] == versions[:1],
                                       "the newest entry is not shown last", everywhere=True)  # fmt: skip
         # Oldest first, so the newest is next to the editor (Pi's own changelog is longer than
         # the scrollback kept here, so its oldest entries may have scrolled away).
@@ -106,21 +118,28 @@ def test_changelog_command_and_the_notice_after_an_update(tmp_path: Path, which:
         assert shown == list(reversed(versions))[-len(shown):] and len(shown) >= min(3, len(versions))
         if len(shown) == len(versions):  # all of it fits: the card's title is above it
             assert "What's New" in history
-        run.quit()
+        await app.quit()
+
     older = versions[2] if len(versions) > 2 else "0.0.1"
     newer = [v for v in versions if tuple(map(int, v.split("."))) > tuple(map(int, older.split(".")))]
-    with launch(tmp_path / "updated", which, TURNS, settings={"lastChangelogVersion": older}, height=40) as run:
-        history = run.pane.wait_for("What's New", everywhere=True)
+
+    async def after_an_update(app: Driven) -> None:
+        history = await app.wait_for("What's New", everywhere=True)
         card = history.split("What's New")[-1]
         assert _shown_versions(card) == newer  # only what is new, newest first
-        run.pane.wait_until(lambda _: run.settings_file().get("lastChangelogVersion") == versions[0],
+        await app.wait_until(lambda _: app.settings_file().get("lastChangelogVersion") == versions[0],
                             "the version seen was not recorded")  # fmt: skip
-        run.quit()
+        await app.quit()
+
+    play(tmp_path, which, TURNS, first_start, height=40)
+    play(tmp_path / "updated", which, TURNS, after_an_update, settings={"lastChangelogVersion": older}, height=40)
 
 
 def test_a_light_dark_pair_follows_the_background_and_stays_set(tmp_path: Path, which: str) -> None:
-    with launch(tmp_path, which, TURNS, settings={"theme": "light/dark"}, background="#f0f0f0") as run:
-        run.pane.wait_until(lambda s: _accent("light") in run.pane.styled_screen(), "the light theme is not shown")
-        assert _accent("dark") not in run.pane.styled_screen()
-        run.quit()
-    assert run.settings_file()["theme"] == "light/dark"  # the choice is made anew at each start
+    async def scenario(app: Driven) -> None:
+        await app.wait_until(lambda s: _accent("light") in app.styled_screen(), "the light theme is not shown")
+        assert _accent("dark") not in app.styled_screen()
+        await app.quit()
+
+    app = play(tmp_path, which, TURNS, scenario, settings={"theme": "light/dark"}, background="#f0f0f0")
+    assert app.settings_file()["theme"] == "light/dark"  # the choice is made anew at each start

@@ -1,4 +1,4 @@
-"""Moving around sessions in the real ``pi`` in tmux (ours and Pi's own): ``/tree`` back to an
+"""Moving around sessions (ours in-process, Pi's own TUI in tmux): ``/tree`` back to an
 earlier point with a branch summary, ``/new``, ``/resume`` of the other session through the
 picker's search, ``/fork`` and ``/clone``. Pi's live oracle reads every file left behind."""
 
@@ -10,10 +10,11 @@ from typing import Any
 
 import pytest
 
-from tests.pi_coding_agent.app.interactive._scenario import Run, launch, pi_reads_the_same
+from tests.pi_coding_agent.app.interactive._play import Driven, play
+from tests.pi_coding_agent.app.interactive._scenario import pi_reads_the_same
 
-# A scenario drives a whole session in a terminal; Pi's TUI alone takes seconds to start
-# on a loaded machine, so the suite-wide 120 s limit is too tight here.
+# Pi's TUI alone takes seconds to start on a loaded machine, so the suite-wide 120 s limit
+# is too tight for its runs.
 pytestmark = pytest.mark.timeout(600)
 
 TURNS = [{"text": "answer one"}, {"text": "answer two"}, {"text": "answer three"}]
@@ -26,54 +27,56 @@ def which(request: pytest.FixtureRequest) -> str:
 
 
 def test_tree_summary_new_resume_fork_clone(tmp_path: Path, which: str) -> None:
-    with launch(tmp_path, which, TURNS, summary=SUMMARY, height=40) as run:
-        pane = run.pane
-        run.submit("first q")
-        pane.wait_for("answer one")
-        run.submit("second q")
-        pane.wait_for("answer two")
-        _tree_back_to_first_answer(run)
-        run.submit("third q")
-        screen = pane.wait_for("answer two")
+    async def scenario(app: Driven) -> None:
+        await app.submit("first q")
+        await app.wait_for("answer one")
+        await app.submit("second q")
+        await app.wait_for("answer two")
+        await app.wait_until_gone("Working")  # the answer is stored: the tree has it
+        await _tree_back_to_first_answer(app)
+        await app.submit("third q")
+        screen = await app.wait_for("answer two")
         assert "second q" not in screen  # the transcript shows the new branch only
-        run.command("/new")
-        pane.wait_for("New session started")
-        run.submit("other topic")
-        pane.wait_for("answer one")
-        run.command("/resume")
-        pane.wait_for("Resume Session")
-        pane.type("third")
-        pane.wait_until(lambda s: "other topic" not in s.split("Resume Session")[-1], "the search did not filter")
-        pane.send("Enter")
-        screen = pane.wait_for("third q")
+        await app.command("/new")
+        await app.wait_for("New session started")
+        await app.submit("other topic")
+        await app.wait_for("answer one")
+        await app.command("/resume")
+        await app.wait_for("Resume Session")
+        await app.type("third")
+        await app.wait_until(lambda s: "other topic" not in s.split("Resume Session")[-1], "the search did not filter")
+        await app.send("Enter")
+        screen = await app.wait_for("third q")
         assert "[branch]" in screen and "other topic" not in screen
-        run.command("/clone")
-        pane.wait_for("Cloned to new session")
-        run.command("/fork")
-        screen = pane.wait_for("Fork from Message")
+        await app.command("/clone")
+        await app.wait_for("Cloned to new session")
+        await app.command("/fork")
+        screen = await app.wait_for("Fork from Message")
         count = int(re.findall(r"Message \d+ of (\d+)", screen)[-1])
-        pane.send(*["Up"] * (count - 1))
-        pane.wait_until(lambda s: "› first q" in s, "the fork list does not reach the first message")
-        pane.send("Enter")
-        pane.wait_for("Forked to new session")
-        assert pane.editor() == "first q"
-        pane.send("Enter")
-        pane.wait_for("answer one")
-        run.quit()
-    files = run.session_files()
+        await app.send(*["Up"] * (count - 1))
+        await app.wait_until(lambda s: "› first q" in s, "the fork list does not reach the first message")
+        await app.send("Enter")
+        await app.wait_for("Forked to new session")
+        assert app.editor() == "first q"
+        await app.send("Enter")
+        await app.wait_for("answer one")
+        await app.quit()
+
+    app = play(tmp_path, which, TURNS, scenario, summary=SUMMARY, height=40)
+    files = app.session_files()
     assert len(files) == 4  # the first, the new, the clone, the fork
     head = ["session", "model_change", "thinking_level_change"]
-    kinds = sorted([e["type"] for e in run.entries(path)] for path in files)
+    kinds = sorted([e["type"] for e in app.entries(path)] for path in files)
     assert kinds == sorted([
         [*head, *["message"] * 4, "branch_summary", "message", "message"],  # the first
         [*head, "message", "message"],  # the new session
         [*head, "message", "message", "branch_summary", "message", "message"],  # the clone
         [*head, *head[1:], "message", "message"],  # the fork: Pi starts its empty branch anew
     ])  # fmt: skip
-    with_summary = [path for path in files if any(e["type"] == "branch_summary" for e in run.entries(path))]
+    with_summary = [path for path in files if any(e["type"] == "branch_summary" for e in app.entries(path))]
     assert len(with_summary) == 2  # the first session and its clone
     for path in with_summary:
-        entries = run.entries(path)
+        entries = app.entries(path)
         [summary] = [e for e in entries if e["type"] == "branch_summary"]
         assert summary["summary"].endswith(SUMMARY)
         by_text: dict[str, str] = {}
@@ -86,7 +89,7 @@ def test_tree_summary_new_resume_fork_clone(tmp_path: Path, which: str) -> None:
             assert summary["fromId"] == by_text["answer two"]
         else:
             assert summary["fromId"] not in {entry.get("id") for entry in entries}
-    if run.ours:
+    if app.ours:
         for context in pi_reads_the_same(files):
             roles = [m["role"] for m in context["context"]["messages"]]
             assert roles in (
@@ -95,25 +98,24 @@ def test_tree_summary_new_resume_fork_clone(tmp_path: Path, which: str) -> None:
             ), roles
 
 
-def _tree_back_to_first_answer(run: Run) -> None:
-    pane = run.pane
-    run.command("/tree")
-    pane.wait_for("Session Tree")
-    pane.wait_for("› • assistant: answer two")
-    pane.send("Up", "Up")
-    pane.wait_for("› • assistant: answer one")
-    pane.send("Enter")
-    pane.wait_for("Summarize branch?")
-    pane.send("Down")
-    pane.wait_for("→ Summarize")
-    pane.send("Enter")
-    pane.wait_for("Navigated to selected point")
-    screen = pane.wait_for("Branch summary (ctrl+o to expand)")
+async def _tree_back_to_first_answer(app: Driven) -> None:
+    await app.command("/tree")
+    await app.wait_for("Session Tree")
+    await app.wait_for("› • assistant: answer two")
+    await app.send("Up", "Up")
+    await app.wait_for("› • assistant: answer one")
+    await app.send("Enter")
+    await app.wait_for("Summarize branch?")
+    await app.send("Down")
+    await app.wait_for("→ Summarize")
+    await app.send("Enter")
+    await app.wait_for("Navigated to selected point")
+    screen = await app.wait_for("Branch summary (ctrl+o to expand)")
     assert "second q" not in screen and SUMMARY not in screen
-    pane.send("C-o")
-    pane.wait_for(SUMMARY)
-    pane.send("C-o")
-    pane.wait_until_gone(SUMMARY)
+    await app.send("C-o")
+    await app.wait_for(SUMMARY)
+    await app.send("C-o")
+    await app.wait_until_gone(SUMMARY)
 
 
 def _content_text(entry: dict[str, Any]) -> str:
@@ -122,41 +124,43 @@ def _content_text(entry: dict[str, Any]) -> str:
 
 
 def test_tree_labels_are_shown_filtered_and_stored(tmp_path: Path, which: str) -> None:
-    with launch(tmp_path, which, TURNS, height=40) as run:
-        pane = run.pane
-        run.submit("first q")
-        pane.wait_for("answer one")
-        run.submit("second q")
-        pane.wait_for("answer two")
-        run.command("/tree")
-        pane.wait_for("› • assistant: answer two")
-        pane.send("Up", "Up")
-        pane.wait_for("› • assistant: answer one")
-        pane.type("L")  # Shift+L: the terminal sends the capital letter
-        pane.wait_for("Label (empty to remove):")
-        pane.type("checkpoint")
-        pane.send("Enter")
-        pane.wait_for("› • [checkpoint] assistant: answer one")
-        pane.send("C-l")  # only labeled entries
-        screen = pane.wait_until(lambda s: "answer two" not in s.split("Type to search")[-1],
+    async def scenario(app: Driven) -> None:
+        await app.submit("first q")
+        await app.wait_for("answer one")
+        await app.submit("second q")
+        await app.wait_for("answer two")
+        await app.wait_until_gone("Working")  # the answer is stored: the tree has it
+        await app.command("/tree")
+        await app.wait_for("› • assistant: answer two")
+        await app.send("Up", "Up")
+        await app.wait_for("› • assistant: answer one")
+        await app.type("L")  # Shift+L: the terminal sends the capital letter
+        await app.wait_for("Label (empty to remove):")
+        await app.type("checkpoint")
+        await app.send("Enter")
+        await app.wait_for("› • [checkpoint] assistant: answer one")
+        await app.send("C-l")  # only labeled entries
+        screen = await app.wait_until(lambda s: "answer two" not in s.split("Type to search")[-1],
                                  "the labeled-only filter kept other entries")  # fmt: skip
         assert "[checkpoint] assistant: answer one" in screen and "[labeled]" in screen
-        pane.send("C-l")
-        pane.wait_for("assistant: answer two")
-        pane.send("Escape")
-        pane.wait_until_gone("Session Tree")
-        run.command("/tree")  # the label is read back from the session
-        pane.wait_for("[checkpoint] assistant: answer one")
-        pane.send("Up", "Up")
-        pane.wait_for("› • [checkpoint] assistant: answer one")
-        pane.type("L")
-        pane.wait_for("Label (empty to remove):")
-        pane.send("C-k", "Enter")  # the cursor starts at the beginning: emptied, the label goes
-        pane.wait_for("› • assistant: answer one")
-        pane.send("Escape")
-        pane.wait_until_gone("Session Tree")
-        run.quit()
-    entries = run.entries()
+        await app.send("C-l")
+        await app.wait_for("assistant: answer two")
+        await app.send("Escape")
+        await app.wait_until_gone("Session Tree")
+        await app.command("/tree")  # the label is read back from the session
+        await app.wait_for("[checkpoint] assistant: answer one")
+        await app.send("Up", "Up")
+        await app.wait_for("› • [checkpoint] assistant: answer one")
+        await app.type("L")
+        await app.wait_for("Label (empty to remove):")
+        await app.send("C-k", "Enter")  # the cursor starts at the beginning: emptied, the label goes
+        await app.wait_for("› • assistant: answer one")
+        await app.send("Escape")
+        await app.wait_until_gone("Session Tree")
+        await app.quit()
+
+    app = play(tmp_path, which, TURNS, scenario, height=40)
+    entries = app.entries()
     by_text = {_content_text(e): e["id"] for e in entries if e["type"] == "message"}
     labels = [e for e in entries if e["type"] == "label"]
     assert [(e["targetId"], e.get("label")) for e in labels] == [
@@ -164,6 +168,6 @@ def test_tree_labels_are_shown_filtered_and_stored(tmp_path: Path, which: str) -
         (by_text["answer one"], None),
     ]
     assert all(e["parentId"] == by_text["answer two"] for e in labels[:1])  # appended at the leaf
-    if run.ours:
-        [context] = pi_reads_the_same(run.session_files())
+    if app.ours:
+        [context] = pi_reads_the_same(app.session_files())
         assert [m["role"] for m in context["context"]["messages"]] == ["user", "assistant"] * 2

@@ -9,12 +9,18 @@ off). Handlers live by concern: ``_session`` (sessions and the tree), ``_models`
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from pi_coding_agent.app.interactive._mode import InteractiveMode
+    from pi_coding_agent.app.interactive.commands._app import AppCommandHost
+    from pi_coding_agent.app.interactive.commands._auth import AuthCommandHost
+    from pi_coding_agent.app.interactive.commands._models import ModelCommandHost
+    from pi_coding_agent.app.interactive.commands._session import SessionCommandHost
     from pi_coding_agent.runtime.agent_session import AgentSession
     from pi_tui import Suggestion
+
+    class CommandHost(AppCommandHost, SessionCommandHost, ModelCommandHost, AuthCommandHost, Protocol):
+        """What the built-in commands use, all together (each handler module names its own part)."""
 
 BUILTIN_COMMANDS: tuple[tuple[str, str], ...] = (
     ("settings", "Open settings menu"),
@@ -44,7 +50,7 @@ BUILTIN_COMMANDS: tuple[tuple[str, str], ...] = (
 TAKES_ARGUMENTS = frozenset({"model", "thinking", "export", "import", "name", "login", "compact"})
 _NAMES = frozenset(name for name, _ in BUILTIN_COMMANDS)
 
-Handler = Callable[["InteractiveMode", str], Awaitable[None]]
+Handler = Callable[["CommandHost", str], Awaitable[None]]
 
 
 def split_command(text: str) -> tuple[str, str] | None:
@@ -67,7 +73,7 @@ def is_builtin(name: str) -> bool:
     return name in _NAMES
 
 
-def argument_completions(mode: InteractiveMode, name: str, prefix: str) -> list[Suggestion] | None:
+def argument_completions(host: CommandHost, name: str, prefix: str) -> list[Suggestion] | None:
     """What the built-in ``name`` offers after ``/name ``: ``/login`` the providers, ``/model``
     the models, ``/thinking`` the levels; the others nothing."""
     from pi_coding_agent.app.interactive.commands import _auth, _models
@@ -77,7 +83,7 @@ def argument_completions(mode: InteractiveMode, name: str, prefix: str) -> list[
         "model": _models.model_completions,
         "thinking": _models.thinking_completions,
     }.get(name)
-    return completions(mode, prefix) if completions is not None else None
+    return completions(host, prefix) if completions is not None else None
 
 
 def _handlers() -> dict[str, Handler]:
@@ -86,15 +92,15 @@ def _handlers() -> dict[str, Handler]:
     return {**_session.HANDLERS, **_models.HANDLERS, **_app.HANDLERS, **_auth.HANDLERS}
 
 
-async def run_command(mode: InteractiveMode, name: str, arguments: str) -> None:
-    await _handlers()[name](mode, arguments)
+async def run_command(host: CommandHost, name: str, arguments: str) -> None:
+    await _handlers()[name](host, arguments)
 
 
-def startup_changelog(mode: InteractiveMode) -> None:
+def startup_changelog(host: CommandHost) -> None:
     """What's new since the version last started (Pi's notice after an update)."""
     from pi_coding_agent.app.interactive.commands import _app
 
-    _app.startup_changelog(mode)
+    _app.startup_changelog(host)
 
 
 __all__ = [

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pi_coding_agent.app.interactive.selectors import (
     TRUST_LABELS,
@@ -18,14 +18,81 @@ from pi_coding_agent.core.settings import ConfigFileError, save_trust_decisions,
 from pi_tui import DynamicBorder, Markdown, Spacer, Text, read_keybindings_file
 
 if TYPE_CHECKING:
-    from pi_coding_agent.app.interactive._mode import InteractiveMode
+    from pi_coding_agent.app.interactive._layout import Layout
+    from pi_coding_agent.app.interactive._terminal_theme import TerminalTheme
+    from pi_coding_agent.app.interactive._themes import ThemeChoice
+    from pi_coding_agent.app.interactive._transcript import Transcript
+    from pi_coding_agent.app.interactive._ui import InteractiveUI
+    from pi_coding_agent.app.interactive.components import Footer
+    from pi_coding_agent.customize.themes import Theme
+    from pi_coding_agent.runtime.agent_session import AgentSession, AgentSessionRuntime
+    from pi_tui import TUI, Editor, Keybindings, MarkdownTheme
+
+
+class ShortcutRows(Protocol):
+    """The extensions' shortcuts, for ``/hotkeys``."""
+
+    def shortcut_rows(self) -> list[tuple[str, str]]: ...
+
+
+class SettingsHost(Protocol):
+    """What ``/settings`` reads and changes besides the settings file: the session's modes,
+    the transcript's style, the TUI's mode and cursor, the editor's sizes, the theme."""
+
+    @property
+    def session(self) -> AgentSession: ...
+    @property
+    def transcript(self) -> Transcript: ...
+    @property
+    def tui(self) -> TUI: ...
+    @property
+    def footer(self) -> Footer: ...
+    @property
+    def themes(self) -> ThemeChoice: ...
+    @property
+    def terminal_theme(self) -> TerminalTheme: ...
+    @property
+    def default_editor(self) -> Editor: ...
+    @property
+    def ui(self) -> InteractiveUI: ...
+    def int_setting(self, key: str, default: int, low: int, high: int) -> int: ...
+    def apply_theme(self, name: str | None = None) -> None: ...
+    def render_session(self) -> None: ...
+
+
+class AppCommandHost(SettingsHost, Protocol):
+    """What the other application commands use: the reload of everything, the cards drawn
+    into the chat, the keys listed by ``/hotkeys``, quitting."""
+
+    @property
+    def runtime(self) -> AgentSessionRuntime: ...
+    @property
+    def agent_dir(self) -> Path: ...
+    @property
+    def version(self) -> str: ...
+    @property
+    def theme(self) -> Theme: ...
+    @property
+    def md_theme(self) -> MarkdownTheme: ...
+    @property
+    def keys(self) -> Keybindings: ...
+    @property
+    def layout(self) -> Layout: ...
+    @property
+    def extensions(self) -> ShortcutRows: ...
+    @property
+    def reload_resources(self) -> Callable[[], list[str]] | None: ...
+    themes: ThemeChoice  # read anew by /reload
+    def load_themes(self) -> ThemeChoice: ...
+    def rebind(self) -> None: ...
+    def shutdown(self, code: int = 0) -> None: ...
 
 CHANGELOG = Path(__file__).resolve().parents[1] / "CHANGELOG.md"
 RELOADED = "Reloaded keybindings, extensions, skills, prompts, themes, and context files"
 
 
-def _setting_values(mode: InteractiveMode) -> dict[str, str]:
-    session = mode.session
+def _setting_values(host: SettingsHost) -> dict[str, str]:
+    session = host.session
     get = session.settings.get
 
     def flag(value: object, default: bool) -> str:
@@ -37,22 +104,22 @@ def _setting_values(mode: InteractiveMode) -> dict[str, str]:
         "steering-mode": session.steering_mode,
         "follow-up-mode": session.follow_up_mode,
         "transport": session.settings.transport,
-        "hide-thinking": flag(mode.transcript.style.hide_thinking, False),
+        "hide-thinking": flag(host.transcript.style.hide_thinking, False),
         "quiet-startup": flag(get("quietStartup"), False),
         "default-project-trust": TRUST_LABELS.get(trust if isinstance(trust, str) else "ask", "Ask"),
         "double-escape-action": str(get("doubleEscapeAction") or "tree"),
         "tree-filter-mode": str(get("treeFilterMode") or "default"),
-        "tui-mode": mode.tui.mode,
+        "tui-mode": host.tui.mode,
         "fullscreen-exit-output": str(get("fullscreenExitOutput") or "transcript"),
-        "theme": mode.themes.requested or mode.themes.resolve(),
+        "theme": host.themes.requested or host.themes.resolve(),
         "show-images": flag(get("terminal", "showImages"), True),
         "auto-resize-images": flag(get("images", "autoResize"), True),
         "block-images": flag(get("images", "blockImages"), False),
         "skill-commands": flag(get("enableSkillCommands"), True),
         "show-hardware-cursor": flag(get("showHardwareCursor"), False),
-        "editor-padding": str(mode.int_setting("editorPaddingX", 0, 0, 3)),
-        "output-padding": str(mode.transcript.style.output_pad),
-        "autocomplete-max-visible": str(mode.int_setting("autocompleteMaxVisible", 5, 3, 20)),
+        "editor-padding": str(host.int_setting("editorPaddingX", 0, 0, 3)),
+        "output-padding": str(host.transcript.style.output_pad),
+        "autocomplete-max-visible": str(host.int_setting("autocompleteMaxVisible", 5, 3, 20)),
     }
 
 
@@ -69,16 +136,16 @@ _STORED: dict[str, tuple[tuple[str, ...], Callable[[str], Any]]] = {
 }
 
 
-def _apply_setting(mode: InteractiveMode, key: str, value: str) -> None:
-    session = mode.session
+def _apply_setting(host: SettingsHost, key: str, value: str) -> None:
+    session = host.session
     settings = session.settings
     if key in _STORED:
         keys, convert = _STORED[key]
         settings.set_global(keys, convert(value))
     elif key == "autocompact":
         session.set_auto_compaction_enabled(value == "true")
-        mode.footer.auto_compact = value == "true"
-        mode.footer.invalidate()
+        host.footer.auto_compact = value == "true"
+        host.footer.invalidate()
     elif key == "steering-mode":
         session.set_steering_mode("all" if value == "all" else "one-at-a-time")
     elif key == "follow-up-mode":
@@ -86,98 +153,98 @@ def _apply_setting(mode: InteractiveMode, key: str, value: str) -> None:
     elif key == "transport":
         settings.set_global(("transport",), value)
     elif key == "hide-thinking":
-        mode.transcript.set_hide_thinking(value == "true")
+        host.transcript.set_hide_thinking(value == "true")
         settings.set_global(("hideThinkingBlock",), value == "true")
     elif key == "tui-mode":
         settings.set_global(("tuiMode",), value)
-        mode.tui.set_mode("fullscreen" if value == "fullscreen" else "regular")
-        mode.transcript.status(f"TUI mode: {value}")
+        host.tui.set_mode("fullscreen" if value == "fullscreen" else "regular")
+        host.transcript.status(f"TUI mode: {value}")
     elif key == "theme":
         settings.set_global(("theme",), value)
-        mode.themes.requested = value
-        mode.apply_theme()
-        mode.terminal_theme.detect()  # a pair asks the terminal again and follows it, as in Pi
+        host.themes.requested = value
+        host.apply_theme()
+        host.terminal_theme.detect()  # a pair asks the terminal again and follows it, as in Pi
     elif key == "show-hardware-cursor":
         settings.set_global(("showHardwareCursor",), value == "true")
-        mode.tui.set_show_hardware_cursor(value == "true")
+        host.tui.set_show_hardware_cursor(value == "true")
     elif key in ("editor-padding", "autocomplete-max-visible"):
         number = int(value)
         settings.set_global(
             ("editorPaddingX" if key == "editor-padding" else "autocompleteMaxVisible",), number
         )
         attribute = "padding_x" if key == "editor-padding" else "max_visible_items"
-        setattr(mode.default_editor, attribute, number)
+        setattr(host.default_editor, attribute, number)
     elif key == "output-padding":
         settings.set_global(("outputPad",), int(value))
-        mode.transcript.style.output_pad = int(value)
-        mode.render_session()
+        host.transcript.style.output_pad = int(value)
+        host.render_session()
 
 
-async def settings(mode: InteractiveMode, _: str) -> None:
+async def settings(host: SettingsHost, _: str) -> None:
     def change(key: str, value: str) -> None:
-        _apply_setting(mode, key, value)
+        _apply_setting(host, key, value)
 
-    mode.ui.open(
-        lambda done: SettingsSelector(mode.ui.context(), _setting_values(mode), mode.themes.names(), change, done)
+    host.ui.open(
+        lambda done: SettingsSelector(host.ui.context(), _setting_values(host), host.themes.names(), change, done)
     )
 
 
-async def trust(mode: InteractiveMode, _: str) -> None:
-    cwd = mode.session.session_manager.get_cwd()
+async def trust(host: AppCommandHost, _: str) -> None:
+    cwd = host.session.session_manager.get_cwd()
     try:
-        saved = stored_trust_entry(mode.agent_dir, cwd)
+        saved = stored_trust_entry(host.agent_dir, cwd)
     except ConfigFileError as error:
-        mode.transcript.error(str(error))
+        host.transcript.error(str(error))
         return
 
     def build(done: Callable[[], None]) -> TrustSelector:
         def chosen(option: TrustOption) -> None:
             try:
-                save_trust_decisions(mode.agent_dir, option.updates)
+                save_trust_decisions(host.agent_dir, option.updates)
             except (OSError, ConfigFileError) as error:
-                mode.transcript.error(str(error))
+                host.transcript.error(str(error))
             else:
                 decision = "trusted" if option.trusted else "untrusted"
-                mode.transcript.status(f"Saved trust decision: {decision}. Restart pi for this to take effect.")
+                host.transcript.status(f"Saved trust decision: {decision}. Restart pi for this to take effect.")
             done()
 
-        trusted_now = mode.session.settings.project_trusted
-        return TrustSelector(mode.ui.context(), cwd, saved, trusted_now, on_select=chosen, on_cancel=done)
+        trusted_now = host.session.settings.project_trusted
+        return TrustSelector(host.ui.context(), cwd, saved, trusted_now, on_select=chosen, on_cancel=done)
 
-    mode.ui.open(build)
+    host.ui.open(build)
 
 
-async def reload(mode: InteractiveMode, _: str) -> None:
-    session = mode.session
+async def reload(host: AppCommandHost, _: str) -> None:
+    session = host.session
     if session.is_streaming:
-        mode.transcript.warning("Wait for the current response to finish before reloading.")
+        host.transcript.warning("Wait for the current response to finish before reloading.")
         return
     if session.is_compacting:
-        mode.transcript.warning("Wait for compaction to finish before reloading.")
+        host.transcript.warning("Wait for compaction to finish before reloading.")
         return
-    theme = mode.theme
+    theme = host.theme
     box = [DynamicBorder(lambda s: theme.fg("border", s)), Spacer(1),
            Text(theme.fg("muted", f"{RELOADED.replace('Reloaded', 'Reloading')}..."), 1, 0), Spacer(1),
            DynamicBorder(lambda s: theme.fg("border", s))]  # fmt: skip
-    done = mode.ui.show_selector(_Stack(box))
-    mode.tui.render_now()
+    done = host.ui.show_selector(_Stack(box))
+    host.tui.render_now()
     try:
-        user, problem = read_keybindings_file(mode.agent_dir / "keybindings.json")
-        mode.keys.set_user_bindings(user)
-        warnings = mode.reload_resources() if mode.reload_resources is not None else []
-        await mode.runtime.reload()
-        mode.themes = mode.load_themes()
+        user, problem = read_keybindings_file(host.agent_dir / "keybindings.json")
+        host.keys.set_user_bindings(user)
+        warnings = host.reload_resources() if host.reload_resources is not None else []
+        await host.runtime.reload()
+        host.themes = host.load_themes()
         done()
-        mode.rebind()
-        mode.apply_theme()
-        mode.terminal_theme.detect()
+        host.rebind()
+        host.apply_theme()
+        host.terminal_theme.detect()
     except Exception as error:
         done()
-        mode.transcript.error(f"Reload failed: {error}")
+        host.transcript.error(f"Reload failed: {error}")
         return
-    for warning in [*([problem] if problem else []), *warnings, *mode.themes.problems]:
-        mode.transcript.warning(warning)
-    mode.transcript.status(RELOADED)
+    for warning in [*([problem] if problem else []), *warnings, *host.themes.problems]:
+        host.transcript.warning(warning)
+    host.transcript.status(RELOADED)
 
 
 class _Stack:
@@ -191,8 +258,8 @@ class _Stack:
         return
 
 
-def _hotkeys_markdown(mode: InteractiveMode) -> str:
-    k = mode.keys.display
+def _hotkeys_markdown(host: AppCommandHost) -> str:
+    k = host.keys.display
 
     def table(title: str, rows: list[tuple[str, str]]) -> str:
         body = "\n".join(f"| `{keys}` | {action} |" for keys, action in rows)
@@ -226,25 +293,25 @@ def _hotkeys_markdown(mode: InteractiveMode) -> str:
         ("/", "Slash commands"), ("!", "Run bash command"), ("!!", "Run bash command (excluded from context)"),
     ]  # fmt: skip
     tables = [table("Navigation", navigation), table("Editing", editing), table("Other", other)]
-    extension_keys = mode.extensions.shortcut_rows()
+    extension_keys = host.extensions.shortcut_rows()
     if extension_keys:
         tables.append(table("Extensions", extension_keys))
     return "\n\n".join(tables)
 
 
-def _card(mode: InteractiveMode, title: str, markdown: str) -> None:
-    theme = mode.theme
+def _card(host: AppCommandHost, title: str, markdown: str) -> None:
+    theme = host.theme
 
     def border() -> DynamicBorder:
         return DynamicBorder(lambda s: theme.fg("border", s))
 
     for child in (Spacer(1), border(), Text(theme.bold(theme.fg("accent", title)), 1, 0), Spacer(1),
-                  Markdown(markdown, 1, 1, mode.md_theme), border()):  # fmt: skip
-        mode.transcript.add(child)
+                  Markdown(markdown, 1, 1, host.md_theme), border()):  # fmt: skip
+        host.transcript.add(child)
 
 
-async def hotkeys(mode: InteractiveMode, _: str) -> None:
-    _card(mode, "Keyboard Shortcuts", _hotkeys_markdown(mode))
+async def hotkeys(host: AppCommandHost, _: str) -> None:
+    _card(host, "Keyboard Shortcuts", _hotkeys_markdown(host))
 
 
 def changelog_entries() -> list[tuple[tuple[int, int, int], str]]:
@@ -270,44 +337,44 @@ def changelog_entries() -> list[tuple[tuple[int, int, int], str]]:
     return entries
 
 
-async def changelog(mode: InteractiveMode, _: str) -> None:
+async def changelog(host: AppCommandHost, _: str) -> None:
     entries = changelog_entries()
     body = "\n\n".join(text for _, text in reversed(entries)) or "No changelog entries found."
-    _card(mode, "What's New", body)
+    _card(host, "What's New", body)
 
 
-def startup_changelog(mode: InteractiveMode) -> None:
+def startup_changelog(host: AppCommandHost) -> None:
     """Pi's notice after an update: the entries newer than ``lastChangelogVersion`` (all of
     them condensed to one line with ``collapseChangelog``), then the version is recorded. A
     first run only records it; a resumed session shows nothing."""
-    if mode.session.messages:
+    if host.session.messages:
         return
-    settings = mode.session.settings
+    settings = host.session.settings
     last = settings.get("lastChangelogVersion")
     if not isinstance(last, str):
-        settings.set_global(("lastChangelogVersion",), mode.version)
+        settings.set_global(("lastChangelogVersion",), host.version)
         return
     found = re.match(r"^(\d+)\.(\d+)\.(\d+)", last)
     seen = (int(found[1]), int(found[2]), int(found[3])) if found else (0, 0, 0)
     new = [(version, text) for version, text in changelog_entries() if version > seen]
     if not new:
         return
-    settings.set_global(("lastChangelogVersion",), mode.version)
-    theme = mode.theme
-    children: list[Any] = [Spacer(1)] if mode.layout.chat.children else []
+    settings.set_global(("lastChangelogVersion",), host.version)
+    theme = host.theme
+    children: list[Any] = [Spacer(1)] if host.layout.chat.children else []
     children.append(DynamicBorder(lambda s: theme.fg("border", s)))
     if settings.get("collapseChangelog") is True:
         latest = ".".join(map(str, new[0][0]))
         children.append(Text(f"Updated to v{latest}. Use {theme.bold('/changelog')} to view full changelog.", 1, 0))
     else:
         children += [Text(theme.bold(theme.fg("accent", "What's New")), 1, 0), Spacer(1),
-                     Markdown("\n\n".join(text for _, text in new), 1, 0, mode.md_theme), Spacer(1)]  # fmt: skip
+                     Markdown("\n\n".join(text for _, text in new), 1, 0, host.md_theme), Spacer(1)]  # fmt: skip
     for child in [*children, DynamicBorder(lambda s: theme.fg("border", s))]:
-        mode.transcript.add(child)
+        host.transcript.add(child)
 
 
-async def quit_pi(mode: InteractiveMode, _: str) -> None:
-    mode.shutdown(0)
+async def quit_pi(host: AppCommandHost, _: str) -> None:
+    host.shutdown(0)
 
 
 HANDLERS = {

@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import shutil
 import subprocess
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from pi_coding_agent.app.interactive.selectors import (
     LoginDialog,
@@ -30,8 +30,29 @@ from pi_tui import Suggestion, fuzzy_filter
 
 if TYPE_CHECKING:
     from pi_ai.oauth import AuthEvent, AuthPrompt
-    from pi_coding_agent.app.interactive._mode import InteractiveMode
+    from pi_coding_agent.app.interactive._parts import Notices, Renderer, Spawn
+    from pi_coding_agent.app.interactive._ui import InteractiveUI
+    from pi_coding_agent.app.interactive.components import Footer
     from pi_coding_agent.core.auth import Credentials
+    from pi_coding_agent.runtime.agent_session import AgentSession
+
+
+class AuthCommandHost(Protocol):
+    """What sign-in uses: the session's catalog and model, the dialogs, the footer."""
+
+    @property
+    def session(self) -> AgentSession: ...
+    @property
+    def transcript(self) -> Notices: ...
+    @property
+    def ui(self) -> InteractiveUI: ...
+    @property
+    def footer(self) -> Footer: ...
+    @property
+    def tui(self) -> Renderer: ...
+    @property
+    def spawn(self) -> Spawn: ...
+    def update_provider_count(self) -> None: ...
 
 ACCOUNT = "Sign in with an account"
 API_KEY = "Sign in with an API key"
@@ -48,8 +69,8 @@ NOTHING_STORED = (
 )
 
 
-def _credentials(mode: InteractiveMode) -> Credentials:
-    return mode.session.catalog.credentials
+def _credentials(host: AuthCommandHost) -> Credentials:
+    return host.session.catalog.credentials
 
 
 def _row(credentials: Credentials, option: LoginOption) -> ProviderRow:
@@ -62,19 +83,19 @@ def _row(credentials: Credentials, option: LoginOption) -> ProviderRow:
     )
 
 
-def _rows(mode: InteractiveMode, auth_type: str | None = None) -> list[ProviderRow]:
-    credentials = _credentials(mode)
+def _rows(host: AuthCommandHost, auth_type: str | None = None) -> list[ProviderRow]:
+    credentials = _credentials(host)
     options = login_options(
         credentials, "oauth" if auth_type == "oauth" else "api_key" if auth_type else None
     )
     return [_row(credentials, option) for option in options]
 
 
-def login_completions(mode: InteractiveMode, prefix: str) -> list[Suggestion] | None:
+def login_completions(host: AuthCommandHost, prefix: str) -> list[Suggestion] | None:
     """What Pi offers after ``/login ``: each provider once, by name, its id to insert and
     ``Name · subscription/API key`` beside it, fuzzy-matched on id, name and ways to sign in."""
     providers: dict[str, tuple[str, list[str]]] = {}
-    for option in login_options(_credentials(mode)):
+    for option in login_options(_credentials(host)):
         kinds = providers.setdefault(option.provider, (option.name, []))[1]
         if option.auth_type not in kinds:
             kinds.append(option.auth_type)
@@ -92,27 +113,27 @@ def login_completions(mode: InteractiveMode, prefix: str) -> list[Suggestion] | 
     return items or None
 
 
-async def login(mode: InteractiveMode, arguments: str) -> None:
+async def login(host: AuthCommandHost, arguments: str) -> None:
     if not arguments:
-        _ask_auth_type(mode, None)
+        _ask_auth_type(host, None)
         return
     wanted = arguments.strip().lower()
-    matches = [r for r in _rows(mode) if wanted in (r.provider.lower(), r.name.lower())]
+    matches = [r for r in _rows(host) if wanted in (r.provider.lower(), r.name.lower())]
     if len(matches) == 1:
-        _start(mode, matches[0])
+        _start(host, matches[0])
     elif matches and len({r.provider for r in matches}) == 1:
-        _ask_auth_type(mode, matches)
+        _ask_auth_type(host, matches)
     else:
-        _ask_provider(mode, None, arguments.strip())
+        _ask_provider(host, None, arguments.strip())
 
 
-def _ask_auth_type(mode: InteractiveMode, rows: list[ProviderRow] | None) -> None:
+def _ask_auth_type(host: AuthCommandHost, rows: list[ProviderRow] | None) -> None:
     oauth = next((r for r in rows or [] if r.auth_type == "oauth"), None)
-    account = _login_label(mode, oauth) or ACCOUNT
+    account = _login_label(host, oauth) or ACCOUNT
     kinds = {r.auth_type for r in rows} if rows else {"oauth", "api_key"}
     options = [label for kind, label in (("oauth", account), ("api_key", API_KEY)) if kind in kinds]
     if rows and len(options) == 1:
-        _start(mode, rows[0])
+        _start(host, rows[0])
         return
     title = f"Select authentication method for {rows[0].name}:" if rows else "Select authentication method:"
 
@@ -120,54 +141,54 @@ def _ask_auth_type(mode: InteractiveMode, rows: list[ProviderRow] | None) -> Non
         close()
         kind = "oauth" if label == account else "api_key"
         if rows:
-            _start(mode, next(r for r in rows if r.auth_type == kind))
+            _start(host, next(r for r in rows if r.auth_type == kind))
         else:
-            _ask_provider(mode, kind)
+            _ask_provider(host, kind)
 
     def close() -> None:
-        mode.ui.close_selector()
-        mode.tui.request_render()
+        host.ui.close_selector()
+        host.tui.request_render()
 
-    mode.ui.show_selector(SelectDialog(mode.ui.context(), title, options, chosen, close))
+    host.ui.show_selector(SelectDialog(host.ui.context(), title, options, chosen, close))
 
 
-def _login_label(mode: InteractiveMode, row: ProviderRow | None) -> str | None:
+def _login_label(host: AuthCommandHost, row: ProviderRow | None) -> str | None:
     if row is None:
         return None
-    flow = _credentials(mode).oauth_flow(row.provider)
+    flow = _credentials(host).oauth_flow(row.provider)
     return flow.login_label if flow is not None else None
 
 
-def _ask_provider(mode: InteractiveMode, auth_type: str | None, search: str = "") -> None:
-    rows = _rows(mode, auth_type)
+def _ask_provider(host: AuthCommandHost, auth_type: str | None, search: str = "") -> None:
+    rows = _rows(host, auth_type)
     if not rows:
         empty = {
             "oauth": "No subscription providers available.",
             "api_key": "No API key providers available.",
         }
-        mode.transcript.status(empty.get(auth_type or "", "No login providers available."))
+        host.transcript.status(empty.get(auth_type or "", "No login providers available."))
         return
 
     def chosen(row: ProviderRow) -> None:
-        mode.ui.close_selector()
-        _start(mode, row)
+        host.ui.close_selector()
+        _start(host, row)
 
     def cancel() -> None:
-        mode.ui.close_selector()
+        host.ui.close_selector()
         if auth_type:
-            _ask_auth_type(mode, None)
+            _ask_auth_type(host, None)
 
-    mode.ui.show_selector(ProviderSelector(mode.ui.context(), "login", rows, chosen, cancel, search=search))
-
-
-def _start(mode: InteractiveMode, row: ProviderRow) -> None:
-    mode.spawn(_run_login(mode, row))
+    host.ui.show_selector(ProviderSelector(host.ui.context(), "login", rows, chosen, cancel, search=search))
 
 
-async def _run_login(mode: InteractiveMode, row: ProviderRow) -> None:
+def _start(host: AuthCommandHost, row: ProviderRow) -> None:
+    host.spawn(_run_login(host, row))
+
+
+async def _run_login(host: AuthCommandHost, row: ProviderRow) -> None:
     from pi_ai.oauth import LoginCallbacks, LoginCancelled, OAuthError
 
-    ctx = mode.ui.context()
+    ctx = host.ui.context()
     flow = asyncio.current_task()
 
     def stop() -> None:
@@ -177,15 +198,15 @@ async def _run_login(mode: InteractiveMode, row: ProviderRow) -> None:
     dialog = LoginDialog(ctx, f"Login to {row.name}", stop)
     if row.provider == "amazon-bedrock" and row.auth_type == "api_key":
         dialog.show_details(BEDROCK_DETAILS)
-    mode.ui.show_selector(dialog)
-    done = mode.ui.close_selector  # a question of the flow may have replaced the dialog's own close
+    host.ui.show_selector(dialog)
+    done = host.ui.close_selector  # a question of the flow may have replaced the dialog's own close
 
-    callbacks = LoginCallbacks(prompt=lambda q: _prompt(mode, dialog, q), notify=lambda e: _notify(dialog, e))
+    callbacks = LoginCallbacks(prompt=lambda q: _prompt(host, dialog, q), notify=lambda e: _notify(dialog, e))
     action = "Logged in to" if row.auth_type == "oauth" else "Saved API key for"
     failed = "Failed to login to" if row.auth_type == "oauth" else "Failed to save API key for"
     try:
         await sign_in(
-            _credentials(mode), row.provider, callbacks, "oauth" if row.auth_type == "oauth" else "api_key"
+            _credentials(host), row.provider, callbacks, "oauth" if row.auth_type == "oauth" else "api_key"
         )
     except asyncio.CancelledError:
         if not dialog.cancelled.is_set():
@@ -193,36 +214,36 @@ async def _run_login(mode: InteractiveMode, row: ProviderRow) -> None:
         done()
         # Escape while the flow waits on the server (a device-code poll) aborts the request, and
         # Pi reports that as a failure; only a cancelled question is a quiet cancel.
-        mode.transcript.error(f"{failed} {row.name}: {ABORTED}")
+        host.transcript.error(f"{failed} {row.name}: {ABORTED}")
         return
     except LoginCancelled:
         done()
         return
     except (OAuthError, AuthFileError) as error:
         done()
-        mode.transcript.error(f"{failed} {row.name}: {error}")
+        host.transcript.error(f"{failed} {row.name}: {error}")
         return
     done()
-    await _signed_in(mode, row, action)
+    await _signed_in(host, row, action)
 
 
-async def _signed_in(mode: InteractiveMode, row: ProviderRow, action: str) -> None:
+async def _signed_in(host: AuthCommandHost, row: ProviderRow, action: str) -> None:
     """What follows a sign-in: the model (when there was none), the footer, the message."""
-    selected, problem = await _pick_model(mode, row.provider, f"{action} {row.name}")
-    mode.update_provider_count()
-    mode.footer.invalidate()
+    selected, problem = await _pick_model(host, row.provider, f"{action} {row.name}")
+    host.update_provider_count()
+    host.footer.invalidate()
     chosen = f" Selected {selected}." if selected else ""
-    mode.transcript.status(f"{action} {row.name}.{chosen} Credentials saved to {_credentials(mode).storage.path}")
+    host.transcript.status(f"{action} {row.name}.{chosen} Credentials saved to {_credentials(host).storage.path}")
     if problem:
-        mode.transcript.error(problem)
+        host.transcript.error(problem)
 
 
-async def _prompt(mode: InteractiveMode, dialog: LoginDialog, question: AuthPrompt) -> str:
+async def _prompt(host: AuthCommandHost, dialog: LoginDialog, question: AuthPrompt) -> str:
     """A flow's question in the dialog; Escape there is a quiet cancel (``LoginCancelled``)."""
     from pi_ai.oauth import LoginCancelled
 
     if question.type == "select":
-        return await _choose(mode, dialog, question)
+        return await _choose(host, dialog, question)
     try:
         return await dialog.ask(question.message, question.placeholder, manual=question.type == "manual_code")
     except asyncio.CancelledError:
@@ -231,27 +252,27 @@ async def _prompt(mode: InteractiveMode, dialog: LoginDialog, question: AuthProm
         raise
 
 
-async def _pick_model(mode: InteractiveMode, provider: str, action: str) -> tuple[str | None, str | None]:
+async def _pick_model(host: AuthCommandHost, provider: str, action: str) -> tuple[str | None, str | None]:
     """Without a model yet, the provider's default becomes the model (and the saved default),
     as after Pi's sign-in; ``(model id, problem)``."""
     from pi_coding_agent.core.model_registry import DEFAULT_MODEL_PER_PROVIDER
 
-    if mode.session.model is not None:
+    if host.session.model is not None:
         return None, None
     wanted = DEFAULT_MODEL_PER_PROVIDER.get(provider)
     if wanted is None:
         return None, f'{action}, but no default model is configured for provider "{provider}". Use /model to select a model.'
-    models = [m for m in mode.session.catalog.available() if m.provider == provider]
+    models = [m for m in host.session.catalog.available() if m.provider == provider]
     if not models:
         return None, f"{action}, but no models are available for that provider. Use /model to select a model."
     model = next((m for m in models if m.id == wanted), None)
     if model is None:
         return None, f'{action}, but its default model "{wanted}" is not available. Use /model to select a model.'
-    await mode.session.set_model(model, persist=True)
+    await host.session.set_model(model, persist=True)
     return model.id, None
 
 
-async def _choose(mode: InteractiveMode, dialog: LoginDialog, question: AuthPrompt) -> str:
+async def _choose(host: AuthCommandHost, dialog: LoginDialog, question: AuthPrompt) -> str:
     """A flow's multiple-choice question, in the dialog's place until answered."""
     from pi_ai.oauth import LoginCancelled
 
@@ -259,15 +280,15 @@ async def _choose(mode: InteractiveMode, dialog: LoginDialog, question: AuthProm
     labels = {option.label: option.id for option in question.options}
 
     def back(value: str | None) -> None:
-        mode.ui.show_selector(dialog)
+        host.ui.show_selector(dialog)
         if not answer.done():
             if value is None:
                 answer.set_exception(LoginCancelled())
             else:
                 answer.set_result(labels[value])
 
-    mode.ui.show_selector(
-        SelectDialog(mode.ui.context(), question.message, list(labels), back, lambda: back(None))
+    host.ui.show_selector(
+        SelectDialog(host.ui.context(), question.message, list(labels), back, lambda: back(None))
     )
     return await answer
 
@@ -300,41 +321,41 @@ def _open_browser(url: str) -> None:
         )
 
 
-async def logout(mode: InteractiveMode, _: str) -> None:
-    credentials = _credentials(mode)
-    names = {r.provider: r.name for r in _rows(mode)}
+async def logout(host: AuthCommandHost, _: str) -> None:
+    credentials = _credentials(host)
+    names = {r.provider: r.name for r in _rows(host)}
     rows = sorted(
         (ProviderRow(p, names.get(p, p), kind or "api_key", "", kind or "api_key", "stored credential")
          for p, kind in stored_credentials(credentials.storage)),
         key=lambda r: r.name.casefold(),
     )  # fmt: skip
     if not rows:
-        mode.transcript.status(NOTHING_STORED)
+        host.transcript.status(NOTHING_STORED)
         return
 
     def chosen(row: ProviderRow) -> None:
-        mode.ui.close_selector()
-        mode.spawn(_remove(mode, row))
+        host.ui.close_selector()
+        host.spawn(_remove(host, row))
 
     def cancel() -> None:
-        mode.ui.close_selector()
-        mode.tui.request_render()
+        host.ui.close_selector()
+        host.tui.request_render()
 
-    mode.ui.show_selector(ProviderSelector(mode.ui.context(), "logout", rows, chosen, cancel))
+    host.ui.show_selector(ProviderSelector(host.ui.context(), "logout", rows, chosen, cancel))
 
 
-async def _remove(mode: InteractiveMode, row: ProviderRow) -> None:
+async def _remove(host: AuthCommandHost, row: ProviderRow) -> None:
     try:
-        await sign_out(_credentials(mode).storage, row.provider)
+        await sign_out(_credentials(host).storage, row.provider)
     except AuthFileError as error:
-        mode.transcript.error(f"Logout failed: {error}")
+        host.transcript.error(f"Logout failed: {error}")
         return
-    mode.update_provider_count()
-    mode.footer.invalidate()
+    host.update_provider_count()
+    host.footer.invalidate()
     if row.auth_type == "oauth":
-        mode.transcript.status(f"Logged out of {row.name}")
+        host.transcript.status(f"Logged out of {row.name}")
     else:
-        mode.transcript.status(
+        host.transcript.status(
             f"Removed stored API key for {row.name}. Environment variables and models.json config are unchanged."
         )
 

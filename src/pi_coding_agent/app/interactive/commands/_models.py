@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from pi_ai import Model
 from pi_coding_agent.app.interactive.selectors import (
@@ -17,13 +17,36 @@ from pi_coding_agent.runtime.agent_session import ModelChangeError, SessionError
 from pi_tui import Suggestion, fuzzy_filter
 
 if TYPE_CHECKING:
-    from pi_coding_agent.app.interactive._mode import InteractiveMode
+    from pi_coding_agent.app.interactive._parts import Notices, Renderer, Spawn
+    from pi_coding_agent.app.interactive._ui import InteractiveUI
+    from pi_coding_agent.app.interactive.components import Footer
+    from pi_coding_agent.runtime.agent_session import AgentSession
 
 
-def model_completions(mode: InteractiveMode, prefix: str) -> list[Suggestion] | None:
+class ModelCommandHost(Protocol):
+    """What the model commands use: the session's model and thinking level, the models to
+    choose from, the selectors, the footer that shows the choice."""
+
+    @property
+    def session(self) -> AgentSession: ...
+    @property
+    def transcript(self) -> Notices: ...
+    @property
+    def ui(self) -> InteractiveUI: ...
+    @property
+    def footer(self) -> Footer: ...
+    @property
+    def tui(self) -> Renderer: ...
+    @property
+    def spawn(self) -> Spawn: ...
+    def model_choices(self) -> list[Model]: ...
+    def update_provider_count(self) -> None: ...
+
+
+def model_completions(host: ModelCommandHost, prefix: str) -> list[Suggestion] | None:
     """What Pi offers after ``/model ``: the scoped models (else the available ones) in their
     order, the id shown with its provider beside it, ``provider/id`` to insert."""
-    models = mode.model_choices()
+    models = host.model_choices()
 
     def searched(m: Model) -> str:
         # The bare id leads, unlike the selector's search, so typing an id ranks it first.
@@ -34,20 +57,20 @@ def model_completions(mode: InteractiveMode, prefix: str) -> list[Suggestion] | 
     return found or None
 
 
-def thinking_completions(mode: InteractiveMode, prefix: str) -> list[Suggestion] | None:
+def thinking_completions(host: ModelCommandHost, prefix: str) -> list[Suggestion] | None:
     """What Pi offers after ``/thinking ``: the levels the model accepts, without descriptions."""
-    levels = fuzzy_filter(mode.session.available_thinking_levels(), prefix, lambda level: level)
+    levels = fuzzy_filter(host.session.available_thinking_levels(), prefix, lambda level: level)
     return [Suggestion(level, level) for level in levels] or None
 
 
-async def model(mode: InteractiveMode, search: str) -> None:
+async def model(host: ModelCommandHost, search: str) -> None:
     from pi_coding_agent.core.model_registry import find_exact_reference
 
-    session = mode.session
+    session = host.session
     if search:
-        found = find_exact_reference(search, mode.model_choices())
+        found = find_exact_reference(search, host.model_choices())
         if found is not None:
-            await _select_model(mode, found, persist=False)
+            await _select_model(host, found, persist=False)
             return
     settings = session.settings
     provider, model_id = settings.default_provider, settings.default_model
@@ -56,67 +79,67 @@ async def model(mode: InteractiveMode, search: str) -> None:
     def build(done: Callable[[], None]) -> ModelSelector:
         def chosen(choice: Model, persist: bool) -> None:
             done()
-            mode.spawn(_select_model(mode, choice, persist))
+            host.spawn(_select_model(host, choice, persist))
 
         return ModelSelector(
-            mode.ui.context(), session.available_models(), session.model, [s.model for s in session.scoped_models],
+            host.ui.context(), session.available_models(), session.model, [s.model for s in session.scoped_models],
             on_select=chosen, on_cancel=done, initial_search=search, default=default,
         )  # fmt: skip
 
-    mode.ui.open(build)
+    host.ui.open(build)
 
 
-async def _select_model(mode: InteractiveMode, chosen: Model, persist: bool) -> None:
+async def _select_model(host: ModelCommandHost, chosen: Model, persist: bool) -> None:
     try:
-        await mode.session.set_model(chosen, persist=persist)
+        await host.session.set_model(chosen, persist=persist)
     except (ModelChangeError, SessionError) as error:
-        mode.transcript.error(str(error))
+        host.transcript.error(str(error))
         return
-    mode.update_provider_count()
-    mode.transcript.status(
+    host.update_provider_count()
+    host.transcript.status(
         f"Default model: {chosen.provider}/{chosen.id}" if persist else f"Model: {chosen.id}"
     )
 
 
-async def thinking(mode: InteractiveMode, level: str) -> None:
-    session = mode.session
+async def thinking(host: ModelCommandHost, level: str) -> None:
+    session = host.session
     levels = session.available_thinking_levels()
     if level:
         match = next((candidate for candidate in levels if candidate.lower() == level.strip().lower()), None)
         if match is None:
-            mode.transcript.error(f'Unknown thinking level "{level}". Available levels: {", ".join(levels)}.')
+            host.transcript.error(f'Unknown thinking level "{level}". Available levels: {", ".join(levels)}.')
             return
-        _select_level(mode, match, persist=False)
+        _select_level(host, match, persist=False)
         return
 
     default = session.settings.default_thinking_level or DEFAULT_THINKING_LEVEL
 
     def build(done: Callable[[], None]) -> ThinkingSelector:
         def chosen(choice: str, persist: bool) -> None:
-            _select_level(mode, choice, persist)
+            _select_level(host, choice, persist)
             done()
 
         return ThinkingSelector(
-            mode.ui.context(), session.thinking_level, levels, default, on_select=chosen, on_cancel=done
+            host.ui.context(), session.thinking_level, levels, default, on_select=chosen, on_cancel=done
         )
 
-    mode.ui.open(build)
+    host.ui.open(build)
 
 
-def _select_level(mode: InteractiveMode, level: str, persist: bool) -> None:
+def _select_level(host: ModelCommandHost, level: str, persist: bool) -> None:
     try:
-        mode.session.set_thinking_level(level, persist=persist)
+        host.session.set_thinking_level(level, persist=persist)
     except (ValueError, SessionError) as error:
-        mode.transcript.error(str(error))
+        host.transcript.error(str(error))
         return
-    mode.footer.invalidate()
-    mode.transcript.status(f"Default thinking level: {level}" if persist else f"Thinking level: {level}")
+    host.footer.invalidate()
+    host.transcript.status(f"Default thinking level: {level}" if persist else f"Thinking level: {level}")
 
 
-async def scoped_models(mode: InteractiveMode, _: str) -> None:
+async def scoped_models(host: ModelCommandHost, _: str) -> None:
     from pi_coding_agent.core.model_registry import resolve_model_scope
 
-    session = mode.session
+    session = host.session
     available = session.available_models()
     keys = [model_key(m) for m in available]
     if session.scoped_models:
@@ -132,19 +155,19 @@ async def scoped_models(mode: InteractiveMode, _: str) -> None:
         session.scoped_models[:] = (
             resolve_model_scope(ids, available)[0] if usable and ids is not None else []
         )
-        mode.update_provider_count()
-        mode.tui.request_render()
+        host.update_provider_count()
+        host.tui.request_render()
 
     def saved(ids: list[str] | None) -> None:
         if ids is None or (len(ids) == len(keys) and set(ids) == set(keys)):
             session.settings.unset_global(("enabledModels",))
         else:
             session.settings.set_global(("enabledModels",), ids)
-        mode.transcript.status("Model selection saved to settings")
+        host.transcript.status("Model selection saved to settings")
 
-    mode.ui.open(
+    host.ui.open(
         lambda done: ScopedModelsSelector(
-            mode.ui.context(), available, enabled, on_change=changed, on_save=saved, on_cancel=done
+            host.ui.context(), available, enabled, on_change=changed, on_save=saved, on_cancel=done
         )
     )
 

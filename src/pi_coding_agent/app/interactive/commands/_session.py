@@ -13,7 +13,7 @@ import tempfile
 from collections.abc import Callable
 from datetime import UTC
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pi_coding_agent.app.interactive._clipboard import ClipboardError, copy_to_clipboard
 from pi_coding_agent.app.interactive.selectors import ForkSelector, SessionPicker, TreeSelector
@@ -22,45 +22,83 @@ from pi_coding_agent.runtime.agent_session import CompactionError, SessionError
 from pi_tui import Spacer, Text
 
 if TYPE_CHECKING:
-    from pi_coding_agent.app.interactive._mode import InteractiveMode
+    from pi_coding_agent.app.interactive._indicators import StatusIndicators
+    from pi_coding_agent.app.interactive._parts import EditorComponent, Notices, Spawn
+    from pi_coding_agent.app.interactive._queue import MessageQueue
+    from pi_coding_agent.app.interactive._ui import InteractiveUI
+    from pi_coding_agent.app.interactive.components import Footer
+    from pi_coding_agent.customize.themes import Theme
+    from pi_coding_agent.runtime.agent_session import AgentSession, AgentSessionRuntime
+    from pi_tui import Terminal
+
+
+class SessionCommandHost(Protocol):
+    """What the session commands use: the runtime that replaces sessions, the screen rebuilt
+    for the new one, dialogs, the transcript's notices."""
+
+    @property
+    def runtime(self) -> AgentSessionRuntime: ...
+    @property
+    def session(self) -> AgentSession: ...
+    @property
+    def transcript(self) -> Notices: ...
+    @property
+    def ui(self) -> InteractiveUI: ...
+    @property
+    def editor(self) -> EditorComponent: ...
+    @property
+    def footer(self) -> Footer: ...
+    @property
+    def indicators(self) -> StatusIndicators: ...
+    @property
+    def queue(self) -> MessageQueue: ...
+    @property
+    def terminal(self) -> Terminal: ...
+    @property
+    def theme(self) -> Theme: ...
+    @property
+    def spawn(self) -> Spawn: ...
+    escape_override: Callable[[], None] | None
+    def rebind(self) -> None: ...
+    def render_session(self) -> None: ...
 
 SUMMARY_CHOICES = ["No summary", "Summarize", "Summarize with custom prompt"]
 SHARE_VIEWER = "https://pi.dev/session/"
 
 
-async def new_session(mode: InteractiveMode, _: str) -> None:
-    mode.indicators.clear()
-    await mode.runtime.new_session()
-    mode.rebind()
-    mode.transcript.add(Spacer(1))
-    mode.transcript.add(Text(mode.theme.fg("accent", "✓ New session started"), 1, 1))
+async def new_session(host: SessionCommandHost, _: str) -> None:
+    host.indicators.clear()
+    await host.runtime.new_session()
+    host.rebind()
+    host.transcript.add(Spacer(1))
+    host.transcript.add(Text(host.theme.fg("accent", "✓ New session started"), 1, 1))
 
 
-async def name(mode: InteractiveMode, arguments: str) -> None:
-    manager = mode.session.session_manager
+async def name(host: SessionCommandHost, arguments: str) -> None:
+    manager = host.session.session_manager
     if not arguments:
         current = manager.get_session_name()
         if current:
-            mode.transcript.add(Spacer(1))
-            mode.transcript.add(Text(mode.theme.fg("dim", f"Session name: {current}"), 1, 0))
+            host.transcript.add(Spacer(1))
+            host.transcript.add(Text(host.theme.fg("dim", f"Session name: {current}"), 1, 0))
         else:
-            mode.transcript.warning("Usage: /name <name>")
+            host.transcript.warning("Usage: /name <name>")
         return
-    mode.session.set_session_name(arguments)
+    host.session.set_session_name(arguments)
     stored = manager.get_session_name()
     if stored != arguments:
-        mode.transcript.warning(
+        host.transcript.warning(
             f"Session name was normalized from {json.dumps(arguments)} to {json.dumps(stored)}"
         )
-    mode.transcript.add(Spacer(1))
-    mode.transcript.add(Text(mode.theme.fg("dim", f"Session name set: {stored or arguments}"), 1, 0))
-    mode.footer.invalidate()
+    host.transcript.add(Spacer(1))
+    host.transcript.add(Text(host.theme.fg("dim", f"Session name set: {stored or arguments}"), 1, 0))
+    host.footer.invalidate()
 
 
-async def session_info(mode: InteractiveMode, _: str) -> None:
-    theme = mode.theme
-    stats = mode.session.get_session_stats()
-    name_ = mode.session.session_manager.get_session_name()
+async def session_info(host: SessionCommandHost, _: str) -> None:
+    theme = host.theme
+    stats = host.session.get_session_stats()
+    name_ = host.session.session_manager.get_session_name()
 
     def row(label: str, value: object) -> str:
         return f"{theme.fg('dim', label)} {value}\n"
@@ -88,14 +126,14 @@ async def session_info(mode: InteractiveMode, _: str) -> None:
     info += row("Output:", f"{tokens.output:,}") + row("Total:", f"{tokens.total:,}")
     if stats.cost > 0:
         info += f"\n{theme.bold('Cost')}\n{theme.fg('dim', 'Total:')} ${stats.cost:.3f}"
-    mode.transcript.add(Spacer(1))
-    mode.transcript.add(Text(info, 1, 0))
+    host.transcript.add(Spacer(1))
+    host.transcript.add(Text(info, 1, 0))
 
 
-async def resume(mode: InteractiveMode, _: str) -> None:
+async def resume(host: SessionCommandHost, _: str) -> None:
     from pi_coding_agent.core.session import SessionManager
 
-    manager = mode.session.session_manager
+    manager = host.session.session_manager
     directory = None if manager.uses_default_session_dir() else manager.get_session_dir()
 
     def rename(path: str, new_name: str) -> None:
@@ -105,10 +143,10 @@ async def resume(mode: InteractiveMode, _: str) -> None:
     def build(done: Callable[[], None]) -> SessionPicker:
         def chosen(path: str) -> None:
             done()
-            mode.spawn(switch_to(mode, path))
+            host.spawn(switch_to(host, path))
 
         return SessionPicker(
-            mode.ui.context(),
+            host.ui.context(),
             lambda: SessionManager.list(manager.get_cwd(), manager.get_session_dir()),
             lambda: SessionManager.list_all(directory),
             chosen,
@@ -117,148 +155,148 @@ async def resume(mode: InteractiveMode, _: str) -> None:
             rename=rename,
         )
 
-    mode.ui.open(build)
+    host.ui.open(build)
 
 
-async def switch_to(mode: InteractiveMode, path: str, status: str = "Resumed session") -> bool:
-    mode.indicators.clear()
+async def switch_to(host: SessionCommandHost, path: str, status: str = "Resumed session") -> bool:
+    host.indicators.clear()
     try:
-        await mode.runtime.switch_session(path)
+        await host.runtime.switch_session(path)
     except (SessionError, OSError) as error:
-        mode.transcript.error(f"Failed to resume session: {error}")
+        host.transcript.error(f"Failed to resume session: {error}")
         return False
-    mode.rebind()
-    mode.transcript.status(status)
+    host.rebind()
+    host.transcript.status(status)
     return True
 
 
-async def fork(mode: InteractiveMode, _: str) -> None:
-    points = mode.session.get_user_messages_for_forking()
+async def fork(host: SessionCommandHost, _: str) -> None:
+    points = host.session.get_user_messages_for_forking()
     if not points:
-        mode.transcript.status("No messages to fork from")
+        host.transcript.status("No messages to fork from")
         return
 
     def build(done: Callable[[], None]) -> ForkSelector:
         def chosen(entry_id: str) -> None:
             done()
-            mode.spawn(_fork_at(mode, entry_id))
+            host.spawn(_fork_at(host, entry_id))
 
-        return ForkSelector(mode.ui.context(), [(p.entry_id, p.text) for p in points], chosen, done)
+        return ForkSelector(host.ui.context(), [(p.entry_id, p.text) for p in points], chosen, done)
 
-    mode.ui.open(build)
+    host.ui.open(build)
 
 
-async def _fork_at(mode: InteractiveMode, entry_id: str) -> None:
+async def _fork_at(host: SessionCommandHost, entry_id: str) -> None:
     try:
-        result = await mode.runtime.fork(entry_id)
+        result = await host.runtime.fork(entry_id)
     except SessionError as error:
-        mode.transcript.error(str(error))
+        host.transcript.error(str(error))
         return
-    mode.rebind()
-    mode.editor.set_text(result.selected_text or "")
-    mode.transcript.status("Forked to new session")
+    host.rebind()
+    host.editor.set_text(result.selected_text or "")
+    host.transcript.status("Forked to new session")
 
 
-async def clone(mode: InteractiveMode, _: str) -> None:
-    if not mode.session.session_manager.get_leaf_id():
-        mode.transcript.status("Nothing to clone yet")
+async def clone(host: SessionCommandHost, _: str) -> None:
+    if not host.session.session_manager.get_leaf_id():
+        host.transcript.status("Nothing to clone yet")
         return
     try:
-        await mode.runtime.clone()
+        await host.runtime.clone()
     except SessionError as error:
-        mode.transcript.error(str(error))
+        host.transcript.error(str(error))
         return
-    mode.rebind()
-    mode.editor.set_text("")
-    mode.transcript.status("Cloned to new session")
+    host.rebind()
+    host.editor.set_text("")
+    host.transcript.status("Cloned to new session")
 
 
-async def tree(mode: InteractiveMode, _: str, selected_id: str | None = None) -> None:
-    manager = mode.session.session_manager
+async def tree(host: SessionCommandHost, _: str, selected_id: str | None = None) -> None:
+    manager = host.session.session_manager
     roots = manager.get_tree()
     if not roots:
-        mode.transcript.status("No entries in session")
+        host.transcript.status("No entries in session")
         return
 
     def copy(text: str | None) -> None:
-        _copy_text(mode, text, "Selected entry has no text to copy", "Copied selected message to clipboard")
+        _copy_text(host, text, "Selected entry has no text to copy", "Copied selected message to clipboard")
 
-    filter_mode = mode.session.settings.get("treeFilterMode")
+    filter_mode = host.session.settings.get("treeFilterMode")
 
     def build(done: Callable[[], None]) -> TreeSelector:
         def chosen(entry_id: str) -> None:
             done()
-            mode.spawn(_navigate(mode, entry_id))
+            host.spawn(_navigate(host, entry_id))
 
         selector = TreeSelector(
-            mode.ui.context(), roots, manager.get_leaf_id(), on_select=chosen, on_cancel=done,
-            on_label=mode.session.set_label, terminal_rows=mode.terminal.rows, selected_id=selected_id,
+            host.ui.context(), roots, manager.get_leaf_id(), on_select=chosen, on_cancel=done,
+            on_label=host.session.set_label, terminal_rows=host.terminal.rows, selected_id=selected_id,
             filter_mode=filter_mode if isinstance(filter_mode, str) else "default",
         )  # fmt: skip
         selector.tree.on_copy = copy
         return selector
 
-    mode.ui.open(build)
+    host.ui.open(build)
 
 
-async def _summary_choice(mode: InteractiveMode) -> tuple[bool, str | None] | None:
+async def _summary_choice(host: SessionCommandHost) -> tuple[bool, str | None] | None:
     """Whether to summarize the branch left behind (and with which instructions); ``None``: back to the tree."""
-    if mode.session.settings.branch_summary_skip_prompt:
+    if host.session.settings.branch_summary_skip_prompt:
         return False, None
     while True:
-        choice = await mode.ui.select("Summarize branch?", SUMMARY_CHOICES)
+        choice = await host.ui.select("Summarize branch?", SUMMARY_CHOICES)
         if choice is None:
             return None
         if choice != "Summarize with custom prompt":
             return choice == "Summarize", None
-        instructions = await mode.ui.editor("Custom summarization instructions")
+        instructions = await host.ui.editor("Custom summarization instructions")
         if instructions is not None:
             return True, instructions
 
 
-async def _navigate(mode: InteractiveMode, entry_id: str) -> None:
-    session = mode.session
+async def _navigate(host: SessionCommandHost, entry_id: str) -> None:
+    session = host.session
     if entry_id == session.session_manager.get_leaf_id():
-        mode.transcript.status("Already at this point")
+        host.transcript.status("Already at this point")
         return
-    choice = await _summary_choice(mode)
+    choice = await _summary_choice(host)
     if choice is None:
-        await tree(mode, "", entry_id)
+        await tree(host, "", entry_id)
         return
     summarize, instructions = choice
     if session.is_streaming:
-        mode.queue.take_back()
+        host.queue.take_back()
         await session.abort()
     if summarize:
-        mode.escape_override = session.abort_branch_summary
-        mode.indicators.summarizing()
+        host.escape_override = session.abort_branch_summary
+        host.indicators.summarizing()
     try:
         result = await session.navigate_tree(entry_id, summarize=summarize, custom_instructions=instructions)
     except SessionError as error:
-        mode.transcript.error(str(error))
+        host.transcript.error(str(error))
         return
     finally:
-        mode.indicators.clear("branchSummary")
-        mode.escape_override = None
+        host.indicators.clear("branchSummary")
+        host.escape_override = None
     if result.aborted:
-        mode.transcript.status("Branch summarization cancelled")
-        await tree(mode, "", entry_id)
+        host.transcript.status("Branch summarization cancelled")
+        await tree(host, "", entry_id)
         return
     if result.cancelled:
-        mode.transcript.status("Navigation cancelled")
+        host.transcript.status("Navigation cancelled")
         return
-    mode.render_session()
-    mode.footer.refresh()
-    if result.editor_text and not mode.editor.get_text().strip():
-        mode.editor.set_text(result.editor_text)
-    mode.transcript.status("Navigated to selected point")
-    await mode.queue.flush_held()
+    host.render_session()
+    host.footer.refresh()
+    if result.editor_text and not host.editor.get_text().strip():
+        host.editor.set_text(result.editor_text)
+    host.transcript.status("Navigated to selected point")
+    await host.queue.flush_held()
 
 
-async def compact(mode: InteractiveMode, arguments: str) -> None:
-    mode.indicators.clear()
+async def compact(host: SessionCommandHost, arguments: str) -> None:
+    host.indicators.clear()
     with contextlib.suppress(CompactionError, SessionError):  # shown from the compaction_end event
-        await mode.session.compact(arguments or None)
+        await host.session.compact(arguments or None)
 
 
 def path_argument(arguments: str) -> str | None:
@@ -272,11 +310,11 @@ def path_argument(arguments: str) -> str | None:
     return arguments.split()[0]
 
 
-def export_jsonl(mode: InteractiveMode, output: str | None) -> str:
+def export_jsonl(host: SessionCommandHost, output: str | None) -> str:
     """The current branch as a session file of its own (Pi's ``/export x.jsonl``)."""
     from datetime import datetime
 
-    manager = mode.session.session_manager
+    manager = host.session.session_manager
     stamp = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
     path = resolve_path(output or f"session-{stamp.replace(':', '-').replace('.', '-')}.jsonl", os.getcwd())
     Path(path).parent.mkdir(parents=True, exist_ok=True)
@@ -294,38 +332,38 @@ def export_jsonl(mode: InteractiveMode, output: str | None) -> str:
     return path
 
 
-async def export(mode: InteractiveMode, arguments: str) -> None:
+async def export(host: SessionCommandHost, arguments: str) -> None:
     output = path_argument(arguments)
     try:
         path = (
-            export_jsonl(mode, output)
+            export_jsonl(host, output)
             if output and output.endswith(".jsonl")
-            else await mode.session.export_to_html(output)
+            else await host.session.export_to_html(output)
         )
     except Exception as error:
-        mode.transcript.error(f"Failed to export session: {error}")
+        host.transcript.error(f"Failed to export session: {error}")
         return
-    mode.transcript.status(f"Session exported to: {path}")
+    host.transcript.status(f"Session exported to: {path}")
 
 
-async def import_session(mode: InteractiveMode, arguments: str) -> None:
+async def import_session(host: SessionCommandHost, arguments: str) -> None:
     source = path_argument(arguments)
     if not source:
-        mode.transcript.error("Usage: /import <path.jsonl>")
+        host.transcript.error("Usage: /import <path.jsonl>")
         return
-    if not await mode.ui.confirm("Import session", f"Replace current session with {source}?"):
-        mode.transcript.status("Import cancelled")
+    if not await host.ui.confirm("Import session", f"Replace current session with {source}?"):
+        host.transcript.status("Import cancelled")
         return
     resolved = resolve_path(source, os.getcwd())
     try:
-        target = _store_copy(resolved, Path(mode.session.session_manager.get_session_dir()))
+        target = _store_copy(resolved, Path(host.session.session_manager.get_session_dir()))
     except FileNotFoundError:
-        mode.transcript.error(f"Failed to import session: File not found: {resolved}")
+        host.transcript.error(f"Failed to import session: File not found: {resolved}")
         return
     except OSError as error:
-        mode.transcript.error(f"Failed to import session: {error}")
+        host.transcript.error(f"Failed to import session: {error}")
         return
-    await switch_to(mode, target, f"Session imported from: {source}")
+    await switch_to(host, target, f"Session imported from: {source}")
 
 
 def _store_copy(source: str, directory: Path) -> str:
@@ -344,51 +382,51 @@ def _store_copy(source: str, directory: Path) -> str:
     return str(target)
 
 
-async def copy(mode: InteractiveMode, _: str) -> None:
-    text = mode.session.get_last_assistant_text()
-    _copy_text(mode, text, "No agent messages to copy yet.", "Copied last agent message to clipboard")
+async def copy(host: SessionCommandHost, _: str) -> None:
+    text = host.session.get_last_assistant_text()
+    _copy_text(host, text, "No agent messages to copy yet.", "Copied last agent message to clipboard")
 
 
-def _copy_text(mode: InteractiveMode, text: str | None, nothing: str, done: str) -> None:
+def _copy_text(host: SessionCommandHost, text: str | None, nothing: str, done: str) -> None:
     """``text`` to the clipboard, then ``done`` as a status; ``nothing`` as an error without text."""
     if not text:
-        mode.transcript.error(nothing)
+        host.transcript.error(nothing)
         return
     try:
-        copy_to_clipboard(text, mode.terminal.write)
+        copy_to_clipboard(text, host.terminal.write)
     except ClipboardError as error:
-        mode.transcript.error(str(error))
+        host.transcript.error(str(error))
         return
-    mode.transcript.status(done)
+    host.transcript.status(done)
 
 
-async def share(mode: InteractiveMode, _: str) -> None:
+async def share(host: SessionCommandHost, _: str) -> None:
     """A secret GitHub gist of the HTML export, through the GitHub CLI (``gh``), as Pi does."""
     if shutil.which("gh") is None:
-        mode.transcript.error("GitHub CLI (gh) is not installed. Install it from https://cli.github.com/")
+        host.transcript.error("GitHub CLI (gh) is not installed. Install it from https://cli.github.com/")
         return
     if (await _run(["gh", "auth", "status"])).returncode != 0:
-        mode.transcript.error("GitHub CLI is not logged in. Run 'gh auth login' first.")
+        host.transcript.error("GitHub CLI is not logged in. Run 'gh auth login' first.")
         return
     with tempfile.TemporaryDirectory(prefix="pi-share-") as folder:
         html = os.path.join(folder, "session.html")
         try:
-            await mode.session.export_to_html(html)
+            await host.session.export_to_html(html)
         except Exception as error:
-            mode.transcript.error(f"Failed to export session: {error}")
+            host.transcript.error(f"Failed to export session: {error}")
             return
-        mode.transcript.status("Creating gist...")
+        host.transcript.status("Creating gist...")
         done = await _run(["gh", "gist", "create", "--public=false", html])
     if done.returncode != 0:
-        mode.transcript.error(f"Failed to create gist: {done.stderr.strip() or 'Unknown error'}")
+        host.transcript.error(f"Failed to create gist: {done.stderr.strip() or 'Unknown error'}")
         return
     url = done.stdout.strip()
     gist_id = url.rsplit("/", 1)[-1]
     if not gist_id:
-        mode.transcript.error("Failed to parse gist ID from gh output")
+        host.transcript.error("Failed to parse gist ID from gh output")
         return
     viewer = os.environ.get("PI_SHARE_VIEWER_URL") or SHARE_VIEWER
-    mode.transcript.status(f"Share URL: {viewer}#{gist_id}\nGist: {url}")
+    host.transcript.status(f"Share URL: {viewer}#{gist_id}\nGist: {url}")
 
 
 async def _run(argv: list[str]) -> subprocess.CompletedProcess[str]:
