@@ -32,6 +32,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
+from tests.support.http_thread import server_thread
+
 CLIENT_IDS = {
     "anthropic": "9d1c250a-e61b-44d9-88ed-5944d1962f5e",
     "openai-codex": "app_EMoamEEZ73f0CkXaXp7hrann",
@@ -148,7 +150,7 @@ class FakeAuthServer:
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        server_thread(self._server).start()
         return self
 
     def __exit__(self, *exc: object) -> None:

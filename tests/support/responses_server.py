@@ -21,6 +21,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from tests.support.http_thread import server_thread
+
 
 def chatgpt_token(account_id: str) -> str:
     """An access token shaped as ChatGPT's: a JWT whose claims name the account (unsigned)."""
@@ -88,7 +90,7 @@ class ResponsesServer:
                 server._handle(self)
 
         self._http = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._thread = threading.Thread(target=self._http.serve_forever, daemon=True)
+        self._thread = server_thread(self._http)
         self._thread.start()
         return self
 

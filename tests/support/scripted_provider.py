@@ -46,6 +46,8 @@ from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from tests.support.http_thread import server_thread
+
 Turn = dict[str, Any]
 
 
@@ -214,7 +216,7 @@ class ScriptedProvider:
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = server_thread(self._server)
 
     @property
     def port(self) -> int:

@@ -22,6 +22,7 @@ import pytest
 
 from tests.pi_coding_agent.app.interactive._play import Driven, play
 from tests.pi_coding_agent.e2e._harness import Sandbox, run_pi
+from tests.support.http_thread import server_thread
 from tests.support.scripted_provider import models_json
 
 pytestmark = pytest.mark.timeout(600)
@@ -76,7 +77,7 @@ def serve(gateway: Gateway) -> Iterator[Gateway]:
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     gateway.url = f"http://127.0.0.1:{server.server_address[1]}"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = server_thread(server)
     thread.start()
     try:
         yield gateway

@@ -13,6 +13,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from tests.support.http_thread import server_thread
+
 
 def data_wheel(folder: Path, name: str, version: str, payload: bytes) -> Path:
     """A wheel like the model part packages: ``<pkg>/data/part.bin`` plus metadata."""
@@ -96,7 +98,7 @@ class PackageIndex:
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        server_thread(self._server).start()
 
     @property
     def url(self) -> str:

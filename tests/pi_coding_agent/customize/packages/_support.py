@@ -9,11 +9,12 @@ import io
 import shutil
 import subprocess
 import tarfile
-import threading
 import zipfile
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+
+from tests.support.http_thread import server_thread
 
 REPO = Path(__file__).resolve().parents[4]
 EXAMPLE = REPO / "examples" / "packages" / "review-kit"
@@ -119,7 +120,7 @@ class SimpleIndex:
         root.mkdir(parents=True, exist_ok=True)
         handler = partial(_QuietHandler, directory=str(root))
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = server_thread(self._server)
 
     @property
     def url(self) -> str:
