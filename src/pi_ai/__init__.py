@@ -118,6 +118,7 @@ if TYPE_CHECKING:
         unregister_apis,
     )
     from pi_ai._retry import is_retryable_assistant_error
+    from pi_ai._text import content_text
     from pi_ai._transform_messages import transform_messages
     from pi_ai.models import (
         ModelRegistry,
@@ -225,6 +226,7 @@ _EXPORTS: dict[str, str] = {
     "is_context_overflow": "pi_ai._overflow",
     "is_recoverable_length": "pi_ai._overflow",
     "is_retryable_assistant_error": "pi_ai._retry",
+    "content_text": "pi_ai._text",
     "transform_messages": "pi_ai._transform_messages",
     "parse_streaming_json": "pi_ai._partial_json",
     "ModelRegistry": "pi_ai.models",
@@ -303,6 +305,7 @@ __all__ = [
     "clamp_thinking_level",
     "complete",
     "complete_simple",
+    "content_text",
     "convert",
     "decode",
     "decode_message",

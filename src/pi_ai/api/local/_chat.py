@@ -15,6 +15,7 @@ from typing import Any
 from pi_ai._context import Context, Tool
 from pi_ai._messages import AssistantMessage, ImageContent, TextContent, ToolCall, UserMessage
 from pi_ai._model import Model
+from pi_ai._text import content_text
 from pi_ai._transform_messages import transform_messages
 from pi_ai.api.local._grammar import CALL_FORMS
 
@@ -69,7 +70,7 @@ def chat_messages(model: Model, context: Context, *, native_tools: bool) -> list
 
 
 def _assistant(message: AssistantMessage, *, native_tools: bool) -> dict[str, Any]:
-    text = "".join(block.text for block in message.content if isinstance(block, TextContent))
+    text = content_text(message.content, "")
     calls = [block for block in message.content if isinstance(block, ToolCall)]
     if not native_tools:
         return {"role": "assistant", "content": "\n".join([text, *map(_call_text, calls)]).strip()}

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from pi_ai import AssistantMessage, TextContent, ToolCall, ToolResultMessage
+from pi_ai import AssistantMessage, TextContent, ToolCall, ToolResultMessage, content_text
 from pi_coding_agent.app.batch._result import TokenUsage
 from pi_coding_agent.core.session import MessageEntry, SessionEntry, SessionManager
 
@@ -86,10 +86,9 @@ def last_assistant(manager: SessionManager) -> AssistantMessage | None:
 
 
 def answer_text(message: AssistantMessage | None) -> str | None:
-    if message is None:
+    if message is None or not any(isinstance(block, TextContent) for block in message.content):
         return None
-    texts = [block.text for block in message.content if isinstance(block, TextContent)]
-    return "\n".join(texts) if texts else None
+    return content_text(message.content)
 
 
 def session_totals(manager: SessionManager) -> SessionTotals:

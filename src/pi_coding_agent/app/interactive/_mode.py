@@ -21,7 +21,7 @@ from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pi_ai import ImageContent, Model, UserMessage
+from pi_ai import ImageContent, Model, UserMessage, content_text
 from pi_coding_agent.app.interactive._actions import AppKeys
 from pi_coding_agent.app.interactive._catalog_refresh import start_catalog_refresh
 from pi_coding_agent.app.interactive._extensions import ExtensionBridge
@@ -34,7 +34,7 @@ from pi_coding_agent.app.interactive._startup_resources import StartupResources
 from pi_coding_agent.app.interactive._styles import markdown_theme
 from pi_coding_agent.app.interactive._terminal_theme import TerminalTheme
 from pi_coding_agent.app.interactive._themes import ThemeChoice, load_theme_choice
-from pi_coding_agent.app.interactive._transcript import Transcript, TranscriptStyle, user_text
+from pi_coding_agent.app.interactive._transcript import Transcript, TranscriptStyle
 from pi_coding_agent.app.interactive._ui import InteractiveUI
 from pi_coding_agent.app.interactive.commands import (
     argument_completions,
@@ -316,7 +316,7 @@ class InteractiveMode:
             transcript.status(f"Session compacted {'1 time' if compactions == 1 else f'{compactions} times'}")
         for message in self.session.messages:
             if isinstance(message, UserMessage):
-                self.editor_history(user_text(message))
+                self.editor_history(content_text(message.content, ""))
 
     def model_choices(self) -> list[Model]:
         """The models to choose from: the scope (``--models``, ``enabledModels``), else every

@@ -20,7 +20,7 @@ from pi_agent import (
     ToolExecutionStartEvent,
     ToolExecutionUpdateEvent,
 )
-from pi_ai import AssistantMessage, TextContent, ToolCall, ToolResultMessage, UserMessage
+from pi_ai import AssistantMessage, TextContent, ToolCall, ToolResultMessage, UserMessage, content_text
 from pi_coding_agent.app.interactive.components import (
     AssistantMessageView,
     BashExecutionView,
@@ -133,7 +133,7 @@ class Transcript:
         """A user, bash, compaction or branch-summary message (not assistant or tool result)."""
         style = self.style
         if isinstance(message, UserMessage):
-            text = user_text(message)
+            text = content_text(message.content, "")
             if text:
                 self.add(UserMessageView(text, style.theme, style.markdown, style.markdown_transform))
         elif isinstance(message, BashExecutionMessage):
@@ -263,9 +263,3 @@ def _failure_text(message: AssistantMessage, retry_attempt: int) -> str | None:
     if message.stop_reason == "error":
         return message.error_message or "Error"
     return None
-
-
-def user_text(message: UserMessage) -> str:
-    if isinstance(message.content, str):
-        return message.content
-    return "".join(block.text for block in message.content if isinstance(block, TextContent))

@@ -20,11 +20,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from pi_agent import AgentMessage
-from pi_ai import Usage
+from pi_ai import Usage, content_text
 from pi_coding_agent.core.compaction._prepare import FileOps, format_file_operations
 from pi_coding_agent.core.compaction._summarize import (
     SummaryRequest,
-    content_text,
     request_summary,
     serialize_conversation,
     summary_failure,
@@ -208,6 +207,6 @@ async def generate_branch_summary(
         return BranchSummary(error=failure)
     read_files, modified_files = prepared.file_ops.lists()
     summary = (
-        BRANCH_SUMMARY_PREAMBLE + content_text(response) + format_file_operations(read_files, modified_files)
+        BRANCH_SUMMARY_PREAMBLE + content_text(response.content) + format_file_operations(read_files, modified_files)
     )
     return BranchSummary(summary, response.usage, read_files, modified_files)

@@ -31,6 +31,7 @@ from pi_ai import (
     Usage,
     UsageCost,
     UserMessage,
+    content_text,
     encode,
     is_retryable_assistant_error,
     js_length,
@@ -110,18 +111,12 @@ class SummarizationError(Exception):
     pass
 
 
-def _text(content: str | Sequence[Any], separator: str) -> str:
-    if isinstance(content, str):
-        return content
-    return separator.join(block.text for block in content if isinstance(block, TextContent))
-
-
 def serialize_conversation(messages: Sequence[AgentMessage]) -> str:
     """The transcript as labelled text (after ``convert_to_llm``)."""
     parts: list[str] = []
     for message in convert_to_llm(messages):
         if isinstance(message, UserMessage):
-            text = _text(message.content, "")
+            text = content_text(message.content, "")
             if text:
                 parts.append(f"[User]: {text}")
         elif isinstance(message, AssistantMessage):
@@ -134,11 +129,11 @@ def serialize_conversation(messages: Sequence[AgentMessage]) -> str:
             if thinking:
                 parts.append("[Assistant thinking]: " + "\n".join(thinking))
             if any(isinstance(block, TextContent) for block in message.content):
-                parts.append("[Assistant]: " + _text(message.content, "\n"))
+                parts.append("[Assistant]: " + content_text(message.content))
             if calls:
                 parts.append("[Assistant tool calls]: " + "; ".join(calls))
         elif isinstance(message, ToolResultMessage):
-            text = _text(message.content, "")
+            text = content_text(message.content, "")
             if text:
                 length = js_length(text)
                 if length > TOOL_RESULT_MAX_CHARS:
@@ -267,19 +262,15 @@ def summary_failure(response: AssistantMessage, label: str) -> str | None:
     return None
 
 
-def content_text(response: AssistantMessage) -> str:
-    return _text(response.content, "\n")
-
-
 async def _summarize(request: SummaryRequest, prompt: str, max_tokens: int, label: str) -> tuple[str, Usage]:
     """One summary call. An aborted call returns what it got; the caller checks the signal."""
     response = await request_summary(request, prompt, max_tokens)
     if response.stop_reason == "aborted":
-        return _text(response.content, "\n"), response.usage
+        return content_text(response.content), response.usage
     failure = summary_failure(response, label)
     if failure is not None:
         raise SummarizationError(failure)
-    return _text(response.content, "\n"), response.usage
+    return content_text(response.content), response.usage
 
 
 def _cap(fraction: float, reserve_tokens: int, model: Model) -> int:

@@ -296,12 +296,12 @@ async def send_custom_message(
 
 async def send_user_message(host: ExtensionHost, content: Any, *, deliver_as: str | None, expand: bool) -> None:
     """A user message as if typed (``pi.send_user_message``): text, or text and image blocks."""
-    from pi_ai import ImageContent, TextContent
+    from pi_ai import ImageContent, content_text
 
     if isinstance(content, str):
         text, images = content, None
     else:
-        text = "\n".join(block.text for block in content if isinstance(block, TextContent))
+        text = content_text(content)
         images = [block for block in content if isinstance(block, ImageContent)] or None
     await host.send_user_message(text, images, deliver_as=deliver_as, expand=expand)
 

@@ -20,10 +20,9 @@ from typing import Any
 
 import msgspec
 
-from pi_ai import Context, TextContent, ToolResultMessage, UserMessage
+from pi_ai import Context, TextContent, ToolResultMessage, UserMessage, content_text
 from pi_ai.api.local import COPY_SOURCE_OPTION, UNDO_OPTION, CopiedText
 from pi_coding_agent.core.tools import edit_base_text
-from pi_coding_agent.runtime.agent_session._parts import message_text
 
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 MAX_SHOWN_LINES = 60
@@ -66,7 +65,7 @@ ANSWER_NOTE = "(If this answers the user's question, reply with the answer now; 
 
 
 def _asks(message: UserMessage) -> bool:
-    return "?" in message_text(message.content)
+    return "?" in content_text(message.content, "")
 
 
 def _note(message: ToolResultMessage, changed_files: bool, question: bool) -> str | None:

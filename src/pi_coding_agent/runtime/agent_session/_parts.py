@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
-
-from pi_ai import TextContent
 
 NO_MODEL_MESSAGE = (
     "No model selected: pass --model provider/id, or set defaultProvider and defaultModel in "
@@ -27,10 +24,3 @@ class SlashCommand:
 
 class SessionError(Exception):
     """An operation the session refuses (no model, no credentials, busy, unknown entry, ...)."""
-
-
-def message_text(content: str | Sequence[object]) -> str:
-    """The text blocks of a message's content, joined without separator (Pi's ``contentText(c, "")``)."""
-    if isinstance(content, str):
-        return content
-    return "".join(block.text for block in content if isinstance(block, TextContent))

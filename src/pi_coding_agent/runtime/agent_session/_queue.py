@@ -10,9 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from pi_agent import Agent, AgentMessage
-from pi_ai import ImageContent, TextContent, UserMessage, now_ms
+from pi_ai import ImageContent, TextContent, UserMessage, content_text, now_ms
 from pi_coding_agent.runtime.agent_session._events import QueueUpdateEvent, SessionEvent
-from pi_coding_agent.runtime.agent_session._parts import message_text
 
 
 def user_message(text: str, images: Sequence[ImageContent] | None) -> UserMessage:
@@ -57,7 +56,7 @@ class PromptQueue:
 
     def dequeue(self, message: AgentMessage) -> None:
         """A queued user message is being delivered: it leaves the queue it came from."""
-        text = message_text(message.content) if isinstance(message, UserMessage) else ""
+        text = content_text(message.content, "") if isinstance(message, UserMessage) else ""
         if not text:
             return
         for queue in (self._steering, self._follow_up):

@@ -25,7 +25,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pi_ai import UserMessage
+from pi_ai import UserMessage, content_text
 from pi_coding_agent.core.paths import resolve_path
 from pi_coding_agent.core.session import MessageEntry, SessionManager, read_header
 from pi_coding_agent.customize.extensions import (
@@ -37,7 +37,7 @@ from pi_coding_agent.customize.extensions import (
 from pi_coding_agent.customize.extensions.ui import ExtensionUI, NoExtensionUI, UiMode
 from pi_coding_agent.runtime.agent_session._hooks import result_field
 from pi_coding_agent.runtime.agent_session._listeners import Listeners, SessionListener
-from pi_coding_agent.runtime.agent_session._parts import SessionError, message_text
+from pi_coding_agent.runtime.agent_session._parts import SessionError
 from pi_coding_agent.runtime.agent_session._session import AgentSession
 
 SessionFactory = Callable[[SessionManager], AgentSession]
@@ -186,7 +186,7 @@ class AgentSessionRuntime:
             if not isinstance(selected, MessageEntry) or not isinstance(selected.message, UserMessage):
                 raise SessionError(INVALID_FORK_ENTRY)
             leaf = selected.parent_id
-            text = message_text(selected.message.content)
+            text = content_text(selected.message.content, "")
         previous_file = manager.get_session_file()
         if manager.is_persisted() and leaf is not None and not _exists(previous_file):
             raise SessionError(NOT_SAVED_YET)

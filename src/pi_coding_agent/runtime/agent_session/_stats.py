@@ -13,9 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from pi_agent import AgentMessage
-from pi_ai import AssistantMessage, Model, TextContent, ToolCall, ToolResultMessage, Usage, UserMessage
+from pi_ai import AssistantMessage, Model, ToolCall, ToolResultMessage, Usage, UserMessage, content_text
 from pi_coding_agent.core.session import BranchSummaryEntry, CompactionEntry, MessageEntry, SessionManager
-from pi_coding_agent.runtime.agent_session._parts import message_text
 
 
 def _number(value: float) -> int | float:
@@ -181,7 +180,7 @@ class SessionStatistics:
                 continue
             if message.stop_reason == "aborted" and not message.content:
                 continue
-            text = "".join(block.text for block in message.content if isinstance(block, TextContent))
+            text = content_text(message.content, "")
             return text.strip() or None
         return None
 
@@ -190,7 +189,7 @@ class SessionStatistics:
         points = []
         for entry in self.session_manager.get_entries():
             if isinstance(entry, MessageEntry) and isinstance(entry.message, UserMessage):
-                text = message_text(entry.message.content)
+                text = content_text(entry.message.content, "")
                 if text:
                     points.append(ForkPoint(entry.id, text))
         return points

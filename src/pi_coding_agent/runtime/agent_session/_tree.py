@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from pi_agent import Agent
-from pi_ai import AbortController, Model, Usage, UserMessage
+from pi_ai import AbortController, Model, Usage, UserMessage, content_text
 from pi_coding_agent.core.session import (
     BranchSummaryEntry,
     CustomMessageEntry,
@@ -34,7 +34,7 @@ from pi_coding_agent.runtime.agent_session._events import (
     SessionInfoChangedEvent,
     SummarizationRetryEvent,
 )
-from pi_coding_agent.runtime.agent_session._parts import SessionError, message_text
+from pi_coding_agent.runtime.agent_session._parts import SessionError
 
 NAVIGATE_WHILE_STREAMING = "Wait for the current response to finish before navigating the session tree."
 
@@ -64,10 +64,10 @@ class BranchSummaryOutcome:
 def _target_leaf(target: SessionEntry) -> tuple[str | None, str | None]:
     """(new leaf id, editor text) for a navigation to ``target``."""
     if isinstance(target, MessageEntry) and isinstance(target.message, UserMessage):
-        return target.parent_id, message_text(target.message.content)
+        return target.parent_id, content_text(target.message.content, "")
     if isinstance(target, CustomMessageEntry):
         content = target.content if isinstance(target.content, str | list) else []
-        return target.parent_id, message_text(content)
+        return target.parent_id, content_text(content, "")
     return target.id, None
 
 

@@ -12,6 +12,7 @@ import inspect
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from pi_ai import content_text
 from pi_coding_agent.app.interactive.components._tools import ToolExecutionView
 from pi_coding_agent.core.messages import CustomRoleMessage
 from pi_tui import Box, Component, Container, Markdown, Spacer, Text
@@ -86,7 +87,7 @@ class CustomMessageView(Container):
         box.add_child(Text(theme.fg("customMessageLabel", f"\x1b[1m[{self.message.custom_type}]\x1b[22m"), 0, 0))
         box.add_child(Spacer(1))
         content = self.message.content
-        text = content if isinstance(content, str) else "\n".join(b.text for b in content if hasattr(b, "text"))
+        text = content_text(content)
         box.add_child(Markdown(text, 0, 0, self.markdown, lambda s: theme.fg("customMessageText", s)))
         return box
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from pi_ai import content_text
 from pi_coding_agent.app.interactive.selectors._base import SelectorContext
 from pi_coding_agent.core.session import SessionTreeNode
 from pi_tui import (
@@ -66,11 +67,8 @@ class Row:
 
 
 def _text_of(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, list):
-        return ""
-    return "".join(getattr(block, "text", "") for block in content if getattr(block, "type", "") == "text")
+    """The text of an entry's content; nothing where an entry has none (``None``, unset, no field)."""
+    return content_text(content, "") if isinstance(content, (str, list)) else ""
 
 
 def _one_line(text: str, limit: int = 200) -> str:
