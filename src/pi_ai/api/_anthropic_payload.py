@@ -21,6 +21,7 @@ from pi_ai._messages import (
     UserMessage,
 )
 from pi_ai._model import Model
+from pi_ai._text import content_text
 from pi_ai._transform_messages import transform_messages
 from pi_ai.api._common import (
     copilot_dynamic_headers,
@@ -261,9 +262,7 @@ def normalize_tool_call_id(tool_call_id: str, _model: Model, _source: AssistantM
 def _content_blocks(content: Sequence[TextContent | ImageContent]) -> str | list[dict[str, Any]]:
     """Tool-result content: joined text when there are no images, else text/image blocks."""
     if not any(isinstance(block, ImageContent) for block in content):
-        return sanitize_surrogates(
-            "\n".join(block.text for block in content if isinstance(block, TextContent))
-        )
+        return sanitize_surrogates(content_text(content))
     blocks: list[dict[str, Any]] = [
         {"type": "text", "text": sanitize_surrogates(block.text)}
         if isinstance(block, TextContent)

@@ -28,6 +28,7 @@ from pi_ai._messages import (
 )
 from pi_ai._model import Model
 from pi_ai._simple_options import clamp_thinking_budget_to_answer_room, thinking_budget_for_level
+from pi_ai._text import content_text
 from pi_ai._transform_messages import transform_messages
 from pi_ai.api._common import (
     clamp_prompt_cache_key,
@@ -490,7 +491,7 @@ def _tool_results(
     while index < len(messages) and isinstance(messages[index], ToolResultMessage):
         result = messages[index]
         assert isinstance(result, ToolResultMessage)
-        text = "\n".join(block.text for block in result.content if isinstance(block, TextContent))
+        text = content_text(result.content)
         has_images = any(isinstance(block, ImageContent) for block in result.content)
         body = text if text else "(see attached image)" if has_images else "(no tool output)"
         entry: dict[str, Any] = {

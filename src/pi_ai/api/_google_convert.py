@@ -24,6 +24,7 @@ from pi_ai._messages import (
     UserMessage,
 )
 from pi_ai._model import Model
+from pi_ai._text import content_text
 from pi_ai._transform_messages import transform_messages
 from pi_ai.api._common import sanitize_surrogates
 from pi_ai.api._constrained import resolve_strict, tool_parameters
@@ -105,7 +106,7 @@ def convert_messages(model: Model, context: Context) -> list[dict[str, Any]]:
             if parts:
                 contents.append({"role": "model", "parts": parts})
         else:
-            text = "\n".join(block.text for block in message.content if isinstance(block, TextContent))
+            text = content_text(message.content)
             images = (
                 [block for block in message.content if isinstance(block, ImageContent)]
                 if "image" in model.input

@@ -27,6 +27,7 @@ from pi_ai._messages import (
     UserMessage,
 )
 from pi_ai._model import Model
+from pi_ai._text import content_text
 from pi_ai._transform_messages import transform_messages
 from pi_ai.api._common import sanitize_surrogates, short_hash
 from pi_ai.api._constrained import grammar_tool_input, resolve_grammar, resolve_strict, tool_parameters
@@ -100,7 +101,7 @@ def _parse_text_signature(signature: str | None) -> tuple[str, str | None] | Non
 def _tool_result_output(
     model: Model, content: list[TextContent | ImageContent]
 ) -> str | list[dict[str, Any]]:
-    text = "\n".join(block.text for block in content if isinstance(block, TextContent))
+    text = content_text(content)
     images = [block for block in content if isinstance(block, ImageContent)]
     if not images or "image" not in model.input:
         if text:
