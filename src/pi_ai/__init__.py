@@ -36,7 +36,6 @@ if TYPE_CHECKING:
         estimate_message_tokens,
         estimate_text_and_image_content_tokens,
         estimate_text_tokens,
-        js_length,
     )
     from pi_ai._event_stream import AssistantMessageEventStream, empty_assistant_message, now_ms, start_stream
     from pi_ai._events import (
@@ -145,7 +144,6 @@ _EXPORTS: dict[str, str] = {
     "estimate_message_tokens": "pi_ai._estimate",
     "estimate_text_and_image_content_tokens": "pi_ai._estimate",
     "estimate_text_tokens": "pi_ai._estimate",
-    "js_length": "pi_ai._estimate",
     "AbortController": "pi_ai._abort",
     "AbortError": "pi_ai._abort",
     "AbortSignal": "pi_ai._abort",
@@ -327,7 +325,6 @@ __all__ = [
     "is_context_overflow",
     "is_recoverable_length",
     "is_retryable_assistant_error",
-    "js_length",
     "lazy_attributes",
     "message_from_dict",
     "models_are_equal",

@@ -34,19 +34,14 @@ __all__ = [
     "estimate_message_tokens",
     "estimate_text_and_image_content_tokens",
     "estimate_text_tokens",
-    "js_length",
 ]
 
 CHARS_PER_TOKEN = 4
 ESTIMATED_IMAGE_CHARS = 4800
 
 
-js_length = utf16_len
-"""``text.length`` in JavaScript: UTF-16 code units (characters beyond U+FFFF count twice)."""
-
-
 def _json_length(value: Any) -> int:
-    return js_length(encode(value).decode("utf-8", "surrogatepass"))
+    return utf16_len(encode(value).decode("utf-8", "surrogatepass"))
 
 
 def calculate_context_tokens(usage: Usage) -> int:
@@ -55,14 +50,14 @@ def calculate_context_tokens(usage: Usage) -> int:
 
 
 def estimate_text_tokens(text: str) -> int:
-    return math.ceil(js_length(text) / CHARS_PER_TOKEN)
+    return math.ceil(utf16_len(text) / CHARS_PER_TOKEN)
 
 
 def estimate_text_and_image_content_tokens(content: str | Sequence[TextContent | ImageContent]) -> int:
     if isinstance(content, str):
         return estimate_text_tokens(content)
     chars = sum(
-        js_length(block.text) if isinstance(block, TextContent) else ESTIMATED_IMAGE_CHARS for block in content
+        utf16_len(block.text) if isinstance(block, TextContent) else ESTIMATED_IMAGE_CHARS for block in content
     )
     return math.ceil(chars / CHARS_PER_TOKEN)
 
@@ -73,11 +68,11 @@ def estimate_message_tokens(message: Message) -> int:
     chars = 0
     for block in message.content:
         if isinstance(block, TextContent):
-            chars += js_length(block.text)
+            chars += utf16_len(block.text)
         elif isinstance(block, ThinkingContent):
-            chars += js_length(block.thinking)
+            chars += utf16_len(block.thinking)
         else:
-            chars += js_length(block.name) + _json_length(block.arguments)
+            chars += utf16_len(block.name) + _json_length(block.arguments)
     return math.ceil(chars / CHARS_PER_TOKEN)
 
 

@@ -13,7 +13,7 @@ import msgspec
 import pytest
 
 from pi_ai import Model
-from pi_ai.models import builtin_provider_infos, get_builtin_models, get_builtin_providers, get_provider_info
+from pi_ai.models import builtin_provider_infos, get_models, get_provider_info, get_providers
 from tests.support.oracle import require_live_oracle
 
 REPO = Path(__file__).resolve().parents[2]
@@ -42,7 +42,7 @@ def test_catalog_files_are_what_pi_has_now(pi_catalog: dict[str, Any]) -> None:
 
 @pytest.mark.oracle
 def test_every_field_of_every_model_survives_reading(pi_catalog: dict[str, Any]) -> None:
-    assert get_builtin_providers() == list(pi_catalog["models"])
+    assert get_providers() == list(pi_catalog["models"])
     defaults = {
         field.encode_name: msgspec.to_builtins(
             field.default if field.default is not msgspec.NODEFAULT else field.default_factory()  # type: ignore[misc]
@@ -54,7 +54,7 @@ def test_every_field_of_every_model_survives_reading(pi_catalog: dict[str, Any])
     keys = {key for models in pi_catalog["models"].values() for model in models for key in model}
     assert keys <= {field.encode_name for field in msgspec.structs.fields(Model)}
     for provider, models in pi_catalog["models"].items():
-        ours = get_builtin_models(provider)
+        ours = get_models(provider)
         assert [model.id for model in ours] == [model["id"] for model in models]
         for model, read in zip(models, ours, strict=True):
             back = msgspec.to_builtins(read)

@@ -10,11 +10,11 @@ import sys
 from pathlib import Path
 
 from pi_ai import ModelRegistry
-from pi_ai.models import get_builtin_model, get_builtin_providers
+from pi_ai.models import get_model, get_providers
 
 
 def test_builtin_catalog_resolves_case_models() -> None:
-    sonnet = get_builtin_model("anthropic", "claude-sonnet-4-5")
+    sonnet = get_model("anthropic", "claude-sonnet-4-5")
     assert sonnet is not None
     assert (sonnet.api, sonnet.base_url, sonnet.reasoning, sonnet.max_tokens) == (
         "anthropic-messages",
@@ -23,13 +23,13 @@ def test_builtin_catalog_resolves_case_models() -> None:
         64000,
     )
     assert sonnet.cost.input == 3 and sonnet.cost.cache_write == 3.75
-    assert get_builtin_model("anthropic", "nope") is None
-    providers = get_builtin_providers()
+    assert get_model("anthropic", "nope") is None
+    providers = get_providers()
     assert {"anthropic", "openai", "google", "deepseek", "openrouter", "groq"} <= set(providers)
     assert providers == sorted(providers)
     # Copies: callers may edit what they get.
     sonnet.max_tokens = 1
-    assert get_builtin_model("anthropic", "claude-sonnet-4-5").max_tokens == 64000  # type: ignore[union-attr]
+    assert get_model("anthropic", "claude-sonnet-4-5").max_tokens == 64000  # type: ignore[union-attr]
 
 
 OVERLAY = {

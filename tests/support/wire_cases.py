@@ -90,13 +90,13 @@ def apply_environment(case: dict[str, Any], home: Path, monkeypatch: Any) -> Non
 def build_model(case: dict[str, Any], base_url: str | None) -> Any:
     """The case's model; its ``baseUrl`` replaced by ``base_url`` (+ ``basePath``) unless None."""
     from pi_ai import Model, convert, encode
-    from pi_ai.models import get_builtin_model
+    from pi_ai.models import get_model
 
     spec = dict(case["model"])
     base_path = spec.pop("basePath", "")
     if "ref" in spec:
         provider, _, model_id = spec.pop("ref").partition("/")
-        found = get_builtin_model(provider, model_id)
+        found = get_model(provider, model_id)
         assert found is not None, f"unknown built-in model {provider}/{model_id}"
         data = {**json.loads(encode(found)), **spec}
     else:

@@ -20,7 +20,7 @@ from typing import Any, Literal
 from msgspec.structs import replace
 
 from pi_ai import Model, StreamOptions
-from pi_ai.models import get_builtin_model
+from pi_ai.models import get_model
 from tests.support import aws_eventstream as es
 from tests.support.responses_server import chatgpt_token
 
@@ -204,7 +204,7 @@ class Shape:
 
 def _builtin(provider: str, model_id: str, suffix: str = "") -> Callable[[str], Model]:
     def make(url: str) -> Model:
-        found = get_builtin_model(provider, model_id)
+        found = get_model(provider, model_id)
         assert found is not None, (provider, model_id)
         return replace(found, base_url=url + suffix)
 

@@ -106,7 +106,7 @@ def normalize(output: Any) -> Any:
 
 def resolve_model(request: dict[str, Any]) -> Any:
     from pi_ai import Model, convert
-    from pi_ai.models import get_builtin_model
+    from pi_ai.models import get_model
 
     spec = request.get("model")
 
@@ -114,7 +114,7 @@ def resolve_model(request: dict[str, Any]) -> Any:
         provider, slash, model_id = ref.partition("/")
         if not slash:
             raise Rejected(f'model reference must be "provider/modelId", got {json.dumps(ref)}')
-        model = get_builtin_model(provider, model_id)
+        model = get_model(provider, model_id)
         if model is None:
             raise Rejected(f"unknown built-in model {ref}")
         return json.loads(_encode(model))

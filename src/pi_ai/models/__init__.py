@@ -37,9 +37,6 @@ __all__ = [
     "ModelRegistry",
     "ProviderInfo",
     "builtin_provider_infos",
-    "get_builtin_model",
-    "get_builtin_models",
-    "get_builtin_providers",
     "get_model",
     "get_models",
     "get_provider_info",
@@ -60,16 +57,16 @@ def _builtin() -> dict[str, dict[str, Model]]:
     return {provider: {model.id: model for model in models} for provider, models in catalog.providers.items()}
 
 
-def get_builtin_providers() -> list[str]:
+def get_providers() -> list[str]:
     """Providers of Pi's built-in catalog, in Pi's order."""
     return list(_builtin())
 
 
-def get_builtin_models(provider: str) -> list[Model]:
+def get_models(provider: str) -> list[Model]:
     return [_copy(model) for model in _builtin().get(provider, {}).values()]
 
 
-def get_builtin_model(provider: str, model_id: str) -> Model | None:
+def get_model(provider: str, model_id: str) -> Model | None:
     """A copy of the built-in model, as Pi's ``getModel`` (compat) resolves ``provider/id``."""
     model = _builtin().get(provider, {}).get(model_id)
     return _copy(model) if model is not None else None
@@ -341,7 +338,7 @@ class ModelRegistry:
         problems: list[str] = []
         for provider, config in configs.items():
             try:
-                base = self._dynamic.get(provider) or get_builtin_models(provider)
+                base = self._dynamic.get(provider) or get_models(provider)
                 self._models[provider] = _compose(provider, base, config)
             except ValueError as error:
                 problems.append(str(error))
@@ -349,18 +346,18 @@ class ModelRegistry:
             self.error = "\n".join(problems)
 
     def providers(self) -> list[str]:
-        names = get_builtin_providers()
+        names = get_providers()
         names += [name for name in self._models if name not in names]
         return names
 
     def models(self, provider: str) -> list[Model]:
         if provider in self._models:
             return list(self._models[provider])
-        return get_builtin_models(provider)
+        return get_models(provider)
 
     def model(self, provider: str, model_id: str) -> Model | None:
         if provider not in self._models:
-            return get_builtin_model(provider, model_id)
+            return get_model(provider, model_id)
         for model in self._models[provider]:
             if model.id == model_id:
                 return model
@@ -369,9 +366,3 @@ class ModelRegistry:
     def provider_config(self, provider: str) -> ProviderConfig | None:
         """The raw ``models.json`` entry (``apiKey``/``headers`` unresolved), if any."""
         return self._configs.get(provider)
-
-
-# pi-ai's names for the same three: its catalog functions know only the built-in models.
-get_providers = get_builtin_providers
-get_models = get_builtin_models
-get_model = get_builtin_model

@@ -167,7 +167,7 @@ def _models(body: Any, allow_policy_fallback: bool, known_ids: set[str]) -> tupl
 async def _account_models(
     token: str, enterprise_domain: str | None, *, retries: int, budget_s: float
 ) -> tuple[list[str], list[str]]:
-    from pi_ai.models import get_builtin_models
+    from pi_ai.models import get_models
 
     base = copilot_base_url(token, enterprise_domain)
     headers = {
@@ -183,7 +183,7 @@ async def _account_models(
         raise OAuthError(f"{response.status} {response.reason}: {response.text}")
     # Some individual accounts mark no model as picker-enabled; their policies are used then.
     individual = base == endpoint(_PROVIDER, _INDIVIDUAL)
-    known = {model.id for model in get_builtin_models(_PROVIDER)}
+    known = {model.id for model in get_models(_PROVIDER)}
     return _models(response.json(), individual, known)
 
 

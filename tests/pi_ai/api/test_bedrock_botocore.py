@@ -30,7 +30,7 @@ from pi_ai import Context, UserMessage, stream
 from pi_ai.api._aws_credentials import resolve_credentials
 from pi_ai.api._aws_sigv4 import AwsCredentials
 from pi_ai.api.bedrock_converse_stream import BedrockOptions
-from pi_ai.models import get_builtin_model
+from pi_ai.models import get_model
 from tests.support.aws_endpoints import SOURCE, TEMPORARY, AwsEndpoints
 
 MODEL_ID = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
@@ -61,7 +61,7 @@ def _write(home: Path, config: str = "", credentials: str = "") -> None:
 
 
 async def _ask(server_url: str, **options: Any) -> Any:
-    model = get_builtin_model("amazon-bedrock", MODEL_ID)
+    model = get_model("amazon-bedrock", MODEL_ID)
     assert model is not None
     context = Context(messages=[UserMessage(content="hi", timestamp=0)])
     events = stream(replace(model, base_url=server_url), context, BedrockOptions(**options))

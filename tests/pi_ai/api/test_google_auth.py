@@ -127,9 +127,9 @@ async def _ask_vertex(base_url: str, env: dict[str, str]) -> Any:
 
     from pi_ai import Context, UserMessage, stream
     from pi_ai.api.google_vertex import VertexOptions
-    from pi_ai.models import get_builtin_model
+    from pi_ai.models import get_model
 
-    model = get_builtin_model("google-vertex", "gemini-2.5-flash")
+    model = get_model("google-vertex", "gemini-2.5-flash")
     assert model is not None
     context = Context(messages=[UserMessage(content="hi", timestamp=0)])
     options = VertexOptions(env={"GOOGLE_CLOUD_PROJECT": "p", "GOOGLE_CLOUD_LOCATION": "us-central1", **env})

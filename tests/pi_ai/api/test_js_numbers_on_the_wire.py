@@ -13,7 +13,7 @@ from msgspec.structs import replace
 
 import pi_ai
 from pi_ai import AssistantMessage, Context, StreamOptions, ToolCall, Usage, UserMessage
-from pi_ai.models import get_builtin_model
+from pi_ai.models import get_model
 from pi_coding_agent.core.session import SessionManager
 from tests.support.loopback import LoopbackServer, Reply
 
@@ -42,7 +42,7 @@ def _history() -> Context:
 @pytest.mark.parametrize("api", list(REFS))
 async def test_payload_numbers_are_javascripts(api: str) -> None:
     provider, model_id = REFS[api]
-    model = get_builtin_model(provider, model_id)
+    model = get_model(provider, model_id)
     assert model is not None
     async with LoopbackServer([Reply(status=400, chunks=[b"{}"])]) as server:
         suffix = "/v1beta" if api == "google-generative-ai" else ""
@@ -57,7 +57,7 @@ async def test_payload_numbers_are_javascripts(api: str) -> None:
 
 
 async def test_streamed_gemini_arguments_are_javascripts() -> None:
-    model = get_builtin_model("google", "gemini-2.5-flash")
+    model = get_model("google", "gemini-2.5-flash")
     assert model is not None
     chunk = {
         "candidates": [

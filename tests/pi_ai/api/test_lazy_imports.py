@@ -29,7 +29,7 @@ def test_api_modules_import_no_transport() -> None:
 def test_catalog_is_read_on_first_lookup() -> None:
     code = (
         "import pi_ai.models as m, sys; assert m._builtin.cache_info().currsize == 0; "
-        "m.get_builtin_model('anthropic', 'claude-sonnet-4-5'); assert m._builtin.cache_info().currsize == 1"
+        "m.get_model('anthropic', 'claude-sonnet-4-5'); assert m._builtin.cache_info().currsize == 1"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
 

@@ -17,7 +17,7 @@ from pi_ai import AbortController, Context, ResponseInfo, StreamOptions, stream
 from pi_ai._messages import ToolCall, UserMessage
 from pi_ai.api.azure_openai_responses import AzureOpenAIResponsesOptions, normalize_base_url
 from pi_ai.api.openai_codex_responses import OpenAICodexResponsesOptions
-from pi_ai.models import get_builtin_model
+from pi_ai.models import get_model
 from tests.support.responses_server import ResponsesServer, chatgpt_token
 
 
@@ -29,13 +29,13 @@ CONTEXT = Context(system_prompt="Be brief.", messages=[UserMessage(content="hi",
 
 
 def _codex(url: str) -> Any:
-    model = get_builtin_model("openai-codex", "gpt-5.4")
+    model = get_model("openai-codex", "gpt-5.4")
     assert model is not None
     return replace(model, base_url=url)
 
 
 def _azure() -> Any:
-    model = get_builtin_model("azure-openai-responses", "gpt-5.4")
+    model = get_model("azure-openai-responses", "gpt-5.4")
     assert model is not None
     return model
 

@@ -23,7 +23,7 @@ from msgspec.structs import replace
 import pi_ai
 from pi_ai import Context, Model, StreamOptions, UserMessage
 from pi_ai.api._http import close_clients
-from pi_ai.models import get_builtin_model
+from pi_ai.models import get_model
 from tests.reliability.figures import record
 from tests.support.loopback import LoopbackServer, Reply, split
 from tests.support.stream_checks import PYTHON_WORDING, settled_once
@@ -57,7 +57,7 @@ CHUNKS = st.sampled_from([61, 509, 1 << 20])
 
 def _model(api: str, url: str) -> Model:
     provider, model_id = _REFS[api]
-    found = get_builtin_model(provider, model_id)
+    found = get_model(provider, model_id)
     assert found is not None
     return replace(found, base_url=url + ("/v1beta" if api == "google-generative-ai" else ""))
 

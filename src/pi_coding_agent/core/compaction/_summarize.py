@@ -34,10 +34,9 @@ from pi_ai import (
     content_text,
     encode,
     is_retryable_assistant_error,
-    js_length,
     now_ms,
 )
-from pi_ai.js_json import utf16_prefix
+from pi_ai.js_json import utf16_len, utf16_prefix
 from pi_coding_agent.core.compaction._prepare import CompactionPreparation, format_file_operations
 from pi_coding_agent.core.compaction._window import estimate_prompt_tokens, fit_summary_prompt
 from pi_coding_agent.core.messages import convert_to_llm
@@ -135,7 +134,7 @@ def serialize_conversation(messages: Sequence[AgentMessage]) -> str:
         elif isinstance(message, ToolResultMessage):
             text = content_text(message.content, "")
             if text:
-                length = js_length(text)
+                length = utf16_len(text)
                 if length > TOOL_RESULT_MAX_CHARS:
                     text = (
                         utf16_prefix(text, TOOL_RESULT_MAX_CHARS)

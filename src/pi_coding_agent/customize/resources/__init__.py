@@ -44,7 +44,7 @@ from pi_coding_agent.customize.resources._patterns import (
     is_pattern,
     strip_override,
 )
-from pi_coding_agent.customize.resources._text import JS_WHITESPACE_SET, js_length, js_trim, read_text
+from pi_coding_agent.customize.resources._text import JS_WHITESPACE_SET, js_trim, read_text
 
 __all__ = [
     "EXTENSION_SUFFIXES",
@@ -72,7 +72,6 @@ __all__ = [
     "has_glob",
     "is_override",
     "is_pattern",
-    "js_length",
     "js_trim",
     "parse_frontmatter",
     "read_manifest",

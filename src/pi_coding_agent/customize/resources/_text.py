@@ -3,18 +3,16 @@
 Pi trims text with ``String.prototype.trim`` and splits arguments on ``/\\s/``; both use
 ECMAScript's whitespace set, which is not Python's ``str.isspace`` (Python counts the
 ASCII separators U+001C..U+001F, JavaScript counts U+FEFF). Lengths in Pi's validation
-messages are UTF-16 code units.
+messages are UTF-16 code units (``pi_ai.js_json.utf16_len``).
 """
 
 from __future__ import annotations
 
-from pi_ai.js_json import JS_WHITESPACE, js_trim, utf16_len
+from pi_ai.js_json import JS_WHITESPACE, js_trim
 
-__all__ = ["JS_WHITESPACE_SET", "js_length", "js_trim", "read_text"]
+__all__ = ["JS_WHITESPACE_SET", "js_trim", "read_text"]
 
 JS_WHITESPACE_SET = frozenset(JS_WHITESPACE)
-js_length = utf16_len
-"""``text.length`` in JavaScript: UTF-16 code units."""
 
 
 def read_text(path: str) -> str:

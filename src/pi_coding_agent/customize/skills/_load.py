@@ -15,13 +15,13 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from pi_ai.js_json import utf16_len
 from pi_coding_agent.core.paths import resolve_path
 from pi_coding_agent.customize.resources import (
     Collision,
     FrontmatterError,
     ResourceDiagnostic,
     collect_skill_files,
-    js_length,
     js_trim,
     parse_frontmatter,
     read_text,
@@ -54,8 +54,8 @@ class SkillSet:
 
 def validate_name(name: str) -> list[str]:
     errors: list[str] = []
-    if js_length(name) > MAX_NAME_LENGTH:
-        errors.append(f"name exceeds {MAX_NAME_LENGTH} characters ({js_length(name)})")
+    if utf16_len(name) > MAX_NAME_LENGTH:
+        errors.append(f"name exceeds {MAX_NAME_LENGTH} characters ({utf16_len(name)})")
     if not _NAME.fullmatch(name):
         errors.append("name contains invalid characters (must be lowercase a-z, 0-9, hyphens only)")
     if name.startswith("-") or name.endswith("-"):
@@ -68,8 +68,8 @@ def validate_name(name: str) -> list[str]:
 def validate_description(description: object) -> list[str]:
     if not isinstance(description, str) or js_trim(description) == "":
         return ["description is required"]
-    if js_length(description) > MAX_DESCRIPTION_LENGTH:
-        return [f"description exceeds {MAX_DESCRIPTION_LENGTH} characters ({js_length(description)})"]
+    if utf16_len(description) > MAX_DESCRIPTION_LENGTH:
+        return [f"description exceeds {MAX_DESCRIPTION_LENGTH} characters ({utf16_len(description)})"]
     return []
 
 
