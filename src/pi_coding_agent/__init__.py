@@ -18,12 +18,13 @@ TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: importing typing would co
 if TYPE_CHECKING:
     from typing import Any
 
-    from pi_coding_agent.app.cli import ParsedArgs as Args
-    from pi_coding_agent.app.cli import main, parse_args
+    from pi_coding_agent.app.cli import Args, main, parse_args
     from pi_coding_agent.app.print_mode import run_print_mode
     from pi_coding_agent.app.rpc import RpcClient, run_rpc_mode
     from pi_coding_agent.core.compaction import (
         CompactionResult,
+        CutPointResult,
+        FileOperations,
         calculate_context_tokens,
         collect_entries_for_branch_summary,
         compact,
@@ -34,13 +35,14 @@ if TYPE_CHECKING:
         serialize_conversation,
         should_compact,
     )
-    from pi_coding_agent.core.compaction import CutPoint as CutPointResult
-    from pi_coding_agent.core.compaction import FileOps as FileOperations
     from pi_coding_agent.core.messages import convert_to_llm
-    from pi_coding_agent.core.model_registry import ModelCatalog, ScopedModel, resolve_cli_model
-    from pi_coding_agent.core.model_registry import ModelResolution as ResolveCliModelResult
-    from pi_coding_agent.core.paths import CONFIG_DIR_NAME
-    from pi_coding_agent.core.paths import agent_dir as get_agent_dir
+    from pi_coding_agent.core.model_registry import (
+        ModelCatalog,
+        ResolveCliModelResult,
+        ScopedModel,
+        resolve_cli_model,
+    )
+    from pi_coding_agent.core.paths import CONFIG_DIR_NAME, get_agent_dir
     from pi_coding_agent.core.session import (
         CURRENT_SESSION_VERSION,
         BranchSummaryEntry,
@@ -54,34 +56,32 @@ if TYPE_CHECKING:
         SessionInfo,
         SessionInfoEntry,
         SessionManager,
+        SessionMessageEntry,
         SessionTreeNode,
         ThinkingLevelChangeEntry,
         build_context_entries,
         build_session_context,
+        migrate_session_entries,
+        session_entry_to_context_messages,
     )
-    from pi_coding_agent.core.session import MessageEntry as SessionMessageEntry
-    from pi_coding_agent.core.session import entry_messages as session_entry_to_context_messages
-    from pi_coding_agent.core.session import migrate_entries as migrate_session_entries
     from pi_coding_agent.core.settings import CompactionSettings, RetrySettings, Settings
     from pi_coding_agent.core.tools import (
         DEFAULT_MAX_BYTES,
         DEFAULT_MAX_LINES,
+        BashOperations,
+        ToolsOptions,
         TruncationResult,
+        detect_supported_image_mime_type_from_file,
         format_size,
         truncate_head,
         truncate_line,
         truncate_tail,
     )
-    from pi_coding_agent.core.tools import ShellOperations as BashOperations
-    from pi_coding_agent.core.tools import ToolOptions as ToolsOptions
-    from pi_coding_agent.core.tools import (
-        detect_image_mime_in_file as detect_supported_image_mime_type_from_file,
-    )
     from pi_coding_agent.customize.packages import PackageManager, ResolvedResource
     from pi_coding_agent.customize.prompt_templates import PromptTemplate
     from pi_coding_agent.customize.resources import ResourceDiagnostic, parse_frontmatter, strip_frontmatter
     from pi_coding_agent.customize.skills import Skill, format_skills_for_prompt, load_skills
-    from pi_coding_agent.customize.system_prompt import load_context_files as load_project_context_files
+    from pi_coding_agent.customize.system_prompt import load_project_context_files
     from pi_coding_agent.customize.themes import Theme
     from pi_coding_agent.runtime.agent_session import (
         AgentSession,
@@ -102,8 +102,8 @@ if TYPE_CHECKING:
 _EXPORTS: dict[str, str] = {
     # Pi's names; "module:attribute" where this implementation names the same thing otherwise.
     "CONFIG_DIR_NAME": "pi_coding_agent.core.paths",
-    "get_agent_dir": "pi_coding_agent.core.paths:agent_dir",
-    "Args": "pi_coding_agent.app.cli:ParsedArgs",
+    "get_agent_dir": "pi_coding_agent.core.paths",
+    "Args": "pi_coding_agent.app.cli",
     "parse_args": "pi_coding_agent.app.cli",
     "main": "pi_coding_agent.app.cli",
     "AgentSession": "pi_coding_agent.runtime.agent_session",
@@ -119,8 +119,8 @@ _EXPORTS: dict[str, str] = {
     "CreateAgentSessionResult": "pi_coding_agent.runtime.agent_session:CreatedSession",
     "create_agent_session": "pi_coding_agent.runtime.agent_session",
     "CompactionResult": "pi_coding_agent.core.compaction",
-    "CutPointResult": "pi_coding_agent.core.compaction:CutPoint",
-    "FileOperations": "pi_coding_agent.core.compaction:FileOps",
+    "CutPointResult": "pi_coding_agent.core.compaction",
+    "FileOperations": "pi_coding_agent.core.compaction",
     "calculate_context_tokens": "pi_coding_agent.core.compaction",
     "collect_entries_for_branch_summary": "pi_coding_agent.core.compaction",
     "generate_branch_summary": "pi_coding_agent.core.compaction",
@@ -131,10 +131,10 @@ _EXPORTS: dict[str, str] = {
     "serialize_conversation": "pi_coding_agent.core.compaction",
     "should_compact": "pi_coding_agent.core.compaction",
     "convert_to_llm": "pi_coding_agent.core.messages",
-    "ResolveCliModelResult": "pi_coding_agent.core.model_registry:ModelResolution",
+    "ResolveCliModelResult": "pi_coding_agent.core.model_registry",
     "ScopedModel": "pi_coding_agent.core.model_registry",
     "resolve_cli_model": "pi_coding_agent.core.model_registry",
-    "load_project_context_files": "pi_coding_agent.customize.system_prompt:load_context_files",
+    "load_project_context_files": "pi_coding_agent.customize.system_prompt",
     "BranchSummaryEntry": "pi_coding_agent.core.session",
     "CURRENT_SESSION_VERSION": "pi_coding_agent.core.session",
     "CompactionEntry": "pi_coding_agent.core.session",
@@ -147,25 +147,25 @@ _EXPORTS: dict[str, str] = {
     "SessionInfo": "pi_coding_agent.core.session",
     "SessionInfoEntry": "pi_coding_agent.core.session",
     "SessionManager": "pi_coding_agent.core.session",
-    "SessionMessageEntry": "pi_coding_agent.core.session:MessageEntry",
+    "SessionMessageEntry": "pi_coding_agent.core.session",
     "SessionTreeNode": "pi_coding_agent.core.session",
     "ThinkingLevelChangeEntry": "pi_coding_agent.core.session",
     "build_context_entries": "pi_coding_agent.core.session",
     "build_session_context": "pi_coding_agent.core.session",
-    "migrate_session_entries": "pi_coding_agent.core.session:migrate_entries",
-    "session_entry_to_context_messages": "pi_coding_agent.core.session:entry_messages",
+    "migrate_session_entries": "pi_coding_agent.core.session",
+    "session_entry_to_context_messages": "pi_coding_agent.core.session",
     "CompactionSettings": "pi_coding_agent.core.settings",
     "RetrySettings": "pi_coding_agent.core.settings",
-    "BashOperations": "pi_coding_agent.core.tools:ShellOperations",
+    "BashOperations": "pi_coding_agent.core.tools",
     "DEFAULT_MAX_BYTES": "pi_coding_agent.core.tools",
     "DEFAULT_MAX_LINES": "pi_coding_agent.core.tools",
-    "ToolsOptions": "pi_coding_agent.core.tools:ToolOptions",
+    "ToolsOptions": "pi_coding_agent.core.tools",
     "TruncationResult": "pi_coding_agent.core.tools",
     "format_size": "pi_coding_agent.core.tools",
     "truncate_head": "pi_coding_agent.core.tools",
     "truncate_line": "pi_coding_agent.core.tools",
     "truncate_tail": "pi_coding_agent.core.tools",
-    "detect_supported_image_mime_type_from_file": "pi_coding_agent.core.tools:detect_image_mime_in_file",
+    "detect_supported_image_mime_type_from_file": "pi_coding_agent.core.tools",
     "run_print_mode": "pi_coding_agent.app.print_mode",
     "RpcClient": "pi_coding_agent.app.rpc",
     "run_rpc_mode": "pi_coding_agent.app.rpc",

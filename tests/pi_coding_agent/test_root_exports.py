@@ -21,6 +21,7 @@ SUBPACKAGES = (
     "pi_coding_agent.core.session", "pi_coding_agent.core.settings", "pi_coding_agent.customize.skills",
     "pi_coding_agent.customize.system_prompt", "pi_coding_agent.core.tools", "pi_tui",
 )  # fmt: skip
+"""The packages whose public names that Pi's root exports must be offered at our root too."""
 OWN_NAMES = {"PI_COMPAT_VERSION", "ModelCatalog", "Settings"}
 """Root names that are not Pi's: our version pin and the equivalents of Pi's ``ModelRegistry``
 and ``SettingsManager`` (different APIs, so not under Pi's names)."""
@@ -61,7 +62,7 @@ def test_the_names_pi_users_import_are_the_subpackages_objects() -> None:
     assert SessionManager is session.SessionManager and AgentSession is agent_session.AgentSession
     assert build_session_context is session.build_session_context
     assert build_context_entries is session.build_context_entries
-    assert session_entry_to_context_messages is session.entry_messages
+    assert session_entry_to_context_messages is session.session_entry_to_context_messages
     assert convert_to_llm is messages.convert_to_llm
     assert create_agent_session is agent_session.create_agent_session
 

@@ -13,7 +13,7 @@ import msgspec
 
 from conformance_cmds._common import Rejected
 from conformance_cmds.session_context import counter_uuids, read_text, scrub, session_file
-from pi_coding_agent.core.session import CURRENT_SESSION_VERSION, SessionManager, migrate_entries
+from pi_coding_agent.core.session import CURRENT_SESSION_VERSION, SessionManager, migrate_session_entries
 from pi_coding_agent.core.session._ids import use_uuid_source
 from pi_coding_agent.core.session._migrate import file_version, load_legacy
 
@@ -29,7 +29,7 @@ def run(request: Any) -> Any:
         before = msgspec.json.encode(entries)
         use_uuid_source(counter_uuids())
         try:
-            migrate_entries(entries)
+            migrate_session_entries(entries)
         finally:
             use_uuid_source(None)
         result: dict[str, Any] = {

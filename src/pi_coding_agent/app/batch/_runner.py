@@ -56,7 +56,7 @@ class BatchRun:
         self._main: asyncio.Task[None] | None = None
 
     def _config(self) -> WorkerConfig:
-        from pi_coding_agent.core.paths import agent_dir
+        from pi_coding_agent.core.paths import get_agent_dir
 
         options = self.options
         if options.state_dir:
@@ -66,7 +66,7 @@ class BatchRun:
         else:
             state_dir = tempfile.mkdtemp(prefix="pi-batch-")
         return WorkerConfig(
-            agent_dir=os.path.abspath(options.agent_dir or agent_dir()),
+            agent_dir=os.path.abspath(options.agent_dir or get_agent_dir()),
             state_dir=os.path.abspath(state_dir),
             session_dir=os.path.abspath(options.session_dir) if options.session_dir else None,
             default_cwd=os.path.abspath(options.cwd or os.getcwd()),

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from pi_ai import Model
 from pi_coding_agent.app.batch._task import BatchTask
-from pi_coding_agent.core.model_registry import ModelCatalog, ModelResolution
+from pi_coding_agent.core.model_registry import ModelCatalog, ResolveCliModelResult
 from pi_coding_agent.core.session import SessionManager
 from pi_coding_agent.core.settings import Settings, deep_merge
 from pi_coding_agent.runtime.agent_session import AgentSession, SessionAssembly, SessionOptions, StreamLimit
@@ -51,9 +51,9 @@ class ModelResolver:
 
     def __init__(self, catalog: ModelCatalog) -> None:
         self.catalog = catalog
-        self._answers: dict[tuple[str, str | None], ModelResolution] = {}
+        self._answers: dict[tuple[str, str | None], ResolveCliModelResult] = {}
 
-    def resolve(self, pattern: str, thinking: str | None) -> ModelResolution:
+    def resolve(self, pattern: str, thinking: str | None) -> ResolveCliModelResult:
         from pi_coding_agent.core.model_registry import resolve_cli_model
 
         key = (pattern, thinking)

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from pi_ai import AssistantMessage, TextContent, ToolCall, ToolResultMessage, content_text
 from pi_coding_agent.app.batch._result import TokenUsage
-from pi_coding_agent.core.session import MessageEntry, SessionEntry, SessionManager
+from pi_coding_agent.core.session import SessionEntry, SessionManager, SessionMessageEntry
 
 _ANSWERED = ("stop", "length")
 
@@ -42,7 +42,7 @@ class SessionTotals:
 
 
 def _role(entry: SessionEntry) -> str | None:
-    return getattr(entry.message, "role", None) if isinstance(entry, MessageEntry) else None
+    return getattr(entry.message, "role", None) if isinstance(entry, SessionMessageEntry) else None
 
 
 def prompt_progress(manager: SessionManager) -> PromptProgress:
@@ -60,7 +60,7 @@ def _resume_point(segment: list[SessionEntry]) -> str | None:
     point = segment[0].id
     pending: set[str] = set()
     for entry in segment[1:]:
-        message = entry.message if isinstance(entry, MessageEntry) else None
+        message = entry.message if isinstance(entry, SessionMessageEntry) else None
         if isinstance(message, AssistantMessage):
             pending = {block.id for block in message.content if isinstance(block, ToolCall)}
             if message.stop_reason != "toolUse":
@@ -73,14 +73,14 @@ def _resume_point(segment: list[SessionEntry]) -> str | None:
 
 
 def _answered(segment: list[SessionEntry]) -> bool:
-    messages = [entry.message for entry in segment if isinstance(entry, MessageEntry)]
+    messages = [entry.message for entry in segment if isinstance(entry, SessionMessageEntry)]
     last = next((m for m in reversed(messages) if getattr(m, "role", None) in ("assistant", "toolResult")), None)
     return isinstance(last, AssistantMessage) and last.stop_reason in _ANSWERED
 
 
 def last_assistant(manager: SessionManager) -> AssistantMessage | None:
     for entry in reversed(manager.get_branch()):
-        if isinstance(entry, MessageEntry) and isinstance(entry.message, AssistantMessage):
+        if isinstance(entry, SessionMessageEntry) and isinstance(entry.message, AssistantMessage):
             return entry.message
     return None
 
@@ -95,7 +95,7 @@ def session_totals(manager: SessionManager) -> SessionTotals:
     """Usage, model calls and tool calls over every entry of the file (every branch, retries too)."""
     totals = SessionTotals()
     for entry in manager.get_entries():
-        if isinstance(entry, MessageEntry) and isinstance(entry.message, AssistantMessage):
+        if isinstance(entry, SessionMessageEntry) and isinstance(entry.message, AssistantMessage):
             add_message(totals, entry.message)
     return totals
 

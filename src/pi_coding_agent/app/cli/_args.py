@@ -36,7 +36,7 @@ class Diagnostic:
         return f"{'Error' if self.kind == 'error' else 'Warning'}: {self.message}"
 
 
-class ParsedArgs:
+class Args:
     """Everything the command line said; ``None``/``False`` for what it did not say."""
 
     def __init__(self) -> None:
@@ -138,9 +138,9 @@ _SWITCHES = {
 }
 
 
-def parse_args(args: list[str], boolean_flags: frozenset[str] = frozenset()) -> ParsedArgs:
+def parse_args(args: list[str], boolean_flags: frozenset[str] = frozenset()) -> Args:
     """``boolean_flags``: extension flags that take no value (known once extensions loaded)."""
-    result = ParsedArgs()
+    result = Args()
     result.argv = list(args)
     i = 0
     count = len(args)

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     from pi_ai import Model
-    from pi_coding_agent.app.cli._args import ParsedArgs
+    from pi_coding_agent.app.cli._args import Args
     from pi_coding_agent.core.model_registry import ModelCatalog
 
 Kind = Literal["check", "api_key", "bearer_token"]
@@ -129,7 +129,7 @@ def run_auth_command(args: list[str], agent_dir: Path) -> int:
     return 0
 
 
-def _requested(parsed: ParsedArgs, kind: Kind) -> tuple[str | None, str | None]:
+def _requested(parsed: Args, kind: Kind) -> tuple[str | None, str | None]:
     provider, model = (parsed.provider or "").strip() or None, (parsed.model or "").strip() or None
     if parsed.api_key is not None or parsed.messages or parsed.file_args:
         raise AuthCommandError("Auth commands only accept --provider and --model")
@@ -183,7 +183,7 @@ def _value(catalog: ModelCatalog, provider: str) -> str | None:
     return None
 
 
-async def _print_credential(command: AuthCommand, parsed: ParsedArgs, agent_dir: Path) -> str | None:
+async def _print_credential(command: AuthCommand, parsed: Args, agent_dir: Path) -> str | None:
     from pi_coding_agent.core.auth import OAuthRefreshError
 
     provider, model = _requested(parsed, command.kind)
@@ -240,7 +240,7 @@ async def _print_credential(command: AuthCommand, parsed: ParsedArgs, agent_dir:
     raise AuthCommandError(f"Multiple configured providers matched ({names}). Specify --provider.")
 
 
-async def _check(command: AuthCommand, parsed: ParsedArgs, agent_dir: Path) -> int:
+async def _check(command: AuthCommand, parsed: Args, agent_dir: Path) -> int:
     requested_provider, requested_model = _requested(parsed, "check")
     credential: str | None = None
     try:

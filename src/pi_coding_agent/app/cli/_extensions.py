@@ -14,7 +14,7 @@ from collections.abc import Coroutine, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
-    from pi_coding_agent.app.cli._args import ParsedArgs
+    from pi_coding_agent.app.cli._args import Args
     from pi_coding_agent.customize.extensions import ExtensionError, ExtensionRunner
 
 T = TypeVar("T")
@@ -48,7 +48,7 @@ def refuse_failed_extensions(errors: Sequence[ExtensionError]) -> None:
 
 
 def load_cli_extensions(
-    paths: Sequence[str], cwd: str, parsed: ParsedArgs, into: ExtensionRunner | None = None
+    paths: Sequence[str], cwd: str, parsed: Args, into: ExtensionRunner | None = None
 ) -> tuple[ExtensionRunner | None, list[ExtensionError]]:
     """Import and set up ``paths`` (into the runner ``into`` when given); those that failed
     are left out and returned (``refuse_failed_extensions``).

@@ -37,7 +37,11 @@ class FileInputs:
 
 def process_file_arguments(file_args: Sequence[str], cwd: str, *, auto_resize: bool = True) -> FileInputs:
     # The read tool's own path and image handling, so @file and `read` treat files alike.
-    from pi_coding_agent.core.tools import detect_image_mime_in_file, process_image, resolve_read_path
+    from pi_coding_agent.core.tools import (
+        detect_supported_image_mime_type_from_file,
+        process_image,
+        resolve_read_path,
+    )
 
     result = FileInputs()
     for argument in file_args:
@@ -47,7 +51,7 @@ def process_file_arguments(file_args: Sequence[str], cwd: str, *, auto_resize: b
         try:
             if os.path.getsize(path) == 0:
                 continue
-            mime = detect_image_mime_in_file(path)
+            mime = detect_supported_image_mime_type_from_file(path)
             if mime:
                 with open(path, "rb") as handle:
                     processed = process_image(handle.read(), mime, auto_resize=auto_resize)

@@ -33,9 +33,9 @@ def main(argv: list[str] | None = None) -> int:
         from pathlib import Path
 
         from pi_coding_agent.app.cli._auth_command import run_auth_command
-        from pi_coding_agent.core.paths import agent_dir
+        from pi_coding_agent.core.paths import get_agent_dir
 
-        return run_auth_command(args, Path(agent_dir()))
+        return run_auth_command(args, Path(get_agent_dir()))
     if args and args[0] in PACKAGE_WORDS:
         from pi_coding_agent.customize.packages import run_package_command
 
@@ -83,9 +83,9 @@ def _extensions_possible(sources: list[str] | None, no_extensions: bool) -> bool
         return True
     if no_extensions:
         return False
-    from pi_coding_agent.core.paths import CONFIG_DIR_NAME, agent_dir
+    from pi_coding_agent.core.paths import CONFIG_DIR_NAME, get_agent_dir
 
-    home = agent_dir()
+    home = get_agent_dir()
     if os.path.isdir(os.path.join(home, "extensions")) or os.path.isdir(CONFIG_DIR_NAME):
         return True
     try:

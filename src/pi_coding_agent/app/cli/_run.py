@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from pi_coding_agent.app.cli._args import ParsedArgs
+from pi_coding_agent.app.cli._args import Args
 from pi_coding_agent.app.cli._problems import CliError, Diagnostics
 from pi_coding_agent.app.cli._session_file import open_session
 from pi_coding_agent.app.cli._setup import (
@@ -59,7 +59,7 @@ NO_MODELS_MESSAGE = (
 )
 
 
-def resolve_app_mode(parsed: ParsedArgs, stdin_is_tty: bool, stdout_is_tty: bool) -> AppMode:
+def resolve_app_mode(parsed: Args, stdin_is_tty: bool, stdout_is_tty: bool) -> AppMode:
     if parsed.mode == "rpc":
         return "rpc"
     if parsed.mode == "json":
@@ -74,7 +74,7 @@ def _isatty(stream: object) -> bool:
     return bool(isatty and isatty())
 
 
-def run(parsed: ParsedArgs) -> int:
+def run(parsed: Args) -> int:
     from pi_coding_agent.app.cli._extensions import close_loop
 
     try:
@@ -88,7 +88,7 @@ def run(parsed: ParsedArgs) -> int:
         close_loop()
 
 
-def _check_flags(parsed: ParsedArgs, mode: AppMode) -> None:
+def _check_flags(parsed: Args, mode: AppMode) -> None:
     if not parsed.extensions and parsed.no_extensions:
         check_unknown_flags(parsed)
     if mode == "rpc" and parsed.file_args:
@@ -111,14 +111,14 @@ def _refuse_combination(option: str, flags: tuple[tuple[str, object], ...]) -> N
         raise CliError(f"{option} cannot be combined with {', '.join(conflicts)}")
 
 
-def _run(parsed: ParsedArgs) -> int:
-    from pi_coding_agent.core.paths import agent_dir
+def _run(parsed: Args) -> int:
+    from pi_coding_agent.core.paths import get_agent_dir
 
     if parsed.export:
         return _export(parsed.export, parsed.messages[0] if parsed.messages else None)
     mode = resolve_app_mode(parsed, _isatty(sys.stdin), _isatty(sys.stdout))
     _check_flags(parsed, mode)
-    cwd, home, diagnostics = os.getcwd(), Path(agent_dir()), Diagnostics()
+    cwd, home, diagnostics = os.getcwd(), Path(get_agent_dir()), Diagnostics()
     manager = open_session(parsed, cwd, home, diagnostics, interactive=mode == "interactive")
     session_cwd = manager.get_cwd()
     settings, early = settings_with_trust(parsed, cwd, session_cwd, home, diagnostics)
@@ -159,7 +159,7 @@ def _run(parsed: ParsedArgs) -> int:
 
 
 def _assembly(
-    parsed: ParsedArgs,
+    parsed: Args,
     manager: SessionManager,
     home: Path,
     *,
@@ -221,7 +221,7 @@ def _set_api_key(
     catalog.credentials.set_runtime_key(key_model.provider, key)
 
 
-def _name_session(parsed: ParsedArgs, manager: SessionManager) -> None:
+def _name_session(parsed: Args, manager: SessionManager) -> None:
     """``--name``. Pi records the name right after opening the session (before the model and
     thinking entries); doing it only now keeps a file untouched when the model cannot be resolved."""
     if parsed.name is None:
@@ -245,7 +245,7 @@ def _report_created(
         diagnostics.warn(str(issue))
 
 
-def _initial_input(parsed: ParsedArgs, cwd: str, settings: Settings) -> InitialInput:
+def _initial_input(parsed: Args, cwd: str, settings: Settings) -> InitialInput:
     """The first message: the arguments, piped stdin and ``@file`` arguments."""
     from pi_coding_agent.app.cli._inputs import (
         InputError,
@@ -267,7 +267,7 @@ def _initial_input(parsed: ParsedArgs, cwd: str, settings: Settings) -> InitialI
 
 
 def _reloader(
-    assembly: SessionAssembly, parsed: ParsedArgs, cwd: str, home: Path, listing: StartupResources
+    assembly: SessionAssembly, parsed: Args, cwd: str, home: Path, listing: StartupResources
 ) -> Callable[[], list[str]]:
     """``/reload``: settings, skills, prompt templates, themes and context files read again
     for the sessions the assembly builds from then on; the header's listing follows. The
@@ -310,7 +310,7 @@ def _prepare_local(model: Model, *, announce: bool) -> None:
 
 
 def _startup_listing(
-    resources: LoadedResources, parsed: ParsedArgs, cwd: str, context_paths: list[str]
+    resources: LoadedResources, parsed: Args, cwd: str, context_paths: list[str]
 ) -> StartupResources:
     """What the interactive header lists about this run's context files, skills, templates and themes."""
     from pi_coding_agent.app.interactive import StartupResources, resource_origins
@@ -327,7 +327,7 @@ def _startup_listing(
 
 
 def _run_interactive(
-    assembly: SessionAssembly, session: AgentSession, home: Path, *, initial: InitialInput, parsed: ParsedArgs, cwd: str
+    assembly: SessionAssembly, session: AgentSession, home: Path, *, initial: InitialInput, parsed: Args, cwd: str
 ) -> int:
     from pi_coding_agent import __version__
     from pi_coding_agent.app.cli._extensions import run_async

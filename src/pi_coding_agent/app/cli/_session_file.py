@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pi_coding_agent.app.cli._args import ParsedArgs
+from pi_coding_agent.app.cli._args import Args
 from pi_coding_agent.app.cli._problems import CliError, Diagnostics
 
 if TYPE_CHECKING:
@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 
 def open_session(
-    parsed: ParsedArgs, cwd: str, home: Path, diagnostics: Diagnostics, *, interactive: bool
+    parsed: Args, cwd: str, home: Path, diagnostics: Diagnostics, *, interactive: bool
 ) -> SessionManager:
     """The session the flags name (or a new one), in the session folder the settings name;
     refused when its stored working directory is gone."""
@@ -39,7 +39,7 @@ def open_session(
 
 
 def _session_manager(
-    parsed: ParsedArgs, cwd: str, session_dir: str | None, diagnostics: Diagnostics, *, interactive: bool = False
+    parsed: Args, cwd: str, session_dir: str | None, diagnostics: Diagnostics, *, interactive: bool = False
 ) -> SessionManager:
     from pi_coding_agent.core.session import (
         InvalidSessionError,
@@ -94,12 +94,12 @@ def _pick_session(cwd: str, session_dir: str | None) -> SessionManager:
     import asyncio
 
     from pi_coding_agent.app.interactive import pick_session
-    from pi_coding_agent.core.paths import agent_dir
+    from pi_coding_agent.core.paths import get_agent_dir
     from pi_coding_agent.core.session import SessionManager
 
     path = asyncio.run(
         pick_session(
-            lambda: SessionManager.list(cwd, session_dir), lambda: SessionManager.list_all(session_dir), Path(agent_dir())
+            lambda: SessionManager.list(cwd, session_dir), lambda: SessionManager.list_all(session_dir), Path(get_agent_dir())
         )
     )
     if path is None:

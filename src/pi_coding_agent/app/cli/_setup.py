@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pi_coding_agent.app.cli._args import ParsedArgs
+from pi_coding_agent.app.cli._args import Args
 from pi_coding_agent.app.cli._problems import CliError, Diagnostics
 
 if TYPE_CHECKING:
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from pi_coding_agent.runtime.agent_session import ResourceChoice
 
 
-def check_unknown_flags(parsed: ParsedArgs) -> None:
+def check_unknown_flags(parsed: Args) -> None:
     """Options neither pi nor a loaded extension defines (checked once extensions loaded)."""
     if parsed.unknown_flags:
         names = ", ".join(f"--{name}" for name in parsed.unknown_flags)
@@ -37,7 +37,7 @@ def print_help(runner: ExtensionRunner | None, diagnostics: Diagnostics) -> int:
 
 
 def settings_with_trust(
-    parsed: ParsedArgs, cwd: str, session_cwd: str, home: Path, diagnostics: Diagnostics
+    parsed: Args, cwd: str, session_cwd: str, home: Path, diagnostics: Diagnostics
 ) -> tuple[Settings, ExtensionRunner | None]:
     """The run's settings. When a project needs a trust decision and no ``-a``/``-na`` gave
     one, the global and ``-e`` extensions load first and their ``project_trust`` handlers
@@ -61,7 +61,7 @@ def settings_with_trust(
 
 
 def resources_and_extensions(
-    parsed: ParsedArgs,
+    parsed: Args,
     cwd: str,
     session_cwd: str,
     home: Path,
@@ -110,7 +110,7 @@ def register_providers(runner: ExtensionRunner, catalog: ModelCatalog) -> None:
     runner.pending_providers.clear()
 
 
-def list_models(parsed: ParsedArgs, catalog: ModelCatalog, diagnostics: Diagnostics) -> int:
+def list_models(parsed: Args, catalog: ModelCatalog, diagnostics: Diagnostics) -> int:
     from pi_coding_agent.core.local_model import is_local
     from pi_coding_agent.core.model_registry import matching_models, model_table
 
@@ -150,7 +150,7 @@ def load_catalog(home: Path, diagnostics: Diagnostics) -> ModelCatalog:
     return catalog
 
 
-def _runtime_settings(parsed: ParsedArgs, cwd: str, home: Path, diagnostics: Diagnostics) -> Settings:
+def _runtime_settings(parsed: Args, cwd: str, home: Path, diagnostics: Diagnostics) -> Settings:
     from pi_coding_agent.runtime.agent_session import trusted_settings
 
     settings, warning = trusted_settings(cwd, home, trust_override=parsed.project_trust_override)
@@ -159,7 +159,7 @@ def _runtime_settings(parsed: ParsedArgs, cwd: str, home: Path, diagnostics: Dia
     return settings
 
 
-def cli_model(parsed: ParsedArgs, catalog: ModelCatalog, diagnostics: Diagnostics) -> tuple[Model | None, str | None]:
+def cli_model(parsed: Args, catalog: ModelCatalog, diagnostics: Diagnostics) -> tuple[Model | None, str | None]:
     from pi_coding_agent.core.model_registry import resolve_cli_model
 
     if not parsed.model:
@@ -200,7 +200,7 @@ def model_scope(patterns: list[str], catalog: ModelCatalog, diagnostics: Diagnos
     return scoped
 
 
-def resource_choice(parsed: ParsedArgs) -> ResourceChoice:
+def resource_choice(parsed: Args) -> ResourceChoice:
     """The resources and prompt sources the flags select."""
     from pi_coding_agent.runtime.agent_session import ResourceChoice
 

@@ -35,7 +35,7 @@ from pi_coding_agent.core.session import (
     CompactionEntry,
     CustomEntry,
     CustomMessageEntry,
-    MessageEntry,
+    SessionMessageEntry,
 )
 from pi_coding_agent.customize.extensions import ExtensionError, ExtensionRunner, call_handler
 from pi_tui import (
@@ -241,7 +241,7 @@ class ExtensionBridge:
         custom = [e for e in branch if isinstance(e, CustomEntry) and runner.entry_renderer(e.custom_type)]
         if not custom:
             return list(messages)
-        carriers = [e for e in branch if isinstance(e, MessageEntry | CustomMessageEntry | BranchSummaryEntry)]
+        carriers = [e for e in branch if isinstance(e, SessionMessageEntry | CustomMessageEntry | BranchSummaryEntry)]
         if any(isinstance(e, CompactionEntry) for e in branch) or len(carriers) != len(messages):
             return [*messages, *custom]
         items: list[object] = []
@@ -250,7 +250,7 @@ class ExtensionBridge:
             if isinstance(entry, CustomEntry):
                 if entry in custom:
                     items.append(entry)
-            elif isinstance(entry, MessageEntry | CustomMessageEntry | BranchSummaryEntry):
+            elif isinstance(entry, SessionMessageEntry | CustomMessageEntry | BranchSummaryEntry):
                 items.append(next(remaining))
         return items
 

@@ -21,9 +21,9 @@ from pi_ai.js_json import utf16_len
 from pi_coding_agent.core.bash._sanitize import StreamSanitizer
 from pi_coding_agent.core.tools import (
     DEFAULT_MAX_BYTES,
+    BashOperations,
     LocalShell,
     ShellAbortedError,
-    ShellOperations,
     create_output_file,
     truncate_tail,
 )
@@ -117,7 +117,7 @@ async def execute_bash(
     *,
     signal: AbortSignal | None = None,
     on_chunk: Callable[[str], None] | None = None,
-    operations: ShellOperations | None = None,
+    operations: BashOperations | None = None,
     env: Mapping[str, str] | None = None,
     keep_full_output: bool = True,
 ) -> BashResult:

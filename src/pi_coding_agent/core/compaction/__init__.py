@@ -15,8 +15,8 @@ from pi_coding_agent.core.compaction._branch import (
 )
 from pi_coding_agent.core.compaction._prepare import (
     CompactionPreparation,
-    CutPoint,
-    FileOps,
+    CutPointResult,
+    FileOperations,
     find_cut_point,
     format_file_operations,
     prepare_compaction,
@@ -37,8 +37,8 @@ __all__ = [
     "CompactionPreparation",
     "CompactionResult",
     "ContextEstimate",
-    "CutPoint",
-    "FileOps",
+    "CutPointResult",
+    "FileOperations",
     "PreparedBranch",
     "SummarizationError",
     "SummaryRequest",

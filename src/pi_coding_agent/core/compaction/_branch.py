@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from pi_agent import AgentMessage
 from pi_ai import Usage, content_text
-from pi_coding_agent.core.compaction._prepare import FileOps, format_file_operations
+from pi_coding_agent.core.compaction._prepare import FileOperations, format_file_operations
 from pi_coding_agent.core.compaction._summarize import (
     SummaryRequest,
     request_summary,
@@ -34,7 +34,7 @@ from pi_coding_agent.core.session import (
     CompactionEntry,
     SessionEntry,
     SessionManager,
-    entry_messages,
+    session_entry_to_context_messages,
 )
 
 BRANCH_SUMMARY_MAX_TOKENS = 4096
@@ -106,16 +106,16 @@ def collect_entries_for_branch_summary(
 @dataclass
 class PreparedBranch:
     messages: list[AgentMessage]
-    file_ops: FileOps
+    file_ops: FileOperations
     total_tokens: int
 
 
 def _summary_messages(entry: SessionEntry) -> list[AgentMessage]:
     """What an entry shows the summarizer (tool results are left out: the calls say enough)."""
-    return [message for message in entry_messages(entry) if message.role != "toolResult"]
+    return [message for message in session_entry_to_context_messages(entry) if message.role != "toolResult"]
 
 
-def _tracked_files(entries: Sequence[SessionEntry], file_ops: FileOps) -> None:
+def _tracked_files(entries: Sequence[SessionEntry], file_ops: FileOperations) -> None:
     """Files named in the ``details`` of earlier branch summaries we wrote (not extensions')."""
     for entry in entries:
         if not isinstance(entry, BranchSummaryEntry) or entry.from_hook is True:
@@ -131,7 +131,7 @@ def _tracked_files(entries: Sequence[SessionEntry], file_ops: FileOps) -> None:
 
 def prepare_branch_entries(entries: Sequence[SessionEntry], token_budget: int = 0) -> PreparedBranch:
     """The newest messages that fit ``token_budget`` (0: no limit), and the files touched."""
-    file_ops = FileOps()
+    file_ops = FileOperations()
     _tracked_files(entries, file_ops)
     kept: list[AgentMessage] = []
     total = 0

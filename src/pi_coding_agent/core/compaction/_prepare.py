@@ -17,7 +17,12 @@ from pi_agent import AgentMessage
 from pi_ai import AssistantMessage, ToolCall
 from pi_ai.js_json import utf16_sort_key
 from pi_coding_agent.core.compaction._tokens import estimate_context_tokens, estimate_tokens
-from pi_coding_agent.core.session import CompactionEntry, SessionEntry, build_session_context, entry_messages
+from pi_coding_agent.core.session import (
+    CompactionEntry,
+    SessionEntry,
+    build_session_context,
+    session_entry_to_context_messages,
+)
 from pi_coding_agent.core.settings import CompactionSettings
 
 _CUT_ROLES = frozenset({"user", "assistant", "bashExecution", "custom", "branchSummary", "compactionSummary"})
@@ -25,7 +30,7 @@ _TURN_START_ROLES = frozenset({"user", "bashExecution", "custom", "branchSummary
 
 
 @dataclass
-class FileOps:
+class FileOperations:
     read: set[str] = field(default_factory=set)
     written: set[str] = field(default_factory=set)
     edited: set[str] = field(default_factory=set)
@@ -61,7 +66,7 @@ def format_file_operations(read_files: Sequence[str], modified_files: Sequence[s
 
 
 def _roles(entry: SessionEntry) -> list[str]:
-    return [message.role for message in entry_messages(entry)]
+    return [message.role for message in session_entry_to_context_messages(entry)]
 
 
 def _is_turn_start(entry: SessionEntry) -> bool:
@@ -69,24 +74,24 @@ def _is_turn_start(entry: SessionEntry) -> bool:
 
 
 @dataclass(frozen=True)
-class CutPoint:
+class CutPointResult:
     first_kept_entry_index: int
     turn_start_index: int
     is_split_turn: bool
 
 
-def find_cut_point(entries: Sequence[SessionEntry], start: int, end: int, keep_recent_tokens: int) -> CutPoint:
+def find_cut_point(entries: Sequence[SessionEntry], start: int, end: int, keep_recent_tokens: int) -> CutPointResult:
     cut_points = [
         i
         for i in range(start, end)
         if not isinstance(entries[i], CompactionEntry) and any(r in _CUT_ROLES for r in _roles(entries[i]))
     ]
     if not cut_points:
-        return CutPoint(start, -1, False)
+        return CutPointResult(start, -1, False)
     accumulated = 0
     cut = cut_points[0]
     for i in range(end - 1, start - 1, -1):
-        tokens = sum(estimate_tokens(m) for m in entry_messages(entries[i]))
+        tokens = sum(estimate_tokens(m) for m in session_entry_to_context_messages(entries[i]))
         if tokens == 0:
             continue
         accumulated += tokens
@@ -95,13 +100,13 @@ def find_cut_point(entries: Sequence[SessionEntry], start: int, end: int, keep_r
             break
     while cut > start:
         previous = entries[cut - 1]
-        if isinstance(previous, CompactionEntry) or entry_messages(previous):
+        if isinstance(previous, CompactionEntry) or session_entry_to_context_messages(previous):
             break
         cut -= 1
     if _is_turn_start(entries[cut]):
-        return CutPoint(cut, -1, False)
+        return CutPointResult(cut, -1, False)
     turn_start = next((i for i in range(cut, start - 1, -1) if _is_turn_start(entries[i])), -1)
-    return CutPoint(cut, turn_start, turn_start != -1)
+    return CutPointResult(cut, turn_start, turn_start != -1)
 
 
 @dataclass
@@ -112,14 +117,14 @@ class CompactionPreparation:
     is_split_turn: bool
     tokens_before: int
     previous_summary: str | None
-    file_ops: FileOps
+    file_ops: FileOperations
     settings: CompactionSettings
 
 
 def _summary_message(entry: SessionEntry) -> AgentMessage | None:
     if isinstance(entry, CompactionEntry):
         return None
-    messages = entry_messages(entry)
+    messages = session_entry_to_context_messages(entry)
     return messages[0] if messages else None
 
 
@@ -153,7 +158,7 @@ def prepare_compaction(path: Sequence[SessionEntry], settings: CompactionSetting
         ]
     if not to_summarize and not prefix:
         return None
-    file_ops = FileOps()
+    file_ops = FileOperations()
     if previous_index >= 0:
         previous = path[previous_index]
         assert isinstance(previous, CompactionEntry)

@@ -12,7 +12,7 @@ from pi_coding_agent.core.model_registry._models_json import load_models_json
 from pi_coding_agent.core.model_registry._models_store import CatalogRefreshError
 from pi_coding_agent.core.model_registry._resolver import (
     DEFAULT_MODEL_PER_PROVIDER,
-    ModelResolution,
+    ResolveCliModelResult,
     default_available_model,
     find_exact_reference,
     parse_model_pattern,
@@ -25,8 +25,8 @@ __all__ = [
     "CatalogRefreshError",
     "MissingCredentials",
     "ModelCatalog",
-    "ModelResolution",
     "RequestAuth",
+    "ResolveCliModelResult",
     "ScopedModel",
     "collation_key",
     "default_available_model",

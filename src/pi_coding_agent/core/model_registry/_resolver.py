@@ -67,7 +67,7 @@ _DATED = re.compile(r"-\d{8}$")
 
 
 @dataclass(frozen=True)
-class ModelResolution:
+class ResolveCliModelResult:
     model: Model | None = None
     thinking_level: str | None = None
     warning: str | None = None
@@ -123,24 +123,24 @@ def _try_match(pattern: str, models: Sequence[Model]) -> Model | None:
 
 def parse_model_pattern(
     pattern: str, models: Sequence[Model], *, allow_invalid_thinking_fallback: bool = True
-) -> ModelResolution:
+) -> ResolveCliModelResult:
     """Match ``pattern``; if it fails, split a ``:<thinking>`` suffix off and try again."""
     exact = _try_match(pattern, models)
     if exact:
-        return ModelResolution(exact)
+        return ResolveCliModelResult(exact)
     if ":" not in pattern:
-        return ModelResolution()
+        return ResolveCliModelResult()
     prefix, _, suffix = pattern.rpartition(":")
     if suffix in THINKING_LEVELS:
         inner = parse_model_pattern(prefix, models, allow_invalid_thinking_fallback=allow_invalid_thinking_fallback)
         if inner.model:
-            return ModelResolution(inner.model, None if inner.warning else suffix, inner.warning)
+            return ResolveCliModelResult(inner.model, None if inner.warning else suffix, inner.warning)
         return inner
     if not allow_invalid_thinking_fallback:
-        return ModelResolution()
+        return ResolveCliModelResult()
     inner = parse_model_pattern(prefix, models, allow_invalid_thinking_fallback=True)
     if inner.model:
-        return ModelResolution(
+        return ResolveCliModelResult(
             inner.model,
             None,
             f'Invalid thinking level "{suffix}" in pattern "{pattern}". Using default instead.',
@@ -164,16 +164,18 @@ def resolve_cli_model(
     thinking: str | None,
     models: Sequence[Model],
     has_auth: Callable[[str], bool],
-) -> ModelResolution:
+) -> ResolveCliModelResult:
     """Pi's ``resolveCliModel``: every known model is a candidate, with or without auth."""
     if not model:
-        return ModelResolution()
+        return ResolveCliModelResult()
     if not models:
-        return ModelResolution(error="No models available. Check your installation or add models to models.json.")
+        return ResolveCliModelResult(
+            error="No models available. Check your installation or add models to models.json."
+        )
     providers = {m.provider.lower(): m.provider for m in models}
     canonical_provider = providers.get(provider.lower()) if provider else None
     if provider and not canonical_provider:
-        return ModelResolution(
+        return ResolveCliModelResult(
             error=f'Unknown provider "{provider}". Use --list-models to see available providers/models.'
         )
     pattern = model
@@ -188,18 +190,18 @@ def resolve_cli_model(
         lowered = model.lower()
         exact = [m for m in models if m.id.lower() == lowered or f"{m.provider}/{m.id}".lower() == lowered]
         if len(exact) == 1:
-            return ModelResolution(exact[0])
+            return ResolveCliModelResult(exact[0])
         if len(exact) > 1:
             authenticated = [m for m in exact if has_auth(m.provider)]
             if len(authenticated) == 1:
-                return ModelResolution(authenticated[0])
+                return ResolveCliModelResult(authenticated[0])
             names = ", ".join(sorted((f"{m.provider}/{m.id}" for m in exact), key=collation_key))
             hint = (
                 "No matching provider is authenticated."
                 if not authenticated
                 else "More than one matching provider is authenticated."
             )
-            return ModelResolution(
+            return ResolveCliModelResult(
                 error=f'Model "{model}" is ambiguous across providers: {names}. {hint} Use --provider or provider/model.'
             )
     if provider and canonical_provider and model.lower().startswith(f"{canonical_provider}/".lower()):
@@ -211,7 +213,7 @@ def resolve_cli_model(
             raw = [m for m in models if m.id.lower() == model.lower() and not _same(m, found.model)]
             authenticated = [m for m in raw if has_auth(m.provider)]
             if len(authenticated) == 1:
-                return ModelResolution(authenticated[0])
+                return ResolveCliModelResult(authenticated[0])
         return found
     if inferred:
         lowered = model.lower()
@@ -219,7 +221,7 @@ def resolve_cli_model(
             (m for m in models if m.id.lower() == lowered or f"{m.provider}/{m.id}".lower() == lowered), None
         )
         if exact_any:
-            return ModelResolution(exact_any)
+            return ResolveCliModelResult(exact_any)
         fallback = parse_model_pattern(model, models, allow_invalid_thinking_fallback=False)
         if fallback.model:
             return fallback
@@ -236,11 +238,11 @@ def resolve_cli_model(
             if requested and requested != "off":
                 custom = msgspec.structs.replace(custom, reasoning=True)
             note = f'Model "{fallback_pattern}" not found for provider "{canonical_provider}". Using custom model id.'
-            return ModelResolution(
+            return ResolveCliModelResult(
                 custom, fallback_thinking, f"{found.warning} {note}" if found.warning else note
             )
     shown = f"{canonical_provider}/{pattern}" if canonical_provider else model
-    return ModelResolution(
+    return ResolveCliModelResult(
         warning=found.warning, error=f'Model "{shown}" not found. Use --list-models to see available models.'
     )
 

@@ -3,7 +3,7 @@
 
 The agent dir is ``$PI_CODING_AGENT_DIR`` (tilde expanded) or ``~/.pi/agent``; it holds
 ``settings.json``, ``auth.json``, ``models.json`` and ``sessions/``. Every layer that needs it
-asks ``agent_dir()`` here. Only ``os`` is imported up front: session code on the resume path
+asks ``get_agent_dir()`` here. Only ``os`` is imported up front: session code on the resume path
 uses this module.
 """
 
@@ -25,8 +25,8 @@ __all__ = [
     "CONFIG_DIR_NAME",
     "PRIVATE_DIR_MODE",
     "SESSION_DIR_ENV",
-    "agent_dir",
     "expand_tilde",
+    "get_agent_dir",
     "make_private_dirs",
     "resolve_path",
 ]
@@ -64,7 +64,7 @@ def resolve_path(path: str, base: str | os.PathLike[str] | None = None) -> str:
     return "/" + resolved.lstrip("/") if resolved.startswith("//") else resolved
 
 
-def agent_dir(env: Mapping[str, str] | None = None) -> str:
+def get_agent_dir(env: Mapping[str, str] | None = None) -> str:
     """``$PI_CODING_AGENT_DIR`` (tilde expanded) or ``~/.pi/agent``; never created here."""
     configured = (os.environ if env is None else env).get(AGENT_DIR_ENV)
     if configured:

@@ -14,13 +14,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from pi_ai import lazy_attributes
-from pi_coding_agent.core.paths import agent_dir
+from pi_coding_agent.core.paths import get_agent_dir
 from pi_coding_agent.core.session._context import (
     SessionContext,
     SessionModel,
     build_context_entries,
     build_session_context,
-    entry_messages,
+    session_entry_to_context_messages,
 )
 from pi_coding_agent.core.session._entries import (
     CURRENT_SESSION_VERSION,
@@ -29,12 +29,12 @@ from pi_coding_agent.core.session._entries import (
     CustomEntry,
     CustomMessageEntry,
     LabelEntry,
-    MessageEntry,
     ModelChangeEntry,
     OpaqueEntry,
     SessionEntry,
     SessionHeader,
     SessionInfoEntry,
+    SessionMessageEntry,
     ThinkingLevelChangeEntry,
 )
 from pi_coding_agent.core.session._files import SessionError, SessionLockedError
@@ -62,14 +62,14 @@ if TYPE_CHECKING:
         list_all_sessions,
         list_sessions,
     )
-    from pi_coding_agent.core.session._migrate import migrate_entries
+    from pi_coding_agent.core.session._migrate import migrate_session_entries
 
 _LAZY = {
     "SessionInfo": "pi_coding_agent.core.session._listing",
     "find_most_recent_session": "pi_coding_agent.core.session._listing",
     "list_all_sessions": "pi_coding_agent.core.session._listing",
     "list_sessions": "pi_coding_agent.core.session._listing",
-    "migrate_entries": "pi_coding_agent.core.session._migrate",
+    "migrate_session_entries": "pi_coding_agent.core.session._migrate",
 }
 
 __getattr__, __dir__ = lazy_attributes(globals(), _LAZY)
@@ -85,7 +85,6 @@ __all__ = [
     "InvalidSessionError",
     "InvalidSessionIdError",
     "LabelEntry",
-    "MessageEntry",
     "ModelChangeEntry",
     "OpaqueEntry",
     "ReadOnlySessionError",
@@ -97,21 +96,22 @@ __all__ = [
     "SessionInfoEntry",
     "SessionLockedError",
     "SessionManager",
+    "SessionMessageEntry",
     "SessionModel",
     "SessionProblem",
     "SessionTreeNode",
     "ThinkingLevelChangeEntry",
-    "agent_dir",
     "build_context_entries",
     "build_session_context",
     "default_session_dir",
     "encode_cwd",
-    "entry_messages",
     "find_most_recent_session",
+    "get_agent_dir",
     "list_all_sessions",
     "list_sessions",
-    "migrate_entries",
+    "migrate_session_entries",
     "read_header",
     "resolve_session_dir",
+    "session_entry_to_context_messages",
     "sessions_dir",
 ]

@@ -35,10 +35,10 @@ from pi_coding_agent.core.session._entries import (
     BranchSummaryEntry,
     CompactionEntry,
     CustomMessageEntry,
-    MessageEntry,
     ModelChangeEntry,
     OpaqueEntry,
     SessionEntry,
+    SessionMessageEntry,
     ThinkingLevelChangeEntry,
     message_from_value,
 )
@@ -300,7 +300,7 @@ def _model_change(entry: SessionEntry) -> SessionModel:
 
 def _assistant_model(entry: SessionEntry) -> SessionModel | None:
     """The model of an assistant message entry; ``None`` if the entry is no such message."""
-    if isinstance(entry, MessageEntry):
+    if isinstance(entry, SessionMessageEntry):
         message = entry.message
         if isinstance(message, AssistantMessage):
             absent = absent_keys(message)  # a stand-in "" is not a model name
@@ -325,9 +325,9 @@ def _model_from(provider: Any, model_id: Any) -> SessionModel:
     )
 
 
-def entry_messages(entry: SessionEntry) -> list[AgentMessage]:
+def session_entry_to_context_messages(entry: SessionEntry) -> list[AgentMessage]:
     """The messages one context entry contributes (Pi's ``sessionEntryToContextMessages``)."""
-    if isinstance(entry, MessageEntry):
+    if isinstance(entry, SessionMessageEntry):
         return [entry.message]
     if isinstance(entry, CustomMessageEntry):
         content = entry.content if entry.content is not UNSET and entry.content is not None else []
@@ -406,10 +406,10 @@ def build_context(tree: EntryTree, leaf: LeafArg) -> SessionContext:
     messages: list[AgentMessage] = []
     append, extend = messages.append, messages.extend
     for entry in entries:
-        if isinstance(entry, MessageEntry):
+        if isinstance(entry, SessionMessageEntry):
             append(entry.message)
         else:
-            extend(entry_messages(entry))
+            extend(session_entry_to_context_messages(entry))
     return SessionContext(messages=messages, thinking_level=thinking, model=model)
 
 

@@ -4,9 +4,9 @@ One struct per entry type, fields in the key order Pi 0.85 writes (``custom`` an
 ``custom_message`` put ``customType`` and their payload before ``id``). Absent optional keys
 are ``UNSET`` (omitted on encode); ``parentId`` is always written, ``null`` for a root.
 
-``MessageEntry.message`` holds any ``AgentMessage``, an open union that grows as roles are
+``SessionMessageEntry.message`` holds any ``AgentMessage``, an open union that grows as roles are
 registered, so message lines are decoded through a struct built for the roles registered
-at that moment (``entry_decoder``) and then rewrapped as the public ``MessageEntry``.
+at that moment (``entry_decoder``) and then rewrapped as the public ``SessionMessageEntry``.
 Lines of an unknown type, or of a known type whose fields do not validate, become
 ``OpaqueEntry``: the parsed JSON kept as is, written back unchanged.
 """
@@ -59,7 +59,7 @@ class SessionHeader(_Entry, tag_field="type", tag="session", kw_only=True):
     """Absolute path of the session this one was forked or cloned from."""
 
 
-class MessageEntry(_Entry, tag_field="type", tag="message", kw_only=True):
+class SessionMessageEntry(_Entry, tag_field="type", tag="message", kw_only=True):
     id: str
     parent_id: str | None
     timestamp: str
@@ -182,7 +182,7 @@ class OpaqueEntry:
 
 
 TypedEntry: TypeAlias = (
-    MessageEntry
+    SessionMessageEntry
     | ThinkingLevelChangeEntry
     | ModelChangeEntry
     | CompactionEntry
@@ -220,7 +220,7 @@ class _DecoderCache:
         self.union: Any = None
         self.shadow: type[msgspec.Struct] | None = None
         self.decoder: msgspec.json.Decoder[Any] | None = None
-        classes: tuple[type[WireStruct], ...] = (MessageEntry, *_OTHER_ENTRY_TYPES)
+        classes: tuple[type[WireStruct], ...] = (SessionMessageEntry, *_OTHER_ENTRY_TYPES)
         self.names: dict[type, str] = {cls: str(cls.__struct_config__.tag) for cls in classes}
         """The ``type`` of each entry class (the decoder's message classes included)."""
 
@@ -228,11 +228,11 @@ class _DecoderCache:
         union = agent_message_union()
         if self.decoder is None or self.shadow is None or union is not self.union:
             # A subclass whose ``message`` is typed with today's roles: decoded entries are
-            # ``MessageEntry`` instances without a copy.
+            # ``SessionMessageEntry`` instances without a copy.
             shadow = msgspec.defstruct(
-                "MessageEntry",
+                "SessionMessageEntry",
                 [("message", union)],
-                bases=(MessageEntry,),
+                bases=(SessionMessageEntry,),
                 tag_field="type",
                 tag="message",
                 kw_only=True,
@@ -296,7 +296,7 @@ def decode_entry(line: bytes | memoryview | str, problems: list[str] | None = No
 
     Unknown keys are kept. A line that does not validate as its type is read the way Pi
     reads it (without validation) into an ``OpaqueEntry`` or, for messages, a
-    ``MessageEntry`` holding an ``OpaqueMessage``; the reason is added to ``problems``.
+    ``SessionMessageEntry`` holding an ``OpaqueMessage``; the reason is added to ``problems``.
     """
     try:
         entry: SessionEntry = entry_decoder().decode(line)
@@ -344,7 +344,7 @@ def _message_entry_from_dict(data: dict[str, Any], problems: list[str] | None) -
             problems.append(reason)
         return OpaqueEntry(data, reason)
     message = message_from_value(data["message"], problems)
-    entry = MessageEntry(
+    entry = SessionMessageEntry(
         id=envelope["id"], parent_id=envelope["parentId"], timestamp=envelope["timestamp"], message=message
     )
     extra = {key: value for key, value in data.items() if key not in _MESSAGE_ENTRY_KEYS}
@@ -388,7 +388,7 @@ def entry_to_dict(entry: SessionEntry) -> dict[str, Any]:
     """Plain JSON data of an entry, in Pi's key order, unknown keys included."""
     if isinstance(entry, OpaqueEntry):
         return entry.data
-    if isinstance(entry, MessageEntry):
+    if isinstance(entry, SessionMessageEntry):
         data: dict[str, Any] = {
             "type": "message",
             "id": entry.id,

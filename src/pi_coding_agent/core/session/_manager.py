@@ -37,12 +37,12 @@ from pi_coding_agent.core.session._entries import (
     CustomEntry,
     CustomMessageEntry,
     LabelEntry,
-    MessageEntry,
     ModelChangeEntry,
     OpaqueEntry,
     SessionEntry,
     SessionHeader,
     SessionInfoEntry,
+    SessionMessageEntry,
     ThinkingLevelChangeEntry,
     entry_from_dict,
     entry_to_dict,
@@ -79,14 +79,14 @@ class ReadOnlySessionError(SessionError):
 
 
 def _line(entry: SessionEntry | dict[str, Any]) -> bytes:
-    if isinstance(entry, dict | MessageEntry):
+    if isinstance(entry, dict | SessionMessageEntry):
         data = entry if isinstance(entry, dict) else entry_to_dict(entry)
         return encode_line(data) + b"\n"
     return encode_line(entry) + b"\n"
 
 
 def _is_assistant(entry: SessionEntry) -> bool:
-    if not isinstance(entry, MessageEntry):
+    if not isinstance(entry, SessionMessageEntry):
         return False
     message = entry.message
     return isinstance(message, AssistantMessage) or (
@@ -458,7 +458,7 @@ class SessionManager:
     def append_message(self, message: AgentMessage) -> str:
         """Append a message entry (summaries have their own entry types)."""
         self._check_writable()
-        return self._append(MessageEntry(**self._base(), message=message))
+        return self._append(SessionMessageEntry(**self._base(), message=message))
 
     def append_thinking_level_change(self, thinking_level: str) -> str:
         self._check_writable()
@@ -648,11 +648,14 @@ def _load_source(path: str) -> list[bytes]:
         raise SessionError(f"Cannot fork: source session file is empty or invalid: {path}")
     version = index.header.get("version")
     if version is None or (isinstance(version, int | float) and version < CURRENT_SESSION_VERSION):
-        from pi_coding_agent.core.session._migrate import load_legacy, migrate_entries  # old files only
+        from pi_coding_agent.core.session._migrate import (  # old files only
+            load_legacy,
+            migrate_session_entries,
+        )
 
         with open(path, "rb") as file:
             legacy = load_legacy(file.read())
         entries = legacy.entries()
-        migrate_entries(entries)
+        migrate_session_entries(entries)
         return [encode_line(entry) for entry in entries if entry.get("type") != "session"]
     return [bytes(line) for _, line in index.lines(range(len(index.ids)))]

@@ -60,7 +60,7 @@ def file_version(entries: list[dict[str, Any]]) -> Any:
     return 1 if version is None else version
 
 
-def migrate_entries(entries: list[dict[str, Any]]) -> bool:
+def migrate_session_entries(entries: list[dict[str, Any]]) -> bool:
     """Bring parsed entries (header included) to version 3 in place. True if anything changed."""
     version = file_version(entries)
     if version is None:

@@ -13,15 +13,15 @@ from collections.abc import Mapping
 
 from pi_coding_agent.core.paths import (
     SESSION_DIR_ENV,
-    agent_dir,
     expand_tilde,
+    get_agent_dir,
     make_private_dirs,
     resolve_path,
 )
 
 
 def sessions_dir(env: Mapping[str, str] | None = None) -> str:
-    return os.path.join(agent_dir(env), "sessions")
+    return os.path.join(get_agent_dir(env), "sessions")
 
 
 def resolve_session_dir(
@@ -52,7 +52,7 @@ def encode_cwd(cwd: str) -> str:
 
 
 def default_session_dir_path(cwd: str, agent_dir_path: str | None = None) -> str:
-    base = resolve_path(agent_dir_path) if agent_dir_path else resolve_path(agent_dir())
+    base = resolve_path(agent_dir_path) if agent_dir_path else resolve_path(get_agent_dir())
     return os.path.join(base, "sessions", encode_cwd(cwd))
 
 

@@ -114,12 +114,15 @@ class SessionFile:
         return Loaded(index.header, index)
 
     def _migrate(self, index: FileIndex, version: Any) -> Loaded:
-        from pi_coding_agent.core.session._migrate import load_legacy, migrate_entries  # old files only
+        from pi_coding_agent.core.session._migrate import (  # old files only
+            load_legacy,
+            migrate_session_entries,
+        )
 
         with open(self.path, "rb") as file:
             legacy = load_legacy(file.read())
         entries = legacy.entries()
-        migrate_entries(entries)
+        migrate_session_entries(entries)
         if not self.read_only:
             self.backups.append(backup(self.real_path, f"v{version or 1}.bak"))
             self._close_appender()

@@ -5,7 +5,7 @@ parameters, limits, output formats and error texts follow Pi 0.85 (the model rea
 see ``docs/tools/`` for where and why this implementation differs.
 
 Also exported: the read tool's path and image handling (``resolve_read_path``,
-``detect_image_mime_in_file``, ``process_image``), which ``@file`` arguments share.
+``detect_supported_image_mime_type_from_file``, ``process_image``), which ``@file`` arguments share.
 
 Names are loaded on first access (PEP 562): importing the package, or creating the default
 tools, does not load the other tools' modules; type checkers see ordinary imports.
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from pi_coding_agent.core.tools._edit import EditTool
     from pi_coding_agent.core.tools._find import FindTool
     from pi_coding_agent.core.tools._grep import GrepTool
-    from pi_coding_agent.core.tools._images import detect_image_mime_in_file, process_image
+    from pi_coding_agent.core.tools._images import detect_supported_image_mime_type_from_file, process_image
     from pi_coding_agent.core.tools._ls import LsTool
     from pi_coding_agent.core.tools._output_files import create_output_file
     from pi_coding_agent.core.tools._paths import resolve_read_path
@@ -32,16 +32,16 @@ if TYPE_CHECKING:
         ALL_TOOL_NAMES,
         DEFAULT_TOOL_NAMES,
         READ_ONLY_TOOL_NAMES,
-        ToolOptions,
+        ToolsOptions,
         UnknownToolError,
         create_tool,
         create_tools,
         parse_tool_names,
     )
     from pi_coding_agent.core.tools._shell import (
+        BashOperations,
         LocalShell,
         ShellAbortedError,
-        ShellOperations,
         ShellTimeoutError,
         kill_process_group,
         shell_env,
@@ -65,7 +65,7 @@ _EXPORTS: dict[str, str] = {
     "edit_base_text": "._edit",
     "FindTool": "._find",
     "GrepTool": "._grep",
-    "detect_image_mime_in_file": "._images",
+    "detect_supported_image_mime_type_from_file": "._images",
     "process_image": "._images",
     "LsTool": "._ls",
     "create_output_file": "._output_files",
@@ -74,14 +74,14 @@ _EXPORTS: dict[str, str] = {
     "ALL_TOOL_NAMES": "._registry",
     "DEFAULT_TOOL_NAMES": "._registry",
     "READ_ONLY_TOOL_NAMES": "._registry",
-    "ToolOptions": "._registry",
+    "ToolsOptions": "._registry",
     "UnknownToolError": "._registry",
     "create_tool": "._registry",
     "create_tools": "._registry",
     "parse_tool_names": "._registry",
     "LocalShell": "._shell",
     "ShellAbortedError": "._shell",
-    "ShellOperations": "._shell",
+    "BashOperations": "._shell",
     "ShellTimeoutError": "._shell",
     "kill_process_group": "._shell",
     "shell_env": "._shell",
@@ -106,6 +106,7 @@ __all__ = [
     "DEFAULT_TOOL_NAMES",
     "GREP_MAX_LINE_LENGTH",
     "READ_ONLY_TOOL_NAMES",
+    "BashOperations",
     "BashTool",
     "EditTool",
     "FindTool",
@@ -114,17 +115,16 @@ __all__ = [
     "LsTool",
     "ReadTool",
     "ShellAbortedError",
-    "ShellOperations",
     "ShellTimeoutError",
     "ToolError",
-    "ToolOptions",
+    "ToolsOptions",
     "TruncationResult",
     "UnknownToolError",
     "WriteTool",
     "create_output_file",
     "create_tool",
     "create_tools",
-    "detect_image_mime_in_file",
+    "detect_supported_image_mime_type_from_file",
     "edit_base_text",
     "format_size",
     "kill_process_group",

@@ -19,9 +19,9 @@ from pi_coding_agent.core.tools._common import ToolError, optional_number
 from pi_coding_agent.core.tools._output import OutputAccumulator, OutputSnapshot
 from pi_coding_agent.core.tools._shell import (
     SESSION_ENV_KEYS,
+    BashOperations,
     LocalShell,
     ShellAbortedError,
-    ShellOperations,
     ShellTimeoutError,
     shell_env,
 )
@@ -63,13 +63,13 @@ class BashTool(AgentTool):
         shell_path: str | None = None,
         bin_dir: str | None = None,
         session_env: SessionEnv | None = None,
-        operations: ShellOperations | None = None,
+        operations: BashOperations | None = None,
     ) -> None:
         self.cwd = cwd
         self.command_prefix = command_prefix
         self.bin_dir = bin_dir
         self.session_env = session_env
-        self.operations: ShellOperations = operations or LocalShell(shell_path)
+        self.operations: BashOperations = operations or LocalShell(shell_path)
         self.prompt_guidelines: tuple[str, ...] = (
             ("PI_* environment variables describe the current model and session.",) if session_env else ()
         )

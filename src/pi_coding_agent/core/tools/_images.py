@@ -42,7 +42,7 @@ def detect_image_mime(head: bytes) -> str | None:
     return None
 
 
-def detect_image_mime_in_file(path: str) -> str | None:
+def detect_supported_image_mime_type_from_file(path: str) -> str | None:
     with open(path, "rb") as handle:
         return detect_image_mime(handle.read(SNIFF_BYTES))
 

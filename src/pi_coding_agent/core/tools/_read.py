@@ -18,7 +18,7 @@ from pi_coding_agent.core.tools._common import (
     raise_if_aborted,
 )
 from pi_coding_agent.core.tools._fs_errors import access_error, node_error_message
-from pi_coding_agent.core.tools._images import detect_image_mime_in_file, process_image
+from pi_coding_agent.core.tools._images import detect_supported_image_mime_type_from_file, process_image
 from pi_coding_agent.core.tools._paths import resolve_read_path
 from pi_coding_agent.core.tools._truncate import (
     DEFAULT_MAX_BYTES,
@@ -96,7 +96,7 @@ class ReadTool(AgentTool):
         if denied is not None:
             raise ToolError(node_error_message(absolute, "access", denied))
         try:
-            mime = detect_image_mime_in_file(absolute)
+            mime = detect_supported_image_mime_type_from_file(absolute)
             if mime is not None:
                 return self._image(absolute, mime)
             with open(absolute, "rb") as handle:

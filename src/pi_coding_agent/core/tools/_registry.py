@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from pi_coding_agent.core.tools._bash import SessionEnv
     from pi_coding_agent.core.tools._external import Backend
     from pi_coding_agent.core.tools._read import ImageSupport
-    from pi_coding_agent.core.tools._shell import ShellOperations
+    from pi_coding_agent.core.tools._shell import BashOperations
 
 ALL_TOOL_NAMES: tuple[str, ...] = ("read", "bash", "edit", "write", "grep", "find", "ls")
 """Every built-in tool, in Pi's order (Pi's Windows-only ``powershell`` is not provided)."""
@@ -25,7 +25,7 @@ READ_ONLY_TOOL_NAMES: tuple[str, ...] = ("read", "grep", "find", "ls")
 
 
 @dataclass(slots=True)
-class ToolOptions:
+class ToolsOptions:
     """Settings that shape the built-in tools (all optional)."""
 
     auto_resize_images: bool = True
@@ -40,7 +40,7 @@ class ToolOptions:
     """``<agent dir>/bin``: put first on the commands' PATH, and searched first for rg/fd."""
     session_env: SessionEnv | None = None
     """``PI_SESSION_ID`` and friends for commands."""
-    shell_operations: ShellOperations | None = None
+    shell_operations: BashOperations | None = None
     search_backend: Backend = "auto"
     """``python`` forces the pure-Python ``grep``/``find``; ``external`` requires rg/fd."""
 
@@ -49,9 +49,9 @@ class UnknownToolError(ValueError):
     pass
 
 
-def create_tool(name: str, cwd: str, options: ToolOptions | None = None) -> AgentTool:
+def create_tool(name: str, cwd: str, options: ToolsOptions | None = None) -> AgentTool:
     """One built-in tool working in ``cwd``. Raises ``UnknownToolError`` for other names."""
-    o = options or ToolOptions()
+    o = options or ToolsOptions()
     if name == "read":
         from pi_coding_agent.core.tools._read import ReadTool
 
@@ -91,7 +91,7 @@ def create_tool(name: str, cwd: str, options: ToolOptions | None = None) -> Agen
 
 
 def create_tools(
-    cwd: str, names: Iterable[str] | None = None, options: ToolOptions | None = None
+    cwd: str, names: Iterable[str] | None = None, options: ToolsOptions | None = None
 ) -> list[AgentTool]:
     """The named tools (default: Pi's default set), in the order given, duplicates dropped."""
     selected = DEFAULT_TOOL_NAMES if names is None else tuple(dict.fromkeys(names))

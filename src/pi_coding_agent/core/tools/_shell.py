@@ -52,7 +52,7 @@ class ShellTimeoutError(Exception):
 DataCallback = Callable[[bytes], None]
 
 
-class ShellOperations(Protocol):
+class BashOperations(Protocol):
     """Where commands run. The local shell is the default; extensions may run them elsewhere."""
 
     async def exec(
@@ -119,7 +119,7 @@ def kill_process_group(pid: int) -> None:
 
 
 class LocalShell:
-    """Runs commands with the local shell (``ShellOperations``)."""
+    """Runs commands with the local shell (``BashOperations``)."""
 
     def __init__(self, shell_path: str | None = None, *, shell_name: str = "bash") -> None:
         self.shell_path = shell_path

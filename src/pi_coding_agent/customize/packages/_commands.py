@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from pi_coding_agent.core.paths import agent_dir
+from pi_coding_agent.core.paths import get_agent_dir
 from pi_coding_agent.core.settings import (
     ConfigFileError,
     Settings,
@@ -41,7 +41,7 @@ def _project_trusted(parsed: PackageCommand, cwd: str, home: str | Path) -> bool
 
 
 def execute(parsed: PackageCommand, cwd: str) -> int:
-    home = agent_dir()
+    home = get_agent_dir()
     if parsed.update_models:
         return _refresh_models(Path(home))
     trusted = _project_trusted(parsed, cwd, home)

@@ -9,7 +9,7 @@ from pi_coding_agent.customize.system_prompt._context_files import (
     CONTEXT_FILE_NAMES,
     ContextFile,
     context_file_in,
-    load_context_files,
+    load_project_context_files,
 )
 from pi_coding_agent.customize.system_prompt._sources import (
     PromptSources,
@@ -25,7 +25,7 @@ __all__ = [
     "SystemPromptOptions",
     "build_system_prompt",
     "context_file_in",
-    "load_context_files",
+    "load_project_context_files",
     "prompt_text",
     "resolve_prompt_sources",
 ]

@@ -92,7 +92,7 @@ def _shadowed_main_checkout_file(cwd: str) -> str | None:
     return os.path.join(main_root, os.path.basename(own.path)) if own else None
 
 
-def load_context_files(cwd: str | Path, agent_dir: str | Path) -> list[ContextFile]:
+def load_project_context_files(cwd: str | Path, agent_dir: str | Path) -> list[ContextFile]:
     """Every context file that applies to ``cwd``, in prompt order."""
     files: list[ContextFile] = []
     seen: set[str] = set()

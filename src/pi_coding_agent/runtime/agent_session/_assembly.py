@@ -133,7 +133,7 @@ def with_prompt_sources(
     settings: Settings,
 ) -> RunResources:
     """The run's resources: ``loaded``, the system prompt sources and the context files."""
-    from pi_coding_agent.customize.system_prompt import load_context_files, resolve_prompt_sources
+    from pi_coding_agent.customize.system_prompt import load_project_context_files, resolve_prompt_sources
 
     prompts = resolve_prompt_sources(
         cwd=session_cwd,
@@ -142,7 +142,7 @@ def with_prompt_sources(
         system_prompt=choice.system_prompt,
         append_system_prompt=choice.append_system_prompt,
     )
-    context_files = [] if choice.no_context_files else load_context_files(session_cwd, agent_dir)
+    context_files = [] if choice.no_context_files else load_project_context_files(session_cwd, agent_dir)
     return RunResources(loaded, prompts, context_files, warnings)
 
 

@@ -173,7 +173,7 @@ def _tool_names(options: SessionOptions) -> tuple[list[str], list[str]]:
 
 def _create_tools(names: Sequence[str], options: SessionOptions, holder: list[AgentSession]) -> list[AgentTool]:
     """The built-in tools; ``holder`` will contain the session they belong to."""
-    from pi_coding_agent.core.tools import ToolOptions, create_tools
+    from pi_coding_agent.core.tools import ToolsOptions, create_tools
 
     settings = options.settings
     manager = options.session_manager
@@ -195,7 +195,7 @@ def _create_tools(names: Sequence[str], options: SessionOptions, holder: list[Ag
         model = holder[0].model if holder else None
         return None if model is None else "image" in model.input
 
-    tool_options = ToolOptions(
+    tool_options = ToolsOptions(
         auto_resize_images=settings.image_auto_resize,
         image_support=image_support,
         command_prefix=settings.shell_command_prefix,

@@ -27,7 +27,7 @@ from typing import Any, Literal
 
 from pi_ai import UserMessage, content_text
 from pi_coding_agent.core.paths import resolve_path
-from pi_coding_agent.core.session import MessageEntry, SessionManager, read_header
+from pi_coding_agent.core.session import SessionManager, SessionMessageEntry, read_header
 from pi_coding_agent.customize.extensions import (
     ExtensionError,
     SessionBeforeForkEvent,
@@ -183,7 +183,7 @@ class AgentSessionRuntime:
         if position == "at":
             leaf: str | None = selected.id
         else:
-            if not isinstance(selected, MessageEntry) or not isinstance(selected.message, UserMessage):
+            if not isinstance(selected, SessionMessageEntry) or not isinstance(selected.message, UserMessage):
                 raise SessionError(INVALID_FORK_ENTRY)
             leaf = selected.parent_id
             text = content_text(selected.message.content, "")

@@ -74,7 +74,7 @@ from pi_coding_agent.runtime.agent_session._user_bash import UserBash
 
 if TYPE_CHECKING:
     from pi_coding_agent.core.bash import BashResult
-    from pi_coding_agent.core.tools import ShellOperations
+    from pi_coding_agent.core.tools import BashOperations
 
 StreamingBehavior = Literal["steer", "followUp"]
 
@@ -602,7 +602,7 @@ class AgentSession:
         exclude_from_context: bool | None = None,
         on_chunk: Callable[[str], None] | None = None,
         id: str | None = None,
-        operations: ShellOperations | None = None,
+        operations: BashOperations | None = None,
     ) -> BashResult:
         """Run a user command (``!cmd``; ``!!cmd`` with ``exclude_from_context``) and record it (see ``_user_bash``)."""
         return await self._bash.execute_bash(

@@ -14,7 +14,12 @@ from typing import Any
 
 from pi_agent import AgentMessage
 from pi_ai import AssistantMessage, Model, ToolCall, ToolResultMessage, Usage, UserMessage, content_text
-from pi_coding_agent.core.session import BranchSummaryEntry, CompactionEntry, MessageEntry, SessionManager
+from pi_coding_agent.core.session import (
+    BranchSummaryEntry,
+    CompactionEntry,
+    SessionManager,
+    SessionMessageEntry,
+)
 
 
 def _number(value: float) -> int | float:
@@ -125,7 +130,7 @@ class SessionStatistics:
         for entry in self.session_manager.get_entries():
             if isinstance(entry, CompactionEntry | BranchSummaryEntry) and entry.usage is not UNSET:
                 tokens.add(entry.usage)
-            if not isinstance(entry, MessageEntry):
+            if not isinstance(entry, SessionMessageEntry):
                 continue
             total += 1
             message = entry.message
@@ -162,7 +167,7 @@ class SessionStatistics:
         )
         if latest is not None:
             fresh = any(
-                isinstance(entry, MessageEntry)
+                isinstance(entry, SessionMessageEntry)
                 and isinstance(entry.message, AssistantMessage)
                 and entry.message.stop_reason not in ("aborted", "error")
                 and calculate_context_tokens(entry.message.usage) > 0
@@ -188,7 +193,7 @@ class SessionStatistics:
         """Every user message of the file with text, in file order (any branch)."""
         points = []
         for entry in self.session_manager.get_entries():
-            if isinstance(entry, MessageEntry) and isinstance(entry.message, UserMessage):
+            if isinstance(entry, SessionMessageEntry) and isinstance(entry.message, UserMessage):
                 text = content_text(entry.message.content, "")
                 if text:
                     points.append(ForkPoint(entry.id, text))

@@ -24,9 +24,9 @@ from pi_ai import AbortController, Model, Usage, UserMessage, content_text
 from pi_coding_agent.core.session import (
     BranchSummaryEntry,
     CustomMessageEntry,
-    MessageEntry,
     SessionEntry,
     SessionManager,
+    SessionMessageEntry,
 )
 from pi_coding_agent.core.settings import Settings
 from pi_coding_agent.runtime.agent_session._events import (
@@ -63,7 +63,7 @@ class BranchSummaryOutcome:
 
 def _target_leaf(target: SessionEntry) -> tuple[str | None, str | None]:
     """(new leaf id, editor text) for a navigation to ``target``."""
-    if isinstance(target, MessageEntry) and isinstance(target.message, UserMessage):
+    if isinstance(target, SessionMessageEntry) and isinstance(target.message, UserMessage):
         return target.parent_id, content_text(target.message.content, "")
     if isinstance(target, CustomMessageEntry):
         content = target.content if isinstance(target.content, str | list) else []

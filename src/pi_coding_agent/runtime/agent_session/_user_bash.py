@@ -20,7 +20,7 @@ from pi_coding_agent.runtime.agent_session._hooks import result_field
 
 if TYPE_CHECKING:
     from pi_coding_agent.core.bash import BashResult
-    from pi_coding_agent.core.tools import ShellOperations
+    from pi_coding_agent.core.tools import BashOperations
 
 
 class BashListener(Protocol):
@@ -65,7 +65,7 @@ class UserBash:
         exclude_from_context: bool | None = None,
         on_chunk: Callable[[str], None] | None = None,
         id: str | None = None,
-        operations: ShellOperations | None = None,
+        operations: BashOperations | None = None,
     ) -> BashResult:
         """Run a user command (``!cmd``; ``!!cmd`` with ``exclude_from_context``) and record it.
 
@@ -100,7 +100,7 @@ class UserBash:
         exclude_from_context: bool | None,
         on_chunk: Callable[[str], None] | None,
         id: str | None,
-        operations: ShellOperations | None,
+        operations: BashOperations | None,
     ) -> BashResult:
         from pi_coding_agent.core.bash import execute_bash
         from pi_coding_agent.core.tools import LocalShell, shell_env

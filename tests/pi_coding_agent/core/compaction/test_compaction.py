@@ -19,7 +19,7 @@ from pi_ai import (
 )
 from pi_ai.faux import faux_assistant_message, register_faux_provider
 from pi_coding_agent.core.compaction import (
-    FileOps,
+    FileOperations,
     SummarizationError,
     SummaryRequest,
     compact,
@@ -96,7 +96,7 @@ def test_serialization_labels_and_truncates_tool_results() -> None:
 
 
 def test_file_lists_and_formatting() -> None:
-    ops = FileOps()
+    ops = FileOperations()
     ops.add_from(
         _assistant(
             [

@@ -8,18 +8,18 @@ from pathlib import Path
 
 import pytest
 
-from pi_coding_agent.core.paths import agent_dir, expand_tilde, resolve_path
+from pi_coding_agent.core.paths import expand_tilde, get_agent_dir, resolve_path
 from tests.support.oracle import REPO
 
 
 def test_agent_dir_from_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.delenv("PI_CODING_AGENT_DIR", raising=False)
-    assert agent_dir() == str(tmp_path / ".pi" / "agent")
+    assert get_agent_dir() == str(tmp_path / ".pi" / "agent")
     monkeypatch.setenv("PI_CODING_AGENT_DIR", "~/custom")
-    assert agent_dir() == str(tmp_path / "custom")
-    assert agent_dir({"PI_CODING_AGENT_DIR": "/elsewhere"}) == "/elsewhere"
-    assert agent_dir({}) == str(tmp_path / ".pi" / "agent")
+    assert get_agent_dir() == str(tmp_path / "custom")
+    assert get_agent_dir({"PI_CODING_AGENT_DIR": "/elsewhere"}) == "/elsewhere"
+    assert get_agent_dir({}) == str(tmp_path / ".pi" / "agent")
 
 
 def test_tilde_and_file_urls(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -46,7 +46,7 @@ def test_every_layer_asks_the_same_function() -> None:
     variable is named in this module only."""
     from pi_coding_agent.core import session
 
-    assert session.agent_dir is agent_dir
+    assert session.get_agent_dir is get_agent_dir
     naming = [
         str(path.relative_to(REPO))
         for path in (REPO / "src").rglob("*.py")

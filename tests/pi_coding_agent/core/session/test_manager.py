@@ -17,9 +17,9 @@ from pi_coding_agent.core.session import (
     InvalidSessionError,
     InvalidSessionIdError,
     LabelEntry,
-    MessageEntry,
     ReadOnlySessionError,
     SessionManager,
+    SessionMessageEntry,
     build_session_context,
     encode_cwd,
 )
@@ -181,7 +181,7 @@ def test_reopen_keeps_everything_and_leaf_is_last_line(tmp_path: Path) -> None:
     assert again.get_session_id() == manager.get_session_id() and again.get_cwd() == "/p"
     assert [entry.id for entry in again.get_entries()] == [entry.id for entry in manager.get_entries()]
     assert again.build_session_context() == before
-    assert isinstance(again.get_entries()[3], MessageEntry)
+    assert isinstance(again.get_entries()[3], SessionMessageEntry)
     again.close()
 
 

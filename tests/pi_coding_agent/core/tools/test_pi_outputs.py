@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from pi_ai import AbortController, to_builtins
-from pi_coding_agent.core.tools import ToolOptions, create_tool
+from pi_coding_agent.core.tools import ToolsOptions, create_tool
 from pi_coding_agent.core.tools._external import ExternalTool, find_executable
 from tests.pi_coding_agent.core.tools.pi_fixtures import build, normalize
 
@@ -51,7 +51,7 @@ def require_external(tool: str) -> None:
 
 
 async def _run(case: dict[str, Any], cwd: Path, backend: str) -> dict[str, Any]:
-    options = ToolOptions(
+    options = ToolsOptions(
         search_backend="python" if backend == "python" else "external" if backend == "external" else "auto"
     )
     if "ctx" in case:

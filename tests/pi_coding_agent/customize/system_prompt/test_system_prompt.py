@@ -10,7 +10,7 @@ from pathlib import Path
 from pi_coding_agent.customize.system_prompt import (
     SystemPromptOptions,
     build_system_prompt,
-    load_context_files,
+    load_project_context_files,
     resolve_prompt_sources,
 )
 
@@ -32,7 +32,7 @@ def test_agent_dir_first_then_ancestors_outermost_first(tmp_path: Path) -> None:
     _write(root / "a" / "CLAUDE.md", "a claude (shadowed by AGENTS.md in the same dir)")
     _write(cwd / "AGENTS.override.md", "override")
     _write(cwd / "AGENTS.md", "b agents (loses to the override)")
-    files = load_context_files(cwd, agent)
+    files = load_project_context_files(cwd, agent)
     assert [(Path(f.path), f.content) for f in files] == [
         (agent / "AGENTS.md", "global"),
         (root / "CLAUDE.md", "root claude"),
@@ -45,13 +45,13 @@ def test_directories_named_like_context_files_are_skipped_and_bom_stripped(tmp_p
     cwd = tmp_path / "p"
     (cwd / "AGENTS.md").mkdir(parents=True)
     (cwd / "CLAUDE.md").write_bytes(b"\xef\xbb\xbfwith bom")
-    files = load_context_files(cwd, tmp_path / "no-agent")
+    files = load_project_context_files(cwd, tmp_path / "no-agent")
     assert [(Path(f.path).name, f.content) for f in files] == [("CLAUDE.md", "with bom")]
 
 
 def test_agent_dir_inside_cwd_chain_is_not_loaded_twice(tmp_path: Path) -> None:
     _write(tmp_path / "AGENTS.md", "once")
-    files = load_context_files(tmp_path, tmp_path)
+    files = load_project_context_files(tmp_path, tmp_path)
     assert [f.content for f in files] == ["once"]
 
 
@@ -69,10 +69,10 @@ def test_nested_worktree_shadows_the_main_checkout_file(tmp_path: Path) -> None:
     _git("worktree", "add", "-q", str(main / "wt"), cwd=main)
     worktree = main / "wt"
     assert (worktree / "AGENTS.md").read_text(encoding="utf-8") == "main copy"
-    files = load_context_files(worktree, tmp_path / "agent")
+    files = load_project_context_files(worktree, tmp_path / "agent")
     assert [Path(f.path) for f in files] == [worktree / "AGENTS.md"]
     # Outside the worktree the main checkout's file is used normally.
-    assert [Path(f.path) for f in load_context_files(main, tmp_path / "agent")] == [main / "AGENTS.md"]
+    assert [Path(f.path) for f in load_project_context_files(main, tmp_path / "agent")] == [main / "AGENTS.md"]
 
 
 def test_prompt_sources_flags_files_and_discovery(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from pi_ai import AssistantMessage, Context, StreamOptions, TextContent, UserMes
 from pi_ai.faux import FauxProvider, FauxState, faux_assistant_message, faux_tool_call
 from pi_coding_agent.core.compaction import prepare_branch_entries
 from pi_coding_agent.core.messages import BranchSummaryMessage
-from pi_coding_agent.core.session import BranchSummaryEntry, MessageEntry, SessionManager
+from pi_coding_agent.core.session import BranchSummaryEntry, SessionManager, SessionMessageEntry
 from pi_coding_agent.runtime.agent_session import (
     AgentSession,
     AgentSessionRuntime,
@@ -50,9 +50,11 @@ def _prompt_text(context: Context) -> str:
     return block.text
 
 
-def _user_entries(session: AgentSession) -> list[MessageEntry]:
+def _user_entries(session: AgentSession) -> list[SessionMessageEntry]:
     return [
-        e for e in session.session_manager.get_entries() if isinstance(e, MessageEntry) and e.message.role == "user"
+        e
+        for e in session.session_manager.get_entries()
+        if isinstance(e, SessionMessageEntry) and e.message.role == "user"
     ]
 
 
@@ -90,7 +92,7 @@ async def test_branch_summary_entry_details_and_label(env: Env, faux: FauxProvid
     old_leaf = session.session_manager.get_leaf_id()
     first_answer = next(
         e for e in session.session_manager.get_entries()
-        if isinstance(e, MessageEntry) and isinstance(e.message, AssistantMessage) and e.message.content
+        if isinstance(e, SessionMessageEntry) and isinstance(e.message, AssistantMessage) and e.message.content
         and isinstance(e.message.content[0], TextContent) and e.message.content[0].text == "first answer"
     )
     seen: list[Context] = []
