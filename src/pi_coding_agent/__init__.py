@@ -85,18 +85,18 @@ if TYPE_CHECKING:
     from pi_coding_agent.customize.themes import Theme
     from pi_coding_agent.runtime.agent_session import (
         AgentSession,
+        AgentSessionEvent,
+        AgentSessionEventListener,
         AgentSessionRuntime,
         AgentSettledEvent,
         ContextUsage,
+        CreateAgentSessionOptions,
+        CreateAgentSessionResult,
         ModelCycleResult,
         SessionInfoChangedEvent,
         SessionStats,
         create_agent_session,
     )
-    from pi_coding_agent.runtime.agent_session import CreatedSession as CreateAgentSessionResult
-    from pi_coding_agent.runtime.agent_session import SessionEvent as AgentSessionEvent
-    from pi_coding_agent.runtime.agent_session import SessionListener as AgentSessionEventListener
-    from pi_coding_agent.runtime.agent_session import SessionOptions as CreateAgentSessionOptions
     from pi_tui import DynamicBorder, TuiMode
 
 _EXPORTS: dict[str, str] = {
@@ -113,10 +113,10 @@ _EXPORTS: dict[str, str] = {
     "SessionInfoChangedEvent": "pi_coding_agent.runtime.agent_session",
     "SessionStats": "pi_coding_agent.runtime.agent_session",
     "AgentSettledEvent": "pi_coding_agent.runtime.agent_session",
-    "AgentSessionEvent": "pi_coding_agent.runtime.agent_session:SessionEvent",
-    "AgentSessionEventListener": "pi_coding_agent.runtime.agent_session:SessionListener",
-    "CreateAgentSessionOptions": "pi_coding_agent.runtime.agent_session:SessionOptions",
-    "CreateAgentSessionResult": "pi_coding_agent.runtime.agent_session:CreatedSession",
+    "AgentSessionEvent": "pi_coding_agent.runtime.agent_session",
+    "AgentSessionEventListener": "pi_coding_agent.runtime.agent_session",
+    "CreateAgentSessionOptions": "pi_coding_agent.runtime.agent_session",
+    "CreateAgentSessionResult": "pi_coding_agent.runtime.agent_session",
     "create_agent_session": "pi_coding_agent.runtime.agent_session",
     "CompactionResult": "pi_coding_agent.core.compaction",
     "CutPointResult": "pi_coding_agent.core.compaction",

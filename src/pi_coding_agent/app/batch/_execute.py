@@ -48,7 +48,12 @@ from pi_coding_agent.core.messages import now_iso
 from pi_coding_agent.core.model_registry import ModelCatalog
 from pi_coding_agent.core.session import SessionError as SessionFileError
 from pi_coding_agent.core.session import SessionManager
-from pi_coding_agent.runtime.agent_session import AgentSession, SessionError, SessionEvent, is_retryable_error
+from pi_coding_agent.runtime.agent_session import (
+    AgentSession,
+    AgentSessionEvent,
+    SessionError,
+    is_retryable_error,
+)
 
 InterruptedMode = Literal["restart", "resume"]
 INTERRUPTED_MODES: tuple[InterruptedMode, ...] = ("restart", "resume")
@@ -257,7 +262,7 @@ class _TaskRun:
         last = last_assistant(self.manager) if self.manager is not None else None
         return last is None or last.stop_reason in ("error", "aborted")
 
-    def _watch_budget(self, event: SessionEvent) -> None:
+    def _watch_budget(self, event: AgentSessionEvent) -> None:
         if not isinstance(event, MessageEndEvent) or not isinstance(event.message, AssistantMessage):
             return
         add_message(self.live, event.message)

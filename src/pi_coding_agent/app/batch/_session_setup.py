@@ -16,7 +16,12 @@ from pi_coding_agent.app.batch._task import BatchTask
 from pi_coding_agent.core.model_registry import ModelCatalog, ResolveCliModelResult
 from pi_coding_agent.core.session import SessionManager
 from pi_coding_agent.core.settings import Settings, deep_merge
-from pi_coding_agent.runtime.agent_session import AgentSession, SessionAssembly, SessionOptions, StreamLimit
+from pi_coding_agent.runtime.agent_session import (
+    AgentSession,
+    CreateAgentSessionOptions,
+    SessionAssembly,
+    StreamLimit,
+)
 
 
 class TaskSetupError(Exception):
@@ -89,7 +94,7 @@ def build_task_session(
     )
     resources = load_run_resources(choice, cwd=cwd, session_cwd=cwd, agent_dir=agent_dir, settings=settings)
     warnings.extend(resources.warnings)
-    options = SessionOptions(
+    options = CreateAgentSessionOptions(
         cwd=cwd,
         agent_dir=agent_dir,
         settings=settings,

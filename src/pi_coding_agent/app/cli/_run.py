@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from pi_coding_agent.runtime.agent_session import (
         AgentSession,
         AgentSessionRuntime,
-        CreatedSession,
+        CreateAgentSessionResult,
         SessionAssembly,
     )
 
@@ -171,8 +171,8 @@ def _assembly(
 ) -> SessionAssembly:
     """The run's sessions as the flags describe them: model, scope, tools, prompts, resources."""
     from pi_coding_agent.runtime.agent_session import (
+        CreateAgentSessionOptions,
         SessionAssembly,
-        SessionOptions,
         with_prompt_sources,
         with_resources,
     )
@@ -187,7 +187,7 @@ def _assembly(
     resources = with_prompt_sources(
         files, [], resource_choice(parsed), session_cwd=session_cwd, agent_dir=home, settings=settings
     )
-    options = SessionOptions(
+    options = CreateAgentSessionOptions(
         cwd=session_cwd,
         agent_dir=home,
         settings=settings,
@@ -233,7 +233,7 @@ def _name_session(parsed: Args, manager: SessionManager) -> None:
 
 
 def _report_created(
-    created: CreatedSession, runner: ExtensionRunner | None, settings: Settings, diagnostics: Diagnostics
+    created: CreateAgentSessionResult, runner: ExtensionRunner | None, settings: Settings, diagnostics: Diagnostics
 ) -> None:
     """Warnings about the session built: a model that could not be restored, unknown tools, settings issues."""
     if created.model_fallback_message:

@@ -46,6 +46,7 @@ from pi_coding_agent.app.interactive.commands import (
 )
 from pi_coding_agent.app.interactive.components import BashExecutionView, Footer
 from pi_coding_agent.runtime.agent_session import (
+    AgentSessionEvent,
     AgentSettledEvent,
     AutoRetryEndEvent,
     AutoRetryStartEvent,
@@ -54,7 +55,6 @@ from pi_coding_agent.runtime.agent_session import (
     QueueUpdateEvent,
     SessionAgentEndEvent,
     SessionError,
-    SessionEvent,
     SessionInfoChangedEvent,
     SummarizationRetryEvent,
     ThinkingLevelChangedEvent,
@@ -394,7 +394,7 @@ class InteractiveMode:
 
     # ------------------------------------------------------------------ session events
 
-    def _on_event(self, event: SessionEvent) -> None:
+    def _on_event(self, event: AgentSessionEvent) -> None:
         self.footer.invalidate()
         kind = getattr(event, "type", "")
         if kind == "turn_start":

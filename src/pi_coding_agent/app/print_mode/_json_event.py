@@ -16,7 +16,7 @@ import msgspec
 
 from pi_agent import MessageUpdateEvent
 from pi_ai import AssistantMessageEvent, ToolCall, ToolCallStartEvent, to_builtins
-from pi_coding_agent.runtime.agent_session import SessionEvent, session_event_to_json
+from pi_coding_agent.runtime.agent_session import AgentSessionEvent, session_event_to_json
 
 
 @cache
@@ -41,7 +41,7 @@ def assistant_event_to_json(event: AssistantMessageEvent) -> dict[str, Any]:
     return data
 
 
-def to_json_event(event: SessionEvent) -> dict[str, Any]:
+def to_json_event(event: AgentSessionEvent) -> dict[str, Any]:
     if isinstance(event, MessageUpdateEvent):
         message = event.message
         return {

@@ -22,9 +22,9 @@ from pi_ai import AssistantMessage, ImageContent, TextContent, encode
 from pi_coding_agent.app.print_mode._json_event import to_json_event
 from pi_coding_agent.runtime.agent_session import (
     AgentSession,
+    AgentSessionEvent,
     AgentSessionRuntime,
     SessionError,
-    SessionEvent,
 )
 
 PrintMode = Literal["text", "json"]
@@ -74,7 +74,7 @@ async def run_print_mode(
     if mode == "json":
         output.write(encode(session.session_manager.get_header_data()) + b"\n")
 
-        def write(event: SessionEvent) -> None:
+        def write(event: AgentSessionEvent) -> None:
             output.write(encode(to_json_event(event)) + b"\n")
 
         unsubscribe = runtime.subscribe(write) if runtime is not None else session.subscribe(write)

@@ -29,7 +29,7 @@ from pi_coding_agent.app.print_mode import to_json_event
 from pi_coding_agent.app.rpc._commands import NO_DATA, Command, CommandError, Commands
 from pi_coding_agent.app.rpc._jsonl import LineSplitter, serialize_line
 from pi_coding_agent.app.rpc._ui import RpcExtensionUI
-from pi_coding_agent.runtime.agent_session import AgentSessionRuntime, SessionEvent
+from pi_coding_agent.runtime.agent_session import AgentSessionEvent, AgentSessionRuntime
 
 READ_SIZE = 65536
 PROMPTED: Final = object()
@@ -100,7 +100,7 @@ class RpcServer:
         self._input_ended: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._unsubscribe = runtime.subscribe(self._on_event)
 
-    def _on_event(self, event: SessionEvent) -> None:
+    def _on_event(self, event: AgentSessionEvent) -> None:
         self._output.write(to_json_event(event))
 
     def write(self, value: Any) -> None:

@@ -19,11 +19,12 @@ from pi_coding_agent.runtime.agent_session._assembly import (
 )
 from pi_coding_agent.runtime.agent_session._compaction import CompactionError
 from pi_coding_agent.runtime.agent_session._create import (
-    CreatedSession,
-    SessionOptions,
+    CreateAgentSessionOptions,
+    CreateAgentSessionResult,
     resource_commands,
 )
 from pi_coding_agent.runtime.agent_session._events import (
+    AgentSessionEvent,
     AgentSettledEvent,
     AutoRetryEndEvent,
     AutoRetryStartEvent,
@@ -32,14 +33,13 @@ from pi_coding_agent.runtime.agent_session._events import (
     CompactionStartEvent,
     QueueUpdateEvent,
     SessionAgentEndEvent,
-    SessionEvent,
     SessionInfoChangedEvent,
     SummarizationRetryEvent,
     ThinkingLevelChangedEvent,
     session_event_to_json,
 )
 from pi_coding_agent.runtime.agent_session._hooks import StreamLimit
-from pi_coding_agent.runtime.agent_session._listeners import SessionListener
+from pi_coding_agent.runtime.agent_session._listeners import AgentSessionEventListener
 from pi_coding_agent.runtime.agent_session._model_control import ModelChangeError, ModelCycleResult
 from pi_coding_agent.runtime.agent_session._parts import NO_MODEL_MESSAGE, SessionError, SlashCommand
 from pi_coding_agent.runtime.agent_session._retry import is_retryable_error
@@ -58,6 +58,8 @@ from pi_coding_agent.runtime.agent_session._tree import NavigationResult, TreeEr
 __all__ = [
     "NO_MODEL_MESSAGE",
     "AgentSession",
+    "AgentSessionEvent",
+    "AgentSessionEventListener",
     "AgentSessionRuntime",
     "AgentSettledEvent",
     "AutoRetryEndEvent",
@@ -67,7 +69,8 @@ __all__ = [
     "CompactionError",
     "CompactionStartEvent",
     "ContextUsage",
-    "CreatedSession",
+    "CreateAgentSessionOptions",
+    "CreateAgentSessionResult",
     "ForkPoint",
     "ForkPosition",
     "MissingSessionCwdError",
@@ -81,12 +84,9 @@ __all__ = [
     "SessionAgentEndEvent",
     "SessionAssembly",
     "SessionError",
-    "SessionEvent",
     "SessionFactory",
     "SessionImportFileNotFoundError",
     "SessionInfoChangedEvent",
-    "SessionListener",
-    "SessionOptions",
     "SessionStats",
     "SlashCommand",
     "StreamLimit",

@@ -24,8 +24,8 @@ from pi_coding_agent.core.model_registry import ScopedModel
 from pi_coding_agent.core.session import SessionManager
 from pi_coding_agent.core.settings import Settings
 from pi_coding_agent.runtime.agent_session._create import (
-    CreatedSession,
-    SessionOptions,
+    CreateAgentSessionOptions,
+    CreateAgentSessionResult,
     build_session,
     resource_commands,
 )
@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from pi_coding_agent.customize.system_prompt import ContextFile, PromptSources
 
 
-def create_agent_session(options: SessionOptions) -> CreatedSession:
+def create_agent_session(options: CreateAgentSessionOptions) -> CreateAgentSessionResult:
     """The SDK's entry: one session built from ``options`` (Pi's ``createAgentSession``)."""
     return SessionAssembly(options).build(options.session_manager)
 
@@ -147,10 +147,10 @@ def with_prompt_sources(
 
 
 def with_resources(
-    options: SessionOptions,
+    options: CreateAgentSessionOptions,
     resources: RunResources,
     on_expand_error: Callable[[SkillExpansionError], None] | None = None,
-) -> SessionOptions:
+) -> CreateAgentSessionOptions:
     """``options`` with the system prompt sources, context files, skills and templates of ``resources``."""
     loaded = resources.loaded
     return dataclasses.replace(
@@ -173,13 +173,13 @@ class SessionAssembly:
     """
 
     def __init__(
-        self, options: SessionOptions, *, start_in_scope: bool = False, resources: RunResources | None = None
+        self, options: CreateAgentSessionOptions, *, start_in_scope: bool = False, resources: RunResources | None = None
     ) -> None:
         self.options = options
         self.resources = resources
         self._start_in_scope = start_in_scope
 
-    def build(self, manager: SessionManager) -> CreatedSession:
+    def build(self, manager: SessionManager) -> CreateAgentSessionResult:
         """The session for ``manager``, in its directory: the first one, and every replacement."""
         options = dataclasses.replace(self.options, cwd=manager.get_cwd(), session_manager=manager)
         if self._starts_in_scope(options):
@@ -187,7 +187,7 @@ class SessionAssembly:
             options = dataclasses.replace(options, model=model, thinking_level=options.thinking_level or thinking)
         return build_session(options)
 
-    def _starts_in_scope(self, options: SessionOptions) -> bool:
+    def _starts_in_scope(self, options: CreateAgentSessionOptions) -> bool:
         if not self._start_in_scope or options.model is not None or not options.scoped_models:
             return False
         return not options.session_manager.build_session_context().messages

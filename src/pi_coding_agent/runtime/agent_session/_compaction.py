@@ -26,9 +26,9 @@ from pi_ai import AbortController, AbortSignal, AssistantMessage, Model, to_buil
 from pi_coding_agent.core.session import CompactionEntry, SessionManager
 from pi_coding_agent.core.settings import Settings
 from pi_coding_agent.runtime.agent_session._events import (
+    AgentSessionEvent,
     CompactionEndEvent,
     CompactionStartEvent,
-    SessionEvent,
     SummarizationRetryEvent,
 )
 from pi_coding_agent.runtime.agent_session._parts import NO_MODEL_MESSAGE, SessionError
@@ -68,7 +68,7 @@ class CompactionContext:
     session_manager: SessionManager
     settings: Settings
     model: Callable[[], Model | None]
-    emit: Callable[[SessionEvent], None]
+    emit: Callable[[AgentSessionEvent], None]
     idle_changed: Callable[[], None]
     """Called when a compaction ends (the session may have become idle)."""
     extensions: CompactionListener

@@ -1,4 +1,4 @@
-"""Building one ``AgentSession`` from ``SessionOptions``, the way Pi 0.85's ``createAgentSession`` does
+"""Building one ``AgentSession`` from ``CreateAgentSessionOptions``, the way Pi 0.85's ``createAgentSession`` does
 (``SessionAssembly`` in ``_assembly`` is what entry points call).
 
 Model: an explicit one wins; else a resumed session's last model (when it still exists and
@@ -42,7 +42,7 @@ from pi_coding_agent.runtime.agent_session._session import AgentSession
 
 
 @dataclass
-class SessionOptions:
+class CreateAgentSessionOptions:
     cwd: str
     agent_dir: Path
     settings: Settings
@@ -74,7 +74,7 @@ class SessionOptions:
 
 
 @dataclass
-class CreatedSession:
+class CreateAgentSessionResult:
     session: AgentSession
     model_fallback_message: str | None
     unknown_tools: list[str]
@@ -155,7 +155,7 @@ def _failed_stream(model: Model, reason: str, options: SimpleStreamOptions) -> A
     return start_stream(model, fail, signal=options.signal)
 
 
-def _tool_names(options: SessionOptions) -> tuple[list[str], list[str]]:
+def _tool_names(options: CreateAgentSessionOptions) -> tuple[list[str], list[str]]:
     """(active built-in tool names, names that are not tools)."""
     from pi_coding_agent.core.tools import ALL_TOOL_NAMES
 
@@ -171,7 +171,7 @@ def _tool_names(options: SessionOptions) -> tuple[list[str], list[str]]:
     return active, unknown
 
 
-def _create_tools(names: Sequence[str], options: SessionOptions, holder: list[AgentSession]) -> list[AgentTool]:
+def _create_tools(names: Sequence[str], options: CreateAgentSessionOptions, holder: list[AgentSession]) -> list[AgentTool]:
     """The built-in tools; ``holder`` will contain the session they belong to."""
     from pi_coding_agent.core.tools import ToolsOptions, create_tools
 
@@ -206,7 +206,7 @@ def _create_tools(names: Sequence[str], options: SessionOptions, holder: list[Ag
     return create_tools(options.cwd, names, tool_options)
 
 
-def _system_prompt(options: SessionOptions, tools: Sequence[AgentTool]) -> str:
+def _system_prompt(options: CreateAgentSessionOptions, tools: Sequence[AgentTool]) -> str:
     summaries: dict[str, str] = {}
     guidelines: list[str] = []
     for tool in tools:
@@ -228,7 +228,7 @@ def _system_prompt(options: SessionOptions, tools: Sequence[AgentTool]) -> str:
     )
 
 
-def build_session(options: SessionOptions) -> CreatedSession:
+def build_session(options: CreateAgentSessionOptions) -> CreateAgentSessionResult:
     """The session, its agent and tools, with the model and thinking level chosen as above."""
     from pi_ai import clamp_thinking_level
 
@@ -308,10 +308,10 @@ def build_session(options: SessionOptions) -> CreatedSession:
     if options.extensions is not None:
         allowlist = [] if options.no_extension_tools else options.tools
         session.bind_extensions(options.extensions, allowlist=allowlist, excluded=options.exclude_tools or ())
-    return CreatedSession(session, fallback, unknown, local_fallback)
+    return CreateAgentSessionResult(session, fallback, unknown, local_fallback)
 
 
-def resource_commands(options: SessionOptions) -> list[SlashCommand]:
+def resource_commands(options: CreateAgentSessionOptions) -> list[SlashCommand]:
     """Prompt templates, then every skill (extension commands come first, from the session)."""
     commands = [SlashCommand(t.name, t.description, "prompt", t.file_path) for t in options.prompt_templates]
     commands += [SlashCommand(f"skill:{s.name}", s.description, "skill", s.file_path) for s in options.skills]

@@ -117,10 +117,10 @@ SessionOwnEvent: TypeAlias = (
     | CompactionEndEvent
     | SummarizationRetryEvent
 )
-SessionEvent: TypeAlias = AgentEvent | SessionOwnEvent
+AgentSessionEvent: TypeAlias = AgentEvent | SessionOwnEvent
 
 
-def session_event_to_json(event: SessionEvent) -> dict[str, Any]:
+def session_event_to_json(event: AgentSessionEvent) -> dict[str, Any]:
     """The event as Pi writes it (``message_update`` with its full partial message)."""
     if isinstance(event, SessionAgentEndEvent):
         return {"type": "agent_end", "messages": to_builtins(event.messages), "willRetry": event.will_retry}

@@ -35,7 +35,7 @@ from pi_coding_agent.customize.extensions import (
 )
 from pi_coding_agent.customize.extensions import TurnEndEvent as ExtensionTurnEnd
 from pi_coding_agent.customize.extensions import TurnStartEvent as ExtensionTurnStart
-from pi_coding_agent.runtime.agent_session._events import SessionEvent
+from pi_coding_agent.runtime.agent_session._events import AgentSessionEvent
 from pi_coding_agent.runtime.agent_session._hooks import result_field
 from pi_coding_agent.runtime.agent_session._tools import SessionTools
 from pi_coding_agent.runtime.agent_session._tree import BranchSummaryOutcome
@@ -54,7 +54,7 @@ class ExtensionBinding:
         session_manager: SessionManager,
         catalog: ModelCatalog,
         tools: SessionTools,
-        emit: Callable[[SessionEvent], None],
+        emit: Callable[[AgentSessionEvent], None],
         is_running: Callable[[], bool],
         run_prompt: Callable[[list[AgentMessage]], Awaitable[None]],
     ) -> None:

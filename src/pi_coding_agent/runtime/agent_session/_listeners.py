@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from pi_coding_agent.runtime.agent_session._events import SessionEvent
+from pi_coding_agent.runtime.agent_session._events import AgentSessionEvent
 
-SessionListener = Callable[[SessionEvent], None]
+AgentSessionEventListener = Callable[[AgentSessionEvent], None]
 
 
 class Listeners:
     def __init__(self) -> None:
-        self._items: list[SessionListener] = []
+        self._items: list[AgentSessionEventListener] = []
 
-    def add(self, listener: SessionListener) -> Callable[[], None]:
+    def add(self, listener: AgentSessionEventListener) -> Callable[[], None]:
         """Subscribe ``listener``; returns the function that unsubscribes it."""
         self._items.append(listener)
 
@@ -23,7 +23,7 @@ class Listeners:
 
         return remove
 
-    def emit(self, event: SessionEvent) -> None:
+    def emit(self, event: AgentSessionEvent) -> None:
         for listener in list(self._items):
             listener(event)
 

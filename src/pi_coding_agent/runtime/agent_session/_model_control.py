@@ -19,7 +19,7 @@ from pi_ai import Model, ThinkingLevel, models_are_equal
 from pi_coding_agent.core.model_registry import ModelCatalog, ScopedModel
 from pi_coding_agent.core.session import SessionManager
 from pi_coding_agent.core.settings import DEFAULT_THINKING_LEVEL, Settings
-from pi_coding_agent.runtime.agent_session._events import SessionEvent, ThinkingLevelChangedEvent
+from pi_coding_agent.runtime.agent_session._events import AgentSessionEvent, ThinkingLevelChangedEvent
 from pi_coding_agent.runtime.agent_session._parts import SessionError
 
 Direction = Literal["forward", "backward"]
@@ -56,7 +56,7 @@ class ModelControl:
         catalog: ModelCatalog,
         model: Model | None,
         scoped_models: Sequence[ScopedModel],
-        emit: Callable[[SessionEvent], None],
+        emit: Callable[[AgentSessionEvent], None],
         extensions: SelectionListener,
     ) -> None:
         self._agent = agent

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 
 from pi_agent import Agent, AgentMessage
 from pi_ai import ImageContent, TextContent, UserMessage, content_text, now_ms
-from pi_coding_agent.runtime.agent_session._events import QueueUpdateEvent, SessionEvent
+from pi_coding_agent.runtime.agent_session._events import AgentSessionEvent, QueueUpdateEvent
 
 
 def user_message(text: str, images: Sequence[ImageContent] | None) -> UserMessage:
@@ -20,7 +20,7 @@ def user_message(text: str, images: Sequence[ImageContent] | None) -> UserMessag
 
 
 class PromptQueue:
-    def __init__(self, agent: Agent, emit: Callable[[SessionEvent], None]) -> None:
+    def __init__(self, agent: Agent, emit: Callable[[AgentSessionEvent], None]) -> None:
         self._agent = agent
         self._emit = emit
         self._steering: list[str] = []

@@ -15,7 +15,11 @@ from collections.abc import Callable
 from pi_agent import Agent, AgentEndEvent
 from pi_ai import AssistantMessage, Model, is_context_overflow, is_retryable_assistant_error
 from pi_coding_agent.core.settings import Settings
-from pi_coding_agent.runtime.agent_session._events import AutoRetryEndEvent, AutoRetryStartEvent, SessionEvent
+from pi_coding_agent.runtime.agent_session._events import (
+    AgentSessionEvent,
+    AutoRetryEndEvent,
+    AutoRetryStartEvent,
+)
 
 
 def is_retryable_error(message: AssistantMessage, context_window: int) -> bool:
@@ -26,7 +30,7 @@ def is_retryable_error(message: AssistantMessage, context_window: int) -> bool:
 
 class AutoRetry:
     def __init__(
-        self, agent: Agent, settings: Settings, model: Callable[[], Model | None], emit: Callable[[SessionEvent], None]
+        self, agent: Agent, settings: Settings, model: Callable[[], Model | None], emit: Callable[[AgentSessionEvent], None]
     ) -> None:
         self._agent = agent
         self._settings = settings

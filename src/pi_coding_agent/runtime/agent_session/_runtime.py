@@ -36,7 +36,7 @@ from pi_coding_agent.customize.extensions import (
 )
 from pi_coding_agent.customize.extensions.ui import ExtensionUI, NoExtensionUI, UiMode
 from pi_coding_agent.runtime.agent_session._hooks import result_field
-from pi_coding_agent.runtime.agent_session._listeners import Listeners, SessionListener
+from pi_coding_agent.runtime.agent_session._listeners import AgentSessionEventListener, Listeners
 from pi_coding_agent.runtime.agent_session._parts import SessionError
 from pi_coding_agent.runtime.agent_session._session import AgentSession
 
@@ -127,7 +127,7 @@ class AgentSessionRuntime:
     def session(self) -> AgentSession:
         return self._session
 
-    def subscribe(self, listener: SessionListener) -> Callable[[], None]:
+    def subscribe(self, listener: AgentSessionEventListener) -> Callable[[], None]:
         """Receive the events of the current session, whichever it is after replacements."""
         return self._listeners.add(listener)
 

@@ -48,14 +48,14 @@ from pi_coding_agent.runtime.agent_session._compaction import (
     ManualCompaction,
 )
 from pi_coding_agent.runtime.agent_session._events import (
+    AgentSessionEvent,
     AgentSettledEvent,
     SessionAgentEndEvent,
-    SessionEvent,
     SessionInfoChangedEvent,
 )
 from pi_coding_agent.runtime.agent_session._extensions import ExtensionBinding
 from pi_coding_agent.runtime.agent_session._hooks import AgentSetup, build_agent
-from pi_coding_agent.runtime.agent_session._listeners import Listeners, SessionListener
+from pi_coding_agent.runtime.agent_session._listeners import AgentSessionEventListener, Listeners
 from pi_coding_agent.runtime.agent_session._model_control import Direction, ModelControl, ModelCycleResult
 from pi_coding_agent.runtime.agent_session._parts import NO_MODEL_MESSAGE, SessionError, SlashCommand
 from pi_coding_agent.runtime.agent_session._persistence import persist_message
@@ -224,7 +224,7 @@ class AgentSession:
         """The prompt-template and skill commands (after an extension added resources)."""
         self._commands = list(commands)
 
-    def subscribe(self, listener: SessionListener) -> Callable[[], None]:
+    def subscribe(self, listener: AgentSessionEventListener) -> Callable[[], None]:
         """Call ``listener`` for every session event; returns the function that unsubscribes."""
         return self._listeners.add(listener)
 
@@ -238,7 +238,7 @@ class AgentSession:
         self._unsubscribe()
         self._listeners.clear()
 
-    def _emit(self, event: SessionEvent) -> None:
+    def _emit(self, event: AgentSessionEvent) -> None:
         self._listeners.emit(event)
         if isinstance(event, SessionInfoChangedEvent):
             self._extensions.session_info_changed(event.name)

@@ -30,7 +30,7 @@ from pi_coding_agent.core.session import (
 )
 from pi_coding_agent.core.settings import Settings
 from pi_coding_agent.runtime.agent_session._events import (
-    SessionEvent,
+    AgentSessionEvent,
     SessionInfoChangedEvent,
     SummarizationRetryEvent,
 )
@@ -91,7 +91,7 @@ class TreeContext:
     settings: Settings
     model: Callable[[], Model | None]
     is_running: Callable[[], bool]
-    emit: Callable[[SessionEvent], None]
+    emit: Callable[[AgentSessionEvent], None]
     idle_changed: Callable[[], None]
     """Called when a navigation ends (the session may have become idle)."""
     extensions: TreeListener

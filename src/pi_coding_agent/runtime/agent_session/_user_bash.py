@@ -15,7 +15,7 @@ from pi_ai import AbortController
 from pi_coding_agent.core.messages import BashExecutionMessage
 from pi_coding_agent.core.session import SessionManager
 from pi_coding_agent.core.settings import Settings
-from pi_coding_agent.runtime.agent_session._events import BashExecutionUpdateEvent, SessionEvent
+from pi_coding_agent.runtime.agent_session._events import AgentSessionEvent, BashExecutionUpdateEvent
 from pi_coding_agent.runtime.agent_session._hooks import result_field
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ class UserBash:
         settings: Settings,
         bin_dir: str | None,
         is_running: Callable[[], bool],
-        emit: Callable[[SessionEvent], None],
+        emit: Callable[[AgentSessionEvent], None],
         extensions: BashListener,
     ) -> None:
         self._agent = agent

@@ -16,7 +16,7 @@ from pi_coding_agent.core.session import SessionManager
 from pi_coding_agent.core.settings import Settings
 from pi_coding_agent.runtime.agent_session import (
     AgentSession,
-    SessionOptions,
+    CreateAgentSessionOptions,
     create_agent_session,
     session_event_to_json,
 )
@@ -76,7 +76,7 @@ def make_session(
     catalog = ModelCatalog.load(env.agent_dir, AuthStorage.load(env.agent_dir / "auth.json"))
     chosen = catalog.find(*model) if model else None
     created = create_agent_session(
-        SessionOptions(
+        CreateAgentSessionOptions(
             cwd=str(env.work),
             agent_dir=env.agent_dir,
             settings=settings,

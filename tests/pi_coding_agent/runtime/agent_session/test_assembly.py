@@ -11,9 +11,9 @@ from pi_coding_agent.core.auth import AuthStorage
 from pi_coding_agent.core.model_registry import ModelCatalog, ScopedModel
 from pi_coding_agent.core.session import SessionManager
 from pi_coding_agent.runtime.agent_session import (
+    CreateAgentSessionOptions,
     ResourceChoice,
     SessionAssembly,
-    SessionOptions,
     create_agent_session,
     load_run_resources,
     with_resources,
@@ -21,11 +21,11 @@ from pi_coding_agent.runtime.agent_session import (
 from tests.pi_coding_agent.runtime.agent_session._support import Env, models_json, write_settings
 
 
-def _options(env: Env, **settings: object) -> SessionOptions:
+def _options(env: Env, **settings: object) -> CreateAgentSessionOptions:
     models = models_json({"id": "faux-1"}, {"id": "faux-2"})
     (env.agent_dir / "models.json").write_text(json.dumps(models), encoding="utf-8")
     catalog = ModelCatalog.load(env.agent_dir, AuthStorage.load(env.agent_dir / "auth.json"))
-    return SessionOptions(
+    return CreateAgentSessionOptions(
         cwd=str(env.work),
         agent_dir=env.agent_dir,
         settings=write_settings(env, **settings),
@@ -35,7 +35,7 @@ def _options(env: Env, **settings: object) -> SessionOptions:
     )
 
 
-def _scoped(options: SessionOptions) -> SessionOptions:
+def _scoped(options: CreateAgentSessionOptions) -> CreateAgentSessionOptions:
     second = options.catalog.find("faux", "faux-2")
     assert second is not None
     return dataclasses.replace(options, scoped_models=[ScopedModel(second, None)])

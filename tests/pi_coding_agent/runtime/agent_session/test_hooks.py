@@ -18,7 +18,11 @@ from pi_coding_agent.core.messages import CustomRoleMessage
 from pi_coding_agent.core.model_registry import ModelCatalog
 from pi_coding_agent.core.session import SessionManager
 from pi_coding_agent.customize.extensions import Extension, ExtensionRunner
-from pi_coding_agent.runtime.agent_session import AgentSession, SessionOptions, create_agent_session
+from pi_coding_agent.runtime.agent_session import (
+    AgentSession,
+    CreateAgentSessionOptions,
+    create_agent_session,
+)
 from tests.pi_coding_agent.runtime.agent_session._support import Env, write_settings
 
 HOOKS = (
@@ -41,7 +45,7 @@ def _session(env: Env, calls: list[str], runner: ExtensionRunner | None = None) 
 
     catalog = ModelCatalog.load(env.agent_dir, AuthStorage.load(env.agent_dir / "auth.json"))
     created = create_agent_session(
-        SessionOptions(
+        CreateAgentSessionOptions(
             cwd=str(env.work),
             agent_dir=env.agent_dir,
             settings=write_settings(env, compaction={"keepRecentTokens": 100}),
