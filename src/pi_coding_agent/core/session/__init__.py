@@ -14,104 +14,48 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from pi_ai import lazy_attributes
-from pi_coding_agent.core.paths import get_agent_dir
+from pi_coding_agent.core.paths import get_agent_dir as get_agent_dir
+from pi_coding_agent.core.session._context import SessionContext as SessionContext
+from pi_coding_agent.core.session._context import SessionModel as SessionModel
+from pi_coding_agent.core.session._context import build_context_entries as build_context_entries
+from pi_coding_agent.core.session._context import build_session_context as build_session_context
 from pi_coding_agent.core.session._context import (
-    SessionContext,
-    SessionModel,
-    build_context_entries,
-    build_session_context,
-    session_entry_to_context_messages,
+    session_entry_to_context_messages as session_entry_to_context_messages,
 )
-from pi_coding_agent.core.session._entries import (
-    CURRENT_SESSION_VERSION,
-    BranchSummaryEntry,
-    CompactionEntry,
-    CustomEntry,
-    CustomMessageEntry,
-    LabelEntry,
-    ModelChangeEntry,
-    OpaqueEntry,
-    SessionEntry,
-    SessionHeader,
-    SessionInfoEntry,
-    SessionMessageEntry,
-    ThinkingLevelChangeEntry,
-)
-from pi_coding_agent.core.session._files import SessionError, SessionLockedError
-from pi_coding_agent.core.session._header import read_header
-from pi_coding_agent.core.session._ids import InvalidSessionIdError
-from pi_coding_agent.core.session._index import SessionProblem
-from pi_coding_agent.core.session._manager import (
-    EntryNotFoundError,
-    InvalidSessionError,
-    ReadOnlySessionError,
-    SessionManager,
-    SessionTreeNode,
-)
-from pi_coding_agent.core.session._paths import (
-    default_session_dir,
-    encode_cwd,
-    resolve_session_dir,
-    sessions_dir,
-)
+from pi_coding_agent.core.session._entries import CURRENT_SESSION_VERSION as CURRENT_SESSION_VERSION
+from pi_coding_agent.core.session._entries import BranchSummaryEntry as BranchSummaryEntry
+from pi_coding_agent.core.session._entries import CompactionEntry as CompactionEntry
+from pi_coding_agent.core.session._entries import CustomEntry as CustomEntry
+from pi_coding_agent.core.session._entries import CustomMessageEntry as CustomMessageEntry
+from pi_coding_agent.core.session._entries import LabelEntry as LabelEntry
+from pi_coding_agent.core.session._entries import ModelChangeEntry as ModelChangeEntry
+from pi_coding_agent.core.session._entries import OpaqueEntry as OpaqueEntry
+from pi_coding_agent.core.session._entries import SessionEntry as SessionEntry
+from pi_coding_agent.core.session._entries import SessionHeader as SessionHeader
+from pi_coding_agent.core.session._entries import SessionInfoEntry as SessionInfoEntry
+from pi_coding_agent.core.session._entries import SessionMessageEntry as SessionMessageEntry
+from pi_coding_agent.core.session._entries import ThinkingLevelChangeEntry as ThinkingLevelChangeEntry
+from pi_coding_agent.core.session._files import SessionError as SessionError
+from pi_coding_agent.core.session._files import SessionLockedError as SessionLockedError
+from pi_coding_agent.core.session._header import read_header as read_header
+from pi_coding_agent.core.session._ids import InvalidSessionIdError as InvalidSessionIdError
+from pi_coding_agent.core.session._index import SessionProblem as SessionProblem
+from pi_coding_agent.core.session._manager import EntryNotFoundError as EntryNotFoundError
+from pi_coding_agent.core.session._manager import InvalidSessionError as InvalidSessionError
+from pi_coding_agent.core.session._manager import ReadOnlySessionError as ReadOnlySessionError
+from pi_coding_agent.core.session._manager import SessionManager as SessionManager
+from pi_coding_agent.core.session._manager import SessionTreeNode as SessionTreeNode
+from pi_coding_agent.core.session._paths import default_session_dir as default_session_dir
+from pi_coding_agent.core.session._paths import encode_cwd as encode_cwd
+from pi_coding_agent.core.session._paths import resolve_session_dir as resolve_session_dir
+from pi_coding_agent.core.session._paths import sessions_dir as sessions_dir
 
 if TYPE_CHECKING:
-    from pi_coding_agent.core.session._listing import (
-        SessionInfo,
-        find_most_recent_session,
-        list_all_sessions,
-        list_sessions,
-    )
-    from pi_coding_agent.core.session._migrate import migrate_session_entries
-
-_LAZY = {
-    "SessionInfo": "pi_coding_agent.core.session._listing",
-    "find_most_recent_session": "pi_coding_agent.core.session._listing",
-    "list_all_sessions": "pi_coding_agent.core.session._listing",
-    "list_sessions": "pi_coding_agent.core.session._listing",
-    "migrate_session_entries": "pi_coding_agent.core.session._migrate",
-}
-
-__getattr__, __dir__ = lazy_attributes(globals(), _LAZY)
+    from pi_coding_agent.core.session._listing import SessionInfo as SessionInfo
+    from pi_coding_agent.core.session._listing import find_most_recent_session as find_most_recent_session
+    from pi_coding_agent.core.session._listing import list_all_sessions as list_all_sessions
+    from pi_coding_agent.core.session._listing import list_sessions as list_sessions
+    from pi_coding_agent.core.session._migrate import migrate_session_entries as migrate_session_entries
 
 
-__all__ = [
-    "CURRENT_SESSION_VERSION",
-    "BranchSummaryEntry",
-    "CompactionEntry",
-    "CustomEntry",
-    "CustomMessageEntry",
-    "EntryNotFoundError",
-    "InvalidSessionError",
-    "InvalidSessionIdError",
-    "LabelEntry",
-    "ModelChangeEntry",
-    "OpaqueEntry",
-    "ReadOnlySessionError",
-    "SessionContext",
-    "SessionEntry",
-    "SessionError",
-    "SessionHeader",
-    "SessionInfo",
-    "SessionInfoEntry",
-    "SessionLockedError",
-    "SessionManager",
-    "SessionMessageEntry",
-    "SessionModel",
-    "SessionProblem",
-    "SessionTreeNode",
-    "ThinkingLevelChangeEntry",
-    "build_context_entries",
-    "build_session_context",
-    "default_session_dir",
-    "encode_cwd",
-    "find_most_recent_session",
-    "get_agent_dir",
-    "list_all_sessions",
-    "list_sessions",
-    "migrate_session_entries",
-    "read_header",
-    "resolve_session_dir",
-    "session_entry_to_context_messages",
-    "sessions_dir",
-]
+__getattr__, __dir__ = lazy_attributes(globals())

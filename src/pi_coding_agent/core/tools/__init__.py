@@ -18,121 +18,43 @@ from typing import TYPE_CHECKING
 from pi_ai import lazy_attributes
 
 if TYPE_CHECKING:
-    from pi_coding_agent.core.tools._bash import BashTool
-    from pi_coding_agent.core.tools._common import ToolError
-    from pi_coding_agent.core.tools._edit import EditTool
-    from pi_coding_agent.core.tools._find import FindTool
-    from pi_coding_agent.core.tools._grep import GrepTool
-    from pi_coding_agent.core.tools._images import detect_supported_image_mime_type_from_file, process_image
-    from pi_coding_agent.core.tools._ls import LsTool
-    from pi_coding_agent.core.tools._output_files import create_output_file
-    from pi_coding_agent.core.tools._paths import resolve_read_path
-    from pi_coding_agent.core.tools._read import ReadTool
-    from pi_coding_agent.core.tools._registry import (
-        ALL_TOOL_NAMES,
-        DEFAULT_TOOL_NAMES,
-        READ_ONLY_TOOL_NAMES,
-        ToolsOptions,
-        UnknownToolError,
-        create_tool,
-        create_tools,
-        parse_tool_names,
+    from pi_coding_agent.core.tools._bash import BashTool as BashTool
+    from pi_coding_agent.core.tools._common import ToolError as ToolError
+    from pi_coding_agent.core.tools._edit import EditTool as EditTool
+    from pi_coding_agent.core.tools._edit import edit_base_text as edit_base_text
+    from pi_coding_agent.core.tools._find import FindTool as FindTool
+    from pi_coding_agent.core.tools._grep import GrepTool as GrepTool
+    from pi_coding_agent.core.tools._images import (
+        detect_supported_image_mime_type_from_file as detect_supported_image_mime_type_from_file,
     )
-    from pi_coding_agent.core.tools._shell import (
-        BashOperations,
-        LocalShell,
-        ShellAbortedError,
-        ShellTimeoutError,
-        kill_process_group,
-        shell_env,
-    )
-    from pi_coding_agent.core.tools._truncate import (
-        DEFAULT_MAX_BYTES,
-        DEFAULT_MAX_LINES,
-        GREP_MAX_LINE_LENGTH,
-        TruncationResult,
-        format_size,
-        truncate_head,
-        truncate_line,
-        truncate_tail,
-    )
-    from pi_coding_agent.core.tools._write import WriteTool
-
-_EXPORTS: dict[str, str] = {
-    "BashTool": "._bash",
-    "ToolError": "._common",
-    "EditTool": "._edit",
-    "edit_base_text": "._edit",
-    "FindTool": "._find",
-    "GrepTool": "._grep",
-    "detect_supported_image_mime_type_from_file": "._images",
-    "process_image": "._images",
-    "LsTool": "._ls",
-    "create_output_file": "._output_files",
-    "resolve_read_path": "._paths",
-    "ReadTool": "._read",
-    "ALL_TOOL_NAMES": "._registry",
-    "DEFAULT_TOOL_NAMES": "._registry",
-    "READ_ONLY_TOOL_NAMES": "._registry",
-    "ToolsOptions": "._registry",
-    "UnknownToolError": "._registry",
-    "create_tool": "._registry",
-    "create_tools": "._registry",
-    "parse_tool_names": "._registry",
-    "LocalShell": "._shell",
-    "ShellAbortedError": "._shell",
-    "BashOperations": "._shell",
-    "ShellTimeoutError": "._shell",
-    "kill_process_group": "._shell",
-    "shell_env": "._shell",
-    "DEFAULT_MAX_BYTES": "._truncate",
-    "DEFAULT_MAX_LINES": "._truncate",
-    "GREP_MAX_LINE_LENGTH": "._truncate",
-    "TruncationResult": "._truncate",
-    "format_size": "._truncate",
-    "truncate_head": "._truncate",
-    "truncate_line": "._truncate",
-    "truncate_tail": "._truncate",
-    "WriteTool": "._write",
-}
-
-__getattr__, __dir__ = lazy_attributes(globals(), _EXPORTS)
+    from pi_coding_agent.core.tools._images import process_image as process_image
+    from pi_coding_agent.core.tools._ls import LsTool as LsTool
+    from pi_coding_agent.core.tools._output_files import create_output_file as create_output_file
+    from pi_coding_agent.core.tools._paths import resolve_read_path as resolve_read_path
+    from pi_coding_agent.core.tools._read import ReadTool as ReadTool
+    from pi_coding_agent.core.tools._registry import ALL_TOOL_NAMES as ALL_TOOL_NAMES
+    from pi_coding_agent.core.tools._registry import DEFAULT_TOOL_NAMES as DEFAULT_TOOL_NAMES
+    from pi_coding_agent.core.tools._registry import READ_ONLY_TOOL_NAMES as READ_ONLY_TOOL_NAMES
+    from pi_coding_agent.core.tools._registry import ToolsOptions as ToolsOptions
+    from pi_coding_agent.core.tools._registry import UnknownToolError as UnknownToolError
+    from pi_coding_agent.core.tools._registry import create_tool as create_tool
+    from pi_coding_agent.core.tools._registry import create_tools as create_tools
+    from pi_coding_agent.core.tools._registry import parse_tool_names as parse_tool_names
+    from pi_coding_agent.core.tools._shell import BashOperations as BashOperations
+    from pi_coding_agent.core.tools._shell import LocalShell as LocalShell
+    from pi_coding_agent.core.tools._shell import ShellAbortedError as ShellAbortedError
+    from pi_coding_agent.core.tools._shell import ShellTimeoutError as ShellTimeoutError
+    from pi_coding_agent.core.tools._shell import kill_process_group as kill_process_group
+    from pi_coding_agent.core.tools._shell import shell_env as shell_env
+    from pi_coding_agent.core.tools._truncate import DEFAULT_MAX_BYTES as DEFAULT_MAX_BYTES
+    from pi_coding_agent.core.tools._truncate import DEFAULT_MAX_LINES as DEFAULT_MAX_LINES
+    from pi_coding_agent.core.tools._truncate import GREP_MAX_LINE_LENGTH as GREP_MAX_LINE_LENGTH
+    from pi_coding_agent.core.tools._truncate import TruncationResult as TruncationResult
+    from pi_coding_agent.core.tools._truncate import format_size as format_size
+    from pi_coding_agent.core.tools._truncate import truncate_head as truncate_head
+    from pi_coding_agent.core.tools._truncate import truncate_line as truncate_line
+    from pi_coding_agent.core.tools._truncate import truncate_tail as truncate_tail
+    from pi_coding_agent.core.tools._write import WriteTool as WriteTool
 
 
-__all__ = [
-    "ALL_TOOL_NAMES",
-    "DEFAULT_MAX_BYTES",
-    "DEFAULT_MAX_LINES",
-    "DEFAULT_TOOL_NAMES",
-    "GREP_MAX_LINE_LENGTH",
-    "READ_ONLY_TOOL_NAMES",
-    "BashOperations",
-    "BashTool",
-    "EditTool",
-    "FindTool",
-    "GrepTool",
-    "LocalShell",
-    "LsTool",
-    "ReadTool",
-    "ShellAbortedError",
-    "ShellTimeoutError",
-    "ToolError",
-    "ToolsOptions",
-    "TruncationResult",
-    "UnknownToolError",
-    "WriteTool",
-    "create_output_file",
-    "create_tool",
-    "create_tools",
-    "detect_supported_image_mime_type_from_file",
-    "edit_base_text",
-    "format_size",
-    "kill_process_group",
-    "parse_tool_names",
-    "process_image",
-    "resolve_read_path",
-    "shell_env",
-    "truncate_head",
-    "truncate_line",
-    "truncate_tail",
-]
+__getattr__, __dir__ = lazy_attributes(globals())

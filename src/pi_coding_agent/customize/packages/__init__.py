@@ -8,77 +8,35 @@ described in ``docs/packages.md``.
 The manager (git, package index, archives) loads on first use: a run only resolves.
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from pi_coding_agent.customize.packages._layout import Layout, LayoutError, Scope
-from pi_coding_agent.customize.packages._resolve import (
-    InstallMissing,
-    PackageEntry,
-    ResolvedResource,
-    ResolvedResources,
-    Resolver,
-    ResourceOrigin,
-    entry_source,
-)
-from pi_coding_agent.customize.packages._run import PackageError
-from pi_coding_agent.customize.packages._sources import (
-    GitSource,
-    LocalSource,
-    NpmSource,
-    PypiSource,
-    Source,
-    SourceError,
-    is_local_path,
-    parse_source,
-    source_identity,
-)
+from pi_ai import lazy_attributes
+from pi_coding_agent.customize.packages._layout import Layout as Layout
+from pi_coding_agent.customize.packages._layout import LayoutError as LayoutError
+from pi_coding_agent.customize.packages._layout import Scope as Scope
+from pi_coding_agent.customize.packages._resolve import InstallMissing as InstallMissing
+from pi_coding_agent.customize.packages._resolve import PackageEntry as PackageEntry
+from pi_coding_agent.customize.packages._resolve import ResolvedResource as ResolvedResource
+from pi_coding_agent.customize.packages._resolve import ResolvedResources as ResolvedResources
+from pi_coding_agent.customize.packages._resolve import Resolver as Resolver
+from pi_coding_agent.customize.packages._resolve import ResourceOrigin as ResourceOrigin
+from pi_coding_agent.customize.packages._resolve import entry_source as entry_source
+from pi_coding_agent.customize.packages._run import PackageError as PackageError
+from pi_coding_agent.customize.packages._sources import GitSource as GitSource
+from pi_coding_agent.customize.packages._sources import LocalSource as LocalSource
+from pi_coding_agent.customize.packages._sources import NpmSource as NpmSource
+from pi_coding_agent.customize.packages._sources import PypiSource as PypiSource
+from pi_coding_agent.customize.packages._sources import Source as Source
+from pi_coding_agent.customize.packages._sources import SourceError as SourceError
+from pi_coding_agent.customize.packages._sources import is_local_path as is_local_path
+from pi_coding_agent.customize.packages._sources import parse_source as parse_source
+from pi_coding_agent.customize.packages._sources import source_identity as source_identity
 
 if TYPE_CHECKING:
-    from pi_coding_agent.customize.packages._cli import PACKAGE_COMMANDS, run_package_command
-    from pi_coding_agent.customize.packages._manager import ConfiguredPackage, PackageManager
-
-_LAZY = {
-    "ConfiguredPackage": "pi_coding_agent.customize.packages._manager",
-    "PackageManager": "pi_coding_agent.customize.packages._manager",
-    "PACKAGE_COMMANDS": "pi_coding_agent.customize.packages._cli",
-    "run_package_command": "pi_coding_agent.customize.packages._cli",
-}
+    from pi_coding_agent.customize.packages._cli import PACKAGE_COMMANDS as PACKAGE_COMMANDS
+    from pi_coding_agent.customize.packages._cli import run_package_command as run_package_command
+    from pi_coding_agent.customize.packages._manager import ConfiguredPackage as ConfiguredPackage
+    from pi_coding_agent.customize.packages._manager import PackageManager as PackageManager
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-__all__ = [
-    "PACKAGE_COMMANDS",
-    "ConfiguredPackage",
-    "GitSource",
-    "InstallMissing",
-    "Layout",
-    "LayoutError",
-    "LocalSource",
-    "NpmSource",
-    "PackageEntry",
-    "PackageError",
-    "PackageManager",
-    "PypiSource",
-    "ResolvedResource",
-    "ResolvedResources",
-    "Resolver",
-    "ResourceOrigin",
-    "Scope",
-    "Source",
-    "SourceError",
-    "entry_source",
-    "is_local_path",
-    "parse_source",
-    "run_package_command",
-    "source_identity",
-]
+__getattr__, __dir__ = lazy_attributes(globals())
