@@ -118,6 +118,7 @@ async def _every_ui_call(app: App) -> None:
     await app.wait_for("Crunching the numbers")  # set_working_message, while the answer streams
     await app.wait_for("fine →[assistant] done")
     await app.wait_for("hello →[user] there")  # display only: the model got the text as typed
+    await app.wait_until_gone("Crunching the numbers")  # the run is over
     assert "hello --> there" in user_texts(app.provider.requests[-1]["body"])
     await app.command("/bye")  # ctx.shutdown(): pi quits (the agent is idle)
     await app.wait_exit()
@@ -137,6 +138,7 @@ async def _card_and_answer(app: App) -> None:
     await app.wait_for("MARK-ENTRY 7")
     await app.submit("hello")
     await app.wait_for("fine")
+    await app.wait_until_gone("Working")  # the run is over: the answer is stored
     await app.quit()
 
 
@@ -183,6 +185,7 @@ async def _plan_mode(app: App) -> None:
     await app.wait_for("plan mode")
     await app.submit("make a plan")
     await app.wait_for("planned")
+    await app.wait_until_gone("Working")  # the run is over before the command
     first = app.provider.requests[0]["body"]
     assert {t["function"]["name"] for t in first["tools"]} <= READ_ONLY_TOOLS
     await app.command("/plan")
@@ -207,6 +210,7 @@ async def _todo_and_notification(app: App) -> None:
     assert "✓ 0/1 done" in screen  # render_result, collapsed
     assert "(empty list)" not in screen and "1. [ ] write tests" not in screen  # not the raw text
     await app.wait_for("🔔 Turn 1 finished (1 tool results)")
+    await app.wait_until_gone("Working")  # the run is over: the next prompt is not a steer
     await app.send("C-o")  # expanded: the renderer lists the items
     await app.wait_for("○ write tests")
     await app.submit("again")
@@ -231,6 +235,7 @@ def test_custom_tool_renderer_and_notification_role_in_the_tui(tmp_path: Path) -
 async def _handoff_fork_reload(app: App, record: Path) -> None:
     await app.submit("before the handoff")
     await app.wait_for("first answer")
+    await app.wait_until_gone("Working")  # the run is over before the session is replaced
     await app.command("/handoff the plan")
     screen = await app.wait_for("kickoff")
     await app.wait_for("first answer")
@@ -238,6 +243,7 @@ async def _handoff_fork_reload(app: App, record: Path) -> None:
     assert "carried over: the plan" in screen and "before the handoff" not in screen
     await app.submit("and on")
     await app.wait_for("second answer")
+    await app.wait_until_gone("Working")
     await app.command("/forkit")  # before the first user message: its text comes back to the editor
     await app.wait_for("Forked to new session")
     await app.wait_for("carried over: the plan", region="editor")
@@ -304,6 +310,7 @@ async def _pair(app: Driven, seen: dict[str, Any]) -> None:
     await app.send("Down")
     await app.send("Enter")
     await app.wait_for("PAIR-DONE")
+    await app.wait_until_gone("Working")  # the run is over: the answer is stored
     seen["results"] = [(m["isError"], json.dumps(m["content"])) for m in app.messages() if m["role"] == "toolResult"]
     await app.quit()
 
@@ -329,6 +336,7 @@ def test_extension_ui_looks_like_pis(tmp_path: Path) -> None:
 async def _thrower(app: App, thrower: Path) -> None:
     await app.submit("go")
     await app.wait_for("Still here.")
+    await app.wait_until_gone("Working")  # the run is over: the next prompt is not a steer
     await app.submit("more")
     await app.wait_for("And again.")
     shown = " ".join(app.history().split())  # error lines wrap at the terminal's width

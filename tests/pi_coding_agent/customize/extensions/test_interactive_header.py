@@ -150,6 +150,7 @@ def _held_summaries(gate: threading.Event, arrived: threading.Event) -> Any:
 async def _compaction(app: Driven, arrived: threading.Event, gate: threading.Event) -> None:
     await app.submit("hello there")
     await app.wait_for("first answer")
+    await app.wait_until_gone("Working")  # the run is over: /compact does not abort it
     await app.command("/compact")
     await app.wait_for("Compacting context")
     await app.wait_until(lambda _: arrived.is_set(), "no summary request")
