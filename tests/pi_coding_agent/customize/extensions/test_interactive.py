@@ -126,7 +126,7 @@ async def _every_ui_call(app: App) -> None:
 
 def test_every_ui_call_of_an_extension_command_reaches_the_screen(tmp_path: Path) -> None:
     args = ("-e", str(FIXTURES / "tui_showcase.py"))
-    turns = [{"text": "fine --> done, slowly", "chunk_delay": 0.25}]
+    turns = [{"text": "fine --> done, slowly", "chunk_delay": 0.1}]  # streams long enough to show the working message
     app = run_app(tmp_path, turns, _every_ui_call, args=args, height=40)
     entries = app.entries()
     assert [e["customType"] for e in entries if e["type"] == "custom_message"] == ["card", "badge"]
