@@ -8,7 +8,8 @@ for a program that asked for bracketed paste (``ProcessTerminal`` always asks). 
 screen shows reads as tmux's ``capture-pane`` does: ``screen``, ``history`` (scrollback and
 screen), ``styled_screen`` with one SGR sequence per attribute change. Queries the program
 writes are answered from ``answers`` (the background colour, the cell size...), as a
-terminal would; ``OSC 52`` clipboard writes are kept in ``clipboard``.
+terminal would; ``OSC 52`` clipboard writes are kept in ``clipboard``, the window title the
+program sets (``OSC 0``/``OSC 2``) in ``title``.
 """
 
 from __future__ import annotations
@@ -196,6 +197,11 @@ class VirtualTerminal:
 
     def screen(self) -> str:
         return "".join(line.rstrip() + "\n" for line in self._screen.display)
+
+    @property
+    def title(self) -> str:
+        """The window title the program set last (``""`` until it sets one)."""
+        return str(self._screen.title)
 
     def history(self) -> str:
         """Scrollback and screen, as ``capture-pane -S -`` shows them."""

@@ -236,8 +236,9 @@ def _process_of_the_run(sandbox: Sandbox, terminal: VirtualTerminal, env: dict[s
     """The environment, working directory and standard streams of ``pi`` run in ``sandbox``."""
     saved_env, saved_cwd = dict(os.environ), os.getcwd()
     saved_streams = sys.stdin, sys.stdout, sys.stderr
+    run_env = sandbox.env(TERM="xterm-256color", **env)  # before the clear: it keeps our PATH, LANG...
     os.environ.clear()
-    os.environ.update(sandbox.env(TERM="xterm-256color", **env))
+    os.environ.update(run_env)
     os.chdir(sandbox.work)
     tempfile.tempdir = None  # found again from the run's TMPDIR, and after it from ours
     sys.stdin = sys.stdout = sys.stderr = _TerminalStream(terminal)
