@@ -42,7 +42,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +49,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
 from pi_agent import AgentMessage, agent_message_from_dict  # noqa: E402
-from pi_ai import Context, Model, SimpleStreamOptions, TextContent, Tool, UserMessage, get_model  # noqa: E402
+from pi_ai import Context, Model, SimpleStreamOptions, Tool, get_model  # noqa: E402
 from pi_ai import stream_simple as registry_stream_simple  # noqa: E402
 from pi_ai._codec import encode  # noqa: E402
 from pi_coding_agent.core.messages import convert_to_llm  # noqa: E402
@@ -165,7 +164,7 @@ def _call_id(style: str, rng: random.Random, name: str, index: int) -> str:
 
 
 def _assistant(
-    api: str, spec: tuple[str, str, str, str, dict[str, Any]], rng: random.Random, words: _Words, index: int, foreign: bool
+    api: str, spec: tuple[str, str, str, str, dict[str, Any]], rng: random.Random, words: _Words, index: int, *, foreign: bool
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """An assistant turn with thinking, text and tool calls, and its tool calls."""
     provider, model_id, id_style, sig_style, _ = spec
@@ -232,7 +231,7 @@ def transcript(api: str, seed: int = 23) -> list[dict[str, Any]]:
             prompt["content"] = words(40, 300)
         out.append(prompt)
         for _ in range(rng.choice((1, 2, 3, 4))):
-            message, calls = _assistant(api, spec, rng, words, len(out), rng.random() < 0.1)
+            message, calls = _assistant(api, spec, rng, words, len(out), foreign=rng.random() < 0.1)
             out.append(message)
             for call in calls:
                 result: dict[str, Any] = {

@@ -66,7 +66,10 @@ def _downgrade_images(messages: Sequence[Message], model: Model) -> list[Message
         return list(messages)
     out: list[Message] = []
     for message in messages:
-        if isinstance(message, UserMessage) and not isinstance(message.content, str):
+        content = message.content
+        if isinstance(content, str) or not any(type(block) is ImageContent for block in content):
+            out.append(message)  # nothing to replace: the message itself, not a copy
+        elif isinstance(message, UserMessage):
             out.append(
                 msgspec.structs.replace(
                     message, content=_without_images(message.content, USER_IMAGE_PLACEHOLDER)
@@ -119,6 +122,8 @@ def _transform_assistant(
                     renamed[call.id] = new_id
                     call = msgspec.structs.replace(call, id=new_id)
             content.append(call)
+    if same and len(content) == len(message.content):
+        return message  # every block kept as it was: no copy (bench/request_build.py)
     return msgspec.structs.replace(message, content=content)
 
 

@@ -81,7 +81,8 @@ def _spelled_like_javascript(value: float) -> bool:
 
 
 _UNSET = msgspec.UNSET
-_PLAIN = frozenset({str, int, bool, type(None), type(_UNSET)})
+_PLAIN = frozenset({str, int, bool, bytes, type(None), type(_UNSET)})
+"""Types msgspec writes as ``JSON.stringify`` would (bytes as base64 text, as the AWS SDK sends them)."""
 _PLAIN_KEYS: set[str] = set()
 """Object keys seen that are not array indexes: ``issuperset`` checks a dict's keys against
 it in one C call. Payload keys come from a small vocabulary (plus tool argument names)."""
