@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Per-call request building for each API, us vs Pi 0.85, in one run.
 
-    .venv/bin/python bench/request_build.py [--apis a,b] [--reps 5] [--calls 20] [--json] [--profile API]
+    .venv/bin/python bench/request_build.py [--apis a,b] [--reps 5] [--calls 20] [--messages 2000]
+        [--json] [--profile API]
 
 Scenario (identical on both sides): the coding agent resumed a 2,000-message transcript
 (user prompts, some with an image; assistant turns with thinking, text and tool calls; tool
@@ -24,7 +25,9 @@ as in a live session. Before timing, both sides' bodies are compared byte for by
 Pi runs in one long-lived Node 22 process (``request_build_pi.mjs``) with pi-ai and
 pi-coding-agent 0.85 from ``$PI_ORACLE_HOME``; the two sides alternate in batches of
 ``--calls`` calls, ``--reps`` times per API, after a warm-up batch, and the report gives the
-median per call of each side, their ratio, and the load average.
+median per call of each side, their ratio, and the load average. In parentheses: the same
+without step 1 (steps 2-4 only), since Pi's deep copy there is work ours does not do.
+``--profile API`` runs cProfile over our side of one API instead.
 """
 
 from __future__ import annotations
@@ -212,8 +215,8 @@ def _assistant(
     return message, calls
 
 
-def transcript(api: str, seed: int = 23) -> list[dict[str, Any]]:
-    """The ``TRANSCRIPT``-message history of ``api``'s model (Pi's JSON)."""
+def transcript(api: str, size: int = TRANSCRIPT, seed: int = 23) -> list[dict[str, Any]]:
+    """The ``size``-message history of ``api``'s model (Pi's JSON)."""
     spec = APIS[api]
     provider, model_id = spec[0], spec[1]
     rng = random.Random(seed)
@@ -221,7 +224,7 @@ def transcript(api: str, seed: int = 23) -> list[dict[str, Any]]:
     clock = 1_767_225_600_000
     out: list[dict[str, Any]] = [{"role": "compactionSummary", "summary": "## Goal\n" + words(1500, 3000),
                                   "tokensBefore": 150_000, "timestamp": clock}]
-    while len(out) < TRANSCRIPT:
+    while len(out) < size:
         index = len(out)
         clock += 1000
         prompt: dict[str, Any] = {"role": "user", "content": [{"type": "text", "text": words(40, 600)}], "timestamp": clock}
@@ -254,20 +257,20 @@ def transcript(api: str, seed: int = 23) -> list[dict[str, Any]]:
         if len(out) % 401 < 4:
             out.append({"role": "branchSummary", "summary": "Tried another approach: " + words(200, 800),
                         "fromId": rng.randbytes(4).hex(), "timestamp": clock})
-    return out[:TRANSCRIPT]
+    return out[:size]
 
 
 NEXT_TURN = {"role": "user", "content": [{"type": "text", "text": "Now run the tests again and fix what fails."}],
              "timestamp": 1_767_300_000_000}
 
 
-def scenario(apis: list[str]) -> dict[str, Any]:
+def scenario(apis: list[str], size: int = TRANSCRIPT) -> dict[str, Any]:
     return {
         "systemPrompt": SYSTEM_PROMPT,
         "tools": TOOLS,
         "nextTurn": NEXT_TURN,
         "env": ENV,
-        "apis": {api: {"provider": APIS[api][0], "model": APIS[api][1], "transcript": transcript(api),
+        "apis": {api: {"provider": APIS[api][0], "model": APIS[api][1], "transcript": transcript(api, size),
                        "options": _options(api)} for api in apis},
     }
 
@@ -294,6 +297,7 @@ class Ours:
         self.history: list[AgentMessage] = [agent_message_from_dict(m) for m in spec["transcript"]]
         self.tools = [Tool(name=t["name"], description=t["description"], parameters=t["parameters"]) for t in TOOLS]
         self.runner = ExtensionRunner([], "/home/dev/project")
+        self.transform_s = 0.0
         raw = spec["options"]
         self.options = dict(api_key=raw["apiKey"], reasoning=raw["reasoning"], session_id=raw["sessionId"],
                             max_retries=raw["maxRetries"])
@@ -315,6 +319,7 @@ class Ours:
         messages = [*self.history, agent_message_from_dict(NEXT_TURN)]
         start = time.perf_counter()
         transformed = await self._transform_context(messages)
+        self.transform_s = time.perf_counter() - start
         context = Context(system_prompt=SYSTEM_PROMPT, messages=convert_to_llm(transformed), tools=self.tools)
         stream = registry_stream_simple(self.model, context, SimpleStreamOptions(**self.options, on_payload=on_payload))
         final = await stream.result()
@@ -322,8 +327,13 @@ class Ours:
             raise RuntimeError(f"no payload: {final.error_message}")
         return captured[1] - start, captured[0]
 
-    async def time_calls(self, n: int) -> list[float]:
-        return [(await self.build_once())[0] * 1000 for _ in range(n)]
+    async def time_calls(self, n: int) -> tuple[list[float], list[float]]:
+        """Per-call times (ms) of the whole build and of its ``transform_context`` step."""
+        totals, transforms = [], []
+        for _ in range(n):
+            totals.append((await self.build_once())[0] * 1000)
+            transforms.append(self.transform_s * 1000)
+        return totals, transforms
 
 
 class Pi:
@@ -363,16 +373,16 @@ def _first_difference(a: bytes, b: bytes) -> str:
     return f"at byte {at} of {len(a)}/{len(b)}: ours {a[max(0, at - 80):at + 80]!r}\n pi {b[max(0, at - 80):at + 80]!r}"
 
 
-def run(apis: list[str], reps: int, calls: int, profile: str | None) -> dict[str, Any]:
+def run(apis: list[str], reps: int, calls: int, profile: str | None, size: int = TRANSCRIPT) -> dict[str, Any]:
     for name, value in ENV.items():
         os.environ.setdefault(name, value)
-    data = scenario(apis)
+    data = scenario(apis, size)
     ours = {api: Ours(api, data) for api in apis}
     if profile:
         _profile(ours[profile], calls * reps)
         return {}
     pi = Pi(data) if NODE.exists() else None
-    report: dict[str, Any] = {"transcript": TRANSCRIPT, "reps": reps, "calls": calls, "apis": {}}
+    report: dict[str, Any] = {"transcript": size, "reps": reps, "calls": calls, "apis": {}}
     loop = asyncio.new_event_loop()
     try:
         for api in apis:
@@ -385,15 +395,19 @@ def run(apis: list[str], reps: int, calls: int, profile: str | None) -> dict[str
                     entry["difference"] = _first_difference(body, theirs)
             report["apis"][api] = entry
         report["loadBefore"] = os.getloadavg()
-        samples: dict[str, dict[str, list[float]]] = {api: {"python": [], "pi": []} for api in apis}
+        samples: dict[str, dict[str, list[float]]] = {
+            api: {"python": [], "pi": [], "pythonCore": [], "piCore": []} for api in apis
+        }
         for rep in range(reps + 1):  # the first round warms both up
             for api in apis:
                 gc.collect()
-                mine = loop.run_until_complete(ours[api].time_calls(calls))
-                theirs_ms = pi.ask(cmd="time", api=api, n=calls)["ms"] if pi is not None else []
+                mine, mine_transform = loop.run_until_complete(ours[api].time_calls(calls))
+                theirs = pi.ask(cmd="time", api=api, n=calls) if pi is not None else {"ms": [], "transformMs": []}
                 if rep:
                     samples[api]["python"] += mine
-                    samples[api]["pi"] += theirs_ms
+                    samples[api]["pythonCore"] += [a - b for a, b in zip(mine, mine_transform, strict=True)]
+                    samples[api]["pi"] += theirs["ms"]
+                    samples[api]["piCore"] += [a - b for a, b in zip(theirs["ms"], theirs["transformMs"], strict=True)]
         report["loadAfter"] = os.getloadavg()
     finally:
         loop.close()
@@ -402,9 +416,12 @@ def run(apis: list[str], reps: int, calls: int, profile: str | None) -> dict[str
     for api in apis:
         entry = report["apis"][api]
         entry["pythonMs"] = statistics.median(samples[api]["python"])
+        entry["pythonCoreMs"] = statistics.median(samples[api]["pythonCore"])
         if pi is not None:
             entry["piMs"] = statistics.median(samples[api]["pi"])
+            entry["piCoreMs"] = statistics.median(samples[api]["piCore"])
             entry["ratio"] = entry["pythonMs"] / entry["piMs"]
+            entry["coreRatio"] = entry["pythonCoreMs"] / entry["piCoreMs"]
     return report
 
 
@@ -427,22 +444,25 @@ def main() -> int:
     parser.add_argument("--apis", default=",".join(DEFAULT_APIS))
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--calls", type=int, default=20)
+    parser.add_argument("--messages", type=int, default=TRANSCRIPT, help="transcript length")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--profile", help="cProfile our side of this API instead of comparing")
     args = parser.parse_args()
     apis = [api for api in args.apis.split(",") if api]
-    report = run(apis, args.reps, args.calls, args.profile)
+    report = run(apis, args.reps, args.calls, args.profile, args.messages)
     if args.profile:
         return 0
     if args.json:
         print(json.dumps(report, indent=2))
     else:
-        print(f"request building: {TRANSCRIPT}-message transcript + 1 turn, {args.reps} x {args.calls} calls per side "
+        print(f"request building: {args.messages}-message transcript + 1 turn, {args.reps} x {args.calls} calls per side "
               f"and API (interleaved), load {report['loadBefore'][0]:.2f} -> {report['loadAfter'][0]:.2f}")
+        print("  (without step 1, transform_context, in parentheses: Pi deep-copies the transcript there)")
         for api, entry in report["apis"].items():
-            line = f"  {api:26} python {entry['pythonMs']:8.2f} ms"
+            line = f"  {api:24} python {entry['pythonMs']:6.1f} ({entry['pythonCoreMs']:5.1f}) ms"
             if "piMs" in entry:
-                line += f" | pi {entry['piMs']:8.2f} ms | ratio {entry['ratio']:.2f} | body {entry['bodyBytes']} B"
+                line += (f" | pi {entry['piMs']:6.1f} ({entry['piCoreMs']:5.1f}) ms"
+                         f" | ratio {entry['ratio']:.2f} ({entry['coreRatio']:.2f}) | body {entry['bodyBytes']} B")
                 line += " same" if entry["sameBody"] else " DIFFERENT"
             print(line)
             if "difference" in entry:

@@ -2,7 +2,7 @@
 //   node request_build_pi.mjs <pi node_modules dir> <scenario.json>
 // Reads commands on stdin, one JSON object per line, answers one JSON line each:
 //   {"cmd": "body", "api": A}            -> {"body": the request body text of one call}
-//   {"cmd": "time", "api": A, "n": N}    -> {"ms": [N per-call times]}
+//   {"cmd": "time", "api": A, "n": N}    -> {"ms": [N per-call times], "transformMs": [N times of step 1]}
 //   {"cmd": "quit"}
 // One call = the coding agent's transformContext (the extension runner's emitContext, as Pi's
 // AgentSession installs it even without extensions) + convertToLlm + streamSimple up to the
@@ -35,7 +35,7 @@ for (const [api, spec] of Object.entries(scenario.apis)) {
 
 class Stop extends Error {}
 
-/** One request build; resolves to [ms, body]. */
+/** One request build; resolves to [ms, body, ms spent in transformContext]. */
 async function buildOnce(spec) {
 	const messages = [...spec.history, { ...scenario.nextTurn }];
 	let done;
@@ -44,13 +44,14 @@ async function buildOnce(spec) {
 	});
 	const start = performance.now();
 	const transformed = await runner.emitContext(messages);
+	const transformMs = performance.now() - start;
 	const llmMessages = agentPkg.convertToLlm(transformed);
 	const context = { systemPrompt: scenario.systemPrompt, messages: llmMessages, tools: scenario.tools };
 	const stream = compat.streamSimple(spec.model, context, {
 		...spec.options,
 		onPayload: (payload) => {
 			const body = JSON.stringify(payload);
-			done([performance.now() - start, body]);
+			done([performance.now() - start, body, transformMs]);
 			throw new Stop("captured");
 		},
 	});
@@ -71,8 +72,13 @@ for await (const line of lines) {
 		write({ body: (await buildOnce(spec))[1] });
 	} else {
 		const ms = [];
-		for (let i = 0; i < command.n; i++) ms.push((await buildOnce(spec))[0]);
-		write({ ms });
+		const transformMs = [];
+		for (let i = 0; i < command.n; i++) {
+			const [total, , transform] = await buildOnce(spec);
+			ms.push(total);
+			transformMs.push(transform);
+		}
+		write({ ms, transformMs });
 	}
 }
 process.exit(0);
