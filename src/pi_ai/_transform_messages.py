@@ -66,23 +66,12 @@ def _downgrade_images(messages: Sequence[Message], model: Model) -> list[Message
         return list(messages)
     out: list[Message] = []
     for message in messages:
-        content = message.content
-        if isinstance(content, str) or not any(type(block) is ImageContent for block in content):
+        content = message.content if isinstance(message, UserMessage | ToolResultMessage) else None
+        if content is None or isinstance(content, str) or not any(isinstance(b, ImageContent) for b in content):
             out.append(message)  # nothing to replace: the message itself, not a copy
-        elif isinstance(message, UserMessage):
-            out.append(
-                msgspec.structs.replace(
-                    message, content=_without_images(message.content, USER_IMAGE_PLACEHOLDER)
-                )
-            )
-        elif isinstance(message, ToolResultMessage):
-            out.append(
-                msgspec.structs.replace(
-                    message, content=_without_images(message.content, TOOL_IMAGE_PLACEHOLDER)
-                )
-            )
-        else:
-            out.append(message)
+            continue
+        placeholder = USER_IMAGE_PLACEHOLDER if isinstance(message, UserMessage) else TOOL_IMAGE_PLACEHOLDER
+        out.append(msgspec.structs.replace(message, content=_without_images(content, placeholder)))
     return out
 
 
