@@ -131,43 +131,47 @@ def _json(value: object) -> str:
     return encode(value).decode()
 
 
+def _block_text(block: TextContent | ImageContent) -> str:
+    return block.text if isinstance(block, TextContent) else f"[image:{block.mime_type}:{len(block.data)}]"
+
+
 def _user_content_text(content: str | Sequence[TextContent | ImageContent]) -> str:
     if isinstance(content, str):
         return content
-    return "\n".join(
-        block.text if isinstance(block, TextContent) else f"[image:{block.mime_type}:{len(block.data)}]"
-        for block in content
-    )
+    return "\n".join(map(_block_text, content))
+
+
+def _assistant_block_text(block: FauxBlock) -> str:
+    if isinstance(block, TextContent):
+        return block.text
+    if isinstance(block, ThinkingContent):
+        return block.thinking
+    return f"{block.name}:{_json(block.arguments)}"
 
 
 def _assistant_text(content: Sequence[FauxBlock]) -> str:
-    parts = []
-    for block in content:
-        if isinstance(block, TextContent):
-            parts.append(block.text)
-        elif isinstance(block, ThinkingContent):
-            parts.append(block.thinking)
-        else:
-            parts.append(f"{block.name}:{_json(block.arguments)}")
-    return "\n".join(parts)
+    return "\n".join(map(_assistant_block_text, content))
 
 
 def _message_text(message: Message) -> str:
     if isinstance(message, UserMessage):
-        return _user_content_text(message.content)
+        return f"user:{_user_content_text(message.content)}"
     if isinstance(message, AssistantMessage):
-        return _assistant_text(message.content)
-    return "\n".join([message.tool_name, *(_user_content_text([block]) for block in message.content)])
+        return f"assistant:{_assistant_text(message.content)}"
+    return "\n".join([f"{message.role}:{message.tool_name}", *map(_block_text, message.content)])
 
 
 def _serialize_context(context: Context) -> str:
-    parts = []
-    if context.system_prompt:
-        parts.append(f"system:{context.system_prompt}")
-    parts.extend(f"{message.role}:{_message_text(message)}" for message in context.messages)
+    # The whole transcript again on every call (bench/agent_loop.py's live figure): map over
+    # one function per message, no generator of f-strings around it.
+    parts = [f"system:{context.system_prompt}"] if context.system_prompt else []
+    parts += map(_message_text, context.messages)
     if context.tools:
         parts.append(f"tools:{_json(context.tools)}")
     return "\n\n".join(parts)
+
+
+_PREFIX_BLOCK = 4096
 
 
 def _common_prefix_units(a: str, b: str) -> int:
@@ -182,7 +186,12 @@ def _common_prefix_units(a: str, b: str) -> int:
             units += 1
         return units
     limit = min(len(a), len(b))
-    return next((index for index in range(limit) if a[index] != b[index]), limit)
+    # Whole blocks compared in C first: the prompts of one session share megabytes.
+    start = 0
+    while start < limit and a[start : start + _PREFIX_BLOCK] == b[start : start + _PREFIX_BLOCK]:
+        start += _PREFIX_BLOCK
+    end = min(start + _PREFIX_BLOCK, limit)
+    return next((index for index in range(start, end) if a[index] != b[index]), end)
 
 
 def _estimate_usage(
