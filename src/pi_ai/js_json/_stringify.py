@@ -11,8 +11,8 @@ else byte for byte as ``JSON.stringify`` does (compact separators, non-ASCII kep
 escapes), so only the floats it spells differently are rewritten. One more difference is
 key order: a JavaScript object lists its array-index keys (``"0"`` .. ``"4294967294"``) first,
 in ascending numeric order, then the other keys in insertion order. A dict with such a key is
-rare, so it is found while walking the value (``scan_value``) and only then written again in
-JavaScript's order.
+rare, so it is found while walking the value (``scan_value``; in the text of the objects the
+walk cannot see into) and only then written again in JavaScript's order.
 """
 
 from __future__ import annotations
@@ -98,6 +98,9 @@ class Scan(NamedTuple):
     """A dict key that may be a JavaScript array index (``"0"``..): JavaScript lists those first."""
     flagged: bool
     """A struct whose instance attribute ``flag`` is ``True``."""
+    opaque: bool
+    """An object the walk cannot see into (one ``enc_hook`` or msgspec itself encodes): its
+    text is searched for array-index keys instead."""
 
 
 def _has_index_key(mapping: Mapping[Any, Any]) -> bool:
@@ -122,7 +125,7 @@ def scan_value(value: Any, flag: str | None = None) -> Scan:
     astuple = msgspec.structs.astuple
     plain = _PLAIN
     plain_keys = _PLAIN_KEYS.issuperset
-    mend = index_keys = flagged = False
+    mend = index_keys = flagged = opaque = False
     while stack:
         item = pop()
         kind = type(item)
@@ -148,10 +151,13 @@ def scan_value(value: Any, flag: str | None = None) -> Scan:
         elif isinstance(item, list | tuple):
             push(item)
         elif not isinstance(item, str | int):  # str and int subclasses (enums) are safe
-            mend = True
-    return Scan(mend, index_keys, flagged)
+            mend = opaque = True
+    return Scan(mend, index_keys, flagged, opaque)
 
 
+_INDEX_KEY = re.compile(rb'[{,]"(?:0|[1-9][0-9]{0,9})":')
+"""An object key that may be an array index. A ``"`` inside a string is always escaped, so
+this finds keys (and nothing else)."""
 _MAX_INDEX = 2**32 - 2
 
 
@@ -212,7 +218,7 @@ class JsEncoder:
             return _write(plain, 0, 0).encode("utf-8", "surrogatepass")
         if scan is None:
             scan = scan_value(value)
-        if scan.index_keys:
+        if scan.index_keys or (scan.opaque and _INDEX_KEY.search(data) is not None):
             return _write(msgspec.to_builtins(value, enc_hook=self._enc_hook), 0, 0).encode()
         return mend_numbers(data) if scan.mend else data
 
