@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from msgspec import inspect as msgspec_inspect
 
 from pi_ai._messages import ABSENT_COUNT, Message, Usage, UsageCost, _AbsentCount
-from pi_ai.js_json import JsEncoder
+from pi_ai.js_json import JsEncoder, scan_value
 
 T = TypeVar("T")
 
@@ -120,9 +120,10 @@ def message_from_dict(value: Any) -> Message:
 
 def encode(value: Any) -> bytes:
     """Compact JSON as ``JSON.stringify`` writes it (``pi_ai.js_json``), unknown keys read earlier included."""
-    if _carries_extras(value):
+    scan = scan_value(value, _HAS_EXTRA)
+    if scan.flagged:
         return _ENCODER.encode(to_builtins(value))
-    return _ENCODER.encode(value)
+    return _ENCODER.encode(value, scan=scan)
 
 
 def to_builtins(value: Any) -> Any:

@@ -66,20 +66,12 @@ def _downgrade_images(messages: Sequence[Message], model: Model) -> list[Message
         return list(messages)
     out: list[Message] = []
     for message in messages:
-        if isinstance(message, UserMessage) and not isinstance(message.content, str):
-            out.append(
-                msgspec.structs.replace(
-                    message, content=_without_images(message.content, USER_IMAGE_PLACEHOLDER)
-                )
-            )
-        elif isinstance(message, ToolResultMessage):
-            out.append(
-                msgspec.structs.replace(
-                    message, content=_without_images(message.content, TOOL_IMAGE_PLACEHOLDER)
-                )
-            )
-        else:
-            out.append(message)
+        content = message.content if isinstance(message, UserMessage | ToolResultMessage) else None
+        if content is None or isinstance(content, str) or not any(isinstance(b, ImageContent) for b in content):
+            out.append(message)  # nothing to replace: the message itself, not a copy
+            continue
+        placeholder = USER_IMAGE_PLACEHOLDER if isinstance(message, UserMessage) else TOOL_IMAGE_PLACEHOLDER
+        out.append(msgspec.structs.replace(message, content=_without_images(content, placeholder)))
     return out
 
 
@@ -119,6 +111,8 @@ def _transform_assistant(
                     renamed[call.id] = new_id
                     call = msgspec.structs.replace(call, id=new_id)
             content.append(call)
+    if same and len(content) == len(message.content):
+        return message  # every block kept as it was: no copy (bench/request_build.py)
     return msgspec.structs.replace(message, content=content)
 
 

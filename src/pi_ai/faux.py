@@ -131,43 +131,65 @@ def _json(value: object) -> str:
     return encode(value).decode()
 
 
+def _block_text(block: TextContent | ImageContent) -> str:
+    return block.text if isinstance(block, TextContent) else f"[image:{block.mime_type}:{len(block.data)}]"
+
+
 def _user_content_text(content: str | Sequence[TextContent | ImageContent]) -> str:
     if isinstance(content, str):
         return content
-    return "\n".join(
-        block.text if isinstance(block, TextContent) else f"[image:{block.mime_type}:{len(block.data)}]"
-        for block in content
-    )
+    return "\n".join(map(_block_text, content))
+
+
+def _assistant_block_text(block: FauxBlock) -> str:
+    if isinstance(block, TextContent):
+        return block.text
+    if isinstance(block, ThinkingContent):
+        return block.thinking
+    return f"{block.name}:{_json(block.arguments)}"
 
 
 def _assistant_text(content: Sequence[FauxBlock]) -> str:
-    parts = []
-    for block in content:
-        if isinstance(block, TextContent):
-            parts.append(block.text)
-        elif isinstance(block, ThinkingContent):
-            parts.append(block.thinking)
-        else:
-            parts.append(f"{block.name}:{_json(block.arguments)}")
-    return "\n".join(parts)
+    return "\n".join(map(_assistant_block_text, content))
 
 
 def _message_text(message: Message) -> str:
     if isinstance(message, UserMessage):
-        return _user_content_text(message.content)
+        return f"user:{_user_content_text(message.content)}"
     if isinstance(message, AssistantMessage):
-        return _assistant_text(message.content)
-    return "\n".join([message.tool_name, *(_user_content_text([block]) for block in message.content)])
+        return f"assistant:{_assistant_text(message.content)}"
+    return "\n".join([f"{message.role}:{message.tool_name}", *map(_block_text, message.content)])
 
 
-def _serialize_context(context: Context) -> str:
-    parts = []
-    if context.system_prompt:
-        parts.append(f"system:{context.system_prompt}")
-    parts.extend(f"{message.role}:{_message_text(message)}" for message in context.messages)
-    if context.tools:
-        parts.append(f"tools:{_json(context.tools)}")
-    return "\n\n".join(parts)
+class _ContextText:
+    """Pi's ``serializeContext``, remembering each message's text by the message object.
+
+    A session sends the same message objects again on every call, and serializing a long
+    transcript in Python on every call was most of a live faux turn (``bench/agent_loop.py``:
+    1.8x Pi's per turn before, with 2,000 messages). Messages in a transcript are not changed
+    in place (changes make copies), so the object decides; only the last context's messages
+    are kept.
+    """
+
+    def __init__(self) -> None:
+        self._texts: dict[int, tuple[Message, str]] = {}
+
+    def __call__(self, context: Context) -> str:
+        previous = self._texts
+        current: dict[int, tuple[Message, str]] = {}
+        parts = [f"system:{context.system_prompt}"] if context.system_prompt else []
+        for message in context.messages:
+            known = previous.get(id(message))
+            text = known[1] if known is not None and known[0] is message else _message_text(message)
+            current[id(message)] = (message, text)
+            parts.append(text)
+        self._texts = current
+        if context.tools:
+            parts.append(f"tools:{_json(context.tools)}")
+        return "\n\n".join(parts)
+
+
+_PREFIX_BLOCK = 4096
 
 
 def _common_prefix_units(a: str, b: str) -> int:
@@ -182,13 +204,22 @@ def _common_prefix_units(a: str, b: str) -> int:
             units += 1
         return units
     limit = min(len(a), len(b))
-    return next((index for index in range(limit) if a[index] != b[index]), limit)
+    # Whole blocks compared in C first: the prompts of one session share megabytes.
+    start = 0
+    while start < limit and a[start : start + _PREFIX_BLOCK] == b[start : start + _PREFIX_BLOCK]:
+        start += _PREFIX_BLOCK
+    end = min(start + _PREFIX_BLOCK, limit)
+    return next((index for index in range(start, end) if a[index] != b[index]), end)
 
 
 def _estimate_usage(
-    content: Sequence[FauxBlock], context: Context, options: StreamOptions | None, cache: dict[str, str]
+    content: Sequence[FauxBlock],
+    context: Context,
+    options: StreamOptions | None,
+    cache: dict[str, str],
+    serialize: _ContextText,
 ) -> Usage:
-    prompt = _serialize_context(context)
+    prompt = serialize(context)
     prompt_tokens = _tokens(prompt)
     output = _tokens(_assistant_text(content))
     input_tokens, cache_read, cache_write = prompt_tokens, 0, 0
@@ -235,6 +266,7 @@ class FauxProvider:
         self._min_tokens, self._max_tokens = token_size
         self._pending: list[FauxResponse] = []
         self._prompt_cache: dict[str, str] = {}
+        self._context_text = _ContextText()
 
     def get_model(self, model_id: str | None = None) -> Model:
         if model_id is None:
@@ -272,7 +304,7 @@ class FauxProvider:
                     await maybe
             if step is None:
                 message = self._error_message(model, "No more faux responses queued")
-                message.usage = _estimate_usage([], context, options, self._prompt_cache)
+                message.usage = _estimate_usage([], context, options, self._prompt_cache, self._context_text)
                 stream.push(ErrorEvent(reason="error", error=message))
                 return
             try:
@@ -281,7 +313,9 @@ class FauxProvider:
                     built = await built
                 message = copy.deepcopy(built)
                 message.api, message.provider, message.model = self.api, self.provider, model.id
-                message.usage = _estimate_usage(message.content, context, options, self._prompt_cache)
+                message.usage = _estimate_usage(
+                    message.content, context, options, self._prompt_cache, self._context_text
+                )
                 await self._stream_blocks(stream, message, signal)
             except Exception as exc:
                 stream.push(ErrorEvent(reason="error", error=self._error_message(model, str(exc))))

@@ -9,6 +9,7 @@ every part is rebuilt with the SDK's key order.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -39,6 +40,7 @@ _JSON_SCHEMA_META_KEYS = frozenset(
 )
 
 
+@functools.cache
 def gemini_major_version(model_id: str) -> int | None:
     match = _GEMINI_MAJOR.match(model_id.lower())
     return int(match.group(1)) if match else None
@@ -61,8 +63,12 @@ def supports_strict_tool_sampling(model_id: str) -> bool:
     return major is not None and major >= 3
 
 
+@functools.lru_cache(maxsize=8192)
 def _valid_signature(signature: str | None) -> bool:
-    """Thought signatures are bytes on Google's side: only well-formed base64 may be replayed."""
+    """Thought signatures are bytes on Google's side: only well-formed base64 may be replayed.
+
+    Remembered: every request checks the signatures of the whole history again, and the same
+    string objects (whose hash Python keeps) come back each time (``bench/request_build.py``)."""
     return (
         bool(signature)
         and len(signature or "") % 4 == 0

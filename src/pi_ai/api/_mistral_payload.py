@@ -47,14 +47,17 @@ _CHUNK_RENAMES = (
 )
 
 
+_NOT_ALPHANUMERIC = re.compile(r"[^a-zA-Z0-9]")
+
+
 def derive_tool_call_id(value: str, attempt: int) -> str:
     """Mistral wants nine alphanumerics: the id itself when it is that, else a hash of it."""
-    normalized = re.sub(r"[^a-zA-Z0-9]", "", value)
+    normalized = _NOT_ALPHANUMERIC.sub("", value)
     if attempt == 0 and len(normalized) == TOOL_CALL_ID_LENGTH:
         return normalized
     seed_base = normalized or value
     seed = seed_base if attempt == 0 else f"{seed_base}:{attempt}"
-    return re.sub(r"[^a-zA-Z0-9]", "", short_hash(seed))[:TOOL_CALL_ID_LENGTH]
+    return _NOT_ALPHANUMERIC.sub("", short_hash(seed))[:TOOL_CALL_ID_LENGTH]
 
 
 def _id_normalizer() -> Callable[[str], str]:

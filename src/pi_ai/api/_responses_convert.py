@@ -10,7 +10,6 @@ id it was streamed with (``TextContent.text_signature``), and tool calls carry
 from __future__ import annotations
 
 import dataclasses
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -31,7 +30,7 @@ from pi_ai._text import content_text
 from pi_ai._transform_messages import transform_messages
 from pi_ai.api._common import sanitize_surrogates, short_hash
 from pi_ai.api._constrained import grammar_tool_input, resolve_grammar, resolve_strict, tool_parameters
-from pi_ai.js_json import stringify
+from pi_ai.js_json import parse, stringify
 
 OPENAI_TOOL_CALL_PROVIDERS = frozenset({"openai", "openai-codex", "opencode"})
 """Providers whose Responses backends accept ``call_id|fc_item`` pairs on replay."""
@@ -83,7 +82,7 @@ def _parse_text_signature(signature: str | None) -> tuple[str, str | None] | Non
         return None
     if signature.startswith("{"):
         try:
-            parsed = json.loads(signature)
+            parsed = parse(signature)
         except ValueError:
             parsed = None
         version = parsed.get("v") if isinstance(parsed, dict) else None
@@ -124,7 +123,7 @@ def _tool_result_output(
 def _parse_reasoning_item(signature: str) -> Any:
     """The stored reasoning item. A signature that is not JSON fails the request, as in Pi."""
     try:
-        return json.loads(signature)
+        return parse(signature)
     except ValueError:
         raise ValueError(
             f"Unexpected token in reasoning signature, {signature[:32]!r} is not valid JSON"

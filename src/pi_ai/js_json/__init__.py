@@ -9,7 +9,8 @@ knows those rules; the adapters, the agent, the tools and the session writer all
   they are written back as JavaScript writes them; ``JsonParseError`` carries V8's message.
   ``decoder()`` is its bare fast path for hot loops.
 - ``stringify(value, indent)`` / ``JsEncoder``: ``JSON.stringify`` text (``3`` not ``3.0``,
-  ``0.000015``, ``1e+21``, escaped unpaired surrogates).
+  ``0.000015``, ``1e+21``, escaped unpaired surrogates); ``scan_value`` is the walk that
+  tells whether msgspec's text needs mending.
 - ``js_number(n)`` / ``js_text(value)`` / ``js_field(mapping, key)``: ``String(...)``;
   ``js_trim(text)``: ``text.trim()``.
 - ``utf16_len`` / ``utf16_prefix`` / ``utf16_sort_key``: ``length``, ``slice(0, n)``, ``sort()``.
@@ -21,11 +22,13 @@ from pi_ai.js_json._parse import JsonParseError, decoder, js_number_value, parse
 from pi_ai.js_json._stringify import (
     JS_WHITESPACE,
     JsEncoder,
+    Scan,
     js_field,
     js_number,
     js_text,
     js_trim,
     mend_numbers,
+    scan_value,
     stringify,
 )
 from pi_ai.js_json._utf16 import utf16_len, utf16_prefix, utf16_sort_key
@@ -34,6 +37,7 @@ __all__ = [
     "JS_WHITESPACE",
     "JsEncoder",
     "JsonParseError",
+    "Scan",
     "decoder",
     "js_field",
     "js_number",
@@ -42,6 +46,7 @@ __all__ = [
     "js_trim",
     "mend_numbers",
     "parse",
+    "scan_value",
     "stringify",
     "utf16_len",
     "utf16_prefix",

@@ -23,12 +23,28 @@ def test_bench_runs_on_a_small_session() -> None:
         command.append("--skip-pi")
     completed = subprocess.run(command, capture_output=True, text=True, check=False, timeout=120, cwd=REPO)
     assert completed.returncode == 0, completed.stderr[-2000:]
-    result = json.loads(completed.stdout)
-    assert result["session"]["entries"] >= 400
-    assert result["python"]["summary"]["messages"] > 0 and result["python"]["peak_rss_mb"] > 0
-    if "pi" in result:
-        assert result["same_context"] is True
-        assert result["wall_ratio"] > 0 and result["rss_ratio"] > 0
+    results = json.loads(completed.stdout)
+    assert set(results) == {"turns", "mixed"}
+    for result in results.values():
+        assert result["session"]["entries"] >= 400
+        assert result["python"]["summary"]["messages"] > 0 and result["python"]["peak_rss_mb"] > 0
+        if "pi" in result:
+            assert result["same_context"] is True
+            assert result["wall_ratio"] > 0 and result["rss_ratio"] > 0
+
+
+def test_request_build_bench_runs_and_bodies_match_pi() -> None:
+    """Every API's request body is byte-identical to Pi's for a short coding-agent transcript."""
+    command = [sys.executable, str(REPO / "bench" / "request_build.py"), "--messages", "80", "--reps", "1",
+               "--calls", "1", "--json"]
+    completed = subprocess.run(command, capture_output=True, text=True, check=False, timeout=300, cwd=REPO)
+    assert completed.returncode == 0, completed.stdout[-2000:] + completed.stderr[-2000:]
+    report = json.loads(completed.stdout)
+    assert len(report["apis"]) >= 4
+    for entry in report["apis"].values():
+        assert entry["bodyBytes"] > 0 and entry["pythonMs"] > 0
+        if runtime_installed():
+            assert entry["sameBody"] is True
 
 
 def test_append_bench_runs() -> None:
