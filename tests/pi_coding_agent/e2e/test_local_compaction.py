@@ -22,6 +22,7 @@ def _notes(part: int) -> str:
     return "Remember these facts for later.\n" + "\n".join(lines) + "\nReply with OK only."
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(900)
 def test_a_long_session_compacts_within_a_small_window(tmp_path: Path) -> None:
     require_runtime()

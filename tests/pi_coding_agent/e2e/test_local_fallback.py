@@ -16,6 +16,8 @@ import pytest
 from tests.pi_coding_agent.e2e._harness import OPENAI_MODEL, REPO, Sandbox, run_ours
 from tests.support.local_model import SMALL_MODEL, cache_env, model_file, require_runtime
 
+pytestmark = pytest.mark.slow
+
 ANNOUNCEMENT = "pi: no provider is configured, using the embedded model local/qwen2.5-coder-0.5b"
 
 

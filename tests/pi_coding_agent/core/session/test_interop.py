@@ -220,6 +220,7 @@ def _ours_in_process(request: dict[str, Any]) -> Any:
 
 
 # Each example costs one oracle process (Node start + Pi import, 1-6 s on a busy machine).
+@pytest.mark.slow
 @pytest.mark.timeout(600)
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(ops=OPS)

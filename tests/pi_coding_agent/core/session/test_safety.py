@@ -97,6 +97,7 @@ def test_sigkill_in_the_middle_of_appends_loses_no_acknowledged_entry(tmp_path: 
 KILLS = int(os.environ.get("PI_KILL_ROUNDS", "300"))
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(900)  # a bound on a hang: the harness has 600 s, Pi's read 300 s
 def test_hundreds_of_kills_lose_no_acknowledged_entry_and_pi_reads_every_survivor(tmp_path: Path) -> None:
     """``kill_harness``: SIGKILL at random moments of appends, ``KILLS`` times (more with

@@ -1,0 +1,30 @@
+"""What every test shares: the order tests start in, and the embedded model's threads per worker.
+
+Tests marked ``slow`` (a real model, a Ray cluster, hundreds of kills: tens of seconds each) are
+started first, in their collection order, so that with ``pytest -n 2`` the two workers share them
+and do not end with one of them alone at the tail of the run.
+
+Under xdist, each worker's embedded model (``pi_ai.api.local``, and ``pi`` processes started with
+``tests.support.local_model.cache_env()``) gets the CPUs divided by the number of workers
+(``PI_LOCAL_THREADS``; a value set by hand is kept): llama.cpp's threads wait for one another at
+every layer, so two workers that each start one thread per CPU slow each other down.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+SLOW = "slow"
+
+
+def pytest_configure() -> None:
+    workers = os.environ.get("PYTEST_XDIST_WORKER_COUNT", "")
+    if workers.isdigit() and int(workers) > 1:
+        cpus = len(os.sched_getaffinity(0))
+        os.environ.setdefault("PI_LOCAL_THREADS", str(max(1, cpus // int(workers))))
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    items.sort(key=lambda item: item.get_closest_marker(SLOW) is None)
