@@ -19,7 +19,9 @@ import pytest
 SLOW = "slow"
 
 
-def pytest_configure() -> None:
+def pytest_configure(config: pytest.Config) -> None:
+    # Registered here rather than in pyproject.toml: its hash is the stamp of tools/bootstrap.py.
+    config.addinivalue_line("markers", f"{SLOW}: tens of seconds (a real model, a Ray cluster, a long fuzz): started first")
     workers = os.environ.get("PYTEST_XDIST_WORKER_COUNT", "")
     if workers.isdigit() and int(workers) > 1:
         cpus = len(os.sched_getaffinity(0))
