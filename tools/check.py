@@ -38,7 +38,9 @@ def main() -> int:
         # into pi's own cache (~/.cache/pi-for-python/local), which CI keeps between runs.
         ("local models", [str(BIN / "python"), "-m", "pi_coding_agent.core.local_model", "setup", "smollm2-135m",
                           "qwen2.5-coder-0.5b"]),
-        ("pytest", [str(BIN / "python"), "-m", "pytest", "-n", "2", *pytest_args]),
+        # --durations: the 25 slowest tests close the report. Tests marked slow start first, and the
+        # Ray tests share one worker and its cluster (tests/conftest.py).
+        ("pytest", [str(BIN / "python"), "-m", "pytest", "-n", "2", "--durations=25", *pytest_args]),
     ]
     failed = [name for name, argv in steps if not _run(name, argv)]
     if failed:

@@ -15,6 +15,7 @@ import importlib
 import json
 import sys
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 # conformance_cmds, and the repository root for the test support the commands share (tests.support)
@@ -41,30 +42,47 @@ def _emit(value: Any) -> None:
     sys.stdout.write(deep_json.dumps(value) + "\n")
 
 
+def _module(subcommand: str) -> ModuleType | None:
+    """The subcommand's module, or ``None`` while it is not built yet."""
+    module_name, _ = SUBCOMMANDS[subcommand]
+    try:
+        return importlib.import_module(module_name)
+    except ModuleNotFoundError as error:
+        if error.name != module_name:
+            raise
+        return None
+
+
+def answer(subcommand: str, request: Any) -> tuple[int, Any]:
+    """(exit code, answer) for ``request`` in this process: what ``main`` returns and prints.
+
+    The tests run most cases through this (a process per case costs far more than the case);
+    a few per subcommand also go through the command line to show it answers the same.
+    """
+    module = _module(subcommand)
+    if module is None:
+        issue = SUBCOMMANDS[subcommand][1]
+        return NOT_BUILT_EXIT, {"error": {"name": "NotBuilt", "message": f"{subcommand} waits for issue #{issue}"}}
+    try:
+        return 0, module.run(request)
+    except module.Rejected as error:  # the implementation refused the input, as Pi would
+        return 1, {"error": {"name": error.name, "message": str(error)}}
+
+
 def main(argv: list[str]) -> int:
     if len(argv) != 1 or argv[0] not in SUBCOMMANDS:
         print(f"usage: conformance.py {{{','.join(SUBCOMMANDS)}}} < input.json", file=sys.stderr)
         return 2
-    module_name, issue = SUBCOMMANDS[argv[0]]
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as error:
-        if error.name != module_name:
-            raise
-        _emit({"error": {"name": "NotBuilt", "message": f"{argv[0]} waits for issue #{issue}"}})
-        return NOT_BUILT_EXIT
-    try:
-        request = json.load(sys.stdin)
-    except json.JSONDecodeError as error:
-        print(f"conformance: input is not JSON: {error}", file=sys.stderr)
-        return 2
-    try:
-        result = module.run(request)
-    except module.Rejected as error:  # the implementation refused the input, as Pi would
-        _emit({"error": {"name": error.name, "message": str(error)}})
-        return 1
+    request = None
+    if _module(argv[0]) is not None:
+        try:
+            request = json.load(sys.stdin)
+        except json.JSONDecodeError as error:
+            print(f"conformance: input is not JSON: {error}", file=sys.stderr)
+            return 2
+    code, result = answer(argv[0], request)
     _emit(result)
-    return 0
+    return code
 
 
 if __name__ == "__main__":

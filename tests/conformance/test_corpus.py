@@ -1,5 +1,8 @@
 """The real-world corpus (``../shared/corpus``) through ``tools/conformance.py``.
 
+The cases run in-process through its ``answer`` (what its command line prints); a few
+(``THROUGH_THE_COMMAND_LINE``) also go through the command line to show it answers the same.
+
 Each folder of the corpus holds cases for one oracle subcommand: ``NAME.json.gz`` is the
 input, ``NAME.out.json.gz`` the real Pi 0.85's answer. The folders run here are listed in
 ``FOLDERS`` (one line per folder; the stream folder is added the same way). Answers are read,
@@ -23,7 +26,7 @@ from typing import Any
 import pytest
 
 from tests.support import deep_json
-from tests.support.oracle import REPO, oracle_dir, run_conformance
+from tests.support.oracle import REPO, conformance_in_process, oracle_dir, run_conformance
 
 sys.path.insert(0, str(REPO / "tools"))
 from conformance import SUBCOMMANDS
@@ -71,6 +74,8 @@ def _cases() -> list[tuple[str, Path]]:
 
 
 CASES = _cases()
+THROUGH_THE_COMMAND_LINE = 2
+"""Cases per folder (the first, by name) that also run through the command line."""
 
 
 def _case_id(case: tuple[str, Path]) -> str:
@@ -116,11 +121,26 @@ def test_corpus_case_matches_pi(case: tuple[str, Path]) -> None:
     answer = path.with_name(path.name.removesuffix(".json.gz") + ".out.json.gz")
     expected = deep_json.loads(gzip.decompress(answer.read_bytes()))
     request = deep_json.loads(gzip.decompress(path.read_bytes()))
-    _, actual = run_conformance(subcommand, request, timeout=300)
+    _, actual = conformance_in_process(subcommand, request)
     normalize = _normalizer(subcommand)
     actual, expected = normalize(actual), normalize(expected)
     deliberate = DELIBERATE.get(_case_id(case))
     if deliberate is not None:
         actual, expected = deliberate[1](actual), deliberate[1](expected)
     difference = deep_json.first_difference(actual, expected)
+    assert difference is None, difference
+
+
+def _command_line_cases() -> list[tuple[str, Path]]:
+    return [case for folder in FOLDERS for case in [c for c in CASES if c[0] == folder][:THROUGH_THE_COMMAND_LINE]]
+
+
+@pytest.mark.parametrize("case", _command_line_cases(), ids=_case_id)
+def test_the_command_line_answers_the_same(case: tuple[str, Path]) -> None:
+    folder, path = case
+    subcommand = FOLDERS[folder]
+    request = deep_json.loads(gzip.decompress(path.read_bytes()))
+    normalize = _normalizer(subcommand)
+    command_line = normalize(run_conformance(subcommand, request, timeout=300)[1])
+    difference = deep_json.first_difference(command_line, normalize(conformance_in_process(subcommand, request)[1]))
     assert difference is None, difference

@@ -1,5 +1,9 @@
 """Every recorded oracle case, and every case of our own, through ``tools/conformance.py``.
 
+The cases run in-process through its ``answer`` (what its command line prints), each in a fresh
+state; the first cases of each subcommand also run through the command line itself
+(``THROUGH_THE_COMMAND_LINE``) to show it answers the same.
+
 Cases are ``<sub>/NAME.json`` with Pi's answer in ``NAME.out.json``: the shared ones in
 ``../shared/oracle/cases`` and ours in ``tests/conformance/cases`` (generated with the live
 oracle). A subcommand that is not built yet is an xfail naming the issue it waits for.
@@ -19,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.oracle import REPO, oracle_dir, run_conformance
+from tests.support.oracle import REPO, conformance_in_process, oracle_dir, run_conformance
 from tests.support.stream_shapes import comparable
 
 sys.path.insert(0, str(REPO / "tools"))
@@ -57,6 +61,19 @@ def _case_files() -> list[tuple[str, Path]]:
 
 
 CASES = _case_files()
+THROUGH_THE_COMMAND_LINE = 2
+"""Cases per subcommand and origin (the first, by name) that also run through the command line."""
+
+
+def _command_line_cases() -> list[tuple[str, Path]]:
+    seen: dict[tuple[str, Path], int] = {}
+    chosen = []
+    for sub, path in CASES:
+        key = (sub, path.parent.parent)
+        seen[key] = seen.get(key, 0) + 1
+        if seen[key] <= THROUGH_THE_COMMAND_LINE:
+            chosen.append((sub, path))
+    return chosen
 
 
 def _case_id(case: tuple[str, Path]) -> str:
@@ -85,7 +102,7 @@ def test_case_matches_pi(case: tuple[str, Path]) -> None:
     expected_path = path.with_name(path.stem + ".out.json")
     assert expected_path.exists(), f"{path} has no recorded answer {expected_path.name}"
     expected = json.loads(expected_path.read_text())
-    code, actual = run_conformance(sub, json.loads(path.read_text()))
+    code, actual = conformance_in_process(sub, json.loads(path.read_text()))
     if code == NOT_BUILT_EXIT:
         pytest.xfail(actual["error"]["message"])
     normalize = _normalizer(sub)
@@ -94,6 +111,21 @@ def test_case_matches_pi(case: tuple[str, Path]) -> None:
         assert normalize(actual) != normalize(expected), f"{key} no longer differs: {DELIBERATE[key]}"
         expected = comparable(expected, actual)
     assert normalize(actual) == normalize(expected)
+
+
+def test_some_cases_of_each_subcommand_go_through_the_command_line() -> None:
+    subcommands = {sub for sub, _ in CASES}
+    assert {sub for sub, _ in _command_line_cases()} == subcommands
+    assert len(_command_line_cases()) < len(CASES)
+
+
+@pytest.mark.parametrize("case", _command_line_cases(), ids=_case_id)
+def test_the_command_line_answers_the_same(case: tuple[str, Path]) -> None:
+    sub, path = case
+    request = json.loads(path.read_text())
+    normalize = _normalizer(sub)
+    (code, output), (in_process_code, in_process) = run_conformance(sub, request), conformance_in_process(sub, request)
+    assert (code, normalize(output)) == (in_process_code, normalize(in_process))
 
 
 def test_deliberate_cases_exist() -> None:

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from pi_agent import ToolArgumentsError, validate_arguments, validate_tool_arguments
 from pi_ai import Tool, ToolCall
 from pi_ai.js_json import js_number, stringify
-from tests.support.oracle import run_conformance, run_oracle
+from tests.support.oracle import conformance_in_process, run_oracle
 
 OBJECT = {"type": "object"}
 
@@ -180,7 +180,7 @@ def test_validation_matches_pi_on_generated_arguments(batch: list[dict[str, Any]
         "responses": [{"content": calls}, "done"],
     }
     code, expected = run_oracle("agent-events", request)
-    ours_code, ours = run_conformance("agent-events", request)
+    ours_code, ours = conformance_in_process("agent-events", request)
 
     def results(output: dict[str, Any]) -> list[Any]:
         return [m for m in output["finalMessages"] if m["role"] == "toolResult"]

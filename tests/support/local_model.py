@@ -2,11 +2,13 @@
 
 ``./test`` (tools/check.py) sets them up in pi's cache before pytest starts (CI keeps that cache);
 a test that finds them missing fails with the command that installs them. ``PI_LOCAL_CACHE`` is
-passed on so tests that give ``pi`` a throwaway ``HOME`` still use that cache.
+passed on so tests that give ``pi`` a throwaway ``HOME`` still use that cache, and
+``PI_LOCAL_THREADS`` when it is set (``tests/conftest.py`` sets it per xdist worker).
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -22,7 +24,8 @@ SMALL_MODEL = "qwen2.5-coder-0.5b"
 
 
 def cache_env() -> dict[str, str]:
-    return {"PI_LOCAL_CACHE": str(cache_root())}
+    threads = os.environ.get("PI_LOCAL_THREADS")
+    return {"PI_LOCAL_CACHE": str(cache_root()), **({"PI_LOCAL_THREADS": threads} if threads else {})}
 
 
 def require_runtime() -> Path:

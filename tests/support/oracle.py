@@ -99,3 +99,25 @@ def run_conformance(subcommand: str, request: Any, timeout: float = 120) -> tupl
             f"{completed.stderr.decode()[-3000:]}"
         ) from None
     return completed.returncode, output
+
+
+def conformance_in_process(subcommand: str, request: Any) -> tuple[int, Any]:
+    """What ``run_conformance`` answers, without a process per call: ``tools/conformance.py``'s
+    ``answer`` in this process, its output through the same JSON text, in a fresh state (Gemini's
+    process-wide tool-call counter restarts, as in a new process)."""
+    import itertools
+    import sys
+
+    from pi_ai.api import _google_stream
+
+    if str(REPO / "tools") not in sys.path:
+        sys.path.insert(0, str(REPO / "tools"))
+    from conformance import answer
+
+    counter = _google_stream._tool_call_counter
+    _google_stream._tool_call_counter = itertools.count(1)
+    try:
+        code, output = answer(subcommand, request)
+    finally:
+        _google_stream._tool_call_counter = counter
+    return code, deep_json.loads(deep_json.dumps(output))

@@ -16,7 +16,7 @@ from pi_ai import AssistantMessage, TextContent, ThinkingContent, Usage, UserMes
 from pi_ai._codec import to_builtins
 from pi_ai._messages import Message
 from tests.pi_ai.api.test_responses_google_properties import conversations
-from tests.support.oracle import REPO, require_live_oracle, run_conformance, run_oracle
+from tests.support.oracle import REPO, conformance_in_process, require_live_oracle, run_oracle
 
 sys.path.insert(0, str(REPO / "tools"))
 from conformance_cmds.payload import normalize
@@ -61,7 +61,7 @@ def _same_as_pi(api: str, messages: list[Message], target: Any, options: dict[st
         "options": options,
     }
     pi_code, pi = run_oracle("payload", request)
-    our_code, ours = run_conformance("payload", request)
+    our_code, ours = conformance_in_process("payload", request)
     assert (our_code, normalize(ours)) == (pi_code, normalize(pi))
 
 

@@ -16,11 +16,13 @@ import pytest
 from tests.pi_coding_agent.e2e._harness import OPENAI_MODEL, REPO, Sandbox, run_ours
 from tests.support.local_model import SMALL_MODEL, cache_env, model_file, require_runtime
 
+pytestmark = pytest.mark.slow
+
 ANNOUNCEMENT = "pi: no provider is configured, using the embedded model local/qwen2.5-coder-0.5b"
 
 
-def _offline_pi(tmp_path: Path, prompt: str) -> subprocess.CompletedProcess[str]:
-    """``./pi -p PROMPT`` from a fresh folder: no keys, no agent folder, no network."""
+def _offline_pi(tmp_path: Path, *prompts: str) -> subprocess.CompletedProcess[str]:
+    """``./pi -p PROMPT...`` from a fresh folder: no keys, no agent folder, no network."""
     require_runtime()
     model_file(SMALL_MODEL)
     work = tmp_path / "work"
@@ -32,28 +34,26 @@ def _offline_pi(tmp_path: Path, prompt: str) -> subprocess.CompletedProcess[str]
     }
     isolate = ["unshare", "--net"] if shutil.which("unshare") and os.geteuid() == 0 else []
     return subprocess.run(
-        [*isolate, str(REPO / "pi"), "-p", prompt], cwd=work, env=env, capture_output=True, text=True,
+        [*isolate, str(REPO / "pi"), "-p", *prompts], cwd=work, env=env, capture_output=True, text=True,
         timeout=900, check=False,
     )
 
 
 @pytest.mark.timeout(900)
-def test_a_fresh_machine_gets_an_answer_from_the_embedded_model(tmp_path: Path) -> None:
-    result = _offline_pi(tmp_path, "What is 2 + 3? Reply with the number only.")
+def test_a_fresh_machine_gets_a_tool_task_done_and_an_answer_from_the_embedded_model(tmp_path: Path) -> None:
+    """One run, two prompts (the second reuses the evaluated system prompt): the file is written,
+    and the printed answer (the last one's) is right."""
+    result = _offline_pi(
+        tmp_path, "Create a file named hello.txt whose only content is: hi", "What is 2 + 3? Reply with the number only."
+    )
     assert result.returncode == 0, result.stderr
+    assert (tmp_path / "work" / "hello.txt").read_text().strip() == "hi"
     assert [line for line in result.stderr.splitlines() if line.startswith("pi: no provider")] == [
         line for line in result.stderr.splitlines() if line.startswith(ANNOUNCEMENT)
     ]
     assert result.stderr.count(ANNOUNCEMENT) == 1
     assert "5" in result.stdout
     assert not (tmp_path / "no-agent-dir" / "models.json").exists()
-
-
-@pytest.mark.timeout(900)
-def test_a_fresh_machine_gets_a_tool_task_done(tmp_path: Path) -> None:
-    result = _offline_pi(tmp_path, "Create a file named hello.txt whose only content is: hi")
-    assert result.returncode == 0, result.stderr
-    assert (tmp_path / "work" / "hello.txt").read_text().strip() == "hi"
 
 
 @pytest.mark.timeout(900)

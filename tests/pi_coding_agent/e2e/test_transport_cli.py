@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -160,13 +161,17 @@ def test_slow_live_stream_outlasts_the_provider_timeout(tmp_path: Path) -> None:
     oracle.require_live_oracle()
     text = "slow but alive"
     settings = {"retry": {"enabled": False, "provider": {"timeoutMs": 300}}}
-    outcomes = []
-    for name, run in (("ours", run_ours), ("pi", run_pi)):
+
+    def outcome(name: str, run: Any) -> tuple[int, str]:
         with ScriptedProvider([{"text": text, "chunk_delay": 0.6}]) as provider:
             sandbox = Sandbox.create(tmp_path / name, provider.base_url, settings)
             done = run(sandbox, "--model", "scripted-openai/scripted-model", "-p", "hello")
-            outcomes.append((done.returncode, done.stdout))
-    assert outcomes[0] == outcomes[1] == (0, text + "\n")
+            return done.returncode, done.stdout
+
+    # Both at once: the run is mostly the provider's pauses.
+    with ThreadPoolExecutor(2) as pool:
+        ours, pi = pool.map(outcome, ("ours", "pi"), (run_ours, run_pi))
+    assert ours == pi == (0, text + "\n")
 
 
 async def test_stalled_body_fails_after_the_idle_timeout(tmp_path: Path) -> None:
@@ -175,7 +180,8 @@ async def test_stalled_body_fails_after_the_idle_timeout(tmp_path: Path) -> None
               for event in _openai_events({"text": "partial answer then silence"}, "m")]  # fmt: skip
     settings = {"retry": {"enabled": False}, "httpIdleTimeoutMs": 500}
     messages = {}
-    for name, run in (("ours", run_ours), ("pi", run_pi)):
+
+    async def message(name: str, run: Any) -> None:
         async with LoopbackServer([Reply(chunks=frames, stall_after=3)]) as server:
             sandbox = Sandbox.create(tmp_path / name, server.url, settings)
             args = ("--mode", "json", "--model", "scripted-openai/scripted-model", "hello")
@@ -184,5 +190,7 @@ async def test_stalled_body_fails_after_the_idle_timeout(tmp_path: Path) -> None
         final = ends[-1]["messages"][-1]
         assert final["stopReason"] == "error", name
         messages[name] = final["errorMessage"]
+
+    await asyncio.gather(message("ours", run_ours), message("pi", run_pi))  # both at once: mostly waiting
     assert messages["pi"] == "terminated"
     assert messages["ours"] == "terminated: no data received for 500 ms"  # Pi's words, and why

@@ -35,7 +35,8 @@ from tests.support.oracle import REPO
 
 COUNT = int(os.environ.get("PI_BATCH_RAY_SCALE", "200"))
 
-pytestmark = pytest.mark.oracle
+# One cluster: every test of this module runs on the same xdist worker (SAME_WORKER, tests/conftest.py).
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")

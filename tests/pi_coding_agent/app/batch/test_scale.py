@@ -48,6 +48,7 @@ def _complete_runs(folder: Path) -> int:
     return complete
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_many_tasks_killed_midway_and_finished_by_a_rerun(tmp_path: Path) -> None:
     scripts = Scripts()

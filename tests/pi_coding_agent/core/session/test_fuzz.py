@@ -128,6 +128,7 @@ def _same_as_pi(data: bytes) -> None:
     assert difference is None, f"{difference}\nfile:\n{text}"
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120 + EXAMPLES // 2 + ORACLE_SAMPLE * 5)  # the opt-in runs take longer
 @settings(
     max_examples=EXAMPLES,

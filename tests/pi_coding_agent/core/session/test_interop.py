@@ -17,7 +17,7 @@ from pi_ai import ImageContent, TextContent, ToolResultMessage, Usage, UserMessa
 from pi_coding_agent.core.messages import BashExecutionMessage
 from pi_coding_agent.core.session import SessionManager
 from tests.pi_coding_agent.core.session.helpers import assistant, tool_turn, user
-from tests.support.oracle import REPO, require_live_oracle, run_conformance, run_oracle
+from tests.support.oracle import REPO, conformance_in_process, require_live_oracle, run_oracle
 
 pytestmark = pytest.mark.oracle
 
@@ -25,7 +25,7 @@ pytestmark = pytest.mark.oracle
 def both(request: dict[str, Any]) -> tuple[Any, Any]:
     require_live_oracle()
     pi_code, pi = run_oracle("session-context", request)
-    our_code, ours = run_conformance("session-context", request)
+    our_code, ours = conformance_in_process("session-context", request)
     assert (our_code, ours) == (pi_code, pi)
     return pi, ours
 
@@ -220,6 +220,7 @@ def _ours_in_process(request: dict[str, Any]) -> Any:
 
 
 # Each example costs one oracle process (Node start + Pi import, 1-6 s on a busy machine).
+@pytest.mark.slow
 @pytest.mark.timeout(600)
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(ops=OPS)

@@ -1,0 +1,51 @@
+"""What every test shares: the order tests start in, and the embedded model's threads per worker.
+
+Tests marked ``slow`` (a real model, a Ray cluster, hundreds of kills: tens of seconds each) are
+started first, in their collection order, so that with ``pytest -n 2`` the two workers share them
+and do not end with one of them alone at the tail of the run. The tests of a module in
+``SAME_WORKER`` go to one worker together, so its module-scoped fixture (the Ray cluster) starts
+once: xdist's ``--dist loadgroup`` cannot do that under pytest 9 (it renames ``item._nodeid``,
+which ``nodeid`` no longer reads), so ``-n N`` gets a scheduler of our own, xdist's load-scope
+scheduler with every other test a unit of its own.
+
+Under xdist, each worker's embedded model (``pi_ai.api.local``, and ``pi`` processes started with
+``tests.support.local_model.cache_env()``) gets the CPUs divided by the number of workers
+(``PI_LOCAL_THREADS``; a value set by hand is kept): llama.cpp's threads wait for one another at
+every layer, so two workers that each start one thread per CPU slow each other down.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import pytest
+
+SLOW = "slow"
+SAME_WORKER = frozenset({"tests/pi_coding_agent/app/batch/test_ray.py"})
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Registered here rather than in pyproject.toml: its hash is the stamp of tools/bootstrap.py.
+    config.addinivalue_line("markers", f"{SLOW}: tens of seconds (a real model, a Ray cluster, a long fuzz): started first")
+    workers = os.environ.get("PYTEST_XDIST_WORKER_COUNT", "")
+    if workers.isdigit() and int(workers) > 1:
+        cpus = len(os.sched_getaffinity(0))
+        os.environ.setdefault("PI_LOCAL_THREADS", str(max(1, cpus // int(workers))))
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    items.sort(key=lambda item: item.get_closest_marker(SLOW) is None)
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    if config.getvalue("dist") != "load":
+        return None  # a --dist chosen on the command line is kept
+    from xdist.scheduler import LoadScopeScheduling
+
+    class Scheduler(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return module if module in SAME_WORKER else nodeid
+
+    return Scheduler(config, log)
