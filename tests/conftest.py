@@ -26,8 +26,6 @@ SAME_WORKER = frozenset({"tests/pi_coding_agent/app/batch/test_ray.py"})
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    # Registered here rather than in pyproject.toml: its hash is the stamp of tools/bootstrap.py.
-    config.addinivalue_line("markers", f"{SLOW}: tens of seconds (a real model, a Ray cluster, a long fuzz): started first")
     workers = os.environ.get("PYTEST_XDIST_WORKER_COUNT", "")
     if workers.isdigit() and int(workers) > 1:
         cpus = len(os.sched_getaffinity(0))
