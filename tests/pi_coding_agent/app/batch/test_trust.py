@@ -3,9 +3,10 @@
 folders that carry a ``.pi/settings.json`` whose ``shellPath`` logs each command it runs,
 a ``.pi/extensions`` file that logs its import, a ``.pi/skills`` skill and a
 ``.pi/APPEND_SYSTEM.md``. Without an opt-in none of them is obeyed (the scratch checkout sits
-under the trusted folder, so an inherited decision would have trusted it); with ``"approve":
-true`` or ``pi batch --approve`` the project's settings, skills and prompt files apply
-(extensions never run in batch tasks); a decision saved for a task's own folder counts."""
+under the trusted folder, so an inherited decision would have trusted it, and the global
+``defaultProjectTrust`` is ``always``); with ``"approve": true`` or ``pi batch --approve``
+the project's settings, skills and prompt files apply (extensions never run in batch
+tasks); a decision saved for a task's own folder counts."""
 
 from __future__ import annotations
 
@@ -47,7 +48,8 @@ def _plain_folder(path: Path, files: dict[str, str]) -> str:
 
 
 class _Bench:
-    """A sandbox whose work folder is saved as trusted in ``trust.json``, holding a git
+    """A sandbox whose work folder is saved as trusted in ``trust.json`` and whose global
+    settings say ``defaultProjectTrust: always`` (neither may reach a task), holding a git
     repository and plain folders with trust-requiring ``.pi`` resources."""
 
     def __init__(self, tmp_path: Path, task_ids: list[str]) -> None:
@@ -57,7 +59,8 @@ class _Bench:
                       {"text": f"{task_id} done"}]
             for task_id in task_ids
         })
-        self.sandbox, self.provider = make_sandbox(tmp_path, scripts, {"retry": {"enabled": False}})
+        settings = {"retry": {"enabled": False}, "defaultProjectTrust": "always"}
+        self.sandbox, self.provider = make_sandbox(tmp_path, scripts, settings)
         self.shell_log = tmp_path / "shell.log"
         self.extension_log = tmp_path / "extension.log"
         shell = tmp_path / "probe-shell.sh"
