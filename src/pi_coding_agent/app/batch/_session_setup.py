@@ -2,8 +2,9 @@
 
 Settings are the global and (trusted: ``task_settings``) project ``settings.json`` with the
 task's ``settings`` merged on top; the model is resolved like ``--model``
-(``provider/id:thinking``); the system prompt takes the task's ``systemPrompt``/``appendSystemPrompt`` like the flags of the same
-names, the context files (``AGENTS.md``...) and the skills of that directory.
+(``provider/id:thinking``); the system prompt takes the task's ``systemPrompt``/
+``appendSystemPrompt`` like the flags of the same names, the context files (``AGENTS.md``...)
+and the skills of that directory.
 """
 
 from __future__ import annotations
@@ -35,8 +36,8 @@ class TaskSession:
 
 
 UNTRUSTED_NOTICE = (
-    "This project is not trusted. Project .pi resources and packages are ignored "
-    '(a batch task trusts its folder only with "approve": true, pi batch --approve, or a decision saved for that folder)'
+    "This project is not trusted. Project .pi resources and packages are ignored (a batch task "
+    'trusts its folder only with "approve": true, pi batch --approve, or a decision saved for that folder)'
 )
 
 
