@@ -41,6 +41,7 @@ CHECKS = [
     "tests/pi_ai/api/test_sse.py",
     "tests/pi_ai/api/test_stream_fuzz.py",
     "tests/pi_ai/api/test_http.py",
+    "tests/pi_coding_agent/app/batch/test_trust.py",
 ]
 FULL_ENV = {
     "PI_RELIABILITY_FULL": "1",
@@ -125,6 +126,12 @@ def table(rows: list[dict[str, Any]], failures: list[tuple[str, str, str]]) -> l
         ("processes checked", str(_sum(rows, "processes", "checked"))),
         ("processes left", str(_sum(rows, "processes", "left"))),
         ("leak tests failed", str(_failed_in(failures, LEAK_FILES))),
+        (
+            "batch tasks run by the trust checks (of them without opt-in)",
+            f"{_sum(rows, 'batch_trust', 'tasks')} ({_sum(rows, 'batch_trust', 'untrusted')})",
+        ),
+        ("project resources obeyed without opt-in", str(_sum(rows, "batch_trust", "obeyed_untrusted"))),
+        ("project resources obeyed with opt-in", str(_sum(rows, "batch_trust", "obeyed_approved"))),
     ]
 
 

@@ -46,6 +46,12 @@ def _parser() -> argparse.ArgumentParser:
     defaults.add_argument("--timeout", type=float, metavar="SECONDS", help="wall time per task")
     defaults.add_argument("--budget-tokens", type=_positive_int, metavar="N", help="stop a task after N tokens")
     defaults.add_argument("--budget-cost", type=float, metavar="USD", help="stop a task after this many dollars")
+    trust = defaults.add_mutually_exclusive_group()
+    trust.add_argument("-a", "--approve", dest="approve", action="store_true", default=None,
+                       help="trust each task's project (.pi settings, skills, prompts); "
+                       "default: only a decision saved for its own folder")
+    trust.add_argument("-na", "--no-approve", dest="approve", action="store_false",
+                       help="ignore each task's project .pi resources, even with a saved trust decision")
     runs = parser.add_argument_group("re-runs and limits")
     runs.add_argument("--interrupted", choices=INTERRUPTED_MODES, default="restart",
                       help="a task cut off by a crash: start it clean (default) or resume its session")
@@ -82,7 +88,7 @@ def _names(text: str) -> list[str]:
 
 def _task_defaults(args: argparse.Namespace) -> dict[str, Any]:
     defaults: dict[str, Any] = {}
-    for key in ("model", "thinking", "tools", "timeout"):
+    for key in ("model", "thinking", "tools", "timeout", "approve"):
         if getattr(args, key) is not None:
             defaults[key] = getattr(args, key)
     budget = {k: v for k, v in (("tokens", args.budget_tokens), ("cost", args.budget_cost)) if v is not None}

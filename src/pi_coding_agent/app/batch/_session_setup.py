@@ -1,9 +1,10 @@
 """A task's ``AgentSession``, built the way ``pi -p`` builds one in the task's directory.
 
-Settings are the global and (trusted) project ``settings.json`` with the task's ``settings``
-merged on top; the model is resolved like ``--model`` (``provider/id:thinking``); the system
-prompt takes the task's ``systemPrompt``/``appendSystemPrompt`` like the flags of the same
-names, the context files (``AGENTS.md``...) and the skills of that directory.
+Settings are the global and (trusted: ``task_settings``) project ``settings.json`` with the
+task's ``settings`` merged on top; the model is resolved like ``--model``
+(``provider/id:thinking``); the system prompt takes the task's ``systemPrompt``/
+``appendSystemPrompt`` like the flags of the same names, the context files (``AGENTS.md``...)
+and the skills of that directory.
 """
 
 from __future__ import annotations
@@ -34,21 +35,35 @@ class TaskSession:
     warnings: list[str]
 
 
-def task_settings(cwd: str, agent_dir: Path, overrides: dict[str, object]) -> Settings:
-    """The settings ``pi -p`` would use in ``cwd``, with the task's ``settings`` merged on top."""
+UNTRUSTED_NOTICE = (
+    "This project is not trusted. Project .pi resources and packages are ignored (a batch task "
+    'trusts its folder only with "approve": true, pi batch --approve, or a decision saved for that folder)'
+)
+
+
+def task_settings(cwd: str, agent_dir: Path, task: BatchTask) -> tuple[Settings, list[str]]:
+    """The settings ``pi -p`` would use in ``cwd`` if it inherited no trust: the project's
+    only when the task approves it or a decision was saved for ``cwd`` itself (a scratch
+    checkout must not borrow the trust of the folder the batch runs in), with the task's
+    ``settings`` merged on top; and what to warn about."""
+    from pi_coding_agent.core.settings import needs_project_trust
     from pi_coding_agent.runtime.agent_session import trusted_settings
 
-    loaded, _ = trusted_settings(cwd, agent_dir)  # unreadable trust decisions: untrusted, as the CLI
-    if not overrides:
-        return loaded
-    return Settings(
+    loaded, warning = trusted_settings(cwd, agent_dir, trust_override=task.approve, inherit=False)
+    warnings = [warning] if warning is not None else []
+    if not loaded.project_trusted and needs_project_trust(cwd):
+        warnings.append(UNTRUSTED_NOTICE)
+    if not task.settings:
+        return loaded, warnings
+    merged = Settings(
         loaded.global_settings,
-        deep_merge(loaded.project_settings, dict(overrides)),
+        deep_merge(loaded.project_settings, dict(task.settings)),
         global_path=loaded.global_path,
         project_path=loaded.project_path,
         issues=loaded.issues,
         project_trusted=loaded.project_trusted,
     )
+    return merged, warnings
 
 
 class ModelResolver:
@@ -82,8 +97,7 @@ def build_task_session(
     """The task's session; ``limit_stream`` wraps its model calls (the batch's rate limiter)."""
     from pi_coding_agent.runtime.agent_session import ResourceChoice, load_run_resources, with_resources
 
-    warnings: list[str] = []
-    settings = task_settings(cwd, agent_dir, dict(task.settings))
+    settings, warnings = task_settings(cwd, agent_dir, task)
     warnings.extend(str(issue) for issue in settings.issues)
     model, thinking = _task_model(task, models, warnings)
     choice = ResourceChoice(

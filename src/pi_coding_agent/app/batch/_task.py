@@ -32,6 +32,7 @@ FIELDS = (
     "timeout",
     "budget",
     "settings",
+    "approve",
     "metadata",
 )
 
@@ -76,6 +77,10 @@ class BatchTask:
     budget: Budget | None = None
     settings: Mapping[str, Any] = field(default_factory=dict)
     """Merged over settings.json (global and project) for this task only."""
+    approve: bool | None = None
+    """Trust (``True``) or ignore (``False``) the project's ``.pi`` resources, like ``pi -a``/``-na``;
+    ``None``: only a decision saved for the task's own folder counts (never an ancestor's),
+    else untrusted."""
     metadata: Any = None
     """Copied to the result untouched (expected answers of an evaluation, say)."""
 
@@ -108,6 +113,7 @@ def parse_task(data: Any, *, base_dir: str, default_id: str) -> BatchTask:
         timeout=_positive_number(data, "timeout", "seconds"),
         budget=_budget(data.get("budget")),
         settings=_settings(data.get("settings")),
+        approve=_optional_bool(data, "approve"),
         metadata=data.get("metadata"),
     )
 
@@ -165,6 +171,13 @@ def _optional_str(data: Mapping[str, Any], key: str) -> str | None:
         return None
     if not isinstance(value, str) or not value.strip():
         raise TaskSpecError(f"{key} must be a non-empty string, not {_kind(value)}")
+    return value
+
+
+def _optional_bool(data: Mapping[str, Any], key: str) -> bool | None:
+    value = data.get(key)
+    if value is not None and not isinstance(value, bool):
+        raise TaskSpecError(f"{key} must be true or false, not {_kind(value)}")
     return value
 
 

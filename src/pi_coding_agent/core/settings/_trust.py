@@ -5,6 +5,10 @@ behaves (``.pi/settings.json``, ``.pi/SYSTEM.md``, ``.pi/extensions``, ...). Dec
 kept in ``<agent dir>/trust.json`` as ``{"<absolute dir>": true | false}``; the nearest
 ancestor with a decision applies. Without a decision, the global ``defaultProjectTrust``
 setting decides (``ask`` means "no" when nobody can be asked, as in print mode).
+
+A batch task's folder (a scratch checkout of a third-party repository, often) inherits
+nothing: only a decision saved for that very folder counts, and without one it is untrusted
+(``resolve_project_trust(..., inherit=False)``).
 """
 
 from __future__ import annotations
@@ -97,12 +101,17 @@ def resolve_project_trust(
     *,
     override: bool | None,
     default_trust: ProjectTrustDefault,
+    inherit: bool = True,
 ) -> bool:
-    """Trust for a run without a UI to ask (``--approve``/``--no-approve`` win)."""
+    """Trust for a run without a UI to ask (``--approve``/``--no-approve`` win). With
+    ``inherit=False`` neither an ancestor's decision nor ``defaultProjectTrust`` counts: only
+    a decision saved for ``cwd`` itself, else untrusted."""
     if override is not None:
         return override
     if not needs_project_trust(cwd):
         return True
+    if not inherit:
+        return _read_trust_file(Path(agent_dir) / "trust.json").get(_canonical(cwd)) is True
     decision = stored_trust_decision(agent_dir, cwd)
     if decision is not None:
         return decision

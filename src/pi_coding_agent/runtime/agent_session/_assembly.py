@@ -43,16 +43,19 @@ def create_agent_session(options: CreateAgentSessionOptions) -> CreateAgentSessi
     return SessionAssembly(options).build(options.session_manager)
 
 
-def trusted_settings(cwd: str, agent_dir: Path, *, trust_override: bool | None = None) -> tuple[Settings, str | None]:
+def trusted_settings(
+    cwd: str, agent_dir: Path, *, trust_override: bool | None = None, inherit: bool = True
+) -> tuple[Settings, str | None]:
     """The settings for ``cwd``: project settings only when the project is trusted (a
-    remembered decision, ``trust_override`` from ``-a``/``-na``, or the default trust).
+    remembered decision, ``trust_override`` from ``-a``/``-na``, or the default trust; with
+    ``inherit=False``, as for batch tasks, only a decision remembered for ``cwd`` itself).
     The second value is a warning when the trust decisions cannot be read (then untrusted)."""
     from pi_coding_agent.core.settings import ConfigFileError, resolve_project_trust
 
     global_only = Settings.load(cwd, agent_dir, project_trusted=False)
     try:
         trusted = resolve_project_trust(
-            cwd, agent_dir, override=trust_override, default_trust=global_only.default_project_trust
+            cwd, agent_dir, override=trust_override, default_trust=global_only.default_project_trust, inherit=inherit
         )
     except ConfigFileError as error:
         return global_only, f"Cannot read trust decisions ({error}); project settings are ignored"

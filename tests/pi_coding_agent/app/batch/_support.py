@@ -105,6 +105,7 @@ def git_repo(path: Path, files: dict[str, str]) -> str:
     """A repository at ``path`` with one commit holding ``files``; returns the commit id."""
     path.mkdir(parents=True)
     for name, text in files.items():
+        (path / name).parent.mkdir(parents=True, exist_ok=True)
         (path / name).write_text(text, encoding="utf-8")
     env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
     import os

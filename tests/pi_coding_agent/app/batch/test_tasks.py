@@ -38,6 +38,7 @@ def test_every_field_is_read(tmp_path: Path) -> None:
             "timeout": 30,
             "budget": {"tokens": 1000, "cost": 0.5},
             "settings": {"retry": {"enabled": False}},
+            "approve": True,
             "metadata": {"expected": 42},
         },
         "",
@@ -60,8 +61,10 @@ def test_every_field_is_read(tmp_path: Path) -> None:
         timeout=30.0,
         budget=Budget(tokens=1000, cost=0.5),
         settings={"retry": {"enabled": False}},
+        approve=True,
         metadata={"expected": 42},
     )
+    assert second.approve is None and third.approve is None  # no opt-in: untrusted (test_trust.py)
     assert second.id == "line-3" and second.cwd == str(Path.home() / "here") and second.prompts == ("x",)
     assert third.repo == "https://example.invalid/r.git"
     assert loaded.where == {"7": f"{path}:1", "line-3": f"{path}:3", "line-4": f"{path}:4"}
@@ -88,6 +91,7 @@ def test_every_field_is_read(tmp_path: Path) -> None:
         ('{"prompt": "a", "budget": {"tokens": 1.5}}', "budget.tokens must be a positive integer, not 1.5"),
         ('{"prompt": "a", "budget": {"usd": 1}}', "unknown budget field 'usd' (known: tokens, cost)"),
         ('{"prompt": "a", "settings": []}', "settings must be an object (keys of settings.json), not an array"),
+        ('{"prompt": "a", "approve": "yes"}', "approve must be true or false, not a string"),
         ('{"prompt": "a", "id": ""}', "id must not be empty"),
         ('{"prompt": "a", "id": [1]}', "id must be a string or an integer, not an array"),
     ],
