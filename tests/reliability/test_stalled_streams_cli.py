@@ -1,0 +1,117 @@
+"""The overall response deadline (``responseTimeoutMs``) through the CLI: ``pi -p`` and ``pi
+batch`` against a 127.0.0.1 server whose stream never ends (``stalls.py``: keepalive comments,
+endless deltas, a byte a second). Each run ends on its own shortly after the small deadline:
+``pi -p`` with one line on stderr naming the limit and exit 1, a batch task as ``error``
+saying the same; a task's own ``timeout`` still stops it first when it is shorter. A stalled
+answer is retried under the ``retry`` settings like any other timed-out answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from contextlib import AsyncExitStack
+from pathlib import Path
+
+import pytest
+
+from pi_ai._event_stream import response_timeout_message
+from tests.pi_coding_agent.e2e._harness import OUR_PI, Sandbox
+from tests.reliability.figures import record
+from tests.reliability.stalls import ANSWER, HANG_SECONDS, KINDS, Kind, StallServer
+from tests.reliability.wire import WIRES
+
+DEADLINE_MS = 800
+NO_RETRY: dict[str, object] = {"enabled": False}
+
+
+def _sandbox(root: Path, servers: dict[str, StallServer], settings: dict[str, object]) -> Sandbox:
+    """A home whose ``models.json`` has one provider per server (named by its key)."""
+    sandbox = Sandbox.create(root, "http://127.0.0.1:9", settings)
+    providers = {}
+    for name, server in servers.items():
+        provider = server.wire.models_json(server.url)["providers"]["faulty"]
+        providers[name] = provider
+    (sandbox.agent_dir / "models.json").write_text(json.dumps({"providers": providers}), encoding="utf-8")
+    return sandbox
+
+
+async def _run(sandbox: Sandbox, *args: str) -> tuple[int, str, str, float]:
+    """(exit status, stdout, stderr, seconds) of ``pi ARGS`` in the sandbox."""
+    started = time.monotonic()
+    process = await asyncio.create_subprocess_exec(
+        str(OUR_PI),
+        *args,
+        cwd=sandbox.work,
+        env=sandbox.env(),
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        out, err = await asyncio.wait_for(process.communicate(), HANG_SECONDS)
+    except TimeoutError:
+        process.kill()
+        await process.wait()
+        record("hang", surface="cli", check="response_deadline")
+        pytest.fail(f"hang: pi {' '.join(args)} did not exit within {HANG_SECONDS} s")
+    assert process.returncode is not None
+    return process.returncode, out.decode(), err.decode(), time.monotonic() - started
+
+
+@pytest.mark.parametrize("kind", KINDS)
+async def test_pi_p_on_a_stalled_stream_fails_with_one_line_at_the_deadline(kind: Kind, tmp_path: Path) -> None:
+    wire = WIRES[KINDS.index(kind) % len(WIRES)]
+    record("stalled_stream", surface="cli", api=wire.api, kind=kind)
+    async with StallServer(wire, kind) as server:
+        sandbox = _sandbox(tmp_path, {"stalled": server}, {"retry": NO_RETRY, "responseTimeoutMs": DEADLINE_MS})
+        code, out, err, seconds = await _run(sandbox, "--model", "stalled/fault-model", "--no-session", "-p", "go")
+        assert (code, out) == (1, ""), (code, out, err)
+        assert err.splitlines() == [response_timeout_message(DEADLINE_MS)], err
+        await asyncio.wait_for(server.closed.wait(), HANG_SECONDS)
+    # The process's whole life (start-up included) past the deadline: an upper bound on the delay.
+    record("stalled_stream_settled", surface="cli", api=wire.api, kind=kind, deadline_ms=DEADLINE_MS,
+           delay_ms=round(seconds * 1000 - DEADLINE_MS))
+
+
+async def test_a_stalled_answer_is_retried_like_other_timeouts(tmp_path: Path) -> None:
+    wire = WIRES[0]
+    async with StallServer(wire, "deltas", stalls=1) as server:
+        retry = {"enabled": True, "maxRetries": 1, "baseDelayMs": 1}
+        sandbox = _sandbox(tmp_path, {"stalled": server}, {"retry": retry, "responseTimeoutMs": DEADLINE_MS})
+        code, out, err, _ = await _run(sandbox, "--model", "stalled/fault-model", "--no-session", "-p", "go")
+        assert (code, out) == (0, ANSWER + "\n"), (code, out, err)
+        assert server.requests == 2
+
+
+async def test_pi_batch_tasks_end_at_the_deadline_and_a_shorter_task_timeout_still_wins(tmp_path: Path) -> None:
+    async with AsyncExitStack() as stack:
+        servers = {
+            f"stall-{kind}": await stack.enter_async_context(StallServer(WIRES[index % len(WIRES)], kind))
+            for index, kind in enumerate(KINDS)
+        }
+        servers["stall-timeout"] = await stack.enter_async_context(StallServer(WIRES[1], "keepalive"))
+        sandbox = _sandbox(tmp_path, servers, {"retry": NO_RETRY, "responseTimeoutMs": DEADLINE_MS})
+        tasks = [{"id": kind, "prompt": "go", "model": f"stall-{kind}/fault-model"} for kind in KINDS]
+        for kind in KINDS:
+            record("stalled_stream", surface="batch", kind=kind)
+        # The task's own limit (1 s) comes before its deadline (60 s, the task's own setting).
+        tasks.append({"id": "timeout", "prompt": "go", "model": "stall-timeout/fault-model", "timeout": 1,
+                      "settings": {"responseTimeoutMs": 60_000}})
+        (sandbox.work / "tasks.jsonl").write_text("".join(json.dumps(task) + "\n" for task in tasks))
+        code, _, err, _ = await _run(sandbox, "batch", "tasks.jsonl", "-o", "results.jsonl", "--jobs", "4")
+        assert code == 1, err
+        results = {
+            row["id"]: row for row in map(json.loads, (sandbox.work / "results.jsonl").read_text().splitlines())
+        }
+        for kind in KINDS:
+            assert (results[kind]["status"], results[kind]["error"]) == (
+                "error",
+                response_timeout_message(DEADLINE_MS),
+            ), results[kind]
+            record("stalled_stream_settled", surface="batch", kind=kind, deadline_ms=DEADLINE_MS,
+                   delay_ms=round(results[kind]["wallTimeMs"] - DEADLINE_MS))
+        assert results["timeout"]["status"] == "timeout", results["timeout"]
+        for server in servers.values():
+            await asyncio.wait_for(server.closed.wait(), HANG_SECONDS)
