@@ -75,6 +75,34 @@ async def test_pi_p_on_a_stalled_stream_fails_with_one_line_at_the_deadline(kind
            delay_ms=round(seconds * 1000 - DEADLINE_MS))
 
 
+async def test_rpc_mode_ends_a_stalled_answer_at_the_deadline(tmp_path: Path) -> None:
+    """The same deadline in ``--mode rpc`` (all modes build their sessions alike): the run ends
+    with the failed answer and the server keeps going."""
+    wire = WIRES[2]
+    async with StallServer(wire, "keepalive") as server:
+        sandbox = _sandbox(tmp_path, {"stalled": server}, {"retry": NO_RETRY, "responseTimeoutMs": DEADLINE_MS})
+        process = await asyncio.create_subprocess_exec(
+            str(OUR_PI), "--mode", "rpc", "--model", "stalled/fault-model", "--no-session",
+            cwd=sandbox.work, env=sandbox.env(),
+            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
+        )
+        assert process.stdin is not None and process.stdout is not None
+        process.stdin.write(b'{"type":"prompt","message":"go"}\n')
+        try:
+            while (event := json.loads(await asyncio.wait_for(process.stdout.readline(), HANG_SECONDS)))["type"] != "agent_end":
+                pass
+        except TimeoutError:
+            process.kill()
+            record("hang", surface="rpc", check="response_deadline")
+            pytest.fail(f"hang: no agent_end within {HANG_SECONDS} s")
+        finally:
+            process.stdin.close()
+            await process.wait()
+        answer = event["messages"][-1]
+        assert (answer["stopReason"], answer["errorMessage"]) == ("error", response_timeout_message(DEADLINE_MS))
+        assert process.returncode == 0
+
+
 async def test_a_stalled_answer_is_retried_like_other_timeouts(tmp_path: Path) -> None:
     wire = WIRES[0]
     async with StallServer(wire, "deltas", stalls=1) as server:
