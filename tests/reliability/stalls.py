@@ -52,6 +52,7 @@ class StallServer:
         self.closed = asyncio.Event()
         """Set when the client closed a connection while a stalled body was being written."""
         self.handlers: set[asyncio.Task[None]] = set()
+        self._writers: list[asyncio.StreamWriter] = []
         self._server: asyncio.Server | None = None
 
     @property
@@ -66,8 +67,8 @@ class StallServer:
     async def __aexit__(self, *exc: object) -> None:
         assert self._server is not None
         self._server.close()
-        for task in list(self.handlers):
-            task.cancel()
+        for writer in self._writers:  # (cancelling a handler would make asyncio log its CancelledError)
+            writer.transport.abort()
         await asyncio.gather(*self.handlers, return_exceptions=True)
         await self._server.wait_closed()
 
@@ -75,6 +76,7 @@ class StallServer:
         task = asyncio.current_task()
         assert task is not None
         self.handlers.add(task)
+        self._writers.append(writer)
         try:
             while await self._answer(reader, writer):
                 pass

@@ -21,6 +21,7 @@ from tests.pi_coding_agent.e2e._harness import OUR_PI, Sandbox
 from tests.reliability.figures import record
 from tests.reliability.stalls import ANSWER, HANG_SECONDS, KINDS, Kind, StallServer
 from tests.reliability.wire import WIRES
+from tests.support import oracle
 
 DEADLINE_MS = 800
 NO_RETRY: dict[str, object] = {"enabled": False}
@@ -40,15 +41,7 @@ def _sandbox(root: Path, servers: dict[str, StallServer], settings: dict[str, ob
 async def _run(sandbox: Sandbox, *args: str) -> tuple[int, str, str, float]:
     """(exit status, stdout, stderr, seconds) of ``pi ARGS`` in the sandbox."""
     started = time.monotonic()
-    process = await asyncio.create_subprocess_exec(
-        str(OUR_PI),
-        *args,
-        cwd=sandbox.work,
-        env=sandbox.env(),
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
+    process = await _start(sandbox, str(OUR_PI), *args)
     try:
         out, err = await asyncio.wait_for(process.communicate(), HANG_SECONDS)
     except TimeoutError:
@@ -58,6 +51,21 @@ async def _run(sandbox: Sandbox, *args: str) -> tuple[int, str, str, float]:
         pytest.fail(f"hang: pi {' '.join(args)} did not exit within {HANG_SECONDS} s")
     assert process.returncode is not None
     return process.returncode, out.decode(), err.decode(), time.monotonic() - started
+
+
+PI_CURRENT_HOME = Path("~/.cache/pi-oracle-1.6.0").expanduser()
+"""Where ``install-current.sh`` puts Pi 1.6 (``pi-cli-current`` looks under ``$HOME``, which a sandbox moves)."""
+
+
+async def _start(sandbox: Sandbox, *program: str) -> asyncio.subprocess.Process:
+    return await asyncio.create_subprocess_exec(
+        *program,
+        cwd=sandbox.work,
+        env=sandbox.env(PI_CURRENT_HOME=str(PI_CURRENT_HOME)),
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -143,3 +151,23 @@ async def test_pi_batch_tasks_end_at_the_deadline_and_a_shorter_task_timeout_sti
         assert results["timeout"]["status"] == "timeout", results["timeout"]
         for server in servers.values():
             await asyncio.wait_for(server.closed.wait(), HANG_SECONDS)
+
+
+@pytest.mark.parametrize("cli", ["pi-cli", "pi-cli-current"])
+async def test_pis_cli_has_no_such_bound(cli: str, tmp_path: Path) -> None:
+    """The difference we document: Pi (0.85 and 1.6) has no overall deadline, so a stream of
+    keepalive comments keeps its ``pi -p`` running, ``httpIdleTimeoutMs`` or not; it is still
+    running at ten times the deadline ours stops at, and still connected."""
+    folder = oracle.require_live_oracle()
+    async with StallServer(WIRES[0], "keepalive") as server:
+        settings = {"retry": NO_RETRY, "httpIdleTimeoutMs": 300, "responseTimeoutMs": DEADLINE_MS}
+        sandbox = _sandbox(tmp_path, {"stalled": server}, settings)
+        process = await _start(sandbox, str(folder / cli), "--model", "stalled/fault-model", "--no-session", "-p", "go")
+        try:
+            with pytest.raises(TimeoutError):
+                await asyncio.wait_for(process.wait(), 10 * DEADLINE_MS / 1000)
+            assert server.requests == 1 and not server.closed.is_set()
+        finally:
+            if process.returncode is None:
+                process.kill()
+            await process.communicate()
