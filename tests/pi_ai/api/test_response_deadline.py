@@ -169,3 +169,20 @@ async def test_a_finished_stream_is_left_alone_once_its_deadline_passes(
     await asyncio.sleep(0.3)  # past the deadline
     assert [event async for event in stream] == []
     assert (await stream.result()).stop_reason == "stop"
+
+
+async def test_the_local_model_stops_generating_at_the_deadline() -> None:
+    """The in-process model (no wire) goes through the same deadline: the generation is stopped
+    between tokens and the model serves the next call."""
+    from tests.support.local_model import SMOKE_MODEL, local_model
+
+    story = Context(messages=[UserMessage(content="Write a very long story about the sea.", timestamp=0)])
+    warm = await stream_simple(local_model(SMOKE_MODEL, max_tokens=4), CONTEXT, _options(0)).result()
+    assert warm.stop_reason in ("stop", "length")  # loaded: the deadline below falls in the generation
+    stream = stream_simple(local_model(SMOKE_MODEL, max_tokens=3000), story, _options(1500))
+    events = await _settle(stream)
+    message = await stream.result()
+    assert any(getattr(event, "type", "") == "text_delta" for event in events)
+    assert (message.stop_reason, message.error_message) == ("error", response_timeout_message(1500))
+    after = await stream_simple(local_model(SMOKE_MODEL, max_tokens=4), CONTEXT, _options(0)).result()
+    assert after.stop_reason in ("stop", "length")
