@@ -137,6 +137,8 @@ class AssistantMessageEventStream:
         import asyncio  # already loaded: we are inside a running loop
 
         self._disarm()
+        if self._done:
+            return
         self._deadline = asyncio.get_running_loop().call_later(
             timeout_ms / 1000, self._expire, model, response_timeout_message(timeout_ms)
         )
