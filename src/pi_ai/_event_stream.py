@@ -59,9 +59,9 @@ attribute ...") means nothing to a user and never reaches an ``errorMessage``.""
 
 UNREADABLE_RESPONSE = "Could not read the provider's response"
 
-DEFAULT_RESPONSE_TIMEOUT_MS = 1_800_000
-"""The default deadline for one whole response (30 minutes; see ``docs/settings.md``,
-``responseTimeoutMs``): far above what a live answer takes, so only a stalled one reaches it."""
+DEFAULT_RESPONSE_TIMEOUT_MS = 3_600_000
+"""The default deadline for one whole response (an hour; why: ``docs/cli.md``, ``responseTimeoutMs``):
+far above what a live answer takes, so only a stalled one reaches it."""
 
 
 def response_timeout_message(timeout_ms: int) -> str:

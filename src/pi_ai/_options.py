@@ -50,7 +50,7 @@ class StreamOptions:
     """Deadline for the whole response, from the call to its last event, however live the
     stream looks (keepalive comments, endless deltas, a byte a second reset the idle timeout
     for ever). On expiry the call is stopped (its connection closed) and the stream ends as an
-    ``error`` saying so. Default ``DEFAULT_RESPONSE_TIMEOUT_MS`` (30 minutes); 0 = no limit.
+    ``error`` saying so. Default ``DEFAULT_RESPONSE_TIMEOUT_MS`` (an hour); 0 = no limit.
     Honoured by ``stream`` and ``stream_simple`` for every API (``pi_ai._registry``)."""
     websocket_connect_timeout_ms: int | None = None
     """How long opening a WebSocket may take, for the APIs that use one (Codex; Pi's

@@ -38,7 +38,7 @@ async def test_the_default_deadline_reaches_the_model_call(env: Env, faux: FauxP
     faux.set_responses([_noting(seen, "hi")])
     session = make_session(env, write_settings(env, retry={"enabled": False}))
     await session.prompt("go")
-    assert seen == [1_800_000]
+    assert seen == [3_600_000]
 
 
 async def test_a_call_that_never_ends_fails_at_the_deadline_and_is_retried(env: Env, faux: FauxProvider) -> None:
