@@ -1,8 +1,9 @@
 """The registry of wire API implementations and the four entry points that dispatch on it.
 
 ``stream(model, context, options)`` looks up ``model.api`` and hands the call to that
-implementation, bounded by ``options.response_timeout_ms`` (one deadline for every API). Built-in APIs are registered by module path and imported on first use, so
-importing ``pi_ai`` loads no HTTP library. Applications add their own with ``register_api``.
+implementation, bounded by ``options.response_timeout_ms`` (one deadline for every API, armed
+here). Built-in APIs are registered by module path and imported on first use, so importing
+``pi_ai`` loads no HTTP library. Applications add their own with ``register_api``.
 """
 
 from __future__ import annotations
