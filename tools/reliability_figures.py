@@ -144,7 +144,7 @@ def _stalled_streams(rows: list[dict[str, Any]]) -> list[tuple[str, str]]:
         ("stalled streams tried (library, CLI, batch)", ", ".join(str(tried[s]) for s in surfaces)
          + " (" + ", ".join(f"{kind}: {n}" for kind, n in sorted(kinds.items())) + ")"),
         ("stalled streams settled", f"{len(settled)} of {sum(tried.values())}"),
-        (f"settle delay past a {'/'.join(map(str, deadlines)) or '-'} ms deadline (max ms: library, CLI, batch)",
+        (f"settle delay past a {'/'.join(map(str, deadlines)) or '-'} ms deadline (max ms: library, CLI with start-up, batch task)",
          ", ".join("-" if delays[s] is None else str(delays[s]) for s in surfaces)),
         (
             "stalled stream settles, default responseTimeoutMs (computed)",
