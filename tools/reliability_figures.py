@@ -42,6 +42,7 @@ CHECKS = [
     "tests/pi_ai/api/test_stream_fuzz.py",
     "tests/pi_ai/api/test_http.py",
     "tests/pi_coding_agent/app/batch/test_trust.py",
+    "tests/pi_ai/api/test_response_deadline.py",
 ]
 FULL_ENV = {
     "PI_RELIABILITY_FULL": "1",
@@ -132,6 +133,30 @@ def table(rows: list[dict[str, Any]], failures: list[tuple[str, str, str]]) -> l
         ),
         ("project resources obeyed without opt-in", str(_sum(rows, "batch_trust", "obeyed_untrusted"))),
         ("project resources obeyed with opt-in", str(_sum(rows, "batch_trust", "obeyed_approved"))),
+        *_stalled_streams(rows),
+    ]
+
+
+def _stalled_streams(rows: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """Issue #28 item 5: streams that never end, stopped by the response deadline."""
+    from pi_ai import DEFAULT_RESPONSE_TIMEOUT_MS
+
+    surfaces = ("library", "cli", "batch")
+    tried = Counter(row["surface"] for row in rows if row["figure"] == "stalled_stream")
+    settled = [row for row in rows if row["figure"] == "stalled_stream_settled"]
+    kinds = Counter(row["kind"] for row in rows if row["figure"] == "stalled_stream")
+    delays = {s: max((r["delay_ms"] for r in settled if r["surface"] == s), default=None) for s in surfaces}
+    deadlines = sorted({r["deadline_ms"] for r in settled})
+    return [
+        ("stalled streams tried (library, CLI, batch)", ", ".join(str(tried[s]) for s in surfaces)
+         + " (" + ", ".join(f"{kind}: {n}" for kind, n in sorted(kinds.items())) + ")"),
+        ("stalled streams settled", f"{len(settled)} of {sum(tried.values())}"),
+        (f"settle delay past a {'/'.join(map(str, deadlines)) or '-'} ms deadline (max ms: library, CLI with start-up, batch task)",
+         ", ".join("-" if delays[s] is None else str(delays[s]) for s in surfaces)),
+        (
+            "stalled stream settles, default responseTimeoutMs (computed)",
+            f"{DEFAULT_RESPONSE_TIMEOUT_MS // 1000} s + {delays['library'] or 0} ms (library's max delay)",
+        ),
     ]
 
 

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
         estimate_text_and_image_content_tokens as estimate_text_and_image_content_tokens,
     )
     from pi_ai._estimate import estimate_text_tokens as estimate_text_tokens
+    from pi_ai._event_stream import DEFAULT_RESPONSE_TIMEOUT_MS as DEFAULT_RESPONSE_TIMEOUT_MS
     from pi_ai._event_stream import AssistantMessageEventStream as AssistantMessageEventStream
     from pi_ai._event_stream import empty_assistant_message as empty_assistant_message
     from pi_ai._event_stream import now_ms as now_ms

@@ -59,6 +59,15 @@ attribute ...") means nothing to a user and never reaches an ``errorMessage``.""
 
 UNREADABLE_RESPONSE = "Could not read the provider's response"
 
+DEFAULT_RESPONSE_TIMEOUT_MS = 3_600_000
+"""The default deadline for one whole response (an hour; why: ``docs/cli.md``, ``responseTimeoutMs``):
+far above what a live answer takes, so only a stalled one reaches it."""
+
+
+def response_timeout_message(timeout_ms: int) -> str:
+    """The ``errorMessage`` of a response stopped by its deadline (retryable: "timed out")."""
+    return f"Response timed out: the answer was not complete within responseTimeoutMs ({timeout_ms} ms)"
+
 
 def error_text(error: BaseException) -> str:
     """The message of an exception as JavaScript's ``error.message`` would read (a fault in
@@ -72,7 +81,7 @@ def error_text(error: BaseException) -> str:
 class AssistantMessageEventStream:
     """Async iterator of ``AssistantMessageEvent`` plus ``await result()``."""
 
-    __slots__ = ("_done", "_queue", "_result", "_task", "_waiter", "partial")
+    __slots__ = ("_deadline", "_done", "_expired", "_queue", "_result", "_task", "_waiter", "partial")
 
     def __init__(self) -> None:
         self._queue: deque[AssistantMessageEvent] = deque()
@@ -80,6 +89,9 @@ class AssistantMessageEventStream:
         self._result: AssistantMessage | None = None
         self._waiter: asyncio.Future[None] | None = None
         self._task: asyncio.Task[None] | None = None
+        self._deadline: asyncio.TimerHandle | None = None
+        self._expired: str | None = None
+        """The deadline's error message once it expired: every later ``fail`` reports it."""
         self.partial: AssistantMessage | None = None
         """The producer's live output message; used to report partial content if it crashes."""
 
@@ -95,9 +107,11 @@ class AssistantMessageEventStream:
         if isinstance(event, DoneEvent):
             self._done = True
             self._result = event.message
+            self._disarm()
         elif isinstance(event, ErrorEvent):
             self._done = True
             self._result = event.error
+            self._disarm()
         self._queue.append(event)
         if self._waiter is not None:  # (checked here: this runs for every delta, bench/stream_parse.py)
             self._wake()
@@ -107,7 +121,45 @@ class AssistantMessageEventStream:
         self._done = True
         if self._result is None and result is not None:
             self._result = result
+        self._disarm()
         self._wake()
+
+    def set_deadline(self, model: Model, timeout_ms: int) -> None:
+        """End the stream as an ``error`` (``response_timeout_message``) unless it ended within
+        ``timeout_ms`` from now. Must be called inside the running event loop.
+
+        On expiry the producer task of ``start_stream`` is cancelled: its pending await stops
+        and whatever it holds is released as it unwinds (``open_stream`` closes the HTTP
+        response, the local model stops generating), then the stream fails with the partial
+        message so far. A stream fed by other means (no producer task) fails at once, and
+        later pushes are ignored.
+        """
+        import asyncio  # already loaded: we are inside a running loop
+
+        self._disarm()
+        if self._done:
+            return
+        self._deadline = asyncio.get_running_loop().call_later(
+            timeout_ms / 1000, self._expire, model, response_timeout_message(timeout_ms)
+        )
+
+    def _disarm(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+
+    def _expire(self, model: Model, message: str) -> None:
+        self._deadline = None
+        if self._done:
+            return
+        task = self._task
+        if task is None:
+            self.fail(model, message)
+            return
+        self._expired = message
+        # The runner fails the stream once the producer has unwound, so the error event comes
+        # after the connection is closed (``fail`` then reports the deadline).
+        task.cancel()
 
     def _wake(self) -> None:
         waiter = self._waiter
@@ -153,10 +205,13 @@ class AssistantMessageEventStream:
     ) -> None:
         """End the stream with an ``error`` event built from ``error`` and the partial so far.
 
-        The reason is ``aborted`` when ``aborted`` is true or ``signal`` has fired, else ``error``.
+        The reason is ``aborted`` when ``aborted`` is true or ``signal`` has fired, else ``error``;
+        after the deadline expired (``set_deadline``) it is always the deadline's ``error``.
         """
         if self._done:
             return
+        if self._expired is not None:
+            error, aborted, signal = self._expired, False, None
         message = self.partial if self.partial is not None else empty_assistant_message(model)
         aborted = aborted or (signal is not None and signal.aborted)
         message.stop_reason = "aborted" if aborted else "error"

@@ -46,6 +46,12 @@ class StreamOptions:
     idle_timeout_ms: int | None = None
     """Longest silence allowed before the headers and between body bytes (Pi's
     ``httpIdleTimeoutMs``; default 300 000 ms, 0 = no limit)."""
+    response_timeout_ms: int | None = None
+    """Deadline for the whole response, from the call to its last event, however live the
+    stream looks (keepalive comments, endless deltas, a byte a second reset the idle timeout
+    for ever). On expiry the call is stopped (its connection closed) and the stream ends as an
+    ``error`` saying so. Default ``DEFAULT_RESPONSE_TIMEOUT_MS`` (an hour); 0 = no limit.
+    Honoured by ``stream`` and ``stream_simple`` for every API (``pi_ai._registry``)."""
     websocket_connect_timeout_ms: int | None = None
     """How long opening a WebSocket may take, for the APIs that use one (Codex; Pi's
     ``websocketConnectTimeoutMs``; default 15 000 ms, 0 = no limit)."""

@@ -1,8 +1,9 @@
 """The registry of wire API implementations and the four entry points that dispatch on it.
 
 ``stream(model, context, options)`` looks up ``model.api`` and hands the call to that
-implementation. Built-in APIs are registered by module path and imported on first use, so
-importing ``pi_ai`` loads no HTTP library. Applications add their own with ``register_api``.
+implementation, bounded by ``options.response_timeout_ms`` (one deadline for every API, armed
+here). Built-in APIs are registered by module path and imported on first use, so importing
+``pi_ai`` loads no HTTP library. Applications add their own with ``register_api``.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import TypeVar
 
 from pi_ai._context import Context
 from pi_ai._env_keys import AUTHENTICATED_MARKER, get_env_api_key
-from pi_ai._event_stream import AssistantMessageEventStream, start_stream
+from pi_ai._event_stream import DEFAULT_RESPONSE_TIMEOUT_MS, AssistantMessageEventStream, start_stream
 from pi_ai._messages import AssistantMessage
 from pi_ai._model import Model
 from pi_ai._options import SimpleStreamOptions, StreamOptions
@@ -127,6 +128,15 @@ def _failed(model: Model, reason: str, options: StreamOptions | None) -> Assista
     return start_stream(model, fail, signal=options.signal if options is not None else None)
 
 
+def _bounded(stream: AssistantMessageEventStream, model: Model, options: StreamOptions) -> AssistantMessageEventStream:
+    """``stream`` with the response deadline armed (none when it is 0)."""
+    timeout_ms = options.response_timeout_ms
+    timeout_ms = DEFAULT_RESPONSE_TIMEOUT_MS if timeout_ms is None else timeout_ms
+    if timeout_ms > 0:
+        stream.set_deadline(model, timeout_ms)
+    return stream
+
+
 def stream(
     model: Model, context: Context, options: StreamOptions | None = None, *, env_auth: bool = True
 ) -> AssistantMessageEventStream:
@@ -143,7 +153,7 @@ def stream(
     prepared = _with_env_auth(model, options, StreamOptions, env_auth)
     if isinstance(prepared, str):
         return _failed(model, prepared, options)
-    return implementation.stream(prepared[0], context, prepared[1])
+    return _bounded(implementation.stream(prepared[0], context, prepared[1]), prepared[0], prepared[1])
 
 
 def stream_simple(
@@ -155,7 +165,9 @@ def stream_simple(
     prepared = _with_env_auth(model, options, SimpleStreamOptions, env_auth)
     if isinstance(prepared, str):
         return _failed(model, prepared, options)
-    return implementation.stream_simple(prepared[0], context, prepared[1])
+    return _bounded(
+        implementation.stream_simple(prepared[0], context, prepared[1]), prepared[0], prepared[1]
+    )
 
 
 async def complete(model: Model, context: Context, options: StreamOptions | None = None) -> AssistantMessage:

@@ -67,6 +67,7 @@ def base_options(model: Model, context: Context, options: SimpleStreamOptions) -
         "headers": options.headers,
         "timeout_ms": options.timeout_ms,
         "idle_timeout_ms": options.idle_timeout_ms,
+        "response_timeout_ms": options.response_timeout_ms,
         "websocket_connect_timeout_ms": options.websocket_connect_timeout_ms,
         "max_retries": options.max_retries,
         "max_retry_delay_ms": options.max_retry_delay_ms,

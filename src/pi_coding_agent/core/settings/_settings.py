@@ -268,6 +268,15 @@ class Settings:
         return DEFAULT_HTTP_IDLE_TIMEOUT_MS if found is None else found
 
     @property
+    def response_timeout_ms(self) -> int:
+        """``responseTimeoutMs``: the deadline for one whole model response (ours; Pi has no
+        such bound); 0 or ``"disabled"`` disables it. Default ``DEFAULT_RESPONSE_TIMEOUT_MS``."""
+        from pi_ai import DEFAULT_RESPONSE_TIMEOUT_MS  # (pi_ai's messages load with the first model call)
+
+        found = self._timeout("responseTimeoutMs")
+        return DEFAULT_RESPONSE_TIMEOUT_MS if found is None else found
+
+    @property
     def websocket_connect_timeout_ms(self) -> int | None:
         """How long a WebSocket transport (Codex's) may take to open; 0 disables the limit,
         ``None`` leaves the provider's default (15 s)."""

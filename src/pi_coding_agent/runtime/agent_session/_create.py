@@ -98,6 +98,7 @@ def _stream_function(catalog: ModelCatalog, settings: Settings, cwd: str) -> Str
 
     provider_retry = settings.provider_retry
     idle_timeout = settings.http_idle_timeout_ms
+    response_timeout = settings.response_timeout_ms
     connect_timeout = settings.websocket_connect_timeout_ms
 
     def stream(model: Model, context: Context, options: SimpleStreamOptions) -> AssistantMessageEventStream:
@@ -125,6 +126,9 @@ def _stream_function(catalog: ModelCatalog, settings: Settings, cwd: str) -> Str
             env={**auth.env, **(options.env or {})} if auth.env else options.env,
             timeout_ms=timeout,
             idle_timeout_ms=options.idle_timeout_ms if options.idle_timeout_ms is not None else idle_timeout,
+            response_timeout_ms=(
+                options.response_timeout_ms if options.response_timeout_ms is not None else response_timeout
+            ),
             websocket_connect_timeout_ms=(
                 options.websocket_connect_timeout_ms
                 if options.websocket_connect_timeout_ms is not None

@@ -165,6 +165,20 @@ def test_http_idle_timeout_forms(dirs: tuple[Path, Path]) -> None:
         assert Settings.load(project, agent).http_idle_timeout_ms == expected
 
 
+def test_response_timeout_forms(dirs: tuple[Path, Path]) -> None:
+    """``responseTimeoutMs`` (ours: the deadline for one whole answer) is read like Pi's other
+    timeouts; unset or bad (reported), the one-hour default applies."""
+    agent, project = dirs
+    assert Settings.load(project, agent).response_timeout_ms == 3_600_000
+    for value, expected in (("disabled", 0), ("90000", 90_000), (600_000, 600_000), (0, 0)):
+        _write(agent / "settings.json", {"responseTimeoutMs": value})
+        assert Settings.load(project, agent).response_timeout_ms == expected
+    _write(agent / "settings.json", {"responseTimeoutMs": "later"})
+    settings = Settings.load(project, agent)
+    assert settings.response_timeout_ms == 3_600_000
+    assert [issue.message for issue in settings.issues] == ["responseTimeoutMs is not a valid timeout ('later')"]
+
+
 def test_websocket_connect_timeout_forms(dirs: tuple[Path, Path]) -> None:
     """Read as Pi reads ``websocketConnectTimeoutMs``; a bad value is reported and left unset
     (the transport's 15 s default then applies)."""
