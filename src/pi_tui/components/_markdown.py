@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from pi_tui._safe_text import terminal_safe
 from pi_tui._text import visible_width, wrap_text_with_ansi
 
 if TYPE_CHECKING:
@@ -95,6 +96,9 @@ def _split_blocks(tokens: list[Token], line_offset: int) -> list[_Block]:
 
 
 class Markdown:
+    """Markdown content; its source passes ``terminal_safe`` (content never sends the terminal
+    anything but text and SGR), the styling and links it draws itself do not."""
+
     def __init__(
         self,
         text: str = "",
@@ -103,7 +107,7 @@ class Markdown:
         theme: MarkdownTheme | None = None,
         default_style: StyleFn | None = None,
     ) -> None:
-        self.text = text
+        self.text = terminal_safe(text)
         self.padding_x = padding_x
         self.padding_y = padding_y
         self.theme = theme or MarkdownTheme()
@@ -116,7 +120,8 @@ class Markdown:
         self._cache: tuple[int, str, list[str]] | None = None
 
     def set_text(self, text: str) -> None:
-        self.text = text
+        """Show ``text``: content (an answer, a message), so it passes the terminal-output policy."""
+        self.text = terminal_safe(text)
 
     def invalidate(self) -> None:
         self._cache = None

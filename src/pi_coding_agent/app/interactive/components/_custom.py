@@ -15,20 +15,20 @@ from typing import TYPE_CHECKING, Any
 from pi_ai import content_text
 from pi_coding_agent.app.interactive.components._tools import ToolExecutionView
 from pi_coding_agent.core.messages import CustomRoleMessage
-from pi_tui import Box, Component, Container, Markdown, Spacer, Text
+from pi_tui import Box, Component, Container, Markdown, Spacer, Text, terminal_safe
 
 if TYPE_CHECKING:
     from pi_coding_agent.customize.themes import Theme
 
 
 class _Lines:
-    """A renderer's list of lines as a component."""
+    """A renderer's list of lines as a component (content: it passes the terminal-output policy)."""
 
     def __init__(self, lines: list[str]) -> None:
         self.lines = lines
 
     def render(self, width: int) -> list[str]:
-        return [line for text in self.lines for line in Text(text, 0, 0).render(width)]
+        return [line for text in self.lines for line in Text(terminal_safe(text), 0, 0).render(width)]
 
     def invalidate(self) -> None:
         return

@@ -1,0 +1,47 @@
+"""What of a text from a model, a tool, an extension or a session file may reach a terminal.
+
+The one owner of the terminal-output policy (docs/security.md, "Terminal output"). Content
+keeps its printable text, tabs, newlines and SGR sequences (colours, bold, underline);
+every other control is dropped, one rule for all families:
+
+* string sequences (OSC: titles, clipboard, hyperlinks, colours; DCS; APC; PM; SOS), 7-bit
+  (``ESC ] ... ST``) or 8-bit (U+009D ... U+009C): dropped with their payload when they are
+  terminated (BEL, ``ESC \\`` or U+009C); an unterminated one loses its introducer only, so the
+  rest shows as plain text instead of vanishing;
+* CSI sequences other than SGR (cursor moves, erase and clear, scrolling, mode set and
+  reset, device queries such as DSR and DA whose answers would arrive as pi's input), and
+  every CSI in its 8-bit form U+009B: dropped;
+* any other escape (``ESC c`` reset, ``ESC 7``/``ESC 8``, charset shifts, the 7-bit C1 forms
+  ``ESC D``/``ESC E``/``ESC M``...), a lone ESC, C0 controls but tab and newline (so carriage
+  return, backspace, BEL, SI/SO), DEL and the C1 controls U+0080-U+009F: dropped.
+
+What our own UI draws around that content (its colours, cursor marker, OSC 8 links it makes,
+the renderer's own cursor moves) never passes through here: the policy applies to content,
+where it enters a component, not to the frames the renderer writes.
+"""
+
+from __future__ import annotations
+
+import re
+
+_UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_SEQUENCE = re.compile(
+    r"(?:\x1b[\]P_^X]|[\x90\x98\x9d-\x9f])[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)"  # a terminated string
+    r"|(?P<csi>(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]?)"  # CSI, its final byte perhaps still missing
+    r"|\x1b[ -/]*[0-~]?"  # any other escape (an unterminated string's introducer too), a lone ESC
+    r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]"  # C0 but tab and newline, DEL, C1
+)
+_SGR = re.compile(r"\x1b\[[0-9;:]*m")
+
+
+def _keep_sgr(match: re.Match[str]) -> str:
+    sequence = match.group()
+    return sequence if match.group("csi") and _SGR.fullmatch(sequence) else ""
+
+
+def terminal_safe(text: str, *, keep_sgr: bool = True) -> str:
+    """``text`` as it may be written to a terminal: printable text, tabs, newlines and (with
+    ``keep_sgr``) SGR sequences; every other control removed (see the module's docstring)."""
+    if not _UNSAFE.search(text):
+        return text
+    return _SEQUENCE.sub(_keep_sgr if keep_sgr else "", text)
