@@ -1,0 +1,77 @@
+"""The TUI and the terminal-output policy: an answer, its thinking and a tool's output full
+of every escape family (OSC 52 clipboard, titles, links, queries, clears...) are drawn as
+text; the virtual terminal's clipboard and title stay untouched and none of the sequences
+is among the bytes written, live and again when the session is resumed from its file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.pi_coding_agent.app.interactive._inprocess import App, run_app
+from tests.reliability.figures import record
+from tests.support.escape_families import SAMPLES
+
+pytestmark = pytest.mark.timeout(300)
+
+MIX = "".join(f"<{n}>{sample}" for n, sample in enumerate(SAMPLES.values()))
+TURNS = [
+    {
+        "thinking": f"pondering {MIX} thought-end",
+        "text": f"reading {MIX} read-next",
+        "tool_calls": [{"id": "call_1", "name": "read", "arguments": {"path": "evil.txt"}}],
+    },
+    {"text": f"answer {MIX} answer-end"},
+]
+# The sequences of the samples, each one unique to them (our own UI writes none of these).
+FORBIDDEN = [
+    "\x1b]52;", "]0;owned", "]1;icon", "]2;window", "https://evil.example", "]4;1;rgb", "\x1bP$qm",
+    "\x1b_Ga=T", "\x1b^private", "\x1bXstring", "\x9b", "\x9d", "\x1bZ", "\x1b[10;5H", "\x1b[1;5r",
+    "\x1b[2J", "\x1b[3J", "\x1bc", "\x1b[?1049h", "\x1b[?1000h", "\x1b[4h", "\x1b[>4;2m", "\x1b[6n",
+    "\x1b[>c", "\x1b[5n", "\x1b[21t", "\x1b[18t", "\x1b(0", "\x1b#8", "\x0e", "\x7f",
+]  # fmt: skip
+
+
+def _check_terminal(app: App, written: str, surface: str) -> None:
+    found = [sequence for sequence in FORBIDDEN if sequence in written]
+    for family in SAMPLES:
+        record("escape_family", family=family, surface=surface, leaked=int(bool(found)))
+    assert not found, f"reached the terminal: {found}"
+    assert app.clipboard() == ""
+    assert not any(word in app.terminal.title for word in ("owned", "icon", "window"))
+
+
+async def _answer_and_expand(app: App) -> None:
+    await app.submit("go")
+    await app.wait_for("answer-end")
+    await app.send("C-o")  # the read's output and the thinking, in full
+    screen = await app.wait_for("file-end")
+    assert "<0><1><2><3><4><5><6><7><8><9><10><11><12><13><14><15>" in screen.replace(" ", "")
+
+
+def test_model_and_tool_text_never_reach_the_terminal_live_or_resumed(tmp_path: Path) -> None:
+    live_output, resumed_output = tmp_path / "live.out", tmp_path / "resumed.out"
+
+    async def live(app: App) -> None:
+        app.record_output(live_output)
+        await _answer_and_expand(app)
+        _check_terminal(app, live_output.read_text(encoding="utf-8"), "tui")
+
+    first = run_app(tmp_path / "first", TURNS, live, files={"evil.txt": f"file {MIX} file-end"})
+    [session] = first.session_files()
+    lines = session.read_text(encoding="utf-8").split("\n")  # not splitlines(): U+0085 is in the text
+    stored = [json.loads(line) for line in lines if line]
+    texts = [block.get("text") for entry in stored if entry.get("type") == "message"
+             for block in entry["message"].get("content", []) if isinstance(block, dict)]  # fmt: skip
+    assert f"answer {MIX} answer-end" in texts  # the file keeps the answer as it came
+
+    async def resumed(app: App) -> None:
+        app.record_output(resumed_output)
+        await app.wait_for("answer-end")
+        await app.send("C-o")
+        await app.wait_for("file-end")
+        _check_terminal(app, resumed_output.read_text(encoding="utf-8"), "tui resume")
+
+    run_app(tmp_path / "second", TURNS, resumed, args=("--session", str(session)))
