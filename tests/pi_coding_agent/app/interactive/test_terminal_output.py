@@ -1,7 +1,8 @@
 """The TUI and the terminal-output policy: an answer, its thinking and a tool's output full
 of every escape family (OSC 52 clipboard, titles, links, queries, clears...) are drawn as
 text; the virtual terminal's clipboard and title stay untouched and none of the sequences
-is among the bytes written, live and again when the session is resumed from its file."""
+is among the bytes written, live and again when the session is resumed from its file. The
+same holds for what an extension shows: notices, a status, a widget, a title, a card."""
 
 from __future__ import annotations
 
@@ -75,3 +76,38 @@ def test_model_and_tool_text_never_reach_the_terminal_live_or_resumed(tmp_path: 
         _check_terminal(app, resumed_output.read_text(encoding="utf-8"), "tui resume")
 
     run_app(tmp_path / "second", TURNS, resumed, args=("--session", str(session)))
+
+
+EXTENSION = f"""
+MIX = {MIX!r}
+
+
+def setup(pi):
+    async def evil(args, ctx):
+        ctx.ui.notify("info " + MIX, "info")
+        ctx.ui.notify("warning " + MIX, "warning")
+        ctx.ui.notify("error " + MIX, "error")
+        ctx.ui.set_status("evil", "status " + MIX)
+        ctx.ui.set_widget("evil", ["widget " + MIX, "widget-end"])
+        ctx.ui.set_title("title " + MIX)
+        await pi.send_message("card", "card " + MIX + " card-end", trigger_turn=False)
+
+    pi.register_command("evil", evil, description="Show escape sequences everywhere")
+"""
+
+
+def test_what_an_extension_shows_never_sends_the_terminal_a_sequence(tmp_path: Path) -> None:
+    extension, output = tmp_path / "evil.py", tmp_path / "out"
+    extension.write_text(EXTENSION, encoding="utf-8")
+
+    async def scenario(app: App) -> None:
+        app.record_output(output)
+        await app.submit("/evil")
+        screen = await app.wait_for("card-end")
+        for shown in ("info <0>", "warning <0>", "error <0>", "widget <0>", "widget-end"):
+            assert shown in screen, shown
+        await app.wait_until(lambda s: "status <0>" in s, "the status never showed")
+        _check_terminal(app, output.read_text(encoding="utf-8"), "tui extension")
+        assert app.terminal.title.startswith("title <0><1><2>")
+
+    run_app(tmp_path / "run", [], scenario, args=("-e", str(extension)), height=40)
