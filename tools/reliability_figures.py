@@ -41,6 +41,9 @@ CHECKS = [
     "tests/pi_ai/api/test_sse.py",
     "tests/pi_ai/api/test_stream_fuzz.py",
     "tests/pi_ai/api/test_http.py",
+    "tests/pi_tui/test_safe_text.py",
+    "tests/pi_coding_agent/app/print_mode/test_terminal_output.py",
+    "tests/pi_coding_agent/app/interactive/test_terminal_output.py",
 ]
 FULL_ENV = {
     "PI_RELIABILITY_FULL": "1",
@@ -52,6 +55,7 @@ FUZZ_FILES = ("test_fuzz.py", "test_sse.py", "test_stream_fuzz.py")
 LEAK_FILES = ("test_process_leaks.py", "test_user_bash_leaks.py")
 FAULT_FILES = ("test_provider_faults.py", "test_provider_faults_cli.py")
 KILL_TESTS = ("test_sigkill_in_the_middle", "test_hundreds_of_kills")
+TERMINAL_FILES = ("test_safe_text.py", "test_terminal_output.py")
 
 
 def _failures(junit: Path) -> list[tuple[str, str, str]]:
@@ -125,6 +129,26 @@ def table(rows: list[dict[str, Any]], failures: list[tuple[str, str, str]]) -> l
         ("processes checked", str(_sum(rows, "processes", "checked"))),
         ("processes left", str(_sum(rows, "processes", "left"))),
         ("leak tests failed", str(_failed_in(failures, LEAK_FILES))),
+        *_terminal_rows(rows, failures),
+    ]
+
+
+def _terminal_rows(rows: list[dict[str, Any]], failures: list[tuple[str, str, str]]) -> list[tuple[str, str]]:
+    """The terminal-output policy (issue #28, item 1): families tried, and where."""
+    tried = [row for row in rows if row["figure"] == "escape_family"]
+    surfaces = Counter(row["surface"] for row in tried)
+    leaked = {row["family"] for row in tried if row.get("leaked")}
+    return [
+        (
+            "escape families tried (checks per surface)",
+            f"{len({row['family'] for row in tried})} ("
+            + ", ".join(f"{surface}: {n}" for surface, n in sorted(surfaces.items()))
+            + ")",
+        ),
+        (
+            "escape families through to a terminal (+ failed policy tests)",
+            f"{len(leaked)} (+{_failed_in(failures, TERMINAL_FILES)})",
+        ),
     ]
 
 

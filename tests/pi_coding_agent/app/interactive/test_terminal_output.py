@@ -36,6 +36,7 @@ FORBIDDEN = [
 
 
 def _check_terminal(app: App, written: str, surface: str) -> None:
+    """After the run (while it runs, the environment is the run's, without the figures file)."""
     found = [sequence for sequence in FORBIDDEN if sequence in written]
     for family in SAMPLES:
         record("escape_family", family=family, surface=surface, leaked=int(bool(found)))
@@ -58,9 +59,9 @@ def test_model_and_tool_text_never_reach_the_terminal_live_or_resumed(tmp_path: 
     async def live(app: App) -> None:
         app.record_output(live_output)
         await _answer_and_expand(app)
-        _check_terminal(app, live_output.read_text(encoding="utf-8"), "tui")
 
     first = run_app(tmp_path / "first", TURNS, live, files={"evil.txt": f"file {MIX} file-end"})
+    _check_terminal(first, live_output.read_text(encoding="utf-8"), "tui")
     [session] = first.session_files()
     lines = session.read_text(encoding="utf-8").split("\n")  # not splitlines(): U+0085 is in the text
     stored = [json.loads(line) for line in lines if line]
@@ -73,9 +74,9 @@ def test_model_and_tool_text_never_reach_the_terminal_live_or_resumed(tmp_path: 
         await app.wait_for("answer-end")
         await app.send("C-o")
         await app.wait_for("file-end")
-        _check_terminal(app, resumed_output.read_text(encoding="utf-8"), "tui resume")
 
-    run_app(tmp_path / "second", TURNS, resumed, args=("--session", str(session)))
+    second = run_app(tmp_path / "second", TURNS, resumed, args=("--session", str(session)))
+    _check_terminal(second, resumed_output.read_text(encoding="utf-8"), "tui resume")
 
 
 EXTENSION = f"""
@@ -107,7 +108,7 @@ def test_what_an_extension_shows_never_sends_the_terminal_a_sequence(tmp_path: P
         for shown in ("info <0>", "warning <0>", "error <0>", "widget <0>", "widget-end"):
             assert shown in screen, shown
         await app.wait_until(lambda s: "status <0>" in s, "the status never showed")
-        _check_terminal(app, output.read_text(encoding="utf-8"), "tui extension")
-        assert app.terminal.title.startswith("title <0><1><2>")
 
-    run_app(tmp_path / "run", [], scenario, args=("-e", str(extension)), height=40)
+    app = run_app(tmp_path / "run", [], scenario, args=("-e", str(extension)), height=40)
+    _check_terminal(app, output.read_text(encoding="utf-8"), "tui extension")
+    assert app.terminal.title.startswith("title <0><1><2>")
