@@ -2,7 +2,9 @@
 of every escape family (OSC 52 clipboard, titles, links, queries, clears...) are drawn as
 text; the virtual terminal's clipboard and title stay untouched and none of the sequences
 is among the bytes written, live and again when the session is resumed from its file. The
-same holds for what an extension shows: notices, a status, a widget, a title, a card."""
+same holds for what an extension shows: notices, a status, a widget, a title, a card. On a
+real pseudo-terminal, ours writes none of them and Pi 0.85's TUI writes all but OSC 8 (the
+documented difference)."""
 
 from __future__ import annotations
 
@@ -12,8 +14,13 @@ from pathlib import Path
 import pytest
 
 from tests.pi_coding_agent.app.interactive._inprocess import App, run_app
+from tests.pi_coding_agent.app.interactive._scenario import SETTINGS, pi_command
+from tests.pi_coding_agent.app.interactive.test_cell_size import _submit
+from tests.pi_coding_agent.e2e._harness import Sandbox
 from tests.reliability.figures import record
 from tests.support.escape_families import SAMPLES
+from tests.support.pty_terminal import Pty
+from tests.support.scripted_provider import ScriptedProvider
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -26,11 +33,12 @@ TURNS = [
     },
     {"text": f"answer {MIX} answer-end"},
 ]
-# The sequences of the samples, each one unique to them (our own UI writes none of these).
+# The sequences of the samples, each one unique to them (our own UI writes none of these; it
+# does write ``CSI > 4 ; 2 m`` itself, modifyOtherKeys, so that one is not in the list).
 FORBIDDEN = [
     "\x1b]52;", "]0;owned", "]1;icon", "]2;window", "https://evil.example", "]4;1;rgb", "\x1bP$qm",
     "\x1b_Ga=T", "\x1b^private", "\x1bXstring", "\x9b", "\x9d", "\x1bZ", "\x1b[10;5H", "\x1b[1;5r",
-    "\x1b[2J", "\x1b[3J", "\x1bc", "\x1b[?1049h", "\x1b[?1000h", "\x1b[4h", "\x1b[>4;2m", "\x1b[6n",
+    "\x1b[2J", "\x1b[3J", "\x1bc", "\x1b[?1049h", "\x1b[?1000h", "\x1b[4h", "\x1b[6n",
     "\x1b[>c", "\x1b[5n", "\x1b[21t", "\x1b[18t", "\x1b(0", "\x1b#8", "\x0e", "\x7f",
 ]  # fmt: skip
 
@@ -112,3 +120,32 @@ def test_what_an_extension_shows_never_sends_the_terminal_a_sequence(tmp_path: P
     app = run_app(tmp_path / "run", [], scenario, args=("-e", str(extension)), height=40)
     _check_terminal(app, output.read_text(encoding="utf-8"), "tui extension")
     assert app.terminal.title.startswith("title <0><1><2>")
+
+
+def _tui_on_a_pty(tmp_path: Path, which: str) -> str:
+    """What the interactive ``pi`` wrote to its terminal from the prompt to the answer's end."""
+    with ScriptedProvider([{"text": f"answer {MIX} answer-end"}]) as provider:
+        sandbox = Sandbox.create(tmp_path, provider.base_url, SETTINGS)
+        program = Pty(pi_command(which), sandbox.work, sandbox.env(TERM="xterm-256color"))
+        try:
+            program.wait_for("scripted-model")
+            mark = program.mark()
+            _submit(program, "hi", "answer-end")  # the frame that shows it carries the rest of the answer
+            return program.raw_since(mark).decode("utf-8", "replace")
+        finally:
+            program.close()
+
+
+def test_on_a_real_terminal_ours_writes_no_sequence_of_the_answer(tmp_path: Path) -> None:
+    written = _tui_on_a_pty(tmp_path, "ours")
+    found = [sequence for sequence in FORBIDDEN if sequence in written]
+    for family in SAMPLES:
+        record("escape_family", family=family, surface="tui pty", leaked=int(bool(found)))
+    assert not found, f"reached the terminal: {found}"
+
+
+def test_pi_0_85_tui_writes_the_answer_raw_but_osc_8(tmp_path: Path) -> None:
+    written = _tui_on_a_pty(tmp_path, "pi")
+    for sequence in ("\x1b]52;c;cHduZWQ=\x07", "\x1b]0;owned\x07", "\x1b[6n", "\x1b[2J", "\x1bP$qm\x1b\\"):
+        assert sequence in written, sequence
+    assert "\x1b]8;;https://evil.example" not in written
