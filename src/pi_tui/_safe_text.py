@@ -6,8 +6,10 @@ every other control is dropped, one rule for all families:
 
 * string sequences (OSC: titles, clipboard, hyperlinks, colours; DCS; APC; PM; SOS), 7-bit
   (``ESC ] ... ST``) or 8-bit (U+009D ... U+009C): dropped with their payload when they are
-  terminated (BEL, ``ESC \\`` or U+009C); an unterminated one loses its introducer only, so the
-  rest shows as plain text instead of vanishing;
+  terminated (BEL, ``ESC \\`` or U+009C); an unterminated one (no terminator before the next
+  ESC or C1 control) loses its introducer only, so the rest shows as plain text instead of
+  vanishing. A payload never spans another ESC or C1 control, which also keeps the cost
+  linear in the text's length whatever it holds;
 * CSI sequences other than SGR (cursor moves, erase and clear, scrolling, mode set and
   reset, device queries such as DSR and DA whose answers would arrive as pi's input), and
   every CSI in its 8-bit form U+009B: dropped;
@@ -26,7 +28,7 @@ import re
 
 _UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _SEQUENCE = re.compile(
-    r"(?:\x1b[\]P_^X]|[\x90\x98\x9d-\x9f])[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)"  # a terminated string
+    r"(?:\x1b[\]P_^X]|[\x90\x98\x9d-\x9f])[^\x07\x1b\x80-\x9f]*(?:\x07|\x1b\\|\x9c)"  # a terminated string
     r"|(?P<csi>(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]?)"  # CSI, its final byte perhaps still missing
     r"|\x1b[ -/]*[0-~]?"  # any other escape (an unterminated string's introducer too), a lone ESC
     r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]"  # C0 but tab and newline, DEL, C1

@@ -57,6 +57,14 @@ def test_edges(text: str, shown: str) -> None:
     assert not leaks(shown)
 
 
+@pytest.mark.timeout(60)
+def test_many_unterminated_introducers_are_cheap() -> None:
+    """200,000 string introducers without a terminator: each payload stops at the next one, so
+    this is one linear pass (were every one scanned to the end, it would not finish)."""
+    for introducer in ("\x9d", "\x1b]", "\x90", "\x1b_"):
+        assert terminal_safe(introducer * 200_000 + "tail") == "tail"
+
+
 def test_without_sgr_colours_go_too() -> None:
     assert terminal_safe("\x1b[31mred\x1b[0m \x1b]0;t\x07x", keep_sgr=False) == "red x"
 
