@@ -36,14 +36,22 @@ _SEQUENCE = re.compile(
 _SGR = re.compile(r"\x1b\[[0-9;:]*m")
 
 
-def _keep_sgr(match: re.Match[str]) -> str:
-    sequence = match.group()
-    return sequence if match.group("csi") and _SGR.fullmatch(sequence) else ""
-
-
-def terminal_safe(text: str, *, keep_sgr: bool = True) -> str:
+def terminal_safe(text: str, *, keep_sgr: bool = True, known_clean: int = 0) -> str:
     """``text`` as it may be written to a terminal: printable text, tabs, newlines and (with
-    ``keep_sgr``) SGR sequences; every other control removed (see the module's docstring)."""
-    if not _UNSAFE.search(text):
+    ``keep_sgr``) SGR sequences; every other control removed (see the module's docstring).
+
+    ``known_clean``: the length of a prefix already known to hold no control at all (a
+    streamed answer's text so far), which is not searched again. Text without controls is
+    returned as it is (the same object)."""
+    found = _UNSAFE.search(text, known_clean)
+    if found is None:
         return text
-    return _SEQUENCE.sub(_keep_sgr if keep_sgr else "", text)
+    out: list[str] = [text[: found.start()]]
+    while found is not None:  # every control starts a match, so only those places are tried
+        sequence = _SEQUENCE.match(text, found.start())
+        assert sequence is not None
+        if keep_sgr and sequence.group("csi") and _SGR.fullmatch(sequence.group()):
+            out.append(sequence.group())
+        found = _UNSAFE.search(text, sequence.end())
+        out.append(text[sequence.end() : found.start() if found is not None else len(text)])
+    return "".join(out)

@@ -131,3 +131,15 @@ def test_markdown_content_passes_the_policy() -> None:
     assert Markdown(source, 0, 0).render(200) == lines
     plain = SGR.sub("", "\n".join(lines))
     assert plain.count("bold") == plain.count("text") == len(SAMPLES)
+
+
+def test_markdown_streamed_in_pieces_filters_a_sequence_split_between_them() -> None:
+    """An answer arrives a few characters at a time: a sequence cut between two deltas, after
+    a clean prefix that is not searched again, is still removed once it is whole."""
+    answer = "clean start " * 50 + "\x1b]52;c;cHduZWQ=\x07 middle \x1b[2J\x1b[31mred\x1b[0m end"
+    view = Markdown("", 0, 0)
+    for cut in range(1, len(answer) + 1, 3):
+        view.set_text(answer[:cut])
+        assert not leaks("\n".join(view.render(80)))
+    view.set_text(answer)
+    assert view.text == "clean start " * 50 + " middle \x1b[31mred\x1b[0m end"

@@ -107,7 +107,8 @@ class Markdown:
         theme: MarkdownTheme | None = None,
         default_style: StyleFn | None = None,
     ) -> None:
-        self.text = terminal_safe(text)
+        self._clean = ""
+        self.text = self._safe(text)
         self.padding_x = padding_x
         self.padding_y = padding_y
         self.theme = theme or MarkdownTheme()
@@ -120,8 +121,15 @@ class Markdown:
         self._cache: tuple[int, str, list[str]] | None = None
 
     def set_text(self, text: str) -> None:
-        """Show ``text``: content (an answer, a message), so it passes the terminal-output policy."""
-        self.text = terminal_safe(text)
+        self.text = self._safe(text)
+
+    def _safe(self, text: str) -> str:
+        """``text`` through the terminal-output policy (it is content: an answer, a message);
+        while an answer streams only what was appended is searched for controls."""
+        known = len(self._clean) if text.startswith(self._clean) else 0
+        safe = terminal_safe(text, known_clean=known)
+        self._clean = text if safe is text else ""
+        return safe
 
     def invalidate(self) -> None:
         self._cache = None
