@@ -1,7 +1,8 @@
 """The TUI and the terminal-output policy: an answer, its thinking and a tool's output full
 of every escape family (OSC 52 clipboard, titles, links, queries, clears...) are drawn as
 text; the virtual terminal's clipboard and title stay untouched and none of the sequences
-is among the bytes written, live and again when the session is resumed from its file. The
+is among the bytes written, live and again when the session is resumed from its file (with
+a session name holding them too: footer and tree). The
 same holds for what an extension shows: notices, a status, a widget, a title, a card. On a
 real pseudo-terminal, ours writes none of them and Pi 0.85's TUI writes all but OSC 8 (the
 documented difference)."""
@@ -77,11 +78,21 @@ def test_model_and_tool_text_never_reach_the_terminal_live_or_resumed(tmp_path: 
              for block in entry["message"].get("content", []) if isinstance(block, dict)]  # fmt: skip
     assert f"answer {MIX} answer-end" in texts  # the file keeps the answer as it came
 
+    last = stored[-1]
+    named = {"type": "session_info", "id": "feedbeef", "parentId": last["id"], "timestamp": last["timestamp"],
+             "name": f"named {MIX}"}  # fmt: skip
+    with session.open("a", encoding="utf-8") as file:
+        file.write(json.dumps(named) + "\n")
+
     async def resumed(app: App) -> None:
         app.record_output(resumed_output)
         await app.wait_for("answer-end")
         await app.send("C-o")
         await app.wait_for("file-end")
+        await app.wait_for("named <0><1>")  # the footer
+        await app.submit("/tree")  # every entry's text on a line of its own
+        await app.wait_for("Session Tree")
+        await app.wait_for("answer <0><1>")
 
     second = run_app(tmp_path / "second", TURNS, resumed, args=("--session", str(session)))
     _check_terminal(second, resumed_output.read_text(encoding="utf-8"), "tui resume")
