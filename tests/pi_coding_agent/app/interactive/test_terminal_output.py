@@ -2,7 +2,7 @@
 of every escape family (OSC 52 clipboard, titles, links, queries, clears...) are drawn as
 text; the virtual terminal's clipboard and title stay untouched and none of the sequences
 is among the bytes written, live and again when the session is resumed from its file (with
-a session name holding them too: footer and tree). The
+a session name holding them too: footer, tree and session list). The
 same holds for what an extension shows: notices, a status, a widget, a title, a card. On a
 real pseudo-terminal, ours writes none of them and Pi 0.85's TUI writes all but OSC 8 (the
 documented difference)."""
@@ -93,8 +93,14 @@ def test_model_and_tool_text_never_reach_the_terminal_live_or_resumed(tmp_path: 
         await app.submit("/tree")  # every entry's text on a line of its own
         await app.wait_for("Session Tree")
         await app.wait_for("answer <0><1>")
+        await app.send("Escape")
+        await app.wait_until_gone("Session Tree")
+        await app.submit("/resume")  # the session list (of the folder given with --session-dir)
+        await app.wait_for("Resume Session")
+        await app.wait_until(lambda s: s.count("named <0><1>") >= 2, "the session list lacks the name")
 
-    second = run_app(tmp_path / "second", TURNS, resumed, args=("--session", str(session)))
+    args = ("--session", str(session), "--session-dir", str(session.parent))
+    second = run_app(tmp_path / "second", TURNS, resumed, args=args)
     _check_terminal(second, resumed_output.read_text(encoding="utf-8"), "tui resume")
 
 
