@@ -3,7 +3,8 @@ of every escape family (OSC 52 clipboard, titles, links, queries, clears...) are
 text; the virtual terminal's clipboard and title stay untouched and none of the sequences
 is among the bytes written, live and again when the session is resumed from its file (with
 a session name holding them too: footer, tree and session list). The
-same holds for what an extension shows: notices, a status, a widget, a title, a card. On a
+same holds for what an extension shows: notices, a status, a widget, a title, a card, an
+error it raised. On a
 real pseudo-terminal, ours writes none of them and Pi 0.85's TUI writes all but OSC 8 (the
 documented difference)."""
 
@@ -118,7 +119,11 @@ def setup(pi):
         ctx.ui.set_title("title " + MIX)
         await pi.send_message("card", "card " + MIX + " card-end", trigger_turn=False)
 
+    async def boom(args, ctx):
+        raise RuntimeError("boom " + MIX)
+
     pi.register_command("evil", evil, description="Show escape sequences everywhere")
+    pi.register_command("boom", boom, description="Fail with escape sequences")
 """
 
 
@@ -133,6 +138,8 @@ def test_what_an_extension_shows_never_sends_the_terminal_a_sequence(tmp_path: P
         for shown in ("info <0>", "warning <0>", "error <0>", "widget <0>", "widget-end"):
             assert shown in screen, shown
         await app.wait_until(lambda s: "status <0>" in s, "the status never showed")
+        await app.submit("/boom")  # the error an extension's command raised
+        await app.wait_for("boom <0><1>")
 
     app = run_app(tmp_path / "run", [], scenario, args=("-e", str(extension)), height=40)
     _check_terminal(app, output.read_text(encoding="utf-8"), "tui extension")

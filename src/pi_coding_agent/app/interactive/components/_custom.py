@@ -115,7 +115,7 @@ class CustomEntryView(Container):
             component = as_component(call_renderer(self.renderer, self.theme, self.entry, {"expanded": self.expanded}))
         except Exception as error:
             box = Box(1, 1, lambda s: self.theme.bg("customMessageBg", s))
-            failure = f"[{self.entry.custom_type}] renderer failed: {error}"
+            failure = terminal_safe(f"[{self.entry.custom_type}] renderer failed: {error}")
             box.add_child(Text(self.theme.fg("error", failure), 0, 0))
             component = box
         self.children = [Spacer(1), component] if component is not None else []
