@@ -7,7 +7,8 @@ Runs the checks that count something (the kill -9 append tests, the session load
 the SSE decoder property test and the four stream parsers' fuzz, the provider fault matrix
 through the library and the CLI, the process-leak checks, the private-file checks, the
 deadline tests, the terminal-output policy checks) in one pytest run, with
-``PI_RELIABILITY_FIGURES`` set so each check records what it counted (``tests/reliability/figures.py``), and a JUnit report for what failed.
+``PI_RELIABILITY_FIGURES`` set so each check records what it counted
+(``tests/reliability/figures.py``), and a JUnit report for what failed.
 ``--full`` is the nightly-style run: ``PI_RELIABILITY_FULL=1``, 1,000 kills,
 ``PI_FUZZ_EXAMPLES=3000`` (3,000 loader files, 3,000 bodies per stream parser and kind).
 
