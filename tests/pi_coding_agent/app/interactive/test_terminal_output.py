@@ -31,17 +31,22 @@ TURNS = [
     {
         "thinking": f"pondering {MIX} thought-end",
         "text": f"reading {MIX} read-next",
-        "tool_calls": [{"id": "call_1", "name": "read", "arguments": {"path": "evil.txt"}}],
+        "tool_calls": [
+            {"id": "call_1", "name": "read", "arguments": {"path": "evil.txt"}},
+            {"id": "call_2", "name": "mystery", "arguments": {"nested": {"deep": [f"deep {MIX} deep-end"]}}},
+        ],
     },
     {"text": f"answer {MIX} answer-end"},
 ]
-# The sequences of the samples, each one unique to them (our own UI writes none of these; it
-# does write ``CSI > 4 ; 2 m`` itself, modifyOtherKeys, so that one is not in the list).
+# The sequences of the samples, each one unique to them: our own renderer writes none of these
+# (it does clear with `CSI 2J CSI H CSI 3J` and sets modifyOtherKeys `CSI > 4 ; 2 m` itself, so
+# those are matched only as the samples write them), and each starts with its ESC or C1
+# character (JSON shows an unknown tool's arguments with `\u001b` as harmless text).
 FORBIDDEN = [
-    "\x1b]52;", "]0;owned", "]1;icon", "]2;window", "https://evil.example", "]4;1;rgb", "\x1bP$qm",
-    "\x1b_Ga=T", "\x1b^private", "\x1bXstring", "\x9b", "\x9d", "\x1bZ", "\x1b[10;5H", "\x1b[1;5r",
-    "\x1b[2J", "\x1b[3J", "\x1bc", "\x1b[?1049h", "\x1b[?1000h", "\x1b[4h", "\x1b[6n",
-    "\x1b[>c", "\x1b[5n", "\x1b[21t", "\x1b[18t", "\x1b(0", "\x1b#8", "\x0e", "\x7f",
+    "\x1b]52;", "\x1b]0;owned", "\x1b]1;icon", "\x1b]2;window", "\x1b]8;;https://evil.example",
+    "\x1b]4;1;rgb", "\x1bP$qm", "\x1b_Ga=T", "\x1b^private", "\x1bXstring", "\x9b", "\x9d",
+    "\x1bZ", "\x1b[10;5H", "\x1b[1;5r", "\x1b[2J\x1b[3J\x1b[K", "\x1bc", "\x1b[?1049h", "\x1b[?1000h",
+    "\x1b[4h", "\x1b[6n", "\x1b[>c", "\x1b[5n", "\x1b[21t", "\x1b[18t", "\x1b(0", "\x1b#8", "\x0e", "\x7f",
 ]  # fmt: skip
 
 
@@ -60,6 +65,7 @@ async def _answer_and_expand(app: App) -> None:
     await app.wait_for("answer-end")
     await app.send("C-o")  # the read's output and the thinking, in full
     screen = await app.wait_for("file-end")
+    assert "mystery" in app.history()  # an unknown tool: its arguments drawn as JSON
     assert "<0><1><2><3><4><5><6><7><8><9><10><11><12><13><14><15>" in screen.replace(" ", "")
 
 

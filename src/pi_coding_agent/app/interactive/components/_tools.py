@@ -241,7 +241,8 @@ def _search_result(collapsed: int) -> Callable[[ToolContext, str, Any], list[str
 
 def _generic_call(name: str) -> Callable[[ToolContext], str]:
     def call(ctx: ToolContext) -> str:
-        args = json.dumps(ctx.args, ensure_ascii=False) if ctx.args else ""
+        # nested strings keep C1 controls through ensure_ascii=False: the policy takes them out
+        args = terminal_safe(json.dumps(ctx.args, ensure_ascii=False), keep_sgr=False) if ctx.args else ""
         return _title(ctx, name) + (" " + ctx.theme.fg("toolOutput", args) if args else "")
 
     return call
