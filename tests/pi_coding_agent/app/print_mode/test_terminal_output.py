@@ -3,7 +3,8 @@ of its own, a scripted provider on 127.0.0.1 answering with every escape family 
 titles, DSR and other queries, clears, cursor moves...). The terminal receives the answer's
 text and colours and none of the sequences, so no query is answered into pi's input; piped,
 the same answer comes out byte for byte. Pi 0.85 writes it raw to the terminal too (the
-documented difference, docs/security.md).
+documented difference, docs/security.md). An ``Error:`` line quoting such text (an
+extension's load error) reaches the terminal without the sequences too.
 """
 
 from __future__ import annotations
@@ -80,3 +81,26 @@ def test_pi_0_85_writes_the_sequences_raw(tmp_path: Path) -> None:
     assert b"\x1b]52;c;cHduZWQ=\x07" in written
     assert b"\x1b]0;owned\x07" in written
     assert b"\x1b[6n" in answered
+
+
+def test_an_error_line_quoting_sequences_reaches_a_terminal_without_them(tmp_path: Path) -> None:
+    """An extension that fails to load with an error full of escape sequences: pi's ``Error:``
+    line on the terminal names it without them (piped, stderr keeps the text as it is)."""
+    extension = tmp_path / "bad.py"
+    extension.write_text(f"raise RuntimeError({ANSWER!r})\n", encoding="utf-8")
+    sandbox = Sandbox.create(tmp_path / "run", "http://127.0.0.1:9")
+    command = [str(OUR_PI), "-e", str(extension), "--no-session", "-p", "hi"]
+    program = Pty(command, sandbox.work, sandbox.env(TERM="xterm-256color"), ANSWERS)
+    try:
+        code = program.wait_exit()
+    finally:
+        program.close()
+    shown = program.raw_since(0).decode("utf-8").replace("\r\n", "\n")
+    found = leaks(shown)
+    for family in SAMPLES:
+        record("escape_family", family=family, surface="pty stderr", leaked=int(bool(found)))
+    assert code == 1 and "Failed to load extension" in shown and SHOWN in shown
+    assert not found, f"reached the terminal: {found[:5]}"
+    assert program.answered == []
+    piped = subprocess.run(command, cwd=sandbox.work, env=sandbox.env(), capture_output=True, timeout=120, check=False)
+    assert ANSWER.encode("utf-8") in piped.stderr
