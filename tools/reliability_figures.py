@@ -6,8 +6,9 @@
 Runs the checks that count something (the kill -9 append tests, the session loader fuzz,
 the SSE decoder property test and the four stream parsers' fuzz, the provider fault matrix
 through the library and the CLI, the process-leak checks, the private-file checks, the
-deadline tests) in one pytest run, with ``PI_RELIABILITY_FIGURES`` set so each check records
-what it counted (``tests/reliability/figures.py``), and a JUnit report for what failed.
+deadline tests, the terminal-output policy checks) in one pytest run, with
+``PI_RELIABILITY_FIGURES`` set so each check records what it counted
+(``tests/reliability/figures.py``), and a JUnit report for what failed.
 ``--full`` is the nightly-style run: ``PI_RELIABILITY_FULL=1``, 1,000 kills,
 ``PI_FUZZ_EXAMPLES=3000`` (3,000 loader files, 3,000 bodies per stream parser and kind).
 
@@ -43,6 +44,9 @@ CHECKS = [
     "tests/pi_ai/api/test_http.py",
     "tests/pi_coding_agent/app/batch/test_trust.py",
     "tests/pi_ai/api/test_response_deadline.py",
+    "tests/pi_tui/test_safe_text.py",
+    "tests/pi_coding_agent/app/print_mode/test_terminal_output.py",
+    "tests/pi_coding_agent/app/interactive/test_terminal_output.py",
 ]
 FULL_ENV = {
     "PI_RELIABILITY_FULL": "1",
@@ -54,6 +58,7 @@ FUZZ_FILES = ("test_fuzz.py", "test_sse.py", "test_stream_fuzz.py")
 LEAK_FILES = ("test_process_leaks.py", "test_user_bash_leaks.py")
 FAULT_FILES = ("test_provider_faults.py", "test_provider_faults_cli.py")
 KILL_TESTS = ("test_sigkill_in_the_middle", "test_hundreds_of_kills")
+TERMINAL_FILES = ("test_safe_text.py", "test_terminal_output.py")
 
 
 def _failures(junit: Path) -> list[tuple[str, str, str]]:
@@ -134,6 +139,7 @@ def table(rows: list[dict[str, Any]], failures: list[tuple[str, str, str]]) -> l
         ("project resources obeyed without opt-in", str(_sum(rows, "batch_trust", "obeyed_untrusted"))),
         ("project resources obeyed with opt-in", str(_sum(rows, "batch_trust", "obeyed_approved"))),
         *_stalled_streams(rows),
+        *_terminal_rows(rows, failures),
     ]
 
 
@@ -156,6 +162,25 @@ def _stalled_streams(rows: list[dict[str, Any]]) -> list[tuple[str, str]]:
         (
             "stalled stream settles, default responseTimeoutMs (computed)",
             f"{DEFAULT_RESPONSE_TIMEOUT_MS // 1000} s + {delays['library'] or 0} ms (library's max delay)",
+        ),
+    ]
+
+
+def _terminal_rows(rows: list[dict[str, Any]], failures: list[tuple[str, str, str]]) -> list[tuple[str, str]]:
+    """The terminal-output policy (issue #28, item 1): families tried, and where."""
+    tried = [row for row in rows if row["figure"] == "escape_family"]
+    surfaces = Counter(row["surface"] for row in tried)
+    leaked = {row["family"] for row in tried if row.get("leaked")}
+    return [
+        (
+            "escape families tried (checks per surface)",
+            f"{len({row['family'] for row in tried})} ("
+            + ", ".join(f"{surface}: {n}" for surface, n in sorted(surfaces.items()))
+            + ")",
+        ),
+        (
+            "escape families through to a terminal (+ failed policy tests)",
+            f"{len(leaked)} (+{_failed_in(failures, TERMINAL_FILES)})",
         ),
     ]
 

@@ -20,6 +20,7 @@ from pi_tui._input import InputSplitter, Paste
 from pi_tui._keybindings import TUI_DEFAULTS, Keybindings, capitalize_keys, read_keybindings_file
 from pi_tui._keys import is_printable, matches_key, normalize_key, parse_key
 from pi_tui._renderer import RenderStats, ScreenRenderer
+from pi_tui._safe_text import terminal_safe
 from pi_tui._terminal import ProcessTerminal, Terminal
 from pi_tui._text import (
     slice_columns,
@@ -107,6 +108,7 @@ __all__ = [
     "read_keybindings_file",
     "slice_columns",
     "strip_ansi",
+    "terminal_safe",
     "truncate_to_width",
     "visible_width",
     "wrap_text_with_ansi",

@@ -34,10 +34,14 @@ class Pty:
             os.execvpe(command[0], command, env)
         self.pid, self.fd = pid, fd
         self.answers = {**DEFAULT_ANSWERS, **(answers or {})}
+        self.answered: list[bytes] = []
+        """The queries answered so far, in order (the answers went to the program's input)."""
         self.chunks: list[tuple[float, bytes]] = []
         self.lock = threading.Lock()
         self.alive = True
-        threading.Thread(target=self._read, daemon=True).start()
+        self.exit_code: int | None = None
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
 
     def _read(self) -> None:
         while self.alive:
@@ -51,6 +55,7 @@ class Pty:
             for query, answer in self.answers.items():
                 if query in data:
                     os.write(self.fd, answer)
+                    self.answered.append(query)
             with self.lock:
                 self.chunks.append((now, data))
 
@@ -100,9 +105,23 @@ class Pty:
             time.sleep(0.0005)
         raise AssertionError(f"the key {key!r} never came back")
 
+    def wait_exit(self, limit: float = 120) -> int:
+        """Until the program has exited by itself and all it wrote is read; its exit status."""
+        deadline = time.monotonic() + limit
+        while (reaped := os.waitpid(self.pid, os.WNOHANG))[0] == 0:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"the program did not exit within {limit} s")
+            time.sleep(0.02)
+        self._reader.join(limit)  # the read ends at the end of the output (EIO)
+        self.exit_code = os.waitstatus_to_exitcode(reaped[1])
+        return self.exit_code
+
     def close(self) -> None:
         """SIGTERM, then SIGKILL if it has not gone within 5 s; the child is reaped."""
         self.alive = False
+        if self.exit_code is not None:  # it exited by itself (``wait_exit``)
+            os.close(self.fd)
+            return
         os.kill(self.pid, signal.SIGTERM)
         deadline = time.monotonic() + 5
         while os.waitpid(self.pid, os.WNOHANG) == (0, 0):

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from pi_tui._safe_text import terminal_safe
 from pi_tui._text import visible_width, wrap_text_with_ansi
 
 if TYPE_CHECKING:
@@ -95,6 +96,9 @@ def _split_blocks(tokens: list[Token], line_offset: int) -> list[_Block]:
 
 
 class Markdown:
+    """Markdown content; its source passes ``terminal_safe`` (content never sends the terminal
+    anything but text and SGR), the styling and links it draws itself do not."""
+
     def __init__(
         self,
         text: str = "",
@@ -103,7 +107,8 @@ class Markdown:
         theme: MarkdownTheme | None = None,
         default_style: StyleFn | None = None,
     ) -> None:
-        self.text = text
+        self._clean = ""
+        self.text = self._safe(text)
         self.padding_x = padding_x
         self.padding_y = padding_y
         self.theme = theme or MarkdownTheme()
@@ -116,7 +121,15 @@ class Markdown:
         self._cache: tuple[int, str, list[str]] | None = None
 
     def set_text(self, text: str) -> None:
-        self.text = text
+        self.text = self._safe(text)
+
+    def _safe(self, text: str) -> str:
+        """``text`` through the terminal-output policy (it is content: an answer, a message);
+        while an answer streams only what was appended is searched for controls."""
+        known = len(self._clean) if text.startswith(self._clean) else 0
+        safe = terminal_safe(text, known_clean=known)
+        self._clean = text if safe is text else ""
+        return safe
 
     def invalidate(self) -> None:
         self._cache = None

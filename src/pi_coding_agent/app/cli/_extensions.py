@@ -13,6 +13,8 @@ import sys
 from collections.abc import Coroutine, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from pi_coding_agent.app.cli._problems import problem_line
+
 if TYPE_CHECKING:
     from pi_coding_agent.app.cli._args import Args
     from pi_coding_agent.customize.extensions import ExtensionError, ExtensionRunner
@@ -42,7 +44,7 @@ def refuse_failed_extensions(errors: Sequence[ExtensionError]) -> None:
     if not errors:
         return
     for error in errors:
-        print(f'Error: Failed to load extension "{error.extension_path}": {error.error}', file=sys.stderr)
+        problem_line(f'Error: Failed to load extension "{error.extension_path}": {error.error}')
     print(LOAD_FAILURE_HINT, file=sys.stderr)
     raise SystemExit(1)
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from pi_coding_agent.app.cli._args import Args
-from pi_coding_agent.app.cli._problems import CliError, Diagnostics
+from pi_coding_agent.app.cli._problems import CliError, Diagnostics, problem_line
 from pi_coding_agent.app.cli._session_file import open_session
 from pi_coding_agent.app.cli._setup import (
     check_unknown_flags,
@@ -80,7 +80,7 @@ def run(parsed: Args) -> int:
     try:
         return _run(parsed)
     except CliError as error:
-        print(f"Error: {error}", file=sys.stderr)
+        problem_line(f"Error: {error}")
         return 1
     except KeyboardInterrupt:
         return 130
@@ -206,7 +206,7 @@ def _assembly(
 
 
 def _warn(problem: object) -> None:
-    print(f"Warning: {problem}", file=sys.stderr)
+    problem_line(f"Warning: {problem}")
 
 
 def _set_api_key(

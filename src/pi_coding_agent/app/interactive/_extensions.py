@@ -45,6 +45,7 @@ from pi_tui import (
     Text,
     capitalize_keys,
     matches_key,
+    terminal_safe,
 )
 
 if TYPE_CHECKING:
@@ -158,7 +159,8 @@ class ExtensionBridge:
 
     def show_error(self, error: ExtensionError) -> None:
         theme = self.host.theme
-        self.host.transcript.add(Text(theme.fg("error", f'Extension "{error.extension_path}" error: {error.error}'), 1, 0))
+        line = terminal_safe(f'Extension "{error.extension_path}" error: {error.error}')
+        self.host.transcript.add(Text(theme.fg("error", line), 1, 0))
 
     def is_command(self, text: str) -> bool:
         """``/name ...`` where ``name`` is an extension command."""

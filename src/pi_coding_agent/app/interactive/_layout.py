@@ -8,7 +8,7 @@ it, the footer. In fullscreen mode the document scrolls and the rest stays at th
 
 from __future__ import annotations
 
-from pi_tui import TUI, Component, Container, Spacer, Text
+from pi_tui import TUI, Component, Container, Spacer, Text, terminal_safe
 
 MAX_WIDGET_LINES = 10
 Placement = str
@@ -74,7 +74,7 @@ def widget_lines(lines: list[str], muted: object) -> Container:
     """An extension's ``set_widget(key, lines)``: at most ten lines, then a truncation note."""
     container = Container()
     for line in lines[:MAX_WIDGET_LINES]:
-        container.add_child(Text(line, 1, 0))
+        container.add_child(Text(terminal_safe(line), 1, 0))
     if len(lines) > MAX_WIDGET_LINES and callable(muted):
         container.add_child(Text(muted("... (widget truncated)"), 1, 0))
     return container

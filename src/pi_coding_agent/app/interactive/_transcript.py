@@ -31,7 +31,7 @@ from pi_coding_agent.app.interactive.components import (
 )
 from pi_coding_agent.core.messages import BashExecutionMessage, BranchSummaryMessage, CompactionSummaryMessage
 from pi_coding_agent.customize.themes import Theme
-from pi_tui import Component, Container, MarkdownTheme, Spacer, Text
+from pi_tui import Component, Container, MarkdownTheme, Spacer, Text, terminal_safe
 
 
 @dataclass
@@ -83,10 +83,10 @@ class Transcript:
         children = self.chat.children
         last = self._last_status
         if last is not None and len(children) >= 2 and children[-2] is last[0] and children[-1] is last[1]:
-            last[1].set_text(self.style.theme.fg("dim", text))
+            last[1].set_text(self.style.theme.fg("dim", terminal_safe(text)))
             self.request_render()
             return
-        spacer, line = Spacer(1), Text(self.style.theme.fg("dim", text), 1, 0)
+        spacer, line = Spacer(1), Text(self.style.theme.fg("dim", terminal_safe(text)), 1, 0)
         self.chat.add_child(spacer)
         self.chat.add_child(line)
         self._last_status = (spacer, line)
@@ -100,7 +100,7 @@ class Transcript:
 
     def _line(self, text: str, token: str, padding: int = 1) -> None:
         self.chat.add_child(Spacer(1))
-        self.chat.add_child(Text(self.style.theme.fg(token, text), padding, 0))
+        self.chat.add_child(Text(self.style.theme.fg(token, terminal_safe(text)), padding, 0))
         self.request_render()
 
     # ------------------------------------------------------------------ stored messages

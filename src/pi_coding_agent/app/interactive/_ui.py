@@ -31,7 +31,7 @@ from pi_coding_agent.app.interactive.selectors import (
 )
 from pi_coding_agent.customize.extensions.ui import ExtensionUI, NotifyKind, WidgetPlacement
 from pi_coding_agent.customize.themes import Theme
-from pi_tui import TUI, Component, Keybindings, OverlayHandle, OverlayOptions
+from pi_tui import TUI, Component, Keybindings, OverlayHandle, OverlayOptions, terminal_safe
 
 if TYPE_CHECKING:
     from pi_coding_agent.app.interactive._indicators import StatusIndicators
@@ -243,7 +243,7 @@ class InteractiveUI(ExtensionUI):
     # ------------------------------------------------------------------ fire and forget
 
     def notify(self, message: str, kind: NotifyKind | None = None) -> None:
-        transcript = self.host.transcript
+        transcript = self.host.transcript  # its lines pass the terminal-output policy
         if kind == "error":
             transcript.error(message)
         elif kind == "warning":
@@ -256,7 +256,7 @@ class InteractiveUI(ExtensionUI):
         if text is None:
             footer.statuses.pop(key, None)
         else:
-            footer.statuses[key] = text
+            footer.statuses[key] = terminal_safe(text)
         footer.invalidate()
         self.tui.request_render()
 
@@ -274,7 +274,7 @@ class InteractiveUI(ExtensionUI):
         layout.set_widget(key, component, placement or "aboveEditor")
 
     def set_title(self, title: str) -> None:
-        self.tui.terminal.write(f"\x1b]0;{title}\x07")
+        self.tui.terminal.write(f"\x1b]0;{terminal_safe(title, keep_sgr=False)}\x07")
 
     def set_editor_text(self, text: str) -> None:
         self.host.editor.set_text(text)
@@ -286,7 +286,7 @@ class InteractiveUI(ExtensionUI):
         self.host.editor.handle_input(f"\x1b[200~{text}\x1b[201~")
 
     def set_working_message(self, message: str | None) -> None:
-        self.host.indicators.set_working_message(message)
+        self.host.indicators.set_working_message(None if message is None else terminal_safe(message))
 
     def set_working_visible(self, visible: bool) -> None:
         self.host.indicators.set_working_visible(visible)

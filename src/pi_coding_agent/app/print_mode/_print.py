@@ -2,7 +2,9 @@
 
 Both send the first prompt (with its images) and then every further message as its own
 prompt, each awaited. Text mode prints the text blocks of the final assistant message,
-one per line, and nothing else on stdout. JSON mode prints the session header and then
+one per line, and nothing else on stdout: on a terminal through ``pi_tui.terminal_safe``
+(no OSC, query, clear or cursor move from the model reaches it), to a pipe or a file byte
+for byte (docs/security.md). JSON mode prints the session header and then
 every session event as one JSON line.
 
 Exit status: 0 when the last answer is a normal one; 1 with a one-line reason on stderr
@@ -94,7 +96,7 @@ async def run_print_mode(
     session = current()
     failure = _failure(session)
     if failure is not None:
-        print(failure, file=sys.stderr)
+        print(_for_terminal(failure) if sys.stderr.isatty() else failure, file=sys.stderr)
         return 1
     if mode == "text":
         messages_now = session.agent.state.messages
@@ -102,8 +104,17 @@ async def run_print_mode(
         if isinstance(last, AssistantMessage):
             for block in last.content:
                 if isinstance(block, TextContent):
-                    output.write(block.text.encode("utf-8", "replace") + b"\n")
+                    text = _for_terminal(block.text) if output.is_terminal else block.text
+                    output.write(text.encode("utf-8", "replace") + b"\n")
     return 0
+
+
+def _for_terminal(text: str) -> str:
+    """``text`` through the terminal-output policy; ``pi_tui`` is loaded only when a terminal
+    is written to (a piped ``pi -p`` does not pay for it)."""
+    from pi_tui import terminal_safe
+
+    return terminal_safe(text)
 
 
 class _Output:
@@ -116,6 +127,9 @@ class _Output:
 
     def __init__(self, stream: BinaryIO) -> None:
         self.stream: BinaryIO | None = stream
+        self.is_terminal = stream.isatty()
+        """Text for a terminal passes the terminal-output policy; a pipe or a file gets the
+        answer byte for byte."""
 
     def write(self, data: bytes) -> None:
         if self.stream is None:

@@ -15,20 +15,20 @@ from typing import TYPE_CHECKING, Any
 from pi_ai import content_text
 from pi_coding_agent.app.interactive.components._tools import ToolExecutionView
 from pi_coding_agent.core.messages import CustomRoleMessage
-from pi_tui import Box, Component, Container, Markdown, Spacer, Text
+from pi_tui import Box, Component, Container, Markdown, Spacer, Text, terminal_safe
 
 if TYPE_CHECKING:
     from pi_coding_agent.customize.themes import Theme
 
 
 class _Lines:
-    """A renderer's list of lines as a component."""
+    """A renderer's list of lines as a component (content: it passes the terminal-output policy)."""
 
     def __init__(self, lines: list[str]) -> None:
         self.lines = lines
 
     def render(self, width: int) -> list[str]:
-        return [line for text in self.lines for line in Text(text, 0, 0).render(width)]
+        return [line for text in self.lines for line in Text(terminal_safe(text), 0, 0).render(width)]
 
     def invalidate(self) -> None:
         return
@@ -115,7 +115,7 @@ class CustomEntryView(Container):
             component = as_component(call_renderer(self.renderer, self.theme, self.entry, {"expanded": self.expanded}))
         except Exception as error:
             box = Box(1, 1, lambda s: self.theme.bg("customMessageBg", s))
-            failure = f"[{self.entry.custom_type}] renderer failed: {error}"
+            failure = terminal_safe(f"[{self.entry.custom_type}] renderer failed: {error}")
             box.add_child(Text(self.theme.fg("error", failure), 0, 0))
             component = box
         self.children = [Spacer(1), component] if component is not None else []

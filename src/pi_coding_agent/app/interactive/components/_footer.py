@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from pi_tui import truncate_to_width, visible_width
+from pi_tui import terminal_safe, truncate_to_width, visible_width
 
 if TYPE_CHECKING:
     from pi_coding_agent.customize.themes import Theme
@@ -96,7 +96,7 @@ class Footer:
         pwd = format_cwd(manager.get_cwd(), os.environ.get("HOME"))
         name = manager.get_session_name()
         if name:
-            pwd = f"{pwd} • {name}"
+            pwd = f"{pwd} • {terminal_safe(name, keep_sgr=False)}"
         input_tokens, output, cache_read, cache_write, cost = self._totals
         parts = []
         if input_tokens:

@@ -16,6 +16,7 @@ from pi_tui import (
     MarkdownTheme,
     Spacer,
     Text,
+    terminal_safe,
     wrap_text_with_ansi,
 )
 
@@ -117,7 +118,7 @@ class AssistantMessageView(Container):
         text = _stop_note(message)
         if text is not None:
             self.children.append(Spacer(1))
-            self.children.append(Text(theme.fg("error", text), self.padding, 0))
+            self.children.append(Text(theme.fg("error", terminal_safe(text)), self.padding, 0))
 
     def set_hide_thinking(self, hide: bool) -> None:
         self.hide_thinking = hide
@@ -163,7 +164,7 @@ class BashExecutionView(Container):
             self.loader.start()
 
     def append_output(self, chunk: str) -> None:
-        self.output += chunk.replace("\r\n", "\n").replace("\r", "\n")
+        self.output += terminal_safe(chunk.replace("\r\n", "\n").replace("\r", "\n"))
         self._rebuild()
 
     def finish(self, message: BashExecutionMessage) -> None:
@@ -172,7 +173,7 @@ class BashExecutionView(Container):
         if self.loader is not None:
             self.loader.stop()
             self.loader = None
-        self.output = message.output
+        self.output = terminal_safe(message.output)  # a session file's, on resume
         if message.cancelled:
             self.status = "cancelled"
         elif message.exit_code not in (0, None, UNSET):
@@ -262,7 +263,7 @@ def notice(text: str, theme: Theme, token: str = "muted") -> Container:
     """A one-off line in the transcript (warnings, errors, status)."""
     container = Container()
     container.add_child(Spacer(1))
-    container.add_child(Text(theme.fg(token, text), 1, 0))
+    container.add_child(Text(theme.fg(token, terminal_safe(text)), 1, 0))
     return container
 
 

@@ -23,7 +23,7 @@ from pi_coding_agent.app.interactive.components._images import (
     image_lines,
     image_protocol,
 )
-from pi_tui import Box, Component, Container, Spacer, Text, strip_ansi
+from pi_tui import Box, Component, Container, Spacer, Text, terminal_safe
 
 if TYPE_CHECKING:
     from pi_coding_agent.customize.themes import Theme
@@ -41,6 +41,14 @@ class ToolContext:
     partial: bool
     started_at: float | None = None
     ended_at: float | None = None
+
+
+def _shown_args(args: Any) -> dict[str, Any]:
+    """A call's arguments as drawn: its strings (a command, a path, a file's content) pass the
+    terminal-output policy; the arguments themselves are the tool's, untouched."""
+    if not isinstance(args, dict):
+        return {}
+    return {key: terminal_safe(value, keep_sgr=False) if isinstance(value, str) else value for key, value in args.items()}
 
 
 def _shorten(path: str) -> str:
@@ -62,12 +70,10 @@ def _title(ctx: ToolContext, name: str) -> str:
 
 
 def text_output(content: list[Any]) -> str:
-    parts = [
-        strip_ansi(getattr(block, "text", "") or "")
-        for block in content
-        if getattr(block, "type", "") == "text"
-    ]
-    return "\n".join(parts).replace("\r", "")
+    """A result's text as shown: the terminal-output policy without colours either (Pi shows
+    tool output uncoloured)."""
+    parts = [getattr(block, "text", "") or "" for block in content if getattr(block, "type", "") == "text"]
+    return terminal_safe("\n".join(parts), keep_sgr=False)
 
 
 def _more(ctx: ToolContext, remaining: int, word: str = "more") -> str:
@@ -176,7 +182,7 @@ def _edit_result(ctx: ToolContext, output: str, details: Any) -> list[str]:
     if ctx.is_error:
         return [ctx.theme.fg("error", line) for line in output.split("\n")]
     diff = details.get("diff") if isinstance(details, dict) else None
-    return render_diff(ctx.theme, diff) if isinstance(diff, str) else []
+    return render_diff(ctx.theme, terminal_safe(diff, keep_sgr=False)) if isinstance(diff, str) else []
 
 
 def _write_call(ctx: ToolContext) -> str:
@@ -235,7 +241,8 @@ def _search_result(collapsed: int) -> Callable[[ToolContext, str, Any], list[str
 
 def _generic_call(name: str) -> Callable[[ToolContext], str]:
     def call(ctx: ToolContext) -> str:
-        args = json.dumps(ctx.args, ensure_ascii=False) if ctx.args else ""
+        # nested strings keep C1 controls through ensure_ascii=False: the policy takes them out
+        args = terminal_safe(json.dumps(ctx.args, ensure_ascii=False), keep_sgr=False) if ctx.args else ""
         return _title(ctx, name) + (" " + ctx.theme.fg("toolOutput", args) if args else "")
 
     return call
@@ -278,7 +285,7 @@ class ToolExecutionView(Container):
         super().__init__()
         self.name = name
         self.theme = theme
-        self.ctx = ToolContext(theme, cwd, args if isinstance(args, dict) else {}, expanded, False, True)
+        self.ctx = ToolContext(theme, cwd, _shown_args(args), expanded, False, True)
         self.show_images = show_images
         self.done = False
         self.content: list[Any] = []
@@ -287,7 +294,7 @@ class ToolExecutionView(Container):
         self._rebuild()
 
     def update_args(self, args: dict[str, Any]) -> None:
-        self.ctx.args = args if isinstance(args, dict) else {}
+        self.ctx.args = _shown_args(args)
         self._rebuild()
 
     def mark_started(self) -> None:

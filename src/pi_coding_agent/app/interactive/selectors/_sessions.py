@@ -20,7 +20,16 @@ from datetime import UTC, datetime
 from typing import Protocol
 
 from pi_coding_agent.app.interactive.selectors._base import SelectorContext
-from pi_tui import Container, Input, Spacer, Text, fuzzy_match, truncate_to_width, visible_width
+from pi_tui import (
+    Container,
+    Input,
+    Spacer,
+    Text,
+    fuzzy_match,
+    terminal_safe,
+    truncate_to_width,
+    visible_width,
+)
 
 
 class SessionLike(Protocol):
@@ -420,7 +429,7 @@ class SessionPicker(Container):
             if row.depth == 0
             else "".join("│  " if c else "   " for c in row.continues) + ("└─ " if row.last else "├─ ")
         )
-        text = " ".join(re.sub(r"[\x00-\x1f\x7f]", " ", session.name or session.first_message).split())
+        text = " ".join(terminal_safe(session.name or session.first_message, keep_sgr=False).split())
         right = f"{session.message_count} {age(session.modified)}"
         if self.scope == "all" and session.cwd:
             right = f"{_home_short(session.cwd)} {right}"

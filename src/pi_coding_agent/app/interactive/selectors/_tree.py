@@ -28,6 +28,7 @@ from pi_tui import (
     Spacer,
     Text,
     slice_columns,
+    terminal_safe,
     truncate_to_width,
     visible_width,
 )
@@ -72,7 +73,8 @@ def _text_of(content: Any) -> str:
 
 
 def _one_line(text: str, limit: int = 200) -> str:
-    return " ".join(text[:limit].replace("\t", " ").split("\n")).strip()
+    """A session entry's text on one line, through the terminal-output policy (no colours)."""
+    return " ".join(terminal_safe(text[:limit], keep_sgr=False).replace("\t", " ").split("\n")).strip()
 
 
 class TreeList:
