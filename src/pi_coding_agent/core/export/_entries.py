@@ -7,10 +7,11 @@ page fetch anything.
 
 from __future__ import annotations
 
-import json
 import re
 from html import escape
 from typing import Any
+
+from pi_ai.js_json import stringify
 
 _BASE64 = re.compile(r"^[A-Za-z0-9+/=\s]*$")
 _MIME = re.compile(r"^image/[A-Za-z0-9.+-]+$")
@@ -68,7 +69,7 @@ def _assistant(message: dict[str, Any]) -> str:
                 f'<details class="thinking" open><summary>Thinking</summary><div class="text">{thinking}</div></details>'
             )
         elif kind == "toolCall":
-            arguments = escape(json.dumps(block.get("arguments", {}), indent=2, ensure_ascii=False))
+            arguments = escape(stringify(block.get("arguments", {}), 2))
             name = escape(str(block.get("name", "")))
             parts.append(
                 f'<div class="tool-call"><span class="tool-name">{name}</span><pre>{arguments}</pre></div>'
@@ -114,7 +115,7 @@ def _message(message: dict[str, Any]) -> tuple[str, str, str]:
     return (
         "other",
         escape(str(role)),
-        f"<pre>{escape(json.dumps(message, indent=2, ensure_ascii=False))}</pre>",
+        f"<pre>{escape(stringify(message, 2))}</pre>",
     )
 
 
