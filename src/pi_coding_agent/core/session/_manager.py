@@ -234,10 +234,10 @@ class SessionManager:
     # ------------------------------------------------------------------ loading
 
     def _set_session_file(self, path: str) -> None:
-        self._close_files()
         session_file = SessionFile(resolve_path(path), read_only=self._read_only, durable=self._durable)
+        session_file.check_type()  # before anything changes: a refused path leaves this session as it was
+        self._close_files()
         try:
-            session_file.check_type()
             session_file.lock()
             loaded = session_file.load() if session_file.exists() else None
         except BaseException:
