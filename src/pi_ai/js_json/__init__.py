@@ -52,6 +52,6 @@ __all__ = [
     "utf16_len",
     "utf16_prefix",
     "utf16_sort_key",
-    "well_formed",
     "v8_json_parse_error",
+    "well_formed",
 ]

@@ -28,9 +28,10 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
+import io
 import os
 import stat
-from typing import Any, BinaryIO
+from typing import Any, Literal, overload
 
 import msgspec
 
@@ -68,7 +69,11 @@ def _kind(mode: int) -> str | None:
     return next((name for test, name in _KINDS if test(mode)), "not a file")
 
 
-def open_for_reading(path: str, buffering: int = -1) -> BinaryIO:
+@overload
+def open_for_reading(path: str, buffering: Literal[0]) -> io.FileIO: ...
+@overload
+def open_for_reading(path: str) -> io.BufferedReader: ...
+def open_for_reading(path: str, buffering: int = -1) -> io.FileIO | io.BufferedReader:
     """``open(path, "rb")`` for a regular file only (see the module docstring);
     ``NotRegularFileError`` for anything else, ``OSError`` as ``open`` raises it."""
     try:
@@ -83,10 +88,11 @@ def open_for_reading(path: str, buffering: int = -1) -> BinaryIO:
         if kind is not None:
             raise NotRegularFileError(path, kind)
         os.set_blocking(fd, True)
-        return os.fdopen(fd, "rb", buffering=buffering)
+        file = io.FileIO(fd, "rb")
     except BaseException:
         os.close(fd)
         raise
+    return file if buffering == 0 else io.BufferedReader(file)
 
 
 class SessionLockedError(SessionError):

@@ -25,6 +25,12 @@ SURROGATE_SESSION = (
 )
 
 
+def _check_page(page: Path) -> None:
+    text = page.read_text(encoding="utf-8")  # well-formed UTF-8
+    assert "half \ufffd an emoji" in text
+    assert [p.name for p in page.parent.iterdir() if p.name.endswith(".tmp")] == []  # no temp file left
+
+
 async def _client(box: Sandbox) -> RpcClient:
     client = RpcClient([str(our_pi())], args=["--model", OPENAI_MODEL], cwd=box.work, env=box.env())
     await client.start()
@@ -74,7 +80,5 @@ async def test_export_html_of_lone_surrogates_and_after_a_failure(tmp_path: Path
         assert again["success"] is True, again
     finally:
         await client.stop()
-    text = page.read_text(encoding="utf-8")  # well-formed UTF-8
-    assert "half \ufffd an emoji" in text
-    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
+    _check_page(page)
     record("export_input", surface="rpc export_html", exported=2, failed=1)
