@@ -196,8 +196,10 @@ def _activity_ms(entry: _Probe) -> int | None:
     if message["role"] not in ("user", "assistant"):
         return None
     stamp = message.get("timestamp")
-    if isinstance(stamp, int | float) and not isinstance(stamp, bool):
+    if isinstance(stamp, float):
         return int(stamp) if math.isfinite(stamp) else None
+    if isinstance(stamp, int) and not isinstance(stamp, bool):
+        return stamp  # exact, however long: ``_datetime`` refuses what no date holds
     return iso_to_ms(entry.timestamp) if isinstance(entry.timestamp, str) else None
 
 

@@ -34,6 +34,13 @@ from pi_coding_agent.core.session._index import FileIndex
 APP_NAME = "pi"
 
 
+def _backup_suffix(version: Any) -> str:
+    """``v1.bak`` for a version 1 file; a version too long for a file name (a 400-digit number)
+    gives ``vold.bak``."""
+    label = f"v{version or 1}"
+    return f"{label if len(label) <= 24 else 'vold'}.bak"
+
+
 class InvalidSessionError(SessionError):
     """The file exists, is not empty, and its first parsed line is not a session header."""
 
@@ -138,7 +145,7 @@ class SessionFile:
         entries = legacy.entries()
         migrate_session_entries(entries)
         if not self.read_only:
-            self.backups.append(backup(self.real_path, f"v{version or 1}.bak"))
+            self.backups.append(backup(self.real_path, _backup_suffix(version)))
             self._close_appender()
             replace(self.real_path, legacy.render())
             migrated = FileIndex(self.path).scan()
