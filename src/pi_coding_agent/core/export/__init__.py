@@ -71,7 +71,7 @@ def export_file(input_path: str, output_path: str | None = None) -> str:
     from pi_coding_agent.core.session import SessionError
 
     resolved = os.path.abspath(os.path.expanduser(input_path))
-    if not os.path.isfile(resolved):
+    if not os.path.exists(resolved):
         raise ExportError(f"File not found: {resolved}")
     try:
         manager = SessionManager.open(resolved, read_only=True)

@@ -1,6 +1,6 @@
 """Session paths that are not regular files (a FIFO, a character device, a directory, a socket)
 are refused at once with one line, never read, waited on or locked: ``SessionManager.open``,
-``set_session_file``, the listing and ``pi --session``. The RPC side is in
+``set_session_file``, the listing, ``pi --session`` and ``pi --export``. The RPC side is in
 ``tests/pi_coding_agent/app/rpc/test_bad_session_paths.py``."""
 
 from __future__ import annotations
@@ -104,15 +104,17 @@ def test_a_fifo_named_like_a_session_is_left_out_of_the_listing(tmp_path: Path) 
 
 
 @pytest.mark.timeout(60)
-def test_pi_session_refuses_it_with_one_line(special: tuple[Path, str], tmp_path: Path) -> None:
+@pytest.mark.parametrize("option", ["--session", "--export"])
+def test_pi_refuses_it_with_one_line(special: tuple[Path, str], tmp_path: Path, option: str) -> None:
     path, description = special
     box = Sandbox.create(tmp_path / "box", "http://127.0.0.1:9")
+    arguments = ["--session", str(path), "-p", "hello"] if option == "--session" else ["--export", str(path), "out.html"]
     done = subprocess.run(
-        [str(OUR_PI), "--session", str(path), "-p", "hello"],
-        cwd=box.work, env=box.env(), capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL,
-        check=False,
+        [str(OUR_PI), *arguments], cwd=box.work, env=box.env(), capture_output=True, text=True, timeout=30,
+        stdin=subprocess.DEVNULL, check=False,
     )
     assert done.returncode != 0
     assert done.stderr == f"Error: Session file {path} is not a regular file ({description}); refusing to read it\n"
     assert done.stdout == ""
-    record("non_regular_path", surface="pi --session", kind=description, refused=1)
+    assert not (box.work / "out.html").exists()
+    record("non_regular_path", surface=f"pi {option}", kind=description, refused=1)
