@@ -6,7 +6,7 @@
 Runs the checks that count something (the kill -9 append tests, the session loader fuzz,
 the SSE decoder property test and the four stream parsers' fuzz, the provider fault matrix
 through the library and the CLI, the process-leak checks, the private-file checks, the
-deadline tests) in one pytest run, with ``PI_RELIABILITY_FIGURES`` set so each check records
+deadline tests, the HTML export fuzz and the session paths that are no regular file) in one pytest run, with ``PI_RELIABILITY_FIGURES`` set so each check records
 what it counted (``tests/reliability/figures.py``), and a JUnit report for what failed.
 ``--full`` is the nightly-style run: ``PI_RELIABILITY_FULL=1``, 1,000 kills,
 ``PI_FUZZ_EXAMPLES=3000`` (3,000 loader files, 3,000 bodies per stream parser and kind).
@@ -41,6 +41,9 @@ CHECKS = [
     "tests/pi_ai/api/test_sse.py",
     "tests/pi_ai/api/test_stream_fuzz.py",
     "tests/pi_ai/api/test_http.py",
+    "tests/pi_coding_agent/core/session/test_not_regular.py",
+    "tests/pi_coding_agent/core/export/test_export_fuzz.py",
+    "tests/pi_coding_agent/app/rpc/test_bad_session_paths.py",
 ]
 FULL_ENV = {
     "PI_RELIABILITY_FULL": "1",
@@ -52,6 +55,8 @@ FUZZ_FILES = ("test_fuzz.py", "test_sse.py", "test_stream_fuzz.py")
 LEAK_FILES = ("test_process_leaks.py", "test_user_bash_leaks.py")
 FAULT_FILES = ("test_provider_faults.py", "test_provider_faults_cli.py")
 KILL_TESTS = ("test_sigkill_in_the_middle", "test_hundreds_of_kills")
+BAD_INPUT_FILES = ("test_fuzz.py", "test_export_fuzz.py", "test_not_regular.py", "test_bad_session_paths.py")
+"""Issue 28 items 3 and 4: odd values in session files, HTML export, paths that are no file."""
 
 
 def _failures(junit: Path) -> list[tuple[str, str, str]]:
@@ -125,6 +130,16 @@ def table(rows: list[dict[str, Any]], failures: list[tuple[str, str, str]]) -> l
         ("processes checked", str(_sum(rows, "processes", "checked"))),
         ("processes left", str(_sum(rows, "processes", "left"))),
         ("leak tests failed", str(_failed_in(failures, LEAK_FILES))),
+        ("session files fuzzed with lone surrogates or huge numbers", str(_count(rows, "odd_value_file"))),
+        (
+            "HTML export inputs (exported, refused in one line)",
+            f"{_sum(rows, 'export_input', 'exported')}, {_sum(rows, 'export_input', 'refused')}",
+        ),
+        (
+            "non-regular session paths tried (refused)",
+            f"{_count(rows, 'non_regular_path')} ({_sum(rows, 'non_regular_path', 'refused')})",
+        ),
+        ("bad-input tests with an escaped exception (loader, export, paths)", str(_failed_in(failures, BAD_INPUT_FILES))),
     ]
 
 

@@ -294,6 +294,13 @@ ODD_TOKENS = {
 """Values valid as JSON that strain a reader: Node writes lone surrogates (a string cut inside an
 emoji), and any program may write a number no float holds."""
 SURROGATE_KEY = b'"k\\ud83d"'
+
+
+def has_odd_value(data: bytes) -> bool:
+    """Whether a file holds a lone surrogate escape or a number no float holds (for the figures)."""
+    return any(token in data for token in (b"\\ud8", b"\\udc", b"1e400", b"9" * 400))
+
+
 _MARK = "\x00odd\x00"
 _MARKED = _json(_MARK)
 

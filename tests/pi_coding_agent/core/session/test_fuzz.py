@@ -28,7 +28,13 @@ from hypothesis import HealthCheck, given, settings
 from pi_ai import to_builtins
 from pi_coding_agent.core.messages import convert_to_llm
 from pi_coding_agent.core.session import SessionError, SessionManager, list_sessions, read_header
-from tests.pi_coding_agent.core.session.fuzz_lines import SAMPLE_LINES, V1_LINES, odd_files, session_files
+from tests.pi_coding_agent.core.session.fuzz_lines import (
+    SAMPLE_LINES,
+    V1_LINES,
+    has_odd_value,
+    odd_files,
+    session_files,
+)
 from tests.reliability.figures import record
 from tests.support import deep_json
 from tests.support.oracle import REPO, require_live_oracle, run_oracle
@@ -142,6 +148,8 @@ def _same_as_pi(data: bytes, *, pi_may_throw: bool = False) -> None:
 def test_the_loader_survives_any_file_and_reads_it_as_pi(generated: tuple[bytes, bool]) -> None:
     data, comparable = generated
     record("fuzz_input", target="session loader")
+    if has_odd_value(data):
+        record("odd_value_file", target="session loader (random)")
     folder = Path(tempfile.mkdtemp(prefix="pi-fuzz-"))
     try:
         path = folder / "2026-01-01T00-00-00-000Z_fuzz.jsonl"
@@ -173,6 +181,7 @@ def test_a_lone_surrogate_or_a_huge_number_anywhere_in_any_line(tmp_path: Path) 
         except BaseException as error:
             raise AssertionError(f"{case}: {type(error).__name__}: {error}") from error
         record("fuzz_input", target="session loader: lone surrogates, huge numbers (every position)")
+        record("odd_value_file", target="session loader (every position)")
         if comparable and _sampled(data):
             require_live_oracle()
             try:
