@@ -109,7 +109,7 @@ def convert(value: Any, type_: Any) -> Any:
     return result
 
 
-LONE_SURROGATE = "Expected text without unpaired UTF-16 surrogates, got a lone surrogate"
+_LONE_SURROGATE = "Expected text without unpaired UTF-16 surrogates, got a lone surrogate"
 
 
 def _msgspec_convert(value: Any, type_: Any) -> Any:
@@ -119,7 +119,7 @@ def _msgspec_convert(value: Any, type_: Any) -> Any:
     try:
         return msgspec.convert(value, type_)
     except UnicodeEncodeError:
-        raise msgspec.ValidationError(LONE_SURROGATE) from None
+        raise msgspec.ValidationError(_LONE_SURROGATE) from None
 
 
 def decode_message(data: bytes | str) -> Message:

@@ -229,3 +229,24 @@ def test_regression_the_name_of_an_entry_without_an_id_counts(tmp_path: Path) ->
         b'{"type":"session_info","timestamp":"2026-01-01T00:00:01.000Z","name":" name "}\n'
     )
     assert SessionManager.open(str(path), read_only=True).get_session_name() == "name"  # as Pi
+
+
+@pytest.mark.parametrize("index", ["9" * 400, "-" + "9" * 400, "1e400", "1.5", "-0"])
+def test_a_v1_first_kept_index_beyond_any_array_migrates_as_in_pi(index: str) -> None:
+    """Pi reads a 400-digit index as Infinity: ``entries[Infinity]`` is undefined, so the
+    compaction gets no ``firstKeptEntryId``; before, ours overflowed converting it to a float."""
+    from conformance_cmds import session_migrate
+
+    legacy = (
+        '{"type":"session","id":"v1","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/p"}\n'
+        '{"type":"message","timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}\n'
+        '{"type":"compaction","timestamp":"2025-01-01T00:00:02.000Z","summary":"s","firstKeptEntryIndex":%s,"tokensBefore":1}\n'
+    ) % index
+    ours = session_migrate.run({"jsonl": legacy})
+    compaction = ours["entries"][2]
+    assert "firstKeptEntryIndex" not in compaction and "firstKeptEntryId" not in compaction
+    assert "openError" not in ours
+    require_live_oracle()
+    _, pi = run_oracle("session-migrate", {"jsonl": legacy})
+    assert pi["entries"][2].keys() == compaction.keys()
+    _same_as_pi(legacy.encode())
