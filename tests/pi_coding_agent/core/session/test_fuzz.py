@@ -240,8 +240,8 @@ def test_a_v1_first_kept_index_beyond_any_array_migrates_as_in_pi(index: str) ->
     legacy = (
         '{"type":"session","id":"v1","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/p"}\n'
         '{"type":"message","timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}\n'
-        '{"type":"compaction","timestamp":"2025-01-01T00:00:02.000Z","summary":"s","firstKeptEntryIndex":%s,"tokensBefore":1}\n'
-    ) % index
+        '{"type":"compaction","timestamp":"2025-01-01T00:00:02.000Z","summary":"s","firstKeptEntryIndex":INDEX,"tokensBefore":1}\n'
+    ).replace("INDEX", index)
     ours = session_migrate.run({"jsonl": legacy})
     compaction = ours["entries"][2]
     assert "firstKeptEntryIndex" not in compaction and "firstKeptEntryId" not in compaction
