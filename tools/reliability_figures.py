@@ -6,9 +6,9 @@
 Runs the checks that count something (the kill -9 append tests, the session loader fuzz,
 the SSE decoder property test and the four stream parsers' fuzz, the provider fault matrix
 through the library and the CLI, the process-leak checks, the private-file checks, the
-deadline tests, the terminal-output policy checks) in one pytest run, with
-``PI_RELIABILITY_FIGURES`` set so each check records what it counted
-(``tests/reliability/figures.py``), and a JUnit report for what failed.
+deadline tests, the terminal-output policy checks, the HTML export fuzz and the session paths
+that are no regular file) in one pytest run, with ``PI_RELIABILITY_FIGURES`` set so each check
+records what it counted (``tests/reliability/figures.py``), and a JUnit report for what failed.
 ``--full`` is the nightly-style run: ``PI_RELIABILITY_FULL=1``, 1,000 kills,
 ``PI_FUZZ_EXAMPLES=3000`` (3,000 loader files, 3,000 bodies per stream parser and kind).
 
@@ -47,6 +47,9 @@ CHECKS = [
     "tests/pi_tui/test_safe_text.py",
     "tests/pi_coding_agent/app/print_mode/test_terminal_output.py",
     "tests/pi_coding_agent/app/interactive/test_terminal_output.py",
+    "tests/pi_coding_agent/core/session/test_not_regular.py",
+    "tests/pi_coding_agent/core/export/test_export_fuzz.py",
+    "tests/pi_coding_agent/app/rpc/test_bad_session_paths.py",
 ]
 FULL_ENV = {
     "PI_RELIABILITY_FULL": "1",
@@ -59,6 +62,8 @@ LEAK_FILES = ("test_process_leaks.py", "test_user_bash_leaks.py")
 FAULT_FILES = ("test_provider_faults.py", "test_provider_faults_cli.py")
 KILL_TESTS = ("test_sigkill_in_the_middle", "test_hundreds_of_kills")
 TERMINAL_FILES = ("test_safe_text.py", "test_terminal_output.py")
+BAD_INPUT_FILES = ("test_fuzz.py", "test_export_fuzz.py", "test_not_regular.py", "test_bad_session_paths.py")
+"""Issue 28 items 3 and 4: odd values in session files, HTML export, paths that are no file."""
 
 
 def _failures(junit: Path) -> list[tuple[str, str, str]]:
@@ -138,6 +143,16 @@ def table(rows: list[dict[str, Any]], failures: list[tuple[str, str, str]]) -> l
         ),
         ("project resources obeyed without opt-in", str(_sum(rows, "batch_trust", "obeyed_untrusted"))),
         ("project resources obeyed with opt-in", str(_sum(rows, "batch_trust", "obeyed_approved"))),
+        ("session files fuzzed with lone surrogates or huge numbers", str(_count(rows, "odd_value_file"))),
+        (
+            "HTML export inputs (exported, refused in one line)",
+            f"{_sum(rows, 'export_input', 'exported')}, {_sum(rows, 'export_input', 'refused')}",
+        ),
+        (
+            "non-regular session paths tried (refused)",
+            f"{_count(rows, 'non_regular_path')} ({_sum(rows, 'non_regular_path', 'refused')})",
+        ),
+        ("bad-input tests with an escaped exception (loader, export, paths)", str(_failed_in(failures, BAD_INPUT_FILES))),
         *_stalled_streams(rows),
         *_terminal_rows(rows, failures),
     ]

@@ -99,7 +99,7 @@ def convert(value: Any, type_: Any) -> Any: ...
 def convert(value: Any, type_: Any) -> Any:
     """Validate already-parsed JSON data (dicts, lists, ...) as ``type_``."""
     try:
-        result = msgspec.convert(value, type_)
+        result = _msgspec_convert(value, type_)
     except msgspec.ValidationError as error:
         return _convert_slowly(value, type_, error)
     except RecursionError:
@@ -107,6 +107,19 @@ def convert(value: Any, type_: Any) -> Any:
     if _has_usage(result):
         note_absent_counts(result)
     return result
+
+
+_LONE_SURROGATE = "Expected text without unpaired UTF-16 surrogates, got a lone surrogate"
+
+
+def _msgspec_convert(value: Any, type_: Any) -> Any:
+    """``msgspec.convert``, with a lone surrogate (``"\\ud800"``: valid JSON, which Node writes)
+    in a key or a non-text position refused as a ``ValidationError``: msgspec raises
+    ``UnicodeEncodeError`` there, which no caller expects."""
+    try:
+        return msgspec.convert(value, type_)
+    except UnicodeEncodeError:
+        raise msgspec.ValidationError(_LONE_SURROGATE) from None
 
 
 def decode_message(data: bytes | str) -> Message:
@@ -253,7 +266,7 @@ def _convert_slowly(raw: Any, type_: Any, error: msgspec.ValidationError) -> Any
     found: list[tuple[Path, dict[str, Any]]] = []
     try:
         cleaned = _strip(raw, info, (), found)
-        result = msgspec.convert(cleaned, type_)
+        result = _msgspec_convert(cleaned, type_)
         repaired = False
     except msgspec.ValidationError as stripped_error:
         result = _convert_leniently(cleaned, type_, info)
@@ -293,7 +306,7 @@ def _convert_leniently(value: Any, type_: Any, info: msgspec_inspect.Type) -> An
         return None
     repaired, absent, nulls, literals = repairs
     try:
-        result = msgspec.convert(repaired, type_)
+        result = _msgspec_convert(repaired, type_)
     except (msgspec.ValidationError, RecursionError):
         return None
     for name, original in literals.items():

@@ -13,7 +13,8 @@ knows those rules; the adapters, the agent, the tools and the session writer all
   tells whether msgspec's text needs mending.
 - ``js_number(n)`` / ``js_text(value)`` / ``js_field(mapping, key)``: ``String(...)``;
   ``js_trim(text)``: ``text.trim()``.
-- ``utf16_len`` / ``utf16_prefix`` / ``utf16_sort_key``: ``length``, ``slice(0, n)``, ``sort()``.
+- ``utf16_len`` / ``utf16_prefix`` / ``utf16_sort_key`` / ``well_formed``: ``length``,
+  ``slice(0, n)``, ``sort()``, ``toWellFormed()``.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from pi_ai.js_json._stringify import (
     scan_value,
     stringify,
 )
-from pi_ai.js_json._utf16 import utf16_len, utf16_prefix, utf16_sort_key
+from pi_ai.js_json._utf16 import utf16_len, utf16_prefix, utf16_sort_key, well_formed
 
 __all__ = [
     "JS_WHITESPACE",
@@ -52,4 +53,5 @@ __all__ = [
     "utf16_prefix",
     "utf16_sort_key",
     "v8_json_parse_error",
+    "well_formed",
 ]

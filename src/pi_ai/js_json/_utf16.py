@@ -7,7 +7,7 @@ two JavaScript ones (a surrogate pair), so ``text.length``, ``slice`` and the de
 
 from __future__ import annotations
 
-__all__ = ["utf16_len", "utf16_prefix", "utf16_sort_key"]
+__all__ = ["utf16_len", "utf16_prefix", "utf16_sort_key", "well_formed"]
 
 
 def utf16_len(text: str) -> int:
@@ -30,3 +30,13 @@ def utf16_sort_key(text: str) -> bytes:
     """A key that sorts strings as JavaScript's default ``Array.prototype.sort`` does (by
     UTF-16 code units, where Python compares code points)."""
     return text.encode("utf-16-be", "surrogatepass")
+
+
+def well_formed(text: str) -> str:
+    """``text.toWellFormed()``: each unpaired surrogate replaced by U+FFFD, which is what Node
+    writes for it as UTF-8 and what a browser shows for it."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return text

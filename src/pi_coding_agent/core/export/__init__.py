@@ -9,7 +9,9 @@ the tree shows the branch that leads to it. See docs/export.md.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import secrets
 
 from pi_coding_agent.core.export._page import SessionPage, render_page
 from pi_coding_agent.core.session import SessionManager
@@ -26,9 +28,26 @@ def _default_output(session_file: str) -> str:
 
 
 def _write(path: str, page: str) -> str:
+    """Write ``page`` to ``path`` whole or not at all: a temporary file beside it, renamed over
+    it (through a symlink, to the file it names). A device or FIFO is written to directly."""
+    data = page.encode("utf-8")
+    target = os.path.realpath(path)
     try:
-        with open(path, "w", encoding="utf-8") as file:
-            file.write(page)
+        if os.path.exists(target) and not os.path.isfile(target):
+            with open(target, "wb") as stream:
+                stream.write(data)
+            return path
+        temp = f"{target}.{os.getpid()}-{secrets.token_hex(4)}.tmp"
+        # Created as open() creates a file (0666 less the umask), not 0600 as mkstemp would.
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
+        try:
+            with os.fdopen(fd, "wb") as file:
+                file.write(data)
+            os.replace(temp, target)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+            raise
     except OSError as error:
         raise ExportError(f"cannot write {path}: {error.strerror or error}") from None
     return path
@@ -52,7 +71,7 @@ def export_file(input_path: str, output_path: str | None = None) -> str:
     from pi_coding_agent.core.session import SessionError
 
     resolved = os.path.abspath(os.path.expanduser(input_path))
-    if not os.path.isfile(resolved):
+    if not os.path.exists(resolved):
         raise ExportError(f"File not found: {resolved}")
     try:
         manager = SessionManager.open(resolved, read_only=True)

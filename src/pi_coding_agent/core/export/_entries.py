@@ -7,24 +7,26 @@ page fetch anything.
 
 from __future__ import annotations
 
-import json
 import re
 from html import escape
 from typing import Any
+
+from pi_ai.js_json import stringify
 
 _BASE64 = re.compile(r"^[A-Za-z0-9+/=\s]*$")
 _MIME = re.compile(r"^image/[A-Za-z0-9.+-]+$")
 TITLE_CHARS = 80
 
 
+def _blocks_of(content: Any) -> list[dict[str, Any]]:
+    """The blocks of a message's ``content``: nothing unless it is a list; only its objects."""
+    return [block for block in content if isinstance(block, dict)] if isinstance(content, list) else []
+
+
 def _text(content: Any) -> str:
     if isinstance(content, str):
         return content
-    if isinstance(content, list):
-        return "\n".join(
-            b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text"
-        )
-    return ""
+    return "\n".join(str(b.get("text", "")) for b in _blocks_of(content) if b.get("type") == "text")
 
 
 def _one_line(text: str) -> str:
@@ -56,9 +58,7 @@ def _blocks(content: Any) -> str:
 
 def _assistant(message: dict[str, Any]) -> str:
     parts = []
-    for block in message.get("content") or []:
-        if not isinstance(block, dict):
-            continue
+    for block in _blocks_of(message.get("content")):
         kind = block.get("type")
         if kind == "text":
             parts.append(f'<div class="text">{escape(str(block.get("text", "")))}</div>')
@@ -68,7 +68,7 @@ def _assistant(message: dict[str, Any]) -> str:
                 f'<details class="thinking" open><summary>Thinking</summary><div class="text">{thinking}</div></details>'
             )
         elif kind == "toolCall":
-            arguments = escape(json.dumps(block.get("arguments", {}), indent=2, ensure_ascii=False))
+            arguments = escape(stringify(block.get("arguments", {}), 2))
             name = escape(str(block.get("name", "")))
             parts.append(
                 f'<div class="tool-call"><span class="tool-name">{name}</span><pre>{arguments}</pre></div>'
@@ -94,11 +94,7 @@ def _message(message: dict[str, Any]) -> tuple[str, str, str]:
             css,
             f"Tool result · {name}",
             f"<pre>{escape(_text(message.get('content')))}</pre>"
-            + "".join(
-                _image(b)
-                for b in message.get("content") or []
-                if isinstance(b, dict) and b.get("type") == "image"
-            ),
+            + "".join(_image(b) for b in _blocks_of(message.get("content")) if b.get("type") == "image"),
         )
     if role == "bashExecution":
         command = escape(str(message.get("command", "")))
@@ -114,7 +110,7 @@ def _message(message: dict[str, Any]) -> tuple[str, str, str]:
     return (
         "other",
         escape(str(role)),
-        f"<pre>{escape(json.dumps(message, indent=2, ensure_ascii=False))}</pre>",
+        f"<pre>{escape(stringify(message, 2))}</pre>",
     )
 
 
@@ -164,11 +160,7 @@ def entry_title(entry: dict[str, Any]) -> str:
             return "user: " + _one_line(_text(message.get("content")))
         if role == "assistant":
             text = _text(message.get("content"))
-            calls = [
-                b.get("name", "")
-                for b in message.get("content") or []
-                if isinstance(b, dict) and b.get("type") == "toolCall"
-            ]
+            calls = [b.get("name", "") for b in _blocks_of(message.get("content")) if b.get("type") == "toolCall"]
             return "assistant: " + _one_line(
                 text or ", ".join(str(c) for c in calls) or str(message.get("stopReason", ""))
             )

@@ -7,11 +7,11 @@ where a branch splits (a long linear session stays a readable column, however de
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from html import escape
 from typing import Any
 
+from pi_ai.js_json import stringify, well_formed
 from pi_coding_agent.core.export._assets import SCRIPT, STYLE
 from pi_coding_agent.core.export._entries import entry_title, render_entry
 from pi_coding_agent.core.session import SessionManager, SessionTreeNode
@@ -108,9 +108,10 @@ def _entries_html(page: SessionPage) -> str:
 
 
 def _script_json(value: Any) -> str:
-    """JSON safe inside ``<script>``: no ``</script>`` or ``<!--`` can end it early."""
+    """JSON safe inside ``<script>``: no ``</script>`` or ``<!--`` can end it early. Written as
+    ``JSON.stringify`` writes it, so a lone surrogate in an id stays a ``\\udXXX`` escape."""
     return (
-        json.dumps(value, ensure_ascii=False)
+        stringify(value)
         .replace("<", "\\u003c")
         .replace(">", "\\u003e")
         .replace("&", "\\u0026")
@@ -118,6 +119,12 @@ def _script_json(value: Any) -> str:
 
 
 def render_page(page: SessionPage) -> str:
+    """The page's text. Lone surrogates in the session's text (valid JSON, which Node writes)
+    are shown as U+FFFD, as a browser shows them on Pi's page."""
+    return well_formed(_html(page))
+
+
+def _html(page: SessionPage) -> str:
     header = page.header
     title = page.name or f"Session {header.get('id', '')}"
     facts = " · ".join(

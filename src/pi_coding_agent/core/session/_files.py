@@ -8,6 +8,10 @@
   a write that fails halfway is cut back off, so an entry is either wholly in the file or
   not at all. A process killed inside ``write`` can still leave a torn last line; the next
   open reports it and keeps it (see ``_index``).
+* ``open_for_reading``: every read of a session path goes through it. A FIFO, a device, a
+  directory or a socket is refused (``NotRegularFileError``) without blocking or reading it:
+  the file is opened with ``O_NONBLOCK`` (a FIFO without a writer would block the open) and
+  checked with ``fstat`` (the object opened, not the name, so nothing can be swapped in).
 * ``write_new`` / ``replace``: whole-file writes go to a temporary file that is synced and
   then linked (new files: fails if the name exists) or renamed into place.
 
@@ -22,9 +26,12 @@ Files are created ``0600``.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
+import io
 import os
-from typing import Any
+import stat
+from typing import Any, Literal, overload
 
 import msgspec
 
@@ -35,6 +42,57 @@ FILE_MODE = 0o600
 
 class SessionError(Exception):
     """Base class of the session errors."""
+
+
+class NotRegularFileError(SessionError):
+    """The session path names something other than a regular file (a FIFO, a device...)."""
+
+    def __init__(self, path: str, kind: str) -> None:
+        super().__init__(f"Session file {path} is not a regular file ({kind}); refusing to read it")
+        self.path = path
+        self.kind = kind
+
+
+_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def _kind(mode: int) -> str | None:
+    """What a non-regular file is, or ``None`` for a regular file."""
+    if stat.S_ISREG(mode):
+        return None
+    return next((name for test, name in _KINDS if test(mode)), "not a file")
+
+
+@overload
+def open_for_reading(path: str, buffering: Literal[0]) -> io.FileIO: ...
+@overload
+def open_for_reading(path: str) -> io.BufferedReader: ...
+def open_for_reading(path: str, buffering: int = -1) -> io.FileIO | io.BufferedReader:
+    """``open(path, "rb")`` for a regular file only (see the module docstring);
+    ``NotRegularFileError`` for anything else, ``OSError`` as ``open`` raises it."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
+    except OSError as error:
+        if error.errno == errno.ENXIO:  # a socket (or a FIFO that may not be opened)
+            kind = _kind(os.stat(path).st_mode)
+            raise NotRegularFileError(path, kind or "cannot be opened") from None
+        raise
+    try:
+        kind = _kind(os.fstat(fd).st_mode)
+        if kind is not None:
+            raise NotRegularFileError(path, kind)
+        os.set_blocking(fd, True)
+        file = io.FileIO(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+    return file if buffering == 0 else io.BufferedReader(file)
 
 
 class SessionLockedError(SessionError):
@@ -204,7 +262,7 @@ def replace(path: str, data: bytes) -> None:
 
 def backup(path: str, suffix: str) -> str:
     """Copy ``path`` to ``<path>.<suffix>`` (``-1``, ``-2``... if taken); returns the copy's path."""
-    with open(path, "rb") as source:
+    with open_for_reading(path) as source:
         data = source.read()
     candidate = f"{path}.{suffix}"
     number = 0

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
+from pi_coding_agent.core.session._files import open_for_reading
 from pi_coding_agent.core.session._lines import LineError, parse_line
 
 HEADER_SCAN_LIMIT = 1 << 20
 
 
 def read_header(path: str, limit: int = HEADER_SCAN_LIMIT) -> dict[str, Any] | None:
-    """The first parsed line of ``path`` if it is a session header, reading at most ``limit`` bytes."""
+    """The first parsed line of ``path`` if it is a session header, reading at most ``limit`` bytes.
+
+    ``NotRegularFileError`` if ``path`` is a FIFO, a device, a directory or a socket."""
     try:
-        with open(path, "rb") as file:
+        with open_for_reading(path) as file:
             pending = b""
             while True:
                 block = file.read(4096)

@@ -28,6 +28,7 @@ from typing import Any, Literal, get_args
 import msgspec
 
 from pi_coding_agent.core.session._entries import decode_entry_lines, entry_type_names
+from pi_coding_agent.core.session._files import open_for_reading
 from pi_coding_agent.core.session._lines import LineError, parse_line
 
 CHUNK_SIZE = 1 << 20
@@ -267,7 +268,7 @@ class FileIndex:
         well-formed entries; the rest is indexed forwards as usual. Those lines are then
         parsed once instead of twice (probed here, decoded again later).
         """
-        with open(self.path, "rb", buffering=0) as file, no_gc():
+        with open_for_reading(self.path, buffering=0) as file, no_gc():
             size = os.fstat(file.fileno()).st_size
             tail = _Tail(file, size) if decode_tail else None
             if tail is not None and not tail.blocks:
@@ -525,7 +526,7 @@ class FileIndex:
                 pieces.append((first, cut, starts[cut] - 1 if cut < stop else self.end(wanted[cut - 1])))
                 first = cut
         buffer = bytearray()
-        with open(self.path, "rb", buffering=0) as file:
+        with open_for_reading(self.path, buffering=0) as file:
             at = 0
             while at < len(pieces):
                 span = [pieces[at]]

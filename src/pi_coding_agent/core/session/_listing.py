@@ -23,6 +23,7 @@ import msgspec
 
 from pi_coding_agent.core.messages import iso_to_ms
 from pi_coding_agent.core.paths import resolve_path
+from pi_coding_agent.core.session._files import NotRegularFileError, open_for_reading
 from pi_coding_agent.core.session._header import read_header
 from pi_coding_agent.core.session._lines import LineError, parse_line
 from pi_coding_agent.core.session._paths import (
@@ -49,7 +50,10 @@ def find_most_recent_session(session_dir: str, cwd: str | None = None) -> str | 
     best: tuple[int, str] | None = None
     for name in names:
         path = os.path.join(session_dir, name)
-        header = read_header(path)
+        try:
+            header = read_header(path)
+        except NotRegularFileError:
+            continue
         if header is None or (resolved_cwd is not None and not _cwd_matches(header.get("cwd"), resolved_cwd)):
             continue
         try:
@@ -153,7 +157,7 @@ def _read_details(path: str) -> _Details:
     first = ""
     seen_header = False
     try:
-        with open(path, "rb") as file:
+        with open_for_reading(path) as file:
             for raw in file:
                 entry = _probe(raw)
                 if entry is None:
@@ -178,7 +182,7 @@ def _read_details(path: str) -> _Details:
                 texts.append(text)
                 if not first and message.get("role") == "user":
                     first = text
-    except OSError:
+    except (OSError, NotRegularFileError):
         pass
     details.first_message = first or "(no messages)"
     details.all_messages_text = " ".join(texts)
@@ -192,15 +196,17 @@ def _activity_ms(entry: _Probe) -> int | None:
     if message["role"] not in ("user", "assistant"):
         return None
     stamp = message.get("timestamp")
-    if isinstance(stamp, int | float) and not isinstance(stamp, bool):
+    if isinstance(stamp, float):
         return int(stamp) if math.isfinite(stamp) else None
+    if isinstance(stamp, int) and not isinstance(stamp, bool):
+        return stamp  # exact, however long: ``_datetime`` refuses what no date holds
     return iso_to_ms(entry.timestamp) if isinstance(entry.timestamp, str) else None
 
 
 def _last_activity(path: str, size: int) -> int | None:
     """Latest message activity found reading backwards from the end, window by window."""
     window = TAIL_WINDOW
-    with open(path, "rb") as file:
+    with open_for_reading(path) as file:
         while True:
             start = max(0, size - window)
             file.seek(start)
@@ -241,7 +247,7 @@ def build_session_info(path: str) -> SessionInfo | None:
             return None
         header_ms = iso_to_ms(header["timestamp"]) if isinstance(header.get("timestamp"), str) else None
         activity = _last_activity(path, stat.st_size)
-    except OSError:
+    except (OSError, NotRegularFileError):
         return None
     created = _datetime(header_ms) if header_ms is not None else None
     modified = (_datetime(activity) if activity is not None and activity > 0 else None) or created

@@ -47,7 +47,7 @@ from pi_coding_agent.core.session._entries import (
     entry_from_dict,
     entry_to_dict,
 )
-from pi_coding_agent.core.session._files import SessionError, write_new
+from pi_coding_agent.core.session._files import SessionError, open_for_reading, write_new
 from pi_coding_agent.core.session._header import read_header
 from pi_coding_agent.core.session._ids import check_session_id, generate_entry_id, new_session_id
 from pi_coding_agent.core.session._index import FileIndex, SessionProblem
@@ -234,8 +234,9 @@ class SessionManager:
     # ------------------------------------------------------------------ loading
 
     def _set_session_file(self, path: str) -> None:
-        self._close_files()
         session_file = SessionFile(resolve_path(path), read_only=self._read_only, durable=self._durable)
+        session_file.check_type()  # before anything changes: a refused path leaves this session as it was
+        self._close_files()
         try:
             session_file.lock()
             loaded = session_file.load() if session_file.exists() else None
@@ -653,7 +654,7 @@ def _load_source(path: str) -> list[bytes]:
             migrate_session_entries,
         )
 
-        with open(path, "rb") as file:
+        with open_for_reading(path) as file:
             legacy = load_legacy(file.read())
         entries = legacy.entries()
         migrate_session_entries(entries)

@@ -84,15 +84,23 @@ def _v1_to_v2(entries: list[dict[str, Any]]) -> None:
         entry["id"] = generate_entry_id(nothing_taken)
         entry["parentId"] = previous
         previous = entry["id"]
-        if entry.get("type") == "compaction" and "firstKeptEntryIndex" in entry:
-            index = entry["firstKeptEntryIndex"]
-            if isinstance(index, int | float) and not isinstance(index, bool):
-                if float(index).is_integer() and 0 <= index < len(entries):
-                    target = entries[int(index)]
-                    # A target later in the file has no id yet: Pi then writes no key.
-                    if target.get("type") != "session" and "id" in target:
-                        entry["firstKeptEntryId"] = target["id"]
-                del entry["firstKeptEntryIndex"]
+        value = entry.get("firstKeptEntryIndex")
+        if entry.get("type") == "compaction" and isinstance(value, int | float) and not isinstance(value, bool):
+            index = _array_index(value)
+            target = entries[index] if index is not None and index < len(entries) else None
+            # A target later in the file has no id yet: Pi then writes no key.
+            if target is not None and target.get("type") != "session" and "id" in target:
+                entry["firstKeptEntryId"] = target["id"]
+            del entry["firstKeptEntryIndex"]
+
+
+def _array_index(value: int | float) -> int | None:
+    """The index ``entries[value]`` reads in JavaScript, or ``None`` where that is ``undefined``
+    (negative or fractional). A 400-digit number (``Infinity`` to JavaScript) stays the integer
+    it is, beyond any array; converting it to a float would overflow."""
+    if isinstance(value, float) and not value.is_integer():  # also inf and nan
+        return None
+    return int(value) if value >= 0 else None
 
 
 def _v2_to_v3(entries: list[dict[str, Any]]) -> None:

@@ -20,10 +20,25 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pi_coding_agent.core.session._entries import CURRENT_SESSION_VERSION
-from pi_coding_agent.core.session._files import Appender, SessionError, WriterLock, backup, replace, write_new
+from pi_coding_agent.core.session._files import (
+    Appender,
+    SessionError,
+    WriterLock,
+    backup,
+    open_for_reading,
+    replace,
+    write_new,
+)
 from pi_coding_agent.core.session._index import FileIndex
 
 APP_NAME = "pi"
+
+
+def _backup_suffix(version: Any) -> str:
+    """``v1.bak`` for a version 1 file; a version too long for a file name (a 400-digit number)
+    gives ``vold.bak``."""
+    label = f"v{version or 1}"
+    return f"{label if len(label) <= 24 else 'vold'}.bak"
 
 
 class InvalidSessionError(SessionError):
@@ -78,6 +93,12 @@ class SessionFile:
     def exists(self) -> bool:
         return os.path.exists(self.path)
 
+    def check_type(self) -> None:
+        """``NotRegularFileError`` if the path exists and is no regular file: checked before the
+        lock, so no ``.lock`` file is made beside a device, a FIFO or a directory."""
+        if self.exists():
+            open_for_reading(self.path).close()
+
     # ------------------------------------------------------------------ the lock
 
     def lock(self) -> None:
@@ -119,12 +140,12 @@ class SessionFile:
             migrate_session_entries,
         )
 
-        with open(self.path, "rb") as file:
+        with open_for_reading(self.path) as file:
             legacy = load_legacy(file.read())
         entries = legacy.entries()
         migrate_session_entries(entries)
         if not self.read_only:
-            self.backups.append(backup(self.real_path, f"v{version or 1}.bak"))
+            self.backups.append(backup(self.real_path, _backup_suffix(version)))
             self._close_appender()
             replace(self.real_path, legacy.render())
             migrated = FileIndex(self.path).scan()

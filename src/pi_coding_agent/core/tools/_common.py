@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 
 from pi_agent import AgentToolResult
 from pi_ai import AbortSignal, ImageContent, TextContent
+from pi_ai.js_json import well_formed
 from pi_coding_agent.core.tools._truncate import DEFAULT_MAX_BYTES, format_size, truncate_head
 
 ABORTED_MESSAGE = "Operation aborted"
@@ -72,8 +73,7 @@ def utf8_bytes(text: str) -> bytes:
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError:
-        repaired = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
-        return repaired.encode("utf-8")
+        return well_formed(text).encode("utf-8")
 
 
 def listing_result(

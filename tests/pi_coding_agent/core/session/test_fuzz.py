@@ -28,7 +28,13 @@ from hypothesis import HealthCheck, given, settings
 from pi_ai import to_builtins
 from pi_coding_agent.core.messages import convert_to_llm
 from pi_coding_agent.core.session import SessionError, SessionManager, list_sessions, read_header
-from tests.pi_coding_agent.core.session.fuzz_lines import session_files
+from tests.pi_coding_agent.core.session.fuzz_lines import (
+    SAMPLE_LINES,
+    V1_LINES,
+    has_odd_value,
+    odd_files,
+    session_files,
+)
 from tests.reliability.figures import record
 from tests.support import deep_json
 from tests.support.oracle import REPO, require_live_oracle, run_oracle
@@ -113,9 +119,13 @@ def _documented(pi: Any) -> Any:
     return pi
 
 
-def _same_as_pi(data: bytes) -> None:
+def _same_as_pi(data: bytes, *, pi_may_throw: bool = False) -> None:
+    """Pi reads ``data`` as we do (an error in both counts as the same). ``pi_may_throw``: a file
+    Pi throws on (a missing ``message``, a number where it wants text) we read our way."""
     text = data.decode("utf-8")
     pi_code, pi = run_oracle("session-context", {"jsonl": text})
+    if pi_may_throw and pi_code == 1:
+        return
     try:
         ours: Any = session_context.run({"jsonl": text})
         our_code = 0
@@ -139,6 +149,8 @@ def _same_as_pi(data: bytes) -> None:
 def test_the_loader_survives_any_file_and_reads_it_as_pi(generated: tuple[bytes, bool]) -> None:
     data, comparable = generated
     record("fuzz_input", target="session loader")
+    if has_odd_value(data):
+        record("odd_value_file", target="session loader (random)")
     folder = Path(tempfile.mkdtemp(prefix="pi-fuzz-"))
     try:
         path = folder / "2026-01-01T00-00-00-000Z_fuzz.jsonl"
@@ -151,6 +163,33 @@ def test_the_loader_survives_any_file_and_reads_it_as_pi(generated: tuple[bytes,
         require_live_oracle()
         _same_as_pi(data)
         record("fuzz_oracle", target="session loader")
+
+
+ODD_FILES = odd_files(SAMPLE_LINES) + odd_files(V1_LINES, numbers_compare=False)
+
+
+@pytest.mark.timeout(300)
+def test_a_lone_surrogate_or_a_huge_number_anywhere_in_any_line(tmp_path: Path) -> None:
+    """Each key and value of each kind of line (v3 and v1 files, header included) holding a lone
+    surrogate or a 400-digit number in turn: nothing escapes, and a sample reads as in Pi."""
+    for number, (case, data, comparable) in enumerate(ODD_FILES):
+        path = tmp_path / str(number) / "2026-01-01T00-00-00-000Z_odd.jsonl"
+        path.parent.mkdir()
+        path.write_bytes(data)
+        try:
+            _read_all(path)
+            _write_once(path)
+        except BaseException as error:
+            raise AssertionError(f"{case}: {type(error).__name__}: {error}") from error
+        record("fuzz_input", target="session loader: lone surrogates, huge numbers (every position)")
+        record("odd_value_file", target="session loader (every position)")
+        if comparable and _sampled(data):
+            require_live_oracle()
+            try:
+                _same_as_pi(data, pi_may_throw=True)
+            except AssertionError as error:
+                raise AssertionError(f"{case}: {error}") from None
+            record("fuzz_oracle", target="session loader: lone surrogates, huge numbers (every position)")
 
 
 @pytest.mark.parametrize(
@@ -191,3 +230,24 @@ def test_regression_the_name_of_an_entry_without_an_id_counts(tmp_path: Path) ->
         b'{"type":"session_info","timestamp":"2026-01-01T00:00:01.000Z","name":" name "}\n'
     )
     assert SessionManager.open(str(path), read_only=True).get_session_name() == "name"  # as Pi
+
+
+@pytest.mark.parametrize("index", ["9" * 400, "-" + "9" * 400, "1e400", "1.5", "-0"])
+def test_a_v1_first_kept_index_beyond_any_array_migrates_as_in_pi(index: str) -> None:
+    """Pi reads a 400-digit index as Infinity: ``entries[Infinity]`` is undefined, so the
+    compaction gets no ``firstKeptEntryId``; before, ours overflowed converting it to a float."""
+    from conformance_cmds import session_migrate
+
+    legacy = (
+        '{"type":"session","id":"v1","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/p"}\n'
+        '{"type":"message","timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}\n'
+        '{"type":"compaction","timestamp":"2025-01-01T00:00:02.000Z","summary":"s","firstKeptEntryIndex":INDEX,"tokensBefore":1}\n'
+    ).replace("INDEX", index)
+    ours = session_migrate.run({"jsonl": legacy})
+    compaction = ours["entries"][2]
+    assert "firstKeptEntryIndex" not in compaction and "firstKeptEntryId" not in compaction
+    assert "openError" not in ours
+    require_live_oracle()
+    _, pi = run_oracle("session-migrate", {"jsonl": legacy})
+    assert pi["entries"][2].keys() == compaction.keys()
+    _same_as_pi(legacy.encode())
