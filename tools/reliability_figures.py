@@ -41,6 +41,8 @@ CHECKS = [
     "tests/pi_ai/api/test_sse.py",
     "tests/pi_ai/api/test_stream_fuzz.py",
     "tests/pi_ai/api/test_http.py",
+    "tests/pi_ai/test_js_json_large.py",
+    "tests/pi_coding_agent/app/rpc/test_large_lines.py",
 ]
 FULL_ENV = {
     "PI_RELIABILITY_FULL": "1",
@@ -125,7 +127,17 @@ def table(rows: list[dict[str, Any]], failures: list[tuple[str, str, str]]) -> l
         ("processes checked", str(_sum(rows, "processes", "checked"))),
         ("processes left", str(_sum(rows, "processes", "left"))),
         ("leak tests failed", str(_failed_in(failures, LEAK_FILES))),
+        ("seconds to answer a huge bad RPC line (ours)", _bad_line_seconds(rows)),
+        (
+            "long refused JSON texts mismatching the V8 scanner",
+            f"{_sum(rows, 'rpc_parse_mutations', 'mismatched')} (of {_sum(rows, 'rpc_parse_mutations', 'compared')})",
+        ),
     ]
+
+
+def _bad_line_seconds(rows: list[dict[str, Any]]) -> str:
+    seen = [row for row in rows if row["figure"] == "rpc_bad_line" and row.get("target") == "ours"]
+    return ", ".join(f"{row['case']}: {row['seconds']}" for row in seen) or "not run"
 
 
 def share_of_test_time(junit: Path) -> tuple[float, float]:

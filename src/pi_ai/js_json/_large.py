@@ -19,19 +19,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
 
 import msgspec
 
-from pi_ai.js_json._parse import (
+from pi_ai.js_json._utf16 import utf16_len
+from pi_ai.js_json._v8 import (
     _CONTEXT,
     _JSON_WHITESPACE,
     _as_code_units,
-    _fast_decode,
     _join,
     _V8Error,
     _V8Parser,
 )
-from pi_ai.js_json._utf16 import utf16_len
 
 __all__ = ["large_text_error"]
 
@@ -59,20 +59,23 @@ _ESCAPE_ERRORS = (
 _END_OF_INPUT = "Unexpected end of JSON input"
 
 
-def large_text_error(source: str, data: bytes, failure: str) -> str:
-    """V8's message for ``source`` (``data``: the bytes msgspec refused with ``failure``),
-    or ``""`` when V8 reads the text after all (the caller decodes it then)."""
+Decode = Callable[[bytes], Any]
+
+
+def large_text_error(source: str, data: bytes, failure: str, decode: Decode) -> str:
+    """V8's message for ``source`` (``data``: the bytes msgspec's ``decode`` refused with
+    ``failure``), or ``""`` when V8 reads the text after all (the caller decodes it then)."""
     if _SURROGATE_ESCAPE.search(source) or "\ufffd" in source:
         data = _SURROGATE_ESCAPE.sub(r"\\u00", source).encode()
         try:
-            _fast_decode(data)
+            decode(data)
         except msgspec.DecodeError as error:
             failure = str(error)
         else:
             return ""
     found = _MSGSPEC_ERROR.match(failure)
     if found is None:  # "Input data was truncated": a valid beginning that ends early
-        return _at_end(source, data)
+        return _at_end(source, data, decode)
     what = found["what"]
     byte = int(found["byte"]) - (what == "trailing characters")  # it names the byte after that one
     index = len(data[:byte].decode("utf-8", "ignore"))  # (it may name a character's second byte)
@@ -149,7 +152,7 @@ def _scan(source: str, start: int, step: Callable[[_V8Parser], None], end: int) 
     return ""
 
 
-def _at_end(source: str, data: bytes) -> str:
+def _at_end(source: str, data: bytes, decode: Decode) -> str:
     """V8's message for text that is a valid beginning of JSON but ends early."""
     literal = _literal_error(source, len(source), len(source))
     if literal:  # (checked first: a literal cut short may be followed by a quote)
@@ -163,7 +166,7 @@ def _at_end(source: str, data: bytes) -> str:
         return _END_OF_INPUT
     if last == "{":
         return message_at(source, len(source), _FIRST_KEY)
-    expected = _open_object_expects(data)
+    expected = _open_object_expects(data, decode)
     if expected is None and last == ",":  # in an array, a value is missing
         return _END_OF_INPUT
     return message_at(source, len(source), expected or _ARRAY_SEPARATOR)
@@ -179,12 +182,12 @@ def _last_escape(source: str) -> int:
     return -1
 
 
-def _open_object_expects(data: bytes) -> str | None:
+def _open_object_expects(data: bytes, decode: Decode) -> str | None:
     """What the innermost open object expects at the end of ``data``, or ``None`` when the
     innermost open container is an array: ``]`` appended closes an array and is refused,
     right there, by an object."""
     try:
-        _fast_decode(data + b"]")
+        decode(data + b"]")
     except msgspec.DecodeError as error:
         found = _MSGSPEC_ERROR.match(str(error))
         if found and int(found["byte"]) == len(data) and found["what"] != "trailing comma in array":
