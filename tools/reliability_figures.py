@@ -129,6 +129,10 @@ def table(rows: list[dict[str, Any]], failures: list[tuple[str, str, str]]) -> l
         ("leak tests failed", str(_failed_in(failures, LEAK_FILES))),
         ("seconds to answer a huge bad RPC line (ours)", _bad_line_seconds(rows)),
         (
+            "reopens refused right after kill -9 of the writer",
+            f"{_sum(rows, 'lock_after_kill', 'refused')} (of {_sum(rows, 'lock_after_kill', 'rounds')})",
+        ),
+        (
             "long refused JSON texts mismatching the V8 scanner",
             f"{_sum(rows, 'rpc_parse_mutations', 'mismatched')} (of {_sum(rows, 'rpc_parse_mutations', 'compared')})",
         ),

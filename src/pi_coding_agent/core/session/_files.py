@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import time
 from typing import Any
 
 import msgspec
@@ -78,9 +79,7 @@ class WriterLock:
                     f"Cannot lock session file {self.shown_as}: {self.path} "
                     f"({'is a symlink' if os.path.islink(self.path) else error.strerror})"
                 ) from None
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
+            if not _take(fd):
                 holder = _read_holder(fd)
                 os.close(fd)
                 raise SessionLockedError(self.shown_as, holder) from None
@@ -109,6 +108,49 @@ class WriterLock:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(self.path)
         os.close(fd)
+
+
+DYING_HOLDER_WAIT_S = 10.0
+"""How long a writer waits for the lock of a holder that is being killed: the kernel drops
+the lock only once the dying process has freed its memory and closes its files, which
+takes a moment after ``kill -9`` (seconds for a process with a large model mapped)."""
+
+
+def _take(fd: int) -> bool:
+    """``flock`` the lock file; while the holder this host names in it is dying (killed,
+    exiting, a zombie, gone), wait for the kernel to release its lock."""
+    deadline = time.monotonic() + DYING_HOLDER_WAIT_S
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            if time.monotonic() > deadline or not _holder_dying(_read_holder(fd)):
+                return False
+        time.sleep(0.005)
+
+
+_SIGKILL_BIT = 1 << (9 - 1)
+_PF_EXITING = 0x4
+
+
+def _holder_dying(holder: dict[str, Any] | None) -> bool:
+    """Whether the process named in the lock file runs on this host and is on its way out:
+    a SIGKILL pending, exiting (``PF_EXITING``), a zombie, or gone (Linux ``/proc``)."""
+    if not holder or holder.get("host") != os.uname().nodename or not isinstance(holder.get("pid"), int):
+        return False
+    pid = holder["pid"]
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as file:
+            fields = file.read().rsplit(b")", 1)[1].split()
+        with open(f"/proc/{pid}/status", "rb") as file:
+            status = dict(line.split(b":", 1) for line in file.read().splitlines() if b":" in line)
+    except FileNotFoundError:
+        return pid != os.getpid()
+    except OSError:
+        return False
+    pending = int(status.get(b"ShdPnd", b"0").strip(), 16) | int(status.get(b"SigPnd", b"0").strip(), 16)
+    return fields[0] in (b"Z", b"X", b"x") or bool(int(fields[6]) & _PF_EXITING) or bool(pending & _SIGKILL_BIT)
 
 
 def _read_holder(fd: int) -> dict[str, Any] | None:

@@ -357,3 +357,49 @@ def test_a_symlinked_session_file_is_followed_for_appends_and_migration(tmp_path
         rows[0]["version"] == 3 and rows[-1]["message"]["content"][0]["text"] == "appended through the link"
     )
     assert not os.path.exists(f"{real}.lock") and not os.path.exists(f"{link}.lock")
+
+
+FORKING_HOLDER = """
+import os, signal, sys
+from pi_coding_agent.core.session import SessionManager
+signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # killed children are reaped by the kernel
+for line in sys.stdin:
+    pid = os.fork()
+    if pid == 0:
+        ballast = bytearray(256 * 1024 * 1024)  # touched pages: freeing them delays the lock's release
+        for at in range(0, len(ballast), 4096):
+            ballast[at] = 1
+        manager = SessionManager.open(sys.argv[1])
+        print(os.getpid(), flush=True)
+        signal.pause()
+"""
+
+
+def test_a_writer_killed_with_sigkill_never_blocks_the_next_open(tmp_path: Path) -> None:
+    """The lock is the kernel's (``flock``), released once the killed process is gone; an open
+    right after ``kill -9`` waits out the moment the dying holder still has it."""
+    path = _seed(tmp_path)
+    rounds, refused = int(os.environ.get("PI_LOCK_KILL_ROUNDS", "50")), 0
+    launcher = subprocess.Popen(
+        [sys.executable, "-c", FORKING_HOLDER, path],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=REPO,
+    )
+    assert launcher.stdin is not None and launcher.stdout is not None
+    waited = 0.0
+    try:
+        for _ in range(rounds):
+            launcher.stdin.write("go\n")
+            launcher.stdin.flush()
+            holder = int(launcher.stdout.readline())
+            os.kill(holder, signal.SIGKILL)
+            started = time.monotonic()
+            try:
+                SessionManager.open(path).close()
+            except SessionLockedError:
+                refused += 1
+            waited = max(waited, time.monotonic() - started)
+    finally:
+        launcher.kill()
+        launcher.wait()
+    record("lock_after_kill", rounds=rounds, refused=refused, longest_wait_s=round(waited, 3))
+    assert refused == 0
