@@ -137,9 +137,9 @@ _PF_EXITING = 0x4
 def _holder_dying(holder: dict[str, Any] | None) -> bool:
     """Whether the process named in the lock file runs on this host and is on its way out:
     a SIGKILL pending, exiting (``PF_EXITING``), a zombie, or gone (Linux ``/proc``)."""
-    if not holder or holder.get("host") != os.uname().nodename or not isinstance(holder.get("pid"), int):
+    pid = holder.get("pid") if holder else None
+    if not holder or holder.get("host") != os.uname().nodename or not isinstance(pid, int):
         return False
-    pid = holder["pid"]
     try:
         with open(f"/proc/{pid}/stat", "rb") as file:
             fields = file.read().rsplit(b")", 1)[1].split()
