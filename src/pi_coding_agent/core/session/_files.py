@@ -4,7 +4,8 @@
   holder dies, so a crash never leaves a stale lock). The file records who holds it, so a
   second writer gets an error naming the holder. Readers never look at it. The lock file is
   opened with ``O_NOFOLLOW``: a symlink planted at its name is refused, never written through.
-* ``Appender``: each entry is one ``write`` of the whole line on an ``O_APPEND`` descriptor;
+* ``Appender``: each entry is one ``write`` of the whole line on an ``O_APPEND`` descriptor
+  (opened with ``O_NOFOLLOW``: a symlink at the session file's name is refused);
   a write that fails halfway is cut back off, so an entry is either wholly in the file or
   not at all. A process killed inside ``write`` can still leave a torn last line; the next
   open reports it and keeps it (see ``_index``).
@@ -22,6 +23,7 @@ Files are created ``0600``.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import os
 import time
@@ -168,7 +170,12 @@ class Appender:
     def __init__(self, path: str, *, durable: bool = True) -> None:
         self.path = path
         self.durable = durable
-        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
+        try:
+            self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC | os.O_NOFOLLOW)
+        except OSError as error:
+            if error.errno != errno.ELOOP:
+                raise
+            raise SessionError(f"Cannot append to session file {path}: it is a symlink (not written through)") from None
         self._size = os.fstat(self._fd).st_size
 
     def append(self, data: bytes) -> None:
