@@ -50,6 +50,8 @@ CHECKS = [
     "tests/pi_coding_agent/core/session/test_not_regular.py",
     "tests/pi_coding_agent/core/export/test_export_fuzz.py",
     "tests/pi_coding_agent/app/rpc/test_bad_session_paths.py",
+    "tests/pi_ai/test_js_json_large.py",
+    "tests/pi_coding_agent/app/rpc/test_large_lines.py",
 ]
 FULL_ENV = {
     "PI_RELIABILITY_FULL": "1",
@@ -153,6 +155,15 @@ def table(rows: list[dict[str, Any]], failures: list[tuple[str, str, str]]) -> l
             f"{_count(rows, 'non_regular_path')} ({_sum(rows, 'non_regular_path', 'refused')})",
         ),
         ("bad-input tests with an escaped exception (loader, export, paths)", str(_failed_in(failures, BAD_INPUT_FILES))),
+        ("seconds to answer a huge bad RPC line (ours)", _bad_line_seconds(rows)),
+        (
+            "reopens refused right after kill -9 of the writer",
+            f"{_sum(rows, 'lock_after_kill', 'refused')} (of {_sum(rows, 'lock_after_kill', 'rounds')})",
+        ),
+        (
+            "long refused JSON texts mismatching the V8 scanner",
+            f"{_sum(rows, 'rpc_parse_mutations', 'mismatched')} (of {_sum(rows, 'rpc_parse_mutations', 'compared')})",
+        ),
         *_stalled_streams(rows),
         *_terminal_rows(rows, failures),
     ]
@@ -198,6 +209,11 @@ def _terminal_rows(rows: list[dict[str, Any]], failures: list[tuple[str, str, st
             f"{len(leaked)} (+{_failed_in(failures, TERMINAL_FILES)})",
         ),
     ]
+
+
+def _bad_line_seconds(rows: list[dict[str, Any]]) -> str:
+    seen = [row for row in rows if row["figure"] == "rpc_bad_line" and row.get("target") == "ours"]
+    return ", ".join(f"{row['case']}: {row['seconds']}" for row in seen) or "not run"
 
 
 def share_of_test_time(junit: Path) -> tuple[float, float]:

@@ -27,6 +27,7 @@ import re
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from pi_ai import ARGUMENTS_ERROR_KEY
 from pi_ai.js_json import js_number, stringify
 
 MAX_ERRORS = 8
@@ -70,6 +71,9 @@ def validate_arguments(tool_name: str, schema: Any, arguments: Any) -> Any:
     Checkers are compiled once per schema object and reused, so a schema must not be
     mutated after it was first used (as with Pi, which caches by object identity).
     """
+    unreadable = arguments.get(ARGUMENTS_ERROR_KEY) if isinstance(arguments, dict) else None
+    if isinstance(unreadable, str) and len(arguments) == 1:  # the stream could not keep them (pi_ai)
+        raise ToolArgumentsError(f'Validation failed for tool "{tool_name}": {unreadable}', [unreadable])
     root = _Root.of(schema)
     if root.check(schema, arguments):
         return _clone(arguments)  # coercion never changes valid arguments

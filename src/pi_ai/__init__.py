@@ -103,6 +103,7 @@ if TYPE_CHECKING:
     from pi_ai._options import ThinkingBudgets as ThinkingBudgets
     from pi_ai._overflow import is_context_overflow as is_context_overflow
     from pi_ai._overflow import is_recoverable_length as is_recoverable_length
+    from pi_ai._partial_json import ARGUMENTS_ERROR_KEY as ARGUMENTS_ERROR_KEY
     from pi_ai._partial_json import parse_streaming_json as parse_streaming_json
     from pi_ai._provider_auth import ProviderAuth as ProviderAuth
     from pi_ai._provider_auth import provider_env_names as provider_env_names

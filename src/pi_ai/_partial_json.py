@@ -35,7 +35,40 @@ from typing import Any
 from pi_ai.js_json import JS_WHITESPACE, js_text, js_trim
 from pi_ai.js_json import parse as _json_parse
 
-__all__ = ["PartialJson", "parse_json_with_repair", "parse_streaming_json", "repair_json"]
+__all__ = [
+    "ARGUMENTS_ERROR_KEY",
+    "MAX_ARGUMENT_DEPTH",
+    "PartialJson",
+    "parse_json_with_repair",
+    "parse_streaming_json",
+    "repair_json",
+]
+
+MAX_ARGUMENT_DEPTH = 256
+"""Tool arguments nested deeper than this are not kept (Pi keeps any depth): Python's
+serializers and the schema check recurse once or twice a level, and 5,000 levels failed the
+whole answer with a recursion error. Such arguments read as ``too_deep_arguments()``, which
+the agent answers with an error result (docs/security.md)."""
+ARGUMENTS_ERROR_KEY = "piArgumentsError"
+
+
+def too_deep_arguments() -> dict[str, Any]:
+    """What arguments nested deeper than ``MAX_ARGUMENT_DEPTH`` read as."""
+    return {ARGUMENTS_ERROR_KEY: f"arguments nested deeper than {MAX_ARGUMENT_DEPTH} levels"}
+
+
+def _too_deep(value: Any) -> bool:
+    """Whether ``value`` nests containers deeper than ``MAX_ARGUMENT_DEPTH`` (no recursion)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
+        for child in children:
+            if isinstance(child, dict | list):
+                if depth >= MAX_ARGUMENT_DEPTH:
+                    return True
+                stack.append((child, depth + 1))
+    return False
 
 # --------------------------------------------------------------------------- repair (Pi's repairJson)
 
@@ -301,7 +334,9 @@ def parse_streaming_json(text: str) -> dict[str, Any]:
                 return {}
         if astral:
             result = _from_code_units(result)
-    return result if isinstance(result, dict) else {}
+    if not isinstance(result, dict):
+        return {}
+    return too_deep_arguments() if _too_deep(result) else result
 
 
 # --------------------------------------------------------------------------- incremental parser
@@ -344,12 +379,17 @@ def _number_value(text: str) -> Any:
     return _OMIT
 
 
+class _TooDeep(Exception):
+    """The arguments nest deeper than ``MAX_ARGUMENT_DEPTH``."""
+
+
 class PartialJson:
     """Streaming arguments of one tool call: ``feed(delta)`` returns the value Pi would show."""
 
     __slots__ = (
         "_chunks",
         "_containers",
+        "_deep",
         "_escape",
         "_key",
         "_key_parts",
@@ -379,6 +419,7 @@ class PartialJson:
         self._literal = ""
         self._previous: Any = _MISSING
         self._slow = False
+        self._deep = False
 
     @property
     def text(self) -> str:
@@ -388,8 +429,11 @@ class PartialJson:
         return self._chunks[0] if self._chunks else ""
 
     def feed(self, delta: str) -> dict[str, Any]:
-        """Append ``delta`` and return the arguments as Pi shows them now."""
+        """Append ``delta`` and return the arguments as Pi shows them now (once they nest
+        deeper than ``MAX_ARGUMENT_DEPTH``: ``too_deep_arguments()``, whatever follows)."""
         self._chunks.append(delta)
+        if self._deep:
+            return self.value
         if not self._slow:
             try:
                 self._consume(delta)
@@ -397,6 +441,10 @@ class PartialJson:
                 return self.value
             except _Fallback:
                 self._slow = True
+            except _TooDeep:
+                self._deep = True
+                self.value = too_deep_arguments()
+                return self.value
         self.value = parse_streaming_json(self.text)
         return self.value
 
@@ -491,6 +539,8 @@ class PartialJson:
             return
         parent = self._containers[-1]
         if char == "{" or char == "[":
+            if len(self._containers) >= MAX_ARGUMENT_DEPTH:
+                raise _TooDeep
             child: dict[str, Any] | list[Any] = {} if char == "{" else []
             if isinstance(parent, dict):
                 assert self._key is not None

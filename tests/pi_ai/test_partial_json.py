@@ -199,3 +199,20 @@ def test_work_per_delta_does_not_grow_with_the_argument() -> None:
     slow, _ = _lines_per_delta([slow_text[i : i + 12] for i in range(0, len(slow_text), 12)])
     slow_quarter = len(slow) // 4
     assert sum(slow[-slow_quarter - 1 : -1]) > 3 * sum(slow[10 : 10 + slow_quarter])
+
+
+def test_arguments_nested_deeper_than_the_limit_read_as_an_error_marker() -> None:
+    """``MAX_ARGUMENT_DEPTH`` levels are kept as they stream; one more level and the
+    arguments read as the marker the agent answers with an error (streamed and re-parsed)."""
+    from pi_ai._partial_json import MAX_ARGUMENT_DEPTH, PartialJson, parse_streaming_json, too_deep_arguments
+
+    def nested(levels: int) -> str:  # the object itself is the first level
+        return '{"a": ' + "[" * (levels - 1) + "]" * (levels - 1) + "}"
+
+    for text, deep in ((nested(MAX_ARGUMENT_DEPTH), False), (nested(MAX_ARGUMENT_DEPTH + 1), True)):
+        streamed = PartialJson()
+        for at in range(0, len(text), 7):
+            value = streamed.feed(text[at : at + 7])
+        assert (value == too_deep_arguments()) is deep
+        assert (parse_streaming_json(text) == too_deep_arguments()) is deep
+    assert PartialJson().feed(nested(5000)) == too_deep_arguments()

@@ -176,6 +176,26 @@ def test_a_loose_auth_file_is_tightened_with_a_notice_on_stderr(tmp_path: Path) 
     assert runs[1].stderr == ""  # said once: the second run finds it private
 
 
+def test_a_symlinked_auth_file_with_a_loose_target_gets_a_warning(tmp_path: Path) -> None:
+    """The target is not ours to chmod (it may be shared on purpose): pi says so, every run,
+    and still reads the key through the link."""
+    home = tmp_path / "home"
+    agent = home / ".pi" / "agent"
+    agent.mkdir(parents=True)
+    target = tmp_path / "dotfiles" / "pi-auth.json"
+    target.parent.mkdir()
+    target.write_text('{"anthropic": {"type": "api_key", "key": "sk-ant-secret"}}', encoding="utf-8")
+    target.chmod(0o644)
+    (agent / "auth.json").symlink_to(target)
+    done = _pi_at_home(home, tmp_path, "--list-models", "claude-sonnet-4-5")
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines() == [
+        f"Warning: {agent / 'auth.json'} is a symlink to {target}, which is readable by others (mode 0644); "
+        f"make it private (chmod 600 {target})"
+    ]
+    assert _mode(target) == 0o644 and "claude-sonnet-4-5" in done.stdout
+
+
 def test_session_folders_are_private(tmp_path: Path, tmpdir_: Path) -> None:
     done, _ = _run(tmp_path / "run", tmpdir_, command="true")
     sessions = tmp_path / "run" / "home" / ".pi" / "agent" / "sessions"

@@ -9,7 +9,8 @@ A turn is a dict:
 
 * ``{"text": "..."}`` - a text answer;
 * ``{"tool_calls": [{"id": "call_1", "name": "read", "arguments": {...}}, ...]}`` - tool calls
-  (``text`` may be given too and comes first);
+  (``text`` may be given too and comes first; ``"arguments_json": "..."`` instead of
+  ``arguments`` streams that text as is, for arguments ``json.dumps`` cannot write);
 * optional ``"thinking": "..."`` - reasoning streamed before the text (OpenAI: the
   ``reasoning_content`` delta field; Anthropic: a signed ``thinking`` block);
 * optional ``"fail": [{"status": 503, "body": {...}}, ...]`` - the first requests for this turn
@@ -51,6 +52,11 @@ from tests.support.http_thread import server_thread
 Turn = dict[str, Any]
 
 
+def _arguments(call: dict[str, Any]) -> str:
+    raw = call.get("arguments_json")
+    return raw if isinstance(raw, str) else json.dumps(call.get("arguments", {}))
+
+
 def _chunks(text: str, size: int = 4) -> list[str]:
     return [text[i : i + size] for i in range(0, len(text), size)] or [""]
 
@@ -72,7 +78,7 @@ def _openai_events(turn: Turn, model: str) -> Iterator[dict[str, Any] | str]:
             yield chunk({"content": piece})
     calls = turn.get("tool_calls") or []
     for index, call in enumerate(calls):
-        arguments = json.dumps(call.get("arguments", {}))
+        arguments = _arguments(call)
         yield chunk(
             {
                 "tool_calls": [
@@ -157,7 +163,7 @@ def _anthropic_events(turn: Turn, model: str) -> Iterator[tuple[str, dict[str, A
                 "content_block": {"type": "tool_use", "id": call["id"], "name": call["name"], "input": {}},
             },
         )
-        for piece in _chunks(json.dumps(call.get("arguments", {})), 12):
+        for piece in _chunks(_arguments(call), 12):
             yield (
                 "content_block_delta",
                 {

@@ -192,3 +192,29 @@ def _sleepers(marker: str) -> list[str]:
 
     listing = subprocess.run(["ps", "-eo", "pid,args"], capture_output=True, text=True, check=True).stdout
     return [line for line in listing.splitlines() if f"sleep {marker}" in line and "ps -eo" not in line]
+
+
+def test_tool_arguments_nested_5000_levels_get_an_error_result_and_the_answer_goes_on(tmp_path: Path) -> None:
+    """Pi reads any depth; Python's serializers do not, and such arguments used to fail the
+    whole answer with a recursion error. Now the call gets a clear error result, the model
+    answers after it, and the session records both."""
+    deep = '{"path": "notes.txt", "extra": ' + "[" * 5000 + "]" * 5000 + "}"
+    script = [
+        {"tool_calls": [{"id": "call_1", "name": "read", "arguments_json": deep}]},
+        {"text": "answered after the error"},
+    ]
+    with ScriptedProvider(script) as provider:
+        sandbox = Sandbox.create(tmp_path, provider.base_url)
+        (sandbox.work / "notes.txt").write_text("never read", encoding="utf-8")
+        result = run_ours(sandbox, "--model", OPENAI_MODEL, "-p", "read it")
+        sent_back = provider.requests[-1]["body"]["messages"]
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "answered after the error\n" and result.stderr == ""
+    (path,) = sandbox.session_files()
+    entries = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    messages = [entry["message"] for entry in entries if entry.get("type") == "message"]
+    [call] = [block for block in messages[1]["content"] if block["type"] == "toolCall"]
+    assert call["arguments"] == {"piArgumentsError": "arguments nested deeper than 256 levels"}
+    assert messages[2]["role"] == "toolResult" and messages[2]["isError"] is True
+    assert messages[2]["content"][0]["text"] == 'Validation failed for tool "read": arguments nested deeper than 256 levels'
+    assert any(m.get("role") == "tool" and "nested deeper" in str(m.get("content")) for m in sent_back)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import errno
 import math
 import os
 import stat
@@ -231,12 +232,13 @@ def _tighten_mode(path: Path) -> str | None:
     """Make an existing ``auth.json`` of ours ``0600``; the notice when its mode was looser.
 
     Only a regular file owned by this user is changed, through a descriptor opened without
-    following a symlink (a link's target is never chmodded).
+    following a symlink (a link's target is never chmodded: a loose one gets a warning).
     """
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
-        return None  # missing, a symlink, unreadable: reading reports what matters
+    except OSError as error:
+        # a symlink: its target is checked; missing, unreadable: reading reports what matters
+        return _loose_link_target(path) if error.errno == errno.ELOOP else None
     try:
         info = os.fstat(fd)
         mode = stat.S_IMODE(info.st_mode)
@@ -249,6 +251,22 @@ def _tighten_mode(path: Path) -> str | None:
         return f"{path} was readable by others (mode {mode:04o}); it is now private (0600)"
     finally:
         os.close(fd)
+
+
+def _loose_link_target(path: Path) -> str | None:
+    """The warning for a symlinked ``auth.json`` whose target others can read."""
+    try:
+        target = os.path.realpath(path)
+        info = os.stat(target)
+    except OSError:
+        return None
+    mode = stat.S_IMODE(info.st_mode)
+    if not stat.S_ISREG(info.st_mode) or mode & 0o077 == 0:
+        return None
+    return (
+        f"{path} is a symlink to {target}, which is readable by others (mode {mode:04o}); "
+        f"make it private (chmod 600 {target})"
+    )
 
 
 def _valid_credential(value: Any) -> bool:

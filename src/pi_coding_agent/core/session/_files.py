@@ -4,7 +4,8 @@
   holder dies, so a crash never leaves a stale lock). The file records who holds it, so a
   second writer gets an error naming the holder. Readers never look at it. The lock file is
   opened with ``O_NOFOLLOW``: a symlink planted at its name is refused, never written through.
-* ``Appender``: each entry is one ``write`` of the whole line on an ``O_APPEND`` descriptor;
+* ``Appender``: each entry is one ``write`` of the whole line on an ``O_APPEND`` descriptor
+  (opened with ``O_NOFOLLOW``: a symlink at the session file's name is refused);
   a write that fails halfway is cut back off, so an entry is either wholly in the file or
   not at all. A process killed inside ``write`` can still leave a torn last line; the next
   open reports it and keeps it (see ``_index``).
@@ -31,6 +32,7 @@ import fcntl
 import io
 import os
 import stat
+import time
 from typing import Any, Literal, overload
 
 import msgspec
@@ -136,9 +138,7 @@ class WriterLock:
                     f"Cannot lock session file {self.shown_as}: {self.path} "
                     f"({'is a symlink' if os.path.islink(self.path) else error.strerror})"
                 ) from None
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
+            if not _take(fd):
                 holder = _read_holder(fd)
                 os.close(fd)
                 raise SessionLockedError(self.shown_as, holder) from None
@@ -169,6 +169,49 @@ class WriterLock:
         os.close(fd)
 
 
+DYING_HOLDER_WAIT_S = 10.0
+"""How long a writer waits for the lock of a holder that is being killed: the kernel drops
+the lock only once the dying process has freed its memory and closes its files, which
+takes a moment after ``kill -9`` (seconds for a process with a large model mapped)."""
+
+
+def _take(fd: int) -> bool:
+    """``flock`` the lock file; while the holder this host names in it is dying (killed,
+    exiting, a zombie, gone), wait for the kernel to release its lock."""
+    deadline = time.monotonic() + DYING_HOLDER_WAIT_S
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            if time.monotonic() > deadline or not _holder_dying(_read_holder(fd)):
+                return False
+        time.sleep(0.005)
+
+
+_SIGKILL_BIT = 1 << (9 - 1)
+_PF_EXITING = 0x4
+
+
+def _holder_dying(holder: dict[str, Any] | None) -> bool:
+    """Whether the process named in the lock file runs on this host and is on its way out:
+    a SIGKILL pending, exiting (``PF_EXITING``), a zombie, or gone (Linux ``/proc``)."""
+    pid = holder.get("pid") if holder else None
+    if not holder or holder.get("host") != os.uname().nodename or not isinstance(pid, int):
+        return False
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as file:
+            fields = file.read().rsplit(b")", 1)[1].split()
+        with open(f"/proc/{pid}/status", "rb") as file:
+            status = dict(line.split(b":", 1) for line in file.read().splitlines() if b":" in line)
+    except FileNotFoundError:
+        return pid != os.getpid()
+    except OSError:
+        return False
+    pending = int(status.get(b"ShdPnd", b"0").strip(), 16) | int(status.get(b"SigPnd", b"0").strip(), 16)
+    return fields[0] in (b"Z", b"X", b"x") or bool(int(fields[6]) & _PF_EXITING) or bool(pending & _SIGKILL_BIT)
+
+
 def _read_holder(fd: int) -> dict[str, Any] | None:
     try:
         data = os.pread(fd, 4096, 0)
@@ -184,7 +227,12 @@ class Appender:
     def __init__(self, path: str, *, durable: bool = True) -> None:
         self.path = path
         self.durable = durable
-        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
+        try:
+            self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC | os.O_NOFOLLOW)
+        except OSError as error:
+            if error.errno != errno.ELOOP:
+                raise
+            raise SessionError(f"Cannot append to session file {path}: it is a symlink (not written through)") from None
         self._size = os.fstat(self._fd).st_size
 
     def append(self, data: bytes) -> None:

@@ -6,8 +6,9 @@ the session has an assistant message, then the whole file at once (created exclu
 then one appended line per entry. Files, the lock and backups follow ``_files``' rules
 (private, atomic, synced: see ``docs/sessions``).
 
-A symlinked session file is followed for everything: reading, the lock (next to the file
-it points to), appends and rewrites (which replace the target, not the link). A file opened
+A symlinked session file is read through the link, but never written through it: a writer
+is refused at its open (``SymlinkedSessionError``; Pi follows the link, docs/security.md), and
+appends open the file with ``O_NOFOLLOW`` in case a link is planted later. A file opened
 ``read_only`` is never written, repaired, migrated on disk or locked.
 """
 
@@ -46,6 +47,17 @@ class InvalidSessionError(SessionError):
 
     def __init__(self, path: str) -> None:
         super().__init__(f"Session file is not a valid {APP_NAME} session: {path}")
+        self.path = path
+
+
+class SymlinkedSessionError(SessionError):
+    """A session file to be written is a symlink: it is not written through."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(
+            f"Session file {path} is a symlink (to {os.readlink(path)}); pi does not write sessions "
+            "through a link: open the file it points to"
+        )
         self.path = path
 
 
@@ -109,6 +121,8 @@ class SessionFile:
         """
         if self.read_only or self._handles.lock is not None:
             return
+        if os.path.islink(self.path):
+            raise SymlinkedSessionError(self.path)
         lock = WriterLock(self.real_path, shown_as=self.path)
         lock.acquire()
         self._handles.lock = lock

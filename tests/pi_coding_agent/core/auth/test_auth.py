@@ -136,5 +136,11 @@ def test_the_target_of_a_symlinked_auth_file_is_not_chmodded(tmp_path: Path) -> 
     link = tmp_path / "auth.json"
     link.symlink_to(target)
     storage = AuthStorage.load(link)
-    assert storage.notice is None and storage.issue is None  # read through the link, as Pi reads it
+    assert storage.issue is None  # read through the link, as Pi reads it
+    assert storage.notice == (
+        f"{link} is a symlink to {target}, which is readable by others (mode 0644); "
+        f"make it private (chmod 600 {target})"
+    )
     assert stat.S_IMODE(target.stat().st_mode) == 0o644
+    target.chmod(0o600)
+    assert AuthStorage.load(link).notice is None  # a private target: nothing to say

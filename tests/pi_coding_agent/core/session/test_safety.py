@@ -345,25 +345,86 @@ def test_two_managers_creating_the_same_new_session_the_second_is_refused_at_onc
     ] * 2
 
 
-def test_a_symlinked_session_file_is_followed_for_appends_and_migration(tmp_path: Path) -> None:
+def test_a_symlinked_session_file_is_read_but_never_written_through(tmp_path: Path) -> None:
+    """Pi appends through a symlinked session file; we refuse to write through one (a link
+    planted at a session's name must not redirect its appends) and still read it."""
     real_folder, link_folder = tmp_path / "real", tmp_path / "links"
     real_folder.mkdir()
     link_folder.mkdir()
     real = real_folder / "s.jsonl"
-    real.write_bytes(
+    original = (
         b'{"type":"session","id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}\n'
         b'{"type":"message","timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"v1","timestamp":1}}\n'
     )
+    real.write_bytes(original)
     link = link_folder / "s.jsonl"
     os.symlink(real, link)
-    manager = SessionManager.open(str(link))  # a v1 file: migrated, through the link
-    assert os.path.islink(link) and os.path.exists(f"{real}.lock")
-    assert manager.backups == [f"{real}.v1.bak"]
-    manager.append_message(user("appended through the link"))
-    manager.close()
-    assert os.path.islink(link) and manager.get_session_file() == str(link)
-    rows = [json.loads(line) for line in real.read_text().splitlines()]
-    assert (
-        rows[0]["version"] == 3 and rows[-1]["message"]["content"][0]["text"] == "appended through the link"
+    with pytest.raises(SessionError) as refused:
+        SessionManager.open(str(link))
+    assert str(refused.value) == (
+        f"Session file {link} is a symlink (to {real}); pi does not write sessions through a link: "
+        "open the file it points to"
     )
-    assert not os.path.exists(f"{real}.lock") and not os.path.exists(f"{link}.lock")
+    assert real.read_bytes() == original and not os.path.exists(f"{real}.lock") and not os.path.exists(f"{link}.lock")
+    reader = SessionManager.open(str(link), read_only=True)
+    assert [m.content for m in reader.build_session_context().messages] == ["v1"]  # type: ignore[union-attr]
+
+
+def test_appends_never_follow_a_symlink_planted_at_the_session_name(tmp_path: Path) -> None:
+    path = _seed(tmp_path)
+    target = tmp_path / "elsewhere.txt"
+    target.write_bytes(b"")
+    manager = SessionManager.open(path)
+    os.replace(path, f"{path}.moved")
+    os.symlink(target, path)
+    manager._file._close_appender()  # type: ignore[union-attr]  # (the next append opens the file anew)
+    with pytest.raises(SessionError, match=r"^Cannot append to session file .*: it is a symlink \(not written through\)$"):
+        manager.append_message(user("redirected?"))
+    manager.close()
+    assert target.read_bytes() == b""
+
+
+FORKING_HOLDER = """
+import os, signal, sys
+from pi_coding_agent.core.session import SessionManager
+signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # killed children are reaped by the kernel
+for line in sys.stdin:
+    pid = os.fork()
+    if pid == 0:
+        ballast = bytearray(256 * 1024 * 1024)  # touched pages: freeing them delays the lock's release
+        for at in range(0, len(ballast), 4096):
+            ballast[at] = 1
+        manager = SessionManager.open(sys.argv[1])
+        print(os.getpid(), flush=True)
+        signal.pause()
+"""
+
+
+def test_a_writer_killed_with_sigkill_never_blocks_the_next_open(tmp_path: Path) -> None:
+    """The lock is the kernel's (``flock``), released once the killed process is gone; an open
+    right after ``kill -9`` waits out the moment the dying holder still has it."""
+    path = _seed(tmp_path)
+    rounds, refused = int(os.environ.get("PI_LOCK_KILL_ROUNDS", "50")), 0
+    launcher = subprocess.Popen(
+        [sys.executable, "-c", FORKING_HOLDER, path],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=REPO,
+    )
+    assert launcher.stdin is not None and launcher.stdout is not None
+    waited = 0.0
+    try:
+        for _ in range(rounds):
+            launcher.stdin.write("go\n")
+            launcher.stdin.flush()
+            holder = int(launcher.stdout.readline())
+            os.kill(holder, signal.SIGKILL)
+            started = time.monotonic()
+            try:
+                SessionManager.open(path).close()
+            except SessionLockedError:
+                refused += 1
+            waited = max(waited, time.monotonic() - started)
+    finally:
+        launcher.kill()
+        launcher.wait()
+    record("lock_after_kill", rounds=rounds, refused=refused, longest_wait_s=round(waited, 3))
+    assert refused == 0
