@@ -1,8 +1,10 @@
-"""Finding and running the real Pi 0.85 (the oracle) from tests.
+"""Finding and running the real Pi (the oracle) from tests: 0.85, and the current 1.6.
 
-The oracle folder is ``$PI_ORACLE_DIR``, else ``<repo>/../shared/oracle``. Its runtime lives in ``$PI_ORACLE_HOME`` (default
-``~/.cache/pi-oracle-0.85.0``). When either is missing, tests that need it are skipped with the
-reason, unless ``PI_REQUIRE_ORACLE=1`` (set by ``.ci/run``), where they fail instead.
+The oracle folder is ``$PI_ORACLE_DIR``, else ``<repo>/../shared/oracle``. Pi 0.85's runtime lives
+in ``$PI_ORACLE_HOME`` (default ``~/.cache/pi-oracle-0.85.0``), Pi 1.6's in ``$PI_CURRENT_HOME``
+(default ``~/.cache/pi-oracle-1.6.0``; ``install-current.sh``). Pass ``current=True`` to run the
+harness on 1.6. When a runtime is missing, tests that need it are skipped with the reason, unless
+``PI_REQUIRE_ORACLE=1`` (set by ``.ci/run``, which installs both), where they fail instead.
 """
 
 from __future__ import annotations
@@ -32,8 +34,13 @@ def oracle_home() -> Path:
     return Path(os.environ.get("PI_ORACLE_HOME", Path.home() / ".cache" / "pi-oracle-0.85.0"))
 
 
-def runtime_installed() -> bool:
-    return (oracle_home() / "oracle-loader.mjs").exists()
+def current_home() -> Path:
+    """Where ``install-current.sh`` put Pi 1.6 (the release today's Pi users run)."""
+    return Path(os.environ.get("PI_CURRENT_HOME", Path.home() / ".cache" / "pi-oracle-1.6.0"))
+
+
+def runtime_installed(current: bool = False) -> bool:
+    return ((current_home() if current else oracle_home()) / "oracle-loader.mjs").exists()
 
 
 def require_oracle_cases() -> Path:
@@ -45,13 +52,15 @@ def require_oracle_cases() -> Path:
     return found / "cases"
 
 
-def require_live_oracle() -> Path:
+def require_live_oracle(current: bool = False) -> Path:
+    """The oracle folder with Pi 0.85's runtime installed (``current``: Pi 1.6's)."""
     found = oracle_dir()
     if found is None:
         _unavailable("the oracle folder (../shared/oracle) was not found; set PI_ORACLE_DIR")
     assert found is not None
-    if not runtime_installed():
-        _unavailable(f"the oracle runtime is not installed in {oracle_home()}; run {found}/install.sh")
+    if not runtime_installed(current):
+        home, script = (current_home(), "install-current.sh") if current else (oracle_home(), "install.sh")
+        _unavailable(f"the oracle runtime is not installed in {home}; run {found}/{script}")
     return found
 
 
@@ -61,15 +70,18 @@ def _unavailable(reason: str) -> None:
     pytest.skip(reason)
 
 
-def run_oracle(subcommand: str, request: Any, timeout: float = 120) -> tuple[int, Any]:
-    """Run ``oracle SUBCOMMAND`` on ``request``; returns (exit code, parsed stdout)."""
-    folder = require_live_oracle()
+def run_oracle(subcommand: str, request: Any, timeout: float = 120, current: bool = False) -> tuple[int, Any]:
+    """Run ``oracle SUBCOMMAND`` on ``request`` (``current``: on Pi 1.6); returns (exit code,
+    parsed stdout)."""
+    folder = require_live_oracle(current)
+    env = {**os.environ, "PI_ORACLE_HOME": str(current_home() if current else oracle_home())}
     completed = subprocess.run(
         [str(folder / "oracle"), subcommand],
         input=json.dumps(request).encode(),
         capture_output=True,
         timeout=timeout,
         check=False,
+        env=env,
     )
     if completed.returncode > 1:
         raise RuntimeError(

@@ -1,4 +1,5 @@
-"""Running ``pi`` (ours, and Pi 0.85 through the oracle's ``pi-cli``) in a throwaway home.
+"""Running ``pi`` (ours, and Pi 0.85 / 1.6 through the oracle's ``pi-cli`` / ``pi-cli-current``) in
+a throwaway home.
 
 Each run gets its own ``HOME`` and ``PI_CODING_AGENT_DIR`` with a ``models.json`` pointing
 at a scripted provider on 127.0.0.1, and a working directory with the files the script
@@ -83,13 +84,13 @@ def run_ours(sandbox: Sandbox, *args: str, stdin: str | None = None, timeout: fl
 
 
 def run_pi(
-    sandbox: Sandbox, *args: str, stdin: str | None = None, timeout: float = 90, **env: str
+    sandbox: Sandbox, *args: str, stdin: str | None = None, timeout: float = 90, current: bool = False, **env: str
 ) -> Completed:
-    """Pi 0.85 itself, only through the oracle's loopback-guarded ``pi-cli`` (which unsets the
-    proxy variables)."""
-    folder = oracle.require_live_oracle()
+    """Pi 0.85 itself (``current``: Pi 1.6), only through the oracle's loopback-guarded ``pi-cli``
+    / ``pi-cli-current`` (which unset the proxy variables)."""
+    folder = oracle.require_live_oracle(current)
     done = subprocess.run(
-        [str(folder / "pi-cli"), *args],
+        [str(folder / ("pi-cli-current" if current else "pi-cli")), *args],
         cwd=sandbox.work,
         env=sandbox.env(**env),
         input=stdin if stdin is not None else "",

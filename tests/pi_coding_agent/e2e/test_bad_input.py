@@ -78,7 +78,9 @@ def test_unreadable_and_invalid_session_files(tmp_path: Path) -> None:
     directory.mkdir()
     result = run_ours(sandbox, "--session", str(directory), "-p", "hi")
     assert result.returncode == 1
-    assert _one_line(result.stderr).startswith(f"Error: cannot read {directory}: Is a directory")
+    assert _one_line(result.stderr) == (
+        f"Error: Session file {directory} is not a regular file (a directory); refusing to read it"
+    )
 
     invalid = sandbox.work / "notes.jsonl"
     invalid.write_text("this is not a session\n", encoding="utf-8")

@@ -157,6 +157,7 @@ def run_app(
     files: dict[str, str] | None = None,
     summary: str | None = None,
     height: int = 30,
+    width: int = 100,
     models: Callable[[str], dict[str, Any]] | None = None,
     ready: str | None = "scripted-model",
     before: Callable[[Sandbox], None] | None = None,
@@ -176,7 +177,7 @@ def run_app(
         if before is not None:
             before(sandbox)
         answers = {BACKGROUND_QUERY: _osc11_answer(background)} if background else {}
-        terminal = VirtualTerminal(100, height, answers=answers, extended_keys=extended_keys)
+        terminal = VirtualTerminal(width, height, answers=answers, extended_keys=extended_keys)
         app = App(sandbox, provider, terminal)
         with _process_of_the_run(sandbox, terminal, env or {}), _driven(app, scenario, ready):
             code = main(list(args))

@@ -107,7 +107,9 @@ def test_model_and_tool_text_never_reach_the_terminal_live_or_resumed(tmp_path: 
         await app.wait_until(lambda s: s.count("named <0><1>") >= 2, "the session list lacks the name")
 
     args = ("--session", str(session), "--session-dir", str(session.parent))
-    second = run_app(tmp_path / "second", TURNS, resumed, args=args)
+    # Wide enough that the footer's cwd (the temporary folder, longer under xdist) leaves room
+    # for the name.
+    second = run_app(tmp_path / "second", TURNS, resumed, args=args, width=200)
     _check_terminal(second, resumed_output.read_text(encoding="utf-8"), "tui resume")
 
 
