@@ -23,20 +23,24 @@ if (input.contexts) {
 		out[entry.id] = manager.buildSessionContext();
 	}
 	process.stdout.write(JSON.stringify(out));
-	process.exit(0);
+} else {
+	applyOps(input);
 }
-const manager = SessionManager.open(input.file);
-const resolve = (ref) => {
-	if (typeof ref !== "string" || !ref.startsWith("@")) return ref;
-	return manager.getEntries()[Number(ref.slice(1))].id;
-};
-for (const op of input.ops) {
-	if (op.op === "branch") manager.branch(resolve(op.id));
-	else if (op.op === "resetLeaf") manager.resetLeaf();
-	else if (op.op === "contextEdit") manager.appendContextEdit(resolve(op.target), op.replacement);
-	else if (op.op === "usage") manager.appendUsage(op.kind, op.provider, op.model, op.usage);
-	else if (op.op === "compaction") manager.appendCompaction(op.summary, op.firstKept === null ? null : resolve(op.firstKept), op.tokensBefore);
-	else if (op.op === "message") manager.appendMessage({ timestamp: Date.now(), ...op.message });
-	else throw new Error(`unknown op ${op.op}`);
+
+function applyOps(input) {
+	const manager = SessionManager.open(input.file);
+	const resolve = (ref) => {
+		if (typeof ref !== "string" || !ref.startsWith("@")) return ref;
+		return manager.getEntries()[Number(ref.slice(1))].id;
+	};
+	for (const op of input.ops) {
+		if (op.op === "branch") manager.branch(resolve(op.id));
+		else if (op.op === "resetLeaf") manager.resetLeaf();
+		else if (op.op === "contextEdit") manager.appendContextEdit(resolve(op.target), op.replacement);
+		else if (op.op === "usage") manager.appendUsage(op.kind, op.provider, op.model, op.usage);
+		else if (op.op === "compaction") manager.appendCompaction(op.summary, op.firstKept === null ? null : resolve(op.firstKept), op.tokensBefore);
+		else if (op.op === "message") manager.appendMessage({ timestamp: Date.now(), ...op.message });
+		else throw new Error(`unknown op ${op.op}`);
+	}
+	process.stdout.write(JSON.stringify({ ok: true }));
 }
-process.stdout.write(JSON.stringify({ ok: true }));

@@ -79,7 +79,7 @@ def current_system_message(messages: Iterable[AgentMessage]) -> SystemMessage | 
     """
     listed = list(messages)
     texts: list[str] = []
-    sections: dict[str, str] = {}
+    sections: dict[str, str | None] = {}
     timestamp: int | None = None
     for message in listed:
         if not isinstance(message, SystemMessage):

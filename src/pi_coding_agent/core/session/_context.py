@@ -252,8 +252,7 @@ def context_positions(tree: EntryTree, path: list[int]) -> list[int]:
             kept_at = path_ids.index(first_kept)
     result = [path[compaction_at]]
     if kept_at is not None:
-        kept = path[kept_at:compaction_at]
-        result += _without_system_messages(tree, kept)
+        result += _without_system_messages(tree, path[kept_at:compaction_at])
     result += path[compaction_at + 1 :]
     return result
 
@@ -411,7 +410,7 @@ def _opaque_entry_messages(data: dict[str, Any]) -> list[AgentMessage]:
         )
     elif kind == "compaction":
         checkpoint = data.get("systemMessage")
-        head = [message_from_value(checkpoint)] if isinstance(checkpoint, dict) and checkpoint else []
+        head: list[AgentMessage] = [message_from_value(checkpoint)] if isinstance(checkpoint, dict) else []
         built = _without_absent(
             {
                 "role": "compactionSummary",
@@ -423,10 +422,10 @@ def _opaque_entry_messages(data: dict[str, Any]) -> list[AgentMessage]:
     else:
         return []
     try:
-        message: AgentMessage = agent_message_from_dict(built)
+        projected: AgentMessage = agent_message_from_dict(built)
     except DecodeError:
-        message = OpaqueMessage(built)
-    return [*head, message] if kind == "compaction" else [message]
+        projected = OpaqueMessage(built)
+    return [*head, projected] if kind == "compaction" else [projected]
 
 
 def _without_absent(data: dict[str, Any]) -> dict[str, Any]:

@@ -312,6 +312,8 @@ def build_session(options: CreateAgentSessionOptions) -> CreateAgentSessionResul
     if options.extensions is not None:
         allowlist = [] if options.no_extension_tools else options.tools
         session.bind_extensions(options.extensions, allowlist=allowlist, excluded=options.exclude_tools or ())
+    if has_existing and options.tools is None and not options.no_tools:
+        session.restore_loadout_from_transcript()
     return CreateAgentSessionResult(session, fallback, unknown, local_fallback)
 
 

@@ -133,7 +133,7 @@ class AgentSession:
         self._manual_compaction = ManualCompaction(compaction, self.abort)
         tree = TreeContext(
             agent, session_manager, settings, self._current_model, self._is_running, self._emit,
-            self._resolve_idle_if_idle, self._extensions,
+            self._resolve_idle_if_idle, self._extensions, self._tools.restore_from_transcript,
         )  # fmt: skip
         self._tree = TreeNavigation(tree)
         self._stats = SessionStatistics(session_manager, lambda: self.messages, self._current_model)
@@ -634,6 +634,10 @@ class AgentSession:
     def refresh_tools(self) -> None:
         """Put the active tools on the agent and rebuild the system prompt from them."""
         self._tools.refresh()
+
+    def restore_loadout_from_transcript(self) -> None:
+        """Use the prompt and tools the context's Pi 1.6 ``system`` messages declare, if any."""
+        self._tools.restore_from_transcript(self.agent.state.messages)
 
     def system_prompt_options(self) -> dict[str, Any]:
         return self._tools.system_prompt_options(self.cwd)

@@ -4,6 +4,11 @@ Built-in tools come first, then extension tools (an extension tool named like a 
 replaces it). ``--tools`` (an allowlist) and ``--exclude-tools`` decide which extension
 tools start enabled; the active ones are put on the agent and the system prompt is rebuilt
 from them.
+
+A branch written by Pi 1.6 declares its prompt and tools in ``system`` messages. Resumed (or
+navigated to), it keeps them: the replayed prompt is sent as is, and the active tools are the
+declared ones we have, each sent with its recorded declaration (``DeclaredTool``), until the
+session changes its tools itself (see docs/pi-1.6/sessions.md).
 """
 
 from __future__ import annotations
@@ -11,10 +16,42 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from pi_agent import Agent, AgentTool
+from pi_agent import Agent, AgentMessage, AgentTool, AgentToolResult, ToolUpdateCallback
+from pi_ai import AbortSignal
+from pi_coding_agent.core.messages import current_system_message, system_message_text
 from pi_coding_agent.customize.extensions import ExtensionRunner, ExtensionTool
 
 SystemPromptBuilder = Callable[[Sequence[AgentTool]], str]
+
+
+class DeclaredTool(AgentTool):
+    """One of our tools sent to the model as a session's transcript declared it."""
+
+    def __init__(self, tool: AgentTool, declaration: dict[str, Any]) -> None:
+        self.inner = tool
+        self.name = tool.name
+        self.label = getattr(tool, "label", tool.name)
+        description = declaration.get("description")
+        parameters = declaration.get("parameters")
+        self.description = description if isinstance(description, str) else tool.description
+        self.parameters = parameters if isinstance(parameters, dict) else tool.parameters
+        self.execution_mode = tool.execution_mode
+        self.replay = tool.replay
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def prepare_arguments(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        return self.inner.prepare_arguments(arguments)
+
+    async def execute(
+        self,
+        tool_call_id: str,
+        params: dict[str, Any],
+        signal: AbortSignal | None,
+        on_update: ToolUpdateCallback | None,
+    ) -> AgentToolResult[Any]:
+        return await self.inner.execute(tool_call_id, params, signal, on_update)
 
 
 class SessionTools:
@@ -35,6 +72,9 @@ class SessionTools:
         self._excluded: set[str] = set()
         self._active = [tool.name for tool in self._builtin]
         self._known = set(self._active)
+        self._declared: dict[str, dict[str, Any]] | None = None
+        """Tool declarations and prompt a resumed Pi 1.6 branch recorded (``None``: ours)."""
+        self._declared_prompt = ""
         agent.state.system_prompt = system_prompt
 
     def restrict(self, allowlist: Sequence[str] | None, excluded: Sequence[str]) -> None:
@@ -61,6 +101,24 @@ class SessionTools:
     def set_active_tools(self, names: Sequence[str]) -> None:
         known = {tool.name for tool in self.all_tools()}
         self._active = [name for name in dict.fromkeys(names) if name in known]
+        self._declared = None
+        self.refresh()
+
+    def restore_from_transcript(self, messages: Sequence[AgentMessage]) -> None:
+        """Take the prompt and tools the context's ``system`` messages declare, if any (Pi 1.6
+        restores the branch's loadout on resume and navigation); otherwise keep ours."""
+        state = current_system_message(messages)
+        if state is None:
+            if self._declared is not None:
+                self._declared = None
+                self.refresh()
+            return
+        known = {tool.name for tool in self.all_tools()}
+        declared = {str(tool["name"]): tool for tool in state.tools_added or () if tool.get("name") in known}
+        self._known = known
+        self._active = list(declared)
+        self._declared = declared
+        self._declared_prompt = system_message_text(state)
         self.refresh()
 
     def refresh(self) -> None:
@@ -75,6 +133,14 @@ class SessionTools:
         tools = {tool.name: tool for tool in self.all_tools()}
         self._known = set(tools)
         active = [tools[name] for name in self._active if name in tools]
+        declared = self._declared
+        if declared is not None:
+            self._agent.state.tools = [
+                DeclaredTool(tool, declared[tool.name]) if tool.name in declared else tool for tool in active
+            ]
+            self.base_system_prompt = self._declared_prompt
+            self._agent.state.system_prompt = self.base_system_prompt
+            return
         self._agent.state.tools = active
         if self._rebuild is not None:
             self.base_system_prompt = self._rebuild(active)
