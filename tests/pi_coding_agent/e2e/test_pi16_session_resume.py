@@ -95,3 +95,24 @@ def test_resumed_at_a_leaf_ours_sends_what_pi_16_sends(tmp_path: Path, leaf: str
     assert ours["system"] == pi["system"], json.dumps([ours["system"], pi["system"]], indent=1)
     assert ours["tools"] == pi["tools"]
     assert ours["messages"] == pi["messages"]
+
+
+def test_session_stats_count_usage_entries_as_pi_16(tmp_path: Path) -> None:
+    """``get_session_stats`` over RPC: the cache-warming ``usage`` entry is in the totals."""
+    oracle.require_live_oracle(current=True)
+    answers = []
+    for runner in ("pi", "ours"):
+        with ScriptedProvider([]) as provider:
+            sandbox = Sandbox.create(tmp_path / runner, provider.base_url)
+            session = sandbox.root / "session.jsonl"
+            text = "\n".join(_lines()) + "\n"
+            session.write_text(text.replace(CWD_PLACEHOLDER, str(sandbox.work)), encoding="utf-8")
+            args = ("--mode", "rpc", "--model", OPENAI_MODEL, "--session", str(session))
+            stdin = json.dumps({"id": "s", "type": "get_session_stats"}) + "\n"
+            done = run_pi(sandbox, *args, stdin=stdin, current=True) if runner == "pi" else run_ours(sandbox, *args, stdin=stdin)
+            (answer,) = [line for line in done.json_lines() if line.get("id") == "s"]
+            answers.append(answer["data"])
+    pi, ours = answers
+    assert pi["tokens"]["cacheRead"] >= 50000  # the usage entry is counted
+    assert ours["tokens"] == pi["tokens"]
+    assert ours["cost"] == pytest.approx(pi["cost"])
