@@ -13,7 +13,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from pi_agent import AgentMessage
-from pi_ai import AssistantMessage, DecodeError, Model, ToolCall, ToolResultMessage, Usage, UserMessage, content_text, convert
+from pi_ai import (
+    AssistantMessage,
+    DecodeError,
+    Model,
+    ToolCall,
+    ToolResultMessage,
+    Usage,
+    UserMessage,
+    content_text,
+    convert,
+)
 from pi_coding_agent.core.session import (
     BranchSummaryEntry,
     CompactionEntry,
