@@ -262,7 +262,13 @@ def test_an_assistant_with_a_null_provider_or_model_sets_no_model_field(field: s
                "provider": "openai", "model": "gpt", "timestamp": 1, field: None}  # fmt: skip
     lines = [
         {"type": "session", "version": 3, "id": "s", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/w"},
-        {"type": "message", "id": "a", "parentId": None, "timestamp": "2026-01-01T00:00:01.000Z", "message": message},
+        {
+            "type": "message",
+            "id": "a",
+            "parentId": None,
+            "timestamp": "2026-01-01T00:00:01.000Z",
+            "message": message,
+        },
     ]
     data = "".join(json.dumps(line) + "\n" for line in lines).encode()
     context = session_context.run({"jsonl": data.decode()})["context"]
