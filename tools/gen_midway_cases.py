@@ -104,7 +104,11 @@ def _join(events: list[str], separator: str) -> str:
 def _faults(short: str, well_formed: dict[str, Any], error_event: str) -> list[Case]:
     events, separator = _events(well_formed["sse"])
     middle = min(len(events) - 1, len(events) // 2 + 1)  # past the first content, before the stop
-    with_error = [*events[:middle], error_event.replace("\n", separator[: len(separator) // 2]), *events[middle:]]
+    with_error = [
+        *events[:middle],
+        error_event.replace("\n", separator[: len(separator) // 2]),
+        *events[middle:],
+    ]
     cut_body = _join(events[:middle], separator) + events[middle][: len(events[middle]) // 2]
     malformed = events[middle].replace("{", "{oops", 1) if "{" in events[middle] else events[middle] + "{"
     return [
@@ -115,7 +119,10 @@ def _faults(short: str, well_formed: dict[str, Any], error_event: str) -> list[C
             {
                 **well_formed,
                 "sse": cut_body,
-                "responseHeaders": {"content-length": str(len(cut_body.encode()) + 4096), "connection": "close"},
+                "responseHeaders": {
+                    "content-length": str(len(cut_body.encode()) + 4096),
+                    "connection": "close",
+                },
             },
         ),
         (
@@ -126,7 +133,20 @@ def _faults(short: str, well_formed: dict[str, Any], error_event: str) -> list[C
     ]
 
 
-NUMBER_TEXTS = ["3", "3.0", " 7 ", "1e3", "-0", "0x10", "2.5", "1.0e-7", "-12.50", "9007199254740993", "123456789012345678901", "1e21"]
+NUMBER_TEXTS = [
+    "3",
+    "3.0",
+    " 7 ",
+    "1e3",
+    "-0",
+    "0x10",
+    "2.5",
+    "1.0e-7",
+    "-12.50",
+    "9007199254740993",
+    "123456789012345678901",
+    "1e21",
+]
 INTEGER_TEXTS = ["3", "3.0", " 7 ", "1e3", "-0", "0x10", "-4.000", "9007199254740993"]
 
 
@@ -148,7 +168,10 @@ def _coerced_numbers() -> dict[str, Any]:
             }
         ],
         "responses": [
-            {"content": [{"type": "toolCall", "name": "measure", "arguments": arguments}], "stopReason": "toolUse"},
+            {
+                "content": [{"type": "toolCall", "name": "measure", "arguments": arguments}],
+                "stopReason": "toolUse",
+            },
             "Done.",
         ],
     }
@@ -198,7 +221,9 @@ def main(argv: list[str]) -> int:
     for subcommand, name, request in cases():
         if wanted in name:
             code = record(subcommand, name, request)
-            print(f"{subcommand}/{name}: Pi 0.85 exit {code}, Pi 1.6 exit {record_pi16(subcommand, name, request)}")
+            print(
+                f"{subcommand}/{name}: Pi 0.85 exit {code}, Pi 1.6 exit {record_pi16(subcommand, name, request)}"
+            )
     for name in SUPERSEDED:
         if wanted in name:
             request = json.loads((CASES / "parse-stream" / f"{name}.json").read_text())

@@ -39,7 +39,9 @@ def _parse_stream_request(case: dict[str, Any]) -> dict[str, Any]:
         "options": case.get("options") or {},
         "bodyBase64": reply["bodyBase64"],
         "contentType": reply["headers"]["content-type"],
-        "responseHeaders": {name: value for name, value in reply["headers"].items() if name != "content-type"},
+        "responseHeaders": {
+            name: value for name, value in reply["headers"].items() if name != "content-type"
+        },
     }
     if reply.get("chunkSize"):
         request["chunkSize"] = reply["chunkSize"]
@@ -54,7 +56,9 @@ def test_the_streamed_cases_include_a_midway_exception() -> None:
 
 @pytest.mark.parametrize("fn", ["streamSimple", "stream"])
 @pytest.mark.parametrize("name", NAMES)
-def test_parse_stream_gives_pis_events(name: str, fn: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_parse_stream_gives_pis_events(
+    name: str, fn: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     case, pi = wire_cases.load(API, name)
     if case.get("options"):
         fn = case.get("fn") or "streamSimple"  # options are written for one fn
