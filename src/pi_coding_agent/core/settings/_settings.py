@@ -17,10 +17,10 @@ from typing import Any, Literal, TypeVar
 
 from pi_coding_agent.core.paths import CONFIG_DIR_NAME, expand_tilde
 from pi_coding_agent.core.settings._json_file import ConfigFileError, read_json_object
+from pi_coding_agent.core.settings._tool_selection import merge_default_tools, resolve_default_tools
 
 DEFAULT_THINKING_LEVEL: Literal["medium"] = "medium"
 DEFAULT_HTTP_IDLE_TIMEOUT_MS = 300_000
-DEFAULT_TOOL_NAMES: tuple[str, ...] = ("read", "bash", "edit", "write")
 
 Scope = Literal["global", "project"]
 ProjectTrustDefault = Literal["ask", "always", "never"]
@@ -111,7 +111,17 @@ class Settings:
         self.project_path = project_path
         self.project_trusted = project_trusted
         self.issues: list[SettingsIssue] = list(issues or [])
-        self.data = deep_merge(self.global_settings, self.project_settings)
+        self.data = self._merged()
+
+    def _merged(self) -> dict[str, Any]:
+        """The project layer over the global one; ``defaultTools`` of only ``+name``/``-name``
+        entries changes the global list instead of replacing it."""
+        merged = deep_merge(self.global_settings, self.project_settings)
+        if "defaultTools" in self.project_settings:
+            merged["defaultTools"] = merge_default_tools(
+                self.global_settings.get("defaultTools"), self.project_settings["defaultTools"]
+            )
+        return merged
 
     @classmethod
     def load(cls, cwd: str | Path, agent_dir: str | Path, *, project_trusted: bool = True) -> Settings:
@@ -148,7 +158,7 @@ class Settings:
 
     def _change_global(self, change: Callable[[dict[str, Any]], None]) -> None:
         change(self.global_settings)
-        self.data = deep_merge(self.global_settings, self.project_settings)
+        self.data = self._merged()
         path = self.global_path
         if path is None or any(issue.scope == "global" for issue in self.issues):
             return
@@ -367,8 +377,14 @@ class Settings:
 
     @property
     def default_tools(self) -> list[str] | None:
-        value = self._typed(("defaultTools",), list, None)
-        return [item for item in value if isinstance(item, str)] if value is not None else None
+        """The tools ``defaultTools`` selects (``+name`` / ``-name`` applied), ``None`` when unset.
+        A value that is not a list selects no tools, as in Pi 1.6, and is reported."""
+        value = self.get("defaultTools")
+        if value is None:
+            return None
+        if not isinstance(value, list):
+            self._report(("defaultTools",), f"defaultTools is not a list ({type(value).__name__}); no tools selected")
+        return resolve_default_tools(value)
 
     # -- startup -------------------------------------------------------------------------
 
