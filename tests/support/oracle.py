@@ -136,8 +136,8 @@ def conformance_in_process(subcommand: str, request: Any) -> tuple[int, Any]:
 
 
 def run_current_library(script: Path, request: Any, timeout: float = 120) -> Any:
-    """Run our node ``script`` (it imports Pi 1.6's library through ``$PI_CURRENT_HOME``'s
-    ``oracle-loader.mjs``) on ``request`` with the oracle's node and its loopback-only guard,
+    """Run our node ``script`` (it imports Pi 1.6's library from ``$PI_CURRENT_HOME``, also
+    given as ``$PI_ORACLE_HOME``) on ``request`` with the oracle's node and its loopback-only guard,
     offline; returns the JSON it prints. For checks no oracle subcommand covers."""
     import platform
 
@@ -151,7 +151,14 @@ def run_current_library(script: Path, request: Any, timeout: float = 120) -> Any
         capture_output=True,
         timeout=timeout,
         check=False,
-        env={**keep, "PI_CURRENT_HOME": str(home), "PI_OFFLINE": "1", "PI_TELEMETRY": "0", "TZ": "UTC"},
+        env={
+            **keep,
+            "PI_CURRENT_HOME": str(home),
+            "PI_ORACLE_HOME": str(home),  # for drivers written for the 0.85 runtime (pi_resources_driver.mjs)
+            "PI_OFFLINE": "1",
+            "PI_TELEMETRY": "0",
+            "TZ": "UTC",
+        },
     )
     if completed.returncode != 0:
         raise RuntimeError(f"{script.name} failed ({completed.returncode}): {completed.stderr.decode()[:2000]}")
