@@ -340,6 +340,29 @@ class Settings:
             keep_recent_tokens=self._number(("compaction", "keepRecentTokens"), 20000),
         )
 
+    def compaction_for(self, provider: str, model_id: str) -> CompactionSettings:
+        """``compaction`` for one model: each token value of ``compaction.modelOverrides
+        ["provider/id"]`` (Pi 1.6) wins over the ordinary one. An override that is not a
+        non-negative integer is reported and skipped (Pi 1.6 fails the compaction instead)."""
+        base = self.compaction
+        key = f"{provider}/{model_id}"
+        entry = self.get("compaction", "modelOverrides", key)
+        if entry is None:
+            return base
+        if not isinstance(entry, dict):
+            self._report(("compaction", "modelOverrides", key), f'compaction.modelOverrides["{key}"] is not an object')
+            return base
+        values = {"reserveTokens": base.reserve_tokens, "keepRecentTokens": base.keep_recent_tokens}
+        for field, value in entry.items():
+            if field not in values:
+                continue
+            if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+                values[field] = value
+            else:
+                keys = ("compaction", "modelOverrides", key, field)
+                self._report(keys, f'compaction.modelOverrides["{key}"].{field} is not a non-negative integer')
+        return CompactionSettings(base.enabled, values["reserveTokens"], values["keepRecentTokens"])
+
     @property
     def branch_summary_reserve_tokens(self) -> int:
         return self._number(("branchSummary", "reserveTokens"), 16384)
