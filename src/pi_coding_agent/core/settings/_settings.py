@@ -416,9 +416,6 @@ class Settings:
         """``localModelFallback`` (ours, not Pi's): use the embedded model when nothing else is configured."""
         return self._typed(("localModelFallback",), bool, True)
 
-    @property
-    def quiet_startup(self) -> bool:
-        return self._typed(("quietStartup",), bool, False)
 
     @property
     def default_project_trust(self) -> ProjectTrustDefault:
