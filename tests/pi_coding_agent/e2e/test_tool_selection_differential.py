@@ -4,7 +4,9 @@ files), ``--tools`` with ``+name`` / ``-name`` entries and ``*`` patterns, ``--e
 
 The table goes through both libraries on the same settings files (Pi 1.6's ``createAgentSession``
 in one node process, ``tests/support/pi_current_tools.mjs``; ours in this one); a few cases also go
-through both command lines, where the tools are read from the request the provider received.
+through both command lines, where the tools are read from the request the provider received
+(with ``--no-mcp`` and ``-e builtin:<name>``, which we accept as Pi 1.6 does, a name it does not
+know refused in its words).
 Pi 1.6 also has ``powershell``, ``codemode`` and ``tool_search``, which we do not
 (``docs/pi-1.6/settings-and-cli.md``): they are left out of Pi's answers before comparing.
 """
@@ -120,6 +122,8 @@ CLI_CASES: list[tuple[dict[str, Any], dict[str, Any] | None, tuple[str, ...]]] =
     ({"defaultTools": ["+grep"]}, {"defaultTools": ["-bash", "+ls"]}, ()),
     ({}, None, ("--no-builtin-tools", "--tools", "re*,*s", "--exclude-tools", "r*d")),
     ({}, None, ("-t", "read,+grep")),
+    ({"extensions": ["-builtin:mcp"]}, None, ("--no-mcp", "-e", "builtin:codemode", "--tools", "+grep")),
+    ({}, None, ("-e", "builtin:nope")),
 ]
 
 
@@ -145,4 +149,5 @@ def test_tool_flags_match_pi_1_6_cli(tmp_path: Path) -> None:
     for index in range(len(CLI_CASES)):
         assert answers[index, "ours"] == answers[index, "pi"], CLI_CASES[index]
     assert answers[0, "ours"][1] == ["read", "edit", "write", "grep", "ls"]
+    assert answers[2, "ours"][0] == 1
     assert answers[len(CLI_CASES) - 1, "ours"][0] == 1
