@@ -143,10 +143,20 @@ def run_current_library(script: Path, request: Any, timeout: float = 120) -> Any
 
     folder = require_live_oracle(current=True)
     home = current_home()
-    node = home / "node_modules" / f"node-linux-{'arm64' if platform.machine() in ('aarch64', 'arm64') else 'x64'}"
+    node = (
+        home
+        / "node_modules"
+        / f"node-linux-{'arm64' if platform.machine() in ('aarch64', 'arm64') else 'x64'}"
+    )
     keep = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL", "TMPDIR")}
     completed = subprocess.run(
-        [str(node / "bin" / "node"), "--no-warnings", "--import", str(folder / "lib" / "guard-preload.mjs"), str(script)],
+        [
+            str(node / "bin" / "node"),
+            "--no-warnings",
+            "--import",
+            str(folder / "lib" / "guard-preload.mjs"),
+            str(script),
+        ],
         input=json.dumps(request).encode(),
         capture_output=True,
         timeout=timeout,
@@ -161,5 +171,7 @@ def run_current_library(script: Path, request: Any, timeout: float = 120) -> Any
         },
     )
     if completed.returncode != 0:
-        raise RuntimeError(f"{script.name} failed ({completed.returncode}): {completed.stderr.decode()[:2000]}")
+        raise RuntimeError(
+            f"{script.name} failed ({completed.returncode}): {completed.stderr.decode()[:2000]}"
+        )
     return json.loads(completed.stdout)

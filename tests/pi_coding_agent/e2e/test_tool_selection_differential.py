@@ -103,8 +103,13 @@ def _ours(agent_dir: Path, work: Path, case: Case) -> dict[str, Any]:
 def test_tool_selection_matches_pi_1_6_library(tmp_path: Path) -> None:
     folders = [_folders(tmp_path / str(index), case) for index, case in enumerate(CASES)]
     request = [
-        {"cwd": str(work), "agentDir": str(agent_dir), "tools": case.tools, "excludeTools": case.exclude_tools,
-         "noTools": case.no_tools}
+        {
+            "cwd": str(work),
+            "agentDir": str(agent_dir),
+            "tools": case.tools,
+            "excludeTools": case.exclude_tools,
+            "noTools": case.no_tools,
+        }
         for case, (agent_dir, work) in zip(CASES, folders, strict=True)
     ]
     theirs = run_current_library(DRIVER, request)
@@ -130,14 +135,18 @@ CLI_CASES: list[tuple[dict[str, Any], dict[str, Any] | None, tuple[str, ...]]] =
 def _cli_run(tmp_path: Path, index: int, program: str) -> tuple[int, list[str] | None, str]:
     settings, project, args = CLI_CASES[index]
     with ScriptedProvider([{"text": "ok"}]) as provider:
-        sandbox = Sandbox.create(tmp_path / f"{program}-{index}", provider.base_url, {**settings, "retry": {"enabled": False}})
+        sandbox = Sandbox.create(
+            tmp_path / f"{program}-{index}", provider.base_url, {**settings, "retry": {"enabled": False}}
+        )
         if project is not None:
             (sandbox.work / ".pi").mkdir()
             (sandbox.work / ".pi" / "settings.json").write_text(json.dumps(project), encoding="utf-8")
         full = ("--model", OPENAI_MODEL, "--approve", *args, "-p", "hi")
         done = run_pi(sandbox, *full, current=True) if program == "pi" else run_ours(sandbox, *full)
         requests = provider.requests
-        tools = [tool["function"]["name"] for tool in requests[0]["body"].get("tools", [])] if requests else None
+        tools = (
+            [tool["function"]["name"] for tool in requests[0]["body"].get("tools", [])] if requests else None
+        )
         errors = [line for line in done.stderr.splitlines() if line.startswith("Error:")]
         return done.returncode, tools, "\n".join(errors)
 

@@ -170,7 +170,9 @@ def parse_args(args: list[str], boolean_flags: frozenset[str] = frozenset()) -> 
                 result.mode = mode  # type: ignore[assignment]
             else:
                 i += 1
-                result.diagnostics.append(Diagnostic("error", f'Invalid mode "{mode}". Valid values: text, json, rpc'))
+                result.diagnostics.append(
+                    Diagnostic("error", f'Invalid mode "{mode}". Valid values: text, json, rpc')
+                )
         elif arg in _VALUE_FLAGS and has_next:
             i += 1
             setattr(result, _VALUE_FLAGS[arg], args[i])

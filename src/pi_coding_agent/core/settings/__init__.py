@@ -13,7 +13,6 @@ from pi_coding_agent.core.settings._settings import (
     deep_merge,
 )
 from pi_coding_agent.core.settings._tool_selection import (
-    DEFAULT_TOOL_NAMES,
     NoTools,
     ToolSelection,
     select_tools,
@@ -27,6 +26,7 @@ from pi_coding_agent.core.settings._trust import (
     stored_trust_decision,
     stored_trust_entry,
 )
+from pi_coding_agent.core.tools import DEFAULT_TOOL_NAMES
 
 __all__ = [
     "DEFAULT_HTTP_IDLE_TIMEOUT_MS",

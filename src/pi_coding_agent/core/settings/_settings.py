@@ -46,6 +46,8 @@ class RetrySettings:
     enabled: bool = True
     max_retries: int = 3
     base_delay_ms: int = 2000
+    max_agent_delay_ms: int = 60_000
+    """``retry.maxAgentDelayMs`` (Pi 1.6): the longest backoff between two attempts."""
 
 
 @dataclass(frozen=True)
@@ -259,6 +261,7 @@ class Settings:
             enabled=self._typed(("retry", "enabled"), bool, True),
             max_retries=self._number(("retry", "maxRetries"), 3),
             base_delay_ms=self._number(("retry", "baseDelayMs"), 2000),
+            max_agent_delay_ms=self._number(("retry", "maxAgentDelayMs"), 60_000),
         )
 
     @property

@@ -13,4 +13,9 @@ from pi_coding_agent.customize.loader._startup import load_startup_resources, of
 __all__ = [
     "BUILTIN_PREFIX",
     "PI_BUILTIN_EXTENSIONS",
-    "LoadedResources", "ResourceOptions", "load_resources", "load_startup_resources", "offline"]
+    "LoadedResources",
+    "ResourceOptions",
+    "load_resources",
+    "load_startup_resources",
+    "offline",
+]

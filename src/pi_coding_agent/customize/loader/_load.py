@@ -40,7 +40,6 @@ from pi_coding_agent.customize.skills import (
     skill_commands,
 )
 
-
 BUILTIN_PREFIX = "builtin:"
 """``-e builtin:<name>``: one of Pi 1.6's built-in extensions (``PI_BUILTIN_EXTENSIONS``)."""
 PI_BUILTIN_EXTENSIONS = ("llama.cpp", "codemode", "tool-search", "mcp")

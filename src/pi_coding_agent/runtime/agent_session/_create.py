@@ -31,7 +31,13 @@ from pi_coding_agent.core.local_model import LOCAL_API, LOCAL_PROVIDER, is_local
 from pi_coding_agent.core.messages import converter
 from pi_coding_agent.core.model_registry import MissingCredentials, ModelCatalog, ScopedModel
 from pi_coding_agent.core.session import SessionManager, ThinkingLevelChangeEntry
-from pi_coding_agent.core.settings import DEFAULT_THINKING_LEVEL, NoTools, Settings, ToolSelection, select_tools
+from pi_coding_agent.core.settings import (
+    DEFAULT_THINKING_LEVEL,
+    NoTools,
+    Settings,
+    ToolSelection,
+    select_tools,
+)
 from pi_coding_agent.customize.extensions import ExtensionRunner
 from pi_coding_agent.customize.prompt_templates import PromptTemplate
 from pi_coding_agent.customize.skills import Skill

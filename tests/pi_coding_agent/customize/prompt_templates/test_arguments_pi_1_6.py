@@ -8,7 +8,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pi_coding_agent.customize.prompt_templates import PromptTemplate, expand_prompt_template, parse_command_args
+from pi_coding_agent.customize.prompt_templates import (
+    PromptTemplate,
+    expand_prompt_template,
+    parse_command_args,
+)
 from tests.support.oracle import run_current_library
 from tests.support.resource_cases import EXPAND, EXPAND_TEMPLATES, parse_args_cases
 
@@ -43,6 +47,8 @@ def test_argument_splitting_matches_pi_1_6() -> None:
         DRIVER, {"parseArgs": texts, "expand": [[text, EXPAND_TEMPLATES] for text in commands]}
     )
     assert [parse_command_args(text) for text in texts] == answers["parseArgs"]
-    templates = [PromptTemplate(t["name"], t["description"], t["content"], t["filePath"]) for t in EXPAND_TEMPLATES]
+    templates = [
+        PromptTemplate(t["name"], t["description"], t["content"], t["filePath"]) for t in EXPAND_TEMPLATES
+    ]
     assert [expand_prompt_template(text, templates) for text in commands] == answers["expand"]
-    assert ["the \"fast\" path"] in answers["parseArgs"]  # the documented example, as documented
+    assert ['the "fast" path'] in answers["parseArgs"]  # the documented example, as documented
