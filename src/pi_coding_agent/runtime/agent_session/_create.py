@@ -317,7 +317,7 @@ def build_session(options: CreateAgentSessionOptions) -> CreateAgentSessionResul
 
 def resource_commands(options: CreateAgentSessionOptions) -> list[SlashCommand]:
     """Prompt templates, then every skill (extension commands come first, from the session)."""
-    commands = [SlashCommand(t.name, t.description, "prompt", t.file_path) for t in options.prompt_templates]
+    commands = [SlashCommand(t.name, t.description, "prompt", t.file_path, t.argument_hint) for t in options.prompt_templates]
     commands += [SlashCommand(f"skill:{s.name}", s.description, "skill", s.file_path) for s in options.skills]
     return commands
 

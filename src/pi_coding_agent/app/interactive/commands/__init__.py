@@ -1,9 +1,13 @@
 """Pi 0.85's built-in slash commands: which text is one, what completion offers, what each does.
 
 As in Pi, a command without arguments matches only exactly (``/quit now`` is a prompt), one
-that takes arguments also as ``/name <args>``. Completion offers the built-ins, then the
-session's prompt templates and skills (``/skill:name``, unless ``enableSkillCommands`` is
-off). Handlers live by concern: ``_session`` (sessions and the tree), ``_models``, ``_app``, ``_auth`` (sign-in).
+that takes arguments also as ``/name <args>``. Completion offers, in Pi's order, the
+built-ins, the session's prompt templates, the extensions' commands, ``/llama`` (Pi's
+built-in llama.cpp extension) and the skills (``/skill:name``, unless ``enableSkillCommands``
+is off); a description starts with the command's argument hint and, for the session's
+commands, where it comes from (``[u]`` user, ``[p]`` project, ``[t]`` this run). ``/debug``
+is hidden, as in Pi. Handlers live by concern: ``_session`` (sessions and the tree),
+``_models``, ``_app``, ``_auth`` (sign-in), ``_llama`` (llama.cpp servers), ``_debug``.
 """
 
 from __future__ import annotations
@@ -47,8 +51,15 @@ BUILTIN_COMMANDS: tuple[tuple[str, str], ...] = (
     ("reload", "Reload keybindings, extensions, skills, prompts, themes, and context files"),
     ("quit", "Quit pi"),
 )
-TAKES_ARGUMENTS = frozenset({"model", "thinking", "export", "import", "name", "login", "compact"})
+ARGUMENT_HINTS = {"model": "<provider/model>", "thinking": "<level>", "login": "<provider>"}
+LLAMA_COMMAND = ("llama", "Manage llama.cpp router models")
+"""Pi registers it from a built-in extension, so it is listed after the extensions' commands
+and tagged as this run's (``[t]``)."""
+HIDDEN_COMMANDS = frozenset({"debug"})
+"""Run when typed exactly, never offered."""
+TAKES_ARGUMENTS = frozenset({"model", "thinking", "export", "import", "name", "login", "compact", "llama"})
 _NAMES = frozenset(name for name, _ in BUILTIN_COMMANDS)
+_RUNNABLE = _NAMES | {LLAMA_COMMAND[0]} | HIDDEN_COMMANDS
 
 Handler = Callable[["CommandHost", str], Awaitable[None]]
 
@@ -58,19 +69,38 @@ def split_command(text: str) -> tuple[str, str] | None:
     if not text.startswith("/"):
         return None
     name, space, arguments = text[1:].partition(" ")
-    if name not in _NAMES or (space and name not in TAKES_ARGUMENTS):
+    if name not in _RUNNABLE or (space and name not in TAKES_ARGUMENTS):
         return None
     return name, arguments.strip()
 
 
-def command_list(session: AgentSession, skills: bool = True) -> list[tuple[str, str]]:
-    """What ``/`` completion offers: built-ins, prompt templates, then skills."""
-    extra = [(c.name, c.description) for c in session.available_commands() if skills or c.source != "skill"]
-    return [*BUILTIN_COMMANDS, *(item for item in extra if item[0] not in _NAMES)]
+def command_list(
+    session: AgentSession, skills: bool = True, tag: Callable[[str], str | None] = lambda _path: None
+) -> list[tuple[str, str]]:
+    """What ``/`` completion offers, as ``(name, description)``: built-ins, prompt templates,
+    extension commands, ``/llama``, then skills; ``tag(path)`` says where a file comes from."""
+    builtins = [(name, _described(description, ARGUMENT_HINTS.get(name), None)) for name, description in BUILTIN_COMMANDS]
+    found = session.available_commands()
+
+    def listed(source: str) -> list[tuple[str, str]]:
+        return [
+            (c.name, _described(c.description, c.argument_hint, tag(c.path)))
+            for c in found
+            if c.source == source and c.name not in _NAMES
+        ]
+
+    llama = [] if any(c.name == LLAMA_COMMAND[0] for c in found) else [(LLAMA_COMMAND[0], f"[t] {LLAMA_COMMAND[1]}")]
+    return [*builtins, *listed("prompt"), *listed("extension"), *llama, *(listed("skill") if skills else [])]
+
+
+def _described(description: str, hint: str | None, tag: str | None) -> str:
+    """Pi's completion text: ``<hint> — [tag] description`` (each part only when present)."""
+    tagged = f"[{tag}] {description}" if tag and description else f"[{tag}]" if tag else description
+    return f"{hint} — {tagged}" if hint and tagged else hint or tagged
 
 
 def is_builtin(name: str) -> bool:
-    return name in _NAMES
+    return name in _RUNNABLE
 
 
 def argument_completions(host: CommandHost, name: str, prefix: str) -> list[Suggestion] | None:
@@ -104,6 +134,7 @@ def startup_changelog(host: CommandHost) -> None:
 
 
 __all__ = [
+    "ARGUMENT_HINTS",
     "BUILTIN_COMMANDS",
     "TAKES_ARGUMENTS",
     "command_list",
