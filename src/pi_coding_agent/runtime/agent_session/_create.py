@@ -30,6 +30,7 @@ from pi_ai import (
 from pi_coding_agent.core.local_model import LOCAL_API, LOCAL_PROVIDER, is_local
 from pi_coding_agent.core.messages import converter
 from pi_coding_agent.core.model_registry import MissingCredentials, ModelCatalog, ScopedModel
+from pi_coding_agent.core.paths import manual_dir
 from pi_coding_agent.core.session import SessionManager, ThinkingLevelChangeEntry
 from pi_coding_agent.core.settings import DEFAULT_THINKING_LEVEL, DEFAULT_TOOL_NAMES, Settings
 from pi_coding_agent.customize.extensions import ExtensionRunner
@@ -228,6 +229,7 @@ def _system_prompt(options: CreateAgentSessionOptions, tools: Sequence[AgentTool
             tool_summaries=summaries,
             guidelines=guidelines,
             skills=options.skills,
+            manual=manual_dir(),
         )
     )
 

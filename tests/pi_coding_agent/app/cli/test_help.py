@@ -86,4 +86,4 @@ def test_provider_variables_are_those_pi_ai_reads() -> None:
             if info.name not in names:
                 names.append(info.name)
     expected = "".join(f"  {variable:<31}{', '.join(names)}\n" for variable, names in readers.items())
-    assert PROVIDER_VARIABLES == expected
+    assert expected == PROVIDER_VARIABLES
