@@ -18,12 +18,16 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from pi_coding_agent.app.interactive.commands._app import AppCommandHost
     from pi_coding_agent.app.interactive.commands._auth import AuthCommandHost
+    from pi_coding_agent.app.interactive.commands._debug import DebugHost
+    from pi_coding_agent.app.interactive.commands._llama import LlamaHost
     from pi_coding_agent.app.interactive.commands._models import ModelCommandHost
     from pi_coding_agent.app.interactive.commands._session import SessionCommandHost
     from pi_coding_agent.runtime.agent_session import AgentSession
     from pi_tui import Suggestion
 
-    class CommandHost(AppCommandHost, SessionCommandHost, ModelCommandHost, AuthCommandHost, Protocol):
+    class CommandHost(
+        AppCommandHost, SessionCommandHost, ModelCommandHost, AuthCommandHost, DebugHost, LlamaHost, Protocol
+    ):
         """What the built-in commands use, all together (each handler module names its own part)."""
 
 BUILTIN_COMMANDS: tuple[tuple[str, str], ...] = (
@@ -79,7 +83,7 @@ def command_list(
 ) -> list[tuple[str, str]]:
     """What ``/`` completion offers, as ``(name, description)``: built-ins, prompt templates,
     extension commands, ``/llama``, then skills; ``tag(path)`` says where a file comes from."""
-    builtins = [(name, _described(description, ARGUMENT_HINTS.get(name), None)) for name, description in BUILTIN_COMMANDS]
+    builtins = [(name, _described(text, ARGUMENT_HINTS.get(name), None)) for name, text in BUILTIN_COMMANDS]
     found = session.available_commands()
 
     def listed(source: str) -> list[tuple[str, str]]:
@@ -89,7 +93,8 @@ def command_list(
             if c.source == source and c.name not in _NAMES
         ]
 
-    llama = [] if any(c.name == LLAMA_COMMAND[0] for c in found) else [(LLAMA_COMMAND[0], f"[t] {LLAMA_COMMAND[1]}")]
+    name, text = LLAMA_COMMAND
+    llama = [] if any(c.name == name for c in found) else [(name, f"[t] {text}")]
     return [*builtins, *listed("prompt"), *listed("extension"), *llama, *(listed("skill") if skills else [])]
 
 
@@ -117,9 +122,12 @@ def argument_completions(host: CommandHost, name: str, prefix: str) -> list[Sugg
 
 
 def _handlers() -> dict[str, Handler]:
-    from pi_coding_agent.app.interactive.commands import _app, _auth, _models, _session
+    from pi_coding_agent.app.interactive.commands import _app, _auth, _debug, _llama, _models, _session
 
-    return {**_session.HANDLERS, **_models.HANDLERS, **_app.HANDLERS, **_auth.HANDLERS}
+    return {
+        **_session.HANDLERS, **_models.HANDLERS, **_app.HANDLERS, **_auth.HANDLERS,
+        **_debug.HANDLERS, **_llama.HANDLERS,
+    }  # fmt: skip
 
 
 async def run_command(host: CommandHost, name: str, arguments: str) -> None:
