@@ -23,7 +23,9 @@ def which(request: pytest.FixtureRequest) -> str:
 def _resources(sandbox: Sandbox) -> None:
     prompts = sandbox.agent_dir / "prompts"
     prompts.mkdir(exist_ok=True)
-    (prompts / "review.md").write_text("---\ndescription: Review code\nargument-hint: <file>\n---\nReview $1\n")
+    (prompts / "review.md").write_text(
+        "---\ndescription: Review code\nargument-hint: <file>\n---\nReview $1\n"
+    )
     skill = sandbox.agent_dir / "skills" / "hello"
     skill.mkdir(parents=True)
     (skill / "SKILL.md").write_text("---\nname: hello\ndescription: Says hello\n---\nSay hello.\n")

@@ -35,7 +35,9 @@ class DebugHost(Protocol):
     def agent_dir(self) -> Path: ...
 
 
-def debug_report(lines: list[str], width: int, height: int, messages: list[bytes], now: datetime.datetime) -> str:
+def debug_report(
+    lines: list[str], width: int, height: int, messages: list[bytes], now: datetime.datetime
+) -> str:
     stamp = now.astimezone(datetime.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
     return "\n".join(
         [
@@ -69,7 +71,9 @@ async def debug(host: DebugHost, _arguments: str) -> None:
         return
     theme = host.theme
     host.transcript.add(Spacer(1))
-    host.transcript.add(Text(f"{theme.fg('accent', '✓ Debug log written')}\n{theme.fg('muted', str(path))}", 1, 1))
+    host.transcript.add(
+        Text(f"{theme.fg('accent', '✓ Debug log written')}\n{theme.fg('muted', str(path))}", 1, 1)
+    )
 
 
 HANDLERS = {"debug": debug}
