@@ -30,6 +30,7 @@ from pi_ai import (
 from pi_coding_agent.core.local_model import LOCAL_API, LOCAL_PROVIDER, is_local
 from pi_coding_agent.core.messages import converter
 from pi_coding_agent.core.model_registry import MissingCredentials, ModelCatalog, ScopedModel
+from pi_coding_agent.core.paths import manual_dir
 from pi_coding_agent.core.session import SessionManager, ThinkingLevelChangeEntry
 from pi_coding_agent.core.settings import (
     DEFAULT_THINKING_LEVEL,
@@ -238,6 +239,7 @@ def _system_prompt(options: CreateAgentSessionOptions, tools: Sequence[AgentTool
             tool_summaries=summaries,
             guidelines=guidelines,
             skills=options.skills,
+            manual=manual_dir(),
         )
     )
 
@@ -327,7 +329,7 @@ def build_session(options: CreateAgentSessionOptions) -> CreateAgentSessionResul
 
 def resource_commands(options: CreateAgentSessionOptions) -> list[SlashCommand]:
     """Prompt templates, then every skill (extension commands come first, from the session)."""
-    commands = [SlashCommand(t.name, t.description, "prompt", t.file_path) for t in options.prompt_templates]
+    commands = [SlashCommand(t.name, t.description, "prompt", t.file_path, t.argument_hint) for t in options.prompt_templates]
     commands += [SlashCommand(f"skill:{s.name}", s.description, "skill", s.file_path) for s in options.skills]
     return commands
 
