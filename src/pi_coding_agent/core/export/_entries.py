@@ -247,8 +247,8 @@ def tree_title(entry: dict[str, Any], calls: dict[str, dict[str, Any]]) -> tuple
     if kind == "compaction":
         tokens = entry.get("tokensBefore")
         amount = (
-            f"{round(tokens / 1000)}k"
-            if isinstance(tokens, int | float) and not isinstance(tokens, bool)
+            f"{(tokens + 500) // 1000}k"
+            if isinstance(tokens, int) and not isinstance(tokens, bool)
             else "?"
         )
         return "compaction", f"[compaction: {amount} tokens]"

@@ -5,6 +5,7 @@ comes from a running session.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from html import escape
 from typing import Any
@@ -29,7 +30,13 @@ class _Figures:
 
 
 def _number(value: Any) -> float:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
+    """A usage figure as a float (a number too large for one is infinite, as in JavaScript)."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return 0.0
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
 
 
 def _assistant(figures: _Figures, message: dict[str, Any]) -> None:
@@ -77,6 +84,8 @@ def _figures(entries: list[dict[str, Any]]) -> _Figures:
 
 
 def _tokens(count: float) -> str:
+    if not math.isfinite(count):
+        return str(count)
     if count < 1000:
         return str(int(count))
     if count < 10000:
