@@ -44,7 +44,10 @@ def _run(page: Path, *flags: str) -> str:
     with tempfile.TemporaryDirectory(prefix="pi-chromium-") as profile:
         done = subprocess.run(
             [browser, *FLAGS, f"--user-data-dir={profile}", *flags, page.resolve().as_uri()],
-            capture_output=True, text=True, timeout=120, check=False,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
         )
     assert done.returncode == 0, done.stderr[-3000:]
     return done.stdout
@@ -118,7 +121,9 @@ class BrowserPage:
             if not url.startswith(("data:", self._file)):
                 self.requests.append(url)
         elif method == "Runtime.consoleAPICalled" and params.get("type") in ("error", "assert"):
-            self.errors.append(str([arg.get("value", arg.get("description")) for arg in params.get("args", [])]))
+            self.errors.append(
+                str([arg.get("value", arg.get("description")) for arg in params.get("args", [])])
+            )
         elif method == "Runtime.exceptionThrown":
             self.errors.append(str(params["exceptionDetails"]))
         elif method == "Log.entryAdded" and params["entry"].get("level") == "error":

@@ -10,7 +10,7 @@ setting, as Pi saves it.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,7 +19,7 @@ from pi_coding_agent.customize.themes import (
     BUILTIN_THEMES,
     Theme,
     ThemeError,
-    ansi_rgb,
+    appearance_from_env,
     builtin_theme,
     discover_themes,
     luminance,
@@ -29,15 +29,6 @@ from pi_tui import RgbColor
 
 def appearance_for(rgb: RgbColor) -> str:
     return "light" if luminance(rgb) >= 0.5 else "dark"
-
-
-def appearance_from_env(env: Mapping[str, str]) -> str | None:
-    """``light``/``dark`` from ``COLORFGBG`` (``fg;bg``, the last number being the background)."""
-    for raw in reversed(env.get("COLORFGBG", "").split(";")):
-        part = raw.strip()
-        if part.isdigit() and 0 <= int(part) <= 255:
-            return appearance_for(ansi_rgb(int(part)))
-    return None
 
 
 def split_auto(setting: str) -> tuple[str, str] | None:

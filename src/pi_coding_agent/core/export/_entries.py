@@ -247,9 +247,7 @@ def tree_title(entry: dict[str, Any], calls: dict[str, dict[str, Any]]) -> tuple
     if kind == "compaction":
         tokens = entry.get("tokensBefore")
         amount = (
-            f"{(tokens + 500) // 1000}k"
-            if isinstance(tokens, int) and not isinstance(tokens, bool)
-            else "?"
+            f"{(tokens + 500) // 1000}k" if isinstance(tokens, int) and not isinstance(tokens, bool) else "?"
         )
         return "compaction", f"[compaction: {amount} tokens]"
     if kind == "branch_summary":

@@ -58,4 +58,4 @@ _PARSER = _parser()
 
 def markdown_html(text: str) -> str:
     """``text`` (Markdown) as safe HTML."""
-    return _PARSER.render(text)
+    return str(_PARSER.render(text))

@@ -1,6 +1,6 @@
 """Themes for the interactive mode (Pi's theme files and colour tokens)."""
 
-from pi_coding_agent.customize.themes._css import ansi_rgb, export_palette, luminance
+from pi_coding_agent.customize.themes._css import ansi_rgb, appearance_from_env, export_palette, luminance
 from pi_coding_agent.customize.themes._theme import (
     BUILTIN_THEMES,
     TOKENS,
@@ -20,6 +20,7 @@ __all__ = [
     "Theme",
     "ThemeError",
     "ansi_rgb",
+    "appearance_from_env",
     "builtin_theme",
     "discover_themes",
     "export_palette",

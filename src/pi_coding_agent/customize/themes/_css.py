@@ -8,6 +8,8 @@ the theme file's ``export`` section or, where it is silent, from ``userMessageBg
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from pi_coding_agent.customize.themes._theme import Theme
 
 Rgb = tuple[int, int, int]
@@ -39,6 +41,15 @@ def _linear(channel: int) -> float:
 def luminance(rgb: Rgb) -> float:
     """Relative luminance, 0 (black) to 1 (white)."""
     return 0.2126 * _linear(rgb[0]) + 0.7152 * _linear(rgb[1]) + 0.0722 * _linear(rgb[2])
+
+
+def appearance_from_env(env: Mapping[str, str]) -> str | None:
+    """``light``/``dark`` from ``COLORFGBG`` (``fg;bg``, the last number being the background)."""
+    for raw in reversed(env.get("COLORFGBG", "").split(";")):
+        part = raw.strip()
+        if part.isdigit() and 0 <= int(part) <= 255:
+            return "light" if luminance(ansi_rgb(int(part))) >= 0.5 else "dark"
+    return None
 
 
 def _hex(rgb: Rgb) -> str:

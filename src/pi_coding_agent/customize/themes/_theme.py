@@ -177,13 +177,8 @@ def parse_theme(data: Any, source: str, truecolor: bool | None = None) -> Theme:
         resolved[token] = (
             _resolve(colors[token], variables, source, token) if token in colors else resolved[fallback]
         )
-    return Theme(
-        name,
-        resolved,
-        truecolor_supported() if truecolor is None else truecolor,
-        source,
-        _export_colors(data, variables, source),
-    )
+    truecolor = truecolor_supported() if truecolor is None else truecolor
+    return Theme(name, resolved, truecolor, source, _export_colors(data, variables, source))
 
 
 def _export_colors(data: dict[str, Any], variables: dict[str, Any], source: str) -> dict[str, str | int]:
@@ -240,9 +235,7 @@ def load_theme_file(path: Path, truecolor: bool | None = None) -> Theme:
 
 
 def discover_themes(
-    directories: list[Path],
-    files: list[Path] = (),
-    collisions: list[Collision] | None = None,  # type: ignore[assignment]
+    directories: list[Path], files: list[Path] = (), collisions: list[Collision] | None = None  # type: ignore[assignment]
 ) -> tuple[dict[str, Theme], list[str]]:
     """Custom themes by name from ``*.json`` in ``directories`` and the given ``files``, with
     problems; a second custom theme of one name goes to ``collisions`` when given (the

@@ -31,13 +31,23 @@ from tests.support import oracle
 from tests.support.chromium import BrowserPage, screenshot
 from tests.support.corpus import load_case, require_corpus
 
-RED_PIXELS = "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEElEQVR4nGP4z8AARAwQCgAf7gP9i18U1AAAAABJRU5ErkJggg=="
+RED_PIXELS = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEElEQVR4nGP4z8AARAwQCgAf7gP9i18U1AAAAABJRU5ErkJggg=="
+)
 
 
-def _assistant(content: list[TextContent | ThinkingContent | ToolCall], stop: str = "stop") -> AssistantMessage:
-    return AssistantMessage(content=content, api="anthropic-messages", provider="anthropic",
-                            model="claude-sonnet-4-5", usage=Usage(input=10, output=5), stop_reason=stop,  # type: ignore[arg-type]
-                            timestamp=1)
+def _assistant(
+    content: list[TextContent | ThinkingContent | ToolCall], stop: str = "stop"
+) -> AssistantMessage:
+    return AssistantMessage(
+        content=content,
+        api="anthropic-messages",
+        provider="anthropic",
+        model="claude-sonnet-4-5",
+        usage=Usage(input=10, output=5),
+        stop_reason=stop,  # type: ignore[arg-type]
+        timestamp=1,
+    )
 
 
 def _user(text: str, *images: ImageContent) -> UserMessage:
@@ -49,23 +59,45 @@ def write_session(folder: Path) -> tuple[Path, dict[str, str]]:
     manager = SessionManager.create(str(folder), str(folder / "sessions"))
     manager.append_model_change("anthropic", "claude-sonnet-4-5")
     manager.append_thinking_level_change("high")
-    manager.append_message(_user("What does <app.py> do?", ImageContent(data=RED_PIXELS, mime_type="image/png")))
-    manager.append_message(_assistant([ThinkingContent(thinking="Let me read the file first."),
-                                       TextContent(text="Reading it now."),
-                                       ToolCall(id="call_1", name="read", arguments={"path": "src/app.py"})], "toolUse"))
-    manager.append_message(ToolResultMessage(tool_call_id="call_1", tool_name="read",
-                                             content=[TextContent(text="print('hi from app')")], is_error=False,
-                                             timestamp=1))
+    manager.append_message(
+        _user("What does <app.py> do?", ImageContent(data=RED_PIXELS, mime_type="image/png"))
+    )
+    manager.append_message(
+        _assistant(
+            [
+                ThinkingContent(thinking="Let me read the file first."),
+                TextContent(text="Reading it now."),
+                ToolCall(id="call_1", name="read", arguments={"path": "src/app.py"}),
+            ],
+            "toolUse",
+        )
+    )
+    manager.append_message(
+        ToolResultMessage(
+            tool_call_id="call_1",
+            tool_name="read",
+            content=[TextContent(text="print('hi from app')")],
+            is_error=False,
+            timestamp=1,
+        )
+    )
     first_kept = manager.append_message(_assistant([TextContent(text="The file prints a greeting.")]))
-    manager.append_message(BashExecutionMessage(command="ls src", output="app.py\n", exit_code=0, cancelled=False,
-                                                truncated=False, timestamp=1))
+    manager.append_message(
+        BashExecutionMessage(
+            command="ls src", output="app.py\n", exit_code=0, cancelled=False, truncated=False, timestamp=1
+        )
+    )
     compaction = manager.append_compaction("COMPACTED: the user asked about app.py.", first_kept, 1234)
     ids = {"compaction": compaction}
     ids["first_question"] = manager.append_message(_user("First branch question"))
     ids["first_answer"] = manager.append_message(_assistant([TextContent(text="First branch answer")]))
     manager.append_label_change(ids["first_question"], "abandoned idea")
-    manager.branch_with_summary(compaction, "BRANCH SUMMARY: the first branch went nowhere.",
-                                details={"readFiles": [], "modifiedFiles": []}, from_hook=False)
+    manager.branch_with_summary(
+        compaction,
+        "BRANCH SUMMARY: the first branch went nowhere.",
+        details={"readFiles": [], "modifiedFiles": []},
+        from_hook=False,
+    )
     manager.append_message(_user("Second branch question"))
     manager.append_message(_assistant([TextContent(text="Second branch answer </script><b>not bold</b>")]))
     manager.append_session_info("Export demo")
@@ -118,10 +150,20 @@ def test_export_renders_the_tree_and_the_active_branch(tmp_path: Path) -> None:
         after = _click_row(browser, ids["first_answer"])
         assert browser.requests == [] and browser.errors == []
     assert before["images"] == [2]  # the image is embedded and decodes
-    for shown in ("What does <app.py> do?", "Let me read the file first.", "Reading it now.",
-                  "src/app.py", "print('hi from app')", "The file prints a greeting.", "$ ls src", "app.py",
-                  "COMPACTED: the user asked about app.py.", "BRANCH SUMMARY: the first branch went nowhere.",
-                  "Second branch question", "Second branch answer </script><b>not bold</b>"):
+    for shown in (
+        "What does <app.py> do?",
+        "Let me read the file first.",
+        "Reading it now.",
+        "src/app.py",
+        "print('hi from app')",
+        "The file prints a greeting.",
+        "$ ls src",
+        "app.py",
+        "COMPACTED: the user asked about app.py.",
+        "BRANCH SUMMARY: the first branch went nowhere.",
+        "Second branch question",
+        "Second branch answer </script><b>not bold</b>",
+    ):
         assert shown in before["text"], shown
     assert "[abandoned idea]" in before["tree"] and "user: First branch question" in before["tree"]
     assert "First branch answer" not in before["text"]
@@ -132,19 +174,33 @@ def test_export_renders_the_tree_and_the_active_branch(tmp_path: Path) -> None:
 
 MARKDOWN_ATTACKS = (
     "# Heading\n\n- one\n- two\n\n```python\ndef f():\n    return 1\n```\n\n"
-    "[click](javascript:window.pwned=1) <img src=x onerror=\"window.pwned=2\"> <script>window.pwned=3</script>\n\n"
+    '[click](javascript:window.pwned=1) <img src=x onerror="window.pwned=2"> <script>window.pwned=3</script>\n\n'
     "![remote](http://127.0.0.1:9/pixel.png) [mail](mailto:a@b.c)\n\n"
-    "<iframe src=\"http://127.0.0.1:9/\"></iframe> <style>body{background:url(http://127.0.0.1:9/bg)}</style>"
+    '<iframe src="http://127.0.0.1:9/"></iframe> <style>body{background:url(http://127.0.0.1:9/bg)}</style>'
 )
 
 
 def test_markdown_renders_and_nothing_from_the_session_runs_or_loads(tmp_path: Path) -> None:
     manager = SessionManager.create(str(tmp_path), str(tmp_path / "sessions"))
     manager.append_message(_user(MARKDOWN_ATTACKS))
-    manager.append_message(_assistant([TextContent(text=MARKDOWN_ATTACKS),
-                                       ToolCall(id="w1", name="write", arguments={"path": "a.py", "content": "x = 1\ny = '<b>'\n"})], "toolUse"))
-    manager.append_message(ToolResultMessage(tool_call_id="w1", tool_name="write", content=[TextContent(text="Wrote a.py")],
-                                             is_error=False, timestamp=1))
+    manager.append_message(
+        _assistant(
+            [
+                TextContent(text=MARKDOWN_ATTACKS),
+                ToolCall(id="w1", name="write", arguments={"path": "a.py", "content": "x = 1\ny = '<b>'\n"}),
+            ],
+            "toolUse",
+        )
+    )
+    manager.append_message(
+        ToolResultMessage(
+            tool_call_id="w1",
+            tool_name="write",
+            content=[TextContent(text="Wrote a.py")],
+            is_error=False,
+            timestamp=1,
+        )
+    )
     session = manager.get_session_file()
     manager.close()
     assert session is not None
@@ -153,7 +209,9 @@ def test_markdown_renders_and_nothing_from_the_session_runs_or_loads(tmp_path: P
     with BrowserPage() as browser:
         browser.open(page)
         shown = dict(browser.evaluate(SHOWN))  # type: ignore[arg-type]
-        assert browser.evaluate("window.pwned === undefined && !document.querySelector('#messages iframe, #messages script')")
+        assert browser.evaluate(
+            "window.pwned === undefined && !document.querySelector('#messages iframe, #messages script')"
+        )
         assert browser.requests == [] and browser.errors == []
         # The write tool's content is the file as written, highlighted: no JSON string with \\n.
         write = str(browser.evaluate("document.getElementById('tool-call-w1').innerText"))
@@ -201,7 +259,9 @@ def test_corpus_sessions_show_what_pi_s_page_shows(tmp_path: Path) -> None:
             assert (ours["highlighted"] > 0) == (pi["highlighted"] > 0), name
             assert our_row == pi_row, name
             if our_click is not None and pi_click is not None:
-                assert our_click["entries"] == pi_click["entries"] and our_click["entries"] != ours["entries"], name
+                assert (
+                    our_click["entries"] == pi_click["entries"] and our_click["entries"] != ours["entries"]
+                ), name
 
 
 def test_screenshot_of_an_export(tmp_path: Path) -> None:
