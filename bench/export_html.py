@@ -4,7 +4,8 @@
     .venv/bin/python bench/export_html.py [--session FILE] [--entries 100000] [--skip-pi] [--json]
 
 Without ``--session`` writes the ``turns`` session of ``bench/session_resume.py`` (about 147 MB
-at 100,000 entries). Reports, for each side: the export's wall time and peak RSS, the page's
+at 100,000 entries). Sides: ours, Pi 0.85 (``pi-cli``) and Pi 1.6 (``pi-cli-current``).
+Reports, for each side: the export's wall time and peak RSS, the page's
 size, and the time Chromium takes from navigation to the page's ``load`` event (its scripts
 have run by then: Pi's page renders the branch in its script, ours only shows it), with the
 number of entries shown on the branch, and the ratios ours / Pi.
@@ -30,7 +31,7 @@ from tests.support.chromium import BrowserPage  # noqa: E402
 
 from session_resume import generate  # noqa: E402
 
-PI_CLI = Path(os.environ.get("PI_ORACLE_DIR", REPO.parent / "shared" / "oracle")) / "pi-cli"
+ORACLE = Path(os.environ.get("PI_ORACLE_DIR", REPO.parent / "shared" / "oracle"))
 OURS = REPO / ".venv" / "bin" / "pi"
 SHOWN = "document.querySelectorAll('#messages [id^=\"entry-\"]:not([hidden])').length"
 
@@ -71,9 +72,13 @@ def main(argv: list[str] | None = None) -> int:
             session = Path(folder) / "turns.jsonl"
             generate(session, args.entries)
         results: dict[str, Any] = {"session_mb": session.stat().st_size / 1e6}
-        sides = {"ours": [str(OURS), "--export", str(session)], "pi": [str(PI_CLI), "--export", str(session)]}
+        sides = {
+            "ours": [str(OURS), "--export", str(session)],
+            "pi": [str(ORACLE / "pi-cli"), "--export", str(session)],
+            "pi16": [str(ORACLE / "pi-cli-current"), "--export", str(session)],
+        }
         for side, command in sides.items():
-            if side == "pi" and args.skip_pi:
+            if side != "ours" and args.skip_pi:
                 continue
             page = Path(folder) / f"{side}.html"
             result = _export([*command, str(page)])
@@ -91,15 +96,17 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(results, indent=2))
         return 0
     print(f"session: {results['session_mb']:.1f} MB")
-    for side in ("ours", "pi"):
+    for side in ("ours", "pi", "pi16"):
         if side in results:
             r = results[side]
             print(
                 f"  {side:4}: export {r['export_s']:.1f} s ({r['export_peak_rss_mb']:.0f} MB peak), page {r['page_mb']:.1f} MB, "
                 f"load {r['load_s']:.1f} s, {r['shown_entries']} entries shown, {r['requests']} requests, errors {r['errors']}"
             )
-    if "ratio" in results:
-        print("  ours / pi: " + ", ".join(f"{key} {value:.2f}" for key, value in results["ratio"].items()))
+    for side in ("pi", "pi16"):
+        if f"ratio_{side}" in results:
+            ratios = results[f"ratio_{side}"].items()
+            print(f"  ours / {side}: " + ", ".join(f"{key} {value:.2f}" for key, value in ratios))
     return 0
 
 

@@ -94,7 +94,7 @@ class BrowserPage:
         self.requests: list[str] = []
         self.errors: list[str] = []
         self._loaded = False
-        for domain in ("Page", "Runtime", "Network", "Log"):
+        for domain in ("Page", "Runtime", "Network", "Log", "Inspector"):
             self.call(f"{domain}.enable")
 
     @staticmethod
@@ -130,6 +130,8 @@ class BrowserPage:
             self.errors.append(str(params["entry"].get("text")))
         elif method == "Page.loadEventFired":
             self._loaded = True
+        elif method == "Inspector.targetCrashed":
+            raise AssertionError("the page crashed (out of memory?)")
 
     def call(self, method: str, **params: object) -> dict[str, object]:
         import json

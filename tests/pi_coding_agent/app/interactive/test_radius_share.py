@@ -8,19 +8,23 @@ import asyncio
 import json
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
-from pi_coding_agent.app.interactive.commands._radius_share import RadiusShareError, share_entry, upload_artifact
+from pi_coding_agent.app.interactive.commands._radius_share import (
+    RadiusShareError,
+    share_entry,
+    upload_artifact,
+)
 from tests.support.http_thread import server_thread
 
 
 class _Gateway(BaseHTTPRequestHandler):
-    received: list[dict[str, Any]] = []
+    received: ClassVar[list[dict[str, Any]]] = []
     answer: tuple[int, bytes] = (200, b"")
 
-    def do_POST(self) -> None:  # noqa: N802 - http.server's name
+    def do_POST(self) -> None:
         body = self.rfile.read(int(self.headers["Content-Length"]))
         self.received.append({"path": self.path, "headers": dict(self.headers), "body": body})
         status, payload = self.answer
