@@ -51,10 +51,17 @@ def gateway() -> Iterator[str]:
         server.server_close()
 
 
-def test_upload_posts_the_session_and_returns_the_artifact_url(gateway: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_upload_posts_the_session_and_returns_the_artifact_url(
+    gateway: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("PI_OAUTH_RADIUS_BASE_URL", gateway)
-    _Gateway.answer = (201, json.dumps({"artifact": {"canonical_url": "https://radius.example/a/1"}}).encode())
-    trailing = share_entry("SYSTEM", [{"name": "read", "description": "Read", "parameters": {}}])("e9", "2026-01-01T00:00:00.000Z")
+    _Gateway.answer = (
+        201,
+        json.dumps({"artifact": {"canonical_url": "https://radius.example/a/1"}}).encode(),
+    )
+    trailing = share_entry("SYSTEM", [{"name": "read", "description": "Read", "parameters": {}}])(
+        "e9", "2026-01-01T00:00:00.000Z"
+    )
     body = ('{"type":"session"}\n' + json.dumps(trailing[0]) + "\n").encode()
     assert asyncio.run(upload_artifact(body, "tok-123")) == "https://radius.example/a/1"
     [request] = _Gateway.received
@@ -63,7 +70,12 @@ def test_upload_posts_the_session_and_returns_the_artifact_url(gateway: str, mon
     assert request["headers"]["Content-Type"] == "application/x-ndjson"
     assert request["body"] == body
     entry = trailing[0]
-    assert (entry["type"], entry["customType"], entry["parentId"], entry["data"]["systemPrompt"]) == ("custom", "pi.share", "e9", "SYSTEM")
+    assert (entry["type"], entry["customType"], entry["parentId"], entry["data"]["systemPrompt"]) == (
+        "custom",
+        "pi.share",
+        "e9",
+        "SYSTEM",
+    )
 
 
 @pytest.mark.parametrize(
