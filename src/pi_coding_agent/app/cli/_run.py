@@ -423,9 +423,12 @@ def _run_rpc(runtime: AgentSessionRuntime) -> int:
 def _export(session_path: str, output_path: str | None) -> int:
     """``pi --export SESSION.jsonl [OUT.html]``: write the HTML page, say where."""
     from pi_coding_agent.core.export import ExportError, export_file
+    from pi_coding_agent.customize.themes import appearance_from_env, builtin_theme, export_palette
 
+    # As Pi's: the default theme for the terminal (COLORFGBG), not the theme setting.
+    palette = export_palette(builtin_theme(appearance_from_env(os.environ) or "dark"))
     try:
-        written = export_file(session_path, output_path)
+        written = export_file(session_path, output_path, palette=palette)
     except ExportError as error:
         raise CliError(str(error)) from None
     print(f"Exported to: {written}")
