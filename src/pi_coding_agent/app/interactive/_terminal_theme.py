@@ -14,7 +14,8 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Protocol
 
-from pi_coding_agent.app.interactive._themes import appearance_for, appearance_from_env, split_auto
+from pi_coding_agent.app.interactive._themes import appearance_for, split_auto
+from pi_coding_agent.customize.themes import appearance_from_env
 
 if TYPE_CHECKING:
     from pi_coding_agent.app.interactive._themes import ThemeChoice

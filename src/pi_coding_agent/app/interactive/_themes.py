@@ -10,7 +10,7 @@ setting, as Pi saves it.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,48 +19,16 @@ from pi_coding_agent.customize.themes import (
     BUILTIN_THEMES,
     Theme,
     ThemeError,
+    appearance_from_env,
     builtin_theme,
     discover_themes,
+    luminance,
 )
 from pi_tui import RgbColor
-
-_ANSI_16 = (
-    (0, 0, 0), (128, 0, 0), (0, 128, 0), (128, 128, 0), (0, 0, 128), (128, 0, 128), (0, 128, 128), (192, 192, 192),
-    (128, 128, 128), (255, 0, 0), (0, 255, 0), (255, 255, 0), (0, 0, 255), (255, 0, 255), (0, 255, 255), (255, 255, 255),
-)  # fmt: skip
-_CUBE = (0, 95, 135, 175, 215, 255)
-
-
-def _linear(channel: int) -> float:
-    value = channel / 255
-    return value / 12.92 if value <= 0.03928 else ((value + 0.055) / 1.055) ** 2.4
-
-
-def luminance(rgb: RgbColor) -> float:
-    return 0.2126 * _linear(rgb[0]) + 0.7152 * _linear(rgb[1]) + 0.0722 * _linear(rgb[2])
-
-
-def ansi_rgb(index: int) -> RgbColor:
-    if index < 16:
-        return _ANSI_16[index]
-    if index < 232:
-        index -= 16
-        return (_CUBE[index // 36], _CUBE[index // 6 % 6], _CUBE[index % 6])
-    grey = 8 + 10 * (index - 232)
-    return (grey, grey, grey)
 
 
 def appearance_for(rgb: RgbColor) -> str:
     return "light" if luminance(rgb) >= 0.5 else "dark"
-
-
-def appearance_from_env(env: Mapping[str, str]) -> str | None:
-    """``light``/``dark`` from ``COLORFGBG`` (``fg;bg``, the last number being the background)."""
-    for raw in reversed(env.get("COLORFGBG", "").split(";")):
-        part = raw.strip()
-        if part.isdigit() and 0 <= int(part) <= 255:
-            return appearance_for(ansi_rgb(int(part)))
-    return None
 
 
 def split_auto(setting: str) -> tuple[str, str] | None:

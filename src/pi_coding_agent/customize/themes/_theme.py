@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -104,6 +104,8 @@ class Theme:
     """Every token resolved to ``"#rrggbb"``, an index or ``""``."""
     truecolor: bool
     source: str | None = None
+    export: dict[str, str | int] = field(default_factory=dict)
+    """The theme file's ``export`` colours (``pageBg``, ``cardBg``, ``infoBg``) that it gives."""
 
     def __post_init__(self) -> None:
         self._codes = {
@@ -175,7 +177,24 @@ def parse_theme(data: Any, source: str, truecolor: bool | None = None) -> Theme:
         resolved[token] = (
             _resolve(colors[token], variables, source, token) if token in colors else resolved[fallback]
         )
-    return Theme(name, resolved, truecolor_supported() if truecolor is None else truecolor, source)
+    truecolor = truecolor_supported() if truecolor is None else truecolor
+    return Theme(name, resolved, truecolor, source, _export_colors(data, variables, source))
+
+
+def _export_colors(data: dict[str, Any], variables: dict[str, Any], source: str) -> dict[str, str | int]:
+    """The ``export`` section's colours; an unusable section or colour is left out (Pi's are
+    optional and fall back to shades of ``userMessageBg``)."""
+    section = data.get("export")
+    if not isinstance(section, dict):
+        return {}
+    colors: dict[str, str | int] = {}
+    for key in ("pageBg", "cardBg", "infoBg"):
+        if key in section:
+            try:
+                colors[key] = _resolve(section[key], variables, source, f"export.{key}")
+            except ThemeError:
+                continue
+    return colors
 
 
 def _resolve(value: Any, variables: dict[str, Any], source: str, token: str, depth: int = 0) -> str | int:

@@ -40,7 +40,7 @@ from pi_ai import AbortSignal, AssistantMessage, ImageContent, Model
 from pi_coding_agent.core.messages import BashExecutionMessage, CustomRoleMessage
 from pi_coding_agent.core.model_registry import ModelCatalog, ScopedModel, missing_key_message
 from pi_coding_agent.core.session import SessionManager
-from pi_coding_agent.core.settings import Settings
+from pi_coding_agent.core.settings import Settings, ToolSelection
 from pi_coding_agent.customize.extensions import ExtensionRunner
 from pi_coding_agent.runtime.agent_session._compaction import (
     AutoCompactor,
@@ -75,6 +75,7 @@ from pi_coding_agent.runtime.agent_session._user_bash import UserBash
 if TYPE_CHECKING:
     from pi_coding_agent.core.bash import BashResult
     from pi_coding_agent.core.tools import BashOperations
+    from pi_coding_agent.customize.themes import Theme
 
 StreamingBehavior = Literal["steer", "followUp"]
 
@@ -429,14 +430,23 @@ class AgentSession:
         """
         return await self._manual_compaction.run(custom_instructions)
 
-    async def export_to_html(self, output_path: str | None = None) -> str:
+    async def export_to_html(self, output_path: str | None = None, *, theme: Theme | None = None) -> str:
         """Write the session as one self-contained HTML page; returns its path.
 
         Without ``output_path``: ``pi-session-<session file name>.html`` in the current directory.
+        The page takes ``theme``'s colours (the interactive mode's current theme); without it,
+        the ``theme`` setting's when that names a built-in theme, else dark.
         """
         from pi_coding_agent.core.export import export_session
+        from pi_coding_agent.customize.themes import BUILTIN_THEMES, builtin_theme, export_palette
 
-        return export_session(self.session_manager, output_path, system_prompt=self.system_prompt)
+        if theme is None:
+            setting = self.settings.get("theme")
+            theme = builtin_theme(setting if setting in BUILTIN_THEMES else "dark")
+        tools = [{"name": t.name, "description": t.description, "parameters": t.parameters} for t in self.agent.state.tools]
+        return export_session(
+            self.session_manager, output_path, palette=export_palette(theme), system_prompt=self.system_prompt, tools=tools
+        )
 
     # ------------------------------------------------------------------ stopping and waiting
 
@@ -648,11 +658,10 @@ class AgentSession:
     def extensions(self) -> ExtensionRunner | None:
         return self._extensions.runner
 
-    def bind_extensions(
-        self, runner: ExtensionRunner, *, allowlist: Sequence[str] | None = None, excluded: Sequence[str] = ()
-    ) -> None:
-        """Let ``runner``'s extensions act on this session; ``allowlist`` / ``excluded``: ``--tools`` / ``--exclude-tools``."""
-        self._extensions.bind(runner, self, allowlist=allowlist, excluded=excluded)
+    def bind_extensions(self, runner: ExtensionRunner, selection: ToolSelection | None = None) -> None:
+        """Let ``runner``'s extensions act on this session; ``selection``: which of their tools
+        may exist and start active (``--tools``, ``--exclude-tools``, ``--no-tools``)."""
+        self._extensions.bind(runner, self, selection)
 
     async def send_custom_message(self, message: CustomRoleMessage, *, deliver_as: str | None, trigger_turn: bool | None) -> None:
         """Pi's ``sendCustomMessage`` delivery rules."""
