@@ -512,7 +512,9 @@ class InteractiveMode:
         async def run() -> None:
             try:
                 await self.session.prompt(
-                    text, list(images), on_accepted=None if on_accepted is None else lambda _disposition: on_accepted()
+                    text,
+                    list(images),
+                    on_accepted=None if on_accepted is None else lambda _disposition: on_accepted(),
                 )
             except SessionError as error:
                 self.transcript.error(str(error))

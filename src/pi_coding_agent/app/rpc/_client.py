@@ -346,7 +346,9 @@ class RpcClient:
         )
         return _disposition(data)
 
-    async def steer(self, message: str, images: Sequence[Json] | None = None) -> QueuedInputDisposition | None:
+    async def steer(
+        self, message: str, images: Sequence[Json] | None = None
+    ) -> QueuedInputDisposition | None:
         """Queue a steering message: ``"queued"``, or ``"handled"`` by an extension's ``input`` handler."""
         data = await self._call("steer", message=message, images=list(images) if images else None)
         return cast(QueuedInputDisposition | None, _disposition(data))

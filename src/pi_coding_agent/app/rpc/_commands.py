@@ -103,10 +103,16 @@ class Commands:
     # ---------------------------------------------------------------- prompting
 
     async def steer(self, command: Command) -> Any:
-        return {"disposition": await self.session.steer(command.text("message"), command.images(), source="rpc")}
+        return {
+            "disposition": await self.session.steer(command.text("message"), command.images(), source="rpc")
+        }
 
     async def follow_up(self, command: Command) -> Any:
-        return {"disposition": await self.session.follow_up(command.text("message"), command.images(), source="rpc")}
+        return {
+            "disposition": await self.session.follow_up(
+                command.text("message"), command.images(), source="rpc"
+            )
+        }
 
     async def abort(self, command: Command) -> Any:
         await self.session.abort()

@@ -431,3 +431,29 @@ def test_in_memory_session_answers_match_pi(tmp_path: Path) -> None:
     assert logs[0]["results"] == logs[1]["results"], first_difference(logs[0]["results"], logs[1]["results"])
     assert logs[0]["stream"] == logs[1]["stream"], first_difference(logs[0]["stream"], logs[1]["stream"])
     assert not (tmp_path / "ours" / "home" / ".pi" / "agent" / "sessions").exists()
+
+
+def test_json_mode_streams_like_pi_16(tmp_path: Path) -> None:
+    """``--mode json`` writes the same events as RPC: an answer starts as an empty ``pending``
+    message (not the finished one), tools end with ``durationMs``, the run settles with
+    ``aborted``; equal to Pi 1.6's stream after the session header."""
+    from tests.pi_coding_agent.e2e._harness import run_ours, run_pi
+
+    turns = [{"thinking": "Read it.", "tool_calls": [{"id": "call_1", "name": "read", "arguments": {"path": "notes.txt"}}]},
+             {"text": "It says hi.", "chunk_delay": 0.01}]
+    logs = []
+    for name in ("ours", "pi16"):
+        with ScriptedProvider(turns, sequential=True) as provider:
+            box = make_sandbox(tmp_path / name, provider.base_url, {"retry": {"enabled": False}})
+            (box.work / "notes.txt").write_text("hi\n", encoding="utf-8")
+            args = ("--mode", "json", *MODEL_ARGS, "Read notes.txt")
+            done = run_ours(box, *args) if name == "ours" else run_pi(box, *args, current=True)
+        assert done.returncode == 0, done.stderr
+        header, *events = done.json_lines()
+        assert header["type"] == "session"
+        log = without_pending_elsewhere({"stream": events, "results": []})
+        logs.append(tool_durations_checked(normalize(log, box.root)))
+    assert logs[0] == logs[1], first_difference(logs[0]["stream"], logs[1]["stream"])
+    starts = [e["message"] for e in logs[0]["stream"] if e["type"] == "message_start" and e["message"]["role"] == "assistant"]
+    assert [(s["content"], s["stopReason"]) for s in starts] == [([], "pending"), ([], "pending")]
+    assert logs[0]["stream"][-1] == {"type": "agent_settled", "aborted": False}

@@ -53,10 +53,24 @@ def acp_bridge() -> tuple[Path, Path]:
 
     def install(prefix: Path) -> None:
         prefix.mkdir(parents=True)
-        _run(["npm", "install", "--prefix", str(prefix), "--no-audit", "--no-fund", "--loglevel=error", ACP_BRIDGE])
+        _run(
+            [
+                "npm",
+                "install",
+                "--prefix",
+                str(prefix),
+                "--no-audit",
+                "--no-fund",
+                "--loglevel=error",
+                ACP_BRIDGE,
+            ]
+        )
 
     modules = _installed(ACP_BRIDGE.replace("@", "-"), install) / "node_modules"
-    return modules / "pi-acp" / "dist" / "index.js", modules / "@agentclientprotocol" / "sdk" / "dist" / "acp.js"
+    return (
+        modules / "pi-acp" / "dist" / "index.js",
+        modules / "@agentclientprotocol" / "sdk" / "dist" / "acp.js",
+    )
 
 
 def python_sdk() -> Path:

@@ -24,12 +24,16 @@ with PiClient(provider=provider, model=model) as pi:
                 streamed += event.text_delta
         second = stream.result()
     state = pi.get_state()
-    print(json.dumps({
-        "version": pi.pi_version,
-        "compatibility": pi.compatibility,
-        "runs": [[first.text, first.stop_reason], [second.text, second.stop_reason]],
-        "streamed": streamed,
-        "kinds": sorted(set(kinds)),
-        "tools": [m["toolName"] for m in second.messages if m.get("role") == "toolResult"],
-        "messageCount": state["messageCount"],
-    }))
+    print(
+        json.dumps(
+            {
+                "version": pi.pi_version,
+                "compatibility": pi.compatibility,
+                "runs": [[first.text, first.stop_reason], [second.text, second.stop_reason]],
+                "streamed": streamed,
+                "kinds": sorted(set(kinds)),
+                "tools": [m["toolName"] for m in second.messages if m.get("role") == "toolResult"],
+                "messageCount": state["messageCount"],
+            }
+        )
+    )

@@ -28,7 +28,10 @@ from tests.support.scripted_provider import ScriptedProvider
 HERE = Path(__file__).resolve().parent
 TURNS = [
     {"text": "Hello from the scripted model."},
-    {"thinking": "Read it.", "tool_calls": [{"id": "call_1", "name": "read", "arguments": {"path": "notes.txt"}}]},
+    {
+        "thinking": "Read it.",
+        "tool_calls": [{"id": "call_1", "name": "read", "arguments": {"path": "notes.txt"}}],
+    },
     {"text": "It says hi."},
 ]
 MODEL = "scripted-openai/scripted-model"
@@ -50,18 +53,28 @@ def _run_client(tmp_path: Path, name: str, target: Path, command: list[str], set
         box = Sandbox.create(tmp_path / name, provider.base_url, {"retry": {"enabled": False}, **settings})
         (box.work / "notes.txt").write_text("hi\n", encoding="utf-8")
         env = box.env(PATH=_path_with_pi(tmp_path / name / "bin", target))
-        done = subprocess.run(command, cwd=box.work, env=env, capture_output=True, text=True, timeout=120, check=False)
+        done = subprocess.run(
+            command, cwd=box.work, env=env, capture_output=True, text=True, timeout=120, check=False
+        )
     assert done.returncode == 0, done.stderr[-4000:]
     return json.loads(done.stdout)
 
 
 def _version(target: Path) -> str:
-    return subprocess.run([str(target), "--version"], capture_output=True, text=True, check=True).stdout.strip()
+    return subprocess.run(
+        [str(target), "--version"], capture_output=True, text=True, check=True
+    ).stdout.strip()
 
 
 def test_acp_bridge_drives_ours_like_pi(tmp_path: Path) -> None:
     bridge, sdk = _install.acp_bridge()
-    command = ["node", str(HERE / "acp_driver.mjs"), str(bridge), str(sdk), json.dumps(["Say hello", "Read notes.txt"])]
+    command = [
+        "node",
+        str(HERE / "acp_driver.mjs"),
+        str(bridge),
+        str(sdk),
+        json.dumps(["Say hello", "Read notes.txt"]),
+    ]
     settings = {"defaultProvider": "scripted-openai", "defaultModel": "scripted-model"}
     seen = {}
     for name, target in (("ours", OUR_PI), ("pi16", pi_cli(current=True))):
@@ -69,7 +82,7 @@ def test_acp_bridge_drives_ours_like_pi(tmp_path: Path) -> None:
         # The bridge opens the first answer with "pi v<pi --version>" and a rule.
         prelude = f"pi v{_version(target)}\n---\n"
         assert result["turns"][0]["text"].startswith(prelude), result
-        result["turns"][0]["text"] = result["turns"][0]["text"][len(prelude):]
+        result["turns"][0]["text"] = result["turns"][0]["text"][len(prelude) :]
         seen[name] = result
     assert seen["ours"] == seen["pi16"]
     assert seen["ours"]["session"] == {"hasId": True, "model": MODEL}
@@ -83,8 +96,10 @@ def test_version_checking_python_sdk_drives_ours_like_pi(tmp_path: Path) -> None
     """The SDK runs unchanged (no ``allow_unknown_version``): it accepts our ``pi --version``."""
     python = _install.python_sdk()
     command = [str(python), str(HERE / "sdk_driver.py"), MODEL]
-    seen = {name: _run_client(tmp_path, name, target, command, {})
-            for name, target in (("ours", OUR_PI), ("pi16", pi_cli(current=True)))}
+    seen = {
+        name: _run_client(tmp_path, name, target, command, {})
+        for name, target in (("ours", OUR_PI), ("pi16", pi_cli(current=True)))
+    }
     for answer in seen.values():
         # Pi 1.6 counts its system message (docs/pi-1.6/rpc.md, "Compared with Pi 1.6").
         answer.pop("messageCount")
