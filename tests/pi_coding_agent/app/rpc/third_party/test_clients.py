@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +44,7 @@ def _path_with_pi(folder: Path, target: Path) -> str:
     for name, body in (("pi", f'exec "{target}" "$@"'), ("npm", "exit 1")):
         (folder / name).write_text(f"#!/bin/sh\n{body}\n", encoding="utf-8")
         (folder / name).chmod(0o755)
-    return os.pathsep.join([str(folder), str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+    return os.pathsep.join([str(folder), os.environ.get("PATH", "")])
 
 
 def _run_client(tmp_path: Path, name: str, target: Path, command: list[str], settings: dict[str, Any]) -> Any:
