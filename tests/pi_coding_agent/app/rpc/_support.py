@@ -6,7 +6,7 @@ What normalization hides, and why (docs/rpc.md lists the deliberate differences)
   names, timestamps, the sandbox folder, the provider's port, request ids;
 * timing: ``message_update`` events (their count and position relative to answers depend on
   when chunks arrive; their deltas are compared as one text per step), the ``usage`` inside
-  them, an assistant ``message_start``'s ``responseId``, an aborted answer's partial content, the
+  them, what ``pending_start`` folds in an assistant ``message_start``, an aborted answer's partial content, the
   chunking of ``bash_execution_update`` (compared as one text per command), the number of
   ``tool_execution_update`` lines of a tool call and where they fall (each call's first and
   last are compared, apart from the stream);
@@ -138,13 +138,28 @@ def _scrub(value: Any, names: _Names, root: str) -> Any:
     return value
 
 
+def _empty_block(block: Any) -> bool:
+    return isinstance(block, dict) and not block.get("text") and not block.get("thinking") and not block.get("arguments")
+
+
+def pending_start(message: dict[str, Any]) -> dict[str, Any]:
+    """An assistant's ``message_start`` message, compared whole (the empty ``pending`` message
+    an answer starts as) but for timing artifacts of Pi's: ``responseId`` (Pi 0.85 starts once
+    the first chunk is in, Pi 1.6 and ours when the headers are), and the ``usage`` and blocks
+    just opened and still empty that Pi shows when its provider's next events arrive in the
+    same read (Pi's copy shares the content list and the usage object with the live message,
+    so Anthropic's ``message_start`` input tokens and first block often show; ours is a copy
+    no later chunk changes, its usage zero: asserted by the tests)."""
+    folded = {k: v for k, v in message.items() if k not in ("responseId", "usage")}
+    if isinstance(folded.get("content"), list) and all(_empty_block(b) for b in folded["content"]):
+        folded["content"] = []
+    return folded
+
+
 def _answer_event(event: dict[str, Any]) -> dict[str, Any]:
-    """An assistant's ``message_start`` is compared whole (the empty ``pending`` message, as
-    Pi sends it) but for ``responseId``: Pi 0.85 sends it when the first chunk has arrived,
-    Pi 1.6 and ours before (when the response headers are in)."""
     kind = event.get("type")
     if kind == "message_start" and event["message"].get("role") == "assistant":
-        return {**event, "message": {k: v for k, v in event["message"].items() if k != "responseId"}}
+        return {**event, "message": pending_start(event["message"])}
     return event
 
 

@@ -173,8 +173,8 @@ def _additions_seen(log: dict[str, Any]) -> dict[str, list[Any]]:
         "settled": [line["aborted"] for line in stream if line.get("type") == "agent_settled"],
         "timed": [line["toolCallId"] for line in stream
                   if line.get("type") == "tool_execution_end" and isinstance(line.get("durationMs"), int)],
-        "starts": [(line["message"]["content"], line["message"]["stopReason"]) for line in stream
-                   if line.get("type") == "message_start" and line["message"].get("role") == "assistant"],
+        "starts": [(line["message"]["content"], line["message"]["stopReason"], line["message"]["usage"]["totalTokens"])
+                   for line in stream if line.get("type") == "message_start" and line["message"].get("role") == "assistant"],
     }
 
 
@@ -198,7 +198,7 @@ def test_pi_rpc_client_sees_the_same_protocol(tmp_path: Path) -> None:
     assert additions["settled"] == [False, False, True, False, False, False]
     assert additions["timed"] == ["call_read", "call_bash"]
     # An answer starts empty and pending (a failed request has no stream: its start is the error).
-    assert set(map(json.dumps, additions["starts"])) == {json.dumps([[], "pending"]), json.dumps([[], "error"])}
+    assert set(map(json.dumps, additions["starts"])) == {json.dumps([[], "pending", 0]), json.dumps([[], "error", 0])}
     _compare_current(ours, current, ours_box, current_box)
     _compare(as_pi085(ours), theirs, ours_box, pi_box, read_files=True)
 
@@ -441,7 +441,7 @@ def test_json_mode_streams_like_pi_16(tmp_path: Path) -> None:
 
     turns = [{"thinking": "Read it.", "tool_calls": [{"id": "call_1", "name": "read", "arguments": {"path": "notes.txt"}}]},
              {"text": "It says hi.", "chunk_delay": 0.01}]
-    logs = []
+    logs, raw = [], []
     for name in ("ours", "pi16"):
         with ScriptedProvider(turns, sequential=True) as provider:
             box = make_sandbox(tmp_path / name, provider.base_url, {"retry": {"enabled": False}})
@@ -451,9 +451,10 @@ def test_json_mode_streams_like_pi_16(tmp_path: Path) -> None:
         assert done.returncode == 0, done.stderr
         header, *events = done.json_lines()
         assert header["type"] == "session"
+        raw.append(events)
         log = without_pending_elsewhere({"stream": events, "results": []})
         logs.append(tool_durations_checked(normalize(log, box.root)))
     assert logs[0] == logs[1], first_difference(logs[0]["stream"], logs[1]["stream"])
-    starts = [e["message"] for e in logs[0]["stream"] if e["type"] == "message_start" and e["message"]["role"] == "assistant"]
-    assert [(s["content"], s["stopReason"]) for s in starts] == [([], "pending"), ([], "pending")]
+    starts = [e["message"] for e in raw[0] if e["type"] == "message_start" and e["message"]["role"] == "assistant"]
+    assert [(s["content"], s["stopReason"], s["usage"]["totalTokens"]) for s in starts] == [([], "pending", 0)] * 2
     assert logs[0]["stream"][-1] == {"type": "agent_settled", "aborted": False}
