@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from tests.pi_coding_agent.app.rpc._support import pending_start
 from tests.pi_coding_agent.e2e._harness import (
     ANTHROPIC_MODEL,
     OPENAI_MODEL,
@@ -30,7 +31,6 @@ from tests.pi_coding_agent.e2e._harness import (
     run_pi,
     scrub,
 )
-from tests.pi_coding_agent.app.rpc._support import pending_start
 from tests.pi_coding_agent.e2e.test_cli_e2e import BUGGY, FIX_SCRIPT, TEST
 from tests.support import oracle
 from tests.support.scripted_provider import ScriptedProvider
