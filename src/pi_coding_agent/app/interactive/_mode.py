@@ -518,7 +518,11 @@ class InteractiveMode:
     ) -> None:
         async def run() -> None:
             try:
-                await self.session.prompt(text, list(images), on_accepted=on_accepted)
+                await self.session.prompt(
+                    text,
+                    list(images),
+                    on_accepted=None if on_accepted is None else lambda _disposition: on_accepted(),
+                )
             except SessionError as error:
                 self.transcript.error(str(error))
 
