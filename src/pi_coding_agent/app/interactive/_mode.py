@@ -25,6 +25,7 @@ from pi_ai import ImageContent, Model, UserMessage, content_text
 from pi_coding_agent.app.interactive._actions import AppKeys
 from pi_coding_agent.app.interactive._catalog_refresh import start_catalog_refresh
 from pi_coding_agent.app.interactive._extensions import ExtensionBridge
+from pi_coding_agent.app.interactive._fullscreen import apply_fullscreen_settings, style_viewport
 from pi_coding_agent.app.interactive._indicators import StatusIndicators
 from pi_coding_agent.app.interactive._keys import load_keybindings
 from pi_coding_agent.app.interactive._layout import Layout
@@ -109,6 +110,8 @@ class InteractiveMode:
         self.theme_paths = [Path(p) for p in theme_paths]
         self.themes = self.load_themes()
         self.theme = self.themes.theme()
+        style_viewport(self.tui, self.theme, self.keys, self.terminal.write)
+        apply_fullscreen_settings(self.tui, settings)
         self.terminal_theme = TerminalTheme(self)
         self.md_theme = markdown_theme(self.theme)
         self.default_editor = self._new_editor()
