@@ -78,11 +78,11 @@ def test_search_finds_and_scrolls_to_matches(tmp_path: Path) -> None:
         assert "\x1b[0m\x1b[1m\x1b[7m" in styled  # the current match: bold and reverse
         await app.send("C-u")
         await app.type("of the answer")
-        screen = await app.wait_for("/40")
+        await app.wait_for("3/40")  # the first match from the one selected before (line 03)
         await app.send("Enter")
-        await app.wait_for("2/40")
+        await app.wait_for("4/40")
         await app.type("\x1b[13;2u")  # shift+enter: back
-        await app.wait_for("1/40")
+        await app.wait_for("3/40")
         await app.send("Escape")
         await app.wait_until_gone("Find in transcript")
         await app.type("zzz")  # the editor has the keys again
