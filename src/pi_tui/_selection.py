@@ -13,9 +13,10 @@ from dataclasses import dataclass
 
 from pi_tui._text import ESCAPE, slice_columns, strip_ansi, visible_width
 
-_WORD = re.compile(r"[\w/-]+")
-"""A word as a double click takes it: letters, digits and ``_``, joined by ``/`` and ``-``
-(a path or a flag is one word, as in Pi)."""
+_WORD = re.compile(r"[\w/-]+(?:[.'][\w/-]+)*")
+"""A word as a double click takes it: letters, digits and ``_``, a ``.`` or ``'`` between
+them (Unicode word boundaries), joined by ``/`` and ``-`` (a path or a flag is one word, as
+in Pi)."""
 
 
 @dataclass(frozen=True)

@@ -56,14 +56,22 @@ def test_wheel_scrollbar_jump_label_and_prompt_jumps(tmp_path: Path) -> None:
         await app.type("\x1b[1;6A")
         await app.wait_until(lambda s: s.splitlines()[1].strip() == "first question", "no second jump up")
         await app.type("\x1b[1;6B")
-        screen = await app.wait_until(lambda s: s.splitlines()[1].strip() == "line 01 of the answer", "no jump down")
+        screen = await app.wait_until(
+            lambda s: s.splitlines()[1].strip() == "line 01 of the answer", "no jump down"
+        )
         # clicking the label jumps to the end
         label_row = row_of(screen, "Jump to latest")
         column = screen.splitlines()[label_row].index("Jump")
         await app.type(mouse(0, column, label_row) + mouse(0, column, label_row, release=True))
         await app.wait_until_gone("Jump to latest message")
 
-    run_app(tmp_path, TURNS, scenario, args=("--tui-mode", "fullscreen"), settings={"fullscreenWheelScrollLines": 2})
+    run_app(
+        tmp_path,
+        TURNS,
+        scenario,
+        args=("--tui-mode", "fullscreen"),
+        settings={"fullscreenWheelScrollLines": 2},
+    )
 
 
 def test_search_finds_and_scrolls_to_matches(tmp_path: Path) -> None:
@@ -122,8 +130,12 @@ def test_copy_on_select_off_copies_with_ctrl_x_and_scrollbar_always(tmp_path: Pa
         assert {line[-1:] for line in screen.splitlines()[:3]} <= {"│", "┃"}, screen
         row = row_of(screen, "line 39 of the answer")
         start = screen.splitlines()[row].index("line 39")
-        await app.type(mouse(0, start, row) + mouse(32, start + 6, row) + mouse(0, start + 6, row, release=True))
-        await app.wait_until(lambda _: "\x1b[7mline 39" in app.styled_screen().replace("\x1b[0m", ""), "no highlight")
+        await app.type(
+            mouse(0, start, row) + mouse(32, start + 6, row) + mouse(0, start + 6, row, release=True)
+        )
+        await app.wait_until(
+            lambda _: "\x1b[7mline 39" in app.styled_screen().replace("\x1b[0m", ""), "no highlight"
+        )
         assert app.clipboard() == ""
         await app.send("C-x")
         await app.wait_for("Copied!")

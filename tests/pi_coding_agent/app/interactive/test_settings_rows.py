@@ -32,7 +32,7 @@ def rows_of(tmp_path: Path, which: str) -> list[tuple[str, str]]:
             found = ROW.search(screen)
             assert found is not None
             row = (found[1], found[2])
-            if rows and row == rows[0] or len(rows) > 50:
+            if (rows and row == rows[0]) or len(rows) > 50:
                 break
             rows.append(row)
             await app.send("Down")
