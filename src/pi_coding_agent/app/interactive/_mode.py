@@ -31,6 +31,12 @@ from pi_coding_agent.app.interactive._keys import load_keybindings
 from pi_coding_agent.app.interactive._layout import Layout
 from pi_coding_agent.app.interactive._parts import EditorComponent
 from pi_coding_agent.app.interactive._queue import MessageQueue
+from pi_coding_agent.app.interactive._screen_settings import (
+    TerminalProgress,
+    apply_fullscreen_settings,
+    apply_image_settings,
+    style_viewport,
+)
 from pi_coding_agent.app.interactive._startup_resources import StartupResources
 from pi_coding_agent.app.interactive._styles import markdown_theme
 from pi_coding_agent.app.interactive._terminal_theme import TerminalTheme
@@ -70,6 +76,7 @@ from pi_tui import (
     Terminal,
     Text,
     TuiMode,
+    terminal_safe,
 )
 
 if TYPE_CHECKING:
@@ -110,8 +117,12 @@ class InteractiveMode:
         self.theme_paths = [Path(p) for p in theme_paths]
         self.themes = self.load_themes()
         self.theme = self.themes.theme()
+        style_viewport(self.tui, self.theme, self.keys, self.terminal.write)
+        apply_fullscreen_settings(self.tui, settings)
+        apply_image_settings(settings)
+        self.progress = TerminalProgress(settings, self.terminal.write)
         self.terminal_theme = TerminalTheme(self)
-        self.md_theme = markdown_theme(self.theme)
+        self.md_theme = markdown_theme(self.theme, terminal_safe(settings.code_block_indent, keep_sgr=False))
         self.default_editor = self._new_editor()
         self.editor: EditorComponent = self.default_editor
         self.footer = Footer(runtime.session, self.theme)
@@ -236,6 +247,7 @@ class InteractiveMode:
             for signum in (signal.SIGTERM, signal.SIGHUP):
                 loop.remove_signal_handler(signum)
             self.indicators.clear()
+            self.progress.stop()
             self.ui.close_selector()
             self.tui.stop(print_transcript=self.session.settings.get("fullscreenExitOutput") != "resume-hint")
             self._unsubscribe()
@@ -404,6 +416,7 @@ class InteractiveMode:
     def _on_event(self, event: AgentSessionEvent) -> None:
         self.footer.invalidate()
         kind = getattr(event, "type", "")
+        self.progress.on_event(kind)
         if kind == "turn_start":
             self.indicators.working()
         elif isinstance(event, QueueUpdateEvent):

@@ -107,8 +107,9 @@ class Run(SessionFiles):
 
 
 def pi_command(which: str, *args: str) -> list[str]:
-    if which == "pi":
-        return [str(oracle.require_live_oracle() / "pi-cli"), *args]
+    if which in ("pi", "pi-current"):  # Pi 0.85, or Pi 1.6 (the release users run)
+        name = "pi-cli" if which == "pi" else "pi-cli-current"
+        return [str(oracle.require_live_oracle() / name), *args]
     return [str(OUR_PI), *args]
 
 

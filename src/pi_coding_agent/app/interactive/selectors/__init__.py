@@ -16,10 +16,15 @@ from pi_coding_agent.app.interactive.selectors._models import (
     model_key,
 )
 from pi_coding_agent.app.interactive.selectors._sessions import SessionLike, SessionPicker
-from pi_coding_agent.app.interactive.selectors._settings import TRUST_LABELS, SettingsSelector
+from pi_coding_agent.app.interactive.selectors._settings import (
+    HTTP_IDLE_TIMEOUTS,
+    TRUST_LABELS,
+    SettingsSelector,
+)
 from pi_coding_agent.app.interactive.selectors._tree import TreeSelector
 
 __all__ = [
+    "HTTP_IDLE_TIMEOUTS",
     "TRUST_LABELS",
     "EditorDialog",
     "ForkSelector",
