@@ -31,6 +31,7 @@ from pi_coding_agent.app.cli._setup import (
     resource_choice,
     resources_and_extensions,
     settings_with_trust,
+    startup_trust_prompt,
 )
 
 if TYPE_CHECKING:
@@ -121,7 +122,10 @@ def _run(parsed: Args) -> int:
     cwd, home, diagnostics = os.getcwd(), Path(get_agent_dir()), Diagnostics()
     manager = open_session(parsed, cwd, home, diagnostics, interactive=mode == "interactive")
     session_cwd = manager.get_cwd()
-    settings, early = settings_with_trust(parsed, cwd, session_cwd, home, diagnostics)
+    asks = mode == "interactive" and not parsed.help and parsed.list_models is None
+    settings, early = settings_with_trust(
+        parsed, cwd, session_cwd, home, diagnostics, ask=startup_trust_prompt(home) if asks else None
+    )
     catalog = load_catalog(home, diagnostics)
     files, runner = resources_and_extensions(
         parsed, cwd, session_cwd, home, settings, diagnostics=diagnostics, into=early,

@@ -14,12 +14,15 @@ from pi_coding_agent.core.settings._settings import (
     deep_merge,
 )
 from pi_coding_agent.core.settings._trust import (
+    TrustAsker,
+    TrustChoice,
     needs_project_trust,
-    remember_trust_decision,
     resolve_project_trust,
     save_trust_decisions,
     stored_trust_decision,
     stored_trust_entry,
+    trust_choices,
+    trust_prompt_title,
 )
 
 __all__ = [
@@ -32,12 +35,15 @@ __all__ = [
     "RetrySettings",
     "Settings",
     "SettingsIssue",
+    "TrustAsker",
+    "TrustChoice",
     "deep_merge",
     "needs_project_trust",
     "read_json_object",
-    "remember_trust_decision",
     "resolve_project_trust",
     "save_trust_decisions",
     "stored_trust_decision",
     "stored_trust_entry",
+    "trust_choices",
+    "trust_prompt_title",
 ]
