@@ -166,7 +166,9 @@ def load_catalog(home: Path, diagnostics: Diagnostics) -> ModelCatalog:
     return catalog
 
 
-def _runtime_settings(parsed: Args, cwd: str, home: Path, diagnostics: Diagnostics, ask: TrustAsker | None) -> Settings:
+def _runtime_settings(
+    parsed: Args, cwd: str, home: Path, diagnostics: Diagnostics, ask: TrustAsker | None
+) -> Settings:
     from pi_coding_agent.runtime.agent_session import trusted_settings
 
     settings, warning = trusted_settings(cwd, home, trust_override=parsed.project_trust_override, ask=ask)
@@ -175,7 +177,9 @@ def _runtime_settings(parsed: Args, cwd: str, home: Path, diagnostics: Diagnosti
     return settings
 
 
-def cli_model(parsed: Args, catalog: ModelCatalog, diagnostics: Diagnostics) -> tuple[Model | None, str | None]:
+def cli_model(
+    parsed: Args, catalog: ModelCatalog, diagnostics: Diagnostics
+) -> tuple[Model | None, str | None]:
     from pi_coding_agent.core.model_registry import resolve_cli_model
 
     if not parsed.model:
@@ -238,5 +242,9 @@ def resource_choice(parsed: Args) -> ResourceChoice:
 def listed_problems(resources: LoadedResources) -> set[str]:
     """The skill, template and theme problems a terminal's header lists ([Skill conflicts]...,
     as Pi's does), so they are not also printed as warnings there."""
-    found = (*resources.skills.diagnostics, *resources.prompt_templates.diagnostics, *resources.theme_diagnostics)
+    found = (
+        *resources.skills.diagnostics,
+        *resources.prompt_templates.diagnostics,
+        *resources.theme_diagnostics,
+    )
     return {str(problem) for problem in found}

@@ -8,7 +8,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from pi_coding_agent.app.interactive._keys import load_keybindings
-from pi_coding_agent.app.interactive.selectors import SelectDialog, SelectorContext, SessionLike, SessionPicker
+from pi_coding_agent.app.interactive.selectors import (
+    SelectDialog,
+    SelectorContext,
+    SessionLike,
+    SessionPicker,
+)
 from pi_coding_agent.core.settings import Settings
 from pi_coding_agent.customize.themes import builtin_theme
 from pi_tui import TUI, Component, ProcessTerminal, Terminal

@@ -84,7 +84,9 @@ def trust_choices(cwd: str | Path, *, session_only: bool = False) -> list[TrustC
     choices = [TrustChoice("Trust", True, ((folder, True),), folder)]
     parent = os.path.dirname(folder)
     if parent != folder:
-        choices.append(TrustChoice(f"Trust parent folder ({parent})", True, ((parent, True), (folder, None)), parent))
+        choices.append(
+            TrustChoice(f"Trust parent folder ({parent})", True, ((parent, True), (folder, None)), parent)
+        )
     if session_only:
         choices.append(TrustChoice("Trust (this session only)", True, (), None))
     choices.append(TrustChoice("Do not trust", False, ((folder, False),), folder))

@@ -18,7 +18,13 @@ from tests.pi_coding_agent.e2e._harness import Sandbox
 pytestmark = pytest.mark.timeout(600)
 
 UNTRUSTED_WARNING = "This project is not trusted."
-ANSWERS = ["Trust", "Trust parent folder", "Trust (this session only)", "Do not trust", "Do not trust (this session only)"]
+ANSWERS = [
+    "Trust",
+    "Trust parent folder",
+    "Trust (this session only)",
+    "Do not trust",
+    "Do not trust (this session only)",
+]
 
 
 def _project(sandbox: Sandbox) -> None:
@@ -47,7 +53,9 @@ async def _look(app: App) -> None:
 
 
 @pytest.mark.parametrize("answer", range(len(ANSWERS)), ids=ANSWERS)
-def test_each_answer_is_saved_as_pi_saves_it_and_the_project_loads_at_once(tmp_path: Path, answer: int) -> None:
+def test_each_answer_is_saved_as_pi_saves_it_and_the_project_loads_at_once(
+    tmp_path: Path, answer: int
+) -> None:
     app = run_app(tmp_path, [], _look, before=_project, startup=_answer(answer))  # type: ignore[arg-type]
     work = os.path.realpath(app.sandbox.work)
     trusted = answer < 3

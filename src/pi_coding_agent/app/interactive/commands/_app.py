@@ -13,7 +13,12 @@ from pi_coding_agent.app.interactive.selectors import (
     SettingsSelector,
     TrustSelector,
 )
-from pi_coding_agent.core.settings import ConfigFileError, TrustChoice, save_trust_decisions, stored_trust_entry
+from pi_coding_agent.core.settings import (
+    ConfigFileError,
+    TrustChoice,
+    save_trust_decisions,
+    stored_trust_entry,
+)
 from pi_tui import DynamicBorder, Markdown, Spacer, Text, read_keybindings_file
 
 if TYPE_CHECKING:
