@@ -78,6 +78,9 @@ ReloadResources = Callable[[], list[str]]
 """Re-reads skills, prompt templates and context files for the next session; returns warnings."""
 
 
+GIT_BRANCH_POLL_S = 0.5
+
+
 class InteractiveMode:
     def __init__(
         self,
@@ -223,11 +226,13 @@ class InteractiveMode:
         await self.extensions.start()
         # in the background, after the first frame (Pi's order)
         start_catalog_refresh(self.session.catalog, self.agent_dir, self.spawn, self._catalog_refreshed)
+        git_watch = asyncio.ensure_future(self._watch_git_branch())
         if initial_message is not None:
             self.start_prompt(initial_message, list(initial_images))
         try:
             await self._exit.wait()
         finally:
+            git_watch.cancel()
             for signum in (signal.SIGTERM, signal.SIGHUP):
                 loop.remove_signal_handler(signum)
             self.indicators.clear()
@@ -237,6 +242,14 @@ class InteractiveMode:
             await self.runtime.dispose()
             self._print_resume_hint()
         return self._exit_code
+
+    async def _watch_git_branch(self) -> None:
+        """The footer's branch follows a checkout made anywhere (Pi watches git's HEAD and
+        reacts within half a second; we look that often)."""
+        while True:
+            await asyncio.sleep(GIT_BRANCH_POLL_S)
+            if self.footer.poll_git_branch():
+                self.tui.request_render()
 
     def shutdown(self, code: int = 0) -> None:
         self._exit_code = code
