@@ -86,7 +86,6 @@ def resources_and_extensions(
     diagnostics: Diagnostics,
     into: ExtensionRunner | None,
     check: bool = True,
-    interactive: bool = False,
 ) -> tuple[LoadedResources, ExtensionRunner | None]:
     """Skills, templates, themes and extension files; the extensions loaded (their flags
     read) into ``into`` (the extensions that decided on trust) or a new runner."""
@@ -96,9 +95,9 @@ def resources_and_extensions(
     resources, resource_warnings = load_resource_files(
         resource_choice(parsed), cwd=cwd, session_cwd=session_cwd, agent_dir=home, settings=settings
     )
-    shown = listed_problems(resources)
+    tui_only = listed_problems(resources)  # Pi reports these in its TUI's header, never on stderr
     for warning in resource_warnings:
-        if not (interactive and warning in shown):
+        if warning not in tui_only:
             diagnostics.warn(warning)
     runner, failed = load_cli_extensions([r.path for r in resources.extensions], session_cwd, parsed, into)
     if failed:
