@@ -11,7 +11,10 @@ import pytest
 from tests.pi_coding_agent.app.interactive._inprocess import App, run_app
 
 SLOW_ANSWER = [{"text": "slow answer " * 20, "chunk_delay": 0.3}]
-SLOW_TOOL = [{"tool_calls": [{"id": "c1", "name": "bash", "arguments": {"command": "sleep 20"}}]}, {"text": "after"}]
+SLOW_TOOL = [
+    {"tool_calls": [{"id": "c1", "name": "bash", "arguments": {"command": "sleep 20"}}]},
+    {"text": "after"},
+]
 
 
 @pytest.mark.parametrize(
@@ -19,7 +22,9 @@ SLOW_TOOL = [{"tool_calls": [{"id": "c1", "name": "bash", "arguments": {"command
     [(SLOW_ANSWER, None), (SLOW_ANSWER, "slow answer"), (SLOW_TOOL, "sleep 20")],
     ids=["before-the-answer", "while-streaming", "while-a-tool-runs"],
 )
-def test_escape_clears_the_working_line(tmp_path: Path, turns: list[dict[str, object]], wait_for: str | None) -> None:
+def test_escape_clears_the_working_line(
+    tmp_path: Path, turns: list[dict[str, object]], wait_for: str | None
+) -> None:
     async def scenario(app: App) -> None:
         await app.submit("hello")
         await app.wait_for("Working")
