@@ -37,6 +37,7 @@ from pi_coding_agent.app.interactive._screen_settings import (
     apply_image_settings,
     style_viewport,
 )
+from pi_coding_agent.app.interactive._startup_notices import model_scope_line, tmux_keyboard_warning
 from pi_coding_agent.app.interactive._startup_resources import StartupResources
 from pi_coding_agent.app.interactive._styles import markdown_theme
 from pi_coding_agent.app.interactive._terminal_theme import TerminalTheme
@@ -84,6 +85,9 @@ if TYPE_CHECKING:
 
 ReloadResources = Callable[[], list[str]]
 """Re-reads skills, prompt templates and context files for the next session; returns warnings."""
+
+
+GIT_BRANCH_POLL_S = 0.5
 
 
 class InteractiveMode:
@@ -224,6 +228,9 @@ class InteractiveMode:
     async def run(
         self, initial_message: str | None = None, initial_images: Sequence[ImageContent] = ()
     ) -> int:
+        scope = self._model_scope_notice()
+        if scope is not None and self.tui.mode != "fullscreen":
+            self.terminal.write(scope + "\r\n")  # above the UI, as Pi prints it
         self.build_header()
         self.render_session()
         for problem in self._problems:
@@ -239,11 +246,14 @@ class InteractiveMode:
         await self.extensions.start()
         # in the background, after the first frame (Pi's order)
         start_catalog_refresh(self.session.catalog, self.agent_dir, self.spawn, self._catalog_refreshed)
+        git_watch = asyncio.ensure_future(self._watch_git_branch())
+        self.spawn(self._warn_about_tmux())
         if initial_message is not None:
             self.start_prompt(initial_message, list(initial_images))
         try:
             await self._exit.wait()
         finally:
+            git_watch.cancel()
             for signum in (signal.SIGTERM, signal.SIGHUP):
                 loop.remove_signal_handler(signum)
             self.indicators.clear()
@@ -254,6 +264,25 @@ class InteractiveMode:
             await self.runtime.dispose()
             self._print_resume_hint()
         return self._exit_code
+
+    def _model_scope_notice(self) -> str | None:
+        """``Model scope: ...`` unless ``quietStartup`` (``true``, or Pi 1.6's ``"header"``) hides it."""
+        if not self.verbose and self.session.settings.get("quietStartup") not in (None, False):
+            return None
+        return model_scope_line(self.session.scoped_models, self.keys, self.theme)
+
+    async def _warn_about_tmux(self) -> None:
+        warning = await tmux_keyboard_warning()
+        if warning is not None:
+            self.transcript.warning(warning)
+
+    async def _watch_git_branch(self) -> None:
+        """The footer's branch follows a checkout made anywhere (Pi watches git's HEAD and
+        reacts within half a second; we look that often)."""
+        while True:
+            await asyncio.sleep(GIT_BRANCH_POLL_S)
+            if self.footer.poll_git_branch():
+                self.tui.request_render()
 
     def shutdown(self, code: int = 0) -> None:
         self._exit_code = code
@@ -313,6 +342,10 @@ class InteractiveMode:
             header.add_child(part)
         for section in conflict_sections(self, ("Theme conflicts",)):
             header.add_child(Text(section, 0, 0))
+            header.add_child(Spacer(1))
+        scope = self._model_scope_notice()
+        if scope is not None and self.tui.mode == "fullscreen":  # Pi 1.6: no print on the alternate screen
+            header.add_child(Text(scope, 1, 0))
             header.add_child(Spacer(1))
 
     def render_session(self) -> None:

@@ -133,6 +133,7 @@ def launch(
     extended_keys: bool = False,
     background: str | None = None,
     route: Callable[[dict[str, Any]], tuple[str, list[Turn]]] | None = None,
+    tmux_env: bool = False,
 ) -> Iterator[Run]:
     """A running ``pi`` (``which``: ``ours`` or ``pi``) whose provider serves ``turns``;
     ``models`` builds ``models.json`` from the provider's base URL. The run starts once
@@ -151,7 +152,7 @@ background colour (which tmux then reports); ``route`` is the provider's (to hol
         command = pi_command(which, *args)
         environment = sandbox.env(TERM="xterm-256color", **(env or {}))
         pane = TmuxPane(None if shell else command, sandbox.work, environment, height=height,
-                        extended_keys=extended_keys, background=background)  # fmt: skip
+                        extended_keys=extended_keys, background=background, tmux_env=tmux_env)  # fmt: skip
         try:
             if shell:
                 pane.type(shlex.join(command))

@@ -14,10 +14,14 @@ from pi_coding_agent.app.interactive.selectors import (
     HTTP_IDLE_TIMEOUTS,
     TRUST_LABELS,
     SettingsSelector,
-    TrustOption,
     TrustSelector,
 )
-from pi_coding_agent.core.settings import ConfigFileError, save_trust_decisions, stored_trust_entry
+from pi_coding_agent.core.settings import (
+    ConfigFileError,
+    TrustChoice,
+    save_trust_decisions,
+    stored_trust_entry,
+)
 from pi_tui import DynamicBorder, Markdown, Spacer, Text, read_keybindings_file
 
 if TYPE_CHECKING:
@@ -237,7 +241,7 @@ async def trust(host: AppCommandHost, _: str) -> None:
         return
 
     def build(done: Callable[[], None]) -> TrustSelector:
-        def chosen(option: TrustOption) -> None:
+        def chosen(option: TrustChoice) -> None:
             try:
                 save_trust_decisions(host.agent_dir, option.updates)
             except (OSError, ConfigFileError) as error:

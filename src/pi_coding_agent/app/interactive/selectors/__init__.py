@@ -2,7 +2,7 @@
 
 from pi_coding_agent.app.interactive.selectors._base import SelectorContext
 from pi_coding_agent.app.interactive.selectors._dialogs import EditorDialog, InputDialog, SelectDialog
-from pi_coding_agent.app.interactive.selectors._lists import ForkSelector, TrustOption, TrustSelector
+from pi_coding_agent.app.interactive.selectors._lists import ForkSelector, TrustSelector
 from pi_coding_agent.app.interactive.selectors._login import (
     LoginDialog,
     ProviderRow,
@@ -41,7 +41,6 @@ __all__ = [
     "SettingsSelector",
     "ThinkingSelector",
     "TreeSelector",
-    "TrustOption",
     "TrustSelector",
     "auth_type_label",
     "model_key",
