@@ -41,6 +41,9 @@ class LlamaRouter:
         self._gate = threading.Event()
         self._lock = threading.Lock()
         self._listeners: list[queue.Queue[dict[str, Any] | None]] = []
+        self.ongoing: dict[str, dict[str, Any]] = {}
+        """The progress event of each load or download under way, sent again every tick (as a
+        router reports progress over time), so a client that subscribes late still gets it."""
         self.base_url = ""
 
     def release(self) -> None:
@@ -49,6 +52,10 @@ class LlamaRouter:
 
     def entry(self, model_id: str) -> dict[str, Any] | None:
         return next((model for model in self.models if model["id"] == model_id), None)
+
+    def _progress(self, event: dict[str, Any]) -> None:
+        self.ongoing[event["model"]] = event
+        self._emit(event)
 
     def _emit(self, event: dict[str, Any]) -> None:
         for listener in list(self._listeners):
@@ -65,32 +72,36 @@ class LlamaRouter:
     def _finish_load(self, model_id: str) -> None:
         self._gate.wait(30)
         self._gate.clear()
-        self._set_status(model_id, {"value": "loaded"})
+        self.ongoing.pop(model_id, None)
         entry = self.entry(model_id)
-        if entry is not None:
-            entry.setdefault("meta", {"n_ctx": 8192})
+        if entry is None or entry["status"]["value"] != "loading":  # unloaded meanwhile
+            return
+        self._set_status(model_id, {"value": "loaded"})
+        entry.setdefault("meta", {"n_ctx": 8192})
         self._emit({"model": model_id, "event": "model_status", "data": {"status": "loaded"}})
 
     def load(self, model_id: str) -> None:
         progress = {"stages": LOAD_STAGES, "current": "tensors", "value": 0.5}
         self._set_status(model_id, {"value": "loading"})
-        self._emit({"model": model_id, "event": "model_status", "data": {"status": "loading", "progress": progress}})
+        self._progress({"model": model_id, "event": "model_status", "data": {"status": "loading", "progress": progress}})
         threading.Thread(target=self._finish_load, args=(model_id,), daemon=True).start()
 
     def unload(self, model_id: str) -> None:
+        self.ongoing.pop(model_id, None)
         self._set_status(model_id, {"value": "unloaded"})
         self._emit({"model": model_id, "event": "model_status", "data": {"status": "unloaded"}})
 
     def _finish_download(self, model_id: str) -> None:
         self._gate.wait(30)
         self._gate.clear()
+        self.ongoing.pop(model_id, None)
         self._set_status(model_id, {"value": "unloaded"})
         self._emit({"model": model_id, "event": "download_finished", "data": {}})
 
     def download(self, model_id: str) -> None:
         progress = {"model.gguf": {"done": 3 * MIB // 2, "total": 3 * MIB}}
         self._set_status(model_id, {"value": "downloading", "progress": progress})
-        self._emit({"model": model_id, "event": "download_progress", "data": progress})
+        self._progress({"model": model_id, "event": "download_progress", "data": progress})
         threading.Thread(target=self._finish_download, args=(model_id,), daemon=True).start()
 
     def hub_search(self, query: str) -> list[dict[str, Any]]:
@@ -161,7 +172,8 @@ def _handler(router: LlamaRouter) -> type[BaseHTTPRequestHandler]:
                     try:
                         event = listener.get(timeout=0.2)
                     except queue.Empty:
-                        self.wfile.write(b": keep-alive\n\n")
+                        ticks = [f"data: {json.dumps(e)}\n\n" for e in list(router.ongoing.values())]
+                        self.wfile.write("".join(ticks).encode() or b": keep-alive\n\n")
                         self.wfile.flush()
                         continue
                     if event is None:
