@@ -197,3 +197,34 @@ def test_without_a_server_the_embedded_models_are_managed(tmp_path: Path) -> Non
         await app.quit()
 
     play(tmp_path, "ours", [], scenario, env=cache_env())
+
+
+def test_login_checks_the_server_and_stores_it_as_pi_does(tmp_path: Path) -> None:
+    with llama_router(ROUTER_MODELS) as router:
+        router.api_key = "sekrit"
+
+        async def scenario(app: Driven) -> None:
+            for key, outcome in (("wrong", "Failed to save API key for llama.cpp: Invalid API Key"),
+                                 ("sekrit", "Saved API key for llama.cpp.")):  # fmt: skip
+                await app.type("/login llama.cpp")
+                await app.wait_for("→ llama.cpp")  # completion: Enter takes it, Enter runs it
+                await app.send("Enter")
+                await app.wait_until_gone("→ llama.cpp")
+                await app.send("Enter")
+                screen = await app.wait_for("llama.cpp server URL")
+                assert "e.g., http://127.0.0.1:9931" in screen
+                await app.type(router.base_url + "/v1/")
+                await app.send("Enter")
+                await app.wait_for("API key (optional)")
+                await app.type(key)
+                await app.send("Enter")
+                await app.wait_for(outcome, everywhere=True)
+            await app.command("/llama")
+            await app.wait_for("coder-q4                            loaded · 33k context")
+            await app.send("Escape")
+            await app.quit()
+
+        app = play(tmp_path, "ours", [], scenario, env={"PI_LOCAL_CACHE": str(tmp_path / "none")})
+    stored = (app.sandbox.agent_dir / "auth.json").read_text(encoding="utf-8")
+    expected = {"llama.cpp": {"type": "api_key", "key": "sekrit", "env": {"LLAMA_BASE_URL": router.base_url}}}
+    assert stored == json.dumps(expected, indent=2)

@@ -19,6 +19,7 @@ import pytest
 from pi_coding_agent.app.rpc import RpcClient
 from tests.pi_coding_agent.app.rpc import scenario
 from tests.pi_coding_agent.app.rpc._support import (
+    BUILT_IN_EXTENSIONS,
     MODEL_ARGS,
     first_difference,
     has_embedded_models,
@@ -238,7 +239,7 @@ def test_templates_and_skills_are_commands_and_expand_like_pi(tmp_path: Path) ->
         shown = [
             {**{k: c[k] for k in ("name", "description", "source")}, "path": c["sourceInfo"]["path"]}
             for c in commands
-            if not c["sourceInfo"]["path"].startswith("<inline:")
+            if not c["sourceInfo"]["path"].startswith(BUILT_IN_EXTENSIONS)  # /llama: test_llama_pi.py
         ]
         results.append(normalize({"stream": [], "results": [{"result": [shown, messages]}]}, box.root))
     assert results[0] == results[1]
