@@ -83,7 +83,9 @@ class LlamaRouter:
     def load(self, model_id: str) -> None:
         progress = {"stages": LOAD_STAGES, "current": "tensors", "value": 0.5}
         self._set_status(model_id, {"value": "loading"})
-        self._progress({"model": model_id, "event": "model_status", "data": {"status": "loading", "progress": progress}})
+        self._progress(
+            {"model": model_id, "event": "model_status", "data": {"status": "loading", "progress": progress}}
+        )
         threading.Thread(target=self._finish_load, args=(model_id,), daemon=True).start()
 
     def unload(self, model_id: str) -> None:
@@ -213,7 +215,9 @@ def _handler(router: LlamaRouter) -> type[BaseHTTPRequestHandler]:
 
 
 @contextmanager
-def llama_router(models: list[dict[str, Any]], hub: dict[str, dict[str, Any]] | None = None) -> Iterator[LlamaRouter]:
+def llama_router(
+    models: list[dict[str, Any]], hub: dict[str, dict[str, Any]] | None = None
+) -> Iterator[LlamaRouter]:
     router = LlamaRouter(models, hub)
     server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(router))
     server.daemon_threads = True

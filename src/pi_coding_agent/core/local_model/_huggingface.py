@@ -23,7 +23,8 @@ ENDPOINT_ENV = "HF_ENDPOINT"
 REQUEST_SECONDS = 15.0
 RECOMMENDED = "Q4_K_M"
 _QUANTIZATION = re.compile(
-    r"(?:^|[-_.])((?:UD-)?(?:IQ\d(?:_[A-Z0-9]+)+|Q\d(?:_[A-Z0-9]+)+|BF16|F16|F32|MXFP\d(?:_[A-Z0-9]+)*))$", re.I
+    r"(?:^|[-_.])((?:UD-)?(?:IQ\d(?:_[A-Z0-9]+)+|Q\d(?:_[A-Z0-9]+)+|BF16|F16|F32|MXFP\d(?:_[A-Z0-9]+)*))$",
+    re.I,
 )
 _SHARD = re.compile(r"-\d{5}-of-\d{5}$")
 
@@ -107,7 +108,9 @@ async def _get(path: str) -> Any:
 
 
 async def hub_search(query: str) -> list[HubModel]:
-    params = urlencode({"search": query, "filter": "gguf", "sort": "downloads", "direction": "-1", "limit": "20"})
+    params = urlencode(
+        {"search": query, "filter": "gguf", "sort": "downloads", "direction": "-1", "limit": "20"}
+    )
     payload = await _get(f"/api/models?{params}")
     if not isinstance(payload, list):
         raise LlamaServerError("Hugging Face returned invalid search results")
@@ -135,7 +138,9 @@ def _quantizations(siblings: Any) -> list[Quantization]:
         known = sizes.get(quantization, 0)
         sizes[quantization] = known + size if isinstance(size, int) and known is not None else None
     found = [Quantization(name, size) for name, size in sizes.items()]
-    return sorted(found, key=lambda q: (q.name != RECOMMENDED, q.size if q.size is not None else 1 << 62, q.name))
+    return sorted(
+        found, key=lambda q: (q.name != RECOMMENDED, q.size if q.size is not None else 1 << 62, q.name)
+    )
 
 
 async def hub_details(repository: str) -> HubDetails:

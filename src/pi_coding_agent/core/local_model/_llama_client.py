@@ -195,7 +195,9 @@ class LlamaClient:
                 if (entry is not None and entry.failed) or failure:
                     code = entry.exit_code if entry is not None else None
                     raise LlamaServerError(
-                        (failure or "Model failed to load") if code is None else f"Model exited with code {code}"
+                        (failure or "Model failed to load")
+                        if code is None
+                        else f"Model exited with code {code}"
                     )
                 await asyncio.sleep(LOAD_POLL_SECONDS)
         finally:

@@ -92,7 +92,14 @@ def test_models_are_listed_loaded_with_progress_and_unloaded(tmp_path: Path) -> 
             await app.send("Escape")
             await app.quit()
 
-        play(tmp_path, "ours", [], scenario, before=_signed_in(router, "sekrit"), env={"PI_LOCAL_CACHE": str(tmp_path / "none")})
+        play(
+            tmp_path,
+            "ours",
+            [],
+            scenario,
+            before=_signed_in(router, "sekrit"),
+            env={"PI_LOCAL_CACHE": str(tmp_path / "none")},
+        )
     posts = [(path, body) for method, path, body in router.requests if method == "POST"]
     assert posts == [("/models/load", {"model": "big-q8"}), ("/models/unload", {"model": "big-q8"})]
     assert router.authorization == "Bearer sekrit"
@@ -112,7 +119,11 @@ def test_a_model_found_on_hugging_face_is_downloaded_by_the_router(tmp_path: Pat
             await app.send("Enter")
             screen = await app.wait_for("Select quantization")
             assert _frame(screen)[:5] == [
-                " Select quantization", " acme/tiny-GGUF", "", "→ Q4_K_M · 3.00 MiB · recommended", "  Q8_0 · 6.00 MiB",
+                " Select quantization",
+                " acme/tiny-GGUF",
+                "",
+                "→ Q4_K_M · 3.00 MiB · recommended",
+                "  Q8_0 · 6.00 MiB",
             ]
             await app.send("Enter")
             screen = await app.wait_for("1.50 MiB / 3.00 MiB")
@@ -151,7 +162,14 @@ def test_escape_stops_a_load_after_asking(tmp_path: Path) -> None:
             await app.send("Escape")
             await app.quit()
 
-        play(tmp_path, "ours", [], scenario, before=_signed_in(router), env={"PI_LOCAL_CACHE": str(tmp_path / "none")})
+        play(
+            tmp_path,
+            "ours",
+            [],
+            scenario,
+            before=_signed_in(router),
+            env={"PI_LOCAL_CACHE": str(tmp_path / "none")},
+        )
         assert router.entry("big-q8") == {"id": "big-q8", "status": {"value": "unloaded"}}
     posts = [(path, body) for method, path, body in router.requests if method == "POST"]
     assert posts == [("/models/load", {"model": "big-q8"}), ("/models/unload", {"model": "big-q8"})]
@@ -228,3 +246,36 @@ def test_login_checks_the_server_and_stores_it_as_pi_does(tmp_path: Path) -> Non
     stored = (app.sandbox.agent_dir / "auth.json").read_text(encoding="utf-8")
     expected = {"llama.cpp": {"type": "api_key", "key": "sekrit", "env": {"LLAMA_BASE_URL": router.base_url}}}
     assert stored == json.dumps(expected, indent=2)
+
+
+def test_the_embedded_setup_reports_to_the_progress_screen_and_stops_when_asked() -> None:
+    """The setup runs in a thread (``prepare_local_model``); its reports reach the screen on
+    the loop, and once the user stopped it the next report ends it."""
+    import asyncio
+    import threading
+
+    from pi_coding_agent.app.interactive.commands._llama import _SetupProgress
+    from pi_coding_agent.core.local_model import LoadProgress, SetupError
+
+    async def run() -> list[LoadProgress]:
+        shown: list[LoadProgress] = []
+        stopping = threading.Event()
+        progress = _SetupProgress(shown.append, stopping)
+
+        def setup() -> None:
+            progress.stage("downloading Qwen from PyPI")
+            progress.advance(3 * MIB, 6 * MIB, "B")
+            progress.advance(2, 9, "packages")
+            stopping.set()
+            progress.advance(3, 9, "packages")
+
+        with pytest.raises(SetupError, match="setup stopped"):
+            await asyncio.to_thread(setup)
+        await asyncio.sleep(0)
+        return shown
+
+    assert asyncio.run(run()) == [
+        LoadProgress("Downloading Qwen from PyPI"),
+        LoadProgress("Downloading Qwen from PyPI", 0.5, "3.00 MiB / 6.00 MiB"),
+        LoadProgress("Downloading Qwen from PyPI", 2 / 9, "2 packages / 9 packages"),
+    ]

@@ -30,7 +30,11 @@ MODELS = [
 
 def _frame(screen: str) -> list[str]:
     lines = [line.rstrip() for line in screen.splitlines()]
-    start = max(i for i, line in enumerate(lines) if line.startswith(" llama.cpp models") or line.endswith("is loaded"))
+    start = max(
+        i
+        for i, line in enumerate(lines)
+        if line.startswith(" llama.cpp models") or line.endswith("is loaded")
+    )
     end = next(i for i in range(start, len(lines)) if lines[i].startswith("─"))
     return [line for line in lines[start:end] if not line.lstrip("→ ").startswith("local/")]
 
@@ -43,7 +47,9 @@ def _screens(tmp_path: Path, which: str, router: LlamaRouter) -> list[list[str]]
         path.chmod(0o600)
 
     screens = []
-    with launch(tmp_path / which, which, [], before=signed_in, env={"PI_LOCAL_CACHE": str(tmp_path / "none")}) as run:
+    with launch(
+        tmp_path / which, which, [], before=signed_in, env={"PI_LOCAL_CACHE": str(tmp_path / "none")}
+    ) as run:
         run.pane.type("/llama")
         run.pane.wait_for("Manage llama.cpp router models")
         run.pane.send("Enter")

