@@ -284,11 +284,19 @@ class Commands:
         return NO_DATA
 
     def get_commands(self, command: Command) -> Any:
+        """Pi's built-in ``/llama`` (an extension command of Pi's own) first, then the session's."""
+        from pi_coding_agent.core.local_model import LLAMA_COMMAND, LLAMA_SOURCE
+
+        found = self.session.available_commands()
+        name, description = LLAMA_COMMAND
+        llama = [] if any(c.name == name for c in found) else [
+            {"name": name, "description": description, "source": "extension", "sourceInfo": dict(LLAMA_SOURCE)}
+        ]  # fmt: skip
         commands = [
             {"name": c.name, "description": c.description, "source": c.source, "sourceInfo": {"path": c.path}}
-            for c in self.session.available_commands()
+            for c in found
         ]
-        return {"commands": commands}
+        return {"commands": [*llama, *commands]}
 
     # ---------------------------------------------------------------- ours: the tree in place
 

@@ -2,7 +2,8 @@
 
 Most providers ask for the key alone ("Enter <provider's key name>"). Cloudflare's also ask
 for the account id (and the AI Gateway id); Amazon Bedrock and Google Vertex first ask how
-to authenticate, and may store only environment values (a profile, a project) or nothing.
+to authenticate, and may store only environment values (a profile, a project) or nothing;
+llama.cpp asks for its server's URL and an optional key and checks them with the server.
 """
 
 from __future__ import annotations
@@ -102,6 +103,28 @@ async def _vertex(callbacks: LoginCallbacks) -> dict[str, Any]:
     return {"type": "api_key", "env": env}
 
 
+async def _llama_cpp(callbacks: LoginCallbacks) -> dict[str, Any]:
+    """Pi's llama.cpp sign-in: the server's URL and an optional key, checked by listing the
+    router's models; stored as ``env.LLAMA_BASE_URL`` (and ``key`` when one was given)."""
+    import os
+
+    from pi_coding_agent.core.local_model import DEFAULT_SERVER_URL, LlamaClient, LlamaServerError
+
+    suggested = os.environ.get("LLAMA_BASE_URL") or DEFAULT_SERVER_URL
+    entered = await callbacks.prompt(AuthPrompt("text", "llama.cpp server URL", placeholder=suggested))
+    try:
+        client = LlamaClient(entered.strip() or suggested)
+    except ValueError as error:
+        raise OAuthError(str(error)) from None
+    key = (await _text(callbacks, "API key (optional)", secret=True)).strip()
+    client.api_key = key or None
+    try:
+        await client.models()
+    except LlamaServerError as error:
+        raise OAuthError(str(error)) from None
+    return {"type": "api_key", **({"key": key} if key else {}), "env": {"LLAMA_BASE_URL": client.server_url}}
+
+
 async def api_key_login(provider: str, key_name: str, callbacks: LoginCallbacks) -> dict[str, Any]:
     """Ask for ``provider``'s API key (``key_name``: "Anthropic API key") and return the credential."""
     if provider in ("cloudflare-workers-ai", "cloudflare-ai-gateway"):
@@ -110,4 +133,6 @@ async def api_key_login(provider: str, key_name: str, callbacks: LoginCallbacks)
         return await _bedrock(callbacks)
     if provider == "google-vertex":
         return await _vertex(callbacks)
+    if provider == "llama.cpp":
+        return await _llama_cpp(callbacks)
     return {"type": "api_key", "key": await _text(callbacks, f"Enter {key_name}", secret=True)}

@@ -59,12 +59,16 @@ def login_options(credentials: Credentials, auth_type: AuthType | None = None) -
 def _providers(credentials: Credentials) -> dict[str, tuple[str, str | None]]:
     """Every provider one can sign in to: its name and its API key's name (``None``: none).
 
-    As in Pi: the built-in ones, the ``models.json`` Radius gateways, and each other provider of
+    As in Pi: the built-in ones (with Pi's built-in llama.cpp extension's ``llama.cpp``, whose
+    sign-in is a server URL), the ``models.json`` Radius gateways, and each other provider of
     ``models.json`` or an extension, whose key is just an "API key"; a ``name`` given there wins."""
     from pi_ai.models import builtin_provider_infos
 
     names = credentials.provider_names()
     providers = {p: (names.get(p, info.name), info.api_key) for p, info in builtin_provider_infos().items()}
+    from pi_coding_agent.core.local_model import LLAMA_PROVIDER
+
+    providers[LLAMA_PROVIDER] = (names.get(LLAMA_PROVIDER, "llama.cpp"), "llama.cpp server")
     for provider in credentials.radius_providers():
         providers[provider] = (credentials.radius_name(provider), "Radius API key")
     for provider, name in names.items():

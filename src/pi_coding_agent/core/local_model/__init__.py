@@ -2,7 +2,8 @@
 
 ``pi`` falls back to it when no provider is configured; ``pi --provider local`` selects it.
 The inference itself is ``pi_ai``'s ``local`` API; this package only sets it up. It also knows
-a llama.cpp server the user runs (``_llama_server``: ``/llama``'s models, the ``llama.cpp`` provider). Importing it is
+a llama.cpp server the user runs (``_llama_server``, ``_llama_client``: ``/llama``'s models, the
+``llama.cpp`` provider; ``_huggingface``: models to download). Importing it is
 cheap (the catalog entries); building, downloading and checking load on first use.
 """
 
@@ -22,14 +23,26 @@ from pi_coding_agent.core.local_model._setup import LOCAL_PROVIDER as LOCAL_PROV
 from pi_coding_agent.core.local_model._setup import activate_runtime as activate_runtime
 from pi_coding_agent.core.local_model._setup import default_local_model as default_local_model
 from pi_coding_agent.core.local_model._setup import is_local as is_local
+from pi_coding_agent.core.local_model._setup import is_set_up as is_set_up
 from pi_coding_agent.core.local_model._setup import local_models as local_models
 from pi_coding_agent.core.local_model._setup import prepare_local_model as prepare_local_model
 
 if TYPE_CHECKING:
+    from pi_coding_agent.core.local_model._huggingface import RECOMMENDED as RECOMMENDED
+    from pi_coding_agent.core.local_model._huggingface import HubDetails as HubDetails
+    from pi_coding_agent.core.local_model._huggingface import HubModel as HubModel
+    from pi_coding_agent.core.local_model._huggingface import Quantization as Quantization
+    from pi_coding_agent.core.local_model._huggingface import hub_details as hub_details
+    from pi_coding_agent.core.local_model._huggingface import hub_search as hub_search
+    from pi_coding_agent.core.local_model._llama_client import LlamaClient as LlamaClient
+    from pi_coding_agent.core.local_model._llama_client import LoadProgress as LoadProgress
+    from pi_coding_agent.core.local_model._llama_client import format_bytes as format_bytes
+    from pi_coding_agent.core.local_model._llama_server import DEFAULT_SERVER_URL as DEFAULT_SERVER_URL
+    from pi_coding_agent.core.local_model._llama_server import LLAMA_COMMAND as LLAMA_COMMAND
     from pi_coding_agent.core.local_model._llama_server import LLAMA_PROVIDER as LLAMA_PROVIDER
+    from pi_coding_agent.core.local_model._llama_server import LLAMA_SOURCE as LLAMA_SOURCE
     from pi_coding_agent.core.local_model._llama_server import LlamaServerError as LlamaServerError
     from pi_coding_agent.core.local_model._llama_server import ServerModel as ServerModel
-    from pi_coding_agent.core.local_model._llama_server import list_server_models as list_server_models
     from pi_coding_agent.core.local_model._llama_server import normalize_server_url as normalize_server_url
     from pi_coding_agent.core.local_model._llama_server import provider_config as provider_config
     from pi_coding_agent.core.local_model._model_files import ensure_model_file as ensure_model_file

@@ -1,19 +1,27 @@
-"""A llama.cpp server the user runs (``llama-server``, router mode): its model list, and those
-models as the ``llama.cpp`` provider, as Pi's built-in llama.cpp extension offers them.
+"""A llama.cpp server the user runs (``llama-server``, router mode): its models as the router
+reports them, and those models as the ``llama.cpp`` provider, as Pi's built-in llama.cpp
+extension offers them (``_llama_client`` talks to the server).
 
-The server is ``LLAMA_BASE_URL`` (a stored ``llama.cpp`` credential's ``env`` wins, as in Pi);
-``LLAMA_API_KEY`` is sent as a bearer token when set. A model is selectable when it is loaded
-or sleeping (a request wakes it); its context window is what the server reports, else 128k.
+The server is a stored ``llama.cpp`` credential's ``env.LLAMA_BASE_URL`` (``/login llama.cpp``
+writes it, as Pi does), else ``LLAMA_BASE_URL``; the key is the credential's, else
+``LLAMA_API_KEY``. A model is selectable when it is loaded or sleeping (a request wakes it).
 """
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 LLAMA_PROVIDER = "llama.cpp"
+DEFAULT_SERVER_URL = "http://127.0.0.1:9931"
+"""Pi 1.6's default (0.85 said ``:8080``); llama.cpp's ``llama serve`` listens there."""
+LLAMA_COMMAND = ("llama", "Manage llama.cpp router models")
+LLAMA_SOURCE = {"path": "builtin:llama.cpp", "source": "builtin", "scope": "temporary", "origin": "top-level"}
+"""Where Pi 1.6 says ``/llama`` comes from (RPC ``get_commands``'s ``sourceInfo``)."""
 DEFAULT_CONTEXT = 128000
+CONTEXT_FLAGS = ("--ctx-size", "-c", "-ctx")
 
 
 class LlamaServerError(Exception):
@@ -24,13 +32,34 @@ class LlamaServerError(Exception):
 class ServerModel:
     id: str
     status: str
-    """``loaded``, ``sleeping``, ``loading``, ``unloaded``... as the server says."""
-    context_window: int
-    images: bool
+    """``loaded``, ``sleeping``, ``loading``, ``unloaded``, ``downloading``... as the server says."""
+    n_ctx: int | None = None
+    """The context the running model has (``meta.n_ctx``)."""
+    n_ctx_train: int | None = None
+    configured_ctx: int | None = None
+    """``--ctx-size``/``-c`` among the arguments the router starts the model with."""
+    images: bool = False
+    failed: bool = False
+    exit_code: int | None = None
+    progress: Any = None
+    """A download's ``{file: {done, total}}`` while ``downloading``."""
 
     @property
     def selectable(self) -> bool:
         return self.status in ("loaded", "sleeping")
+
+    @property
+    def context_window(self) -> int:
+        """As Pi 1.6 sizes it: what runs, what is configured, what it was trained with, 128k."""
+        return self.n_ctx or self.configured_ctx or self.n_ctx_train or DEFAULT_CONTEXT
+
+    @property
+    def context_label(self) -> str | None:
+        """``33k`` as ``/llama`` shows a loaded model's context (``None``: unknown)."""
+        context = self.n_ctx or self.n_ctx_train or self.configured_ctx
+        if not context:
+            return None
+        return f"{round(context / 1000)}k" if context >= 1000 else str(context)
 
 
 def normalize_server_url(value: str) -> str:
@@ -42,52 +71,42 @@ def normalize_server_url(value: str) -> str:
     return urlunsplit((parts.scheme, parts.netloc, path, "", ""))
 
 
-def _model(entry: Any) -> ServerModel | None:
+def _positive(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
+def _configured_context(arguments: Any) -> int | None:
+    if not isinstance(arguments, list):
+        return None
+    for flag, value in itertools.pairwise(arguments):
+        if flag in CONTEXT_FLAGS and isinstance(value, str) and value.isdigit() and int(value) > 0:
+            return int(value)
+    return None
+
+
+def parse_model(entry: Any) -> ServerModel | None:
+    """One entry of ``GET /models``; ``None`` when it is not a router's (no ``status.value``)."""
     if not isinstance(entry, dict) or not isinstance(entry.get("id"), str):
         return None
     status = entry.get("status")
     value = status.get("value") if isinstance(status, dict) else None
-    if not isinstance(value, str):
+    if not isinstance(status, dict) or not isinstance(value, str):
         return None
-    meta = entry.get("meta")
-    context = (meta.get("n_ctx") or meta.get("n_ctx_train")) if isinstance(meta, dict) else None
+    meta = entry["meta"] if isinstance(entry.get("meta"), dict) else {}
     architecture = entry.get("architecture")
     modalities = architecture.get("input_modalities") if isinstance(architecture, dict) else None
+    exit_code = status.get("exit_code")
     return ServerModel(
         entry["id"],
         value,
-        context if isinstance(context, int) and context > 0 else DEFAULT_CONTEXT,
-        isinstance(modalities, list) and "image" in modalities,
+        n_ctx=_positive(meta.get("n_ctx")),
+        n_ctx_train=_positive(meta.get("n_ctx_train")),
+        configured_ctx=_configured_context(status.get("args")),
+        images=isinstance(modalities, list) and "image" in modalities,
+        failed=status.get("failed") is True,
+        exit_code=exit_code if isinstance(exit_code, int) else None,
+        progress=status.get("progress"),
     )
-
-
-REQUEST_SECONDS = 15.0
-"""Pi's limit for each request to the server."""
-
-
-async def list_server_models(server_url: str, api_key: str | None = None) -> list[ServerModel]:
-    """``GET /models`` of the router; raises ``LlamaServerError`` naming the problem."""
-    import httpx
-
-    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-    try:
-        async with httpx.AsyncClient(timeout=REQUEST_SECONDS) as client:
-            response = await client.get(f"{server_url}/models", headers=headers)
-    except httpx.HTTPError as error:
-        raise LlamaServerError(f"Could not reach llama.cpp server at {server_url}: {error}") from error
-    try:
-        payload = response.json()
-    except ValueError:
-        payload = None
-    if response.status_code >= 400:
-        raise LlamaServerError(f"llama.cpp returned HTTP {response.status_code}")
-    data = payload.get("data") if isinstance(payload, dict) else None
-    if not isinstance(data, list):
-        raise LlamaServerError("llama.cpp returned an invalid model catalog")
-    models = [_model(entry) for entry in data]
-    if any(model is None for model in models):
-        raise LlamaServerError("Server is not running in llama.cpp router mode")
-    return [model for model in models if model is not None]
 
 
 def provider_config(server_url: str, models: list[ServerModel], api_key: str | None) -> dict[str, Any]:

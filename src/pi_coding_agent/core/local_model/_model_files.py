@@ -56,7 +56,8 @@ def _stamp_path(path: Path) -> Path:
     return path.with_name(path.name + ".verified")
 
 
-def _still_verified(path: Path) -> bool:
+def is_verified(path: Path) -> bool:
+    """The file is as it was when its sha256 last checked out."""
     try:
         return bool(json.loads(_stamp_path(path).read_text()) == _stamp_of(path))
     except (OSError, ValueError):
@@ -150,7 +151,7 @@ def _download_all(spec: LocalModelSpec, folder: Path, progress: Progress) -> lis
 def _verified_existing(spec: LocalModelSpec, path: Path, progress: Progress) -> bool:
     if not path.exists():
         return False
-    if _still_verified(path):
+    if is_verified(path):
         return True
     progress.stage(f"checking {path}")
     actual = _hash_file(path, progress, spec.size)

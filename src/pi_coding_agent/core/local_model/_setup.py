@@ -60,6 +60,18 @@ def activate_runtime(runtime: Path) -> None:
         sys.path.append(deps)
 
 
+def is_set_up(model: Model) -> bool:
+    """The runtime is installed and the embedded model's file is there and checked (so
+    ``prepare_local_model`` has nothing to do)."""
+    from pi_coding_agent.core.local_model._model_files import is_verified
+    from pi_coding_agent.core.local_model._runtime import RuntimeSpec
+
+    spec = find_spec(model.id)
+    if spec is None or not (RuntimeSpec().site_dir() / "complete").exists():
+        return False
+    return is_verified(model_path(spec.file))
+
+
 def prepare_local_model(model: Model, progress: Progress) -> None:
     """Build/install the runtime and fetch the model file as needed; raises ``SetupError``.
 

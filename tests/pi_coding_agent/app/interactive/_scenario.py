@@ -107,9 +107,11 @@ class Run(SessionFiles):
 
 
 def pi_command(which: str, *args: str) -> list[str]:
-    if which in ("pi", "pi-current"):  # Pi 0.85, or Pi 1.6 (the release users run)
-        name = "pi-cli" if which == "pi" else "pi-cli-current"
-        return [str(oracle.require_live_oracle() / name), *args]
+    """``ours``, ``pi`` (Pi 0.85's ``pi-cli``) or ``pi16`` (Pi 1.6's ``pi-cli-current``)."""
+    if which == "pi":
+        return [str(oracle.require_live_oracle() / "pi-cli"), *args]
+    if which == "pi16":
+        return [str(oracle.require_live_oracle(current=True) / "pi-cli-current"), *args]
     return [str(OUR_PI), *args]
 
 
@@ -135,7 +137,7 @@ def launch(
     route: Callable[[dict[str, Any]], tuple[str, list[Turn]]] | None = None,
     tmux_env: bool = False,
 ) -> Iterator[Run]:
-    """A running ``pi`` (``which``: ``ours`` or ``pi``) whose provider serves ``turns``;
+    """A running ``pi`` (``which``: ``ours``, ``pi`` or ``pi16``) whose provider serves ``turns``;
     ``models`` builds ``models.json`` from the provider's base URL. The run starts once
     ``ready`` shows and (``probe``) the editor's keys work; with ``shell`` it is started from
     an interactive bash (job control, for Ctrl+Z); ``before`` runs first, with the provider up

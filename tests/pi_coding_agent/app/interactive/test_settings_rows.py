@@ -44,7 +44,7 @@ def rows_of(tmp_path: Path, which: str) -> list[tuple[str, str]]:
     return rows
 
 
-@pytest.mark.parametrize("which", ["pi-current"])
+@pytest.mark.parametrize("which", ["pi16"])
 def test_settings_rows_are_pi_1_6s(tmp_path: Path, which: str) -> None:
     theirs = rows_of(tmp_path, which)
     ours = rows_of(tmp_path, "ours")

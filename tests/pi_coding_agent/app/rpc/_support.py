@@ -214,15 +214,19 @@ def _aborted_answers(value: Any) -> Any:
     return value
 
 
+BUILT_IN_EXTENSIONS = ("<inline:", "builtin:")
+"""Where Pi 0.85 and 1.6 (and we, as 1.6) say a built-in extension's command (``/llama``) is from."""
+
+
 def _without_inline_extensions(value: Any) -> Any:
     if isinstance(value, dict):
         if isinstance(value.get("commands"), list):
-            kept = [c for c in value["commands"] if not str((c.get("sourceInfo") or {}).get("path", "")).startswith("<inline:")]
+            kept = [c for c in value["commands"] if not str((c.get("sourceInfo") or {}).get("path", "")).startswith(BUILT_IN_EXTENSIONS)]
             return {**value, "commands": kept}
         return {key: _without_inline_extensions(item) for key, item in value.items()}
     if isinstance(value, list):
         if value and all(isinstance(c, dict) and "source" in c and "name" in c for c in value):
-            return [c for c in value if not str((c.get("sourceInfo") or {}).get("path", "")).startswith("<inline:")]
+            return [c for c in value if not str((c.get("sourceInfo") or {}).get("path", "")).startswith(BUILT_IN_EXTENSIONS)]
         return [_without_inline_extensions(item) for item in value]
     return value
 

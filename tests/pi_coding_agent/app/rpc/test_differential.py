@@ -23,6 +23,7 @@ import pytest
 from pi_coding_agent.app.rpc import RpcClient
 from tests.pi_coding_agent.app.rpc import scenario
 from tests.pi_coding_agent.app.rpc._support import (
+    BUILT_IN_EXTENSIONS,
     MODEL_ARGS,
     as_pi085,
     first_difference,
@@ -284,7 +285,7 @@ def test_templates_and_skills_are_commands_and_expand_like_pi(tmp_path: Path) ->
         shown = [
             {**{k: c[k] for k in ("name", "description", "source")}, "path": c["sourceInfo"]["path"]}
             for c in commands
-            if not c["sourceInfo"]["path"].startswith("<inline:")
+            if not c["sourceInfo"]["path"].startswith(BUILT_IN_EXTENSIONS)  # /llama: test_llama_pi.py
         ]
         results.append(normalize({"stream": [], "results": [{"result": [shown, messages]}]}, box.root))
     assert results[0] == results[1]

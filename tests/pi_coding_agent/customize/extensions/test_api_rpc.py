@@ -42,7 +42,9 @@ def test_the_api_acts_on_the_session_and_the_client_sees_it(tmp_path: Path) -> N
         finally:
             assert rpc.close() == 0
         (request,) = provider.requests
-    assert [(c["name"], c["source"]) for c in commands] == [("exercise", "extension"), ("fail", "extension"), ("ask", "extension")]
+    assert [(c["name"], c["source"]) for c in commands] == [
+        ("llama", "extension"), ("exercise", "extension"), ("fail", "extension"), ("ask", "extension")
+    ]  # Pi's built-in /llama first
     assert error == {
         "type": "extension_error", "extensionPath": "command:fail", "event": "command", "error": "command went wrong",
     }

@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Protocol
 
+from pi_coding_agent.core.local_model import LLAMA_COMMAND
+
 if TYPE_CHECKING:
     from pi_coding_agent.app.interactive.commands._app import AppCommandHost
     from pi_coding_agent.app.interactive.commands._auth import AuthCommandHost
@@ -56,7 +58,6 @@ BUILTIN_COMMANDS: tuple[tuple[str, str], ...] = (
     ("quit", "Quit pi"),
 )
 ARGUMENT_HINTS = {"model": "<provider/model>", "thinking": "<level>", "login": "<provider>"}
-LLAMA_COMMAND = ("llama", "Manage llama.cpp router models")
 """Pi registers it from a built-in extension, so it is listed after the extensions' commands
 and tagged as this run's (``[t]``)."""
 HIDDEN_COMMANDS = frozenset({"debug"})

@@ -71,7 +71,7 @@ async def model(host: ModelCommandHost, search: str) -> None:
     if search:
         found = find_exact_reference(search, host.model_choices())
         if found is not None:
-            await _select_model(host, found, persist=False)
+            await select_model(host, found, persist=False)
             return
     settings = session.settings
     provider, model_id = settings.default_provider, settings.default_model
@@ -80,7 +80,7 @@ async def model(host: ModelCommandHost, search: str) -> None:
     def build(done: Callable[[], None]) -> ModelSelector:
         def chosen(choice: Model, persist: bool) -> None:
             done()
-            host.spawn(_select_model(host, choice, persist))
+            host.spawn(select_model(host, choice, persist))
 
         return ModelSelector(
             host.ui.context(), session.available_models(), session.model, [s.model for s in session.scoped_models],
@@ -100,7 +100,7 @@ def _reload_models_json(host: ModelCommandHost) -> None:
         host.transcript.error(catalog.error)
 
 
-async def _select_model(host: ModelCommandHost, chosen: Model, persist: bool) -> None:
+async def select_model(host: ModelCommandHost, chosen: Model, persist: bool) -> None:
     try:
         await host.session.set_model(chosen, persist=persist)
     except (ModelChangeError, SessionError) as error:

@@ -3,6 +3,7 @@
 from pi_coding_agent.app.interactive.selectors._base import SelectorContext
 from pi_coding_agent.app.interactive.selectors._dialogs import EditorDialog, InputDialog, SelectDialog
 from pi_coding_agent.app.interactive.selectors._lists import ForkSelector, TrustSelector
+from pi_coding_agent.app.interactive.selectors._llama import DOWNLOAD, LlamaView, ModelRow, ProgressState
 from pi_coding_agent.app.interactive.selectors._login import (
     LoginDialog,
     ProviderRow,
@@ -24,13 +25,17 @@ from pi_coding_agent.app.interactive.selectors._settings import (
 from pi_coding_agent.app.interactive.selectors._tree import TreeSelector
 
 __all__ = [
+    "DOWNLOAD",
     "HTTP_IDLE_TIMEOUTS",
     "TRUST_LABELS",
     "EditorDialog",
     "ForkSelector",
     "InputDialog",
+    "LlamaView",
     "LoginDialog",
+    "ModelRow",
     "ModelSelector",
+    "ProgressState",
     "ProviderRow",
     "ProviderSelector",
     "ScopedModelsSelector",

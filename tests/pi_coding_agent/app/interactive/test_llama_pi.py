@@ -1,0 +1,95 @@
+"""``/llama`` next to Pi 1.6's (``pi-cli-current``), both in tmux against the same stand-in
+llama.cpp router: the model list and the question before a load look the same (ours adds
+the embedded models, ``local/...``, which Pi does not have); and RPC ``get_commands`` lists
+``/llama`` as Pi 1.6 does."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pi_coding_agent.app.rpc import RpcClient
+from tests.pi_coding_agent.app.interactive._scenario import launch
+from tests.pi_coding_agent.app.rpc._support import MODEL_ARGS, make_sandbox, our_pi
+from tests.pi_coding_agent.e2e._harness import Sandbox
+from tests.support import oracle
+from tests.support.llama_router import LlamaRouter, llama_router
+
+pytestmark = pytest.mark.timeout(300)
+
+MODELS = [
+    {"id": "coder-q4", "status": {"value": "loaded"}, "meta": {"n_ctx": 32768}},
+    {"id": "big-q8", "status": {"value": "unloaded"}},
+    {"id": "fetching", "status": {"value": "downloading"}},
+]
+
+
+def _frame(screen: str) -> list[str]:
+    lines = [line.rstrip() for line in screen.splitlines()]
+    start = max(
+        i
+        for i, line in enumerate(lines)
+        if line.startswith(" llama.cpp models") or line.endswith("is loaded")
+    )
+    end = next(i for i in range(start, len(lines)) if lines[i].startswith("─"))
+    return [line for line in lines[start:end] if not line.lstrip("→ ").startswith("local/")]
+
+
+def _screens(tmp_path: Path, which: str, router: LlamaRouter) -> list[list[str]]:
+    def signed_in(sandbox: Sandbox) -> None:
+        credential = {"type": "api_key", "env": {"LLAMA_BASE_URL": router.base_url}}
+        path = sandbox.agent_dir / "auth.json"
+        path.write_text(json.dumps({"llama.cpp": credential}), encoding="utf-8")
+        path.chmod(0o600)
+
+    screens = []
+    with launch(
+        tmp_path / which, which, [], before=signed_in, env={"PI_LOCAL_CACHE": str(tmp_path / "none")}
+    ) as run:
+        run.pane.type("/llama")
+        run.pane.wait_for("Manage llama.cpp router models")
+        run.pane.send("Enter")
+        screens.append(_frame(run.pane.wait_for("Download model…")))
+        run.pane.send("Down", "Enter")
+        screens.append(_frame(run.pane.wait_for("Keep loaded and load")))
+        run.pane.send("Escape")
+        run.pane.wait_for("Download model…")
+        run.pane.send("Escape")
+        run.pane.wait_until_gone("llama.cpp models")
+    return screens
+
+
+def test_the_model_list_and_the_load_question_look_like_pi_16(tmp_path: Path) -> None:
+    oracle.require_live_oracle(current=True)
+    with llama_router(MODELS) as router:
+        ours = _screens(tmp_path, "ours", router)
+        pis = _screens(tmp_path, "pi16", router)
+    assert ours == pis
+    assert pis[0][3:6] == [
+        "→ coder-q4                            loaded · 33k context",
+        "  big-q8",
+        "  fetching                            downloading",
+    ]
+    assert [path for method, path, _ in router.requests if method == "POST"] == []
+
+
+async def _commands(box: Sandbox, command: list[str]) -> list[dict[str, Any]]:
+    async with RpcClient(command, args=MODEL_ARGS, cwd=box.work, env=box.env()) as client:
+        return [dict(c) for c in await client.get_commands()]
+
+
+def test_rpc_lists_llama_as_pi_16_does(tmp_path: Path) -> None:
+    folder = oracle.require_live_oracle(current=True)
+    answers = []
+    for name, command in (("ours", [str(our_pi())]), ("pi16", [str(folder / "pi-cli-current")])):
+        box = make_sandbox(tmp_path / name, "http://127.0.0.1:9", {"retry": {"enabled": False}})
+        answers.append(asyncio.run(_commands(box, command)))
+    ours, pis = answers
+    assert ours[0] == pis[0] == {
+        "name": "llama", "description": "Manage llama.cpp router models", "source": "extension",
+        "sourceInfo": {"path": "builtin:llama.cpp", "source": "builtin", "scope": "temporary", "origin": "top-level"},
+    }  # fmt: skip
