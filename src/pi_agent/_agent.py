@@ -70,22 +70,30 @@ PayloadHook: TypeAlias = Callable[[Any, Model], Any]
 ResponseHook: TypeAlias = Callable[[Any, Model], "Awaitable[None] | None"]
 AgentListener: TypeAlias = Callable[[AgentEvent, AbortSignal], "Awaitable[None] | None"]
 ShouldStopAfterTurnHook: TypeAlias = Callable[[TurnContext, "AbortSignal | None"], MaybeAwaitable[bool]]
-PrepareNextTurnHook: TypeAlias = Callable[["AbortSignal | None"], MaybeAwaitable["AgentLoopTurnUpdate | None"]]
+PrepareNextTurnHook: TypeAlias = Callable[
+    ["AbortSignal | None"], MaybeAwaitable["AgentLoopTurnUpdate | None"]
+]
 PrepareNextTurnWithContextHook: TypeAlias = Callable[
     [TurnContext, "AbortSignal | None"], MaybeAwaitable["AgentLoopTurnUpdate | None"]
 ]
 
-PROMPT_WHILE_RUNNING = (
-    "Agent is already processing a prompt. Use steer() or follow_up() to queue messages, or wait for completion."
-)
+PROMPT_WHILE_RUNNING = "Agent is already processing a prompt. Use steer() or follow_up() to queue messages, or wait for completion."
 CONTINUE_WHILE_RUNNING = "Agent is already processing. Wait for completion before continuing."
 RESET_WHILE_RUNNING = "Agent is already processing. Wait for completion before resetting."
 
 
 def _placeholder_model() -> Model:
     return Model(
-        id="unknown", name="unknown", api="unknown", provider="unknown", base_url="",
-        reasoning=False, input=[], cost=ModelCost(), context_window=0, max_tokens=0,
+        id="unknown",
+        name="unknown",
+        api="unknown",
+        provider="unknown",
+        base_url="",
+        reasoning=False,
+        input=[],
+        cost=ModelCost(),
+        context_window=0,
+        max_tokens=0,
     )
 
 
@@ -208,10 +216,16 @@ class Agent:
         tool_execution: ToolExecutionMode = "parallel",
     ) -> None:
         self._state = AgentState(
-            system_prompt=system_prompt, model=model, thinking_level=thinking_level, tools=tools, messages=messages
+            system_prompt=system_prompt,
+            model=model,
+            thinking_level=thinking_level,
+            tools=tools,
+            messages=messages,
         )
         self.stream_fn: StreamFn = stream_fn if stream_fn is not None else get_default_stream_fn()
-        self.convert_to_llm: ConvertToLlm = convert_to_llm if convert_to_llm is not None else default_convert_to_llm
+        self.convert_to_llm: ConvertToLlm = (
+            convert_to_llm if convert_to_llm is not None else default_convert_to_llm
+        )
         self.transform_context = transform_context
         self.get_api_key = get_api_key
         self.on_payload = on_payload
@@ -333,7 +347,9 @@ class Agent:
         if isinstance(input, str):
             content: list[TextContent | ImageContent] = [TextContent(text=input), *(images or ())]
             messages: list[AgentMessage] = [UserMessage(content=content, timestamp=now_ms())]
-        elif isinstance(input, UserMessage | AssistantMessage | ToolResultMessage | CustomMessage | OpaqueMessage):
+        elif isinstance(
+            input, UserMessage | AssistantMessage | ToolResultMessage | CustomMessage | OpaqueMessage
+        ):
             messages = [input]
         else:
             messages = list(input)
@@ -360,19 +376,35 @@ class Agent:
                 await self._run_prompts(follow_ups)
                 return
             raise ValueError("Cannot continue from message role: assistant")
-        await self._lifecycle(lambda signal: run_agent_loop_continue(
-            self._snapshot(), self._loop_config(), self._process_event, signal=signal, stream_fn=self.stream_fn
-        ))
+        await self._lifecycle(
+            lambda signal: run_agent_loop_continue(
+                self._snapshot(),
+                self._loop_config(),
+                self._process_event,
+                signal=signal,
+                stream_fn=self.stream_fn,
+            )
+        )
 
-    async def _run_prompts(self, messages: list[AgentMessage], *, skip_initial_steering_poll: bool = False) -> None:
-        await self._lifecycle(lambda signal: run_agent_loop(
-            messages, self._snapshot(), self._loop_config(skip_initial_steering_poll),
-            self._process_event, signal=signal, stream_fn=self.stream_fn,
-        ))
+    async def _run_prompts(
+        self, messages: list[AgentMessage], *, skip_initial_steering_poll: bool = False
+    ) -> None:
+        await self._lifecycle(
+            lambda signal: run_agent_loop(
+                messages,
+                self._snapshot(),
+                self._loop_config(skip_initial_steering_poll),
+                self._process_event,
+                signal=signal,
+                stream_fn=self.stream_fn,
+            )
+        )
 
     def _snapshot(self) -> AgentContext:
         state = self._state
-        return AgentContext(system_prompt=state.system_prompt, messages=list(state.messages), tools=list(state.tools))
+        return AgentContext(
+            system_prompt=state.system_prompt, messages=list(state.messages), tools=list(state.tools)
+        )
 
     def _loop_config(self, skip_initial_steering_poll: bool = False) -> AgentLoopConfig:
         state = self._state
@@ -400,6 +432,7 @@ class Agent:
         without_context = self.prepare_next_turn
         prepare: Callable[[TurnContext], Awaitable[AgentLoopTurnUpdate | None]] | None = None
         if with_context is not None or without_context is not None:
+
             async def prepare(turn: TurnContext) -> AgentLoopTurnUpdate | None:
                 if with_context is not None:
                     return await resolve(with_context(turn, self.signal))

@@ -134,18 +134,38 @@ def agent_event_to_json(event: AgentEvent) -> dict[str, Any]:
     if isinstance(event, AgentEndEvent):
         return {"type": event.type, "messages": to_builtins(event.messages)}
     if isinstance(event, TurnEndEvent):
-        return {"type": event.type, "message": to_builtins(event.message),
-                "toolResults": to_builtins(event.tool_results)}
+        return {
+            "type": event.type,
+            "message": to_builtins(event.message),
+            "toolResults": to_builtins(event.tool_results),
+        }
     if isinstance(event, MessageUpdateEvent):
-        return {"type": event.type, "assistantMessageEvent": to_builtins(event.assistant_message_event),
-                "message": to_builtins(event.message)}
+        return {
+            "type": event.type,
+            "assistantMessageEvent": to_builtins(event.assistant_message_event),
+            "message": to_builtins(event.message),
+        }
     if isinstance(event, MessageStartEvent | MessageEndEvent):
         return {"type": event.type, "message": to_builtins(event.message)}
     if isinstance(event, ToolExecutionStartEvent):
-        return {"type": event.type, "toolCallId": event.tool_call_id, "toolName": event.tool_name,
-                "args": event.args}
+        return {
+            "type": event.type,
+            "toolCallId": event.tool_call_id,
+            "toolName": event.tool_name,
+            "args": event.args,
+        }
     if isinstance(event, ToolExecutionUpdateEvent):
-        return {"type": event.type, "toolCallId": event.tool_call_id, "toolName": event.tool_name,
-                "args": event.args, "partialResult": tool_result_to_json(event.partial_result)}
-    return {"type": event.type, "toolCallId": event.tool_call_id, "toolName": event.tool_name,
-            "result": tool_result_to_json(event.result), "isError": event.is_error}
+        return {
+            "type": event.type,
+            "toolCallId": event.tool_call_id,
+            "toolName": event.tool_name,
+            "args": event.args,
+            "partialResult": tool_result_to_json(event.partial_result),
+        }
+    return {
+        "type": event.type,
+        "toolCallId": event.tool_call_id,
+        "toolName": event.tool_name,
+        "result": tool_result_to_json(event.result),
+        "isError": event.is_error,
+    }

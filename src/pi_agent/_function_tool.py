@@ -113,7 +113,9 @@ class FunctionTool(AgentTool):
             raise TypeError(f"{self.name}: parameters must be a JSON Schema dict or a pydantic model class")
         params = [p for p in signature.parameters.values() if p.name not in _INJECTED]
         if len(params) != 1:
-            raise TypeError(f"{self.name}: with a parameters model the function takes exactly one argument for it")
+            raise TypeError(
+                f"{self.name}: with a parameters model the function takes exactly one argument for it"
+            )
         self._model = model
         self._single_model_param = params[0].name
         schema: dict[str, Any] = _strip_titles(model.model_json_schema())
@@ -181,6 +183,8 @@ def function_tool(
     """Decorator: turn an async function into a ``FunctionTool`` (with or without arguments)."""
 
     def build(function: ToolFunction) -> FunctionTool:
-        return FunctionTool(function, name=name, label=label, description=description, execution_mode=execution_mode)
+        return FunctionTool(
+            function, name=name, label=label, description=description, execution_mode=execution_mode
+        )
 
     return build(fn) if fn is not None else build

@@ -164,7 +164,9 @@ async def run_agent_loop(
     for prompt in prompts:
         await send(MessageStartEvent(message=prompt))
         await send(MessageEndEvent(message=prompt))
-    await _Run(current, new_messages, config, emit, signal=signal, stream_fn=stream_fn or get_default_stream_fn()).turns()
+    await _Run(
+        current, new_messages, config, emit, signal=signal, stream_fn=stream_fn or get_default_stream_fn()
+    ).turns()
     return new_messages
 
 
@@ -183,11 +185,15 @@ async def run_agent_loop_continue(
     """
     check_can_continue(context.messages)
     new_messages: list[AgentMessage] = []
-    current = AgentContext(system_prompt=context.system_prompt, messages=context.messages, tools=context.tools)
+    current = AgentContext(
+        system_prompt=context.system_prompt, messages=context.messages, tools=context.tools
+    )
     send = _sender(emit)
     await send(_AGENT_START)
     await send(_TURN_START)
-    await _Run(current, new_messages, config, emit, signal=signal, stream_fn=stream_fn or get_default_stream_fn()).turns()
+    await _Run(
+        current, new_messages, config, emit, signal=signal, stream_fn=stream_fn or get_default_stream_fn()
+    ).turns()
     return new_messages
 
 
@@ -239,7 +245,9 @@ def agent_loop(
     def emit(event: AgentEvent) -> None:
         stream.push(event)
 
-    return _run_in_background(stream, run_agent_loop(prompts, context, config, emit, signal=signal, stream_fn=stream_fn))
+    return _run_in_background(
+        stream, run_agent_loop(prompts, context, config, emit, signal=signal, stream_fn=stream_fn)
+    )
 
 
 def agent_loop_continue(
@@ -256,7 +264,9 @@ def agent_loop_continue(
     def emit(event: AgentEvent) -> None:
         stream.push(event)
 
-    return _run_in_background(stream, run_agent_loop_continue(context, config, emit, signal=signal, stream_fn=stream_fn))
+    return _run_in_background(
+        stream, run_agent_loop_continue(context, config, emit, signal=signal, stream_fn=stream_fn)
+    )
 
 
 # --------------------------------------------------------------------------- turns
@@ -502,15 +512,19 @@ class _ToolBatch:
         return None
 
     async def _emit_start(self, call: ToolCall) -> None:
-        pending = self.emit(ToolExecutionStartEvent(tool_call_id=call.id, tool_name=call.name, args=call.arguments))
+        pending = self.emit(
+            ToolExecutionStartEvent(tool_call_id=call.id, tool_name=call.name, args=call.arguments)
+        )
         if pending is not None:
             await pending
 
     async def _emit_end(self, outcome: _Outcome) -> None:
         call = outcome.tool_call
-        pending = self.emit(ToolExecutionEndEvent(
-            tool_call_id=call.id, tool_name=call.name, result=outcome.result, is_error=outcome.is_error
-        ))
+        pending = self.emit(
+            ToolExecutionEndEvent(
+                tool_call_id=call.id, tool_name=call.name, result=outcome.result, is_error=outcome.is_error
+            )
+        )
         if pending is not None:
             await pending
 
@@ -602,10 +616,14 @@ class _ToolBatch:
             args = validate_arguments(call.name, tool.parameters, arguments)
             hook = self.config.before_tool_call
             if hook is not None:
-                decision = await resolve(hook(
-                    BeforeToolCallContext(assistant_message=self.reply, tool_call=call, args=args, context=self.context),
-                    self.signal,
-                ))
+                decision = await resolve(
+                    hook(
+                        BeforeToolCallContext(
+                            assistant_message=self.reply, tool_call=call, args=args, context=self.context
+                        ),
+                        self.signal,
+                    )
+                )
                 if self.aborted:
                     return _Outcome(call, _error_result("Operation aborted"), True)
                 if decision is not None and decision.block:
@@ -625,13 +643,19 @@ class _ToolBatch:
         if hook is None:
             return _Outcome(prepared.tool_call, result, is_error)
         try:
-            override = await resolve(hook(
-                AfterToolCallContext(
-                    assistant_message=self.reply, tool_call=prepared.tool_call, args=prepared.args,
-                    result=result, is_error=is_error, context=self.context,
-                ),
-                self.signal,
-            ))
+            override = await resolve(
+                hook(
+                    AfterToolCallContext(
+                        assistant_message=self.reply,
+                        tool_call=prepared.tool_call,
+                        args=prepared.args,
+                        result=result,
+                        is_error=is_error,
+                        context=self.context,
+                    ),
+                    self.signal,
+                )
+            )
             if override is not None:
                 result = dataclasses.replace(
                     result,
@@ -676,7 +700,9 @@ class _ToolBatch:
                 updates.append(asyncio.ensure_future(pending))
 
         try:
-            result: AgentToolResult[Any] = await prepared.tool.execute(call.id, prepared.args, self.signal, on_update)
+            result: AgentToolResult[Any] = await prepared.tool.execute(
+                call.id, prepared.args, self.signal, on_update
+            )
             outcome = (result, False)
         except Exception as error:
             outcome = (_error_result(_error_text(error)), True)

@@ -72,10 +72,12 @@ def _request_options(options: SimpleStreamOptions) -> dict[str, Any]:
         "headers": options.headers,
         "metadata": options.metadata,
         "transport": options.extra.get("transport"),
-        "thinkingBudgets": None if options.thinking_budgets is None else {
-            key: value for key, value in vars(options.thinking_budgets).items() if value is not None},
-        "maxRetryDelayMs": (None if options.max_retry_delay_ms == _DEFAULT_MAX_RETRY_DELAY_MS
-                            else options.max_retry_delay_ms),
+        "thinkingBudgets": None
+        if options.thinking_budgets is None
+        else {key: value for key, value in vars(options.thinking_budgets).items() if value is not None},
+        "maxRetryDelayMs": (
+            None if options.max_retry_delay_ms == _DEFAULT_MAX_RETRY_DELAY_MS else options.max_retry_delay_ms
+        ),
     }
     return {key: to_builtins(value) for key, value in fields.items() if value is not None}
 
@@ -186,11 +188,17 @@ def stream_proxy(
     options = options if options is not None else SimpleStreamOptions()
     signal = options.signal
     partial = AssistantMessage(
-        content=[], api=model.api, provider=model.provider, model=model.id, usage=Usage(),
-        stop_reason="pending", timestamp=now_ms(),
+        content=[],
+        api=model.api,
+        provider=model.provider,
+        model=model.id,
+        usage=Usage(),
+        stop_reason="pending",
+        timestamp=now_ms(),
     )
-    body = stringify({"model": to_builtins(model), "context": to_builtins(context),
-                      "options": _request_options(options)})
+    body = stringify(
+        {"model": to_builtins(model), "context": to_builtins(context), "options": _request_options(options)}
+    )
 
     async def produce(stream: AssistantMessageEventStream) -> None:
         import asyncio
@@ -210,7 +218,9 @@ def stream_proxy(
             async with (
                 httpx.AsyncClient(timeout=httpx.Timeout(None, connect=30.0)) as client,
                 client.stream(
-                    "POST", f"{proxy_url}/api/stream", content=body.encode(),
+                    "POST",
+                    f"{proxy_url}/api/stream",
+                    content=body.encode(),
                     headers={"Authorization": f"Bearer {auth_token}", "Content-Type": "application/json"},
                 ) as response,
             ):
@@ -229,7 +239,12 @@ def stream_proxy(
             _fail(stream, partial, ABORTED_TEXT, aborted=True)
         except Exception as error:
             aborted = signal is not None and signal.aborted
-            _fail(stream, partial, ABORTED_TEXT if aborted else (str(error) or type(error).__name__), aborted=aborted)
+            _fail(
+                stream,
+                partial,
+                ABORTED_TEXT if aborted else (str(error) or type(error).__name__),
+                aborted=aborted,
+            )
         finally:
             if remove_listener is not None:
                 remove_listener()
@@ -237,7 +252,9 @@ def stream_proxy(
     return start_stream(model, produce, signal=signal)
 
 
-def _fail(stream: AssistantMessageEventStream, partial: AssistantMessage, text: str, *, aborted: bool) -> None:
+def _fail(
+    stream: AssistantMessageEventStream, partial: AssistantMessage, text: str, *, aborted: bool
+) -> None:
     partial.stop_reason = "aborted" if aborted else "error"
     partial.error_message = text
     stream.push(ErrorEvent(reason=partial.stop_reason, error=partial))
@@ -254,7 +271,9 @@ async def _error_text(response: httpx.Response) -> str:
     return text
 
 
-async def _read_events(response: httpx.Response, rebuild: _Rebuilder, stream: AssistantMessageEventStream) -> None:
+async def _read_events(
+    response: httpx.Response, rebuild: _Rebuilder, stream: AssistantMessageEventStream
+) -> None:
     decoder = codecs.getincrementaldecoder("utf-8")("replace")
     buffer = ""
 

@@ -108,7 +108,9 @@ class AgentLoopTurnUpdate:
 
 
 ConvertToLlm: TypeAlias = Callable[[list[AgentMessage]], MaybeAwaitable[Sequence[Message]]]
-TransformContext: TypeAlias = Callable[[list[AgentMessage], "AbortSignal | None"], MaybeAwaitable[list[AgentMessage]]]
+TransformContext: TypeAlias = Callable[
+    [list[AgentMessage], "AbortSignal | None"], MaybeAwaitable[list[AgentMessage]]
+]
 GetApiKey: TypeAlias = Callable[[str], MaybeAwaitable["str | None"]]
 BeforeToolCall: TypeAlias = Callable[
     [BeforeToolCallContext, "AbortSignal | None"], MaybeAwaitable["BeforeToolCallResult | None"]

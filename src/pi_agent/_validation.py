@@ -84,11 +84,15 @@ def validate_arguments(tool_name: str, schema: Any, arguments: Any) -> Any:
         return args
     errors: list[tuple[str, str, dict[str, Any]]] = []
     root.errors(schema, args, "", errors)
-    lines = [f"{_format_path(path, keyword, params)}: {_message(keyword, params)}"
-             for keyword, path, params in errors[:MAX_ERRORS]]
+    lines = [
+        f"{_format_path(path, keyword, params)}: {_message(keyword, params)}"
+        for keyword, path, params in errors[:MAX_ERRORS]
+    ]
     listing = "\n".join(f"  - {line}" for line in lines) or "Unknown validation error"
-    message = (f'Validation failed for tool "{tool_name}":\n{listing}\n\n'
-               f"Received arguments:\n{stringify(arguments, 2)}")
+    message = (
+        f'Validation failed for tool "{tool_name}":\n{listing}\n\n'
+        f"Received arguments:\n{stringify(arguments, 2)}"
+    )
     raise ToolArgumentsError(message, lines)
 
 
@@ -181,8 +185,12 @@ def _regex(pattern: str) -> re.Pattern[str]:
 
 _DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
 _TIME = re.compile(r"(\d{2}):(\d{2}):(\d{2})(\.\d+)?([zZ]|[+-]\d{2}:\d{2})")
-_EMAIL = re.compile(r"[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*")
-_HOSTNAME = re.compile(r"(?=.{1,253}$)[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*\.?")
+_EMAIL = re.compile(
+    r"[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*"
+)
+_HOSTNAME = re.compile(
+    r"(?=.{1,253}$)[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*\.?"
+)
 _URI = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]*:[^\s]*")
 
 
@@ -298,8 +306,10 @@ def _message(keyword: str, params: dict[str, Any]) -> str:
     if keyword == "propertyNames":
         return f"property names {', '.join(params['propertyNames'])} are invalid"
     if keyword == "dependentRequired":
-        return (f"must have properties {', '.join(params['dependencies'])} "
-                f"when property {params['property']} is present")
+        return (
+            f"must have properties {', '.join(params['dependencies'])} "
+            f"when property {params['property']} is present"
+        )
     return "an unknown validation error occurred"
 
 
@@ -420,14 +430,18 @@ class _Root:
         elif not isinstance(schema, dict):
             checker = _always
         else:
-            parts = [part for part in (
-                self._compile_type(schema),
-                self._compile_object(schema),
-                self._compile_array(schema),
-                self._compile_string(schema),
-                self._compile_number(schema),
-                *self._compile_combinators(schema),
-            ) if part is not None]
+            parts = [
+                part
+                for part in (
+                    self._compile_type(schema),
+                    self._compile_object(schema),
+                    self._compile_array(schema),
+                    self._compile_string(schema),
+                    self._compile_number(schema),
+                    *self._compile_combinators(schema),
+                )
+                if part is not None
+            ]
             checker = _all_of(parts)
         self._compiled[id(schema)] = checker
         self._keep.append(schema)  # ids stay valid while this root lives
@@ -454,17 +468,31 @@ class _Root:
             steps.append(lambda value: all(key in value for key in required))
         if "additionalProperties" in schema:
             extra = schema["additionalProperties"]
-            steps.append(lambda value: all(
-                self._is_declared(schema, key) or self.check(extra, item) for key, item in value.items()))
+            steps.append(
+                lambda value: all(
+                    self._is_declared(schema, key) or self.check(extra, item) for key, item in value.items()
+                )
+            )
         dependent = schema.get("dependentRequired")
         if isinstance(dependent, dict):
-            steps.append(lambda value: not value or all(
-                key not in value or all(other in value for other in needed) for key, needed in dependent.items()))
+            steps.append(
+                lambda value: (
+                    not value
+                    or all(
+                        key not in value or all(other in value for other in needed)
+                        for key, needed in dependent.items()
+                    )
+                )
+            )
         patterns = schema.get("patternProperties")
         if isinstance(patterns, dict):
-            steps.append(lambda value: all(
-                not _regex(pattern).search(key) or self.check(sub, item)
-                for pattern, sub in patterns.items() for key, item in value.items()))
+            steps.append(
+                lambda value: all(
+                    not _regex(pattern).search(key) or self.check(sub, item)
+                    for pattern, sub in patterns.items()
+                    for key, item in value.items()
+                )
+            )
         properties = schema.get("properties")
         if isinstance(properties, dict) and properties:
             pairs = [(key, self.compile(sub)) for key, sub in properties.items()]
@@ -496,11 +524,15 @@ class _Root:
         if isinstance(prefix, list):
             offset = len(prefix)
             prefix_checks = [self.compile(sub) for sub in prefix]
-            steps.append(lambda value: all(check(item) for check, item in zip(prefix_checks, value, strict=False)))
+            steps.append(
+                lambda value: all(check(item) for check, item in zip(prefix_checks, value, strict=False))
+            )
         items = schema.get("items")
         if isinstance(items, list):
             item_checks = [self.compile(sub) for sub in items]
-            steps.append(lambda value: all(check(item) for check, item in zip(item_checks, value, strict=False)))
+            steps.append(
+                lambda value: all(check(item) for check, item in zip(item_checks, value, strict=False))
+            )
         elif items is not None:
             item_check = self.compile(items)
             steps.append(lambda value: all(item_check(item) for item in value[offset:]))
@@ -622,8 +654,11 @@ class _Root:
         ok = True
         if "type" in schema:
             kind = schema["type"]
-            matched = (any(_matches_type(value, n) for n in kind) if isinstance(kind, list)
-                       else _matches_type(value, kind))
+            matched = (
+                any(_matches_type(value, n) for n in kind)
+                if isinstance(kind, list)
+                else _matches_type(value, kind)
+            )
             if not matched:
                 out.append(("type", path, {"type": kind}))
                 ok = False
@@ -639,12 +674,19 @@ class _Root:
                     if keyword == "multipleOf":
                         out.append(("multipleOf", path, {"multipleOf": schema[keyword]}))
                     else:
-                        out.append((keyword, path, {"comparison": _COMPARISONS[keyword], "limit": schema[keyword]}))
+                        out.append(
+                            (keyword, path, {"comparison": _COMPARISONS[keyword], "limit": schema[keyword]})
+                        )
                     ok = False
         return self._combinator_errors(schema, value, path, out) and ok
 
-    def _object_errors(self, schema: dict[str, Any], value: dict[str, Any], path: str,
-                       out: list[tuple[str, str, dict[str, Any]]]) -> bool:
+    def _object_errors(
+        self,
+        schema: dict[str, Any],
+        value: dict[str, Any],
+        path: str,
+        out: list[tuple[str, str, dict[str, Any]]],
+    ) -> bool:
         ok = True
         required = schema.get("required")
         if isinstance(required, list):
@@ -654,8 +696,11 @@ class _Root:
                 ok = False
         if "additionalProperties" in schema:
             extra = schema["additionalProperties"]
-            bad = [key for key, item in value.items()
-                   if not self._is_declared(schema, key) and not self.check(extra, item)]
+            bad = [
+                key
+                for key, item in value.items()
+                if not self._is_declared(schema, key) and not self.check(extra, item)
+            ]
             if bad:
                 out.append(("additionalProperties", path, {"additionalProperties": bad}))
                 ok = False
@@ -692,8 +737,9 @@ class _Root:
             ok = False
         return ok
 
-    def _array_errors(self, schema: dict[str, Any], value: list[Any], path: str,
-                      out: list[tuple[str, str, dict[str, Any]]]) -> bool:
+    def _array_errors(
+        self, schema: dict[str, Any], value: list[Any], path: str, out: list[tuple[str, str, dict[str, Any]]]
+    ) -> bool:
         ok = True
         if not self._contains_ok(schema, value):
             out.append(("contains", path, {}))
@@ -723,8 +769,9 @@ class _Root:
             ok = False
         return ok
 
-    def _string_errors(self, schema: dict[str, Any], value: str, path: str,
-                       out: list[tuple[str, str, dict[str, Any]]]) -> bool:
+    def _string_errors(
+        self, schema: dict[str, Any], value: str, path: str, out: list[tuple[str, str, dict[str, Any]]]
+    ) -> bool:
         ok = True
         if "maxLength" in schema and len(value) > schema["maxLength"]:
             out.append(("maxLength", path, {"limit": schema["maxLength"]}))
@@ -742,8 +789,9 @@ class _Root:
             ok = False
         return ok
 
-    def _combinator_errors(self, schema: dict[str, Any], value: Any, path: str,
-                           out: list[tuple[str, str, dict[str, Any]]]) -> bool:
+    def _combinator_errors(
+        self, schema: dict[str, Any], value: Any, path: str, out: list[tuple[str, str, dict[str, Any]]]
+    ) -> bool:
         ok = True
         ref = schema.get("$ref")
         if isinstance(ref, str):
@@ -914,9 +962,12 @@ def _drop_optional_nulls(root: _Root, value: Any, schema: Any) -> None:
     for key, sub in properties.items():
         if key not in value:
             continue
-        if (value[key] is None and key not in required
-                and not (isinstance(sub, dict) and isinstance(sub.get("$ref"), str))
-                and not root.check(sub, None)):
+        if (
+            value[key] is None
+            and key not in required
+            and not (isinstance(sub, dict) and isinstance(sub.get("$ref"), str))
+            and not root.check(sub, None)
+        ):
             del value[key]
         else:
             _drop_optional_nulls(root, value[key], sub)

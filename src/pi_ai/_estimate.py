@@ -57,7 +57,8 @@ def estimate_text_and_image_content_tokens(content: str | Sequence[TextContent |
     if isinstance(content, str):
         return estimate_text_tokens(content)
     chars = sum(
-        utf16_len(block.text) if isinstance(block, TextContent) else ESTIMATED_IMAGE_CHARS for block in content
+        utf16_len(block.text) if isinstance(block, TextContent) else ESTIMATED_IMAGE_CHARS
+        for block in content
     )
     return math.ceil(chars / CHARS_PER_TOKEN)
 

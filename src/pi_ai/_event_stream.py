@@ -247,4 +247,3 @@ def start_stream(
 
     stream._task = asyncio.get_running_loop().create_task(run())
     return stream
-

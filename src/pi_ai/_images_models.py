@@ -135,7 +135,9 @@ class ImagesModels:
                 error_message=str(error),
                 timestamp=int(time.time() * 1000),
             )
-        request = dataclasses.replace(options, api_key=key) if options is not None else ImagesOptions(api_key=key)
+        request = (
+            dataclasses.replace(options, api_key=key) if options is not None else ImagesOptions(api_key=key)
+        )
         return await generate_images(model, context, request)
 
 

@@ -70,6 +70,7 @@ def _too_deep(value: Any) -> bool:
                 stack.append((child, depth + 1))
     return False
 
+
 # --------------------------------------------------------------------------- repair (Pi's repairJson)
 
 _VALID_ESCAPES = frozenset('"\\/bfnrtu')

@@ -128,7 +128,9 @@ def _failed(model: Model, reason: str, options: StreamOptions | None) -> Assista
     return start_stream(model, fail, signal=options.signal if options is not None else None)
 
 
-def _bounded(stream: AssistantMessageEventStream, model: Model, options: StreamOptions) -> AssistantMessageEventStream:
+def _bounded(
+    stream: AssistantMessageEventStream, model: Model, options: StreamOptions
+) -> AssistantMessageEventStream:
     """``stream`` with the response deadline armed (none when it is 0)."""
     timeout_ms = options.response_timeout_ms
     timeout_ms = DEFAULT_RESPONSE_TIMEOUT_MS if timeout_ms is None else timeout_ms
@@ -165,9 +167,7 @@ def stream_simple(
     prepared = _with_env_auth(model, options, SimpleStreamOptions, env_auth)
     if isinstance(prepared, str):
         return _failed(model, prepared, options)
-    return _bounded(
-        implementation.stream_simple(prepared[0], context, prepared[1]), prepared[0], prepared[1]
-    )
+    return _bounded(implementation.stream_simple(prepared[0], context, prepared[1]), prepared[0], prepared[1])
 
 
 async def complete(model: Model, context: Context, options: StreamOptions | None = None) -> AssistantMessage:

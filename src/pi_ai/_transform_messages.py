@@ -67,7 +67,11 @@ def _downgrade_images(messages: Sequence[Message], model: Model) -> list[Message
     out: list[Message] = []
     for message in messages:
         content = message.content if isinstance(message, UserMessage | ToolResultMessage) else None
-        if content is None or isinstance(content, str) or not any(isinstance(b, ImageContent) for b in content):
+        if (
+            content is None
+            or isinstance(content, str)
+            or not any(isinstance(b, ImageContent) for b in content)
+        ):
             out.append(message)  # nothing to replace: the message itself, not a copy
             continue
         placeholder = USER_IMAGE_PLACEHOLDER if isinstance(message, UserMessage) else TOOL_IMAGE_PLACEHOLDER

@@ -197,7 +197,9 @@ class TUI(Container):
         self._loop.call_later(timeout, expire)
         self.terminal.write("\x1b]11;?\x07")
 
-    def query_color_scheme(self, on_reply: Callable[[ColorScheme | None], None], timeout: float = 0.1) -> None:
+    def query_color_scheme(
+        self, on_reply: Callable[[ColorScheme | None], None], timeout: float = 0.1
+    ) -> None:
         """Ask the terminal whether it is in a light or dark colour scheme (``CSI ? 996 n``);
         ``on_reply`` gets ``light``/``dark`` from its ``CSI ? 997 ; 2|1 n``, or ``None`` when
         it does not answer within ``timeout`` seconds (most terminals do not know the query)."""

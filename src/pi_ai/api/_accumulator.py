@@ -83,7 +83,9 @@ class StreamAccumulator:
         self._push(TextStartEvent(content_index=index, partial=self.output))
         return index
 
-    def open_thinking(self, thinking: str = "", signature: str | None = None, *, redacted: bool = False) -> int:
+    def open_thinking(
+        self, thinking: str = "", signature: str | None = None, *, redacted: bool = False
+    ) -> int:
         """Append a thinking block; ``thinking_start``. Returns its content index."""
         block = ThinkingContent(thinking=thinking, thinking_signature=signature, redacted=redacted or None)
         index = self._append(block)

@@ -57,7 +57,9 @@ def map_stop_reason(reason: Any, details: Any) -> tuple[str, str | None]:
         return "toolUse", None
     if reason == "refusal":
         explanation = opt(details, "explanation")
-        return "error", text(explanation) if truthy(explanation) else "The model refused to complete the request"
+        return "error", text(explanation) if truthy(
+            explanation
+        ) else "The model refused to complete the request"
     if reason == "sensitive":
         return "error", "Provider stopped with: sensitive"
     raise StreamError(f"Unhandled stop reason: {text(reason)}")
@@ -119,7 +121,11 @@ class AnthropicStreamReader:
                 position = positions[0]
                 block_type = type(self._acc.output.content[position])
                 kind = delta.get("type")
-                if kind == "text_delta" and block_type is TextContent and type(value := delta.get("text")) is str:
+                if (
+                    kind == "text_delta"
+                    and block_type is TextContent
+                    and type(value := delta.get("text")) is str
+                ):
                     self._acc.text_delta(position, value)
                     return False
                 if (
@@ -161,7 +167,9 @@ class AnthropicStreamReader:
     @staticmethod
     def _unparsable(sse: SseEvent, reason: str) -> NoReturn:
         raw = "\\n".join(sse.raw)
-        raise StreamError(f"Could not parse Anthropic SSE event {sse.event}: {reason}; data={sse.data}; raw={raw}")
+        raise StreamError(
+            f"Could not parse Anthropic SSE event {sse.event}: {reason}; data={sse.data}; raw={raw}"
+        )
 
     def finish(self) -> None:
         if self._saw_start and not self._saw_stop:
@@ -219,7 +227,9 @@ class AnthropicStreamReader:
             if kind == "thinking_delta":
                 acc.thinking_delta(position, text(delta.get("thinking", UNDEFINED)))
             else:  # signature_delta
-                block.thinking_signature = (block.thinking_signature or "") + text(delta.get("signature", UNDEFINED))
+                block.thinking_signature = (block.thinking_signature or "") + text(
+                    delta.get("signature", UNDEFINED)
+                )
 
     def _message_start(self, event: dict[str, Any]) -> None:
         output = self._acc.output
@@ -249,7 +259,9 @@ class AnthropicStreamReader:
             if fallback.get("provider") == model.provider and fallback.get("model") == response_model:
                 cost = fallback.get("cost")
                 if cost:
-                    return msgspec.structs.replace(model, id=response_model, cost=msgspec.convert(cost, ModelCost))
+                    return msgspec.structs.replace(
+                        model, id=response_model, cost=msgspec.convert(cost, ModelCost)
+                    )
                 break
         return model
 
@@ -274,7 +286,9 @@ class AnthropicStreamReader:
                 _text_or_empty(get(block, "thinking")), "" if nullish(signature) else text(signature)
             )
         elif kind == "redacted_thinking":
-            position = acc.open_thinking("[Reasoning redacted]", as_text(get(block, "data"), None), redacted=True)
+            position = acc.open_thinking(
+                "[Reasoning redacted]", as_text(get(block, "data"), None), redacted=True
+            )
         elif kind == "tool_use":
             position = acc.open_tool_call(self._tool_call(block))
         else:

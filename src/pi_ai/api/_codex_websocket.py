@@ -126,7 +126,10 @@ def _note_failure(
     )
     output = exchange.acc.output
     diagnostic = Diagnostic(
-        type="provider_transport_failure", timestamp=now_ms(), error=DiagnosticError.of(error), details=details
+        type="provider_transport_failure",
+        timestamp=now_ms(),
+        error=DiagnosticError.of(error),
+        details=details,
     )
     output.diagnostics = [*(output.diagnostics or []), diagnostic]
 

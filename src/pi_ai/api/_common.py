@@ -50,7 +50,9 @@ def provider_options(options: StreamOptions | None, cls: type[OptionsT]) -> Opti
     return cls(**stream_option_values(options))
 
 
-async def call_on_response(options: StreamOptions, model: Model, status: int, headers: Mapping[str, str]) -> None:
+async def call_on_response(
+    options: StreamOptions, model: Model, status: int, headers: Mapping[str, str]
+) -> None:
     """Give ``on_response`` the answer's status and headers (for adapters that, like Pi's
     fetch-based ones, call it for error answers too, which ``open_stream`` does not)."""
     if options.on_response is None:

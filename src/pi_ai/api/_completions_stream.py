@@ -90,7 +90,9 @@ def chunk_usage(raw: Any, model: Model) -> Usage:
     details = get(raw, "prompt_tokens_details")
     prompt = _count(get(raw, "prompt_tokens"))
     cache_read = _count(
-        _first_present(opt(details, "cached_tokens"), get(raw, "prompt_cache_hit_tokens"), get(raw, "cached_tokens"))
+        _first_present(
+            opt(details, "cached_tokens"), get(raw, "prompt_cache_hit_tokens"), get(raw, "cached_tokens")
+        )
     )
     cache_write = _count(opt(details, "cache_write_tokens"))
     prompt_input = max(0, prompt - cache_read - cache_write)
@@ -115,9 +117,6 @@ def map_finish_reason(reason: Any) -> tuple[str, str | None]:
     if reason in ("function_call", "tool_calls"):
         return "toolUse", None
     return "error", f"Provider finish_reason: {text(reason)}"
-
-
-
 
 
 class _ToolState:
@@ -199,7 +198,9 @@ class CompletionsStreamReader:
             value = delta.get(field)
             if value and isinstance(value, str):
                 provider = self._model.provider
-                signature = "reasoning_content" if provider == "opencode-go" and field == "reasoning" else field
+                signature = (
+                    "reasoning_content" if provider == "opencode-go" and field == "reasoning" else field
+                )
                 acc.thinking_delta(self._ensure_thinking(signature), value)
                 break
         calls = delta.get("tool_calls")
@@ -274,7 +275,9 @@ class CompletionsStreamReader:
         """The content index of the call's block (opened when new), as Pi's ``ensureToolCallBlock``."""
         acc = self._acc
         raw_index = get(call, "index")
-        stream_index = raw_index if isinstance(raw_index, int | float) and type(raw_index) is not bool else None
+        stream_index = (
+            raw_index if isinstance(raw_index, int | float) and type(raw_index) is not bool else None
+        )
         function, custom = get(call, "function"), get(call, "custom")
         name = _first_present(opt(function, "name"), opt(custom, "name"), "")
         call_id = get(call, "id")

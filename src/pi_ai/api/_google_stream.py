@@ -24,7 +24,13 @@ from pi_ai.api._accumulator import StreamAccumulator, StreamError
 from pi_ai.api._js import UNDEFINED, as_text, get, item, iterate, nullish, opt, strict_equal, text, truthy
 from pi_ai.js_json import JsonParseError, js_text, js_trim, parse, stringify
 
-__all__ = ["GoogleApiError", "GoogleStreamReader", "GoogleStreamSplitter", "map_finish_reason", "raise_for_error_document"]
+__all__ = [
+    "GoogleApiError",
+    "GoogleStreamReader",
+    "GoogleStreamSplitter",
+    "map_finish_reason",
+    "raise_for_error_document",
+]
 
 _tool_call_counter = itertools.count(1)
 """Process-wide, like Pi's module counter: ids stay unique across responses in one process."""
@@ -73,8 +79,6 @@ class GoogleApiError(Exception):
     def __init__(self, message: str, status: int) -> None:
         super().__init__(message)
         self.status = status
-
-
 
 
 def _raise_for_error_chunk(text_: str) -> None:

@@ -577,7 +577,10 @@ def _describe(error: BaseException) -> str:
 
 _UNDICI_BODY_CUTS = (
     ("(incomplete chunked read)", "other side closed (UND_ERR_SOCKET)"),
-    ("(received ", "Response body length does not match content-length header (UND_ERR_RES_CONTENT_LENGTH_MISMATCH)"),
+    (
+        "(received ",
+        "Response body length does not match content-length header (UND_ERR_RES_CONTENT_LENGTH_MISMATCH)",
+    ),
 )
 
 
@@ -612,7 +615,9 @@ async def open_stream(
     options = options or StreamOptions()
     scope = _AbortScope(options.signal)
     limits = _Limits.of(options, request_timeout=request_timeout)
-    timeout = httpx.Timeout(connect=min(CONNECT_TIMEOUT_S, limits.headers_s), read=limits.idle_s, write=None, pool=None)
+    timeout = httpx.Timeout(
+        connect=min(CONNECT_TIMEOUT_S, limits.headers_s), read=limits.idle_s, write=None, pool=None
+    )
     # Bytes are sent as they are (a body the adapter compressed or signed).
     content = request.payload if isinstance(request.payload, bytes) else encode(request.payload)
     headers = dict(request.headers)

@@ -43,7 +43,9 @@ def get(value: Any, key: str) -> Any:
     if type(value) is dict:
         return value.get(key, UNDEFINED)
     if value is None or value is UNDEFINED:
-        raise JsTypeError(f"Cannot read properties of {'null' if value is None else 'undefined'} (reading '{key}')")
+        raise JsTypeError(
+            f"Cannot read properties of {'null' if value is None else 'undefined'} (reading '{key}')"
+        )
     if isinstance(value, str):
         return utf16_len(value) if key == "length" else UNDEFINED
     if isinstance(value, list):
@@ -67,7 +69,9 @@ def item(value: Any, index: int) -> Any:
     if type(value) is dict:
         return value.get(str(index), UNDEFINED)
     if value is None or value is UNDEFINED:
-        raise JsTypeError(f"Cannot read properties of {'null' if value is None else 'undefined'} (reading '{index}')")
+        raise JsTypeError(
+            f"Cannot read properties of {'null' if value is None else 'undefined'} (reading '{index}')"
+        )
     if isinstance(value, str):
         units = value.encode("utf-16-le", "surrogatepass")
         if 0 <= index < len(units) // 2:

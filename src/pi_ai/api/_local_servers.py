@@ -72,7 +72,9 @@ class LocalServerCompat:
     @property
     def rewrites_request(self) -> bool:
         return (
-            self.text_content_as_string or self.null_content_as_empty or self.max_tokens_instead
+            self.text_content_as_string
+            or self.null_content_as_empty
+            or self.max_tokens_instead
             or self.system_for_developer
         )
 
@@ -95,8 +97,10 @@ def local_server_compat(model: Model) -> LocalServerCompat:
 
 
 def _text_parts_only(content: Any) -> bool:
-    return isinstance(content, list) and bool(content) and all(
-        isinstance(part, dict) and part.get("type") == "text" for part in content
+    return (
+        isinstance(content, list)
+        and bool(content)
+        and all(isinstance(part, dict) and part.get("type") == "text" for part in content)
     )
 
 

@@ -34,9 +34,6 @@ def _count(value: Any) -> int:
     return int(value) if type(value) is float and value.is_integer() else 0
 
 
-
-
-
 class _Slot:
     __slots__ = ("custom", "index", "kind", "streams_json")
 
@@ -161,7 +158,9 @@ class ResponsesStreamReader:
         elif kind == "function_call":
             initial = get(item, "arguments")
             call = self._tool_call(item, {})
-            slot = _Slot("toolCall", acc.open_tool_call(call, arguments_text=text(initial) if truthy(initial) else ""))
+            slot = _Slot(
+                "toolCall", acc.open_tool_call(call, arguments_text=text(initial) if truthy(initial) else "")
+            )
         elif kind == "custom_tool_call":
             prop = self._grammar.get(_name(item), "input")
             start = get(item, "input")
@@ -292,7 +291,10 @@ class ResponsesStreamReader:
         elif type(parts) is not list:
             raise JsTypeError("item.content?.map is not a function")
         else:
-            pieces = (get(part, "text") if get(part, "type") == "output_text" else get(part, "refusal") for part in parts)
+            pieces = (
+                get(part, "text") if get(part, "type") == "output_text" else get(part, "refusal")
+                for part in parts
+            )
             block.text = "".join("" if nullish(piece) else text(piece) for piece in pieces)
         signature: dict[str, Any] = {"v": 1}
         item_id, phase = get(item, "id"), get(item, "phase")

@@ -63,6 +63,7 @@ class AnthropicOptions(StreamOptions):
 
 OPTIONS = AnthropicOptions
 
+
 async def _run(
     stream: AssistantMessageEventStream, model: Model, context: Context, options: AnthropicOptions
 ) -> None:

@@ -149,7 +149,10 @@ async def _request(
 
 
 def _check_end(
-    output: AssistantMessage, signal: AbortSignal | None, supports_finish_reason: bool, has_finish_reason: bool
+    output: AssistantMessage,
+    signal: AbortSignal | None,
+    supports_finish_reason: bool,
+    has_finish_reason: bool,
 ) -> None:
     """Pi's checks once every block is closed."""
     if (signal is not None and signal.aborted) or output.stop_reason == "aborted":

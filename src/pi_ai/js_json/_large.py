@@ -110,7 +110,11 @@ def _literal_error(source: str, index: int, end: int) -> str:
     """The error in a ``true``, ``false`` or ``null`` msgspec stopped in: it names the byte
     a whole literal's length after the literal's first letter (or, at the end of the text,
     none)."""
-    for start, letters in ((index - 4, "tn"), (index - 5, "f"), *((at, "tfn") for at in range(index - 4, index))):
+    for start, letters in (
+        (index - 4, "tn"),
+        (index - 5, "f"),
+        *((at, "tfn") for at in range(index - 4, index)),
+    ):
         if (
             start >= 0
             and source[start : start + 1] in tuple(letters)

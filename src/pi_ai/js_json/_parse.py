@@ -58,6 +58,8 @@ def decoder() -> Any:
     """A bare ``decode(text)`` for hot loops: ``parse`` without its error handling (it raises
     msgspec's errors: call ``parse`` on failure for V8's message and the slow paths)."""
     return msgspec.json.Decoder(float_hook=js_number_value).decode
+
+
 _SLOW_DECODER = json.JSONDecoder(parse_constant=_no_constant, parse_int=_integer, parse_float=js_number_value)
 
 TOO_DEEP = "JSON nested too deeply to read"
@@ -100,4 +102,6 @@ def _error_message(text: str | bytes, source: str, failure: str) -> str:
     """V8's message for text msgspec refused with ``failure``; ``""`` when V8 reads it."""
     if len(source) <= EXACT_LIMIT or not failure:
         return v8_json_parse_error(source)
-    return large_text_error(source, text if isinstance(text, bytes) else source.encode(), failure, _fast_decode)
+    return large_text_error(
+        source, text if isinstance(text, bytes) else source.encode(), failure, _fast_decode
+    )

@@ -25,7 +25,18 @@ from typing import Any, NamedTuple
 
 import msgspec
 
-__all__ = ["JS_WHITESPACE", "JsEncoder", "Scan", "js_field", "js_number", "js_text", "js_trim", "scan_value", "stringify"]
+__all__ = [
+    "JS_WHITESPACE",
+    "JsEncoder",
+    "Scan",
+    "js_field",
+    "js_number",
+    "js_text",
+    "js_trim",
+    "scan_value",
+    "stringify",
+]
+
 
 def js_number(value: float | bool) -> str:
     """``String(value)`` of a JavaScript number (ECMAScript ``Number::toString``)."""
@@ -253,7 +264,8 @@ def _write(value: Any, indent: int, depth: int) -> str:
             return "{}"
         colon = ": " if indent else ":"
         items = [
-            f"{_string(str(key))}{colon}{_write(value[key], indent, depth + 1)}" for key in _js_key_order(value)
+            f"{_string(str(key))}{colon}{_write(value[key], indent, depth + 1)}"
+            for key in _js_key_order(value)
         ]
         return _join("{", items, "}", indent, depth)
     if isinstance(value, list | tuple):

@@ -103,13 +103,20 @@ def _prompt_tokens(
         raise EngineError(f"model file {engine.path} has no chat template; use an instruct (chat) model")
     tools = list(context.tools or ()) if offer_tools else []
     native = template_knows_tools(engine.chat_template)
-    system = f"{context.system_prompt}\n\n{TOOL_HINT}" if tools and context.system_prompt else context.system_prompt
+    system = (
+        f"{context.system_prompt}\n\n{TOOL_HINT}"
+        if tools and context.system_prompt
+        else context.system_prompt
+    )
     scoped = Context(system_prompt=system, messages=context.messages, tools=tools or None)
     messages = chat_messages(model, scoped, native_tools=native)
     if nudge:
         messages.append({"role": "user", "content": nudge})
     prompt = render_prompt(
-        engine.chat_template, bos=engine.bos_text, eos=engine.eos_text, messages=messages,
+        engine.chat_template,
+        bos=engine.bos_text,
+        eos=engine.eos_text,
+        messages=messages,
         tools=tools if native else [],
     )
     tokens = engine.tokenize(prompt)
@@ -122,8 +129,14 @@ def _prompt_tokens(
 
 
 async def _generate(
-    engine: Engine, tokens: list[int], *, grammar: str, max_tokens: int, temperature: float,
-    on_text: Callable[[str], None], options: LocalOptions,
+    engine: Engine,
+    tokens: list[int],
+    *,
+    grammar: str,
+    max_tokens: int,
+    temperature: float,
+    on_text: Callable[[str], None],
+    options: LocalOptions,
 ) -> Generated:
     """Run the blocking generation on a worker thread, delivering text on this loop's thread."""
     loop = asyncio.get_running_loop()
@@ -224,7 +237,9 @@ def _undo_keys(context: Context, undo: UndoSource) -> set[str]:
         if isinstance(message, AssistantMessage):
             for block in message.content:
                 if isinstance(block, ToolCall) and block.id not in failed:
-                    keys.update(_key(name, arguments) for name, arguments in undo(block.name, block.arguments))
+                    keys.update(
+                        _key(name, arguments) for name, arguments in undo(block.name, block.arguments)
+                    )
     return keys
 
 
@@ -262,7 +277,9 @@ def _just_done_calls(context: Context) -> tuple[list[str], bool]:
         assert isinstance(assistant, AssistantMessage)
         keys.extend(_call_key(block) for block in assistant.content if isinstance(block, ToolCall))
         all_failed = all(isinstance(result, ToolResultMessage) and result.is_error for result in results)
-        failed = failed or any(isinstance(result, ToolResultMessage) and result.is_error for result in results)
+        failed = failed or any(
+            isinstance(result, ToolResultMessage) and result.is_error for result in results
+        )
         if not all_failed:
             break
         index = start - 1
@@ -308,8 +325,15 @@ class _Copying:
 
 
 async def _sample(
-    engine: Engine, tokens: list[int], grammar: Callable[[bool], str], parser: TurnParser, copying: _Copying, *,
-    max_tokens: int, temperature: float, options: LocalOptions,
+    engine: Engine,
+    tokens: list[int],
+    grammar: Callable[[bool], str],
+    parser: TurnParser,
+    copying: _Copying,
+    *,
+    max_tokens: int,
+    temperature: float,
+    options: LocalOptions,
 ) -> Generated:
     """One turn after ``tokens``, fed to ``parser``; a call stopped by a copy rule is written again
     under it, the turn's text before the call added to the prompt (so the KV cache keeps it)."""
@@ -317,8 +341,13 @@ async def _sample(
     first: Generated | None = None
     while True:
         generated = await _generate(
-            engine, prompt, grammar=grammar(resume), max_tokens=max(1, max_tokens - produced),
-            temperature=temperature, on_text=parser.feed, options=options,
+            engine,
+            prompt,
+            grammar=grammar(resume),
+            max_tokens=max(1, max_tokens - produced),
+            temperature=temperature,
+            on_text=parser.feed,
+            options=options,
         )
         first = first or generated
         produced += generated.output_tokens
@@ -339,9 +368,15 @@ def _usage(generated: Generated) -> Usage:
     )
 
 
-async def _run(stream: AssistantMessageEventStream, model: Model, context: Context, options: LocalOptions) -> None:
+async def _run(
+    stream: AssistantMessageEventStream, model: Model, context: Context, options: LocalOptions
+) -> None:
     output = AssistantMessage(
-        content=[], api=model.api, provider=model.provider, model=model.id, stop_reason="pending",
+        content=[],
+        api=model.api,
+        provider=model.provider,
+        model=model.id,
+        stop_reason="pending",
         timestamp=now_ms(),
     )
     stream.partial = output
@@ -370,19 +405,34 @@ async def _run(stream: AssistantMessageEventStream, model: Model, context: Conte
             seen.add(key)
 
         parser = TurnParser(
-            stream, output, thinking=model.reasoning, hold_calls=bool(done_calls) or copying.active,
-            on_held=check_repeat, on_first_argument=copying.hear,
+            stream,
+            output,
+            thinking=model.reasoning,
+            hold_calls=bool(done_calls) or copying.active,
+            on_held=check_repeat,
+            on_first_argument=copying.hear,
         )
         calls_only = options.tool_choice == "required" or (offer_tools and _must_act(context))
 
         def grammar(resume: bool) -> str:
             tools = context.tools or [] if offer_tools else []
-            return turn_grammar(tools, thinking=model.reasoning, calls_only=calls_only, copies=copying.rules, resume=resume)
+            return turn_grammar(
+                tools, thinking=model.reasoning, calls_only=calls_only, copies=copying.rules, resume=resume
+            )
 
         generated = await _sample(
-            engine, tokens, grammar, parser, copying, max_tokens=max_tokens, temperature=temperature, options=options
+            engine,
+            tokens,
+            grammar,
+            parser,
+            copying,
+            max_tokens=max_tokens,
+            temperature=temperature,
+            options=options,
         )
-        for nudge, calls_allowed in ((RETRY_NUDGE, True), (ANSWER_NUDGE, False)) if failed else ((ANSWER_NUDGE, False),):
+        for nudge, calls_allowed in (
+            ((RETRY_NUDGE, True), (ANSWER_NUDGE, False)) if failed else ((ANSWER_NUDGE, False),)
+        ):
             made = bool(parser.held)
             parser.held = _without_repeats(parser.held, done_calls)
             if not made or parser.held or generated.finish_reason != "stop":
@@ -391,12 +441,19 @@ async def _run(stream: AssistantMessageEventStream, model: Model, context: Conte
             parser.drop_calls(hold=calls_allowed)
             seen.clear()
             again = await _sample(
-                engine, _prompt_tokens(engine, model, context, offer_tools, nudge=nudge),
-                grammar if calls_allowed else lambda _resume: turn_grammar([], thinking=False), parser, copying,
-                max_tokens=max_tokens, temperature=max(temperature, RETRY_TEMPERATURE), options=options,
+                engine,
+                _prompt_tokens(engine, model, context, offer_tools, nudge=nudge),
+                grammar if calls_allowed else lambda _resume: turn_grammar([], thinking=False),
+                parser,
+                copying,
+                max_tokens=max_tokens,
+                temperature=max(temperature, RETRY_TEMPERATURE),
+                options=options,
             )
             again.output_tokens += generated.output_tokens
-            generated = Generated(again.finish_reason, generated.prompt_tokens, generated.reused_tokens, again.output_tokens)
+            generated = Generated(
+                again.finish_reason, generated.prompt_tokens, generated.reused_tokens, again.output_tokens
+            )
         parser.release_calls()
         output.usage = _usage(generated)
         if generated.finish_reason == "aborted" or (signal is not None and signal.aborted):
@@ -408,10 +465,14 @@ async def _run(stream: AssistantMessageEventStream, model: Model, context: Conte
             output.stop_reason = "toolUse" if parser.has_tool_calls else "stop"
         stream.push(DoneEvent(reason=output.stop_reason, message=output))
     except Exception as error:
-        StreamAccumulator(stream, output).error(error_text(error), aborted=signal is not None and signal.aborted)
+        StreamAccumulator(stream, output).error(
+            error_text(error), aborted=signal is not None and signal.aborted
+        )
 
 
-def stream(model: Model, context: Context, options: StreamOptions | None = None) -> AssistantMessageEventStream:
+def stream(
+    model: Model, context: Context, options: StreamOptions | None = None
+) -> AssistantMessageEventStream:
     resolved = provider_options(options, LocalOptions)
     return start_stream(model, lambda s: _run(s, model, context, resolved), signal=resolved.signal)
 
@@ -428,9 +489,12 @@ def stream_simple(
     copy_source = base["extra"].get(COPY_SOURCE_OPTION)
     undo_source = base["extra"].get(UNDO_OPTION)
     return stream(
-        model, context,
+        model,
+        context,
         LocalOptions(
-            **base, tool_choice=options.tool_choice, copy_source=copy_source if callable(copy_source) else None,
+            **base,
+            tool_choice=options.tool_choice,
+            copy_source=copy_source if callable(copy_source) else None,
             undo_source=undo_source if callable(undo_source) else None,
         ),
     )

@@ -35,7 +35,10 @@ def _call_text(call: ToolCall) -> str:
 
 def tool_specs(tools: Sequence[Tool]) -> list[dict[str, Any]]:
     return [
-        {"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}
+        {
+            "type": "function",
+            "function": {"name": t.name, "description": t.description, "parameters": t.parameters},
+        }
         for t in tools
     ]
 
@@ -65,7 +68,9 @@ def chat_messages(model: Model, context: Context, *, native_tools: bool) -> list
         elif native_tools:
             messages.append({"role": "tool", "content": _text_of(message.content)})
         else:
-            messages.append({"role": "user", "content": f"<tool_response>\n{_text_of(message.content)}\n</tool_response>"})
+            messages.append(
+                {"role": "user", "content": f"<tool_response>\n{_text_of(message.content)}\n</tool_response>"}
+            )
     return messages
 
 
@@ -83,11 +88,15 @@ def _assistant(message: AssistantMessage, *, native_tools: bool) -> dict[str, An
     return out
 
 
-def render_prompt(template: str, *, bos: str, eos: str, messages: list[dict[str, Any]], tools: Sequence[Tool]) -> str:
+def render_prompt(
+    template: str, *, bos: str, eos: str, messages: list[dict[str, Any]], tools: Sequence[Tool]
+) -> str:
     """The prompt text, ending where the assistant's turn begins."""
     from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
-    formatter = Jinja2ChatFormatter(template=template, eos_token=eos, bos_token=bos, add_generation_prompt=True)
+    formatter = Jinja2ChatFormatter(
+        template=template, eos_token=eos, bos_token=bos, add_generation_prompt=True
+    )
     rendered = formatter(messages=messages, tools=tool_specs(tools) if tools else None)
     return str(rendered.prompt)
 

@@ -106,7 +106,12 @@ class Engine:
         self._stop.set()
 
     def generate(
-        self, tokens: list[int], *, grammar: str | None, max_tokens: int, temperature: float,
+        self,
+        tokens: list[int],
+        *,
+        grammar: str | None,
+        max_tokens: int,
+        temperature: float,
         on_text: Callable[[str], bool],
     ) -> Generated:
         """Sample up to ``max_tokens`` after ``tokens``, passing text pieces to ``on_text``.
@@ -128,7 +133,9 @@ class Engine:
         try:
             while finish == "length" and produced < max_tokens:
                 relaxed = False
-                for token in self.llama.generate(history, temp=temperature, grammar=constraint, repeat_penalty=1.0):
+                for token in self.llama.generate(
+                    history, temp=temperature, grammar=constraint, repeat_penalty=1.0
+                ):
                     if self._abort.is_set():
                         finish = "aborted"
                         break

@@ -54,7 +54,10 @@ def call_schema(tools: Sequence[Tool], copies: Sequence[CopyRule] = ()) -> dict[
             variants.append(_call_variant(tool.name, _copying(parameters, rule, f"pi-copy-{index}")))
         if rules:
             key = rules[0][1].key
-            parameters = {**parameters, "properties": {**parameters["properties"], key: {RULE_KEY: f"pi-other-{position}"}}}
+            parameters = {
+                **parameters,
+                "properties": {**parameters["properties"], key: {RULE_KEY: f"pi-other-{position}"}},
+            }
         variants.append(_call_variant(tool.name, parameters))
     return variants[0] if len(variants) == 1 else {"anyOf": variants}
 
@@ -121,7 +124,9 @@ def _schema_rules(schema: dict[str, Any], name: str) -> str:
                 return schema[RULE_KEY]
             return super().visit(schema, name)
 
-    converter = Converter(prop_order={"name": 0, "arguments": 1}, allow_fetch=False, dotall=False, raw_pattern=False)
+    converter = Converter(
+        prop_order={"name": 0, "arguments": 1}, allow_fetch=False, dotall=False, raw_pattern=False
+    )
     converter.visit(converter.resolve_refs(schema, "tools"), name)
     return str(converter.format_grammar())
 
@@ -140,11 +145,15 @@ def _call_rules(tools: Sequence[Tool], copies: Sequence[CopyRule]) -> list[str]:
         f"{json.dumps(opening)} pi-call-json {json.dumps(closing)}" if closing else "pi-call-json"
         for opening, closing in CALL_FORMS
     )
-    return [*lines, f"pi-call ::= {forms}", 'pi-calls ::= pi-call']
+    return [*lines, f"pi-call ::= {forms}", "pi-calls ::= pi-call"]
 
 
 def turn_grammar(
-    tools: Sequence[Tool], *, thinking: bool, calls_only: bool = False, copies: Sequence[CopyRule] = (),
+    tools: Sequence[Tool],
+    *,
+    thinking: bool,
+    calls_only: bool = False,
+    copies: Sequence[CopyRule] = (),
     resume: bool = False,
 ) -> str:
     """GBNF for one assistant turn offering ``tools`` (an answer only when there are none; calls

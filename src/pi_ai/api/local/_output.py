@@ -140,7 +140,9 @@ class TurnParser:
         self._call_start = 0
         self._call_state = "lead"
 
-    def _push_start(self, event_type: type[TextStartEvent] | type[ThinkingStartEvent] | type[ToolCallStartEvent]) -> int:
+    def _push_start(
+        self, event_type: type[TextStartEvent] | type[ThinkingStartEvent] | type[ToolCallStartEvent]
+    ) -> int:
         index = len(self.output.content) - 1
         self.stream.push(event_type(content_index=index, partial=self.output))
         return index
@@ -222,7 +224,9 @@ class TurnParser:
         assert call is not None
         if call.json_end is not None:
             end = call.json_end.feed(self._pending)
-            piece, self._pending = (self._pending, "") if end < 0 else (self._pending[:end], self._pending[end:])
+            piece, self._pending = (
+                (self._pending, "") if end < 0 else (self._pending[:end], self._pending[end:])
+            )
             self._call_delta(call, piece)
             if end < 0:
                 return False
@@ -253,7 +257,9 @@ class TurnParser:
         assert self._thinking is not None
         self._thinking.thinking = self._thinking.thinking.strip()
         index = self.output.content.index(self._thinking)
-        self.stream.push(ThinkingEndEvent(content_index=index, content=self._thinking.thinking, partial=self.output))
+        self.stream.push(
+            ThinkingEndEvent(content_index=index, content=self._thinking.thinking, partial=self.output)
+        )
         self._state = "lead"
 
     def _text_delta(self, text: str) -> None:
@@ -331,7 +337,9 @@ class TurnParser:
             if self._on_held is not None:
                 self._on_held(call.block)
             return
-        self.stream.push(ToolCallEndEvent(content_index=call.index, tool_call=call.block, partial=self.output))
+        self.stream.push(
+            ToolCallEndEvent(content_index=call.index, tool_call=call.block, partial=self.output)
+        )
 
     def release_calls(self) -> None:
         """Stream the held calls (each as start, one delta with its arguments, end)."""

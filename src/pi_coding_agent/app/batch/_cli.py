@@ -35,40 +35,115 @@ def _parser() -> argparse.ArgumentParser:
         description="Run every task of a JSONL file as its own headless agent session (docs/batch.md).",
     )
     parser.add_argument("tasks", metavar="TASKS.jsonl", help="one task object a line")
-    parser.add_argument("-o", "--out", required=True, metavar="RESULTS.jsonl", help="results, one line a task (appended; a re-run skips finished tasks)")
+    parser.add_argument(
+        "-o",
+        "--out",
+        required=True,
+        metavar="RESULTS.jsonl",
+        help="results, one line a task (appended; a re-run skips finished tasks)",
+    )
     parser.add_argument("-j", "--jobs", type=_positive_int, default=4, help="tasks at once (default 4)")
-    parser.add_argument("--state-dir", metavar="DIR", help="sessions, worktrees and attempts (default: RESULTS.batch beside --out)")
-    parser.add_argument("--session-dir", metavar="DIR", help="where session files go (default: STATE/sessions)")
+    parser.add_argument(
+        "--state-dir",
+        metavar="DIR",
+        help="sessions, worktrees and attempts (default: RESULTS.batch beside --out)",
+    )
+    parser.add_argument(
+        "--session-dir", metavar="DIR", help="where session files go (default: STATE/sessions)"
+    )
     defaults = parser.add_argument_group("defaults for tasks that do not set them")
     defaults.add_argument("--model", help="provider/id[:thinking]")
     defaults.add_argument("--thinking", choices=("off", "minimal", "low", "medium", "high", "xhigh"))
     defaults.add_argument("--tools", type=_names, metavar="A,B,...", help="only these tools ('' for none)")
     defaults.add_argument("--timeout", type=float, metavar="SECONDS", help="wall time per task")
-    defaults.add_argument("--budget-tokens", type=_positive_int, metavar="N", help="stop a task after N tokens")
-    defaults.add_argument("--budget-cost", type=float, metavar="USD", help="stop a task after this many dollars")
+    defaults.add_argument(
+        "--budget-tokens", type=_positive_int, metavar="N", help="stop a task after N tokens"
+    )
+    defaults.add_argument(
+        "--budget-cost", type=float, metavar="USD", help="stop a task after this many dollars"
+    )
     trust = defaults.add_mutually_exclusive_group()
-    trust.add_argument("-a", "--approve", dest="approve", action="store_true", default=None,
-                       help="trust each task's project (.pi settings, skills, prompts); "
-                       "default: only a decision saved for its own folder")
-    trust.add_argument("-na", "--no-approve", dest="approve", action="store_false",
-                       help="ignore each task's project .pi resources, even with a saved trust decision")
+    trust.add_argument(
+        "-a",
+        "--approve",
+        dest="approve",
+        action="store_true",
+        default=None,
+        help="trust each task's project (.pi settings, skills, prompts); "
+        "default: only a decision saved for its own folder",
+    )
+    trust.add_argument(
+        "-na",
+        "--no-approve",
+        dest="approve",
+        action="store_false",
+        help="ignore each task's project .pi resources, even with a saved trust decision",
+    )
     runs = parser.add_argument_group("re-runs and limits")
-    runs.add_argument("--interrupted", choices=INTERRUPTED_MODES, default="restart",
-                      help="a task cut off by a crash: start it clean (default) or resume its session")
-    runs.add_argument("--retry-failed", action="store_true", help="also run again tasks whose last result is not ok")
-    runs.add_argument("--skip-invalid", action="store_true", help="run the valid tasks when some lines are bad")
-    runs.add_argument("--keep-worktrees", action="store_true", help="keep the scratch checkouts of repo tasks")
-    runs.add_argument("--rate-limit", action="append", default=[], metavar="PROVIDER=N[/min|/s]",
-                      help="requests at once (N) or per minute/second for a provider (repeatable)")
+    runs.add_argument(
+        "--interrupted",
+        choices=INTERRUPTED_MODES,
+        default="restart",
+        help="a task cut off by a crash: start it clean (default) or resume its session",
+    )
+    runs.add_argument(
+        "--retry-failed", action="store_true", help="also run again tasks whose last result is not ok"
+    )
+    runs.add_argument(
+        "--skip-invalid", action="store_true", help="run the valid tasks when some lines are bad"
+    )
+    runs.add_argument(
+        "--keep-worktrees", action="store_true", help="keep the scratch checkouts of repo tasks"
+    )
+    runs.add_argument(
+        "--rate-limit",
+        action="append",
+        default=[],
+        metavar="PROVIDER=N[/min|/s]",
+        help="requests at once (N) or per minute/second for a provider (repeatable)",
+    )
     shown = parser.add_mutually_exclusive_group()
-    shown.add_argument("--progress", dest="progress", action="store_true", default=None, help="show progress even when stderr is not a terminal")
+    shown.add_argument(
+        "--progress",
+        dest="progress",
+        action="store_true",
+        default=None,
+        help="show progress even when stderr is not a terminal",
+    )
     shown.add_argument("--no-progress", dest="progress", action="store_false", help="show no progress")
     ray = parser.add_argument_group("Ray (pip install 'pi-for-python[ray]')")
-    ray.add_argument("--ray", nargs="?", const="", metavar="ADDRESS", help="run tasks as Ray tasks: on the cluster at ADDRESS ('auto', ray://host:port), else on a local cluster started for the run")
-    ray.add_argument("--ray-max-retries", type=int, default=3, metavar="N", help="runs of a task whose worker died (default 3)")
-    ray.add_argument("--ray-cpus-per-task", type=float, default=1.0, metavar="N", help="CPUs Ray reserves per task (default 1)")
-    ray.add_argument("--ray-local-cpus", type=_positive_int, metavar="N", help="CPUs of a local cluster started for the run")
-    ray.add_argument("--ray-ship-sessions", action="store_true", help="workers send session files back (no shared state folder)")
+    ray.add_argument(
+        "--ray",
+        nargs="?",
+        const="",
+        metavar="ADDRESS",
+        help="run tasks as Ray tasks: on the cluster at ADDRESS ('auto', ray://host:port), else on a local cluster started for the run",
+    )
+    ray.add_argument(
+        "--ray-max-retries",
+        type=int,
+        default=3,
+        metavar="N",
+        help="runs of a task whose worker died (default 3)",
+    )
+    ray.add_argument(
+        "--ray-cpus-per-task",
+        type=float,
+        default=1.0,
+        metavar="N",
+        help="CPUs Ray reserves per task (default 1)",
+    )
+    ray.add_argument(
+        "--ray-local-cpus",
+        type=_positive_int,
+        metavar="N",
+        help="CPUs of a local cluster started for the run",
+    )
+    ray.add_argument(
+        "--ray-ship-sessions",
+        action="store_true",
+        help="workers send session files back (no shared state folder)",
+    )
     return parser
 
 
@@ -177,7 +252,10 @@ async def _run(run: BatchRun, display: ProgressDisplay) -> int:
             raise
         display.finish(run.stats)
         unfinished = run.stats.remaining
-        print(f"pi batch: interrupted; {unfinished} unfinished tasks run when the same command runs again", file=sys.stderr)
+        print(
+            f"pi batch: interrupted; {unfinished} unfinished tasks run when the same command runs again",
+            file=sys.stderr,
+        )
         return received[0]
     display.finish(run.stats)
     return 0 if run.stats.failed == 0 else 1

@@ -162,7 +162,9 @@ class _TaskRun:
         progress = prompt_progress(manager) if manager is not None else None
         complete = progress is not None and progress.answered >= len(self.task.prompts)
         resumable = progress is not None and (not progress.cut_off or progress.resume_at is not None)
-        resuming = manager is not None and (complete or (self.executor.config.interrupted == "resume" and resumable))
+        resuming = manager is not None and (
+            complete or (self.executor.config.interrupted == "resume" and resumable)
+        )
         if manager is not None and not resuming:
             manager.close()
             manager = None
@@ -254,7 +256,9 @@ class _TaskRun:
             if messages and isinstance(messages[-1], AssistantMessage):
                 session.agent.state.messages = messages[:-1]
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.stop_requested.wait(), retry.base_delay_ms * 2 ** (attempt - 1) / 1000)
+                await asyncio.wait_for(
+                    self.stop_requested.wait(), retry.base_delay_ms * 2 ** (attempt - 1) / 1000
+                )
             if self.stop_requested.is_set():
                 return
 
@@ -267,7 +271,11 @@ class _TaskRun:
             return
         add_message(self.live, event.message)
         budget = self.task.budget
-        if budget is None or self.stopped or not budget.exceeded(self.live.usage.total_tokens, self.live.usage.cost):
+        if (
+            budget is None
+            or self.stopped
+            or not budget.exceeded(self.live.usage.total_tokens, self.live.usage.cost)
+        ):
             return
         limits = [f"{budget.tokens} tokens"] if budget.tokens is not None else []
         limits += [f"${budget.cost:g}"] if budget.cost is not None else []

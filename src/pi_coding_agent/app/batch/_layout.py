@@ -40,7 +40,9 @@ def task_key(task_id: str) -> str:
 class BatchLayout:
     def __init__(self, state_dir: str, session_dir: str | None = None) -> None:
         self.state_dir = os.path.abspath(state_dir)
-        self.session_root = os.path.abspath(session_dir) if session_dir else os.path.join(self.state_dir, "sessions")
+        self.session_root = (
+            os.path.abspath(session_dir) if session_dir else os.path.join(self.state_dir, "sessions")
+        )
 
     def session_folder(self, task_id: str) -> str:
         return os.path.join(self.session_root, task_key(task_id))

@@ -81,7 +81,9 @@ class LocalLimiter:
 def limited_stream_fn(inner: StreamFn, limiter: Limiter) -> StreamFn:
     """``inner`` with every request to a limited provider waiting for its turn first."""
 
-    async def stream(model: Model, context: Context, options: SimpleStreamOptions) -> AssistantMessageEventStream:
+    async def stream(
+        model: Model, context: Context, options: SimpleStreamOptions
+    ) -> AssistantMessageEventStream:
         if not limiter.limits(model.provider):
             return await _resolve(inner(model, context, options))
         if not await _wait_for_slot(limiter, model.provider, options.signal):
@@ -155,7 +157,9 @@ def parse_limit(spec: str) -> tuple[str, ProviderLimit]:
     provider, sep, value = spec.partition("=")
     match = _LIMIT.match(value.strip())
     if not sep or not provider.strip() or match is None or float(match["value"]) <= 0:
-        raise ValueError(f"invalid rate limit {spec!r}: expected PROVIDER=N (at once), PROVIDER=N/min or PROVIDER=N/s")
+        raise ValueError(
+            f"invalid rate limit {spec!r}: expected PROVIDER=N (at once), PROVIDER=N/min or PROVIDER=N/s"
+        )
     number = float(match["value"])
     if match["unit"] is None:
         if not number.is_integer():

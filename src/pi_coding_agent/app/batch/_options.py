@@ -59,8 +59,8 @@ class BatchOptions:
 
 
 class Backend(Protocol):
-    def run(self, work: list[tuple[BatchTask, bool]], started: Callable[[BatchTask], None]) -> AsyncIterator[BatchResult]:
+    def run(
+        self, work: list[tuple[BatchTask, bool]], started: Callable[[BatchTask], None]
+    ) -> AsyncIterator[BatchResult]:
         """Run ``(task, rerun)`` pairs; yield results in the order they finish."""
         ...
-
-

@@ -45,8 +45,9 @@ def status_line(stats: BatchStats) -> str:
         f"{stats.failed} failed",
         f"{_tokens(stats.usage.total_tokens)} tokens",
         _cost(stats.usage.cost),
-        f"ETA {_duration(eta)}" if eta is not None and stats.remaining else
-        f"{_duration(time.monotonic() - stats.started)} elapsed",
+        f"ETA {_duration(eta)}"
+        if eta is not None and stats.remaining
+        else f"{_duration(time.monotonic() - stats.started)} elapsed",
     ]
     return "batch: " + ", ".join(parts)
 
@@ -54,7 +55,9 @@ def status_line(stats: BatchStats) -> str:
 class ProgressDisplay:
     """Listener of a batch run that writes to ``stream``."""
 
-    def __init__(self, stream: TextIO | None = None, *, enabled: bool | None = None, interval: float = 0.2) -> None:
+    def __init__(
+        self, stream: TextIO | None = None, *, enabled: bool | None = None, interval: float = 0.2
+    ) -> None:
         self.stream = stream or sys.stderr
         self.live = _isatty(self.stream)
         self.enabled = self.live if enabled is None else enabled

@@ -34,7 +34,9 @@ from pi_coding_agent.app.batch._result import BatchResult
 from pi_coding_agent.app.batch._task import BatchTask
 from pi_coding_agent.core.model_registry import ModelCatalog
 
-RAY_MISSING = "pi batch --ray needs Ray, an optional extra: pip install 'pi-for-python[ray]' (or pip install ray)"
+RAY_MISSING = (
+    "pi batch --ray needs Ray, an optional extra: pip install 'pi-for-python[ray]' (or pip install ray)"
+)
 
 
 def _import_ray() -> Any:
@@ -119,7 +121,9 @@ class RayBackend:
             data, session = future.result()
         except ray.exceptions.RayError as error:
             reason = " ".join(str(error).split())[:2000]
-            result = BatchResult(id=task.id, status="error", error=f"Ray task failed: {reason}", metadata=task.metadata)
+            result = BatchResult(
+                id=task.id, status="error", error=f"Ray task failed: {reason}", metadata=task.metadata
+            )
             self.layout.write_finished(result)
             return result
         result = BatchResult.from_json(data)

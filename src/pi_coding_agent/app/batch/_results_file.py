@@ -61,12 +61,16 @@ class ResultsFile:
             os.makedirs(parent, exist_ok=True)
             self._fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
         except OSError as error:
-            raise ResultsFileError(f"{path}: cannot open the results file: {error.strerror or error}") from None
+            raise ResultsFileError(
+                f"{path}: cannot open the results file: {error.strerror or error}"
+            ) from None
         try:
             fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             os.close(self._fd)
-            raise ResultsFileError(f"{path}: another pi batch is writing this results file; wait for it to end") from None
+            raise ResultsFileError(
+                f"{path}: another pi batch is writing this results file; wait for it to end"
+            ) from None
         try:
             self.finished = self._read()
         except BaseException:

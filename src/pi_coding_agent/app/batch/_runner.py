@@ -38,14 +38,18 @@ def default_state_dir(out: str) -> str:
 class BatchRun:
     """Iterate with ``async for`` (inside a loop) or ``for`` (anywhere else) to run the batch."""
 
-    def __init__(self, tasks: Iterable[BatchTask | Mapping[str, Any]] | LoadedTasks, options: BatchOptions) -> None:
+    def __init__(
+        self, tasks: Iterable[BatchTask | Mapping[str, Any]] | LoadedTasks, options: BatchOptions
+    ) -> None:
         self.options = options
         base = os.path.abspath(options.cwd or os.getcwd())
         loaded = tasks if isinstance(tasks, LoadedTasks) else coerce_tasks(tasks, base)
         self.tasks = loaded.tasks
         self._where = loaded.where
         self.config = self._config()
-        self.executor = TaskExecutor(self.config, LocalLimiter(options.rate_limits) if options.rate_limits else None)
+        self.executor = TaskExecutor(
+            self.config, LocalLimiter(options.rate_limits) if options.rate_limits else None
+        )
         self.invalid = [*loaded.problems, *self._check_models()]
         """Tasks left out (``skip_invalid``); otherwise any of them raises ``TaskFileError``."""
         if self.invalid and (not options.skip_invalid or not self.tasks):
@@ -124,7 +128,9 @@ class BatchRun:
         self.stats.running += 1
         self._notify(None)
 
-    async def _record(self, result: BatchResult, results_file: ResultsFile | None, layout: BatchLayout) -> None:
+    async def _record(
+        self, result: BatchResult, results_file: ResultsFile | None, layout: BatchLayout
+    ) -> None:
         if results_file is not None:
             # fsync takes milliseconds: off the loop, so running tasks keep streaming meanwhile.
             await asyncio.to_thread(results_file.append, result)
@@ -191,7 +197,9 @@ class BatchRun:
             loop.call_soon_threadsafe(main.cancel)
 
 
-def run_batch(tasks: Iterable[BatchTask | Mapping[str, Any]], options: BatchOptions | None = None) -> BatchRun:
+def run_batch(
+    tasks: Iterable[BatchTask | Mapping[str, Any]], options: BatchOptions | None = None
+) -> BatchRun:
     """The batch of ``tasks`` (``BatchTask`` objects or task mappings), ready to iterate.
 
     Raises ``TaskFileError`` at once when a task is invalid (every problem listed).
@@ -227,11 +235,15 @@ class LocalBackend:
             await asyncio.gather(*workers, return_exceptions=True)
 
 
-async def _next_result(finished: asyncio.Queue[BatchResult], workers: list[asyncio.Task[None]]) -> BatchResult:
+async def _next_result(
+    finished: asyncio.Queue[BatchResult], workers: list[asyncio.Task[None]]
+) -> BatchResult:
     """The next result; a worker that crashed (a bug, not a task problem) raises its error."""
     getter = asyncio.ensure_future(finished.get())
     while True:
-        done, _ = await asyncio.wait({getter, *[w for w in workers if not w.done()]}, return_when=asyncio.FIRST_COMPLETED)
+        done, _ = await asyncio.wait(
+            {getter, *[w for w in workers if not w.done()]}, return_when=asyncio.FIRST_COMPLETED
+        )
         if getter in done:
             return getter.result()
         for task in done:

@@ -80,7 +80,11 @@ class ModelResolver:
         if key not in self._answers:
             catalog = self.catalog
             self._answers[key] = resolve_cli_model(
-                provider=None, model=pattern, thinking=thinking, models=catalog.all_models(), has_auth=catalog.has_auth
+                provider=None,
+                model=pattern,
+                thinking=thinking,
+                models=catalog.all_models(),
+                has_auth=catalog.has_auth,
             )
         return self._answers[key]
 
@@ -126,7 +130,9 @@ def build_task_session(
     return TaskSession(created.session, warnings)
 
 
-def _task_model(task: BatchTask, models: ModelResolver, warnings: list[str]) -> tuple[Model | None, str | None]:
+def _task_model(
+    task: BatchTask, models: ModelResolver, warnings: list[str]
+) -> tuple[Model | None, str | None]:
     """The task's ``model`` resolved like ``--model`` (``provider/id:thinking``), and its thinking level."""
     if not task.model:
         return None, task.thinking

@@ -51,7 +51,9 @@ class Budget:
     """Dollars, from the model's prices in the catalog."""
 
     def exceeded(self, tokens: int, cost: float) -> bool:
-        return (self.tokens is not None and tokens >= self.tokens) or (self.cost is not None and cost >= self.cost)
+        return (self.tokens is not None and tokens >= self.tokens) or (
+            self.cost is not None and cost >= self.cost
+        )
 
 
 @dataclass(frozen=True)
@@ -95,7 +97,9 @@ def parse_task(data: Any, *, base_dir: str, default_id: str) -> BatchTask:
     repo = _optional_str(data, "repo")
     cwd = _optional_str(data, "cwd")
     if repo is not None and cwd is not None:
-        raise TaskSpecError("give either cwd (a directory used as it is) or repo (checked out afresh), not both")
+        raise TaskSpecError(
+            "give either cwd (a directory used as it is) or repo (checked out afresh), not both"
+        )
     rev = _optional_str(data, "rev")
     if rev is not None and repo is None:
         raise TaskSpecError("rev needs repo (the repository to check it out from)")
@@ -249,7 +253,9 @@ def _budget(value: Any) -> Budget | None:
     if value is None:
         return None
     if not isinstance(value, Mapping):
-        raise TaskSpecError(f'budget must be an object like {{"tokens": 50000}} or {{"cost": 0.5}}, not {_kind(value)}')
+        raise TaskSpecError(
+            f'budget must be an object like {{"tokens": 50000}} or {{"cost": 0.5}}, not {_kind(value)}'
+        )
     unknown = [key for key in value if key not in ("tokens", "cost")]
     if unknown:
         raise TaskSpecError(f"unknown budget field {unknown[0]!r} (known: tokens, cost)")

@@ -87,12 +87,18 @@ def _parse_all(items: list[tuple[str, Any]], base_dir: str, default_id: Any) -> 
     where_of: dict[str, str] = {}
     for where, item in items:
         try:
-            task = item if isinstance(item, BatchTask) else parse_task(item, base_dir=base_dir, default_id=default_id(where))
+            task = (
+                item
+                if isinstance(item, BatchTask)
+                else parse_task(item, base_dir=base_dir, default_id=default_id(where))
+            )
         except TaskSpecError as error:
             problems.append(TaskProblem(where, str(error)))
             continue
         if task.id in where_of:
-            problems.append(TaskProblem(where, f"duplicate task id {task.id!r} (first at {where_of[task.id]})"))
+            problems.append(
+                TaskProblem(where, f"duplicate task id {task.id!r} (first at {where_of[task.id]})")
+            )
             continue
         where_of[task.id] = where
         tasks.append(task)

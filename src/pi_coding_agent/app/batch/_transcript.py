@@ -74,7 +74,9 @@ def _resume_point(segment: list[SessionEntry]) -> str | None:
 
 def _answered(segment: list[SessionEntry]) -> bool:
     messages = [entry.message for entry in segment if isinstance(entry, SessionMessageEntry)]
-    last = next((m for m in reversed(messages) if getattr(m, "role", None) in ("assistant", "toolResult")), None)
+    last = next(
+        (m for m in reversed(messages) if getattr(m, "role", None) in ("assistant", "toolResult")), None
+    )
     return isinstance(last, AssistantMessage) and last.stop_reason in _ANSWERED
 
 

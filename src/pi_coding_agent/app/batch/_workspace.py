@@ -81,8 +81,15 @@ async def task_diff(workspace: Workspace) -> str | None:
         return None
     end = await snapshot(workspace.root)
     return await git(
-        "diff", "--binary", "--no-color", "--no-ext-diff", "--src-prefix=a/", "--dst-prefix=b/",
-        workspace.base, end, cwd=workspace.root,
+        "diff",
+        "--binary",
+        "--no-color",
+        "--no-ext-diff",
+        "--src-prefix=a/",
+        "--dst-prefix=b/",
+        workspace.base,
+        end,
+        cwd=workspace.root,
     )
 
 
@@ -116,7 +123,9 @@ async def scratch_workspace(task: BatchTask, layout: BatchLayout, *, fresh: bool
     path = layout.worktree(task.id)
     rev = task.rev or "HEAD"
     async with _locked(clone + ".lock"):
-        commit = (await git("rev-parse", "--verify", "--end-of-options", rev + "^{commit}", cwd=clone)).strip()
+        commit = (
+            await git("rev-parse", "--verify", "--end-of-options", rev + "^{commit}", cwd=clone)
+        ).strip()
         if fresh or not _is_dir(path):
             await _remove_worktree(clone, path)
             os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -147,7 +156,11 @@ async def _remove_worktree(clone: str, path: str) -> None:
 
 
 def _clone_path(repo: str, layout: BatchLayout) -> str:
-    name = task_key(os.path.basename(repo.rstrip("/")) or "repo") + "-" + hashlib.sha256(repo.encode()).hexdigest()[:10]
+    name = (
+        task_key(os.path.basename(repo.rstrip("/")) or "repo")
+        + "-"
+        + hashlib.sha256(repo.encode()).hexdigest()[:10]
+    )
     return os.path.join(layout.state_dir, "repos", name + ".git")
 
 
@@ -164,7 +177,9 @@ async def _bare_clone(repo: str, layout: BatchLayout) -> str:
             temporary = clone + ".partial"
             shutil.rmtree(temporary, ignore_errors=True)
             shared = ["--shared"] if local else []
-            await git("clone", "--bare", "--quiet", *shared, "--", repo, temporary, cwd=os.path.dirname(clone))
+            await git(
+                "clone", "--bare", "--quiet", *shared, "--", repo, temporary, cwd=os.path.dirname(clone)
+            )
             os.rename(temporary, clone)
     return clone
 

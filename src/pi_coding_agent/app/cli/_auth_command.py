@@ -205,10 +205,18 @@ async def _print_credential(command: AuthCommand, parsed: Args, agent_dir: Path)
 
         for name in types:
             resolved = resolve_cli_model(
-                provider=name, model=model, thinking=None, models=catalog.all_models(), has_auth=catalog.has_auth
+                provider=name,
+                model=model,
+                thinking=None,
+                models=catalog.all_models(),
+                has_auth=catalog.has_auth,
             )
             # A provider that would only take the id as a custom one is not a match.
-            if resolved.model and not resolved.error and "Using custom model id" not in (resolved.warning or ""):
+            if (
+                resolved.model
+                and not resolved.error
+                and "Using custom model id" not in (resolved.warning or "")
+            ):
                 candidates.append(name)
         if not candidates:
             raise AuthCommandError(f'Model "{model}" not found. Use --list-models to see available models.')

@@ -69,7 +69,9 @@ def load_cli_extensions(
     if booleans.intersection(parsed.unknown_flags):
         reparsed = parse_args(parsed.argv, booleans)
         parsed.messages, parsed.file_args, parsed.unknown_flags = (
-            reparsed.messages, reparsed.file_args, reparsed.unknown_flags
+            reparsed.messages,
+            reparsed.file_args,
+            reparsed.unknown_flags,
         )
     for name in list(parsed.unknown_flags):
         if name in flags:
@@ -106,4 +108,3 @@ def extension_trust(runner: ExtensionRunner, cwd: str, agent_dir: str) -> bool |
 
         remember_trust_decision(agent_dir, cwd, decision)
     return decision
-

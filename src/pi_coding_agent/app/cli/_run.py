@@ -55,7 +55,7 @@ AppMode = Literal["interactive", "print", "json", "rpc"]
 NO_MODELS_MESSAGE = (
     "No models available: set a provider API key (e.g. ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY), "
     "store one in auth.json, add a provider with an apiKey to models.json, or use the embedded model "
-    "(pi --provider local; the fallback to it is off because settings.json has \"localModelFallback\": false)."
+    '(pi --provider local; the fallback to it is off because settings.json has "localModelFallback": false).'
 )
 
 
@@ -134,7 +134,14 @@ def _run(parsed: Args) -> int:
     if parsed.list_models is not None:  # with the providers extensions registered
         return list_models(parsed, catalog, diagnostics)
     assembly = _assembly(
-        parsed, manager, home, settings=settings, catalog=catalog, files=files, runner=runner, diagnostics=diagnostics
+        parsed,
+        manager,
+        home,
+        settings=settings,
+        catalog=catalog,
+        files=files,
+        runner=runner,
+        diagnostics=diagnostics,
     )
     created = assembly.build(manager)
     if runner is not None:
@@ -201,7 +208,9 @@ def _assembly(
         scoped_models=scoped,
         extensions=runner,
     )
-    return SessionAssembly(with_resources(options, resources, _warn), start_in_scope=True, resources=resources)
+    return SessionAssembly(
+        with_resources(options, resources, _warn), start_in_scope=True, resources=resources
+    )
 
 
 def _warn(problem: object) -> None:
@@ -216,7 +225,9 @@ def _set_api_key(
 
     key_model = model or (scoped_choice(scoped, settings)[0] if scoped else None)
     if key_model is None:
-        raise CliError("--api-key requires a model to be specified via --model, --provider/--model, or --models")
+        raise CliError(
+            "--api-key requires a model to be specified via --model, --provider/--model, or --models"
+        )
     catalog.credentials.set_runtime_key(key_model.provider, key)
 
 
@@ -232,7 +243,10 @@ def _name_session(parsed: Args, manager: SessionManager) -> None:
 
 
 def _report_created(
-    created: CreateAgentSessionResult, runner: ExtensionRunner | None, settings: Settings, diagnostics: Diagnostics
+    created: CreateAgentSessionResult,
+    runner: ExtensionRunner | None,
+    settings: Settings,
+    diagnostics: Diagnostics,
 ) -> None:
     """Warnings about the session built: a model that could not be restored, unknown tools, settings issues."""
     if created.model_fallback_message:
@@ -328,15 +342,30 @@ def _startup_listing(
     skills, templates = resources.skills, resources.prompt_templates
     resolved, cli = resources.resolved, resources.cli
     origins = resource_origins(
-        [*(s.file_path for s in skills.skills), *(t.file_path for t in templates.templates), *resources.theme_paths],
+        [
+            *(s.file_path for s in skills.skills),
+            *(t.file_path for t in templates.templates),
+            *resources.theme_paths,
+        ],
         [*resolved.skills, *resolved.prompts, *resolved.themes, *cli.skills, *cli.prompts, *cli.themes],
-        [resolve_path(p.strip(), cwd) for p in (*(parsed.skills or ()), *(parsed.prompt_templates or ()), *(parsed.themes or ()))],
+        [
+            resolve_path(p.strip(), cwd)
+            for p in (*(parsed.skills or ()), *(parsed.prompt_templates or ()), *(parsed.themes or ()))
+        ],
     )
-    return StartupResources(context_paths, origins, skills.diagnostics, templates.diagnostics, resources.theme_diagnostics)
+    return StartupResources(
+        context_paths, origins, skills.diagnostics, templates.diagnostics, resources.theme_diagnostics
+    )
 
 
 def _run_interactive(
-    assembly: SessionAssembly, session: AgentSession, home: Path, *, initial: InitialInput, parsed: Args, cwd: str
+    assembly: SessionAssembly,
+    session: AgentSession,
+    home: Path,
+    *,
+    initial: InitialInput,
+    parsed: Args,
+    cwd: str,
 ) -> int:
     from pi_coding_agent import __version__
     from pi_coding_agent.app.cli._extensions import run_async
@@ -354,7 +383,11 @@ def _run_interactive(
             initial_images=initial.images,
             theme_name=parsed.use_theme,
             theme_paths=resources.loaded.theme_paths,
-            tui_mode="fullscreen" if parsed.tui_mode == "fullscreen" else "regular" if parsed.tui_mode else None,
+            tui_mode="fullscreen"
+            if parsed.tui_mode == "fullscreen"
+            else "regular"
+            if parsed.tui_mode
+            else None,
             reload_resources=_reloader(assembly, parsed, cwd, home, listing),
             verbose=parsed.verbose,
             startup_resources=listing,

@@ -66,7 +66,9 @@ def _session_manager(
             return _open(path, session_dir)
         if parsed.resume:
             if not interactive:
-                raise CliError("--resume needs a terminal to pick a session in; use --continue or --session <id>")
+                raise CliError(
+                    "--resume needs a terminal to pick a session in; use --continue or --session <id>"
+                )
             return _pick_session(cwd, session_dir)
         if parsed.continue_session:
             return SessionManager.continue_recent(cwd, session_dir)
@@ -99,7 +101,9 @@ def _pick_session(cwd: str, session_dir: str | None) -> SessionManager:
 
     path = asyncio.run(
         pick_session(
-            lambda: SessionManager.list(cwd, session_dir), lambda: SessionManager.list_all(session_dir), Path(get_agent_dir())
+            lambda: SessionManager.list(cwd, session_dir),
+            lambda: SessionManager.list_all(session_dir),
+            Path(get_agent_dir()),
         )
     )
     if path is None:
@@ -150,4 +154,6 @@ def _find_session(argument: str, cwd: str, session_dir: str | None) -> tuple[str
     )
     if match is not None:
         return str(match.path), str(match.cwd)
-    raise CliError(f"No session found matching '{argument}' (pi --session takes a file path or a session id prefix)")
+    raise CliError(
+        f"No session found matching '{argument}' (pi --session takes a file path or a session id prefix)"
+    )

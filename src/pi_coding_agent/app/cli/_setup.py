@@ -110,7 +110,9 @@ def _builtin_extensions(sources: list[str], diagnostics: Diagnostics) -> list[Ex
     failed: list[ExtensionError] = []
     for source in dict.fromkeys(sources):
         if source[len(BUILTIN_PREFIX) :] in PI_BUILTIN_EXTENSIONS:
-            diagnostics.warn(f"Pi 1.6's built-in extension {source} is not implemented in Pi for Python; ignored")
+            diagnostics.warn(
+                f"Pi 1.6's built-in extension {source} is not implemented in Pi for Python; ignored"
+            )
         else:
             failed.append(ExtensionError(source, "load", f"Unknown built-in extension: {source}"))
     return failed
@@ -175,7 +177,9 @@ def _runtime_settings(parsed: Args, cwd: str, home: Path, diagnostics: Diagnosti
     return settings
 
 
-def cli_model(parsed: Args, catalog: ModelCatalog, diagnostics: Diagnostics) -> tuple[Model | None, str | None]:
+def cli_model(
+    parsed: Args, catalog: ModelCatalog, diagnostics: Diagnostics
+) -> tuple[Model | None, str | None]:
     from pi_coding_agent.core.model_registry import resolve_cli_model
 
     if not parsed.model:
@@ -238,5 +242,9 @@ def resource_choice(parsed: Args) -> ResourceChoice:
 def listed_problems(resources: LoadedResources) -> set[str]:
     """The skill, template and theme problems a terminal's header lists ([Skill conflicts]...,
     as Pi's does), so they are not also printed as warnings there."""
-    found = (*resources.skills.diagnostics, *resources.prompt_templates.diagnostics, *resources.theme_diagnostics)
+    found = (
+        *resources.skills.diagnostics,
+        *resources.prompt_templates.diagnostics,
+        *resources.theme_diagnostics,
+    )
     return {str(problem) for problem in found}

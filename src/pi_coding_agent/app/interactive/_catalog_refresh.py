@@ -23,7 +23,9 @@ if TYPE_CHECKING:
     from pi_coding_agent.core.model_registry import ModelCatalog
 
 
-def start_catalog_refresh(catalog: ModelCatalog, agent_dir: Path, spawn: Spawn, refreshed: Callable[[], None]) -> None:
+def start_catalog_refresh(
+    catalog: ModelCatalog, agent_dir: Path, spawn: Spawn, refreshed: Callable[[], None]
+) -> None:
     """Refresh ``catalog``'s gateways in the background (``spawn``); ``refreshed`` runs after."""
     if "PI_OFFLINE" in os.environ:  # even empty: Pi's model runtime then keeps off the network
         return

@@ -97,7 +97,9 @@ def _compact_labels(paths: list[str], sources: dict[str, Source]) -> list[str]:
         info = source_of(path, sources)
         if info is not None and _is_package(info[0]):
             inner = _short(path, info).removeprefix("extensions/")
-            labels.append(f"{_package_label(info[0])}:{inner}" if inner not in ("", ".") else _package_label(info[0]))
+            labels.append(
+                f"{_package_label(info[0])}:{inner}" if inner not in ("", ".") else _package_label(info[0])
+            )
             continue
         mine = segments[path]
         label = "/".join(mine)
@@ -120,10 +122,18 @@ def grouped_lines(
     """The paths grouped by scope (project, user, then path: ``-e``/``--skill`` and the like),
     within one by package, each sorted by path and shown by ``plain`` (``packaged`` for a
     package's), as Pi expands its resource sections."""
-    groups: dict[str, tuple[list[str], dict[str, list[str]]]] = {g: ([], {}) for g in ("project", "user", "path")}
+    groups: dict[str, tuple[list[str], dict[str, list[str]]]] = {
+        g: ([], {}) for g in ("project", "user", "path")
+    }
     for path in paths:
         source, scope, _ = source_of(path, sources) or ("local", "project", None)
-        group = "path" if source == "cli" or scope == "temporary" else scope if scope in ("user", "project") else "path"
+        group = (
+            "path"
+            if source == "cli" or scope == "temporary"
+            else scope
+            if scope in ("user", "project")
+            else "path"
+        )
         if _is_package(source):
             groups[group][1].setdefault(source, []).append(path)
         else:

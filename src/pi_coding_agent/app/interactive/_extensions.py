@@ -165,7 +165,11 @@ class ExtensionBridge:
     def is_command(self, text: str) -> bool:
         """``/name ...`` where ``name`` is an extension command."""
         runner = self.runner
-        return runner is not None and text.startswith("/") and runner.get_command(text[1:].split(" ", maxsplit=1)[0]) is not None
+        return (
+            runner is not None
+            and text.startswith("/")
+            and runner.get_command(text[1:].split(" ", maxsplit=1)[0]) is not None
+        )
 
     def argument_completions(self, name: str, prefix: str) -> list[Suggestion] | None:
         """What an extension command's ``get_argument_completions(prefix)`` offers: items
@@ -189,7 +193,9 @@ class ExtensionBridge:
                 items.append(Suggestion(item, item))
             elif isinstance(item, dict) and isinstance(item.get("value"), str):
                 value = item["value"]
-                items.append(Suggestion(value, str(item.get("label") or value), str(item.get("description") or "")))
+                items.append(
+                    Suggestion(value, str(item.get("label") or value), str(item.get("description") or ""))
+                )
         return items or None
 
     # ------------------------------------------------------------------ shortcuts
@@ -203,13 +209,19 @@ class ExtensionBridge:
         runner = self.runner
         if runner is None:
             return []
-        return issues_block(extension_issues(runner, self.host.keys, RESERVED_ACTIONS), runner, self.host.theme)
+        return issues_block(
+            extension_issues(runner, self.host.keys, RESERVED_ACTIONS), runner, self.host.theme
+        )
 
     def shortcut_rows(self) -> list[tuple[str, str]]:
         """``/hotkeys``'s Extensions table: each usable shortcut and its description (or extension)."""
         runner = self.runner
         shortcuts = runner.shortcuts() if runner is not None else []
-        return [(capitalize_keys(s.key), s.description or s.extension_path) for s in shortcuts if not self._reserved(s.key)]
+        return [
+            (capitalize_keys(s.key), s.description or s.extension_path)
+            for s in shortcuts
+            if not self._reserved(s.key)
+        ]
 
     def handle_key(self, data: str) -> bool:
         """Run the extension shortcut ``data`` is (while the editor has the focus)."""
@@ -243,7 +255,9 @@ class ExtensionBridge:
         custom = [e for e in branch if isinstance(e, CustomEntry) and runner.entry_renderer(e.custom_type)]
         if not custom:
             return list(messages)
-        carriers = [e for e in branch if isinstance(e, SessionMessageEntry | CustomMessageEntry | BranchSummaryEntry)]
+        carriers = [
+            e for e in branch if isinstance(e, SessionMessageEntry | CustomMessageEntry | BranchSummaryEntry)
+        ]
         if any(isinstance(e, CompactionEntry) for e in branch) or len(carriers) != len(messages):
             return [*messages, *custom]
         items: list[object] = []
@@ -271,7 +285,9 @@ class ExtensionBridge:
 
         def report(error: BaseException) -> None:
             if runner is not None:
-                runner.report(runner_path(runner, message.custom_type), f"render:{message.custom_type}", error)
+                runner.report(
+                    runner_path(runner, message.custom_type), f"render:{message.custom_type}", error
+                )
 
         return CustomMessageView(message, renderer, style.theme, style.markdown, report)
 

@@ -114,7 +114,11 @@ def resource_sections(host: HeaderHost, expanded: bool) -> list[str]:
         if expanded:
             body = [theme.fg("dim", f"  {home_short(path)}") for path in loaded.context_paths]
         else:
-            body = [theme.fg("dim", "  " + ", ".join(context_label(p, host.session.cwd) for p in loaded.context_paths))]
+            body = [
+                theme.fg(
+                    "dim", "  " + ", ".join(context_label(p, host.session.cwd) for p in loaded.context_paths)
+                )
+            ]
         sections.append("\n".join([heading, *body]))
     commands = host.session.available_commands()
     for title, source in (("Skills", "skill"), ("Prompts", "prompt")):
@@ -142,7 +146,9 @@ def _origins(host: HeaderHost) -> dict[str, Source]:
     files = {path: info for path, info in host.startup_resources.origins.items() if path not in skipped}
     folders: dict[str, Source] = {str(host.agent_dir / "themes"): ("auto", "user", None)}
     folders[os.path.join(host.session.cwd, CONFIG_DIR_NAME, "themes")] = ("auto", "project", None)
-    themes = {t.source: source_of(t.source, {**folders, **files}) for t in host.themes.themes.values() if t.source}
+    themes = {
+        t.source: source_of(t.source, {**folders, **files}) for t in host.themes.themes.values() if t.source
+    }
     runner = host.session.extensions
     found = {**(runner.sources if runner is not None else {}), **files}
     return {**found, **{path: info for path, info in themes.items() if info is not None}}
@@ -164,7 +170,10 @@ def conflict_sections(host: HeaderHost, titles: tuple[str, ...]) -> list[str]:
     """``[Skill conflicts]``, ``[Prompt conflicts]`` and ``[Theme conflicts]`` (those of
     ``titles``): shown with ``quietStartup`` too, as in Pi."""
     loaded = host.startup_resources
-    themes = [ResourceDiagnostic("collision", f'name "{c.name}" collision', c.loser_path, c) for c in host.themes.collisions]
+    themes = [
+        ResourceDiagnostic("collision", f'name "{c.name}" collision', c.loser_path, c)
+        for c in host.themes.collisions
+    ]
     themes += loaded.theme_diagnostics
     found = {"Skill conflicts": loaded.skill_diagnostics, "Prompt conflicts": loaded.prompt_diagnostics,
              "Theme conflicts": themes}  # fmt: skip

@@ -37,7 +37,9 @@ def extension_issues(runner: ExtensionRunner, keys: Keybindings, reserved: tuple
             outcome = "Skipping in autocomplete."
         else:
             outcome = f"Available as '/{command.invocation_name}'."
-        message = f"Extension command '/{command.name}' conflicts with built-in interactive command. {outcome}"
+        message = (
+            f"Extension command '/{command.name}' conflicts with built-in interactive command. {outcome}"
+        )
         issues.append((command.extension_path, message))
     return issues + _shortcut_issues(runner, keys, reserved)
 
@@ -66,7 +68,12 @@ def _shortcut_issues(runner: ExtensionRunner, keys: Keybindings, reserved: tuple
             normalized = key.lower()
             action, restricted = builtin.get(normalized, ("", False))
             if restricted:
-                issues.append((path, f"Extension shortcut '{key}' from {path} conflicts with built-in shortcut. Skipping."))
+                issues.append(
+                    (
+                        path,
+                        f"Extension shortcut '{key}' from {path} conflicts with built-in shortcut. Skipping.",
+                    )
+                )
                 continue
             if action:
                 message = f"Extension shortcut conflict: '{key}' is built-in shortcut for {action} and {path}. Using {path}."
@@ -84,5 +91,8 @@ def issues_block(issues: list[Issue], runner: ExtensionRunner, theme: Theme) -> 
         return []
     lines = [theme.fg("warning", "[Extension issues]")]
     for path, message in issues:
-        lines += [theme.fg("warning", f"  {labelled_path(path, runner.sources)}"), theme.fg("warning", f"    {message}")]
+        lines += [
+            theme.fg("warning", f"  {labelled_path(path, runner.sources)}"),
+            theme.fg("warning", f"    {message}"),
+        ]
     return [Text("\n".join(lines), 0, 0), Spacer(1)]

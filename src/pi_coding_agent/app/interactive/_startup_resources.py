@@ -64,7 +64,9 @@ def context_label(path: str, cwd: str) -> str:
     return home_short(absolute)
 
 
-def diagnostic_lines(diagnostics: list[ResourceDiagnostic], sources: dict[str, Source], theme: Theme) -> list[str]:
+def diagnostic_lines(
+    diagnostics: list[ResourceDiagnostic], sources: dict[str, Source], theme: Theme
+) -> list[str]:
     """Collisions grouped by name (the file kept, then each one skipped), then the other
     problems (the file, then the message), as Pi lists them under a ``[... conflicts]`` heading."""
     collisions: dict[str, list[ResourceDiagnostic]] = {}

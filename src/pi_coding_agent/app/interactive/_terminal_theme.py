@@ -79,7 +79,9 @@ class TerminalTheme:
             tui.set_color_scheme_notifications(True)
 
         tui.query_color_scheme(lambda scheme: answered("scheme", scheme))
-        tui.query_background_color(lambda rgb: answered("background", None if rgb is None else appearance_for(rgb)))
+        tui.query_background_color(
+            lambda rgb: answered("background", None if rgb is None else appearance_for(rgb))
+        )
 
     def _reported(self, scheme: ColorScheme) -> None:
         """A scheme report once the reports are on: the pair's other theme if it changed."""

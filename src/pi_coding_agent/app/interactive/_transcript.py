@@ -144,9 +144,27 @@ class Transcript:
             self.add(view)
         elif isinstance(message, CompactionSummaryMessage):
             title = f"Compacted from {message.tokens_before:,} tokens"
-            self.add(SummaryCard("compaction", title, message.summary, style.theme, style.markdown, expand_key=self.expand_key))
+            self.add(
+                SummaryCard(
+                    "compaction",
+                    title,
+                    message.summary,
+                    style.theme,
+                    style.markdown,
+                    expand_key=self.expand_key,
+                )
+            )
         elif isinstance(message, BranchSummaryMessage):
-            self.add(SummaryCard("branch", "Branch Summary", message.summary, style.theme, style.markdown, expand_key=self.expand_key))
+            self.add(
+                SummaryCard(
+                    "branch",
+                    "Branch Summary",
+                    message.summary,
+                    style.theme,
+                    style.markdown,
+                    expand_key=self.expand_key,
+                )
+            )
         else:
             custom = self.custom_view(message)
             if custom is not None:

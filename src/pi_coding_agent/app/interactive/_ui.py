@@ -175,7 +175,9 @@ class InteractiveUI(ExtensionUI):
                      signal: AbortSignal | None = None) -> str | None:  # fmt: skip
         ctx = self.context()
         chosen = await self._dialog(
-            lambda finish: SelectDialog(ctx, title, options, finish, lambda: finish(None), timeout_ms=timeout_ms),
+            lambda finish: SelectDialog(
+                ctx, title, options, finish, lambda: finish(None), timeout_ms=timeout_ms
+            ),
             None,
             signal,
         )

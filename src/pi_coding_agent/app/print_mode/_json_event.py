@@ -23,7 +23,9 @@ from pi_coding_agent.runtime.agent_session import AgentSessionEvent, session_eve
 def _fields(event_type: type) -> tuple[tuple[str, str], ...]:
     """(attribute, JSON key) of an assistant event's fields, ``partial`` left out."""
     return tuple(
-        (field.name, field.encode_name) for field in msgspec.structs.fields(event_type) if field.name != "partial"
+        (field.name, field.encode_name)
+        for field in msgspec.structs.fields(event_type)
+        if field.name != "partial"
     )
 
 

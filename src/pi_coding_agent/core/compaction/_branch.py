@@ -207,6 +207,8 @@ async def generate_branch_summary(
         return BranchSummary(error=failure)
     read_files, modified_files = prepared.file_ops.lists()
     summary = (
-        BRANCH_SUMMARY_PREAMBLE + content_text(response.content) + format_file_operations(read_files, modified_files)
+        BRANCH_SUMMARY_PREAMBLE
+        + content_text(response.content)
+        + format_file_operations(read_files, modified_files)
     )
     return BranchSummary(summary, response.usage, read_files, modified_files)

@@ -80,7 +80,9 @@ class CutPointResult:
     is_split_turn: bool
 
 
-def find_cut_point(entries: Sequence[SessionEntry], start: int, end: int, keep_recent_tokens: int) -> CutPointResult:
+def find_cut_point(
+    entries: Sequence[SessionEntry], start: int, end: int, keep_recent_tokens: int
+) -> CutPointResult:
     cut_points = [
         i
         for i in range(start, end)
@@ -128,18 +130,24 @@ def _summary_message(entry: SessionEntry) -> AgentMessage | None:
     return messages[0] if messages else None
 
 
-def prepare_compaction(path: Sequence[SessionEntry], settings: CompactionSettings) -> CompactionPreparation | None:
+def prepare_compaction(
+    path: Sequence[SessionEntry], settings: CompactionSettings
+) -> CompactionPreparation | None:
     """What to summarize for the branch ``path`` (root first); ``None`` if nothing to do."""
     if path and isinstance(path[-1], CompactionEntry):
         return None
-    previous_index = next((i for i in range(len(path) - 1, -1, -1) if isinstance(path[i], CompactionEntry)), -1)
+    previous_index = next(
+        (i for i in range(len(path) - 1, -1, -1) if isinstance(path[i], CompactionEntry)), -1
+    )
     previous_summary: str | None = None
     start = 0
     if previous_index >= 0:
         previous = path[previous_index]
         assert isinstance(previous, CompactionEntry)
         previous_summary = previous.summary
-        kept = next((i for i, e in enumerate(path) if getattr(e, "id", None) == previous.first_kept_entry_id), -1)
+        kept = next(
+            (i for i, e in enumerate(path) if getattr(e, "id", None) == previous.first_kept_entry_id), -1
+        )
         start = kept if kept >= 0 else previous_index + 1
     tokens_before = estimate_context_tokens(build_session_context(list(path)).messages).tokens
     cut = find_cut_point(path, start, len(path), settings.keep_recent_tokens)
@@ -148,12 +156,16 @@ def prepare_compaction(path: Sequence[SessionEntry], settings: CompactionSetting
     if not isinstance(first_kept_id, str) or not first_kept_id:
         return None
     history_end = cut.turn_start_index if cut.is_split_turn else cut.first_kept_entry_index
-    to_summarize = [m for m in (_summary_message(path[i]) for i in range(start, history_end)) if m is not None]
+    to_summarize = [
+        m for m in (_summary_message(path[i]) for i in range(start, history_end)) if m is not None
+    ]
     prefix: list[AgentMessage] = []
     if cut.is_split_turn:
         prefix = [
             m
-            for m in (_summary_message(path[i]) for i in range(cut.turn_start_index, cut.first_kept_entry_index))
+            for m in (
+                _summary_message(path[i]) for i in range(cut.turn_start_index, cut.first_kept_entry_index)
+            )
             if m is not None
         ]
     if not to_summarize and not prefix:

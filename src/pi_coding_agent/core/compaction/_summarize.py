@@ -123,7 +123,9 @@ def serialize_conversation(messages: Sequence[AgentMessage]) -> str:
             calls = []
             for block in message.content:
                 if isinstance(block, ToolCall):
-                    arguments = ", ".join(f"{key}={encode(value).decode()}" for key, value in block.arguments.items())
+                    arguments = ", ".join(
+                        f"{key}={encode(value).decode()}" for key, value in block.arguments.items()
+                    )
                     calls.append(f"{block.name}({arguments})")
             if thinking:
                 parts.append("[Assistant thinking]: " + "\n".join(thinking))
@@ -247,7 +249,9 @@ async def request_summary(request: SummaryRequest, prompt: str, max_tokens: int)
             stream = await stream
         return await stream.result()
 
-    return await _call_with_retry(produce, request.retry, request.signal, request.on_retry_event, request.retry_source)
+    return await _call_with_retry(
+        produce, request.retry, request.signal, request.on_retry_event, request.retry_source
+    )
 
 
 def summary_failure(response: AssistantMessage, label: str) -> str | None:
@@ -333,7 +337,9 @@ async def compact(preparation: CompactionPreparation, request: SummaryRequest) -
         tail += UPDATE_SUMMARY_PROMPT if preparation.previous_summary else NEW_SUMMARY_PROMPT
         if request.custom_instructions:
             tail += f"\n\nAdditional focus: {request.custom_instructions}"
-        return _fitted(serialize_conversation(preparation.messages_to_summarize), tail, _cap(0.8, reserve, model), window)
+        return _fitted(
+            serialize_conversation(preparation.messages_to_summarize), tail, _cap(0.8, reserve, model), window
+        )
 
     if preparation.is_split_turn and preparation.turn_prefix_messages:
         history_text = "No prior history."
@@ -341,7 +347,10 @@ async def compact(preparation: CompactionPreparation, request: SummaryRequest) -
         if preparation.messages_to_summarize:
             history_text, history_usage = await _summarize(request, *history_prompt(), "Summarization")
         prefix_prompt = _fitted(
-            serialize_conversation(preparation.turn_prefix_messages), TURN_PREFIX_PROMPT, _cap(0.5, reserve, model), window
+            serialize_conversation(preparation.turn_prefix_messages),
+            TURN_PREFIX_PROMPT,
+            _cap(0.5, reserve, model),
+            window,
         )
         prefix_text, prefix_usage = await _summarize(request, *prefix_prompt, "Turn prefix summarization")
         summary = f"{history_text}\n\n---\n\n**Turn Context (split turn):**\n\n{prefix_text}"

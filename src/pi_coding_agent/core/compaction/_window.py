@@ -55,7 +55,13 @@ def fit_summary_prompt(
     room = context_window - frame_tokens - PROMPT_MARGIN_TOKENS - estimate_prompt_tokens(transcript)
     if room >= max_tokens:
         return transcript, max_tokens
-    budget = context_window - frame_tokens - PROMPT_MARGIN_TOKENS - max_tokens - estimate_prompt_tokens(DROPPED_NOTE)
+    budget = (
+        context_window
+        - frame_tokens
+        - PROMPT_MARGIN_TOKENS
+        - max_tokens
+        - estimate_prompt_tokens(DROPPED_NOTE)
+    )
     if budget <= 0:
         return transcript, max(1, room)
     tail = transcript[-budget * CHARS_PER_TOKEN :]

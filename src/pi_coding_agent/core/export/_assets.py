@@ -233,13 +233,23 @@ SCRIPT = """
         insert(html, windowEnd);
         hi = to;
       } else {
-        var anchor = windowTop.nextElementSibling, y = anchor.getBoundingClientRect().top;
+        var anchor = firstInView(), y = anchor.getBoundingClientRect().top;
         insert(html, windowTop.nextSibling);
         lo = from;
         scrollBy(anchor.getBoundingClientRect().top - y);
       }
       extend();
     });
+  }
+
+  /* The first element of the conversation in view: it stays where it is when entries are
+     inserted above it. */
+  function firstInView() {
+    var top = Math.max(0, content.getBoundingClientRect().top);
+    for (var element = windowTop.nextElementSibling; element !== windowEnd; element = element.nextElementSibling) {
+      if (element.getBoundingClientRect().bottom > top) { return element; }
+    }
+    return windowEnd;
   }
 
   var scheduled = false;
@@ -280,7 +290,8 @@ SCRIPT = """
   function scrollToEntry(index) {
     var section = index === undefined ? null : document.getElementById("entry-" + tree.ids[index]);
     if (!section) { return; }
-    section.scrollIntoView({block: "center"});
+    var box = section.getBoundingClientRect();
+    scrollBy(box.top - Math.max(0, content.getBoundingClientRect().top) - Math.max(0, (content.clientHeight - box.height) / 2));
     section.classList.add("highlight");
     setTimeout(function () { section.classList.remove("highlight"); }, 2000);
   }
@@ -421,10 +432,13 @@ SCRIPT = """
 
   function show(leafIndex, target) {
     activeRow = target >= 0 ? target : leafIndex;
-    var done = showBranch(leafIndex, target);
+    document.body.removeAttribute("data-ready");
+    var done = showBranch(leafIndex, target).then(ready);
     relayout(true);
     return done;
   }
+
+  function ready() { document.body.setAttribute("data-ready", String(performance.now())); }
 
   treeRows.addEventListener("click", function (event) {
     var row = event.target.closest(".tree-node");
@@ -530,9 +544,7 @@ SCRIPT = """
     relayout(true);
     if (target >= 0) { return show(leaf, target); }
     extend();
-  }).then(function () {
-    document.body.setAttribute("data-ready", String(performance.now()));
-  }).catch(function (error) {
+  }).then(ready).catch(function (error) {
     document.getElementById("tree-status").textContent = "This browser cannot unpack the page: " + error;
     throw error;
   });

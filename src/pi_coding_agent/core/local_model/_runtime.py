@@ -144,7 +144,10 @@ def build_wheel(spec: RuntimeSpec, progress: Progress) -> Path:
         env = {**os.environ, "CMAKE_ARGS": spec.cmake_args, "PIP_NO_CACHE_DIR": "1"}
         command = _pip("wheel", "--no-cache-dir", "--no-deps", "-v", "-w", str(partial / "dist"))
         status = _run_logged(
-            [*command, f"{spec.package}=={spec.version}"], env=env, log=partial / "build.log", progress=progress,
+            [*command, f"{spec.package}=={spec.version}"],
+            env=env,
+            log=partial / "build.log",
+            progress=progress,
             unit="steps",
         )
         wheels = sorted((partial / "dist").glob("*.whl"))
@@ -188,8 +191,12 @@ def install_runtime(spec: RuntimeSpec, progress: Progress) -> Path:
         partial = final.parent / f"{spec.key}.partial"
         partial.mkdir(parents=True)
         progress.stage(f"installing {wheel.name} and its dependencies into {final}")
-        command = _pip("install", "-q", "--no-warn-script-location", "--target", str(partial / "site"), str(wheel))
-        status = _run_logged(command, env=dict(os.environ), log=partial / "install.log", progress=progress, unit="")
+        command = _pip(
+            "install", "-q", "--no-warn-script-location", "--target", str(partial / "site"), str(wheel)
+        )
+        status = _run_logged(
+            command, env=dict(os.environ), log=partial / "install.log", progress=progress, unit=""
+        )
         if status != 0:
             kept = final.parent / f"{spec.key}.failed.log"
             shutil.copyfile(partial / "install.log", kept)

@@ -76,4 +76,4 @@ def prepare_local_model(model: Model, progress: Progress) -> None:
         return
     path = Path(model.base_url.removeprefix("file://")).expanduser()
     if not path.is_file():
-        raise SetupError(f'model file {path} (baseUrl of {model.provider}/{model.id}) does not exist')
+        raise SetupError(f"model file {path} (baseUrl of {model.provider}/{model.id}) does not exist")

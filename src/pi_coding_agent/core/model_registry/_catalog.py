@@ -121,7 +121,11 @@ class ModelCatalog:
     def _composed(self, extension_providers: dict[str, Any]) -> ModelRegistry:
         """``models.json`` over ``extension_providers`` and the built-in and dynamic catalogs."""
         if not extension_providers:
-            return load_models_json(self.models_json, self.dynamic) if self.models_json else ModelRegistry(dynamic=self.dynamic)
+            return (
+                load_models_json(self.models_json, self.dynamic)
+                if self.models_json
+                else ModelRegistry(dynamic=self.dynamic)
+            )
         file_overlay = read_models_json(self.models_json) if self.models_json is not None else None
         file_providers = file_overlay.get("providers", {}) if isinstance(file_overlay, dict) else {}
         return ModelRegistry({"providers": {**extension_providers, **file_providers}}, self.dynamic)
@@ -199,7 +203,9 @@ class ModelCatalog:
                 if definition.id == model.id and definition.headers:
                     raw_headers.update(definition.headers)
         scoped_env = self.credentials.storage.env(model.provider) or None
-        headers: dict[str, str | None] = dict(provider_auth.headers or {}) if provider_auth is not None else {}
+        headers: dict[str, str | None] = (
+            dict(provider_auth.headers or {}) if provider_auth is not None else {}
+        )
         for name, value in raw_headers.items():
             resolved = resolve_config_value(value, scoped_env)
             if resolved:
@@ -211,7 +217,9 @@ class ModelCatalog:
         if not api_key and not headers:
             raise MissingCredentials(missing_key_message(model.provider))
         env = dict(provider_auth.env) if provider_auth is not None and provider_auth.env else None
-        return RequestAuth(api_key, headers or None, env, provider_auth.base_url if provider_auth is not None else None)
+        return RequestAuth(
+            api_key, headers or None, env, provider_auth.base_url if provider_auth is not None else None
+        )
 
     def with_fresh_auth(
         self, model: Model, start: Callable[[], AssistantMessageEventStream], signal: AbortSignal | None

@@ -130,7 +130,9 @@ async def refresh_catalogs(agent_dir: Path, gateways: Mapping[str, str], credent
             models = await _fetch(provider, gateway, key)
         except Exception as error:
             return f"{provider}: {error}"
-        _write_entry(agent_dir / STORE_FILE, provider, {"models": models, "checkedAt": int(time.time() * 1000)})
+        _write_entry(
+            agent_dir / STORE_FILE, provider, {"models": models, "checkedAt": int(time.time() * 1000)}
+        )
         return None
 
     try:

@@ -98,7 +98,9 @@ def find_exact_reference(reference: str, models: Sequence[Model]) -> Model | Non
         provider, model_id = provider.strip(), model_id.strip()
         if provider and model_id:
             matches = [
-                m for m in models if m.provider.lower() == provider.lower() and m.id.lower() == model_id.lower()
+                m
+                for m in models
+                if m.provider.lower() == provider.lower() and m.id.lower() == model_id.lower()
             ]
             if len(matches) == 1:
                 return matches[0]
@@ -132,7 +134,9 @@ def parse_model_pattern(
         return ResolveCliModelResult()
     prefix, _, suffix = pattern.rpartition(":")
     if suffix in THINKING_LEVELS:
-        inner = parse_model_pattern(prefix, models, allow_invalid_thinking_fallback=allow_invalid_thinking_fallback)
+        inner = parse_model_pattern(
+            prefix, models, allow_invalid_thinking_fallback=allow_invalid_thinking_fallback
+        )
         if inner.model:
             return ResolveCliModelResult(inner.model, None if inner.warning else suffix, inner.warning)
         return inner
@@ -206,7 +210,9 @@ def resolve_cli_model(
             )
     if provider and canonical_provider and model.lower().startswith(f"{canonical_provider}/".lower()):
         pattern = model[len(canonical_provider) + 1 :]
-    candidates = [m for m in models if m.provider == canonical_provider] if canonical_provider else list(models)
+    candidates = (
+        [m for m in models if m.provider == canonical_provider] if canonical_provider else list(models)
+    )
     found = parse_model_pattern(pattern, candidates, allow_invalid_thinking_fallback=False)
     if found.model:
         if inferred and not has_auth(found.model.provider):

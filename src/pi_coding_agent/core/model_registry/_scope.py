@@ -47,7 +47,9 @@ def _glob(pattern: str) -> re.Pattern[str]:
     return re.compile("".join(out), re.IGNORECASE)
 
 
-def resolve_model_scope(patterns: Sequence[str], available: Sequence[Model]) -> tuple[list[ScopedModel], list[str]]:
+def resolve_model_scope(
+    patterns: Sequence[str], available: Sequence[Model]
+) -> tuple[list[ScopedModel], list[str]]:
     scoped: list[ScopedModel] = []
     warnings: list[str] = []
 

@@ -209,7 +209,9 @@ def _holder_dying(holder: dict[str, Any] | None) -> bool:
     except OSError:
         return False
     pending = int(status.get(b"ShdPnd", b"0").strip(), 16) | int(status.get(b"SigPnd", b"0").strip(), 16)
-    return fields[0] in (b"Z", b"X", b"x") or bool(int(fields[6]) & _PF_EXITING) or bool(pending & _SIGKILL_BIT)
+    return (
+        fields[0] in (b"Z", b"X", b"x") or bool(int(fields[6]) & _PF_EXITING) or bool(pending & _SIGKILL_BIT)
+    )
 
 
 def _read_holder(fd: int) -> dict[str, Any] | None:
@@ -232,7 +234,9 @@ class Appender:
         except OSError as error:
             if error.errno != errno.ELOOP:
                 raise
-            raise SessionError(f"Cannot append to session file {path}: it is a symlink (not written through)") from None
+            raise SessionError(
+                f"Cannot append to session file {path}: it is a symlink (not written through)"
+            ) from None
         self._size = os.fstat(self._fd).st_size
 
     def append(self, data: bytes) -> None:

@@ -85,7 +85,11 @@ def _v1_to_v2(entries: list[dict[str, Any]]) -> None:
         entry["parentId"] = previous
         previous = entry["id"]
         value = entry.get("firstKeptEntryIndex")
-        if entry.get("type") == "compaction" and isinstance(value, int | float) and not isinstance(value, bool):
+        if (
+            entry.get("type") == "compaction"
+            and isinstance(value, int | float)
+            and not isinstance(value, bool)
+        ):
             index = _array_index(value)
             target = entries[index] if index is not None and index < len(entries) else None
             # A target later in the file has no id yet: Pi then writes no key.

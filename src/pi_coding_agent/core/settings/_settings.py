@@ -191,7 +191,9 @@ class Settings:
         else:
             ok = isinstance(value, kinds)
         if not ok:
-            self._report(keys, f"{'.'.join(keys)} has the wrong type ({type(value).__name__}); using the default")
+            self._report(
+                keys, f"{'.'.join(keys)} has the wrong type ({type(value).__name__}); using the default"
+            )
             return default
         return value  # type: ignore[no-any-return]
 
@@ -239,7 +241,9 @@ class Settings:
         value: dict[str, Any] | None = self._typed(("thinkingBudgets",), dict, None)
         if value is None:
             return None
-        return {k: int(v) for k, v in value.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+        return {
+            k: int(v) for k, v in value.items() if isinstance(v, (int, float)) and not isinstance(v, bool)
+        }
 
     @property
     def transport(self) -> str:
@@ -309,7 +313,12 @@ class Settings:
                 value = float(text)
             except ValueError:
                 value = None
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value >= 0:
+        if (
+            isinstance(value, (int, float))
+            and not isinstance(value, bool)
+            and math.isfinite(value)
+            and value >= 0
+        ):
             return int(value)
         self._report((key,), f"{key} is not a valid timeout ({raw!r})")
         return None
@@ -321,7 +330,9 @@ class Settings:
         if value is None:
             return None
         if not isinstance(value, str):
-            issue = SettingsIssue("global", self.global_path or Path("settings.json"), "httpProxy is not a string")
+            issue = SettingsIssue(
+                "global", self.global_path or Path("settings.json"), "httpProxy is not a string"
+            )
             if issue not in self.issues:
                 self.issues.append(issue)
             return None
@@ -353,7 +364,9 @@ class Settings:
         if entry is None:
             return base
         if not isinstance(entry, dict):
-            self._report(("compaction", "modelOverrides", key), f'compaction.modelOverrides["{key}"] is not an object')
+            self._report(
+                ("compaction", "modelOverrides", key), f'compaction.modelOverrides["{key}"] is not an object'
+            )
             return base
         values = {"reserveTokens": base.reserve_tokens, "keepRecentTokens": base.keep_recent_tokens}
         for field, value in entry.items():
@@ -363,7 +376,9 @@ class Settings:
                 values[field] = value
             else:
                 keys = ("compaction", "modelOverrides", key, field)
-                self._report(keys, f'compaction.modelOverrides["{key}"].{field} is not a non-negative integer')
+                self._report(
+                    keys, f'compaction.modelOverrides["{key}"].{field} is not a non-negative integer'
+                )
         return CompactionSettings(base.enabled, values["reserveTokens"], values["keepRecentTokens"])
 
     @property
@@ -409,7 +424,9 @@ class Settings:
         if value is None:
             return None
         if not isinstance(value, list):
-            self._report(("defaultTools",), f"defaultTools is not a list ({type(value).__name__}); no tools selected")
+            self._report(
+                ("defaultTools",), f"defaultTools is not a list ({type(value).__name__}); no tools selected"
+            )
         return resolve_default_tools(value)
 
     # -- startup -------------------------------------------------------------------------
@@ -418,7 +435,6 @@ class Settings:
     def local_model_fallback(self) -> bool:
         """``localModelFallback`` (ours, not Pi's): use the embedded model when nothing else is configured."""
         return self._typed(("localModelFallback",), bool, True)
-
 
     @property
     def default_project_trust(self) -> ProjectTrustDefault:

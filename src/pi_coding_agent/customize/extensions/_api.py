@@ -212,4 +212,6 @@ class ExtensionAPI:
         """Run a program (no shell): ``{"stdout", "stderr", "code", "killed"}``."""
         from pi_coding_agent.customize.extensions._exec import run_program
 
-        return await run_program(command, list(args), cwd=cwd or self._runner.cwd, timeout_ms=timeout_ms, signal=signal)
+        return await run_program(
+            command, list(args), cwd=cwd or self._runner.cwd, timeout_ms=timeout_ms, signal=signal
+        )

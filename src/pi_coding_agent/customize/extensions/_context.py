@@ -181,11 +181,14 @@ class CommandContext(ExtensionContext):
         """A fresh session. ``setup(session_manager)`` fills it first (its context is rebuilt
         from what it wrote); ``with_session(ctx)`` then runs against the new session, once it
         got ``session_start`` and the UI shows it (Pi's ``newSession({setup, withSession})``)."""
+
         async def fill(manager: Any) -> None:
             if setup is not None:
                 await _call(setup, manager)
 
-        result = await self._runtime().new_session(parent_session=parent_session, setup=fill if setup else None)
+        result = await self._runtime().new_session(
+            parent_session=parent_session, setup=fill if setup else None
+        )
         return await self._finish("new", result, with_session)
 
     async def fork(
@@ -294,7 +297,9 @@ async def send_custom_message(
     await host.send_custom_message(message, deliver_as=deliver_as, trigger_turn=trigger_turn)
 
 
-async def send_user_message(host: ExtensionHost, content: Any, *, deliver_as: str | None, expand: bool) -> None:
+async def send_user_message(
+    host: ExtensionHost, content: Any, *, deliver_as: str | None, expand: bool
+) -> None:
     """A user message as if typed (``pi.send_user_message``): text, or text and image blocks."""
     from pi_ai import ImageContent, content_text
 
@@ -371,7 +376,9 @@ class PromptTrackingUI:
     def set_status(self, key: str, text: str | None) -> None:
         self._inner.set_status(key, text)
 
-    def set_widget(self, key: str, lines: Sequence[str] | None, placement: WidgetPlacement | None = None) -> None:
+    def set_widget(
+        self, key: str, lines: Sequence[str] | None, placement: WidgetPlacement | None = None
+    ) -> None:
         self._inner.set_widget(key, lines, placement)
 
     def set_title(self, title: str) -> None:

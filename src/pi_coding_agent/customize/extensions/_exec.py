@@ -27,7 +27,9 @@ async def run_program(
 
     remove = signal.add_listener(kill) if signal is not None and hasattr(signal, "add_listener") else None
     try:
-        out, err = await asyncio.wait_for(process.communicate(), None if timeout_ms is None else timeout_ms / 1000)
+        out, err = await asyncio.wait_for(
+            process.communicate(), None if timeout_ms is None else timeout_ms / 1000
+        )
     except TimeoutError:
         kill()
         out, err = await process.communicate()
@@ -35,4 +37,9 @@ async def run_program(
         if callable(remove):
             remove()
     code = process.returncode if process.returncode is not None else 1
-    return {"stdout": out.decode(errors="replace"), "stderr": err.decode(errors="replace"), "code": code, "killed": killed}
+    return {
+        "stdout": out.decode(errors="replace"),
+        "stderr": err.decode(errors="replace"),
+        "code": code,
+        "killed": killed,
+    }

@@ -104,7 +104,9 @@ async def load_extensions(
             continue
         setup = getattr(module, "setup", None)
         if not callable(setup):
-            errors.append(ExtensionError(shown, "load", f"Extension does not define a setup(pi) function: {shown}"))
+            errors.append(
+                ExtensionError(shown, "load", f"Extension does not define a setup(pi) function: {shown}")
+            )
             continue
         extension = Extension(shown, module=module)
         runner.extensions.append(extension)
@@ -123,9 +125,14 @@ def _conflicts(extensions: Sequence[Extension]) -> list[ExtensionError]:
     found: list[ExtensionError] = []
     owners: dict[tuple[str, str], str] = {}
     for extension in extensions:
-        for kind, names, shown in (("tool", extension.tools, "Tool \"{}\""), ("flag", extension.flags, "Flag \"--{}\"")):
+        for kind, names, shown in (
+            ("tool", extension.tools, 'Tool "{}"'),
+            ("flag", extension.flags, 'Flag "--{}"'),
+        ):
             for name in names:
                 owner = owners.setdefault((kind, name), extension.path)
                 if owner != extension.path:
-                    found.append(ExtensionError(extension.path, "load", f"{shown.format(name)} conflicts with {owner}"))
+                    found.append(
+                        ExtensionError(extension.path, "load", f"{shown.format(name)} conflicts with {owner}")
+                    )
     return found

@@ -79,7 +79,9 @@ def _field(result: Any, name: str) -> Any:
 
 
 class ExtensionRunner:
-    def __init__(self, extensions: Sequence[Extension], cwd: str, flag_values: dict[str, bool | str] | None = None):
+    def __init__(
+        self, extensions: Sequence[Extension], cwd: str, flag_values: dict[str, bool | str] | None = None
+    ):
         self.extensions = list(extensions)
         self.cwd = cwd
         self.flag_values: dict[str, bool | str] = dict(flag_values or {})
@@ -116,7 +118,9 @@ class ExtensionRunner:
 
     def refresh_handlers(self) -> None:
         """Recompute which events have handlers (``pi.on`` after setup calls this)."""
-        self._handled = {name for ext in self.extensions for name, handlers in ext.handlers.items() if handlers}
+        self._handled = {
+            name for ext in self.extensions for name, handlers in ext.handlers.items() if handlers
+        }
 
     def has_handlers(self, event_type: str) -> bool:
         return event_type in self._handled
@@ -163,18 +167,29 @@ class ExtensionRunner:
         return list(found.values())
 
     def message_renderer(self, custom_type: str) -> Callable[..., Any] | None:
-        return next((e.message_renderers[custom_type] for e in self.extensions if custom_type in e.message_renderers), None)
+        return next(
+            (e.message_renderers[custom_type] for e in self.extensions if custom_type in e.message_renderers),
+            None,
+        )
 
     def message_converter(self, custom_type: str) -> MessageConverter | None:
         return next(
-            (e.message_converters[custom_type] for e in self.extensions if custom_type in e.message_converters), None
+            (
+                e.message_converters[custom_type]
+                for e in self.extensions
+                if custom_type in e.message_converters
+            ),
+            None,
         )
 
     def has_message_converters(self) -> bool:
         return any(ext.message_converters for ext in self.extensions)
 
     def entry_renderer(self, custom_type: str) -> Callable[..., Any] | None:
-        return next((e.entry_renderers[custom_type] for e in self.extensions if custom_type in e.entry_renderers), None)
+        return next(
+            (e.entry_renderers[custom_type] for e in self.extensions if custom_type in e.entry_renderers),
+            None,
+        )
 
     def markdown_transformers(self) -> list[Callable[..., Any]]:
         return [ext.markdown_transformer for ext in self.extensions if ext.markdown_transformer is not None]
@@ -290,7 +305,12 @@ class ExtensionRunner:
                     modified = True
         if not modified:
             return None
-        return {"content": event.content, "details": event.details, "is_error": event.is_error, "usage": event.usage}
+        return {
+            "content": event.content,
+            "details": event.details,
+            "is_error": event.is_error,
+            "usage": event.usage,
+        }
 
     async def emit_message_end(self, event: Any) -> AgentMessage | None:
         """A replacement for the finished message, or ``None``. Replacements must keep the role."""
@@ -307,7 +327,9 @@ class ExtensionRunner:
             if replacement is None:
                 continue
             if getattr(replacement, "role", None) != current.role:
-                self.report(ext.path, "message_end", "message_end handlers must return a message with the same role")
+                self.report(
+                    ext.path, "message_end", "message_end handlers must return a message with the same role"
+                )
                 continue
             current, modified = replacement, True
         return current if modified else None
@@ -367,7 +389,9 @@ class ExtensionRunner:
         current = payload
         for ext, handler in self._handlers("before_provider_request"):
             try:
-                answer = await call_handler(handler, BeforeProviderRequestEvent("before_provider_request", current), ctx)
+                answer = await call_handler(
+                    handler, BeforeProviderRequestEvent("before_provider_request", current), ctx
+                )
             except Exception as error:
                 self.report(ext.path, "before_provider_request", error)
                 continue
@@ -390,7 +414,9 @@ class ExtensionRunner:
         found: dict[str, list[str]] = {"skill_paths": [], "prompt_paths": [], "theme_paths": []}
         for ext, handler in self._handlers("resources_discover"):
             try:
-                answer = await call_handler(handler, ResourcesDiscoverEvent("resources_discover", self.cwd, reason), ctx)
+                answer = await call_handler(
+                    handler, ResourcesDiscoverEvent("resources_discover", self.cwd, reason), ctx
+                )
             except Exception as error:
                 self.report(ext.path, "resources_discover", error)
                 continue

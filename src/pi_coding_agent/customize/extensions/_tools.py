@@ -23,7 +23,9 @@ def _blocks(value: Any) -> list[TextContent | ImageContent]:
         if isinstance(block, TextContent | ImageContent):
             blocks.append(block)
         elif isinstance(block, dict) and block.get("type") == "image":
-            blocks.append(ImageContent(data=str(block.get("data", "")), mime_type=str(block.get("mimeType", ""))))
+            blocks.append(
+                ImageContent(data=str(block.get("data", "")), mime_type=str(block.get("mimeType", "")))
+            )
         elif isinstance(block, dict):
             blocks.append(TextContent(text=str(block.get("text", ""))))
         else:
@@ -74,5 +76,7 @@ class ExtensionTool(AgentTool):
             if on_update is not None:
                 on_update(to_tool_result(partial))
 
-        value = await call_handler(self.definition.execute, tool_call_id, params, signal, update, self._runner.context())
+        value = await call_handler(
+            self.definition.execute, tool_call_id, params, signal, update, self._runner.context()
+        )
         return to_tool_result(value)

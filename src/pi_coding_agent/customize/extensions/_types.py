@@ -82,7 +82,12 @@ class ExtensionError:
 
     def to_json(self) -> dict[str, str]:
         """Pi's RPC record ``{"type": "extension_error", ...}``."""
-        return {"type": "extension_error", "extensionPath": self.extension_path, "event": self.event, "error": self.error}
+        return {
+            "type": "extension_error",
+            "extensionPath": self.extension_path,
+            "event": self.event,
+            "error": self.error,
+        }
 
     def __str__(self) -> str:
         return f"Extension error ({self.extension_path}): {self.error}"

@@ -76,7 +76,9 @@ class ExtensionUI(Protocol):
         """Show ``text`` in the status line under ``key``; ``None`` removes it."""
         return None
 
-    def set_widget(self, key: str, lines: Sequence[str] | None, placement: WidgetPlacement | None = None) -> None:
+    def set_widget(
+        self, key: str, lines: Sequence[str] | None, placement: WidgetPlacement | None = None
+    ) -> None:
         """Show lines of text near the editor under ``key``; ``None`` removes them."""
         return None
 

@@ -117,7 +117,11 @@ def _skill_path(resource: ResolvedResource) -> str:
 
 
 def _missing(
-    paths: Sequence[str], cwd: str, message: str, known: Sequence[ResourceDiagnostic], kind: DiagnosticKind = "error"
+    paths: Sequence[str],
+    cwd: str,
+    message: str,
+    known: Sequence[ResourceDiagnostic],
+    kind: DiagnosticKind = "error",
 ) -> list[ResourceDiagnostic]:
     reported = {d.path for d in known}
     found: list[ResourceDiagnostic] = []
@@ -171,7 +175,9 @@ def load_resources(options: ResourceOptions) -> LoadedResources:
     theme_sources = [r.path for r in cli.themes if r.enabled]
     theme_sources += [] if options.no_themes else [r.path for r in resolved.themes if r.enabled]
     themes = _merge(cwd, theme_sources, options.theme_paths)
-    theme_problems = _missing(options.theme_paths, cwd, "theme path does not exist", [], "warning")  # Pi's words
+    theme_problems = _missing(
+        options.theme_paths, cwd, "theme path does not exist", [], "warning"
+    )  # Pi's words
     not_installed = [
         ResourceDiagnostic(
             "warning",
@@ -184,7 +190,9 @@ def load_resources(options: ResourceOptions) -> LoadedResources:
         ResourceDiagnostic("warning", f"-e {source}: the package could not be installed for this run")
         for source, _ in cli.not_installed
     ]
-    not_installed += [ResourceDiagnostic("warning", problem) for problem in [*resolved.problems, *cli.problems]]
+    not_installed += [
+        ResourceDiagnostic("warning", problem) for problem in [*resolved.problems, *cli.problems]
+    ]
     enable = settings.get("enableSkillCommands")
     return LoadedResources(
         skills=skills,

@@ -66,7 +66,9 @@ def load_startup_resources(
         no_prompt_templates=no_prompt_templates,
         no_themes=no_themes,
         no_extensions=no_extensions,
-        extension_sources=[resolve_path(s.strip(), cwd) if is_local_path(s) else s for s in extension_sources or ()],
+        extension_sources=[
+            resolve_path(s.strip(), cwd) if is_local_path(s) else s for s in extension_sources or ()
+        ],
         install_missing=None if offline() else _installer(session_cwd, agent_dir, settings, warnings),
     )
     loaded = load_resources(options)

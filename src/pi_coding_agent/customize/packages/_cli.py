@@ -25,7 +25,11 @@ def run_package_command(argv: list[str]) -> int | None:
         return 0
     if parsed.problem:
         print(parsed.problem, file=sys.stderr)
-        hint = f'Use "pi --help" or "{USAGE[parsed.command]}".' if parsed.unknown_option else f"Usage: {USAGE[parsed.command]}"
+        hint = (
+            f'Use "pi --help" or "{USAGE[parsed.command]}".'
+            if parsed.unknown_option
+            else f"Usage: {USAGE[parsed.command]}"
+        )
         print(hint, file=sys.stderr)
         return 1
     if parsed.command in ("install", "remove") and not parsed.source:

@@ -36,7 +36,9 @@ def _project_trusted(parsed: PackageCommand, cwd: str, home: str | Path) -> bool
     try:
         return resolve_project_trust(cwd, home, override=parsed.trust_override, default_trust=default)
     except ConfigFileError as error:
-        print(f"Warning: cannot read trust decisions ({error}); project settings are ignored", file=sys.stderr)
+        print(
+            f"Warning: cannot read trust decisions ({error}); project settings are ignored", file=sys.stderr
+        )
         return False
 
 

@@ -29,7 +29,10 @@ from pi_coding_agent.customize.packages._sources import is_local_path
 from pi_coding_agent.customize.resources import RESOURCE_TYPES, ResourceType, strip_override
 
 _TITLES: dict[ResourceType, str] = {
-    "extensions": "Extensions", "skills": "Skills", "prompts": "Prompt templates", "themes": "Themes",
+    "extensions": "Extensions",
+    "skills": "Skills",
+    "prompts": "Prompt templates",
+    "themes": "Themes",
 }
 
 
@@ -40,7 +43,11 @@ def listed_resources(manager: PackageManager) -> list[tuple[ResourceType, Resolv
 
 def _label(item: ResolvedResource) -> str:
     origin = item.origin
-    where = f"package {origin.source}" if origin.origin == "package" else ("settings" if origin.source == "local" else "folder")
+    where = (
+        f"package {origin.source}"
+        if origin.origin == "package"
+        else ("settings" if origin.source == "local" else "folder")
+    )
     return f"{origin.scope}, {where}"
 
 
@@ -58,7 +65,9 @@ def _print(items: Sequence[tuple[ResourceType, ResolvedResource]]) -> None:
         print(f"  [{'x' if item.enabled else ' '}] {number:>3}  {item.path}  ({_label(item)})")
 
 
-def _find(items: Sequence[tuple[ResourceType, ResolvedResource]], wanted: str) -> tuple[ResourceType, ResolvedResource]:
+def _find(
+    items: Sequence[tuple[ResourceType, ResolvedResource]], wanted: str
+) -> tuple[ResourceType, ResolvedResource]:
     if wanted.isdigit() and 1 <= int(wanted) <= len(items):
         return items[int(wanted) - 1]
     path = os.path.realpath(os.path.abspath(wanted))
@@ -86,19 +95,32 @@ def _settings(manager: PackageManager, scope: Scope) -> dict[str, Any]:
         raise PackageError(str(error)) from None
 
 
-def _top_level(manager: PackageManager, kind: ResourceType, item: ResolvedResource, enabled: bool, scope: Scope) -> None:
+def _top_level(
+    manager: PackageManager, kind: ResourceType, item: ResolvedResource, enabled: bool, scope: Scope
+) -> None:
     inherited = scope != item.origin.scope
     base = item.origin.base_dir or manager.layout.base_dir(item.origin.scope)
     pattern = item.path if inherited else os.path.relpath(item.path, base)
     current = _settings(manager, scope).get(kind)
-    entries = _without([e for e in current if isinstance(e, str)] if isinstance(current, list) else [], pattern)
+    entries = _without(
+        [e for e in current if isinstance(e, str)] if isinstance(current, list) else [], pattern
+    )
     _write(manager, scope, kind, [*entries, f"{'+' if enabled else '-'}{pattern}"])
 
 
-def _package(manager: PackageManager, kind: ResourceType, item: ResolvedResource, enabled: bool, scope: Scope) -> None:
+def _package(
+    manager: PackageManager, kind: ResourceType, item: ResolvedResource, enabled: bool, scope: Scope
+) -> None:
     packages: list[PackageEntry] = list(_settings(manager, scope).get("packages") or [])
     source = item.origin.source
-    index = next((i for i, p in enumerate(packages) if _same_source(manager, entry_source(p), scope, source, item.origin.scope)), None)
+    index = next(
+        (
+            i
+            for i, p in enumerate(packages)
+            if _same_source(manager, entry_source(p), scope, source, item.origin.scope)
+        ),
+        None,
+    )
     if index is None:
         if scope == item.origin.scope:
             raise PackageError(f"package {source} is not in the {scope} settings any more")
@@ -108,13 +130,17 @@ def _package(manager: PackageManager, kind: ResourceType, item: ResolvedResource
     pkg: dict[str, Any] = dict(entry) if isinstance(entry, dict) else {"source": entry}
     pattern = os.path.relpath(item.path, item.origin.base_dir or os.path.dirname(item.path))
     current = pkg.get(kind)
-    entries = _without([e for e in current if isinstance(e, str)] if isinstance(current, list) else [], pattern)
+    entries = _without(
+        [e for e in current if isinstance(e, str)] if isinstance(current, list) else [], pattern
+    )
     pkg[kind] = [*entries, f"{'+' if enabled else '-'}{pattern}"]
     packages[index] = pkg
     _write(manager, scope, "packages", packages)
 
 
-def _same_source(manager: PackageManager, left: str, left_scope: Scope, right: str, right_scope: Scope) -> bool:
+def _same_source(
+    manager: PackageManager, left: str, left_scope: Scope, right: str, right_scope: Scope
+) -> bool:
     if left == right:
         return True
     if not (is_local_path(left) and is_local_path(right)):

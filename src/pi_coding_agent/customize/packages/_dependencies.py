@@ -32,7 +32,16 @@ def install_dependencies(root: str, *, index_url: str | None = None) -> None:
     wanted = declared_dependencies(root)
     if not wanted:
         return
-    command = [sys.executable, "-m", "pip", "install", "--no-input", "--quiet", "--target", os.path.join(root, DEPENDENCIES_DIR)]
+    command = [
+        sys.executable,
+        "-m",
+        "pip",
+        "install",
+        "--no-input",
+        "--quiet",
+        "--target",
+        os.path.join(root, DEPENDENCIES_DIR),
+    ]
     if index_url:
         command += ["--index-url", index_url]
     run([*command, *wanted], what=f"installing the Python dependencies {', '.join(wanted)}")

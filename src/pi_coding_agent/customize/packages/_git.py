@@ -21,7 +21,11 @@ def clone(source: GitSource, destination: str, install_root: str) -> None:
     with Staging(destination, install_root) as staging:
         run(["git", "clone", "--quiet", source.repo, staging.folder], what=f"git clone {source.repo}")
         if source.ref:
-            run(["git", "checkout", "--quiet", source.ref], cwd=staging.folder, what=f"git checkout {source.ref}")
+            run(
+                ["git", "checkout", "--quiet", source.ref],
+                cwd=staging.folder,
+                what=f"git checkout {source.ref}",
+            )
         install_dependencies(staging.folder)
         staging.commit()
 
@@ -33,7 +37,11 @@ def head(folder: str) -> str:
 def _target(folder: str, source: GitSource) -> str:
     """Fetch what the package should be at, and return the commit-ish to reset to."""
     if source.ref:
-        run(["git", "fetch", "--quiet", "origin", source.ref], cwd=folder, what=f"git fetch origin {source.ref}")
+        run(
+            ["git", "fetch", "--quiet", "origin", source.ref],
+            cwd=folder,
+            what=f"git fetch origin {source.ref}",
+        )
         return "FETCH_HEAD"
     run(["git", "fetch", "--quiet", "--prune", "--no-tags", "origin"], cwd=folder, what="git fetch origin")
     try:
@@ -50,7 +58,9 @@ def update(source: GitSource, folder: str) -> bool:
         raise PackageError(f"{folder} is not a git clone; remove it and install the package again")
     before = head(folder)
     target = _target(folder, source)
-    wanted = run(["git", "rev-parse", f"{target}^{{commit}}"], cwd=folder, what=f"git rev-parse {target}").strip()
+    wanted = run(
+        ["git", "rev-parse", f"{target}^{{commit}}"], cwd=folder, what=f"git rev-parse {target}"
+    ).strip()
     if wanted == before:
         return False
     run(["git", "reset", "--quiet", "--hard", wanted], cwd=folder, what=f"git reset --hard {wanted[:12]}")

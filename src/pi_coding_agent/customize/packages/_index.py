@@ -65,7 +65,9 @@ def _fetch(url: str) -> str:
     import httpx
 
     try:
-        response = httpx.get(url, timeout=TIMEOUT_SECONDS, follow_redirects=True, headers={"Accept": "text/html"})
+        response = httpx.get(
+            url, timeout=TIMEOUT_SECONDS, follow_redirects=True, headers={"Accept": "text/html"}
+        )
     except httpx.HTTPError as error:
         raise PackageError(f"cannot reach the package index at {url}: {error}") from None
     if response.status_code == 404:
@@ -147,7 +149,9 @@ def _unpack(archive: str, folder: str) -> str:
             members = tar.getmembers()
             for member in members:
                 if not (member.isfile() or member.isdir()):
-                    raise PackageError(f"{os.path.basename(archive)}: {member.name} is a link or device; refusing it")
+                    raise PackageError(
+                        f"{os.path.basename(archive)}: {member.name} is a link or device; refusing it"
+                    )
             tar.extractall(target, filter="data")
     except (tarfile.TarError, OSError) as error:
         raise PackageError(f"{os.path.basename(archive)} cannot be unpacked: {error}") from None

@@ -51,8 +51,15 @@ class ConfiguredPackage:
 
 
 class PackageManager:
-    def __init__(self, cwd: str, agent_dir: str | Path, *, project_trusted: bool,
-                 index_url: str | None = None, progress: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self,
+        cwd: str,
+        agent_dir: str | Path,
+        *,
+        project_trusted: bool,
+        index_url: str | None = None,
+        progress: Callable[[str], None] | None = None,
+    ) -> None:
         self.layout = Layout(os.path.abspath(cwd), os.path.abspath(agent_dir))
         self.project_trusted = project_trusted
         self.progress = progress or (lambda _line: None)
@@ -193,13 +200,18 @@ class PackageManager:
         for scope in scopes:
             for entry in self._packages(scope):
                 source = entry_source(entry)
-                found.append(ConfiguredPackage(source, scope, isinstance(entry, dict), self._installed_path(source, scope)))
+                found.append(
+                    ConfiguredPackage(
+                        source, scope, isinstance(entry, dict), self._installed_path(source, scope)
+                    )
+                )
         return found
 
     def _installed_path(self, source: str, scope: Scope) -> str | None:
         parsed = parse_source(source)
         path = (
-            self.layout.resolve_local(parsed.path, scope) if isinstance(parsed, LocalSource)
+            self.layout.resolve_local(parsed.path, scope)
+            if isinstance(parsed, LocalSource)
             else self.layout.install_path(parsed, scope)
         )
         return path if path is not None and os.path.exists(path) else None

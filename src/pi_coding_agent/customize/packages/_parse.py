@@ -110,16 +110,25 @@ def parse_package_command(argv: list[str]) -> PackageCommand | None:
 def _update_target(parsed: PackageCommand, flags: set[str], extension_source: str | None) -> None:
     if "--models" in flags:
         if "--all" in flags:  # Pi checks --all first
-            parsed.problem = parsed.problem or "--all cannot be combined with --self, --extensions, --models, or --extension"
+            parsed.problem = (
+                parsed.problem
+                or "--all cannot be combined with --self, --extensions, --models, or --extension"
+            )
         if flags & {"--self", "--extensions", "--all"} or extension_source is not None:
-            parsed.problem = parsed.problem or "--models cannot be combined with --self, --extensions, --all, or --extension"
+            parsed.problem = (
+                parsed.problem
+                or "--models cannot be combined with --self, --extensions, --all, or --extension"
+            )
         if parsed.source is not None:
             parsed.problem = parsed.problem or "--models cannot be combined with a positional source"
         parsed.update_models = True
         return
     if extension_source is not None:
         if parsed.source is not None or flags & {"--self", "--extensions", "--all"}:
-            parsed.problem = parsed.problem or "--extension cannot be combined with --self, --extensions, --all or a source"
+            parsed.problem = (
+                parsed.problem
+                or "--extension cannot be combined with --self, --extensions, --all or a source"
+            )
         parsed.source, parsed.update_packages = extension_source, True
     elif parsed.source in ("self", "pi"):
         parsed.source = None

@@ -171,7 +171,9 @@ class Resolver:
 
         An entry whose source names no package is left out (and described in ``problems``).
         """
-        candidates: list[tuple[PackageEntry, Scope]] = [(p, "project") for p in _packages(self.project_settings)]
+        candidates: list[tuple[PackageEntry, Scope]] = [
+            (p, "project") for p in _packages(self.project_settings)
+        ]
         candidates += [(p, "user") for p in _packages(self.global_settings)]
         listed: list[tuple[PackageEntry, Scope]] = []
         for entry, scope in candidates:

@@ -16,7 +16,13 @@ def run(command: Sequence[str], *, cwd: str | None = None, what: str) -> str:
     env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
     try:
         done = subprocess.run(
-            list(command), cwd=cwd, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, check=False
+            list(command),
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            check=False,
         )
     except FileNotFoundError:
         raise PackageError(f"{what}: {command[0]} is not installed") from None

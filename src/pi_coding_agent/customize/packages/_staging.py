@@ -32,7 +32,9 @@ class Staging:
             probe = os.path.dirname(probe)
         make_private_dirs(parent)
         self._created_parents = missing
-        self.folder = tempfile.mkdtemp(prefix=f".{os.path.basename(self.destination)}.installing-", dir=parent)
+        self.folder = tempfile.mkdtemp(
+            prefix=f".{os.path.basename(self.destination)}.installing-", dir=parent
+        )
         return self
 
     def commit(self, content: str | None = None) -> None:
@@ -40,7 +42,9 @@ class Staging:
         source = content or self.folder
         backup = None
         if os.path.lexists(self.destination):
-            backup = tempfile.mkdtemp(prefix=f".{os.path.basename(self.destination)}.old-", dir=os.path.dirname(self.destination))
+            backup = tempfile.mkdtemp(
+                prefix=f".{os.path.basename(self.destination)}.old-", dir=os.path.dirname(self.destination)
+            )
             os.rmdir(backup)
             os.replace(self.destination, backup)
         try:
@@ -53,7 +57,9 @@ class Staging:
             shutil.rmtree(backup, ignore_errors=True)
         self._committed = True
 
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None) -> None:
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
         if os.path.exists(self.folder):
             shutil.rmtree(self.folder, ignore_errors=True)
         if not self._committed:

@@ -52,7 +52,11 @@ def resolve_prompt_sources(
     system_prompt: str | None,
     append_system_prompt: Sequence[str] | None,
 ) -> PromptSources:
-    source = system_prompt if system_prompt is not None else _discover("SYSTEM.md", cwd, agent_dir, project_trusted)
+    source = (
+        system_prompt
+        if system_prompt is not None
+        else _discover("SYSTEM.md", cwd, agent_dir, project_trusted)
+    )
     custom = prompt_text(source, "system prompt") if source else None
     if append_system_prompt:
         appends = list(append_system_prompt)
@@ -60,4 +64,6 @@ def resolve_prompt_sources(
         found = _discover("APPEND_SYSTEM.md", cwd, agent_dir, project_trusted)
         appends = [found] if found else []
     files = [os.path.abspath(item) for item in (source, *appends) if item and os.path.exists(item)]
-    return PromptSources(custom or None, [prompt_text(item, "append system prompt") for item in appends], files)
+    return PromptSources(
+        custom or None, [prompt_text(item, "append system prompt") for item in appends], files
+    )

@@ -235,7 +235,9 @@ def load_theme_file(path: Path, truecolor: bool | None = None) -> Theme:
 
 
 def discover_themes(
-    directories: list[Path], files: list[Path] = (), collisions: list[Collision] | None = None  # type: ignore[assignment]
+    directories: list[Path],
+    files: list[Path] = (),
+    collisions: list[Collision] | None = None,  # type: ignore[assignment]
 ) -> tuple[dict[str, Theme], list[str]]:
     """Custom themes by name from ``*.json`` in ``directories`` and the given ``files``, with
     problems; a second custom theme of one name goes to ``collisions`` when given (the

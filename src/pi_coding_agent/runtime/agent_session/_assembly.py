@@ -55,7 +55,11 @@ def trusted_settings(
     global_only = Settings.load(cwd, agent_dir, project_trusted=False)
     try:
         trusted = resolve_project_trust(
-            cwd, agent_dir, override=trust_override, default_trust=global_only.default_project_trust, inherit=inherit
+            cwd,
+            agent_dir,
+            override=trust_override,
+            default_trust=global_only.default_project_trust,
+            inherit=inherit,
         )
     except ConfigFileError as error:
         return global_only, f"Cannot read trust decisions ({error}); project settings are ignored"
@@ -100,8 +104,12 @@ def load_run_resources(
 ) -> RunResources:
     """Skills, templates, themes and extension files, the system prompt sources and the
     context files, as ``choice`` and ``settings`` select them (paths of ``choice`` relative to ``cwd``)."""
-    loaded, warnings = load_resource_files(choice, cwd=cwd, session_cwd=session_cwd, agent_dir=agent_dir, settings=settings)
-    return with_prompt_sources(loaded, warnings, choice, session_cwd=session_cwd, agent_dir=agent_dir, settings=settings)
+    loaded, warnings = load_resource_files(
+        choice, cwd=cwd, session_cwd=session_cwd, agent_dir=agent_dir, settings=settings
+    )
+    return with_prompt_sources(
+        loaded, warnings, choice, session_cwd=session_cwd, agent_dir=agent_dir, settings=settings
+    )
 
 
 def load_resource_files(
@@ -176,7 +184,11 @@ class SessionAssembly:
     """
 
     def __init__(
-        self, options: CreateAgentSessionOptions, *, start_in_scope: bool = False, resources: RunResources | None = None
+        self,
+        options: CreateAgentSessionOptions,
+        *,
+        start_in_scope: bool = False,
+        resources: RunResources | None = None,
     ) -> None:
         self.options = options
         self.resources = resources
@@ -187,7 +199,9 @@ class SessionAssembly:
         options = dataclasses.replace(self.options, cwd=manager.get_cwd(), session_manager=manager)
         if self._starts_in_scope(options):
             model, thinking = scoped_choice(options.scoped_models, options.settings)
-            options = dataclasses.replace(options, model=model, thinking_level=options.thinking_level or thinking)
+            options = dataclasses.replace(
+                options, model=model, thinking_level=options.thinking_level or thinking
+            )
         return build_session(options)
 
     def _starts_in_scope(self, options: CreateAgentSessionOptions) -> bool:
@@ -213,7 +227,10 @@ class SessionAssembly:
 
         options = self.options
         known = {skill.name for skill in options.skills}
-        skills = [*options.skills, *(s for s in load_skills(found["skill_paths"], options.cwd).skills if s.name not in known)]
+        skills = [
+            *options.skills,
+            *(s for s in load_skills(found["skill_paths"], options.cwd).skills if s.name not in known),
+        ]
         names = {template.name for template in options.prompt_templates}
         found_templates = load_prompt_templates(found["prompt_paths"], options.cwd).templates
         templates = [*options.prompt_templates, *(t for t in found_templates if t.name not in names)]

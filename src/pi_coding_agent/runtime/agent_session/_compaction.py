@@ -51,13 +51,19 @@ class CompactionListener(Protocol):
     ``session_compact_failed``)."""
 
     async def before_compact(
-        self, preparation: CompactionPreparation, reason: str, will_retry: bool, custom_instructions: str | None
+        self,
+        preparation: CompactionPreparation,
+        reason: str,
+        will_retry: bool,
+        custom_instructions: str | None,
     ) -> CompactionResult | None:
         """An extension's summary, ``None`` to compact as usual; raises ``CompactionError`` for a veto."""
 
     async def compacted(self, reason: str, will_retry: bool, from_extension: bool) -> None: ...
 
-    async def compaction_failed(self, reason: str, error: str | None, will_retry: bool, *, aborted: bool = False) -> None: ...
+    async def compaction_failed(
+        self, reason: str, error: str | None, will_retry: bool, *, aborted: bool = False
+    ) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -115,7 +121,9 @@ class _Compaction:
         model = self.context.model()
         if model is None:
             return fit_to_window(self.context.settings.compaction, 0)
-        return fit_to_window(self.context.settings.compaction_for(model.provider, model.id), model.context_window)
+        return fit_to_window(
+            self.context.settings.compaction_for(model.provider, model.id), model.context_window
+        )
 
     def _request(
         self, model: Model, reason: str, controller: AbortController, custom_instructions: str | None = None
@@ -208,7 +216,9 @@ class AutoCompactor(_Compaction):
             return await self.run("threshold", will_retry=False)
         return False
 
-    async def before_next_turn(self, turn: TurnContext, signal: AbortSignal | None) -> AgentLoopTurnUpdate | None:
+    async def before_next_turn(
+        self, turn: TurnContext, signal: AbortSignal | None
+    ) -> AgentLoopTurnUpdate | None:
         """Between two turns of a run: compact when the live context crossed the threshold."""
         from pi_coding_agent.core.compaction import estimate_context_tokens, should_compact
 
@@ -222,7 +232,9 @@ class AutoCompactor(_Compaction):
         state = self.context.agent.state
         return AgentLoopTurnUpdate(
             context=AgentContext(
-                system_prompt=turn.context.system_prompt, messages=list(state.messages), tools=turn.context.tools
+                system_prompt=turn.context.system_prompt,
+                messages=list(state.messages),
+                tools=turn.context.tools,
             )
         )
 
@@ -230,7 +242,9 @@ class AutoCompactor(_Compaction):
         state = self.context.agent.state
         messages = state.messages
         last = messages[-1] if messages else None
-        if isinstance(last, AssistantMessage) and (not failed_only or last.stop_reason in ("error", "length")):
+        if isinstance(last, AssistantMessage) and (
+            not failed_only or last.stop_reason in ("error", "length")
+        ):
             state.messages = messages[:-1]
 
     async def run(self, reason: Reason, *, will_retry: bool) -> bool:
@@ -249,13 +263,17 @@ class AutoCompactor(_Compaction):
         self._controller = controller
         try:
             try:
-                result = await self._summary(preparation, self._request(model, reason, controller), will_retry)
+                result = await self._summary(
+                    preparation, self._request(model, reason, controller), will_retry
+                )
             except Exception as error:
                 if controller.signal.aborted or str(error) == COMPACTION_CANCELLED:
                     context.emit(CompactionEndEvent(reason, None, aborted=True, will_retry=False))
                     await context.extensions.compaction_failed(reason, None, will_retry, aborted=True)
                     return False
-                prefix = "Context overflow recovery failed" if reason == "overflow" else "Auto-compaction failed"
+                prefix = (
+                    "Context overflow recovery failed" if reason == "overflow" else "Auto-compaction failed"
+                )
                 context.emit(
                     CompactionEndEvent(
                         reason, None, aborted=False, will_retry=False, error_message=f"{prefix}: {error}"
@@ -278,7 +296,9 @@ class AutoCompactor(_Compaction):
             context.idle_changed()
 
 
-def record_compaction(context: CompactionContext, result: CompactionResult, *, from_hook: bool = False) -> dict[str, Any]:
+def record_compaction(
+    context: CompactionContext, result: CompactionResult, *, from_hook: bool = False
+) -> dict[str, Any]:
     """Append the compaction entry, rebuild the agent's context; the result as Pi reports it."""
     from pi_coding_agent.core.compaction import estimate_tokens
 
@@ -331,7 +351,9 @@ class ManualCompaction(_Compaction):
             message = str(error)
             aborted = message == COMPACTION_CANCELLED or controller.signal.aborted
             self._finish()
-            await context.extensions.compaction_failed("manual", None if aborted else message, False, aborted=aborted)
+            await context.extensions.compaction_failed(
+                "manual", None if aborted else message, False, aborted=aborted
+            )
             context.emit(
                 CompactionEndEvent(
                     "manual",
@@ -353,7 +375,9 @@ class ManualCompaction(_Compaction):
         self._controller = None
         self.context.idle_changed()
 
-    async def _summarize(self, controller: AbortController, custom_instructions: str | None) -> CompactionResult:
+    async def _summarize(
+        self, controller: AbortController, custom_instructions: str | None
+    ) -> CompactionResult:
         from pi_coding_agent.core.compaction import prepare_compaction
 
         model = self.context.model()
@@ -365,4 +389,6 @@ class ManualCompaction(_Compaction):
             if branch and isinstance(branch[-1], CompactionEntry):
                 raise CompactionError("Already compacted")
             raise CompactionError("Nothing to compact (session too small)")
-        return await self._summary(preparation, self._request(model, "manual", controller, custom_instructions), False)
+        return await self._summary(
+            preparation, self._request(model, "manual", controller, custom_instructions), False
+        )

@@ -174,7 +174,9 @@ def _tool_selection(options: CreateAgentSessionOptions) -> ToolSelection:
     error = tool_list_error(options.tools) if options.tools is not None else None
     if error is not None:
         raise ValueError(f"Invalid tools option: {error}")
-    return select_tools(options.settings.default_tools, options.tools, options.exclude_tools, options.no_tools)
+    return select_tools(
+        options.settings.default_tools, options.tools, options.exclude_tools, options.no_tools
+    )
 
 
 def _builtin_tool_names(selection: ToolSelection) -> tuple[list[str], list[str]]:
@@ -186,7 +188,9 @@ def _builtin_tool_names(selection: ToolSelection) -> tuple[list[str], list[str]]
     return selection.active(ALL_TOOL_NAMES), unknown
 
 
-def _create_tools(names: Sequence[str], options: CreateAgentSessionOptions, holder: list[AgentSession]) -> list[AgentTool]:
+def _create_tools(
+    names: Sequence[str], options: CreateAgentSessionOptions, holder: list[AgentSession]
+) -> list[AgentTool]:
     """The built-in tools; ``holder`` will contain the session they belong to."""
     from pi_coding_agent.core.tools import ToolsOptions, create_tools
 
@@ -266,9 +270,12 @@ def build_session(options: CreateAgentSessionOptions) -> CreateAgentSessionResul
     local_fallback = False
     if model is None:
         model = _initial_model(settings, catalog)
-        local_fallback = model is not None and is_local(model) and model.provider == LOCAL_PROVIDER and (
-            settings.default_provider, settings.default_model
-        ) != (model.provider, model.id)
+        local_fallback = (
+            model is not None
+            and is_local(model)
+            and model.provider == LOCAL_PROVIDER
+            and (settings.default_provider, settings.default_model) != (model.provider, model.id)
+        )
         if fallback and model is not None:
             fallback += f". Using {model.provider}/{model.id}"
 
@@ -329,7 +336,10 @@ def build_session(options: CreateAgentSessionOptions) -> CreateAgentSessionResul
 
 def resource_commands(options: CreateAgentSessionOptions) -> list[SlashCommand]:
     """Prompt templates, then every skill (extension commands come first, from the session)."""
-    commands = [SlashCommand(t.name, t.description, "prompt", t.file_path, t.argument_hint) for t in options.prompt_templates]
+    commands = [
+        SlashCommand(t.name, t.description, "prompt", t.file_path, t.argument_hint)
+        for t in options.prompt_templates
+    ]
     commands += [SlashCommand(f"skill:{s.name}", s.description, "skill", s.file_path) for s in options.skills]
     return commands
 

@@ -191,7 +191,9 @@ class ExtensionBinding:
 
     def _append_custom(self, message: CustomRoleMessage) -> None:
         self._agent.state.messages.append(message)
-        self._manager.append_custom_message_entry(message.custom_type, message.content, message.display, message.details)
+        self._manager.append_custom_message_entry(
+            message.custom_type, message.content, message.display, message.details
+        )
         self._emit(MessageStartEvent(message=message))
         self._emit(MessageEndEvent(message=message))
 
@@ -200,7 +202,9 @@ class ExtensionBinding:
         for message in pending:
             self._append_custom(message)
 
-    async def send_custom_message(self, message: CustomRoleMessage, *, deliver_as: str | None, trigger_turn: bool | None) -> None:
+    async def send_custom_message(
+        self, message: CustomRoleMessage, *, deliver_as: str | None, trigger_turn: bool | None
+    ) -> None:
         """Pi's ``sendCustomMessage`` delivery rules."""
         running = self._is_running()
         if deliver_as == "nextTurn":
@@ -230,7 +234,11 @@ class ExtensionBinding:
     # ------------------------------------------------------------------ compaction
 
     async def before_compact(
-        self, preparation: CompactionPreparation, reason: str, will_retry: bool, custom_instructions: str | None
+        self,
+        preparation: CompactionPreparation,
+        reason: str,
+        will_retry: bool,
+        custom_instructions: str | None,
     ) -> CompactionResult | None:
         """``session_before_compact``: ``None`` (compact as usual), a ``CompactionResult``
         an extension provided, or ``CompactionError("Compaction cancelled")`` for a veto."""
@@ -243,7 +251,12 @@ class ExtensionBinding:
         from pi_coding_agent.runtime.agent_session._compaction import COMPACTION_CANCELLED, CompactionError
 
         event = SessionBeforeCompactEvent(
-            "session_before_compact", reason, custom_instructions, will_retry, self._manager.get_branch(), preparation
+            "session_before_compact",
+            reason,
+            custom_instructions,
+            will_retry,
+            self._manager.get_branch(),
+            preparation,
         )
         answer = await runner.emit(event)
         if result_field(answer, "cancel"):
@@ -253,7 +266,9 @@ class ExtensionBinding:
             return None
         return CompactionResult(
             summary=str(result_field(provided, "summary") or ""),
-            first_kept_entry_id=str(result_field(provided, "first_kept_entry_id") or preparation.first_kept_entry_id),
+            first_kept_entry_id=str(
+                result_field(provided, "first_kept_entry_id") or preparation.first_kept_entry_id
+            ),
             tokens_before=int(result_field(provided, "tokens_before") or preparation.tokens_before),
             usage=result_field(provided, "usage") or Usage(),
             details=result_field(provided, "details") or {},
@@ -265,24 +280,34 @@ class ExtensionBinding:
             from pi_coding_agent.customize.extensions import SessionCompactEvent
 
             entry = self._manager.get_branch()[-1]
-            await runner.emit(SessionCompactEvent("session_compact", entry, from_extension, reason, will_retry))
+            await runner.emit(
+                SessionCompactEvent("session_compact", entry, from_extension, reason, will_retry)
+            )
 
-    async def compaction_failed(self, reason: str, error: str | None, will_retry: bool, *, aborted: bool = False) -> None:
+    async def compaction_failed(
+        self, reason: str, error: str | None, will_retry: bool, *, aborted: bool = False
+    ) -> None:
         runner = self._handling("session_compact_failed")
         if runner is not None:
             from pi_coding_agent.customize.extensions import SessionCompactFailedEvent
 
-            await runner.emit(SessionCompactFailedEvent("session_compact_failed", reason, error, aborted, will_retry, False))
+            await runner.emit(
+                SessionCompactFailedEvent("session_compact_failed", reason, error, aborted, will_retry, False)
+            )
 
     # ------------------------------------------------------------------ tree navigation
 
-    async def before_tree(self, target_id: str, old_leaf: str | None, summarize: bool) -> BranchSummaryOutcome | bool | None:
+    async def before_tree(
+        self, target_id: str, old_leaf: str | None, summarize: bool
+    ) -> BranchSummaryOutcome | bool | None:
         runner = self._handling("session_before_tree")
         if runner is None:
             return None
         from pi_coding_agent.customize.extensions import SessionBeforeTreeEvent
 
-        answer = await runner.emit(SessionBeforeTreeEvent("session_before_tree", target_id, old_leaf, summarize))
+        answer = await runner.emit(
+            SessionBeforeTreeEvent("session_before_tree", target_id, old_leaf, summarize)
+        )
         if result_field(answer, "cancel"):
             return False
         provided = result_field(answer, "summary")
@@ -295,13 +320,19 @@ class ExtensionBinding:
         )
 
     async def after_tree(
-        self, new_leaf: str | None, old_leaf: str | None, summary_entry: BranchSummaryEntry | None, from_extension: bool
+        self,
+        new_leaf: str | None,
+        old_leaf: str | None,
+        summary_entry: BranchSummaryEntry | None,
+        from_extension: bool,
     ) -> None:
         runner = self._handling("session_tree")
         if runner is not None:
             from pi_coding_agent.customize.extensions import SessionTreeEvent
 
-            await runner.emit(SessionTreeEvent("session_tree", new_leaf, old_leaf, summary_entry, from_extension))
+            await runner.emit(
+                SessionTreeEvent("session_tree", new_leaf, old_leaf, summary_entry, from_extension)
+            )
 
     # ------------------------------------------------------------------ user bash
 
@@ -313,7 +344,9 @@ class ExtensionBinding:
             return None
         from pi_coding_agent.customize.extensions import UserBashEvent
 
-        return await runner.emit_first(UserBashEvent("user_bash", command, exclude_from_context, self._manager.get_cwd()))
+        return await runner.emit_first(
+            UserBashEvent("user_bash", command, exclude_from_context, self._manager.get_cwd())
+        )
 
 
 def _replace_in_place(target: Any, replacement: Any) -> None:

@@ -124,11 +124,15 @@ class ExtensionHooks:
         runner = self._current()
         return runner if runner is not None and runner.has_handlers(event_type) else None
 
-    async def transform_context(self, messages: list[AgentMessage], signal: AbortSignal | None) -> list[AgentMessage]:
+    async def transform_context(
+        self, messages: list[AgentMessage], signal: AbortSignal | None
+    ) -> list[AgentMessage]:
         runner = self._handling("context")
         return messages if runner is None else await runner.emit_context(messages)
 
-    async def before_tool_call(self, context: BeforeToolCallContext, signal: AbortSignal | None) -> BeforeToolCallResult | None:
+    async def before_tool_call(
+        self, context: BeforeToolCallContext, signal: AbortSignal | None
+    ) -> BeforeToolCallResult | None:
         runner = self._handling("tool_call")
         if runner is None:
             return None
@@ -140,7 +144,9 @@ class ExtensionHooks:
             block=True, reason=result_field(answer, "reason"), terminate=result_field(answer, "terminate")
         )
 
-    async def after_tool_call(self, context: AfterToolCallContext, signal: AbortSignal | None) -> AfterToolCallResult | None:
+    async def after_tool_call(
+        self, context: AfterToolCallContext, signal: AbortSignal | None
+    ) -> AfterToolCallResult | None:
         runner = self._handling("tool_result")
         if runner is None:
             return None
@@ -155,7 +161,9 @@ class ExtensionHooks:
         from pi_coding_agent.customize.extensions import to_tool_result
 
         content = to_tool_result({"content": patch["content"]}).content
-        return AfterToolCallResult(content=content, details=patch["details"], is_error=patch["is_error"], usage=patch["usage"])
+        return AfterToolCallResult(
+            content=content, details=patch["details"], is_error=patch["is_error"], usage=patch["usage"]
+        )
 
     async def on_payload(self, payload: Any, model: Model) -> Any:
         runner = self._handling("before_provider_request")
@@ -204,7 +212,9 @@ async def _with_extension_headers(
 def _converted(runner: ExtensionRunner, messages: list[AgentMessage]) -> list[AgentMessage]:
     mapped: list[AgentMessage] = []
     for message in messages:
-        converter = runner.message_converter(message.custom_type) if isinstance(message, CustomRoleMessage) else None
+        converter = (
+            runner.message_converter(message.custom_type) if isinstance(message, CustomRoleMessage) else None
+        )
         if converter is None:
             mapped.append(message)
             continue

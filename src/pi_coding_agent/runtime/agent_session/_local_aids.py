@@ -60,7 +60,9 @@ def changed_region(patch: str) -> str | None:
 
 
 DONE_NOTE = "(The command succeeded after your changes. If the task is done, reply to the user now.)"
-ANSWER_NOTE = "(If this answers the user's question, reply with the answer now; a question needs no change to files.)"
+ANSWER_NOTE = (
+    "(If this answers the user's question, reply with the answer now; a question needs no change to files.)"
+)
 """After a file is read for a question: the 1.5B read the README it was asked about, then edited it."""
 
 
@@ -100,7 +102,9 @@ def with_result_notes(context: Context) -> Context:
         if message.tool_name in ("edit", "write") and not message.is_error:
             changed_files = True
         if note is not None:
-            messages[index] = msgspec.structs.replace(message, content=[*message.content, TextContent(text=note)])
+            messages[index] = msgspec.structs.replace(
+                message, content=[*message.content, TextContent(text=note)]
+            )
     return msgspec.structs.replace(context, messages=messages)
 
 
@@ -120,4 +124,3 @@ def edit_undos() -> dict[str, Any]:
         return [("edit", call) for call in calls]
 
     return {UNDO_OPTION: undos}
-

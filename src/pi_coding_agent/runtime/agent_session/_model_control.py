@@ -113,7 +113,10 @@ class ModelControl:
         step = 1 if direction == "forward" else -1
         chosen = candidates[(current + step) % len(candidates)]
         self._apply_model(
-            chosen.model, self._thinking_for(chosen.model, chosen.thinking_level), persist=persist, source="cycle"
+            chosen.model,
+            self._thinking_for(chosen.model, chosen.thinking_level),
+            persist=persist,
+            source="cycle",
         )
         return ModelCycleResult(chosen.model, self.thinking_level, is_scoped)
 
@@ -179,7 +182,6 @@ class ModelControl:
         level = levels[(current + 1) % len(levels)]
         self.set_thinking_level(level, persist=persist)
         return level
-
 
 
 def _as_level(level: str) -> ThinkingLevel:

@@ -12,6 +12,8 @@ def persist_message(manager: SessionManager, message: AgentMessage) -> None:
     tool results as ``message`` entries; other roles (bash executions, summaries) were
     recorded when they were made."""
     if isinstance(message, CustomRoleMessage):
-        manager.append_custom_message_entry(message.custom_type, message.content, message.display, message.details)
+        manager.append_custom_message_entry(
+            message.custom_type, message.content, message.display, message.details
+        )
     elif message.role in ("user", "assistant", "toolResult"):
         manager.append_message(message)

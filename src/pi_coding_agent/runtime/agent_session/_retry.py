@@ -31,7 +31,11 @@ def is_retryable_error(message: AssistantMessage, context_window: int) -> bool:
 
 class AutoRetry:
     def __init__(
-        self, agent: Agent, settings: Settings, model: Callable[[], Model | None], emit: Callable[[AgentSessionEvent], None]
+        self,
+        agent: Agent,
+        settings: Settings,
+        model: Callable[[], Model | None],
+        emit: Callable[[AgentSessionEvent], None],
     ) -> None:
         self._agent = agent
         self._settings = settings
@@ -68,7 +72,9 @@ class AutoRetry:
     def gave_up(self, message: AssistantMessage) -> None:
         """The run ends on ``message`` without a retry: a retry sequence failed."""
         if message.stop_reason == "error" and self.attempt > 0:
-            self._emit(AutoRetryEndEvent(success=False, attempt=self.attempt, final_error=message.error_message))
+            self._emit(
+                AutoRetryEndEvent(success=False, attempt=self.attempt, final_error=message.error_message)
+            )
             self.attempt = 0
 
     async def prepare(self, message: AssistantMessage) -> bool:

@@ -248,7 +248,9 @@ class AgentSessionRuntime:
                 old.close()
         await self._install(self._create(manager), previous_file, setup)
 
-    async def _install(self, session: AgentSession, previous_file: str | None, setup: SessionSetup | None = None) -> None:
+    async def _install(
+        self, session: AgentSession, previous_file: str | None, setup: SessionSetup | None = None
+    ) -> None:
         """The new session becomes current; ``setup`` fills it (the agent's context is rebuilt
         from what it wrote); then its extensions (the same runner, re-bound) get
         ``session_start`` with the reason and the previous file (Pi's order)."""

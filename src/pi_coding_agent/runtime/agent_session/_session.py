@@ -79,8 +79,12 @@ if TYPE_CHECKING:
 
 StreamingBehavior = Literal["steer", "followUp"]
 
-BUSY_MESSAGE = "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message."
-COMPACTING_MESSAGE = "Cannot submit a prompt while compaction is in progress. Wait for compaction to finish and retry."
+BUSY_MESSAGE = (
+    "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message."
+)
+COMPACTING_MESSAGE = (
+    "Cannot submit a prompt while compaction is in progress. Wait for compaction to finish and retry."
+)
 
 
 class AgentSession:
@@ -116,7 +120,9 @@ class AgentSession:
         self._expand_input = expand_input
         self._commands = list(commands)
         self.agent = agent = build_agent(agent_setup, lambda: self._extensions.runner, self._before_next_turn)
-        self._tools = SessionTools(agent, system_prompt, rebuild_system_prompt, lambda: self._extensions.runner)
+        self._tools = SessionTools(
+            agent, system_prompt, rebuild_system_prompt, lambda: self._extensions.runner
+        )
         self._extensions = ExtensionBinding(
             agent=agent, session_manager=session_manager, catalog=catalog, tools=self._tools, emit=self._emit,
             is_running=self._is_running, run_prompt=self._run_agent_prompt,
@@ -128,7 +134,13 @@ class AgentSession:
         self._queue = PromptQueue(agent, self._emit)
         self._retry = AutoRetry(agent, settings, self._current_model, self._emit)
         compaction = CompactionContext(
-            agent, session_manager, settings, self._current_model, self._emit, self._resolve_idle_if_idle, self._extensions
+            agent,
+            session_manager,
+            settings,
+            self._current_model,
+            self._emit,
+            self._resolve_idle_if_idle,
+            self._extensions,
         )
         self._compactor = AutoCompactor(compaction)
         self._manual_compaction = ManualCompaction(compaction, self.abort)
@@ -218,7 +230,10 @@ class AgentSession:
         runner = self._extensions.runner
         if runner is None:
             return list(self._commands)
-        own = [SlashCommand(c.invocation_name, c.description, "extension", c.extension_path) for c in runner.commands()]
+        own = [
+            SlashCommand(c.invocation_name, c.description, "extension", c.extension_path)
+            for c in runner.commands()
+        ]
         return own + self._commands
 
     def set_commands(self, commands: Sequence[SlashCommand]) -> None:
@@ -304,7 +319,9 @@ class AgentSession:
                 self._compactor.overflow_recovery_attempted = False
             self._retry.answered(message)
 
-    async def _before_next_turn(self, turn: TurnContext, signal: AbortSignal | None) -> AgentLoopTurnUpdate | None:
+    async def _before_next_turn(
+        self, turn: TurnContext, signal: AbortSignal | None
+    ) -> AgentLoopTurnUpdate | None:
         """The agent's turn hook: the auto-compactor's threshold check between turns."""
         return await self._compactor.before_next_turn(turn, signal)
 
@@ -443,9 +460,16 @@ class AgentSession:
         if theme is None:
             setting = self.settings.get("theme")
             theme = builtin_theme(setting if setting in BUILTIN_THEMES else "dark")
-        tools = [{"name": t.name, "description": t.description, "parameters": t.parameters} for t in self.agent.state.tools]
+        tools = [
+            {"name": t.name, "description": t.description, "parameters": t.parameters}
+            for t in self.agent.state.tools
+        ]
         return export_session(
-            self.session_manager, output_path, palette=export_palette(theme), system_prompt=self.system_prompt, tools=tools
+            self.session_manager,
+            output_path,
+            palette=export_palette(theme),
+            system_prompt=self.system_prompt,
+            tools=tools,
         )
 
     # ------------------------------------------------------------------ stopping and waiting
@@ -499,7 +523,9 @@ class AgentSession:
         """Switch to ``model`` (``persist``: also make it the default in settings)."""
         await self._models.set_model(model, persist=persist)
 
-    async def cycle_model(self, direction: Direction = "forward", *, persist: bool = False) -> ModelCycleResult | None:
+    async def cycle_model(
+        self, direction: Direction = "forward", *, persist: bool = False
+    ) -> ModelCycleResult | None:
         """The next model (of the scoped list when there is one); ``None`` with fewer than two."""
         return await self._models.cycle_model(direction, persist=persist)
 
@@ -616,7 +642,11 @@ class AgentSession:
     ) -> BashResult:
         """Run a user command (``!cmd``; ``!!cmd`` with ``exclude_from_context``) and record it (see ``_user_bash``)."""
         return await self._bash.execute_bash(
-            command, exclude_from_context=exclude_from_context, on_chunk=on_chunk, id=id, operations=operations
+            command,
+            exclude_from_context=exclude_from_context,
+            on_chunk=on_chunk,
+            id=id,
+            operations=operations,
         )
 
     def abort_bash(self) -> None:
@@ -659,7 +689,9 @@ class AgentSession:
         may exist and start active (``--tools``, ``--exclude-tools``, ``--no-tools``)."""
         self._extensions.bind(runner, self, selection)
 
-    async def send_custom_message(self, message: CustomRoleMessage, *, deliver_as: str | None, trigger_turn: bool | None) -> None:
+    async def send_custom_message(
+        self, message: CustomRoleMessage, *, deliver_as: str | None, trigger_turn: bool | None
+    ) -> None:
         """Pi's ``sendCustomMessage`` delivery rules."""
         await self._extensions.send_custom_message(message, deliver_as=deliver_as, trigger_turn=trigger_turn)
 
@@ -667,7 +699,9 @@ class AgentSession:
         self, text: str, images: Sequence[ImageContent] | None, *, deliver_as: str | None, expand: bool
     ) -> None:
         behaviour = cast(StreamingBehavior | None, deliver_as)  # passed on as given, as Pi does
-        await self.prompt(text, images, streaming_behavior=behaviour, expand_prompt_templates=expand, source="extension")
+        await self.prompt(
+            text, images, streaming_behavior=behaviour, expand_prompt_templates=expand, source="extension"
+        )
 
     @property
     def current_signal(self) -> AbortSignal | None:

@@ -44,5 +44,3 @@ class SessionSwitches:
 
     def set_auto_retry_enabled(self, enabled: bool) -> None:
         self.settings.set_global(("retry", "enabled"), enabled)
-
-

@@ -84,7 +84,11 @@ class SessionTools:
             "cwd": cwd,
             "selected_tools": self.active_tool_names(),
             "tool_snippets": {
-                tool.name: getattr(tool, "prompt_snippet", None) for tool in tools if getattr(tool, "prompt_snippet", None)
+                tool.name: getattr(tool, "prompt_snippet", None)
+                for tool in tools
+                if getattr(tool, "prompt_snippet", None)
             },
-            "prompt_guidelines": [line for tool in tools for line in getattr(tool, "prompt_guidelines", ()) or ()],
+            "prompt_guidelines": [
+                line for tool in tools for line in getattr(tool, "prompt_guidelines", ()) or ()
+            ],
         }

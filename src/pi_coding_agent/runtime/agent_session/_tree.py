@@ -74,11 +74,17 @@ def _target_leaf(target: SessionEntry) -> tuple[str | None, str | None]:
 class TreeListener(Protocol):
     """Extensions' part in a navigation (``session_before_tree``, ``session_tree``)."""
 
-    async def before_tree(self, target_id: str, old_leaf: str | None, summarize: bool) -> BranchSummaryOutcome | bool | None:
+    async def before_tree(
+        self, target_id: str, old_leaf: str | None, summarize: bool
+    ) -> BranchSummaryOutcome | bool | None:
         """``False`` to cancel, a branch summary an extension wrote, or ``None``."""
 
     async def after_tree(
-        self, new_leaf: str | None, old_leaf: str | None, summary_entry: BranchSummaryEntry | None, from_extension: bool
+        self,
+        new_leaf: str | None,
+        old_leaf: str | None,
+        summary_entry: BranchSummaryEntry | None,
+        from_extension: bool,
     ) -> None: ...
 
 
@@ -139,12 +145,16 @@ class TreeNavigation:
         controller = AbortController()
         self._branch_summary = controller
         try:
-            summary = decision if isinstance(decision, BranchSummaryOutcome) else (
-                await self._summarize_branch(
-                    old_leaf, target_id, controller, custom_instructions, replace_instructions
+            summary = (
+                decision
+                if isinstance(decision, BranchSummaryOutcome)
+                else (
+                    await self._summarize_branch(
+                        old_leaf, target_id, controller, custom_instructions, replace_instructions
+                    )
+                    if summarize
+                    else None
                 )
-                if summarize
-                else None
             )
             if summary is not None and summary.aborted:
                 return NavigationResult(cancelled=True, aborted=True)
@@ -152,7 +162,9 @@ class TreeNavigation:
             summary_entry = self._move_leaf(new_leaf, target_id, summary, label)
             context.agent.state.messages = manager.build_session_context().messages
             from_extension = isinstance(decision, BranchSummaryOutcome)
-            await context.extensions.after_tree(manager.get_leaf_id(), old_leaf, summary_entry, from_extension)
+            await context.extensions.after_tree(
+                manager.get_leaf_id(), old_leaf, summary_entry, from_extension
+            )
             return NavigationResult(cancelled=False, editor_text=editor_text, summary_entry=summary_entry)
         finally:
             self._branch_summary = None

@@ -78,7 +78,9 @@ class UserBash:
         if given is not None:
             return self._given_result(command, given, exclude_from_context)
         handed = result_field(answer, "operations")
-        return await self._run(command, exclude_from_context, on_chunk, id, operations if handed is None else handed)
+        return await self._run(
+            command, exclude_from_context, on_chunk, id, operations if handed is None else handed
+        )
 
     def _given_result(self, command: str, given: Any, exclude_from_context: bool | None) -> BashResult:
         """A result a ``user_bash`` handler gave, recorded as if the command had run."""

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     ):
         """What the built-in commands use, all together (each handler module names its own part)."""
 
+
 BUILTIN_COMMANDS: tuple[tuple[str, str], ...] = (
     ("settings", "Open settings menu"),
     ("model", "Select model (opens selector UI)"),

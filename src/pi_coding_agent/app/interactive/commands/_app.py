@@ -82,10 +82,13 @@ class AppCommandHost(SettingsHost, Protocol):
     def extensions(self) -> ShortcutRows: ...
     @property
     def reload_resources(self) -> Callable[[], list[str]] | None: ...
+
     themes: ThemeChoice  # read anew by /reload
+
     def load_themes(self) -> ThemeChoice: ...
     def rebind(self) -> None: ...
     def shutdown(self, code: int = 0) -> None: ...
+
 
 CHANGELOG = Path(__file__).resolve().parents[1] / "CHANGELOG.md"
 RELOADED = "Reloaded keybindings, extensions, skills, prompts, themes, and context files"
@@ -185,7 +188,9 @@ async def settings(host: SettingsHost, _: str) -> None:
         _apply_setting(host, key, value)
 
     host.ui.open(
-        lambda done: SettingsSelector(host.ui.context(), _setting_values(host), host.themes.names(), change, done)
+        lambda done: SettingsSelector(
+            host.ui.context(), _setting_values(host), host.themes.names(), change, done
+        )
     )
 
 
@@ -205,7 +210,9 @@ async def trust(host: AppCommandHost, _: str) -> None:
                 host.transcript.error(str(error))
             else:
                 decision = "trusted" if option.trusted else "untrusted"
-                host.transcript.status(f"Saved trust decision: {decision}. Restart pi for this to take effect.")
+                host.transcript.status(
+                    f"Saved trust decision: {decision}. Restart pi for this to take effect."
+                )
             done()
 
         trusted_now = host.session.settings.project_trusted
@@ -365,7 +372,9 @@ def startup_changelog(host: AppCommandHost) -> None:
     children.append(DynamicBorder(lambda s: theme.fg("border", s)))
     if settings.get("collapseChangelog") is True:
         latest = ".".join(map(str, new[0][0]))
-        children.append(Text(f"Updated to v{latest}. Use {theme.bold('/changelog')} to view full changelog.", 1, 0))
+        children.append(
+            Text(f"Updated to v{latest}. Use {theme.bold('/changelog')} to view full changelog.", 1, 0)
+        )
     else:
         children += [Text(theme.bold(theme.fg("accent", "What's New")), 1, 0), Spacer(1),
                      Markdown("\n\n".join(text for _, text in new), 1, 0, host.md_theme), Spacer(1)]  # fmt: skip

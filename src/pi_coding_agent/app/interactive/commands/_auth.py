@@ -54,6 +54,7 @@ class AuthCommandHost(Protocol):
     def spawn(self) -> Spawn: ...
     def update_provider_count(self) -> None: ...
 
+
 ACCOUNT = "Sign in with an account"
 API_KEY = "Sign in with an API key"
 ABORTED = "This operation was aborted"
@@ -233,7 +234,9 @@ async def _signed_in(host: AuthCommandHost, row: ProviderRow, action: str) -> No
     host.update_provider_count()
     host.footer.invalidate()
     chosen = f" Selected {selected}." if selected else ""
-    host.transcript.status(f"{action} {row.name}.{chosen} Credentials saved to {_credentials(host).storage.path}")
+    host.transcript.status(
+        f"{action} {row.name}.{chosen} Credentials saved to {_credentials(host).storage.path}"
+    )
     if problem:
         host.transcript.error(problem)
 
@@ -261,13 +264,19 @@ async def _pick_model(host: AuthCommandHost, provider: str, action: str) -> tupl
         return None, None
     wanted = DEFAULT_MODEL_PER_PROVIDER.get(provider)
     if wanted is None:
-        return None, f'{action}, but no default model is configured for provider "{provider}". Use /model to select a model.'
+        return (
+            None,
+            f'{action}, but no default model is configured for provider "{provider}". Use /model to select a model.',
+        )
     models = [m for m in host.session.catalog.available() if m.provider == provider]
     if not models:
         return None, f"{action}, but no models are available for that provider. Use /model to select a model."
     model = next((m for m in models if m.id == wanted), None)
     if model is None:
-        return None, f'{action}, but its default model "{wanted}" is not available. Use /model to select a model.'
+        return (
+            None,
+            f'{action}, but its default model "{wanted}" is not available. Use /model to select a model.',
+        )
     await host.session.set_model(model, persist=True)
     return model.id, None
 

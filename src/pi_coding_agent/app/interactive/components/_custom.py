@@ -63,7 +63,13 @@ class CustomMessageView(Container):
     def __init__(self, message: CustomRoleMessage, renderer: Callable[..., Any] | None, theme: Theme,
                  markdown: Any, report: Callable[[BaseException], None]) -> None:  # fmt: skip
         super().__init__()
-        self.message, self.renderer, self.theme, self.markdown, self.report = message, renderer, theme, markdown, report
+        self.message, self.renderer, self.theme, self.markdown, self.report = (
+            message,
+            renderer,
+            theme,
+            markdown,
+            report,
+        )
         self.expanded = False
         self._rebuild()
 
@@ -76,7 +82,9 @@ class CustomMessageView(Container):
         rendered = None
         if self.renderer is not None:
             try:
-                rendered = as_component(call_renderer(self.renderer, self.theme, self.message, {"expanded": self.expanded}))
+                rendered = as_component(
+                    call_renderer(self.renderer, self.theme, self.message, {"expanded": self.expanded})
+                )
             except Exception as error:  # Pi falls back to the default card
                 self.report(error)
         self.children = [Spacer(1), rendered or self._card()]
@@ -84,7 +92,9 @@ class CustomMessageView(Container):
     def _card(self) -> Component:
         theme = self.theme
         box = Box(1, 1, lambda s: theme.bg("customMessageBg", s))
-        box.add_child(Text(theme.fg("customMessageLabel", f"\x1b[1m[{self.message.custom_type}]\x1b[22m"), 0, 0))
+        box.add_child(
+            Text(theme.fg("customMessageLabel", f"\x1b[1m[{self.message.custom_type}]\x1b[22m"), 0, 0)
+        )
         box.add_child(Spacer(1))
         content = self.message.content
         text = content_text(content)
@@ -112,7 +122,9 @@ class CustomEntryView(Container):
 
     def _rebuild(self) -> None:
         try:
-            component = as_component(call_renderer(self.renderer, self.theme, self.entry, {"expanded": self.expanded}))
+            component = as_component(
+                call_renderer(self.renderer, self.theme, self.entry, {"expanded": self.expanded})
+            )
         except Exception as error:
             box = Box(1, 1, lambda s: self.theme.bg("customMessageBg", s))
             failure = terminal_safe(f"[{self.entry.custom_type}] renderer failed: {error}")

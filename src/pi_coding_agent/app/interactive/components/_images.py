@@ -134,7 +134,9 @@ def kitty_sequence(data: str, columns: int, rows: int, image_id: int) -> str:
         return f"\x1b_G{head};{data}\x1b\\"
     chunks = [data[i : i + KITTY_CHUNK] for i in range(0, len(data), KITTY_CHUNK)]
     parts = [f"\x1b_G{head},m=1;{chunks[0]}\x1b\\"]
-    parts += [f"\x1b_Gm={0 if n == len(chunks) - 1 else 1};{chunk}\x1b\\" for n, chunk in enumerate(chunks) if n]
+    parts += [
+        f"\x1b_Gm={0 if n == len(chunks) - 1 else 1};{chunk}\x1b\\" for n, chunk in enumerate(chunks) if n
+    ]
     return "".join(parts)
 
 

@@ -52,7 +52,11 @@ class TransformedMarkdown(Markdown):
 
 def markdown(transform: MarkdownTransform | None, message_type: str, streaming: Callable[[], bool],
              *args: Any) -> Markdown:  # fmt: skip
-    return Markdown(*args) if transform is None else TransformedMarkdown(transform, message_type, streaming, *args)
+    return (
+        Markdown(*args)
+        if transform is None
+        else TransformedMarkdown(transform, message_type, streaming, *args)
+    )
 
 
 class UserMessageView(Container):
@@ -188,7 +192,9 @@ class BashExecutionView(Container):
 
     def _rebuild(self) -> None:
         theme = self.theme
-        lines = self.output.split("\n") if self.output else []  # a final newline shows as a blank line, as in Pi
+        lines = (
+            self.output.split("\n") if self.output else []
+        )  # a final newline shows as a blank line, as in Pi
         shown = lines if self.expanded else lines[-BASH_PREVIEW_LINES:]
         body: list[Component] = [Text(theme.fg(self.colour, theme.bold(f"$ {self.command}")), 1, 0)]
         if shown:
@@ -199,7 +205,9 @@ class BashExecutionView(Container):
         else:
             notes: list[str] = []
             if len(shown) < len(lines):
-                notes.append(theme.fg("muted", f"... {len(lines) - len(shown)} more lines (ctrl+o to expand)"))
+                notes.append(
+                    theme.fg("muted", f"... {len(lines) - len(shown)} more lines (ctrl+o to expand)")
+                )
             if self.status == "cancelled":
                 notes.append(theme.fg("warning", "(cancelled)"))
             elif self.status:
@@ -230,7 +238,14 @@ class SummaryCard(Container):
     naming it, or the whole summary once Ctrl+O expanded the tool output."""
 
     def __init__(
-        self, kind: str, title: str, summary: str, theme: Theme, markdown_theme: MarkdownTheme, *, expand_key: str = "ctrl+o"
+        self,
+        kind: str,
+        title: str,
+        summary: str,
+        theme: Theme,
+        markdown_theme: MarkdownTheme,
+        *,
+        expand_key: str = "ctrl+o",
     ) -> None:
         super().__init__()
         self.kind, self.title, self.summary = kind, title, summary
@@ -251,7 +266,9 @@ class SummaryCard(Container):
         box.add_child(Spacer(1))
         if self.expanded:
             text = f"**{self.title}**\n\n{self.summary}"
-            box.add_child(Markdown(text, 0, 0, self.markdown_theme, lambda s: theme.fg("customMessageText", s)))
+            box.add_child(
+                Markdown(text, 0, 0, self.markdown_theme, lambda s: theme.fg("customMessageText", s))
+            )
         else:
             collapsed = self.title[:1] + self.title[1:].lower() if self.kind == "branch" else self.title
             line = theme.fg("customMessageText", f"{collapsed} (") + theme.fg("dim", self.expand_key)

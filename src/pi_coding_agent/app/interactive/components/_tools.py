@@ -49,7 +49,10 @@ def _shown_args(args: Any) -> dict[str, Any]:
     terminal-output policy; the arguments themselves are the tool's, untouched."""
     if not isinstance(args, dict):
         return {}
-    return {key: terminal_safe(value, keep_sgr=False) if isinstance(value, str) else value for key, value in args.items()}
+    return {
+        key: terminal_safe(value, keep_sgr=False) if isinstance(value, str) else value
+        for key, value in args.items()
+    }
 
 
 def _shorten(path: str) -> str:
@@ -331,7 +334,9 @@ class ToolExecutionView(Container):
             protocol = image_protocol() if self.show_images else None
             output = text_output(self.content)
             if images and protocol is None:  # Pi's text line for each, part of the output
-                output = "\n".join([*([output] if output else []), *(image_fallback(i.data, i.mime_type) for i in images)])
+                output = "\n".join(
+                    [*([output] if output else []), *(image_fallback(i.data, i.mime_type) for i in images)]
+                )
             body = result(self.ctx, output, self.details)
             if body:
                 box.add_child(Text("\n".join(["", *body]), 0, 0))
