@@ -145,8 +145,9 @@ class BrowserPage:
                 return dict(message.get("result", {}))
             self._event(message)
 
-    def open(self, page: Path, query: str = "") -> float:
-        """Load ``page`` (with ``?query``); returns seconds until its ``load`` event."""
+    def open(self, page: Path, query: str = "", timeout: float = 600) -> float:
+        """Load ``page`` (with ``?query``); returns seconds until its ``load`` event. Raises
+        ``TimeoutError`` when it has not come after ``timeout`` seconds."""
         import json
         import time
 
@@ -155,7 +156,10 @@ class BrowserPage:
         started = time.perf_counter()
         self.call("Page.navigate", url=self._file + (f"?{query}" if query else ""))
         while not self._loaded:
-            self._event(json.loads(self._socket.recv(timeout=600)))
+            left = started + timeout - time.perf_counter()
+            if left <= 0:
+                raise TimeoutError(f"{page.name} not loaded after {timeout:.0f} s")
+            self._event(json.loads(self._socket.recv(timeout=left)))
         return time.perf_counter() - started
 
     def evaluate(self, expression: str) -> object:

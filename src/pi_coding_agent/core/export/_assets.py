@@ -24,7 +24,9 @@ button { font: inherit; cursor: pointer; }
   border-radius: 3px; padding: 1px 6px; font-size: 11px; }
 .filter-btn.active, .filter-btn:hover, .header-toggle:hover { color: var(--accent); border-color: var(--accent); }
 .tree-container { flex: 1; overflow: auto; padding: 4px 0; font-size: 12px; }
-.tree-node { white-space: pre; padding: 0 8px; cursor: pointer; overflow: hidden; text-overflow: ellipsis; }
+#tree-rows { position: relative; }
+.tree-node { white-space: pre; padding: 0 8px; cursor: pointer; overflow: hidden; text-overflow: ellipsis;
+  height: 18px; line-height: 18px; }
 .tree-node:hover { background: var(--selectedBg); }
 .tree-node.active { background: var(--selectedBg); outline: 1px solid var(--accent); }
 .tree-node.in-path .tree-content { font-weight: bold; }
@@ -38,7 +40,7 @@ button { font: inherit; cursor: pointer; }
 .tree-role-compaction, .tree-role-branch-summary { color: var(--warning); }
 .tree-role-muted { color: var(--dim); }
 .tree-status { padding: 4px 8px; border-top: 1px solid var(--borderMuted); color: var(--dim); font-size: 11px; }
-#content { flex: 1; overflow: auto; padding: 16px 24px 48px; }
+#content { flex: 1; overflow: auto; padding: 16px 24px 48px; overflow-anchor: none; }
 #messages, .header, .system-prompt, .tools-list { max-width: 1000px; }
 .header { background: var(--exportCardBg); border: 1px solid var(--borderMuted); border-radius: 4px; padding: 12px 16px; }
 .header h1 { margin: 0 0 6px; font-size: 15px; color: var(--borderAccent); }
@@ -141,116 +143,329 @@ body.thinking-hidden .thinking-folded { display: block; }
 SCRIPT = """
 (function () {
   "use strict";
-  var parents = JSON.parse(document.getElementById("session-parents").textContent);
-  var tree = document.getElementById("tree-container");
-  var rows = Array.prototype.slice.call(tree.children);
-  var sections = Array.prototype.slice.call(document.querySelectorAll("#messages > section.entry"));
-  var leaf = document.body.getAttribute("data-leaf");
-  var filter = "default";
-  var query = [];
+  var ROW = 18, OVERSCAN = 1000, STEP = 40, NEAR = 3000;
+  var data = JSON.parse(document.getElementById("page-data").textContent);
+  var content = document.getElementById("content");
+  var messages = document.getElementById("messages");
+  var windowTop = document.getElementById("window-top");
+  var windowEnd = document.getElementById("window-end");
+  var treeBox = document.getElementById("tree-container");
+  var treeRows = document.getElementById("tree-rows");
+  var tree = null, children = [], byId = {};
+  var leaf = -1, onPath = null, branch = [], lo = 0, hi = 0, generation = 0, busy = false;
+  var rows = [], activeRow = -1, filter = "default", query = [], toolsOpen = false;
+  var unpacked = {};
 
-  function has(object, key) { return Object.prototype.hasOwnProperty.call(object, key); }
-
-  function pathTo(id) {
-    var onPath = {};
-    var steps = 0;
-    while (id !== null && id !== undefined && has(parents, id) && !has(onPath, id) && steps++ < 10000000) {
-      onPath[id] = true;
-      id = parents[id];
-    }
-    return onPath;
+  function inflate(base64) {
+    var binary = atob(base64), bytes = new Uint8Array(binary.length);
+    for (var i = 0; i < binary.length; i++) { bytes[i] = binary.charCodeAt(i); }
+    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return new Response(stream).text();
   }
 
-  function rowShown(row) {
-    var id = row.getAttribute("data-id");
-    if (id === leaf) { return true; }
-    var flags = row.getAttribute("data-f");
+  function chunkOf(index) {
+    var low = 0, high = data.starts.length - 1;
+    while (low < high) {
+      var middle = (low + high + 1) >> 1;
+      if (data.starts[middle] <= index) { low = middle; } else { high = middle - 1; }
+    }
+    return low;
+  }
+
+  function fragments(indices) {
+    var needed = {};
+    indices.forEach(function (index) { needed[chunkOf(index)] = true; });
+    return Promise.all(Object.keys(needed).map(function (chunk) {
+      if (!unpacked[chunk]) { unpacked[chunk] = inflate(data.chunks[chunk]).then(JSON.parse); }
+      return unpacked[chunk];
+    })).then(function () {
+      return Promise.all(indices.map(function (index) {
+        var chunk = chunkOf(index);
+        return unpacked[chunk].then(function (list) { return list[index - data.starts[chunk]]; });
+      }));
+    });
+  }
+
+  // ---- the shown branch, inserted as it comes into view ----
+
+  function pathOf(index) {
+    var path = [], seen = {};
+    while (index >= 0 && !seen[index]) { seen[index] = true; path.push(index); index = tree.parents[index]; }
+    return path.reverse();
+  }
+
+  function localize(root) {
+    root.querySelectorAll("time[datetime]").forEach(function (element) {
+      var moment = new Date(element.getAttribute("datetime"));
+      if (isNaN(moment.getTime())) { return; }
+      element.textContent = element.getAttribute("data-format") === "date" ? moment.toLocaleString()
+        : moment.toLocaleTimeString(undefined, {hour: "2-digit", minute: "2-digit", second: "2-digit"});
+    });
+    if (toolsOpen) { openTools(root, true); }
+  }
+
+  function insert(html, before) {
+    var template = document.createElement("template");
+    template.innerHTML = html.join("");
+    localize(template.content);
+    messages.insertBefore(template.content, before);
+  }
+
+  function scrollBy(delta) {
+    var before = content.scrollTop;
+    content.scrollTop += delta;
+    var left = delta - (content.scrollTop - before);
+    if (left) { window.scrollBy(0, left); }
+  }
+
+  function extend() {
+    if (busy || !tree) { return; }
+    var down = hi < branch.length && windowEnd.getBoundingClientRect().top < window.innerHeight + NEAR;
+    var up = !down && lo > 0 && windowTop.getBoundingClientRect().bottom > -NEAR;
+    if (!down && !up) { return; }
+    var from = down ? hi : Math.max(0, lo - STEP), to = down ? Math.min(branch.length, hi + STEP) : lo;
+    var current = generation;
+    busy = true;
+    fragments(branch.slice(from, to)).then(function (html) {
+      busy = false;
+      if (current !== generation) { return; }
+      if (down) {
+        insert(html, windowEnd);
+        hi = to;
+      } else {
+        var anchor = firstInView(), y = anchor.getBoundingClientRect().top;
+        insert(html, windowTop.nextSibling);
+        lo = from;
+        scrollBy(anchor.getBoundingClientRect().top - y);
+      }
+      extend();
+    });
+  }
+
+  /* The first element of the conversation in view: it stays where it is when entries are
+     inserted above it. */
+  function firstInView() {
+    var top = Math.max(0, content.getBoundingClientRect().top);
+    for (var element = windowTop.nextElementSibling; element !== windowEnd; element = element.nextElementSibling) {
+      if (element.getBoundingClientRect().bottom > top) { return element; }
+    }
+    return windowEnd;
+  }
+
+  var scheduled = false;
+  function onScroll() {
+    if (scheduled) { return; }
+    scheduled = true;
+    requestAnimationFrame(function () { scheduled = false; extend(); });
+  }
+
+  function showBranch(index, target) {
+    generation++;
+    leaf = index;
+    var path = pathOf(index);
+    onPath = {};
+    path.forEach(function (i) { onPath[i] = true; });
+    branch = path.filter(function (i) { return tree.shown.charAt(i) === "1"; });
+    var at = 0;
+    if (target >= 0) {
+      var step = target, seen = {};
+      while (step >= 0 && !(onPath[step] && tree.shown.charAt(step) === "1") && !seen[step]) { seen[step] = true; step = tree.parents[step]; }
+      at = Math.max(0, branch.indexOf(step));
+    }
+    var from = Math.max(0, at - (STEP >> 1)), to = Math.min(branch.length, from + STEP);
+    var current = generation;
+    busy = true;
+    return fragments(branch.slice(from, to)).then(function (html) {
+      busy = false;
+      if (current !== generation) { return; }
+      while (windowTop.nextSibling !== windowEnd) { messages.removeChild(windowTop.nextSibling); }
+      insert(html, windowEnd);
+      lo = from;
+      hi = to;
+      if (target >= 0) { scrollToEntry(branch[at]); } else { content.scrollTop = 0; }
+      extend();
+    });
+  }
+
+  function scrollToEntry(index) {
+    var section = index === undefined ? null : document.getElementById("entry-" + tree.ids[index]);
+    if (!section) { return; }
+    var box = section.getBoundingClientRect();
+    scrollBy(box.top - Math.max(0, content.getBoundingClientRect().top) - Math.max(0, (content.clientHeight - box.height) / 2));
+    section.classList.add("highlight");
+    setTimeout(function () { section.classList.remove("highlight"); }, 2000);
+  }
+
+  // ---- the tree: laid out from data, only the rows in view drawn ----
+
+  function passes(index) {
+    if (index === leaf) { return true; }
+    var flags = tree.flags[index];
     if (flags.indexOf("q") >= 0 && filter !== "all") { return false; }
-    var settings = flags.indexOf("s") >= 0;
-    var passes = filter === "all" ? true
+    var settings = flags.indexOf("s") >= 0, label = tree.labels[index];
+    var ok = filter === "all" ? true
       : filter === "user-only" ? flags.indexOf("u") >= 0
-      : filter === "labeled-only" ? flags.indexOf("l") >= 0
+      : filter === "labeled-only" ? label !== undefined
       : filter === "no-tools" ? !settings && flags.indexOf("r") < 0
       : !settings;
-    if (!passes) { return false; }
+    if (!ok) { return false; }
     if (query.length) {
-      var text = row.textContent.toLowerCase();
+      var text = ((label !== undefined ? "[" + label + "] " : "") + tree.titles[index]).toLowerCase();
       for (var i = 0; i < query.length; i++) { if (text.indexOf(query[i]) < 0) { return false; } }
     }
     return true;
   }
 
-  function applyFilter() {
-    var shown = 0;
-    rows.forEach(function (row) {
-      var visible = rowShown(row);
-      row.hidden = !visible;
-      if (visible) { shown++; }
-    });
-    document.getElementById("tree-status").textContent = shown + " / " + rows.length + " entries";
-  }
-
-  function scrollTo(targetId) {
-    var section = document.getElementById("entry-" + targetId);
-    if (!section || section.hidden) {
-      var previous = targetId;
-      while (previous !== null && has(parents, previous)) {
-        section = document.getElementById("entry-" + previous);
-        if (section && !section.hidden) { break; }
-        previous = parents[previous];
+  /* Depth first, the branch holding the leaf first among siblings; the rows a filter hides are
+     left out and their children hang from the nearest row shown, indented as /tree indents. */
+  function layout() {
+    var order = [], stack = [];
+    var roots = children.roots.slice().sort(function (a, b) { return (onPath[a] ? 0 : 1) - (onPath[b] ? 0 : 1); });
+    for (var r = roots.length - 1; r >= 0; r--) { stack.push(roots[r]); }
+    var kids = {}, visibleParent = {}, visibleRoots = [], visible = {};
+    while (stack.length) {
+      var node = stack.pop();
+      order.push(node);
+      var parent = tree.parents[node];
+      var shownParent = parent < 0 ? -1 : (visible[parent] ? parent : visibleParent[parent]);
+      visibleParent[node] = shownParent === undefined ? -1 : shownParent;
+      if (passes(node)) {
+        visible[node] = true;
+        if (visibleParent[node] < 0) { visibleRoots.push(node); } else { (kids[visibleParent[node]] = kids[visibleParent[node]] || []).push(node); }
+      }
+      var list = children[node] || [];
+      var first = [], rest = [];
+      list.forEach(function (child) { (onPath[child] ? first : rest).push(child); });
+      list = first.concat(rest);
+      for (var c = list.length - 1; c >= 0; c--) { stack.push(list[c]); }
+    }
+    var several = visibleRoots.length > 1, laid = [], pending = [];
+    for (var v = visibleRoots.length - 1; v >= 0; v--) {
+      pending.push([visibleRoots[v], several ? 1 : 0, several, several, v === visibleRoots.length - 1, [], several]);
+    }
+    while (pending.length) {
+      var item = pending.pop(), index = item[0], indent = item[1], justBranched = item[2];
+      var connector = item[3], last = item[4], gutters = item[5], rootChild = item[6];
+      laid.push([index, prefix(indent, connector && !rootChild, last, gutters, several)]);
+      var below = kids[index] || [], branching = below.length > 1;
+      var childIndent = branching || (justBranched && indent > 0) ? indent + 1 : indent;
+      var childGutters = gutters;
+      if (connector && !rootChild) {
+        var shown = several ? Math.max(0, indent - 1) : indent;
+        childGutters = gutters.concat([[Math.max(0, shown - 1), !last]]);
+      }
+      for (var k = below.length - 1; k >= 0; k--) {
+        pending.push([below[k], childIndent, branching, branching, k === below.length - 1, childGutters, false]);
       }
     }
-    if (section) {
-      section.scrollIntoView({block: "center"});
-      section.classList.add("highlight");
-      setTimeout(function () { section.classList.remove("highlight"); }, 2000);
+    return laid;
+  }
+
+  function prefix(indent, connector, last, gutters, several) {
+    var width = several ? Math.max(0, indent - 1) : indent, at = connector ? width - 1 : -1, drawn = {}, cells = "";
+    gutters.forEach(function (gutter) { if (!(gutter[0] in drawn)) { drawn[gutter[0]] = gutter[1]; } });
+    for (var level = 0; level < width; level++) {
+      cells += level in drawn ? (drawn[level] ? "\\u2502  " : "   ") : level === at ? (last ? "\\u2514\\u2500 " : "\\u251c\\u2500 ") : "   ";
     }
+    return cells;
   }
 
-  function show(leafId, targetId) {
-    leaf = leafId;
-    var onPath = pathTo(leafId);
-    sections.forEach(function (section) { section.hidden = !has(onPath, section.getAttribute("data-id")); });
-    rows.forEach(function (row) {
-      var id = row.getAttribute("data-id");
-      var inPath = has(onPath, id);
-      row.classList.toggle("in-path", inPath);
-      row.classList.toggle("active", id === (targetId || leafId));
-      row.querySelector(".tree-marker").textContent = inPath ? "\\u2022" : " ";
-    });
-    applyFilter();
-    revealActiveRow();
-    if (targetId) { scrollTo(targetId); }
+  function span(className, text) {
+    var element = document.createElement("span");
+    element.className = className;
+    element.textContent = text;
+    return element;
   }
 
-  function revealActiveRow() {
-    var active = tree.querySelector(".tree-node.active");
-    if (active) { active.scrollIntoView({block: "nearest"}); }
+  function rowElement(position) {
+    var index = rows[position][0], element = document.createElement("div"), label = tree.labels[index];
+    element.className = "tree-node" + (onPath[index] ? " in-path" : "") + (index === activeRow ? " active" : "");
+    element.setAttribute("data-id", tree.ids[index]);
+    element.setAttribute("data-index", index);
+    element.style.top = position * ROW + "px";
+    element.appendChild(span("tree-prefix", rows[position][1]));
+    element.appendChild(span("tree-marker", onPath[index] ? "\\u2022" : " "));
+    var text = span("tree-content", "");
+    if (label !== undefined) { text.appendChild(span("tree-label", "[" + label + "]")); text.appendChild(document.createTextNode(" ")); }
+    text.appendChild(span("tree-role-" + tree.roles[index], tree.titles[index]));
+    element.appendChild(text);
+    return element;
   }
 
-  tree.addEventListener("click", function (event) {
+  function drawRows() {
+    var first = Math.max(0, Math.floor(treeBox.scrollTop / ROW) - OVERSCAN);
+    var last = Math.min(rows.length, Math.ceil((treeBox.scrollTop + treeBox.clientHeight) / ROW) + OVERSCAN);
+    var fragment = document.createDocumentFragment();
+    for (var position = first; position < last; position++) { fragment.appendChild(rowElement(position)); }
+    treeRows.replaceChildren(fragment);
+  }
+
+  function relayout(reveal) {
+    rows = layout();
+    treeRows.style.height = rows.length * ROW + "px";
+    document.getElementById("tree-status").textContent = rows.length + " / " + tree.ids.length + " entries";
+    if (reveal) {
+      for (var position = 0; position < rows.length; position++) {
+        if (rows[position][0] === activeRow) {
+          var top = position * ROW;
+          if (top < treeBox.scrollTop || top + ROW > treeBox.scrollTop + treeBox.clientHeight) {
+            treeBox.scrollTop = Math.max(0, top - treeBox.clientHeight / 2);
+          }
+          break;
+        }
+      }
+    }
+    drawRows();
+  }
+
+  var treeScheduled = false;
+  treeBox.addEventListener("scroll", function () {
+    if (treeScheduled) { return; }
+    treeScheduled = true;
+    requestAnimationFrame(function () { treeScheduled = false; drawRows(); });
+  });
+
+  function newestLeaf(index) {
+    while (children[index] && children[index].length) { index = children[index][children[index].length - 1]; }
+    return index;
+  }
+
+  function show(leafIndex, target) {
+    activeRow = target >= 0 ? target : leafIndex;
+    document.body.removeAttribute("data-ready");
+    var done = showBranch(leafIndex, target).then(ready);
+    relayout(true);
+    return done;
+  }
+
+  function ready() { document.body.setAttribute("data-ready", String(performance.now())); }
+
+  treeRows.addEventListener("click", function (event) {
     var row = event.target.closest(".tree-node");
     if (!row || String(window.getSelection())) { return; }
-    show(row.getAttribute("data-leaf"), row.getAttribute("data-id"));
+    var index = Number(row.getAttribute("data-index"));
+    show(newestLeaf(index), index);
   });
 
   document.querySelectorAll(".filter-btn").forEach(function (button) {
     button.addEventListener("click", function () {
       document.querySelectorAll(".filter-btn").forEach(function (other) { other.classList.toggle("active", other === button); });
       filter = button.getAttribute("data-filter");
-      applyFilter();
+      if (tree) { relayout(false); }
     });
   });
   document.getElementById("tree-search").addEventListener("input", function (event) {
     query = event.target.value.toLowerCase().split(/\\s+/).filter(Boolean);
-    applyFilter();
+    if (tree) { relayout(false); }
   });
 
-  document.getElementById("messages").addEventListener("click", function (event) {
+  // ---- the conversation's controls ----
+
+  messages.addEventListener("click", function (event) {
     var target = event.target;
     var copy = target.closest(".copy-link");
     if (copy) {
-      var url = location.href.split(/[?#]/)[0] + "?leafId=" + encodeURIComponent(leaf) +
+      var url = location.href.split(/[?#]/)[0] + "?leafId=" + encodeURIComponent(tree ? tree.ids[leaf] : "") +
         "&targetId=" + encodeURIComponent(copy.getAttribute("data-entry-id"));
       if (navigator.clipboard) { navigator.clipboard.writeText(url).catch(function () {}); }
       copy.textContent = "\\u2713";
@@ -265,22 +480,33 @@ SCRIPT = """
     var foldable = target.closest(".foldable");
     if (foldable && !String(window.getSelection())) { foldable.classList.toggle("open"); }
   });
-  document.getElementById("content").addEventListener("click", function (event) {
+  content.addEventListener("click", function (event) {
     var foldable = event.target.closest(".system-prompt.foldable, .tool-item.foldable");
     if (foldable && !String(window.getSelection())) { foldable.classList.toggle("open"); }
   });
   document.getElementById("image-modal").addEventListener("click", function () { this.hidden = true; });
 
-  var toolsOpen = false;
+  function openTools(root, open) {
+    root.querySelectorAll(".tool-output.foldable, .compaction.foldable, .skill-invocation.foldable").forEach(function (element) {
+      element.classList.toggle("open", open);
+    });
+  }
   function toggleThinking() { document.body.classList.toggle("thinking-hidden"); }
-  function toggleTools() {
-    toolsOpen = !toolsOpen;
-    document.querySelectorAll(".tool-output.foldable, .compaction.foldable, .skill-invocation.foldable").forEach(function (element) {
-      element.classList.toggle("open", toolsOpen);
+  function toggleTools() { toolsOpen = !toolsOpen; openTools(messages, toolsOpen); }
+  function downloadJsonl() {
+    inflate(data.session).then(function (text) {
+      var link = document.createElement("a");
+      link.href = URL.createObjectURL(new Blob([text], {type: "application/x-ndjson"}));
+      link.download = data.file;
+      document.body.appendChild(link);
+      link.click();
+      document.body.removeChild(link);
+      setTimeout(function () { URL.revokeObjectURL(link.href); }, 1000);
     });
   }
   document.querySelector('[data-action="toggle-thinking"]').addEventListener("click", toggleThinking);
   document.querySelector('[data-action="toggle-tools"]').addEventListener("click", toggleTools);
+  document.querySelector('[data-action="download-jsonl"]').addEventListener("click", downloadJsonl);
   document.addEventListener("keydown", function (event) {
     var target = event.target;
     if (event.ctrlKey || event.metaKey || event.altKey) { return; }
@@ -290,23 +516,37 @@ SCRIPT = """
     else if (key === "o") { event.preventDefault(); toggleTools(); }
     else if (key === "escape") { document.getElementById("image-modal").hidden = true; }
   });
+  localize(document);
+  content.addEventListener("scroll", onScroll);
+  window.addEventListener("scroll", onScroll);
 
-  document.querySelectorAll("time[datetime]").forEach(function (element) {
-    var moment = new Date(element.getAttribute("datetime"));
-    if (isNaN(moment.getTime())) { return; }
-    element.textContent = element.getAttribute("data-format") === "date" ? moment.toLocaleString()
-      : moment.toLocaleTimeString(undefined, {hour: "2-digit", minute: "2-digit", second: "2-digit"});
+  // ---- start: unpack the tree, then show the linked branch or the file's ----
+
+  inflate(data.tree).then(JSON.parse).then(function (value) {
+    tree = value;
+    children = {roots: []};
+    tree.ids.forEach(function (id, index) {
+      byId[id] = index;
+      var parent = tree.parents[index];
+      if (parent < 0) { children.roots.push(index); } else { (children[parent] = children[parent] || []).push(index); }
+    });
+    var params = new URLSearchParams(location.search);
+    var linkedLeaf = params.get("leafId"), linkedTarget = params.get("targetId");
+    var target = linkedTarget !== null && byId.hasOwnProperty(linkedTarget) ? byId[linkedTarget] : -1;
+    if (linkedLeaf !== null && byId.hasOwnProperty(linkedLeaf)) { return show(byId[linkedLeaf], target); }
+    leaf = tree.leaf;
+    activeRow = leaf;
+    onPath = {};
+    pathOf(leaf).forEach(function (i) { onPath[i] = true; });
+    branch = pathOf(leaf).filter(function (i) { return tree.shown.charAt(i) === "1"; });
+    lo = 0;
+    hi = data.window;
+    relayout(true);
+    if (target >= 0) { return show(leaf, target); }
+    extend();
+  }).then(ready).catch(function (error) {
+    document.getElementById("tree-status").textContent = "This browser cannot unpack the page: " + error;
+    throw error;
   });
-
-  var params = new URLSearchParams(location.search);
-  var linkedLeaf = params.get("leafId");
-  var linkedTarget = params.get("targetId");
-  if (linkedLeaf && has(parents, linkedLeaf)) {
-    show(linkedLeaf, linkedTarget && has(parents, linkedTarget) ? linkedTarget : null);
-  } else {
-    applyFilter();
-    revealActiveRow();
-    if (linkedTarget && has(parents, linkedTarget)) { scrollTo(linkedTarget); }
-  }
 })();
 """

@@ -177,7 +177,8 @@ def header_html(
         f'<div class="header"><h1>Session: {escape(str(header.get("id") or "unknown"))}</h1>'
         '<div class="help-bar"><span class="help-hint">T toggle thinking · O toggle tools</span>'
         '<span class="help-actions"><button type="button" class="header-toggle" data-action="toggle-thinking" title="Toggle thinking (T)">Toggle thinking</button>'
-        '<button type="button" class="header-toggle" data-action="toggle-tools" title="Toggle tools (O)">Toggle tools</button></span></div>'
+        '<button type="button" class="header-toggle" data-action="toggle-tools" title="Toggle tools (O)">Toggle tools</button>'
+        '<button type="button" class="header-toggle download-json-btn" data-action="download-jsonl" title="Download session as JSONL">↓ JSONL</button></span></div>'
         f'<div class="header-info">{"".join(info)}</div></div>'
     )
     if system_prompt:

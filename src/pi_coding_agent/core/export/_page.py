@@ -1,9 +1,12 @@
 """The page: the session tree in a sidebar beside the conversation, a header with the session's
-figures, and the data the script needs to switch branches.
+figures, and the data the script needs to draw the rest.
 
-Every entry is rendered once, in Python; the ones off the shown branch are hidden, so the page
-shows the active branch even with scripting off. The script only moves ``hidden`` and a few
-classes around; it never turns session text into markup.
+Every entry is rendered once, in Python. The first entries of the shown branch are written as
+HTML, so they appear as soon as the page is parsed (and with scripting off); every entry's
+HTML also travels packed (``_data``), and the script inserts more of the branch as it scrolls
+into view, so a page of a huge session loads as fast as a small one. The tree is drawn by the
+script from plain data (ids, parents, titles, labels) with ``textContent``: the script never
+turns session text into markup, and inserts no markup but the fragments rendered here.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from typing import Any
 
 from pi_ai.js_json import stringify, well_formed
 from pi_coding_agent.core.export._assets import SCRIPT, STYLE
+from pi_coding_agent.core.export._data import chunks, pack, pack_text, script_json
 from pi_coding_agent.core.export._entries import (
     render_entry,
     tool_calls,
@@ -23,8 +27,20 @@ from pi_coding_agent.core.export._entries import (
     tree_title,
 )
 from pi_coding_agent.core.export._header import header_html
-from pi_coding_agent.core.export._tree import tree_rows
-from pi_coding_agent.core.session import SessionManager, SessionTreeNode
+from pi_coding_agent.core.session import SessionManager
+
+FIRST_WINDOW_CHARS = 1024 * 1024
+"""The shown branch is written as HTML up to this size (the whole branch of most sessions); the
+script adds the rest as it comes into view."""
+
+
+def _first_window(fragments: list[str]) -> list[str]:
+    size = 0
+    for count, fragment in enumerate(fragments):
+        size += len(fragment)
+        if size > FIRST_WINDOW_CHARS:
+            return fragments[: max(1, count)]
+    return fragments
 
 
 @dataclass
@@ -35,7 +51,7 @@ class SessionPage:
     entries: list[dict[str, Any]]
     leaf_id: str | None
     active_path: list[str]
-    roots: list[SessionTreeNode]
+    labels: dict[str, str]
     palette: Mapping[str, str]
     name: str | None = None
     system_prompt: str | None = None
@@ -50,12 +66,18 @@ class SessionPage:
         system_prompt: str | None = None,
         tools: list[dict[str, Any]] | None = None,
     ) -> SessionPage:
+        entries = manager.get_entries_data()
+        labels = {}
+        for data in entries:
+            label = manager.get_label(str(data.get("id")))
+            if label:
+                labels[str(data.get("id"))] = label
         return cls(
             header=manager.get_header_data(),
-            entries=manager.get_entries_data(),
+            entries=entries,
             leaf_id=manager.get_leaf_id(),
             active_path=[entry.id for entry in manager.get_branch() if entry.id is not None],
-            roots=manager.get_tree(),
+            labels=labels,
             palette=palette,
             name=manager.get_session_name(),
             system_prompt=system_prompt,
@@ -63,47 +85,42 @@ class SessionPage:
         )
 
 
-def _tree_html(page: SessionPage, by_id: dict[str, dict[str, Any]], calls: dict[str, dict[str, Any]]) -> str:
-    on_path = set(page.active_path)
-    rows = []
-    for row in tree_rows(page.roots, on_path):
-        entry_id = str(row.node.entry.id or "")
-        role, title = tree_title(by_id.get(entry_id, {}), calls)
-        classes = (
-            "tree-node"
-            + (" in-path" if entry_id in on_path else "")
-            + (" active" if entry_id == page.leaf_id else "")
-        )
-        label = f'<span class="tree-label">[{escape(row.node.label)}]</span> ' if row.node.label else ""
-        flags = tree_filter_flags(by_id.get(entry_id, {})) + ("l" if row.node.label else "")
-        rows.append(
-            f'<div class="{classes}" data-id="{escape(entry_id)}" data-leaf="{escape(row.newest_leaf)}" data-f="{flags}">'
-            f'<span class="tree-prefix">{row.prefix}</span><span class="tree-marker">{"•" if entry_id in on_path else " "}</span>'
-            f'<span class="tree-content">{label}<span class="tree-role-{role}">{escape(title)}</span></span></div>'
-        )
-    return "".join(rows)
-
-
-def _entries_html(page: SessionPage, calls: dict[str, dict[str, Any]]) -> str:
-    on_path = set(page.active_path)
+def _fragments(page: SessionPage, calls: dict[str, dict[str, Any]]) -> list[str]:
+    """Each entry's section, ``""`` for an entry that shows nothing in the conversation."""
     results = tool_results(page.entries)
-    sections = []
+    fragments = []
     for data in page.entries:
         body = render_entry(data, results, calls)
-        if not body:
-            continue
         entry_id = escape(str(data.get("id")))
-        hidden = "" if data.get("id") in on_path else " hidden"
-        sections.append(
-            f'<section class="entry" id="entry-{entry_id}" data-id="{entry_id}"{hidden}>{body}</section>'
+        fragments.append(
+            f'<section class="entry" id="entry-{entry_id}" data-id="{entry_id}">{body}</section>'
+            if body
+            else ""
         )
-    return "".join(sections)
+    return fragments
 
 
-def _script_json(value: Any) -> str:
-    """JSON safe inside ``<script>``: no ``</script>`` or ``<!--`` can end it early. Written as
-    ``JSON.stringify`` writes it, so a lone surrogate in an id stays a ``\\udXXX`` escape."""
-    return stringify(value).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+def _tree_data(page: SessionPage, calls: dict[str, dict[str, Any]], fragments: list[str]) -> dict[str, Any]:
+    """The tree as parallel arrays by entry (file order): ids, parent positions (-1: a root),
+    role classes and titles (plain text), filter flags, labels, whether the entry shows in the
+    conversation; and the leaf's position."""
+    position = {str(data.get("id")): index for index, data in enumerate(page.entries)}
+    titles = [tree_title(data, calls) for data in page.entries]
+    return {
+        "ids": [str(data.get("id")) for data in page.entries],
+        "parents": [position.get(str(data.get("parentId")), -1) for data in page.entries],
+        "roles": [role for role, _ in titles],
+        "titles": [title for _, title in titles],
+        "flags": [tree_filter_flags(data) for data in page.entries],
+        "labels": {str(position[key]): label for key, label in page.labels.items() if key in position},
+        "shown": "".join("1" if fragment else "0" for fragment in fragments),
+        "leaf": position.get(page.leaf_id or "", -1),
+    }
+
+
+def _session_jsonl(page: SessionPage) -> str:
+    """The session as a file again (header, then entries), for the ``↓ JSONL`` button."""
+    return "\n".join(stringify(value) for value in (page.header, *page.entries))
 
 
 def _theme_css(palette: Mapping[str, str]) -> str:
@@ -123,15 +140,31 @@ def render_page(page: SessionPage) -> str:
 
 
 def _html(page: SessionPage) -> str:
-    by_id = {str(data.get("id")): data for data in page.entries}
     calls = tool_calls(page.entries)
-    parents = {str(data.get("id")): data.get("parentId") for data in page.entries}
+    fragments = _fragments(page, calls)
+    on_path = set(page.active_path)
+    first = _first_window(
+        [
+            fragment
+            for data, fragment in zip(page.entries, fragments, strict=True)
+            if fragment and data.get("id") in on_path
+        ]
+    )
+    starts, packed = chunks(fragments)
+    data = {
+        "tree": pack(_tree_data(page, calls, fragments)),
+        "starts": starts,
+        "chunks": packed,
+        "session": pack_text(well_formed(_session_jsonl(page))),
+        "file": f"{page.header.get('id') or 'session'}.jsonl",
+        "window": len(first),
+    }
     return (
         '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         "<title>Session Export</title>"
         f"<style>{_theme_css(page.palette)}{STYLE}</style></head>"
-        f'<body data-leaf="{escape(page.leaf_id or "")}">'
+        "<body>"
         '<div id="app"><aside id="sidebar"><div class="sidebar-header">'
         '<input type="text" class="sidebar-search" id="tree-search" placeholder="Search..." aria-label="Search the tree">'
         '<div class="sidebar-filters">'
@@ -140,11 +173,11 @@ def _html(page: SessionPage) -> str:
         '<button class="filter-btn" data-filter="user-only" title="Only user messages">User</button>'
         '<button class="filter-btn" data-filter="labeled-only" title="Only labeled entries">Labeled</button>'
         '<button class="filter-btn" data-filter="all" title="Show everything">All</button></div></div>'
-        f'<div class="tree-container" id="tree-container">{_tree_html(page, by_id, calls)}</div>'
+        '<div class="tree-container" id="tree-container"><div id="tree-rows"></div></div>'
         '<div class="tree-status" id="tree-status"></div></aside>'
         f'<main id="content">{header_html(page.header, page.entries, page.name, page.system_prompt, page.tools)}'
-        f'<div id="messages">{_entries_html(page, calls)}</div></main></div>'
+        f'<div id="messages"><div id="window-top"></div>{"".join(first)}<div id="window-end"></div></div></main></div>'
         '<div id="image-modal" class="image-modal" hidden><img id="modal-image" alt=""></div>'
-        f'<script type="application/json" id="session-parents">{_script_json(parents)}</script>'
+        f'<script type="application/json" id="page-data">{script_json(data)}</script>'
         f"<script>{SCRIPT}</script></body></html>\n"
     )

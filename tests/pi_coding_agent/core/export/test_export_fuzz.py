@@ -6,6 +6,8 @@ page (both rendered by headless Chromium)."""
 
 from __future__ import annotations
 
+import base64
+import gzip
 import html
 import json
 import re
@@ -58,8 +60,11 @@ def _export(session: Path, target: str) -> None:
 
 
 @pytest.mark.timeout(120 + EXAMPLES // 4)
-@settings(max_examples=EXAMPLES // 2, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=EXAMPLES // 2,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 @given(session_files())
 def test_any_session_file_is_exported_or_refused(generated: tuple[bytes, bool]) -> None:
     folder = Path(tempfile.mkdtemp(prefix="pi-export-fuzz-"))
@@ -116,8 +121,15 @@ def test_lone_surrogates_show_as_on_pi_s_page(tmp_path: Path) -> None:
     session = tmp_path / "odd.jsonl"
     session.write_text(SURROGATES, encoding="ascii")
     ours = tmp_path / "ours.html"
-    done = subprocess.run([str(OUR_PI), "--export", str(session), str(ours)], cwd=box.work, env=box.env(),
-                          capture_output=True, text=True, timeout=60, check=False)
+    done = subprocess.run(
+        [str(OUR_PI), "--export", str(session), str(ours)],
+        cwd=box.work,
+        env=box.env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert (done.returncode, done.stdout) == (0, f"Exported to: {ours}\n"), done.stderr
     page = ours.read_text(encoding="utf-8")
     # The tree's data is written as JSON.stringify writes it; the text shows U+FFFD.
@@ -148,8 +160,16 @@ def test_a_failed_write_keeps_the_previous_page(tmp_path: Path) -> None:
     session.write_text(SURROGATES, encoding="ascii")
     page = tmp_path / "page.html"
     page.write_text("the previous page", encoding="utf-8")
-    done = subprocess.run([str(OUR_PI), "--export", str(session), str(page)], cwd=box.work, env=box.env(),
-                          capture_output=True, text=True, timeout=30, check=False, preexec_fn=_small_files)
+    done = subprocess.run(
+        [str(OUR_PI), "--export", str(session), str(page)],
+        cwd=box.work,
+        env=box.env(),
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+        preexec_fn=_small_files,
+    )
     assert done.returncode == 1
     assert done.stderr == f"Error: cannot write {page}: File too large\n"
     assert page.read_text(encoding="utf-8") == "the previous page"
@@ -162,7 +182,8 @@ def test_the_script_data_is_json_as_node_writes_it(tmp_path: Path) -> None:
     session.write_text(SURROGATES.replace('"id":"e1"', '"id":"e\\udc01"'), encoding="ascii")
     page = tmp_path / "ids.html"
     export_file(str(session), str(page), palette=PALETTE)
-    found = re.search(r'<script type="application/json" id="session-parents">(.*?)</script>', page.read_text())
+    found = re.search(r'<script type="application/json" id="page-data">(.*?)</script>', page.read_text())
     assert found is not None
-    assert found.group(1) == '{"e0":null,"e\\udc01":"e0"}'
-    assert json.loads(found.group(1)) == {"e0": None, "e\udc01": "e0"}
+    tree = gzip.decompress(base64.b64decode(json.loads(found.group(1))["tree"])).decode("utf-8")
+    assert '"ids":["e0","e\\udc01"],"parents":[-1,0],' in tree
+    assert json.loads(tree)["ids"] == ["e0", "e\udc01"]

@@ -8,6 +8,7 @@ Pi's own page for the same file.
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -126,8 +127,19 @@ SHOWN = """(() => {
 })()"""
 
 
+DRAWN = """new Promise(done => { const check = () => !document.getElementById("page-data")
+  || document.body.hasAttribute("data-ready") ? done(true) : setTimeout(check, 5); check(); })"""
+"""Our page unpacks its tree and draws it after the ``load`` event; Pi's has drawn everything by then."""
+
+
+def _open(browser: BrowserPage, page: Path, query: str = "") -> None:
+    browser.open(page, query)
+    browser.evaluate(DRAWN)
+
+
 def _click_row(browser: BrowserPage, entry_id: str) -> dict[str, Any]:
     browser.evaluate(f"document.querySelector('.tree-node[data-id=\\'{entry_id}\\']').click()")
+    browser.evaluate(DRAWN)
     return dict(browser.evaluate(SHOWN))  # type: ignore[arg-type]
 
 
@@ -145,7 +157,7 @@ def test_export_renders_the_tree_and_the_active_branch(tmp_path: Path) -> None:
     assert "<title>Session Export</title>" in text
 
     with BrowserPage() as browser:
-        browser.open(page)
+        _open(browser, page)
         before = dict(browser.evaluate(SHOWN))  # type: ignore[arg-type]
         after = _click_row(browser, ids["first_answer"])
         assert browser.requests == [] and browser.errors == []
@@ -207,7 +219,7 @@ def test_markdown_renders_and_nothing_from_the_session_runs_or_loads(tmp_path: P
     page = tmp_path / "attacks.html"
     export_file(session, str(page), palette=export_palette(builtin_theme("light")))
     with BrowserPage() as browser:
-        browser.open(page)
+        _open(browser, page)
         shown = dict(browser.evaluate(SHOWN))  # type: ignore[arg-type]
         assert browser.evaluate(
             "window.pwned === undefined && !document.querySelector('#messages iframe, #messages script')"
@@ -230,10 +242,31 @@ def _corpus_session(name: str, folder: Path) -> Path:
 CORPUS = ("kimchi_session", "carlesba_skill_memory_branch")
 
 
+DOWNLOAD = """new Promise(done => {
+  URL.createObjectURL = blob => { window.downloaded = blob; return "blob:captured"; };
+  HTMLAnchorElement.prototype.click = function () { window.downloadName = this.download; };
+  document.querySelector(".download-json-btn").click();
+  const wait = () => window.downloaded ? window.downloaded.text().then(text => done([window.downloadName, text]))
+    : setTimeout(wait, 5);
+  wait();
+})"""
+
+FILTERED_PREFIXES = """(() => {
+  document.querySelector('.filter-btn[data-filter="user-only"]').click();
+  return [...document.querySelectorAll(".tree-node")].filter(el => el.offsetParent !== null)
+    .map(el => el.querySelector(".tree-prefix").textContent);
+})()"""
+
+
+def _jsonl(text: str) -> list[Any]:
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
 def test_corpus_sessions_show_what_pi_s_page_shows(tmp_path: Path) -> None:
     """For real sessions: the same entries, tool calls, headings, list items and code blocks on
     the shown branch, the same tree rows, and the same branch after a click on another branch;
-    no request and no console error on either page."""
+    the same rows, indented the same, under the User filter; the same session file from
+    ``↓ JSONL``; no request and no console error on either page."""
     require_corpus()
     oracle.require_live_oracle()
     box = Sandbox.create(tmp_path, "http://127.0.0.1:9")
@@ -244,16 +277,26 @@ def test_corpus_sessions_show_what_pi_s_page_shows(tmp_path: Path) -> None:
             assert run_pi(box, "--export", str(session), f"pi-{name}.html").returncode == 0
             pages = {}
             for side in ("ours", "pi"):
-                browser.open(box.work / f"{side}-{name}.html")
+                _open(browser, box.work / f"{side}-{name}.html")
                 shown = dict(browser.evaluate(SHOWN))  # type: ignore[arg-type]
                 off_path = browser.evaluate(
                     "(() => { const row = [...document.querySelectorAll('.tree-node')].find(el => !el.classList.contains('in-path')"
                     " && el.offsetParent !== null); return row ? row.dataset.id : null; })()"
                 )
                 clicked = _click_row(browser, str(off_path)) if off_path else None
-                pages[side] = (shown, off_path, clicked)
+                filtered = browser.evaluate(FILTERED_PREFIXES)
+                download = browser.evaluate(DOWNLOAD)
+                pages[side] = (shown, off_path, clicked, filtered, download)
                 assert browser.requests == [] and browser.errors == [], (side, name)
-            (ours, our_row, our_click), (pi, pi_row, pi_click) = pages["ours"], pages["pi"]
+            (
+                (ours, our_row, our_click, our_filtered, our_file),
+                (pi, pi_row, pi_click, pi_filtered, pi_file),
+            ) = (
+                pages["ours"],
+                pages["pi"],
+            )
+            assert our_filtered == pi_filtered, name
+            assert our_file[0] == pi_file[0] and _jsonl(our_file[1]) == _jsonl(pi_file[1]), name
             for key in ("entries", "calls", "headings", "items", "code", "rows"):
                 assert ours[key] == pi[key], (name, key)
             assert (ours["highlighted"] > 0) == (pi["highlighted"] > 0), name
@@ -298,3 +341,44 @@ def test_export_of_an_unreadable_file_is_one_line(tmp_path: Path) -> None:
     bad.write_text("not a session\n", encoding="utf-8")
     done = run_ours(box, "--export", str(bad))
     assert done.returncode == 1 and done.stderr.count("\n") == 1 and "not a valid pi session" in done.stderr
+
+
+def test_a_long_branch_is_drawn_as_it_scrolls_into_view(tmp_path: Path) -> None:
+    """A branch bigger than the page's first window: the first entries are there at once, the
+    rest appear as the reader scrolls, in order, until the whole branch is drawn; a link to an
+    entry deep in the branch draws that entry and makes its row the active one."""
+    manager = SessionManager.create(str(tmp_path), str(tmp_path / "sessions"))
+    branch = []
+    for n in range(100):
+        branch.append(manager.append_message(_user(f"question {n}\n\n" + "word " * 1500)))
+        branch.append(
+            manager.append_message(_assistant([TextContent(text=f"answer {n}\n\n" + "word " * 1500)]))
+        )
+    session = manager.get_session_file()
+    manager.close()
+    assert session is not None
+    page = tmp_path / "long.html"
+    export_file(session, str(page), palette=export_palette(builtin_theme("dark")))
+    drawn = "[...document.querySelectorAll('#messages section.entry')].map(el => el.dataset.id)"
+    with BrowserPage() as browser:
+        _open(browser, page)
+        first = list(browser.evaluate(drawn))  # type: ignore[call-overload]
+        assert 0 < len(first) < len(branch) and first == branch[: len(first)]
+        assert browser.evaluate("document.getElementById('tree-status').textContent") == "200 / 200 entries"
+        seen = first
+        for _ in range(len(branch)):
+            browser.evaluate(
+                "new Promise(done => { const content = document.getElementById('content');"
+                " content.scrollTop = content.scrollHeight; setTimeout(done, 20); })"
+            )
+            seen = list(browser.evaluate(drawn))  # type: ignore[call-overload]
+            if len(seen) == len(branch):
+                break
+        assert seen == branch
+        target = branch[150]
+        _open(browser, page, f"leafId={branch[-1]}&targetId={target}")
+        shown = browser.evaluate(
+            f"[!!document.getElementById('entry-{target}'), document.querySelector('.tree-node.active').dataset.id]"
+        )
+        assert shown == [True, target]
+        assert browser.requests == [] and browser.errors == []
