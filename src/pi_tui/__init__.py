@@ -6,6 +6,7 @@ renderer on the terminal's main screen, so the transcript stays in the terminal'
 scrollback. Extensions use the same API (see ``docs/tui``).
 """
 
+from pi_tui._color_query import TerminalColors, parse_osc_color
 from pi_tui._colors import (
     Color,
     ColorError,
@@ -55,7 +56,6 @@ from pi_tui._tui import (
     OverlayOptions,
     RgbColor,
     TuiMode,
-    parse_osc_color,
 )
 from pi_tui.components import (
     Box,
@@ -118,6 +118,7 @@ __all__ = [
     "StaticLines",
     "Suggestion",
     "Terminal",
+    "TerminalColors",
     "Text",
     "TruncatedText",
     "TuiMode",

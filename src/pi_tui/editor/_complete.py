@@ -125,8 +125,7 @@ class Completer:
                 scored.append((score, name, description))
         scored.sort(key=lambda item: (item[0], item[1]))
         items = [
-            Suggestion(f"/{name} ", name, description)
-            for _, name, description in scored[: self.max_items]
+            Suggestion(f"/{name} ", name, description) for _, name, description in scored[: self.max_items]
         ]
         return Completion(items, 0) if items else None
 
@@ -142,7 +141,9 @@ class Completer:
             if score is not None:
                 scored.append((score, len(path), path))
         scored.sort()
-        items = [Suggestion(f"@{path} ", os.path.basename(path), path) for _, _, path in scored[: self.max_items]]
+        items = [
+            Suggestion(f"@{path} ", os.path.basename(path), path) for _, _, path in scored[: self.max_items]
+        ]
         return Completion(items, start) if items else None
 
     def _paths(self, token: str, start: int) -> Completion | None:

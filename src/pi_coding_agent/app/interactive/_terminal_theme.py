@@ -15,11 +15,12 @@ import os
 from typing import TYPE_CHECKING, Protocol
 
 from pi_coding_agent.app.interactive._themes import appearance_for, appearance_from_env, split_auto
+from pi_coding_agent.customize.themes import SYSTEM_THEME, terminal_appearance
 
 if TYPE_CHECKING:
     from pi_coding_agent.app.interactive._themes import ThemeChoice
     from pi_coding_agent.runtime.agent_session import AgentSession
-    from pi_tui import TUI, ColorScheme, RgbColor
+    from pi_tui import TUI, ColorScheme, RgbColor, TerminalColors
 
 
 class ThemeHost(Protocol):
@@ -46,8 +47,27 @@ class TerminalTheme:
             self._from_background()
         elif split_auto(requested) is not None:
             self._follow_pair()
+        elif requested == SYSTEM_THEME:
+            self.host.tui.set_color_scheme_notifications(True)
+            self._ask_colors()
         else:
             self.host.tui.set_color_scheme_notifications(False)
+
+    def _ask_colors(self) -> None:
+        """The terminal's colours for the ``system`` theme, which is built again from them."""
+        host = self.host
+
+        def answered(colors: TerminalColors) -> None:
+            themes = host.themes
+            if colors.background is None and colors.foreground is None and colors.palette is None:
+                return  # nothing reported (or nothing new): keep what the theme was built from
+            themes.terminal_colors = colors
+            if colors.background is not None:
+                themes.appearance = terminal_appearance(colors.background, colors.foreground)
+            if themes.uses_system() or split_auto(themes.requested or "") is not None:
+                host.apply_theme()
+
+        host.tui.query_terminal_colors(answered)
 
     def _from_background(self) -> None:
         host = self.host
@@ -76,19 +96,29 @@ class TerminalTheme:
             answers["decided"] = None
             self._show(scheme or answers["background"] or appearance_from_env(os.environ) or "dark")
             tui.set_color_scheme_notifications(True)
+            if SYSTEM_THEME in (split_auto(self.host.themes.requested or "") or ()):
+                self._ask_colors()
 
         tui.query_color_scheme(lambda scheme: answered("scheme", scheme))
-        tui.query_background_color(lambda rgb: answered("background", None if rgb is None else appearance_for(rgb)))
+        tui.query_background_color(
+            lambda rgb: answered("background", None if rgb is None else appearance_for(rgb))
+        )
 
     def _reported(self, scheme: ColorScheme) -> None:
         """A scheme report once the reports are on: the pair's other theme if it changed."""
         host = self.host
         if not host.tui.color_scheme_notifications:
             return
-        if split_auto(host.themes.requested or "") is None:
+        if host.themes.requested == SYSTEM_THEME:
+            self._ask_colors()
+            return
+        pair = split_auto(host.themes.requested or "")
+        if pair is None:
             host.tui.set_color_scheme_notifications(False)
             return
         self._show(scheme)
+        if SYSTEM_THEME in pair:
+            self._ask_colors()
 
     def _show(self, appearance: str) -> None:
         themes = self.host.themes

@@ -17,12 +17,15 @@ from pathlib import Path
 from pi_coding_agent.customize.resources import Collision
 from pi_coding_agent.customize.themes import (
     BUILTIN_THEMES,
+    SYSTEM_THEME,
     Theme,
     ThemeError,
     builtin_theme,
     discover_themes,
+    generate_system_colors,
+    truecolor_supported,
 )
-from pi_tui import RgbColor
+from pi_tui import RgbColor, TerminalColors
 
 _ANSI_16 = (
     (0, 0, 0), (128, 0, 0), (0, 128, 0), (128, 128, 0), (0, 0, 128), (128, 0, 128), (0, 128, 128), (192, 192, 192),
@@ -80,9 +83,12 @@ class ThemeChoice:
     appearance: str = "dark"
     collisions: list[Collision] = field(default_factory=list)
     """Custom themes skipped for a name another one has (Pi's ``[Theme conflicts]``)."""
+    terminal_colors: TerminalColors = field(default_factory=TerminalColors)
+    """What the terminal reported about its colours (the ``system`` theme is built from them)."""
 
     def names(self) -> list[str]:
-        return sorted({*BUILTIN_THEMES, *self.themes})
+        """``system`` first (Pi 1.6's default), then the others by name."""
+        return [SYSTEM_THEME, *sorted({*BUILTIN_THEMES, *self.themes} - {SYSTEM_THEME})]
 
     def resolve(self) -> str:
         requested = self.requested
@@ -94,13 +100,34 @@ class ThemeChoice:
         return requested
 
     def theme(self, name: str | None = None) -> Theme:
+        """The theme of that name; one that is missing (or failed to load) falls back to
+        ``system``, as in Pi 1.6."""
         name = name or self.resolve()
+        if name == SYSTEM_THEME:
+            return self.system_theme()
         if name in BUILTIN_THEMES:
             return builtin_theme(name)
         if name in self.themes:
             return self.themes[name]
-        self.problems.append(f"theme '{name}' not found; using dark")
-        return builtin_theme("dark")
+        self.problems.append(f"theme '{name}' not found; using the system theme")
+        return self.system_theme()
+
+    def system_theme(self) -> Theme:
+        reported = self.terminal_colors
+        generated = generate_system_colors(
+            reported.background, reported.foreground, reported.palette, appearance_hint=self.appearance
+        )
+        return Theme(
+            SYSTEM_THEME,
+            dict(generated.colors),
+            truecolor_supported(),
+            None,
+            generated.appearance,
+            frozenset(generated.dim),
+        )
+
+    def uses_system(self) -> bool:
+        return self.resolve() == SYSTEM_THEME
 
 
 def load_theme_choice(

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -318,9 +319,9 @@ def load_theme_file(path: Path, truecolor: bool | None = None) -> Theme:
 
 
 def discover_themes(
-    directories: list[Path],
-    files: list[Path] = (),
-    collisions: list[Collision] | None = None,  # type: ignore[assignment]
+    directories: Sequence[Path],
+    files: Sequence[Path] = (),
+    collisions: list[Collision] | None = None,
 ) -> tuple[dict[str, Theme], list[str]]:
     """Custom themes by name from ``*.json`` in ``directories`` and the given ``files``, with
     problems; a second custom theme of one name goes to ``collisions`` when given (the
