@@ -32,11 +32,13 @@ def _colour_values() -> list[Any]:
     values: list[Any] = []
     for hue, sat, light in itertools.product(range(0, 360, 29), range(0, 101, 13), range(0, 101, 7)):
         values.append(f"okhsl({hue} {sat}% {light}%)")
-    for light, chroma, hue in itertools.product(range(0, 101, 9), (0, 0.03, 0.1, 0.2, 0.37), range(0, 360, 47)):
+    for light, chroma, hue in itertools.product(
+        range(0, 101, 9), (0, 0.03, 0.1, 0.2, 0.37), range(0, 360, 47)
+    ):
         values.append(f"oklch({light}% {chroma} {hue})")
     values += [f"#{r:x}{g:x}{b:x}" for r, g, b in itertools.product(range(0, 16, 5), repeat=3)]
     values += [f"#{value:06x}" for value in range(0, 0xFFFFFF, 0x0F3A17)]
-    values += list(range(0, 256, 7)) + [255]
+    values += [*range(0, 256, 7), 255]
     values += [
         "OKHSL(250deg 0.6 0.55)", "okhsl( -30 60% 55% )", "okhsl(725 60 % 55%)", "oklch(0.62 0.1 200deg)",
         "oklch(100% 0.3 150)", "oklch(62% 0.1 -90)", "oklch(.5 .1 1e2)", "okhsl(250 120% 55%)",
@@ -68,7 +70,13 @@ def _theme_files(folder: Path) -> list[Path]:
         "catppuccin-like",
         **{"$schema": "https://example.invalid/theme-schema.json"},
         vars={"base": "#1e1e2e", "mauve": "#cba6f7", "text": "#cdd6f4", "surface0": "#313244"},
-        colors={"accent": "mauve", "text": "", "userMessageText": "", "selectedBg": "surface0", "toolTitle": ""},
+        colors={
+            "accent": "mauve",
+            "text": "",
+            "userMessageText": "",
+            "selectedBg": "surface0",
+            "toolTitle": "",
+        },
         export={"pageBg": "base", "cardBg": "surface0", "infoBg": "surface0"},
     )
     without_name = _theme("x")
@@ -79,8 +87,16 @@ def _theme_files(folder: Path) -> list[Path]:
             "every-form",
             appearance="light",
             vars={"a": "b", "b": "okhsl(120 40% 60%)", "idx": 200, "float": 39.0},
-            colors={"accent": "a", "border": "#0af", "error": "oklch(62% 0.1 200)", "muted": "idx", "dim": "float",
-                    "thinkingMax": "okhsl(20 99% 63%)", "scrollbarTrack": 240, "searchMatchBg": "#102030"},
+            colors={
+                "accent": "a",
+                "border": "#0af",
+                "error": "oklch(62% 0.1 200)",
+                "muted": "idx",
+                "dim": "float",
+                "thinkingMax": "okhsl(20 99% 63%)",
+                "scrollbarTrack": 240,
+                "searchMatchBg": "#102030",
+            },
         ),
         "indexed-only": _theme("indexed-only", colors={token: 3 for token in THEME_TOKENS}),
         "terminal-defaults": _theme("terminal-defaults", colors={token: "" for token in THEME_TOKENS}),
@@ -186,7 +202,9 @@ def _our_file(path: str) -> dict[str, Any]:
             # No colour of its own to judge by: the terminal's appearance, dark in Pi's test run.
             answer["name"], answer["appearance"] = theme.name, theme.appearance or "dark"
             answer[mode] = {
-                "fg": {token: theme.sgr(token) for token, info in THEME_TOKENS.items() if not info.background},
+                "fg": {
+                    token: theme.sgr(token) for token, info in THEME_TOKENS.items() if not info.background
+                },
                 "bg": {token: theme.sgr(token) for token, info in THEME_TOKENS.items() if info.background},
             }
         return answer
@@ -202,7 +220,9 @@ def test_theme_files_draw_as_in_pi_or_are_refused_by_both(pi: dict[str, Any]) ->
             assert ours["error"].startswith(path) and "\n" not in ours["error"]
         else:
             assert ours == theirs, path
-    loaded = [Path(path).stem for path, theirs in zip(pi["request"]["files"], pi["answer"]["files"], strict=True)]
+    loaded = [
+        Path(path).stem for path, theirs in zip(pi["request"]["files"], pi["answer"]["files"], strict=True)
+    ]
     refused = [name for name, theirs in zip(loaded, pi["answer"]["files"], strict=True) if "error" in theirs]
     assert refused == [name for name in loaded if name.startswith("bad-")]  # the cases test what they say
 
