@@ -26,7 +26,6 @@ from pi_tui._color_query import (
     DEVICE_ATTRIBUTES_REPLY,
     ColorQuery,
     TerminalColors,
-    parse_osc_color,
 )
 from pi_tui._component import Component, Container
 from pi_tui._fullscreen import FullscreenRenderer
@@ -120,7 +119,6 @@ class TUI(Container):
         self.fullscreen = FullscreenRenderer(terminal.write, show_hardware_cursor)
         self.mode: TuiMode = mode
         self.focused: Component | None = None
-        self._background_queries: list[Callable[[RgbColor | None], None]] = []
         self._color_queries: list[ColorQuery] = []
         self._cell_size_listener: Callable[[int, int], None] | None = None
         self._scheme_listeners: list[Callable[[ColorScheme], None]] = []
@@ -187,28 +185,17 @@ class TUI(Container):
         self.renderer.show_hardware_cursor = show
         self.fullscreen.show_hardware_cursor = show
 
-    def query_background_color(
-        self, on_reply: Callable[[RgbColor | None], None], timeout: float = 0.1
+    def query_terminal_colors(
+        self,
+        on_reply: Callable[[TerminalColors], None],
+        timeout: float = 0.1,
+        on_late_reply: Callable[[TerminalColors], None] | None = None,
     ) -> None:
-        """Ask the terminal for its background colour (``OSC 11``); ``on_reply`` gets the colour,
-        or ``None`` when the terminal does not answer within ``timeout`` seconds."""
-        if self._loop is None:
-            on_reply(None)
-            return
-        self._background_queries.append(on_reply)
-
-        def expire() -> None:
-            if on_reply in self._background_queries:
-                self._background_queries.remove(on_reply)
-                on_reply(None)
-
-        self._loop.call_later(timeout, expire)
-        self.terminal.write("\x1b]11;?\x07")
-
-    def query_terminal_colors(self, on_reply: Callable[[TerminalColors], None], timeout: float = 0.1) -> None:
-        """Ask the terminal for its foreground, background and 16-colour palette, as Pi 1.6 does;
-        ``on_reply`` gets what it reported once it answered the trailing DA1 request, or what
-        came within ``timeout`` seconds (colours arriving later are dropped)."""
+        """Ask the terminal for its foreground, background and 16-colour palette, as Pi 1.6 does.
+        ``on_reply`` gets what it reported once it answered the trailing DA1 request (or every
+        colour), else what came within ``timeout`` seconds; replies after that are still
+        collected and go to ``on_late_reply`` when the terminal's answer is complete (a slow
+        link). The question stays open until the DA1 reply, so that reply never closes a later one."""
         if self._loop is None:
             on_reply(TerminalColors())
             return
@@ -216,39 +203,13 @@ class TUI(Container):
         self._color_queries.append(query)
 
         def expire() -> None:
-            if query in self._color_queries:
-                self._color_queries.remove(query)
-                query.close()
+            if query.deliver is on_reply:
+                query.deliver = None
+                on_reply(query.result())
+                query.deliver = on_late_reply
 
         self._loop.call_later(timeout, expire)
         self.terminal.write(COLOR_QUERY)
-
-    def query_color_scheme(
-        self, on_reply: Callable[[ColorScheme | None], None], timeout: float = 0.1
-    ) -> None:
-        """Ask the terminal whether it is in a light or dark colour scheme (``CSI ? 996 n``);
-        ``on_reply`` gets ``light``/``dark`` from its ``CSI ? 997 ; 2|1 n``, or ``None`` when
-        it does not answer within ``timeout`` seconds (most terminals do not know the query)."""
-        if self._loop is None:
-            on_reply(None)
-            return
-        timer: asyncio.TimerHandle | None = None
-
-        def settle(scheme: ColorScheme | None) -> None:
-            if unsubscribe():
-                if timer is not None:
-                    timer.cancel()
-                on_reply(scheme)
-
-        def unsubscribe() -> bool:
-            if settle not in self._scheme_listeners:
-                return False
-            self._scheme_listeners.remove(settle)
-            return True
-
-        self._scheme_listeners.append(settle)
-        timer = self._loop.call_later(timeout, settle, None)
-        self.terminal.write("\x1b[?996n")
 
     def on_color_scheme_change(self, listener: Callable[[ColorScheme], None]) -> Callable[[], None]:
         """``listener`` gets every colour-scheme report (answers and change notifications)."""
@@ -340,10 +301,8 @@ class TUI(Container):
         self.request_render(immediate=True)
 
     def _terminal_reply(self, data: str) -> None:
-        if data.startswith("\x1b]11;") and self._background_queries:
-            self._background_queries.pop(0)(parse_osc_color(data))
         if self._color_queries and self._color_queries[0].take(data):
-            self._color_queries.pop(0).close()
+            self._color_queries[0].close()  # the DA1 reply that follows ends the question
 
     def _viewport_key(self, data: str) -> bool:
         action = self.keybindings.action_for(data, _VIEWPORT_ACTIONS)

@@ -176,9 +176,10 @@ def test_editor_renders_inside_rules_at_the_width() -> None:
 
 
 def test_themes_resolve_pi_colours_and_report_missing_tokens(tmp_path: Path) -> None:
+    # Pi 1.6's colours, checked token by token against Pi 1.6 in customize/themes/test_pi_themes.py
     dark = builtin_theme("dark", truecolor=False)
-    assert dark.fg("text", "x") == "\x1b[38;5;188mx\x1b[39m"  # as Pi draws it in a 256-colour terminal
-    assert builtin_theme("dark", truecolor=True).fg("text", "x") == "\x1b[38;2;212;212;212mx\x1b[39m"
+    assert dark.fg("text", "x") == "\x1b[38;5;254mx\x1b[39m"  # okhsl(234 3% 89%) in a 256-colour terminal
+    assert builtin_theme("dark", truecolor=True).fg("text", "x") == "\x1b[38;2;222;224;225mx\x1b[39m"
     assert rgb_to_256(Rgb(0x34, 0x35, 0x41)) == 59
     path = tmp_path / "mine.json"
     path.write_text(json.dumps({"name": "mine", "colors": {"accent": "#ffffff"}}))

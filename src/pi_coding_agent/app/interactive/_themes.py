@@ -1,15 +1,16 @@
-"""Which theme to draw with: ``--use-theme``, the ``theme`` setting, or the terminal's background.
+"""Which theme to draw with: ``--use-theme``, else the ``theme`` setting, else ``system``.
 
-As in Pi: a setting ``"light/dark"`` (two theme names) follows the terminal, choosing the
-first on a light background and the second on a dark one. Without a setting the terminal
-decides: its answer to ``OSC 11`` (asked at start-up, at most 100 ms), else ``COLORFGBG``,
-else dark; an answer the terminal gave (or ``COLORFGBG``) is saved as the ``theme``
-setting, as Pi saves it.
+As in Pi 1.6: without a setting the theme is ``system`` (built from the terminal's colours) and
+nothing is saved. A setting ``"light/dark"`` (two theme names) follows the terminal, choosing
+the first when it is light and the second when it is dark. Whether it is light or dark: the
+background it reported (judged against its foreground), else its last colour-scheme report,
+else ``COLORFGBG``, else dark (``_terminal_theme`` asks the terminal).
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,47 +24,20 @@ from pi_coding_agent.customize.themes import (
     builtin_theme,
     discover_themes,
     generate_system_colors,
+    terminal_appearance,
     truecolor_supported,
 )
-from pi_tui import RgbColor, TerminalColors
-
-_ANSI_16 = (
-    (0, 0, 0), (128, 0, 0), (0, 128, 0), (128, 128, 0), (0, 0, 128), (128, 0, 128), (0, 128, 128), (192, 192, 192),
-    (128, 128, 128), (255, 0, 0), (0, 255, 0), (255, 255, 0), (0, 0, 255), (255, 0, 255), (0, 255, 255), (255, 255, 255),
-)  # fmt: skip
-_CUBE = (0, 95, 135, 175, 215, 255)
-
-
-def _linear(channel: int) -> float:
-    value = channel / 255
-    return value / 12.92 if value <= 0.03928 else ((value + 0.055) / 1.055) ** 2.4
-
-
-def luminance(rgb: RgbColor) -> float:
-    return 0.2126 * _linear(rgb[0]) + 0.7152 * _linear(rgb[1]) + 0.0722 * _linear(rgb[2])
-
-
-def ansi_rgb(index: int) -> RgbColor:
-    if index < 16:
-        return _ANSI_16[index]
-    if index < 232:
-        index -= 16
-        return (_CUBE[index // 36], _CUBE[index // 6 % 6], _CUBE[index % 6])
-    grey = 8 + 10 * (index - 232)
-    return (grey, grey, grey)
-
-
-def appearance_for(rgb: RgbColor) -> str:
-    return "light" if luminance(rgb) >= 0.5 else "dark"
+from pi_tui import TerminalColors
 
 
 def appearance_from_env(env: Mapping[str, str]) -> str | None:
-    """``light``/``dark`` from ``COLORFGBG`` (``fg;bg``, the last number being the background)."""
-    for raw in reversed(env.get("COLORFGBG", "").split(";")):
-        part = raw.strip()
-        if part.isdigit() and 0 <= int(part) <= 255:
-            return appearance_for(ansi_rgb(int(part)))
-    return None
+    """``light``/``dark`` from ``COLORFGBG`` (``fg;bg`` or ``fg;xpm;bg``), as Pi 1.6 reads it: the
+    background is an index into the terminal's own palette, whose colours are unknown, so 0-6
+    and 8 count as dark, 7 and 9-15 as light, anything else says nothing."""
+    background = env.get("COLORFGBG", "").split(";")[-1].strip()
+    if not re.fullmatch(r"\d{1,2}", background) or int(background) > 15:
+        return None
+    return "dark" if int(background) <= 6 or int(background) == 8 else "light"
 
 
 def split_auto(setting: str) -> tuple[str, str] | None:
@@ -79,25 +53,42 @@ class ThemeChoice:
     themes: dict[str, Theme]
     problems: list[str] = field(default_factory=list)
     requested: str | None = None
-    """The CLI's ``--use-theme``, or the setting; ``None``: let the terminal decide."""
-    appearance: str = "dark"
+    """The CLI's ``--use-theme``, or the setting; ``None``: the ``system`` theme."""
+    env_appearance: str | None = None
+    """What ``COLORFGBG`` says about the terminal (read once, at the start)."""
     collisions: list[Collision] = field(default_factory=list)
     """Custom themes skipped for a name another one has (Pi's ``[Theme conflicts]``)."""
     terminal_colors: TerminalColors = field(default_factory=TerminalColors)
     """What the terminal reported about its colours (the ``system`` theme is built from them)."""
+    colors_pending: bool = True
+    """The terminal has not answered yet: the ``system`` theme is drawn in greys until then."""
+    reported_scheme: str | None = None
+    """The terminal's last colour-scheme report (``light``/``dark``)."""
 
     def names(self) -> list[str]:
         """``system`` first (Pi 1.6's default), then the others by name."""
         return [SYSTEM_THEME, *sorted({*BUILTIN_THEMES, *self.themes} - {SYSTEM_THEME})]
 
+    @property
+    def appearance(self) -> str:
+        """Whether the terminal is light or dark, from everything it reported so far."""
+        background = self.terminal_colors.background
+        if background is not None:
+            return terminal_appearance(background, self.terminal_colors.foreground)
+        return self.reported_scheme or self.env_appearance or "dark"
+
     def resolve(self) -> str:
         requested = self.requested
         if requested is None:
-            return self.appearance
+            return SYSTEM_THEME
         pair = split_auto(requested)
         if pair is not None:
             return pair[0] if self.appearance == "light" else pair[1]
-        return requested
+        return SYSTEM_THEME if "/" in requested else requested
+
+    def follows_terminal(self) -> bool:
+        """A pair, or the ``system`` theme: the terminal's colour-scheme reports matter."""
+        return split_auto(self.requested or "") is not None or self.resolve() == SYSTEM_THEME
 
     def theme(self, name: str | None = None) -> Theme:
         """The theme of that name; one that is missing (or failed to load) falls back to
@@ -109,13 +100,19 @@ class ThemeChoice:
             return builtin_theme(name)
         if name in self.themes:
             return self.themes[name]
-        self.problems.append(f"theme '{name}' not found; using the system theme")
+        problem = f"theme '{name}' not found; using the system theme"
+        if problem not in self.problems:  # asked again each time the terminal's colours change
+            self.problems.append(problem)
         return self.system_theme()
 
     def system_theme(self) -> Theme:
         reported = self.terminal_colors
         generated = generate_system_colors(
-            reported.background, reported.foreground, reported.palette, appearance_hint=self.appearance
+            reported.background,
+            reported.foreground,
+            reported.palette,
+            saturation=0 if self.colors_pending else 1,
+            appearance_hint=self.appearance,
         )
         return Theme(
             SYSTEM_THEME,
@@ -125,9 +122,6 @@ class ThemeChoice:
             generated.appearance,
             frozenset(generated.dim),
         )
-
-    def uses_system(self) -> bool:
-        return self.resolve() == SYSTEM_THEME
 
 
 def load_theme_choice(
@@ -140,5 +134,4 @@ def load_theme_choice(
     except ThemeError as error:
         themes, problems = {}, [str(error)]
     chosen = requested or (setting if isinstance(setting, str) and setting.strip() else None)
-    choice = ThemeChoice(themes, problems, chosen, appearance_from_env(os.environ) or "dark", collisions)
-    return choice
+    return ThemeChoice(themes, problems, chosen, appearance_from_env(os.environ), collisions)

@@ -1,5 +1,6 @@
 """Themes for the interactive mode (Pi 1.6's theme files, colour tokens and ``system`` theme)."""
 
+from pi_coding_agent.customize.themes._builtin import builtin_theme
 from pi_coding_agent.customize.themes._system import SystemColors, generate_system_colors, terminal_appearance
 from pi_coding_agent.customize.themes._theme import (
     BUILTIN_THEMES,
@@ -8,7 +9,6 @@ from pi_coding_agent.customize.themes._theme import (
     TOKENS,
     Theme,
     ThemeError,
-    builtin_theme,
     discover_themes,
     load_theme_file,
     parse_theme,

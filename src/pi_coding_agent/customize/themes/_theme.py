@@ -299,12 +299,6 @@ def parse_theme(data: Any, source: str, truecolor: bool | None = None, text: str
     return Theme(data["name"], colors, mode, source, data.get("appearance"))
 
 
-def builtin_theme(name: str, truecolor: bool | None = None) -> Theme:
-    """The ``dark`` or ``light`` theme shipped with us (``system`` is built by ``system_theme``)."""
-    path = Path(__file__).with_name(f"{name}.json")
-    return parse_theme(json.loads(path.read_text("utf-8")), name, truecolor)
-
-
 def load_theme_file(path: Path, truecolor: bool | None = None) -> Theme:
     try:
         text = path.read_text("utf-8").lstrip("\ufeff")

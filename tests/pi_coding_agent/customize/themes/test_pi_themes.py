@@ -3,7 +3,8 @@
 Colours: the same RGB and the same SGR sequences (24-bit and 256-colour) for every form a
 theme may use. Theme files: Pi 1.6's built-in ``dark.json`` and ``light.json`` read from its
 install, a theme shaped like the published Catppuccin ones (no optional tokens, ``$schema``,
-``export``) and broken files: the same SGR per token and appearance, or both refuse. The
+``export``) and broken files: the same SGR per token and appearance, or both refuse. Our
+built-in ``dark`` and ``light`` (our own table, not Pi's files): what Pi 1.6 draws for its own. The
 ``system`` theme: the same colours for the backgrounds, foregrounds and palettes terminals
 report, and for a terminal that reports nothing.
 """
@@ -19,7 +20,9 @@ import pytest
 
 from pi_coding_agent.customize.themes import (
     THEME_TOKENS,
+    Theme,
     ThemeError,
+    builtin_theme,
     generate_system_colors,
     load_theme_file,
 )
@@ -194,22 +197,34 @@ def test_every_colour_form_gives_pis_rgb_and_escape_sequences(pi: dict[str, Any]
     assert differences == []
 
 
+def _drawn(themes: dict[str, Theme]) -> dict[str, Any]:
+    """Name, appearance and each token's SGR of a theme loaded for ``truecolor`` and ``256color``,
+    in the shape of ``pi_themes.mjs``'s answer."""
+    answer: dict[str, Any] = {}
+    for mode, theme in themes.items():
+        # No colour of its own to judge by: the terminal's appearance, dark in Pi's test run.
+        answer["name"], answer["appearance"] = theme.name, theme.appearance or "dark"
+        answer[mode] = {
+            "fg": {token: theme.sgr(token) for token, info in THEME_TOKENS.items() if not info.background},
+            "bg": {token: theme.sgr(token) for token, info in THEME_TOKENS.items() if info.background},
+        }
+    return answer
+
+
 def _our_file(path: str) -> dict[str, Any]:
     try:
-        answer: dict[str, Any] = {}
-        for mode, truecolor in (("truecolor", True), ("256color", False)):
-            theme = load_theme_file(Path(path), truecolor)
-            # No colour of its own to judge by: the terminal's appearance, dark in Pi's test run.
-            answer["name"], answer["appearance"] = theme.name, theme.appearance or "dark"
-            answer[mode] = {
-                "fg": {
-                    token: theme.sgr(token) for token, info in THEME_TOKENS.items() if not info.background
-                },
-                "bg": {token: theme.sgr(token) for token, info in THEME_TOKENS.items() if info.background},
-            }
-        return answer
+        return _drawn(
+            {mode: load_theme_file(Path(path), mode == "truecolor") for mode in ("truecolor", "256color")}
+        )
     except ThemeError as error:
         return {"error": str(error)}
+
+
+@pytest.mark.parametrize("name", ["dark", "light"])
+def test_our_builtin_themes_draw_as_pi_16s_own(pi: dict[str, Any], name: str) -> None:
+    theirs = pi["answer"]["files"][pi["request"]["files"].index(str(pi_themes_dir() / f"{name}.json"))]
+    ours = _drawn({mode: builtin_theme(name, mode == "truecolor") for mode in ("truecolor", "256color")})
+    assert ours == theirs
 
 
 def test_theme_files_draw_as_in_pi_or_are_refused_by_both(pi: dict[str, Any]) -> None:
