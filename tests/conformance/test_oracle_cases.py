@@ -4,9 +4,11 @@ The cases run in-process through its ``answer`` (what its command line prints), 
 state; the first cases of each subcommand also run through the command line itself
 (``THROUGH_THE_COMMAND_LINE``) to show it answers the same.
 
-Cases are ``<sub>/NAME.json`` with Pi's answer in ``NAME.out.json``: the shared ones in
+Cases are ``<sub>/NAME.json`` with Pi's answer in ``NAME.out.json`` (and Pi 1.6's in
+``NAME.current.out.json`` where recorded, which is then the answer to match): the shared ones in
 ``../shared/oracle/cases`` and ours in ``tests/conformance/cases`` (generated with the live
-oracle). A subcommand that is not built yet is an xfail naming the issue it waits for.
+oracle). Where Pi 1.6 answered one of ours too (``cases/pi-1.6/<sub>/NAME.out.json``), its
+answer is the reference (``tests/support/pi16.py``). A subcommand that is not built yet is an xfail naming the issue it waits for.
 
 ``DELIBERATE`` names our own cases that show a documented difference from Pi (see
 docs/providers/streams.md): Pi's answer is compared after ``comparable``, and each must really
@@ -23,6 +25,7 @@ from typing import Any
 
 import pytest
 
+from tests.support import pi16
 from tests.support.oracle import REPO, conformance_in_process, oracle_dir, run_conformance
 from tests.support.stream_shapes import comparable
 
@@ -99,7 +102,9 @@ def test_shared_cases_are_found() -> None:
 @pytest.mark.parametrize("case", CASES, ids=_case_id)
 def test_case_matches_pi(case: tuple[str, Path]) -> None:
     sub, path = case
-    expected_path = path.with_name(path.stem + ".out.json")
+    current_path = path.with_name(path.stem + ".current.out.json")
+    # Pi 1.6's answer, where recorded, is the reference (its 0.85 answer is kept beside it).
+    expected_path = current_path if current_path.exists() else path.with_name(path.stem + ".out.json")
     assert expected_path.exists(), f"{path} has no recorded answer {expected_path.name}"
     expected = json.loads(expected_path.read_text())
     code, actual = conformance_in_process(sub, json.loads(path.read_text()))
@@ -107,6 +112,10 @@ def test_case_matches_pi(case: tuple[str, Path]) -> None:
         pytest.xfail(actual["error"]["message"])
     normalize = _normalizer(sub)
     key = f"{sub}/{path.stem}"
+    current = pi16.answer_path(sub, path.stem)
+    if OWN_CASES in path.parents and sub in pi16.WHOLE_ANSWER_SUBCOMMANDS and current.exists():
+        # Pi 1.6 is the reference where it has answered (tests/support/pi16.py).
+        expected, actual = pi16.not_yet_followed(json.loads(current.read_text())), pi16.not_yet_followed(actual)
     if key in DELIBERATE and OWN_CASES in path.parents:
         assert normalize(actual) != normalize(expected), f"{key} no longer differs: {DELIBERATE[key]}"
         expected = comparable(expected, actual)
@@ -131,3 +140,10 @@ def test_the_command_line_answers_the_same(case: tuple[str, Path]) -> None:
 def test_deliberate_cases_exist() -> None:
     for key in DELIBERATE:
         assert (OWN_CASES / f"{key}.json").exists(), key
+
+
+def test_pi16_answers_have_their_inputs() -> None:
+    answers = sorted(pi16.PI16_ANSWERS.glob("*/*.out.json"))
+    assert answers
+    for answer in answers:
+        assert (OWN_CASES / answer.parent.name / answer.name.replace(".out.json", ".json")).exists(), answer

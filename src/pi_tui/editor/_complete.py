@@ -7,6 +7,8 @@ import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from pi_tui._fuzzy import fuzzy_filter
+
 FILE_LIST_LIMIT = 20000
 _SKIPPED_DIRS = {".git", "node_modules", "__pycache__", ".venv", ".mypy_cache", ".pytest_cache"}
 
@@ -118,15 +120,10 @@ class Completer:
         return None
 
     def _commands(self, query: str) -> Completion | None:
-        scored = []
-        for name, description in self.commands():
-            score = fuzzy_score(query, name)
-            if score is not None:
-                scored.append((score, name, description))
-        scored.sort(key=lambda item: (item[0], item[1]))
-        items = [
-            Suggestion(f"/{name} ", name, description) for _, name, description in scored[: self.max_items]
-        ]
+        """Every command matching ``query``, best first; all of them in their own order for a
+        bare ``/`` (Pi lists them all; the list scrolls)."""
+        found = fuzzy_filter(self.commands(), query, lambda command: command[0])
+        items = [Suggestion(f"/{name} ", name, description) for name, description in found]
         return Completion(items, 0) if items else None
 
     def _files_matching(self, query: str, start: int) -> Completion | None:

@@ -197,10 +197,9 @@ def _assembly(
         thinking_level=parsed.thinking or thinking_from_model,
         tools=parsed.tools,
         exclude_tools=parsed.exclude_tools,
-        no_tools=parsed.no_tools or parsed.no_builtin_tools,
+        no_tools="all" if parsed.no_tools else "builtin" if parsed.no_builtin_tools else None,
         scoped_models=scoped,
         extensions=runner,
-        no_extension_tools=parsed.no_tools,
     )
     return SessionAssembly(with_resources(options, resources, _warn), start_in_scope=True, resources=resources)
 
@@ -240,9 +239,19 @@ def _report_created(
         diagnostics.warn(created.model_fallback_message)
     extension_tools = {definition.name for definition, _ in runner.tools()} if runner is not None else set()
     for name in (n for n in created.unknown_tools if n not in extension_tools):
-        diagnostics.warn(f'Unknown tool "{name}" ignored (built-in tools: read, bash, edit, write, grep, find, ls)')
+        diagnostics.warn(_unknown_tool_warning(name))
     for issue in settings.issues:
         diagnostics.warn(str(issue))
+
+
+PI_ONLY_TOOLS = frozenset(("codemode", "tool_search", "powershell"))
+"""Tools Pi 1.6 has that this implementation does not (``docs/pi-1.6/settings-and-cli.md``)."""
+
+
+def _unknown_tool_warning(name: str) -> str:
+    if name in PI_ONLY_TOOLS:
+        return f'Tool "{name}" is not available in Pi for Python (Pi 1.6 has it); ignored'
+    return f'Unknown tool "{name}" ignored (built-in tools: read, bash, edit, write, grep, find, ls)'
 
 
 def _initial_input(parsed: Args, cwd: str, settings: Settings) -> InitialInput:
@@ -414,9 +423,12 @@ def _run_rpc(runtime: AgentSessionRuntime) -> int:
 def _export(session_path: str, output_path: str | None) -> int:
     """``pi --export SESSION.jsonl [OUT.html]``: write the HTML page, say where."""
     from pi_coding_agent.core.export import ExportError, export_file
+    from pi_coding_agent.customize.themes import export_palette_for_setting
 
+    # As Pi 1.6's: the system theme (light or dark by COLORFGBG), not the theme setting.
+    palette = export_palette_for_setting()
     try:
-        written = export_file(session_path, output_path)
+        written = export_file(session_path, output_path, palette=palette)
     except ExportError as error:
         raise CliError(str(error)) from None
     print(f"Exported to: {written}")

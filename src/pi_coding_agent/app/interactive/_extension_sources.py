@@ -43,6 +43,16 @@ def source_of(path: str, sources: dict[str, Source]) -> Source | None:
         current = current[: current.rindex("/")]
 
 
+def completion_tag(info: Source | None) -> str | None:
+    """Where a command's file comes from, as Pi tags it in ``/`` completion: ``u``, ``p`` or
+    ``t`` (user, project, this run), with an ``npm:`` or ``git:`` package's source after it."""
+    if info is None:
+        return None
+    source, scope, _ = info
+    prefix = {"user": "u", "project": "p"}.get(scope, "t")
+    return f"{prefix}:{source}" if source.startswith(("npm:", "git:")) else prefix
+
+
 def _is_package(source: str) -> bool:
     return source != "auto" and not is_local_path(source)
 

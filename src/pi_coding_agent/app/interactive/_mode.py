@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from pi_ai import ImageContent, Model, UserMessage, content_text
 from pi_coding_agent.app.interactive._actions import AppKeys
 from pi_coding_agent.app.interactive._catalog_refresh import start_catalog_refresh
+from pi_coding_agent.app.interactive._extension_sources import completion_tag, source_of
 from pi_coding_agent.app.interactive._extensions import ExtensionBridge
 from pi_coding_agent.app.interactive._indicators import StatusIndicators
 from pi_coding_agent.app.interactive._keys import load_keybindings
@@ -184,8 +185,12 @@ class InteractiveMode:
         return editor
 
     def _commands(self) -> list[tuple[str, str]]:
+        runner = self.session.extensions
+        origins = {**(runner.sources if runner is not None else {}), **self.startup_resources.origins}
         return command_list(
-            self.session, skills=self.session.settings.get("enableSkillCommands") is not False
+            self.session,
+            skills=self.session.settings.get("enableSkillCommands") is not False,
+            tag=lambda path: completion_tag(source_of(path, origins)),
         )
 
     def _argument_completions(self, name: str, prefix: str) -> list[Suggestion] | None:
@@ -276,11 +281,13 @@ class InteractiveMode:
             resource_sections,
         )
 
-        listed = not self._flag("quietStartup") or self.verbose
+        quiet = self.session.settings.get("quietStartup")
+        headed = quiet is not True or self.verbose  # Pi 1.6's "header": the header, no listing
+        listed = quiet not in (True, "header") or self.verbose
         custom = self.ui.custom_header
-        if custom is not None and not listed:
+        if custom is not None and not headed:
             header.add_child(custom)  # in the quiet header's place, which has nothing around it
-        elif custom is not None or listed:
+        elif custom is not None or headed:
             header.add_child(Spacer(1))
             header.add_child(custom or Text(header_text(self, self.header_expanded), 1, 0))
             header.add_child(Spacer(1))

@@ -10,8 +10,7 @@ else ``COLORFGBG``, else dark (``_terminal_theme`` asks the terminal).
 from __future__ import annotations
 
 import os
-import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,23 +20,14 @@ from pi_coding_agent.customize.themes import (
     SYSTEM_THEME,
     Theme,
     ThemeError,
+    appearance_from_env,
     builtin_theme,
     discover_themes,
-    generate_system_colors,
+    export_palette,
+    system_theme,
     terminal_appearance,
-    truecolor_supported,
 )
 from pi_tui import TerminalColors
-
-
-def appearance_from_env(env: Mapping[str, str]) -> str | None:
-    """``light``/``dark`` from ``COLORFGBG`` (``fg;bg`` or ``fg;xpm;bg``), as Pi 1.6 reads it: the
-    background is an index into the terminal's own palette, whose colours are unknown, so 0-6
-    and 8 count as dark, 7 and 9-15 as light, anything else says nothing."""
-    background = env.get("COLORFGBG", "").split(";")[-1].strip()
-    if not re.fullmatch(r"\d{1,2}", background) or int(background) > 15:
-        return None
-    return "dark" if int(background) <= 6 or int(background) == 8 else "light"
 
 
 def split_auto(setting: str) -> tuple[str, str] | None:
@@ -106,22 +96,14 @@ class ThemeChoice:
         return self.system_theme()
 
     def system_theme(self) -> Theme:
-        reported = self.terminal_colors
-        generated = generate_system_colors(
-            reported.background,
-            reported.foreground,
-            reported.palette,
-            saturation=0 if self.colors_pending else 1,
-            appearance_hint=self.appearance,
+        return system_theme(
+            self.terminal_colors, pending=self.colors_pending, appearance_hint=self.appearance
         )
-        return Theme(
-            SYSTEM_THEME,
-            dict(generated.colors),
-            truecolor_supported(),
-            None,
-            generated.appearance,
-            frozenset(generated.dim),
-        )
+
+    def export_palette(self, theme: Theme) -> dict[str, str]:
+        """The HTML export's colours for ``theme`` on this terminal (its ``""`` tokens take
+        the colours the terminal reported)."""
+        return export_palette(theme, self.terminal_colors, self.appearance)
 
 
 def load_theme_choice(

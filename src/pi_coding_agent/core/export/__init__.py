@@ -1,10 +1,12 @@
-"""HTML export: a session as one self-contained page (``pi --export``, RPC ``export_html``).
+"""HTML export: a session as one self-contained page (``pi --export``, ``/export``, RPC
+``export_html``), in the colours of a theme.
 
 The page needs nothing but itself: styles, script and images are inside it, and it never
-loads anything from the network. It shows the whole session tree (every branch, with
-labels) beside the active branch: user and assistant messages (text, thinking, tool calls),
-tool results, bash runs, images, compactions and branch summaries. Clicking an entry of
-the tree shows the branch that leads to it. See docs/export.md.
+loads anything from the network. It shows the session tree (every branch, with labels,
+filters and a search) beside the active branch: Markdown rendered, code highlighted, tool
+calls with their results as the TUI shows them, thinking, bash runs, images, compactions and
+branch summaries. Clicking an entry of the tree shows the branch through it. See
+docs/export.md.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+from collections.abc import Mapping
+from typing import Any
 
 from pi_coding_agent.core.export._page import SessionPage, render_page
 from pi_coding_agent.core.session import SessionManager
@@ -54,20 +58,28 @@ def _write(path: str, page: str) -> str:
 
 
 def export_session(
-    manager: SessionManager, output_path: str | None = None, *, system_prompt: str | None = None
+    manager: SessionManager,
+    output_path: str | None = None,
+    *,
+    palette: Mapping[str, str],
+    system_prompt: str | None = None,
+    tools: list[dict[str, Any]] | None = None,
 ) -> str:
-    """Export the session ``manager`` holds; returns the path written."""
+    """Export the session ``manager`` holds, in the colours of ``palette`` (a theme's CSS
+    colours by token); ``tools`` are the running session's (``name``, ``description``,
+    ``parameters``). Returns the path written."""
     session_file = manager.get_session_file()
     if not manager.is_persisted() or session_file is None:
         raise ExportError("Cannot export in-memory session to HTML")
     if not os.path.exists(session_file):
         raise ExportError("Nothing to export yet - start a conversation first")
-    page = render_page(SessionPage.from_manager(manager, system_prompt=system_prompt))
+    page = render_page(SessionPage.from_manager(manager, palette, system_prompt=system_prompt, tools=tools))
     return _write(output_path or _default_output(session_file), page)
 
 
-def export_file(input_path: str, output_path: str | None = None) -> str:
-    """Export a session file (opened read-only: it is never changed); returns the path written."""
+def export_file(input_path: str, output_path: str | None = None, *, palette: Mapping[str, str]) -> str:
+    """Export a session file (opened read-only: it is never changed) in the colours of
+    ``palette``; returns the path written."""
     from pi_coding_agent.core.session import SessionError
 
     resolved = os.path.abspath(os.path.expanduser(input_path))
@@ -78,7 +90,7 @@ def export_file(input_path: str, output_path: str | None = None) -> str:
     except (SessionError, OSError) as error:
         raise ExportError(str(error)) from None
     try:
-        page = render_page(SessionPage.from_manager(manager))
+        page = render_page(SessionPage.from_manager(manager, palette))
     finally:
         manager.close()
     return _write(output_path or _default_output(resolved), page)

@@ -1,184 +1,288 @@
-"""One session entry (its stored JSON) as HTML, and its one-line title for the tree.
+"""Each session entry (its stored JSON) as the page shows it, and its line in the tree.
 
-Everything from the file is escaped; images become ``data:`` URIs only when their MIME type
-is an image type and their payload is base64, so no entry can inject markup or make the
-page fetch anything.
+User and assistant text is Markdown; thinking is folded away with the T key; a tool call is
+shown with its result (found by the call's id) inside the assistant message, so tool result
+entries draw nothing of their own unless their call is missing from the file. Compactions
+unfold on a click. Settings entries (labels, thinking levels, extension state) draw nothing.
 """
 
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
 from html import escape
 from typing import Any
 
 from pi_ai.js_json import stringify
+from pi_coding_agent.core.export._code import output_block
+from pi_coding_agent.core.export._markdown import markdown_html
+from pi_coding_agent.core.export._tools import (
+    blocks_of,
+    image_html,
+    text_of,
+    tool_call_html,
+    tool_call_title,
+)
 
-_BASE64 = re.compile(r"^[A-Za-z0-9+/=\s]*$")
-_MIME = re.compile(r"^image/[A-Za-z0-9.+-]+$")
-TITLE_CHARS = 80
-
-
-def _blocks_of(content: Any) -> list[dict[str, Any]]:
-    """The blocks of a message's ``content``: nothing unless it is a list; only its objects."""
-    return [block for block in content if isinstance(block, dict)] if isinstance(content, list) else []
-
-
-def _text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    return "\n".join(str(b.get("text", "")) for b in _blocks_of(content) if b.get("type") == "text")
+_SKILL = re.compile(r'^<skill name="([^"]+)" location="([^"]+)">\n([\s\S]*?)\n</skill>(?:\n\n([\s\S]+))?$')
+TITLE_CHARS = 100
 
 
-def _one_line(text: str) -> str:
-    line = " ".join(text.split())
-    return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1] + "…"
+def _message_of(entry: dict[str, Any]) -> dict[str, Any]:
+    found = entry.get("message")
+    return found if isinstance(found, dict) else {}
 
 
-def _image(block: dict[str, Any]) -> str:
-    mime, data = block.get("mimeType"), block.get("data")
-    if not (isinstance(mime, str) and _MIME.match(mime) and isinstance(data, str) and _BASE64.match(data)):
-        return '<div class="note">[image that cannot be shown]</div>'
-    return f'<img class="image" alt="image" src="data:{mime};base64,{"".join(data.split())}">'
+def tool_results(entries: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The first tool result message of each tool call id in the file."""
+    results: dict[str, dict[str, Any]] = {}
+    for entry in entries:
+        message = _message_of(entry)
+        call_id = message.get("toolCallId")
+        if (
+            entry.get("type") == "message"
+            and message.get("role") == "toolResult"
+            and isinstance(call_id, str)
+        ):
+            results.setdefault(call_id, message)
+    return results
 
 
-def _blocks(content: Any) -> str:
-    """Text and image blocks of user-like content."""
-    if isinstance(content, str):
-        return f'<div class="text">{escape(content)}</div>'
-    parts = []
-    for block in content if isinstance(content, list) else []:
-        if not isinstance(block, dict):
-            continue
-        if block.get("type") == "text":
-            parts.append(f'<div class="text">{escape(str(block.get("text", "")))}</div>')
-        elif block.get("type") == "image":
-            parts.append(_image(block))
-    return "".join(parts)
+def tool_calls(entries: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Every tool call block of the file's assistant messages, by call id."""
+    calls: dict[str, dict[str, Any]] = {}
+    for entry in entries:
+        message = _message_of(entry)
+        if entry.get("type") == "message" and message.get("role") == "assistant":
+            for block in blocks_of(message.get("content")):
+                if block.get("type") == "toolCall" and isinstance(block.get("id"), str):
+                    calls[block["id"]] = block
+    return calls
 
 
-def _assistant(message: dict[str, Any]) -> str:
-    parts = []
-    for block in _blocks_of(message.get("content")):
+def _time(timestamp: Any) -> str:
+    """A ``<time>`` the page's script shows in the reader's local time (UTC without it)."""
+    if not isinstance(timestamp, str):
+        return ""
+    try:
+        moment = datetime.fromisoformat(timestamp.replace("Z", "+00:00"))
+    except ValueError:
+        return ""
+    utc = moment.astimezone(UTC) if moment.tzinfo else moment
+    return f'<time class="message-timestamp" datetime="{escape(timestamp)}">{utc:%H:%M:%S}</time>'
+
+
+def _chrome(entry: dict[str, Any]) -> str:
+    """The copy-link button and the time at the top of a message."""
+    entry_id = escape(str(entry.get("id", "")))
+    button = f'<button type="button" class="copy-link" data-entry-id="{entry_id}" title="Copy link to this message">#</button>'
+    return button + _time(entry.get("timestamp"))
+
+
+def _images(content: Any, css: str) -> str:
+    images = [image_html(block, css) for block in blocks_of(content) if block.get("type") == "image"]
+    return f'<div class="message-images">{"".join(images)}</div>' if images else ""
+
+
+def _user(entry: dict[str, Any], message: dict[str, Any]) -> str:
+    content = message.get("content")
+    text = text_of(content)
+    skill = _SKILL.match(text)
+    body = _images(content, "message-image")
+    if skill:
+        name, _location, instructions, request = skill.groups()
+        folded = (
+            f'<div class="skill-invocation foldable"><div class="skill-label">[skill] {escape(name)}</div>'
+            f'<div class="fold-hint">{escape(name)} (click to expand)</div>'
+            f'<div class="fold-rest markdown">{markdown_html(instructions)}</div></div>'
+        )
+        request_html = markdown_html(request.strip()) if request and request.strip() else ""
+        user = (
+            f'<div class="user-message">{body}<div class="markdown">{request_html}</div></div>'
+            if body or request_html
+            else ""
+        )
+        return f'<div class="skill-entry">{_chrome(entry)}{folded}{user}</div>'
+    text_html = f'<div class="markdown">{markdown_html(text)}</div>' if text.strip() else ""
+    return f'<div class="user-message">{_chrome(entry)}{body}{text_html}</div>'
+
+
+def _assistant(entry: dict[str, Any], message: dict[str, Any], results: dict[str, dict[str, Any]]) -> str:
+    blocks = blocks_of(message.get("content"))
+    parts = [_chrome(entry)]
+    for block in blocks:
         kind = block.get("type")
-        if kind == "text":
-            parts.append(f'<div class="text">{escape(str(block.get("text", "")))}</div>')
-        elif kind == "thinking":
-            thinking = escape(str(block.get("thinking", "")))
+        if kind == "text" and str(block.get("text", "")).strip():
+            parts.append(f'<div class="assistant-text markdown">{markdown_html(str(block["text"]))}</div>')
+        elif kind == "thinking" and str(block.get("thinking", "")).strip():
             parts.append(
-                f'<details class="thinking" open><summary>Thinking</summary><div class="text">{thinking}</div></details>'
+                f'<div class="thinking-block"><div class="thinking-text">{escape(str(block["thinking"]))}</div>'
+                '<div class="thinking-folded">Thinking ...</div></div>'
             )
-        elif kind == "toolCall":
-            arguments = escape(stringify(block.get("arguments", {}), 2))
-            name = escape(str(block.get("name", "")))
-            parts.append(
-                f'<div class="tool-call"><span class="tool-name">{name}</span><pre>{arguments}</pre></div>'
-            )
-    error = message.get("errorMessage")
-    if error:
-        parts.append(f'<div class="error">{escape(str(error))}</div>')
-    model = escape(f"{message.get('provider', '')}/{message.get('model', '')}")
-    return f'<div class="meta">{model} · {escape(str(message.get("stopReason", "")))}</div>' + "".join(parts)
+    for block in blocks:
+        if block.get("type") == "toolCall":
+            parts.append(tool_call_html(block, results.get(str(block.get("id")))))
+    if message.get("stopReason") == "aborted":
+        parts.append('<div class="error-text">Aborted</div>')
+    elif message.get("stopReason") == "error":
+        parts.append(
+            f'<div class="error-text">Error: {escape(str(message.get("errorMessage") or "Unknown error"))}</div>'
+        )
+    return f'<div class="assistant-message">{"".join(parts)}</div>'
 
 
-def _message(message: dict[str, Any]) -> tuple[str, str, str]:
-    """(css class, heading, body) of a message entry."""
-    role = message.get("role")
-    if role == "user":
-        return "user", "User", _blocks(message.get("content"))
-    if role == "assistant":
-        return "assistant", "Assistant", _assistant(message)
-    if role == "toolResult":
-        name = escape(str(message.get("toolName", "")))
-        css = "tool-result error-result" if message.get("isError") else "tool-result"
-        return (
-            css,
-            f"Tool result · {name}",
-            f"<pre>{escape(_text(message.get('content')))}</pre>"
-            + "".join(_image(b) for b in _blocks_of(message.get("content")) if b.get("type") == "image"),
-        )
-    if role == "bashExecution":
-        command = escape(str(message.get("command", "")))
-        status = "cancelled" if message.get("cancelled") else f"exit {message.get('exitCode', '?')}"
-        body = f'<pre class="command">$ {command}</pre><pre>{escape(str(message.get("output", "")))}</pre>'
-        return "bash", f"Bash · {escape(status)}", body
-    if role == "custom":
-        return (
-            "custom",
-            f"Extension · {escape(str(message.get('customType', '')))}",
-            _blocks(message.get("content")),
-        )
+def _bash(entry: dict[str, Any], message: dict[str, Any]) -> str:
+    code = message.get("exitCode")
+    failed = bool(message.get("cancelled")) or (code not in (0, None))
+    output = str(message.get("output") or "")
+    html = f'<div class="tool-command">$ {escape(str(message.get("command", "")))}</div>'
+    html += output_block(output, 10) if output else ""
+    if message.get("cancelled"):
+        html += '<div class="warning-text">(cancelled)</div>'
+    elif failed:
+        html += f'<div class="error-text">(exit {escape(str(code))})</div>'
+    return f'<div class="tool-execution {"error" if failed else "success"}">{_time(entry.get("timestamp"))}{html}</div>'
+
+
+def _orphan_result(entry: dict[str, Any], message: dict[str, Any]) -> str:
+    """A tool result whose call is not in the file: its tool's name and output."""
+    status = "error" if message.get("isError") else "success"
+    output = text_of(message.get("content"))
     return (
-        "other",
-        escape(str(role)),
-        f"<pre>{escape(stringify(message, 2))}</pre>",
+        f'<div class="tool-execution {status}">{_time(entry.get("timestamp"))}'
+        f'<div class="tool-header"><span class="tool-name">{escape(str(message.get("toolName", "tool")))}</span></div>'
+        f"{_images(message.get('content'), 'tool-image')}{output_block(output, 10) if output else ''}</div>"
     )
 
 
-def render_entry(entry: dict[str, Any]) -> tuple[str, str, str] | None:
-    """(css class, heading, body) of an entry; ``None`` for entries with nothing to show."""
-    kind = entry.get("type")
-    if kind == "message" and isinstance(entry.get("message"), dict):
-        return _message(entry["message"])
-    if kind == "custom_message":
-        return (
-            "custom",
-            f"Extension · {escape(str(entry.get('customType', '')))}",
-            _blocks(entry.get("content")),
-        )
-    if kind == "compaction":
-        tokens = entry.get("tokensBefore")
-        heading = f"Compaction · {tokens} tokens summarized" if isinstance(tokens, int) else "Compaction"
-        return (
-            "summary compaction",
-            heading,
-            f'<div class="text">{escape(str(entry.get("summary", "")))}</div>',
-        )
-    if kind == "branch_summary":
-        return (
-            "summary branch-summary",
-            "Branch summary",
-            f'<div class="text">{escape(str(entry.get("summary", "")))}</div>',
-        )
-    if kind == "model_change":
-        model = escape(f"{entry.get('provider', '')}/{entry.get('modelId', '')}")
-        return "note", "Model", f"<div>{model}</div>"
-    if kind == "thinking_level_change":
-        return "note", "Thinking level", f"<div>{escape(str(entry.get('thinkingLevel', '')))}</div>"
-    if kind == "session_info":
-        return "note", "Session name", f"<div>{escape(str(entry.get('name', '')))}</div>"
-    return None
+def _compaction(entry: dict[str, Any]) -> str:
+    tokens = entry.get("tokensBefore")
+    amount = (
+        f"{tokens:,}" if isinstance(tokens, int) and not isinstance(tokens, bool) else escape(str(tokens))
+    )
+    return (
+        f'<div class="compaction foldable"><div class="compaction-label">[compaction]</div>'
+        f'<div class="fold-hint">Compacted from {amount} tokens</div>'
+        f'<div class="fold-rest"><strong>Compacted from {amount} tokens</strong>\n\n{escape(str(entry.get("summary", "")))}</div></div>'
+    )
 
 
-def entry_title(entry: dict[str, Any]) -> str:
-    """A short plain-text line naming the entry in the tree."""
+def render_entry(
+    entry: dict[str, Any], results: dict[str, dict[str, Any]], calls: dict[str, dict[str, Any]]
+) -> str:
+    """The entry's HTML; ``""`` for entries that show nothing in the conversation."""
     kind = entry.get("type")
-    found = entry.get("message")
-    message: dict[str, Any] = found if isinstance(found, dict) else {}
     if kind == "message":
+        message = _message_of(entry)
         role = message.get("role")
         if role == "user":
-            return "user: " + _one_line(_text(message.get("content")))
+            return _user(entry, message)
         if role == "assistant":
-            text = _text(message.get("content"))
-            calls = [b.get("name", "") for b in _blocks_of(message.get("content")) if b.get("type") == "toolCall"]
-            return "assistant: " + _one_line(
-                text or ", ".join(str(c) for c in calls) or str(message.get("stopReason", ""))
-            )
-        if role == "toolResult":
-            return f"result: {message.get('toolName', '')}"
+            return _assistant(entry, message, results)
         if role == "bashExecution":
-            return "$ " + _one_line(str(message.get("command", "")))
-        return str(role)
-    if kind in ("compaction", "branch_summary"):
-        return ("compaction: " if kind == "compaction" else "branch summary: ") + _one_line(
-            str(entry.get("summary", ""))
-        )
+            return _bash(entry, message)
+        if role == "toolResult":
+            return "" if str(message.get("toolCallId")) in calls else _orphan_result(entry, message)
+        return ""
     if kind == "model_change":
-        return f"model: {entry.get('provider', '')}/{entry.get('modelId', '')}"
+        model = f"{entry.get('provider', '')}/{entry.get('modelId', '')}"
+        return f'<div class="model-change">{_time(entry.get("timestamp"))}Switched to model: <span class="model-name">{escape(model)}</span></div>'
+    if kind == "compaction":
+        return _compaction(entry)
+    if kind == "branch_summary":
+        return (
+            f'<div class="branch-summary">{_time(entry.get("timestamp"))}<div class="branch-summary-header">Branch Summary</div>'
+            f'<div class="markdown">{markdown_html(str(entry.get("summary", "")))}</div></div>'
+        )
+    if kind == "custom_message" and entry.get("display"):
+        return _custom(entry, str(entry.get("customType", "")), entry.get("content"))
+    return ""
+
+
+def _custom(entry: dict[str, Any], custom_type: str, content: Any) -> str:
+    text = content if isinstance(content, str) else stringify(content)
+    return (
+        f'<div class="hook-message">{_time(entry.get("timestamp"))}<div class="hook-type">[{escape(custom_type)}]</div>'
+        f'<div class="markdown">{markdown_html(text)}</div></div>'
+    )
+
+
+def _one_line(text: str) -> str:
+    line = text.replace("\n", " ").replace("\t", " ").strip()
+    return line if len(line) <= TITLE_CHARS else line[:TITLE_CHARS] + "..."
+
+
+def tree_title(entry: dict[str, Any], calls: dict[str, dict[str, Any]]) -> tuple[str, str]:
+    """(css class of the role, text) of the entry's line in the tree; the text is plain."""
+    kind = entry.get("type")
+    if kind == "message":
+        message = _message_of(entry)
+        role = message.get("role")
+        if role == "user":
+            text = text_of(message.get("content"), "")
+            skill = _SKILL.match(text)
+            if skill:
+                request = skill.group(4)
+                return "skill", f"skill: {skill.group(1)}" + (
+                    f" · user: {_one_line(request)}" if request else ""
+                )
+            return "user", "user: " + _one_line(text)
+        if role == "assistant":
+            text = _one_line(text_of(message.get("content"), ""))
+            if text:
+                return "assistant", f"assistant: {text}"
+            if message.get("stopReason") == "aborted":
+                return "assistant", "assistant: (aborted)"
+            if message.get("errorMessage"):
+                return "assistant", f"assistant: {_one_line(str(message['errorMessage']))}"
+            return "assistant", "assistant: (no text)"
+        if role == "toolResult":
+            call = calls.get(str(message.get("toolCallId")))
+            if call is not None:
+                return "tool", tool_call_title(str(call.get("name", "")), call.get("arguments"))
+            return "tool", f"[{message.get('toolName') or 'tool'}]"
+        if role == "bashExecution":
+            return "tool", "[bash]: " + _one_line(str(message.get("command", "")))
+        return "muted", f"[{role}]"
+    if kind == "compaction":
+        tokens = entry.get("tokensBefore")
+        amount = (
+            f"{(tokens + 500) // 1000}k" if isinstance(tokens, int) and not isinstance(tokens, bool) else "?"
+        )
+        return "compaction", f"[compaction: {amount} tokens]"
+    if kind == "branch_summary":
+        return "branch-summary", "[branch summary]: " + _one_line(str(entry.get("summary", "")))
+    if kind == "custom_message":
+        content = entry.get("content")
+        text = content if isinstance(content, str) else text_of(content, "")
+        return "custom", f"[{entry.get('customType', '')}]: {_one_line(text)}"
+    if kind == "model_change":
+        return "muted", f"[model: {entry.get('modelId', '')}]"
     if kind == "thinking_level_change":
-        return f"thinking: {entry.get('thinkingLevel', '')}"
-    if kind == "label":
-        return f"label: {entry.get('label', '')}"
-    if kind == "session_info":
-        return f"name: {entry.get('name', '')}"
-    return str(kind)
+        return "muted", f"[thinking: {entry.get('thinkingLevel', '')}]"
+    return "muted", f"[{kind}]"
+
+
+def tree_filter_flags(entry: dict[str, Any]) -> str:
+    """Letters the tree's filters read: ``s`` a settings entry, ``r`` a tool result, ``u`` a user
+    message, ``q`` an assistant message with only tool calls (hidden but in "all")."""
+    kind = entry.get("type")
+    if kind in ("label", "custom", "model_change", "thinking_level_change"):
+        return "s"
+    message = _message_of(entry)
+    role = message.get("role") if kind == "message" else None
+    if role == "toolResult":
+        return "r"
+    if role == "user":
+        return "u"
+    if role == "assistant":
+        has_text = any(
+            str(b.get("text", "")).strip()
+            for b in blocks_of(message.get("content"))
+            if b.get("type") == "text"
+        )
+        if isinstance(message.get("content"), str):
+            has_text = bool(message["content"].strip())
+        plain_stop = message.get("stopReason") in (None, "stop", "toolUse")
+        return "" if has_text or not plain_stop else "q"
+    return ""

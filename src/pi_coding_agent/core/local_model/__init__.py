@@ -1,7 +1,8 @@
 """The embedded local model: installing its runtime and weights into a cache folder we own.
 
 ``pi`` falls back to it when no provider is configured; ``pi --provider local`` selects it.
-The inference itself is ``pi_ai``'s ``local`` API; this package only sets it up. Importing it is
+The inference itself is ``pi_ai``'s ``local`` API; this package only sets it up. It also knows
+a llama.cpp server the user runs (``_llama_server``: ``/llama``'s models, the ``llama.cpp`` provider). Importing it is
 cheap (the catalog entries); building, downloading and checking load on first use.
 """
 
@@ -25,6 +26,12 @@ from pi_coding_agent.core.local_model._setup import local_models as local_models
 from pi_coding_agent.core.local_model._setup import prepare_local_model as prepare_local_model
 
 if TYPE_CHECKING:
+    from pi_coding_agent.core.local_model._llama_server import LLAMA_PROVIDER as LLAMA_PROVIDER
+    from pi_coding_agent.core.local_model._llama_server import LlamaServerError as LlamaServerError
+    from pi_coding_agent.core.local_model._llama_server import ServerModel as ServerModel
+    from pi_coding_agent.core.local_model._llama_server import list_server_models as list_server_models
+    from pi_coding_agent.core.local_model._llama_server import normalize_server_url as normalize_server_url
+    from pi_coding_agent.core.local_model._llama_server import provider_config as provider_config
     from pi_coding_agent.core.local_model._model_files import ensure_model_file as ensure_model_file
     from pi_coding_agent.core.local_model._progress import Progress as Progress
     from pi_coding_agent.core.local_model._progress import StderrProgress as StderrProgress

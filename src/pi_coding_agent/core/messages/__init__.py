@@ -1,7 +1,7 @@
 """The coding agent's message roles and their conversion for the model.
 
-Importing this package registers the roles ``bashExecution``, ``custom``, ``branchSummary``
-and ``compactionSummary`` with ``pi_agent``, so sessions and RPC payloads decode them into
+Importing this package registers the roles ``bashExecution``, ``custom``, ``branchSummary``,
+``compactionSummary`` and Pi 1.6's ``system`` with ``pi_agent``, so sessions and RPC payloads decode them into
 the classes below.
 """
 
@@ -25,6 +25,12 @@ from pi_coding_agent.core.messages._roles import (
     CustomRoleMessage,
     bash_execution_to_text,
 )
+from pi_coding_agent.core.messages._system import (
+    SystemMessage,
+    current_system_message,
+    current_tools,
+    system_message_text,
+)
 from pi_coding_agent.core.messages._time import iso_to_ms, now_iso
 
 __all__ = [
@@ -37,13 +43,17 @@ __all__ = [
     "BranchSummaryMessage",
     "CompactionSummaryMessage",
     "CustomRoleMessage",
+    "SystemMessage",
     "bash_execution_to_text",
     "convert_to_llm",
     "converter",
     "create_branch_summary_message",
     "create_compaction_summary_message",
     "create_custom_message",
+    "current_system_message",
+    "current_tools",
     "iso_to_ms",
     "now_iso",
     "replace_images",
+    "system_message_text",
 ]

@@ -107,6 +107,17 @@ class ModelCatalog:
             self.credentials.set_configured_keys(_configured_keys(self.registry))
             self.credentials.set_provider_names(_provider_names(self.registry))
 
+    def reload_models_json(self) -> None:
+        """Read ``models.json`` again, as Pi does whenever ``/model`` refreshes its catalogs:
+        a provider, model or key added while pi runs shows up, the extensions' providers and
+        the gateways' catalogs stay. A file that became invalid leaves the built-in models
+        and says why in ``error``. (A new Radius gateway still needs a restart.)"""
+        if self.models_json is None:
+            return
+        self.registry = self._composed(self.extension_providers)
+        self.credentials.set_configured_keys(_configured_keys(self.registry))
+        self.credentials.set_provider_names(_provider_names(self.registry))
+
     def _composed(self, extension_providers: dict[str, Any]) -> ModelRegistry:
         """``models.json`` over ``extension_providers`` and the built-in and dynamic catalogs."""
         if not extension_providers:

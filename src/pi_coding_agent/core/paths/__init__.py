@@ -28,8 +28,16 @@ __all__ = [
     "expand_tilde",
     "get_agent_dir",
     "make_private_dirs",
+    "manual_dir",
     "resolve_path",
 ]
+
+
+def manual_dir() -> str:
+    """Where pi's own README, docs and examples are installed (Pi's ``getDocsPath`` and
+    friends): ``pi_coding_agent/manual``, which in a checkout links to the repository's."""
+    package = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    return os.path.join(package, "manual")
 
 
 def expand_tilde(path: str) -> str:

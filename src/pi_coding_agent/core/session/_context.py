@@ -6,9 +6,14 @@ list of entries (``build_session_context(entries, ...)``, as Pi exports it).
 
 Pi's behaviour is kept, quirks included: an unknown leaf id falls back to the last entry
 in file order; settings (model, thinking level) come from the whole root-to-leaf path,
-compacted part included; an older compaction that lies inside the kept range is emitted
-again as a summary message. One deliberate difference: a ``parentId`` cycle (only a
-hand-edited file can have one) ends the walk where it closes, where Pi loops forever.
+compacted part included. Pi 1.6's additions are followed (docs/pi-1.6/sessions.md): only the
+latest compaction contributes (its ``systemMessage`` checkpoint, then its summary; an older
+compaction inside the kept range adds nothing, where 0.85 repeated its summary), ``system``
+messages inside the kept range are dropped in favour of that checkpoint, and the latest
+``context_edit`` of each target among the context entries hides it (``replacement: null``) or
+replaces its content. ``usage`` entries add nothing. One deliberate difference: a
+``parentId`` cycle (only a hand-edited file can have one) ends the walk where it closes, where
+Pi loops forever.
 """
 
 from __future__ import annotations
@@ -24,8 +29,9 @@ import msgspec
 from msgspec import UNSET
 
 from pi_agent import AgentMessage, OpaqueMessage, agent_message_from_dict
-from pi_ai import AssistantMessage, DecodeError, absent_keys
+from pi_ai import AssistantMessage, DecodeError, absent_keys, to_builtins
 from pi_coding_agent.core.messages import (
+    SystemMessage,
     create_branch_summary_message,
     create_compaction_summary_message,
     create_custom_message,
@@ -40,6 +46,7 @@ from pi_coding_agent.core.session._entries import (
     SessionEntry,
     SessionMessageEntry,
     ThinkingLevelChangeEntry,
+    entry_to_dict,
     message_from_value,
 )
 
@@ -245,9 +252,30 @@ def context_positions(tree: EntryTree, path: list[int]) -> list[int]:
             kept_at = path_ids.index(first_kept)
     result = [path[compaction_at]]
     if kept_at is not None:
-        result += path[kept_at:compaction_at]
+        result += _without_system_messages(tree, path[kept_at:compaction_at])
     result += path[compaction_at + 1 :]
     return result
+
+
+def _without_system_messages(tree: EntryTree, positions: list[int]) -> list[int]:
+    """The kept range without its ``system`` messages (the compaction's checkpoint replaces them)."""
+    types = tree.types
+    candidates = [index for index in positions if types[index] == "message"]
+    if not candidates:
+        return positions
+    system = {
+        index
+        for index, entry in zip(candidates, tree.entries(candidates), strict=True)
+        if _message_role(entry) == "system"
+    }
+    return [index for index in positions if index not in system] if system else positions
+
+
+def _message_role(entry: SessionEntry) -> Any:
+    if isinstance(entry, SessionMessageEntry):
+        return getattr(entry.message, "role", None)
+    message = entry.data.get("message") if isinstance(entry, OpaqueEntry) else None
+    return message.get("role") if isinstance(message, dict) else None
 
 
 def _first_kept_id(entry: SessionEntry) -> Any:
@@ -339,7 +367,10 @@ def session_entry_to_context_messages(entry: SessionEntry) -> list[AgentMessage]
             return []
         return [create_branch_summary_message(entry.summary, entry.from_id, entry.timestamp)]
     if isinstance(entry, CompactionEntry):
-        return [create_compaction_summary_message(entry.summary, entry.tokens_before, entry.timestamp)]
+        summary = create_compaction_summary_message(entry.summary, entry.tokens_before, entry.timestamp)
+        if isinstance(entry.system_message, dict):
+            return [message_from_value(entry.system_message), summary]
+        return [summary]
     if isinstance(entry, OpaqueEntry):
         return _opaque_entry_messages(entry.data)
     return []
@@ -378,6 +409,8 @@ def _opaque_entry_messages(data: dict[str, Any]) -> list[AgentMessage]:
             }
         )
     elif kind == "compaction":
+        checkpoint = data.get("systemMessage")
+        head: list[AgentMessage] = [message_from_value(checkpoint)] if isinstance(checkpoint, dict) else []
         built = _without_absent(
             {
                 "role": "compactionSummary",
@@ -389,9 +422,10 @@ def _opaque_entry_messages(data: dict[str, Any]) -> list[AgentMessage]:
     else:
         return []
     try:
-        return [agent_message_from_dict(built)]
+        projected: AgentMessage = agent_message_from_dict(built)
     except DecodeError:
-        return [OpaqueMessage(built)]
+        projected = OpaqueMessage(built)
+    return [*head, projected] if kind == "compaction" else [projected]
 
 
 def _without_absent(data: dict[str, Any]) -> dict[str, Any]:
@@ -403,14 +437,59 @@ def build_context(tree: EntryTree, leaf: LeafArg) -> SessionContext:
     positions = context_positions(tree, path)
     entries = tree.entries(positions)
     thinking, model = settings_of(tree, path)
+    edits = _latest_edits(tree, positions)
     messages: list[AgentMessage] = []
     append, extend = messages.append, messages.extend
-    for entry in entries:
-        if isinstance(entry, SessionMessageEntry):
-            append(entry.message)
-        else:
+    for offset, entry in enumerate(entries):
+        edit = edits.get(entry.id) if edits else None
+        if edit is not None:
+            extend(_edited(session_entry_to_context_messages(entry), edit))
+        elif isinstance(entry, SessionMessageEntry):
+            message = entry.message
+            if isinstance(message, SystemMessage) and "content" in absent_keys(message):
+                message = SystemMessage(**{**msgspec.structs.asdict(message), "content": ""})
+            append(message)
+        elif offset == 0 or entry.type != "compaction":
             extend(session_entry_to_context_messages(entry))
     return SessionContext(messages=messages, thinking_level=thinking, model=model)
+
+
+_EDITABLE_ROLES = frozenset({"user", "assistant", "toolResult", "custom"})
+
+
+def _latest_edits(tree: EntryTree, positions: list[int]) -> dict[str | None, dict[str, Any]]:
+    """``targetId`` -> the latest ``context_edit`` among the context entries (Pi 1.6)."""
+    types = tree.types
+    found = [index for index in positions if types[index] == "context_edit"]
+    edits: dict[str | None, dict[str, Any]] = {}
+    for entry in tree.entries(found) if found else ():
+        data = entry_to_dict(entry)
+        target = data.get("targetId")
+        edits[target if isinstance(target, str) else None] = data
+    return edits
+
+
+def _edited(messages: list[AgentMessage], edit: dict[str, Any]) -> list[AgentMessage]:
+    """``messages`` of one entry under its edit: none for ``replacement: null``, else each
+    editable message with the replacement content (a string becomes one text block for
+    assistant and tool-result messages, whose content is a list)."""
+    replacement = edit.get("replacement")
+    if replacement is None:
+        return []
+    content = replacement.get("content") if isinstance(replacement, dict) else None
+    result: list[AgentMessage] = []
+    for message in messages:
+        role = getattr(message, "role", None)
+        if role not in _EDITABLE_ROLES:
+            result.append(message)
+            continue
+        data = dict(to_builtins(message))
+        if role in ("assistant", "toolResult") and isinstance(content, str):
+            data["content"] = [{"type": "text", "text": content}]
+        else:
+            data["content"] = content
+        result.append(message_from_value(data))
+    return result
 
 
 # --------------------------------------------------------------------------- plain lists

@@ -93,6 +93,9 @@ class CompactionEntry(_Entry, tag_field="type", tag="compaction", kw_only=True):
     details: Any | UnsetType = UNSET
     usage: Usage | UnsetType = UNSET
     from_hook: bool | UnsetType = UNSET
+    system_message: dict[str, Any] | UnsetType = UNSET
+    """Pi 1.6: the prompt and tools in force at the compaction (a ``system`` message); it leads
+    the compacted context in place of the system messages before it."""
 
 
 class BranchSummaryEntry(_Entry, tag_field="type", tag="branch_summary", kw_only=True):

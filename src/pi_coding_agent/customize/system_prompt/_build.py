@@ -1,6 +1,7 @@
 """The system prompt: our own wording, Pi's structure.
 
-Order: the base text (ours, or the user's ``--system-prompt`` / ``SYSTEM.md``), the appended
+Order: the base text (ours, or the user's ``--system-prompt`` / ``SYSTEM.md``; ours ends with
+where pi's own documentation is, for questions about pi itself), the appended
 texts (``--append-system-prompt`` / ``APPEND_SYSTEM.md``, joined by blank lines), the
 project's context files, the skills the model may load (Pi's ``<available_skills>`` section,
 byte for byte, when ``read`` or ``bash`` is active), then the date and the working directory.
@@ -9,6 +10,7 @@ byte for byte, when ``read`` or ``bash`` is active), then the date and the worki
 from __future__ import annotations
 
 import datetime
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -40,6 +42,9 @@ class SystemPromptOptions:
     """Advice the active tools ask for, in tool order."""
     today: datetime.date | None = None
     skills: Sequence[Skill] = ()
+    manual: str | None = None
+    """The folder holding pi's ``README.md``, ``docs`` and ``examples`` (``core.paths.manual_dir``);
+    ``None``: the prompt does not mention them."""
 
 
 def _guidelines(tools: Sequence[str], extra: Sequence[str]) -> list[str]:
@@ -57,6 +62,41 @@ def _guidelines(tools: Sequence[str], extra: Sequence[str]) -> list[str]:
     return lines
 
 
+_TOPICS = (
+    "extensions (docs/extensions.md, examples/extensions/)",
+    "skills and prompt templates (docs/resources/README.md)",
+    "packages and themes (docs/packages.md, examples/packages/)",
+    "models.json and custom providers (docs/providers/models.md)",
+    "signing in and API keys (docs/auth.md)",
+    "command-line options (docs/cli.md)",
+    "the terminal UI, its commands and keybindings (docs/tui/README.md)",
+    "sessions (docs/sessions/README.md)",
+    "driving pi from another program (docs/rpc.md)",
+    "the Python SDK (docs/sdk.md)",
+)
+
+
+def _manual_section(manual: str) -> str:
+    """Where pi's own documentation is, for questions about pi itself (Pi's docs section)."""
+
+    def real(name: str) -> str:
+        return os.path.realpath(os.path.join(manual, name)).replace("\\", "/")
+
+    docs = real("docs")
+    base = os.path.dirname(docs)
+    return (
+        "\n\nAbout pi itself (read this documentation only when the user asks how pi works or how "
+        "to extend or configure it: extensions, skills, prompt templates, themes, packages, models, "
+        "the terminal UI, RPC or the SDK):\n"
+        f"- Overview: {real('README.md')}\n"
+        f"- Reference pages: {docs}\n"
+        f"- Examples: {real('examples')} (extensions and a package)\n"
+        f"- Paths below like docs/... and examples/... are relative to {base}, not to the working directory\n"
+        f"- Where to look: {', '.join(_TOPICS)}\n"
+        "- Read a page in full and follow its links to related pages before answering or changing anything"
+    )
+
+
 def build_system_prompt(options: SystemPromptOptions) -> str:
     summaries = {**TOOL_SUMMARIES, **options.tool_summaries}
     if options.custom_prompt is not None:
@@ -72,6 +112,8 @@ def build_system_prompt(options: SystemPromptOptions) -> str:
             "A project may give you further tools; use them when they fit.\n\n"
             f"How to work:\n{guidelines}"
         )
+        if options.manual is not None:
+            prompt += _manual_section(options.manual)
     appended = "\n\n".join(text for text in options.append if text)
     if appended:
         prompt += f"\n\n{appended}"

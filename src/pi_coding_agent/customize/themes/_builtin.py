@@ -1,4 +1,5 @@
-"""Our built-in ``dark`` and ``light`` themes, with Pi 1.6's colours.
+"""Our built-in themes: ``dark`` and ``light`` with Pi 1.6's colours, and the ``system``
+theme built from the terminal's (``_system``).
 
 Pi 1.6 drew both in OKHSL. Here each is one table: a token's colour is either one of the
 shared colours in ``_SHARED`` (named by key) or a ``(dark, light)`` pair of its own. A colour
@@ -8,7 +9,15 @@ turns into the same 8-bit RGB as Pi's ``pi-tui``. Every token has a colour (none
 
 from __future__ import annotations
 
-from pi_coding_agent.customize.themes._theme import THEME_TOKENS, Theme, ThemeValue, truecolor_supported
+from pi_coding_agent.customize.themes._system import generate_system_colors
+from pi_coding_agent.customize.themes._theme import (
+    SYSTEM_THEME,
+    THEME_TOKENS,
+    Theme,
+    ThemeValue,
+    truecolor_supported,
+)
+from pi_tui import TerminalColors
 
 Okhsl = tuple[int, int, int]
 """An OKHSL colour: hue in degrees, saturation and lightness in percent."""
@@ -85,6 +94,13 @@ _TOKENS: dict[str, str | tuple[Okhsl, Okhsl]] = {
 }
 """Each token's colour: a key of ``_SHARED``, or a ``(dark, light)`` pair."""
 
+_EXPORT: dict[str, tuple[Okhsl, Okhsl]] = {
+    "pageBg": ((262, 14, 16), (17, 3, 94)),
+    "cardBg": ((264, 13, 19), (17, 5, 97)),
+    "infoBg": ((53, 51, 24), (56, 22, 91)),
+}
+"""The HTML export's backgrounds, as ``(dark, light)`` (Pi 1.6's ``export`` sections)."""
+
 _VARIANTS = ("dark", "light")
 
 
@@ -101,5 +117,29 @@ def builtin_theme(name: str, truecolor: bool | None = None) -> Theme:
         color = _TOKENS[token]
         pair = _SHARED[color] if isinstance(color, str) else color
         colors[token] = _okhsl(pair[variant])
+    export: dict[str, ThemeValue] = {key: _okhsl(pair[variant]) for key, pair in _EXPORT.items()}
     mode = truecolor_supported() if truecolor is None else truecolor
-    return Theme(name, colors, mode, name, name)
+    return Theme(name, colors, mode, name, name, export=export)
+
+
+def system_theme(
+    terminal: TerminalColors | None = None,
+    *,
+    pending: bool = False,
+    appearance_hint: str | None = None,
+    truecolor: bool | None = None,
+) -> Theme:
+    """The ``system`` theme for what the terminal reported (greys while its answer is
+    ``pending``); ``appearance_hint``: light or dark, for a terminal that reported nothing."""
+    reported = terminal or TerminalColors()
+    generated = generate_system_colors(
+        reported.background,
+        reported.foreground,
+        reported.palette,
+        saturation=0 if pending else 1,
+        appearance_hint=appearance_hint,
+    )
+    mode = truecolor_supported() if truecolor is None else truecolor
+    return Theme(
+        SYSTEM_THEME, dict(generated.colors), mode, None, generated.appearance, frozenset(generated.dim)
+    )

@@ -15,11 +15,13 @@ the numbers below are those facts. What the terminal reported decides the tier:
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from pi_tui import (
     Rgb,
+    color_to_hex,
     color_to_okhsl,
     color_to_oklch,
     color_to_rgb,
@@ -270,7 +272,9 @@ def _oklab_lightness(rgb: Rgb) -> float:
     return color_to_oklch(rgb).l
 
 
-def _relative_luminance(rgb: Rgb) -> float:
+def relative_luminance(rgb: Rgb) -> float:
+    """WCAG's relative luminance, 0 (black) to 1 (white)."""
+
     def linear(channel: float) -> float:
         value = channel / 255
         return value / 12.92 if value <= 0.04045 else ((value + 0.055) / 1.055) ** 2.4
@@ -279,7 +283,7 @@ def _relative_luminance(rgb: Rgb) -> float:
 
 
 def wcag_contrast(first: Rgb, second: Rgb) -> float:
-    a, b = _relative_luminance(first), _relative_luminance(second)
+    a, b = relative_luminance(first), relative_luminance(second)
     return (max(a, b) + 0.05) / (min(a, b) + 0.05)
 
 
@@ -292,6 +296,16 @@ def terminal_appearance(background: RgbTriple, foreground: RgbTriple | None = No
     return _appearance(Rgb(*background), None if foreground is None else Rgb(*foreground))
 
 
+def appearance_from_env(env: Mapping[str, str]) -> str | None:
+    """``light``/``dark`` from ``COLORFGBG`` (``fg;bg`` or ``fg;xpm;bg``), as Pi 1.6 reads it: the
+    background is an index into the terminal's own palette, whose colours are unknown, so 0-6
+    and 8 count as dark, 7 and 9-15 as light, anything else says nothing."""
+    background = env.get("COLORFGBG", "").split(";")[-1].strip()
+    if not re.fullmatch(r"[0-9]{1,2}", background) or int(background) > 15:
+        return None
+    return "dark" if int(background) <= 6 or int(background) == 8 else "light"
+
+
 def _appearance(bg: Rgb, foreground: Rgb | None) -> str:
     white, black = wcag_contrast(_WHITE, bg), wcag_contrast(_BLACK, bg)
     if foreground is not None:
@@ -301,10 +315,6 @@ def _appearance(bg: Rgb, foreground: Rgb | None) -> str:
             if (white if appearance == "dark" else black) >= _TEXT_MINIMUM_CONTRAST:
                 return appearance
     return "dark" if white >= black else "light"
-
-
-def _hex(color: Rgb) -> str:
-    return "#" + "".join(f"{math.floor(channel + 0.5):02x}" for channel in (color.r, color.g, color.b))
 
 
 def _bell(lightness: float) -> float:
@@ -508,7 +518,7 @@ class _Solver:
                 text = _anchored(
                     _source_of(self.foreground), neutral, oklab_to_okhsl_lightness(needed), self.saturation
                 )
-        return None if text is None else _hex(_with_text_contrast(text, surfaces, self.lighter))
+        return None if text is None else color_to_hex(_with_text_contrast(text, surfaces, self.lighter))
 
 
 def generate_system_colors(
@@ -529,7 +539,7 @@ def generate_system_colors(
     solver = _Solver(Rgb(*background), None if foreground is None else Rgb(*foreground), sources, saturation)
     solved, relaxation = solver.solve_relaxed()
     colors: dict[str, str | int] = {
-        token: _hex(solved[token]) if token in solved else "" for token in _TOKEN_FAMILY
+        token: color_to_hex(solved[token]) if token in solved else "" for token in _TOKEN_FAMILY
     }
     for token in _FOREGROUND_TOKENS:
         text = solver.body_text(token, solved, relaxation)

@@ -85,6 +85,8 @@ class Theme:
     """The background the theme is for: declared, else judged from its colours."""
     dim: frozenset[str] = field(default_factory=frozenset)
     """Foreground tokens also drawn faint (SGR 2): the ``system`` theme on a silent terminal."""
+    export: dict[str, ThemeValue] = field(default_factory=dict)
+    """The HTML export's ``pageBg``, ``cardBg`` and ``infoBg`` the theme gives (vars followed)."""
 
     def __post_init__(self) -> None:
         self._codes: dict[str, str] = {}
@@ -107,7 +109,7 @@ class Theme:
             other.truecolor,
             other.source,
         )
-        self.appearance, self.dim = other.appearance, other.dim
+        self.appearance, self.dim, self.export = other.appearance, other.dim, other.export
         self.__post_init__()
 
     def fg(self, token: str, text: str) -> str:
@@ -276,6 +278,26 @@ def _resolved_colors(data: dict[str, Any]) -> dict[str, ThemeValue]:
     return {token: resolved[token] for token in THEME_TOKENS}
 
 
+def _export_colors(data: dict[str, Any]) -> dict[str, ThemeValue]:
+    """The ``export`` section's colours with vars followed, ``""`` (none) left out.
+
+    As in Pi 1.6 the section is all or nothing and never refuses the theme (its schema checks
+    only the shape): a missing var or a colour that does not parse leaves every export colour
+    to be derived from ``userMessageBg``.
+    """
+    variables = data.get("vars", {})
+    colors: dict[str, ThemeValue] = {}
+    try:
+        for key, value in data.get("export", {}).items():
+            resolved = _resolve(value, variables, f"export.{key}")
+            if resolved != "":
+                parse_color(resolved)
+                colors[key] = resolved
+    except (_Problem, ColorError):
+        return {}
+    return colors
+
+
 def _line_of(text: str, where: tuple[str, ...]) -> int | None:
     """The line of the last key of ``where`` (each key searched for after the one before)."""
     position = 0
@@ -296,7 +318,7 @@ def parse_theme(data: Any, source: str, truecolor: bool | None = None, text: str
         line = _line_of(text, problem.where) if text is not None else None
         raise ThemeError(f"{source}{f':{line}' if line else ''}: {problem}") from None
     mode = truecolor_supported() if truecolor is None else truecolor
-    return Theme(data["name"], colors, mode, source, data.get("appearance"))
+    return Theme(data["name"], colors, mode, source, data.get("appearance"), export=_export_colors(data))
 
 
 def load_theme_file(path: Path, truecolor: bool | None = None) -> Theme:

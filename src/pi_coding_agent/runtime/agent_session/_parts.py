@@ -20,6 +20,8 @@ class SlashCommand:
     source: Literal["extension", "prompt", "skill"]
     path: str
     """The file it comes from (Pi's ``sourceInfo.path``)."""
+    argument_hint: str | None = None
+    """What it takes, as a prompt template's ``argument-hint`` (shown by ``/`` completion)."""
 
 
 class SessionError(Exception):

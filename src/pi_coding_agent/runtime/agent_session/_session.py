@@ -22,7 +22,7 @@ once (``_hooks``); replacing the session (new, resume, fork) is ``AgentSessionRu
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 from pi_agent import (
@@ -40,7 +40,7 @@ from pi_ai import AbortSignal, AssistantMessage, ImageContent, Model
 from pi_coding_agent.core.messages import BashExecutionMessage, CustomRoleMessage
 from pi_coding_agent.core.model_registry import ModelCatalog, ScopedModel, missing_key_message
 from pi_coding_agent.core.session import SessionManager
-from pi_coding_agent.core.settings import Settings
+from pi_coding_agent.core.settings import Settings, ToolSelection
 from pi_coding_agent.customize.extensions import ExtensionRunner
 from pi_coding_agent.runtime.agent_session._compaction import (
     AutoCompactor,
@@ -133,7 +133,7 @@ class AgentSession:
         self._manual_compaction = ManualCompaction(compaction, self.abort)
         tree = TreeContext(
             agent, session_manager, settings, self._current_model, self._is_running, self._emit,
-            self._resolve_idle_if_idle, self._extensions,
+            self._resolve_idle_if_idle, self._extensions, self._tools.restore_from_transcript,
         )  # fmt: skip
         self._tree = TreeNavigation(tree)
         self._stats = SessionStatistics(session_manager, lambda: self.messages, self._current_model)
@@ -429,14 +429,22 @@ class AgentSession:
         """
         return await self._manual_compaction.run(custom_instructions)
 
-    async def export_to_html(self, output_path: str | None = None) -> str:
+    async def export_to_html(self, output_path: str | None = None, *, palette: Mapping[str, str] | None = None) -> str:
         """Write the session as one self-contained HTML page; returns its path.
 
         Without ``output_path``: ``pi-session-<session file name>.html`` in the current directory.
+        The page takes ``palette``'s colours (the interactive mode's theme on its terminal);
+        without it, those of the ``theme`` setting where no terminal was asked (Pi 1.6's rule).
         """
         from pi_coding_agent.core.export import export_session
+        from pi_coding_agent.customize.themes import export_palette_for_setting
 
-        return export_session(self.session_manager, output_path, system_prompt=self.system_prompt)
+        if palette is None:
+            palette = export_palette_for_setting(self.settings.get("theme"))
+        tools = [{"name": t.name, "description": t.description, "parameters": t.parameters} for t in self.agent.state.tools]
+        return export_session(
+            self.session_manager, output_path, palette=palette, system_prompt=self.system_prompt, tools=tools
+        )
 
     # ------------------------------------------------------------------ stopping and waiting
 
@@ -635,6 +643,10 @@ class AgentSession:
         """Put the active tools on the agent and rebuild the system prompt from them."""
         self._tools.refresh()
 
+    def restore_loadout_from_transcript(self) -> None:
+        """Use the prompt and tools the context's Pi 1.6 ``system`` messages declare, if any."""
+        self._tools.restore_from_transcript(self.agent.state.messages)
+
     def system_prompt_options(self) -> dict[str, Any]:
         return self._tools.system_prompt_options(self.cwd)
 
@@ -644,11 +656,10 @@ class AgentSession:
     def extensions(self) -> ExtensionRunner | None:
         return self._extensions.runner
 
-    def bind_extensions(
-        self, runner: ExtensionRunner, *, allowlist: Sequence[str] | None = None, excluded: Sequence[str] = ()
-    ) -> None:
-        """Let ``runner``'s extensions act on this session; ``allowlist`` / ``excluded``: ``--tools`` / ``--exclude-tools``."""
-        self._extensions.bind(runner, self, allowlist=allowlist, excluded=excluded)
+    def bind_extensions(self, runner: ExtensionRunner, selection: ToolSelection | None = None) -> None:
+        """Let ``runner``'s extensions act on this session; ``selection``: which of their tools
+        may exist and start active (``--tools``, ``--exclude-tools``, ``--no-tools``)."""
+        self._extensions.bind(runner, self, selection)
 
     async def send_custom_message(self, message: CustomRoleMessage, *, deliver_as: str | None, trigger_turn: bool | None) -> None:
         """Pi's ``sendCustomMessage`` delivery rules."""

@@ -1,8 +1,8 @@
 """What the session has cost and how full the context is (Pi's ``getSessionStats``).
 
 Totals cover every entry of the file, branches and compacted history included (what was
-billed): assistant messages, tool results that report nested model usage, and the
-compaction and branch-summary calls. The context usage is the estimate compaction uses;
+billed): assistant messages, tool results that report nested model usage, the
+compaction and branch-summary calls, and Pi 1.6's ``usage`` entries (cache warming). The context usage is the estimate compaction uses;
 right after a compaction it is unknown (``None``) until an answer reports fresh usage.
 """
 
@@ -13,10 +13,21 @@ from dataclasses import dataclass
 from typing import Any
 
 from pi_agent import AgentMessage
-from pi_ai import AssistantMessage, Model, ToolCall, ToolResultMessage, Usage, UserMessage, content_text
+from pi_ai import (
+    AssistantMessage,
+    DecodeError,
+    Model,
+    ToolCall,
+    ToolResultMessage,
+    Usage,
+    UserMessage,
+    content_text,
+    convert,
+)
 from pi_coding_agent.core.session import (
     BranchSummaryEntry,
     CompactionEntry,
+    OpaqueEntry,
     SessionManager,
     SessionMessageEntry,
 )
@@ -25,6 +36,18 @@ from pi_coding_agent.core.session import (
 def _number(value: float) -> int | float:
     """Integral values as integers, so JSON shows ``0`` as JavaScript would, not ``0.0``."""
     return int(value) if float(value).is_integer() else value
+
+
+def _add_usage_entry(tokens: TokenTotals, value: Any) -> None:
+    """A Pi 1.6 ``usage`` entry (cache warming, say): billed, so counted; one that does not
+    read as usage is left out."""
+    if not isinstance(value, dict):
+        return
+    try:
+        usage = convert(value, Usage)
+    except DecodeError:
+        return
+    tokens.add(usage)
 
 
 @dataclass
@@ -130,6 +153,8 @@ class SessionStatistics:
         for entry in self.session_manager.get_entries():
             if isinstance(entry, CompactionEntry | BranchSummaryEntry) and entry.usage is not UNSET:
                 tokens.add(entry.usage)
+            elif isinstance(entry, OpaqueEntry) and entry.type == "usage":
+                _add_usage_entry(tokens, entry.data.get("usage"))
             if not isinstance(entry, SessionMessageEntry):
                 continue
             total += 1

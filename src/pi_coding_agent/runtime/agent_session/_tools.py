@@ -1,9 +1,14 @@
 """The session's tools and the system prompt built from them.
 
 Built-in tools come first, then extension tools (an extension tool named like a built-in
-replaces it). ``--tools`` (an allowlist) and ``--exclude-tools`` decide which extension
-tools start enabled; the active ones are put on the agent and the system prompt is rebuilt
+replaces it). The run's ``ToolSelection`` (``--tools``, ``--exclude-tools``, ``--no-tools``)
+decides which extension tools start enabled; the active ones are put on the agent and the system prompt is rebuilt
 from them.
+
+A branch written by Pi 1.6 declares its prompt and tools in ``system`` messages. Resumed (or
+navigated to), it keeps them: the replayed prompt is sent as is, and the active tools are the
+declared ones we have, each sent with its recorded declaration (``DeclaredTool``), until the
+session changes its tools itself (see docs/pi-1.6/sessions.md).
 """
 
 from __future__ import annotations
@@ -11,10 +16,43 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from pi_agent import Agent, AgentTool
+from pi_agent import Agent, AgentMessage, AgentTool, AgentToolResult, ToolUpdateCallback
+from pi_ai import AbortSignal
+from pi_coding_agent.core.messages import current_system_message, system_message_text
+from pi_coding_agent.core.settings import ToolSelection
 from pi_coding_agent.customize.extensions import ExtensionRunner, ExtensionTool
 
 SystemPromptBuilder = Callable[[Sequence[AgentTool]], str]
+
+
+class DeclaredTool(AgentTool):
+    """One of our tools sent to the model as a session's transcript declared it."""
+
+    def __init__(self, tool: AgentTool, declaration: dict[str, Any]) -> None:
+        self.inner = tool
+        self.name = tool.name
+        self.label = getattr(tool, "label", tool.name)
+        description = declaration.get("description")
+        parameters = declaration.get("parameters")
+        self.description = description if isinstance(description, str) else tool.description
+        self.parameters = parameters if isinstance(parameters, dict) else tool.parameters
+        self.execution_mode = tool.execution_mode
+        self.replay = tool.replay
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def prepare_arguments(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        return self.inner.prepare_arguments(arguments)
+
+    async def execute(
+        self,
+        tool_call_id: str,
+        params: dict[str, Any],
+        signal: AbortSignal | None,
+        on_update: ToolUpdateCallback | None,
+    ) -> AgentToolResult[Any]:
+        return await self.inner.execute(tool_call_id, params, signal, on_update)
 
 
 class SessionTools:
@@ -31,21 +69,20 @@ class SessionTools:
         self._extensions = extensions
         self.base_system_prompt = system_prompt
         """The system prompt before ``before_agent_start`` handlers change it for a run."""
-        self._allowlist: set[str] | None = None
-        self._excluded: set[str] = set()
+        self._selection: ToolSelection | None = None
         self._active = [tool.name for tool in self._builtin]
         self._known = set(self._active)
+        self._declared: dict[str, dict[str, Any]] | None = None
+        """Tool declarations and prompt a resumed Pi 1.6 branch recorded (``None``: ours)."""
+        self._declared_prompt = ""
         agent.state.system_prompt = system_prompt
 
-    def restrict(self, allowlist: Sequence[str] | None, excluded: Sequence[str]) -> None:
-        """``--tools`` / ``--exclude-tools`` for the extension tools to come."""
-        self._allowlist = set(allowlist) if allowlist is not None else None
-        self._excluded = set(excluded)
+    def restrict(self, selection: ToolSelection | None) -> None:
+        """The run's tool selection, for the extension tools to come."""
+        self._selection = selection
 
     def _allowed(self, name: str) -> bool:
-        if name in self._excluded:
-            return False
-        return self._allowlist is None or name in self._allowlist
+        return self._selection is None or self._selection.allowed(name)
 
     def all_tools(self) -> list[AgentTool]:
         tools: dict[str, AgentTool] = {tool.name: tool for tool in self._builtin}
@@ -61,6 +98,24 @@ class SessionTools:
     def set_active_tools(self, names: Sequence[str]) -> None:
         known = {tool.name for tool in self.all_tools()}
         self._active = [name for name in dict.fromkeys(names) if name in known]
+        self._declared = None
+        self.refresh()
+
+    def restore_from_transcript(self, messages: Sequence[AgentMessage]) -> None:
+        """Take the prompt and tools the context's ``system`` messages declare, if any (Pi 1.6
+        restores the branch's loadout on resume and navigation); otherwise keep ours."""
+        state = current_system_message(messages)
+        if state is None:
+            if self._declared is not None:
+                self._declared = None
+                self.refresh()
+            return
+        known = {tool.name for tool in self.all_tools()}
+        declared = {str(tool["name"]): tool for tool in state.tools_added or () if tool.get("name") in known}
+        self._known = known
+        self._active = list(declared)
+        self._declared = declared
+        self._declared_prompt = system_message_text(state)
         self.refresh()
 
     def refresh(self) -> None:
@@ -75,6 +130,14 @@ class SessionTools:
         tools = {tool.name: tool for tool in self.all_tools()}
         self._known = set(tools)
         active = [tools[name] for name in self._active if name in tools]
+        declared = self._declared
+        if declared is not None:
+            self._agent.state.tools = [
+                DeclaredTool(tool, declared[tool.name]) if tool.name in declared else tool for tool in active
+            ]
+            self.base_system_prompt = self._declared_prompt
+            self._agent.state.system_prompt = self.base_system_prompt
+            return
         self._agent.state.tools = active
         if self._rebuild is not None:
             self.base_system_prompt = self._rebuild(active)

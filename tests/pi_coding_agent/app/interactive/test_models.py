@@ -5,6 +5,7 @@ has only one); what the editor completes after ``/model `` and ``/thinking ``.""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -156,3 +157,27 @@ def test_model_completion_offers_the_scope_only(tmp_path: Path, which: str) -> N
         await app.quit()
 
     play(tmp_path, which, [], scenario, models=_models, settings={"enabledModels": scope})
+
+
+def test_model_sees_models_json_edited_while_running(tmp_path: Path, which: str) -> None:
+    """A model added to ``models.json`` after the start is offered by ``/model`` (Pi re-reads
+    the file) and answers once chosen."""
+    async def scenario(app: Driven) -> None:
+        await app.submit("first")  # the startup's own catalog refresh is over by then
+        await app.wait_for("first answer")
+        path = app.sandbox.agent_dir / "models.json"
+        edited = json.loads(path.read_text(encoding="utf-8"))
+        edited["providers"]["scripted-openai"]["models"].append({**THINKER, "id": "scripted-late", "name": "Late"})
+        path.write_text(json.dumps(edited), encoding="utf-8")
+        await app.command("/model")
+        await app.wait_for("Enter to select · Ctrl+S to set as default")
+        await app.type("late")
+        await app.wait_for("scripted-late [scripted-openai]")
+        await app.send("Enter")
+        await app.wait_for("Model: scripted-late")
+        await app.submit("hello")
+        await app.wait_for("late answer")
+        await app.quit()
+
+    app = play(tmp_path, which, [{"text": "first answer"}, {"text": "late answer"}], scenario, models=_models)
+    assert [request["body"]["model"] for request in app.provider.requests] == ["scripted-model", "scripted-late"]

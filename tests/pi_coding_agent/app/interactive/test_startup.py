@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from pi_coding_agent.customize.themes import Theme, builtin_theme, generate_system_colors
+from pi_coding_agent.customize.themes import Theme, builtin_theme, system_theme
+from pi_tui import TerminalColors
 from tests.pi_coding_agent.app.interactive._play import Driven, play
 from tests.support import oracle
 
@@ -51,6 +52,23 @@ def test_quiet_startup_hides_the_header(tmp_path: Path, which: str) -> None:
     play(tmp_path / "verbose", which, TURNS, verbose, settings={"quietStartup": True}, args=("--verbose",))
 
 
+def test_quiet_startup_header_keeps_the_header_but_not_the_listing(tmp_path: Path) -> None:
+    """Pi 1.6's ``"quietStartup": "header"`` (ours only: the TUI oracle here is Pi 0.85)."""
+
+    async def header_only(app: Driven) -> None:
+        screen = app.screen()
+        assert HEADER_HINT in screen and "[Context]" not in screen
+        await app.quit()
+
+    async def listed(app: Driven) -> None:
+        assert "[Context]" in app.screen()  # the same start without the setting lists AGENTS.md
+        await app.quit()
+
+    files = {"AGENTS.md": "Be brief."}
+    play(tmp_path, "ours", TURNS, header_only, settings={"quietStartup": "header"}, files=files)
+    play(tmp_path / "listed", "ours", TURNS, listed, files=files)
+
+
 @pytest.fixture(params=["ours", "pi16"])
 def which16(request: pytest.FixtureRequest) -> str:
     """Ours, or Pi 1.6 (the theme choice changed in 1.6 on purpose: see docs/pi-1.6/themes.md)."""
@@ -66,10 +84,7 @@ def _muted(theme: Theme) -> str:
 def _system_theme(background: str) -> Theme:
     """The ``system`` theme for a terminal that reports only its background (as tmux does)."""
     rgb = (int(background[1:3], 16), int(background[3:5], 16), int(background[5:7], 16))
-    generated = generate_system_colors(background=rgb)
-    return Theme(
-        "system", dict(generated.colors), False, None, generated.appearance, frozenset(generated.dim)
-    )
+    return system_theme(TerminalColors(background=rgb), truecolor=False)
 
 
 @pytest.mark.parametrize("background", ["#f0f0f0", "#101010"])

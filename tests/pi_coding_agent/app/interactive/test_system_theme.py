@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pi_coding_agent.app.interactive._themes import appearance_from_env, load_theme_choice
+from pi_coding_agent.app.interactive._themes import load_theme_choice
+from pi_coding_agent.customize.themes import appearance_from_env
 from pi_tui import TerminalColors
 
 

@@ -21,12 +21,15 @@ from hypothesis import HealthCheck, given, settings
 
 from pi_ai.js_json import well_formed
 from pi_coding_agent.core.export import ExportError, export_file
+from pi_coding_agent.customize.themes import builtin_theme, export_palette
 from tests.pi_coding_agent.core.session.fuzz_lines import SAMPLE_LINES, V1_LINES, odd_files, session_files
 from tests.pi_coding_agent.core.session.test_fuzz import EXAMPLES
 from tests.pi_coding_agent.e2e._harness import OUR_PI, Sandbox, run_pi
 from tests.reliability.figures import record
 from tests.support import oracle
 from tests.support.chromium import dump_dom
+
+PALETTE = export_palette(builtin_theme("dark"))
 
 SURROGATES = (
     '{"type":"session","version":3,"id":"odd","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/odd"}\n'
@@ -43,7 +46,7 @@ def _export(session: Path, target: str) -> None:
     """Export ``session``: a page of well-formed UTF-8, or an ``ExportError`` of one line."""
     page = session.with_suffix(".html")
     try:
-        export_file(str(session), str(page))
+        export_file(str(session), str(page), palette=PALETTE)
     except ExportError as error:
         assert "\n" not in str(error), error
         record("export_input", target=target, refused=1)
@@ -158,7 +161,7 @@ def test_the_script_data_is_json_as_node_writes_it(tmp_path: Path) -> None:
     session = tmp_path / "ids.jsonl"
     session.write_text(SURROGATES.replace('"id":"e1"', '"id":"e\\udc01"'), encoding="ascii")
     page = tmp_path / "ids.html"
-    export_file(str(session), str(page))
+    export_file(str(session), str(page), palette=PALETTE)
     found = re.search(r'<script type="application/json" id="session-parents">(.*?)</script>', page.read_text())
     assert found is not None
     assert found.group(1) == '{"e0":null,"e\\udc01":"e0"}'

@@ -1,16 +1,17 @@
 """HTML export: ``pi --export`` writes one self-contained page; headless Chromium renders it.
 
-The rendered text is read back through a copy of the page with one extra script at its end
-(``document.body.innerText`` after layout, so hidden parts do not count), before and after
-clicking an entry of the other branch in the tree.
+Pages are opened over the DevTools protocol (``BrowserPage``): what the shown branch holds is
+read from the live document before and after clicking a row of another branch in the tree,
+with every request the page made and every console error. Corpus sessions are compared with
+Pi's own page for the same file.
 """
 
 from __future__ import annotations
 
-import html
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 from pi_ai import (
     AssistantMessage,
@@ -22,19 +23,32 @@ from pi_ai import (
     Usage,
     UserMessage,
 )
+from pi_coding_agent.core.export import export_file
 from pi_coding_agent.core.messages import BashExecutionMessage
 from pi_coding_agent.core.session import SessionManager
+from pi_coding_agent.customize.themes import THEME_TOKENS, builtin_theme, export_palette
 from tests.pi_coding_agent.e2e._harness import Sandbox, run_ours, run_pi
 from tests.support import oracle
-from tests.support.chromium import dump_dom, screenshot
+from tests.support.chromium import BrowserPage, screenshot
+from tests.support.corpus import load_case, require_corpus
 
-RED_PIXELS = "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEElEQVR4nGP4z8AARAwQCgAf7gP9i18U1AAAAABJRU5ErkJggg=="
+RED_PIXELS = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEElEQVR4nGP4z8AARAwQCgAf7gP9i18U1AAAAABJRU5ErkJggg=="
+)
 
 
-def _assistant(content: list[TextContent | ThinkingContent | ToolCall], stop: str = "stop") -> AssistantMessage:
-    return AssistantMessage(content=content, api="anthropic-messages", provider="anthropic",
-                            model="claude-sonnet-4-5", usage=Usage(input=10, output=5), stop_reason=stop,  # type: ignore[arg-type]
-                            timestamp=1)
+def _assistant(
+    content: list[TextContent | ThinkingContent | ToolCall], stop: str = "stop"
+) -> AssistantMessage:
+    return AssistantMessage(
+        content=content,
+        api="anthropic-messages",
+        provider="anthropic",
+        model="claude-sonnet-4-5",
+        usage=Usage(input=10, output=5),
+        stop_reason=stop,  # type: ignore[arg-type]
+        timestamp=1,
+    )
 
 
 def _user(text: str, *images: ImageContent) -> UserMessage:
@@ -46,23 +60,45 @@ def write_session(folder: Path) -> tuple[Path, dict[str, str]]:
     manager = SessionManager.create(str(folder), str(folder / "sessions"))
     manager.append_model_change("anthropic", "claude-sonnet-4-5")
     manager.append_thinking_level_change("high")
-    manager.append_message(_user("What does <app.py> do?", ImageContent(data=RED_PIXELS, mime_type="image/png")))
-    manager.append_message(_assistant([ThinkingContent(thinking="Let me read the file first."),
-                                       TextContent(text="Reading it now."),
-                                       ToolCall(id="call_1", name="read", arguments={"path": "src/app.py"})], "toolUse"))
-    manager.append_message(ToolResultMessage(tool_call_id="call_1", tool_name="read",
-                                             content=[TextContent(text="print('hi from app')")], is_error=False,
-                                             timestamp=1))
+    manager.append_message(
+        _user("What does <app.py> do?", ImageContent(data=RED_PIXELS, mime_type="image/png"))
+    )
+    manager.append_message(
+        _assistant(
+            [
+                ThinkingContent(thinking="Let me read the file first."),
+                TextContent(text="Reading it now."),
+                ToolCall(id="call_1", name="read", arguments={"path": "src/app.py"}),
+            ],
+            "toolUse",
+        )
+    )
+    manager.append_message(
+        ToolResultMessage(
+            tool_call_id="call_1",
+            tool_name="read",
+            content=[TextContent(text="print('hi from app')")],
+            is_error=False,
+            timestamp=1,
+        )
+    )
     first_kept = manager.append_message(_assistant([TextContent(text="The file prints a greeting.")]))
-    manager.append_message(BashExecutionMessage(command="ls src", output="app.py\n", exit_code=0, cancelled=False,
-                                                truncated=False, timestamp=1))
+    manager.append_message(
+        BashExecutionMessage(
+            command="ls src", output="app.py\n", exit_code=0, cancelled=False, truncated=False, timestamp=1
+        )
+    )
     compaction = manager.append_compaction("COMPACTED: the user asked about app.py.", first_kept, 1234)
     ids = {"compaction": compaction}
     ids["first_question"] = manager.append_message(_user("First branch question"))
     ids["first_answer"] = manager.append_message(_assistant([TextContent(text="First branch answer")]))
     manager.append_label_change(ids["first_question"], "abandoned idea")
-    manager.branch_with_summary(compaction, "BRANCH SUMMARY: the first branch went nowhere.",
-                                details={"readFiles": [], "modifiedFiles": []}, from_hook=False)
+    manager.branch_with_summary(
+        compaction,
+        "BRANCH SUMMARY: the first branch went nowhere.",
+        details={"readFiles": [], "modifiedFiles": []},
+        from_hook=False,
+    )
     manager.append_message(_user("Second branch question"))
     manager.append_message(_assistant([TextContent(text="Second branch answer </script><b>not bold</b>")]))
     manager.append_session_info("Export demo")
@@ -72,28 +108,28 @@ def write_session(folder: Path) -> tuple[Path, dict[str, str]]:
     return Path(path), ids
 
 
-CAPTURE = """<script>
-(function () {
-  var out = {before: document.body.innerText, image: document.images[0] ? document.images[0].naturalWidth : -1};
-  var link = document.querySelector('nav li[data-id="%s"] > a');
-  link.click();
-  out.after = document.body.innerText;
-  var pre = document.createElement("pre");
-  pre.id = "rendered-text";
-  pre.textContent = JSON.stringify(out);
-  document.body.appendChild(pre);
-})();
-</script>"""
+SHOWN = """(() => {
+  const messages = document.getElementById("messages");
+  const shown = el => !el.closest("[hidden]");
+  const count = selector => [...messages.querySelectorAll(selector)].filter(shown).length;
+  return {
+    entries: [...messages.querySelectorAll('[id^="entry-"]')].filter(shown).map(el => el.id.slice(6)),
+    calls: [...messages.querySelectorAll('[id^="tool-call-"]')].filter(shown).map(el => el.id),
+    text: [...messages.querySelectorAll('[id^="entry-"]')].filter(shown).map(el => el.textContent).join("\\n"),
+    headings: count(":is(.markdown, .markdown-content) :is(h1, h2, h3, h4, h5, h6)"),
+    items: count(":is(.markdown, .markdown-content) li"),
+    code: count(":is(.markdown, .markdown-content) pre"),
+    highlighted: count(":is(.markdown, .markdown-content) pre span[class]"),
+    rows: [...document.querySelectorAll(".tree-node")].filter(el => !el.hidden && el.offsetParent !== null).length,
+    tree: document.getElementById("tree-container").textContent,
+    images: [...messages.querySelectorAll("img")].filter(shown).map(img => img.naturalWidth),
+  };
+})()"""
 
 
-def _rendered(page: Path, click_id: str) -> dict[str, object]:
-    probe = page.with_name("probe.html")
-    probe.write_text(page.read_text(encoding="utf-8").replace("</body>", CAPTURE % click_id + "</body>"),
-                     encoding="utf-8")
-    dom = dump_dom(probe)
-    found = re.search(r'<pre id="rendered-text">(.*?)</pre>', dom, re.S)
-    assert found, dom[-2000:]
-    return dict(json.loads(html.unescape(found.group(1))))
+def _click_row(browser: BrowserPage, entry_id: str) -> dict[str, Any]:
+    browser.evaluate(f"document.querySelector('.tree-node[data-id=\\'{entry_id}\\']').click()")
+    return dict(browser.evaluate(SHOWN))  # type: ignore[arg-type]
 
 
 def test_export_renders_the_tree_and_the_active_branch(tmp_path: Path) -> None:
@@ -107,22 +143,126 @@ def test_export_renders_the_tree_and_the_active_branch(tmp_path: Path) -> None:
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:|//)""", text, re.I)
     assert "@import" not in text and not re.search(r"url\(\s*['\"]?(?!data:)", text) and "<link" not in text
     assert "<b>not bold</b>" not in text and "</script><b>" not in text
+    assert "<title>Session Export</title>" in text
 
-    rendered = _rendered(page, ids["first_answer"])
-    before, after = str(rendered["before"]), str(rendered["after"])
-    assert rendered["image"] == 2  # the image is embedded and decodes
-    for shown in ("Export demo", "What does <app.py> do?", "Let me read the file first.", "Reading it now.",
-                  "src/app.py", "print('hi from app')", "The file prints a greeting.", "$ ls src", "app.py",
-                  "COMPACTED: the user asked about app.py.", "BRANCH SUMMARY: the first branch went nowhere.",
-                  "Second branch question", "Second branch answer </script><b>not bold</b>",
-                  "[abandoned idea]", "user: First branch question", "SESSION TREE"):
-        assert shown in before, shown
-    conversation = before.split("CONVERSATION", 1)[1]
-    assert "First branch answer" not in conversation
+    with BrowserPage() as browser:
+        browser.open(page)
+        before = dict(browser.evaluate(SHOWN))  # type: ignore[arg-type]
+        after = _click_row(browser, ids["first_answer"])
+        assert browser.requests == [] and browser.errors == []
+    assert before["images"] == [2]  # the image is embedded and decodes
+    for shown in (
+        "What does <app.py> do?",
+        "Let me read the file first.",
+        "Reading it now.",
+        "src/app.py",
+        "print('hi from app')",
+        "The file prints a greeting.",
+        "$ ls src",
+        "app.py",
+        "COMPACTED: the user asked about app.py.",
+        "BRANCH SUMMARY: the first branch went nowhere.",
+        "Second branch question",
+        "Second branch answer </script><b>not bold</b>",
+    ):
+        assert shown in before["text"], shown
+    assert "[abandoned idea]" in before["tree"] and "user: First branch question" in before["tree"]
+    assert "First branch answer" not in before["text"]
     # Clicking the other branch in the tree shows it instead.
-    shown_after = after.split("CONVERSATION", 1)[1]
-    assert "First branch answer" in shown_after and "Second branch answer" not in shown_after
-    assert "BRANCH SUMMARY" not in shown_after and "COMPACTED" in shown_after
+    assert "First branch answer" in after["text"] and "Second branch answer" not in after["text"]
+    assert "BRANCH SUMMARY" not in after["text"] and "COMPACTED" in after["text"]
+
+
+MARKDOWN_ATTACKS = (
+    "# Heading\n\n- one\n- two\n\n```python\ndef f():\n    return 1\n```\n\n"
+    '[click](javascript:window.pwned=1) <img src=x onerror="window.pwned=2"> <script>window.pwned=3</script>\n\n'
+    "![remote](http://127.0.0.1:9/pixel.png) [mail](mailto:a@b.c)\n\n"
+    '<iframe src="http://127.0.0.1:9/"></iframe> <style>body{background:url(http://127.0.0.1:9/bg)}</style>'
+)
+
+
+def test_markdown_renders_and_nothing_from_the_session_runs_or_loads(tmp_path: Path) -> None:
+    manager = SessionManager.create(str(tmp_path), str(tmp_path / "sessions"))
+    manager.append_message(_user(MARKDOWN_ATTACKS))
+    manager.append_message(
+        _assistant(
+            [
+                TextContent(text=MARKDOWN_ATTACKS),
+                ToolCall(id="w1", name="write", arguments={"path": "a.py", "content": "x = 1\ny = '<b>'\n"}),
+            ],
+            "toolUse",
+        )
+    )
+    manager.append_message(
+        ToolResultMessage(
+            tool_call_id="w1",
+            tool_name="write",
+            content=[TextContent(text="Wrote a.py")],
+            is_error=False,
+            timestamp=1,
+        )
+    )
+    session = manager.get_session_file()
+    manager.close()
+    assert session is not None
+    page = tmp_path / "attacks.html"
+    export_file(session, str(page), palette=export_palette(builtin_theme("light")))
+    with BrowserPage() as browser:
+        browser.open(page)
+        shown = dict(browser.evaluate(SHOWN))  # type: ignore[arg-type]
+        assert browser.evaluate(
+            "window.pwned === undefined && !document.querySelector('#messages iframe, #messages script')"
+        )
+        assert browser.requests == [] and browser.errors == []
+        # The write tool's content is the file as written, highlighted: no JSON string with \\n.
+        write = str(browser.evaluate("document.getElementById('tool-call-w1').innerText"))
+    assert (shown["headings"], shown["items"], shown["code"]) == (2, 4, 2)
+    assert shown["highlighted"] > 0
+    assert "x = 1\ny = '<b>'" in write and "\\n" not in write
+
+
+def _corpus_session(name: str, folder: Path) -> Path:
+    data, _ = load_case("sessions", name)
+    path = folder / f"{name}.jsonl"
+    path.write_text(data["jsonl"], encoding="utf-8")
+    return path
+
+
+CORPUS = ("kimchi_session", "carlesba_skill_memory_branch")
+
+
+def test_corpus_sessions_show_what_pi_s_page_shows(tmp_path: Path) -> None:
+    """For real sessions: the same entries, tool calls, headings, list items and code blocks on
+    the shown branch, the same tree rows, and the same branch after a click on another branch;
+    no request and no console error on either page."""
+    require_corpus()
+    oracle.require_live_oracle()
+    box = Sandbox.create(tmp_path, "http://127.0.0.1:9")
+    with BrowserPage() as browser:
+        for name in CORPUS:
+            session = _corpus_session(name, tmp_path)
+            assert run_ours(box, "--export", str(session), f"ours-{name}.html").returncode == 0
+            assert run_pi(box, "--export", str(session), f"pi-{name}.html").returncode == 0
+            pages = {}
+            for side in ("ours", "pi"):
+                browser.open(box.work / f"{side}-{name}.html")
+                shown = dict(browser.evaluate(SHOWN))  # type: ignore[arg-type]
+                off_path = browser.evaluate(
+                    "(() => { const row = [...document.querySelectorAll('.tree-node')].find(el => !el.classList.contains('in-path')"
+                    " && el.offsetParent !== null); return row ? row.dataset.id : null; })()"
+                )
+                clicked = _click_row(browser, str(off_path)) if off_path else None
+                pages[side] = (shown, off_path, clicked)
+                assert browser.requests == [] and browser.errors == [], (side, name)
+            (ours, our_row, our_click), (pi, pi_row, pi_click) = pages["ours"], pages["pi"]
+            for key in ("entries", "calls", "headings", "items", "code", "rows"):
+                assert ours[key] == pi[key], (name, key)
+            assert (ours["highlighted"] > 0) == (pi["highlighted"] > 0), name
+            assert our_row == pi_row, name
+            if our_click is not None and pi_click is not None:
+                assert (
+                    our_click["entries"] == pi_click["entries"] and our_click["entries"] != ours["entries"]
+                ), name
 
 
 def test_screenshot_of_an_export(tmp_path: Path) -> None:
@@ -151,6 +291,38 @@ def test_export_errors_and_default_name_match_pi(tmp_path: Path) -> None:
     pi_missing = run_pi(box, "--export", "nope.jsonl")
     assert pi_missing.returncode == missing.returncode
     assert re.sub(r"\x1b\[[0-9;]*m", "", pi_missing.stderr).strip() == missing.stderr.strip()
+
+
+def _page_colours(page: Path) -> dict[str, str]:
+    """The theme's CSS variables at the top of an exported page, as ``#rrggbb``."""
+    style = page.read_text(encoding="utf-8").split("</style>", 1)[0]
+    found = dict(re.findall(r"--([A-Za-z]+):\s*([^;]+);", style))
+    colours = {}
+    for name in (*THEME_TOKENS, "exportPageBg", "exportCardBg", "exportInfoBg"):
+        value = found[name].strip()
+        rgb = re.fullmatch(r"rgb\((\d+), (\d+), (\d+)\)", value)
+        colours[name] = "#{:02x}{:02x}{:02x}".format(*map(int, rgb.groups())) if rgb else value
+    return colours
+
+
+def test_pi_export_colours_are_pi_16s(tmp_path: Path) -> None:
+    """``pi --export`` takes Pi 1.6's colours: its ``system`` theme for a terminal that reported
+    nothing, light or dark by ``COLORFGBG``, with the page backgrounds derived from the
+    message background, whatever the theme setting."""
+    box = Sandbox.create(tmp_path, "http://127.0.0.1:9")
+    settings = box.agent_dir / "settings.json"
+    settings.write_text(json.dumps({**json.loads(settings.read_text(encoding="utf-8")), "theme": "dark"}), encoding="utf-8")
+    session, _ = write_session(tmp_path)
+    seen = []
+    for colorfgbg in ("15;0", "0;15"):
+        pages = {side: box.work / f"{side}-{colorfgbg[-1]}.html" for side in ("ours", "pi")}
+        assert run_ours(box, "--export", str(session), str(pages["ours"]), COLORFGBG=colorfgbg).returncode == 0
+        done = run_pi(box, "--export", str(session), str(pages["pi"]), current=True, COLORFGBG=colorfgbg)
+        assert done.returncode == 0, done.stderr
+        ours, pi = _page_colours(pages["ours"]), _page_colours(pages["pi"])
+        assert ours == pi, colorfgbg
+        seen.append(ours["exportPageBg"])
+    assert seen[0] != seen[1]  # light and dark pages
 
 
 def test_export_of_an_unreadable_file_is_one_line(tmp_path: Path) -> None:

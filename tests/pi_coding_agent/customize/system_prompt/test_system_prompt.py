@@ -137,3 +137,28 @@ def test_custom_prompt_replaces_the_base_text_but_keeps_context_and_cwd() -> Non
 def test_no_tools() -> None:
     prompt = build_system_prompt(SystemPromptOptions(cwd=os.sep, tools=[]))
     assert "(no tools are enabled)" in prompt
+
+
+def test_default_prompt_points_at_our_installed_documentation() -> None:
+    """Pi's docs section, ours: the README, docs and examples exist where it says, and every
+    page it names for a topic exists under the folder it says paths are relative to."""
+    import re
+
+    from pi_coding_agent.core.paths import manual_dir
+
+    prompt = build_system_prompt(SystemPromptOptions(cwd="/x", manual=manual_dir()))
+    found = dict(re.findall(r"^- (Overview|Reference pages|Examples): (\S+)", prompt, re.MULTILINE))
+    assert Path(found["Overview"]).read_text(encoding="utf-8").startswith("# Pi for Python\n")
+    assert os.path.isfile(os.path.join(found["Reference pages"], "extensions.md"))
+    assert os.path.isdir(os.path.join(found["Examples"], "extensions"))
+    [base] = re.findall(r"relative to (\S+), not to the working directory", prompt)
+    pages = re.findall(r"\((?:docs|examples)/[^)]*\)", prompt)
+    named = [name.strip() for group in pages for name in group.strip("()").split(",")]
+    assert len(named) >= 10
+    assert [name for name in named if not os.path.exists(os.path.join(base, name))] == []
+    assert prompt.index("How to work:") < prompt.index("About pi itself") < prompt.index("Current date:")
+
+
+def test_custom_prompt_has_no_documentation_section() -> None:
+    prompt = build_system_prompt(SystemPromptOptions(cwd="/x", custom_prompt="Be a pirate.", manual="/m"))
+    assert "About pi itself" not in prompt and "/m" not in prompt

@@ -1,8 +1,8 @@
 // Pi 1.6's own theme code, asked in one Node process for the differential theme tests.
 // argv[2]: the oracle folder (its network guard is installed first); $PI_ORACLE_HOME: the
 // Pi 1.6 install (oracle-loader.mjs resolves its packages). stdin:
-//   {"colors": [value, ...], "files": [path, ...], "system": [input, ...]}
-// stdout: {"colors": [...], "files": [...], "system": [...]}, one answer per request, an
+//   {"colors": [value, ...], "files": [path, ...], "system": [input, ...], "exports": [input, ...]}
+// stdout: {"colors": [...], "files": [...], "system": [...], "exports": [...]}, one answer per request, an
 // answer being the result or {"error": message}.
 import { readFileSync } from "node:fs";
 
@@ -52,11 +52,34 @@ const file = (path) =>
 
 const system = (input) => attempt(() => generateSystemThemeColors(input));
 
+// The HTML export's colours: every token as Pi's page gets it, and the theme's own export
+// colours (each made "#rrggbb" here, as Pi passes hex and oklch() text on to the page's CSS).
+// input: {"name": built-in name} or {"path": theme file}, with "terminal" (what it reported:
+// {foreground, background} as {r, g, b}) and "colorfgbg".
+const exported = (input) =>
+	attempt(() => {
+		if (input.colorfgbg === undefined) delete process.env.COLORFGBG;
+		else process.env.COLORFGBG = input.colorfgbg;
+		themes.setTerminalColors(input.terminal ?? {});
+		let name = input.name;
+		if (input.path !== undefined) {
+			const theme = themes.loadThemeFromPath(input.path);
+			themes.setRegisteredThemes([theme]);
+			name = theme.name;
+		}
+		const own = Object.entries(themes.getThemeExportColors(name)).filter(([, value]) => value !== undefined);
+		return {
+			colors: themes.getResolvedThemeColors(name),
+			export: Object.fromEntries(own.map(([key, value]) => [key, tui.colorToHex(tui.parseColor(value))])),
+		};
+	});
+
 const request = JSON.parse(readFileSync(0, "utf-8"));
 process.stdout.write(
 	JSON.stringify({
 		colors: (request.colors ?? []).map(color),
 		files: (request.files ?? []).map(file),
 		system: (request.system ?? []).map(system),
+		exports: (request.exports ?? []).map(exported),
 	}),
 );

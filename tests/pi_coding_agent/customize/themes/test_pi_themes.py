@@ -22,11 +22,15 @@ from pi_coding_agent.customize.themes import (
     THEME_TOKENS,
     Theme,
     ThemeError,
+    appearance_from_env,
     builtin_theme,
+    export_palette,
     generate_system_colors,
     load_theme_file,
+    system_theme,
+    terminal_appearance,
 )
-from pi_tui import ColorError, color_sgr, color_to_hex, parse_color
+from pi_tui import ColorError, TerminalColors, color_sgr, color_to_hex, parse_color
 from tests.pi_coding_agent.customize.themes._pi import ask_pi, pi_themes_dir
 
 
@@ -101,6 +105,13 @@ def _theme_files(folder: Path) -> list[Path]:
                 "searchMatchBg": "#102030",
             },
         ),
+        "export-forms": _theme(
+            "export-forms",
+            vars={"page": "deep", "deep": "okhsl(262 14% 16%)"},
+            export={"pageBg": "page", "cardBg": "oklch(30% 0.37 300)", "infoBg": 236},
+        ),
+        "export-partial": _theme("export-partial", export={"pageBg": "#0af", "cardBg": ""}),
+        "export-unusable": _theme("export-unusable", export={"pageBg": "#123456", "cardBg": "nowhere"}),
         "indexed-only": _theme("indexed-only", colors={token: 3 for token in THEME_TOKENS}),
         "terminal-defaults": _theme("terminal-defaults", colors={token: "" for token in THEME_TOKENS}),
         "bad-missing": _theme("bad-missing", colors={}) | {"colors": {"accent": "#ffffff"}},
@@ -164,10 +175,34 @@ def _triple(color: dict[str, int] | None) -> tuple[int, int, int] | None:
     return None if color is None else (color["r"], color["g"], color["b"])
 
 
+def _export_inputs(files: list[Path]) -> list[dict[str, Any]]:
+    """Built-in themes, ``system`` on silent and reporting terminals, and theme files with
+    ``export`` sections and terminal-default (``""``) tokens."""
+    dark_terminal = {"background": _rgb((30, 30, 46)), "foreground": _rgb((205, 214, 244))}
+    inputs: list[dict[str, Any]] = [{"name": "dark"}, {"name": "light", "colorfgbg": "15;0"}]
+    for colorfgbg in (None, "0;15", "15;0"):
+        inputs.append({"name": "system"} | ({} if colorfgbg is None else {"colorfgbg": colorfgbg}))
+    inputs.append({"name": "system", "terminal": dark_terminal})
+    inputs.append({"name": "system", "terminal": {"background": _rgb((250, 250, 250))}})
+    by_name = {path.stem: str(path) for path in files}
+    for name in ("catppuccin-like", "every-form", "export-forms", "export-partial", "export-unusable"):
+        inputs.append({"path": by_name[name]})
+    for terminal in ({}, dark_terminal):
+        for colorfgbg in (None, "0;15"):
+            case = {"path": by_name["terminal-defaults"], "terminal": terminal}
+            inputs.append(case | ({} if colorfgbg is None else {"colorfgbg": colorfgbg}))
+    return inputs
+
+
 @pytest.fixture(scope="module")
 def pi(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     files = _theme_files(tmp_path_factory.mktemp("themes"))
-    request = {"colors": _colour_values(), "files": [str(path) for path in files], "system": _system_inputs()}
+    request = {
+        "colors": _colour_values(),
+        "files": [str(path) for path in files],
+        "system": _system_inputs(),
+        "exports": _export_inputs(files),
+    }
     return {"request": request, "answer": ask_pi(request)}
 
 
@@ -256,3 +291,34 @@ def test_the_system_theme_matches_pi_for_what_terminals_report(pi: dict[str, Any
             "dim": theirs["dim"],
             "appearance": theirs.get("appearance"),
         }, case
+
+
+def _our_export(case: dict[str, Any]) -> dict[str, Any]:
+    """Our export colours for one of ``_export_inputs``, in the shape of Pi's answer."""
+    reported = case.get("terminal", {})
+    terminal = TerminalColors(_triple(reported.get("foreground")), _triple(reported.get("background")))
+    env = {} if "colorfgbg" not in case else {"COLORFGBG": case["colorfgbg"]}
+    if terminal.background is not None:
+        appearance = terminal_appearance(terminal.background, terminal.foreground)
+    else:
+        appearance = appearance_from_env(env) or "dark"
+    if "path" in case:
+        theme = load_theme_file(Path(case["path"]))
+    elif case["name"] == "system":
+        theme = system_theme(terminal, appearance_hint=appearance)
+    else:
+        theme = builtin_theme(case["name"])
+    palette = export_palette(theme, terminal, appearance)
+    own = {key: palette[f"export{key[0].upper()}{key[1:]}"] for key in theme.export}
+    return {"colors": {token: palette[token] for token in THEME_TOKENS}, "export": own}
+
+
+def test_the_export_colours_are_pis(pi: dict[str, Any]) -> None:
+    """Every token as Pi 1.6's page gets it (terminal defaults and faint tokens included), and
+    the theme's own ``export`` colours in any colour form (a section with a missing var is
+    ignored by both)."""
+    cases, answers = pi["request"]["exports"], pi["answer"]["exports"]
+    for case, theirs in zip(cases, answers, strict=True):
+        assert _our_export(case) == theirs, case
+    given = [answer["export"] for answer in answers]
+    assert {"pageBg", "cardBg", "infoBg"} in [set(own) for own in given] and {} in given

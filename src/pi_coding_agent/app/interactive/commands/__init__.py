@@ -1,9 +1,13 @@
 """Pi 0.85's built-in slash commands: which text is one, what completion offers, what each does.
 
 As in Pi, a command without arguments matches only exactly (``/quit now`` is a prompt), one
-that takes arguments also as ``/name <args>``. Completion offers the built-ins, then the
-session's prompt templates and skills (``/skill:name``, unless ``enableSkillCommands`` is
-off). Handlers live by concern: ``_session`` (sessions and the tree), ``_models``, ``_app``, ``_auth`` (sign-in).
+that takes arguments also as ``/name <args>``. Completion offers, in Pi's order, the
+built-ins, the session's prompt templates, the extensions' commands, ``/llama`` (Pi's
+built-in llama.cpp extension) and the skills (``/skill:name``, unless ``enableSkillCommands``
+is off); a description starts with the command's argument hint and, for the session's
+commands, where it comes from (``[u]`` user, ``[p]`` project, ``[t]`` this run). ``/debug``
+is hidden, as in Pi. Handlers live by concern: ``_session`` (sessions and the tree),
+``_models``, ``_app``, ``_auth`` (sign-in), ``_llama`` (llama.cpp servers), ``_debug``.
 """
 
 from __future__ import annotations
@@ -14,12 +18,16 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from pi_coding_agent.app.interactive.commands._app import AppCommandHost
     from pi_coding_agent.app.interactive.commands._auth import AuthCommandHost
+    from pi_coding_agent.app.interactive.commands._debug import DebugHost
+    from pi_coding_agent.app.interactive.commands._llama import LlamaHost
     from pi_coding_agent.app.interactive.commands._models import ModelCommandHost
     from pi_coding_agent.app.interactive.commands._session import SessionCommandHost
     from pi_coding_agent.runtime.agent_session import AgentSession
     from pi_tui import Suggestion
 
-    class CommandHost(AppCommandHost, SessionCommandHost, ModelCommandHost, AuthCommandHost, Protocol):
+    class CommandHost(
+        AppCommandHost, SessionCommandHost, ModelCommandHost, AuthCommandHost, DebugHost, LlamaHost, Protocol
+    ):
         """What the built-in commands use, all together (each handler module names its own part)."""
 
 BUILTIN_COMMANDS: tuple[tuple[str, str], ...] = (
@@ -47,8 +55,15 @@ BUILTIN_COMMANDS: tuple[tuple[str, str], ...] = (
     ("reload", "Reload keybindings, extensions, skills, prompts, themes, and context files"),
     ("quit", "Quit pi"),
 )
-TAKES_ARGUMENTS = frozenset({"model", "thinking", "export", "import", "name", "login", "compact"})
+ARGUMENT_HINTS = {"model": "<provider/model>", "thinking": "<level>", "login": "<provider>"}
+LLAMA_COMMAND = ("llama", "Manage llama.cpp router models")
+"""Pi registers it from a built-in extension, so it is listed after the extensions' commands
+and tagged as this run's (``[t]``)."""
+HIDDEN_COMMANDS = frozenset({"debug"})
+"""Run when typed exactly, never offered."""
+TAKES_ARGUMENTS = frozenset({"model", "thinking", "export", "import", "name", "login", "compact", "llama"})
 _NAMES = frozenset(name for name, _ in BUILTIN_COMMANDS)
+_RUNNABLE = _NAMES | {LLAMA_COMMAND[0]} | HIDDEN_COMMANDS
 
 Handler = Callable[["CommandHost", str], Awaitable[None]]
 
@@ -58,19 +73,39 @@ def split_command(text: str) -> tuple[str, str] | None:
     if not text.startswith("/"):
         return None
     name, space, arguments = text[1:].partition(" ")
-    if name not in _NAMES or (space and name not in TAKES_ARGUMENTS):
+    if name not in _RUNNABLE or (space and name not in TAKES_ARGUMENTS):
         return None
     return name, arguments.strip()
 
 
-def command_list(session: AgentSession, skills: bool = True) -> list[tuple[str, str]]:
-    """What ``/`` completion offers: built-ins, prompt templates, then skills."""
-    extra = [(c.name, c.description) for c in session.available_commands() if skills or c.source != "skill"]
-    return [*BUILTIN_COMMANDS, *(item for item in extra if item[0] not in _NAMES)]
+def command_list(
+    session: AgentSession, skills: bool = True, tag: Callable[[str], str | None] = lambda _path: None
+) -> list[tuple[str, str]]:
+    """What ``/`` completion offers, as ``(name, description)``: built-ins, prompt templates,
+    extension commands, ``/llama``, then skills; ``tag(path)`` says where a file comes from."""
+    builtins = [(name, _described(text, ARGUMENT_HINTS.get(name), None)) for name, text in BUILTIN_COMMANDS]
+    found = session.available_commands()
+
+    def listed(source: str) -> list[tuple[str, str]]:
+        return [
+            (c.name, _described(c.description, c.argument_hint, tag(c.path)))
+            for c in found
+            if c.source == source and c.name not in _NAMES
+        ]
+
+    name, text = LLAMA_COMMAND
+    llama = [] if any(c.name == name for c in found) else [(name, f"[t] {text}")]
+    return [*builtins, *listed("prompt"), *listed("extension"), *llama, *(listed("skill") if skills else [])]
+
+
+def _described(description: str, hint: str | None, tag: str | None) -> str:
+    """Pi's completion text: ``<hint> — [tag] description`` (each part only when present)."""
+    tagged = f"[{tag}] {description}" if tag and description else f"[{tag}]" if tag else description
+    return f"{hint} — {tagged}" if hint and tagged else hint or tagged
 
 
 def is_builtin(name: str) -> bool:
-    return name in _NAMES
+    return name in _RUNNABLE
 
 
 def argument_completions(host: CommandHost, name: str, prefix: str) -> list[Suggestion] | None:
@@ -87,9 +122,12 @@ def argument_completions(host: CommandHost, name: str, prefix: str) -> list[Sugg
 
 
 def _handlers() -> dict[str, Handler]:
-    from pi_coding_agent.app.interactive.commands import _app, _auth, _models, _session
+    from pi_coding_agent.app.interactive.commands import _app, _auth, _debug, _llama, _models, _session
 
-    return {**_session.HANDLERS, **_models.HANDLERS, **_app.HANDLERS, **_auth.HANDLERS}
+    return {
+        **_session.HANDLERS, **_models.HANDLERS, **_app.HANDLERS, **_auth.HANDLERS,
+        **_debug.HANDLERS, **_llama.HANDLERS,
+    }  # fmt: skip
 
 
 async def run_command(host: CommandHost, name: str, arguments: str) -> None:
@@ -104,6 +142,7 @@ def startup_changelog(host: CommandHost) -> None:
 
 
 __all__ = [
+    "ARGUMENT_HINTS",
     "BUILTIN_COMMANDS",
     "TAKES_ARGUMENTS",
     "command_list",

@@ -67,6 +67,7 @@ async def model(host: ModelCommandHost, search: str) -> None:
     from pi_coding_agent.core.model_registry import find_exact_reference
 
     session = host.session
+    _reload_models_json(host)
     if search:
         found = find_exact_reference(search, host.model_choices())
         if found is not None:
@@ -87,6 +88,16 @@ async def model(host: ModelCommandHost, search: str) -> None:
         )  # fmt: skip
 
     host.ui.open(build)
+
+
+def _reload_models_json(host: ModelCommandHost) -> None:
+    """``models.json`` as it is now (Pi re-reads it each time ``/model`` opens); a file that
+    became invalid is reported and the built-in models stay offered."""
+    catalog = host.session.catalog
+    catalog.reload_models_json()
+    host.update_provider_count()
+    if catalog.error is not None:
+        host.transcript.error(catalog.error)
 
 
 async def _select_model(host: ModelCommandHost, chosen: Model, persist: bool) -> None:

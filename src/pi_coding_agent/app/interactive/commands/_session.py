@@ -16,6 +16,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pi_coding_agent.app.interactive._clipboard import ClipboardError, copy_to_clipboard
+from pi_coding_agent.app.interactive.commands._radius_share import (
+    RADIUS_PROVIDER,
+    RadiusShareError,
+    share_entry,
+    upload_artifact,
+)
 from pi_coding_agent.app.interactive.selectors import ForkSelector, SessionPicker, TreeSelector
 from pi_coding_agent.core.paths import resolve_path
 from pi_coding_agent.runtime.agent_session import CompactionError, SessionError
@@ -25,6 +31,7 @@ if TYPE_CHECKING:
     from pi_coding_agent.app.interactive._indicators import StatusIndicators
     from pi_coding_agent.app.interactive._parts import EditorComponent, Notices, Spawn
     from pi_coding_agent.app.interactive._queue import MessageQueue
+    from pi_coding_agent.app.interactive._themes import ThemeChoice
     from pi_coding_agent.app.interactive._ui import InteractiveUI
     from pi_coding_agent.app.interactive.components import Footer
     from pi_coding_agent.customize.themes import Theme
@@ -57,10 +64,15 @@ class SessionCommandHost(Protocol):
     @property
     def theme(self) -> Theme: ...
     @property
+    def themes(self) -> ThemeChoice: ...
+    @property
     def spawn(self) -> Spawn: ...
+
     escape_override: Callable[[], None] | None
+
     def rebind(self) -> None: ...
     def render_session(self) -> None: ...
+
 
 SUMMARY_CHOICES = ["No summary", "Summarize", "Summarize with custom prompt"]
 SHARE_VIEWER = "https://pi.dev/session/"
@@ -310,8 +322,13 @@ def path_argument(arguments: str) -> str | None:
     return arguments.split()[0]
 
 
-def export_jsonl(host: SessionCommandHost, output: str | None) -> str:
-    """The current branch as a session file of its own (Pi's ``/export x.jsonl``)."""
+def export_jsonl(
+    host: SessionCommandHost,
+    output: str | None,
+    trailing: Callable[[str | None, str], list[dict[str, Any]]] | None = None,
+) -> str:
+    """The current branch as a session file of its own (Pi's ``/export x.jsonl``); ``trailing``
+    makes entries written after it from the last entry's id and the export's timestamp."""
     from datetime import datetime
 
     manager = host.session.session_manager
@@ -328,6 +345,8 @@ def export_jsonl(host: SessionCommandHost, output: str | None) -> str:
         data["parentId"] = parent
         lines.append(json.dumps(data, ensure_ascii=False, separators=(",", ":")))
         parent = str(entry.id)
+    for extra in trailing(parent, stamp) if trailing else []:
+        lines.append(json.dumps(extra, ensure_ascii=False, separators=(",", ":")))
     Path(path).write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
 
@@ -338,7 +357,7 @@ async def export(host: SessionCommandHost, arguments: str) -> None:
         path = (
             export_jsonl(host, output)
             if output and output.endswith(".jsonl")
-            else await host.session.export_to_html(output)
+            else await host.session.export_to_html(output, palette=host.themes.export_palette(host.theme))
         )
     except Exception as error:
         host.transcript.error(f"Failed to export session: {error}")
@@ -401,22 +420,61 @@ def _copy_text(host: SessionCommandHost, text: str | None, nothing: str, done: s
 
 
 async def share(host: SessionCommandHost, _: str) -> None:
-    """A secret GitHub gist of the HTML export, through the GitHub CLI (``gh``), as Pi does."""
+    """Radius first when the ``radius`` provider has a token, else a secret GitHub gist of the
+    HTML export through the GitHub CLI (``gh``), as Pi does."""
+    with tempfile.TemporaryDirectory(prefix="pi-share-") as folder:
+        session = host.session
+        tools = [
+            {"name": t.name, "description": t.description, "parameters": t.parameters}
+            for t in session.agent.state.tools
+        ]
+        jsonl = os.path.join(folder, "session.jsonl")
+        try:
+            export_jsonl(host, jsonl, share_entry(session.system_prompt, tools))
+        except Exception as error:
+            host.transcript.error(f"Failed to export session: {error}")
+            return
+        if await _share_via_radius(host, Path(jsonl)):
+            return
+        await _share_via_gist(host, os.path.join(folder, "session.html"))
+
+
+async def _share_via_radius(host: SessionCommandHost, jsonl: Path) -> bool:
+    """Upload to Radius; ``False`` when there is no ``radius`` token (then the gist is made)."""
+    credentials = host.session.catalog.credentials
+    try:
+        if credentials.needs_refresh(RADIUS_PROVIDER, 5 * 60_000):
+            await credentials.refresh(RADIUS_PROVIDER, 5 * 60_000)
+        token = credentials.api_key(RADIUS_PROVIDER)
+    except Exception as error:
+        host.transcript.error(f"Failed to upload Radius artifact: {error}")
+        return True
+    if not token:
+        return False
+    host.transcript.status("Uploading to Radius...")
+    try:
+        url = await upload_artifact(await asyncio.to_thread(jsonl.read_bytes), token)
+    except RadiusShareError as error:
+        host.transcript.error(f"Failed to upload Radius artifact: {error}")
+        return True
+    host.transcript.status(f"Share URL: {url}")
+    return True
+
+
+async def _share_via_gist(host: SessionCommandHost, html: str) -> None:
     if shutil.which("gh") is None:
         host.transcript.error("GitHub CLI (gh) is not installed. Install it from https://cli.github.com/")
         return
     if (await _run(["gh", "auth", "status"])).returncode != 0:
         host.transcript.error("GitHub CLI is not logged in. Run 'gh auth login' first.")
         return
-    with tempfile.TemporaryDirectory(prefix="pi-share-") as folder:
-        html = os.path.join(folder, "session.html")
-        try:
-            await host.session.export_to_html(html)
-        except Exception as error:
-            host.transcript.error(f"Failed to export session: {error}")
-            return
-        host.transcript.status("Creating gist...")
-        done = await _run(["gh", "gist", "create", "--public=false", html])
+    try:
+        await host.session.export_to_html(html, palette=host.themes.export_palette(host.theme))
+    except Exception as error:
+        host.transcript.error(f"Failed to export session: {error}")
+        return
+    host.transcript.status("Creating gist...")
+    done = await _run(["gh", "gist", "create", "--public=false", html])
     if done.returncode != 0:
         host.transcript.error(f"Failed to create gist: {done.stderr.strip() or 'Unknown error'}")
         return

@@ -16,13 +16,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from pi_coding_agent.app.interactive._styles import highlight_code, language_for_path
+from pi_coding_agent.app.interactive._styles import highlight_code
 from pi_coding_agent.app.interactive.components._images import (
     CELL_PX,
     image_fallback,
     image_lines,
     image_protocol,
 )
+from pi_coding_agent.core.syntax import language_for_path
 from pi_tui import Box, Component, Container, Spacer, Text, terminal_safe
 
 if TYPE_CHECKING:

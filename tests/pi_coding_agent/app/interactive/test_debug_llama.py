@@ -1,0 +1,108 @@
+"""``/debug`` (hidden) writes Pi's debug log (ours in-process, Pi's own TUI in tmux: the same
+layout), and ``/llama`` lists a llama.cpp router's models and makes the loaded ones
+selectable in ``/model`` (ours, against a llama.cpp-style server on 127.0.0.1)."""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from tests.pi_coding_agent.app.interactive._play import Driven, play
+from tests.pi_coding_agent.app.interactive._tmux import suggestions
+
+pytestmark = pytest.mark.timeout(600)
+
+
+@pytest.fixture(params=["ours", "pi"])
+def which(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+def test_debug_writes_the_screen_and_the_messages(tmp_path: Path, which: str) -> None:
+    async def scenario(app: Driven) -> None:
+        await app.submit("hello")
+        await app.wait_for("the answer")
+        await app.wait_until_gone("Working")
+        await app.type("/debu")
+        await app.wait_until(lambda s: not suggestions(s), "/debug is offered")  # hidden
+        await app.type("g")
+        await app.send("Enter")
+        await app.wait_for("✓ Debug log written")
+        await app.quit()
+
+    app = play(tmp_path, which, [{"text": "the answer"}], scenario)
+    lines = (app.sandbox.agent_dir / "pi-debug.log").read_text(encoding="utf-8").split("\n")
+    assert re.fullmatch(r"Debug output at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", lines[0])
+    assert re.fullmatch(r"Terminal: \d+x\d+", lines[1])
+    count = int(lines[2].removeprefix("Total lines: "))
+    assert lines[3:5] == ["", "=== All rendered lines with visible widths ==="]
+    rendered = lines[5 : 5 + count]
+    assert all(re.fullmatch(rf"\[{i}\] \(w=\d+\) \".*\"", row) for i, row in enumerate(rendered))
+    assert any("the answer" in json.loads(row.split(") ", 1)[1]) for row in rendered)
+    assert lines[5 + count : 7 + count] == ["", "=== Agent messages (JSONL) ==="]
+    messages = [json.loads(row) for row in lines[7 + count :] if row]
+    assert [m["role"] for m in messages] == ["user", "assistant"]
+    assert messages[1]["content"] == [{"type": "text", "text": "the answer"}]
+    assert lines[-1] == ""
+
+
+ROUTER_MODELS = [
+    {"id": "coder-q4", "status": {"value": "loaded"}, "meta": {"n_ctx": 32768}},
+    {"id": "big-q8", "status": {"value": "unloaded"}},
+]
+
+
+@contextmanager
+def _router() -> Iterator[str]:
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = json.dumps({"data": ROUTER_MODELS}).encode() if self.path == "/models" else b"{}"
+            self.send_response(200 if self.path == "/models" else 404)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *_: object) -> None:
+            return
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_llama_lists_the_router_and_offers_its_loaded_models(tmp_path: Path) -> None:
+    async def scenario(app: Driven) -> None:
+        await app.command("/llama")
+        await app.wait_for("coder-q4  loaded")
+        await app.wait_for("Use /model to select a loaded llama.cpp model.")
+        await app.command("/model")
+        await app.type("coder")
+        await app.wait_for("coder-q4 [llama.cpp]")
+        await app.send("Escape")
+        await app.quit()
+
+    with _router() as url:
+        play(tmp_path, "ours", [], scenario, env={"LLAMA_BASE_URL": url + "/v1/"})
+
+
+def test_llama_without_a_server_names_the_setting(tmp_path: Path) -> None:
+    async def scenario(app: Driven) -> None:
+        await app.command("/llama")
+        await app.wait_for("No llama.cpp server configured: set LLAMA_BASE_URL")
+        assert app.provider.requests == []  # not sent to the model
+        await app.quit()
+
+    play(tmp_path, "ours", [], scenario)

@@ -1,0 +1,52 @@
+"""Pi 1.6 system messages replayed into the prompt and tools in force."""
+
+from __future__ import annotations
+
+from pi_agent import agent_message_from_dict
+from pi_ai import UserMessage, to_builtins
+from pi_coding_agent.core.messages import (
+    SystemMessage,
+    convert_to_llm,
+    current_system_message,
+    current_tools,
+    system_message_text,
+)
+
+
+def _system(**fields: object) -> SystemMessage:
+    message = agent_message_from_dict({"role": "system", "content": "", "timestamp": 1, **fields})
+    assert isinstance(message, SystemMessage)
+    return message
+
+
+def _tool(name: str, description: str = "d") -> dict[str, object]:
+    return {"name": name, "description": description, "parameters": {"type": "object"}}
+
+
+def test_sections_are_patched_by_name_and_tools_added_and_removed_in_order() -> None:
+    messages = [
+        _system(sections={"preamble": "P", "tools": "<tools>T</tools>", "cwd": "<cwd>/w</cwd>"},
+                toolsAdded=[_tool("read"), _tool("bash"), _tool("edit")]),
+        UserMessage(content="hi", timestamp=2),
+        _system(sections={"tools": "<tools>T2</tools>", "cwd": None, "addendum": "<addendum>A</addendum>"},
+                toolsRemoved=[{"name": "edit"}]),
+        _system(content="Extra.", toolsRemoved=[{"name": "read"}], toolsAdded=[_tool("read", "new")]),
+    ]
+    state = current_system_message(messages)
+    assert state is not None
+    assert state.sections == {"preamble": "P", "tools": "<tools>T2</tools>", "addendum": "<addendum>A</addendum>"}
+    assert [tool["name"] for tool in current_tools(messages)] == ["bash", "read"]
+    assert current_tools(messages)[1]["description"] == "new"
+    assert system_message_text(state) == "Extra.\n\nP\n\n<tools>T2</tools>\n\n<addendum>A</addendum>"
+
+
+def test_no_system_message_declares_nothing_and_the_model_never_sees_one() -> None:
+    assert current_system_message([UserMessage(content="hi", timestamp=1)]) is None
+    message = _system(sections={"preamble": "P"}, toolsAdded=[_tool("read")])
+    assert convert_to_llm([message, UserMessage(content="hi", timestamp=1)]) == [UserMessage(content="hi", timestamp=1)]
+
+
+def test_a_system_message_round_trips_with_its_keys() -> None:
+    data = {"role": "system", "content": "", "sections": {"preamble": "P", "gone": None}, "timestamp": 5,
+            "toolsAdded": [_tool("read")], "toolsRemoved": [{"name": "x"}], "note": "kept"}
+    assert to_builtins(agent_message_from_dict(data)) == data
