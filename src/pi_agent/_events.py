@@ -97,6 +97,9 @@ class ToolExecutionEndEvent:
     tool_name: str
     result: AgentToolResult[Any]
     is_error: bool
+    duration_ms: int | None = None
+    """How long the tool's ``execute`` took, in whole milliseconds of a monotonic clock (Pi
+    1.6); ``None`` when the tool did not run (unknown, invalid arguments, blocked, aborted)."""
 
 
 AgentEvent: TypeAlias = (
@@ -147,5 +150,8 @@ def agent_event_to_json(event: AgentEvent) -> dict[str, Any]:
     if isinstance(event, ToolExecutionUpdateEvent):
         return {"type": event.type, "toolCallId": event.tool_call_id, "toolName": event.tool_name,
                 "args": event.args, "partialResult": tool_result_to_json(event.partial_result)}
-    return {"type": event.type, "toolCallId": event.tool_call_id, "toolName": event.tool_name,
+    data = {"type": event.type, "toolCallId": event.tool_call_id, "toolName": event.tool_name,
             "result": tool_result_to_json(event.result), "isError": event.is_error}
+    if event.duration_ms is not None:
+        data["durationMs"] = event.duration_ms
+    return data

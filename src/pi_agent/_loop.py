@@ -20,6 +20,7 @@ tool result. Exceptions from the other callbacks (``convert_to_llm``, ``transfor
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -438,6 +439,8 @@ class _Outcome:
     tool_call: ToolCall
     result: AgentToolResult[Any]
     is_error: bool
+    duration_ms: int | None = None
+    """How long ``execute`` ran (``None``: it did not run)."""
 
 
 @dataclass(slots=True)
@@ -509,7 +512,8 @@ class _ToolBatch:
     async def _emit_end(self, outcome: _Outcome) -> None:
         call = outcome.tool_call
         pending = self.emit(ToolExecutionEndEvent(
-            tool_call_id=call.id, tool_name=call.name, result=outcome.result, is_error=outcome.is_error
+            tool_call_id=call.id, tool_name=call.name, result=outcome.result, is_error=outcome.is_error,
+            duration_ms=outcome.duration_ms,
         ))
         if pending is not None:
             await pending
@@ -620,10 +624,10 @@ class _ToolBatch:
             return _Outcome(call, _error_result(_error_text(error)), True)
 
     async def _execute_and_finalize(self, prepared: _Prepared, *, concurrent: bool) -> _Outcome:
-        result, is_error = await self._execute(prepared, concurrent=concurrent)
+        result, is_error, duration_ms = await self._execute(prepared, concurrent=concurrent)
         hook = self.config.after_tool_call
         if hook is None:
-            return _Outcome(prepared.tool_call, result, is_error)
+            return _Outcome(prepared.tool_call, result, is_error, duration_ms)
         try:
             override = await resolve(hook(
                 AfterToolCallContext(
@@ -644,10 +648,13 @@ class _ToolBatch:
                     is_error = override.is_error
         except Exception as error:
             result, is_error = _error_result(_error_text(error)), True
-        return _Outcome(prepared.tool_call, result, is_error)
+        return _Outcome(prepared.tool_call, result, is_error, duration_ms)
 
-    async def _execute(self, prepared: _Prepared, *, concurrent: bool) -> tuple[AgentToolResult[Any], bool]:
-        """Run the tool. ``on_update`` emits without blocking the tool; every update is
+    async def _execute(
+        self, prepared: _Prepared, *, concurrent: bool
+    ) -> tuple[AgentToolResult[Any], bool, int]:
+        """Run the tool: its result, whether it failed, and how long ``execute`` took (ms).
+        ``on_update`` emits without blocking the tool; every update is
         delivered before the call counts as finished, and updates after that are dropped.
         ``concurrent``: other tools of the batch run alongside (see ``_take_js_turns``)."""
         import asyncio
@@ -675,6 +682,7 @@ class _ToolBatch:
             if pending is not None:
                 updates.append(asyncio.ensure_future(pending))
 
+        started = time.perf_counter()
         try:
             result: AgentToolResult[Any] = await prepared.tool.execute(call.id, prepared.args, self.signal, on_update)
             outcome = (result, False)
@@ -686,13 +694,14 @@ class _ToolBatch:
             raise
         finally:
             accepting = False
+        duration_ms = int((time.perf_counter() - started) * 1000 + 0.5)  # Math.round of a non-negative time
         if concurrent:
             await _take_js_turns(sent)
         if updates:
             for delivered in await asyncio.gather(*updates, return_exceptions=True):
                 if isinstance(delivered, BaseException):
                     raise delivered
-        return outcome
+        return (*outcome, duration_ms)
 
 
 async def _take_js_turns(updates_sent: int) -> None:

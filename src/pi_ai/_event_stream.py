@@ -8,13 +8,14 @@ raises. ``start_stream`` runs a producer coroutine under that guarantee.
 
 from __future__ import annotations
 
+import copy
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from pi_ai._abort import AbortSignal
-from pi_ai._events import AssistantMessageEvent, DoneEvent, ErrorEvent
+from pi_ai._events import AssistantMessageEvent, DoneEvent, ErrorEvent, StartEvent
 from pi_ai._messages import AssistantMessage, Usage
 from pi_ai._model import Model
 
@@ -101,10 +102,18 @@ class AssistantMessageEventStream:
         return self._done
 
     def push(self, event: AssistantMessageEvent) -> None:
-        """Deliver ``event``. Ignored after the stream is done; a terminal event finishes it."""
+        """Deliver ``event``. Ignored after the stream is done; a terminal event finishes it.
+
+        A ``start`` event is delivered with a copy of its message as it is now: producers keep
+        filling the same live message, and a consumer that reads ``start`` after later chunks
+        were parsed must still see the message as it began (empty, ``pending``), as Pi's
+        ``message_start`` shows it.
+        """
         if self._done:
             return
-        if isinstance(event, DoneEvent):
+        if type(event) is StartEvent:
+            event = StartEvent(partial=copy.deepcopy(event.partial))
+        elif isinstance(event, DoneEvent):
             self._done = True
             self._result = event.message
             self._disarm()

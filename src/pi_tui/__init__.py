@@ -39,6 +39,7 @@ from pi_tui._input import InputSplitter, Paste
 from pi_tui._keybindings import TUI_DEFAULTS, Keybindings, capitalize_keys, read_keybindings_file
 from pi_tui._keys import is_printable, matches_key, normalize_key, parse_key
 from pi_tui._oklab import oklab_to_okhsl_lightness
+from pi_tui._overlay import OverlayOptions
 from pi_tui._renderer import RenderStats, ScreenRenderer
 from pi_tui._safe_text import terminal_safe
 from pi_tui._terminal import ProcessTerminal, Terminal
@@ -53,7 +54,6 @@ from pi_tui._tui import (
     TUI,
     ColorScheme,
     OverlayHandle,
-    OverlayOptions,
     RgbColor,
     TuiMode,
 )

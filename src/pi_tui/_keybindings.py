@@ -56,6 +56,12 @@ TUI_DEFAULTS: dict[str, tuple[str, ...]] = {
     "tui.altScreen.halfPageDown": (),
     "tui.altScreen.lineUp": (),
     "tui.altScreen.lineDown": (),
+    "tui.altScreen.previousPrompt": ("ctrl+shift+up", "ctrl+up"),
+    "tui.altScreen.nextPrompt": ("ctrl+shift+down", "ctrl+down"),
+    "tui.altScreen.search": ("ctrl+shift+f",),
+    "tui.altScreen.searchNext": ("enter", "ctrl+g"),
+    "tui.altScreen.searchPrevious": ("shift+enter", "ctrl+shift+g"),
+    "tui.altScreen.searchClose": ("escape",),
     "tui.altScreen.top": ("home",),
     "tui.altScreen.bottom": ("end",),
 }

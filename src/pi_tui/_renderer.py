@@ -158,7 +158,11 @@ class ScreenRenderer:
         self.emit("".join(out))
 
     def finish(self) -> None:
-        """Leave the cursor on a fresh line below the document (before the program exits)."""
+        """Leave the cursor on a fresh line below the document (before the program exits); with
+        nothing drawn (a dialog wiped off the screen) the cursor stays where the document began."""
+        if not self.previous:
+            self.emit("\x1b[?25h")
+            return
         out: list[str] = []
         self._move_rows(max(0, len(self.previous) - 1) - self.cursor_row, out)
         out.append("\r\n\x1b[?25h")

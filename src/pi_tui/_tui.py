@@ -6,8 +6,8 @@ next tick, so typing is never a frame late.
 
 Two modes, as Pi's: ``regular`` draws on the main screen and lets the transcript go into
 the terminal's scrollback; ``fullscreen`` uses the alternate screen, where the first child
-(``document``) scrolls above the others (the dock) and Page Up/Down, Home and End move
-the view. Replies of the terminal to queries (``OSC 11`` background colour, the colour
+(``document``) scrolls above the others (the dock), moved by keys, the mouse wheel and the
+scrollbar, searched and selected with the mouse (``Viewport``). Replies of the terminal to queries (``OSC 11`` background colour, the colour
 scheme's ``CSI ? 997 ; 1|2 n``, also sent unasked on a change once ``?2031`` notifications
 are on) are taken out of the input before any component sees them.
 """
@@ -31,19 +31,17 @@ from pi_tui._component import Component, Container
 from pi_tui._fullscreen import FullscreenRenderer
 from pi_tui._input import PASTE_END, PASTE_START, Paste
 from pi_tui._keybindings import TUI_DEFAULTS, Keybindings
+from pi_tui._overlay import OverlayOptions
 from pi_tui._renderer import ScreenRenderer
 from pi_tui._terminal import Terminal
 from pi_tui._text import slice_columns, visible_width
+from pi_tui._viewport import Viewport
 
 MIN_FRAME_INTERVAL = 0.016
 _CELL_SIZE_REPLY = re.compile(r"\x1b\[6;(\d+);(\d+)t\Z")
 _COLOR_SCHEME_REPORT = re.compile(r"(?:\x1b\[\?997;([12])n)+\Z")
 ColorScheme = Literal["light", "dark"]
 TuiMode = Literal["regular", "fullscreen"]
-_VIEWPORT_ACTIONS = (
-    "tui.altScreen.pageUp", "tui.altScreen.pageDown", "tui.altScreen.halfPageUp", "tui.altScreen.halfPageDown",
-    "tui.altScreen.lineUp", "tui.altScreen.lineDown", "tui.altScreen.top", "tui.altScreen.bottom",
-)  # fmt: skip
 RgbColor = tuple[int, int, int]
 
 InputListener = Callable[[str], bool]
@@ -53,22 +51,6 @@ _ANCHORS = {
     "center", "top-left", "top-center", "top-right", "left-center", "right-center",
     "bottom-left", "bottom-center", "bottom-right",
 }  # fmt: skip
-
-
-@dataclass
-class OverlayOptions:
-    """Where an overlay sits: sizes are columns/rows or percentages ("50%") of the screen."""
-
-    width: int | str | None = None
-    min_width: int | None = None
-    max_height: int | str | None = None
-    anchor: str = "center"
-    offset_x: int = 0
-    offset_y: int = 0
-    row: int | str | None = None
-    col: int | str | None = None
-    margin: int = 0
-    visible: Callable[[int, int], bool] | None = None
 
 
 @dataclass
@@ -117,6 +99,7 @@ class TUI(Container):
         self.keybindings = keybindings or Keybindings(TUI_DEFAULTS)
         self.renderer = ScreenRenderer(terminal.write, show_hardware_cursor)
         self.fullscreen = FullscreenRenderer(terminal.write, show_hardware_cursor)
+        self.viewport = Viewport(self)
         self.mode: TuiMode = mode
         self.focused: Component | None = None
         self._color_queries: list[ColorQuery] = []
@@ -288,7 +271,7 @@ class TUI(Container):
             if self._cell_size_listener is not None and height > 0 and width > 0:
                 self._cell_size_listener(width, height)
             return
-        if self.mode == "fullscreen" and self._viewport_key(data):
+        if self.mode == "fullscreen" and self.viewport.handle(data):
             self.request_render(immediate=True)
             return
         for listener in list(self._listeners):
@@ -303,20 +286,6 @@ class TUI(Container):
     def _terminal_reply(self, data: str) -> None:
         if self._color_queries and self._color_queries[0].take(data):
             self._color_queries[0].close()  # the DA1 reply that follows ends the question
-
-    def _viewport_key(self, data: str) -> bool:
-        action = self.keybindings.action_for(data, _VIEWPORT_ACTIONS)
-        if action is None:
-            return False
-        view = self.fullscreen
-        name = action.rsplit(".", 1)[1]
-        steps = {"pageUp": -view.page(), "pageDown": view.page(), "halfPageUp": -(view.page() // 2),
-                 "halfPageDown": view.page() // 2, "lineUp": -1, "lineDown": 1}  # fmt: skip
-        if name in steps:
-            view.scroll(steps[name])
-        else:
-            view.scroll_to("top" if name == "top" else "end")
-        return True
 
     def feed_input(self, data: str) -> None:
         """Handle ``data`` as if typed (extensions and tests)."""
@@ -352,6 +321,11 @@ class TUI(Container):
         else:
             self._timer = self._loop.call_later(delay, self._timer_frame)
 
+    def request_render_at(self, delay: float) -> None:
+        """A frame ``delay`` seconds from now (something drawn for a while goes away then)."""
+        if self._loop is not None and not self.stopped:
+            self._loop.call_later(delay, self.request_render)
+
     def _timer_frame(self) -> None:
         self._timer = None
         self._frame()
@@ -365,18 +339,25 @@ class TUI(Container):
         self._last_frame = time.monotonic()
         width, height = self.terminal.columns, self.terminal.rows
         if self.mode == "fullscreen" and self.children:
-            document = self.children[0].render(width)
-            dock = [line for child in self.children[1:] for line in child.render(width)]
-            if self._overlays:
-                count = len(dock)
-                screen = self._composite([*document[-max(0, height - count) :], *dock], width, height)
-                document, dock = screen[: len(screen) - count], screen[len(screen) - count :]
-            self.fullscreen.render(document, dock, width, height)
+            self._render_fullscreen(width, height)
             return
         lines = self.render(width)
         if self._overlays:
             lines = self._composite(lines, width, height)
         self.renderer.render(lines, width, height)
+
+    def _render_fullscreen(self, width: int, height: int) -> None:
+        view = self.fullscreen
+        document = self.children[0].render(view.document_width(width))
+        dock = [line for child in self.children[1:] for line in child.render(width)]
+        until = view.scrollbar_until
+        screen = self.viewport.decorate(view.compose(document, dock, width, height), width)
+        if self._overlays:
+            screen = self._composite(screen, width, height)
+        view.draw(screen, width, height)
+        left = until - time.monotonic()
+        if view.scrollbar == "auto" and left > 0:
+            self.request_render_at(left + 0.01)
 
     def _composite(self, lines: list[str], width: int, height: int) -> list[str]:
         visible = [

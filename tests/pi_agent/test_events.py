@@ -27,13 +27,27 @@ async def test_events_serialize_with_pis_keys() -> None:
     assert set(update["assistantMessageEvent"]) == {"type", "contentIndex", "partial"}  # type: ignore[arg-type]
     assert by_type["tool_execution_start"] == [{"type": "tool_execution_start", "toolCallId": "c1", "toolName": "t",
                                                 "args": {"x": 1}}]
-    assert by_type["tool_execution_end"] == [{"type": "tool_execution_end", "toolCallId": "c1", "toolName": "t",
-                                              "result": {"content": [{"type": "text", "text": "ran"}]}, "isError": False}]
+    (end,) = by_type["tool_execution_end"]
+    duration = end.pop("durationMs")  # Pi 1.6: how long execute() ran, whole milliseconds
+    assert isinstance(duration, int) and duration >= 0
+    assert end == {"type": "tool_execution_end", "toolCallId": "c1", "toolName": "t",
+                   "result": {"content": [{"type": "text", "text": "ran"}]}, "isError": False}
     turn_end = by_type["turn_end"][0]
     assert turn_end["toolResults"][0]["toolCallId"] == "c1"  # type: ignore[index]
     assert turn_end["message"]["stopReason"] == "toolUse"  # type: ignore[index]
     assert [m["role"] for m in by_type["agent_end"][0]["messages"]] == [  # type: ignore[attr-defined]
         "user", "assistant", "toolResult", "assistant"]
+
+
+async def test_a_tool_that_did_not_run_has_no_duration() -> None:
+    """``durationMs`` is absent when ``execute`` never ran (here: an unknown tool), as in Pi 1.6."""
+    async with faux_provider(tool_calls(("c1", "missing", {})), reply("done")) as faux:
+        agent = Agent(model=faux.get_model(), stream_fn=faux.stream, tools=[text_tool("t", "ran")])
+        recorder = Recorder()
+        agent.subscribe(recorder)
+        await agent.prompt("hi")
+    (end,) = [agent_event_to_json(e) for e in recorder.events if e.type == "tool_execution_end"]
+    assert end["isError"] is True and "durationMs" not in end
 
 
 def test_tool_results_leave_absent_fields_out() -> None:

@@ -24,8 +24,8 @@ With ``sequential=True`` turns are served in request order instead (for runs who
 context shrinks, by compaction, so the assistant count goes down); a request answered
 with a scripted failure does not advance.
 
-A request whose first user message starts with ``<conversation>`` is a compaction summary
-request (Pi's and ours both start so); it is answered with the ``summary`` text given to
+A request whose first user message starts with ``<conversation>`` (or Pi 1.6's ``# Conversation``)
+is a compaction summary request (Pi's and ours both start so); it is answered with the ``summary`` text given to
 the provider instead of a turn of the script (after the HTTP errors in ``summary_failures``,
 one per summary request, if any).
 
@@ -50,6 +50,10 @@ from typing import Any
 from tests.support.http_thread import server_thread
 
 Turn = dict[str, Any]
+
+SUMMARY_PROMPT_STARTS = ("<conversation>", "# Conversation\n")
+"""How a summary request's prompt starts: Pi's (and our) compaction and branch summaries, and
+Pi 1.6's turn-prefix summary of a split turn."""
 
 
 def _arguments(call: dict[str, Any]) -> str:
@@ -251,7 +255,7 @@ class ScriptedProvider:
                 content = message.get("content")
                 if isinstance(content, list):
                     content = next((part.get("text") for part in content if isinstance(part, dict)), "")
-                return isinstance(content, str) and content.startswith("<conversation>")
+                return isinstance(content, str) and content.startswith(SUMMARY_PROMPT_STARTS)
         return False
 
     def _handle(self, handler: BaseHTTPRequestHandler) -> None:

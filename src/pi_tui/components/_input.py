@@ -96,8 +96,11 @@ class Input:
         prompt_width = visible_width(self.prompt)
         room = max(1, width - prompt_width - 1)
         value = self.value
-        if not value and self.placeholder and not self.focused:
-            return [self.prompt + self.placeholder_style(slice_columns(self.placeholder, 0, room))]
+        if not value and self.placeholder:  # as Pi: its first character under the cursor
+            shown = slice_columns(self.placeholder, 0, room + 1)
+            marker = CURSOR_MARKER if self.focused else ""
+            style = self.placeholder_style
+            return [f"{self.prompt}{marker}\x1b[7m{style(shown[:1])}\x1b[27m{style(shown[1:])}"]
         cursor_col = visible_width(value[: self.buffer.col])
         if cursor_col < self._scroll:
             self._scroll = cursor_col

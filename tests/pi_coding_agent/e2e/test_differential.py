@@ -3,10 +3,13 @@ and our ``pi``; the ``--mode json`` streams, the files and the session contexts 
 
 Normalized before comparing (documented in docs/cli.md): timestamps and generated ids,
 the session header's id/timestamp, temp paths, and what depends on wall-clock timing
-rather than on behaviour: the ``usage`` of ``message_update`` lines and the content of an
-assistant ``message_start`` (both show a message that is still being filled in, at
-whatever moment the writer ran), and ``tool_execution_update`` lines (bash output is
-throttled to one update per 100 ms, so a slow machine produces more of them).
+rather than on behaviour: the ``usage`` of ``message_update`` lines (a message still being
+filled in, at whatever moment the writer ran), what ``pending_start`` folds in an assistant
+``message_start`` and
+``tool_execution_update`` lines (bash output is throttled to one update per 100 ms, so a slow
+machine produces more of them). Pi 1.6's additions, which we write and 0.85 does not
+(``agent_settled.aborted``, ``tool_execution_end.durationMs``), are left out here; they are
+compared with Pi 1.6 in ``tests/pi_coding_agent/app/rpc/test_differential.py``.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from tests.pi_coding_agent.app.rpc._support import pending_start
 from tests.pi_coding_agent.e2e._harness import (
     ANTHROPIC_MODEL,
     OPENAI_MODEL,
@@ -44,8 +48,11 @@ def _normalize(events: list[dict[str, Any]], sandbox: Sandbox) -> list[dict[str,
         elif event["type"] == "message_update":
             event.pop("usage", None)
         elif event["type"] == "message_start" and event["message"].get("role") == "assistant":
-            message = event["message"]
-            event["message"] = {key: message[key] for key in ("role", "api", "provider", "model")}
+            event["message"] = pending_start(event["message"])
+        elif event["type"] == "agent_settled":
+            event.pop("aborted", None)
+        elif event["type"] == "tool_execution_end":
+            event.pop("durationMs", None)
         elif event["type"] == "compaction_end" and event.get("result"):
             # An entry id (random); which entry it is gets compared through the session files.
             event["result"] = {**event["result"], "firstKeptEntryId": "<entry id>"}

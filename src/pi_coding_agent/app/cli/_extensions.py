@@ -102,8 +102,8 @@ def extension_trust(runner: ExtensionRunner, cwd: str, agent_dir: str) -> bool |
     finally:
         stop()
     if decision is not None and remember:
-        from pi_coding_agent.core.settings import remember_trust_decision
+        from pi_coding_agent.core.settings import save_trust_decisions
 
-        remember_trust_decision(agent_dir, cwd, decision)
+        save_trust_decisions(agent_dir, [(cwd, decision)])
     return decision
 

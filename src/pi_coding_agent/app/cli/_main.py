@@ -25,6 +25,10 @@ BATCH_WORD = "batch"
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    # As Pi's entry does: every process pi starts (the bash tool, ``!`` commands, extensions'
+    # children) can tell it runs under a coding agent.
+    os.environ["PI_CODING_AGENT"] = "true"
+    os.environ["AI_AGENT"] = "pi"
     if args and args[0] == BATCH_WORD:
         from pi_coding_agent.app.batch import batch_main
 

@@ -31,6 +31,7 @@ from pi_coding_agent.app.cli._setup import (
     resource_choice,
     resources_and_extensions,
     settings_with_trust,
+    startup_trust_prompt,
 )
 
 if TYPE_CHECKING:
@@ -55,7 +56,7 @@ AppMode = Literal["interactive", "print", "json", "rpc"]
 NO_MODELS_MESSAGE = (
     "No models available: set a provider API key (e.g. ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY), "
     "store one in auth.json, add a provider with an apiKey to models.json, or use the embedded model "
-    "(pi --provider local; the fallback to it is off because settings.json has \"localModelFallback\": false)."
+    '(pi --provider local; the fallback to it is off because settings.json has "localModelFallback": false).'
 )
 
 
@@ -121,12 +122,14 @@ def _run(parsed: Args) -> int:
     cwd, home, diagnostics = os.getcwd(), Path(get_agent_dir()), Diagnostics()
     manager = open_session(parsed, cwd, home, diagnostics, interactive=mode == "interactive")
     session_cwd = manager.get_cwd()
-    settings, early = settings_with_trust(parsed, cwd, session_cwd, home, diagnostics)
+    asks = mode == "interactive" and not parsed.help and parsed.list_models is None
+    settings, early = settings_with_trust(
+        parsed, cwd, session_cwd, home, diagnostics, ask=startup_trust_prompt(home) if asks else None
+    )
     catalog = load_catalog(home, diagnostics)
     files, runner = resources_and_extensions(
-        parsed, cwd, session_cwd, home, settings, diagnostics=diagnostics, into=early,
-        interactive=mode == "interactive",
-    )  # fmt: skip
+        parsed, cwd, session_cwd, home, settings, diagnostics=diagnostics, into=early
+    )
     if runner is not None:
         register_providers(runner, catalog)
     if parsed.help:  # as in Pi, once the extensions loaded: their flags are listed
@@ -134,7 +137,14 @@ def _run(parsed: Args) -> int:
     if parsed.list_models is not None:  # with the providers extensions registered
         return list_models(parsed, catalog, diagnostics)
     assembly = _assembly(
-        parsed, manager, home, settings=settings, catalog=catalog, files=files, runner=runner, diagnostics=diagnostics
+        parsed,
+        manager,
+        home,
+        settings=settings,
+        catalog=catalog,
+        files=files,
+        runner=runner,
+        diagnostics=diagnostics,
     )
     created = assembly.build(manager)
     if runner is not None:
@@ -201,7 +211,9 @@ def _assembly(
         scoped_models=scoped,
         extensions=runner,
     )
-    return SessionAssembly(with_resources(options, resources, _warn), start_in_scope=True, resources=resources)
+    return SessionAssembly(
+        with_resources(options, resources, _warn), start_in_scope=True, resources=resources
+    )
 
 
 def _warn(problem: object) -> None:
@@ -216,7 +228,9 @@ def _set_api_key(
 
     key_model = model or (scoped_choice(scoped, settings)[0] if scoped else None)
     if key_model is None:
-        raise CliError("--api-key requires a model to be specified via --model, --provider/--model, or --models")
+        raise CliError(
+            "--api-key requires a model to be specified via --model, --provider/--model, or --models"
+        )
     catalog.credentials.set_runtime_key(key_model.provider, key)
 
 
@@ -232,7 +246,10 @@ def _name_session(parsed: Args, manager: SessionManager) -> None:
 
 
 def _report_created(
-    created: CreateAgentSessionResult, runner: ExtensionRunner | None, settings: Settings, diagnostics: Diagnostics
+    created: CreateAgentSessionResult,
+    runner: ExtensionRunner | None,
+    settings: Settings,
+    diagnostics: Diagnostics,
 ) -> None:
     """Warnings about the session built: a model that could not be restored, unknown tools, settings issues."""
     if created.model_fallback_message:
@@ -328,15 +345,30 @@ def _startup_listing(
     skills, templates = resources.skills, resources.prompt_templates
     resolved, cli = resources.resolved, resources.cli
     origins = resource_origins(
-        [*(s.file_path for s in skills.skills), *(t.file_path for t in templates.templates), *resources.theme_paths],
+        [
+            *(s.file_path for s in skills.skills),
+            *(t.file_path for t in templates.templates),
+            *resources.theme_paths,
+        ],
         [*resolved.skills, *resolved.prompts, *resolved.themes, *cli.skills, *cli.prompts, *cli.themes],
-        [resolve_path(p.strip(), cwd) for p in (*(parsed.skills or ()), *(parsed.prompt_templates or ()), *(parsed.themes or ()))],
+        [
+            resolve_path(p.strip(), cwd)
+            for p in (*(parsed.skills or ()), *(parsed.prompt_templates or ()), *(parsed.themes or ()))
+        ],
     )
-    return StartupResources(context_paths, origins, skills.diagnostics, templates.diagnostics, resources.theme_diagnostics)
+    return StartupResources(
+        context_paths, origins, skills.diagnostics, templates.diagnostics, resources.theme_diagnostics
+    )
 
 
 def _run_interactive(
-    assembly: SessionAssembly, session: AgentSession, home: Path, *, initial: InitialInput, parsed: Args, cwd: str
+    assembly: SessionAssembly,
+    session: AgentSession,
+    home: Path,
+    *,
+    initial: InitialInput,
+    parsed: Args,
+    cwd: str,
 ) -> int:
     from pi_coding_agent import __version__
     from pi_coding_agent.app.cli._extensions import run_async
@@ -354,7 +386,11 @@ def _run_interactive(
             initial_images=initial.images,
             theme_name=parsed.use_theme,
             theme_paths=resources.loaded.theme_paths,
-            tui_mode="fullscreen" if parsed.tui_mode == "fullscreen" else "regular" if parsed.tui_mode else None,
+            tui_mode="fullscreen"
+            if parsed.tui_mode == "fullscreen"
+            else "regular"
+            if parsed.tui_mode
+            else None,
             reload_resources=_reloader(assembly, parsed, cwd, home, listing),
             verbose=parsed.verbose,
             startup_resources=listing,

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -59,10 +60,8 @@ def _session_manager(
         if parsed.session:
             path, other_cwd = _find_session(parsed.session, cwd, session_dir)
             if other_cwd is not None:
-                raise CliError(
-                    f"session '{parsed.session}' belongs to another project ({other_cwd}); "
-                    f"use --fork {parsed.session} to continue it here"
-                )
+                _confirm_fork(other_cwd, interactive=interactive)
+                return SessionManager.fork_from(path, cwd, session_dir)
             return _open(path, session_dir)
         if parsed.resume:
             if not interactive:
@@ -87,6 +86,24 @@ def _session_manager(
         ) from None
     except (SessionError, OSError) as error:
         raise CliError(_describe(error)) from None
+
+
+def _confirm_fork(other_cwd: str, *, interactive: bool) -> None:
+    """``--session`` named another project's session: Pi's question, answered on stdin (its
+    messages on stdout in the terminal UI, on stderr when stdout carries the answer); anything
+    but ``y``/``yes`` stops the run with status 0, as end of input does."""
+    out = sys.stdout if interactive else sys.stderr
+    colour = out.isatty()
+    found = f"Session found in different project: {other_cwd}"
+    out.write(f"\x1b[33m{found}\x1b[39m\n" if colour else f"{found}\n")
+    out.write("Fork this session into current directory? [y/N] ")
+    out.flush()
+    answer = sys.stdin.readline()
+    if not answer:
+        raise SystemExit(0)
+    if answer.strip().lower() not in ("y", "yes"):
+        out.write("\x1b[2mAborted.\x1b[22m\n" if colour else "Aborted.\n")
+        raise SystemExit(0)
 
 
 def _pick_session(cwd: str, session_dir: str | None) -> SessionManager:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -14,7 +15,7 @@ from pi_coding_agent.app.cli._problems import CliError, Diagnostics
 if TYPE_CHECKING:
     from pi_ai import Model
     from pi_coding_agent.core.model_registry import ModelCatalog, ScopedModel
-    from pi_coding_agent.core.settings import Settings
+    from pi_coding_agent.core.settings import Settings, TrustAsker, TrustChoice
     from pi_coding_agent.customize.extensions import ExtensionError, ExtensionRunner
     from pi_coding_agent.customize.loader import LoadedResources
     from pi_coding_agent.runtime.agent_session import ResourceChoice
@@ -37,17 +38,18 @@ def print_help(runner: ExtensionRunner | None, diagnostics: Diagnostics) -> int:
 
 
 def settings_with_trust(
-    parsed: Args, cwd: str, session_cwd: str, home: Path, diagnostics: Diagnostics
+    parsed: Args, cwd: str, session_cwd: str, home: Path, diagnostics: Diagnostics, *, ask: TrustAsker | None
 ) -> tuple[Settings, ExtensionRunner | None]:
     """The run's settings. When a project needs a trust decision and no ``-a``/``-na`` gave
     one, the global and ``-e`` extensions load first and their ``project_trust`` handlers
-    may decide (Pi's order); project extensions load later, once trusted."""
+    may decide (Pi's order); then a saved decision, ``defaultProjectTrust``, or ``ask`` (the
+    startup prompt of the terminal UI). Project extensions load later, once trusted."""
     from pi_coding_agent.core.settings import Settings, needs_project_trust
 
     if parsed.project_trust_override is not None or (parsed.no_extensions and not parsed.extensions):
-        return _runtime_settings(parsed, session_cwd, home, diagnostics), None
+        return _runtime_settings(parsed, session_cwd, home, diagnostics, ask), None
     if not needs_project_trust(session_cwd):
-        return _runtime_settings(parsed, session_cwd, home, diagnostics), None
+        return _runtime_settings(parsed, session_cwd, home, diagnostics, ask), None
     from pi_coding_agent.app.cli._extensions import extension_trust
 
     untrusted = Settings.load(session_cwd, home, project_trusted=False)
@@ -56,8 +58,22 @@ def settings_with_trust(
     )
     decision = extension_trust(early, session_cwd, str(home)) if early is not None else None
     if decision is None:
-        return _runtime_settings(parsed, session_cwd, home, diagnostics), early
+        return _runtime_settings(parsed, session_cwd, home, diagnostics, ask), early
     return (Settings.load(session_cwd, home, project_trusted=True) if decision else untrusted), early
+
+
+def startup_trust_prompt(home: Path) -> TrustAsker:
+    """The terminal UI's "Trust project folder?" question, asked before the run starts (Pi's
+    startup selector); Escape answers "not trusted" for this run, saving nothing."""
+
+    def ask(title: str, choices: Sequence[TrustChoice]) -> TrustChoice | None:
+        from pi_coding_agent.app import interactive
+        from pi_coding_agent.app.cli._extensions import run_async
+
+        label = run_async(interactive.startup_select(title, [choice.label for choice in choices], home))
+        return next((choice for choice in choices if choice.label == label), None)
+
+    return ask
 
 
 def resources_and_extensions(
@@ -70,7 +86,6 @@ def resources_and_extensions(
     diagnostics: Diagnostics,
     into: ExtensionRunner | None,
     check: bool = True,
-    interactive: bool = False,
 ) -> tuple[LoadedResources, ExtensionRunner | None]:
     """Skills, templates, themes and extension files; the extensions loaded (their flags
     read) into ``into`` (the extensions that decided on trust) or a new runner."""
@@ -80,9 +95,9 @@ def resources_and_extensions(
     resources, resource_warnings = load_resource_files(
         resource_choice(parsed), cwd=cwd, session_cwd=session_cwd, agent_dir=home, settings=settings
     )
-    shown = listed_problems(resources)
+    tui_only = listed_problems(resources)  # Pi reports these in its TUI's header, never on stderr
     for warning in resource_warnings:
-        if not (interactive and warning in shown):
+        if warning not in tui_only:
             diagnostics.warn(warning)
     runner, failed = load_cli_extensions([r.path for r in resources.extensions], session_cwd, parsed, into)
     failed += _builtin_extensions(resources.builtin_extensions, diagnostics)
@@ -166,16 +181,20 @@ def load_catalog(home: Path, diagnostics: Diagnostics) -> ModelCatalog:
     return catalog
 
 
-def _runtime_settings(parsed: Args, cwd: str, home: Path, diagnostics: Diagnostics) -> Settings:
+def _runtime_settings(
+    parsed: Args, cwd: str, home: Path, diagnostics: Diagnostics, ask: TrustAsker | None
+) -> Settings:
     from pi_coding_agent.runtime.agent_session import trusted_settings
 
-    settings, warning = trusted_settings(cwd, home, trust_override=parsed.project_trust_override)
+    settings, warning = trusted_settings(cwd, home, trust_override=parsed.project_trust_override, ask=ask)
     if warning is not None:
         diagnostics.warn(warning)
     return settings
 
 
-def cli_model(parsed: Args, catalog: ModelCatalog, diagnostics: Diagnostics) -> tuple[Model | None, str | None]:
+def cli_model(
+    parsed: Args, catalog: ModelCatalog, diagnostics: Diagnostics
+) -> tuple[Model | None, str | None]:
     from pi_coding_agent.core.model_registry import resolve_cli_model
 
     if not parsed.model:
@@ -238,5 +257,9 @@ def resource_choice(parsed: Args) -> ResourceChoice:
 def listed_problems(resources: LoadedResources) -> set[str]:
     """The skill, template and theme problems a terminal's header lists ([Skill conflicts]...,
     as Pi's does), so they are not also printed as warnings there."""
-    found = (*resources.skills.diagnostics, *resources.prompt_templates.diagnostics, *resources.theme_diagnostics)
+    found = (
+        *resources.skills.diagnostics,
+        *resources.prompt_templates.diagnostics,
+        *resources.theme_diagnostics,
+    )
     return {str(problem) for problem in found}

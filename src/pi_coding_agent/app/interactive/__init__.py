@@ -66,4 +66,14 @@ async def pick_session(
     return await run_picker(load_current, load_all, agent_dir)
 
 
-__all__ = ["StartupResources", "pick_session", "resource_origins", "run_interactive_mode"]
+async def startup_select(
+    title: str, options: Sequence[str], agent_dir: Path, terminal: Terminal | None = None
+) -> str | None:
+    """A question asked before the terminal UI starts (the project trust prompt): the option
+    chosen, ``None`` when dismissed. ``terminal`` as for ``run_interactive_mode``."""
+    from pi_coding_agent.app.interactive._picker import run_startup_select
+
+    return await run_startup_select(title, options, agent_dir, terminal)
+
+
+__all__ = ["StartupResources", "pick_session", "resource_origins", "run_interactive_mode", "startup_select"]

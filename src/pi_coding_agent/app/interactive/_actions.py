@@ -79,7 +79,7 @@ class AppKeys:
             "app.tools.expand": self._toggle_tools,
             "app.thinking.toggle": self._toggle_thinking,
             "app.editor.external": self._external_editor,
-            "app.message.copy": lambda: host.spawn(host.run_command("copy", "")),
+            "app.message.copy": self._copy,
             "app.message.followUp": self._follow_up,
             "app.message.dequeue": host.queue.dequeue,
             "app.clipboard.pasteImage": self._paste_image,
@@ -88,6 +88,14 @@ class AppKeys:
             "app.session.fork": lambda: host.spawn(host.run_command("fork", "")),
             "app.session.resume": lambda: host.spawn(host.run_command("resume", "")),
         }
+
+    def _copy(self) -> None:
+        """Ctrl+X: the fullscreen selection when it is not copied on release (Pi's
+        ``fullscreenCopyOnSelect: false``), else the last answer (``/copy``)."""
+        tui = self.host.tui
+        if tui.mode == "fullscreen" and not tui.viewport.copy_on_select and tui.viewport.copy_selection():
+            return
+        self.host.spawn(self.host.run_command("copy", ""))
 
     def handle(self, data: str) -> bool:
         host = self.host

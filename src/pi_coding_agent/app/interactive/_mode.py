@@ -31,6 +31,13 @@ from pi_coding_agent.app.interactive._keys import load_keybindings
 from pi_coding_agent.app.interactive._layout import Layout
 from pi_coding_agent.app.interactive._parts import EditorComponent
 from pi_coding_agent.app.interactive._queue import MessageQueue
+from pi_coding_agent.app.interactive._screen_settings import (
+    TerminalProgress,
+    apply_fullscreen_settings,
+    apply_image_settings,
+    style_viewport,
+)
+from pi_coding_agent.app.interactive._startup_notices import model_scope_line, tmux_keyboard_warning
 from pi_coding_agent.app.interactive._startup_resources import StartupResources
 from pi_coding_agent.app.interactive._styles import markdown_theme
 from pi_coding_agent.app.interactive._terminal_theme import TerminalTheme
@@ -70,6 +77,7 @@ from pi_tui import (
     Terminal,
     Text,
     TuiMode,
+    terminal_safe,
 )
 
 if TYPE_CHECKING:
@@ -77,6 +85,9 @@ if TYPE_CHECKING:
 
 ReloadResources = Callable[[], list[str]]
 """Re-reads skills, prompt templates and context files for the next session; returns warnings."""
+
+
+GIT_BRANCH_POLL_S = 0.5
 
 
 class InteractiveMode:
@@ -110,8 +121,12 @@ class InteractiveMode:
         self.theme_paths = [Path(p) for p in theme_paths]
         self.themes = self.load_themes()
         self.theme = self.themes.theme()
+        style_viewport(self.tui, self.theme, self.keys, self.terminal.write)
+        apply_fullscreen_settings(self.tui, settings)
+        apply_image_settings(settings)
+        self.progress = TerminalProgress(settings, self.terminal.write)
         self.terminal_theme = TerminalTheme(self)
-        self.md_theme = markdown_theme(self.theme)
+        self.md_theme = markdown_theme(self.theme, terminal_safe(settings.code_block_indent, keep_sgr=False))
         self.default_editor = self._new_editor()
         self.editor: EditorComponent = self.default_editor
         self.footer = Footer(runtime.session, self.theme)
@@ -213,6 +228,9 @@ class InteractiveMode:
     async def run(
         self, initial_message: str | None = None, initial_images: Sequence[ImageContent] = ()
     ) -> int:
+        scope = self._model_scope_notice()
+        if scope is not None and self.tui.mode != "fullscreen":
+            self.terminal.write(scope + "\r\n")  # above the UI, as Pi prints it
         self.build_header()
         self.render_session()
         for problem in self._problems:
@@ -228,20 +246,43 @@ class InteractiveMode:
         await self.extensions.start()
         # in the background, after the first frame (Pi's order)
         start_catalog_refresh(self.session.catalog, self.agent_dir, self.spawn, self._catalog_refreshed)
+        git_watch = asyncio.ensure_future(self._watch_git_branch())
+        self.spawn(self._warn_about_tmux())
         if initial_message is not None:
             self.start_prompt(initial_message, list(initial_images))
         try:
             await self._exit.wait()
         finally:
+            git_watch.cancel()
             for signum in (signal.SIGTERM, signal.SIGHUP):
                 loop.remove_signal_handler(signum)
             self.indicators.clear()
+            self.progress.stop()
             self.ui.close_selector()
             self.tui.stop(print_transcript=self.session.settings.get("fullscreenExitOutput") != "resume-hint")
             self._unsubscribe()
             await self.runtime.dispose()
             self._print_resume_hint()
         return self._exit_code
+
+    def _model_scope_notice(self) -> str | None:
+        """``Model scope: ...`` unless ``quietStartup`` (``true``, or Pi 1.6's ``"header"``) hides it."""
+        if not self.verbose and self.session.settings.get("quietStartup") not in (None, False):
+            return None
+        return model_scope_line(self.session.scoped_models, self.keys, self.theme)
+
+    async def _warn_about_tmux(self) -> None:
+        warning = await tmux_keyboard_warning()
+        if warning is not None:
+            self.transcript.warning(warning)
+
+    async def _watch_git_branch(self) -> None:
+        """The footer's branch follows a checkout made anywhere (Pi watches git's HEAD and
+        reacts within half a second; we look that often)."""
+        while True:
+            await asyncio.sleep(GIT_BRANCH_POLL_S)
+            if self.footer.poll_git_branch():
+                self.tui.request_render()
 
     def shutdown(self, code: int = 0) -> None:
         self._exit_code = code
@@ -301,6 +342,10 @@ class InteractiveMode:
             header.add_child(part)
         for section in conflict_sections(self, ("Theme conflicts",)):
             header.add_child(Text(section, 0, 0))
+            header.add_child(Spacer(1))
+        scope = self._model_scope_notice()
+        if scope is not None and self.tui.mode == "fullscreen":  # Pi 1.6: no print on the alternate screen
+            header.add_child(Text(scope, 1, 0))
             header.add_child(Spacer(1))
 
     def render_session(self) -> None:
@@ -404,6 +449,7 @@ class InteractiveMode:
     def _on_event(self, event: AgentSessionEvent) -> None:
         self.footer.invalidate()
         kind = getattr(event, "type", "")
+        self.progress.on_event(kind)
         if kind == "turn_start":
             self.indicators.working()
         elif isinstance(event, QueueUpdateEvent):
@@ -518,7 +564,11 @@ class InteractiveMode:
     ) -> None:
         async def run() -> None:
             try:
-                await self.session.prompt(text, list(images), on_accepted=on_accepted)
+                await self.session.prompt(
+                    text,
+                    list(images),
+                    on_accepted=None if on_accepted is None else lambda _disposition: on_accepted(),
+                )
             except SessionError as error:
                 self.transcript.error(str(error))
 

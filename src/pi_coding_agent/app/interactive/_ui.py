@@ -55,6 +55,8 @@ class FooterData(Protocol):
 
     @property
     def statuses(self) -> dict[str, str]: ...
+    @property
+    def git_branch(self) -> str | None: ...
 
 
 def _dispose(component: object) -> None:

@@ -44,7 +44,9 @@ from pi_coding_agent.app.rpc._types import (
     Json,
     ModelCycle,
     NavigateAnswer,
+    PromptDisposition,
     QueueContents,
+    QueuedInputDisposition,
     QueueModeName,
     SessionState,
     SessionStatsJson,
@@ -236,9 +238,11 @@ class RpcClient:
             return await self._until_settled(events, "collect_events")
 
     async def prompt_and_wait(self, message: str, images: Sequence[Json] | None = None) -> list[Json]:
-        """Send a prompt and return its events up to ``agent_settled``."""
+        """Send a prompt and return its events up to ``agent_settled`` (none when an extension
+        handled the prompt: no run starts, so none settles)."""
         async with self.events() as events:
-            await self.prompt(message, images)
+            if await self.prompt(message, images) == "handled":
+                return []
             return await self._until_settled(events, "prompt")
 
     async def _until_settled(self, events: EventStream, waiting_for: str) -> list[Json]:
@@ -326,24 +330,35 @@ class RpcClient:
 
     async def prompt(
         self, message: str, images: Sequence[Json] | None = None, *, streaming_behavior: str | None = None
-    ) -> None:
-        """Send a prompt; returns once it is accepted (its events follow).
+    ) -> PromptDisposition | None:
+        """Send a prompt; returns its disposition once it is accepted (its events follow).
 
         While a run is active, ``streaming_behavior`` (``"steer"`` or ``"followUp"``) says how
-        to queue it; without one the agent refuses the prompt.
+        to queue it; without one the agent refuses the prompt. ``"handled"``: an extension
+        took it and no run starts, so do not wait for ``agent_settled``. ``None`` from an
+        agent older than Pi 1.6, which gives no disposition.
         """
-        await self._call(
+        data = await self._call(
             "prompt",
             message=message,
             images=list(images) if images else None,
             streamingBehavior=streaming_behavior,
         )
+        return _disposition(data)
 
-    async def steer(self, message: str, images: Sequence[Json] | None = None) -> None:
-        await self._call("steer", message=message, images=list(images) if images else None)
+    async def steer(
+        self, message: str, images: Sequence[Json] | None = None
+    ) -> QueuedInputDisposition | None:
+        """Queue a steering message: ``"queued"``, or ``"handled"`` by an extension's ``input`` handler."""
+        data = await self._call("steer", message=message, images=list(images) if images else None)
+        return cast(QueuedInputDisposition | None, _disposition(data))
 
-    async def follow_up(self, message: str, images: Sequence[Json] | None = None) -> None:
-        await self._call("follow_up", message=message, images=list(images) if images else None)
+    async def follow_up(
+        self, message: str, images: Sequence[Json] | None = None
+    ) -> QueuedInputDisposition | None:
+        """Queue a follow-up: ``"queued"``, or ``"handled"`` by an extension's ``input`` handler."""
+        data = await self._call("follow_up", message=message, images=list(images) if images else None)
+        return cast(QueuedInputDisposition | None, _disposition(data))
 
     async def abort(self) -> None:
         await self._call("abort")
@@ -491,3 +506,8 @@ class RpcClient:
             raise RuntimeError("Client not started")
         process.stdin.write(line.encode() + b"\n")
         await process.stdin.drain()
+
+
+def _disposition(data: Any) -> PromptDisposition | None:
+    found = data.get("disposition") if isinstance(data, dict) else None
+    return cast(PromptDisposition, found) if found in ("handled", "queued", "started") else None

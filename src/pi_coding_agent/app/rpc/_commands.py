@@ -1,6 +1,7 @@
 """The RPC commands: each one's fields checked, the session called, the answer built.
 
-Commands and answers are Pi 0.85's (rpc.md). A handler returns the response's ``data``
+Commands and answers are Pi 1.6's (rpc-commands.md; 0.85's plus additive fields, see
+docs/pi-1.6/rpc.md). A handler returns the response's ``data``
 (``NO_DATA`` for a response without one), or an awaitable of it when the command waits
 (``async def``), or raises; the server turns an exception into
 ``success: false`` with its message. Two commands are ours, for what Pi offers only in
@@ -102,12 +103,16 @@ class Commands:
     # ---------------------------------------------------------------- prompting
 
     async def steer(self, command: Command) -> Any:
-        await self.session.steer(command.text("message"), command.images())
-        return NO_DATA
+        return {
+            "disposition": await self.session.steer(command.text("message"), command.images(), source="rpc")
+        }
 
     async def follow_up(self, command: Command) -> Any:
-        await self.session.follow_up(command.text("message"), command.images())
-        return NO_DATA
+        return {
+            "disposition": await self.session.follow_up(
+                command.text("message"), command.images(), source="rpc"
+            )
+        }
 
     async def abort(self, command: Command) -> Any:
         await self.session.abort()

@@ -167,10 +167,10 @@ class RpcServer:
         """Run a prompt; its answer is written once it is accepted, before its events."""
         accepted = False
 
-        def on_accepted() -> None:
+        def on_accepted(disposition: str) -> None:
             nonlocal accepted
             accepted = True
-            self.write(_response(command.id, "prompt"))
+            self.write(_response(command.id, "prompt", {"disposition": disposition}))
 
         behavior = command.choice("streamingBehavior", ("steer", "followUp"), required=False)
         try:

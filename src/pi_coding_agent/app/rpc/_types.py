@@ -12,6 +12,8 @@ from typing import Any, Literal, NotRequired, TypeAlias, TypedDict
 Json: TypeAlias = dict[str, Any]
 ThinkingLevelName: TypeAlias = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
 QueueModeName: TypeAlias = Literal["all", "one-at-a-time"]
+PromptDisposition: TypeAlias = Literal["handled", "queued", "started"]
+QueuedInputDisposition: TypeAlias = Literal["handled", "queued"]
 
 
 class SessionState(TypedDict):

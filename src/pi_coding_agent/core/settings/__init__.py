@@ -19,12 +19,15 @@ from pi_coding_agent.core.settings._tool_selection import (
     tool_list_error,
 )
 from pi_coding_agent.core.settings._trust import (
+    TrustAsker,
+    TrustChoice,
     needs_project_trust,
-    remember_trust_decision,
     resolve_project_trust,
     save_trust_decisions,
     stored_trust_decision,
     stored_trust_entry,
+    trust_choices,
+    trust_prompt_title,
 )
 from pi_coding_agent.core.tools import DEFAULT_TOOL_NAMES
 
@@ -40,14 +43,17 @@ __all__ = [
     "Settings",
     "SettingsIssue",
     "ToolSelection",
+    "TrustAsker",
+    "TrustChoice",
     "deep_merge",
     "needs_project_trust",
     "read_json_object",
-    "remember_trust_decision",
     "resolve_project_trust",
     "save_trust_decisions",
     "select_tools",
     "stored_trust_decision",
     "stored_trust_entry",
     "tool_list_error",
+    "trust_choices",
+    "trust_prompt_title",
 ]

@@ -385,6 +385,39 @@ class Settings:
     def block_images(self) -> bool:
         return self._typed(("images", "blockImages"), bool, False)
 
+    # -- terminal ------------------------------------------------------------------------
+
+    @property
+    def fullscreen_scrollbar(self) -> Literal["auto", "always", "hidden"]:
+        value = self.get("fullscreenScrollbar")
+        return value if value in ("always", "hidden") else "auto"
+
+    @property
+    def fullscreen_copy_on_select(self) -> bool:
+        return self._typed(("fullscreenCopyOnSelect",), bool, True)
+
+    @property
+    def fullscreen_wheel_scroll_lines(self) -> int | Literal["auto"]:
+        """Pi 1.6's ``fullscreenWheelScrollLines``: ``"auto"`` or a number from 1 to 100."""
+        value = self.get("fullscreenWheelScrollLines")
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+            return max(1, min(100, int(value)))
+        return "auto"
+
+    @property
+    def image_width_cells(self) -> int:
+        """``terminal.imageWidthCells``: how wide an inline image may be drawn (default 60)."""
+        return max(1, self._number(("terminal", "imageWidthCells"), 60))
+
+    @property
+    def show_terminal_progress(self) -> bool:
+        return self._typed(("terminal", "showTerminalProgress"), bool, False)
+
+    @property
+    def code_block_indent(self) -> str:
+        """``markdown.codeBlockIndent``: what a code block's lines start with (default two spaces)."""
+        return self._typed(("markdown", "codeBlockIndent"), str, "  ")
+
     # -- shell, sessions, tools ----------------------------------------------------------
 
     @property

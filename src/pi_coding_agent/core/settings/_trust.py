@@ -1,10 +1,13 @@
-"""Project trust: whether ``<cwd>/.pi`` settings and prompt files may be used.
+"""Project trust: whether ``<cwd>/.pi`` settings, resources and extensions may be used.
 
 A project needs a trust decision only when it has something that would change how pi
-behaves (``.pi/settings.json``, ``.pi/SYSTEM.md``, ``.pi/extensions``, ...). Decisions are
-kept in ``<agent dir>/trust.json`` as ``{"<absolute dir>": true | false}``; the nearest
-ancestor with a decision applies. Without a decision, the global ``defaultProjectTrust``
-setting decides (``ask`` means "no" when nobody can be asked, as in print mode).
+behaves (``.pi/settings.json``, ``.pi/SYSTEM.md``, ``.pi/extensions``, ``.pi/mcp.json``,
+``.agents/skills`` here or above, ...). Decisions are kept in ``<agent dir>/trust.json`` as
+``{"<absolute dir>": true | false}``, the file Pi reads and writes (keys sorted, two-space
+indent, written under Pi's ``trust.json.lock`` directory lock); the nearest ancestor with a
+decision applies. Without a decision, the global ``defaultProjectTrust`` setting decides;
+``ask`` asks when there is someone to ask (the terminal UI's startup prompt,
+``trust_choices``) and otherwise means "no", as in print, JSON and RPC mode.
 
 A batch task's folder (a scratch checkout of a third-party repository, often) inherits
 nothing: only a decision saved for that very folder counts, and without one it is untrusted
@@ -13,9 +16,12 @@ nothing: only a decision saved for that very folder counts, and without one it i
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-from collections.abc import Iterable
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from pi_coding_agent.core.paths import CONFIG_DIR_NAME
@@ -30,7 +36,11 @@ _TRUST_REQUIRING_ENTRIES = (
     "themes",
     "SYSTEM.md",
     "APPEND_SYSTEM.md",
+    "mcp.json",  # Pi 1.6 asks for it too
 )
+_LOCK_ATTEMPTS = 10
+_LOCK_RETRY_S = 0.02
+_LOCK_STALE_S = 10.0  # proper-lockfile's default: a lock this old belongs to a process that died
 
 
 def _canonical(path: str | Path) -> str:
@@ -54,6 +64,72 @@ def needs_project_trust(cwd: str | Path) -> bool:
         current = parent
 
 
+@dataclass(frozen=True)
+class TrustChoice:
+    """One answer to "Trust project folder?" (the startup prompt) or ``/trust``."""
+
+    label: str
+    trusted: bool
+    updates: tuple[tuple[str, bool | None], ...]
+    """``(folder, decision)`` pairs written to ``trust.json`` (``None`` removes the folder's entry)."""
+    saved_path: str | None
+    """The folder whose entry holds the decision afterwards; ``None`` for "this session only"."""
+
+
+def trust_choices(cwd: str | Path, *, session_only: bool = False) -> list[TrustChoice]:
+    """Pi's answers, in its order: trust the folder, trust its parent (dropping the folder's own
+    entry), [trust for this session only], do not trust, [do not trust for this session only].
+    The session-only answers (the startup prompt's) save nothing."""
+    folder = _canonical(cwd)
+    choices = [TrustChoice("Trust", True, ((folder, True),), folder)]
+    parent = os.path.dirname(folder)
+    if parent != folder:
+        choices.append(
+            TrustChoice(f"Trust parent folder ({parent})", True, ((parent, True), (folder, None)), parent)
+        )
+    if session_only:
+        choices.append(TrustChoice("Trust (this session only)", True, (), None))
+    choices.append(TrustChoice("Do not trust", False, ((folder, False),), folder))
+    if session_only:
+        choices.append(TrustChoice("Do not trust (this session only)", False, (), None))
+    return choices
+
+
+def trust_prompt_title(cwd: str) -> str:
+    """The startup prompt's question, Pi's words."""
+    return (
+        f"Trust project folder?\n{cwd}\n\nThis allows pi to load {CONFIG_DIR_NAME} settings and "
+        "resources, install missing project packages, and execute project extensions."
+    )
+
+
+@contextlib.contextmanager
+def _trust_file_lock(path: Path) -> Iterator[None]:
+    """Pi's lock around every read and write of ``trust.json``: the directory ``trust.json.lock``
+    (``proper-lockfile``), tried ten times 20 ms apart; a lock older than 10 s is taken over."""
+    lock = path.with_name(path.name + ".lock")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    for attempt in range(_LOCK_ATTEMPTS):
+        try:
+            os.mkdir(lock)
+            break
+        except FileExistsError:
+            with contextlib.suppress(FileNotFoundError):
+                if lock.stat().st_mtime < time.time() - _LOCK_STALE_S:
+                    os.rmdir(lock)
+                    continue
+            if attempt == _LOCK_ATTEMPTS - 1:
+                raise ConfigFileError(path, f"is locked by another process ({lock})") from None
+            time.sleep(_LOCK_RETRY_S)
+        except OSError as error:
+            raise ConfigFileError(path, f"cannot be locked ({error.strerror or error})") from None
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            os.rmdir(lock)
+
+
 def _read_trust_file(path: Path) -> dict[str, bool | None]:
     data = read_json_object(path) or {}
     for key, value in data.items():
@@ -62,9 +138,7 @@ def _read_trust_file(path: Path) -> dict[str, bool | None]:
     return data
 
 
-def stored_trust_entry(agent_dir: str | Path, cwd: str | Path) -> tuple[str, bool] | None:
-    """``(folder, decision)`` recorded for ``cwd`` or its nearest ancestor in ``trust.json``."""
-    data = _read_trust_file(Path(agent_dir) / "trust.json")
+def _nearest_entry(data: dict[str, bool | None], cwd: str | Path) -> tuple[str, bool] | None:
     current = _canonical(cwd)
     while True:
         decision = data.get(current)
@@ -76,6 +150,15 @@ def stored_trust_entry(agent_dir: str | Path, cwd: str | Path) -> tuple[str, boo
         current = parent
 
 
+def stored_trust_entry(agent_dir: str | Path, cwd: str | Path) -> tuple[str, bool] | None:
+    """``(folder, decision)`` recorded for ``cwd`` or its nearest ancestor in ``trust.json``."""
+    path = Path(agent_dir) / "trust.json"
+    if not path.exists():
+        return None
+    with _trust_file_lock(path):
+        return _nearest_entry(_read_trust_file(path), cwd)
+
+
 def stored_trust_decision(agent_dir: str | Path, cwd: str | Path) -> bool | None:
     """The decision recorded for ``cwd`` or its nearest ancestor in ``trust.json``."""
     entry = stored_trust_entry(agent_dir, cwd)
@@ -85,14 +168,18 @@ def stored_trust_decision(agent_dir: str | Path, cwd: str | Path) -> bool | None
 def save_trust_decisions(agent_dir: str | Path, updates: Iterable[tuple[str, bool | None]]) -> None:
     """Record decisions in ``trust.json`` (``None`` removes a folder's entry), keys sorted as Pi writes them."""
     path = Path(agent_dir) / "trust.json"
-    data = _read_trust_file(path)
-    for folder, decision in updates:
-        if decision is None:
-            data.pop(_canonical(folder), None)
-        else:
-            data[_canonical(folder)] = decision
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(dict(sorted(data.items())), indent=2) + "\n", encoding="utf-8")
+    with _trust_file_lock(path):
+        data = _read_trust_file(path)
+        for folder, decision in updates:
+            if decision is None:
+                data.pop(_canonical(folder), None)
+            else:
+                data[_canonical(folder)] = decision
+        path.write_text(json.dumps(dict(sorted(data.items())), indent=2) + "\n", encoding="utf-8")
+
+
+TrustAsker = Callable[[str, Sequence[TrustChoice]], "TrustChoice | None"]
+"""Asks the user ``(question, choices)``; the choice made, or ``None`` when dismissed."""
 
 
 def resolve_project_trust(
@@ -102,32 +189,29 @@ def resolve_project_trust(
     override: bool | None,
     default_trust: ProjectTrustDefault,
     inherit: bool = True,
+    ask: TrustAsker | None = None,
 ) -> bool:
-    """Trust for a run without a UI to ask (``--approve``/``--no-approve`` win). With
-    ``inherit=False`` neither an ancestor's decision nor ``defaultProjectTrust`` counts: only
-    a decision saved for ``cwd`` itself, else untrusted."""
+    """Trust for a run (``--approve``/``--no-approve`` win). A project without resources that
+    need trust is trusted unless a saved decision says otherwise (Pi 1.6). With
+    ``default_trust`` ``ask`` and no saved decision, ``ask`` (the startup prompt) decides and
+    its choice is saved; dismissed, or nobody to ask, means untrusted. With ``inherit=False``
+    neither an ancestor's decision nor ``defaultProjectTrust`` counts: only a decision saved
+    for ``cwd`` itself, else untrusted."""
     if override is not None:
         return override
     if not needs_project_trust(cwd):
-        return True
+        return stored_trust_decision(agent_dir, cwd) is not False
     if not inherit:
-        return _read_trust_file(Path(agent_dir) / "trust.json").get(_canonical(cwd)) is True
+        path = Path(agent_dir) / "trust.json"
+        return path.exists() and _read_trust_file(path).get(_canonical(cwd)) is True
     decision = stored_trust_decision(agent_dir, cwd)
     if decision is not None:
         return decision
-    return default_trust == "always"
-
-
-def remember_trust_decision(agent_dir: str | Path, cwd: str | Path, trusted: bool) -> None:
-    """Record a decision for ``cwd`` in ``trust.json`` (an extension's ``remember: true``)."""
-    import json
-    import tempfile
-
-    path = Path(agent_dir) / "trust.json"
-    data = read_json_object(path) or {}
-    data[_canonical(cwd)] = trusted
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False, encoding="utf-8") as handle:
-        json.dump(data, handle, indent=2)
-        handle.write("\n")
-    os.replace(handle.name, path)
+    if default_trust != "ask" or ask is None:
+        return default_trust == "always"
+    choice = ask(trust_prompt_title(str(cwd)), trust_choices(cwd, session_only=True))
+    if choice is None:
+        return False
+    if choice.updates:
+        save_trust_decisions(agent_dir, choice.updates)
+    return choice.trusted

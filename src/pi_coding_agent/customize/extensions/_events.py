@@ -157,7 +157,8 @@ class BeforeAgentStartEvent(Event):
 
 @dataclass
 class AgentSettledEvent(Event):
-    pass
+    aborted: bool = False
+    """The run ended because it was aborted (Pi 1.6)."""
 
 
 @dataclass

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from pi_ai import Model
 from pi_coding_agent.core.model_registry import ScopedModel
 from pi_coding_agent.core.session import SessionManager
-from pi_coding_agent.core.settings import Settings
+from pi_coding_agent.core.settings import Settings, TrustAsker
 from pi_coding_agent.runtime.agent_session._create import (
     CreateAgentSessionOptions,
     CreateAgentSessionResult,
@@ -44,20 +44,31 @@ def create_agent_session(options: CreateAgentSessionOptions) -> CreateAgentSessi
 
 
 def trusted_settings(
-    cwd: str, agent_dir: Path, *, trust_override: bool | None = None, inherit: bool = True
+    cwd: str,
+    agent_dir: Path,
+    *,
+    trust_override: bool | None = None,
+    inherit: bool = True,
+    ask: TrustAsker | None = None,
 ) -> tuple[Settings, str | None]:
     """The settings for ``cwd``: project settings only when the project is trusted (a
-    remembered decision, ``trust_override`` from ``-a``/``-na``, or the default trust; with
-    ``inherit=False``, as for batch tasks, only a decision remembered for ``cwd`` itself).
-    The second value is a warning when the trust decisions cannot be read (then untrusted)."""
+    remembered decision, ``trust_override`` from ``-a``/``-na``, the default trust, or the
+    answer to ``ask``, the terminal UI's startup prompt; with ``inherit=False``, as for batch
+    tasks, only a decision remembered for ``cwd`` itself). The second value is a warning
+    when the trust decisions cannot be read or saved (then untrusted)."""
     from pi_coding_agent.core.settings import ConfigFileError, resolve_project_trust
 
     global_only = Settings.load(cwd, agent_dir, project_trusted=False)
     try:
         trusted = resolve_project_trust(
-            cwd, agent_dir, override=trust_override, default_trust=global_only.default_project_trust, inherit=inherit
+            cwd,
+            agent_dir,
+            override=trust_override,
+            default_trust=global_only.default_project_trust,
+            inherit=inherit,
+            ask=ask,
         )
-    except ConfigFileError as error:
+    except (ConfigFileError, OSError) as error:
         return global_only, f"Cannot read trust decisions ({error}); project settings are ignored"
     return (Settings.load(cwd, agent_dir, project_trusted=True) if trusted else global_only), None
 

@@ -105,7 +105,6 @@ def _stream_function(catalog: ModelCatalog, settings: Settings, cwd: str) -> Str
     from pi_ai import stream_simple
 
     provider_retry = settings.provider_retry
-    idle_timeout = settings.http_idle_timeout_ms
     response_timeout = settings.response_timeout_ms
     connect_timeout = settings.websocket_connect_timeout_ms
 
@@ -123,6 +122,7 @@ def _stream_function(catalog: ModelCatalog, settings: Settings, cwd: str) -> Str
             model = msgspec.structs.replace(model, base_url=auth.base_url)
         headers: dict[str, str | None] = dict(options.headers or {})
         headers.update(auth.headers or {})
+        idle_timeout = settings.http_idle_timeout_ms  # read per request: /settings changes it
         # httpIdleTimeoutMs 0 means "no limit"; Pi passes the largest 32-bit value then. The
         # request timeout bounds the wait for response headers only; the idle timeout bounds
         # that wait too and every silence in the body (Pi's undici dispatcher).

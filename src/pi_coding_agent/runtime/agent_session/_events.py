@@ -24,8 +24,10 @@ class SessionAgentEndEvent:
 
 @dataclass(slots=True)
 class AgentSettledEvent:
-    """The run, its retries and every queued insertion are done; the session is idle."""
+    """The run, its retries and every queued insertion are done; the session is idle.
+    ``aborted``: the run ended because ``abort`` was called during it (Pi 1.6)."""
 
+    aborted: bool = False
     type: Literal["agent_settled"] = "agent_settled"
 
 
@@ -125,7 +127,7 @@ def session_event_to_json(event: AgentSessionEvent) -> dict[str, Any]:
     if isinstance(event, SessionAgentEndEvent):
         return {"type": "agent_end", "messages": to_builtins(event.messages), "willRetry": event.will_retry}
     if isinstance(event, AgentSettledEvent):
-        return {"type": event.type}
+        return {"type": event.type, "aborted": event.aborted}
     if isinstance(event, AutoRetryStartEvent):
         return {
             "type": event.type,

@@ -38,6 +38,7 @@ from pi_coding_agent.customize.extensions import TurnEndEvent as ExtensionTurnEn
 from pi_coding_agent.customize.extensions import TurnStartEvent as ExtensionTurnStart
 from pi_coding_agent.runtime.agent_session._events import AgentSessionEvent
 from pi_coding_agent.runtime.agent_session._hooks import result_field
+from pi_coding_agent.runtime.agent_session._parts import SessionError
 from pi_coding_agent.runtime.agent_session._tools import SessionTools
 from pi_coding_agent.runtime.agent_session._tree import BranchSummaryOutcome
 
@@ -153,6 +154,30 @@ class ExtensionBinding:
             runner.report(f"command:{name}", "command", error)
         return True
 
+    async def input(
+        self, text: str, images: Sequence[ImageContent] | None, source: str, behaviour: str | None
+    ) -> tuple[str, Sequence[ImageContent] | None] | None:
+        """The ``input`` event: the text and images to go on with, or ``None`` when a handler
+        handled the input (nothing is sent or queued)."""
+        runner = self._handling("input")
+        if runner is None:
+            return text, images
+        decision = await runner.emit_input(text, list(images) if images else None, source, behaviour)
+        if decision["action"] == "handled":
+            return None
+        if decision["action"] == "transform":
+            return decision["text"], decision["images"]
+        return text, images
+
+    def refuse_command(self, text: str) -> None:
+        """Raise Pi's error when ``text`` names an extension command: one cannot be queued."""
+        runner = self.runner
+        name = text[1:].partition(" ")[0]
+        if text.startswith("/") and runner is not None and runner.get_command(name) is not None:
+            raise SessionError(
+                f'Extension command "/{name}" cannot be queued. Use prompt() or execute the command when not streaming.'
+            )
+
     async def before_agent_start(
         self, text: str, images: Sequence[ImageContent] | None, system_prompt: str, options: dict[str, Any]
     ) -> tuple[list[AgentMessage], str | None]:
@@ -179,13 +204,13 @@ class ExtensionBinding:
             )
         return messages, changed_prompt
 
-    async def settled(self) -> None:
-        """``agent_settled``: the run and everything it set off are done."""
+    async def settled(self, aborted: bool) -> None:
+        """``agent_settled``: the run and everything it set off are done (``aborted``: by an abort)."""
         runner = self._handling("agent_settled")
         if runner is not None:
             from pi_coding_agent.customize.extensions import AgentSettledEvent
 
-            await runner.emit(AgentSettledEvent("agent_settled"))
+            await runner.emit(AgentSettledEvent("agent_settled", aborted))
 
     # ------------------------------------------------------------------ custom messages
 

@@ -48,9 +48,8 @@ SessionSetup = Callable[[SessionManager], Awaitable[None]]
 ForkPosition = Literal["before", "at"]
 
 INVALID_FORK_ENTRY = "Invalid entry ID for forking"
-NOT_SAVED_YET = (
-    "This session has not been saved yet. Wait for the first assistant response before cloning or forking it."
-)
+NOT_SAVED_YET = "This session has not been saved yet. Send a message before cloning or forking it."
+"""Pi 1.6's wording (0.85: "Wait for the first assistant response before cloning or forking it.")."""
 
 
 class MissingSessionCwdError(SessionError):

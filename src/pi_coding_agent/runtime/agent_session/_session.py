@@ -77,6 +77,12 @@ if TYPE_CHECKING:
     from pi_coding_agent.core.tools import BashOperations
 
 StreamingBehavior = Literal["steer", "followUp"]
+QueuedInputDisposition = Literal["handled", "queued"]
+"""What became of a steer or follow-up: an ``input`` handler handled it, or it was queued."""
+PromptDisposition = Literal["handled", "queued", "started"]
+"""What became of a prompt (Pi 1.6's RPC ``data.disposition``): handled by an extension command
+or ``input`` handler (no run starts: do not wait for ``agent_settled``), queued into the
+active run, or started a run."""
 
 BUSY_MESSAGE = "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message."
 COMPACTING_MESSAGE = "Cannot submit a prompt while compaction is in progress. Wait for compaction to finish and retry."
@@ -110,6 +116,8 @@ class AgentSession:
         self.cwd = cwd
         self._listeners = Listeners()
         self._run_active = False
+        self._abort_requested = False
+        """``abort`` was called during the current run: it stops there (``agent_settled.aborted``)."""
         self._idle_waiters: list[asyncio.Future[None]] = []
         self._last_assistant: AssistantMessage | None = None
         self._expand_input = expand_input
@@ -258,13 +266,33 @@ class AgentSession:
     def _expand(self, text: str) -> str:
         return self._expand_input(text) if self._expand_input is not None else text
 
-    async def steer(self, text: str, images: Sequence[ImageContent] | None = None) -> None:
+    async def steer(
+        self, text: str, images: Sequence[ImageContent] | None = None, *, source: str = "interactive"
+    ) -> QueuedInputDisposition:
         """Queue a message delivered after the current turn's tool calls, before the next model call."""
-        self._queue.steer(self._expand(text), images)
+        return await self._queue_input(text, images, "steer", source)
 
-    async def follow_up(self, text: str, images: Sequence[ImageContent] | None = None) -> None:
+    async def follow_up(
+        self, text: str, images: Sequence[ImageContent] | None = None, *, source: str = "interactive"
+    ) -> QueuedInputDisposition:
         """Queue a message delivered once the agent has nothing else to do."""
-        self._queue.follow_up(self._expand(text), images)
+        return await self._queue_input(text, images, "followUp", source)
+
+    async def _queue_input(
+        self, text: str, images: Sequence[ImageContent] | None, behaviour: StreamingBehavior, source: str
+    ) -> QueuedInputDisposition:
+        """Pi's order: an extension command is refused (it cannot wait in a queue), ``input``
+        handlers see the text (``source``; Pi 1.6), then skills and templates are expanded."""
+        self._extensions.refuse_command(text)
+        accepted = await self._extensions.input(text, images, source, behaviour if self._run_active else None)
+        if accepted is None:
+            return "handled"
+        text, images = accepted
+        if behaviour == "steer":
+            self._queue.steer(self._expand(text), images)
+        else:
+            self._queue.follow_up(self._expand(text), images)
+        return "queued"
 
     def clear_queue(self) -> tuple[list[str], list[str]]:
         """Drop every queued message; returns the (steering, follow-up) texts that were waiting."""
@@ -315,7 +343,7 @@ class AgentSession:
         images: Sequence[ImageContent] | None = None,
         *,
         streaming_behavior: StreamingBehavior | None = None,
-        on_accepted: Callable[[], None] | None = None,
+        on_accepted: Callable[[PromptDisposition], None] | None = None,
         expand_prompt_templates: bool = True,
         source: str = "interactive",
     ) -> None:
@@ -323,7 +351,8 @@ class AgentSession:
 
         While a run is active the message is queued instead (``streaming_behavior``
         ``"steer"`` or ``"followUp"``; without one that is an error). ``on_accepted`` is
-        called once the message was accepted or queued, before the run starts. Raises
+        called with the disposition once the message was handled, queued or accepted,
+        before the run starts. Raises
         ``SessionError`` before anything is sent when a run is active without a streaming
         behaviour, a manual compaction runs, no model is selected, or the model's provider
         has no credentials. Pi's order: an extension command runs at once (even during a
@@ -332,29 +361,25 @@ class AgentSession:
         ``before_agent_start`` may add messages and change the system prompt.
         ``source`` (``interactive``, ``rpc``, ``extension``) is what ``input`` handlers see.
         """
-        accepted = on_accepted or (lambda: None)
+        accepted = on_accepted or (lambda disposition: None)
         if expand_prompt_templates and text.startswith("/") and await self._extensions.run_command(text):
-            accepted()
+            accepted("handled")
             return
         if self._manual_compaction.running:
             raise SessionError(COMPACTING_MESSAGE)
-        runner = self._extensions.runner
-        if runner is not None and runner.has_handlers("input"):
-            behaviour = streaming_behavior if self._run_active else None
-            decision = await runner.emit_input(text, list(images) if images else None, source, behaviour)
-            if decision["action"] == "handled":
-                accepted()
-                return
-            if decision["action"] == "transform":
-                text, images = decision["text"], decision["images"]
+        taken = await self._extensions.input(text, images, source, streaming_behavior if self._run_active else None)
+        if taken is None:
+            accepted("handled")
+            return
+        text, images = taken
         if expand_prompt_templates:
             text = self._expand(text)
         if self._run_active:
             self._queue_during_run(text, images, streaming_behavior)
-            accepted()
+            accepted("queued")
             return
         messages = await self._prepare_run(text, images)
-        accepted()
+        accepted("started")
         await self._run_agent_prompt(messages)
 
     def _queue_during_run(
@@ -393,6 +418,7 @@ class AgentSession:
 
     async def _run_agent_prompt(self, messages: list[AgentMessage]) -> None:
         self._run_active = True
+        self._abort_requested = False
         try:
             await self.agent.prompt(messages)
             while await self._handle_post_agent_run():
@@ -400,15 +426,18 @@ class AgentSession:
         finally:
             self._bash.flush_pending()
             self._run_active = False
-            await self._extensions.settled()
+            aborted, self._abort_requested = self._abort_requested, False
+            await self._extensions.settled(aborted)
             try:
-                self._emit(AgentSettledEvent())
+                self._emit(AgentSettledEvent(aborted))
             finally:
                 self._resolve_idle_if_idle()
 
     async def _handle_post_agent_run(self) -> bool:
         """After the agent stopped: whether it continues (a retry, a compaction's retry, queued messages)."""
         message, self._last_assistant = self._last_assistant, None
+        if self._abort_requested:  # an aborted run stops: no retry, compaction or queued message follows (Pi 1.6)
+            return False
         if message is None:
             return False
         if self._retry.is_retryable(message) and await self._retry.prepare(message):
@@ -465,6 +494,8 @@ class AgentSession:
 
     async def abort(self) -> None:
         """Stop the run (model call, tools, retry backoff, compaction, branch summary); wait until idle."""
+        if self._run_active:
+            self._abort_requested = True
         self.abort_retry()
         self.abort_compaction()
         self.abort_branch_summary()

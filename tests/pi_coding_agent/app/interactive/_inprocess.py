@@ -164,9 +164,11 @@ def run_app(
     extended_keys: bool = False,
     background: str | None = None,
     route: Callable[[dict[str, Any]], tuple[str, list[Turn]]] | None = None,
+    startup: Scenario | None = None,
 ) -> App:
     """Run ``pi args`` in-process until ``scenario`` is done with it (the options as
-    ``_scenario.launch``'s; ``background``: the colour the terminal answers ``OSC 11`` with).
+    ``_scenario.launch``'s; ``background``: the colour the terminal answers ``OSC 11`` with;
+    ``startup`` answers a dialog shown before the interactive mode, such as the trust prompt).
     The finished ``App`` (its files, provider and last screen) is returned."""
     with ScriptedProvider(turns, summary=summary, route=route) as provider:
         sandbox = Sandbox.create(tmp_path, provider.base_url, {**SETTINGS, **(settings or {})})
@@ -179,7 +181,7 @@ def run_app(
         answers = {BACKGROUND_QUERY: _osc11_answer(background)} if background else {}
         terminal = VirtualTerminal(width, height, answers=answers, extended_keys=extended_keys)
         app = App(sandbox, provider, terminal)
-        with _process_of_the_run(sandbox, terminal, env or {}), _driven(app, scenario, ready):
+        with _process_of_the_run(sandbox, terminal, env or {}), _driven(app, scenario, ready, startup):
             code = main(list(args))
         app.exit_code = code
     if app._task is None:  # the scenario never ran: pi stopped before its interactive mode
@@ -194,9 +196,18 @@ def _osc11_answer(colour: str) -> str:
 
 
 @contextmanager
-def _driven(app: App, scenario: Scenario, ready: str | None) -> Iterator[None]:
-    """``main`` runs the interactive mode on ``app``'s terminal, and ``scenario`` beside it."""
+def _driven(app: App, scenario: Scenario, ready: str | None, startup: Scenario | None) -> Iterator[None]:
+    """``main`` runs the interactive mode on ``app``'s terminal, and ``scenario`` beside it;
+    a startup dialog on the same terminal, with ``startup`` beside it (none expected without)."""
     original = interactive.run_interactive_mode
+    original_select = interactive.startup_select
+
+    async def select_with_startup(title: str, options: Any, agent_dir: Path) -> str | None:
+        if startup is None:
+            raise AssertionError(f"an unexpected startup dialog: {title!r}")
+        dialog = asyncio.ensure_future(original_select(title, options, agent_dir, app.terminal))
+        await startup(app)
+        return await dialog
 
     async def with_scenario(runtime: Any, **options: Any) -> int:
         app._task = asyncio.ensure_future(original(runtime, terminal=app.terminal, **options))
@@ -211,10 +222,12 @@ def _driven(app: App, scenario: Scenario, ready: str | None) -> Iterator[None]:
         return 0 if app._task.cancelled() else app._task.result()
 
     interactive.run_interactive_mode = with_scenario
+    interactive.startup_select = select_with_startup
     try:
         yield
     finally:
         interactive.run_interactive_mode = original
+        interactive.startup_select = original_select
         gc.unfreeze()  # ``main`` freezes what is alive when a run ends; a test process goes on
 
 

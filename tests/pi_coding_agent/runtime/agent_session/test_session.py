@@ -94,7 +94,7 @@ async def test_transient_error_is_retried_with_backoff_events(env: Env, faux: Fa
     }
     assert retry_events[2] == {"type": "auto_retry_end", "success": True, "attempt": 1}
     assert retry_events[3]["type"] == "agent_end" and retry_events[3]["willRetry"] is False
-    assert events[-1] == {"type": "agent_settled"}
+    assert events[-1] == {"type": "agent_settled", "aborted": False}
     assert [event["type"] for event in events].count("agent_settled") == 1
     # The failed answer stays in the file but not in the context the model sees next.
     roles = [(line["message"]["role"], line["message"].get("stopReason")) for line in file_lines(session)
@@ -151,7 +151,7 @@ async def test_abort_during_retry_backoff_cancels_the_retry(env: Env, faux: Faux
     await session.abort()
     await asyncio.wait_for(task, 5)
     assert {"type": "auto_retry_end", "success": False, "attempt": 1, "finalError": "Retry cancelled"} in events
-    assert events[-1] == {"type": "agent_settled"}
+    assert events[-1] == {"type": "agent_settled", "aborted": True}
 
 
 async def test_prompt_refuses_without_model_or_credentials(env: Env, faux: FauxProvider) -> None:

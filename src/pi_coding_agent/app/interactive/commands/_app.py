@@ -8,13 +8,20 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from pi_coding_agent.app.interactive._screen_settings import apply_fullscreen_settings, apply_image_settings
+from pi_coding_agent.app.interactive.components import image_protocol
 from pi_coding_agent.app.interactive.selectors import (
+    HTTP_IDLE_TIMEOUTS,
     TRUST_LABELS,
     SettingsSelector,
-    TrustOption,
     TrustSelector,
 )
-from pi_coding_agent.core.settings import ConfigFileError, save_trust_decisions, stored_trust_entry
+from pi_coding_agent.core.settings import (
+    ConfigFileError,
+    TrustChoice,
+    save_trust_decisions,
+    stored_trust_entry,
+)
 from pi_tui import DynamicBorder, Markdown, Spacer, Text, read_keybindings_file
 
 if TYPE_CHECKING:
@@ -105,7 +112,15 @@ def _setting_values(host: SettingsHost) -> dict[str, str]:
         "follow-up-mode": session.follow_up_mode,
         "transport": session.settings.transport,
         "hide-thinking": flag(host.transcript.style.hide_thinking, False),
-        "quiet-startup": flag(get("quietStartup"), False),
+        "quiet-startup": "header" if get("quietStartup") == "header" else flag(get("quietStartup"), False),
+        "http-idle-timeout": _idle_timeout_label(session.settings.http_idle_timeout_ms),
+        "collapse-changelog": flag(get("collapseChangelog"), False),
+        "install-telemetry": flag(get("enableInstallTelemetry"), True),
+        "fullscreen-scrollbar": session.settings.fullscreen_scrollbar,
+        "fullscreen-copy-on-select": flag(session.settings.fullscreen_copy_on_select, True),
+        "fullscreen-wheel-scroll-lines": str(session.settings.fullscreen_wheel_scroll_lines),
+        "image-width-cells": str(session.settings.image_width_cells),
+        "terminal-progress": flag(session.settings.show_terminal_progress, False),
         "default-project-trust": TRUST_LABELS.get(trust if isinstance(trust, str) else "ask", "Ask"),
         "double-escape-action": str(get("doubleEscapeAction") or "tree"),
         "tree-filter-mode": str(get("treeFilterMode") or "default"),
@@ -123,8 +138,19 @@ def _setting_values(host: SettingsHost) -> dict[str, str]:
     }
 
 
+def _idle_timeout_label(milliseconds: int) -> str:
+    """Pi's label for an idle timeout: a choice's name, else ``N sec``."""
+    names = {value: label for label, value in HTTP_IDLE_TIMEOUTS.items()}
+    return names.get(milliseconds, f"{milliseconds / 1000:g} sec")
+
+
 _STORED: dict[str, tuple[tuple[str, ...], Callable[[str], Any]]] = {
-    "quiet-startup": (("quietStartup",), lambda v: v == "true"),
+    "quiet-startup": (("quietStartup",), lambda v: "header" if v == "header" else v == "true"),
+    "http-idle-timeout": (("httpIdleTimeoutMs",), lambda v: HTTP_IDLE_TIMEOUTS[v]),
+    "collapse-changelog": (("collapseChangelog",), lambda v: v == "true"),
+    "install-telemetry": (("enableInstallTelemetry",), lambda v: v == "true"),
+    "image-width-cells": (("terminal", "imageWidthCells"), int),
+    "terminal-progress": (("terminal", "showTerminalProgress"), lambda v: v == "true"),
     "double-escape-action": (("doubleEscapeAction",), str),
     "tree-filter-mode": (("treeFilterMode",), str),
     "fullscreen-exit-output": (("fullscreenExitOutput",), str),
@@ -136,12 +162,26 @@ _STORED: dict[str, tuple[tuple[str, ...], Callable[[str], Any]]] = {
 }
 
 
+_FULLSCREEN = {
+    "fullscreen-scrollbar": "fullscreenScrollbar",
+    "fullscreen-copy-on-select": "fullscreenCopyOnSelect",
+    "fullscreen-wheel-scroll-lines": "fullscreenWheelScrollLines",
+}
+
+
 def _apply_setting(host: SettingsHost, key: str, value: str) -> None:
     session = host.session
     settings = session.settings
     if key in _STORED:
         keys, convert = _STORED[key]
         settings.set_global(keys, convert(value))
+        if key == "image-width-cells":
+            apply_image_settings(settings)
+            host.render_session()
+    elif key in _FULLSCREEN:
+        stored: object = value == "true" if key == "fullscreen-copy-on-select" else value
+        settings.set_global((_FULLSCREEN[key],), int(value) if value.isdigit() else stored)
+        apply_fullscreen_settings(host.tui, settings)
     elif key == "autocompact":
         session.set_auto_compaction_enabled(value == "true")
         host.footer.auto_compact = value == "true"
@@ -184,8 +224,11 @@ async def settings(host: SettingsHost, _: str) -> None:
     def change(key: str, value: str) -> None:
         _apply_setting(host, key, value)
 
+    images = image_protocol() is not None
     host.ui.open(
-        lambda done: SettingsSelector(host.ui.context(), _setting_values(host), host.themes.names(), change, done)
+        lambda done: SettingsSelector(
+            host.ui.context(), _setting_values(host), host.themes.names(), change, done, images=images
+        )
     )
 
 
@@ -198,7 +241,7 @@ async def trust(host: AppCommandHost, _: str) -> None:
         return
 
     def build(done: Callable[[], None]) -> TrustSelector:
-        def chosen(option: TrustOption) -> None:
+        def chosen(option: TrustChoice) -> None:
             try:
                 save_trust_decisions(host.agent_dir, option.updates)
             except (OSError, ConfigFileError) as error:

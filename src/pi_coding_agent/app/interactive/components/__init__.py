@@ -6,7 +6,7 @@ from pi_coding_agent.app.interactive.components._custom import (
     ExtensionToolView,
 )
 from pi_coding_agent.app.interactive.components._footer import Footer
-from pi_coding_agent.app.interactive.components._images import image_protocol, set_cell_size
+from pi_coding_agent.app.interactive.components._images import configure_images, image_protocol, set_cell_size
 from pi_coding_agent.app.interactive.components._messages import (
     AssistantMessageView,
     BashExecutionView,
@@ -28,6 +28,7 @@ __all__ = [
     "SummaryCard",
     "ToolExecutionView",
     "UserMessageView",
+    "configure_images",
     "image_protocol",
     "notice",
     "set_cell_size",

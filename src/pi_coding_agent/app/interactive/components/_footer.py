@@ -1,4 +1,5 @@
-"""The footer: working directory and session name, then tokens, cache, cost, context and model.
+"""The footer: working directory, git branch and session name, then tokens, cache, cost,
+context and model.
 
 Totals are summed over every assistant message in the session file (and tool results
 and summaries that report usage), as Pi's footer does; they are recomputed on
@@ -10,6 +11,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
+from pi_coding_agent.app.interactive.components._git_branch import GitBranch
 from pi_tui import terminal_safe, truncate_to_width, visible_width
 
 if TYPE_CHECKING:
@@ -51,6 +53,7 @@ class Footer:
         self._cache_hit: float | None = None
         self._context_percent: float | None = 0.0
         self._cache: tuple[int, list[str]] | None = None
+        self.git = GitBranch(session.session_manager.get_cwd())
         self.refresh()
 
     def refresh(self) -> None:
@@ -82,6 +85,18 @@ class Footer:
     def invalidate(self) -> None:
         self._cache = None
 
+    @property
+    def git_branch(self) -> str | None:
+        """The branch shown after the working directory (``detached``, or ``None`` outside git)."""
+        return self.git.name
+
+    def poll_git_branch(self) -> bool:
+        """Whether the branch changed (checked out elsewhere, or the session moved to another folder)."""
+        if not self.git.poll(self.session.session_manager.get_cwd()):
+            return False
+        self._cache = None
+        return True
+
     def render(self, width: int) -> list[str]:
         if self._cache is not None and self._cache[0] == width:
             return self._cache[1]
@@ -94,6 +109,8 @@ class Footer:
         session = self.session
         manager = session.session_manager
         pwd = format_cwd(manager.get_cwd(), os.environ.get("HOME"))
+        if self.git.name:
+            pwd = f"{pwd} ({self.git.name})"
         name = manager.get_session_name()
         if name:
             pwd = f"{pwd} • {terminal_safe(name, keep_sgr=False)}"

@@ -13,19 +13,31 @@ import math
 import os
 import struct
 
-IMAGE_WIDTH_CELLS = 60
+IMAGE_WIDTH_CELLS = [60]  # the widest an image is drawn, in cells: ``terminal.imageWidthCells``
+_FORCED_PROTOCOL: list[str | bool | None] = [None]  # ``terminal.images`` ("kitty", "iterm2", False)
 CELL_PX = [9, 18]  # the terminal's cell in pixels: Pi's default until the terminal tells (set_cell_size)
 KITTY_CHUNK = 4096
 
 
+def configure_images(protocol: object, width_cells: int) -> None:
+    """Pi's ``terminal.images`` (``"kitty"``, ``"iterm2"``, ``false``; anything else: detect)
+    and ``terminal.imageWidthCells``."""
+    _FORCED_PROTOCOL[0] = protocol if protocol in ("kitty", "iterm2", False) else None
+    IMAGE_WIDTH_CELLS[0] = max(1, width_cells)
+
+
 def image_protocol(env: dict[str, str] | None = None) -> str | None:
-    """``kitty``, ``iterm2`` or ``None`` (text instead), judged from the environment as Pi does."""
+    """``kitty``, ``iterm2`` or ``None`` (text instead): ``PI_IMAGE_PROTOCOL``, else the
+    ``terminal.images`` setting, else judged from the environment as Pi does."""
     env = dict(os.environ) if env is None else env
     forced = env.get("PI_IMAGE_PROTOCOL", "").lower()
     if forced in ("kitty", "iterm2"):
         return forced
     if forced in ("none", "0"):
         return None
+    setting = _FORCED_PROTOCOL[0]
+    if setting is not None:
+        return setting if isinstance(setting, str) else None
     program = env.get("TERM_PROGRAM", "").lower()
     term = env.get("TERM", "").lower()
     if env.get("TMUX") or term.startswith(("tmux", "screen")):
@@ -112,10 +124,10 @@ def set_cell_size(width_px: int, height_px: int) -> None:
 
 
 def cell_size(image: tuple[int, int] | None, width: int) -> tuple[int, int]:
-    """``(columns, rows)`` an image takes: scaled to at most ``IMAGE_WIDTH_CELLS`` columns
+    """``(columns, rows)`` an image takes: scaled to at most ``IMAGE_WIDTH_CELLS[0]`` columns
     (two fewer than the width) and as many rows as make a square, keeping its proportions,
     in cells of ``CELL_PX``."""
-    max_columns = max(1, min(width - 2, IMAGE_WIDTH_CELLS))
+    max_columns = max(1, min(width - 2, IMAGE_WIDTH_CELLS[0]))
     max_rows = max(1, math.ceil(max_columns * CELL_PX[0] / CELL_PX[1]))
     if image is None:
         return max_columns, max_rows

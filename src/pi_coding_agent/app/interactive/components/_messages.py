@@ -25,6 +25,19 @@ if TYPE_CHECKING:
     from pi_coding_agent.customize.themes import Theme
 
 BASH_PREVIEW_LINES = 20  # Pi's preview of a user bash run
+ZONE_START = "\x1b]133;A\x07"
+ZONE_END = "\x1b]133;B\x07\x1b]133;C\x07"
+
+
+def mark_zone(lines: list[str], first: int = 0) -> list[str]:
+    """Pi's semantic prompt marks (``OSC 133``) around a message, from line ``first``: the
+    terminal's (and fullscreen mode's) previous/next prompt jumps stop there."""
+    if len(lines) <= first:
+        return lines
+    lines = list(lines)
+    lines[first] = ZONE_START + lines[first]
+    lines[-1] = ZONE_END + lines[-1]
+    return lines
 
 MarkdownTransform = Callable[[str, dict[str, Any]], str]
 """Display-only rewrite of a message's Markdown (extensions' ``register_markdown_transformer``):
@@ -64,6 +77,9 @@ class UserMessageView(Container):
         style = lambda s: theme.fg("userMessageText", s)  # noqa: E731
         box.add_child(markdown(transform, "user", lambda: False, text, 0, 0, markdown_theme, style))
         self.add_child(box)
+
+    def render(self, width: int) -> list[str]:
+        return mark_zone(super().render(width), first=1)  # the box, after the spacer above it
 
 
 class AssistantMessageView(Container):
@@ -119,6 +135,13 @@ class AssistantMessageView(Container):
         if text is not None:
             self.children.append(Spacer(1))
             self.children.append(Text(theme.fg("error", terminal_safe(text)), self.padding, 0))
+
+    def render(self, width: int) -> list[str]:
+        lines = super().render(width)
+        message = self._message
+        if message is not None and any(isinstance(block, ToolCall) for block in message.content):
+            return lines
+        return mark_zone(lines)
 
     def set_hide_thinking(self, hide: bool) -> None:
         self.hide_thinking = hide

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from pi_coding_agent.app.interactive._styles import highlight_code
 from pi_coding_agent.app.interactive.components._images import (
     CELL_PX,
+    IMAGE_WIDTH_CELLS,
     image_fallback,
     image_lines,
     image_protocol,
@@ -347,10 +348,10 @@ class _ImageLines:
         self.protocol = protocol
         self.image_id = random.randint(1, 0xFFFFFFFE)  # a Kitty image id of its own, as Pi's
 
-        self._cache: tuple[tuple[int, int, int], list[str]] | None = None
+        self._cache: tuple[tuple[int, int, int, int], list[str]] | None = None
 
     def render(self, width: int) -> list[str]:
-        key = (width, CELL_PX[0], CELL_PX[1])
+        key = (width, CELL_PX[0], CELL_PX[1], IMAGE_WIDTH_CELLS[0])
         if self._cache is None or self._cache[0] != key:  # decoding a large image is not per frame
             self._cache = (key, image_lines(self.image.data, self.image.mime_type, width, self.protocol,
                                             self.image_id))  # fmt: skip

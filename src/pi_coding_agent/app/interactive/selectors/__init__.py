@@ -2,7 +2,7 @@
 
 from pi_coding_agent.app.interactive.selectors._base import SelectorContext
 from pi_coding_agent.app.interactive.selectors._dialogs import EditorDialog, InputDialog, SelectDialog
-from pi_coding_agent.app.interactive.selectors._lists import ForkSelector, TrustOption, TrustSelector
+from pi_coding_agent.app.interactive.selectors._lists import ForkSelector, TrustSelector
 from pi_coding_agent.app.interactive.selectors._login import (
     LoginDialog,
     ProviderRow,
@@ -16,10 +16,15 @@ from pi_coding_agent.app.interactive.selectors._models import (
     model_key,
 )
 from pi_coding_agent.app.interactive.selectors._sessions import SessionLike, SessionPicker
-from pi_coding_agent.app.interactive.selectors._settings import TRUST_LABELS, SettingsSelector
+from pi_coding_agent.app.interactive.selectors._settings import (
+    HTTP_IDLE_TIMEOUTS,
+    TRUST_LABELS,
+    SettingsSelector,
+)
 from pi_coding_agent.app.interactive.selectors._tree import TreeSelector
 
 __all__ = [
+    "HTTP_IDLE_TIMEOUTS",
     "TRUST_LABELS",
     "EditorDialog",
     "ForkSelector",
@@ -36,7 +41,6 @@ __all__ = [
     "SettingsSelector",
     "ThinkingSelector",
     "TreeSelector",
-    "TrustOption",
     "TrustSelector",
     "auth_type_label",
     "model_key",

@@ -3,11 +3,10 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 from pi_coding_agent.app.interactive.selectors._base import SelectorContext
+from pi_coding_agent.core.settings import TrustChoice, trust_choices
 from pi_tui import Container, Spacer, Text, truncate_to_width
 
 
@@ -79,28 +78,6 @@ class ForkSelector(Container):
         self.list.handle_input(data)
 
 
-@dataclass(frozen=True)
-class TrustOption:
-    label: str
-    trusted: bool
-    updates: tuple[tuple[str, bool | None], ...]
-    """``(folder, decision)`` pairs written to ``trust.json`` (``None`` removes the folder's entry)."""
-    saved_path: str
-
-
-def trust_options(cwd: str) -> list[TrustOption]:
-    """Pi's choices: trust the folder, trust its parent (dropping the folder's own entry), do not trust."""
-    folder = os.path.realpath(os.path.abspath(cwd))
-    options = [TrustOption("Trust", True, ((folder, True),), folder)]
-    parent = os.path.dirname(folder)
-    if parent != folder:
-        options.append(
-            TrustOption(f"Trust parent folder ({parent})", True, ((parent, True), (folder, None)), parent)
-        )
-    options.append(TrustOption("Do not trust", False, ((folder, False),), folder))
-    return options
-
-
 class TrustSelector(Container):
     def __init__(
         self,
@@ -109,12 +86,12 @@ class TrustSelector(Container):
         saved: tuple[str, bool] | None,
         trusted_now: bool,
         *,
-        on_select: Callable[[TrustOption], None],
+        on_select: Callable[[TrustChoice], None],
         on_cancel: Callable[[], None],
     ) -> None:
         super().__init__()
         self.ctx = ctx
-        self.options = trust_options(cwd)
+        self.options = trust_choices(cwd)
         self.saved = saved
         self.selected = next((i for i, option in enumerate(self.options) if self._is_saved(option)), 0)
         self.on_select, self.on_cancel = on_select, on_cancel
@@ -130,7 +107,7 @@ class TrustSelector(Container):
             self.add_child(child)
         self._refresh()
 
-    def _is_saved(self, option: TrustOption) -> bool:
+    def _is_saved(self, option: TrustChoice) -> bool:
         return self.saved is not None and self.saved == (option.saved_path, option.trusted)
 
     def _describe_saved(self) -> str:

@@ -19,6 +19,9 @@ from pi_tui import (
 )
 
 TRUST_LABELS = {"ask": "Ask", "always": "Always trust", "never": "Never trust"}
+HTTP_IDLE_TIMEOUTS = {"30 sec": 30_000, "1 min": 60_000, "2 min": 120_000, "5 min": 300_000, "disabled": 0}
+IMAGE_ROWS = ("show-images", "image-width-cells")
+"""Shown only where the terminal can draw images, as in Pi."""
 BOOLEAN = ("true", "false")
 
 
@@ -39,7 +42,13 @@ SPECS = (
     SettingSpec("transport", "Transport", "Preferred transport for providers that support multiple transports",
                 ("sse", "websocket", "websocket-cached", "auto")),
     SettingSpec("hide-thinking", "Hide thinking", "Hide thinking blocks in assistant responses"),
-    SettingSpec("quiet-startup", "Quiet startup", "Disable verbose printing at startup"),
+    SettingSpec("http-idle-timeout", "HTTP idle timeout", "Maximum idle gap while waiting for HTTP headers or body "
+                "chunks. Disable for local models that pause longer than five minutes.", tuple(HTTP_IDLE_TIMEOUTS)),
+    SettingSpec("collapse-changelog", "Collapse changelog", "Show condensed changelog after updates"),
+    SettingSpec("quiet-startup", "Quiet startup", "Disable verbose printing at startup (header: keep only the "
+                "startup header)", ("true", "header", "false")),
+    SettingSpec("install-telemetry", "Install telemetry",
+                "Send an anonymous version/update ping after changelog-detected updates"),
     SettingSpec("default-project-trust", "Default project trust",
                 "Fallback behavior when no extension or saved trust decision decides project trust",
                 tuple(TRUST_LABELS.values())),
@@ -51,8 +60,17 @@ SPECS = (
     SettingSpec("fullscreen-exit-output", "Fullscreen exit output",
                 "Print the transcript or only a session resume hint when exiting fullscreen mode",
                 ("transcript", "resume-hint")),
+    SettingSpec("fullscreen-scrollbar", "Fullscreen scrollbar",
+                "Scrollbar behavior in fullscreen mode; has no effect in regular mode", ("auto", "always", "hidden")),
+    SettingSpec("fullscreen-copy-on-select", "Fullscreen copy on select", "Automatically copy selected text in "
+                "fullscreen mode; disable to copy selections with {copy}"),
+    SettingSpec("fullscreen-wheel-scroll-lines", "Fullscreen wheel scrolling", "Lines per mouse-wheel event in "
+                "fullscreen mode; 'auto' speeds up fast wheel spins where the terminal does not",
+                ("auto", "1", "2", "3", "5", "10")),
     SettingSpec("theme", "Theme", "Color theme for the interface", ()),
     SettingSpec("show-images", "Show images", "Render images inline in terminal"),
+    SettingSpec("image-width-cells", "Image width", "Preferred inline image width in terminal cells",
+                ("60", "80", "120")),
     SettingSpec("auto-resize-images", "Auto-resize images", "Resize large images to 2000x2000 max for better model compatibility"),
     SettingSpec("block-images", "Block images", "Prevent images from being sent to LLM providers"),
     SettingSpec("skill-commands", "Skill commands", "Register skills as /skill:name commands"),
@@ -61,17 +79,19 @@ SPECS = (
     SettingSpec("output-padding", "Output padding", "Horizontal padding for user messages, assistant messages, and thinking", ("0", "1")),
     SettingSpec("autocomplete-max-visible", "Autocomplete max items", "Max visible items in autocomplete dropdown (3-20)",
                 ("3", "5", "7", "10", "15", "20")),
+    SettingSpec("terminal-progress", "Terminal progress", "Show OSC 9;4 progress indicators in the terminal tab bar"),
 )  # fmt: skip
 
-# The order Pi 0.85's /settings shows its items in (ids of settings this implementation lacks
-# included, so the list reads as Pi's with those rows left out).
+# The order Pi's /settings shows its items in (ids of settings this implementation lacks
+# included, so the list reads as Pi's with those rows left out); Pi 1.6's wheel row included.
 PI_ORDER = (
     "autocompact", "show-images", "image-width-cells", "auto-resize-images", "block-images", "skill-commands",
     "show-hardware-cursor", "editor-padding", "output-padding", "autocomplete-max-visible", "clear-on-shrink",
     "terminal-progress", "steering-mode", "follow-up-mode", "transport", "http-idle-timeout", "hide-thinking",
     "mermaid-rendering", "cache-miss-notices", "collapse-changelog", "quiet-startup", "install-telemetry",
     "default-project-trust", "double-escape-action", "tree-filter-mode", "warnings", "model-thinking", "tui-mode",
-    "fullscreen-exit-output", "fullscreen-scrollbar", "fullscreen-copy-on-select", "theme",
+    "fullscreen-exit-output", "fullscreen-scrollbar", "fullscreen-copy-on-select", "fullscreen-wheel-scroll-lines",
+    "theme",
 )  # fmt: skip
 
 
@@ -109,12 +129,17 @@ class SettingsSelector(Container):
         themes: Sequence[str],
         on_change: Callable[[str, str], None],
         on_cancel: Callable[[], None],
+        *,
+        images: bool = True,
     ) -> None:
         super().__init__()
         theme = ctx.theme
         items = []
         for spec in sorted(SPECS, key=lambda spec: PI_ORDER.index(spec.id)):
+            if spec.id in IMAGE_ROWS and not images:
+                continue
             description = spec.description.replace("{follow_up}", ctx.display("app.message.followUp"))
+            description = description.replace("{copy}", ctx.display("app.message.copy"))
             submenu = (
                 (lambda current, done: ThemeMenu(ctx, current, themes, done)) if spec.id == "theme" else None
             )

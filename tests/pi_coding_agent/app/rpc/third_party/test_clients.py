@@ -1,0 +1,107 @@
+"""Third-party RPC clients, used as their users use them, against ours and Pi 1.6.
+
+* ``pi-acp``, the Agent Client Protocol bridge (npm): an editor's side (``acp_driver.mjs``, the
+  ACP SDK's ``ClientSideConnection``) starts the bridge, which runs ``pi --mode rpc`` from PATH.
+* ``pi-agent-python-sdk`` (PyPI), which refuses a ``pi`` whose ``pi --version`` is not a bare
+  version of at least 0.85.1, reads the prompt's ``disposition`` and waits for ``agent_settled``
+  (``sdk_driver.py``, in the SDK's own virtual environment).
+
+Each runs the same two prompts (a greeting; a tool call) against one scripted provider per
+run; what the user sees must be what Pi 1.6 gives. ``pi`` on PATH is a one-line script that
+runs ours or the oracle's ``pi-cli-current``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from tests.pi_coding_agent.app.rpc._support import pi_cli
+from tests.pi_coding_agent.app.rpc.third_party import _install
+from tests.pi_coding_agent.e2e._harness import OUR_PI, Sandbox
+from tests.support.scripted_provider import ScriptedProvider
+
+HERE = Path(__file__).resolve().parent
+TURNS = [
+    {"text": "Hello from the scripted model."},
+    {
+        "thinking": "Read it.",
+        "tool_calls": [{"id": "call_1", "name": "read", "arguments": {"path": "notes.txt"}}],
+    },
+    {"text": "It says hi."},
+]
+MODEL = "scripted-openai/scripted-model"
+
+
+def _path_with_pi(folder: Path, target: Path) -> str:
+    """A PATH whose ``pi`` runs ``target``, and whose ``npm`` answers nothing: pi-acp asks the
+    npm registry for Pi's newest version when a session starts (to suggest an update), and
+    tests stay off the network."""
+    folder.mkdir()
+    for name, body in (("pi", f'exec "{target}" "$@"'), ("npm", "exit 1")):
+        (folder / name).write_text(f"#!/bin/sh\n{body}\n", encoding="utf-8")
+        (folder / name).chmod(0o755)
+    return os.pathsep.join([str(folder), os.environ.get("PATH", "")])
+
+
+def _run_client(tmp_path: Path, name: str, target: Path, command: list[str], settings: dict[str, Any]) -> Any:
+    with ScriptedProvider(TURNS, sequential=True) as provider:
+        box = Sandbox.create(tmp_path / name, provider.base_url, {"retry": {"enabled": False}, **settings})
+        (box.work / "notes.txt").write_text("hi\n", encoding="utf-8")
+        env = box.env(PATH=_path_with_pi(tmp_path / name / "bin", target))
+        done = subprocess.run(
+            command, cwd=box.work, env=env, capture_output=True, text=True, timeout=120, check=False
+        )
+    assert done.returncode == 0, done.stderr[-4000:]
+    return json.loads(done.stdout)
+
+
+def _version(target: Path) -> str:
+    return subprocess.run(
+        [str(target), "--version"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+
+
+def test_acp_bridge_drives_ours_like_pi(tmp_path: Path) -> None:
+    bridge, sdk = _install.acp_bridge()
+    command = [
+        "node",
+        str(HERE / "acp_driver.mjs"),
+        str(bridge),
+        str(sdk),
+        json.dumps(["Say hello", "Read notes.txt"]),
+    ]
+    settings = {"defaultProvider": "scripted-openai", "defaultModel": "scripted-model"}
+    seen = {}
+    for name, target in (("ours", OUR_PI), ("pi16", pi_cli(current=True))):
+        result = _run_client(tmp_path, name, target, command, settings)
+        # The bridge opens the first answer with "pi v<pi --version>" and a rule.
+        prelude = f"pi v{_version(target)}\n---\n"
+        assert result["turns"][0]["text"].startswith(prelude), result
+        result["turns"][0]["text"] = result["turns"][0]["text"][len(prelude) :]
+        seen[name] = result
+    assert seen["ours"] == seen["pi16"]
+    assert seen["ours"]["session"] == {"hasId": True, "model": MODEL}
+    assert [(t["stopReason"], t["text"], t["thoughts"], t["tools"]) for t in seen["ours"]["turns"]] == [
+        ("end_turn", "Hello from the scripted model.", "", []),
+        ("end_turn", "It says hi.", "Read it.", [{"title": "read", "status": "completed"}]),
+    ]
+
+
+def test_version_checking_python_sdk_drives_ours_like_pi(tmp_path: Path) -> None:
+    """The SDK runs unchanged (no ``allow_unknown_version``): it accepts our ``pi --version``."""
+    python = _install.python_sdk()
+    command = [str(python), str(HERE / "sdk_driver.py"), MODEL]
+    seen = {
+        name: _run_client(tmp_path, name, target, command, {})
+        for name, target in (("ours", OUR_PI), ("pi16", pi_cli(current=True)))
+    }
+    for answer in seen.values():
+        # Pi 1.6 counts its system message (docs/pi-1.6/rpc.md, "Compared with Pi 1.6").
+        answer.pop("messageCount")
+    assert seen["ours"] == seen["pi16"]
+    assert seen["ours"]["runs"] == [["Hello from the scripted model.", "stop"], ["It says hi.", "stop"]]
+    assert seen["ours"]["tools"] == ["read"] and "agent_settled" in seen["ours"]["kinds"]
