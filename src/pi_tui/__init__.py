@@ -6,6 +6,25 @@ renderer on the terminal's main screen, so the transcript stays in the terminal'
 scrollback. Extensions use the same API (see ``docs/tui``).
 """
 
+from pi_tui._color_query import TerminalColors, parse_osc_color
+from pi_tui._colors import (
+    Color,
+    ColorError,
+    Indexed,
+    Oklch,
+    Rgb,
+    color_sgr,
+    color_to_hex,
+    color_to_okhsl,
+    color_to_oklch,
+    color_to_rgb,
+    mix_colors,
+    okhsl_color,
+    oklch_color,
+    parse_color,
+    rgb_color,
+    rgb_to_256,
+)
 from pi_tui._component import (
     CURSOR_MARKER,
     Component,
@@ -19,6 +38,7 @@ from pi_tui._fuzzy import fuzzy_filter, fuzzy_match
 from pi_tui._input import InputSplitter, Paste
 from pi_tui._keybindings import TUI_DEFAULTS, Keybindings, capitalize_keys, read_keybindings_file
 from pi_tui._keys import is_printable, matches_key, normalize_key, parse_key
+from pi_tui._oklab import oklab_to_okhsl_lightness
 from pi_tui._overlay import OverlayOptions
 from pi_tui._renderer import RenderStats, ScreenRenderer
 from pi_tui._safe_text import terminal_safe
@@ -36,7 +56,6 @@ from pi_tui._tui import (
     OverlayHandle,
     RgbColor,
     TuiMode,
-    parse_osc_color,
 )
 from pi_tui.components import (
     Box,
@@ -62,6 +81,8 @@ __all__ = [
     "TUI",
     "TUI_DEFAULTS",
     "Box",
+    "Color",
+    "ColorError",
     "ColorScheme",
     "Completer",
     "Component",
@@ -70,6 +91,7 @@ __all__ = [
     "Editor",
     "Focusable",
     "FullscreenRenderer",
+    "Indexed",
     "Input",
     "InputHandler",
     "InputSplitter",
@@ -78,11 +100,13 @@ __all__ = [
     "Loader",
     "Markdown",
     "MarkdownTheme",
+    "Oklch",
     "OverlayHandle",
     "OverlayOptions",
     "Paste",
     "ProcessTerminal",
     "RenderStats",
+    "Rgb",
     "RgbColor",
     "ScreenRenderer",
     "SelectItem",
@@ -94,18 +118,31 @@ __all__ = [
     "StaticLines",
     "Suggestion",
     "Terminal",
+    "TerminalColors",
     "Text",
     "TruncatedText",
     "TuiMode",
     "capitalize_keys",
+    "color_sgr",
+    "color_to_hex",
+    "color_to_okhsl",
+    "color_to_oklch",
+    "color_to_rgb",
     "fuzzy_filter",
     "fuzzy_match",
     "is_printable",
     "matches_key",
+    "mix_colors",
     "normalize_key",
+    "okhsl_color",
+    "oklab_to_okhsl_lightness",
+    "oklch_color",
+    "parse_color",
     "parse_key",
     "parse_osc_color",
     "read_keybindings_file",
+    "rgb_color",
+    "rgb_to_256",
     "slice_columns",
     "strip_ansi",
     "terminal_safe",

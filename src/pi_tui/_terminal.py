@@ -50,6 +50,9 @@ class ProcessTerminal:
         self._size = (80, 24)
         self.kitty_keyboard = False
         self.modify_other_keys = False
+        self._owed_device_attributes = 0
+        """Device-attributes replies still owed to the keyboard question; later ones (the
+        colour query's) go on to the input like any other reply."""
         self._read_size()
 
     @property
@@ -94,6 +97,7 @@ class ProcessTerminal:
         # Bracketed paste; ask whether the Kitty keyboard protocol is there (CSI ? u answers),
         # then for the device attributes: an answer to those without a Kitty answer before it
         # means no Kitty protocol, and modifyOtherKeys is asked for instead (as Pi does).
+        self._owed_device_attributes += 1
         self.write("\x1b[?2004h\x1b[?u\x1b[c")
         self._loop.add_reader(self.input_fd, self._readable)
 
@@ -128,11 +132,19 @@ class ProcessTerminal:
 
     def _dispatch(self, events: list[str | Paste]) -> None:
         for event in events:
-            if isinstance(event, str) and event.startswith("\x1b[?") and event[-1:] in ("u", "c"):
+            if isinstance(event, str) and event.startswith("\x1b[?") and self._negotiation_reply(event):
                 self._negotiated(event)
                 continue
             if self._on_input is not None:
                 self._on_input(event)
+
+    def _negotiation_reply(self, event: str) -> bool:
+        if event.endswith("u"):
+            return True
+        if event.endswith("c") and self._owed_device_attributes > 0:
+            self._owed_device_attributes -= 1
+            return True
+        return False
 
     def _negotiated(self, answer: str) -> None:
         """A Kitty flags answer (``CSI ? flags u``) or the device attributes (``CSI ? ... c``)."""

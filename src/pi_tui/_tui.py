@@ -21,6 +21,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
+from pi_tui._color_query import (
+    COLOR_QUERY,
+    DEVICE_ATTRIBUTES_REPLY,
+    ColorQuery,
+    TerminalColors,
+)
 from pi_tui._component import Component, Container
 from pi_tui._fullscreen import FullscreenRenderer
 from pi_tui._input import PASTE_END, PASTE_START, Paste
@@ -96,7 +102,7 @@ class TUI(Container):
         self.viewport = Viewport(self)
         self.mode: TuiMode = mode
         self.focused: Component | None = None
-        self._background_queries: list[Callable[[RgbColor | None], None]] = []
+        self._color_queries: list[ColorQuery] = []
         self._cell_size_listener: Callable[[int, int], None] | None = None
         self._scheme_listeners: list[Callable[[ColorScheme], None]] = []
         self.color_scheme_notifications = False
@@ -162,48 +168,31 @@ class TUI(Container):
         self.renderer.show_hardware_cursor = show
         self.fullscreen.show_hardware_cursor = show
 
-    def query_background_color(
-        self, on_reply: Callable[[RgbColor | None], None], timeout: float = 0.1
+    def query_terminal_colors(
+        self,
+        on_reply: Callable[[TerminalColors], None],
+        timeout: float = 0.1,
+        on_late_reply: Callable[[TerminalColors], None] | None = None,
     ) -> None:
-        """Ask the terminal for its background colour (``OSC 11``); ``on_reply`` gets the colour,
-        or ``None`` when the terminal does not answer within ``timeout`` seconds."""
+        """Ask the terminal for its foreground, background and 16-colour palette, as Pi 1.6 does.
+        ``on_reply`` gets what it reported once it answered the trailing DA1 request (or every
+        colour), else what came within ``timeout`` seconds; replies after that are still
+        collected and go to ``on_late_reply`` when the terminal's answer is complete (a slow
+        link). The question stays open until the DA1 reply, so that reply never closes a later one."""
         if self._loop is None:
-            on_reply(None)
+            on_reply(TerminalColors())
             return
-        self._background_queries.append(on_reply)
+        query = ColorQuery(on_reply)
+        self._color_queries.append(query)
 
         def expire() -> None:
-            if on_reply in self._background_queries:
-                self._background_queries.remove(on_reply)
-                on_reply(None)
+            if query.deliver is on_reply:
+                query.deliver = None
+                on_reply(query.result())
+                query.deliver = on_late_reply
 
         self._loop.call_later(timeout, expire)
-        self.terminal.write("\x1b]11;?\x07")
-
-    def query_color_scheme(self, on_reply: Callable[[ColorScheme | None], None], timeout: float = 0.1) -> None:
-        """Ask the terminal whether it is in a light or dark colour scheme (``CSI ? 996 n``);
-        ``on_reply`` gets ``light``/``dark`` from its ``CSI ? 997 ; 2|1 n``, or ``None`` when
-        it does not answer within ``timeout`` seconds (most terminals do not know the query)."""
-        if self._loop is None:
-            on_reply(None)
-            return
-        timer: asyncio.TimerHandle | None = None
-
-        def settle(scheme: ColorScheme | None) -> None:
-            if unsubscribe():
-                if timer is not None:
-                    timer.cancel()
-                on_reply(scheme)
-
-        def unsubscribe() -> bool:
-            if settle not in self._scheme_listeners:
-                return False
-            self._scheme_listeners.remove(settle)
-            return True
-
-        self._scheme_listeners.append(settle)
-        timer = self._loop.call_later(timeout, settle, None)
-        self.terminal.write("\x1b[?996n")
+        self.terminal.write(COLOR_QUERY)
 
     def on_color_scheme_change(self, listener: Callable[[ColorScheme], None]) -> Callable[[], None]:
         """``listener`` gets every colour-scheme report (answers and change notifications)."""
@@ -266,6 +255,10 @@ class TUI(Container):
         if data.startswith("\x1b]"):
             self._terminal_reply(data)
             return
+        if DEVICE_ATTRIBUTES_REPLY.match(data):
+            if self._color_queries:
+                self._color_queries.pop(0).close()
+            return
         scheme = _COLOR_SCHEME_REPORT.match(data)
         if scheme is not None:
             reported: ColorScheme = "light" if scheme[1] == "2" else "dark"
@@ -291,8 +284,8 @@ class TUI(Container):
         self.request_render(immediate=True)
 
     def _terminal_reply(self, data: str) -> None:
-        if data.startswith("\x1b]11;") and self._background_queries:
-            self._background_queries.pop(0)(parse_osc_color(data))
+        if self._color_queries and self._color_queries[0].take(data):
+            self._color_queries[0].close()  # the DA1 reply that follows ends the question
 
     def feed_input(self, data: str) -> None:
         """Handle ``data`` as if typed (extensions and tests)."""
@@ -417,21 +410,6 @@ class TUI(Container):
             target = top + row + index
             if 0 <= target < len(base):
                 base[target] = _overlay_line(base[target], line, col, overlay_width, width)
-
-
-def parse_osc_color(reply: str) -> RgbColor | None:
-    """The colour of an ``OSC 10/11`` reply (``ESC ] 11 ; rgb:RRRR/GGGG/BBBB BEL``)."""
-    _, _, value = reply.rstrip("\x07").removesuffix("\x1b\\").partition(";")
-    if not value.startswith("rgb:"):
-        return None
-    parts = value[4:].split("/")
-    if len(parts) != 3:
-        return None
-    try:
-        channels = [int(part, 16) * 255 // (16 ** len(part) - 1) for part in parts if part]
-    except ValueError:
-        return None
-    return (channels[0], channels[1], channels[2]) if len(channels) == 3 else None
 
 
 def _overlay_line(base: str, overlay: str, col: int, overlay_width: int, total: int) -> str:

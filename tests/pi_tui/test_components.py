@@ -9,7 +9,7 @@ import pytest
 
 from pi_coding_agent.app.interactive.components._footer import format_tokens
 from pi_coding_agent.app.interactive.components._tools import render_diff
-from pi_coding_agent.customize.themes import ThemeError, builtin_theme, load_theme_file, rgb_to_256
+from pi_coding_agent.customize.themes import ThemeError, builtin_theme, load_theme_file
 from pi_tui import (
     TUI_DEFAULTS,
     Box,
@@ -18,10 +18,12 @@ from pi_tui import (
     Keybindings,
     Markdown,
     Paste,
+    Rgb,
     ScreenRenderer,
     Text,
     parse_key,
     read_keybindings_file,
+    rgb_to_256,
     strip_ansi,
     truncate_to_width,
     visible_width,
@@ -174,13 +176,14 @@ def test_editor_renders_inside_rules_at_the_width() -> None:
 
 
 def test_themes_resolve_pi_colours_and_report_missing_tokens(tmp_path: Path) -> None:
+    # Pi 1.6's colours, checked token by token against Pi 1.6 in customize/themes/test_pi_themes.py
     dark = builtin_theme("dark", truecolor=False)
-    assert dark.fg("text", "x") == "\x1b[38;5;188mx\x1b[39m"  # as Pi draws it in a 256-colour terminal
-    assert builtin_theme("dark", truecolor=True).fg("text", "x") == "\x1b[38;2;212;212;212mx\x1b[39m"
-    assert rgb_to_256(0x34, 0x35, 0x41) == 59
+    assert dark.fg("text", "x") == "\x1b[38;5;254mx\x1b[39m"  # okhsl(234 3% 89%) in a 256-colour terminal
+    assert builtin_theme("dark", truecolor=True).fg("text", "x") == "\x1b[38;2;222;224;225mx\x1b[39m"
+    assert rgb_to_256(Rgb(0x34, 0x35, 0x41)) == 59
     path = tmp_path / "mine.json"
     path.write_text(json.dumps({"name": "mine", "colors": {"accent": "#ffffff"}}))
-    with pytest.raises(ThemeError, match="missing color tokens: border"):
+    with pytest.raises(ThemeError, match=r"mine\.json:1: missing required color tokens: bashMode, border,"):
         load_theme_file(path)
 
 

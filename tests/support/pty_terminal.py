@@ -22,7 +22,8 @@ ESCAPES = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\
 
 class Pty:
     """A program on a pseudo-terminal; every byte it writes is kept with its arrival time, and
-    each query in ``answers`` it writes is answered (the device attributes by default)."""
+    each query in ``answers`` it writes is answered, in the order asked (the device attributes
+    by default). ``answers`` may be changed while it runs (the terminal changed its colours)."""
 
     def __init__(
         self, command: list[str], cwd: Path, env: dict[str, str], answers: dict[bytes, bytes] | None = None
@@ -52,10 +53,10 @@ class Pty:
             if not data:
                 break
             now = time.perf_counter()
-            for query, answer in self.answers.items():
-                if query in data:
-                    os.write(self.fd, answer)
-                    self.answered.append(query)
+            asked = sorted((data.find(query), query) for query in list(self.answers) if query in data)
+            for _, query in asked:  # in the order asked, as a terminal answers
+                os.write(self.fd, self.answers[query])
+                self.answered.append(query)
             with self.lock:
                 self.chunks.append((now, data))
 

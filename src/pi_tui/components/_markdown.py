@@ -285,14 +285,18 @@ class _BlockRenderer:
         indent = "    " * depth
         items = [(i, _matching_close(tokens, i)) for i in range(1, len(tokens) - 1)
                  if tokens[i].type == "list_item_open" and tokens[i].level == tokens[0].level + 1]  # fmt: skip
-        loose = any(t.type == "paragraph_open" and not t.hidden and t.level == tokens[0].level + 2 for t in tokens)
+        loose = any(
+            t.type == "paragraph_open" and not t.hidden and t.level == tokens[0].level + 2 for t in tokens
+        )
         lines: list[str] = []
         for position, (start, end) in enumerate(items):
             bullet = f"{number + position}. " if ordered else "- "
             first = indent + self.theme.list_bullet(bullet)
             rest = indent + " " * len(bullet)
             wrote = False
-            for kind, part in self._item(tokens[start + 1 : end], max(1, width - len(indent) - len(bullet)), width, depth):
+            for kind, part in self._item(
+                tokens[start + 1 : end], max(1, width - len(indent) - len(bullet)), width, depth
+            ):
                 if kind == "list":
                     lines.extend(part)
                     wrote = wrote or bool(part)
@@ -306,7 +310,9 @@ class _BlockRenderer:
                 lines.append("")
         return lines
 
-    def _item(self, tokens: list[Token], width: int, full_width: int, depth: int) -> list[tuple[str, list[str]]]:
+    def _item(
+        self, tokens: list[Token], width: int, full_width: int, depth: int
+    ) -> list[tuple[str, list[str]]]:
         """An item's parts: ``("list", lines)`` for a nested list, ``("text", lines)`` else."""
         parts: list[tuple[str, list[str]]] = []
         index = 0
@@ -316,7 +322,9 @@ class _BlockRenderer:
             if token.type in ("bullet_list_open", "ordered_list_open"):
                 parts.append(("list", self._list(tokens[index : end + 1], full_width, depth + 1)))
             elif token.type == "paragraph_open":
-                parts.append(("text", wrap_text_with_ansi(self.inline(tokens[index + 1], self.default_style), width)))
+                parts.append(
+                    ("text", wrap_text_with_ansi(self.inline(tokens[index + 1], self.default_style), width))
+                )
             else:
                 parts.append(("text", self._one(tokens[index : end + 1], width)))
             index = end + 1
@@ -430,7 +438,10 @@ def _column_widths(table: list[list[str]], room: int) -> list[int]:
         return [max(n, m) for n, m in zip(natural, least, strict=True)]
     potential = sum(max(0, n - m) for n, m in zip(natural, least, strict=True))
     extra = max(0, room - sum(least))
-    widths = [m + ((max(0, n - m) * extra) // potential if potential else 0) for n, m in zip(natural, least, strict=True)]
+    widths = [
+        m + ((max(0, n - m) * extra) // potential if potential else 0)
+        for n, m in zip(natural, least, strict=True)
+    ]
     remaining = room - sum(widths)
     while remaining > 0:
         grew = False

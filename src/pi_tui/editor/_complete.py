@@ -138,7 +138,9 @@ class Completer:
             if score is not None:
                 scored.append((score, len(path), path))
         scored.sort()
-        items = [Suggestion(f"@{path} ", os.path.basename(path), path) for _, _, path in scored[: self.max_items]]
+        items = [
+            Suggestion(f"@{path} ", os.path.basename(path), path) for _, _, path in scored[: self.max_items]
+        ]
         return Completion(items, start) if items else None
 
     def _paths(self, token: str, start: int) -> Completion | None:

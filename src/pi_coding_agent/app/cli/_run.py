@@ -459,10 +459,10 @@ def _run_rpc(runtime: AgentSessionRuntime) -> int:
 def _export(session_path: str, output_path: str | None) -> int:
     """``pi --export SESSION.jsonl [OUT.html]``: write the HTML page, say where."""
     from pi_coding_agent.core.export import ExportError, export_file
-    from pi_coding_agent.customize.themes import appearance_from_env, builtin_theme, export_palette
+    from pi_coding_agent.customize.themes import export_palette_for_setting
 
-    # As Pi's: the default theme for the terminal (COLORFGBG), not the theme setting.
-    palette = export_palette(builtin_theme(appearance_from_env(os.environ) or "dark"))
+    # As Pi 1.6's: the system theme (light or dark by COLORFGBG), not the theme setting.
+    palette = export_palette_for_setting()
     try:
         written = export_file(session_path, output_path, palette=palette)
     except ExportError as error:

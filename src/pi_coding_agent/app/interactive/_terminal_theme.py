@@ -1,26 +1,28 @@
-"""Following the terminal's light or dark look, as Pi does (``_themes`` picks the theme).
+"""Keeping the theme in step with the terminal, as Pi 1.6 does (``_themes`` picks the theme).
 
-With a ``light/dark`` pair as the theme, Pi asks two things at once: the terminal's colour
-scheme (``CSI ? 996 n``) and its background (``OSC 11``), each for at most 100 ms. An
-answer about the scheme wins; else the background decides, else ``COLORFGBG``, else dark.
-Then it asks the terminal to report scheme changes (mode ``?2031``) and switches between
-the pair's themes on each report. Without a setting only the background is asked (then
-``COLORFGBG``), and what it gave is saved as the ``theme`` setting. A single theme name
-asks nothing and turns the reports off.
+Each time the theme setting is applied (at the start, after ``/settings``) the terminal is
+asked for its colours (``pi_tui.TUI.query_terminal_colors``: foreground, background, the 16
+palette entries). What it reports builds the ``system`` theme, decides which theme of a
+``light/dark`` pair is shown, and is kept: a later answer that leaves a colour out keeps the
+one known before. Replies that come after the 100 ms wait still apply (a slow link), and an
+answer that changes nothing draws nothing. For a pair or ``system`` the terminal is also asked
+to report colour-scheme changes (mode ``?2031``); a report asks for the colours again (they
+decide), and for a terminal that does not report its background the report itself decides.
+Nothing is saved: without a setting the theme stays ``system``.
 """
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING, Protocol
 
-from pi_coding_agent.app.interactive._themes import appearance_for, split_auto
-from pi_coding_agent.customize.themes import appearance_from_env
+from pi_coding_agent.customize.themes import SYSTEM_THEME
+from pi_tui import TerminalColors
 
 if TYPE_CHECKING:
     from pi_coding_agent.app.interactive._themes import ThemeChoice
+    from pi_coding_agent.customize.themes import Theme
     from pi_coding_agent.runtime.agent_session import AgentSession
-    from pi_tui import TUI, ColorScheme, RgbColor
+    from pi_tui import TUI, ColorScheme
 
 
 class ThemeHost(Protocol):
@@ -30,6 +32,8 @@ class ThemeHost(Protocol):
     def session(self) -> AgentSession: ...
     @property
     def themes(self) -> ThemeChoice: ...
+    @property
+    def theme(self) -> Theme: ...
     @property
     def tui(self) -> TUI: ...
     def apply_theme(self, name: str | None = None) -> None: ...
@@ -41,59 +45,42 @@ class TerminalTheme:
         host.tui.on_color_scheme_change(self._reported)
 
     def detect(self) -> None:
-        """Ask the terminal what the theme setting needs to know (at start, after a change)."""
-        requested = self.host.themes.requested
-        if requested is None:
-            self._from_background()
-        elif split_auto(requested) is not None:
-            self._follow_pair()
-        else:
-            self.host.tui.set_color_scheme_notifications(False)
+        """The setting was applied (at the start, after a change): follow the terminal's scheme
+        reports for a pair or ``system``, and ask for its colours."""
+        self.host.tui.set_color_scheme_notifications(self.host.themes.follows_terminal())
+        self._ask_colors()
 
-    def _from_background(self) -> None:
-        host = self.host
-
-        def answered(rgb: RgbColor | None) -> None:
-            if host.themes.requested is not None:
-                return  # a theme was chosen meanwhile
-            if rgb is None:
-                if os.environ.get("COLORFGBG"):
-                    host.session.settings.set_global(("theme",), host.themes.resolve())
-                return
-            host.session.settings.set_global(("theme",), appearance_for(rgb))
-            self._show(appearance_for(rgb))
-
-        host.tui.query_background_color(answered)
-
-    def _follow_pair(self) -> None:
+    def _ask_colors(self) -> None:
         tui = self.host.tui
-        answers: dict[str, str | None] = {}
+        tui.query_terminal_colors(self._colors_reported, on_late_reply=self._colors_reported)
 
-        def answered(kind: str, appearance: str | None) -> None:
-            answers[kind] = appearance
-            scheme = answers.get("scheme")
-            if "decided" in answers or (scheme is None and len(answers) < 2):
-                return  # already decided, or the scheme may still come
-            answers["decided"] = None
-            self._show(scheme or answers["background"] or appearance_from_env(os.environ) or "dark")
-            tui.set_color_scheme_notifications(True)
+    def _colors_reported(self, reported: TerminalColors) -> None:
+        themes = self.host.themes
+        previous = themes.terminal_colors
+        merged = TerminalColors(
+            reported.foreground or previous.foreground,
+            reported.background or previous.background,
+            reported.palette or previous.palette,
+        )
+        if not themes.colors_pending and merged == previous:
+            return  # nothing new (a silent terminal, or the same colours again): nothing to draw
+        themes.terminal_colors, themes.colors_pending = merged, False
+        self._reapply()
 
-        tui.query_color_scheme(lambda scheme: answered("scheme", scheme))
-        tui.query_background_color(lambda rgb: answered("background", None if rgb is None else appearance_for(rgb)))
+    def _reapply(self) -> None:
+        """The terminal's colours or scheme changed: build ``system`` again, or show the pair's other theme."""
+        name = self.host.themes.resolve()
+        if name == SYSTEM_THEME or name != self.host.theme.name:
+            self.host.apply_theme()
 
     def _reported(self, scheme: ColorScheme) -> None:
-        """A scheme report once the reports are on: the pair's other theme if it changed."""
-        host = self.host
-        if not host.tui.color_scheme_notifications:
-            return
-        if split_auto(host.themes.requested or "") is None:
-            host.tui.set_color_scheme_notifications(False)
-            return
-        self._show(scheme)
-
-    def _show(self, appearance: str) -> None:
+        """A scheme report: it decides only for a terminal that does not report its
+        background, and its colours changed too, so they are asked for again."""
         themes = self.host.themes
-        before = themes.resolve()
-        themes.appearance = appearance
-        if themes.resolve() != before:
-            self.host.apply_theme()
+        if not self.host.tui.color_scheme_notifications:
+            return
+        before = themes.appearance
+        themes.reported_scheme = scheme
+        if themes.appearance != before:
+            self._reapply()
+        self._ask_colors()

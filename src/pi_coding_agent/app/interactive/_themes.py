@@ -1,10 +1,10 @@
-"""Which theme to draw with: ``--use-theme``, the ``theme`` setting, or the terminal's background.
+"""Which theme to draw with: ``--use-theme``, else the ``theme`` setting, else ``system``.
 
-As in Pi: a setting ``"light/dark"`` (two theme names) follows the terminal, choosing the
-first on a light background and the second on a dark one. Without a setting the terminal
-decides: its answer to ``OSC 11`` (asked at start-up, at most 100 ms), else ``COLORFGBG``,
-else dark; an answer the terminal gave (or ``COLORFGBG``) is saved as the ``theme``
-setting, as Pi saves it.
+As in Pi 1.6: without a setting the theme is ``system`` (built from the terminal's colours) and
+nothing is saved. A setting ``"light/dark"`` (two theme names) follows the terminal, choosing
+the first when it is light and the second when it is dark. Whether it is light or dark: the
+background it reported (judged against its foreground), else its last colour-scheme report,
+else ``COLORFGBG``, else dark (``_terminal_theme`` asks the terminal).
 """
 
 from __future__ import annotations
@@ -17,18 +17,17 @@ from pathlib import Path
 from pi_coding_agent.customize.resources import Collision
 from pi_coding_agent.customize.themes import (
     BUILTIN_THEMES,
+    SYSTEM_THEME,
     Theme,
     ThemeError,
     appearance_from_env,
     builtin_theme,
     discover_themes,
-    luminance,
+    export_palette,
+    system_theme,
+    terminal_appearance,
 )
-from pi_tui import RgbColor
-
-
-def appearance_for(rgb: RgbColor) -> str:
-    return "light" if luminance(rgb) >= 0.5 else "dark"
+from pi_tui import TerminalColors
 
 
 def split_auto(setting: str) -> tuple[str, str] | None:
@@ -44,31 +43,67 @@ class ThemeChoice:
     themes: dict[str, Theme]
     problems: list[str] = field(default_factory=list)
     requested: str | None = None
-    """The CLI's ``--use-theme``, or the setting; ``None``: let the terminal decide."""
-    appearance: str = "dark"
+    """The CLI's ``--use-theme``, or the setting; ``None``: the ``system`` theme."""
+    env_appearance: str | None = None
+    """What ``COLORFGBG`` says about the terminal (read once, at the start)."""
     collisions: list[Collision] = field(default_factory=list)
     """Custom themes skipped for a name another one has (Pi's ``[Theme conflicts]``)."""
+    terminal_colors: TerminalColors = field(default_factory=TerminalColors)
+    """What the terminal reported about its colours (the ``system`` theme is built from them)."""
+    colors_pending: bool = True
+    """The terminal has not answered yet: the ``system`` theme is drawn in greys until then."""
+    reported_scheme: str | None = None
+    """The terminal's last colour-scheme report (``light``/``dark``)."""
 
     def names(self) -> list[str]:
-        return sorted({*BUILTIN_THEMES, *self.themes})
+        """``system`` first (Pi 1.6's default), then the others by name."""
+        return [SYSTEM_THEME, *sorted({*BUILTIN_THEMES, *self.themes} - {SYSTEM_THEME})]
+
+    @property
+    def appearance(self) -> str:
+        """Whether the terminal is light or dark, from everything it reported so far."""
+        background = self.terminal_colors.background
+        if background is not None:
+            return terminal_appearance(background, self.terminal_colors.foreground)
+        return self.reported_scheme or self.env_appearance or "dark"
 
     def resolve(self) -> str:
         requested = self.requested
         if requested is None:
-            return self.appearance
+            return SYSTEM_THEME
         pair = split_auto(requested)
         if pair is not None:
             return pair[0] if self.appearance == "light" else pair[1]
-        return requested
+        return SYSTEM_THEME if "/" in requested else requested
+
+    def follows_terminal(self) -> bool:
+        """A pair, or the ``system`` theme: the terminal's colour-scheme reports matter."""
+        return split_auto(self.requested or "") is not None or self.resolve() == SYSTEM_THEME
 
     def theme(self, name: str | None = None) -> Theme:
+        """The theme of that name; one that is missing (or failed to load) falls back to
+        ``system``, as in Pi 1.6."""
         name = name or self.resolve()
+        if name == SYSTEM_THEME:
+            return self.system_theme()
         if name in BUILTIN_THEMES:
             return builtin_theme(name)
         if name in self.themes:
             return self.themes[name]
-        self.problems.append(f"theme '{name}' not found; using dark")
-        return builtin_theme("dark")
+        problem = f"theme '{name}' not found; using the system theme"
+        if problem not in self.problems:  # asked again each time the terminal's colours change
+            self.problems.append(problem)
+        return self.system_theme()
+
+    def system_theme(self) -> Theme:
+        return system_theme(
+            self.terminal_colors, pending=self.colors_pending, appearance_hint=self.appearance
+        )
+
+    def export_palette(self, theme: Theme) -> dict[str, str]:
+        """The HTML export's colours for ``theme`` on this terminal (its ``""`` tokens take
+        the colours the terminal reported)."""
+        return export_palette(theme, self.terminal_colors, self.appearance)
 
 
 def load_theme_choice(
@@ -81,5 +116,4 @@ def load_theme_choice(
     except ThemeError as error:
         themes, problems = {}, [str(error)]
     chosen = requested or (setting if isinstance(setting, str) and setting.strip() else None)
-    choice = ThemeChoice(themes, problems, chosen, appearance_from_env(os.environ) or "dark", collisions)
-    return choice
+    return ThemeChoice(themes, problems, chosen, appearance_from_env(os.environ), collisions)

@@ -1,101 +1,93 @@
-"""A theme's colours for a web page (the HTML export): every token as a CSS colour, plus the
-page, card and info backgrounds.
+"""A theme's colours for a web page (the HTML export), as Pi 1.6 computes them.
 
-As in Pi: a 256-colour index becomes its xterm RGB value, ``""`` (the terminal's default)
-becomes black on the ``light`` theme and a light grey elsewhere, and the backgrounds come from
-the theme file's ``export`` section or, where it is silent, from ``userMessageBg``.
+Every token becomes ``#rrggbb`` through ``pi_tui``'s colour code, whatever form the theme
+gives it (okhsl, oklch, ``#rgb``, a palette index; vars are already followed). A token set to
+``""`` (the terminal's default) takes the colour the terminal reported for its slot, else
+Pi's guess for the theme's appearance; faint tokens (the ``system`` theme on a terminal that
+reported nothing) are mixed 40% of the way to that background, as they look on screen. The
+page, card and info backgrounds are the theme's ``export`` colours, else shades of
+``userMessageBg``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import os
 
-from pi_coding_agent.customize.themes._theme import Theme
+from pi_coding_agent.customize.themes._builtin import builtin_theme, system_theme
+from pi_coding_agent.customize.themes._system import appearance_from_env, relative_luminance
+from pi_coding_agent.customize.themes._theme import THEME_TOKENS, Theme
+from pi_tui import Color, Rgb, TerminalColors, color_to_hex, color_to_rgb, mix_colors, parse_color
 
-Rgb = tuple[int, int, int]
-
-_ANSI_16 = (
-    (0, 0, 0), (128, 0, 0), (0, 128, 0), (128, 128, 0), (0, 0, 128), (128, 0, 128), (0, 128, 128), (192, 192, 192),
-    (128, 128, 128), (255, 0, 0), (0, 255, 0), (255, 255, 0), (0, 0, 255), (255, 0, 255), (0, 255, 255), (255, 255, 255),
-)  # fmt: skip
-_CUBE = (0, 95, 135, 175, 215, 255)
-_FALLBACK_MESSAGE_BG = "#343541"
+_GUESSED_DEFAULTS = {"dark": ("#e5e5e7", "#000000"), "light": ("#000000", "#ffffff")}
+"""Pi's guess at the terminal's (foreground, background) when it reported none."""
+_FAINT_MIX = 0.4
 
 
-def ansi_rgb(index: int) -> Rgb:
-    """The RGB value of an xterm-256 colour index."""
-    if index < 16:
-        return _ANSI_16[index]
-    if index < 232:
-        index -= 16
-        return (_CUBE[index // 36], _CUBE[index // 6 % 6], _CUBE[index % 6])
-    grey = 8 + 10 * (index - 232)
-    return (grey, grey, grey)
+def _default_colors(theme: Theme, terminal: TerminalColors, appearance: str) -> tuple[Color, Color]:
+    guessed_fg, guessed_bg = _GUESSED_DEFAULTS[theme.appearance or appearance]
+    fg, bg = terminal.foreground, terminal.background
+    return (Rgb(*fg) if fg else parse_color(guessed_fg), Rgb(*bg) if bg else parse_color(guessed_bg))
 
 
-def _linear(channel: int) -> float:
-    value = channel / 255
-    return value / 12.92 if value <= 0.03928 else ((value + 0.055) / 1.055) ** 2.4
+def _token_colors(theme: Theme, terminal: TerminalColors, appearance: str) -> dict[str, Color]:
+    foreground, background = _default_colors(theme, terminal, appearance)
+    colors: dict[str, Color] = {}
+    for token, value in theme.colors.items():
+        if value == "":
+            colors[token] = background if THEME_TOKENS[token].background else foreground
+        else:
+            colors[token] = parse_color(value)
+        if token in theme.dim:
+            colors[token] = mix_colors(colors[token], background, _FAINT_MIX)
+    return colors
 
 
-def luminance(rgb: Rgb) -> float:
-    """Relative luminance, 0 (black) to 1 (white)."""
-    return 0.2126 * _linear(rgb[0]) + 0.7152 * _linear(rgb[1]) + 0.0722 * _linear(rgb[2])
-
-
-def appearance_from_env(env: Mapping[str, str]) -> str | None:
-    """``light``/``dark`` from ``COLORFGBG`` (``fg;bg``, the last number being the background)."""
-    for raw in reversed(env.get("COLORFGBG", "").split(";")):
-        part = raw.strip()
-        if part.isdigit() and 0 <= int(part) <= 255:
-            return "light" if luminance(ansi_rgb(int(part))) >= 0.5 else "dark"
-    return None
-
-
-def _hex(rgb: Rgb) -> str:
-    return "#{:02x}{:02x}{:02x}".format(*rgb)
-
-
-def _rgb(color: str) -> Rgb:
-    return (int(color[1:3], 16), int(color[3:5], 16), int(color[5:7], 16))
-
-
-def _scaled(rgb: Rgb, factor: float) -> str:
-    return _hex(tuple(min(255, max(0, round(c * factor))) for c in rgb))  # type: ignore[arg-type]
+def _hex(r: float, g: float, b: float) -> str:
+    """Channels clamped to 0-255 and rounded as JavaScript rounds them."""
+    return color_to_hex(Rgb(min(255, max(0, r)), min(255, max(0, g)), min(255, max(0, b))))
 
 
 def _derived_backgrounds(base: str) -> dict[str, str]:
-    """Page, card and info backgrounds around a message background: lighter or darker shades."""
-    r, g, b = rgb = _rgb(base)
-    if luminance(rgb) > 0.5:
+    """Page, card and info backgrounds around the message background (``#rrggbb``): lighter
+    or darker shades. (Pi's luminance threshold here is 0.03928, the system theme's 0.04045:
+    no 8-bit channel lies between them, so one function serves both.)"""
+    rgb = color_to_rgb(parse_color(base))
+    r, g, b = rgb.r, rgb.g, rgb.b
+    if relative_luminance(rgb) > 0.5:
         return {
-            "pageBg": _scaled(rgb, 0.96),
+            "pageBg": _hex(r * 0.96, g * 0.96, b * 0.96),
             "cardBg": base,
-            "infoBg": _hex((min(255, r + 10), min(255, g + 5), max(0, b - 20))),
+            "infoBg": _hex(r + 10, g + 5, b - 20),
         }
     return {
-        "pageBg": _scaled(rgb, 0.7),
-        "cardBg": _scaled(rgb, 0.85),
-        "infoBg": _hex((min(255, r + 20), min(255, g + 15), b)),
+        "pageBg": _hex(r * 0.7, g * 0.7, b * 0.7),
+        "cardBg": _hex(r * 0.85, g * 0.85, b * 0.85),
+        "infoBg": _hex(r + 20, g + 15, b),
     }
 
 
-def export_palette(theme: Theme) -> dict[str, str]:
+def export_palette(
+    theme: Theme, terminal: TerminalColors | None = None, appearance: str = "dark"
+) -> dict[str, str]:
     """Every colour token of ``theme`` as ``#rrggbb``, with ``exportPageBg``, ``exportCardBg``
-    and ``exportInfoBg``."""
-    default_text = "#000000" if theme.name == "light" else "#e5e5e7"
-
-    def css(value: str | int) -> str:
-        if isinstance(value, int):
-            return _hex(ansi_rgb(value))
-        return value or default_text
-
-    palette = {token: css(value) for token, value in theme.colors.items()}
-    message_bg = theme.colors.get("userMessageBg")
-    derived = _derived_backgrounds(
-        palette["userMessageBg"] if message_bg not in (None, "") else _FALLBACK_MESSAGE_BG
-    )
+    and ``exportInfoBg``. ``terminal``: what the terminal reported about its colours;
+    ``appearance``: whether it is light or dark, for a theme that does not say."""
+    colors = _token_colors(theme, terminal or TerminalColors(), appearance)
+    palette = {token: color_to_hex(color) for token, color in colors.items()}
+    derived = _derived_backgrounds(palette["userMessageBg"])
     for key, fallback in derived.items():
-        given = theme.export.get(key, "")
-        palette[f"export{key[0].upper()}{key[1:]}"] = css(given) if given != "" else fallback
+        given = theme.export.get(key)
+        palette[f"export{key[0].upper()}{key[1:]}"] = (
+            fallback if given is None else color_to_hex(parse_color(given))
+        )
     return palette
+
+
+def export_palette_for_setting(setting: object = None) -> dict[str, str]:
+    """The export's colours where no terminal was asked (``pi --export``, the RPC mode), as in
+    Pi 1.6: the ``dark`` or ``light`` theme when ``setting`` names it, else the ``system``
+    theme for a terminal that reported nothing, light or dark by ``COLORFGBG``."""
+    appearance = appearance_from_env(os.environ) or "dark"
+    if setting in ("dark", "light"):
+        return export_palette(builtin_theme(str(setting)), appearance=appearance)
+    return export_palette(system_theme(appearance_hint=appearance), appearance=appearance)

@@ -22,7 +22,7 @@ once (``_hooks``); replacing the session (new, resume, fork) is ``AgentSessionRu
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 from pi_agent import (
@@ -75,7 +75,6 @@ from pi_coding_agent.runtime.agent_session._user_bash import UserBash
 if TYPE_CHECKING:
     from pi_coding_agent.core.bash import BashResult
     from pi_coding_agent.core.tools import BashOperations
-    from pi_coding_agent.customize.themes import Theme
 
 StreamingBehavior = Literal["steer", "followUp"]
 QueuedInputDisposition = Literal["handled", "queued"]
@@ -459,22 +458,21 @@ class AgentSession:
         """
         return await self._manual_compaction.run(custom_instructions)
 
-    async def export_to_html(self, output_path: str | None = None, *, theme: Theme | None = None) -> str:
+    async def export_to_html(self, output_path: str | None = None, *, palette: Mapping[str, str] | None = None) -> str:
         """Write the session as one self-contained HTML page; returns its path.
 
         Without ``output_path``: ``pi-session-<session file name>.html`` in the current directory.
-        The page takes ``theme``'s colours (the interactive mode's current theme); without it,
-        the ``theme`` setting's when that names a built-in theme, else dark.
+        The page takes ``palette``'s colours (the interactive mode's theme on its terminal);
+        without it, those of the ``theme`` setting where no terminal was asked (Pi 1.6's rule).
         """
         from pi_coding_agent.core.export import export_session
-        from pi_coding_agent.customize.themes import BUILTIN_THEMES, builtin_theme, export_palette
+        from pi_coding_agent.customize.themes import export_palette_for_setting
 
-        if theme is None:
-            setting = self.settings.get("theme")
-            theme = builtin_theme(setting if setting in BUILTIN_THEMES else "dark")
+        if palette is None:
+            palette = export_palette_for_setting(self.settings.get("theme"))
         tools = [{"name": t.name, "description": t.description, "parameters": t.parameters} for t in self.agent.state.tools]
         return export_session(
-            self.session_manager, output_path, palette=export_palette(theme), system_prompt=self.system_prompt, tools=tools
+            self.session_manager, output_path, palette=palette, system_prompt=self.system_prompt, tools=tools
         )
 
     # ------------------------------------------------------------------ stopping and waiting

@@ -1,4 +1,4 @@
-"""One interactive ``pi`` (ours, or Pi 0.85's own through ``pi-cli``) in tmux, against a
+"""One interactive ``pi`` (ours, or Pi 0.85's / 1.6's own through ``pi-cli`` / ``pi-cli-current``) in tmux, against a
 scripted provider on 127.0.0.1, in a throwaway home; and what its session files say.
 
 A run starts once its keys work (``Run.wait_ready``: Pi draws its editor before its
@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pi_coding_agent.customize.themes import builtin_theme
+from pi_tui import color_to_hex, parse_color
 from tests.pi_coding_agent.app.interactive._tmux import TmuxPane, editor_text
 from tests.pi_coding_agent.e2e._harness import OUR_PI, Sandbox
 from tests.support import oracle
@@ -113,6 +115,14 @@ def pi_command(which: str, *args: str) -> list[str]:
     if which == "pi16":
         return [str(oracle.require_live_oracle(current=True) / "pi-cli-current"), *args]
     return [str(OUR_PI), *args]
+
+
+def theme_document(name: str, based_on: str = "dark") -> dict[str, Any]:
+    """A theme file named ``name`` with the colours of our built-in ``based_on``, as ``#rrggbb``:
+    the form Pi 0.85 reads too (the built-ins are OKHSL, which only Pi 1.6 reads)."""
+    theme = builtin_theme(based_on)
+    colors = {token: color_to_hex(parse_color(value)) for token, value in theme.colors.items()}
+    return {"name": name, "colors": colors}
 
 
 @contextmanager

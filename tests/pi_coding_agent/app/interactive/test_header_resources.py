@@ -14,12 +14,11 @@ import json
 import shutil
 import tempfile
 from contextlib import ExitStack
-from importlib import resources
 from pathlib import Path
 
 import pytest
 
-from tests.pi_coding_agent.app.interactive._scenario import Run, launch
+from tests.pi_coding_agent.app.interactive._scenario import Run, launch, theme_document
 from tests.pi_coding_agent.customize.extensions.test_interactive_header import above_first_rule
 from tests.pi_coding_agent.e2e._harness import Sandbox
 
@@ -52,12 +51,10 @@ def _resources(sandbox: Sandbox) -> None:
 
 def _themes(sandbox: Sandbox) -> None:
     """``mine`` and ``other`` in the user's themes folder, another ``mine`` in the working one."""
-    source = resources.files("pi_coding_agent.customize.themes").joinpath("dark.json")
-    theme = json.loads(source.read_text(encoding="utf-8"))
     (sandbox.agent_dir / "themes").mkdir()
     for folder, name in ((sandbox.agent_dir / "themes", "mine"), (sandbox.agent_dir / "themes", "other"),
                          (sandbox.work, "mine")):  # fmt: skip
-        (folder / f"{name}.json").write_text(json.dumps({**theme, "name": name}), encoding="utf-8")
+        (folder / f"{name}.json").write_text(json.dumps(theme_document(name)), encoding="utf-8")
 
 
 def _launch(

@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import json
 import time
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.pi_coding_agent.app.interactive._scenario import launch
+from tests.pi_coding_agent.app.interactive._scenario import launch, theme_document
 from tests.pi_coding_agent.e2e._harness import Sandbox, run_ours, run_pi
 from tests.support.scripted_provider import models_json
 
@@ -32,12 +31,10 @@ def _models(base_url: str) -> dict[str, Any]:
 
 
 def _custom_theme() -> dict[str, Any]:
-    """Pi's dark theme (as we ship it) renamed, its accent colour changed."""
-    source = resources.files("pi_coding_agent.customize.themes").joinpath("dark.json")
-    theme = json.loads(source.read_text(encoding="utf-8"))
-    theme["name"] = "mine"
+    """Our dark theme as a file named ``mine``, its accent colour changed."""
+    theme = theme_document("mine")
     theme["colors"]["accent"] = ACCENT
-    return dict(theme)
+    return theme
 
 
 @pytest.fixture(params=["ours", "pi"])

@@ -52,5 +52,5 @@ def test_settings_rows_are_pi_1_6s(tmp_path: Path, which: str) -> None:
     expected = [(label, value) for label, value in theirs if label not in LEFT_OUT]
     assert [label for label, _ in ours] == [label for label, _ in expected]
     differing = {label: (a, b) for (label, a), (_, b) in zip(ours, expected, strict=True) if a != b}
-    # 1.6's defaults we do not follow (yet): the fullscreen mode, and the "system" theme (themes work)
-    assert differing == {"TUI mode": ("regular", "fullscreen"), "Theme": ("dark", "system")}, differing
+    # 1.6's default we do not follow (yet): the fullscreen mode (the "system" theme is ours too)
+    assert differing == {"TUI mode": ("regular", "fullscreen")}, differing

@@ -1,7 +1,9 @@
 """What ``pi`` shows as it starts (ours in-process, Pi's own TUI in tmux): ``quietStartup``
-hides the header (``--verbose`` brings it back); the theme follows the terminal's background when none is set (the
-terminal answering ``OSC 11``, or ``COLORFGBG``) and the choice is saved; ``/changelog`` lists the
-changelog's entries oldest first, and after an update the new entries are shown once."""
+hides the header (``--verbose`` brings it back); without a theme setting the ``system`` theme,
+built for the background the terminal reported, and nothing saved, and a ``light/dark`` pair
+following the terminal (its ``OSC 11`` answer, or ``COLORFGBG``), both as Pi 1.6 does;
+``/changelog`` lists the changelog's entries oldest first, and after an update the new entries
+are shown once."""
 
 from __future__ import annotations
 
@@ -10,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from pi_coding_agent.customize.themes import builtin_theme
+from pi_coding_agent.customize.themes import Theme, builtin_theme, system_theme
+from pi_tui import TerminalColors
 from tests.pi_coding_agent.app.interactive._play import Driven, play
 from tests.support import oracle
 
@@ -39,8 +42,9 @@ def test_quiet_startup_hides_the_header(tmp_path: Path, which: str) -> None:
         await app.quit()
 
     async def verbose(app: Driven) -> None:
-        # --verbose shows it in spite of the setting, with the full startup help
-        assert "escape to interrupt" in app.screen()
+        # --verbose shows it in spite of the setting, with the full startup help (Pi's is
+        # taller than the terminal, so its first lines may have scrolled off the screen)
+        assert "escape to interrupt" in app.history()
         await app.quit()
 
     play(tmp_path, which, TURNS, quiet, settings={"quietStartup": True})
@@ -65,37 +69,40 @@ def test_quiet_startup_header_keeps_the_header_but_not_the_listing(tmp_path: Pat
     play(tmp_path / "listed", "ours", TURNS, listed, files=files)
 
 
-def _accent(name: str) -> str:
-    """The SGR the theme's accent colour is drawn with (256 colours: no COLORTERM here)."""
-    return builtin_theme(name, truecolor=False).fg("accent", "x").split("x")[0]
+@pytest.fixture(params=["ours", "pi16"])
+def which16(request: pytest.FixtureRequest) -> str:
+    """Ours, or Pi 1.6 (the theme choice changed in 1.6 on purpose: see docs/pi-1.6/themes.md)."""
+    return str(request.param)
 
 
-async def _theme_shown(app: Driven, name: str) -> None:
-    other = "dark" if name == "light" else "light"
-    await app.wait_until(lambda _: app.settings_file().get("theme") == name, f"the {name} theme was not saved")
-    styled = app.styled_screen()
-    assert _accent(name) in styled and _accent(other) not in styled, styled
+def _muted(theme: Theme) -> str:
+    """The SGR the theme's ``muted`` colour is drawn with (256 colours: no COLORTERM here),
+    which the startup header's key hints have."""
+    return theme.sgr("muted")
 
 
-@pytest.mark.parametrize("hint", ["osc11", "colorfgbg"])
-def test_the_theme_follows_the_terminal_background(tmp_path: Path, which: str, hint: str) -> None:
-    # A terminal answers OSC 11 with its background colour (tmux once its panes have one);
-    # without an answer COLORFGBG (foreground;background, 15 = white) is what is left to go by.
-    kwargs = {"background": "#f0f0f0"} if hint == "osc11" else {"env": {"COLORFGBG": "0;15"}}
+def _system_theme(background: str) -> Theme:
+    """The ``system`` theme for a terminal that reports only its background (as tmux does)."""
+    rgb = (int(background[1:3], 16), int(background[3:5], 16), int(background[5:7], 16))
+    return system_theme(TerminalColors(background=rgb), truecolor=False)
+
+
+@pytest.mark.parametrize("background", ["#f0f0f0", "#101010"])
+def test_without_a_theme_the_system_theme_follows_the_background_and_nothing_is_saved(
+    tmp_path: Path, which16: str, background: str
+) -> None:
+    shown = _system_theme(background)
+    # what the screen shows tells the system theme from the built-ins and the other background's
+    other = _system_theme("#101010" if background == "#f0f0f0" else "#f0f0f0")
+    builtins = [builtin_theme(name, truecolor=False) for name in ("dark", "light")]
+    assert _muted(shown) not in {_muted(other), *map(_muted, builtins)}
 
     async def scenario(app: Driven) -> None:
-        await _theme_shown(app, "light")
+        await app.wait_until(lambda _: _muted(shown) in app.styled_screen(), "the system theme is not shown")
         await app.quit()
 
-    play(tmp_path, which, TURNS, scenario, **kwargs)  # type: ignore[arg-type]
-
-
-def test_a_dark_background_keeps_the_dark_theme(tmp_path: Path, which: str) -> None:
-    async def scenario(app: Driven) -> None:
-        await _theme_shown(app, "dark")
-        await app.quit()
-
-    play(tmp_path, which, TURNS, scenario, background="#101010")
+    app = play(tmp_path, which16, TURNS, scenario, background=background)
+    assert "theme" not in app.settings_file()
 
 
 def _changelog(which: str) -> Path:
@@ -152,11 +159,20 @@ def test_changelog_command_and_the_notice_after_an_update(tmp_path: Path, which:
     play(tmp_path / "updated", which, TURNS, after_an_update, settings={"lastChangelogVersion": older}, height=40)
 
 
-def test_a_light_dark_pair_follows_the_background_and_stays_set(tmp_path: Path, which: str) -> None:
+@pytest.mark.parametrize("hint", ["osc11", "colorfgbg"])
+def test_a_light_dark_pair_follows_the_terminal_and_stays_set(
+    tmp_path: Path, which16: str, hint: str
+) -> None:
+    # A terminal answers OSC 11 with its background colour (tmux once its panes have one);
+    # without an answer COLORFGBG (foreground;background) is what is left to go by: Pi 1.6
+    # counts palette index 9 as light (it cannot know the colour; 0.85 judged xterm's red dark).
+    kwargs = {"background": "#f0f0f0"} if hint == "osc11" else {"env": {"COLORFGBG": "0;9"}}
+    light, dark = builtin_theme("light", truecolor=False), builtin_theme("dark", truecolor=False)
+
     async def scenario(app: Driven) -> None:
-        await app.wait_until(lambda s: _accent("light") in app.styled_screen(), "the light theme is not shown")
-        assert _accent("dark") not in app.styled_screen()
+        await app.wait_until(lambda s: _muted(light) in app.styled_screen(), "the light theme is not shown")
+        assert _muted(dark) not in app.styled_screen()
         await app.quit()
 
-    app = play(tmp_path, which, TURNS, scenario, settings={"theme": "light/dark"}, background="#f0f0f0")
+    app = play(tmp_path, which16, TURNS, scenario, settings={"theme": "light/dark"}, **kwargs)
     assert app.settings_file()["theme"] == "light/dark"  # the choice is made anew at each start

@@ -26,7 +26,7 @@ from pi_ai import (
 from pi_coding_agent.core.export import export_file
 from pi_coding_agent.core.messages import BashExecutionMessage
 from pi_coding_agent.core.session import SessionManager
-from pi_coding_agent.customize.themes import builtin_theme, export_palette
+from pi_coding_agent.customize.themes import THEME_TOKENS, builtin_theme, export_palette
 from tests.pi_coding_agent.e2e._harness import Sandbox, run_ours, run_pi
 from tests.support import oracle
 from tests.support.chromium import BrowserPage, screenshot
@@ -333,6 +333,38 @@ def test_export_errors_and_default_name_match_pi(tmp_path: Path) -> None:
     pi_missing = run_pi(box, "--export", "nope.jsonl")
     assert pi_missing.returncode == missing.returncode
     assert re.sub(r"\x1b\[[0-9;]*m", "", pi_missing.stderr).strip() == missing.stderr.strip()
+
+
+def _page_colours(page: Path) -> dict[str, str]:
+    """The theme's CSS variables at the top of an exported page, as ``#rrggbb``."""
+    style = page.read_text(encoding="utf-8").split("</style>", 1)[0]
+    found = dict(re.findall(r"--([A-Za-z]+):\s*([^;]+);", style))
+    colours = {}
+    for name in (*THEME_TOKENS, "exportPageBg", "exportCardBg", "exportInfoBg"):
+        value = found[name].strip()
+        rgb = re.fullmatch(r"rgb\((\d+), (\d+), (\d+)\)", value)
+        colours[name] = "#{:02x}{:02x}{:02x}".format(*map(int, rgb.groups())) if rgb else value
+    return colours
+
+
+def test_pi_export_colours_are_pi_16s(tmp_path: Path) -> None:
+    """``pi --export`` takes Pi 1.6's colours: its ``system`` theme for a terminal that reported
+    nothing, light or dark by ``COLORFGBG``, with the page backgrounds derived from the
+    message background, whatever the theme setting."""
+    box = Sandbox.create(tmp_path, "http://127.0.0.1:9")
+    settings = box.agent_dir / "settings.json"
+    settings.write_text(json.dumps({**json.loads(settings.read_text(encoding="utf-8")), "theme": "dark"}), encoding="utf-8")
+    session, _ = write_session(tmp_path)
+    seen = []
+    for colorfgbg in ("15;0", "0;15"):
+        pages = {side: box.work / f"{side}-{colorfgbg[-1]}.html" for side in ("ours", "pi")}
+        assert run_ours(box, "--export", str(session), str(pages["ours"]), COLORFGBG=colorfgbg).returncode == 0
+        done = run_pi(box, "--export", str(session), str(pages["pi"]), current=True, COLORFGBG=colorfgbg)
+        assert done.returncode == 0, done.stderr
+        ours, pi = _page_colours(pages["ours"]), _page_colours(pages["pi"])
+        assert ours == pi, colorfgbg
+        seen.append(ours["exportPageBg"])
+    assert seen[0] != seen[1]  # light and dark pages
 
 
 def test_export_of_an_unreadable_file_is_one_line(tmp_path: Path) -> None:

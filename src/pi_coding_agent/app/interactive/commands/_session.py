@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from pi_coding_agent.app.interactive._indicators import StatusIndicators
     from pi_coding_agent.app.interactive._parts import EditorComponent, Notices, Spawn
     from pi_coding_agent.app.interactive._queue import MessageQueue
+    from pi_coding_agent.app.interactive._themes import ThemeChoice
     from pi_coding_agent.app.interactive._ui import InteractiveUI
     from pi_coding_agent.app.interactive.components import Footer
     from pi_coding_agent.customize.themes import Theme
@@ -62,6 +63,8 @@ class SessionCommandHost(Protocol):
     def terminal(self) -> Terminal: ...
     @property
     def theme(self) -> Theme: ...
+    @property
+    def themes(self) -> ThemeChoice: ...
     @property
     def spawn(self) -> Spawn: ...
 
@@ -354,7 +357,7 @@ async def export(host: SessionCommandHost, arguments: str) -> None:
         path = (
             export_jsonl(host, output)
             if output and output.endswith(".jsonl")
-            else await host.session.export_to_html(output, theme=host.theme)
+            else await host.session.export_to_html(output, palette=host.themes.export_palette(host.theme))
         )
     except Exception as error:
         host.transcript.error(f"Failed to export session: {error}")
@@ -466,7 +469,7 @@ async def _share_via_gist(host: SessionCommandHost, html: str) -> None:
         host.transcript.error("GitHub CLI is not logged in. Run 'gh auth login' first.")
         return
     try:
-        await host.session.export_to_html(html, theme=host.theme)
+        await host.session.export_to_html(html, palette=host.themes.export_palette(host.theme))
     except Exception as error:
         host.transcript.error(f"Failed to export session: {error}")
         return
