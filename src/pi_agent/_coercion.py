@@ -281,6 +281,7 @@ class Coercer:
         if not is_schema(schema):
             return value
         if isinstance(value, list):
+
             def item(entry: Any, index: int) -> Any:
                 sub = _item_schema_at(schema, index)
                 return entry if sub is None else self._drop_optional_nulls(entry, sub)

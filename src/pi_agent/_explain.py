@@ -171,8 +171,14 @@ class _Explainer:
         if _bound(divisor) and not is_multiple(value, divisor):
             push(f"expected a multiple of {js_number(divisor)}")
 
-    def _walk_object(self, node: dict[str, Any], value: dict[str, Any], path: str, out: list[Error],
-                     push: Callable[..., None]) -> None:
+    def _walk_object(
+        self,
+        node: dict[str, Any],
+        value: dict[str, Any],
+        path: str,
+        out: list[Error],
+        push: Callable[..., None],
+    ) -> None:
         properties = _dict_at(node, "properties")
         for key in _list_at(node, "required"):
             if isinstance(key, str) and key not in value:
@@ -203,21 +209,25 @@ class _Explainer:
         if _bound(high) and len(value) > high:
             push(f"expected at most {js_number(high)} properties")
         dependent = node.get("dependentRequired")
-        for key, needed in (dependent.items() if is_schema(dependent) else []):
+        for key, needed in dependent.items() if is_schema(dependent) else []:
             if key in value and isinstance(needed, list):
                 for other in needed:
                     if other not in value:
                         push(f"required when {key} is present", _pointer(path, other))
         dependent_schemas = node.get("dependentSchemas")
-        for key, sub in (dependent_schemas.items() if is_schema(dependent_schemas) else []):
+        for key, sub in dependent_schemas.items() if is_schema(dependent_schemas) else []:
             if key in value:
                 self.walk(sub, value, path, out)
 
-    def _walk_array(self, node: dict[str, Any], value: list[Any], path: str, out: list[Error],
-                    push: Callable[[str], None]) -> None:
+    def _walk_array(
+        self, node: dict[str, Any], value: list[Any], path: str, out: list[Error], push: Callable[[str], None]
+    ) -> None:
         items = node.get("items")
-        prefix: list[Any] = items if isinstance(items, list) else (
-            node["prefixItems"] if isinstance(node.get("prefixItems"), list) else [])
+        prefix: list[Any] = (
+            items
+            if isinstance(items, list)
+            else (node["prefixItems"] if isinstance(node.get("prefixItems"), list) else [])
+        )
         rest = node.get("additionalItems") if isinstance(items, list) else items
         for index, item in enumerate(value):
             sub = prefix[index] if index < len(prefix) else rest
@@ -246,8 +256,9 @@ class _Explainer:
         else:
             push(f"expected between {js_number(low)} and {js_number(high)} matching items")
 
-    def _walk_union(self, branches: list[Any], value: Any, path: str, out: list[Error], *,
-                    exactly_one: bool) -> None:
+    def _walk_union(
+        self, branches: list[Any], value: Any, path: str, out: list[Error], *, exactly_one: bool
+    ) -> None:
         matches = sum(1 for branch in branches if self.ok(branch, value))
         if matches == 1 or (not exactly_one and matches > 0):
             return
@@ -257,8 +268,10 @@ class _Explainer:
         tag = self._tag_of(branches)
         if tag is not None and isinstance(value, dict):
             key, values = tag
-            chosen = next((i for i, tagged in enumerate(values) if key in value and same_value(value[key], tagged)),
-                          None)
+            chosen = next(
+                (i for i, tagged in enumerate(values) if key in value and same_value(value[key], tagged)),
+                None,
+            )
             if chosen is None:
                 out.append((_pointer(path, key), f"expected one of {_list_values(values)}"))
             else:
@@ -271,7 +284,11 @@ class _Explainer:
             if not errors:
                 continue
             declared = self._declared_keys(branch, value) if isinstance(value, dict) else 0
-            if best is None or declared > best[1] or (declared == best[1] and len(errors[0][0]) > len(best[0][0][0])):
+            if (
+                best is None
+                or declared > best[1]
+                or (declared == best[1] and len(errors[0][0]) > len(best[0][0][0]))
+            ):
                 best = (errors, declared)
         out.extend(best[0] if best is not None else [(path, "matches no alternative")])
 

@@ -70,7 +70,9 @@ def with_validation_of(expected: Any, actual: Any, answer_1_6: dict[str, Any]) -
     other counts). The rest is compared with 0.85: 1.6's whole answer also carries its other
     changes (system messages)."""
     old, new = _validation_texts(expected), _validation_texts(answer_1_6)
-    assert old.keys() == new.keys(), f"the Pis failed validation for different calls: {sorted(old)} {sorted(new)}"
+    assert old.keys() == new.keys(), (
+        f"the Pis failed validation for different calls: {sorted(old)} {sorted(new)}"
+    )
     replacements = {old[call]: new[call] for call in old}
 
     def replaced(value: Any) -> Any:
