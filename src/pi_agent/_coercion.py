@@ -25,9 +25,8 @@ import re
 from collections.abc import Callable
 from typing import Any, Protocol, TypeGuard
 
-from pi_ai.js_json import js_number
+from pi_ai.js_json import JS_WHITESPACE, js_number
 
-JS_WHITESPACE = " \t\n\r\v\f\u00a0\ufeff\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
 _DECIMAL = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 _RADIX = re.compile(r"0([xX][0-9a-fA-F]+|[oO][0-7]+|[bB][01]+)")
 _BIGINT_SUFFIXED = re.compile(r"-?(?:0|[1-9]\d*)n")
@@ -43,7 +42,7 @@ class SchemaChecker(Protocol):
     def resolve(self, ref: str) -> Any: ...
 
 
-def js_number_value(value: float) -> int | float:
+def _held_number(value: float) -> int | float:
     """A JavaScript number as we hold it: ``int`` when integral and exact, else ``float``."""
     return int(value) if value.is_integer() and abs(value) <= 2**53 else value
 
@@ -60,7 +59,7 @@ def js_to_number(text: str) -> int | float | None:
         parsed = float(int(stripped, 0))
     else:
         return None
-    return js_number_value(parsed) if math.isfinite(parsed) else None
+    return _held_number(parsed) if math.isfinite(parsed) else None
 
 
 def is_schema(value: Any) -> TypeGuard[dict[str, Any]]:
@@ -483,7 +482,7 @@ class Coercer:
 
 def _convert_integer(value: Any) -> Any:
     result = _try_number(value)
-    return value if result is None else js_number_value(float(math.trunc(result[0])))
+    return value if result is None else _held_number(float(math.trunc(result[0])))
 
 
 _PRIMITIVE_CONVERSIONS: dict[str, Callable[[Any], Any]] = {
