@@ -1,23 +1,20 @@
-"""Tool-argument validation with Pi's coercion rules and error text.
+"""Tool-argument validation with Pi 1.6's coercion rules and error text.
 
 Models send arguments that are almost right: ``"5"`` for a number, ``null`` for an optional
-field, ``"true"`` for a boolean. Pi (pi-ai ``validateToolArguments``) repairs those before it
-checks the JSON Schema, and when the check still fails it reports every bad field so the
-model can fix its call. This module does the same, in four steps:
-
-1. copy the arguments (the caller's dict is never touched);
-2. drop ``null`` values of optional properties whose schema does not accept ``null``;
-3. coerce primitives toward the schema (numbers, booleans, strings, null; union members are
-   tried unchanged first, then coerced);
-4. check the schema; on failure raise ``ToolArgumentsError`` whose text lists each error as
-   ``  - <path>: <message>`` with the validator wording Pi uses (TypeBox's English locale),
-   followed by the received arguments as pretty JSON.
+field, ``"true"`` for a boolean, one value where a list is expected. Pi 1.6 (pi-ai
+``validateToolArguments`` over its ``pi-schema`` package) repairs those before it checks the
+JSON Schema (``_coercion``), and when the check still fails it reports every bad field so the
+model can fix its call (``_explain``): one ``  - <dotted path>: <message>`` line per error
+(``n: expected number, got string``, ``path: missing``, ``extra: unknown field``), then the
+received arguments as pretty JSON. Pi 0.85 used TypeBox's wording (``must be number``), capped
+the list at 8 and coerced less (``""``, ``"0b101"``, ``"12n"`` and single values for arrays
+were refused); docs/pi-1.6/leftovers.md.
 
 The checker covers the JSON Schema keywords tool schemas use in practice (types, properties,
 required, additionalProperties, patternProperties, propertyNames, items/prefixItems,
 contains, length/size/number bounds, pattern, format, enum, const, $ref into the same
-document, allOf/anyOf/oneOf/not, if/then/else, boolean schemas). Unknown keywords are
-ignored, as JSON Schema prescribes, and so are unknown formats.
+document, allOf/anyOf/oneOf/not, if/then/else, dependentRequired/dependentSchemas, boolean
+schemas). Unknown keywords are ignored, as JSON Schema prescribes, and so are unknown formats.
 """
 
 from __future__ import annotations
@@ -27,15 +24,10 @@ import re
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from pi_agent._coercion import Coercer
+from pi_agent._explain import explain, has_duplicates, is_multiple, json_equal
 from pi_ai import ARGUMENTS_ERROR_KEY
-from pi_ai.js_json import js_number, stringify
-
-MAX_ERRORS = 8
-"""TypeBox stops collecting after this many errors."""
-
-_JS_WHITESPACE = " \t\n\r\v\f\u00a0\ufeff\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
-_DECIMAL = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
-_RADIX = re.compile(r"0([xX][0-9a-fA-F]+|[oO][0-7]+|[bB][01]+)")
+from pi_ai.js_json import stringify
 
 
 class ToolArgumentsError(ValueError):
@@ -77,19 +69,21 @@ def validate_arguments(tool_name: str, schema: Any, arguments: Any) -> Any:
     root = _Root.of(schema)
     if root.check(schema, arguments):
         return _clone(arguments)  # coercion never changes valid arguments
-    args = _clone(arguments)
-    _drop_optional_nulls(root, args, schema)
-    args = root.coerce(args, schema)
+    args = _clone(Coercer(root, schema).coerce(arguments))
     if root.check(schema, args):
         return args
-    errors: list[tuple[str, str, dict[str, Any]]] = []
-    root.errors(schema, args, "", errors)
-    lines = [f"{_format_path(path, keyword, params)}: {_message(keyword, params)}"
-             for keyword, path, params in errors[:MAX_ERRORS]]
-    listing = "\n".join(f"  - {line}" for line in lines) or "Unknown validation error"
+    lines = [f"{_dotted(path)}: {message}" for path, message in explain(root, schema, args)]
+    listing = "\n".join(f"  - {line}" for line in lines)
     message = (f'Validation failed for tool "{tool_name}":\n{listing}\n\n'
                f"Received arguments:\n{stringify(arguments, 2)}")
     raise ToolArgumentsError(message, lines)
+
+
+def _dotted(pointer: str) -> str:
+    """A JSON Pointer as the dotted path the model sees: ``/edits/0/oldText`` -> ``edits.0.oldText``."""
+    if pointer == "":
+        return "root"
+    return ".".join(part.replace("~1", "/").replace("~0", "~") for part in pointer[1:].split("/"))
 
 
 # --------------------------------------------------------------------------- helpers
@@ -122,49 +116,6 @@ _TYPE_CHECKS: dict[str, Callable[[Any], bool]] = {
     "null": lambda v: v is None,
     "string": lambda v: isinstance(v, str),
 }
-
-
-def _matches_type(value: Any, name: Any) -> bool:
-    check = _TYPE_CHECKS.get(name) if isinstance(name, str) else None
-    return True if check is None else check(value)
-
-
-def _schema_types(schema: dict[str, Any]) -> list[str]:
-    kind = schema.get("type")
-    if isinstance(kind, str):
-        return [kind]
-    if isinstance(kind, list):
-        return [item for item in kind if isinstance(item, str)]
-    return []
-
-
-def _js_to_number(text: str) -> float | int | None:
-    """``Number(text)`` restricted to finite results; ``None`` where JavaScript gives NaN."""
-    stripped = text.strip(_JS_WHITESPACE)
-    if stripped == "":
-        return 0
-    if _DECIMAL.fullmatch(stripped):
-        parsed = float(stripped)
-    elif _RADIX.fullmatch(stripped):
-        parsed = float(int(stripped, 0))
-    else:
-        return None
-    if not math.isfinite(parsed):
-        return None
-    return int(parsed) if parsed.is_integer() and abs(parsed) <= 2**53 else parsed
-
-
-def _json_equal(a: Any, b: Any) -> bool:
-    """JavaScript equality of JSON values (``1 == 1.0``, but ``true != 1``)."""
-    if isinstance(a, bool) or isinstance(b, bool):
-        return a is b
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_json_equal(a[k], b[k]) for k in a)
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_json_equal(x, y) for x, y in zip(a, b, strict=True))
-    if isinstance(a, int | float) and isinstance(b, int | float):
-        return a == b
-    return type(a) is type(b) and bool(a == b)
 
 
 _regex_cache: dict[str, re.Pattern[str]] = {}
@@ -252,65 +203,6 @@ _FORMATS: dict[str, Callable[[str], bool]] = {
 }
 
 
-# --------------------------------------------------------------------------- messages
-
-
-def _message(keyword: str, params: dict[str, Any]) -> str:
-    if keyword == "type":
-        kind = params["type"]
-        return f"must be {kind}" if isinstance(kind, str) else f"must be either {' or '.join(map(str, kind))}"
-    if keyword == "required":
-        return f"must have required properties {', '.join(params['requiredProperties'])}"
-    if keyword in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
-        return f"must be {params['comparison']} {js_number(params['limit'])}"
-    fixed = {
-        "additionalProperties": "must not have additional properties",
-        "anyOf": "must match a schema in anyOf",
-        "boolean": "schema is false",
-        "const": "must be equal to constant",
-        "contains": "must contain at least 1 valid item",
-        "enum": "must be equal to one of the allowed values",
-        "not": "must not be valid",
-        "oneOf": "must match exactly one schema in oneOf",
-        "uniqueItems": "must not have duplicate items",
-    }
-    if keyword in fixed:
-        return fixed[keyword]
-    limit = js_number(params["limit"]) if "limit" in params else ""
-    templates = {
-        "maxItems": f"must not have more than {limit} items",
-        "minItems": f"must not have fewer than {limit} items",
-        "maxLength": f"must not have more than {limit} characters",
-        "minLength": f"must not have fewer than {limit} characters",
-        "maxProperties": f"must not have more than {limit} properties",
-        "minProperties": f"must not have fewer than {limit} properties",
-    }
-    if keyword in templates:
-        return templates[keyword]
-    if keyword == "format":
-        return f'must match format "{params["format"]}"'
-    if keyword == "pattern":
-        return f'must match pattern "{params["pattern"]}"'
-    if keyword == "multipleOf":
-        return f"must be multiple of {js_number(params['multipleOf'])}"
-    if keyword == "if":
-        return f'must match "{params["failingKeyword"]}" schema'
-    if keyword == "propertyNames":
-        return f"property names {', '.join(params['propertyNames'])} are invalid"
-    if keyword == "dependentRequired":
-        return (f"must have properties {', '.join(params['dependencies'])} "
-                f"when property {params['property']} is present")
-    return "an unknown validation error occurred"
-
-
-def _format_path(instance_path: str, keyword: str, params: dict[str, Any]) -> str:
-    base = (instance_path[1:] if instance_path.startswith("/") else instance_path).replace("/", ".")
-    if keyword == "required" and params.get("requiredProperties"):
-        first = params["requiredProperties"][0]
-        return f"{base}.{first}" if base else first
-    return base or "root"
-
-
 # --------------------------------------------------------------------------- schema walker
 
 
@@ -388,10 +280,19 @@ class _Root:
         return root
 
     def resolve(self, ref: str) -> Any:
+        """The part of the schema ``ref`` names; ``False`` (rejects every value) when it names
+        nothing, as Pi 1.6 compiles a dangling reference of an MCP server's schema."""
+        target = self._lookup(ref)
+        return False if target is _UNRESOLVED else target
+
+    def resolves(self, ref: str) -> bool:
+        return self._lookup(ref) is not _UNRESOLVED
+
+    def _lookup(self, ref: str) -> Any:
         if ref == "#":
             return self.schema
         if not ref.startswith("#/"):
-            return False
+            return _UNRESOLVED
         target: Any = self.schema
         for raw in ref[2:].split("/"):
             part = raw.replace("~1", "/").replace("~0", "~")
@@ -400,8 +301,14 @@ class _Root:
             elif isinstance(target, list) and part.isdigit() and int(part) < len(target):
                 target = target[int(part)]
             else:
-                return False
+                return _UNRESOLVED
         return target
+
+    @staticmethod
+    def format_ok(name: str, text: str) -> bool | None:
+        """Whether ``text`` has the format ``name``; ``None`` for a format we do not check."""
+        check = _FORMATS.get(name)
+        return None if check is None else check(text)
 
     # ---------------------------------------------------------------- check
 
@@ -511,7 +418,7 @@ class _Root:
             low = schema["minItems"]
             steps.append(lambda value: len(value) >= low)
         if schema.get("uniqueItems") is True:
-            steps.append(lambda value: not _duplicates(value))
+            steps.append(lambda value: not has_duplicates(value))
         return _only_for(list, steps)
 
     @staticmethod
@@ -551,10 +458,10 @@ class _Root:
             parts.append(lambda value: self.check(self.resolve(ref), value))
         if "const" in schema:
             constant = schema["const"]
-            parts.append(lambda value: _json_equal(value, constant))
+            parts.append(lambda value: json_equal(value, constant))
         enum = schema.get("enum")
         if isinstance(enum, list):
-            parts.append(lambda value: any(_json_equal(value, option) for option in enum))
+            parts.append(lambda value: any(json_equal(value, option) for option in enum))
         if "if" in schema:
             condition = self.compile(schema["if"])
             then, otherwise = self.compile(schema.get("then", True)), self.compile(schema.get("else", True))
@@ -603,324 +510,10 @@ class _Root:
             return value <= limit
         if keyword == "minimum":
             return value >= limit
-        if _is_integer(value) and limit != 0 and (1 / limit) % 1 == 0:
-            return True
-        if limit == 0:
-            return False
-        mod = math.fmod(value, limit)
-        return min(abs(mod), abs(mod - limit), abs(mod + limit)) < 1e-10
-
-    # ---------------------------------------------------------------- errors
-
-    def errors(self, schema: Any, value: Any, path: str, out: list[tuple[str, str, dict[str, Any]]]) -> bool:
-        """Append ``(keyword, instance path, params)`` for every failure, in TypeBox's order."""
-        if schema is False:
-            out.append(("boolean", path, {}))
-            return False
-        if not isinstance(schema, dict):
-            return True
-        ok = True
-        if "type" in schema:
-            kind = schema["type"]
-            matched = (any(_matches_type(value, n) for n in kind) if isinstance(kind, list)
-                       else _matches_type(value, kind))
-            if not matched:
-                out.append(("type", path, {"type": kind}))
-                ok = False
-        if isinstance(value, dict):
-            ok = self._object_errors(schema, value, path, out) and ok
-        elif isinstance(value, list):
-            ok = self._array_errors(schema, value, path, out) and ok
-        elif isinstance(value, str):
-            ok = self._string_errors(schema, value, path, out) and ok
-        elif _is_number(value):
-            for keyword in _NUMBER_KEYWORDS:
-                if keyword in schema and not self._number_ok(keyword, schema, value):
-                    if keyword == "multipleOf":
-                        out.append(("multipleOf", path, {"multipleOf": schema[keyword]}))
-                    else:
-                        out.append((keyword, path, {"comparison": _COMPARISONS[keyword], "limit": schema[keyword]}))
-                    ok = False
-        return self._combinator_errors(schema, value, path, out) and ok
-
-    def _object_errors(self, schema: dict[str, Any], value: dict[str, Any], path: str,
-                       out: list[tuple[str, str, dict[str, Any]]]) -> bool:
-        ok = True
-        required = schema.get("required")
-        if isinstance(required, list):
-            missing = [key for key in required if key not in value]
-            if missing:
-                out.append(("required", path, {"requiredProperties": missing}))
-                ok = False
-        if "additionalProperties" in schema:
-            extra = schema["additionalProperties"]
-            bad = [key for key, item in value.items()
-                   if not self._is_declared(schema, key) and not self.check(extra, item)]
-            if bad:
-                out.append(("additionalProperties", path, {"additionalProperties": bad}))
-                ok = False
-        dependent = schema.get("dependentRequired")
-        if isinstance(dependent, dict) and value:
-            for key, needed in dependent.items():
-                if key in value:
-                    for other in needed:
-                        if other not in value:
-                            out.append(("dependentRequired", path, {"property": key, "dependencies": needed}))
-                            ok = False
-        patterns = schema.get("patternProperties")
-        if isinstance(patterns, dict):
-            for pattern, sub in patterns.items():
-                for key, item in value.items():
-                    if _regex(pattern).search(key):
-                        ok = self.errors(sub, item, f"{path}/{key}", out) and ok
-        properties = schema.get("properties")
-        if isinstance(properties, dict):
-            for key, sub in properties.items():
-                if key in value:
-                    ok = self.errors(sub, value[key], f"{path}/{key}", out) and ok
-        names = schema.get("propertyNames")
-        if names is not None:
-            bad = [key for key in value if not self.check(names, key)]
-            if bad:
-                out.append(("propertyNames", path, {"propertyNames": bad}))
-                ok = False
-        if "minProperties" in schema and len(value) < schema["minProperties"]:
-            out.append(("minProperties", path, {"limit": schema["minProperties"]}))
-            ok = False
-        if "maxProperties" in schema and len(value) > schema["maxProperties"]:
-            out.append(("maxProperties", path, {"limit": schema["maxProperties"]}))
-            ok = False
-        return ok
-
-    def _array_errors(self, schema: dict[str, Any], value: list[Any], path: str,
-                      out: list[tuple[str, str, dict[str, Any]]]) -> bool:
-        ok = True
-        if not self._contains_ok(schema, value):
-            out.append(("contains", path, {}))
-            ok = False
-        items = schema.get("items")
-        prefix = schema.get("prefixItems")
-        offset = len(prefix) if isinstance(prefix, list) else 0
-        if isinstance(items, list):
-            for index, sub in enumerate(items):
-                if index < len(value):
-                    ok = self.errors(sub, value[index], f"{path}/{index}", out) and ok
-        elif items is not None:
-            for index in range(offset, len(value)):
-                ok = self.errors(items, value[index], f"{path}/{index}", out) and ok
-        if "maxItems" in schema and len(value) > schema["maxItems"]:
-            out.append(("maxItems", path, {"limit": schema["maxItems"]}))
-            ok = False
-        if "minItems" in schema and len(value) < schema["minItems"]:
-            out.append(("minItems", path, {"limit": schema["minItems"]}))
-            ok = False
-        if isinstance(prefix, list):
-            for index, sub in enumerate(prefix):
-                if index < len(value):
-                    ok = self.errors(sub, value[index], f"{path}/{index}", out) and ok
-        if schema.get("uniqueItems") is True and _duplicates(value):
-            out.append(("uniqueItems", path, {}))
-            ok = False
-        return ok
-
-    def _string_errors(self, schema: dict[str, Any], value: str, path: str,
-                       out: list[tuple[str, str, dict[str, Any]]]) -> bool:
-        ok = True
-        if "maxLength" in schema and len(value) > schema["maxLength"]:
-            out.append(("maxLength", path, {"limit": schema["maxLength"]}))
-            ok = False
-        if "minLength" in schema and len(value) < schema["minLength"]:
-            out.append(("minLength", path, {"limit": schema["minLength"]}))
-            ok = False
-        fmt = schema.get("format")
-        if isinstance(fmt, str) and fmt in _FORMATS and not _FORMATS[fmt](value):
-            out.append(("format", path, {"format": fmt}))
-            ok = False
-        pattern = schema.get("pattern")
-        if isinstance(pattern, str) and not _regex(pattern).search(value):
-            out.append(("pattern", path, {"pattern": pattern}))
-            ok = False
-        return ok
-
-    def _combinator_errors(self, schema: dict[str, Any], value: Any, path: str,
-                           out: list[tuple[str, str, dict[str, Any]]]) -> bool:
-        ok = True
-        ref = schema.get("$ref")
-        if isinstance(ref, str):
-            ok = self.errors(self.resolve(ref), value, path, out) and ok
-        if "const" in schema and not _json_equal(value, schema["const"]):
-            out.append(("const", path, {}))
-            ok = False
-        enum = schema.get("enum")
-        if isinstance(enum, list) and not any(_json_equal(value, option) for option in enum):
-            out.append(("enum", path, {}))
-            ok = False
-        if "if" in schema:
-            if self.check(schema["if"], value):
-                if not self.check(schema.get("then", True), value):
-                    out.append(("if", path, {"failingKeyword": "then"}))
-                    ok = False
-            elif not self.errors(schema.get("else", True), value, path, out):
-                out.append(("if", path, {"failingKeyword": "else"}))
-                ok = False
-        if "not" in schema and self.check(schema["not"], value):
-            out.append(("not", path, {}))
-            ok = False
-        for keyword in ("allOf", "anyOf", "oneOf"):
-            subs = schema.get(keyword)
-            if not isinstance(subs, list):
-                continue
-            failed: list[list[tuple[str, str, dict[str, Any]]]] = []
-            passed = 0
-            for sub in subs:
-                found: list[tuple[str, str, dict[str, Any]]] = []
-                if self.errors(sub, value, path, found):
-                    passed += 1
-                else:
-                    failed.append(found)
-            if keyword == "allOf":
-                good = passed == len(subs)
-            elif keyword == "anyOf":
-                good = passed > 0
-            else:
-                good = passed == 1
-            if not good:
-                if keyword != "oneOf" or passed == 0:
-                    for found in failed:
-                        out.extend(found)
-                if keyword != "allOf":
-                    out.append((keyword, path, {}))
-                ok = False
-        return ok
-
-    # ---------------------------------------------------------------- coercion
-
-    def coerce(self, value: Any, schema: Any) -> Any:
-        """Pi's JSON-Schema coercion pass; containers are repaired in place."""
-        if not isinstance(schema, dict):
-            return value
-        result = value
-        all_of = schema.get("allOf")
-        if isinstance(all_of, list):
-            for sub in all_of:
-                result = self.coerce(result, sub)
-        for keyword in ("anyOf", "oneOf"):
-            subs = schema.get(keyword)
-            if isinstance(subs, list):
-                result = self._coerce_union(result, subs)
-        types = _schema_types(schema)
-        if types and not (len(types) > 1 and any(_matches_type(result, t) for t in types)):
-            for kind in types:
-                candidate = _coerce_primitive(result, kind)
-                if candidate is not _UNCHANGED:
-                    result = candidate
-                    break
-        if "object" in types and isinstance(result, dict):
-            self._coerce_object(result, schema)
-        if "array" in types and isinstance(result, list):
-            items = schema.get("items")
-            if isinstance(items, list):
-                for index, sub in enumerate(items[: len(result)]):
-                    result[index] = self.coerce(result[index], sub)
-            elif isinstance(items, dict):
-                for index, item in enumerate(result):
-                    result[index] = self.coerce(item, items)
-        return result
-
-    def _coerce_object(self, value: dict[str, Any], schema: dict[str, Any]) -> None:
-        properties = schema.get("properties")
-        if isinstance(properties, dict):
-            for key, sub in properties.items():
-                if key in value:
-                    value[key] = self.coerce(value[key], sub)
-        extra = schema.get("additionalProperties")
-        if isinstance(extra, dict):
-            declared = properties if isinstance(properties, dict) else {}
-            for key, item in list(value.items()):
-                if key not in declared:
-                    value[key] = self.coerce(item, extra)
-
-    def _coerce_union(self, value: Any, schemas: list[Any]) -> Any:
-        for sub in schemas:
-            if self.check(sub, value):
-                return value
-        for sub in schemas:
-            coerced = self.coerce(_clone(value), sub)
-            if self.check(sub, coerced):
-                return coerced
-        return value
+        return is_multiple(value, limit)
 
 
 _roots: dict[int, _Root] = {}
 _MAX_ROOTS = 1024
+_UNRESOLVED: Any = object()
 _NUMBER_KEYWORDS = ("exclusiveMaximum", "exclusiveMinimum", "maximum", "minimum", "multipleOf")
-_COMPARISONS = {"exclusiveMaximum": "<", "exclusiveMinimum": ">", "maximum": "<=", "minimum": ">="}
-_UNCHANGED: Any = object()
-
-
-def _coerce_primitive(value: Any, kind: str) -> Any:
-    """The coerced value, or ``_UNCHANGED`` when this type offers no coercion."""
-    if kind in ("number", "integer"):
-        if value is None:
-            return 0
-        if isinstance(value, bool):
-            return 1 if value else 0
-        if isinstance(value, str) and value.strip(_JS_WHITESPACE) != "":
-            parsed = _js_to_number(value)
-            if parsed is not None and (kind == "number" or _is_integer(parsed)):
-                return parsed
-        return _UNCHANGED
-    if kind == "boolean":
-        if value is None:
-            return False
-        if value == "true":
-            return True
-        if value == "false":
-            return False
-        if type(value) in (int, float) and value in (0, 1):
-            return value == 1
-        return _UNCHANGED
-    if kind == "string":
-        if value is None:
-            return ""
-        if isinstance(value, bool):
-            return "true" if value else "false"
-        if isinstance(value, int | float):
-            return js_number(value)
-        return _UNCHANGED
-    if kind == "null":
-        if value == "" or (type(value) in (int, float) and value == 0) or value is False:
-            return None
-        return _UNCHANGED
-    return _UNCHANGED
-
-
-def _drop_optional_nulls(root: _Root, value: Any, schema: Any) -> None:
-    if not isinstance(schema, dict):
-        return
-    if isinstance(value, list):
-        items = schema.get("items")
-        if isinstance(items, list):
-            for item, sub in zip(value, items, strict=False):
-                _drop_optional_nulls(root, item, sub)
-        elif items is not None:
-            for item in value:
-                _drop_optional_nulls(root, item, items)
-        return
-    properties = schema.get("properties")
-    if not isinstance(value, dict) or not isinstance(properties, dict):
-        return
-    required = set(schema.get("required") or [])
-    for key, sub in properties.items():
-        if key not in value:
-            continue
-        if (value[key] is None and key not in required
-                and not (isinstance(sub, dict) and isinstance(sub.get("$ref"), str))
-                and not root.check(sub, None)):
-            del value[key]
-        else:
-            _drop_optional_nulls(root, value[key], sub)
-
-
-def _duplicates(items: list[Any]) -> bool:
-    return any(_json_equal(items[i], items[j]) for i in range(len(items)) for j in range(i))

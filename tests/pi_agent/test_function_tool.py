@@ -64,7 +64,7 @@ async def test_function_tools_run_through_the_loop_with_coercion_and_injection()
     assert text_of(results["w1"]) == "Oslo: 20c for 3 day(s)"
     assert text_of(results["s1"]) == "s1:pi:2" and results["s1"].details == {"signal": True}
     assert results["w2"].is_error
-    assert text_of(results["w2"]).startswith('Validation failed for tool "get_weather":\n  - units: must be equal to one')
+    assert text_of(results["w2"]).startswith('Validation failed for tool "get_weather":\n  - units: expected one of ["c","f"]')
 
 
 async def test_return_values_are_normalized() -> None:

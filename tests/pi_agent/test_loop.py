@@ -347,7 +347,7 @@ async def test_failures_become_error_results_and_the_run_continues() -> None:
     results = {m.tool_call_id: m for m in messages if isinstance(m, ToolResultMessage)}
     assert all(r.is_error and r.details == {} for r in results.values())
     assert text_of(results["bad"]) == (
-        'Validation failed for tool "get_weather":\n  - city: must have required properties city\n\n'
+        'Validation failed for tool "get_weather":\n  - city: missing\n\n'
         'Received arguments:\n{\n  "town": 3\n}'
     )
     assert text_of(results["unknown"]) == "Tool nope not found"

@@ -41,3 +41,47 @@ def not_yet_followed(value: Any) -> Any:
     if "responseModel" in out:
         out["model"] = out.pop("responseModel")
     return out
+
+
+VALIDATION_PREFIX = 'Validation failed for tool "'
+"""How a tool result of arguments that failed their schema starts (both Pis)."""
+
+
+def has_validation_failure(answer: Any) -> bool:
+    """Whether an ``agent-events`` answer holds a tool result of arguments that failed."""
+    return isinstance(answer, dict) and bool(_validation_texts(answer))
+
+
+def _validation_texts(answer: dict[str, Any]) -> dict[str, str]:
+    texts = {}
+    for message in answer.get("finalMessages", []):
+        content = message.get("content") if message.get("role") == "toolResult" else None
+        text = content[0].get("text", "") if content else ""
+        if text.startswith(VALIDATION_PREFIX):
+            texts[message["toolCallId"]] = text
+    return texts
+
+
+def with_validation_of(expected: Any, actual: Any, answer_1_6: dict[str, Any]) -> tuple[Any, Any]:
+    """Pi 0.85's ``agent-events`` answer and ours, comparable where tool arguments failed their
+    schema: each validation text of 0.85 replaced by Pi 1.6's for the same tool call (1.6 words
+    and coerces differently: docs/pi-1.6/leftovers.md), and ``usage`` left out on both sides
+    (the faux provider counts tokens from the context's characters, so the shorter texts give
+    other counts). The rest is compared with 0.85: 1.6's whole answer also carries its other
+    changes (system messages)."""
+    old, new = _validation_texts(expected), _validation_texts(answer_1_6)
+    assert old.keys() == new.keys(), (
+        f"the Pis failed validation for different calls: {sorted(old)} {sorted(new)}"
+    )
+    replacements = {old[call]: new[call] for call in old}
+
+    def replaced(value: Any) -> Any:
+        if isinstance(value, str):
+            return replacements.get(value, value)
+        if isinstance(value, list):
+            return [replaced(item) for item in value]
+        if isinstance(value, dict):
+            return {key: replaced(item) for key, item in value.items() if key != "usage"}
+        return value
+
+    return replaced(expected), replaced(actual)

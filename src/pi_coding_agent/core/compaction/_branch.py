@@ -11,7 +11,9 @@ is still taken while less than 90% of the budget is used. Files read and modifie
 tracked as for compaction: from tool calls, and cumulatively from the ``details`` of the
 branch summaries being summarized. The prompt and the preamble are ours; the request
 (system prompt, ``<conversation>`` transcript, at most 4,096 output tokens, no prompt
-cache) and the entry follow Pi.
+cache) and the entry follow Pi 0.85. The preamble is prose the model reads, kept verbatim
+in the entry by both Pis and never parsed, so our wording leaves files interchangeable
+(docs/pi-1.6/leftovers.md).
 """
 
 from __future__ import annotations

@@ -5,7 +5,9 @@ tool results cut to 2,000 characters) so the model reads it as material, not as 
 to continue. The prompt texts are ours; the structure of the request and of the summary
 (sections Goal, Constraints & Preferences, Progress, Key Decisions, Next Steps, Critical
 Context; an update variant that merges into the previous summary; a separate summary for
-the beginning of a turn that was cut in two) follows Pi 0.85. Transient failures of the
+the beginning of a turn that was cut in two, framed ``# Conversation`` / ``# Instructions``
+with sections Original Request, Progress So Far, Context Needed to Continue) follows Pi 1.6
+(docs/pi-1.6/leftovers.md). Transient failures of the
 summary call are retried with the session's retry policy.
 """
 
@@ -25,7 +27,6 @@ from pi_ai import (
     Model,
     SimpleStreamOptions,
     TextContent,
-    ThinkingContent,
     ToolCall,
     ToolResultMessage,
     Usage,
@@ -89,18 +90,18 @@ UPDATE_SUMMARY_PROMPT = (
     f"no longer matters. Use exactly this format:\n\n{_FORMAT}"
 )
 
-TURN_PREFIX_PROMPT = """The conversation above is the first part of a turn that was too long to keep; its later part is kept as it is. Summarize this first part so the kept part makes sense:
+TURN_PREFIX_PROMPT = """The conversation above is earlier context from a conversation that is still going on; the messages that follow it are kept separately and need not be rebuilt. Write a short checkpoint of what the user asked and how far the work above got; it will be placed before those later messages so the conversation can go on:
 
 ## Original Request
-[What the user asked for in this turn]
+[What the user asked for]
 
-## Early Progress
-- [Decisions made and work done in this first part]
+## Progress So Far
+- [Decisions made and work done in these messages]
 
-## Context for Suffix
-- [What is needed to understand the work that follows]
+## Context Needed to Continue
+- [What from these messages is needed to understand the later work]
 
-Be brief; keep only what the later part needs."""
+Summarize only what is stated above; do not guess at or rebuild the later messages."""
 
 SummaryRetryListener = Callable[[str, dict[str, Any]], None]
 """Receives ``summarization_retry_*`` events: (type, fields)."""
@@ -111,7 +112,9 @@ class SummarizationError(Exception):
 
 
 def serialize_conversation(messages: Sequence[AgentMessage]) -> str:
-    """The transcript as labelled text (after ``convert_to_llm``)."""
+    """The transcript as labelled text (after ``convert_to_llm``). Thinking is left out, as Pi 1.6
+    does: providers return summaries of the real reasoning, often not replayed to the model, and
+    it can make the summary request larger than the context it summarizes."""
     parts: list[str] = []
     for message in convert_to_llm(messages):
         if isinstance(message, UserMessage):
@@ -119,14 +122,11 @@ def serialize_conversation(messages: Sequence[AgentMessage]) -> str:
             if text:
                 parts.append(f"[User]: {text}")
         elif isinstance(message, AssistantMessage):
-            thinking = [block.thinking for block in message.content if isinstance(block, ThinkingContent)]
             calls = []
             for block in message.content:
                 if isinstance(block, ToolCall):
                     arguments = ", ".join(f"{key}={encode(value).decode()}" for key, value in block.arguments.items())
                     calls.append(f"{block.name}({arguments})")
-            if thinking:
-                parts.append("[Assistant thinking]: " + "\n".join(thinking))
             if any(isinstance(block, TextContent) for block in message.content):
                 parts.append("[Assistant]: " + content_text(message.content))
             if calls:
@@ -277,12 +277,28 @@ def _cap(fraction: float, reserve_tokens: int, model: Model) -> int:
     return min(budget, model.max_tokens) if model.max_tokens > 0 else budget
 
 
-def _fitted(transcript: str, instructions: str, max_tokens: int, context_window: int) -> tuple[str, int]:
-    """The summary prompt (``<conversation>`` then ``instructions``) and its output cap, both fitted
-    to the model's window (``_window.fit_summary_prompt``)."""
-    frame = estimate_prompt_tokens(f"{SYSTEM_PROMPT}<conversation>\n\n</conversation>\n\n{instructions}")
-    transcript, max_tokens = fit_summary_prompt(transcript, frame, max_tokens, context_window)
-    return f"<conversation>\n{transcript}\n</conversation>\n\n{instructions}", max_tokens
+def _tagged(transcript: str, instructions: str) -> str:
+    """The summary prompt: the transcript in ``<conversation>`` tags, then the instructions."""
+    return f"<conversation>\n{transcript}\n</conversation>\n\n{instructions}"
+
+
+def _headed(transcript: str, instructions: str) -> str:
+    """The turn-prefix prompt as Pi 1.6 frames it: ``# Conversation`` then ``# Instructions``."""
+    return f"# Conversation\n{transcript}\n\n# Instructions\n{instructions}"
+
+
+def _fitted(
+    transcript: str,
+    instructions: str,
+    max_tokens: int,
+    context_window: int,
+    frame: Callable[[str, str], str] = _tagged,
+) -> tuple[str, int]:
+    """The summary prompt (``frame`` of the transcript and ``instructions``) and its output cap,
+    both fitted to the model's window (``_window.fit_summary_prompt``)."""
+    frame_tokens = estimate_prompt_tokens(SYSTEM_PROMPT + frame("", instructions))
+    transcript, max_tokens = fit_summary_prompt(transcript, frame_tokens, max_tokens, context_window)
+    return frame(transcript, instructions), max_tokens
 
 
 def _add_usage(a: Usage, b: Usage) -> Usage:
@@ -336,12 +352,20 @@ async def compact(preparation: CompactionPreparation, request: SummaryRequest) -
         return _fitted(serialize_conversation(preparation.messages_to_summarize), tail, _cap(0.8, reserve, model), window)
 
     if preparation.is_split_turn and preparation.turn_prefix_messages:
-        history_text = "No prior history."
+        # Nothing before the turn: the previous summary stands as the history (Pi 1.6).
+        history_text = preparation.previous_summary or "No prior history."
         history_usage: Usage | None = None
         if preparation.messages_to_summarize:
             history_text, history_usage = await _summarize(request, *history_prompt(), "Summarization")
+        prefix_instructions = TURN_PREFIX_PROMPT
+        if request.custom_instructions:
+            prefix_instructions += f"\n\nAdditional focus: {request.custom_instructions}"
         prefix_prompt = _fitted(
-            serialize_conversation(preparation.turn_prefix_messages), TURN_PREFIX_PROMPT, _cap(0.5, reserve, model), window
+            serialize_conversation(preparation.turn_prefix_messages),
+            prefix_instructions,
+            _cap(0.5, reserve, model),
+            window,
+            frame=_headed,
         )
         prefix_text, prefix_usage = await _summarize(request, *prefix_prompt, "Turn prefix summarization")
         summary = f"{history_text}\n\n---\n\n**Turn Context (split turn):**\n\n{prefix_text}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from typing import Any
 
 import pytest
@@ -16,6 +17,7 @@ from pi_ai import (
     ToolResultMessage,
     Usage,
     UserMessage,
+    content_text,
 )
 from pi_ai.faux import faux_assistant_message, register_faux_provider
 from pi_coding_agent.core.compaction import (
@@ -85,14 +87,13 @@ def test_serialization_labels_and_truncates_tool_results() -> None:
         ]
     )
     parts = text.split("\n\n")
-    assert parts[:4] == [
+    assert parts[:3] == [  # thinking is left out, as Pi 1.6
         "[User]: question",
-        "[Assistant thinking]: hmm",
         "[Assistant]: let me look",
         '[Assistant tool calls]: read(path="a.py", limit=5)',
     ]
-    assert parts[4] == "[Tool result]: " + "é" * 2000
-    assert parts[5] == "[... 500 more characters truncated]"
+    assert parts[3] == "[Tool result]: " + "é" * 2000
+    assert parts[4] == "[... 500 more characters truncated]"
 
 
 def test_file_lists_and_formatting() -> None:
@@ -189,3 +190,46 @@ async def test_summary_calls_retry_and_report_failures() -> None:
             await asyncio.wait_for(compact(preparation, request), 5)
     finally:
         faux.unregister()
+
+
+async def test_a_split_turn_is_summarized_in_pi_1_6s_frame(tmp_path: Any) -> None:
+    """Pi 1.6 frames the turn-prefix request ``# Conversation`` / ``# Instructions`` (0.85:
+    ``<conversation>`` tags), adds ``/compact``'s focus there too, leaves thinking out of the
+    transcript, and keeps the previous summary as the history when nothing precedes the turn."""
+    prompts: list[str] = []
+
+    def answer(text: str) -> Any:
+        def respond(context: Any, options: Any, state: Any, model: Any) -> Any:
+            prompts.append(content_text(context.messages[0].content))
+            return faux_assistant_message(text)
+
+        return respond
+
+    faux = register_faux_provider(api="faux-split-turn-test")
+    try:
+        faux.set_responses([answer("prefix summary")])
+        from pi_ai import stream_simple
+
+        request = SummaryRequest(model=faux.get_model(), stream_fn=stream_simple, thinking_level="off",
+                                 retry=RetrySettings(enabled=False), custom_instructions="the parser")
+        manager = _branch(tmp_path, [
+            _user("u" * 400),
+            _assistant([ThinkingContent(thinking="secret reasoning"), ToolCall(id="1", name="read", arguments={"path": "x"})]),
+            ToolResultMessage(tool_call_id="1", tool_name="read", content=[TextContent(text="r" * 400)],
+                              is_error=False, timestamp=1),
+            _assistant([TextContent(text="a" * 400)]),
+        ])
+        preparation = prepare_compaction(manager.get_branch(), CompactionSettings(keep_recent_tokens=50))
+        assert preparation is not None and preparation.is_split_turn
+        preparation = dataclasses.replace(preparation, previous_summary="## Goal\nearlier")
+        result = await compact(preparation, request)
+    finally:
+        faux.unregister()
+    [prompt] = prompts
+    assert prompt.startswith("# Conversation\n[User]: " + "u" * 400)
+    assert "\n\n# Instructions\n" in prompt and "<conversation>" not in prompt
+    for heading in ("## Original Request", "## Progress So Far", "## Context Needed to Continue"):
+        assert heading in prompt
+    assert prompt.endswith("\n\nAdditional focus: the parser")
+    assert "secret reasoning" not in prompt
+    assert result.summary.startswith("## Goal\nearlier\n\n---\n\n**Turn Context (split turn):**\n\nprefix summary")

@@ -8,7 +8,6 @@ and text. Collapsed and expanded (Ctrl+O) follow Pi's line counts.
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import time
@@ -16,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from pi_ai.js_json import stringify
 from pi_coding_agent.app.interactive._styles import highlight_code
 from pi_coding_agent.app.interactive.components._images import (
     CELL_PX,
@@ -243,8 +243,9 @@ def _search_result(collapsed: int) -> Callable[[ToolContext, str, Any], list[str
 
 def _generic_call(name: str) -> Callable[[ToolContext], str]:
     def call(ctx: ToolContext) -> str:
-        # nested strings keep C1 controls through ensure_ascii=False: the policy takes them out
-        args = terminal_safe(json.dumps(ctx.args, ensure_ascii=False), keep_sgr=False) if ctx.args else ""
+        # JSON.stringify's text (numbers as JavaScript prints them: 3, not 3.0); nested strings
+        # keep C1 controls there: the policy takes them out
+        args = terminal_safe(stringify(ctx.args), keep_sgr=False) if ctx.args else ""
         return _title(ctx, name) + (" " + ctx.theme.fg("toolOutput", args) if args else "")
 
     return call

@@ -11,7 +11,6 @@ times, Ctrl+X copies the entry's text; Enter picks, Escape clears the search or 
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Callable
@@ -20,6 +19,7 @@ from datetime import datetime
 from typing import Any
 
 from pi_ai import content_text
+from pi_ai.js_json import stringify
 from pi_coding_agent.app.interactive.selectors._base import SelectorContext
 from pi_coding_agent.core.session import SessionTreeNode
 from pi_tui import (
@@ -532,7 +532,7 @@ def format_tool_call(name: str, args: dict[str, Any]) -> str:
         return f"[grep: /{pattern}/ in {where}]" if name == "grep" else f"[find: {pattern} in {where}]"
     if name == "ls":
         return f"[ls: {short(args.get('path') or '.')}]"
-    encoded = json.dumps(args, separators=(",", ":"))
+    encoded = stringify(args)  # JSON.stringify, as Pi: 3, not 3.0
     return f"[{name}: {encoded[:40]}{'...' if len(encoded) > 40 else ''}]"
 
 
