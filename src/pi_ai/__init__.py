@@ -88,8 +88,12 @@ if TYPE_CHECKING:
     from pi_ai._messages import WireStruct as WireStruct
     from pi_ai._model import THINKING_LEVELS as THINKING_LEVELS
     from pi_ai._model import CostTier as CostTier
+    from pi_ai._model import ImageInputLimits as ImageInputLimits
+    from pi_ai._model import ImageResize as ImageResize
+    from pi_ai._model import InputLimits as InputLimits
     from pi_ai._model import Model as Model
     from pi_ai._model import ModelCost as ModelCost
+    from pi_ai._model import PromptCache as PromptCache
     from pi_ai._model import ThinkingLevel as ThinkingLevel
     from pi_ai._model import calculate_cost as calculate_cost
     from pi_ai._model import clamp_thinking_level as clamp_thinking_level

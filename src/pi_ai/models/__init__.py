@@ -48,13 +48,30 @@ _CATALOG = Path(__file__).with_name("catalog.json")
 
 class _Catalog(msgspec.Struct):
     generatedAt: str
-    providers: dict[str, list[Model]]
+    providers: dict[str, list[msgspec.Raw]]
+
+
+class _ModelId(msgspec.Struct):
+    id: str
+
+
+_MODEL = msgspec.json.Decoder(Model)
+_MODEL_ID = msgspec.json.Decoder(_ModelId)
 
 
 @functools.cache
-def _builtin() -> dict[str, dict[str, Model]]:
-    catalog = msgspec.json.decode(_CATALOG.read_bytes(), type=_Catalog)
-    return {provider: {model.id: model for model in models} for provider, models in catalog.providers.items()}
+def _builtin() -> dict[str, list[msgspec.Raw]]:
+    """Each provider's models as their undecoded JSON text.
+
+    Decoding happens per model, when asked for: each answer is a fresh ``Model`` (callers may
+    change it), and looking up one model costs one provider's index, not the whole catalog.
+    """
+    return msgspec.json.decode(_CATALOG.read_bytes(), type=_Catalog).providers
+
+
+@functools.cache
+def _index(provider: str) -> dict[str, msgspec.Raw]:
+    return {_MODEL_ID.decode(raw).id: raw for raw in _builtin().get(provider, ())}
 
 
 def get_providers() -> list[str]:
@@ -63,13 +80,13 @@ def get_providers() -> list[str]:
 
 
 def get_models(provider: str) -> list[Model]:
-    return [_copy(model) for model in _builtin().get(provider, {}).values()]
+    return [_MODEL.decode(raw) for raw in _builtin().get(provider, ())]
 
 
 def get_model(provider: str, model_id: str) -> Model | None:
     """A copy of the built-in model, as Pi's ``getModel`` (compat) resolves ``provider/id``."""
-    model = _builtin().get(provider, {}).get(model_id)
-    return _copy(model) if model is not None else None
+    raw = _index(provider).get(model_id)
+    return _MODEL.decode(raw) if raw is not None else None
 
 
 class ProviderInfo(msgspec.Struct, frozen=True, rename="camel"):
@@ -96,10 +113,6 @@ def get_provider_info(provider: str) -> ProviderInfo | None:
 def builtin_provider_infos() -> dict[str, ProviderInfo]:
     """Every built-in provider Pi registers, in Pi's order."""
     return dict(_provider_infos())
-
-
-def _copy(model: Model) -> Model:
-    return msgspec.convert(msgspec.to_builtins(model), Model)
 
 
 # --------------------------------------------------------------------------- models.json
