@@ -112,6 +112,10 @@ if TYPE_CHECKING:
     from pi_ai._provider_auth import ProviderAuth as ProviderAuth
     from pi_ai._provider_auth import provider_env_names as provider_env_names
     from pi_ai._provider_auth import resolve_provider_auth as resolve_provider_auth
+    from pi_ai._provider_ids import LEGACY_PROVIDER_IDS as LEGACY_PROVIDER_IDS
+    from pi_ai._provider_ids import canonical_provider as canonical_provider
+    from pi_ai._provider_ids import canonical_reference as canonical_reference
+    from pi_ai._provider_ids import legacy_provider_ids as legacy_provider_ids
     from pi_ai._registry import ApiImplementation as ApiImplementation
     from pi_ai._registry import complete as complete
     from pi_ai._registry import complete_simple as complete_simple

@@ -40,7 +40,11 @@ class ModelCost(_ModelStruct, kw_only=True):
     tiers: list[CostTier] | None = None
 
 
-class ImageResize(_ModelStruct, frozen=True, kw_only=True):
+class _FrozenModelStruct(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, rename="camel"):
+    """Model data that is never changed in place (merging builds a new value)."""
+
+
+class ImageResize(_FrozenModelStruct, frozen=True):
     """How a new image is shrunk before it enters the conversation (Pi 1.6 ``inputLimits.images.resize``)."""
 
     max_width: int | None = None
@@ -50,21 +54,20 @@ class ImageResize(_ModelStruct, frozen=True, kw_only=True):
     jpeg_quality: int | None = None
 
 
-class ImageInputLimits(_ModelStruct, frozen=True, kw_only=True):
+class ImageInputLimits(_FrozenModelStruct, frozen=True):
     resize: ImageResize | None = None
     max_per_message: int | None = None
     max_per_request: int | None = None
 
 
-class InputLimits(_ModelStruct, frozen=True, kw_only=True):
-    """What the provider accepts in one request (Pi 1.6 ``inputLimits``). Frozen: the catalog
-    shares one value between all the models that have the same limits."""
+class InputLimits(_FrozenModelStruct, frozen=True):
+    """What the provider accepts in one request (Pi 1.6 ``inputLimits``)."""
 
     max_request_bytes: int | None = None
     images: ImageInputLimits | None = None
 
 
-class PromptCache(_ModelStruct, frozen=True, kw_only=True):
+class PromptCache(_FrozenModelStruct, frozen=True):
     """Best-effort lifetimes, in seconds, of the short and long prompt-cache retention tiers."""
 
     short: float | None = None
