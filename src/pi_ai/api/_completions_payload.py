@@ -27,7 +27,11 @@ from pi_ai._messages import (
     UserMessage,
 )
 from pi_ai._model import Model
-from pi_ai._simple_options import clamp_thinking_budget_to_answer_room, thinking_budget_for_level
+from pi_ai._simple_options import (
+    clamp_thinking_budget_to_answer_room,
+    merge_sampling_params,
+    thinking_budget_for_level,
+)
 from pi_ai._text import content_text
 from pi_ai._transform_messages import transform_messages
 from pi_ai.api._common import (
@@ -701,8 +705,7 @@ def build_params(
         if _js_truthy(routing.get("order")):
             gateway["order"] = routing["order"]
         params["providerOptions"] = {"gateway": gateway}
-    if options.sampling_params:
-        params.update(options.sampling_params)
+    params.update(merge_sampling_params(model, options.reasoning_effort or "off", options.sampling_params) or {})
     return params
 
 

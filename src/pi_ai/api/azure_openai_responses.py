@@ -30,7 +30,7 @@ from pi_ai._event_stream import AssistantMessageEventStream, empty_assistant_mes
 from pi_ai._model import Model, clamp_thinking_level
 from pi_ai._options import SimpleStreamOptions, StreamOptions
 from pi_ai._registry import ApiImplementation
-from pi_ai._simple_options import base_options
+from pi_ai._simple_options import base_options, merge_sampling_params
 from pi_ai.api._accumulator import StreamAccumulator
 from pi_ai.api._common import (
     check_stream_end,
@@ -189,8 +189,8 @@ def build_params(
         elif "off" not in level_map or level_map["off"] is not None:
             off = level_map.get("off")
             params["reasoning"] = {"effort": off if off is not None else "none"}
-    if options.sampling_params:
-        params.update(options.sampling_params)
+    level = options.reasoning_effort or ("medium" if options.reasoning_summary else "off")
+    params.update(merge_sampling_params(model, level, options.sampling_params) or {})
     return {key: value for key, value in params.items() if value is not _UNSET}
 
 
