@@ -155,7 +155,8 @@ def build_params(
     items = convert_responses_messages(
         model, context, AZURE_TOOL_CALL_PROVIDERS, ConvertOptions(grammar_input_properties=grammar_properties)
     )
-    cache_key = clamp_prompt_cache_key(options.session_id)
+    key_off = (model.compat or {}).get("promptCacheKeyMode") == "disabled"  # Pi 1.6
+    cache_key = None if key_off else clamp_prompt_cache_key(options.session_id)
     params: dict[str, Any] = {
         "model": deployment,
         "input": items,

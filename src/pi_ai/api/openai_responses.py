@@ -138,7 +138,8 @@ def build_params(
     )
     retention = resolve_cache_retention(options.cache_retention, options.env)
     explicit_cache_off = retention == "none" and compat.supports_explicit_prompt_cache_mode
-    cache_key = None if retention == "none" else clamp_prompt_cache_key(options.session_id)
+    key_off = retention == "none" or (model.compat or {}).get("promptCacheKeyMode") == "disabled"  # Pi 1.6
+    cache_key = None if key_off else clamp_prompt_cache_key(options.session_id)
     params: dict[str, Any] = {
         "model": model.id,
         "input": items,
