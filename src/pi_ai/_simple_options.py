@@ -46,7 +46,9 @@ def clamp_max_tokens_to_context(model: Model, context: Context, max_tokens: int)
     return min(max_tokens, max(MIN_MAX_TOKENS, available))
 
 
-def merge_sampling_params(model: Model, level: str, requested: Mapping[str, Any] | None) -> dict[str, Any] | None:
+def merge_sampling_params(
+    model: Model, level: str, requested: Mapping[str, Any] | None
+) -> dict[str, Any] | None:
     """Extra body fields (Pi 1.6's ``resolveSamplingParams``): the model's ``samplingParams``,
     then its ``samplingParamsByThinkingLevel`` entry for ``level`` (clamped to what the model
     supports), then the request's own; None when there are none."""

@@ -75,7 +75,9 @@ def test_provider_names_and_sign_in_methods_are_pis(pi_catalog: dict[str, Any]) 
     from pi_ai.oauth import OAUTH_PROVIDERS, get_oauth_flow
 
     with_sign_in = [provider for provider, info in pi_catalog["providers"].items() if "oauth" in info]
-    assert [provider for provider in with_sign_in if provider not in SIGN_IN_NOT_BUILT] == list(OAUTH_PROVIDERS)
+    assert [provider for provider in with_sign_in if provider not in SIGN_IN_NOT_BUILT] == list(
+        OAUTH_PROVIDERS
+    )
     for provider in OAUTH_PROVIDERS:
         flow = get_oauth_flow(provider)
         assert flow is not None and flow.name == pi_catalog["providers"][provider]["oauth"]

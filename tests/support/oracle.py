@@ -90,12 +90,19 @@ def run_oracle(subcommand: str, request: Any, timeout: float = 120, current: boo
     return completed.returncode, deep_json.loads(completed.stdout)
 
 
-def run_conformance(subcommand: str, request: Any, timeout: float = 120, current: bool = False) -> tuple[int, Any]:
+def run_conformance(
+    subcommand: str, request: Any, timeout: float = 120, current: bool = False
+) -> tuple[int, Any]:
     """Run our ``tools/conformance.py SUBCOMMAND`` the same way (``current``: to compare with Pi 1.6)."""
     python = REPO / ".venv" / "bin" / "python"
     flags = ["--current"] if current else []
     completed = subprocess.run(
-        [str(python if python.exists() else "python3"), str(REPO / "tools" / "conformance.py"), *flags, subcommand],
+        [
+            str(python if python.exists() else "python3"),
+            str(REPO / "tools" / "conformance.py"),
+            *flags,
+            subcommand,
+        ],
         input=json.dumps(request).encode(),
         capture_output=True,
         timeout=timeout,

@@ -729,7 +729,9 @@ def build_params(
         if _js_truthy(routing.get("order")):
             gateway["order"] = routing["order"]
         params["providerOptions"] = {"gateway": gateway}
-    params.update(merge_sampling_params(model, options.reasoning_effort or "off", options.sampling_params) or {})
+    params.update(
+        merge_sampling_params(model, options.reasoning_effort or "off", options.sampling_params) or {}
+    )
     return params
 
 

@@ -211,13 +211,17 @@ def _merge_input_limits(base: InputLimits | None, override: InputLimits | None) 
         resize = override.images.resize
         if resize is not None and base_images.resize is not None:
             resize = msgspec.structs.replace(base_images.resize, **_given(resize))
-        images = msgspec.structs.replace(base_images, **{**_given(override.images), "resize": resize or base_images.resize})
+        images = msgspec.structs.replace(
+            base_images, **{**_given(override.images), "resize": resize or base_images.resize}
+        )
     return msgspec.structs.replace(base, **{**_given(override), "images": images})
 
 
 def _given(struct: msgspec.Struct) -> dict[str, Any]:
     """The fields ``struct`` sets (those not left ``None``)."""
-    return {field: value for field in struct.__struct_fields__ if (value := getattr(struct, field)) is not None}
+    return {
+        field: value for field in struct.__struct_fields__ if (value := getattr(struct, field)) is not None
+    }
 
 
 def _merge_prompt_cache(base: PromptCache | None, override: PromptCache | None) -> PromptCache | None:

@@ -25,9 +25,19 @@ pytestmark = pytest.mark.oracle
 
 SAMPLING = {
     "samplingParams": {"temperature": 0.5, "top_p": 0.9},
-    "samplingParamsByThinkingLevel": {"off": {"top_k": 1}, "medium": {"top_k": 5}, "high": {"temperature": 0.9, "min_p": 0.1}},
+    "samplingParamsByThinkingLevel": {
+        "off": {"top_k": 1},
+        "medium": {"top_k": 5},
+        "high": {"temperature": 0.9, "min_p": 0.1},
+    },
 }
-COMPLETIONS = {"id": "m", "provider": "openai", "baseUrl": "https://api.openai.com/v1", "reasoning": True, **SAMPLING}
+COMPLETIONS = {
+    "id": "m",
+    "provider": "openai",
+    "baseUrl": "https://api.openai.com/v1",
+    "reasoning": True,
+    **SAMPLING,
+}
 RESPONSES = {"id": "gpt-x", "reasoning": True, **SAMPLING}
 SK_KEY = {"apiKey": "sk-test"}  # not a ChatGPT sign-in, whose requests 1.6 trims
 HELLO = [{"role": "user", "content": "hi", "timestamp": 0}]
@@ -39,21 +49,43 @@ TOOL_HISTORY = [
         "api": "openai-completions",
         "provider": "openai",
         "model": "m",
-        "usage": {"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 2,
-                  "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}},
+        "usage": {
+            "input": 1,
+            "output": 1,
+            "cacheRead": 0,
+            "cacheWrite": 0,
+            "totalTokens": 2,
+            "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
+        },
         "stopReason": "toolUse",
         "timestamp": 0,
     },
-    {"role": "toolResult", "toolCallId": "call_1", "toolName": "read", "content": [{"type": "text", "text": "x"}],
-     "isError": False, "timestamp": 0},
+    {
+        "role": "toolResult",
+        "toolCallId": "call_1",
+        "toolName": "read",
+        "content": [{"type": "text", "text": "x"}],
+        "isError": False,
+        "timestamp": 0,
+    },
     {"role": "user", "content": "and?", "timestamp": 0},
 ]
 
 
-def _request(api: str, model: dict[str, Any], options: dict[str, Any], messages: list[Any] = HELLO,
-             fn: str = "streamSimple") -> dict[str, Any]:
-    return {"api": api, "model": model, "fn": fn, "options": options,
-            "context": {"systemPrompt": "sys", "messages": messages, "tools": []}}
+def _request(
+    api: str,
+    model: dict[str, Any],
+    options: dict[str, Any],
+    messages: list[Any] = HELLO,
+    fn: str = "streamSimple",
+) -> dict[str, Any]:
+    return {
+        "api": api,
+        "model": model,
+        "fn": fn,
+        "options": options,
+        "context": {"systemPrompt": "sys", "messages": messages, "tools": []},
+    }
 
 
 CASES = {
@@ -65,7 +97,9 @@ CASES = {
     "completions without reasoning uses off": _request(
         "openai-completions", {**COMPLETIONS, "reasoning": False}, {"reasoning": "high"}
     ),
-    "completions raw stream": _request("openai-completions", COMPLETIONS, {"reasoningEffort": "medium"}, fn="stream"),
+    "completions raw stream": _request(
+        "openai-completions", COMPLETIONS, {"reasoningEffort": "medium"}, fn="stream"
+    ),
     "responses high": _request("openai-responses", RESPONSES, {"reasoning": "high", **SK_KEY}),
     "responses raw stream with summary": _request(
         "openai-responses", RESPONSES, {"reasoningSummary": "auto", **SK_KEY}, fn="stream"
@@ -94,12 +128,19 @@ CASES = {
         {"sessionId": "s1"},
     ),
     "responses prompt cache key disabled": _request(
-        "openai-responses", {**RESPONSES, "compat": {"promptCacheKeyMode": "disabled"}}, {"sessionId": "s1", **SK_KEY}
+        "openai-responses",
+        {**RESPONSES, "compat": {"promptCacheKeyMode": "disabled"}},
+        {"sessionId": "s1", **SK_KEY},
     ),
     "prompt cache key enabled off openai": _request(
         "openai-completions",
-        {**COMPLETIONS, "reasoning": False, "provider": "custom", "baseUrl": "http://127.0.0.1:9/v1",
-         "compat": {"promptCacheKeyMode": "enabled", "supportsDeveloperRole": False}},
+        {
+            **COMPLETIONS,
+            "reasoning": False,
+            "provider": "custom",
+            "baseUrl": "http://127.0.0.1:9/v1",
+            "compat": {"promptCacheKeyMode": "enabled", "supportsDeveloperRole": False},
+        },
         {"sessionId": "s1"},
     ),
 }

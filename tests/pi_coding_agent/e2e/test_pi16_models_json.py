@@ -67,7 +67,9 @@ def _bodies(provider: ScriptedProvider) -> list[dict[str, Any]]:
 
 
 @pytest.mark.parametrize("thinking", ["high", "off"])
-def test_sampling_params_by_thinking_level_reach_the_wire_as_pi_1_6_sends_them(tmp_path: Path, thinking: str) -> None:
+def test_sampling_params_by_thinking_level_reach_the_wire_as_pi_1_6_sends_them(
+    tmp_path: Path, thinking: str
+) -> None:
     with ScriptedProvider([{"text": "ok"}]) as provider:
         args = ("--model", "tuned/sampler", "--thinking", thinking, "--no-tools", "-p", "hi")
         pi = run_pi(_sandbox(tmp_path, "pi", provider.base_url), *args, current=True)
@@ -87,7 +89,11 @@ def test_sampling_params_by_thinking_level_reach_the_wire_as_pi_1_6_sends_them(t
 
 def test_auth_json_under_azure_gives_the_same_models_and_the_old_key_still_works(tmp_path: Path) -> None:
     listings = {}
-    for name, auth_key, current in (("pi", "azure", True), ("ours", "azure", False), ("legacy", "azure-openai-responses", False)):
+    for name, auth_key, current in (
+        ("pi", "azure", True),
+        ("ours", "azure", False),
+        ("legacy", "azure-openai-responses", False),
+    ):
         sandbox = Sandbox.create(tmp_path / name, "http://127.0.0.1:9")
         (sandbox.agent_dir / "models.json").write_text('{"providers": {}}', encoding="utf-8")
         auth = {auth_key: {"type": "api_key", "key": "azure-key"}}
@@ -98,4 +104,6 @@ def test_auth_json_under_azure_gives_the_same_models_and_the_old_key_still_works
         listings[name] = [line.split()[:2] for line in done.stdout.splitlines()[1:] if line.strip()]
     assert ["azure", "gpt-6.2-sol"] in listings["pi"]
     assert listings["ours"] == listings["pi"]
-    assert listings["legacy"] == listings["pi"]  # a 0.85 auth.json (the old provider id) reaches the same models
+    assert (
+        listings["legacy"] == listings["pi"]
+    )  # a 0.85 auth.json (the old provider id) reaches the same models
