@@ -1,5 +1,6 @@
 // Answers questions about Pi 0.85's resource loaders (skills, prompt templates, frontmatter,
-// package resolution) with Pi's own compiled modules, for tools/gen_pi_resource_cases.py.
+// package resolution) with Pi's own compiled modules, for tools/gen_pi_resource_cases.py (and live
+// against Pi 1.6 by tests/pi_coding_agent/customize/prompt_templates/test_arguments_pi_1_6.py).
 // Input (stdin, JSON): {substitute: [[content, args]], parseArgs: [text], expand: [[text, templates]],
 // frontmatter: [content], skills: [{cwd, agentDir, paths}], prompts: [{cwd, agentDir, paths}],
 // resolve: [{cwd, agentDir, home, global, project, trusted}]}. Output: the same keys, Pi's answers.

@@ -154,8 +154,9 @@ def extra_keys(struct: msgspec.Struct) -> dict[str, Any]:
 
 
 def absent_keys(struct: msgspec.Struct) -> tuple[str, ...]:
-    """JSON keys of fields this struct was read without (their values are stand-ins)."""
-    found: tuple[str, ...] = getattr(struct, _ABSENT, ())
+    """JSON keys of fields this struct was read without or with ``null`` (their values are
+    stand-ins)."""
+    found: tuple[str, ...] = (*getattr(struct, _ABSENT, ()), *getattr(struct, _NULLS, ()))
     return found
 
 

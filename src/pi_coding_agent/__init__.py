@@ -10,8 +10,9 @@ loads the session package and what it needs, nothing else.
 from __future__ import annotations
 
 __version__ = "0.1.0"
-PI_COMPAT_VERSION = "0.85.0"
-"""The Pi release whose files and wire protocol this implementation follows."""
+PI_COMPAT_VERSION = "1.6.0"
+"""The Pi release whose files and wire protocol this implementation follows; ``pi --version``
+prints it, so clients that require a minimum Pi version accept this one."""
 VERSION = __version__
 
 TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: importing typing would cost ``pi --version``

@@ -6,7 +6,8 @@ state; the first cases of each subcommand also run through the command line itse
 
 Cases are ``<sub>/NAME.json`` with Pi's answer in ``NAME.out.json``: the shared ones in
 ``../shared/oracle/cases`` and ours in ``tests/conformance/cases`` (generated with the live
-oracle). A subcommand that is not built yet is an xfail naming the issue it waits for.
+oracle). Where Pi 1.6 answered one of ours too (``cases/pi-1.6/<sub>/NAME.out.json``), its
+answer is the reference (``tests/support/pi16.py``). A subcommand that is not built yet is an xfail naming the issue it waits for.
 
 ``DELIBERATE`` names our own cases that show a documented difference from Pi (see
 docs/providers/streams.md): Pi's answer is compared after ``comparable``, and each must really
@@ -23,6 +24,7 @@ from typing import Any
 
 import pytest
 
+from tests.support import pi16
 from tests.support.oracle import REPO, conformance_in_process, oracle_dir, run_conformance
 from tests.support.stream_shapes import comparable
 
@@ -107,6 +109,10 @@ def test_case_matches_pi(case: tuple[str, Path]) -> None:
         pytest.xfail(actual["error"]["message"])
     normalize = _normalizer(sub)
     key = f"{sub}/{path.stem}"
+    current = pi16.answer_path(sub, path.stem)
+    if OWN_CASES in path.parents and sub in pi16.WHOLE_ANSWER_SUBCOMMANDS and current.exists():
+        # Pi 1.6 is the reference where it has answered (tests/support/pi16.py).
+        expected, actual = pi16.not_yet_followed(json.loads(current.read_text())), pi16.not_yet_followed(actual)
     if key in DELIBERATE and OWN_CASES in path.parents:
         assert normalize(actual) != normalize(expected), f"{key} no longer differs: {DELIBERATE[key]}"
         expected = comparable(expected, actual)
@@ -131,3 +137,10 @@ def test_the_command_line_answers_the_same(case: tuple[str, Path]) -> None:
 def test_deliberate_cases_exist() -> None:
     for key in DELIBERATE:
         assert (OWN_CASES / f"{key}.json").exists(), key
+
+
+def test_pi16_answers_have_their_inputs() -> None:
+    answers = sorted(pi16.PI16_ANSWERS.glob("*/*.out.json"))
+    assert answers
+    for answer in answers:
+        assert (OWN_CASES / answer.parent.name / answer.name.replace(".out.json", ".json")).exists(), answer

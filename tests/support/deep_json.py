@@ -13,6 +13,8 @@ import math
 import re
 from typing import Any
 
+from pi_ai.js_json import js_number
+
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?")
 _LITERALS = {"true": True, "false": False, "null": None}
@@ -113,10 +115,13 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _scalar(value: Any) -> str:
-    """One scalar as the oracle writes it: ``JSON.stringify``'s (lone surrogates escaped), but a
-    number JSON cannot hold as a string (``"Infinity"``, ``"NaN"``), as its ``toJsonText`` does."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return '"NaN"' if math.isnan(value) else ('"Infinity"' if value > 0 else '"-Infinity"')
+    """One scalar as the oracle writes it: ``JSON.stringify``'s (numbers spelled as JavaScript
+    spells them, lone surrogates escaped), but a number JSON cannot hold as a string
+    (``"Infinity"``, ``"NaN"``), as its ``toJsonText`` does."""
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return '"NaN"' if math.isnan(value) else ('"Infinity"' if value > 0 else '"-Infinity"')
+        return js_number(value)  # ``3``, ``123456789012345680000``, ``1e+21``: Node's spelling
     text = json.dumps(value, ensure_ascii=False)
     if isinstance(value, str) and _LONE_SURROGATE.search(text):
         text = _LONE_SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)

@@ -39,7 +39,9 @@ class Reply:
     chunks: Sequence[bytes] = ()
     """The body, each piece a separate write (``transfer-encoding: chunked``)."""
     body: bytes | None = None
-    """When set, the whole body in one write with a ``content-length`` (``chunks`` is ignored)."""
+    """When set, the whole body in one write with a ``content-length`` (``chunks`` is ignored):
+    its length, or the one ``headers`` give; with ``connection: close`` the server then closes
+    the connection, so a larger ``content-length`` is a connection dropped mid-body."""
     delay: float = 0.0
     """Seconds to wait before each chunk."""
     stall_after: int | None = None
@@ -154,12 +156,17 @@ class LoopbackServer:
         head = [f"HTTP/1.1 {reply.status} {_reason(reply.status)}"]
         head += [f"{name}: {value}" for name, value in reply.headers.items()]
         if reply.body is not None:
-            head += [f"content-length: {len(reply.body)}", "", ""]
-            writer.write("\r\n".join(head).encode("latin-1") + reply.body)
+            names = {name.lower(): value for name, value in reply.headers.items()}
+            if "content-length" not in names:
+                head.append(f"content-length: {len(reply.body)}")
+            writer.write("\r\n".join([*head, "", ""]).encode("latin-1") + reply.body)
             try:
                 await writer.drain()
             except ConnectionError:
                 self.disconnected.set()
+                return False
+            if names.get("connection", "").lower() == "close":
+                writer.close()  # as Node's server does: with a longer content-length, a cut body
                 return False
             return True
         head += ["transfer-encoding: chunked", "", ""]

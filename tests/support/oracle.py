@@ -141,3 +141,45 @@ def conformance_in_process(subcommand: str, request: Any, current: bool = False)
     finally:
         _google_stream._tool_call_counter = counter
     return code, deep_json.loads(deep_json.dumps(output))
+
+
+def run_current_library(script: Path, request: Any, timeout: float = 120) -> Any:
+    """Run our node ``script`` (it imports Pi 1.6's library from ``$PI_CURRENT_HOME``, also
+    given as ``$PI_ORACLE_HOME``) on ``request`` with the oracle's node and its loopback-only guard,
+    offline; returns the JSON it prints. For checks no oracle subcommand covers."""
+    import platform
+
+    folder = require_live_oracle(current=True)
+    home = current_home()
+    node = (
+        home
+        / "node_modules"
+        / f"node-linux-{'arm64' if platform.machine() in ('aarch64', 'arm64') else 'x64'}"
+    )
+    keep = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL", "TMPDIR")}
+    completed = subprocess.run(
+        [
+            str(node / "bin" / "node"),
+            "--no-warnings",
+            "--import",
+            str(folder / "lib" / "guard-preload.mjs"),
+            str(script),
+        ],
+        input=json.dumps(request).encode(),
+        capture_output=True,
+        timeout=timeout,
+        check=False,
+        env={
+            **keep,
+            "PI_CURRENT_HOME": str(home),
+            "PI_ORACLE_HOME": str(home),  # for drivers written for the 0.85 runtime (pi_resources_driver.mjs)
+            "PI_OFFLINE": "1",
+            "PI_TELEMETRY": "0",
+            "TZ": "UTC",
+        },
+    )
+    if completed.returncode != 0:
+        raise RuntimeError(
+            f"{script.name} failed ({completed.returncode}): {completed.stderr.decode()[:2000]}"
+        )
+    return json.loads(completed.stdout)

@@ -74,6 +74,9 @@ API_MODULES: dict[str, str] = {
     "google-vertex": "pi_ai.api.google_vertex",
     "mistral-conversations": "pi_ai.api.mistral_conversations",
     "pi-messages": "pi_ai.api.pi_messages",
+    # Bedrock's AWS SDK speaks node:http, which the oracle cannot redirect: Pi's answers for it
+    # are the wire cases (tests/conformance/cases/wire/bedrock-converse-stream).
+    "bedrock-converse-stream": "pi_ai.api.bedrock_converse_stream",
 }
 
 VOLATILE_HEADERS = frozenset(

@@ -1,5 +1,5 @@
-"""Chat Completions chunks -> Pi's events and message, read as Pi 0.85 (and the OpenAI SDK
-under it) reads them.
+"""Chat Completions chunks -> Pi's events and message, read as Pi reads them (the OpenAI SDK
+layer as Pi 1.6's SDK reads events, ``sdk_event_data``).
 
 One text block and one thinking block (reasoning may interleave with text) plus one block per
 tool call, found by its stream ``index`` or its ``id``. Every ``*_end`` event comes after the
@@ -18,11 +18,39 @@ from pi_ai.api._completions_payload import REASONING_FIELDS, is_reasoning_detail
 from pi_ai.api._constrained import GrammarInput
 from pi_ai.api._js import UNDEFINED, as_text, get, iterate, map_key, nullish, opt, text, truthy
 from pi_ai.api._sse import SseEvent
-from pi_ai.js_json import decoder, parse, stringify
+from pi_ai.js_json import JsonParseError, decoder, parse, stringify
 
-__all__ = ["CompletionsStreamReader", "SdkStreamError"]
+__all__ = ["SKIPPED", "CompletionsStreamReader", "SdkStreamError", "sdk_event_data"]
 
 _decode = decoder()
+
+MALFORMED_EVENT_JSON = "Error reading response: malformed server-sent event JSON."
+SKIPPED: Any = object()
+"""What ``sdk_event_data`` returns for an event the SDK hands over wrapped (``thread.*``)."""
+
+
+def sdk_event_data(sse: SseEvent) -> Any:
+    """One SSE event as the OpenAI SDK's ``Stream`` (7.x, under Pi 1.6) hands it to Pi: its JSON
+    data, or ``SKIPPED``. Data that is not JSON fails the stream with the SDK's own words
+    (whatever the event), an ``error`` event throws its ``error`` member (or the whole data),
+    and any other event whose ``error`` member is set throws that."""
+    try:
+        data = _decode(sse.data)
+    except (ValueError, RecursionError):
+        try:
+            data = parse(sse.data)  # what msgspec refuses but JSON.parse reads
+        except JsonParseError:
+            raise StreamError(MALFORMED_EVENT_JSON) from None
+    if sse.event is not None and sse.event.startswith("thread."):
+        return SKIPPED
+    if sse.event == "error":
+        error = data.get("error") if type(data) is dict else None
+        raise SdkStreamError(data if error is None else error)
+    if type(data) is dict:
+        error = data.get("error")
+        if error is not None and truthy(error):
+            raise SdkStreamError(error)
+    return data
 
 
 class SdkStreamError(StreamError):
@@ -32,8 +60,10 @@ class SdkStreamError(StreamError):
         message = opt(error, "message")
         if truthy(message):
             text_ = message if isinstance(message, str) else stringify(message)
-        else:
+        elif truthy(error):
             text_ = stringify(error)
+        else:
+            text_ = "(no status code or body)"  # APIError's message without status or body
         super().__init__(text_)
         raw = opt(opt(error, "metadata"), "raw")
         self.raw = text(raw) if truthy(raw) else None
@@ -118,19 +148,10 @@ class CompletionsStreamReader:
     # ------------------------------------------------------------------ the SDK layer
 
     def handle(self, sse: SseEvent) -> bool:
-        data = sse.data
-        if data.startswith("[DONE]"):
+        if sse.data == "[DONE]":
             return True
-        try:
-            chunk = _decode(data)
-        except (ValueError, RecursionError):
-            chunk = parse(data)  # JSON.parse's error text ends the stream
-        if sse.event is not None and sse.event.startswith("thread."):
-            return False  # the SDK wraps these as {event, data}: nothing Pi reads
-        if type(chunk) is dict:  # other values have no ``error`` and nothing Pi reads
-            error = chunk.get("error")
-            if error is not None and truthy(error):
-                raise SdkStreamError(error)
+        chunk = sdk_event_data(sse)
+        if type(chunk) is dict:  # other values (and ``SKIPPED``) hold nothing Pi reads
             self.chunk(chunk)
         return False
 

@@ -24,7 +24,7 @@ from pi_ai.api._accumulator import StreamAccumulator, StreamError
 from pi_ai.api._js import UNDEFINED, as_text, get, item, iterate, nullish, opt, strict_equal, text, truthy
 from pi_ai.js_json import JsonParseError, js_text, js_trim, parse, stringify
 
-__all__ = ["GoogleApiError", "GoogleStreamReader", "GoogleStreamSplitter", "map_finish_reason"]
+__all__ = ["GoogleApiError", "GoogleStreamReader", "GoogleStreamSplitter", "map_finish_reason", "raise_for_error_document"]
 
 _tool_call_counter = itertools.count(1)
 """Process-wide, like Pi's module counter: ids stay unique across responses in one process."""
@@ -86,6 +86,12 @@ def _raise_for_error_chunk(text_: str) -> None:
         parsed = parse(text_)
     except JsonParseError:
         return
+    raise_for_error_document(parsed)
+
+
+def raise_for_error_document(parsed: Any) -> None:
+    """The same check on one event's parsed data: Pi 1.6's SDK (``@google/genai`` 2.x) also
+    checks each event, so an error event in the middle of a stream fails it there."""
     if type(parsed) is not dict or "error" not in parsed:
         return
     error = parsed["error"]

@@ -62,8 +62,9 @@ Contract:
     of the body when the response content-type is JSON, else of
     ``{"error": {"message": <text>, "code": <status>, "status": <reason>}}``.
 - Connection failures before a response raise ``TransportError("Connection error. (...)")``;
-  a body cut by the network raises ``TransportError("terminated: ...")`` (Pi/undici say
-  ``terminated``); both words match Pi's retryable-error patterns.
+  a body cut by the network raises ``TransportError("terminated: <reason>")``, the reason in
+  undici's words where httpx's tell which (Pi 1.6 says ``terminated: <deepest cause> (<code>)``,
+  Pi 0.85 just ``terminated``); both words match Pi's retryable-error patterns.
 - ``on_response(ResponseInfo(status, headers), model)`` is awaited after a 2xx response and
   before the body is read, unless ``call_on_response=False`` (Pi's Google adapter skips it).
 
@@ -502,7 +503,7 @@ class StreamResponse:
             except httpx.TimeoutException:
                 raise TransportError(f"terminated: no data received for {self._idle_timeout_ms} ms") from None
             except httpx.HTTPError as error:
-                raise TransportError(f"terminated: {_describe(error)}") from None
+                raise TransportError(f"terminated: {_body_cut_reason(error)}") from None
             if chunk:
                 yield chunk
 
@@ -572,6 +573,23 @@ async def _send(client: httpx.AsyncClient, request: httpx.Request, deadline_s: f
 def _describe(error: BaseException) -> str:
     text = str(error)
     return text if text else type(error).__name__
+
+
+_UNDICI_BODY_CUTS = (
+    ("(incomplete chunked read)", "other side closed (UND_ERR_SOCKET)"),
+    ("(received ", "Response body length does not match content-length header (UND_ERR_RES_CONTENT_LENGTH_MISMATCH)"),
+)
+
+
+def _body_cut_reason(error: BaseException) -> str:
+    """Why the body stopped, in undici's words where we know them: Pi 1.6 appends the deepest
+    cause of its ``terminated`` error (``terminated: other side closed (UND_ERR_SOCKET)``)."""
+    text = _describe(error)
+    if text.startswith("peer closed connection without sending complete message body"):
+        for marker, reason in _UNDICI_BODY_CUTS:
+            if marker in text:
+                return reason
+    return text
 
 
 @asynccontextmanager

@@ -15,7 +15,7 @@ from typing import Any
 from pi_ai._messages import TextContent, ThinkingContent, ToolCall, Usage
 from pi_ai._model import Model, calculate_cost
 from pi_ai.api._accumulator import StreamAccumulator, StreamError
-from pi_ai.api._completions_stream import SdkStreamError
+from pi_ai.api._completions_stream import SKIPPED, sdk_event_data
 from pi_ai.api._constrained import GrammarInput
 from pi_ai.api._js import UNDEFINED, JsTypeError, as_text, get, iterate, map_key, nullish, opt, text, truthy
 from pi_ai.api._sse import SseEvent
@@ -91,24 +91,15 @@ class ResponsesStreamReader:
     # ------------------------------------------------------------------ the SDK layer
 
     def handle(self, sse: SseEvent) -> bool:
-        """The OpenAI SDK's ``Stream``: ``[DONE]`` ends the events (the body is still read),
-        ``thread.*`` events are wrapped (nothing Pi reads), an ``error`` member throws."""
+        """The OpenAI SDK's ``Stream`` (``sdk_event_data``): ``[DONE]`` ends the events."""
         if self._done:
             return False
-        if sse.data.startswith("[DONE]"):
+        if sse.data == "[DONE]":
             self._done = True
             return False
-        try:
-            data = _decode(sse.data)
-        except (ValueError, RecursionError):
-            data = parse(sse.data)  # JSON.parse's error text ends the stream
-        if sse.event is not None and sse.event.startswith("thread."):
-            return False
-        if type(data) is dict:
-            error = data.get("error")
-            if error is not None and truthy(error):
-                raise SdkStreamError(error)
-        self.event(data)
+        data = sdk_event_data(sse)
+        if data is not SKIPPED:
+            self.event(data)
         return False
 
     def finish(self) -> None:

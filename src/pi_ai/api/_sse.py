@@ -14,8 +14,8 @@ once when it arrives and the text of an event is joined once when its blank line
 (``tests/pi_ai/api/test_sse.py`` counts the work; ``bench/sse_decode.py`` measures it).
 
 What happens to an event the body ends in the middle of differs between Pi's adapters:
-Anthropic's decoder dispatches it, the OpenAI SDK drops it. ``finish(flush_partial=...)``
-chooses.
+Anthropic's decoder and Pi 1.6's OpenAI SDK dispatch it (0.85's SDK dropped it).
+``finish(flush_partial=...)`` chooses.
 """
 
 from __future__ import annotations

@@ -239,7 +239,7 @@ def stream(
             async with open_stream(request, opts, model, describe_error=openai_sdk_message) as response:
                 acc.start()
                 with contextlib.suppress(AbortError):
-                    await acc.feed(response.event_batches(flush_partial=False), reader.handle)
+                    await acc.feed(response.event_batches(flush_partial=True), reader.handle)
             reader.finish()
             check_stream_end(
                 output,

@@ -38,7 +38,7 @@ from pi_ai.api._google_convert import (
     thinking_level_for,
     wire_request,
 )
-from pi_ai.api._google_stream import GoogleStreamReader, GoogleStreamSplitter
+from pi_ai.api._google_stream import GoogleStreamReader, GoogleStreamSplitter, raise_for_error_document
 from pi_ai.api._http import (
     HttpRequest,
     HttpStatusError,
@@ -185,7 +185,9 @@ async def _read_chunks(response: StreamResponse, reader: GoogleStreamReader, acc
     try:
         async for data in response.chunks():
             for payload in splitter.feed(data):
-                reader.chunk(parse(payload))
+                parsed = parse(payload)
+                raise_for_error_document(parsed)
+                reader.chunk(parsed)
             acc.flush()
         splitter.finish()
     finally:
@@ -198,9 +200,9 @@ def format_error(error: BaseException) -> str:
         text = str(error)
         if text.startswith("Connection error.") or text == "Request timed out.":
             return "fetch failed"  # undici's connect and headers timeouts fail the fetch itself
-        if text.startswith("terminated"):
+        if text.startswith("terminated: no data received"):
             return "terminated"
-        return text
+        return text  # a cut body: Pi 1.6 names undici's reason (docs/pi-1.6/streams.md)
     return error_text(error)
 
 

@@ -129,7 +129,12 @@ async def _events(response: StreamResponse) -> AsyncIterator[list[Any]]:
         buffer += decoder.decode(chunk)
         batch: list[Any] = []
         while (match := _BOUNDARY.search(buffer)) is not None:
-            event = _parse_event(buffer[: match.start()])
+            try:
+                event = _parse_event(buffer[: match.start()])
+            except Exception:
+                if batch:  # the events before the bad one are streamed first, as Pi's are
+                    yield batch
+                raise
             buffer = buffer[match.end() :]
             if event is _DONE:
                 yield batch

@@ -112,7 +112,7 @@ async def _run(
             acc.start()
             # The SDK ends its iterator quietly on abort; the check below reports it.
             with contextlib.suppress(AbortError):
-                await acc.feed(response.event_batches(flush_partial=False), reader.handle)
+                await acc.feed(response.event_batches(flush_partial=True), reader.handle)
         promoted = local.parse_tool_calls_from_text and promote_text_tool_calls(stream, output, context.tools)
         reader.finish_blocks()
         if promoted and output.stop_reason == "stop":

@@ -259,7 +259,7 @@ def stream(
                 acc.start()
                 # The SDK ends its event iterator quietly when the request is aborted.
                 with contextlib.suppress(AbortError):
-                    await acc.feed(response.event_batches(flush_partial=False), reader.handle)
+                    await acc.feed(response.event_batches(flush_partial=True), reader.handle)
             reader.finish()
             check_stream_end(
                 output,

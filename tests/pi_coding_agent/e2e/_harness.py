@@ -52,6 +52,7 @@ class Sandbox:
             "HOME": str(self.home),
             "PI_CODING_AGENT_DIR": str(self.agent_dir),
             "PI_ORACLE_HOME": str(oracle.oracle_home()),
+            "PI_CURRENT_HOME": str(oracle.current_home()),
             **extra,
         }
 

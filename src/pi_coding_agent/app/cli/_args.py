@@ -8,7 +8,9 @@ corners, so this follows it rule by rule:
   ``-`` (``---...`` is still a message);
 * ``--list-models`` takes the next argument as a search unless it starts with ``-``/``@``;
 * unknown ``--flags`` are kept (extensions may define them); unknown short flags are errors;
-* ``--thinking`` with an invalid level is a warning; ``--mode`` with an unknown mode is ignored;
+* ``--thinking`` with an invalid level is a warning; ``--mode`` without a valid mode is an error
+  (Pi 1.6; 0.85 ignored it);
+* ``--tools`` mixing names with ``+name``/``-name`` entries is an error (Pi 1.6);
 * ``--`` ends option parsing; later ``@x`` are still files.
 """
 
@@ -70,6 +72,8 @@ class Args:
         self.export: str | None = None
         self.extensions: list[str] | None = None
         self.no_extensions = False
+        self.no_mcp = False
+        """``--no-mcp``: accepted as Pi 1.6 does; there is no MCP support here to switch off."""
         self.skills: list[str] | None = None
         self.prompt_templates: list[str] | None = None
         self.themes: list[str] | None = None
@@ -126,6 +130,7 @@ _SWITCHES = {
     "-nbt": "no_builtin_tools",
     "--no-extensions": "no_extensions",
     "-ne": "no_extensions",
+    "--no-mcp": "no_mcp",
     "--no-skills": "no_skills",
     "-ns": "no_skills",
     "--no-prompt-templates": "no_prompt_templates",
@@ -156,10 +161,18 @@ def parse_args(args: list[str], boolean_flags: frozenset[str] = frozenset()) -> 
             break
         if arg in _SWITCHES:
             setattr(result, _SWITCHES[arg], True)
-        elif arg == "--mode" and has_next:
-            i += 1
-            if args[i] in ("text", "json", "rpc"):
-                result.mode = args[i]  # type: ignore[assignment]
+        elif arg == "--mode":
+            mode = args[i + 1] if has_next else None
+            if mode is None or mode.startswith("-"):
+                result.diagnostics.append(Diagnostic("error", "--mode requires text, json, or rpc"))
+            elif mode in ("text", "json", "rpc"):
+                i += 1
+                result.mode = mode  # type: ignore[assignment]
+            else:
+                i += 1
+                result.diagnostics.append(
+                    Diagnostic("error", f'Invalid mode "{mode}". Valid values: text, json, rpc')
+                )
         elif arg in _VALUE_FLAGS and has_next:
             i += 1
             setattr(result, _VALUE_FLAGS[arg], args[i])
@@ -179,10 +192,17 @@ def parse_args(args: list[str], boolean_flags: frozenset[str] = frozenset()) -> 
                 result.diagnostics.append(Diagnostic("error", "--name requires a value"))
         elif arg == "--models" and has_next:
             i += 1
-            result.models = [item.strip() for item in args[i].split(",")]
+            result.models = _split_names(args[i])
         elif arg in ("--tools", "-t") and has_next:
             i += 1
-            result.tools = _split_names(args[i])
+            tools = _split_names(args[i])
+            from pi_coding_agent.core.settings import tool_list_error  # only for --tools (see --thinking)
+
+            problem = tool_list_error(tools)
+            if problem is None:
+                result.tools = tools
+            else:
+                result.diagnostics.append(Diagnostic("error", f"{arg}: {problem}"))
         elif arg in ("--exclude-tools", "-xt") and has_next:
             i += 1
             result.exclude_tools = _split_names(args[i])

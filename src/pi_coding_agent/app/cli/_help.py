@@ -1,11 +1,11 @@
-"""The text of ``pi --help`` (ours; flags and semantics follow Pi 0.85)."""
+"""The text of ``pi --help`` (ours; flags and semantics follow the Pi release ``PI_COMPAT_VERSION``)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from pi_coding_agent import PI_COMPAT_VERSION
+from pi_coding_agent import PI_COMPAT_VERSION, __version__
 
 if TYPE_CHECKING:
     from pi_coding_agent.customize.extensions import FlagDefinition
@@ -25,11 +25,11 @@ def extension_flags_text(flags: Sequence[FlagDefinition]) -> str:
 
 
 def help_text(flags: Sequence[FlagDefinition] = ()) -> str:
-    return _TEXT.format(version=PI_COMPAT_VERSION) + extension_flags_text(flags)
+    return _TEXT.format(version=PI_COMPAT_VERSION, own=__version__) + extension_flags_text(flags)
 
 
 _TEXT = """pi - a coding agent that reads, edits and runs code in your project
-(Python implementation, file- and protocol-compatible with Pi {version})
+(Pi for Python {own}, file- and protocol-compatible with Pi {version})
 
 Usage:
   pi [options] [--] [@files...] [messages...]
@@ -58,11 +58,19 @@ Prompt and tools:
   --append-system-prompt <text|file>
                                  Add to the system prompt (repeatable)
   -nc, --no-context-files        Do not load AGENTS.md / CLAUDE.md files
-  -t, --tools <a,b,...>          Enable only these tools
-  -xt, --exclude-tools <a,b,...> Disable these tools
+  -t, --tools <a,b,...>          Enable only these tools (names, or patterns where * matches anything);
+                                 only +name/-name entries add to or remove from the defaults
+  -xt, --exclude-tools <a,b,...> Disable these tools (names or * patterns)
   -nt, --no-tools                Start without any tools
+  -nbt, --no-builtin-tools       Start without built-in tools (extension tools stay)
   -a, --approve / -na, --no-approve
                                  Trust (or ignore) this project's .pi settings for this run
+
+Extensions:
+  -e, --extension <path>         Load an extension (repeatable); builtin:<name> names one of
+                                 Pi 1.6's built-in extensions, not implemented here (ignored)
+  -ne, --no-extensions           Load no extensions but the -e ones
+  --no-mcp                       Accepted for Pi 1.6 compatibility (MCP is not implemented here)
 
 Skills and prompt templates:
   --skill <path>                 Load a skill (file or folder; repeatable)
@@ -82,7 +90,7 @@ Many runs:
                                  Every task of the file as its own session (pi batch --help)
 
   -h, --help                     Show this help
-  -v, --version                  Show the version
+  -v, --version                  Show the Pi release followed ({version}); with --verbose, ours too
 
 Built-in tools: read, bash, edit, write (enabled by default), grep, find, ls.
 

@@ -3,7 +3,7 @@
 A first word Pi reads as a subcommand runs that command: ``batch`` (``pi_coding_agent.app.batch``,
 ours), ``pi auth ...`` (``_auth_command``), the package commands (``pi_coding_agent.customize.packages``),
 or a one-line refusal for those not built yet (``_subcommands``);
-``--version`` is answered right after parsing, and so is ``--help`` when no extension can
+``--version`` is answered right after parsing (the Pi release followed, a bare version line), and so is ``--help`` when no extension can
 be there to add flags to it (else the run loads them first, as Pi does); everything else is
 loaded only when a run is requested.
 """
@@ -52,7 +52,8 @@ def main(argv: list[str] | None = None) -> int:
     if any(d.kind == "error" for d in parsed.diagnostics):
         return 1
     if parsed.version:
-        print(f"{__version__} (pi {PI_COMPAT_VERSION} compatible)")
+        # A bare version, as Pi prints: clients compare it with the Pi release they need.
+        print(f"{PI_COMPAT_VERSION} (Pi for Python {__version__})" if parsed.verbose else PI_COMPAT_VERSION)
         return 0
     if parsed.help and not _extensions_possible(parsed.extensions, parsed.no_extensions):
         from pi_coding_agent.app.cli._help import help_text

@@ -197,10 +197,9 @@ def _assembly(
         thinking_level=parsed.thinking or thinking_from_model,
         tools=parsed.tools,
         exclude_tools=parsed.exclude_tools,
-        no_tools=parsed.no_tools or parsed.no_builtin_tools,
+        no_tools="all" if parsed.no_tools else "builtin" if parsed.no_builtin_tools else None,
         scoped_models=scoped,
         extensions=runner,
-        no_extension_tools=parsed.no_tools,
     )
     return SessionAssembly(with_resources(options, resources, _warn), start_in_scope=True, resources=resources)
 
@@ -240,9 +239,19 @@ def _report_created(
         diagnostics.warn(created.model_fallback_message)
     extension_tools = {definition.name for definition, _ in runner.tools()} if runner is not None else set()
     for name in (n for n in created.unknown_tools if n not in extension_tools):
-        diagnostics.warn(f'Unknown tool "{name}" ignored (built-in tools: read, bash, edit, write, grep, find, ls)')
+        diagnostics.warn(_unknown_tool_warning(name))
     for issue in settings.issues:
         diagnostics.warn(str(issue))
+
+
+PI_ONLY_TOOLS = frozenset(("codemode", "tool_search", "powershell"))
+"""Tools Pi 1.6 has that this implementation does not (``docs/pi-1.6/settings-and-cli.md``)."""
+
+
+def _unknown_tool_warning(name: str) -> str:
+    if name in PI_ONLY_TOOLS:
+        return f'Tool "{name}" is not available in Pi for Python (Pi 1.6 has it); ignored'
+    return f'Unknown tool "{name}" ignored (built-in tools: read, bash, edit, write, grep, find, ls)'
 
 
 def _initial_input(parsed: Args, cwd: str, settings: Settings) -> InitialInput:

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from pi_ai import Model
     from pi_coding_agent.core.model_registry import ModelCatalog, ScopedModel
     from pi_coding_agent.core.settings import Settings
-    from pi_coding_agent.customize.extensions import ExtensionRunner
+    from pi_coding_agent.customize.extensions import ExtensionError, ExtensionRunner
     from pi_coding_agent.customize.loader import LoadedResources
     from pi_coding_agent.runtime.agent_session import ResourceChoice
 
@@ -85,6 +85,7 @@ def resources_and_extensions(
         if not (interactive and warning in shown):
             diagnostics.warn(warning)
     runner, failed = load_cli_extensions([r.path for r in resources.extensions], session_cwd, parsed, into)
+    failed += _builtin_extensions(resources.builtin_extensions, diagnostics)
     if failed:
         diagnostics.flush()
         refuse_failed_extensions(failed)
@@ -98,6 +99,21 @@ def resources_and_extensions(
             key = os.path.dirname(path) if os.path.basename(path) == "__init__.py" else path
             runner.sources[key] = (origin.source, origin.scope, origin.base_dir)
     return resources, runner
+
+
+def _builtin_extensions(sources: list[str], diagnostics: Diagnostics) -> list[ExtensionError]:
+    """``-e builtin:<name>``: a name Pi 1.6 knows is accepted with a warning (none is implemented
+    here), another fails to load as in Pi (``Unknown built-in extension``)."""
+    from pi_coding_agent.customize.extensions import ExtensionError
+    from pi_coding_agent.customize.loader import BUILTIN_PREFIX, PI_BUILTIN_EXTENSIONS
+
+    failed: list[ExtensionError] = []
+    for source in dict.fromkeys(sources):
+        if source[len(BUILTIN_PREFIX) :] in PI_BUILTIN_EXTENSIONS:
+            diagnostics.warn(f"Pi 1.6's built-in extension {source} is not implemented in Pi for Python; ignored")
+        else:
+            failed.append(ExtensionError(source, "load", f"Unknown built-in extension: {source}"))
+    return failed
 
 
 def register_providers(runner: ExtensionRunner, catalog: ModelCatalog) -> None:

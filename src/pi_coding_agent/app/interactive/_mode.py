@@ -276,11 +276,13 @@ class InteractiveMode:
             resource_sections,
         )
 
-        listed = not self._flag("quietStartup") or self.verbose
+        quiet = self.session.settings.get("quietStartup")
+        headed = quiet is not True or self.verbose  # Pi 1.6's "header": the header, no listing
+        listed = quiet not in (True, "header") or self.verbose
         custom = self.ui.custom_header
-        if custom is not None and not listed:
+        if custom is not None and not headed:
             header.add_child(custom)  # in the quiet header's place, which has nothing around it
-        elif custom is not None or listed:
+        elif custom is not None or headed:
             header.add_child(Spacer(1))
             header.add_child(custom or Text(header_text(self, self.header_expanded), 1, 0))
             header.add_child(Spacer(1))

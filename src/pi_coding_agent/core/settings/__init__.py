@@ -5,13 +5,18 @@ from pi_coding_agent.core.settings._json_file import ConfigFileError, read_json_
 from pi_coding_agent.core.settings._settings import (
     DEFAULT_HTTP_IDLE_TIMEOUT_MS,
     DEFAULT_THINKING_LEVEL,
-    DEFAULT_TOOL_NAMES,
     CompactionSettings,
     ProviderRetrySettings,
     RetrySettings,
     Settings,
     SettingsIssue,
     deep_merge,
+)
+from pi_coding_agent.core.settings._tool_selection import (
+    NoTools,
+    ToolSelection,
+    select_tools,
+    tool_list_error,
 )
 from pi_coding_agent.core.settings._trust import (
     needs_project_trust,
@@ -21,6 +26,7 @@ from pi_coding_agent.core.settings._trust import (
     stored_trust_decision,
     stored_trust_entry,
 )
+from pi_coding_agent.core.tools import DEFAULT_TOOL_NAMES
 
 __all__ = [
     "DEFAULT_HTTP_IDLE_TIMEOUT_MS",
@@ -28,16 +34,20 @@ __all__ = [
     "DEFAULT_TOOL_NAMES",
     "CompactionSettings",
     "ConfigFileError",
+    "NoTools",
     "ProviderRetrySettings",
     "RetrySettings",
     "Settings",
     "SettingsIssue",
+    "ToolSelection",
     "deep_merge",
     "needs_project_trust",
     "read_json_object",
     "remember_trust_decision",
     "resolve_project_trust",
     "save_trust_decisions",
+    "select_tools",
     "stored_trust_decision",
     "stored_trust_entry",
+    "tool_list_error",
 ]

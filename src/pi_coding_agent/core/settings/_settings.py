@@ -18,10 +18,10 @@ from typing import Any, Literal, TypeVar
 from pi_ai import canonical_provider, legacy_provider_ids
 from pi_coding_agent.core.paths import CONFIG_DIR_NAME, expand_tilde
 from pi_coding_agent.core.settings._json_file import ConfigFileError, read_json_object
+from pi_coding_agent.core.settings._tool_selection import merge_default_tools, resolve_default_tools
 
 DEFAULT_THINKING_LEVEL: Literal["medium"] = "medium"
 DEFAULT_HTTP_IDLE_TIMEOUT_MS = 300_000
-DEFAULT_TOOL_NAMES: tuple[str, ...] = ("read", "bash", "edit", "write")
 
 Scope = Literal["global", "project"]
 ProjectTrustDefault = Literal["ask", "always", "never"]
@@ -47,6 +47,8 @@ class RetrySettings:
     enabled: bool = True
     max_retries: int = 3
     base_delay_ms: int = 2000
+    max_agent_delay_ms: int = 60_000
+    """``retry.maxAgentDelayMs`` (Pi 1.6): the longest backoff between two attempts."""
 
 
 @dataclass(frozen=True)
@@ -112,7 +114,17 @@ class Settings:
         self.project_path = project_path
         self.project_trusted = project_trusted
         self.issues: list[SettingsIssue] = list(issues or [])
-        self.data = deep_merge(self.global_settings, self.project_settings)
+        self.data = self._merged()
+
+    def _merged(self) -> dict[str, Any]:
+        """The project layer over the global one; ``defaultTools`` of only ``+name``/``-name``
+        entries changes the global list instead of replacing it."""
+        merged = deep_merge(self.global_settings, self.project_settings)
+        if "defaultTools" in self.project_settings:
+            merged["defaultTools"] = merge_default_tools(
+                self.global_settings.get("defaultTools"), self.project_settings["defaultTools"]
+            )
+        return merged
 
     @classmethod
     def load(cls, cwd: str | Path, agent_dir: str | Path, *, project_trusted: bool = True) -> Settings:
@@ -149,7 +161,7 @@ class Settings:
 
     def _change_global(self, change: Callable[[dict[str, Any]], None]) -> None:
         change(self.global_settings)
-        self.data = deep_merge(self.global_settings, self.project_settings)
+        self.data = self._merged()
         path = self.global_path
         if path is None or any(issue.scope == "global" for issue in self.issues):
             return
@@ -256,6 +268,7 @@ class Settings:
             enabled=self._typed(("retry", "enabled"), bool, True),
             max_retries=self._number(("retry", "maxRetries"), 3),
             base_delay_ms=self._number(("retry", "baseDelayMs"), 2000),
+            max_agent_delay_ms=self._number(("retry", "maxAgentDelayMs"), 60_000),
         )
 
     @property
@@ -337,6 +350,29 @@ class Settings:
             keep_recent_tokens=self._number(("compaction", "keepRecentTokens"), 20000),
         )
 
+    def compaction_for(self, provider: str, model_id: str) -> CompactionSettings:
+        """``compaction`` for one model: each token value of ``compaction.modelOverrides
+        ["provider/id"]`` (Pi 1.6) wins over the ordinary one. An override that is not a
+        non-negative integer is reported and skipped (Pi 1.6 fails the compaction instead)."""
+        base = self.compaction
+        key = f"{provider}/{model_id}"
+        entry = self.get("compaction", "modelOverrides", key)
+        if entry is None:
+            return base
+        if not isinstance(entry, dict):
+            self._report(("compaction", "modelOverrides", key), f'compaction.modelOverrides["{key}"] is not an object')
+            return base
+        values = {"reserveTokens": base.reserve_tokens, "keepRecentTokens": base.keep_recent_tokens}
+        for field, value in entry.items():
+            if field not in values:
+                continue
+            if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+                values[field] = value
+            else:
+                keys = ("compaction", "modelOverrides", key, field)
+                self._report(keys, f'compaction.modelOverrides["{key}"].{field} is not a non-negative integer')
+        return CompactionSettings(base.enabled, values["reserveTokens"], values["keepRecentTokens"])
+
     @property
     def branch_summary_reserve_tokens(self) -> int:
         return self._number(("branchSummary", "reserveTokens"), 16384)
@@ -374,8 +410,14 @@ class Settings:
 
     @property
     def default_tools(self) -> list[str] | None:
-        value = self._typed(("defaultTools",), list, None)
-        return [item for item in value if isinstance(item, str)] if value is not None else None
+        """The tools ``defaultTools`` selects (``+name`` / ``-name`` applied), ``None`` when unset.
+        A value that is not a list selects no tools, as in Pi 1.6, and is reported."""
+        value = self.get("defaultTools")
+        if value is None:
+            return None
+        if not isinstance(value, list):
+            self._report(("defaultTools",), f"defaultTools is not a list ({type(value).__name__}); no tools selected")
+        return resolve_default_tools(value)
 
     # -- startup -------------------------------------------------------------------------
 
@@ -384,9 +426,6 @@ class Settings:
         """``localModelFallback`` (ours, not Pi's): use the embedded model when nothing else is configured."""
         return self._typed(("localModelFallback",), bool, True)
 
-    @property
-    def quiet_startup(self) -> bool:
-        return self._typed(("quietStartup",), bool, False)
 
     @property
     def default_project_trust(self) -> ProjectTrustDefault:

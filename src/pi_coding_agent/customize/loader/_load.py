@@ -40,6 +40,11 @@ from pi_coding_agent.customize.skills import (
     skill_commands,
 )
 
+BUILTIN_PREFIX = "builtin:"
+"""``-e builtin:<name>``: one of Pi 1.6's built-in extensions (``PI_BUILTIN_EXTENSIONS``)."""
+PI_BUILTIN_EXTENSIONS = ("llama.cpp", "codemode", "tool-search", "mcp")
+"""The built-in extensions of Pi 1.6; none is implemented here (``docs/pi-1.6/settings-and-cli.md``)."""
+
 
 @dataclass
 class ResourceOptions:
@@ -75,6 +80,8 @@ class LoadedResources:
     """``--theme`` paths that do not exist (also in ``diagnostics``)."""
     cli: ResolvedResources = field(default_factory=ResolvedResources)
     """What the ``-e`` sources resolved to (where those skills and templates came from)."""
+    builtin_extensions: list[str] = field(default_factory=list)
+    """``-e builtin:<name>`` sources, as given (none is loaded; see ``PI_BUILTIN_EXTENSIONS``)."""
 
     def expand(self, text: str, on_error: Callable[[SkillExpansionError], None] | None = None) -> str:
         """A prompt as the model will get it: ``/skill:name args`` then ``/template args`` expanded."""
@@ -140,7 +147,9 @@ def load_resources(options: ResourceOptions) -> LoadedResources:
     )
     resolved = resolver.resolve(options.install_missing)
     cwd = options.cwd
-    cli = _extension_sources(resolver, options.extension_sources, options.install_missing)
+    builtins = [source for source in options.extension_sources if source.startswith(BUILTIN_PREFIX)]
+    files = [source for source in options.extension_sources if not source.startswith(BUILTIN_PREFIX)]
+    cli = _extension_sources(resolver, files, options.install_missing)
     skill_sources = [_skill_path(r) for r in cli.skills if r.enabled]
     skill_sources += [] if options.no_skills else [_skill_path(r) for r in resolved.skills if r.enabled]
     skills = (
@@ -188,4 +197,5 @@ def load_resources(options: ResourceOptions) -> LoadedResources:
         enable_skill_commands=enable if isinstance(enable, bool) else True,
         theme_diagnostics=theme_problems,
         cli=cli,
+        builtin_extensions=builtins,
     )

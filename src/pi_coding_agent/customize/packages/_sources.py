@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import unquote, urlsplit
 
-NON_LOCAL_PREFIXES = ("npm:", "git:", "github:", "http:", "https:", "ssh:", "pypi:")
+NON_LOCAL_PREFIXES = ("npm:", "git:", "github:", "http:", "https:", "ssh:", "pypi:", "builtin:")
+"""Sources that are not paths (`builtin:` names one of Pi 1.6's built-in extensions)."""
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """``/name args`` in a prompt: the template's body with the arguments substituted (Pi's rules).
 
-Arguments are split like a shell does it, simply: whitespace separates, single or double
-quotes group (and are removed), nothing else is special. In the body: ``$1``, ``$2``, ...;
+Arguments are split as Pi 1.6 splits them (``parse_command_args``; 0.85 differed whenever quotes
+were involved). In the body: ``$1``, ``$2``, ...;
 ``$@`` and ``$ARGUMENTS`` (all arguments joined by spaces); ``${N:-default}``,
 ``${@:-default}``, ``${ARGUMENTS:-default}`` (the default when the value is missing or
 empty); ``${@:N}`` and ``${@:N:L}`` (arguments from the Nth, at most L of them). Values are
@@ -24,26 +24,50 @@ _COMMAND = re.compile(rf"/([^{re.escape(_WS)}]+)(?:[{re.escape(_WS)}]+(.*))?", r
 
 
 def parse_command_args(text: str) -> list[str]:
+    """The arguments of ``/name ARGS``, Pi 1.6's shell-like rule: whitespace separates them; a
+    ``"`` or ``'`` opens a quoted part only at the start of an argument (``doesn't`` stays one
+    word), and the argument goes on after the closing quote (``"a b"c`` is ``a bc``); inside,
+    a backslash before the same quote keeps that quote, other backslashes stay; ``""`` is an
+    empty argument; a quote that is never closed is plain text."""
     args: list[str] = []
-    current = ""
-    quote: str | None = None
-    for char in text:
-        if quote is not None:
-            if char == quote:
-                quote = None
+    current: list[str] = []
+    started = False
+    i = 0
+    while i < len(text):
+        char = text[i]
+        if char in ('"', "'") and not started:
+            closing = _closing_quote(text, i)
+            started = True
+            if closing is not None:
+                current.append(text[i + 1 : closing].replace("\\" + char, char))
+                i = closing
             else:
-                current += char
-        elif char in ('"', "'"):
-            quote = char
+                current.append(char)
         elif char in JS_WHITESPACE_SET:
-            if current:
-                args.append(current)
-                current = ""
+            if started:
+                args.append("".join(current))
+                current, started = [], False
         else:
-            current += char
-    if current:
-        args.append(current)
+            current.append(char)
+            started = True
+        i += 1
+    if started:
+        args.append("".join(current))
     return args
+
+
+def _closing_quote(text: str, start: int) -> int | None:
+    """Where the quote opened at ``start`` closes (a backslash-escaped quote does not close it)."""
+    quote = text[start]
+    i = start + 1
+    while i < len(text):
+        if text[i] == "\\" and text[i + 1 : i + 2] == quote:
+            i += 2
+        elif text[i] == quote:
+            return i
+        else:
+            i += 1
+    return None
 
 
 def _argument(args: Sequence[str], number: str) -> str | None:

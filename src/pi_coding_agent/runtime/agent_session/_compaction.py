@@ -108,12 +108,14 @@ class _Compaction:
         return await compact(preparation, request)
 
     def _settings(self) -> CompactionSettings:
-        """The compaction settings, fitted to the current model's window (``fit_to_window``)."""
+        """The compaction settings of the current model (``compaction.modelOverrides``), fitted to
+        its window (``fit_to_window``)."""
         from pi_coding_agent.core.compaction import fit_to_window
 
         model = self.context.model()
-        window = model.context_window if model is not None else 0
-        return fit_to_window(self.context.settings.compaction, window)
+        if model is None:
+            return fit_to_window(self.context.settings.compaction, 0)
+        return fit_to_window(self.context.settings.compaction_for(model.provider, model.id), model.context_window)
 
     def _request(
         self, model: Model, reason: str, controller: AbortController, custom_instructions: str | None = None

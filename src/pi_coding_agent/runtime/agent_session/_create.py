@@ -31,7 +31,13 @@ from pi_coding_agent.core.local_model import LOCAL_API, LOCAL_PROVIDER, is_local
 from pi_coding_agent.core.messages import converter
 from pi_coding_agent.core.model_registry import MissingCredentials, ModelCatalog, ScopedModel
 from pi_coding_agent.core.session import SessionManager, ThinkingLevelChangeEntry
-from pi_coding_agent.core.settings import DEFAULT_THINKING_LEVEL, DEFAULT_TOOL_NAMES, Settings
+from pi_coding_agent.core.settings import (
+    DEFAULT_THINKING_LEVEL,
+    NoTools,
+    Settings,
+    ToolSelection,
+    select_tools,
+)
 from pi_coding_agent.customize.extensions import ExtensionRunner
 from pi_coding_agent.customize.prompt_templates import PromptTemplate
 from pi_coding_agent.customize.skills import Skill
@@ -51,9 +57,12 @@ class CreateAgentSessionOptions:
     model: Model | None = None
     thinking_level: str | None = None
     tools: Sequence[str] | None = None
-    """Allowlist (``--tools``): only these tools exist, and they start enabled."""
+    """``--tools``: an allowlist (names, ``*`` patterns: only these tools exist, and they start
+    enabled), or only ``+name`` / ``-name`` entries changing the default selection."""
     exclude_tools: Sequence[str] | None = None
-    no_tools: bool = False
+    """``--exclude-tools``: names or ``*`` patterns of tools that do not exist for the run."""
+    no_tools: NoTools | None = None
+    """``--no-tools`` (``"all"``) or ``--no-builtin-tools`` (``"builtin"``: extension tools stay)."""
     custom_prompt: str | None = None
     append_prompts: Sequence[str] = ()
     context_files: Sequence[ContextFile] = ()
@@ -67,8 +76,6 @@ class CreateAgentSessionOptions:
     """Templates offered as ``/name`` commands (``AgentSession.available_commands``)."""
     extensions: ExtensionRunner | None = None
     """Loaded extensions, bound to the session (tools, hooks, commands)."""
-    no_extension_tools: bool = False
-    """``--no-tools``: extension tools start disabled too (``--no-builtin-tools`` keeps them)."""
     limit_stream: StreamLimit | None = None
     """Wraps every model call from outside (batch's per-provider rate limiter)."""
 
@@ -159,20 +166,23 @@ def _failed_stream(model: Model, reason: str, options: SimpleStreamOptions) -> A
     return start_stream(model, fail, signal=options.signal)
 
 
-def _tool_names(options: CreateAgentSessionOptions) -> tuple[list[str], list[str]]:
-    """(active built-in tool names, names that are not tools)."""
+def _tool_selection(options: CreateAgentSessionOptions) -> ToolSelection:
+    """The run's tools from ``defaultTools`` and the flags; a bad ``tools`` list is a ``ValueError``."""
+    from pi_coding_agent.core.settings import tool_list_error
+
+    error = tool_list_error(options.tools) if options.tools is not None else None
+    if error is not None:
+        raise ValueError(f"Invalid tools option: {error}")
+    return select_tools(options.settings.default_tools, options.tools, options.exclude_tools, options.no_tools)
+
+
+def _builtin_tool_names(selection: ToolSelection) -> tuple[list[str], list[str]]:
+    """(active built-in tool names, names the selection asks for that are not built-in tools)."""
     from pi_coding_agent.core.tools import ALL_TOOL_NAMES
 
-    excluded = set(options.exclude_tools or ())
-    if options.tools is not None:
-        requested = list(options.tools)
-    elif options.no_tools:
-        requested = []
-    else:
-        requested = options.settings.default_tools or list(DEFAULT_TOOL_NAMES)
-    unknown = [name for name in requested if name not in ALL_TOOL_NAMES]
-    active = [name for name in dict.fromkeys(requested) if name in ALL_TOOL_NAMES and name not in excluded]
-    return active, unknown
+    patterns = {entry for entry in selection.allowlist or () if "*" in entry}
+    unknown = [name for name in selection.initial if name not in ALL_TOOL_NAMES and name not in patterns]
+    return selection.active(ALL_TOOL_NAMES), unknown
 
 
 def _create_tools(names: Sequence[str], options: CreateAgentSessionOptions, holder: list[AgentSession]) -> list[AgentTool]:
@@ -270,7 +280,8 @@ def build_session(options: CreateAgentSessionOptions) -> CreateAgentSessionResul
         level = _level(settings.default_thinking_level) or DEFAULT_THINKING_LEVEL
     level = clamp_thinking_level(model, level) if model is not None else "off"
 
-    active_names, unknown = _tool_names(options)
+    selection = _tool_selection(options)
+    active_names, unknown = _builtin_tool_names(selection)
     holder: list[AgentSession] = []
     tools = _create_tools(active_names, options, holder)
     setup = AgentSetup(
@@ -310,8 +321,7 @@ def build_session(options: CreateAgentSessionOptions) -> CreateAgentSessionResul
     )
     holder.append(session)
     if options.extensions is not None:
-        allowlist = [] if options.no_extension_tools else options.tools
-        session.bind_extensions(options.extensions, allowlist=allowlist, excluded=options.exclude_tools or ())
+        session.bind_extensions(options.extensions, selection)
     return CreateAgentSessionResult(session, fallback, unknown, local_fallback)
 
 

@@ -27,6 +27,7 @@ from pi_ai import ImageContent, Model, now_ms
 from pi_coding_agent.core.messages import CustomRoleMessage
 from pi_coding_agent.core.model_registry import ModelCatalog
 from pi_coding_agent.core.session import BranchSummaryEntry, SessionManager
+from pi_coding_agent.core.settings import ToolSelection
 from pi_coding_agent.customize.extensions import (
     ExtensionHost,
     ExtensionRunner,
@@ -71,11 +72,9 @@ class ExtensionBinding:
         """Custom messages sent with ``deliver_as="nextTurn"``: they go with the next prompt."""
         self._turn_index = 0
 
-    def bind(
-        self, runner: ExtensionRunner, host: ExtensionHost, *, allowlist: Sequence[str] | None, excluded: Sequence[str]
-    ) -> None:
+    def bind(self, runner: ExtensionRunner, host: ExtensionHost, selection: ToolSelection | None) -> None:
         self.runner = runner
-        self._tools.restrict(allowlist, excluded)
+        self._tools.restrict(selection)
         runner.bind_host(host)
         for name, config in runner.pending_providers:
             self._catalog.register_provider(name, config)

@@ -2,7 +2,8 @@
 ``_prepareRetry``).
 
 The error message stays in the session file but leaves the agent's context;
-``auto_retry_start`` announces the backoff (``baseDelayMs * 2^(attempt-1)``),
+``auto_retry_start`` announces the backoff (``baseDelayMs * 2^(attempt-1)``, at most
+``maxAgentDelayMs``),
 ``auto_retry_end`` reports the outcome. A context overflow is compaction's business, not
 retry's.
 """
@@ -79,7 +80,7 @@ class AutoRetry:
         if self.attempt > retry.max_retries:
             self.attempt -= 1
             return False
-        delay_ms = retry.base_delay_ms * 2 ** (self.attempt - 1)
+        delay_ms = min(retry.base_delay_ms * 2 ** (self.attempt - 1), retry.max_agent_delay_ms)
         self._emit(
             AutoRetryStartEvent(
                 attempt=self.attempt,

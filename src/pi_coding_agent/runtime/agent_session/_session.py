@@ -40,7 +40,7 @@ from pi_ai import AbortSignal, AssistantMessage, ImageContent, Model
 from pi_coding_agent.core.messages import BashExecutionMessage, CustomRoleMessage
 from pi_coding_agent.core.model_registry import ModelCatalog, ScopedModel, missing_key_message
 from pi_coding_agent.core.session import SessionManager
-from pi_coding_agent.core.settings import Settings
+from pi_coding_agent.core.settings import Settings, ToolSelection
 from pi_coding_agent.customize.extensions import ExtensionRunner
 from pi_coding_agent.runtime.agent_session._compaction import (
     AutoCompactor,
@@ -644,11 +644,10 @@ class AgentSession:
     def extensions(self) -> ExtensionRunner | None:
         return self._extensions.runner
 
-    def bind_extensions(
-        self, runner: ExtensionRunner, *, allowlist: Sequence[str] | None = None, excluded: Sequence[str] = ()
-    ) -> None:
-        """Let ``runner``'s extensions act on this session; ``allowlist`` / ``excluded``: ``--tools`` / ``--exclude-tools``."""
-        self._extensions.bind(runner, self, allowlist=allowlist, excluded=excluded)
+    def bind_extensions(self, runner: ExtensionRunner, selection: ToolSelection | None = None) -> None:
+        """Let ``runner``'s extensions act on this session; ``selection``: which of their tools
+        may exist and start active (``--tools``, ``--exclude-tools``, ``--no-tools``)."""
+        self._extensions.bind(runner, self, selection)
 
     async def send_custom_message(self, message: CustomRoleMessage, *, deliver_as: str | None, trigger_turn: bool | None) -> None:
         """Pi's ``sendCustomMessage`` delivery rules."""

@@ -1,8 +1,8 @@
 """The session's tools and the system prompt built from them.
 
 Built-in tools come first, then extension tools (an extension tool named like a built-in
-replaces it). ``--tools`` (an allowlist) and ``--exclude-tools`` decide which extension
-tools start enabled; the active ones are put on the agent and the system prompt is rebuilt
+replaces it). The run's ``ToolSelection`` (``--tools``, ``--exclude-tools``, ``--no-tools``)
+decides which extension tools start enabled; the active ones are put on the agent and the system prompt is rebuilt
 from them.
 """
 
@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from pi_agent import Agent, AgentTool
+from pi_coding_agent.core.settings import ToolSelection
 from pi_coding_agent.customize.extensions import ExtensionRunner, ExtensionTool
 
 SystemPromptBuilder = Callable[[Sequence[AgentTool]], str]
@@ -31,21 +32,17 @@ class SessionTools:
         self._extensions = extensions
         self.base_system_prompt = system_prompt
         """The system prompt before ``before_agent_start`` handlers change it for a run."""
-        self._allowlist: set[str] | None = None
-        self._excluded: set[str] = set()
+        self._selection: ToolSelection | None = None
         self._active = [tool.name for tool in self._builtin]
         self._known = set(self._active)
         agent.state.system_prompt = system_prompt
 
-    def restrict(self, allowlist: Sequence[str] | None, excluded: Sequence[str]) -> None:
-        """``--tools`` / ``--exclude-tools`` for the extension tools to come."""
-        self._allowlist = set(allowlist) if allowlist is not None else None
-        self._excluded = set(excluded)
+    def restrict(self, selection: ToolSelection | None) -> None:
+        """The run's tool selection, for the extension tools to come."""
+        self._selection = selection
 
     def _allowed(self, name: str) -> bool:
-        if name in self._excluded:
-            return False
-        return self._allowlist is None or name in self._allowlist
+        return self._selection is None or self._selection.allowed(name)
 
     def all_tools(self) -> list[AgentTool]:
         tools: dict[str, AgentTool] = {tool.name: tool for tool in self._builtin}

@@ -51,8 +51,12 @@ def test_thinking_and_mode_validation() -> None:
     parsed = parse_args(["--thinking", "huge", "--mode", "yaml"])
     assert parsed.thinking is None and parsed.mode is None
     assert [str(d) for d in parsed.diagnostics] == [
-        'Warning: Invalid thinking level "huge". Valid values: off, minimal, low, medium, high, xhigh, max'
+        'Warning: Invalid thinking level "huge". Valid values: off, minimal, low, medium, high, xhigh, max',
+        'Error: Invalid mode "yaml". Valid values: text, json, rpc',
     ]
+    parsed = parse_args(["--mode", "--print", "hi"])  # Pi 1.6: a missing mode is an error, not a skip
+    assert parsed.print and parsed.messages == ["hi"]
+    assert [str(d) for d in parsed.diagnostics] == ["Error: --mode requires text, json, or rpc"]
     parsed = parse_args(["--thinking", "xhigh", "--mode", "json"])
     assert parsed.thinking == "xhigh" and parsed.mode == "json" and not parsed.diagnostics
 
@@ -85,3 +89,21 @@ def test_initial_message_concatenates_stdin_files_and_first_message_without_sepa
     assert initial.message == "from stdin<file>\nfirst"
     assert initial.rest == ["second", "third"]
     assert build_initial_input([], None, None).message is None
+
+
+def test_tool_lists_follow_pi_1_6() -> None:
+    assert parse_args(["--tools", "+grep, -bash"]).tools == ["+grep", "-bash"]
+    assert parse_args(["--tools", "re*,ls"]).tools == ["re*", "ls"]
+    mixed = parse_args(["-t", "read,+grep"])
+    assert mixed.tools is None
+    assert [str(d) for d in mixed.diagnostics] == ["Error: -t: tool names cannot be mixed with +name or -name entries"]
+    pattern = parse_args(["--tools", "+gr*"])
+    assert [str(d) for d in pattern.diagnostics] == [
+        "Error: --tools: +name and -name entries take exact tool names, not patterns: +gr*"
+    ]
+    assert parse_args(["--models", "a,,b, "]).models == ["a", "b"]
+
+
+def test_no_mcp_is_a_known_switch() -> None:
+    parsed = parse_args(["--no-mcp", "hello"])
+    assert parsed.no_mcp and parsed.messages == ["hello"] and not parsed.unknown_flags

@@ -48,6 +48,23 @@ def test_quiet_startup_hides_the_header(tmp_path: Path, which: str) -> None:
     play(tmp_path / "verbose", which, TURNS, verbose, settings={"quietStartup": True}, args=("--verbose",))
 
 
+def test_quiet_startup_header_keeps_the_header_but_not_the_listing(tmp_path: Path) -> None:
+    """Pi 1.6's ``"quietStartup": "header"`` (ours only: the TUI oracle here is Pi 0.85)."""
+
+    async def header_only(app: Driven) -> None:
+        screen = app.screen()
+        assert HEADER_HINT in screen and "[Context]" not in screen
+        await app.quit()
+
+    async def listed(app: Driven) -> None:
+        assert "[Context]" in app.screen()  # the same start without the setting lists AGENTS.md
+        await app.quit()
+
+    files = {"AGENTS.md": "Be brief."}
+    play(tmp_path, "ours", TURNS, header_only, settings={"quietStartup": "header"}, files=files)
+    play(tmp_path / "listed", "ours", TURNS, listed, files=files)
+
+
 def _accent(name: str) -> str:
     """The SGR the theme's accent colour is drawn with (256 colours: no COLORTERM here)."""
     return builtin_theme(name, truecolor=False).fg("accent", "x").split("x")[0]

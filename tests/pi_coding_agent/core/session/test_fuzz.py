@@ -14,6 +14,7 @@ oracle, chosen by content so a failure replays).
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sys
@@ -251,3 +252,26 @@ def test_a_v1_first_kept_index_beyond_any_array_migrates_as_in_pi(index: str) ->
     _, pi = run_oracle("session-migrate", {"jsonl": legacy})
     assert pi["entries"][2].keys() == compaction.keys()
     _same_as_pi(legacy.encode())
+
+
+@pytest.mark.parametrize("field", ["provider", "model"])
+def test_an_assistant_with_a_null_provider_or_model_sets_no_model_field(field: str) -> None:
+    """Found by the fuzz above: ``"model": null`` read as the stand-in ``""`` became a model id;
+    as a missing key, it is left out (the documented difference for values that are no text)."""
+    message = {"role": "assistant", "content": [{"type": "text", "text": "hi"}], "api": "anthropic-messages",
+               "provider": "openai", "model": "gpt", "timestamp": 1, field: None}  # fmt: skip
+    lines = [
+        {"type": "session", "version": 3, "id": "s", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/w"},
+        {
+            "type": "message",
+            "id": "a",
+            "parentId": None,
+            "timestamp": "2026-01-01T00:00:01.000Z",
+            "message": message,
+        },
+    ]
+    data = "".join(json.dumps(line) + "\n" for line in lines).encode()
+    context = session_context.run({"jsonl": data.decode()})["context"]
+    assert set(context["model"]) == {"provider", "modelId"} - {"modelId" if field == "model" else "provider"}
+    require_live_oracle()
+    _same_as_pi(data)

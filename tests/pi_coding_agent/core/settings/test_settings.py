@@ -253,3 +253,65 @@ def test_agents_skills_in_an_ancestor_needs_trust(tmp_path: Path, monkeypatch: p
     assert not needs_project_trust(project)
     (tmp_path / "home" / "code" / ".agents" / "skills").mkdir(parents=True)
     assert needs_project_trust(project)
+
+
+def test_compaction_model_overrides_pi_1_6(dirs: tuple[Path, Path]) -> None:
+    agent, project = dirs
+    _write(agent / "settings.json", {
+        "compaction": {
+            "reserveTokens": 9000,
+            "modelOverrides": {
+                "anthropic/claude-x": {"keepRecentTokens": 5000},
+                "openai/bad": {"reserveTokens": -1, "keepRecentTokens": 1.5},
+                "openai/not-object": 3,
+            },
+        }
+    })
+    _write(project / ".pi" / "settings.json", {"compaction": {"modelOverrides": {"openai/gpt": {"reserveTokens": 0}}}})
+    settings = Settings.load(project, agent)
+    claude = settings.compaction_for("anthropic", "claude-x")
+    assert (claude.reserve_tokens, claude.keep_recent_tokens) == (9000, 5000)
+    gpt = settings.compaction_for("openai", "gpt")  # project and user overrides merge before the lookup
+    assert (gpt.reserve_tokens, gpt.keep_recent_tokens) == (0, 20000)
+    other = settings.compaction_for("openai", "other")
+    assert (other.reserve_tokens, other.keep_recent_tokens) == (9000, 20000)
+    assert settings.issues == []
+    bad = settings.compaction_for("openai", "bad")
+    assert (bad.reserve_tokens, bad.keep_recent_tokens) == (9000, 20000)
+    settings.compaction_for("openai", "not-object")
+    assert [issue.message for issue in settings.issues] == [
+        'compaction.modelOverrides["openai/bad"].reserveTokens is not a non-negative integer',
+        'compaction.modelOverrides["openai/bad"].keepRecentTokens is not a non-negative integer',
+        'compaction.modelOverrides["openai/not-object"] is not an object',
+    ]
+
+
+def test_writing_a_setting_keeps_pi_1_6_keys(dirs: tuple[Path, Path]) -> None:
+    agent, project = dirs
+    written_by_pi = {
+        "$schema": "https://pi.dev/schemas/settings.schema.json",
+        "defaultTools": ["+grep"],
+        "cacheWarming": "streaming",
+        "codemode": {"mode": "only", "inlineBudget": 0},
+        "compaction": {"enabled": True, "modelOverrides": {"a/b": {"reserveTokens": 1}}},
+        "fullscreenWheelScrollLines": "auto",
+        "extensions": ["-builtin:mcp"],
+    }
+    _write(agent / "settings.json", written_by_pi)
+    settings = Settings.load(project, agent)
+    settings.set_global(("compaction", "enabled"), False)
+    settings.set_global(("defaultThinkingLevel",), "max")
+    on_disk = json.loads((agent / "settings.json").read_text(encoding="utf-8"))
+    expected = {**written_by_pi, "defaultThinkingLevel": "max"}
+    expected["compaction"] = {"enabled": False, "modelOverrides": {"a/b": {"reserveTokens": 1}}}
+    assert on_disk == expected
+
+
+def test_default_tools_layers(dirs: tuple[Path, Path]) -> None:
+    agent, project = dirs
+    _write(agent / "settings.json", {"defaultTools": ["+grep"]})
+    _write(project / ".pi" / "settings.json", {"defaultTools": ["-bash"]})
+    assert Settings.load(project, agent).default_tools == ["read", "edit", "write", "grep"]
+    assert Settings.load(project, agent, project_trusted=False).default_tools == ["read", "bash", "edit", "write", "grep"]
+    _write(project / ".pi" / "settings.json", {"defaultTools": ["ls", "+find"]})
+    assert Settings.load(project, agent).default_tools == ["ls", "find"]

@@ -103,6 +103,18 @@ async def test_transient_error_is_retried_with_backoff_events(env: Env, faux: Fa
     assert [m.role for m in session.agent.state.messages] == ["user", "assistant"]
 
 
+async def test_backoff_is_capped_by_max_agent_delay(env: Env, faux: FauxProvider) -> None:
+    """Pi 1.6's ``retry.maxAgentDelayMs``: the announced (and waited) backoff never exceeds it."""
+    failure = faux_assistant_message([], stop_reason="error", error_message="503 Service Unavailable: overloaded")
+    faux.set_responses([failure, failure, faux_assistant_message("recovered")])
+    settings = write_settings(env, retry={"baseDelayMs": 4, "maxRetries": 3, "maxAgentDelayMs": 6})
+    session = make_session(env, settings)
+    events = record_events(session)
+    await session.prompt("hi")
+    assert [e["delayMs"] for e in events if e["type"] == "auto_retry_start"] == [4, 6]
+    assert session.agent.state.messages[-1].role == "assistant"
+
+
 async def test_retries_exhausted_and_non_retryable_errors(env: Env, faux: FauxProvider) -> None:
     failure = faux_assistant_message([], stop_reason="error", error_message="429 rate limit exceeded")
     faux.set_responses([failure, failure, failure])
