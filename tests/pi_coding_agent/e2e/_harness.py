@@ -93,7 +93,7 @@ def run_pi(
     done = subprocess.run(
         [str(folder / ("pi-cli-current" if current else "pi-cli")), *args],
         cwd=sandbox.work,
-        env=sandbox.env(**({"PI_CURRENT_HOME": str(oracle.current_home())} if current else {}), **env),
+        env=sandbox.env(**env),
         input=stdin if stdin is not None else "",
         capture_output=True,
         text=True,
