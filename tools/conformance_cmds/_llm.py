@@ -4,7 +4,7 @@ oracle runs Pi's (``../shared/oracle/lib/llm.mjs``), against a real HTTP server 
 Input handling mirrors the oracle:
 
 - ``model``: ``"provider/id"`` from the catalog of the Pi the answer is compared with (Pi 0.85's,
-  ``pi-0.85-catalog.json`` beside this file, which every recorded case was answered with; with
+  ``tests/support/pi085_catalog.py``, which every recorded case was answered with; with
   ``CURRENT_PI`` set, our built-in catalog, which is Pi 1.6's); ``{"ref": "provider/id", ...}`` with
   top-level fields overridden; or a partial model completed per API (anthropic / openai /
   google base URLs, ``reasoning: false``, text+image input, zero cost, 200 000 context,
@@ -33,7 +33,6 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import dataclasses
-import functools
 import importlib
 import importlib.util
 import json
@@ -42,16 +41,15 @@ import sys
 import time
 import typing
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from tests.support.loopback import LoopbackServer, Reply
+from tests.support.pi085_catalog import pi085_model
 
 from conformance_cmds._common import Rejected
 
 DUMMY_API_KEY = "pi-oracle-dummy-key"
 
-PI_085_CATALOG = Path(__file__).with_name("pi-0.85-catalog.json")
 CURRENT_PI: contextvars.ContextVar[bool] = contextvars.ContextVar("current_pi", default=False)
 """Whether the answer is compared with Pi 1.6 (``--current``): model references then name models
 of our built-in catalog instead of Pi 0.85's."""
@@ -117,16 +115,9 @@ def normalize(output: Any) -> Any:
 # --------------------------------------------------------------------------- inputs
 
 
-@functools.cache
-def _pi_085_models() -> dict[tuple[str, str], Any]:
-    catalog = json.loads(PI_085_CATALOG.read_text(encoding="utf-8"))
-    return {(provider, model["id"]): model for provider, models in catalog["providers"].items() for model in models}
-
-
 def _builtin_model(provider: str, model_id: str) -> dict[str, Any] | None:
     if not CURRENT_PI.get():
-        found = _pi_085_models().get((provider, model_id))
-        return dict(found) if found is not None else None
+        return pi085_model(provider, model_id)
     from pi_ai.models import get_model
 
     model = get_model(provider, model_id)
