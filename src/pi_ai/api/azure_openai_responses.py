@@ -63,8 +63,9 @@ DEFAULT_API_VERSION = "v1"
 MIN_OUTPUT_TOKENS = 16
 """The Responses API rejects ``max_output_tokens`` below 16."""
 
-AZURE_TOOL_CALL_PROVIDERS = frozenset({"openai", "openai-codex", "opencode", "azure-openai-responses"})
-"""Providers whose ``call_id|fc_item`` tool-call ids Azure accepts on replay."""
+AZURE_TOOL_CALL_PROVIDERS = frozenset({"openai", "openai-codex", "opencode", "azure", "azure-openai-responses"})
+"""Providers whose ``call_id|fc_item`` tool-call ids Azure accepts on replay: Pi 1.6's (``azure``),
+and the provider's old id, which messages of Pi 0.85's sessions carry."""
 
 _AZURE_HOST_SUFFIXES = (".openai.azure.com", ".cognitiveservices.azure.com", ".ai.azure.com")
 
