@@ -50,9 +50,12 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
+sys.path.insert(0, str(REPO))  # tests.support: Pi 0.85's catalog, which the Pi side runs with
+
+from tests.support.pi085_catalog import pi085_model  # noqa: E402
 
 from pi_agent import AgentMessage, agent_message_from_dict  # noqa: E402
-from pi_ai import Context, Model, SimpleStreamOptions, Tool, get_model  # noqa: E402
+from pi_ai import Context, Model, SimpleStreamOptions, Tool, convert  # noqa: E402
 from pi_ai import stream_simple as registry_stream_simple  # noqa: E402
 from pi_ai._codec import encode  # noqa: E402
 from pi_coding_agent.core.messages import convert_to_llm  # noqa: E402
@@ -291,9 +294,9 @@ class Ours:
 
     def __init__(self, api: str, data: dict[str, Any]) -> None:
         spec = data["apis"][api]
-        model = get_model(spec["provider"], spec["model"])
-        assert model is not None, spec
-        self.model: Model = model
+        data_085 = pi085_model(spec["provider"], spec["model"])  # the catalog Pi 0.85 builds with
+        assert data_085 is not None, spec
+        self.model: Model = convert(data_085, Model)
         self.history: list[AgentMessage] = [agent_message_from_dict(m) for m in spec["transcript"]]
         self.tools = [Tool(name=t["name"], description=t["description"], parameters=t["parameters"]) for t in TOOLS]
         self.runner = ExtensionRunner([], "/home/dev/project")

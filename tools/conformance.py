@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Differential-testing adapter: the Python twin of ``../shared/oracle/oracle``.
 
-    .venv/bin/python tools/conformance.py SUBCOMMAND < input.json > output.json
+    .venv/bin/python tools/conformance.py [--current] SUBCOMMAND < input.json > output.json
+
+``--current``: the answer is to be compared with Pi 1.6's (``oracle`` run with
+``PI_ORACLE_HOME`` at Pi 1.6); model references then name Pi 1.6's built-in models.
 
 Reads the same JSON as the oracle subcommand and prints the same shape. Exit codes follow the
 oracle: 0 with the result; 1 with ``{"error": {"name", "message"}}`` when the implementation
@@ -53,8 +56,9 @@ def _module(subcommand: str) -> ModuleType | None:
         return None
 
 
-def answer(subcommand: str, request: Any) -> tuple[int, Any]:
-    """(exit code, answer) for ``request`` in this process: what ``main`` returns and prints.
+def answer(subcommand: str, request: Any, current: bool = False) -> tuple[int, Any]:
+    """(exit code, answer) for ``request`` in this process: what ``main`` returns and prints
+    (``current``: as compared with Pi 1.6, ``--current``).
 
     The tests run most cases through this (a process per case costs far more than the case);
     a few per subcommand also go through the command line to show it answers the same.
@@ -63,15 +67,22 @@ def answer(subcommand: str, request: Any) -> tuple[int, Any]:
     if module is None:
         issue = SUBCOMMANDS[subcommand][1]
         return NOT_BUILT_EXIT, {"error": {"name": "NotBuilt", "message": f"{subcommand} waits for issue #{issue}"}}
+    from conformance_cmds._llm import CURRENT_PI
+
+    token = CURRENT_PI.set(current)
     try:
         return 0, module.run(request)
     except module.Rejected as error:  # the implementation refused the input, as Pi would
         return 1, {"error": {"name": error.name, "message": str(error)}}
+    finally:
+        CURRENT_PI.reset(token)
 
 
 def main(argv: list[str]) -> int:
+    current = argv[:1] == ["--current"]
+    argv = argv[1:] if current else argv
     if len(argv) != 1 or argv[0] not in SUBCOMMANDS:
-        print(f"usage: conformance.py {{{','.join(SUBCOMMANDS)}}} < input.json", file=sys.stderr)
+        print(f"usage: conformance.py [--current] {{{','.join(SUBCOMMANDS)}}} < input.json", file=sys.stderr)
         return 2
     request = None
     if _module(argv[0]) is not None:
@@ -80,7 +91,7 @@ def main(argv: list[str]) -> int:
         except json.JSONDecodeError as error:
             print(f"conformance: input is not JSON: {error}", file=sys.stderr)
             return 2
-    code, result = answer(argv[0], request)
+    code, result = answer(argv[0], request, current)
     _emit(result)
     return code
 

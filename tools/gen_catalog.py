@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""Regenerate the built-in catalog from Pi 0.85 itself (its runtime in the oracle folder).
+"""Regenerate the built-in catalog from Pi 1.6 itself (its runtime in the oracle folder).
 
     .venv/bin/python tools/gen_catalog.py
 
-``tools/pi_catalog_dump.mjs`` runs in Pi's Node runtime (``$PI_ORACLE_HOME``, default
-``~/.cache/pi-oracle-0.85.0``) and prints the catalog as pi-ai's own functions give it. Two
+``tools/pi_catalog_dump.mjs`` runs in Pi's Node runtime (``$PI_CURRENT_HOME``, default
+``~/.cache/pi-oracle-1.6.0``, the release Pi's users run; ``install-current.sh`` installs it) and prints the catalog as pi-ai's own functions give it. Two
 files are written from it:
 
 - ``src/pi_ai/models/catalog.json``: ``{"generatedAt", "providers": {provider: [model, ...]}}``
@@ -35,7 +35,7 @@ MODELS_DIR = ROOT / "src" / "pi_ai" / "models"
 
 
 def oracle_home() -> Path:
-    return Path(os.environ.get("PI_ORACLE_HOME", Path.home() / ".cache" / "pi-oracle-0.85.0"))
+    return Path(os.environ.get("PI_CURRENT_HOME", Path.home() / ".cache" / "pi-oracle-1.6.0"))
 
 
 def node() -> Path:
@@ -67,7 +67,7 @@ def write_json(path: Path, value: object) -> None:
 
 def main() -> int:
     if not node().exists():
-        print(f"gen_catalog: Pi's Node runtime is not in {oracle_home()} (run ../shared/oracle/install.sh)", file=sys.stderr)
+        print(f"gen_catalog: Pi's Node runtime is not in {oracle_home()} (run ../shared/oracle/install-current.sh)", file=sys.stderr)
         return 2
     catalog, providers = catalog_documents(dump_pi_catalog())
     write_json(MODELS_DIR / "catalog.json", catalog)

@@ -1,4 +1,4 @@
-// Prints Pi 0.85's built-in catalog as its own runtime sees it, as one JSON document:
+// Prints Pi's built-in catalog (1.6, the release users run) as its own runtime sees it, as one JSON document:
 //   {generatedAt, models: {provider: [Model, ...]}, providers: {provider: {name, apiKey?, oauth?}}}
 // `models` is pi-ai's getProviders()/getModels() (what the coding agent's catalog starts from);
 // `providers` has every built-in provider's display name and its sign-in methods' names.
@@ -6,7 +6,7 @@
 // (to check it has not drifted).
 import { readFileSync } from "node:fs";
 
-const home = process.env.PI_ORACLE_HOME ?? `${process.env.HOME}/.cache/pi-oracle-0.85.0`;
+const home = process.env.PI_ORACLE_HOME ?? `${process.env.HOME}/.cache/pi-oracle-1.6.0`;
 const dist = `${home}/node_modules/@earendil-works/pi-ai/dist`;
 const compat = await import(`${dist}/compat.js`);
 const all = await import(`${dist}/providers/all.js`);

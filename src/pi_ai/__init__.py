@@ -88,8 +88,12 @@ if TYPE_CHECKING:
     from pi_ai._messages import WireStruct as WireStruct
     from pi_ai._model import THINKING_LEVELS as THINKING_LEVELS
     from pi_ai._model import CostTier as CostTier
+    from pi_ai._model import ImageInputLimits as ImageInputLimits
+    from pi_ai._model import ImageResize as ImageResize
+    from pi_ai._model import InputLimits as InputLimits
     from pi_ai._model import Model as Model
     from pi_ai._model import ModelCost as ModelCost
+    from pi_ai._model import PromptCache as PromptCache
     from pi_ai._model import ThinkingLevel as ThinkingLevel
     from pi_ai._model import calculate_cost as calculate_cost
     from pi_ai._model import clamp_thinking_level as clamp_thinking_level
@@ -108,6 +112,10 @@ if TYPE_CHECKING:
     from pi_ai._provider_auth import ProviderAuth as ProviderAuth
     from pi_ai._provider_auth import provider_env_names as provider_env_names
     from pi_ai._provider_auth import resolve_provider_auth as resolve_provider_auth
+    from pi_ai._provider_ids import LEGACY_PROVIDER_IDS as LEGACY_PROVIDER_IDS
+    from pi_ai._provider_ids import canonical_provider as canonical_provider
+    from pi_ai._provider_ids import canonical_reference as canonical_reference
+    from pi_ai._provider_ids import legacy_provider_ids as legacy_provider_ids
     from pi_ai._registry import ApiImplementation as ApiImplementation
     from pi_ai._registry import complete as complete
     from pi_ai._registry import complete_simple as complete_simple

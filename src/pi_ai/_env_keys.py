@@ -1,9 +1,11 @@
-"""Which environment variable holds the API key of which provider (same names as Pi)."""
+"""Which environment variable holds the API key of which provider (same names as Pi 1.6)."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+
+from pi_ai._provider_ids import canonical_provider
 
 AUTHENTICATED_MARKER = "<authenticated>"
 """Returned for providers authenticated by ambient credentials (cloud SDK files, roles)."""
@@ -13,11 +15,13 @@ _ENV_VARS: dict[str, tuple[str, ...]] = {
     # ANTHROPIC_AUTH_TOKEN counts as configured but is sent as a bearer header, not as a key.
     "anthropic": ("ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY"),
     "ant-ling": ("ANT_LING_API_KEY",),
-    "qwen-token-plan": ("QWEN_TOKEN_PLAN_API_KEY",),
-    "qwen-token-plan-cn": ("QWEN_TOKEN_PLAN_CN_API_KEY",),
-    "qwen-token-plan-individual": ("QWEN_TOKEN_PLAN_API_KEY",),
+    # Qwen Token Plan: the per-plan variable first, then the region variable both plans shared.
+    "qwen-token-plan": ("QWEN_TOKEN_PLAN_TEAM_API_KEY", "QWEN_TOKEN_PLAN_API_KEY"),
+    "qwen-token-plan-cn": ("QWEN_TOKEN_PLAN_TEAM_CN_API_KEY", "QWEN_TOKEN_PLAN_CN_API_KEY"),
+    "qwen-token-plan-individual": ("QWEN_TOKEN_PLAN_INDIVIDUAL_API_KEY", "QWEN_TOKEN_PLAN_API_KEY"),
+    "qwen-token-plan-individual-cn": ("QWEN_TOKEN_PLAN_INDIVIDUAL_CN_API_KEY", "QWEN_TOKEN_PLAN_CN_API_KEY"),
     "openai": ("OPENAI_API_KEY",),
-    "azure-openai-responses": ("AZURE_OPENAI_API_KEY",),
+    "azure": ("AZURE_OPENAI_API_KEY",),
     "nvidia": ("NVIDIA_API_KEY",),
     "deepseek": ("DEEPSEEK_API_KEY",),
     "google": ("GEMINI_API_KEY",),
@@ -25,6 +29,7 @@ _ENV_VARS: dict[str, tuple[str, ...]] = {
     "groq": ("GROQ_API_KEY",),
     "cerebras": ("CEREBRAS_API_KEY",),
     "xai": ("XAI_API_KEY",),
+    "typesafe": ("TYPESAFE_API_KEY",),
     "radius": ("RADIUS_API_KEY",),
     "openrouter": ("OPENROUTER_API_KEY",),
     "vercel-ai-gateway": ("AI_GATEWAY_API_KEY",),
@@ -42,6 +47,7 @@ _ENV_VARS: dict[str, tuple[str, ...]] = {
     "opencode": ("OPENCODE_API_KEY",),
     "opencode-go": ("OPENCODE_API_KEY",),
     "kimi-coding": ("KIMI_API_KEY",),
+    "meta": ("META_API_KEY",),
     "cloudflare-workers-ai": ("CLOUDFLARE_API_KEY",),
     "cloudflare-ai-gateway": ("CLOUDFLARE_API_KEY",),
     "xiaomi": ("XIAOMI_API_KEY",),
@@ -66,12 +72,12 @@ def env_value(name: str, env: Mapping[str, str] | None) -> str | None:
 
 def api_key_env_vars(provider: str) -> tuple[str, ...]:
     """The variables Pi consults for ``provider``, in order (empty for unknown providers)."""
-    return _ENV_VARS.get(provider, ())
+    return _ENV_VARS.get(canonical_provider(provider), ())
 
 
 def get_env_api_key(provider: str, env: Mapping[str, str] | None = None) -> str | None:
     """The API key for ``provider`` from the environment, or ``AUTHENTICATED_MARKER``."""
-    for name in _ENV_VARS.get(provider, ()):
+    for name in api_key_env_vars(provider):
         if provider == "anthropic" and name == "ANTHROPIC_AUTH_TOKEN":
             continue
         value = env_value(name, env)

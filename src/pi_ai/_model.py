@@ -40,6 +40,40 @@ class ModelCost(_ModelStruct, kw_only=True):
     tiers: list[CostTier] | None = None
 
 
+class _FrozenModelStruct(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, rename="camel"):
+    """Model data that is never changed in place (merging builds a new value)."""
+
+
+class ImageResize(_FrozenModelStruct, frozen=True):
+    """How a new image is shrunk before it enters the conversation (Pi 1.6 ``inputLimits.images.resize``)."""
+
+    max_width: int | None = None
+    max_height: int | None = None
+    max_bytes: int | None = None
+    """Largest base64 payload, in bytes."""
+    jpeg_quality: int | None = None
+
+
+class ImageInputLimits(_FrozenModelStruct, frozen=True):
+    resize: ImageResize | None = None
+    max_per_message: int | None = None
+    max_per_request: int | None = None
+
+
+class InputLimits(_FrozenModelStruct, frozen=True):
+    """What the provider accepts in one request (Pi 1.6 ``inputLimits``)."""
+
+    max_request_bytes: int | None = None
+    images: ImageInputLimits | None = None
+
+
+class PromptCache(_FrozenModelStruct, frozen=True):
+    """Best-effort lifetimes, in seconds, of the short and long prompt-cache retention tiers."""
+
+    short: float | None = None
+    long: float | None = None
+
+
 def _free() -> ModelCost:
     return ModelCost()
 
@@ -65,9 +99,21 @@ class Model(_ModelStruct, kw_only=True):
     cost: ModelCost = msgspec.field(default_factory=_free)
     context_window: int = 128000
     max_tokens: int = 16384
+    input_limits: InputLimits | None = None
+    prompt_cache: PromptCache | None = None
     sampling_params: dict[str, Any] | None = None
+    sampling_params_by_thinking_level: dict[str, dict[str, Any]] | None = None
+    """Extra body fields per thinking level, merged over ``sampling_params`` (Pi 1.6)."""
     headers: dict[str, str] | None = None
     compat: dict[str, Any] | None = None
+    type: str = "chat"
+    """Pi 1.6's model kind; the catalog holds chat models only."""
+    lab: str | None = None
+    """Radius gateway metadata (the model's maker, whether the gateway enables it, the
+    upstream providers, free of charge), kept as the gateway gives it."""
+    enabled: bool | None = None
+    providers: list[dict[str, Any]] | None = None
+    free: bool | None = None
 
 
 def models_are_equal(a: Model | None, b: Model | None) -> bool:

@@ -12,7 +12,7 @@ from typing import Any
 
 from pi_ai._context import Context
 from pi_ai._estimate import estimate_context_tokens
-from pi_ai._model import Model
+from pi_ai._model import THINKING_LEVELS, Model, clamp_thinking_level
 from pi_ai._options import SimpleStreamOptions, StreamOptions, ThinkingBudgets
 
 __all__ = [
@@ -46,11 +46,17 @@ def clamp_max_tokens_to_context(model: Model, context: Context, max_tokens: int)
     return min(max_tokens, max(MIN_MAX_TOKENS, available))
 
 
-def merge_sampling_params(model: Model, requested: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    """Model defaults overlaid with the request's extra body parameters (None when neither)."""
-    if not model.sampling_params and not requested:
+def merge_sampling_params(
+    model: Model, level: str, requested: Mapping[str, Any] | None
+) -> dict[str, Any] | None:
+    """Extra body fields (Pi 1.6's ``resolveSamplingParams``): the model's ``samplingParams``,
+    then its ``samplingParamsByThinkingLevel`` entry for ``level`` (clamped to what the model
+    supports), then the request's own; None when there are none."""
+    by_level = model.sampling_params_by_thinking_level or {}
+    level_params = by_level.get(clamp_thinking_level(model, level) if level in THINKING_LEVELS else level)
+    if not model.sampling_params and not level_params and not requested:
         return None
-    return {**(model.sampling_params or {}), **(requested or {})}
+    return {**(model.sampling_params or {}), **(level_params or {}), **(requested or {})}
 
 
 def base_options(model: Model, context: Context, options: SimpleStreamOptions) -> dict[str, Any]:
@@ -72,7 +78,7 @@ def base_options(model: Model, context: Context, options: SimpleStreamOptions) -
         "max_retries": options.max_retries,
         "max_retry_delay_ms": options.max_retry_delay_ms,
         "temperature": options.temperature,
-        "sampling_params": merge_sampling_params(model, options.sampling_params),
+        "sampling_params": merge_sampling_params(model, options.reasoning or "off", options.sampling_params),
         "max_tokens": clamp_max_tokens_to_context(model, context, requested),
         "cache_retention": options.cache_retention,
         "session_id": options.session_id,

@@ -106,7 +106,7 @@ class FakeAuthServer:
         self.token_gate: threading.Event | None = None
         """When set, token answers wait for this event (a test controls when a refresh ends)."""
         self.copilot_models = [
-            {"id": "gpt-5.4", "model_picker_enabled": True, "policy": {"state": "enabled"}},
+            {"id": "gpt-5.6-sol", "model_picker_enabled": True, "policy": {"state": "enabled"}},
             {"id": "claude-sonnet-4.6", "model_picker_enabled": True, "policy": {"state": "unconfigured"}},
             {"id": "not-in-the-catalog", "model_picker_enabled": True, "policy": {"state": "unconfigured"}},
             {"id": "o1-hidden", "model_picker_enabled": False, "policy": {"state": "enabled"}},

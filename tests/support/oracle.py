@@ -90,11 +90,19 @@ def run_oracle(subcommand: str, request: Any, timeout: float = 120, current: boo
     return completed.returncode, deep_json.loads(completed.stdout)
 
 
-def run_conformance(subcommand: str, request: Any, timeout: float = 120) -> tuple[int, Any]:
-    """Run our ``tools/conformance.py SUBCOMMAND`` the same way."""
+def run_conformance(
+    subcommand: str, request: Any, timeout: float = 120, current: bool = False
+) -> tuple[int, Any]:
+    """Run our ``tools/conformance.py SUBCOMMAND`` the same way (``current``: to compare with Pi 1.6)."""
     python = REPO / ".venv" / "bin" / "python"
+    flags = ["--current"] if current else []
     completed = subprocess.run(
-        [str(python if python.exists() else "python3"), str(REPO / "tools" / "conformance.py"), subcommand],
+        [
+            str(python if python.exists() else "python3"),
+            str(REPO / "tools" / "conformance.py"),
+            *flags,
+            subcommand,
+        ],
         input=json.dumps(request).encode(),
         capture_output=True,
         timeout=timeout,
@@ -113,9 +121,9 @@ def run_conformance(subcommand: str, request: Any, timeout: float = 120) -> tupl
     return completed.returncode, output
 
 
-def conformance_in_process(subcommand: str, request: Any) -> tuple[int, Any]:
-    """What ``run_conformance`` answers, without a process per call: ``tools/conformance.py``'s
-    ``answer`` in this process, its output through the same JSON text, in a fresh state (Gemini's
+def conformance_in_process(subcommand: str, request: Any, current: bool = False) -> tuple[int, Any]:
+    """What ``run_conformance`` answers (``current``: to compare with Pi 1.6), without a process
+    per call: ``tools/conformance.py``'s ``answer`` in this process, its output through the same JSON text, in a fresh state (Gemini's
     process-wide tool-call counter restarts, as in a new process)."""
     import itertools
     import sys
@@ -129,7 +137,7 @@ def conformance_in_process(subcommand: str, request: Any) -> tuple[int, Any]:
     counter = _google_stream._tool_call_counter
     _google_stream._tool_call_counter = itertools.count(1)
     try:
-        code, output = answer(subcommand, request)
+        code, output = answer(subcommand, request, current)
     finally:
         _google_stream._tool_call_counter = counter
     return code, deep_json.loads(deep_json.dumps(output))

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.support.loopback import LoopbackServer, Recorded, Reply, split
+from tests.support.pi085_catalog import pi085_model
 
 CASES = Path(__file__).resolve().parents[1] / "conformance" / "cases" / "wire"
 _MASKED = {
@@ -88,17 +89,17 @@ def apply_environment(case: dict[str, Any], home: Path, monkeypatch: Any) -> Non
 
 
 def build_model(case: dict[str, Any], base_url: str | None) -> Any:
-    """The case's model; its ``baseUrl`` replaced by ``base_url`` (+ ``basePath``) unless None."""
-    from pi_ai import Model, convert, encode
-    from pi_ai.models import get_model
+    """The case's model (a ``ref`` names a model of Pi 0.85's catalog, which answered the case);
+    its ``baseUrl`` replaced by ``base_url`` (+ ``basePath``) unless None."""
+    from pi_ai import Model, convert
 
     spec = dict(case["model"])
     base_path = spec.pop("basePath", "")
     if "ref" in spec:
         provider, _, model_id = spec.pop("ref").partition("/")
-        found = get_model(provider, model_id)
+        found = pi085_model(provider, model_id)
         assert found is not None, f"unknown built-in model {provider}/{model_id}"
-        data = {**json.loads(encode(found)), **spec}
+        data = {**found, **spec}
     else:
         data = {
             "name": spec["id"],

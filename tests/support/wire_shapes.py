@@ -267,7 +267,7 @@ SHAPES: list[Shape] = [
     ),
     Shape(
         "openai-codex-responses (sse)",
-        _builtin("openai-codex", "gpt-5.4"),
+        _builtin("openai-codex", "gpt-5.6-sol"),
         _codex_options("sse"),
         _codex_events,
         _sse_data,
@@ -275,7 +275,7 @@ SHAPES: list[Shape] = [
     ),
     Shape(
         "openai-codex-responses (websocket)",
-        _builtin("openai-codex", "gpt-5.4"),
+        _builtin("openai-codex", "gpt-5.6-sol"),
         _codex_options("websocket"),
         _codex_events,
         lambda events: "\n".join(_json(event) for event in events).encode(),

@@ -3,7 +3,9 @@ oracle runs Pi's (``../shared/oracle/lib/llm.mjs``), against a real HTTP server 
 
 Input handling mirrors the oracle:
 
-- ``model``: ``"provider/id"`` from the built-in catalog; ``{"ref": "provider/id", ...}`` with
+- ``model``: ``"provider/id"`` from the catalog of the Pi the answer is compared with (Pi 0.85's,
+  ``tests/support/pi085_catalog.py``, which every recorded case was answered with; with
+  ``CURRENT_PI`` set, our built-in catalog, which is Pi 1.6's); ``{"ref": "provider/id", ...}`` with
   top-level fields overridden; or a partial model completed per API (anthropic / openai /
   google base URLs, ``reasoning: false``, text+image input, zero cost, 200 000 context,
   32 000 max tokens).
@@ -29,6 +31,7 @@ How an API plugs in (the convention every ``pi_ai.api.<module>`` follows):
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import dataclasses
 import importlib
 import importlib.util
@@ -41,10 +44,15 @@ from collections.abc import Callable
 from typing import Any
 
 from tests.support.loopback import LoopbackServer, Reply
+from tests.support.pi085_catalog import pi085_model
 
 from conformance_cmds._common import Rejected
 
 DUMMY_API_KEY = "pi-oracle-dummy-key"
+
+CURRENT_PI: contextvars.ContextVar[bool] = contextvars.ContextVar("current_pi", default=False)
+"""Whether the answer is compared with Pi 1.6 (``--current``): model references then name models
+of our built-in catalog instead of Pi 0.85's."""
 
 API_DEFAULTS: dict[str, tuple[str, str]] = {
     "anthropic-messages": ("anthropic", "https://api.anthropic.com"),
@@ -107,9 +115,17 @@ def normalize(output: Any) -> Any:
 # --------------------------------------------------------------------------- inputs
 
 
+def _builtin_model(provider: str, model_id: str) -> dict[str, Any] | None:
+    if not CURRENT_PI.get():
+        return pi085_model(provider, model_id)
+    from pi_ai.models import get_model
+
+    model = get_model(provider, model_id)
+    return json.loads(_encode(model)) if model is not None else None
+
+
 def resolve_model(request: dict[str, Any]) -> Any:
     from pi_ai import Model, convert
-    from pi_ai.models import get_model
 
     spec = request.get("model")
 
@@ -117,10 +133,10 @@ def resolve_model(request: dict[str, Any]) -> Any:
         provider, slash, model_id = ref.partition("/")
         if not slash:
             raise Rejected(f'model reference must be "provider/modelId", got {json.dumps(ref)}')
-        model = get_model(provider, model_id)
+        model = _builtin_model(provider, model_id)
         if model is None:
             raise Rejected(f"unknown built-in model {ref}")
-        return json.loads(_encode(model))
+        return model
 
     if isinstance(spec, str):
         data = from_ref(spec)

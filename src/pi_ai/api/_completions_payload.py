@@ -27,7 +27,11 @@ from pi_ai._messages import (
     UserMessage,
 )
 from pi_ai._model import Model
-from pi_ai._simple_options import clamp_thinking_budget_to_answer_room, thinking_budget_for_level
+from pi_ai._simple_options import (
+    clamp_thinking_budget_to_answer_room,
+    merge_sampling_params,
+    thinking_budget_for_level,
+)
 from pi_ai._text import content_text
 from pi_ai._transform_messages import transform_messages
 from pi_ai.api._common import (
@@ -79,6 +83,13 @@ class CompletionsCompat:
     deferred_tools_mode: str | None
     session_affinity_format: str
     supports_long_cache_retention: bool
+    requires_non_null_assistant_content: bool = False
+    """Pi 1.6: replayed assistant messages without text send ``""`` instead of ``null``."""
+    requires_tools_with_tool_history: bool = False
+    """``"tools": []`` for a conversation with tool history and no tools (Pi 0.85 always sent
+    it; Pi 1.6 only for proxies that need it, such as older LiteLLM)."""
+    prompt_cache_key_mode: str = "auto"
+    """Pi 1.6: ``enabled`` sends ``prompt_cache_key`` whenever caching is on, ``disabled`` never."""
     vllm_priority: Any = None
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -213,7 +224,19 @@ def completions_compat(model: Model) -> CompletionsCompat:
         # Pi does not fall back to the detected routing when compat exists but omits it.
         values["open_router_routing"] = explicit.get("openRouterRouting") or {}
     values["vllm_priority"] = explicit.get("vllmPriority")
+    for key, name in _PI_16_FLAGS.items():
+        if isinstance(explicit.get(key), bool):
+            values[name] = explicit[key]
+    if explicit.get("promptCacheKeyMode") in ("auto", "enabled", "disabled"):
+        values["prompt_cache_key_mode"] = explicit["promptCacheKeyMode"]
     return CompletionsCompat(**values)
+
+
+_PI_16_FLAGS = {
+    "requiresNonNullAssistantContent": "requires_non_null_assistant_content",
+    "requiresToolsWithToolHistory": "requires_tools_with_tool_history",
+}
+"""Compat keys Pi 1.6 added, read only when set (their defaults are the fields')."""
 
 
 # --------------------------------------------------------------------------- headers
@@ -397,7 +420,9 @@ def _assistant(
 ) -> dict[str, Any] | None:
     out: dict[str, Any] = {
         "role": "assistant",
-        "content": "" if compat.requires_assistant_after_tool_result else None,
+        "content": ""
+        if compat.requires_assistant_after_tool_result or compat.requires_non_null_assistant_content
+        else None,
     }
     text_parts = [
         {"type": "text", "text": sanitize_surrogates(block.text)}
@@ -651,7 +676,10 @@ def build_params(
             cache["ttl"] = "1h"
     params: dict[str, Any] = {"model": model.id, "messages": messages, "stream": True}
     long_supported = retention == "long" and compat.supports_long_cache_retention
-    if ("api.openai.com" in model.base_url and retention != "none") or long_supported:
+    key_wanted = compat.prompt_cache_key_mode == "enabled" or (
+        compat.prompt_cache_key_mode == "auto" and ("api.openai.com" in model.base_url or long_supported)
+    )
+    if retention != "none" and key_wanted:
         key = clamp_prompt_cache_key(options.session_id)
         if key is not None:
             params["prompt_cache_key"] = key
@@ -681,7 +709,7 @@ def build_params(
         params["tools"] = convert_tools(active, compat)
         if compat.zai_tool_stream:
             params["tool_stream"] = True
-    elif _has_tool_history(context.messages):
+    elif compat.requires_tools_with_tool_history and _has_tool_history(context.messages):
         params["tools"] = []
     if cache is not None:
         _apply_anthropic_cache_control(messages, params.get("tools"), cache)
@@ -701,8 +729,9 @@ def build_params(
         if _js_truthy(routing.get("order")):
             gateway["order"] = routing["order"]
         params["providerOptions"] = {"gateway": gateway}
-    if options.sampling_params:
-        params.update(options.sampling_params)
+    params.update(
+        merge_sampling_params(model, options.reasoning_effort or "off", options.sampling_params) or {}
+    )
     return params
 
 

@@ -30,7 +30,7 @@ from pi_ai._event_stream import AssistantMessageEventStream, empty_assistant_mes
 from pi_ai._model import Model, clamp_thinking_level
 from pi_ai._options import SimpleStreamOptions, StreamOptions
 from pi_ai._registry import ApiImplementation
-from pi_ai._simple_options import base_options
+from pi_ai._simple_options import base_options, merge_sampling_params
 from pi_ai.api._accumulator import StreamAccumulator
 from pi_ai.api._common import (
     check_stream_end,
@@ -63,8 +63,9 @@ DEFAULT_API_VERSION = "v1"
 MIN_OUTPUT_TOKENS = 16
 """The Responses API rejects ``max_output_tokens`` below 16."""
 
-AZURE_TOOL_CALL_PROVIDERS = frozenset({"openai", "openai-codex", "opencode", "azure-openai-responses"})
-"""Providers whose ``call_id|fc_item`` tool-call ids Azure accepts on replay."""
+AZURE_TOOL_CALL_PROVIDERS = frozenset({"openai", "openai-codex", "opencode", "azure", "azure-openai-responses"})
+"""Providers whose ``call_id|fc_item`` tool-call ids Azure accepts on replay: Pi 1.6's (``azure``),
+and the provider's old id, which messages of Pi 0.85's sessions carry."""
 
 _AZURE_HOST_SUFFIXES = (".openai.azure.com", ".cognitiveservices.azure.com", ".ai.azure.com")
 
@@ -155,7 +156,8 @@ def build_params(
     items = convert_responses_messages(
         model, context, AZURE_TOOL_CALL_PROVIDERS, ConvertOptions(grammar_input_properties=grammar_properties)
     )
-    cache_key = clamp_prompt_cache_key(options.session_id)
+    key_off = (model.compat or {}).get("promptCacheKeyMode") == "disabled"  # Pi 1.6
+    cache_key = None if key_off else clamp_prompt_cache_key(options.session_id)
     params: dict[str, Any] = {
         "model": deployment,
         "input": items,
@@ -189,8 +191,8 @@ def build_params(
         elif "off" not in level_map or level_map["off"] is not None:
             off = level_map.get("off")
             params["reasoning"] = {"effort": off if off is not None else "none"}
-    if options.sampling_params:
-        params.update(options.sampling_params)
+    level = options.reasoning_effort or ("medium" if options.reasoning_summary else "off")
+    params.update(merge_sampling_params(model, level, options.sampling_params) or {})
     return {key: value for key, value in params.items() if value is not _UNSET}
 
 

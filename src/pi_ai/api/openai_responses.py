@@ -21,7 +21,7 @@ from pi_ai._messages import Usage
 from pi_ai._model import Model, clamp_thinking_level, whole_as_int
 from pi_ai._options import SimpleStreamOptions, StreamOptions
 from pi_ai._registry import ApiImplementation
-from pi_ai._simple_options import base_options
+from pi_ai._simple_options import base_options, merge_sampling_params
 from pi_ai.api._accumulator import StreamAccumulator
 from pi_ai.api._common import (
     check_stream_end,
@@ -138,7 +138,8 @@ def build_params(
     )
     retention = resolve_cache_retention(options.cache_retention, options.env)
     explicit_cache_off = retention == "none" and compat.supports_explicit_prompt_cache_mode
-    cache_key = None if retention == "none" else clamp_prompt_cache_key(options.session_id)
+    key_off = retention == "none" or (model.compat or {}).get("promptCacheKeyMode") == "disabled"  # Pi 1.6
+    cache_key = None if key_off else clamp_prompt_cache_key(options.session_id)
     params: dict[str, Any] = {
         "model": model.id,
         "input": items,
@@ -176,8 +177,8 @@ def build_params(
             params["reasoning"] = {"effort": off if off is not None else "none"}
         if model.provider == "xai":
             params["include"] = ["reasoning.encrypted_content"]
-    if options.sampling_params:
-        params.update(options.sampling_params)
+    level = options.reasoning_effort or ("medium" if options.reasoning_summary else "off")
+    params.update(merge_sampling_params(model, level, options.sampling_params) or {})
     return {key: value for key, value in params.items() if value is not _UNSET}
 
 

@@ -31,7 +31,15 @@ from typing import Any
 
 import msgspec
 
-from pi_ai._model import CostTier, Model, ModelCost
+from pi_ai._model import (
+    CostTier,
+    ImageInputLimits,
+    InputLimits,
+    Model,
+    ModelCost,
+    PromptCache,
+)
+from pi_ai._provider_ids import LEGACY_PROVIDER_IDS, canonical_provider
 
 __all__ = [
     "ModelRegistry",
@@ -48,13 +56,30 @@ _CATALOG = Path(__file__).with_name("catalog.json")
 
 class _Catalog(msgspec.Struct):
     generatedAt: str
-    providers: dict[str, list[Model]]
+    providers: dict[str, list[msgspec.Raw]]
+
+
+class _ModelId(msgspec.Struct):
+    id: str
+
+
+_MODEL = msgspec.json.Decoder(Model)
+_MODEL_ID = msgspec.json.Decoder(_ModelId)
 
 
 @functools.cache
-def _builtin() -> dict[str, dict[str, Model]]:
-    catalog = msgspec.json.decode(_CATALOG.read_bytes(), type=_Catalog)
-    return {provider: {model.id: model for model in models} for provider, models in catalog.providers.items()}
+def _builtin() -> dict[str, list[msgspec.Raw]]:
+    """Each provider's models as their undecoded JSON text.
+
+    Decoding happens per model, when asked for: each answer is a fresh ``Model`` (callers may
+    change it), and looking up one model costs one provider's index, not the whole catalog.
+    """
+    return msgspec.json.decode(_CATALOG.read_bytes(), type=_Catalog).providers
+
+
+@functools.cache
+def _index(provider: str) -> dict[str, msgspec.Raw]:
+    return {_MODEL_ID.decode(raw).id: raw for raw in _builtin().get(provider, ())}
 
 
 def get_providers() -> list[str]:
@@ -63,13 +88,14 @@ def get_providers() -> list[str]:
 
 
 def get_models(provider: str) -> list[Model]:
-    return [_copy(model) for model in _builtin().get(provider, {}).values()]
+    """The provider's built-in models (a renamed provider's old id names it too)."""
+    return [_MODEL.decode(raw) for raw in _builtin().get(canonical_provider(provider), ())]
 
 
 def get_model(provider: str, model_id: str) -> Model | None:
     """A copy of the built-in model, as Pi's ``getModel`` (compat) resolves ``provider/id``."""
-    model = _builtin().get(provider, {}).get(model_id)
-    return _copy(model) if model is not None else None
+    raw = _index(canonical_provider(provider)).get(model_id)
+    return _MODEL.decode(raw) if raw is not None else None
 
 
 class ProviderInfo(msgspec.Struct, frozen=True, rename="camel"):
@@ -98,10 +124,6 @@ def builtin_provider_infos() -> dict[str, ProviderInfo]:
     return dict(_provider_infos())
 
 
-def _copy(model: Model) -> Model:
-    return msgspec.convert(msgspec.to_builtins(model), Model)
-
-
 # --------------------------------------------------------------------------- models.json
 
 
@@ -113,10 +135,13 @@ class _ModelDefinition(msgspec.Struct, rename="camel", kw_only=True):
     reasoning: bool | None = None
     thinking_level_map: dict[str, str | None] | None = None
     input: list[str] | None = None
+    input_limits: InputLimits | None = None
     cost: ModelCost | None = None
+    prompt_cache: PromptCache | None = None
     context_window: float | None = None
     max_tokens: float | None = None
     sampling_params: dict[str, Any] | None = None
+    sampling_params_by_thinking_level: dict[str, dict[str, Any]] | None = None
     headers: dict[str, str] | None = None
     compat: dict[str, Any] | None = None
 
@@ -134,10 +159,13 @@ class _ModelOverride(msgspec.Struct, rename="camel", kw_only=True):
     reasoning: bool | None = None
     thinking_level_map: dict[str, str | None] | None = None
     input: list[str] | None = None
+    input_limits: InputLimits | None = None
     cost: _CostOverride | None = None
+    prompt_cache: PromptCache | None = None
     context_window: float | None = None
     max_tokens: float | None = None
     sampling_params: dict[str, Any] | None = None
+    sampling_params_by_thinking_level: dict[str, dict[str, Any]] | None = None
     headers: dict[str, str] | None = None
     compat: dict[str, Any] | None = None
 
@@ -172,6 +200,49 @@ def _merge_compat(base: dict[str, Any] | None, override: dict[str, Any] | None) 
     return merged
 
 
+def _merge_input_limits(base: InputLimits | None, override: InputLimits | None) -> InputLimits | None:
+    """Field by field, ``images`` and its ``resize`` one level deeper each (Pi 1.6)."""
+    if override is None:
+        return base
+    base = base or InputLimits()
+    images = base.images
+    if override.images is not None:
+        base_images = base.images or ImageInputLimits()
+        resize = override.images.resize
+        if resize is not None and base_images.resize is not None:
+            resize = msgspec.structs.replace(base_images.resize, **_given(resize))
+        images = msgspec.structs.replace(
+            base_images, **{**_given(override.images), "resize": resize or base_images.resize}
+        )
+    return msgspec.structs.replace(base, **{**_given(override), "images": images})
+
+
+def _given(struct: msgspec.Struct) -> dict[str, Any]:
+    """The fields ``struct`` sets (those not left ``None``)."""
+    return {
+        field: value for field in struct.__struct_fields__ if (value := getattr(struct, field)) is not None
+    }
+
+
+def _merge_prompt_cache(base: PromptCache | None, override: PromptCache | None) -> PromptCache | None:
+    if override is None:
+        return base
+    return msgspec.structs.replace(base or PromptCache(), **_given(override))
+
+
+def _merge_params_by_level(
+    base: dict[str, dict[str, Any]] | None, override: dict[str, dict[str, Any]] | None
+) -> dict[str, dict[str, Any]] | None:
+    """Each level's parameters merged over the model's for that level (Pi 1.6)."""
+    if override is None:
+        return base
+    merged = dict(base or {})
+    for level, params in override.items():
+        if params:
+            merged[level] = {**merged.get(level, {}), **params}
+    return merged
+
+
 def _js_int(value: float) -> int:
     return int(value) if float(value).is_integer() else value  # type: ignore[return-value]
 
@@ -200,12 +271,17 @@ def _from_definition(
         reasoning=bool(definition.reasoning),
         thinking_level_map=definition.thinking_level_map,
         input=list(definition.input or ["text"]),  # type: ignore[arg-type]
+        input_limits=definition.input_limits,
         cost=definition.cost or ModelCost(),
+        prompt_cache=definition.prompt_cache,
         context_window=_js_int(definition.context_window)
         if definition.context_window is not None
         else 128000,
         max_tokens=_js_int(definition.max_tokens) if definition.max_tokens is not None else 16384,
         sampling_params=definition.sampling_params,
+        sampling_params_by_thinking_level=dict(definition.sampling_params_by_thinking_level)
+        if definition.sampling_params_by_thinking_level is not None
+        else None,
         compat=_merge_compat(config.compat, definition.compat),
     )
 
@@ -243,7 +319,9 @@ def _apply_override(model: Model, override: _ModelOverride) -> Model:
             else model.thinking_level_map
         ),
         input=list(override.input) if override.input is not None else model.input,
+        input_limits=_merge_input_limits(model.input_limits, override.input_limits),
         cost=cost,
+        prompt_cache=_merge_prompt_cache(model.prompt_cache, override.prompt_cache),
         context_window=_js_int(override.context_window)
         if override.context_window is not None
         else model.context_window,
@@ -252,6 +330,9 @@ def _apply_override(model: Model, override: _ModelOverride) -> Model:
             {**(model.sampling_params or {}), **override.sampling_params}
             if override.sampling_params
             else model.sampling_params
+        ),
+        sampling_params_by_thinking_level=_merge_params_by_level(
+            model.sampling_params_by_thinking_level, override.sampling_params_by_thinking_level
         ),
         compat=_merge_compat(model.compat, override.compat),
     )
@@ -297,12 +378,23 @@ def _compose(provider: str, base: list[Model], config: ProviderConfig) -> list[M
     ]
 
 
+def _renamed_providers(providers: dict[str, Any]) -> dict[str, Any]:
+    """Entries under a renamed provider's old id apply to the provider (an entry under the
+    current id wins when a file has both)."""
+    renamed = dict(providers)
+    for old, new in LEGACY_PROVIDER_IDS.items():
+        if old in renamed:
+            entry = renamed.pop(old)
+            renamed.setdefault(new, entry)
+    return renamed
+
+
 def _validate(parsed: Any) -> tuple[dict[str, ProviderConfig], str | None]:
     """Typed provider entries, or the first problem as ``path: reason``."""
     if not isinstance(parsed, dict) or not isinstance(parsed.get("providers"), dict):
         return {}, "providers: Expected an object of providers"
     configs: dict[str, ProviderConfig] = {}
-    for name, raw in parsed["providers"].items():
+    for name, raw in _renamed_providers(parsed["providers"]).items():
         try:
             configs[name] = msgspec.convert(raw, ProviderConfig)
         except msgspec.ValidationError as error:
@@ -351,11 +443,13 @@ class ModelRegistry:
         return names
 
     def models(self, provider: str) -> list[Model]:
+        provider = canonical_provider(provider)
         if provider in self._models:
             return list(self._models[provider])
         return get_models(provider)
 
     def model(self, provider: str, model_id: str) -> Model | None:
+        provider = canonical_provider(provider)
         if provider not in self._models:
             return get_model(provider, model_id)
         for model in self._models[provider]:
@@ -365,4 +459,4 @@ class ModelRegistry:
 
     def provider_config(self, provider: str) -> ProviderConfig | None:
         """The raw ``models.json`` entry (``apiKey``/``headers`` unresolved), if any."""
-        return self._configs.get(provider)
+        return self._configs.get(canonical_provider(provider))

@@ -35,7 +35,7 @@ async def _forget_sockets() -> AsyncIterator[None]:
 
 
 async def _turn(url: str, context: Context, **options: Any) -> Any:
-    model = get_model("openai-codex", "gpt-5.4")
+    model = get_model("openai-codex", "gpt-5.6-sol")
     assert model is not None
     events = stream(replace(model, base_url=url), context, OpenAICodexResponsesOptions(api_key=_token(), **options))
     async for _ in events:
@@ -175,7 +175,7 @@ async def test_a_handshake_that_never_completes_times_out_and_falls_back_to_sse(
     """``websocket_connect_timeout_ms`` through ``stream_simple`` (Pi's ``websocketConnectTimeoutMs``):
     the server accepts TCP but never answers the upgrade; the socket attempt is given up (and its
     connection closed), the request goes over SSE."""
-    model = get_model("openai-codex", "gpt-5.4")
+    model = get_model("openai-codex", "gpt-5.6-sol")
     assert model is not None
     context = Context(messages=[UserMessage(content="Read a.txt", timestamp=0)])
     with ResponsesServer(TURNS, hold_upgrades=True) as server:
@@ -191,7 +191,7 @@ async def test_a_handshake_that_never_completes_times_out_and_falls_back_to_sse(
 
 async def test_a_connect_timeout_of_zero_waits_for_the_handshake() -> None:
     """0 disables the limit: an abort, not a timeout, ends the wait (and closes the connection)."""
-    model = get_model("openai-codex", "gpt-5.4")
+    model = get_model("openai-codex", "gpt-5.6-sol")
     assert model is not None
     context = Context(messages=[UserMessage(content="hi", timestamp=0)])
     controller = AbortController()

@@ -29,7 +29,7 @@ CONTEXT = Context(system_prompt="Be brief.", messages=[UserMessage(content="hi",
 
 
 def _codex(url: str) -> Any:
-    model = get_model("openai-codex", "gpt-5.4")
+    model = get_model("openai-codex", "gpt-5.6-sol")
     assert model is not None
     return replace(model, base_url=url)
 
@@ -84,7 +84,7 @@ async def test_azure_without_key_or_base_url_fails_with_pis_messages() -> None:
     assert final.stop_reason == "error"
     assert final.error_message.startswith("Azure OpenAI base URL is required.")
     final = await _final(_azure(), AzureOpenAIResponsesOptions(env={"AZURE_OPENAI_RESOURCE_NAME": "r"}))
-    assert final.error_message == "No API key for provider: azure-openai-responses"
+    assert final.error_message == "No API key for provider: azure"
 
 
 async def test_codex_request_is_signed_compressed_and_read() -> None:

@@ -256,7 +256,7 @@ async def test_github_copilot_device_flow_models_refresh_and_revoked_token(serve
     assert str(credential["refresh"]).startswith("gho_") and "proxy-ep=" in str(credential["access"])
     # Picker-enabled models with tool calls are available; an "unconfigured" catalog model was
     # switched on (one the catalog does not know is left alone).
-    available = ["gpt-5.4", "claude-sonnet-4.6", "not-in-the-catalog"]
+    available = ["gpt-5.6-sol", "claude-sonnet-4.6", "not-in-the-catalog"]
     assert credential["availableModelIds"] == available
     assert server.enabled_policies == ["claude-sonnet-4.6"]
     assert [e.message for e in user.events if e.type == "progress"] == ["Enabling models..."]

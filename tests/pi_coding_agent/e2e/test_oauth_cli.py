@@ -95,13 +95,13 @@ def test_copilot_requests_go_to_the_tokens_endpoint_with_copilot_headers(tmp_pat
             sandbox,
             {"github-copilot": {"type": "oauth", "refresh": "gho_seed",
                                 "access": "tid=1;exp=1;proxy-ep=proxy.individual.githubcopilot.com;",
-                                "expires": _now_ms() + 3_600_000, "availableModelIds": ["gpt-5.4", "claude-sonnet-4.6"]}},
+                                "expires": _now_ms() + 3_600_000, "availableModelIds": ["gpt-5.6-sol", "claude-sonnet-4.6"]}},
         )
         env = {copilot.override_variable: copilot.url}
         listed = run_ours(sandbox, "--list-models", "github-copilot", **env)
         done = run_ours(sandbox, "--model", "github-copilot/claude-sonnet-4.6", "-p", "hi", **env)
     # Only the models the account has.
-    assert [line.split()[1] for line in listed.stdout.splitlines()[1:]] == ["claude-sonnet-4.6", "gpt-5.4"]
+    assert [line.split()[1] for line in listed.stdout.splitlines()[1:]] == ["claude-sonnet-4.6", "gpt-5.6-sol"]
     assert done.returncode == 0, done.stderr
     chat = next(r for r in copilot.requests if r.method == "POST" and r.path == "/v1/messages")
     assert chat.headers["authorization"] == "Bearer tid=1;exp=1;proxy-ep=proxy.individual.githubcopilot.com;"

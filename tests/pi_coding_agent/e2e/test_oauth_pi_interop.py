@@ -106,9 +106,10 @@ def test_the_same_credential_makes_the_same_request(
 ) -> None:
     sandbox = Sandbox.create(tmp_path, provider.base_url)
     name = model.split("/", 1)[0]
-    (sandbox.agent_dir / "models.json").write_text(
-        json.dumps({"providers": {name: {"baseUrl": provider.base_url}}}), encoding="utf-8"
-    )
+    entry: dict[str, object] = {"baseUrl": provider.base_url}
+    if name == "kimi-coding":  # Pi 1.6 moved it to Chat Completions: both Pis get 0.85's definition
+        entry |= {"api": "anthropic-messages", "models": [{"id": "kimi-for-coding", "reasoning": True}]}
+    (sandbox.agent_dir / "models.json").write_text(json.dumps({"providers": {name: entry}}), encoding="utf-8")
     credential = {**credential, "expires": _now_ms() + 3_600_000}
     (sandbox.agent_dir / "auth.json").write_text(json.dumps({name: credential}), encoding="utf-8")
     (sandbox.agent_dir / "auth.json").chmod(0o600)

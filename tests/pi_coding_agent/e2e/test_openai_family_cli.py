@@ -102,7 +102,7 @@ def test_codex_subscription_task_matches_pi(tmp_path: Path) -> None:
     with ResponsesServer(TURNS, terminal="response.done") as server:
         ours_box = _codex_sandbox(tmp_path, "ours", server.url)
         pis_box = _codex_sandbox(tmp_path, "pi", server.url)
-        args = ("--model", "openai-codex/gpt-5.4", "-p", "Read notes.txt and tell me what it says.")
+        args = ("--model", "openai-codex/gpt-5.6-sol", "-p", "Read notes.txt and tell me what it says.")
         _answered(run_ours(ours_box, *args))
         ours = list(server.requests)
         _answered(run_pi(pis_box, *args))
@@ -122,7 +122,7 @@ def test_codex_over_websocket_matches_pi(tmp_path: Path) -> None:
     with ResponsesWebSocketServer(TURNS, terminal="response.done") as server:
         ours_box = _codex_sandbox(tmp_path, "ours", server.url, "auto")
         pis_box = _codex_sandbox(tmp_path, "pi", server.url, "auto")
-        args = ("--model", "openai-codex/gpt-5.4", "-p", "Read notes.txt and tell me what it says.")
+        args = ("--model", "openai-codex/gpt-5.6-sol", "-p", "Read notes.txt and tell me what it says.")
         _answered(run_ours(ours_box, *args))
         ours, our_connections = list(server.frames), server.connections
         _answered(run_pi(pis_box, *args))
@@ -171,7 +171,7 @@ def test_codex_websocket_connect_timeout_setting_matches_pi(tmp_path: Path) -> N
             settings["websocketConnectTimeoutMs"] = 300
             (box.agent_dir / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
             boxes.append(box)
-        args = ("--model", "openai-codex/gpt-5.4", "--mode", "json", "-p", "Read notes.txt and tell me what it says.")
+        args = ("--model", "openai-codex/gpt-5.6-sol", "--mode", "json", "-p", "Read notes.txt and tell me what it says.")
         our_run = run_ours(boxes[0], *args)
         ours = (server.held, list(server.requests))
         pi_run = run_pi(boxes[1], *args)

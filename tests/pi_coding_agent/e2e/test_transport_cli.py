@@ -25,7 +25,7 @@ from tests.support.scripted_provider import ScriptedProvider, _openai_events
 
 ANTHROPIC = "anthropic/claude-sonnet-4-5"
 WORKERS = "cloudflare-workers-ai/@cf/moonshotai/kimi-k2.6"
-GATEWAY = "cloudflare-ai-gateway/claude-opus-4.5"
+GATEWAY = "cloudflare-ai-gateway/claude-sonnet-5"  # in Pi 0.85's catalog and in 1.6's
 AUTH_HEADERS = ("authorization", "x-api-key", "cf-aig-authorization")
 
 

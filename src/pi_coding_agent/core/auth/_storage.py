@@ -33,6 +33,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from pi_ai import canonical_provider, legacy_provider_ids
 from pi_ai.js_json import stringify as js_stringify
 from pi_coding_agent.core.auth._config_value import resolve_config_value
 from pi_coding_agent.core.auth._lock import lock_path, locked
@@ -79,15 +80,15 @@ class AuthStorage:
         self._data, self.issue = _read(self.path)
 
     def providers(self) -> list[str]:
-        """Providers with a stored credential of any kind."""
-        return list(self._data)
+        """Providers with a stored credential of any kind (a renamed provider by its current id)."""
+        return list(dict.fromkeys(canonical_provider(name) for name in self._data))
 
     def has(self, provider: str) -> bool:
-        return provider in self._data
+        return _stored(self._data, provider) is not None
 
     def credential(self, provider: str) -> Credential | None:
         """A copy of the stored credential as it is in the file (keys unresolved)."""
-        found = self._data.get(provider)
+        found = _stored(self._data, provider)
         return copy.deepcopy(found) if isinstance(found, dict) else None
 
     async def read(self, provider: str) -> Credential | None:
@@ -96,13 +97,13 @@ class AuthStorage:
         return self.credential(provider)
 
     def credential_type(self, provider: str) -> str | None:
-        found = self._data.get(provider)
+        found = _stored(self._data, provider)
         kind = found.get("type") if isinstance(found, dict) else None
         return kind if isinstance(kind, str) else None
 
     def api_key(self, provider: str) -> str | None:
         """The provider's stored API key, resolved (``$VAR``, ``!command``); ``None`` for OAuth."""
-        credential = self._data.get(provider)
+        credential = _stored(self._data, provider)
         if not isinstance(credential, dict) or credential.get("type") != "api_key":
             return None
         key = credential.get("key")
@@ -113,7 +114,7 @@ class AuthStorage:
 
     def env(self, provider: str) -> dict[str, str]:
         """Provider-scoped environment values stored with an API key credential."""
-        credential = self._data.get(provider)
+        credential = _stored(self._data, provider)
         env = credential.get("env") if isinstance(credential, dict) else None
         return {k: v for k, v in env.items() if isinstance(v, str)} if isinstance(env, dict) else {}
 
@@ -122,12 +123,13 @@ class AuthStorage:
         and store what it returns (``None``: leave it). Returns the credential stored after."""
         async with self._locked():
             current = self._read_for_write()
-            replacement = await update(copy.deepcopy(current.get(provider)))
+            provider = canonical_provider(provider)
+            replacement = await update(copy.deepcopy(_stored(current, provider)))
             if replacement is not None:
                 current[provider] = replacement
                 self._write(current)
             self._data = current
-            stored = current.get(provider)
+            stored = _stored(current, provider)
             return copy.deepcopy(stored) if isinstance(stored, dict) else None
 
     async def set(self, provider: str, credential: Credential) -> None:
@@ -140,7 +142,9 @@ class AuthStorage:
         """Remove the provider's credential; False when there was none."""
         async with self._locked():
             current = self._read_for_write()
-            existed = current.pop(provider, None) is not None
+            provider = canonical_provider(provider)
+            names = [provider, *legacy_provider_ids(provider)]
+            existed = [current.pop(name, None) for name in names] != [None] * len(names)
             if existed:
                 self._write(current)
             self._data = current
@@ -288,3 +292,13 @@ def _valid_credential(value: Any) -> bool:
             and math.isfinite(expires)
         )
     return False
+
+
+def _stored(data: Mapping[str, Any], provider: str) -> Any:
+    """The entry for ``provider``: under its current id, else under an old id it had (an
+    ``auth.json`` written before Pi renamed it)."""
+    provider = canonical_provider(provider)
+    for name in (provider, *legacy_provider_ids(provider)):
+        if name in data:
+            return data[name]
+    return None

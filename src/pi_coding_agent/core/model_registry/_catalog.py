@@ -144,16 +144,30 @@ class ModelCatalog:
         """What is wrong with ``models.json``; the built-in models stay usable."""
         return self.registry.error
 
-    def all_models(self) -> list[Model]:
-        """Pi's catalog and ``models.json``, then the embedded models (unless ``models.json`` redefines them)."""
-        models = [model for provider in self.registry.providers() for model in self.registry.models(provider)]
+    def all_models(self, *, skip_unusable: bool = False) -> list[Model]:
+        """Pi's catalog and ``models.json``, then the embedded models (unless ``models.json`` redefines them).
+
+        ``skip_unusable``: leave out the built-in models of providers without credentials (never
+        available, and not decoded from the catalog at all)."""
+        providers = self.registry.providers()
+        if skip_unusable:
+            providers = [provider for provider in providers if not self._builtin_without_credentials(provider)]
+        models = [model for provider in providers for model in self.registry.models(provider)]
         known = {(model.provider, model.id) for model in models}
         return models + [model for model in local_models() if (model.provider, model.id) not in known]
+
+    def _builtin_without_credentials(self, provider: str) -> bool:
+        """Only built-in models (never in-process ones), and no credentials to use them with."""
+        return (
+            self.registry.provider_config(provider) is None
+            and provider not in self.dynamic
+            and not self.credentials.has_auth(provider)
+        )
 
     def available(self) -> list[Model]:
         allowed: dict[str, set[str] | None] = {}
         found = []
-        for model in self.all_models():
+        for model in self.all_models(skip_unusable=True):
             if not (is_local(model) or self.credentials.has_auth(model.provider)):
                 continue
             if model.provider not in allowed:  # a signed-in account may have only some models

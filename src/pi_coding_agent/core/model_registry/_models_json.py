@@ -1,6 +1,7 @@
 """Reading ``<agent dir>/models.json``: the user's providers, models and overrides.
 
-The file is JSON with ``//`` and ``/* */`` comments allowed (as Pi reads it). This module
+The file is JSON with ``//`` and ``/* */`` comments and trailing commas allowed (Pi 1.6 reads
+``//`` comments and trailing commas; Pi 0.85's files may have block comments). This module
 finds and parses it; ``pi_ai.models.ModelRegistry`` composes the parsed data with the
 built-in catalog. A file that cannot be used leaves the built-in models usable, and the
 registry's ``error`` says what is wrong, naming the file (and the line for JSON errors).
@@ -9,6 +10,7 @@ registry's ``error`` says what is wrong, naming the file (and the line for JSON 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -54,7 +56,17 @@ def _failed(problem: str, path: Path, dynamic: Mapping[str, list[Model]] | None)
     return registry
 
 
+_STRING_OR_TRAILING_COMMA = re.compile(r'"(?:\\.|[^"\\])*"|,(\s*[}\]])')
+
+
 def _strip_json_comments(text: str) -> str:
+    """Comments and trailing commas removed (newlines kept for line numbers)."""
+    return _STRING_OR_TRAILING_COMMA.sub(
+        lambda match: match.group(1) if match.group(1) is not None else match.group(0), _strip_comments(text)
+    )
+
+
+def _strip_comments(text: str) -> str:
     """Remove ``//`` and ``/* */`` comments outside strings (newlines kept for line numbers)."""
     out: list[str] = []
     index = 0

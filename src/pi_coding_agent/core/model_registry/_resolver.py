@@ -1,6 +1,6 @@
 """Choosing a model from what the user typed (``--provider``, ``--model``) or from defaults.
 
-Rules are Pi 0.85's ``model-resolver``: exact ``provider/id`` or id first (case-insensitive,
+Rules are Pi's ``model-resolver`` (0.85, unchanged in 1.6): exact ``provider/id`` or id first (case-insensitive,
 ambiguity across providers resolved by which provider has credentials), then substring
 matches on id or name preferring aliases (ids without a ``-YYYYMMDD`` suffix) and the
 highest id; a ``:<thinking level>`` suffix is split off only when the whole pattern does
@@ -16,52 +16,55 @@ from dataclasses import dataclass
 
 import msgspec
 
-from pi_ai import THINKING_LEVELS, Model
+from pi_ai import THINKING_LEVELS, Model, canonical_reference
+from pi_ai import canonical_provider as current_provider_id
 from pi_coding_agent.core.model_registry._collate import collation_key
 
 DEFAULT_MODEL_PER_PROVIDER: dict[str, str] = {
-    "amazon-bedrock": "us.anthropic.claude-opus-4-6-v1",
+    "amazon-bedrock": "us.anthropic.claude-opus-5-5",
     "ant-ling": "Ring-2.6-1T",
-    "anthropic": "claude-opus-4-8",
-    "openai": "gpt-5.5",
-    "azure-openai-responses": "gpt-5.4",
-    "openai-codex": "gpt-5.5",
-    "radius": "auto",
-    "nvidia": "nvidia/nemotron-3-super-120b-a12b",
+    "anthropic": "claude-opus-5-5",
+    "openai": "gpt-6.2-sol",
+    "azure": "gpt-6.2-sol",
+    "openai-codex": "gpt-6.2-sol",
+    "radius": "balanced",
+    "nvidia": "nvidia/nemotron-3.5-super-vl-120b-a12b",
     "deepseek": "deepseek-v4-pro",
-    "google": "gemini-3.1-pro-preview",
-    "google-vertex": "gemini-3.1-pro-preview",
-    "github-copilot": "gpt-5.4",
-    "openrouter": "moonshotai/kimi-k2.6",
-    "vercel-ai-gateway": "zai/glm-5.1",
-    "xai": "grok-4.6",
+    "google": "gemini-4-argon",
+    "google-vertex": "gemini-4-argon",
+    "github-copilot": "gpt-6.1-sol",
+    "openrouter": "moonshotai/kimi-k2.7-code",
+    "vercel-ai-gateway": "zai/glm-5.3",
+    "xai": "grok-4.7",
     "groq": "openai/gpt-oss-120b",
     "cerebras": "gpt-oss-120b",
     "zai": "glm-5.3",
     "zai-coding-cn": "glm-5.3",
     "mistral": "devstral-medium-latest",
-    "minimax": "MiniMax-M2.7",
-    "minimax-cn": "MiniMax-M2.7",
-    "moonshotai": "kimi-k2.6",
-    "moonshotai-cn": "kimi-k2.6",
-    "huggingface": "moonshotai/Kimi-K2.6",
-    "fireworks": "accounts/fireworks/models/kimi-k2p6",
-    "together": "moonshotai/Kimi-K2.6",
-    "baseten": "zai-org/GLM-5.2",
-    "opencode": "kimi-k2.6",
-    "opencode-go": "kimi-k2.6",
+    "minimax": "MiniMax-M3",
+    "minimax-cn": "MiniMax-M3",
+    "moonshotai": "kimi-k2.7-code",
+    "moonshotai-cn": "kimi-k2.7-code",
+    "huggingface": "moonshotai/Kimi-K2.7-Code",
+    "fireworks": "accounts/fireworks/models/kimi-k3",
+    "together": "moonshotai/Kimi-K3",
+    "baseten": "zai-org/GLM-5.3",
+    "opencode": "kimi-k2.7-code",
+    "opencode-go": "kimi-k3.1-pro",
     "kimi-coding": "kimi-for-coding",
-    "cloudflare-workers-ai": "@cf/moonshotai/kimi-k2.6",
-    "cloudflare-ai-gateway": "workers-ai/@cf/moonshotai/kimi-k2.6",
-    "qwen-token-plan": "qwen3.7-max",
-    "qwen-token-plan-cn": "qwen3.7-max",
+    "meta": "muse-spark-1.3",
+    "cloudflare-workers-ai": "@cf/moonshotai/kimi-k2.7-code",
+    "cloudflare-ai-gateway": "workers-ai/@cf/moonshotai/kimi-k2.7-code",
+    "qwen-token-plan": "qwen3.8-max",
+    "qwen-token-plan-cn": "qwen3.8-max",
     "qwen-token-plan-individual": "qwen3.8-max",
-    "xiaomi": "mimo-v2.5-pro",
-    "xiaomi-token-plan-cn": "mimo-v2.5-pro",
-    "xiaomi-token-plan-ams": "mimo-v2.5-pro",
-    "xiaomi-token-plan-sgp": "mimo-v2.5-pro",
+    "qwen-token-plan-individual-cn": "qwen3.8-max",
+    "xiaomi": "mimo-v2.6-pro",
+    "xiaomi-token-plan-cn": "mimo-v2.6-pro",
+    "xiaomi-token-plan-ams": "mimo-v2.6-pro",
+    "xiaomi-token-plan-sgp": "mimo-v2.6-pro",
 }
-"""Which model Pi picks for a provider when nothing else says (Pi 0.85's table)."""
+"""Which model Pi picks for a provider when nothing else says (Pi 1.6's table)."""
 
 _DATED = re.compile(r"-\d{8}$")
 
@@ -84,7 +87,7 @@ def _is_alias(model_id: str) -> bool:
 
 def find_exact_reference(reference: str, models: Sequence[Model]) -> Model | None:
     """``provider/id`` or a bare id, case-insensitive; ``None`` when absent or ambiguous."""
-    trimmed = reference.strip()
+    trimmed = canonical_reference(reference.strip())
     if not trimmed:
         return None
     lowered = trimmed.lower()
@@ -173,7 +176,8 @@ def resolve_cli_model(
             error="No models available. Check your installation or add models to models.json."
         )
     providers = {m.provider.lower(): m.provider for m in models}
-    canonical_provider = providers.get(provider.lower()) if provider else None
+    model = canonical_reference(model)  # a renamed provider's old id names it still
+    canonical_provider = providers.get(current_provider_id(provider).lower()) if provider else None
     if provider and not canonical_provider:
         return ResolveCliModelResult(
             error=f'Unknown provider "{provider}". Use --list-models to see available providers/models.'

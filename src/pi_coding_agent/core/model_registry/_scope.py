@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pi_ai import THINKING_LEVELS, Model
+from pi_ai import THINKING_LEVELS, Model, canonical_reference
 from pi_coding_agent.core.model_registry._resolver import find_exact_reference, parse_model_pattern
 
 
@@ -55,7 +55,7 @@ def resolve_model_scope(patterns: Sequence[str], available: Sequence[Model]) -> 
         if not any(s.model.provider == model.provider and s.model.id == model.id for s in scoped):
             scoped.append(ScopedModel(model, level))
 
-    for pattern in patterns:
+    for pattern in map(canonical_reference, patterns):
         if any(char in pattern for char in "*?["):
             glob, level = pattern, None
             prefix, colon, suffix = pattern.rpartition(":")

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
+from pi_ai import canonical_provider, legacy_provider_ids
 from pi_coding_agent.core.paths import CONFIG_DIR_NAME, expand_tilde
 from pi_coding_agent.core.settings._json_file import ConfigFileError, read_json_object
 from pi_coding_agent.core.settings._tool_selection import merge_default_tools, resolve_default_tools
@@ -214,7 +215,9 @@ class Settings:
 
     @property
     def default_provider(self) -> str | None:
-        return self._typed(("defaultProvider",), str, None)
+        """``defaultProvider`` by the provider's current id (a 0.85 file may name a renamed one)."""
+        value: str | None = self._typed(("defaultProvider",), str, None)
+        return canonical_provider(value) if value is not None else None
 
     @property
     def default_model(self) -> str | None:
@@ -226,8 +229,12 @@ class Settings:
 
     def model_thinking_level(self, provider: str, model_id: str) -> str | None:
         levels: dict[str, Any] = self._typed(("modelThinkingLevels",), dict, {})
-        value = levels.get(f"{provider}/{model_id}")
-        return value if isinstance(value, str) else None
+        provider = canonical_provider(provider)
+        for name in (provider, *legacy_provider_ids(provider)):  # keys written before a rename count
+            value = levels.get(f"{name}/{model_id}")
+            if isinstance(value, str):
+                return value
+        return None
 
     @property
     def enabled_models(self) -> list[str] | None:

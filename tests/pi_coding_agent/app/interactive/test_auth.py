@@ -113,7 +113,7 @@ def test_escape_cancels_a_sign_in_and_logout_with_nothing_stored(tmp_path: Path,
         await app.wait_for("Select authentication method:")
         await app.send("Escape")
         await app.wait_until_gone("Select authentication method:")
-        await _complete_the_provider(app)
+        await _complete_the_provider(app, which)
         await app.send("Enter")
         await app.wait_for("Select authentication method for Kimi For Coding:")
         await app.wait_for("→ Sign in with Kimi Code")  # the flow's own label for the account choice
@@ -134,16 +134,17 @@ def test_escape_cancels_a_sign_in_and_logout_with_nothing_stored(tmp_path: Path,
         play(tmp_path, which, [{"text": "unused"}], scenario, height=40, env=env)
 
 
-async def _complete_the_provider(app: Driven) -> None:
+async def _complete_the_provider(app: Driven, which: str) -> None:
     """``/login `` lists every provider once, by name, with the ways to sign in to it (Pi's
-    ``/login`` argument completion); typing narrows it, Enter completes the id without running."""
+    ``/login`` argument completion); typing narrows it, Enter completes the id without running.
+    Ours lists Pi 1.6's providers (``azure``, renamed from Pi 0.85's ``azure-openai-responses``)."""
     await app.type("/login ")
     screen = await app.wait_for("→ amazon-bedrock")
     assert suggestions(screen)[:5] == [
         "→ amazon-bedrock Amazon Bedrock · API key",
         "ant-ling Ant Ling · API key",
         "anthropic Anthropic · subscription/API key",
-        "azure-openai-responses Azure OpenAI · API key",
+        "azure Azure · API key" if which == "ours" else "azure-openai-responses Azure OpenAI · API key",
         "baseten Baseten · API key",
     ], screen
     await app.type("op")

@@ -73,7 +73,7 @@ def test_cloudflare_gateway_from_a_stored_credential(tmp_path: Path, monkeypatch
     monkeypatch.setenv("CLOUDFLARE_GATEWAY_ID", "env-gw")
     stored = {"type": "api_key", "key": "stored-key", "env": {"CLOUDFLARE_ACCOUNT_ID": "acc"}}
     catalog = _catalog(tmp_path, {"cloudflare-ai-gateway": stored})
-    model = catalog.find("cloudflare-ai-gateway", "claude-opus-4.5")
+    model = catalog.find("cloudflare-ai-gateway", "claude-haiku-4-5")
     assert model is not None and catalog.has_auth("cloudflare-ai-gateway")
     auth = catalog.request_auth(model)
     assert auth.api_key is None

@@ -46,12 +46,24 @@ def test_no_file_means_the_builtin_models(tmp_path: Path) -> None:
 
 
 def test_json_errors_name_the_file_and_line(tmp_path: Path) -> None:
-    broken = _write(tmp_path, '{"providers": {\n  /* a\n comment */ "x": {"baseUrl": "u",}\n}}')
+    broken = _write(tmp_path, '{"providers": {\n  /* a\n comment */ "x": {"baseUrl": "u",,}\n}}')
     registry = load_models_json(broken)
     assert registry.error is not None
     assert registry.error.startswith("Failed to parse models.json:")
     assert "line 3" in registry.error and registry.error.endswith(f"File: {broken}")
     assert registry.model("anthropic", "claude-sonnet-4-5") is not None  # built-ins survive
+
+
+def test_comments_and_trailing_commas_are_allowed_as_in_pi_1_6(tmp_path: Path) -> None:
+    path = _write(
+        tmp_path,
+        '{"providers": {"x": {"baseUrl": "http://h/v1", "api": "openai-completions", // comment\n'
+        '"models": [{"id": "m", "name": "a,}b",},],},},}',
+    )
+    registry = load_models_json(path)
+    assert registry.error is None
+    model = registry.model("x", "m")
+    assert model is not None and model.name == "a,}b"
 
 
 def test_schema_and_definition_errors_name_the_file(tmp_path: Path) -> None:

@@ -111,7 +111,7 @@ def test_scope_pattern_with_invalid_level_warns() -> None:
 
 
 def test_default_available_model_follows_pis_table() -> None:
-    anthropic_default = _model("anthropic", "claude-opus-4-8")
+    anthropic_default = _model("anthropic", "claude-opus-5-5")
     assert default_available_model([MODELS[4], anthropic_default]) is anthropic_default
     assert default_available_model([MODELS[7]]) is MODELS[7]
     assert default_available_model([]) is None
