@@ -13,6 +13,8 @@ from pi_coding_agent.core.settings._settings import (
     deep_merge,
 )
 from pi_coding_agent.core.settings._tool_selection import (
+    apply_tool_modifiers,
+    is_tool_modifier,
     NoTools,
     ToolSelection,
     select_tools,
@@ -46,6 +48,8 @@ __all__ = [
     "remember_trust_decision",
     "resolve_project_trust",
     "save_trust_decisions",
+    "apply_tool_modifiers",
+    "is_tool_modifier",
     "select_tools",
     "stored_trust_decision",
     "stored_trust_entry",

@@ -39,7 +39,7 @@ from pi_agent import (
 from pi_ai import AbortSignal, AssistantMessage, ImageContent, Model
 from pi_coding_agent.core.messages import BashExecutionMessage, CustomRoleMessage
 from pi_coding_agent.core.model_registry import ModelCatalog, ScopedModel, missing_key_message
-from pi_coding_agent.core.session import SessionManager
+from pi_coding_agent.core.session import SessionManager, SessionMessageEntry
 from pi_coding_agent.core.settings import Settings, ToolSelection
 from pi_coding_agent.customize.extensions import ExtensionRunner
 from pi_coding_agent.runtime.agent_session._compaction import (
@@ -68,7 +68,7 @@ from pi_coding_agent.runtime.agent_session._stats import (
     SessionStats,
 )
 from pi_coding_agent.runtime.agent_session._switches import SessionSwitches
-from pi_coding_agent.runtime.agent_session._tools import SessionTools, SystemPromptBuilder
+from pi_coding_agent.runtime.agent_session._tools import SectionsBuilder, SessionTools
 from pi_coding_agent.runtime.agent_session._tree import NavigationResult, TreeContext, TreeNavigation
 from pi_coding_agent.runtime.agent_session._user_bash import UserBash
 
@@ -98,13 +98,15 @@ class AgentSession:
         settings: Settings,
         catalog: ModelCatalog,
         cwd: str,
-        system_prompt: str,
+        prompt_sections: SectionsBuilder,
+        spare_tools: Sequence[AgentTool] = (),
         bin_dir: str | None = None,
         scoped_models: Sequence[ScopedModel] = (),
         expand_input: Callable[[str], str] | None = None,
         commands: Sequence[SlashCommand] = (),
-        rebuild_system_prompt: SystemPromptBuilder | None = None,
     ) -> None:
+        """``prompt_sections``: the system prompt's sections for the active tools; ``spare_tools``:
+        built-in tools the run may activate later (a resumed transcript may name them)."""
         self.session_manager = session_manager
         self.settings = settings
         self.catalog = catalog
@@ -116,7 +118,7 @@ class AgentSession:
         self._expand_input = expand_input
         self._commands = list(commands)
         self.agent = agent = build_agent(agent_setup, lambda: self._extensions.runner, self._before_next_turn)
-        self._tools = SessionTools(agent, system_prompt, rebuild_system_prompt, lambda: self._extensions.runner)
+        self._tools = SessionTools(agent, prompt_sections, lambda: self._extensions.runner, spare_tools)
         self._extensions = ExtensionBinding(
             agent=agent, session_manager=session_manager, catalog=catalog, tools=self._tools, emit=self._emit,
             is_running=self._is_running, run_prompt=self._run_agent_prompt,
@@ -134,7 +136,7 @@ class AgentSession:
         self._manual_compaction = ManualCompaction(compaction, self.abort)
         tree = TreeContext(
             agent, session_manager, settings, self._current_model, self._is_running, self._emit,
-            self._resolve_idle_if_idle, self._extensions, self._tools.restore_from_transcript,
+            self._resolve_idle_if_idle, self._extensions, self.restore_loadout_from_transcript,
         )  # fmt: skip
         self._tree = TreeNavigation(tree)
         self._stats = SessionStatistics(session_manager, lambda: self.messages, self._current_model)
@@ -388,9 +390,12 @@ class AgentSession:
         added, system_prompt = await self._extensions.before_agent_start(
             text, images, base_prompt, self.system_prompt_options()
         )
+        update = self._tools.system_update(self.messages)
+        start: list[AgentMessage] = [update] if update is not None else []
+        self._tools.use_transcript([*self.messages, *start])
         if system_prompt is not None:
             self.agent.state.system_prompt = system_prompt
-        return messages + added
+        return start + messages + added
 
     async def _run_agent_prompt(self, messages: list[AgentMessage]) -> None:
         self._run_active = True
@@ -645,9 +650,12 @@ class AgentSession:
         """Put the active tools on the agent and rebuild the system prompt from them."""
         self._tools.refresh()
 
-    def restore_loadout_from_transcript(self) -> None:
-        """Use the prompt and tools the context's Pi 1.6 ``system`` messages declare, if any."""
-        self._tools.restore_from_transcript(self.agent.state.messages)
+    def restore_loadout_from_transcript(self, modifiers: Sequence[str] = ()) -> None:
+        """Activate the tools the branch's ``system`` messages declare, if any, with ``modifiers``
+        (``--tools +name`` / ``-name``) applied on top."""
+        branch = self.session_manager.get_branch()
+        messages = [entry.message for entry in branch if isinstance(entry, SessionMessageEntry)]
+        self._tools.restore_from_transcript(messages, modifiers)
 
     def system_prompt_options(self) -> dict[str, Any]:
         return self._tools.system_prompt_options(self.cwd)
