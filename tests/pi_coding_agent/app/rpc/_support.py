@@ -202,8 +202,27 @@ def _without_inline_extensions(value: Any) -> Any:
     return value
 
 
+def is_system_message(value: Any) -> bool:
+    """A Pi 1.6 system message, or an event or entry carrying one."""
+    if not isinstance(value, dict):
+        return False
+    message = value.get("message")
+    return value.get("role") == "system" or (isinstance(message, dict) and message.get("role") == "system")
+
+
+def without_system_messages(value: Any) -> Any:
+    """Ours records its prompt and tools as Pi 1.6's system messages (docs/pi-1.6/sessions.md);
+    Pi 0.85 has none. Without them (messages, their events and entries) ours must equal 0.85."""
+    if isinstance(value, dict):
+        return {key: without_system_messages(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [without_system_messages(item) for item in value if not is_system_message(item)]
+    return value
+
+
 def normalize(log: dict[str, list[dict[str, Any]]], root: Path) -> dict[str, Any]:
     """The agent's output stream and the client's results, made comparable (see the module doc)."""
+    log = without_system_messages(log)
     found: set[str] = set()
     _entry_ids(log, found)
     names = _Names(found)
