@@ -29,7 +29,9 @@ def _system_entries(session: Path) -> list[dict[str, Any]]:
 def _skill(sandbox: Sandbox, name: str) -> None:
     folder = sandbox.agent_dir / "skills" / name
     folder.mkdir(parents=True)
-    (folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: Does {name}.\n---\nSteps.\n", encoding="utf-8")
+    (folder / "SKILL.md").write_text(
+        f"---\nname: {name}\ndescription: Does {name}.\n---\nSteps.\n", encoding="utf-8"
+    )
 
 
 def test_ours_patches_what_changed_and_pi_16_resumes_with_its_own_prompt(tmp_path: Path) -> None:
@@ -43,7 +45,9 @@ def test_ours_patches_what_changed_and_pi_16_resumes_with_its_own_prompt(tmp_pat
         assert run_ours(sandbox, "-p", "--model", OPENAI_MODEL, "first").returncode == 0
         (sandbox.work / "AGENTS.md").write_text("Rule two.", encoding="utf-8")
         _skill(sandbox, "deploy")
-        again = run_ours(sandbox, "-p", "-c", "--model", OPENAI_MODEL, "--append-system-prompt", "Be brief.", "second")
+        again = run_ours(
+            sandbox, "-p", "-c", "--model", OPENAI_MODEL, "--append-system-prompt", "Be brief.", "second"
+        )
         assert again.returncode == 0, again.stderr
         (session,) = sandbox.session_files()
         first, patch = _system_entries(session)
@@ -97,7 +101,14 @@ def _opening(lines: list[dict[str, Any]]) -> list[Any]:
         if event.get("type") == "response" or event.get("type") == "session":
             continue
         if message.get("role") == "system":
-            view.append((event["type"], sorted(message), list(message["sections"]), [t["name"] for t in message["toolsAdded"]]))
+            view.append(
+                (
+                    event["type"],
+                    sorted(message),
+                    list(message["sections"]),
+                    [t["name"] for t in message["toolsAdded"]],
+                )
+            )
         else:
             view.append((event["type"], message.get("role")))
         if message.get("role") == "user":
@@ -111,9 +122,23 @@ def test_json_and_rpc_streams_start_with_the_system_message_as_pi_16(tmp_path: P
     for runner in ("pi", "ours"):
         with ScriptedProvider([{"text": "ok"}] * 4) as provider:
             sandbox = Sandbox.create(tmp_path / runner, provider.base_url)
-            for mode, stdin in (("json", None), ("rpc", json.dumps({"id": "p", "type": "prompt", "message": "hi"}) + "\n")):
-                args = ("--mode", mode, "--no-session", "--model", OPENAI_MODEL, *(("hi",) if mode == "json" else ()))
-                done = run_pi(sandbox, *args, stdin=stdin, current=True) if runner == "pi" else run_ours(sandbox, *args, stdin=stdin)
+            for mode, stdin in (
+                ("json", None),
+                ("rpc", json.dumps({"id": "p", "type": "prompt", "message": "hi"}) + "\n"),
+            ):
+                args = (
+                    "--mode",
+                    mode,
+                    "--no-session",
+                    "--model",
+                    OPENAI_MODEL,
+                    *(("hi",) if mode == "json" else ()),
+                )
+                done = (
+                    run_pi(sandbox, *args, stdin=stdin, current=True)
+                    if runner == "pi"
+                    else run_ours(sandbox, *args, stdin=stdin)
+                )
                 assert done.returncode == 0, done.stderr
                 openings[f"{runner} {mode}"] = _opening(done.json_lines())
     assert openings["ours json"] == openings["pi json"]

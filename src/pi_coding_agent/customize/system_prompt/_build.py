@@ -139,7 +139,10 @@ def build_system_prompt_sections(options: SystemPromptOptions) -> dict[str, str]
     if skills:
         sections["skills"] = skills
     sections["cwd"] = options.cwd.replace("\\", "/")
-    return {name: text if name == "preamble" else f"<{name}>\n{text}\n</{name}>" for name, text in sections.items()}
+    return {
+        name: text if name == "preamble" else f"<{name}>\n{text}\n</{name}>"
+        for name, text in sections.items()
+    }
 
 
 def build_system_prompt(options: SystemPromptOptions) -> str:

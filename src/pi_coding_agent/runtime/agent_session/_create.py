@@ -43,7 +43,11 @@ from pi_coding_agent.core.settings import (
 from pi_coding_agent.customize.extensions import ExtensionRunner
 from pi_coding_agent.customize.prompt_templates import PromptTemplate
 from pi_coding_agent.customize.skills import Skill
-from pi_coding_agent.customize.system_prompt import ContextFile, SystemPromptOptions, build_system_prompt_sections
+from pi_coding_agent.customize.system_prompt import (
+    ContextFile,
+    SystemPromptOptions,
+    build_system_prompt_sections,
+)
 from pi_coding_agent.runtime.agent_session._hooks import AgentSetup, StreamLimit
 from pi_coding_agent.runtime.agent_session._parts import SlashCommand
 from pi_coding_agent.runtime.agent_session._session import AgentSession

@@ -15,11 +15,11 @@ session counts as compacting, and ``abort`` (or ``abort_branch_summary``) cancel
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from pi_agent import Agent, AgentMessage
+from pi_agent import Agent
 from pi_ai import AbortController, Model, Usage, UserMessage, content_text
 from pi_coding_agent.core.session import (
     BranchSummaryEntry,

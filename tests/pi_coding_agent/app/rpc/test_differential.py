@@ -19,17 +19,17 @@ import pytest
 from pi_coding_agent.app.rpc import RpcClient
 from tests.pi_coding_agent.app.rpc import scenario
 from tests.pi_coding_agent.app.rpc._support import (
-    is_system_message,
-    without_system_messages,
     MODEL_ARGS,
     first_difference,
     has_embedded_models,
+    is_system_message,
     make_sandbox,
     normalize,
     our_pi,
     pi_cli,
     run_pi_client,
     without_embedded_models,
+    without_system_messages,
 )
 from tests.pi_coding_agent.app.rpc.python_driver import run_scenario
 from tests.pi_coding_agent.e2e._harness import Sandbox, oracle_context, scrub
