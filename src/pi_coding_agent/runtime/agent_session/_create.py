@@ -323,7 +323,7 @@ def build_session(options: CreateAgentSessionOptions) -> CreateAgentSessionResul
         catalog=catalog,
         cwd=options.cwd,
         prompt_sections=lambda active: _prompt_sections(options, active),
-        spare_tools=_create_tools(spare_names, options, holder) if has_existing else (),
+        spare_tools=lambda names: _create_tools([n for n in spare_names if n in names], options, holder),
         bin_dir=str(options.agent_dir / "bin"),
         scoped_models=options.scoped_models,
         expand_input=options.expand_input,

@@ -39,7 +39,7 @@ from pi_agent import (
 from pi_ai import AbortSignal, AssistantMessage, ImageContent, Model
 from pi_coding_agent.core.messages import BashExecutionMessage, CustomRoleMessage
 from pi_coding_agent.core.model_registry import ModelCatalog, ScopedModel, missing_key_message
-from pi_coding_agent.core.session import SessionManager, SessionMessageEntry
+from pi_coding_agent.core.session import SessionManager
 from pi_coding_agent.core.settings import Settings, ToolSelection
 from pi_coding_agent.customize.extensions import ExtensionRunner
 from pi_coding_agent.runtime.agent_session._compaction import (
@@ -68,7 +68,7 @@ from pi_coding_agent.runtime.agent_session._stats import (
     SessionStats,
 )
 from pi_coding_agent.runtime.agent_session._switches import SessionSwitches
-from pi_coding_agent.runtime.agent_session._tools import SectionsBuilder, SessionTools
+from pi_coding_agent.runtime.agent_session._tools import SectionsBuilder, SessionTools, SpareTools
 from pi_coding_agent.runtime.agent_session._tree import NavigationResult, TreeContext, TreeNavigation
 from pi_coding_agent.runtime.agent_session._user_bash import UserBash
 
@@ -99,14 +99,14 @@ class AgentSession:
         catalog: ModelCatalog,
         cwd: str,
         prompt_sections: SectionsBuilder,
-        spare_tools: Sequence[AgentTool] = (),
+        spare_tools: SpareTools | None = None,
         bin_dir: str | None = None,
         scoped_models: Sequence[ScopedModel] = (),
         expand_input: Callable[[str], str] | None = None,
         commands: Sequence[SlashCommand] = (),
     ) -> None:
         """``prompt_sections``: the system prompt's sections for the active tools; ``spare_tools``:
-        built-in tools the run may activate later (a resumed transcript may name them)."""
+        makes the built-in tools a resumed transcript names that the run did not start with."""
         self.session_manager = session_manager
         self.settings = settings
         self.catalog = catalog
@@ -651,11 +651,11 @@ class AgentSession:
         self._tools.refresh()
 
     def restore_loadout_from_transcript(self, modifiers: Sequence[str] = ()) -> None:
-        """Activate the tools the branch's ``system`` messages declare, if any, with ``modifiers``
-        (``--tools +name`` / ``-name``) applied on top."""
-        branch = self.session_manager.get_branch()
-        messages = [entry.message for entry in branch if isinstance(entry, SessionMessageEntry)]
-        self._tools.restore_from_transcript(messages, modifiers)
+        """Activate the tools the context's ``system`` messages declare, if any, with ``modifiers``
+        (``--tools +name`` / ``-name``) applied on top. The context, not the whole branch: its
+        messages are decoded already (walking a long branch would double the resume time), and a
+        compaction's checkpoint replays to the same tools."""
+        self._tools.restore_from_transcript(self.agent.state.messages, modifiers)
 
     def system_prompt_options(self) -> dict[str, Any]:
         return self._tools.system_prompt_options(self.cwd)

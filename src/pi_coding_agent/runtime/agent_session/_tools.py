@@ -32,6 +32,8 @@ from pi_coding_agent.customize.extensions import ExtensionRunner, ExtensionTool
 
 SectionsBuilder = Callable[[Sequence[AgentTool]], dict[str, str]]
 """The system prompt's named sections for the given active tools."""
+SpareTools = Callable[[Sequence[str]], Sequence[AgentTool]]
+"""Of the given names, the built-in tools the run may have, made now."""
 
 
 def tool_declaration(tool: AgentTool) -> dict[str, Any]:
@@ -45,13 +47,14 @@ class SessionTools:
         agent: Agent,
         sections: SectionsBuilder,
         extensions: Callable[[], ExtensionRunner | None],
-        spare: Sequence[AgentTool] = (),
+        spare: SpareTools | None = None,
     ) -> None:
-        """``spare``: built-in tools the run may have but does not start with (a transcript
-        may name them)."""
+        """``spare``: makes the built-in tools the run may have but does not start with, when a
+        transcript names them (made on demand: importing them costs a resume tens of ms)."""
         self._agent = agent
         self._active = [tool.name for tool in agent.state.tools]
-        self._builtin = [*agent.state.tools, *(tool for tool in spare if tool.name not in self._active)]
+        self._builtin = list(agent.state.tools)
+        self._spare = spare
         self._sections = sections
         self._extensions = extensions
         self._selection: ToolSelection | None = None
@@ -89,7 +92,7 @@ class SessionTools:
         """Activate the tools the branch's ``system`` messages declare, if any (Pi 1.6 restores
         the loadout on resume and navigation): the declared tools we have, then extension tools
         the branch never mentions, with ``modifiers`` (``+name`` / ``-name``) applied on top.
-        ``messages``: every message of the branch, those before a compaction included."""
+        ``messages``: the branch's context."""
         declared = [message for message in messages if isinstance(message, SystemMessage)]
         if not declared:
             return
@@ -99,7 +102,11 @@ class SessionTools:
         builtin = {tool.name for tool in self._builtin}
         newcomers = [tool.name for tool in self.all_tools() if tool.name not in mentioned and tool.name not in builtin]
         names = [str(tool.get("name")) for tool in current_tools(declared)] + [n for n in newcomers if self._allowed(n)]
-        self.set_active_tools([name for name in apply_tool_modifiers(names, modifiers) if self._allowed(name)])
+        wanted = [name for name in apply_tool_modifiers(names, modifiers) if self._allowed(name)]
+        missing = [name for name in wanted if name not in {tool.name for tool in self.all_tools()}]
+        if missing and self._spare is not None:
+            self._builtin += self._spare(missing)
+        self.set_active_tools(wanted)
 
     def refresh(self) -> None:
         """Put the active tools on the agent and rebuild the prompt's sections from them; extension
