@@ -224,4 +224,4 @@ def test_reader_closing_the_pipe_does_not_break_the_run(tmp_path: Path) -> None:
     (path,) = sandbox.session_files()
     roles = [json.loads(line)["message"]["role"] for line in path.read_text(encoding="utf-8").splitlines()
              if json.loads(line)["type"] == "message"]
-    assert roles == ["user", "assistant"]
+    assert roles == ["system", "user", "assistant"]
