@@ -15,6 +15,8 @@ from pi_coding_agent.core.settings._settings import (
 from pi_coding_agent.core.settings._tool_selection import (
     NoTools,
     ToolSelection,
+    apply_tool_modifiers,
+    is_tool_modifier,
     select_tools,
     tool_list_error,
 )
@@ -45,7 +47,9 @@ __all__ = [
     "ToolSelection",
     "TrustAsker",
     "TrustChoice",
+    "apply_tool_modifiers",
     "deep_merge",
+    "is_tool_modifier",
     "needs_project_trust",
     "read_json_object",
     "resolve_project_trust",

@@ -68,7 +68,7 @@ from pi_coding_agent.runtime.agent_session._stats import (
     SessionStats,
 )
 from pi_coding_agent.runtime.agent_session._switches import SessionSwitches
-from pi_coding_agent.runtime.agent_session._tools import SessionTools, SystemPromptBuilder
+from pi_coding_agent.runtime.agent_session._tools import SectionsBuilder, SessionTools, SpareTools
 from pi_coding_agent.runtime.agent_session._tree import NavigationResult, TreeContext, TreeNavigation
 from pi_coding_agent.runtime.agent_session._user_bash import UserBash
 
@@ -103,13 +103,15 @@ class AgentSession:
         settings: Settings,
         catalog: ModelCatalog,
         cwd: str,
-        system_prompt: str,
+        prompt_sections: SectionsBuilder,
+        spare_tools: SpareTools | None = None,
         bin_dir: str | None = None,
         scoped_models: Sequence[ScopedModel] = (),
         expand_input: Callable[[str], str] | None = None,
         commands: Sequence[SlashCommand] = (),
-        rebuild_system_prompt: SystemPromptBuilder | None = None,
     ) -> None:
+        """``prompt_sections``: the system prompt's sections for the active tools; ``spare_tools``:
+        makes the built-in tools a resumed transcript names that the run did not start with."""
         self.session_manager = session_manager
         self.settings = settings
         self.catalog = catalog
@@ -123,7 +125,7 @@ class AgentSession:
         self._expand_input = expand_input
         self._commands = list(commands)
         self.agent = agent = build_agent(agent_setup, lambda: self._extensions.runner, self._before_next_turn)
-        self._tools = SessionTools(agent, system_prompt, rebuild_system_prompt, lambda: self._extensions.runner)
+        self._tools = SessionTools(agent, prompt_sections, lambda: self._extensions.runner, spare_tools)
         self._extensions = ExtensionBinding(
             agent=agent, session_manager=session_manager, catalog=catalog, tools=self._tools, emit=self._emit,
             is_running=self._is_running, run_prompt=self._run_agent_prompt,
@@ -141,7 +143,7 @@ class AgentSession:
         self._manual_compaction = ManualCompaction(compaction, self.abort)
         tree = TreeContext(
             agent, session_manager, settings, self._current_model, self._is_running, self._emit,
-            self._resolve_idle_if_idle, self._extensions, self._tools.restore_from_transcript,
+            self._resolve_idle_if_idle, self._extensions, self.restore_loadout_from_transcript,
         )  # fmt: skip
         self._tree = TreeNavigation(tree)
         self._stats = SessionStatistics(session_manager, lambda: self.messages, self._current_model)
@@ -412,9 +414,12 @@ class AgentSession:
         added, system_prompt = await self._extensions.before_agent_start(
             text, images, base_prompt, self.system_prompt_options()
         )
+        update = self._tools.system_update(self.messages)
+        start: list[AgentMessage] = [update] if update is not None else []
+        self._tools.use_transcript([*self.messages, *start])
         if system_prompt is not None:
             self.agent.state.system_prompt = system_prompt
-        return messages + added
+        return start + messages + added
 
     async def _run_agent_prompt(self, messages: list[AgentMessage]) -> None:
         self._run_active = True
@@ -674,9 +679,12 @@ class AgentSession:
         """Put the active tools on the agent and rebuild the system prompt from them."""
         self._tools.refresh()
 
-    def restore_loadout_from_transcript(self) -> None:
-        """Use the prompt and tools the context's Pi 1.6 ``system`` messages declare, if any."""
-        self._tools.restore_from_transcript(self.agent.state.messages)
+    def restore_loadout_from_transcript(self, modifiers: Sequence[str] = ()) -> None:
+        """Activate the tools the context's ``system`` messages declare, if any, with ``modifiers``
+        (``--tools +name`` / ``-name``) applied on top. The context, not the whole branch: its
+        messages are decoded already (walking a long branch would double the resume time), and a
+        compaction's checkpoint replays to the same tools."""
+        self._tools.restore_from_transcript(self.agent.state.messages, modifiers)
 
     def system_prompt_options(self) -> dict[str, Any]:
         return self._tools.system_prompt_options(self.cwd)
