@@ -6,6 +6,13 @@ renderer on the terminal's main screen, so the transcript stays in the terminal'
 scrollback. Extensions use the same API (see ``docs/tui``).
 """
 
+from pi_tui._capabilities import (
+    detect_capabilities,
+    hyperlink,
+    set_capability_overrides,
+    supports_hyperlinks,
+    supports_true_color,
+)
 from pi_tui._component import (
     CURSOR_MARKER,
     Component,
@@ -98,16 +105,21 @@ __all__ = [
     "TruncatedText",
     "TuiMode",
     "capitalize_keys",
+    "detect_capabilities",
     "fuzzy_filter",
     "fuzzy_match",
+    "hyperlink",
     "is_printable",
     "matches_key",
     "normalize_key",
     "parse_key",
     "parse_osc_color",
     "read_keybindings_file",
+    "set_capability_overrides",
     "slice_columns",
     "strip_ansi",
+    "supports_hyperlinks",
+    "supports_true_color",
     "terminal_safe",
     "truncate_to_width",
     "visible_width",

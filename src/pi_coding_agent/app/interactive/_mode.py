@@ -21,8 +21,9 @@ from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pi_ai import ImageContent, Model, UserMessage, content_text
+from pi_ai import AssistantMessage, ImageContent, Model, UserMessage, content_text
 from pi_coding_agent.app.interactive._actions import AppKeys
+from pi_coding_agent.app.interactive._cache_notices import live_notice, stored_notices
 from pi_coding_agent.app.interactive._catalog_refresh import start_catalog_refresh
 from pi_coding_agent.app.interactive._extension_sources import completion_tag, source_of
 from pi_coding_agent.app.interactive._extensions import ExtensionBridge
@@ -35,6 +36,7 @@ from pi_coding_agent.app.interactive._screen_settings import (
     TerminalProgress,
     apply_fullscreen_settings,
     apply_image_settings,
+    apply_terminal_capabilities,
     style_viewport,
 )
 from pi_coding_agent.app.interactive._startup_notices import model_scope_line, tmux_keyboard_warning
@@ -117,6 +119,7 @@ class InteractiveMode:
         mode: TuiMode = tui_mode or ("fullscreen" if settings.get("tuiMode") == "fullscreen" else "regular")
         self.tui = TUI(self.terminal, show_hardware_cursor=self._flag("showHardwareCursor"), mode=mode,
                        keybindings=self.keys)  # fmt: skip
+        apply_terminal_capabilities(settings)
         self.theme_name_override = theme_name
         self.theme_paths = [Path(p) for p in theme_paths]
         self.themes = self.load_themes()
@@ -124,6 +127,7 @@ class InteractiveMode:
         style_viewport(self.tui, self.theme, self.keys, self.terminal.write)
         apply_fullscreen_settings(self.tui, settings)
         apply_image_settings(settings)
+        self.tui.renderer.clear_on_shrink = settings.clear_on_shrink
         self.progress = TerminalProgress(settings, self.terminal.write)
         self.terminal_theme = TerminalTheme(self)
         self.md_theme = markdown_theme(self.theme, terminal_safe(settings.code_block_indent, keep_sgr=False))
@@ -353,7 +357,7 @@ class InteractiveMode:
         transcript = self.transcript
         transcript.clear()
         transcript.cwd = self.session.cwd
-        transcript.render_messages(self.extensions.with_entries(self.session.messages))
+        transcript.render_messages(self.extensions.with_entries(self.session.messages), stored_notices(self.session))
         manager = self.session.session_manager
         if not self.session.settings.project_trusted:
             from pi_coding_agent.core.settings import needs_project_trust
@@ -446,6 +450,10 @@ class InteractiveMode:
 
     # ------------------------------------------------------------------ session events
 
+    def _cache_miss_notice(self, message: object) -> None:
+        if isinstance(message, AssistantMessage) and (notice := live_notice(self.session, message)) is not None:
+            self.transcript.notice(notice)
+
     def _on_event(self, event: AgentSessionEvent) -> None:
         self.footer.invalidate()
         kind = getattr(event, "type", "")
@@ -460,6 +468,7 @@ class InteractiveMode:
             self.transcript.on_event(event)
             if kind == "message_end":
                 self.footer.refresh()
+                self._cache_miss_notice(getattr(event, "message", None))
             if kind == "message_start" and getattr(getattr(event, "message", None), "role", "") == "user":
                 self.queue.refresh()
         elif isinstance(event, SessionAgentEndEvent):

@@ -11,7 +11,6 @@ from pi_coding_agent.customize.themes._theme import (
     load_theme_file,
     parse_theme,
     rgb_to_256,
-    truecolor_supported,
 )
 
 __all__ = [
@@ -28,5 +27,4 @@ __all__ = [
     "luminance",
     "parse_theme",
     "rgb_to_256",
-    "truecolor_supported",
 ]

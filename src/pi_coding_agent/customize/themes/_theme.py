@@ -3,8 +3,8 @@
 A theme file has ``name``, optional ``vars`` (named colours) and ``colors`` (every token of
 ``TOKENS``; ``thinkingMax``, ``searchMatchBg`` and ``searchMatchText`` may be left out and
 fall back as in Pi). A colour is ``"#rrggbb"``, a 256-colour index, the name of a var,
-or ``""`` for the terminal's default. Terminals without 24-bit colour (``COLORTERM`` not
-``truecolor``/``24bit``; ``PI_TRUE_COLOR`` overrides) get the nearest 256-colour entry,
+or ``""`` for the terminal's default. Terminals without 24-bit colour (``pi_tui``'s
+``supports_true_color``: ``terminal.trueColor``, ``PI_TRUE_COLOR``, the terminal) get the nearest 256-colour entry,
 chosen the way Pi chooses it, so both draw the same palette. The built-in ``dark`` and
 ``light`` themes carry Pi's colours.
 """
@@ -12,12 +12,12 @@ chosen the way Pi chooses it, so both draw the same palette. The built-in ``dark
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pi_coding_agent.customize.resources import Collision
+from pi_tui import supports_true_color
 
 FOREGROUND_TOKENS = (
     "accent", "border", "borderAccent", "borderMuted", "success", "error", "warning", "muted", "dim",
@@ -73,16 +73,6 @@ def rgb_to_256(r: int, g: int, b: int) -> int:
     if max(r, g, b) - min(r, g, b) < 10 and _distance((r, g, b), grey) < _distance((r, g, b), cube):
         return 232 + grey_index
     return 16 + 36 * ri + 6 * gi + bi
-
-
-def truecolor_supported(env: dict[str, str] | None = None) -> bool:
-    env = dict(os.environ) if env is None else env
-    forced = env.get("PI_TRUE_COLOR", "auto").lower()
-    if forced in ("1", "true"):
-        return True
-    if forced in ("0", "false"):
-        return False
-    return env.get("COLORTERM", "").lower() in ("truecolor", "24bit")
 
 
 def _sgr(value: str | int, background: bool, truecolor: bool) -> str:
@@ -177,7 +167,7 @@ def parse_theme(data: Any, source: str, truecolor: bool | None = None) -> Theme:
         resolved[token] = (
             _resolve(colors[token], variables, source, token) if token in colors else resolved[fallback]
         )
-    truecolor = truecolor_supported() if truecolor is None else truecolor
+    truecolor = supports_true_color() if truecolor is None else truecolor
     return Theme(name, resolved, truecolor, source, _export_colors(data, variables, source))
 
 
