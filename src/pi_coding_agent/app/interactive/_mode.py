@@ -27,6 +27,7 @@ from pi_coding_agent.app.interactive._cache_notices import live_notice, stored_n
 from pi_coding_agent.app.interactive._catalog_refresh import start_catalog_refresh
 from pi_coding_agent.app.interactive._extension_sources import completion_tag, source_of
 from pi_coding_agent.app.interactive._extensions import ExtensionBridge
+from pi_coding_agent.app.interactive._extra_usage import ExtraUsageWarning
 from pi_coding_agent.app.interactive._indicators import StatusIndicators
 from pi_coding_agent.app.interactive._keys import load_keybindings
 from pi_coding_agent.app.interactive._layout import Layout
@@ -150,6 +151,7 @@ class InteractiveMode:
         self.transcript.custom_view = self.extensions.custom_view
         self.transcript.tool_view = self.extensions.tool_view
         self.pending_bash: list[BashExecutionView] = []
+        self.extra_usage = ExtraUsageWarning()
         self.escape_override: Callable[[], None] | None = None
         self.header_expanded = verbose  # as Pi: --verbose starts with the full startup help
         self._exit = asyncio.Event()
@@ -239,6 +241,7 @@ class InteractiveMode:
         self.render_session()
         for problem in self._problems:
             self.transcript.warning(problem)
+        self.warn_extra_usage()
         startup_changelog(self)
         self.tui.start()
         self.tui.set_focus(self.editor)
@@ -268,6 +271,10 @@ class InteractiveMode:
             await self.runtime.dispose()
             self._print_resume_hint()
         return self._exit_code
+
+    def warn_extra_usage(self, model: Model | None = None) -> None:
+        """Pi's Anthropic extra-usage warning, once per run (``_extra_usage``)."""
+        self.extra_usage.check(self.session, self.transcript, model)
 
     def _model_scope_notice(self) -> str | None:
         """``Model scope: ...`` unless ``quietStartup`` (``true``, or Pi 1.6's ``"header"``) hides it."""
