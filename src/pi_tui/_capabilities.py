@@ -72,22 +72,21 @@ def detect_capabilities(
 ) -> dict[str, bool]:
     """``{"true_color": ..., "hyperlinks": ...}`` from the environment, ``PI_*`` overrides applied."""
     env = os.environ if env is None else env
-    forced_links = _forced(env.get("PI_HYPERLINKS"))
-    found = _detect(env, tmux_hyperlinks if forced_links is None else lambda: forced_links)
-    forced_colour = _forced(env.get("PI_TRUE_COLOR"))
-    if forced_colour is not None:
-        found["true_color"] = forced_colour
+    found = _detect(env, tmux_hyperlinks if _forced(env.get("PI_HYPERLINKS")) is None else lambda: False)
+    for name, variable in (("hyperlinks", "PI_HYPERLINKS"), ("true_color", "PI_TRUE_COLOR")):
+        forced = _forced(env.get(variable))
+        if forced is not None:
+            found[name] = forced
     return found
 
 
 def set_capability_overrides(*, true_color: object = None, hyperlinks: object = None) -> None:
-    """The settings' word: a boolean decides, anything else (``"auto"``, unset) leaves detection."""
-    wanted = {key: value for key, value in (("true_color", true_color), ("hyperlinks", hyperlinks))
-              if isinstance(value, bool)}  # fmt: skip
-    if wanted != _OVERRIDES:
-        _OVERRIDES.clear()
-        _OVERRIDES.update(wanted)
-        _CACHE.clear()
+    """The settings' word: a boolean decides, anything else (``"auto"``, unset) leaves detection,
+    which is done anew on next use (a UI starting again may run in another environment)."""
+    _OVERRIDES.clear()
+    _OVERRIDES.update({key: value for key, value in (("true_color", true_color), ("hyperlinks", hyperlinks))
+                       if isinstance(value, bool)})  # fmt: skip
+    _CACHE.clear()
 
 
 def _capability(name: str) -> bool:

@@ -125,3 +125,76 @@ def test_the_extra_usage_warning_follows_a_model_switch_once_and_its_settings_ro
     assert " ".join(app.history().split()).count("Anthropic subscription auth is active") == 1
     saved = json.loads((app.sandbox.agent_dir / "settings.json").read_text())
     assert saved["warnings"] == {"anthropicExtraUsage": False}
+
+
+LINKED = "Read [the docs](https://example.com/docs) first."
+READ_CALL = {"tool_calls": [{"id": "call_1", "name": "read", "arguments": {"path": "notes.txt"}}]}
+
+
+@pytest.mark.parametrize(
+    ("settings", "env", "linked"),
+    [
+        ({"terminal": {"hyperlinks": True}}, {}, True),
+        ({"terminal": {"hyperlinks": False}}, {"PI_HYPERLINKS": "1"}, False),  # the setting wins
+        ({"terminal": {"hyperlinks": "auto"}}, {"PI_HYPERLINKS": "1"}, True),
+        ({}, {"TERM_PROGRAM": "WezTerm"}, True),  # a terminal known to draw them
+        ({}, {}, False),  # an unknown terminal: the address printed instead
+    ],
+)
+def test_terminal_hyperlinks(tmp_path: Path, settings: dict[str, Any], env: dict[str, str], linked: bool) -> None:
+    written = tmp_path / "written.txt"
+
+    async def scenario(app: App) -> None:
+        app.record_output(written)
+        await _ask(app, "look", "first.")
+        await app.wait_until(lambda s: "Working" not in s, "the turn did not end")
+
+    app = run_app(tmp_path, [READ_CALL, {"text": LINKED}], scenario, settings=settings, env=env,
+                  files={"notes.txt": "hello\n"})  # fmt: skip
+    output = written.read_text(encoding="utf-8")
+    notes = (app.sandbox.work / "notes.txt").as_uri()
+    assert ("\x1b]8;;https://example.com/docs\x1b\\" in output) is linked
+    assert (f"\x1b]8;;{notes}\x1b\\" in output) is linked  # read's path, linked to the file
+    assert ("the docs (https://example.com/docs)" in " ".join(app.screen().split())) is not linked
+
+
+@pytest.mark.parametrize(
+    ("settings", "env", "direct"),
+    [
+        ({"terminal": {"trueColor": True}}, {}, True),
+        ({"terminal": {"trueColor": False}}, {"COLORTERM": "truecolor"}, False),
+        ({"terminal": {"trueColor": "auto"}}, {"COLORTERM": "truecolor"}, True),
+        ({}, {"PI_TRUE_COLOR": "0", "COLORTERM": "truecolor"}, False),
+        ({}, {}, False),
+    ],
+)
+def test_terminal_true_color(tmp_path: Path, settings: dict[str, Any], env: dict[str, str], direct: bool) -> None:
+    async def look(app: App) -> None:
+        await app.wait_for("scripted-model")
+
+    app = run_app(tmp_path, [], look, settings=settings, env=env)
+    styled = app.styled_screen()
+    assert ("38;2;" in styled) is direct
+    assert ("38;5;" in styled) is not direct
+
+
+@pytest.mark.parametrize(("settings", "env", "cleared"), [
+    ({"terminal": {"clearOnShrink": True}}, {}, True),
+    ({}, {"PI_CLEAR_ON_SHRINK": "1"}, True),
+    ({"terminal": {"clearOnShrink": False}}, {"PI_CLEAR_ON_SHRINK": "1"}, False),
+    ({}, {}, False),
+])  # fmt: skip
+def test_terminal_clear_on_shrink(tmp_path: Path, settings: dict[str, Any], env: dict[str, str], cleared: bool) -> None:
+    """A tall selector closes: with ``clearOnShrink`` the shorter screen is drawn anew (the
+    screen and scrollback cleared first), without it only the rows it left are blanked."""
+    written = tmp_path / "written.txt"
+
+    async def scenario(app: App) -> None:
+        await app.command("/settings")
+        await app.wait_for("Esc to cancel")
+        app.record_output(written)
+        await app.send("Escape")
+        await app.wait_until_gone("Esc to cancel")
+
+    run_app(tmp_path, [], scenario, settings=settings, env=env)
+    assert ("\x1b[2J" in written.read_text(encoding="utf-8")) is cleared
