@@ -22,7 +22,17 @@ _CACHE: dict[str, bool] = {}
 
 # TERM_PROGRAM values (lower case) of terminals with 24-bit colour and OSC 8, and the
 # variables that name them when TERM_PROGRAM does not.
-_CAPABLE_PROGRAMS = ("rex", "kitty", "ghostty", "wezterm", "warpterminal", "iterm.app", "alacritty", "vscode", "zed")
+_CAPABLE_PROGRAMS = (
+    "rex",
+    "kitty",
+    "ghostty",
+    "wezterm",
+    "warpterminal",
+    "iterm.app",
+    "alacritty",
+    "vscode",
+    "zed",
+)
 _CAPABLE_VARIABLES = ("KITTY_WINDOW_ID", "GHOSTTY_RESOURCES_DIR", "WEZTERM_PANE", "WARP_SESSION_ID",
                       "WARP_TERMINAL_SESSION_UUID", "ITERM_SESSION_ID", "WT_SESSION", "ALACRITTY_WINDOW_ID")  # fmt: skip
 

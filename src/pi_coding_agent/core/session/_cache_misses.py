@@ -74,7 +74,9 @@ def _after(previous: _Previous | None, message: AssistantMessage) -> _Previous |
     prompt = _prompt_tokens(message)
     if prompt <= 0:
         return previous
-    reported = (previous.reported_cache if previous else False) or message.usage.cache_read + message.usage.cache_write > 0
+    reported = (
+        previous.reported_cache if previous else False
+    ) or message.usage.cache_read + message.usage.cache_write > 0
     return _Previous(prompt, f"{message.provider}/{message.model}", message.timestamp, reported)
 
 
@@ -94,11 +96,15 @@ def _scan(
     return previous, misses
 
 
-def cache_misses(entries: Iterable[object], price: CacheReadPrice) -> list[tuple[AssistantMessage, CacheMiss]]:
+def cache_misses(
+    entries: Iterable[object], price: CacheReadPrice
+) -> list[tuple[AssistantMessage, CacheMiss]]:
     """Every counted miss of the session's entries, with the answer that paid for it."""
     return _scan(entries, price)[1]
 
 
-def cache_miss_of(entries: Iterable[object], message: AssistantMessage, price: CacheReadPrice) -> CacheMiss | None:
+def cache_miss_of(
+    entries: Iterable[object], message: AssistantMessage, price: CacheReadPrice
+) -> CacheMiss | None:
     """The miss of an answer that just ended (``entries`` do not hold it yet)."""
     return _miss(_scan(entries, price)[0], message, price)

@@ -37,7 +37,9 @@ def _two_turns(tmp_path: Path, settings: dict[str, Any], after: Any = None) -> A
             await after(app)
 
     turns = [{"text": "one", "usage": CACHED}, {"text": "two", "usage": MISSED}]
-    return run_app(tmp_path, turns, scenario, settings=settings, args=("--model", CLAUDE), ready="scripted-claude")
+    return run_app(
+        tmp_path, turns, scenario, settings=settings, args=("--model", CLAUDE), ready="scripted-claude"
+    )
 
 
 def test_a_cache_miss_is_noticed_after_the_answer_that_paid_for_it(tmp_path: Path) -> None:
@@ -81,7 +83,9 @@ def _anthropic(url: str) -> dict[str, Any]:
         ("sk-ant-api03-paid-key", {}, False),
     ],
 )
-def test_the_anthropic_extra_usage_warning(tmp_path: Path, key: str, settings: dict[str, Any], warned: bool) -> None:
+def test_the_anthropic_extra_usage_warning(
+    tmp_path: Path, key: str, settings: dict[str, Any], warned: bool
+) -> None:
     async def look(app: App) -> None:
         await app.wait_for("claude-haiku-4-5")
 
@@ -90,7 +94,10 @@ def test_the_anthropic_extra_usage_warning(tmp_path: Path, key: str, settings: d
     shown = " ".join(app.history().split())
     assert (EXTRA_USAGE in shown) is warned
     if warned:
-        assert "Manage extra usage at https://claude.ai/settings/usage. Disable this warning in /settings." in shown
+        assert (
+            "Manage extra usage at https://claude.ai/settings/usage. Disable this warning in /settings."
+            in shown
+        )
 
 
 async def _switch(app: App, model: str) -> None:
@@ -116,7 +123,9 @@ def test_the_extra_usage_warning_follows_a_model_switch_once_and_its_settings_ro
         await app.send("Enter")
         await app.wait_for("Anthropic extra usage")
         await app.send("Enter")  # true -> false
-        await app.wait_until(lambda s: re.search(r"Anthropic extra usage\s+false", s) is not None, "not turned off")
+        await app.wait_until(
+            lambda s: re.search(r"Anthropic extra usage\s+false", s) is not None, "not turned off"
+        )
         await app.send("Escape")
         await app.wait_for("→ Warnings")
         await app.send("Escape")
@@ -141,7 +150,9 @@ READ_CALL = {"tool_calls": [{"id": "call_1", "name": "read", "arguments": {"path
         ({}, {}, False),  # an unknown terminal: the address printed instead
     ],
 )
-def test_terminal_hyperlinks(tmp_path: Path, settings: dict[str, Any], env: dict[str, str], linked: bool) -> None:
+def test_terminal_hyperlinks(
+    tmp_path: Path, settings: dict[str, Any], env: dict[str, str], linked: bool
+) -> None:
     written = tmp_path / "written.txt"
 
     async def scenario(app: App) -> None:
@@ -168,7 +179,9 @@ def test_terminal_hyperlinks(tmp_path: Path, settings: dict[str, Any], env: dict
         ({}, {}, False),
     ],
 )
-def test_terminal_true_color(tmp_path: Path, settings: dict[str, Any], env: dict[str, str], direct: bool) -> None:
+def test_terminal_true_color(
+    tmp_path: Path, settings: dict[str, Any], env: dict[str, str], direct: bool
+) -> None:
     async def look(app: App) -> None:
         await app.wait_for("scripted-model")
 
@@ -184,7 +197,9 @@ def test_terminal_true_color(tmp_path: Path, settings: dict[str, Any], env: dict
     ({"terminal": {"clearOnShrink": False}}, {"PI_CLEAR_ON_SHRINK": "1"}, False),
     ({}, {}, False),
 ])  # fmt: skip
-def test_terminal_clear_on_shrink(tmp_path: Path, settings: dict[str, Any], env: dict[str, str], cleared: bool) -> None:
+def test_terminal_clear_on_shrink(
+    tmp_path: Path, settings: dict[str, Any], env: dict[str, str], cleared: bool
+) -> None:
     """A tall selector closes: with ``clearOnShrink`` the shorter screen is drawn anew (the
     screen and scrollback cleared first), without it only the rows it left are blanked."""
     written = tmp_path / "written.txt"
