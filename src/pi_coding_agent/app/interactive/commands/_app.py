@@ -121,6 +121,10 @@ def _setting_values(host: SettingsHost) -> dict[str, str]:
         "fullscreen-wheel-scroll-lines": str(session.settings.fullscreen_wheel_scroll_lines),
         "image-width-cells": str(session.settings.image_width_cells),
         "terminal-progress": flag(session.settings.show_terminal_progress, False),
+        "clear-on-shrink": flag(session.settings.clear_on_shrink, False),
+        "mermaid-rendering": session.settings.mermaid_mode,
+        "cache-miss-notices": flag(session.settings.show_cache_miss_notices, False),
+        "anthropic-extra-usage": flag(session.settings.anthropic_extra_usage_warning, True),
         "default-project-trust": TRUST_LABELS.get(trust if isinstance(trust, str) else "ask", "Ask"),
         "double-escape-action": str(get("doubleEscapeAction") or "tree"),
         "tree-filter-mode": str(get("treeFilterMode") or "default"),
@@ -151,6 +155,9 @@ _STORED: dict[str, tuple[tuple[str, ...], Callable[[str], Any]]] = {
     "install-telemetry": (("enableInstallTelemetry",), lambda v: v == "true"),
     "image-width-cells": (("terminal", "imageWidthCells"), int),
     "terminal-progress": (("terminal", "showTerminalProgress"), lambda v: v == "true"),
+    "mermaid-rendering": (("markdown", "mermaid"), str),
+    "cache-miss-notices": (("showCacheMissNotices",), lambda v: v == "true"),
+    "anthropic-extra-usage": (("warnings", "anthropicExtraUsage"), lambda v: v == "true"),
     "double-escape-action": (("doubleEscapeAction",), str),
     "tree-filter-mode": (("treeFilterMode",), str),
     "fullscreen-exit-output": (("fullscreenExitOutput",), str),
@@ -177,6 +184,7 @@ def _apply_setting(host: SettingsHost, key: str, value: str) -> None:
         settings.set_global(keys, convert(value))
         if key == "image-width-cells":
             apply_image_settings(settings)
+        if key in ("image-width-cells", "cache-miss-notices", "mermaid-rendering"):
             host.render_session()
     elif key in _FULLSCREEN:
         stored: object = value == "true" if key == "fullscreen-copy-on-select" else value
@@ -204,6 +212,9 @@ def _apply_setting(host: SettingsHost, key: str, value: str) -> None:
         host.themes.requested = value
         host.apply_theme()
         host.terminal_theme.detect()  # a pair asks the terminal again and follows it, as in Pi
+    elif key == "clear-on-shrink":
+        settings.set_global(("terminal", "clearOnShrink"), value == "true")
+        host.tui.renderer.clear_on_shrink = value == "true"
     elif key == "show-hardware-cursor":
         settings.set_global(("showHardwareCursor",), value == "true")
         host.tui.set_show_hardware_cursor(value == "true")
