@@ -95,6 +95,7 @@ class AgentSessionRuntime:
         """The mode's UI, also for the extensions (``ctx.ui``; ``ctx.has_ui`` in rpc and tui)."""
         self.ui = ui
         self.ui_mode = mode
+        self._session.ui, self._session.ui_mode = ui, mode
         runner = self._session.extensions
         if runner is not None:
             runner.bind_ui(ui, mode, has_ui=mode in ("rpc", "tui"))
@@ -258,8 +259,8 @@ class AgentSessionRuntime:
             session.agent.state.messages = session.session_manager.build_session_context().messages
         if self.before_session_start is not None:
             self.before_session_start()
+        self.bind_ui(self.ui, self.ui_mode)
         if session.extensions is not None:
-            self.bind_ui(self.ui, self.ui_mode)
             await self.start_extensions(self._reason, previous_file)
 
 
