@@ -11,8 +11,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-
-
 import pytest
 
 from pi_coding_agent.app.rpc import RpcClient
