@@ -22,12 +22,14 @@ from pi_coding_agent.core.settings._trust import (
     TrustAsker,
     TrustChoice,
     needs_project_trust,
+    record_trust_choice,
     resolve_project_trust,
     save_trust_decisions,
     stored_trust_decision,
     stored_trust_entry,
     trust_choices,
     trust_prompt_title,
+    trust_without_asking,
 )
 from pi_coding_agent.core.tools import DEFAULT_TOOL_NAMES
 
@@ -48,6 +50,7 @@ __all__ = [
     "deep_merge",
     "needs_project_trust",
     "read_json_object",
+    "record_trust_choice",
     "resolve_project_trust",
     "save_trust_decisions",
     "select_tools",
@@ -56,4 +59,5 @@ __all__ = [
     "tool_list_error",
     "trust_choices",
     "trust_prompt_title",
+    "trust_without_asking",
 ]
