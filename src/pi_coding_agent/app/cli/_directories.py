@@ -51,7 +51,9 @@ class RunTrust:
                 cwd, self.agent_dir, override=self.override, default_trust=self.default_trust
             )
             if found is None:
-                choice = await ask(trust_prompt_title(cwd), trust_choices(cwd, session_only=True)) if ask else None
+                choice = (
+                    await ask(trust_prompt_title(cwd), trust_choices(cwd, session_only=True)) if ask else None
+                )
                 found = record_trust_choice(self.agent_dir, choice)
         except (ConfigFileError, OSError):
             found = False  # trust decisions that cannot be read or saved: untrusted, as at startup

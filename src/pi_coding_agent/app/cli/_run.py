@@ -157,7 +157,9 @@ def _run(parsed: Args) -> int:
             raise CliError(NO_MODELS_MESSAGE)
         _prepare_local(session.model, announce=created.local_fallback)  # progress on stderr only
         runtime = assembly.runtime(session)
-        _follow_directories(runtime, assembly, parsed, home, _project_loader(assembly, parsed, cwd, home, None))
+        _follow_directories(
+            runtime, assembly, parsed, home, _project_loader(assembly, parsed, cwd, home, None)
+        )
         return _run_rpc(runtime)
     initial = _initial_input(parsed, cwd, settings)
     diagnostics.flush()
@@ -318,7 +320,11 @@ def _project_loader(
 
 
 def _follow_directories(
-    runtime: AgentSessionRuntime, assembly: SessionAssembly, parsed: Args, home: Path, load: Callable[[str, bool], list[str]]
+    runtime: AgentSessionRuntime,
+    assembly: SessionAssembly,
+    parsed: Args,
+    home: Path,
+    load: Callable[[str, bool], list[str]],
 ) -> None:
     """Sessions moved to another folder get that folder's trust, settings and resources (``_directories``)."""
     from pi_coding_agent.app.cli._directories import RunTrust, follow_directories

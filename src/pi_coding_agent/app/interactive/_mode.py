@@ -396,6 +396,7 @@ class InteractiveMode:
         self.footer.session = self.session
         self.update_provider_count()
         self.footer.refresh()
+        self.build_header()  # its listing is the new session's folder's (another project's, after /resume)
         self.render_session()
         self.queue.refresh()
         self.tui.request_render()

@@ -205,7 +205,9 @@ def resolve_project_trust(
         return decided
     if ask is None:
         return False
-    return record_trust_choice(agent_dir, ask(trust_prompt_title(str(cwd)), trust_choices(cwd, session_only=True)))
+    return record_trust_choice(
+        agent_dir, ask(trust_prompt_title(str(cwd)), trust_choices(cwd, session_only=True))
+    )
 
 
 def trust_without_asking(

@@ -14,9 +14,10 @@ import pytest
 
 from pi_coding_agent.core.session import encode_cwd
 from tests.pi_coding_agent.app.interactive._inprocess import App, run_app
+from tests.pi_coding_agent.app.interactive._scenario import launch
 from tests.pi_coding_agent.e2e._harness import Sandbox
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = pytest.mark.timeout(300)
 
 UNTRUSTED_WARNING = "This project is not trusted."
 RELOADED = "Reloaded keybindings, extensions, skills, prompts, themes, and context files"
@@ -25,7 +26,9 @@ RELOADED = "Reloaded keybindings, extensions, skills, prompts, themes, and conte
 def _hello_template(folder: Path) -> None:
     prompts = folder / ".pi" / "prompts"
     prompts.mkdir(parents=True)
-    (prompts / "hello.md").write_text("---\ndescription: say hi\n---\nSay hi from the template", encoding="utf-8")
+    (prompts / "hello.md").write_text(
+        "---\ndescription: say hi\n---\nSay hi from the template", encoding="utf-8"
+    )
 
 
 def _other_project(sandbox: Sandbox) -> None:
@@ -82,7 +85,9 @@ def test_resume_into_a_project_asks_its_trust_and_loads_it_accordingly(
 
     app = run_app(tmp_path, [{"text": "answer"}], scenario, before=_other_project)
     other = os.path.realpath(app.sandbox.root / "other")
-    lines = [line.strip() for line in shown[0].split("Trust project folder?")[-1].splitlines() if line.strip()]
+    lines = [
+        line.strip() for line in shown[0].split("Trust project folder?")[-1].splitlines() if line.strip()
+    ]
     assert lines[:1] == [str(app.sandbox.root / "other")]
     assert [line.removeprefix("→ ") for line in lines if "rust" in line][-5:] == [
         "Trust", f"Trust parent folder ({os.path.dirname(other)})", "Trust (this session only)",
@@ -120,7 +125,9 @@ def test_reload_saves_the_trust_of_a_folder_whose_pi_resources_appeared(tmp_path
         await app.submit("/hello")
         await app.wait_for("answer")
         await app.command("/reload")  # saved once: the second reload says nothing of trust
-        screen = await app.wait_until(lambda s: RELOADED in s.split("answer")[-1], "the second reload's status")
+        screen = await app.wait_until(
+            lambda s: RELOADED in s.split("answer")[-1], "the second reload's status"
+        )
         assert "saved project trust" not in screen.split("answer")[-1]
         await app.quit()
 
@@ -146,3 +153,34 @@ def test_reload_saves_nothing_when_a_decision_is_saved_or_given_on_the_command_l
 
     saved = run_app(tmp_path / "b", [], scenario, before=parent_trusted)
     assert _trust_file(saved.sandbox) == {os.path.dirname(os.path.realpath(saved.sandbox.work)): True}
+
+
+def test_resume_asks_the_same_question_as_pi_16_and_saves_the_same_file(tmp_path: Path) -> None:
+    """Both in tmux: the dialog on ``/resume`` into the other project, line for line; "Trust
+    parent folder" writes the same ``trust.json``; the project's template is listed after."""
+    dialogs: dict[str, list[str]] = {}
+    files: dict[str, dict[str, bool]] = {}
+    for which in ("pi16", "ours"):
+        root = tmp_path / which
+        with launch(root, which, [], before=_other_project) as run:
+            run.pane.type("/resume")
+            run.pane.send("Enter")
+            run.pane.wait_for("Resume Session")
+            run.pane.send("Tab")
+            run.pane.wait_for("question in oth")  # the long path shortens the title
+            run.pane.send("Enter")
+            screen = run.pane.wait_for("escape/ctrl+c cancel", limit=60)
+            lines = [line.rstrip().replace(str(root), "<root>") for line in screen.splitlines()]
+            start = next(i for i, line in enumerate(lines) if "Trust project folder?" in line)
+            end = next(i for i in range(start, len(lines)) if "escape/ctrl+c cancel" in lines[i])
+            dialogs[which] = lines[start : end + 1]
+            run.pane.send("Down", "Enter")
+            shown = run.pane.wait_for("Resumed session", limit=60)
+            assert "/hello" in shown and UNTRUSTED_WARNING not in shown
+            saved = json.loads((run.sandbox.agent_dir / "trust.json").read_text(encoding="utf-8"))
+            files[which] = {
+                key.replace(os.path.realpath(root), "<root>"): value for key, value in saved.items()
+            }
+    assert dialogs["ours"] == dialogs["pi16"]
+    assert dialogs["pi16"][:2] == [" Trust project folder?", " <root>/other"]
+    assert files["ours"] == files["pi16"] == {"<root>": True}
