@@ -105,10 +105,12 @@ class InteractiveMode:
         theme_paths: Sequence[str] = (),
         tui_mode: TuiMode | None = None,
         reload_resources: ReloadResources | None = None,
+        trust_on_reload: str | None = None,
         verbose: bool = False,
         startup_resources: StartupResources | None = None,
     ) -> None:
         self.runtime = runtime
+        self.trust_on_reload = trust_on_reload
         self.startup_resources = startup_resources or StartupResources()
         self.verbose = verbose
         self.agent_dir = agent_dir
@@ -405,6 +407,7 @@ class InteractiveMode:
         self.footer.session = self.session
         self.update_provider_count()
         self.footer.refresh()
+        self.build_header()  # its listing is the new session's folder's (another project's, after /resume)
         self.render_session()
         self.queue.refresh()
         self.tui.request_render()

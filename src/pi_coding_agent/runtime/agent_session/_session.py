@@ -42,6 +42,7 @@ from pi_coding_agent.core.model_registry import ModelCatalog, ScopedModel, missi
 from pi_coding_agent.core.session import SessionManager
 from pi_coding_agent.core.settings import Settings, ToolSelection
 from pi_coding_agent.customize.extensions import ExtensionRunner
+from pi_coding_agent.customize.extensions.ui import ExtensionUI, NoExtensionUI, UiMode
 from pi_coding_agent.runtime.agent_session._compaction import (
     AutoCompactor,
     CompactionContext,
@@ -116,6 +117,9 @@ class AgentSession:
         self.settings = settings
         self.catalog = catalog
         self.cwd = cwd
+        self.ui: ExtensionUI = NoExtensionUI()
+        """The mode's UI (set by ``AgentSessionRuntime.bind_ui``), for what the session itself tells the user."""
+        self.ui_mode: UiMode = "print"
         self._listeners = Listeners()
         self._run_active = False
         self._abort_requested = False
@@ -367,6 +371,9 @@ class AgentSession:
         if expand_prompt_templates and text.startswith("/") and await self._extensions.run_command(text):
             accepted("handled")
             return
+        if expand_prompt_templates and self._refuse_tui_command(text):
+            accepted("handled")
+            return
         if self._manual_compaction.running:
             raise SessionError(COMPACTING_MESSAGE)
         taken = await self._extensions.input(text, images, source, streaming_behavior if self._run_active else None)
@@ -383,6 +390,17 @@ class AgentSession:
         messages = await self._prepare_run(text, images)
         accepted("started")
         await self._run_agent_prompt(messages)
+
+    def _refuse_tui_command(self, text: str) -> bool:
+        """``/llama`` outside the terminal UI: Pi 1.6's built-in llama.cpp extension answers it
+        with a warning instead of letting it reach the model. ``False`` for any other text."""
+        from pi_coding_agent.core.local_model import LLAMA_COMMAND
+
+        name = LLAMA_COMMAND[0]
+        if self.ui_mode == "tui" or text.split(" ", 1)[0] != f"/{name}":
+            return False
+        self.ui.notify(f"/{name} is available in interactive mode", "warning")
+        return True
 
     def _queue_during_run(
         self, text: str, images: Sequence[ImageContent] | None, streaming_behavior: StreamingBehavior | None

@@ -19,7 +19,9 @@ from pi_coding_agent.app.interactive.selectors import (
 from pi_coding_agent.core.settings import (
     ConfigFileError,
     TrustChoice,
+    needs_project_trust,
     save_trust_decisions,
+    stored_trust_decision,
     stored_trust_entry,
 )
 from pi_tui import DynamicBorder, Markdown, Spacer, Text, read_keybindings_file
@@ -89,6 +91,7 @@ class AppCommandHost(SettingsHost, Protocol):
     def extensions(self) -> ShortcutRows: ...
     @property
     def reload_resources(self) -> Callable[[], list[str]] | None: ...
+    trust_on_reload: str | None  # the folder /reload saves trust for, until it has a decision
     themes: ThemeChoice  # read anew by /reload
     def load_themes(self) -> ThemeChoice: ...
     def rebind(self) -> None: ...
@@ -298,7 +301,25 @@ async def reload(host: AppCommandHost, _: str) -> None:
         return
     for warning in [*([problem] if problem else []), *warnings, *host.themes.problems]:
         host.transcript.warning(warning)
-    host.transcript.status(RELOADED)
+    host.transcript.status(f"{RELOADED}; saved project trust" if _save_trust_after_reload(host) else RELOADED)
+
+
+def _save_trust_after_reload(host: AppCommandHost) -> bool:
+    """Pi's implicit trust: a folder that needed no trust decision at start, and so was
+    trusted, gets ``.pi`` resources during the run; ``/reload`` loads them and saves the folder
+    as trusted in ``trust.json``, once (not when a decision is saved for it or above it)."""
+    cwd = host.session.session_manager.get_cwd()
+    if host.trust_on_reload != cwd or not host.session.settings.project_trusted or not needs_project_trust(cwd):
+        return False
+    try:
+        saved = stored_trust_decision(host.agent_dir, cwd) is None
+        if saved:
+            save_trust_decisions(host.agent_dir, [(cwd, True)])
+    except (ConfigFileError, OSError) as error:
+        host.transcript.warning(f"Could not save project trust after reload: {error}")
+        return False
+    host.trust_on_reload = None
+    return saved
 
 
 class _Stack:
