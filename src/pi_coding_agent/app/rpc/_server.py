@@ -239,7 +239,10 @@ class RpcServer:
         try:
             await asyncio.wait_for(self.runtime.dispose(), DISPOSE_TIMEOUT)
         except TimeoutError:
-            print(f"pi: the session did not stop within {DISPOSE_TIMEOUT:.0f} s; exiting anyway", file=sys.stderr)
+            print(
+                f"pi: the session did not stop within {DISPOSE_TIMEOUT:.0f} s; exiting anyway",
+                file=sys.stderr,
+            )
         finally:
             for task in list(self._tasks):
                 task.cancel()

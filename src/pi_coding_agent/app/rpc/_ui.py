@@ -130,7 +130,10 @@ class RpcExtensionUI:
         self._send("setStatus", statusKey=key, statusText=text)
 
     def set_widget(
-        self, key: str, lines: Sequence[str] | Callable[..., Any] | None, placement: WidgetPlacement | None = None
+        self,
+        key: str,
+        lines: Sequence[str] | Callable[..., Any] | None,
+        placement: WidgetPlacement | None = None,
     ) -> None:
         if callable(lines):
             return  # a component factory needs a terminal

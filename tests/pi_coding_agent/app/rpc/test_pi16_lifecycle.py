@@ -80,4 +80,11 @@ def test_rpc_shutdown_and_extension_ui_as_pi16(tmp_path: Path) -> None:
     assert [pi[e]["code"] for e in ENDINGS] == [0, 143, 129, -signal.SIGINT, 0, 0]
     assert pi["SIGINT"]["shutdown"] == [] and pi["SIGTERM"]["shutdown"] == ["session_shutdown quit"]
     methods = [line["method"] for line in pi["eof"]["stdout"] if line["method"] != "notify"]
-    assert methods == ["setWidget", "setWidget", "setTitle", "set_editor_text", "set_editor_text", "setStatus"]
+    assert methods == [
+        "setWidget",
+        "setWidget",
+        "setTitle",
+        "set_editor_text",
+        "set_editor_text",
+        "setStatus",
+    ]
