@@ -10,8 +10,14 @@ own type. ``extension_ui_response`` lines go to the waiting extension dialog.
 stdout carries nothing but protocol: the process's own stdout (file descriptor 1) is
 pointed at stderr for the whole run, so a stray write by anything else lands there.
 Events are written in batches, once per turn of the event loop; an answer is written at
-once, after the events queued before it (``bench/rpc.py`` measures both). End of input (the client closed stdin) stops whatever runs and exits
-0; SIGTERM exits 143 and SIGHUP 129, as Pi does.
+once, after the events queued before it (``bench/rpc.py`` measures both).
+
+Shutdown, as in Pi 1.6: end of input (the client closed stdin) stops whatever runs, the
+extensions get ``session_shutdown``, and the process exits 0; SIGTERM does the same and exits
+143, SIGHUP 129. One signal while that shutdown runs does not cut it (process managers close
+stdin and send SIGTERM together); a second one exits at once. SIGINT is not handled: it ends the
+process as the signal's default does, without ``session_shutdown``. An extension's
+``ctx.shutdown()`` shuts down (exit 0) once no command is being handled and the agent is idle.
 """
 
 from __future__ import annotations
@@ -98,10 +104,26 @@ class RpcServer:
         self._tasks: set[asyncio.Task[None]] = set()
         self._splitter = LineSplitter()
         self._input_ended: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        """Done when serving should stop: the input ended or an extension asked to shut down."""
+        self._shutdown_requested = False
         self._unsubscribe = runtime.subscribe(self._on_event)
 
     def _on_event(self, event: AgentSessionEvent) -> None:
         self._output.write(to_json_event(event))
+        if event.type == "agent_settled":
+            self._check_shutdown()
+
+    def request_shutdown(self) -> None:
+        """An extension's ``ctx.shutdown()``: checked on the next loop turn (the requesting handler
+        finishes first), then whenever a command finishes or the agent settles."""
+        self._shutdown_requested = True
+        asyncio.get_running_loop().call_soon(self._check_shutdown)
+
+    def _check_shutdown(self) -> None:
+        if not self._shutdown_requested or self._input_ended.done() or self._tasks:
+            return
+        if self.runtime.session.is_idle:
+            self._input_ended.set_result(None)
 
     def write(self, value: Any) -> None:
         """An answer: written at once, after the events before it (events go out in batches)."""
@@ -147,11 +169,16 @@ class RpcServer:
             self._spawn(self._answer_later(command, data))
         else:
             self.write(_response(command.id, command.type, data))
+        self._check_shutdown()
 
     def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
         task = asyncio.get_running_loop().create_task(work)
         self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(self._command_done)
+
+    def _command_done(self, task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
+        self._check_shutdown()
 
     async def _answer_later(self, command: Command, work: Awaitable[Any]) -> None:
         """Await ``work`` and answer with its result (``prompt`` answers by itself: ``PROMPTED``)."""
@@ -198,7 +225,8 @@ class RpcServer:
             self._input_ended.set_result(None)
 
     async def serve(self) -> None:
-        """Return once the input has ended (and the last records were started)."""
+        """Return once the input has ended (and the last records were started), or once an
+        extension's shutdown request can be honoured."""
         await self._input_ended
         await asyncio.sleep(0)
 
@@ -211,7 +239,10 @@ class RpcServer:
         try:
             await asyncio.wait_for(self.runtime.dispose(), DISPOSE_TIMEOUT)
         except TimeoutError:
-            print(f"pi: the session did not stop within {DISPOSE_TIMEOUT:.0f} s; exiting anyway", file=sys.stderr)
+            print(
+                f"pi: the session did not stop within {DISPOSE_TIMEOUT:.0f} s; exiting anyway",
+                file=sys.stderr,
+            )
         finally:
             for task in list(self._tasks):
                 task.cancel()
@@ -269,26 +300,39 @@ def read_input(fd: int, loop: asyncio.AbstractEventLoop, feed: Callable[[bytes],
 
 
 async def run_rpc_mode(runtime: AgentSessionRuntime) -> int:
-    """Serve stdin/stdout until stdin ends or a signal arrives; the process exit status."""
+    """Serve stdin/stdout until stdin ends, a signal arrives or an extension asks to shut down;
+    the process exit status."""
     import signal
 
     protocol = os.fdopen(os.dup(sys.stdout.fileno()), "wb", buffering=0)
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     sys.stdout = sys.stderr
+    signal.signal(signal.SIGINT, signal.SIG_DFL)  # Pi's RPC mode leaves SIGINT to its default
     server = RpcServer(runtime, protocol)
-    await runtime.start_extensions()
+    runner = runtime.session.extensions
+    if runner is not None:
+        runner.on_shutdown_request = server.request_shutdown
     loop = asyncio.get_running_loop()
-    read_input(sys.stdin.fileno(), loop, server.feed)
+    exit_code = 0
+    shutting_down = False
+    signals = 0
+
+    def on_signal(code: int) -> None:
+        nonlocal exit_code, signals
+        signals += 1
+        if not shutting_down:
+            exit_code = code
+            serving.cancel()
+        elif signals > 1:
+            os._exit(code)  # a repeated signal skips the rest of the shutdown
+
     serving = loop.create_task(server.serve())
-    exit_code = [0]
-
-    def stop(code: int) -> None:
-        exit_code[0] = code
-        serving.cancel()
-
     for signum, code in ((signal.SIGTERM, 143), (signal.SIGHUP, 129)):
-        loop.add_signal_handler(signum, stop, code)
+        loop.add_signal_handler(signum, on_signal, code)
+    await runtime.start_extensions()
+    read_input(sys.stdin.fileno(), loop, server.feed)
     with contextlib.suppress(asyncio.CancelledError):
         await serving
+    shutting_down = True
     await server.close()
-    return exit_code[0]
+    return exit_code

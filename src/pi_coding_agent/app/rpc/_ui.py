@@ -6,6 +6,12 @@ Every request carries a fresh uuid ``id``. Dialogs (``select``, ``confirm``, ``i
 signal resolves with its default when either comes first, and a late response is then
 ignored. Fire-and-forget requests expect no response. Field names and defaults are Pi
 0.85's (rpc.md, "Extension UI Protocol"); absent optional fields are left out.
+
+What needs a terminal is accepted and does nothing, sending no request, as in Pi 1.6's RPC
+mode: the working message, indicator and visibility, the hidden-thinking label, raw terminal
+input, autocomplete providers, footer, header and editor components, widget factories (only
+lines are sent), ``custom`` (``None``), themes (none listed, switching refused) and the tools'
+expanded state (always ``False``). ``paste_to_editor`` sends ``set_editor_text``.
 """
 
 from __future__ import annotations
@@ -124,8 +130,13 @@ class RpcExtensionUI:
         self._send("setStatus", statusKey=key, statusText=text)
 
     def set_widget(
-        self, key: str, lines: Sequence[str] | None, placement: WidgetPlacement | None = None
+        self,
+        key: str,
+        lines: Sequence[str] | Callable[..., Any] | None,
+        placement: WidgetPlacement | None = None,
     ) -> None:
+        if callable(lines):
+            return  # a component factory needs a terminal
         self._send(
             "setWidget",
             widgetKey=key,
@@ -141,3 +152,54 @@ class RpcExtensionUI:
 
     def get_editor_text(self) -> str:
         return ""
+
+    def paste_to_editor(self, text: str) -> None:
+        self.set_editor_text(text)
+
+    async def custom(self, factory: Callable[..., Any], **options: Any) -> None:
+        return None
+
+    def on_terminal_input(self, handler: Callable[[str], bool]) -> Callable[[], None]:
+        return lambda: None
+
+    def set_working_message(self, message: str | None) -> None:
+        return None
+
+    def set_working_visible(self, visible: bool) -> None:
+        return None
+
+    def set_working_indicator(self, options: Any = None) -> None:
+        return None
+
+    def set_hidden_thinking_label(self, label: str | None) -> None:
+        return None
+
+    def set_footer(self, factory: Callable[..., Any] | None) -> None:
+        return None
+
+    def set_header(self, factory: Callable[..., Any] | None) -> None:
+        return None
+
+    def add_autocomplete_provider(self, provider: Callable[..., Any]) -> None:
+        return None
+
+    def set_editor_component(self, factory: Callable[..., Any] | None) -> None:
+        return None
+
+    def get_editor_component(self) -> None:
+        return None
+
+    def get_all_themes(self) -> list[Any]:
+        return []
+
+    def get_theme(self, name: str) -> None:
+        return None
+
+    def set_theme(self, theme: Any) -> dict[str, Any]:
+        return {"success": False, "error": "Theme switching not supported in RPC mode"}
+
+    def get_tools_expanded(self) -> bool:
+        return False
+
+    def set_tools_expanded(self, expanded: bool) -> None:
+        return None
