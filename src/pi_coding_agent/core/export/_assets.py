@@ -143,7 +143,7 @@ body.thinking-hidden .thinking-folded { display: block; }
 SCRIPT = """
 (function () {
   "use strict";
-  var ROW = 18, OVERSCAN = 1000, STEP = 40, NEAR = 3000;
+  var ROW = 18, OVERSCAN = 1000, STEP = 40, NEAR = 3000, SETTLE_FRAMES = 60;
   var data = JSON.parse(document.getElementById("page-data").textContent);
   var content = document.getElementById("content");
   var messages = document.getElementById("messages");
@@ -282,18 +282,29 @@ SCRIPT = """
       insert(html, windowEnd);
       lo = from;
       hi = to;
-      if (target >= 0) { scrollToEntry(branch[at]); } else { content.scrollTop = 0; }
-      extend();
+      if (target < 0) { content.scrollTop = 0; extend(); return; }
+      return scrollToEntry(branch[at]).then(extend);
     });
   }
 
+  /* Entries off screen are laid out at an estimated height (content-visibility) and take their
+     real one once drawn, which moves the target: scroll, let a frame draw what came into view,
+     measure again, until the target stays put. */
   function scrollToEntry(index) {
     var section = index === undefined ? null : document.getElementById("entry-" + tree.ids[index]);
-    if (!section) { return; }
-    var box = section.getBoundingClientRect();
-    scrollBy(box.top - Math.max(0, content.getBoundingClientRect().top) - Math.max(0, (content.clientHeight - box.height) / 2));
+    if (!section) { return Promise.resolve(); }
     section.classList.add("highlight");
     setTimeout(function () { section.classList.remove("highlight"); }, 2000);
+    var current = generation, frames = 0, still = 0;
+    return new Promise(function (done) {
+      (function step() {
+        if (current !== generation || frames++ > SETTLE_FRAMES) { done(); return; }
+        var box = section.getBoundingClientRect();
+        var delta = box.top - Math.max(0, content.getBoundingClientRect().top) - Math.max(0, (content.clientHeight - box.height) / 2);
+        if (Math.abs(delta) >= 1) { still = 0; scrollBy(delta); } else if (++still > 1) { done(); return; }
+        requestAnimationFrame(step);
+      })();
+    });
   }
 
   // ---- the tree: laid out from data, only the rows in view drawn ----

@@ -378,7 +378,8 @@ def test_export_of_an_unreadable_file_is_one_line(tmp_path: Path) -> None:
 def test_a_long_branch_is_drawn_as_it_scrolls_into_view(tmp_path: Path) -> None:
     """A branch bigger than the page's first window: the first entries are there at once, the
     rest appear as the reader scrolls, in order, until the whole branch is drawn; a link to an
-    entry deep in the branch draws that entry and makes its row the active one."""
+    entry deep in the branch draws that entry, scrolls the conversation to it and makes its row
+    the active one."""
     manager = SessionManager.create(str(tmp_path), str(tmp_path / "sessions"))
     branch = []
     for n in range(100):
@@ -413,4 +414,12 @@ def test_a_long_branch_is_drawn_as_it_scrolls_into_view(tmp_path: Path) -> None:
             f"[!!document.getElementById('entry-{target}'), document.querySelector('.tree-node.active').dataset.id]"
         )
         assert shown == [True, target]
+        # The conversation is scrolled to the target: its top is in view, a frame later too.
+        in_view = (
+            "new Promise(done => requestAnimationFrame(() => {"
+            " const view = document.getElementById('content').getBoundingClientRect();"
+            f" const box = document.getElementById('entry-{target}').getBoundingClientRect();"
+            " done([box.top >= view.top - 1 && box.top < view.bottom, document.getElementById('content').scrollTop > 0]); }))"
+        )
+        assert browser.evaluate(in_view) == [True, True]
         assert browser.requests == [] and browser.errors == []
