@@ -50,6 +50,7 @@ button { font: inherit; cursor: pointer; }
 .info-label { color: var(--muted); margin-right: 6px; }
 .system-prompt, .tools-list { background: var(--exportCardBg); border: 1px solid var(--borderMuted); border-radius: 4px;
   margin-top: 10px; padding: 8px 12px; }
+.system-entry .message-timestamp { float: none; display: block; text-align: right; }
 .system-prompt-header, .tools-header { color: var(--customMessageLabel); font-weight: bold; margin-bottom: 4px; }
 .tool-item-name, .tool-param-name { color: var(--accent); }
 .tool-item-desc, .tool-param-desc { color: var(--muted); }
@@ -312,7 +313,7 @@ SCRIPT = """
   function passes(index) {
     if (index === leaf) { return true; }
     var flags = tree.flags[index];
-    if (flags.indexOf("q") >= 0 && filter !== "all") { return false; }
+    if (flags.indexOf("q") >= 0) { return false; }
     var settings = flags.indexOf("s") >= 0, label = tree.labels[index];
     var ok = filter === "all" ? true
       : filter === "user-only" ? flags.indexOf("u") >= 0
@@ -493,7 +494,7 @@ SCRIPT = """
   });
   content.addEventListener("click", function (event) {
     var foldable = event.target.closest(".system-prompt.foldable, .tool-item.foldable");
-    if (foldable && !String(window.getSelection())) { foldable.classList.toggle("open"); }
+    if (foldable && !messages.contains(foldable) && !String(window.getSelection())) { foldable.classList.toggle("open"); }
   });
   document.getElementById("image-modal").addEventListener("click", function () { this.hidden = true; });
 

@@ -27,6 +27,7 @@ from pi_coding_agent.core.export._entries import (
     tree_title,
 )
 from pi_coding_agent.core.export._header import header_html
+from pi_coding_agent.core.export._system import system_state_above
 from pi_coding_agent.core.session import SessionManager
 
 FIRST_WINDOW_CHARS = 1024 * 1024
@@ -85,12 +86,12 @@ class SessionPage:
         )
 
 
-def _fragments(page: SessionPage, calls: dict[str, dict[str, Any]]) -> list[str]:
+def _fragments(page: SessionPage, calls: dict[str, dict[str, Any]], system_above: set[str]) -> list[str]:
     """Each entry's section, ``""`` for an entry that shows nothing in the conversation."""
     results = tool_results(page.entries)
     fragments = []
     for data in page.entries:
-        body = render_entry(data, results, calls)
+        body = render_entry(data, results, calls, system_above)
         entry_id = escape(str(data.get("id")))
         fragments.append(
             f'<section class="entry" id="entry-{entry_id}" data-id="{entry_id}">{body}</section>'
@@ -100,12 +101,14 @@ def _fragments(page: SessionPage, calls: dict[str, dict[str, Any]]) -> list[str]
     return fragments
 
 
-def _tree_data(page: SessionPage, calls: dict[str, dict[str, Any]], fragments: list[str]) -> dict[str, Any]:
+def _tree_data(
+    page: SessionPage, calls: dict[str, dict[str, Any]], system_above: set[str], fragments: list[str]
+) -> dict[str, Any]:
     """The tree as parallel arrays by entry (file order): ids, parent positions (-1: a root),
     role classes and titles (plain text), filter flags, labels, whether the entry shows in the
     conversation; and the leaf's position."""
     position = {str(data.get("id")): index for index, data in enumerate(page.entries)}
-    titles = [tree_title(data, calls) for data in page.entries]
+    titles = [tree_title(data, calls, system_above) for data in page.entries]
     return {
         "ids": [str(data.get("id")) for data in page.entries],
         "parents": [position.get(str(data.get("parentId")), -1) for data in page.entries],
@@ -141,7 +144,8 @@ def render_page(page: SessionPage) -> str:
 
 def _html(page: SessionPage) -> str:
     calls = tool_calls(page.entries)
-    fragments = _fragments(page, calls)
+    system_above = system_state_above(page.entries)
+    fragments = _fragments(page, calls, system_above)
     on_path = set(page.active_path)
     first = _first_window(
         [
@@ -152,7 +156,7 @@ def _html(page: SessionPage) -> str:
     )
     starts, packed = chunks(fragments)
     data = {
-        "tree": pack(_tree_data(page, calls, fragments)),
+        "tree": pack(_tree_data(page, calls, system_above, fragments)),
         "starts": starts,
         "chunks": packed,
         "session": pack_text(well_formed(_session_jsonl(page))),

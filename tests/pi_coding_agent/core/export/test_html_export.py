@@ -423,3 +423,57 @@ def test_a_long_branch_is_drawn_as_it_scrolls_into_view(tmp_path: Path) -> None:
         )
         assert browser.evaluate(in_view) == [True, True]
         assert browser.requests == [] and browser.errors == []
+
+
+PI16_CASE = Path(__file__).resolve().parents[3] / "conformance" / "cases" / "session-context" / "pi16_second_root.json"
+"""A session Pi 1.6 wrote (``tools/gen_pi16_sessions.py``): system messages that state and then
+patch the prompt and tools, context edits, a usage entry, a compaction restating the prompt."""
+
+SYSTEM_VIEW = """(() => {
+  const rows = () => [...document.querySelectorAll(".tree-node")].filter(el => el.offsetParent !== null)
+    .map(el => el.textContent);
+  const view = {
+    entries: [...document.querySelectorAll('#messages [id^="entry-"]')].map(el => el.id),
+    system: [...document.querySelectorAll("#messages .system-entry")].map(entry =>
+      [...entry.querySelectorAll(".system-prompt-header, .system-prompt-full, .system-prompt > pre, .tools-header, .tool-item-name")]
+        .map(el => el.textContent)),
+    header_prompts: document.querySelectorAll(".header ~ .system-prompt, .header ~ .tools-list").length,
+    rows: rows(),
+  };
+  document.querySelector('.filter-btn[data-filter="all"]').click();
+  view.all_rows = rows();
+  return view;
+})()"""
+
+
+def test_pi16_system_messages_and_context_edits_show_as_on_pi_16s_page(tmp_path: Path) -> None:
+    """On the branch through Pi 1.6's system messages: the first shows the whole prompt and the
+    tools, later ones what they change (sections updated or removed, tools removed), as on Pi
+    1.6's page; context edits show only as tree rows under the All filter."""
+    oracle.require_live_oracle(current=True)
+    box = Sandbox.create(tmp_path, "http://127.0.0.1:9")
+    session = tmp_path / "pi16.jsonl"
+    session.write_text(json.loads(PI16_CASE.read_text(encoding="utf-8"))["jsonl"], encoding="utf-8")
+    leaf = next(
+        entry["id"]
+        for entry in map(json.loads, session.read_text(encoding="utf-8").splitlines())
+        if entry.get("message", {}).get("content") == "after the edits"
+    )
+    assert run_ours(box, "--export", str(session), "ours.html").returncode == 0
+    done = run_pi(box, "--export", str(session), "pi.html", current=True)
+    assert done.returncode == 0, done.stderr
+    views = {}
+    with BrowserPage() as browser:
+        for side in ("ours", "pi"):
+            _open(browser, box.work / f"{side}.html", f"leafId={leaf}&targetId={leaf}")
+            views[side] = browser.evaluate(SYSTEM_VIEW)
+            assert browser.requests == [] and browser.errors == [], side
+    ours, pi = views["ours"], views["pi"]
+    assert ours == pi
+    assert [blocks[0] for blocks in ours["system"]] == [
+        "System Prompt",
+        "System Prompt Update: addendum",
+        "System Prompt Update: tools, rules, -addendum, tools -edit -write",
+    ]
+    assert any("[context omit: " in row for row in ours["all_rows"])
+    assert not any("[context" in row for row in ours["rows"])
