@@ -2,8 +2,9 @@
 
 Colours are the theme's CSS variables (``--text``, ``--userMessageBg``, ``--syntaxKeyword``, ...,
 written before this sheet). The script switches the shown branch, filters and searches the
-tree, folds and unfolds, and follows ``?leafId=...&targetId=...`` links; it reads text from the
-page only as text (``textContent``) and writes no markup.
+tree, folds and unfolds, follows ``?leafId=...&targetId=...`` links and colours code as it is
+drawn (``_highlight``); it reads text from the page only as text (``textContent``) and writes no
+markup.
 """
 
 STYLE = """
@@ -202,6 +203,7 @@ SCRIPT = """
       element.textContent = element.getAttribute("data-format") === "date" ? moment.toLocaleString()
         : moment.toLocaleTimeString(undefined, {hour: "2-digit", minute: "2-digit", second: "2-digit"});
     });
+    PiSyntax.colour(root);
     if (toolsOpen) { openTools(root, true); }
   }
 

@@ -27,6 +27,7 @@ from pi_coding_agent.core.export._entries import (
     tree_title,
 )
 from pi_coding_agent.core.export._header import header_html
+from pi_coding_agent.core.export._highlight import HIGHLIGHT_SCRIPT
 from pi_coding_agent.core.export._system import system_state_above
 from pi_coding_agent.core.session import SessionManager
 
@@ -183,5 +184,5 @@ def _html(page: SessionPage) -> str:
         f'<div id="messages"><div id="window-top"></div>{"".join(first)}<div id="window-end"></div></div></main></div>'
         '<div id="image-modal" class="image-modal" hidden><img id="modal-image" alt=""></div>'
         f'<script type="application/json" id="page-data">{script_json(data)}</script>'
-        f"<script>{SCRIPT}</script></body></html>\n"
+        f"<script>{HIGHLIGHT_SCRIPT}{SCRIPT}</script></body></html>\n"
     )
