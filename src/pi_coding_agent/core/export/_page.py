@@ -12,6 +12,7 @@ turns session text into markup, and inserts no markup but the fragments rendered
 from __future__ import annotations
 
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from html import escape
 from typing import Any
@@ -144,26 +145,30 @@ def render_page(page: SessionPage) -> str:
 
 
 def _html(page: SessionPage) -> str:
-    calls = tool_calls(page.entries)
-    system_above = system_state_above(page.entries)
-    fragments = _fragments(page, calls, system_above)
-    on_path = set(page.active_path)
-    first = _first_window(
-        [
-            fragment
-            for data, fragment in zip(page.entries, fragments, strict=True)
-            if fragment and data.get("id") in on_path
-        ]
-    )
-    starts, packed = chunks(fragments)
-    data = {
-        "tree": pack(_tree_data(page, calls, system_above, fragments)),
-        "starts": starts,
-        "chunks": packed,
-        "session": pack_text(well_formed(_session_jsonl(page))),
-        "file": f"{page.header.get('id') or 'session'}.jsonl",
-        "window": len(first),
-    }
+    # gzip runs without Python's lock: the session file and each chunk of fragments are packed
+    # on other threads while this one renders the next entries.
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        session = pool.submit(lambda: pack_text(well_formed(_session_jsonl(page))))
+        calls = tool_calls(page.entries)
+        system_above = system_state_above(page.entries)
+        fragments = _fragments(page, calls, system_above)
+        on_path = set(page.active_path)
+        first = _first_window(
+            [
+                fragment
+                for data, fragment in zip(page.entries, fragments, strict=True)
+                if fragment and data.get("id") in on_path
+            ]
+        )
+        starts, packed = chunks(fragments, pool)
+        data = {
+            "tree": pack(_tree_data(page, calls, system_above, fragments)),
+            "starts": starts,
+            "chunks": [future.result() for future in packed],
+            "session": session.result(),
+            "file": f"{page.header.get('id') or 'session'}.jsonl",
+            "window": len(first),
+        }
     return (
         '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'

@@ -186,6 +186,7 @@ def test_export_renders_the_tree_and_the_active_branch(tmp_path: Path) -> None:
 
 MARKDOWN_ATTACKS = (
     "# Heading\n\n- one\n- two\n\n```python\ndef f():\n    return 1\n```\n\n"
+    '```html\n<img src=x onerror="window.pwned=4"><script>window.pwned=5</script>\n```\n\n'
     '[click](javascript:window.pwned=1) <img src=x onerror="window.pwned=2"> <script>window.pwned=3</script>\n\n'
     "![remote](http://127.0.0.1:9/pixel.png) [mail](mailto:a@b.c)\n\n"
     '<iframe src="http://127.0.0.1:9/"></iframe> <style>body{background:url(http://127.0.0.1:9/bg)}</style>'
@@ -227,8 +228,10 @@ def test_markdown_renders_and_nothing_from_the_session_runs_or_loads(tmp_path: P
         assert browser.requests == [] and browser.errors == []
         # The write tool's content is the file as written, highlighted: no JSON string with \\n.
         write = str(browser.evaluate("document.getElementById('tool-call-w1').innerText"))
-    assert (shown["headings"], shown["items"], shown["code"]) == (2, 4, 2)
+    assert (shown["headings"], shown["items"], shown["code"]) == (2, 4, 4)
     assert shown["highlighted"] > 0
+    # Coloured code is the code as written, as text.
+    assert '<img src=x onerror="window.pwned=4"><script>window.pwned=5</script>' in shown["text"]
     assert "x = 1\ny = '<b>'" in write and "\\n" not in write
 
 
