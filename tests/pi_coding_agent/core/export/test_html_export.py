@@ -356,12 +356,16 @@ def test_pi_export_colours_are_pi_16s(tmp_path: Path) -> None:
     message background, whatever the theme setting."""
     box = Sandbox.create(tmp_path, "http://127.0.0.1:9")
     settings = box.agent_dir / "settings.json"
-    settings.write_text(json.dumps({**json.loads(settings.read_text(encoding="utf-8")), "theme": "dark"}), encoding="utf-8")
+    settings.write_text(
+        json.dumps({**json.loads(settings.read_text(encoding="utf-8")), "theme": "dark"}), encoding="utf-8"
+    )
     session, _ = write_session(tmp_path)
     seen = []
     for colorfgbg in ("15;0", "0;15"):
         pages = {side: box.work / f"{side}-{colorfgbg[-1]}.html" for side in ("ours", "pi")}
-        assert run_ours(box, "--export", str(session), str(pages["ours"]), COLORFGBG=colorfgbg).returncode == 0
+        assert (
+            run_ours(box, "--export", str(session), str(pages["ours"]), COLORFGBG=colorfgbg).returncode == 0
+        )
         done = run_pi(box, "--export", str(session), str(pages["pi"]), current=True, COLORFGBG=colorfgbg)
         assert done.returncode == 0, done.stderr
         ours, pi = _page_colours(pages["ours"]), _page_colours(pages["pi"])
@@ -428,7 +432,13 @@ def test_a_long_branch_is_drawn_as_it_scrolls_into_view(tmp_path: Path) -> None:
         assert browser.requests == [] and browser.errors == []
 
 
-PI16_CASE = Path(__file__).resolve().parents[3] / "conformance" / "cases" / "session-context" / "pi16_second_root.json"
+PI16_CASE = (
+    Path(__file__).resolve().parents[3]
+    / "conformance"
+    / "cases"
+    / "session-context"
+    / "pi16_second_root.json"
+)
 """A session Pi 1.6 wrote (``tools/gen_pi16_sessions.py``): system messages that state and then
 patch the prompt and tools, context edits, a usage entry, a compaction restating the prompt."""
 
