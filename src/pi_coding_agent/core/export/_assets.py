@@ -538,6 +538,9 @@ SCRIPT = """
 
   inflate(data.tree).then(JSON.parse).then(function (value) {
     tree = value;
+    var labels = {};
+    tree.labels.forEach(function (pair) { labels[pair[0]] = pair[1]; });
+    tree.labels = labels;
     children = {roots: []};
     tree.ids.forEach(function (id, index) {
       byId[id] = index;

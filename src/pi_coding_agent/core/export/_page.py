@@ -117,7 +117,9 @@ def _tree_data(
         "roles": [role for role, _ in titles],
         "titles": [title for _, title in titles],
         "flags": [tree_filter_flags(data) for data in page.entries],
-        "labels": {str(position[key]): label for key, label in page.labels.items() if key in position},
+        # [position, label] pairs: an object keyed by positions would be written in JavaScript's
+        # order for such keys, which only the slow JSON writer follows.
+        "labels": [[position[key], label] for key, label in page.labels.items() if key in position],
         "shown": "".join("1" if fragment else "0" for fragment in fragments),
         "leaf": position.get(page.leaf_id or "", -1),
     }
