@@ -341,6 +341,8 @@ def build_config_and_params(
         mode = function_calling_mode(tools, tool_choice, strict_supported)
         if mode is not None:
             config["toolConfig"] = {"functionCallingConfig": {"mode": mode}}
+    # Pi 1.6 turns the Gemini SDK's automatic continuation off; the SDK does not send it.
+    config["automaticContinuation"] = False
     if thinking is not None and thinking.enabled and model.reasoning:
         thinking_config: dict[str, Any] = {"includeThoughts": True}
         if thinking.level is not None:
