@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import Any
 
 PI16_ANSWERS = Path(__file__).resolve().parents[1] / "conformance" / "cases" / "pi-1.6"
-WHOLE_ANSWER_SUBCOMMANDS = ("parse-stream",)
-"""Where a 1.6 answer is the whole reference. An ``agent-events`` answer of 1.6 also streams
+WHOLE_ANSWER_SUBCOMMANDS = ("parse-stream", "payload")
+"""Where a 1.6 answer is the whole reference (``payload``: the request bodies 1.6 changed and we
+follow, recorded by ``tools/gen_pi16_payload_answers.py``). An ``agent-events`` answer of 1.6 also streams
 the system message and other changes of issue 24 item 6: its tests compare the parts they
 are about (``tests/conformance/test_coerced_numbers.py``)."""
 _PENDING_KEYS = frozenset({"durationMs", "totalFromProvider", "thinkingLevel"})

@@ -119,7 +119,9 @@ def convert_messages(model: Model, context: Context) -> list[dict[str, Any]]:
                 else []
             )
             nested_images = supports_multimodal_function_response(model.id)
-            value = sanitize_surrogates(text) if text else ("(see attached image)" if images else "")
+            # Pi 1.6: whitespace-only text counts as no text (0.85 sent it as it was).
+            has_text = bool(js_trim(text))
+            value = sanitize_surrogates(text) if has_text else ("(see attached image)" if images else "")
             function_response: dict[str, Any] = {
                 "name": message.tool_name,
                 "response": {"error": value} if message.is_error else {"output": value},
