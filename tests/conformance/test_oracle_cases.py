@@ -110,8 +110,11 @@ def test_case_matches_pi(case: tuple[str, Path]) -> None:
     current = pi16.answer_path(sub, path.stem)
     # Shared cases too: Pi 1.6's answers to them live with ours (their names do not collide).
     use_current = sub in pi16.WHOLE_ANSWER_SUBCOMMANDS and current.exists()
-    # Model references name the models of the Pi that answered (its catalog: docs/pi-1.6/models.md).
-    code, actual = conformance_in_process(sub, json.loads(path.read_text()), current=use_current)
+    # Model references name the models of the Pi that answered (its catalog: docs/pi-1.6/models.md);
+    # a model 1.6 no longer has was given to it written out (tools/gen_pi16_payload_answers.py).
+    request_path = current.with_name(f"{path.stem}.json") if use_current else path
+    request_path = request_path if request_path.exists() else path
+    code, actual = conformance_in_process(sub, json.loads(request_path.read_text()), current=use_current)
     if code == NOT_BUILT_EXIT:
         pytest.xfail(actual["error"]["message"])
     normalize = _normalizer(sub)
@@ -119,6 +122,7 @@ def test_case_matches_pi(case: tuple[str, Path]) -> None:
     if use_current:
         # Pi 1.6 is the reference where it has answered (tests/support/pi16.py).
         expected, actual = pi16.not_yet_followed(json.loads(current.read_text())), pi16.not_yet_followed(actual)
+        expected, actual = pi16.without_not_followed(key, expected), pi16.without_not_followed(key, actual)
     if sub == "agent-events" and pi16.has_validation_failure(expected):
         # Tool-argument validation follows Pi 1.6 (its words and coercion): those texts come from 1.6.
         expected, actual = pi16.with_validation_of(

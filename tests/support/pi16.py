@@ -15,6 +15,7 @@ for every API; 0.85 did so only for Chat Completions). Everything else must matc
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,47 @@ follow, recorded by ``tools/gen_pi16_payload_answers.py``). An ``agent-events`` 
 the system message and other changes of issue 24 item 6: its tests compare the parts they
 are about (``tests/conformance/test_coerced_numbers.py``)."""
 _PENDING_KEYS = frozenset({"durationMs", "totalFromProvider", "thinkingLevel"})
+
+
+_INPUT = ("payload.input", "request.body.input")
+PAYLOAD_NOT_FOLLOWED: dict[str, tuple[tuple[str, ...], str]] = {
+    "payload/azure_cross_provider_replay": (_INPUT, "1.6 writes other providers' tool-call ids differently for Azure"),
+    "payload/codex_cross_provider_replay": (
+        ("payload", "request.body"),
+        "1.6 sends Codex a zstd-compressed body, the system prompt as an input item, max_output_tokens",
+    ),
+    "payload/openai_responses_deferred_tools_search": (
+        (*_INPUT, "payload.tools", "request.body.tools"),
+        "1.6 replays tool-search loads as function calls and sends the loaded tools",
+    ),
+    "payload/google_tool_result_images_gemini3": (
+        ("payload.config.thinkingConfig", "request.body.generationConfig.thinkingConfig"),
+        "1.6 maps this Gemini 3 model's thinking level differently",
+    ),
+    "payload/mistral_images_and_replay_ids": (
+        ("payload.maxTokens", "request.body.max_tokens"),
+        "1.6 estimates the prompt's tokens differently for Mistral's output limit",
+    ),
+}
+"""``payload`` cases (``payload/NAME``) whose 1.6 answer is the reference except where 1.6 changed something we do not
+follow yet (docs/pi-1.6/models.md, "Request bodies"): case -> (the dotted paths left out on
+both sides, why)."""
+
+
+def without_not_followed(key: str, value: Any) -> Any:
+    """``value`` without the parts of ``PAYLOAD_NOT_FOLLOWED[key]`` (itself when not listed)."""
+    paths = PAYLOAD_NOT_FOLLOWED.get(key, ((), ""))[0]
+    if not paths:
+        return value
+    value = json.loads(json.dumps(value))
+    for path in paths:
+        *parents, last = path.split(".")
+        node = value
+        for key in parents:
+            node = node.get(key, {}) if isinstance(node, dict) else {}
+        if isinstance(node, dict):
+            node.pop(last, None)
+    return value
 
 
 def answer_path(subcommand: str, name: str) -> Path:
