@@ -388,7 +388,7 @@ def _first_difference(a: bytes, b: bytes) -> str:
 
 
 def run(
-    apis: list[str], reps: int, calls: int, profile: str | None, size: int = TRANSCRIPT, pi_version: str = "1.6"
+    apis: list[str], reps: int, calls: int, profile: str | None, size: int = TRANSCRIPT, *, pi_version: str = "1.6"
 ) -> dict[str, Any]:
     for name, value in ENV.items():
         os.environ.setdefault(name, value)
@@ -467,7 +467,7 @@ def main() -> int:
     parser.add_argument("--pi", choices=sorted(PI_HOMES), default="1.6", help="the Pi to compare with")
     args = parser.parse_args()
     apis = [api for api in args.apis.split(",") if api]
-    report = run(apis, args.reps, args.calls, args.profile, args.messages, args.pi)
+    report = run(apis, args.reps, args.calls, args.profile, args.messages, pi_version=args.pi)
     if args.profile:
         return 0
     if args.json:

@@ -21,16 +21,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-TOOLS = Path(__file__).resolve().parent
-sys.path.insert(0, str(TOOLS.parent))
-sys.path.insert(0, str(TOOLS))
-from conformance_cmds.payload import normalize
-from gen_midway_cases import record_pi16
-
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 from tests.support.cases import CASES
 from tests.support.oracle import require_oracle_cases, run_oracle
 from tests.support.pi085_catalog import pi085_model
 from tests.support.pi16 import answer_path
+
+from conformance_cmds.payload import normalize
+from gen_midway_cases import record_pi16
 
 FOLLOWED = (
     # What 1.6 changed here and we follow (docs/pi-1.6/models.md, "Request bodies"): another
@@ -120,7 +119,9 @@ def _input(name: str) -> Path:
 
 def _with_model_inline(request: dict[str, Any]) -> dict[str, Any]:
     spec = request["model"]
-    ref, overrides = (spec, {}) if isinstance(spec, str) else (spec["ref"], {k: v for k, v in spec.items() if k != "ref"})
+    ref, overrides = (
+        (spec, {}) if isinstance(spec, str) else (spec["ref"], {k: v for k, v in spec.items() if k != "ref"})
+    )
     provider, _, model_id = ref.partition("/")
     model = pi085_model(provider, model_id)
     assert model is not None, f"Pi 0.85 had no model {ref}"

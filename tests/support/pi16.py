@@ -30,7 +30,10 @@ _PENDING_KEYS = frozenset({"durationMs", "totalFromProvider", "thinkingLevel"})
 
 _INPUT = ("payload.input", "request.body.input")
 PAYLOAD_NOT_FOLLOWED: dict[str, tuple[tuple[str, ...], str]] = {
-    "payload/azure_cross_provider_replay": (_INPUT, "1.6 writes other providers' tool-call ids differently for Azure"),
+    "payload/azure_cross_provider_replay": (
+        _INPUT,
+        "1.6 writes other providers' tool-call ids differently for Azure",
+    ),
     "payload/codex_cross_provider_replay": (
         ("payload", "request.body"),
         "1.6 sends Codex a zstd-compressed body, the system prompt as an input item, max_output_tokens",
@@ -62,8 +65,8 @@ def without_not_followed(key: str, value: Any) -> Any:
     for path in paths:
         *parents, last = path.split(".")
         node = value
-        for key in parents:
-            node = node.get(key, {}) if isinstance(node, dict) else {}
+        for parent in parents:
+            node = node.get(parent, {}) if isinstance(node, dict) else {}
         if isinstance(node, dict):
             node.pop(last, None)
     return value

@@ -100,14 +100,18 @@ def _pi16_messages(name: str) -> list[Any] | None:
     path = PI16_WIRE / f"{name}.out.json"
     if not path.exists():
         return None
-    return [json.loads(request["bodyText"])["messages"] for request in json.loads(path.read_text())["requests"]]
+    return [
+        json.loads(request["bodyText"])["messages"] for request in json.loads(path.read_text())["requests"]
+    ]
 
 
 def _without_messages(requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The requests without their messages and the length and checksum that follow from them."""
     out = []
     for request in requests:
-        headers = {k: v for k, v in request["headers"].items() if k not in ("content-length", "x-amz-content-sha256")}
+        headers = {
+            k: v for k, v in request["headers"].items() if k not in ("content-length", "x-amz-content-sha256")
+        }
         body = {k: v for k, v in request["body"].items() if k != "messages"}
         out.append({**request, "headers": headers, "body": body})
     return out

@@ -60,7 +60,10 @@ def _without_descriptions(value: Any) -> Any:
     if isinstance(value, list):
         return [_without_descriptions(item) for item in value]
     if isinstance(value, dict):
-        return {key: "<description>" if key == "description" else _without_descriptions(item) for key, item in value.items()}
+        return {
+            key: "<description>" if key == "description" else _without_descriptions(item)
+            for key, item in value.items()
+        }
     return value
 
 
@@ -73,7 +76,16 @@ def test_a_tool_turn_sends_the_bodies_pi_1_6_sends(tmp_path: Path) -> None:
             models = json.dumps(MODELS).replace("%s", provider.base_url)
             (sandbox.agent_dir / "models.json").write_text(models, encoding="utf-8")
             (sandbox.work / "notes.txt").write_text("hello\n", encoding="utf-8")
-            args = ("--model", "compatible/thinker", "--thinking", "high", "--tools", "read", "-p", "What do the notes say?")
+            args = (
+                "--model",
+                "compatible/thinker",
+                "--thinking",
+                "high",
+                "--tools",
+                "read",
+                "-p",
+                "What do the notes say?",
+            )
             done = run_pi(sandbox, *args, current=True) if runner == "pi" else run_ours(sandbox, *args)
             assert done.returncode == 0, done.stderr
             bodies[runner] = [_comparable(request["body"]) for request in provider.requests]
