@@ -1,8 +1,11 @@
 """Pi 1.6's answers to our own conformance cases, and what of them we do not follow yet.
 
 ``tests/conformance/cases/pi-1.6/<subcommand>/NAME.out.json`` is the live Pi 1.6 oracle's
-answer to the input ``tests/conformance/cases/<subcommand>/NAME.json`` (recorded by the
-generator that wrote the input, e.g. ``tools/gen_midway_cases.py``). Where it exists, that
+answer to the input ``tests/conformance/cases/<subcommand>/NAME.json`` or to the shared oracle
+case of that name (recorded by the generator that wrote the input, e.g.
+``tools/gen_midway_cases.py``, or by ``tools/gen_pi16_payload_answers.py``); a
+``pi-1.6/<subcommand>/NAME.json`` beside it is the input 1.6 was given instead (the case's model
+written out, where 1.6's catalog no longer has it). Where it exists, that
 answer is the reference for the case: ours follows Pi 1.6 where it changed on purpose
 (docs/pi-1.6/streams.md).
 
