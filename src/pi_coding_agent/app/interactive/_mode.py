@@ -440,6 +440,7 @@ class InteractiveMode:
         """Switch every component to another theme: each draws itself again in its colours (as
         Pi 1.6 invalidates its UI), so what only the screen holds (extension errors, notices) stays."""
         self.theme.replace_with(self.themes.theme(name))
+        self.footer.invalidate()
         self.build_header()
         self.tui.invalidate()
         self.queue.refresh()
