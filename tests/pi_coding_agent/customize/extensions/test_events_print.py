@@ -77,6 +77,8 @@ def test_context_handlers_chain_in_order_and_a_failing_one_is_skipped(tmp_path: 
     assert records(record) == [{"count": 0}, {"count": 2}]
     assert user_texts(bodies[0]) == ["appended by context"]
     assert user_texts(bodies[1]) == ["keep this one", "appended by context"]
+    # the handlers never saw the system message, yet the changed context still carries the prompt
+    assert all(b["messages"][0]["role"] in ("system", "developer") and "<cwd>" in b["messages"][0]["content"] for b in bodies)
     # the transcript itself is untouched: the session keeps every message
     stored = [e["message"] for e in session_entries(box) if e["type"] == "message" and e["message"]["role"] == "user"]
     assert [m["content"][0]["text"] for m in stored] == ["please DROP this", "keep this one"]
