@@ -20,10 +20,14 @@ from tests.support import oracle
 from tests.support.resource_tree import INPUTS, write_pi_resources
 from tests.support.scripted_provider import ScriptedProvider
 
-SKILLS_SECTION = re.compile(r"<skills>\nThe following skills provide.*?</available_skills>\n</skills>", re.DOTALL)
+SKILLS_SECTION = re.compile(
+    r"<skills>\nThe following skills provide.*?</available_skills>\n</skills>", re.DOTALL
+)
 # The one sentence on relative paths inside a skill keeps 0.85's words in ours (docs/pi-1.6/sessions.md);
 # 1.6 reworded it. Everything else in the section (tags, the tool named, every skill) is compared.
-RELATIVE_PATHS_RULE = re.compile(r"^(When a skill file references a relative path|Resolve relative paths).*$", re.MULTILINE)
+RELATIVE_PATHS_RULE = re.compile(
+    r"^(When a skill file references a relative path|Resolve relative paths).*$", re.MULTILINE
+)
 
 
 def _text(content: Any) -> str:
@@ -41,7 +45,9 @@ def _received(provider: ScriptedProvider, sandbox: Sandbox) -> list[dict[str, An
         user = [_text(m["content"]) for m in messages if m["role"] == "user"][-1]
         seen.append(
             {
-                "skills_section": (RELATIVE_PATHS_RULE.sub("<relative paths rule>", section.group(0)) if section else None),
+                "skills_section": (
+                    RELATIVE_PATHS_RULE.sub("<relative paths rule>", section.group(0)) if section else None
+                ),
                 "user": user,
             }
         )
