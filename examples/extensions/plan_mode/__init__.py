@@ -28,14 +28,15 @@ def setup(pi):
         stored = state.restore(ctx.session_manager.get_branch())
         flag = bool(pi.get_flag("plan"))
         state.enabled = flag or bool(stored)
-        if state.enabled != bool(stored):
-            pi.append_entry("plan-mode", {"enabled": state.enabled})
+        changed = state.enabled != bool(stored)
         apply(ctx)
+        if changed:
+            pi.append_entry("plan-mode", state.entry())
 
     async def toggle(args, ctx):
         state.enabled = not state.enabled
         apply(ctx)
-        pi.append_entry("plan-mode", {"enabled": state.enabled})
+        pi.append_entry("plan-mode", state.entry())
         ctx.ui.notify("Plan mode on" if state.enabled else "Plan mode off", "info")
 
     def guard(event, ctx):

@@ -8,8 +8,9 @@ filled in, at whatever moment the writer ran), what ``pending_start`` folds in a
 ``message_start`` and
 ``tool_execution_update`` lines (bash output is throttled to one update per 100 ms, so a slow
 machine produces more of them). Pi 1.6's additions, which we write and 0.85 does not
-(``agent_settled.aborted``, ``tool_execution_end.durationMs``), are left out here; they are
-compared with Pi 1.6 in ``tests/pi_coding_agent/app/rpc/test_differential.py``.
+(``agent_settled.aborted``, ``tool_execution_end.durationMs``, the ``system`` messages with our
+prompt and tools, their events and entries), are left out here; they are compared with Pi 1.6 in
+``tests/pi_coding_agent/app/rpc/test_differential.py``.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from tests.pi_coding_agent.app.rpc._support import pending_start
+from tests.pi_coding_agent.app.rpc._support import pending_start, without_system_messages
 from tests.pi_coding_agent.e2e._harness import (
     ANTHROPIC_MODEL,
     OPENAI_MODEL,
@@ -39,7 +40,7 @@ from tests.support.scripted_provider import ScriptedProvider
 def _normalize(events: list[dict[str, Any]], sandbox: Sandbox) -> list[dict[str, Any]]:
     replacements = {str(sandbox.work): "<work>", str(sandbox.root): "<root>"}
     normalized = []
-    for original in events:
+    for original in without_system_messages(events):
         if original.get("type") == "tool_execution_update":
             continue
         event = dict(original)
@@ -90,7 +91,7 @@ def test_json_event_streams_match(tmp_path: Path, model: str) -> None:
     for box in (ours_box, pi_box):
         assert (box.work / "calc.py").read_text(encoding="utf-8") == "def add(a, b):\n    return a + b\n"
     # The session files mean the same thing to Pi.
-    our_context = oracle_context(ours_box.session_files()[0])
+    our_context = without_system_messages(oracle_context(ours_box.session_files()[0]))
     pi_context = oracle_context(pi_box.session_files()[0])
     replacements_ours = {str(ours_box.work): "<work>"}
     replacements_pi = {str(pi_box.work): "<work>"}
@@ -176,7 +177,7 @@ def _table_cells(table: str, without_provider: str | None = None) -> list[list[s
 
 def _entries(sandbox: Sandbox) -> list[dict[str, Any]]:
     (path,) = sandbox.session_files()
-    answer = oracle_context(path)
+    answer = without_system_messages(oracle_context(path))
     replacements = {str(sandbox.work): "<work>"}
     return [scrub(entry, replacements) for entry in answer["entries"]]
 
@@ -239,7 +240,7 @@ def _entries_by_position(sandbox: Sandbox) -> list[dict[str, Any]]:
 
 def _entries_raw(sandbox: Sandbox) -> list[dict[str, Any]]:
     (path,) = sandbox.session_files()
-    return list(oracle_context(path)["entries"])
+    return list(without_system_messages(oracle_context(path))["entries"])
 
 
 def test_threshold_compaction_matches_pi(tmp_path: Path) -> None:

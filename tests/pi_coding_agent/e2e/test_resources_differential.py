@@ -3,10 +3,10 @@
 The same tree of skills and templates (``tests/support/resource_tree.py``: settings
 entries, the agent dir's and ``~/.agents`` folders, a trusted project's ``.pi`` and
 ``.agents`` folders, ``--skill`` and ``--prompt-template`` paths, and the edge cases of Pi's
-loaders) is laid out for Pi 0.85 (through the oracle's ``pi-cli``) and for our ``pi``. Each
-run sends the same prompts to a scripted provider on 127.0.0.1; what the provider receives
-must agree: the system prompt's skills section, and every user message after ``/skill:``
-and template expansion.
+loaders) is laid out for Pi 1.6 (through the oracle's ``pi-cli-current``) and for our ``pi``.
+Each run sends the same prompts to a scripted provider on 127.0.0.1; what the provider receives
+must agree: the system prompt's ``skills`` section (tags included), and every user message
+after ``/skill:`` and template expansion.
 """
 
 from __future__ import annotations
@@ -20,7 +20,14 @@ from tests.support import oracle
 from tests.support.resource_tree import INPUTS, write_pi_resources
 from tests.support.scripted_provider import ScriptedProvider
 
-SKILLS_SECTION = re.compile(r"\n\nThe following skills provide.*?</available_skills>", re.DOTALL)
+SKILLS_SECTION = re.compile(
+    r"<skills>\nThe following skills provide.*?</available_skills>\n</skills>", re.DOTALL
+)
+# The one sentence on relative paths inside a skill keeps 0.85's words in ours (docs/pi-1.6/sessions.md);
+# 1.6 reworded it. Everything else in the section (tags, the tool named, every skill) is compared.
+RELATIVE_PATHS_RULE = re.compile(
+    r"^(When a skill file references a relative path|Resolve relative paths).*$", re.MULTILINE
+)
 
 
 def _text(content: Any) -> str:
@@ -38,7 +45,9 @@ def _received(provider: ScriptedProvider, sandbox: Sandbox) -> list[dict[str, An
         user = [_text(m["content"]) for m in messages if m["role"] == "user"][-1]
         seen.append(
             {
-                "skills_section": (section.group(0) if section else None),
+                "skills_section": (
+                    RELATIVE_PATHS_RULE.sub("<relative paths rule>", section.group(0)) if section else None
+                ),
                 "user": user,
             }
         )
@@ -64,8 +73,9 @@ def _run_both(
             box = Sandbox.create(tmp_path / name, provider.base_url)
             flags = write_pi_resources(box.agent_dir, box.home, box.work)
             tool_args = ["--tools", tools] if tools is not None else []
+            pi16: dict[str, Any] = {"current": True} if name == "pi" else {}
             done = runner(
-                box, *flags, *(extra_args or []), *tool_args, "--model", OPENAI_MODEL, "-p", *inputs
+                box, *flags, *(extra_args or []), *tool_args, "--model", OPENAI_MODEL, "-p", *inputs, **pi16
             )
             assert done.returncode == 0, (name, done.stderr)
             results.append((_received(provider, box), done))

@@ -437,11 +437,12 @@ class InteractiveMode:
         self.tui.request_render()
 
     def apply_theme(self, name: str | None = None) -> None:
-        """Switch every component to another theme (the chat is drawn again in its colours)."""
+        """Switch every component to another theme: each draws itself again in its colours (as
+        Pi 1.6 invalidates its UI), so what only the screen holds (extension errors, notices) stays."""
         self.theme.replace_with(self.themes.theme(name))
         self.footer.invalidate()
         self.build_header()
-        self.render_session()
+        self.tui.invalidate()
         self.queue.refresh()
         self.tui.request_render(force=True)
 

@@ -30,6 +30,7 @@ import msgspec
 
 from pi_agent import AgentMessage
 from pi_ai import ImageContent
+from pi_coding_agent.core.messages import SystemMessage, current_system_message
 from pi_coding_agent.customize.extensions._bus import EventBus
 from pi_coding_agent.customize.extensions._events import (
     BeforeAgentStartEvent,
@@ -239,20 +240,30 @@ class ExtensionRunner:
         return result
 
     async def emit_context(self, messages: list[AgentMessage]) -> list[AgentMessage]:
-        """The ``transform_context`` hook: handlers in order over a deep copy of ``messages``."""
+        """The ``transform_context`` hook: handlers in order over a deep copy of ``messages``.
+
+        As in Pi 1.6, handlers see the conversation only (no ``system`` messages). A handler that
+        leaves it as it was keeps every system message in place; one that changes it gets the
+        replayed prompt and tools as one leading system message, so trimming cannot drop them.
+        """
         if "context" not in self._handled:
             return messages
         ctx = self.context()
         current = deep_copy_messages(messages)
         for ext, handler in self._handlers("context"):
-            event = ContextEvent("context", current)
+            visible = [message for message in current if not isinstance(message, SystemMessage)]
+            snapshot = list(visible)
+            event = ContextEvent("context", visible)
             try:
                 answer = await call_handler(handler, event, ctx)
             except Exception as error:
                 self.report(ext.path, "context", error)
                 continue
             replaced = _field(answer, "messages") if answer is not None else None
-            current = list(replaced) if replaced is not None else event.messages
+            returned = list(replaced) if replaced is not None else event.messages
+            if not _same_messages(returned, snapshot):
+                head = current_system_message(current)
+                current = [head, *returned] if head is not None else returned
         return current
 
     async def emit_tool_call(self, event: ToolCallEvent) -> Any:
@@ -473,3 +484,8 @@ def deep_copy_messages(messages: list[AgentMessage]) -> list[AgentMessage]:
 
 def now_ms() -> int:
     return int(time.time() * 1000)
+
+
+def _same_messages(left: list[AgentMessage], right: list[AgentMessage]) -> bool:
+    """The same message objects in the same order (a handler that changed nothing)."""
+    return len(left) == len(right) and all(a is b for a, b in zip(left, right, strict=True))

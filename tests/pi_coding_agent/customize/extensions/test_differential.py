@@ -4,6 +4,7 @@ the same events reach the extension, in the same order, with the same payload fi
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -24,12 +25,13 @@ def test_events_reach_extensions_in_pis_order(tmp_path: Path) -> None:
     logs = {}
     with ScriptedProvider(SCRIPT) as provider:
         for side, run, fixture in (("pi", run_pi, "recorder_types.ts"), ("ours", run_ours, "recorder_types.py")):
+            pi16: dict[str, Any] = {"current": True} if side == "pi" else {}  # Pi 1.6: the system message's events
             box = Sandbox.create(tmp_path / side, provider.base_url)
             (box.work / "a.txt").write_text("alpha\n", encoding="utf-8")
             record = tmp_path / f"{side}.jsonl"
             done = run(
                 box, "--model", OPENAI_MODEL, "--no-session", "-e", str(FIXTURES / fixture), "-p", "look",
-                PI_TEST_RECORD=str(record), PI_OFFLINE="1",
+                PI_TEST_RECORD=str(record), PI_OFFLINE="1", **pi16,
             )
             assert done.returncode == 0, (side, done.stderr)
             assert done.stdout == "Seen.\n", side

@@ -36,8 +36,9 @@ def test_every_agent_event_reaches_the_extension_in_pis_order(tmp_path: Path) ->
     assert types[3:5] == ["before_agent_start", "agent_start"]
     turn = [t for t in types[types.index("turn_start") :] if not t.startswith("message_")]
     assert turn[:5] == ["turn_start", "context", "before_provider_headers", "before_provider_request", "after_provider_response"]
+    # the run opens with Pi 1.6's system message (the prompt and tools), then the user's
     assert [(r["type"], r["role"]) for r in seen if r["type"] == "message_end"] == [
-        ("message_end", "user"), ("message_end", "assistant"), ("message_end", "toolResult"), ("message_end", "assistant")
+        ("message_end", "system"), ("message_end", "user"), ("message_end", "assistant"), ("message_end", "toolResult"), ("message_end", "assistant")
     ]
     # one tool call: start, tool_call (may block), tool_result (may patch), end
     tool = [t for t in types if t.startswith("tool_")]
@@ -76,6 +77,8 @@ def test_context_handlers_chain_in_order_and_a_failing_one_is_skipped(tmp_path: 
     assert records(record) == [{"count": 0}, {"count": 2}]
     assert user_texts(bodies[0]) == ["appended by context"]
     assert user_texts(bodies[1]) == ["keep this one", "appended by context"]
+    # the handlers never saw the system message, yet the changed context still carries the prompt
+    assert all(b["messages"][0]["role"] in ("system", "developer") and "<cwd>" in b["messages"][0]["content"] for b in bodies)
     # the transcript itself is untouched: the session keeps every message
     stored = [e["message"] for e in session_entries(box) if e["type"] == "message" and e["message"]["role"] == "user"]
     assert [m["content"][0]["text"] for m in stored] == ["please DROP this", "keep this one"]
@@ -100,5 +103,6 @@ def test_json_mode_events_come_with_extension_errors_on_stderr(tmp_path: Path) -
     assert [e["type"] for e in events][-2:] == ["agent_end", "agent_settled"]
     assert [e["message"]["content"][0]["text"] for e in events if e["type"] == "message_end" and e["message"]["role"] == "assistant"] == ["fine"]
     errors = done.stderr.splitlines()
-    expected = ["session_start", "agent_start", "turn_start", "message_end", "message_end", "turn_end", "agent_end"]
+    # message_end three times: the system message (Pi 1.6), the user's, the answer
+    expected = ["session_start", "agent_start", "turn_start", *["message_end"] * 3, "turn_end", "agent_end"]
     assert errors == [f"Extension error ({ext}): broke in {name}" for name in expected]

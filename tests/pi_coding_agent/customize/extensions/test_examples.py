@@ -81,7 +81,7 @@ def test_plan_mode_flag_limits_tools_and_the_command_toggles_it(tmp_path: Path) 
     assert "PLAN MODE" not in last["messages"][0]["content"]
     custom = [e for e in session_entries(box) if e["type"] == "custom"]
     assert [(e["customType"], e["data"]) for e in custom] == [
-        ("plan-mode", {"enabled": True}),
+        ("plan-mode", {"enabled": True, "tools_before_plan": ["read", "bash", "edit", "write"]}),
         ("plan-mode", {"enabled": False}),
     ]
 
@@ -146,7 +146,7 @@ def test_notification_role_is_stored_shown_and_never_sent(tmp_path: Path) -> Non
     pi = oracle_context(file)
     assert scrub(pi["context"]["messages"], {}) == scrub(json.loads(json.dumps(ours)), {})
     assert [m["role"] for m in ours] == [
-        "user", "assistant", "toolResult", "custom", "assistant", "custom", "user", "assistant", "custom"
+        "system", "user", "assistant", "toolResult", "custom", "assistant", "custom", "user", "assistant", "custom"
     ]
 
 
