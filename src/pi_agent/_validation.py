@@ -8,7 +8,7 @@ model can fix its call (``_explain``): one ``  - <dotted path>: <message>`` line
 (``n: expected number, got string``, ``path: missing``, ``extra: unknown field``), then the
 received arguments as pretty JSON. Pi 0.85 used TypeBox's wording (``must be number``), capped
 the list at 8 and coerced less (``""``, ``"0b101"``, ``"12n"`` and single values for arrays
-were refused); docs/pi-1.6/leftovers.md.
+were refused); docs/pi-1.6/tools-and-compaction.md.
 
 The checker covers the JSON Schema keywords tool schemas use in practice (types, properties,
 required, additionalProperties, patternProperties, propertyNames, items/prefixItems,

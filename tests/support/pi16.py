@@ -114,7 +114,7 @@ def _validation_texts(answer: dict[str, Any]) -> dict[str, str]:
 def with_validation_of(expected: Any, actual: Any, answer_1_6: dict[str, Any]) -> tuple[Any, Any]:
     """Pi 0.85's ``agent-events`` answer and ours, comparable where tool arguments failed their
     schema: each validation text of 0.85 replaced by Pi 1.6's for the same tool call (1.6 words
-    and coerces differently: docs/pi-1.6/leftovers.md), and ``usage`` left out on both sides
+    and coerces differently: docs/pi-1.6/tools-and-compaction.md), and ``usage`` left out on both sides
     (the faux provider counts tokens from the context's characters, so the shorter texts give
     other counts). The rest is compared with 0.85: 1.6's whole answer also carries its other
     changes (system messages)."""

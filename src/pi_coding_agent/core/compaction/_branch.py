@@ -13,7 +13,7 @@ branch summaries being summarized. The prompt and the preamble are ours; the req
 (system prompt, ``<conversation>`` transcript, at most 4,096 output tokens, no prompt
 cache) and the entry follow Pi 0.85. The preamble is prose the model reads, kept verbatim
 in the entry by both Pis and never parsed, so our wording leaves files interchangeable
-(docs/pi-1.6/leftovers.md).
+(docs/pi-1.6/tools-and-compaction.md).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ to continue. The prompt texts are ours; the structure of the request and of the 
 Context; an update variant that merges into the previous summary; a separate summary for
 the beginning of a turn that was cut in two, framed ``# Conversation`` / ``# Instructions``
 with sections Original Request, Progress So Far, Context Needed to Continue) follows Pi 1.6
-(docs/pi-1.6/leftovers.md). Transient failures of the
+(docs/pi-1.6/tools-and-compaction.md). Transient failures of the
 summary call are retried with the session's retry policy.
 """
 
