@@ -156,7 +156,7 @@ PROVIDER_VARIABLES = """  ANT_LING_API_KEY               Ant Ling
   ANTHROPIC_AUTH_TOKEN           Anthropic
   ANTHROPIC_OAUTH_TOKEN          Anthropic
   ANTHROPIC_API_KEY              Anthropic
-  AZURE_OPENAI_API_KEY           Azure OpenAI
+  AZURE_OPENAI_API_KEY           Azure
   BASETEN_API_KEY                Baseten
   CEREBRAS_API_KEY               Cerebras
   CLOUDFLARE_API_KEY             Cloudflare AI Gateway, Cloudflare Workers AI
@@ -170,6 +170,7 @@ PROVIDER_VARIABLES = """  ANT_LING_API_KEY               Ant Ling
   GROQ_API_KEY                   Groq
   HF_TOKEN                       Hugging Face
   KIMI_API_KEY                   Kimi For Coding
+  META_API_KEY                   Meta
   MINIMAX_API_KEY                MiniMax
   MINIMAX_CN_API_KEY             MiniMax CN
   MISTRAL_API_KEY                Mistral
@@ -178,10 +179,15 @@ PROVIDER_VARIABLES = """  ANT_LING_API_KEY               Ant Ling
   OPENAI_API_KEY                 OpenAI
   OPENCODE_API_KEY               OpenCode Zen, OpenCode Go
   OPENROUTER_API_KEY             OpenRouter
-  QWEN_TOKEN_PLAN_API_KEY        Qwen Token Plan, Qwen Token Plan Individual
-  QWEN_TOKEN_PLAN_CN_API_KEY     Qwen Token Plan CN
+  QWEN_TOKEN_PLAN_TEAM_API_KEY   Qwen Token Plan Team
+  QWEN_TOKEN_PLAN_API_KEY        Qwen Token Plan Team, Qwen Token Plan Individual
+  QWEN_TOKEN_PLAN_TEAM_CN_API_KEY Qwen Token Plan Team CN
+  QWEN_TOKEN_PLAN_CN_API_KEY     Qwen Token Plan Team CN, Qwen Token Plan Individual CN
+  QWEN_TOKEN_PLAN_INDIVIDUAL_API_KEY Qwen Token Plan Individual
+  QWEN_TOKEN_PLAN_INDIVIDUAL_CN_API_KEY Qwen Token Plan Individual CN
   RADIUS_API_KEY                 Radius
   TOGETHER_API_KEY               Together
+  TYPESAFE_API_KEY               TypeSafe
   AI_GATEWAY_API_KEY             Vercel AI Gateway
   XAI_API_KEY                    xAI
   XIAOMI_API_KEY                 Xiaomi

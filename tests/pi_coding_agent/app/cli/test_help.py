@@ -85,5 +85,5 @@ def test_provider_variables_are_those_pi_ai_reads() -> None:
             names = readers.setdefault(variable, [])
             if info.name not in names:
                 names.append(info.name)
-    expected = "".join(f"  {variable:<31}{', '.join(names)}\n" for variable, names in readers.items())
+    expected = "".join(f"  {variable:<30} {', '.join(names)}\n" for variable, names in readers.items())
     assert expected == PROVIDER_VARIABLES

@@ -185,7 +185,9 @@ def test_terminal_true_color(
     async def look(app: App) -> None:
         await app.wait_for("scripted-model")
 
-    app = run_app(tmp_path, [], look, settings=settings, env=env)
+    # A theme of fixed colours: the default `system` theme draws in the terminal's own colours
+    # when the terminal does not report them (as here), so no colour depth would show.
+    app = run_app(tmp_path, [], look, settings={"theme": "dark", **settings}, env=env)
     styled = app.styled_screen()
     assert ("38;2;" in styled) is direct
     assert ("38;5;" in styled) is not direct
