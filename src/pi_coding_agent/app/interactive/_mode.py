@@ -438,13 +438,15 @@ class InteractiveMode:
 
     def apply_theme(self, name: str | None = None) -> None:
         """Switch every component to another theme: each draws itself again in its colours (as
-        Pi 1.6 invalidates its UI), so what only the screen holds (extension errors, notices) stays."""
+        Pi 1.6 invalidates its UI), so what only the screen holds (extension errors, notices) stays.
+        An ordinary frame, not a forced one: a forced frame clears the scrollback, which would wipe
+        ``Model scope: ...`` printed above the UI when the terminal reports its colours at start."""
         self.theme.replace_with(self.themes.theme(name))
         self.footer.invalidate()
         self.build_header()
         self.tui.invalidate()
         self.queue.refresh()
-        self.tui.request_render(force=True)
+        self.tui.request_render()
 
     def _query_cell_size(self) -> None:
         """Where images can be shown, Pi asks for the cell size in pixels to size them."""

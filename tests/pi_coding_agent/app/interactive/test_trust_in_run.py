@@ -21,6 +21,9 @@ pytestmark = pytest.mark.timeout(300)
 
 UNTRUSTED_WARNING = "This project is not trusted."
 RELOADED = "Reloaded keybindings, extensions, skills, prompts, themes, and context files"
+# The other project's session in the resume list: its title keeps at least this much however long
+# the temporary path beside it is (under xdist the path is longer and the title is shortened).
+OTHER_SESSION_ROW = "› question"
 
 
 def _hello_template(folder: Path) -> None:
@@ -59,7 +62,7 @@ async def _resume_other(app: App) -> str:
     await app.command("/resume")
     await app.wait_for("Resume Session")
     await app.send("Tab")
-    await app.wait_for("question in other")
+    await app.wait_for(OTHER_SESSION_ROW)
     await app.send("Enter")
     return await app.wait_for("Trust project folder?")
 
@@ -108,7 +111,7 @@ def test_a_saved_decision_asks_nothing_on_resume(tmp_path: Path) -> None:
         await app.command("/resume")
         await app.wait_for("Resume Session")
         await app.send("Tab")
-        await app.wait_for("question in other")
+        await app.wait_for(OTHER_SESSION_ROW)
         await app.send("Enter")
         screen = await app.wait_for("Resumed session")
         assert "Trust project folder?" not in screen and UNTRUSTED_WARNING in screen
@@ -123,7 +126,8 @@ def test_reload_saves_the_trust_of_a_folder_whose_pi_resources_appeared(tmp_path
         await app.command("/reload")
         await app.wait_for(f"{RELOADED}; saved project trust")
         await app.submit("/hello")
-        await app.wait_for("answer")
+        # the turn over (/reload while it streams only warns)
+        await app.wait_until(lambda s: "answer" in s and "Working" not in s, "the turn's end")
         await app.command("/reload")  # saved once: the second reload says nothing of trust
         screen = await app.wait_until(
             lambda s: RELOADED in s.split("answer")[-1], "the second reload's status"
@@ -167,7 +171,7 @@ def test_resume_asks_the_same_question_as_pi_16_and_saves_the_same_file(tmp_path
             run.pane.send("Enter")
             run.pane.wait_for("Resume Session")
             run.pane.send("Tab")
-            run.pane.wait_for("question in oth")  # the long path shortens the title
+            run.pane.wait_for(OTHER_SESSION_ROW)
             run.pane.send("Enter")
             screen = run.pane.wait_for("escape/ctrl+c cancel", limit=60)
             lines = [line.rstrip().replace(str(root), "<root>") for line in screen.splitlines()]

@@ -284,6 +284,7 @@ async def reload(host: AppCommandHost, _: str) -> None:
            Text(theme.fg("muted", f"{RELOADED.replace('Reloaded', 'Reloading')}..."), 1, 0), Spacer(1),
            DynamicBorder(lambda s: theme.fg("border", s))]  # fmt: skip
     done = host.ui.show_selector(_Stack(box))
+    host.tui.request_render(force=True)  # the box on a cleared screen, as Pi shows it
     host.tui.render_now()
     try:
         user, problem = read_keybindings_file(host.agent_dir / "keybindings.json")
