@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -156,7 +156,10 @@ def _run(parsed: Args) -> int:
         if session.model is None:
             raise CliError(NO_MODELS_MESSAGE)
         _prepare_local(session.model, announce=created.local_fallback)  # progress on stderr only
-        return _run_rpc(assembly.runtime(session))
+        runtime = assembly.runtime(session)
+        if runner is not None:
+            runner.on_reload = _runtime_reload(runtime, _reloader(assembly, parsed, cwd, home, None))
+        return _run_rpc(runtime)
     initial = _initial_input(parsed, cwd, settings)
     diagnostics.flush()
     if session.model is not None:
@@ -292,8 +295,19 @@ def _initial_input(parsed: Args, cwd: str, settings: Settings) -> InitialInput:
     return build_initial_input(parsed.messages, stdin_text, files)
 
 
+def _runtime_reload(runtime: AgentSessionRuntime, reload_resources: Callable[[], list[str]]) -> Callable[[], Awaitable[None]]:
+    """``ctx.reload()`` outside the terminal UI: settings and resources read again, then the
+    session rebuilt (Pi 1.6's ``session.reload()``); warnings are not shown there."""
+
+    async def reload() -> None:
+        reload_resources()
+        await runtime.reload()
+
+    return reload
+
+
 def _reloader(
-    assembly: SessionAssembly, parsed: Args, cwd: str, home: Path, listing: StartupResources
+    assembly: SessionAssembly, parsed: Args, cwd: str, home: Path, listing: StartupResources | None
 ) -> Callable[[], list[str]]:
     """``/reload``: settings, skills, prompt templates, themes and context files read again
     for the sessions the assembly builds from then on; the header's listing follows. The
@@ -310,7 +324,8 @@ def _reloader(
             resource_choice(parsed), cwd=cwd, session_cwd=session_cwd, agent_dir=home, settings=fresh
         )
         assembly.reload(fresh, resources)
-        listing.replace_with(_startup_listing(resources.loaded, parsed, cwd, resources.context_paths))
+        if listing is not None:
+            listing.replace_with(_startup_listing(resources.loaded, parsed, cwd, resources.context_paths))
         listed = listed_problems(resources.loaded)
         return [*(w for w in resources.warnings if w not in listed), *(str(issue) for issue in fresh.issues)]
 

@@ -15,6 +15,8 @@ from pi_coding_agent.core.settings._settings import (
 from pi_coding_agent.core.settings._tool_selection import (
     NoTools,
     ToolSelection,
+    apply_tool_modifiers,
+    is_tool_modifier,
     select_tools,
     tool_list_error,
 )
@@ -35,6 +37,8 @@ __all__ = [
     "DEFAULT_HTTP_IDLE_TIMEOUT_MS",
     "DEFAULT_THINKING_LEVEL",
     "DEFAULT_TOOL_NAMES",
+    "apply_tool_modifiers",
+    "is_tool_modifier",
     "CompactionSettings",
     "ConfigFileError",
     "NoTools",

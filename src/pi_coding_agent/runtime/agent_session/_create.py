@@ -177,13 +177,29 @@ def _tool_selection(options: CreateAgentSessionOptions) -> ToolSelection:
     return select_tools(options.settings.default_tools, options.tools, options.exclude_tools, options.no_tools)
 
 
-def _builtin_tool_names(selection: ToolSelection) -> tuple[list[str], list[str]]:
-    """(active built-in tool names, names the selection asks for that are not built-in tools)."""
+def _builtin_tool_names(selection: ToolSelection) -> tuple[list[str], list[str], list[str]]:
+    """(active built-in tool names, the built-in tools the run may have, names the selection asks
+    for that are not built-in tools)."""
     from pi_coding_agent.core.tools import ALL_TOOL_NAMES
 
     patterns = {entry for entry in selection.allowlist or () if "*" in entry}
     unknown = [name for name in selection.initial if name not in ALL_TOOL_NAMES and name not in patterns]
-    return selection.active(ALL_TOOL_NAMES), unknown
+    allowed = [name for name in ALL_TOOL_NAMES if selection.allowed(name)]
+    return selection.active(ALL_TOOL_NAMES), allowed, unknown
+
+
+def _default_tool_names(options: CreateAgentSessionOptions) -> list[str]:
+    """The tools ``defaultTools`` contributes (with ``--tools +name``/``-name`` applied); none
+    with a ``--tools`` allowlist or ``--no-tools`` / ``--no-builtin-tools`` (Pi 1.6's
+    ``usesDefaultTools``). ``/reload`` turns on the names this newly gains."""
+    from pi_coding_agent.core.settings import DEFAULT_TOOL_NAMES, apply_tool_modifiers, is_tool_modifier
+
+    tools = options.tools
+    modifiers = [entry for entry in tools or () if is_tool_modifier(entry)]
+    if options.no_tools is not None or (tools is not None and not modifiers):
+        return []
+    configured = options.settings.default_tools
+    return apply_tool_modifiers(list(DEFAULT_TOOL_NAMES if configured is None else configured), modifiers)
 
 
 def _create_tools(names: Sequence[str], options: CreateAgentSessionOptions, holder: list[AgentSession]) -> list[AgentTool]:
@@ -283,7 +299,7 @@ def build_session(options: CreateAgentSessionOptions) -> CreateAgentSessionResul
     level = clamp_thinking_level(model, level) if model is not None else "off"
 
     selection = _tool_selection(options)
-    active_names, unknown = _builtin_tool_names(selection)
+    active_names, builtin_names, unknown = _builtin_tool_names(selection)
     holder: list[AgentSession] = []
     tools = _create_tools(active_names, options, holder)
     setup = AgentSetup(
@@ -320,6 +336,9 @@ def build_session(options: CreateAgentSessionOptions) -> CreateAgentSessionResul
         expand_input=options.expand_input,
         commands=resource_commands(options),
         rebuild_system_prompt=lambda active: _system_prompt(options, active),
+        builtin_names=builtin_names,
+        create_builtin=lambda name: _create_tools([name], options, holder)[0],
+        default_tool_names=_default_tool_names(options),
     )
     holder.append(session)
     if options.extensions is not None:

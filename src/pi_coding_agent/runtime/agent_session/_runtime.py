@@ -216,9 +216,19 @@ class AgentSessionRuntime:
 
     async def reload(self) -> ReplaceResult:
         """A fresh session on the same file, built by the factory again (``/reload``: new
-        resources, prompts and settings take effect; the conversation stays)."""
+        resources, prompts and settings take effect; the conversation stays).
+
+        The tools stay as they were, plus those ``defaultTools`` newly names (Pi 1.6: tools it no
+        longer names stay on, tools turned off stay off) and every extension tool."""
         self._reason = "reload"
-        await self._replace(self._session.session_manager)
+        old = self._session
+        active, previous_defaults = old.active_tool_names(), set(old.default_tool_names)
+
+        def carry_tools(session: AgentSession) -> None:
+            added = [name for name in session.default_tool_names if name not in previous_defaults]
+            session.activate_after_reload([*active, *added])
+
+        await self._replace(old.session_manager, prepare=carry_tools)
         return ReplaceResult(cancelled=False)
 
     async def dispose(self) -> None:
@@ -237,7 +247,12 @@ class AgentSessionRuntime:
         session.dispose()
 
     async def _replace(
-        self, manager: SessionManager, *, torn_down: bool = False, setup: SessionSetup | None = None
+        self,
+        manager: SessionManager,
+        *,
+        torn_down: bool = False,
+        setup: SessionSetup | None = None,
+        prepare: Callable[[AgentSession], None] | None = None,
     ) -> None:
         old = self._session.session_manager
         previous_file = old.get_session_file()
@@ -245,7 +260,10 @@ class AgentSessionRuntime:
             await self._teardown()
             if old is not manager:
                 old.close()
-        await self._install(self._create(manager), previous_file, setup)
+        session = self._create(manager)
+        if prepare is not None:
+            prepare(session)
+        await self._install(session, previous_file, setup)
 
     async def _install(self, session: AgentSession, previous_file: str | None, setup: SessionSetup | None = None) -> None:
         """The new session becomes current; ``setup`` fills it (the agent's context is rebuilt

@@ -68,7 +68,7 @@ from pi_coding_agent.runtime.agent_session._stats import (
     SessionStats,
 )
 from pi_coding_agent.runtime.agent_session._switches import SessionSwitches
-from pi_coding_agent.runtime.agent_session._tools import SessionTools, SystemPromptBuilder
+from pi_coding_agent.runtime.agent_session._tools import BuiltinToolFactory, SessionTools, SystemPromptBuilder
 from pi_coding_agent.runtime.agent_session._tree import NavigationResult, TreeContext, TreeNavigation
 from pi_coding_agent.runtime.agent_session._user_bash import UserBash
 
@@ -109,8 +109,14 @@ class AgentSession:
         expand_input: Callable[[str], str] | None = None,
         commands: Sequence[SlashCommand] = (),
         rebuild_system_prompt: SystemPromptBuilder | None = None,
+        builtin_names: Sequence[str] = (),
+        create_builtin: BuiltinToolFactory | None = None,
+        default_tool_names: Sequence[str] = (),
     ) -> None:
         self.session_manager = session_manager
+        self.default_tool_names = list(default_tool_names)
+        """What ``defaultTools`` contributed to the tools this session started with (``/reload``
+        turns on the names a new session built after it newly has)."""
         self.settings = settings
         self.catalog = catalog
         self.cwd = cwd
@@ -123,7 +129,9 @@ class AgentSession:
         self._expand_input = expand_input
         self._commands = list(commands)
         self.agent = agent = build_agent(agent_setup, lambda: self._extensions.runner, self._before_next_turn)
-        self._tools = SessionTools(agent, system_prompt, rebuild_system_prompt, lambda: self._extensions.runner)
+        self._tools = SessionTools(
+            agent, system_prompt, rebuild_system_prompt, lambda: self._extensions.runner, builtin_names, create_builtin
+        )
         self._extensions = ExtensionBinding(
             agent=agent, session_manager=session_manager, catalog=catalog, tools=self._tools, emit=self._emit,
             is_running=self._is_running, run_prompt=self._run_agent_prompt,
@@ -669,6 +677,10 @@ class AgentSession:
 
     def set_active_tools(self, names: Sequence[str]) -> None:
         self._tools.set_active_tools(names)
+
+    def activate_after_reload(self, names: Sequence[str]) -> None:
+        """These tools, then every extension tool the run allows (Pi 1.6's reload)."""
+        self._tools.activate_after_reload(names)
 
     def refresh_tools(self) -> None:
         """Put the active tools on the agent and rebuild the system prompt from them."""

@@ -23,6 +23,8 @@ from pi_coding_agent.core.settings import ToolSelection
 from pi_coding_agent.customize.extensions import ExtensionRunner, ExtensionTool
 
 SystemPromptBuilder = Callable[[Sequence[AgentTool]], str]
+BuiltinToolFactory = Callable[[str], AgentTool]
+"""Creates the built-in tool of a name; inactive built-in tools are created when first needed."""
 
 
 class DeclaredTool(AgentTool):
@@ -62,15 +64,22 @@ class SessionTools:
         system_prompt: str,
         rebuild_system_prompt: SystemPromptBuilder | None,
         extensions: Callable[[], ExtensionRunner | None],
+        builtin_names: Sequence[str] = (),
+        create_builtin: BuiltinToolFactory | None = None,
     ) -> None:
         self._agent = agent
-        self._builtin = list(agent.state.tools)
+        self._builtin: dict[str, AgentTool | None] = {tool.name: tool for tool in agent.state.tools}
+        """Every built-in tool the run may have (Pi 1.6 registers the inactive ones too), by name;
+        ``None``: not created yet."""
+        for name in builtin_names:
+            self._builtin.setdefault(name, None)
+        self._create_builtin = create_builtin
         self._rebuild = rebuild_system_prompt
         self._extensions = extensions
         self.base_system_prompt = system_prompt
         """The system prompt before ``before_agent_start`` handlers change it for a run."""
         self._selection: ToolSelection | None = None
-        self._active = [tool.name for tool in self._builtin]
+        self._active = [tool.name for tool in agent.state.tools]
         self._known = set(self._active)
         self._declared: dict[str, dict[str, Any]] | None = None
         """Tool declarations and prompt a resumed Pi 1.6 branch recorded (``None``: ours)."""
@@ -78,28 +87,61 @@ class SessionTools:
         agent.state.system_prompt = system_prompt
 
     def restrict(self, selection: ToolSelection | None) -> None:
-        """The run's tool selection, for the extension tools to come."""
+        """The run's tool selection, for the extension tools to come. The tools registered by
+        now start in the selection's order (``--tools probe,read``: the extension tool first)."""
         self._selection = selection
+        if selection is not None:
+            active = set(self._active)
+            registered = [name for name in self._known_names() if name in active or name not in self._builtin]
+            self._active = selection.active(registered)
 
     def _allowed(self, name: str) -> bool:
         return self._selection is None or self._selection.allowed(name)
 
-    def all_tools(self) -> list[AgentTool]:
-        tools: dict[str, AgentTool] = {tool.name: tool for tool in self._builtin}
+    def _builtin_tool(self, name: str) -> AgentTool | None:
+        tool = self._builtin.get(name)
+        if tool is None and name in self._builtin and self._create_builtin is not None:
+            tool = self._builtin[name] = self._create_builtin(name)
+        return tool
+
+    def _tools_named(self, names: Sequence[str]) -> dict[str, AgentTool]:
+        """The tools of these names that exist (an extension tool replaces a built-in one)."""
+        tools: dict[str, AgentTool] = {}
+        wanted = set(names)
+        for name in self._builtin:
+            tool = self._builtin_tool(name) if name in wanted else None
+            if tool is not None:
+                tools[name] = tool
         runner = self._extensions()
         if runner is not None:
             for definition, path in runner.tools():
-                tools[definition.name] = ExtensionTool(definition, path, runner)
-        return list(tools.values())
+                if definition.name in wanted:
+                    tools[definition.name] = ExtensionTool(definition, path, runner)
+        return tools
+
+    def _known_names(self) -> list[str]:
+        """Built-in tool names, then extension tool names, in registration order."""
+        runner = self._extensions()
+        extension_names = [definition.name for definition, _ in runner.tools()] if runner is not None else []
+        return list(dict.fromkeys([*self._builtin, *extension_names]))
+
+    def all_tools(self) -> list[AgentTool]:
+        return list(self._tools_named(self._known_names()).values())
 
     def active_tool_names(self) -> list[str]:
         return list(self._active)
 
     def set_active_tools(self, names: Sequence[str]) -> None:
-        known = {tool.name for tool in self.all_tools()}
+        known = set(self._known_names())
         self._active = [name for name in dict.fromkeys(names) if name in known]
         self._declared = None
         self.refresh()
+
+    def activate_after_reload(self, names: Sequence[str]) -> None:
+        """``names``, then every extension tool the run allows, even one turned off before."""
+        runner = self._extensions()
+        extension_names = [definition.name for definition, _ in runner.tools()] if runner is not None else []
+        self.set_active_tools([*names, *(name for name in extension_names if self._allowed(name))])
 
     def restore_from_transcript(self, messages: Sequence[AgentMessage]) -> None:
         """Take the prompt and tools the context's ``system`` messages declare, if any (Pi 1.6
@@ -110,7 +152,7 @@ class SessionTools:
                 self._declared = None
                 self.refresh()
             return
-        known = {tool.name for tool in self.all_tools()}
+        known = set(self._known_names())
         declared = {str(tool["name"]): tool for tool in state.tools_added or () if tool.get("name") in known}
         self._known = known
         self._active = list(declared)
@@ -127,8 +169,8 @@ class SessionTools:
                 name = definition.name
                 if name not in self._known and self._allowed(name) and name not in self._active:
                     self._active.append(name)
-        tools = {tool.name: tool for tool in self.all_tools()}
-        self._known = set(tools)
+        self._known = set(self._known_names())
+        tools = self._tools_named(self._active)
         active = [tools[name] for name in self._active if name in tools]
         declared = self._declared
         if declared is not None:
