@@ -295,7 +295,9 @@ def _initial_input(parsed: Args, cwd: str, settings: Settings) -> InitialInput:
     return build_initial_input(parsed.messages, stdin_text, files)
 
 
-def _runtime_reload(runtime: AgentSessionRuntime, reload_resources: Callable[[], list[str]]) -> Callable[[], Awaitable[None]]:
+def _runtime_reload(
+    runtime: AgentSessionRuntime, reload_resources: Callable[[], list[str]]
+) -> Callable[[], Awaitable[None]]:
     """``ctx.reload()`` outside the terminal UI: settings and resources read again, then the
     session rebuilt (Pi 1.6's ``session.reload()``); warnings are not shown there."""
 

@@ -130,7 +130,8 @@ class AgentSession:
         self._commands = list(commands)
         self.agent = agent = build_agent(agent_setup, lambda: self._extensions.runner, self._before_next_turn)
         self._tools = SessionTools(
-            agent, system_prompt, rebuild_system_prompt, lambda: self._extensions.runner, builtin_names, create_builtin
+            agent, system_prompt, rebuild_system_prompt, lambda: self._extensions.runner,
+            builtin_names=builtin_names, create_builtin=create_builtin,
         )
         self._extensions = ExtensionBinding(
             agent=agent, session_manager=session_manager, catalog=catalog, tools=self._tools, emit=self._emit,

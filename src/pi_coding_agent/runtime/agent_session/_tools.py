@@ -64,6 +64,7 @@ class SessionTools:
         system_prompt: str,
         rebuild_system_prompt: SystemPromptBuilder | None,
         extensions: Callable[[], ExtensionRunner | None],
+        *,
         builtin_names: Sequence[str] = (),
         create_builtin: BuiltinToolFactory | None = None,
     ) -> None:

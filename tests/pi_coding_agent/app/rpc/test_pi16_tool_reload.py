@@ -56,11 +56,26 @@ def _wait_for(process: subprocess.Popen[str], done: Any) -> None:
 def _run(root: Path, side: str, index: int) -> list[str] | None:
     settings, flags, steps = SCENARIOS[index]
     with ScriptedProvider([{"text": "ok"}]) as provider:
-        box = Sandbox.create(root / side / str(index), provider.base_url, {**settings, "retry": {"enabled": False}})
-        program = [str(oracle.require_live_oracle(True) / "pi-cli-current")] if side == "pi" else [str(OUR_PI)]
+        box = Sandbox.create(
+            root / side / str(index), provider.base_url, {**settings, "retry": {"enabled": False}}
+        )
+        program = (
+            [str(oracle.require_live_oracle(True) / "pi-cli-current")] if side == "pi" else [str(OUR_PI)]
+        )
         fixture = HERE / ("tool_reload.ts" if side == "pi" else "tool_reload.py")
         process = subprocess.Popen(
-            [*program, "--mode", "rpc", "--no-session", "--no-mcp", "--model", OPENAI_MODEL, "-e", str(fixture), *flags],
+            [
+                *program,
+                "--mode",
+                "rpc",
+                "--no-session",
+                "--no-mcp",
+                "--model",
+                OPENAI_MODEL,
+                "-e",
+                str(fixture),
+                *flags,
+            ],
             cwd=box.work,
             env=box.env(),
             stdin=subprocess.PIPE,
@@ -72,11 +87,15 @@ def _run(root: Path, side: str, index: int) -> list[str] | None:
             for number, step in enumerate(steps):
                 if isinstance(step, list):
                     (box.agent_dir / "settings.json").write_text(
-                        json.dumps({**settings, "defaultTools": step, "retry": {"enabled": False}}), encoding="utf-8"
+                        json.dumps({**settings, "defaultTools": step, "retry": {"enabled": False}}),
+                        encoding="utf-8",
                     )
                     continue
                 _send(process, {"id": str(number), "type": "prompt", "message": step})
-                _wait_for(process, lambda line, n=str(number): line.get("id") == n and line.get("type") == "response")
+                _wait_for(
+                    process,
+                    lambda line, n=str(number): line.get("id") == n and line.get("type") == "response",
+                )
             _send(process, {"id": "last", "type": "prompt", "message": "hi"})
             _wait_for(process, lambda line: line.get("type") == "agent_end")
         finally:
