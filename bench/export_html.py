@@ -5,7 +5,8 @@
 
 Without ``--session`` writes the ``turns`` session of ``bench/session_resume.py`` (about 147 MB
 at 100,000 entries). Sides: ours, Pi 0.85 (``pi-cli``) and Pi 1.6 (``pi-cli-current``).
-Reports, for each side: the export's wall time and peak RSS, the page's
+Reports, for each side: the export's wall time, CPU time (user and system: steadier than wall
+time on a loaded machine) and peak RSS, the page's
 size, and the time Chromium takes from navigation until the shown branch is drawn (Pi's page
 draws it in a script that has run by its ``load`` event; ours marks ``data-ready`` once its
 first screen and the tree are drawn), with the number of entries drawn, and the ratios
@@ -45,7 +46,11 @@ def _export(argv: list[str]) -> dict[str, float]:
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - started
     assert status == 0, process.stderr.read() if process.stderr else status
-    return {"export_s": wall, "export_peak_rss_mb": usage.ru_maxrss / 1024}
+    return {
+        "export_s": wall,
+        "export_cpu_s": usage.ru_utime + usage.ru_stime,
+        "export_peak_rss_mb": usage.ru_maxrss / 1024,
+    }
 
 
 def _load(page: Path, ours: bool, timeout: float) -> dict[str, Any]:
@@ -108,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
             if side in results:
                 results[f"ratio_{side}"] = {
                     key: results["ours"][key] / results[side][key]
-                    for key in ("export_s", "page_mb", "load_s")
+                    for key in ("export_s", "export_cpu_s", "page_mb", "load_s")
                     if results[side][key] and results["ours"][key]
                 }
     if args.json:
@@ -119,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
         if side in results:
             r = results[side]
             print(
-                f"  {side:4}: export {r['export_s']:.1f} s ({r['export_peak_rss_mb']:.0f} MB peak), page {r['page_mb']:.1f} MB, "
+                f"  {side:4}: export {r['export_s']:.1f} s ({r['export_cpu_s']:.1f} s CPU, {r['export_peak_rss_mb']:.0f} MB peak), page {r['page_mb']:.1f} MB, "
                 f"load {r['load_s'] or 0:.1f} s, {r['shown_entries']} entries shown, {r['requests']} requests, errors {r['errors']}"
             )
     for side in ("pi", "pi16"):

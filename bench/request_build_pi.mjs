@@ -1,4 +1,4 @@
-// Pi 0.85's side of bench/request_build.py: per-call request building for each API.
+// Pi's side (0.85 or 1.6, whichever install is given) of bench/request_build.py: per-call request building for each API.
 //   node request_build_pi.mjs <pi node_modules dir> <scenario.json>
 // Reads commands on stdin, one JSON object per line, answers one JSON line each:
 //   {"cmd": "body", "api": A}            -> {"body": the request body text of one call}
@@ -28,7 +28,8 @@ for (const [name, value] of Object.entries(scenario.env ?? {})) process.env[name
 const runner = new agentPkg.ExtensionRunner([], agentPkg.createExtensionRuntime(), "/home/dev/project", null, null);
 const cases = new Map();
 for (const [api, spec] of Object.entries(scenario.apis)) {
-	const model = { ...compat.getModel(spec.provider, spec.model), ...(spec.overrides ?? {}) };
+	// The model as given (both sides build with the same definition), else from this Pi's catalog.
+	const model = { ...(spec.modelData ?? compat.getModel(spec.provider, spec.model)), ...(spec.overrides ?? {}) };
 	if (!model.id) throw new Error(`unknown model ${spec.provider}/${spec.model}`);
 	cases.set(api, { model, history: spec.transcript, options: spec.options });
 }

@@ -28,8 +28,12 @@ import https from "node:https";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 
-const shared = new URL("../../shared/oracle/lib/common.mjs", import.meta.url);
+// The oracle folder: $PI_ORACLE_DIR (as the tests read it), else ../shared/oracle beside the repository.
+const shared = process.env.PI_ORACLE_DIR
+  ? pathToFileURL(join(process.env.PI_ORACLE_DIR, "lib", "common.mjs"))
+  : new URL("../../shared/oracle/lib/common.mjs", import.meta.url);
 const { installNetworkGuard, clone, zeroTimestamps } = await import(shared.href);
 installNetworkGuard();
 

@@ -5,8 +5,8 @@ Every wire adapter runs the history through ``transform_messages`` before conver
 - images become placeholder text when the target model cannot see them (a run of images
   becomes one placeholder);
 - assistant turns from another model (provider, API or model id differs) lose what only
-  their producer can read: thinking turns into plain text, redacted thinking and signatures
-  are dropped, tool-call ids are rewritten by the adapter's ``normalize_tool_call_id`` (and
+  their producer can read: thinking (readable, redacted or signed) and signatures are
+  dropped, tool-call ids are rewritten by the adapter's ``normalize_tool_call_id`` (and
   the matching tool results follow the new ids);
 - assistant turns that ended in ``error`` or ``aborted`` are not replayed;
 - a tool call left without a result gets a synthetic error result (``"No result
@@ -89,16 +89,12 @@ def _transform_assistant(
     content: list[TextContent | ThinkingContent | ToolCall] = []
     for block in message.content:
         if isinstance(block, ThinkingContent):
-            if block.redacted:
-                if same:
-                    content.append(block)
+            # Another model's thinking is dropped (Pi 1.6; 0.85 replayed it as text, which the
+            # new model read as part of the visible reply: docs/pi-1.6/models.md).
+            if not same:
                 continue
-            if same and block.thinking_signature:
+            if block.redacted or block.thinking_signature or (block.thinking and js_trim(block.thinking)):
                 content.append(block)
-                continue
-            if not block.thinking or not js_trim(block.thinking):
-                continue
-            content.append(block if same else TextContent(text=block.thinking))
         elif isinstance(block, TextContent):
             content.append(block if same else TextContent(text=block.text))
         else:

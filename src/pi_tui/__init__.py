@@ -6,6 +6,13 @@ renderer on the terminal's main screen, so the transcript stays in the terminal'
 scrollback. Extensions use the same API (see ``docs/tui``).
 """
 
+from pi_tui._capabilities import (
+    detect_capabilities,
+    hyperlink,
+    set_capability_overrides,
+    supports_hyperlinks,
+    supports_true_color,
+)
 from pi_tui._color_query import TerminalColors, parse_osc_color
 from pi_tui._colors import (
     Color,
@@ -128,8 +135,10 @@ __all__ = [
     "color_to_okhsl",
     "color_to_oklch",
     "color_to_rgb",
+    "detect_capabilities",
     "fuzzy_filter",
     "fuzzy_match",
+    "hyperlink",
     "is_printable",
     "matches_key",
     "mix_colors",
@@ -143,8 +152,11 @@ __all__ = [
     "read_keybindings_file",
     "rgb_color",
     "rgb_to_256",
+    "set_capability_overrides",
     "slice_columns",
     "strip_ansi",
+    "supports_hyperlinks",
+    "supports_true_color",
     "terminal_safe",
     "truncate_to_width",
     "visible_width",

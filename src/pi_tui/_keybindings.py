@@ -62,8 +62,8 @@ TUI_DEFAULTS: dict[str, tuple[str, ...]] = {
     "tui.altScreen.searchNext": ("enter", "ctrl+g"),
     "tui.altScreen.searchPrevious": ("shift+enter", "ctrl+shift+g"),
     "tui.altScreen.searchClose": ("escape",),
-    "tui.altScreen.top": ("home",),
-    "tui.altScreen.bottom": ("end",),
+    "tui.altScreen.top": ("ctrl+home",),
+    "tui.altScreen.bottom": ("ctrl+end",),
 }
 
 LEGACY_NAMES = {

@@ -23,6 +23,8 @@ from pi_tui._text import truncate_to_width, visible_width
 SYNC_BEGIN = "\x1b[?2026h"
 SYNC_END = "\x1b[?2026l"
 LINE_RESET = "\x1b[0m"
+LINK_RESET = "\x1b]8;;\x07"
+"""Closes an ``OSC 8`` hyperlink left open at a line's end, as Pi resets links on every line."""
 
 
 @dataclass
@@ -37,6 +39,11 @@ class ScreenRenderer:
     def __init__(self, write: object, show_hardware_cursor: bool = False) -> None:
         self._write = write
         self.show_hardware_cursor = show_hardware_cursor
+        self.clear_on_shrink = False
+        """Pi's ``clearOnShrink``: when the document becomes shorter than the most rows drawn
+        since the last full redraw (and no overlay is shown), draw it all anew, so no empty
+        rows stay below it; off, the rows it left are only blanked."""
+        self.rows_in_use = 0
         self.previous: list[str] = []
         self.width = 0
         self.height = 0
@@ -51,21 +58,26 @@ class ScreenRenderer:
         self.height = 0
         self.viewport_top = 0
         self.cursor_row = 0
+        self.rows_in_use = 0
 
     def emit(self, data: str) -> None:
         self.stats.bytes_written += len(data)
         self._write(data)  # type: ignore[operator]
 
-    def render(self, lines: list[str], width: int, height: int) -> None:
+    def render(self, lines: list[str], width: int, height: int, *, overlays: bool = False) -> None:
         self.stats.frames += 1
         lines, cursor = extract_cursor(lines, height)
         if not self.previous and self.width == 0:
             self._full(lines, width, height, clear=False)
-        elif width != self.width or height != self.height:
+        elif width != self.width or height != self.height or self._shrunk(lines, overlays):
             self._full(lines, width, height, clear=True)
         else:
             self._diff(lines, width, height)
+            self.rows_in_use = max(self.rows_in_use, len(lines))
         self._place_cursor(cursor, len(lines))
+
+    def _shrunk(self, lines: list[str], overlays: bool) -> bool:
+        return self.clear_on_shrink and len(lines) < self.rows_in_use and not overlays
 
     # ------------------------------------------------------------------ frames
 
@@ -82,6 +94,7 @@ class ScreenRenderer:
         self.width, self.height = width, height
         self.cursor_row = max(0, len(lines) - 1)
         self.viewport_top = max(0, len(lines) - height)
+        self.rows_in_use = len(lines) if clear else max(self.rows_in_use, len(lines))
 
     def _diff(self, lines: list[str], width: int, height: int) -> None:
         previous = self.previous
@@ -181,11 +194,12 @@ def _first_difference(old: list[str], new: list[str]) -> int | None:
 
 
 def fit_line(line: str, width: int) -> str:
-    """The line as written: cut if a component overran the width, styles closed at its end."""
+    """The line as written: cut if a component overran the width, styles (and a hyperlink)
+    closed at its end."""
     if "\x1b" in line:
         if visible_width(line) > width:
             line = truncate_to_width(line, width, "")
-        return line + LINE_RESET
+        return line + LINE_RESET + (LINK_RESET if "\x1b]8;" in line else "")
     if len(line) > width and visible_width(line) > width:
         return truncate_to_width(line, width, "")
     return line

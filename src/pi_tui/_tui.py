@@ -344,7 +344,7 @@ class TUI(Container):
         lines = self.render(width)
         if self._overlays:
             lines = self._composite(lines, width, height)
-        self.renderer.render(lines, width, height)
+        self.renderer.render(lines, width, height, overlays=self.has_overlay())
 
     def _render_fullscreen(self, width: int, height: int) -> None:
         view = self.fullscreen

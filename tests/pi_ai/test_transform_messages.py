@@ -55,7 +55,8 @@ def test_same_model_keeps_signatures_and_ids() -> None:
     assert out == [message, result]
 
 
-def test_other_model_turns_thinking_into_text_and_drops_opaque_data() -> None:
+def test_other_model_thinking_and_opaque_data_are_dropped() -> None:
+    """Pi 1.6: another model's thinking is dropped, readable or not (0.85 replayed it as text)."""
     message = _assistant(
         [
             ThinkingContent(thinking="reason", thinking_signature="sig"),
@@ -75,7 +76,6 @@ def test_other_model_turns_thinking_into_text_and_drops_opaque_data() -> None:
     out = transform_messages([message, result], TARGET, _rename)
     assert isinstance(out[0], AssistantMessage)
     assert out[0].content == [
-        TextContent(text="reason"),
         TextContent(text="t"),
         ToolCall(id="a_b", name="x", arguments={"k": 1}),
     ]

@@ -4,7 +4,7 @@ the same port, for ``/llama`` and ``/login llama.cpp`` (ours and Pi's).
 It speaks the router endpoints Pi's llama.cpp extension uses: ``GET /models`` (``?reload=1``),
 ``POST /models/load``, ``POST /models/unload``, ``POST /models`` (download a Hugging Face
 ``owner/repo[:quant]``), ``GET /models/sse`` (``model_status`` and ``download_*`` events) and
-``GET /props``; and the Hugging Face ones: ``GET /api/models?search=`` and
+``GET /props`` (a model's ``chat_template`` with ``?model=``); and the Hugging Face ones: ``GET /api/models?search=`` and
 ``GET /api/models/<owner>/<repo>?blobs=true`` (point ``HF_ENDPOINT`` at ``base_url``).
 
 A load or a download stops half way (a ``loading`` model at 25 %, a ``downloading`` one at
@@ -49,6 +49,16 @@ class LlamaRouter:
     def release(self) -> None:
         """Let the held load or download finish."""
         self._gate.set()
+
+    def props(self, model_id: str | None) -> dict[str, Any]:
+        """``GET /props``: the router's own, or a model's (its ``chat_template``, when the test gave one)."""
+        if model_id is None:
+            return {"models_autoload": False}
+        model = self.entry(model_id) or {}
+        return {
+            "chat_template": model.get("chat_template", "{{ messages }}"),
+            "model_path": f"/models/{model_id}.gguf",
+        }
 
     def entry(self, model_id: str) -> dict[str, Any] | None:
         return next((model for model in self.models if model["id"] == model_id), None)
@@ -154,7 +164,7 @@ def _handler(router: LlamaRouter) -> type[BaseHTTPRequestHandler]:
                 with router._lock:
                     self._reply(200, {"object": "list", "data": router.models})
             elif parts.path == "/props":
-                self._reply(200, {"models_autoload": False})
+                self._reply(200, router.props(parse_qs(parts.query).get("model", [None])[0]))
             elif parts.path == "/models/sse":
                 self._stream_events()
             else:

@@ -1,8 +1,11 @@
 """Pi 1.6's answers to our own conformance cases, and what of them we do not follow yet.
 
 ``tests/conformance/cases/pi-1.6/<subcommand>/NAME.out.json`` is the live Pi 1.6 oracle's
-answer to the input ``tests/conformance/cases/<subcommand>/NAME.json`` (recorded by the
-generator that wrote the input, e.g. ``tools/gen_midway_cases.py``). Where it exists, that
+answer to the input ``tests/conformance/cases/<subcommand>/NAME.json`` or to the shared oracle
+case of that name (recorded by the generator that wrote the input, e.g.
+``tools/gen_midway_cases.py``, or by ``tools/gen_pi16_payload_answers.py``); a
+``pi-1.6/<subcommand>/NAME.json`` beside it is the input 1.6 was given instead (the case's model
+written out, where 1.6's catalog no longer has it). Where it exists, that
 answer is the reference for the case: ours follows Pi 1.6 where it changed on purpose
 (docs/pi-1.6/streams.md).
 
@@ -15,15 +18,61 @@ for every API; 0.85 did so only for Chat Completions). Everything else must matc
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 PI16_ANSWERS = Path(__file__).resolve().parents[1] / "conformance" / "cases" / "pi-1.6"
-WHOLE_ANSWER_SUBCOMMANDS = ("parse-stream",)
-"""Where a 1.6 answer is the whole reference. An ``agent-events`` answer of 1.6 also streams
+WHOLE_ANSWER_SUBCOMMANDS = ("parse-stream", "payload")
+"""Where a 1.6 answer is the whole reference (``payload``: the request bodies 1.6 changed and we
+follow, recorded by ``tools/gen_pi16_payload_answers.py``). An ``agent-events`` answer of 1.6 also streams
 the system message and other changes of issue 24 item 6: its tests compare the parts they
 are about (``tests/conformance/test_coerced_numbers.py``)."""
 _PENDING_KEYS = frozenset({"durationMs", "totalFromProvider", "thinkingLevel"})
+
+
+_INPUT = ("payload.input", "request.body.input")
+PAYLOAD_NOT_FOLLOWED: dict[str, tuple[tuple[str, ...], str]] = {
+    "payload/azure_cross_provider_replay": (
+        _INPUT,
+        "1.6 writes other providers' tool-call ids differently for Azure",
+    ),
+    "payload/codex_cross_provider_replay": (
+        ("payload", "request.body"),
+        "1.6 sends Codex a zstd-compressed body, the system prompt as an input item, max_output_tokens",
+    ),
+    "payload/openai_responses_deferred_tools_search": (
+        (*_INPUT, "payload.tools", "request.body.tools"),
+        "1.6 replays tool-search loads as function calls and sends the loaded tools",
+    ),
+    "payload/google_tool_result_images_gemini3": (
+        ("payload.config.thinkingConfig", "request.body.generationConfig.thinkingConfig"),
+        "1.6 maps this Gemini 3 model's thinking level differently",
+    ),
+    "payload/mistral_images_and_replay_ids": (
+        ("payload.maxTokens", "request.body.max_tokens"),
+        "1.6 estimates the prompt's tokens differently for Mistral's output limit",
+    ),
+}
+"""``payload`` cases (``payload/NAME``) whose 1.6 answer is the reference except where 1.6 changed something we do not
+follow yet (docs/pi-1.6/models.md, "Request bodies"): case -> (the dotted paths left out on
+both sides, why)."""
+
+
+def without_not_followed(key: str, value: Any) -> Any:
+    """``value`` without the parts of ``PAYLOAD_NOT_FOLLOWED[key]`` (itself when not listed)."""
+    paths = PAYLOAD_NOT_FOLLOWED.get(key, ((), ""))[0]
+    if not paths:
+        return value
+    value = json.loads(json.dumps(value))
+    for path in paths:
+        *parents, last = path.split(".")
+        node = value
+        for parent in parents:
+            node = node.get(parent, {}) if isinstance(node, dict) else {}
+        if isinstance(node, dict):
+            node.pop(last, None)
+    return value
 
 
 def answer_path(subcommand: str, name: str) -> Path:

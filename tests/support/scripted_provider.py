@@ -18,7 +18,8 @@ A turn is a dict:
   ``{"cut_after": n}`` instead starts the normal stream and drops the connection after
   ``n`` events (a connection lost mid-answer);
 * optional ``"chunk_delay": seconds`` - pause between SSE events (a slow provider);
-* optional ``"usage": {"input": n, "output": m}``.
+* optional ``"usage": {"input": n, "output": m}`` (Anthropic also ``"cache_read": n``, the
+  prompt tokens read from the cache).
 
 With ``sequential=True`` turns are served in request order instead (for runs whose
 context shrinks, by compaction, so the assistant count goes down); a request answered
@@ -137,7 +138,11 @@ def _anthropic_events(turn: Turn, model: str) -> Iterator[tuple[str, dict[str, A
                 "content": [],
                 "stop_reason": None,
                 "stop_sequence": None,
-                "usage": {"input_tokens": usage.get("input", 10), "output_tokens": 1},
+                "usage": {
+                    "input_tokens": usage.get("input", 10),
+                    "output_tokens": 1,
+                    **({"cache_read_input_tokens": usage["cache_read"]} if "cache_read" in usage else {}),
+                },
             },
         },
     )

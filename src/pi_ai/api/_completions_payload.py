@@ -133,9 +133,9 @@ def _detect(model: Model) -> dict[str, Any]:
         or is_ant_ling
         or is_zai
     )
-    developer_on_openrouter = is_openrouter and (
-        model.id.startswith("anthropic/") or model.id.startswith("openai/")
-    )
+    # Pi 1.6: the developer role is OpenAI's own; other hosts get system (0.85 sent developer to
+    # every standard host's reasoning models). docs/pi-1.6/models.md, "Request bodies".
+    is_openai = provider == "openai" or "api.openai.com" in url
     if is_deepseek:
         thinking_format = "deepseek"
     elif is_zai:
@@ -150,7 +150,7 @@ def _detect(model: Model) -> dict[str, Any]:
         thinking_format = "openai"
     return {
         "supportsStore": not non_standard,
-        "supportsDeveloperRole": developer_on_openrouter or (not non_standard and not is_openrouter),
+        "supportsDeveloperRole": is_openai,
         "supportsReasoningEffort": not (
             is_grok or is_zai or is_moonshot or is_together or is_cf_gateway or is_nvidia or is_ant_ling
         ),
@@ -169,12 +169,13 @@ def _detect(model: Model) -> dict[str, Any]:
         "zaiToolStream": False,
         "supportsThinkingTokenBudget": False,
         "thinkingTokenBudgetField": None,
-        "supportsStrictMode": not (is_moonshot or is_together or is_cf_gateway or is_nvidia),
+        # Pi 1.6: strict tool schemas only where a model's compat says so.
+        "supportsStrictMode": False,
         "supportsOpenAIGrammarTools": False,
         "cacheControlFormat": "anthropic"
         if provider == "openrouter" and model.id.startswith("anthropic/")
         else None,
-        "sendSessionAffinityHeaders": False,
+        "sendSessionAffinityHeaders": is_openrouter,
         "deferredToolsMode": None,
         "sessionAffinityFormat": "openrouter" if is_openrouter else "openai",
         "supportsLongCacheRetention": not (

@@ -119,7 +119,9 @@ def convert_messages(model: Model, context: Context) -> list[dict[str, Any]]:
                 else []
             )
             nested_images = supports_multimodal_function_response(model.id)
-            value = sanitize_surrogates(text) if text else ("(see attached image)" if images else "")
+            # Pi 1.6: whitespace-only text counts as no text (0.85 sent it as it was).
+            has_text = bool(js_trim(text))
+            value = sanitize_surrogates(text) if has_text else ("(see attached image)" if images else "")
             function_response: dict[str, Any] = {
                 "name": message.tool_name,
                 "response": {"error": value} if message.is_error else {"output": value},
@@ -341,6 +343,8 @@ def build_config_and_params(
         mode = function_calling_mode(tools, tool_choice, strict_supported)
         if mode is not None:
             config["toolConfig"] = {"functionCallingConfig": {"mode": mode}}
+    # Pi 1.6 turns the Gemini SDK's automatic continuation off; the SDK does not send it.
+    config["automaticContinuation"] = False
     if thinking is not None and thinking.enabled and model.reasoning:
         thinking_config: dict[str, Any] = {"includeThoughts": True}
         if thinking.level is not None:

@@ -108,6 +108,18 @@ _UNSET: Any = object()
 """Marks a request field Pi leaves ``undefined``: it keeps its place for later overrides."""
 
 
+def _chatgpt_sign_in(model: Model, api_key: str | None) -> bool:
+    """Pi 1.6: a credential sent to OpenAI itself that is not an API key (``sk-...``) is a Sign in
+    with ChatGPT token, whose endpoint rejects the output limit, temperature and cache-retention
+    fields, so they are left out."""
+    return (
+        model.provider == "openai"
+        and model.base_url == "https://api.openai.com/v1"
+        and api_key is not None
+        and not api_key.startswith("sk-")
+    )
+
+
 def build_params(
     model: Model,
     context: Context,
@@ -140,20 +152,21 @@ def build_params(
     explicit_cache_off = retention == "none" and compat.supports_explicit_prompt_cache_mode
     key_off = retention == "none" or (model.compat or {}).get("promptCacheKeyMode") == "disabled"  # Pi 1.6
     cache_key = None if key_off else clamp_prompt_cache_key(options.session_id)
+    sign_in = _chatgpt_sign_in(model, options.api_key)
     params: dict[str, Any] = {
         "model": model.id,
         "input": items,
         "stream": True,
         "prompt_cache_key": cache_key if cache_key is not None else _UNSET,
         "prompt_cache_retention": "24h"
-        if retention == "long" and compat.supports_long_cache_retention
+        if retention == "long" and compat.supports_long_cache_retention and not sign_in
         else _UNSET,
-        "prompt_cache_options": {"mode": "explicit"} if explicit_cache_off else _UNSET,
+        "prompt_cache_options": {"mode": "explicit"} if explicit_cache_off and not sign_in else _UNSET,
         "store": False,
     }
-    if options.max_tokens and compat.supports_max_output_tokens:
+    if options.max_tokens and compat.supports_max_output_tokens and not sign_in:
         params["max_output_tokens"] = max(options.max_tokens, MIN_OUTPUT_TOKENS)
-    if options.temperature is not None:
+    if options.temperature is not None and not sign_in:
         params["temperature"] = options.temperature
     if options.service_tier is not None:
         params["service_tier"] = options.service_tier
@@ -197,7 +210,7 @@ def build_headers(
             pi_headers["x-session-id"] = session_id
         else:
             if compat.session_affinity_format == "openai":
-                pi_headers["session_id"] = session_id
+                pi_headers["session-id"] = session_id  # Pi 1.6 (0.85: session_id)
             pi_headers["x-client-request-id"] = session_id
     if options.headers:
         pi_headers.update(options.headers)

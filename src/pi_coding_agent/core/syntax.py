@@ -1,8 +1,9 @@
-"""Code highlighting shared by the terminal and the HTML export: which language a file is in,
-and code split into lines of (theme syntax token, text) pieces.
+"""Code highlighting: which language a file is in (the terminal and the HTML export), and code
+split into lines of (theme syntax token, text) pieces for the terminal.
 
 The theme tokens are Pi's (``syntaxKeyword``, ``syntaxString``, ...); the terminal turns them
-into ANSI colours, the export into CSS classes. Lexing is Pygments'.
+into ANSI colours. Lexing is Pygments'. (The HTML export colours code in the page, with the same
+tokens as CSS classes: ``core/export/_highlight.py``.)
 """
 
 from __future__ import annotations

@@ -17,8 +17,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from pi_tui._capabilities import hyperlink, supports_hyperlinks
 from pi_tui._safe_text import terminal_safe
-from pi_tui._text import visible_width, wrap_text_with_ansi
+from pi_tui._text import strip_ansi, visible_width, wrap_text_with_ansi
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -410,8 +411,8 @@ class _BlockRenderer:
         if kind == "link_open":
             text = theme.link(theme.underline(inner))
             url = str(href or "")
-            from pi_tui._text import strip_ansi
-
+            if url and supports_hyperlinks():
+                return hyperlink(text, url)  # the address is in the link, not printed
             label = strip_ansi(inner)
             if url and url != label and url.removeprefix("mailto:") != label:
                 text += theme.link_url(f" ({url})")

@@ -11,6 +11,7 @@ signer must reproduce every signature Pi's SDK computed.
 from __future__ import annotations
 
 import calendar
+import json
 import time
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,7 @@ import pytest
 
 from pi_ai.api._aws_sigv4 import AwsCredentials, sign_request
 from pi_ai.api.bedrock_converse_stream import BedrockOptions
-from tests.support import wire_cases
+from tests.support import pi16, wire_cases
 from tests.support.loopback import Recorded
 
 API = "bedrock-converse-stream"
@@ -76,11 +77,49 @@ def test_case_matches_pi(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPa
     case, pi = wire_cases.load(API, name)
     wire_cases.apply_environment(case, tmp_path, monkeypatch)
     ours = wire_cases.run(case, BedrockOptions, verify=_verifier(case))
-    assert [wire_cases.comparable_request(r) for r in ours["requests"]] == [
-        wire_cases.comparable_request(r) for r in pi["requests"]
-    ]
+    our_requests = [wire_cases.comparable_request(r) for r in ours["requests"]]
+    pi_requests = [wire_cases.comparable_request(r) for r in pi["requests"]]
+    pi16_messages = _pi16_messages(name)
+    if pi16_messages is not None:
+        # The conversation as Pi 1.6 sends it (another model's thinking dropped); the rest as 0.85.
+        assert [request["body"]["messages"] for request in our_requests] == pi16_messages
+        our_requests, pi_requests = _without_messages(our_requests), _without_messages(pi_requests)
+    assert our_requests == pi_requests
     assert ours["events"] == pi["events"]
     assert ours["final"] == pi["final"]
+
+
+PI16_WIRE = pi16.PI16_ANSWERS / "wire" / API
+"""Pi 1.6's answers to the cases whose conversation 1.6 sends differently, recorded by running
+``tools/pi_wire_driver.mjs`` with Pi 1.6's runtime (``PI_ORACLE_HOME``). Only their request
+messages are compared: 1.6's answers also carry its catalog's prices and limits and the message
+fields of issue 24 item 1."""
+
+
+def _pi16_messages(name: str) -> list[Any] | None:
+    path = PI16_WIRE / f"{name}.out.json"
+    if not path.exists():
+        return None
+    return [
+        json.loads(request["bodyText"])["messages"] for request in json.loads(path.read_text())["requests"]
+    ]
+
+
+def _without_messages(requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The requests without their messages and the length and checksum that follow from them."""
+    out = []
+    for request in requests:
+        headers = {
+            k: v for k, v in request["headers"].items() if k not in ("content-length", "x-amz-content-sha256")
+        }
+        body = {k: v for k, v in request["body"].items() if k != "messages"}
+        out.append({**request, "headers": headers, "body": body})
+    return out
+
+
+def test_pi16_wire_answers_have_their_cases() -> None:
+    for path in PI16_WIRE.glob("*.out.json"):
+        assert path.name.removesuffix(".out.json") in NAMES, path
 
 
 @pytest.mark.parametrize("name", NAMES)

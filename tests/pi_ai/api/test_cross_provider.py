@@ -310,14 +310,8 @@ async def test_anthropic_responses_google_anthropic_responses() -> None:
     assert [item["call_id"] for item in calls] == [item["call_id"] for item in outputs] == ["toolu_01X"]
     assert "id" not in calls[0]  # no item id for a foreign call
     assert items.index(calls[0]) < items.index(outputs[0])
-    assert not any(item.get("type") == "reasoning" for item in items)  # foreign thinking became text
-    assert {
-        "type": "message",
-        "role": "assistant",
-        "content": [{"type": "output_text", "text": "List first 🙂", "annotations": []}],
-        "status": "completed",
-        "id": "msg_pi_1",
-    } in items
+    assert not any(item.get("type") == "reasoning" for item in items)
+    assert "List first 🙂" not in json.dumps(items, ensure_ascii=False)  # foreign thinking dropped (Pi 1.6)
     assert (
         isinstance(second.content[0], ThinkingContent)
         and json.loads(second.content[0].thinking_signature or "")["id"] == "rs_abc"
@@ -351,7 +345,7 @@ async def test_anthropic_responses_google_anthropic_responses() -> None:
         if "functionResponse" in part
     ]
     assert answered_ids == ids
-    assert {"text": "Count them."} in model_turns[1]["parts"]  # GPT's reasoning summary became text
+    assert "Count them." not in json.dumps(contents)  # GPT's reasoning summary dropped (Pi 1.6)
     _answer(history, third, "12K")
 
     payload, fourth = await _turn(history, "anthropic", ANTHROPIC_TURN)

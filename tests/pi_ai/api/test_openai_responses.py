@@ -190,7 +190,7 @@ async def test_request_url_headers_and_body() -> None:
     assert request.path == "/v1/responses"
     headers = request.headers
     assert headers["authorization"] == "Bearer sk-test"
-    assert headers["session_id"] == "sess-1" and headers["x-client-request-id"] == "sess-1"
+    assert headers["session-id"] == "sess-1" and headers["x-client-request-id"] == "sess-1"
     assert headers["x-model"] == "m" and headers["x-extra"] == "1"
     assert "x-stainless-lang" not in headers
     assert headers["content-type"] == "application/json"

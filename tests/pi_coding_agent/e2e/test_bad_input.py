@@ -183,7 +183,8 @@ def test_sigterm_aborts_the_run_and_kills_tool_processes(tmp_path: Path) -> None
     assert events[-1]["type"] == "agent_settled"
     assert len(provider.requests) == 1
     lines = [json.loads(line) for line in sandbox.session_files()[0].read_text(encoding="utf-8").splitlines()]
-    assert [line["message"]["role"] for line in lines if line["type"] == "message"][:3] == [
+    assert [line["message"]["role"] for line in lines if line["type"] == "message"][:4] == [
+        "system",
         "user", "assistant", "toolResult"
     ]
     assert os.path.exists(sandbox.session_files()[0])
@@ -215,8 +216,8 @@ def test_tool_arguments_nested_5000_levels_get_an_error_result_and_the_answer_go
     (path,) = sandbox.session_files()
     entries = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
     messages = [entry["message"] for entry in entries if entry.get("type") == "message"]
-    [call] = [block for block in messages[1]["content"] if block["type"] == "toolCall"]
+    [call] = [block for block in messages[2]["content"] if block["type"] == "toolCall"]
     assert call["arguments"] == {"piArgumentsError": "arguments nested deeper than 256 levels"}
-    assert messages[2]["role"] == "toolResult" and messages[2]["isError"] is True
-    assert messages[2]["content"][0]["text"] == 'Validation failed for tool "read": arguments nested deeper than 256 levels'
+    assert messages[3]["role"] == "toolResult" and messages[3]["isError"] is True
+    assert messages[3]["content"][0]["text"] == 'Validation failed for tool "read": arguments nested deeper than 256 levels'
     assert any(m.get("role") == "tool" and "nested deeper" in str(m.get("content")) for m in sent_back)

@@ -78,7 +78,7 @@ def test_read_edit_bash_answer(tmp_path: Path, model: str) -> None:
     lines = [json.loads(line) for line in files[0].read_text(encoding="utf-8").splitlines()]
     assert [line["type"] for line in lines[:3]] == ["session", "model_change", "thinking_level_change"]
     roles = [line["message"]["role"] for line in lines if line["type"] == "message"]
-    assert roles == ["user", "assistant", "toolResult", "assistant", "toolResult", "assistant", "toolResult",
+    assert roles == ["system", "user", "assistant", "toolResult", "assistant", "toolResult", "assistant", "toolResult",
                      "assistant"]
     results = [line["message"] for line in lines if line["type"] == "message" and line["message"]["role"] == "toolResult"]
     assert [r["toolName"] for r in results] == ["read", "edit", "bash"]
@@ -155,6 +155,7 @@ def test_continue_resumes_the_last_session(tmp_path: Path) -> None:
     # The model was restored from the file: no new model_change for the resumed run.
     assert [line["type"] for line in lines].count("model_change") == 1
     assert [line["message"]["role"] for line in lines if line["type"] == "message"] == [
+        "system",
         "user", "assistant", "user", "assistant"
     ]
     assert len(provider.requests[1]["body"]["messages"]) >= 3

@@ -45,8 +45,7 @@ def test_default_system_prompt_has_tools_cwd_and_context_files(tmp_path: Path) -
     prompt = _system_prompt(request)
     for tool in ("read", "bash", "edit", "write"):
         assert f"- {tool}: " in prompt
-    assert f"Current working directory: {sandbox.work}" in prompt
-    assert "Current date: " in prompt
+    assert prompt.endswith(f"<cwd>\n{sandbox.work}\n</cwd>")
     assert prompt.index("Global rule: be kind.") < prompt.index("Project rule: run make test.")
     assert str(sandbox.work / "AGENTS.md") in prompt
 
@@ -72,9 +71,10 @@ def test_no_context_files_custom_and_appended_prompts(tmp_path: Path) -> None:
         setup=setup,
     )
     prompt = _system_prompt(request)
-    assert prompt.startswith("You are a terse assistant.\n\nAppended from a file.\n\nLiteral addition.")
-    assert "Project rule." not in prompt
-    assert prompt.endswith(f"Current working directory: {sandbox.work}")
+    assert prompt == (
+        "You are a terse assistant.\n\n<addendum>\nAppended from a file.\n\nLiteral addition.\n</addendum>\n\n"
+        f"<cwd>\n{sandbox.work}\n</cwd>"
+    )
 
 
 def test_tool_selection(tmp_path: Path) -> None:
@@ -224,4 +224,4 @@ def test_reader_closing_the_pipe_does_not_break_the_run(tmp_path: Path) -> None:
     (path,) = sandbox.session_files()
     roles = [json.loads(line)["message"]["role"] for line in path.read_text(encoding="utf-8").splitlines()
              if json.loads(line)["type"] == "message"]
-    assert roles == ["user", "assistant"]
+    assert roles == ["system", "user", "assistant"]

@@ -1,6 +1,6 @@
 """A session written by Pi 1.6 (system messages, context edits, a usage entry, a retain-none
 compaction, branches, a second root) resumed by ours and by Pi 1.6: the same context at every
-entry taken as the leaf, and the same request (prompt, tools, messages) when resumed at a leaf.
+entry taken as the leaf, and, resumed at a leaf, the same prompt patches, tools and messages.
 
 The file is the one ``tools/gen_pi16_sessions.py`` made with Pi 1.6 itself (its CLI against the
 scripted provider, then its ``SessionManager``), recorded in ``tests/conformance/cases``.
@@ -65,35 +65,76 @@ def _text(content: Any) -> Any:
 def _request_view(body: dict[str, Any]) -> dict[str, Any]:
     messages = body["messages"]
     return {
-        "system": [m["content"] for m in messages if m["role"] == "system"],
+        "system": "\n\n".join(m["content"] for m in messages if m["role"] == "system"),
         "messages": [
             {k: (_text(v) if k == "content" else v) for k, v in m.items() if k in ("role", "content", "tool_calls", "tool_call_id")}
             for m in messages
             if m["role"] != "system"
         ],
-        "tools": [{k: t["function"][k] for k in ("name", "description", "parameters")} for t in body.get("tools", [])],
+        "tools": [t["function"]["name"] for t in body.get("tools", [])],
     }
 
 
+def _replayed(session: Path) -> tuple[dict[str, str], list[str], list[dict[str, Any]]]:
+    """Pi 1.6's context of the file as the run left it, its system messages replayed as pi-ai
+    does (sections patched by name, tools added and removed): (sections, tool names, the last
+    system message)."""
+    code, answer = oracle.run_oracle("session-context", {"jsonl": session.read_text(encoding="utf-8")}, current=True)
+    assert code == 0, answer
+    sections: dict[str, str] = {}
+    tools: dict[str, Any] = {}
+    written = [m for m in answer["context"]["messages"] if m["role"] == "system"]
+    for message in written:
+        for name, text in (message.get("sections") or {}).items():
+            if text is None:
+                sections.pop(name, None)
+            else:
+                sections[name] = text
+        for tool in message.get("toolsRemoved", []):
+            tools.pop(tool["name"], None)
+        tools.update({tool["name"]: tool for tool in message.get("toolsAdded", [])})
+    return sections, list(tools), written
+
+
+# Changes since the file was written, which both resume with: a context file, an appended
+# prompt and a tool added on top of the restored ones.
+RESUME_ARGS = ("--append-system-prompt", "Answer briefly.", "--tools", "+grep")
+
+
 @pytest.mark.parametrize("leaf", ["after the compaction", "after the edits", "another way"])
-def test_resumed_at_a_leaf_ours_sends_what_pi_16_sends(tmp_path: Path, leaf: str) -> None:
+def test_resumed_at_a_leaf_ours_patches_the_prompt_as_pi_16(tmp_path: Path, leaf: str) -> None:
+    """Both resume the branch, restore its tools (with ``+grep``) and write one system message
+    patching the sections that changed (the appended prompt, the context file; ours also every
+    section in our own wording) and the tools; the request then carries what the file replays to,
+    read by Pi 1.6 itself. The section names, their order and the fact sections agree with Pi's."""
     oracle.require_live_oracle(current=True)
     docs = str(oracle.current_home() / "node_modules" / "@earendil-works" / "pi-coding-agent")
-    bodies = []
+    runs = []
     for runner in ("pi", "ours"):
         with ScriptedProvider([{"text": "ok"}] * 20) as provider:
             sandbox = Sandbox.create(tmp_path / runner, provider.base_url)
+            (sandbox.work / "AGENTS.md").write_text("Run the tests before answering.", encoding="utf-8")
             text = _with_leaf_last(_lines(), leaf).replace(CWD_PLACEHOLDER, str(sandbox.work))
             session = sandbox.root / "session.jsonl"
             session.write_text(text.replace(DOCS_PLACEHOLDER, docs), encoding="utf-8")
-            args = ("-p", "--model", OPENAI_MODEL, "--session", str(session), "next")
+            args = ("-p", "--model", OPENAI_MODEL, "--session", str(session), *RESUME_ARGS, "next")
             done = run_pi(sandbox, *args, current=True) if runner == "pi" else run_ours(sandbox, *args)
             assert done.returncode == 0, done.stderr
             body = json.dumps(provider.requests[0]["body"]).replace(json.dumps(str(sandbox.work))[1:-1], "<work>")
-            bodies.append(_request_view(json.loads(body)))
-    pi, ours = bodies
-    assert ours["system"] == pi["system"], json.dumps([ours["system"], pi["system"]], indent=1)
-    assert ours["tools"] == pi["tools"]
+            sections, tools, written = _replayed(session)
+            added = session.read_text(encoding="utf-8").count('"role":"system"') - text.count('"role":"system"')
+            assert added == 1, runner
+            runs.append((_request_view(json.loads(body)), sections, tools, written[-1]))
+    (pi, pi_sections, pi_tools, pi_patch), (ours, sections, tools, patch) = runs
+    assert ours["system"] == "\n\n".join(sections.values()).replace(str(tmp_path / "ours" / "work"), "<work>")
+    assert list(sections) == list(pi_sections)
+    for name in ("addendum", "cwd"):
+        assert sections[name] == pi_sections[name].replace(str(tmp_path / "pi"), str(tmp_path / "ours"))
+    assert "Run the tests before answering." in sections["project_context"]
+    assert set(pi_patch["sections"]) <= set(patch["sections"])
+    assert ours["tools"] == tools == pi_tools == pi["tools"]
+    assert "grep" in tools
+    assert {t["name"] for t in patch.get("toolsAdded", [])} == set(tools)  # our own declarations
     assert ours["messages"] == pi["messages"]
 
 

@@ -157,8 +157,10 @@ def _run(parsed: Args) -> int:
             raise CliError(NO_MODELS_MESSAGE)
         _prepare_local(session.model, announce=created.local_fallback)  # progress on stderr only
         runtime = assembly.runtime(session)
+        load = _project_loader(assembly, parsed, cwd, home, None)
+        _follow_directories(runtime, assembly, parsed, home, load)
         if runner is not None:
-            runner.on_reload = _runtime_reload(runtime, _reloader(assembly, parsed, cwd, home, None))
+            runner.on_reload = _runtime_reload(runtime, _current_folder(assembly, load))
         return _run_rpc(runtime)
     initial = _initial_input(parsed, cwd, settings)
     diagnostics.flush()
@@ -308,30 +310,53 @@ def _runtime_reload(
     return reload
 
 
-def _reloader(
+def _project_loader(
     assembly: SessionAssembly, parsed: Args, cwd: str, home: Path, listing: StartupResources | None
-) -> Callable[[], list[str]]:
-    """``/reload``: settings, skills, prompt templates, themes and context files read again
-    for the sessions the assembly builds from then on; the header's listing follows. The
-    function returns the warnings found."""
+) -> Callable[[str, bool], list[str]]:
+    """Settings, skills, prompt templates, themes and context files of a folder (its ``.pi``
+    ones when ``trusted``) read again for the sessions the assembly builds from then on; the
+    header's ``listing`` follows. The function returns the warnings found."""
     from pi_coding_agent.core.settings import Settings
     from pi_coding_agent.runtime.agent_session import load_run_resources
 
-    session_cwd = assembly.options.cwd
-    trusted = assembly.options.settings.project_trusted
-
-    def reload() -> list[str]:
+    def load(session_cwd: str, trusted: bool) -> list[str]:
         fresh = Settings.load(session_cwd, home, project_trusted=trusted)
         resources = load_run_resources(
             resource_choice(parsed), cwd=cwd, session_cwd=session_cwd, agent_dir=home, settings=fresh
         )
-        assembly.reload(fresh, resources)
+        assembly.reload(fresh, resources, session_cwd)
         if listing is not None:
             listing.replace_with(_startup_listing(resources.loaded, parsed, cwd, resources.context_paths))
         listed = listed_problems(resources.loaded)
         return [*(w for w in resources.warnings if w not in listed), *(str(issue) for issue in fresh.issues)]
 
-    return reload
+    return load
+
+
+def _current_folder(
+    assembly: SessionAssembly, load: Callable[[str, bool], list[str]]
+) -> Callable[[], list[str]]:
+    """``load`` for the current session's folder with the trust already decided for it (a reload
+    keeps the run's trust decision)."""
+    return lambda: load(assembly.options.cwd, assembly.options.settings.project_trusted)
+
+
+def _follow_directories(
+    runtime: AgentSessionRuntime,
+    assembly: SessionAssembly,
+    parsed: Args,
+    home: Path,
+    load: Callable[[str, bool], list[str]],
+) -> None:
+    """Sessions moved to another folder get that folder's trust, settings and resources (``_directories``)."""
+    from pi_coding_agent.app.cli._directories import RunTrust, follow_directories
+    from pi_coding_agent.core.settings import needs_project_trust
+
+    settings = assembly.options.settings
+    trust = RunTrust(home, parsed.project_trust_override, settings)
+    if parsed.project_trust_override is None and needs_project_trust(assembly.options.cwd):
+        trust.decided[assembly.options.cwd] = settings.project_trusted  # decided at startup
+    follow_directories(runtime, assembly, trust, load)
 
 
 def _prepare_local(model: Model, *, announce: bool) -> None:
@@ -394,9 +419,13 @@ def _run_interactive(
     resources = assembly.resources
     assert resources is not None  # the CLI's assembly always has them
     listing = _startup_listing(resources.loaded, parsed, cwd, resources.context_paths)
+    load = _project_loader(assembly, parsed, cwd, home, listing)
+    runtime = assembly.runtime(session)
+    _follow_directories(runtime, assembly, parsed, home, load)
+    options = assembly.options
     return run_async(
         run_interactive_mode(
-            assembly.runtime(session),
+            runtime,
             agent_dir=home,
             version=__version__,
             initial_message=initial.message,
@@ -408,11 +437,23 @@ def _run_interactive(
             else "regular"
             if parsed.tui_mode
             else None,
-            reload_resources=_reloader(assembly, parsed, cwd, home, listing),
+            reload_resources=_current_folder(assembly, load),
+            trust_on_reload=_trust_on_reload(parsed, options.cwd),
             verbose=parsed.verbose,
             startup_resources=listing,
         )
     )
+
+
+def _trust_on_reload(parsed: Args, session_cwd: str) -> str | None:
+    """The folder whose trust ``/reload`` saves once ``.pi`` resources appear there during the
+    run (Pi's ``autoTrustOnReloadCwd``): the session's, when it needed no trust decision at
+    start and none was given on the command line."""
+    from pi_coding_agent.core.settings import needs_project_trust
+
+    if parsed.project_trust_override is not None or needs_project_trust(session_cwd):
+        return None
+    return session_cwd
 
 
 def _run_print(runtime: AgentSessionRuntime, mode: Literal["text", "json"], initial: InitialInput) -> int:

@@ -26,6 +26,7 @@ async def run_interactive_mode(
     theme_paths: Sequence[str] = (),
     tui_mode: Literal["regular", "fullscreen"] | None = None,
     reload_resources: Callable[[], list[str]] | None = None,
+    trust_on_reload: str | None = None,
     verbose: bool = False,
     startup_resources: StartupResources | None = None,
     terminal: Terminal | None = None,
@@ -34,6 +35,8 @@ async def run_interactive_mode(
 
     ``reload_resources`` (for ``/reload``) re-reads skills, prompt templates, context files and
     settings for the sessions the runtime builds from then on, and returns warnings to show.
+    ``trust_on_reload``: the folder whose trust ``/reload`` saves when ``.pi`` resources appeared
+    there during the run (Pi's implicit trust after reload).
     ``verbose`` (``--verbose``) shows the startup header even with ``quietStartup``.
     ``startup_resources``: the context files, resource origins and conflicts the header lists.
     ``terminal``: where to draw and read keys (the process's own terminal when not given).
@@ -48,6 +51,7 @@ async def run_interactive_mode(
         theme_paths=theme_paths,
         tui_mode=tui_mode,
         reload_resources=reload_resources,
+        trust_on_reload=trust_on_reload,
         verbose=verbose,
         startup_resources=startup_resources,
         terminal=terminal,

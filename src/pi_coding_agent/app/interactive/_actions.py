@@ -25,6 +25,7 @@ from pi_coding_agent.runtime.agent_session import ModelChangeError
 from pi_tui import ProcessTerminal
 
 if TYPE_CHECKING:
+    from pi_ai import Model
     from pi_coding_agent.app.interactive._parts import EditorComponent, Spawn
     from pi_coding_agent.app.interactive._queue import MessageQueue
     from pi_coding_agent.app.interactive._transcript import Transcript
@@ -58,6 +59,7 @@ class KeysHost(Protocol):
     def escape_override(self) -> Callable[[], None] | None: ...
     @property
     def spawn(self) -> Spawn: ...
+    def warn_extra_usage(self, model: Model | None = None) -> None: ...
     def shutdown(self, code: int = 0) -> None: ...
     def on_submit(self, raw: str) -> None: ...
     def set_tools_expanded(self, expanded: bool) -> None: ...
@@ -192,6 +194,7 @@ class AppKeys:
             else ""
         )
         host.transcript.status(f"Switched to {model.name or model.id}{thinking}")
+        host.warn_extra_usage(model)
 
     def _toggle_tools(self) -> None:
         host = self.host

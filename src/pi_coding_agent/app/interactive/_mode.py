@@ -21,11 +21,13 @@ from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pi_ai import ImageContent, Model, UserMessage, content_text
+from pi_ai import AssistantMessage, ImageContent, Model, UserMessage, content_text
 from pi_coding_agent.app.interactive._actions import AppKeys
+from pi_coding_agent.app.interactive._cache_notices import live_notice, stored_notices
 from pi_coding_agent.app.interactive._catalog_refresh import start_catalog_refresh
 from pi_coding_agent.app.interactive._extension_sources import completion_tag, source_of
 from pi_coding_agent.app.interactive._extensions import ExtensionBridge
+from pi_coding_agent.app.interactive._extra_usage import ExtraUsageWarning
 from pi_coding_agent.app.interactive._indicators import StatusIndicators
 from pi_coding_agent.app.interactive._keys import load_keybindings
 from pi_coding_agent.app.interactive._layout import Layout
@@ -35,6 +37,7 @@ from pi_coding_agent.app.interactive._screen_settings import (
     TerminalProgress,
     apply_fullscreen_settings,
     apply_image_settings,
+    apply_terminal_capabilities,
     style_viewport,
 )
 from pi_coding_agent.app.interactive._startup_notices import model_scope_line, tmux_keyboard_warning
@@ -102,10 +105,12 @@ class InteractiveMode:
         theme_paths: Sequence[str] = (),
         tui_mode: TuiMode | None = None,
         reload_resources: ReloadResources | None = None,
+        trust_on_reload: str | None = None,
         verbose: bool = False,
         startup_resources: StartupResources | None = None,
     ) -> None:
         self.runtime = runtime
+        self.trust_on_reload = trust_on_reload
         self.startup_resources = startup_resources or StartupResources()
         self.verbose = verbose
         self.agent_dir = agent_dir
@@ -117,6 +122,7 @@ class InteractiveMode:
         mode: TuiMode = tui_mode or ("fullscreen" if settings.get("tuiMode") == "fullscreen" else "regular")
         self.tui = TUI(self.terminal, show_hardware_cursor=self._flag("showHardwareCursor"), mode=mode,
                        keybindings=self.keys)  # fmt: skip
+        apply_terminal_capabilities(settings)
         self.theme_name_override = theme_name
         self.theme_paths = [Path(p) for p in theme_paths]
         self.themes = self.load_themes()
@@ -124,6 +130,7 @@ class InteractiveMode:
         style_viewport(self.tui, self.theme, self.keys, self.terminal.write)
         apply_fullscreen_settings(self.tui, settings)
         apply_image_settings(settings)
+        self.tui.renderer.clear_on_shrink = settings.clear_on_shrink
         self.progress = TerminalProgress(settings, self.terminal.write)
         self.terminal_theme = TerminalTheme(self)
         self.md_theme = markdown_theme(self.theme, terminal_safe(settings.code_block_indent, keep_sgr=False))
@@ -146,6 +153,7 @@ class InteractiveMode:
         self.transcript.custom_view = self.extensions.custom_view
         self.transcript.tool_view = self.extensions.tool_view
         self.pending_bash: list[BashExecutionView] = []
+        self.extra_usage = ExtraUsageWarning()
         self.escape_override: Callable[[], None] | None = None
         self.header_expanded = verbose  # as Pi: --verbose starts with the full startup help
         self._exit = asyncio.Event()
@@ -235,6 +243,7 @@ class InteractiveMode:
         self.render_session()
         for problem in self._problems:
             self.transcript.warning(problem)
+        self.warn_extra_usage()
         startup_changelog(self)
         self.tui.start()
         self.tui.set_focus(self.editor)
@@ -264,6 +273,10 @@ class InteractiveMode:
             await self.runtime.dispose()
             self._print_resume_hint()
         return self._exit_code
+
+    def warn_extra_usage(self, model: Model | None = None) -> None:
+        """Pi's Anthropic extra-usage warning, once per run (``_extra_usage``)."""
+        self.extra_usage.check(self.session, self.transcript, model)
 
     def _model_scope_notice(self) -> str | None:
         """``Model scope: ...`` unless ``quietStartup`` (``true``, or Pi 1.6's ``"header"``) hides it."""
@@ -353,7 +366,7 @@ class InteractiveMode:
         transcript = self.transcript
         transcript.clear()
         transcript.cwd = self.session.cwd
-        transcript.render_messages(self.extensions.with_entries(self.session.messages))
+        transcript.render_messages(self.extensions.with_entries(self.session.messages), stored_notices(self.session))
         manager = self.session.session_manager
         if not self.session.settings.project_trusted:
             from pi_coding_agent.core.settings import needs_project_trust
@@ -394,6 +407,7 @@ class InteractiveMode:
         self.footer.session = self.session
         self.update_provider_count()
         self.footer.refresh()
+        self.build_header()  # its listing is the new session's folder's (another project's, after /resume)
         self.render_session()
         self.queue.refresh()
         self.tui.request_render()
@@ -446,6 +460,10 @@ class InteractiveMode:
 
     # ------------------------------------------------------------------ session events
 
+    def _cache_miss_notice(self, message: object) -> None:
+        if isinstance(message, AssistantMessage) and (notice := live_notice(self.session, message)) is not None:
+            self.transcript.notice(notice)
+
     def _on_event(self, event: AgentSessionEvent) -> None:
         self.footer.invalidate()
         kind = getattr(event, "type", "")
@@ -460,6 +478,7 @@ class InteractiveMode:
             self.transcript.on_event(event)
             if kind == "message_end":
                 self.footer.refresh()
+                self._cache_miss_notice(getattr(event, "message", None))
             if kind == "message_start" and getattr(getattr(event, "message", None), "role", "") == "user":
                 self.queue.refresh()
         elif isinstance(event, SessionAgentEndEvent):

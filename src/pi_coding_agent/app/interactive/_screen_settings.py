@@ -3,8 +3,8 @@
 The fullscreen transcript as Pi's ``createInteractiveTui`` sets it up: the scrollbar, search
 matches and "Jump to latest message" label in the theme's colours, selections copied through
 the clipboard (``OSC 52`` included, our own copy action: model text never reaches the
-terminal as one), and the ``fullscreen*`` settings; the ``terminal.*`` image settings; the
-tab's progress indicator.
+terminal as one), and the ``fullscreen*`` settings; the ``terminal.*`` image, colour-depth,
+hyperlink and clear-on-shrink settings; the tab's progress indicator.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pi_coding_agent.app.interactive._clipboard import ClipboardError, copy_to_c
 from pi_coding_agent.app.interactive.components import configure_images
 from pi_coding_agent.core.settings import Settings
 from pi_coding_agent.customize.themes import Theme
-from pi_tui import TUI, Keybindings
+from pi_tui import TUI, Keybindings, set_capability_overrides
 
 
 def style_viewport(tui: TUI, theme: Theme, keys: Keybindings, write: Callable[[str], None]) -> None:
@@ -52,6 +52,15 @@ def apply_fullscreen_settings(tui: TUI, settings: Settings) -> None:
     tui.viewport.copy_on_select = settings.fullscreen_copy_on_select
     tui.viewport.wheel.lines = settings.fullscreen_wheel_scroll_lines
     tui.request_render()
+
+
+def apply_terminal_capabilities(settings: Settings) -> None:
+    """``terminal.trueColor`` and ``terminal.hyperlinks``: ``true``/``false`` decide over
+    ``PI_TRUE_COLOR``/``PI_HYPERLINKS`` and detection; ``"auto"`` leaves it to them. Set before
+    the theme is loaded, since its colours are written for the depth found."""
+    set_capability_overrides(
+        true_color=settings.get("terminal", "trueColor"), hyperlinks=settings.get("terminal", "hyperlinks")
+    )
 
 
 def apply_image_settings(settings: Settings) -> None:

@@ -8,7 +8,7 @@ message, tool, bash and summary components, and adds the one-line notices Pi sho
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,6 +21,7 @@ from pi_agent import (
     ToolExecutionUpdateEvent,
 )
 from pi_ai import AssistantMessage, TextContent, ToolCall, ToolResultMessage, UserMessage, content_text
+from pi_coding_agent.app.interactive._cache_notices import AnswerKey, answer_key
 from pi_coding_agent.app.interactive.components import (
     AssistantMessageView,
     BashExecutionView,
@@ -92,6 +93,10 @@ class Transcript:
         self._last_status = (spacer, line)
         self.request_render()
 
+    def notice(self, text: str) -> None:
+        """A warning-coloured line without the ``Warning:`` prefix (Pi's cost notices)."""
+        self._line(text, "warning")
+
     def warning(self, text: str) -> None:
         self._line(f"Warning: {text}", "warning")
 
@@ -105,8 +110,9 @@ class Transcript:
 
     # ------------------------------------------------------------------ stored messages
 
-    def render_messages(self, messages: Sequence[object]) -> None:
-        """Stored messages in order: tool results join the tool call that asked for them."""
+    def render_messages(self, messages: Sequence[object], notices: Mapping[AnswerKey, str] | None = None) -> None:
+        """Stored messages in order: tool results join the tool call that asked for them;
+        ``notices`` (by ``answer_key``) follow the answer they belong to."""
         self.tools.clear()
         waiting: dict[str, ToolExecutionView] = {}
         for message in messages:
@@ -121,6 +127,9 @@ class Transcript:
                         view.set_result([TextContent(text=failure)], None, True, False)
                     else:
                         waiting[block.id] = view
+                notice = notices.get(answer_key(message)) if notices and failure is None else None
+                if notice is not None:
+                    self.notice(notice)
             elif isinstance(message, ToolResultMessage):
                 result_view = waiting.pop(message.tool_call_id, None)
                 if result_view is not None:

@@ -2,8 +2,9 @@
 
 Colours are the theme's CSS variables (``--text``, ``--userMessageBg``, ``--syntaxKeyword``, ...,
 written before this sheet). The script switches the shown branch, filters and searches the
-tree, folds and unfolds, and follows ``?leafId=...&targetId=...`` links; it reads text from the
-page only as text (``textContent``) and writes no markup.
+tree, folds and unfolds, follows ``?leafId=...&targetId=...`` links and colours code as it is
+drawn (``_highlight``); it reads text from the page only as text (``textContent``) and writes no
+markup.
 """
 
 STYLE = """
@@ -50,6 +51,7 @@ button { font: inherit; cursor: pointer; }
 .info-label { color: var(--muted); margin-right: 6px; }
 .system-prompt, .tools-list { background: var(--exportCardBg); border: 1px solid var(--borderMuted); border-radius: 4px;
   margin-top: 10px; padding: 8px 12px; }
+.system-entry .message-timestamp { float: none; display: block; text-align: right; }
 .system-prompt-header, .tools-header { color: var(--customMessageLabel); font-weight: bold; margin-bottom: 4px; }
 .tool-item-name, .tool-param-name { color: var(--accent); }
 .tool-item-desc, .tool-param-desc { color: var(--muted); }
@@ -143,7 +145,7 @@ body.thinking-hidden .thinking-folded { display: block; }
 SCRIPT = """
 (function () {
   "use strict";
-  var ROW = 18, OVERSCAN = 1000, STEP = 40, NEAR = 3000;
+  var ROW = 18, OVERSCAN = 1000, STEP = 40, NEAR = 3000, SETTLE_FRAMES = 60;
   var data = JSON.parse(document.getElementById("page-data").textContent);
   var content = document.getElementById("content");
   var messages = document.getElementById("messages");
@@ -201,6 +203,7 @@ SCRIPT = """
       element.textContent = element.getAttribute("data-format") === "date" ? moment.toLocaleString()
         : moment.toLocaleTimeString(undefined, {hour: "2-digit", minute: "2-digit", second: "2-digit"});
     });
+    PiSyntax.colour(root);
     if (toolsOpen) { openTools(root, true); }
   }
 
@@ -282,18 +285,29 @@ SCRIPT = """
       insert(html, windowEnd);
       lo = from;
       hi = to;
-      if (target >= 0) { scrollToEntry(branch[at]); } else { content.scrollTop = 0; }
-      extend();
+      if (target < 0) { content.scrollTop = 0; extend(); return; }
+      return scrollToEntry(branch[at]).then(extend);
     });
   }
 
+  /* Entries off screen are laid out at an estimated height (content-visibility) and take their
+     real one once drawn, which moves the target: scroll, let a frame draw what came into view,
+     measure again, until the target stays put. */
   function scrollToEntry(index) {
     var section = index === undefined ? null : document.getElementById("entry-" + tree.ids[index]);
-    if (!section) { return; }
-    var box = section.getBoundingClientRect();
-    scrollBy(box.top - Math.max(0, content.getBoundingClientRect().top) - Math.max(0, (content.clientHeight - box.height) / 2));
+    if (!section) { return Promise.resolve(); }
     section.classList.add("highlight");
     setTimeout(function () { section.classList.remove("highlight"); }, 2000);
+    var current = generation, frames = 0, still = 0;
+    return new Promise(function (done) {
+      (function step() {
+        if (current !== generation || frames++ > SETTLE_FRAMES) { done(); return; }
+        var box = section.getBoundingClientRect();
+        var delta = box.top - Math.max(0, content.getBoundingClientRect().top) - Math.max(0, (content.clientHeight - box.height) / 2);
+        if (Math.abs(delta) >= 1) { still = 0; scrollBy(delta); } else if (++still > 1) { done(); return; }
+        requestAnimationFrame(step);
+      })();
+    });
   }
 
   // ---- the tree: laid out from data, only the rows in view drawn ----
@@ -301,7 +315,7 @@ SCRIPT = """
   function passes(index) {
     if (index === leaf) { return true; }
     var flags = tree.flags[index];
-    if (flags.indexOf("q") >= 0 && filter !== "all") { return false; }
+    if (flags.indexOf("q") >= 0) { return false; }
     var settings = flags.indexOf("s") >= 0, label = tree.labels[index];
     var ok = filter === "all" ? true
       : filter === "user-only" ? flags.indexOf("u") >= 0
@@ -482,7 +496,7 @@ SCRIPT = """
   });
   content.addEventListener("click", function (event) {
     var foldable = event.target.closest(".system-prompt.foldable, .tool-item.foldable");
-    if (foldable && !String(window.getSelection())) { foldable.classList.toggle("open"); }
+    if (foldable && !messages.contains(foldable) && !String(window.getSelection())) { foldable.classList.toggle("open"); }
   });
   document.getElementById("image-modal").addEventListener("click", function () { this.hidden = true; });
 
@@ -524,6 +538,9 @@ SCRIPT = """
 
   inflate(data.tree).then(JSON.parse).then(function (value) {
     tree = value;
+    var labels = {};
+    tree.labels.forEach(function (pair) { labels[pair[0]] = pair[1]; });
+    tree.labels = labels;
     children = {roots: []};
     tree.ids.forEach(function (id, index) {
       byId[id] = index;

@@ -3,7 +3,8 @@
 User and assistant text is Markdown; thinking is folded away with the T key; a tool call is
 shown with its result (found by the call's id) inside the assistant message, so tool result
 entries draw nothing of their own unless their call is missing from the file. Compactions
-unfold on a click. Settings entries (labels, thinking levels, extension state) draw nothing.
+unfold on a click. Settings entries (labels, thinking levels, extension state, Pi 1.6's context
+edits) draw nothing. Pi 1.6's system messages show the prompt and tools they state or change.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 from pi_ai.js_json import stringify
 from pi_coding_agent.core.export._code import output_block
 from pi_coding_agent.core.export._markdown import markdown_html
+from pi_coding_agent.core.export._system import system_html, update_summary
 from pi_coding_agent.core.export._tools import (
     blocks_of,
     image_html,
@@ -168,13 +170,20 @@ def _compaction(entry: dict[str, Any]) -> str:
 
 
 def render_entry(
-    entry: dict[str, Any], results: dict[str, dict[str, Any]], calls: dict[str, dict[str, Any]]
+    entry: dict[str, Any],
+    results: dict[str, dict[str, Any]],
+    calls: dict[str, dict[str, Any]],
+    system_above: set[str],
 ) -> str:
-    """The entry's HTML; ``""`` for entries that show nothing in the conversation."""
+    """The entry's HTML; ``""`` for entries that show nothing in the conversation.
+    ``system_above``: ids with a system entry above them on their branch (``system_state_above``)."""
     kind = entry.get("type")
     if kind == "message":
         message = _message_of(entry)
         role = message.get("role")
+        if role == "system":
+            html = system_html(message, str(entry.get("id")) not in system_above)
+            return f'<div class="system-entry">{_time(entry.get("timestamp"))}{html}</div>' if html else ""
         if role == "user":
             return _user(entry, message)
         if role == "assistant":
@@ -212,12 +221,19 @@ def _one_line(text: str) -> str:
     return line if len(line) <= TITLE_CHARS else line[:TITLE_CHARS] + "..."
 
 
-def tree_title(entry: dict[str, Any], calls: dict[str, dict[str, Any]]) -> tuple[str, str]:
+def tree_title(
+    entry: dict[str, Any], calls: dict[str, dict[str, Any]], system_above: set[str]
+) -> tuple[str, str]:
     """(css class of the role, text) of the entry's line in the tree; the text is plain."""
     kind = entry.get("type")
     if kind == "message":
         message = _message_of(entry)
         role = message.get("role")
+        if role == "system":
+            if str(entry.get("id")) not in system_above:
+                return "muted", "[system prompt]"
+            changes = update_summary(message)
+            return "muted", f"[system update{': ' + _one_line(changes) if changes else ''}]"
         if role == "user":
             text = text_of(message.get("content"), "")
             skill = _SKILL.match(text)
@@ -260,14 +276,18 @@ def tree_title(entry: dict[str, Any], calls: dict[str, dict[str, Any]]) -> tuple
         return "muted", f"[model: {entry.get('modelId', '')}]"
     if kind == "thinking_level_change":
         return "muted", f"[thinking: {entry.get('thinkingLevel', '')}]"
+    if kind == "context_edit":
+        edit = "omit" if entry.get("replacement") is None else "replace"
+        return "muted", f"[context {edit}: {entry.get('targetId', '')}]"
     return "muted", f"[{kind}]"
 
 
 def tree_filter_flags(entry: dict[str, Any]) -> str:
     """Letters the tree's filters read: ``s`` a settings entry, ``r`` a tool result, ``u`` a user
-    message, ``q`` an assistant message with only tool calls (hidden but in "all")."""
+    message, ``q`` an assistant message with only tool calls (hidden under every filter, as
+    Pi hides it)."""
     kind = entry.get("type")
-    if kind in ("label", "custom", "model_change", "thinking_level_change"):
+    if kind in ("label", "custom", "context_edit", "model_change", "thinking_level_change"):
         return "s"
     message = _message_of(entry)
     role = message.get("role") if kind == "message" else None

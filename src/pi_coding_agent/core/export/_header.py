@@ -1,6 +1,7 @@
 """The page's header: the session id, date, models, message counts, tool calls, tokens and cost
 over the whole file (every branch), then the system prompt and the tools when the export
-comes from a running session.
+comes from a running session and the file has no system messages of its own (Pi 1.6 shows those
+where they occur).
 """
 
 from __future__ import annotations
@@ -10,9 +11,8 @@ from dataclasses import dataclass, field
 from html import escape
 from typing import Any
 
+from pi_coding_agent.core.export._system import carries_system_state, prompt_block, tools_list
 from pi_coding_agent.core.export._tools import blocks_of
-
-_PROMPT_PREVIEW_LINES = 10
 
 
 @dataclass
@@ -52,8 +52,12 @@ def _assistant(figures: _Figures, message: dict[str, Any]) -> None:
             figures.tokens[key] += _number(usage.get(key))
         cost = usage.get("cost")
         if isinstance(cost, dict):
-            figures.cost += sum(
-                _number(cost.get(key)) for key in ("input", "output", "cacheRead", "cacheWrite")
+            # Pi 1.6 takes the provider's total when the file has one (it may differ from the parts).
+            total = cost.get("total")
+            figures.cost += (
+                _number(total)
+                if isinstance(total, int | float) and not isinstance(total, bool)
+                else sum(_number(cost.get(key)) for key in ("input", "output", "cacheRead", "cacheWrite"))
             )
     figures.tool_calls += sum(
         1 for block in blocks_of(message.get("content")) if block.get("type") == "toolCall"
@@ -99,47 +103,6 @@ def _item(label: str, value: str) -> str:
     return f'<div class="info-item"><span class="info-label">{label}:</span><span class="info-value">{value}</span></div>'
 
 
-def _system_prompt(prompt: str) -> str:
-    lines = prompt.split("\n")
-    if len(lines) <= _PROMPT_PREVIEW_LINES:
-        return f'<div class="system-prompt"><div class="system-prompt-header">System Prompt</div><pre>{escape(prompt)}</pre></div>'
-    head, tail = "\n".join(lines[:_PROMPT_PREVIEW_LINES]), "\n".join(lines[_PROMPT_PREVIEW_LINES:])
-    more = len(lines) - _PROMPT_PREVIEW_LINES
-    return (
-        '<div class="system-prompt foldable"><div class="system-prompt-header">System Prompt</div>'
-        f'<pre>{escape(head)}<span class="fold-rest">\n{escape(tail)}</span></pre>'
-        f'<div class="fold-hint">... ({more} more lines, click to expand)</div></div>'
-    )
-
-
-def _tool(tool: dict[str, Any]) -> str:
-    name, description = escape(str(tool.get("name", ""))), escape(str(tool.get("description", "")))
-    parameters = tool.get("parameters")
-    properties = parameters.get("properties") if isinstance(parameters, dict) else None
-    if not isinstance(properties, dict) or not properties:
-        return f'<div class="tool-item"><span class="tool-item-name">{name}</span> - <span class="tool-item-desc">{description}</span></div>'
-    required = parameters.get("required") if isinstance(parameters, dict) else None
-    rows = []
-    for key, given in properties.items():
-        spec = given if isinstance(given, dict) else {}
-        needed = isinstance(required, list) and key in required
-        rows.append(
-            f'<div class="tool-param"><span class="tool-param-name">{escape(str(key))}</span> '
-            f'<span class="tool-param-type">{escape(str(spec.get("type", "any")))}</span> '
-            f'<span class="tool-param-{"required" if needed else "optional"}">{"required" if needed else "optional"}</span>'
-            + (
-                f'<div class="tool-param-desc">{escape(str(spec["description"]))}</div>'
-                if spec.get("description")
-                else ""
-            )
-            + "</div>"
-        )
-    return (
-        f'<div class="tool-item foldable"><span class="tool-item-name">{name}</span> - <span class="tool-item-desc">{description}</span>'
-        f'<div class="fold-rest tool-params">{"".join(rows)}</div></div>'
-    )
-
-
 def header_html(
     header: dict[str, Any],
     entries: list[dict[str, Any]],
@@ -181,8 +144,9 @@ def header_html(
         '<button type="button" class="header-toggle download-json-btn" data-action="download-jsonl" title="Download session as JSONL">↓ JSONL</button></span></div>'
         f'<div class="header-info">{"".join(info)}</div></div>'
     )
-    if system_prompt:
-        html += _system_prompt(system_prompt)
-    if tools:
-        html += f'<div class="tools-list"><div class="tools-header">Available Tools</div>{"".join(_tool(t) for t in tools)}</div>'
+    # A Pi 1.6 file states its prompt and tools in its system messages, shown where they occur.
+    if not any(carries_system_state(entry) for entry in entries if entry.get("type") == "message"):
+        html += (prompt_block("System Prompt", system_prompt) if system_prompt else "") + tools_list(
+            "Available Tools", tools
+        )
     return html

@@ -56,6 +56,31 @@ def _parser() -> MarkdownIt:
 _PARSER = _parser()
 
 
+_PLAIN = re.compile(r"[A-Za-z0-9 ,.;:'\"?!()/%\n-]*")
+"""Characters that mean nothing to Markdown inside a line (``-`` and digits only there)."""
+_MARKUP_LINE = re.compile(r"^ *[-0-9]|^ {4}", re.MULTILINE)
+"""A line that could open a list, a rule, an underline or a code block."""
+
+
+def _plain_html(text: str) -> str | None:
+    """What markdown-it renders for prose without Markdown: paragraphs between blank lines,
+    each line stripped, a ``<br />`` per newline (``breaks``); ``None`` for any other text."""
+    if not _PLAIN.fullmatch(text) or _MARKUP_LINE.search(text):
+        return None
+    paragraphs: list[list[str]] = [[]]
+    for line in text.split("\n"):
+        stripped = line.strip(" ")
+        if stripped:
+            paragraphs[-1].append(stripped)
+        elif paragraphs[-1]:
+            paragraphs.append([])
+    return "".join(
+        "<p>" + "<br />\n".join(lines).replace('"', "&quot;") + "</p>\n" for lines in paragraphs if lines
+    )
+
+
 def markdown_html(text: str) -> str:
-    """``text`` (Markdown) as safe HTML."""
-    return str(_PARSER.render(text))
+    """``text`` (Markdown) as safe HTML. Plain prose skips the parser (a good part of a long
+    session's text), with the parser's output."""
+    plain = _plain_html(text)
+    return plain if plain is not None else str(_PARSER.render(text))

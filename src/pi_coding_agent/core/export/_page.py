@@ -12,6 +12,7 @@ turns session text into markup, and inserts no markup but the fragments rendered
 from __future__ import annotations
 
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from html import escape
 from typing import Any
@@ -27,6 +28,8 @@ from pi_coding_agent.core.export._entries import (
     tree_title,
 )
 from pi_coding_agent.core.export._header import header_html
+from pi_coding_agent.core.export._highlight import HIGHLIGHT_SCRIPT
+from pi_coding_agent.core.export._system import system_state_above
 from pi_coding_agent.core.session import SessionManager
 
 FIRST_WINDOW_CHARS = 1024 * 1024
@@ -85,12 +88,12 @@ class SessionPage:
         )
 
 
-def _fragments(page: SessionPage, calls: dict[str, dict[str, Any]]) -> list[str]:
+def _fragments(page: SessionPage, calls: dict[str, dict[str, Any]], system_above: set[str]) -> list[str]:
     """Each entry's section, ``""`` for an entry that shows nothing in the conversation."""
     results = tool_results(page.entries)
     fragments = []
     for data in page.entries:
-        body = render_entry(data, results, calls)
+        body = render_entry(data, results, calls, system_above)
         entry_id = escape(str(data.get("id")))
         fragments.append(
             f'<section class="entry" id="entry-{entry_id}" data-id="{entry_id}">{body}</section>'
@@ -100,19 +103,23 @@ def _fragments(page: SessionPage, calls: dict[str, dict[str, Any]]) -> list[str]
     return fragments
 
 
-def _tree_data(page: SessionPage, calls: dict[str, dict[str, Any]], fragments: list[str]) -> dict[str, Any]:
+def _tree_data(
+    page: SessionPage, calls: dict[str, dict[str, Any]], system_above: set[str], fragments: list[str]
+) -> dict[str, Any]:
     """The tree as parallel arrays by entry (file order): ids, parent positions (-1: a root),
     role classes and titles (plain text), filter flags, labels, whether the entry shows in the
     conversation; and the leaf's position."""
     position = {str(data.get("id")): index for index, data in enumerate(page.entries)}
-    titles = [tree_title(data, calls) for data in page.entries]
+    titles = [tree_title(data, calls, system_above) for data in page.entries]
     return {
         "ids": [str(data.get("id")) for data in page.entries],
         "parents": [position.get(str(data.get("parentId")), -1) for data in page.entries],
         "roles": [role for role, _ in titles],
         "titles": [title for _, title in titles],
         "flags": [tree_filter_flags(data) for data in page.entries],
-        "labels": {str(position[key]): label for key, label in page.labels.items() if key in position},
+        # [position, label] pairs: an object keyed by positions would be written in JavaScript's
+        # order for such keys, which only the slow JSON writer follows.
+        "labels": [[position[key], label] for key, label in page.labels.items() if key in position],
         "shown": "".join("1" if fragment else "0" for fragment in fragments),
         "leaf": position.get(page.leaf_id or "", -1),
     }
@@ -140,25 +147,30 @@ def render_page(page: SessionPage) -> str:
 
 
 def _html(page: SessionPage) -> str:
-    calls = tool_calls(page.entries)
-    fragments = _fragments(page, calls)
-    on_path = set(page.active_path)
-    first = _first_window(
-        [
-            fragment
-            for data, fragment in zip(page.entries, fragments, strict=True)
-            if fragment and data.get("id") in on_path
-        ]
-    )
-    starts, packed = chunks(fragments)
-    data = {
-        "tree": pack(_tree_data(page, calls, fragments)),
-        "starts": starts,
-        "chunks": packed,
-        "session": pack_text(well_formed(_session_jsonl(page))),
-        "file": f"{page.header.get('id') or 'session'}.jsonl",
-        "window": len(first),
-    }
+    # gzip runs without Python's lock: the session file and each chunk of fragments are packed
+    # on other threads while this one renders the next entries.
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        session = pool.submit(lambda: pack_text(well_formed(_session_jsonl(page))))
+        calls = tool_calls(page.entries)
+        system_above = system_state_above(page.entries)
+        fragments = _fragments(page, calls, system_above)
+        on_path = set(page.active_path)
+        first = _first_window(
+            [
+                fragment
+                for data, fragment in zip(page.entries, fragments, strict=True)
+                if fragment and data.get("id") in on_path
+            ]
+        )
+        starts, packed = chunks(fragments, pool)
+        data = {
+            "tree": pack(_tree_data(page, calls, system_above, fragments)),
+            "starts": starts,
+            "chunks": [future.result() for future in packed],
+            "session": session.result(),
+            "file": f"{page.header.get('id') or 'session'}.jsonl",
+            "window": len(first),
+        }
     return (
         '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
@@ -179,5 +191,5 @@ def _html(page: SessionPage) -> str:
         f'<div id="messages"><div id="window-top"></div>{"".join(first)}<div id="window-end"></div></div></main></div>'
         '<div id="image-modal" class="image-modal" hidden><img id="modal-image" alt=""></div>'
         f'<script type="application/json" id="page-data">{script_json(data)}</script>'
-        f"<script>{SCRIPT}</script></body></html>\n"
+        f"<script>{HIGHLIGHT_SCRIPT}{SCRIPT}</script></body></html>\n"
     )

@@ -43,8 +43,11 @@ if TYPE_CHECKING:
     from pi_coding_agent.core.local_model._llama_server import LLAMA_SOURCE as LLAMA_SOURCE
     from pi_coding_agent.core.local_model._llama_server import LlamaServerError as LlamaServerError
     from pi_coding_agent.core.local_model._llama_server import ServerModel as ServerModel
+    from pi_coding_agent.core.local_model._llama_server import catalog_entry as catalog_entry
+    from pi_coding_agent.core.local_model._llama_server import configured_server as configured_server
     from pi_coding_agent.core.local_model._llama_server import normalize_server_url as normalize_server_url
     from pi_coding_agent.core.local_model._llama_server import provider_config as provider_config
+    from pi_coding_agent.core.local_model._llama_server import stored_chat_models as stored_chat_models
     from pi_coding_agent.core.local_model._model_files import ensure_model_file as ensure_model_file
     from pi_coding_agent.core.local_model._progress import Progress as Progress
     from pi_coding_agent.core.local_model._progress import StderrProgress as StderrProgress

@@ -131,6 +131,15 @@ class LlamaClient:
             raise LlamaServerError("Server is not running in llama.cpp router mode")
         return [model for model in models if model is not None]
 
+    async def thinks(self, model_id: str) -> bool:
+        """Whether a loaded model's chat template takes ``enable_thinking`` (``GET /props`` for
+        it, without loading it, as Pi asks); ``False`` when the server does not say."""
+        from urllib.parse import quote
+
+        payload = await self._request("GET", f"/props?model={quote(model_id, safe='')}&autoload=false")
+        template = payload.get("chat_template") if isinstance(payload, dict) else None
+        return isinstance(template, str) and "enable_thinking" in template
+
     async def _find(self, model_id: str) -> ServerModel | None:
         return next((model for model in await self.models() if model.id == model_id), None)
 

@@ -10,6 +10,7 @@ writes it, as Pi does), else ``LLAMA_BASE_URL``; the key is the credential's, el
 from __future__ import annotations
 
 import itertools
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -51,7 +52,17 @@ class ServerModel:
     @property
     def context_window(self) -> int:
         """As Pi 1.6 sizes it: what runs, what is configured, what it was trained with, 128k."""
-        return self.n_ctx or self.configured_ctx or self.n_ctx_train or DEFAULT_CONTEXT
+        return self.context_window_with(None)
+
+    def context_window_with(self, cached: int | None) -> int:
+        """``context_window``, with the one stored before (``cached``) ahead of the trained one, as Pi."""
+        return (
+            self.n_ctx
+            or self.configured_ctx
+            or (cached if cached and cached > 0 else None)
+            or self.n_ctx_train
+            or DEFAULT_CONTEXT
+        )
 
     @property
     def context_label(self) -> str | None:
@@ -109,31 +120,115 @@ def parse_model(entry: Any) -> ServerModel | None:
     )
 
 
-def provider_config(server_url: str, models: list[ServerModel], api_key: str | None) -> dict[str, Any]:
-    """The selectable models as a ``models.json`` provider entry (OpenAI chat completions)."""
+def configured_server(
+    stored_env: Mapping[str, str], stored_key: str | None, environ: Mapping[str, str]
+) -> tuple[str, str | None] | None:
+    """``(server URL, key)`` of the stored credential (``env.LLAMA_BASE_URL``, its key), else of
+    ``LLAMA_BASE_URL`` / ``LLAMA_API_KEY``; ``None`` without a server. ``ValueError`` for a URL
+    that is not one."""
+    url = stored_env.get("LLAMA_BASE_URL", "").strip() or environ.get("LLAMA_BASE_URL", "").strip()
+    if not url:
+        return None
+    return normalize_server_url(url), stored_key or environ.get("LLAMA_API_KEY") or None
+
+
+_FREE = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0}
+_THINKING_LEVELS = {
+    "off": "off",
+    "minimal": None,
+    "low": None,
+    "medium": "medium",
+    "high": None,
+    "xhigh": None,
+}
+"""What Pi maps thinking levels to for a model whose chat template has ``enable_thinking``."""
+
+
+def catalog_entry(
+    server_url: str, catalog: list[ServerModel], thinking: set[str], cached: Mapping[str, int]
+) -> list[dict[str, Any]]:
+    """The selectable models as Pi 1.6 stores them in ``models-store.json``: each as a chat
+    model (``openai-completions`` at ``<server>/v1``; ``thinking``: the ids whose chat template
+    knows ``enable_thinking``), then each again as a classifier (``llama-cpp-classify`` at the
+    server), in Pi's key order. ``cached``: context windows stored before, used when the
+    router tells none of its own."""
+    selectable = [model for model in catalog if model.selectable]
+    chat = [
+        _chat_model(model, server_url, model.id in thinking, cached.get(model.id)) for model in selectable
+    ]
+    classifiers = [
+        {
+            "type": "classifier", "id": model.id, "name": model.id, "api": "llama-cpp-classify",
+            "provider": LLAMA_PROVIDER, "baseUrl": server_url, "input": ["text"], "cost": dict(_FREE),
+            "contextWindow": model.context_window_with(cached.get(model.id)),
+        }
+        for model in selectable
+    ]  # fmt: skip
+    return [*chat, *classifiers]
+
+
+def _chat_model(model: ServerModel, server_url: str, reasoning: bool, cached: int | None) -> dict[str, Any]:
+    context = model.context_window_with(cached)
+    compat: dict[str, Any] = {
+        "supportsStore": False,
+        "supportsReasoningEffort": False,
+        "supportsUsageInStreaming": True,
+        "supportsStrictMode": False,
+        "maxTokensField": "max_tokens",
+    }
+    if reasoning:
+        compat["thinkingFormat"] = "qwen-chat-template"
+    return {
+        "id": model.id,
+        "name": model.id,
+        "api": "openai-completions",
+        "provider": LLAMA_PROVIDER,
+        "baseUrl": f"{server_url}/v1",
+        "reasoning": reasoning,
+        **({"thinkingLevelMap": dict(_THINKING_LEVELS)} if reasoning else {}),
+        "input": ["text", "image"] if model.images else ["text"],
+        "cost": dict(_FREE),
+        "contextWindow": context,
+        "maxTokens": context,
+        "compat": compat,
+    }
+
+
+def stored_chat_models(entry_models: Any) -> list[dict[str, Any]]:
+    """The chat models of a stored ``llama.cpp`` entry (what Pi restores for ``/model``; its
+    classifiers are left out: we have no classifier models)."""
+    if not isinstance(entry_models, list):
+        return []
+    return [
+        model
+        for model in entry_models
+        if isinstance(model, dict)
+        and model.get("provider") == LLAMA_PROVIDER
+        and model.get("type", "chat") == "chat"
+        and model.get("api") == "openai-completions"
+        and isinstance(model.get("id"), str)
+    ]
+
+
+def provider_config(server_url: str, models: list[dict[str, Any]], api_key: str | None) -> dict[str, Any]:
+    """Chat models as ``catalog_entry`` writes them, as a ``models.json`` provider entry at
+    ``server_url`` (the server configured now, whatever URL the models were stored with)."""
+    fields = (
+        "id",
+        "name",
+        "reasoning",
+        "thinkingLevelMap",
+        "input",
+        "cost",
+        "contextWindow",
+        "maxTokens",
+        "compat",
+    )
     return {
         "name": "llama.cpp",
         "baseUrl": f"{server_url}/v1",
         "api": "openai-completions",
         "apiKey": api_key or "local",
-        "compat": {
-            "supportsStore": False,
-            "supportsDeveloperRole": False,
-            "supportsReasoningEffort": False,
-            "supportsUsageInStreaming": True,
-            "supportsStrictMode": False,
-            "maxTokensField": "max_tokens",
-        },
-        "models": [
-            {
-                "id": model.id,
-                "name": model.id,
-                "input": ["text", "image"] if model.images else ["text"],
-                "contextWindow": model.context_window,
-                "maxTokens": model.context_window,
-                "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0},
-            }
-            for model in models
-            if model.selectable
-        ],
+        "compat": {"supportsDeveloperRole": False},
+        "models": [{key: model[key] for key in fields if key in model} for model in models],
     }

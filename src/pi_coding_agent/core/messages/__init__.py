@@ -30,6 +30,7 @@ from pi_coding_agent.core.messages._system import (
     current_system_message,
     current_tools,
     system_message_text,
+    system_update,
 )
 from pi_coding_agent.core.messages._time import iso_to_ms, now_iso
 
@@ -56,4 +57,5 @@ __all__ = [
     "now_iso",
     "replace_images",
     "system_message_text",
+    "system_update",
 ]

@@ -15,6 +15,7 @@ mid-conversation).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from typing import Any, ClassVar
 
@@ -109,3 +110,36 @@ def system_message_text(message: SystemMessage) -> str:
     """The prompt a system message states: its content, then its sections, blank-line separated."""
     parts = [_content_text(message.content), *(text for text in (message.sections or {}).values() if text is not None)]
     return "\n\n".join(part for part in parts if part)
+
+
+def _declaration_key(tool: dict[str, Any]) -> str:
+    """What the model sees of a tool (pi-ai's ``toToolDeclaration``), comparable as one string."""
+    fields = ("name", "description", "parameters", "constrainedSampling")
+    return json.dumps({key: tool[key] for key in fields if key in tool}, sort_keys=True)
+
+
+def system_update(
+    messages: Iterable[AgentMessage], sections: dict[str, str], tools: list[dict[str, Any]], timestamp: int
+) -> SystemMessage | None:
+    """The system message that takes the prompt and tools the messages replay to ``sections``
+    and ``tools``, as Pi 1.6 writes it: changed or new sections by name, ``None`` for a section
+    that is gone, ``tools_added`` for new or redefined tools and ``tools_removed`` (``{"name"}``)
+    for removed or redefined ones; ``None`` when nothing changed."""
+    current = current_system_message(messages)
+    previous_sections = (current.sections or {}) if current is not None else {}
+    patch: dict[str, str | None] = {name: text for name, text in sections.items() if previous_sections.get(name) != text}
+    patch.update({name: None for name in previous_sections if name not in sections})
+    declared = (current.tools_added or []) if current is not None else []
+    previous = {_tool_name(tool): _declaration_key(tool) for tool in declared}
+    wanted = {str(tool["name"]): _declaration_key(tool) for tool in tools}
+    added = [tool for tool in tools if previous.get(str(tool["name"])) != wanted[str(tool["name"])]]
+    removed = [{"name": name} for name, key in previous.items() if name is not None and wanted.get(name) != key]
+    if not patch and not added and not removed:
+        return None
+    return SystemMessage(
+        content="",
+        sections=patch if patch else UNSET,
+        timestamp=timestamp,
+        tools_added=added if added else UNSET,
+        tools_removed=removed if removed else UNSET,
+    )

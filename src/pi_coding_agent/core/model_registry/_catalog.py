@@ -14,6 +14,7 @@ expire is refreshed before the request (``with_fresh_auth``).
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +24,12 @@ from pi_ai import Model, ModelRegistry, api_key_env_vars, provider_env_names
 from pi_coding_agent.core.auth import AuthStorage, Credentials, resolve_config_value
 from pi_coding_agent.core.local_model import LOCAL_PROVIDER, default_local_model, is_local, local_models
 from pi_coding_agent.core.model_registry._models_json import load_models_json, read_models_json
-from pi_coding_agent.core.model_registry._models_store import dynamic_catalogs, refresh_catalogs
+from pi_coding_agent.core.model_registry._models_store import (
+    dynamic_catalogs,
+    refresh_catalogs,
+    store_models,
+    stored_models,
+)
 from pi_coding_agent.core.model_registry._resolver import default_available_model
 
 if TYPE_CHECKING:
@@ -84,7 +90,52 @@ class ModelCatalog:
         catalog.credentials.set_provider_names(_provider_names(registry))
         catalog.models_json = path
         catalog.dynamic = dynamic
+        catalog._restore_llama_models(agent_dir)
         return catalog
+
+    def _restore_llama_models(self, agent_dir: Path) -> None:
+        """The ``llama.cpp`` models ``/llama`` (ours or Pi's) stored last, offered again when a
+        server is configured (Pi 1.6 restores them at start without asking the server)."""
+        import os
+
+        from pi_coding_agent.core.local_model import (
+            LLAMA_PROVIDER,
+            configured_server,
+            provider_config,
+            stored_chat_models,
+        )
+
+        models = stored_chat_models(stored_models(agent_dir, LLAMA_PROVIDER))
+        if not models:
+            return
+        storage = self.credentials.storage
+        try:
+            server = configured_server(storage.env(LLAMA_PROVIDER), storage.api_key(LLAMA_PROVIDER), os.environ)
+        except ValueError:
+            return  # a URL that is not one: /llama says so when it is opened
+        if server is not None:
+            with contextlib.suppress(ValueError):  # stored models of a shape models.json refuses
+                self.register_provider(LLAMA_PROVIDER, provider_config(server[0], models, server[1]))
+
+    def stored_llama_context_windows(self, agent_dir: Path) -> dict[str, int]:
+        """The context window each stored ``llama.cpp`` model had (Pi sizes a model the router
+        tells nothing about with it)."""
+        from pi_coding_agent.core.local_model import LLAMA_PROVIDER
+
+        stored = stored_models(agent_dir, LLAMA_PROVIDER)
+        return {
+            model["id"]: model["contextWindow"]
+            for model in (stored if isinstance(stored, list) else [])
+            if isinstance(model, dict) and isinstance(model.get("id"), str) and isinstance(model.get("contextWindow"), int)
+        }
+
+    def store_llama_models(self, agent_dir: Path, server_url: str, api_key: str | None, models: list[dict[str, Any]]) -> None:
+        """``/llama``'s refresh: ``models`` (``catalog_entry``'s) stored as Pi stores them, and
+        their chat models offered as the ``llama.cpp`` provider."""
+        from pi_coding_agent.core.local_model import LLAMA_PROVIDER, provider_config, stored_chat_models
+
+        store_models(agent_dir, LLAMA_PROVIDER, models)
+        self.register_provider(LLAMA_PROVIDER, provider_config(server_url, stored_chat_models(models), api_key))
 
     def gateways(self) -> dict[str, str]:
         """The Radius providers and their gateway URLs (the built-in one and ``models.json``'s)."""

@@ -11,6 +11,10 @@ it. The file is written as Pi writes it (``JSON.stringify(data, null, 2)``, mode
 under the same lock directory (``models-store.json.lock``); when another process holds the
 lock the migration is left to it and the models are used all the same.
 
+The ``llama.cpp`` provider's models are kept here too (``stored_models``, ``store_models``):
+``/llama`` stores what the router offers, in Pi 1.6's shape, and the next start offers them
+again (``ModelCatalog.load``).
+
 ``refresh_catalogs`` fetches each catalog anew (``pi update --models``): for every Radius
 provider with a credential (a sign-in, refreshed once it has expired, or a key),
 ``GET <gateway>/v1/config`` with the token, and the answer's models (those of a gateway
@@ -54,6 +58,17 @@ def dynamic_catalogs(agent_dir: Path, providers: Iterable[str], auth: AuthStorag
         if models:
             found[provider] = models
     return found
+
+
+def stored_models(agent_dir: Path, provider: str) -> Any:
+    """The ``models`` of ``provider``'s stored entry as they are in the file (``None``: no entry)."""
+    entry = _read(agent_dir / STORE_FILE).get(provider)
+    return entry.get("models") if isinstance(entry, dict) else None
+
+
+def store_models(agent_dir: Path, provider: str, models: list[dict[str, Any]]) -> None:
+    """Replace ``provider``'s stored entry with ``models``, checked now (as Pi persists a refresh)."""
+    _write_entry(agent_dir / STORE_FILE, provider, {"models": models, "checkedAt": int(time.time() * 1000)})
 
 
 def _read(path: Path) -> Mapping[str, Any]:

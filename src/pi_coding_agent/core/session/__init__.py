@@ -15,6 +15,10 @@ from typing import TYPE_CHECKING
 
 from pi_ai import lazy_attributes
 from pi_coding_agent.core.paths import get_agent_dir as get_agent_dir
+from pi_coding_agent.core.session._cache_misses import CACHE_TTL_MS as CACHE_TTL_MS
+from pi_coding_agent.core.session._cache_misses import CacheMiss as CacheMiss
+from pi_coding_agent.core.session._cache_misses import cache_miss_of as cache_miss_of
+from pi_coding_agent.core.session._cache_misses import cache_misses as cache_misses
 from pi_coding_agent.core.session._context import SessionContext as SessionContext
 from pi_coding_agent.core.session._context import SessionModel as SessionModel
 from pi_coding_agent.core.session._context import build_context_entries as build_context_entries

@@ -24,12 +24,14 @@ from pi_coding_agent.core.settings._trust import (
     TrustAsker,
     TrustChoice,
     needs_project_trust,
+    record_trust_choice,
     resolve_project_trust,
     save_trust_decisions,
     stored_trust_decision,
     stored_trust_entry,
     trust_choices,
     trust_prompt_title,
+    trust_without_asking,
 )
 from pi_coding_agent.core.tools import DEFAULT_TOOL_NAMES
 
@@ -52,6 +54,7 @@ __all__ = [
     "is_tool_modifier",
     "needs_project_trust",
     "read_json_object",
+    "record_trust_choice",
     "resolve_project_trust",
     "save_trust_decisions",
     "select_tools",
@@ -60,4 +63,5 @@ __all__ = [
     "tool_list_error",
     "trust_choices",
     "trust_prompt_title",
+    "trust_without_asking",
 ]

@@ -10,6 +10,7 @@ reported too and its default used instead (Pi would pass it on unchecked).
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable, MutableMapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -419,6 +420,27 @@ class Settings:
     @property
     def show_terminal_progress(self) -> bool:
         return self._typed(("terminal", "showTerminalProgress"), bool, False)
+
+    @property
+    def clear_on_shrink(self) -> bool:
+        """``terminal.clearOnShrink``; unset, ``PI_CLEAR_ON_SHRINK=1`` turns it on (as Pi)."""
+        value = self.get("terminal", "clearOnShrink")
+        return value if isinstance(value, bool) else os.environ.get("PI_CLEAR_ON_SHRINK") == "1"
+
+    @property
+    def show_cache_miss_notices(self) -> bool:
+        return self._typed(("showCacheMissNotices",), bool, False)
+
+    @property
+    def anthropic_extra_usage_warning(self) -> bool:
+        """``warnings.anthropicExtraUsage`` (default on): only ``false`` turns it off."""
+        return self.get("warnings", "anthropicExtraUsage") is not False
+
+    @property
+    def mermaid_mode(self) -> Literal["off", "final", "streaming"]:
+        """``markdown.mermaid``: when Mermaid code blocks are drawn as diagrams (default ``streaming``)."""
+        value = self.get("markdown", "mermaid")
+        return value if value in ("off", "final") else "streaming"
 
     @property
     def code_block_indent(self) -> str:

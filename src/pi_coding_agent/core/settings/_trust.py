@@ -197,19 +197,39 @@ def resolve_project_trust(
     its choice is saved; dismissed, or nobody to ask, means untrusted. With ``inherit=False``
     neither an ancestor's decision nor ``defaultProjectTrust`` counts: only a decision saved
     for ``cwd`` itself, else untrusted."""
+    if not inherit and override is None and needs_project_trust(cwd):
+        path = Path(agent_dir) / "trust.json"
+        return path.exists() and _read_trust_file(path).get(_canonical(cwd)) is True
+    decided = trust_without_asking(cwd, agent_dir, override=override, default_trust=default_trust)
+    if decided is not None:
+        return decided
+    if ask is None:
+        return False
+    return record_trust_choice(
+        agent_dir, ask(trust_prompt_title(str(cwd)), trust_choices(cwd, session_only=True))
+    )
+
+
+def trust_without_asking(
+    cwd: str | Path, agent_dir: str | Path, *, override: bool | None, default_trust: ProjectTrustDefault
+) -> bool | None:
+    """Trust as ``resolve_project_trust`` decides it; ``None`` when the user is to be asked
+    (``defaultProjectTrust`` ``ask``, nothing saved, resources that need trust)."""
     if override is not None:
         return override
     if not needs_project_trust(cwd):
         return stored_trust_decision(agent_dir, cwd) is not False
-    if not inherit:
-        path = Path(agent_dir) / "trust.json"
-        return path.exists() and _read_trust_file(path).get(_canonical(cwd)) is True
     decision = stored_trust_decision(agent_dir, cwd)
     if decision is not None:
         return decision
-    if default_trust != "ask" or ask is None:
+    if default_trust != "ask":
         return default_trust == "always"
-    choice = ask(trust_prompt_title(str(cwd)), trust_choices(cwd, session_only=True))
+    return None
+
+
+def record_trust_choice(agent_dir: str | Path, choice: TrustChoice | None) -> bool:
+    """The answer to "Trust project folder?" saved (unless for this session only); whether it
+    trusts. Dismissed (``None``) means untrusted, saving nothing."""
     if choice is None:
         return False
     if choice.updates:

@@ -4,6 +4,7 @@ from pi_coding_agent.customize.system_prompt._build import (
     TOOL_SUMMARIES,
     SystemPromptOptions,
     build_system_prompt,
+    build_system_prompt_sections,
 )
 from pi_coding_agent.customize.system_prompt._context_files import (
     CONTEXT_FILE_NAMES,
@@ -24,6 +25,7 @@ __all__ = [
     "PromptSources",
     "SystemPromptOptions",
     "build_system_prompt",
+    "build_system_prompt_sections",
     "context_file_in",
     "load_project_context_files",
     "prompt_text",

@@ -1,15 +1,18 @@
-"""The system prompt: our own wording, Pi's structure.
+"""The system prompt: our own wording, in Pi 1.6's named sections.
 
-Order: the base text (ours, or the user's ``--system-prompt`` / ``SYSTEM.md``; ours ends with
-where pi's own documentation is, for questions about pi itself), the appended
-texts (``--append-system-prompt`` / ``APPEND_SYSTEM.md``, joined by blank lines), the
-project's context files, the skills the model may load (Pi's ``<available_skills>`` section,
-byte for byte, when ``read`` or ``bash`` is active), then the date and the working directory.
+Pi 1.6 records the prompt in the session as named sections and patches them by name when one
+changes (``core.messages.SystemMessage``), so ours has the same sections, in the same order:
+``preamble`` (ours, or the user's ``--system-prompt`` / ``SYSTEM.md``, which then is the only
+section of the base text), ``tools`` (one line per active tool), ``rules`` (how to work),
+``docs`` (where pi's own documentation is), ``addendum`` (``--append-system-prompt`` /
+``APPEND_SYSTEM.md``, joined by blank lines), ``project_context`` (the context files),
+``skills`` (the skills the model may load, when ``read`` or ``bash`` is active) and ``cwd``.
+Every section but the preamble is wrapped in ``<name>`` tags; the prompt text is the sections
+joined by blank lines (pi-ai's ``getSystemMessageText``). Like Pi 1.6, there is no date.
 """
 
 from __future__ import annotations
 
-import datetime
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -40,7 +43,6 @@ class SystemPromptOptions:
     """One-line summaries given by the tools themselves (they win over ``TOOL_SUMMARIES``)."""
     guidelines: Sequence[str] = ()
     """Advice the active tools ask for, in tool order."""
-    today: datetime.date | None = None
     skills: Sequence[Skill] = ()
     manual: str | None = None
     """The folder holding pi's ``README.md``, ``docs`` and ``examples`` (``core.paths.manual_dir``);
@@ -76,8 +78,8 @@ _TOPICS = (
 )
 
 
-def _manual_section(manual: str) -> str:
-    """Where pi's own documentation is, for questions about pi itself (Pi's docs section)."""
+def _docs_section(manual: str) -> str:
+    """Where pi's own documentation is, for questions about pi itself."""
 
     def real(name: str) -> str:
         return os.path.realpath(os.path.join(manual, name)).replace("\\", "/")
@@ -85,7 +87,7 @@ def _manual_section(manual: str) -> str:
     docs = real("docs")
     base = os.path.dirname(docs)
     return (
-        "\n\nAbout pi itself (read this documentation only when the user asks how pi works or how "
+        "About pi itself (read this documentation only when the user asks how pi works or how "
         "to extend or configure it: extensions, skills, prompt templates, themes, packages, models, "
         "the terminal UI, RPC or the SDK):\n"
         f"- Overview: {real('README.md')}\n"
@@ -97,35 +99,52 @@ def _manual_section(manual: str) -> str:
     )
 
 
-def build_system_prompt(options: SystemPromptOptions) -> str:
+def _project_context(files: Sequence[ContextFile]) -> str:
+    blocks = [f'<project_instructions path="{f.path}">\n{f.content}\n</project_instructions>' for f in files]
+    return "\n\n".join(["Instructions from the project and the user's agent folder:", *blocks])
+
+
+def _base_sections(options: SystemPromptOptions) -> dict[str, str]:
+    """``preamble``, ``tools``, ``rules`` and ``docs`` of our own prompt."""
     summaries = {**TOOL_SUMMARIES, **options.tool_summaries}
-    if options.custom_prompt is not None:
-        prompt = options.custom_prompt
-    else:
-        listed = [f"- {name}: {summaries[name]}" for name in options.tools if summaries.get(name)]
-        tool_text = "\n".join(listed) if listed else "(no tools are enabled)"
-        guidelines = "\n".join(f"- {line}" for line in _guidelines(options.tools, options.guidelines))
-        prompt = (
+    listed = [f"- {name}: {summaries[name]}" for name in options.tools if summaries.get(name)]
+    sections = {
+        "preamble": (
             "You are pi, a coding agent running in the user's terminal. You help with software "
-            "work by inspecting files, running commands and changing code through your tools.\n\n"
-            f"Your tools:\n{tool_text}\n\n"
-            "A project may give you further tools; use them when they fit.\n\n"
-            f"How to work:\n{guidelines}"
-        )
-        if options.manual is not None:
-            prompt += _manual_section(options.manual)
+            "work by inspecting files, running commands and changing code through your tools."
+        ),
+        "tools": ("\n".join(listed) if listed else "(no tools are enabled)")
+        + "\n\nA project may give you further tools; use them when they fit.",
+        "rules": "\n".join(f"- {line}" for line in _guidelines(options.tools, options.guidelines)),
+    }
+    if options.manual is not None:
+        sections["docs"] = _docs_section(options.manual)
+    return sections
+
+
+def build_system_prompt_sections(options: SystemPromptOptions) -> dict[str, str]:
+    """The prompt's named sections, in order, as Pi 1.6 records them (every section but the
+    preamble wrapped in ``<name>`` tags)."""
+    if options.custom_prompt is not None:
+        sections = {"preamble": options.custom_prompt}
+    else:
+        sections = _base_sections(options)
     appended = "\n\n".join(text for text in options.append if text)
     if appended:
-        prompt += f"\n\n{appended}"
+        sections["addendum"] = appended
     if options.context_files:
-        prompt += "\n\n<project_context>\n\nInstructions from the project and the user's agent folder:\n\n"
-        for context in options.context_files:
-            prompt += f'<project_instructions path="{context.path}">\n{context.content}\n</project_instructions>\n\n'
-        prompt += "</project_context>\n"
+        sections["project_context"] = _project_context(options.context_files)
     read_tool = skill_read_tool(options.tools)
-    if read_tool is not None and options.skills:
-        prompt += format_skills_for_prompt(options.skills, read_tool)
-    today = options.today or datetime.date.today()
-    cwd = options.cwd.replace("\\", "/")
-    prompt += f"\nCurrent date: {today.isoformat()}\nCurrent working directory: {cwd}"
-    return prompt
+    skills = format_skills_for_prompt(options.skills, read_tool).strip() if read_tool is not None else ""
+    if skills:
+        sections["skills"] = skills
+    sections["cwd"] = options.cwd.replace("\\", "/")
+    return {
+        name: text if name == "preamble" else f"<{name}>\n{text}\n</{name}>"
+        for name, text in sections.items()
+    }
+
+
+def build_system_prompt(options: SystemPromptOptions) -> str:
+    """The prompt text: the sections joined by blank lines (how a system message replays)."""
+    return "\n\n".join(text for text in build_system_prompt_sections(options).values() if text)

@@ -18,7 +18,6 @@ from pi_coding_agent.customize.themes._theme import (
     discover_themes,
     load_theme_file,
     parse_theme,
-    truecolor_supported,
 )
 
 __all__ = [
@@ -39,5 +38,4 @@ __all__ = [
     "parse_theme",
     "system_theme",
     "terminal_appearance",
-    "truecolor_supported",
 ]

@@ -15,9 +15,8 @@ from pi_coding_agent.customize.themes._theme import (
     THEME_TOKENS,
     Theme,
     ThemeValue,
-    truecolor_supported,
 )
-from pi_tui import TerminalColors
+from pi_tui import TerminalColors, supports_true_color
 
 Okhsl = tuple[int, int, int]
 """An OKHSL colour: hue in degrees, saturation and lightness in percent."""
@@ -118,7 +117,7 @@ def builtin_theme(name: str, truecolor: bool | None = None) -> Theme:
         pair = _SHARED[color] if isinstance(color, str) else color
         colors[token] = _okhsl(pair[variant])
     export: dict[str, ThemeValue] = {key: _okhsl(pair[variant]) for key, pair in _EXPORT.items()}
-    mode = truecolor_supported() if truecolor is None else truecolor
+    mode = supports_true_color() if truecolor is None else truecolor
     return Theme(name, colors, mode, name, name, export=export)
 
 
@@ -139,7 +138,7 @@ def system_theme(
         saturation=0 if pending else 1,
         appearance_hint=appearance_hint,
     )
-    mode = truecolor_supported() if truecolor is None else truecolor
+    mode = supports_true_color() if truecolor is None else truecolor
     return Theme(
         SYSTEM_THEME, dict(generated.colors), mode, None, generated.appearance, frozenset(generated.dim)
     )

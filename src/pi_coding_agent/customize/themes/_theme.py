@@ -12,7 +12,6 @@ the nearest 256-colour entry, chosen as Pi chooses it.
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -20,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from pi_coding_agent.customize.resources import Collision
-from pi_tui import Color, ColorError, Indexed, color_sgr, color_to_oklch, parse_color
+from pi_tui import Color, ColorError, Indexed, color_sgr, color_to_oklch, parse_color, supports_true_color
 
 
 @dataclass(frozen=True)
@@ -62,16 +61,6 @@ ThemeValue = str | int
 
 class ThemeError(Exception):
     """A theme file that cannot be used; the one-line message names the file and the problem."""
-
-
-def truecolor_supported(env: dict[str, str] | None = None) -> bool:
-    env = dict(os.environ) if env is None else env
-    forced = env.get("PI_TRUE_COLOR", "auto").lower()
-    if forced in ("1", "true"):
-        return True
-    if forced in ("0", "false"):
-        return False
-    return env.get("COLORTERM", "").lower() in ("truecolor", "24bit")
 
 
 @dataclass
@@ -317,7 +306,7 @@ def parse_theme(data: Any, source: str, truecolor: bool | None = None, text: str
     except _Problem as problem:
         line = _line_of(text, problem.where) if text is not None else None
         raise ThemeError(f"{source}{f':{line}' if line else ''}: {problem}") from None
-    mode = truecolor_supported() if truecolor is None else truecolor
+    mode = supports_true_color() if truecolor is None else truecolor
     return Theme(data["name"], colors, mode, source, data.get("appearance"), export=_export_colors(data))
 
 

@@ -210,10 +210,12 @@ class SessionAssembly:
         """The runtime that starts with ``session`` and replaces it with sessions built here."""
         return AgentSessionRuntime(session, lambda manager: self.build(manager).session)
 
-    def reload(self, settings: Settings, resources: RunResources) -> None:
-        """``/reload``: the sessions built from now on use these settings and resources."""
+    def reload(self, settings: Settings, resources: RunResources, cwd: str | None = None) -> None:
+        """``/reload``, or a move to another project (``cwd``): the sessions built from now on
+        use these settings and resources."""
         self.resources = resources
-        self.options = with_resources(dataclasses.replace(self.options, settings=settings), resources)
+        options = dataclasses.replace(self.options, settings=settings, cwd=cwd or self.options.cwd)
+        self.options = with_resources(options, resources)
 
     def add_discovered(self, found: dict[str, list[str]]) -> None:
         """Skills and prompt templates a ``resources_discover`` handler pointed at join the

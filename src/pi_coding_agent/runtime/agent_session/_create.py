@@ -37,15 +37,21 @@ from pi_coding_agent.core.settings import (
     NoTools,
     Settings,
     ToolSelection,
+    is_tool_modifier,
     select_tools,
 )
 from pi_coding_agent.customize.extensions import ExtensionRunner
 from pi_coding_agent.customize.prompt_templates import PromptTemplate
 from pi_coding_agent.customize.skills import Skill
-from pi_coding_agent.customize.system_prompt import ContextFile, SystemPromptOptions, build_system_prompt
+from pi_coding_agent.customize.system_prompt import (
+    ContextFile,
+    SystemPromptOptions,
+    build_system_prompt_sections,
+)
 from pi_coding_agent.runtime.agent_session._hooks import AgentSetup, StreamLimit
 from pi_coding_agent.runtime.agent_session._parts import SlashCommand
 from pi_coding_agent.runtime.agent_session._session import AgentSession
+from pi_coding_agent.runtime.agent_session._tools import SpareTools
 
 
 @dataclass
@@ -178,28 +184,33 @@ def _tool_selection(options: CreateAgentSessionOptions) -> ToolSelection:
 
 
 def _builtin_tool_names(selection: ToolSelection) -> tuple[list[str], list[str], list[str]]:
-    """(active built-in tool names, the built-in tools the run may have, names the selection asks
-    for that are not built-in tools)."""
+    """(active built-in tool names, the other built-in tools the selection allows, names the
+    selection asks for that are not built-in tools)."""
     from pi_coding_agent.core.tools import ALL_TOOL_NAMES
 
     patterns = {entry for entry in selection.allowlist or () if "*" in entry}
     unknown = [name for name in selection.initial if name not in ALL_TOOL_NAMES and name not in patterns]
-    allowed = [name for name in ALL_TOOL_NAMES if selection.allowed(name)]
-    return selection.active(ALL_TOOL_NAMES), allowed, unknown
+    active = selection.active(ALL_TOOL_NAMES)
+    spare = [name for name in ALL_TOOL_NAMES if name not in active and selection.allowed(name)]
+    return active, spare, unknown
 
 
 def _default_tool_names(options: CreateAgentSessionOptions) -> list[str]:
     """The tools ``defaultTools`` contributes (with ``--tools +name``/``-name`` applied); none
     with a ``--tools`` allowlist or ``--no-tools`` / ``--no-builtin-tools`` (Pi 1.6's
     ``usesDefaultTools``). ``/reload`` turns on the names this newly gains."""
-    from pi_coding_agent.core.settings import DEFAULT_TOOL_NAMES, apply_tool_modifiers, is_tool_modifier
+    from pi_coding_agent.core.settings import DEFAULT_TOOL_NAMES, apply_tool_modifiers
 
-    tools = options.tools
-    modifiers = [entry for entry in tools or () if is_tool_modifier(entry)]
-    if options.no_tools is not None or (tools is not None and not modifiers):
+    modifiers = _tool_modifiers(options)
+    if options.no_tools is not None or (options.tools is not None and not modifiers):
         return []
     configured = options.settings.default_tools
     return apply_tool_modifiers(list(DEFAULT_TOOL_NAMES if configured is None else configured), modifiers)
+
+
+def _tool_modifiers(options: CreateAgentSessionOptions) -> list[str]:
+    """The ``--tools`` entries that adjust the default tools (``+name`` / ``-name``)."""
+    return [entry for entry in options.tools or () if is_tool_modifier(entry)]
 
 
 def _create_tools(names: Sequence[str], options: CreateAgentSessionOptions, holder: list[AgentSession]) -> list[AgentTool]:
@@ -237,7 +248,7 @@ def _create_tools(names: Sequence[str], options: CreateAgentSessionOptions, hold
     return create_tools(options.cwd, names, tool_options)
 
 
-def _system_prompt(options: CreateAgentSessionOptions, tools: Sequence[AgentTool]) -> str:
+def _prompt_sections(options: CreateAgentSessionOptions, tools: Sequence[AgentTool]) -> dict[str, str]:
     summaries: dict[str, str] = {}
     guidelines: list[str] = []
     for tool in tools:
@@ -245,7 +256,7 @@ def _system_prompt(options: CreateAgentSessionOptions, tools: Sequence[AgentTool
         if isinstance(snippet, str) and snippet.strip():
             summaries[tool.name] = " ".join(snippet.split())
         guidelines.extend(str(line) for line in getattr(tool, "prompt_guidelines", ()) or ())
-    return build_system_prompt(
+    return build_system_prompt_sections(
         SystemPromptOptions(
             cwd=options.cwd,
             tools=[tool.name for tool in tools],
@@ -299,7 +310,7 @@ def build_session(options: CreateAgentSessionOptions) -> CreateAgentSessionResul
     level = clamp_thinking_level(model, level) if model is not None else "off"
 
     selection = _tool_selection(options)
-    active_names, builtin_names, unknown = _builtin_tool_names(selection)
+    active_names, spare_names, unknown = _builtin_tool_names(selection)
     holder: list[AgentSession] = []
     tools = _create_tools(active_names, options, holder)
     setup = AgentSetup(
@@ -330,21 +341,20 @@ def build_session(options: CreateAgentSessionOptions) -> CreateAgentSessionResul
         settings=settings,
         catalog=catalog,
         cwd=options.cwd,
-        system_prompt=_system_prompt(options, tools),
+        prompt_sections=lambda active: _prompt_sections(options, active),
+        spare_tools=SpareTools(spare_names, lambda name: _create_tools([name], options, holder)[0]),
         bin_dir=str(options.agent_dir / "bin"),
         scoped_models=options.scoped_models,
         expand_input=options.expand_input,
         commands=resource_commands(options),
-        rebuild_system_prompt=lambda active: _system_prompt(options, active),
-        builtin_names=builtin_names,
-        create_builtin=lambda name: _create_tools([name], options, holder)[0],
         default_tool_names=_default_tool_names(options),
     )
     holder.append(session)
     if options.extensions is not None:
         session.bind_extensions(options.extensions, selection)
-    if has_existing and options.tools is None and options.no_tools is None:
-        session.restore_loadout_from_transcript()
+    modifiers = _tool_modifiers(options)
+    if has_existing and (options.tools is None or modifiers) and options.no_tools is None:
+        session.restore_loadout_from_transcript(modifiers)
     return CreateAgentSessionResult(session, fallback, unknown, local_fallback)
 
 

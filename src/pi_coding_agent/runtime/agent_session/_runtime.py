@@ -90,11 +90,16 @@ class AgentSessionRuntime:
         drops what the old session's extensions showed; Pi's ``setBeforeSessionInvalidate``)."""
         self._reason = "new"
         """Why the session is being replaced (``session_shutdown`` / ``session_start`` reason)."""
+        self.enter_directory: Callable[[str], Awaitable[None]] | None = None
+        """Runs before each replacement session is built, with its working directory, once the
+        old session is gone (the CLI's: that project's trust, asked in the terminal UI when
+        it is a new project, then its settings and resources; Pi's ``createRuntime``)."""
 
     def bind_ui(self, ui: ExtensionUI, mode: UiMode) -> None:
         """The mode's UI, also for the extensions (``ctx.ui``; ``ctx.has_ui`` in rpc and tui)."""
         self.ui = ui
         self.ui_mode = mode
+        self._session.ui, self._session.ui_mode = ui, mode
         runner = self._session.extensions
         if runner is not None:
             runner.bind_ui(ui, mode, has_ui=mode in ("rpc", "tui"))
@@ -203,7 +208,7 @@ class AgentSessionRuntime:
                 manager.new_session(parent_session=previous_file)
         else:
             manager.create_branched_session(leaf)
-        await self._install(self._create(manager), previous_file)
+        await self._install(await self._build(manager), previous_file)
         return ReplaceResult(cancelled=False, selected_text=text)
 
     async def clone(self) -> ReplaceResult:
@@ -228,7 +233,7 @@ class AgentSessionRuntime:
             added = [name for name in session.default_tool_names if name not in previous_defaults]
             session.activate_after_reload([*active, *added])
 
-        await self._replace(old.session_manager, prepare=carry_tools)
+        await self._replace(old.session_manager, same_directory=True, prepare=carry_tools)
         return ReplaceResult(cancelled=False)
 
     async def dispose(self) -> None:
@@ -252,18 +257,27 @@ class AgentSessionRuntime:
         *,
         torn_down: bool = False,
         setup: SessionSetup | None = None,
+        same_directory: bool = False,
         prepare: Callable[[AgentSession], None] | None = None,
     ) -> None:
+        """``same_directory``: the folder's trust and resources stay as they are (``/reload``
+        read them itself; Pi's reload keeps the run's trust decision). ``prepare`` adjusts the new
+        session before it is installed (``/reload`` carries the tools over)."""
         old = self._session.session_manager
         previous_file = old.get_session_file()
         if not torn_down:
             await self._teardown()
             if old is not manager:
                 old.close()
-        session = self._create(manager)
+        session = self._create(manager) if same_directory else await self._build(manager)
         if prepare is not None:
             prepare(session)
         await self._install(session, previous_file, setup)
+
+    async def _build(self, manager: SessionManager) -> AgentSession:
+        if self.enter_directory is not None:
+            await self.enter_directory(manager.get_cwd())
+        return self._create(manager)
 
     async def _install(self, session: AgentSession, previous_file: str | None, setup: SessionSetup | None = None) -> None:
         """The new session becomes current; ``setup`` fills it (the agent's context is rebuilt
@@ -276,8 +290,8 @@ class AgentSessionRuntime:
             session.agent.state.messages = session.session_manager.build_session_context().messages
         if self.before_session_start is not None:
             self.before_session_start()
+        self.bind_ui(self.ui, self.ui_mode)
         if session.extensions is not None:
-            self.bind_ui(self.ui, self.ui_mode)
             await self.start_extensions(self._reason, previous_file)
 
 

@@ -42,6 +42,7 @@ from pi_coding_agent.core.model_registry import ModelCatalog, ScopedModel, missi
 from pi_coding_agent.core.session import SessionManager
 from pi_coding_agent.core.settings import Settings, ToolSelection
 from pi_coding_agent.customize.extensions import ExtensionRunner
+from pi_coding_agent.customize.extensions.ui import ExtensionUI, NoExtensionUI, UiMode
 from pi_coding_agent.runtime.agent_session._compaction import (
     AutoCompactor,
     CompactionContext,
@@ -68,7 +69,7 @@ from pi_coding_agent.runtime.agent_session._stats import (
     SessionStats,
 )
 from pi_coding_agent.runtime.agent_session._switches import SessionSwitches
-from pi_coding_agent.runtime.agent_session._tools import BuiltinToolFactory, SessionTools, SystemPromptBuilder
+from pi_coding_agent.runtime.agent_session._tools import SectionsBuilder, SessionTools, SpareTools
 from pi_coding_agent.runtime.agent_session._tree import NavigationResult, TreeContext, TreeNavigation
 from pi_coding_agent.runtime.agent_session._user_bash import UserBash
 
@@ -103,16 +104,16 @@ class AgentSession:
         settings: Settings,
         catalog: ModelCatalog,
         cwd: str,
-        system_prompt: str,
+        prompt_sections: SectionsBuilder,
+        spare_tools: SpareTools | None = None,
         bin_dir: str | None = None,
         scoped_models: Sequence[ScopedModel] = (),
         expand_input: Callable[[str], str] | None = None,
         commands: Sequence[SlashCommand] = (),
-        rebuild_system_prompt: SystemPromptBuilder | None = None,
-        builtin_names: Sequence[str] = (),
-        create_builtin: BuiltinToolFactory | None = None,
         default_tool_names: Sequence[str] = (),
     ) -> None:
+        """``prompt_sections``: the system prompt's sections for the active tools; ``spare_tools``:
+        the built-in tools the run may have but did not start with, made when first needed."""
         self.session_manager = session_manager
         self.default_tool_names = list(default_tool_names)
         """What ``defaultTools`` contributed to the tools this session started with (``/reload``
@@ -120,6 +121,9 @@ class AgentSession:
         self.settings = settings
         self.catalog = catalog
         self.cwd = cwd
+        self.ui: ExtensionUI = NoExtensionUI()
+        """The mode's UI (set by ``AgentSessionRuntime.bind_ui``), for what the session itself tells the user."""
+        self.ui_mode: UiMode = "print"
         self._listeners = Listeners()
         self._run_active = False
         self._abort_requested = False
@@ -129,10 +133,7 @@ class AgentSession:
         self._expand_input = expand_input
         self._commands = list(commands)
         self.agent = agent = build_agent(agent_setup, lambda: self._extensions.runner, self._before_next_turn)
-        self._tools = SessionTools(
-            agent, system_prompt, rebuild_system_prompt, lambda: self._extensions.runner,
-            builtin_names=builtin_names, create_builtin=create_builtin,
-        )
+        self._tools = SessionTools(agent, prompt_sections, lambda: self._extensions.runner, spare_tools)
         self._extensions = ExtensionBinding(
             agent=agent, session_manager=session_manager, catalog=catalog, tools=self._tools, emit=self._emit,
             is_running=self._is_running, run_prompt=self._run_agent_prompt,
@@ -150,7 +151,7 @@ class AgentSession:
         self._manual_compaction = ManualCompaction(compaction, self.abort)
         tree = TreeContext(
             agent, session_manager, settings, self._current_model, self._is_running, self._emit,
-            self._resolve_idle_if_idle, self._extensions, self._tools.restore_from_transcript,
+            self._resolve_idle_if_idle, self._extensions, self.restore_loadout_from_transcript,
         )  # fmt: skip
         self._tree = TreeNavigation(tree)
         self._stats = SessionStatistics(session_manager, lambda: self.messages, self._current_model)
@@ -374,6 +375,9 @@ class AgentSession:
         if expand_prompt_templates and text.startswith("/") and await self._extensions.run_command(text):
             accepted("handled")
             return
+        if expand_prompt_templates and self._refuse_tui_command(text):
+            accepted("handled")
+            return
         if self._manual_compaction.running:
             raise SessionError(COMPACTING_MESSAGE)
         taken = await self._extensions.input(text, images, source, streaming_behavior if self._run_active else None)
@@ -390,6 +394,17 @@ class AgentSession:
         messages = await self._prepare_run(text, images)
         accepted("started")
         await self._run_agent_prompt(messages)
+
+    def _refuse_tui_command(self, text: str) -> bool:
+        """``/llama`` outside the terminal UI: Pi 1.6's built-in llama.cpp extension answers it
+        with a warning instead of letting it reach the model. ``False`` for any other text."""
+        from pi_coding_agent.core.local_model import LLAMA_COMMAND
+
+        name = LLAMA_COMMAND[0]
+        if self.ui_mode == "tui" or text.split(" ", 1)[0] != f"/{name}":
+            return False
+        self.ui.notify(f"/{name} is available in interactive mode", "warning")
+        return True
 
     def _queue_during_run(
         self, text: str, images: Sequence[ImageContent] | None, streaming_behavior: StreamingBehavior | None
@@ -421,9 +436,12 @@ class AgentSession:
         added, system_prompt = await self._extensions.before_agent_start(
             text, images, base_prompt, self.system_prompt_options()
         )
+        update = self._tools.system_update(self.messages)
+        start: list[AgentMessage] = [update] if update is not None else []
+        self._tools.use_transcript([*self.messages, *start])
         if system_prompt is not None:
             self.agent.state.system_prompt = system_prompt
-        return messages + added
+        return start + messages + added
 
     async def _run_agent_prompt(self, messages: list[AgentMessage]) -> None:
         self._run_active = True
@@ -687,9 +705,12 @@ class AgentSession:
         """Put the active tools on the agent and rebuild the system prompt from them."""
         self._tools.refresh()
 
-    def restore_loadout_from_transcript(self) -> None:
-        """Use the prompt and tools the context's Pi 1.6 ``system`` messages declare, if any."""
-        self._tools.restore_from_transcript(self.agent.state.messages)
+    def restore_loadout_from_transcript(self, modifiers: Sequence[str] = ()) -> None:
+        """Activate the tools the context's ``system`` messages declare, if any, with ``modifiers``
+        (``--tools +name`` / ``-name``) applied on top. The context, not the whole branch: its
+        messages are decoded already (walking a long branch would double the resume time), and a
+        compaction's checkpoint replays to the same tools."""
+        self._tools.restore_from_transcript(self.agent.state.messages, modifiers)
 
     def system_prompt_options(self) -> dict[str, Any]:
         return self._tools.system_prompt_options(self.cwd)

@@ -1,91 +1,80 @@
-"""The session's tools and the system prompt built from them.
+"""The session's tools and the system prompt built from them, recorded as Pi 1.6 records them.
 
 Built-in tools come first, then extension tools (an extension tool named like a built-in
 replaces it). The run's ``ToolSelection`` (``--tools``, ``--exclude-tools``, ``--no-tools``)
-decides which extension tools start enabled; the active ones are put on the agent and the system prompt is rebuilt
-from them.
+decides which extension tools start enabled; the active ones are put on the agent and the
+system prompt's sections are rebuilt from them.
 
-A branch written by Pi 1.6 declares its prompt and tools in ``system`` messages. Resumed (or
-navigated to), it keeps them: the replayed prompt is sent as is, and the active tools are the
-declared ones we have, each sent with its recorded declaration (``DeclaredTool``), until the
-session changes its tools itself (see docs/pi-1.6/sessions.md).
+The transcript carries the prompt and tools the model has (Pi 1.6's ``system`` messages). At the
+start of each run, ``system_update`` diffs our sections and tool declarations against what the
+context replays to; the difference is the run's first message (``None``: nothing changed), and
+the request carries the replayed prompt and tools in the transcript's order. A resumed branch
+(or one navigated to) that declares tools gets its active tools back from them (see
+docs/pi-1.6/sessions.md).
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from pi_agent import Agent, AgentMessage, AgentTool, AgentToolResult, ToolUpdateCallback
-from pi_ai import AbortSignal
-from pi_coding_agent.core.messages import current_system_message, system_message_text
-from pi_coding_agent.core.settings import ToolSelection
+from pi_agent import Agent, AgentMessage, AgentTool
+from pi_coding_agent.core.messages import (
+    SystemMessage,
+    current_system_message,
+    current_tools,
+    system_message_text,
+    system_update,
+)
+from pi_coding_agent.core.settings import ToolSelection, apply_tool_modifiers
 from pi_coding_agent.customize.extensions import ExtensionRunner, ExtensionTool
 
-SystemPromptBuilder = Callable[[Sequence[AgentTool]], str]
-BuiltinToolFactory = Callable[[str], AgentTool]
-"""Creates the built-in tool of a name; inactive built-in tools are created when first needed."""
+SectionsBuilder = Callable[[Sequence[AgentTool]], dict[str, str]]
+"""The system prompt's named sections for the given active tools."""
 
 
-class DeclaredTool(AgentTool):
-    """One of our tools sent to the model as a session's transcript declared it."""
+@dataclass(frozen=True)
+class SpareTools:
+    """The built-in tools the run may have but does not start with, made when first needed: a
+    resumed transcript naming them, ``/reload`` turning on tools ``defaultTools`` newly names,
+    ``get_all_tools()`` (importing them would cost every start tens of ms)."""
 
-    def __init__(self, tool: AgentTool, declaration: dict[str, Any]) -> None:
-        self.inner = tool
-        self.name = tool.name
-        self.label = getattr(tool, "label", tool.name)
-        description = declaration.get("description")
-        parameters = declaration.get("parameters")
-        self.description = description if isinstance(description, str) else tool.description
-        self.parameters = parameters if isinstance(parameters, dict) else tool.parameters
-        self.execution_mode = tool.execution_mode
-        self.replay = tool.replay
+    names: Sequence[str]
+    make: Callable[[str], AgentTool]
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)
 
-    def prepare_arguments(self, arguments: dict[str, Any]) -> dict[str, Any]:
-        return self.inner.prepare_arguments(arguments)
-
-    async def execute(
-        self,
-        tool_call_id: str,
-        params: dict[str, Any],
-        signal: AbortSignal | None,
-        on_update: ToolUpdateCallback | None,
-    ) -> AgentToolResult[Any]:
-        return await self.inner.execute(tool_call_id, params, signal, on_update)
+def tool_declaration(tool: AgentTool) -> dict[str, Any]:
+    """What a system message records of a tool (pi-ai's ``toToolDeclaration``)."""
+    return {"name": tool.name, "description": tool.description, "parameters": tool.parameters}
 
 
 class SessionTools:
     def __init__(
         self,
         agent: Agent,
-        system_prompt: str,
-        rebuild_system_prompt: SystemPromptBuilder | None,
+        sections: SectionsBuilder,
         extensions: Callable[[], ExtensionRunner | None],
-        *,
-        builtin_names: Sequence[str] = (),
-        create_builtin: BuiltinToolFactory | None = None,
+        spare: SpareTools | None = None,
     ) -> None:
         self._agent = agent
         self._builtin: dict[str, AgentTool | None] = {tool.name: tool for tool in agent.state.tools}
         """Every built-in tool the run may have (Pi 1.6 registers the inactive ones too), by name;
-        ``None``: not created yet."""
-        for name in builtin_names:
+        ``None``: a spare one not made yet."""
+        for name in spare.names if spare is not None else ():
             self._builtin.setdefault(name, None)
-        self._create_builtin = create_builtin
-        self._rebuild = rebuild_system_prompt
+        self._make_spare = spare.make if spare is not None else None
+        self._sections = sections
         self._extensions = extensions
-        self.base_system_prompt = system_prompt
-        """The system prompt before ``before_agent_start`` handlers change it for a run."""
         self._selection: ToolSelection | None = None
         self._active = [tool.name for tool in agent.state.tools]
         self._known = set(self._active)
-        self._declared: dict[str, dict[str, Any]] | None = None
-        """Tool declarations and prompt a resumed Pi 1.6 branch recorded (``None``: ours)."""
-        self._declared_prompt = ""
-        agent.state.system_prompt = system_prompt
+        self.prompt_sections: dict[str, str] = {}
+        """The sections of our prompt for the active tools."""
+        self.base_system_prompt = ""
+        """Our prompt as text, before ``before_agent_start`` handlers change it for a run."""
+        self._put_on_agent(list(agent.state.tools))
 
     def restrict(self, selection: ToolSelection | None) -> None:
         """The run's tool selection, for the extension tools to come. The tools registered by
@@ -101,8 +90,8 @@ class SessionTools:
 
     def _builtin_tool(self, name: str) -> AgentTool | None:
         tool = self._builtin.get(name)
-        if tool is None and name in self._builtin and self._create_builtin is not None:
-            tool = self._builtin[name] = self._create_builtin(name)
+        if tool is None and name in self._builtin and self._make_spare is not None:
+            tool = self._builtin[name] = self._make_spare(name)
         return tool
 
     def _tools_named(self, names: Sequence[str]) -> dict[str, AgentTool]:
@@ -120,11 +109,13 @@ class SessionTools:
                     tools[definition.name] = ExtensionTool(definition, path, runner)
         return tools
 
+    def _extension_names(self) -> list[str]:
+        runner = self._extensions()
+        return [definition.name for definition, _ in runner.tools()] if runner is not None else []
+
     def _known_names(self) -> list[str]:
         """Built-in tool names, then extension tool names, in registration order."""
-        runner = self._extensions()
-        extension_names = [definition.name for definition, _ in runner.tools()] if runner is not None else []
-        return list(dict.fromkeys([*self._builtin, *extension_names]))
+        return list(dict.fromkeys([*self._builtin, *self._extension_names()]))
 
     def all_tools(self) -> list[AgentTool]:
         return list(self._tools_named(self._known_names()).values())
@@ -135,56 +126,58 @@ class SessionTools:
     def set_active_tools(self, names: Sequence[str]) -> None:
         known = set(self._known_names())
         self._active = [name for name in dict.fromkeys(names) if name in known]
-        self._declared = None
         self.refresh()
 
     def activate_after_reload(self, names: Sequence[str]) -> None:
         """``names``, then every extension tool the run allows, even one turned off before."""
-        runner = self._extensions()
-        extension_names = [definition.name for definition, _ in runner.tools()] if runner is not None else []
-        self.set_active_tools([*names, *(name for name in extension_names if self._allowed(name))])
+        self.set_active_tools([*names, *(name for name in self._extension_names() if self._allowed(name))])
 
-    def restore_from_transcript(self, messages: Sequence[AgentMessage]) -> None:
-        """Take the prompt and tools the context's ``system`` messages declare, if any (Pi 1.6
-        restores the branch's loadout on resume and navigation); otherwise keep ours."""
-        state = current_system_message(messages)
-        if state is None:
-            if self._declared is not None:
-                self._declared = None
-                self.refresh()
+    def restore_from_transcript(self, messages: Sequence[AgentMessage], modifiers: Sequence[str] = ()) -> None:
+        """Activate the tools the branch's ``system`` messages declare, if any (Pi 1.6 restores
+        the loadout on resume and navigation): the declared tools we have, then extension tools
+        the branch never mentions, with ``modifiers`` (``+name`` / ``-name``) applied on top.
+        ``messages``: the branch's context."""
+        declared = [message for message in messages if isinstance(message, SystemMessage)]
+        if not declared:
             return
-        known = set(self._known_names())
-        declared = {str(tool["name"]): tool for tool in state.tools_added or () if tool.get("name") in known}
-        self._known = known
-        self._active = list(declared)
-        self._declared = declared
-        self._declared_prompt = system_message_text(state)
-        self.refresh()
+        mentioned = {
+            str(tool.get("name")) for message in declared for tool in (*(message.tools_added or ()), *(message.tools_removed or ()))
+        }
+        newcomers = [name for name in self._extension_names() if name not in mentioned and name not in self._builtin]
+        names = [str(tool.get("name")) for tool in current_tools(declared)] + [n for n in newcomers if self._allowed(n)]
+        self.set_active_tools([name for name in apply_tool_modifiers(names, modifiers) if self._allowed(name)])
 
     def refresh(self) -> None:
-        """Put the active tools on the agent and rebuild the system prompt from them; extension
+        """Put the active tools on the agent and rebuild the prompt's sections from them; extension
         tools not seen before join the active ones when allowed."""
-        runner = self._extensions()
-        if runner is not None:
-            for definition, _ in runner.tools():
-                name = definition.name
-                if name not in self._known and self._allowed(name) and name not in self._active:
-                    self._active.append(name)
+        for name in self._extension_names():
+            if name not in self._known and self._allowed(name) and name not in self._active:
+                self._active.append(name)
         self._known = set(self._known_names())
         tools = self._tools_named(self._active)
-        active = [tools[name] for name in self._active if name in tools]
-        declared = self._declared
-        if declared is not None:
-            self._agent.state.tools = [
-                DeclaredTool(tool, declared[tool.name]) if tool.name in declared else tool for tool in active
-            ]
-            self.base_system_prompt = self._declared_prompt
-            self._agent.state.system_prompt = self.base_system_prompt
-            return
+        self._put_on_agent([tools[name] for name in self._active if name in tools])
+
+    def _put_on_agent(self, active: list[AgentTool]) -> None:
         self._agent.state.tools = active
-        if self._rebuild is not None:
-            self.base_system_prompt = self._rebuild(active)
-            self._agent.state.system_prompt = self.base_system_prompt
+        self.prompt_sections = self._sections(active)
+        self.base_system_prompt = "\n\n".join(text for text in self.prompt_sections.values() if text)
+        self._agent.state.system_prompt = self.base_system_prompt
+
+    def system_update(self, messages: Sequence[AgentMessage]) -> SystemMessage | None:
+        """The system message that brings the context's prompt and tools to ours (``None``: they
+        are ours already)."""
+        tools = [tool_declaration(tool) for tool in self._agent.state.tools]
+        return system_update(messages, self.prompt_sections, tools, int(time.time() * 1000))
+
+    def use_transcript(self, messages: Sequence[AgentMessage]) -> None:
+        """Give the agent the prompt and tools the messages replay to, in their order (what Pi
+        1.6 sends to APIs without mid-conversation system messages)."""
+        state = current_system_message(messages)
+        if state is None:
+            return
+        self._agent.state.system_prompt = system_message_text(state)
+        order = {str(tool.get("name")): index for index, tool in enumerate(state.tools_added or ())}
+        self._agent.state.tools = sorted(self._agent.state.tools, key=lambda tool: order.get(tool.name, len(order)))
 
     def system_prompt_options(self, cwd: str) -> dict[str, Any]:
         """What ``before_agent_start`` handlers get to rebuild the system prompt with."""

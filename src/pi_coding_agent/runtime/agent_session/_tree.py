@@ -15,11 +15,11 @@ session counts as compacting, and ``abort`` (or ``abort_branch_summary``) cancel
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from pi_agent import Agent, AgentMessage
+from pi_agent import Agent
 from pi_ai import AbortController, Model, Usage, UserMessage, content_text
 from pi_coding_agent.core.session import (
     BranchSummaryEntry,
@@ -95,8 +95,8 @@ class TreeContext:
     idle_changed: Callable[[], None]
     """Called when a navigation ends (the session may have become idle)."""
     extensions: TreeListener
-    restore_loadout: Callable[[Sequence[AgentMessage]], None]
-    """Takes the prompt and tools the new branch's context declares (Pi 1.6 system messages)."""
+    restore_loadout: Callable[[], None]
+    """Activates the tools the new branch declares (Pi 1.6 system messages)."""
 
 
 class TreeNavigation:
@@ -153,7 +153,7 @@ class TreeNavigation:
             new_leaf, editor_text = _target_leaf(target)
             summary_entry = self._move_leaf(new_leaf, target_id, summary, label)
             context.agent.state.messages = manager.build_session_context().messages
-            context.restore_loadout(context.agent.state.messages)
+            context.restore_loadout()
             from_extension = isinstance(decision, BranchSummaryOutcome)
             await context.extensions.after_tree(manager.get_leaf_id(), old_leaf, summary_entry, from_extension)
             return NavigationResult(cancelled=False, editor_text=editor_text, summary_entry=summary_entry)

@@ -112,7 +112,7 @@ def test_each_kind_of_task_ends_with_its_result(tmp_path: Path) -> None:
     chat = results["chat"]
     assert (chat.status, chat.answer, chat.turns) == ("ok", "second answer", 2)
     roles = [e["message"]["role"] for e in read_jsonl(Path(chat.session_file or "")) if e["type"] == "message"]
-    assert roles == ["user", "assistant", "user", "assistant"]
+    assert roles == ["system", "user", "assistant", "user", "assistant"]
 
     recorded = read_jsonl(sandbox.root / "results.jsonl")
     assert sorted(line["id"] for line in recorded) == sorted(results)
@@ -251,11 +251,11 @@ def test_an_interrupted_task_resumes_or_restarts(tmp_path: Path, mode: str) -> N
         # One session: the first prompt's turns are kept; the second prompt was sent once, and
         # the agent went on from it (its answer asked for again).
         assert len(sessions) == 1 and scripts.count("long", 0) == 1 and scripts.count("long", 2) == 2
-        assert [m["role"] for m in messages] == ["user", "assistant", "toolResult", "assistant", "user", "assistant"]
+        assert [m["role"] for m in messages] == ["system", "user", "assistant", "toolResult", "assistant", "user", "assistant"]
         assert [m["content"][0]["text"] for m in messages if m["role"] == "user"] == ["[task:long] first", "[task:long] second"]
     else:
         assert len(sessions) == 2 and scripts.count("long", 0) == 2
-        assert [m["role"] for m in messages] == ["user", "assistant", "toolResult", "assistant", "user", "assistant"]
+        assert [m["role"] for m in messages] == ["system", "user", "assistant", "toolResult", "assistant", "user", "assistant"]
     assert result.diff is not None and "+++ b/step1.txt" in result.diff
     assert_pi_reads_them_alike(sessions)
 
@@ -285,7 +285,7 @@ def test_resume_goes_on_from_the_last_tool_results(tmp_path: Path) -> None:
     assert (result.status, result.answer, result.attempt, result.turns) == ("ok", "both written", 2, 3)
     assert [scripts.count("steps", turn) for turn in range(3)] == [1, 2, 1]
     messages = [e["message"] for e in read_jsonl(Path(result.session_file or "")) if e["type"] == "message"]
-    assert [m["role"] for m in messages] == ["user", "assistant", "toolResult", "assistant", "toolResult", "assistant"]
+    assert [m["role"] for m in messages] == ["system", "user", "assistant", "toolResult", "assistant", "toolResult", "assistant"]
     assert result.diff is not None and "+++ b/a.txt" in result.diff and "+++ b/b.txt" in result.diff
     assert_pi_reads_them_alike([Path(result.session_file or "")])  # the cut-off turn on a side branch
 
@@ -322,9 +322,9 @@ def test_resume_retries_the_continued_call_with_pi_settings(tmp_path: Path) -> N
     assert (result.status, result.answer, result.attempt, result.turns) == ("ok", "both written", 2, 5)
     assert [scripts.count("steps", turn) for turn in range(3)] == [1, 4, 1]  # cut off, two failures, the answer
     messages = [e["message"] for e in read_jsonl(Path(result.session_file or "")) if e["type"] == "message"]
-    assert [m["role"] for m in messages] == ["user", "assistant", "toolResult", "assistant", "assistant", "assistant",
+    assert [m["role"] for m in messages] == ["system", "user", "assistant", "toolResult", "assistant", "assistant", "assistant",
                                              "toolResult", "assistant"]
-    assert [m.get("stopReason") for m in messages[3:5]] == ["error", "error"]
+    assert [m.get("stopReason") for m in messages[4:6]] == ["error", "error"]
     assert (failed.status, failed.attempt) == ("error", 2) and "rate limited" in (failed.error or "")
     assert scripts.count("again", 1) == 2  # the cut-off request and one more
     assert_pi_reads_them_alike([Path(result.session_file or ""), Path(failed.session_file or "")])

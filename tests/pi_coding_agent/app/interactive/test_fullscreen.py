@@ -41,7 +41,7 @@ def test_wheel_scrollbar_jump_label_and_prompt_jumps(tmp_path: Path) -> None:
         bottom = screen.splitlines()[row_of(screen, "second answer ends here")]
         for _ in range(3):  # two lines a notch (fullscreenWheelScrollLines)
             await app.type(wheel(up=True))
-        screen = await app.wait_for("Jump to latest message · End")
+        screen = await app.wait_for("Jump to latest message · Ctrl+End")
         assert "second answer ends here" not in screen and bottom.strip() not in screen
         # the auto scrollbar shows after a scroll: a track and a thumb in the last column
         assert {line[-1:] for line in screen.splitlines()[:5]} & {"│", "┃"}, screen

@@ -1,7 +1,8 @@
 """``/llama`` next to Pi 1.6's (``pi-cli-current``), both in tmux against the same stand-in
 llama.cpp router: the model list and the question before a load look the same (ours adds
-the embedded models, ``local/...``, which Pi does not have); and RPC ``get_commands`` lists
-``/llama`` as Pi 1.6 does."""
+the embedded models, ``local/...``, which Pi does not have); RPC ``get_commands`` lists
+``/llama`` as Pi 1.6 does, and a ``/llama`` prompt over RPC is answered with Pi's warning while
+the TUI's own commands (``/settings``, ``/model``...) go to the model, as in Pi."""
 
 from __future__ import annotations
 
@@ -93,3 +94,35 @@ def test_rpc_lists_llama_as_pi_16_does(tmp_path: Path) -> None:
         "name": "llama", "description": "Manage llama.cpp router models", "source": "extension",
         "sourceInfo": {"path": "builtin:llama.cpp", "source": "builtin", "scope": "temporary", "origin": "top-level"},
     }  # fmt: skip
+
+
+async def _answers_to_commands(box: Sandbox, command: list[str], prompts: list[str]) -> list[Any]:
+    """Each prompt's disposition, and what the agent told the user about it (``notify``)."""
+    async with RpcClient(command, args=MODEL_ARGS, cwd=box.work, env=box.env()) as client:
+        told: list[dict[str, Any]] = []
+        client.on_message(lambda data: told.append(data) if data.get("method") == "notify" else None)
+        answers: list[Any] = []
+        for text in prompts:
+            async with client.events() as events:
+                disposition = await client.prompt(text)
+                if disposition != "handled":
+                    async for event in events:
+                        if event.get("type") == "agent_settled":
+                            break
+            await client.get_state()  # a round trip: a notify written before the answer has arrived
+            answers.append((text, disposition, [(t["message"], t.get("notifyType")) for t in told]))
+            told.clear()
+        return answers
+
+
+def test_rpc_answers_llama_as_pi_16_and_sends_other_tui_commands_to_the_model(tmp_path: Path) -> None:
+    folder = oracle.require_live_oracle(current=True)
+    prompts = ["/llama", "/llama list", "/settings", "/debug", "/model"]
+    answers = []
+    for name, command in (("ours", [str(our_pi())]), ("pi16", [str(folder / "pi-cli-current")])):
+        box = make_sandbox(tmp_path / name, "http://127.0.0.1:9", {"retry": {"enabled": False}})
+        answers.append(asyncio.run(_answers_to_commands(box, command, prompts)))
+    ours, pis = answers
+    assert ours == pis
+    assert pis[0] == ("/llama", "handled", [("/llama is available in interactive mode", "warning")])
+    assert pis[2] == ("/settings", "started", [])

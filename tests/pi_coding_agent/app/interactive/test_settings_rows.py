@@ -14,10 +14,7 @@ from tests.pi_coding_agent.app.interactive._play import Driven, play
 
 pytestmark = pytest.mark.timeout(600)
 
-LEFT_OUT = {
-    "Session share destination", "Cache warming", "Mermaid diagrams", "Cache miss notices", "Warnings",
-    "Default thinking level per model", "Clear on shrink",
-}  # fmt: skip
+LEFT_OUT = {"Session share destination", "Cache warming", "Default thinking level per model"}
 ROW = re.compile(r"^→ (\S.*?)\s{2,}(\S.*?)\s*$", re.MULTILINE)
 
 

@@ -231,8 +231,58 @@ def _without_inline_extensions(value: Any) -> Any:
     return value
 
 
+def is_system_message(value: Any) -> bool:
+    """A Pi 1.6 system message, or an event or entry carrying one."""
+    if not isinstance(value, dict):
+        return False
+    message = value.get("message")
+    return value.get("role") == "system" or (isinstance(message, dict) and message.get("role") == "system")
+
+
+def _system_entry_parents(value: Any, parents: dict[str, Any]) -> None:
+    if isinstance(value, dict):
+        if is_system_message(value) and isinstance(value.get("id"), str):
+            parents[value["id"]] = value.get("parentId")
+        for item in value.values():
+            _system_entry_parents(item, parents)
+    elif isinstance(value, list):
+        for item in value:
+            _system_entry_parents(item, parents)
+
+
+def _strip_system(value: Any, parents: dict[str, Any]) -> Any:
+    if isinstance(value, dict):
+        stripped = {key: _strip_system(item, parents) for key, item in value.items()}
+        while stripped.get("parentId") in parents:
+            stripped["parentId"] = parents[stripped["parentId"]]
+        for count in ("totalMessages", "messageCount"):
+            if count in stripped:
+                stripped[count] = "<counted>"
+        return stripped
+    if isinstance(value, list):
+        kept: list[Any] = []
+        for item in value:
+            if isinstance(item, dict) and is_system_message(item.get("entry")):
+                kept += _strip_system(item.get("children", []), parents)  # a tree node: its children move up
+            elif not is_system_message(item):
+                kept.append(_strip_system(item, parents))
+        return kept
+    return value
+
+
+def without_system_messages(value: Any) -> Any:
+    """Ours records its prompt and tools as Pi 1.6's system messages (docs/pi-1.6/sessions.md);
+    Pi 0.85 has none. Without them (messages, their events and entries, an entry's parent being
+    the system entry's parent, a tree node's children) ours must equal 0.85. ``totalMessages`` and
+    ``messageCount`` count the system messages (as Pi 1.6's do), so they are not compared."""
+    parents: dict[str, Any] = {}
+    _system_entry_parents(value, parents)
+    return _strip_system(value, parents)
+
+
 def normalize(log: dict[str, list[dict[str, Any]]], root: Path) -> dict[str, Any]:
     """The agent's output stream and the client's results, made comparable (see the module doc)."""
+    log = without_system_messages(log)
     found: set[str] = set()
     _entry_ids(log, found)
     names = _Names(found)

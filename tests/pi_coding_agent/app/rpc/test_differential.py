@@ -28,6 +28,7 @@ from tests.pi_coding_agent.app.rpc._support import (
     as_pi085,
     first_difference,
     has_embedded_models,
+    is_system_message,
     make_sandbox,
     normalize,
     our_pi,
@@ -36,6 +37,7 @@ from tests.pi_coding_agent.app.rpc._support import (
     tool_durations_checked,
     without_embedded_models,
     without_pending_elsewhere,
+    without_system_messages,
 )
 from tests.pi_coding_agent.app.rpc.python_driver import run_scenario
 from tests.pi_coding_agent.e2e._harness import Sandbox, oracle_context, scrub
@@ -64,7 +66,7 @@ def _compare(
     if read_files:
         # Pi reads our files as we read Pi's (one oracle process per file is slow, so only
         # ours go through the oracle).
-        assert _read_by_pi(ours_box) == _read_by_us(pi_box)
+        assert without_system_messages(_read_by_pi(ours_box)) == _read_by_us(pi_box)
     exported = [sorted(p.name[:11] for p in box.work.glob("pi-session-*.html")) for box in (ours_box, pi_box)]
     assert exported[0] == exported[1] == ["pi-session-"]
     assert all((box.work / "exported.html").read_text(encoding="utf-8").lower().startswith("<!doctype html>")
@@ -99,7 +101,7 @@ def _summary(box: Sandbox, name: str | None, entries: list[dict[str, Any]], cont
              header: dict[str, Any], *, tree: list[Any]) -> dict[str, Any]:
     return {
         "name": name,
-        "entryTypes": [entry["type"] for entry in entries],
+        "entryTypes": [entry["type"] for entry in entries if not is_system_message(entry)],
         "context": _sizes_folded(_bash_logs(scrub(context, {str(box.root): "<root>"}))),
         "parent": "parentSession" in header,
         "tree": tree,
@@ -107,8 +109,15 @@ def _summary(box: Sandbox, name: str | None, entries: list[dict[str, Any]], cont
 
 
 def _oracle_tree(nodes: list[dict[str, Any]], types: dict[str, str]) -> list[Any]:
-    """The oracle's ``{id, label?, children}`` nodes as (entry type, label, children)."""
-    return [(types[node["id"]], node.get("label"), _oracle_tree(node["children"], types)) for node in nodes]
+    """The oracle's ``{id, label?, children}`` nodes as (entry type, label, children); a system
+    message's node (``types`` has none: Pi 0.85 writes none) gives way to its children."""
+    tree: list[Any] = []
+    for node in nodes:
+        if node["id"] in types:
+            tree.append((types[node["id"]], node.get("label"), _oracle_tree(node["children"], types)))
+        else:
+            tree += _oracle_tree(node["children"], types)
+    return tree
 
 
 def _our_tree(nodes: list[Any]) -> list[Any]:
@@ -128,7 +137,7 @@ def _read_by_pi(box: Sandbox) -> list[dict[str, Any]]:
         read = list(pool.map(oracle_context, files))
     return _sorted([
         _summary(box, a["sessionName"], a["entries"], a["context"], a["header"],
-                 tree=_oracle_tree(a["tree"], {e["id"]: e["type"] for e in a["entries"]}))
+                 tree=_oracle_tree(a["tree"], {e["id"]: e["type"] for e in a["entries"] if not is_system_message(e)}))
         for a in read
     ])
 

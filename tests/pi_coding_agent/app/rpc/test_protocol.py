@@ -309,7 +309,7 @@ def test_end_of_input_stops_a_run_and_records_it(tmp_path: Path) -> None:
         assert process.wait(timeout=30) == 0
         (session,) = box.session_files()
     messages = [json.loads(line).get("message", {}) for line in session.read_text(encoding="utf-8").splitlines()]
-    assert [m.get("role") for m in messages if m] == ["user", "assistant"]
+    assert [m.get("role") for m in messages if m] == ["system", "user", "assistant"]
     assert messages[-1]["stopReason"] == "aborted"
 
 

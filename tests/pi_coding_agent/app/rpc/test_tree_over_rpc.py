@@ -81,10 +81,10 @@ def test_summaries_and_labels_read_the_same_by_pi(tmp_path: Path) -> None:
     # Pi builds the same context from the file as we did over RPC (before navigating back).
     assert navigation["summaryEntryId"] in pi["contextEntryIds"]
     roles = [m["role"] for m in pi["context"]["messages"]]
-    assert roles == ["user", "assistant", "branchSummary", "user", "assistant"]
+    assert roles == ["system", "user", "assistant", "branchSummary", "user", "assistant"]
     ours = scrub(answers["messages"], {})
     assert scrub(pi["context"]["messages"], {}) == ours
-    summary = pi["context"]["messages"][2]
+    summary = pi["context"]["messages"][3]
     assert summary["summary"].endswith(f"{SUMMARY}\n\n<modified-files>\nnotes.txt\n</modified-files>")
     entries = {e["id"]: e for e in pi["entries"]}
     summary_entry = entries[navigation["summaryEntryId"]]
@@ -98,7 +98,7 @@ def test_summaries_and_labels_read_the_same_by_pi(tmp_path: Path) -> None:
 
     assert forked["header"]["parentSession"] == str(session_file)
     assert scrub(forked["context"]["messages"], {}) == scrub(answers["fork_messages"], {})
-    assert [m["role"] for m in forked["context"]["messages"]] == ["user", "assistant"]
+    assert [m["role"] for m in forked["context"]["messages"]] == ["system", "user", "assistant"]
 
 
 def _flatten(shape: list[Any]) -> list[Any]:

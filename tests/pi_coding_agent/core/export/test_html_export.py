@@ -186,6 +186,7 @@ def test_export_renders_the_tree_and_the_active_branch(tmp_path: Path) -> None:
 
 MARKDOWN_ATTACKS = (
     "# Heading\n\n- one\n- two\n\n```python\ndef f():\n    return 1\n```\n\n"
+    '```html\n<img src=x onerror="window.pwned=4"><script>window.pwned=5</script>\n```\n\n'
     '[click](javascript:window.pwned=1) <img src=x onerror="window.pwned=2"> <script>window.pwned=3</script>\n\n'
     "![remote](http://127.0.0.1:9/pixel.png) [mail](mailto:a@b.c)\n\n"
     '<iframe src="http://127.0.0.1:9/"></iframe> <style>body{background:url(http://127.0.0.1:9/bg)}</style>'
@@ -227,8 +228,10 @@ def test_markdown_renders_and_nothing_from_the_session_runs_or_loads(tmp_path: P
         assert browser.requests == [] and browser.errors == []
         # The write tool's content is the file as written, highlighted: no JSON string with \\n.
         write = str(browser.evaluate("document.getElementById('tool-call-w1').innerText"))
-    assert (shown["headings"], shown["items"], shown["code"]) == (2, 4, 2)
+    assert (shown["headings"], shown["items"], shown["code"]) == (2, 4, 4)
     assert shown["highlighted"] > 0
+    # Coloured code is the code as written, as text.
+    assert '<img src=x onerror="window.pwned=4"><script>window.pwned=5</script>' in shown["text"]
     assert "x = 1\ny = '<b>'" in write and "\\n" not in write
 
 
@@ -353,12 +356,16 @@ def test_pi_export_colours_are_pi_16s(tmp_path: Path) -> None:
     message background, whatever the theme setting."""
     box = Sandbox.create(tmp_path, "http://127.0.0.1:9")
     settings = box.agent_dir / "settings.json"
-    settings.write_text(json.dumps({**json.loads(settings.read_text(encoding="utf-8")), "theme": "dark"}), encoding="utf-8")
+    settings.write_text(
+        json.dumps({**json.loads(settings.read_text(encoding="utf-8")), "theme": "dark"}), encoding="utf-8"
+    )
     session, _ = write_session(tmp_path)
     seen = []
     for colorfgbg in ("15;0", "0;15"):
         pages = {side: box.work / f"{side}-{colorfgbg[-1]}.html" for side in ("ours", "pi")}
-        assert run_ours(box, "--export", str(session), str(pages["ours"]), COLORFGBG=colorfgbg).returncode == 0
+        assert (
+            run_ours(box, "--export", str(session), str(pages["ours"]), COLORFGBG=colorfgbg).returncode == 0
+        )
         done = run_pi(box, "--export", str(session), str(pages["pi"]), current=True, COLORFGBG=colorfgbg)
         assert done.returncode == 0, done.stderr
         ours, pi = _page_colours(pages["ours"]), _page_colours(pages["pi"])
@@ -378,7 +385,8 @@ def test_export_of_an_unreadable_file_is_one_line(tmp_path: Path) -> None:
 def test_a_long_branch_is_drawn_as_it_scrolls_into_view(tmp_path: Path) -> None:
     """A branch bigger than the page's first window: the first entries are there at once, the
     rest appear as the reader scrolls, in order, until the whole branch is drawn; a link to an
-    entry deep in the branch draws that entry and makes its row the active one."""
+    entry deep in the branch draws that entry, scrolls the conversation to it and makes its row
+    the active one."""
     manager = SessionManager.create(str(tmp_path), str(tmp_path / "sessions"))
     branch = []
     for n in range(100):
@@ -413,4 +421,72 @@ def test_a_long_branch_is_drawn_as_it_scrolls_into_view(tmp_path: Path) -> None:
             f"[!!document.getElementById('entry-{target}'), document.querySelector('.tree-node.active').dataset.id]"
         )
         assert shown == [True, target]
+        # The conversation is scrolled to the target: its top is in view, a frame later too.
+        in_view = (
+            "new Promise(done => requestAnimationFrame(() => {"
+            " const view = document.getElementById('content').getBoundingClientRect();"
+            f" const box = document.getElementById('entry-{target}').getBoundingClientRect();"
+            " done([box.top >= view.top - 1 && box.top < view.bottom, document.getElementById('content').scrollTop > 0]); }))"
+        )
+        assert browser.evaluate(in_view) == [True, True]
         assert browser.requests == [] and browser.errors == []
+
+
+PI16_CASE = (
+    Path(__file__).resolve().parents[3]
+    / "conformance"
+    / "cases"
+    / "session-context"
+    / "pi16_second_root.json"
+)
+"""A session Pi 1.6 wrote (``tools/gen_pi16_sessions.py``): system messages that state and then
+patch the prompt and tools, context edits, a usage entry, a compaction restating the prompt."""
+
+SYSTEM_VIEW = """(() => {
+  const rows = () => [...document.querySelectorAll(".tree-node")].filter(el => el.offsetParent !== null)
+    .map(el => el.textContent);
+  const view = {
+    entries: [...document.querySelectorAll('#messages [id^="entry-"]')].map(el => el.id),
+    system: [...document.querySelectorAll("#messages .system-entry")].map(entry =>
+      [...entry.querySelectorAll(".system-prompt-header, .system-prompt-full, .system-prompt > pre, .tools-header, .tool-item-name")]
+        .map(el => el.textContent)),
+    header_prompts: document.querySelectorAll(".header ~ .system-prompt, .header ~ .tools-list").length,
+    rows: rows(),
+  };
+  document.querySelector('.filter-btn[data-filter="all"]').click();
+  view.all_rows = rows();
+  return view;
+})()"""
+
+
+def test_pi16_system_messages_and_context_edits_show_as_on_pi_16s_page(tmp_path: Path) -> None:
+    """On the branch through Pi 1.6's system messages: the first shows the whole prompt and the
+    tools, later ones what they change (sections updated or removed, tools removed), as on Pi
+    1.6's page; context edits show only as tree rows under the All filter."""
+    oracle.require_live_oracle(current=True)
+    box = Sandbox.create(tmp_path, "http://127.0.0.1:9")
+    session = tmp_path / "pi16.jsonl"
+    session.write_text(json.loads(PI16_CASE.read_text(encoding="utf-8"))["jsonl"], encoding="utf-8")
+    leaf = next(
+        entry["id"]
+        for entry in map(json.loads, session.read_text(encoding="utf-8").splitlines())
+        if entry.get("message", {}).get("content") == "after the edits"
+    )
+    assert run_ours(box, "--export", str(session), "ours.html").returncode == 0
+    done = run_pi(box, "--export", str(session), "pi.html", current=True)
+    assert done.returncode == 0, done.stderr
+    views = {}
+    with BrowserPage() as browser:
+        for side in ("ours", "pi"):
+            _open(browser, box.work / f"{side}.html", f"leafId={leaf}&targetId={leaf}")
+            views[side] = browser.evaluate(SYSTEM_VIEW)
+            assert browser.requests == [] and browser.errors == [], side
+    ours, pi = views["ours"], views["pi"]
+    assert ours == pi
+    assert [blocks[0] for blocks in ours["system"]] == [
+        "System Prompt",
+        "System Prompt Update: addendum",
+        "System Prompt Update: tools, rules, -addendum, tools -edit -write",
+    ]
+    assert any("[context omit: " in row for row in ours["all_rows"])
+    assert not any("[context" in row for row in ours["rows"])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from msgspec import UNSET
+
 from pi_agent import agent_message_from_dict
 from pi_ai import UserMessage, to_builtins
 from pi_coding_agent.core.messages import (
@@ -10,6 +12,7 @@ from pi_coding_agent.core.messages import (
     current_system_message,
     current_tools,
     system_message_text,
+    system_update,
 )
 
 
@@ -50,3 +53,32 @@ def test_a_system_message_round_trips_with_its_keys() -> None:
     data = {"role": "system", "content": "", "sections": {"preamble": "P", "gone": None}, "timestamp": 5,
             "toolsAdded": [_tool("read")], "toolsRemoved": [{"name": "x"}], "note": "kept"}
     assert to_builtins(agent_message_from_dict(data)) == data
+
+
+def test_an_update_patches_changed_sections_and_redeclares_changed_tools() -> None:
+    """Pi 1.6's diff (``diffSystemPromptSections``, ``getToolStateChanges``): changed and new
+    sections by name, ``None`` for gone ones; a redefined tool is removed and added again."""
+    recorded = [
+        _system(sections={"preamble": "P", "addendum": "<addendum>A</addendum>", "cwd": "<cwd>/w</cwd>"},
+                toolsAdded=[_tool("read"), _tool("bash"), _tool("edit")]),
+        UserMessage(content="hi", timestamp=2),
+    ]
+    wanted = {"preamble": "P", "cwd": "<cwd>/w</cwd>", "skills": "<skills>S</skills>"}
+    update = system_update(recorded, wanted, [_tool("read"), _tool("bash", "changed"), _tool("grep")], 9)
+    assert update is not None
+    assert to_builtins(update) == {
+        "role": "system", "content": "", "timestamp": 9,
+        "sections": {"skills": "<skills>S</skills>", "addendum": None},
+        "toolsAdded": [_tool("bash", "changed"), _tool("grep")],
+        "toolsRemoved": [{"name": "bash"}, {"name": "edit"}],
+    }
+    after = current_system_message([*recorded, update])
+    assert after is not None and after.sections == wanted
+    assert [tool["name"] for tool in current_tools([*recorded, update])] == ["read", "bash", "grep"]
+    assert system_update([*recorded, update], wanted, [_tool("read"), _tool("bash", "changed"), _tool("grep")], 10) is None
+
+
+def test_without_a_recorded_prompt_the_update_declares_everything() -> None:
+    update = system_update([UserMessage(content="hi", timestamp=1)], {"preamble": "P"}, [_tool("read")], 3)
+    assert update is not None and update.sections == {"preamble": "P"} and update.tools_added == [_tool("read")]
+    assert update.tools_removed is UNSET

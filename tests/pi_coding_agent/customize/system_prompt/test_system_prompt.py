@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime
 import os
 import subprocess
 from pathlib import Path
@@ -106,32 +105,41 @@ def test_prompt_sources_flags_files_and_discovery(tmp_path: Path) -> None:
     assert nothing.custom is None and nothing.append == []
 
 
-def test_default_prompt_lists_tools_date_cwd_and_context() -> None:
-    from pi_coding_agent.customize.system_prompt import ContextFile
+def test_default_prompt_is_pi_16_sections_in_order() -> None:
+    """Pi 1.6's section names and order (compiled ``buildSystemPromptSections``), each but the
+    preamble in tags of its name; the text is the sections joined by blank lines; no date."""
+    from pi_coding_agent.customize.skills import Skill
+    from pi_coding_agent.customize.system_prompt import ContextFile, build_system_prompt_sections
 
-    prompt = build_system_prompt(
-        SystemPromptOptions(
-            cwd="/home/dev/project",
-            tools=["read", "bash", "grep"],
-            append=["APPENDED TEXT", ""],
-            context_files=[ContextFile("/home/dev/project/AGENTS.md", "Run make test.")],
-            today=datetime.date(2026, 1, 2),
-        )
+    skill = Skill(name="deploy", description="Ship it", file_path="/s/deploy/SKILL.md", base_dir="/s/deploy")
+    options = SystemPromptOptions(
+        cwd="/home/dev/project",
+        tools=["read", "bash", "grep"],
+        append=["APPENDED TEXT", ""],
+        context_files=[ContextFile("/home/dev/project/AGENTS.md", "Run make test.")],
+        skills=[skill],
+        manual="/m",
     )
-    assert "- read: " in prompt and "- bash: " in prompt and "- grep: " in prompt
-    assert "- edit: " not in prompt and "- write: " not in prompt
-    assert prompt.index("APPENDED TEXT") < prompt.index("<project_context>")
-    assert '<project_instructions path="/home/dev/project/AGENTS.md">\nRun make test.\n</project_instructions>' in prompt
-    assert prompt.endswith("Current date: 2026-01-02\nCurrent working directory: /home/dev/project")
-
-
-def test_custom_prompt_replaces_the_base_text_but_keeps_context_and_cwd() -> None:
-    prompt = build_system_prompt(
-        SystemPromptOptions(
-            cwd="/x", tools=["read"], custom_prompt="You are a pirate.", append=["Arr."], today=datetime.date(2026, 1, 2)
-        )
+    sections = build_system_prompt_sections(options)
+    assert list(sections) == ["preamble", "tools", "rules", "docs", "addendum", "project_context", "skills", "cwd"]
+    for name, text in sections.items():
+        assert name == "preamble" or (text.startswith(f"<{name}>\n") and text.endswith(f"\n</{name}>"))
+    assert "- read: " in sections["tools"] and "- grep: " in sections["tools"] and "- edit: " not in sections["tools"]
+    assert sections["addendum"] == "<addendum>\nAPPENDED TEXT\n</addendum>"
+    assert '<project_instructions path="/home/dev/project/AGENTS.md">\nRun make test.\n</project_instructions>' in (
+        sections["project_context"]
     )
-    assert prompt == "You are a pirate.\n\nArr.\nCurrent date: 2026-01-02\nCurrent working directory: /x"
+    assert "<name>deploy</name>" in sections["skills"] and sections["skills"].startswith("<skills>\nThe following")
+    assert sections["cwd"] == "<cwd>\n/home/dev/project\n</cwd>"
+    assert build_system_prompt(options) == "\n\n".join(sections.values())
+    assert "date" not in build_system_prompt(options).lower()
+
+
+def test_custom_prompt_replaces_the_base_sections_but_keeps_addendum_and_cwd() -> None:
+    prompt = build_system_prompt(
+        SystemPromptOptions(cwd="/x", tools=["read"], custom_prompt="You are a pirate.", append=["Arr."])
+    )
+    assert prompt == "You are a pirate.\n\n<addendum>\nArr.\n</addendum>\n\n<cwd>\n/x\n</cwd>"
 
 
 def test_no_tools() -> None:
@@ -156,7 +164,7 @@ def test_default_prompt_points_at_our_installed_documentation() -> None:
     named = [name.strip() for group in pages for name in group.strip("()").split(",")]
     assert len(named) >= 10
     assert [name for name in named if not os.path.exists(os.path.join(base, name))] == []
-    assert prompt.index("How to work:") < prompt.index("About pi itself") < prompt.index("Current date:")
+    assert prompt.index("<rules>") < prompt.index("About pi itself") < prompt.index("<cwd>")
 
 
 def test_custom_prompt_has_no_documentation_section() -> None:

@@ -105,7 +105,7 @@ async def test_prompt_while_streaming_needs_a_behaviour_and_queues(env: Env, fau
     assert _user_texts(seen[2]) == ["start", "go left", "then summarize"]
     assert session.pending_message_count == 0 and session.is_idle
     roles = [line["message"]["role"] for line in file_lines(session) if line["type"] == "message"]
-    assert roles == ["user", "assistant", "user", "assistant", "user", "assistant"]
+    assert roles == ["system", "user", "assistant", "user", "assistant", "user", "assistant"]
     assert [e["type"] for e in events].count("agent_settled") == 1
 
 
@@ -122,7 +122,7 @@ async def test_clear_queue_returns_the_texts_and_nothing_is_delivered(env: Env, 
     gate.set()
     await run
     assert len(seen) == 1 and session.pending_message_count == 0
-    assert [m.role for m in session.messages] == ["user", "assistant"]
+    assert [m.role for m in session.messages] == ["system", "user", "assistant"]
 
 
 async def test_abort_stops_the_run_and_waits_until_idle(env: Env, faux: FauxProvider) -> None:
@@ -277,7 +277,7 @@ async def test_stats_last_text_fork_points_and_name(env: Env, faux: FauxProvider
     await session.prompt("read a.txt")
     stats = session.get_session_stats()
     assert (stats.user_messages, stats.assistant_messages, stats.tool_calls, stats.tool_results) == (1, 2, 1, 1)
-    assert stats.total_messages == 4
+    assert stats.total_messages == 5  # the system message counts, as in Pi 1.6
     usage = [m.usage for m in session.messages if isinstance(m, AssistantMessage)]
     assert stats.tokens.input == sum(u.input for u in usage) and stats.tokens.output == sum(u.output for u in usage)
     data = stats.to_json()

@@ -38,11 +38,11 @@ async def test_prompt_persists_every_settled_message(env: Env, faux: FauxProvide
     events = record_events(session)
     await session.prompt("hi")
     lines = file_lines(session)
-    assert [line["type"] for line in lines] == ["session", "model_change", "thinking_level_change", "message", "message"]
+    assert [line["type"] for line in lines] == ["session", "model_change", "thinking_level_change", *["message"] * 3]
     assert lines[1]["provider"] == "faux" and lines[1]["modelId"] == "faux-1"
     assert lines[2]["thinkingLevel"] == "off"
-    assert [line["message"]["role"] for line in lines[3:]] == ["user", "assistant"]
-    assert lines[4]["message"]["content"] == [{"type": "text", "text": "Hello there"}]
+    assert [line["message"]["role"] for line in lines[3:]] == ["system", "user", "assistant"]
+    assert lines[5]["message"]["content"] == [{"type": "text", "text": "Hello there"}]
     types = [event["type"] for event in events]
     assert types[0] == "agent_start" and types[-2:] == ["agent_end", "agent_settled"]
     assert events[-2]["willRetry"] is False
@@ -59,13 +59,14 @@ async def test_resumed_session_restores_messages_model_and_level(env: Env, faux:
     first.session_manager.close()
     resumed = make_session(env, write_settings(env), manager=SessionManager.open(path), model=None)
     assert resumed.model is not None and resumed.model.id == "faux-1"
-    assert [m.role for m in resumed.agent.state.messages] == ["user", "assistant"]
+    assert [m.role for m in resumed.agent.state.messages] == ["system", "user", "assistant"]
     await resumed.prompt("two")
     lines = file_lines(resumed)
     # No second model_change / thinking entry: the file already has them.
     assert [line["type"] for line in lines].count("model_change") == 1
     assert [line["type"] for line in lines].count("thinking_level_change") == 1
     assert [line["message"]["role"] for line in lines if line["type"] == "message"] == [
+        "system",
         "user",
         "assistant",
         "user",
@@ -99,8 +100,8 @@ async def test_transient_error_is_retried_with_backoff_events(env: Env, faux: Fa
     # The failed answer stays in the file but not in the context the model sees next.
     roles = [(line["message"]["role"], line["message"].get("stopReason")) for line in file_lines(session)
              if line["type"] == "message"]
-    assert roles == [("user", None), ("assistant", "error"), ("assistant", "stop")]
-    assert [m.role for m in session.agent.state.messages] == ["user", "assistant"]
+    assert roles == [("system", None), ("user", None), ("assistant", "error"), ("assistant", "stop")]
+    assert [m.role for m in session.agent.state.messages] == ["system", "user", "assistant"]
 
 
 async def test_backoff_is_capped_by_max_agent_delay(env: Env, faux: FauxProvider) -> None:
@@ -215,7 +216,7 @@ async def test_user_bash_during_a_run_waits_until_it_settles(env: Env) -> None:
         assert seen_bash_while_running == [True]
         assert not session.has_pending_bash_messages
         roles = [line["message"]["role"] for line in file_lines(session) if line["type"] == "message"]
-        assert roles == ["user", "assistant", "toolResult", "assistant", "bashExecution", "bashExecution"]
+        assert roles == ["system", "user", "assistant", "toolResult", "assistant", "bashExecution", "bashExecution"]
         bash_lines = [line["message"] for line in file_lines(session) if line["type"] == "message"][-2:]
         assert list(bash_lines[0]) == ["role", "command", "output", "exitCode", "cancelled", "truncated", "timestamp"]
         assert bash_lines[1]["excludeFromContext"] is True and bash_lines[1]["command"] == "cat secret"

@@ -79,7 +79,7 @@ async def test_navigating_to_a_user_message_returns_its_text(env: Env, faux: Fau
     result = await session.navigate_tree(second.id)
     assert not result.cancelled and result.editor_text == "write out.txt" and result.summary_entry is None
     assert session.session_manager.get_leaf_id() == second.parent_id
-    assert [m.role for m in session.messages] == ["user", "assistant"]
+    assert [m.role for m in session.messages] == ["system", "user", "assistant"]
     faux.set_responses([faux_assistant_message("other branch")])
     await session.prompt("something else")
     children = session.session_manager.get_children(str(second.parent_id))
@@ -212,11 +212,11 @@ async def test_runtime_new_fork_clone_and_switch(env: Env, faux: FauxProvider) -
     assert forked.selected_text == "write out.txt" and not forked.cancelled
     assert runtime.session is not session and runtime.session.session_file != original
     assert _header(runtime.session.session_file)["parentSession"] == original
-    assert [m.role for m in runtime.session.messages] == ["user", "assistant"]
+    assert [m.role for m in runtime.session.messages] == ["system", "user", "assistant"]
 
     cloned = await runtime.clone()
     assert not cloned.cancelled
-    assert [m.role for m in runtime.session.messages] == ["user", "assistant"]
+    assert [m.role for m in runtime.session.messages] == ["system", "user", "assistant"]
     with pytest.raises(SessionError, match="Invalid entry ID for forking"):
         await runtime.fork(runtime.session.session_manager.get_entries()[0].id)
 
@@ -231,8 +231,8 @@ async def test_runtime_new_fork_clone_and_switch(env: Env, faux: FauxProvider) -
     await runtime.switch_session(original)
     assert runtime.session.session_file == original
     assert runtime.ui_mode == "print" and await runtime.ui.confirm("Sure?", "no one can answer") is False
-    assert [m.role for m in runtime.session.messages] == ["user", "assistant", "user", "assistant", "toolResult",
-                                                          "assistant"]
+    assert [m.role for m in runtime.session.messages] == ["system", "user", "assistant", "user", "assistant",
+                                                          "toolResult", "assistant"]
     with pytest.raises(SessionError, match="Invalid entry ID for forking"):
         await runtime.fork("missing")
     await runtime.dispose()
@@ -270,7 +270,7 @@ async def test_import_copies_into_the_session_folder_and_resumes(env: Env, faux:
     copy = runtime.session.session_file
     assert copy == str(Path(original).with_name(Path(original).stem + "-1.jsonl"))
     assert _same_bytes(copy, exported)
-    assert [m.role for m in runtime.session.messages][-1] == "assistant" and len(runtime.session.messages) == 6
+    assert [m.role for m in runtime.session.messages][-1] == "assistant" and len(runtime.session.messages) == 7
     await runtime.import_from_jsonl(copy)  # already in the folder: resumed where it is
     assert runtime.session.session_file == copy
     with pytest.raises(SessionImportFileNotFoundError, match=r"File not found: .*nope\.jsonl"):
@@ -300,7 +300,7 @@ async def test_new_session_setup_writes_the_first_entries(env: Env, faux: FauxPr
     assert [(m.role, m.content[0].text) for m in fresh.messages] == [("user", "seeded")]  # type: ignore[union-attr]
     faux.set_responses([faux_assistant_message("after the seed")])
     await fresh.prompt("go on")
-    assert [m.role for m in fresh.messages] == ["user", "user", "assistant"]
+    assert [m.role for m in fresh.messages] == ["user", "system", "user", "assistant"]
     await runtime.dispose()
 
 

@@ -19,7 +19,9 @@ from pi_coding_agent.app.interactive.selectors import (
 from pi_coding_agent.core.settings import (
     ConfigFileError,
     TrustChoice,
+    needs_project_trust,
     save_trust_decisions,
+    stored_trust_decision,
     stored_trust_entry,
 )
 from pi_tui import DynamicBorder, Markdown, Spacer, Text, read_keybindings_file
@@ -89,6 +91,7 @@ class AppCommandHost(SettingsHost, Protocol):
     def extensions(self) -> ShortcutRows: ...
     @property
     def reload_resources(self) -> Callable[[], list[str]] | None: ...
+    trust_on_reload: str | None  # the folder /reload saves trust for, until it has a decision
     themes: ThemeChoice  # read anew by /reload
     def load_themes(self) -> ThemeChoice: ...
     def rebind(self) -> None: ...
@@ -121,6 +124,10 @@ def _setting_values(host: SettingsHost) -> dict[str, str]:
         "fullscreen-wheel-scroll-lines": str(session.settings.fullscreen_wheel_scroll_lines),
         "image-width-cells": str(session.settings.image_width_cells),
         "terminal-progress": flag(session.settings.show_terminal_progress, False),
+        "clear-on-shrink": flag(session.settings.clear_on_shrink, False),
+        "mermaid-rendering": session.settings.mermaid_mode,
+        "cache-miss-notices": flag(session.settings.show_cache_miss_notices, False),
+        "anthropic-extra-usage": flag(session.settings.anthropic_extra_usage_warning, True),
         "default-project-trust": TRUST_LABELS.get(trust if isinstance(trust, str) else "ask", "Ask"),
         "double-escape-action": str(get("doubleEscapeAction") or "tree"),
         "tree-filter-mode": str(get("treeFilterMode") or "default"),
@@ -151,6 +158,9 @@ _STORED: dict[str, tuple[tuple[str, ...], Callable[[str], Any]]] = {
     "install-telemetry": (("enableInstallTelemetry",), lambda v: v == "true"),
     "image-width-cells": (("terminal", "imageWidthCells"), int),
     "terminal-progress": (("terminal", "showTerminalProgress"), lambda v: v == "true"),
+    "mermaid-rendering": (("markdown", "mermaid"), str),
+    "cache-miss-notices": (("showCacheMissNotices",), lambda v: v == "true"),
+    "anthropic-extra-usage": (("warnings", "anthropicExtraUsage"), lambda v: v == "true"),
     "double-escape-action": (("doubleEscapeAction",), str),
     "tree-filter-mode": (("treeFilterMode",), str),
     "fullscreen-exit-output": (("fullscreenExitOutput",), str),
@@ -177,6 +187,7 @@ def _apply_setting(host: SettingsHost, key: str, value: str) -> None:
         settings.set_global(keys, convert(value))
         if key == "image-width-cells":
             apply_image_settings(settings)
+        if key in ("image-width-cells", "cache-miss-notices", "mermaid-rendering"):
             host.render_session()
     elif key in _FULLSCREEN:
         stored: object = value == "true" if key == "fullscreen-copy-on-select" else value
@@ -204,6 +215,9 @@ def _apply_setting(host: SettingsHost, key: str, value: str) -> None:
         host.themes.requested = value
         host.apply_theme()
         host.terminal_theme.detect()  # a pair asks the terminal again and follows it, as in Pi
+    elif key == "clear-on-shrink":
+        settings.set_global(("terminal", "clearOnShrink"), value == "true")
+        host.tui.renderer.clear_on_shrink = value == "true"
     elif key == "show-hardware-cursor":
         settings.set_global(("showHardwareCursor",), value == "true")
         host.tui.set_show_hardware_cursor(value == "true")
@@ -287,7 +301,25 @@ async def reload(host: AppCommandHost, _: str) -> None:
         return
     for warning in [*([problem] if problem else []), *warnings, *host.themes.problems]:
         host.transcript.warning(warning)
-    host.transcript.status(RELOADED)
+    host.transcript.status(f"{RELOADED}; saved project trust" if _save_trust_after_reload(host) else RELOADED)
+
+
+def _save_trust_after_reload(host: AppCommandHost) -> bool:
+    """Pi's implicit trust: a folder that needed no trust decision at start, and so was
+    trusted, gets ``.pi`` resources during the run; ``/reload`` loads them and saves the folder
+    as trusted in ``trust.json``, once (not when a decision is saved for it or above it)."""
+    cwd = host.session.session_manager.get_cwd()
+    if host.trust_on_reload != cwd or not host.session.settings.project_trusted or not needs_project_trust(cwd):
+        return False
+    try:
+        saved = stored_trust_decision(host.agent_dir, cwd) is None
+        if saved:
+            save_trust_decisions(host.agent_dir, [(cwd, True)])
+    except (ConfigFileError, OSError) as error:
+        host.transcript.warning(f"Could not save project trust after reload: {error}")
+        return False
+    host.trust_on_reload = None
+    return saved
 
 
 class _Stack:

@@ -29,6 +29,7 @@ from pi_coding_agent.core.auth import logout as sign_out
 from pi_tui import Suggestion, fuzzy_filter
 
 if TYPE_CHECKING:
+    from pi_ai import Model
     from pi_ai.oauth import AuthEvent, AuthPrompt
     from pi_coding_agent.app.interactive._parts import Notices, Renderer, Spawn
     from pi_coding_agent.app.interactive._ui import InteractiveUI
@@ -52,6 +53,7 @@ class AuthCommandHost(Protocol):
     def tui(self) -> Renderer: ...
     @property
     def spawn(self) -> Spawn: ...
+    def warn_extra_usage(self, model: Model | None = None) -> None: ...
     def update_provider_count(self) -> None: ...
 
 ACCOUNT = "Sign in with an account"
@@ -236,6 +238,8 @@ async def _signed_in(host: AuthCommandHost, row: ProviderRow, action: str) -> No
     host.transcript.status(f"{action} {row.name}.{chosen} Credentials saved to {_credentials(host).storage.path}")
     if problem:
         host.transcript.error(problem)
+    else:
+        host.warn_extra_usage()
 
 
 async def _prompt(host: AuthCommandHost, dialog: LoginDialog, question: AuthPrompt) -> str:

@@ -27,18 +27,20 @@ from pi_coding_agent.core.local_model import (
     LoadProgress,
     ServerModel,
     SetupError,
+    catalog_entry,
+    configured_server,
     format_bytes,
     hub_details,
     hub_search,
     is_set_up,
     local_model_specs,
     local_models,
-    normalize_server_url,
     prepare_local_model,
-    provider_config,
 )
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from pi_ai import Model
     from pi_coding_agent.app.interactive._parts import Notices, Renderer, Spawn
     from pi_coding_agent.app.interactive._ui import InteractiveUI
@@ -64,6 +66,9 @@ class LlamaHost(Protocol):
     def tui(self) -> Renderer: ...
     @property
     def spawn(self) -> Spawn: ...
+    def warn_extra_usage(self, model: Model | None = None) -> None: ...
+    @property
+    def agent_dir(self) -> Path: ...
     def model_choices(self) -> list[Model]: ...
     def update_provider_count(self) -> None: ...
 
@@ -76,15 +81,8 @@ def configured_client(host: LlamaHost) -> LlamaClient | None:
     """The server of a stored ``llama.cpp`` credential, else ``LLAMA_BASE_URL``; its key, else
     ``LLAMA_API_KEY``. ``None`` without a server; ``ValueError`` for a URL that is not one."""
     storage = host.session.catalog.credentials.storage
-    url = (
-        storage.env(LLAMA_PROVIDER).get("LLAMA_BASE_URL", "").strip()
-        or os.environ.get("LLAMA_BASE_URL", "").strip()
-    )
-    if not url:
-        return None
-    return LlamaClient(
-        normalize_server_url(url), storage.api_key(LLAMA_PROVIDER) or os.environ.get("LLAMA_API_KEY")
-    )
+    server = configured_server(storage.env(LLAMA_PROVIDER), storage.api_key(LLAMA_PROVIDER), os.environ)
+    return None if server is None else LlamaClient(*server)
 
 
 def _description(model: ServerModel) -> str:
@@ -119,9 +117,15 @@ class _Manager:
         """Read the router's models and offer the loaded ones as the ``llama.cpp`` provider."""
         if self.client is None:
             return
-        self.catalog = catalog if catalog is not None else await self.client.models()
-        config = provider_config(self.client.server_url, self.catalog, self.client.api_key)
-        self.host.session.catalog.register_provider(LLAMA_PROVIDER, config)
+        client = self.client
+        self.catalog = catalog if catalog is not None else await client.models()
+        thinking = {
+            model.id for model in self.catalog if model.status == "loaded" and await client.thinks(model.id)
+        }
+        models = self.host.session.catalog
+        cached = models.stored_llama_context_windows(self.host.agent_dir)
+        entry = catalog_entry(client.server_url, self.catalog, thinking, cached)
+        models.store_llama_models(self.host.agent_dir, client.server_url, client.api_key, entry)
         self.host.update_provider_count()
 
     async def read_catalog(self) -> bool:

@@ -5,7 +5,7 @@ from pi_coding_agent.app.interactive.components._custom import (
     CustomMessageView,
     ExtensionToolView,
 )
-from pi_coding_agent.app.interactive.components._footer import Footer
+from pi_coding_agent.app.interactive.components._footer import Footer, format_tokens
 from pi_coding_agent.app.interactive.components._images import configure_images, image_protocol, set_cell_size
 from pi_coding_agent.app.interactive.components._messages import (
     AssistantMessageView,
@@ -29,6 +29,7 @@ __all__ = [
     "ToolExecutionView",
     "UserMessageView",
     "configure_images",
+    "format_tokens",
     "image_protocol",
     "notice",
     "set_cell_size",

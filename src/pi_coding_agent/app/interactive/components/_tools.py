@@ -13,6 +13,7 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pi_ai.js_json import stringify
@@ -25,7 +26,7 @@ from pi_coding_agent.app.interactive.components._images import (
     image_protocol,
 )
 from pi_coding_agent.core.syntax import language_for_path
-from pi_tui import Box, Component, Container, Spacer, Text, terminal_safe
+from pi_tui import Box, Component, Container, Spacer, Text, hyperlink, supports_hyperlinks, terminal_safe
 
 if TYPE_CHECKING:
     from pi_coding_agent.customize.themes import Theme
@@ -58,13 +59,21 @@ def _shorten(path: str) -> str:
     return "~" + path[len(home) :] if home != "~" and path.startswith(home) else path
 
 
-def _path(ctx: ToolContext, key: str = "path", fallback: str = "") -> str:
+def _path(ctx: ToolContext, key: str = "path", fallback: str = "", *, link: bool = True) -> str:
+    """The call's path argument, shortened; where the terminal takes hyperlinks, linked to the
+    file (``file://``) as Pi links ``read``, ``edit``, ``write`` and ``ls`` paths."""
     value = ctx.args.get(key, ctx.args.get("file_path"))
     if value is None:
         value = fallback
     if not isinstance(value, str):
         return ctx.theme.fg("error", "[invalid arg]")
-    return ctx.theme.fg("accent", _shorten(value)) if value else ctx.theme.fg("toolOutput", "...")
+    if not value:
+        return ctx.theme.fg("toolOutput", "...")
+    shown = ctx.theme.fg("accent", _shorten(value))
+    if not (link and supports_hyperlinks()):
+        return shown
+    target = Path(os.path.expanduser(value))
+    return hyperlink(shown, (target if target.is_absolute() else Path(ctx.cwd) / target).as_uri())
 
 
 def _title(ctx: ToolContext, name: str) -> str:
@@ -218,10 +227,10 @@ def _search_call(name: str) -> Callable[[ToolContext], str]:
         text = _title(ctx, name)
         if name == "grep":
             text += " " + theme.fg("accent", f"/{pattern}/" if isinstance(pattern, str) else "...")
-            text += theme.fg("toolOutput", " in ") + _path(ctx, fallback=".")
+            text += theme.fg("toolOutput", " in ") + _path(ctx, fallback=".", link=False)
         elif name == "find":
             text += " " + theme.fg("accent", str(pattern) if pattern is not None else "...")
-            text += theme.fg("toolOutput", " in ") + _path(ctx, fallback=".")
+            text += theme.fg("toolOutput", " in ") + _path(ctx, fallback=".", link=False)
         else:
             text += " " + _path(ctx, fallback=".")
         if ctx.args.get("limit") is not None:

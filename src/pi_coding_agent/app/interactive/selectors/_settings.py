@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from pi_coding_agent.app.interactive.selectors._base import SelectorContext
 from pi_tui import (
+    Component,
     Container,
     SelectItem,
     SelectList,
@@ -23,6 +24,7 @@ HTTP_IDLE_TIMEOUTS = {"30 sec": 30_000, "1 min": 60_000, "2 min": 120_000, "5 mi
 IMAGE_ROWS = ("show-images", "image-width-cells")
 """Shown only where the terminal can draw images, as in Pi."""
 BOOLEAN = ("true", "false")
+SubmenuFactory = Callable[[str, Callable[[str | None], None]], Component]
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,11 @@ SPECS = (
     SettingSpec("transport", "Transport", "Preferred transport for providers that support multiple transports",
                 ("sse", "websocket", "websocket-cached", "auto")),
     SettingSpec("hide-thinking", "Hide thinking", "Hide thinking blocks in assistant responses"),
+    SettingSpec("mermaid-rendering", "Mermaid diagrams", "Render Mermaid code blocks as Unicode diagrams",
+                ("off", "final", "streaming")),
+    SettingSpec("cache-miss-notices", "Cache miss notices",
+                "Show transcript notices for cache costs and provider recovery diagnostics"),
+    SettingSpec("warnings", "Warnings", "Enable or disable individual warnings", ()),
     SettingSpec("http-idle-timeout", "HTTP idle timeout", "Maximum idle gap while waiting for HTTP headers or body "
                 "chunks. Disable for local models that pause longer than five minutes.", tuple(HTTP_IDLE_TIMEOUTS)),
     SettingSpec("collapse-changelog", "Collapse changelog", "Show condensed changelog after updates"),
@@ -79,8 +86,15 @@ SPECS = (
     SettingSpec("output-padding", "Output padding", "Horizontal padding for user messages, assistant messages, and thinking", ("0", "1")),
     SettingSpec("autocomplete-max-visible", "Autocomplete max items", "Max visible items in autocomplete dropdown (3-20)",
                 ("3", "5", "7", "10", "15", "20")),
+    SettingSpec("clear-on-shrink", "Clear on shrink", "Clear empty rows when content shrinks (may cause flicker)"),
     SettingSpec("terminal-progress", "Terminal progress", "Show OSC 9;4 progress indicators in the terminal tab bar"),
 )  # fmt: skip
+
+WARNING_SPECS = (
+    SettingSpec("anthropic-extra-usage", "Anthropic extra usage",
+                "Warn when Anthropic subscription auth may use paid extra usage"),
+)  # fmt: skip
+"""The rows of Pi's Warnings submenu (each saved under ``warnings`` in settings.json)."""
 
 # The order Pi's /settings shows its items in (ids of settings this implementation lacks
 # included, so the list reads as Pi's with those rows left out); Pi 1.6's wheel row included.
@@ -121,6 +135,35 @@ class ThemeMenu(Container):
         self.list.handle_input(data)
 
 
+def warnings_menu(
+    ctx: SelectorContext,
+    values: dict[str, str],
+    on_change: Callable[[str, str], None],
+    done: Callable[[str | None], None],
+) -> SettingsList:
+    """Pi's Warnings submenu: one row per warning, changed in place; Escape goes back."""
+
+    def change(key: str, value: str) -> None:
+        values[key] = value
+        on_change(key, value)
+
+    items = [SettingItem(spec.id, spec.label, values.get(spec.id, "true"), spec.values, spec.description)
+             for spec in WARNING_SPECS]  # fmt: skip
+    return SettingsList(items, change, lambda: done(None), max_visible=min(len(items), 10), keybindings=ctx.keys,
+                        style=settings_style(ctx))  # fmt: skip
+
+
+def settings_style(ctx: SelectorContext) -> SettingsStyle:
+    theme = ctx.theme
+    return SettingsStyle(
+        cursor=theme.fg("accent", "→ "),
+        label=lambda text, selected: theme.fg("accent", text) if selected else text,
+        value=lambda text, selected: theme.fg("accent" if selected else "muted", text),
+        description=lambda text: theme.fg("dim", text),
+        hint=lambda text: theme.fg("dim", text),
+    )
+
+
 class SettingsSelector(Container):
     def __init__(
         self,
@@ -133,27 +176,20 @@ class SettingsSelector(Container):
         images: bool = True,
     ) -> None:
         super().__init__()
-        theme = ctx.theme
         items = []
         for spec in sorted(SPECS, key=lambda spec: PI_ORDER.index(spec.id)):
             if spec.id in IMAGE_ROWS and not images:
                 continue
             description = spec.description.replace("{follow_up}", ctx.display("app.message.followUp"))
             description = description.replace("{copy}", ctx.display("app.message.copy"))
-            submenu = (
-                (lambda current, done: ThemeMenu(ctx, current, themes, done)) if spec.id == "theme" else None
-            )
-            items.append(
-                SettingItem(spec.id, spec.label, values.get(spec.id, ""), spec.values, description, submenu)
-            )
-        style = SettingsStyle(
-            cursor=theme.fg("accent", "→ "),
-            label=lambda text, selected: theme.fg("accent", text) if selected else text,
-            value=lambda text, selected: theme.fg("accent" if selected else "muted", text),
-            description=lambda text: theme.fg("dim", text),
-            hint=lambda text: theme.fg("dim", text),
-        )
-        self.list = SettingsList(items, on_change, on_cancel, keybindings=ctx.keys, style=style)
+            submenu: SubmenuFactory | None = None
+            if spec.id == "theme":
+                submenu = lambda current, done: ThemeMenu(ctx, current, themes, done)  # noqa: E731
+            elif spec.id == "warnings":
+                submenu = lambda _current, done: warnings_menu(ctx, values, on_change, done)  # noqa: E731
+            value = "configure" if spec.id == "warnings" else values.get(spec.id, "")
+            items.append(SettingItem(spec.id, spec.label, value, spec.values, description, submenu))
+        self.list = SettingsList(items, on_change, on_cancel, keybindings=ctx.keys, style=settings_style(ctx))
         for child in (ctx.border(), Spacer(1), self.list, ctx.border()):
             self.add_child(child)
 
