@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -157,9 +157,10 @@ def _run(parsed: Args) -> int:
             raise CliError(NO_MODELS_MESSAGE)
         _prepare_local(session.model, announce=created.local_fallback)  # progress on stderr only
         runtime = assembly.runtime(session)
-        _follow_directories(
-            runtime, assembly, parsed, home, _project_loader(assembly, parsed, cwd, home, None)
-        )
+        load = _project_loader(assembly, parsed, cwd, home, None)
+        _follow_directories(runtime, assembly, parsed, home, load)
+        if runner is not None:
+            runner.on_reload = _runtime_reload(runtime, _current_folder(assembly, load))
         return _run_rpc(runtime)
     initial = _initial_input(parsed, cwd, settings)
     diagnostics.flush()
@@ -296,6 +297,19 @@ def _initial_input(parsed: Args, cwd: str, settings: Settings) -> InitialInput:
     return build_initial_input(parsed.messages, stdin_text, files)
 
 
+def _runtime_reload(
+    runtime: AgentSessionRuntime, reload_resources: Callable[[], list[str]]
+) -> Callable[[], Awaitable[None]]:
+    """``ctx.reload()`` outside the terminal UI: settings and resources read again, then the
+    session rebuilt (Pi 1.6's ``session.reload()``); warnings are not shown there."""
+
+    async def reload() -> None:
+        reload_resources()
+        await runtime.reload()
+
+    return reload
+
+
 def _project_loader(
     assembly: SessionAssembly, parsed: Args, cwd: str, home: Path, listing: StartupResources | None
 ) -> Callable[[str, bool], list[str]]:
@@ -317,6 +331,14 @@ def _project_loader(
         return [*(w for w in resources.warnings if w not in listed), *(str(issue) for issue in fresh.issues)]
 
     return load
+
+
+def _current_folder(
+    assembly: SessionAssembly, load: Callable[[str, bool], list[str]]
+) -> Callable[[], list[str]]:
+    """``load`` for the current session's folder with the trust already decided for it (a reload
+    keeps the run's trust decision)."""
+    return lambda: load(assembly.options.cwd, assembly.options.settings.project_trusted)
 
 
 def _follow_directories(
@@ -415,7 +437,7 @@ def _run_interactive(
             else "regular"
             if parsed.tui_mode
             else None,
-            reload_resources=lambda: load(assembly.options.cwd, assembly.options.settings.project_trusted),
+            reload_resources=_current_folder(assembly, load),
             trust_on_reload=_trust_on_reload(parsed, options.cwd),
             verbose=parsed.verbose,
             startup_resources=listing,

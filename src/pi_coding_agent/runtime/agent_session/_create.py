@@ -51,6 +51,7 @@ from pi_coding_agent.customize.system_prompt import (
 from pi_coding_agent.runtime.agent_session._hooks import AgentSetup, StreamLimit
 from pi_coding_agent.runtime.agent_session._parts import SlashCommand
 from pi_coding_agent.runtime.agent_session._session import AgentSession
+from pi_coding_agent.runtime.agent_session._tools import SpareTools
 
 
 @dataclass
@@ -194,6 +195,24 @@ def _builtin_tool_names(selection: ToolSelection) -> tuple[list[str], list[str],
     return active, spare, unknown
 
 
+def _default_tool_names(options: CreateAgentSessionOptions) -> list[str]:
+    """The tools ``defaultTools`` contributes (with ``--tools +name``/``-name`` applied); none
+    with a ``--tools`` allowlist or ``--no-tools`` / ``--no-builtin-tools`` (Pi 1.6's
+    ``usesDefaultTools``). ``/reload`` turns on the names this newly gains."""
+    from pi_coding_agent.core.settings import DEFAULT_TOOL_NAMES, apply_tool_modifiers
+
+    modifiers = _tool_modifiers(options)
+    if options.no_tools is not None or (options.tools is not None and not modifiers):
+        return []
+    configured = options.settings.default_tools
+    return apply_tool_modifiers(list(DEFAULT_TOOL_NAMES if configured is None else configured), modifiers)
+
+
+def _tool_modifiers(options: CreateAgentSessionOptions) -> list[str]:
+    """The ``--tools`` entries that adjust the default tools (``+name`` / ``-name``)."""
+    return [entry for entry in options.tools or () if is_tool_modifier(entry)]
+
+
 def _create_tools(names: Sequence[str], options: CreateAgentSessionOptions, holder: list[AgentSession]) -> list[AgentTool]:
     """The built-in tools; ``holder`` will contain the session they belong to."""
     from pi_coding_agent.core.tools import ToolsOptions, create_tools
@@ -323,16 +342,17 @@ def build_session(options: CreateAgentSessionOptions) -> CreateAgentSessionResul
         catalog=catalog,
         cwd=options.cwd,
         prompt_sections=lambda active: _prompt_sections(options, active),
-        spare_tools=lambda names: _create_tools([n for n in spare_names if n in names], options, holder),
+        spare_tools=SpareTools(spare_names, lambda name: _create_tools([name], options, holder)[0]),
         bin_dir=str(options.agent_dir / "bin"),
         scoped_models=options.scoped_models,
         expand_input=options.expand_input,
         commands=resource_commands(options),
+        default_tool_names=_default_tool_names(options),
     )
     holder.append(session)
     if options.extensions is not None:
         session.bind_extensions(options.extensions, selection)
-    modifiers = [entry for entry in options.tools or () if is_tool_modifier(entry)]
+    modifiers = _tool_modifiers(options)
     if has_existing and (options.tools is None or modifiers) and options.no_tools is None:
         session.restore_loadout_from_transcript(modifiers)
     return CreateAgentSessionResult(session, fallback, unknown, local_fallback)

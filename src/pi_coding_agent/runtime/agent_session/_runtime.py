@@ -221,9 +221,19 @@ class AgentSessionRuntime:
 
     async def reload(self) -> ReplaceResult:
         """A fresh session on the same file, built by the factory again (``/reload``: new
-        resources, prompts and settings take effect; the conversation stays)."""
+        resources, prompts and settings take effect; the conversation stays).
+
+        The tools stay as they were, plus those ``defaultTools`` newly names (Pi 1.6: tools it no
+        longer names stay on, tools turned off stay off) and every extension tool."""
         self._reason = "reload"
-        await self._replace(self._session.session_manager, same_directory=True)
+        old = self._session
+        active, previous_defaults = old.active_tool_names(), set(old.default_tool_names)
+
+        def carry_tools(session: AgentSession) -> None:
+            added = [name for name in session.default_tool_names if name not in previous_defaults]
+            session.activate_after_reload([*active, *added])
+
+        await self._replace(old.session_manager, same_directory=True, prepare=carry_tools)
         return ReplaceResult(cancelled=False)
 
     async def dispose(self) -> None:
@@ -248,9 +258,11 @@ class AgentSessionRuntime:
         torn_down: bool = False,
         setup: SessionSetup | None = None,
         same_directory: bool = False,
+        prepare: Callable[[AgentSession], None] | None = None,
     ) -> None:
         """``same_directory``: the folder's trust and resources stay as they are (``/reload``
-        read them itself; Pi's reload keeps the run's trust decision)."""
+        read them itself; Pi's reload keeps the run's trust decision). ``prepare`` adjusts the new
+        session before it is installed (``/reload`` carries the tools over)."""
         old = self._session.session_manager
         previous_file = old.get_session_file()
         if not torn_down:
@@ -258,6 +270,8 @@ class AgentSessionRuntime:
             if old is not manager:
                 old.close()
         session = self._create(manager) if same_directory else await self._build(manager)
+        if prepare is not None:
+            prepare(session)
         await self._install(session, previous_file, setup)
 
     async def _build(self, manager: SessionManager) -> AgentSession:

@@ -110,10 +110,14 @@ class AgentSession:
         scoped_models: Sequence[ScopedModel] = (),
         expand_input: Callable[[str], str] | None = None,
         commands: Sequence[SlashCommand] = (),
+        default_tool_names: Sequence[str] = (),
     ) -> None:
         """``prompt_sections``: the system prompt's sections for the active tools; ``spare_tools``:
-        makes the built-in tools a resumed transcript names that the run did not start with."""
+        the built-in tools the run may have but did not start with, made when first needed."""
         self.session_manager = session_manager
+        self.default_tool_names = list(default_tool_names)
+        """What ``defaultTools`` contributed to the tools this session started with (``/reload``
+        turns on the names a new session built after it newly has)."""
         self.settings = settings
         self.catalog = catalog
         self.cwd = cwd
@@ -692,6 +696,10 @@ class AgentSession:
 
     def set_active_tools(self, names: Sequence[str]) -> None:
         self._tools.set_active_tools(names)
+
+    def activate_after_reload(self, names: Sequence[str]) -> None:
+        """These tools, then every extension tool the run allows (Pi 1.6's reload)."""
+        self._tools.activate_after_reload(names)
 
     def refresh_tools(self) -> None:
         """Put the active tools on the agent and rebuild the system prompt from them."""

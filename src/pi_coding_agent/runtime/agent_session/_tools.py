@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from pi_agent import Agent, AgentMessage, AgentTool
@@ -32,8 +33,16 @@ from pi_coding_agent.customize.extensions import ExtensionRunner, ExtensionTool
 
 SectionsBuilder = Callable[[Sequence[AgentTool]], dict[str, str]]
 """The system prompt's named sections for the given active tools."""
-SpareTools = Callable[[Sequence[str]], Sequence[AgentTool]]
-"""Of the given names, the built-in tools the run may have, made now."""
+
+
+@dataclass(frozen=True)
+class SpareTools:
+    """The built-in tools the run may have but does not start with, made when first needed: a
+    resumed transcript naming them, ``/reload`` turning on tools ``defaultTools`` newly names,
+    ``get_all_tools()`` (importing them would cost every start tens of ms)."""
+
+    names: Sequence[str]
+    make: Callable[[str], AgentTool]
 
 
 def tool_declaration(tool: AgentTool) -> dict[str, Any]:
@@ -49,16 +58,18 @@ class SessionTools:
         extensions: Callable[[], ExtensionRunner | None],
         spare: SpareTools | None = None,
     ) -> None:
-        """``spare``: makes the built-in tools the run may have but does not start with, when a
-        transcript names them (made on demand: importing them costs a resume tens of ms)."""
         self._agent = agent
-        self._active = [tool.name for tool in agent.state.tools]
-        self._builtin = list(agent.state.tools)
-        self._spare = spare
+        self._builtin: dict[str, AgentTool | None] = {tool.name: tool for tool in agent.state.tools}
+        """Every built-in tool the run may have (Pi 1.6 registers the inactive ones too), by name;
+        ``None``: a spare one not made yet."""
+        for name in spare.names if spare is not None else ():
+            self._builtin.setdefault(name, None)
+        self._make_spare = spare.make if spare is not None else None
         self._sections = sections
         self._extensions = extensions
         self._selection: ToolSelection | None = None
-        self._known = {tool.name for tool in self._builtin}
+        self._active = [tool.name for tool in agent.state.tools]
+        self._known = set(self._active)
         self.prompt_sections: dict[str, str] = {}
         """The sections of our prompt for the active tools."""
         self.base_system_prompt = ""
@@ -66,27 +77,60 @@ class SessionTools:
         self._put_on_agent(list(agent.state.tools))
 
     def restrict(self, selection: ToolSelection | None) -> None:
-        """The run's tool selection, for the extension tools to come."""
+        """The run's tool selection, for the extension tools to come. The tools registered by
+        now start in the selection's order (``--tools probe,read``: the extension tool first)."""
         self._selection = selection
+        if selection is not None:
+            active = set(self._active)
+            registered = [name for name in self._known_names() if name in active or name not in self._builtin]
+            self._active = selection.active(registered)
 
     def _allowed(self, name: str) -> bool:
         return self._selection is None or self._selection.allowed(name)
 
-    def all_tools(self) -> list[AgentTool]:
-        tools: dict[str, AgentTool] = {tool.name: tool for tool in self._builtin}
+    def _builtin_tool(self, name: str) -> AgentTool | None:
+        tool = self._builtin.get(name)
+        if tool is None and name in self._builtin and self._make_spare is not None:
+            tool = self._builtin[name] = self._make_spare(name)
+        return tool
+
+    def _tools_named(self, names: Sequence[str]) -> dict[str, AgentTool]:
+        """The tools of these names that exist (an extension tool replaces a built-in one)."""
+        tools: dict[str, AgentTool] = {}
+        wanted = set(names)
+        for name in self._builtin:
+            tool = self._builtin_tool(name) if name in wanted else None
+            if tool is not None:
+                tools[name] = tool
         runner = self._extensions()
         if runner is not None:
             for definition, path in runner.tools():
-                tools[definition.name] = ExtensionTool(definition, path, runner)
-        return list(tools.values())
+                if definition.name in wanted:
+                    tools[definition.name] = ExtensionTool(definition, path, runner)
+        return tools
+
+    def _extension_names(self) -> list[str]:
+        runner = self._extensions()
+        return [definition.name for definition, _ in runner.tools()] if runner is not None else []
+
+    def _known_names(self) -> list[str]:
+        """Built-in tool names, then extension tool names, in registration order."""
+        return list(dict.fromkeys([*self._builtin, *self._extension_names()]))
+
+    def all_tools(self) -> list[AgentTool]:
+        return list(self._tools_named(self._known_names()).values())
 
     def active_tool_names(self) -> list[str]:
         return list(self._active)
 
     def set_active_tools(self, names: Sequence[str]) -> None:
-        known = {tool.name for tool in self.all_tools()}
+        known = set(self._known_names())
         self._active = [name for name in dict.fromkeys(names) if name in known]
         self.refresh()
+
+    def activate_after_reload(self, names: Sequence[str]) -> None:
+        """``names``, then every extension tool the run allows, even one turned off before."""
+        self.set_active_tools([*names, *(name for name in self._extension_names() if self._allowed(name))])
 
     def restore_from_transcript(self, messages: Sequence[AgentMessage], modifiers: Sequence[str] = ()) -> None:
         """Activate the tools the branch's ``system`` messages declare, if any (Pi 1.6 restores
@@ -99,26 +143,18 @@ class SessionTools:
         mentioned = {
             str(tool.get("name")) for message in declared for tool in (*(message.tools_added or ()), *(message.tools_removed or ()))
         }
-        builtin = {tool.name for tool in self._builtin}
-        newcomers = [tool.name for tool in self.all_tools() if tool.name not in mentioned and tool.name not in builtin]
+        newcomers = [name for name in self._extension_names() if name not in mentioned and name not in self._builtin]
         names = [str(tool.get("name")) for tool in current_tools(declared)] + [n for n in newcomers if self._allowed(n)]
-        wanted = [name for name in apply_tool_modifiers(names, modifiers) if self._allowed(name)]
-        missing = [name for name in wanted if name not in {tool.name for tool in self.all_tools()}]
-        if missing and self._spare is not None:
-            self._builtin += self._spare(missing)
-        self.set_active_tools(wanted)
+        self.set_active_tools([name for name in apply_tool_modifiers(names, modifiers) if self._allowed(name)])
 
     def refresh(self) -> None:
         """Put the active tools on the agent and rebuild the prompt's sections from them; extension
         tools not seen before join the active ones when allowed."""
-        runner = self._extensions()
-        if runner is not None:
-            for definition, _ in runner.tools():
-                name = definition.name
-                if name not in self._known and self._allowed(name) and name not in self._active:
-                    self._active.append(name)
-        tools = {tool.name: tool for tool in self.all_tools()}
-        self._known = set(tools)
+        for name in self._extension_names():
+            if name not in self._known and self._allowed(name) and name not in self._active:
+                self._active.append(name)
+        self._known = set(self._known_names())
+        tools = self._tools_named(self._active)
         self._put_on_agent([tools[name] for name in self._active if name in tools])
 
     def _put_on_agent(self, active: list[AgentTool]) -> None:
