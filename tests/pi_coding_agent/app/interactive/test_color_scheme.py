@@ -62,14 +62,30 @@ def _last(program: Pty, mark: int) -> str | None:
     return None if light == dark == -1 else "light" if light > dark else "dark"
 
 
-def _drawn_in(program: Pty, theme: str, mark: int) -> None:
+def _drawn_in(program: Pty, theme: str, mark: int, limit: float = 120) -> None:
     """Until the screen is drawn again after ``mark``, in ``theme``'s colours (a typed key
     makes a frame)."""
     program.write("x")
     program.wait_for("x", mark)
     program.write("\x7f")
-    program.wait_for(_muted(theme).decode(), mark, raw=True)
+    program.wait_for(_muted(theme).decode(), mark, raw=True, limit=limit)
     assert _last(program, mark) == theme
+
+
+def _reported_and_drawn_in(program: Pty, which: str, report: str, theme: str, mark: int) -> None:
+    """Send the terminal's colour-scheme ``report`` until the screen is drawn in ``theme``. Ours
+    must follow the first report; Pi 1.6 now and then misses one that arrives while it still
+    waits for an earlier answer (seen under load), so its side gets the report up to three
+    times, as a terminal sends one on every change."""
+    tries = 1 if which == "ours" else 3
+    for attempt in range(tries):
+        program.write(report)
+        try:
+            _drawn_in(program, theme, mark, limit=120 if attempt == tries - 1 else 15)
+            return
+        except AssertionError:
+            if attempt == tries - 1:
+                raise
 
 
 def test_a_pair_follows_the_terminal_background_and_its_changes(tmp_path: Path, which: str) -> None:
@@ -79,8 +95,7 @@ def test_a_pair_follows_the_terminal_background_and_its_changes(tmp_path: Path, 
         # The terminal turns dark: it reports the change and then answers black.
         mark = program.mark()
         program.answers[BACKGROUND_QUERY] = BLACK
-        program.write(DARK)
-        _drawn_in(program, "dark", mark)
+        _reported_and_drawn_in(program, which, DARK, "dark", mark)
         # It turns light again, but over a slow link: the colours come after the 100 ms wait.
         mark = program.mark()
         program.answers = {}
