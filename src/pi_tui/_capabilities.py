@@ -99,11 +99,18 @@ def set_capability_overrides(*, true_color: object = None, hyperlinks: object = 
     _CACHE.clear()
 
 
+def _never() -> bool:
+    return False
+
+
 def _capability(name: str) -> bool:
+    """Detected once per capability: asking for colour depth never starts the tmux query that
+    only hyperlinks need (a subprocess of up to 0.25 s when themes load at start)."""
     if name in _OVERRIDES:
         return _OVERRIDES[name]
-    if not _CACHE:
-        _CACHE.update(detect_capabilities())
+    if name not in _CACHE:
+        probe = _tmux_forwards_hyperlinks if name == "hyperlinks" else _never
+        _CACHE[name] = detect_capabilities(tmux_hyperlinks=probe)[name]
     return _CACHE[name]
 
 
