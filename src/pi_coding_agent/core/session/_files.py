@@ -175,16 +175,28 @@ the lock only once the dying process has freed its memory and closes its files, 
 takes a moment after ``kill -9`` (seconds for a process with a large model mapped)."""
 
 
+HOLDER_ALIVE_CONFIRM_S = 0.05
+"""How long the holder must look alive before a writer gives up: between the kernel taking
+a pending SIGKILL off the queue and marking the process as exiting there is a moment in which
+``/proc`` shows neither, so one look is not enough."""
+
+
 def _take(fd: int) -> bool:
     """``flock`` the lock file; while the holder this host names in it is dying (killed,
     exiting, a zombie, gone), wait for the kernel to release its lock."""
     deadline = time.monotonic() + DYING_HOLDER_WAIT_S
+    alive_since: float | None = None
     while True:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             return True
         except BlockingIOError:
-            if time.monotonic() > deadline or not _holder_dying(_read_holder(fd)):
+            now = time.monotonic()
+            if _holder_dying(_read_holder(fd)):
+                alive_since = None
+            elif alive_since is None:
+                alive_since = now
+            if now > deadline or (alive_since is not None and now - alive_since >= HOLDER_ALIVE_CONFIRM_S):
                 return False
         time.sleep(0.005)
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import base64
 import gzip
-import html
 import json
 import re
 import resource
@@ -29,7 +28,7 @@ from tests.pi_coding_agent.core.session.test_fuzz import EXAMPLES
 from tests.pi_coding_agent.e2e._harness import OUR_PI, Sandbox, run_pi
 from tests.reliability.figures import record
 from tests.support import oracle
-from tests.support.chromium import dump_dom
+from tests.support.chromium import BrowserPage
 
 PALETTE = export_palette(builtin_theme("dark"))
 
@@ -89,36 +88,27 @@ def test_a_lone_surrogate_or_a_huge_number_anywhere(tmp_path: Path) -> None:
 
 
 # Our page draws its entries after ``load`` (unpacked asynchronously) and then marks the body
-# ``data-ready``; Pi's draws them during ``load``. The capture waits for the mark, at most 3 s of
-# the browser's virtual time.
-CAPTURE = """<script>
-window.addEventListener("load", function () {
-  var waited = 0;
-  function capture() {
-    if (!document.body.hasAttribute("data-ready") && waited < 3000) { waited += 50; setTimeout(capture, 50); return; }
-    var text = JSON.stringify(document.body.innerText);
-    document.body.textContent = "";
-    var pre = document.createElement("pre");
-    pre.id = "shown-text";
-    pre.textContent = text;
-    document.body.appendChild(pre);
-  }
-  setTimeout(capture, 0);
-});
-</script>"""
+# ``data-ready``; Pi's draws them during ``load``. The text is read once the mark is there (or
+# 3 s of real time have passed), as JSON: ``JSON.stringify`` escapes lone surrogates.
+SHOWN_TEXT = """new Promise(function (done) {
+  var started = Date.now();
+  (function look() {
+    if (document.body.hasAttribute("data-ready") || Date.now() - started > 3000) {
+      done(JSON.stringify(document.body.innerText));
+    } else {
+      setTimeout(look, 20);
+    }
+  })();
+})"""
 
 
 def _shown(page: Path) -> str:
-    """The text ``page`` shows once its scripts ran (``innerText``), read as JSON: Chromium's
-    ``--dump-dom`` crashes serializing a DOM that holds lone surrogates (Pi's page does), so the
-    text is taken out escaped and the body emptied first."""
-    text = page.read_text(encoding="utf-8")
-    cut = text.rindex("</body>")
-    probe = page.with_name(f"{page.stem}-probe.html")
-    probe.write_text(text[:cut] + CAPTURE + text[cut:], encoding="utf-8")
-    found = re.search(r'<pre id="shown-text">(.*?)</pre>', dump_dom(probe), re.S)
-    assert found is not None
-    shown = json.loads(html.unescape(found.group(1)))
+    """The text ``page`` shows once its scripts ran (``innerText``)."""
+    with BrowserPage() as browser:
+        browser.open(page, timeout=60)
+        encoded = browser.evaluate(SHOWN_TEXT)
+    assert isinstance(encoded, str)
+    shown = json.loads(encoded)
     assert isinstance(shown, str)
     return shown
 
