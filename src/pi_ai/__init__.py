@@ -126,6 +126,7 @@ if TYPE_CHECKING:
     from pi_ai._registry import stream_simple as stream_simple
     from pi_ai._registry import unregister_apis as unregister_apis
     from pi_ai._retry import is_retryable_assistant_error as is_retryable_assistant_error
+    from pi_ai._session_resources import cleanup_session_resources as cleanup_session_resources
     from pi_ai._text import content_text as content_text
     from pi_ai._transform_messages import transform_messages as transform_messages
     from pi_ai.models import ModelRegistry as ModelRegistry

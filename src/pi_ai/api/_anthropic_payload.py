@@ -62,6 +62,7 @@ INTERLEAVED_THINKING_BETA = "interleaved-thinking-2025-05-14"
 SERVER_SIDE_FALLBACK_BETA = "server-side-fallback-2026-07-01"
 MID_CONVERSATION_OUTPUT_CONFIG_BETA = "mid-conversation-output-config-2026-07-01"
 THINKING_BINDING_CONTROLS_BETA = "thinking-binding-controls-2026-08-01"
+MESSAGE_THREADS_BETA = "message-threads-2026-08-12"
 
 _EFFORTS = ("low", "medium", "high", "xhigh", "max")
 
@@ -112,6 +113,7 @@ class AnthropicCompat:
     force_adaptive_thinking: bool
     supports_mid_convo_effort: bool
     allowed_fallback_models: list[dict[str, Any]]
+    supports_message_threads: bool
 
 
 def anthropic_compat(model: Model) -> AnthropicCompat:
@@ -134,6 +136,9 @@ def anthropic_compat(model: Model) -> AnthropicCompat:
         force_adaptive_thinking=compat.get("forceAdaptiveThinking") is True,
         supports_mid_convo_effort=compat.get("supportsMidConvoEffort") is True,
         allowed_fallback_models=list(fallbacks) if isinstance(fallbacks, list) else [],
+        # Gateways that drop unknown fields would turn a ``continue`` into a request without the
+        # conversation, so only Anthropic's own endpoint threads by default (as Pi 1.6).
+        supports_message_threads=flag("supportsMessageThreads", "api.anthropic.com" in model.base_url),
     )
 
 
@@ -221,7 +226,9 @@ def request_headers(
     return merged, oauth
 
 
-def beta_features(model: Model, context: Context, oauth: bool, options: Any) -> list[str]:
+def beta_features(
+    model: Model, context: Context, oauth: bool, options: Any, *, message_threads: bool = False
+) -> list[str]:
     configured: str | bool | None = False
     for headers in (model.headers, options.headers):
         for name, value in (headers or {}).items():
@@ -248,6 +255,8 @@ def beta_features(model: Model, context: Context, oauth: bool, options: Any) -> 
         features.append(SERVER_SIDE_FALLBACK_BETA)
     if compat.supports_mid_convo_effort:
         features += [MID_CONVERSATION_OUTPUT_CONFIG_BETA, THINKING_BINDING_CONTROLS_BETA]
+    if message_threads:
+        features.append(MESSAGE_THREADS_BETA)
     return list(dict.fromkeys(features))
 
 
@@ -468,8 +477,11 @@ def _convert_tools(
     return converted
 
 
-def build_params(model: Model, context: Context, oauth: bool, options: Any) -> dict[str, Any]:
-    """The request body (``betas`` included; the transport moves it into the header)."""
+def build_params(
+    model: Model, context: Context, oauth: bool, options: Any, *, message_threads: bool = False
+) -> dict[str, Any]:
+    """The request body (``betas`` included; the transport moves it into the header);
+    ``message_threads``: the session's requests may use threads (the beta is announced)."""
     cache = cache_control(model, options.cache_retention, options.env)
     compat = anthropic_compat(model)
     transformed = transform_messages(context.messages, model, normalize_tool_call_id)
@@ -491,7 +503,7 @@ def build_params(model: Model, context: Context, oauth: bool, options: Any) -> d
         normalize=normalize_name,
         managed_provider=model.provider if managed else None,
     )
-    betas = beta_features(model, context, oauth, options)
+    betas = beta_features(model, context, oauth, options, message_threads=message_threads)
     params: dict[str, Any] = {
         "model": model.id,
         "messages": _with_effort_messages(messages, levels, options.effort or "high")
@@ -589,3 +601,19 @@ def _with_effort_messages(
         out.append(message)
     out.append({"role": "system", "content": [], "output_config": {"effort": active}})
     return out
+
+
+def reply_as_sent(model: Model, reply: AssistantMessage, oauth: bool) -> list[dict[str, Any]]:
+    """``reply`` as the next request will send it (the assistant message only: converting a
+    reply that ends in tool calls adds placeholder results)."""
+    transformed = transform_messages([reply], model, normalize_tool_call_id)
+    messages, _ = convert_messages(
+        transformed,
+        oauth=oauth,
+        cache=None,
+        allow_empty_signature=anthropic_compat(model).allow_empty_signature,
+        deferred_names=set(),
+        normalize=to_claude_code_name if oauth else (lambda name: name),
+        managed_provider=None,
+    )
+    return [message for message in messages if message.get("role") == "assistant"]

@@ -11,12 +11,13 @@ the request.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from pi_ai._context import Context
 from pi_ai._event_stream import AssistantMessageEventStream, now_ms, start_stream
-from pi_ai._messages import AssistantMessage, Diagnostic
+from pi_ai._messages import AssistantMessage, Diagnostic, DiagnosticError
 from pi_ai._model import Model
 from pi_ai._options import SimpleStreamOptions, StreamOptions
 from pi_ai._registry import ApiImplementation
@@ -25,17 +26,20 @@ from pi_ai._simple_options import (
     base_options,
     clamp_max_tokens_to_context,
 )
+from pi_ai.api import _anthropic_threads as threads
 from pi_ai.api._accumulator import StreamAccumulator
 from pi_ai.api._anthropic_payload import (
     anthropic_compat,
     assert_request_auth,
     build_params,
+    reply_as_sent,
     request_headers,
 )
 from pi_ai.api._anthropic_stream import AnthropicStreamReader
 from pi_ai.api._common import check_stream_end, provider_options, resolve_cache_retention
 from pi_ai.api._http import (
     HttpRequest,
+    StreamResponse,
     anthropic_sdk_message,
     apply_on_payload,
     join_url,
@@ -63,6 +67,7 @@ class AnthropicOptions(StreamOptions):
 
 OPTIONS = AnthropicOptions
 
+
 async def _run(
     stream: AssistantMessageEventStream, model: Model, context: Context, options: AnthropicOptions
 ) -> None:
@@ -79,10 +84,11 @@ async def _run(
     acc = StreamAccumulator(stream, output)
     signal = options.signal
     try:
-        request, oauth = await _request(model, context, options)
-        async with open_stream(request, options, model, describe_error=anthropic_sdk_message) as response:
+        prepared = await _prepare(model, context, options)
+        async with AsyncExitStack() as stack:
+            response, thread = await _send(stack, prepared, output, options, model)
             acc.start()
-            reader = AnthropicStreamReader(acc, model, context, oauth=oauth)
+            reader = AnthropicStreamReader(acc, model, context, oauth=prepared.oauth)
             batches = response.event_batches(flush_partial=True, aborted_between_reads="Request was aborted")
             await acc.feed(batches, reader.handle)
             reader.finish()
@@ -92,6 +98,10 @@ async def _run(
             "Anthropic stream ended without a stop reason",
             output.error_message or "An unknown error occurred",
         )
+        # A reply a fallback model gave is not stored by the server, so it cannot be continued.
+        if thread is not None and output.response_id is not None and output.response_model is None:
+            reply = reply_as_sent(model, output, prepared.oauth)
+            threads.record_reply(model, thread, prepared.params, reply, output.response_id)
         if reader.transformations:
             _add_transformations_diagnostic(output, reader.transformations)
         acc.done()
@@ -99,11 +109,29 @@ async def _run(
         acc.fail(error, aborted=signal is not None and signal.aborted)
 
 
-async def _request(model: Model, context: Context, options: AnthropicOptions) -> tuple[HttpRequest, bool]:
-    """The HTTP request (after ``on_payload``) and whether it authenticates with OAuth."""
+@dataclass(frozen=True, slots=True)
+class _Prepared:
+    """The request body (after ``on_payload``), its headers, and the session whose requests may
+    use message threads (``None`` when threads do not apply)."""
+
+    params: dict[str, Any]
+    headers: dict[str, str]
+    oauth: bool
+    url: str
+    thread_session: str | None
+
+    def request(self, params: dict[str, Any]) -> HttpRequest:
+        body = {key: value for key, value in params.items() if key not in ("betas", "user_profile_id")}
+        return HttpRequest(self.url, self.headers, body)
+
+
+async def _prepare(model: Model, context: Context, options: AnthropicOptions) -> _Prepared:
     assert_request_auth(model.provider, options.api_key, options.headers)
     retention = resolve_cache_retention(options.cache_retention, options.env)
     session_id = None if retention == "none" else options.session_id
+    # A session whose endpoint refused threads still announces the beta, which the resend
+    # that turned them off was accepted with; it just sends no ``thread``.
+    thread_session = session_id if anthropic_compat(model).supports_message_threads else None
     _, oauth = request_headers(
         model,
         context,
@@ -112,11 +140,10 @@ async def _request(model: Model, context: Context, options: AnthropicOptions) ->
         cache_session_id=session_id,
         betas=None,
     )
-    params = build_params(model, context, oauth, options)
+    params = build_params(model, context, oauth, options, message_threads=thread_session is not None)
     replaced = await apply_on_payload(options, params, model)
     if replaced is not params:
         params = {**replaced, "stream": True}
-    body = {key: value for key, value in params.items() if key not in ("betas", "user_profile_id")}
     betas = params.get("betas")
     headers, _ = request_headers(
         model,
@@ -126,7 +153,54 @@ async def _request(model: Model, context: Context, options: AnthropicOptions) ->
         cache_session_id=session_id,
         betas=list(betas) if betas is not None else None,
     )
-    return HttpRequest(join_url(model.base_url, "/v1/messages?beta=true"), headers, body), oauth
+    return _Prepared(
+        params, headers, oauth, join_url(model.base_url, "/v1/messages?beta=true"), thread_session
+    )
+
+
+async def _send(
+    stack: AsyncExitStack,
+    prepared: _Prepared,
+    output: AssistantMessage,
+    options: AnthropicOptions,
+    model: Model,
+) -> tuple[StreamResponse, threads.ThreadRequest | None]:
+    """Open the response stream; a thread request the server rejects for its thread is resent
+    once in full (see ``_anthropic_threads``). Returns the thread request that was answered."""
+
+    async def opened(params: dict[str, Any]) -> StreamResponse:
+        return await stack.enter_async_context(
+            open_stream(prepared.request(params), options, model, describe_error=anthropic_sdk_message)
+        )
+
+    thread = (
+        threads.prepare(model, prepared.thread_session, prepared.params) if prepared.thread_session else None
+    )
+    if thread is None:
+        return await opened(prepared.params), None
+    try:
+        return await opened(thread.body), thread
+    except Exception as error:
+        fallback = (
+            None if options.signal is not None and options.signal.aborted else threads.fallback_for(error)
+        )
+        if fallback is None:
+            raise
+        kind, reason = fallback
+        # Recorded before the resend, so a failed resend keeps it.
+        diagnostic = Diagnostic(
+            type="anthropic_thread_fallback",
+            timestamp=now_ms(),
+            error=DiagnosticError(message=str(error)),
+            details={"reason": reason},
+        )
+        output.diagnostics = [*(output.diagnostics or []), diagnostic]
+    if kind == "new_thread":
+        created = threads.recreate(thread, prepared.params)
+        return await opened(created.body), created
+    response = await opened(prepared.params)
+    threads.turn_off(thread.session_id)
+    return response, None
 
 
 def _add_transformations_diagnostic(output: AssistantMessage, transformations: list[Any]) -> None:

@@ -36,7 +36,7 @@ from pi_agent import (
     QueueMode,
     TurnContext,
 )
-from pi_ai import AbortSignal, AssistantMessage, ImageContent, Model
+from pi_ai import AbortSignal, AssistantMessage, ImageContent, Model, cleanup_session_resources
 from pi_coding_agent.core.messages import BashExecutionMessage, CustomRoleMessage
 from pi_coding_agent.core.model_registry import ModelCatalog, ScopedModel, missing_key_message
 from pi_coding_agent.core.session import SessionManager
@@ -255,6 +255,7 @@ class AgentSession:
         self.agent.abort()
         self._unsubscribe()
         self._listeners.clear()
+        cleanup_session_resources(self.session_id)  # e.g. where its Anthropic thread can continue
 
     def _emit(self, event: AgentSessionEvent) -> None:
         self._listeners.emit(event)
