@@ -7,6 +7,7 @@ reach the wire (``max_tokens``, ``budget_tokens``) equal Pi's for the same conve
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -29,6 +30,13 @@ __all__ = [
 ]
 
 CONTEXT_SAFETY_TOKENS = 4096
+CONTEXT_SAFETY_RATIO = 0.15
+"""Pi 1.6 also leaves 15 % of the estimated input unused: a host that tokenizes the prompt itself
+(OpenRouter) may find it larger than our estimate and refuse a request whose input plus
+``max_tokens`` then exceeds the window."""
+MIN_OUTPUT_WITH_RATIO_MARGIN = 32768
+"""Below this much room for output the proportional margin is dropped (small windows, nearly
+full ones): only the fixed 4,096 tokens stay free, and the output may not exceed this size."""
 MIN_MAX_TOKENS = 1
 MIN_ANSWER_TOKENS = 1024
 """Tokens always left for the answer when a thinking budget shares the output cap."""
@@ -39,11 +47,16 @@ DEFAULT_THINKING_BUDGETS: dict[str, int] = {"minimal": 1024, "low": 2048, "mediu
 
 
 def clamp_max_tokens_to_context(model: Model, context: Context, max_tokens: int) -> int:
-    """``max_tokens`` reduced so prompt + output fit the context window with a safety margin."""
+    """``max_tokens`` reduced so prompt + output fit the context window with a safety margin
+    (Pi 1.6's: the larger of 4,096 tokens and 15 % of the input, see the constants)."""
     if model.context_window <= 0:
         return max(MIN_MAX_TOKENS, max_tokens)
-    available = model.context_window - estimate_context_tokens(context).tokens - CONTEXT_SAFETY_TOKENS
-    return min(max_tokens, max(MIN_MAX_TOKENS, available))
+    tokens = estimate_context_tokens(context).tokens
+    margin = max(CONTEXT_SAFETY_TOKENS, math.ceil(tokens * CONTEXT_SAFETY_RATIO))
+    room = model.context_window - tokens - margin
+    if room < MIN_OUTPUT_WITH_RATIO_MARGIN:
+        room = min(MIN_OUTPUT_WITH_RATIO_MARGIN, model.context_window - tokens - CONTEXT_SAFETY_TOKENS)
+    return min(max_tokens, max(MIN_MAX_TOKENS, room))
 
 
 def merge_sampling_params(
