@@ -1,0 +1,88 @@
+"""``ensure_node_runtime``: a Node binary and Pi 1.6's libraries, found or installed once."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from pi_coding_agent.core.local_model import Progress, StderrProgress
+from pi_coding_agent.core.paths import make_private_dirs
+from pi_coding_agent.core.node_runtime._errors import NodeUnavailable
+from pi_coding_agent.core.node_runtime._find import find_system_node, usable
+from pi_coding_agent.core.node_runtime._install import (
+    NODE_VERSION,
+    install_libraries,
+    install_node,
+    libraries_key,
+    libraries_ready,
+    node_binary_in,
+    pi_package_root,
+)
+from pi_coding_agent.core.node_runtime._paths import cache_root, node_package_name
+
+OFFLINE_ENV = "PI_OFFLINE"
+
+
+@dataclass(frozen=True)
+class NodeRuntime:
+    node: str
+    """The Node binary (22.19 or later)."""
+    pi_root: str
+    """The installed ``@earendil-works/pi-coding-agent`` folder; its ``node_modules`` neighbours
+    are the libraries extensions import."""
+
+
+@contextmanager
+def _exclusive(lock_path: Path) -> Iterator[None]:
+    """Two processes never install into the cache at once (released when the process dies)."""
+    make_private_dirs(str(lock_path.parent))
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+
+def _offline() -> bool:
+    return os.environ.get(OFFLINE_ENV, "").lower() in ("1", "true", "yes")
+
+
+def _node(root: Path, npm_command: Sequence[str] | None, progress: Progress) -> str:
+    found = find_system_node()
+    if found is not None:
+        return found
+    package = node_package_name()
+    folder = root / f"node-v{NODE_VERSION}-{package.removeprefix('node-')}"
+    cached = node_binary_in(folder, package)
+    if cached.is_file() and usable(str(cached)):
+        return str(cached)
+    if _offline():
+        raise NodeUnavailable("no Node 22.19 or later on PATH, and PI_OFFLINE forbids installing one")
+    return str(install_node(folder, package, npm_command, progress))
+
+
+def _libraries(root: Path, npm_command: Sequence[str] | None, progress: Progress) -> Path:
+    folder = root / libraries_key()
+    if not libraries_ready(folder):
+        if _offline():
+            raise NodeUnavailable("Pi's libraries are not installed, and PI_OFFLINE forbids installing them")
+        install_libraries(folder, npm_command, progress)
+    return pi_package_root(folder)
+
+
+def ensure_node_runtime(
+    npm_command: Sequence[str] | None = None, progress: Progress | None = None
+) -> NodeRuntime:
+    """Node and Pi's libraries, installing what is missing (once; other processes wait for it)."""
+    root = cache_root()
+    shown = progress if progress is not None else StderrProgress()
+    with _exclusive(root / ".lock"):
+        node = _node(root, npm_command, shown)
+        pi_root = _libraries(root, npm_command, shown)
+    return NodeRuntime(node, str(pi_root))
