@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pi_coding_agent.app.cli._problems import problem_line
@@ -50,7 +50,13 @@ def refuse_failed_extensions(errors: Sequence[ExtensionError]) -> None:
 
 
 def load_cli_extensions(
-    paths: Sequence[str], cwd: str, parsed: Args, into: ExtensionRunner | None = None
+    paths: Sequence[str],
+    cwd: str,
+    parsed: Args,
+    into: ExtensionRunner | None = None,
+    *,
+    warn: Callable[[str], None] | None = None,
+    npm_command: Sequence[str] | None = None,
 ) -> tuple[ExtensionRunner | None, list[ExtensionError]]:
     """Import and set up ``paths`` (into the runner ``into`` when given); those that failed
     are left out and returned (``refuse_failed_extensions``).
@@ -61,9 +67,8 @@ def load_cli_extensions(
     if not paths:
         return into, []
     from pi_coding_agent.app.cli._args import parse_args
-    from pi_coding_agent.customize.extensions import load_extensions
 
-    runner, errors = run_async(load_extensions(paths, cwd, into=into))
+    runner, errors = run_async(_load_both(paths, cwd, into, warn, npm_command))
     flags = {flag.name: flag for flag in runner.flags()}
     booleans = frozenset(name for name, flag in flags.items() if flag.type == "boolean")
     if booleans.intersection(parsed.unknown_flags):
@@ -76,6 +81,43 @@ def load_cli_extensions(
             value = parsed.unknown_flags.pop(name)
             runner.flag_values[name] = value if flags[name].type == "string" else True
     return runner, errors
+
+
+async def _load_both(
+    paths: Sequence[str],
+    cwd: str,
+    into: ExtensionRunner | None,
+    warn: Callable[[str], None] | None,
+    npm_command: Sequence[str] | None,
+) -> tuple[ExtensionRunner, list[ExtensionError]]:
+    """Python and TypeScript extensions into one runner, in the order of ``paths`` (Pi's order).
+
+    TypeScript ones start the Node host (only when there is one); when Node cannot be had each
+    is one warning line and the rest of the run goes on.
+    """
+    import os
+
+    from pi_coding_agent.customize.extensions import ExtensionRunner, load_extensions
+    from pi_coding_agent.customize.ts_extensions import is_typescript_extension, load_typescript_extensions
+
+    runner = into if into is not None else ExtensionRunner([], cwd)
+    scripts = [path for path in paths if is_typescript_extension(path)]
+    errors: list[ExtensionError] = []
+    if scripts:
+        loaded = await load_typescript_extensions(scripts, runner, npm_command=npm_command)
+        for warning in loaded.warnings:
+            (warn or (lambda line: print(f"Warning: {line}", file=sys.stderr)))(warning)
+        runner.extensions.extend(loaded.extensions)
+        errors += loaded.errors
+    modules = [path for path in paths if not is_typescript_extension(path)]
+    runner, python_errors = await load_extensions(modules, cwd, into=runner)
+    position = {os.path.abspath(path): index for index, path in enumerate(paths)}
+    for path in paths:
+        if os.path.basename(path) == "__init__.py":
+            position.setdefault(os.path.dirname(os.path.abspath(path)), position[os.path.abspath(path)])
+    runner.extensions.sort(key=lambda extension: position.get(os.path.abspath(extension.path), -1))
+    runner.refresh_handlers()
+    return runner, errors + python_errors
 
 
 async def start_extensions(runner: ExtensionRunner, reason: str = "startup") -> None:

@@ -99,7 +99,11 @@ def resources_and_extensions(
     for warning in resource_warnings:
         if warning not in tui_only:
             diagnostics.warn(warning)
-    runner, failed = load_cli_extensions([r.path for r in resources.extensions], session_cwd, parsed, into)
+    npm_command = settings.get("npmCommand")
+    runner, failed = load_cli_extensions(
+        [r.path for r in resources.extensions], session_cwd, parsed, into, warn=diagnostics.warn,
+        npm_command=[str(part) for part in npm_command] if isinstance(npm_command, list) and npm_command else None,
+    )  # fmt: skip
     failed += _builtin_extensions(resources.builtin_extensions, diagnostics)
     if failed:
         diagnostics.flush()

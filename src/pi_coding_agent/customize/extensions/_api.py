@@ -41,6 +41,10 @@ class ExtensionAPI:
         """The bus shared by every extension (``pi.events.on(channel, fn)``, ``pi.events.emit(channel, data)``)."""
         return self._runner.events
 
+    def runner_host(self) -> ExtensionHost:
+        """The session this API acts on; ``NoSessionError`` before there is one."""
+        return self._host()
+
     def _host(self) -> ExtensionHost:
         host = self._runner.host
         if host is None:

@@ -87,7 +87,7 @@ InstallMissing = Callable[[str, Source, Scope], bool]
 """Called for a package that is not installed yet: install it, return whether it now is."""
 
 _SUFFIXES: dict[ResourceType, tuple[str, ...]] = {
-    "extensions": (".py",),
+    "extensions": (".py", ".ts", ".js"),
     "skills": (".md",),
     "prompts": (".md",),
     "themes": (".json",),

@@ -18,8 +18,10 @@ from pi_coding_agent.customize.resources._manifest import read_manifest
 SkillWalkMode = Literal["pi", "agents"]
 """``pi``: ``.md`` files directly in the root are skills too; ``agents``: only nested ones."""
 
-EXTENSION_SUFFIXES = (".py",)
-"""Extensions of pi for Python are Python modules (Pi's are ``.ts``/``.js``)."""
+EXTENSION_SUFFIXES = (".py", ".ts", ".js")
+"""Python modules (ours) and Pi's TypeScript/JavaScript extensions (run by ``ts_extensions``)."""
+INDEX_FILES = ("__init__.py", "index.ts", "index.js")
+"""A folder's entry point when its manifest names none: ours, then Pi's."""
 
 
 @dataclass(frozen=True)
@@ -126,15 +128,18 @@ def collect_top_files(folder: str, suffix: str) -> list[str]:
 
 def extension_entry_points(folder: str) -> list[str] | None:
     """The extension files a folder declares: its manifest's ``extensions``, else its
-    ``__init__.py``; ``None`` when it declares none."""
+    ``__init__.py`` (or Pi's ``index.ts`` / ``index.js``); ``None`` when it declares none."""
     manifest = read_manifest(folder)
     if manifest is not None and manifest.extensions:
         declared = [os.path.normpath(os.path.join(folder, p)) for p in manifest.extensions]
         existing = [p for p in declared if os.path.exists(p)]
         if existing:
             return existing
-    init = os.path.join(folder, "__init__.py")
-    return [init] if os.path.exists(init) else None
+    for name in INDEX_FILES:
+        index = os.path.join(folder, name)
+        if os.path.exists(index):
+            return [index]
+    return None
 
 
 def collect_extension_files(folder: str) -> list[str]:

@@ -1,0 +1,27 @@
+"""Pi's TypeScript extensions, run unchanged in a Node process next to ours.
+
+``load_typescript_extensions(paths, runner)`` starts ``host.mjs`` (shipped with this package)
+on the Node of ``core.node_runtime``; it loads the extensions with the loader of a pinned Pi
+1.6 install and mirrors each as an ``Extension`` of our runner whose handlers, tools and
+commands forward to Node (``docs/extensions.md``, "TypeScript extensions").
+"""
+
+from pi_coding_agent.customize.ts_extensions._bridge import TypeScriptHost
+from pi_coding_agent.customize.ts_extensions._load import (
+    TYPESCRIPT_SUFFIXES,
+    TypeScriptLoad,
+    is_typescript_extension,
+    load_typescript_extensions,
+    unavailable_warning,
+)
+from pi_coding_agent.customize.ts_extensions._process import HostError
+
+__all__ = [
+    "TYPESCRIPT_SUFFIXES",
+    "HostError",
+    "TypeScriptHost",
+    "TypeScriptLoad",
+    "is_typescript_extension",
+    "load_typescript_extensions",
+    "unavailable_warning",
+]

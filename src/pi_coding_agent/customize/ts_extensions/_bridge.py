@@ -1,0 +1,249 @@
+"""``TypeScriptHost``: TypeScript extensions as ``Extension`` objects of our runner.
+
+Each TypeScript extension becomes an ``Extension`` whose handlers, tools, commands, flags and
+shortcuts are proxies: calling one sends a request to Node and returns Node's answer. Every
+handler Node has is one proxy, so our runner applies Pi's result rules across TypeScript and
+Python handlers alike (the first ``block`` of ``tool_call``, ``context`` chaining...). Each
+request carries a snapshot of what Pi's synchronous getters read (model, tools, session
+entries...); ``pi.*`` actions and ``ctx.ui`` dialogs come back as calls answered here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+from pi_agent import AgentToolResult
+from pi_ai import AbortSignal, to_builtins
+from pi_coding_agent.core.node_runtime import NodeRuntime
+from pi_coding_agent.customize.extensions import (
+    CommandDefinition,
+    Extension,
+    ExtensionRunner,
+    FlagDefinition,
+    ShortcutDefinition,
+    ToolDefinition,
+    to_tool_result,
+)
+from pi_coding_agent.customize.ts_extensions._calls import answer_call
+from pi_coding_agent.customize.ts_extensions._codec import apply_mutations, decode_result, encode, encode_event
+from pi_coding_agent.customize.ts_extensions._process import HostError, HostProcess
+
+_FREQUENT = frozenset({"message_update", "tool_execution_update"})
+"""Events too frequent to resend the session with (its entries do not change during them)."""
+
+
+class TypeScriptHost:
+    def __init__(self, runner: ExtensionRunner) -> None:
+        self.runner = runner
+        self.extensions: list[Extension] = []
+        self.process: HostProcess | None = None
+        self._contexts: dict[int, Any] = {}
+        self._updates: dict[int, Callable[[Any], None]] = {}
+        self._sent_session: tuple[str, int] | None = None
+
+    async def start(self, runtime: NodeRuntime, cwd: str) -> None:
+        self.process = await HostProcess.start(runtime, cwd, self._on_call, self._on_notify)
+
+    # ------------------------------------------------------------------ requests
+
+    async def request(self, op: str, fields: dict[str, Any], ctx: Any = None, *, frequent: bool = False) -> Any:
+        if self.process is None:
+            raise HostError("the TypeScript extension host is not running")
+        request_id, future = await self.process.request(op, {**fields, "state": self._state(frequent)})
+        self._contexts[request_id] = ctx
+        try:
+            reply = await future
+        finally:
+            self._contexts.pop(request_id, None)
+        if isinstance(reply.get("registry"), list):
+            self.apply_registry(reply["registry"])
+        if not reply.get("ok"):
+            raise HostError(str(reply.get("error") or "the extension failed"))
+        return reply.get("result")
+
+    def _state(self, frequent: bool) -> dict[str, Any]:
+        runner = self.runner
+        state: dict[str, Any] = {
+            "cwd": runner.cwd,
+            "mode": runner.mode,
+            "hasUI": runner.has_ui,
+            "projectTrusted": runner.project_trusted,
+            "flags": {flag.name: runner.get_flag(flag.name) for flag in runner.flags() if runner.get_flag(flag.name) is not None},
+        }
+        host = runner.host
+        if host is None:
+            return state
+        state.update(
+            model=encode(host.model) if host.model is not None else None,
+            thinkingLevel=host.thinking_level,
+            isIdle=host.is_idle,
+            hasPendingMessages=host.pending_message_count > 0,
+            sessionName=host.session_manager.get_session_name(),
+        )
+        if frequent:
+            return state
+        state.update(
+            activeTools=host.active_tool_names(),
+            allTools=[
+                {"name": tool.name, "description": tool.description, "parameters": tool.parameters}
+                for tool in host.all_tools()
+            ],
+            commands=host.available_commands_for_extensions(),
+            systemPrompt=host.system_prompt,
+            contextUsage=encode(host.get_context_usage()),
+            models=[{**encode(model), "available": True} for model in host.catalog.available()],
+            session=self._session_update(),
+        )
+        return state
+
+    def _session_update(self) -> dict[str, Any] | None:
+        host = self.runner.host
+        assert host is not None
+        manager = host.session_manager
+        session_id = manager.get_session_id()
+        count = len(manager.get_entries())
+        sent = self._sent_session
+        start = sent[1] if sent is not None and sent[0] == session_id and sent[1] <= count else 0
+        if sent == (session_id, count):
+            return {"id": session_id, "from": count, "entries": [], "leafId": manager.get_leaf_id(),
+                    "file": manager.get_session_file()}  # fmt: skip
+        self._sent_session = (session_id, count)
+        return {
+            "id": session_id,
+            "from": start,
+            "header": manager.get_header_data(),
+            "entries": manager.get_entries_data()[start:],
+            "leafId": manager.get_leaf_id(),
+            "file": manager.get_session_file(),
+        }
+
+    # ------------------------------------------------------------------ Node's calls
+
+    async def _on_call(self, method: str, op: int | None, args: dict[str, Any]) -> Any:
+        ctx = self._contexts.get(op) if op is not None else None
+        return await answer_call(self.runner, ctx if ctx is not None else self.runner.context(), method, args)
+
+    def _on_notify(self, kind: str, op: int | None, args: dict[str, Any]) -> None:
+        if kind == "toolUpdate" and op is not None and op in self._updates:
+            self._updates[op](args.get("partial"))
+        elif kind == "error":
+            self.runner.report(str(args.get("extensionPath") or "<ts-host>"), str(args.get("event") or ""), str(args.get("error")))
+        elif kind == "registry" and isinstance(args.get("registry"), list):
+            self.apply_registry(args["registry"])
+            if self.runner.host is not None:
+                self.runner.host.refresh_tools()
+
+    # ------------------------------------------------------------------ proxies
+
+    def apply_registry(self, registry: list[dict[str, Any]]) -> None:
+        """Make each ``Extension`` mirror what its TypeScript side has registered."""
+        for index, (extension, described) in enumerate(zip(self.extensions, registry, strict=False)):
+            extension.handlers = {
+                event: [self._handler(index, event, position) for position in range(int(count))]
+                for event, count in (described.get("events") or {}).items()
+            }
+            extension.tools = {tool["name"]: self._tool(index, tool) for tool in described.get("tools") or []}
+            extension.commands = {
+                command["name"]: self._command(index, command, extension.path) for command in described.get("commands") or []
+            }
+            extension.flags = {
+                flag["name"]: FlagDefinition(flag["name"], flag.get("type") or "boolean", flag.get("description") or "",
+                                             flag.get("default"), extension.path)  # fmt: skip
+                for flag in described.get("flags") or []
+            }
+            extension.shortcuts = {
+                shortcut["key"]: ShortcutDefinition(shortcut["key"], self._shortcut(index, shortcut["key"]),
+                                                    shortcut.get("description") or "", extension.path)  # fmt: skip
+                for shortcut in described.get("shortcuts") or []
+            }
+        self.runner.refresh_handlers()
+
+    def _handler(self, index: int, event_type: str, position: int) -> Callable[..., Any]:
+        async def handler(event: Any, ctx: Any) -> Any:
+            payload = encode_event(event)
+            answer = await self.request(
+                "emit", {"ext": index, "event": event_type, "index": position, "payload": payload}, ctx,
+                frequent=event_type in _FREQUENT,
+            )  # fmt: skip
+            answer = answer or {}
+            if isinstance(answer.get("payload"), dict):
+                apply_mutations(event, answer["payload"])
+            return decode_result(event_type, answer.get("result"))
+
+        return handler
+
+    def _tool(self, index: int, described: dict[str, Any]) -> ToolDefinition:
+        name = str(described["name"])
+
+        async def execute(
+            tool_call_id: str, params: dict[str, Any], signal: AbortSignal | None, on_update: Any, ctx: Any
+        ) -> AgentToolResult[Any]:
+            return await self._execute(index, name, tool_call_id, params, signal, on_update, ctx)
+
+        return ToolDefinition(
+            name=name,
+            description=str(described.get("description") or ""),
+            parameters=described.get("parameters") or {"type": "object", "properties": {}},
+            execute=execute,
+            label=described.get("label"),
+            prompt_snippet=described.get("promptSnippet"),
+            prompt_guidelines=list(described.get("promptGuidelines") or []),
+            execution_mode=described.get("executionMode"),
+        )
+
+    async def _execute(
+        self, index: int, name: str, tool_call_id: str, params: dict[str, Any], signal: AbortSignal | None,
+        on_update: Any, ctx: Any,
+    ) -> AgentToolResult[Any]:  # fmt: skip
+        assert self.process is not None
+        fields = {"ext": index, "name": name, "toolCallId": tool_call_id, "params": params}
+        request_id, future = await self.process.request("tool", {**fields, "state": self._state(False)})
+        self._contexts[request_id] = ctx
+        self._updates[request_id] = lambda partial: on_update(partial) if on_update is not None else None
+        process = self.process
+
+        def abort() -> None:
+            asyncio.get_running_loop().create_task(process.request("abort", {"target": request_id}))
+
+        unsubscribe = signal.add_listener(abort) if signal is not None and hasattr(signal, "add_listener") else None
+        try:
+            reply = await future
+        finally:
+            self._contexts.pop(request_id, None)
+            self._updates.pop(request_id, None)
+            if callable(unsubscribe):
+                unsubscribe()
+        if not reply.get("ok"):
+            raise HostError(str(reply.get("error") or "the tool failed"))
+        return to_tool_result(reply.get("result"))
+
+    def _command(self, index: int, described: dict[str, Any], path: str) -> CommandDefinition:
+        name = str(described["name"])
+
+        async def handler(args: str, ctx: Any) -> None:
+            await self.request("command", {"ext": index, "name": name, "args": args}, ctx)
+
+        async def completions(prefix: str) -> Any:
+            return await self.request("complete", {"ext": index, "name": name, "prefix": prefix})
+
+        return CommandDefinition(
+            name, handler, str(described.get("description") or ""),
+            completions if described.get("completes") else None, extension_path=path,
+        )  # fmt: skip
+
+    def _shortcut(self, index: int, key: str) -> Callable[..., Any]:
+        async def handler(ctx: Any) -> None:
+            await self.request("shortcut", {"ext": index, "key": key}, ctx)
+
+        return handler
+
+    async def close(self) -> None:
+        if self.process is not None:
+            await self.process.close()
+            self.process = None
+
+
+def model_json(model: Any) -> Any:
+    return to_builtins(model) if model is not None else None

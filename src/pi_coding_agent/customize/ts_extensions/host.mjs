@@ -1,0 +1,397 @@
+// The Node side of pi for Python's TypeScript extension host.
+//
+// Loads Pi extensions with the loader of the Pi install we were given (argv[2], the
+// @earendil-works/pi-coding-agent folder), so jiti, its aliases and Pi's own `pi` object are
+// the ones Pi uses. The Python runtime drives it over JSON lines on stdin/stdout:
+//   Python -> Node  {id, op, ...}              answered by {re: id, ok, result | error, registry?}
+//   Node -> Python  {id: "n<k>", call, op, args} answered by {re: "n<k>", ok, result | error}
+//   Node -> Python  {notify, op, args}          (no answer)
+// `op` on a call names the Python request it happens inside, so a command's ctx.ui.select or
+// ctx.newSession reaches the context of that very command. Anything an extension prints goes
+// to stderr: stdout carries the protocol only.
+import { AsyncLocalStorage } from "node:async_hooks";
+import * as path from "node:path";
+import * as readline from "node:readline";
+import { pathToFileURL } from "node:url";
+
+const piRoot = process.argv[2];
+const fromPi = (relative) => import(pathToFileURL(path.join(piRoot, "dist", relative)).href);
+
+const protocolWrite = process.stdout.write.bind(process.stdout);
+process.stdout.write = process.stderr.write.bind(process.stderr);
+console.log = console.error;
+console.info = console.error;
+
+const send = (message) => protocolWrite(`${JSON.stringify(message)}\n`);
+const currentOp = new AsyncLocalStorage();
+const waiting = new Map();
+let nextCall = 0;
+
+function callPython(call, args = {}) {
+	const id = `n${++nextCall}`;
+	send({ id, call, op: currentOp.getStore() ?? null, args });
+	return new Promise((resolve, reject) => waiting.set(id, { resolve, reject }));
+}
+
+function notifyPython(notify, args = {}) {
+	send({ notify, op: currentOp.getStore() ?? null, args });
+}
+
+/** A call whose answer nobody awaits (Pi's void actions): a failure is reported, not thrown. */
+function fireAndReport(call, args, extensionPath, event) {
+	callPython(call, args).catch((error) => reportError(extensionPath ?? "<ts-host>", event ?? call, error));
+}
+
+function errorText(error) {
+	return error instanceof Error ? error.message : String(error);
+}
+
+function reportError(extensionPath, event, error) {
+	notifyPython("error", { extensionPath, event, error: errorText(error) });
+}
+
+// ------------------------------------------------------------------ state pushed by Python
+
+const state = {
+	cwd: process.cwd(),
+	mode: "print",
+	hasUI: false,
+	model: undefined,
+	thinkingLevel: "off",
+	sessionName: undefined,
+	activeTools: [],
+	allTools: [],
+	commands: [],
+	isIdle: true,
+	hasPendingMessages: false,
+	systemPrompt: "",
+	contextUsage: undefined,
+	projectTrusted: false,
+	flags: {},
+	models: [],
+	settings: {},
+};
+const session = { id: undefined, header: undefined, entries: [], leafId: null, file: undefined, manager: undefined };
+
+function applyState(update) {
+	if (!update) return;
+	const { session: sessionUpdate, ...rest } = update;
+	Object.assign(state, rest);
+	for (const [name, value] of Object.entries(state.flags ?? {})) runtime?.flagValues.set(name, value);
+	if (sessionUpdate) applySession(sessionUpdate);
+}
+
+function applySession(update) {
+	if (update.id !== session.id || update.from === 0) {
+		session.id = update.id;
+		session.entries = [];
+	}
+	session.header = update.header ?? session.header;
+	session.entries = session.entries.slice(0, update.from).concat(update.entries ?? []);
+	session.leafId = update.leafId ?? null;
+	session.file = update.file ?? undefined;
+	session.manager = undefined;
+}
+
+let SessionManagerClass;
+
+/** Pi's own SessionManager over the entries Python sent: every read method as in Pi. */
+function sessionManager() {
+	if (session.manager) return session.manager;
+	const manager = SessionManagerClass.inMemory(state.cwd, undefined, [session.header, ...session.entries].filter(Boolean));
+	if (session.leafId && manager.getLeafId() !== session.leafId && manager.getEntry(session.leafId)) {
+		manager.branch(session.leafId);
+	}
+	if (session.file) manager.sessionFile = session.file;
+	session.manager = manager;
+	return manager;
+}
+
+const modelRegistry = {
+	getAll: () => state.models,
+	getAvailable: () => state.models.filter((model) => model.available !== false),
+	find: (provider, id) => state.models.find((model) => model.provider === provider && model.id === id),
+	getApiKey: async (model) => callPython("getApiKey", { provider: model?.provider }),
+	getApiKeyForProvider: async (provider) => callPython("getApiKey", { provider }),
+	isUsingOAuth: () => false,
+};
+
+// ------------------------------------------------------------------ ctx and ctx.ui
+
+let fallbackTheme;
+
+function uiContext() {
+	const ui = (method, args) => callPython("ui", { method, args });
+	const fire = (method, args) => fireAndReport("ui", { method, args }, undefined, `ui.${method}`);
+	return {
+		select: (title, options, opts) => ui("select", { title, options, timeout: opts?.timeout }),
+		confirm: (title, message, opts) => ui("confirm", { title, message, timeout: opts?.timeout }),
+		input: (title, placeholder, opts) => ui("input", { title, placeholder, timeout: opts?.timeout }),
+		editor: (title, prefill) => ui("editor", { title, prefill }),
+		notify: (message, type) => fire("notify", { message, type }),
+		setStatus: (key, text) => fire("setStatus", { key, text }),
+		setWidget: (key, content, options) =>
+			fire("setWidget", { key, lines: Array.isArray(content) ? content : content === undefined ? undefined : null, placement: options?.placement }),
+		setTitle: (title) => fire("setTitle", { title }),
+		setEditorText: (text) => fire("setEditorText", { text }),
+		pasteToEditor: (text) => fire("setEditorText", { text }),
+		getEditorText: () => state.editorText ?? "",
+		custom: async () => undefined,
+		onTerminalInput: () => () => {},
+		setWorkingMessage: () => {},
+		setWorkingVisible: () => {},
+		setWorkingIndicator: () => {},
+		setHiddenThinkingLabel: () => {},
+		setFooter: () => {},
+		setHeader: () => {},
+		addAutocompleteProvider: () => {},
+		setEditorComponent: () => {},
+		getEditorComponent: () => undefined,
+		get theme() {
+			return fallbackTheme;
+		},
+		getAllThemes: () => [],
+		getTheme: () => undefined,
+		setTheme: () => ({ success: false, error: "UI not available" }),
+		getToolsExpanded: () => false,
+		setToolsExpanded: () => {},
+	};
+}
+
+function createContext(signal) {
+	return {
+		get ui() {
+			return uiContext();
+		},
+		get hasUI() {
+			return state.hasUI;
+		},
+		get cwd() {
+			return state.cwd;
+		},
+		get sessionManager() {
+			return sessionManager();
+		},
+		get modelRegistry() {
+			return modelRegistry;
+		},
+		get model() {
+			return state.model;
+		},
+		isIdle: () => state.isIdle,
+		isProjectTrusted: () => state.projectTrusted,
+		get signal() {
+			return signal;
+		},
+		abort: () => fireAndReport("abort", {}),
+		hasPendingMessages: () => state.hasPendingMessages,
+		shutdown: () => fireAndReport("shutdown", {}),
+		getContextUsage: () => state.contextUsage,
+		compact: (options) => {
+			callPython("compact", { customInstructions: options?.customInstructions }).then(
+				(result) => options?.onComplete?.(result),
+				(error) => options?.onError?.(error instanceof Error ? error : new Error(String(error))),
+			);
+		},
+		getSystemPrompt: () => state.systemPrompt,
+	};
+}
+
+function createCommandContext() {
+	const replaced = async (call, args, options) => {
+		const result = await callPython(call, args);
+		if (!result?.cancelled && options?.withSession) await options.withSession(createCommandContext());
+		return { cancelled: Boolean(result?.cancelled) };
+	};
+	return Object.assign(createContext(undefined), {
+		getSystemPromptOptions: () => state.systemPromptOptions ?? {},
+		waitForIdle: () => callPython("waitForIdle"),
+		newSession: (options) => replaced("newSession", { parentSession: options?.parentSession }, options),
+		fork: (entryId, options) => replaced("fork", { entryId, position: options?.position }, options),
+		switchSession: (sessionPath, options) => replaced("switchSession", { sessionPath }, options),
+		navigateTree: (targetId, options) => callPython("navigateTree", { targetId, summarize: options?.summarize }),
+		reload: () => callPython("reload"),
+	});
+}
+
+// ------------------------------------------------------------------ the runtime Pi's `pi` objects use
+
+let runtime;
+let extensions = [];
+
+function bindRuntime() {
+	Object.assign(runtime, {
+		sendMessage: (message, options) => fireAndReport("sendMessage", { message, options }),
+		sendUserMessage: (content, options) => fireAndReport("sendUserMessage", { content, options }),
+		appendEntry: (customType, data) => fireAndReport("appendEntry", { customType, data }),
+		setSessionName: (name) => {
+			state.sessionName = name;
+			fireAndReport("setSessionName", { name });
+		},
+		getSessionName: () => state.sessionName,
+		setLabel: (entryId, label) => fireAndReport("setLabel", { entryId, label }),
+		getActiveTools: () => state.activeTools,
+		getAllTools: () => state.allTools,
+		getSettings: () => state.settings,
+		setActiveTools: (names) => {
+			state.activeTools = names.filter((name) => state.allTools.some((tool) => tool.name === name));
+			fireAndReport("setActiveTools", { names });
+		},
+		refreshTools: () => notifyPython("registry", { registry: describe() }),
+		getCommands: () => state.commands,
+		setModel: (model) => callPython("setModel", { provider: model?.provider, id: model?.id }),
+		getThinkingLevel: () => state.thinkingLevel,
+		setThinkingLevel: (level) => {
+			state.thinkingLevel = level;
+			fireAndReport("setThinkingLevel", { level });
+		},
+		createContext: () => createContext(undefined),
+		reportError: (error) => notifyPython("error", error),
+		registerProvider: (name, config) => fireAndReport("registerProvider", { name, config }),
+		unregisterProvider: (name) => fireAndReport("unregisterProvider", { name }),
+	});
+}
+
+/** What each extension registered, in the shapes Python builds its proxies from. */
+function describe() {
+	return extensions.map((extension) => ({
+		path: extension.path,
+		events: Object.fromEntries([...extension.handlers].map(([event, handlers]) => [event, handlers.length])),
+		tools: [...extension.tools.values()].map(({ definition }) => ({
+			name: definition.name,
+			label: definition.label,
+			description: definition.description,
+			parameters: definition.parameters,
+			promptSnippet: definition.promptSnippet,
+			promptGuidelines: definition.promptGuidelines,
+			executionMode: definition.executionMode,
+		})),
+		commands: [...extension.commands.values()].map((command) => ({
+			name: command.name,
+			description: command.description ?? "",
+			completes: typeof command.getArgumentCompletions === "function",
+		})),
+		flags: [...extension.flags.values()].map((flag) => ({
+			name: flag.name,
+			type: flag.type,
+			description: flag.description ?? "",
+			default: flag.default,
+		})),
+		shortcuts: [...extension.shortcuts.values()].map((shortcut) => ({
+			key: shortcut.shortcut,
+			description: shortcut.description ?? "",
+		})),
+	}));
+}
+
+// ------------------------------------------------------------------ operations
+
+const MUTABLE_PAYLOAD = new Set(["context", "tool_call", "before_provider_headers"]);
+const toolCalls = new Map();
+
+const ops = {
+	async load({ paths, cwd }) {
+		const [loader, sessionModule, eventBusModule] = await Promise.all([
+			fromPi("core/extensions/loader.js"),
+			fromPi("core/session-manager.js"),
+			fromPi("core/event-bus.js"),
+		]);
+		SessionManagerClass = sessionModule.SessionManager;
+		fallbackTheme = await themeOrFallback();
+		state.cwd = cwd;
+		runtime = loader.createExtensionRuntime();
+		const result = await loader.loadExtensions(paths, cwd, eventBusModule.createEventBus(), runtime);
+		extensions = result.extensions;
+		bindRuntime();
+		const providers = runtime.pendingProviderRegistrations.map(({ name, config }) => ({ name, config }));
+		return { registry: describe(), errors: result.errors, providers };
+	},
+	async emit({ ext, event, index, payload }) {
+		const handler = extensions[ext]?.handlers.get(event)?.[index];
+		if (!handler) return { result: undefined };
+		const result = await handler(payload, createContext(undefined));
+		return MUTABLE_PAYLOAD.has(event) ? { result, payload } : { result };
+	},
+	async tool({ id, ext, name, toolCallId, params }) {
+		const tool = extensions[ext]?.tools.get(name)?.definition;
+		if (!tool) throw new Error(`Tool "${name}" is no longer registered`);
+		const controller = new AbortController();
+		toolCalls.set(id, controller);
+		try {
+			const onUpdate = (partial) => notifyPython("toolUpdate", { partial });
+			const args = tool.prepareArguments ? tool.prepareArguments(params) : params;
+			return await tool.execute(toolCallId, args, controller.signal, onUpdate, createContext(controller.signal));
+		} finally {
+			toolCalls.delete(id);
+		}
+	},
+	async abort({ target }) {
+		toolCalls.get(target)?.abort();
+		return null;
+	},
+	async command({ ext, name, args }) {
+		const command = extensions[ext]?.commands.get(name);
+		if (!command) throw new Error(`Command "/${name}" is no longer registered`);
+		await command.handler(args, createCommandContext());
+		return null;
+	},
+	async complete({ ext, name, prefix }) {
+		const command = extensions[ext]?.commands.get(name);
+		return (await command?.getArgumentCompletions?.(prefix)) ?? null;
+	},
+	async shortcut({ ext, key }) {
+		const shortcut = extensions[ext]?.shortcuts.get(key);
+		await shortcut?.handler(createContext(undefined));
+		return null;
+	},
+	async busEmit({ channel, data }) {
+		return null;
+	},
+};
+
+async function themeOrFallback() {
+	try {
+		const themeModule = await fromPi("modes/interactive/theme/theme.js");
+		themeModule.initTheme?.("dark", false);
+		return themeModule.theme;
+	} catch {
+		const plain = (_color, text) => text;
+		return { fg: plain, bg: plain, bold: (text) => text, italic: (text) => text, underline: (text) => text, dim: (text) => text };
+	}
+}
+
+let lastRegistry = "";
+
+async function handleOp(message) {
+	applyState(message.state);
+	let reply;
+	try {
+		const result = await currentOp.run(message.id, () => ops[message.op](message));
+		reply = { re: message.id, ok: true, result: result ?? null };
+	} catch (error) {
+		reply = { re: message.id, ok: false, error: errorText(error) };
+	}
+	if (runtime) {
+		const registry = JSON.stringify(describe());
+		if (registry !== lastRegistry) {
+			if (message.op !== "load") reply.registry = describe();
+			lastRegistry = registry;
+		}
+	}
+	send(reply);
+}
+
+readline.createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY }).on("line", (line) => {
+	if (!line.trim()) return;
+	const message = JSON.parse(line);
+	if (typeof message.re === "string") {
+		const pending = waiting.get(message.re);
+		waiting.delete(message.re);
+		if (message.ok) pending?.resolve(message.result);
+		else pending?.reject(new Error(message.error));
+		return;
+	}
+	void handleOp(message);
+});
+process.stdin.on("end", () => process.exit(0));
+process.on("unhandledRejection", (error) => reportError("<ts-host>", "unhandled", error));
