@@ -1,0 +1,163 @@
+"""Pi's TypeScript extensions run by ours as by Pi 1.6 (its CLI, ``pi-cli-current``).
+
+Real published packages (``pi-prompt-template-model``, ``pi-aliases``, fetched from npm once into
+a cache) and one extension of our own (``fixtures/weather.ts``: a tool with streamed updates, a
+``tool_call`` guard, ``before_agent_start``, a command, a flag), each against a scripted provider
+on 127.0.0.1, compared with Pi 1.6 on the same setup: the tools in the request, the system
+prompt's addition, tool results, blocked calls, commands over RPC.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+from pi_coding_agent.app.rpc import RpcClient
+from tests.pi_coding_agent.e2e._harness import OPENAI_MODEL, OUR_PI, Sandbox, run_ours, run_pi
+from tests.support import oracle
+from tests.support.npm_packages import node_cache, npm_package
+from tests.support.scripted_provider import ScriptedProvider
+
+WEATHER = Path(__file__).resolve().parent / "fixtures" / "weather.ts"
+PI_CURRENT = "pi-cli-current"
+
+
+def _tool_names(request: dict[str, Any]) -> list[str]:
+    return [tool["function"]["name"] for tool in request["body"].get("tools") or []]
+
+
+def _system(request: dict[str, Any]) -> str:
+    first = request["body"]["messages"][0]
+    content = first["content"]
+    return content if isinstance(content, str) else "".join(part.get("text", "") for part in content)
+
+
+def _tool_messages(request: dict[str, Any]) -> list[str]:
+    return [str(m["content"]) for m in request["body"]["messages"] if m["role"] == "tool"]
+
+
+def _run_both(tmp_path: Path, turns: list[dict[str, Any]], *args: str, settings: dict[str, Any] | None = None,
+              prepare: Any = None) -> dict[str, tuple[Any, list[dict[str, Any]]]]:  # fmt: skip
+    """The same print-mode run by ours and by Pi 1.6: (completed run, provider requests) each."""
+    oracle.require_live_oracle(current=True)
+    found: dict[str, tuple[Any, list[dict[str, Any]]]] = {}
+    for who in ("ours", "pi"):
+        with ScriptedProvider(turns) as provider:
+            box = Sandbox.create(tmp_path / who, provider.base_url, settings)
+            if prepare is not None:
+                prepare(box)
+            run = run_ours if who == "ours" else _run_current
+            done = run(box, "--model", OPENAI_MODEL, *args, timeout=180, PI_NODE_CACHE=node_cache())
+            found[who] = (done, list(provider.requests))
+    return found
+
+
+def _run_current(box: Sandbox, *args: str, timeout: float, **env: str) -> Any:
+    return run_pi(box, *args, timeout=timeout, current=True, **env)
+
+
+def test_a_typescript_tool_runs_and_its_events_apply_as_in_pi(tmp_path: Path) -> None:
+    """The TS tool is offered and called (its result reaches the model), ``before_agent_start``
+    adds to the system prompt, and ``tool_call`` blocks a bash command: as in Pi 1.6."""
+    turns = [
+        {"tool_calls": [{"id": "c1", "name": "weather", "arguments": {"city": "Oslo"}}]},
+        {"tool_calls": [{"id": "c2", "name": "bash", "arguments": {"command": "rm -rf /tmp/none"}}]},
+        {"text": "done"},
+    ]
+    runs = _run_both(tmp_path, turns, "-e", str(WEATHER), "-p", "weather please")
+    shown = {}
+    for who, (done, requests) in runs.items():
+        assert done.returncode == 0, (who, done.stderr)
+        assert len(requests) == 3, (who, done.stderr)
+        shown[who] = {
+            "tools": _tool_names(requests[0]),
+            "marker": _system(requests[0]).endswith("WEATHER-EXTENSION-ACTIVE"),
+            "results": _tool_messages(requests[2]),
+            "stdout": done.stdout.strip(),
+        }
+    assert shown["ours"] == shown["pi"]
+    assert "weather" in shown["ours"]["tools"]
+    assert shown["ours"]["results"][0] == "Sunny in Oslo"
+    assert "weather extension forbids rm -rf" in shown["ours"]["results"][1]
+
+
+def test_a_flag_of_a_typescript_extension_is_accepted(tmp_path: Path) -> None:
+    runs = _run_both(tmp_path, [{"text": "ok"}], "-e", str(WEATHER), "--units", "imperial", "-p", "hi")
+    for who, (done, _requests) in runs.items():
+        assert (done.returncode, done.stdout.strip()) == (0, "ok"), (who, done.stderr)
+
+
+def _install_packages(box: Sandbox) -> None:
+    settings = json.loads((box.agent_dir / "settings.json").read_text(encoding="utf-8"))
+    settings["packages"] = [
+        str(npm_package("pi-prompt-template-model", "0.12.2")),
+        str(npm_package("pi-aliases", "1.0.7")),
+    ]
+    (box.agent_dir / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
+
+
+async def _rpc_commands(box: Sandbox, command: list[str]) -> tuple[list[dict[str, Any]], list[Any]]:
+    env = {**box.env(), "PI_NODE_CACHE": node_cache()}
+    client = RpcClient(command, args=["--model", OPENAI_MODEL], cwd=box.work, env=env)
+    async with client:
+        commands = await client.get_commands()
+        await client.prompt_and_wait("hello")
+        return list(commands), await client.get_messages()
+
+
+def test_published_packages_give_the_same_commands_over_rpc(tmp_path: Path) -> None:
+    """Two published packages with TypeScript extensions (installed as packages in settings):
+    the same extension commands, skills and prompt flow over RPC as Pi 1.6."""
+    oracle.require_live_oracle(current=True)
+    folder = oracle.require_live_oracle(current=True)
+    results = {}
+    for who, command in (("ours", [str(OUR_PI)]), ("pi", [str(folder / PI_CURRENT)])):
+        with ScriptedProvider([{"text": "hi there"}]) as provider:
+            box = Sandbox.create(tmp_path / who, provider.base_url)
+            _install_packages(box)
+            commands, messages = asyncio.run(_rpc_commands(box, command))
+        results[who] = (
+            sorted((c["name"], c.get("description"), c["source"]) for c in commands if c["source"] != "prompt"
+                   and not str((c.get("sourceInfo") or {}).get("path", "")).startswith(("<inline:", "builtin:"))),
+            [m["role"] for m in messages],
+        )  # fmt: skip
+    assert results["ours"] == results["pi"]
+    names = [name for name, _description, _source in results["ours"][0]]
+    assert {"chain-prompts", "prompt-tool", "clear", "exit"} <= set(names)
+
+
+def test_without_node_each_typescript_extension_is_one_warning(tmp_path: Path) -> None:
+    """No Node new enough and no npm: one warning per TypeScript extension, naming it and how to
+    get Node; the package's skill still loads and the run exits 0."""
+    no_node = tmp_path / "bin"
+    no_node.mkdir()
+    python_bin = Path(shutil.which("python3") or "/usr/bin/python3")
+    (no_node / "python3").symlink_to(python_bin)
+    with ScriptedProvider([{"text": "ok"}]) as provider:
+        box = Sandbox.create(tmp_path / "box", provider.base_url)
+        _install_packages(box)
+        done = run_ours(
+            box, "--model", OPENAI_MODEL, "-e", str(WEATHER), "-p", "hi",
+            PATH=str(no_node), PI_NODE_CACHE=str(tmp_path / "empty-cache"),
+        )  # fmt: skip
+        body = provider.requests[0]["body"]
+    assert (done.returncode, done.stdout.strip()) == (0, "ok"), done.stderr
+    warnings = [line for line in done.stderr.splitlines() if "TypeScript extension" in line]
+    assert len(warnings) == 3, done.stderr
+    assert all(line.startswith("Warning: ") and "Node.js 22.19" in line for line in warnings)
+    assert any(str(WEATHER) in line for line in warnings)
+    assert "prompt-template" in json.dumps(body["messages"][0]) or "skill" in json.dumps(body["messages"][0])
+
+
+def test_the_node_runtime_is_pinned_and_new_enough() -> None:
+    """Node 22.19+ and the pinned Pi install the host loads extensions with."""
+    from pi_coding_agent.core.node_runtime import PI_VERSION, ensure_node_runtime, node_version
+
+    first = ensure_node_runtime()
+    manifest = json.loads((Path(first.pi_root) / "package.json").read_text(encoding="utf-8"))
+    assert manifest["version"] == PI_VERSION
+    version = node_version(first.node)
+    assert version is not None and version >= (22, 19, 0)
