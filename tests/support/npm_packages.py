@@ -37,11 +37,25 @@ def npm_package(name: str, version: str) -> Path:
         if (package / "package.json").is_file():
             return package
         staging = Path(tempfile.mkdtemp(prefix=target.name + ".partial-", dir=root))
-        (staging / "package.json").write_text('{"name": "pi-test-packages", "private": true}\n', encoding="utf-8")
+        (staging / "package.json").write_text(
+            '{"name": "pi-test-packages", "private": true}\n', encoding="utf-8"
+        )
         done = subprocess.run(
-            [npm, "install", f"{name}@{version}", "--ignore-scripts", "--no-audit", "--no-fund", "--omit=peer"],
-            cwd=staging, capture_output=True, text=True, timeout=600, check=False,
-        )  # fmt: skip
+            [
+                npm,
+                "install",
+                f"{name}@{version}",
+                "--ignore-scripts",
+                "--no-audit",
+                "--no-fund",
+                "--omit=peer",
+            ],
+            cwd=staging,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+        )
         if done.returncode != 0:
             shutil.rmtree(staging, ignore_errors=True)
             pytest.fail(f"npm install {name}@{version} failed: {done.stderr[-500:]}")

@@ -95,8 +95,6 @@ async def _load_both(
     TypeScript ones start the Node host (only when there is one); when Node cannot be had each
     is one warning line and the rest of the run goes on.
     """
-    import os
-
     from pi_coding_agent.customize.extensions import ExtensionRunner, load_extensions
     from pi_coding_agent.customize.ts_extensions import is_typescript_extension, load_typescript_extensions
 
@@ -111,13 +109,21 @@ async def _load_both(
         errors += loaded.errors
     modules = [path for path in paths if not is_typescript_extension(path)]
     runner, python_errors = await load_extensions(modules, cwd, into=runner)
+    _in_given_order(runner, paths)
+    return runner, errors + python_errors
+
+
+def _in_given_order(runner: ExtensionRunner, paths: Sequence[str]) -> None:
+    """Extensions sorted as ``paths`` lists them (a package folder stands for its
+    ``__init__.py``); those loaded before (``into``) stay first."""
+    import os
+
     position = {os.path.abspath(path): index for index, path in enumerate(paths)}
     for path in paths:
         if os.path.basename(path) == "__init__.py":
             position.setdefault(os.path.dirname(os.path.abspath(path)), position[os.path.abspath(path)])
     runner.extensions.sort(key=lambda extension: position.get(os.path.abspath(extension.path), -1))
     runner.refresh_handlers()
-    return runner, errors + python_errors
 
 
 async def start_extensions(runner: ExtensionRunner, reason: str = "startup") -> None:

@@ -44,7 +44,12 @@ def _run_npm(command: list[str], folder: Path, progress: Progress, expected: int
     fetched = 0
     try:
         process = subprocess.Popen(
-            command, cwd=folder, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+            command,
+            cwd=folder,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
         )
     except OSError as error:
         raise NodeUnavailable(f"cannot run {command[0]}: {error.strerror or error}") from error
@@ -82,7 +87,9 @@ def install_node(target: Path, package: str, npm_command: Sequence[str] | None, 
     try:
         (staging / "package.json").write_text('{"name": "pi-node", "private": true}\n', encoding="utf-8")
         progress.stage(f"installing Node {NODE_VERSION} from npm ({package})")
-        _run_npm([*_npm(npm_command), "install", f"{package}@{NODE_VERSION}", *_NPM_FLAGS], staging, progress, 1)
+        _run_npm(
+            [*_npm(npm_command), "install", f"{package}@{NODE_VERSION}", *_NPM_FLAGS], staging, progress, 1
+        )
         from pi_coding_agent.core.node_runtime._find import node_version
 
         version = node_version(str(node_binary_in(staging, package)))

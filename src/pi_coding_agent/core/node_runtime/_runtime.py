@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pi_coding_agent.core.local_model import Progress, StderrProgress
-from pi_coding_agent.core.paths import make_private_dirs
 from pi_coding_agent.core.node_runtime._errors import NodeUnavailable
 from pi_coding_agent.core.node_runtime._find import find_system_node, usable
 from pi_coding_agent.core.node_runtime._install import (
@@ -23,6 +22,7 @@ from pi_coding_agent.core.node_runtime._install import (
     pi_package_root,
 )
 from pi_coding_agent.core.node_runtime._paths import cache_root, node_package_name
+from pi_coding_agent.core.paths import make_private_dirs
 
 OFFLINE_ENV = "PI_OFFLINE"
 

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from pi_agent import AgentToolResult
-from pi_ai import AbortSignal, to_builtins
+from pi_ai import AbortSignal
 from pi_coding_agent.core.node_runtime import NodeRuntime
 from pi_coding_agent.customize.extensions import (
     CommandDefinition,
@@ -27,7 +27,12 @@ from pi_coding_agent.customize.extensions import (
     to_tool_result,
 )
 from pi_coding_agent.customize.ts_extensions._calls import answer_call
-from pi_coding_agent.customize.ts_extensions._codec import apply_mutations, decode_result, encode, encode_event
+from pi_coding_agent.customize.ts_extensions._codec import (
+    apply_mutations,
+    decode_result,
+    encode,
+    encode_event,
+)
 from pi_coding_agent.customize.ts_extensions._process import HostError, HostProcess
 
 _FREQUENT = frozenset({"message_update", "tool_execution_update"})
@@ -48,7 +53,9 @@ class TypeScriptHost:
 
     # ------------------------------------------------------------------ requests
 
-    async def request(self, op: str, fields: dict[str, Any], ctx: Any = None, *, frequent: bool = False) -> Any:
+    async def request(
+        self, op: str, fields: dict[str, Any], ctx: Any = None, *, frequent: bool = False
+    ) -> Any:
         if self.process is None:
             raise HostError("the TypeScript extension host is not running")
         request_id, future = await self.process.request(op, {**fields, "state": self._state(frequent)})
@@ -70,7 +77,11 @@ class TypeScriptHost:
             "mode": runner.mode,
             "hasUI": runner.has_ui,
             "projectTrusted": runner.project_trusted,
-            "flags": {flag.name: runner.get_flag(flag.name) for flag in runner.flags() if runner.get_flag(flag.name) is not None},
+            "flags": {
+                flag.name: runner.get_flag(flag.name)
+                for flag in runner.flags()
+                if runner.get_flag(flag.name) is not None
+            },
         }
         host = runner.host
         if host is None:
@@ -107,8 +118,13 @@ class TypeScriptHost:
         sent = self._sent_session
         start = sent[1] if sent is not None and sent[0] == session_id and sent[1] <= count else 0
         if sent == (session_id, count):
-            return {"id": session_id, "from": count, "entries": [], "leafId": manager.get_leaf_id(),
-                    "file": manager.get_session_file()}  # fmt: skip
+            return {
+                "id": session_id,
+                "from": count,
+                "entries": [],
+                "leafId": manager.get_leaf_id(),
+                "file": manager.get_session_file(),
+            }
         self._sent_session = (session_id, count)
         return {
             "id": session_id,
@@ -129,7 +145,11 @@ class TypeScriptHost:
         if kind == "toolUpdate" and op is not None and op in self._updates:
             self._updates[op](args.get("partial"))
         elif kind == "error":
-            self.runner.report(str(args.get("extensionPath") or "<ts-host>"), str(args.get("event") or ""), str(args.get("error")))
+            self.runner.report(
+                str(args.get("extensionPath") or "<ts-host>"),
+                str(args.get("event") or ""),
+                str(args.get("error")),
+            )
         elif kind == "registry" and isinstance(args.get("registry"), list):
             self.apply_registry(args["registry"])
             if self.runner.host is not None:
@@ -146,16 +166,26 @@ class TypeScriptHost:
             }
             extension.tools = {tool["name"]: self._tool(index, tool) for tool in described.get("tools") or []}
             extension.commands = {
-                command["name"]: self._command(index, command, extension.path) for command in described.get("commands") or []
+                command["name"]: self._command(index, command, extension.path)
+                for command in described.get("commands") or []
             }
             extension.flags = {
-                flag["name"]: FlagDefinition(flag["name"], flag.get("type") or "boolean", flag.get("description") or "",
-                                             flag.get("default"), extension.path)  # fmt: skip
+                flag["name"]: FlagDefinition(
+                    flag["name"],
+                    flag.get("type") or "boolean",
+                    flag.get("description") or "",
+                    flag.get("default"),
+                    extension.path,
+                )
                 for flag in described.get("flags") or []
             }
             extension.shortcuts = {
-                shortcut["key"]: ShortcutDefinition(shortcut["key"], self._shortcut(index, shortcut["key"]),
-                                                    shortcut.get("description") or "", extension.path)  # fmt: skip
+                shortcut["key"]: ShortcutDefinition(
+                    shortcut["key"],
+                    self._shortcut(index, shortcut["key"]),
+                    shortcut.get("description") or "",
+                    extension.path,
+                )
                 for shortcut in described.get("shortcuts") or []
             }
         self.runner.refresh_handlers()
@@ -164,9 +194,11 @@ class TypeScriptHost:
         async def handler(event: Any, ctx: Any) -> Any:
             payload = encode_event(event)
             answer = await self.request(
-                "emit", {"ext": index, "event": event_type, "index": position, "payload": payload}, ctx,
+                "emit",
+                {"ext": index, "event": event_type, "index": position, "payload": payload},
+                ctx,
                 frequent=event_type in _FREQUENT,
-            )  # fmt: skip
+            )
             answer = answer or {}
             if isinstance(answer.get("payload"), dict):
                 apply_mutations(event, answer["payload"])
@@ -180,7 +212,15 @@ class TypeScriptHost:
         async def execute(
             tool_call_id: str, params: dict[str, Any], signal: AbortSignal | None, on_update: Any, ctx: Any
         ) -> AgentToolResult[Any]:
-            return await self._execute(index, name, tool_call_id, params, signal, on_update, ctx)
+            return await self._execute(
+                index,
+                name,
+                tool_call_id=tool_call_id,
+                params=params,
+                signal=signal,
+                on_update=on_update,
+                ctx=ctx,
+            )
 
         return ToolDefinition(
             name=name,
@@ -194,9 +234,16 @@ class TypeScriptHost:
         )
 
     async def _execute(
-        self, index: int, name: str, tool_call_id: str, params: dict[str, Any], signal: AbortSignal | None,
-        on_update: Any, ctx: Any,
-    ) -> AgentToolResult[Any]:  # fmt: skip
+        self,
+        index: int,
+        name: str,
+        *,
+        tool_call_id: str,
+        params: dict[str, Any],
+        signal: AbortSignal | None,
+        on_update: Any,
+        ctx: Any,
+    ) -> AgentToolResult[Any]:
         assert self.process is not None
         fields = {"ext": index, "name": name, "toolCallId": tool_call_id, "params": params}
         request_id, future = await self.process.request("tool", {**fields, "state": self._state(False)})
@@ -207,7 +254,9 @@ class TypeScriptHost:
         def abort() -> None:
             asyncio.get_running_loop().create_task(process.request("abort", {"target": request_id}))
 
-        unsubscribe = signal.add_listener(abort) if signal is not None and hasattr(signal, "add_listener") else None
+        unsubscribe = (
+            signal.add_listener(abort) if signal is not None and hasattr(signal, "add_listener") else None
+        )
         try:
             reply = await future
         finally:
@@ -229,9 +278,12 @@ class TypeScriptHost:
             return await self.request("complete", {"ext": index, "name": name, "prefix": prefix})
 
         return CommandDefinition(
-            name, handler, str(described.get("description") or ""),
-            completions if described.get("completes") else None, extension_path=path,
-        )  # fmt: skip
+            name,
+            handler,
+            str(described.get("description") or ""),
+            completions if described.get("completes") else None,
+            extension_path=path,
+        )
 
     def _shortcut(self, index: int, key: str) -> Callable[..., Any]:
         async def handler(ctx: Any) -> None:
@@ -244,6 +296,3 @@ class TypeScriptHost:
             await self.process.close()
             self.process = None
 
-
-def model_json(model: Any) -> Any:
-    return to_builtins(model) if model is not None else None

@@ -48,9 +48,13 @@ async def _ui(api: ExtensionAPI, ctx: Any, args: dict[str, Any]) -> Any:
     given = args.get("args") or {}
     timeout = given.get("timeout")
     if method == "select":
-        return await ui.select(str(given.get("title") or ""), list(given.get("options") or []), timeout_ms=timeout)
+        return await ui.select(
+            str(given.get("title") or ""), list(given.get("options") or []), timeout_ms=timeout
+        )
     if method == "confirm":
-        return await ui.confirm(str(given.get("title") or ""), str(given.get("message") or ""), timeout_ms=timeout)
+        return await ui.confirm(
+            str(given.get("title") or ""), str(given.get("message") or ""), timeout_ms=timeout
+        )
     if method == "input":
         return await ui.input(str(given.get("title") or ""), given.get("placeholder"), timeout_ms=timeout)
     if method == "editor":
@@ -94,7 +98,9 @@ ANSWERS: dict[str, Answer] = {
     "setLabel": _sync(lambda api, ctx, a: api.set_label(str(a.get("entryId")), a.get("label"))),
     "setActiveTools": _sync(lambda api, ctx, a: api.set_active_tools([str(n) for n in a.get("names") or []])),
     "setThinkingLevel": _sync(lambda api, ctx, a: api.set_thinking_level(str(a.get("level")))),
-    "registerProvider": _sync(lambda api, ctx, a: api.register_provider(str(a.get("name")), a.get("config") or {})),
+    "registerProvider": _sync(
+        lambda api, ctx, a: api.register_provider(str(a.get("name")), a.get("config") or {})
+    ),
     "setModel": _set_model,
     "getApiKey": _sync(lambda api, ctx, a: None),
     "ui": _ui,
@@ -105,7 +111,9 @@ ANSWERS: dict[str, Answer] = {
     "newSession": lambda api, ctx, a: _after(ctx.new_session(a.get("parentSession"))),
     "fork": lambda api, ctx, a: _after(ctx.fork(str(a.get("entryId")), a.get("position") or "before")),
     "switchSession": lambda api, ctx, a: _after(ctx.switch_session(str(a.get("sessionPath")))),
-    "navigateTree": lambda api, ctx, a: _after(ctx.navigate_tree(str(a.get("targetId")), summarize=bool(a.get("summarize")))),
+    "navigateTree": lambda api, ctx, a: _after(
+        ctx.navigate_tree(str(a.get("targetId")), summarize=bool(a.get("summarize")))
+    ),
     "reload": lambda api, ctx, a: ctx.reload(),
 }
 

@@ -19,9 +19,17 @@ from pi_ai import to_builtins
 from pi_coding_agent.customize.extensions import to_tool_result
 
 _AGENT_EVENTS = frozenset(
-    {"agent_start", "agent_end", "message_start", "message_update", "message_end",
-     "tool_execution_start", "tool_execution_update", "tool_execution_end"}
-)  # fmt: skip
+    {
+        "agent_start",
+        "agent_end",
+        "message_start",
+        "message_update",
+        "message_end",
+        "tool_execution_start",
+        "tool_execution_update",
+        "tool_execution_end",
+    }
+)
 
 
 def camel(name: str) -> str:

@@ -69,7 +69,9 @@ async def load_typescript_extensions(
     host.apply_registry(registry)
     for provider in answer.get("providers") or []:
         runner.pending_providers.append((str(provider.get("name")), dict(provider.get("config") or {})))
-    loaded.errors = [ExtensionError(str(e.get("path")), "load", str(e.get("error"))) for e in answer.get("errors") or []]
+    loaded.errors = [
+        ExtensionError(str(e.get("path")), "load", str(e.get("error"))) for e in answer.get("errors") or []
+    ]
     loaded.extensions = host.extensions
     loaded.host = host
     return loaded

@@ -27,7 +27,9 @@ class HostError(RuntimeError):
 
 
 class HostProcess:
-    def __init__(self, process: asyncio.subprocess.Process, on_call: CallHandler, on_notify: NotifyHandler) -> None:
+    def __init__(
+        self, process: asyncio.subprocess.Process, on_call: CallHandler, on_notify: NotifyHandler
+    ) -> None:
         self._process = process
         self._on_call = on_call
         self._on_notify = on_notify
@@ -37,7 +39,9 @@ class HostProcess:
         self._tasks: set[asyncio.Task[None]] = set()
 
     @classmethod
-    async def start(cls, runtime: NodeRuntime, cwd: str, on_call: CallHandler, on_notify: NotifyHandler) -> HostProcess:
+    async def start(
+        cls, runtime: NodeRuntime, cwd: str, on_call: CallHandler, on_notify: NotifyHandler
+    ) -> HostProcess:
         script = resources.files("pi_coding_agent.customize.ts_extensions").joinpath("host.mjs")
         process = await asyncio.create_subprocess_exec(
             runtime.node,

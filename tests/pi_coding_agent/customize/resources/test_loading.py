@@ -54,7 +54,10 @@ def test_pyproject_manifest_and_extension_discovery(tmp_path: Path) -> None:
     assert [s.name for s in loaded.skills.skills] == ["one"]  # type: ignore[attr-defined]
     assert [t.name for t in loaded.prompt_templates.templates] == ["fix"]  # type: ignore[attr-defined]
     extensions = [r.path for r in loaded.extensions]  # type: ignore[attr-defined]
-    assert extensions == [str(tmp_path / "pkg/ext/gate.py"), str(tmp_path / "pkg/ext/planner/__init__.py")]
+    # Pi's TypeScript extensions are found beside ours (the Node host runs them, ts_extensions).
+    assert extensions == [
+        str(tmp_path / "pkg/ext/gate.py"), str(tmp_path / "pkg/ext/legacy.ts"), str(tmp_path / "pkg/ext/planner/__init__.py")
+    ]
     assert loaded.expand("/fix the bug") == "Fix the\n"  # type: ignore[attr-defined]
 
 

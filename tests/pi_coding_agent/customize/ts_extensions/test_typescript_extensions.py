@@ -39,8 +39,13 @@ def _tool_messages(request: dict[str, Any]) -> list[str]:
     return [str(m["content"]) for m in request["body"]["messages"] if m["role"] == "tool"]
 
 
-def _run_both(tmp_path: Path, turns: list[dict[str, Any]], *args: str, settings: dict[str, Any] | None = None,
-              prepare: Any = None) -> dict[str, tuple[Any, list[dict[str, Any]]]]:  # fmt: skip
+def _run_both(
+    tmp_path: Path,
+    turns: list[dict[str, Any]],
+    *args: str,
+    settings: dict[str, Any] | None = None,
+    prepare: Any = None,
+) -> dict[str, tuple[Any, list[dict[str, Any]]]]:
     """The same print-mode run by ours and by Pi 1.6: (completed run, provider requests) each."""
     oracle.require_live_oracle(current=True)
     found: dict[str, tuple[Any, list[dict[str, Any]]]] = {}
@@ -120,10 +125,14 @@ def test_published_packages_give_the_same_commands_over_rpc(tmp_path: Path) -> N
             _install_packages(box)
             commands, messages = asyncio.run(_rpc_commands(box, command))
         results[who] = (
-            sorted((c["name"], c.get("description"), c["source"]) for c in commands if c["source"] != "prompt"
-                   and not str((c.get("sourceInfo") or {}).get("path", "")).startswith(("<inline:", "builtin:"))),
+            sorted(
+                (c["name"], c.get("description"), c["source"])
+                for c in commands
+                if c["source"] != "prompt"
+                and not str((c.get("sourceInfo") or {}).get("path", "")).startswith(("<inline:", "builtin:"))
+            ),
             [m["role"] for m in messages],
-        )  # fmt: skip
+        )
     assert results["ours"] == results["pi"]
     names = [name for name, _description, _source in results["ours"][0]]
     assert {"chain-prompts", "prompt-tool", "clear", "exit"} <= set(names)
@@ -140,9 +149,16 @@ def test_without_node_each_typescript_extension_is_one_warning(tmp_path: Path) -
         box = Sandbox.create(tmp_path / "box", provider.base_url)
         _install_packages(box)
         done = run_ours(
-            box, "--model", OPENAI_MODEL, "-e", str(WEATHER), "-p", "hi",
-            PATH=str(no_node), PI_NODE_CACHE=str(tmp_path / "empty-cache"),
-        )  # fmt: skip
+            box,
+            "--model",
+            OPENAI_MODEL,
+            "-e",
+            str(WEATHER),
+            "-p",
+            "hi",
+            PATH=str(no_node),
+            PI_NODE_CACHE=str(tmp_path / "empty-cache"),
+        )
         body = provider.requests[0]["body"]
     assert (done.returncode, done.stdout.strip()) == (0, "ok"), done.stderr
     warnings = [line for line in done.stderr.splitlines() if "TypeScript extension" in line]
