@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -177,3 +178,45 @@ def test_the_node_runtime_is_pinned_and_new_enough() -> None:
     assert manifest["version"] == PI_VERSION
     version = node_version(first.node)
     assert version is not None and version >= (22, 19, 0)
+
+
+def _rpc_until_answered(box: Sandbox, command: list[str], request: dict[str, Any]) -> list[dict[str, Any]]:
+    """Send one RPC request and read records until its response; then end the input."""
+    process = subprocess.Popen(
+        [*command, "--mode", "rpc", "--model", OPENAI_MODEL, "-e", str(WEATHER)],
+        cwd=box.work,
+        env={**box.env(), "PI_NODE_CACHE": node_cache()},
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write(json.dumps(request) + "\n")
+    process.stdin.flush()
+    records: list[dict[str, Any]] = []
+    for line in process.stdout:
+        records.append(json.loads(line))
+        if records[-1].get("id") == request["id"] and records[-1].get("type") == "response":
+            break
+    process.stdin.close()
+    process.wait(timeout=60)
+    return records
+
+
+def test_a_typescript_command_over_rpc_notifies_like_pi(tmp_path: Path) -> None:
+    """``/forecast`` runs in Node; its ``ctx.ui.notify`` is an ``extension_ui_request`` and the
+    prompt is ``handled``, as with Pi 1.6."""
+    folder = oracle.require_live_oracle(current=True)
+    seen = {}
+    for who, command in (("ours", [str(OUR_PI)]), ("pi", [str(folder / PI_CURRENT)])):
+        with ScriptedProvider([{"text": "unused"}]) as provider:
+            box = Sandbox.create(tmp_path / who, provider.base_url)
+            records = _rpc_until_answered(box, command, {"id": "1", "type": "prompt", "message": "/forecast Oslo"})
+        seen[who] = [
+            {k: v for k, v in record.items() if k != "id" or record.get("type") == "response"}
+            for record in records
+            if record.get("type") in ("extension_ui_request", "response")
+        ]
+    assert seen["ours"] == seen["pi"]
+    assert seen["ours"][0]["message"] == "forecast for Oslo"
