@@ -166,7 +166,7 @@ def test_without_node_each_typescript_extension_is_one_warning(tmp_path: Path) -
     assert len(warnings) == 3, done.stderr
     assert all(line.startswith("Warning: ") and "Node.js 22.19" in line for line in warnings)
     assert any(str(WEATHER) in line for line in warnings)
-    assert "prompt-template" in json.dumps(body["messages"][0]) or "skill" in json.dumps(body["messages"][0])
+    assert "<name>prompt-template-authoring</name>" in _system({"body": body})  # the package's skill
 
 
 def test_the_node_runtime_is_pinned_and_new_enough() -> None:
@@ -212,7 +212,9 @@ def test_a_typescript_command_over_rpc_notifies_like_pi(tmp_path: Path) -> None:
     for who, command in (("ours", [str(OUR_PI)]), ("pi", [str(folder / PI_CURRENT)])):
         with ScriptedProvider([{"text": "unused"}]) as provider:
             box = Sandbox.create(tmp_path / who, provider.base_url)
-            records = _rpc_until_answered(box, command, {"id": "1", "type": "prompt", "message": "/forecast Oslo"})
+            records = _rpc_until_answered(
+                box, command, {"id": "1", "type": "prompt", "message": "/forecast Oslo"}
+            )
         seen[who] = [
             {k: v for k, v in record.items() if k != "id" or record.get("type") == "response"}
             for record in records
