@@ -2,7 +2,7 @@
 
 ``user`` scope: under the agent dir (``~/.pi/agent``); ``project`` scope: under ``<cwd>/.pi``.
 Git clones go to ``git/<host>/<path>``, source distributions from an index to
-``pypi/<name>``; npm packages are Pi's (``npm/node_modules/<name>``), read when present.
+``pypi/<name>``; npm packages to Pi's npm project ``npm`` (``npm/node_modules/<name>``, ``_npm``).
 ``temporary`` scope (a remote ``pi -e`` source, not recorded in any settings) is Pi's
 cache ``<agent dir>/tmp/extensions/<kind>/<hash>/<name>``, reused by later runs.
 """

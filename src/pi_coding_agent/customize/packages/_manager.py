@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from pi_coding_agent.core.paths import CONFIG_DIR_NAME, make_private_dirs
-from pi_coding_agent.customize.packages import _git, _index
+from pi_coding_agent.customize.packages import _git, _index, _npm
 from pi_coding_agent.customize.packages._layout import Layout, Scope
 from pi_coding_agent.customize.packages._resolve import PackageEntry, Resolver, entry_source
 from pi_coding_agent.customize.packages._run import PackageError
@@ -35,11 +35,6 @@ from pi_coding_agent.customize.packages._sources import (
     parse_source,
 )
 from pi_coding_agent.customize.packages._staging import remove_tree
-
-NPM_UNSUPPORTED = (
-    "npm packages are installed by Pi's own CLI; pi for Python reads them from ~/.pi/agent/npm when present. "
-    "Install the package from its git repository (git:host/user/repo) or a local folder instead"
-)
 
 
 @dataclass(frozen=True)
@@ -134,9 +129,12 @@ class PackageManager:
             parsed = parse_source(source)
         except SourceError as error:
             raise PackageError(str(error)) from None
-        if isinstance(parsed, NpmSource):
-            raise PackageError(NPM_UNSUPPORTED)
         return parsed
+
+    def npm_command(self) -> list[str]:
+        """``npmCommand`` of the settings (the project's wins when trusted), else ``npm``."""
+        project = self._settings("project") if self.project_trusted else {}
+        return _npm.npm_command(self._settings("user"), project)
 
     def install_parsed(self, source: str, parsed: Source, scope: Scope, *, reinstall: bool = False) -> None:
         """Put a git or index package in its folder (already there: move it to the source's ref or version)."""
@@ -154,8 +152,8 @@ class PackageManager:
             release = _index.best_release(parsed, self.index_url())
             if reinstall or not os.path.isdir(path) or _index.installed_version(path) != str(release.version):
                 _index.install_release(release, path, root, self.index_url())
-        elif isinstance(parsed, NpmSource):
-            raise PackageError(NPM_UNSUPPORTED)
+        elif isinstance(parsed, NpmSource) and (reinstall or not os.path.isdir(path)):
+            _npm.install(parsed, path, self.npm_command())
 
     def _record(self, source: str, scope: Scope) -> None:
         packages = self._packages(scope)
@@ -182,7 +180,9 @@ class PackageManager:
             return False
         self.progress(f"Removing {source}...")
         path = self.layout.install_path(parsed, scope)
-        if path is not None and not isinstance(parsed, NpmSource) and os.path.exists(path):
+        if path is not None and isinstance(parsed, NpmSource):
+            _npm.uninstall(parsed, path, self.npm_command())
+        elif path is not None and os.path.exists(path):
             remove_tree(path, self.layout.install_root(scope))
         self._write_packages(scope, kept)
         return True
@@ -212,9 +212,9 @@ class PackageManager:
         changed: list[str] = []
         for package in targets:
             parsed = parse_source(package.source)
-            if isinstance(parsed, (LocalSource, NpmSource)):
+            if isinstance(parsed, LocalSource):
                 continue
-            if isinstance(parsed, PypiSource) and parsed.pinned and package.installed_path:
+            if isinstance(parsed, (PypiSource, NpmSource)) and parsed.pinned and package.installed_path:
                 continue
             if self._update_one(package, parsed):
                 changed.append(package.source)
@@ -233,6 +233,10 @@ class PackageManager:
             return True
         if isinstance(parsed, GitSource):
             return _git.update(parsed, path)
+        if isinstance(parsed, NpmSource):
+            before = _npm.installed_version(path)
+            _npm.install(parsed, path, self.npm_command())
+            return _npm.installed_version(path) != before
         assert isinstance(parsed, PypiSource)
         release = _index.best_release(parsed, self.index_url())
         if _index.installed_version(path) == str(release.version):

@@ -21,7 +21,6 @@ from typing import Any, Literal
 from pi_coding_agent.customize.packages._layout import Layout, LayoutError, Scope
 from pi_coding_agent.customize.packages._sources import (
     LocalSource,
-    NpmSource,
     Source,
     SourceError,
     parse_source,
@@ -270,7 +269,7 @@ class Resolver:
         if path is None:
             return
         if not os.path.isdir(path):
-            installable = not isinstance(parsed, NpmSource) and install_missing is not None
+            installable = install_missing is not None
             if not (installable and install_missing and install_missing(base_source, parsed, base_scope)):
                 result.not_installed.append((base_source, base_scope))
                 return

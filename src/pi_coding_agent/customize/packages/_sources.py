@@ -5,7 +5,7 @@
   on this machine; Pi has no such form);
 * ``pypi:name``, ``pypi:name==1.2.0``, ``pypi:name>=1,<2`` (a source distribution from a Python
   package index; ours);
-* ``npm:name[@version]`` (Pi's; read from Pi's own install folder, never installed by us);
+* ``npm:name[@version]`` (Pi's; installed with npm into Pi's layout, ``_npm``);
 * anything else is a local path (a folder, or one extension file), relative to the settings
   file it appears in (``~/.pi/agent`` or ``.pi``) or, on the command line, to the working
   directory; ``file://`` URLs are local paths too, as in Pi.

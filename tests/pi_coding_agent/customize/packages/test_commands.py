@@ -205,8 +205,8 @@ def test_failed_installs_leave_nothing_behind(box: Sandbox) -> None:
         assert done.returncode == 1 and "no project" in done.stderr
         _nothing_installed(box, before)
 
-    done = _pi(box, "install", "npm:@foo/bar")
-    assert done.returncode == 1 and "npm packages are installed by Pi's own CLI" in done.stderr
+    done = _pi(box, "install", "npm:@pi-for-python-tests/not-published")
+    assert done.returncode == 1 and "npm install @pi-for-python-tests/not-published" in done.stderr
     done = _pi(box, "install", "./not-here")
     assert done.returncode == 1 and done.stderr == f"Error: Path does not exist: {box.work}/not-here\n"
     _nothing_installed(box, before)

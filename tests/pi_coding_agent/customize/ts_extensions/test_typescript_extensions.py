@@ -11,16 +11,28 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from pi_coding_agent.app.rpc import RpcClient
 from tests.pi_coding_agent.e2e._harness import OPENAI_MODEL, OUR_PI, Sandbox, run_ours, run_pi
 from tests.support import oracle
 from tests.support.npm_packages import node_cache, npm_package
 from tests.support.scripted_provider import ScriptedProvider
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _node_runtime_ready() -> None:
+    """Node and Pi's libraries installed (once, cached) before any sandboxed run needs them."""
+    from pi_coding_agent.core.node_runtime import ensure_node_runtime
+
+    ensure_node_runtime()
+
 
 WEATHER = Path(__file__).resolve().parent / "fixtures" / "weather.ts"
 PI_CURRENT = "pi-cli-current"
@@ -222,3 +234,41 @@ def test_a_typescript_command_over_rpc_notifies_like_pi(tmp_path: Path) -> None:
         ]
     assert seen["ours"] == seen["pi"]
     assert seen["ours"][0]["message"] == "forecast for Oslo"
+
+
+def test_pi_install_npm_puts_the_package_in_pis_layout(tmp_path: Path) -> None:
+    """``pi install npm:pi-aliases@1.0.7`` runs ``npmCommand`` (here a logging wrapper around npm)
+    into ``<agent dir>/npm`` as Pi does; the package's TypeScript commands then load, ``pi list``
+    names it, ``pi remove`` uninstalls it."""
+    npm = shutil.which("npm")
+    assert npm is not None, "npm is needed for this test"
+    log = tmp_path / "npm-calls.log"
+    wrapper = tmp_path / "npm-wrapper.sh"
+    wrapper.write_text(f'#!/bin/sh\necho "$@" >> {log}\nexec {npm} "$@"\n', encoding="utf-8")
+    wrapper.chmod(0o755)
+    with ScriptedProvider([{"text": "hi"}]) as provider:
+        box = Sandbox.create(tmp_path / "box", provider.base_url, {"npmCommand": [str(wrapper)]})
+        # npm reaches the registry as it does outside the sandbox (a CA bundle the machine sets).
+        certificates = {
+            k: os.environ[k] for k in ("NODE_EXTRA_CA_CERTS", "npm_config_cafile") if k in os.environ
+        }
+        env = {"PI_NODE_CACHE": node_cache(), **certificates}
+        done = run_ours(box, "install", "npm:pi-aliases@1.0.7", timeout=300, **env)
+        assert done.returncode == 0, done.stderr
+        installed = box.agent_dir / "npm" / "node_modules" / "pi-aliases" / "package.json"
+        assert json.loads(installed.read_text(encoding="utf-8"))["version"] == "1.0.7"
+        assert (
+            json.loads((box.agent_dir / "npm" / "package.json").read_text(encoding="utf-8"))["name"]
+            == "pi-extensions"
+        )
+        assert "install pi-aliases@1.0.7 --prefix" in log.read_text(encoding="utf-8")
+        settings = json.loads((box.agent_dir / "settings.json").read_text(encoding="utf-8"))
+        assert settings["packages"] == ["npm:pi-aliases@1.0.7"]
+        listed = run_ours(box, "list", **env)
+        assert "npm:pi-aliases@1.0.7" in listed.stdout, listed.stdout
+        commands, _messages = asyncio.run(_rpc_commands(box, [str(OUR_PI)]))
+        assert {"clear", "exit"} <= {c["name"] for c in commands if c["source"] == "extension"}
+        removed = run_ours(box, "remove", "npm:pi-aliases", timeout=300, **env)
+        assert removed.returncode == 0, removed.stderr
+        assert not installed.exists()
+        assert json.loads((box.agent_dir / "settings.json").read_text(encoding="utf-8"))["packages"] == []
