@@ -192,8 +192,14 @@ def test_the_node_runtime_is_pinned_and_new_enough() -> None:
     assert version is not None and version >= (22, 19, 0)
 
 
-def _rpc_until_answered(box: Sandbox, command: list[str], request: dict[str, Any]) -> list[dict[str, Any]]:
-    """Send one RPC request and read records until its response; then end the input."""
+def _rpc_until_answered(
+    box: Sandbox,
+    command: list[str],
+    request: dict[str, Any],
+    dialogs: dict[str, dict[str, Any]] | None = None,
+) -> list[dict[str, Any]]:
+    """Send one RPC request and read records until its response (answering the dialogs named
+    in ``dialogs`` by method); then end the input."""
     process = subprocess.Popen(
         [*command, "--mode", "rpc", "--model", OPENAI_MODEL, "-e", str(WEATHER)],
         cwd=box.work,
@@ -209,7 +215,16 @@ def _rpc_until_answered(box: Sandbox, command: list[str], request: dict[str, Any
     records: list[dict[str, Any]] = []
     for line in process.stdout:
         records.append(json.loads(line))
-        if records[-1].get("id") == request["id"] and records[-1].get("type") == "response":
+        record = records[-1]
+        if record.get("type") == "extension_ui_request" and record.get("method") in (dialogs or {}):
+            answer = {
+                "type": "extension_ui_response",
+                "id": record["id"],
+                **(dialogs or {})[record["method"]],
+            }
+            process.stdin.write(json.dumps(answer) + "\n")
+            process.stdin.flush()
+        if record.get("id") == request["id"] and record.get("type") == "response":
             break
     process.stdin.close()
     process.wait(timeout=60)
@@ -272,3 +287,24 @@ def test_pi_install_npm_puts_the_package_in_pis_layout(tmp_path: Path) -> None:
         assert removed.returncode == 0, removed.stderr
         assert not installed.exists()
         assert json.loads((box.agent_dir / "settings.json").read_text(encoding="utf-8"))["packages"] == []
+
+
+def test_a_typescript_dialog_over_rpc_gets_the_clients_answer_like_pi(tmp_path: Path) -> None:
+    """``ctx.ui.select`` in a TypeScript command is a ``select`` request to the RPC client; the
+    client's answer reaches the command, as with Pi 1.6."""
+    folder = oracle.require_live_oracle(current=True)
+    seen = {}
+    for who, command in (("ours", [str(OUR_PI)]), ("pi", [str(folder / PI_CURRENT)])):
+        with ScriptedProvider([{"text": "unused"}]) as provider:
+            box = Sandbox.create(tmp_path / who, provider.base_url)
+            records = _rpc_until_answered(
+                box, command, {"id": "1", "type": "prompt", "message": "/pick"}, {"select": {"value": "Lima"}}
+            )
+        seen[who] = [
+            {k: v for k, v in record.items() if k != "id" or record.get("type") == "response"}
+            for record in records
+            if record.get("type") in ("extension_ui_request", "response")
+        ]
+    assert seen["ours"] == seen["pi"]
+    assert [record.get("method") for record in seen["ours"][:2]] == ["select", "notify"]
+    assert seen["ours"][1]["message"] == "picked Lima"
