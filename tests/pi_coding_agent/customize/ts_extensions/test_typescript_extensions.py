@@ -308,3 +308,26 @@ def test_a_typescript_dialog_over_rpc_gets_the_clients_answer_like_pi(tmp_path: 
     assert seen["ours"] == seen["pi"]
     assert [record.get("method") for record in seen["ours"][:2]] == ["select", "notify"]
     assert seen["ours"][1]["message"] == "picked Lima"
+
+
+def test_a_typescript_dialog_in_the_terminal_ui(tmp_path: Path) -> None:
+    """In our TUI, ``/pick`` (a TypeScript command) shows its ``select`` dialog; the choice made
+    with the keys reaches the command, whose ``notify`` is drawn."""
+    from tests.support.pty_terminal import Pty
+
+    with ScriptedProvider([{"text": "unused"}]) as provider:
+        box = Sandbox.create(tmp_path / "box", provider.base_url)
+        env = box.env(TERM="xterm-256color", PI_NODE_CACHE=node_cache())
+        program = Pty([str(OUR_PI), "--model", OPENAI_MODEL, "-e", str(WEATHER)], box.work, env)
+        try:
+            program.wait_for("scripted-model")
+            mark = program.mark()
+            program.write("/pick")
+            program.wait_for("/pick", mark)
+            program.write("\r")
+            program.wait_for("Which city?", mark)
+            program.write("\x1b[B")
+            program.write("\r")
+            program.wait_for("picked Lima", mark)
+        finally:
+            program.close()
