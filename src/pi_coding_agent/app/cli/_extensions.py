@@ -95,7 +95,7 @@ async def _load_both(
     TypeScript ones start the Node host (only when there is one); when Node cannot be had each
     is one warning line and the rest of the run goes on.
     """
-    from pi_coding_agent.customize.extensions import ExtensionRunner, load_extensions
+    from pi_coding_agent.customize.extensions import ExtensionRunner, find_conflicts, load_extensions
     from pi_coding_agent.customize.ts_extensions import is_typescript_extension, load_typescript_extensions
 
     runner = into if into is not None else ExtensionRunner([], cwd)
@@ -108,9 +108,9 @@ async def _load_both(
         runner.extensions.extend(loaded.extensions)
         errors += loaded.errors
     modules = [path for path in paths if not is_typescript_extension(path)]
-    runner, python_errors = await load_extensions(modules, cwd, into=runner)
+    runner, python_errors = await load_extensions(modules, cwd, into=runner, check_conflicts=False)
     _in_given_order(runner, paths)
-    return runner, errors + python_errors
+    return runner, errors + python_errors + find_conflicts(runner.extensions)
 
 
 def _in_given_order(runner: ExtensionRunner, paths: Sequence[str]) -> None:

@@ -42,7 +42,7 @@ from pi_coding_agent.customize.extensions._events import (
 )
 from pi_coding_agent.customize.extensions._extension import Extension
 from pi_coding_agent.customize.extensions._host import ExtensionHost
-from pi_coding_agent.customize.extensions._loader import load_extensions
+from pi_coding_agent.customize.extensions._loader import find_conflicts, load_extensions
 from pi_coding_agent.customize.extensions._runner import ExtensionRunner, call_handler
 from pi_coding_agent.customize.extensions._tools import ExtensionTool, to_tool_result
 from pi_coding_agent.customize.extensions._types import (
@@ -94,6 +94,7 @@ __all__ = [
     "TurnStartEvent",
     "UserBashEvent",
     "call_handler",
+    "find_conflicts",
     "load_extensions",
     "to_tool_result",
 ]

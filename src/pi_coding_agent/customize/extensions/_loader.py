@@ -89,9 +89,12 @@ async def load_extensions(
     flag_values: dict[str, bool | str] | None = None,
     *,
     into: ExtensionRunner | None = None,
+    check_conflicts: bool = True,
 ) -> tuple[ExtensionRunner, list[ExtensionError]]:
     """Import and set up every extension; the runner (``into``, or a new one) holds those
-    that loaded. A path ``into`` already has is not loaded twice."""
+    that loaded. A path ``into`` already has is not loaded twice. ``check_conflicts=False``
+    leaves the tool and flag conflicts to the caller (``find_conflicts``, once every kind of
+    extension is in place)."""
     runner = into if into is not None else ExtensionRunner([], cwd, flag_values)
     loaded = {_entry_file(e.path) for e in runner.extensions}
     errors: list[ExtensionError] = []
@@ -114,10 +117,10 @@ async def load_extensions(
             runner.extensions.remove(extension)
             errors.append(ExtensionError(shown, "setup", f"Failed to load extension: {error_text(error)}"))
     runner.refresh_handlers()
-    return runner, errors + _conflicts(runner.extensions)
+    return runner, errors + (find_conflicts(runner.extensions) if check_conflicts else [])
 
 
-def _conflicts(extensions: Sequence[Extension]) -> list[ExtensionError]:
+def find_conflicts(extensions: Sequence[Extension]) -> list[ExtensionError]:
     """A tool or flag an earlier extension registered already: a load failure of the later
     one, in Pi's words (each extension's tools, then its flags)."""
     found: list[ExtensionError] = []

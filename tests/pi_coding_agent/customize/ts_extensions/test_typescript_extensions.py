@@ -331,3 +331,24 @@ def test_a_typescript_dialog_in_the_terminal_ui(tmp_path: Path) -> None:
             program.wait_for("picked Lima", mark)
         finally:
             program.close()
+
+
+@pytest.mark.parametrize("typescript_first", [True, False])
+def test_a_tool_registered_by_both_kinds_is_a_conflict_of_the_later_one(
+    tmp_path: Path, typescript_first: bool
+) -> None:
+    """Python and TypeScript extensions load in the order given; the later registration of a
+    tool name is the one reported (Pi's words), and the run does not start."""
+    twin = WEATHER.parent / "weather_twin.py"
+    order = [WEATHER, twin] if typescript_first else [twin, WEATHER]
+    with ScriptedProvider([{"text": "unused"}]) as provider:
+        box = Sandbox.create(tmp_path / "box", provider.base_url)
+        args = [arg for path in order for arg in ("-e", str(path))]
+        done = run_ours(
+            box, "--model", OPENAI_MODEL, *args, "-p", "hi", timeout=120, PI_NODE_CACHE=node_cache()
+        )
+    first, second = order
+    assert done.returncode == 1
+    assert f'Failed to load extension "{second}": Tool "weather" conflicts with {first}' in done.stderr, (
+        done.stderr
+    )
