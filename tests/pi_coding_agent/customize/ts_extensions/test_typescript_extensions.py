@@ -352,3 +352,60 @@ def test_a_tool_registered_by_both_kinds_is_a_conflict_of_the_later_one(
     assert f'Failed to load extension "{second}": Tool "weather" conflicts with {first}' in done.stderr, (
         done.stderr
     )
+
+
+def _abort_then_clear(box: Sandbox, command: list[str]) -> dict[str, Any]:
+    """A TS tool waiting on its signal, aborted by the client; then ``/clear`` (pi-aliases:
+    ``ctx.newSession()``) and the messages left."""
+    aliases = npm_package("pi-aliases", "1.0.7") / "src" / "index.ts"
+    process = subprocess.Popen(
+        [*command, "--mode", "rpc", "--model", OPENAI_MODEL, "-e", str(WEATHER), "-e", str(aliases)],
+        cwd=box.work,
+        env={**box.env(), "PI_NODE_CACHE": node_cache()},
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    stdin, stdout = process.stdin, process.stdout
+
+    def send(message: dict[str, Any]) -> None:
+        stdin.write(json.dumps(message) + "\n")
+        stdin.flush()
+
+    def until(done: Any) -> list[dict[str, Any]]:
+        records = []
+        for line in stdout:
+            records.append(json.loads(line))
+            if done(records[-1]):
+                break
+        return records
+
+    send({"id": "1", "type": "prompt", "message": "wait"})
+    until(lambda record: record.get("type") == "tool_execution_update")  # the tool runs
+    send({"id": "2", "type": "abort"})
+    ended = [
+        r
+        for r in until(lambda record: record.get("type") == "agent_end")
+        if r["type"] == "tool_execution_end"
+    ]
+    send({"id": "3", "type": "prompt", "message": "/clear"})
+    until(lambda record: record.get("id") == "3")
+    send({"id": "4", "type": "get_messages"})
+    messages = until(lambda record: record.get("id") == "4")[-1]["data"]["messages"]
+    stdin.close()
+    process.wait(timeout=60)
+    return {"tool_end": [(r["result"], r["isError"]) for r in ended], "messages_after_clear": messages}
+
+
+def test_abort_reaches_a_typescript_tool_and_a_command_replaces_the_session_like_pi(tmp_path: Path) -> None:
+    folder = oracle.require_live_oracle(current=True)
+    seen = {}
+    for who, command in (("ours", [str(OUR_PI)]), ("pi", [str(folder / PI_CURRENT)])):
+        turns = [{"tool_calls": [{"id": "c1", "name": "wait_for_abort", "arguments": {}}]}, {"text": "after"}]
+        with ScriptedProvider(turns) as provider:
+            seen[who] = _abort_then_clear(Sandbox.create(tmp_path / who, provider.base_url), command)
+    assert seen["ours"] == seen["pi"]
+    assert seen["ours"]["tool_end"][0][0]["content"][0]["text"] == "stopped by the abort"
+    assert seen["ours"]["messages_after_clear"] == []
