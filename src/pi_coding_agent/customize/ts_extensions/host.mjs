@@ -297,7 +297,7 @@ const ops = {
 			fromPi("core/event-bus.js"),
 		]);
 		SessionManagerClass = sessionModule.SessionManager;
-		fallbackTheme = await themeOrFallback();
+		loadThemeLater();
 		state.cwd = cwd;
 		runtime = loader.createExtensionRuntime();
 		const result = await loader.loadExtensions(paths, cwd, eventBusModule.createEventBus(), runtime);
@@ -349,15 +349,19 @@ const ops = {
 	},
 };
 
-async function themeOrFallback() {
-	try {
-		const themeModule = await fromPi("modes/interactive/theme/theme.js");
-		themeModule.initTheme?.("dark", false);
-		return themeModule.theme;
-	} catch {
-		const plain = (_color, text) => text;
-		return { fg: plain, bg: plain, bold: (text) => text, italic: (text) => text, underline: (text) => text, dim: (text) => text };
-	}
+/** Pi's theme once its module has loaded (in the background: most extensions never read it);
+ * until then a theme that leaves text as it is. */
+function loadThemeLater() {
+	const plain = (_color, text) => text;
+	const same = (text) => text;
+	fallbackTheme = { fg: plain, bg: plain, bold: same, italic: same, underline: same, dim: same, strikethrough: same };
+	fromPi("modes/interactive/theme/theme.js").then(
+		(themeModule) => {
+			themeModule.initTheme?.("dark", false);
+			fallbackTheme = themeModule.theme;
+		},
+		() => {},
+	);
 }
 
 let lastRegistry = "";
