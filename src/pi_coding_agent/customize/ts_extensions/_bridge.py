@@ -47,6 +47,7 @@ class TypeScriptHost:
         self._contexts: dict[int, Any] = {}
         self._updates: dict[int, Callable[[Any], None]] = {}
         self._sent_session: tuple[str, int] | None = None
+        self._models_sent = False
 
     async def start(self, runtime: NodeRuntime, cwd: str) -> None:
         self.process = await HostProcess.start(runtime, cwd, self._on_call, self._on_notify)
@@ -104,9 +105,12 @@ class TypeScriptHost:
             commands=host.available_commands_for_extensions(),
             systemPrompt=host.system_prompt,
             contextUsage=encode(host.get_context_usage()),
-            models=[{**encode(model), "available": True} for model in host.catalog.available()],
             session=self._session_update(),
         )
+        if not self._models_sent:
+            # Once: the catalog's credential checks are too slow for every event.
+            state["models"] = [{**encode(model), "available": True} for model in host.catalog.available()]
+            self._models_sent = True
         return state
 
     def _session_update(self) -> dict[str, Any] | None:
@@ -139,6 +143,8 @@ class TypeScriptHost:
 
     async def _on_call(self, method: str, op: int | None, args: dict[str, Any]) -> Any:
         ctx = self._contexts.get(op) if op is not None else None
+        if method == "registerProvider":
+            self._models_sent = False  # the next request sends the catalog again
         return await answer_call(self.runner, ctx if ctx is not None else self.runner.context(), method, args)
 
     def _on_notify(self, kind: str, op: int | None, args: dict[str, Any]) -> None:
@@ -295,4 +301,3 @@ class TypeScriptHost:
         if self.process is not None:
             await self.process.close()
             self.process = None
-

@@ -398,4 +398,7 @@ readline.createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFI
 	void handleOp(message);
 });
 process.stdin.on("end", () => process.exit(0));
+// An extension's stray rejection or throw (a timer, a socket) is reported; the host, and with
+// it every other TypeScript extension, keeps running.
 process.on("unhandledRejection", (error) => reportError("<ts-host>", "unhandled", error));
+process.on("uncaughtException", (error) => reportError("<ts-host>", "uncaught", error));

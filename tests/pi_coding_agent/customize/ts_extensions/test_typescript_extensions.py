@@ -409,3 +409,53 @@ def test_abort_reaches_a_typescript_tool_and_a_command_replaces_the_session_like
     assert seen["ours"] == seen["pi"]
     assert seen["ours"]["tool_end"][0][0]["content"][0]["text"] == "stopped by the abort"
     assert seen["ours"]["messages_after_clear"] == []
+
+
+def _prompt_then(box: Sandbox, command: list[str], follow_up: str) -> list[dict[str, Any]]:
+    """One prompt to the model, then ``follow_up`` (a command); the records of the second."""
+    process = subprocess.Popen(
+        [*command, "--mode", "rpc", "--model", OPENAI_MODEL, "-e", str(WEATHER), "--units", "imperial"],
+        cwd=box.work,
+        env={**box.env(), "PI_NODE_CACHE": node_cache()},
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    records: list[dict[str, Any]] = []
+    process.stdin.write(json.dumps({"id": "1", "type": "prompt", "message": "hello"}) + "\n")
+    process.stdin.flush()
+    for line in process.stdout:
+        if json.loads(line).get("type") == "agent_end":
+            break
+    process.stdin.write(json.dumps({"id": "2", "type": "prompt", "message": follow_up}) + "\n")
+    process.stdin.flush()
+    for line in process.stdout:
+        records.append(json.loads(line))
+        if records[-1].get("id") == "2":
+            break
+    process.stdin.close()
+    process.wait(timeout=60)
+    return records
+
+
+def test_the_synchronous_getters_see_the_session_as_in_pi(tmp_path: Path) -> None:
+    """``ctx.model``, ``pi.getActiveTools()``, ``pi.getThinkingLevel()``, ``pi.getFlag()`` and
+    ``ctx.sessionManager`` (entries, branch, leaf) read in a TypeScript command after one turn:
+    the same as in Pi 1.6."""
+    folder = oracle.require_live_oracle(current=True)
+    seen = {}
+    for who, command in (("ours", [str(OUR_PI)]), ("pi", [str(folder / PI_CURRENT)])):
+        with ScriptedProvider([{"text": "hi"}]) as provider:
+            records = _prompt_then(Sandbox.create(tmp_path / who, provider.base_url), command, "/inspect")
+        notes = [
+            r["message"]
+            for r in records
+            if r.get("type") == "extension_ui_request" and r["method"] == "notify"
+        ]
+        seen[who] = json.loads(notes[0])
+    assert seen["ours"] == seen["pi"]
+    assert seen["ours"]["branchRoles"] == ["system", "user", "assistant"]  # 1.6 stores the system prompt
+    assert seen["ours"]["flag"] == "imperial"
+    assert seen["ours"]["model"] == OPENAI_MODEL and "weather" in seen["ours"]["activeTools"]
