@@ -411,8 +411,11 @@ def test_abort_reaches_a_typescript_tool_and_a_command_replaces_the_session_like
     assert seen["ours"]["messages_after_clear"] == []
 
 
-def _prompt_then(box: Sandbox, command: list[str], follow_up: str) -> list[dict[str, Any]]:
-    """One prompt to the model, then ``follow_up`` (a command); the records of the second."""
+def _prompt_then(
+    box: Sandbox, command: list[str], follow_up: str, *, to_model: bool = False
+) -> list[dict[str, Any]]:
+    """One prompt to the model, then ``follow_up`` (a command; ``to_model``: a prompt, read until
+    its run ends); the records of the second."""
     process = subprocess.Popen(
         [*command, "--mode", "rpc", "--model", OPENAI_MODEL, "-e", str(WEATHER), "--units", "imperial"],
         cwd=box.work,
@@ -433,7 +436,7 @@ def _prompt_then(box: Sandbox, command: list[str], follow_up: str) -> list[dict[
     process.stdin.flush()
     for line in process.stdout:
         records.append(json.loads(line))
-        if records[-1].get("id") == "2":
+        if records[-1].get("type") == "agent_end" if to_model else records[-1].get("id") == "2":
             break
     process.stdin.close()
     process.wait(timeout=60)
@@ -459,3 +462,62 @@ def test_the_synchronous_getters_see_the_session_as_in_pi(tmp_path: Path) -> Non
     assert seen["ours"]["branchRoles"] == ["system", "user", "assistant"]  # 1.6 stores the system prompt
     assert seen["ours"]["flag"] == "imperial"
     assert seen["ours"]["model"] == OPENAI_MODEL and "weather" in seen["ours"]["activeTools"]
+
+
+def test_context_and_pi_actions_of_a_typescript_extension_like_pi(tmp_path: Path) -> None:
+    """The ``context`` handler drops a message from what the model gets (the session keeps it);
+    ``/actions`` runs ``pi.exec``, ``ctx.ui.setStatus``, ``pi.sendMessage`` and ``pi.setModel``:
+    the RPC records and the next request are Pi 1.6's."""
+    folder = oracle.require_live_oracle(current=True)
+    seen = {}
+    for who, command in (("ours", [str(OUR_PI)]), ("pi", [str(folder / PI_CURRENT)])):
+        with ScriptedProvider([{"text": "first"}, {"text": "second"}]) as provider:
+            box = Sandbox.create(tmp_path / who, provider.base_url)
+            _prompt_then(box, command, "SECRET plan", to_model=True)
+            requests = list(provider.requests)
+            assert len(requests) == 2, who
+            records = _prompt_then_state(box, command)
+        seen[who] = {
+            # The text only: ours sends a lone text part as a string, 1.6 as a list (not this issue's).
+            "second_request_users": [
+                _text(m["content"]) for m in requests[-1]["body"]["messages"] if m["role"] == "user"
+            ],
+            "records": records,
+        }
+    assert seen["ours"] == seen["pi"], seen
+    assert seen["ours"]["second_request_users"] == ["hello"]  # "SECRET plan" never reached the model
+    assert seen["ours"]["records"][-1] == "scripted-claude"
+
+
+def _text(content: Any) -> str:
+    return content if isinstance(content, str) else "".join(part.get("text", "") for part in content)
+
+
+def _prompt_then_state(box: Sandbox, command: list[str]) -> list[Any]:
+    process = subprocess.Popen(
+        [*command, "--mode", "rpc", "--model", OPENAI_MODEL, "-e", str(WEATHER)],
+        cwd=box.work,
+        env={**box.env(), "PI_NODE_CACHE": node_cache()},
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    shown: list[Any] = []
+    for request in ({"id": "1", "type": "prompt", "message": "/actions"}, {"id": "2", "type": "get_state"}):
+        process.stdin.write(json.dumps(request) + "\n")
+        process.stdin.flush()
+        for line in process.stdout:
+            record = json.loads(line)
+            if record.get("type") == "extension_ui_request":
+                shown.append({k: v for k, v in record.items() if k != "id"})
+            elif record.get("type") == "message_end" and record["message"].get("role") == "custom":
+                shown.append({k: record["message"].get(k) for k in ("customType", "content", "display")})
+            elif record.get("id") == request["id"]:
+                data = record.get("data") or {}
+                shown.append(data["model"]["id"] if "model" in data else record.get("success"))
+                break
+    process.stdin.close()
+    process.wait(timeout=60)
+    return shown
