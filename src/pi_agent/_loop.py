@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from contextvars import ContextVar
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -43,7 +44,7 @@ from pi_agent._events import (
 )
 from pi_agent._roles import AgentMessage, IncrementalLlmFilter, default_convert_to_llm
 from pi_agent._stream import EventStream
-from pi_agent._tools import AgentTool, AgentToolResult
+from pi_agent._tools import AgentTool, AgentToolResult, ToolFailure
 from pi_agent._types import (
     AfterToolCallContext,
     AgentContext,
@@ -683,17 +684,26 @@ class _ToolBatch:
                 updates.append(asyncio.ensure_future(pending))
 
         started = time.perf_counter()
+        token = _current_runner.set(NestedToolRunner(self, call))
         try:
             result: AgentToolResult[Any] = await prepared.tool.execute(call.id, prepared.args, self.signal, on_update)
             outcome = (result, False)
         except Exception as error:
-            outcome = (_error_result(_error_text(error)), True)
+            failed = _error_result(_error_text(error))
+            if isinstance(error, ToolFailure):
+                failed.structured_content = error.structured_content
+                if error.content is not None:
+                    failed.content = list(error.content)
+                if error.details is not None:
+                    failed.details = error.details
+            outcome = (failed, True)
         except BaseException:
             for update in updates:
                 update.cancel()
             raise
         finally:
             accepting = False
+            _current_runner.reset(token)
         duration_ms = int((time.perf_counter() - started) * 1000 + 0.5)  # Math.round of a non-negative time
         if concurrent:
             await _take_js_turns(sent)
@@ -755,3 +765,76 @@ async def _gather(coroutines: list[Coroutine[Any, Any, _Outcome]]) -> list[_Outc
                 raise error from None
         raise
     return [task.result() for task in tasks]
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class NestedToolOutcome:
+    """What a nested call came to: its result (after ``after_tool_call``) and whether it failed."""
+
+    tool_call_id: str
+    result: AgentToolResult[Any]
+    is_error: bool
+
+
+class _NestedBatch(_ToolBatch):
+    """A batch of one nested call: finds only its tool and reports no events."""
+
+    __slots__ = ("tool",)
+
+    def __init__(self, parent: _ToolBatch, tool: AgentTool, signal: AbortSignal | None) -> None:
+        self.context = parent.context
+        self.config = parent.config
+        self.emit = _silent
+        self.send = _sender(_silent)
+        self.signal = signal
+        self.reply = parent.reply
+        self.tool = tool
+
+    def _find_tool(self, name: str) -> AgentTool | None:
+        return self.tool if name == self.tool.name else None
+
+
+def _silent(_event: AgentEvent) -> None:
+    return None
+
+
+class NestedToolRunner:
+    """Runs tool calls for the tool that is executing (a tool that calls other tools, such as
+    ``codemode``), through the same pipeline as the model's calls: ``prepare_arguments``, argument
+    validation, ``before_tool_call`` (which may block), ``execute`` and ``after_tool_call``.
+
+    A tool gets its runner from ``current_tool_runner()`` while its ``execute`` runs. The tool to
+    run is passed in, so it need not be among the active tools. Nested calls get the ids
+    ``<parent id>/<n>``; they add nothing to the transcript and emit no events. ``run`` never
+    raises for the tool's failures: they come back with ``is_error``."""
+
+    def __init__(self, batch: _ToolBatch, parent: ToolCall) -> None:
+        self._batch = batch
+        self._parent = parent
+        self._count = 0
+
+    @property
+    def parent_tool_call_id(self) -> str:
+        return self._parent.id
+
+    async def run(
+        self, tool: AgentTool, arguments: dict[str, Any], signal: AbortSignal | None = None
+    ) -> NestedToolOutcome:
+        self._count += 1
+        call = ToolCall(id=f"{self._parent.id}/{self._count}", name=tool.name, arguments=arguments)
+        batch = _NestedBatch(self._batch, tool, signal if signal is not None else self._batch.signal)
+        prepared = await batch._prepare(call)
+        if isinstance(prepared, _Prepared):
+            outcome = await batch._execute_and_finalize(prepared, concurrent=False)
+        else:
+            outcome = prepared
+        return NestedToolOutcome(tool_call_id=call.id, result=outcome.result, is_error=outcome.is_error)
+
+
+_current_runner: ContextVar[NestedToolRunner | None] = ContextVar("pi_agent_nested_tool_runner", default=None)
+
+
+def current_tool_runner() -> NestedToolRunner | None:
+    """The runner for nested calls of the tool whose ``execute`` is running (``None`` outside a
+    tool, or for a tool called directly rather than by the loop)."""
+    return _current_runner.get()
