@@ -30,7 +30,7 @@ GLOBALS = """Globals:
 - `store(key, value)` and `load(key)` keep JSON values from one codemode call to the next.
 - `ALL_TOOLS`, `await searchTools(query, { limit?, namespace? })`, `await describeTool(name)` and `await describeNamespace(name)` find tools that are not listed here, such as MCP tools."""
 
-SNIPPET = "Run JavaScript that calls other tools"
+SNIPPET = "Run a JavaScript program that calls the other tools"
 GUIDELINES = (
     "Use codemode to run independent tool calls together (Promise.allSettled), chain them, or cut large "
     "output down, rather than making many separate calls.",
@@ -86,7 +86,7 @@ class _Group:
     """(tool name, section, cost in tokens)"""
 
 
-def _fit(groups: Sequence[_Group], budget: int | None) -> set[str]:
+def _fit(groups: Sequence[_Group], budget: float | None) -> set[str]:
     """Tools whose sections fit the budget: rounds in which every group places its cheapest
     remaining tool, a group dropping out once its next tool does not fit, so every namespace
     shows some tools before any shows all."""
@@ -111,7 +111,7 @@ def _fit(groups: Sequence[_Group], budget: int | None) -> set[str]:
     return shown
 
 
-def describe_codemode(listed: Sequence[AgentTool], facts: ToolFacts, inline_budget: int | None = DEFAULT_INLINE_BUDGET) -> str:
+def describe_codemode(listed: Sequence[AgentTool], facts: ToolFacts, inline_budget: float | None = DEFAULT_INLINE_BUDGET) -> str:
     """The tool's description, listing ``listed`` (``deferred`` tools never)."""
     tools = [tool for tool in listed if tool.name != CODEMODE_TOOL_NAME and facts.exposure(tool.name) != "deferred"]
     parts = [INTRO, GLOBALS]
@@ -157,7 +157,7 @@ class Loadout:
 
 
 def prepare_loadout(
-    declared: Sequence[AgentTool], callable_tools: Sequence[AgentTool], facts: ToolFacts, mode: Mode, inline_budget: int | None
+    declared: Sequence[AgentTool], callable_tools: Sequence[AgentTool], facts: ToolFacts, mode: Mode, inline_budget: float | None
 ) -> Loadout:
     """``on``: declared callable tools get the script note, and codemode lists the callable tools
     that are not ``direct``. ``only``: codemode lists every callable tool, and the declared

@@ -25,11 +25,13 @@ from pi_coding_agent.core.codemode._catalog import (
     DEFAULT_INLINE_BUDGET,
     GUIDELINES,
     SNIPPET,
+    Loadout,
     Mode,
     Namespace,
     ToolFacts,
     declaration,
     describe_codemode,
+    prepare_loadout,
 )
 from pi_coding_agent.core.codemode._format import (
     DEFAULT_MAX_OUTPUT_TOKENS,
@@ -73,17 +75,19 @@ class CodemodeHost:
     save_store: Callable[[dict[str, Any], list[str]], None] | None = None
     """Record a successful script's writes (a ``codemode-store`` entry)."""
     mode: Callable[[], Mode] = field(default=lambda: "on")
-    inline_budget: Callable[[], int | None] = field(default=lambda: DEFAULT_INLINE_BUDGET)
+    inline_budget: Callable[[], float | None] = field(default=lambda: DEFAULT_INLINE_BUDGET)
 
 
 def read_store(entries: Sequence[Any]) -> dict[str, Any]:
     """The values ``load()`` sees: the ``codemode-store`` custom entries of a branch applied in
     order (each ``{"set": {...}, "delete": [...]}``)."""
+    from pi_coding_agent.core.session import CustomEntry
+
     values: dict[str, Any] = {}
     for entry in entries:
-        if getattr(entry, "type", None) != "custom" or getattr(entry, "custom_type", None) != STORE_ENTRY_TYPE:
+        if not isinstance(entry, CustomEntry) or entry.custom_type != STORE_ENTRY_TYPE:
             continue
-        data = getattr(entry, "data", None)
+        data = entry.data
         if not isinstance(data, dict) or not isinstance(data.get("set"), dict) or not isinstance(data.get("delete"), list):
             continue
         for key in data["delete"]:
@@ -150,6 +154,15 @@ class CodemodeTool(AgentTool):
         if self.description_override is not None:
             return self.description_override
         return describe_codemode((), self.host.facts)
+
+    def prepare_loadout(self, declared: Sequence[AgentTool], callable_tools: Sequence[AgentTool] | None = None) -> Loadout:
+        """How the session presents ``declared`` (the active tools) while codemode is active; also
+        sets this tool's description to the one the loadout gives it. ``callable_tools``: what
+        scripts may call (default: the host's answer)."""
+        reachable = self._callable() if callable_tools is None else list(callable_tools)
+        loadout = prepare_loadout(declared, reachable, self.host.facts, self.host.mode(), self.host.inline_budget())
+        self.description_override = loadout.descriptions.get(CODEMODE_TOOL_NAME)
+        return loadout
 
     def _callable(self) -> list[AgentTool]:
         return [tool for tool in self.host.callable_tools() if tool.name != CODEMODE_TOOL_NAME]

@@ -464,6 +464,21 @@ class Settings:
         return expand_tilde(value) if value else None
 
     @property
+    def codemode_mode(self) -> Literal["on", "only"]:
+        """``codemode.mode``: ``only`` hides the tools scripts can call from the model; anything
+        else is ``on`` (Pi 1.6)."""
+        return "only" if self.get("codemode", "mode") == "only" else "on"
+
+    @property
+    def codemode_inline_budget(self) -> int | float:
+        """``codemode.inlineBudget``: estimated tokens the codemode description may spend on
+        tool declarations (default 3000; a value that is not a number of zero or more is ignored)."""
+        value = self.get("codemode", "inlineBudget")
+        if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) and value >= 0:
+            return value
+        return 3000
+
+    @property
     def default_tools(self) -> list[str] | None:
         """The tools ``defaultTools`` selects (``+name`` / ``-name`` applied), ``None`` when unset.
         A value that is not a list selects no tools, as in Pi 1.6, and is reported."""
