@@ -64,7 +64,8 @@ class ToolFacts:
 
 def script_description(tool: AgentTool, guidelines: Sequence[str] = ()) -> str:
     """A tool's description with its prompt guidelines as bullets (the system prompt has them
-    only for declared tools)."""
+    only for declared tools); no guidelines given: the tool's own ``prompt_guidelines``."""
+    guidelines = guidelines or tuple(getattr(tool, "prompt_guidelines", ()) or ())
     bullets = [f"- {line.strip()}" for line in guidelines if line.strip()]
     return f"{tool.description.strip()}\n\n" + "\n".join(bullets) if bullets else tool.description
 
