@@ -213,12 +213,21 @@ def _assembly(
         tools=parsed.tools,
         exclude_tools=parsed.exclude_tools,
         no_tools="all" if parsed.no_tools else "builtin" if parsed.no_builtin_tools else None,
+        codemode=_codemode_loaded(parsed, settings),
         scoped_models=scoped,
         extensions=runner,
     )
     return SessionAssembly(
         with_resources(options, resources, _warn), start_in_scope=True, resources=resources
     )
+
+
+def _codemode_loaded(parsed: Args, settings: Settings) -> bool:
+    """Pi 1.6 loads its built-in codemode extension unless ``--no-extensions`` (without ``-e
+    builtin:codemode``) or ``-builtin:codemode`` in ``extensions`` says otherwise."""
+    if "builtin:codemode" in (parsed.extensions or ()):
+        return True
+    return not parsed.no_extensions and settings.builtin_extension_enabled("codemode")
 
 
 def _warn(problem: object) -> None:

@@ -463,6 +463,20 @@ class Settings:
         value = self._typed(("sessionDir",), str, None)
         return expand_tilde(value) if value else None
 
+    def builtin_extension_enabled(self, name: str) -> bool:
+        """Whether Pi 1.6's built-in extension ``builtin:<name>`` loads: a ``-builtin:<name>`` entry
+        in ``extensions`` turns it off, ``+builtin:<name>`` on; the project file's entry wins over
+        the user's (the last entry of a file counts)."""
+        for layer in (self.project_settings, self.global_settings):
+            entries = layer.get("extensions")
+            verdict: bool | None = None
+            for entry in entries if isinstance(entries, list) else ():
+                if entry in (f"+builtin:{name}", f"-builtin:{name}"):
+                    verdict = entry.startswith("+")
+            if verdict is not None:
+                return verdict
+        return True
+
     @property
     def codemode_mode(self) -> Literal["on", "only"]:
         """``codemode.mode``: ``only`` hides the tools scripts can call from the model; anything

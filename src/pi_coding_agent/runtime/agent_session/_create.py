@@ -70,6 +70,9 @@ class CreateAgentSessionOptions:
     exclude_tools: Sequence[str] | None = None
     """``--exclude-tools``: names or ``*`` patterns of tools that do not exist for the run."""
     no_tools: NoTools | None = None
+    codemode: bool = True
+    """Whether the ``codemode`` tool exists (Pi 1.6's built-in extension is loaded; the CLI turns
+    it off for ``--no-extensions`` without ``-e builtin:codemode`` and for ``-builtin:codemode``)."""
     """``--no-tools`` (``"all"``) or ``--no-builtin-tools`` (``"builtin"``: extension tools stay)."""
     custom_prompt: str | None = None
     append_prompts: Sequence[str] = ()
@@ -184,13 +187,13 @@ def _tool_selection(options: CreateAgentSessionOptions) -> ToolSelection:
     return select_tools(options.settings.default_tools, options.tools, options.exclude_tools, options.no_tools)
 
 
-def _builtin_tool_names(selection: ToolSelection) -> tuple[list[str], list[str], list[str]]:
+def _builtin_tool_names(selection: ToolSelection, codemode: bool = True) -> tuple[list[str], list[str], list[str]]:
     """(active built-in tool names, the other built-in tools the selection allows, names the
     selection asks for that are not built-in tools)."""
     from pi_coding_agent.core.tools import ALL_TOOL_NAMES
 
     # Pi 1.6's built-in codemode extension registers its tool inactive: one more built-in here.
-    names = (*ALL_TOOL_NAMES, "codemode")
+    names = (*ALL_TOOL_NAMES, "codemode") if codemode else ALL_TOOL_NAMES
     patterns = {entry for entry in selection.allowlist or () if "*" in entry}
     unknown = [name for name in selection.initial if name not in names and name not in patterns]
     active = selection.active(names)
@@ -338,7 +341,7 @@ def build_session(options: CreateAgentSessionOptions) -> CreateAgentSessionResul
     level = clamp_thinking_level(model, level) if model is not None else "off"
 
     selection = _tool_selection(options)
-    active_names, spare_names, unknown = _builtin_tool_names(selection)
+    active_names, spare_names, unknown = _builtin_tool_names(selection, options.codemode)
     holder: list[AgentSession] = []
     tools = _create_tools(active_names, options, holder)
     setup = AgentSetup(
