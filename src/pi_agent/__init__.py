@@ -35,9 +35,9 @@ if TYPE_CHECKING:
     from pi_agent._function_tool import FunctionTool as FunctionTool
     from pi_agent._function_tool import function_tool as function_tool
     from pi_agent._loop import AgentEventStream as AgentEventStream
-    from pi_agent._loop import agent_loop as agent_loop
     from pi_agent._loop import NestedToolOutcome as NestedToolOutcome
     from pi_agent._loop import NestedToolRunner as NestedToolRunner
+    from pi_agent._loop import agent_loop as agent_loop
     from pi_agent._loop import agent_loop_continue as agent_loop_continue
     from pi_agent._loop import current_tool_runner as current_tool_runner
     from pi_agent._loop import get_default_stream_fn as get_default_stream_fn

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from contextvars import ContextVar
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 

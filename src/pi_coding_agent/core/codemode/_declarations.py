@@ -21,9 +21,9 @@ def _resolve(schema: Any, root: Any) -> Any:
         if not ref.startswith("#"):
             break
         target: Any = root
-        for part in [p for p in ref[1:].split("/") if p]:
-            part = part.replace("~1", "/").replace("~0", "~")
-            target = target.get(part) if isinstance(target, dict) else None
+        for raw in [p for p in ref[1:].split("/") if p]:
+            key = raw.replace("~1", "/").replace("~0", "~")
+            target = target.get(key) if isinstance(target, dict) else None
         if target is None:
             break
         schema = target

@@ -168,6 +168,6 @@ def label_images(blocks: Sequence[Block]) -> list[Block]:
     return labelled
 
 
-def header(ok: bool, wall_seconds: float) -> TextContent:
+def header(ok: bool, wall_seconds: float) -> Block:
     status = "Script completed" if ok else "Script failed"
     return TextContent(text=f"{status}\nWall time {wall_seconds:.1f} seconds\nOutput:\n")

@@ -245,7 +245,7 @@ class _Script:
             value = await self.globals[name].call(list(args or []), self.signal)
         return None if value is None else json.dumps(value, ensure_ascii=False)
 
-    async def next_settled(self, aborted: asyncio.Future[None]) -> list[tuple[int, bool, str | None]] | ErrorKind:
+    async def next_settled(self, aborted: asyncio.Future[None]) -> list[tuple[int, bool, str | None]] | Literal["aborted", "timeout"]:
         """Wait for calls to finish: their answers, or why the wait ended."""
         left = self._left()
         if left is not None and left <= 0:
@@ -293,7 +293,8 @@ async def run_script(
     store_json = json.dumps({key: json.dumps(value) for key, value in (store or {}).items()})
     globals_json = json.dumps([{"name": entry.name, "spread": True} for entry in host_globals])
     try:
-        outcome = await _drive(script, code, memory_limit, tools_listing(tools), globals_json, store_json, aborted, timeout_ms)
+        setup = _Setup(memory_limit, tools_listing(tools), globals_json, store_json, timeout_ms)
+        outcome = await _drive(script, code, setup, aborted)
     finally:
         remove()
         await script.cancel_calls()
@@ -302,17 +303,24 @@ async def run_script(
     return outcome
 
 
-async def _drive(
-    script: _Script, code: str, memory_limit: int, tools_json: str, globals_json: str, store_json: str,
-    aborted: asyncio.Future[None], timeout_ms: float | None,
-) -> ScriptResult:
+@dataclass(frozen=True, slots=True)
+class _Setup:
+    memory_limit: int
+    tools_json: str
+    globals_json: str
+    store_json: str
+    timeout_ms: float | None
+
+
+async def _drive(script: _Script, code: str, setup: _Setup, aborted: asyncio.Future[None]) -> ScriptResult:
+    """Start the VM, run the script, and answer its calls until it ends."""
     import quickjs
 
     def timed_out() -> ScriptResult:
-        return ScriptResult(False, error=ScriptError("timeout", f"Execution timed out after {_ms(timeout_ms)} ms"))
+        return ScriptResult(False, error=ScriptError("timeout", f"Execution timed out after {_ms(setup.timeout_ms)} ms"))
 
     try:
-        await script.vm.run(script.vm.start(memory_limit, tools_json, globals_json, store_json), None)
+        await script.vm.run(script.vm.start(setup.memory_limit, setup.tools_json, setup.globals_json, setup.store_json), None)
         done = await script.step(script.vm.launch(code))
         while done is None:
             if not script.in_flight:
@@ -323,9 +331,9 @@ async def _drive(
             answers = await script.next_settled(aborted)
             if answers == "aborted":
                 return ScriptResult(False, error=ScriptError("aborted", _abort_reason(script.signal)))
-            if answers == "timeout":
+            if isinstance(answers, str):
                 return timed_out()
-            for call_id, ok, payload in answers:  # type: ignore[union-attr]
+            for call_id, ok, payload in answers:
                 done = await script.step(script.vm.settle(call_id, ok, payload))
                 if done is not None:
                     break
@@ -335,7 +343,7 @@ async def _drive(
         return ScriptResult(False, error=ScriptError("sandbox", str(error).splitlines()[0] if str(error) else "VM failure"))
     except ImportError:
         raise
-    except Exception as error:  # noqa: BLE001 - the VM itself failed: reported, never raised
+    except Exception as error:
         return ScriptResult(False, error=ScriptError("sandbox", f"{type(error).__name__}: {error}"))
     ok, payload, writes = done
     if not ok:

@@ -17,8 +17,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pi_agent import AgentTool, AgentToolResult, NestedToolOutcome, ToolFailure, ToolUpdateCallback, current_tool_runner
-from pi_ai import AbortSignal, TextContent
+from pi_agent import (
+    AgentTool,
+    AgentToolResult,
+    NestedToolOutcome,
+    ToolFailure,
+    ToolUpdateCallback,
+    current_tool_runner,
+)
+from pi_ai import AbortSignal, ImageContent, TextContent
 from pi_coding_agent.core.codemode import _workers
 from pi_coding_agent.core.codemode._catalog import (
     CODEMODE_TOOL_NAME,
@@ -130,7 +137,7 @@ async def _run_alone(tool: AgentTool, call_id: str, args: dict[str, Any], signal
     except ToolFailure as error:
         failed = AgentToolResult[Any](content=[TextContent(text=str(error))], structured_content=error.structured_content)
         return NestedToolOutcome(tool_call_id=call_id, result=failed, is_error=True)
-    except Exception as error:  # noqa: BLE001 - a tool's failure is the script's rejected promise
+    except Exception as error:
         return NestedToolOutcome(
             tool_call_id=call_id, result=AgentToolResult(content=[TextContent(text=str(error) or type(error).__name__)]), is_error=True
         )
@@ -146,14 +153,8 @@ class CodemodeTool(AgentTool):
 
     def __init__(self, host: CodemodeHost | None = None) -> None:
         self.host = host or CodemodeHost()
-        self.description_override: str | None = None
-        """Set by the session from its loadout (``prepare_loadout``); ``None``: list nothing."""
-
-    @property  # type: ignore[override]
-    def description(self) -> str:
-        if self.description_override is not None:
-            return self.description_override
-        return describe_codemode((), self.host.facts)
+        self.description = describe_codemode((), self.host.facts)
+        """Until the session's loadout (``prepare_loadout``) lists tools: the helpers only."""
 
     def prepare_loadout(self, declared: Sequence[AgentTool], callable_tools: Sequence[AgentTool] | None = None) -> Loadout:
         """How the session presents ``declared`` (the active tools) while codemode is active; also
@@ -161,7 +162,7 @@ class CodemodeTool(AgentTool):
         scripts may call (default: the host's answer)."""
         reachable = self._callable() if callable_tools is None else list(callable_tools)
         loadout = prepare_loadout(declared, reachable, self.host.facts, self.host.mode(), self.host.inline_budget())
-        self.description_override = loadout.descriptions.get(CODEMODE_TOOL_NAME)
+        self.description = loadout.descriptions.get(CODEMODE_TOOL_NAME, self.description)
         return loadout
 
     def _callable(self) -> list[AgentTool]:
@@ -184,8 +185,11 @@ class CodemodeTool(AgentTool):
         deadline_ms = options.timeout_ms
         waited = await self._admit(run, deadline_ms, started)
         if isinstance(waited, str):
-            content = [header(False, time.monotonic() - started), TextContent(text=f"Script error:\n{waited}\n\nThe script did not start.")]
-            raise ToolFailure(waited, content=content, details=run.details())
+            failed: list[TextContent | ImageContent] = [
+                header(False, time.monotonic() - started),
+                TextContent(text=f"Script error:\n{waited}\n\nThe script did not start."),
+            ]
+            raise ToolFailure(waited, content=failed, details=run.details())
         try:
             left = None if deadline_ms is None else max(1, round(deadline_ms - waited * 1000))
             result = await run_script(

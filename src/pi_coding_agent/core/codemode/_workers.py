@@ -39,8 +39,8 @@ def _grant(loop: asyncio.AbstractEventLoop, future: asyncio.Future[None]) -> Non
         release()
 
 
-async def reserve(timeout: float, aborted: asyncio.Future[None] | None = None) -> Literal["reserved", "timeout", "aborted"]:
-    """Take a slot, waiting at most ``timeout`` seconds (or until ``aborted`` completes)."""
+async def reserve(wait_seconds: float, aborted: asyncio.Future[None] | None = None) -> Literal["reserved", "timeout", "aborted"]:
+    """Take a slot, waiting at most ``wait_seconds`` (or until ``aborted`` completes)."""
     global _active
     loop = asyncio.get_running_loop()
     with _lock:
@@ -50,7 +50,7 @@ async def reserve(timeout: float, aborted: asyncio.Future[None] | None = None) -
         future: asyncio.Future[None] = loop.create_future()
         _waiters.append((loop, future))
     waits: set[asyncio.Future[None]] = {future} if aborted is None else {future, aborted}
-    await asyncio.wait(waits, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+    await asyncio.wait(waits, timeout=wait_seconds, return_when=asyncio.FIRST_COMPLETED)
     with _lock:
         if future.done():
             return "reserved"

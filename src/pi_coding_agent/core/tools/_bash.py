@@ -210,7 +210,7 @@ class _HeadTail:
 
 def _decode_prefix(data: bytes) -> str:
     """``data`` decoded, an incomplete character at its end left out."""
-    for cut in range(0, 4):
+    for cut in range(4):
         try:
             return data[: len(data) - cut].decode("utf-8")
         except UnicodeDecodeError:

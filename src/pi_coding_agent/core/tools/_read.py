@@ -48,6 +48,24 @@ READ_PARAMETERS: dict[str, Any] = {
 }
 
 
+READ_OUTPUT_SCHEMA: dict[str, Any] = {
+    "anyOf": [
+        {"type": "string"},
+        {
+            "type": "object",
+            "required": ["type", "data", "mimeType", "note"],
+            "properties": {
+                "type": {"const": "image"},
+                "data": {"type": "string"},
+                "mimeType": {"type": "string"},
+                "note": {"type": "string"},
+            },
+        },
+    ]
+}
+"""What ``codemode`` scripts get from ``read``: a text file's text, or an image block."""
+
+
 class ReadTool(AgentTool):
     name = "read"
     label = "read"
@@ -57,21 +75,7 @@ class ReadTool(AgentTool):
         "whichever comes first, and says how to continue: page through big files with offset and limit."
     )
     parameters: dict[str, Any] = READ_PARAMETERS
-    output_schema: dict[str, Any] = {
-        "anyOf": [
-            {"type": "string"},
-            {
-                "type": "object",
-                "required": ["type", "data", "mimeType", "note"],
-                "properties": {
-                    "type": {"const": "image"},
-                    "data": {"type": "string"},
-                    "mimeType": {"type": "string"},
-                    "note": {"type": "string"},
-                },
-            },
-        ]
-    }
+    output_schema = READ_OUTPUT_SCHEMA
     """Scripts get a text file's text, or an image block (the image the model would see and the
     note that goes with it)."""
     prompt_snippet = "Read file contents"

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from pi_agent import AgentTool, StreamFn
 from pi_ai import (

@@ -20,16 +20,24 @@ class Recorder:
         self.started: list[Any] = []
         self.finished: list[Any] = []
         self.gates: dict[str, asyncio.Event] = {}
+        self.changed = asyncio.Event()
 
     async def __call__(self, args: Any, signal: AbortSignal) -> Any:
         self.started.append(args["id"])
+        self.changed.set()
         gate = self.gates.get(args["id"])
         if gate is not None:
             await gate.wait()
         if args.get("fail"):
             raise CallRejected(f"call {args['id']} failed")
         self.finished.append(args["id"])
+        self.changed.set()
         return {"id": args["id"], "n": len(self.started)}
+
+    async def until(self, condition: Any) -> None:
+        while not condition():
+            self.changed.clear()
+            await self.changed.wait()
 
 
 def tool(recorder: Recorder, name: str = "probe") -> HostTool:
@@ -41,11 +49,9 @@ async def test_parallel_calls_start_together_and_resolve_in_call_order() -> None
     recorder.gates = {"a": asyncio.Event(), "b": asyncio.Event()}
 
     async def release_b_then_a() -> None:
-        while len(recorder.started) < 2:  # both calls are in flight before either finishes
-            await asyncio.sleep(0)
+        await recorder.until(lambda: len(recorder.started) == 2)  # both in flight before either ends
         recorder.gates["b"].set()
-        while "b" not in recorder.finished:
-            await asyncio.sleep(0)
+        await recorder.until(lambda: "b" in recorder.finished)
         recorder.gates["a"].set()
 
     script = 'const r = await Promise.all([tools.probe({id: "a"}), tools.probe({id: "b"})]); return r.map(x => x.id)'

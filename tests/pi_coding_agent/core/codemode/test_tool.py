@@ -4,6 +4,7 @@ value (also for a failing command), ``store()`` goes through the host, the loado
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from pathlib import Path
@@ -20,7 +21,7 @@ from pi_agent import (
     run_agent_loop,
 )
 from pi_ai import TextContent, ToolResultMessage
-from pi_coding_agent.core.codemode import CodemodeHost, CodemodeTool, prepare_loadout, ToolFacts
+from pi_coding_agent.core.codemode import CodemodeHost, CodemodeTool, ToolFacts, prepare_loadout
 from pi_coding_agent.core.tools import create_tools
 from tests.pi_agent._support import faux_provider, reply, tool_calls, user
 
@@ -63,7 +64,7 @@ async def test_two_tools_in_parallel_filtered_by_the_script(tmp_path: Path) -> N
     )
     result = await _run_script(tmp_path, code)
     assert not result.is_error
-    assert [block.text for block in result.content if isinstance(block, TextContent)][0].startswith("Script completed\n")
+    assert next(block.text for block in result.content if isinstance(block, TextContent)).startswith("Script completed\n")
     assert _scrub(_text(result)) == (
         "Script completed\nWall time N seconds\nOutput:\n"
         '==> text 1/2 <==\n["gamma"]\n==> text 2/2 <==\nhi 0\n<console_output>\nlines 4\n</console_output>'
@@ -103,7 +104,8 @@ async def test_output_over_the_budget_keeps_its_ends_and_saves_the_rest(tmp_path
     text = _text(result)
     assert "a" * 20 + "…" in text and "…" + "b" * 20 in text
     saved = re.search(r"\[Full output: (\S+) ", text)
-    assert saved is not None and Path(saved.group(1)).read_text() == "a" * 30 + "b" * 30
+    assert saved is not None
+    assert await asyncio.to_thread(Path(saved.group(1)).read_text) == "a" * 30 + "b" * 30
 
 
 async def test_store_writes_reach_the_host_only_when_the_script_succeeds(tmp_path: Path) -> None:
