@@ -275,11 +275,13 @@ def _report_created(
         diagnostics.warn(str(issue))
 
 
-PI_ONLY_TOOLS = frozenset(("codemode", "tool_search", "powershell"))
+PI_ONLY_TOOLS = frozenset(("tool_search", "powershell"))
 """Tools Pi 1.6 has that this implementation does not (``docs/pi-1.6/settings-and-cli.md``)."""
 
 
 def _unknown_tool_warning(name: str) -> str:
+    if name == "codemode":  # it exists unless its built-in extension is off
+        return 'Tool "codemode" ignored: the built-in codemode extension is turned off (--no-extensions or -builtin:codemode)'
     if name in PI_ONLY_TOOLS:
         return f'Tool "{name}" is not available in Pi for Python (Pi 1.6 has it); ignored'
     return f'Unknown tool "{name}" ignored (built-in tools: read, bash, edit, write, grep, find, ls)'

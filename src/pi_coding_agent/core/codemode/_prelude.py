@@ -27,7 +27,7 @@ MAX_STORE_VALUE_CHARS = 256 * 1024
 MAX_STORE_TOTAL_CHARS = 1024 * 1024
 MAX_OUTPUT_CHARS = 16 * 1024 * 1024
 MAX_OUTPUT_ITEMS = 100_000
-PRELUDE_LINE_OFFSET = 1_000_000
+PRELUDE_LINE_OFFSET = 100_000
 
 _IMAGE_SHAPES = 'image() takes a base64 data: URL, an object with image_url, or an image block { type: "image", data, mimeType }'
 
