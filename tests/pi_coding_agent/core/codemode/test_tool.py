@@ -140,3 +140,61 @@ def test_loadout_on_notes_declared_tools_and_only_hides_them(tmp_path: Path) -> 
     assert "### `read`" in only.descriptions["codemode"] and "### `bash`" in only.descriptions["codemode"]
     tight = prepare_loadout(declared, tools, ToolFacts(), "only", 0)
     assert "### `" not in tight.descriptions["codemode"]
+
+
+def test_store_values_are_the_branch_entries_applied_in_order() -> None:
+    from pi_coding_agent.core.codemode import read_store
+    from pi_coding_agent.core.session import CustomEntry
+
+    def entry(custom_type: str, data: Any) -> CustomEntry:
+        return CustomEntry(custom_type=custom_type, data=data, id="x", parent_id=None, timestamp="t")
+
+    branch = [
+        entry("codemode-store", {"set": {"a": 1, "b": [2]}, "delete": []}),
+        entry("other", {"set": {"a": 9}, "delete": []}),
+        entry("codemode-store", {"set": {"c": 3}, "delete": ["a"]}),
+        entry("codemode-store", {"set": "not an object", "delete": []}),
+    ]
+    assert read_store(branch) == {"b": [2], "c": 3}
+
+
+async def test_scripts_wait_for_a_free_worker_in_arrival_order(monkeypatch: Any, tmp_path: Path) -> None:
+    from pi_coding_agent.core.codemode import _workers
+
+    monkeypatch.setenv("PI_CODEMODE_MAX_WORKERS", "1")
+    order: list[str] = []
+    assert await _workers.reserve(1.0) == "reserved"
+    waiting = [asyncio.ensure_future(_reserve_then_note(name, order)) for name in ("first", "second")]
+    await asyncio.sleep(0)
+    assert order == []
+    _workers.release()
+    await waiting[0]
+    assert order == ["first"]
+    _workers.release()
+    await waiting[1]
+    assert order == ["first", "second"]
+    _workers.release()
+    assert await _workers.reserve(0.01) == "reserved"
+    assert await _workers.reserve(0.01) == "timeout"
+    _workers.release()
+
+
+async def _reserve_then_note(name: str, order: list[str]) -> None:
+    from pi_coding_agent.core.codemode import _workers
+
+    assert await _workers.reserve(5.0) == "reserved"
+    order.append(name)
+
+
+async def test_a_script_that_gets_no_worker_in_time_does_not_start(monkeypatch: Any, tmp_path: Path) -> None:
+    from pi_coding_agent.core.codemode import _workers
+
+    monkeypatch.setenv("PI_CODEMODE_MAX_WORKERS", "1")
+    assert await _workers.reserve(1.0) == "reserved"
+    try:
+        result = await _run_script(tmp_path, '// @options: {"timeout_ms": 50}\nawait tools.bash({command: "touch ran"})')
+    finally:
+        _workers.release()
+    assert result.is_error and not (tmp_path / "ran").exists()
+    text = _text(result)
+    assert "while waiting for a free codemode worker" in text and text.endswith("The script did not start.")
