@@ -781,11 +781,11 @@ class _NestedBatch(_ToolBatch):
 
     __slots__ = ("tool",)
 
-    def __init__(self, parent: _ToolBatch, tool: AgentTool, signal: AbortSignal | None) -> None:
+    def __init__(self, parent: _ToolBatch, tool: AgentTool, signal: AbortSignal | None, parent_id: str) -> None:
         self.context = parent.context
         self.config = parent.config
-        self.emit = _silent
-        self.send = _sender(_silent)
+        self.emit = _with_parent(parent.emit, parent_id)
+        self.send = _sender(self.emit)
         self.signal = signal
         self.reply = parent.reply
         self.tool = tool
@@ -794,8 +794,15 @@ class _NestedBatch(_ToolBatch):
         return self.tool if name == self.tool.name else None
 
 
-def _silent(_event: AgentEvent) -> None:
-    return None
+def _with_parent(emit: Emit, parent_id: str) -> Emit:
+    """``emit`` with the tool events marked as a nested call's (``parent_tool_call_id``)."""
+
+    def marked(event: AgentEvent) -> Awaitable[None] | None:
+        if isinstance(event, ToolExecutionStartEvent | ToolExecutionUpdateEvent | ToolExecutionEndEvent):
+            event = dataclasses.replace(event, parent_tool_call_id=parent_id)
+        return emit(event)
+
+    return marked
 
 
 class NestedToolRunner:
@@ -805,8 +812,9 @@ class NestedToolRunner:
 
     A tool gets its runner from ``current_tool_runner()`` while its ``execute`` runs. The tool to
     run is passed in, so it need not be among the active tools. Nested calls get the ids
-    ``<parent id>/<n>``; they add nothing to the transcript and emit no events. ``run`` never
-    raises for the tool's failures: they come back with ``is_error``."""
+    ``<parent id>/<n>``; they add nothing to the transcript, and their ``tool_execution_*`` events
+    carry ``parent_tool_call_id``. ``run`` never raises for the tool's failures: they come back
+    with ``is_error``."""
 
     def __init__(self, batch: _ToolBatch, parent: ToolCall) -> None:
         self._batch = batch
@@ -822,12 +830,14 @@ class NestedToolRunner:
     ) -> NestedToolOutcome:
         self._count += 1
         call = ToolCall(id=f"{self._parent.id}/{self._count}", name=tool.name, arguments=arguments)
-        batch = _NestedBatch(self._batch, tool, signal if signal is not None else self._batch.signal)
+        batch = _NestedBatch(self._batch, tool, signal if signal is not None else self._batch.signal, self._parent.id)
+        await batch._emit_start(call)
         prepared = await batch._prepare(call)
         if isinstance(prepared, _Prepared):
             outcome = await batch._execute_and_finalize(prepared, concurrent=False)
         else:
             outcome = prepared
+        await batch._emit_end(outcome)
         return NestedToolOutcome(tool_call_id=call.id, result=outcome.result, is_error=outcome.is_error)
 
 

@@ -1,6 +1,7 @@
 """``codemode`` through our ``pi -p`` and Pi 1.6's CLI on the same scripted provider: the script's
-result as the model receives it, ``store()`` across calls (and the ``codemode-store`` entries
-written), and which tools are declared in ``codemode.mode: only``.
+result as the model receives it, the events of the calls it made (``parentToolCallId``),
+``store()`` across calls (and the ``codemode-store`` entries written), and which tools are
+declared in ``codemode.mode: only``.
 
 The wall time in the header is the only part that differs (it is measured); it is blanked."""
 
@@ -72,6 +73,21 @@ def test_parallel_read_and_bash_filtered_by_the_script(tmp_path: Path) -> None:
     expected = _codemode_results(theirs)
     assert expected and expected[0][0][1].startswith('==> text 1/2 <==\n["TODO: tests","TODO: docs"]')
     assert _codemode_results(ours) == expected
+    assert _nested_events(ours) == _nested_events(theirs) == {
+        ("tool_execution_start", "call_1/1", "read", "call_1", None),
+        ("tool_execution_start", "call_1/2", "bash", "call_1", None),
+        ("tool_execution_end", "call_1/1", "read", "call_1", False),
+        ("tool_execution_end", "call_1/2", "bash", "call_1", True),
+    }
+
+
+def _nested_events(completed: Completed) -> set[tuple[str, str, str, str, bool | None]]:
+    """The start and end events of the calls the script made (their order depends on timing)."""
+    return {
+        (event["type"], event["toolCallId"], event["toolName"], event["parentToolCallId"], event.get("isError"))
+        for event in completed.json_lines()
+        if event.get("type") in ("tool_execution_start", "tool_execution_end") and "parentToolCallId" in event
+    }
 
 
 def test_store_carries_values_to_the_next_call_and_into_the_session(tmp_path: Path) -> None:
