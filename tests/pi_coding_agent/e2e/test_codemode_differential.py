@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from tests.pi_coding_agent.e2e._harness import OPENAI_MODEL, Completed, Sandbox, run_ours, run_pi
-from tests.support.scripted_provider import ScriptedProvider
+from tests.support.scripted_provider import ScriptedProvider, models_json
 
 pytestmark = pytest.mark.oracle
 
@@ -122,3 +122,27 @@ def test_declared_tools_in_each_mode(tmp_path: Path, mode: str) -> None:
     assert declared(our_requests) == declared(pi_requests)
     if mode == "only":
         assert declared(pi_requests) == ["codemode"]
+
+
+def test_a_pi_16_session_with_codemode_resumes_here_with_its_tool_and_values(tmp_path: Path) -> None:
+    """Pi 1.6 runs a script that stores a value, in a session file; ours resumes that file: the
+    branch's declared tools bring codemode back (no ``--tools`` here), and ``load()`` reads the
+    value from Pi's ``codemode-store`` entry."""
+    first = [{"tool_calls": [{"id": "call_1", "name": "codemode", "arguments": {"code": 'store("cursor", {page: 3}); return "ok"'}}]}, {"text": "stored"}]
+    # The provider answers by the number of assistant messages in the request: the resumed
+    # conversation has two already.
+    second = [*first, {"tool_calls": [{"id": "call_2", "name": "codemode", "arguments": {"code": 'return load("cursor").page + 1'}}]}, {"text": "read"}]
+    with ScriptedProvider(first) as provider:
+        sandbox = Sandbox.create(tmp_path / "box", provider.base_url, {"retry": {"enabled": False}})
+        session = sandbox.root / "session.jsonl"
+        done = run_pi(sandbox, "--model", OPENAI_MODEL, "--no-mcp", "--tools", "+codemode", "--session", str(session), "-p", "go", current=True)
+        assert done.returncode == 0, done.stderr
+    with ScriptedProvider(second) as provider:
+        sandbox = Sandbox(sandbox.root, sandbox.home, sandbox.agent_dir, sandbox.work)
+        (sandbox.agent_dir / "models.json").write_text(json.dumps(models_json(provider.base_url)), encoding="utf-8")
+        resumed = run_ours(sandbox, "--model", OPENAI_MODEL, "--session", str(session), "--mode", "json", "-p", "again")
+        assert resumed.returncode == 0, resumed.stderr
+        declared = [tool["function"]["name"] for tool in provider.requests[0]["body"].get("tools", [])]
+    assert "codemode" in declared
+    results = _codemode_results(resumed)
+    assert results == [(["Script completed\nWall time N seconds\nOutput:\n", "4"], False)]
