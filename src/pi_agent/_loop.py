@@ -442,6 +442,8 @@ class _Outcome:
     is_error: bool
     duration_ms: int | None = None
     """How long ``execute`` ran (``None``: it did not run)."""
+    nested_calls: dict[str, Any] | None = None
+    """The record of the calls the tool made to other tools (``NestedToolRunner``)."""
 
 
 @dataclass(slots=True)
@@ -475,6 +477,7 @@ def _result_message(outcome: _Outcome) -> ToolResultMessage:
         added_tool_names=result.added_tool_names or None,
         is_error=outcome.is_error,
         timestamp=now_ms(),
+        nested_calls=outcome.nested_calls,
     )
 
 
@@ -625,10 +628,10 @@ class _ToolBatch:
             return _Outcome(call, _error_result(_error_text(error)), True)
 
     async def _execute_and_finalize(self, prepared: _Prepared, *, concurrent: bool) -> _Outcome:
-        result, is_error, duration_ms = await self._execute(prepared, concurrent=concurrent)
+        result, is_error, duration_ms, nested = await self._execute(prepared, concurrent=concurrent)
         hook = self.config.after_tool_call
         if hook is None:
-            return _Outcome(prepared.tool_call, result, is_error, duration_ms)
+            return _Outcome(prepared.tool_call, result, is_error, duration_ms, nested)
         try:
             override = await resolve(hook(
                 AfterToolCallContext(
@@ -649,12 +652,13 @@ class _ToolBatch:
                     is_error = override.is_error
         except Exception as error:
             result, is_error = _error_result(_error_text(error)), True
-        return _Outcome(prepared.tool_call, result, is_error, duration_ms)
+        return _Outcome(prepared.tool_call, result, is_error, duration_ms, nested)
 
     async def _execute(
         self, prepared: _Prepared, *, concurrent: bool
-    ) -> tuple[AgentToolResult[Any], bool, int]:
-        """Run the tool: its result, whether it failed, and how long ``execute`` took (ms).
+    ) -> tuple[AgentToolResult[Any], bool, int, dict[str, Any] | None]:
+        """Run the tool: its result, whether it failed, how long ``execute`` took (ms), and the
+        record of the calls it made to other tools (``None``: none).
         ``on_update`` emits without blocking the tool; every update is
         delivered before the call counts as finished, and updates after that are dropped.
         ``concurrent``: other tools of the batch run alongside (see ``_take_js_turns``)."""
@@ -684,7 +688,8 @@ class _ToolBatch:
                 updates.append(asyncio.ensure_future(pending))
 
         started = time.perf_counter()
-        token = _current_runner.set(NestedToolRunner(self, call))
+        runner = NestedToolRunner(self, call)
+        token = _current_runner.set(runner)
         try:
             result: AgentToolResult[Any] = await prepared.tool.execute(call.id, prepared.args, self.signal, on_update)
             outcome = (result, False)
@@ -711,7 +716,7 @@ class _ToolBatch:
             for delivered in await asyncio.gather(*updates, return_exceptions=True):
                 if isinstance(delivered, BaseException):
                     raise delivered
-        return (*outcome, duration_ms)
+        return (*outcome, duration_ms, runner.record())
 
 
 async def _take_js_turns(updates_sent: int) -> None:
@@ -820,6 +825,31 @@ class NestedToolRunner:
         self._batch = batch
         self._parent = parent
         self._count = 0
+        self._calls: list[dict[str, Any]] = []
+        self._complete = True
+        self._argument_bytes = 0
+
+    def record(self) -> dict[str, Any] | None:
+        """What the session keeps of the nested calls (Pi 1.6's ``nestedCalls``): id, name,
+        status, arguments, duration and error of each, never results; ``complete: false`` when
+        something was left out (arguments over 8 KiB, or over 32 KiB together; calls past 256)."""
+        if not self._calls:
+            return None
+        return {"calls": [dict(call) for call in self._calls], "complete": self._complete}
+
+    def _note(self, call: ToolCall) -> dict[str, Any] | None:
+        if len(self._calls) >= _MAX_RECORDED_CALLS:
+            self._complete = False
+            return None
+        entry: dict[str, Any] = {"id": call.id, "name": call.name, "status": "running"}
+        size = len(msgspec.json.encode(call.arguments))
+        if size <= _MAX_RECORDED_ARGUMENTS and self._argument_bytes + size <= _MAX_RECORDED_ARGUMENTS_TOTAL:
+            entry["arguments"] = call.arguments
+            self._argument_bytes += size
+        else:
+            self._complete = False
+        self._calls.append(entry)
+        return entry
 
     @property
     def parent_tool_call_id(self) -> str:
@@ -831,15 +861,33 @@ class NestedToolRunner:
         self._count += 1
         call = ToolCall(id=f"{self._parent.id}/{self._count}", name=tool.name, arguments=arguments)
         batch = _NestedBatch(self._batch, tool, signal if signal is not None else self._batch.signal, self._parent.id)
+        entry = self._note(call)
         await batch._emit_start(call)
-        prepared = await batch._prepare(call)
-        if isinstance(prepared, _Prepared):
-            outcome = await batch._execute_and_finalize(prepared, concurrent=False)
-        else:
-            outcome = prepared
+        try:
+            prepared = await batch._prepare(call)
+            if isinstance(prepared, _Prepared):
+                outcome = await batch._execute_and_finalize(prepared, concurrent=False)
+            else:
+                outcome = prepared
+        except BaseException:
+            if entry is not None:
+                entry["status"] = "cancelled"
+            raise
         await batch._emit_end(outcome)
+        if entry is not None:
+            entry["status"] = "error" if outcome.is_error else "ok"
+            if outcome.duration_ms is not None:
+                entry["durationMs"] = outcome.duration_ms
+            if outcome.is_error:
+                text = "\n".join(block.text for block in outcome.result.content if isinstance(block, TextContent))
+                entry["error"] = text[:_MAX_RECORDED_ERROR]
         return NestedToolOutcome(tool_call_id=call.id, result=outcome.result, is_error=outcome.is_error)
 
+
+_MAX_RECORDED_CALLS = 256
+_MAX_RECORDED_ARGUMENTS = 8 * 1024
+_MAX_RECORDED_ARGUMENTS_TOTAL = 32 * 1024
+_MAX_RECORDED_ERROR = 2000
 
 _current_runner: ContextVar[NestedToolRunner | None] = ContextVar("pi_agent_nested_tool_runner", default=None)
 

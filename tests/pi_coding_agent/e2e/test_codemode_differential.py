@@ -69,7 +69,15 @@ def _both(tmp_path: Path, turns: list[dict[str, Any]], settings: dict[str, Any])
 
 def test_parallel_read_and_bash_filtered_by_the_script(tmp_path: Path) -> None:
     turns = [{"tool_calls": [{"id": "call_1", "name": "codemode", "arguments": {"code": PARALLEL_SCRIPT}}]}, {"text": "ok"}]
-    (theirs, _, _), (ours, _, _) = _both(tmp_path, turns, {"defaultTools": ["+codemode"]})
+    (theirs, pi_box, _), (ours, our_box, _) = _both(tmp_path, turns, {"defaultTools": ["+codemode"]})
+    assert _nested_record(our_box) == _nested_record(pi_box) == {
+        "calls": [
+            {"id": "call_1/1", "name": "read", "status": "ok", "arguments": {"path": "notes.txt"}},
+            {"id": "call_1/2", "name": "bash", "status": "error", "arguments": {"command": "printf 'b.py\\na.py\\nREADME\\n'; exit 2"},
+             "error": "b.py\na.py\nREADME\n\n\nCommand exited with code 2"},
+        ],
+        "complete": True,
+    }  # fmt: skip
     expected = _codemode_results(theirs)
     assert expected and expected[0][0][1].startswith('==> text 1/2 <==\n["TODO: tests","TODO: docs"]')
     assert _codemode_results(ours) == expected
@@ -79,6 +87,19 @@ def test_parallel_read_and_bash_filtered_by_the_script(tmp_path: Path) -> None:
         ("tool_execution_end", "call_1/1", "read", "call_1", False),
         ("tool_execution_end", "call_1/2", "bash", "call_1", True),
     }
+
+
+def _nested_record(sandbox: Sandbox) -> Any:
+    """The ``nestedCalls`` of the codemode result in the session file, durations left out."""
+    for path in sandbox.session_files():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            message = json.loads(line).get("message") or {}
+            if message.get("role") == "toolResult" and "nestedCalls" in message:
+                record = message["nestedCalls"]
+                for call in record["calls"]:
+                    call.pop("durationMs", None)
+                return record
+    return None
 
 
 def _nested_events(completed: Completed) -> set[tuple[str, str, str, str, bool | None]]:
