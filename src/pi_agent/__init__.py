@@ -35,8 +35,11 @@ if TYPE_CHECKING:
     from pi_agent._function_tool import FunctionTool as FunctionTool
     from pi_agent._function_tool import function_tool as function_tool
     from pi_agent._loop import AgentEventStream as AgentEventStream
+    from pi_agent._loop import NestedToolOutcome as NestedToolOutcome
+    from pi_agent._loop import NestedToolRunner as NestedToolRunner
     from pi_agent._loop import agent_loop as agent_loop
     from pi_agent._loop import agent_loop_continue as agent_loop_continue
+    from pi_agent._loop import current_tool_runner as current_tool_runner
     from pi_agent._loop import get_default_stream_fn as get_default_stream_fn
     from pi_agent._loop import run_agent_loop as run_agent_loop
     from pi_agent._loop import run_agent_loop_continue as run_agent_loop_continue
@@ -60,6 +63,7 @@ if TYPE_CHECKING:
     from pi_agent._tools import AgentTool as AgentTool
     from pi_agent._tools import AgentToolResult as AgentToolResult
     from pi_agent._tools import ToolExecutionMode as ToolExecutionMode
+    from pi_agent._tools import ToolFailure as ToolFailure
     from pi_agent._tools import ToolUpdateCallback as ToolUpdateCallback
     from pi_agent._types import AfterToolCallContext as AfterToolCallContext
     from pi_agent._types import AfterToolCallResult as AfterToolCallResult

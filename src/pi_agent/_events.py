@@ -77,6 +77,8 @@ class ToolExecutionStartEvent:
     tool_call_id: str
     tool_name: str
     args: dict[str, Any]
+    parent_tool_call_id: str | None = None
+    """Set for a call another tool made (``NestedToolRunner``): the calling tool's call id."""
 
 
 @dataclass(slots=True)
@@ -86,6 +88,7 @@ class ToolExecutionUpdateEvent:
     tool_name: str
     args: dict[str, Any]
     partial_result: AgentToolResult[Any]
+    parent_tool_call_id: str | None = None
 
 
 @dataclass(slots=True)
@@ -100,6 +103,7 @@ class ToolExecutionEndEvent:
     duration_ms: int | None = None
     """How long the tool's ``execute`` took, in whole milliseconds of a monotonic clock (Pi
     1.6); ``None`` when the tool did not run (unknown, invalid arguments, blocked, aborted)."""
+    parent_tool_call_id: str | None = None
 
 
 AgentEvent: TypeAlias = (
@@ -144,14 +148,18 @@ def agent_event_to_json(event: AgentEvent) -> dict[str, Any]:
                 "message": to_builtins(event.message)}
     if isinstance(event, MessageStartEvent | MessageEndEvent):
         return {"type": event.type, "message": to_builtins(event.message)}
+    data: dict[str, Any]
     if isinstance(event, ToolExecutionStartEvent):
-        return {"type": event.type, "toolCallId": event.tool_call_id, "toolName": event.tool_name,
+        data = {"type": event.type, "toolCallId": event.tool_call_id, "toolName": event.tool_name,
                 "args": event.args}
-    if isinstance(event, ToolExecutionUpdateEvent):
-        return {"type": event.type, "toolCallId": event.tool_call_id, "toolName": event.tool_name,
+    elif isinstance(event, ToolExecutionUpdateEvent):
+        data = {"type": event.type, "toolCallId": event.tool_call_id, "toolName": event.tool_name,
                 "args": event.args, "partialResult": tool_result_to_json(event.partial_result)}
-    data = {"type": event.type, "toolCallId": event.tool_call_id, "toolName": event.tool_name,
-            "result": tool_result_to_json(event.result), "isError": event.is_error}
-    if event.duration_ms is not None:
-        data["durationMs"] = event.duration_ms
+    else:
+        data = {"type": event.type, "toolCallId": event.tool_call_id, "toolName": event.tool_name,
+                "result": tool_result_to_json(event.result), "isError": event.is_error}
+        if event.duration_ms is not None:
+            data["durationMs"] = event.duration_ms
+    if event.parent_tool_call_id is not None:
+        data["parentToolCallId"] = event.parent_tool_call_id
     return data

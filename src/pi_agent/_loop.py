@@ -22,6 +22,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -43,7 +44,7 @@ from pi_agent._events import (
 )
 from pi_agent._roles import AgentMessage, IncrementalLlmFilter, default_convert_to_llm
 from pi_agent._stream import EventStream
-from pi_agent._tools import AgentTool, AgentToolResult
+from pi_agent._tools import AgentTool, AgentToolResult, ToolFailure
 from pi_agent._types import (
     AfterToolCallContext,
     AgentContext,
@@ -441,6 +442,8 @@ class _Outcome:
     is_error: bool
     duration_ms: int | None = None
     """How long ``execute`` ran (``None``: it did not run)."""
+    nested_calls: dict[str, Any] | None = None
+    """The record of the calls the tool made to other tools (``NestedToolRunner``)."""
 
 
 @dataclass(slots=True)
@@ -474,6 +477,7 @@ def _result_message(outcome: _Outcome) -> ToolResultMessage:
         added_tool_names=result.added_tool_names or None,
         is_error=outcome.is_error,
         timestamp=now_ms(),
+        nested_calls=outcome.nested_calls,
     )
 
 
@@ -624,10 +628,10 @@ class _ToolBatch:
             return _Outcome(call, _error_result(_error_text(error)), True)
 
     async def _execute_and_finalize(self, prepared: _Prepared, *, concurrent: bool) -> _Outcome:
-        result, is_error, duration_ms = await self._execute(prepared, concurrent=concurrent)
+        result, is_error, duration_ms, nested = await self._execute(prepared, concurrent=concurrent)
         hook = self.config.after_tool_call
         if hook is None:
-            return _Outcome(prepared.tool_call, result, is_error, duration_ms)
+            return _Outcome(prepared.tool_call, result, is_error, duration_ms, nested)
         try:
             override = await resolve(hook(
                 AfterToolCallContext(
@@ -648,12 +652,13 @@ class _ToolBatch:
                     is_error = override.is_error
         except Exception as error:
             result, is_error = _error_result(_error_text(error)), True
-        return _Outcome(prepared.tool_call, result, is_error, duration_ms)
+        return _Outcome(prepared.tool_call, result, is_error, duration_ms, nested)
 
     async def _execute(
         self, prepared: _Prepared, *, concurrent: bool
-    ) -> tuple[AgentToolResult[Any], bool, int]:
-        """Run the tool: its result, whether it failed, and how long ``execute`` took (ms).
+    ) -> tuple[AgentToolResult[Any], bool, int, dict[str, Any] | None]:
+        """Run the tool: its result, whether it failed, how long ``execute`` took (ms), and the
+        record of the calls it made to other tools (``None``: none).
         ``on_update`` emits without blocking the tool; every update is
         delivered before the call counts as finished, and updates after that are dropped.
         ``concurrent``: other tools of the batch run alongside (see ``_take_js_turns``)."""
@@ -683,17 +688,27 @@ class _ToolBatch:
                 updates.append(asyncio.ensure_future(pending))
 
         started = time.perf_counter()
+        runner = NestedToolRunner(self, call)
+        token = _current_runner.set(runner)
         try:
             result: AgentToolResult[Any] = await prepared.tool.execute(call.id, prepared.args, self.signal, on_update)
             outcome = (result, False)
         except Exception as error:
-            outcome = (_error_result(_error_text(error)), True)
+            failed = _error_result(_error_text(error))
+            if isinstance(error, ToolFailure):
+                failed.structured_content = error.structured_content
+                if error.content is not None:
+                    failed.content = list(error.content)
+                if error.details is not None:
+                    failed.details = error.details
+            outcome = (failed, True)
         except BaseException:
             for update in updates:
                 update.cancel()
             raise
         finally:
             accepting = False
+            _current_runner.reset(token)
         duration_ms = int((time.perf_counter() - started) * 1000 + 0.5)  # Math.round of a non-negative time
         if concurrent:
             await _take_js_turns(sent)
@@ -701,7 +716,7 @@ class _ToolBatch:
             for delivered in await asyncio.gather(*updates, return_exceptions=True):
                 if isinstance(delivered, BaseException):
                     raise delivered
-        return (*outcome, duration_ms)
+        return (*outcome, duration_ms, runner.record())
 
 
 async def _take_js_turns(updates_sent: int) -> None:
@@ -755,3 +770,129 @@ async def _gather(coroutines: list[Coroutine[Any, Any, _Outcome]]) -> list[_Outc
                 raise error from None
         raise
     return [task.result() for task in tasks]
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class NestedToolOutcome:
+    """What a nested call came to: its result (after ``after_tool_call``) and whether it failed."""
+
+    tool_call_id: str
+    result: AgentToolResult[Any]
+    is_error: bool
+
+
+class _NestedBatch(_ToolBatch):
+    """A batch of one nested call: finds only its tool and reports no events."""
+
+    __slots__ = ("tool",)
+
+    def __init__(self, parent: _ToolBatch, tool: AgentTool, signal: AbortSignal | None, parent_id: str) -> None:
+        self.context = parent.context
+        self.config = parent.config
+        self.emit = _with_parent(parent.emit, parent_id)
+        self.send = _sender(self.emit)
+        self.signal = signal
+        self.reply = parent.reply
+        self.tool = tool
+
+    def _find_tool(self, name: str) -> AgentTool | None:
+        return self.tool if name == self.tool.name else None
+
+
+def _with_parent(emit: Emit, parent_id: str) -> Emit:
+    """``emit`` with the tool events marked as a nested call's (``parent_tool_call_id``)."""
+
+    def marked(event: AgentEvent) -> Awaitable[None] | None:
+        if isinstance(event, ToolExecutionStartEvent | ToolExecutionUpdateEvent | ToolExecutionEndEvent):
+            event = dataclasses.replace(event, parent_tool_call_id=parent_id)
+        return emit(event)
+
+    return marked
+
+
+class NestedToolRunner:
+    """Runs tool calls for the tool that is executing (a tool that calls other tools, such as
+    ``codemode``), through the same pipeline as the model's calls: ``prepare_arguments``, argument
+    validation, ``before_tool_call`` (which may block), ``execute`` and ``after_tool_call``.
+
+    A tool gets its runner from ``current_tool_runner()`` while its ``execute`` runs. The tool to
+    run is passed in, so it need not be among the active tools. Nested calls get the ids
+    ``<parent id>/<n>``; they add nothing to the transcript, and their ``tool_execution_*`` events
+    carry ``parent_tool_call_id``. ``run`` never raises for the tool's failures: they come back
+    with ``is_error``."""
+
+    def __init__(self, batch: _ToolBatch, parent: ToolCall) -> None:
+        self._batch = batch
+        self._parent = parent
+        self._count = 0
+        self._calls: list[dict[str, Any]] = []
+        self._complete = True
+        self._argument_bytes = 0
+
+    def record(self) -> dict[str, Any] | None:
+        """What the session keeps of the nested calls (Pi 1.6's ``nestedCalls``): id, name,
+        status, arguments, duration and error of each, never results; ``complete: false`` when
+        something was left out (arguments over 8 KiB, or over 32 KiB together; calls past 256)."""
+        if not self._calls:
+            return None
+        return {"calls": [dict(call) for call in self._calls], "complete": self._complete}
+
+    def _note(self, call: ToolCall) -> dict[str, Any] | None:
+        if len(self._calls) >= _MAX_RECORDED_CALLS:
+            self._complete = False
+            return None
+        entry: dict[str, Any] = {"id": call.id, "name": call.name, "status": "running"}
+        size = len(msgspec.json.encode(call.arguments))
+        if size <= _MAX_RECORDED_ARGUMENTS and self._argument_bytes + size <= _MAX_RECORDED_ARGUMENTS_TOTAL:
+            entry["arguments"] = call.arguments
+            self._argument_bytes += size
+        else:
+            self._complete = False
+        self._calls.append(entry)
+        return entry
+
+    @property
+    def parent_tool_call_id(self) -> str:
+        return self._parent.id
+
+    async def run(
+        self, tool: AgentTool, arguments: dict[str, Any], signal: AbortSignal | None = None
+    ) -> NestedToolOutcome:
+        self._count += 1
+        call = ToolCall(id=f"{self._parent.id}/{self._count}", name=tool.name, arguments=arguments)
+        batch = _NestedBatch(self._batch, tool, signal if signal is not None else self._batch.signal, self._parent.id)
+        entry = self._note(call)
+        await batch._emit_start(call)
+        try:
+            prepared = await batch._prepare(call)
+            if isinstance(prepared, _Prepared):
+                outcome = await batch._execute_and_finalize(prepared, concurrent=False)
+            else:
+                outcome = prepared
+        except BaseException:
+            if entry is not None:
+                entry["status"] = "cancelled"
+            raise
+        await batch._emit_end(outcome)
+        if entry is not None:
+            entry["status"] = "error" if outcome.is_error else "ok"
+            if outcome.duration_ms is not None:
+                entry["durationMs"] = outcome.duration_ms
+            if outcome.is_error:
+                text = "\n".join(block.text for block in outcome.result.content if isinstance(block, TextContent))
+                entry["error"] = text[:_MAX_RECORDED_ERROR]
+        return NestedToolOutcome(tool_call_id=call.id, result=outcome.result, is_error=outcome.is_error)
+
+
+_MAX_RECORDED_CALLS = 256
+_MAX_RECORDED_ARGUMENTS = 8 * 1024
+_MAX_RECORDED_ARGUMENTS_TOTAL = 32 * 1024
+_MAX_RECORDED_ERROR = 2000
+
+_current_runner: ContextVar[NestedToolRunner | None] = ContextVar("pi_agent_nested_tool_runner", default=None)
+
+
+def current_tool_runner() -> NestedToolRunner | None:
+    """The runner for nested calls of the tool whose ``execute`` is running (``None`` outside a
+    tool, or for a tool called directly rather than by the loop)."""
+    return _current_runner.get()

@@ -26,6 +26,9 @@ class AgentToolResult(Generic[TDetails]):
     """Application data kept in the tool-result message for UIs; never sent to the model."""
     usage: Usage | None = None
     """The tool's own model usage, if it made calls (not context accounting)."""
+    structured_content: Any = None
+    """For tools that declare ``output_schema``: the value programmatic callers (``codemode``
+    scripts) receive instead of the text. Never sent to the model."""
     added_tool_names: list[str] | None = None
     terminate: bool | None = None
     """``True`` asks the loop to stop after this batch (honoured only if every result in the
@@ -34,6 +37,25 @@ class AgentToolResult(Generic[TDetails]):
 
 
 ToolUpdateCallback = Callable[[AgentToolResult[Any]], None]
+
+
+class ToolFailure(Exception):
+    """Raised by ``execute`` to fail with this message as the error text, or with ``content``
+    when given (several blocks, images), still handing programmatic callers a structured value
+    (e.g. a command's exit code) and the UI its ``details``."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        structured_content: Any = None,
+        content: list[TextContent | ImageContent] | None = None,
+        details: Any = None,
+    ) -> None:
+        super().__init__(message)
+        self.structured_content = structured_content
+        self.content = content
+        self.details = details
 
 
 class AgentTool(ABC):
@@ -46,6 +68,9 @@ class AgentTool(ABC):
     """JSON Schema of the arguments (an object schema)."""
     execution_mode: ToolExecutionMode | None = None
     """``"sequential"`` forces the whole batch containing a call to this tool to run in order."""
+    output_schema: dict[str, Any] | None = None
+    """JSON Schema of ``structured_content``, for tools whose results are data; programmatic
+    callers get that value instead of the text. ``None``: they get the text."""
     replay: Literal["never", "safe"] | None = None
     """Whether a host may re-run this call when recovering an interrupted session. The loop
     itself ignores it."""

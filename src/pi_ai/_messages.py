@@ -218,6 +218,10 @@ class ToolResultMessage(WireStruct, tag_field="role", tag="toolResult", kw_only=
     added_tool_names: list[str] | None = None
     is_error: bool
     timestamp: int
+    nested_calls: dict[str, Any] | None = None
+    """The calls the tool made to other tools (``codemode`` scripts), as Pi 1.6 records them:
+    ``{"calls": [{id, name, status, arguments?, durationMs?, error?}], "complete": bool}``,
+    never their results. Never sent to a model."""
 
 
 Message: TypeAlias = UserMessage | AssistantMessage | ToolResultMessage

@@ -100,7 +100,7 @@ Prompt and tools:
 
 Extensions, skills, prompt templates and themes:
   -e, --extension <path>         Load a Python extension (file or folder; repeatable); builtin:<name>
-                                 names one of Pi 1.6's built-in extensions, not implemented here
+                                 names one of Pi 1.6's built-in extensions (only codemode is here)
   -ne, --no-extensions           Find no extensions (the -e ones still load)
   --no-mcp                       Accepted for Pi 1.6 compatibility (MCP is not implemented here)
   --skill <path>                 Load a skill (file or folder; repeatable)

@@ -213,12 +213,21 @@ def _assembly(
         tools=parsed.tools,
         exclude_tools=parsed.exclude_tools,
         no_tools="all" if parsed.no_tools else "builtin" if parsed.no_builtin_tools else None,
+        codemode=_codemode_loaded(parsed, settings),
         scoped_models=scoped,
         extensions=runner,
     )
     return SessionAssembly(
         with_resources(options, resources, _warn), start_in_scope=True, resources=resources
     )
+
+
+def _codemode_loaded(parsed: Args, settings: Settings) -> bool:
+    """Pi 1.6 loads its built-in codemode extension unless ``--no-extensions`` (without ``-e
+    builtin:codemode``) or ``-builtin:codemode`` in ``extensions`` says otherwise."""
+    if "builtin:codemode" in (parsed.extensions or ()):
+        return True
+    return not parsed.no_extensions and settings.builtin_extension_enabled("codemode")
 
 
 def _warn(problem: object) -> None:
@@ -266,11 +275,13 @@ def _report_created(
         diagnostics.warn(str(issue))
 
 
-PI_ONLY_TOOLS = frozenset(("codemode", "tool_search", "powershell"))
+PI_ONLY_TOOLS = frozenset(("tool_search", "powershell"))
 """Tools Pi 1.6 has that this implementation does not (``docs/pi-1.6/settings-and-cli.md``)."""
 
 
 def _unknown_tool_warning(name: str) -> str:
+    if name == "codemode":  # it exists unless its built-in extension is off
+        return 'Tool "codemode" ignored: the built-in codemode extension is turned off (--no-extensions or -builtin:codemode)'
     if name in PI_ONLY_TOOLS:
         return f'Tool "{name}" is not available in Pi for Python (Pi 1.6 has it); ignored'
     return f'Unknown tool "{name}" ignored (built-in tools: read, bash, edit, write, grep, find, ls)'

@@ -164,6 +164,8 @@ class Transcript:
     # ------------------------------------------------------------------ live events
 
     def on_event(self, event: object) -> None:
+        if getattr(event, "parent_tool_call_id", None) is not None:
+            return  # a call another tool made: that tool's view shows it (codemode's rows)
         if isinstance(event, MessageStartEvent):
             self._message_start(event.message)
         elif isinstance(event, MessageUpdateEvent):

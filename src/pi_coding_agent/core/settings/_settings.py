@@ -463,6 +463,35 @@ class Settings:
         value = self._typed(("sessionDir",), str, None)
         return expand_tilde(value) if value else None
 
+    def builtin_extension_enabled(self, name: str) -> bool:
+        """Whether Pi 1.6's built-in extension ``builtin:<name>`` loads: a ``-builtin:<name>`` entry
+        in ``extensions`` turns it off, ``+builtin:<name>`` on; the project file's entry wins over
+        the user's (the last entry of a file counts)."""
+        for layer in (self.project_settings, self.global_settings):
+            entries = layer.get("extensions")
+            verdict: bool | None = None
+            for entry in entries if isinstance(entries, list) else ():
+                if entry in (f"+builtin:{name}", f"-builtin:{name}"):
+                    verdict = entry.startswith("+")
+            if verdict is not None:
+                return verdict
+        return True
+
+    @property
+    def codemode_mode(self) -> Literal["on", "only"]:
+        """``codemode.mode``: ``only`` hides the tools scripts can call from the model; anything
+        else is ``on`` (Pi 1.6)."""
+        return "only" if self.get("codemode", "mode") == "only" else "on"
+
+    @property
+    def codemode_inline_budget(self) -> int | float:
+        """``codemode.inlineBudget``: estimated tokens the codemode description may spend on
+        tool declarations (default 3000; a value that is not a number of zero or more is ignored)."""
+        value = self.get("codemode", "inlineBudget")
+        if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) and value >= 0:
+            return value
+        return 3000
+
     @property
     def default_tools(self) -> list[str] | None:
         """The tools ``defaultTools`` selects (``+name`` / ``-name`` applied), ``None`` when unset.

@@ -9,6 +9,7 @@ the output, so the model sees what happened before the failure.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -28,6 +29,21 @@ from pi_coding_agent.core.tools._shell import (
 from pi_coding_agent.core.tools._truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size
 
 UPDATE_THROTTLE_SECONDS = 0.1
+STRUCTURED_OUTPUT_MAX_BYTES = 1024 * 1024
+"""How much output ``structured_content.output`` (what codemode scripts get) keeps: all of it up
+to 1 MiB, else the first and last half around an omission marker (Pi 1.6's limit)."""
+
+BASH_OUTPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["output", "truncated", "exit_code", "wall_time_seconds"],
+    "properties": {
+        "output": {"type": "string", "description": "stdout and stderr together (shortened past 1 MiB)"},
+        "truncated": {"type": "boolean"},
+        "full_output_path": {"type": "string", "description": "All of the output, when it was shortened"},
+        "exit_code": {"type": "number"},
+        "wall_time_seconds": {"type": "number"},
+    },
+}
 
 SessionEnv = Callable[[], Mapping[str, str]]
 """Variables describing the session for commands (``PI_SESSION_ID``, ``PI_MODEL`` ...)."""
@@ -53,6 +69,7 @@ class BashTool(AgentTool):
         "given. A timeout in seconds may be set."
     )
     parameters: dict[str, Any] = BASH_PARAMETERS
+    output_schema = BASH_OUTPUT_SCHEMA
     prompt_snippet = "Run bash commands (ls, grep, find, etc.)"
 
     def __init__(
@@ -100,12 +117,15 @@ class BashTool(AgentTool):
             command = f"{self.command_prefix}\n{command}"
         env, keep_file = self._env()
         output = OutputAccumulator(temp_file_prefix="pi-bash", keep_file=keep_file)
+        whole = _HeadTail(STRUCTURED_OUTPUT_MAX_BYTES)
         updates = _Updates(output, on_update)
         accepting = True
+        started = time.perf_counter()
 
         def on_data(data: bytes) -> None:
             if accepting:
                 output.append(data)
+                whole.append(data)
                 updates.schedule()
 
         def finish() -> OutputSnapshot:
@@ -133,12 +153,69 @@ class BashTool(AgentTool):
             except BaseException:
                 finish()
                 raise
-            text, details = _format(finish(), output, "(no output)")
+            snapshot = finish()
+            text, details = _format(snapshot, output, "(no output)")
+            structured: dict[str, Any] | None = None
+            if exit_code is not None:
+                structured = whole.structured(snapshot.full_output_path, exit_code, time.perf_counter() - started)
             if exit_code is not None and exit_code != 0:
-                raise ToolError(_with_status(text, f"Command exited with code {exit_code}"))
-            return AgentToolResult(content=[TextContent(text=text)], details=details)
+                raise ToolError(_with_status(text, f"Command exited with code {exit_code}"), structured_content=structured)
+            return AgentToolResult(content=[TextContent(text=text)], details=details, structured_content=structured)
         finally:
             updates.cancel()
+
+
+class _HeadTail:
+    """The first and last half of ``limit`` bytes of a stream, and its size."""
+
+    def __init__(self, limit: int) -> None:
+        self.head_limit = limit // 2
+        self.tail_limit = limit - self.head_limit
+        self.limit = limit
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.size = 0
+
+    def append(self, data: bytes) -> None:
+        self.size += len(data)
+        room = self.head_limit - len(self.head)
+        if room > 0:
+            self.head += data[:room]
+            data = data[room:]
+        self.tail += data
+        if len(self.tail) > self.tail_limit * 2:
+            del self.tail[: len(self.tail) - self.tail_limit]
+
+    def text(self) -> tuple[str, bool]:
+        if self.size <= self.limit:
+            return bytes(self.head + self.tail).decode("utf-8", "replace"), False
+        tail = bytes(self.tail[-self.tail_limit :])
+        start = 0
+        while start < len(tail) and tail[start] & 0xC0 == 0x80:  # not inside a character
+            start += 1
+        head = _decode_prefix(bytes(self.head))
+        omitted = self.size - self.head_limit - self.tail_limit
+        return f"{head}\n\n[... {omitted} bytes omitted ...]\n\n{tail[start:].decode('utf-8', 'replace')}", True
+
+    def structured(self, full_output_path: str | None, exit_code: int, seconds: float) -> dict[str, Any]:
+        text, truncated = self.text()
+        data: dict[str, Any] = {"output": text, "truncated": truncated}
+        if truncated and full_output_path:
+            data["full_output_path"] = full_output_path
+        wall = round(seconds * 10) / 10
+        data["exit_code"] = exit_code
+        data["wall_time_seconds"] = int(wall) if wall.is_integer() else wall
+        return data
+
+
+def _decode_prefix(data: bytes) -> str:
+    """``data`` decoded, an incomplete character at its end left out."""
+    for cut in range(4):
+        try:
+            return data[: len(data) - cut].decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+    return data.decode("utf-8", "replace")
 
 
 def _with_status(text: str, status: str) -> str:

@@ -9,7 +9,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from pi_agent import AgentToolResult
+from pi_agent import AgentToolResult, ToolFailure
 from pi_ai import AbortSignal, ImageContent, TextContent
 from pi_ai.js_json import well_formed
 from pi_coding_agent.core.tools._truncate import DEFAULT_MAX_BYTES, format_size, truncate_head
@@ -22,8 +22,9 @@ Notice = tuple[str, str, Any]
 """A bracketed notice after a listing: (text, ``details`` key, ``details`` value)."""
 
 
-class ToolError(Exception):
-    """A failure whose message is exactly the text the model reads in the error result."""
+class ToolError(ToolFailure):
+    """A failure whose message is exactly the text the model reads in the error result (and,
+    optionally, a structured value for ``codemode`` scripts)."""
 
 
 def raise_if_aborted(signal: AbortSignal | None) -> None:

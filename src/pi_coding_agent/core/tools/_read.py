@@ -48,6 +48,24 @@ READ_PARAMETERS: dict[str, Any] = {
 }
 
 
+READ_OUTPUT_SCHEMA: dict[str, Any] = {
+    "anyOf": [
+        {"type": "string"},
+        {
+            "type": "object",
+            "required": ["type", "data", "mimeType", "note"],
+            "properties": {
+                "type": {"const": "image"},
+                "data": {"type": "string"},
+                "mimeType": {"type": "string"},
+                "note": {"type": "string"},
+            },
+        },
+    ]
+}
+"""What ``codemode`` scripts get from ``read``: a text file's text, or an image block."""
+
+
 class ReadTool(AgentTool):
     name = "read"
     label = "read"
@@ -57,6 +75,9 @@ class ReadTool(AgentTool):
         "whichever comes first, and says how to continue: page through big files with offset and limit."
     )
     parameters: dict[str, Any] = READ_PARAMETERS
+    output_schema = READ_OUTPUT_SCHEMA
+    """Scripts get a text file's text, or an image block (the image the model would see and the
+    note that goes with it)."""
     prompt_snippet = "Read file contents"
     prompt_guidelines = ("Use read to look at files instead of cat or sed.",)
 
@@ -124,7 +145,8 @@ class ReadTool(AgentTool):
         if note:
             text += f"\n{note}"
         return AgentToolResult(
-            content=[TextContent(text=text), ImageContent(data=processed.data, mime_type=processed.mime_type)]
+            content=[TextContent(text=text), ImageContent(data=processed.data, mime_type=processed.mime_type)],
+            structured_content={"type": "image", "data": processed.data, "mimeType": processed.mime_type, "note": text},
         )
 
 

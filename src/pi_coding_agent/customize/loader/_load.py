@@ -43,7 +43,8 @@ from pi_coding_agent.customize.skills import (
 BUILTIN_PREFIX = "builtin:"
 """``-e builtin:<name>``: one of Pi 1.6's built-in extensions (``PI_BUILTIN_EXTENSIONS``)."""
 PI_BUILTIN_EXTENSIONS = ("llama.cpp", "codemode", "tool-search", "mcp")
-"""The built-in extensions of Pi 1.6; none is implemented here (``docs/pi-1.6/settings-and-cli.md``)."""
+"""The built-in extensions of Pi 1.6; only ``codemode`` is implemented here (as a built-in tool of
+the session, docs/codemode.md; the others: ``docs/pi-1.6/settings-and-cli.md``)."""
 
 
 @dataclass

@@ -16,6 +16,7 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from pi_agent import AgentTool, StreamFn
 from pi_ai import (
@@ -69,6 +70,9 @@ class CreateAgentSessionOptions:
     exclude_tools: Sequence[str] | None = None
     """``--exclude-tools``: names or ``*`` patterns of tools that do not exist for the run."""
     no_tools: NoTools | None = None
+    codemode: bool = True
+    """Whether the ``codemode`` tool exists (Pi 1.6's built-in extension is loaded; the CLI turns
+    it off for ``--no-extensions`` without ``-e builtin:codemode`` and for ``-builtin:codemode``)."""
     """``--no-tools`` (``"all"``) or ``--no-builtin-tools`` (``"builtin"``: extension tools stay)."""
     custom_prompt: str | None = None
     append_prompts: Sequence[str] = ()
@@ -183,15 +187,17 @@ def _tool_selection(options: CreateAgentSessionOptions) -> ToolSelection:
     return select_tools(options.settings.default_tools, options.tools, options.exclude_tools, options.no_tools)
 
 
-def _builtin_tool_names(selection: ToolSelection) -> tuple[list[str], list[str], list[str]]:
+def _builtin_tool_names(selection: ToolSelection, codemode: bool = True) -> tuple[list[str], list[str], list[str]]:
     """(active built-in tool names, the other built-in tools the selection allows, names the
     selection asks for that are not built-in tools)."""
     from pi_coding_agent.core.tools import ALL_TOOL_NAMES
 
+    # Pi 1.6's built-in codemode extension registers its tool inactive: one more built-in here.
+    names = (*ALL_TOOL_NAMES, "codemode") if codemode else ALL_TOOL_NAMES
     patterns = {entry for entry in selection.allowlist or () if "*" in entry}
-    unknown = [name for name in selection.initial if name not in ALL_TOOL_NAMES and name not in patterns]
-    active = selection.active(ALL_TOOL_NAMES)
-    spare = [name for name in ALL_TOOL_NAMES if name not in active and selection.allowed(name)]
+    unknown = [name for name in selection.initial if name not in names and name not in patterns]
+    active = selection.active(names)
+    spare = [name for name in names if name not in active and selection.allowed(name)]
     return active, spare, unknown
 
 
@@ -237,6 +243,11 @@ def _create_tools(names: Sequence[str], options: CreateAgentSessionOptions, hold
         model = holder[0].model if holder else None
         return None if model is None else "image" in model.input
 
+    if "codemode" in names:
+        others = [name for name in names if name != "codemode"]
+        made = {tool.name: tool for tool in _create_tools(others, options, holder)} if others else {}
+        made["codemode"] = _codemode_tool(options, holder)
+        return [made[name] for name in dict.fromkeys(names) if name in made]
     tool_options = ToolsOptions(
         auto_resize_images=settings.image_auto_resize,
         image_support=image_support,
@@ -246,6 +257,26 @@ def _create_tools(names: Sequence[str], options: CreateAgentSessionOptions, hold
         session_env=env,
     )
     return create_tools(options.cwd, names, tool_options)
+
+
+def _codemode_tool(options: CreateAgentSessionOptions, holder: list[AgentSession]) -> AgentTool:
+    """``codemode``, calling the session's active tools; its ``store()`` values are the branch's
+    ``codemode-store`` entries."""
+    from pi_coding_agent.core.codemode import STORE_ENTRY_TYPE, CodemodeHost, CodemodeTool, read_store
+
+    settings, manager = options.settings, options.session_manager
+
+    def save(values: dict[str, Any], deleted: list[str]) -> None:
+        manager.append_custom_entry(STORE_ENTRY_TYPE, {"set": values, "delete": deleted})
+
+    host = CodemodeHost(
+        callable_tools=lambda: holder[0].codemode_callable_tools() if holder else [],
+        load_store=lambda: read_store(manager.get_branch()),
+        save_store=save,
+        mode=lambda: settings.codemode_mode,
+        inline_budget=lambda: settings.codemode_inline_budget,
+    )
+    return CodemodeTool(host)
 
 
 def _prompt_sections(options: CreateAgentSessionOptions, tools: Sequence[AgentTool]) -> dict[str, str]:
@@ -310,7 +341,7 @@ def build_session(options: CreateAgentSessionOptions) -> CreateAgentSessionResul
     level = clamp_thinking_level(model, level) if model is not None else "off"
 
     selection = _tool_selection(options)
-    active_names, spare_names, unknown = _builtin_tool_names(selection)
+    active_names, spare_names, unknown = _builtin_tool_names(selection, options.codemode)
     holder: list[AgentSession] = []
     tools = _create_tools(active_names, options, holder)
     setup = AgentSetup(

@@ -695,6 +695,11 @@ class AgentSession:
     def active_tool_names(self) -> list[str]:
         return self._tools.active_tool_names()
 
+    def codemode_callable_tools(self) -> list[AgentTool]:
+        """The tools ``codemode`` scripts may call: the active ones, before codemode's loadout
+        rewords or hides them (MCP's indirect tools will join here)."""
+        return self._tools.callable_tools()
+
     def set_active_tools(self, names: Sequence[str]) -> None:
         self._tools.set_active_tools(names)
 

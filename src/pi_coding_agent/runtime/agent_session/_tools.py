@@ -74,6 +74,7 @@ class SessionTools:
         """The sections of our prompt for the active tools."""
         self.base_system_prompt = ""
         """Our prompt as text, before ``before_agent_start`` handlers change it for a run."""
+        self._callable: list[AgentTool] = []
         self._put_on_agent(list(agent.state.tools))
 
     def restrict(self, selection: ToolSelection | None) -> None:
@@ -157,7 +158,14 @@ class SessionTools:
         tools = self._tools_named(self._active)
         self._put_on_agent([tools[name] for name in self._active if name in tools])
 
+    def callable_tools(self) -> list[AgentTool]:
+        """The active tools as they are (before codemode's loadout rewords or hides them): what
+        ``codemode`` scripts may call."""
+        return list(self._callable)
+
     def _put_on_agent(self, active: list[AgentTool]) -> None:
+        self._callable = list(active)
+        active = _present(active)
         self._agent.state.tools = active
         self.prompt_sections = self._sections(active)
         self.base_system_prompt = "\n\n".join(text for text in self.prompt_sections.values() if text)
@@ -190,3 +198,33 @@ class SessionTools:
             },
             "prompt_guidelines": [line for tool in tools for line in getattr(tool, "prompt_guidelines", ()) or ()],
         }
+
+
+def _present(active: list[AgentTool]) -> list[AgentTool]:
+    """The active tools as the model gets them. While ``codemode`` is active its loadout applies
+    (Pi 1.6's ``prepareLoadout``): new descriptions for some tools, and in ``only`` mode the
+    tools scripts call are left out (they stay callable from scripts)."""
+    codemode = next((tool for tool in active if tool.name == "codemode" and hasattr(tool, "prepare_loadout")), None)
+    if codemode is None:
+        return active
+    loadout = codemode.prepare_loadout(active, active)
+    hidden = set(loadout.hidden)
+    presented: list[AgentTool] = []
+    for tool in active:
+        if tool.name in hidden:
+            continue
+        text = loadout.descriptions.get(tool.name)
+        presented.append(tool if text is None or tool is codemode else _redescribed(tool, text))
+    return presented
+
+
+def _redescribed(tool: AgentTool, description: str) -> AgentTool:
+    """A shallow copy of ``tool`` with another description (its state is shared)."""
+    import copy
+
+    clone = copy.copy(tool)
+    try:
+        clone.description = description
+    except AttributeError:  # a computed description: keep the tool as it is
+        return tool
+    return clone

@@ -36,6 +36,8 @@ SCENARIOS: list[tuple[dict[str, Any], tuple[str, ...], list[Step]]] = [
     # an extension tool named before a built-in one.
     ({}, ("--tools", "probe,read,grep"), []),
     ({}, ("--tools", "grep,probe,read"), ["/reload-now"]),
+    # codemode newly added to defaultTools is turned on by /reload.
+    ({}, (), [["+codemode"], "/reload-now"]),
 ]
 
 
@@ -114,8 +116,9 @@ def test_tools_across_reload_and_extension_first_as_pi16(tmp_path: Path) -> None
     jobs = [(side, index) for index in range(len(SCENARIOS)) for side in ("pi", "ours")]
     with ThreadPoolExecutor(2) as pool:
         answers = dict(zip(jobs, pool.map(lambda job: _run(tmp_path, *job), jobs), strict=True))
-    pi_only = {"powershell", "codemode", "tool_search"}
+    pi_only = {"powershell", "tool_search"}
     for index in range(len(SCENARIOS)):
         theirs = answers["pi", index]
         assert theirs is not None
         assert answers["ours", index] == [name for name in theirs if name not in pi_only], SCENARIOS[index]
+    assert "codemode" in (answers["ours", len(SCENARIOS) - 1] or [])

@@ -268,6 +268,34 @@ def _generic_result(ctx: ToolContext, output: str, details: Any) -> list[str]:
     )
 
 
+def _codemode_call(ctx: ToolContext) -> str:
+    """``codemode`` and the script's first line (the whole script once expanded)."""
+    code = ctx.args.get("code")
+    if not isinstance(code, str) or not code.strip():
+        return _title(ctx, "codemode") + (" ..." if code is None else " [invalid arg]")
+    lines = terminal_safe(code, keep_sgr=False).strip("\n").split("\n")
+    if ctx.expanded:
+        return _title(ctx, "codemode") + "\n" + "\n".join(ctx.theme.fg("toolOutput", line) for line in lines)
+    more = ctx.theme.fg("muted", f" ({len(lines)} lines)") if len(lines) > 1 else ""
+    return f"{_title(ctx, 'codemode')} {ctx.theme.fg('toolOutput', lines[0])}{more}"
+
+
+_CALL_MARKS = {"ok": ("success", "✓"), "error": ("error", "✗"), "cancelled": ("warning", "○"), "running": ("muted", "…")}
+
+
+def _codemode_result(ctx: ToolContext, output: str, details: Any) -> list[str]:
+    """One row per tool call the script made (from ``details.calls``), then the output."""
+    calls = details.get("calls") if isinstance(details, dict) else None
+    rows: list[str] = []
+    for call in calls if isinstance(calls, list) else ():
+        if not isinstance(call, dict):
+            continue
+        style, mark = _CALL_MARKS.get(str(call.get("status")), ("muted", "?"))
+        args = terminal_safe(str(call.get("args", "")), keep_sgr=False)
+        rows.append(ctx.theme.fg(style, mark) + " " + _title(ctx, str(call.get("name", "?"))) + " " + ctx.theme.fg("muted", args))
+    return rows + _generic_result(ctx, output, details)
+
+
 CallRenderer = Callable[[ToolContext], str]
 ResultRenderer = Callable[[ToolContext, str, Any], list[str]]
 RENDERERS: dict[str, tuple[CallRenderer, ResultRenderer]] = {
@@ -278,6 +306,7 @@ RENDERERS: dict[str, tuple[CallRenderer, ResultRenderer]] = {
     "grep": (_search_call("grep"), _search_result(15)),
     "find": (_search_call("find"), _search_result(20)),
     "ls": (_search_call("ls"), _search_result(20)),
+    "codemode": (_codemode_call, _codemode_result),
 }
 
 
