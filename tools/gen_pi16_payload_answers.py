@@ -39,6 +39,9 @@ FOLLOWED = (
     # ``session-id``; Gemini's ``automaticContinuation: false`` and whitespace-only tool results;
     # the 1.6 catalog's models (Cloudflare's ``reasoning_effort``, Mistral Small 4's limit).
     "anthropic_cross_provider_history",
+    # Anthropic message threads (a session id with caching on).
+    "anthropic_thinking_history",
+    "anthropic_thinking_replay_signatures",
     "cloudflare_workers_ai_account_from_env",
     "cloudflare_workers_ai_without_account_keeps_placeholder",
     "completions_cross_provider_history",
