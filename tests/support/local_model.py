@@ -28,6 +28,21 @@ def cache_env() -> dict[str, str]:
     return {"PI_LOCAL_CACHE": str(cache_root()), **({"PI_LOCAL_THREADS": threads} if threads else {})}
 
 
+def cache_env_with_only(folder: Path, *model_ids: str) -> dict[str, str]:
+    """``cache_env`` for a cache in ``folder`` that shares the real runtime but holds only the
+    given models (linked, with their checks), whatever else the real cache has downloaded."""
+    real = cache_root()
+    (folder / "models").mkdir(parents=True)
+    for entry in real.iterdir():
+        if entry.name != "models":
+            (folder / entry.name).symlink_to(entry)
+    for model_id in model_ids:
+        gguf = model_file(model_id)
+        for path in (gguf, gguf.with_name(gguf.name + ".verified")):
+            (folder / "models" / path.name).symlink_to(path)
+    return {**cache_env(), "PI_LOCAL_CACHE": str(folder)}
+
+
 def require_runtime() -> Path:
     runtime = RuntimeSpec().site_dir()
     if not (runtime / "complete").exists():

@@ -335,4 +335,20 @@ async def run_rpc_mode(runtime: AgentSessionRuntime) -> int:
         await serving
     shutting_down = True
     await server.close()
+    _exit_on_late_signals(loop, exit_code)
     return exit_code
+
+
+def _exit_on_late_signals(loop: asyncio.AbstractEventLoop, exit_code: int) -> None:
+    """After the shutdown, a SIGTERM or SIGHUP (a process manager's, right after it closed
+    stdin) ends the process at once with the status already decided. Left to the loop, its
+    handlers would go back to the default when it closes, and a signal during the interpreter's
+    teardown would kill the process instead of letting it exit 0 as Pi does."""
+    import signal
+
+    def exit_now(_signum: int, _frame: object) -> None:
+        os._exit(exit_code)
+
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        loop.remove_signal_handler(signum)
+        signal.signal(signum, exit_now)

@@ -15,7 +15,7 @@ import pytest
 from tests.pi_coding_agent.app.interactive._play import Driven, play
 from tests.pi_coding_agent.e2e._harness import Sandbox
 from tests.support.llama_router import MIB, LlamaRouter, llama_router
-from tests.support.local_model import SMALL_MODEL, cache_env
+from tests.support.local_model import SMALL_MODEL, cache_env_with_only
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -192,7 +192,7 @@ def test_an_unreachable_server_offers_retry_and_close(tmp_path: Path) -> None:
 
 
 def test_without_a_server_the_embedded_models_are_managed(tmp_path: Path) -> None:
-    """The real model cache (where the test setup put the small model): it is set up, so
+    """A model cache holding only the small model (and the real runtime): it is set up, so
     choosing it makes it the session's model; the other asks before setting up."""
 
     async def scenario(app: Driven) -> None:
@@ -214,7 +214,7 @@ def test_without_a_server_the_embedded_models_are_managed(tmp_path: Path) -> Non
         await app.wait_until_gone("llama.cpp models")
         await app.quit()
 
-    play(tmp_path, "ours", [], scenario, env=cache_env())
+    play(tmp_path, "ours", [], scenario, env=cache_env_with_only(tmp_path / "cache", SMALL_MODEL))
 
 
 def test_login_checks_the_server_and_stores_it_as_pi_does(tmp_path: Path) -> None:

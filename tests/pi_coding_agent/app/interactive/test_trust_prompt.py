@@ -119,8 +119,11 @@ def test_pi_asks_the_same_question_and_we_read_its_answer(tmp_path: Path) -> Non
     ``trust.json``, and ours, started below the folder Pi trusted with Pi's file, asks nothing."""
     screens: dict[str, list[str]] = {}
     files: dict[str, str] = {}
+    # Folder names of one length: the parent folder's path is in an option, and a long
+    # temporary path wraps it, alike on both sides only if both paths are as long.
+    folder = {"pi": "pi", "ours": "us"}
     for which in ("pi", "ours"):
-        root = tmp_path / which
+        root = tmp_path / folder[which]
         with launch(root, which, [], ready=None, probe=False, before=_project) as run:
             screen = run.pane.wait_for("escape/ctrl+c cancel", limit=90)
             screens[which] = [line.replace(str(root), "<root>").rstrip() for line in screen.splitlines()]
@@ -131,7 +134,7 @@ def test_pi_asks_the_same_question_and_we_read_its_answer(tmp_path: Path) -> Non
             files[which] = (run.sandbox.agent_dir / "trust.json").read_text(encoding="utf-8")
     assert screens["ours"] == screens["pi"]
     pi_file = files["pi"]
-    assert files["ours"].replace(os.path.realpath(tmp_path / "ours"), "<root>") == pi_file.replace(
+    assert files["ours"].replace(os.path.realpath(tmp_path / "us"), "<root>") == pi_file.replace(
         os.path.realpath(tmp_path / "pi"), "<root>"
     )
     assert json.loads(pi_file) == {os.path.realpath(tmp_path / "pi"): True}
