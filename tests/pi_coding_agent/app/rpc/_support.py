@@ -165,7 +165,8 @@ def _answer_event(event: dict[str, Any]) -> dict[str, Any]:
 
 def _stream(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The agent's output with the timing-dependent parts folded: the ``message_update`` lines
-    of one message become one line holding the streamed text, at the place of the first;
+    of one message become one line holding the streamed text, at the place of the first (an
+    aborted answer's only a marker: how much of it came before the abort is timing);
     consecutive ``bash_execution_update`` lines of one command become one."""
     out: list[dict[str, Any]] = []
     streaming: dict[str, Any] | None = None
@@ -182,6 +183,12 @@ def _stream(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 streaming["text"] += delta
             continue
         if kind == "message_end":
+            if streaming is not None and line.get("message", {}).get("stopReason") == "aborted":
+                # How much arrived before the abort is timing; that it is a prefix of the
+                # answer is not.
+                partial = "".join(b.get("text", "") for b in line["message"].get("content", []) if isinstance(b, dict))
+                assert partial.startswith(streaming["text"]) or streaming["text"].startswith(partial), streaming
+                streaming["text"] = "(aborted midway)"
             streaming = None
         previous = out[-1] if out else {}
         if kind == "bash_execution_update" and previous.get("type") == kind and previous.get("id") == line.get("id"):
