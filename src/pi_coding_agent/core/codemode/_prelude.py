@@ -242,46 +242,47 @@ _BODY = r"""
   }
 
   const IMAGE_SHAPES = __IMAGE_SHAPES__;
-  function imageSource(value) {
-    if (typeof value === "string") return value;
-    if (typeof value !== "object" || value === null || Array.isArray(value)) throw new BadType(IMAGE_SHAPES);
-    if (value.image_url !== undefined) {
-      if (typeof value.image_url !== "string") throw new BadType(IMAGE_SHAPES);
-      return value.image_url;
+  // The three shapes image() takes, reduced to one URL string.
+  function imageUrl(value) {
+    if (typeof value === "string" && value !== "") return value;
+    const isRecord = typeof value === "object" && value !== null && !Array.isArray(value);
+    if (isRecord && "image_url" in value && value.image_url !== undefined) {
+      if (typeof value.image_url === "string" && value.image_url !== "") return value.image_url;
+      throw new BadType(IMAGE_SHAPES);
     }
-    if (typeof value.type !== "string") throw new BadType(IMAGE_SHAPES);
+    if (!isRecord || typeof value.type !== "string") throw new BadType(IMAGE_SHAPES);
     if (value.type !== "image") throw new BadType('image() takes image blocks only, not "' + value.type + '" blocks');
-    if (typeof value.data !== "string" || value.data === "") throw new BadType("image() got an image block without data");
-    if (value.data.toLowerCase().startsWith("data:")) return value.data;
-    return "data:;base64," + value.data;
+    const data = value.data;
+    if (typeof data !== "string" || data === "") throw new BadType("image() got an image block without data");
+    return /^data:/i.test(data) ? data : "data:;base64," + data;
   }
 
-  // What the first base64 characters of each accepted format look like.
-  const SIGNATURES = [
-    ["image/png", /^iVBORw0KGg/],
-    ["image/jpeg", /^[/]9j[/](?!9)/],
-    ["image/gif", /^R0lGOD[dl]h/],
-    ["image/webp", /^UklG.{8}RUJQ/],
+  // Formats by the base64 of their first bytes (a JPEG's fourth byte is never 0xF7..0xFF).
+  const FORMATS = [
+    [/^iVBORw0KGg/, "image/png"],
+    [/^[/]9j[/](?!9)/, "image/jpeg"],
+    [/^R0lGOD[dl]h/, "image/gif"],
+    [/^UklG.{8}RUJQ/, "image/webp"],
   ];
+  const DATA_URL = /^data:([^,]*),([\s\S]*)$/i;
+  const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
   function image(value) {
-    const url = imageSource(value);
-    if (url === "") throw new BadType(IMAGE_SHAPES);
-    const colon = url.indexOf(":");
-    const scheme = colon < 0 ? "" : url.slice(0, colon).toLowerCase();
-    if (scheme === "http" || scheme === "https") throw new BadType("image() cannot fetch remote URLs; pass the image as a base64 data: URL");
-    const comma = url.indexOf(",");
-    const header = comma < 0 ? [] : url.slice(colon + 1, comma).split(";");
-    if (scheme !== "data" || comma < 0 || header.slice(1).every((part) => part.toLowerCase() !== "base64")) {
+    const url = imageUrl(value);
+    if (/^https?:/i.test(url)) throw new BadType("image() cannot fetch remote URLs; pass the image as a base64 data: URL");
+    const parts = DATA_URL.exec(url);
+    const params = parts ? parts[1].split(";").slice(1).map((param) => param.toLowerCase()) : [];
+    if (!parts || !params.includes("base64")) {
       throw new BadType("image() needs base64 data: a data:<type>;base64,<data> URL or an image block");
     }
-    const data = url.slice(comma + 1).replace(/\s+/g, "");
-    if (data.length % 4 !== 0 || !/^[A-Za-z0-9+/]+={0,2}$/.test(data)) {
+    const data = parts[2].replace(/\s+/g, "");
+    if (data.length % 4 !== 0 || !BASE64.test(data)) {
       throw new BadType("image() got data that is not valid base64 (cut short or damaged?)");
     }
-    const found = SIGNATURES.find(([, pattern]) => pattern.test(data.slice(0, 16)));
-    if (!found) throw new BadType("image() accepts PNG, JPEG, GIF and WebP images only");
-    emit("image", data, found[0]);
+    const head = data.slice(0, 16);
+    const format = FORMATS.find(([pattern]) => pattern.test(head));
+    if (format === undefined) throw new BadType("image() accepts PNG, JPEG, GIF and WebP images only");
+    emit("image", data, format[1]);
   }
 
   function exit() {
