@@ -1,0 +1,252 @@
+"""One configured server, connected with the official MCP SDK (``mcp`` on PyPI).
+
+The SDK's transports and ``ClientSession`` are anyio context managers that must be entered and
+left by one task, so each connection lives in its own task (``_serve``) on the manager's event
+loop: it opens the transport, initializes, lists the tools, reports ready, and then waits until
+it is told to stop or the transport ends. Calls go through the session from any task of that loop.
+
+A transport that ends (the server exited, the HTTP stream broke) marks the server
+``disconnected``; the next call connects again, as Pi 1.6 does. Stopping a stdio server is the
+SDK's: close stdin, then SIGTERM and SIGKILL to its process group (servers run in a session of
+their own, so ``npx``/``uvx`` wrappers go with them).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+import anyio
+
+from pi_coding_agent.core.mcp.config import McpServerEntry, is_http, resolve_env, resolve_headers
+from pi_coding_agent.core.paths import resolve_path
+
+if TYPE_CHECKING:
+    from mcp import ClientSession
+    from mcp.types import CallToolResult, Tool
+
+State = Literal["connecting", "connected", "failed", "disconnected", "closed", "disabled"]
+DEFAULT_TIMEOUT_S = 60.0
+_STDERR_TAIL_CHARS = 2_000
+_CONNECT_RETRY_DELAYS_S = (0.25, 1.0)
+"""Waits before connecting to an HTTP server again after a transient failure (Pi's)."""
+CLIENT_NAME = "pi"
+
+
+def _error_text(error: BaseException) -> str:
+    if isinstance(error, BaseExceptionGroup):
+        return "; ".join(_error_text(inner) for inner in error.exceptions)
+    return str(error) or type(error).__name__
+
+
+def _transient(error: BaseException) -> bool:
+    """Network failures and 408, 429 and 5xx answers (except 501): worth another attempt."""
+    if isinstance(error, BaseExceptionGroup):
+        return any(_transient(inner) for inner in error.exceptions)
+    import httpx2
+
+    if isinstance(error, httpx2.HTTPStatusError):
+        status = error.response.status_code
+        return status in (408, 429) or (status >= 500 and status != 501)
+    return isinstance(error, httpx2.TransportError | ConnectionError)
+
+
+class McpConnection:
+    """A server's connection, its state and tools. Use from the manager's event loop only."""
+
+    def __init__(self, entry: McpServerEntry, cwd: str, on_change: Callable[[McpConnection], None] | None = None) -> None:
+        self.entry = entry
+        self.cwd = cwd
+        self.state: State = "connecting" if entry.enabled else "disabled"
+        self.error: str | None = None
+        self.tools: list[Tool] = []
+        self.instructions: str | None = None
+        self.has_resources = False
+        self._on_change = on_change
+        self._session: ClientSession | None = None
+        self._stop: anyio.Event | None = None
+        self._opening: anyio.Event | None = None
+        self._closed = False
+        self._task_group: Any = None
+
+    @property
+    def name(self) -> str:
+        return self.entry.name
+
+    @property
+    def timeout_s(self) -> float:
+        return float(self.entry.config.get("timeout") or DEFAULT_TIMEOUT_S)
+
+    def _changed(self) -> None:
+        if self._on_change is not None:
+            self._on_change(self)
+
+    # ----------------------------------------------------------------- connecting
+
+    async def session(self, task_group: Any) -> ClientSession:
+        """The connected session, connecting first (once, however many callers wait)."""
+        if self._closed:
+            raise RuntimeError(f'MCP server "{self.name}" is shut down')
+        if self._session is not None:
+            return self._session
+        if self._opening is None:
+            self._opening = anyio.Event()
+            self._task_group = task_group
+            task_group.start_soon(self._open)
+        await self._opening.wait()
+        if self._session is None:
+            raise RuntimeError(f'MCP server "{self.name}" failed to connect: {self.error}')
+        return self._session
+
+    async def _open(self) -> None:
+        self.state = "connecting"
+        self._changed()
+        retries = _CONNECT_RETRY_DELAYS_S if is_http(self.entry.config) else ()
+        attempt = 0
+        while True:
+            failure = await self._serve()
+            if failure is None or self._closed:
+                break
+            delay = retries[attempt] if attempt < len(retries) else None
+            if delay is None or not _transient(failure[0]):
+                self.state, self.error = "failed", failure[1]
+                break
+            attempt += 1
+            await anyio.sleep(delay)
+        opening, self._opening = self._opening, None
+        if self._closed:
+            self.state = "closed"
+        self._changed()
+        if opening is not None:
+            opening.set()
+
+    async def _serve(self) -> tuple[BaseException, str] | None:
+        """Connect, announce readiness and hold the connection until stopped or dropped. ``None``
+        when it connected (and has since ended); else the failure and its message."""
+        stop = self._stop = anyio.Event()
+        stderr = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")  # noqa: SIM115
+        connected = False
+        try:
+            async with self._transport(stderr) as (read, write):
+                from mcp import ClientSession
+                from mcp.types import Implementation
+
+                read = self._watch(read, stop)
+                info = Implementation(name=CLIENT_NAME, version=_version())
+                async with ClientSession(read, write, client_info=info, read_timeout_seconds=self.timeout_s) as session:
+                    result = await session.initialize()
+                    capabilities = result.capabilities
+                    tools = (await session.list_tools()).tools if capabilities.tools is not None else []
+                    self.tools = list(tools)
+                    self.has_resources = capabilities.resources is not None
+                    self.instructions = (result.instructions or "").strip() or None
+                    self._session, self.state, self.error = session, "connected", None
+                    connected = True
+                    opening, self._opening = self._opening, None
+                    self._changed()
+                    if opening is not None:
+                        opening.set()
+                    await stop.wait()
+        except Exception as error:  # noqa: BLE001 - any failure is the server's state, shown to the user
+            if not connected:
+                return error, self._with_stderr(_error_text(error), stderr)
+        finally:
+            self._session = None
+            if connected and not self._closed:
+                self.state = "disconnected"
+                self.error = self._with_stderr("Connection closed", stderr)
+                self._changed()
+            stderr.close()
+        return None
+
+    @staticmethod
+    def _with_stderr(message: str, stderr: Any) -> str:
+        try:
+            stderr.seek(0)
+            tail = stderr.read().strip()[-_STDERR_TAIL_CHARS:]
+        except (OSError, ValueError):
+            tail = ""
+        return f"{message}\n{tail}" if tail else message
+
+    def _watch(self, read: Any, stop: anyio.Event) -> Any:
+        """The read stream, relayed so that its end (the server went away) stops the connection."""
+        send, receive = anyio.create_memory_object_stream[Any](0)
+
+        async def relay() -> None:
+            async with send:
+                try:
+                    async for message in read:
+                        await send.send(message)
+                except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream):
+                    pass
+            stop.set()
+
+        self._task_group.start_soon(relay)
+        return receive
+
+    @contextlib.asynccontextmanager
+    async def _transport(self, stderr: Any) -> AsyncIterator[tuple[Any, Any]]:
+        config, name = self.entry.config, self.name
+        if is_http(config):
+            import httpx2
+            from mcp.client.streamable_http import streamable_http_client
+
+            headers = resolve_headers(name, config.get("headers") or {})
+            client = httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30.0, read=300.0))
+            async with client, streamable_http_client(config["url"], http_client=client) as streams:
+                yield streams[0], streams[1]
+            return
+        from mcp.client.stdio import StdioServerParameters, stdio_client
+
+        env = resolve_env(name, config.get("env") or {})
+        parameters = StdioServerParameters(
+            command=_expand_home(config["command"]),
+            args=[_expand_home(arg) for arg in config.get("args") or []],
+            env={**os.environ, **env},
+            cwd=resolve_path(config.get("cwd") or ".", self.cwd),
+        )
+        async with stdio_client(parameters, errlog=stderr) as streams:
+            yield streams[0], streams[1]
+
+    # ----------------------------------------------------------------- calls
+
+    async def call_tool(
+        self,
+        task_group: Any,
+        tool: str,
+        arguments: dict[str, Any],
+        on_progress: Callable[[float, float | None, str | None], Awaitable[None]] | None = None,
+    ) -> CallToolResult:
+        """Call a tool (never retried: the server may have run it). A call that finds the server
+        gone connects again first."""
+        session = await self.session(task_group)
+        return await session.call_tool(tool, arguments, read_timeout_seconds=self.timeout_s, progress_callback=on_progress)
+
+    async def disconnect(self) -> None:
+        """Drop the current connection (the next call connects again)."""
+        if self._stop is not None:
+            self._stop.set()
+
+    async def close(self) -> None:
+        """Stop the server for good."""
+        self._closed = True
+        if self._stop is not None:
+            self._stop.set()
+        if self.state != "disabled":
+            self.state = "closed"
+
+
+def _expand_home(value: str) -> str:
+    if value == "~" or value.startswith("~/"):
+        return str(Path.home()) + value[1:]
+    return value
+
+
+def _version() -> str:
+    from pi_coding_agent import PI_COMPAT_VERSION
+
+    return str(PI_COMPAT_VERSION)

@@ -1,0 +1,71 @@
+"""An MCP server for the tests, built with the official SDK's server side (``MCPServer``).
+
+``python -m tests.support.mcp_server stdio`` serves on stdin/stdout;
+``python -m tests.support.mcp_server http PORT`` serves streamable HTTP on 127.0.0.1:PORT/mcp.
+Its tools cover what a client turns into tool results: text, an image, an error, a long text,
+structured content, and a tool whose name needs sanitizing (``dash-name``).
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import sys
+
+from mcp.server.mcpserver import MCPServer
+from mcp.types import CallToolResult, ImageContent, TextContent, ToolAnnotations
+
+# A 1x1 red PNG.
+PNG_1X1 = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC"
+)
+
+
+def build(name: str = "probe") -> MCPServer:
+    server = MCPServer(name, instructions="Probe server for the tests.\nSecond line.")
+
+    @server.tool(description="Echo the text back.", annotations=ToolAnnotations(readOnlyHint=True))
+    def echo(text: str) -> str:
+        return f"echo: {text}"
+
+    @server.tool(description="Add two integers.")
+    def add(a: int, b: int) -> str:
+        return str(a + b)
+
+    @server.tool(description="Return a tiny PNG and a caption.")
+    def picture() -> list[TextContent | ImageContent]:
+        return [
+            TextContent(type="text", text="a red pixel"),
+            ImageContent(type="image", data=base64.b64encode(PNG_1X1).decode(), mime_type="image/png"),
+        ]
+
+    @server.tool(description="Always fails.")
+    def fail(reason: str = "broken") -> CallToolResult:
+        return CallToolResult(content=[TextContent(type="text", text=f"failed: {reason}")], is_error=True)
+
+    @server.tool(description="Return a long text.")
+    def long_text(size: int = 30000) -> str:
+        return "".join(chr(ord("a") + i % 26) for i in range(size))
+
+    @server.tool(name="dash-name", description="A tool whose name has a dash.")
+    def dash_name() -> str:
+        return "dashed"
+
+    @server.tool(description="Report this server's process id.")
+    def pid() -> str:
+        return str(os.getpid())
+
+    return server
+
+
+def main(argv: list[str]) -> None:
+    name = os.environ.get("PROBE_NAME", "probe")
+    server = build(name)
+    if argv and argv[0] == "http":
+        server.run("streamable-http", host="127.0.0.1", port=int(argv[1]))
+    else:
+        server.run("stdio")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
