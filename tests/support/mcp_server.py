@@ -55,6 +55,11 @@ def build(name: str = "probe") -> MCPServer:
     def pid() -> str:
         return str(os.getpid())
 
+    # No resources: the resource tools (list_mcp_resources, ...) Pi 1.6 adds for servers that
+    # offer them are not built here, and a differential run must offer the same tools on both sides.
+    handlers = server._lowlevel_server._request_handlers
+    for method in ("resources/list", "resources/read", "resources/templates/list"):
+        handlers.pop(method, None)
     return server
 
 

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from pi_coding_agent.app.cli._inputs import InitialInput
     from pi_coding_agent.app.interactive import StartupResources
     from pi_coding_agent.core.model_registry import ModelCatalog, ScopedModel
+    from pi_coding_agent.core.mcp import McpManager
     from pi_coding_agent.core.session import SessionManager
     from pi_coding_agent.core.settings import Settings
     from pi_coding_agent.customize.extensions import ExtensionRunner
@@ -86,7 +87,35 @@ def run(parsed: Args) -> int:
     except KeyboardInterrupt:
         return 130
     finally:
+        _stop_mcp()
         close_loop()
+
+
+_MCP: list[McpManager] = []
+"""The run's MCP servers once started (stopped when the run ends)."""
+
+
+def _start_mcp(parsed: Args, session_cwd: str, home: Path, settings: Settings) -> McpManager | None:
+    """Connect the servers of ``mcp.json`` in the background (not with ``--no-mcp``); the MCP
+    modules load only when a file exists."""
+    from pi_coding_agent.core.mcp.config import project_config_path, user_config_path
+
+    if parsed.no_mcp:
+        return None
+    project = settings.project_trusted and os.path.exists(project_config_path(session_cwd))
+    if not project and not os.path.exists(user_config_path(home)):
+        return None
+    from pi_coding_agent.core.mcp import McpManager, load_mcp_config
+
+    mcp = McpManager(load_mcp_config(home, session_cwd, project_trusted=settings.project_trusted), session_cwd)
+    _MCP.append(mcp)
+    mcp.start()
+    return mcp
+
+
+def _stop_mcp() -> None:
+    while _MCP:
+        _MCP.pop().close()
 
 
 def _check_flags(parsed: Args, mode: AppMode) -> None:
@@ -126,6 +155,7 @@ def _run(parsed: Args) -> int:
     settings, early = settings_with_trust(
         parsed, cwd, session_cwd, home, diagnostics, ask=startup_trust_prompt(home) if asks else None
     )
+    mcp = _start_mcp(parsed, session_cwd, home, settings)
     catalog = load_catalog(home, diagnostics)
     files, runner = resources_and_extensions(
         parsed, cwd, session_cwd, home, settings, diagnostics=diagnostics, into=early
@@ -145,6 +175,7 @@ def _run(parsed: Args) -> int:
         files=files,
         runner=runner,
         diagnostics=diagnostics,
+        mcp=mcp,
     )
     created = assembly.build(manager)
     if runner is not None:
@@ -183,6 +214,7 @@ def _assembly(
     files: LoadedResources,
     runner: ExtensionRunner | None,
     diagnostics: Diagnostics,
+    mcp: McpManager | None = None,
 ) -> SessionAssembly:
     """The run's sessions as the flags describe them: model, scope, tools, prompts, resources."""
     from pi_coding_agent.runtime.agent_session import (
@@ -216,6 +248,7 @@ def _assembly(
         codemode=_codemode_loaded(parsed, settings),
         scoped_models=scoped,
         extensions=runner,
+        mcp=mcp,
     )
     return SessionAssembly(
         with_resources(options, resources, _warn), start_in_scope=True, resources=resources

@@ -74,6 +74,7 @@ from pi_coding_agent.runtime.agent_session._tree import NavigationResult, TreeCo
 from pi_coding_agent.runtime.agent_session._user_bash import UserBash
 
 if TYPE_CHECKING:
+    from pi_coding_agent.core.mcp import McpManager
     from pi_coding_agent.core.bash import BashResult
     from pi_coding_agent.core.tools import BashOperations
 
@@ -111,6 +112,7 @@ class AgentSession:
         expand_input: Callable[[str], str] | None = None,
         commands: Sequence[SlashCommand] = (),
         default_tool_names: Sequence[str] = (),
+        mcp: McpManager | None = None,
     ) -> None:
         """``prompt_sections``: the system prompt's sections for the active tools; ``spare_tools``:
         the built-in tools the run may have but did not start with, made when first needed."""
@@ -133,7 +135,11 @@ class AgentSession:
         self._expand_input = expand_input
         self._commands = list(commands)
         self.agent = agent = build_agent(agent_setup, lambda: self._extensions.runner, self._before_next_turn)
-        self._tools = SessionTools(agent, prompt_sections, lambda: self._extensions.runner, spare_tools)
+        self.mcp = mcp
+        """The run's MCP servers (``None``: no MCP, ``--no-mcp``); their ``direct`` tools join the session's."""
+        self._tools = SessionTools(
+            agent, prompt_sections, lambda: self._extensions.runner, spare_tools, mcp.direct_tools if mcp is not None else None
+        )
         self._extensions = ExtensionBinding(
             agent=agent, session_manager=session_manager, catalog=catalog, tools=self._tools, emit=self._emit,
             is_running=self._is_running, run_prompt=self._run_agent_prompt,
@@ -430,6 +436,7 @@ class AgentSession:
         last_answer = next((m for m in reversed(self.messages) if isinstance(m, AssistantMessage)), None)
         if last_answer is not None:
             await self._compactor.check(last_answer, skip_aborted=False)
+        await self._wait_for_mcp()
         messages: list[AgentMessage] = [user_message(text, images), *self._extensions.pending_next_turn]
         self._extensions.pending_next_turn = []
         base_prompt = self._tools.base_system_prompt
@@ -443,6 +450,17 @@ class AgentSession:
         if system_prompt is not None:
             self.agent.state.system_prompt = system_prompt
         return start + messages + added
+
+    async def _wait_for_mcp(self) -> None:
+        """Before a run: the first one waits (up to ten seconds) for MCP servers with ``direct``
+        tools, so they are declared in its request; every run declares the tools connected by now."""
+        if self.mcp is None:
+            return
+        from pi_coding_agent.core.mcp.manager import STILL_CONNECTING
+
+        if not await self.mcp.wait_for_direct():
+            self.ui.notify(STILL_CONNECTING, "info")
+        self._tools.refresh()
 
     async def _run_agent_prompt(self, messages: list[AgentMessage]) -> None:
         self._run_active = True
@@ -726,6 +744,10 @@ class AgentSession:
     @property
     def extensions(self) -> ExtensionRunner | None:
         return self._extensions.runner
+
+    def restrict_tools(self, selection: ToolSelection | None) -> None:
+        """Which tools that join later (extension and MCP tools) may exist and start active."""
+        self._tools.restrict(selection)
 
     def bind_extensions(self, runner: ExtensionRunner, selection: ToolSelection | None = None) -> None:
         """Let ``runner``'s extensions act on this session; ``selection``: which of their tools

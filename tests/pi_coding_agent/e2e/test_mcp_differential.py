@@ -1,0 +1,78 @@
+"""MCP tools through both command lines: the same ``mcp.json`` (an SDK-built server on stdio,
+``direct`` exposure with one tool ``hidden``) and the same scripted provider, run through our
+``pi`` and Pi 1.6's. The tools offered in the first request and the tool results the model gets
+back (text, an image, an ``isError`` result) must be the same."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from tests.pi_coding_agent.e2e._harness import OPENAI_MODEL, REPO, Sandbox, run_ours, run_pi
+from tests.support.scripted_provider import ScriptedProvider
+
+SCRIPT = [
+    {
+        "tool_calls": [
+            {"id": "call_1", "name": "mcp__probe__add", "arguments": {"a": 2, "b": 40}},
+            {"id": "call_2", "name": "mcp__probe__picture", "arguments": {}},
+            {"id": "call_3", "name": "mcp__probe__fail", "arguments": {"reason": "on purpose"}},
+            {"id": "call_4", "name": "mcp__probe__dash_name", "arguments": {}},
+        ]
+    },
+    {"text": "done"},
+]
+
+
+def mcp_json(exposure: str = "direct") -> dict[str, Any]:
+    return {
+        "mcpServers": {
+            "probe": {
+                "command": sys.executable,
+                "args": ["-m", "tests.support.mcp_server"],
+                "cwd": str(REPO),
+                "exposure": exposure,
+                "toolExposure": {"pid": "hidden", "long_*": "hidden"},
+            }
+        }
+    }
+
+
+def _run(tmp_path: Path, program: str) -> tuple[int, list[dict[str, Any]], str]:
+    with ScriptedProvider(SCRIPT) as provider:
+        sandbox = Sandbox.create(tmp_path / program, provider.base_url)
+        (sandbox.agent_dir / "mcp.json").write_text(json.dumps(mcp_json()), encoding="utf-8")
+        args = ("--model", OPENAI_MODEL, "--no-session", "-p", "use the tools")
+        done = run_pi(sandbox, *args, current=True) if program == "pi" else run_ours(sandbox, *args)
+        return done.returncode, [request["body"] for request in provider.requests], done.stderr
+
+
+def _mcp_tools(body: dict[str, Any]) -> list[dict[str, Any]]:
+    return [tool["function"] for tool in body.get("tools", []) if tool["function"]["name"].startswith("mcp__")]
+
+
+def _after_tool_calls(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """The messages after the assistant's tool calls: the results as the model gets them."""
+    messages = body["messages"]
+    start = next(i for i, m in enumerate(messages) if m.get("role") == "assistant" and m.get("tool_calls"))
+    return messages[start + 1 :]
+
+
+def test_mcp_tools_and_results_match_pi_1_6(tmp_path: Path) -> None:
+    pi_code, pi_bodies, pi_err = _run(tmp_path, "pi")
+    our_code, our_bodies, our_err = _run(tmp_path, "ours")
+    assert (our_code, pi_code) == (0, 0), (our_err, pi_err)
+    assert len(our_bodies) == len(pi_bodies) == 2
+    ours = _mcp_tools(our_bodies[0])
+    assert [tool["name"] for tool in ours] == [
+        "mcp__probe__echo", "mcp__probe__add", "mcp__probe__picture", "mcp__probe__fail", "mcp__probe__dash_name",
+    ]  # fmt: skip
+    assert ours == _mcp_tools(pi_bodies[0])
+    names = [[tool["function"]["name"] for tool in body.get("tools", [])] for body in (our_bodies[0], pi_bodies[0])]
+    assert names[0] == names[1]  # after the built-in tools, in the same order
+    results = _after_tool_calls(our_bodies[1])
+    assert results == _after_tool_calls(pi_bodies[1])
+    texts = json.dumps(results)
+    assert "42" in texts and "failed: on purpose" in texts and "a red pixel" in texts and "dashed" in texts
