@@ -175,6 +175,20 @@ class McpManager:
             return False
         return True
 
+    def wait_until_settled(self, timeout_s: float) -> None:
+        """Block until no server is still connecting (``pi mcp list``), or the time runs out."""
+        if self._loop is None:
+            return
+
+        async def settled() -> None:
+            while any(c.state == "connecting" for c in self._connections.values() if c.entry.enabled):
+                await asyncio.sleep(0.01)
+
+        try:
+            self._submit(settled()).result(timeout_s)
+        except concurrent.futures.TimeoutError:
+            return
+
     async def call_tool(
         self,
         server: str,
