@@ -1,0 +1,152 @@
+"""The run's MCP servers against real servers: the SDK-built probe on stdio and on streamable
+HTTP (127.0.0.1), and PyPI's published ``mcp-server-time``. Covers background start, the direct
+tools, results, reconnecting after the server went away, headers with ``${VAR}`` values, and
+stopping stdio servers with their process group."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pi_coding_agent.core.mcp.config import McpConfig, McpServerEntry
+from pi_coding_agent.core.mcp.manager import McpManager
+from tests.support.mcp_reference import time_server
+
+REPO = Path(__file__).resolve().parents[4]
+PROBE = {"command": sys.executable, "args": ["-m", "tests.support.mcp_server"], "cwd": str(REPO)}
+
+
+def _manager(**servers: dict[str, Any]) -> McpManager:
+    entries = [McpServerEntry(name, config, "test", "global") for name, config in servers.items()]
+    return McpManager(McpConfig(servers=entries), str(REPO))
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def test_stdio_server_tools_results_reconnect_and_shutdown() -> None:
+    manager = _manager(probe={**PROBE, "exposure": "direct", "toolExposure": {"long_*": "codemode", "echo": "hidden"}})
+    manager.start()
+
+    async def scenario() -> tuple[int, int]:
+        assert await manager.wait_for_direct()
+        names = [tool.name for tool in manager.direct_tools()]
+        assert names == ["mcp__probe__add", "mcp__probe__picture", "mcp__probe__fail", "mcp__probe__dash_name", "mcp__probe__pid"]
+        assert [info.name for info in manager.indirect_tools()] == ["mcp__probe__long_text"]
+        add = manager.direct_tools()[0]
+        result = await add.execute("c1", {"a": 1, "b": 2}, None, None)
+        assert [block.text for block in result.content if hasattr(block, "text")] == ["3"]
+        failed = await manager.call_tool("probe", "fail", {"reason": "x"})
+        assert failed.is_error is True and failed.content[0].text == "failed: x"  # type: ignore[union-attr]
+        long = await manager.call_tool("probe", "long_text", {"size": 30000})
+        text = long.content[0].text  # type: ignore[union-attr]
+        assert text.startswith("Warning: truncated output (original token count: 7500)\nTotal output lines: 1\n\n")
+        assert "…9520 chars truncated…" in text
+        assert Path(long.details["fullOutputPath"]).read_text(encoding="utf-8") == "".join(chr(97 + i % 26) for i in range(30000))
+        with pytest.raises(RuntimeError, match="no longer available"):
+            await manager.call_tool("probe", "echo", {"text": "x"})
+        first = int((await _pid(manager)))
+        os.kill(first, 9)
+        while manager.reports()[0].state == "connected":
+            await asyncio.sleep(0.01)
+        assert manager.reports()[0].state == "disconnected"
+        second = int(await _pid(manager))  # the next call connects again
+        assert second != first and manager.reports()[0].state == "connected"
+        return first, second
+
+    _, second = asyncio.run(scenario())
+    manager.close()
+    assert not _alive(second)
+
+
+async def _pid(manager: McpManager) -> str:
+    result = await manager.call_tool("probe", "pid", {})
+    return str(result.content[0].text)  # type: ignore[union-attr]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture
+def http_server() -> Iterator[str]:
+    port = _free_port()
+    process = subprocess.Popen([sys.executable, "-m", "tests.support.mcp_server", "http", str(port)], cwd=REPO,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    try:
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), 0.2).close()
+                break
+            except OSError:
+                assert process.poll() is None
+                time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+def test_streamable_http_server_with_resolved_headers(http_server: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PROBE_TOKEN", "secret")
+    manager = _manager(web={"url": http_server, "headers": {"X-Token": "${PROBE_TOKEN}"}, "exposure": "direct"})
+    manager.start()
+    try:
+        async def scenario() -> None:
+            assert await manager.wait_for_direct()
+            result = await manager.call_tool("web", "add", {"a": 20, "b": 22})
+            assert result.content[0].text == "42"  # type: ignore[union-attr]
+            picture = await manager.call_tool("web", "picture", {})
+            assert [type(block).__name__ for block in picture.content] == ["TextContent", "ImageContent"]
+
+        asyncio.run(scenario())
+    finally:
+        manager.close()
+
+
+def test_failed_servers_report_and_others_still_connect(http_server: str) -> None:
+    manager = _manager(
+        missing={"command": "/nonexistent/mcp-server", "exposure": "direct"},
+        env={"command": "x", "env": {"K": "${PI_MCP_TEST_UNSET}"}, "exposure": "direct"},
+        web={"url": http_server, "exposure": "direct"},
+    )
+    manager.start()
+    try:
+        assert asyncio.run(manager.wait_for_direct())
+        states = {report.entry.name: (report.state, report.error) for report in manager.reports()}
+        assert states["web"] == ("connected", None)
+        assert states["missing"][0] == "failed"
+        assert states["env"] == ("failed", 'Failed to resolve MCP server "env" env "K" from environment variable: PI_MCP_TEST_UNSET')
+    finally:
+        manager.close()
+
+
+def test_published_time_server() -> None:
+    manager = _manager(time={"command": time_server()[0], "args": ["--local-timezone", "UTC"], "exposure": "direct"})
+    manager.start()
+    try:
+        async def scenario() -> None:
+            assert await manager.wait_for_direct(60)
+            assert [tool.name for tool in manager.direct_tools()] == ["mcp__time__get_current_time", "mcp__time__convert_time"]
+            result = await manager.call_tool("time", "convert_time", {"source_timezone": "UTC", "time": "12:00", "target_timezone": "Asia/Tokyo"})
+            assert '"time": "21:00' in result.content[0].text or "21:00" in result.content[0].text  # type: ignore[union-attr]
+
+        asyncio.run(scenario())
+    finally:
+        manager.close()
