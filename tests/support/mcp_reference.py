@@ -29,7 +29,14 @@ def time_server() -> list[str]:
         if not executable.exists():
             subprocess.run([sys.executable, "-m", "venv", str(folder)], check=True)
             subprocess.run(
-                [str(folder / "bin" / "python"), "-m", "pip", "install", "-q", f"mcp-server-time=={TIME_VERSION}"],
+                [
+                    str(folder / "bin" / "python"),
+                    "-m",
+                    "pip",
+                    "install",
+                    "-q",
+                    f"mcp-server-time=={TIME_VERSION}",
+                ],
                 check=True,
             )
     return [str(executable)]

@@ -12,7 +12,17 @@ PROBE = (sys.executable, "-m", "tests.support.mcp_server")
 COMMANDS: list[tuple[str, ...]] = [
     ("mcp", "list"),
     ("mcp", "add", "probe", "--exposure", "direct", "--cwd", str(REPO), "--", *PROBE),
-    ("mcp", "add", "web", "--url", "http://127.0.0.1:9/mcp", "--bearer-token-env-var", "TOKEN", "--description", "Docs"),
+    (
+        "mcp",
+        "add",
+        "web",
+        "--url",
+        "http://127.0.0.1:9/mcp",
+        "--bearer-token-env-var",
+        "TOKEN",
+        "--description",
+        "Docs",
+    ),
     ("mcp", "add", "-l", "local", "--env", "A=1", "--", "tool", "--flag"),
     ("mcp", "add", "bad", "--env", "A=1", "--url", "http://x"),
     ("mcp", "add", "bad name", "--", "x"),
@@ -31,9 +41,20 @@ def _run(tmp_path: Path, program: str) -> list[tuple[int, str, str, str]]:
     answers = []
     for command in COMMANDS:
         done = run_pi(sandbox, *command, current=True) if program == "pi" else run_ours(sandbox, *command)
-        written = (sandbox.agent_dir / "mcp.json").read_text(encoding="utf-8") if (sandbox.agent_dir / "mcp.json").exists() else ""
+        written = (
+            (sandbox.agent_dir / "mcp.json").read_text(encoding="utf-8")
+            if (sandbox.agent_dir / "mcp.json").exists()
+            else ""
+        )
         root = str(sandbox.root)
-        answers.append((done.returncode, done.stdout.replace(root, "<root>"), done.stderr.replace(root, "<root>"), written))
+        answers.append(
+            (
+                done.returncode,
+                done.stdout.replace(root, "<root>"),
+                done.stderr.replace(root, "<root>"),
+                written,
+            )
+        )
     return answers
 
 

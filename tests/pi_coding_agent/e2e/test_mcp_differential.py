@@ -50,7 +50,9 @@ def _run(tmp_path: Path, program: str) -> tuple[int, list[dict[str, Any]], str]:
 
 
 def _mcp_tools(body: dict[str, Any]) -> list[dict[str, Any]]:
-    return [tool["function"] for tool in body.get("tools", []) if tool["function"]["name"].startswith("mcp__")]
+    return [
+        tool["function"] for tool in body.get("tools", []) if tool["function"]["name"].startswith("mcp__")
+    ]
 
 
 def _after_tool_calls(body: dict[str, Any]) -> list[dict[str, Any]]:
@@ -70,7 +72,9 @@ def test_mcp_tools_and_results_match_pi_1_6(tmp_path: Path) -> None:
         "mcp__probe__echo", "mcp__probe__add", "mcp__probe__picture", "mcp__probe__fail", "mcp__probe__dash_name",
     ]  # fmt: skip
     assert ours == _mcp_tools(pi_bodies[0])
-    names = [[tool["function"]["name"] for tool in body.get("tools", [])] for body in (our_bodies[0], pi_bodies[0])]
+    names = [
+        [tool["function"]["name"] for tool in body.get("tools", [])] for body in (our_bodies[0], pi_bodies[0])
+    ]
     assert names[0] == names[1]  # after the built-in tools, in the same order
     results = _after_tool_calls(our_bodies[1])
     assert results == _after_tool_calls(pi_bodies[1])

@@ -4,7 +4,6 @@ say so."""
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -73,7 +72,9 @@ class _Parsed:
         self.lists: dict[str, list[str]] = {}
 
 
-def _parse(args: Sequence[str], known: dict[str, str], error: Out, max_positionals: int | None = None) -> _Parsed | None:
+def _parse(
+    args: Sequence[str], known: dict[str, str], error: Out, max_positionals: int | None = None
+) -> _Parsed | None:
     """``--name value`` options; ``--`` (or ``max_positionals`` positionals) ends them."""
     parsed = _Parsed()
     index = 0
@@ -108,7 +109,9 @@ def _parse(args: Sequence[str], known: dict[str, str], error: Out, max_positiona
     return parsed
 
 
-def run_mcp_command(args: Sequence[str], agent_dir: Path, cwd: str, log: Out = print, error: Out | None = None) -> int:
+def run_mcp_command(
+    args: Sequence[str], agent_dir: Path, cwd: str, log: Out = print, error: Out | None = None
+) -> int:
     """``pi mcp <args>``; the exit code."""
     err: Out = error or (lambda line: print(line, file=sys.stderr))
     if not args or args[0] == "help" or "--help" in args or "-h" in args:
@@ -119,9 +122,9 @@ def run_mcp_command(args: Sequence[str], agent_dir: Path, cwd: str, log: Out = p
 
     project_config = project_config_path(cwd)
     if command == "add":
-        return _add(rest, project_config, agent_dir, cwd, log, err)
+        return _add(rest, project_config, agent_dir, cwd, log=log, error=err)
     if command == "remove":
-        return _remove(rest, project_config, agent_dir, cwd, log, err)
+        return _remove(rest, project_config, agent_dir, cwd, log=log, error=err)
     if command == "list":
         parsed = _parse(rest, {"json": "flag"}, err)
         if parsed is None:
@@ -133,7 +136,9 @@ def run_mcp_command(args: Sequence[str], agent_dir: Path, cwd: str, log: Out = p
 
         return list_servers(agent_dir, cwd, bool(parsed.values.get("json")), _trusted(agent_dir, cwd), log)
     if command in ("login", "logout"):
-        err(f"Error: pi mcp {command} is not built yet in this implementation (OAuth sign-in for MCP servers)")
+        err(
+            f"Error: pi mcp {command} is not built yet in this implementation (OAuth sign-in for MCP servers)"
+        )
         return 1
     err(f'Unknown mcp command "{command}".\n{HINT}')
     return 1
@@ -165,7 +170,14 @@ def _build_config(parsed: _Parsed, command: list[str], error: Out) -> dict[str, 
         return found if isinstance(found, str) else None
 
     url = value("url")
-    misplaced = next((o for o in (_HTTP_ONLY if url is None else ("env", "cwd")) if o in parsed.values or o in parsed.lists), None)
+    misplaced = next(
+        (
+            o
+            for o in (_HTTP_ONLY if url is None else ("env", "cwd"))
+            if o in parsed.values or o in parsed.lists
+        ),
+        None,
+    )
     if misplaced is not None:
         error(f"--{misplaced} only applies to {'HTTP servers (--url)' if url is None else 'stdio servers'}.")
         return None
@@ -184,7 +196,11 @@ def _build_config(parsed: _Parsed, command: list[str], error: Out) -> dict[str, 
             found = value(option)
             if found is not None:
                 oauth[key] = _number(found) if key == "callbackPort" else found
-        config = {"url": url, **({"headers": headers} if headers else {}), **({"oauth": oauth} if oauth else {})}
+        config = {
+            "url": url,
+            **({"headers": headers} if headers else {}),
+            **({"oauth": oauth} if oauth else {}),
+        }
     else:
         env = _pairs("env", parsed.lists.get("env"), error)
         if env is None:
@@ -206,7 +222,7 @@ def _number(text: str) -> float | int | None:
     return int(number) if number.is_integer() else number
 
 
-def _add(args: list[str], project_config: str, agent_dir: Path, cwd: str, log: Out, error: Out) -> int:
+def _add(args: list[str], project_config: str, agent_dir: Path, cwd: str, *, log: Out, error: Out) -> int:
     from pi_coding_agent.core.mcp.config import (
         McpConfigEditError,
         add_server_config,
@@ -237,15 +253,19 @@ def _add(args: list[str], project_config: str, agent_dir: Path, cwd: str, log: O
     except (McpConfigEditError, OSError) as failure:
         error(f"Could not update {path}: {failure}")
         return 1
-    log(f'{"Replaced" if replaced else "Added"} {"project" if project else "global"} MCP server "{name}" in {path}.')
+    log(
+        f'{"Replaced" if replaced else "Added"} {"project" if project else "global"} MCP server "{name}" in {path}.'
+    )
     if project and not _trusted(agent_dir, cwd):
-        log(f"The project is not trusted, so {path} is ignored until you start pi in the project and trust it.")
+        log(
+            f"The project is not trusted, so {path} is ignored until you start pi in the project and trust it."
+        )
     sign_in = is_http(checked) and not any(h.lower() == "authorization" for h in checked.get("headers") or {})
     log(f"Check it with: pi mcp list{f'. If it requires sign-in: pi mcp login {name}' if sign_in else ''}")
     return 0
 
 
-def _remove(args: list[str], project_config: str, agent_dir: Path, cwd: str, log: Out, error: Out) -> int:
+def _remove(args: list[str], project_config: str, agent_dir: Path, cwd: str, *, log: Out, error: Out) -> int:
     from pi_coding_agent.core.mcp.config import (
         McpConfigEditError,
         load_mcp_config,

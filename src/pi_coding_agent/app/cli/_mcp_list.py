@@ -11,17 +11,27 @@ from pathlib import Path
 from typing import Any
 
 from pi_coding_agent.core.mcp import McpManager, load_mcp_config
-from pi_coding_agent.core.mcp.config import DEFAULT_EXPOSURE, McpServerEntry, is_http, project_config_path, tool_exposure
+from pi_coding_agent.core.mcp.config import (
+    DEFAULT_EXPOSURE,
+    McpServerEntry,
+    is_http,
+    project_config_path,
+    tool_exposure,
+)
 
 _LIST_WAIT_S = 120.0
 
 
 def _transport(entry: McpServerEntry) -> str:
     config = entry.config
-    return str(config["url"]) if is_http(config) else " ".join([config["command"], *(config.get("args") or [])])
+    return (
+        str(config["url"]) if is_http(config) else " ".join([config["command"], *(config.get("args") or [])])
+    )
 
 
-def _report(entry: McpServerEntry, state: str, tools: list[str], resources: bool, error: str | None) -> dict[str, Any]:
+def _report(
+    entry: McpServerEntry, state: str, tools: list[str], resources: bool, error: str | None
+) -> dict[str, Any]:
     exposure = str(entry.config.get("exposure") or DEFAULT_EXPOSURE)
     report: dict[str, Any] = {"name": entry.name, "scope": entry.scope, "source": entry.source}
     if entry.override:
@@ -52,7 +62,9 @@ def list_servers(agent_dir: Path, cwd: str, as_json: bool, trusted: bool, log: C
         if not trusted and os.path.exists(project)
         else None
     )
-    manager = McpManager(config, cwd)
+    from pi_coding_agent import PI_COMPAT_VERSION
+
+    manager = McpManager(config, cwd, PI_COMPAT_VERSION)
     manager.start()
     try:
         manager.wait_until_settled(_LIST_WAIT_S)
@@ -61,7 +73,13 @@ def list_servers(agent_dir: Path, cwd: str, as_json: bool, trusted: bool, log: C
         manager.close()
     failed = bool(config.errors) or any(r["enabled"] and r["state"] != "connected" for r in reports)
     if as_json:
-        log(json.dumps({"servers": reports, "errors": config.errors, **({"note": note} if note else {})}, indent=2, ensure_ascii=False))
+        log(
+            json.dumps(
+                {"servers": reports, "errors": config.errors, **({"note": note} if note else {})},
+                indent=2,
+                ensure_ascii=False,
+            )
+        )
         return 1 if failed else 0
     if not reports and not config.errors:
         log(f"No MCP servers configured. Add them to {os.path.join(agent_dir, 'mcp.json')} or .pi/mcp.json.")
@@ -85,7 +103,9 @@ def _print_report(report: dict[str, Any], log: Callable[[str], None]) -> None:
         log(f"  project override: {report['override']}")
     if report["tools"]:
         exposures = report.get("toolExposure") or {}
-        log("  tools: " + ", ".join(f"{t} [{exposures[t]}]" if t in exposures else t for t in report["tools"]))
+        log(
+            "  tools: " + ", ".join(f"{t} [{exposures[t]}]" if t in exposures else t for t in report["tools"])
+        )
     if report.get("resources"):
         log("  offers resources")
     if report.get("error"):

@@ -38,8 +38,8 @@ if TYPE_CHECKING:
     from pi_ai import Model
     from pi_coding_agent.app.cli._inputs import InitialInput
     from pi_coding_agent.app.interactive import StartupResources
-    from pi_coding_agent.core.model_registry import ModelCatalog, ScopedModel
     from pi_coding_agent.core.mcp import McpManager
+    from pi_coding_agent.core.model_registry import ModelCatalog, ScopedModel
     from pi_coding_agent.core.session import SessionManager
     from pi_coding_agent.core.settings import Settings
     from pi_coding_agent.customize.extensions import ExtensionRunner
@@ -105,9 +105,11 @@ def _start_mcp(parsed: Args, session_cwd: str, home: Path, settings: Settings) -
     project = settings.project_trusted and os.path.exists(project_config_path(session_cwd))
     if not project and not os.path.exists(user_config_path(home)):
         return None
+    from pi_coding_agent import PI_COMPAT_VERSION
     from pi_coding_agent.core.mcp import McpManager, load_mcp_config
 
-    mcp = McpManager(load_mcp_config(home, session_cwd, project_trusted=settings.project_trusted), session_cwd)
+    config = load_mcp_config(home, session_cwd, project_trusted=settings.project_trusted)
+    mcp = McpManager(config, session_cwd, PI_COMPAT_VERSION)
     _MCP.append(mcp)
     mcp.start()
     return mcp

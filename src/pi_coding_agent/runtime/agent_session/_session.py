@@ -74,8 +74,8 @@ from pi_coding_agent.runtime.agent_session._tree import NavigationResult, TreeCo
 from pi_coding_agent.runtime.agent_session._user_bash import UserBash
 
 if TYPE_CHECKING:
-    from pi_coding_agent.core.mcp import McpManager
     from pi_coding_agent.core.bash import BashResult
+    from pi_coding_agent.core.mcp import McpManager
     from pi_coding_agent.core.tools import BashOperations
 
 StreamingBehavior = Literal["steer", "followUp"]

@@ -42,7 +42,12 @@ def test_project_entries_replace_and_override_user_entries(tmp_path: Path) -> No
     config = load_mcp_config(agent, work, project_trusted=True)
     servers = {entry.name: entry for entry in config.servers}
     assert list(servers) == ["a", "b", "c"]
-    assert servers["a"].config == {"command": "a-server", "env": {"K": "v"}, "enabled": False, "exposure": "direct"}
+    assert servers["a"].config == {
+        "command": "a-server",
+        "env": {"K": "v"},
+        "enabled": False,
+        "exposure": "direct",
+    }
     assert servers["a"].scope == "global" and servers["a"].override == str(work / ".pi" / "mcp.json")
     assert servers["b"].config == {"command": "local-b"} and servers["b"].scope == "project"
     project = work / ".pi" / "mcp.json"
@@ -51,7 +56,7 @@ def test_project_entries_replace_and_override_user_entries(tmp_path: Path) -> No
         f'{project}: server "c": an override can only set enabled, exposure, toolExposure',
     ]
     untrusted = load_mcp_config(agent, work, project_trusted=False)
-    assert [entry.config for entry in untrusted.servers][0] == {"command": "a-server", "env": {"K": "v"}}
+    assert untrusted.servers[0].config == {"command": "a-server", "env": {"K": "v"}}
 
 
 @pytest.mark.parametrize(
@@ -59,14 +64,26 @@ def test_project_entries_replace_and_override_user_entries(tmp_path: Path) -> No
     [
         ("bad name", {"command": "x"}, 'invalid server name "bad name" (use letters, digits, "_" and "-")'),
         ("s", [], 'server "s" must be an object'),
-        ("s", {"type": "sse", "url": "http://x/sse"}, 'server "s": legacy SSE transport is not supported; use the streamable HTTP URL'),
+        (
+            "s",
+            {"type": "sse", "url": "http://x/sse"},
+            'server "s": legacy SSE transport is not supported; use the streamable HTTP URL',
+        ),
         ("s", {"args": []}, 'server "s" needs either "command" (stdio) or "url" (streamable HTTP)'),
         ("s", {"command": "x", "args": "y"}, 'server "s": args must be an array of strings'),
         ("s", {"command": "x", "enabled": "no"}, 'server "s": enabled must be a boolean'),
         ("s", {"command": "x", "timeout": 0}, 'server "s": timeout must be a positive number of seconds'),
         ("s", {"url": "ftp://x"}, 'server "s": url must be an http or https URL'),
-        ("s", {"command": "x", "exposure": "loud"}, 'server "s": exposure must be one of "codemode", "deferred", "direct", "hidden"'),
-        ("s", {"command": "x", "toolExposure": {"t": 1}}, 'server "s": toolExposure "t" must be one of "codemode", "deferred", "direct", "hidden"'),
+        (
+            "s",
+            {"command": "x", "exposure": "loud"},
+            'server "s": exposure must be one of "codemode", "deferred", "direct", "hidden"',
+        ),
+        (
+            "s",
+            {"command": "x", "toolExposure": {"t": 1}},
+            'server "s": toolExposure "t" must be one of "codemode", "deferred", "direct", "hidden"',
+        ),
     ],
 )
 def test_invalid_entries_are_reported_and_skipped(tmp_path: Path, name: str, entry: Any, error: str) -> None:
@@ -78,8 +95,14 @@ def test_invalid_entries_are_reported_and_skipped(tmp_path: Path, name: str, ent
 
 def test_file_level_problems(tmp_path: Path) -> None:
     (tmp_path / "mcp.json").write_text("{ nope", encoding="utf-8")
-    assert load_mcp_config(tmp_path, tmp_path, project_trusted=False).errors[0].startswith(f"{tmp_path / 'mcp.json'}: invalid JSON at line 1")
-    _write(tmp_path / "mcp.json", {"a-b": {"command": "x"}, "a_b": {"command": "y"}}, autoEnableCodemode="yes")
+    assert (
+        load_mcp_config(tmp_path, tmp_path, project_trusted=False)
+        .errors[0]
+        .startswith(f"{tmp_path / 'mcp.json'}: invalid JSON at line 1")
+    )
+    _write(
+        tmp_path / "mcp.json", {"a-b": {"command": "x"}, "a_b": {"command": "y"}}, autoEnableCodemode="yes"
+    )
     config = load_mcp_config(tmp_path, tmp_path, project_trusted=False)
     assert config.errors == [
         f"{tmp_path / 'mcp.json'}: autoEnableCodemode must be a boolean",
@@ -88,7 +111,10 @@ def test_file_level_problems(tmp_path: Path) -> None:
 
 
 def test_tool_exposure_exact_names_win_then_first_pattern() -> None:
-    config = {"exposure": "deferred", "toolExposure": {"get_*": "codemode", "get_one": "direct", "g*": "hidden"}}
+    config = {
+        "exposure": "deferred",
+        "toolExposure": {"get_*": "codemode", "get_one": "direct", "g*": "hidden"},
+    }
     assert tool_exposure(config, "get_one") == "direct"
     assert tool_exposure(config, "get_two") == "codemode"
     assert tool_exposure(config, "go") == "hidden"
@@ -106,7 +132,9 @@ def test_tool_names_sanitized_and_hashed_on_collision() -> None:
     assert len(long) == 64 and long[-9] == "_"
     names = server_tool_names("s", ["a-b", "a_b", "c"], {})
     assert names["c"] == "mcp__s__c"
-    assert names["a-b"] != names["a_b"] and all(len(names[t]) == len("mcp__s__a_b") + 9 for t in ("a-b", "a_b"))
+    assert names["a-b"] != names["a_b"] and all(
+        len(names[t]) == len("mcp__s__a_b") + 9 for t in ("a-b", "a_b")
+    )
 
 
 def test_values_from_environment_and_commands(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -132,4 +160,7 @@ def test_add_and_remove_keep_the_rest_of_the_file(tmp_path: Path) -> None:
     )
     assert remove_server_config(str(path), "a") is True
     assert remove_server_config(str(path), "a") is False
-    assert json.loads(path.read_text(encoding="utf-8")) == {"other": 1, "mcpServers": {"b": {"url": "https://b/mcp"}}}
+    assert json.loads(path.read_text(encoding="utf-8")) == {
+        "other": 1,
+        "mcpServers": {"b": {"url": "https://b/mcp"}},
+    }

@@ -39,13 +39,21 @@ def _alive(pid: int) -> bool:
 
 
 def test_stdio_server_tools_results_reconnect_and_shutdown() -> None:
-    manager = _manager(probe={**PROBE, "exposure": "direct", "toolExposure": {"long_*": "codemode", "echo": "hidden"}})
+    manager = _manager(
+        probe={**PROBE, "exposure": "direct", "toolExposure": {"long_*": "codemode", "echo": "hidden"}}
+    )
     manager.start()
 
-    async def scenario() -> tuple[int, int]:
+    async def scenario() -> tuple[int, int, str]:
         assert await manager.wait_for_direct()
         names = [tool.name for tool in manager.direct_tools()]
-        assert names == ["mcp__probe__add", "mcp__probe__picture", "mcp__probe__fail", "mcp__probe__dash_name", "mcp__probe__pid"]
+        assert names == [
+            "mcp__probe__add",
+            "mcp__probe__picture",
+            "mcp__probe__fail",
+            "mcp__probe__dash_name",
+            "mcp__probe__pid",
+        ]
         assert [info.name for info in manager.indirect_tools()] == ["mcp__probe__long_text"]
         add = manager.direct_tools()[0]
         result = await add.execute("c1", {"a": 1, "b": 2}, None, None)
@@ -54,21 +62,24 @@ def test_stdio_server_tools_results_reconnect_and_shutdown() -> None:
         assert failed.is_error is True and failed.content[0].text == "failed: x"  # type: ignore[union-attr]
         long = await manager.call_tool("probe", "long_text", {"size": 30000})
         text = long.content[0].text  # type: ignore[union-attr]
-        assert text.startswith("Warning: truncated output (original token count: 7500)\nTotal output lines: 1\n\n")
+        assert text.startswith(
+            "Warning: truncated output (original token count: 7500)\nTotal output lines: 1\n\n"
+        )
         assert "…9520 chars truncated…" in text
-        assert Path(long.details["fullOutputPath"]).read_text(encoding="utf-8") == "".join(chr(97 + i % 26) for i in range(30000))
+        saved = long.details["fullOutputPath"]
         with pytest.raises(RuntimeError, match="no longer available"):
             await manager.call_tool("probe", "echo", {"text": "x"})
-        first = int((await _pid(manager)))
+        first = int(await _pid(manager))
         os.kill(first, 9)
-        while manager.reports()[0].state == "connected":
+        while manager.reports()[0].state == "connected":  # noqa: ASYNC110 - the state changes on the servers' thread
             await asyncio.sleep(0.01)
         assert manager.reports()[0].state == "disconnected"
         second = int(await _pid(manager))  # the next call connects again
         assert second != first and manager.reports()[0].state == "connected"
-        return first, second
+        return first, second, saved
 
-    _, second = asyncio.run(scenario())
+    _, second, saved = asyncio.run(scenario())
+    assert Path(saved).read_text(encoding="utf-8") == "".join(chr(97 + i % 26) for i in range(30000))
     manager.close()
     assert not _alive(second)
 
@@ -103,11 +114,16 @@ def http_server() -> Iterator[str]:
         process.wait(10)
 
 
-def test_streamable_http_server_with_resolved_headers(http_server: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_streamable_http_server_with_resolved_headers(
+    http_server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("PROBE_TOKEN", "secret")
-    manager = _manager(web={"url": http_server, "headers": {"X-Token": "${PROBE_TOKEN}"}, "exposure": "direct"})
+    manager = _manager(
+        web={"url": http_server, "headers": {"X-Token": "${PROBE_TOKEN}"}, "exposure": "direct"}
+    )
     manager.start()
     try:
+
         async def scenario() -> None:
             assert await manager.wait_for_direct()
             result = await manager.call_tool("web", "add", {"a": 20, "b": 22})
@@ -132,19 +148,32 @@ def test_failed_servers_report_and_others_still_connect(http_server: str) -> Non
         states = {report.entry.name: (report.state, report.error) for report in manager.reports()}
         assert states["web"] == ("connected", None)
         assert states["missing"][0] == "failed"
-        assert states["env"] == ("failed", 'Failed to resolve MCP server "env" env "K" from environment variable: PI_MCP_TEST_UNSET')
+        assert states["env"] == (
+            "failed",
+            'Failed to resolve MCP server "env" env "K" from environment variable: PI_MCP_TEST_UNSET',
+        )
     finally:
         manager.close()
 
 
 def test_published_time_server() -> None:
-    manager = _manager(time={"command": time_server()[0], "args": ["--local-timezone", "UTC"], "exposure": "direct"})
+    manager = _manager(
+        time={"command": time_server()[0], "args": ["--local-timezone", "UTC"], "exposure": "direct"}
+    )
     manager.start()
     try:
+
         async def scenario() -> None:
             assert await manager.wait_for_direct(60)
-            assert [tool.name for tool in manager.direct_tools()] == ["mcp__time__get_current_time", "mcp__time__convert_time"]
-            result = await manager.call_tool("time", "convert_time", {"source_timezone": "UTC", "time": "12:00", "target_timezone": "Asia/Tokyo"})
+            assert [tool.name for tool in manager.direct_tools()] == [
+                "mcp__time__get_current_time",
+                "mcp__time__convert_time",
+            ]
+            result = await manager.call_tool(
+                "time",
+                "convert_time",
+                {"source_timezone": "UTC", "time": "12:00", "target_timezone": "Asia/Tokyo"},
+            )
             assert '"time": "21:00' in result.content[0].text or "21:00" in result.content[0].text  # type: ignore[union-attr]
 
         asyncio.run(scenario())

@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -27,6 +27,7 @@ from pi_coding_agent.core.paths import resolve_path
 
 if TYPE_CHECKING:
     from mcp import ClientSession
+    from mcp.shared.dispatcher import ProgressFnT
     from mcp.types import CallToolResult, Tool
 
 State = Literal["connecting", "connected", "failed", "disconnected", "closed", "disabled"]
@@ -58,8 +59,16 @@ def _transient(error: BaseException) -> bool:
 class McpConnection:
     """A server's connection, its state and tools. Use from the manager's event loop only."""
 
-    def __init__(self, entry: McpServerEntry, cwd: str, on_change: Callable[[McpConnection], None] | None = None) -> None:
+    def __init__(
+        self,
+        entry: McpServerEntry,
+        cwd: str,
+        on_change: Callable[[McpConnection], None] | None = None,
+        client_version: str = "0",
+    ) -> None:
         self.entry = entry
+        self.client_version = client_version
+        """Sent in ``initialize`` with the name ``pi`` (the app passes the Pi release it follows)."""
         self.cwd = cwd
         self.state: State = "connecting" if entry.enabled else "disabled"
         self.error: str | None = None
@@ -98,6 +107,9 @@ class McpConnection:
             self._task_group = task_group
             task_group.start_soon(self._open)
         await self._opening.wait()
+        return self._connected()
+
+    def _connected(self) -> ClientSession:
         if self._session is None:
             raise RuntimeError(f'MCP server "{self.name}" failed to connect: {self.error}')
         return self._session
@@ -135,9 +147,10 @@ class McpConnection:
                 from mcp import ClientSession
                 from mcp.types import Implementation
 
-                read = self._watch(read, stop)
-                info = Implementation(name=CLIENT_NAME, version=_version())
-                async with ClientSession(read, write, client_info=info, read_timeout_seconds=self.timeout_s) as session:
+                info = Implementation(name=CLIENT_NAME, version=self.client_version)
+                async with ClientSession(
+                    self._watch(read, stop), write, client_info=info, read_timeout_seconds=self.timeout_s
+                ) as session:
                     result = await session.initialize()
                     capabilities = result.capabilities
                     tools = (await session.list_tools()).tools if capabilities.tools is not None else []
@@ -151,7 +164,7 @@ class McpConnection:
                     if opening is not None:
                         opening.set()
                     await stop.wait()
-        except Exception as error:  # noqa: BLE001 - any failure is the server's state, shown to the user
+        except Exception as error:
             if not connected:
                 return error, self._with_stderr(_error_text(error), stderr)
         finally:
@@ -219,12 +232,14 @@ class McpConnection:
         task_group: Any,
         tool: str,
         arguments: dict[str, Any],
-        on_progress: Callable[[float, float | None, str | None], Awaitable[None]] | None = None,
+        on_progress: ProgressFnT | None = None,
     ) -> CallToolResult:
         """Call a tool (never retried: the server may have run it). A call that finds the server
         gone connects again first."""
         session = await self.session(task_group)
-        return await session.call_tool(tool, arguments, read_timeout_seconds=self.timeout_s, progress_callback=on_progress)
+        return await session.call_tool(
+            tool, arguments, read_timeout_seconds=self.timeout_s, progress_callback=on_progress
+        )
 
     async def disconnect(self) -> None:
         """Drop the current connection (the next call connects again)."""
@@ -244,9 +259,3 @@ def _expand_home(value: str) -> str:
     if value == "~" or value.startswith("~/"):
         return str(Path.home()) + value[1:]
     return value
-
-
-def _version() -> str:
-    from pi_coding_agent import PI_COMPAT_VERSION
-
-    return str(PI_COMPAT_VERSION)

@@ -130,7 +130,9 @@ def _limit(content: list[Content]) -> tuple[list[Content], str | None]:
     return [TextContent(text=text), *images], path
 
 
-def convert_result(server: str, tool: str, result: dict[str, Any], *, readable_resources: bool = False) -> AgentToolResult[Any]:
+def convert_result(
+    server: str, tool: str, result: dict[str, Any], *, readable_resources: bool = False
+) -> AgentToolResult[Any]:
     """The tool result for a ``CallToolResult`` (as its wire JSON). ``details`` keeps the server,
     the tool, the full-output path and the result scripts would get (``structuredContent``)."""
     blocks = result.get("content") or []

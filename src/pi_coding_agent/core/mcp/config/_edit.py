@@ -28,8 +28,12 @@ def _edit(path: str, edit: Callable[[dict[str, Any] | None, dict[str, Any]], boo
     try:
         parsed = {} if text is None else json.loads(text)
     except json.JSONDecodeError as error:
-        raise McpConfigEditError(f"invalid JSON at line {error.lineno} column {error.colno}: {error.msg}") from None
-    if not isinstance(parsed, dict) or ("mcpServers" in parsed and not isinstance(parsed["mcpServers"], dict)):
+        raise McpConfigEditError(
+            f"invalid JSON at line {error.lineno} column {error.colno}: {error.msg}"
+        ) from None
+    if not isinstance(parsed, dict) or (
+        "mcpServers" in parsed and not isinstance(parsed["mcpServers"], dict)
+    ):
         raise McpConfigEditError(f'{path}: expected an object with an "mcpServers" object')
     servers = parsed.get("mcpServers") if isinstance(parsed.get("mcpServers"), dict) else None
     if not edit(servers, parsed):

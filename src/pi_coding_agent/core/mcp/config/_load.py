@@ -65,7 +65,9 @@ def project_config_path(cwd: str | os.PathLike[str]) -> str:
     return os.path.join(os.fspath(cwd), CONFIG_DIR_NAME, "mcp.json")
 
 
-def load_mcp_config(agent_dir: str | os.PathLike[str], cwd: str | os.PathLike[str], *, project_trusted: bool) -> McpConfig:
+def load_mcp_config(
+    agent_dir: str | os.PathLike[str], cwd: str | os.PathLike[str], *, project_trusted: bool
+) -> McpConfig:
     """The servers of both files (disabled ones included, ``enabled: false``) and the problems."""
     state: dict[str, McpServerEntry] = {}
     config = McpConfig()
@@ -91,7 +93,9 @@ def _parse(path: str, config: McpConfig) -> dict[str, Any] | None:
     except json.JSONDecodeError as error:
         config.errors.append(f"{path}: invalid JSON at line {error.lineno} column {error.colno}: {error.msg}")
         return None
-    if not isinstance(parsed, dict) or ("mcpServers" in parsed and not isinstance(parsed["mcpServers"], dict)):
+    if not isinstance(parsed, dict) or (
+        "mcpServers" in parsed and not isinstance(parsed["mcpServers"], dict)
+    ):
         config.errors.append(f'{path}: expected an object with an "mcpServers" object')
         return None
     return parsed
@@ -110,7 +114,7 @@ def _read_file(path: str, scope: Scope, state: dict[str, McpServerEntry], config
         if scope == "project" and isinstance(value, dict) and is_override(value):
             _apply_override(path, name, value, state, config)
         else:
-            _add_server(path, scope, name, value, state, config)
+            _add_server(path, scope, name, value, state=state, config=config)
 
 
 def _apply_override(
@@ -119,7 +123,9 @@ def _apply_override(
     base = state.get(name)
     extra = [key for key in value if key not in OVERRIDE_KEYS]
     if base is None:
-        config.errors.append(f'{path}: server "{name}" needs "command" or "url", or a global server to override')
+        config.errors.append(
+            f'{path}: server "{name}" needs "command" or "url", or a global server to override'
+        )
     elif extra:
         config.errors.append(f'{path}: server "{name}": an override can only set {", ".join(OVERRIDE_KEYS)}')
     else:
@@ -131,13 +137,15 @@ def _apply_override(
 
 
 def _add_server(
-    path: str, scope: Scope, name: str, value: Any, state: dict[str, McpServerEntry], config: McpConfig
+    path: str, scope: Scope, name: str, value: Any, *, state: dict[str, McpServerEntry], config: McpConfig
 ) -> None:
     checked = validate_server(name, value)
     if isinstance(checked, str):
         config.errors.append(f"{path}: {checked}")
         return
-    clash = next((other for other in state if other != name and mcp_namespace(other) == mcp_namespace(name)), None)
+    clash = next(
+        (other for other in state if other != name and mcp_namespace(other) == mcp_namespace(name)), None
+    )
     if clash is not None:
         config.errors.append(f'{path}: server "{name}" conflicts with "{clash}"')
         return

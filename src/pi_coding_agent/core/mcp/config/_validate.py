@@ -80,17 +80,13 @@ def _kind(entry: dict[str, Any]) -> str | None:
     return None
 
 
-def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
 def _base_error(entry: dict[str, Any]) -> str | None:
     if "enabled" in entry and not isinstance(entry["enabled"], bool):
         return "enabled must be a boolean"
     if "description" in entry and not isinstance(entry["description"], str):
         return "description must be a string"
     timeout = entry.get("timeout")
-    if "timeout" in entry and not (_is_number(timeout) and timeout > 0):
+    if "timeout" in entry and not (isinstance(timeout, int | float) and not isinstance(timeout, bool) and timeout > 0):
         return "timeout must be a positive number of seconds"
     return None
 
@@ -134,7 +130,9 @@ def _oauth_error(oauth: Any) -> str | None:
         if key in oauth and not isinstance(oauth[key], str):
             return f"oauth.{key} must be a string"
     port = oauth.get("callbackPort")
-    if "callbackPort" in oauth and not (isinstance(port, int) and not isinstance(port, bool) and 1 <= port <= 65535):
+    if "callbackPort" in oauth and not (
+        isinstance(port, int) and not isinstance(port, bool) and 1 <= port <= 65535
+    ):
         return "oauth.callbackPort must be a port number"
     if "clientName" in oauth and not (isinstance(oauth["clientName"], str) and oauth["clientName"].strip()):
         return "oauth.clientName must be a non-empty string"

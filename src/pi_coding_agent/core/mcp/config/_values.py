@@ -40,7 +40,9 @@ def resolve_value(value: str, description: str) -> str:
     if len(missing) == 1:
         raise McpValueError(f"Failed to resolve {description} from environment variable: {missing[0]}")
     if missing:
-        raise McpValueError(f"Failed to resolve {description} from environment variables: {', '.join(missing)}")
+        raise McpValueError(
+            f"Failed to resolve {description} from environment variables: {', '.join(missing)}"
+        )
     raise McpValueError(f"Failed to resolve {description}")
 
 
@@ -49,4 +51,6 @@ def resolve_env(server: str, env: Mapping[str, str]) -> dict[str, str]:
 
 
 def resolve_headers(server: str, headers: Mapping[str, str]) -> dict[str, str]:
-    return {key: resolve_value(value, f'MCP server "{server}" header "{key}"') for key, value in headers.items()}
+    return {
+        key: resolve_value(value, f'MCP server "{server}" header "{key}"') for key, value in headers.items()
+    }

@@ -31,7 +31,10 @@ T = TypeVar("T")
 
 def configured_exposures(entry: McpServerEntry) -> set[str]:
     """The exposures a server's tools can have, known before it connects."""
-    return {str(entry.config.get("exposure") or "codemode"), *(entry.config.get("toolExposure") or {}).values()}
+    return {
+        str(entry.config.get("exposure") or "codemode"),
+        *(entry.config.get("toolExposure") or {}).values(),
+    }
 
 
 def has_direct_tools(entry: McpServerEntry) -> bool:
@@ -50,10 +53,12 @@ class ServerReport:
 
 
 class McpManager:
-    def __init__(self, config: McpConfig, cwd: str) -> None:
+    def __init__(self, config: McpConfig, cwd: str, client_version: str = "0") -> None:
         self.config = config
         self.cwd = cwd
-        self._connections = {entry.name: McpConnection(entry, cwd, self._changed) for entry in config.servers}
+        self._connections = {
+            e.name: McpConnection(e, cwd, self._changed, client_version) for e in config.servers
+        }
         self._owners: dict[str, str] = {}
         self._infos: dict[str, list[McpToolInfo]] = {}
         self._tools: dict[str, McpTool] = {}
@@ -104,7 +109,7 @@ class McpManager:
     async def _connect_quietly(self, connection: McpConnection) -> None:
         try:
             await connection.session(self._task_group)
-        except Exception:  # noqa: BLE001 - the connection keeps its state and error
+        except Exception:
             return
 
     def close(self) -> None:
@@ -131,7 +136,10 @@ class McpManager:
         tools = [tool.model_dump(by_alias=True, exclude_none=True, mode="json") for tool in connection.tools]
         with self._lock:
             names = server_tool_names(entry.name, [str(tool["name"]) for tool in tools], self._owners)
-            infos = [tool_info(entry.name, tool, names[tool["name"]], tool_exposure(entry.config, tool["name"])) for tool in tools]
+            infos = [
+                tool_info(entry.name, tool, names[tool["name"]], tool_exposure(entry.config, tool["name"]))
+                for tool in tools
+            ]
             self._infos[entry.name] = infos
             for info in infos:
                 if info.exposure == "direct":
@@ -148,7 +156,11 @@ class McpManager:
         """The tools declared to the model: ``direct`` tools of connected servers."""
         with self._lock:
             infos = [info for entry in self.config.servers for info in self._infos.get(entry.name, [])]
-            return [self._tools[info.name] for info in infos if info.exposure == "direct" and info.name in self._tools]
+            return [
+                self._tools[info.name]
+                for info in infos
+                if info.exposure == "direct" and info.name in self._tools
+            ]
 
     def indirect_tools(self) -> list[McpToolInfo]:
         """Tools with ``codemode`` or ``deferred`` exposure: reachable only through a tool that
@@ -166,7 +178,7 @@ class McpManager:
             return True
 
         async def settled() -> None:
-            while any(connection.state == "connecting" for connection in waiting):
+            while any(connection.state == "connecting" for connection in waiting):  # noqa: ASYNC110 - states change on this loop; a 10 ms poll is enough
                 await asyncio.sleep(0.01)
 
         try:
@@ -181,7 +193,7 @@ class McpManager:
             return
 
         async def settled() -> None:
-            while any(c.state == "connecting" for c in self._connections.values() if c.entry.enabled):
+            while any(c.state == "connecting" for c in self._connections.values() if c.entry.enabled):  # noqa: ASYNC110 - states change on this loop; a 10 ms poll is enough
                 await asyncio.sleep(0.01)
 
         try:
@@ -194,7 +206,7 @@ class McpManager:
         server: str,
         tool: str,
         arguments: dict[str, Any],
-        progress: Callable[[float, float | None, str | None], None] | None = None,
+        on_progress: Callable[[float, float | None, str | None], None] | None = None,
         signal: AbortSignal | None = None,
     ) -> AgentToolResult[Any]:
         """Call a server's tool (any exposure but ``hidden``) from any event loop; the result as
@@ -206,12 +218,16 @@ class McpManager:
             raise RuntimeError(f'MCP tool "{server}/{tool}" is no longer available.')
         caller = asyncio.get_running_loop()
 
-        async def report(done: float, total: float | None, message: str | None) -> None:
-            if progress is not None:
-                caller.call_soon_threadsafe(progress, done, total, message)
+        async def report(progress: float, total: float | None, message: str | None) -> None:
+            if on_progress is not None:
+                caller.call_soon_threadsafe(on_progress, progress, total, message)
 
         future = self._submit(connection.call_tool(self._task_group, tool, arguments, report))
-        remove = signal.add_listener(lambda *_: future.cancel()) if signal is not None else None
+
+        def cancel() -> None:
+            future.cancel()
+
+        remove = signal.add_listener(cancel) if signal is not None else None
         try:
             result = await asyncio.wrap_future(future)
         except concurrent.futures.CancelledError:
@@ -226,7 +242,13 @@ class McpManager:
 
     def reports(self) -> list[ServerReport]:
         return [
-            ServerReport(c.entry, c.state, [t.name for t in c.tools] if c.state == "connected" else [], c.has_resources, c.error)
+            ServerReport(
+                c.entry,
+                c.state,
+                [t.name for t in c.tools] if c.state == "connected" else [],
+                c.has_resources,
+                c.error,
+            )
             for c in self._connections.values()
         ]
 

@@ -31,7 +31,11 @@ def server_tool_names(server: str, tools: Sequence[str], owners: dict[str, str])
 
         def taken(candidate: str, owner: str = owner) -> bool:
             existing = owners.get(candidate)
-            return (existing is not None and existing != owner) or candidate in current or plain.count(candidate) > 1
+            return (
+                (existing is not None and existing != owner)
+                or candidate in current
+                or plain.count(candidate) > 1
+            )
 
         name = mcp_tool_name(server, tool, taken)
         owners[name] = owner

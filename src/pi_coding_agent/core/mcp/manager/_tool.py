@@ -4,14 +4,26 @@ executed on the manager's connection."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from pi_agent import AgentTool, AgentToolResult, ToolUpdateCallback
 from pi_ai import AbortSignal, TextContent
 
-if TYPE_CHECKING:
-    from pi_coding_agent.core.mcp.manager._manager import McpManager
+
+class ToolCaller(Protocol):
+    """What runs the calls (the manager)."""
+
+    async def call_tool(
+        self,
+        server: str,
+        tool: str,
+        arguments: dict[str, Any],
+        on_progress: Callable[[float, float | None, str | None], None] | None = None,
+        signal: AbortSignal | None = None,
+    ) -> AgentToolResult[Any]: ...
+
 
 ANNOTATION_HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 
@@ -43,7 +55,9 @@ def normalize_schema(schema: dict[str, Any] | None) -> dict[str, Any]:
 
 def describe(server: str, tool: dict[str, Any]) -> str:
     title = tool.get("title") or (tool.get("annotations") or {}).get("title")
-    return str((tool.get("description") or "").strip() or title or f"MCP tool {tool['name']} from server {server}")
+    return str(
+        (tool.get("description") or "").strip() or title or f"MCP tool {tool['name']} from server {server}"
+    )
 
 
 def tool_info(server: str, tool: dict[str, Any], name: str, exposure: str) -> McpToolInfo:
@@ -58,7 +72,7 @@ def tool_info(server: str, tool: dict[str, Any], name: str, exposure: str) -> Mc
 class McpTool(AgentTool):
     """A ``direct`` MCP tool on the session's tool list."""
 
-    def __init__(self, info: McpToolInfo, manager: McpManager) -> None:
+    def __init__(self, info: McpToolInfo, manager: ToolCaller) -> None:
         self.info = info
         self.name = info.name
         self.label = f"{info.server}/{info.tool}"
@@ -81,7 +95,9 @@ class McpTool(AgentTool):
             if on_update is None:
                 return
             text = message or f"Progress {_number(done)}{'' if total is None else '/' + _number(total)}"
-            on_update(AgentToolResult(content=[TextContent(text=text)], details={"server": server, "tool": tool}))
+            on_update(
+                AgentToolResult(content=[TextContent(text=text)], details={"server": server, "tool": tool})
+            )
 
         return await self._manager.call_tool(server, tool, params or {}, progress, signal)
 
