@@ -12,7 +12,7 @@ import base64
 import os
 import sys
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult, ImageContent, TextContent, ToolAnnotations
 
 # A 1x1 red PNG.
@@ -54,6 +54,20 @@ def build(name: str = "probe") -> MCPServer:
     @server.tool(description="Report this server's process id.")
     def pid() -> str:
         return str(os.getpid())
+
+    @server.tool(description="Log a line to the client, then answer.")
+    async def chatty(ctx: Context, text: str = "hello") -> str:
+        await ctx.warning(f"said {text}\nsecond line", logger_name="probe-log")
+        return "logged"
+
+    @server.tool(description="Add a tool named 'late' and announce the changed tool list.")
+    async def grow(ctx: Context) -> str:
+        def late() -> str:
+            return "late answer"
+
+        server.add_tool(late, name="late", description="Added while running.")
+        await ctx.session.send_tool_list_changed()
+        return "grown"
 
     # No resources: the resource tools (list_mcp_resources, ...) Pi 1.6 adds for servers that
     # offer them are not built here, and a differential run must offer the same tools on both sides.

@@ -6,6 +6,7 @@ back (text, an image, an ``isError`` result) must be the same."""
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ SCRIPT = [
             {"id": "call_2", "name": "mcp__probe__picture", "arguments": {}},
             {"id": "call_3", "name": "mcp__probe__fail", "arguments": {"reason": "on purpose"}},
             {"id": "call_4", "name": "mcp__probe__dash_name", "arguments": {}},
+            {"id": "call_5", "name": "mcp__probe__chatty", "arguments": {"text": "hi"}},
         ]
     },
     {"text": "done"},
@@ -40,13 +42,16 @@ def mcp_json(exposure: str = "direct") -> dict[str, Any]:
     }
 
 
-def _run(tmp_path: Path, program: str) -> tuple[int, list[dict[str, Any]], str]:
+def _run(tmp_path: Path, program: str) -> tuple[int, list[dict[str, Any]], str, list[str]]:
     with ScriptedProvider(SCRIPT) as provider:
         sandbox = Sandbox.create(tmp_path / program, provider.base_url)
         (sandbox.agent_dir / "mcp.json").write_text(json.dumps(mcp_json()), encoding="utf-8")
         args = ("--model", OPENAI_MODEL, "--no-session", "-p", "use the tools")
         done = run_pi(sandbox, *args, current=True) if program == "pi" else run_ours(sandbox, *args)
-        return done.returncode, [request["body"] for request in provider.requests], done.stderr
+        log = sandbox.agent_dir / "mcp.log"
+        lines = log.read_text(encoding="utf-8").splitlines() if log.exists() else []
+        # The time stamp differs; the rest of each line is the server's message as written.
+        return done.returncode, [request["body"] for request in provider.requests], done.stderr, [re.sub(r"^\d{4}-\d\d-\d\dT[\d:.]+Z ", "", line) for line in lines]
 
 
 def _mcp_tools(body: dict[str, Any]) -> list[dict[str, Any]]:
@@ -63,13 +68,15 @@ def _after_tool_calls(body: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def test_mcp_tools_and_results_match_pi_1_6(tmp_path: Path) -> None:
-    pi_code, pi_bodies, pi_err = _run(tmp_path, "pi")
-    our_code, our_bodies, our_err = _run(tmp_path, "ours")
+    pi_code, pi_bodies, pi_err, pi_log = _run(tmp_path, "pi")
+    our_code, our_bodies, our_err, our_log = _run(tmp_path, "ours")
+    assert our_log == pi_log == ["[probe] warning probe-log: said hi", "    second line"]
     assert (our_code, pi_code) == (0, 0), (our_err, pi_err)
     assert len(our_bodies) == len(pi_bodies) == 2
     ours = _mcp_tools(our_bodies[0])
     assert [tool["name"] for tool in ours] == [
         "mcp__probe__echo", "mcp__probe__add", "mcp__probe__picture", "mcp__probe__fail", "mcp__probe__dash_name",
+        "mcp__probe__chatty", "mcp__probe__grow",
     ]  # fmt: skip
     assert ours == _mcp_tools(pi_bodies[0])
     names = [

@@ -64,7 +64,7 @@ def list_servers(agent_dir: Path, cwd: str, as_json: bool, trusted: bool, log: C
     )
     from pi_coding_agent import PI_COMPAT_VERSION
 
-    manager = McpManager(config, cwd, PI_COMPAT_VERSION)
+    manager = McpManager(config, cwd, PI_COMPAT_VERSION, str(agent_dir / "mcp.log"))
     manager.start()
     try:
         manager.wait_until_settled(_LIST_WAIT_S)

@@ -26,6 +26,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 from pi_agent import (
+    AgentContext,
     AgentEndEvent,
     AgentEvent,
     AgentLoopTurnUpdate,
@@ -349,8 +350,29 @@ class AgentSession:
             self._retry.answered(message)
 
     async def _before_next_turn(self, turn: TurnContext, signal: AbortSignal | None) -> AgentLoopTurnUpdate | None:
-        """The agent's turn hook: the auto-compactor's threshold check between turns."""
-        return await self._compactor.before_next_turn(turn, signal)
+        """The agent's turn hook: the auto-compactor's threshold check between turns, then MCP
+        tools that appeared or went away since the last turn."""
+        update = await self._compactor.before_next_turn(turn, signal)
+        return self._mcp_tools_update(update.context if update is not None and update.context else turn.context) or update
+
+    def _mcp_tools_update(self, context: AgentContext) -> AgentLoopTurnUpdate | None:
+        """When an MCP server's tools changed during the run (it connected, or announced a new
+        list), the next turn declares them: a system message with the change joins the context
+        and the session file, as Pi 1.6 does at a turn boundary."""
+        if self.mcp is None or not self.mcp.take_tools_changed():
+            return None
+        self._tools.refresh()
+        system = self._tools.system_update(context.messages)
+        if system is None:
+            return None
+        messages = [*context.messages, system]
+        self.agent.state.messages.append(system)
+        persist_message(self.session_manager, system)
+        self._tools.use_transcript(messages)
+        state = self.agent.state
+        return AgentLoopTurnUpdate(
+            context=AgentContext(system_prompt=state.system_prompt, messages=messages, tools=list(state.tools))
+        )
 
     # ------------------------------------------------------------------ prompting
 

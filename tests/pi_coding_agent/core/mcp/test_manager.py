@@ -53,6 +53,8 @@ def test_stdio_server_tools_results_reconnect_and_shutdown() -> None:
             "mcp__probe__fail",
             "mcp__probe__dash_name",
             "mcp__probe__pid",
+            "mcp__probe__chatty",
+            "mcp__probe__grow",
         ]
         assert [info.name for info in manager.indirect_tools()] == ["mcp__probe__long_text"]
         add = manager.direct_tools()[0]
@@ -179,3 +181,33 @@ def test_published_time_server() -> None:
         asyncio.run(scenario())
     finally:
         manager.close()
+
+
+def test_tool_list_changes_add_tools(tmp_path: Path) -> None:
+    """A server that announces a changed tool list gets listed again: the new tool is declared."""
+    manager = McpManager(
+        McpConfig(servers=[McpServerEntry("probe", {**PROBE, "exposure": "direct"}, "test", "global")]),
+        str(REPO),
+        log_path=str(tmp_path / "mcp.log"),
+    )
+    manager.start()
+    try:
+
+        async def scenario() -> None:
+            assert await manager.wait_for_direct()
+            assert manager.take_tools_changed()
+            assert "mcp__probe__late" not in [tool.name for tool in manager.direct_tools()]
+            await manager.call_tool("probe", "grow", {})
+            while "mcp__probe__late" not in [tool.name for tool in manager.direct_tools()]:  # noqa: ASYNC110 - set on the servers' thread
+                await asyncio.sleep(0.01)
+            assert manager.take_tools_changed()
+            result = await manager.call_tool("probe", "late", {})
+            assert result.content[0].text == "late answer"  # type: ignore[union-attr]
+            await manager.call_tool("probe", "chatty", {"text": "x"})
+
+        asyncio.run(scenario())
+    finally:
+        manager.close()
+    lines = (tmp_path / "mcp.log").read_text(encoding="utf-8").splitlines()
+    assert [line.split(" ", 1)[1] for line in lines[:1]] == ["[probe] warning probe-log: said x"]
+    assert lines[1] == "    second line"

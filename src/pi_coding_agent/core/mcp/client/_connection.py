@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
 
+from pi_coding_agent.core.mcp.client._log import McpServerLog
 from pi_coding_agent.core.mcp.config import McpServerEntry, is_http, resolve_env, resolve_headers
 from pi_coding_agent.core.paths import resolve_path
 
@@ -65,8 +66,10 @@ class McpConnection:
         cwd: str,
         on_change: Callable[[McpConnection], None] | None = None,
         client_version: str = "0",
+        log: McpServerLog | None = None,
     ) -> None:
         self.entry = entry
+        self._log = log
         self.client_version = client_version
         """Sent in ``initialize`` with the name ``pi`` (the app passes the Pi release it follows)."""
         self.cwd = cwd
@@ -149,7 +152,12 @@ class McpConnection:
 
                 info = Implementation(name=CLIENT_NAME, version=self.client_version)
                 async with ClientSession(
-                    self._watch(read, stop), write, client_info=info, read_timeout_seconds=self.timeout_s
+                    self._watch(read, stop),
+                    write,
+                    client_info=info,
+                    read_timeout_seconds=self.timeout_s,
+                    logging_callback=self._server_log,
+                    message_handler=self._notified,
                 ) as session:
                     result = await session.initialize()
                     capabilities = result.capabilities
@@ -175,6 +183,27 @@ class McpConnection:
                 self._changed()
             stderr.close()
         return None
+
+    async def _server_log(self, params: Any) -> None:
+        if self._log is not None:
+            self._log.write(self.name, str(params.level), params.logger, params.data)
+
+    async def _notified(self, message: Any) -> None:
+        """A changed tool list: list the tools again (new ones join, withdrawn ones go)."""
+        from mcp.types import ToolListChangedNotification
+
+        if isinstance(message, ToolListChangedNotification) and self._session is not None:
+            self._task_group.start_soon(self._refresh_tools, self._session)
+
+    async def _refresh_tools(self, session: ClientSession) -> None:
+        try:
+            tools = (await session.list_tools()).tools
+        except Exception as error:
+            self.error = f"Failed to refresh tools: {_error_text(error)}"
+            return
+        if session is self._session:
+            self.tools = list(tools)
+            self._changed()
 
     @staticmethod
     def _with_stderr(message: str, stderr: Any) -> str:

@@ -86,7 +86,9 @@ def _base_error(entry: dict[str, Any]) -> str | None:
     if "description" in entry and not isinstance(entry["description"], str):
         return "description must be a string"
     timeout = entry.get("timeout")
-    if "timeout" in entry and not (isinstance(timeout, int | float) and not isinstance(timeout, bool) and timeout > 0):
+    if "timeout" in entry and not (
+        isinstance(timeout, int | float) and not isinstance(timeout, bool) and timeout > 0
+    ):
         return "timeout must be a positive number of seconds"
     return None
 

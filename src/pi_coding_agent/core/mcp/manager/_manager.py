@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 from pi_agent import AgentTool, AgentToolResult
 from pi_ai import AbortSignal
-from pi_coding_agent.core.mcp.client import McpConnection, convert_result
+from pi_coding_agent.core.mcp.client import McpConnection, McpServerLog, convert_result
 from pi_coding_agent.core.mcp.config import McpConfig, McpServerEntry, tool_exposure
 from pi_coding_agent.core.mcp.manager._naming import server_tool_names
 from pi_coding_agent.core.mcp.manager._tool import McpTool, McpToolInfo, tool_info
@@ -53,11 +53,15 @@ class ServerReport:
 
 
 class McpManager:
-    def __init__(self, config: McpConfig, cwd: str, client_version: str = "0") -> None:
+    def __init__(
+        self, config: McpConfig, cwd: str, client_version: str = "0", log_path: str | None = None
+    ) -> None:
+        """``log_path``: where server log messages go (``<agent dir>/mcp.log``); ``None``: nowhere."""
         self.config = config
         self.cwd = cwd
+        log = McpServerLog(log_path) if log_path else None
         self._connections = {
-            e.name: McpConnection(e, cwd, self._changed, client_version) for e in config.servers
+            e.name: McpConnection(e, cwd, self._changed, client_version, log) for e in config.servers
         }
         self._owners: dict[str, str] = {}
         self._infos: dict[str, list[McpToolInfo]] = {}
@@ -68,6 +72,7 @@ class McpManager:
         self._stopped: asyncio.Event | None = None
         self._thread: threading.Thread | None = None
         self._waited = False
+        self._tools_changed = threading.Event()
         self.on_tools_changed: Callable[[], None] | None = None
         """Called (from the servers' thread) when a server's tools appeared or changed."""
 
@@ -144,8 +149,15 @@ class McpManager:
             for info in infos:
                 if info.exposure == "direct":
                     self._tools[info.name] = McpTool(info, self)
+        self._tools_changed.set()
         if self.on_tools_changed is not None:
             self.on_tools_changed()
+
+    def take_tools_changed(self) -> bool:
+        """Whether a server's tools appeared or changed since the last call (then cleared)."""
+        changed = self._tools_changed.is_set()
+        self._tools_changed.clear()
+        return changed
 
     def tool_infos(self) -> list[McpToolInfo]:
         """Every tool of the connected servers, in configuration order, with its exposure."""
