@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +52,12 @@ def _run(tmp_path: Path, program: str) -> tuple[int, list[dict[str, Any]], str, 
         log = sandbox.agent_dir / "mcp.log"
         lines = log.read_text(encoding="utf-8").splitlines() if log.exists() else []
         # The time stamp differs; the rest of each line is the server's message as written.
-        return done.returncode, [request["body"] for request in provider.requests], done.stderr, [re.sub(r"^\d{4}-\d\d-\d\dT[\d:.]+Z ", "", line) for line in lines]
+        return (
+            done.returncode,
+            [request["body"] for request in provider.requests],
+            done.stderr,
+            [re.sub(r"^\d{4}-\d\d-\d\dT[\d:.]+Z ", "", line) for line in lines],
+        )
 
 
 def _mcp_tools(body: dict[str, Any]) -> list[dict[str, Any]]:
@@ -87,3 +93,35 @@ def test_mcp_tools_and_results_match_pi_1_6(tmp_path: Path) -> None:
     assert results == _after_tool_calls(pi_bodies[1])
     texts = json.dumps(results)
     assert "42" in texts and "failed: on purpose" in texts and "a red pixel" in texts and "dashed" in texts
+
+
+FLAG_CASES = [
+    ("--no-mcp",),
+    ("--exclude-tools", "mcp__*"),
+    ("--tools", "read,mcp__probe__a*,mcp__probe__echo"),
+]
+
+
+def _tools_with_flags(tmp_path: Path, program: str, index: int) -> tuple[int, list[str]]:
+    with ScriptedProvider([{"text": "ok"}]) as provider:
+        sandbox = Sandbox.create(tmp_path / f"{program}-{index}", provider.base_url)
+        (sandbox.agent_dir / "mcp.json").write_text(json.dumps(mcp_json()), encoding="utf-8")
+        args = ("--model", OPENAI_MODEL, "--no-session", *FLAG_CASES[index], "-p", "hi")
+        done = run_pi(sandbox, *args, current=True) if program == "pi" else run_ours(sandbox, *args)
+        tools = (
+            [tool["function"]["name"] for tool in provider.requests[0]["body"].get("tools", [])]
+            if provider.requests
+            else []
+        )
+        return done.returncode, tools
+
+
+def test_mcp_tool_flags_match_pi_1_6(tmp_path: Path) -> None:
+    """``--no-mcp``, ``--exclude-tools 'mcp__*'`` and ``--tools`` patterns over MCP tools."""
+    jobs = [(program, index) for index in range(len(FLAG_CASES)) for program in ("pi", "ours")]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        answers = dict(zip(jobs, pool.map(lambda job: _tools_with_flags(tmp_path, *job), jobs), strict=True))
+    for index, flags in enumerate(FLAG_CASES):
+        assert answers["ours", index] == answers["pi", index], flags
+    assert answers["ours", 0][1] == ["read", "bash", "edit", "write"]
+    assert answers["ours", 2][1] == ["read", "mcp__probe__echo", "mcp__probe__add"]
