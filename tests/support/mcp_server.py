@@ -69,12 +69,37 @@ def build(name: str = "probe") -> MCPServer:
         await ctx.session.send_tool_list_changed()
         return "grown"
 
-    # No resources: the resource tools (list_mcp_resources, ...) Pi 1.6 adds for servers that
-    # offer them are not built here, and a differential run must offer the same tools on both sides.
-    handlers = server._lowlevel_server._request_handlers
-    for method in ("resources/list", "resources/read", "resources/templates/list"):
-        handlers.pop(method, None)
+    if os.environ.get("PROBE_RESOURCES") == "1":
+        _add_resources(server)
+    else:  # the server offers no resources (no resources capability, so no resource tools)
+        handlers = server._lowlevel_server._request_handlers
+        for method in ("resources/list", "resources/read", "resources/templates/list"):
+            handlers.pop(method, None)
     return server
+
+
+def _add_resources(server: MCPServer) -> None:
+    """A text resource, a binary one, an MCP App page (which clients leave out) and a template."""
+
+    @server.resource("file:///notes.txt", name="notes", description="Meeting notes", mime_type="text/plain")
+    def notes() -> str:
+        return "first note\nsecond note"
+
+    @server.resource("file:///pixel.png", name="pixel", mime_type="image/png")
+    def pixel() -> bytes:
+        return PNG_1X1
+
+    @server.resource("file:///data.bin", name="data", mime_type="application/octet-stream")
+    def data() -> bytes:
+        return bytes(range(16))
+
+    @server.resource("ui://widget", name="widget", mime_type="text/html;profile=mcp-app")
+    def widget() -> str:
+        return "<p>app</p>"
+
+    @server.resource("notes://{day}", name="day-notes", description="Notes of one day")
+    def day_notes(day: str) -> str:
+        return f"notes of {day}"
 
 
 def main(argv: list[str]) -> None:

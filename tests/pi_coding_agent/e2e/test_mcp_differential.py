@@ -125,3 +125,80 @@ def test_mcp_tool_flags_match_pi_1_6(tmp_path: Path) -> None:
         assert answers["ours", index] == answers["pi", index], flags
     assert answers["ours", 0][1] == ["read", "bash", "edit", "write"]
     assert answers["ours", 2][1] == ["read", "mcp__probe__echo", "mcp__probe__add"]
+
+
+RESOURCE_SCRIPT = [
+    {
+        "tool_calls": [
+            {"id": "call_1", "name": "list_mcp_resources", "arguments": {}},
+            {"id": "call_2", "name": "list_mcp_resource_templates", "arguments": {"server": "docs"}},
+            {
+                "id": "call_3",
+                "name": "read_mcp_resource",
+                "arguments": {"server": "docs", "uri": "file:///notes.txt"},
+            },
+            {
+                "id": "call_4",
+                "name": "read_mcp_resource",
+                "arguments": {"server": "nope", "uri": "file:///x"},
+            },
+            {"id": "call_5", "name": "list_mcp_resources", "arguments": {"server": "docs"}},
+        ]
+    },
+    {"text": "done"},
+]
+
+
+def _resource_run(tmp_path: Path, program: str) -> tuple[int, list[dict[str, Any]]]:
+    config = mcp_json()
+    config["mcpServers"]["docs"] = {**config["mcpServers"].pop("probe"), "env": {"PROBE_RESOURCES": "1"}}
+    with ScriptedProvider(RESOURCE_SCRIPT) as provider:
+        sandbox = Sandbox.create(tmp_path / f"resources-{program}", provider.base_url)
+        (sandbox.agent_dir / "mcp.json").write_text(json.dumps(config), encoding="utf-8")
+        args = ("--model", OPENAI_MODEL, "--no-session", "-p", "read the notes")
+        done = run_pi(sandbox, *args, current=True) if program == "pi" else run_ours(sandbox, *args)
+        return done.returncode, [request["body"] for request in provider.requests]
+
+
+def _shape(tool: dict[str, Any]) -> dict[str, Any]:
+    """A declaration without its prose (the descriptions are ours, in our words)."""
+    parameters = tool["parameters"]
+    return {
+        "name": tool["name"],
+        "properties": list(parameters.get("properties", {})),
+        "required": parameters.get("required"),
+        "additionalProperties": parameters.get("additionalProperties"),
+    }
+
+
+def test_resource_tools_match_pi_1_6(tmp_path: Path) -> None:
+    """A ``direct`` server with resources: the three resource tools are declared after its tools,
+    and listing and reading give the model what Pi 1.6 gives it (the error of an unknown server
+    is in our words)."""
+    # One after the other: each side's server must start within the ten seconds the first prompt waits.
+    (pi_code, pi_bodies), (our_code, our_bodies) = (
+        _resource_run(tmp_path, "pi"),
+        _resource_run(tmp_path, "ours"),
+    )
+    assert (our_code, pi_code) == (0, 0)
+    resource_names = ["list_mcp_resources", "list_mcp_resource_templates", "read_mcp_resource"]
+    ours = [tool["function"] for tool in our_bodies[0]["tools"] if tool["function"]["name"] in resource_names]
+    theirs = [
+        tool["function"] for tool in pi_bodies[0]["tools"] if tool["function"]["name"] in resource_names
+    ]
+    assert [_shape(tool) for tool in ours] == [_shape(tool) for tool in theirs]
+    names = [[tool["function"]["name"] for tool in body["tools"]] for body in (our_bodies[0], pi_bodies[0])]
+    assert names[0] == names[1]
+    results = _after_tool_calls(our_bodies[1])
+    expected = _after_tool_calls(pi_bodies[1])
+    assert [m["tool_call_id"] for m in results] == [m["tool_call_id"] for m in expected]
+    for mine, pi in zip(results, expected, strict=True):
+        if mine["tool_call_id"] != "call_4":
+            assert mine == pi
+    listing = json.loads(results[0]["content"])
+    assert [item["uri"] for item in listing["resources"]] == [
+        "file:///notes.txt",
+        "file:///pixel.png",
+        "file:///data.bin",
+    ]
+    assert results[2]["content"] == "first note\nsecond note"

@@ -7,3 +7,5 @@ from pi_coding_agent.core.mcp.client._connection import State as State
 from pi_coding_agent.core.mcp.client._log import McpServerLog as McpServerLog
 from pi_coding_agent.core.mcp.client._results import MCP_OUTPUT_MAX_BYTES as MCP_OUTPUT_MAX_BYTES
 from pi_coding_agent.core.mcp.client._results import convert_result as convert_result
+from pi_coding_agent.core.mcp.client._results import limit_content as limit_content
+from pi_coding_agent.core.mcp.client._results import resource_content as resource_content

@@ -270,6 +270,21 @@ class McpConnection:
             tool, arguments, read_timeout_seconds=self.timeout_s, progress_callback=on_progress
         )
 
+    async def request(self, task_group: Any, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """A read-only request (``resources/list``, ``resources/templates/list``,
+        ``resources/read``) as its wire JSON; retried once after a transient HTTP error."""
+        for attempt in (1, 2):
+            session = await self.session(task_group)
+            try:
+                result = await session.send_request(_resource_request(method, params), _raw_adapter())
+            except Exception as error:
+                if attempt == 1 and _transient(error):
+                    await anyio.sleep(_CONNECT_RETRY_DELAYS_S[0])
+                    continue
+                raise
+            return dict(result)
+        raise AssertionError("unreachable")
+
     async def disconnect(self) -> None:
         """Drop the current connection (the next call connects again)."""
         if self._stop is not None:
@@ -282,6 +297,26 @@ class McpConnection:
             self._stop.set()
         if self.state != "disabled":
             self.state = "closed"
+
+
+def _resource_request(method: str, params: dict[str, Any]) -> Any:
+    from mcp import types
+
+    if method == "resources/read":
+        return types.ReadResourceRequest(params=types.ReadResourceRequestParams(uri=params["uri"]))
+    cursor = params.get("cursor")
+    paging = types.PaginatedRequestParams(cursor=cursor) if cursor else None
+    if method == "resources/list":
+        return types.ListResourcesRequest(params=paging)
+    return types.ListResourceTemplatesRequest(params=paging)
+
+
+def _raw_adapter() -> Any:
+    """The answer as the server wrote it (its keys in its order, as Pi 1.6 passes listings on);
+    the SDK still checks it against the method's schema first."""
+    from pydantic import TypeAdapter
+
+    return TypeAdapter(dict[str, Any])
 
 
 def _expand_home(value: str) -> str:

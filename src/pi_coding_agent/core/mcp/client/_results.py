@@ -65,11 +65,12 @@ def _block(server: str, block: dict[str, Any], readable: bool) -> Content:
     if kind == "resource_link":
         return TextContent(text=_resource_link(server, block, readable))
     if kind == "resource":
-        return _embedded(block.get("resource") or {})
+        return resource_content(block.get("resource") or {})
     return TextContent(text=f"[unsupported MCP content {kind}]")
 
 
-def _embedded(resource: dict[str, Any]) -> Content:
+def resource_content(resource: dict[str, Any]) -> Content:
+    """One resource's contents (an embedded block's, or what ``resources/read`` gave) for the model."""
     if "text" in resource:
         return TextContent(text=str(resource["text"]))
     mime = resource.get("mimeType")
@@ -112,7 +113,7 @@ def _truncate_middle(text: str) -> tuple[str, int, int] | None:
     return cut, len(data), lines
 
 
-def _limit(content: list[Content]) -> tuple[list[Content], str | None]:
+def limit_content(content: list[Content]) -> tuple[list[Content], str | None]:
     combined = _text_of(content)
     truncation = _truncate_middle(combined)
     if truncation is None:
@@ -145,7 +146,7 @@ def convert_result(
     failed = result.get("isError") is True
     if failed and _text_of(content) == "":
         content.append(TextContent(text=f"MCP tool {server}/{tool} returned an error"))
-    content, full_path = _limit(content)
+    content, full_path = limit_content(content)
     details: dict[str, Any] = {"server": server, "tool": tool}
     if full_path:
         details["fullOutputPath"] = full_path

@@ -21,6 +21,7 @@ from pi_ai import AbortSignal
 from pi_coding_agent.core.mcp.client import McpConnection, McpServerLog, convert_result
 from pi_coding_agent.core.mcp.config import McpConfig, McpServerEntry, tool_exposure
 from pi_coding_agent.core.mcp.manager._naming import server_tool_names
+from pi_coding_agent.core.mcp.manager._resources import RESOURCE_TOOL_NAMES, resource_tools, widest_exposure
 from pi_coding_agent.core.mcp.manager._tool import McpTool, McpToolInfo, tool_info
 
 STARTUP_WAIT_S = 10.0
@@ -66,6 +67,7 @@ class McpManager:
         self._owners: dict[str, str] = {}
         self._infos: dict[str, list[McpToolInfo]] = {}
         self._tools: dict[str, McpTool] = {}
+        self._resource_tools = resource_tools(self.resource_servers, self._resource_request)
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._task_group: Any = None
@@ -165,19 +167,57 @@ class McpManager:
             return [info for entry in self.config.servers for info in self._infos.get(entry.name, [])]
 
     def direct_tools(self) -> list[AgentTool]:
-        """The tools declared to the model: ``direct`` tools of connected servers."""
+        """The tools declared to the model: ``direct`` tools of connected servers, then the
+        resource tools when a ``direct`` server offers resources."""
         with self._lock:
             infos = [info for entry in self.config.servers for info in self._infos.get(entry.name, [])]
-            return [
-                self._tools[info.name]
-                for info in infos
-                if info.exposure == "direct" and info.name in self._tools
+            tools: list[AgentTool] = [
+                self._tools[i.name] for i in infos if i.exposure == "direct" and i.name in self._tools
             ]
+        return tools + (self._resource_tools if self.resource_exposure() == "direct" else [])
+
+    def resource_servers(self) -> list[str]:
+        """Enabled, connected servers with resources whose exposure is not ``hidden``."""
+        return [
+            c.name
+            for c in self._connections.values()
+            if c.state == "connected"
+            and c.has_resources
+            and c.entry.enabled
+            and self._exposure(c.entry) != "hidden"
+        ]
+
+    def resource_exposure(self) -> str:
+        """The resource tools' exposure: the widest of the servers they reach."""
+        return widest_exposure(
+            {self._exposure(self._connections[name].entry) for name in self.resource_servers()}
+        )
+
+    @staticmethod
+    def _exposure(entry: McpServerEntry) -> str:
+        return str(entry.config.get("exposure") or "codemode")
+
+    async def _resource_request(self, server: str, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        connection = self._connections[server]
+        return await asyncio.wrap_future(self._submit(connection.request(self._task_group, method, params)))
 
     def indirect_tools(self) -> list[McpToolInfo]:
         """Tools with ``codemode`` or ``deferred`` exposure: reachable only through a tool that
-        calls others (codemode, tool_search), which call them with ``call_tool``."""
-        return [info for info in self.tool_infos() if info.exposure in ("codemode", "deferred")]
+        calls others (codemode, tool_search), which call server tools with ``call_tool`` and the
+        resource tools (``server`` empty here) through ``resource_tool(name)``."""
+        infos = [info for info in self.tool_infos() if info.exposure in ("codemode", "deferred")]
+        exposure = self.resource_exposure()
+        if exposure in ("codemode", "deferred"):
+            infos += [
+                McpToolInfo(name=t.name, server="", tool=t.name, exposure=exposure, description=t.description,
+                            parameters=t.parameters, annotations={"readOnlyHint": True})
+                for t in self._resource_tools
+            ]  # fmt: skip
+        return infos
+
+    def resource_tool(self, name: str) -> AgentTool:
+        """``list_mcp_resources``, ``list_mcp_resource_templates`` or ``read_mcp_resource``."""
+        return self._resource_tools[RESOURCE_TOOL_NAMES.index(name)]
 
     async def wait_for_direct(self, timeout_s: float = STARTUP_WAIT_S) -> bool:
         """The first prompt's wait for servers that can have ``direct`` tools; ``False`` when some
@@ -248,7 +288,7 @@ class McpManager:
             if remove is not None:
                 remove()
         wire = result.model_dump(by_alias=True, exclude_none=True, mode="json")
-        return convert_result(server, tool, wire)
+        return convert_result(server, tool, wire, readable_resources=server in self.resource_servers())
 
     # ----------------------------------------------------------------- status
 
