@@ -99,14 +99,21 @@ FLAG_CASES = [
     ("--no-mcp",),
     ("--exclude-tools", "mcp__*"),
     ("--tools", "read,mcp__probe__a*,mcp__probe__echo"),
+    ("-ne",),
+    ("-ne", "-e", "builtin:mcp", "--tools", "mcp__probe__add"),
+    ("--settings-extensions", "-builtin:mcp"),
 ]
 
 
 def _tools_with_flags(tmp_path: Path, program: str, index: int) -> tuple[int, list[str]]:
     with ScriptedProvider([{"text": "ok"}]) as provider:
-        sandbox = Sandbox.create(tmp_path / f"{program}-{index}", provider.base_url)
+        flags = FLAG_CASES[index]
+        settings: dict[str, Any] = {"retry": {"enabled": False}}
+        if flags[0] == "--settings-extensions":  # not a flag: the case writes settings instead
+            settings["extensions"], flags = [flags[1]], ()
+        sandbox = Sandbox.create(tmp_path / f"{program}-{index}", provider.base_url, settings)
         (sandbox.agent_dir / "mcp.json").write_text(json.dumps(mcp_json()), encoding="utf-8")
-        args = ("--model", OPENAI_MODEL, "--no-session", *FLAG_CASES[index], "-p", "hi")
+        args = ("--model", OPENAI_MODEL, "--no-session", *flags, "-p", "hi")
         done = run_pi(sandbox, *args, current=True) if program == "pi" else run_ours(sandbox, *args)
         tools = (
             [tool["function"]["name"] for tool in provider.requests[0]["body"].get("tools", [])]
@@ -125,6 +132,8 @@ def test_mcp_tool_flags_match_pi_1_6(tmp_path: Path) -> None:
         assert answers["ours", index] == answers["pi", index], flags
     assert answers["ours", 0][1] == ["read", "bash", "edit", "write"]
     assert answers["ours", 2][1] == ["read", "mcp__probe__echo", "mcp__probe__add"]
+    assert answers["ours", 4][1] == ["mcp__probe__add"]
+    assert answers["ours", 5][1] == answers["ours", 0][1]
 
 
 RESOURCE_SCRIPT = [

@@ -100,7 +100,7 @@ def _start_mcp(parsed: Args, session_cwd: str, home: Path, settings: Settings) -
     modules load only when a file exists."""
     from pi_coding_agent.core.mcp.config import project_config_path, user_config_path
 
-    if parsed.no_mcp:
+    if not builtin_mcp_enabled(parsed, settings):
         return None
     project = settings.project_trusted and os.path.exists(project_config_path(session_cwd))
     if not project and not os.path.exists(user_config_path(home)):
@@ -113,6 +113,31 @@ def _start_mcp(parsed: Args, session_cwd: str, home: Path, settings: Settings) -
     _MCP.append(mcp)
     mcp.start()
     return mcp
+
+
+def builtin_mcp_enabled(parsed: Args, settings: Settings) -> bool:
+    """Whether the run has MCP, as Pi 1.6 decides for its built-in ``mcp`` extension: not with
+    ``--no-mcp``; with ``-e builtin:mcp``; not with ``--no-extensions``; else as the
+    ``extensions`` settings say (``-builtin:mcp`` turns it off, ``+builtin:mcp`` on again; the
+    project file's entries after the user's)."""
+    if parsed.no_mcp:
+        return False
+    if BUILTIN_MCP in (parsed.extensions or []):
+        return True
+    if parsed.no_extensions:
+        return False
+    enabled = True
+    for layer in (settings.global_settings, settings.project_settings):
+        entries = layer.get("extensions")
+        for entry in entries if isinstance(entries, list) else []:
+            if entry == f"-{BUILTIN_MCP}":
+                enabled = False
+            elif entry in (BUILTIN_MCP, f"+{BUILTIN_MCP}"):
+                enabled = True
+    return enabled
+
+
+BUILTIN_MCP = "builtin:mcp"
 
 
 def _stop_mcp() -> None:
