@@ -60,6 +60,23 @@ def build(name: str = "probe") -> MCPServer:
         await ctx.warning(f"said {text}\nsecond line", logger_name="probe-log")
         return "logged"
 
+    @server.tool(description="Work for a while, reporting progress every 0.2 s.")
+    async def slow(ctx: Context, seconds: float = 1.0) -> str:
+        import anyio
+
+        steps = max(1, round(seconds / 0.2))
+        for step in range(steps):
+            await ctx.report_progress(step + 1, steps, f"step {step + 1}")
+            await anyio.sleep(0.2)
+        return "finished"
+
+    @server.tool(description="Wait without a word.")
+    async def stall(seconds: float = 5.0) -> str:
+        import anyio
+
+        await anyio.sleep(seconds)
+        return "late"
+
     @server.tool(description="Add a tool named 'late' and announce the changed tool list.")
     async def grow(ctx: Context) -> str:
         def late() -> str:

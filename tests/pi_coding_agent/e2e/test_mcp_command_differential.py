@@ -62,5 +62,5 @@ def test_mcp_commands_match_pi_1_6(tmp_path: Path) -> None:
     theirs, ours = _run(tmp_path, "pi"), _run(tmp_path, "ours")
     for command, mine, pi in zip(COMMANDS, ours, theirs, strict=True):
         assert mine == pi, command
-    assert "probe: connected, 9 tools (direct, global)" in ours[-3][1]
+    assert "probe: connected, 11 tools (direct, global)" in ours[-3][1]
     assert ours[-3][0] == 0 and ours[-1][0] == 1

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.pi_coding_agent.e2e._harness import OPENAI_MODEL, REPO, Sandbox, run_ours, run_pi
+from tests.support.mcp_reference import time_server
 from tests.support.scripted_provider import ScriptedProvider
 
 SCRIPT = [
@@ -82,7 +83,7 @@ def test_mcp_tools_and_results_match_pi_1_6(tmp_path: Path) -> None:
     ours = _mcp_tools(our_bodies[0])
     assert [tool["name"] for tool in ours] == [
         "mcp__probe__echo", "mcp__probe__add", "mcp__probe__picture", "mcp__probe__fail", "mcp__probe__dash_name",
-        "mcp__probe__chatty", "mcp__probe__grow",
+        "mcp__probe__chatty", "mcp__probe__slow", "mcp__probe__stall", "mcp__probe__grow",
     ]  # fmt: skip
     assert ours == _mcp_tools(pi_bodies[0])
     names = [
@@ -211,3 +212,57 @@ def test_resource_tools_match_pi_1_6(tmp_path: Path) -> None:
         "file:///data.bin",
     ]
     assert results[2]["content"] == "first note\nsecond note"
+
+
+TIME_SCRIPT = [
+    {
+        "tool_calls": [
+            {
+                "id": "call_1",
+                "name": "mcp__time__convert_time",
+                "arguments": {"source_timezone": "UTC", "time": "12:00", "target_timezone": "Asia/Tokyo"},
+            },
+            {
+                "id": "call_2",
+                "name": "mcp__time__convert_time",
+                "arguments": {"source_timezone": "Nowhere/City"},
+            },
+            {"id": "call_3", "name": "list_mcp_resources", "arguments": {}},
+        ]
+    },
+    {"text": "done"},
+]
+
+
+def _time_run(tmp_path: Path, program: str) -> tuple[int, list[dict[str, Any]]]:
+    server = {"command": time_server()[0], "args": ["--local-timezone", "UTC"], "exposure": "direct"}
+    with ScriptedProvider(TIME_SCRIPT) as provider:
+        sandbox = Sandbox.create(tmp_path / f"time-{program}", provider.base_url)
+        (sandbox.agent_dir / "mcp.json").write_text(
+            json.dumps({"mcpServers": {"time": server}}), encoding="utf-8"
+        )
+        args = ("--model", OPENAI_MODEL, "--no-session", "-p", "what time is it in Tokyo")
+        done = run_pi(sandbox, *args, current=True) if program == "pi" else run_ours(sandbox, *args)
+        return done.returncode, [request["body"] for request in provider.requests]
+
+
+def test_published_time_server_matches_pi_1_6(tmp_path: Path) -> None:
+    """PyPI's ``mcp-server-time``: the same declarations (its tools, then the resource tools, since
+    it announces resources) and the same results, an invalid call's error included."""
+    (pi_code, pi_bodies), (our_code, our_bodies) = _time_run(tmp_path, "pi"), _time_run(tmp_path, "ours")
+    assert (our_code, pi_code) == (0, 0)
+    ours = [
+        tool["function"] for tool in our_bodies[0]["tools"] if tool["function"]["name"].startswith("mcp__")
+    ]
+    assert ours == [
+        tool["function"] for tool in pi_bodies[0]["tools"] if tool["function"]["name"].startswith("mcp__")
+    ]
+    names = [[tool["function"]["name"] for tool in body["tools"]] for body in (our_bodies[0], pi_bodies[0])]
+    assert names[0] == names[1] and names[0][-3:] == [
+        "list_mcp_resources",
+        "list_mcp_resource_templates",
+        "read_mcp_resource",
+    ]
+    results = _after_tool_calls(our_bodies[1])
+    assert results == _after_tool_calls(pi_bodies[1])
+    assert "T21:00:00+09:00" in results[0]["content"]

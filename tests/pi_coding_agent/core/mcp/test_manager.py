@@ -54,6 +54,8 @@ def test_stdio_server_tools_results_reconnect_and_shutdown() -> None:
             "mcp__probe__dash_name",
             "mcp__probe__pid",
             "mcp__probe__chatty",
+            "mcp__probe__slow",
+            "mcp__probe__stall",
             "mcp__probe__grow",
         ]
         assert [info.name for info in manager.indirect_tools()] == ["mcp__probe__long_text"]
@@ -170,6 +172,9 @@ def test_published_time_server() -> None:
             assert [tool.name for tool in manager.direct_tools()] == [
                 "mcp__time__get_current_time",
                 "mcp__time__convert_time",
+                "list_mcp_resources",
+                "list_mcp_resource_templates",
+                "read_mcp_resource",
             ]
             result = await manager.call_tool(
                 "time",
@@ -211,3 +216,31 @@ def test_tool_list_changes_add_tools(tmp_path: Path) -> None:
     lines = (tmp_path / "mcp.log").read_text(encoding="utf-8").splitlines()
     assert [line.split(" ", 1)[1] for line in lines[:1]] == ["[probe] warning probe-log: said x"]
     assert lines[1] == "    second line"
+
+
+def test_timeouts_are_counted_from_the_last_progress() -> None:
+    """``timeout`` 1.5 s: a call that reports progress every 0.2 s for 2.4 s finishes; a silent one
+    fails after 1.5 s. (The limit covers ``initialize`` too, as in Pi; it is lowered once the
+    server is up, since a loaded machine may take seconds to start it.)"""
+    config: dict[str, Any] = {**PROBE, "exposure": "direct"}
+    manager = _manager(probe=config)
+    manager.start()
+    updates: list[tuple[float, float | None, str | None]] = []
+    try:
+
+        async def scenario() -> None:
+            assert await manager.wait_for_direct()
+            manager.config.servers[0].config["timeout"] = 1.5
+            result = await manager.call_tool("probe", "slow", {"seconds": 2.4}, lambda *u: updates.append(u))
+            assert result.content[0].text == "finished"  # type: ignore[union-attr]
+            with pytest.raises(
+                TimeoutError, match=r'MCP server "probe" did not answer stall within 1\.5 seconds'
+            ):
+                await manager.call_tool("probe", "stall", {"seconds": 4})
+            quick = await manager.call_tool("probe", "add", {"a": 1, "b": 1})  # the connection is still good
+            assert quick.content[0].text == "2"  # type: ignore[union-attr]
+
+        asyncio.run(scenario())
+    finally:
+        manager.close()
+    assert updates[0] == (1.0, 12.0, "step 1") and len(updates) == 12

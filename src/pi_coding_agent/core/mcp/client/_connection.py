@@ -37,6 +37,7 @@ _STDERR_TAIL_CHARS = 2_000
 _CONNECT_RETRY_DELAYS_S = (0.25, 1.0)
 """Waits before connecting to an HTTP server again after a transient failure (Pi's)."""
 CLIENT_NAME = "pi"
+_NO_LIMIT_S = 365 * 24 * 3600.0
 
 
 def _error_text(error: BaseException) -> str:
@@ -264,10 +265,24 @@ class McpConnection:
         on_progress: ProgressFnT | None = None,
     ) -> CallToolResult:
         """Call a tool (never retried: the server may have run it). A call that finds the server
-        gone connects again first."""
+        gone connects again first. The server has ``timeout`` seconds to answer, counted again
+        from each progress notification it sends."""
         session = await self.session(task_group)
-        return await session.call_tool(
-            tool, arguments, read_timeout_seconds=self.timeout_s, progress_callback=on_progress
+        timeout = self.timeout_s
+        with anyio.CancelScope() as scope:
+            scope.deadline = anyio.current_time() + timeout
+
+            async def progress(progress: float, total: float | None, message: str | None) -> None:
+                scope.deadline = anyio.current_time() + timeout
+                if on_progress is not None:
+                    await on_progress(progress, total, message)
+
+            # The SDK's own limit stays out of the way: the scope above is the one that resets.
+            return await session.call_tool(
+                tool, arguments, read_timeout_seconds=_NO_LIMIT_S, progress_callback=progress
+            )
+        raise TimeoutError(
+            f'MCP server "{self.name}" did not answer {tool} within {_seconds(timeout)} seconds'
         )
 
     async def request(self, task_group: Any, method: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -297,6 +312,10 @@ class McpConnection:
             self._stop.set()
         if self.state != "disabled":
             self.state = "closed"
+
+
+def _seconds(value: float) -> str:
+    return str(int(value)) if value.is_integer() else str(value)
 
 
 def _resource_request(method: str, params: dict[str, Any]) -> Any:
