@@ -482,6 +482,9 @@ class AgentSession:
 
         if not await self.mcp.wait_for_direct():
             self.ui.notify(STILL_CONNECTING, "info")
+        problems = self.mcp.take_problems()
+        if problems:
+            self.ui.notify(problems, "warning")
         self._tools.refresh()
 
     async def _run_agent_prompt(self, messages: list[AgentMessage]) -> None:

@@ -152,6 +152,13 @@ def test_failed_servers_report_and_others_still_connect(http_server: str) -> Non
         states = {report.entry.name: (report.state, report.error) for report in manager.reports()}
         assert states["web"] == ("connected", None)
         assert states["missing"][0] == "failed"
+        report = manager.take_problems()
+        assert report is not None and report.startswith("MCP servers need attention:\n  missing: failed: ")
+        assert report.endswith(
+            '\n  env: failed: Failed to resolve MCP server "env" env "K" from environment variable: PI_MCP_TEST_UNSET'
+            "\nRun pi mcp list for details."
+        )
+        assert manager.take_problems() is None  # once
         assert states["env"] == (
             "failed",
             'Failed to resolve MCP server "env" env "K" from environment variable: PI_MCP_TEST_UNSET',

@@ -74,6 +74,7 @@ class McpManager:
         self._stopped: asyncio.Event | None = None
         self._thread: threading.Thread | None = None
         self._waited = False
+        self._reported = False
         self._tools_changed = threading.Event()
         self.on_tools_changed: Callable[[], None] | None = None
         """Called (from the servers' thread) when a server's tools appeared or changed."""
@@ -304,8 +305,26 @@ class McpManager:
             for c in self._connections.values()
         ]
 
+    def take_problems(self) -> str | None:
+        """Once per run, when no server is still connecting: the report of config errors and
+        failed servers (``None``: nothing to report, or not yet, or reported already)."""
+        if self._reported or any(
+            c.state == "connecting" for c in self._connections.values() if c.entry.enabled
+        ):
+            return None
+        self._reported = True
+        lines = self.problems()
+        if not lines:
+            return None
+        listed = "\n".join(f"  {line}" for line in lines)
+        return f"MCP servers need attention:\n{listed}\nRun pi mcp list for details."
+
     def problems(self) -> list[str]:
         """Config errors and failed servers, one line each (Pi's once-after-startup report)."""
         lines = [f"config: {error}" for error in self.config.errors]
-        lines += [f"{c.name}: failed: {c.error}" for c in self._connections.values() if c.state == "failed"]
+        lines += [
+            f"{c.name}: failed: {(c.error or 'unknown error').splitlines()[0]}"
+            for c in self._connections.values()
+            if c.state == "failed"
+        ]
         return lines
