@@ -266,3 +266,34 @@ def test_published_time_server_matches_pi_1_6(tmp_path: Path) -> None:
     results = _after_tool_calls(our_bodies[1])
     assert results == _after_tool_calls(pi_bodies[1])
     assert "T21:00:00+09:00" in results[0]["content"]
+
+
+def test_mcp_calls_go_through_extension_handlers(tmp_path: Path) -> None:
+    """Our CLI only: an extension's ``tool_call`` gate sees MCP calls with the server's annotations
+    (``get_all_tools``) and blocks the tool that is not read-only; ``tool_result`` handlers see
+    the results of the calls that ran."""
+    script = [
+        {
+            "tool_calls": [
+                {"id": "call_1", "name": "mcp__probe__echo", "arguments": {"text": "hi"}},
+                {"id": "call_2", "name": "mcp__probe__add", "arguments": {"a": 1, "b": 2}},
+            ]
+        },
+        {"text": "done"},
+    ]
+    record = tmp_path / "record.jsonl"
+    with ScriptedProvider(script) as provider:
+        sandbox = Sandbox.create(tmp_path / "gate", provider.base_url)
+        (sandbox.agent_dir / "mcp.json").write_text(json.dumps(mcp_json()), encoding="utf-8")
+        extension = Path(__file__).with_name("mcp_gate_extension.py")
+        args = ("--model", OPENAI_MODEL, "--no-session", "-e", str(extension), "-p", "go")
+        done = run_ours(sandbox, *args, PI_TEST_RECORD=str(record))
+        assert done.returncode == 0, done.stderr
+        results = _after_tool_calls(provider.requests[1]["body"])
+    seen = [json.loads(line) for line in record.read_text(encoding="utf-8").splitlines()]
+    assert seen == [
+        {"call": "mcp__probe__echo", "annotations": {"readOnlyHint": True}},
+        {"call": "mcp__probe__add", "annotations": None},
+        {"result": "mcp__probe__echo", "is_error": False},
+    ]  # a blocked call has no result event, as in Pi
+    assert [message["content"] for message in results] == ["echo: hi", "only read-only MCP tools may run"]
