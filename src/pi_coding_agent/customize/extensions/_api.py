@@ -187,7 +187,7 @@ class ExtensionAPI:
                 "parameters": tool.parameters,
                 "prompt_guidelines": list(getattr(tool, "prompt_guidelines", ()) or ()),
                 "source": getattr(tool, "extension_path", None) or "builtin",
-                **({"annotations": dict(tool.annotations)} if getattr(tool, "annotations", None) else {}),
+                **({"annotations": dict(hints)} if (hints := getattr(tool, "annotations", None)) else {}),
             }
             for tool in self._host().all_tools()
         ]
