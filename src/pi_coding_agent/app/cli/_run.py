@@ -98,12 +98,12 @@ _MCP: list[McpManager] = []
 def _start_mcp(parsed: Args, session_cwd: str, home: Path, settings: Settings) -> McpManager | None:
     """Connect the servers of ``mcp.json`` in the background (not with ``--no-mcp``); the MCP
     modules load only when a file exists."""
-    from pi_coding_agent.core.mcp.config import project_config_path, user_config_path
+    from pi_coding_agent.core.paths import CONFIG_DIR_NAME
 
     if not builtin_mcp_enabled(parsed, settings):
         return None
-    project = settings.project_trusted and os.path.exists(project_config_path(session_cwd))
-    if not project and not os.path.exists(user_config_path(home)):
+    project = settings.project_trusted and os.path.exists(os.path.join(session_cwd, CONFIG_DIR_NAME, "mcp.json"))
+    if not project and not os.path.exists(home / "mcp.json"):
         return None
     from pi_coding_agent import PI_COMPAT_VERSION
     from pi_coding_agent.core.mcp import McpManager, load_mcp_config
