@@ -4,6 +4,7 @@ same agent folder: the same lines, the same file written, the same exit codes.""
 from __future__ import annotations
 
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from tests.pi_coding_agent.e2e._harness import REPO, Sandbox, run_ours, run_pi
@@ -59,7 +60,8 @@ def _run(tmp_path: Path, program: str) -> list[tuple[int, str, str, str]]:
 
 
 def test_mcp_commands_match_pi_1_6(tmp_path: Path) -> None:
-    theirs, ours = _run(tmp_path, "pi"), _run(tmp_path, "ours")
+    with ThreadPoolExecutor(max_workers=2) as pool:  # each side's commands in order, the sides side by side
+        theirs, ours = pool.map(lambda program: _run(tmp_path, program), ("pi", "ours"))
     for command, mine, pi in zip(COMMANDS, ours, theirs, strict=True):
         assert mine == pi, command
     assert "probe: connected, 11 tools (direct, global)" in ours[-3][1]
