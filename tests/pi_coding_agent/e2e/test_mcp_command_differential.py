@@ -8,6 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from tests.pi_coding_agent.e2e._harness import REPO, Sandbox, run_ours, run_pi
+from tests.support.mcp_server import serve_http
 
 PROBE = (sys.executable, "-m", "tests.support.mcp_server")
 COMMANDS: list[tuple[str, ...]] = [
@@ -37,10 +38,20 @@ COMMANDS: list[tuple[str, ...]] = [
 ]
 
 
-def _run(tmp_path: Path, program: str) -> list[tuple[int, str, str, str]]:
+def _commands(url: str) -> list[tuple[str, ...]]:
+    """The commands, with a streamable HTTP server (the probe on 127.0.0.1) added before the
+    final listings."""
+    return [
+        *COMMANDS[:-3],
+        ("mcp", "add", "live", "--url", url, "--header", "X-Probe=${HOME}"),
+        *COMMANDS[-3:],
+    ]
+
+
+def _run(tmp_path: Path, program: str, url: str) -> list[tuple[int, str, str, str]]:
     sandbox = Sandbox.create(tmp_path / program, "http://127.0.0.1:9")
     answers = []
-    for command in COMMANDS:
+    for command in _commands(url):
         done = run_pi(sandbox, *command, current=True) if program == "pi" else run_ours(sandbox, *command)
         written = (
             (sandbox.agent_dir / "mcp.json").read_text(encoding="utf-8")
@@ -60,9 +71,13 @@ def _run(tmp_path: Path, program: str) -> list[tuple[int, str, str, str]]:
 
 
 def test_mcp_commands_match_pi_1_6(tmp_path: Path) -> None:
-    with ThreadPoolExecutor(max_workers=2) as pool:  # each side's commands in order, the sides side by side
-        theirs, ours = pool.map(lambda program: _run(tmp_path, program), ("pi", "ours"))
-    for command, mine, pi in zip(COMMANDS, ours, theirs, strict=True):
+    with serve_http() as url, ThreadPoolExecutor(max_workers=2) as pool:  # each side in order, side by side
+        theirs, ours = pool.map(lambda program: _run(tmp_path, program, url), ("pi", "ours"))
+        answers = [
+            (command, mine, pi) for command, mine, pi in zip(_commands(url), ours, theirs, strict=True)
+        ]
+    for command, mine, pi in answers:
         assert mine == pi, command
     assert "probe: connected, 11 tools (direct, global)" in ours[-3][1]
+    assert "live: connected, 11 tools (codemode, global)" in ours[-3][1]
     assert ours[-3][0] == 0 and ours[-1][0] == 1

@@ -7,10 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-import socket
-import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +17,7 @@ import pytest
 from pi_coding_agent.core.mcp.config import McpConfig, McpServerEntry
 from pi_coding_agent.core.mcp.manager import McpManager
 from tests.support.mcp_reference import time_server
+from tests.support.mcp_server import serve_http
 
 REPO = Path(__file__).resolve().parents[4]
 PROBE = {"command": sys.executable, "args": ["-m", "tests.support.mcp_server"], "cwd": str(REPO)}
@@ -93,29 +91,10 @@ async def _pid(manager: McpManager) -> str:
     return str(result.content[0].text)  # type: ignore[union-attr]
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture
 def http_server() -> Iterator[str]:
-    port = _free_port()
-    process = subprocess.Popen([sys.executable, "-m", "tests.support.mcp_server", "http", str(port)], cwd=REPO,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
-    try:
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), 0.2).close()
-                break
-            except OSError:
-                assert process.poll() is None
-                time.sleep(0.05)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.terminate()
-        process.wait(10)
+    with serve_http() as url:
+        yield url
 
 
 def test_streamable_http_server_with_resolved_headers(
