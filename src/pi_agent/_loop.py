@@ -692,7 +692,7 @@ class _ToolBatch:
         token = _current_runner.set(runner)
         try:
             result: AgentToolResult[Any] = await prepared.tool.execute(call.id, prepared.args, self.signal, on_update)
-            outcome = (result, result.is_error is True)
+            outcome = (result, False)
         except Exception as error:
             failed = _error_result(_error_text(error))
             if isinstance(error, ToolFailure):

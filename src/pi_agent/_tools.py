@@ -34,9 +34,6 @@ class AgentToolResult(Generic[TDetails]):
     """``True`` asks the loop to stop after this batch (honoured only if every result in the
     batch asks). ``None`` means the tool did not say, which is not the same as ``False`` for
     ``after_tool_call`` merging."""
-    is_error: bool | None = None
-    """``True``: the result reports a failure with content of its own (an MCP server's ``isError``
-    result, with its images); the loop records it as an error result, as Pi 1.6's does."""
 
 
 ToolUpdateCallback = Callable[[AgentToolResult[Any]], None]

@@ -297,3 +297,44 @@ def test_mcp_calls_go_through_extension_handlers(tmp_path: Path) -> None:
         {"result": "mcp__probe__echo", "is_error": False},
     ]  # a blocked call has no result event, as in Pi
     assert [message["content"] for message in results] == ["echo: hi", "only read-only MCP tools may run"]
+
+
+CODEMODE_SCRIPT = """const [a, b] = await Promise.all([
+  tools.mcp__probe__add({a: 2, b: 3}),
+  tools.mcp__probe__fail({reason: "why"}),
+]);
+const e = await tools.mcp__probe__echo({text: "x"});
+return {sum: a.content[0].text, failed: b.isError, failText: b.content[0].text, echo: e.structuredContent};"""
+
+
+def _codemode_run(tmp_path: Path, program: str) -> tuple[int, list[str], list[dict[str, Any]]]:
+    script = [
+        {"tool_calls": [{"id": "call_1", "name": "codemode", "arguments": {"code": CODEMODE_SCRIPT}}]},
+        {"text": "done"},
+    ]
+    with ScriptedProvider(script) as provider:
+        sandbox = Sandbox.create(tmp_path / f"codemode-{program}", provider.base_url)
+        (sandbox.agent_dir / "mcp.json").write_text(json.dumps(mcp_json("codemode")), encoding="utf-8")
+        args = ("--model", OPENAI_MODEL, "--no-session", "--tools", "+codemode", "-p", "go")
+        done = run_pi(sandbox, *args, current=True) if program == "pi" else run_ours(sandbox, *args)
+        bodies = [request["body"] for request in provider.requests]
+        tools = [tool["function"]["name"] for tool in bodies[0]["tools"]]
+        results = _after_tool_calls(bodies[1]) if len(bodies) > 1 else []
+        for message in results:
+            message["content"] = re.sub(
+                r"Wall time [\d.]+ seconds", "Wall time <t> seconds", message["content"]
+            )
+        return done.returncode, tools, results
+
+
+def test_codemode_script_calls_mcp_tools_as_pi_1_6(tmp_path: Path) -> None:
+    """A codemode script calls two tools of a ``codemode`` server in parallel (one answers with
+    ``isError``) and a third after, and returns parts of the results: the same output as Pi 1.6.
+    (``--tools +codemode`` on both sides: Pi turns codemode on by itself for such a server.)"""
+    pi, ours = _codemode_run(tmp_path, "pi"), _codemode_run(tmp_path, "ours")
+    assert ours == pi
+    assert ours[1] == ["read", "bash", "edit", "write", "codemode"]  # codemode tools are not declared
+    assert (
+        '{"sum":"5","failed":true,"failText":"failed: why","echo":{"result":"echo: x"}}'
+        in ours[2][0]["content"]
+    )

@@ -480,7 +480,7 @@ class AgentSession:
             return
         from pi_coding_agent.core.mcp.manager import STILL_CONNECTING
 
-        if not await self.mcp.wait_for_direct():
+        if not await self.mcp.wait_for_direct(scripts="codemode" in self._tools.active_tool_names()):
             self.ui.notify(STILL_CONNECTING, "info")
         problems = self.mcp.take_problems()
         if problems:
@@ -740,8 +740,12 @@ class AgentSession:
 
     def codemode_callable_tools(self) -> list[AgentTool]:
         """The tools ``codemode`` scripts may call: the active ones, before codemode's loadout
-        rewords or hides them (MCP's indirect tools will join here)."""
-        return self._tools.callable_tools()
+        rewords or hides them, then MCP's ``codemode`` and ``deferred`` tools."""
+        callable_tools = self._tools.callable_tools()
+        if self.mcp is None:
+            return callable_tools
+        names = {tool.name for tool in callable_tools}
+        return callable_tools + [tool for tool in self.mcp.indirect_agent_tools() if tool.name not in names]
 
     def set_active_tools(self, names: Sequence[str]) -> None:
         self._tools.set_active_tools(names)

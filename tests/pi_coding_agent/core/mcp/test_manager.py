@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from pi_agent import ToolFailure
 from pi_coding_agent.core.mcp.config import McpConfig, McpServerEntry
 from pi_coding_agent.core.mcp.manager import McpManager
 from tests.support.mcp_reference import time_server
@@ -60,8 +61,12 @@ def test_stdio_server_tools_results_reconnect_and_shutdown() -> None:
         add = manager.direct_tools()[0]
         result = await add.execute("c1", {"a": 1, "b": 2}, None, None)
         assert [block.text for block in result.content if hasattr(block, "text")] == ["3"]
-        failed = await manager.call_tool("probe", "fail", {"reason": "x"})
-        assert failed.is_error is True and failed.content[0].text == "failed: x"  # type: ignore[union-attr]
+        with pytest.raises(ToolFailure) as failure:
+            await manager.call_tool("probe", "fail", {"reason": "x"})
+        assert [block.text for block in failure.value.content or [] if hasattr(block, "text")] == [
+            "failed: x"
+        ]
+        assert failure.value.structured_content["isError"] is True  # scripts still get the result
         long = await manager.call_tool("probe", "long_text", {"size": 30000})
         text = long.content[0].text  # type: ignore[union-attr]
         assert text.startswith(

@@ -14,7 +14,7 @@ import json
 import os
 from typing import Any
 
-from pi_agent import AgentToolResult
+from pi_agent import AgentToolResult, ToolFailure
 from pi_ai import ImageContent, TextContent
 
 MCP_OUTPUT_MAX_BYTES = 20 * 1024
@@ -134,8 +134,10 @@ def limit_content(content: list[Content]) -> tuple[list[Content], str | None]:
 def convert_result(
     server: str, tool: str, result: dict[str, Any], *, readable_resources: bool = False
 ) -> AgentToolResult[Any]:
-    """The tool result for a ``CallToolResult`` (as its wire JSON). ``details`` keeps the server,
-    the tool, the full-output path and the result scripts would get (``structuredContent``)."""
+    """The tool result for a ``CallToolResult`` (as its wire JSON): ``details`` names the server,
+    the tool and the full-output file; ``structured_content`` is the whole result without
+    ``_meta``, what codemode scripts get. An ``isError`` result raises ``ToolFailure`` carrying
+    the same (an error result for the model; scripts still resolve to the result)."""
     blocks = result.get("content") or []
     if blocks:
         content = [_block(server, block, readable_resources) for block in blocks]
@@ -150,4 +152,11 @@ def convert_result(
     details: dict[str, Any] = {"server": server, "tool": tool}
     if full_path:
         details["fullOutputPath"] = full_path
-    return AgentToolResult(content=content, details=details, is_error=True if failed else None)
+    script_result = {key: value for key, value in result.items() if key != "_meta"}
+    converted = AgentToolResult(content=content, details=details, structured_content=script_result)
+    if failed:
+        # An error for the model, with the server's content; scripts still get the whole result.
+        raise ToolFailure(
+            _text_of(content), content=content, details=details, structured_content=script_result
+        )
+    return converted

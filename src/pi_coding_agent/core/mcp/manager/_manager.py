@@ -150,7 +150,7 @@ class McpManager:
             ]
             self._infos[entry.name] = infos
             for info in infos:
-                if info.exposure == "direct":
+                if info.exposure != "hidden":
                     self._tools[info.name] = McpTool(info, self)
         self._tools_changed.set()
         if self.on_tools_changed is not None:
@@ -216,17 +216,30 @@ class McpManager:
             ]  # fmt: skip
         return infos
 
+    def indirect_agent_tools(self) -> list[AgentTool]:
+        """The ``codemode`` and ``deferred`` tools as agent tools (what codemode scripts call
+        besides the declared ones), resource tools included when their exposure is indirect."""
+        with self._lock:
+            infos = [info for entry in self.config.servers for info in self._infos.get(entry.name, [])]
+            tools: list[AgentTool] = [
+                self._tools[i.name]
+                for i in infos
+                if i.exposure in ("codemode", "deferred") and i.name in self._tools
+            ]
+        return tools + (self._resource_tools if self.resource_exposure() in ("codemode", "deferred") else [])
+
     def resource_tool(self, name: str) -> AgentTool:
         """``list_mcp_resources``, ``list_mcp_resource_templates`` or ``read_mcp_resource``."""
         return self._resource_tools[RESOURCE_TOOL_NAMES.index(name)]
 
-    async def wait_for_direct(self, timeout_s: float = STARTUP_WAIT_S) -> bool:
-        """The first prompt's wait for servers that can have ``direct`` tools; ``False`` when some
-        were still connecting when the time ran out (later calls return ``True`` at once)."""
+    async def wait_for_direct(self, timeout_s: float = STARTUP_WAIT_S, *, scripts: bool = False) -> bool:
+        """The first prompt's wait for servers that can have ``direct`` tools (with ``scripts``,
+        when codemode is active, for every server: its scripts may call any of them); ``False``
+        when some were still connecting when the time ran out (later calls return ``True`` at once)."""
         if self._waited or self._loop is None:
             return True
         self._waited = True
-        waiting = [self._connections[e.name] for e in self.enabled if has_direct_tools(e)]
+        waiting = [self._connections[e.name] for e in self.enabled if scripts or has_direct_tools(e)]
         if not waiting:
             return True
 

@@ -45,6 +45,59 @@ class McpToolInfo:
     output_schema: dict[str, Any] | None = None
 
 
+_CONTENT_BLOCK = {
+    "type": "object",
+    "properties": {
+        "type": {"enum": ["text", "image", "audio", "resource_link", "resource"]},
+        "text": {"type": "string"},
+        "data": {"type": "string"},
+        "mimeType": {"type": "string"},
+    },
+    "required": ["type"],
+    "additionalProperties": True,
+}
+_DATA_KEYWORDS = frozenset(("const", "enum", "default", "examples"))
+_MAP_KEYWORDS = frozenset(
+    ("properties", "patternProperties", "dependentSchemas", "dependencies", "$defs", "definitions")
+)
+
+
+def _relocate(schema: Any, pointer: str) -> Any:
+    """``schema`` moved below ``pointer``: its local ``$ref``s (``#``, ``#/$defs/x``) follow it."""
+    if isinstance(schema, list):
+        return [_relocate(item, pointer) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    moved: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "$ref" and isinstance(value, str) and (value == "#" or value.startswith("#/")):
+            moved[key] = pointer + value[1:]
+        elif key in _DATA_KEYWORDS:
+            moved[key] = value
+        elif key in _MAP_KEYWORDS and isinstance(value, dict):
+            moved[key] = {name: _relocate(sub, pointer) for name, sub in value.items()}
+        else:
+            moved[key] = _relocate(value, pointer)
+    return moved
+
+
+def result_schema(structured: dict[str, Any] | None) -> dict[str, Any]:
+    """The output schema of every MCP tool (Pi 1.6's): a ``CallToolResult`` whose
+    ``structuredContent`` is the tool's own output schema, when it has one."""
+    return {
+        "type": "object",
+        "properties": {
+            "content": {"type": "array", "items": _CONTENT_BLOCK},
+            "structuredContent": _relocate(structured, "#/properties/structuredContent")
+            if structured
+            else {},
+            "isError": {"type": "boolean"},
+        },
+        "required": ["content"],
+        "additionalProperties": True,
+    }
+
+
 def normalize_schema(schema: dict[str, Any] | None) -> dict[str, Any]:
     """An object schema with ``properties``, other keywords kept (providers need both)."""
     schema = dict(schema or {})
@@ -80,6 +133,8 @@ class McpTool(AgentTool):
         self.parameters = info.parameters
         self.annotations = info.annotations
         """``readOnlyHint`` and friends, for permission extensions."""
+        self.output_schema = result_schema(info.output_schema)
+        """Scripts get the whole ``CallToolResult`` (``content``, ``structuredContent``, ``isError``)."""
         self._manager = manager
 
     async def execute(
