@@ -45,3 +45,11 @@ def test_version_and_a_print_run_load_no_extra(tmp_path: Path) -> None:
     assert all(_installed(top) for top in ("botocore", "google", "websockets", "cryptography"))  # else no test
     for modules in (at_version, at_run):
         assert sorted(m for m in modules if m.split(".")[0] in EXTRAS) == []
+
+
+def test_a_run_without_mcp_json_loads_no_mcp(tmp_path: Path) -> None:
+    """The MCP SDK (and our client and manager) load only when ``mcp.json`` names servers."""
+    sandbox = Sandbox.create(tmp_path, "http://127.0.0.1:9")
+    run, modules = _imported(sandbox, "--model", OPENAI_MODEL, "--no-session", "-p", "hi")
+    assert run.returncode == 1 and "Connection error" in run.stderr
+    assert sorted(m for m in modules if m.split(".")[0] == "mcp" or m.startswith("pi_coding_agent.core.mcp")) == []

@@ -73,7 +73,7 @@ class Args:
         self.extensions: list[str] | None = None
         self.no_extensions = False
         self.no_mcp = False
-        """``--no-mcp``: accepted as Pi 1.6 does; there is no MCP support here to switch off."""
+        """``--no-mcp``: no MCP servers connect and there are no MCP tools in this run."""
         self.skills: list[str] | None = None
         self.prompt_templates: list[str] | None = None
         self.themes: list[str] | None = None

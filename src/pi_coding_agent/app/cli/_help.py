@@ -102,7 +102,7 @@ Extensions, skills, prompt templates and themes:
   -e, --extension <path>         Load a Python extension (file or folder; repeatable); builtin:<name>
                                  names one of Pi 1.6's built-in extensions (only codemode is here)
   -ne, --no-extensions           Find no extensions (the -e ones still load)
-  --no-mcp                       Accepted for Pi 1.6 compatibility (MCP is not implemented here)
+  --no-mcp                       Disable built-in MCP support: no servers connect and no MCP tools
   --skill <path>                 Load a skill (file or folder; repeatable)
   -ns, --no-skills               Load no skills but the --skill ones
   --prompt-template <path>       Load a prompt template (file or folder; repeatable)

@@ -40,6 +40,10 @@ def main(argv: list[str] | None = None) -> int:
         from pi_coding_agent.core.paths import get_agent_dir
 
         return run_auth_command(args, Path(get_agent_dir()))
+    if args and args[0] == "mcp":
+        from pi_coding_agent.app.cli._mcp_command import agent_dir_and_cwd, run_mcp_command
+
+        return run_mcp_command(args[1:], *agent_dir_and_cwd())
     if args and args[0] in PACKAGE_WORDS:
         from pi_coding_agent.customize.packages import run_package_command
 

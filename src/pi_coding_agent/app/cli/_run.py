@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from pi_ai import Model
     from pi_coding_agent.app.cli._inputs import InitialInput
     from pi_coding_agent.app.interactive import StartupResources
+    from pi_coding_agent.core.mcp import McpManager
     from pi_coding_agent.core.model_registry import ModelCatalog, ScopedModel
     from pi_coding_agent.core.session import SessionManager
     from pi_coding_agent.core.settings import Settings
@@ -86,7 +87,62 @@ def run(parsed: Args) -> int:
     except KeyboardInterrupt:
         return 130
     finally:
+        _stop_mcp()
         close_loop()
+
+
+_MCP: list[McpManager] = []
+"""The run's MCP servers once started (stopped when the run ends)."""
+
+
+def _start_mcp(parsed: Args, session_cwd: str, home: Path, settings: Settings) -> McpManager | None:
+    """Connect the servers of ``mcp.json`` in the background (not with ``--no-mcp``); the MCP
+    modules load only when a file exists."""
+    from pi_coding_agent.core.paths import CONFIG_DIR_NAME
+
+    if not builtin_mcp_enabled(parsed, settings):
+        return None
+    project = settings.project_trusted and os.path.exists(os.path.join(session_cwd, CONFIG_DIR_NAME, "mcp.json"))
+    if not project and not os.path.exists(home / "mcp.json"):
+        return None
+    from pi_coding_agent import PI_COMPAT_VERSION
+    from pi_coding_agent.core.mcp import McpManager, load_mcp_config
+
+    config = load_mcp_config(home, session_cwd, project_trusted=settings.project_trusted)
+    mcp = McpManager(config, session_cwd, PI_COMPAT_VERSION, str(home / "mcp.log"))
+    _MCP.append(mcp)
+    mcp.start()
+    return mcp
+
+
+def builtin_mcp_enabled(parsed: Args, settings: Settings) -> bool:
+    """Whether the run has MCP, as Pi 1.6 decides for its built-in ``mcp`` extension: not with
+    ``--no-mcp``; with ``-e builtin:mcp``; not with ``--no-extensions``; else as the
+    ``extensions`` settings say (``-builtin:mcp`` turns it off, ``+builtin:mcp`` on again; the
+    project file's entries after the user's)."""
+    if parsed.no_mcp:
+        return False
+    if BUILTIN_MCP in (parsed.extensions or []):
+        return True
+    if parsed.no_extensions:
+        return False
+    enabled = True
+    for layer in (settings.global_settings, settings.project_settings):
+        entries = layer.get("extensions")
+        for entry in entries if isinstance(entries, list) else []:
+            if entry == f"-{BUILTIN_MCP}":
+                enabled = False
+            elif entry in (BUILTIN_MCP, f"+{BUILTIN_MCP}"):
+                enabled = True
+    return enabled
+
+
+BUILTIN_MCP = "builtin:mcp"
+
+
+def _stop_mcp() -> None:
+    while _MCP:
+        _MCP.pop().close()
 
 
 def _check_flags(parsed: Args, mode: AppMode) -> None:
@@ -126,6 +182,7 @@ def _run(parsed: Args) -> int:
     settings, early = settings_with_trust(
         parsed, cwd, session_cwd, home, diagnostics, ask=startup_trust_prompt(home) if asks else None
     )
+    mcp = _start_mcp(parsed, session_cwd, home, settings)
     catalog = load_catalog(home, diagnostics)
     files, runner = resources_and_extensions(
         parsed, cwd, session_cwd, home, settings, diagnostics=diagnostics, into=early
@@ -145,6 +202,7 @@ def _run(parsed: Args) -> int:
         files=files,
         runner=runner,
         diagnostics=diagnostics,
+        mcp=mcp,
     )
     created = assembly.build(manager)
     if runner is not None:
@@ -183,6 +241,7 @@ def _assembly(
     files: LoadedResources,
     runner: ExtensionRunner | None,
     diagnostics: Diagnostics,
+    mcp: McpManager | None = None,
 ) -> SessionAssembly:
     """The run's sessions as the flags describe them: model, scope, tools, prompts, resources."""
     from pi_coding_agent.runtime.agent_session import (
@@ -216,6 +275,7 @@ def _assembly(
         codemode=_codemode_loaded(parsed, settings),
         scoped_models=scoped,
         extensions=runner,
+        mcp=mcp,
     )
     return SessionAssembly(
         with_resources(options, resources, _warn), start_in_scope=True, resources=resources

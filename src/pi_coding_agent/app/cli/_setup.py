@@ -121,15 +121,16 @@ def resources_and_extensions(
 
 
 def _builtin_extensions(sources: list[str], diagnostics: Diagnostics) -> list[ExtensionError]:
-    """``-e builtin:<name>``: ``codemode`` is ours too; another name Pi 1.6 knows is accepted with a
-    warning (not implemented here), another fails to load as in Pi (``Unknown built-in extension``)."""
+    """``-e builtin:<name>``: ``codemode`` and ``mcp`` are ours; another name Pi 1.6 knows is
+    accepted with a warning (not implemented here), any other fails to load as in Pi (``Unknown
+    built-in extension``)."""
     from pi_coding_agent.customize.extensions import ExtensionError
     from pi_coding_agent.customize.loader import BUILTIN_PREFIX, PI_BUILTIN_EXTENSIONS
 
     failed: list[ExtensionError] = []
     for source in dict.fromkeys(sources):
-        if source == "builtin:codemode":
-            continue  # implemented: the session has the codemode tool
+        if source in ("builtin:codemode", f"{BUILTIN_PREFIX}mcp"):
+            continue  # implemented: the codemode tool (core/codemode), MCP support (core/mcp)
         if source[len(BUILTIN_PREFIX) :] in PI_BUILTIN_EXTENSIONS:
             diagnostics.warn(f"Pi 1.6's built-in extension {source} is not implemented in Pi for Python; ignored")
         else:

@@ -178,7 +178,8 @@ class ExtensionAPI:
         return self._host().active_tool_names()
 
     def get_all_tools(self) -> list[dict[str, Any]]:
-        """``name``, ``description``, ``parameters``, ``prompt_guidelines`` of every configured tool."""
+        """``name``, ``description``, ``parameters``, ``prompt_guidelines`` of every configured tool,
+        and ``annotations`` (``readOnlyHint`` ...) where the tool declares them (MCP tools)."""
         return [
             {
                 "name": tool.name,
@@ -186,6 +187,7 @@ class ExtensionAPI:
                 "parameters": tool.parameters,
                 "prompt_guidelines": list(getattr(tool, "prompt_guidelines", ()) or ()),
                 "source": getattr(tool, "extension_path", None) or "builtin",
+                **({"annotations": dict(hints)} if (hints := getattr(tool, "annotations", None)) else {}),
             }
             for tool in self._host().all_tools()
         ]

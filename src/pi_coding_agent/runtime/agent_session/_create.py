@@ -16,7 +16,7 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_agent import AgentTool, StreamFn
 from pi_ai import (
@@ -54,6 +54,9 @@ from pi_coding_agent.runtime.agent_session._parts import SlashCommand
 from pi_coding_agent.runtime.agent_session._session import AgentSession
 from pi_coding_agent.runtime.agent_session._tools import SpareTools
 
+if TYPE_CHECKING:
+    from pi_coding_agent.core.mcp import McpManager
+
 
 @dataclass
 class CreateAgentSessionOptions:
@@ -89,6 +92,8 @@ class CreateAgentSessionOptions:
     """Loaded extensions, bound to the session (tools, hooks, commands)."""
     limit_stream: StreamLimit | None = None
     """Wraps every model call from outside (batch's per-provider rate limiter)."""
+    mcp: McpManager | None = None
+    """The run's MCP servers, started by the entry point (``None``: no MCP)."""
 
 
 @dataclass
@@ -379,8 +384,11 @@ def build_session(options: CreateAgentSessionOptions) -> CreateAgentSessionResul
         expand_input=options.expand_input,
         commands=resource_commands(options),
         default_tool_names=_default_tool_names(options),
+        mcp=options.mcp,
     )
     holder.append(session)
+    if options.mcp is not None:
+        session.restrict_tools(selection)
     if options.extensions is not None:
         session.bind_extensions(options.extensions, selection)
     modifiers = _tool_modifiers(options)

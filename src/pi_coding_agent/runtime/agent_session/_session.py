@@ -26,6 +26,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 from pi_agent import (
+    AgentContext,
     AgentEndEvent,
     AgentEvent,
     AgentLoopTurnUpdate,
@@ -75,6 +76,7 @@ from pi_coding_agent.runtime.agent_session._user_bash import UserBash
 
 if TYPE_CHECKING:
     from pi_coding_agent.core.bash import BashResult
+    from pi_coding_agent.core.mcp import McpManager
     from pi_coding_agent.core.tools import BashOperations
 
 StreamingBehavior = Literal["steer", "followUp"]
@@ -111,6 +113,7 @@ class AgentSession:
         expand_input: Callable[[str], str] | None = None,
         commands: Sequence[SlashCommand] = (),
         default_tool_names: Sequence[str] = (),
+        mcp: McpManager | None = None,
     ) -> None:
         """``prompt_sections``: the system prompt's sections for the active tools; ``spare_tools``:
         the built-in tools the run may have but did not start with, made when first needed."""
@@ -133,7 +136,11 @@ class AgentSession:
         self._expand_input = expand_input
         self._commands = list(commands)
         self.agent = agent = build_agent(agent_setup, lambda: self._extensions.runner, self._before_next_turn)
-        self._tools = SessionTools(agent, prompt_sections, lambda: self._extensions.runner, spare_tools)
+        self.mcp = mcp
+        """The run's MCP servers (``None``: no MCP, ``--no-mcp``); their ``direct`` tools join the session's."""
+        self._tools = SessionTools(
+            agent, prompt_sections, lambda: self._extensions.runner, spare_tools, mcp.direct_tools if mcp is not None else None
+        )
         self._extensions = ExtensionBinding(
             agent=agent, session_manager=session_manager, catalog=catalog, tools=self._tools, emit=self._emit,
             is_running=self._is_running, run_prompt=self._run_agent_prompt,
@@ -343,8 +350,29 @@ class AgentSession:
             self._retry.answered(message)
 
     async def _before_next_turn(self, turn: TurnContext, signal: AbortSignal | None) -> AgentLoopTurnUpdate | None:
-        """The agent's turn hook: the auto-compactor's threshold check between turns."""
-        return await self._compactor.before_next_turn(turn, signal)
+        """The agent's turn hook: the auto-compactor's threshold check between turns, then MCP
+        tools that appeared or went away since the last turn."""
+        update = await self._compactor.before_next_turn(turn, signal)
+        return self._mcp_tools_update(update.context if update is not None and update.context else turn.context) or update
+
+    def _mcp_tools_update(self, context: AgentContext) -> AgentLoopTurnUpdate | None:
+        """When an MCP server's tools changed during the run (it connected, or announced a new
+        list), the next turn declares them: a system message with the change joins the context
+        and the session file, as Pi 1.6 does at a turn boundary."""
+        if self.mcp is None or not self.mcp.take_tools_changed():
+            return None
+        self._tools.refresh()
+        system = self._tools.system_update(context.messages)
+        if system is None:
+            return None
+        messages = [*context.messages, system]
+        self.agent.state.messages.append(system)
+        persist_message(self.session_manager, system)
+        self._tools.use_transcript(messages)
+        state = self.agent.state
+        return AgentLoopTurnUpdate(
+            context=AgentContext(system_prompt=state.system_prompt, messages=messages, tools=list(state.tools))
+        )
 
     # ------------------------------------------------------------------ prompting
 
@@ -430,6 +458,7 @@ class AgentSession:
         last_answer = next((m for m in reversed(self.messages) if isinstance(m, AssistantMessage)), None)
         if last_answer is not None:
             await self._compactor.check(last_answer, skip_aborted=False)
+        await self._wait_for_mcp()
         messages: list[AgentMessage] = [user_message(text, images), *self._extensions.pending_next_turn]
         self._extensions.pending_next_turn = []
         base_prompt = self._tools.base_system_prompt
@@ -443,6 +472,20 @@ class AgentSession:
         if system_prompt is not None:
             self.agent.state.system_prompt = system_prompt
         return start + messages + added
+
+    async def _wait_for_mcp(self) -> None:
+        """Before a run: the first one waits (up to ten seconds) for MCP servers with ``direct``
+        tools, so they are declared in its request; every run declares the tools connected by now."""
+        if self.mcp is None:
+            return
+        from pi_coding_agent.core.mcp.manager import STILL_CONNECTING
+
+        if not await self.mcp.wait_for_direct(scripts="codemode" in self._tools.active_tool_names()):
+            self.ui.notify(STILL_CONNECTING, "info")
+        problems = self.mcp.take_problems()
+        if problems:
+            self.ui.notify(problems, "warning")
+        self._tools.refresh()
 
     async def _run_agent_prompt(self, messages: list[AgentMessage]) -> None:
         self._run_active = True
@@ -697,8 +740,12 @@ class AgentSession:
 
     def codemode_callable_tools(self) -> list[AgentTool]:
         """The tools ``codemode`` scripts may call: the active ones, before codemode's loadout
-        rewords or hides them (MCP's indirect tools will join here)."""
-        return self._tools.callable_tools()
+        rewords or hides them, then MCP's ``codemode`` and ``deferred`` tools."""
+        callable_tools = self._tools.callable_tools()
+        if self.mcp is None:
+            return callable_tools
+        names = {tool.name for tool in callable_tools}
+        return callable_tools + [tool for tool in self.mcp.indirect_agent_tools() if tool.name not in names]
 
     def set_active_tools(self, names: Sequence[str]) -> None:
         self._tools.set_active_tools(names)
@@ -726,6 +773,10 @@ class AgentSession:
     @property
     def extensions(self) -> ExtensionRunner | None:
         return self._extensions.runner
+
+    def restrict_tools(self, selection: ToolSelection | None) -> None:
+        """Which tools that join later (extension and MCP tools) may exist and start active."""
+        self._tools.restrict(selection)
 
     def bind_extensions(self, runner: ExtensionRunner, selection: ToolSelection | None = None) -> None:
         """Let ``runner``'s extensions act on this session; ``selection``: which of their tools

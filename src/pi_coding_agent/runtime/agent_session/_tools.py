@@ -57,8 +57,11 @@ class SessionTools:
         sections: SectionsBuilder,
         extensions: Callable[[], ExtensionRunner | None],
         spare: SpareTools | None = None,
+        mcp_tools: Callable[[], Sequence[AgentTool]] | None = None,
     ) -> None:
         self._agent = agent
+        self._mcp_tools = mcp_tools
+        """The ``direct`` tools of the MCP servers connected by now (they come after extension tools)."""
         self._builtin: dict[str, AgentTool | None] = {tool.name: tool for tool in agent.state.tools}
         """Every built-in tool the run may have (Pi 1.6 registers the inactive ones too), by name;
         ``None``: a spare one not made yet."""
@@ -108,11 +111,16 @@ class SessionTools:
             for definition, path in runner.tools():
                 if definition.name in wanted:
                     tools[definition.name] = ExtensionTool(definition, path, runner)
+        for tool in self._mcp_tools() if self._mcp_tools is not None else ():
+            if tool.name in wanted and tool.name not in tools:
+                tools[tool.name] = tool
         return tools
 
     def _extension_names(self) -> list[str]:
+        """Extension tools, then MCP tools: the tools that join while the session runs."""
         runner = self._extensions()
-        return [definition.name for definition, _ in runner.tools()] if runner is not None else []
+        names = [definition.name for definition, _ in runner.tools()] if runner is not None else []
+        return names + [tool.name for tool in self._mcp_tools()] if self._mcp_tools is not None else names
 
     def _known_names(self) -> list[str]:
         """Built-in tool names, then extension tool names, in registration order."""

@@ -1,0 +1,11 @@
+"""The run's MCP servers (``McpManager``): background connections, tool names and exposure, the
+``direct`` tools the session declares, and ``indirect_tools()`` for codemode and tool_search."""
+
+from pi_coding_agent.core.mcp.manager._manager import STARTUP_WAIT_S as STARTUP_WAIT_S
+from pi_coding_agent.core.mcp.manager._manager import STILL_CONNECTING as STILL_CONNECTING
+from pi_coding_agent.core.mcp.manager._manager import McpManager as McpManager
+from pi_coding_agent.core.mcp.manager._manager import ServerReport as ServerReport
+from pi_coding_agent.core.mcp.manager._manager import has_direct_tools as has_direct_tools
+from pi_coding_agent.core.mcp.manager._naming import mcp_tool_name as mcp_tool_name
+from pi_coding_agent.core.mcp.manager._tool import McpTool as McpTool
+from pi_coding_agent.core.mcp.manager._tool import McpToolInfo as McpToolInfo

@@ -1,0 +1,343 @@
+"""The run's MCP servers: connected in the background, their tools named and exposed.
+
+The servers live on an event loop of their own, in a daemon thread, so the SDK's connections
+outlast every prompt and session of the run whatever the mode does with its own loop; calls from
+the session's loop are handed over with ``run_coroutine_threadsafe``. ``start()`` returns at once
+and every enabled server connects; ``wait_for_direct()`` (the first prompt) waits, up to ten
+seconds, only for servers that can have ``direct`` tools; ``close()`` stops every server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import threading
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from pi_agent import AgentTool, AgentToolResult
+from pi_ai import AbortSignal
+from pi_coding_agent.core.mcp.client import McpConnection, McpServerLog, convert_result
+from pi_coding_agent.core.mcp.config import McpConfig, McpServerEntry, tool_exposure
+from pi_coding_agent.core.mcp.manager._naming import server_tool_names
+from pi_coding_agent.core.mcp.manager._resources import RESOURCE_TOOL_NAMES, resource_tools, widest_exposure
+from pi_coding_agent.core.mcp.manager._tool import McpTool, McpToolInfo, tool_info
+
+STARTUP_WAIT_S = 10.0
+STILL_CONNECTING = "MCP servers are still connecting; their tools become available once connected."
+_CLOSE_WAIT_S = 10.0
+T = TypeVar("T")
+
+
+def configured_exposures(entry: McpServerEntry) -> set[str]:
+    """The exposures a server's tools can have, known before it connects."""
+    return {
+        str(entry.config.get("exposure") or "codemode"),
+        *(entry.config.get("toolExposure") or {}).values(),
+    }
+
+
+def has_direct_tools(entry: McpServerEntry) -> bool:
+    return "direct" in configured_exposures(entry)
+
+
+@dataclass(frozen=True)
+class ServerReport:
+    """A server's state for ``pi mcp list`` and status lines."""
+
+    entry: McpServerEntry
+    state: str
+    tools: list[str]
+    has_resources: bool
+    error: str | None
+
+
+class McpManager:
+    def __init__(
+        self, config: McpConfig, cwd: str, client_version: str = "0", log_path: str | None = None
+    ) -> None:
+        """``log_path``: where server log messages go (``<agent dir>/mcp.log``); ``None``: nowhere."""
+        self.config = config
+        self.cwd = cwd
+        log = McpServerLog(log_path) if log_path else None
+        self._connections = {
+            e.name: McpConnection(e, cwd, self._changed, client_version, log) for e in config.servers
+        }
+        self._owners: dict[str, str] = {}
+        self._infos: dict[str, list[McpToolInfo]] = {}
+        self._tools: dict[str, McpTool] = {}
+        self._resource_tools = resource_tools(self.resource_servers, self._resource_request)
+        self._lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._task_group: Any = None
+        self._stopped: asyncio.Event | None = None
+        self._thread: threading.Thread | None = None
+        self._waited = False
+        self._reported = False
+        self._tools_changed = threading.Event()
+        self.on_tools_changed: Callable[[], None] | None = None
+        """Called (from the servers' thread) when a server's tools appeared or changed."""
+
+    # ----------------------------------------------------------------- lifecycle
+
+    @property
+    def enabled(self) -> list[McpServerEntry]:
+        return [entry for entry in self.config.servers if entry.enabled]
+
+    def start(self) -> None:
+        """Start connecting every enabled server; returns at once (nothing to do without one)."""
+        if self._thread is not None or not self.enabled:
+            return
+        ready = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(ready,), name="pi-mcp", daemon=True)
+        self._thread.start()
+        ready.wait()
+
+    def _run(self, ready: threading.Event) -> None:
+        import anyio
+
+        async def main() -> None:
+            self._loop = asyncio.get_running_loop()
+            self._stopped = asyncio.Event()
+            async with anyio.create_task_group() as group:
+                self._task_group = group
+                for entry in self.enabled:
+                    group.start_soon(self._connect_quietly, self._connections[entry.name])
+                ready.set()
+                await self._stopped.wait()
+                for connection in self._connections.values():
+                    await connection.close()
+
+        try:
+            anyio.run(main)
+        finally:
+            ready.set()
+
+    async def _connect_quietly(self, connection: McpConnection) -> None:
+        try:
+            await connection.session(self._task_group)
+        except Exception:
+            return
+
+    def close(self) -> None:
+        """Stop every server (stdio ones: stdin closed, then SIGTERM and SIGKILL to their group)."""
+        thread, loop, stopped = self._thread, self._loop, self._stopped
+        if thread is None or loop is None or stopped is None:
+            return
+        self._thread = None
+        loop.call_soon_threadsafe(stopped.set)
+        thread.join(_CLOSE_WAIT_S)
+
+    def _submit(self, coroutine: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
+        if self._loop is None:
+            coroutine.close()
+            raise RuntimeError("MCP servers are not running")
+        return asyncio.run_coroutine_threadsafe(coroutine, self._loop)
+
+    # ----------------------------------------------------------------- tools
+
+    def _changed(self, connection: McpConnection) -> None:
+        if connection.state != "connected":
+            return
+        entry = connection.entry
+        tools = [tool.model_dump(by_alias=True, exclude_none=True, mode="json") for tool in connection.tools]
+        with self._lock:
+            names = server_tool_names(entry.name, [str(tool["name"]) for tool in tools], self._owners)
+            infos = [
+                tool_info(entry.name, tool, names[tool["name"]], tool_exposure(entry.config, tool["name"]))
+                for tool in tools
+            ]
+            self._infos[entry.name] = infos
+            for info in infos:
+                if info.exposure != "hidden":
+                    self._tools[info.name] = McpTool(info, self)
+        self._tools_changed.set()
+        if self.on_tools_changed is not None:
+            self.on_tools_changed()
+
+    def take_tools_changed(self) -> bool:
+        """Whether a server's tools appeared or changed since the last call (then cleared)."""
+        changed = self._tools_changed.is_set()
+        self._tools_changed.clear()
+        return changed
+
+    def tool_infos(self) -> list[McpToolInfo]:
+        """Every tool of the connected servers, in configuration order, with its exposure."""
+        with self._lock:
+            return [info for entry in self.config.servers for info in self._infos.get(entry.name, [])]
+
+    def direct_tools(self) -> list[AgentTool]:
+        """The tools declared to the model: ``direct`` tools of connected servers, then the
+        resource tools when a ``direct`` server offers resources."""
+        with self._lock:
+            infos = [info for entry in self.config.servers for info in self._infos.get(entry.name, [])]
+            tools: list[AgentTool] = [
+                self._tools[i.name] for i in infos if i.exposure == "direct" and i.name in self._tools
+            ]
+        return tools + (self._resource_tools if self.resource_exposure() == "direct" else [])
+
+    def resource_servers(self) -> list[str]:
+        """Enabled, connected servers with resources whose exposure is not ``hidden``."""
+        return [
+            c.name
+            for c in self._connections.values()
+            if c.state == "connected"
+            and c.has_resources
+            and c.entry.enabled
+            and self._exposure(c.entry) != "hidden"
+        ]
+
+    def resource_exposure(self) -> str:
+        """The resource tools' exposure: the widest of the servers they reach."""
+        return widest_exposure(
+            {self._exposure(self._connections[name].entry) for name in self.resource_servers()}
+        )
+
+    @staticmethod
+    def _exposure(entry: McpServerEntry) -> str:
+        return str(entry.config.get("exposure") or "codemode")
+
+    async def _resource_request(self, server: str, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        connection = self._connections[server]
+        return await asyncio.wrap_future(self._submit(connection.request(self._task_group, method, params)))
+
+    def indirect_tools(self) -> list[McpToolInfo]:
+        """Tools with ``codemode`` or ``deferred`` exposure: reachable only through a tool that
+        calls others (codemode, tool_search), which call server tools with ``call_tool`` and the
+        resource tools (``server`` empty here) through ``resource_tool(name)``."""
+        infos = [info for info in self.tool_infos() if info.exposure in ("codemode", "deferred")]
+        exposure = self.resource_exposure()
+        if exposure in ("codemode", "deferred"):
+            infos += [
+                McpToolInfo(name=t.name, server="", tool=t.name, exposure=exposure, description=t.description,
+                            parameters=t.parameters, annotations={"readOnlyHint": True})
+                for t in self._resource_tools
+            ]  # fmt: skip
+        return infos
+
+    def indirect_agent_tools(self) -> list[AgentTool]:
+        """The ``codemode`` and ``deferred`` tools as agent tools (what codemode scripts call
+        besides the declared ones), resource tools included when their exposure is indirect."""
+        with self._lock:
+            infos = [info for entry in self.config.servers for info in self._infos.get(entry.name, [])]
+            tools: list[AgentTool] = [
+                self._tools[i.name]
+                for i in infos
+                if i.exposure in ("codemode", "deferred") and i.name in self._tools
+            ]
+        return tools + (self._resource_tools if self.resource_exposure() in ("codemode", "deferred") else [])
+
+    def resource_tool(self, name: str) -> AgentTool:
+        """``list_mcp_resources``, ``list_mcp_resource_templates`` or ``read_mcp_resource``."""
+        return self._resource_tools[RESOURCE_TOOL_NAMES.index(name)]
+
+    async def wait_for_direct(self, timeout_s: float = STARTUP_WAIT_S, *, scripts: bool = False) -> bool:
+        """The first prompt's wait for servers that can have ``direct`` tools (with ``scripts``,
+        when codemode is active, for every server: its scripts may call any of them); ``False``
+        when some were still connecting when the time ran out (later calls return ``True`` at once)."""
+        if self._waited or self._loop is None:
+            return True
+        self._waited = True
+        waiting = [self._connections[e.name] for e in self.enabled if scripts or has_direct_tools(e)]
+        if not waiting:
+            return True
+
+        async def settled() -> None:
+            while any(connection.state == "connecting" for connection in waiting):  # noqa: ASYNC110 - states change on this loop; a 10 ms poll is enough
+                await asyncio.sleep(0.01)
+
+        try:
+            await asyncio.wait_for(asyncio.wrap_future(self._submit(settled())), timeout_s)
+        except TimeoutError:
+            return False
+        return True
+
+    def wait_until_settled(self, timeout_s: float) -> None:
+        """Block until no server is still connecting (``pi mcp list``), or the time runs out."""
+        if self._loop is None:
+            return
+
+        async def settled() -> None:
+            while any(c.state == "connecting" for c in self._connections.values() if c.entry.enabled):  # noqa: ASYNC110 - states change on this loop; a 10 ms poll is enough
+                await asyncio.sleep(0.01)
+
+        try:
+            self._submit(settled()).result(timeout_s)
+        except concurrent.futures.TimeoutError:
+            return
+
+    async def call_tool(
+        self,
+        server: str,
+        tool: str,
+        arguments: dict[str, Any],
+        on_progress: Callable[[float, float | None, str | None], None] | None = None,
+        signal: AbortSignal | None = None,
+    ) -> AgentToolResult[Any]:
+        """Call a server's tool (any exposure but ``hidden``) from any event loop; the result as
+        the model gets it. A server that dropped is connected again first."""
+        connection = self._connections.get(server)
+        if connection is None or not connection.entry.enabled:
+            raise RuntimeError(f'MCP server "{server}" is disabled.')
+        if tool_exposure(connection.entry.config, tool) == "hidden":
+            raise RuntimeError(f'MCP tool "{server}/{tool}" is no longer available.')
+        caller = asyncio.get_running_loop()
+
+        async def report(progress: float, total: float | None, message: str | None) -> None:
+            if on_progress is not None:
+                caller.call_soon_threadsafe(on_progress, progress, total, message)
+
+        future = self._submit(connection.call_tool(self._task_group, tool, arguments, report))
+
+        def cancel() -> None:
+            future.cancel()
+
+        remove = signal.add_listener(cancel) if signal is not None else None
+        try:
+            result = await asyncio.wrap_future(future)
+        except concurrent.futures.CancelledError:
+            raise RuntimeError("Operation aborted") from None
+        finally:
+            if remove is not None:
+                remove()
+        wire = result.model_dump(by_alias=True, exclude_none=True, mode="json")
+        return convert_result(server, tool, wire, readable_resources=server in self.resource_servers())
+
+    # ----------------------------------------------------------------- status
+
+    def reports(self) -> list[ServerReport]:
+        return [
+            ServerReport(
+                c.entry,
+                c.state,
+                [t.name for t in c.tools] if c.state == "connected" else [],
+                c.has_resources,
+                c.error,
+            )
+            for c in self._connections.values()
+        ]
+
+    def take_problems(self) -> str | None:
+        """Once per run, when no server is still connecting: the report of config errors and
+        failed servers (``None``: nothing to report, or not yet, or reported already)."""
+        if self._reported or any(
+            c.state == "connecting" for c in self._connections.values() if c.entry.enabled
+        ):
+            return None
+        self._reported = True
+        lines = self.problems()
+        if not lines:
+            return None
+        listed = "\n".join(f"  {line}" for line in lines)
+        return f"MCP servers need attention:\n{listed}\nRun pi mcp list for details."
+
+    def problems(self) -> list[str]:
+        """Config errors and failed servers, one line each (Pi's once-after-startup report)."""
+        lines = [f"config: {error}" for error in self.config.errors]
+        lines += [
+            f"{c.name}: failed: {(c.error or 'unknown error').splitlines()[0]}"
+            for c in self._connections.values()
+            if c.state == "failed"
+        ]
+        return lines
