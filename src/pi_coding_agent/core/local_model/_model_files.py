@@ -21,11 +21,10 @@ from pathlib import Path
 
 from pi_coding_agent.core.local_model._catalog import LocalModelSpec, ModelPart
 from pi_coding_agent.core.local_model._errors import SetupError
-from pi_coding_agent.core.local_model._locks import exclusive
 from pi_coding_agent.core.local_model._paths import cache_root
 from pi_coding_agent.core.local_model._paths import model_path as model_file_path
 from pi_coding_agent.core.local_model._progress import Progress
-from pi_coding_agent.core.paths import make_private_dirs
+from pi_coding_agent.core.paths import exclusive, make_private_dirs
 
 _CHUNK = 1 << 20
 _METADATA_SUFFIXES = (".py", ".pyi", "/RECORD", "/METADATA", "/WHEEL", ".txt", "/LICENSE", "/INSTALLER")

@@ -6,8 +6,9 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
+
+from pi_coding_agent.core.paths import cache_dir
 
 CACHE_ENV = "PI_LOCAL_CACHE"
 
@@ -19,9 +20,4 @@ def model_path(file_name: str) -> Path:
 
 def cache_root() -> Path:
     """The root folder of everything the local model setup writes."""
-    override = os.environ.get(CACHE_ENV)
-    if override:
-        return Path(override).expanduser()
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
-    return base / "pi-for-python" / "local"
+    return Path(cache_dir("local", CACHE_ENV))

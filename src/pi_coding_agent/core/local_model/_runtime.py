@@ -28,9 +28,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pi_coding_agent.core.local_model._errors import SetupError
-from pi_coding_agent.core.local_model._locks import exclusive
 from pi_coding_agent.core.local_model._paths import cache_root
 from pi_coding_agent.core.local_model._progress import Progress
+from pi_coding_agent.core.paths import exclusive
 
 PACKAGE = "llama-cpp-python"
 VERSION = "0.3.36"

@@ -6,21 +6,18 @@
 
 from __future__ import annotations
 
-import os
 import platform
 import sys
 from pathlib import Path
+
+from pi_coding_agent.core.paths import cache_dir
 
 CACHE_ENV = "PI_NODE_CACHE"
 
 
 def cache_root() -> Path:
-    override = os.environ.get(CACHE_ENV)
-    if override:
-        return Path(override).expanduser()
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
-    return base / "pi-for-python" / "node"
+    """The root folder of Node and Pi's libraries."""
+    return Path(cache_dir("node", CACHE_ENV))
 
 
 def node_package_name() -> str:

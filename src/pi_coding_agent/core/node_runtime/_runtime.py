@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import fcntl
 import os
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,7 +20,7 @@ from pi_coding_agent.core.node_runtime._install import (
     pi_package_root,
 )
 from pi_coding_agent.core.node_runtime._paths import cache_root, node_package_name
-from pi_coding_agent.core.paths import make_private_dirs
+from pi_coding_agent.core.paths import exclusive
 
 OFFLINE_ENV = "PI_OFFLINE"
 
@@ -34,19 +32,6 @@ class NodeRuntime:
     pi_root: str
     """The installed ``@earendil-works/pi-coding-agent`` folder; its ``node_modules`` neighbours
     are the libraries extensions import."""
-
-
-@contextmanager
-def _exclusive(lock_path: Path) -> Iterator[None]:
-    """Two processes never install into the cache at once (released when the process dies)."""
-    make_private_dirs(str(lock_path.parent))
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        os.close(fd)
 
 
 def _offline() -> bool:
@@ -82,7 +67,7 @@ def ensure_node_runtime(
     """Node and Pi's libraries, installing what is missing (once; other processes wait for it)."""
     root = cache_root()
     shown = progress if progress is not None else StderrProgress()
-    with _exclusive(root / ".lock"):
+    with exclusive(root / ".lock"):
         node = _node(root, npm_command, shown)
         pi_root = _libraries(root, npm_command, shown)
     return NodeRuntime(node, str(pi_root))

@@ -25,6 +25,8 @@ __all__ = [
     "CONFIG_DIR_NAME",
     "PRIVATE_DIR_MODE",
     "SESSION_DIR_ENV",
+    "cache_dir",
+    "exclusive",
     "expand_tilde",
     "get_agent_dir",
     "make_private_dirs",
@@ -80,6 +82,18 @@ def get_agent_dir(env: Mapping[str, str] | None = None) -> str:
     return os.path.join(_home(), CONFIG_DIR_NAME, "agent")
 
 
+def cache_dir(kind: str, override_env: str) -> str:
+    """The cache folder pi keeps ``kind`` in (the embedded model's ``local``, Node's ``node``):
+    ``$override_env`` if set, else ``$XDG_CACHE_HOME/pi-for-python/<kind>`` or
+    ``~/.cache/pi-for-python/<kind>``."""
+    override = os.environ.get(override_env)
+    if override:
+        return expand_tilde(override)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = expand_tilde(xdg) if xdg else os.path.join(_home(), ".cache")
+    return os.path.join(base, "pi-for-python", kind)
+
+
 def make_private_dirs(path: str) -> None:
     """``mkdir -p`` where every folder created is ``0700`` (the umask may only narrow it);
     folders that exist already are left as they are."""
@@ -97,3 +111,6 @@ def make_private_dirs(path: str) -> None:
         except FileExistsError:
             if not os.path.isdir(folder):
                 raise
+
+
+from pi_coding_agent.core.paths._lock import exclusive as exclusive  # noqa: E402  (after the helpers it uses)

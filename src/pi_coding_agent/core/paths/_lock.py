@@ -1,4 +1,5 @@
-"""An exclusive lock file, so two ``pi`` processes never build or assemble the same thing at once."""
+"""An exclusive lock file, so two ``pi`` processes never install, build or assemble the same thing
+in a cache at once (the embedded model's runtime and weights, Node and Pi's libraries)."""
 
 from __future__ import annotations
 
