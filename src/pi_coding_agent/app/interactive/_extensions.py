@@ -38,6 +38,7 @@ from pi_coding_agent.core.session import (
     SessionMessageEntry,
 )
 from pi_coding_agent.customize.extensions import ExtensionError, ExtensionRunner, call_handler
+from pi_coding_agent.runtime.agent_session import EntryAppendedEvent
 from pi_tui import (
     Component,
     Container,
@@ -128,20 +129,21 @@ class ExtensionBridge:
             return
         self._listening = runner
         runner.on_error(self.show_error)
-        runner.on_entry_appended = self.entry_appended
         runner.on_session_replaced = self.replaced
         runner.on_shutdown_request = self.shutdown_requested
         runner.on_reload = lambda: self.host.run_command("reload", "")
-        self.host.runtime.subscribe(self._settled)
+        self.host.runtime.subscribe(self._on_session_event)
 
     def shutdown_requested(self) -> None:
         """``ctx.shutdown()``: quit now when idle, else once the agent settles (Pi's rule)."""
         if self.host.session.is_idle:
             self.host.shutdown(0)
 
-    def _settled(self, event: object) -> None:
+    def _on_session_event(self, event: object) -> None:
         runner = self.runner
-        if getattr(event, "type", "") == "agent_settled" and runner is not None and runner.shutdown_requested:
+        if isinstance(event, EntryAppendedEvent):
+            self.entry_appended(event.entry)
+        elif getattr(event, "type", "") == "agent_settled" and runner is not None and runner.shutdown_requested:
             self.host.shutdown(0)
 
     def replaced(self, action: str, result: Any) -> None:

@@ -39,6 +39,7 @@ from pi_coding_agent.core.session._entries import SessionHeader as SessionHeader
 from pi_coding_agent.core.session._entries import SessionInfoEntry as SessionInfoEntry
 from pi_coding_agent.core.session._entries import SessionMessageEntry as SessionMessageEntry
 from pi_coding_agent.core.session._entries import ThinkingLevelChangeEntry as ThinkingLevelChangeEntry
+from pi_coding_agent.core.session._entries import entry_to_dict as entry_to_dict
 from pi_coding_agent.core.session._files import NotRegularFileError as NotRegularFileError
 from pi_coding_agent.core.session._files import SessionError as SessionError
 from pi_coding_agent.core.session._files import SessionLockedError as SessionLockedError

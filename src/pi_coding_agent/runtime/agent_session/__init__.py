@@ -29,6 +29,7 @@ from pi_coding_agent.runtime.agent_session._events import AutoRetryStartEvent as
 from pi_coding_agent.runtime.agent_session._events import BashExecutionUpdateEvent as BashExecutionUpdateEvent
 from pi_coding_agent.runtime.agent_session._events import CompactionEndEvent as CompactionEndEvent
 from pi_coding_agent.runtime.agent_session._events import CompactionStartEvent as CompactionStartEvent
+from pi_coding_agent.runtime.agent_session._events import EntryAppendedEvent as EntryAppendedEvent
 from pi_coding_agent.runtime.agent_session._events import QueueUpdateEvent as QueueUpdateEvent
 from pi_coding_agent.runtime.agent_session._events import SessionAgentEndEvent as SessionAgentEndEvent
 from pi_coding_agent.runtime.agent_session._events import SessionInfoChangedEvent as SessionInfoChangedEvent

@@ -11,6 +11,7 @@ from typing import Any, Literal, TypeAlias
 
 from pi_agent import AgentEndEvent, AgentEvent, AgentMessage, agent_event_to_json
 from pi_ai import to_builtins
+from pi_coding_agent.core.session import SessionEntry, entry_to_dict
 
 
 @dataclass(slots=True)
@@ -70,6 +71,15 @@ class SessionInfoChangedEvent:
 
 
 @dataclass(slots=True)
+class EntryAppendedEvent:
+    """An extension appended a ``custom`` entry (``pi.appendEntry``); Pi 1.6 tells every
+    client, JSON and RPC included."""
+
+    entry: SessionEntry
+    type: Literal["entry_appended"] = "entry_appended"
+
+
+@dataclass(slots=True)
 class BashExecutionUpdateEvent:
     delta: str
     id: str | None = None
@@ -114,6 +124,7 @@ SessionOwnEvent: TypeAlias = (
     | ThinkingLevelChangedEvent
     | QueueUpdateEvent
     | SessionInfoChangedEvent
+    | EntryAppendedEvent
     | BashExecutionUpdateEvent
     | CompactionStartEvent
     | CompactionEndEvent
@@ -147,6 +158,8 @@ def session_event_to_json(event: AgentSessionEvent) -> dict[str, Any]:
         return {"type": event.type, "steering": list(event.steering), "followUp": list(event.follow_up)}
     if isinstance(event, SessionInfoChangedEvent):
         return {"type": event.type} if event.name is None else {"type": event.type, "name": event.name}
+    if isinstance(event, EntryAppendedEvent):
+        return {"type": event.type, "entry": entry_to_dict(event.entry)}
     if isinstance(event, BashExecutionUpdateEvent):
         data = {"type": event.type}
         if event.id is not None:

@@ -36,7 +36,7 @@ from pi_coding_agent.customize.extensions import (
 )
 from pi_coding_agent.customize.extensions import TurnEndEvent as ExtensionTurnEnd
 from pi_coding_agent.customize.extensions import TurnStartEvent as ExtensionTurnStart
-from pi_coding_agent.runtime.agent_session._events import AgentSessionEvent
+from pi_coding_agent.runtime.agent_session._events import AgentSessionEvent, EntryAppendedEvent
 from pi_coding_agent.runtime.agent_session._hooks import result_field
 from pi_coding_agent.runtime.agent_session._parts import SessionError
 from pi_coding_agent.runtime.agent_session._tools import SessionTools
@@ -77,6 +77,7 @@ class ExtensionBinding:
         self.runner = runner
         self._tools.restrict(selection)
         runner.bind_host(host)
+        runner.on_entry_appended = lambda entry: self._emit(EntryAppendedEvent(entry))
         for name, config in runner.pending_providers:
             self._catalog.register_provider(name, config)
         runner.pending_providers.clear()
