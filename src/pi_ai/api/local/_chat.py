@@ -8,7 +8,9 @@ and results are written into the text. Images are replaced by a note: these mode
 
 from __future__ import annotations
 
+import functools
 import json
+from datetime import datetime
 from collections.abc import Sequence
 from typing import Any
 
@@ -84,12 +86,56 @@ def _assistant(message: AssistantMessage, *, native_tools: bool) -> dict[str, An
 
 
 def render_prompt(template: str, *, bos: str, eos: str, messages: list[dict[str, Any]], tools: Sequence[Tool]) -> str:
-    """The prompt text, ending where the assistant's turn begins."""
-    from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+    """The prompt text, ending where the assistant's turn begins.
 
-    formatter = Jinja2ChatFormatter(template=template, eos_token=eos, bos_token=bos, add_generation_prompt=True)
-    rendered = formatter(messages=messages, tools=tool_specs(tools) if tools else None)
-    return str(rendered.prompt)
+    Rendered as Hugging Face's ``transformers`` renders chat templates: a sandboxed Jinja
+    environment with ``trim_blocks``/``lstrip_blocks``, loop controls, ``tojson`` without ASCII
+    escaping, ``raise_exception`` and ``strftime_now``; ``{% generation %}`` tags pass through."""
+    return str(
+        _environment(template).render(
+            messages=messages, tools=tool_specs(tools) if tools else None, bos_token=bos, eos_token=eos,
+            add_generation_prompt=True, raise_exception=_raise, strftime_now=_strftime_now,
+        )
+    )
+
+
+def _raise(message: str) -> None:
+    raise ValueError(message)
+
+
+def _strftime_now(form: str) -> str:
+    return datetime.now().strftime(form)
+
+
+def _tojson(
+    value: Any, ensure_ascii: bool = False, indent: int | None = None, separators: tuple[str, str] | None = None,
+    sort_keys: bool = False,
+) -> str:
+    return json.dumps(value, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys)
+
+
+@functools.lru_cache(maxsize=4)
+def _environment(template: str) -> Any:
+    """The compiled template (jinja2 is loaded on first use: the runtime's setup installs it)."""
+    import jinja2
+    import jinja2.ext
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+    class PassGeneration(jinja2.ext.Extension):
+        """``{% generation %}...{% endgeneration %}`` marks training spans; rendering ignores it."""
+
+        tags = {"generation"}  # noqa: RUF012 (jinja's own class attribute)
+
+        def parse(self, parser: Any) -> Any:
+            parser.stream.skip(1)
+            return parser.parse_statements(("name:endgeneration",), drop_needle=True)
+
+    environment = ImmutableSandboxedEnvironment(
+        loader=jinja2.BaseLoader(), trim_blocks=True, lstrip_blocks=True,
+        extensions=[PassGeneration, jinja2.ext.loopcontrols],
+    )
+    environment.filters["tojson"] = _tojson
+    return environment.from_string(template)
 
 
 def template_knows_tools(template: str) -> bool:

@@ -1,22 +1,28 @@
 """One loaded GGUF model in this process, and token generation on a worker thread.
 
-llama-cpp-python is imported only here and only when a ``local`` model is used. The ``Llama``
-object is kept for the life of the process (one at a time), so its KV cache carries the prompt
-prefix from one turn to the next: llama-cpp-python re-evaluates only the tokens after the longest
-common prefix. Generation holds a lock (one request at a time per model) and stops between tokens, or
-inside a long prompt evaluation through llama.cpp's abort callback, when asked.
+The llama.cpp library (``_llama_lib``) is loaded only here and only when a ``local`` model is used.
+The model and its context are kept for the life of the process (one at a time), so the KV cache
+carries the prompt prefix from one turn to the next: only the tokens after the longest common
+prefix are evaluated again. Generation holds a lock (one request at a time per model) and stops
+between tokens, or inside a long prompt evaluation through llama.cpp's abort callback, when asked.
 """
 
 from __future__ import annotations
 
 import codecs
+import ctypes
 import os
+import random
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+
+from pi_ai.api.local._llama_lib import ABORT_CALLBACK, Library, LibraryError, library
 
 THREADS_ENV = "PI_LOCAL_THREADS"
+
+TOP_K, TOP_P, MIN_P = 40, 0.95, 0.05
+"""Sampling filters at a temperature above 0 (llama.cpp's usual ones); at 0 the top token is taken."""
 
 
 class EngineError(Exception):
@@ -32,18 +38,11 @@ def thread_count() -> int:
     return max(1, len(os.sched_getaffinity(0)))
 
 
-def _import_llama() -> Any:
-    # Spinning OpenMP workers made decoding 20x slower on a loaded 2-core machine (see
-    # docs/providers/local.md); PASSIVE must be set before the OpenMP runtime starts.
-    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+def _library() -> Library:
     try:
-        import llama_cpp
-    except ImportError as error:
-        raise EngineError(
-            f"the local model runtime (llama-cpp-python) is not installed ({error}); "
-            "run pi with --provider local once to set it up"
-        ) from None
-    return llama_cpp
+        return library()
+    except LibraryError as error:
+        raise EngineError(str(error)) from None
 
 
 @dataclass
@@ -55,45 +54,79 @@ class Generated:
     output_tokens: int
 
 
-class Engine:
-    """A loaded model: tokenizer, chat template and the generation loop."""
+class _Aborted(Exception):
+    pass
 
-    def __init__(self, path: str, n_ctx: int) -> None:
-        llama_cpp = _import_llama()
+
+class Engine:
+    """A loaded model: tokenizer, chat template, KV cache and the generation loop."""
+
+    def __init__(self, path: str, n_ctx: int, *, vocab_only: bool = False) -> None:
+        self.lib = _library()
         self.path = path
-        threads = thread_count()
-        try:
-            self.llama = llama_cpp.Llama(
-                model_path=path, n_ctx=n_ctx, n_threads=threads, n_threads_batch=threads, verbose=False
-            )
-        except (ValueError, RuntimeError, OSError) as error:
-            raise EngineError(f"cannot load model file {path}: {error}") from None
-        self.n_ctx = int(self.llama.n_ctx())
+        self.model = self.lib.llama_model_load_from_file(path.encode(), self.lib.llama_model_default_params())
+        if not self.model:
+            raise EngineError(f"cannot load model file {path}: llama.cpp could not read it as a GGUF model")
+        self.vocab = self.lib.llama_model_get_vocab(self.model)
         self.lock = threading.Lock()
         self._abort = threading.Event()
         self._stop = threading.Event()
+        self.ctx = self.lib.llama_init_from_model(self.model, self.lib.context_params(n_ctx))
+        if not self.ctx:
+            self.lib.llama_model_free(self.model)
+            raise EngineError(f"cannot create a context of {n_ctx} tokens for {path} (out of memory?)")
+        threads = thread_count()
+        self.lib.llama_set_n_threads(self.ctx, threads, threads)
         # Kept on the instance: llama.cpp holds only a pointer to the ctypes callback.
-        self._abort_callback = llama_cpp.ggml_abort_callback(lambda _data: self._abort.is_set())
-        llama_cpp.llama_set_abort_callback(self.llama.ctx, self._abort_callback, None)
-        metadata = self.llama.metadata
-        self.chat_template: str | None = metadata.get("tokenizer.chat_template")
-        self.eos_text = self._token_text(self.llama.token_eos())
-        self.bos_text = self._token_text(self.llama.token_bos())
+        self._abort_callback = ABORT_CALLBACK(lambda _data: self._abort.is_set())
+        self.lib.llama_set_abort_callback(self.ctx, self._abort_callback, None)
+        self.n_ctx = int(self.lib.llama_n_ctx(self.ctx))
+        self.n_batch = max(1, int(self.lib.llama_n_batch(self.ctx)))
+        self.memory = self.lib.llama_get_memory(self.ctx)
+        self.cached: list[int] = []
+        """The tokens whose keys and values are in the context, in order."""
+        self.chat_template: str | None = self.metadata("tokenizer.chat_template")
+        self.eos_text = self.token_text(self.lib.llama_vocab_eos(self.vocab), special=True)
+        self.bos_text = self.token_text(self.lib.llama_vocab_bos(self.vocab), special=True)
 
-    def _token_text(self, token: int) -> str:
-        if token < 0:
-            return ""
-        return bytes(self.llama.detokenize([token], special=True)).decode("utf-8", "replace")
+    def metadata(self, key: str) -> str | None:
+        size = self.lib.llama_model_meta_val_str(self.model, key.encode(), None, 0)
+        if size < 0:
+            return None
+        buffer = ctypes.create_string_buffer(size + 1)
+        self.lib.llama_model_meta_val_str(self.model, key.encode(), buffer, size + 1)
+        return buffer.raw[:size].decode("utf-8", "replace")
+
+    def token_bytes(self, token: int, *, special: bool = False) -> bytes:
+        buffer = ctypes.create_string_buffer(64)
+        size = self.lib.llama_token_to_piece(self.vocab, token, buffer, 64, 0, special)
+        if size < 0:
+            buffer = ctypes.create_string_buffer(-size)
+            size = self.lib.llama_token_to_piece(self.vocab, token, buffer, -size, 0, special)
+        return buffer.raw[: max(0, size)]
+
+    def token_text(self, token: int, *, special: bool = False) -> str:
+        return "" if token < 0 else self.token_bytes(token, special=special).decode("utf-8", "replace")
 
     def tokenize(self, text: str) -> list[int]:
-        return list(self.llama.tokenize(text.encode("utf-8"), add_bos=False, special=True))
+        data = text.encode("utf-8")
+        room = len(data) + 8
+        tokens = (ctypes.c_int32 * room)()
+        count = self.lib.llama_tokenize(self.vocab, data, len(data), tokens, room, False, True)
+        if count < 0:
+            room = -count
+            tokens = (ctypes.c_int32 * room)()
+            count = self.lib.llama_tokenize(self.vocab, data, len(data), tokens, room, False, True)
+        return list(tokens[:count])
+
+    def is_end(self, token: int) -> bool:
+        return bool(self.lib.llama_vocab_is_eog(self.vocab, token))
 
     def reusable_prefix(self, tokens: list[int]) -> int:
         """How many leading ``tokens`` are already in the KV cache from the previous call."""
-        cached = self.llama.input_ids[: self.llama.n_tokens]
         count = 0
-        for old, new in zip(cached, tokens, strict=False):
-            if int(old) != new:
+        for old, new in zip(self.cached, tokens, strict=False):
+            if old != new:
                 break
             count += 1
         return count
@@ -105,6 +138,62 @@ class Engine:
         """End the current generation after the token being sampled (the turn is complete enough)."""
         self._stop.set()
 
+    def close(self) -> None:
+        if self.ctx:
+            self.lib.llama_free(self.ctx)
+            self.ctx = None
+        if self.model:
+            self.lib.llama_model_free(self.model)
+            self.model = None
+
+    def _decode(self, tokens: list[int]) -> None:
+        """Evaluate ``tokens`` after ``cached``, ``n_batch`` at a time; the last one's logits are kept."""
+        for start in range(0, len(tokens), self.n_batch):
+            chunk = tokens[start : start + self.n_batch]
+            array = (ctypes.c_int32 * len(chunk))(*chunk)
+            status = self.lib.llama_decode(self.ctx, self.lib.llama_batch_get_one(array, len(chunk)))
+            if self._abort.is_set():
+                self._forget_from(len(self.cached))
+                raise _Aborted
+            if status != 0:
+                self._forget_from(len(self.cached))
+                raise EngineError(f"llama.cpp could not evaluate the prompt (llama_decode returned {status})")
+            self.cached.extend(chunk)
+
+    def _forget_from(self, position: int) -> None:
+        if not self.lib.llama_memory_seq_rm(self.memory, -1, position, -1):
+            self.lib.llama_memory_clear(self.memory, True)
+            position = 0
+        del self.cached[position:]
+
+    def prefill(self, tokens: list[int]) -> int:
+        """Make the KV cache hold ``tokens`` except the last (which ``generate`` evaluates for its
+        logits); returns how many were already there."""
+        reused = min(self.reusable_prefix(tokens), len(tokens) - 1)
+        self._forget_from(reused)
+        self._decode(tokens[reused:-1])
+        return reused
+
+    def _sampler(self, grammar: str | None, temperature: float) -> int:
+        lib = self.lib
+        chain = lib.llama_sampler_chain_init(lib.llama_sampler_chain_default_params())
+        if grammar:
+            constraint = lib.llama_sampler_init_grammar(self.vocab, grammar.encode(), b"root")
+            if not constraint:
+                lib.llama_sampler_free(chain)
+                raise EngineError("llama.cpp could not parse the turn's grammar")
+            lib.llama_sampler_chain_add(chain, constraint)
+        if temperature <= 0:
+            lib.llama_sampler_chain_add(chain, lib.llama_sampler_init_greedy())
+        else:
+            for sampler in (
+                lib.llama_sampler_init_top_k(TOP_K), lib.llama_sampler_init_top_p(TOP_P, 1),
+                lib.llama_sampler_init_min_p(MIN_P, 1), lib.llama_sampler_init_temp(temperature),
+                lib.llama_sampler_init_dist(random.getrandbits(32)),
+            ):
+                lib.llama_sampler_chain_add(chain, sampler)
+        return int(chain)
+
     def generate(
         self, tokens: list[int], *, grammar: str | None, max_tokens: int, temperature: float,
         on_text: Callable[[str], bool],
@@ -115,43 +204,41 @@ class Engine:
         without the grammar, which costs a check of the whole vocabulary per token (a plain answer
         decoded about three times faster so). Call with ``lock`` held, from a worker thread.
         """
-        llama_cpp = _import_llama()
         self._abort.clear()
         self._stop.clear()
-        reused = self.reusable_prefix(tokens)
-        history = list(tokens)
         decoder = codecs.getincrementaldecoder("utf-8")("replace")
-        constraint = llama_cpp.LlamaGrammar.from_string(grammar, verbose=False) if grammar else None
-        vocab = llama_cpp.llama_model_get_vocab(self.llama.model)
-        produced = 0
-        finish = "length"
+        produced, finish = 0, "length"
+        reused = min(self.reusable_prefix(tokens), len(tokens) - 1)
+        sampler = 0
         try:
-            while finish == "length" and produced < max_tokens:
-                relaxed = False
-                for token in self.llama.generate(history, temp=temperature, grammar=constraint, repeat_penalty=1.0):
-                    if self._abort.is_set():
-                        finish = "aborted"
-                        break
-                    if self._stop.is_set():
-                        finish = "stop"
-                        break
-                    if llama_cpp.llama_vocab_is_eog(vocab, token):
-                        finish = "stop"
-                        break
-                    history.append(token)
-                    produced += 1
-                    text = decoder.decode(bytes(self.llama.detokenize([token])))
-                    free = bool(text) and on_text(text)
-                    if produced >= max_tokens or len(history) >= self.n_ctx:
-                        break
-                    if free and constraint is not None:
-                        constraint, relaxed = None, True
-                        break
-                if not relaxed:
+            self.prefill(tokens)
+            pending = tokens[-1]
+            sampler = self._sampler(grammar, temperature)
+            while produced < max_tokens:
+                if self._stop.is_set() or self._abort.is_set():
+                    finish = "stop"
                     break
-        except RuntimeError:
-            if not self._abort.is_set():
-                raise
+                self._decode([pending])
+                token = int(self.lib.llama_sampler_sample(sampler, self.ctx, -1))
+                if self.is_end(token):
+                    finish = "stop"
+                    break
+                produced += 1
+                text = decoder.decode(self.token_bytes(token))
+                free = bool(text) and on_text(text)
+                pending = token
+                if len(self.cached) + 1 >= self.n_ctx:
+                    break
+                if free and grammar:
+                    self.lib.llama_sampler_free(sampler)
+                    sampler, grammar = 0, None
+                    sampler = self._sampler(None, temperature)
+        except _Aborted:
+            finish = "aborted"
+        finally:
+            if sampler:
+                self.lib.llama_sampler_free(sampler)
+        if self._abort.is_set():
             finish = "aborted"
         tail = decoder.decode(b"", final=True)
         if tail:
@@ -173,7 +260,7 @@ def load_engine(path: str, n_ctx: int) -> Engine:
             raise EngineError(f"model file {path} does not exist")
         if _loaded is not None:
             with _loaded.lock:
-                _loaded.llama.close()
+                _loaded.close()
             _loaded = None
         _loaded = Engine(path, n_ctx)
         return _loaded

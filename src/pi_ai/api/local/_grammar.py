@@ -3,7 +3,7 @@
 A turn is either a final answer (free text) or one or more tool calls, never both; a reasoning
 model may open with a ``<think>`` block. A call is ``{"name": <tool>, "arguments": <object>}`` with
 ``name`` one of the offered tools and ``arguments`` valid against that tool's JSON schema
-(llama.cpp's JSON-schema-to-GBNF converter writes those rules), written in any of the three forms
+(``_schema_gbnf`` writes those rules), written in any of the three forms
 small Qwen models produce: Qwen2.5's trained ``<tool_call>`` tags, a fenced ``json`` block (what the
 Coder models write when left free), or bare JSON. An answer may not begin like a call (``<``, a
 backtick, ``{`` or blank), so a model about to write a call as text must write a real one.
@@ -21,6 +21,7 @@ from typing import Any
 
 from pi_ai._context import Tool
 from pi_ai.api.local._copy import JSON_CHAR_RULES, CopyRule, copy_rules, other_string_rules
+from pi_ai.api.local._schema_gbnf import schema_rules
 
 RULE_KEY = "x-pi-rule"
 """Marks a schema that a rule of ``_copy`` writes instead of the converter."""
@@ -101,7 +102,7 @@ def _copying(parameters: dict[str, Any], rule: CopyRule, rule_name: str) -> dict
 
 def first_argument(tool: Tool) -> str | None:
     """The argument a call of ``tool`` writes first under this grammar (the first required one, as
-    llama.cpp's converter orders them), when it is a string."""
+    ``_schema_gbnf`` orders them), when it is a string."""
     parameters = _object_schema(tool.parameters)
     required = parameters.get("required") or []
     for key, schema in parameters["properties"].items():
@@ -110,24 +111,14 @@ def first_argument(tool: Tool) -> str | None:
     return None
 
 
-def _schema_rules(schema: dict[str, Any], name: str) -> str:
-    """GBNF for ``schema`` by llama.cpp's JSON-schema converter, with ``{RULE_KEY: name}`` standing
-    for a rule written here (``_copy``)."""
-    from llama_cpp.llama_grammar import SchemaConverter
-
-    class Converter(SchemaConverter):  # type: ignore[misc]
-        def visit(self, schema: Any, name: str) -> Any:
-            if isinstance(schema, dict) and RULE_KEY in schema:
-                return schema[RULE_KEY]
-            return super().visit(schema, name)
-
-    converter = Converter(prop_order={"name": 0, "arguments": 1}, allow_fetch=False, dotall=False, raw_pattern=False)
-    converter.visit(converter.resolve_refs(schema, "tools"), name)
-    return str(converter.format_grammar())
+def _schema_rules(schema: dict[str, Any], name: str) -> list[str]:
+    """GBNF for ``schema`` (``_schema_gbnf``), with ``{RULE_KEY: name}`` standing for a rule written
+    here (``_copy``)."""
+    return schema_rules(schema, name, rule_key=RULE_KEY)
 
 
 def _call_rules(tools: Sequence[Tool], copies: Sequence[CopyRule]) -> list[str]:
-    lines = [_schema_rules(call_schema(tools, copies), "pi-call-json")]
+    lines = _schema_rules(call_schema(tools, copies), "pi-call-json")
     if copies:
         lines.extend(JSON_CHAR_RULES)
         for index, rule in enumerate(copies):
