@@ -218,7 +218,6 @@ def main() -> int:
     agents = [agent.strip() for agent in args.agents.split(",") if agent.strip()]
     chosen = [task for task in TASKS if not args.tasks or task.name in args.tasks.split(",")]
     progress = StderrProgress()
-    runtime = install_runtime(RuntimeSpec(), progress)
     model_path = ensure_model_file(spec, progress)
 
     ours_agent_dir = Path(tempfile.mkdtemp(prefix="local-tasks-ours-agent-"))
@@ -227,6 +226,8 @@ def main() -> int:
     server = proxy = None
     pi_env: dict[str, str] = {}
     if "pi" in agents:
+        # Pi's side: llama-cpp-python's server from the source build (ours loads its own runtime).
+        runtime = install_runtime(RuntimeSpec(), progress)
         server = LlamaServer(runtime, model_path, spec.context_window, spec.id)
         proxy = FixupProxy(server.port)
         pi_agent_dir = _pi_agent_dir(proxy.port, spec.id, spec.context_window, spec.max_tokens)

@@ -36,8 +36,8 @@ def main() -> int:
         ("imports", [str(BIN / "lint-imports")]),
         # The embedded-model tests need its runtime and two small models: built and downloaded once
         # into pi's own cache (~/.cache/pi-for-python/local), which CI keeps between runs.
-        ("local models", [str(BIN / "python"), "-m", "pi_coding_agent.core.local_model", "setup", "smollm2-135m",
-                          "qwen2.5-coder-0.5b"]),
+        ("local models", [str(BIN / "python"), "-m", "pi_coding_agent.core.local_model", "setup", "--with-source-build",
+                          "smollm2-135m", "qwen2.5-coder-0.5b"]),
         # --durations: the 25 slowest tests close the report. Tests marked slow start first, and the
         # Ray tests share one worker and its cluster (tests/conftest.py).
         ("pytest", [str(BIN / "python"), "-m", "pytest", "-n", "2", "--durations=25", *pytest_args]),

@@ -8,28 +8,27 @@ from __future__ import annotations
 
 import ctypes
 import math
-from typing import Any
+
+from pi_ai.api.local._engine import Engine
+from pi_ai.api.local._llama_lib import TokenData, TokenDataArray
 
 
-def grammar_accepts(llama: Any, grammar: str, text: str) -> bool:
-    import llama_cpp
-
-    vocab = llama_cpp.llama_model_get_vocab(llama.model)
-    sampler = llama_cpp.llama_sampler_init_grammar(vocab, grammar.encode(), b"root")
+def grammar_accepts(engine: Engine, grammar: str, text: str) -> bool:
+    lib = engine.lib
+    sampler = lib.llama_sampler_init_grammar(engine.vocab, grammar.encode(), b"root")
     assert sampler, "llama.cpp could not parse the grammar"
     try:
-        tokens = [int(t) for t in llama.tokenize(text.encode(), add_bos=False, special=True)]
-        for token in tokens:
-            if not _allowed(llama_cpp, sampler, token):
+        for token in engine.tokenize(text):
+            if not _allowed(engine, sampler, token):
                 return False
-            llama_cpp.llama_sampler_accept(sampler, token)
-        return _allowed(llama_cpp, sampler, int(llama.token_eos()))
+            lib.llama_sampler_accept(sampler, token)
+        return _allowed(engine, sampler, int(lib.llama_vocab_eos(engine.vocab)))
     finally:
-        llama_cpp.llama_sampler_free(sampler)
+        lib.llama_sampler_free(sampler)
 
 
-def _allowed(llama_cpp: Any, sampler: Any, token: int) -> bool:
-    data = (llama_cpp.llama_token_data * 1)(llama_cpp.llama_token_data(token, 0.0, 0.0))
-    candidates = llama_cpp.llama_token_data_array(data, 1, -1, False)
-    llama_cpp.llama_sampler_apply(sampler, ctypes.byref(candidates))
+def _allowed(engine: Engine, sampler: int, token: int) -> bool:
+    data = (TokenData * 1)(TokenData(token, 0.0, 0.0))
+    candidates = TokenDataArray(data, 1, -1, False)
+    engine.lib.llama_sampler_apply(sampler, ctypes.byref(candidates))
     return not math.isinf(data[0].logit)

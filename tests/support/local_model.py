@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from pi_ai import Model
-from pi_coding_agent.core.local_model import RuntimeSpec, activate_runtime, cache_root, find_spec
+from pi_coding_agent.core.local_model import RuntimeSpec, activate_runtime, cache_root, find_spec, runtime_spec
 
 SMOKE_MODEL = "smollm2-135m"
 """Tiny and fast (tests of mechanics); its answers are not meant to be good."""
@@ -44,10 +44,22 @@ def cache_env_with_only(folder: Path, *model_ids: str) -> dict[str, str]:
 
 
 def require_runtime() -> Path:
-    runtime = RuntimeSpec().site_dir()
+    """The runtime ``pi`` uses on this machine (the prebuilt llama.cpp where it fits), activated."""
+    runtime = runtime_spec().site_dir()
     if not (runtime / "complete").exists():
         pytest.fail(f"the local model runtime is not set up: run {sys.executable} -m pi_coding_agent.core.local_model setup")
     activate_runtime(runtime)
+    return runtime
+
+
+def require_source_runtime() -> Path:
+    """The llama-cpp-python source build (its server; the fallback runtime), not activated."""
+    runtime = RuntimeSpec().site_dir()
+    if not (runtime / "complete").exists():
+        pytest.fail(
+            f"the llama-cpp-python build is not set up: run {sys.executable} -m pi_coding_agent.core.local_model "
+            "setup --with-source-build"
+        )
     return runtime
 
 

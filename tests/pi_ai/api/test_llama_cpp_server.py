@@ -26,12 +26,12 @@ from pi_ai import (
     UserMessage,
     stream,
 )
-from tests.support.local_model import SMOKE_MODEL, model_file, require_runtime
+from tests.support.local_model import SMOKE_MODEL, model_file, require_source_runtime
 
 
 @pytest.fixture(scope="module")
 def server_url() -> Iterator[str]:
-    runtime = require_runtime()
+    runtime = require_source_runtime()
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]

@@ -4,6 +4,8 @@ model's calls under a rule are checked against the text."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import json
 from typing import Any
 
@@ -45,11 +47,13 @@ RULE = CopyRule("edit", "path", "calc.py", CopiedText("oldText", TEXT))
 
 
 @pytest.fixture(scope="module")
-def vocab() -> Any:
+def vocab() -> Iterator[Any]:
     require_runtime()
-    import llama_cpp
+    from pi_ai.api.local._engine import Engine
 
-    return llama_cpp.Llama(model_path=str(model_file(SMOKE_MODEL)), n_ctx=256, verbose=False, vocab_only=True)
+    engine = Engine(str(model_file(SMOKE_MODEL)), 256)
+    yield engine
+    engine.close()
 
 
 def _call(path: str, *old_texts: str, name: str = "edit") -> str:

@@ -1,10 +1,11 @@
-"""``local``: a GGUF model run in this process by llama-cpp-python, with no server and no key.
+"""``local``: a GGUF model run in this process by llama.cpp (our own binding), with no server and no key.
 
 ``model.baseUrl`` is the path of the GGUF file (``file://`` allowed). Each turn is rendered with the
 model's own chat template, constrained by a grammar built from the offered tools (``_grammar``), and
 streamed as Pi's events; errors are values, an abort stops generation between tokens or inside the
 prompt evaluation. The loaded model stays in memory, so later turns reuse the evaluated prompt
-prefix (reported as ``cacheRead`` tokens). ``llama_cpp`` is imported on the first request only.
+prefix (reported as ``cacheRead`` tokens). The llama.cpp library is loaded on the first request only
+(``use_library`` names it; the coding agent's setup does).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from pi_ai.api.local._chat import chat_messages, render_prompt, template_knows_t
 from pi_ai.api.local._copy import CopiedText, CopyRule, CopySource, enforceable, plain_value
 from pi_ai.api.local._engine import Engine, EngineError, Generated, load_engine
 from pi_ai.api.local._grammar import first_argument, turn_grammar
+from pi_ai.api.local._llama_lib import use_library
 from pi_ai.api.local._output import TurnParser, answer_started
 
 __all__ = [
@@ -46,6 +48,7 @@ __all__ = [
     "model_file",
     "stream",
     "stream_simple",
+    "use_library",
 ]
 
 UndoSource = Callable[[str, dict[str, Any]], list[tuple[str, dict[str, Any]]]]

@@ -61,7 +61,7 @@ class _Aborted(Exception):
 class Engine:
     """A loaded model: tokenizer, chat template, KV cache and the generation loop."""
 
-    def __init__(self, path: str, n_ctx: int, *, vocab_only: bool = False) -> None:
+    def __init__(self, path: str, n_ctx: int) -> None:
         self.lib = _library()
         self.path = path
         self.model = self.lib.llama_model_load_from_file(path.encode(), self.lib.llama_model_default_params())

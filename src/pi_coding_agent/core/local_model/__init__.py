@@ -49,6 +49,10 @@ if TYPE_CHECKING:
     from pi_coding_agent.core.local_model._llama_server import provider_config as provider_config
     from pi_coding_agent.core.local_model._llama_server import stored_chat_models as stored_chat_models
     from pi_coding_agent.core.local_model._model_files import ensure_model_file as ensure_model_file
+    from pi_coding_agent.core.local_model._prebuilt import PrebuiltSpec as PrebuiltSpec
+    from pi_coding_agent.core.local_model._prebuilt import install_prebuilt as install_prebuilt
+    from pi_coding_agent.core.local_model._prebuilt import prebuilt_misfit as prebuilt_misfit
+    from pi_coding_agent.core.local_model._prebuilt import runtime_spec as runtime_spec
     from pi_coding_agent.core.local_model._progress import Progress as Progress
     from pi_coding_agent.core.local_model._progress import StderrProgress as StderrProgress
     from pi_coding_agent.core.local_model._runtime import RuntimeSpec as RuntimeSpec

@@ -1,4 +1,11 @@
-"""The inference runtime: llama-cpp-python, built once from its sdist into a wheel cache we own.
+"""The inference runtime: llama.cpp as a shared library that ``pi_ai``'s own binding loads.
+
+Two ways to get it. The default (``_prebuilt``): the ``xllamacpp`` wheel from PyPI, which carries a
+prebuilt manylinux llama.cpp with its C API exported; installed in seconds. The fallback, for
+machines that wheel does not fit (another OS or CPU architecture, an x86-64 CPU without AVX2, an
+old glibc): llama-cpp-python, built once from its sdist into a wheel cache we own, as below; its
+``libllama.so`` is what is loaded. Tests and the bench also use that build for llama-cpp-python's
+server. docs/decisions/0010-prebuilt-local-runtime.md has the measurements.
 
 Why not ``pip install llama-cpp-python``: PyPI ships only the sdist, the default ``-march=native``
 build enables AMX instructions that some VMs report but cannot execute (SIGILL on the first matrix
@@ -58,8 +65,15 @@ class RuntimeSpec:
     def site_dir(self) -> Path:
         return cache_root() / "runtime" / self.key
 
+    def library(self, runtime: Path) -> Path:
+        """The llama.cpp shared library inside an installed runtime folder."""
+        return runtime / "first" / "llama_cpp" / "lib" / "libllama.so"
 
-def _pip(*args: str) -> list[str]:
+    def install(self, progress: Progress) -> Path:
+        return install_runtime(self, progress)
+
+
+def pip(*args: str) -> list[str]:
     return [sys.executable, "-m", "pip", "--disable-pip-version-check", *args]
 
 
@@ -86,7 +100,7 @@ def _stop_leftover_build(partial: Path) -> None:
     kill_session(session)
 
 
-def _clear_partials(parent: Path, name: str) -> None:
+def clear_partials(parent: Path, name: str) -> None:
     for leftover in parent.glob(f"{name}.partial*"):
         _stop_leftover_build(leftover)
         shutil.rmtree(leftover, ignore_errors=True)
@@ -110,7 +124,7 @@ def _terminations_interrupt() -> Iterator[None]:
             signal.signal(number, handler)
 
 
-def _run_logged(command: list[str], *, env: dict[str, str], log: Path, progress: Progress, unit: str) -> int:
+def run_logged(command: list[str], *, env: dict[str, str], log: Path, progress: Progress, unit: str) -> int:
     """Run ``command`` in a session of its own, output to ``log``, reporting ninja's ``[n/m]`` steps."""
     with log.open("wb") as sink, _terminations_interrupt():
         child = subprocess.Popen(
@@ -137,13 +151,13 @@ def build_wheel(spec: RuntimeSpec, progress: Progress) -> Path:
     with exclusive(final.parent / f"{spec.key}.lock"):
         if (final / _COMPLETE).exists():
             return final / (final / _COMPLETE).read_text().strip()
-        _clear_partials(final.parent, spec.key)
+        clear_partials(final.parent, spec.key)
         partial = final.parent / f"{spec.key}.partial"
         partial.mkdir(parents=True)
         progress.stage(f"building {spec.package} {spec.version} from source (one time, several minutes)")
         env = {**os.environ, "CMAKE_ARGS": spec.cmake_args, "PIP_NO_CACHE_DIR": "1"}
-        command = _pip("wheel", "--no-cache-dir", "--no-deps", "-v", "-w", str(partial / "dist"))
-        status = _run_logged(
+        command = pip("wheel", "--no-cache-dir", "--no-deps", "-v", "-w", str(partial / "dist"))
+        status = run_logged(
             [*command, f"{spec.package}=={spec.version}"], env=env, log=partial / "build.log", progress=progress,
             unit="steps",
         )
@@ -163,12 +177,12 @@ def build_wheel(spec: RuntimeSpec, progress: Progress) -> Path:
         return wheel
 
 
-def _split_runtime(partial: Path) -> None:
-    """``first/`` gets llama_cpp itself (put before everything on ``sys.path``, so no other build of
+def split_runtime(partial: Path, package: str = "llama_cpp") -> None:
+    """``first/`` gets ``package`` itself (put before everything on ``sys.path``, so no other build of
     it can shadow ours); ``deps/`` its dependencies (put last, so the host's own numpy or jinja2 win)."""
     first = partial / "first"
     first.mkdir()
-    for entry in (partial / "site").glob("llama_cpp*"):
+    for entry in (partial / "site").glob(f"{package}*"):
         entry.rename(first / entry.name)
     (partial / "site").rename(partial / "deps")
     for leftover in ("install.log", "session"):
@@ -184,18 +198,18 @@ def install_runtime(spec: RuntimeSpec, progress: Progress) -> Path:
     with exclusive(final.parent / f"{spec.key}.lock"):
         if (final / _COMPLETE).exists():
             return final
-        _clear_partials(final.parent, spec.key)
+        clear_partials(final.parent, spec.key)
         partial = final.parent / f"{spec.key}.partial"
         partial.mkdir(parents=True)
         progress.stage(f"installing {wheel.name} and its dependencies into {final}")
-        command = _pip("install", "-q", "--no-warn-script-location", "--target", str(partial / "site"), str(wheel))
-        status = _run_logged(command, env=dict(os.environ), log=partial / "install.log", progress=progress, unit="")
+        command = pip("install", "-q", "--no-warn-script-location", "--target", str(partial / "site"), str(wheel))
+        status = run_logged(command, env=dict(os.environ), log=partial / "install.log", progress=progress, unit="")
         if status != 0:
             kept = final.parent / f"{spec.key}.failed.log"
             shutil.copyfile(partial / "install.log", kept)
             shutil.rmtree(partial, ignore_errors=True)
             raise SetupError(f"installing {wheel.name} failed (exit {status}); log: {kept}")
-        _split_runtime(partial)
+        split_runtime(partial)
         shutil.rmtree(final, ignore_errors=True)
         partial.rename(final)
         (final / _COMPLETE).write_text(wheel.name + "\n")

@@ -51,23 +51,33 @@ def default_local_model() -> Model:
 
 
 def activate_runtime(runtime: Path) -> None:
-    """Make ``import llama_cpp`` find our build: it goes first on ``sys.path`` (never a ``-march=native``
-    one installed elsewhere), its dependencies last (the host's own copies win)."""
+    """Make the ``local`` API load this runtime's llama.cpp library, and put its Python packages on
+    ``sys.path``: its own first (never another llama-cpp-python build), its dependencies last (the
+    host's own jinja2 wins)."""
+    from pi_ai.api.local import use_library
+    from pi_coding_agent.core.local_model._prebuilt import PrebuiltSpec
+    from pi_coding_agent.core.local_model._runtime import RuntimeSpec
+
     first, deps = str(runtime / "first"), str(runtime / "deps")
     if first not in sys.path:
         sys.path.insert(0, first)
     if deps not in sys.path:
         sys.path.append(deps)
+    for spec in (PrebuiltSpec(), RuntimeSpec()):
+        if spec.library(runtime).is_file():
+            use_library(str(spec.library(runtime)))
+            return
+    raise SetupError(f"{runtime} holds no llama.cpp library; remove it and run the setup again")
 
 
 def is_set_up(model: Model) -> bool:
     """The runtime is installed and the embedded model's file is there and checked (so
     ``prepare_local_model`` has nothing to do)."""
     from pi_coding_agent.core.local_model._model_files import is_verified
-    from pi_coding_agent.core.local_model._runtime import RuntimeSpec
+    from pi_coding_agent.core.local_model._prebuilt import runtime_spec
 
     spec = find_spec(model.id)
-    if spec is None or not (RuntimeSpec().site_dir() / "complete").exists():
+    if spec is None or not (runtime_spec().site_dir() / "complete").exists():
         return False
     return is_verified(model_path(spec.file))
 
@@ -79,9 +89,9 @@ def prepare_local_model(model: Model, progress: Progress) -> None:
     embedded ones are downloaded.
     """
     from pi_coding_agent.core.local_model._model_files import ensure_model_file
-    from pi_coding_agent.core.local_model._runtime import RuntimeSpec, install_runtime
+    from pi_coding_agent.core.local_model._prebuilt import runtime_spec
 
-    activate_runtime(install_runtime(RuntimeSpec(), progress))
+    activate_runtime(runtime_spec().install(progress))
     spec = find_spec(model.id) if model.provider == LOCAL_PROVIDER else None
     if spec is not None and str(model_path(spec.file)) == model.base_url:
         ensure_model_file(spec, progress)
