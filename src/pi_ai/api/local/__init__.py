@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -30,7 +32,7 @@ from pi_ai.api._accumulator import StreamAccumulator
 from pi_ai.api._common import provider_options
 from pi_ai.api.local._chat import chat_messages, render_prompt, template_knows_tools
 from pi_ai.api.local._copy import CopiedText, CopyRule, CopySource, enforceable, plain_value
-from pi_ai.api.local._engine import Engine, EngineError, Generated, load_engine
+from pi_ai.api.local._engine import Engine, EngineError, Generated, load_engine, use_prefix_cache
 from pi_ai.api.local._grammar import first_argument, turn_grammar
 from pi_ai.api.local._llama_lib import use_library
 from pi_ai.api.local._output import TurnParser, answer_started
@@ -49,6 +51,7 @@ __all__ = [
     "stream",
     "stream_simple",
     "use_library",
+    "use_prefix_cache",
 ]
 
 UndoSource = Callable[[str, dict[str, Any]], list[tuple[str, dict[str, Any]]]]
@@ -124,9 +127,23 @@ def _prompt_tokens(
     return tokens
 
 
+def _fixed_prefix(engine: Engine, model: Model, context: Context, offer_tools: bool, tokens: list[int]) -> int:
+    """How many leading ``tokens`` are the system prompt and tools, the same on every run of a
+    project (their KV state is kept on disk): the prompt's common prefix with the same context
+    without messages."""
+    bare = _prompt_tokens(engine, model, Context(system_prompt=context.system_prompt, messages=[], tools=context.tools),
+                          offer_tools)
+    count = 0
+    for mine, theirs in zip(tokens, bare, strict=False):
+        if mine != theirs:
+            break
+        count += 1
+    return count
+
+
 async def _generate(
     engine: Engine, tokens: list[int], *, grammar: str, max_tokens: int, temperature: float,
-    on_text: Callable[[str], None], options: LocalOptions,
+    on_text: Callable[[str], None], options: LocalOptions, fixed: int = 0,
 ) -> Generated:
     """Run the blocking generation on a worker thread, delivering text on this loop's thread."""
     loop = asyncio.get_running_loop()
@@ -163,7 +180,8 @@ async def _generate(
         try:
             with engine.lock:
                 result = engine.generate(
-                    tokens, grammar=grammar, max_tokens=max_tokens, temperature=temperature, on_text=hand_over
+                    tokens, grammar=grammar, max_tokens=max_tokens, temperature=temperature, on_text=hand_over,
+                    fixed=fixed,
                 )
             deliver(settle, result, None)
         except BaseException as error:
@@ -312,7 +330,7 @@ class _Copying:
 
 async def _sample(
     engine: Engine, tokens: list[int], grammar: Callable[[bool], str], parser: TurnParser, copying: _Copying, *,
-    max_tokens: int, temperature: float, options: LocalOptions,
+    max_tokens: int, temperature: float, options: LocalOptions, fixed: int = 0,
 ) -> Generated:
     """One turn after ``tokens``, fed to ``parser``; a call stopped by a copy rule is written again
     under it, the turn's text before the call added to the prompt (so the KV cache keeps it)."""
@@ -321,7 +339,7 @@ async def _sample(
     while True:
         generated = await _generate(
             engine, prompt, grammar=grammar(resume), max_tokens=max(1, max_tokens - produced),
-            temperature=temperature, on_text=parser.feed, options=options,
+            temperature=temperature, on_text=parser.feed, options=options, fixed=fixed,
         )
         first = first or generated
         produced += generated.output_tokens
@@ -329,7 +347,27 @@ async def _sample(
             break
         prompt, resume = tokens + engine.tokenize(parser.rewind_call()), True
     parser.finish()
-    return Generated(generated.finish_reason, first.prompt_tokens, first.reused_tokens, produced)
+    return Generated(
+        generated.finish_reason, first.prompt_tokens, first.reused_tokens, produced, first.prefill_seconds,
+        first.first_token_seconds, first.restored_tokens,
+    )
+
+
+TIMINGS_ENV = "PI_LOCAL_TIMINGS"
+
+
+def _report_timings(generated: Generated) -> None:
+    """With ``PI_LOCAL_TIMINGS=1``, one line per turn on stderr: where the time went."""
+    if os.environ.get(TIMINGS_ENV, "") in ("", "0"):
+        return
+    fresh = generated.prompt_tokens - generated.reused_tokens
+    print(
+        f"pi: local turn: prompt {generated.prompt_tokens} tokens ({generated.reused_tokens} reused, "
+        f"{generated.restored_tokens} of them from the prefix cache), prefill {fresh} tokens in "
+        f"{generated.prefill_seconds:.1f}s, first token after {generated.first_token_seconds:.1f}s, "
+        f"{generated.output_tokens} tokens",
+        file=sys.stderr, flush=True,
+    )
 
 
 def _usage(generated: Generated) -> Usage:
@@ -355,6 +393,7 @@ async def _run(stream: AssistantMessageEventStream, model: Model, context: Conte
         engine = await asyncio.to_thread(load_engine, model_file(model), model.context_window)
         offer_tools = bool(context.tools) and options.tool_choice != "none"
         tokens = _prompt_tokens(engine, model, context, offer_tools)
+        fixed = _fixed_prefix(engine, model, context, offer_tools, tokens)
         room = engine.n_ctx - len(tokens)
         max_tokens = max(1, min(options.max_tokens or model.max_tokens, room))
         temperature = options.temperature if options.temperature is not None else DEFAULT_TEMPERATURE
@@ -383,8 +422,10 @@ async def _run(stream: AssistantMessageEventStream, model: Model, context: Conte
             return turn_grammar(tools, thinking=model.reasoning, calls_only=calls_only, copies=copying.rules, resume=resume)
 
         generated = await _sample(
-            engine, tokens, grammar, parser, copying, max_tokens=max_tokens, temperature=temperature, options=options
+            engine, tokens, grammar, parser, copying, max_tokens=max_tokens, temperature=temperature, options=options,
+            fixed=fixed,
         )
+        _report_timings(generated)
         for nudge, calls_allowed in ((RETRY_NUDGE, True), (ANSWER_NUDGE, False)) if failed else ((ANSWER_NUDGE, False),):
             made = bool(parser.held)
             parser.held = _without_repeats(parser.held, done_calls)
@@ -399,7 +440,10 @@ async def _run(stream: AssistantMessageEventStream, model: Model, context: Conte
                 max_tokens=max_tokens, temperature=max(temperature, RETRY_TEMPERATURE), options=options,
             )
             again.output_tokens += generated.output_tokens
-            generated = Generated(again.finish_reason, generated.prompt_tokens, generated.reused_tokens, again.output_tokens)
+            generated = Generated(
+                again.finish_reason, generated.prompt_tokens, generated.reused_tokens, again.output_tokens,
+                generated.prefill_seconds, generated.first_token_seconds, generated.restored_tokens,
+            )
         parser.release_calls()
         output.usage = _usage(generated)
         if generated.finish_reason == "aborted" or (signal is not None and signal.aborted):

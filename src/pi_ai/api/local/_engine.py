@@ -11,9 +11,13 @@ from __future__ import annotations
 
 import codecs
 import ctypes
+import hashlib
 import os
 import random
 import threading
+import time
+from array import array
+from pathlib import Path
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -23,6 +27,20 @@ THREADS_ENV = "PI_LOCAL_THREADS"
 
 TOP_K, TOP_P, MIN_P = 40, 0.95, 0.05
 """Sampling filters at a temperature above 0 (llama.cpp's usual ones); at 0 the top token is taken."""
+
+
+MIN_PERSISTED = 256
+"""A fixed prefix shorter than this is evaluated each time (reading its state costs about as much)."""
+KEPT_STATES = 8
+"""Prefix states kept on disk; the least recently used beyond this are removed."""
+
+_state_dir: Path | None = None
+
+
+def use_prefix_cache(folder: str | None) -> None:
+    """Keep the KV state of each prompt's fixed prefix in ``folder`` (None: keep none)."""
+    global _state_dir
+    _state_dir = Path(folder) if folder else None
 
 
 class EngineError(Exception):
@@ -52,6 +70,12 @@ class Generated:
     prompt_tokens: int
     reused_tokens: int
     output_tokens: int
+    prefill_seconds: float = 0.0
+    """Evaluating the prompt (after what the KV cache or a stored prefix state already held)."""
+    first_token_seconds: float = 0.0
+    """From the call to the first generated token."""
+    restored_tokens: int = 0
+    """Prompt tokens whose state was read from disk (part of ``reused_tokens``)."""
 
 
 class _Aborted(Exception):
@@ -166,13 +190,67 @@ class Engine:
             position = 0
         del self.cached[position:]
 
-    def prefill(self, tokens: list[int]) -> int:
+    def prefill(self, tokens: list[int], fixed: int = 0) -> tuple[int, int]:
         """Make the KV cache hold ``tokens`` except the last (which ``generate`` evaluates for its
-        logits); returns how many were already there."""
+        logits); returns how many were already there and how many of those came from disk.
+
+        The first ``fixed`` tokens (the system prompt and tools) are the same on every run: their
+        state is read from the prefix cache when it is there, and written to it when it is not."""
         reused = min(self.reusable_prefix(tokens), len(tokens) - 1)
-        self._forget_from(reused)
-        self._decode(tokens[reused:-1])
-        return reused
+        fixed = min(fixed, len(tokens) - 1)
+        restored, position = 0, reused
+        if _state_dir is not None and fixed >= MIN_PERSISTED and reused < fixed:
+            path = _state_dir / f"{self._state_key(tokens[:fixed])}.kv"
+            if self._restore(path, tokens[:fixed]):
+                reused = restored = fixed
+            else:
+                self._forget_from(reused)
+                self._decode(tokens[reused:fixed])
+                self._save(path)
+            position = fixed
+        self._forget_from(position)
+        self._decode(tokens[position:-1])
+        return reused, restored
+
+    def _state_key(self, prefix: list[int]) -> str:
+        digest = hashlib.sha256()
+        for path in (self.lib.path, self.path):
+            stat = os.stat(path)
+            digest.update(f"{os.path.abspath(path)}\0{stat.st_size}\0{stat.st_mtime_ns}\0".encode())
+        digest.update(f"{self.n_ctx}\0".encode())
+        digest.update(array("i", prefix).tobytes())
+        return digest.hexdigest()[:32]
+
+    def _restore(self, path: Path, prefix: list[int]) -> bool:
+        try:
+            data = path.read_bytes()
+        except OSError:
+            return False
+        self._forget_from(0)
+        buffer = (ctypes.c_uint8 * len(data)).from_buffer_copy(data)
+        if not self.lib.llama_state_seq_set_data(self.ctx, buffer, len(data), 0):
+            self._forget_from(0)
+            path.unlink(missing_ok=True)
+            return False
+        self.cached = list(prefix)
+        os.utime(path)
+        return True
+
+    def _save(self, path: Path) -> None:
+        """Write the state of what the cache holds now; a failure to write only costs speed."""
+        size = int(self.lib.llama_state_seq_get_size(self.ctx, 0))
+        buffer = (ctypes.c_uint8 * size)()
+        written = int(self.lib.llama_state_seq_get_data(self.ctx, buffer, size, 0))
+        partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            partial.write_bytes(memoryview(buffer)[:written])
+            partial.replace(path)
+            states = sorted(path.parent.glob("*.kv"), key=lambda item: item.stat().st_mtime, reverse=True)
+            for old in states[KEPT_STATES:]:
+                old.unlink(missing_ok=True)
+        except OSError:
+            partial.unlink(missing_ok=True)
 
     def _sampler(self, grammar: str | None, temperature: float) -> int:
         lib = self.lib
@@ -196,7 +274,7 @@ class Engine:
 
     def generate(
         self, tokens: list[int], *, grammar: str | None, max_tokens: int, temperature: float,
-        on_text: Callable[[str], bool],
+        on_text: Callable[[str], bool], fixed: int = 0,
     ) -> Generated:
         """Sample up to ``max_tokens`` after ``tokens``, passing text pieces to ``on_text``.
 
@@ -209,9 +287,12 @@ class Engine:
         decoder = codecs.getincrementaldecoder("utf-8")("replace")
         produced, finish = 0, "length"
         reused = min(self.reusable_prefix(tokens), len(tokens) - 1)
+        restored, prefill_seconds, first_token_seconds = 0, 0.0, 0.0
+        started = time.monotonic()
         sampler = 0
         try:
-            self.prefill(tokens)
+            reused, restored = self.prefill(tokens, fixed)
+            prefill_seconds = time.monotonic() - started
             pending = tokens[-1]
             sampler = self._sampler(grammar, temperature)
             while produced < max_tokens:
@@ -224,6 +305,8 @@ class Engine:
                     finish = "stop"
                     break
                 produced += 1
+                if produced == 1:
+                    first_token_seconds = time.monotonic() - started
                 text = decoder.decode(self.token_bytes(token))
                 free = bool(text) and on_text(text)
                 pending = token
@@ -243,7 +326,7 @@ class Engine:
         tail = decoder.decode(b"", final=True)
         if tail:
             on_text(tail)
-        return Generated(finish, len(tokens), reused, produced)
+        return Generated(finish, len(tokens), reused, produced, prefill_seconds, first_token_seconds, restored)
 
 
 _loaded: Engine | None = None

@@ -13,13 +13,15 @@ from typing import TYPE_CHECKING
 from pi_ai import Model
 from pi_coding_agent.core.local_model._catalog import default_spec_id, find_spec, local_model_specs
 from pi_coding_agent.core.local_model._errors import SetupError
-from pi_coding_agent.core.local_model._paths import model_path
+from pi_coding_agent.core.local_model._paths import cache_root, model_path
 
 if TYPE_CHECKING:
     from pi_coding_agent.core.local_model._progress import Progress
 
 LOCAL_PROVIDER = "local"
 LOCAL_API = "local"
+PREFIX_STATES = "prefix-states"
+"""Folder of the cache root with the KV states of prompts' fixed prefixes (``pi_ai.api.local``)."""
 
 
 def local_models() -> list[Model]:
@@ -54,7 +56,7 @@ def activate_runtime(runtime: Path) -> None:
     """Make the ``local`` API load this runtime's llama.cpp library, and put its Python packages on
     ``sys.path``: its own first (never another llama-cpp-python build), its dependencies last (the
     host's own jinja2 wins)."""
-    from pi_ai.api.local import use_library
+    from pi_ai.api.local import use_library, use_prefix_cache
     from pi_coding_agent.core.local_model._prebuilt import PrebuiltSpec
     from pi_coding_agent.core.local_model._runtime import RuntimeSpec
 
@@ -63,6 +65,7 @@ def activate_runtime(runtime: Path) -> None:
         sys.path.insert(0, first)
     if deps not in sys.path:
         sys.path.append(deps)
+    use_prefix_cache(str(cache_root() / PREFIX_STATES))
     for spec in (PrebuiltSpec(), RuntimeSpec()):
         if spec.library(runtime).is_file():
             use_library(str(spec.library(runtime)))
