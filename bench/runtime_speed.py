@@ -38,11 +38,11 @@ started = time.perf_counter()
 engine.prefill(tokens)
 prefill = time.perf_counter() - started
 started = time.perf_counter()
-out = engine.generate(tokens, grammar=None, max_tokens=%d, temperature=0.0, on_text=lambda _t: False)
+out = engine.generate(tokens, grammar=None, max_tokens=DECODE_TOKENS, temperature=0.0, on_text=lambda _t: False)
 decode = time.perf_counter() - started
 print(json.dumps({"load_s": loaded, "prompt": len(tokens) - 1, "prefill_s": prefill, "decoded": out.output_tokens,
                   "decode_s": decode}))
-""" % DECODE_TOKENS
+""".replace("DECODE_TOKENS", str(DECODE_TOKENS))
 
 
 def _run(library: Path, deps: Path, model: Path, prompt_tokens: int) -> dict[str, float]:

@@ -15,7 +15,13 @@ from pathlib import Path
 import pytest
 
 from pi_ai import Model
-from pi_coding_agent.core.local_model import RuntimeSpec, activate_runtime, cache_root, find_spec, runtime_spec
+from pi_coding_agent.core.local_model import (
+    RuntimeSpec,
+    activate_runtime,
+    cache_root,
+    find_spec,
+    runtime_spec,
+)
 
 SMOKE_MODEL = "smollm2-135m"
 """Tiny and fast (tests of mechanics); its answers are not meant to be good."""

@@ -4,9 +4,8 @@ model's calls under a rule are checked against the text."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import json
+from collections.abc import Iterator
 from typing import Any
 
 import pytest

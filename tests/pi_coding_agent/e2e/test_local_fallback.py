@@ -15,7 +15,13 @@ from pathlib import Path
 import pytest
 
 from tests.pi_coding_agent.e2e._harness import OPENAI_MODEL, REPO, Sandbox, run_ours
-from tests.support.local_model import SMALL_MODEL, cache_env, model_file, require_runtime, require_source_runtime
+from tests.support.local_model import (
+    SMALL_MODEL,
+    cache_env,
+    model_file,
+    require_runtime,
+    require_source_runtime,
+)
 
 pytestmark = pytest.mark.slow
 

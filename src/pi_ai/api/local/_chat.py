@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import functools
 import json
-from datetime import datetime
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 from pi_ai._context import Context, Tool
@@ -121,7 +121,7 @@ def _environment(template: str) -> Any:
     import jinja2.ext
     from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-    class PassGeneration(jinja2.ext.Extension):
+    class PassGeneration(jinja2.ext.Extension):  # type: ignore[misc]
         """``{% generation %}...{% endgeneration %}`` marks training spans; rendering ignores it."""
 
         tags = {"generation"}  # noqa: RUF012 (jinja's own class attribute)

@@ -17,9 +17,9 @@ import random
 import threading
 import time
 from array import array
-from pathlib import Path
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from pi_ai.api.local._llama_lib import ABORT_CALLBACK, Library, LibraryError, library
 

@@ -112,9 +112,11 @@ _SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
 }
 
 
-@LOG_CALLBACK
-def _quiet(_level: int, _text: bytes | None, _data: int | None) -> None:
+def _drop_log(_level: int, _text: bytes | None, _data: int | None) -> None:
     """llama.cpp's log goes nowhere: load details and timings are not the user's business."""
+
+
+_quiet = LOG_CALLBACK(_drop_log)
 
 
 class Library:
@@ -142,7 +144,7 @@ class Library:
         return getattr(self.cdll, name)
 
     def context_params(self, n_ctx: int) -> _Opaque:
-        params = self.cdll.llama_context_default_params()
+        params: _Opaque = self.cdll.llama_context_default_params()
         params.words[0] = n_ctx
         return params
 

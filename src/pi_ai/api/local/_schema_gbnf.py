@@ -137,8 +137,8 @@ class SchemaGrammar:
 
     def _array(self, schema: dict[str, Any], name: str) -> str:
         item = self.visit(schema.get("items", {}), f"{name}-item")
-        low = schema.get("minItems") if isinstance(schema.get("minItems"), int) else 0
-        high = schema.get("maxItems") if isinstance(schema.get("maxItems"), int) else None
+        low: int = schema["minItems"] if isinstance(schema.get("minItems"), int) else 0
+        high: int | None = schema["maxItems"] if isinstance(schema.get("maxItems"), int) else None
         if high == 0:
             return self._add(name, '"[" space "]" space')
         more = f'("," space {item}){{{max(0, low - 1)},{"" if high is None else high - 1}}}'
@@ -146,7 +146,7 @@ class SchemaGrammar:
         return self._add(name, f'"[" space {items if low > 0 else f"({items})?"} "]" space')
 
     def _object(self, schema: dict[str, Any], name: str) -> str:
-        properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+        properties: dict[str, Any] = schema["properties"] if isinstance(schema.get("properties"), dict) else {}
         required = [key for key in properties if key in set(schema.get("required") or [])]
         optional = [key for key in properties if key not in required]
         pairs = {

@@ -8,8 +8,8 @@ import sys
 from pi_coding_agent.core.local_model._catalog import default_spec_id, find_spec, local_model_specs
 from pi_coding_agent.core.local_model._errors import SetupError
 from pi_coding_agent.core.local_model._model_files import ensure_model_file
-from pi_coding_agent.core.local_model._progress import StderrProgress
 from pi_coding_agent.core.local_model._prebuilt import runtime_spec
+from pi_coding_agent.core.local_model._progress import StderrProgress
 from pi_coding_agent.core.local_model._runtime import RuntimeSpec, install_runtime
 
 SOURCE_FLAG = "--with-source-build"

@@ -23,7 +23,13 @@ from pi_coding_agent.core.local_model._errors import SetupError
 from pi_coding_agent.core.local_model._locks import exclusive
 from pi_coding_agent.core.local_model._paths import cache_root
 from pi_coding_agent.core.local_model._progress import Progress
-from pi_coding_agent.core.local_model._runtime import RuntimeSpec, clear_partials, pip, run_logged, split_runtime
+from pi_coding_agent.core.local_model._runtime import (
+    RuntimeSpec,
+    clear_partials,
+    pip,
+    run_logged,
+    split_runtime,
+)
 
 PACKAGE = "xllamacpp"
 VERSION = "2026.10.11549"

@@ -6,8 +6,13 @@ import platform
 
 import pytest
 
-from pi_coding_agent.core.local_model import PrebuiltSpec, RuntimeSpec, prebuilt_misfit, runtime_spec
-from pi_coding_agent.core.local_model import _prebuilt
+from pi_coding_agent.core.local_model import (
+    PrebuiltSpec,
+    RuntimeSpec,
+    _prebuilt,
+    prebuilt_misfit,
+    runtime_spec,
+)
 
 
 def test_this_machine_and_the_override(monkeypatch: pytest.MonkeyPatch) -> None:
