@@ -438,8 +438,8 @@ def _prepare_local(model: Model, *, announce: bool) -> None:
         return
     if announce:
         print(
-            f"pi: no provider is configured, using the embedded model {model.provider}/{model.id} "
-            '(offline; add a key or models.json provider, or set "localModelFallback": false, to change this)',
+            # One line that fits 80 columns; how to change it is in docs/providers/local.md.
+            f"pi: no provider configured: embedded model {model.provider}/{model.id} (offline)",
             file=sys.stderr,
         )
     try:

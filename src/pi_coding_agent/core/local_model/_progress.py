@@ -1,6 +1,7 @@
 """Progress of the one-time setup, shown on stderr: one line per stage, redrawn in place on a terminal.
 
-Off a terminal (CI logs, pipes) a stage prints its start, then at most one line per tenth of the work,
+On a terminal the redrawn line starts with the numbers (percentage, amounts, seconds) and the title
+follows, cut to the terminal's width. Off a terminal (CI logs, pipes) a stage prints its start, then at most one line per tenth of the work,
 so a log stays readable.
 """
 
@@ -48,7 +49,8 @@ class StderrProgress:
             return
         if self._live and redraw:
             # A line wider than the terminal wraps, and each redraw would leave a row behind.
-            self._stream.write("\r\x1b[2K" + text[: self._width() - 1])
+            width = self._width() - 1
+            self._stream.write("\r\x1b[2K" + (text if len(text) <= width else text[: width - 1] + "…"))
         else:
             self._stream.write(("\n" if self._live and not redraw else "") + text + "\n")
         self._stream.flush()
@@ -69,16 +71,17 @@ class StderrProgress:
         elapsed = int(time.monotonic() - self._started)
         if total:
             fraction = min(done / total, 1.0)
-            line = f"pi: {self._title}: {fraction:4.0%} ({_amount(done, unit)} of {_amount(total, unit)}, {elapsed}s)"
+            numbers = f"{fraction:4.0%} ({_amount(done, unit)} of {_amount(total, unit)}, {elapsed}s)"
             tenth = int(fraction * 10)
         else:
-            line = f"pi: {self._title}: {_amount(done, unit)} ({elapsed}s)"
+            numbers = f"{_amount(done, unit)} ({elapsed}s)"
             tenth = self._last_tenth + 1 if elapsed // 30 > self._last_tenth else self._last_tenth
         if self._live:
-            self._write(line, redraw=True)
+            # The numbers first: a narrow terminal cuts the title, never the progress.
+            self._write(f"pi: {numbers.strip()} · {self._title}", redraw=True)
         elif tenth > self._last_tenth:
             self._last_tenth = tenth
-            self._write(line, redraw=False)
+            self._write(f"pi: {self._title}: {numbers}", redraw=False)
 
     def note(self, text: str) -> None:
         self._write(f"pi: {text}", redraw=False)

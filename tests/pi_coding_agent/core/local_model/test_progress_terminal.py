@@ -44,4 +44,9 @@ def test_a_redrawn_line_fits_a_narrow_terminal() -> None:
     assert len(redraws) == 1 and shown.count("\r\x1b[2K") == 6  # five advances and the summary, in place
     for part in shown.split("\r\x1b[2K")[1:]:  # each redraw (the stage's first line is printed once)
         assert len(part.split("\n")[0]) < 40, part
-    assert redraws[0].startswith("pi: building llama-cpp-python")
+    assert redraws[0].startswith("pi: building llama-cpp-python")  # the stage's own line, whole
+    # Redrawn lines start with the numbers; the title is what a narrow terminal cuts.
+    advances = shown.split("\r\x1b[2K")[1:6]
+    for number, part in enumerate(advances, start=1):
+        assert part.startswith(f"pi: {number / 140:.0%} ({number} steps of 140 steps, "), part
+    assert all(part.endswith("…") for part in advances)
