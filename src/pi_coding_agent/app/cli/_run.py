@@ -446,6 +446,9 @@ def _prepare_local(model: Model, *, announce: bool) -> None:
         prepare_local_model(model, StderrProgress())
     except SetupError as error:
         raise CliError(f"cannot set up {model.provider}/{model.id}: {error}") from None
+    except KeyboardInterrupt:
+        print("\npi: setup interrupted; the next run resumes it (downloaded parts are kept)", file=sys.stderr)
+        raise
 
 
 def _startup_listing(
