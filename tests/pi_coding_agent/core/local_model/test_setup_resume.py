@@ -209,3 +209,30 @@ def test_a_killed_prebuilt_install_restarts_cleanly(index: PackageIndex, tmp_pat
     fetched = len(index.fetched)
     third = _run(job, index, cache)
     assert third.returncode == 0 and "installing" not in third.stderr and len(index.fetched) == fetched
+
+
+def test_ctrl_c_during_the_first_runs_setup_says_the_next_run_resumes(index: PackageIndex, tmp_path: Path) -> None:
+    """``pi -p`` with nothing configured, interrupted while the runtime downloads: one clear line,
+    exit status 130, no traceback, and no pip left running."""
+    from pi_coding_agent.core.local_model._prebuilt import PACKAGE, VERSION
+
+    wheel = data_wheel(index.folder, PACKAGE, VERSION, b"never used")
+    index.stall.add(wheel.name)
+    cache = tmp_path / "cache"
+    keep = {k: v for k, v in index.pip_env().items() if k.startswith("PIP_") or k in ("PATH", "LANG")}
+    env = {**keep, "PI_LOCAL_CACHE": str(cache), "HOME": str(tmp_path / "home"),
+           "PI_CODING_AGENT_DIR": str(tmp_path / "agent")}
+    process = subprocess.Popen(
+        [str(Path(sys.executable).parent / "pi"), "-p", "hi"], env=env, cwd=tmp_path, text=True,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    assert index.stalled.wait(120), "the runtime was never requested"
+    partial = next((cache / "runtime").glob("*.partial"))
+    pip_session = int((partial / "session").read_text())
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+    index.release()
+    assert process.returncode == 130, stderr
+    assert "pi: setup interrupted; the next run resumes it (downloaded parts are kept)" in stderr
+    assert "Traceback" not in stderr
+    _wait_for(lambda: not _alive(pip_session), "pip to be stopped", timeout=10)
