@@ -347,7 +347,7 @@ async def test_with_nothing_configured_the_embedded_model_serves(tmp_path: Path)
     assert (state["model"]["provider"], state["model"]["id"]) == ("local", SMALL_MODEL)
     assert {m["provider"] for m in models} == {"local"}
     assert [m.get("command") for m in seen] == ["get_state", "get_available_models"]
-    assert f"using the embedded model local/{SMALL_MODEL}" in client.stderr
+    assert f"no provider configured: embedded model local/{SMALL_MODEL} (offline)" in client.stderr
 
 
 def test_with_the_fallback_off_nothing_is_served(tmp_path: Path) -> None:
