@@ -51,7 +51,8 @@ from pi_coding_agent.core.local_model import (  # noqa: E402
     install_runtime,
 )
 
-PI_CLI = REPO.parent / "shared" / "oracle" / "pi-cli"
+PI_CLI = Path(os.environ.get("PI_ORACLE_DIR") or REPO.parent / "shared" / "oracle") / "pi-cli"
+"""``PI_ORACLE_DIR`` (as the tests honour it) names the oracle folder outside ``/work/main``."""
 
 
 @dataclass
