@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pi_coding_agent.core.local_model._errors import SetupError
-from pi_coding_agent.core.local_model._locks import exclusive
 from pi_coding_agent.core.local_model._paths import cache_root
 from pi_coding_agent.core.local_model._progress import Progress
 from pi_coding_agent.core.local_model._runtime import (
@@ -30,6 +29,7 @@ from pi_coding_agent.core.local_model._runtime import (
     run_logged,
     split_runtime,
 )
+from pi_coding_agent.core.paths import exclusive
 
 PACKAGE = "xllamacpp"
 VERSION = "2026.10.11549"
