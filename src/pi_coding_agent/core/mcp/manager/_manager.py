@@ -22,20 +22,13 @@ from pi_coding_agent.core.mcp.client import McpConnection, McpServerLog, convert
 from pi_coding_agent.core.mcp.config import McpConfig, McpServerEntry, tool_exposure
 from pi_coding_agent.core.mcp.manager._naming import server_tool_names
 from pi_coding_agent.core.mcp.manager._resources import RESOURCE_TOOL_NAMES, resource_tools, widest_exposure
+from pi_coding_agent.core.mcp.manager._section import ListedServer, configured_exposures, servers_section
 from pi_coding_agent.core.mcp.manager._tool import McpTool, McpToolInfo, tool_info
 
 STARTUP_WAIT_S = 10.0
 STILL_CONNECTING = "MCP servers are still connecting; their tools become available once connected."
 _CLOSE_WAIT_S = 10.0
 T = TypeVar("T")
-
-
-def configured_exposures(entry: McpServerEntry) -> set[str]:
-    """The exposures a server's tools can have, known before it connects."""
-    return {
-        str(entry.config.get("exposure") or "codemode"),
-        *(entry.config.get("toolExposure") or {}).values(),
-    }
 
 
 def has_direct_tools(entry: McpServerEntry) -> bool:
@@ -253,6 +246,21 @@ class McpManager:
             return False
         return True
 
+    async def wait_for_all(self, timeout_s: float = 60.0) -> None:
+        """Until no enabled server is still connecting (what ``tool_search`` and the resource
+        tools need: they may reach any server), or the time runs out."""
+        if self._loop is None:
+            return
+
+        async def settled() -> None:
+            while any(c.state == "connecting" for c in self._connections.values() if c.entry.enabled):  # noqa: ASYNC110 - states change on this loop; a 10 ms poll is enough
+                await asyncio.sleep(0.01)
+
+        try:
+            await asyncio.wait_for(asyncio.wrap_future(self._submit(settled())), timeout_s)
+        except TimeoutError:
+            return
+
     def wait_until_settled(self, timeout_s: float) -> None:
         """Block until no server is still connecting (``pi mcp list``), or the time runs out."""
         if self._loop is None:
@@ -303,6 +311,28 @@ class McpManager:
                 remove()
         wire = result.model_dump(by_alias=True, exclude_none=True, mode="json")
         return convert_result(server, tool, wire, readable_resources=server in self.resource_servers())
+
+    # ----------------------------------------------------------------- discovery
+
+    def servers_section(self) -> str | None:
+        """The ``mcp_servers`` system prompt section as the servers are now (``None``: none)."""
+        return servers_section(
+            [ListedServer(c.entry, c.instructions) for c in self._connections.values()]
+        )
+
+    def indirect_exposures(self) -> set[str]:
+        """``codemode`` and ``deferred`` when an enabled server's configuration gives some of its
+        tools that exposure (known before any server connects): what decides whether ``codemode``
+        and ``tool_search`` are turned on."""
+        return {x for e in self.enabled for x in configured_exposures(e)} & {"codemode", "deferred"}
+
+    def namespace_text(self, server: str) -> str:
+        """A server's name, configured description and instructions, for ranking its tools."""
+        connection = self._connections.get(server)
+        if connection is None:
+            return ""
+        description = str(connection.entry.config.get("description") or "").strip()
+        return " ".join(["mcp__" + server.replace("-", "_"), description, connection.instructions or ""])
 
     # ----------------------------------------------------------------- status
 
