@@ -9,6 +9,7 @@ sentence are in our words; the rest is compared as it is."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -115,3 +116,38 @@ def test_deferred_tools_load_through_tool_search_as_in_pi_1_6(tmp_path: Path) ->
         (t for t in resumed["pi"][0]["tools"] if t["function"]["name"].startswith("mcp__")), key=str
     )
     assert _results(resumed["ours"][-1]) == _results(resumed["pi"][-1])
+
+
+CODEMODE = [
+    {"tool_calls": [{"id": "call_1", "name": "codemode", "arguments": {"code": "const r = await tools.mcp__probe__add({a: 2, b: 3});\nreturn r.content[0].text;"}}]},
+    {"text": "done"},
+]  # fmt: skip
+
+
+def _codemode_case(tmp_path: Path, job: tuple[str, bool]) -> list[dict[str, Any]]:
+    program, auto = job
+    config = mcp_json("codemode") if auto else mcp_json("codemode", autoEnableCodemode=False)
+    script = CODEMODE if auto else [{"text": "done"}]
+    return _run(tmp_path / f"{program}-{auto}", program, script, config, "--no-session", "-p", "go")
+
+
+def test_codemode_turns_on_for_a_codemode_server_as_in_pi_1_6(tmp_path: Path) -> None:
+    """A ``codemode`` server turns ``codemode`` on without ``--tools`` (and a script calls its
+    tool); with ``"autoEnableCodemode": false`` it stays off. The section says how the server
+    is reached either way."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    jobs = [(program, auto) for auto in (True, False) for program in ("pi", "ours")]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        runs = dict(zip(jobs, pool.map(lambda job: _codemode_case(tmp_path, job), jobs), strict=True))
+    for auto in (True, False):
+        ours, pi = runs["ours", auto], runs["pi", auto]
+        assert [_names(b) for b in ours] == [_names(b) for b in pi]
+        assert _section(ours[0]) == _section(pi[0]) == ["- mcp__probe (codemode): Arithmetic and echo probes"]
+    assert _names(runs["ours", True][0]) == ["read", "bash", "edit", "write", "codemode"]
+    assert _names(runs["ours", False][0]) == ["read", "bash", "edit", "write"]
+    result = [m["content"] for m in runs["ours", True][1]["messages"] if m["role"] == "tool"]
+    expected = [m["content"] for m in runs["pi", True][1]["messages"] if m["role"] == "tool"]
+    strip = re.compile(r"Wall time [\d.]+ seconds")
+    assert [strip.sub("", text) for text in result] == [strip.sub("", text) for text in expected]
+    assert result[0].endswith("5")
