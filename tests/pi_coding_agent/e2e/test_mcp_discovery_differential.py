@@ -38,9 +38,13 @@ def mcp_json(exposure: str, **top: Any) -> dict[str, Any]:
     return {"mcpServers": {"probe": server, "off": {**server, "enabled": False}}, **top}
 
 
-def _run(root: Path, program: str, script: list[dict[str, Any]], config: dict[str, Any], *args: str) -> list[dict[str, Any]]:
+def _run(
+    root: Path, program: str, script: list[dict[str, Any]], config: dict[str, Any], *args: str
+) -> list[dict[str, Any]]:
     with ScriptedProvider(script) as provider:
-        sandbox = Sandbox.create(root, provider.base_url) if not root.exists() else _reuse(root, provider.base_url)
+        sandbox = (
+            Sandbox.create(root, provider.base_url) if not root.exists() else _reuse(root, provider.base_url)
+        )
         (sandbox.agent_dir / "mcp.json").write_text(json.dumps(config), encoding="utf-8")
         full = ("--model", OPENAI_MODEL, *args)
         done = run_pi(sandbox, *full, current=True) if program == "pi" else run_ours(sandbox, *full)
@@ -64,7 +68,7 @@ def _section(body: dict[str, Any]) -> list[str]:
     """The ``mcp_servers`` section's server lines (its first line is in our words)."""
     prompt = body["messages"][0]["content"]
     start = prompt.index("<mcp_servers>\n")
-    return prompt[start:prompt.index("</mcp_servers>")].splitlines()[2:]
+    return prompt[start : prompt.index("</mcp_servers>")].splitlines()[2:]
 
 
 def _results(body: dict[str, Any]) -> list[str]:
@@ -86,9 +90,12 @@ def test_deferred_tools_load_through_tool_search_as_in_pi_1_6(tmp_path: Path) ->
         bodies[program] = _run(tmp_path / program, program, SEARCH, mcp_json("deferred"), "--session", str(tmp_path / f"{program}.jsonl"), "-p", "go")  # fmt: skip
     ours, pi = bodies["ours"], bodies["pi"]
     assert [_names(b) for b in ours] == [_names(b) for b in pi]
-    assert _names(ours[0])[-1] == "tool_search" and _names(ours[1])[-2:] == ["mcp__probe__add", "mcp__probe__grow"]
-    search = [t["function"] for t in ours[0]["tools"] if t["function"]["name"] == "tool_search"][0]
-    theirs = [t["function"] for t in pi[0]["tools"] if t["function"]["name"] == "tool_search"][0]
+    assert _names(ours[0])[-1] == "tool_search" and _names(ours[1])[-2:] == [
+        "mcp__probe__add",
+        "mcp__probe__grow",
+    ]
+    search = next(t["function"] for t in ours[0]["tools"] if t["function"]["name"] == "tool_search")
+    theirs = next(t["function"] for t in pi[0]["tools"] if t["function"]["name"] == "tool_search")
     assert list(search["parameters"]["properties"]) == list(theirs["parameters"]["properties"])
     assert search["parameters"]["required"] == theirs["parameters"]["required"] == ["query"]
     assert [t for t in ours[2]["tools"] if t["function"]["name"].startswith("mcp__")] == [
@@ -111,7 +118,11 @@ def test_deferred_tools_load_through_tool_search_as_in_pi_1_6(tmp_path: Path) ->
     # tools: the order differs, the set and the MCP declarations do not.
     assert [sorted(_names(b)) for b in resumed["ours"]] == [sorted(_names(b)) for b in resumed["pi"]]
     first = [t for t in resumed["ours"][0]["tools"] if t["function"]["name"].startswith("mcp__")]
-    assert sorted(t["function"]["name"] for t in first) == ["mcp__probe__add", "mcp__probe__echo", "mcp__probe__grow"]
+    assert sorted(t["function"]["name"] for t in first) == [
+        "mcp__probe__add",
+        "mcp__probe__echo",
+        "mcp__probe__grow",
+    ]
     assert sorted(first, key=str) == sorted(
         (t for t in resumed["pi"][0]["tools"] if t["function"]["name"].startswith("mcp__")), key=str
     )

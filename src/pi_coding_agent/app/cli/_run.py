@@ -337,13 +337,15 @@ def _report_created(
         diagnostics.warn(str(issue))
 
 
-PI_ONLY_TOOLS = frozenset(("tool_search", "powershell"))
+PI_ONLY_TOOLS = frozenset(("powershell",))
 """Tools Pi 1.6 has that this implementation does not (``docs/pi-1.6/settings-and-cli.md``)."""
 
 
 def _unknown_tool_warning(name: str) -> str:
     if name == "codemode":  # it exists unless its built-in extension is off
         return 'Tool "codemode" ignored: the built-in codemode extension is turned off (--no-extensions or -builtin:codemode)'
+    if name == "tool_search":
+        return 'Tool "tool_search" ignored: the built-in tool-search extension is turned off (--no-extensions or -builtin:tool-search)'
     if name in PI_ONLY_TOOLS:
         return f'Tool "{name}" is not available in Pi for Python (Pi 1.6 has it); ignored'
     return f'Unknown tool "{name}" ignored (built-in tools: read, bash, edit, write, grep, find, ls)'
