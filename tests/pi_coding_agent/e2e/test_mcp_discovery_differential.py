@@ -129,10 +129,11 @@ def test_deferred_tools_load_through_tool_search_as_in_pi_1_6(tmp_path: Path) ->
     assert _results(resumed["ours"][-1]) == _results(resumed["pi"][-1])
 
 
-CODEMODE = [
-    {"tool_calls": [{"id": "call_1", "name": "codemode", "arguments": {"code": "const r = await tools.mcp__probe__add({a: 2, b: 3});\nreturn r.content[0].text;"}}]},
-    {"text": "done"},
-]  # fmt: skip
+CODE = """const r = await tools.mcp__probe__add({a: 2, b: 3});
+const found = (await searchTools("add integers")).map((tool) => tool.name);
+const space = await describeNamespace("probe");
+return {sum: r.content[0].text, found, space};"""
+CODEMODE = [{"tool_calls": [{"id": "call_1", "name": "codemode", "arguments": {"code": CODE}}]}, {"text": "done"}]
 
 
 def _codemode_case(tmp_path: Path, job: tuple[str, bool]) -> list[dict[str, Any]]:
@@ -161,4 +162,4 @@ def test_codemode_turns_on_for_a_codemode_server_as_in_pi_1_6(tmp_path: Path) ->
     expected = [m["content"] for m in runs["pi", True][1]["messages"] if m["role"] == "tool"]
     strip = re.compile(r"Wall time [\d.]+ seconds")
     assert [strip.sub("", text) for text in result] == [strip.sub("", text) for text in expected]
-    assert result[0].endswith("5")
+    assert '"sum":"5","found":["mcp__probe__add","mcp__probe__grow"' in result[0]

@@ -52,8 +52,8 @@ from pi_coding_agent.core.codemode._format import (
 )
 from pi_coding_agent.core.codemode._identifier import to_identifier
 from pi_coding_agent.core.codemode._sandbox import CallRejected, HostGlobal, HostTool, OutputItem, run_script
-from pi_coding_agent.core.codemode._search import DEFAULT_LIMIT, SearchDocument, rank
 from pi_coding_agent.core.codemode._source import CodemodeSourceError, parse_source
+from pi_coding_agent.core.tool_search import DEFAULT_LIMIT, Candidate, rank, search_document
 
 STORE_ENTRY_TYPE = "codemode-store"
 _ARGS_PREVIEW = 200
@@ -324,8 +324,8 @@ class _Run:
                 group = facts.namespace(tool.name)
                 if namespace and (group is None or not group.matches(namespace)):
                     continue
-                about = f"{group.name} {group.description or ''} " if group else ""
-                documents.append(SearchDocument(tool.name, f"{about}{tool.description}"))
+                about = " ".join([group.name, group.description or "", group.instructions or ""]) if group else ""
+                documents.append(search_document(Candidate(tool.name, tool.description, tool.parameters, about)))
             by_name = {tool.name: tool for tool in tools}
             return [entry(by_name[name]) for name in rank(query, documents, limit)]
 

@@ -16,7 +16,7 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from pi_agent import AgentTool, StreamFn
 from pi_ai import (
@@ -55,6 +55,7 @@ from pi_coding_agent.runtime.agent_session._session import AgentSession
 from pi_coding_agent.runtime.agent_session._tools import SpareTools
 
 if TYPE_CHECKING:
+    from pi_coding_agent.core.codemode import Exposure, ToolFacts
     from pi_coding_agent.core.mcp import McpManager
 
 
@@ -278,6 +279,7 @@ def _codemode_tool(options: CreateAgentSessionOptions, holder: list[AgentSession
     from pi_coding_agent.core.codemode import STORE_ENTRY_TYPE, CodemodeHost, CodemodeTool, read_store
 
     settings, manager = options.settings, options.session_manager
+    mcp = options.mcp
 
     def save(values: dict[str, Any], deleted: list[str]) -> None:
         manager.append_custom_entry(STORE_ENTRY_TYPE, {"set": values, "delete": deleted})
@@ -288,8 +290,29 @@ def _codemode_tool(options: CreateAgentSessionOptions, holder: list[AgentSession
         save_store=save,
         mode=lambda: settings.codemode_mode,
         inline_budget=lambda: settings.codemode_inline_budget,
+        **({"facts": _mcp_facts(mcp)} if mcp is not None else {}),
     )
     return CodemodeTool(host)
+
+
+def _mcp_facts(mcp: McpManager) -> ToolFacts:
+    """MCP tools' exposure and namespace (``mcp__<server>``, also named by the server's own name,
+    with its ``description`` and instructions) for codemode; other tools are ``direct``."""
+    from pi_coding_agent.core.codemode import Namespace, ToolFacts
+    from pi_coding_agent.core.mcp.config import mcp_namespace
+
+    def exposure(name: str) -> Exposure:
+        info = mcp.tool_owner(name)
+        return "direct" if info is None else cast("Exposure", info.exposure)
+
+    def namespace(name: str) -> Namespace | None:
+        info = mcp.tool_owner(name)
+        if info is None:
+            return None
+        description, instructions = mcp.server_about(info.server)
+        return Namespace(mcp_namespace(info.server), (info.server,), description, instructions)
+
+    return ToolFacts(exposure=exposure, namespace=namespace)
 
 
 def _tool_search_tool(holder: list[AgentSession]) -> AgentTool:

@@ -326,6 +326,19 @@ class McpManager:
         and ``tool_search`` are turned on."""
         return {x for e in self.enabled for x in configured_exposures(e)} & {"codemode", "deferred"}
 
+    def tool_owner(self, name: str) -> McpToolInfo | None:
+        """The server tool of this name (``mcp__<server>__<tool>``), if a connected server has it."""
+        with self._lock:
+            return next((info for infos in self._infos.values() for info in infos if info.name == name), None)
+
+    def server_about(self, server: str) -> tuple[str | None, str | None]:
+        """A server's configured ``description`` (trimmed) and the instructions it sent."""
+        connection = self._connections.get(server)
+        if connection is None:
+            return None, None
+        description = str(connection.entry.config.get("description") or "").strip()
+        return description or None, connection.instructions
+
     def namespace_text(self, server: str) -> str:
         """A server's name, configured description and instructions, for ranking its tools."""
         connection = self._connections.get(server)
