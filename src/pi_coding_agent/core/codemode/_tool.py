@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -83,6 +83,9 @@ class CodemodeHost:
     """Record a successful script's writes (a ``codemode-store`` entry)."""
     mode: Callable[[], Mode] = field(default=lambda: "on")
     inline_budget: Callable[[], float | None] = field(default=lambda: DEFAULT_INLINE_BUDGET)
+    prepare: Callable[[str], Awaitable[None]] | None = None
+    """Awaited with the script before it runs: wait for the tools it may reach (MCP servers
+    still connecting), so they are callable when it starts."""
 
 
 def read_store(entries: Sequence[Any]) -> dict[str, Any]:
@@ -180,6 +183,8 @@ class CodemodeTool(AgentTool):
             import quickjs  # noqa: F401
         except ImportError:
             raise ToolFailure(INSTALL_HINT) from None
+        if self.host.prepare is not None:
+            await self.host.prepare(code)
         run = _Run(self, tool_call_id, signal or AbortSignal(), on_update)
         run.publish()
         deadline_ms = options.timeout_ms

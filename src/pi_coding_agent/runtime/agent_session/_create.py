@@ -13,7 +13,8 @@ thinking entry records one.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping, Sequence
+import re
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -290,9 +291,23 @@ def _codemode_tool(options: CreateAgentSessionOptions, holder: list[AgentSession
         save_store=save,
         mode=lambda: settings.codemode_mode,
         inline_budget=lambda: settings.codemode_inline_budget,
-        **({"facts": _mcp_facts(mcp)} if mcp is not None else {}),
     )
+    if mcp is not None:
+        host = dataclasses.replace(host, facts=_mcp_facts(mcp), prepare=_script_reach_wait(mcp))
     return CodemodeTool(host)
+
+
+_DISCOVERY_GLOBALS = re.compile(r"\b(searchTools|describeNamespace|describeTool|ALL_TOOLS)\b")
+
+
+def _script_reach_wait(mcp: McpManager) -> Callable[[str], Awaitable[None]]:
+    """Before a script runs, wait for the MCP servers it may call (as Pi 1.6): every server when
+    it uses a discovery global, else the servers whose ``mcp__<server>`` one of its words holds."""
+
+    async def wait(code: str) -> None:
+        await mcp.wait_for_all(reach=None if _DISCOVERY_GLOBALS.search(code) else re.findall(r"\w+", code))
+
+    return wait
 
 
 def _mcp_facts(mcp: McpManager) -> ToolFacts:

@@ -488,7 +488,7 @@ class AgentSession:
             return
         from pi_coding_agent.core.mcp.manager import STILL_CONNECTING
 
-        if not await self.mcp.wait_for_direct(scripts="codemode" in self._tools.active_tool_names()):
+        if not await self.mcp.wait_for_direct():
             self.ui.notify(STILL_CONNECTING, "info")
         if self._mcp_warning is not None:
             self.ui.notify(self._mcp_warning, "warning")

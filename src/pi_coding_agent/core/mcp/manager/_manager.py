@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import threading
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -60,7 +60,7 @@ class McpManager:
         self._owners: dict[str, str] = {}
         self._infos: dict[str, list[McpToolInfo]] = {}
         self._tools: dict[str, McpTool] = {}
-        self._resource_tools = resource_tools(self.resource_servers, self._resource_request)
+        self._resource_tools = resource_tools(self.resource_servers, self._resource_request, self.wait_for_all)
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._task_group: Any = None
@@ -225,14 +225,14 @@ class McpManager:
         """``list_mcp_resources``, ``list_mcp_resource_templates`` or ``read_mcp_resource``."""
         return self._resource_tools[RESOURCE_TOOL_NAMES.index(name)]
 
-    async def wait_for_direct(self, timeout_s: float = STARTUP_WAIT_S, *, scripts: bool = False) -> bool:
-        """The first prompt's wait for servers that can have ``direct`` tools (with ``scripts``,
-        when codemode is active, for every server: its scripts may call any of them); ``False``
+    async def wait_for_direct(self, timeout_s: float = STARTUP_WAIT_S) -> bool:
+        """The first prompt's wait for servers that can have ``direct`` tools (codemode scripts,
+        ``tool_search`` and resource tools wait for the others when they run); ``False``
         when some were still connecting when the time ran out (later calls return ``True`` at once)."""
         if self._waited or self._loop is None:
             return True
         self._waited = True
-        waiting = [self._connections[e.name] for e in self.enabled if scripts or has_direct_tools(e)]
+        waiting = [self._connections[e.name] for e in self.enabled if has_direct_tools(e)]
         if not waiting:
             return True
 
@@ -246,16 +246,28 @@ class McpManager:
             return False
         return True
 
-    async def wait_for_all(self, timeout_s: float = 60.0) -> None:
-        """Until no enabled server is still connecting (what ``tool_search`` and the resource
-        tools need: they may reach any server), or the time runs out."""
+    async def wait_for_all(self, timeout_s: float = 60.0, reach: Sequence[str] | None = None) -> None:
+        """Until no enabled server is still connecting, or the time runs out: what ``tool_search``
+        and the resource tools need (they may reach any server). ``reach``: only the servers a
+        codemode script names, Pi 1.6's rule: a word of it contains ``mcp__<server>`` (``-`` as
+        ``_``); ``None``: every server."""
         if self._loop is None:
             return
 
+        def reached(connection: McpConnection) -> bool:
+            if reach is None:
+                return True
+            namespace = "mcp__" + connection.name.replace("-", "_")
+            return any(namespace in word for word in reach)
+
+        waiting = [c for c in self._connections.values() if c.entry.enabled and reached(c)]
+
         async def settled() -> None:
-            while any(c.state == "connecting" for c in self._connections.values() if c.entry.enabled):  # noqa: ASYNC110 - states change on this loop; a 10 ms poll is enough
+            while any(c.state == "connecting" for c in waiting):  # noqa: ASYNC110 - states change on this loop; a 10 ms poll is enough
                 await asyncio.sleep(0.01)
 
+        if not waiting:
+            return
         try:
             await asyncio.wait_for(asyncio.wrap_future(self._submit(settled())), timeout_s)
         except TimeoutError:
