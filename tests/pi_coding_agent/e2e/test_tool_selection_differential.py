@@ -7,10 +7,10 @@ in one node process, ``tests/support/pi_current_tools.mjs``; ours in this one); 
 through both command lines, where the tools are read from the request the provider received
 (with ``--no-mcp`` and ``-e builtin:<name>``, which we accept as Pi 1.6 does, a name it does not
 know refused in its words).
-Pi 1.6 also has ``powershell`` and ``tool_search``, which we do not
+Pi 1.6 also has ``powershell``, which we do not
 (``docs/pi-1.6/settings-and-cli.md``): they are left out of Pi's answers before comparing. Pi's
-library loads no built-in extensions, so it has no ``codemode`` (its CLI has): the library table
-leaves ``codemode`` out of both answers, and the command-line cases below compare it.
+library loads no built-in extensions, so it has no ``codemode`` or ``tool_search`` (its CLI has): the library table
+leaves them out of both answers, and the command-line cases below compare them.
 """
 
 from __future__ import annotations
@@ -121,7 +121,7 @@ def test_tool_selection_matches_pi_1_6_library(tmp_path: Path) -> None:
             answer["tools"] = [name for name in answer["tools"] if name not in PI_ONLY_TOOLS]
     for answer in ours:
         if "tools" in answer:
-            answer["tools"] = [name for name in answer["tools"] if name != "codemode"]
+            answer["tools"] = [name for name in answer["tools"] if name not in ("codemode", "tool_search")]
     assert [(case, answer) for case, answer in zip(CASES, ours, strict=True)] == list(
         zip(CASES, theirs, strict=True)
     )

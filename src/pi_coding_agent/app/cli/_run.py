@@ -272,7 +272,8 @@ def _assembly(
         tools=parsed.tools,
         exclude_tools=parsed.exclude_tools,
         no_tools="all" if parsed.no_tools else "builtin" if parsed.no_builtin_tools else None,
-        codemode=_codemode_loaded(parsed, settings),
+        codemode=_builtin_loaded(parsed, settings, "codemode"),
+        tool_search=_builtin_loaded(parsed, settings, "tool-search"),
         scoped_models=scoped,
         extensions=runner,
         mcp=mcp,
@@ -282,12 +283,13 @@ def _assembly(
     )
 
 
-def _codemode_loaded(parsed: Args, settings: Settings) -> bool:
-    """Pi 1.6 loads its built-in codemode extension unless ``--no-extensions`` (without ``-e
-    builtin:codemode``) or ``-builtin:codemode`` in ``extensions`` says otherwise."""
-    if "builtin:codemode" in (parsed.extensions or ()):
+def _builtin_loaded(parsed: Args, settings: Settings, name: str) -> bool:
+    """Pi 1.6 loads its built-in ``codemode`` and ``tool-search`` extensions unless
+    ``--no-extensions`` (without ``-e builtin:<name>``) or ``-builtin:<name>`` in ``extensions``
+    says otherwise."""
+    if f"builtin:{name}" in (parsed.extensions or ()):
         return True
-    return not parsed.no_extensions and settings.builtin_extension_enabled("codemode")
+    return not parsed.no_extensions and settings.builtin_extension_enabled(name)
 
 
 def _warn(problem: object) -> None:
@@ -335,13 +337,15 @@ def _report_created(
         diagnostics.warn(str(issue))
 
 
-PI_ONLY_TOOLS = frozenset(("tool_search", "powershell"))
+PI_ONLY_TOOLS = frozenset(("powershell",))
 """Tools Pi 1.6 has that this implementation does not (``docs/pi-1.6/settings-and-cli.md``)."""
 
 
 def _unknown_tool_warning(name: str) -> str:
     if name == "codemode":  # it exists unless its built-in extension is off
         return 'Tool "codemode" ignored: the built-in codemode extension is turned off (--no-extensions or -builtin:codemode)'
+    if name == "tool_search":
+        return 'Tool "tool_search" ignored: the built-in tool-search extension is turned off (--no-extensions or -builtin:tool-search)'
     if name in PI_ONLY_TOOLS:
         return f'Tool "{name}" is not available in Pi for Python (Pi 1.6 has it); ignored'
     return f'Unknown tool "{name}" ignored (built-in tools: read, bash, edit, write, grep, find, ls)'

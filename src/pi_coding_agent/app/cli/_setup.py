@@ -121,7 +121,7 @@ def resources_and_extensions(
 
 
 def _builtin_extensions(sources: list[str], diagnostics: Diagnostics) -> list[ExtensionError]:
-    """``-e builtin:<name>``: ``codemode`` and ``mcp`` are ours; another name Pi 1.6 knows is
+    """``-e builtin:<name>``: ``codemode``, ``tool-search`` and ``mcp`` are ours; another name Pi 1.6 knows is
     accepted with a warning (not implemented here), any other fails to load as in Pi (``Unknown
     built-in extension``)."""
     from pi_coding_agent.customize.extensions import ExtensionError
@@ -129,8 +129,8 @@ def _builtin_extensions(sources: list[str], diagnostics: Diagnostics) -> list[Ex
 
     failed: list[ExtensionError] = []
     for source in dict.fromkeys(sources):
-        if source in ("builtin:codemode", f"{BUILTIN_PREFIX}mcp"):
-            continue  # implemented: the codemode tool (core/codemode), MCP support (core/mcp)
+        if source in ("builtin:codemode", "builtin:tool-search", f"{BUILTIN_PREFIX}mcp"):
+            continue  # implemented: codemode (core/codemode), tool_search (core/tool_search), MCP (core/mcp)
         if source[len(BUILTIN_PREFIX) :] in PI_BUILTIN_EXTENSIONS:
             diagnostics.warn(f"Pi 1.6's built-in extension {source} is not implemented in Pi for Python; ignored")
         else:

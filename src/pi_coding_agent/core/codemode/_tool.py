@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -52,8 +52,8 @@ from pi_coding_agent.core.codemode._format import (
 )
 from pi_coding_agent.core.codemode._identifier import to_identifier
 from pi_coding_agent.core.codemode._sandbox import CallRejected, HostGlobal, HostTool, OutputItem, run_script
-from pi_coding_agent.core.codemode._search import DEFAULT_LIMIT, SearchDocument, rank
 from pi_coding_agent.core.codemode._source import CodemodeSourceError, parse_source
+from pi_coding_agent.core.tool_search import DEFAULT_LIMIT, Candidate, rank, search_document
 
 STORE_ENTRY_TYPE = "codemode-store"
 _ARGS_PREVIEW = 200
@@ -83,6 +83,9 @@ class CodemodeHost:
     """Record a successful script's writes (a ``codemode-store`` entry)."""
     mode: Callable[[], Mode] = field(default=lambda: "on")
     inline_budget: Callable[[], float | None] = field(default=lambda: DEFAULT_INLINE_BUDGET)
+    prepare: Callable[[str], Awaitable[None]] | None = None
+    """Awaited with the script before it runs: wait for the tools it may reach (MCP servers
+    still connecting), so they are callable when it starts."""
 
 
 def read_store(entries: Sequence[Any]) -> dict[str, Any]:
@@ -180,6 +183,8 @@ class CodemodeTool(AgentTool):
             import quickjs  # noqa: F401
         except ImportError:
             raise ToolFailure(INSTALL_HINT) from None
+        if self.host.prepare is not None:
+            await self.host.prepare(code)
         run = _Run(self, tool_call_id, signal or AbortSignal(), on_update)
         run.publish()
         deadline_ms = options.timeout_ms
@@ -324,8 +329,8 @@ class _Run:
                 group = facts.namespace(tool.name)
                 if namespace and (group is None or not group.matches(namespace)):
                     continue
-                about = f"{group.name} {group.description or ''} " if group else ""
-                documents.append(SearchDocument(tool.name, f"{about}{tool.description}"))
+                about = " ".join([group.name, group.description or "", group.instructions or ""]) if group else ""
+                documents.append(search_document(Candidate(tool.name, tool.description, tool.parameters, about)))
             by_name = {tool.name: tool for tool in tools}
             return [entry(by_name[name]) for name in rank(query, documents, limit)]
 

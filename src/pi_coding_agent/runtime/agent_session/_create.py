@@ -13,10 +13,11 @@ thinking entry records one.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping, Sequence
+import re
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from pi_agent import AgentTool, StreamFn
 from pi_ai import (
@@ -55,6 +56,7 @@ from pi_coding_agent.runtime.agent_session._session import AgentSession
 from pi_coding_agent.runtime.agent_session._tools import SpareTools
 
 if TYPE_CHECKING:
+    from pi_coding_agent.core.codemode import Exposure, ToolFacts
     from pi_coding_agent.core.mcp import McpManager
 
 
@@ -76,6 +78,8 @@ class CreateAgentSessionOptions:
     codemode: bool = True
     """Whether the ``codemode`` tool exists (Pi 1.6's built-in extension is loaded; the CLI turns
     it off for ``--no-extensions`` without ``-e builtin:codemode`` and for ``-builtin:codemode``)."""
+    tool_search: bool = True
+    """Whether the ``tool_search`` tool exists (Pi 1.6's built-in ``tool-search`` extension)."""
     """``--no-tools`` (``"all"``) or ``--no-builtin-tools`` (``"builtin"``: extension tools stay)."""
     custom_prompt: str | None = None
     append_prompts: Sequence[str] = ()
@@ -192,13 +196,16 @@ def _tool_selection(options: CreateAgentSessionOptions) -> ToolSelection:
     return select_tools(options.settings.default_tools, options.tools, options.exclude_tools, options.no_tools)
 
 
-def _builtin_tool_names(selection: ToolSelection, codemode: bool = True) -> tuple[list[str], list[str], list[str]]:
+def _builtin_tool_names(
+    selection: ToolSelection, codemode: bool = True, tool_search: bool = True
+) -> tuple[list[str], list[str], list[str]]:
     """(active built-in tool names, the other built-in tools the selection allows, names the
     selection asks for that are not built-in tools)."""
     from pi_coding_agent.core.tools import ALL_TOOL_NAMES
 
     # Pi 1.6's built-in codemode extension registers its tool inactive: one more built-in here.
-    names = (*ALL_TOOL_NAMES, "codemode") if codemode else ALL_TOOL_NAMES
+    # And so does its tool-search extension.
+    names = (*ALL_TOOL_NAMES, *(["codemode"] if codemode else []), *(["tool_search"] if tool_search else []))
     patterns = {entry for entry in selection.allowlist or () if "*" in entry}
     unknown = [name for name in selection.initial if name not in names and name not in patterns]
     active = selection.active(names)
@@ -248,10 +255,13 @@ def _create_tools(names: Sequence[str], options: CreateAgentSessionOptions, hold
         model = holder[0].model if holder else None
         return None if model is None else "image" in model.input
 
-    if "codemode" in names:
-        others = [name for name in names if name != "codemode"]
+    if "codemode" in names or "tool_search" in names:
+        others = [name for name in names if name not in ("codemode", "tool_search")]
         made = {tool.name: tool for tool in _create_tools(others, options, holder)} if others else {}
-        made["codemode"] = _codemode_tool(options, holder)
+        if "codemode" in names:
+            made["codemode"] = _codemode_tool(options, holder)
+        if "tool_search" in names:
+            made["tool_search"] = _tool_search_tool(holder)
         return [made[name] for name in dict.fromkeys(names) if name in made]
     tool_options = ToolsOptions(
         auto_resize_images=settings.image_auto_resize,
@@ -270,6 +280,7 @@ def _codemode_tool(options: CreateAgentSessionOptions, holder: list[AgentSession
     from pi_coding_agent.core.codemode import STORE_ENTRY_TYPE, CodemodeHost, CodemodeTool, read_store
 
     settings, manager = options.settings, options.session_manager
+    mcp = options.mcp
 
     def save(values: dict[str, Any], deleted: list[str]) -> None:
         manager.append_custom_entry(STORE_ENTRY_TYPE, {"set": values, "delete": deleted})
@@ -281,7 +292,61 @@ def _codemode_tool(options: CreateAgentSessionOptions, holder: list[AgentSession
         mode=lambda: settings.codemode_mode,
         inline_budget=lambda: settings.codemode_inline_budget,
     )
+    if mcp is not None:
+        host = dataclasses.replace(host, facts=_mcp_facts(mcp), prepare=_script_reach_wait(mcp))
     return CodemodeTool(host)
+
+
+_DISCOVERY_GLOBALS = re.compile(r"\b(searchTools|describeNamespace|describeTool|ALL_TOOLS)\b")
+
+
+def _script_reach_wait(mcp: McpManager) -> Callable[[str], Awaitable[None]]:
+    """Before a script runs, wait for the MCP servers it may call (as Pi 1.6): every server when
+    it uses a discovery global, else the servers whose ``mcp__<server>`` one of its words holds."""
+
+    async def wait(code: str) -> None:
+        await mcp.wait_for_all(reach=None if _DISCOVERY_GLOBALS.search(code) else re.findall(r"\w+", code))
+
+    return wait
+
+
+def _mcp_facts(mcp: McpManager) -> ToolFacts:
+    """MCP tools' exposure and namespace (``mcp__<server>``, also named by the server's own name,
+    with its ``description`` and instructions) for codemode; other tools are ``direct``."""
+    from pi_coding_agent.core.codemode import Namespace, ToolFacts
+    from pi_coding_agent.core.mcp.config import mcp_namespace
+
+    def exposure(name: str) -> Exposure:
+        info = mcp.tool_owner(name)
+        return "direct" if info is None else cast("Exposure", info.exposure)
+
+    def namespace(name: str) -> Namespace | None:
+        info = mcp.tool_owner(name)
+        if info is None:
+            return None
+        description, instructions = mcp.server_about(info.server)
+        return Namespace(mcp_namespace(info.server), (info.server,), description, instructions)
+
+    return ToolFacts(exposure=exposure, namespace=namespace)
+
+
+def _tool_search_tool(holder: list[AgentSession]) -> AgentTool:
+    """``tool_search``, loading the session's undeclared MCP tools into its active tools."""
+    from pi_coding_agent.core.tool_search import ToolSearchHost, ToolSearchTool
+
+    def activate(names: Sequence[str]) -> None:
+        holder[0].set_active_tools([*holder[0].active_tool_names(), *names])
+
+    async def wait() -> None:
+        if holder and holder[0].mcp is not None:
+            await holder[0].mcp.wait_for_all()
+
+    host = ToolSearchHost(
+        candidates=lambda: holder[0].tool_search_candidates() if holder else [],
+        activate=activate,
+        wait_for_servers=wait,
+    )
+    return ToolSearchTool(host)
 
 
 def _prompt_sections(options: CreateAgentSessionOptions, tools: Sequence[AgentTool]) -> dict[str, str]:
@@ -346,7 +411,7 @@ def build_session(options: CreateAgentSessionOptions) -> CreateAgentSessionResul
     level = clamp_thinking_level(model, level) if model is not None else "off"
 
     selection = _tool_selection(options)
-    active_names, spare_names, unknown = _builtin_tool_names(selection, options.codemode)
+    active_names, spare_names, unknown = _builtin_tool_names(selection, options.codemode, options.tool_search)
     holder: list[AgentSession] = []
     tools = _create_tools(active_names, options, holder)
     setup = AgentSetup(
@@ -394,6 +459,7 @@ def build_session(options: CreateAgentSessionOptions) -> CreateAgentSessionResul
     modifiers = _tool_modifiers(options)
     if has_existing and (options.tools is None or modifiers) and options.no_tools is None:
         session.restore_loadout_from_transcript(modifiers)
+    session.activate_mcp_discovery()
     return CreateAgentSessionResult(session, fallback, unknown, local_fallback)
 
 

@@ -77,6 +77,7 @@ from pi_coding_agent.runtime.agent_session._user_bash import UserBash
 if TYPE_CHECKING:
     from pi_coding_agent.core.bash import BashResult
     from pi_coding_agent.core.mcp import McpManager
+    from pi_coding_agent.core.tool_search import Candidate
     from pi_coding_agent.core.tools import BashOperations
 
 StreamingBehavior = Literal["steer", "followUp"]
@@ -139,8 +140,12 @@ class AgentSession:
         self.mcp = mcp
         """The run's MCP servers (``None``: no MCP, ``--no-mcp``); their ``direct`` tools join the session's."""
         self._tools = SessionTools(
-            agent, prompt_sections, lambda: self._extensions.runner, spare_tools, mcp.direct_tools if mcp is not None else None
-        )
+            agent, prompt_sections, lambda: self._extensions.runner, spare_tools,
+            mcp_tools=mcp.direct_tools if mcp is not None else None,
+            mcp_loadable=mcp.indirect_agent_tools if mcp is not None else None,
+        )  # fmt: skip
+        self._mcp_warning: str | None = None
+        """Said at the first prompt: MCP tools no tool can reach (neither codemode nor tool_search is on)."""
         self._extensions = ExtensionBinding(
             agent=agent, session_manager=session_manager, catalog=catalog, tools=self._tools, emit=self._emit,
             is_running=self._is_running, run_prompt=self._run_agent_prompt,
@@ -359,7 +364,10 @@ class AgentSession:
         """When an MCP server's tools changed during the run (it connected, or announced a new
         list), the next turn declares them: a system message with the change joins the context
         and the session file, as Pi 1.6 does at a turn boundary."""
-        if self.mcp is None or not self.mcp.take_tools_changed():
+        if self.mcp is None:
+            return None
+        servers_changed = self.mcp.take_tools_changed()
+        if not (self._tools.take_changed() or servers_changed):
             return None
         self._tools.refresh()
         system = self._tools.system_update(context.messages)
@@ -480,12 +488,60 @@ class AgentSession:
             return
         from pi_coding_agent.core.mcp.manager import STILL_CONNECTING
 
-        if not await self.mcp.wait_for_direct(scripts="codemode" in self._tools.active_tool_names()):
+        if not await self.mcp.wait_for_direct():
             self.ui.notify(STILL_CONNECTING, "info")
+        if self._mcp_warning is not None:
+            self.ui.notify(self._mcp_warning, "warning")
+            self._mcp_warning = None
         problems = self.mcp.take_problems()
         if problems:
             self.ui.notify(problems, "warning")
+        section = self.mcp.servers_section()
+        self._tools.extra_sections = {"mcp_servers": f"<mcp_servers>\n{section}\n</mcp_servers>"} if section else {}
         self._tools.refresh()
+
+    def activate_mcp_discovery(self) -> None:
+        """Turn on what reaches MCP tools that are not declared, from the configuration (before
+        any server connects), as Pi 1.6 does: ``codemode`` for servers with ``codemode`` tools
+        (unless ``autoEnableCodemode`` is false), ``tool_search`` for ``deferred`` ones. When
+        neither ends up active, the first prompt warns that those tools cannot be called."""
+        if self.mcp is None:
+            return
+        needs = self.mcp.indirect_exposures()
+        if not needs:
+            return
+        auto = self.mcp.config.auto_enable_codemode is not False
+        has_codemode, has_search = self._tools.has_tool("codemode"), self._tools.has_tool("tool_search")
+        active = self._tools.active_tool_names()
+        wanted = [
+            name
+            for name, wanted in (("codemode", "codemode" in needs and has_codemode and auto), ("tool_search", "deferred" in needs and has_search))
+            if wanted and name not in active
+        ]
+        if wanted:
+            self._tools.set_active_tools([*active, *wanted])
+        reachable = self._tools.active_tool_names()
+        if (has_codemode and "codemode" in reachable) or (has_search and "tool_search" in reachable):
+            return
+        reason = " (autoEnableCodemode is false)" if "codemode" in needs and has_codemode and not auto else ""
+        self._mcp_warning = (
+            "Some MCP tools can only be reached through the codemode or tool_search tool, and neither is"
+            f" turned on{reason}: they cannot be called."
+        )
+
+    def tool_search_candidates(self) -> list[Candidate]:
+        """The MCP tools ``tool_search`` may load: ``codemode`` and ``deferred`` ones not active."""
+        if self.mcp is None:
+            return []
+        from pi_coding_agent.core.tool_search import Candidate
+
+        active = set(self._tools.active_tool_names())
+        mcp = self.mcp
+        return [
+            Candidate(info.name, info.description, info.parameters, mcp.namespace_text(info.server) if info.server else "")
+            for info in mcp.indirect_tools()
+            if info.name not in active
+        ]
 
     async def _run_agent_prompt(self, messages: list[AgentMessage]) -> None:
         self._run_active = True

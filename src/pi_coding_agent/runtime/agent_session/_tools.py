@@ -57,11 +57,23 @@ class SessionTools:
         sections: SectionsBuilder,
         extensions: Callable[[], ExtensionRunner | None],
         spare: SpareTools | None = None,
+        *,
         mcp_tools: Callable[[], Sequence[AgentTool]] | None = None,
+        mcp_loadable: Callable[[], Sequence[AgentTool]] | None = None,
     ) -> None:
         self._agent = agent
         self._mcp_tools = mcp_tools
         """The ``direct`` tools of the MCP servers connected by now (they come after extension tools)."""
+        self._mcp_loadable = mcp_loadable
+        """The MCP tools that are declared only once named active (``tool_search`` loaded them,
+        or a resumed branch declares them): ``codemode`` and ``deferred`` ones."""
+        self._pending: list[str] = []
+        """Tools a restored transcript declares that do not exist yet (MCP tools of servers still
+        connecting): activated when they appear, as Pi 1.6 does."""
+        self.changed = False
+        """The active tools were set since the session last looked (``take_changed``)."""
+        self.extra_sections: dict[str, str] = {}
+        """Sections after ours (the ``mcp_servers`` one), as the last prompt start left them."""
         self._builtin: dict[str, AgentTool | None] = {tool.name: tool for tool in agent.state.tools}
         """Every built-in tool the run may have (Pi 1.6 registers the inactive ones too), by name;
         ``None``: a spare one not made yet."""
@@ -114,7 +126,13 @@ class SessionTools:
         for tool in self._mcp_tools() if self._mcp_tools is not None else ():
             if tool.name in wanted and tool.name not in tools:
                 tools[tool.name] = tool
+        for tool in self._mcp_loadable() if self._mcp_loadable is not None else ():
+            if tool.name in wanted and tool.name not in tools:
+                tools[tool.name] = tool
         return tools
+
+    def _loadable_names(self) -> list[str]:
+        return [tool.name for tool in self._mcp_loadable()] if self._mcp_loadable is not None else []
 
     def _extension_names(self) -> list[str]:
         """Extension tools, then MCP tools: the tools that join while the session runs."""
@@ -133,9 +151,18 @@ class SessionTools:
         return list(self._active)
 
     def set_active_tools(self, names: Sequence[str]) -> None:
-        known = set(self._known_names())
+        known = {*self._known_names(), *self._loadable_names()}
         self._active = [name for name in dict.fromkeys(names) if name in known]
+        self.changed = True
         self.refresh()
+
+    def has_tool(self, name: str) -> bool:
+        """Whether the run has a tool of this name (active or not)."""
+        return name in self._known_names()
+
+    def take_changed(self) -> bool:
+        changed, self.changed = self.changed, False
+        return changed
 
     def activate_after_reload(self, names: Sequence[str]) -> None:
         """``names``, then every extension tool the run allows, even one turned off before."""
@@ -154,7 +181,10 @@ class SessionTools:
         }
         newcomers = [name for name in self._extension_names() if name not in mentioned and name not in self._builtin]
         names = [str(tool.get("name")) for tool in current_tools(declared)] + [n for n in newcomers if self._allowed(n)]
-        self.set_active_tools([name for name in apply_tool_modifiers(names, modifiers) if self._allowed(name)])
+        names = [name for name in apply_tool_modifiers(names, modifiers) if self._allowed(name)]
+        known = {*self._known_names(), *self._loadable_names()}
+        self._pending = [name for name in names if name not in known]
+        self.set_active_tools(names)
 
     def refresh(self) -> None:
         """Put the active tools on the agent and rebuild the prompt's sections from them; extension
@@ -162,6 +192,10 @@ class SessionTools:
         for name in self._extension_names():
             if name not in self._known and self._allowed(name) and name not in self._active:
                 self._active.append(name)
+        if self._pending:
+            present = {*self._known_names(), *self._loadable_names()}
+            self._active += [name for name in self._pending if name in present and name not in self._active]
+            self._pending = [name for name in self._pending if name not in present]
         self._known = set(self._known_names())
         tools = self._tools_named(self._active)
         self._put_on_agent([tools[name] for name in self._active if name in tools])
@@ -175,7 +209,7 @@ class SessionTools:
         self._callable = list(active)
         active = _present(active)
         self._agent.state.tools = active
-        self.prompt_sections = self._sections(active)
+        self.prompt_sections = {**self._sections(active), **self.extra_sections}
         self.base_system_prompt = "\n\n".join(text for text in self.prompt_sections.values() if text)
         self._agent.state.system_prompt = self.base_system_prompt
 

@@ -57,7 +57,7 @@ def test_the_api_acts_on_the_session_and_the_client_sees_it(tmp_path: Path) -> N
     assert used["exec"] == {"stdout": "hi\n", "stderr": "err\n", "code": 3, "killed": False}
     assert used["active"] == ["read", "greet"]
     # every built-in tool the run allows, active or not (Pi 1.6 registers them all), then the extension's
-    assert used["all"] == ["read", "bash", "edit", "write", "grep", "find", "ls", "codemode", "greet"]
+    assert used["all"] == ["read", "bash", "edit", "write", "grep", "find", "ls", "codemode", "tool_search", "greet"]
     assert used["name"] == "Named by ext" and used["thinking"] == "off" and used["cwd_ok"]
     assert used["idle"] is True and used["model"] == "scripted-model"
     # send_user_message goes through input (source "extension"); the hidden note reaches the model

@@ -7,5 +7,7 @@ from pi_coding_agent.core.mcp.manager._manager import McpManager as McpManager
 from pi_coding_agent.core.mcp.manager._manager import ServerReport as ServerReport
 from pi_coding_agent.core.mcp.manager._manager import has_direct_tools as has_direct_tools
 from pi_coding_agent.core.mcp.manager._naming import mcp_tool_name as mcp_tool_name
+from pi_coding_agent.core.mcp.manager._section import ListedServer as ListedServer
+from pi_coding_agent.core.mcp.manager._section import servers_section as servers_section
 from pi_coding_agent.core.mcp.manager._tool import McpTool as McpTool
 from pi_coding_agent.core.mcp.manager._tool import McpToolInfo as McpToolInfo

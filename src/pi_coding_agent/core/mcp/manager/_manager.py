@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import threading
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -22,20 +22,13 @@ from pi_coding_agent.core.mcp.client import McpConnection, McpServerLog, convert
 from pi_coding_agent.core.mcp.config import McpConfig, McpServerEntry, tool_exposure
 from pi_coding_agent.core.mcp.manager._naming import server_tool_names
 from pi_coding_agent.core.mcp.manager._resources import RESOURCE_TOOL_NAMES, resource_tools, widest_exposure
+from pi_coding_agent.core.mcp.manager._section import ListedServer, configured_exposures, servers_section
 from pi_coding_agent.core.mcp.manager._tool import McpTool, McpToolInfo, tool_info
 
 STARTUP_WAIT_S = 10.0
 STILL_CONNECTING = "MCP servers are still connecting; their tools become available once connected."
 _CLOSE_WAIT_S = 10.0
 T = TypeVar("T")
-
-
-def configured_exposures(entry: McpServerEntry) -> set[str]:
-    """The exposures a server's tools can have, known before it connects."""
-    return {
-        str(entry.config.get("exposure") or "codemode"),
-        *(entry.config.get("toolExposure") or {}).values(),
-    }
 
 
 def has_direct_tools(entry: McpServerEntry) -> bool:
@@ -67,7 +60,7 @@ class McpManager:
         self._owners: dict[str, str] = {}
         self._infos: dict[str, list[McpToolInfo]] = {}
         self._tools: dict[str, McpTool] = {}
-        self._resource_tools = resource_tools(self.resource_servers, self._resource_request)
+        self._resource_tools = resource_tools(self.resource_servers, self._resource_request, self.wait_for_all)
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._task_group: Any = None
@@ -232,14 +225,14 @@ class McpManager:
         """``list_mcp_resources``, ``list_mcp_resource_templates`` or ``read_mcp_resource``."""
         return self._resource_tools[RESOURCE_TOOL_NAMES.index(name)]
 
-    async def wait_for_direct(self, timeout_s: float = STARTUP_WAIT_S, *, scripts: bool = False) -> bool:
-        """The first prompt's wait for servers that can have ``direct`` tools (with ``scripts``,
-        when codemode is active, for every server: its scripts may call any of them); ``False``
+    async def wait_for_direct(self, timeout_s: float = STARTUP_WAIT_S) -> bool:
+        """The first prompt's wait for servers that can have ``direct`` tools (codemode scripts,
+        ``tool_search`` and resource tools wait for the others when they run); ``False``
         when some were still connecting when the time ran out (later calls return ``True`` at once)."""
         if self._waited or self._loop is None:
             return True
         self._waited = True
-        waiting = [self._connections[e.name] for e in self.enabled if scripts or has_direct_tools(e)]
+        waiting = [self._connections[e.name] for e in self.enabled if has_direct_tools(e)]
         if not waiting:
             return True
 
@@ -252,6 +245,33 @@ class McpManager:
         except TimeoutError:
             return False
         return True
+
+    async def wait_for_all(self, timeout_s: float = 60.0, reach: Sequence[str] | None = None) -> None:
+        """Until no enabled server is still connecting, or the time runs out: what ``tool_search``
+        and the resource tools need (they may reach any server). ``reach``: only the servers a
+        codemode script names, Pi 1.6's rule: a word of it contains ``mcp__<server>`` (``-`` as
+        ``_``); ``None``: every server."""
+        if self._loop is None:
+            return
+
+        def reached(connection: McpConnection) -> bool:
+            if reach is None:
+                return True
+            namespace = "mcp__" + connection.name.replace("-", "_")
+            return any(namespace in word for word in reach)
+
+        waiting = [c for c in self._connections.values() if c.entry.enabled and reached(c)]
+
+        async def settled() -> None:
+            while any(c.state == "connecting" for c in waiting):  # noqa: ASYNC110 - states change on this loop; a 10 ms poll is enough
+                await asyncio.sleep(0.01)
+
+        if not waiting:
+            return
+        try:
+            await asyncio.wait_for(asyncio.wrap_future(self._submit(settled())), timeout_s)
+        except TimeoutError:
+            return
 
     def wait_until_settled(self, timeout_s: float) -> None:
         """Block until no server is still connecting (``pi mcp list``), or the time runs out."""
@@ -303,6 +323,41 @@ class McpManager:
                 remove()
         wire = result.model_dump(by_alias=True, exclude_none=True, mode="json")
         return convert_result(server, tool, wire, readable_resources=server in self.resource_servers())
+
+    # ----------------------------------------------------------------- discovery
+
+    def servers_section(self) -> str | None:
+        """The ``mcp_servers`` system prompt section as the servers are now (``None``: none)."""
+        return servers_section(
+            [ListedServer(c.entry, c.instructions) for c in self._connections.values()]
+        )
+
+    def indirect_exposures(self) -> set[str]:
+        """``codemode`` and ``deferred`` when an enabled server's configuration gives some of its
+        tools that exposure (known before any server connects): what decides whether ``codemode``
+        and ``tool_search`` are turned on."""
+        return {x for e in self.enabled for x in configured_exposures(e)} & {"codemode", "deferred"}
+
+    def tool_owner(self, name: str) -> McpToolInfo | None:
+        """The server tool of this name (``mcp__<server>__<tool>``), if a connected server has it."""
+        with self._lock:
+            return next((info for infos in self._infos.values() for info in infos if info.name == name), None)
+
+    def server_about(self, server: str) -> tuple[str | None, str | None]:
+        """A server's configured ``description`` (trimmed) and the instructions it sent."""
+        connection = self._connections.get(server)
+        if connection is None:
+            return None, None
+        description = str(connection.entry.config.get("description") or "").strip()
+        return description or None, connection.instructions
+
+    def namespace_text(self, server: str) -> str:
+        """A server's name, configured description and instructions, for ranking its tools."""
+        connection = self._connections.get(server)
+        if connection is None:
+            return ""
+        description = str(connection.entry.config.get("description") or "").strip()
+        return " ".join(["mcp__" + server.replace("-", "_"), description, connection.instructions or ""])
 
     # ----------------------------------------------------------------- status
 

@@ -98,8 +98,12 @@ def _json_result(tool: str, server: str | None, payload: dict[str, Any]) -> Agen
 class ResourceTool(AgentTool):
     """One of the three resource tools; ``servers()`` names the servers it reaches at call time."""
 
-    def __init__(self, name: str, servers: Callable[[], list[str]], request: Request) -> None:
+    def __init__(
+        self, name: str, servers: Callable[[], list[str]], request: Request, settle: Callable[[], Awaitable[None]] | None = None
+    ) -> None:
         self.name = self.label = name
+        self._settle = settle
+        """Awaited first: every server that is still connecting (any may have resources)."""
         self.description = DESCRIPTIONS[name]
         self.parameters = READ_PARAMETERS if name == READ_RESOURCE else LIST_PARAMETERS
         self.annotations = {"readOnlyHint": True}
@@ -121,6 +125,8 @@ class ResourceTool(AgentTool):
         on_update: ToolUpdateCallback | None,
     ) -> AgentToolResult[Any]:
         params = params or {}
+        if self._settle is not None:
+            await self._settle()
         if self.name == READ_RESOURCE:
             return await self._read(params)
         key, method = (
@@ -189,5 +195,7 @@ def widest_exposure(exposures: set[str]) -> str:
     return next((value for value in ("direct", "codemode", "deferred") if value in exposures), "hidden")
 
 
-def resource_tools(servers: Callable[[], list[str]], request: Request) -> list[AgentTool]:
-    return [ResourceTool(name, servers, request) for name in RESOURCE_TOOL_NAMES]
+def resource_tools(
+    servers: Callable[[], list[str]], request: Request, settle: Callable[[], Awaitable[None]] | None = None
+) -> list[AgentTool]:
+    return [ResourceTool(name, servers, request, settle) for name in RESOURCE_TOOL_NAMES]
