@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -88,6 +89,38 @@ def run_oracle(subcommand: str, request: Any, timeout: float = 120, current: boo
             f"oracle {subcommand} failed ({completed.returncode}): {completed.stderr.decode()[:2000]}"
         )
     return completed.returncode, deep_json.loads(completed.stdout)
+
+
+_PROXY_VARIABLES = frozenset(
+    {"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "all_proxy", "no_proxy"}
+)
+
+
+def run_oracle_many(subcommand: str, requests: list[Any], timeout: float = 300) -> list[tuple[int, Any]]:
+    """``run_oracle(subcommand, request)`` for each request, in one Node process (Pi 0.85): the
+    same (exit code, parsed stdout) pairs, without a Node start per request (about 1.5 s of CPU
+    each). For the commands that keep no state between requests: ``session-context``,
+    ``session-migrate``, ``convert-to-llm`` (``oracle_batch.mjs``)."""
+    if not requests:
+        return []
+    folder = require_live_oracle()
+    home = oracle_home()
+    machine = "arm64" if platform.machine() in ("aarch64", "arm64") else "x64"
+    node = home / "node_modules" / f"node-linux-{machine}" / "bin" / "node"
+    env = {key: value for key, value in os.environ.items() if key not in _PROXY_VARIABLES | {"NODE_OPTIONS"}}
+    env.update(PI_ORACLE_HOME=str(home), TZ="UTC", LANG="C.UTF-8")
+    batch = [{"subcommand": subcommand, "request": request} for request in requests]
+    completed = subprocess.run(
+        [str(node), "--no-warnings", str(Path(__file__).with_name("oracle_batch.mjs")), str(folder / "lib")],
+        input=json.dumps(batch).encode(),
+        capture_output=True,
+        timeout=timeout,
+        check=False,
+        env=env,
+    )
+    if completed.returncode != 0:
+        raise RuntimeError(f"oracle batch {subcommand} failed ({completed.returncode}): {completed.stderr.decode()[:2000]}")
+    return [(answer["code"], answer["output"]) for answer in deep_json.loads(completed.stdout)]
 
 
 def run_conformance(
