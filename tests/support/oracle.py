@@ -96,15 +96,17 @@ _PROXY_VARIABLES = frozenset(
 )
 
 
-def run_oracle_many(subcommand: str, requests: list[Any], timeout: float = 300) -> list[tuple[int, Any]]:
-    """``run_oracle(subcommand, request)`` for each request, in one Node process (Pi 0.85): the
-    same (exit code, parsed stdout) pairs, without a Node start per request (about 1.5 s of CPU
-    each). For the commands that keep no state between requests: ``session-context``,
+def run_oracle_many(
+    subcommand: str, requests: list[Any], timeout: float = 300, current: bool = False
+) -> list[tuple[int, Any]]:
+    """``run_oracle(subcommand, request, current=current)`` for each request, in one Node process:
+    the same (exit code, parsed stdout) pairs, without a Node start per request (about 1.5 s of
+    CPU each). For the commands that keep no state between requests: ``session-context``,
     ``session-migrate``, ``convert-to-llm`` (``oracle_batch.mjs``)."""
     if not requests:
         return []
-    folder = require_live_oracle()
-    home = oracle_home()
+    folder = require_live_oracle(current)
+    home = current_home() if current else oracle_home()
     machine = "arm64" if platform.machine() in ("aarch64", "arm64") else "x64"
     node = home / "node_modules" / f"node-linux-{machine}" / "bin" / "node"
     env = {key: value for key, value in os.environ.items() if key not in _PROXY_VARIABLES | {"NODE_OPTIONS"}}

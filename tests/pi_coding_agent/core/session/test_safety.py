@@ -388,12 +388,14 @@ FORKING_HOLDER = """
 import os, signal, sys
 from pi_coding_agent.core.session import SessionManager
 signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # killed children are reaped by the kernel
+# Touched pages each child maps (shared with this process after the fork): unmapping them when a
+# child dies delays the lock's release. Touched once here rather than in every child.
+ballast = bytearray(256 * 1024 * 1024)
+for at in range(0, len(ballast), 4096):
+    ballast[at] = 1
 for line in sys.stdin:
     pid = os.fork()
     if pid == 0:
-        ballast = bytearray(256 * 1024 * 1024)  # touched pages: freeing them delays the lock's release
-        for at in range(0, len(ballast), 4096):
-            ballast[at] = 1
         manager = SessionManager.open(sys.argv[1])
         print(os.getpid(), flush=True)
         signal.pause()
