@@ -3,8 +3,8 @@
 Tests marked ``slow`` (a real model, a Ray cluster, hundreds of kills: tens of seconds each) are
 started first, in their collection order, so that with ``pytest -n 2`` the two workers share them
 and do not end with one of them alone at the tail of the run. The tests of a module in
-``SAME_WORKER`` go to one worker together, so its module-scoped fixture (the Ray cluster) starts
-once: xdist's ``--dist loadgroup`` cannot do that under pytest 9 (it renames ``item._nodeid``,
+``SAME_WORKER`` go to one worker together, so its module-scoped fixture (the Ray cluster, Node's
+messages for the long JSON texts) is built once: xdist's ``--dist loadgroup`` cannot do that under pytest 9 (it renames ``item._nodeid``,
 which ``nodeid`` no longer reads), so ``-n N`` gets a scheduler of our own, xdist's load-scope
 scheduler with every other test a unit of its own.
 
@@ -22,7 +22,12 @@ from typing import Any
 import pytest
 
 SLOW = "slow"
-SAME_WORKER = frozenset({"tests/pi_coding_agent/app/batch/test_ray.py"})
+SAME_WORKER = frozenset(
+    {
+        "tests/pi_coding_agent/app/batch/test_ray.py",
+        "tests/pi_ai/test_js_json_large.py",  # Node reads its 250 MB of long texts once
+    }
+)
 
 
 def pytest_configure(config: pytest.Config) -> None:

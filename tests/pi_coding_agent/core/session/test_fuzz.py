@@ -116,11 +116,6 @@ def _documented(pi: Any) -> Any:
     return pi
 
 
-def _same_as_pi(data: bytes, *, pi_may_throw: bool = False) -> None:
-    """Pi reads ``data`` as we do (see ``_compare``)."""
-    _compare(data, *run_oracle("session-context", {"jsonl": data.decode("utf-8")}), pi_may_throw=pi_may_throw)
-
-
 def _all_as_pi(cases: list[tuple[str, bytes]], *, pi_may_throw: bool = False) -> None:
     """Pi reads each ``(case, data)`` as we do, asked in one Node process."""
     require_live_oracle()
@@ -256,31 +251,19 @@ def test_regression_the_name_of_an_entry_without_an_id_counts(tmp_path: Path) ->
     assert SessionManager.open(str(path), read_only=True).get_session_name() == "name"  # as Pi
 
 
-@pytest.mark.parametrize("index", ["9" * 400, "-" + "9" * 400, "1e400", "1.5", "-0"])
-def test_a_v1_first_kept_index_beyond_any_array_migrates_as_in_pi(index: str) -> None:
-    """Pi reads a 400-digit index as Infinity: ``entries[Infinity]`` is undefined, so the
-    compaction gets no ``firstKeptEntryId``; before, ours overflowed converting it to a float."""
-    from conformance_cmds import session_migrate
+INDICES = ["9" * 400, "-" + "9" * 400, "1e400", "1.5", "-0"]
+NULL_FIELDS = ["provider", "model"]
 
-    legacy = (
+
+def _v1_file(index: str) -> str:
+    return (
         '{"type":"session","id":"v1","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/p"}\n'
         '{"type":"message","timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}\n'
         '{"type":"compaction","timestamp":"2025-01-01T00:00:02.000Z","summary":"s","firstKeptEntryIndex":INDEX,"tokensBefore":1}\n'
     ).replace("INDEX", index)
-    ours = session_migrate.run({"jsonl": legacy})
-    compaction = ours["entries"][2]
-    assert "firstKeptEntryIndex" not in compaction and "firstKeptEntryId" not in compaction
-    assert "openError" not in ours
-    require_live_oracle()
-    _, pi = run_oracle("session-migrate", {"jsonl": legacy})
-    assert pi["entries"][2].keys() == compaction.keys()
-    _same_as_pi(legacy.encode())
 
 
-@pytest.mark.parametrize("field", ["provider", "model"])
-def test_an_assistant_with_a_null_provider_or_model_sets_no_model_field(field: str) -> None:
-    """Found by the fuzz above: ``"model": null`` read as the stand-in ``""`` became a model id;
-    as a missing key, it is left out (the documented difference for values that are no text)."""
+def _null_field_file(field: str) -> bytes:
     message = {"role": "assistant", "content": [{"type": "text", "text": "hi"}], "api": "anthropic-messages",
                "provider": "openai", "model": "gpt", "timestamp": 1, field: None}  # fmt: skip
     lines = [
@@ -293,8 +276,55 @@ def test_an_assistant_with_a_null_provider_or_model_sets_no_model_field(field: s
             "message": message,
         },
     ]
-    data = "".join(json.dumps(line) + "\n" for line in lines).encode()
+    return "".join(json.dumps(line) + "\n" for line in lines).encode()
+
+
+@pytest.fixture(scope="module")
+def pi_reads() -> dict[str, tuple[int, Any]]:
+    """Pi's answers for the files of the tests below, asked in two Node processes: the v1 files'
+    migration, and every file's context."""
+    require_live_oracle()
+    migrated = run_oracle_many("session-migrate", [{"jsonl": _v1_file(index)} for index in INDICES])
+    files = [_v1_file(index) for index in INDICES] + [_null_field_file(field).decode() for field in NULL_FIELDS]
+    contexts = run_oracle_many("session-context", [{"jsonl": text} for text in files])
+    answers = {f"migrate {index}": answer for index, answer in zip(INDICES, migrated, strict=True)}
+    answers.update({f"context {text}": answer for text, answer in zip(files, contexts, strict=True)})
+    return answers
+
+
+@pytest.mark.parametrize("index", INDICES)
+def test_a_v1_first_kept_index_beyond_any_array_migrates_as_in_pi(
+    index: str, pi_reads: dict[str, tuple[int, Any]]
+) -> None:
+    """Pi reads a 400-digit index as Infinity: ``entries[Infinity]`` is undefined, so the
+    compaction gets no ``firstKeptEntryId``; before, ours overflowed converting it to a float."""
+    from conformance_cmds import session_migrate
+
+    legacy = _v1_file(index)
+    ours = session_migrate.run({"jsonl": legacy})
+    compaction = ours["entries"][2]
+    assert "firstKeptEntryIndex" not in compaction and "firstKeptEntryId" not in compaction
+    assert "openError" not in ours
+    _, pi = pi_reads[f"migrate {index}"]
+    assert pi["entries"][2].keys() == compaction.keys()
+    _compare(legacy.encode(), *pi_reads[f"context {legacy}"], pi_may_throw=False)
+
+
+@pytest.mark.parametrize("field", NULL_FIELDS)
+def test_an_assistant_with_a_null_provider_or_model_sets_no_model_field(
+    field: str, pi_reads: dict[str, tuple[int, Any]]
+) -> None:
+    """Found by the fuzz above: ``"model": null`` read as the stand-in ``""`` became a model id;
+    as a missing key, it is left out (the documented difference for values that are no text)."""
+    data = _null_field_file(field)
     context = session_context.run({"jsonl": data.decode()})["context"]
     assert set(context["model"]) == {"provider", "modelId"} - {"modelId" if field == "model" else "provider"}
+    _compare(data, *pi_reads[f"context {data.decode()}"], pi_may_throw=False)
+
+
+def test_the_batched_oracle_answers_as_the_oracle_itself() -> None:
+    """``run_oracle_many`` (one Node process) gives what the ``oracle`` wrapper gives for each
+    request: a v1 file whose migration draws ids from the restarted counter, after another."""
     require_live_oracle()
-    _same_as_pi(data)
+    requests = [{"jsonl": _v1_file("1")}, {"jsonl": _v1_file("0")}]
+    assert run_oracle_many("session-context", requests) == [run_oracle("session-context", r) for r in requests]
