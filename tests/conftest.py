@@ -8,6 +8,8 @@ messages for the long JSON texts) is built once: xdist's ``--dist loadgroup`` ca
 which ``nodeid`` no longer reads), so ``-n N`` gets a scheduler of our own, xdist's load-scope
 scheduler with every other test a unit of its own.
 
+Every Node process the tests start shares one compile cache (``NODE_COMPILE_CACHE``).
+
 Under xdist, each worker's embedded model (``pi_ai.api.local``, and ``pi`` processes started with
 ``tests.support.local_model.cache_env()``) gets the CPUs divided by the number of workers
 (``PI_LOCAL_THREADS``; a value set by hand is kept): llama.cpp's threads wait for one another at
@@ -17,6 +19,7 @@ every layer, so two workers that each start one thread per CPU slow each other d
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -31,6 +34,10 @@ SAME_WORKER = frozenset(
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # Node (the oracle, Pi's CLIs, our TypeScript extension host) keeps the bytecode of the modules
+    # it compiled here and reuses it in the next process: about a fifth less CPU per Node start,
+    # and the suite starts Node hundreds of times. Sandboxes that pass a few variables on pass it.
+    os.environ.setdefault("NODE_COMPILE_CACHE", str(Path.home() / ".cache" / "pi-for-python" / "node-compile-cache"))
     workers = os.environ.get("PYTEST_XDIST_WORKER_COUNT", "")
     if workers.isdigit() and int(workers) > 1:
         cpus = len(os.sched_getaffinity(0))

@@ -191,7 +191,7 @@ def run_current_library(script: Path, request: Any, timeout: float = 120) -> Any
         / "node_modules"
         / f"node-linux-{'arm64' if platform.machine() in ('aarch64', 'arm64') else 'x64'}"
     )
-    keep = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL", "TMPDIR")}
+    keep = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL", "TMPDIR", "NODE_COMPILE_CACHE")}
     completed = subprocess.run(
         [
             str(node / "bin" / "node"),

@@ -46,7 +46,7 @@ class Sandbox:
         return cls(root, home, agent_dir, work)
 
     def env(self, **extra: str) -> dict[str, str]:
-        keep = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL", "TMPDIR", "SYSTEMROOT")}
+        keep = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL", "TMPDIR", "SYSTEMROOT", "NODE_COMPILE_CACHE")}
         return {
             **keep,
             "HOME": str(self.home),

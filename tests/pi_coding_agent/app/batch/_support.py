@@ -84,7 +84,7 @@ class Sandbox:
     def env(self) -> dict[str, str]:
         import os
 
-        keep = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL", "TMPDIR")}
+        keep = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL", "TMPDIR", "NODE_COMPILE_CACHE")}
         return {**keep, "HOME": str(self.root / "home"), "PI_CODING_AGENT_DIR": str(self.agent_dir)}
 
 

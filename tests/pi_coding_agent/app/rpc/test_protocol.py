@@ -324,7 +324,7 @@ def _unconfigured(tmp_path: Path, settings: str | None) -> tuple[dict[str, str],
     agent_dir.mkdir()
     if settings is not None:
         (agent_dir / "settings.json").write_text(settings, encoding="utf-8")
-    keep = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL", "TMPDIR")}
+    keep = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL", "TMPDIR", "NODE_COMPILE_CACHE")}
     env = {**keep, **cache_env(), "HOME": str(tmp_path / "home"), "PI_CODING_AGENT_DIR": str(agent_dir),
            "PI_LOCAL_MODEL": SMALL_MODEL}
     return env, work

