@@ -179,6 +179,19 @@ def test_one_writer_at_a_time_readers_never_blocked(tmp_path: Path) -> None:
     assert not os.path.exists(f"{path}.lock")
 
 
+def test_a_lock_file_left_with_a_longer_text_names_only_the_new_holder(tmp_path: Path) -> None:
+    """A lock file a crashed holder left behind (no one holds its lock) is taken over and cut
+    to the new holder's text: only an empty one is written without truncating it first."""
+    path = _seed(tmp_path)
+    Path(f"{path}.lock").write_text(json.dumps({"pid": 1, "host": "elsewhere", "note": "x" * 4000}))
+    writer = SessionManager.open(path)
+    try:
+        assert json.loads(Path(f"{path}.lock").read_text())["pid"] == os.getpid()
+    finally:
+        writer.close()
+    assert not os.path.exists(f"{path}.lock")
+
+
 def test_same_process_second_writer_is_refused(tmp_path: Path) -> None:
     path = _seed(tmp_path)
     first = SessionManager.open(path)
