@@ -52,7 +52,8 @@ from pi_coding_agent.core.local_model import (  # noqa: E402
 )
 
 PI_CLI = Path(os.environ.get("PI_ORACLE_DIR") or REPO.parent / "shared" / "oracle") / "pi-cli"
-"""``PI_ORACLE_DIR`` (as the tests honour it) names the oracle folder outside ``/work/main``."""
+"""``PI_ORACLE_DIR`` (as the tests honour it) names the oracle folder when it is not beside the
+repository (a git worktree, another checkout)."""
 
 
 @dataclass

@@ -58,7 +58,9 @@ def test_package_commands_reach_no_model(tmp_path: Path, args: list[str], status
     """The package words run the package commands (``docs/packages.md``); none is a prompt."""
     with ScriptedProvider([{"text": "a reply nobody should get"}] * 3) as provider:
         sandbox = Sandbox.create(tmp_path, provider.base_url, SETTINGS)
-        result = run_ours(sandbox, *args, stdin="piped text that would be a prompt")
+        # npm asks a registry that refuses at once on 127.0.0.1: the install fails without the network.
+        result = run_ours(sandbox, *args, stdin="piped text that would be a prompt",
+                          npm_config_registry="http://127.0.0.1:9/", npm_config_fetch_retries="0")  # fmt: skip
     assert provider.requests == []
     assert result.returncode == status, result.stderr
     assert "not built" not in result.stderr

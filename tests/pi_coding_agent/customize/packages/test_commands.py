@@ -205,7 +205,9 @@ def test_failed_installs_leave_nothing_behind(box: Sandbox) -> None:
         assert done.returncode == 1 and "no project" in done.stderr
         _nothing_installed(box, before)
 
-    done = _pi(box, "install", "npm:@pi-for-python-tests/not-published")
+    # npm's registry is one on 127.0.0.1 that refuses at once: the test stays off the network.
+    done = run_ours(box, "install", "npm:@pi-for-python-tests/not-published", timeout=120,
+                    npm_config_registry="http://127.0.0.1:9/", npm_config_fetch_retries="0")  # fmt: skip
     assert done.returncode == 1 and "npm install @pi-for-python-tests/not-published" in done.stderr
     done = _pi(box, "install", "./not-here")
     assert done.returncode == 1 and done.stderr == f"Error: Path does not exist: {box.work}/not-here\n"
