@@ -3,7 +3,9 @@
 
 Usage: ``python3 tools/bootstrap.py run|dev``. ``run`` installs what the ``pi`` command needs,
 with the ``openai-codex`` extra (zstd bodies and the WebSocket transport, which Pi always has;
-imported only by a Codex request, see docs/decisions/codex-transport.md); ``dev`` adds the test
+imported only by a Codex request, see docs/decisions/codex-transport.md) and the ``codemode`` extra
+(the QuickJS sandbox, a small prebuilt wheel, imported only when a script runs, so a Pi 1.6 user's
+``mcp.json`` that turns codemode on works out of the box); ``dev`` adds the test
 and lint tools. A stamp file remembers the hash of ``pyproject.toml`` for
 each profile so an unchanged tree costs nothing on the next call.
 """
@@ -18,7 +20,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 VENV = ROOT / ".venv"
-PROFILES = {"run": ".[openai-codex]", "dev": ".[dev]", "bench": ".[dev,bench]"}
+PROFILES = {"run": ".[openai-codex,codemode]", "dev": ".[dev]", "bench": ".[dev,bench]"}
 
 
 def _stamp_ok(stamp: Path, digest: str) -> bool:
