@@ -7,8 +7,10 @@ browser is kept off the network (no background requests, no QUIC, a proxy that g
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 from pathlib import Path
@@ -80,7 +82,7 @@ class BrowserPage:
         self._process = subprocess.Popen(
             [browser, *FLAGS, f"--user-data-dir={self._profile.name}", "--remote-debugging-port=0",
              "--window-size=1400,1000", "about:blank"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True,
         )  # fmt: skip
         assert self._process.stderr is not None
         port = ""
@@ -172,8 +174,13 @@ class BrowserPage:
 
     def close(self) -> None:
         self._socket.close()
-        self._process.terminate()
+        # The whole process group: Chromium's helpers (renderer, GPU, crash handler) can outlive
+        # the browser process for a moment and write to the profile while it is being removed.
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self._process.pid, signal.SIGTERM)
         self._process.wait(timeout=30)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self._process.pid, signal.SIGKILL)
         self._profile.cleanup()
 
     def __enter__(self) -> BrowserPage:
