@@ -17,6 +17,8 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from pi_ai.api.local._schema_gbnf import literal
+
 MAX_COPY_LINES = 400
 MAX_COPY_CHARS = 32_000
 """Texts beyond either limit are not enforced: every line can begin a run, and llama.cpp checks
@@ -57,11 +59,6 @@ def plain_value(value: str) -> bool:
     return all(char not in '"\\' and ord(char) >= 0x20 for char in value)
 
 
-def _literal(json_text: str) -> str:
-    """A GBNF literal matching ``json_text`` character for character."""
-    return json.dumps(json_text, ensure_ascii=False)
-
-
 def _json_body(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)[1:-1]
 
@@ -75,13 +72,13 @@ def copy_rules(name: str, text: str) -> list[str]:
     starts: list[str] = []
     for index, line in enumerate(lines):
         more = f' ("\\\\n" {name}-{index + 1})?' if index + 1 < len(lines) else ""
-        rules.append(f"{name}-{index} ::= {_literal(_json_body(line))}{more}")
+        rules.append(f"{name}-{index} ::= {literal(_json_body(line))}{more}")
         bare = line.lstrip(" \t")
         if not bare:
             continue
         starts.append(f"{name}-{index}")
         if bare != line:
-            rules.append(f"{name}-{index}-bare ::= {_literal(_json_body(bare))}{more}")
+            rules.append(f"{name}-{index}-bare ::= {literal(_json_body(bare))}{more}")
             starts.append(f"{name}-{index}-bare")
     if not starts:
         return [f'{name} ::= "\\"" pi-json-char* "\\"" space']
@@ -121,6 +118,6 @@ def other_string_rules(name: str, values: Sequence[str]) -> list[str]:
         options = [] if terminal[node] else ['"\\""']
         options.append(rf'[^"\\\x7F\x00-\x1F{excluded}] pi-json-rest')
         options.append(r'[\\] (["\\bfnrt] | "u" [0-9a-fA-F]{4}) pi-json-rest')
-        options.extend(f"{_literal(char)} {name}-{child}" for char, child in following.items())
+        options.extend(f"{literal(char)} {name}-{child}" for char, child in following.items())
         rules.append(f"{name}-{node} ::= {' | '.join(options)}")
     return rules
