@@ -26,8 +26,8 @@ from msgspec import UNSET, UnsetType
 
 import pi_coding_agent.core.messages  # noqa: F401 - registers the coding agent's roles
 from pi_agent import AgentMessage, OpaqueMessage
-from pi_ai import AssistantMessage, DecodeError, ImageContent, TextContent, Usage, convert
-from pi_coding_agent.core.messages import now_iso
+from pi_ai import AssistantMessage, DecodeError, ImageContent, TextContent, Usage, convert, to_builtins
+from pi_coding_agent.core.messages import current_system_message, iso_to_ms, now_iso
 from pi_coding_agent.core.paths import make_private_dirs, resolve_path
 from pi_coding_agent.core.session._context import SessionContext
 from pi_coding_agent.core.session._entries import (
@@ -480,17 +480,31 @@ class SessionManager:
         usage: Usage | UnsetType = UNSET,
     ) -> str:
         self._check_writable()
+        base = self._base()
         return self._append(
             CompactionEntry(
-                **self._base(),
+                **base,
                 summary=summary,
                 first_kept_entry_id=first_kept_entry_id,
                 tokens_before=tokens_before,
                 details=details,
                 usage=usage,
                 from_hook=from_hook,
+                system_message=self._system_checkpoint(base["timestamp"]),
             )
         )
+
+    def _system_checkpoint(self, timestamp: str) -> dict[str, Any] | UnsetType:
+        """The prompt and tools the branch declares so far, replayed into one system message and
+        stamped with the compaction's time (Pi 1.6's ``systemMessage``): the compacted context
+        starts from it, so the declarations in the entries it summarises are not lost."""
+        checkpoint = current_system_message(self.build_session_context().messages)
+        if checkpoint is None:
+            return UNSET
+        built: dict[str, Any] = to_builtins(checkpoint)
+        del built["timestamp"]  # written last, as Pi 1.6 orders the keys
+        built["timestamp"] = iso_to_ms(timestamp) or checkpoint.timestamp
+        return built
 
     def append_custom_entry(self, custom_type: str, data: Any | UnsetType = UNSET) -> str:
         """Extension state: in the tree, never in the model's context."""

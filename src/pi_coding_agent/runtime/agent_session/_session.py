@@ -355,18 +355,16 @@ class AgentSession:
             self._retry.answered(message)
 
     async def _before_next_turn(self, turn: TurnContext, signal: AbortSignal | None) -> AgentLoopTurnUpdate | None:
-        """The agent's turn hook: the auto-compactor's threshold check between turns, then MCP
-        tools that appeared or went away since the last turn."""
+        """The agent's turn hook: the auto-compactor's threshold check between turns, then tools
+        that changed since the last turn."""
         update = await self._compactor.before_next_turn(turn, signal)
-        return self._mcp_tools_update(update.context if update is not None and update.context else turn.context) or update
+        return self._tools_update(update.context if update is not None and update.context else turn.context) or update
 
-    def _mcp_tools_update(self, context: AgentContext) -> AgentLoopTurnUpdate | None:
-        """When an MCP server's tools changed during the run (it connected, or announced a new
-        list), the next turn declares them: a system message with the change joins the context
-        and the session file, as Pi 1.6 does at a turn boundary."""
-        if self.mcp is None:
-            return None
-        servers_changed = self.mcp.take_tools_changed()
+    def _tools_update(self, context: AgentContext) -> AgentLoopTurnUpdate | None:
+        """When the tools changed during the run (an extension's ``set_active_tools``, an MCP server
+        that connected or announced a new list), the next turn declares them: a system message with
+        the change joins the context and the session file, as Pi 1.6 re-diffs before every turn."""
+        servers_changed = self.mcp.take_tools_changed() if self.mcp is not None else False
         if not (self._tools.take_changed() or servers_changed):
             return None
         self._tools.refresh()

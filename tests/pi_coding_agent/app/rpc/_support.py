@@ -265,6 +265,8 @@ def _strip_system(value: Any, parents: dict[str, Any]) -> Any:
         for count in ("totalMessages", "messageCount"):
             if count in stripped:
                 stripped[count] = "<counted>"
+        if stripped.get("type") == "compaction":
+            stripped.pop("systemMessage", None)  # the prompt and tools at the compaction (Pi 1.6)
         return stripped
     if isinstance(value, list):
         kept: list[Any] = []
@@ -280,8 +282,9 @@ def _strip_system(value: Any, parents: dict[str, Any]) -> Any:
 def without_system_messages(value: Any) -> Any:
     """Ours records its prompt and tools as Pi 1.6's system messages (docs/pi-1.6/sessions.md);
     Pi 0.85 has none. Without them (messages, their events and entries, an entry's parent being
-    the system entry's parent, a tree node's children) ours must equal 0.85. ``totalMessages`` and
-    ``messageCount`` count the system messages (as Pi 1.6's do), so they are not compared."""
+    the system entry's parent, a tree node's children, a compaction's ``systemMessage``) ours must
+    equal 0.85. ``totalMessages`` and ``messageCount`` count the system messages (as Pi 1.6's
+    do), so they are not compared."""
     parents: dict[str, Any] = {}
     _system_entry_parents(value, parents)
     return _strip_system(value, parents)
