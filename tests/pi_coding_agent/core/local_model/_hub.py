@@ -39,7 +39,8 @@ class StandInHub:
     """By ``<repo>/<file>``."""
     requests: list[Request] = field(default_factory=list)
     stall_after: int | None = None
-    """Send this many bytes of the next GET's body, then hold the connection until ``release``."""
+    """Send this many bytes of the next GET's body, then hold the connection until ``release``
+    (the GETs after it are served whole)."""
     stalled: threading.Event = field(default_factory=threading.Event)
     body_bytes: int = 0
     """Body bytes sent by all GETs."""
@@ -72,7 +73,6 @@ class StandInHub:
         self.entries[f"{repo}/{file}"] = entry
 
     def release(self) -> None:
-        self.stall_after = None
         self._release.set()
 
     def close(self) -> None:
@@ -118,7 +118,7 @@ class StandInHub:
             self._send(handler, data)
 
     def _send(self, handler: BaseHTTPRequestHandler, data: bytes) -> None:
-        limit = self.stall_after
+        limit, self.stall_after = self.stall_after, None  # once
         if limit is not None:
             handler.wfile.write(data[:limit])
             handler.wfile.flush()

@@ -37,6 +37,8 @@ try:
 except SetupError as error:
     print(f"pi: {error}", file=sys.stderr)
     sys.exit(1)
+finally:
+    print(f"huggingface_hub imported: {'huggingface_hub' in sys.modules}", file=sys.stderr)
 """
 
 
@@ -137,6 +139,8 @@ def test_the_weights_come_from_the_hub_at_the_pinned_revision(
     assert model == tmp_path / "cache" / "models" / FILE and model.read_bytes() == whole
     assert _source_lines(first.stderr) == [f"pi: model weights from Hugging Face ({REPO}@{REVISION[:7]})"]
     assert f"pi: downloading Tiny coder from Hugging Face ({REPO}, 3 MB)" in first.stderr
+    progress = f"pi: downloading Tiny coder from Hugging Face ({REPO}, 3 MB): 100% (3.0 MB of 3.0 MB, "
+    assert any(line.startswith(progress) for line in first.stderr.splitlines()), first.stderr
     assert "checking tiny-coder-q4_k_m.gguf (sha256): sha256 ok" in first.stderr
     assert index.fetched == []  # PyPI was not asked
     # Into $HF_HOME's cache, named by its sha256, and linked (not copied) into pi's models folder.
@@ -151,6 +155,7 @@ def test_the_weights_come_from_the_hub_at_the_pinned_revision(
     again = _run(spec, env)
     assert again.returncode == 0 and again.stdout == first.stdout
     assert len(hub.requests) == asked and _source_lines(again.stderr) == []  # checked by its stamp
+    assert "huggingface_hub imported: False" in again.stderr
 
 
 def test_a_killed_download_resumes_where_it_stopped(
@@ -184,6 +189,24 @@ def test_a_killed_download_resumes_where_it_stopped(
     assert hub.body_bytes == 15 * MEGABYTE + len(whole) - kept
     assert _source_lines(second.stderr) == [f"pi: model weights from Hugging Face ({REPO}@{REVISION[:7]})"]
     assert not incomplete.exists() and index.fetched == []
+
+
+def test_a_dropped_connection_resumes_in_the_same_run(
+    hub: StandInHub, index: PackageIndex, tmp_path: Path
+) -> None:
+    """The hub stops sending mid-file: after ``HF_HUB_DOWNLOAD_TIMEOUT`` huggingface_hub asks for
+    the rest with a ``Range`` request, and the progress goes on from there."""
+    whole = _gguf(24 * MEGABYTE)
+    spec = _spec(index, whole)
+    hub.add(REPO, FILE, HubEntry(REVISION, whole, spec["sha256"]))
+    hub.stall_after = 15 * MEGABYTE
+    result = _run(spec, {**_env(tmp_path, hub.endpoint, index), "HF_HUB_DOWNLOAD_TIMEOUT": "1"})
+    assert result.returncode == 0, result.stderr
+    assert Path(result.stdout.strip()).read_bytes() == whole
+    gets = [request for request in hub.requests if request.method == "GET"]
+    assert [request.range for request in gets] == [None, f"bytes={10 * MEGABYTE}-"]
+    assert _source_lines(result.stderr) == [f"pi: model weights from Hugging Face ({REPO}@{REVISION[:7]})"]
+    assert "100% (24.0 MB of 24.0 MB" in result.stderr and index.fetched == []
 
 
 def test_bytes_that_do_not_match_the_pin_are_refused(
