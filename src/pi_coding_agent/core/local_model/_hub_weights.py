@@ -77,8 +77,11 @@ def fetch_from_hub(spec: LocalModelSpec, progress: Progress) -> Path:
     cached = try_to_load_from_cache(hub.repo, spec.hub_file, revision=hub.revision)
     if isinstance(cached, str):
         path = Path(cached)
-        _verify(spec, path, progress, remove=(path, path.resolve()))
-        return path
+        try:
+            _verify(spec, path, progress, remove=(path, path.resolve()))
+            return path
+        except HubUnavailable as damaged:
+            progress.note(f"{damaged}; downloading it again")
     if constants.HF_HUB_OFFLINE:
         raise HubUnavailable("HF_HUB_OFFLINE is set and the file is not in the Hugging Face cache")
     return _download(spec, hub, _location(spec, hub), progress)

@@ -280,6 +280,31 @@ def test_the_hub_cache_serves_offline(hub: StandInHub, index: PackageIndex, tmp_
     assert _source_lines(offline.stderr) == [f"pi: model weights from Hugging Face ({REPO}@{REVISION[:7]})"]
 
 
+def test_a_damaged_file_is_downloaded_again_from_the_hub(
+    hub: StandInHub, index: PackageIndex, tmp_path: Path
+) -> None:
+    """pi's file and the cache's blob are one file (a hard link): damage to it is found by its
+    stamp, then by the cache's check, and the hub gives it anew."""
+    whole = _gguf(2 * MEGABYTE)
+    spec = _spec(index, whole)
+    hub.add(REPO, FILE, HubEntry(REVISION, whole, spec["sha256"]))
+    env = _env(tmp_path, hub.endpoint, index)
+    assert _run(spec, env).returncode == 0
+    model = tmp_path / "cache" / "models" / FILE
+    with model.open("r+b") as damaged:
+        damaged.seek(5000)
+        damaged.write(b"\xff" * 8)
+    again = _run(spec, env)
+    assert again.returncode == 0, again.stderr
+    assert model.read_bytes() == whole and index.fetched == []
+    notes = [line for line in again.stderr.splitlines() if "downloading it again" in line]
+    assert len(notes) == 2, again.stderr
+    assert "checksum mismatch" in notes[0] and str(model) in notes[0]
+    assert notes[1].startswith(f"pi: refused {REPO}@{REVISION[:7]}/{FILE}: its sha256 is ")
+    assert [request.method for request in hub.requests].count("GET") == 2
+    assert _source_lines(again.stderr) == [f"pi: model weights from Hugging Face ({REPO}@{REVISION[:7]})"]
+
+
 def test_the_catalog_pins_the_publishers_files() -> None:
     """The embedded Qwen models come from Qwen's own GGUF repositories at full commit shas; the
     file there is the one the PyPI parts assemble (same sha256 and size in the catalog)."""
