@@ -68,11 +68,13 @@ def fetch_from_hub(spec: LocalModelSpec, progress: Progress) -> Path:
     """The pinned file in the Hugging Face cache, downloaded (or its download resumed) first when
     needed, its sha256 checked; raises ``HubUnavailable``."""
     hub = _hub(spec)
-    try:
+    try:  # all we use, so that an older huggingface_hub (1.x has no httpx2) is told apart here
+        import httpx2  # noqa: F401
         from huggingface_hub import constants, try_to_load_from_cache
+        from huggingface_hub.file_download import http_get, repo_folder_name  # noqa: F401
     except ImportError as error:
         raise HubUnavailable(
-            f"huggingface_hub is not installed (the '{EXTRA}' extra of pi-for-python)"
+            f"huggingface_hub 2.x is not installed (the '{EXTRA}' extra of pi-for-python): {_reason(error)}"
         ) from error
     cached = try_to_load_from_cache(hub.repo, spec.hub_file, revision=hub.revision)
     if isinstance(cached, str):

