@@ -166,7 +166,8 @@ def test_a_killed_download_resumes_where_it_stopped(
     spec = _spec(index, whole)
     hub.add(REPO, FILE, HubEntry(REVISION, whole, spec["sha256"]))
     hub.stall_after = 15 * MEGABYTE
-    env = _env(tmp_path, hub.endpoint, index)
+    # (so that huggingface_hub does not give up on the stalled connection and retry by itself first)
+    env = {**_env(tmp_path, hub.endpoint, index), "HF_HUB_DOWNLOAD_TIMEOUT": "100"}
     incomplete = _blob(tmp_path, spec["sha256"]).with_name(spec["sha256"] + ".incomplete")
 
     first = _start(spec, env)
@@ -200,7 +201,7 @@ def test_a_dropped_connection_resumes_in_the_same_run(
     spec = _spec(index, whole)
     hub.add(REPO, FILE, HubEntry(REVISION, whole, spec["sha256"]))
     hub.stall_after = 15 * MEGABYTE
-    result = _run(spec, {**_env(tmp_path, hub.endpoint, index), "HF_HUB_DOWNLOAD_TIMEOUT": "1"})
+    result = _run(spec, {**_env(tmp_path, hub.endpoint, index), "HF_HUB_DOWNLOAD_TIMEOUT": "3"})
     assert result.returncode == 0, result.stderr
     assert Path(result.stdout.strip()).read_bytes() == whole
     gets = [request for request in hub.requests if request.method == "GET"]
