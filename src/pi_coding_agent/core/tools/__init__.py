@@ -5,7 +5,8 @@ parameters, limits, output formats and error texts follow Pi 0.85 (the model rea
 see ``docs/tools/`` for where and why this implementation differs.
 
 Also exported: the read tool's path and image handling (``resolve_read_path``,
-``detect_supported_image_mime_type_from_file``, ``process_image``), which ``@file`` arguments share.
+``detect_supported_image_mime_type_from_file``, ``process_image``, ``ResizeProfile``), which
+``@file`` arguments share.
 
 Names are loaded on first access (PEP 562): importing the package, or creating the default
 tools, does not load the other tools' modules; type checkers see ordinary imports.
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from pi_coding_agent.core.tools._edit import edit_base_text as edit_base_text
     from pi_coding_agent.core.tools._find import FindTool as FindTool
     from pi_coding_agent.core.tools._grep import GrepTool as GrepTool
+    from pi_coding_agent.core.tools._images import ResizeProfile as ResizeProfile
     from pi_coding_agent.core.tools._images import (
         detect_supported_image_mime_type_from_file as detect_supported_image_mime_type_from_file,
     )

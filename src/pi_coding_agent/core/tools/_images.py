@@ -4,7 +4,8 @@ Detection looks at the first bytes only: JPEG, PNG (not animated), GIF, WebP and
 images; anything else is read as text, whatever its name. Preparation decodes with Pillow
 (imported on first use, so text reads never pay for it), applies the EXIF orientation,
 converts formats a model does not take (BMP) to PNG, and shrinks images that are over
-2000x2000 pixels or whose base64 payload would reach 4.5 MB.
+2000x2000 pixels or whose base64 payload would reach 4.5 MB, or over the current model's own
+limits (Pi 1.6's ``inputLimits.images.resize``, a ``ResizeProfile``).
 """
 
 from __future__ import annotations
@@ -14,13 +15,17 @@ import io
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pi_ai import ImageResize
 
 SNIFF_BYTES = 4100
 MAX_WIDTH = 2000
 MAX_HEIGHT = 2000
 MAX_BASE64_BYTES = int(4.5 * 1024 * 1024)
-JPEG_QUALITIES = (80, 85, 70, 55, 40)
+JPEG_QUALITIES = (85, 70, 55, 40)
+"""The lower JPEG qualities tried, after the profile's own, when nothing fits."""
 
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 CONVERT_FAILED = "[Image omitted: could not be converted to a supported inline image format.]"
@@ -103,6 +108,33 @@ def _is_bmp(data: bytes) -> bool:
     return planes == 1 and bits in (1, 4, 8, 16, 24, 32)
 
 
+@dataclass(frozen=True, slots=True)
+class ResizeProfile:
+    """The bounds an image is shrunk to: Pi's defaults, or a model's ``inputLimits.images.resize``."""
+
+    max_width: int = MAX_WIDTH
+    max_height: int = MAX_HEIGHT
+    max_bytes: int = MAX_BASE64_BYTES
+    """Largest base64 payload, in bytes (exclusive)."""
+    jpeg_quality: int = 80
+
+    @classmethod
+    def of(cls, resize: ImageResize | None) -> ResizeProfile:
+        """A model's profile, each bound it leaves out taken from the defaults (as Pi 1.6 merges them)."""
+        if resize is None:
+            return DEFAULT_PROFILE
+        default = DEFAULT_PROFILE
+        return cls(
+            max_width=resize.max_width if resize.max_width is not None else default.max_width,
+            max_height=resize.max_height if resize.max_height is not None else default.max_height,
+            max_bytes=resize.max_bytes if resize.max_bytes is not None else default.max_bytes,
+            jpeg_quality=resize.jpeg_quality if resize.jpeg_quality is not None else default.jpeg_quality,
+        )
+
+
+DEFAULT_PROFILE = ResizeProfile()
+
+
 @dataclass(slots=True)
 class ProcessedImage:
     ok: bool
@@ -125,7 +157,9 @@ def _base64_size(num_bytes: int) -> int:
     return math.ceil(num_bytes / 3) * 4
 
 
-def process_image(data: bytes, mime_type: str, *, auto_resize: bool = True) -> ProcessedImage:
+def process_image(
+    data: bytes, mime_type: str, *, auto_resize: bool = True, profile: ResizeProfile = DEFAULT_PROFILE
+) -> ProcessedImage:
     """Make an image fit for a model, or explain in one line why it was left out."""
     base_type = mime_type.split(";", maxsplit=1)[0].strip().lower()
     inline = _INLINE_TYPES.get(base_type)
@@ -140,7 +174,7 @@ def process_image(data: bytes, mime_type: str, *, auto_resize: bool = True) -> P
         return ProcessedImage(
             ok=True, data=base64.b64encode(data).decode("ascii"), mime_type=inline, hints=hints
         )
-    resized = _resize(data, inline)
+    resized = _resize(data, inline, profile)
     if resized is None:
         return ProcessedImage(ok=False, message=RESIZE_FAILED)
     hints = []
@@ -201,7 +235,7 @@ class _Resized:
     was_resized: bool
 
 
-def _resize(data: bytes, mime_type: str) -> _Resized | None:
+def _resize(data: bytes, mime_type: str, profile: ResizeProfile) -> _Resized | None:
     try:
         image = _open_oriented(data)
     except Exception:
@@ -210,23 +244,23 @@ def _resize(data: bytes, mime_type: str) -> _Resized | None:
         return None
     try:
         width, height = image.size
-        if width <= MAX_WIDTH and height <= MAX_HEIGHT and _base64_size(len(data)) < MAX_BASE64_BYTES:
+        if width <= profile.max_width and height <= profile.max_height and _base64_size(len(data)) < profile.max_bytes:
             return _Resized(
                 base64.b64encode(data).decode("ascii"), mime_type, width, height, width, height, False
             )
         target_w, target_h = width, height
-        if target_w > MAX_WIDTH:
-            target_h = _js_round(target_h * MAX_WIDTH / target_w)
-            target_w = MAX_WIDTH
-        if target_h > MAX_HEIGHT:
-            target_w = _js_round(target_w * MAX_HEIGHT / target_h)
-            target_h = MAX_HEIGHT
+        if target_w > profile.max_width:
+            target_h = _js_round(target_h * profile.max_width / target_w)
+            target_w = profile.max_width
+        if target_h > profile.max_height:
+            target_w = _js_round(target_w * profile.max_height / target_h)
+            target_h = profile.max_height
         from PIL import Image
 
         while True:
             scaled = image.resize((max(1, target_w), max(1, target_h)), Image.Resampling.LANCZOS)
-            for encoded, kind in _encodings(scaled):
-                if len(encoded) < MAX_BASE64_BYTES:
+            for encoded, kind in _encodings(scaled, profile.jpeg_quality):
+                if len(encoded) < profile.max_bytes:
                     return _Resized(encoded, kind, width, height, target_w, target_h, True)
             if target_w == 1 and target_h == 1:
                 return None
@@ -239,16 +273,26 @@ def _resize(data: bytes, mime_type: str) -> _Resized | None:
         return None
 
 
-def _encodings(image: Any) -> Iterator[tuple[str, str]]:
-    """PNG first, then JPEG at falling qualities; produced lazily, the first under the limit wins."""
+def _encoded(image: Any, kind: str, quality: int = 0) -> str:
     out = io.BytesIO()
-    _png_ready(image).save(out, format="PNG")
-    yield base64.b64encode(out.getvalue()).decode("ascii"), "image/png"
-    rgb = image.convert("RGB")
-    for quality in JPEG_QUALITIES:
-        out = io.BytesIO()
-        rgb.save(out, format="JPEG", quality=quality)
-        yield base64.b64encode(out.getvalue()).decode("ascii"), "image/jpeg"
+    if kind == "image/png":
+        _png_ready(image).save(out, format="PNG")
+    else:
+        image.convert("RGB").save(out, format="JPEG", quality=quality)
+    return base64.b64encode(out.getvalue()).decode("ascii")
+
+
+def _encodings(image: Any, quality: int) -> Iterator[tuple[str, str]]:
+    """The smaller of PNG and JPEG at the profile's quality first, then the other, then JPEG at
+    lower qualities (produced lazily; the first under the limit wins). Pi 1.6 prefers the smaller
+    of the two; 0.85 always tried PNG first."""
+    png, jpeg = _encoded(image, "image/png"), _encoded(image, "image/jpeg", quality)
+    first, second = ((jpeg, "image/jpeg"), (png, "image/png")) if len(jpeg) < len(png) else ((png, "image/png"), (jpeg, "image/jpeg"))
+    yield first
+    yield second
+    for lower in JPEG_QUALITIES:
+        if lower != quality:
+            yield _encoded(image, "image/jpeg", lower), "image/jpeg"
 
 
 def _js_round(value: float) -> int:

@@ -18,7 +18,12 @@ from pi_coding_agent.core.tools._common import (
     raise_if_aborted,
 )
 from pi_coding_agent.core.tools._fs_errors import access_error, node_error_message
-from pi_coding_agent.core.tools._images import detect_supported_image_mime_type_from_file, process_image
+from pi_coding_agent.core.tools._images import (
+    DEFAULT_PROFILE,
+    ResizeProfile,
+    detect_supported_image_mime_type_from_file,
+    process_image,
+)
 from pi_coding_agent.core.tools._paths import resolve_read_path
 from pi_coding_agent.core.tools._truncate import (
     DEFAULT_MAX_BYTES,
@@ -31,6 +36,7 @@ from pi_coding_agent.core.tools._truncate import (
 NON_VISION_NOTE = "[Current model does not support images. The image will be omitted from this request.]"
 
 ImageSupport = Callable[[], bool | None]
+ImageProfile = Callable[[], ResizeProfile]
 """Whether the current model accepts images; ``None`` when no model is known (no note then)."""
 
 
@@ -82,11 +88,17 @@ class ReadTool(AgentTool):
     prompt_guidelines = ("Use read to look at files instead of cat or sed.",)
 
     def __init__(
-        self, cwd: str, *, auto_resize_images: bool = True, image_support: ImageSupport | None = None
+        self,
+        cwd: str,
+        *,
+        auto_resize_images: bool = True,
+        image_support: ImageSupport | None = None,
+        image_profile: ImageProfile | None = None,
     ) -> None:
         self.cwd = cwd
         self.auto_resize_images = auto_resize_images
         self.image_support = image_support
+        self.image_profile = image_profile
 
     async def execute(
         self,
@@ -131,7 +143,8 @@ class ReadTool(AgentTool):
     def _image(self, absolute: str, mime: str) -> AgentToolResult[Any]:
         with open(absolute, "rb") as handle:
             data = handle.read()
-        processed = process_image(data, mime, auto_resize=self.auto_resize_images)
+        profile = self.image_profile() if self.image_profile is not None else DEFAULT_PROFILE
+        processed = process_image(data, mime, auto_resize=self.auto_resize_images, profile=profile)
         supports = self.image_support() if self.image_support is not None else None
         note = NON_VISION_NOTE if supports is False else None
         if not processed.ok:

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from pi_agent import AgentTool
     from pi_coding_agent.core.tools._bash import SessionEnv
     from pi_coding_agent.core.tools._external import Backend
-    from pi_coding_agent.core.tools._read import ImageSupport
+    from pi_coding_agent.core.tools._read import ImageProfile, ImageSupport
     from pi_coding_agent.core.tools._shell import BashOperations
 
 ALL_TOOL_NAMES: tuple[str, ...] = ("read", "bash", "edit", "write", "grep", "find", "ls")
@@ -32,6 +32,8 @@ class ToolsOptions:
     """Setting ``images.autoResize``."""
     image_support: ImageSupport | None = None
     """Whether the current model takes images (``read`` adds a note when it does not)."""
+    image_profile: ImageProfile | None = None
+    """The bounds the current model sets for a new image (``read`` shrinks to them)."""
     command_prefix: str | None = None
     """Setting ``shellCommandPrefix``: prepended to every ``bash`` command with a newline."""
     shell_path: str | None = None
@@ -55,7 +57,12 @@ def create_tool(name: str, cwd: str, options: ToolsOptions | None = None) -> Age
     if name == "read":
         from pi_coding_agent.core.tools._read import ReadTool
 
-        return ReadTool(cwd, auto_resize_images=o.auto_resize_images, image_support=o.image_support)
+        return ReadTool(
+            cwd,
+            auto_resize_images=o.auto_resize_images,
+            image_support=o.image_support,
+            image_profile=o.image_profile,
+        )
     if name == "bash":
         from pi_coding_agent.core.tools._bash import BashTool
 

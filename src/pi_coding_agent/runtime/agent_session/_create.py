@@ -233,7 +233,7 @@ def _tool_modifiers(options: CreateAgentSessionOptions) -> list[str]:
 
 def _create_tools(names: Sequence[str], options: CreateAgentSessionOptions, holder: list[AgentSession]) -> list[AgentTool]:
     """The built-in tools; ``holder`` will contain the session they belong to."""
-    from pi_coding_agent.core.tools import ToolsOptions, create_tools
+    from pi_coding_agent.core.tools import ResizeProfile, ToolsOptions, create_tools
 
     settings = options.settings
     manager = options.session_manager
@@ -255,6 +255,11 @@ def _create_tools(names: Sequence[str], options: CreateAgentSessionOptions, hold
         model = holder[0].model if holder else None
         return None if model is None else "image" in model.input
 
+    def image_profile() -> ResizeProfile:
+        model = holder[0].model if holder else None
+        images = model.input_limits.images if model is not None and model.input_limits is not None else None
+        return ResizeProfile.of(images.resize if images is not None else None)
+
     if "codemode" in names or "tool_search" in names:
         others = [name for name in names if name not in ("codemode", "tool_search")]
         made = {tool.name: tool for tool in _create_tools(others, options, holder)} if others else {}
@@ -266,6 +271,7 @@ def _create_tools(names: Sequence[str], options: CreateAgentSessionOptions, hold
     tool_options = ToolsOptions(
         auto_resize_images=settings.image_auto_resize,
         image_support=image_support,
+        image_profile=image_profile,
         command_prefix=settings.shell_command_prefix,
         shell_path=settings.shell_path,
         bin_dir=str(options.agent_dir / "bin"),
