@@ -9,6 +9,8 @@ command that reports the theme's accent colour. The same keys go to ours and to 
 
 from __future__ import annotations
 
+import json
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +18,10 @@ import pytest
 
 from tests.pi_coding_agent.app.interactive._scenario import Run, launch
 from tests.pi_coding_agent.app.interactive._tmux import suggestions
+from tests.pi_coding_agent.e2e._harness import OPENAI_MODEL, OUR_PI, Sandbox
+from tests.support import oracle
 from tests.support.npm_packages import node_cache
+from tests.support.scripted_provider import ScriptedProvider
 
 PANELS = Path(__file__).resolve().parent / "fixtures" / "panels.ts"
 TURNS = [
@@ -88,3 +93,45 @@ def test_custom_components_of_a_typescript_extension_show_as_in_pi(tmp_path: Pat
     assert ours["overlay"]["first"].endswith("at width 40") or "width 40" in ours["overlay"]["first"]
     assert ours["dice"] == ["DICE CALL d6", "DICE RESULT 4"]
     assert ours["widget"] == "PANEL WIDGET light"
+
+
+def _rpc_records(command: list[str], box: Any, prompts: list[str]) -> list[dict[str, Any]]:
+    """Each prompt in turn over RPC; the UI requests and responses until the last is answered."""
+    process = subprocess.Popen(
+        [*command, "--mode", "rpc", "--model", OPENAI_MODEL, "-e", str(PANELS)],
+        cwd=box.work,
+        env={**box.env(), "PI_NODE_CACHE": node_cache()},
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    records: list[dict[str, Any]] = []
+    for number, prompt in enumerate(prompts, 1):
+        process.stdin.write(json.dumps({"id": str(number), "type": "prompt", "message": prompt}) + "\n")
+        process.stdin.flush()
+        for line in process.stdout:
+            record = json.loads(line)
+            if record.get("type") in ("extension_ui_request", "response"):
+                records.append({k: v for k, v in record.items() if k != "id" or record["type"] == "response"})
+            if record.get("type") == "response" and record.get("id") == str(number):
+                break
+    process.stdin.close()
+    process.wait(timeout=60)
+    return records
+
+
+def test_components_over_rpc_do_what_pi_does(tmp_path: Path) -> None:
+    """Over RPC ``custom`` resolves ``undefined`` without a component and widget factories are
+    ignored (string widgets and notices still reach the client), as in Pi 1.6."""
+    folder = oracle.require_live_oracle(current=True)
+    seen = {}
+    prompts = ["/count", "/panel", "/countover", "/panel off"]
+    for who, command in (("ours", [str(OUR_PI)]), ("pi", [str(folder / "pi-cli-current")])):
+        with ScriptedProvider([{"text": "unused"}]) as provider:
+            box = Sandbox.create(tmp_path / who, provider.base_url)
+            seen[who] = _rpc_records(command, box, prompts)
+    assert seen["ours"] == seen["pi"], (seen["ours"], seen["pi"])
+    notices = [record.get("message") for record in seen["ours"] if record.get("method") == "notify"]
+    assert notices == ["counted nothing", "overlay counted nothing"]
