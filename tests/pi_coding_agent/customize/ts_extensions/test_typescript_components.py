@@ -20,7 +20,7 @@ from tests.pi_coding_agent.app.interactive._scenario import Run, launch
 from tests.pi_coding_agent.app.interactive._tmux import suggestions
 from tests.pi_coding_agent.e2e._harness import OPENAI_MODEL, OUR_PI, Sandbox
 from tests.support import oracle
-from tests.support.npm_packages import node_cache
+from tests.support.npm_packages import node_cache, npm_package
 from tests.support.scripted_provider import ScriptedProvider
 
 PANELS = Path(__file__).resolve().parent / "fixtures" / "panels.ts"
@@ -135,3 +135,42 @@ def test_components_over_rpc_do_what_pi_does(tmp_path: Path) -> None:
     assert seen["ours"] == seen["pi"], (seen["ours"], seen["pi"])
     notices = [record.get("message") for record in seen["ours"] if record.get("method") == "notify"]
     assert notices == ["counted nothing", "overlay counted nothing"]
+
+
+def _picker_rows(screen: str) -> list[str]:
+    """The rows of pi-markdown-preview's picker: its title, the responses and its key help."""
+    rows = [" ".join(row.split()) for row in screen.split("\n")]
+    start = next(i for i, row in enumerate(rows) if "Select Response to Preview" in row)
+    end = next(i for i in range(start, len(rows)) if "esc cancel" in rows[i])
+    return rows[start : end + 1]
+
+
+def _pick_scenario(tmp_path: Path, which: str) -> dict[str, Any]:
+    package = npm_package("pi-markdown-preview", "0.16.0")
+    turns = [{"text": "# Alpha heading\nfirst answer"}, {"text": "# Beta heading\nsecond answer"}]
+    seen: dict[str, Any] = {}
+    with launch(tmp_path / which, which, turns, args=("-e", str(package)),
+                env={"PI_NODE_CACHE": node_cache()}) as run:  # fmt: skip
+        pane = run.pane
+        run.submit("one")
+        pane.wait_for("first answer")
+        run.submit("two")
+        pane.wait_for("second answer")
+        run.command("/preview --pick")
+        seen["opened"] = _picker_rows(pane.wait_for("Select Response to Preview"))
+        pane.send("Up")
+        seen["moved"] = _picker_rows(pane.wait_until(lambda s: "→ Response 1" in s, "Up never moved"))
+        pane.send("Escape")
+        seen["closed"] = "Select Response" not in pane.wait_until_gone("Select Response to Preview")
+    return seen
+
+
+def test_a_published_packages_custom_picker_works_as_in_pi(tmp_path: Path) -> None:
+    """pi-markdown-preview 0.16.0 (from npm): ``/preview --pick`` shows its ``ctx.ui.custom``
+    picker (Pi's ``SelectList`` and ``DynamicBorder`` in Node), the arrow keys move it, Escape
+    closes it: the same rows on our screen as on Pi 1.6's."""
+    ours = _pick_scenario(tmp_path, "ours")
+    pi = _pick_scenario(tmp_path, "pi16")
+    assert ours == pi
+    assert any("Response 2" in row and "Beta heading" in row for row in ours["opened"])
+    assert ours["closed"]
