@@ -43,6 +43,7 @@ from pi_coding_agent.customize.ts_extensions._renderers import (
     tool_renderers,
 )
 
+_COMPONENT_CALLS = frozenset({"custom", "setWidgetComponent", "setHeader", "setFooter", "setEditorComponent"})
 _FREQUENT = frozenset({"message_update", "tool_execution_update"})
 """Events too frequent to resend the session with (its entries do not change during them)."""
 
@@ -208,7 +209,7 @@ class TypeScriptHost:
         ctx = self._contexts.get(op) if op is not None else None
         if method == "registerProvider":
             self._models_sent = False  # the next request sends the catalog again
-        if method == "ui" and args.get("method") in ("custom", "setWidgetComponent", "setHeader", "setFooter"):
+        if method == "ui" and args.get("method") in _COMPONENT_CALLS:
             return await self.component_calls.answer(self.runner.ui, str(args["method"]), args.get("args") or {})
         return await answer_call(self.runner, ctx if ctx is not None else self.runner.context(), method, args)
 
@@ -223,6 +224,9 @@ class TypeScriptHost:
             )
         elif kind == "lines" and isinstance(args.get("lines"), list):
             self.lines[str(args.get("cid"))] = [str(line) for line in args["lines"]]
+            self.redraw()
+        elif kind in ("editorSubmit", "editorChange"):
+            self.component_calls.editor_event(kind, str(args.get("cid")), str(args.get("text") or ""))
             self.redraw()
         elif kind == "close":
             self.component_calls.close(str(args.get("cid")))

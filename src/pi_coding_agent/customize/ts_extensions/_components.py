@@ -70,6 +70,34 @@ class RemoteComponent:
         self.link.send("uiDispose", {"cid": self.cid})
 
 
+class RemoteEditor(RemoteComponent):
+    """An extension's editor (``setEditorComponent``): our mode reads its text (kept here as
+    Node reports each change) and hears its submissions."""
+
+    def __init__(self, link: ComponentLink, cid: str) -> None:
+        super().__init__(link, cid)
+        self.on_submit: Callable[[str], None] | None = None
+        self.on_change: Callable[[str], None] | None = None
+        self._text = ""
+
+    def get_text(self) -> str:
+        return self._text
+
+    def set_text(self, text: str) -> None:
+        self._text = text
+        self.link.send("uiSetText", {"cid": self.cid, "text": text})
+
+    def changed(self, text: str) -> None:
+        self._text = text
+        if self.on_change is not None:
+            self.on_change(text)
+
+    def submitted(self, text: str) -> None:
+        self._text = ""
+        if self.on_submit is not None:
+            self.on_submit(text)
+
+
 def overlay_options(given: Any) -> Any:
     """Pi's ``OverlayOptions`` (camelCase JSON) as ours; ``None`` when none were given."""
     from pi_tui import OverlayOptions
@@ -92,6 +120,17 @@ class ComponentCalls:
     def __init__(self, link: ComponentLink) -> None:
         self.link = link
         self._closers: dict[str, Callable[[], None]] = {}
+        self.editor: RemoteEditor | None = None
+
+    def editor_event(self, kind: str, cid: str, text: str) -> None:
+        """Node's editor changed its text or submitted it."""
+        editor = self.editor
+        if editor is None or editor.cid != cid:
+            return
+        if kind == "editorSubmit":
+            editor.submitted(text)
+        else:
+            editor.changed(text)
 
     def close(self, cid: str) -> None:
         closer = self._closers.pop(cid, None)
@@ -100,6 +139,12 @@ class ComponentCalls:
 
     async def answer(self, ui: Any, method: str, given: dict[str, Any]) -> Any:
         cid = given.get("cid")
+        if method == "setEditorComponent":
+            self.editor = RemoteEditor(self.link, cid) if isinstance(cid, str) else None
+            editor = self.editor
+            with contextlib.suppress(AttributeError):
+                ui.set_editor_component((lambda *_: editor) if editor is not None else None)
+            return None
         component = RemoteComponent(self.link, str(cid)) if isinstance(cid, str) else None
         if method == "custom" and component is not None:
             return await self._custom(ui, component, given)

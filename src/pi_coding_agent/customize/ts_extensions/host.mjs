@@ -221,6 +221,35 @@ function custom(factory, options) {
 	});
 }
 
+let editorFactory;
+
+/** ctx.ui.setEditorComponent: the editor lives here (with Pi's editor theme from ours); Python
+ * shows it in the editor's place, sends its keys and its text, and hears of its changes and
+ * submissions. App keys (interrupt, exit, model cycling...) are ours, handled before it. */
+function setEditorComponent(factory) {
+	editorFactory = factory;
+	const previous = slots.get("editor");
+	if (previous) remote.unmount(previous);
+	slots.delete("editor");
+	if (!inTerminal()) return;
+	if (!factory) {
+		callUi("setEditorComponent", { cid: null });
+		return;
+	}
+	const cid = remote.newCid("editor");
+	try {
+		const editorTheme = themeModule?.getEditorTheme?.() ?? fallbackTheme;
+		const editor = factory(remote.tuiFor(state), editorTheme, keybindingsManager());
+		editor.onSubmit = (text) => notifyPython("editorSubmit", { cid, text });
+		editor.onChange = (text) => notifyPython("editorChange", { cid, text });
+		slots.set("editor", cid);
+		remote.mount(cid, editor);
+		callUi("setEditorComponent", { cid });
+	} catch (error) {
+		reportError("<ts-host>", "ui.setEditorComponent", error);
+	}
+}
+
 function uiContext() {
 	const ui = (method, args) => callPython("ui", { method, args });
 	const fire = (method, args) => fireAndReport("ui", { method, args }, undefined, `ui.${method}`);
@@ -255,8 +284,8 @@ function uiContext() {
 			setSlot("footer", factory && ((tui, theme) => factory(tui, theme, footerData())), "setFooter", {}),
 		setHeader: (factory) => setSlot("header", factory, "setHeader", {}),
 		addAutocompleteProvider: () => {},
-		setEditorComponent: () => {},
-		getEditorComponent: () => undefined,
+		setEditorComponent,
+		getEditorComponent: () => editorFactory,
 		get theme() {
 			return fallbackTheme;
 		},
@@ -472,6 +501,11 @@ const ops = {
 	},
 	async uiFocus({ cid, focused }) {
 		remote.setFocused(cid, focused);
+		return null;
+	},
+	async uiSetText({ cid, text }) {
+		remote.componentOf(cid)?.setText?.(text);
+		remote.requestRender();
 		return null;
 	},
 	async uiDispose({ cid }) {

@@ -27,6 +27,7 @@ PANELS = Path(__file__).resolve().parent / "fixtures" / "panels.ts"
 TURNS = [
     {"tool_calls": [{"id": "d1", "name": "dice", "arguments": {"sides": 6}}]},
     {"text": "the die is cast"},
+    {"text": "heard the shout"},
 ]
 
 
@@ -70,6 +71,16 @@ def _scenario(tmp_path: Path, which: str) -> dict[str, Any]:
         seen["widget"] = _line_with(pane.wait_for("PANEL WIDGET"), "PANEL WIDGET")
         run.command("/panel off")
         seen["widget_gone"] = "PANEL WIDGET" not in pane.wait_until_gone("PANEL WIDGET")
+        run.command("/chrome")
+        screen = pane.wait_until(
+            lambda s: "CUSTOM HEADER" in s and "CUSTOM FOOTER" in s, "no header or footer"
+        )
+        seen["chrome"] = [_line_with(screen, "CUSTOM HEADER"), _line_with(screen, "CUSTOM FOOTER")]
+        run.command("/chrome off")
+        screen = pane.wait_until(lambda s: "CUSTOM FOOTER" not in s, "the footer stayed")
+        seen["chrome_gone"] = "CUSTOM HEADER" not in screen
+        run.command("/mark")
+        seen["mark"] = _line_with(pane.wait_for("MARK ENTRY"), "MARK ENTRY")
         run.command("/note hello there")
         seen["note"] = _line_with(pane.wait_for("NOTE RENDERED"), "NOTE RENDERED")
         run.command("/colour")
@@ -77,6 +88,16 @@ def _scenario(tmp_path: Path, which: str) -> dict[str, Any]:
         run.submit("roll a die")
         screen = pane.wait_for("the die is cast")
         seen["dice"] = [_line_with(screen, "DICE CALL"), _line_with(screen, "DICE RESULT")]
+        run.command("/shout")
+        pane.wait_for("SHOUT EDITOR")
+        run.submit("typed in node")
+        screen = pane.wait_for("heard the shout")
+        seen["shout"] = ["SHOUT EDITOR" in screen, "typed in node" in screen]
+        last_user = [m for m in run.provider.requests[-1]["body"]["messages"] if m["role"] == "user"][-1]
+        content = last_user["content"]
+        seen["sent"] = content if isinstance(content, str) else "".join(p.get("text", "") for p in content)
+        run.command("/shout off")
+        seen["shout_gone"] = "SHOUT EDITOR" not in pane.wait_until_gone("SHOUT EDITOR")
         pane.type("/city L")
         seen["completions"] = [
             row.removeprefix("→ ")
@@ -93,6 +114,10 @@ def test_custom_components_of_a_typescript_extension_show_as_in_pi(tmp_path: Pat
     assert ours["overlay"]["first"].endswith("at width 40") or "width 40" in ours["overlay"]["first"]
     assert ours["dice"] == ["DICE CALL d6", "DICE RESULT 4"]
     assert ours["widget"] == "PANEL WIDGET light"
+    assert ours["chrome"] == ["CUSTOM HEADER", "CUSTOM FOOTER function"]
+    assert ours["mark"] == "MARK ENTRY 7"
+    assert ours["shout"] == [True, True]
+    assert ours["sent"] == "typed in node"
 
 
 def _rpc_records(command: list[str], box: Any, prompts: list[str]) -> list[dict[str, Any]]:
