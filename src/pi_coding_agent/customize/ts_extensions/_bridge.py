@@ -140,9 +140,9 @@ class TypeScriptHost:
         state: dict[str, Any] = {"agentDir": get_agent_dir()}
         tui = getattr(self.runner.ui, "tui", None)
         terminal = getattr(tui, "terminal", None)
-        for name, attribute in (("columns", "columns"), ("rows", "rows")):
+        for name, attribute in (("columns", "columns"), ("rows", "rows"), ("kittyKeyboard", "kitty_keyboard")):
             value = getattr(terminal, attribute, None)
-            if isinstance(value, int):
+            if isinstance(value, int):  # bool included: the keys Node's components decode
                 state[name] = value
         theme = active_theme(self.runner.ui)
         if theme is not None:

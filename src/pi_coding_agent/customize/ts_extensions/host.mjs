@@ -81,6 +81,8 @@ function applyState(update) {
 	const { session: sessionUpdate, theme: themeUpdate, ...rest } = update;
 	Object.assign(state, rest);
 	if (themeUpdate) applyTheme(themeUpdate);
+	// Keys arrive as our terminal sends them: Pi's key matching must know the Kitty protocol is on.
+	if (typeof rest.kittyKeyboard === "boolean") tuiModule?.setKittyProtocolActive?.(rest.kittyKeyboard);
 	for (const [name, value] of Object.entries(state.flags ?? {})) runtime?.flagValues.set(name, value);
 	if (sessionUpdate) applySession(sessionUpdate);
 }
@@ -571,6 +573,7 @@ function loadKeybindingsLater() {
 	Promise.all([import(pathToFileURL(tuiRoot).href), fromPi("core/keybindings.js")]).then(
 		([tui, keys]) => {
 			tuiModule = tui;
+			if (typeof state.kittyKeyboard === "boolean") tui.setKittyProtocolActive?.(state.kittyKeyboard);
 			keybindings = state.agentDir ? keys.KeybindingsManager.create(state.agentDir) : new keys.KeybindingsManager();
 			tui.setKeybindings?.(keybindings);
 		},
