@@ -35,6 +35,10 @@ class RemoteComponent:
         """What Node builds the component from (a renderer's arguments); sent with the first render."""
         self._width: int | None = None
         self._focused = False
+        self.missing = False
+        """Node's renderer gave no component (a message renderer returning ``undefined``)."""
+        self.fallback: Any = None
+        """What shows instead then (Pi's default card of a custom message), set by the view."""
 
     def render(self, width: int) -> list[str]:
         if width != self._width:
@@ -43,10 +47,13 @@ class RemoteComponent:
             if self.spec is not None:
                 fields["spec"], self.spec = self.spec, None
             self.link.send("uiRender", fields, self._answered)
+        if self.missing and self.fallback is not None:
+            return list(self.fallback.render(width))
         return [truncate_to_width(line, width) for line in self.link.lines.get(self.cid, [])]
 
     def _answered(self, answer: Any) -> None:
         lines = answer.get("lines") if isinstance(answer, dict) else None
+        self.missing = not isinstance(lines, list)
         self.link.lines[self.cid] = [str(line) for line in lines] if isinstance(lines, list) else []
 
     def handle_input(self, data: str) -> None:

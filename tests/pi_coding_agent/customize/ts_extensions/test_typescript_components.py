@@ -83,6 +83,9 @@ def _scenario(tmp_path: Path, which: str) -> dict[str, Any]:
         seen["mark"] = _line_with(pane.wait_for("MARK ENTRY"), "MARK ENTRY")
         run.command("/note hello there")
         seen["note"] = _line_with(pane.wait_for("NOTE RENDERED"), "NOTE RENDERED")
+        run.command("/note plain words")  # the renderer gives nothing: Pi's default card
+        screen = pane.wait_for("plain words")
+        seen["card"] = [_line_with(screen, "[panel-note]"), _line_with(screen, "plain words")]
         run.command("/colour")
         seen["accent"] = _line_with(pane.wait_for('accent "'), 'accent "')
         run.submit("roll a die")
