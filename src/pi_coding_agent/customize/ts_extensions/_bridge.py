@@ -144,6 +144,9 @@ class TypeScriptHost:
             value = getattr(terminal, attribute, None)
             if isinstance(value, int):  # bool included: the keys Node's components decode
                 state[name] = value
+        expanded = getattr(self.runner.ui, "get_tools_expanded", None)
+        if callable(expanded):
+            state["toolsExpanded"] = bool(expanded())
         theme = active_theme(self.runner.ui)
         if theme is not None:
             signature = (theme.name, theme.truecolor, tuple(theme.colors.items()), theme.dim)

@@ -278,8 +278,8 @@ function uiContext() {
 		getEditorText: () => state.editorText ?? "",
 		custom,
 		onTerminalInput: () => () => {},
-		setWorkingMessage: () => {},
-		setWorkingVisible: () => {},
+		setWorkingMessage: (message) => fire("setWorkingMessage", { message }),
+		setWorkingVisible: (visible) => fire("setWorkingVisible", { visible }),
 		setWorkingIndicator: () => {},
 		setHiddenThinkingLabel: () => {},
 		setFooter: (factory) =>
@@ -294,8 +294,11 @@ function uiContext() {
 		getAllThemes: () => [],
 		getTheme: () => undefined,
 		setTheme: () => ({ success: false, error: "UI not available" }),
-		getToolsExpanded: () => false,
-		setToolsExpanded: () => {},
+		getToolsExpanded: () => Boolean(state.toolsExpanded),
+		setToolsExpanded: (expanded) => {
+			state.toolsExpanded = Boolean(expanded);
+			fire("setToolsExpanded", { expanded: Boolean(expanded) });
+		},
 	};
 }
 

@@ -91,6 +91,10 @@ def _scenario(tmp_path: Path, which: str) -> dict[str, Any]:
         run.submit("roll a die")
         screen = pane.wait_for("the die is cast")
         seen["dice"] = [_line_with(screen, "DICE CALL"), _line_with(screen, "DICE RESULT")]
+        run.command("/expand")
+        seen["expand"] = _line_with(pane.wait_for("expanded false ->"), "expanded false ->")
+        run.command("/expand")
+        seen["collapse"] = _line_with(pane.wait_for("expanded true ->"), "expanded true ->")
         run.command("/shout")
         pane.wait_for("SHOUT EDITOR")
         run.submit("typed in node")
@@ -121,6 +125,7 @@ def test_custom_components_of_a_typescript_extension_show_as_in_pi(tmp_path: Pat
     assert ours["mark"] == "MARK ENTRY 7"
     assert ours["shout"] == [True, True]
     assert ours["sent"] == "typed in node"
+    assert (ours["expand"], ours["collapse"]) == ("expanded false -> true", "expanded true -> false")
 
 
 def _rpc_records(command: list[str], box: Any, prompts: list[str]) -> list[dict[str, Any]]:
