@@ -144,9 +144,7 @@ class TypeScriptHost:
             value = getattr(terminal, attribute, None)
             if isinstance(value, int):  # bool included: the keys Node's components decode
                 state[name] = value
-        expanded = getattr(self.runner.ui, "get_tools_expanded", None)
-        if callable(expanded):
-            state["toolsExpanded"] = bool(expanded())
+        state.update(_interactive_state(self.runner.ui))
         theme = active_theme(self.runner.ui)
         if theme is not None:
             signature = (theme.name, theme.truecolor, tuple(theme.colors.items()), theme.dim)
@@ -388,3 +386,19 @@ class TypeScriptHost:
             await self.process.close()
             self.process = None
 
+
+
+def _interactive_state(ui: Any) -> dict[str, Any]:
+    """What Pi's synchronous UI getters read in the interactive mode: the editor's text, the
+    tools' expansion, and the footer's git branch and statuses (``setFooter``'s ``footerData``)."""
+    state: dict[str, Any] = {}
+    for name, method in (("editorText", "get_editor_text"), ("toolsExpanded", "get_tools_expanded")):
+        getter = getattr(ui, method, None)
+        if callable(getter):
+            state[name] = getter()
+    footer = getattr(getattr(ui, "host", None), "footer", None)
+    if footer is not None:
+        state["statuses"] = dict(getattr(footer, "statuses", {}))
+        branch = getattr(footer, "git_branch", None)
+        state["gitBranch"] = branch() if callable(branch) else branch
+    return state

@@ -121,7 +121,7 @@ def test_custom_components_of_a_typescript_extension_show_as_in_pi(tmp_path: Pat
     assert ours["overlay"]["first"].endswith("at width 40") or "width 40" in ours["overlay"]["first"]
     assert ours["dice"] == ["DICE CALL d6", "DICE RESULT 4"]
     assert ours["widget"] == "PANEL WIDGET light"
-    assert ours["chrome"] == ["CUSTOM HEADER", "CUSTOM FOOTER function"]
+    assert ours["chrome"] == ["CUSTOM HEADER", "CUSTOM FOOTER null 0"]
     assert ours["mark"] == "MARK ENTRY 7"
     assert ours["shout"] == [True, True]
     assert ours["sent"] == "typed in node"
