@@ -58,6 +58,7 @@ class TypeScriptHost:
         self._sent_session: tuple[str, int] | None = None
         self._models_sent = False
         self._sent_theme: object = None
+        self._syncing = False
         self.lines: dict[str, list[str]] = {}
         """The last lines of each component Node renders for us (``_components``)."""
         self.component_calls = ComponentCalls(self)
@@ -147,7 +148,7 @@ class TypeScriptHost:
         state.update(_interactive_state(self.runner.ui))
         theme = active_theme(self.runner.ui)
         if theme is not None:
-            signature = (theme.name, theme.truecolor, tuple(theme.colors.items()), theme.dim)
+            signature = _theme_signature(theme)
             if signature != self._sent_theme:
                 self._sent_theme = signature
                 state["theme"] = theme_json(theme)
@@ -171,6 +172,18 @@ class TypeScriptHost:
         task = asyncio.get_running_loop().create_task(run())
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+    def sync_theme(self) -> None:
+        """Send our theme when it is not the one Node has (a light request carries it)."""
+        theme = active_theme(self.runner.ui)
+        if theme is None or _theme_signature(theme) == self._sent_theme or self._syncing:
+            return
+        self._syncing = True  # every component is invalidated at once: one request for them all
+
+        def synced(_answer: Any) -> None:
+            self._syncing = False
+
+        self.send("uiSync", {}, synced)
 
     def redraw(self) -> None:
         tui = getattr(self.runner.ui, "tui", None)
@@ -402,3 +415,7 @@ def _interactive_state(ui: Any) -> dict[str, Any]:
         branch = getattr(footer, "git_branch", None)
         state["gitBranch"] = branch() if callable(branch) else branch
     return state
+
+
+def _theme_signature(theme: Any) -> object:
+    return (theme.name, theme.truecolor, tuple(theme.colors.items()), theme.dim)

@@ -26,6 +26,8 @@ class ComponentLink(Protocol):
         self, op: str, fields: dict[str, Any], on_answer: Callable[[Any], None] | None = None
     ) -> None: ...
 
+    def sync_theme(self) -> None: ...
+
 
 class RemoteComponent:
     def __init__(self, link: ComponentLink, cid: str, spec: dict[str, Any] | None = None) -> None:
@@ -60,7 +62,8 @@ class RemoteComponent:
         self.link.send("uiInput", {"cid": self.cid, "data": data})
 
     def invalidate(self) -> None:
-        return  # Node's copy is invalidated there (a theme change reaches it with the new colours)
+        """Our theme may have changed: Node gets its colours, then invalidates and redraws."""
+        self.link.sync_theme()
 
     @property
     def focused(self) -> bool:

@@ -513,6 +513,9 @@ const ops = {
 		remote.requestRender();
 		return null;
 	},
+	async uiSync() {
+		return null; // its state (our new theme) is all it brings
+	},
 	async uiDispose({ cid }) {
 		remote.unmount(cid);
 		return null;
