@@ -57,6 +57,13 @@ class _RecordingUI(NoExtensionUI):
         self.widgets[key] = lines(self.tui, self.theme) if callable(lines) else lines
 
 
+def _reports_theme(notice: str, theme: Any) -> None:
+    """``/colour``'s notice: ``ctx.ui.theme``'s accent and ``getMarkdownTheme()``'s heading in ours."""
+    accent, heading = notice.removeprefix("accent ").split(" heading ")
+    assert json.loads(accent) == theme.sgr("accent")
+    assert theme.sgr("mdHeading") in json.loads(heading)
+
+
 async def _until(check: Any, what: str) -> None:
     deadline = time.monotonic() + 60
     while not check():
@@ -78,7 +85,7 @@ async def _scenario(tmp_path: Path) -> None:
         assert colour is not None
         await colour.handler("", runner.context())
         await _until(lambda: ui.notices, "no notice from /colour")
-        assert ui.notices[-1] == "accent " + json.dumps(ui.theme.sgr("accent"))
+        _reports_theme(ui.notices[-1], ui.theme)
 
         panel = runner.get_command("panel")
         assert panel is not None
@@ -98,7 +105,7 @@ async def _scenario(tmp_path: Path) -> None:
         await _until(lambda: light_success in widget.render(60)[0], "the widget kept the old colours")
         await colour.handler("", runner.context())
         await _until(lambda: len(ui.notices) == 2, "no second notice")
-        assert ui.notices[-1] == "accent " + json.dumps(ui.theme.sgr("accent"))
+        _reports_theme(ui.notices[-1], ui.theme)
     finally:
         await loaded.host.close()
 
