@@ -274,6 +274,11 @@ class Editor:
 
     # ------------------------------------------------------------------ completion
 
+    def refresh_completion(self) -> None:
+        """Ask the completer again for what the cursor has (its answer for an argument came
+        later, from an extension whose ``getArgumentCompletions`` is asynchronous)."""
+        self._update_completion(force=False)
+
     def _update_completion(self, force: bool) -> None:
         if self.completer is None:
             return

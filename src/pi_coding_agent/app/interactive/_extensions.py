@@ -95,6 +95,7 @@ class ExtensionBridge:
     def __init__(self, host: BridgeHost) -> None:
         self.host = host
         self._listening: ExtensionRunner | None = None
+        self._completed: dict[tuple[str, str], Any] = {}
         runner = self.runner
         if runner is not None and runner.markdown_transformers():
             host.transcript.style.markdown_transform = self.transform_markdown
@@ -176,14 +177,19 @@ class ExtensionBridge:
         command = runner.get_command(name) if runner is not None else None
         if command is None or command.get_argument_completions is None:
             return None
-        try:
-            found = command.get_argument_completions(prefix)
-        except Exception as error:
-            runner.report(command.extension_path, "command_completions", error)  # type: ignore[union-attr]
-            return None
-        if not isinstance(found, list):
+        key = (name, prefix)
+        if key in self._completed:
+            found: Any = self._completed.pop(key)
+        else:
+            try:
+                found = command.get_argument_completions(prefix)
+            except Exception as error:
+                runner.report(command.extension_path, "command_completions", error)  # type: ignore[union-attr]
+                return None
             if inspect.isawaitable(found):
-                getattr(found, "close", lambda: None)()
+                self.host.spawn(self._complete_later(key, found, command.extension_path))
+                return None
+        if not isinstance(found, list):
             return None
         items = []
         for item in found:
@@ -193,6 +199,26 @@ class ExtensionBridge:
                 value = item["value"]
                 items.append(Suggestion(value, str(item.get("label") or value), str(item.get("description") or "")))
         return items or None
+
+    async def _complete_later(self, key: tuple[str, str], pending: Any, path: str) -> None:
+        """An asynchronous ``get_argument_completions`` (Pi awaits them; TypeScript commands'
+        are, since they run in Node): once answered, the editor asks again and gets the answer
+        if it still shows ``/name prefix``."""
+        try:
+            found = await pending
+        except Exception as error:
+            if self.runner is not None:
+                self.runner.report(path, "command_completions", error)
+            return
+        editor = self.host.editor
+        if editor.get_text() != f"/{key[0]} {key[1]}":
+            return
+        self._completed = {key: found}
+        refresh = getattr(editor, "refresh_completion", None)
+        if callable(refresh):
+            refresh()
+            self.host.tui.request_render()
+        self._completed = {}
 
     # ------------------------------------------------------------------ shortcuts
 

@@ -33,8 +33,17 @@ from pi_coding_agent.customize.ts_extensions._codec import (
     encode,
     encode_event,
 )
+from pi_coding_agent.customize.ts_extensions._components import ComponentCalls
 from pi_coding_agent.customize.ts_extensions._process import HostError, HostProcess
+from pi_coding_agent.customize.ts_extensions._renderers import (
+    active_theme,
+    entry_renderer,
+    message_renderer,
+    theme_json,
+    tool_renderers,
+)
 
+_COMPONENT_CALLS = frozenset({"custom", "setWidgetComponent", "setHeader", "setFooter", "setEditorComponent"})
 _FREQUENT = frozenset({"message_update", "tool_execution_update"})
 """Events too frequent to resend the session with (its entries do not change during them)."""
 
@@ -48,6 +57,14 @@ class TypeScriptHost:
         self._updates: dict[int, Callable[[Any], None]] = {}
         self._sent_session: tuple[str, int] | None = None
         self._models_sent = False
+        self._sent_theme: object = None
+        self._syncing = False
+        self.lines: dict[str, list[str]] = {}
+        """The last lines of each component Node renders for us (``_components``)."""
+        self.component_calls = ComponentCalls(self)
+        self.kept: dict[str, object] = {}
+        """Messages drawn by a renderer, kept so that their ids (their components') stay theirs."""
+        self._tasks: set[asyncio.Task[None]] = set()
 
     async def start(self, runtime: NodeRuntime, cwd: str) -> None:
         self.process = await HostProcess.start(runtime, cwd, self._on_call, self._on_notify)
@@ -55,11 +72,13 @@ class TypeScriptHost:
     # ------------------------------------------------------------------ requests
 
     async def request(
-        self, op: str, fields: dict[str, Any], ctx: Any = None, *, frequent: bool = False
+        self, op: str, fields: dict[str, Any], ctx: Any = None, *, frequent: bool = False, light: bool = False
     ) -> Any:
+        """Node's answer to ``op``; ``light`` sends only the UI's state (a component's render)."""
         if self.process is None:
             raise HostError("the TypeScript extension host is not running")
-        request_id, future = await self.process.request(op, {**fields, "state": self._state(frequent)})
+        state = self._ui_state() if light else self._state(frequent)
+        request_id, future = await self.process.request(op, {**fields, "state": state})
         self._contexts[request_id] = ctx
         try:
             reply = await future
@@ -78,6 +97,7 @@ class TypeScriptHost:
             "mode": runner.mode,
             "hasUI": runner.has_ui,
             "projectTrusted": runner.project_trusted,
+            **self._ui_state(),
             "flags": {
                 flag.name: runner.get_flag(flag.name)
                 for flag in runner.flags()
@@ -113,6 +133,64 @@ class TypeScriptHost:
             self._models_sent = True
         return state
 
+    def _ui_state(self) -> dict[str, Any]:
+        """The agent folder (Pi's keybindings), the terminal's size and, when it changed, the
+        active theme's colours, which Node makes Pi's theme (``ctx.ui.theme``)."""
+        from pi_coding_agent.core.paths import get_agent_dir
+
+        state: dict[str, Any] = {"agentDir": get_agent_dir()}
+        tui = getattr(self.runner.ui, "tui", None)
+        terminal = getattr(tui, "terminal", None)
+        for name, attribute in (("columns", "columns"), ("rows", "rows"), ("kittyKeyboard", "kitty_keyboard")):
+            value = getattr(terminal, attribute, None)
+            if isinstance(value, int):  # bool included: the keys Node's components decode
+                state[name] = value
+        state.update(_interactive_state(self.runner.ui))
+        theme = active_theme(self.runner.ui)
+        if theme is not None:
+            signature = _theme_signature(theme)
+            if signature != self._sent_theme:
+                self._sent_theme = signature
+                state["theme"] = theme_json(theme)
+        return state
+
+    # ------------------------------------------------------------------ components
+
+    def send(self, op: str, fields: dict[str, Any], on_answer: Callable[[Any], None] | None = None) -> None:
+        """A request about a component, not awaited: its answer goes to ``on_answer``, then a
+        new frame is drawn. A failure (the host exited) leaves the component's lines as they are."""
+
+        async def run() -> None:
+            try:
+                answer = await self.request(op, fields, frequent=True, light=True)
+            except HostError:
+                return
+            if on_answer is not None:
+                on_answer(answer)
+                self.redraw()
+
+        task = asyncio.get_running_loop().create_task(run())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def sync_theme(self) -> None:
+        """Send our theme when it is not the one Node has (a light request carries it)."""
+        theme = active_theme(self.runner.ui)
+        if theme is None or _theme_signature(theme) == self._sent_theme or self._syncing:
+            return
+        self._syncing = True  # every component is invalidated at once: one request for them all
+
+        def synced(_answer: Any) -> None:
+            self._syncing = False
+
+        self.send("uiSync", {}, synced)
+
+    def redraw(self) -> None:
+        tui = getattr(self.runner.ui, "tui", None)
+        request_render = getattr(tui, "request_render", None)
+        if callable(request_render):
+            request_render()
+
     def _session_update(self) -> dict[str, Any] | None:
         host = self.runner.host
         assert host is not None
@@ -145,6 +223,8 @@ class TypeScriptHost:
         ctx = self._contexts.get(op) if op is not None else None
         if method == "registerProvider":
             self._models_sent = False  # the next request sends the catalog again
+        if method == "ui" and args.get("method") in _COMPONENT_CALLS:
+            return await self.component_calls.answer(self.runner.ui, str(args["method"]), args.get("args") or {})
         return await answer_call(self.runner, ctx if ctx is not None else self.runner.context(), method, args)
 
     def _on_notify(self, kind: str, op: int | None, args: dict[str, Any]) -> None:
@@ -156,6 +236,14 @@ class TypeScriptHost:
                 str(args.get("event") or ""),
                 str(args.get("error")),
             )
+        elif kind == "lines" and isinstance(args.get("lines"), list):
+            self.lines[str(args.get("cid"))] = [str(line) for line in args["lines"]]
+            self.redraw()
+        elif kind in ("editorSubmit", "editorChange"):
+            self.component_calls.editor_event(kind, str(args.get("cid")), str(args.get("text") or ""))
+            self.redraw()
+        elif kind == "close":
+            self.component_calls.close(str(args.get("cid")))
         elif kind == "registry" and isinstance(args.get("registry"), list):
             self.apply_registry(args["registry"])
             if self.runner.host is not None:
@@ -171,6 +259,12 @@ class TypeScriptHost:
                 for event, count in (described.get("events") or {}).items()
             }
             extension.tools = {tool["name"]: self._tool(index, tool) for tool in described.get("tools") or []}
+            extension.message_renderers = {
+                str(kind): message_renderer(self, index, str(kind)) for kind in described.get("messageRenderers") or []
+            }
+            extension.entry_renderers = {
+                str(kind): entry_renderer(self, index, str(kind)) for kind in described.get("entryRenderers") or []
+            }
             extension.commands = {
                 command["name"]: self._command(index, command, extension.path)
                 for command in described.get("commands") or []
@@ -228,7 +322,10 @@ class TypeScriptHost:
                 ctx=ctx,
             )
 
+        renders = tool_renderers(self, index, name)
         return ToolDefinition(
+            render_call=renders[0] if described.get("renderCall") else None,
+            render_result=renders[1] if described.get("renderResult") else None,
             name=name,
             description=str(described.get("description") or ""),
             parameters=described.get("parameters") or {"type": "object", "properties": {}},
@@ -301,3 +398,24 @@ class TypeScriptHost:
         if self.process is not None:
             await self.process.close()
             self.process = None
+
+
+
+def _interactive_state(ui: Any) -> dict[str, Any]:
+    """What Pi's synchronous UI getters read in the interactive mode: the editor's text, the
+    tools' expansion, and the footer's git branch and statuses (``setFooter``'s ``footerData``)."""
+    state: dict[str, Any] = {}
+    for name, method in (("editorText", "get_editor_text"), ("toolsExpanded", "get_tools_expanded")):
+        getter = getattr(ui, method, None)
+        if callable(getter):
+            state[name] = getter()
+    footer = getattr(getattr(ui, "host", None), "footer", None)
+    if footer is not None:
+        state["statuses"] = dict(getattr(footer, "statuses", {}))
+        branch = getattr(footer, "git_branch", None)
+        state["gitBranch"] = branch() if callable(branch) else branch
+    return state
+
+
+def _theme_signature(theme: Any) -> object:
+    return (theme.name, theme.truecolor, tuple(theme.colors.items()), theme.dim)

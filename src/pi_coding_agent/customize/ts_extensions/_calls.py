@@ -69,7 +69,26 @@ async def _ui(api: ExtensionAPI, ctx: Any, args: dict[str, Any]) -> Any:
         ui.set_title(str(given.get("title") or ""))
     elif method == "setEditorText":
         ui.set_editor_text(str(given.get("text") or ""))
+    else:
+        _optional_ui_call(ui, method, given)
     return None
+
+
+_OPTIONAL: dict[str, tuple[str, Callable[[dict[str, Any]], list[Any]]]] = {
+    "setWorkingMessage": ("set_working_message", lambda given: [given.get("message")]),
+    "setWorkingVisible": ("set_working_visible", lambda given: [bool(given.get("visible"))]),
+    "setToolsExpanded": ("set_tools_expanded", lambda given: [bool(given.get("expanded"))]),
+}
+"""UI calls only some modes have (the interactive one): elsewhere they do nothing, as in Pi."""
+
+
+def _optional_ui_call(ui: Any, method: str, given: dict[str, Any]) -> None:
+    if method not in _OPTIONAL:
+        return
+    name, arguments = _OPTIONAL[method]
+    action = getattr(ui, name, None)
+    if callable(action):
+        action(*arguments(given))
 
 
 async def _replaced(result: Any) -> dict[str, bool]:

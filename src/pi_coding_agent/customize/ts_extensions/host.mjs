@@ -13,6 +13,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import * as path from "node:path";
 import * as readline from "node:readline";
 import { pathToFileURL } from "node:url";
+import * as remote from "./ui.mjs";
 
 const piRoot = process.argv[2];
 const fromPi = (relative) => import(pathToFileURL(path.join(piRoot, "dist", relative)).href);
@@ -71,12 +72,17 @@ const state = {
 	models: [],
 	settings: {},
 };
+remote.setLinesListener((cid, width, lines) => send({ notify: "lines", op: null, args: { cid, width, lines } }));
+
 const session = { id: undefined, header: undefined, entries: [], leafId: null, file: undefined, manager: undefined };
 
 function applyState(update) {
 	if (!update) return;
-	const { session: sessionUpdate, ...rest } = update;
+	const { session: sessionUpdate, theme: themeUpdate, ...rest } = update;
 	Object.assign(state, rest);
+	if (themeUpdate) applyTheme(themeUpdate);
+	// Keys arrive as our terminal sends them: Pi's key matching must know the Kitty protocol is on.
+	if (typeof rest.kittyKeyboard === "boolean") tuiModule?.setKittyProtocolActive?.(rest.kittyKeyboard);
 	for (const [name, value] of Object.entries(state.flags ?? {})) runtime?.flagValues.set(name, value);
 	if (sessionUpdate) applySession(sessionUpdate);
 }
@@ -119,6 +125,132 @@ const modelRegistry = {
 // ------------------------------------------------------------------ ctx and ctx.ui
 
 let fallbackTheme;
+let themeModule;
+let pendingTheme;
+let tuiModule;
+let keybindings;
+
+/** Our active theme's colours as an instance of Pi's Theme, set as Pi's global theme (what
+ * ctx.ui.theme, getMarkdownTheme and the library components read). */
+function applyTheme(update) {
+	pendingTheme = update;
+	if (!themeModule) return;
+	const { name, colors, truecolor, appearance, dim } = update;
+	const fg = {};
+	const bg = {};
+	for (const [token, value] of Object.entries(colors)) (update.background.includes(token) ? bg : fg)[token] = value;
+	try {
+		themeModule.setThemeInstance(new themeModule.Theme(fg, bg, truecolor ? "truecolor" : "256color", { name, appearance, dim }));
+		fallbackTheme = themeModule.theme;
+		pendingTheme = undefined;
+		remote.invalidateAll();
+	} catch (error) {
+		reportError("<ts-host>", "theme", error);
+	}
+}
+
+const inTerminal = () => state.mode === "tui" && state.hasUI;
+
+function keybindingsManager() {
+	return keybindings ?? tuiModule?.getKeybindings?.();
+}
+
+/** Mount a factory's component for Python to show; `slot` names what it stands in for. */
+async function mountFactory(build, cid) {
+	const component = await build(remote.tuiFor(state), fallbackTheme);
+	if (component) remote.mount(cid, component);
+	return component;
+}
+
+const slots = new Map();
+
+function setSlot(slot, factory, method, args) {
+	const previous = slots.get(slot);
+	if (previous) remote.unmount(previous);
+	slots.delete(slot);
+	if (!inTerminal()) return;
+	if (!factory) {
+		callUi(method, { ...args, cid: null });
+		return;
+	}
+	const cid = remote.newCid(slot.split(":")[0]);
+	slots.set(slot, cid);
+	Promise.resolve(mountFactory(factory, cid)).then(
+		(component) => component && callUi(method, { ...args, cid }),
+		(error) => reportError("<ts-host>", `ui.${method}`, error),
+	);
+}
+
+function callUi(method, args) {
+	fireAndReport("ui", { method, args }, undefined, `ui.${method}`);
+}
+
+function footerData() {
+	return {
+		getGitBranch: () => state.gitBranch ?? null,
+		getExtensionStatuses: () => new Map(Object.entries(state.statuses ?? {})),
+		getAvailableProviderCount: () => new Set(state.models.map((model) => model.provider)).size,
+		onBranchChange: () => () => {},
+	};
+}
+
+/** ctx.ui.custom: the component lives here, Python shows it and sends its keys until done(). */
+function custom(factory, options) {
+	if (!inTerminal()) return Promise.resolve(undefined);
+	const cid = remote.newCid("custom");
+	return new Promise((resolve, reject) => {
+		let finished = false;
+		const finish = (value) => {
+			if (finished) return;
+			finished = true;
+			remote.unmount(cid);
+			notifyPython("close", { cid });
+			resolve(value);
+		};
+		Promise.resolve(factory(remote.tuiFor(state), fallbackTheme, keybindingsManager(), finish)).then((component) => {
+			if (finished) return;
+			remote.mount(cid, component);
+			const overlayOptions = typeof options?.overlayOptions === "function" ? options.overlayOptions() : options?.overlayOptions;
+			callPython("ui", { method: "custom", args: { cid, overlay: Boolean(options?.overlay), overlayOptions } }).then(
+				() => finish(undefined),
+				(error) => {
+					finished = true;
+					remote.unmount(cid);
+					reject(error);
+				},
+			);
+		}, reject);
+	});
+}
+
+let editorFactory;
+
+/** ctx.ui.setEditorComponent: the editor lives here (with Pi's editor theme from ours); Python
+ * shows it in the editor's place, sends its keys and its text, and hears of its changes and
+ * submissions. App keys (interrupt, exit, model cycling...) are ours, handled before it. */
+function setEditorComponent(factory) {
+	editorFactory = factory;
+	const previous = slots.get("editor");
+	if (previous) remote.unmount(previous);
+	slots.delete("editor");
+	if (!inTerminal()) return;
+	if (!factory) {
+		callUi("setEditorComponent", { cid: null });
+		return;
+	}
+	const cid = remote.newCid("editor");
+	try {
+		const editorTheme = themeModule?.getEditorTheme?.() ?? fallbackTheme;
+		const editor = factory(remote.tuiFor(state), editorTheme, keybindingsManager());
+		editor.onSubmit = (text) => notifyPython("editorSubmit", { cid, text });
+		editor.onChange = (text) => notifyPython("editorChange", { cid, text });
+		slots.set("editor", cid);
+		remote.mount(cid, editor);
+		callUi("setEditorComponent", { cid });
+	} catch (error) {
+		reportError("<ts-host>", "ui.setEditorComponent", error);
+	}
+}
 
 function uiContext() {
 	const ui = (method, args) => callPython("ui", { method, args });
@@ -130,31 +262,43 @@ function uiContext() {
 		editor: (title, prefill) => ui("editor", { title, prefill }),
 		notify: (message, type) => fire("notify", { message, type }),
 		setStatus: (key, text) => fire("setStatus", { key, text }),
-		setWidget: (key, content, options) =>
-			fire("setWidget", { key, lines: Array.isArray(content) ? content : content === undefined ? undefined : null, placement: options?.placement }),
+		setWidget: (key, content, options) => {
+			if (typeof content === "function") {
+				setSlot(`widget:${key}`, content, "setWidgetComponent", { key, placement: options?.placement });
+				return;
+			}
+			const previous = slots.get(`widget:${key}`);
+			if (previous) remote.unmount(previous);
+			slots.delete(`widget:${key}`);
+			fire("setWidget", { key, lines: Array.isArray(content) ? content : content === undefined ? undefined : null, placement: options?.placement });
+		},
 		setTitle: (title) => fire("setTitle", { title }),
 		setEditorText: (text) => fire("setEditorText", { text }),
 		pasteToEditor: (text) => fire("setEditorText", { text }),
 		getEditorText: () => state.editorText ?? "",
-		custom: async () => undefined,
+		custom,
 		onTerminalInput: () => () => {},
-		setWorkingMessage: () => {},
-		setWorkingVisible: () => {},
+		setWorkingMessage: (message) => fire("setWorkingMessage", { message }),
+		setWorkingVisible: (visible) => fire("setWorkingVisible", { visible }),
 		setWorkingIndicator: () => {},
 		setHiddenThinkingLabel: () => {},
-		setFooter: () => {},
-		setHeader: () => {},
+		setFooter: (factory) =>
+			setSlot("footer", factory && ((tui, theme) => factory(tui, theme, footerData())), "setFooter", {}),
+		setHeader: (factory) => setSlot("header", factory, "setHeader", {}),
 		addAutocompleteProvider: () => {},
-		setEditorComponent: () => {},
-		getEditorComponent: () => undefined,
+		setEditorComponent,
+		getEditorComponent: () => editorFactory,
 		get theme() {
 			return fallbackTheme;
 		},
 		getAllThemes: () => [],
 		getTheme: () => undefined,
 		setTheme: () => ({ success: false, error: "UI not available" }),
-		getToolsExpanded: () => false,
-		setToolsExpanded: () => {},
+		getToolsExpanded: () => Boolean(state.toolsExpanded),
+		setToolsExpanded: (expanded) => {
+			state.toolsExpanded = Boolean(expanded);
+			fire("setToolsExpanded", { expanded: Boolean(expanded) });
+		},
 	};
 }
 
@@ -265,7 +409,11 @@ function describe() {
 			promptSnippet: definition.promptSnippet,
 			promptGuidelines: definition.promptGuidelines,
 			executionMode: definition.executionMode,
+			renderCall: typeof definition.renderCall === "function",
+			renderResult: typeof definition.renderResult === "function",
 		})),
+		messageRenderers: [...(extension.messageRenderers?.keys() ?? [])],
+		entryRenderers: [...(extension.entryRenderers?.keys() ?? [])],
 		commands: [...extension.commands.values()].map((command) => ({
 			name: command.name,
 			description: command.description ?? "",
@@ -298,6 +446,7 @@ const ops = {
 		]);
 		SessionManagerClass = sessionModule.SessionManager;
 		loadThemeLater();
+		loadKeybindingsLater();
 		state.cwd = cwd;
 		runtime = loader.createExtensionRuntime();
 		const result = await loader.loadExtensions(paths, cwd, eventBusModule.createEventBus(), runtime);
@@ -347,7 +496,64 @@ const ops = {
 	async busEmit({ channel, data }) {
 		return null;
 	},
+	async uiRender({ cid, width, spec }) {
+		if (spec) await mountRenderer(cid, spec);
+		return { lines: remote.render(cid, width) };
+	},
+	async uiInput({ cid, data }) {
+		remote.input(cid, data);
+		return null;
+	},
+	async uiFocus({ cid, focused }) {
+		remote.setFocused(cid, focused);
+		return null;
+	},
+	async uiSetText({ cid, text }) {
+		remote.componentOf(cid)?.setText?.(text);
+		remote.requestRender();
+		return null;
+	},
+	async uiSync() {
+		return null; // its state (our new theme) is all it brings
+	},
+	async uiDispose({ cid }) {
+		remote.unmount(cid);
+		return null;
+	},
 };
+
+const rendererStates = new Map();
+
+/** A tool's, message's or entry's renderer, called (again) for the component under `cid`. */
+async function mountRenderer(cid, spec) {
+	const extension = extensions[spec.ext];
+	const last = remote.componentOf(cid);
+	let component;
+	if (spec.kind === "toolCall" || spec.kind === "toolResult") {
+		const definition = extension?.tools.get(spec.name)?.definition;
+		const key = spec.context.toolCallId;
+		if (!rendererStates.has(key)) rendererStates.set(key, {});
+		const context = {
+			...spec.context,
+			lastComponent: last,
+			state: rendererStates.get(key),
+			invalidate: () => {
+				remote.componentOf(cid)?.invalidate?.();
+				remote.requestRender();
+			},
+		};
+		component =
+			spec.kind === "toolCall"
+				? definition?.renderCall?.(spec.args, fallbackTheme, context)
+				: definition?.renderResult?.(spec.result, spec.options, fallbackTheme, context);
+	} else if (spec.kind === "message") {
+		component = extension?.messageRenderers.get(spec.customType)?.(spec.message, spec.options, fallbackTheme);
+	} else if (spec.kind === "entry") {
+		component = extension?.entryRenderers?.get(spec.customType)?.(spec.entry, spec.options, fallbackTheme);
+	}
+	if (component) remote.mount(cid, component);
+	else remote.unmount(cid);
+}
 
 /** Pi's theme once its module has loaded (in the background: most extensions never read it);
  * until then a theme that leaves text as it is. */
@@ -356,9 +562,26 @@ function loadThemeLater() {
 	const same = (text) => text;
 	fallbackTheme = { fg: plain, bg: plain, bold: same, italic: same, underline: same, dim: same, strikethrough: same };
 	fromPi("modes/interactive/theme/theme.js").then(
-		(themeModule) => {
+		(loaded) => {
+			themeModule = loaded;
 			themeModule.initTheme?.("dark", false);
 			fallbackTheme = themeModule.theme;
+			if (pendingTheme) applyTheme(pendingTheme);
+		},
+		() => {},
+	);
+}
+
+/** Pi's keybindings (the user's keybindings.json read as Pi reads it), set for pi-tui's own
+ * components too; loaded in the background like the theme. */
+function loadKeybindingsLater() {
+	const tuiRoot = path.join(piRoot, "..", "pi-tui", "dist", "index.js");
+	Promise.all([import(pathToFileURL(tuiRoot).href), fromPi("core/keybindings.js")]).then(
+		([tui, keys]) => {
+			tuiModule = tui;
+			if (typeof state.kittyKeyboard === "boolean") tui.setKittyProtocolActive?.(state.kittyKeyboard);
+			keybindings = state.agentDir ? keys.KeybindingsManager.create(state.agentDir) : new keys.KeybindingsManager();
+			tui.setKeybindings?.(keybindings);
 		},
 		() => {},
 	);

@@ -79,6 +79,8 @@ class CustomMessageView(Container):
                 rendered = as_component(call_renderer(self.renderer, self.theme, self.message, {"expanded": self.expanded}))
             except Exception as error:  # Pi falls back to the default card
                 self.report(error)
+        if rendered is not None and hasattr(rendered, "fallback"):
+            rendered.fallback = self._card()  # a renderer that answers later may give nothing
         self.children = [Spacer(1), rendered or self._card()]
 
     def _card(self) -> Component:
@@ -119,6 +121,11 @@ class CustomEntryView(Container):
             box.add_child(Text(self.theme.fg("error", failure), 0, 0))
             component = box
         self.children = [Spacer(1), component] if component is not None else []
+
+    def render(self, width: int) -> list[str]:
+        if self.children and getattr(self.children[-1], "missing", False):
+            return []  # a renderer that answered later gave nothing: the entry is not shown
+        return super().render(width)
 
 
 class ExtensionToolView(ToolExecutionView):
