@@ -1,6 +1,5 @@
 """``pi mcp add|remove|list``: change ``mcp.json`` and check its servers without a session, with
-Pi 1.6's options, lines and exit codes. ``login``/``logout`` (OAuth) are not built here yet and
-say so."""
+Pi 1.6's options, lines and exit codes; ``login``/``logout`` (OAuth) are in ``_mcp_login``."""
 
 from __future__ import annotations
 
@@ -136,10 +135,23 @@ def run_mcp_command(
 
         return list_servers(agent_dir, cwd, bool(parsed.values.get("json")), _trusted(agent_dir, cwd), log)
     if command in ("login", "logout"):
-        err(
-            f"Error: pi mcp {command} is not built yet in this implementation (OAuth sign-in for MCP servers)"
+        known = {"local": "flag", "timeout": "value"} if command == "login" else {"local": "flag"}
+        parsed = _parse(rest, known, err)
+        if parsed is None:
+            return 1
+        from pi_coding_agent.app.cli._mcp_login import run_login_command
+
+        trusted = _trusted(agent_dir, cwd)
+        return run_login_command(
+            command,
+            parsed.values,
+            parsed.positional,
+            agent_dir=agent_dir,
+            cwd=cwd,
+            trusted=trusted,
+            log=log,
+            error=err,
         )
-        return 1
     err(f'Unknown mcp command "{command}".\n{HINT}')
     return 1
 

@@ -64,7 +64,7 @@ def list_servers(agent_dir: Path, cwd: str, as_json: bool, trusted: bool, log: C
     )
     from pi_coding_agent import PI_COMPAT_VERSION
 
-    manager = McpManager(config, cwd, PI_COMPAT_VERSION, str(agent_dir / "mcp.log"))
+    manager = McpManager(config, cwd, PI_COMPAT_VERSION, str(agent_dir / "mcp.log"), str(agent_dir))
     manager.start()
     try:
         manager.wait_until_settled(_LIST_WAIT_S)
@@ -101,6 +101,9 @@ def _print_report(report: dict[str, Any], log: Callable[[str], None]) -> None:
     log(f"  {report['transport']}")
     if report.get("override"):
         log(f"  project override: {report['override']}")
+    if state == "needs-auth":
+        provider = report.get("authProvider")
+        log(f"  sign in with: /login {provider} in pi" if provider else f"  sign in with: pi mcp login {report['name']}")
     if report["tools"]:
         exposures = report.get("toolExposure") or {}
         log(

@@ -109,7 +109,7 @@ def _start_mcp(parsed: Args, session_cwd: str, home: Path, settings: Settings) -
     from pi_coding_agent.core.mcp import McpManager, load_mcp_config
 
     config = load_mcp_config(home, session_cwd, project_trusted=settings.project_trusted)
-    mcp = McpManager(config, session_cwd, PI_COMPAT_VERSION, str(home / "mcp.log"))
+    mcp = McpManager(config, session_cwd, PI_COMPAT_VERSION, str(home / "mcp.log"), str(home))
     _MCP.append(mcp)
     mcp.start()
     return mcp

@@ -11,6 +11,7 @@ from pi_coding_agent.core.auth._credentials import OAUTH_MIN_VALIDITY_MS as OAUT
 from pi_coding_agent.core.auth._credentials import Credentials as Credentials
 from pi_coding_agent.core.auth._credentials import OAuthRefreshError as OAuthRefreshError
 from pi_coding_agent.core.auth._lock import AuthLockError as AuthLockError
+from pi_coding_agent.core.auth._lock import locked as locked
 from pi_coding_agent.core.auth._storage import AUTH_FILE_MODE as AUTH_FILE_MODE
 from pi_coding_agent.core.auth._storage import AuthFileError as AuthFileError
 from pi_coding_agent.core.auth._storage import AuthStorage as AuthStorage

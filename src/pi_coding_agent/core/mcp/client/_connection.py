@@ -31,7 +31,9 @@ if TYPE_CHECKING:
     from mcp.shared.dispatcher import ProgressFnT
     from mcp.types import CallToolResult, Tool
 
-State = Literal["connecting", "connected", "failed", "disconnected", "closed", "disabled"]
+    from pi_coding_agent.core.mcp.oauth import McpAuthStore, StoredTokenAuth
+
+State = Literal["connecting", "connected", "failed", "needs-auth", "disconnected", "closed", "disabled"]
 DEFAULT_TIMEOUT_S = 60.0
 _STDERR_TAIL_CHARS = 2_000
 _CONNECT_RETRY_DELAYS_S = (0.25, 1.0)
@@ -68,8 +70,14 @@ class McpConnection:
         on_change: Callable[[McpConnection], None] | None = None,
         client_version: str = "0",
         log: McpServerLog | None = None,
+        *,
+        auth_store: McpAuthStore | None = None,
     ) -> None:
         self.entry = entry
+        self._auth_store = auth_store
+        self._auth: StoredTokenAuth | None = None
+        """Set while an OAuth server's transport is open; its ``needs_sign_in`` tells a refused
+        connection (sign in again) from a failed one."""
         self._log = log
         self.client_version = client_version
         """Sent in ``initialize`` with the name ``pi`` (the app passes the Pi release it follows)."""
@@ -89,6 +97,12 @@ class McpConnection:
     @property
     def name(self) -> str:
         return self.entry.name
+
+    @property
+    def challenge(self) -> Any:
+        """The OAuth server's last ``WWW-Authenticate`` challenge (an ``oauth.Challenge``), for
+        a sign-in to use its resource metadata URL and scope."""
+        return self._auth.challenge if self._auth is not None else None
 
     @property
     def timeout_s(self) -> float:
@@ -115,6 +129,8 @@ class McpConnection:
 
     def _connected(self) -> ClientSession:
         if self._session is None:
+            if self.state == "needs-auth":
+                raise RuntimeError(sign_in_required(self.name))
             raise RuntimeError(f'MCP server "{self.name}" failed to connect: {self.error}')
         return self._session
 
@@ -126,6 +142,9 @@ class McpConnection:
         while True:
             failure = await self._serve()
             if failure is None or self._closed:
+                break
+            if self._auth is not None and self._auth.needs_sign_in:
+                self.state, self.error = "needs-auth", None
                 break
             delay = retries[attempt] if attempt < len(retries) else None
             if delay is None or not _transient(failure[0]):
@@ -239,7 +258,10 @@ class McpConnection:
             from mcp.client.streamable_http import streamable_http_client
 
             headers = resolve_headers(name, config.get("headers") or {})
-            client = httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30.0, read=300.0))
+            self._auth = self._oauth()
+            client = httpx2.AsyncClient(
+                headers=headers, timeout=httpx2.Timeout(30.0, read=300.0), auth=self._auth
+            )
             async with client, streamable_http_client(config["url"], http_client=client) as streams:
                 yield streams[0], streams[1]
             return
@@ -254,6 +276,16 @@ class McpConnection:
         )
         async with stdio_client(parameters, errlog=stderr) as streams:
             yield streams[0], streams[1]
+
+    def _oauth(self) -> StoredTokenAuth | None:
+        """Stored-token authentication for a server that signs in with OAuth (Pi's rule: an
+        HTTP server without an ``Authorization`` header or ``auth`` provider)."""
+        from pi_coding_agent.core.mcp.oauth import StoredTokenAuth, oauth_settings, uses_oauth
+
+        if self._auth_store is None or not uses_oauth(self.entry):
+            return None
+        state = self._auth_store.server(self.name, self.entry.config["url"])
+        return StoredTokenAuth(state, lambda: oauth_settings(self.entry))
 
     # ----------------------------------------------------------------- calls
 
@@ -312,6 +344,11 @@ class McpConnection:
             self._stop.set()
         if self.state != "disabled":
             self.state = "closed"
+
+
+def sign_in_required(server: str) -> str:
+    """What a call to a server that needs a sign-in fails with."""
+    return f'MCP server "{server}" requires sign-in. Run pi mcp login {server} to sign in.'
 
 
 def _seconds(value: float) -> str:

@@ -18,3 +18,4 @@ from pi_coding_agent.core.mcp.config._validate import validate_server as validat
 from pi_coding_agent.core.mcp.config._values import McpValueError as McpValueError
 from pi_coding_agent.core.mcp.config._values import resolve_env as resolve_env
 from pi_coding_agent.core.mcp.config._values import resolve_headers as resolve_headers
+from pi_coding_agent.core.mcp.config._values import resolve_value as resolve_value

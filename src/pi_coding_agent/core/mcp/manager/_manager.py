@@ -24,6 +24,7 @@ from pi_coding_agent.core.mcp.manager._naming import server_tool_names
 from pi_coding_agent.core.mcp.manager._resources import RESOURCE_TOOL_NAMES, resource_tools, widest_exposure
 from pi_coding_agent.core.mcp.manager._section import ListedServer, configured_exposures, servers_section
 from pi_coding_agent.core.mcp.manager._tool import McpTool, McpToolInfo, tool_info
+from pi_coding_agent.core.mcp.oauth import McpAuthStore
 
 STARTUP_WAIT_S = 10.0
 STILL_CONNECTING = "MCP servers are still connecting; their tools become available once connected."
@@ -48,14 +49,22 @@ class ServerReport:
 
 class McpManager:
     def __init__(
-        self, config: McpConfig, cwd: str, client_version: str = "0", log_path: str | None = None
+        self,
+        config: McpConfig,
+        cwd: str,
+        client_version: str = "0",
+        log_path: str | None = None,
+        agent_dir: str | None = None,
     ) -> None:
-        """``log_path``: where server log messages go (``<agent dir>/mcp.log``); ``None``: nowhere."""
+        """``log_path``: where server log messages go (``<agent dir>/mcp.log``); ``None``: nowhere.
+        ``agent_dir``: where OAuth sign-ins are stored (``mcp-auth.json``); ``None``: OAuth servers
+        connect without tokens."""
         self.config = config
         self.cwd = cwd
         log = McpServerLog(log_path) if log_path else None
+        store = McpAuthStore(agent_dir) if agent_dir is not None else None
         self._connections = {
-            e.name: McpConnection(e, cwd, self._changed, client_version, log) for e in config.servers
+            e.name: McpConnection(e, cwd, self._changed, client_version, log, auth_store=store) for e in config.servers
         }
         self._owners: dict[str, str] = {}
         self._infos: dict[str, list[McpToolInfo]] = {}
@@ -391,8 +400,10 @@ class McpManager:
         """Config errors and failed servers, one line each (Pi's once-after-startup report)."""
         lines = [f"config: {error}" for error in self.config.errors]
         lines += [
-            f"{c.name}: failed: {(c.error or 'unknown error').splitlines()[0]}"
+            f"{c.name}: needs sign-in"
+            if c.state == "needs-auth"
+            else f"{c.name}: failed: {(c.error or 'unknown error').splitlines()[0]}"
             for c in self._connections.values()
-            if c.state == "failed"
+            if c.state in ("failed", "needs-auth")
         ]
         return lines
