@@ -18,6 +18,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.pi_coding_agent.e2e._harness import Completed, Sandbox, run_ours, run_pi
 from tests.support.mcp_oauth_server import serve_oauth
 
@@ -111,13 +113,18 @@ def _list_with(tmp_path: Path, program: str, url: str, auth_file: Path) -> Compl
     return run_ours(sandbox, "mcp", "list")
 
 
+@pytest.mark.timeout(900)  # Pi 1.6's CLI starts in 10-25 s on a busy machine, 15 runs in a row
 def test_mcp_login_logout_and_list_match_pi_1_6(tmp_path: Path) -> None:
     with serve_oauth() as url, ThreadPoolExecutor(max_workers=2) as pool:
         (theirs, their_shape, their_mode), (ours, our_shape, our_mode) = pool.map(
             lambda program: _run(tmp_path, program, url), ("pi", "ours")
         )
-        for command, mine, pi in zip(COMMANDS, ours, theirs, strict=True):
-            assert mine == pi, command
+        differ = [
+            (command, mine, pi)
+            for command, mine, pi in zip(COMMANDS, ours, theirs, strict=True)
+            if mine != pi
+        ]
+        assert differ == []
         assert our_shape == their_shape
         assert our_mode == their_mode == 0o600
         # Each reads the other's sign-in.
@@ -130,7 +137,11 @@ def test_mcp_login_logout_and_list_match_pi_1_6(tmp_path: Path) -> None:
     assert ours[0][0] == 1 and "guarded: needs sign-in (codemode, global)" in ours[0][1]
     assert "  sign in with: pi mcp login guarded" in ours[0][1]
     assert ours[LOGIN][0] == 0 and ours[LOGIN][1].endswith('Signed in to MCP server "guarded" (2 tools).\n')
-    assert ours[3][0] == 0 and "guarded: connected, 2 tools" in ours[3][1]
+    assert ours[3][0] == 1 and "guarded: connected, 2 tools" in ours[3][1]  # "plain" fails (401)
+    assert (
+        "plain: failed (codemode, global)" in ours[3][1]
+        and "MCP server requires authentication" in ours[3][1]
+    )
     assert ours[-3][1] == 'Signed out of MCP server "guarded".\n'
     assert ours[-2][1] == 'No stored credentials for MCP server "guarded".\n'
     for done in crossed:

@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import math
 import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ from pi_coding_agent.core.mcp.config import McpServerEntry, load_mcp_config, pro
 Out = Callable[[str], None]
 HINT = 'Use "pi mcp --help" for usage.'
 DEFAULT_TIMEOUT_S = 300.0
+PASTE_PROMPT = "Or paste the address the browser was sent to here (when it cannot reach this machine): "
 
 
 def _distance(a: str, b: str) -> int:
@@ -131,7 +133,13 @@ def _tools(count: int) -> str:
 
 async def _login(entry: McpServerEntry, cwd: str, store: Any, *, limit_s: float, log: Out, error: Out) -> int:
     from pi_coding_agent.core.mcp.config import McpValueError
-    from pi_coding_agent.core.mcp.oauth import SignInCancelled, oauth_settings, open_browser, sign_in
+    from pi_coding_agent.core.mcp.oauth import (
+        SignInCancelled,
+        ask_in_terminal,
+        oauth_settings,
+        open_browser,
+        sign_in,
+    )
 
     name = entry.name
     state, count, problem, challenge = await _connect(entry, cwd, store)
@@ -148,7 +156,11 @@ async def _login(entry: McpServerEntry, cwd: str, store: Any, *, limit_s: float,
 
     try:
         settings = oauth_settings(entry)
-        await sign_in(store.server(name, entry.config["url"]), settings, challenge, show, limit_s)
+        # In a terminal, the redirect URL can also be pasted (a browser on another machine).
+        pasted = ask_in_terminal(PASTE_PROMPT) if sys.stdin.isatty() else None
+        await sign_in(
+            store.server(name, entry.config["url"]), settings, challenge, show, limit_s, pasted_url=pasted
+        )
     except SignInCancelled:
         seconds = round(limit_s)
         error(f'Sign-in to MCP server "{name}" was cancelled or not completed within {seconds} seconds.')

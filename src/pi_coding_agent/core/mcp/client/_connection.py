@@ -39,6 +39,8 @@ _STDERR_TAIL_CHARS = 2_000
 _CONNECT_RETRY_DELAYS_S = (0.25, 1.0)
 """Waits before connecting to an HTTP server again after a transient failure (Pi's)."""
 CLIENT_NAME = "pi"
+AUTHENTICATION_REQUIRED = "MCP server requires authentication"
+"""Why a connection failed when the server answered 401 (Pi 1.6's words, shown by ``pi mcp list``)."""
 _NO_LIMIT_S = 365 * 24 * 3600.0
 
 
@@ -78,6 +80,8 @@ class McpConnection:
         self._auth: StoredTokenAuth | None = None
         """Set while an OAuth server's transport is open; its ``needs_sign_in`` tells a refused
         connection (sign in again) from a failed one."""
+        self._refused = False
+        """The HTTP server answered 401 (for a server without OAuth: its credentials are wrong)."""
         self._log = log
         self.client_version = client_version
         """Sent in ``initialize`` with the name ``pi`` (the app passes the Pi release it follows)."""
@@ -194,7 +198,8 @@ class McpConnection:
                     await stop.wait()
         except Exception as error:
             if not connected:
-                return error, self._with_stderr(_error_text(error), stderr)
+                message = AUTHENTICATION_REQUIRED if self._refused else _error_text(error)
+                return error, self._with_stderr(message, stderr)
         finally:
             self._session = None
             if connected and not self._closed:
@@ -258,9 +263,16 @@ class McpConnection:
             from mcp.client.streamable_http import streamable_http_client
 
             headers = resolve_headers(name, config.get("headers") or {})
-            self._auth = self._oauth()
+            self._auth, self._refused = self._oauth(), False
+
+            async def noticed(response: httpx2.Response) -> None:
+                self._refused = self._refused or response.status_code == 401
+
             client = httpx2.AsyncClient(
-                headers=headers, timeout=httpx2.Timeout(30.0, read=300.0), auth=self._auth
+                headers=headers,
+                timeout=httpx2.Timeout(30.0, read=300.0),
+                auth=self._auth,
+                event_hooks={"response": [noticed]},
             )
             async with client, streamable_http_client(config["url"], http_client=client) as streams:
                 yield streams[0], streams[1]

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from pi_coding_agent.core.mcp.oauth._client import OAuthSettings as OAuthSettings
     from pi_coding_agent.core.mcp.oauth._protocol import Challenge as Challenge
     from pi_coding_agent.core.mcp.oauth._signin import SignInCancelled as SignInCancelled
+    from pi_coding_agent.core.mcp.oauth._signin import ask_in_terminal as ask_in_terminal
     from pi_coding_agent.core.mcp.oauth._signin import oauth_settings as oauth_settings
     from pi_coding_agent.core.mcp.oauth._signin import open_browser as open_browser
     from pi_coding_agent.core.mcp.oauth._signin import sign_in as sign_in

@@ -13,8 +13,8 @@ from typing import Any
 import httpx2
 
 from pi_coding_agent.core.mcp.config import McpServerEntry, is_http, resolve_value
-from pi_coding_agent.core.mcp.oauth._client import OAuthClient, OAuthSettings
-from pi_coding_agent.core.mcp.oauth._loopback import listen_for_sign_in
+from pi_coding_agent.core.mcp.oauth._client import Authorization, OAuthClient, OAuthSettings
+from pi_coding_agent.core.mcp.oauth._loopback import CallbackAnswer, listen_for_sign_in
 from pi_coding_agent.core.mcp.oauth._protocol import REQUEST_TIMEOUT_S, Challenge
 from pi_coding_agent.core.mcp.oauth._store import ServerAuthState
 
@@ -53,17 +53,25 @@ def oauth_settings(entry: McpServerEntry) -> OAuthSettings:
     )
 
 
+PastedUrl = Callable[[], "asyncio.Future[str | None]"]
+"""Starts asking the user for the redirect URL; the answer (``None``: no answer)."""
+
+
 async def sign_in(
     state: ServerAuthState,
     settings: OAuthSettings,
     challenge: Challenge | None,
     show_url: Callable[[str], None],
     timeout_s: float,
+    *,
+    pasted_url: PastedUrl | None = None,
 ) -> None:
-    """Sign in; ``SignInCancelled`` when it does not finish within ``timeout_s``."""
+    """Sign in; ``SignInCancelled`` when it does not finish within ``timeout_s`` (or the user
+    gave no URL). ``pasted_url``: also take the redirect URL from the user, for a browser that
+    cannot reach this machine's loopback callback."""
     try:
         async with asyncio.timeout(timeout_s):
-            await _sign_in(state, settings, challenge, show_url)
+            await _sign_in(state, settings, challenge, show_url, pasted_url)
     except TimeoutError:
         raise SignInCancelled from None
 
@@ -73,6 +81,7 @@ async def _sign_in(
     settings: OAuthSettings,
     challenge: Challenge | None,
     show_url: Callable[[str], None],
+    pasted_url: PastedUrl | None,
 ) -> None:
     callback, redirect_url = await listen_for_sign_in(state, settings)
     try:
@@ -85,10 +94,79 @@ async def _sign_in(
 
             answer = callback.wait(authorization.state, urlsplit(authorization.redirect_url).path)
             show_url(authorization.url)
-            result = await answer
+            result = await _first_answer(answer, pasted_url() if pasted_url else None, authorization)
             await client.complete(http, authorization, result.code, result.state, result.iss)
     finally:
         await callback.close()
+
+
+async def _first_answer(
+    browser: asyncio.Future[CallbackAnswer],
+    pasted: asyncio.Future[str | None] | None,
+    authorization: Authorization,
+) -> CallbackAnswer:
+    """The callback's answer or the pasted URL's, whichever comes first."""
+    if pasted is None:
+        return await browser
+    either: set[asyncio.Future[Any]] = {browser, pasted}
+    done, _ = await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
+    if browser in done:
+        return browser.result()
+    typed = pasted.result()
+    if not typed or not typed.strip():
+        raise SignInCancelled
+    return answer_from_redirect_url(typed, authorization)
+
+
+def answer_from_redirect_url(typed: str, authorization: Authorization) -> CallbackAnswer:
+    """The authorization answer in a redirect URL copied from the browser's address bar; it
+    must be on the sign-in's redirect URI and carry its ``state``."""
+    from urllib.parse import parse_qs, urlsplit
+
+    url = urlsplit(typed.strip())
+    if url.scheme not in ("http", "https") or not url.netloc:
+        raise ValueError("Expected the full redirect URL from the browser address bar")
+    expected = urlsplit(authorization.redirect_url)
+    if (url.scheme, url.netloc, url.path) != (expected.scheme, expected.netloc, expected.path):
+        raise ValueError("The redirect URL does not match this sign-in's redirect URI")
+    query = {key: values[0] for key, values in parse_qs(url.query).items()}
+    if query.get("error"):
+        raise ValueError(query.get("error_description") or query["error"])
+    if query.get("state") != authorization.state:
+        raise ValueError("The redirect URL belongs to a different sign-in")
+    if not query.get("code"):
+        raise ValueError("The redirect URL does not contain an authorization code")
+    return CallbackAnswer(query["code"], query["state"], query.get("iss"))
+
+
+def ask_in_terminal(prompt: str) -> PastedUrl:
+    """Ask on stderr and read a line from stdin in a daemon thread (an unanswered question never
+    keeps the process alive)."""
+    import threading
+
+    def start() -> asyncio.Future[str | None]:
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[str | None] = loop.create_future()
+
+        def read() -> None:
+            try:
+                sys.stderr.write(prompt)
+                sys.stderr.flush()
+                line: str | None = sys.stdin.readline()
+            except (OSError, ValueError):
+                line = None
+
+            def answer() -> None:
+                if not future.done():
+                    future.set_result(line or None)
+
+            with contextlib.suppress(RuntimeError):  # the loop is gone: nobody waits any more
+                loop.call_soon_threadsafe(answer)
+
+        threading.Thread(target=read, name="pi-mcp-sign-in-prompt", daemon=True).start()
+        return future
+
+    return start
 
 
 def open_browser(url: str) -> None:
