@@ -486,6 +486,7 @@ class AgentSession:
             return
         from pi_coding_agent.core.mcp.manager import STILL_CONNECTING
 
+        await self.mcp.reconnect_signed_in()  # signed in elsewhere (pi mcp login) since
         if not await self.mcp.wait_for_direct():
             self.ui.notify(STILL_CONNECTING, "info")
         if self._mcp_warning is not None:

@@ -14,7 +14,6 @@ import json
 import stat
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import httpx2
 import pytest
@@ -83,15 +82,6 @@ def _sign_in(store: McpAuthStore, url: str, name: str = "guarded") -> list[str]:
     return shown
 
 
-def _shape(value: Any) -> Any:
-    """The keys of a JSON value, recursively, without the values."""
-    if isinstance(value, dict):
-        return {key: _shape(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_shape(item) for item in value[:1]]
-    return type(value).__name__
-
-
 def test_sign_in_stores_pi_state_and_connections_use_and_refresh_it(server: str, tmp_path: Path) -> None:
     assert _state(_manager(server, tmp_path)) == ("needs-auth", [], None)
     before = _stats(server)
@@ -139,7 +129,7 @@ def test_sign_in_stores_pi_state_and_connections_use_and_refresh_it(server: str,
     assert refreshed["tokens"]["refresh_token"] != state["tokens"]["refresh_token"]  # rotated and saved
     assert refreshed["clientInformation"] == state["clientInformation"]
 
-    # A sign-in again reuses the registered client (its redirect URI's port is listened on again).
+    # Signing in again with a working refresh token needs no browser step and no new client.
     _revoke(server)
     shown_again = _sign_in(McpAuthStore(tmp_path), server)
     assert shown_again == []  # the refresh token was enough: no browser step
@@ -208,3 +198,22 @@ def test_store_keys_legacy_state_and_foreign_urls(tmp_path: Path) -> None:
     assert asyncio.run(store.remove("my-docs", url)) is True
     assert asyncio.run(store.remove("my-docs", url)) is False
     assert stat.S_IMODE((tmp_path / "mcp-auth.json").stat().st_mode) == 0o600
+
+
+def test_a_running_manager_picks_up_a_sign_in_done_elsewhere(server: str, tmp_path: Path) -> None:
+    manager = _manager(server, tmp_path)
+    manager.start()
+    try:
+        manager.wait_until_settled(60)
+        assert [r.state for r in manager.reports()] == ["needs-auth"]
+        asyncio.run(manager.reconnect_signed_in())  # nothing stored yet: stays as it is
+        assert [r.state for r in manager.reports()] == ["needs-auth"]
+        _sign_in(McpAuthStore(tmp_path), server)  # as `pi mcp login` in another process would
+        asyncio.run(manager.reconnect_signed_in())
+        assert [(r.state, r.tools) for r in manager.reports()] == [("connected", ["whoami", "echo"])]
+        assert [tool.name for tool in manager.direct_tools()][:2] == [
+            "mcp__guarded__whoami",
+            "mcp__guarded__echo",
+        ]
+    finally:
+        manager.close()

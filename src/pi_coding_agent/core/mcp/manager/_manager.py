@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
+import json
 import threading
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
@@ -24,7 +26,7 @@ from pi_coding_agent.core.mcp.manager._naming import server_tool_names
 from pi_coding_agent.core.mcp.manager._resources import RESOURCE_TOOL_NAMES, resource_tools, widest_exposure
 from pi_coding_agent.core.mcp.manager._section import ListedServer, configured_exposures, servers_section
 from pi_coding_agent.core.mcp.manager._tool import McpTool, McpToolInfo, tool_info
-from pi_coding_agent.core.mcp.oauth import McpAuthStore
+from pi_coding_agent.core.mcp.oauth import McpAuthFileError, McpAuthStore
 
 STARTUP_WAIT_S = 10.0
 STILL_CONNECTING = "MCP servers are still connecting; their tools become available once connected."
@@ -62,7 +64,8 @@ class McpManager:
         self.config = config
         self.cwd = cwd
         log = McpServerLog(log_path) if log_path else None
-        store = McpAuthStore(agent_dir) if agent_dir is not None else None
+        store = self._auth_store = McpAuthStore(agent_dir) if agent_dir is not None else None
+        self._tokens_at_sign_in: dict[str, str] = {}
         self._connections = {
             e.name: McpConnection(e, cwd, self._changed, client_version, log, auth_store=store) for e in config.servers
         }
@@ -140,6 +143,7 @@ class McpManager:
     # ----------------------------------------------------------------- tools
 
     def _changed(self, connection: McpConnection) -> None:
+        self._note_sign_in(connection)
         if connection.state != "connected":
             return
         entry = connection.entry
@@ -157,6 +161,43 @@ class McpManager:
         self._tools_changed.set()
         if self.on_tools_changed is not None:
             self.on_tools_changed()
+
+    def _stored_tokens(self, connection: McpConnection) -> str:
+        url = connection.entry.config.get("url")
+        if self._auth_store is None or not isinstance(url, str):
+            return "null"
+        try:
+            return json.dumps(self._auth_store.tokens(connection.name, url), sort_keys=True)
+        except McpAuthFileError:
+            return "null"
+
+    def _note_sign_in(self, connection: McpConnection) -> None:
+        """Remember a server's stored tokens when it starts needing a sign-in, so a sign-in done
+        elsewhere (``pi mcp login``, Pi 1.6) is noticed."""
+        if connection.state != "needs-auth":
+            self._tokens_at_sign_in.pop(connection.name, None)
+        elif connection.name not in self._tokens_at_sign_in:
+            self._tokens_at_sign_in[connection.name] = self._stored_tokens(connection)
+
+    async def reconnect_signed_in(self, timeout_s: float = 30.0) -> None:
+        """Connect again the servers that needed a sign-in and whose credentials were stored
+        since (Pi 1.6 does this at each turn; we do it when a prompt starts)."""
+        if self._loop is None or not self._tokens_at_sign_in:
+            return
+
+        async def reconnect() -> None:
+            signed_in = [
+                connection
+                for connection in self._connections.values()
+                if connection.name in self._tokens_at_sign_in
+                and self._stored_tokens(connection) != self._tokens_at_sign_in[connection.name]
+            ]
+            for connection in signed_in:
+                self._tokens_at_sign_in.pop(connection.name, None)
+            await asyncio.gather(*(self._connect_quietly(connection) for connection in signed_in))
+
+        with contextlib.suppress(TimeoutError, concurrent.futures.TimeoutError):
+            await asyncio.wait_for(asyncio.wrap_future(self._submit(reconnect())), timeout_s)
 
     def take_tools_changed(self) -> bool:
         """Whether a server's tools appeared or changed since the last call (then cleared)."""
