@@ -12,7 +12,7 @@ from pathlib import Path
 
 import httpx2
 
-from tests.pi_coding_agent.e2e._harness import OUR_PI, Sandbox
+from tests.pi_coding_agent.e2e._harness import OUR_PI, Sandbox, run_ours
 from tests.support.mcp_oauth_server import serve_oauth
 from tests.support.pty_terminal import Pty
 
@@ -58,3 +58,21 @@ def test_pasted_redirect_url_completes_the_sign_in(tmp_path: Path) -> None:
             'Sign-in to MCP server "guarded" failed: '
             "The redirect URL does not match this sign-in's redirect URI" in text
         )
+
+
+def test_a_sign_in_nobody_finishes_ends_at_the_time_limit(tmp_path: Path) -> None:
+    with serve_oauth() as url:
+        sandbox = Sandbox.create(tmp_path, "http://127.0.0.1:9")
+        (sandbox.agent_dir / "mcp.json").write_text(
+            json.dumps({"mcpServers": {"guarded": {"url": url}}}), encoding="utf-8"
+        )
+        nowhere = tmp_path / "bin"
+        nowhere.mkdir()
+        (nowhere / "xdg-open").write_text("#!/bin/sh\nexit 0\n", encoding="utf-8")
+        (nowhere / "xdg-open").chmod(0o755)
+        done = run_ours(
+            sandbox, "mcp", "login", "guarded", "--timeout", "3", PATH=f"{nowhere}:{sandbox.env()['PATH']}"
+        )
+    assert done.returncode == 1
+    assert done.stdout.startswith('Sign in to MCP server "guarded" in your browser:\nhttp://127.0.0.1:')
+    assert done.stderr == 'Sign-in to MCP server "guarded" was cancelled or not completed within 3 seconds.\n'
