@@ -14,6 +14,7 @@ import json
 import stat
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx2
 import pytest
@@ -217,3 +218,32 @@ def test_a_running_manager_picks_up_a_sign_in_done_elsewhere(server: str, tmp_pa
         ]
     finally:
         manager.close()
+
+
+def test_client_id_metadata_document_choice_follows_pi(tmp_path: Path) -> None:
+    """Which identity a sign-in uses (Pi 1.6's rules): Pi's document when the authorization
+    server supports documents for public clients, a server-specific one (and callback path)
+    without RFC 9207 ``iss``, registration otherwise or when a client name is configured."""
+    from pi_coding_agent.core.mcp.oauth._client import OAuthClient
+
+    state = McpAuthStore(tmp_path).server("docs", "https://mcp.example.com/mcp")
+    redirect = "http://127.0.0.1:5555/callback"
+    supports = {
+        "client_id_metadata_document_supported": True,
+        "token_endpoint_auth_methods_supported": ["none"],
+    }
+    with_iss = {**supports, "authorization_response_iss_parameter_supported": True}
+
+    def document(settings: OAuthSettings, metadata: dict[str, Any] | None) -> tuple[str, str] | None:
+        return OAuthClient(state, settings, redirect)._document(metadata)
+
+    assert document(OAuthSettings(), with_iss) == ("https://pi.dev/oauth/client.json", redirect)
+    assert document(OAuthSettings(), supports) == (
+        "https://pi.dev/oauth/epMNJ6P1xGQ9/client.json",  # sha256 of the URL, as Pi computes it
+        "http://127.0.0.1:5555/callback/epMNJ6P1xGQ9",
+    )
+    assert document(OAuthSettings(), {"token_endpoint_auth_methods_supported": ["none"]}) is None
+    assert document(OAuthSettings(client_name="Claude Code"), with_iss) is None
+    assert document(OAuthSettings(client_registration="dcr"), with_iss) is None
+    with pytest.raises(ValueError, match="does not support Client ID Metadata Documents"):
+        document(OAuthSettings(client_registration="cimd"), None)
