@@ -8,8 +8,8 @@ registration, ``/authorize`` and ``/token``. ``/authorize`` approves at once: it
 redirect to the client's ``redirect_uri`` carrying the code, so a test plays the browser by
 fetching the authorization URL and following that redirect to the loopback callback.
 
-``POST /test/revoke-access`` forgets every access token (refresh tokens stay), so the next
-request gets a 401 that a refresh answers; ``GET /test/stats`` tells how many clients registered
+``POST /test/revoke-access`` forgets every access token (refresh tokens stay, unless
+``?refresh=1``), so the next request gets a 401 that a refresh answers (or cannot); ``GET /test/stats`` tells how many clients registered
 and how many codes and refreshes were exchanged.
 """
 
@@ -161,6 +161,8 @@ def build(port: int, token_ttl: int) -> MCPServer:
     @server.custom_route("/test/revoke-access", methods=["POST"])
     async def revoke_access(request: Request) -> Response:
         provider.access.clear()
+        if request.query_params.get("refresh") == "1":
+            provider.refresh.clear()
         return JSONResponse({"ok": True})
 
     @server.custom_route("/test/stats", methods=["GET"])

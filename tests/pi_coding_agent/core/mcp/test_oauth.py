@@ -39,8 +39,8 @@ def _stats(url: str) -> dict[str, int]:
     return answer
 
 
-def _revoke(url: str) -> None:
-    httpx2.post(url.rsplit("/mcp", 1)[0] + "/test/revoke-access")
+def _revoke(url: str, refresh: bool = False) -> None:
+    httpx2.post(url.rsplit("/mcp", 1)[0] + "/test/revoke-access" + ("?refresh=1" if refresh else ""))
 
 
 def _manager(url: str, agent_dir: Path, name: str = "guarded") -> McpManager:
@@ -247,3 +247,28 @@ def test_client_id_metadata_document_choice_follows_pi(tmp_path: Path) -> None:
     assert document(OAuthSettings(client_registration="dcr"), with_iss) is None
     with pytest.raises(ValueError, match="does not support Client ID Metadata Documents"):
         document(OAuthSettings(client_registration="cimd"), None)
+
+
+def test_tokens_revoked_while_connected_make_calls_ask_for_a_sign_in(server: str, tmp_path: Path) -> None:
+    _sign_in(McpAuthStore(tmp_path), server)
+    manager = _manager(server, tmp_path)
+    manager.start()
+    try:
+        manager.wait_until_settled(60)
+        assert [r.state for r in manager.reports()] == ["connected"]
+        _revoke(server, refresh=True)  # neither the access token nor the refresh token works now
+
+        async def call() -> str:
+            try:
+                await manager.call_tool("guarded", "whoami", {})
+            except Exception as error:
+                return str(error)
+            return "no error"
+
+        assert (
+            asyncio.run(call())
+            == 'MCP server "guarded" requires sign-in. Run pi mcp login guarded to sign in.'
+        )
+        assert [r.state for r in manager.reports()] == ["needs-auth"]
+    finally:
+        manager.close()

@@ -202,7 +202,7 @@ class McpConnection:
                 return error, self._with_stderr(message, stderr)
         finally:
             self._session = None
-            if connected and not self._closed:
+            if connected and not self._closed and self.state != "needs-auth":
                 self.state = "disconnected"
                 self.error = self._with_stderr("Connection closed", stderr)
                 self._changed()
@@ -272,7 +272,7 @@ class McpConnection:
                 headers=headers,
                 timeout=httpx2.Timeout(30.0, read=300.0),
                 auth=self._auth,
-                event_hooks={"response": [noticed]},
+                event_hooks={"response": [noticed] if self._auth is None else []},
             )
             async with client, streamable_http_client(config["url"], http_client=client) as streams:
                 yield streams[0], streams[1]
@@ -322,9 +322,13 @@ class McpConnection:
                     await on_progress(progress, total, message)
 
             # The SDK's own limit stays out of the way: the scope above is the one that resets.
-            return await session.call_tool(
-                tool, arguments, read_timeout_seconds=_NO_LIMIT_S, progress_callback=progress
-            )
+            try:
+                return await session.call_tool(
+                    tool, arguments, read_timeout_seconds=_NO_LIMIT_S, progress_callback=progress
+                )
+            except Exception:
+                await self._check_sign_in()
+                raise
         raise TimeoutError(
             f'MCP server "{self.name}" did not answer {tool} within {_seconds(timeout)} seconds'
         )
@@ -337,12 +341,24 @@ class McpConnection:
             try:
                 result = await session.send_request(_resource_request(method, params), _raw_adapter())
             except Exception as error:
+                await self._check_sign_in()
                 if attempt == 1 and _transient(error):
                     await anyio.sleep(_CONNECT_RETRY_DELAYS_S[0])
                     continue
                 raise
             return dict(result)
         raise AssertionError("unreachable")
+
+    async def _check_sign_in(self) -> None:
+        """After a failed request: when the server refused the tokens and no refresh helped,
+        the server needs a sign-in (the connection is dropped, the call fails saying so)."""
+        if self._auth is None or not self._auth.needs_sign_in or self._closed:
+            return
+        if self._stop is not None:
+            self._stop.set()
+        self.state, self.error = "needs-auth", None
+        self._changed()
+        raise RuntimeError(sign_in_required(self.name))
 
     async def disconnect(self) -> None:
         """Drop the current connection (the next call connects again)."""
