@@ -1,7 +1,12 @@
 """What takes the editor's place when pi asks the user to choose: selectors and dialogs."""
 
 from pi_coding_agent.app.interactive.selectors._base import SelectorContext
-from pi_coding_agent.app.interactive.selectors._dialogs import EditorDialog, InputDialog, SelectDialog
+from pi_coding_agent.app.interactive.selectors._dialogs import (
+    EditorDialog,
+    InputDialog,
+    LoaderDialog,
+    SelectDialog,
+)
 from pi_coding_agent.app.interactive.selectors._lists import ForkSelector, TrustSelector
 from pi_coding_agent.app.interactive.selectors._llama import DOWNLOAD, LlamaView, ModelRow, ProgressState
 from pi_coding_agent.app.interactive.selectors._login import (
@@ -32,6 +37,7 @@ __all__ = [
     "ForkSelector",
     "InputDialog",
     "LlamaView",
+    "LoaderDialog",
     "LoginDialog",
     "ModelRow",
     "ModelSelector",
