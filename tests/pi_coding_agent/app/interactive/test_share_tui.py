@@ -10,6 +10,8 @@ unreachable gateway and must say the same line (and neither falls back to the gi
 from __future__ import annotations
 
 import json
+import os
+import re
 import threading
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -137,3 +139,83 @@ def test_escape_cancels_the_upload(tmp_path: Path) -> None:
         run.pane.type("typed after")  # the editor is back and takes keys
         run.pane.wait_for("typed after", region="editor")
         assert "typed after" in editor_text(run.pane.screen())
+
+
+FAKE_GH = """#!/bin/sh
+# A logged-in GitHub CLI: `gist create` prints a gist's URL, or (GH_HOLD) waits, its pid noted.
+case "$1 $2" in
+  "auth status") exit 0 ;;
+  "gist create")
+    if [ -n "$GH_HOLD" ]; then echo $$ > "$GH_HOLD"; exec sleep 120; fi
+    echo "https://gist.github.com/someone/0123abcd"; exit 0 ;;
+esac
+exit 1
+"""
+
+
+def _gh_env(tmp_path: Path, hold: Path | None) -> dict[str, str]:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    gh = bin_dir / "gh"
+    gh.write_text(FAKE_GH, encoding="utf-8")
+    gh.chmod(0o755)
+    env = {"PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
+    return {**env, "GH_HOLD": str(hold)} if hold is not None else env
+
+
+@contextmanager
+def _gist_run(tmp_path: Path, which: str, hold: Path | None) -> Iterator[Run]:
+    with launch(tmp_path / which, which, [{"text": "SHARED-ANSWER"}], env=_gh_env(tmp_path, hold)) as run:
+        run.submit("hello")
+        run.pane.wait_for("SHARED-ANSWER")
+        yield run
+
+
+def test_without_a_radius_token_the_gist_is_made_as_pi_does(tmp_path: Path) -> None:
+    lines = {}
+    for which in ("pi", "ours"):
+        with _gist_run(tmp_path, which, None) as run:
+            run.command("/share")
+            screen = run.pane.wait_for("Gist: ")
+            lines[which] = [
+                line.strip() for line in screen.splitlines() if "Share URL" in line or "Gist:" in line
+            ]
+    assert (
+        lines["ours"]
+        == lines["pi"]
+        == [
+            "Share URL: https://pi.dev/session/#0123abcd",
+            "Gist: https://gist.github.com/someone/0123abcd",
+        ]
+    )
+
+
+def _loader_frame(screen: str) -> list[str]:
+    lines = [line.rstrip() for line in screen.splitlines()]
+    at = next(i for i, line in enumerate(lines) if "Creating gist..." in line)
+    return [re.sub(r"^ \S ", " * ", line) for line in lines[at - 2 : at + 5]]  # the spinner's frame varies
+
+
+def _cancel_gist(tmp_path: Path, which: str) -> tuple[list[str], list[str]]:
+    """The loader's frame while ``gh gist create`` runs, and what Escape leaves on screen; the
+    ``gh`` process must be gone and the editor back."""
+    hold = tmp_path / f"{which}-gh.pid"
+    with _gist_run(tmp_path, which, hold) as run:
+        run.command("/share")
+        frame = _loader_frame(run.pane.wait_for("Creating gist..."))
+        run.pane.wait_until(lambda _: hold.exists() and hold.read_text().strip() != "", "gh never started")
+        pid = int(hold.read_text())
+        run.pane.send("Escape")
+        screen = run.pane.wait_for("Share cancelled")
+        outcome = [line.strip() for line in screen.splitlines() if "cancelled" in line or "Creating gist" in line]
+        run.pane.wait_until(lambda _: not Path(f"/proc/{pid}").exists(), "gh was not stopped")
+        run.pane.type("typed after")
+        run.pane.wait_for("typed after", region="editor")
+    return frame, outcome
+
+
+def test_escape_stops_the_gist_as_pi_does(tmp_path: Path) -> None:
+    (pi_frame, pi_outcome), (our_frame, our_outcome) = (_cancel_gist(tmp_path, w) for w in ("pi", "ours"))
+    assert our_frame == pi_frame
+    assert pi_frame[1:6] == ["", " * Creating gist...", "", " escape/ctrl+c cancel", ""]
+    assert our_outcome == pi_outcome == ["Share cancelled"]
