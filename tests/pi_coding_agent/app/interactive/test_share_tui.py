@@ -207,7 +207,9 @@ def _cancel_gist(tmp_path: Path, which: str) -> tuple[list[str], list[str]]:
         pid = int(hold.read_text())
         run.pane.send("Escape")
         screen = run.pane.wait_for("Share cancelled")
-        outcome = [line.strip() for line in screen.splitlines() if "cancelled" in line or "Creating gist" in line]
+        outcome = [
+            line.strip() for line in screen.splitlines() if "cancelled" in line or "Creating gist" in line
+        ]
         run.pane.wait_until(lambda _: not Path(f"/proc/{pid}").exists(), "gh was not stopped")
         run.pane.type("typed after")
         run.pane.wait_for("typed after", region="editor")

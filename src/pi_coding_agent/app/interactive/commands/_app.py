@@ -187,7 +187,9 @@ def _apply_setting(host: SettingsHost, key: str, value: str) -> None:
         settings.set_global(keys, convert(value))
         if key == "image-width-cells":
             apply_image_settings(settings)
-        if key in ("image-width-cells", "cache-miss-notices", "mermaid-rendering"):
+        if key == "show-images":
+            host.transcript.style.show_images = value == "true"
+        if key in ("image-width-cells", "cache-miss-notices", "mermaid-rendering", "show-images"):
             host.render_session()
     elif key in _FULLSCREEN:
         stored: object = value == "true" if key == "fullscreen-copy-on-select" else value
