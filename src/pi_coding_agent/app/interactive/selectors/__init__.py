@@ -15,6 +15,11 @@ from pi_coding_agent.app.interactive.selectors._login import (
     ProviderSelector,
     auth_type_label,
 )
+from pi_coding_agent.app.interactive.selectors._model_thinking import (
+    ModelThinkingMenu,
+    ThinkingModel,
+    overrides_summary,
+)
 from pi_coding_agent.app.interactive.selectors._models import (
     ModelSelector,
     ScopedModelsSelector,
@@ -41,6 +46,7 @@ __all__ = [
     "LoginDialog",
     "ModelRow",
     "ModelSelector",
+    "ModelThinkingMenu",
     "ProgressState",
     "ProviderRow",
     "ProviderSelector",
@@ -50,9 +56,11 @@ __all__ = [
     "SessionLike",
     "SessionPicker",
     "SettingsSelector",
+    "ThinkingModel",
     "ThinkingSelector",
     "TreeSelector",
     "TrustSelector",
     "auth_type_label",
     "model_key",
+    "overrides_summary",
 ]
