@@ -55,7 +55,7 @@ def test_settings_rows_are_pi_1_6s(tmp_path: Path, which: str) -> None:
 
 def _thinking_frames(tmp_path: Path, which: str) -> tuple[list[list[str]], dict[str, object]]:
     """``/settings`` → Default thinking level per model: the model step, the level step, the
-    model step after ``off`` was chosen (the scripted model has no reasoning), , and the row's value after Escape; the saved file."""
+    model step after ``off`` was chosen (the scripted model has no reasoning), and the row's value after Escape; the saved file."""
     frames: list[list[str]] = []
 
     def frame(screen: str, first: str, last: str) -> list[str]:
