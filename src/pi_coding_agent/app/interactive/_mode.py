@@ -142,6 +142,7 @@ class InteractiveMode:
         style = TranscriptStyle(
             self.theme, self.md_theme, self._flag("hideThinkingBlock"), False, self._output_pad()
         )
+        style.show_images = settings.get("terminal", "showImages") is not False
         self.transcript = Transcript(self.layout.chat, style, runtime.session.cwd, self.tui.request_render)
         self.transcript.retry_attempt = lambda: self.session.retry_attempt
         self.transcript.expand_key = self.keys.text("app.tools.expand")

@@ -44,6 +44,8 @@ class TranscriptStyle:
     output_pad: int = 1
     markdown_transform: MarkdownTransform | None = None
     """The extensions' Markdown transformers, chained (``None`` without any)."""
+    show_images: bool = True
+    """``terminal.showImages``: ``False`` shows tool results' images as Pi's text line."""
 
 
 class Transcript:
@@ -243,7 +245,7 @@ class Transcript:
     def _new_tool(self, call_id: str, name: str, args: Any) -> ToolExecutionView:
         expanded = self.style.tools_expanded
         view = self.tool_view(call_id, name, args, expanded) or ToolExecutionView(
-            name, args, self.style.theme, self.cwd, expanded=expanded
+            name, args, self.style.theme, self.cwd, expanded=expanded, show_images=self.style.show_images
         )
         self.tools[call_id] = view
         self.add(view)

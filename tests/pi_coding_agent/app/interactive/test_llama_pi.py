@@ -1,6 +1,7 @@
 """``/llama`` next to Pi 1.6's (``pi-cli-current``), both in tmux against the same stand-in
 llama.cpp router: the model list and the question before a load look the same (ours adds
-the embedded models, ``local/...``, which Pi does not have); RPC ``get_commands`` lists
+the embedded models, ``local/...``, which Pi does not have); ``/login llama.cpp`` next to Pi
+0.85's and Pi 1.6's asks, answers and stores alike; RPC ``get_commands`` lists
 ``/llama`` as Pi 1.6 does, and a ``/llama`` prompt over RPC is answered with Pi's warning while
 the TUI's own commands (``/settings``, ``/model``...) go to the model, as in Pi."""
 
@@ -126,3 +127,65 @@ def test_rpc_answers_llama_as_pi_16_and_sends_other_tui_commands_to_the_model(tm
     assert ours == pis
     assert pis[0] == ("/llama", "handled", [("/llama is available in interactive mode", "warning")])
     assert pis[2] == ("/settings", "started", [])
+
+
+def _url_frame(screen: str) -> list[str]:
+    """The sign-in's question, from its title to the hint under the input."""
+    lines = [line.rstrip() for line in screen.splitlines()]
+    start = next(i for i, line in enumerate(lines) if "llama.cpp server URL" in line)
+    end = next(i for i in range(start, len(lines)) if "to submit" in lines[i])
+    return lines[start : end + 1]
+
+
+def _sign_in(tmp_path: Path, which: str, router: LlamaRouter) -> tuple[list[str], list[str], str]:
+    """``/login llama.cpp`` twice (a wrong key, then the right one): the URL question's frame,
+    each outcome line, and the ``auth.json`` left."""
+    outcomes = []
+    with launch(tmp_path / which, which, [], env={"PI_LOCAL_CACHE": str(tmp_path / "none")}) as run:
+        for key, outcome in (("wrong", "Failed to save API key"), ("sekrit", "Saved API key")):
+            run.pane.type("/login llama.cpp")
+            run.pane.wait_for("→ llama.cpp")
+            run.pane.send("Enter")
+            run.pane.wait_until_gone("→ llama.cpp")
+            run.pane.send("Enter")
+            frame = _url_frame(run.pane.wait_for("llama.cpp server URL"))
+            run.pane.type(router.base_url + "/v1/")
+            run.pane.send("Enter")
+            run.pane.wait_for("API key (optional)")
+            run.pane.type(key)
+            run.pane.send("Enter")
+            screen = run.pane.wait_for(outcome)
+            outcomes += [line.strip() for line in screen.splitlines() if outcome in line][-1:]
+        stored = (run.sandbox.agent_dir / "auth.json").read_text(encoding="utf-8")
+    return frame, outcomes, stored
+
+
+def test_login_llama_cpp_beside_pi(tmp_path: Path) -> None:
+    """Pi 0.85 and Pi 1.6 both: the same question, outcomes and stored entry; the URL's
+    placeholder is Pi 1.6's (``:9931``, the port Pi 1.6 moved to; Pi 0.85 shows ``:8080``)."""
+    oracle.require_live_oracle()
+    oracle.require_live_oracle(current=True)
+    with llama_router(MODELS) as router:
+        router.api_key = "sekrit"
+        sides = {which: _sign_in(tmp_path, which, router) for which in ("ours", "pi", "pi16")}
+    frames = {which: frame for which, (frame, _, _) in sides.items()}
+    assert (
+        frames["ours"]
+        == frames["pi16"]
+        == [
+            " llama.cpp server URL",
+            " e.g., http://127.0.0.1:9931",
+            ">",
+            " (escape/ctrl+c to cancel, enter to submit)",
+        ]
+    )
+    assert frames["pi"] == [line.replace(":9931", ":8080") for line in frames["ours"]]
+    for _, outcomes, stored in sides.values():
+        assert outcomes == [
+            "Error: Failed to save API key for llama.cpp: Invalid API Key",
+            "Saved API key for llama.cpp. Credentials saved to",  # the path wraps onto the next line
+        ]
+        assert stored == sides["pi"][2]  # byte for byte
+    assert json.loads(sides["pi"][2]) == {
+        "llama.cpp": {"type": "api_key", "key": "sekrit", "env": {"LLAMA_BASE_URL": router.base_url}}
+    }

@@ -91,6 +91,7 @@ def test_a_failed_upload_names_the_reason(gateway: str, status: int, payload: by
     assert str(raised.value) == message
 
 
-def test_an_unreachable_gateway_is_an_upload_error() -> None:
-    with pytest.raises(RadiusShareError):
+def test_an_unreachable_gateway_is_an_upload_error_in_pis_words() -> None:
+    with pytest.raises(RadiusShareError) as raised:
         asyncio.run(upload_artifact(b"{}\n", "tok", "http://127.0.0.1:9"))
+    assert str(raised.value) == "fetch failed"  # Node's fetch, whatever the cause

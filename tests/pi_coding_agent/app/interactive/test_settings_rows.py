@@ -14,7 +14,7 @@ from tests.pi_coding_agent.app.interactive._play import Driven, play
 
 pytestmark = pytest.mark.timeout(600)
 
-LEFT_OUT = {"Session share destination", "Cache warming", "Default thinking level per model"}
+LEFT_OUT = {"Session share destination", "Cache warming"}
 ROW = re.compile(r"^→ (\S.*?)\s{2,}(\S.*?)\s*$", re.MULTILINE)
 
 
@@ -51,3 +51,49 @@ def test_settings_rows_are_pi_1_6s(tmp_path: Path, which: str) -> None:
     differing = {label: (a, b) for (label, a), (_, b) in zip(ours, expected, strict=True) if a != b}
     # 1.6's default we do not follow (yet): the fullscreen mode (the "system" theme is ours too)
     assert differing == {"TUI mode": ("regular", "fullscreen")}, differing
+
+
+def _thinking_frames(tmp_path: Path, which: str) -> tuple[list[list[str]], dict[str, object]]:
+    """``/settings`` → Default thinking level per model: the model step, the level step, the
+    model step after ``off`` was chosen (the scripted model has no reasoning), and the row's value after Escape; the saved file."""
+    frames: list[list[str]] = []
+
+    def frame(screen: str, first: str, last: str) -> list[str]:
+        lines = [line.rstrip() for line in screen.splitlines()]
+        start = next(i for i, line in enumerate(lines) if first in line)
+        end = next(i for i in range(start, len(lines)) if last in lines[i])
+        return [
+            line for line in lines[start : end + 1] if "[local]" not in line
+        ]  # ours lists the embedded models too
+
+    async def scenario(app: Driven) -> None:
+        await app.command("/settings")
+        await app.wait_for("Esc to cancel")
+        await app.type("per model")  # the list's search
+        await app.wait_until(lambda s: (m := ROW.search(s)) is not None and m[1].startswith("Default thinking"),
+                             "the row is not selected")  # fmt: skip
+        await app.send("Enter")
+        frames.append(frame(await app.wait_for("Per-Model Thinking Level"), "Per-Model", "Esc to go back"))
+        await app.send("Enter")
+        frames.append(frame(await app.wait_for("Step 2/2"), "Thinking Level for", "Esc to go back"))
+        await app.send("Enter")
+        screen = await app.wait_for("Step 1/2")
+        frames.append(frame(screen, "Per-Model", "Esc to go back"))
+        await app.send("Escape")
+        screen = await app.wait_until(lambda s: "Default thinking level per model" in s and "Step 1/2" not in s,
+                                      "the submenu did not close")  # fmt: skip
+        frames.append(
+            [line.rstrip() for line in screen.splitlines() if "Default thinking level per model" in line]
+        )
+        await app.send("Escape")
+
+    app = play(tmp_path / which, which, [], scenario)
+    return frames, app.settings_file()
+
+
+def test_the_per_model_thinking_picker_is_pis(tmp_path: Path) -> None:
+    theirs, their_file = _thinking_frames(tmp_path, "pi")
+    ours, our_file = _thinking_frames(tmp_path, "ours")
+    assert ours == theirs
+    assert our_file["modelThinkingLevels"] == their_file["modelThinkingLevels"]
+    assert our_file["modelThinkingLevels"] == {"scripted-openai/scripted-model": "off"}

@@ -13,10 +13,14 @@ from pi_coding_agent.app.interactive.components import image_protocol
 from pi_coding_agent.app.interactive.selectors import (
     HTTP_IDLE_TIMEOUTS,
     TRUST_LABELS,
+    ModelThinkingMenu,
     SettingsSelector,
+    ThinkingModel,
     TrustSelector,
+    overrides_summary,
 )
 from pi_coding_agent.core.settings import (
+    DEFAULT_THINKING_LEVEL,
     ConfigFileError,
     TrustChoice,
     needs_project_trust,
@@ -142,7 +146,13 @@ def _setting_values(host: SettingsHost) -> dict[str, str]:
         "editor-padding": str(host.int_setting("editorPaddingX", 0, 0, 3)),
         "output-padding": str(host.transcript.style.output_pad),
         "autocomplete-max-visible": str(host.int_setting("autocompleteMaxVisible", 5, 3, 20)),
+        "model-thinking": overrides_summary(_thinking_overrides(session.settings.get("modelThinkingLevels"))),
     }
+
+
+def _thinking_overrides(stored: object) -> dict[str, str]:
+    """``modelThinkingLevels`` as ``{"provider/id": level}``, entries that are no level left out."""
+    return {k: v for k, v in stored.items() if isinstance(v, str)} if isinstance(stored, dict) else {}
 
 
 def _idle_timeout_label(milliseconds: int) -> str:
@@ -187,7 +197,9 @@ def _apply_setting(host: SettingsHost, key: str, value: str) -> None:
         settings.set_global(keys, convert(value))
         if key == "image-width-cells":
             apply_image_settings(settings)
-        if key in ("image-width-cells", "cache-miss-notices", "mermaid-rendering"):
+        if key == "show-images":
+            host.transcript.style.show_images = value == "true"
+        if key in ("image-width-cells", "cache-miss-notices", "mermaid-rendering", "show-images"):
             host.render_session()
     elif key in _FULLSCREEN:
         stored: object = value == "true" if key == "fullscreen-copy-on-select" else value
@@ -239,10 +251,43 @@ async def settings(host: SettingsHost, _: str) -> None:
         _apply_setting(host, key, value)
 
     images = image_protocol() is not None
-    host.ui.open(
-        lambda done: SettingsSelector(
-            host.ui.context(), _setting_values(host), host.themes.names(), change, done, images=images
-        )
+
+    def build(done: Callable[[], None]) -> SettingsSelector:
+        return SettingsSelector(
+            host.ui.context(), _setting_values(host), host.themes.names(), change, done, images=images,
+            model_thinking=lambda _current, back: _model_thinking_menu(host, back),
+        )  # fmt: skip
+
+    host.ui.open(build)
+
+
+def _model_thinking_menu(host: SettingsHost, done: Callable[[str | None], None]) -> ModelThinkingMenu:
+    """Pi's per-model thinking levels: the available models, the session's and the default
+    one first; a change is saved at once and, for the session's model, applied to it."""
+    from pi_ai import get_supported_thinking_levels
+
+    session = host.session
+    settings = session.settings
+    models = [ThinkingModel(m.provider, m.id, tuple(get_supported_thinking_levels(m)) if m.reasoning else ("off",))
+              for m in session.available_models()]  # fmt: skip
+    overrides = _thinking_overrides(settings.get("modelThinkingLevels"))
+    first = [f"{m.provider}/{m.id}" for m in (session.model,) if m is not None]
+    if settings.default_provider and settings.default_model:
+        first.append(f"{settings.default_provider}/{settings.default_model}")
+    global_default = settings.default_thinking_level or DEFAULT_THINKING_LEVEL
+
+    def changed(model: ThinkingModel, level: str | None) -> None:
+        if level is None:
+            settings.unset_global(("modelThinkingLevels", model.key))
+        else:
+            settings.set_global(("modelThinkingLevels", model.key), level)
+        current = session.model
+        if current is not None and (current.provider, current.id) == (model.provider, model.id):
+            session.set_thinking_level(level or global_default)
+            host.footer.invalidate()
+
+    return ModelThinkingMenu(
+        host.ui.context(), models, overrides, first=first, global_default=global_default, on_change=changed, done=done
     )
 
 

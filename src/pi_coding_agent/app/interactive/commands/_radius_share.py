@@ -21,6 +21,8 @@ from pi_ai.oauth import base_url_variable
 RADIUS_PROVIDER = "radius"
 DEFAULT_GATEWAY = "https://radius.pi.dev"
 UPLOAD_TIMEOUT_S = 120
+NETWORK_FAILURE = "fetch failed"
+"""What Pi (Node's ``fetch``) says for any failure to reach the gateway; ours says the same."""
 
 
 class RadiusShareError(Exception):
@@ -62,6 +64,8 @@ async def upload_artifact(body: bytes, token: str, base: str | None = None) -> s
                 content=body,
                 headers=headers,
             )
+    except httpx.TransportError:
+        raise RadiusShareError(NETWORK_FAILURE) from None
     except httpx.HTTPError as error:
         raise RadiusShareError(str(error) or type(error).__name__) from None
     try:

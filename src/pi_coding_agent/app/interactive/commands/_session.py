@@ -10,10 +10,10 @@ import os
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from datetime import UTC
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from pi_coding_agent.app.interactive._clipboard import ClipboardError, copy_to_clipboard
 from pi_coding_agent.app.interactive.commands._radius_share import (
@@ -22,7 +22,7 @@ from pi_coding_agent.app.interactive.commands._radius_share import (
     share_entry,
     upload_artifact,
 )
-from pi_coding_agent.app.interactive.selectors import ForkSelector, SessionPicker, TreeSelector
+from pi_coding_agent.app.interactive.selectors import ForkSelector, LoaderDialog, SessionPicker, TreeSelector
 from pi_coding_agent.core.paths import resolve_path
 from pi_coding_agent.runtime.agent_session import CompactionError, SessionError
 from pi_tui import Spacer, Text
@@ -76,6 +76,7 @@ class SessionCommandHost(Protocol):
 
 SUMMARY_CHOICES = ["No summary", "Summarize", "Summarize with custom prompt"]
 SHARE_VIEWER = "https://pi.dev/session/"
+T = TypeVar("T")
 
 
 async def new_session(host: SessionCommandHost, _: str) -> None:
@@ -451,13 +452,17 @@ async def _share_via_radius(host: SessionCommandHost, jsonl: Path) -> bool:
         return True
     if not token:
         return False
-    host.transcript.status("Uploading to Radius...")
+
+    async def upload() -> str:
+        return await upload_artifact(await asyncio.to_thread(jsonl.read_bytes), token)
+
     try:
-        url = await upload_artifact(await asyncio.to_thread(jsonl.read_bytes), token)
+        finished, url = await _with_loader(host, "Uploading to Radius...", upload())
     except RadiusShareError as error:
         host.transcript.error(f"Failed to upload Radius artifact: {error}")
         return True
-    host.transcript.status(f"Share URL: {url}")
+    if finished:
+        host.transcript.status(f"Share URL: {url}")
     return True
 
 
@@ -473,8 +478,11 @@ async def _share_via_gist(host: SessionCommandHost, html: str) -> None:
     except Exception as error:
         host.transcript.error(f"Failed to export session: {error}")
         return
-    host.transcript.status("Creating gist...")
-    done = await _run(["gh", "gist", "create", "--public=false", html])
+    finished, done = await _with_loader(
+        host, "Creating gist...", _run_killable(["gh", "gist", "create", "--public=false", html])
+    )
+    if not finished or done is None:
+        return
     if done.returncode != 0:
         host.transcript.error(f"Failed to create gist: {done.stderr.strip() or 'Unknown error'}")
         return
@@ -489,6 +497,47 @@ async def _share_via_gist(host: SessionCommandHost, html: str) -> None:
 
 async def _run(argv: list[str]) -> subprocess.CompletedProcess[str]:
     return await asyncio.to_thread(subprocess.run, argv, capture_output=True, text=True, check=False)
+
+
+async def _run_killable(argv: list[str]) -> subprocess.CompletedProcess[str]:
+    """``argv``'s output; the process is killed when the task is cancelled (Escape)."""
+    process = await asyncio.create_subprocess_exec(
+        *argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL
+    )
+    try:
+        out, err = await process.communicate()
+    except asyncio.CancelledError:
+        with contextlib.suppress(ProcessLookupError):
+            process.kill()
+        await process.wait()
+        raise
+    code = process.returncode if process.returncode is not None else -1
+    return subprocess.CompletedProcess(argv, code, out.decode(errors="replace"), err.decode(errors="replace"))
+
+
+async def _with_loader(host: SessionCommandHost, message: str, work: Coroutine[Any, Any, T]) -> tuple[bool, T | None]:
+    """``work`` with Pi's bordered loader in the editor's place: ``(True, result)``, or
+    ``(False, None)`` when Escape cancelled it (``Share cancelled``, as Pi says). Errors pass
+    through, the editor back first."""
+    task = asyncio.ensure_future(work)
+    cancelled = False
+
+    def cancel() -> None:
+        nonlocal cancelled
+        cancelled = True
+        task.cancel()
+
+    done = host.ui.show_selector(LoaderDialog(host.ui.context(), message, cancel))
+    try:
+        return True, await task
+    except asyncio.CancelledError:
+        if not cancelled:
+            raise
+        done()
+        host.transcript.status("Share cancelled")
+        return False, None
+    finally:
+        done()
 
 
 HANDLERS = {

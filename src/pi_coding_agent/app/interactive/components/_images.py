@@ -27,17 +27,18 @@ def configure_images(protocol: object, width_cells: int) -> None:
 
 
 def image_protocol(env: dict[str, str] | None = None) -> str | None:
-    """``kitty``, ``iterm2`` or ``None`` (text instead): ``PI_IMAGE_PROTOCOL``, else the
-    ``terminal.images`` setting, else judged from the environment as Pi does."""
+    """``kitty``, ``iterm2`` or ``None`` (text instead): the ``terminal.images`` setting, else
+    ``PI_IMAGE_PROTOCOL``, else judged from the environment, as Pi does (its settings override
+    what it detects, the variable included)."""
+    setting = _FORCED_PROTOCOL[0]
+    if setting is not None:
+        return setting if isinstance(setting, str) else None
     env = dict(os.environ) if env is None else env
     forced = env.get("PI_IMAGE_PROTOCOL", "").lower()
     if forced in ("kitty", "iterm2"):
         return forced
     if forced in ("none", "0"):
         return None
-    setting = _FORCED_PROTOCOL[0]
-    if setting is not None:
-        return setting if isinstance(setting, str) else None
     program = env.get("TERM_PROGRAM", "").lower()
     term = env.get("TERM", "").lower()
     if env.get("TMUX") or term.startswith(("tmux", "screen")):

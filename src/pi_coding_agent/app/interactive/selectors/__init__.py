@@ -1,7 +1,12 @@
 """What takes the editor's place when pi asks the user to choose: selectors and dialogs."""
 
 from pi_coding_agent.app.interactive.selectors._base import SelectorContext
-from pi_coding_agent.app.interactive.selectors._dialogs import EditorDialog, InputDialog, SelectDialog
+from pi_coding_agent.app.interactive.selectors._dialogs import (
+    EditorDialog,
+    InputDialog,
+    LoaderDialog,
+    SelectDialog,
+)
 from pi_coding_agent.app.interactive.selectors._lists import ForkSelector, TrustSelector
 from pi_coding_agent.app.interactive.selectors._llama import DOWNLOAD, LlamaView, ModelRow, ProgressState
 from pi_coding_agent.app.interactive.selectors._login import (
@@ -9,6 +14,11 @@ from pi_coding_agent.app.interactive.selectors._login import (
     ProviderRow,
     ProviderSelector,
     auth_type_label,
+)
+from pi_coding_agent.app.interactive.selectors._model_thinking import (
+    ModelThinkingMenu,
+    ThinkingModel,
+    overrides_summary,
 )
 from pi_coding_agent.app.interactive.selectors._models import (
     ModelSelector,
@@ -32,9 +42,11 @@ __all__ = [
     "ForkSelector",
     "InputDialog",
     "LlamaView",
+    "LoaderDialog",
     "LoginDialog",
     "ModelRow",
     "ModelSelector",
+    "ModelThinkingMenu",
     "ProgressState",
     "ProviderRow",
     "ProviderSelector",
@@ -44,9 +56,11 @@ __all__ = [
     "SessionLike",
     "SessionPicker",
     "SettingsSelector",
+    "ThinkingModel",
     "ThinkingSelector",
     "TreeSelector",
     "TrustSelector",
     "auth_type_label",
     "model_key",
+    "overrides_summary",
 ]

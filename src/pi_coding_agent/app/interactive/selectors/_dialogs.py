@@ -8,7 +8,7 @@ import asyncio
 from collections.abc import Callable, Sequence
 
 from pi_coding_agent.app.interactive.selectors._base import SelectorContext
-from pi_tui import Container, Editor, Input, Spacer, Text
+from pi_tui import Container, Editor, Input, Loader, Spacer, Text
 
 
 class _Countdown:
@@ -201,3 +201,31 @@ class EditorDialog(Container):
             self.on_cancel()
             return
         self.editor.handle_input(data)
+
+
+class LoaderDialog(Container):
+    """A spinner with a message between two borders, in the editor's place, while something
+    runs (``/share``'s upload): Escape calls ``on_cancel`` (Pi's bordered loader)."""
+
+    def __init__(self, ctx: SelectorContext, message: str, on_cancel: Callable[[], None]) -> None:
+        super().__init__()
+        self.ctx = ctx
+        self.on_cancel = on_cancel
+        theme = ctx.theme
+        self.loader = Loader(
+            message,
+            ctx.request_render,
+            spinner_style=lambda s: theme.fg("accent", s),
+            message_style=lambda s: theme.fg("muted", s),
+        )
+        self.loader.start()
+        hint = Text(ctx.hint("tui.select.cancel", "cancel"), 1, 0)
+        for child in (ctx.border(), Spacer(1), self.loader, Spacer(1), hint, Spacer(1), ctx.border()):
+            self.add_child(child)
+
+    def handle_input(self, data: str) -> None:
+        if self.ctx.keys.matches(data, "tui.select.cancel"):
+            self.on_cancel()
+
+    def dispose(self) -> None:
+        self.loader.stop()

@@ -49,6 +49,8 @@ SPECS = (
     SettingSpec("cache-miss-notices", "Cache miss notices",
                 "Show transcript notices for cache costs and provider recovery diagnostics"),
     SettingSpec("warnings", "Warnings", "Enable or disable individual warnings", ()),
+    SettingSpec("model-thinking", "Default thinking level per model",
+                "Override the default thinking level for specific models. {cycle} cycles in-session.", ()),
     SettingSpec("http-idle-timeout", "HTTP idle timeout", "Maximum idle gap while waiting for HTTP headers or body "
                 "chunks. Disable for local models that pause longer than five minutes.", tuple(HTTP_IDLE_TIMEOUTS)),
     SettingSpec("collapse-changelog", "Collapse changelog", "Show condensed changelog after updates"),
@@ -174,19 +176,24 @@ class SettingsSelector(Container):
         on_cancel: Callable[[], None],
         *,
         images: bool = True,
+        model_thinking: SubmenuFactory | None = None,
     ) -> None:
+        """``model_thinking`` opens the per-model thinking levels (without it the row is left out)."""
         super().__init__()
         items = []
         for spec in sorted(SPECS, key=lambda spec: PI_ORDER.index(spec.id)):
-            if spec.id in IMAGE_ROWS and not images:
+            if (spec.id in IMAGE_ROWS and not images) or (spec.id == "model-thinking" and model_thinking is None):
                 continue
             description = spec.description.replace("{follow_up}", ctx.display("app.message.followUp"))
             description = description.replace("{copy}", ctx.display("app.message.copy"))
+            description = description.replace("{cycle}", ctx.display("app.thinking.cycle"))
             submenu: SubmenuFactory | None = None
             if spec.id == "theme":
                 submenu = lambda current, done: ThemeMenu(ctx, current, themes, done)  # noqa: E731
             elif spec.id == "warnings":
                 submenu = lambda _current, done: warnings_menu(ctx, values, on_change, done)  # noqa: E731
+            elif spec.id == "model-thinking":
+                submenu = model_thinking
             value = "configure" if spec.id == "warnings" else values.get(spec.id, "")
             items.append(SettingItem(spec.id, spec.label, value, spec.values, description, submenu))
         self.list = SettingsList(items, on_change, on_cancel, keybindings=ctx.keys, style=settings_style(ctx))
