@@ -9,12 +9,23 @@ import json
 
 import pytest
 
-from pi_ai import AssistantMessage, AssistantMessageEventStream, TextContent
-from pi_ai.api.local import OWN_NOTES, TOOL_HINT, _runaway
+from pi_ai import (
+    AssistantMessage,
+    AssistantMessageEventStream,
+    Context,
+    TextContent,
+    TextDeltaEvent,
+    Tool,
+    ToolCall,
+    UserMessage,
+    stream,
+)
+from pi_ai.api.local import OWN_NOTES, TOOL_HINT, LocalOptions, _runaway
 from pi_ai.api.local._notes import NoteFilter
 from pi_ai.api.local._output import TurnParser
-from pi_ai.api.local._runaway import MAX_CALL_CHARS, REPEATED, TOO_LONG, CallWatch, repeated_tail
+from pi_ai.api.local._runaway import MAX_CALL_CHARS, REPEATED, TOO_LONG, CallWatch, cut_error, repeated_tail
 from pi_coding_agent.runtime.agent_session._local_aids import ANSWER_NOTE, DONE_NOTE, EDIT_NOTE
+from tests.support.local_model import SMOKE_MODEL, local_model
 
 BLOCK = {"oldText": "def add(a, b):\n    return a - b", "newText": "def add(a, b):\n    return a + b"}
 RUNAWAY_EDIT = json.dumps({"name": "edit", "arguments": {"path": "calc.py", "edits": [BLOCK] * 240}})
@@ -154,3 +165,67 @@ def test_a_held_answer_shows_only_when_released() -> None:
     assert [block.text for block in output.content if isinstance(block, TextContent)] == [
         "Nothing was changed: the test still fails."
     ]
+
+
+# ------------------------------------------------------------------ through the real model (SmolLM2 135M)
+
+WEATHER = Tool(
+    name="get_weather",
+    description="Weather for a city",
+    parameters={"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+)
+
+
+def _weather_context(text: str, tools: list[Tool] | None = None) -> Context:
+    return Context(
+        system_prompt="You answer questions about the weather.",
+        messages=[UserMessage(content=text, timestamp=0)],
+        tools=tools,
+    )
+
+
+async def test_an_answer_that_fails_the_check_is_written_again_once_and_never_shown() -> None:
+    checked: list[str] = []
+
+    def check(text: str) -> str | None:
+        checked.append(text)
+        return "(Answer in one word.)" if len(checked) == 1 else None
+
+    events = stream(
+        local_model(SMOKE_MODEL, max_tokens=24),
+        _weather_context("Say hello."),
+        LocalOptions(answer_check=check),
+    )
+    deltas = [event.delta async for event in events if isinstance(event, TextDeltaEvent)]
+    message = await events.result()
+    assert len(checked) == 1 and checked[0]  # asked once, about the first answer
+    final = message.content[0]
+    assert isinstance(final, TextContent) and "".join(deltas).strip() == final.text
+    assert message.stop_reason in ("stop", "length") and message.usage.output > 0
+
+
+async def test_a_call_over_the_cap_is_written_again_then_reported_never_run(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(_runaway, "MAX_CALL_CHARS", 30)  # every call of this model runs over it
+    held = LocalOptions(tool_choice="required", copy_source=lambda _tool, _key, _value: None)
+    events = stream(
+        local_model(SMOKE_MODEL, max_tokens=120), _weather_context("Weather in Paris?", [WEATHER]), held
+    )
+    message = await events.result()
+    assert message.stop_reason == "error" and message.error_message == cut_error(TOO_LONG)
+    assert "30 characters" in (message.error_message or "")
+    assert not any(isinstance(block, ToolCall) for block in message.content)
+
+
+async def test_a_streamed_call_over_the_cap_ends_the_turn_with_the_reason(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(_runaway, "MAX_CALL_CHARS", 30)
+    events = stream(
+        local_model(SMOKE_MODEL, max_tokens=120),
+        _weather_context("Weather in Paris?", [WEATHER]),
+        LocalOptions(tool_choice="required"),
+    )
+    message = await events.result()
+    assert message.stop_reason == "error" and message.error_message == cut_error(TOO_LONG)
