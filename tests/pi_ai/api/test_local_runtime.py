@@ -157,7 +157,8 @@ async def test_a_library_that_is_not_llama_cpp_is_a_one_line_error(
 @pytest.mark.parametrize(
     ("schema", "accepted", "refused"),
     [
-        # bash's timeout as the coding agent offers it to a local model: > 0 (0 is refused by the tool)
+        # bash's timeout as the coding agent offers it to a local model (the 1.5B wrote 0, then 0.5)
+        ({"type": "number", "minimum": 10}, ["10", "30", "12.5", "120"], ["0", "0.5", "5", "9.99", "-10"]),
         ({"type": "number", "exclusiveMinimum": 0}, ["1", "30", "0.5", "0.05", "2.5e3", "120.0"], ["0", "0.0", "-1", "-0.5"]),
         ({"type": "number", "minimum": 0}, ["0", "0.0", "7", "0.25"], ["-1", "-0.1"]),
         ({"type": "integer", "minimum": 1}, ["1", "9", "10", "1234567"], ["0", "-3", "01", "1.5"]),

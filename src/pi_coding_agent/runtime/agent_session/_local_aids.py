@@ -244,13 +244,16 @@ def hidden_notes() -> dict[str, Any]:
     return {HIDDEN_NOTES_OPTION: [EDIT_NOTE, DONE_NOTE, ANSWER_NOTE, CLAIM_NOTE]}
 
 
-ARGUMENT_BOUNDS: dict[tuple[str, str], dict[str, Any]] = {("bash", "timeout"): {"exclusiveMinimum": 0}}
-"""Lower bounds the tools enforce but their schemas (Pi's) do not state; given to the grammar."""
+BASH_MIN_TIMEOUT = 10
+ARGUMENT_BOUNDS: dict[tuple[str, str], dict[str, Any]] = {("bash", "timeout"): {"minimum": BASH_MIN_TIMEOUT}}
+"""Lower bounds given to the grammar, which Pi's schemas do not state. bash refuses a ``timeout``
+of 0 or less (the 1.5B sent 0 on every "run this command" task); held to more than 0 only, it
+wrote 0.5, and ``python3 -c 'print(6*7)'`` timed out on a loaded machine. So at least 10 s."""
 
 
 def with_argument_bounds(context: Context) -> Context:
-    """``context`` with ``ARGUMENT_BOUNDS`` in its tools' schemas: a bash ``timeout`` of 0, which
-    the tool refuses, cannot be written (the 1.5B sent it on every "run this command" task)."""
+    """``context`` with ``ARGUMENT_BOUNDS`` in its tools' schemas: a bash ``timeout`` under 10 s
+    (0, which the tool refuses, or 0.5, which cut a command short) cannot be written."""
     tools = [_bounded(tool) for tool in context.tools or []]
     if not context.tools or all(new is old for new, old in zip(tools, context.tools, strict=True)):
         return context

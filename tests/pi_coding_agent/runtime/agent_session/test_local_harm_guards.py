@@ -269,14 +269,14 @@ def test_a_claim_is_checked_only_while_the_task_has_changed_nothing() -> None:
     )  # no tools
 
 
-def test_bash_timeout_must_be_positive_in_the_local_request_only() -> None:
+def test_bash_timeout_is_at_least_ten_seconds_in_the_local_request_only() -> None:
     context = _context()
     bounded = with_argument_bounds(context)
     assert bounded.tools is not None and context.tools is not None
     assert bounded.tools[0].parameters["properties"]["timeout"] == {
         "type": "number",
         "description": "Seconds",
-        "exclusiveMinimum": 0,
+        "minimum": 10,
     }
     assert "exclusiveMinimum" not in context.tools[0].parameters["properties"]["timeout"]
     no_bash = Context(
