@@ -18,6 +18,7 @@ from pi_ai import (
     Tool,
     ToolCall,
     UserMessage,
+    is_retryable_assistant_error,
     stream,
 )
 from pi_ai.api.local import OWN_NOTES, TOOL_HINT, LocalOptions, _runaway
@@ -215,6 +216,7 @@ async def test_a_call_over_the_cap_is_written_again_then_reported_never_run(
     message = await events.result()
     assert message.stop_reason == "error" and message.error_message == cut_error(TOO_LONG)
     assert "30 characters" in (message.error_message or "")
+    assert not is_retryable_assistant_error(message)  # the same prompt would run away the same way
     assert not any(isinstance(block, ToolCall) for block in message.content)
 
 
