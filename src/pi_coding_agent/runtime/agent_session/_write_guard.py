@@ -7,16 +7,21 @@ user's last message) touched, and the new content is shorter than the file (fewe
 or unrelated to it (keeps under half of its non-blank lines), the call is blocked before it runs:
 the model gets an error result saying why and what to do instead, and the file stays as it was.
 
+It also refuses an ``edit`` or ``write`` outside the working folder that the user's message does
+not name: asked to fix ``calc.py`` in an empty folder, the 1.5B wrote ``<pi's install>/examples/calc.py``
+(the system prompt lists pi's own examples folder) in a real run on 2026-12-06.
+
 Only for in-process models: a large model that shortens a file it read does so on purpose, and
 Pi's behaviour with those providers is kept (docs/providers/local.md).
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Awaitable, Callable
 
 from pi_agent import BeforeToolCallContext, BeforeToolCallResult
-from pi_ai import AbortSignal, AssistantMessage, ToolCall, ToolResultMessage, UserMessage
+from pi_ai import AbortSignal, AssistantMessage, ToolCall, ToolResultMessage, UserMessage, content_text
 from pi_coding_agent.core.local_model import LOCAL_API
 from pi_coding_agent.core.tools import edit_base_text, resolve_read_path
 
@@ -89,16 +94,44 @@ def refusal(path: str, how: str, old: str, new: str) -> str | None:
     return None
 
 
+def _last_request(messages: list[object]) -> str:
+    for message in reversed(messages):
+        if isinstance(message, UserMessage):
+            return content_text(message.content, "")
+    return ""
+
+
+def outside_refusal(path: str, cwd: str, request: str) -> str | None:
+    """Why a change to ``path`` is refused when it lies outside ``cwd`` and ``request`` (the user's
+    message) does not name it, or None."""
+    absolute = resolve_read_path(path, cwd)
+    root = os.path.normpath(os.path.abspath(cwd))
+    if absolute == root or absolute.startswith(root.rstrip(os.sep) + os.sep):
+        return None
+    if path in request or absolute in request:
+        return None
+    return (
+        f"Not changed: {path} is outside the working folder ({root}) and the user did not name it. "
+        "The task's files are in the working folder: use a path inside it (a relative path is enough)."
+    )
+
+
 def write_guard(cwd: str) -> ToolGuard:
     """The ``before_tool_call`` check (see the module)."""
 
     async def guard(
         context: BeforeToolCallContext, signal: AbortSignal | None
     ) -> BeforeToolCallResult | None:
-        if context.tool_call.name != "write" or context.assistant_message.api != LOCAL_API:
+        name = context.tool_call.name
+        if name not in ("write", "edit") or context.assistant_message.api != LOCAL_API:
             return None
         path, content = context.args.get("path"), context.args.get("content")
-        if not isinstance(path, str) or not isinstance(content, str):
+        if not isinstance(path, str):
+            return None
+        outside = outside_refusal(path, cwd, _last_request(list(context.context.messages)))
+        if outside is not None:
+            return BeforeToolCallResult(block=True, reason=outside)
+        if name != "write" or not isinstance(content, str):
             return None
         how = touched_files(list(context.context.messages), cwd).get(resolve_read_path(path, cwd))
         old = edit_base_text(path, cwd) if how is not None else None

@@ -290,3 +290,48 @@ def test_bash_timeout_is_at_least_ten_seconds_in_the_local_request_only() -> Non
 def test_our_notes_are_handed_to_the_stream_to_hide() -> None:
     notes = hidden_notes()[HIDDEN_NOTES_OPTION]
     assert DONE_NOTE in notes and CLAIM_NOTE in notes
+
+
+# ------------------------------------------------------------------ outside the working folder
+
+
+def _change(cwd: Path, request: str, tool: str, path: str) -> str | None:
+    arguments: dict[str, Any] = {"path": path}
+    arguments.update(
+        {"content": "x = 1\n"} if tool == "write" else {"edits": [{"oldText": "a", "newText": "b"}]}
+    )
+    call = _call("c", tool, **arguments)
+    context = BeforeToolCallContext(
+        assistant_message=_assistant(call),
+        tool_call=call,
+        args=call.arguments,
+        context=AgentContext(
+            system_prompt="", messages=[UserMessage(content=request, timestamp=0)], tools=[]
+        ),
+    )
+    blocked = asyncio.run(write_guard(str(cwd))(context, None))
+    return None if blocked is None else blocked.reason
+
+
+def test_a_change_outside_the_working_folder_that_the_user_did_not_name_is_refused(tmp_path: Path) -> None:
+    """The real run: asked to fix calc.py in an empty folder, the 1.5B edited, then wrote,
+    ``<pi's install>/examples/calc.py``, the examples folder the system prompt lists."""
+    work = tmp_path / "work"
+    work.mkdir()
+    install = tmp_path / "pi-install" / "examples" / "calc.py"
+    request = "Fix the bug in calc.py so that the test in test_calc.py passes."
+    for tool in ("write", "edit"):
+        reason = _change(work, request, tool, str(install))
+        assert reason is not None and f"is outside the working folder ({work})" in reason
+    assert _change(work, request, "write", "../notes.txt") is not None
+    assert not install.exists()
+
+
+def test_changes_inside_the_folder_or_where_the_user_said_are_allowed(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    other = tmp_path / "shared" / "settings.json"
+    assert _change(work, "Fix calc.py", "write", "calc.py") is None
+    assert _change(work, "Fix calc.py", "edit", str(work / "sub" / "calc.py")) is None
+    assert _change(work, f"Set debug to true in {other}", "edit", str(other)) is None
+    assert _change(work, "Add a line to ~/notes.txt", "write", "~/notes.txt") is None
