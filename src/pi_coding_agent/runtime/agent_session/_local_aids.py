@@ -13,8 +13,8 @@ Measured with Qwen2.5-Coder 1.5B on ``bench/local_tasks.py`` (docs/providers/loc
   edit of the same task counts as a repeat, and the model is asked to reply (``edit_undos``);
 - asked to fix a failing test, it changed nothing and reported success: an answer that claims a
   change when the task made none is written again once, after ``CLAIM_NOTE`` (``claim_check``);
-- every "run this command" task sent bash ``"timeout": 0``, which the tool refuses: the grammar
-  is given the tool's own lower bound (``with_argument_bounds``);
+- every "run this command" task sent bash ``"timeout": 0``, which the tool refuses (then 0.5,
+  which cut a command short): the grammar holds ``timeout`` to at least 10 s (``with_argument_bounds``);
 - it copied our notes into its answers: each one is kept out of the answer's text (``hidden_notes``).
 """
 
