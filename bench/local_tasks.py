@@ -17,7 +17,9 @@ by a script afterwards (the files, or the number in the printed answer). The age
   on 127.0.0.1 rewrites those two things in each request and nothing else.
 
 Tasks alternate between the agents so both see the same machine load. Reported per task: solved,
-wall seconds, output tokens and output tokens per wall second; then the totals. The model files
+wall seconds, tokens (prefill: prompt tokens evaluated; decode: tokens generated; cached: prompt
+tokens reused from the cache, summed over the task's turns as each agent's usage reports them) and
+decoded tokens per wall second; then the totals. The model files
 and runtime come from pi's own cache (``python -m pi_coding_agent.core.local_model setup MODEL``).
 """
 
@@ -63,7 +65,8 @@ class Outcome:
     solved: bool
     wall_s: float
     output_tokens: int
-    prompt_tokens: int
+    prefill_tokens: int
+    cached_tokens: int
     turns: int
     note: str = ""
 
@@ -78,9 +81,10 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def _answer_and_usage(jsonl: str) -> tuple[str, int, int, int]:
-    """(last assistant text, output tokens, prompt tokens, assistant turns) from ``--mode json``."""
-    answer, output, prompt, turns = "", 0, 0, 0
+def _answer_and_usage(jsonl: str) -> tuple[str, int, int, int, int]:
+    """(last assistant text, output tokens, prefilled prompt tokens, cached prompt tokens, assistant
+    turns) from ``--mode json``."""
+    answer, output, prefill, cached, turns = "", 0, 0, 0, 0
     for line in jsonl.splitlines():
         try:
             event = json.loads(line)
@@ -92,11 +96,12 @@ def _answer_and_usage(jsonl: str) -> tuple[str, int, int, int]:
         turns += 1
         usage = message.get("usage") or {}
         output += int(usage.get("output") or 0)
-        prompt += int(usage.get("input") or 0) + int(usage.get("cacheRead") or 0)
+        prefill += int(usage.get("input") or 0)
+        cached += int(usage.get("cacheRead") or 0)
         texts = [block.get("text", "") for block in message.get("content", []) if block.get("type") == "text"]
         if texts:
             answer = "\n".join(texts)
-    return answer, output, prompt, turns
+    return answer, output, prefill, cached, turns
 
 
 def _run_agent(
@@ -123,10 +128,10 @@ def _run_agent(
     if log_dir is not None:
         log_dir.mkdir(parents=True, exist_ok=True)
         (log_dir / f"{task.name}.{agent}.jsonl").write_text(stdout)
-    answer, output, prompt, turns = _answer_and_usage(stdout)
+    answer, output, prefill, cached, turns = _answer_and_usage(stdout)
     solved = task.check(folder, answer)
     shutil.rmtree(folder, ignore_errors=True)
-    return Outcome(agent, task.name, solved, round(wall, 1), output, prompt, turns, note), answer
+    return Outcome(agent, task.name, solved, round(wall, 1), output, prefill, cached, turns, note), answer
 
 
 class LlamaServer:
@@ -185,13 +190,26 @@ def _pi_agent_dir(proxy_port: int, model_id: str, context_window: int, max_token
     return folder
 
 
+_COLUMNS = f"{'solved':>7}{'wall s':>8}{'prefill':>8}{'decode':>7}{'cached':>7}{'tok/s':>6}"
+
+
+def _cells(found: Outcome | None) -> str:
+    if found is None:
+        return " " * len(_COLUMNS)
+    return (
+        f"{('yes' if found.solved else 'no'):>7}{found.wall_s:>8.1f}{found.prefill_tokens:>8}"
+        f"{found.output_tokens:>7}{found.cached_tokens:>7}{found.tokens_per_s:>6.1f}"
+    )
+
+
 def _print_table(outcomes: list[Outcome], agents: list[str]) -> None:
-    print(f"{'task':<17}" + "".join(f"{agent + ' solved':>12}{'wall s':>9}{'tok/s':>7}" for agent in agents))
+    """One row per task, each agent's columns side by side (tokens: prefill, decode, cached)."""
+    print(f"{'':<17}" + "".join(f"{agent:<{len(_COLUMNS)}}" for agent in agents))
+    print(f"{'task':<17}" + _COLUMNS * len(agents))
     for task in dict.fromkeys(outcome.task for outcome in outcomes):
         row = f"{task:<17}"
         for agent in agents:
-            found = next((o for o in outcomes if o.task == task and o.agent == agent), None)
-            row += f"{('yes' if found.solved else 'no'):>12}{found.wall_s:>9.1f}{found.tokens_per_s:>7.1f}" if found else " " * 28
+            row += _cells(next((o for o in outcomes if o.task == task and o.agent == agent), None))
         print(row)
     for agent in agents:
         mine = [o for o in outcomes if o.agent == agent]
@@ -199,8 +217,8 @@ def _print_table(outcomes: list[Outcome], agents: list[str]) -> None:
         tokens = sum(o.output_tokens for o in mine)
         print(
             f"{agent}: {sum(o.solved for o in mine)}/{len(mine)} solved, {wall:.0f} s wall, "
-            f"{tokens} output tokens ({tokens / wall if wall else 0:.1f}/s), "
-            f"{sum(o.prompt_tokens for o in mine)} prompt tokens"
+            f"tokens: {sum(o.prefill_tokens for o in mine)} prefill, {tokens} decode "
+            f"({tokens / wall if wall else 0:.1f}/s), {sum(o.cached_tokens for o in mine)} cached"
         )
 
 
@@ -250,7 +268,8 @@ def main() -> int:
                 outcomes.append(outcome)
                 print(
                     f"{agent:>4} {task.name:<16} {'solved' if outcome.solved else 'FAILED'} {outcome.wall_s:>6.1f}s "
-                    f"{outcome.turns} turns {outcome.output_tokens} tok {outcome.note} | {answer[:80]!r}",
+                    f"{outcome.turns} turns, tokens {outcome.prefill_tokens} prefill {outcome.output_tokens} decode "
+                    f"{outcome.cached_tokens} cached {outcome.note} | {answer[:80]!r}",
                     file=sys.stderr, flush=True,
                 )
     finally:

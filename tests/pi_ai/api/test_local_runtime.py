@@ -152,3 +152,27 @@ async def test_a_library_that_is_not_llama_cpp_is_a_one_line_error(
         result = await stream(model, Context(messages=[UserMessage(content="hi", timestamp=0)])).result()
         assert result.stop_reason == "error"
         assert expected in (result.error_message or "") and "\n" not in (result.error_message or "")
+
+
+@pytest.mark.parametrize(
+    ("schema", "accepted", "refused"),
+    [
+        # bash's timeout as the coding agent offers it to a local model (the 1.5B wrote 0, then 0.5)
+        ({"type": "number", "minimum": 10}, ["10", "30", "12.5", "120"], ["0", "0.5", "5", "9.99", "-10"]),
+        ({"type": "number", "exclusiveMinimum": 0}, ["1", "30", "0.5", "0.05", "2.5e3", "120.0"], ["0", "0.0", "-1", "-0.5"]),
+        ({"type": "number", "minimum": 0}, ["0", "0.0", "7", "0.25"], ["-1", "-0.1"]),
+        ({"type": "integer", "minimum": 1}, ["1", "9", "10", "1234567"], ["0", "-3", "01", "1.5"]),
+        ({"type": "integer", "minimum": 37}, ["37", "38", "40", "99", "100", "370"], ["36", "30", "9", "0"]),
+        ({"type": "integer", "exclusiveMinimum": 99}, ["100", "101", "1000"], ["99", "98", "10"]),
+        ({"type": "integer", "minimum": 5, "exclusiveMinimum": 7}, ["8", "12"], ["5", "7"]),
+        ({"type": "number", "minimum": 1.5}, ["2", "3.25"], ["1", "0.5"]),  # rounded inward to 2
+        ({"type": "integer", "minimum": -5}, ["-3", "0", "4"], []),  # negative bounds: not enforced
+    ],
+)
+def test_lower_bounds_of_numbers_are_held_by_the_grammar(
+    engine: Engine, schema: dict[str, Any], accepted: list[str], refused: list[str]
+) -> None:
+    for value in accepted:
+        assert _accepts(engine, schema, value), value
+    for value in refused:
+        assert not _accepts(engine, schema, value), value

@@ -36,10 +36,13 @@ from pi_ai.api.local._engine import Engine, EngineError, Generated, load_engine,
 from pi_ai.api.local._grammar import first_argument, turn_grammar
 from pi_ai.api.local._llama_lib import use_library
 from pi_ai.api.local._output import TurnParser, answer_started
+from pi_ai.api.local._runaway import cut_error, cut_note
 
 __all__ = [
+    "ANSWER_CHECK_OPTION",
     "API",
     "COPY_SOURCE_OPTION",
+    "HIDDEN_NOTES_OPTION",
     "OPTIONS",
     "UNDO_OPTION",
     "CopiedText",
@@ -53,6 +56,10 @@ __all__ = [
     "use_library",
     "use_prefix_cache",
 ]
+
+AnswerCheck = Callable[[str], str | None]
+"""``answer text -> note``: a note when the answer must not be accepted; the turn is then written
+again once, with the note added to the request."""
 
 UndoSource = Callable[[str, dict[str, Any]], list[tuple[str, dict[str, Any]]]]
 """``(tool, arguments) -> [(tool, arguments), ...]``: the calls that would undo that call."""
@@ -72,12 +79,20 @@ class LocalOptions(StreamOptions):
     undo_source: UndoSource | None = None
     """The calls that would undo a call (``_undo_keys``): made after it succeeded in the same task,
     they count as repeats. Through ``stream_simple``: ``extra[UNDO_OPTION]``."""
+    answer_check: AnswerCheck | None = None
+    """Asked about a turn's answer before it is shown (the answer is held back until the turn
+    ends). Through ``stream_simple``: ``extra[ANSWER_CHECK_OPTION]``."""
+    hidden_notes: tuple[str, ...] = ()
+    """The caller's own notes to the model (besides this module's): never shown as answer text
+    (``_notes``). Through ``stream_simple``: ``extra[HIDDEN_NOTES_OPTION]``."""
 
 
 OPTIONS = LocalOptions
 
 COPY_SOURCE_OPTION = "copySource"
 UNDO_OPTION = "undoSource"
+ANSWER_CHECK_OPTION = "answerCheck"
+HIDDEN_NOTES_OPTION = "hiddenNotes"
 
 
 def model_file(model: Model) -> str:
@@ -100,6 +115,9 @@ RETRY_TEMPERATURE = 0.7
 
 RETRY_NUDGE = "(Those exact calls were just made and one failed; making them again fails the same way. Read its error and do something else.)"
 """The same, when one of the repeated calls had failed: the regenerated turn may call tools."""
+
+OWN_NOTES = (TOOL_HINT, ANSWER_NUDGE, RETRY_NUDGE, cut_note("repeated"), cut_note("too-long"))
+"""What this module tells the model; never shown as the answer's text (``_notes``)."""
 
 
 def _prompt_tokens(
@@ -413,7 +431,8 @@ async def _run(stream: AssistantMessageEventStream, model: Model, context: Conte
 
         parser = TurnParser(
             stream, output, thinking=model.reasoning, hold_calls=bool(done_calls) or copying.active,
-            on_held=check_repeat, on_first_argument=copying.hear,
+            on_held=check_repeat, on_first_argument=copying.hear, on_cut=lambda _reason: engine.request_stop(),
+            hidden_notes=(*OWN_NOTES, *options.hidden_notes), hold_text=options.answer_check is not None,
         )
         calls_only = options.tool_choice == "required" or (offer_tools and _must_act(context))
 
@@ -426,6 +445,30 @@ async def _run(stream: AssistantMessageEventStream, model: Model, context: Conte
             fixed=fixed,
         )
         _report_timings(generated)
+
+        async def again(nudge: str, calls_allowed: bool) -> Generated:
+            """The turn written again after ``nudge`` (in the request only), its counts added up."""
+            seen.clear()
+            more = await _sample(
+                engine, _prompt_tokens(engine, model, context, offer_tools, nudge=nudge),
+                grammar if calls_allowed else lambda _resume: turn_grammar([], thinking=False), parser, copying,
+                max_tokens=max_tokens, temperature=max(temperature, RETRY_TEMPERATURE), options=options,
+            )
+            return Generated(
+                more.finish_reason, generated.prompt_tokens, generated.reused_tokens,
+                generated.output_tokens + more.output_tokens, generated.prefill_seconds,
+                generated.first_token_seconds, generated.restored_tokens,
+            )
+
+        if parser.cut is not None and generated.finish_reason != "aborted":
+            # A call that looped or grew too long: never run; written again once when nothing of it was shown.
+            reason = parser.cut
+            if parser.cut_streamed:
+                raise EngineError(cut_error(reason))
+            parser.drop_calls(hold=True)
+            generated = await again(cut_note(reason), offer_tools)
+            if parser.cut is not None:
+                raise EngineError(cut_error(parser.cut))
         for nudge, calls_allowed in ((RETRY_NUDGE, True), (ANSWER_NUDGE, False)) if failed else ((ANSWER_NUDGE, False),):
             made = bool(parser.held)
             parser.held = _without_repeats(parser.held, done_calls)
@@ -433,17 +476,16 @@ async def _run(stream: AssistantMessageEventStream, model: Model, context: Conte
                 break
             # Only calls just made: ask for something else (the prompt is still in the cache).
             parser.drop_calls(hold=calls_allowed)
-            seen.clear()
-            again = await _sample(
-                engine, _prompt_tokens(engine, model, context, offer_tools, nudge=nudge),
-                grammar if calls_allowed else lambda _resume: turn_grammar([], thinking=False), parser, copying,
-                max_tokens=max_tokens, temperature=max(temperature, RETRY_TEMPERATURE), options=options,
-            )
-            again.output_tokens += generated.output_tokens
-            generated = Generated(
-                again.finish_reason, generated.prompt_tokens, generated.reused_tokens, again.output_tokens,
-                generated.prefill_seconds, generated.first_token_seconds, generated.restored_tokens,
-            )
+            generated = await again(nudge, calls_allowed)
+        if options.answer_check is not None and parser.held_text and generated.finish_reason == "stop":
+            note = options.answer_check(parser.held_text)
+            if note is not None:  # not accepted as the answer: written again once, after the note
+                parser.drop_calls(hold=True)
+                parser.drop_text()
+                generated = await again(note, offer_tools)
+        if parser.cut is not None and generated.finish_reason != "aborted":
+            raise EngineError(cut_error(parser.cut))
+        parser.release_text()
         parser.release_calls()
         output.usage = _usage(generated)
         if generated.finish_reason == "aborted" or (signal is not None and signal.aborted):
@@ -474,11 +516,15 @@ def stream_simple(
     base["max_tokens"] = options.max_tokens if options.max_tokens is not None else model.max_tokens
     copy_source = base["extra"].get(COPY_SOURCE_OPTION)
     undo_source = base["extra"].get(UNDO_OPTION)
+    answer_check = base["extra"].get(ANSWER_CHECK_OPTION)
+    hidden = base["extra"].get(HIDDEN_NOTES_OPTION)
     return stream(
         model, context,
         LocalOptions(
             **base, tool_choice=options.tool_choice, copy_source=copy_source if callable(copy_source) else None,
             undo_source=undo_source if callable(undo_source) else None,
+            answer_check=answer_check if callable(answer_check) else None,
+            hidden_notes=tuple(str(note) for note in hidden) if isinstance(hidden, (list, tuple)) else (),
         ),
     )
 

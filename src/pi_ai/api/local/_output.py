@@ -29,6 +29,8 @@ from pi_ai._events import (
 from pi_ai._messages import AssistantMessage, TextContent, ThinkingContent, ToolCall
 from pi_ai._partial_json import PartialJson
 from pi_ai.api.local._grammar import CALL_FORMS, THINK_CLOSE, THINK_OPEN
+from pi_ai.api.local._notes import NoteFilter
+from pi_ai.api.local._runaway import CallWatch
 
 _ARGUMENTS_KEY = re.compile(r'"arguments"\s*:\s*')
 _WRAPPER_CLOSE = re.compile(r"\}\s*$")
@@ -107,13 +109,19 @@ class _Call:
         self.first_told = False
         self.sent = ""
         self.parser = PartialJson()
+        self.watch = CallWatch()
 
 
 class TurnParser:
     """``hold_calls``: keep finished calls back (``held``, each also passed to ``on_held``) instead of
     streaming them, so the caller can still drop some (``release_calls`` streams the rest).
     ``on_first_argument`` hears ``(tool, key, value)`` once a call's first argument is a complete
-    string, so the caller can stop there and have the call written again (``rewind_call``)."""
+    string, so the caller can stop there and have the call written again (``rewind_call``).
+
+    A call that repeats itself or grows too long (``_runaway``) is cut off: ``cut`` names why,
+    ``on_cut`` is told (the caller stops the generation), and the rest of the turn is ignored.
+    The answer's text goes through a ``NoteFilter`` of ``hidden_notes``; with ``hold_text`` it is
+    kept back (``held_text``) until ``release_text``."""
 
     def __init__(
         self,
@@ -124,6 +132,9 @@ class TurnParser:
         hold_calls: bool = False,
         on_held: Callable[[ToolCall], None] | None = None,
         on_first_argument: Callable[[str, str, str], None] | None = None,
+        on_cut: Callable[[str], None] | None = None,
+        hidden_notes: tuple[str, ...] = (),
+        hold_text: bool = False,
     ) -> None:
         self.stream = stream
         self.output = output
@@ -139,6 +150,13 @@ class TurnParser:
         self._fed = ""
         self._call_start = 0
         self._call_state = "lead"
+        self._on_cut = on_cut
+        self.cut: str | None = None
+        self.cut_streamed = False
+        self._notes = NoteFilter(hidden_notes)
+        self._hidden_notes = hidden_notes
+        self.hold_text = hold_text
+        self.held_text = ""
 
     def _push_start(self, event_type: type[TextStartEvent] | type[ThinkingStartEvent] | type[ToolCallStartEvent]) -> int:
         index = len(self.output.content) - 1
@@ -148,6 +166,8 @@ class TurnParser:
     # ------------------------------------------------------------------ feeding
 
     def feed(self, piece: str) -> None:
+        if self.cut is not None:
+            return  # the rest of a call that was cut off
         self._fed += piece
         self._pending += piece
         while self._pending and self._step():
@@ -156,6 +176,9 @@ class TurnParser:
     def _step(self) -> bool:
         """Consume what can be decided; False when the rest must wait for more text."""
         state = self._state
+        if state == "cut":
+            self._pending = ""
+            return False
         if state == "start":
             return self._start()
         if state == "think":
@@ -224,7 +247,7 @@ class TurnParser:
             end = call.json_end.feed(self._pending)
             piece, self._pending = (self._pending, "") if end < 0 else (self._pending[:end], self._pending[end:])
             self._call_delta(call, piece)
-            if end < 0:
+            if end < 0 or self._state == "cut":
                 return False
         else:
             assert call.closing is not None
@@ -232,6 +255,8 @@ class TurnParser:
             end = found if found >= 0 else len(self._pending) - _held_tail(self._pending, call.closing)
             if end:
                 self._call_delta(call, self._pending[:end])
+            if self._state == "cut":
+                return False
             if found < 0:
                 self._pending = self._pending[end:]
                 return False
@@ -257,6 +282,17 @@ class TurnParser:
         self._state = "lead"
 
     def _text_delta(self, text: str) -> None:
+        text = self._notes.feed(text)
+        self._show_text(text)
+
+    def _show_text(self, text: str) -> None:
+        if self._text is None and not self.held_text:
+            text = text.lstrip()
+        if not text:
+            return
+        if self.hold_text:
+            self.held_text += text
+            return
         if self._text is None:
             self._text = TextContent(text="")
             self.output.content.append(self._text)
@@ -266,6 +302,7 @@ class TurnParser:
         self.stream.push(TextDeltaEvent(content_index=index, delta=text, partial=self.output))
 
     def _close_text(self) -> None:
+        self._show_text(self._notes.flush())
         if self._text is None:
             return
         text, self._text = self._text, None
@@ -284,6 +321,10 @@ class TurnParser:
 
     def _call_delta(self, call: _Call, text: str) -> None:
         call.raw += text
+        reason = call.watch.check(call.raw, call.block.arguments if call.block is not None else None)
+        if reason is not None:
+            self._cut_call(call, reason)
+            return
         if call.block is None:
             found = _ARGUMENTS_KEY.search(call.raw)
             if found is None:
@@ -312,6 +353,13 @@ class TurnParser:
                 self._on_first_argument(call.block.name, key, value)
         if not self._hold:
             self.stream.push(ToolCallDeltaEvent(content_index=call.index, delta=delta, partial=self.output))
+
+    def _cut_call(self, call: _Call, reason: str) -> None:
+        """Give up the call being written: nothing of it is kept but the fact (``cut``)."""
+        self.cut, self.cut_streamed = reason, call.index >= 0
+        self._call, self._pending, self._state = None, "", "cut"
+        if self._on_cut is not None:
+            self._on_cut(reason)
 
     def _finish_call(self, call: _Call) -> None:
         try:
@@ -358,6 +406,24 @@ class TurnParser:
         self._state = "lead"
         self._pending = ""
         self._fed = ""
+        self._call = None
+        self.cut = None
+        self.drop_text(hold=self.hold_text)
+
+    def drop_text(self, *, hold: bool = False) -> None:
+        """Forget the answer's text kept back (``hold_text``); the next text is held with ``hold``."""
+        self.held_text, self.hold_text = "", hold
+        self._notes = NoteFilter(self._hidden_notes)
+        self._text = None
+        self._state = "lead"
+        self._pending = ""
+        self._fed = ""
+
+    def release_text(self) -> None:
+        """Stream the answer's text kept back (start, one delta, end)."""
+        text, self.held_text, self.hold_text = self.held_text, "", False
+        self._show_text(text)
+        self._close_text()
 
     # ------------------------------------------------------------------ end
 

@@ -5,8 +5,10 @@ has no Python converter). It covers what tool schemas use: objects (required pro
 in their declared order, then the optional ones, each at most once and in order), arrays (with
 ``minItems``/``maxItems``), strings (``minLength``/``maxLength``), numbers, integers, booleans,
 null, ``const``, ``enum``, ``anyOf``/``oneOf``, a list of types, local ``$ref``s, and ``{}``
-(any JSON value). Keywords it does not know (``pattern``, ``format``, ``minimum``...) are not
-enforced; the tool still validates its arguments. An object without ``additionalProperties``
+(any JSON value), and lower bounds of numbers (``minimum``/``exclusiveMinimum``: exact for
+integers at or above 0 and for numbers bounded at 0, rounded inward to a whole bound for other
+numbers; negative bounds are not enforced). Keywords it does not know (``pattern``, ``format``,
+``maximum``...) are not enforced; the tool still validates its arguments. An object without ``additionalProperties``
 gets no other keys (stricter than JSON Schema: a small model only needs the declared ones).
 
 A schema ``{RULE_KEY: name}`` stands for a rule written elsewhere (``_copy``): its name is used.
@@ -17,6 +19,7 @@ rules rely on.
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Any
 
@@ -53,6 +56,36 @@ def literal(text: str) -> str:
         else:
             escaped.append(char)
     return '"' + "".join(escaped) + '"'
+
+
+def _lower_bound(schema: dict[str, Any]) -> tuple[float, bool] | None:
+    """``(bound, exclusive)`` from ``minimum`` / ``exclusiveMinimum`` (the stricter one), when at or
+    above 0; None otherwise."""
+    bounds: list[tuple[float, bool]] = []
+    for key, strict in (("minimum", False), ("exclusiveMinimum", True)):
+        value = schema.get(key)
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value >= 0:
+            bounds.append((float(value), strict))
+    return max(bounds) if bounds else None
+
+
+def at_least(low: int) -> str:
+    """GBNF for the whole numbers (decimal, no sign, no leading zero, at most 16 digits) >= ``low`` >= 0."""
+    digits = str(low)
+    longer = f"[1-9] [0-9]{{{len(digits)},15}}" if len(digits) < 16 else ""
+    same = _same_length_at_least(digits)
+    return f"({same} | {longer})" if longer else f"({same})"
+
+
+def _same_length_at_least(digits: str) -> str:
+    """Numbers with as many digits as ``digits`` that are >= it."""
+    head, rest = int(digits[0]), digits[1:]
+    if not rest:
+        return f"[{head}-9]"
+    options = [f'"{head}" ({_same_length_at_least(rest)})']
+    if head < 9:
+        options.append(f"[{head + 1}-9] [0-9]{{{len(rest)}}}")
+    return " | ".join(options)
 
 
 class SchemaGrammar:
@@ -112,6 +145,8 @@ class SchemaGrammar:
             return self._array(schema, name)
         if kind == "string":
             return self._string(schema, name)
+        if kind in ("integer", "number") and _lower_bound(schema) is not None:
+            return self._bounded(schema, str(kind), name)
         if kind in _PRIMITIVES:
             return self._primitive(str(kind))
         return self._primitive("any")
@@ -134,6 +169,21 @@ class SchemaGrammar:
         self._primitive("string")
         bounds = f"{low if isinstance(low, int) else 0},{high if isinstance(high, int) else ''}"
         return self._add(name, f'"\\"" json-char{{{bounds}}} "\\"" space')
+
+    def _bounded(self, schema: dict[str, Any], kind: str, name: str) -> str:
+        """A number held to its lower bound: what a tool refuses (bash ``timeout: 0``) cannot be written."""
+        bound = _lower_bound(schema)
+        assert bound is not None
+        low, strict = bound
+        fraction = '("." [0-9]{1,16})?' if kind == "number" else ""
+        exponent = '([eE] [-+]? [0-9]{1,4})?' if kind == "number" else ""
+        if kind == "number" and low == 0:
+            positive = f'([1-9] [0-9]{{0,15}} {fraction} | "0." "0"{{0,15}} [1-9] [0-9]{{0,14}}) {exponent}'
+            body = positive if strict else f'({positive} | "0" ("." "0"{{1,16}})?)'
+            return self._add(name, f"{body} space")
+        # A bound that is not whole is rounded inward (1.5 -> 2: 1.75 is refused though valid).
+        whole = math.floor(low) + 1 if strict and low == math.floor(low) else math.ceil(low)
+        return self._add(name, f"{at_least(whole)} {fraction} space".replace("  ", " "))
 
     def _array(self, schema: dict[str, Any], name: str) -> str:
         item = self.visit(schema.get("items", {}), f"{name}-item")

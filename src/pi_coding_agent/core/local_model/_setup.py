@@ -91,14 +91,22 @@ def prepare_local_model(model: Model, progress: Progress) -> None:
     A ``local`` model from ``models.json`` names its own GGUF file in ``baseUrl``; only the
     embedded ones are downloaded.
     """
-    from pi_coding_agent.core.local_model._model_files import ensure_model_file
+    from pi_coding_agent.core.local_model._model_files import ensure_model_file, is_verified
     from pi_coding_agent.core.local_model._prebuilt import runtime_spec
 
-    activate_runtime(runtime_spec().install(progress))
+    runtime = runtime_spec()
     spec = find_spec(model.id) if model.provider == LOCAL_PROVIDER else None
     if spec is not None and str(model_path(spec.file)) == model.base_url:
+        if not (runtime.site_dir() / "complete").exists() and not is_verified(model_path(spec.file)):
+            from pi_coding_agent.core.local_model._overlap import install_while
+
+            found = spec
+            activate_runtime(install_while(runtime, lambda: ensure_model_file(found, progress), progress))
+            return
+        activate_runtime(runtime.install(progress))
         ensure_model_file(spec, progress)
         return
+    activate_runtime(runtime.install(progress))
     path = Path(model.base_url.removeprefix("file://")).expanduser()
     if not path.is_file():
         raise SetupError(f'model file {path} (baseUrl of {model.provider}/{model.id}) does not exist')

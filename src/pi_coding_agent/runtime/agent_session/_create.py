@@ -54,6 +54,7 @@ from pi_coding_agent.runtime.agent_session._hooks import AgentSetup, StreamLimit
 from pi_coding_agent.runtime.agent_session._parts import SlashCommand
 from pi_coding_agent.runtime.agent_session._session import AgentSession
 from pi_coding_agent.runtime.agent_session._tools import SpareTools
+from pi_coding_agent.runtime.agent_session._write_guard import write_guard
 
 if TYPE_CHECKING:
     from pi_coding_agent.core.codemode import Exposure, ToolFacts
@@ -165,13 +166,18 @@ def _stream_function(catalog: ModelCatalog, settings: Settings, cwd: str) -> Str
         )
         if model.api == LOCAL_API:
             from pi_coding_agent.runtime.agent_session._local_aids import (
+                claim_check,
                 edit_quotes,
                 edit_undos,
+                hidden_notes,
+                with_argument_bounds,
                 with_result_notes,
             )
 
-            configured.extra = {**configured.extra, **edit_quotes(cwd), **edit_undos()}
-            context = with_result_notes(context)
+            configured.extra = {
+                **configured.extra, **edit_quotes(cwd), **edit_undos(), **hidden_notes(), **claim_check(context),
+            }
+            context = with_argument_bounds(with_result_notes(context))
         return stream_simple(model, context, configured, env_auth=False)  # the catalog resolved them
 
     return stream
@@ -434,6 +440,7 @@ def build_session(options: CreateAgentSessionOptions) -> CreateAgentSessionResul
         transport=settings.transport,
         max_retry_delay_ms=settings.provider_retry.max_retry_delay_ms,
         limit_stream=options.limit_stream,
+        tool_guard=write_guard(options.cwd),
     )
     if has_existing:
         if not has_thinking_entry:

@@ -61,6 +61,7 @@ CurrentRunner = Callable[[], ExtensionRunner | None]
 StreamLimit = Callable[[StreamFn], StreamFn]
 """Wraps the stream function from outside (batch's per-provider rate limiter)."""
 ConvertToLlm = Callable[[list[AgentMessage]], Sequence[Message]]
+ToolGuard = Callable[[BeforeToolCallContext, AbortSignal | None], Awaitable[BeforeToolCallResult | None]]
 BeforeNextTurn = Callable[[TurnContext, AbortSignal | None], Awaitable[AgentLoopTurnUpdate | None]]
 
 
@@ -83,11 +84,13 @@ class AgentSetup:
     transport: str
     max_retry_delay_ms: int | None
     limit_stream: StreamLimit | None = None
+    tool_guard: ToolGuard | None = None
+    """Asked before the extensions' ``tool_call`` handlers; may block a call (``_write_guard``)."""
 
 
 def build_agent(setup: AgentSetup, extensions: CurrentRunner, before_next_turn: BeforeNextTurn) -> Agent:
     """The agent with its whole hook chain (see the module docstring for the order)."""
-    hooks = ExtensionHooks(extensions)
+    hooks = ExtensionHooks(extensions, setup.tool_guard)
     stream_fn = hooks.with_headers(setup.stream_fn)
     if setup.limit_stream is not None:
         stream_fn = setup.limit_stream(stream_fn)
@@ -116,8 +119,9 @@ def build_agent(setup: AgentSetup, extensions: CurrentRunner, before_next_turn: 
 class ExtensionHooks:
     """The agent hooks through which extensions act on model and tool calls."""
 
-    def __init__(self, current: CurrentRunner) -> None:
+    def __init__(self, current: CurrentRunner, guard: ToolGuard | None = None) -> None:
         self._current = current
+        self._guard = guard
 
     def _handling(self, event_type: str) -> ExtensionRunner | None:
         """The current runner when it has handlers for ``event_type``."""
@@ -129,6 +133,10 @@ class ExtensionHooks:
         return messages if runner is None else await runner.emit_context(messages)
 
     async def before_tool_call(self, context: BeforeToolCallContext, signal: AbortSignal | None) -> BeforeToolCallResult | None:
+        if self._guard is not None:
+            blocked = await self._guard(context, signal)
+            if blocked is not None:
+                return blocked
         runner = self._handling("tool_call")
         if runner is None:
             return None

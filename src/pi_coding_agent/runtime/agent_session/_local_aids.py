@@ -10,7 +10,12 @@ Measured with Qwen2.5-Coder 1.5B on ``bench/local_tasks.py`` (docs/providers/loc
 - asked a question about a README, it read the file, then edited it: a read for a question is
   followed by a note to answer (``ANSWER_NOTE``);
 - having renamed a function in two files, it renamed it back in one: an edit that swaps back an
-  edit of the same task counts as a repeat, and the model is asked to reply (``edit_undos``).
+  edit of the same task counts as a repeat, and the model is asked to reply (``edit_undos``);
+- asked to fix a failing test, it changed nothing and reported success: an answer that claims a
+  change when the task made none is written again once, after ``CLAIM_NOTE`` (``claim_check``);
+- every "run this command" task sent bash ``"timeout": 0``, which the tool refuses (then 0.5,
+  which cut a command short): the grammar holds ``timeout`` to at least 10 s (``with_argument_bounds``);
+- it copied our notes into its answers: each one is kept out of the answer's text (``hidden_notes``).
 """
 
 from __future__ import annotations
@@ -20,8 +25,23 @@ from typing import Any
 
 import msgspec
 
-from pi_ai import Context, TextContent, ToolResultMessage, UserMessage, content_text
-from pi_ai.api.local import COPY_SOURCE_OPTION, UNDO_OPTION, CopiedText
+from pi_ai import (
+    AssistantMessage,
+    Context,
+    TextContent,
+    Tool,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+    content_text,
+)
+from pi_ai.api.local import (
+    ANSWER_CHECK_OPTION,
+    COPY_SOURCE_OPTION,
+    HIDDEN_NOTES_OPTION,
+    UNDO_OPTION,
+    CopiedText,
+)
 from pi_coding_agent.core.tools import edit_base_text
 
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
@@ -59,6 +79,9 @@ def changed_region(patch: str) -> str | None:
     return "\n".join(shown)
 
 
+EDIT_NOTE = "The file is saved; no write is needed."
+"""After a successful edit (with the changed lines): told only "Successfully replaced", the 1.5B
+rewrote the file from memory."""
 DONE_NOTE = "(The command succeeded after your changes. If the task is done, reply to the user now.)"
 ANSWER_NOTE = "(If this answers the user's question, reply with the answer now; a question needs no change to files.)"
 """After a file is read for a question: the 1.5B read the README it was asked about, then edited it."""
@@ -78,7 +101,7 @@ def _note(message: ToolResultMessage, changed_files: bool, question: bool) -> st
         patch = details.get("patch") if isinstance(details, dict) else None
         region = changed_region(patch) if isinstance(patch, str) else None
         if region is not None:
-            return f"The file is saved; no write is needed. The changed part now reads:\n```\n{region}\n```"
+            return f"{EDIT_NOTE} The changed part now reads:\n```\n{region}\n```"
     if message.tool_name == "bash" and changed_files:
         return DONE_NOTE
     return None
@@ -121,3 +144,132 @@ def edit_undos() -> dict[str, Any]:
 
     return {UNDO_OPTION: undos}
 
+
+
+CLAIM_NOTE = (
+    "(No file has been changed in this task: no edit or write was made. Do not say that you changed "
+    "something. Make the change now with the tools, or tell the user plainly that nothing was changed.)"
+)
+"""Asked of an answer that claims a change the task never made (``claim_check``)."""
+
+_VERBS = (
+    "fixed|updated|changed|modified|edited|added|created|renamed|replaced|removed|deleted|corrected|"
+    "implemented|written|wrote|refactored|moved|applied|resolved"
+)
+_CLAIM = re.compile(
+    rf"\bI(?:'ve| have)?\s+(?:now\s+|also\s+|successfully\s+|just\s+)*(?:{_VERBS})\b"
+    rf"|\b(?:has|have)\s+(?:now\s+)?been\s+(?:successfully\s+)?(?:{_VERBS})\b"
+    rf"|\b(?:is|are)\s+now\s+(?:fixed|updated|corrected|renamed|in place)\b"
+    rf"|\bsuccessfully\s+(?:{_VERBS})\b"
+    rf"|\bI(?:'ve| have)?\s+made\s+(?:the\s+|these\s+|those\s+|some\s+)?(?:following\s+|necessary\s+|requested\s+)?changes?\b",
+    re.IGNORECASE,
+)
+
+
+def claims_change(text: str) -> bool:
+    """Whether an answer says that something was changed ("I fixed...", "...has been updated")."""
+    return _CLAIM.search(text) is not None
+
+
+_READ_ONLY_COMMANDS = frozenset(
+    ["cat", "ls", "grep", "egrep", "rg", "find", "head", "tail", "wc", "pwd", "echo", "printf", "python", "python3", "pytest", "node", "which", "true", "sort", "uniq", "diff", "tree", "stat", "file", "du", "df", "date", "env", "uname", "nl", "cut", "awk", "jq", "test", "["]
+)
+_READ_ONLY_GIT = frozenset(["status", "diff", "log", "show", "blame", "branch"])
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_SEGMENTS = re.compile(r"&&|\|\||[;|\n]")
+_REDIRECT = re.compile(r"(?<![0-9&<])>{1,2}(?!&)\s*(?!/dev/null\b)\S")
+
+
+def may_change_files(command: str) -> bool:
+    """Whether a shell command may have changed files: anything but a known read-only command
+    (running tests included), or output sent into a file. Unknown commands count as changes, so
+    an answer after them is never held against the task."""
+    if _REDIRECT.search(command):
+        return True
+    for segment in _SEGMENTS.split(command):
+        words = segment.split()
+        while words and _ASSIGNMENT.match(words[0]):
+            words = words[1:]
+        if not words:
+            continue
+        name = words[0].rsplit("/", 1)[-1]
+        if name == "git":
+            if len(words) < 2 or words[1] not in _READ_ONLY_GIT:
+                return True
+        elif name not in _READ_ONLY_COMMANDS or (name == "find" and ("-delete" in words or "-exec" in words)):
+            return True
+        if name == "awk" and "-i" in words:
+            return True
+    return False
+
+
+def task_changed_files(context: Context) -> bool:
+    """Whether the task (since the user's last message) made a change: a successful ``edit`` or
+    ``write``, or a successful ``bash`` command that may change files."""
+    commands: dict[str, str] = {}
+    for message in reversed(context.messages):
+        if isinstance(message, UserMessage):
+            break
+        if isinstance(message, AssistantMessage):
+            for block in message.content:
+                if isinstance(block, ToolCall) and block.name == "bash":
+                    commands[block.id] = str(block.arguments.get("command", ""))
+    for message in reversed(context.messages):
+        if isinstance(message, UserMessage):
+            break
+        if not isinstance(message, ToolResultMessage) or message.is_error:
+            continue
+        if message.tool_name in ("edit", "write"):
+            return True
+        if message.tool_name == "bash" and may_change_files(commands.get(message.tool_call_id, "")):
+            return True
+    return False
+
+
+def claim_check(context: Context) -> dict[str, Any]:
+    """The ``local`` API's answer check when the task has changed nothing so far: an answer that
+    claims a change is not accepted; the turn is written again once after ``CLAIM_NOTE``. When the
+    task did change something, no check (the answer streams as it is written)."""
+    if not context.tools or task_changed_files(context):
+        return {}
+
+    def check(text: str) -> str | None:
+        return CLAIM_NOTE if claims_change(text) else None
+
+    return {ANSWER_CHECK_OPTION: check}
+
+
+def hidden_notes() -> dict[str, Any]:
+    """Our notes, for the ``local`` API to keep out of the answers' text."""
+    return {HIDDEN_NOTES_OPTION: [EDIT_NOTE, DONE_NOTE, ANSWER_NOTE, CLAIM_NOTE]}
+
+
+BASH_MIN_TIMEOUT = 10
+ARGUMENT_BOUNDS: dict[tuple[str, str], dict[str, Any]] = {("bash", "timeout"): {"minimum": BASH_MIN_TIMEOUT}}
+"""Lower bounds given to the grammar, which Pi's schemas do not state. bash refuses a ``timeout``
+of 0 or less (the 1.5B sent 0 on every "run this command" task); held to more than 0 only, it
+wrote 0.5, and ``python3 -c 'print(6*7)'`` timed out on a loaded machine. So at least 10 s."""
+
+
+def with_argument_bounds(context: Context) -> Context:
+    """``context`` with ``ARGUMENT_BOUNDS`` in its tools' schemas: a bash ``timeout`` under 10 s
+    (0, which the tool refuses, or 0.5, which cut a command short) cannot be written."""
+    tools = [_bounded(tool) for tool in context.tools or []]
+    if not context.tools or all(new is old for new, old in zip(tools, context.tools, strict=True)):
+        return context
+    return msgspec.structs.replace(context, tools=tools)
+
+
+def _bounded(tool: Tool) -> Tool:
+    properties = tool.parameters.get("properties") if isinstance(tool.parameters, dict) else None
+    if not isinstance(properties, dict):
+        return tool
+    changed = {
+        key: {**schema, **ARGUMENT_BOUNDS[(tool.name, key)]}
+        for key, schema in properties.items()
+        if (tool.name, key) in ARGUMENT_BOUNDS and isinstance(schema, dict)
+    }
+    if not changed:
+        return tool
+    parameters = {**tool.parameters, "properties": {**properties, **changed}}
+    return msgspec.structs.replace(tool, parameters=parameters)
