@@ -410,7 +410,7 @@ class AgentSession:
         if expand_prompt_templates and text.startswith("/") and await self._extensions.run_command(text):
             accepted("handled")
             return
-        if expand_prompt_templates and self._refuse_tui_command(text):
+        if expand_prompt_templates and await self._builtin_extension_command(text):
             accepted("handled")
             return
         if self._manual_compaction.running:
@@ -430,11 +430,17 @@ class AgentSession:
         accepted("started")
         await self._run_agent_prompt(messages)
 
-    def _refuse_tui_command(self, text: str) -> bool:
-        """``/llama`` outside the terminal UI: Pi 1.6's built-in llama.cpp extension answers it
-        with a warning instead of letting it reach the model. ``False`` for any other text."""
+    async def _builtin_extension_command(self, text: str) -> bool:
+        """Commands of Pi 1.6's built-in extensions that reach the session (an extension's
+        command of the same name ran before): ``/mcp`` (see ``_mcp_command``) while MCP is on,
+        and ``/llama`` outside the terminal UI, which answers with a warning instead of letting
+        it reach the model. ``False`` for any other text."""
         from pi_coding_agent.core.local_model import LLAMA_COMMAND
+        from pi_coding_agent.runtime.agent_session._mcp_command import is_mcp_command, run_mcp_command
 
+        if self.mcp is not None and is_mcp_command(text):
+            await run_mcp_command(self.mcp, text[len("/mcp") :], self.ui)
+            return True
         name = LLAMA_COMMAND[0]
         if self.ui_mode == "tui" or text.split(" ", 1)[0] != f"/{name}":
             return False
@@ -805,8 +811,11 @@ class AgentSession:
         self._tools.set_active_tools(names)
 
     def activate_after_reload(self, names: Sequence[str]) -> None:
-        """These tools, then every extension tool the run allows (Pi 1.6's reload)."""
+        """These tools, then every extension tool the run allows (Pi 1.6's reload); then, as
+        Pi 1.6's MCP extension does on every session start, ``codemode``/``tool_search`` again
+        for the MCP servers that need them, even when they had been turned off."""
         self._tools.activate_after_reload(names)
+        self.activate_mcp_discovery()
 
     def refresh_tools(self) -> None:
         """Put the active tools on the agent and rebuild the system prompt from them."""

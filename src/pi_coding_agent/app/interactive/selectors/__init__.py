@@ -10,6 +10,7 @@ from pi_coding_agent.app.interactive.selectors._login import (
     ProviderSelector,
     auth_type_label,
 )
+from pi_coding_agent.app.interactive.selectors._mcp import McpMenu, McpView
 from pi_coding_agent.app.interactive.selectors._models import (
     ModelSelector,
     ScopedModelsSelector,
@@ -33,6 +34,8 @@ __all__ = [
     "InputDialog",
     "LlamaView",
     "LoginDialog",
+    "McpMenu",
+    "McpView",
     "ModelRow",
     "ModelSelector",
     "ProgressState",
