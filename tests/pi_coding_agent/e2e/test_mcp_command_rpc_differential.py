@@ -29,7 +29,7 @@ CONFIG = {
             "exposure": "direct",
         },
         "off": {"command": "nothing-here", "enabled": False, "exposure": "deferred"},
-        "broken": {"command": "/nonexistent/mcp-server"},
+        "broken": {"command": "/nonexistent/broken-server"},
     }
 }
 PROMPTS = [

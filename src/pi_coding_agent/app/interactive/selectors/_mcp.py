@@ -13,6 +13,8 @@ from pi_coding_agent.app.interactive.selectors._base import SelectorContext
 from pi_tui import Container, SelectItem, SelectList, Spacer, Text, truncate_to_width
 
 MAX_ROWS = 12
+LABEL_COLUMN = 32
+"""Pi 1.6's ``/mcp`` lists start every description in the same column."""
 
 
 @dataclass
@@ -90,7 +92,8 @@ class McpView:
         items = [SelectItem(value, label, description) for value, label, description in menu.items]
         listing = SelectList(items, min(len(items), MAX_ROWS), keybindings=ctx.keys,
                              selected_style=lambda s: theme.fg("accent", s),
-                             description_style=lambda s: theme.fg("muted", s))  # fmt: skip
+                             description_style=lambda s: theme.fg("muted", s),
+                             min_column=LABEL_COLUMN, max_column=LABEL_COLUMN)  # fmt: skip
         values = [item.value for item in items]
         wanted = state["selected"] or menu.selected
         listing.selected = values.index(wanted) if wanted in values else 0
