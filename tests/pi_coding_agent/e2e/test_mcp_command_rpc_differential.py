@@ -44,7 +44,13 @@ PROMPTS = [
     "/mcp login",
     "/mcp logout probe",
 ]
-OURS_IN_OUR_WORDS = {"/mcp reconnect probe", "/mcp reconnect nope", "/mcp reconnect off", "/mcp login", "/mcp logout probe"}
+OURS_IN_OUR_WORDS = {
+    "/mcp reconnect probe",
+    "/mcp reconnect nope",
+    "/mcp reconnect off",
+    "/mcp login",
+    "/mcp logout probe",
+}
 
 
 def _sandbox(root: Path) -> Sandbox:
@@ -114,9 +120,13 @@ def test_mcp_command_outside_the_tui_matches_pi_1_6(tmp_path: Path) -> None:
     )
     for prompt, mine, pi in zip(PROMPTS, our_answers, their_answers, strict=True):
         if prompt in OURS_IN_OUR_WORDS:  # the kind, and the state in parentheses if any
-            assert [(k, re.findall(r"\(.*\)", t)) for k, t in mine] == [(k, re.findall(r"\(.*\)", t)) for k, t in pi], prompt
+            assert [(k, re.findall(r"\(.*\)", t)) for k, t in mine] == [
+                (k, re.findall(r"\(.*\)", t)) for k, t in pi
+            ], prompt
         elif prompt == "/mcp":
-            assert [(k, _without_error_lines(t)) for k, t in mine] == [(k, _without_error_lines(t)) for k, t in pi]
+            assert [(k, _without_error_lines(t)) for k, t in mine] == [
+                (k, _without_error_lines(t)) for k, t in pi
+            ]
         else:
             assert [(k, t.split(": ", 1)[0] if "failed to connect" in t else t) for k, t in mine] == [
                 (k, t.split(": ", 1)[0] if "failed to connect" in t else t) for k, t in pi
@@ -129,6 +139,10 @@ def test_mcp_command_in_print_mode_shows_nothing_as_in_pi_1_6(tmp_path: Path) ->
     answers = {}
     for which in ("pi16", "ours"):
         sandbox = _sandbox(tmp_path / which)
-        run = run_pi(sandbox, "-p", "/mcp", current=True) if which == "pi16" else run_ours(sandbox, "-p", "/mcp")
+        run = (
+            run_pi(sandbox, "-p", "/mcp", current=True)
+            if which == "pi16"
+            else run_ours(sandbox, "-p", "/mcp")
+        )
         answers[which] = (run.returncode, run.stdout)
     assert answers["ours"] == answers["pi16"] == (0, "")

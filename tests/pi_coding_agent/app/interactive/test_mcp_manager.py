@@ -99,7 +99,11 @@ def walk(tmp_path: Path, which: str) -> dict[str, Any]:
         await to(app, "Exposure")
         await app.send("Enter")
         screen = await app.wait_for("Exposure of probe")
-        seen["exposures"] = [line.strip()[:12] for line in screen.splitlines() if re.match(r"^\s*(→ )?\s*(✓ )?\s*(codemode|deferred|direct)\s", line)]
+        seen["exposures"] = [
+            line.strip()[:12]
+            for line in screen.splitlines()
+            if re.match(r"^\s*(→ )?\s*(✓ )?\s*(codemode|deferred|direct)\s", line)
+        ]
         await app.send("Up")  # from direct (selected) to deferred
         await app.send("Enter")
         await app.wait_until(lambda s: "MCP server probe" in s and re.search(r"Exposure\s+deferred", s) is not None,
@@ -107,18 +111,24 @@ def walk(tmp_path: Path, which: str) -> dict[str, Any]:
         seen["after_exposure"] = (app.sandbox.agent_dir / "mcp.json").read_text(encoding="utf-8")
         await to(app, "Disable")
         await app.send("Enter")
-        screen = await app.wait_until(lambda s: re.search(r"State: disabled", s) is not None, "never disabled")
+        screen = await app.wait_until(
+            lambda s: re.search(r"State: disabled", s) is not None, "never disabled"
+        )
         seen["disabled_menu"] = [(label, text) for _, label, text in _rows(screen, ACTIONS)]
         seen["after_disable"] = (app.sandbox.agent_dir / "mcp.json").read_text(encoding="utf-8")
         await app.send("Escape")
-        screen = await app.wait_until(lambda s: "enter manage" in s and "disabled · deferred" in s, "back to the list")
+        screen = await app.wait_until(
+            lambda s: "enter manage" in s and "disabled · deferred" in s, "back to the list"
+        )
         seen["servers_after"] = [(label, _state(text)) for _, label, text in _rows(screen, SERVERS)]
         await app.send("Escape")
         await app.wait_until_gone("enter manage")
 
     # Pi's editor is probed with Ctrl+C presses, which its busy startup (connecting) can take
     # as a double press (quit); the report above says when it is ready instead.
-    play(tmp_path / which, which, [], scenario, before=_write, **({} if which == "ours" else {"probe": False}))
+    play(
+        tmp_path / which, which, [], scenario, before=_write, **({} if which == "ours" else {"probe": False})
+    )
     return seen
 
 

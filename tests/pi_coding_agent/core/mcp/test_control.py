@@ -25,7 +25,9 @@ def _write(path: Path, document: dict[str, Any]) -> None:
 
 def test_updates_leave_defaults_out_of_full_entries_and_keep_them_in_overrides(tmp_path: Path) -> None:
     user, project = tmp_path / "agent" / "mcp.json", tmp_path / "work" / ".pi" / "mcp.json"
-    _write(user, {"other": 1, "mcpServers": {"a": {"command": "x", "exposure": "direct"}, "b": {"command": "y"}}})
+    _write(
+        user, {"other": 1, "mcpServers": {"a": {"command": "x", "exposure": "direct"}, "b": {"command": "y"}}}
+    )
     _write(project, {"mcpServers": {"b": {"enabled": False}}})
     update_server_config(str(user), "a", {"enabled": False, "exposure": "codemode"})
     update_server_config(str(project), "b", {"enabled": True})
@@ -33,7 +35,9 @@ def test_updates_leave_defaults_out_of_full_entries_and_keep_them_in_overrides(t
     assert json.loads(user.read_text()) == {"other": 1, "mcpServers": {"a": {"command": "x", "enabled": False},
                                                                       "b": {"command": "y"}}}  # fmt: skip
     assert user.read_text().startswith('{\n    "other"')  # the file's own indentation
-    assert json.loads(project.read_text()) == {"mcpServers": {"b": {"enabled": True}, "a": {"exposure": "codemode"}}}
+    assert json.loads(project.read_text()) == {
+        "mcpServers": {"b": {"enabled": True}, "a": {"exposure": "codemode"}}
+    }
     config = load_mcp_config(tmp_path / "agent", tmp_path / "work", project_trusted=True)
     entry = config.server("b")
     assert entry is not None and entry.override == str(project)
@@ -84,7 +88,11 @@ def test_disable_enable_exposure_and_reconnect_a_running_server(tmp_path: Path) 
         connection = manager.connection("probe")
         assert connection is not None and describe_state(connection) == "disabled"
         assert manager.indirect_tools() == [] and manager.tool_owner("mcp__probe__echo") is None
-        assert json.loads(user.read_text())["mcpServers"]["probe"] == {**PROBE, "exposure": "deferred", "enabled": False}
+        assert json.loads(user.read_text())["mcpServers"]["probe"] == {
+            **PROBE,
+            "exposure": "deferred",
+            "enabled": False,
+        }
 
         enabled = save_change(disabled, {"enabled": True, "exposure": "direct"})
         assert not isinstance(enabled, str)

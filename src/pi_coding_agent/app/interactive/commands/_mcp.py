@@ -116,7 +116,9 @@ class _Manager:
                        confirm="manage", cancel="close")  # fmt: skip
 
     def _in_project(self, entry: McpServerEntry) -> bool:
-        return entry.scope == "global" and entry.override is None and self.mcp.config.project_config is not None
+        return (
+            entry.scope == "global" and entry.override is None and self.mcp.config.project_config is not None
+        )
 
     def server_menu(self, name: str) -> McpMenu:
         from pi_coding_agent.core.mcp.manager import describe_state, exposure_of, transport

@@ -53,7 +53,9 @@ class McpView:
         return frame
 
     async def menu(
-        self, build: Callable[[], McpMenu], subscribe: Callable[[Callable[[], None]], Callable[[], None]] | None = None
+        self,
+        build: Callable[[], McpMenu],
+        subscribe: Callable[[Callable[[], None]], Callable[[], None]] | None = None,
     ) -> str | None:
         """Show ``build()``'s menu, rebuilt whenever ``subscribe``'s callback is called (from the
         UI's loop); the chosen value, or ``None`` when cancelled."""
@@ -76,7 +78,9 @@ class McpView:
             if stop is not None:
                 stop()
 
-    def _render(self, menu: McpMenu, state: dict[str, str | None], finish: Callable[[str | None], None]) -> None:
+    def _render(
+        self, menu: McpMenu, state: dict[str, str | None], finish: Callable[[str | None], None]
+    ) -> None:
         theme, ctx = self.ctx.theme, self.ctx
         body: list[Any] = []
         if menu.details:

@@ -51,7 +51,9 @@ def describe_state(connection: McpConnection, with_error: bool = True) -> str:
     if not connection.entry.enabled or state == "disabled":
         return "disabled"
     if state == "connected":
-        return f"connected · {_count(len(connection.tools))}{' · resources' if connection.has_resources else ''}"
+        return (
+            f"connected · {_count(len(connection.tools))}{' · resources' if connection.has_resources else ''}"
+        )
     if state == "failed":
         first = (connection.error or "unknown error").split("\n", 1)[0]
         return f"failed: {first}" if with_error else "failed"
