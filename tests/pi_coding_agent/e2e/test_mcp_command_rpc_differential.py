@@ -53,16 +53,19 @@ OURS_IN_OUR_WORDS = {
 }
 
 
-def _sandbox(root: Path) -> Sandbox:
+def _sandbox(root: Path, config: dict[str, Any] | None = CONFIG) -> Sandbox:
     sandbox = Sandbox.create(root, "http://127.0.0.1:9")
-    (sandbox.agent_dir / "mcp.json").write_text(json.dumps(CONFIG, indent=2), encoding="utf-8")
+    if config is not None:
+        (sandbox.agent_dir / "mcp.json").write_text(json.dumps(config, indent=2), encoding="utf-8")
     return sandbox
 
 
-def _rpc(root: Path, which: str) -> tuple[list[list[tuple[str, str]]], list[dict[str, Any]]]:
+def _rpc(
+    root: Path, which: str, prompts: list[str] = PROMPTS, config: dict[str, Any] | None = CONFIG, *args: str
+) -> tuple[list[list[tuple[str, str]]], list[dict[str, Any]]]:
     """Each prompt's notices as (kind, text), and ``get_commands``'s built-in entries."""
-    sandbox = _sandbox(root)
-    process = subprocess.Popen(pi_command(which, "--mode", "rpc"), cwd=sandbox.work, env=sandbox.env(),
+    sandbox = _sandbox(root, config)
+    process = subprocess.Popen(pi_command(which, "--mode", "rpc", *args), cwd=sandbox.work, env=sandbox.env(),
                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)  # fmt: skip
     assert process.stdin is not None and process.stdout is not None
     answers: list[list[tuple[str, str]]] = []
@@ -86,7 +89,7 @@ def _rpc(root: Path, which: str) -> tuple[list[list[tuple[str, str]]], list[dict
                 send({"type": "extension_ui_response", "id": record["id"], "cancelled": True})
 
     try:
-        for index, prompt in enumerate(PROMPTS):
+        for index, prompt in enumerate(prompts):
             send({"id": str(index), "type": "prompt", "message": prompt})
             records = until_response(str(index))
             answers.append([
@@ -146,3 +149,23 @@ def test_mcp_command_in_print_mode_shows_nothing_as_in_pi_1_6(tmp_path: Path) ->
         )
         answers[which] = (run.returncode, run.stdout)
     assert answers["ours"] == answers["pi16"] == (0, "")
+
+
+def test_mcp_command_without_servers_and_with_no_mcp(tmp_path: Path) -> None:
+    """Without ``mcp.json`` ``/mcp`` still answers (with the file to add servers to); with
+    ``--no-mcp`` there is no ``/mcp`` command, in both."""
+    prompts = ["/mcp", "/mcp reconnect", "/mcp reconnect nope", "/mcp a b c"]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        theirs, ours = pool.map(lambda which: _rpc(tmp_path / which, which, prompts, None), ("pi16", "ours"))
+    assert [[kind for kind, _ in notes] for notes in ours[0]] == [
+        [kind for kind, _ in notes] for notes in theirs[0]
+    ]
+    assert [[kind for kind, _ in notes] for notes in ours[0]] == [["info"], ["info"], ["error"], ["warning"]]
+    for (_, text), which in ((ours[0][0][0], "ours"), (theirs[0][0][0], "pi16")):
+        assert f"{tmp_path / which}/home/.pi/agent/mcp.json or .pi/mcp.json." in text
+    assert [c["name"] for c in ours[1]] == [c["name"] for c in theirs[1]] == ["llama", "mcp"]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        theirs, ours = pool.map(
+            lambda which: _rpc(tmp_path / f"{which}-off", which, [], CONFIG, "--no-mcp"), ("pi16", "ours")
+        )
+    assert [c["name"] for c in ours[1]] == [c["name"] for c in theirs[1]] == ["llama"]

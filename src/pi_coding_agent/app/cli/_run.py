@@ -277,6 +277,7 @@ def _assembly(
         scoped_models=scoped,
         extensions=runner,
         mcp=mcp,
+        builtin_mcp=builtin_mcp_enabled(parsed, settings),
     )
     return SessionAssembly(
         with_resources(options, resources, _warn), start_in_scope=True, resources=resources

@@ -293,8 +293,8 @@ class Commands:
         llama = [] if any(c.name == name for c in found) else [
             {"name": name, "description": description, "source": "extension", "sourceInfo": dict(LLAMA_SOURCE)}
         ]  # fmt: skip
-        if self.session.mcp is not None and not any(c.name == "mcp" for c in found):
-            from pi_coding_agent.core.mcp.manager import MCP_COMMAND, MCP_SOURCE
+        if self.session.builtin_mcp and not any(c.name == "mcp" for c in found):
+            from pi_coding_agent.core.mcp.texts import MCP_COMMAND, MCP_SOURCE
 
             name, description = MCP_COMMAND
             llama.append({"name": name, "description": description, "source": "extension", "sourceInfo": dict(MCP_SOURCE)})

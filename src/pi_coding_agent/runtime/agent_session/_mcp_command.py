@@ -12,24 +12,26 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from pi_coding_agent.core.mcp.texts import NO_OAUTH, NO_RECONNECT, USAGE, no_server_named, no_servers
 from pi_coding_agent.core.paths import get_agent_dir
 
 if TYPE_CHECKING:
     from pi_coding_agent.core.mcp import McpManager
     from pi_coding_agent.customize.extensions.ui import ExtensionUI
 
-NO_OAUTH = "None of the enabled MCP servers signs in with OAuth; only HTTP servers without an Authorization header can."
-NO_RECONNECT = "There is no enabled MCP server to reconnect."
-
 
 def is_mcp_command(text: str) -> bool:
     return text == "/mcp" or text.startswith("/mcp ")
 
 
-async def run_mcp_command(mcp: McpManager, arguments: str, ui: ExtensionUI) -> None:
-    from pi_coding_agent.core.mcp.manager import USAGE, describe_state, status_text
-
+async def run_mcp_command(mcp: McpManager | None, arguments: str, ui: ExtensionUI) -> None:
+    """``mcp``: ``None`` when MCP is on but no ``mcp.json`` exists (nothing was loaded)."""
     action, *rest = arguments.split() or [""]
+    if mcp is None:
+        _without_servers(action, rest, ui)
+        return
+    from pi_coding_agent.core.mcp.manager import describe_state, status_text
+
     if not action:
         await mcp.wait_for_all()
         ui.notify(status_text(mcp, get_agent_dir()), "info")
@@ -62,6 +64,18 @@ async def run_mcp_command(mcp: McpManager, arguments: str, ui: ExtensionUI) -> N
     ui.notify(f'MCP server "{chosen}" is connected again ({state}).', "info")
 
 
+def _without_servers(action: str, rest: list[str], ui: ExtensionUI) -> None:
+    """Pi's answers when no server is configured, without loading the MCP modules."""
+    if not action:
+        ui.notify(no_servers(get_agent_dir()), "info")
+    elif len(rest) > 1 or action not in ("login", "logout", "reconnect"):
+        ui.notify(USAGE, "warning")
+    elif rest:
+        ui.notify(no_server_named(rest[0]), "error")
+    else:
+        ui.notify(NO_RECONNECT if action == "reconnect" else NO_OAUTH, "info")
+
+
 async def _pick(
     mcp: McpManager,
     ui: ExtensionUI,
@@ -76,7 +90,7 @@ async def _pick(
     names = [entry.name for entry in mcp.config.servers]
     if name is not None:
         if name not in names:
-            ui.notify(f'There is no MCP server named "{name}".', "error")
+            ui.notify(no_server_named(name), "error")
             return None
         if not eligible(name):
             ui.notify(none, "error")

@@ -139,6 +139,8 @@ class AgentSession:
         self.agent = agent = build_agent(agent_setup, lambda: self._extensions.runner, self._before_next_turn)
         self.mcp = mcp
         """The run's MCP servers (``None``: no MCP, ``--no-mcp``); their ``direct`` tools join the session's."""
+        self.builtin_mcp = mcp is not None
+        """The built-in MCP support is on (``/mcp`` answers), even without servers to connect."""
         self._tools = SessionTools(
             agent, prompt_sections, lambda: self._extensions.runner, spare_tools,
             mcp_tools=mcp.direct_tools if mcp is not None else None,
@@ -438,7 +440,7 @@ class AgentSession:
         from pi_coding_agent.core.local_model import LLAMA_COMMAND
         from pi_coding_agent.runtime.agent_session._mcp_command import is_mcp_command, run_mcp_command
 
-        if self.mcp is not None and is_mcp_command(text):
+        if self.builtin_mcp and is_mcp_command(text):
             await run_mcp_command(self.mcp, text[len("/mcp") :], self.ui)
             return True
         name = LLAMA_COMMAND[0]

@@ -97,8 +97,8 @@ def command_list(
 
     name, text = LLAMA_COMMAND
     llama = [] if any(c.name == name for c in found) else [(name, f"[t] {text}")]
-    if session.mcp is not None and not any(c.name == "mcp" for c in found):
-        from pi_coding_agent.core.mcp.manager import MCP_COMMAND
+    if session.builtin_mcp and not any(c.name == "mcp" for c in found):
+        from pi_coding_agent.core.mcp.texts import MCP_COMMAND
 
         llama.append((MCP_COMMAND[0], f"[t] {MCP_COMMAND[1]}"))
     return [*builtins, *listed("prompt"), *listed("extension"), *llama, *(listed("skill") if skills else [])]

@@ -44,17 +44,15 @@ class McpHost(Protocol):
 
 def has_builtin_mcp(session: AgentSession) -> bool:
     """Whether ``/mcp`` is the built-in one: MCP is on and no extension registered ``/mcp``."""
-    return session.mcp is not None and not any(
+    return session.builtin_mcp and not any(
         c.name == "mcp" and c.source == "extension" for c in session.available_commands()
     )
 
 
 async def mcp(host: McpHost, arguments: str) -> None:
     manager = host.session.mcp
-    if manager is None:
-        return
-    if arguments.strip():
-        await host.session.prompt(f"/mcp {arguments.strip()}")
+    if arguments.strip() or manager is None:  # the session answers (without servers: that there are none)
+        await host.session.prompt(f"/mcp {arguments.strip()}".strip())
         return
     host.spawn(_show(host, manager))
 
@@ -99,13 +97,8 @@ class _Manager:
     # ----------------------------------------------------------------- menus
 
     def servers_menu(self) -> McpMenu:
-        from pi_coding_agent.core.mcp.manager import (
-            describe_state,
-            exposure_of,
-            listed,
-            no_servers,
-            source_label,
-        )
+        from pi_coding_agent.core.mcp.manager import describe_state, exposure_of, listed, source_label
+        from pi_coding_agent.core.mcp.texts import no_servers
 
         errors = [f"config: {error}" for error in self.mcp.config.errors]
         items = [

@@ -10,13 +10,9 @@ from pi_coding_agent.core.mcp.manager._naming import mcp_tool_name as mcp_tool_n
 from pi_coding_agent.core.mcp.manager._section import ListedServer as ListedServer
 from pi_coding_agent.core.mcp.manager._section import servers_section as servers_section
 from pi_coding_agent.core.mcp.manager._status import EXPOSURE_TEXT as EXPOSURE_TEXT
-from pi_coding_agent.core.mcp.manager._status import MCP_COMMAND as MCP_COMMAND
-from pi_coding_agent.core.mcp.manager._status import MCP_SOURCE as MCP_SOURCE
-from pi_coding_agent.core.mcp.manager._status import USAGE as USAGE
 from pi_coding_agent.core.mcp.manager._status import describe_state as describe_state
 from pi_coding_agent.core.mcp.manager._status import exposure_of as exposure_of
 from pi_coding_agent.core.mcp.manager._status import listed as listed
-from pi_coding_agent.core.mcp.manager._status import no_servers as no_servers
 from pi_coding_agent.core.mcp.manager._status import save_change as save_change
 from pi_coding_agent.core.mcp.manager._status import source_label as source_label
 from pi_coding_agent.core.mcp.manager._status import status_text as status_text

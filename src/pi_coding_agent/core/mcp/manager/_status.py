@@ -16,17 +16,13 @@ from pi_coding_agent.core.mcp.config import (
     McpConfigEditError,
     McpServerEntry,
     update_server_config,
-    user_config_path,
 )
+from pi_coding_agent.core.mcp.texts import no_servers
 
 if TYPE_CHECKING:
     from pi_coding_agent.core.mcp.client import McpConnection
     from pi_coding_agent.core.mcp.manager._manager import McpManager
 
-MCP_COMMAND = ("mcp", "Manage MCP servers: reconnect them, turn them on or off, change their exposure")
-MCP_SOURCE = {"path": "builtin:mcp", "source": "builtin", "scope": "temporary", "origin": "top-level"}
-"""Where Pi 1.6 says ``/mcp`` comes from (RPC ``get_commands``'s ``sourceInfo``)."""
-USAGE = "Usage: /mcp, /mcp login [server], /mcp logout [server], /mcp reconnect [server]"
 EXPOSURE_TEXT = {
     "codemode": "reached from codemode scripts, found with searchTools()",
     "deferred": "declared once tool_search finds them, then called directly",
@@ -84,10 +80,6 @@ def transport(entry: McpServerEntry) -> str:
     if "url" in config:
         return str(config["url"])
     return " ".join([str(config.get("command", "")), *(str(a) for a in config.get("args") or [])])
-
-
-def no_servers(agent_dir: str | os.PathLike[str]) -> str:
-    return f"No MCP servers are configured: add them to {user_config_path(os.path.abspath(agent_dir))} or .pi/mcp.json."
 
 
 def status_text(manager: McpManager, agent_dir: str | os.PathLike[str]) -> str:
