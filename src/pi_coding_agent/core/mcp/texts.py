@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-MCP_COMMAND = ("mcp", "Manage MCP servers: reconnect them, turn them on or off, change their exposure")
+MCP_COMMAND = ("mcp", "Manage MCP servers: reconnect, turn on or off, change exposure")
 MCP_SOURCE = {"path": "builtin:mcp", "source": "builtin", "scope": "temporary", "origin": "top-level"}
 """Where Pi 1.6 says ``/mcp`` comes from (RPC ``get_commands``'s ``sourceInfo``)."""
 USAGE = "Usage: /mcp, /mcp login [server], /mcp logout [server], /mcp reconnect [server]"
