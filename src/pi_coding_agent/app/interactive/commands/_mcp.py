@@ -77,7 +77,8 @@ class _Manager:
 
         def subscribe(render: Callable[[], None]) -> Callable[[], None]:
             def later() -> None:
-                loop.call_soon_threadsafe(render)
+                if not loop.is_closed():  # the servers' thread may outlive the UI's loop
+                    loop.call_soon_threadsafe(render)
 
             return manager.add_listener(later)
 

@@ -413,7 +413,10 @@ class McpManager:
 
     def _notify_listeners(self) -> None:
         for listener in list(self._listeners):
-            listener()
+            try:
+                listener()
+            except RuntimeError:  # a listener whose loop has gone; the connection goes on
+                continue
 
     def connection(self, name: str) -> McpConnection | None:
         """A server's connection (its ``state``, ``error``, ``tools``), read-only for callers."""
