@@ -115,6 +115,13 @@ def _start_mcp(parsed: Args, session_cwd: str, home: Path, settings: Settings) -
     return mcp
 
 
+def _mcp_replaced(runner: ExtensionRunner | None) -> bool:
+    """An extension registered ``/mcp``: as in Pi 1.6 it replaces the built-in MCP support, so
+    the servers started early (while extensions loaded) are stopped again and no MCP tool or
+    built-in ``/mcp`` exists."""
+    return runner is not None and any(command.name == "mcp" for command in runner.commands())
+
+
 def builtin_mcp_enabled(parsed: Args, settings: Settings) -> bool:
     """Whether the run has MCP, as Pi 1.6 decides for its built-in ``mcp`` extension: not with
     ``--no-mcp``; with ``-e builtin:mcp``; not with ``--no-extensions``; else as the
@@ -189,6 +196,10 @@ def _run(parsed: Args) -> int:
     )
     if runner is not None:
         register_providers(runner, catalog)
+    builtin_mcp = builtin_mcp_enabled(parsed, settings) and not _mcp_replaced(runner)
+    if not builtin_mcp and mcp is not None:
+        _stop_mcp()
+        mcp = None
     if parsed.help:  # as in Pi, once the extensions loaded: their flags are listed
         return print_help(runner, diagnostics)
     if parsed.list_models is not None:  # with the providers extensions registered
@@ -203,6 +214,7 @@ def _run(parsed: Args) -> int:
         runner=runner,
         diagnostics=diagnostics,
         mcp=mcp,
+        builtin_mcp=builtin_mcp,
     )
     created = assembly.build(manager)
     if runner is not None:
@@ -242,6 +254,7 @@ def _assembly(
     runner: ExtensionRunner | None,
     diagnostics: Diagnostics,
     mcp: McpManager | None = None,
+    builtin_mcp: bool = False,
 ) -> SessionAssembly:
     """The run's sessions as the flags describe them: model, scope, tools, prompts, resources."""
     from pi_coding_agent.runtime.agent_session import (
@@ -277,6 +290,7 @@ def _assembly(
         scoped_models=scoped,
         extensions=runner,
         mcp=mcp,
+        builtin_mcp=builtin_mcp,
     )
     return SessionAssembly(
         with_resources(options, resources, _warn), start_in_scope=True, resources=resources

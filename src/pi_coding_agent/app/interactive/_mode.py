@@ -51,6 +51,7 @@ from pi_coding_agent.app.interactive.commands import (
     argument_completions,
     command_list,
     is_builtin,
+    mcp_command,
     run_command,
     split_command,
     startup_changelog,
@@ -558,7 +559,7 @@ class InteractiveMode:
         text = raw.strip()
         if not text:
             return
-        command = split_command(text)
+        command = split_command(text) or mcp_command(self.session, text)
         if command is not None:
             self.editor_history(text)
             self.editor.set_text("")

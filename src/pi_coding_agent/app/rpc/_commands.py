@@ -284,7 +284,8 @@ class Commands:
         return NO_DATA
 
     def get_commands(self, command: Command) -> Any:
-        """Pi's built-in ``/llama`` (an extension command of Pi's own) first, then the session's."""
+        """Pi's built-in ``/llama`` and, while MCP is on, ``/mcp`` (extension commands of Pi's
+        own) first, then the session's."""
         from pi_coding_agent.core.local_model import LLAMA_COMMAND, LLAMA_SOURCE
 
         found = self.session.available_commands()
@@ -292,6 +293,11 @@ class Commands:
         llama = [] if any(c.name == name for c in found) else [
             {"name": name, "description": description, "source": "extension", "sourceInfo": dict(LLAMA_SOURCE)}
         ]  # fmt: skip
+        if self.session.builtin_mcp and not any(c.name == "mcp" for c in found):
+            from pi_coding_agent.core.mcp.texts import MCP_COMMAND, MCP_SOURCE
+
+            name, description = MCP_COMMAND
+            llama.append({"name": name, "description": description, "source": "extension", "sourceInfo": dict(MCP_SOURCE)})
         commands = [
             {"name": c.name, "description": c.description, "source": c.source, "sourceInfo": {"path": c.path}}
             for c in found

@@ -99,6 +99,9 @@ class CreateAgentSessionOptions:
     """Wraps every model call from outside (batch's per-provider rate limiter)."""
     mcp: McpManager | None = None
     """The run's MCP servers, started by the entry point (``None``: no MCP)."""
+    builtin_mcp: bool = False
+    """Pi 1.6's built-in MCP support is on for the run (``/mcp`` exists), with or without
+    ``mcp.json`` files (without them ``mcp`` is ``None``: nothing to connect)."""
 
 
 @dataclass
@@ -465,6 +468,7 @@ def build_session(options: CreateAgentSessionOptions) -> CreateAgentSessionResul
         mcp=options.mcp,
     )
     holder.append(session)
+    session.builtin_mcp = options.builtin_mcp or options.mcp is not None
     if options.mcp is not None:
         session.restrict_tools(selection)
     if options.extensions is not None:

@@ -139,6 +139,8 @@ class AgentSession:
         self.agent = agent = build_agent(agent_setup, lambda: self._extensions.runner, self._before_next_turn)
         self.mcp = mcp
         """The run's MCP servers (``None``: no MCP, ``--no-mcp``); their ``direct`` tools join the session's."""
+        self.builtin_mcp = mcp is not None
+        """The built-in MCP support is on (``/mcp`` answers), even without servers to connect."""
         self._tools = SessionTools(
             agent, prompt_sections, lambda: self._extensions.runner, spare_tools,
             mcp_tools=mcp.direct_tools if mcp is not None else None,
@@ -410,7 +412,7 @@ class AgentSession:
         if expand_prompt_templates and text.startswith("/") and await self._extensions.run_command(text):
             accepted("handled")
             return
-        if expand_prompt_templates and self._refuse_tui_command(text):
+        if expand_prompt_templates and await self._builtin_extension_command(text):
             accepted("handled")
             return
         if self._manual_compaction.running:
@@ -430,11 +432,17 @@ class AgentSession:
         accepted("started")
         await self._run_agent_prompt(messages)
 
-    def _refuse_tui_command(self, text: str) -> bool:
-        """``/llama`` outside the terminal UI: Pi 1.6's built-in llama.cpp extension answers it
-        with a warning instead of letting it reach the model. ``False`` for any other text."""
+    async def _builtin_extension_command(self, text: str) -> bool:
+        """Commands of Pi 1.6's built-in extensions that reach the session (an extension's
+        command of the same name ran before): ``/mcp`` (see ``_mcp_command``) while MCP is on,
+        and ``/llama`` outside the terminal UI, which answers with a warning instead of letting
+        it reach the model. ``False`` for any other text."""
         from pi_coding_agent.core.local_model import LLAMA_COMMAND
+        from pi_coding_agent.runtime.agent_session._mcp_command import is_mcp_command, run_mcp_command
 
+        if self.builtin_mcp and is_mcp_command(text):
+            await run_mcp_command(self.mcp, text[len("/mcp") :], self.ui)
+            return True
         name = LLAMA_COMMAND[0]
         if self.ui_mode == "tui" or text.split(" ", 1)[0] != f"/{name}":
             return False
@@ -806,8 +814,11 @@ class AgentSession:
         self._tools.set_active_tools(names)
 
     def activate_after_reload(self, names: Sequence[str]) -> None:
-        """These tools, then every extension tool the run allows (Pi 1.6's reload)."""
+        """These tools, then every extension tool the run allows (Pi 1.6's reload); then, as
+        Pi 1.6's MCP extension does on every session start, ``codemode``/``tool_search`` again
+        for the MCP servers that need them, even when they had been turned off."""
         self._tools.activate_after_reload(names)
+        self.activate_mcp_discovery()
 
     def refresh_tools(self) -> None:
         """Put the active tools on the agent and rebuild the system prompt from them."""

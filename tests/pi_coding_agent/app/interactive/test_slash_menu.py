@@ -32,26 +32,30 @@ def _resources(sandbox: Sandbox) -> None:
 
 
 def test_bare_slash_lists_every_command_in_pis_order(tmp_path: Path, which: str) -> None:
+    count = 27 if which == "ours" else 26  # Pi 0.85 has no /mcp (Pi 1.6's built-in MCP support)
+    mcp = ["mcp [t] Manage MCP servers: reconnect, turn on or off, change exposure"]
+
     async def scenario(app: Driven) -> None:
         await app.type("/")
-        screen = await app.wait_for("(1/26)")
+        screen = await app.wait_for(f"(1/{count})")
         assert suggestions(screen) == [
             "→ settings Open settings menu",
             "model <provider/model> — Select model (opens selector UI)",
             "tree Navigate session tree (switch branches)",
             "thinking <level> — Set thinking level",
             "scoped-models Enable/disable models for Ctrl+P cycling",
-            "(1/26)",
+            f"(1/{count})",
         ], screen
         await app.send("Up")  # wraps to the last: the tail of the list
-        screen = await app.wait_for("(26/26)")
+        screen = await app.wait_for(f"({count}/{count})")
         assert suggestions(screen) == [
-            "reload Reload keybindings, extensions, skills, prompts, themes, and context files",
+            *([] if app.ours else ["reload Reload keybindings, extensions, skills, prompts, themes, and context files"]),
             "quit Quit pi",
             "review <file> — [u] Review code",
             "llama [t] Manage llama.cpp router models",
+            *(mcp if app.ours else []),
             "→ skill:hello [u] Says hello",
-            "(26/26)",
+            f"({count}/{count})",
         ], screen
         await app.type("tru")
         trust = ["→ trust Save project trust decision for future sessions"]

@@ -140,7 +140,7 @@ def test_failed_servers_report_and_others_still_connect(http_server: str) -> Non
         assert report is not None and report.startswith("MCP servers need attention:\n  missing: failed: ")
         assert report.endswith(
             '\n  env: failed: Failed to resolve MCP server "env" env "K" from environment variable: PI_MCP_TEST_UNSET'
-            "\nRun pi mcp list for details."
+            "\nOpen /mcp to see and fix them."
         )
         assert manager.take_problems() is None  # once
         assert states["env"] == (

@@ -43,8 +43,9 @@ def test_the_api_acts_on_the_session_and_the_client_sees_it(tmp_path: Path) -> N
             assert rpc.close() == 0
         (request,) = provider.requests
     assert [(c["name"], c["source"]) for c in commands] == [
-        ("llama", "extension"), ("exercise", "extension"), ("fail", "extension"), ("ask", "extension")
-    ]  # Pi's built-in /llama first
+        ("llama", "extension"), ("mcp", "extension"), ("exercise", "extension"), ("fail", "extension"),
+        ("ask", "extension"),
+    ]  # Pi's built-in /llama and /mcp first
     assert error == {
         "type": "extension_error", "extensionPath": "command:fail", "event": "command", "error": "command went wrong",
     }

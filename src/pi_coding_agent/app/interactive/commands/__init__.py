@@ -7,7 +7,7 @@ built-in llama.cpp extension) and the skills (``/skill:name``, unless ``enableSk
 is off); a description starts with the command's argument hint and, for the session's
 commands, where it comes from (``[u]`` user, ``[p]`` project, ``[t]`` this run). ``/debug``
 is hidden, as in Pi. Handlers live by concern: ``_session`` (sessions and the tree),
-``_models``, ``_app``, ``_auth`` (sign-in), ``_llama`` (llama.cpp servers), ``_debug``.
+``_models``, ``_app``, ``_auth`` (sign-in), ``_llama`` (llama.cpp servers), ``_mcp`` (MCP servers), ``_debug``.
 """
 
 from __future__ import annotations
@@ -22,13 +22,14 @@ if TYPE_CHECKING:
     from pi_coding_agent.app.interactive.commands._auth import AuthCommandHost
     from pi_coding_agent.app.interactive.commands._debug import DebugHost
     from pi_coding_agent.app.interactive.commands._llama import LlamaHost
+    from pi_coding_agent.app.interactive.commands._mcp import McpHost
     from pi_coding_agent.app.interactive.commands._models import ModelCommandHost
     from pi_coding_agent.app.interactive.commands._session import SessionCommandHost
     from pi_coding_agent.runtime.agent_session import AgentSession
     from pi_tui import Suggestion
 
     class CommandHost(
-        AppCommandHost, SessionCommandHost, ModelCommandHost, AuthCommandHost, DebugHost, LlamaHost, Protocol
+        AppCommandHost, SessionCommandHost, ModelCommandHost, AuthCommandHost, DebugHost, LlamaHost, McpHost, Protocol
     ):
         """What the built-in commands use, all together (each handler module names its own part)."""
 
@@ -83,7 +84,7 @@ def command_list(
     session: AgentSession, skills: bool = True, tag: Callable[[str], str | None] = lambda _path: None
 ) -> list[tuple[str, str]]:
     """What ``/`` completion offers, as ``(name, description)``: built-ins, prompt templates,
-    extension commands, ``/llama``, then skills; ``tag(path)`` says where a file comes from."""
+    extension commands, ``/llama``, ``/mcp`` (while MCP is on), then skills; ``tag(path)`` says where a file comes from."""
     builtins = [(name, _described(text, ARGUMENT_HINTS.get(name), None)) for name, text in BUILTIN_COMMANDS]
     found = session.available_commands()
 
@@ -96,7 +97,21 @@ def command_list(
 
     name, text = LLAMA_COMMAND
     llama = [] if any(c.name == name for c in found) else [(name, f"[t] {text}")]
+    if session.builtin_mcp and not any(c.name == "mcp" for c in found):
+        from pi_coding_agent.core.mcp.texts import MCP_COMMAND
+
+        llama.append((MCP_COMMAND[0], f"[t] {MCP_COMMAND[1]}"))
     return [*builtins, *listed("prompt"), *listed("extension"), *llama, *(listed("skill") if skills else [])]
+
+
+def mcp_command(session: AgentSession, text: str) -> tuple[str, str] | None:
+    """``("mcp", arguments)`` when ``text`` is ``/mcp`` and the built-in one answers it (MCP is
+    on and no extension registered ``/mcp``, which then replaces it, as in Pi 1.6)."""
+    from pi_coding_agent.app.interactive.commands._mcp import has_builtin_mcp
+
+    if not (text == "/mcp" or text.startswith("/mcp ")) or not has_builtin_mcp(session):
+        return None
+    return "mcp", text[len("/mcp") :].strip()
 
 
 def _described(description: str, hint: str | None, tag: str | None) -> str:
@@ -123,11 +138,11 @@ def argument_completions(host: CommandHost, name: str, prefix: str) -> list[Sugg
 
 
 def _handlers() -> dict[str, Handler]:
-    from pi_coding_agent.app.interactive.commands import _app, _auth, _debug, _llama, _models, _session
+    from pi_coding_agent.app.interactive.commands import _app, _auth, _debug, _llama, _mcp, _models, _session
 
     return {
         **_session.HANDLERS, **_models.HANDLERS, **_app.HANDLERS, **_auth.HANDLERS,
-        **_debug.HANDLERS, **_llama.HANDLERS,
+        **_debug.HANDLERS, **_llama.HANDLERS, **_mcp.HANDLERS,
     }  # fmt: skip
 
 
@@ -147,6 +162,7 @@ __all__ = [
     "BUILTIN_COMMANDS",
     "TAKES_ARGUMENTS",
     "command_list",
+    "mcp_command",
     "run_command",
     "split_command",
     "startup_changelog",

@@ -15,6 +15,7 @@ from pi_coding_agent.app.interactive.selectors._login import (
     ProviderSelector,
     auth_type_label,
 )
+from pi_coding_agent.app.interactive.selectors._mcp import McpMenu, McpView
 from pi_coding_agent.app.interactive.selectors._model_thinking import (
     ModelThinkingMenu,
     ThinkingModel,
@@ -44,6 +45,8 @@ __all__ = [
     "LlamaView",
     "LoaderDialog",
     "LoginDialog",
+    "McpMenu",
+    "McpView",
     "ModelRow",
     "ModelSelector",
     "ModelThinkingMenu",

@@ -95,6 +95,7 @@ class McpConnection:
         self._session: ClientSession | None = None
         self._stop: anyio.Event | None = None
         self._opening: anyio.Event | None = None
+        self._ended: anyio.Event | None = None
         self._closed = False
         self._task_group: Any = None
 
@@ -167,6 +168,7 @@ class McpConnection:
         """Connect, announce readiness and hold the connection until stopped or dropped. ``None``
         when it connected (and has since ended); else the failure and its message."""
         stop = self._stop = anyio.Event()
+        ended = self._ended = anyio.Event()
         stderr = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")  # noqa: SIM115
         connected = False
         try:
@@ -207,6 +209,7 @@ class McpConnection:
                 self.error = self._with_stderr("Connection closed", stderr)
                 self._changed()
             stderr.close()
+            ended.set()
         return None
 
     async def _server_log(self, params: Any) -> None:
@@ -359,6 +362,17 @@ class McpConnection:
         self.state, self.error = "needs-auth", None
         self._changed()
         raise RuntimeError(sign_in_required(self.name))
+
+    async def reconnect(self, task_group: Any) -> ClientSession:
+        """Drop the current connection, if any, once it has ended connect again (``/mcp``'s
+        Reconnect); raises as ``session`` does when the new connection fails."""
+        if self._opening is not None:
+            await self._opening.wait()
+        ended = self._ended
+        if self._session is not None and self._stop is not None and ended is not None:
+            self._stop.set()
+            await ended.wait()
+        return await self.session(task_group)
 
     async def disconnect(self) -> None:
         """Drop the current connection (the next call connects again)."""

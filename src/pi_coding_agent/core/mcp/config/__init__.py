@@ -4,6 +4,7 @@ checking entries, tool exposure, ``${VAR}``/``!command`` values, and ``pi mcp ad
 from pi_coding_agent.core.mcp.config._edit import McpConfigEditError as McpConfigEditError
 from pi_coding_agent.core.mcp.config._edit import add_server_config as add_server_config
 from pi_coding_agent.core.mcp.config._edit import remove_server_config as remove_server_config
+from pi_coding_agent.core.mcp.config._edit import update_server_config as update_server_config
 from pi_coding_agent.core.mcp.config._load import McpConfig as McpConfig
 from pi_coding_agent.core.mcp.config._load import McpServerEntry as McpServerEntry
 from pi_coding_agent.core.mcp.config._load import load_mcp_config as load_mcp_config

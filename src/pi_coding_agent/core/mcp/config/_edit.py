@@ -1,5 +1,6 @@
-"""Changing ``mcp.json`` the way Pi 1.6 does: only ``mcpServers`` is touched, the rest of the
-file is kept, and the file is written back with the indentation it had (two spaces when new).
+"""Changing ``mcp.json`` the way Pi 1.6 does (``pi mcp add``/``remove``, ``/mcp``'s enable,
+disable and exposure): only ``mcpServers`` is touched, the rest of the file is kept, and the
+file is written back with the indentation it had (two spaces when new).
 """
 
 from __future__ import annotations
@@ -9,6 +10,8 @@ import os
 import re
 from collections.abc import Callable
 from typing import Any
+
+from pi_coding_agent.core.mcp.config._validate import DEFAULT_EXPOSURE, is_override
 
 _INDENT = re.compile(r"^([ \t]+)\S", re.MULTILINE)
 
@@ -77,3 +80,30 @@ def remove_server_config(path: str, name: str) -> bool:
 
     _edit(path, edit)
     return removed
+
+
+def update_server_config(path: str, name: str, patch: dict[str, Any], *, override: bool = False) -> None:
+    """Set ``enabled`` and/or ``exposure`` of one server, as ``/mcp`` saves them (Pi 1.6's rule):
+    in a full entry the default value (``enabled: true``, ``exposure: codemode``) is written by
+    leaving the key out; an override entry (no ``command``/``url``/``type``) keeps it written so
+    it still overrides. ``override``: add an empty override entry when the file lacks the server
+    (a project's "Enable/Disable in this project"). ``McpConfigEditError`` when it cannot."""
+
+    def edit(servers: dict[str, Any] | None, parsed: dict[str, Any]) -> bool:
+        server = servers.get(name) if servers is not None else None
+        if server is None and override:
+            server = {}
+            parsed["mcpServers"] = {**(servers or {}), name: server}
+        if not isinstance(server, dict):
+            raise McpConfigEditError(f'{path} does not define MCP server "{name}"')
+        keep_defaults = is_override(server)
+        for key, default in (("enabled", True), ("exposure", DEFAULT_EXPOSURE)):
+            if key not in patch:
+                continue
+            if patch[key] == default and not keep_defaults:
+                server.pop(key, None)
+            else:
+                server[key] = patch[key]
+        return True
+
+    _edit(path, edit)

@@ -9,5 +9,13 @@ from pi_coding_agent.core.mcp.manager._manager import has_direct_tools as has_di
 from pi_coding_agent.core.mcp.manager._naming import mcp_tool_name as mcp_tool_name
 from pi_coding_agent.core.mcp.manager._section import ListedServer as ListedServer
 from pi_coding_agent.core.mcp.manager._section import servers_section as servers_section
+from pi_coding_agent.core.mcp.manager._status import EXPOSURE_TEXT as EXPOSURE_TEXT
+from pi_coding_agent.core.mcp.manager._status import describe_state as describe_state
+from pi_coding_agent.core.mcp.manager._status import exposure_of as exposure_of
+from pi_coding_agent.core.mcp.manager._status import listed as listed
+from pi_coding_agent.core.mcp.manager._status import save_change as save_change
+from pi_coding_agent.core.mcp.manager._status import source_label as source_label
+from pi_coding_agent.core.mcp.manager._status import status_text as status_text
+from pi_coding_agent.core.mcp.manager._status import transport as transport
 from pi_coding_agent.core.mcp.manager._tool import McpTool as McpTool
 from pi_coding_agent.core.mcp.manager._tool import McpToolInfo as McpToolInfo

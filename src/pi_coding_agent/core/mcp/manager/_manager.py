@@ -63,12 +63,11 @@ class McpManager:
         connect without tokens."""
         self.config = config
         self.cwd = cwd
-        log = McpServerLog(log_path) if log_path else None
-        store = self._auth_store = McpAuthStore(agent_dir) if agent_dir is not None else None
+        self._client_version = client_version
+        self._log = McpServerLog(log_path) if log_path else None
+        self._auth_store = McpAuthStore(agent_dir) if agent_dir is not None else None
         self._tokens_at_sign_in: dict[str, str] = {}
-        self._connections = {
-            e.name: McpConnection(e, cwd, self._changed, client_version, log, auth_store=store) for e in config.servers
-        }
+        self._connections = {e.name: self._connection(e) for e in config.servers}
         self._owners: dict[str, str] = {}
         self._infos: dict[str, list[McpToolInfo]] = {}
         self._tools: dict[str, McpTool] = {}
@@ -83,6 +82,12 @@ class McpManager:
         self._tools_changed = threading.Event()
         self.on_tools_changed: Callable[[], None] | None = None
         """Called (from the servers' thread) when a server's tools appeared or changed."""
+        self._listeners: list[Callable[[], None]] = []
+
+    def _connection(self, entry: McpServerEntry) -> McpConnection:
+        return McpConnection(
+            entry, self.cwd, self._changed, self._client_version, self._log, auth_store=self._auth_store
+        )
 
     # ----------------------------------------------------------------- lifecycle
 
@@ -144,7 +149,8 @@ class McpManager:
 
     def _changed(self, connection: McpConnection) -> None:
         self._note_sign_in(connection)
-        if connection.state != "connected":
+        self._notify_listeners()
+        if connection.state != "connected" or self._connections.get(connection.name) is not connection:
             return
         entry = connection.entry
         tools = [tool.model_dump(by_alias=True, exclude_none=True, mode="json") for tool in connection.tools]
@@ -154,6 +160,8 @@ class McpManager:
                 tool_info(entry.name, tool, names[tool["name"]], tool_exposure(entry.config, tool["name"]))
                 for tool in tools
             ]
+            for old in self._infos.get(entry.name, []):
+                self._tools.pop(old.name, None)
             self._infos[entry.name] = infos
             for info in infos:
                 if info.exposure != "hidden":
@@ -435,7 +443,7 @@ class McpManager:
         if not lines:
             return None
         listed = "\n".join(f"  {line}" for line in lines)
-        return f"MCP servers need attention:\n{listed}\nRun pi mcp list for details."
+        return f"MCP servers need attention:\n{listed}\nOpen /mcp to see and fix them."
 
     def problems(self) -> list[str]:
         """Config errors and failed servers, one line each (Pi's once-after-startup report)."""
@@ -448,3 +456,79 @@ class McpManager:
             if c.state in ("failed", "needs-auth")
         ]
         return lines
+
+    # ----------------------------------------------------------------- /mcp
+
+    def add_listener(self, listener: Callable[[], None]) -> Callable[[], None]:
+        """Call ``listener`` (from any thread) whenever a server's state changes; returns the
+        function that stops it. ``/mcp``'s menus redraw from it."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def _notify_listeners(self) -> None:
+        for listener in list(self._listeners):
+            try:
+                listener()
+            except RuntimeError:  # a listener whose loop has gone; the connection goes on
+                continue
+
+    def connection(self, name: str) -> McpConnection | None:
+        """A server's connection (its ``state``, ``error``, ``tools``), read-only for callers."""
+        return self._connections.get(name)
+
+    def _replace_entry(self, entry: McpServerEntry) -> None:
+        self.config.servers = [entry if e.name == entry.name else e for e in self.config.servers]
+        self._connections[entry.name].entry = entry
+
+    async def on_loop(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        """Run ``coroutine`` on the servers' loop and wait for it from the caller's loop."""
+        return await asyncio.wrap_future(self._submit(coroutine))
+
+    async def reconnect(self, name: str) -> str | None:
+        """Drop a server's connection and connect again; the error message when that fails."""
+        connection = self._connections[name]
+        if not connection.entry.enabled:
+            return f'MCP server "{name}" is disabled.'
+        if self._loop is None:
+            self.start()
+        try:
+            await self.on_loop(connection.reconnect(self._task_group))
+        except Exception as error:
+            return str(error)
+        return None
+
+    async def set_enabled(self, entry: McpServerEntry, enabled: bool) -> None:
+        """Turn a server on (connect it; returns once that settled) or off (its tools go, its
+        connection closes). ``entry`` is the server's entry with the file change already saved."""
+        old = self._connections[entry.name]
+        self._replace_entry(entry)
+        fresh = self._connections[entry.name] = self._connection(entry)
+        with self._lock:
+            for info in self._infos.pop(entry.name, []):
+                self._tools.pop(info.name, None)
+        self._tools_changed.set()
+        self._notify_listeners()
+        if self._loop is not None:
+            await self.on_loop(old.close())
+        if not enabled:
+            return
+        if self._loop is None:
+            self.start()
+        else:
+            await self.on_loop(self._connect_quietly(fresh))
+
+    def set_exposure(self, entry: McpServerEntry) -> None:
+        """Apply a server's changed ``exposure`` (``entry`` already saved): its tools are
+        exposed again, so the next request declares or withdraws them."""
+        self._replace_entry(entry)
+        connection = self._connections[entry.name]
+        if connection.state == "connected":
+            self._changed(connection)
+        self._notify_listeners()
+
+    def uses_oauth(self, name: str) -> bool:
+        """Whether a server signs in with OAuth (``/mcp login|logout`` act only on such servers)."""
+        from pi_coding_agent.core.mcp.oauth import uses_oauth
+
+        entry = next((e for e in self.config.servers if e.name == name), None)
+        return entry is not None and uses_oauth(entry)
