@@ -170,6 +170,9 @@ def _refuse_combination(option: str, flags: tuple[tuple[str, object], ...]) -> N
 
 def _run(parsed: Args) -> int:
     from pi_coding_agent.core.paths import get_agent_dir
+    from pi_coding_agent.core.startup_timing import mark
+
+    mark("cli modules imported")
 
     if parsed.export:
         return _export(parsed.export, parsed.messages[0] if parsed.messages else None)
@@ -184,6 +187,7 @@ def _run(parsed: Args) -> int:
     )
     mcp = _start_mcp(parsed, session_cwd, home, settings)
     catalog = load_catalog(home, diagnostics)
+    mark("settings and models read")
     files, runner = resources_and_extensions(
         parsed, cwd, session_cwd, home, settings, diagnostics=diagnostics, into=early
     )
@@ -204,7 +208,9 @@ def _run(parsed: Args) -> int:
         diagnostics=diagnostics,
         mcp=mcp,
     )
+    mark("extensions loaded")
     created = assembly.build(manager)
+    mark("session built")
     if runner is not None:
         runner.on_resources = assembly.add_discovered
     _report_created(created, runner, settings, diagnostics)
@@ -542,6 +548,8 @@ def _run_print(runtime: AgentSessionRuntime, mode: Literal["text", "json"], init
 
     exit_code: list[int] = []
 
+    from pi_coding_agent.core.startup_timing import mark
+
     async def main() -> int:
         loop = asyncio.get_running_loop()
 
@@ -564,7 +572,9 @@ def _run_print(runtime: AgentSessionRuntime, mode: Literal["text", "json"], init
 
             print_errors_to_stderr(runner)
             runtime.bind_ui(NoExtensionUI(), "json" if mode == "json" else "print")
+            mark("session_start sent")
             await start_extensions(runner)
+        mark("print mode starts the prompt")
         try:
             status = await run_print_mode(
                 runtime.session,

@@ -95,6 +95,9 @@ def resources_and_extensions(
     resources, resource_warnings = load_resource_files(
         resource_choice(parsed), cwd=cwd, session_cwd=session_cwd, agent_dir=home, settings=settings
     )
+    from pi_coding_agent.core.startup_timing import mark
+
+    mark("resources found")
     tui_only = listed_problems(resources)  # Pi reports these in its TUI's header, never on stderr
     for warning in resource_warnings:
         if warning not in tui_only:
