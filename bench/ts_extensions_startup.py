@@ -41,6 +41,8 @@ sys.path.insert(0, str(REPO))
 from tests.support import oracle  # noqa: E402
 from tests.support.scripted_provider import ScriptedProvider, models_json  # noqa: E402
 
+from pi_coding_agent.core.node_runtime import cache_root  # noqa: E402
+
 OURS = [str(REPO / ".venv" / "bin" / "pi")]
 PACKAGES = [
     ("pi-subagents", "0.67.0"),
@@ -98,7 +100,8 @@ def _sandbox(root: Path, project: Path | None) -> tuple[dict[str, str], str, Pat
         (agent_dir / "npm").symlink_to(project)
         settings["packages"] = [f"npm:{name}@{version}" for name, version in PACKAGES]
     (agent_dir / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
-    keep = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL", "TMPDIR", "PI_NODE_CACHE")}
+    keep = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL", "TMPDIR")}
+    keep["PI_NODE_CACHE"] = str(cache_root())  # Node and Pi's libraries as installed on this machine
     env = {
         **keep,
         "HOME": str(home),
@@ -121,6 +124,8 @@ def timed(
     env.update(extra_env or {})
     with ScriptedProvider([{"text": "done"}]) as provider:
         (agent_dir / "models.json").write_text(json.dumps(models_json(provider.base_url)), encoding="utf-8")
+        if env.get("PI_TS_TIMING") == "launch":
+            env["PI_TS_TIMING"] = str(time.time())
         started = time.monotonic()
         done = subprocess.run(
             [*command, "--no-session", "--model", "scripted-openai/scripted-model", "-p", "hello"],
@@ -166,7 +171,7 @@ def main(runs: int, phases: bool) -> None:
             print(f"{label:28}{ours:8.2f}{theirs:8.2f}{ours / theirs:8.2f}")
         if phases:
             counter += 1
-            _, _, stderr = timed(OURS, Path(scratch) / str(counter), project, {"PI_TS_TIMING": "1"})
+            _, _, stderr = timed(OURS, Path(scratch) / str(counter), project, {"PI_TS_TIMING": "launch"})
             print("\nours, where the time goes (PI_TS_TIMING=1):")
             for line in stderr.splitlines():
                 if line.startswith("[ts-timing]"):

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pi_coding_agent.app.cli._args import Args
+from pi_coding_agent.app.cli._early_host import stop_unused_early_host
 from pi_coding_agent.app.cli._problems import CliError, Diagnostics
 
 if TYPE_CHECKING:
@@ -107,6 +108,7 @@ def resources_and_extensions(
         [r.path for r in resources.extensions], session_cwd, parsed, into, warn=diagnostics.warn,
         npm_command=[str(part) for part in npm_command] if isinstance(npm_command, list) and npm_command else None,
     )  # fmt: skip
+    stop_unused_early_host()
     failed += _builtin_extensions(resources.builtin_extensions, diagnostics)
     if failed:
         diagnostics.flush()

@@ -7,6 +7,7 @@ commands forward to Node (``docs/extensions.md``, "TypeScript extensions").
 """
 
 from pi_coding_agent.customize.ts_extensions._bridge import TypeScriptHost
+from pi_coding_agent.customize.ts_extensions._early import start_host_early, stop_early_host
 from pi_coding_agent.customize.ts_extensions._load import (
     TYPESCRIPT_SUFFIXES,
     TypeScriptLoad,
@@ -23,5 +24,7 @@ __all__ = [
     "TypeScriptLoad",
     "is_typescript_extension",
     "load_typescript_extensions",
+    "start_host_early",
+    "stop_early_host",
     "unavailable_warning",
 ]

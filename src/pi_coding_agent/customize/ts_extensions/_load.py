@@ -10,6 +10,7 @@ from pi_coding_agent.core.node_runtime import MIN_NODE, NodeUnavailable, ensure_
 from pi_coding_agent.core.startup_timing import mark
 from pi_coding_agent.customize.extensions import Extension, ExtensionError, ExtensionRunner
 from pi_coding_agent.customize.ts_extensions._bridge import TypeScriptHost
+from pi_coding_agent.customize.ts_extensions._early import stop_early_host, take_early_host
 from pi_coding_agent.customize.ts_extensions._process import HostError
 
 TYPESCRIPT_SUFFIXES = (".ts", ".mts", ".cts", ".js", ".mjs", ".cjs")
@@ -53,15 +54,19 @@ async def load_typescript_extensions(
     if not paths:
         return loaded
     mark("typescript load begins")
-    try:
-        runtime = ensure_node_runtime(npm_command)
-    except NodeUnavailable as error:
-        loaded.warnings = [unavailable_warning(path, str(error)) for path in paths]
-        return loaded
-    mark("node runtime found")
+    early = take_early_host(runner.cwd)
+    if early is not None:
+        runtime, spawned = early
+    else:
+        await stop_early_host()
+        try:
+            runtime, spawned = ensure_node_runtime(npm_command), None
+        except NodeUnavailable as error:
+            loaded.warnings = [unavailable_warning(path, str(error)) for path in paths]
+            return loaded
     host = TypeScriptHost(runner)
-    await host.start(runtime, runner.cwd)
-    mark("host spawned")
+    await host.start(runtime, runner.cwd, spawned=spawned)
+    mark("host started" if spawned is None else "host started early taken")
     try:
         answer = await host.request("load", {"paths": list(paths), "cwd": runner.cwd})
     except HostError as error:

@@ -26,6 +26,20 @@ class HostError(RuntimeError):
     """Node answered a request with an error (an extension threw): its message."""
 
 
+async def spawn_host(runtime: NodeRuntime, cwd: str) -> asyncio.subprocess.Process:
+    """Node running ``host.mjs``: it starts importing Pi's library at once, before any request."""
+    script = resources.files("pi_coding_agent.customize.ts_extensions").joinpath("host.mjs")
+    return await asyncio.create_subprocess_exec(
+        runtime.node,
+        str(script),
+        runtime.pi_root,
+        cwd=cwd,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        limit=_LINE_LIMIT,
+    )
+
+
 class HostProcess:
     def __init__(
         self, process: asyncio.subprocess.Process, on_call: CallHandler, on_notify: NotifyHandler
@@ -40,19 +54,16 @@ class HostProcess:
 
     @classmethod
     async def start(
-        cls, runtime: NodeRuntime, cwd: str, on_call: CallHandler, on_notify: NotifyHandler
+        cls,
+        runtime: NodeRuntime,
+        cwd: str,
+        on_call: CallHandler,
+        on_notify: NotifyHandler,
+        *,
+        spawned: asyncio.subprocess.Process | None = None,
     ) -> HostProcess:
-        script = resources.files("pi_coding_agent.customize.ts_extensions").joinpath("host.mjs")
-        process = await asyncio.create_subprocess_exec(
-            runtime.node,
-            str(script),
-            runtime.pi_root,
-            cwd=cwd,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            limit=_LINE_LIMIT,
-        )
-        return cls(process, on_call, on_notify)
+        """Talk to ``spawned`` (a host started early, ``spawn_host``) or a new host."""
+        return cls(spawned if spawned is not None else await spawn_host(runtime, cwd), on_call, on_notify)
 
     async def request(self, op: str, fields: dict[str, Any]) -> tuple[int, asyncio.Future[dict[str, Any]]]:
         """Send a request; its id and the future of Node's reply (``ok``, ``result``/``error``)."""
