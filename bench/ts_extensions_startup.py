@@ -15,7 +15,7 @@ the same set for both (a benchmark of a broken run is no benchmark). Also measur
 without any extension, which shows each CLI's own start; the ratio of interest is ours / Pi's
 with the five.
 
-``--phases`` also runs ours once with ``PI_TS_TIMING=1`` and prints where the time goes
+``--phases`` also runs ours once with ``PI_TS_TIMING`` and prints where the time goes
 (Python start, Node start, Pi library import, extension loading, round trips).
 
 Run: ``.venv/bin/python bench/ts_extensions_startup.py [N] [--phases]`` (default 5).
@@ -172,7 +172,7 @@ def main(runs: int, phases: bool) -> None:
         if phases:
             counter += 1
             _, _, stderr = timed(OURS, Path(scratch) / str(counter), project, {"PI_TS_TIMING": "launch"})
-            print("\nours, where the time goes (PI_TS_TIMING=1):")
+            print("\nours, where the time goes (PI_TS_TIMING, seconds since launch):")
             for line in stderr.splitlines():
                 if line.startswith("[ts-timing]"):
                     print(" ", line)

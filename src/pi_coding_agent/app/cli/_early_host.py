@@ -3,7 +3,7 @@
 Resolving the list needs the session, settings and trust; Node needs seconds to import Pi's
 library. When the command line, the settings or the extension folders name something that
 can hold a TypeScript extension (an ``npm:`` or git package, a ``.ts``/``.js`` file, a folder
-with ``index.ts`` or a ``package.json``), the host is spawned right away and imports the
+with ``index.ts``, a local package whose manifest or ``extensions/`` folder names one), the host is spawned right away and imports the
 library meanwhile (``customize.ts_extensions.start_host_early``); no extension runs before the
 resolved list is sent. When the list has no TypeScript extension after all, the host is
 stopped (``stop_unused_early_host``). The checks read a few small files and import nothing
@@ -79,11 +79,29 @@ def _source_likely(source: str, base: str) -> bool:
     path = path if path.is_absolute() else Path(base) / path
     if path.is_file():
         return path.suffix in _SCRIPT_SUFFIXES
-    return path.is_dir() and (_is_script_folder(path) or _folder_has_scripts(path / "extensions"))
+    return path.is_dir() and _package_has_scripts(path)
 
 
 def _is_script_folder(folder: Path) -> bool:
-    return any((folder / name).is_file() for name in ("index.ts", "index.js", "package.json"))
+    return (folder / "index.ts").is_file() or (folder / "index.js").is_file()
+
+
+def _package_has_scripts(folder: Path) -> bool:
+    """A package's extensions as its ``package.json`` ``pi.extensions`` names them, else its
+    ``extensions/`` folder, else the folder itself as an extension."""
+    if _is_script_folder(folder):
+        return True
+    manifest = _read_json(folder / "package.json").get("pi")
+    named = manifest.get("extensions") if isinstance(manifest, dict) else None
+    if not isinstance(named, list):
+        return _folder_has_scripts(folder / "extensions")
+    for entry in named:
+        target = folder / str(entry)
+        if target.is_file() and target.suffix in _SCRIPT_SUFFIXES:
+            return True
+        if target.is_dir() and (_is_script_folder(target) or _folder_has_scripts(target)):
+            return True
+    return False
 
 
 def _folder_has_scripts(folder: Path) -> bool:
