@@ -11,6 +11,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
+import shutil
+import sys
 from collections.abc import Awaitable, Callable
 from importlib import resources
 from typing import Any
@@ -34,10 +37,33 @@ async def spawn_host(runtime: NodeRuntime, cwd: str) -> asyncio.subprocess.Proce
         str(script),
         runtime.pi_root,
         cwd=cwd,
+        env=host_environment(),
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
         limit=_LINE_LIMIT,
     )
+
+
+SUBAGENT_BINARY_ENV = "PI_SUBAGENT_PI_BINARY"
+"""How ``pi-subagents`` (and the extensions built like it) is told which ``pi`` to start for a
+child agent. Left unset, it would look for Pi's CLI next to the Pi library the host loads
+(Pi 1.6's own ``pi``), where in Pi it finds the running CLI; so the host names ours."""
+
+
+def host_environment() -> dict[str, str]:
+    env = dict(os.environ)
+    ours = our_pi_command()
+    if ours is not None:
+        env.setdefault(SUBAGENT_BINARY_ENV, ours)
+    return env
+
+
+def our_pi_command() -> str | None:
+    """The ``pi`` executable this process runs as (its console script), else ``pi`` on ``PATH``."""
+    launched = os.path.abspath(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    if os.path.basename(launched) in ("pi", "pi.exe") and os.access(launched, os.X_OK):
+        return launched
+    return shutil.which("pi")
 
 
 class HostProcess:

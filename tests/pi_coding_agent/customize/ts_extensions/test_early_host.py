@@ -1,4 +1,5 @@
-"""When Node starts: only for TypeScript extensions, once, and early (issue 25 item 6).
+"""When Node starts: only for TypeScript extensions, once, and early (issue 25 item 6); and the
+``pi`` its extensions start for child agents.
 
 ``PI_NODE`` points at a wrapper that logs each start of Node, then runs the real one; the
 runs go against a scripted provider on 127.0.0.1 in a throwaway home.
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from pi_coding_agent.core.startup_timing import TIMING_ENV
-from tests.pi_coding_agent.e2e._harness import OPENAI_MODEL, Sandbox, run_ours
+from tests.pi_coding_agent.e2e._harness import OPENAI_MODEL, OUR_PI, Sandbox, run_ours
 from tests.support.npm_packages import node_cache
 from tests.support.scripted_provider import ScriptedProvider
 
@@ -108,3 +109,42 @@ def test_a_guess_that_finds_no_typescript_extension_stops_the_early_host(
     assert starts == 1, stderr
     assert "host started early" not in stderr and "host: extensions loaded" not in stderr
     assert "TypeScript" not in stderr
+
+
+SPAWN_PROBE = """
+export default function (pi) {
+  pi.registerTool({
+    name: "which_pi",
+    label: "Which pi",
+    description: "Names the pi a child agent would be started with",
+    parameters: { type: "object", properties: {} },
+    async execute() {
+      return { content: [{ type: "text", text: String(process.env.PI_SUBAGENT_PI_BINARY) }], details: {} };
+    },
+  });
+}
+"""
+
+
+def test_child_agents_of_typescript_extensions_start_our_pi(tmp_path: Path) -> None:
+    """``pi-subagents`` starts a child ``pi`` from ``PI_SUBAGENT_PI_BINARY`` when set (else Pi's
+    CLI next to the library the host loads): the host names ours."""
+    probe = tmp_path / "which_pi.ts"
+    probe.write_text(SPAWN_PROBE, encoding="utf-8")
+    turns = [{"tool_calls": [{"id": "c1", "name": "which_pi", "arguments": {}}]}, {"text": "ok"}]
+    with ScriptedProvider(turns) as provider:
+        box = Sandbox.create(tmp_path / "box", provider.base_url)
+        done = run_ours(
+            box,
+            "--model",
+            OPENAI_MODEL,
+            "-e",
+            str(probe),
+            "-p",
+            "hi",
+            timeout=180,
+            PI_NODE_CACHE=node_cache(),
+        )
+        assert done.returncode == 0, done.stderr
+        results = [m["content"] for m in provider.requests[1]["body"]["messages"] if m["role"] == "tool"]
+    assert results == [str(OUR_PI)]
