@@ -26,12 +26,32 @@ _REMOTE_PREFIXES = ("npm:", "git:", "git@", "https://", "http://", "ssh://")
 _STARTED: list[bool] = []
 
 
+_TERMINAL: list[bool] = []
+
+
+def host_for_mode(terminal_ui: bool) -> None:
+    """The run's mode, for the library its host loads (``apply_host_library``)."""
+    _TERMINAL[:] = [terminal_ui]
+
+
+def apply_host_library() -> None:
+    """Pi's published bundle outside the terminal UI, ``dist``'s modules in it (host.mjs); set
+    only once a host is wanted (the module is not imported otherwise)."""
+    if not _TERMINAL:
+        return
+    from pi_coding_agent.customize.ts_extensions import use_bundled_library
+
+    use_bundled_library(_TERMINAL == [False])
+
+
 def start_early_host_if_likely(parsed: Args, cwd: str, agent_dir: Path) -> None:
     """Spawn the host for ``cwd`` when a TypeScript extension is likely (module docstring)."""
     if not typescript_likely(parsed, cwd, agent_dir):
         return
     from pi_coding_agent.app.cli._extensions import run_async
     from pi_coding_agent.customize.ts_extensions import start_host_early
+
+    apply_host_library()
 
     if run_async(start_host_early(cwd)):
         _STARTED.append(True)

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from pi_coding_agent.app.cli._args import Args
-from pi_coding_agent.app.cli._early_host import start_early_host_if_likely
+from pi_coding_agent.app.cli._early_host import host_for_mode, start_early_host_if_likely
 from pi_coding_agent.app.cli._problems import CliError, Diagnostics, problem_line
 from pi_coding_agent.app.cli._session_file import open_session
 from pi_coding_agent.app.cli._setup import (
@@ -182,6 +182,7 @@ def _run(parsed: Args) -> int:
     cwd, home, diagnostics = os.getcwd(), Path(get_agent_dir()), Diagnostics()
     manager = open_session(parsed, cwd, home, diagnostics, interactive=mode == "interactive")
     session_cwd = manager.get_cwd()
+    host_for_mode(terminal_ui=mode == "interactive")
     start_early_host_if_likely(parsed, session_cwd, home)
     asks = mode == "interactive" and not parsed.help and parsed.list_models is None
     settings, early = settings_with_trust(

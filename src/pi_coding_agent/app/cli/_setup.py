@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pi_coding_agent.app.cli._args import Args
-from pi_coding_agent.app.cli._early_host import stop_unused_early_host
+from pi_coding_agent.app.cli._early_host import apply_host_library, stop_unused_early_host
 from pi_coding_agent.app.cli._problems import CliError, Diagnostics
 
 if TYPE_CHECKING:
@@ -104,6 +104,8 @@ def resources_and_extensions(
         if warning not in tui_only:
             diagnostics.warn(warning)
     npm_command = settings.get("npmCommand")
+    if resources.extensions:  # (their loading imports the TypeScript host's module anyway)
+        apply_host_library()
     runner, failed = load_cli_extensions(
         [r.path for r in resources.extensions], session_cwd, parsed, into, warn=diagnostics.warn,
         npm_command=[str(part) for part in npm_command] if isinstance(npm_command, list) and npm_command else None,

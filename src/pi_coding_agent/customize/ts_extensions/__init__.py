@@ -15,7 +15,7 @@ from pi_coding_agent.customize.ts_extensions._load import (
     load_typescript_extensions,
     unavailable_warning,
 )
-from pi_coding_agent.customize.ts_extensions._process import HostError
+from pi_coding_agent.customize.ts_extensions._process import HostError, use_bundled_library
 
 __all__ = [
     "TYPESCRIPT_SUFFIXES",
@@ -27,4 +27,5 @@ __all__ = [
     "start_host_early",
     "stop_early_host",
     "unavailable_warning",
+    "use_bundled_library",
 ]

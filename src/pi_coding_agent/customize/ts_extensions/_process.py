@@ -50,8 +50,19 @@ child agent. Left unset, it would look for Pi's CLI next to the Pi library the h
 (Pi 1.6's own ``pi``), where in Pi it finds the running CLI; so the host names ours."""
 
 
+_LIBRARY = {"bundle": False}
+
+
+def use_bundled_library(bundle: bool) -> None:
+    """Whether hosts started from now on load Pi's published bundle (print, JSON and RPC modes:
+    faster) or ``dist``'s modules (the terminal UI, whose components use those; host.mjs)."""
+    _LIBRARY["bundle"] = bundle
+
+
 def host_environment() -> dict[str, str]:
     env = dict(os.environ)
+    if _LIBRARY["bundle"]:
+        env["PI_TS_HOST_BUNDLE"] = "1"
     ours = our_pi_command()
     if ours is not None:
         env.setdefault(SUBAGENT_BINARY_ENV, ours)
