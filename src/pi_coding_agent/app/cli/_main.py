@@ -25,6 +25,9 @@ BATCH_WORD = "batch"
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    from pi_coding_agent.core.startup_timing import mark
+
+    mark("python main")
     # As Pi's entry does: every process pi starts (the bash tool, ``!`` commands, extensions'
     # children) can tell it runs under a coding agent.
     os.environ["PI_CODING_AGENT"] = "true"

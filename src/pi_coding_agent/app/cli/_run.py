@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from pi_coding_agent.app.cli._args import Args
+from pi_coding_agent.app.cli._early_host import host_for_mode, start_early_host_if_likely
 from pi_coding_agent.app.cli._problems import CliError, Diagnostics, problem_line
 from pi_coding_agent.app.cli._session_file import open_session
 from pi_coding_agent.app.cli._setup import (
@@ -177,6 +178,9 @@ def _refuse_combination(option: str, flags: tuple[tuple[str, object], ...]) -> N
 
 def _run(parsed: Args) -> int:
     from pi_coding_agent.core.paths import get_agent_dir
+    from pi_coding_agent.core.startup_timing import mark
+
+    mark("cli modules imported")
 
     if parsed.export:
         return _export(parsed.export, parsed.messages[0] if parsed.messages else None)
@@ -185,12 +189,15 @@ def _run(parsed: Args) -> int:
     cwd, home, diagnostics = os.getcwd(), Path(get_agent_dir()), Diagnostics()
     manager = open_session(parsed, cwd, home, diagnostics, interactive=mode == "interactive")
     session_cwd = manager.get_cwd()
+    host_for_mode(terminal_ui=mode == "interactive")
+    start_early_host_if_likely(parsed, session_cwd, home)
     asks = mode == "interactive" and not parsed.help and parsed.list_models is None
     settings, early = settings_with_trust(
         parsed, cwd, session_cwd, home, diagnostics, ask=startup_trust_prompt(home) if asks else None
     )
     mcp = _start_mcp(parsed, session_cwd, home, settings)
     catalog = load_catalog(home, diagnostics)
+    mark("settings and models read")
     files, runner = resources_and_extensions(
         parsed, cwd, session_cwd, home, settings, diagnostics=diagnostics, into=early
     )
@@ -216,7 +223,9 @@ def _run(parsed: Args) -> int:
         mcp=mcp,
         builtin_mcp=builtin_mcp,
     )
+    mark("extensions loaded")
     created = assembly.build(manager)
+    mark("session built")
     if runner is not None:
         runner.on_resources = assembly.add_discovered
     _report_created(created, runner, settings, diagnostics)
@@ -556,6 +565,8 @@ def _run_print(runtime: AgentSessionRuntime, mode: Literal["text", "json"], init
 
     exit_code: list[int] = []
 
+    from pi_coding_agent.core.startup_timing import mark
+
     async def main() -> int:
         loop = asyncio.get_running_loop()
 
@@ -578,7 +589,9 @@ def _run_print(runtime: AgentSessionRuntime, mode: Literal["text", "json"], init
 
             print_errors_to_stderr(runner)
             runtime.bind_ui(NoExtensionUI(), "json" if mode == "json" else "print")
+            mark("session_start sent")
             await start_extensions(runner)
+        mark("print mode starts the prompt")
         try:
             status = await run_print_mode(
                 runtime.session,

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pi_coding_agent.app.cli._args import Args
+from pi_coding_agent.app.cli._early_host import apply_host_library, stop_unused_early_host
 from pi_coding_agent.app.cli._problems import CliError, Diagnostics
 
 if TYPE_CHECKING:
@@ -95,15 +96,21 @@ def resources_and_extensions(
     resources, resource_warnings = load_resource_files(
         resource_choice(parsed), cwd=cwd, session_cwd=session_cwd, agent_dir=home, settings=settings
     )
+    from pi_coding_agent.core.startup_timing import mark
+
+    mark("resources found")
     tui_only = listed_problems(resources)  # Pi reports these in its TUI's header, never on stderr
     for warning in resource_warnings:
         if warning not in tui_only:
             diagnostics.warn(warning)
     npm_command = settings.get("npmCommand")
+    if resources.extensions:  # (their loading imports the TypeScript host's module anyway)
+        apply_host_library()
     runner, failed = load_cli_extensions(
         [r.path for r in resources.extensions], session_cwd, parsed, into, warn=diagnostics.warn,
         npm_command=[str(part) for part in npm_command] if isinstance(npm_command, list) and npm_command else None,
     )  # fmt: skip
+    stop_unused_early_host()
     failed += _builtin_extensions(resources.builtin_extensions, diagnostics)
     if failed:
         diagnostics.flush()

@@ -10,7 +10,11 @@ from pi_coding_agent.core.node_runtime._errors import NodeUnavailable
 from pi_coding_agent.core.node_runtime._find import MIN_NODE, find_system_node, node_version
 from pi_coding_agent.core.node_runtime._install import NODE_VERSION, PI_VERSION
 from pi_coding_agent.core.node_runtime._paths import cache_root
-from pi_coding_agent.core.node_runtime._runtime import NodeRuntime, ensure_node_runtime
+from pi_coding_agent.core.node_runtime._runtime import (
+    NodeRuntime,
+    ensure_node_runtime,
+    installed_node_runtime,
+)
 
 __all__ = [
     "MIN_NODE",
@@ -21,5 +25,6 @@ __all__ = [
     "cache_root",
     "ensure_node_runtime",
     "find_system_node",
+    "installed_node_runtime",
     "node_version",
 ]

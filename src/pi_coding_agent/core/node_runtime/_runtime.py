@@ -38,17 +38,27 @@ def _offline() -> bool:
     return os.environ.get(OFFLINE_ENV, "").lower() in ("1", "true", "yes")
 
 
-def _node(root: Path, npm_command: Sequence[str] | None, progress: Progress) -> str:
+def _node_folder(root: Path) -> tuple[Path, str]:
+    package = node_package_name()
+    return root / f"node-v{NODE_VERSION}-{package.removeprefix('node-')}", package
+
+
+def _present_node(root: Path) -> str | None:
+    """The user's Node when new enough, else the one installed in our cache before."""
     found = find_system_node()
     if found is not None:
         return found
-    package = node_package_name()
-    folder = root / f"node-v{NODE_VERSION}-{package.removeprefix('node-')}"
-    cached = node_binary_in(folder, package)
-    if cached.is_file() and usable(str(cached)):
-        return str(cached)
+    cached = node_binary_in(*_node_folder(root))
+    return str(cached) if cached.is_file() and usable(str(cached)) else None
+
+
+def _node(root: Path, npm_command: Sequence[str] | None, progress: Progress) -> str:
+    found = _present_node(root)
+    if found is not None:
+        return found
     if _offline():
         raise NodeUnavailable("no Node 22.19 or later on PATH, and PI_OFFLINE forbids installing one")
+    folder, package = _node_folder(root)
     return str(install_node(folder, package, npm_command, progress))
 
 
@@ -59,6 +69,17 @@ def _libraries(root: Path, npm_command: Sequence[str] | None, progress: Progress
             raise NodeUnavailable("Pi's libraries are not installed, and PI_OFFLINE forbids installing them")
         install_libraries(folder, npm_command, progress)
     return pi_package_root(folder)
+
+
+def installed_node_runtime() -> NodeRuntime | None:
+    """Node and Pi's libraries when both are there already (nothing is installed), else ``None``:
+    for starting the host early, before it is known that a TypeScript extension will load."""
+    root = cache_root()
+    node = _present_node(root)
+    folder = root / libraries_key()
+    if node is None or not libraries_ready(folder):
+        return None
+    return NodeRuntime(node, str(pi_package_root(folder)))
 
 
 def ensure_node_runtime(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -78,12 +79,20 @@ def _package_command(parsed: PackageCommand, manager: PackageManager) -> int:
     elif parsed.command == "update":
         if parsed.skipped_note:
             print("Extensions are skipped. Run pi update --extensions to update extensions.")
-        if parsed.update_packages:
+        if parsed.update_packages and offline():
+            manager.update(source, check_only=True)  # an unknown source is still an error
+            print("Skipped package updates (offline mode)")
+        elif parsed.update_packages:
             manager.update(source)
             print(f"Updated {source}" if source else "Updated packages")
         if parsed.update_self:
             print(SELF_UPDATE_NOTE)
     return 0
+
+
+def offline() -> bool:
+    """``PI_OFFLINE`` as Pi 1.6's package manager reads it: ``1``, ``true`` or ``yes``."""
+    return os.environ.get("PI_OFFLINE", "").lower() in ("1", "true", "yes")
 
 
 def _refresh_models(home: Path) -> int:

@@ -204,12 +204,15 @@ class PackageManager:
         )
         return path if path is not None and os.path.exists(path) else None
 
-    def update(self, source: str | None = None) -> list[str]:
-        """Bring installed packages up to date (pinned ones to their pin); the sources that changed."""
+    def update(self, source: str | None = None, *, check_only: bool = False) -> list[str]:
+        """Bring installed packages up to date (pinned ones to their pin); the sources that changed.
+        ``check_only``: only the check that ``source`` is configured (offline)."""
         targets = [p for p in self.configured() if source is None or self._same_package(p, source)]
         if source is not None and not targets:
             raise PackageError(f"No matching package found for {source}")
         changed: list[str] = []
+        if check_only:
+            return changed
         for package in targets:
             parsed = parse_source(package.source)
             if isinstance(parsed, LocalSource):
@@ -235,7 +238,7 @@ class PackageManager:
             return _git.update(parsed, path)
         if isinstance(parsed, NpmSource):
             before = _npm.installed_version(path)
-            _npm.install(parsed, path, self.npm_command())
+            _npm.update(parsed, path, self.npm_command())
             return _npm.installed_version(path) != before
         assert isinstance(parsed, PypiSource)
         release = _index.best_release(parsed, self.index_url())

@@ -69,6 +69,46 @@ def install(source: NpmSource, package_path: str, command: Sequence[str]) -> Non
         raise
 
 
+def update(source: NpmSource, package_path: str, command: Sequence[str]) -> None:
+    """Pi 1.6's update of an unpinned npm package: ask the registry for the newest version
+    (``npm view <spec> version --json``) and install ``<name>@latest`` (or the configured
+    range) only when that is newer than the installed one; when the question fails the
+    package is installed anyway, as Pi does."""
+    installed = installed_version(package_path)
+    if installed is not None:
+        latest = latest_version(source, command, cwd=project_root(package_path, source))
+        if latest is not None and not newer(latest, installed):
+            return
+    target = source.spec if source.version else f"{source.name}@latest"
+    install(NpmSource(target, source.name, source.version or "latest"), package_path, command)
+
+
+def latest_version(source: NpmSource, command: Sequence[str], *, cwd: str) -> str | None:
+    """The newest published version (within the configured range), or ``None`` when npm
+    cannot say."""
+    query = source.spec if source.version else source.name
+    try:
+        answer = json.loads(run([*command, "view", query, "version", "--json"], cwd=cwd, what=f"npm view {query}"))
+    except (PackageError, ValueError):
+        return None
+    if isinstance(answer, str) and answer:
+        return answer
+    versions = [value for value in answer if isinstance(value, str) and value] if isinstance(answer, list) else []
+    return max(versions, key=_version_key) if versions else None
+
+
+def newer(candidate: str, installed: str) -> bool:
+    return _version_key(candidate) > _version_key(installed)
+
+
+def _version_key(version: str) -> tuple[int, int, int, int]:
+    """``1.2.3`` as numbers; a pre-release (``1.2.3-beta.1``) sorts before its release."""
+    core, _, pre = version.lstrip("v").partition("-")
+    parts = [int(part) if part.isdigit() else 0 for part in core.split("+")[0].split(".")[:3]]
+    major, minor, patch = (*parts, 0, 0, 0)[:3]
+    return major, minor, patch, 0 if pre else 1
+
+
 def uninstall(source: NpmSource, package_path: str, command: Sequence[str]) -> None:
     root = project_root(package_path, source)
     if not os.path.isdir(root):

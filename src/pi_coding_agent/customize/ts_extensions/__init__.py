@@ -7,6 +7,7 @@ commands forward to Node (``docs/extensions.md``, "TypeScript extensions").
 """
 
 from pi_coding_agent.customize.ts_extensions._bridge import TypeScriptHost
+from pi_coding_agent.customize.ts_extensions._early import start_host_early, stop_early_host
 from pi_coding_agent.customize.ts_extensions._load import (
     TYPESCRIPT_SUFFIXES,
     TypeScriptLoad,
@@ -14,7 +15,7 @@ from pi_coding_agent.customize.ts_extensions._load import (
     load_typescript_extensions,
     unavailable_warning,
 )
-from pi_coding_agent.customize.ts_extensions._process import HostError
+from pi_coding_agent.customize.ts_extensions._process import HostError, use_bundled_library
 
 __all__ = [
     "TYPESCRIPT_SUFFIXES",
@@ -23,5 +24,8 @@ __all__ = [
     "TypeScriptLoad",
     "is_typescript_extension",
     "load_typescript_extensions",
+    "start_host_early",
+    "stop_early_host",
     "unavailable_warning",
+    "use_bundled_library",
 ]

@@ -66,8 +66,10 @@ class TypeScriptHost:
         """Messages drawn by a renderer, kept so that their ids (their components') stay theirs."""
         self._tasks: set[asyncio.Task[None]] = set()
 
-    async def start(self, runtime: NodeRuntime, cwd: str) -> None:
-        self.process = await HostProcess.start(runtime, cwd, self._on_call, self._on_notify)
+    async def start(
+        self, runtime: NodeRuntime, cwd: str, *, spawned: asyncio.subprocess.Process | None = None
+    ) -> None:
+        self.process = await HostProcess.start(runtime, cwd, self._on_call, self._on_notify, spawned=spawned)
 
     # ------------------------------------------------------------------ requests
 

@@ -7,8 +7,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from pi_coding_agent.core.node_runtime import MIN_NODE, NodeUnavailable, ensure_node_runtime
+from pi_coding_agent.core.startup_timing import mark
 from pi_coding_agent.customize.extensions import Extension, ExtensionError, ExtensionRunner
 from pi_coding_agent.customize.ts_extensions._bridge import TypeScriptHost
+from pi_coding_agent.customize.ts_extensions._early import stop_early_host, take_early_host
 from pi_coding_agent.customize.ts_extensions._process import HostError
 
 TYPESCRIPT_SUFFIXES = (".ts", ".mts", ".cts", ".js", ".mjs", ".cjs")
@@ -51,19 +53,27 @@ async def load_typescript_extensions(
     loaded = TypeScriptLoad()
     if not paths:
         return loaded
-    try:
-        runtime = ensure_node_runtime(npm_command)
-    except NodeUnavailable as error:
-        loaded.warnings = [unavailable_warning(path, str(error)) for path in paths]
-        return loaded
+    mark("typescript load begins")
+    early = take_early_host(runner.cwd)
+    if early is not None:
+        runtime, spawned = early
+    else:
+        await stop_early_host()
+        try:
+            runtime, spawned = ensure_node_runtime(npm_command), None
+        except NodeUnavailable as error:
+            loaded.warnings = [unavailable_warning(path, str(error)) for path in paths]
+            return loaded
     host = TypeScriptHost(runner)
-    await host.start(runtime, runner.cwd)
+    await host.start(runtime, runner.cwd, spawned=spawned)
+    mark("host started" if spawned is None else "host started early taken")
     try:
         answer = await host.request("load", {"paths": list(paths), "cwd": runner.cwd})
     except HostError as error:
         loaded.errors = [ExtensionError(path, "load", f"Failed to load extension: {error}") for path in paths]
         await host.close()
         return loaded
+    mark("extensions loaded (answer read)")
     registry = answer.get("registry") or []
     host.extensions = [Extension(str(item.get("path"))) for item in registry]
     host.apply_registry(registry)

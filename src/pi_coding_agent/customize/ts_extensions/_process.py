@@ -11,6 +11,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
+import shutil
+import sys
 from collections.abc import Awaitable, Callable
 from importlib import resources
 from typing import Any
@@ -24,6 +27,54 @@ _LINE_LIMIT = 64 * 1024 * 1024
 
 class HostError(RuntimeError):
     """Node answered a request with an error (an extension threw): its message."""
+
+
+async def spawn_host(runtime: NodeRuntime, cwd: str) -> asyncio.subprocess.Process:
+    """Node running ``host.mjs``: it starts importing Pi's library at once, before any request."""
+    script = resources.files("pi_coding_agent.customize.ts_extensions").joinpath("host.mjs")
+    return await asyncio.create_subprocess_exec(
+        runtime.node,
+        str(script),
+        runtime.pi_root,
+        cwd=cwd,
+        env=host_environment(),
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        limit=_LINE_LIMIT,
+    )
+
+
+SUBAGENT_BINARY_ENV = "PI_SUBAGENT_PI_BINARY"
+"""How ``pi-subagents`` (and the extensions built like it) is told which ``pi`` to start for a
+child agent. Left unset, it would look for Pi's CLI next to the Pi library the host loads
+(Pi 1.6's own ``pi``), where in Pi it finds the running CLI; so the host names ours."""
+
+
+_LIBRARY = {"bundle": False}
+
+
+def use_bundled_library(bundle: bool) -> None:
+    """Whether hosts started from now on load Pi's published bundle (print, JSON and RPC modes:
+    faster) or ``dist``'s modules (the terminal UI, whose components use those; host.mjs)."""
+    _LIBRARY["bundle"] = bundle
+
+
+def host_environment() -> dict[str, str]:
+    env = dict(os.environ)
+    if _LIBRARY["bundle"]:
+        env["PI_TS_HOST_BUNDLE"] = "1"
+    ours = our_pi_command()
+    if ours is not None:
+        env.setdefault(SUBAGENT_BINARY_ENV, ours)
+    return env
+
+
+def our_pi_command() -> str | None:
+    """The ``pi`` executable this process runs as (its console script), else ``pi`` on ``PATH``."""
+    launched = os.path.abspath(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    if os.path.basename(launched) in ("pi", "pi.exe") and os.access(launched, os.X_OK):
+        return launched
+    return shutil.which("pi")
 
 
 class HostProcess:
@@ -40,19 +91,16 @@ class HostProcess:
 
     @classmethod
     async def start(
-        cls, runtime: NodeRuntime, cwd: str, on_call: CallHandler, on_notify: NotifyHandler
+        cls,
+        runtime: NodeRuntime,
+        cwd: str,
+        on_call: CallHandler,
+        on_notify: NotifyHandler,
+        *,
+        spawned: asyncio.subprocess.Process | None = None,
     ) -> HostProcess:
-        script = resources.files("pi_coding_agent.customize.ts_extensions").joinpath("host.mjs")
-        process = await asyncio.create_subprocess_exec(
-            runtime.node,
-            str(script),
-            runtime.pi_root,
-            cwd=cwd,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            limit=_LINE_LIMIT,
-        )
-        return cls(process, on_call, on_notify)
+        """Talk to ``spawned`` (a host started early, ``spawn_host``) or a new host."""
+        return cls(spawned if spawned is not None else await spawn_host(runtime, cwd), on_call, on_notify)
 
     async def request(self, op: str, fields: dict[str, Any]) -> tuple[int, asyncio.Future[dict[str, Any]]]:
         """Send a request; its id and the future of Node's reply (``ok``, ``result``/``error``)."""

@@ -10,13 +10,61 @@
 // ctx.newSession reaches the context of that very command. Anything an extension prints goes
 // to stderr: stdout carries the protocol only.
 import { AsyncLocalStorage } from "node:async_hooks";
+import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 import * as readline from "node:readline";
 import { pathToFileURL } from "node:url";
 import * as remote from "./ui.mjs";
 
 const piRoot = process.argv[2];
+// PI_TS_TIMING=<launch epoch seconds>: start-up steps on stderr (bench/ts_extensions_startup.py).
+const launched = Number(process.env.PI_TS_TIMING);
+const mark = (label) => {
+	if (launched) process.stderr.write(`[ts-timing] host: ${label} +${(Date.now() / 1000 - launched).toFixed(3)}s\n`);
+};
+mark("node runs host.mjs");
 const fromPi = (relative) => import(pathToFileURL(path.join(piRoot, "dist", relative)).href);
+
+/**
+ * Pi's library and its extension loader, imported as soon as Node runs (while Python goes on
+ * with its own start-up). Normally Pi's published bundle (`dist/bundle`, what the `pi` command
+ * runs): one file set that loads about three times faster than the ~500 modules of `dist`, and
+ * whose loader hands extensions the bundle's own modules for `@earendil-works/*`. Its only
+ * exported loader, `discoverAndLoadExtensions`, also looks in `<cwd>/.pi/extensions` (and in an
+ * agent folder, given one that does not exist); when that folder is there, Python may have left
+ * its extensions out (an untrusted project, settings filters), so the host then takes `dist`'s
+ * `loadExtensions`, which loads exactly the paths given.
+ * The terminal UI takes `dist` too: the components it renders for extensions, and the theme and
+ * keys set for them (ui.mjs), are `dist`'s modules, while the bundle keeps its own copies. So
+ * Python asks for the bundle (PI_TS_HOST_BUNDLE=1) in print, JSON and RPC modes only.
+ */
+const bundled = process.env.PI_TS_HOST_BUNDLE === "1" && !fs.existsSync(path.join(process.cwd(), ".pi", "extensions"));
+const piLibrary = bundled ? bundledLibrary() : unbundledLibrary();
+piLibrary.catch(() => {}); // a failure is the answer to `load`, not an unhandled rejection
+
+async function bundledLibrary() {
+	const pi = await fromPi("bundle/index.js");
+	pi.initTheme?.("dark", false);
+	const noAgentDir = path.join(os.tmpdir(), `pi-ts-host-${process.pid}-no-agent-dir`);
+	return {
+		SessionManager: pi.SessionManager,
+		load: (paths, cwd) => pi.discoverAndLoadExtensions(paths, cwd, noAgentDir, pi.createEventBus()),
+	};
+}
+
+async function unbundledLibrary() {
+	const [loader, sessionModule, eventBusModule] = await Promise.all([
+		fromPi("core/extensions/loader.js"),
+		fromPi("core/session-manager.js"),
+		fromPi("core/event-bus.js"),
+	]);
+	return {
+		SessionManager: sessionModule.SessionManager,
+		load: (paths, cwd) =>
+			loader.loadExtensions(paths, cwd, eventBusModule.createEventBus(), loader.createExtensionRuntime()),
+	};
+}
 
 const protocolWrite = process.stdout.write.bind(process.stdout);
 process.stdout.write = process.stderr.write.bind(process.stderr);
@@ -439,17 +487,15 @@ const toolCalls = new Map();
 
 const ops = {
 	async load({ paths, cwd }) {
-		const [loader, sessionModule, eventBusModule] = await Promise.all([
-			fromPi("core/extensions/loader.js"),
-			fromPi("core/session-manager.js"),
-			fromPi("core/event-bus.js"),
-		]);
-		SessionManagerClass = sessionModule.SessionManager;
+		const library = await piLibrary;
+		mark("Pi's library imported");
+		SessionManagerClass = library.SessionManager;
 		loadThemeLater();
 		loadKeybindingsLater();
 		state.cwd = cwd;
-		runtime = loader.createExtensionRuntime();
-		const result = await loader.loadExtensions(paths, cwd, eventBusModule.createEventBus(), runtime);
+		const result = await library.load(paths, cwd);
+		mark("extensions loaded");
+		runtime = result.runtime;
 		extensions = result.extensions;
 		bindRuntime();
 		const providers = runtime.pendingProviderRegistrations.map(({ name, config }) => ({ name, config }));

@@ -1,0 +1,183 @@
+"""Start-up with five published TypeScript extensions, ours against Pi 1.6, same run.
+
+Setup (once, cached in ``~/.cache/pi-for-python/bench-npm/<key>``): five popular Pi packages
+from npm (``PACKAGES``) installed with npm into one npm project laid out as Pi lays out
+``<agent dir>/npm`` (``npm install <specs> --prefix ... --legacy-peer-deps``). Each measured run
+gets a fresh agent dir whose ``npm`` folder links that project and whose settings list the five
+as ``npm:name@version`` packages, as ``pi install`` leaves them, plus a ``models.json`` pointing
+at a scripted provider on 127.0.0.1.
+
+Measured: launch of ``pi --no-session -p hello`` until the first request reaches the provider,
+median of N fresh processes per CLI (after one warm-up each), ours and Pi 1.6's CLI
+(``../shared/oracle/pi-cli-current``, offline, loopback only) alternating. Each request is
+checked: it offers the tools the five register (``subagent``, ``web_search``, ``mcp``, ...),
+the same set for both (a benchmark of a broken run is no benchmark). Also measured: both
+without any extension, which shows each CLI's own start; the ratio of interest is ours / Pi's
+with the five.
+
+``--phases`` also runs ours once with ``PI_TS_TIMING`` and prints where the time goes
+(Python start, Node start, Pi library import, extension loading, round trips).
+
+Run: ``.venv/bin/python bench/ts_extensions_startup.py [N] [--phases]`` (default 5).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from tests.support import oracle  # noqa: E402
+from tests.support.scripted_provider import ScriptedProvider, models_json  # noqa: E402
+
+from pi_coding_agent.core.node_runtime import cache_root  # noqa: E402
+
+OURS = [str(REPO / ".venv" / "bin" / "pi")]
+PACKAGES = [
+    ("pi-subagents", "0.67.0"),
+    ("pi-web-access", "0.28.0"),
+    ("pi-mcp-adapter", "2.36.0"),
+    ("pi-prompt-template-model", "0.12.2"),
+    ("pi-aliases", "1.0.7"),
+]
+
+
+def _cache() -> Path:
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "pi-for-python" / "bench-npm"
+
+
+def npm_project() -> Path:
+    """The five packages installed into one npm project (Pi's ``<agent dir>/npm``), once."""
+    specs = [f"{name}@{version}" for name, version in PACKAGES]
+    folder = _cache() / hashlib.sha256(" ".join(specs).encode()).hexdigest()[:16]
+    if (folder / "node_modules" / PACKAGES[-1][0] / "package.json").is_file():
+        return folder
+    npm = shutil.which("npm")
+    if npm is None:
+        raise SystemExit("npm is needed to install the benchmark's packages")
+    _cache().mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix="partial-", dir=_cache()))
+    (staging / "package.json").write_text('{"name": "pi-extensions", "private": true}\n', encoding="utf-8")
+    print(f"installing {' '.join(specs)} (once) ...", file=sys.stderr)
+    subprocess.run(
+        [npm, "install", *specs, "--prefix", str(staging), "--legacy-peer-deps", "--no-audit", "--no-fund"],
+        cwd=staging,
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+    shutil.rmtree(folder, ignore_errors=True)
+    os.replace(staging, folder)
+    return folder
+
+
+def _pi_current() -> list[str]:
+    folder = oracle.oracle_dir()
+    if folder is None or not oracle.runtime_installed(current=True):
+        raise SystemExit("Pi 1.6's CLI (pi-cli-current) is not available: set PI_ORACLE_DIR")
+    return [str(folder / "pi-cli-current")]
+
+
+def _sandbox(root: Path, project: Path | None) -> tuple[dict[str, str], str, Path]:
+    home = root / "home"
+    agent_dir = home / ".pi" / "agent"
+    work = root / "work"
+    agent_dir.mkdir(parents=True)
+    work.mkdir()
+    settings: dict[str, Any] = {"retry": {"enabled": False}}
+    if project is not None:
+        (agent_dir / "npm").symlink_to(project)
+        settings["packages"] = [f"npm:{name}@{version}" for name, version in PACKAGES]
+    (agent_dir / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
+    keep = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL", "TMPDIR")}
+    keep["PI_NODE_CACHE"] = str(cache_root())  # Node and Pi's libraries as installed on this machine
+    env = {
+        **keep,
+        "HOME": str(home),
+        "PI_CODING_AGENT_DIR": str(agent_dir),
+        "PI_CURRENT_HOME": str(oracle.current_home()),
+        "PI_OFFLINE": "1",
+    }
+    return env, str(work), agent_dir
+
+
+def _tools(body: dict[str, Any]) -> list[str]:
+    return sorted(str(tool["function"]["name"]) for tool in body.get("tools") or [])
+
+
+def timed(
+    command: list[str], root: Path, project: Path | None, extra_env: dict[str, str] | None = None
+) -> tuple[float, list[str], str]:
+    """Seconds from launch to the first request, the tools it offers, and stderr."""
+    env, cwd, agent_dir = _sandbox(root, project)
+    env.update(extra_env or {})
+    with ScriptedProvider([{"text": "done"}]) as provider:
+        (agent_dir / "models.json").write_text(json.dumps(models_json(provider.base_url)), encoding="utf-8")
+        if env.get("PI_TS_TIMING") == "launch":
+            env["PI_TS_TIMING"] = str(time.time())
+        started = time.monotonic()
+        done = subprocess.run(
+            [*command, "--no-session", "--model", "scripted-openai/scripted-model", "-p", "hello"],
+            env=env,
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            check=False,
+            timeout=300,
+        )
+        stderr = done.stderr.decode(errors="replace")
+        if done.returncode != 0 or provider.first_request_at is None:
+            raise RuntimeError(f"{command[0]}: exit {done.returncode}: {stderr}")
+        return provider.first_request_at - started, _tools(provider.requests[0]["body"]), stderr
+
+
+def main(runs: int, phases: bool) -> None:
+    project = npm_project()
+    pi = _pi_current()
+    results: dict[tuple[str, bool], list[float]] = {}
+    tools: dict[str, list[str]] = {}
+    with tempfile.TemporaryDirectory(prefix="ts-startup-") as scratch:
+        counter = 0
+        for with_extensions in (False, True):
+            for attempt in range(runs + 1):  # the first run of each is a warm-up
+                for who, command in (("ours", OURS), ("pi", pi)):
+                    counter += 1
+                    seconds, offered, _ = timed(
+                        command, Path(scratch) / str(counter), project if with_extensions else None
+                    )
+                    if with_extensions:
+                        tools[who] = offered
+                    if attempt:
+                        results.setdefault((who, with_extensions), []).append(seconds)
+        if tools["ours"] != tools["pi"]:
+            raise SystemExit(f"the runs offer different tools:\n ours {tools['ours']}\n pi   {tools['pi']}")
+        print(f"tools offered with the five packages ({len(tools['ours'])}): {', '.join(tools['ours'])}")
+        print(f"launch to first request, median of {runs} (s)")
+        print(f"{'':28}{'ours':>8}{'Pi 1.6':>8}{'ratio':>8}")
+        for with_extensions, label in ((False, "no extensions"), (True, "5 TypeScript packages")):
+            ours = statistics.median(results[("ours", with_extensions)])
+            theirs = statistics.median(results[("pi", with_extensions)])
+            print(f"{label:28}{ours:8.2f}{theirs:8.2f}{ours / theirs:8.2f}")
+        if phases:
+            counter += 1
+            _, _, stderr = timed(OURS, Path(scratch) / str(counter), project, {"PI_TS_TIMING": "launch"})
+            print("\nours, where the time goes (PI_TS_TIMING, seconds since launch):")
+            for line in stderr.splitlines():
+                if line.startswith("[ts-timing]"):
+                    print(" ", line)
+
+
+if __name__ == "__main__":
+    arguments = [a for a in sys.argv[1:] if not a.startswith("--")]
+    main(int(arguments[0]) if arguments else 5, "--phases" in sys.argv)
