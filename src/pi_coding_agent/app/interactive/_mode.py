@@ -533,10 +533,14 @@ class InteractiveMode:
         """The transcript after a compaction, as Pi redraws it: the kept messages, then the
         new summary card below them (where it happened in time)."""
         messages = list(self.session.messages)
+        # The summary follows the compaction's checkpoint of the prompt and tools, when it has one.
+        at = next((i for i, message in enumerate(messages) if message.role == "compactionSummary"), None)
         self.transcript.clear()
-        self.transcript.render_messages(messages[1:])
-        if messages:
-            self.transcript.add_message(messages[0])
+        if at is None:
+            self.transcript.render_messages(messages)
+        else:
+            self.transcript.render_messages(messages[:at] + messages[at + 1 :])
+            self.transcript.add_message(messages[at])
         self.footer.refresh()
 
     def _summary_retry(self, event: SummarizationRetryEvent) -> None:

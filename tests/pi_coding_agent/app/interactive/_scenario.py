@@ -183,16 +183,25 @@ background colour (which tmux then reports); ``route`` is the provider's (to hol
 
 
 def pi_reads_the_same(files: list[Path]) -> list[dict[str, Any]]:
-    """Pi's context of each session file (the live oracle), checked equal to ours; Pi's contexts."""
+    """Pi's context of each session file (the live oracle), checked equal to ours; Pi's contexts.
+
+    Pi 1.6's context must equal ours exactly; Pi 0.85's only without system messages (0.85 does
+    not read a compaction's ``systemMessage`` and keeps the system messages it replaces)."""
     oracle.require_live_oracle()
+    oracle.require_live_oracle(current=True)
     requests = [{"jsonl": path.read_text(encoding="utf-8")} for path in files]
-    with ThreadPoolExecutor(max_workers=2 * max(1, len(requests))) as pool:  # every process at once
+    with ThreadPoolExecutor(max_workers=3 * max(1, len(requests))) as pool:  # every process at once
         pi_runs = [pool.submit(oracle.run_oracle, "session-context", r) for r in requests]
+        pi16_runs = [pool.submit(oracle.run_oracle, "session-context", r, current=True) for r in requests]
         our_runs = [pool.submit(oracle.run_conformance, "session-context", r) for r in requests]
         pis = [run.result() for run in pi_runs]
+        pi16s = [run.result() for run in pi16_runs]
         ours = [run.result() for run in our_runs]
-    for path, pi, our in zip(files, pis, ours, strict=True):
-        assert our == pi, f"{path}: Pi builds another context than we do"
+    for path, pi, pi16, our in zip(files, pis, pi16s, ours, strict=True):
+        assert our == pi16, f"{path}: Pi 1.6 builds another context than we do"
+        assert _without_system_messages(our[1]) == _without_system_messages(pi[1]), (
+            f"{path}: Pi 0.85 builds another context than we do"
+        )
     return [_without_system_messages(answer) for _, answer in pis]
 
 
