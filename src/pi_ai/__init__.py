@@ -72,12 +72,14 @@ if TYPE_CHECKING:
     from pi_ai._messages import ABSENT_COUNT as ABSENT_COUNT
     from pi_ai._messages import AssistantMessage as AssistantMessage
     from pi_ai._messages import ContentBlock as ContentBlock
+    from pi_ai._messages import ContextMessage as ContextMessage
     from pi_ai._messages import DeferredHandle as DeferredHandle
     from pi_ai._messages import Diagnostic as Diagnostic
     from pi_ai._messages import DiagnosticError as DiagnosticError
     from pi_ai._messages import ImageContent as ImageContent
     from pi_ai._messages import Message as Message
     from pi_ai._messages import StopReason as StopReason
+    from pi_ai._messages import SystemMessage as SystemMessage
     from pi_ai._messages import TextContent as TextContent
     from pi_ai._messages import ThinkingContent as ThinkingContent
     from pi_ai._messages import ToolCall as ToolCall
@@ -128,6 +130,11 @@ if TYPE_CHECKING:
     from pi_ai._retry import is_retryable_assistant_error as is_retryable_assistant_error
     from pi_ai._session_resources import cleanup_session_resources as cleanup_session_resources
     from pi_ai._text import content_text as content_text
+    from pi_ai._transcript import current_system_message as current_system_message
+    from pi_ai._transcript import prepare_context as prepare_context
+    from pi_ai._transcript import render_system_message_update as render_system_message_update
+    from pi_ai._transcript import system_message_text as system_message_text
+    from pi_ai._transcript import takes_system_messages_in_place as takes_system_messages_in_place
     from pi_ai._transform_messages import transform_messages as transform_messages
     from pi_ai.models import ModelRegistry as ModelRegistry
     from pi_ai.models import get_model as get_model

@@ -6,7 +6,7 @@ from typing import Any
 
 import msgspec
 
-from pi_ai._messages import AssistantMessage, ToolResultMessage, UserMessage
+from pi_ai._messages import AssistantMessage, SystemMessage, ToolResultMessage, UserMessage
 
 
 class Tool(msgspec.Struct, kw_only=True, omit_defaults=True, rename="camel"):
@@ -21,5 +21,5 @@ class Tool(msgspec.Struct, kw_only=True, omit_defaults=True, rename="camel"):
 
 class Context(msgspec.Struct, kw_only=True, omit_defaults=True, rename="camel"):
     system_prompt: str | None = None
-    messages: list[UserMessage | AssistantMessage | ToolResultMessage] = msgspec.field(default_factory=list)
+    messages: list[UserMessage | AssistantMessage | ToolResultMessage | SystemMessage] = msgspec.field(default_factory=list)
     tools: list[Tool] | None = None

@@ -25,6 +25,7 @@ from pi_ai._messages import (
     ToolResultMessage,
     Usage,
 )
+from pi_ai._transcript import conversation
 from pi_ai.js_json import utf16_len
 
 __all__ = [
@@ -109,7 +110,7 @@ def _last_usage(messages: Sequence[Message]) -> tuple[Usage, int] | None:
 def estimate_context_tokens(context: Context) -> ContextEstimate:
     """Pi's estimate of the prompt size: the last reported usage plus what came after it,
     or chars/4 of everything when no response reported usage yet."""
-    messages = context.messages
+    messages = conversation(context)
     last = _last_usage(messages)
     if last is not None:
         usage, index = last

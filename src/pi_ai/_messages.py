@@ -224,7 +224,29 @@ class ToolResultMessage(WireStruct, tag_field="role", tag="toolResult", kw_only=
     never their results. Never sent to a model."""
 
 
+class SystemMessage(WireStruct, tag_field="role", tag="system", kw_only=True):
+    """A prompt and tool declaration, or a patch of them, among a context's messages (Pi 1.6).
+
+    The first one of a transcript states the prompt (free ``content`` and named ``sections``)
+    and every tool (``tools_added``, declarations as dicts); later ones patch sections by name
+    (``None`` removes one), append ``content``, and add or remove tools. A model whose compat has
+    ``supportsMidConvoSystemMessages`` gets later ones in place; for every other model pi-ai
+    folds them into the request's system prompt and tools (``pi_ai.prepare_context``).
+    """
+
+    role: ClassVar[Literal["system"]] = "system"
+    lenient_decoding: ClassVar[bool] = True
+    content: str | list[TextContent | ImageContent]
+    sections: dict[str, str | None] | UnsetType = UNSET
+    tools_added: list[dict[str, Any]] | UnsetType = UNSET
+    tools_removed: list[dict[str, Any]] | UnsetType = UNSET
+    timestamp: int
+
+
 Message: TypeAlias = UserMessage | AssistantMessage | ToolResultMessage
 """What a model sees: the three roles every provider understands."""
 
 MESSAGE_TYPES: tuple[type[WireStruct], ...] = (UserMessage, AssistantMessage, ToolResultMessage)
+
+ContextMessage: TypeAlias = UserMessage | AssistantMessage | ToolResultMessage | SystemMessage
+"""What a context's messages may be: the three roles, and Pi 1.6's system messages."""

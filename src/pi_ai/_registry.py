@@ -21,6 +21,7 @@ from pi_ai._messages import AssistantMessage
 from pi_ai._model import Model
 from pi_ai._options import SimpleStreamOptions, StreamOptions
 from pi_ai._provider_auth import fill_base_url_placeholders, needs_env_auth, resolve_provider_auth
+from pi_ai._transcript import prepare_context
 
 StreamFunction = Callable[[Model, Context, StreamOptions | None], AssistantMessageEventStream]
 _O = TypeVar("_O", bound=StreamOptions)
@@ -153,6 +154,7 @@ def stream(
     prepared = _with_env_auth(model, options, StreamOptions, env_auth)
     if isinstance(prepared, str):
         return _failed(model, prepared, options)
+    context = prepare_context(prepared[0], context)
     return _bounded(implementation.stream(prepared[0], context, prepared[1]), prepared[0], prepared[1])
 
 
@@ -165,6 +167,7 @@ def stream_simple(
     prepared = _with_env_auth(model, options, SimpleStreamOptions, env_auth)
     if isinstance(prepared, str):
         return _failed(model, prepared, options)
+    context = prepare_context(prepared[0], context)
     return _bounded(
         implementation.stream_simple(prepared[0], context, prepared[1]), prepared[0], prepared[1]
     )

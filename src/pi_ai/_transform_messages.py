@@ -18,12 +18,14 @@ The input list and its messages are never modified; changed messages are copies.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any, overload
 
 import msgspec
 
 from pi_ai._event_stream import now_ms
 from pi_ai._messages import (
     AssistantMessage,
+    ContextMessage,
     ImageContent,
     Message,
     TextContent,
@@ -61,10 +63,10 @@ def _without_images(
     return result
 
 
-def _downgrade_images(messages: Sequence[Message], model: Model) -> list[Message]:
+def _downgrade_images(messages: Sequence[ContextMessage], model: Model) -> list[ContextMessage]:
     if "image" in model.input:
         return list(messages)
-    out: list[Message] = []
+    out: list[ContextMessage] = []
     for message in messages:
         content = message.content if isinstance(message, UserMessage | ToolResultMessage) else None
         if content is None or isinstance(content, str) or not any(isinstance(b, ImageContent) for b in content):
@@ -112,12 +114,21 @@ def _transform_assistant(
     return msgspec.structs.replace(message, content=content)
 
 
+@overload
 def transform_messages(
     messages: Sequence[Message], model: Model, normalize_tool_call_id: NormalizeToolCallId | None = None
-) -> list[Message]:
-    """The history as ``model`` (reached through ``model.api``) should be sent it."""
+) -> list[Message]: ...
+@overload
+def transform_messages(
+    messages: Sequence[ContextMessage], model: Model, normalize_tool_call_id: NormalizeToolCallId | None = None
+) -> list[ContextMessage]: ...
+def transform_messages(
+    messages: Sequence[ContextMessage], model: Model, normalize_tool_call_id: NormalizeToolCallId | None = None
+) -> list[Any]:
+    """The history as ``model`` (reached through ``model.api``) should be sent it. System messages
+    pass through (like a user message, they close a run of unanswered tool calls)."""
     renamed: dict[str, str] = {}
-    transformed: list[Message] = []
+    transformed: list[ContextMessage] = []
     for message in _downgrade_images(messages, model):
         if isinstance(message, AssistantMessage):
             transformed.append(_transform_assistant(message, model, normalize_tool_call_id, renamed))
@@ -130,7 +141,7 @@ def transform_messages(
         else:
             transformed.append(message)
 
-    result: list[Message] = []
+    result: list[ContextMessage] = []
     pending: list[ToolCall] = []
     answered: set[str] = set()
 

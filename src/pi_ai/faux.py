@@ -49,6 +49,7 @@ from pi_ai._messages import (
 from pi_ai._model import InputModality, Model, ModelCost
 from pi_ai._options import ResponseInfo, StreamOptions
 from pi_ai._registry import ApiImplementation, register_api, unregister_apis
+from pi_ai._transcript import conversation
 from pi_ai.js_json import utf16_len
 
 FauxBlock = TextContent | ThinkingContent | ToolCall
@@ -178,7 +179,7 @@ class _ContextText:
         previous = self._texts
         current: dict[int, tuple[Message, str]] = {}
         parts = [f"system:{context.system_prompt}"] if context.system_prompt else []
-        for message in context.messages:
+        for message in conversation(context):
             known = previous.get(id(message))
             text = known[1] if known is not None and known[0] is message else _message_text(message)
             current[id(message)] = (message, text)

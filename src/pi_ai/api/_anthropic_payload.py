@@ -22,6 +22,7 @@ from pi_ai._messages import (
 )
 from pi_ai._model import Model
 from pi_ai._text import content_text
+from pi_ai._transcript import conversation
 from pi_ai._transform_messages import transform_messages
 from pi_ai.api._common import (
     copilot_dynamic_headers,
@@ -195,7 +196,7 @@ def request_headers(
     dynamic: dict[str, str] | None = None
     if model.provider == "github-copilot":
         auth = {"Authorization": f"Bearer {api_key}"} if api_key is not None else {}
-        dynamic = copilot_dynamic_headers(context.messages)
+        dynamic = copilot_dynamic_headers(conversation(context))
     elif api_key and is_oauth_token(api_key):
         oauth = True
         auth = {"Authorization": f"Bearer {api_key}"}
@@ -484,7 +485,7 @@ def build_params(
     ``message_threads``: the session's requests may use threads (the beta is announced)."""
     cache = cache_control(model, options.cache_retention, options.env)
     compat = anthropic_compat(model)
-    transformed = transform_messages(context.messages, model, normalize_tool_call_id)
+    transformed = transform_messages(conversation(context), model, normalize_tool_call_id)
     normalize_name = to_claude_code_name if oauth else (lambda name: name)
     immediate, deferred_map = _split_deferred_tools(
         context.tools, transformed, compat.supports_tool_references, normalize_name

@@ -26,6 +26,7 @@ from pi_ai._messages import (
     UserMessage,
 )
 from pi_ai._model import Model
+from pi_ai._transcript import conversation
 from pi_ai._transform_messages import transform_messages
 from pi_ai.api._common import env_value, sanitize_surrogates
 from pi_ai.api._constrained import resolve_strict, tool_parameters
@@ -313,7 +314,7 @@ def command_input(
     supports_strict = bool((model.compat or {}).get("supportsStrictMode", False))
     members: dict[str, Any] = {
         "modelId": model.id,
-        "messages": convert_messages(context.messages, model, retention, env),
+        "messages": convert_messages(conversation(context), model, retention, env),
         "system": _system(context.system_prompt, model, retention, env),
         "inferenceConfig": inference,
         "toolConfig": _tool_config(context.tools, tool_choice, supports_strict),

@@ -18,8 +18,10 @@ from typing import Any
 from pi_ai._context import Context, Tool
 from pi_ai._messages import (
     AssistantMessage,
+    ContextMessage,
     ImageContent,
     Message,
+    SystemMessage,
     TextContent,
     ThinkingContent,
     ToolCall,
@@ -33,6 +35,15 @@ from pi_ai._simple_options import (
     thinking_budget_for_level,
 )
 from pi_ai._text import content_text
+from pi_ai._transcript import (
+    ToolSupport,
+    conversation,
+    declared_tools,
+    render_system_message_update,
+    system_message_text,
+    tool_from_declaration,
+    transcript_tools,
+)
 from pi_ai._transform_messages import transform_messages
 from pi_ai.api._common import (
     clamp_prompt_cache_key,
@@ -91,6 +102,9 @@ class CompletionsCompat:
     prompt_cache_key_mode: str = "auto"
     """Pi 1.6: ``enabled`` sends ``prompt_cache_key`` whenever caching is on, ``disabled`` never."""
     vllm_priority: Any = None
+    supports_mid_convo_tool_additions: bool = False
+    """Pi 1.6: a later system message's new tools go where it stands, as a
+    ``{"role": "system", "tools": [...]}`` message (models that take system messages in place)."""
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -236,6 +250,7 @@ def completions_compat(model: Model) -> CompletionsCompat:
 _PI_16_FLAGS = {
     "requiresNonNullAssistantContent": "requires_non_null_assistant_content",
     "requiresToolsWithToolHistory": "requires_tools_with_tool_history",
+    "supportsMidConvoToolAdditions": "supports_mid_convo_tool_additions",
 }
 """Compat keys Pi 1.6 added, read only when set (their defaults are the fields')."""
 
@@ -255,7 +270,7 @@ def request_headers(
     """Headers in the OpenAI SDK's merge order (SDK defaults, auth, client defaults, body)."""
     client: dict[str, str | None] = {"User-Agent": pi_user_agent(), **(model.headers or {})}
     if model.provider == "github-copilot":
-        client.update(copilot_dynamic_headers(context.messages))
+        client.update(copilot_dynamic_headers(conversation(context)))
     if session_id and compat.send_session_affinity_headers:
         if compat.session_affinity_format == "openrouter":
             client["x-session-id"] = session_id
@@ -367,13 +382,21 @@ def convert_messages(
 ) -> list[dict[str, Any]]:
     params: list[dict[str, Any]] = []
     messages = transform_messages(context.messages, model, normalize_tool_call_id(model))
+    role = "developer" if model.reasoning and compat.supports_developer_role else "system"
     if context.system_prompt:
-        role = "developer" if model.reasoning and compat.supports_developer_role else "system"
         params.append({"role": role, "content": sanitize_surrogates(context.system_prompt)})
+    folded = _request_tools(context, compat)[1]
     last_role: str | None = None
     index = 0
+    system_index = 0
     while index < len(messages):
         message = messages[index]
+        if isinstance(message, SystemMessage):
+            _system_in_place(message, index, system_index >= folded, params=params, role=role, compat=compat)
+            system_index += 1
+            last_role = "system"
+            index += 1
+            continue
         if (
             compat.requires_assistant_after_tool_result
             and last_role == "toolResult"
@@ -414,6 +437,37 @@ def convert_messages(
         last_role = message.role
         index += 1
     return params
+
+
+def _request_tools(context: Context, compat: CompletionsCompat) -> tuple[list[Tool] | None, int]:
+    """The request's tool list and how many leading system messages it stands for: the context's
+    tools when it carries no system messages (``prepare_context`` folded them), else the
+    transcript's (new tools after the last removal or redefinition go in place when the model's
+    compat has ``supportsMidConvoToolAdditions``)."""
+    if not any(isinstance(message, SystemMessage) for message in context.messages):
+        return context.tools, 0
+    support: ToolSupport = "additions" if compat.supports_mid_convo_tool_additions else "none"
+    declared, folded = transcript_tools(context.messages, support)
+    return [tool_from_declaration(tool) for tool in declared], folded
+
+
+def _system_in_place(
+    message: SystemMessage,
+    index: int,
+    declares_tools: bool,
+    *,
+    params: list[dict[str, Any]],
+    role: str,
+    compat: CompletionsCompat,
+) -> None:
+    """A system message where it stands: its new tools (when past the folded ones), then its
+    text (the whole prompt for a leading one, an update for a later one)."""
+    added = (message.tools_added or []) if declares_tools else []
+    if added:
+        params.append({"role": "system", "tools": convert_tools([tool_from_declaration(t) for t in added], compat)})
+    text = system_message_text(message) if index == 0 else render_system_message_update(message)
+    if text:
+        params.append({"role": role, "content": sanitize_surrogates(text)})
 
 
 def _assistant(
@@ -502,7 +556,7 @@ def _assistant(
 
 
 def _tool_results(
-    messages: Sequence[Message],
+    messages: Sequence[ContextMessage],
     start: int,
     *,
     params: list[dict[str, Any]],
@@ -668,7 +722,9 @@ def _mapped(model: Model, level: str) -> Any:
 def build_params(
     model: Model, context: Context, options: Any, compat: CompletionsCompat, retention: str
 ) -> dict[str, Any]:
-    inputs = grammar_input_properties(context.tools, compat.supports_openai_grammar_tools)
+    request_tools = _request_tools(context, compat)[0]
+    declared = [tool_from_declaration(tool) for tool in declared_tools(context.messages)] or context.tools
+    inputs = grammar_input_properties(declared, compat.supports_openai_grammar_tools)
     messages = convert_messages(model, context, compat, inputs)
     cache: dict[str, str] | None = None
     if compat.cache_control_format == "anthropic" and retention != "none":
@@ -702,15 +758,15 @@ def build_params(
             if isinstance(message, ToolResultMessage):
                 deferred_names.update(message.added_tool_names or ())
     active = (
-        [tool for tool in context.tools or () if tool.name not in deferred_names]
-        if context.tools is not None
+        [tool for tool in request_tools or () if tool.name not in deferred_names]
+        if request_tools is not None
         else None
     )
     if active:
         params["tools"] = convert_tools(active, compat)
         if compat.zai_tool_stream:
             params["tool_stream"] = True
-    elif compat.requires_tools_with_tool_history and _has_tool_history(context.messages):
+    elif compat.requires_tools_with_tool_history and _has_tool_history(conversation(context)):
         params["tools"] = []
     if cache is not None:
         _apply_anthropic_cache_control(messages, params.get("tools"), cache)

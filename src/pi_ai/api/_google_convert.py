@@ -26,6 +26,7 @@ from pi_ai._messages import (
 )
 from pi_ai._model import Model
 from pi_ai._text import content_text
+from pi_ai._transcript import conversation
 from pi_ai._transform_messages import transform_messages
 from pi_ai.api._common import sanitize_surrogates
 from pi_ai.api._constrained import resolve_strict, tool_parameters
@@ -94,7 +95,7 @@ def convert_messages(model: Model, context: Context) -> list[dict[str, Any]]:
             return tool_call_id
         return _NOT_ID_CHARS.sub("_", tool_call_id)[:64]
 
-    for message in transform_messages(context.messages, model, normalize_tool_call_id):
+    for message in transform_messages(conversation(context), model, normalize_tool_call_id):
         if isinstance(message, UserMessage):
             if isinstance(message.content, str):
                 contents.append({"role": "user", "parts": [{"text": sanitize_surrogates(message.content)}]})

@@ -14,6 +14,7 @@ from typing import Any
 from pi_ai._context import Context, Tool
 from pi_ai._messages import AssistantMessage, ImageContent, Message, TextContent, ThinkingContent, UserMessage
 from pi_ai._model import Model
+from pi_ai._transcript import conversation
 from pi_ai._transform_messages import transform_messages
 from pi_ai.api._common import sanitize_surrogates, short_hash
 from pi_ai.api._constrained import resolve_strict, tool_parameters
@@ -210,7 +211,7 @@ def chat_payload(
     cache_key: str | None,
 ) -> dict[str, Any]:
     normalize = _id_normalizer()
-    messages = transform_messages(context.messages, model, lambda value, *_: normalize(value))
+    messages = transform_messages(conversation(context), model, lambda value, *_: normalize(value))
     payload: dict[str, Any] = {
         "model": model.id,
         "stream": True,

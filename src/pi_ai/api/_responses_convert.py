@@ -27,6 +27,7 @@ from pi_ai._messages import (
 )
 from pi_ai._model import Model
 from pi_ai._text import content_text
+from pi_ai._transcript import conversation
 from pi_ai._transform_messages import transform_messages
 from pi_ai.api._common import sanitize_surrogates, short_hash
 from pi_ai.api._constrained import grammar_tool_input, resolve_grammar, resolve_strict, tool_parameters
@@ -151,7 +152,7 @@ def convert_responses_messages(
             item_id = _normalize_id_part(f"fc_{item_id}")
         return f"{call_id}|{item_id}"
 
-    messages = transform_messages(context.messages, model, normalize_tool_call_id)
+    messages = transform_messages(conversation(context), model, normalize_tool_call_id)
 
     if options.include_system_prompt and context.system_prompt:
         developer = model.reasoning and (model.compat or {}).get("supportsDeveloperRole") is not False

@@ -22,6 +22,7 @@ from pi_ai._model import Model, clamp_thinking_level, whole_as_int
 from pi_ai._options import SimpleStreamOptions, StreamOptions
 from pi_ai._registry import ApiImplementation
 from pi_ai._simple_options import base_options, merge_sampling_params
+from pi_ai._transcript import conversation
 from pi_ai.api._accumulator import StreamAccumulator
 from pi_ai.api._common import (
     check_stream_end,
@@ -204,7 +205,7 @@ def build_headers(
     compat = get_compat(model)
     pi_headers: dict[str, str | None] = {"User-Agent": pi_user_agent(), **(model.headers or {})}
     if model.provider == "github-copilot":
-        pi_headers.update(copilot_dynamic_headers(context.messages))
+        pi_headers.update(copilot_dynamic_headers(conversation(context)))
     if session_id:
         if compat.session_affinity_format == "openrouter":
             pi_headers["x-session-id"] = session_id

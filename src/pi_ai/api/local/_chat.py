@@ -18,6 +18,7 @@ from pi_ai._context import Context, Tool
 from pi_ai._messages import AssistantMessage, ImageContent, TextContent, ToolCall, UserMessage
 from pi_ai._model import Model
 from pi_ai._text import content_text
+from pi_ai._transcript import conversation
 from pi_ai._transform_messages import transform_messages
 from pi_ai.api.local._grammar import CALL_FORMS
 
@@ -59,7 +60,7 @@ def chat_messages(model: Model, context: Context, *, native_tools: bool) -> list
     if context.tools and not native_tools:
         system = f"{system}\n\n{tool_instructions(context.tools)}".strip()
     messages: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
-    for message in transform_messages(context.messages, model):
+    for message in transform_messages(conversation(context), model):
         if isinstance(message, UserMessage):
             messages.append({"role": "user", "content": _text_of(message.content)})
         elif isinstance(message, AssistantMessage):

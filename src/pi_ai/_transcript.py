@@ -1,0 +1,172 @@
+"""System messages inside a context: replayed, rendered, folded or kept in place (Pi 1.6).
+
+A context may carry ``SystemMessage`` items among its messages (the coding agent's transcript
+records its prompt and tools that way). For most models they are folded: the request's system
+prompt is the replayed prompt and its tools the replayed tools, as if the context had said so
+in ``system_prompt`` and ``tools``. A model whose ``compat`` sets
+``supportsMidConvoSystemMessages``, reached through an API that can send them
+(``IN_PLACE_APIS``), gets the first one as its prompt and later ones where they stand, rendered
+as an update. ``prepare_context`` makes that choice once, before the adapter runs, so adapters
+without in-place support never see a system message.
+
+When the messages carry system messages they are the prompt and tools: the context's own
+``system_prompt`` and ``tools`` are then not used (the coding agent sends both, and they agree).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any, Literal
+
+from msgspec import UNSET
+
+from pi_ai._context import Context, Tool
+from pi_ai._messages import ImageContent, Message, SystemMessage, TextContent
+from pi_ai._model import Model
+
+IN_PLACE_APIS = frozenset({"openai-completions"})
+"""APIs whose adapter sends later system messages in place (the others fold them, for now)."""
+
+ToolSupport = Literal["none", "additions"]
+"""How far the request may declare tools mid-conversation: not at all, or new ones only."""
+
+
+def content_text(content: str | list[TextContent | ImageContent]) -> str:
+    if isinstance(content, str):
+        return content
+    return "\n".join(block.text for block in content if isinstance(block, TextContent))
+
+
+def system_message_text(message: SystemMessage) -> str:
+    """The prompt a system message states: its content, then its sections, blank-line separated."""
+    parts = [content_text(message.content), *(text for text in (message.sections or {}).values() if text is not None)]
+    return "\n\n".join(part for part in parts if part)
+
+
+def render_system_message_update(message: SystemMessage) -> str:
+    """A later system message as the model reads it in place: its content, then one paragraph
+    per patched section saying what changed (the wording is a wire fact of Pi 1.6)."""
+    parts = [text] if (text := content_text(message.content)) else []
+    for name, value in (message.sections or {}).items():
+        if value is None:
+            parts.append(f'Removed system prompt section "{name}".')
+        else:
+            parts.append(f'Updated system prompt section "{name}":\n\n{value}')
+    return "\n\n".join(parts)
+
+
+def _name(tool: Any) -> str | None:
+    name = tool.get("name") if isinstance(tool, dict) else None
+    return name if isinstance(name, str) else None
+
+
+def current_tools(messages: Iterable[Any]) -> list[dict[str, Any]]:
+    """The tool declarations in force after every system message, in declaration order."""
+    tools: dict[str, dict[str, Any]] = {}
+    for message in messages:
+        if isinstance(message, SystemMessage):
+            for tool in message.tools_removed or ():
+                tools.pop(_name(tool) or "", None)
+            for tool in message.tools_added or ():
+                if (name := _name(tool)) is not None:
+                    tools[name] = tool
+    return list(tools.values())
+
+
+def declared_tools(messages: Iterable[Any]) -> list[dict[str, Any]]:
+    """Every tool any system message declared (the latest declaration of each name), removed or not."""
+    tools: dict[str, dict[str, Any]] = {}
+    for message in messages:
+        if isinstance(message, SystemMessage):
+            for tool in message.tools_added or ():
+                if (name := _name(tool)) is not None:
+                    tools[name] = tool
+    return list(tools.values())
+
+
+def current_system_message(messages: Sequence[Any]) -> SystemMessage | None:
+    """Every system message replayed into one; ``None`` when they declare neither prompt nor tools."""
+    texts: list[str] = []
+    sections: dict[str, str | None] = {}
+    timestamp: int | None = None
+    for message in messages:
+        if not isinstance(message, SystemMessage):
+            continue
+        timestamp = message.timestamp if timestamp is None else timestamp
+        if text := content_text(message.content):
+            texts.append(text)
+        for name, value in (message.sections or {}).items():
+            if value is None:
+                sections.pop(name, None)
+            else:
+                sections[name] = value
+    tools = current_tools(messages)
+    if timestamp is None and not tools:
+        return None
+    return SystemMessage(
+        content="\n\n".join(texts),
+        sections=sections or UNSET,
+        tools_added=tools or UNSET,
+        timestamp=timestamp or 0,
+    )
+
+
+def tool_from_declaration(declaration: dict[str, Any]) -> Tool:
+    return Tool(
+        name=str(declaration.get("name", "")),
+        description=str(declaration.get("description", "")),
+        parameters=declaration.get("parameters") or {},
+        constrained_sampling=declaration.get("constrainedSampling"),
+    )
+
+
+def transcript_tools(messages: Sequence[Any], support: ToolSupport) -> tuple[list[dict[str, Any]], int]:
+    """The request's own tool list, and how many leading system messages it stands for.
+
+    With ``none`` every tool goes in the request's list. With ``additions`` the list holds the
+    tools in force up to the last system message that removed or redefined a tool (or the first
+    one), and later system messages declare their additions where they stand.
+    """
+    system = [message for message in messages if isinstance(message, SystemMessage)]
+    if support == "none":
+        return current_tools(system), len(system)
+    declared: set[str] = set()
+    last = -1
+    for index, message in enumerate(system):
+        if message.tools_removed:
+            last = index
+        for tool in message.tools_added or ():
+            name = _name(tool) or ""
+            if name in declared:
+                last = index
+            declared.add(name)
+    leading = 1 if messages and isinstance(messages[0], SystemMessage) else 0
+    folded = max(leading, last + 1)
+    return current_tools(system[:folded]), folded
+
+
+def takes_system_messages_in_place(model: Model) -> bool:
+    """Whether ``model`` gets later system messages where they stand (its compat says so and its
+    API's adapter can send them)."""
+    return model.api in IN_PLACE_APIS and (model.compat or {}).get("supportsMidConvoSystemMessages") is True
+
+
+def prepare_context(model: Model, context: Context) -> Context:
+    """The context an adapter gets: unchanged without system messages; with them, their prompt and
+    tools replace ``system_prompt`` and ``tools``, kept in place for a model that takes them there
+    and folded into those two fields for every other."""
+    if not any(isinstance(message, SystemMessage) for message in context.messages):
+        return context
+    if takes_system_messages_in_place(model):
+        return Context(system_prompt=None, messages=list(context.messages), tools=None)
+    head = current_system_message(context.messages)
+    rest: list[Message] = [message for message in context.messages if not isinstance(message, SystemMessage)]
+    prompt = system_message_text(head) if head is not None else ""
+    tools = [tool_from_declaration(tool) for tool in (head.tools_added or [])] if head is not None else []
+    return Context(system_prompt=prompt or None, messages=list(rest), tools=tools or None)
+
+
+def conversation(context: Context) -> list[Message]:
+    """The context's messages without system messages: what an adapter that does not send them in
+    place works from (``prepare_context`` has folded them into ``system_prompt`` and ``tools``)."""
+    return [message for message in context.messages if not isinstance(message, SystemMessage)]
