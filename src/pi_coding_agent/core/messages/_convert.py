@@ -21,27 +21,52 @@ from pi_coding_agent.core.messages._roles import (
     CompactionSummaryMessage,
     CustomRoleMessage,
 )
+from pi_coding_agent.core.messages._system import SystemMessage, to_llm_system_message
 from pi_coding_agent.core.messages._time import iso_to_ms
 
 IMAGE_BLOCKED_TEXT = "Image reading is disabled."
 
 
-def convert_to_llm(messages: Iterable[AgentMessage], *, block_images: bool = False) -> list[Message]:
+def convert_to_llm(
+    messages: Iterable[AgentMessage], *, block_images: bool = False, system_messages: bool = False
+) -> list[Message]:
     """Project an agent transcript to LLM messages, in order.
 
     ``bashExecution`` runs marked ``exclude_from_context`` are dropped here and only here;
     ``custom`` messages are sent whatever their ``display`` flag. With ``block_images``,
-    images in user and tool-result messages become a text placeholder.
+    images in user and tool-result messages become a text placeholder. ``system`` messages are
+    left out, unless ``system_messages``: then each becomes pi-ai's ``SystemMessage`` where it
+    stands (for a model that takes them mid-conversation, Pi 1.6's ``convertToLlm``; the
+    request's prompt and tools then come from them, see ``pi_ai.prepare_context``).
     """
-    converted = project_to_llm(messages)
+    if not system_messages:
+        converted = project_to_llm(messages)
+    else:
+        converted = _with_system_messages(list(messages))
     return replace_images(converted) if block_images else converted
 
 
-def converter(block_images: Callable[[], bool]) -> Callable[[Sequence[AgentMessage]], list[Message]]:
-    """A ``convert_to_llm`` hook that reads the setting on every call, as Pi's agent does."""
+def _with_system_messages(messages: list[AgentMessage]) -> list[Message]:
+    """The projection with each ``system`` message kept as pi-ai's, in place (the runs between them
+    are projected as usual)."""
+    result: list[Any] = []
+    start = 0
+    for index, message in enumerate(messages):
+        if isinstance(message, SystemMessage):
+            result += project_to_llm(messages[start:index])
+            result.append(to_llm_system_message(message))
+            start = index + 1
+    result += project_to_llm(messages[start:])
+    return result
+
+
+def converter(
+    block_images: Callable[[], bool], system_messages: Callable[[], bool] = lambda: False
+) -> Callable[[Sequence[AgentMessage]], list[Message]]:
+    """A ``convert_to_llm`` hook that reads the settings on every call, as Pi's agent does."""
 
     def convert(messages: Sequence[AgentMessage]) -> list[Message]:
-        return convert_to_llm(messages, block_images=block_images())
+        return convert_to_llm(messages, block_images=block_images(), system_messages=system_messages())
 
     return convert
 

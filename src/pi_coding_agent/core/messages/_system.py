@@ -8,9 +8,10 @@ Replaying them in order gives the prompt and tools in force (pi-ai's
 provider without mid-conversation system messages receives.
 
 The role is registered without a projection: ``convert_to_llm`` leaves it out of the model's
-messages because the runtime carries the replayed prompt and tools in the request's own system
-prompt and tool list (what pi-ai does for every API that does not take system messages
-mid-conversation).
+messages unless asked to keep it (``system_messages=True``, which the runtime asks for a model
+that takes system messages mid-conversation: ``pi_ai.takes_system_messages_in_place``); for other
+models the runtime carries the replayed prompt and tools in the request's own system prompt and
+tool list, which is what pi-ai's folding gives them too.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any, ClassVar
 
 from msgspec import UNSET, UnsetType
 
+import pi_ai
 from pi_agent import AgentMessage, CustomMessage, register_role
 from pi_ai import ImageContent, TextContent
 from pi_coding_agent.core.messages._roles import OWNER
@@ -142,4 +144,15 @@ def system_update(
         timestamp=timestamp,
         tools_added=added if added else UNSET,
         tools_removed=removed if removed else UNSET,
+    )
+
+
+def to_llm_system_message(message: SystemMessage) -> pi_ai.SystemMessage:
+    """The message as pi-ai carries it to a model that takes system messages in place."""
+    return pi_ai.SystemMessage(
+        content=message.content,
+        sections=message.sections,
+        tools_added=message.tools_added,
+        tools_removed=message.tools_removed,
+        timestamp=message.timestamp,
     )

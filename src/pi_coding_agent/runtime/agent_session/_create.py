@@ -435,7 +435,9 @@ def build_session(options: CreateAgentSessionOptions) -> CreateAgentSessionResul
         tools=tools,
         messages=existing.messages if has_existing else [],
         stream_fn=_stream_function(catalog, settings, options.cwd),
-        convert_to_llm=converter(lambda: settings.block_images),
+        convert_to_llm=converter(
+            lambda: settings.block_images, lambda: bool(holder) and holder[0].system_messages_in_place()
+        ),
         steering_mode=settings.steering_mode,
         follow_up_mode=settings.follow_up_mode,
         session_id=manager.get_session_id(),

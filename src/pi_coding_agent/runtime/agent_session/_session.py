@@ -37,7 +37,14 @@ from pi_agent import (
     QueueMode,
     TurnContext,
 )
-from pi_ai import AbortSignal, AssistantMessage, ImageContent, Model, cleanup_session_resources
+from pi_ai import (
+    AbortSignal,
+    AssistantMessage,
+    ImageContent,
+    Model,
+    cleanup_session_resources,
+    takes_system_messages_in_place,
+)
 from pi_coding_agent.core.messages import BashExecutionMessage, CustomRoleMessage
 from pi_coding_agent.core.model_registry import ModelCatalog, ScopedModel, missing_key_message
 from pi_coding_agent.core.session import SessionManager
@@ -175,8 +182,16 @@ class AgentSession:
         )  # fmt: skip
         self._switches = SessionSwitches(agent, settings)
         self._unsubscribe = agent.subscribe(self._handle_agent_event)
+        self._forced_prompt = False
 
     # ------------------------------------------------------------------ state
+
+    def system_messages_in_place(self) -> bool:
+        """Whether the transcript's system messages go to the model as they stand (its compat has
+        ``supportsMidConvoSystemMessages``) rather than as the request's prompt and tools. Not while
+        a ``before_agent_start`` handler's prompt replaces the run's prompt."""
+        model = self._models.model
+        return model is not None and takes_system_messages_in_place(model) and not self._forced_prompt
 
     def _current_model(self) -> Model | None:
         return self._models.model
@@ -483,6 +498,7 @@ class AgentSession:
         update = self._tools.system_update(self.messages)
         start: list[AgentMessage] = [update] if update is not None else []
         self._tools.use_transcript([*self.messages, *start])
+        self._forced_prompt = system_prompt is not None
         if system_prompt is not None:
             self.agent.state.system_prompt = system_prompt
         return start + messages + added
