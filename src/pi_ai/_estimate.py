@@ -18,14 +18,15 @@ from pi_ai._codec import encode
 from pi_ai._context import Context, Tool
 from pi_ai._messages import (
     AssistantMessage,
+    ContextMessage,
     ImageContent,
-    Message,
+    SystemMessage,
     TextContent,
     ThinkingContent,
     ToolResultMessage,
     Usage,
 )
-from pi_ai._transcript import conversation
+from pi_ai._transcript import system_message_text
 from pi_ai.js_json import utf16_len
 
 __all__ = [
@@ -63,7 +64,14 @@ def estimate_text_and_image_content_tokens(content: str | Sequence[TextContent |
     return math.ceil(chars / CHARS_PER_TOKEN)
 
 
-def estimate_message_tokens(message: Message) -> int:
+def estimate_message_tokens(message: ContextMessage) -> int:
+    if isinstance(message, SystemMessage):
+        # Pi 1.6: the prompt it states, plus its tool declarations and removals as JSON.
+        return (
+            estimate_text_tokens(system_message_text(message))
+            + _declarations_tokens(message.tools_added or [])
+            + _declarations_tokens(message.tools_removed or [])
+        )
     if not isinstance(message, AssistantMessage):
         return estimate_text_and_image_content_tokens(message.content)
     chars = 0
@@ -75,6 +83,10 @@ def estimate_message_tokens(message: Message) -> int:
         else:
             chars += utf16_len(block.name) + _json_length(block.arguments)
     return math.ceil(chars / CHARS_PER_TOKEN)
+
+
+def _declarations_tokens(tools: list[dict[str, Any]]) -> int:
+    return estimate_text_tokens(encode(tools).decode("utf-8", "surrogatepass")) if tools else 0
 
 
 def _tools_tokens(tools: Sequence[Tool] | None) -> int:
@@ -91,7 +103,7 @@ class ContextEstimate:
     last_usage_index: int | None
 
 
-def _last_usage(messages: Sequence[Message]) -> tuple[Usage, int] | None:
+def _last_usage(messages: Sequence[ContextMessage]) -> tuple[Usage, int] | None:
     """The usage of the newest successful response that still describes the current prefix."""
     latest_prefix_timestamp = -math.inf
     found: tuple[Usage, int] | None = None
@@ -110,7 +122,7 @@ def _last_usage(messages: Sequence[Message]) -> tuple[Usage, int] | None:
 def estimate_context_tokens(context: Context) -> ContextEstimate:
     """Pi's estimate of the prompt size: the last reported usage plus what came after it,
     or chars/4 of everything when no response reported usage yet."""
-    messages = conversation(context)
+    messages = context.messages
     last = _last_usage(messages)
     if last is not None:
         usage, index = last
