@@ -177,3 +177,18 @@ def test_factories_turn_entry_times_into_milliseconds() -> None:
         "timestamp": 1796029708653,
     }
     assert iso_to_ms("not a date") is None
+
+
+def test_system_messages_are_kept_in_place_only_when_asked() -> None:
+    """For a model that takes system messages mid-conversation the session asks for them (Pi 1.6's
+    ``convertToLlm`` keeps them); otherwise they are left out, the request's prompt carrying them."""
+    import pi_ai
+    from pi_coding_agent.core.messages import SystemMessage
+
+    declared = SystemMessage(content="", sections={"a": "One."}, tools_added=[{"name": "read"}], timestamp=1)
+    messages = [declared, UserMessage(content="hi", timestamp=2), bash(exclude_from_context=True)]
+    assert [m.role for m in convert_to_llm(messages)] == ["user"]
+    kept = convert_to_llm(messages, system_messages=True)
+    assert [m.role for m in kept] == ["system", "user"]
+    assert isinstance(kept[0], pi_ai.SystemMessage)
+    assert kept[0].sections == {"a": "One."} and kept[0].tools_added == [{"name": "read"}]
