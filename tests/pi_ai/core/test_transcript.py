@@ -28,7 +28,8 @@ def _model(compat: dict[str, Any] | None, api: str = "openai-completions") -> Mo
 
 def test_folded_for_a_model_without_the_flag() -> None:
     folded = prepare_context(_model(None), _context())
-    assert folded.system_prompt == "One.\n\nMore."
+    # The replay: free content first, then the sections in force (pi-ai 1.6's getSystemMessageText).
+    assert folded.system_prompt == "More.\n\nOne."
     assert [tool.name for tool in folded.tools or []] == ["read", "grep"]
     assert [message.role for message in folded.messages] == ["user", "user"]
 
