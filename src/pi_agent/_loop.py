@@ -54,7 +54,7 @@ from pi_agent._types import (
     StreamFn,
     TurnContext,
 )
-from pi_agent._validation import validate_arguments
+from pi_agent._validation import refuse_unreadable, validate_arguments
 from pi_ai import (
     AbortSignal,
     AssistantMessage,
@@ -405,6 +405,7 @@ class _Run:
                 if pending is not None:
                     await pending
         final = await response.result()
+        final.thinking_level = options.reasoning or "off"  # Pi 1.6 records the level asked for
         if partial is not None:
             context.messages[-1] = final
         else:
@@ -476,6 +477,7 @@ def _result_message(outcome: _Outcome) -> ToolResultMessage:
         usage=result.usage,
         added_tool_names=result.added_tool_names or None,
         is_error=outcome.is_error,
+        duration_ms=outcome.duration_ms,
         timestamp=now_ms(),
         nested_calls=outcome.nested_calls,
     )
@@ -607,6 +609,7 @@ class _ToolBatch:
             return _Outcome(call, _error_result(f"Tool {call.name} not found"), True)
         try:
             arguments = tool.prepare_arguments(call.arguments)
+            refuse_unreadable(call)
             args = validate_arguments(call.name, tool.parameters, arguments)
             hook = self.config.before_tool_call
             if hook is not None:

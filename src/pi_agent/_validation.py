@@ -51,8 +51,18 @@ class _HasArguments(Protocol):
     def arguments(self) -> dict[str, Any]: ...
 
 
+def refuse_unreadable(tool_call: _HasArguments) -> None:
+    """``ToolArgumentsError`` when the call's argument text was no JSON object (its
+    ``argumentsError``): Pi 1.6 answers it before any schema check."""
+    unreadable = getattr(tool_call, "arguments_error", None)
+    if isinstance(unreadable, str) and unreadable:
+        raise ToolArgumentsError(f'Invalid arguments for tool "{tool_call.name}": {unreadable}', [unreadable])
+
+
 def validate_tool_arguments(tool: _HasParameters, tool_call: _HasArguments) -> dict[str, Any]:
-    """The coerced arguments of ``tool_call`` for ``tool``, or ``ToolArgumentsError``."""
+    """The coerced arguments of ``tool_call`` for ``tool``, or ``ToolArgumentsError`` (also for
+    a call whose argument text was no JSON object: its ``argumentsError``, as Pi 1.6 words it)."""
+    refuse_unreadable(tool_call)
     validated: dict[str, Any] = validate_arguments(tool_call.name, tool.parameters, tool_call.arguments)
     return validated
 

@@ -82,9 +82,13 @@ def error_text(error: BaseException) -> str:
 class AssistantMessageEventStream:
     """Async iterator of ``AssistantMessageEvent`` plus ``await result()``."""
 
-    __slots__ = ("_deadline", "_done", "_expired", "_queue", "_result", "_task", "_waiter", "partial")
+    __slots__ = (
+        "_deadline", "_done", "_expired", "_queue", "_result", "_started", "_started_ms", "_task", "_waiter", "partial"
+    )
 
     def __init__(self) -> None:
+        self._started = time.perf_counter()
+        self._started_ms = now_ms()
         self._queue: deque[AssistantMessageEvent] = deque()
         self._done = False
         self._result: AssistantMessage | None = None
@@ -114,10 +118,12 @@ class AssistantMessageEventStream:
         if type(event) is StartEvent:
             event = StartEvent(partial=copy.deepcopy(event.partial))
         elif isinstance(event, DoneEvent):
+            self._time(event.message)
             self._done = True
             self._result = event.message
             self._disarm()
         elif isinstance(event, ErrorEvent):
+            self._time(event.error)
             self._done = True
             self._result = event.error
             self._disarm()
@@ -127,11 +133,21 @@ class AssistantMessageEventStream:
 
     def end(self, result: AssistantMessage | None = None) -> None:
         """Finish without (another) event. ``result`` settles ``result()`` if nothing did yet."""
+        if result is not None:
+            self._time(result)
         self._done = True
         if self._result is None and result is not None:
             self._result = result
         self._disarm()
         self._wake()
+
+    def _time(self, message: AssistantMessage) -> None:
+        """Give the final ``message`` its ``durationMs`` (Pi 1.6): whole milliseconds since this
+        stream was made, unless it has one already or began before this stream (a response
+        fetched later, such as a deferred one, forwarded here stays untimed)."""
+        if self._done or message.duration_ms is not None or message.timestamp < self._started_ms:
+            return
+        message.duration_ms = max(0, int((time.perf_counter() - self._started) * 1000 + 0.5))
 
     def set_deadline(self, model: Model, timeout_ms: int) -> None:
         """End the stream as an ``error`` (``response_timeout_message``) unless it ended within

@@ -74,6 +74,9 @@ class ToolCall(WireStruct, tag_field="type", tag="toolCall", kw_only=True):
     arguments: dict[str, Any]
     thought_signature: str | None = None
     namespace: str | None = None
+    arguments_error: str | None = None
+    """Pi 1.6: why the finished call's argument text is not a JSON object (``arguments`` is
+    then ``{}``); the agent answers such a call with an error result naming it."""
 
 
 UserContentBlock: TypeAlias = TextContent | ImageContent
@@ -115,6 +118,10 @@ class UsageCost(_CountStruct, kw_only=True):
     cache_read: int | float = ABSENT_COUNT
     cache_write: int | float = ABSENT_COUNT
     total: int | float = ABSENT_COUNT
+    total_from_provider: bool | UnsetType = UNSET
+    """Pi 1.6: ``false`` once the total was priced from the catalog, ``true`` when it is the
+    amount the provider billed (OpenRouter, ``pi_ai.api.apply_openrouter_cost``); absent on
+    a usage nothing priced (a pending message, files of Pi 0.85)."""
 
 
 def _zero_cost() -> UsageCost:
@@ -204,6 +211,12 @@ class AssistantMessage(WireStruct, tag_field="role", tag="assistant", kw_only=Tr
     raw_stop_reason: str | None = None
     error_message: str | None = None
     end_turn: bool | None = None
+    duration_ms: int | None = None
+    """Pi 1.6: whole milliseconds from the request to the final message (a monotonic clock),
+    set by ``AssistantMessageEventStream`` when the answer ends."""
+    thinking_level: str | None = None
+    """Pi 1.6: the thinking level the agent asked for (``"off"`` when none), set by the agent
+    loop on the final message."""
 
 
 class ToolResultMessage(WireStruct, tag_field="role", tag="toolResult", kw_only=True):
@@ -217,6 +230,8 @@ class ToolResultMessage(WireStruct, tag_field="role", tag="toolResult", kw_only=
     usage: Usage | None = None
     added_tool_names: list[str] | None = None
     is_error: bool
+    duration_ms: int | None = None
+    """Pi 1.6: whole milliseconds the tool's ``execute`` ran (absent when it did not run)."""
     timestamp: int
     nested_calls: dict[str, Any] | None = None
     """The calls the tool made to other tools (``codemode`` scripts), as Pi 1.6 records them:

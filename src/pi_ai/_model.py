@@ -179,4 +179,5 @@ def calculate_cost(model: Model, usage: Usage) -> UsageCost:
         (rates.cache_write * (usage.cache_write - one_hour) + rates.input * 2 * one_hour) / 1e6
     )
     cost.total = whole_as_int(cost.input + cost.output + cost.cache_read + cost.cache_write)
+    cost.total_from_provider = False  # Pi 1.6 marks a catalog-priced total
     return cost

@@ -39,6 +39,7 @@ __all__ = [
     "ARGUMENTS_ERROR_KEY",
     "MAX_ARGUMENT_DEPTH",
     "PartialJson",
+    "finished_arguments",
     "parse_json_with_repair",
     "parse_streaming_json",
     "repair_json",
@@ -130,6 +131,24 @@ def parse_json_with_repair(text: str) -> Any:
         if repaired == text:
             raise
         return _json_parse(repaired)
+
+
+def finished_arguments(text: str) -> tuple[dict[str, Any], str | None]:
+    """The arguments of a finished tool call from its whole JSON text, as Pi 1.6 reads them
+    (pi-ai's ``parseToolCallArguments``): no partial prefix is kept once the call is complete.
+    Text that is not a JSON object (after the string repair) gives ``{}`` and the reason, which
+    names the text received: the tool call's ``argumentsError``."""
+    if not text or not js_trim(text):
+        return {}, None
+    try:
+        parsed = parse_json_with_repair(text)
+        if not isinstance(parsed, dict):
+            raise ValueError("Tool arguments must be a JSON object")
+    except RecursionError:
+        return too_deep_arguments(), None
+    except ValueError as error:
+        return {}, f"{error}\n\nReceived arguments:\n{text}"
+    return (too_deep_arguments() if _too_deep(parsed) else parsed), None
 
 
 # --------------------------------------------------------------------------- port of npm partial-json

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.support import wire_cases
+from tests.support import pi16, wire_cases
 from tests.support.oracle import conformance_in_process, run_conformance
 
 API = "bedrock-converse-stream"
@@ -65,6 +65,7 @@ def test_parse_stream_gives_pis_events(
     wire_cases.apply_environment(case, tmp_path, monkeypatch)
     code, ours = conformance_in_process("parse-stream", {**_parse_stream_request(case), "fn": fn})
     assert code == 0, ours
+    ours = pi16.as_pi085(ours)  # the recorded answers are Pi 0.85's: no message fields of 1.6
     assert ours["events"] == pi["events"]
     assert ours["final"] == pi["final"]
 
@@ -74,6 +75,7 @@ def test_the_command_line_reads_a_binary_body(tmp_path: Path, monkeypatch: pytes
     wire_cases.apply_environment(case, tmp_path, monkeypatch)
     code, ours = run_conformance("parse-stream", {**_parse_stream_request(case), "fn": "stream"})
     assert code == 0, ours
+    ours = pi16.as_pi085(ours)
     assert (ours["events"], ours["final"]) == (pi["events"], pi["final"])
 
 

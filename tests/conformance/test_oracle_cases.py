@@ -123,6 +123,9 @@ def test_case_matches_pi(case: tuple[str, Path]) -> None:
         # Pi 1.6 is the reference where it has answered (tests/support/pi16.py).
         expected, actual = pi16.not_yet_followed(json.loads(current.read_text())), pi16.not_yet_followed(actual)
         expected, actual = pi16.without_not_followed(key, expected), pi16.without_not_followed(key, actual)
+    else:
+        # Pi 0.85 is the reference: the message fields only 1.6 writes are left out (of ours).
+        expected, actual = pi16.as_pi085(expected), pi16.as_pi085(actual)
     if sub == "agent-events" and pi16.has_validation_failure(expected):
         # Tool-argument validation follows Pi 1.6 (its words and coercion): those texts come from 1.6.
         expected, actual = pi16.with_validation_of(
@@ -154,7 +157,7 @@ def test_deliberate_cases_exist() -> None:
 
 
 def test_pi16_answers_have_their_inputs() -> None:
-    answers = sorted(pi16.PI16_ANSWERS.glob("*/*.out.json"))
+    answers = sorted(p for p in pi16.PI16_ANSWERS.glob("*/*.out.json") if p.parent.name != "corpus-sse")
     assert answers
     inputs = {(sub, path.name) for sub, path in CASES}
     for answer in answers:

@@ -9,11 +9,13 @@ written out, where 1.6's catalog no longer has it). Where it exists, that
 answer is the reference for the case: ours follows Pi 1.6 where it changed on purpose
 (docs/pi-1.6/streams.md).
 
-``not_yet_followed`` removes, from both sides, the message fields Pi 1.6 added that belong to
-the message-model work of issue 24 item 1 and are not ours yet: ``durationMs``,
-``cost.totalFromProvider``, ``thinkingLevel``, and the ``model`` / ``responseModel`` split
-(1.6 keeps the requested model id in ``model`` and the provider's answer in ``responseModel``
-for every API; 0.85 did so only for Chat Completions). Everything else must match.
+``not_yet_followed`` folds, on both sides, what of Pi 1.6's answers we do not follow yet: the
+``model`` / ``responseModel`` split (1.6 keeps the requested model id in ``model`` and the
+provider's answer in ``responseModel`` for every API; 0.85 did so only for Chat Completions).
+Pi 1.6's message fields (``durationMs``, ``thinkingLevel``, ``cost.totalFromProvider``) are
+ours too and compared, but for the value of ``durationMs`` (a time: checked to be whole
+milliseconds, then folded). ``as_pi085`` leaves those fields out of both sides where the
+reference is an answer of Pi 0.85, which has none. Everything else must match.
 """
 
 from __future__ import annotations
@@ -28,7 +30,8 @@ WHOLE_ANSWER_SUBCOMMANDS = ("parse-stream", "payload")
 follow, recorded by ``tools/gen_pi16_payload_answers.py``). An ``agent-events`` answer of 1.6 also streams
 the system message and other changes of issue 24 item 6: its tests compare the parts they
 are about (``tests/conformance/test_coerced_numbers.py``)."""
-_PENDING_KEYS = frozenset({"durationMs", "totalFromProvider", "thinkingLevel"})
+PI16_MESSAGE_FIELDS = frozenset({"durationMs", "totalFromProvider", "thinkingLevel"})
+"""The fields Pi 1.6 writes on messages (and their usage) that Pi 0.85 does not."""
 
 
 _INPUT = ("payload.input", "request.body.input")
@@ -80,16 +83,29 @@ def answer_path(subcommand: str, name: str) -> Path:
 
 
 def not_yet_followed(value: Any) -> Any:
-    """``value`` without the 1.6 message fields listed above (``model`` reads the provider's
-    model: ``responseModel`` when there is one)."""
+    """``value`` with ``model`` read as the provider's model (``responseModel`` when there is
+    one) and each ``durationMs`` checked to be whole milliseconds, then folded."""
     if isinstance(value, list):
         return [not_yet_followed(item) for item in value]
     if not isinstance(value, dict):
         return value
-    out = {key: not_yet_followed(item) for key, item in value.items() if key not in _PENDING_KEYS}
+    out = {key: not_yet_followed(item) for key, item in value.items()}
     if "responseModel" in out:
         out["model"] = out.pop("responseModel")
+    if "durationMs" in out:
+        assert isinstance(out["durationMs"], int) and out["durationMs"] >= 0, out
+        out["durationMs"] = "<ms>"
     return out
+
+
+def as_pi085(value: Any) -> Any:
+    """``value`` without the message fields Pi 0.85 does not write (``PI16_MESSAGE_FIELDS``),
+    for comparisons whose reference is an answer of Pi 0.85."""
+    if isinstance(value, list):
+        return [as_pi085(item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    return {key: as_pi085(item) for key, item in value.items() if key not in PI16_MESSAGE_FIELDS}
 
 
 VALIDATION_PREFIX = 'Validation failed for tool "'

@@ -106,12 +106,13 @@ def run(request: dict[str, Any]) -> dict[str, Any]:
 
 
 def zero_timestamps(value: Any) -> Any:
+    """``timestamp`` and Pi 1.6's ``durationMs`` as 0: clock readings, never compared."""
     if isinstance(value, list):
         return [zero_timestamps(item) for item in value]
     if isinstance(value, dict):
         return {
             key: 0
-            if key == "timestamp" and isinstance(item, int | float) and not isinstance(item, bool)
+            if key in ("timestamp", "durationMs") and isinstance(item, int | float) and not isinstance(item, bool)
             else zero_timestamps(item)
             for key, item in value.items()
         }

@@ -6,7 +6,7 @@ body written in N-byte pieces, which may cut UTF-8 characters). Ours also takes 
 instead of ``sse``: a binary body, such as Bedrock's ``application/vnd.amazon.eventstream``
 frames (the oracle cannot run Bedrock; see ``_llm.API_MODULES``). Out, like the oracle:
 ``{"events": [each event without "partial", snapshotted when emitted], "final": message}``
-with numeric ``timestamp`` fields 0 and clock-based Google tool-call ids ``name_0_<n>``.
+with numeric ``timestamp`` and ``durationMs`` fields 0 and clock-based Google tool-call ids ``name_0_<n>``.
 """
 
 from __future__ import annotations

@@ -45,7 +45,7 @@ from pi_ai._events import (
     ToolCallStartEvent,
 )
 from pi_ai._messages import AssistantMessage, TextContent, ThinkingContent, ToolCall
-from pi_ai._partial_json import PartialJson
+from pi_ai._partial_json import PartialJson, finished_arguments
 from pi_ai.api._sse import SseEvent
 
 __all__ = ["StreamAccumulator", "StreamError"]
@@ -180,7 +180,9 @@ class StreamAccumulator:
         else:
             parser = self._parsers.pop(index, None)
             if parser is not None:
-                block.arguments = parser.value
+                # Pi 1.6 parses the finished text once more: malformed arguments become ``{}``
+                # and an ``argumentsError`` (0.85 kept what the streaming parser made of them).
+                block.arguments, block.arguments_error = finished_arguments(parser.text)
             self._push(ToolCallEndEvent(content_index=index, tool_call=block, partial=self.output))
 
     def finish_arguments(self, index: int) -> None:

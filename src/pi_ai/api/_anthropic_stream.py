@@ -20,6 +20,7 @@ from pi_ai._partial_json import repair_json
 from pi_ai.api._accumulator import StreamAccumulator, StreamError
 from pi_ai.api._anthropic_payload import anthropic_compat, from_claude_code_name
 from pi_ai.api._js import UNDEFINED, as_text, get, nullish, opt, strict_equal, text, truthy
+from pi_ai.api._openrouter_cost import apply_openrouter_cost, is_openrouter_model
 from pi_ai.api._sse import SseEvent
 from pi_ai.js_json import JsonParseError, decoder, parse
 
@@ -314,6 +315,8 @@ class AnthropicStreamReader:
         if truthy(usage):
             self._update_usage(usage)
         self._total()
+        if truthy(usage) and is_openrouter_model(self._model):
+            apply_openrouter_cost(output.usage, usage)  # OpenRouter bills in message_delta's usage
 
     def _update_usage(self, usage: Any) -> None:
         """Only the counts present (not null): proxies may leave out the input count."""

@@ -17,6 +17,7 @@ from pi_ai.api._accumulator import StreamAccumulator, StreamError
 from pi_ai.api._completions_payload import REASONING_FIELDS, is_reasoning_detail
 from pi_ai.api._constrained import GrammarInput
 from pi_ai.api._js import UNDEFINED, as_text, get, iterate, map_key, nullish, opt, text, truthy
+from pi_ai.api._openrouter_cost import apply_openrouter_cost, is_openrouter_model
 from pi_ai.api._sse import SseEvent
 from pi_ai.js_json import JsonParseError, decoder, parse, stringify
 
@@ -104,6 +105,8 @@ def chunk_usage(raw: Any, model: Model) -> Usage:
         total_tokens=prompt_input + output + cache_read + cache_write,
     )
     calculate_cost(model, usage)
+    if is_openrouter_model(model):
+        apply_openrouter_cost(usage, raw)
     return usage
 
 

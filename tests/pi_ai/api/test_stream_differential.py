@@ -17,6 +17,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
+from tests.support import pi16
 from tests.support.oracle import REPO, conformance_in_process, require_live_oracle, run_oracle
 from tests.support.stream_shapes import APIS, REMOVE, WRONG_TYPES, base, comparable, paths, request, spoiled
 
@@ -54,6 +55,7 @@ def test_spoiled_value_reads_as_in_pi(api: str) -> None:
         case = request(api, events)
         pi_code, pi = run_oracle("parse-stream", case)
         our_code, ours = conformance_in_process("parse-stream", case)
+        ours = pi16.as_pi085(ours)  # the oracle is Pi 0.85's: no message fields of 1.6
         assert (our_code, normalize(ours)) == (pi_code, normalize(comparable(pi, ours)))
 
     check()

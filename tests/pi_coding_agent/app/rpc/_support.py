@@ -346,12 +346,17 @@ def first_difference(ours: list[dict[str, Any]], theirs: list[dict[str, Any]]) -
 PI16_ADDITIONS = "disposition (prompt/steer/follow_up), agent_settled.aborted, tool_execution_end.durationMs"
 
 
+PI16_MESSAGE_FIELDS = ("durationMs", "thinkingLevel", "totalFromProvider")
+"""What Pi 1.6 writes on messages (assistant and tool result ``durationMs``, the assistant's
+``thinkingLevel``, its usage's ``cost.totalFromProvider``) and Pi 0.85 does not."""
+
+
 def as_pi085(value: Any) -> Any:
     """A log of ours (which speaks Pi 1.6's protocol) as Pi 0.85 would have written it: the
-    additive fields 1.6 introduced left out (docs/pi-1.6/rpc.md)."""
+    additive fields 1.6 introduced left out (docs/pi-1.6/rpc.md), on events and on messages."""
     if isinstance(value, dict):
         kind = value.get("type")
-        out = {key: as_pi085(item) for key, item in value.items()}
+        out = {key: as_pi085(item) for key, item in value.items() if key not in PI16_MESSAGE_FIELDS}
         if kind == "agent_settled":
             out.pop("aborted", None)
         elif kind == "tool_execution_end":
@@ -367,11 +372,14 @@ def as_pi085(value: Any) -> Any:
 
 
 def tool_durations_checked(value: Any) -> Any:
-    """``tool_execution_end.durationMs`` is a time: checked to be a whole number of ms, then
-    folded (a test never asserts wall-clock times)."""
+    """``durationMs`` (of ``tool_execution_end``, an assistant message, a tool result message)
+    is a time: checked to be a whole number of ms, then folded (a test never asserts
+    wall-clock times)."""
     if isinstance(value, dict):
         out = {key: tool_durations_checked(item) for key, item in value.items()}
-        if value.get("type") == "tool_execution_end" and "durationMs" in value:
+        if "durationMs" in value and (
+            value.get("type") == "tool_execution_end" or value.get("role") in ("assistant", "toolResult")
+        ):
             assert isinstance(value["durationMs"], int) and value["durationMs"] >= 0, value
             out["durationMs"] = "<ms>"
         return out
@@ -382,13 +390,11 @@ def tool_durations_checked(value: Any) -> Any:
 
 PENDING_ELSEWHERE = """What Pi 1.6 writes that other parts of issue 24 bring (docs/pi-1.6/rpc.md, "Compared
 with Pi 1.6"): system messages (prompt sections and tool sets: in messages, entries, the tree,
-a compaction's ``systemMessage``, ``messageCount`` / ``totalMessages``), the new message fields (``durationMs``, ``thinkingLevel``,
-``cost.totalFromProvider``), ``context_edit`` entries (a failed answer hidden once retried) and
+a compaction's ``systemMessage``, ``messageCount`` / ``totalMessages``), ``context_edit`` entries (a failed answer hidden once retried) and
 a tool result's ``structuredContent``; Pi 1.6's built-in extensions' commands (``builtin:``,
 which we do not have)."""
 
-_PENDING_MESSAGE_FIELDS = ("durationMs", "thinkingLevel")
-_PENDING_KEYS = ("totalFromProvider", "structuredContent", "messageCount", "totalMessages", "systemMessage")
+_PENDING_KEYS = ("structuredContent", "messageCount", "totalMessages", "systemMessage")
 
 
 def _is_pending_item(item: Any) -> bool:
@@ -430,8 +436,6 @@ def _without_pending(value: Any, parents: dict[str, Any]) -> Any:
             while parent in parents:
                 parent = parents[parent]
             value = {**value, "parentId": parent}
-        if value.get("role") in ("assistant", "toolResult"):
-            value = {k: v for k, v in value.items() if k not in _PENDING_MESSAGE_FIELDS}
         return {
             key: _without_pending(item, parents)
             for key, item in value.items()

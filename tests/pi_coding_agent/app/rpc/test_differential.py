@@ -66,7 +66,7 @@ def _compare(
     if read_files:
         # Pi reads our files as we read Pi's (one oracle process per file is slow, so only
         # ours go through the oracle).
-        assert without_system_messages(_read_by_pi(ours_box)) == _read_by_us(pi_box)
+        assert as_pi085(without_system_messages(_read_by_pi(ours_box))) == _read_by_us(pi_box)
     exported = [sorted(p.name[:11] for p in box.work.glob("pi-session-*.html")) for box in (ours_box, pi_box)]
     assert exported[0] == exported[1] == ["pi-session-"]
     assert all((box.work / "exported.html").read_text(encoding="utf-8").lower().startswith("<!doctype html>")
