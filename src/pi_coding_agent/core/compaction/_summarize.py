@@ -323,6 +323,8 @@ def _add_usage(a: Usage, b: Usage) -> Usage:
             cache_read=a.cost.cache_read + b.cost.cache_read,
             cache_write=a.cost.cache_write + b.cost.cache_write,
             total=a.cost.total + b.cost.total,
+            # Pi 1.6: the sum is the provider's own only when both parts were.
+            total_from_provider=a.cost.total_from_provider is True and b.cost.total_from_provider is True,
         ),
     )
 

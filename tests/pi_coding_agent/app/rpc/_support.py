@@ -356,7 +356,12 @@ def as_pi085(value: Any) -> Any:
     additive fields 1.6 introduced left out (docs/pi-1.6/rpc.md), on events and on messages."""
     if isinstance(value, dict):
         kind = value.get("type")
-        out = {key: as_pi085(item) for key, item in value.items() if key not in PI16_MESSAGE_FIELDS}
+        message = value.get("role") in ("assistant", "toolResult")
+        out = {
+            key: as_pi085(item)
+            for key, item in value.items()
+            if not (key == "totalFromProvider" or (message and key in PI16_MESSAGE_FIELDS))
+        }
         if kind == "agent_settled":
             out.pop("aborted", None)
         elif kind == "tool_execution_end":

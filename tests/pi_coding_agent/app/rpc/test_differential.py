@@ -296,7 +296,8 @@ def test_templates_and_skills_are_commands_and_expand_like_pi(tmp_path: Path) ->
             for c in commands
             if not c["sourceInfo"]["path"].startswith(BUILT_IN_EXTENSIONS)  # /llama: test_llama_pi.py
         ]
-        results.append(normalize({"stream": [], "results": [{"result": [shown, messages]}]}, box.root))
+        found = {"stream": [], "results": [{"result": [shown, messages]}]}
+        results.append(normalize(as_pi085(found) if name == "ours" else found, box.root))  # Pi 0.85's answers
     assert results[0] == results[1]
     shown, messages = results[0]["results"][0]["result"]
     assert [c["name"] for c in shown] == ["fix", "skill:demo"]
