@@ -393,9 +393,10 @@ def tool_durations_checked(value: Any) -> Any:
     return value
 
 
-PENDING_ELSEWHERE = """What Pi 1.6 writes that other parts of issue 24 bring (docs/pi-1.6/rpc.md, "Compared
-with Pi 1.6"): system messages (prompt sections and tool sets: in messages, entries, the tree,
-a compaction's ``systemMessage``, ``messageCount`` / ``totalMessages``), ``context_edit`` entries (a failed answer hidden once retried) and
+PENDING_ELSEWHERE = """What of Pi 1.6's output is not compared (docs/pi-1.6/rpc.md, "Compared with Pi 1.6"):
+system messages (their sections hold our own words: in messages, entries, the tree), a
+compaction's ``systemMessage`` (ours writes none yet, so ``messageCount`` / ``totalMessages``
+differ after one), ``context_edit`` entries (a failed answer hidden once retried) and
 a tool result's ``structuredContent``; Pi 1.6's built-in extensions' commands (``builtin:``,
 which we do not have)."""
 
