@@ -33,14 +33,14 @@ from tests.pi_coding_agent.e2e._harness import (
     scrub,
 )
 from tests.pi_coding_agent.e2e.test_cli_e2e import BUGGY, FIX_SCRIPT, TEST
-from tests.support import oracle
+from tests.support import oracle, pi16
 from tests.support.scripted_provider import ScriptedProvider
 
 
 def _normalize(events: list[dict[str, Any]], sandbox: Sandbox) -> list[dict[str, Any]]:
     replacements = {str(sandbox.work): "<work>", str(sandbox.root): "<root>"}
     normalized = []
-    for original in without_system_messages(events):
+    for original in pi16.as_pi085(without_system_messages(events)):  # Pi 0.85: no 1.6 message fields
         if original.get("type") == "tool_execution_update":
             continue
         event = dict(original)
@@ -91,7 +91,7 @@ def test_json_event_streams_match(tmp_path: Path, model: str) -> None:
     for box in (ours_box, pi_box):
         assert (box.work / "calc.py").read_text(encoding="utf-8") == "def add(a, b):\n    return a + b\n"
     # The session files mean the same thing to Pi.
-    our_context = without_system_messages(oracle_context(ours_box.session_files()[0]))
+    our_context = pi16.as_pi085(without_system_messages(oracle_context(ours_box.session_files()[0])))
     pi_context = oracle_context(pi_box.session_files()[0])
     replacements_ours = {str(ours_box.work): "<work>"}
     replacements_pi = {str(pi_box.work): "<work>"}
@@ -177,7 +177,7 @@ def _table_cells(table: str, without_provider: str | None = None) -> list[list[s
 
 def _entries(sandbox: Sandbox) -> list[dict[str, Any]]:
     (path,) = sandbox.session_files()
-    answer = without_system_messages(oracle_context(path))
+    answer = pi16.as_pi085(without_system_messages(oracle_context(path)))
     replacements = {str(sandbox.work): "<work>"}
     return [scrub(entry, replacements) for entry in answer["entries"]]
 
@@ -240,7 +240,7 @@ def _entries_by_position(sandbox: Sandbox) -> list[dict[str, Any]]:
 
 def _entries_raw(sandbox: Sandbox) -> list[dict[str, Any]]:
     (path,) = sandbox.session_files()
-    return list(without_system_messages(oracle_context(path))["entries"])
+    return list(pi16.as_pi085(without_system_messages(oracle_context(path)))["entries"])
 
 
 def test_threshold_compaction_matches_pi(tmp_path: Path) -> None:
