@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
-"""Ten small coding tasks, solved offline by a local model: our ``pi`` against Pi 0.85, one run.
+"""Thirty small coding tasks, solved offline by a local model: our ``pi`` against Pi 0.85, one run.
 
     .venv/bin/python bench/local_tasks.py [--model qwen2.5-coder-1.5b] [--agents ours,pi]
-                                          [--tasks fix-bug,create-file] [--timeout 900] [--json]
-                                          [--log-dir DIR]
+                                          [--split tuned|held_out|all] [--tasks fix-bug,create-file]
+                                          [--timeout 900] [--json] [--log-dir DIR]
+
+The tasks come in two fixed parts (``_local_tasks_data.py``): ``tuned`` (aids may be tuned on
+them) and ``held_out`` (never looked at while tuning aids); the report gives each part apart.
 
 Each task (``_local_tasks_data.py``) starts from a few files in a throwaway folder and is checked
 by a script afterwards (the files, or the number in the printed answer). The agents:
@@ -43,7 +46,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 sys.path.insert(0, str(REPO / "bench"))
 
-from _local_tasks_data import TASKS, Task  # noqa: E402
+from _local_tasks_data import SPLITS, TASKS, Task  # noqa: E402
 from _openai_fixup_proxy import FixupProxy  # noqa: E402
 from pi_coding_agent.core.local_model import (  # noqa: E402
     RuntimeSpec,
@@ -222,10 +225,26 @@ def _print_table(outcomes: list[Outcome], agents: list[str]) -> None:
         )
 
 
+def _chosen_tasks(split: str, names: str) -> list[Task]:
+    wanted = [name for name in names.split(",") if name]
+    return [task for task in TASKS if split in ("all", task.split) and (not wanted or task.name in wanted)]
+
+
+def _print_split_tables(outcomes: list[Outcome], agents: list[str]) -> None:
+    """One table per split, so the held-out figure is never mixed into the tuned one."""
+    split_of = {task.name: task.split for task in TASKS}
+    for split in SPLITS:
+        part = [outcome for outcome in outcomes if split_of[outcome.task] == split]
+        if part:
+            print(f"\n== {split} ({len({outcome.task for outcome in part})} tasks) ==")
+            _print_table(part, agents)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", default="qwen2.5-coder-1.5b")
     parser.add_argument("--agents", default="ours,pi")
+    parser.add_argument("--split", choices=(*SPLITS, "all"), default="all", help="which part of the tasks to run")
     parser.add_argument("--tasks", default="")
     parser.add_argument("--timeout", type=float, default=900)
     parser.add_argument("--json", action="store_true")
@@ -236,7 +255,7 @@ def main() -> int:
     if spec is None:
         parser.error(f"unknown embedded model {args.model}")
     agents = [agent.strip() for agent in args.agents.split(",") if agent.strip()]
-    chosen = [task for task in TASKS if not args.tasks or task.name in args.tasks.split(",")]
+    chosen = _chosen_tasks(args.split, args.tasks)
     progress = StderrProgress()
     model_path = ensure_model_file(spec, progress)
 
@@ -278,10 +297,14 @@ def main() -> int:
         if server is not None:
             server.close()
     if args.json:
-        print(json.dumps([asdict(o) | {"tokens_per_s": round(o.tokens_per_s, 2)} for o in outcomes], indent=2))
+        split_of = {task.name: task.split for task in TASKS}
+        print(json.dumps(
+            [asdict(o) | {"split": split_of[o.task], "tokens_per_s": round(o.tokens_per_s, 2)} for o in outcomes],
+            indent=2,
+        ))
     else:
         print(f"model: {spec.name}; {len(chosen)} tasks; timeout {args.timeout:.0f}s per task")
-        _print_table(outcomes, agents)
+        _print_split_tables(outcomes, agents)
     return 0
 
 

@@ -285,3 +285,21 @@ def test_every_task_has_a_shortcut_that_fails() -> None:
     creation tasks of the first ten, whose only shortcut is doing nothing."""
     tried = {case.split("/", maxsplit=1)[0] for case in _SHORTCUTS}
     assert set(_BY_NAME) - tried <= {"create-file", "run-command"}
+
+
+def test_the_bench_runs_a_split_and_reports_the_parts_apart(capsys: pytest.CaptureFixture[str]) -> None:
+    import local_tasks
+
+    held_out = local_tasks._chosen_tasks("held_out", "")
+    assert [task.name for task in held_out] == [task.name for task in TASKS if task.split == "held_out"]
+    assert [task.name for task in local_tasks._chosen_tasks("all", "fix-bug,env-default")] == ["fix-bug", "env-default"]
+    assert local_tasks._chosen_tasks("tuned", "env-default") == []
+    outcomes = [
+        local_tasks.Outcome("ours", "fix-bug", True, 10.0, 20, 100, 2),
+        local_tasks.Outcome("ours", "env-default", False, 5.0, 5, 50, 1),
+    ]
+    local_tasks._print_split_tables(outcomes, ["ours"])
+    printed = capsys.readouterr().out
+    tuned_part, held_part = printed.split("== held_out (1 tasks) ==")
+    assert "== tuned (1 tasks) ==" in tuned_part and "ours: 1/1 solved" in tuned_part and "env-default" not in tuned_part
+    assert "ours: 0/1 solved" in held_part and "fix-bug" not in held_part
