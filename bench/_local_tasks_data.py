@@ -9,7 +9,7 @@ asked about (questions need every starting file unchanged).
 
 Splits (fixed on 2026-12-06, before any model run of the new tasks): ``tuned`` are the tasks the
 aids may be tuned on (the first ten, which they were, and ten new ones); ``held_out`` are ten
-tasks that are never looked at while tuning aids: not their prompts, not their transcripts, not
+tasks that are never looked at while tuning aids: not their transcripts, not their failures, not
 their results beyond the count. Only the bench's summary of them is read. Do not move a task
 between the splits, and do not tune on a held-out failure; add new tuned tasks instead.
 """
