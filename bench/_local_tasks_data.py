@@ -22,6 +22,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -216,12 +217,13 @@ def _probe(folder: Path, code: str) -> bool:
 def _test_catches(folder: Path, test: str, module: str, broken: str) -> bool:
     """The agent's own test fails against a wrong implementation: a test that asserts nothing
     (or nothing about the module) does not count."""
-    scratch = Path(shutil.copytree(folder, folder.parent / f"{folder.name}-broken"))
+    outer = Path(tempfile.mkdtemp(prefix="local-task-broken-"))
     try:
+        scratch = Path(shutil.copytree(folder, outer / "copy"))
         (scratch / module).write_text(broken)
         return _runs(scratch, test).returncode != 0
     finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        shutil.rmtree(outer, ignore_errors=True)
 
 
 def _test_kept_and_passes(folder: Path, test: str, text: str) -> bool:
