@@ -295,8 +295,8 @@ def test_the_bench_runs_a_split_and_reports_the_parts_apart(capsys: pytest.Captu
     assert [task.name for task in local_tasks._chosen_tasks("all", "fix-bug,env-default")] == ["fix-bug", "env-default"]
     assert local_tasks._chosen_tasks("tuned", "env-default") == []
     outcomes = [
-        local_tasks.Outcome("ours", "fix-bug", True, 10.0, 20, 100, 2),
-        local_tasks.Outcome("ours", "env-default", False, 5.0, 5, 50, 1),
+        local_tasks.Outcome("ours", "fix-bug", True, 10.0, 20, 100, 0, 2),
+        local_tasks.Outcome("ours", "env-default", False, 5.0, 5, 50, 0, 1),
     ]
     local_tasks._print_split_tables(outcomes, ["ours"])
     printed = capsys.readouterr().out
