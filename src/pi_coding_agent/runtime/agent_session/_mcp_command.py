@@ -28,10 +28,6 @@ if TYPE_CHECKING:
     from pi_coding_agent.customize.extensions.ui import ExtensionUI
 
 
-def is_mcp_command(text: str) -> bool:
-    return text == "/mcp" or text.startswith("/mcp ")
-
-
 async def run_mcp_command(mcp: McpManager | None, arguments: str, ui: ExtensionUI) -> None:
     """``mcp``: ``None`` when MCP is on but no ``mcp.json`` exists (nothing was loaded)."""
     action, *rest = arguments.split() or [""]

@@ -453,9 +453,12 @@ class AgentSession:
         and ``/llama`` outside the terminal UI, which answers with a warning instead of letting
         it reach the model. ``False`` for any other text."""
         from pi_coding_agent.core.local_model import LLAMA_COMMAND
-        from pi_coding_agent.runtime.agent_session._mcp_command import is_mcp_command, run_mcp_command
 
-        if self.builtin_mcp and is_mcp_command(text):
+        if self.builtin_mcp and text.split(" ", 1)[0] == "/mcp":
+            # Imported only for /mcp: its texts load the MCP package, which a run without
+            # mcp.json never loads (tests/pi_coding_agent/e2e/test_optional_extras_not_loaded.py).
+            from pi_coding_agent.runtime.agent_session._mcp_command import run_mcp_command
+
             await run_mcp_command(self.mcp, text[len("/mcp") :], self.ui)
             return True
         name = LLAMA_COMMAND[0]
