@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from pi_coding_agent.customize.themes import Theme
-from pi_tui import DynamicBorder, Keybindings, capitalize_keys
+from pi_tui import Container, DynamicBorder, Keybindings, Spacer, Text, capitalize_keys
 
 
 @dataclass
@@ -28,3 +29,17 @@ class SelectorContext:
     def border(self, token: str | None = None) -> DynamicBorder:
         theme = self.theme
         return DynamicBorder(lambda s: theme.fg(token or "border", s))
+
+    def frame(self, title: str, body: Sequence[Any], footer: str | None = None) -> Container:
+        """Accent borders around a bold title, the body and a dim footer (``/llama``, ``/mcp``)."""
+        theme = self.theme
+        frame = Container()
+        frame.add_child(self.border("accent"))
+        frame.add_child(Text(theme.fg("accent", theme.bold(title)), 1, 0))
+        for child in body:
+            frame.add_child(child)
+        if footer:
+            frame.add_child(Spacer(1))
+            frame.add_child(Text(theme.fg("dim", footer), 1, 0))
+        frame.add_child(self.border("accent"))
+        return frame

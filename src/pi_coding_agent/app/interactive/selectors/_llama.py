@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -174,7 +174,7 @@ class LlamaView:
     def __init__(self, ctx: SelectorContext) -> None:
         self.ctx = ctx
         self.search_cache: dict[str, list[Any]] = {}
-        self.content: Any = self._frame("llama.cpp models", [Text(ctx.theme.fg("muted", "Loading…"), 1, 1)])
+        self.content: Any = self.ctx.frame("llama.cpp models", [Text(ctx.theme.fg("muted", "Loading…"), 1, 1)])
         self._input: Any = None
         self._focus: Any = None
         self._focused = False
@@ -189,19 +189,6 @@ class LlamaView:
         self._focused = value
         if self._focus is not None:
             self._focus.focused = value
-
-    def _frame(self, title: str, body: Sequence[Any], footer: str | None = None) -> Container:
-        theme = self.ctx.theme
-        frame = Container()
-        frame.add_child(self.ctx.border("accent"))
-        frame.add_child(Text(theme.fg("accent", theme.bold(title)), 1, 0))
-        for child in body:
-            frame.add_child(child)
-        if footer:
-            frame.add_child(Spacer(1))
-            frame.add_child(Text(theme.fg("dim", footer), 1, 0))
-        frame.add_child(self.ctx.border("accent"))
-        return frame
 
     def _show(self, content: Any, handler: Any = None, focus: Any = None) -> None:
         if self._focus is not None:
@@ -233,7 +220,7 @@ class LlamaView:
         hint = " • ".join((self.ctx.hint("tui.select.confirm", "load/unload/download" if downloads else "load/unload/set up"),
                            self.ctx.hint("tui.select.cancel", "close")))  # fmt: skip
         body = [Text(self.ctx.theme.fg("dim", server_line), 1, 0), Spacer(1), listing]
-        self._show(self._frame("llama.cpp models", body, hint), listing)
+        self._show(self.ctx.frame("llama.cpp models", body, hint), listing)
         return chosen
 
     async def select(self, title: str, options: list[str]) -> str | None:
@@ -244,7 +231,7 @@ class LlamaView:
         hint = " • ".join(
             (self.ctx.hint("tui.select.confirm", "select"), self.ctx.hint("tui.select.cancel", "cancel"))
         )
-        self._show(self._frame(title, [Spacer(1), listing], hint), listing)
+        self._show(self.ctx.frame(title, [Spacer(1), listing], hint), listing)
         return await chosen
 
     async def confirm(self, title: str, message: str) -> bool:
@@ -264,11 +251,11 @@ class LlamaView:
         hint = " • ".join(
             (self.ctx.hint("tui.select.confirm", "select"), self.ctx.hint("tui.select.cancel", "back"))
         )
-        self._show(self._frame("Download model", [Spacer(1), component], hint), component, component)
+        self._show(self.ctx.frame("Download model", [Spacer(1), component], hint), component, component)
         return await chosen
 
     def show_status(self, title: str, message: str) -> None:
-        self._show(self._frame(title, [Spacer(1), Text(self.ctx.theme.fg("muted", message), 1, 0)]))
+        self._show(self.ctx.frame(title, [Spacer(1), Text(self.ctx.theme.fg("muted", message), 1, 0)]))
 
     def progress(self, state: ProgressState) -> asyncio.Future[None]:
         """Show ``state``; the future is done when the user presses Escape (to stop)."""
@@ -293,7 +280,7 @@ class LlamaView:
             body.append(Text(theme.fg("accent", bar), 1, 0))
         if state.detail:
             body.append(Text(theme.fg("dim", state.detail), 1, 0))
-        self.content = self._frame(state.title, body, self.ctx.hint("tui.select.cancel", "stop"))
+        self.content = self.ctx.frame(state.title, body, self.ctx.hint("tui.select.cancel", "stop"))
         self._input = None
         self.ctx.request_render()
 

@@ -5,12 +5,12 @@ component whose menu is rebuilt whenever a server's state changes, keeping the s
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from pi_coding_agent.app.interactive.selectors._base import SelectorContext
-from pi_tui import Container, SelectItem, SelectList, Spacer, Text, truncate_to_width
+from pi_tui import SelectItem, SelectList, Spacer, Text, truncate_to_width
 
 MAX_ROWS = 12
 LABEL_COLUMN = 32
@@ -36,21 +36,8 @@ class McpView:
 
     def __init__(self, ctx: SelectorContext) -> None:
         self.ctx = ctx
-        self.content: Any = self._frame("MCP servers", [Text(ctx.theme.fg("muted", "Loading…"), 1, 1)])
+        self.content: Any = self.ctx.frame("MCP servers", [Text(ctx.theme.fg("muted", "Loading…"), 1, 1)])
         self._input: Any = None
-
-    def _frame(self, title: str, body: Sequence[Any], footer: str | None = None) -> Container:
-        theme = self.ctx.theme
-        frame = Container()
-        frame.add_child(self.ctx.border("accent"))
-        frame.add_child(Text(theme.fg("accent", theme.bold(title)), 1, 0))
-        for child in body:
-            frame.add_child(child)
-        if footer:
-            frame.add_child(Spacer(1))
-            frame.add_child(Text(theme.fg("dim", footer), 1, 0))
-        frame.add_child(self.ctx.border("accent"))
-        return frame
 
     async def menu(
         self,
@@ -91,7 +78,7 @@ class McpView:
         cancel = ctx.hint("tui.select.cancel", menu.cancel)
         if not menu.items:
             body.append(Text(theme.fg("muted", menu.empty), 1, 0))
-            self._show(self._frame(menu.title, body, cancel), _CancelOnly(ctx, lambda: finish(None)))
+            self._show(self.ctx.frame(menu.title, body, cancel), _CancelOnly(ctx, lambda: finish(None)))
             return
         items = [SelectItem(value, label, description) for value, label, description in menu.items]
         listing = SelectList(items, min(len(items), MAX_ROWS), keybindings=ctx.keys,
@@ -106,7 +93,7 @@ class McpView:
         listing.on_cancel = lambda: finish(None)
         body.append(listing)
         footer = f"{ctx.hint('tui.select.confirm', menu.confirm)} • {cancel}"
-        self._show(self._frame(menu.title, body, footer), _Tracked(listing, state))
+        self._show(self.ctx.frame(menu.title, body, footer), _Tracked(listing, state))
 
     def _show(self, content: Any, handler: Any) -> None:
         self.content, self._input = content, handler
