@@ -83,12 +83,11 @@ class AssistantMessageEventStream:
     """Async iterator of ``AssistantMessageEvent`` plus ``await result()``."""
 
     __slots__ = (
-        "_deadline", "_done", "_expired", "_queue", "_result", "_started", "_started_ms", "_task", "_waiter", "partial"
+        "_deadline", "_done", "_expired", "_queue", "_result", "_started", "_task", "_waiter", "partial"
     )
 
     def __init__(self) -> None:
         self._started = time.perf_counter()
-        self._started_ms = now_ms()
         self._queue: deque[AssistantMessageEvent] = deque()
         self._done = False
         self._result: AssistantMessage | None = None
@@ -143,9 +142,9 @@ class AssistantMessageEventStream:
 
     def _time(self, message: AssistantMessage) -> None:
         """Give the final ``message`` its ``durationMs`` (Pi 1.6): whole milliseconds since this
-        stream was made, unless it has one already or began before this stream (a response
-        fetched later, such as a deferred one, forwarded here stays untimed)."""
-        if self._done or message.duration_ms is not None or message.timestamp < self._started_ms:
+        stream was made, unless it has one already. (Adapters make their output message just
+        before the stream, so its ``timestamp`` may be a millisecond or more earlier.)"""
+        if self._done or message.duration_ms is not None:
             return
         message.duration_ms = max(0, int((time.perf_counter() - self._started) * 1000 + 0.5))
 

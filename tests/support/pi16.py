@@ -101,17 +101,23 @@ def not_yet_followed(value: Any) -> Any:
 def as_pi085(value: Any) -> Any:
     """``value`` without the message fields Pi 0.85 does not write (``PI16_MESSAGE_FIELDS``:
     ``durationMs`` and ``thinkingLevel`` of an assistant or tool result message, any cost's
-    ``totalFromProvider``), for comparisons whose reference is an answer of Pi 0.85. Other
-    keys of those names (a context's or a state's ``thinkingLevel``) stay."""
+    ``totalFromProvider``, a tool call's ``argumentsError``), for comparisons whose reference is
+    an answer of Pi 0.85. Other keys of those names (a context's or a state's ``thinkingLevel``)
+    stay."""
     if isinstance(value, list):
         return [as_pi085(item) for item in value]
     if not isinstance(value, dict):
         return value
     message = value.get("role") in ("assistant", "toolResult")
+    tool_call = value.get("type") == "toolCall"
     return {
         key: as_pi085(item)
         for key, item in value.items()
-        if not (key == "totalFromProvider" or (message and key in PI16_MESSAGE_FIELDS))
+        if not (
+            key == "totalFromProvider"
+            or (message and key in PI16_MESSAGE_FIELDS)
+            or (tool_call and key == "argumentsError")
+        )
     }
 
 

@@ -218,10 +218,19 @@ async def test_idle_timeout_zero_means_no_limit() -> None:
 async def test_abort_wins_over_long_deadlines_while_waiting_for_headers() -> None:
     controller = AbortController()
     async with LoopbackServer([Reply(chunks=[b"data: 1\n\n"], head_delay=60)]) as server:
-        asyncio.get_running_loop().call_later(0.1, controller.abort)
+
+        async def abort_once_the_request_arrived() -> None:
+            # (not a fixed delay: on a loaded machine the request may not have been sent yet,
+            # and then there is no connection whose closing the server could see)
+            while not server.requests:
+                await asyncio.sleep(0.01)
+            controller.abort()
+
+        aborter = asyncio.create_task(abort_once_the_request_arrived())
         with pytest.raises(AbortError, match=r"^Request aborted$"):
             options = StreamOptions(signal=controller.signal, timeout_ms=60_000, idle_timeout_ms=60_000)
             await _collect(server, options)
+        await aborter
         await asyncio.wait_for(server.disconnected.wait(), 5)
     assert asyncio.current_task().cancelling() == 0  # type: ignore[union-attr]
 

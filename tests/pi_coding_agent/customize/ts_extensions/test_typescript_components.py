@@ -89,7 +89,10 @@ def _scenario(tmp_path: Path, which: str) -> dict[str, Any]:
         run.command("/colour")
         seen["accent"] = _line_with(pane.wait_for('accent "'), 'accent "')
         run.submit("roll a die")
-        screen = pane.wait_for("the die is cast")
+        # The result's renderer answers from Node, so its line may follow the model's reply.
+        screen = pane.wait_until(
+            lambda s: "the die is cast" in s and "DICE RESULT" in s, "no reply or no rendered result"
+        )
         seen["dice"] = [_line_with(screen, "DICE CALL"), _line_with(screen, "DICE RESULT")]
         run.command("/expand")
         seen["expand"] = _line_with(pane.wait_for("expanded false ->"), "expanded false ->")
