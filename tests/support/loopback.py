@@ -97,6 +97,8 @@ class LoopbackServer:
         self._connections: list[tuple[asyncio.Task[None], asyncio.StreamWriter]] = []
         self.disconnected = asyncio.Event()
         """Set when a client closed its connection while a reply was still being written."""
+        self.received = asyncio.Event()
+        """Set once a whole request was read (and recorded in ``requests``)."""
 
     @property
     def url(self) -> str:
@@ -147,6 +149,7 @@ class LoopbackServer:
                 body = await reader.readexactly(int(headers.get("content-length", "0")))
                 recorded = Recorded(method, path, headers, names, body)
                 self.requests.append(recorded)
+                self.received.set()
                 if not await self._write(reader, writer, self._reply_to(recorded)):
                     return
         except (ConnectionError, asyncio.IncompleteReadError):

@@ -222,8 +222,7 @@ async def test_abort_wins_over_long_deadlines_while_waiting_for_headers() -> Non
         async def abort_once_the_request_arrived() -> None:
             # (not a fixed delay: on a loaded machine the request may not have been sent yet,
             # and then there is no connection whose closing the server could see)
-            while not server.requests:
-                await asyncio.sleep(0.01)
+            await server.received.wait()
             controller.abort()
 
         aborter = asyncio.create_task(abort_once_the_request_arrived())
