@@ -149,8 +149,11 @@ async def test_pi_batch_tasks_end_at_the_deadline_and_a_shorter_task_timeout_sti
             record("stalled_stream_settled", surface="batch", kind=kind, deadline_ms=DEADLINE_MS,
                    delay_ms=round(results[kind]["wallTimeMs"] - DEADLINE_MS))
         assert results["timeout"]["status"] == "timeout", results["timeout"]
+        # Each connection that was made is closed. (On a loaded machine a task's deadline may
+        # pass before its request was even sent: then there is no connection to close.)
         for server in servers.values():
-            await asyncio.wait_for(server.closed.wait(), HANG_SECONDS)
+            if server.requests:
+                await asyncio.wait_for(server.closed.wait(), HANG_SECONDS)
 
 
 @pytest.mark.parametrize("cli", ["pi-cli", "pi-cli-current"])
