@@ -148,3 +148,27 @@ def test_a_foreground_subagent_answers_over_rpc_as_in_pi(tmp_path: Path, subagen
     assert seen["ours"] == seen["pi"]
     assert seen["ours"][-1] == ("assistant", "parent done")
     assert CHILD_ANSWER in seen["ours"][1][1]
+
+
+def _subagent_box(screen: str) -> list[str]:
+    """The lines of the subagent's result box, without its timing and the session paths."""
+    lines = [line.strip() for line in screen.split("\n")]
+    start = next(i for i, line in enumerate(lines) if line.startswith("✓ delegate"))
+    box = [re.sub(r" · [\d.]+m?s$", "", lines[start])]
+    return box + [line for line in lines[start + 1 : start + 3] if line]
+
+
+def test_a_foreground_subagent_answers_in_the_terminal_ui_as_in_pi(tmp_path: Path, subagents: Path) -> None:
+    """In the TUI the run finishes and the tool's result box (pi-subagents' renderer, drawn in
+    Node) shows the child's answer as Pi 1.6's does."""
+    from tests.pi_coding_agent.app.interactive._scenario import launch
+
+    seen = {}
+    for which in ("ours", "pi16"):
+        with launch(tmp_path / which, which, [], route=_route(False), settings={"packages": [str(subagents)]},
+                    env={"PI_NODE_CACHE": node_cache()}) as run:  # fmt: skip
+            run.submit("delegate please")
+            seen[which] = _subagent_box(run.pane.wait_for("parent done", limit=150))
+    assert seen["ours"] == seen["pi16"]
+    assert seen["ours"][0] == "✓ delegate (scripted-model) [fresh] · ⟳ 1 · 15 token"
+    assert seen["ours"][-1] == CHILD_ANSWER
