@@ -172,3 +172,34 @@ def test_a_foreground_subagent_answers_in_the_terminal_ui_as_in_pi(tmp_path: Pat
     assert seen["ours"] == seen["pi16"]
     assert seen["ours"][0] == "✓ delegate (scripted-model) [fresh] · ⟳ 1 · 15 token"
     assert seen["ours"][-1] == CHILD_ANSWER
+
+
+async def _rpc_command_messages(box: Sandbox, command: list[str], text: str) -> list[dict[str, Any]]:
+    env = {**box.env(), "PI_NODE_CACHE": node_cache()}
+    async with RpcClient(command, args=["--model", OPENAI_MODEL], cwd=box.work, env=env) as client:
+        await asyncio.wait_for(client.prompt_and_wait(text), 180)
+        return list(await client.get_messages())
+
+
+def test_a_profile_check_starts_our_pi_as_a_child_process(tmp_path: Path, subagents: Path) -> None:
+    """``/subagents-check-profile`` probes each model of a saved profile with a child ``pi -p``
+    (pi-subagents' ``getPiSpawnCommand``): here that child is our ``pi`` (its request carries
+    our user agent, Pi's carries Pi 1.6's), and the report is the one Pi 1.6 gives."""
+    folder = oracle.require_live_oracle(current=True)
+    seen = {}
+    for who, command in (("ours", [str(OUR_PI)]), ("pi", [str(folder / "pi-cli-current")])):
+        with ScriptedProvider([{"text": "OK"}]) as provider:
+            box = _sandbox(tmp_path / who, provider.base_url, subagents)
+            profiles = box.agent_dir / "profiles" / "pi-subagents"
+            profiles.mkdir(parents=True)
+            profile = {"subagents": {"agentOverrides": {"delegate": {"model": OPENAI_MODEL}}}}
+            (profiles / "probe.json").write_text(json.dumps(profile), encoding="utf-8")
+            messages = asyncio.run(_rpc_command_messages(box, command, "/subagents-check-profile probe"))
+            agents = [str(r["headers"].get("user-agent")) for r in provider.requests]
+        reports = [m["content"] for m in messages if m.get("customType") == "subagent-slash-text-result"]
+        seen[who] = [report.replace(str(tmp_path / who), "<box>") for report in reports]
+        seen[f"{who} child"] = agents
+    assert seen["ours"] == seen["pi"]
+    assert seen["ours"][0].endswith("delegate → scripted-openai/scripted-model — registry ok; probe ok (OK)")
+    assert len(seen["ours child"]) == 1 and seen["ours child"][0].startswith("pi (")
+    assert seen["pi child"][0].startswith("pi/1.6.0")
