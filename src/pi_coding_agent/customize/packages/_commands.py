@@ -14,7 +14,7 @@ from pi_coding_agent.core.settings import (
     stored_trust_decision,
 )
 from pi_coding_agent.customize.packages._layout import LayoutError
-from pi_coding_agent.customize.packages._manager import PackageManager
+from pi_coding_agent.customize.packages._manager import PackageManager, UpdateOutcome
 from pi_coding_agent.customize.packages._parse import PackageCommand
 from pi_coding_agent.customize.packages._run import PackageError
 from pi_coding_agent.customize.packages._sources import SourceError
@@ -83,11 +83,23 @@ def _package_command(parsed: PackageCommand, manager: PackageManager) -> int:
             manager.update(source, check_only=True)  # an unknown source is still an error
             print("Skipped package updates (offline mode)")
         elif parsed.update_packages:
-            manager.update(source)
-            print(f"Updated {source}" if source else "Updated packages")
+            _summarize(manager.update(source), source)
         if parsed.update_self:
             print(SELF_UPDATE_NOTE)
     return 0
+
+
+def _summarize(outcome: UpdateOutcome, source: str | None) -> None:
+    """Pi 1.6's closing lines of ``pi update``: what changed, else why nothing did."""
+    if outcome.updated:
+        count = len(outcome.updated)
+        print(f"Updated {count} package{'' if count == 1 else 's'}:")
+        for line in outcome.updated:
+            print(f"  {line}")
+    elif outcome.warnings:
+        print(f"{source} was not updated, see the warnings above" if source else "No packages were updated, see the warnings above")
+    else:
+        print(f"{source} is already up to date" if source else "Packages are already up to date")
 
 
 def offline() -> bool:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -204,48 +204,113 @@ class PackageManager:
         )
         return path if path is not None and os.path.exists(path) else None
 
-    def update(self, source: str | None = None, *, check_only: bool = False) -> list[str]:
-        """Bring installed packages up to date (pinned ones to their pin); the sources that changed.
-        ``check_only``: only the check that ``source`` is configured (offline)."""
+    def update(self, source: str | None = None, *, check_only: bool = False) -> UpdateOutcome:
+        """Bring installed packages up to date (pinned npm and index packages stay), in Pi 1.6's
+        order: npm packages first (each scope's due ones announced on one line), then git
+        clones, then index packages. ``check_only``: only the check that ``source`` is
+        configured (offline)."""
         targets = [p for p in self.configured() if source is None or self._same_package(p, source)]
         if source is not None and not targets:
             raise PackageError(f"No matching package found for {source}")
-        changed: list[str] = []
+        outcome = UpdateOutcome()
         if check_only:
-            return changed
-        for package in targets:
-            parsed = parse_source(package.source)
-            if isinstance(parsed, LocalSource):
-                continue
-            if isinstance(parsed, (PypiSource, NpmSource)) and parsed.pinned and package.installed_path:
-                continue
-            if self._update_one(package, parsed):
-                changed.append(package.source)
-        return changed
+            return outcome
+        due = [(p, parse_source(p.source)) for p in targets]
+        due = [
+            (package, parsed) for package, parsed in due
+            if not isinstance(parsed, LocalSource)
+            and not (isinstance(parsed, (PypiSource, NpmSource)) and parsed.pinned and package.installed_path)
+        ]
+        for scope in ("user", "project"):
+            npm = [(p, parsed) for p, parsed in due if p.scope == scope and isinstance(parsed, NpmSource)]
+            self._update_npm(scope, npm, outcome)
+        for package, parsed in due:
+            if isinstance(parsed, GitSource):
+                self._update_git(package, parsed, outcome)
+        for package, parsed in due:
+            if isinstance(parsed, PypiSource):
+                self._update_index(package, parsed, outcome)
+        return outcome
 
     def _same_package(self, package: ConfiguredPackage, source: str) -> bool:
         return self._settings_key(package.source, package.scope) == self._input_key(source)
 
-    def _update_one(self, package: ConfiguredPackage, parsed: Source) -> bool:
-        self.progress(f"Updating {package.source}...")
+    def _update_npm(self, scope: Scope, packages: list[tuple[ConfiguredPackage, NpmSource]], outcome: UpdateOutcome) -> None:
+        """Pi 1.6: ask npm for each package's newest version; install those that are behind (or
+        missing) after one line naming them."""
+        command = self.npm_command()
+        due: list[tuple[ConfiguredPackage, NpmSource, str, str | None, str | None]] = []
+        for package, parsed in packages:
+            path = self.layout.install_path(parsed, scope)
+            if path is None:
+                continue
+            installed = _npm.installed_version(path)
+            latest = _npm.latest_version(parsed, command, cwd=_npm.project_root(path, parsed)) if installed else None
+            if installed is None or latest is None or _npm.newer(latest, installed):
+                due.append((package, parsed, path, installed, latest))
+        if not due:
+            return
+        self.progress(f"Updating {due[0][0].source}..." if len(due) == 1 else f"Updating {scope} npm packages...")
+        for package, parsed, path, installed, latest in due:
+            target = parsed.spec if parsed.version else f"{parsed.name}@latest"
+            _npm.install(NpmSource(target, parsed.name, parsed.version or "latest"), path, command)
+            now = _npm.installed_version(path)
+            if now != installed:
+                outcome.changed(package, installed, now)
+            elif latest is not None:
+                outcome.warn(
+                    f"{package.source} is still {now} (registry reports {latest}); "
+                    "npm registry metadata may be stale, try again in a few minutes",
+                    self.progress,
+                )
+
+    def _update_git(self, package: ConfiguredPackage, parsed: GitSource, outcome: UpdateOutcome) -> None:
         path = self.layout.install_path(parsed, package.scope)
         if path is None:
-            return False
-        if not os.path.isdir(path):
+            return
+        self.progress(f"Updating {package.source}...")
+        before = _git.head(path) if os.path.isdir(path) else None
+        if before is None:
             self.install_parsed(package.source, parsed, package.scope)
-            return True
-        if isinstance(parsed, GitSource):
-            return _git.update(parsed, path)
-        if isinstance(parsed, NpmSource):
-            before = _npm.installed_version(path)
-            _npm.update(parsed, path, self.npm_command())
-            return _npm.installed_version(path) != before
-        assert isinstance(parsed, PypiSource)
+        else:
+            _git.update(parsed, path)
+        after = _git.head(path)
+        if after != before:
+            outcome.changed(package, before and before[:7], after[:7])
+
+    def _update_index(self, package: ConfiguredPackage, parsed: PypiSource, outcome: UpdateOutcome) -> None:
+        """Ours (Pi has no index packages): like npm, announced only when a newer release is there."""
+        path = self.layout.install_path(parsed, package.scope)
+        if path is None:
+            return
+        installed = _index.installed_version(path) if os.path.isdir(path) else None
         release = _index.best_release(parsed, self.index_url())
-        if _index.installed_version(path) == str(release.version):
-            return False
-        _index.install_release(release, path, self.layout.install_root(package.scope), self.index_url())
-        return True
+        if installed == str(release.version):
+            return
+        self.progress(f"Updating {package.source}...")
+        if installed is None:
+            self.install_parsed(package.source, parsed, package.scope)
+        else:
+            _index.install_release(release, path, self.layout.install_root(package.scope), self.index_url())
+        outcome.changed(package, installed, _index.installed_version(path))
+
+
+@dataclass
+class UpdateOutcome:
+    """What ``update`` did: a line per changed package (Pi 1.6's ``npm:foo 1.2.0 -> 1.3.0``,
+    `` (project)`` after a project package's source, ``(none)`` for nothing before) and the
+    warnings it gave."""
+
+    updated: list[str] = field(default_factory=list)
+    warnings: int = 0
+
+    def changed(self, package: ConfiguredPackage, before: str | None, after: str | None) -> None:
+        scope = " (project)" if package.scope == "project" else ""
+        self.updated.append(f"{package.source}{scope} {before or '(none)'} -> {after or '(none)'}")
+
+    def warn(self, message: str, progress: Callable[[str], None]) -> None:
+        self.warnings += 1
+        progress(message)
 
 
 def _ignore_in_git(folder: str) -> None:

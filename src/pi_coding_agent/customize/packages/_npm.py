@@ -69,20 +69,6 @@ def install(source: NpmSource, package_path: str, command: Sequence[str]) -> Non
         raise
 
 
-def update(source: NpmSource, package_path: str, command: Sequence[str]) -> None:
-    """Pi 1.6's update of an unpinned npm package: ask the registry for the newest version
-    (``npm view <spec> version --json``) and install ``<name>@latest`` (or the configured
-    range) only when that is newer than the installed one; when the question fails the
-    package is installed anyway, as Pi does."""
-    installed = installed_version(package_path)
-    if installed is not None:
-        latest = latest_version(source, command, cwd=project_root(package_path, source))
-        if latest is not None and not newer(latest, installed):
-            return
-    target = source.spec if source.version else f"{source.name}@latest"
-    install(NpmSource(target, source.name, source.version or "latest"), package_path, command)
-
-
 def latest_version(source: NpmSource, command: Sequence[str], *, cwd: str) -> str | None:
     """The newest published version (within the configured range), or ``None`` when npm
     cannot say."""

@@ -15,9 +15,11 @@ import * as os from "node:os";
 import * as path from "node:path";
 import * as readline from "node:readline";
 import { pathToFileURL } from "node:url";
+import { presentAsPiCli } from "./pi_argv.mjs";
 import * as remote from "./ui.mjs";
 
 const piRoot = process.argv[2];
+presentAsPiCli(piRoot);
 // PI_TS_TIMING=<launch epoch seconds>: start-up steps on stderr (bench/ts_extensions_startup.py).
 const launched = Number(process.env.PI_TS_TIMING);
 const mark = (label) => {

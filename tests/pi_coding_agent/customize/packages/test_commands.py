@@ -109,7 +109,11 @@ def test_git_install_update_pin_and_remove(box: Sandbox) -> None:
 
     commit_file(repo, "prompts/summary.md", "Summarize $@\n")
     assert _ask(box, "/summary x")[1] == "/summary x"
-    assert _ok(_pi(box, "update", source)).stdout.splitlines()[-1] == f"Updated {source}"
+    before = git("rev-parse", "HEAD", cwd=clone)[:7]
+    shown = _ok(_pi(box, "update", source)).stdout.splitlines()
+    after = git("rev-parse", "HEAD", cwd=clone)[:7]
+    assert shown == [f"Updating {source}...", "Updated 1 package:", f"  {source} {before} -> {after}"]  # Pi 1.6's lines
+    assert _ok(_pi(box, "update", source)).stdout.splitlines()[-1] == f"{source} is already up to date"
     assert _ask(box, "/summary the diff")[1] == "Summarize the diff\n"  # no frontmatter: the body as written
 
     # Pinned to a tag: moved there, and update does not move it on.

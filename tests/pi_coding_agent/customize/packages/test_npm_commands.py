@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 from pathlib import Path
 
 from tests.pi_coding_agent.e2e._harness import Completed, Sandbox, run_ours, run_pi
@@ -95,6 +96,17 @@ def test_update_asks_npm_first_and_installs_latest_only_when_newer(tmp_path: Pat
         project = (box.agent_dir / "npm").resolve()
         expected = [f"install pi-aliases@latest --prefix {project} --legacy-peer-deps --no-audit --no-fund"]
         assert calls[1:] == (expected if installs else []), calls
+        # The stand-in's install changes nothing: Pi 1.6's warning and closing line.
+        assert done.stdout.splitlines() == (
+            [
+                "Updating npm:pi-aliases...",
+                "npm:pi-aliases is still 1.0.7 (registry reports 1.2.0); npm registry metadata may be stale, "
+                "try again in a few minutes",
+                "No packages were updated, see the warnings above",
+            ]
+            if installs
+            else ["Packages are already up to date"]
+        )
 
 
 def test_a_pinned_npm_package_is_not_updated(tmp_path: Path) -> None:
@@ -106,3 +118,54 @@ def test_a_pinned_npm_package_is_not_updated(tmp_path: Path) -> None:
     done = run_ours(box, "update", "--extensions", timeout=120)
     assert done.returncode == 0, done.stderr
     assert _calls(log) == []
+
+
+def _newer_tarball(folder: Path, version: str) -> Path:
+    """pi-aliases as published, with ``version`` in its manifest, packed by npm (no registry)."""
+    copy = folder / "pi-aliases-src"
+    shutil.copytree(npm_package("pi-aliases", "1.0.7"), copy)
+    manifest = json.loads((copy / "package.json").read_text(encoding="utf-8"))
+    (copy / "package.json").write_text(json.dumps({**manifest, "version": version}), encoding="utf-8")
+    npm = shutil.which("npm")
+    assert npm is not None, "npm is needed for this test"
+    subprocess.run(
+        [npm, "pack", "--ignore-scripts", "--pack-destination", str(folder)],
+        cwd=copy, check=True, capture_output=True, timeout=120,
+    )
+    return folder / f"pi-aliases-{version}.tgz"
+
+
+def _registry_stand_in(folder: Path, latest: str, tarball: Path) -> Path:
+    """``npmCommand``: ``view`` answers ``latest``; ``install <spec> ...`` is the real npm
+    installing the local ``tarball`` with the same flags."""
+    npm = shutil.which("npm")
+    script = folder / "npm-registry-stand-in.sh"
+    script.write_text(
+        "#!/bin/sh\n"
+        f"if [ \"$1\" = view ]; then echo '\"{latest}\"'; exit 0; fi\n"
+        f"if [ \"$1\" = install ]; then shift 2; exec {npm} install {tarball} \"$@\"; fi\n"
+        "exit 1\n",
+        encoding="utf-8",
+    )
+    script.chmod(0o755)
+    return script
+
+
+def test_update_prints_pi_16s_summary_of_what_changed(tmp_path: Path) -> None:
+    """A newer pi-aliases (1.2.0, a local tarball behind a registry stand-in) replaces the
+    installed 1.0.7; ``pi update`` closes with Pi 1.6's lines: the count, then
+    ``<source> <from> -> <to>``; run again, the package is already up to date. (Pi 1.6's CLI
+    runs only offline here, so these lines are Pi's words, not a side-by-side run.)"""
+    script = _registry_stand_in(tmp_path, "1.2.0", _newer_tarball(tmp_path, "1.2.0"))
+    box = _box(tmp_path / "box", {"npmCommand": [str(script)]})
+    done = run_ours(box, "update", "--extensions", timeout=240)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "Updating npm:pi-aliases...",
+        "Updated 1 package:",
+        "  npm:pi-aliases 1.0.7 -> 1.2.0",
+    ]
+    manifest = box.agent_dir / "npm" / "node_modules" / "pi-aliases" / "package.json"
+    assert json.loads(manifest.read_text(encoding="utf-8"))["version"] == "1.2.0"
+    again = run_ours(box, "update", "npm:pi-aliases", timeout=120)
+    assert (again.returncode, again.stdout) == (0, "npm:pi-aliases is already up to date\n"), again.stderr
