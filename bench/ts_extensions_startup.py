@@ -15,10 +15,16 @@ the same set for both (a benchmark of a broken run is no benchmark). Also measur
 without any extension, which shows each CLI's own start; the ratio of interest is ours / Pi's
 with the five.
 
+``--interactive`` measures the terminal UI instead: launch of ``pi --no-session`` in a tmux
+pane (100x30) until its first frame with the editor (two horizontal rules and the footer's
+model name), then until the five packages' commands are offered (``/subag`` typed into the editor
+offers ``subagent...``, a command of ``pi-subagents``), same alternation and medians.
+
 ``--phases`` also runs ours once with ``PI_TS_TIMING`` and prints where the time goes
 (Python start, Node start, Pi library import, extension loading, round trips).
 
-Run: ``.venv/bin/python bench/ts_extensions_startup.py [N] [--phases]`` (default 5).
+Run: ``.venv/bin/python bench/ts_extensions_startup.py [N] [--phases] [--interactive]``
+(default 5).
 """
 
 from __future__ import annotations
@@ -142,6 +148,63 @@ def timed(
         return provider.first_request_at - started, _tools(provider.requests[0]["body"]), stderr
 
 
+def _editor_drawn(screen: str) -> bool:
+    rules = [line for line in screen.split("\n") if line.startswith("──")]
+    return len(rules) >= 2 and "scripted-model" in screen
+
+
+def timed_tui(command: list[str], root: Path, project: Path | None) -> tuple[float, float]:
+    """Seconds from launch to the first frame with the editor, and to the packages' commands
+    offered when ``/subag`` is typed (with no packages: the same as the first)."""
+    from tests.pi_coding_agent.app.interactive._tmux import TmuxPane
+
+    env, cwd, agent_dir = _sandbox(root, project)
+    env["TERM"] = "xterm-256color"
+    with ScriptedProvider([{"text": "done"}]) as provider:
+        (agent_dir / "models.json").write_text(json.dumps(models_json(provider.base_url)), encoding="utf-8")
+        started = time.monotonic()
+        pane = TmuxPane([*command, "--no-session", "--model", "scripted-openai/scripted-model"], Path(cwd), env)
+        try:
+            pane.wait_until(_editor_drawn, "the editor was never drawn", limit=300, poll=0.01)
+            drawn = time.monotonic() - started
+            if project is None:
+                return drawn, drawn
+            while True:  # "/subag" is typed until the completion list offers a package's command
+                pane.type("/subag")
+                try:
+                    pane.wait_until(lambda s: "subagent" in s, "", limit=0.5, poll=0.01)
+                    break
+                except AssertionError:
+                    if time.monotonic() - started > 300:
+                        raise RuntimeError(f"{command[0]}: the packages' commands never showed") from None
+                    pane.send("C-u")
+            return drawn, time.monotonic() - started
+        finally:
+            pane.close()
+
+
+def main_tui(runs: int) -> None:
+    project = npm_project()
+    pi = _pi_current()
+    results: dict[tuple[str, bool], list[tuple[float, float]]] = {}
+    with tempfile.TemporaryDirectory(prefix="ts-startup-tui-") as scratch:
+        counter = 0
+        for with_extensions in (False, True):
+            for attempt in range(runs + 1):  # the first run of each is a warm-up
+                for who, command in (("ours", OURS), ("pi", pi)):
+                    counter += 1
+                    measured = timed_tui(command, Path(scratch) / str(counter), project if with_extensions else None)
+                    if attempt:
+                        results.setdefault((who, with_extensions), []).append(measured)
+    print(f"interactive: launch to the first editor frame / to the packages' commands, median of {runs} (s)")
+    print(f"{'':28}{'ours':>8}{'Pi 1.6':>8}{'ratio':>8}")
+    for with_extensions, label in ((False, "no extensions"), (True, "5 TypeScript packages")):
+        for index, what in ((0, "editor"), (1, "commands")) if with_extensions else ((0, "editor"),):
+            ours = statistics.median(m[index] for m in results[("ours", with_extensions)])
+            theirs = statistics.median(m[index] for m in results[("pi", with_extensions)])
+            print(f"{label + ', ' + what:28}{ours:8.2f}{theirs:8.2f}{ours / theirs:8.2f}")
+
+
 def main(runs: int, phases: bool) -> None:
     project = npm_project()
     pi = _pi_current()
@@ -180,4 +243,7 @@ def main(runs: int, phases: bool) -> None:
 
 if __name__ == "__main__":
     arguments = [a for a in sys.argv[1:] if not a.startswith("--")]
-    main(int(arguments[0]) if arguments else 5, "--phases" in sys.argv)
+    if "--interactive" in sys.argv:
+        main_tui(int(arguments[0]) if arguments else 5)
+    else:
+        main(int(arguments[0]) if arguments else 5, "--phases" in sys.argv)

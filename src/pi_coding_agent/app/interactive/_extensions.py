@@ -322,7 +322,9 @@ class ExtensionBridge:
         if runner is None:
             return None
         definition = next((d for d, _ in runner.tools() if d.name == name), None)
-        if definition is None or (definition.render_call is None and definition.render_result is None):
+        if definition is None or (
+            definition.render_call is None and definition.render_result is None and definition.render_shell != "self"
+        ):
             return None
         path = next(p for d, p in runner.tools() if d.name == name)
         return ExtensionToolView(definition, call_id, name, args if isinstance(args, dict) else {},

@@ -450,6 +450,24 @@ class InteractiveMode:
         self.queue.refresh()
         self.tui.request_render()
 
+    def choose_theme(self, name: str, *, save: bool) -> str | None:
+        """An extension's ``setTheme``: draw with theme ``name`` (``save``: it becomes the
+        ``theme`` setting, as picking it in /settings does). A name no theme has falls back to
+        ``system`` and gives the problem, as in Pi 1.6."""
+        from pi_coding_agent.customize.themes import SYSTEM_THEME
+
+        if name not in self.themes.names():
+            self.apply_theme(SYSTEM_THEME)
+            return f"there is no theme named '{name}'"
+        if save:
+            if self.session.settings.get("theme") != name:
+                self.session.settings.set_global(("theme",), name)
+            self.themes.requested = name
+            self.apply_theme()
+        else:
+            self.apply_theme(name)
+        return None
+
     def _query_cell_size(self) -> None:
         """Where images can be shown, Pi asks for the cell size in pixels to size them."""
         from pi_coding_agent.app.interactive.components import image_protocol, set_cell_size

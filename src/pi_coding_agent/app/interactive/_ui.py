@@ -36,6 +36,7 @@ from pi_tui import TUI, Component, Keybindings, OverlayHandle, OverlayOptions, t
 if TYPE_CHECKING:
     from pi_coding_agent.app.interactive._indicators import StatusIndicators
     from pi_coding_agent.app.interactive._layout import Layout
+    from pi_coding_agent.app.interactive._themes import ThemeChoice
     from pi_coding_agent.app.interactive._transcript import Transcript
     from pi_coding_agent.app.interactive.components import Footer
 
@@ -89,6 +90,9 @@ class UIHost(Protocol):
     def replace_editor(self, editor: EditorComponent | None) -> None: ...
     def set_tools_expanded(self, expanded: bool) -> None: ...
     def build_header(self) -> None: ...
+    @property
+    def themes(self) -> ThemeChoice: ...
+    def choose_theme(self, name: str, *, save: bool) -> str | None: ...
 
 
 class InteractiveUI(ExtensionUI):
@@ -302,6 +306,28 @@ class InteractiveUI(ExtensionUI):
     def on_terminal_input(self, handler: Callable[[str], bool]) -> Callable[[], None]:
         """See every key before the focused component; returning True consumes it."""
         return self.tui.add_input_listener(handler)
+
+    # ------------------------------------------------------------------ themes
+
+    def get_all_themes(self) -> list[dict[str, str | None]]:
+        """Every theme by name (``system`` first) with its file; built-in ones have none."""
+        choice = self.host.themes
+        return [
+            {"name": name, "path": choice.themes[name].source if name in choice.themes else None}
+            for name in choice.names()
+        ]
+
+    def get_theme(self, name: str) -> Theme | None:
+        """The theme of that name without switching to it; ``None`` when there is none."""
+        choice = self.host.themes
+        return choice.theme(name) if name in choice.names() else None
+
+    def set_theme(self, theme: str | Theme) -> dict[str, Any]:
+        """Switch to a theme: by name it also becomes the ``theme`` setting; a ``Theme`` (from
+        ``get_theme``) is only drawn with, as Pi 1.6 does with a theme object."""
+        name = theme if isinstance(theme, str) else theme.name
+        problem = self.host.choose_theme(name, save=isinstance(theme, str))
+        return {"success": True} if problem is None else {"success": False, "error": problem}
 
     # ------------------------------------------------------------------ replacing parts
 

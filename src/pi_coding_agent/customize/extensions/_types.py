@@ -18,7 +18,9 @@ class ToolDefinition:
     (``content``: a string or text/image blocks, ``details``, ``terminate``), a string, or an
     ``AgentToolResult``; raising marks the result as an error, as for built-in tools.
     ``render_call(args, context)`` / ``render_result(result, options, context)`` return the
-    lines the interactive UI shows instead of its default rendering.
+    lines the interactive UI shows instead of its default rendering. ``render_shell="self"``
+    draws them without the coloured, padded box around the call (Pi's ``renderShell``): the
+    renderers frame themselves.
     """
 
     name: str
@@ -32,6 +34,7 @@ class ToolDefinition:
     render_call: Callable[..., Any] | None = None
     render_result: Callable[..., Any] | None = None
     execution_mode: Literal["sequential", "parallel"] | None = None
+    render_shell: Literal["default", "self"] = "default"
 
 
 @dataclass

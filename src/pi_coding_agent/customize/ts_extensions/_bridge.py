@@ -34,6 +34,7 @@ from pi_coding_agent.customize.ts_extensions._codec import (
     encode_event,
 )
 from pi_coding_agent.customize.ts_extensions._components import ComponentCalls
+from pi_coding_agent.customize.ts_extensions._input import TerminalInputRelay
 from pi_coding_agent.customize.ts_extensions._process import HostError, HostProcess
 from pi_coding_agent.customize.ts_extensions._renderers import (
     active_theme,
@@ -58,6 +59,7 @@ class TypeScriptHost:
         self._sent_session: tuple[str, int] | None = None
         self._models_sent = False
         self._sent_theme: object = None
+        self._sent_themes: object = ()
         self._syncing = False
         self.lines: dict[str, list[str]] = {}
         """The last lines of each component Node renders for us (``_components``)."""
@@ -65,6 +67,9 @@ class TypeScriptHost:
         self.kept: dict[str, object] = {}
         """Messages drawn by a renderer, kept so that their ids (their components') stay theirs."""
         self._tasks: set[asyncio.Task[None]] = set()
+        self.terminal_input = TerminalInputRelay(
+            lambda op, fields: self.request(op, fields, frequent=True, light=True)
+        )
 
     async def start(
         self, runtime: NodeRuntime, cwd: str, *, spawned: asyncio.subprocess.Process | None = None
@@ -154,7 +159,22 @@ class TypeScriptHost:
             if signature != self._sent_theme:
                 self._sent_theme = signature
                 state["theme"] = theme_json(theme)
+        themes = self._themes_update()
+        if themes is not None:
+            state["themes"] = themes
         return state
+
+    def _themes_update(self) -> list[dict[str, Any]] | None:
+        """Every theme the UI has (``getAllThemes``), each with its colours (what ``getTheme``
+        and ``setTheme`` answer at once in Node): sent again only when the list changed."""
+        ui: Any = self.runner.ui
+        infos = getattr(ui, "get_all_themes", None)
+        listed = infos() if callable(infos) and self.runner.mode == "tui" else []
+        signature = tuple((info["name"], info["path"]) for info in listed)
+        if signature == self._sent_themes:
+            return None
+        self._sent_themes = signature
+        return [{**info, "theme": theme_json(ui.get_theme(info["name"]))} for info in listed]
 
     # ------------------------------------------------------------------ components
 
@@ -225,6 +245,9 @@ class TypeScriptHost:
         ctx = self._contexts.get(op) if op is not None else None
         if method == "registerProvider":
             self._models_sent = False  # the next request sends the catalog again
+        if method == "ui" and args.get("method") == "terminalInput":
+            self.terminal_input.switch(self.runner.ui, bool((args.get("args") or {}).get("on")))
+            return None
         if method == "ui" and args.get("method") in _COMPONENT_CALLS:
             return await self.component_calls.answer(self.runner.ui, str(args["method"]), args.get("args") or {})
         return await answer_call(self.runner, ctx if ctx is not None else self.runner.context(), method, args)
@@ -336,6 +359,7 @@ class TypeScriptHost:
             prompt_snippet=described.get("promptSnippet"),
             prompt_guidelines=list(described.get("promptGuidelines") or []),
             execution_mode=described.get("executionMode"),
+            render_shell="self" if described.get("renderShell") == "self" else "default",
         )
 
     async def _execute(

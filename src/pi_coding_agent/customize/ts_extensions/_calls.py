@@ -82,7 +82,21 @@ _OPTIONAL: dict[str, tuple[str, Callable[[dict[str, Any]], list[Any]]]] = {
 """UI calls only some modes have (the interactive one): elsewhere they do nothing, as in Pi."""
 
 
+def _set_theme(ui: Any, given: dict[str, Any]) -> None:
+    """Node answered ``setTheme`` already (it knows our themes); here the switch happens. By
+    name the theme becomes the setting; a theme object only changes what is drawn."""
+    setter, getter = getattr(ui, "set_theme", None), getattr(ui, "get_theme", None)
+    if not callable(setter) or not callable(getter):
+        return
+    name = str(given.get("name"))
+    theme = None if given.get("save") else getter(name)
+    setter(name if theme is None else theme)
+
+
 def _optional_ui_call(ui: Any, method: str, given: dict[str, Any]) -> None:
+    if method == "setTheme":
+        _set_theme(ui, given)
+        return
     if method not in _OPTIONAL:
         return
     name, arguments = _OPTIONAL[method]

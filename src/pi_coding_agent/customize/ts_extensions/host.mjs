@@ -185,18 +185,81 @@ let keybindings;
 function applyTheme(update) {
 	pendingTheme = update;
 	if (!themeModule) return;
-	const { name, colors, truecolor, appearance, dim } = update;
-	const fg = {};
-	const bg = {};
-	for (const [token, value] of Object.entries(colors)) (update.background.includes(token) ? bg : fg)[token] = value;
 	try {
-		themeModule.setThemeInstance(new themeModule.Theme(fg, bg, truecolor ? "truecolor" : "256color", { name, appearance, dim }));
+		themeModule.setThemeInstance(themeOf(update));
 		fallbackTheme = themeModule.theme;
 		pendingTheme = undefined;
 		remote.invalidateAll();
 	} catch (error) {
 		reportError("<ts-host>", "theme", error);
 	}
+}
+
+/** An instance of Pi's Theme from our theme's JSON (`_renderers.theme_json`). */
+function themeOf({ name, colors, background, truecolor, appearance, dim }) {
+	const fg = {};
+	const bg = {};
+	for (const [token, value] of Object.entries(colors)) (background.includes(token) ? bg : fg)[token] = value;
+	return new themeModule.Theme(fg, bg, truecolor ? "truecolor" : "256color", { name, appearance, dim });
+}
+
+/** ctx.ui.getAllThemes / getTheme / setTheme: our themes, as Python listed them with their
+ * colours (state.themes, interactive mode only). setTheme answers at once, as Pi's does, and
+ * has Python switch (by name it also saves the `theme` setting). */
+const themeApi = {
+	getAllThemes: () => (inTerminal() ? (state.themes ?? []).map(({ name, path }) => ({ name, path: path ?? undefined })) : []),
+	getTheme(name) {
+		const found = inTerminal() ? state.themes?.find((entry) => entry.name === name) : undefined;
+		return found && themeModule ? themeOf(found.theme) : undefined;
+	},
+	setTheme(themeOrName) {
+		if (!inTerminal()) {
+			return { success: false, error: state.mode === "rpc" ? "themes cannot be switched over RPC" : "UI not available" };
+		}
+		const byName = typeof themeOrName === "string";
+		const name = byName ? themeOrName : themeOrName?.name;
+		const found = state.themes?.find((entry) => entry.name === name);
+		if (!found && !byName) return { success: false, error: "only a theme of getAllThemes() can be set here" };
+		callUi("setTheme", { name, save: byName });
+		if (!found) {
+			const system = state.themes?.find((entry) => entry.name === "system");
+			if (system) applyTheme(system.theme); // as Pi falls back to it
+			return { success: false, error: `there is no theme named '${name}'` };
+		}
+		applyTheme(found.theme);
+		return { success: true };
+	},
+};
+
+const inputListeners = new Set();
+
+/** ctx.ui.onTerminalInput: Python sends every key here first while any listener is
+ * subscribed (op terminalInput, _input.py); none is subscribed outside the terminal, as in Pi. */
+function onTerminalInput(handler) {
+	if (!inTerminal()) return () => {};
+	const entry = { handler };
+	inputListeners.add(entry);
+	if (inputListeners.size === 1) callUi("terminalInput", { on: true });
+	return () => {
+		if (inputListeners.delete(entry) && inputListeners.size === 0) callUi("terminalInput", { on: false });
+	};
+}
+
+/** A key through the listeners in order, as Pi's TUI passes it: consumed, or the data to use. */
+function terminalInput(data) {
+	let current = data;
+	for (const { handler } of [...inputListeners]) {
+		let result;
+		try {
+			result = handler(current);
+		} catch (error) {
+			reportError("<ts-host>", "terminalInput", error);
+			continue;
+		}
+		if (result?.consume) return { consume: true };
+		if (typeof result?.data === "string") current = result.data;
+	}
+	return { consume: current.length === 0, data: current };
 }
 
 const inTerminal = () => state.mode === "tui" && state.hasUI;
@@ -327,7 +390,7 @@ function uiContext() {
 		pasteToEditor: (text) => fire("setEditorText", { text }),
 		getEditorText: () => state.editorText ?? "",
 		custom,
-		onTerminalInput: () => () => {},
+		onTerminalInput,
 		setWorkingMessage: (message) => fire("setWorkingMessage", { message }),
 		setWorkingVisible: (visible) => fire("setWorkingVisible", { visible }),
 		setWorkingIndicator: () => {},
@@ -341,9 +404,7 @@ function uiContext() {
 		get theme() {
 			return fallbackTheme;
 		},
-		getAllThemes: () => [],
-		getTheme: () => undefined,
-		setTheme: () => ({ success: false, error: "UI not available" }),
+		...themeApi,
 		getToolsExpanded: () => Boolean(state.toolsExpanded),
 		setToolsExpanded: (expanded) => {
 			state.toolsExpanded = Boolean(expanded);
@@ -461,6 +522,7 @@ function describe() {
 			executionMode: definition.executionMode,
 			renderCall: typeof definition.renderCall === "function",
 			renderResult: typeof definition.renderResult === "function",
+			renderShell: definition.renderShell === "self" ? "self" : "default",
 		})),
 		messageRenderers: [...(extension.messageRenderers?.keys() ?? [])],
 		entryRenderers: [...(extension.entryRenderers?.keys() ?? [])],
@@ -560,6 +622,11 @@ const ops = {
 		remote.componentOf(cid)?.setText?.(text);
 		remote.requestRender();
 		return null;
+	},
+	async terminalInput({ data }) {
+		const answer = terminalInput(String(data));
+		remote.requestRender(); // a listener may have changed what a component shows
+		return answer;
 	},
 	async uiSync() {
 		return null; // its state (our new theme) is all it brings

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from pi_ai import content_text
-from pi_coding_agent.app.interactive.components._tools import ToolExecutionView
+from pi_coding_agent.app.interactive.components._tools import ToolExecutionView, text_output
 from pi_coding_agent.core.messages import CustomRoleMessage
 from pi_tui import Box, Component, Container, Markdown, Spacer, Text, terminal_safe
 
@@ -153,6 +153,9 @@ class ExtensionToolView(ToolExecutionView):
 
     def _rebuild(self) -> None:
         super()._rebuild()
+        if getattr(self.definition, "render_shell", "default") == "self":
+            self._rebuild_bare()
+            return
         box = self.children[-1]
         if not isinstance(box, Container):
             return
@@ -168,3 +171,28 @@ class ExtensionToolView(ToolExecutionView):
         body = self._render("render_result", result, options)
         if body is not None:
             box.children[1:] = [Spacer(1), body]
+
+    def _rebuild_bare(self) -> None:
+        """``render_shell="self"``: the renderers' components one under the other, with no box
+        (nor its colour or padding) around them, after one blank line, as Pi draws them."""
+        call_text, result_text = self.renderers
+        call = self._render("render_call", self.ctx.args) or Text(call_text(self.ctx), 0, 0)
+        parts: list[Component] = [call]
+        if self.content or self.done:
+            from pi_agent import AgentToolResult
+
+            result = AgentToolResult(content=list(self.content), details=self.details)
+            options = {"expanded": self.ctx.expanded, "is_partial": self.ctx.partial}
+            body = self._render("render_result", result, options)
+            if body is None:
+                lines = result_text(self.ctx, text_output(self.content), self.details)
+                body = Text("\n".join(lines), 0, 0) if lines else None
+            if body is not None:
+                parts.append(body)
+        self.children = [Spacer(1), *parts]
+
+    def render(self, width: int) -> list[str]:
+        if getattr(self.definition, "render_shell", "default") != "self":
+            return super().render(width)
+        lines = [line for part in self.children[1:] for line in part.render(width)]
+        return ["", *lines] if lines else []

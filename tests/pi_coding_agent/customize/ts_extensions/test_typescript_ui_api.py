@@ -1,0 +1,165 @@
+"""The rest of ``ctx.ui`` for TypeScript extensions, beside Pi 1.6's TUI (tmux), and in RPC.
+
+``fixtures/ui_api.ts`` (ours) subscribes raw terminal input listeners (``z`` swallowed, ``q``
+turned into ``Q``), lists, looks up and switches themes (by name, which saves the setting, and
+by the object ``getTheme`` gives, which does not), and has a tool whose renderers draw their
+own shell (``renderShell: "self"``). The same keys go to ours and to Pi 1.6
+(``pi-cli-current``) and the screens must show the same things.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.pi_coding_agent.app.interactive._scenario import launch, theme_document
+from tests.pi_coding_agent.e2e._harness import OPENAI_MODEL, OUR_PI, Sandbox
+from tests.support import oracle
+from tests.support.npm_packages import node_cache
+from tests.support.scripted_provider import ScriptedProvider
+
+UI_API = Path(__file__).resolve().parent / "fixtures" / "ui_api.ts"
+TURNS = [
+    {"text": "heard the keys"},
+    {"tool_calls": [{"id": "f1", "name": "frame", "arguments": {"label": "north"}}]},
+    {"text": "the frame is drawn"},
+]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _node_runtime_ready() -> None:
+    from pi_coding_agent.core.node_runtime import ensure_node_runtime
+
+    ensure_node_runtime()
+
+
+def _line_with(screen: str, text: str) -> str:
+    return next(line.strip() for line in screen.split("\n") if text in line)
+
+
+def _add_theme(sandbox: Sandbox) -> None:
+    folder = sandbox.agent_dir / "themes"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "mine.json").write_text(json.dumps(theme_document("mine", "light")), encoding="utf-8")
+
+
+def _notice(run: Any, command: str, start: str) -> str:
+    run.command(command)
+    return _line_with(run.pane.wait_for(start), start)
+
+
+def _scenario(tmp_path: Path, which: str) -> dict[str, Any]:
+    seen: dict[str, Any] = {}
+    with launch(tmp_path / which, which, TURNS, args=("-e", str(UI_API)), settings={"theme": "light"},
+                env={"PI_NODE_CACHE": node_cache()}, before=_add_theme) as run:  # fmt: skip
+        pane = run.pane
+        seen["themes"] = _notice(run, "/themes", "themes system")
+        seen["dark"] = _notice(run, "/theme dark", "theme dark ")
+        seen["saved"] = pane_wait_setting(run, "dark")
+        seen["nope"] = _notice(run, "/theme nope", "theme nope ")
+        seen["object"] = _notice(run, "/theme mine object", "theme mine ")
+        seen["kept"] = run.settings_file().get("theme")
+        seen["listening"] = _notice(run, "/keys", "keys listening")
+        pane.type("azqz")
+        screen = pane.wait_until(lambda s: "aQ" in run.editor_text(s), "the typed keys never showed")
+        seen["editor"] = run.editor_text(screen).strip()
+        pane.send("Enter")
+        pane.wait_for("heard the keys")
+        user = [m for m in run.provider.requests[-1]["body"]["messages"] if m["role"] == "user"][-1]
+        content = user["content"]
+        seen["sent"] = content if isinstance(content, str) else "".join(p.get("text", "") for p in content)
+        seen["off"] = _notice(run, "/keys off", "keys swallowed")
+        pane.type("zq")
+        seen["after"] = run.editor_text(
+            pane.wait_until(lambda s: "zq" in run.editor_text(s), "zq never showed")
+        ).strip()
+        pane.send("C-u")
+        pane.wait_until(lambda s: "zq" not in run.editor_text(s), "the editor kept zq")
+        run.submit("draw a frame")
+        screen = pane.wait_until(
+            lambda s: "the frame is drawn" in s and "FRAME RESULT" in s, "no reply or no framed result"
+        )
+        rows = screen.split("\n")
+        call = next(i for i, row in enumerate(rows) if "FRAME CALL" in row)
+        seen["frame"] = [
+            rows[call - 1],
+            rows[call].rstrip(),
+            next(r.rstrip() for r in rows if "FRAME RESULT" in r),
+        ]
+    return seen
+
+
+def pane_wait_setting(run: Any, name: str) -> str:
+    """The ``theme`` setting once it is ``name`` (Pi saves it in the background)."""
+    run.pane.wait_until(lambda _s: run.settings_file().get("theme") == name, f"theme {name} never saved")
+    return str(run.settings_file().get("theme"))
+
+
+def test_terminal_input_themes_and_self_shells_work_as_in_pi(tmp_path: Path) -> None:
+    ours = _scenario(tmp_path, "ours")
+    pi = _scenario(tmp_path, "pi16")
+    # The one difference (docs/extensions.md): our built-in themes live in code, not in files.
+    assert "dark:dark.json,light:light.json," in pi["themes"]
+    pi["themes"] = pi["themes"].replace("dark:dark.json,light:light.json,", "dark:-,light:-,")
+    assert ours == pi
+    assert ours["themes"] == "themes system:-,dark:-,light:-,mine:mine.json light=function nope=true"
+    assert (ours["dark"], ours["saved"]) == ("theme dark set now dark", "dark")
+    assert ours["nope"] == "theme nope refused now other"
+    assert (ours["object"], ours["kept"]) == ("theme mine set now mine", "dark")
+    assert (ours["editor"], ours["sent"], ours["off"]) == ("aQ", "aQ", "keys swallowed 2")
+    assert ours["after"] == "zq"
+    assert ours["frame"] == ["", "FRAME CALL north", "FRAME RESULT north"]
+
+
+def _rpc_notices(command: list[str], box: Sandbox, env: dict[str, str]) -> list[Any]:
+    """``/uiapi`` over RPC: the notices until the prompt is answered."""
+    process = subprocess.Popen(
+        [*command, "--mode", "rpc", "--model", OPENAI_MODEL, "-e", str(UI_API)],
+        cwd=box.work, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+    )  # fmt: skip
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write(json.dumps({"id": "1", "type": "prompt", "message": "/uiapi"}) + "\n")
+    process.stdin.flush()
+    notices = []
+    for line in process.stdout:
+        record = json.loads(line)
+        if record.get("method") == "notify":
+            notices.append(record.get("message"))
+        if record.get("type") == "response" and record.get("id") == "1":
+            break
+    process.stdin.close()
+    process.wait(timeout=60)
+    return notices
+
+
+def test_outside_the_terminal_the_calls_do_what_pi_does(tmp_path: Path) -> None:
+    """Over RPC and in print mode no listener is subscribed, there are no themes to list or
+    get, and switching is refused, as in Pi 1.6."""
+    folder = oracle.require_live_oracle(current=True)
+    seen = {}
+    for who, command in (("ours", [str(OUR_PI)]), ("pi", [str(folder / "pi-cli-current")])):
+        with ScriptedProvider([{"text": "unused"}]) as provider:
+            box = Sandbox.create(tmp_path / who, provider.base_url)
+            out = tmp_path / f"{who}.txt"
+            env = {**box.env(), "PI_NODE_CACHE": node_cache(), "UIAPI_OUT": str(out)}
+            seen[f"{who} rpc"] = _rpc_notices(command, box, env)
+            printed = subprocess.run(
+                [*command, "-p", "--model", OPENAI_MODEL, "-e", str(UI_API), "/uiapi"],
+                cwd=box.work, env=env, capture_output=True, text=True, timeout=120, check=False,
+            )  # fmt: skip
+            seen[f"{who} print"] = printed.returncode
+            seen[f"{who} file"] = out.read_text(encoding="utf-8").splitlines()
+    assert seen["ours rpc"] == seen["pi rpc"] == ["uiapi themes=0 light=none set=false"]
+    assert seen["ours print"] == seen["pi print"] == 0
+    assert (
+        seen["ours file"]
+        == seen["pi file"]
+        == [
+            "true uiapi themes=0 light=none set=false",
+            "false uiapi themes=0 light=none set=false",
+        ]
+    )
