@@ -35,13 +35,14 @@ def host_for_mode(terminal_ui: bool) -> None:
 
 
 def apply_host_library() -> None:
-    """Pi's published bundle outside the terminal UI, ``dist``'s modules in it (host.mjs); set
-    only once a host is wanted (the module is not imported otherwise)."""
+    """Pi's published bundle in every mode (host.mjs; the terminal UI too, since the host sets
+    the bundle's own pi-tui keys beside ``dist``'s); set only once a host is wanted (the module
+    is not imported otherwise)."""
     if not _TERMINAL:
         return
     from pi_coding_agent.customize.ts_extensions import use_bundled_library
 
-    use_bundled_library(_TERMINAL == [False])
+    use_bundled_library(True)
 
 
 def start_early_host_if_likely(parsed: Args, cwd: str, agent_dir: Path) -> None:

@@ -37,9 +37,10 @@ const fromPi = (relative) => import(pathToFileURL(path.join(piRoot, "dist", rela
  * agent folder, given one that does not exist); when that folder is there, Python may have left
  * its extensions out (an untrusted project, settings filters), so the host then takes `dist`'s
  * `loadExtensions`, which loads exactly the paths given.
- * The terminal UI takes `dist` too: the components it renders for extensions, and the theme and
- * keys set for them (ui.mjs), are `dist`'s modules, while the bundle keeps its own copies. So
- * Python asks for the bundle (PI_TS_HOST_BUNDLE=1) in print, JSON and RPC modes only.
+ * Python asks for the bundle with PI_TS_HOST_BUNDLE=1, in every mode. In the terminal UI the
+ * theme and keys set for extensions' components come from `dist`'s small theme and keybindings
+ * modules (loaded in the background): Pi keeps its global theme on globalThis, so the bundle's
+ * copy sees the one set there; the keybindings and the Kitty flag are set on both pi-tui copies.
  */
 const bundled = process.env.PI_TS_HOST_BUNDLE === "1" && !fs.existsSync(path.join(process.cwd(), ".pi", "extensions"));
 const piLibrary = bundled ? bundledLibrary() : unbundledLibrary();
@@ -48,12 +49,26 @@ piLibrary.catch(() => {}); // a failure is the answer to `load`, not an unhandle
 async function bundledLibrary() {
 	const pi = await fromPi("bundle/index.js");
 	pi.initTheme?.("dark", false);
+	bundledTui = await bundleTuiCopy();
 	const noAgentDir = path.join(os.tmpdir(), `pi-ts-host-${process.pid}-no-agent-dir`);
 	return {
 		SessionManager: pi.SessionManager,
 		load: (paths, cwd) => pi.discoverAndLoadExtensions(paths, cwd, noAgentDir, pi.createEventBus()),
 	};
 }
+
+/** The bundle's own copy of pi-tui (what extensions import as `@earendil-works/pi-tui` from
+ * it): its keybindings and Kitty flag are its own, set beside `dist`'s (loadKeybindingsLater).
+ * Found through the bundle's table of virtual modules, a chunk of the pinned Pi install. */
+async function bundleTuiCopy() {
+	const chunks = path.join(piRoot, "dist", "bundle", "chunks");
+	const name = fs.readdirSync(chunks).find((file) => file.startsWith("virtual-modules-") && file.endsWith(".js"));
+	if (!name) return undefined;
+	const table = await import(pathToFileURL(path.join(chunks, name)).href);
+	return table.VIRTUAL_MODULES?.["@earendil-works/pi-tui"];
+}
+
+let bundledTui;
 
 async function unbundledLibrary() {
 	const [loader, sessionModule, eventBusModule] = await Promise.all([
@@ -132,7 +147,10 @@ function applyState(update) {
 	Object.assign(state, rest);
 	if (themeUpdate) applyTheme(themeUpdate);
 	// Keys arrive as our terminal sends them: Pi's key matching must know the Kitty protocol is on.
-	if (typeof rest.kittyKeyboard === "boolean") tuiModule?.setKittyProtocolActive?.(rest.kittyKeyboard);
+	if (typeof rest.kittyKeyboard === "boolean") {
+		tuiModule?.setKittyProtocolActive?.(rest.kittyKeyboard);
+		bundledTui?.setKittyProtocolActive?.(rest.kittyKeyboard);
+	}
 	for (const [name, value] of Object.entries(state.flags ?? {})) runtime?.flagValues.set(name, value);
 	if (sessionUpdate) applySession(sessionUpdate);
 }
@@ -694,9 +712,11 @@ function loadKeybindingsLater() {
 	Promise.all([import(pathToFileURL(tuiRoot).href), fromPi("core/keybindings.js")]).then(
 		([tui, keys]) => {
 			tuiModule = tui;
-			if (typeof state.kittyKeyboard === "boolean") tui.setKittyProtocolActive?.(state.kittyKeyboard);
 			keybindings = state.agentDir ? keys.KeybindingsManager.create(state.agentDir) : new keys.KeybindingsManager();
-			tui.setKeybindings?.(keybindings);
+			for (const copy of [tui, bundledTui]) {
+				if (typeof state.kittyKeyboard === "boolean") copy?.setKittyProtocolActive?.(state.kittyKeyboard);
+				copy?.setKeybindings?.(keybindings);
+			}
 		},
 		() => {},
 	);
