@@ -24,7 +24,9 @@ def _view(shell: str, *, with_result: bool = True) -> ExtensionToolView:
         parameters={"type": "object", "properties": {}},
         execute=lambda *_: "framed",
         render_call=render_call,
-        render_result=(lambda result, _options, _context: [f"FRAME RESULT {result.details}"]) if with_result else None,
+        render_result=(lambda result, _options, _context: [f"FRAME RESULT {result.details}"])
+        if with_result
+        else None,
         render_shell="self" if shell == "self" else "default",
     )
     view = ExtensionToolView(definition, "c1", "frame", {"label": "north"}, builtin_theme("dark", truecolor=False),
