@@ -81,7 +81,7 @@ from pi_tui.components import (
     Text,
     TruncatedText,
 )
-from pi_tui.editor import Completer, Editor, Suggestion
+from pi_tui.editor import Completer, Completion, CompletionSource, Editor, Suggestion
 
 __all__ = [
     "CURSOR_MARKER",
@@ -92,6 +92,8 @@ __all__ = [
     "ColorError",
     "ColorScheme",
     "Completer",
+    "Completion",
+    "CompletionSource",
     "Component",
     "Container",
     "DynamicBorder",

@@ -84,6 +84,10 @@ def _best_match(items: list[Suggestion], prefix: str) -> int:
     return next((i for i, item in enumerate(items) if item.value.startswith(prefix)), 0)
 
 
+CompletionSource = Callable[[list[str], int, int, bool], tuple[bool, "Completion | None"]]
+"""``(lines, line, col, force) -> (answered, completion)``: see ``Completer.override``."""
+
+
 class Completer:
     def __init__(
         self,
@@ -98,11 +102,22 @@ class Completer:
         """``arguments(command, prefix)``: suggestions for what follows ``/command `` (extension commands)."""
         self.max_items = max_items
         self._files: list[str] | None = None
+        self.override: CompletionSource | None = None
+        """Asked first (extensions' autocomplete providers): ``(True, completion)`` is the
+        answer, even ``None``; ``(False, None)`` leaves it to the built-in completions."""
 
     def reset_files(self) -> None:
         self._files = None
 
     def complete(self, lines: list[str], line: int, col: int, force: bool) -> Completion | None:
+        if self.override is not None:
+            answered, completion = self.override(lines, line, col, force)
+            if answered:
+                return completion
+        return self.builtin(lines, line, col, force)
+
+    def builtin(self, lines: list[str], line: int, col: int, force: bool) -> Completion | None:
+        """Slash commands and their arguments, ``@`` files, paths on Tab."""
         before = lines[line][:col]
         if line == 0 and before.startswith("/") and " " not in before:
             return self._commands(before[1:])

@@ -31,7 +31,16 @@ from pi_coding_agent.app.interactive.selectors import (
 )
 from pi_coding_agent.customize.extensions.ui import ExtensionUI, NotifyKind, WidgetPlacement
 from pi_coding_agent.customize.themes import Theme
-from pi_tui import TUI, Component, Keybindings, OverlayHandle, OverlayOptions, terminal_safe
+from pi_tui import (
+    TUI,
+    CompletionSource,
+    Component,
+    Editor,
+    Keybindings,
+    OverlayHandle,
+    OverlayOptions,
+    terminal_safe,
+)
 
 if TYPE_CHECKING:
     from pi_coding_agent.app.interactive._indicators import StatusIndicators
@@ -90,6 +99,8 @@ class UIHost(Protocol):
     def replace_editor(self, editor: EditorComponent | None) -> None: ...
     def set_tools_expanded(self, expanded: bool) -> None: ...
     def build_header(self) -> None: ...
+    @property
+    def default_editor(self) -> Editor: ...
     @property
     def themes(self) -> ThemeChoice: ...
     def choose_theme(self, name: str, *, save: bool) -> str | None: ...
@@ -328,6 +339,19 @@ class InteractiveUI(ExtensionUI):
         name = theme if isinstance(theme, str) else theme.name
         problem = self.host.choose_theme(name, save=isinstance(theme, str))
         return {"success": True} if problem is None else {"success": False, "error": problem}
+
+    def set_completion_source(self, source: CompletionSource | None) -> Callable[[], None]:
+        """Have the editor's completions asked of ``source`` first (TypeScript extensions'
+        autocomplete providers); gives what makes the editor ask again (an answer came later)."""
+        editor = self.host.default_editor
+        if editor.completer is not None:
+            editor.completer.override = source
+
+        def ask_again() -> None:
+            editor.refresh_completion()
+            self.tui.request_render()
+
+        return ask_again
 
     # ------------------------------------------------------------------ replacing parts
 

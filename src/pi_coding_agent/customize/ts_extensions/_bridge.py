@@ -26,6 +26,7 @@ from pi_coding_agent.customize.extensions import (
     ToolDefinition,
     to_tool_result,
 )
+from pi_coding_agent.customize.ts_extensions._autocomplete import CompletionRelay
 from pi_coding_agent.customize.ts_extensions._calls import answer_call
 from pi_coding_agent.customize.ts_extensions._codec import (
     apply_mutations,
@@ -70,6 +71,7 @@ class TypeScriptHost:
         self.terminal_input = TerminalInputRelay(
             lambda op, fields: self.request(op, fields, frequent=True, light=True)
         )
+        self.completions = CompletionRelay(lambda op, fields: self.request(op, fields, frequent=True, light=True))
 
     async def start(
         self, runtime: NodeRuntime, cwd: str, *, spawned: asyncio.subprocess.Process | None = None
@@ -245,6 +247,11 @@ class TypeScriptHost:
         ctx = self._contexts.get(op) if op is not None else None
         if method == "registerProvider":
             self._models_sent = False  # the next request sends the catalog again
+        if method == "builtinCompletions":
+            return self.completions.builtin(args)
+        if method == "ui" and args.get("method") == "autocomplete":
+            self.completions.switch(self.runner.ui, bool((args.get("args") or {}).get("on")))
+            return None
         if method == "ui" and args.get("method") == "terminalInput":
             self.terminal_input.switch(self.runner.ui, bool((args.get("args") or {}).get("on")))
             return None

@@ -280,6 +280,54 @@ function terminalInput(data) {
 	return { consume: current.length === 0, data: current };
 }
 
+const autocompleteFactories = [];
+let autocompleteChain;
+
+/** ctx.ui.addAutocompleteProvider: each factory wraps the provider before it, the first ours
+ * (builtinProvider); Python asks the top one (op autocomplete, _autocomplete.py). */
+function addAutocompleteProvider(factory) {
+	if (!inTerminal()) return;
+	autocompleteFactories.push(factory);
+	autocompleteChain = undefined;
+	if (autocompleteFactories.length === 1) callUi("autocomplete", { on: true });
+}
+
+/** Our slash-command, argument and file completions, asked of Python; an item replaces the
+ * prefix before the cursor, as Pi's built-in provider applies it. */
+const builtinProvider = {
+	getSuggestions: (lines, line, col, options) => callPython("builtinCompletions", { lines, line, col, force: Boolean(options?.force) }),
+	applyCompletion(lines, line, col, item, prefix) {
+		const text = lines[line] ?? "";
+		const start = Math.max(0, col - (prefix ?? "").length);
+		const changed = [...lines];
+		changed[line] = text.slice(0, start) + item.value + text.slice(col);
+		return { lines: changed, cursorLine: line, cursorCol: start + item.value.length };
+	},
+	shouldTriggerFileCompletion: () => true,
+};
+
+function autocompleteProvider() {
+	if (!autocompleteChain) {
+		let provider = builtinProvider;
+		for (const factory of autocompleteFactories) {
+			try {
+				provider = factory(provider) ?? provider;
+			} catch (error) {
+				reportError("<ts-host>", "addAutocompleteProvider", error);
+			}
+		}
+		autocompleteChain = provider;
+	}
+	return autocompleteChain;
+}
+
+async function autocomplete({ lines, line, col, force }) {
+	const found = await autocompleteProvider().getSuggestions(lines, line, col, { signal: new AbortController().signal, force });
+	if (!found || !Array.isArray(found.items) || found.items.length === 0) return null;
+	const items = found.items.map((item) => ({ value: String(item.value), label: String(item.label ?? item.value), description: item.description ?? "" }));
+	return { items, prefix: String(found.prefix ?? "") };
+}
+
 const inTerminal = () => state.mode === "tui" && state.hasUI;
 
 function keybindingsManager() {
@@ -416,7 +464,7 @@ function uiContext() {
 		setFooter: (factory) =>
 			setSlot("footer", factory && ((tui, theme) => factory(tui, theme, footerData())), "setFooter", {}),
 		setHeader: (factory) => setSlot("header", factory, "setHeader", {}),
-		addAutocompleteProvider: () => {},
+		addAutocompleteProvider,
 		setEditorComponent,
 		getEditorComponent: () => editorFactory,
 		get theme() {
@@ -640,6 +688,9 @@ const ops = {
 		remote.componentOf(cid)?.setText?.(text);
 		remote.requestRender();
 		return null;
+	},
+	async autocomplete(message) {
+		return autocomplete(message);
 	},
 	async terminalInput({ data }) {
 		const answer = terminalInput(String(data));

@@ -2,8 +2,9 @@
 
 ``fixtures/ui_api.ts`` (ours) subscribes raw terminal input listeners (``z`` swallowed, ``q``
 turned into ``Q``), lists, looks up and switches themes (by name, which saves the setting, and
-by the object ``getTheme`` gives, which does not), and has a tool whose renderers draw their
-own shell (``renderShell: "self"``). The same keys go to ours and to Pi 1.6
+by the object ``getTheme`` gives, which does not), adds an autocomplete provider for ``#``
+issue numbers that delegates everything else to the built-in one, and has a tool whose
+renderers draw their own shell (``renderShell: "self"``). The same keys go to ours and to Pi 1.6
 (``pi-cli-current``) and the screens must show the same things.
 """
 
@@ -17,6 +18,7 @@ from typing import Any
 import pytest
 
 from tests.pi_coding_agent.app.interactive._scenario import launch, theme_document
+from tests.pi_coding_agent.app.interactive._tmux import suggestions
 from tests.pi_coding_agent.e2e._harness import OPENAI_MODEL, OUR_PI, Sandbox
 from tests.support import oracle
 from tests.support.npm_packages import node_cache
@@ -79,6 +81,25 @@ def _scenario(tmp_path: Path, which: str) -> dict[str, Any]:
         ).strip()
         pane.send("C-u")
         pane.wait_until(lambda s: "zq" not in run.editor_text(s), "the editor kept zq")
+        seen["issues"] = _notice(run, "/issues", "issues added")
+        pane.type("see #2")
+        screen = pane.wait_until(lambda s: "#2753" in s and "#2983" in s, "no #issue completions")
+        seen["both"] = suggestions(screen)
+        pane.type("9")
+        screen = pane.wait_until(lambda s: "#2753" not in s, "#2753 stayed offered")
+        seen["one"] = suggestions(screen)
+        pane.send("Tab")
+        screen = pane.wait_until(
+            lambda s: "see #2983" in run.editor_text(s), "the completion was not applied"
+        )
+        seen["applied"] = run.editor_text(screen).strip()
+        pane.send("C-u")
+        pane.type("/issu")  # the built-in commands, through the provider's current
+        seen["commands"] = suggestions(pane.wait_until(lambda s: "Adds #issue" in s, "no /issu completion"))
+        pane.send("Escape")
+        pane.wait_until(lambda s: "Adds #issue" not in s, "the command list stayed")
+        pane.send("C-u")
+        pane.wait_until(lambda s: "/issu" not in run.editor_text(s), "the editor kept /issu")
         run.submit("draw a frame")
         screen = pane.wait_until(
             lambda s: "the frame is drawn" in s and "FRAME RESULT" in s, "no reply or no framed result"
@@ -113,6 +134,9 @@ def test_terminal_input_themes_and_self_shells_work_as_in_pi(tmp_path: Path) -> 
     assert (ours["editor"], ours["sent"], ours["off"]) == ("aQ", "aQ", "keys swallowed 2")
     assert ours["after"] == "zq"
     assert ours["frame"] == ["", "FRAME CALL north", "FRAME RESULT north"]
+    assert ours["both"] == ["→ #2983 autocomplete providers", "#2753 stale settings"]
+    assert ours["one"] == ["→ #2983 autocomplete providers"] and ours["applied"] == "see #2983"
+    assert ours["commands"][0].startswith("→ issues")
 
 
 def _rpc_notices(command: list[str], box: Sandbox, env: dict[str, str]) -> list[Any]:
