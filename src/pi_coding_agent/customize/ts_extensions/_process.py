@@ -54,8 +54,8 @@ _LIBRARY = {"bundle": False}
 
 
 def use_bundled_library(bundle: bool) -> None:
-    """Whether hosts started from now on load Pi's published bundle (print, JSON and RPC modes:
-    faster) or ``dist``'s modules (the terminal UI, whose components use those; host.mjs)."""
+    """Whether hosts started from now on load Pi's published bundle (faster to load; every mode
+    since host.mjs sets the bundle's pi-tui keys beside ``dist``'s) or ``dist``'s modules."""
     _LIBRARY["bundle"] = bundle
 
 
