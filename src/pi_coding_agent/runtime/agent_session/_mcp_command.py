@@ -4,8 +4,8 @@ shows nothing, RPC gets ``extension_ui_request`` messages and the terminal UI sh
 
 ``/mcp`` prints the servers' status once every server settled; ``/mcp reconnect [server]``
 reconnects one (asking which when several could be meant); ``/mcp login|logout [server]`` pick
-among servers that sign in with OAuth (``McpManager.uses_oauth``) and name the shell command that
-does it (the browser sign-in runs in ``pi mcp login``, not inside a session yet).
+among servers that sign in with OAuth (``McpManager.uses_oauth``) and sign in or out inside the
+session (``_sign_in``).
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from pi_coding_agent.core.mcp.texts import (
     USAGE,
     no_server_named,
     no_servers,
-    sign_in_from_shell,
 )
 from pi_coding_agent.core.paths import get_agent_dir
 
@@ -28,8 +27,11 @@ if TYPE_CHECKING:
     from pi_coding_agent.customize.extensions.ui import ExtensionUI
 
 
-async def run_mcp_command(mcp: McpManager | None, arguments: str, ui: ExtensionUI) -> None:
-    """``mcp``: ``None`` when MCP is on but no ``mcp.json`` exists (nothing was loaded)."""
+async def run_mcp_command(
+    mcp: McpManager | None, arguments: str, ui: ExtensionUI, *, has_ui: bool = True
+) -> None:
+    """``mcp``: ``None`` when MCP is on but no ``mcp.json`` exists (nothing was loaded);
+    ``has_ui``: someone can answer (not print or JSON mode), which a sign-in needs."""
     action, *rest = arguments.split() or [""]
     if mcp is None:
         _without_servers(action, rest, ui)
@@ -46,9 +48,11 @@ async def run_mcp_command(mcp: McpManager | None, arguments: str, ui: ExtensionU
     await mcp.wait_for_all()
     name = rest[0] if rest else None
     if action != "reconnect":
-        chosen = await _pick(mcp, ui, name, eligible=mcp.uses_oauth, preferred=lambda _n: True, none=NO_OAUTH)
-        if chosen is not None:
-            ui.notify(sign_in_from_shell(action, chosen), "info")
+        chosen = await _pick(mcp, ui, name, eligible=mcp.uses_oauth, preferred=_needs_sign_in(mcp), none=NO_OAUTH)
+        if chosen is not None and action == "login":
+            await _sign_in(mcp, chosen, ui, has_ui)
+        elif chosen is not None:
+            await _sign_out(mcp, chosen, ui)
         return
 
     def enabled(server: str) -> bool:
@@ -68,6 +72,59 @@ async def run_mcp_command(mcp: McpManager | None, arguments: str, ui: ExtensionU
     connection = mcp.connection(chosen)
     state = describe_state(connection) if connection is not None else "disabled"
     ui.notify(f'MCP server "{chosen}" is connected again ({state}).', "info")
+
+
+def _needs_sign_in(mcp: McpManager) -> Callable[[str], bool]:
+    def needs(server: str) -> bool:
+        connection = mcp.connection(server)
+        return connection is not None and connection.state == "needs-auth"
+
+    return needs
+
+
+async def _sign_in(mcp: McpManager, name: str, ui: ExtensionUI, has_ui: bool) -> None:
+    """Pi 1.6's in-session sign-in outside its terminal manager view: the URL as a notice (and
+    the browser opened), a question for the redirect URL in case the browser cannot reach the
+    loopback callback, closed once either answered."""
+    import asyncio
+
+    from pi_ai import AbortController
+    from pi_coding_agent.core.mcp.manager import CANCELLED, sign_in_to
+    from pi_coding_agent.core.mcp.oauth import open_browser
+
+    if not has_ui:
+        ui.notify(f'Signing in to MCP server "{name}" requires interactive mode.', "error")
+        return
+    dialog = AbortController()
+
+    def show(url: str) -> None:
+        ui.notify(f'Sign in to MCP server "{name}" in your browser:\n{url}', "info")
+        open_browser(url)
+
+    def pasted() -> asyncio.Future[str | None]:
+        question = f'Waiting for sign-in to "{name}". If the browser cannot reach this machine, paste the URL it was redirected to.'
+        return asyncio.ensure_future(ui.input(question, "http://127.0.0.1:.../callback?code=...", signal=dialog.signal))
+
+    try:
+        failure = await sign_in_to(mcp, name, show, pasted)
+    finally:
+        dialog.abort()
+    if failure:
+        ui.notify(failure, "info" if failure == CANCELLED else "error")
+        return
+    connection = mcp.connection(name)
+    count = len(connection.tools) if connection is not None else 0
+    ui.notify(f'Signed in to MCP server "{name}" ({count} tools).', "info")
+
+
+async def _sign_out(mcp: McpManager, name: str, ui: ExtensionUI) -> None:
+    from pi_coding_agent.core.mcp.manager import sign_out_of
+
+    removed = await sign_out_of(mcp, name)
+    ui.notify(
+        f'Signed out of MCP server "{name}".' if removed else f'No stored credentials for MCP server "{name}".',
+        "info",
+    )
 
 
 def _without_servers(action: str, rest: list[str], ui: ExtensionUI) -> None:

@@ -107,6 +107,8 @@ def save_change(
     """Write ``patch`` (``enabled``/``exposure``) where the server is defined, or to its
     project override; ``project_config``: add an override there (a global server turned on or
     off "in this project"). The changed entry, or the one-line reason it could not be saved."""
+    if entry.scope == "extension":  # registered by an extension: for this run only (Pi 1.6)
+        return dataclasses.replace(entry, config={**entry.config, **patch})
     override = project_config or entry.override
     path = override or entry.source
     try:
