@@ -1,8 +1,9 @@
 """MCP servers registered by an extension (Pi 1.6's ``pi.registerMcpServer``), ours against
-Pi 1.6's CLI: the same TypeScript extension registers PyPI's ``mcp-server-time`` as a ``direct``
-server while it loads, and unregisters it once the model called one of its tools. The tools
-offered, the tool result the model gets, the tools offered after the removal and what the
-extension's ``mcp_servers_change`` handler and ``getMcpServers()`` saw must be the same."""
+Pi 1.6's CLI in RPC mode: the same TypeScript extension registers PyPI's ``mcp-server-time`` as a
+``direct`` server while it loads, and unregisters it once the model called one of its tools.
+``/mcp`` (which waits for the servers) lists it the same; the tools offered, the tool result the
+model gets, the tools offered after the removal and what the extension's ``mcp_servers_change``
+handler and ``getMcpServers()`` saw must be the same."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from tests.pi_coding_agent.e2e._harness import OPENAI_MODEL, Sandbox, run_ours, run_pi
+from tests.pi_coding_agent.e2e._harness import OPENAI_MODEL, Sandbox
+from tests.pi_coding_agent.e2e._rpc_session import notices, rpc_session
 from tests.support.mcp_reference import time_server
 from tests.support.npm_packages import node_cache
 from tests.support.scripted_provider import ScriptedProvider
@@ -57,34 +59,24 @@ def _node_runtime_ready() -> None:
     ensure_node_runtime()
 
 
-def _run(tmp_path: Path, program: str) -> tuple[int, str, list[dict[str, Any]], list[Any]]:
+def _run(tmp_path: Path, program: str) -> tuple[list[tuple[str, str]], list[dict[str, Any]], list[Any]]:
+    """``/mcp`` (which waits for the server), then the prompt: ``/mcp``'s notices, the request
+    bodies, what the extension logged."""
     with ScriptedProvider(SCRIPT) as provider:
         sandbox = Sandbox.create(tmp_path / program, provider.base_url)
         (sandbox.work / "note.txt").write_text("a note\n", encoding="utf-8")
         extension = sandbox.root / "adapter.ts"
         extension.write_text(EXTENSION % {"command": json.dumps(time_server()[0])}, encoding="utf-8")
         events = sandbox.root / "events.jsonl"
-        args = (
-            "--model",
-            OPENAI_MODEL,
-            "--no-session",
-            "-e",
-            str(extension),
-            "-p",
-            "what time is it in Tokyo",
-        )
-        env = {"MCP_EVENTS_LOG": str(events), "PI_NODE_CACHE": node_cache()}
-        done = (
-            run_pi(sandbox, *args, current=True, **env)
-            if program == "pi"
-            else run_ours(sandbox, *args, **env)
-        )
+        env = sandbox.env(MCP_EVENTS_LOG=str(events), PI_NODE_CACHE=node_cache())
+        args = ("--model", OPENAI_MODEL, "--no-session", "-e", str(extension))
+        answers = rpc_session(program, sandbox.work, env, args, ["/mcp", "what time is it in Tokyo"])
         logged = (
             [json.loads(line) for line in events.read_text(encoding="utf-8").splitlines()]
             if events.exists()
             else []
         )
-        return done.returncode, done.stderr, [request["body"] for request in provider.requests], logged
+        return notices(answers[0]), [request["body"] for request in provider.requests], logged
 
 
 def _tool_names(body: dict[str, Any]) -> list[str]:
@@ -98,9 +90,10 @@ def _results(body: dict[str, Any]) -> list[dict[str, Any]]:
 def test_registered_server_matches_pi_1_6(tmp_path: Path) -> None:
     time_server()  # installed once, before both runs start it
     with ThreadPoolExecutor(max_workers=2) as pool:
-        pi_run, our_run = pool.map(lambda program: _run(tmp_path, program), ("pi", "ours"))
-    (pi_code, pi_err, pi_bodies, pi_log), (our_code, our_err, our_bodies, our_log) = pi_run, our_run
-    assert (our_code, pi_code) == (0, 0), (our_err, pi_err)
+        (pi_notices, pi_bodies, pi_log), (our_notices, our_bodies, our_log) = pool.map(
+            lambda program: _run(tmp_path, program), ("pi16", "ours")
+        )
+    assert our_notices == pi_notices == [("info", "clock: connected, 2 tools (direct)")]
     assert len(our_bodies) == len(pi_bodies) == 3
     first = _tool_names(our_bodies[0])
     assert "mcp__clock__convert_time" in first and "mcp__clock__get_current_time" in first

@@ -12,7 +12,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tests.pi_coding_agent.e2e._harness import OPENAI_MODEL, REPO, Sandbox, run_ours
+from tests.pi_coding_agent.e2e._harness import OPENAI_MODEL, REPO, Sandbox
+from tests.pi_coding_agent.e2e._rpc_session import notices, rpc_session
 from tests.support.scripted_provider import ScriptedProvider
 
 PROBE = {"command": sys.executable, "args": ["-m", "tests.support.mcp_server"], "cwd": str(REPO)}
@@ -64,7 +65,11 @@ SCRIPT = [
 ]
 
 
-def _run(root: Path, mcp_json: dict[str, Any] | None = None) -> tuple[Any, list[dict[str, Any]], list[Any]]:
+def _run(
+    root: Path, mcp_json: dict[str, Any] | None = None
+) -> tuple[list[Any], list[dict[str, Any]], list[Any]]:
+    """``/mcp`` (which waits until every server settled), then the prompt: ``/mcp``'s notices,
+    the request bodies, the extensions' record."""
     with ScriptedProvider(SCRIPT) as provider:
         sandbox = Sandbox.create(root, provider.base_url)
         (sandbox.work / "note.txt").write_text("a note\n", encoding="utf-8")
@@ -73,6 +78,7 @@ def _run(root: Path, mcp_json: dict[str, Any] | None = None) -> tuple[Any, list[
         (root / "owner.py").write_text(OWNER, encoding="utf-8")
         (root / "thief.py").write_text(THIEF, encoding="utf-8")
         record = root / "record.jsonl"
+        env = sandbox.env(PI_TEST_RECORD=str(record), PROBE_SERVER=json.dumps(PROBE))
         args = (
             "--model",
             OPENAI_MODEL,
@@ -82,11 +88,9 @@ def _run(root: Path, mcp_json: dict[str, Any] | None = None) -> tuple[Any, list[
             "-e",
             str(root / "thief.py"),
         )
-        done = run_ours(
-            sandbox, *args, "-p", "add", PI_TEST_RECORD=str(record), PROBE_SERVER=json.dumps(PROBE)
-        )
+        answers = rpc_session("ours", sandbox.work, env, args, ["/mcp", "add"])
         lines = [json.loads(line) for line in record.read_text(encoding="utf-8").splitlines()]
-        return done, [request["body"] for request in provider.requests], lines
+        return notices(answers[0]), [request["body"] for request in provider.requests], lines
 
 
 def _names(body: dict[str, Any]) -> list[str]:
@@ -94,8 +98,8 @@ def _names(body: dict[str, Any]) -> list[str]:
 
 
 def test_python_extension_registers_and_unregisters_a_server(tmp_path: Path) -> None:
-    done, bodies, record = _run(tmp_path)
-    assert done.returncode == 0, done.stderr
+    listed, bodies, record = _run(tmp_path)
+    assert listed == [("info", "probe: connected, 11 tools (direct)\nlate: connected, 11 tools (deferred)")]
     assert len(bodies) == 3
     first = _names(bodies[0])
     assert "mcp__probe__add" in first and "mcp__probe__pid" not in first
@@ -113,6 +117,6 @@ def test_python_extension_registers_and_unregisters_a_server(tmp_path: Path) -> 
 
 def test_a_server_in_mcp_json_wins_over_a_registration(tmp_path: Path) -> None:
     """``mcp.json``'s ``probe`` is ``hidden``: the registered ``direct`` one is not connected."""
-    done, bodies, _record = _run(tmp_path, {"mcpServers": {"probe": {**PROBE, "exposure": "hidden"}}})
-    assert done.returncode == 0, done.stderr
+    listed, bodies, _record = _run(tmp_path, {"mcpServers": {"probe": {**PROBE, "exposure": "hidden"}}})
+    assert listed[0][1].startswith("probe: connected, ") and listed[0][1].split("\n")[0].endswith("(hidden)")
     assert not [name for name in _names(bodies[0]) if name.startswith("mcp__probe")]
