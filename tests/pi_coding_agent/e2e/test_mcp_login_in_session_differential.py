@@ -55,9 +55,11 @@ def _normalized(text: str) -> str:
 
 
 def _ui_requests(lines: list[dict[str, Any]]) -> list[tuple[str, ...]]:
+    """The notices and questions, without the problem report, which Pi 1.6 sends once the
+    servers settled and we at the first prompt (docs/mcp.md)."""
     found: list[tuple[str, ...]] = []
     for line in lines:
-        if line.get("type") != "extension_ui_request":
+        if line.get("type") != "extension_ui_request" or str(line.get("message")).startswith("MCP servers need"):
             continue
         method = str(line.get("method"))
         if method == "notify":
@@ -98,15 +100,20 @@ def test_mcp_login_in_a_session_matches_pi_1_6(tmp_path: Path) -> None:
     assert ours[0][0][2].startswith('Sign in to MCP server "guarded" in your browser:\nhttp://127.0.0.1')
     assert ours[0][-1] == ("notify", "info", 'Signed in to MCP server "guarded" (2 tools).')
     assert ours == theirs
+    assert ours[-1] == [
+        ("notify", "info", "guarded: needs sign-in, run /mcp login guarded (codemode)\nplain: failed (codemode)\n"
+         "    MCP server requires authentication")
+    ]  # fmt: skip
 
 
 def test_mcp_login_needs_someone_to_answer(tmp_path: Path) -> None:
     """Print mode: the refusal goes to the extension UI, which print mode does not show; the
-    run ends at once without signing in (no ``mcp-auth.json``)."""
+    run ends at once without signing in (no tokens in ``mcp-auth.json``)."""
     with serve_oauth() as url:
         for which in ("pi", "ours"):
             sandbox = _sandbox(tmp_path / which, url, "http://127.0.0.1:9")
             args = ("--model", OPENAI_MODEL, "--no-session", "-p", "/mcp login guarded")
             done = run_pi(sandbox, *args, current=True) if which == "pi" else run_ours(sandbox, *args)
             assert done.returncode == 0, done.stderr
-            assert not (sandbox.agent_dir / "mcp-auth.json").exists()
+            stored = sandbox.agent_dir / "mcp-auth.json"
+            assert "tokens" not in (stored.read_text(encoding="utf-8") if stored.exists() else "")

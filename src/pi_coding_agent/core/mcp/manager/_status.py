@@ -86,11 +86,14 @@ def status_text(manager: McpManager, agent_dir: str | os.PathLike[str]) -> str:
     """``/mcp`` outside the terminal UI: a line per server in configuration order (its error's
     lines indented under it), then the configuration errors."""
     servers = [c for e in manager.config.servers if (c := manager.connection(e.name)) is not None]
-    if not servers and not manager.config.errors:
+    if not servers and not manager.config.errors and not manager.overridden:
         return no_servers(agent_dir)
     lines: list[str] = []
     for c in servers:
         exposure = exposure_of(c.entry)
+        if c.state == "needs-auth" and c.entry.enabled:
+            lines.append(f"{c.name}: needs sign-in, run /mcp login {c.name} ({exposure})")
+            continue
         tools = f", {len(c.tools)} tools" if c.state == "connected" else ""
         state = "disabled" if not c.entry.enabled else (
             "disconnected, reconnects on next call" if c.state == "disconnected" else c.state)  # fmt: skip
@@ -98,6 +101,7 @@ def status_text(manager: McpManager, agent_dir: str | os.PathLike[str]) -> str:
         lines.append(f"{c.name}: {state}{tools} ({exposure})")
         lines += [f"    {line}" for line in (error or "").split("\n") if error]
     lines += [f"config error: {error}" for error in manager.config.errors]
+    lines += [f"overridden: {line}" for line in manager.overridden]
     return "\n".join(lines)
 
 
