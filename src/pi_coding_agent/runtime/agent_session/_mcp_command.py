@@ -23,6 +23,7 @@ from pi_coding_agent.core.mcp.texts import (
 from pi_coding_agent.core.paths import get_agent_dir
 
 if TYPE_CHECKING:
+    from pi_ai import AbortSignal
     from pi_coding_agent.core.mcp import McpManager
     from pi_coding_agent.customize.extensions.ui import ExtensionUI
 
@@ -83,38 +84,21 @@ def _needs_sign_in(mcp: McpManager) -> Callable[[str], bool]:
 
 
 async def _sign_in(mcp: McpManager, name: str, ui: ExtensionUI, has_ui: bool) -> None:
-    """Pi 1.6's in-session sign-in outside its terminal manager view: the URL as a notice (and
-    the browser opened), a question for the redirect URL in case the browser cannot reach the
-    loopback callback, closed once either answered."""
-    import asyncio
-
-    from pi_ai import AbortController
-    from pi_coding_agent.core.mcp.manager import CANCELLED, sign_in_to
-    from pi_coding_agent.core.mcp.oauth import open_browser
+    from pi_coding_agent.core.mcp.manager import CANCELLED, sign_in_with_notices
 
     if not has_ui:
         ui.notify(f'Signing in to MCP server "{name}" requires interactive mode.', "error")
         return
-    dialog = AbortController()
 
-    def show(url: str) -> None:
-        ui.notify(f'Sign in to MCP server "{name}" in your browser:\n{url}', "info")
-        open_browser(url)
+    def notify(message: str, kind: str) -> None:
+        ui.notify(message, "error" if kind == "error" else "info")
 
-    def pasted() -> asyncio.Future[str | None]:
-        question = f'Waiting for sign-in to "{name}". If the browser cannot reach this machine, paste the URL it was redirected to.'
-        return asyncio.ensure_future(ui.input(question, "http://127.0.0.1:.../callback?code=...", signal=dialog.signal))
+    async def ask(question: str, placeholder: str, signal: AbortSignal) -> str | None:
+        return await ui.input(question, placeholder, signal=signal)
 
-    try:
-        failure = await sign_in_to(mcp, name, show, pasted)
-    finally:
-        dialog.abort()
+    failure = await sign_in_with_notices(mcp, name, notify, ask)
     if failure:
         ui.notify(failure, "info" if failure == CANCELLED else "error")
-        return
-    connection = mcp.connection(name)
-    count = len(connection.tools) if connection is not None else 0
-    ui.notify(f'Signed in to MCP server "{name}" ({count} tools).', "info")
 
 
 async def _sign_out(mcp: McpManager, name: str, ui: ExtensionUI) -> None:

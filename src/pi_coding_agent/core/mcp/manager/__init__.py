@@ -3,6 +3,7 @@
 
 from pi_coding_agent.core.mcp.manager._account import CANCELLED as CANCELLED
 from pi_coding_agent.core.mcp.manager._account import sign_in_to as sign_in_to
+from pi_coding_agent.core.mcp.manager._account import sign_in_with_notices as sign_in_with_notices
 from pi_coding_agent.core.mcp.manager._account import sign_out_of as sign_out_of
 from pi_coding_agent.core.mcp.manager._manager import STARTUP_WAIT_S as STARTUP_WAIT_S
 from pi_coding_agent.core.mcp.manager._manager import STILL_CONNECTING as STILL_CONNECTING

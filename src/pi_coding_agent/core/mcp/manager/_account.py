@@ -6,11 +6,17 @@ the server is connected again with the new tokens."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from pi_ai import AbortSignal
     from pi_coding_agent.core.mcp.manager._manager import McpManager
+
+Notify = Callable[[str, str], None]
+"""``notify(message, kind)``: a notice (``info``, ``error``)."""
+Ask = Callable[[str, str, "AbortSignal"], Awaitable[str | None]]
+"""``ask(question, placeholder, signal)``: one line from the user; the signal withdraws it."""
 
 SIGN_IN_LIMIT_S = 300.0
 """How long an in-session sign-in waits for the browser (``pi mcp login``'s default)."""
@@ -64,3 +70,36 @@ async def sign_out_of(manager: McpManager, name: str) -> bool:
     removed = await store.remove(name, str(connection.entry.config["url"]))
     await manager.reconnect(name)
     return removed
+
+
+async def sign_in_with_notices(manager: McpManager, name: str, notify: Notify, ask: Ask) -> str | None:
+    """Pi 1.6's in-session sign-in outside its terminal sign-in screen: the URL as a notice (and
+    the browser opened), a question for the redirect URL in case the browser cannot reach the
+    loopback callback, withdrawn once either answered. The failure's message (then not yet
+    shown), or ``None`` after the notice of the connected server."""
+    from pi_ai import AbortController
+    from pi_coding_agent.core.mcp.oauth import open_browser
+
+    dialog = AbortController()
+
+    def show(url: str) -> None:
+        notify(f'Sign in to MCP server "{name}" in your browser:\n{url}', "info")
+        open_browser(url)
+
+    def pasted() -> asyncio.Future[str | None]:
+        question = (
+            f'Waiting for sign-in to "{name}". If the browser cannot reach this machine, '
+            "paste the URL it was redirected to."
+        )
+        return asyncio.ensure_future(ask(question, "http://127.0.0.1:.../callback?code=...", dialog.signal))
+
+    try:
+        failure = await sign_in_to(manager, name, show, pasted)
+    finally:
+        dialog.abort()
+    if failure:
+        return failure
+    connection = manager.connection(name)
+    count = len(connection.tools) if connection is not None else 0
+    notify(f'Signed in to MCP server "{name}" ({count} tools).', "info")
+    return None
