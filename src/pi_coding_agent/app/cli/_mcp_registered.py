@@ -23,9 +23,10 @@ def connect_registered(
     when there is none and an extension registered a server). Without a manager at this point,
     registrations made later are reported as errors: the session was built without MCP (a
     deliberate difference, docs/mcp.md). ``after_change``: called after each later change."""
-    if mcp is None and not runner.mcp_servers.list():
-        return None
     runner.mcp_connector = True
+    if mcp is None and not runner.mcp_servers.list():
+        runner.mcp_servers.add_listener(_late_reporter(runner))
+        return None
     manager = mcp if mcp is not None else new_manager()
 
     def sync() -> None:
@@ -57,3 +58,22 @@ def registered_manager_factory(home: Path, session_cwd: str) -> Callable[[], Mcp
         return McpManager(McpConfig(), session_cwd, PI_COMPAT_VERSION, str(home / "mcp.log"), str(home))
 
     return make
+
+
+def _late_reporter(runner: ExtensionRunner) -> Callable[[], None]:
+    """Each server registered once the run started without MCP, reported once as an error."""
+    reported: set[str] = set()
+
+    def report() -> None:
+        for server in runner.mcp_servers.list():
+            if server.name in reported:
+                continue
+            reported.add(server.name)
+            runner.report(
+                server.extension_path,
+                "register_mcp_server",
+                f'MCP server "{server.name}" was registered after start-up, and this run started without '
+                "MCP servers, so it is not connected: register it while the extension loads",
+            )
+
+    return report

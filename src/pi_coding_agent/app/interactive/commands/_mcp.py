@@ -7,7 +7,7 @@ trusted project). Changes are saved to the file that defines the server, or to i
 override, and apply at once: the menus redraw as connections change. ``/mcp <subcommand>``
 goes to the session, which answers as outside the terminal UI (``_mcp_command``). OAuth servers
 get Sign in (when they need it) and Sign out (when connected) entries; the sign-in shows the URL
-as a notice and asks for a pasted redirect URL, where Pi 1.6 has a sign-in screen of its own.
+as a notice, where Pi 1.6 has a sign-in screen of its own (which also takes a pasted redirect URL).
 Servers extensions registered change for this session only.
 """
 
@@ -22,7 +22,6 @@ from pi_coding_agent.app.interactive.selectors import McpMenu, McpView
 from pi_coding_agent.core.paths import get_agent_dir
 
 if TYPE_CHECKING:
-    from pi_ai import AbortSignal
     from pi_coding_agent.app.interactive._parts import Notices, Renderer, Spawn
     from pi_coding_agent.app.interactive._ui import InteractiveUI
     from pi_coding_agent.core.mcp import McpManager
@@ -222,8 +221,8 @@ class _Manager:
         self.host.tui.request_render()
 
     async def _account(self, name: str, action: str) -> str | None:
-        """Sign in (the session's ``/mcp login``: the URL as a notice, a question for a pasted
-        redirect URL; Pi 1.6 has a sign-in screen of its own) or out; the menu's message."""
+        """Sign in (the URL as a notice and the browser opened; Pi 1.6 has a sign-in screen of its
+        own) or out; the menu's message."""
         from pi_coding_agent.core.mcp.manager import CANCELLED, sign_in_with_notices, sign_out_of
 
         if action == "signout":
@@ -234,10 +233,9 @@ class _Manager:
         def notify(message: str, kind: str) -> None:
             ui.notify(message, "error" if kind == "error" else "info")
 
-        async def ask(question: str, placeholder: str, signal: AbortSignal) -> str | None:
-            return await ui.input(question, placeholder, signal=signal)
-
-        failure = await sign_in_with_notices(self.mcp, name, notify, ask)
+        # No question for a pasted redirect URL here: a dialog would replace the menu
+        # (``/mcp login`` asks it).
+        failure = await sign_in_with_notices(self.mcp, name, notify, None)
         return None if failure == CANCELLED else failure
 
     def _background(self, work: Awaitable[object]) -> None:

@@ -72,11 +72,11 @@ async def sign_out_of(manager: McpManager, name: str) -> bool:
     return removed
 
 
-async def sign_in_with_notices(manager: McpManager, name: str, notify: Notify, ask: Ask) -> str | None:
+async def sign_in_with_notices(manager: McpManager, name: str, notify: Notify, ask: Ask | None) -> str | None:
     """Pi 1.6's in-session sign-in outside its terminal sign-in screen: the URL as a notice (and
-    the browser opened), a question for the redirect URL in case the browser cannot reach the
-    loopback callback, withdrawn once either answered. The failure's message (then not yet
-    shown), or ``None`` after the notice of the connected server."""
+    the browser opened), a question (``ask``; ``None``: none) for the redirect URL in case the
+    browser cannot reach the loopback callback, withdrawn once either answered. The failure's
+    message (then not yet shown), or ``None`` after the notice of the connected server."""
     from pi_ai import AbortController
     from pi_coding_agent.core.mcp.oauth import open_browser
 
@@ -91,10 +91,11 @@ async def sign_in_with_notices(manager: McpManager, name: str, notify: Notify, a
             f'Waiting for sign-in to "{name}". If the browser cannot reach this machine, '
             "paste the URL it was redirected to."
         )
+        assert ask is not None
         return asyncio.ensure_future(ask(question, "http://127.0.0.1:.../callback?code=...", dialog.signal))
 
     try:
-        failure = await sign_in_to(manager, name, show, pasted)
+        failure = await sign_in_to(manager, name, show, pasted if ask is not None else None)
     finally:
         dialog.abort()
     if failure:

@@ -29,7 +29,7 @@ EXPOSURE_TEXT = {
     "direct": "declared to the model with the built-in tools",
 }
 """The exposures ``/mcp`` offers, each with what it means (``hidden`` is only set in files)."""
-_RANKS = {"failed": 1, "disconnected": 2, "connected": 4}
+_RANKS = {"needs-auth": 0, "failed": 1, "disconnected": 2, "connected": 4}
 
 
 def exposure_of(entry: McpServerEntry) -> str:
@@ -42,7 +42,7 @@ def _count(n: int) -> str:
 
 def describe_state(connection: McpConnection, with_error: bool = True) -> str:
     """``disabled``, ``connecting…``, ``connected · 3 tools · resources``, ``failed: <first
-    line>`` (``with_error``), ``disconnected``."""
+    line>`` (``with_error``), ``needs sign-in``, ``disconnected``."""
     state = connection.state
     if not connection.entry.enabled or state == "disabled":
         return "disabled"
@@ -50,6 +50,8 @@ def describe_state(connection: McpConnection, with_error: bool = True) -> str:
         return (
             f"connected · {_count(len(connection.tools))}{' · resources' if connection.has_resources else ''}"
         )
+    if state == "needs-auth":
+        return "needs sign-in"
     if state == "failed":
         first = (connection.error or "unknown error").split("\n", 1)[0]
         return f"failed: {first}" if with_error else "failed"
