@@ -116,6 +116,23 @@ def _start_mcp(parsed: Args, session_cwd: str, home: Path, settings: Settings) -
     return mcp
 
 
+def _with_registered(
+    runner: ExtensionRunner, mcp: McpManager | None, home: Path, session_cwd: str, built: list[AgentSession]
+) -> McpManager | None:
+    """The servers extensions registered join the run's (a manager is made for them when no
+    ``mcp.json`` exists); later changes reach the session built (codemode, tool_search)."""
+    from pi_coding_agent.app.cli._mcp_registered import connect_registered, registered_manager_factory
+
+    def after_change() -> None:
+        for session in built:
+            session.activate_mcp_discovery()
+
+    manager = connect_registered(runner, mcp, registered_manager_factory(home, session_cwd), after_change)
+    if manager is not None and manager is not mcp:
+        _MCP.append(manager)
+    return manager
+
+
 def _mcp_replaced(runner: ExtensionRunner | None) -> bool:
     """An extension registered ``/mcp``: as in Pi 1.6 it replaces the built-in MCP support, so
     the servers started early (while extensions loaded) are stopped again and no MCP tool or
@@ -207,6 +224,9 @@ def _run(parsed: Args) -> int:
     if not builtin_mcp and mcp is not None:
         _stop_mcp()
         mcp = None
+    built: list[AgentSession] = []
+    if builtin_mcp and runner is not None:
+        mcp = _with_registered(runner, mcp, home, session_cwd, built)
     if parsed.help:  # as in Pi, once the extensions loaded: their flags are listed
         return print_help(runner, diagnostics)
     if parsed.list_models is not None:  # with the providers extensions registered
@@ -230,6 +250,9 @@ def _run(parsed: Args) -> int:
         runner.on_resources = assembly.add_discovered
     _report_created(created, runner, settings, diagnostics)
     session = created.session
+    built.append(session)
+    if runner is not None:
+        runner.report_unhandled_mcp_servers()
     if mode == "rpc":
         diagnostics.flush()
         if session.model is None:

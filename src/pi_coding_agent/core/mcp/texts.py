@@ -21,7 +21,3 @@ def no_servers(agent_dir: str | os.PathLike[str]) -> str:
 def no_server_named(name: str) -> str:
     return f'There is no MCP server named "{name}".'
 
-
-def sign_in_from_shell(action: str, name: str) -> str:
-    """``/mcp login|logout`` inside a session: the sign-in runs from a shell."""
-    return f"Run this in a shell to sign {'in to' if action == 'login' else 'out of'} {name}: pi mcp {action} {name}"

@@ -43,6 +43,12 @@ from pi_coding_agent.customize.extensions._events import (
 from pi_coding_agent.customize.extensions._extension import Extension
 from pi_coding_agent.customize.extensions._host import ExtensionHost
 from pi_coding_agent.customize.extensions._loader import find_conflicts, load_extensions
+from pi_coding_agent.customize.extensions._mcp_servers import (
+    McpServerRegistry,
+    McpServerRegistryError,
+    McpServersChangeEvent,
+    RegisteredMcpServer,
+)
 from pi_coding_agent.customize.extensions._runner import ExtensionRunner, call_handler
 from pi_coding_agent.customize.extensions._tools import ExtensionTool, to_tool_result
 from pi_coding_agent.customize.extensions._types import (
@@ -71,9 +77,13 @@ __all__ = [
     "ExtensionTool",
     "FlagDefinition",
     "InputEvent",
+    "McpServerRegistry",
+    "McpServerRegistryError",
+    "McpServersChangeEvent",
     "ModelSelectEvent",
     "NoSessionError",
     "ProjectTrustEvent",
+    "RegisteredMcpServer",
     "ReplacedSessionContext",
     "SessionBeforeCompactEvent",
     "SessionBeforeForkEvent",

@@ -19,6 +19,7 @@ from pi_coding_agent.customize.extensions._context import (
 from pi_coding_agent.customize.extensions._events import EVENT_NAMES
 from pi_coding_agent.customize.extensions._extension import Extension, MessageConverter
 from pi_coding_agent.customize.extensions._host import ExtensionHost
+from pi_coding_agent.customize.extensions._mcp_servers import RegisteredMcpServer
 from pi_coding_agent.customize.extensions._runner import ExtensionRunner
 from pi_coding_agent.customize.extensions._types import (
     CommandDefinition,
@@ -124,6 +125,21 @@ class ExtensionAPI:
             self._runner.pending_providers.append((name, config))
         else:
             self._runner.host.catalog.register_provider(name, config)
+
+    def register_mcp_server(self, name: str, config: dict[str, Any]) -> None:
+        """An MCP server for this run, shaped like an ``mcpServers`` entry of ``mcp.json``.
+        Registered during setup it connects with the configured servers; later, at once. A
+        server of the same name in ``mcp.json`` wins. Raises ``ValueError`` for an invalid name
+        or config and for a name another extension registered."""
+        self._runner.mcp_servers.register(self._extension.path, name, config)
+
+    def unregister_mcp_server(self, name: str) -> None:
+        """Remove a server this extension registered; its connection closes, its tools go."""
+        self._runner.mcp_servers.unregister(self._extension.path, name)
+
+    def get_mcp_servers(self) -> list[RegisteredMcpServer]:
+        """Every server extensions registered (``name``, ``config``, ``extension_path``)."""
+        return self._runner.mcp_servers.list()
 
     # ------------------------------------------------------------------ messages and entries
 

@@ -19,6 +19,7 @@ EVENT_NAMES = frozenset(
     {
         "project_trust",
         "resources_discover",
+        "mcp_servers_change",
         "session_start",
         "session_info_changed",
         "session_before_switch",

@@ -45,6 +45,7 @@ from pi_coding_agent.customize.extensions._events import (
 )
 from pi_coding_agent.customize.extensions._extension import Extension, MessageConverter
 from pi_coding_agent.customize.extensions._host import ExtensionHost
+from pi_coding_agent.customize.extensions._mcp_servers import McpServerRegistry, McpServersChangeEvent
 from pi_coding_agent.customize.extensions._types import (
     CommandDefinition,
     ExtensionError,
@@ -111,6 +112,13 @@ class ExtensionRunner:
         """The interactive UI quits when an extension asks (``ctx.shutdown()``) and the agent is idle."""
         self._error_listeners: list[ErrorListener] = []
         self._handled: set[str] = set()
+        self.mcp_servers = McpServerRegistry()
+        """Servers extensions registered (``pi.register_mcp_server``)."""
+        self.mcp_connector = False
+        """The built-in MCP support connects registered servers (set by the CLI); without it
+        only an extension handling ``mcp_servers_change`` can."""
+        self._reported_mcp: set[str] = set()
+        self.mcp_servers.add_listener(self._mcp_servers_changed)
         self.refresh_handlers()
 
     # ------------------------------------------------------------------ registry
@@ -197,6 +205,32 @@ class ExtensionRunner:
         self.ui = PromptTrackingUI(ui, self) if has_ui else ui
         self.mode = mode
         self.has_ui = has_ui
+
+    # ------------------------------------------------------------------ MCP servers
+
+    def _mcp_servers_changed(self) -> None:
+        """Once a session is bound, a change is the ``mcp_servers_change`` event (servers
+        registered while extensions load are read when the session starts)."""
+        if self.host is None:
+            return
+        self.emit_soon(McpServersChangeEvent("mcp_servers_change", self.mcp_servers.list()))
+        self.report_unhandled_mcp_servers()
+
+    def report_unhandled_mcp_servers(self) -> None:
+        """Each registered server nothing connects, once, as an extension error (Pi 1.6: when
+        another extension replaced the built-in MCP support and handles no ``mcp_servers_change``)."""
+        if self.mcp_connector or self.has_handlers("mcp_servers_change"):
+            return
+        for server in self.mcp_servers.list():
+            if server.name in self._reported_mcp:
+                continue
+            self._reported_mcp.add(server.name)
+            self.report(
+                server.extension_path,
+                "register_mcp_server",
+                f'MCP server "{server.name}" is registered, but no loaded extension connects MCP servers; '
+                "another extension may have replaced the built-in MCP support",
+            )
 
     # ------------------------------------------------------------------ errors
 

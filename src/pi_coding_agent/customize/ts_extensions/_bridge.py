@@ -22,6 +22,7 @@ from pi_coding_agent.customize.extensions import (
     Extension,
     ExtensionRunner,
     FlagDefinition,
+    RegisteredMcpServer,
     ShortcutDefinition,
     ToolDefinition,
     to_tool_result,
@@ -135,6 +136,7 @@ class TypeScriptHost:
             systemPrompt=host.system_prompt,
             contextUsage=encode(host.get_context_usage()),
             session=self._session_update(),
+            mcpServers=self._foreign_mcp_servers(),
         )
         if not self._models_sent:
             # Once: the catalog's credential checks are too slow for every event.
@@ -276,10 +278,31 @@ class TypeScriptHost:
             self.redraw()
         elif kind == "close":
             self.component_calls.close(str(args.get("cid")))
+        elif kind == "mcpServers":
+            self.share_mcp_servers(args.get("servers"))
         elif kind == "registry" and isinstance(args.get("registry"), list):
             self.apply_registry(args["registry"])
             if self.runner.host is not None:
                 self.runner.host.refresh_tools()
+
+    # ------------------------------------------------------------------ MCP servers
+
+    def share_mcp_servers(self, servers: Any) -> None:
+        """Our runner's registrations of the TypeScript extensions become ``servers`` (what
+        Pi's registry in Node holds for them, already checked there)."""
+        if not isinstance(servers, list):
+            return
+        registered = [
+            RegisteredMcpServer(str(s.get("name")), dict(s.get("config") or {}), str(s.get("extensionPath")))
+            for s in servers
+            if isinstance(s, dict)
+        ]
+        self.runner.mcp_servers.replace_owned({e.path for e in self.extensions}, registered)
+
+    def _foreign_mcp_servers(self) -> list[Any]:
+        """The servers Python extensions registered, for ``getMcpServers()`` in Node."""
+        paths = {e.path for e in self.extensions}
+        return [encode(s) for s in self.runner.mcp_servers.list() if s.extension_path not in paths]
 
     # ------------------------------------------------------------------ proxies
 

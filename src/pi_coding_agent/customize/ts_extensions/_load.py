@@ -79,6 +79,7 @@ async def load_typescript_extensions(
     host.apply_registry(registry)
     for provider in answer.get("providers") or []:
         runner.pending_providers.append((str(provider.get("name")), dict(provider.get("config") or {})))
+    host.share_mcp_servers(answer.get("mcpServers"))
     loaded.errors = [
         ExtensionError(str(e.get("path")), "load", str(e.get("error"))) for e in answer.get("errors") or []
     ]

@@ -136,6 +136,7 @@ const state = {
 	flags: {},
 	models: [],
 	settings: {},
+	mcpServers: [],
 };
 remote.setLinesListener((cid, width, lines) => send({ notify: "lines", op: null, args: { cid, width, lines } }));
 
@@ -573,6 +574,21 @@ function bindRuntime() {
 	});
 }
 
+/**
+ * MCP servers registered with `pi.registerMcpServer()`: Pi's registry checks and keeps those of
+ * our extensions, and each change is sent to Python, which connects them. `getMcpServers()`
+ * (the registry's `list()`) also returns the servers Python extensions registered, which Python
+ * sends with its state. Returns our extensions' servers as they are after loading.
+ */
+function shareMcpServers() {
+	const registry = runtime?.mcpServers;
+	if (!registry) return [];
+	const own = registry.list.bind(registry);
+	registry.list = () => [...(state.mcpServers ?? []), ...own()];
+	registry.setChangeListener(() => notifyPython("mcpServers", { servers: own() }));
+	return own();
+}
+
 /** What each extension registered, in the shapes Python builds its proxies from. */
 function describe() {
 	return extensions.map((extension) => ({
@@ -629,7 +645,7 @@ const ops = {
 		extensions = result.extensions;
 		bindRuntime();
 		const providers = runtime.pendingProviderRegistrations.map(({ name, config }) => ({ name, config }));
-		return { registry: describe(), errors: result.errors, providers };
+		return { registry: describe(), errors: result.errors, providers, mcpServers: shareMcpServers() };
 	},
 	async emit({ ext, event, index, payload }) {
 		const handler = extensions[ext]?.handlers.get(event)?.[index];

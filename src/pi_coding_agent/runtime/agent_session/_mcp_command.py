@@ -4,8 +4,8 @@ shows nothing, RPC gets ``extension_ui_request`` messages and the terminal UI sh
 
 ``/mcp`` prints the servers' status once every server settled; ``/mcp reconnect [server]``
 reconnects one (asking which when several could be meant); ``/mcp login|logout [server]`` pick
-among servers that sign in with OAuth (``McpManager.uses_oauth``) and name the shell command that
-does it (the browser sign-in runs in ``pi mcp login``, not inside a session yet).
+among servers that sign in with OAuth (``McpManager.uses_oauth``) and sign in or out inside the
+session (``_sign_in``).
 """
 
 from __future__ import annotations
@@ -19,17 +19,20 @@ from pi_coding_agent.core.mcp.texts import (
     USAGE,
     no_server_named,
     no_servers,
-    sign_in_from_shell,
 )
 from pi_coding_agent.core.paths import get_agent_dir
 
 if TYPE_CHECKING:
+    from pi_ai import AbortSignal
     from pi_coding_agent.core.mcp import McpManager
     from pi_coding_agent.customize.extensions.ui import ExtensionUI
 
 
-async def run_mcp_command(mcp: McpManager | None, arguments: str, ui: ExtensionUI) -> None:
-    """``mcp``: ``None`` when MCP is on but no ``mcp.json`` exists (nothing was loaded)."""
+async def run_mcp_command(
+    mcp: McpManager | None, arguments: str, ui: ExtensionUI, *, has_ui: bool = True
+) -> None:
+    """``mcp``: ``None`` when MCP is on but no ``mcp.json`` exists (nothing was loaded);
+    ``has_ui``: someone can answer (not print or JSON mode), which a sign-in needs."""
     action, *rest = arguments.split() or [""]
     if mcp is None:
         _without_servers(action, rest, ui)
@@ -46,9 +49,11 @@ async def run_mcp_command(mcp: McpManager | None, arguments: str, ui: ExtensionU
     await mcp.wait_for_all()
     name = rest[0] if rest else None
     if action != "reconnect":
-        chosen = await _pick(mcp, ui, name, eligible=mcp.uses_oauth, preferred=lambda _n: True, none=NO_OAUTH)
-        if chosen is not None:
-            ui.notify(sign_in_from_shell(action, chosen), "info")
+        chosen = await _pick(mcp, ui, name, eligible=mcp.uses_oauth, preferred=_needs_sign_in(mcp), none=NO_OAUTH)
+        if chosen is not None and action == "login":
+            await _sign_in(mcp, chosen, ui, has_ui)
+        elif chosen is not None:
+            await _sign_out(mcp, chosen, ui)
         return
 
     def enabled(server: str) -> bool:
@@ -68,6 +73,42 @@ async def run_mcp_command(mcp: McpManager | None, arguments: str, ui: ExtensionU
     connection = mcp.connection(chosen)
     state = describe_state(connection) if connection is not None else "disabled"
     ui.notify(f'MCP server "{chosen}" is connected again ({state}).', "info")
+
+
+def _needs_sign_in(mcp: McpManager) -> Callable[[str], bool]:
+    def needs(server: str) -> bool:
+        connection = mcp.connection(server)
+        return connection is not None and connection.state == "needs-auth"
+
+    return needs
+
+
+async def _sign_in(mcp: McpManager, name: str, ui: ExtensionUI, has_ui: bool) -> None:
+    from pi_coding_agent.core.mcp.manager import CANCELLED, sign_in_with_notices
+
+    if not has_ui:
+        ui.notify(f'Signing in to MCP server "{name}" requires interactive mode.', "error")
+        return
+
+    def notify(message: str, kind: str) -> None:
+        ui.notify(message, "error" if kind == "error" else "info")
+
+    async def ask(question: str, placeholder: str, signal: AbortSignal) -> str | None:
+        return await ui.input(question, placeholder, signal=signal)
+
+    failure = await sign_in_with_notices(mcp, name, notify, ask)
+    if failure:
+        ui.notify(failure, "info" if failure == CANCELLED else "error")
+
+
+async def _sign_out(mcp: McpManager, name: str, ui: ExtensionUI) -> None:
+    from pi_coding_agent.core.mcp.manager import sign_out_of
+
+    removed = await sign_out_of(mcp, name)
+    ui.notify(
+        f'Signed out of MCP server "{name}".' if removed else f'No stored credentials for MCP server "{name}".',
+        "info",
+    )
 
 
 def _without_servers(action: str, rest: list[str], ui: ExtensionUI) -> None:

@@ -459,7 +459,7 @@ class AgentSession:
             # mcp.json never loads (tests/pi_coding_agent/e2e/test_optional_extras_not_loaded.py).
             from pi_coding_agent.runtime.agent_session._mcp_command import run_mcp_command
 
-            await run_mcp_command(self.mcp, text[len("/mcp") :], self.ui)
+            await run_mcp_command(self.mcp, text[len("/mcp") :], self.ui, has_ui=self.ui_mode in ("rpc", "tui"))
             return True
         name = LLAMA_COMMAND[0]
         if self.ui_mode == "tui" or text.split(" ", 1)[0] != f"/{name}":

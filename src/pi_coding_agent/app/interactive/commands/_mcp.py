@@ -5,8 +5,10 @@ exposure and where it is configured; a server's menu shows how it is reached and
 tools, Reconnect, Exposure and Enable/Disable (also "in this project" for a global server in a
 trusted project). Changes are saved to the file that defines the server, or to its project
 override, and apply at once: the menus redraw as connections change. ``/mcp <subcommand>``
-goes to the session, which answers as outside the terminal UI (``_mcp_command``). Sign-in and
-sign-out entries appear in Pi only for OAuth servers, which are not built here.
+goes to the session, which answers as outside the terminal UI (``_mcp_command``). OAuth servers
+get Sign in (when they need it) and Sign out (when connected) entries; the sign-in shows the URL
+as a notice, where Pi 1.6 has a sign-in screen of its own (which also takes a pasted redirect URL).
+Servers extensions registered change for this session only.
 """
 
 from __future__ import annotations
@@ -121,17 +123,27 @@ class _Manager:
         if connection is None:
             return McpMenu(name, empty="This server is not configured any more.")
         entry, state = connection.entry, connection.state
-        saved = "saved to the project mcp.json" if entry.override else f"saved to the {entry.scope} mcp.json"
+        saved = (
+            "for this session"
+            if entry.scope == "extension"
+            else "saved to the project mcp.json"
+            if entry.override
+            else f"saved to the {entry.scope} mcp.json"
+        )
         in_project = self._in_project(entry)
         items: list[tuple[str, str, str]] = []
         if not entry.enabled:
             items.append(("enable", "Enable", saved))
             items += [("enable-project", "Enable in this project", IN_PROJECT)] if in_project else []
         else:
+            if state == "needs-auth":
+                items.append(("signin", "Sign in", "opens the browser"))
             if state == "connected":
                 items.append(("tools", "Tools", f"{len(connection.tools)} offered"))
-            if state in ("failed", "disconnected", "connected"):
+            if state in ("failed", "disconnected", "connected", "needs-auth"):
                 items.append(("reconnect", "Reconnect", ""))
+            if state == "connected" and self.mcp.uses_oauth(name):
+                items.append(("signout", "Sign out", "deletes the stored credentials"))
             items.append(("exposure", "Exposure", exposure_of(entry)))
             items.append(("disable", "Disable", saved))
             items += [("disable-project", "Disable in this project", IN_PROJECT)] if in_project else []
@@ -166,8 +178,12 @@ class _Manager:
 
         current = exposure_of(entry)
         items = [(x, f"{'✓ ' if x == current else '  '}{x}", text) for x, text in EXPOSURE_TEXT.items()]
-        return McpMenu(f"Exposure of {entry.name}", items, f"Saved to {entry.override or entry.source}.",
-                       selected=current, confirm="save")  # fmt: skip
+        details = (
+            f"Applies to this session; the server is registered by {entry.source}."
+            if entry.scope == "extension"
+            else f"Saved to {entry.override or entry.source}."
+        )
+        return McpMenu(f"Exposure of {entry.name}", items, details, selected=current, confirm="save")
 
     # ----------------------------------------------------------------- actions
 
@@ -182,6 +198,8 @@ class _Manager:
             await self.view.menu(lambda: self.tools_menu(name), self.subscribe)
         elif action == "reconnect":
             self._background(self.mcp.reconnect(name))  # a failure shows in the server's state
+        elif action in ("signin", "signout"):
+            message = await self._account(name, action)
         elif action == "exposure":
             choice = await self.view.menu(lambda: self.exposure_menu(entry), self.subscribe)
             if choice is not None and choice != exposure_of(entry):
@@ -201,6 +219,24 @@ class _Manager:
         self.messages[name] = message
         self.host.session.activate_mcp_discovery()
         self.host.tui.request_render()
+
+    async def _account(self, name: str, action: str) -> str | None:
+        """Sign in (the URL as a notice and the browser opened; Pi 1.6 has a sign-in screen of its
+        own) or out; the menu's message."""
+        from pi_coding_agent.core.mcp.manager import CANCELLED, sign_in_with_notices, sign_out_of
+
+        if action == "signout":
+            await sign_out_of(self.mcp, name)
+            return None
+        ui = self.host.session.ui
+
+        def notify(message: str, kind: str) -> None:
+            ui.notify(message, "error" if kind == "error" else "info")
+
+        # No question for a pasted redirect URL here: a dialog would replace the menu
+        # (``/mcp login`` asks it).
+        failure = await sign_in_with_notices(self.mcp, name, notify, None)
+        return None if failure == CANCELLED else failure
 
     def _background(self, work: Awaitable[object]) -> None:
         """Connecting and closing go on while the menu stays usable (it redraws as they do)."""

@@ -17,7 +17,9 @@ from typing import Any, Literal
 from pi_coding_agent.core.mcp.config._validate import OVERRIDE_KEYS, is_override, validate_server
 from pi_coding_agent.core.paths import CONFIG_DIR_NAME
 
-Scope = Literal["global", "project"]
+Scope = Literal["global", "project", "extension"]
+"""Where a server is defined: a ``mcp.json`` (user, project) or an extension's registration
+(``source`` is then the extension's path)."""
 
 
 @dataclass(frozen=True)

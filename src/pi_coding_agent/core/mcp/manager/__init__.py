@@ -1,6 +1,10 @@
 """The run's MCP servers (``McpManager``): background connections, tool names and exposure, the
 ``direct`` tools the session declares, and ``indirect_tools()`` for codemode and tool_search."""
 
+from pi_coding_agent.core.mcp.manager._account import CANCELLED as CANCELLED
+from pi_coding_agent.core.mcp.manager._account import sign_in_to as sign_in_to
+from pi_coding_agent.core.mcp.manager._account import sign_in_with_notices as sign_in_with_notices
+from pi_coding_agent.core.mcp.manager._account import sign_out_of as sign_out_of
 from pi_coding_agent.core.mcp.manager._manager import STARTUP_WAIT_S as STARTUP_WAIT_S
 from pi_coding_agent.core.mcp.manager._manager import STILL_CONNECTING as STILL_CONNECTING
 from pi_coding_agent.core.mcp.manager._manager import McpManager as McpManager

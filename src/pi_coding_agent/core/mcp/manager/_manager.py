@@ -83,6 +83,8 @@ class McpManager:
         self.on_tools_changed: Callable[[], None] | None = None
         """Called (from the servers' thread) when a server's tools appeared or changed."""
         self._listeners: list[Callable[[], None]] = []
+        self.overridden: list[str] = []
+        """Servers extensions registered under a name ``mcp.json`` defines, one line each."""
 
     def _connection(self, entry: McpServerEntry) -> McpConnection:
         return McpConnection(
@@ -525,6 +527,58 @@ class McpManager:
         if connection.state == "connected":
             self._changed(connection)
         self._notify_listeners()
+
+    # ----------------------------------------------------------------- extensions' servers
+
+    def sync_extension_servers(self, entries: Sequence[McpServerEntry]) -> list[str]:
+        """Make the servers extensions registered (``scope`` ``extension``) exactly ``entries``:
+        new ones connect (at once when servers are running), removed ones and ones registered
+        again with another config close and their tools go. A name ``mcp.json`` defines wins
+        (Pi 1.6): such entries are left out, and returned as lines saying so."""
+        files = {e.name: e for e in self.config.servers if e.scope != "extension"}
+        wanted = {e.name: e for e in entries if e.name not in files}
+        current = {e.name: e for e in self.config.servers if e.scope == "extension"}
+        for name, entry in current.items():
+            if name not in wanted or wanted[name].config != entry.config:
+                self._remove_server(name)
+        for name, entry in wanted.items():
+            if name not in current or current[name].config != entry.config:
+                self._add_server(entry)
+        self.overridden = [
+            f'"{e.name}" registered by {e.source} is overridden by "{e.name}" in {files[e.name].source}'
+            for e in entries
+            if e.name in files
+        ]
+        return self.overridden
+
+    def _add_server(self, entry: McpServerEntry) -> None:
+        self.config.servers.append(entry)
+        connection = self._connections[entry.name] = self._connection(entry)
+        self._notify_listeners()
+        if not entry.enabled:
+            return
+        if self._loop is None:
+            self.start()
+        else:
+            self._submit(self._connect_quietly(connection))
+
+    def _remove_server(self, name: str) -> None:
+        self.config.servers = [e for e in self.config.servers if e.name != name]
+        connection = self._connections.pop(name)
+        with self._lock:
+            for info in self._infos.pop(name, []):
+                self._tools.pop(info.name, None)
+        self._tools_changed.set()
+        self._notify_listeners()
+        if self._loop is not None:
+            self._submit(connection.close())
+        if self.on_tools_changed is not None:
+            self.on_tools_changed()
+
+    @property
+    def auth_store(self) -> McpAuthStore | None:
+        """Where sign-ins are kept (``None``: the run keeps none)."""
+        return self._auth_store
 
     def uses_oauth(self, name: str) -> bool:
         """Whether a server signs in with OAuth (``/mcp login|logout`` act only on such servers)."""

@@ -29,7 +29,7 @@ EXPOSURE_TEXT = {
     "direct": "declared to the model with the built-in tools",
 }
 """The exposures ``/mcp`` offers, each with what it means (``hidden`` is only set in files)."""
-_RANKS = {"failed": 1, "disconnected": 2, "connected": 4}
+_RANKS = {"needs-auth": 0, "failed": 1, "disconnected": 2, "connected": 4}
 
 
 def exposure_of(entry: McpServerEntry) -> str:
@@ -42,7 +42,7 @@ def _count(n: int) -> str:
 
 def describe_state(connection: McpConnection, with_error: bool = True) -> str:
     """``disabled``, ``connecting…``, ``connected · 3 tools · resources``, ``failed: <first
-    line>`` (``with_error``), ``disconnected``."""
+    line>`` (``with_error``), ``needs sign-in``, ``disconnected``."""
     state = connection.state
     if not connection.entry.enabled or state == "disabled":
         return "disabled"
@@ -50,6 +50,8 @@ def describe_state(connection: McpConnection, with_error: bool = True) -> str:
         return (
             f"connected · {_count(len(connection.tools))}{' · resources' if connection.has_resources else ''}"
         )
+    if state == "needs-auth":
+        return "needs sign-in"
     if state == "failed":
         first = (connection.error or "unknown error").split("\n", 1)[0]
         return f"failed: {first}" if with_error else "failed"
@@ -86,11 +88,14 @@ def status_text(manager: McpManager, agent_dir: str | os.PathLike[str]) -> str:
     """``/mcp`` outside the terminal UI: a line per server in configuration order (its error's
     lines indented under it), then the configuration errors."""
     servers = [c for e in manager.config.servers if (c := manager.connection(e.name)) is not None]
-    if not servers and not manager.config.errors:
+    if not servers and not manager.config.errors and not manager.overridden:
         return no_servers(agent_dir)
     lines: list[str] = []
     for c in servers:
         exposure = exposure_of(c.entry)
+        if c.state == "needs-auth" and c.entry.enabled:
+            lines.append(f"{c.name}: needs sign-in, run /mcp login {c.name} ({exposure})")
+            continue
         tools = f", {len(c.tools)} tools" if c.state == "connected" else ""
         state = "disabled" if not c.entry.enabled else (
             "disconnected, reconnects on next call" if c.state == "disconnected" else c.state)  # fmt: skip
@@ -98,6 +103,7 @@ def status_text(manager: McpManager, agent_dir: str | os.PathLike[str]) -> str:
         lines.append(f"{c.name}: {state}{tools} ({exposure})")
         lines += [f"    {line}" for line in (error or "").split("\n") if error]
     lines += [f"config error: {error}" for error in manager.config.errors]
+    lines += [f"overridden: {line}" for line in manager.overridden]
     return "\n".join(lines)
 
 
@@ -107,6 +113,8 @@ def save_change(
     """Write ``patch`` (``enabled``/``exposure``) where the server is defined, or to its
     project override; ``project_config``: add an override there (a global server turned on or
     off "in this project"). The changed entry, or the one-line reason it could not be saved."""
+    if entry.scope == "extension":  # registered by an extension: for this run only (Pi 1.6)
+        return dataclasses.replace(entry, config={**entry.config, **patch})
     override = project_config or entry.override
     path = override or entry.source
     try:
