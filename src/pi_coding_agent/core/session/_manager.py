@@ -79,7 +79,7 @@ class ReadOnlySessionError(SessionError):
 
 
 def _line(entry: SessionEntry | dict[str, Any]) -> bytes:
-    if isinstance(entry, dict | SessionMessageEntry):
+    if isinstance(entry, dict | SessionMessageEntry | OpaqueEntry):  # an opaque entry as its data
         data = entry if isinstance(entry, dict) else entry_to_dict(entry)
         return encode_line(data) + b"\n"
     return encode_line(entry) + b"\n"
@@ -531,6 +531,31 @@ class SessionManager:
                 **self._base(), custom_type=custom_type, content=content, display=display, details=details
             )
         )
+
+    def append_context_edit(self, target_id: str, replacement: dict[str, Any] | None) -> str:
+        """Hide (``None``) or replace the content of an earlier message on this branch in the
+        context built from here on (Pi 1.6's ``context_edit``); the entry itself is untouched.
+        A string ``content`` for an assistant or tool-result message is stored as one text block."""
+        self._check_writable()
+        content = replacement.get("content") if isinstance(replacement, dict) else None
+        if replacement is not None and not isinstance(content, str | list):
+            raise ValueError("a context edit's replacement is None or has string or list content")
+        target = self.get_entry(target_id)
+        if target is None:
+            raise EntryNotFoundError(target_id)
+        if all(entry.id != target_id for entry in self.get_branch()):
+            raise ValueError(f"entry {target_id} is not on the current branch")
+        role = "custom" if isinstance(target, CustomMessageEntry) else None
+        if isinstance(target, SessionMessageEntry):
+            role = target.message.role
+        if role not in ("user", "assistant", "toolResult", "custom"):
+            raise ValueError(f"entry {target_id} has no message content to edit")
+        if role in ("assistant", "toolResult") and isinstance(content, str):
+            replacement = {**(replacement or {}), "content": [{"type": "text", "text": content}]}
+        base = self._base()
+        data = {"type": "context_edit", "id": base["id"], "parentId": base["parent_id"],
+                "timestamp": base["timestamp"], "targetId": target_id, "replacement": replacement}
+        return self._append(OpaqueEntry(data))
 
     def append_label_change(self, target_id: str, label: str | None = None) -> str:
         """Label an entry (``None`` or ``""`` clears its label)."""
