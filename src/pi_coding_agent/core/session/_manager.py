@@ -472,20 +472,22 @@ class SessionManager:
     def append_compaction(
         self,
         summary: str,
-        first_kept_entry_id: str,
+        first_kept_entry_id: str | None,
         tokens_before: int,
         *,
         details: Any | UnsetType = UNSET,
         from_hook: bool | UnsetType = UNSET,
         usage: Usage | UnsetType = UNSET,
     ) -> str:
+        """A compaction summarising the branch before ``first_kept_entry_id``; ``None`` keeps
+        nothing (Pi 1.6 then names the compaction itself as the first kept entry)."""
         self._check_writable()
         base = self._base()
         return self._append(
             CompactionEntry(
                 **base,
                 summary=summary,
-                first_kept_entry_id=first_kept_entry_id,
+                first_kept_entry_id=base["id"] if first_kept_entry_id is None else first_kept_entry_id,
                 tokens_before=tokens_before,
                 details=details,
                 usage=usage,
@@ -531,6 +533,19 @@ class SessionManager:
                 **self._base(), custom_type=custom_type, content=content, display=display, details=details
             )
         )
+
+    def append_usage(
+        self, kind: str, provider: str, model: str, usage: Usage | dict[str, Any], note: str | None = None
+    ) -> str:
+        """Billed usage that is no message (Pi 1.6's ``usage`` entry; ``kind`` e.g. ``cache_warm``):
+        counted in the session's stats, never in the context."""
+        self._check_writable()
+        base = self._base()
+        data = {"type": "usage", "id": base["id"], "parentId": base["parent_id"], "timestamp": base["timestamp"],
+                "kind": kind, "provider": provider, "model": model, "usage": to_builtins(usage)}
+        if note:
+            data["note"] = note
+        return self._append(OpaqueEntry(data))
 
     def append_context_edit(self, target_id: str, replacement: dict[str, Any] | None) -> str:
         """Hide (``None``) or replace the content of an earlier message on this branch in the

@@ -19,7 +19,10 @@ from pi_coding_agent.runtime.agent_session._events import AgentSessionEvent, Ent
 
 
 def omit_recovery_attempt(
-    agent: Agent, manager: SessionManager, message: AssistantMessage, emit: Callable[[AgentSessionEvent], None]
+    agent: Agent,
+    manager: SessionManager,
+    message: AssistantMessage,
+    emit: Callable[[AgentSessionEvent], None],
 ) -> None:
     """Hide ``message`` and its tool results from the context, in the file and live."""
     messages = agent.state.messages
