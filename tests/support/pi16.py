@@ -52,6 +52,10 @@ PAYLOAD_NOT_FOLLOWED: dict[str, tuple[tuple[str, ...], str]] = {
         ("payload.config.thinkingConfig", "request.body.generationConfig.thinkingConfig"),
         "1.6 maps this Gemini 3 model's thinking level differently",
     ),
+    "payload/constrained_tools_bedrock": (
+        ("request",),
+        "1.6's oracle does not see Bedrock's HTTP request (its SDK sends it); the payload is compared",
+    ),
     "payload/mistral_images_and_replay_ids": (
         ("payload.maxTokens", "request.body.max_tokens"),
         "1.6 estimates the prompt's tokens differently for Mistral's output limit",

@@ -175,10 +175,12 @@ def _messages(messages: Sequence[Message], images: bool) -> list[dict[str, Any]]
     return result
 
 
-def _tools(tools: Sequence[Tool]) -> list[dict[str, Any]]:
+def _tools(tools: Sequence[Tool], supports_strict_mode: bool) -> list[dict[str, Any]]:
+    """Function tools; strict schemas only where the model's compat sets ``supportsStrictMode``
+    (Pi 1.6: opt-in for Mistral, whose large model can stall before a strict call)."""
     out = []
     for tool in tools:
-        strict = resolve_strict(tool, True)
+        strict = resolve_strict(tool, supports_strict_mode)
         function = {
             "name": tool.name,
             "description": tool.description,
@@ -218,7 +220,7 @@ def chat_payload(
         "messages": _messages(messages, "image" in model.input),
     }
     if context.tools:
-        payload["tools"] = _tools(context.tools)
+        payload["tools"] = _tools(context.tools, bool((model.compat or {}).get("supportsStrictMode") or False))
     if temperature is not None:
         payload["temperature"] = temperature
     if max_tokens is not None:

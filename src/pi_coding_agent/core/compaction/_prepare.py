@@ -91,6 +91,8 @@ def find_cut_point(entries: Sequence[SessionEntry], start: int, end: int, keep_r
     accumulated = 0
     cut = cut_points[0]
     for i in range(end - 1, start - 1, -1):
+        if isinstance(entries[i], CompactionEntry):
+            continue  # an older compaction in the kept range adds nothing to the context (Pi 1.6)
         tokens = sum(estimate_tokens(m) for m in session_entry_to_context_messages(entries[i]))
         if tokens == 0:
             continue
@@ -122,10 +124,12 @@ class CompactionPreparation:
 
 
 def _summary_message(entry: SessionEntry) -> AgentMessage | None:
+    """The conversation ``entry`` adds: none for a compaction, nor for a system message (the
+    prompt and tools are no conversation; the compaction entry carries their replay, Pi 1.6)."""
     if isinstance(entry, CompactionEntry):
         return None
     messages = session_entry_to_context_messages(entry)
-    return messages[0] if messages else None
+    return messages[0] if messages and messages[0].role != "system" else None
 
 
 def prepare_compaction(path: Sequence[SessionEntry], settings: CompactionSettings) -> CompactionPreparation | None:
@@ -142,18 +146,25 @@ def prepare_compaction(path: Sequence[SessionEntry], settings: CompactionSetting
         kept = next((i for i, e in enumerate(path) if getattr(e, "id", None) == previous.first_kept_entry_id), -1)
         start = kept if kept >= 0 else previous_index + 1
     tokens_before = estimate_context_tokens(build_session_context(list(path)).messages).tokens
-    cut = find_cut_point(path, start, len(path), settings.keep_recent_tokens)
-    first_kept = path[cut.first_kept_entry_index] if cut.first_kept_entry_index < len(path) else None
+    if 0 <= start < previous_index:
+        # The context puts the previous compaction's summary before the entries it keeps, so
+        # the entries kept from before it and those after it are one run (Pi 1.6's projection):
+        # a cut walks back over message-less entries such as a model change across it.
+        window = [*path[:previous_index], *path[previous_index + 1 :]]
+    else:
+        window = list(path)
+    cut = find_cut_point(window, start, len(window), settings.keep_recent_tokens)
+    first_kept = window[cut.first_kept_entry_index] if cut.first_kept_entry_index < len(window) else None
     first_kept_id = getattr(first_kept, "id", None)
     if not isinstance(first_kept_id, str) or not first_kept_id:
         return None
     history_end = cut.turn_start_index if cut.is_split_turn else cut.first_kept_entry_index
-    to_summarize = [m for m in (_summary_message(path[i]) for i in range(start, history_end)) if m is not None]
+    to_summarize = [m for m in (_summary_message(window[i]) for i in range(start, history_end)) if m is not None]
     prefix: list[AgentMessage] = []
     if cut.is_split_turn:
         prefix = [
             m
-            for m in (_summary_message(path[i]) for i in range(cut.turn_start_index, cut.first_kept_entry_index))
+            for m in (_summary_message(window[i]) for i in range(cut.turn_start_index, cut.first_kept_entry_index))
             if m is not None
         ]
     if not to_summarize and not prefix:

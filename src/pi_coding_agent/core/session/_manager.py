@@ -79,7 +79,7 @@ class ReadOnlySessionError(SessionError):
 
 
 def _line(entry: SessionEntry | dict[str, Any]) -> bytes:
-    if isinstance(entry, dict | SessionMessageEntry):
+    if isinstance(entry, dict | SessionMessageEntry | OpaqueEntry):  # an opaque entry as its data
         data = entry if isinstance(entry, dict) else entry_to_dict(entry)
         return encode_line(data) + b"\n"
     return encode_line(entry) + b"\n"
@@ -472,20 +472,22 @@ class SessionManager:
     def append_compaction(
         self,
         summary: str,
-        first_kept_entry_id: str,
+        first_kept_entry_id: str | None,
         tokens_before: int,
         *,
         details: Any | UnsetType = UNSET,
         from_hook: bool | UnsetType = UNSET,
         usage: Usage | UnsetType = UNSET,
     ) -> str:
+        """A compaction summarising the branch before ``first_kept_entry_id``; ``None`` keeps
+        nothing (Pi 1.6 then names the compaction itself as the first kept entry)."""
         self._check_writable()
         base = self._base()
         return self._append(
             CompactionEntry(
                 **base,
                 summary=summary,
-                first_kept_entry_id=first_kept_entry_id,
+                first_kept_entry_id=base["id"] if first_kept_entry_id is None else first_kept_entry_id,
                 tokens_before=tokens_before,
                 details=details,
                 usage=usage,
@@ -531,6 +533,44 @@ class SessionManager:
                 **self._base(), custom_type=custom_type, content=content, display=display, details=details
             )
         )
+
+    def append_usage(
+        self, kind: str, provider: str, model: str, usage: Usage | dict[str, Any], note: str | None = None
+    ) -> str:
+        """Billed usage that is no message (Pi 1.6's ``usage`` entry; ``kind`` e.g. ``cache_warm``):
+        counted in the session's stats, never in the context."""
+        self._check_writable()
+        base = self._base()
+        data = {"type": "usage", "id": base["id"], "parentId": base["parent_id"], "timestamp": base["timestamp"],
+                "kind": kind, "provider": provider, "model": model, "usage": to_builtins(usage)}
+        if note:
+            data["note"] = note
+        return self._append(OpaqueEntry(data))
+
+    def append_context_edit(self, target_id: str, replacement: dict[str, Any] | None) -> str:
+        """Hide (``None``) or replace the content of an earlier message on this branch in the
+        context built from here on (Pi 1.6's ``context_edit``); the entry itself is untouched.
+        A string ``content`` for an assistant or tool-result message is stored as one text block."""
+        self._check_writable()
+        content = replacement.get("content") if isinstance(replacement, dict) else None
+        if replacement is not None and not isinstance(content, str | list):
+            raise ValueError("a context edit's replacement is None or has string or list content")
+        target = self.get_entry(target_id)
+        if target is None:
+            raise EntryNotFoundError(target_id)
+        if all(entry.id != target_id for entry in self.get_branch()):
+            raise ValueError(f"entry {target_id} is not on the current branch")
+        role = "custom" if isinstance(target, CustomMessageEntry) else None
+        if isinstance(target, SessionMessageEntry):
+            role = target.message.role
+        if role not in ("user", "assistant", "toolResult", "custom"):
+            raise ValueError(f"entry {target_id} has no message content to edit")
+        if role in ("assistant", "toolResult") and isinstance(content, str):
+            replacement = {**(replacement or {}), "content": [{"type": "text", "text": content}]}
+        base = self._base()
+        data = {"type": "context_edit", "id": base["id"], "parentId": base["parent_id"],
+                "timestamp": base["timestamp"], "targetId": target_id, "replacement": replacement}
+        return self._append(OpaqueEntry(data))
 
     def append_label_change(self, target_id: str, label: str | None = None) -> str:
         """Label an entry (``None`` or ``""`` clears its label)."""

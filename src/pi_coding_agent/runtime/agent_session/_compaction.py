@@ -32,6 +32,7 @@ from pi_coding_agent.runtime.agent_session._events import (
     SummarizationRetryEvent,
 )
 from pi_coding_agent.runtime.agent_session._parts import NO_MODEL_MESSAGE, SessionError
+from pi_coding_agent.runtime.agent_session._recovery import omit_recovery_attempt
 
 if TYPE_CHECKING:
     from pi_coding_agent.core.compaction import CompactionPreparation, CompactionResult, SummaryRequest
@@ -191,7 +192,7 @@ class AutoCompactor(_Compaction):
                 )
                 return False
             self.overflow_recovery_attempted = True
-            self._drop_trailing_assistant()
+            omit_recovery_attempt(context.agent, context.session_manager, message, context.emit)
             return await self.run("overflow", will_retry=True)
         direct = calculate_context_tokens(message.usage)
         if message.stop_reason == "error" or direct == 0:

@@ -1,7 +1,8 @@
 """Automatic retry of a failed model call that looks transient (Pi's ``_isRetryableError``,
 ``_prepareRetry``).
 
-The error message stays in the session file but leaves the agent's context;
+The error message stays in the session file but leaves the agent's context, hidden from
+later contexts by a ``context_edit`` entry as Pi 1.6 does (``_recovery.py``);
 ``auto_retry_start`` announces the backoff (``baseDelayMs * 2^(attempt-1)``, at most
 ``maxAgentDelayMs``),
 ``auto_retry_end`` reports the outcome. A context overflow is compaction's business, not
@@ -31,9 +32,15 @@ def is_retryable_error(message: AssistantMessage, context_window: int) -> bool:
 
 class AutoRetry:
     def __init__(
-        self, agent: Agent, settings: Settings, model: Callable[[], Model | None], emit: Callable[[AgentSessionEvent], None]
+        self,
+        agent: Agent,
+        settings: Settings,
+        model: Callable[[], Model | None],
+        emit: Callable[[AgentSessionEvent], None],
+        omit: Callable[[AssistantMessage], None],
     ) -> None:
         self._agent = agent
+        self._omit = omit
         self._settings = settings
         self._model = model
         self._emit = emit
@@ -89,9 +96,7 @@ class AutoRetry:
                 error_message=message.error_message or "Unknown error",
             )
         )
-        messages = self._agent.state.messages
-        if messages and isinstance(messages[-1], AssistantMessage):
-            self._agent.state.messages = messages[:-1]
+        self._omit(message)
         cancel = asyncio.Event()
         self._cancel = cancel
         try:

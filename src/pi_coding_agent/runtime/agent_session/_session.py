@@ -69,6 +69,7 @@ from pi_coding_agent.runtime.agent_session._model_control import Direction, Mode
 from pi_coding_agent.runtime.agent_session._parts import NO_MODEL_MESSAGE, SessionError, SlashCommand
 from pi_coding_agent.runtime.agent_session._persistence import persist_message
 from pi_coding_agent.runtime.agent_session._queue import PromptQueue, user_message
+from pi_coding_agent.runtime.agent_session._recovery import omit_recovery_attempt
 from pi_coding_agent.runtime.agent_session._retry import AutoRetry
 from pi_coding_agent.runtime.agent_session._stats import (
     ContextUsage,
@@ -164,7 +165,7 @@ class AgentSession:
             model=agent_setup.model, scoped_models=scoped_models, emit=self._emit, extensions=self._extensions,
         )  # fmt: skip
         self._queue = PromptQueue(agent, self._emit)
-        self._retry = AutoRetry(agent, settings, self._current_model, self._emit)
+        self._retry = AutoRetry(agent, settings, self._current_model, self._emit, self._omit_recovery_attempt)
         compaction = CompactionContext(
             agent, session_manager, settings, self._current_model, self._emit, self._resolve_idle_if_idle, self._extensions
         )
@@ -362,6 +363,9 @@ class AgentSession:
         if isinstance(event, MessageEndEvent):
             self._settle_message(event.message)
         self._extensions.count_turn(event)
+
+    def _omit_recovery_attempt(self, message: AssistantMessage) -> None:
+        omit_recovery_attempt(self.agent, self.session_manager, message, self._emit)
 
     def _settle_message(self, message: AgentMessage) -> None:
         persist_message(self.session_manager, message)

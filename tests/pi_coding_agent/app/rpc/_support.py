@@ -115,6 +115,8 @@ def _entry_ids(value: Any, found: set[str]) -> None:
     if isinstance(value, dict):
         if "parentId" in value and isinstance(value.get("id"), str):
             found.add(value["id"])
+        if value.get("type") in ("context_edit", "label") and isinstance(value.get("targetId"), str):
+            found.add(value["targetId"])  # an entry the log may not show otherwise
         for item in value.values():
             _entry_ids(item, found)
     elif isinstance(value, list):
@@ -246,9 +248,18 @@ def is_system_message(value: Any) -> bool:
     return value.get("role") == "system" or (isinstance(message, dict) and message.get("role") == "system")
 
 
+def is_pi16_only(value: Any) -> bool:
+    """What Pi 0.85 never writes: a system message (or an event or entry carrying one), a
+    ``context_edit`` entry (or the ``entry_appended`` event announcing one)."""
+    if not isinstance(value, dict):
+        return False
+    entry = value.get("entry") if value.get("type") == "entry_appended" else value
+    return is_system_message(value) or (isinstance(entry, dict) and entry.get("type") == "context_edit")
+
+
 def _system_entry_parents(value: Any, parents: dict[str, Any]) -> None:
     if isinstance(value, dict):
-        if is_system_message(value) and isinstance(value.get("id"), str):
+        if is_pi16_only(value) and isinstance(value.get("id"), str):
             parents[value["id"]] = value.get("parentId")
         for item in value.values():
             _system_entry_parents(item, parents)
@@ -264,35 +275,37 @@ def _strip_system(value: Any, parents: dict[str, Any]) -> Any:
             stripped["parentId"] = parents[stripped["parentId"]]
         for count in ("totalMessages", "messageCount"):
             if count in stripped:
-                stripped[count] = "<counted>"
+                stripped[count] = "<counted>"  # the system messages counted (Pi 1.6)
         if stripped.get("type") == "compaction":
             stripped.pop("systemMessage", None)  # the prompt and tools at the compaction (Pi 1.6)
         return stripped
     if isinstance(value, list):
         kept: list[Any] = []
         for item in value:
-            if isinstance(item, dict) and is_system_message(item.get("entry")):
+            if isinstance(item, dict) and is_pi16_only(item.get("entry")):
                 kept += _strip_system(item.get("children", []), parents)  # a tree node: its children move up
-            elif not is_system_message(item):
+            elif not is_pi16_only(item):
                 kept.append(_strip_system(item, parents))
         return kept
     return value
 
 
 def without_system_messages(value: Any) -> Any:
-    """Ours records its prompt and tools as Pi 1.6's system messages (docs/pi-1.6/sessions.md);
-    Pi 0.85 has none. Without them (messages, their events and entries, an entry's parent being
-    the system entry's parent, a tree node's children, a compaction's ``systemMessage``) ours must
-    equal 0.85. ``totalMessages`` and ``messageCount`` count the system messages (as Pi 1.6's
+    """Ours records its prompt and tools as Pi 1.6's system messages (docs/pi-1.6/sessions.md)
+    and hides a retried failure with a ``context_edit`` entry (as 1.6); Pi 0.85 writes neither.
+    Without them (messages, their events and entries, an entry's parent being the left-out
+    entry's parent, a tree node's children, a compaction's ``systemMessage``) ours must equal 0.85. ``totalMessages`` and ``messageCount`` count the system messages (as Pi 1.6's
     do), so they are not compared."""
     parents: dict[str, Any] = {}
     _system_entry_parents(value, parents)
     return _strip_system(value, parents)
 
 
-def normalize(log: dict[str, list[dict[str, Any]]], root: Path) -> dict[str, Any]:
-    """The agent's output stream and the client's results, made comparable (see the module doc)."""
-    log = without_system_messages(log)
+def normalize(log: dict[str, list[dict[str, Any]]], root: Path, *, pi16: bool = False) -> dict[str, Any]:
+    """The agent's output stream and the client's results, made comparable (see the module doc):
+    as Pi 0.85 has them (``without_system_messages``), or with ``pi16`` as Pi 1.6 has them."""
+    if not pi16:
+        log = without_system_messages(log)
     found: set[str] = set()
     _entry_ids(log, found)
     names = _Names(found)
@@ -394,65 +407,37 @@ def tool_durations_checked(value: Any) -> Any:
 
 
 PENDING_ELSEWHERE = """What of Pi 1.6's output is not compared (docs/pi-1.6/rpc.md, "Compared with Pi 1.6"):
-system messages (their sections hold our own words: in messages, entries, the tree), a
-compaction's ``systemMessage`` (ours writes none yet, so ``messageCount`` / ``totalMessages``
-differ after one), ``context_edit`` entries (a failed answer hidden once retried) and
-a tool result's ``structuredContent``; Pi 1.6's built-in extensions' commands (``builtin:``,
-which we do not have)."""
+the words inside system messages (``with_our_words_folded``: section texts and tool
+declarations are ours; section names, order, removals and the tools' names are compared),
+a tool result's ``structuredContent`` and Pi 1.6's built-in extensions' commands
+(``builtin:``, which we do not have)."""
 
-_PENDING_KEYS = ("structuredContent", "messageCount", "totalMessages", "systemMessage")
+_PENDING_KEYS = ("structuredContent",)
+
+OUR_WORDS = "<our words>"
 
 
 def _is_pending_item(item: Any) -> bool:
-    if not isinstance(item, dict):
-        return False
-    entry = item.get("entry") if isinstance(item.get("entry"), dict) else item
-    message = entry.get("message") if isinstance(entry.get("message"), dict) else entry
-    return (
-        message.get("role") == "system"
-        or entry.get("type") == "context_edit"
-        or str((item.get("sourceInfo") or {}).get("path", "")).startswith("builtin:")
-    )
+    return isinstance(item, dict) and str((item.get("sourceInfo") or {}).get("path", "")).startswith("builtin:")
 
 
-def _left_out_parents(value: Any, found: dict[str, Any]) -> dict[str, Any]:
-    """Left-out entry id -> its parent id, from every entry in ``value``."""
-    if isinstance(value, dict):
-        if _is_pending_item(value) and isinstance(value.get("id"), str) and "parentId" in value:
-            found[value["id"]] = value["parentId"]
-        for item in value.values():
-            _left_out_parents(item, found)
-    elif isinstance(value, list):
-        for item in value:
-            _left_out_parents(item, found)
-    return found
+def _system_folded(message: dict[str, Any]) -> dict[str, Any]:
+    """A system message with the words that are ours folded: each section's text (``null``, a
+    removal, stays) and each added tool's declaration but its name."""
+    folded = dict(message)
+    if isinstance(folded.get("sections"), dict):
+        folded["sections"] = {name: None if text is None else OUR_WORDS for name, text in folded["sections"].items()}
+    if isinstance(folded.get("toolsAdded"), list):
+        folded["toolsAdded"] = [{"name": tool.get("name")} for tool in folded["toolsAdded"]]
+    return folded
 
 
 def without_pending_elsewhere(value: Any) -> Any:
-    """A log with ``PENDING_ELSEWHERE`` left out (before ``normalize``, so entry ids are named
-    alike): an entry whose parent was left out hangs from that one's parent, and a tree node of
-    a left-out entry is replaced by its children."""
-    return _without_pending(value, _left_out_parents(value, {}))
-
-
-def _without_pending(value: Any, parents: dict[str, Any]) -> Any:
+    """A log with ``PENDING_ELSEWHERE`` left out or folded (before ``normalize``)."""
     if isinstance(value, dict):
-        parent = value.get("parentId")
-        if isinstance(parent, str) and parent in parents:
-            while parent in parents:
-                parent = parents[parent]
-            value = {**value, "parentId": parent}
-        return {
-            key: _without_pending(item, parents)
-            for key, item in value.items()
-            if key not in _PENDING_KEYS
-        }
+        if value.get("role") == "system":
+            value = _system_folded(value)
+        return {key: without_pending_elsewhere(item) for key, item in value.items() if key not in _PENDING_KEYS}
     if isinstance(value, list):
-        kept: list[Any] = []
-        for item in value:
-            if not _is_pending_item(item):
-                kept.append(_without_pending(item, parents))
-            elif isinstance(item, dict) and isinstance(item.get("children"), list) and "entry" in item:
-                kept.extend(_without_pending(item["children"], parents))
-        return kept
+        return [without_pending_elsewhere(item) for item in value if not _is_pending_item(item)]
     return value

@@ -28,7 +28,7 @@ from tests.pi_coding_agent.app.rpc._support import (
     as_pi085,
     first_difference,
     has_embedded_models,
-    is_system_message,
+    is_pi16_only,
     make_sandbox,
     normalize,
     our_pi,
@@ -101,7 +101,7 @@ def _summary(box: Sandbox, name: str | None, entries: list[dict[str, Any]], cont
              header: dict[str, Any], *, tree: list[Any]) -> dict[str, Any]:
     return {
         "name": name,
-        "entryTypes": [entry["type"] for entry in entries if not is_system_message(entry)],
+        "entryTypes": [entry["type"] for entry in entries if not is_pi16_only(entry)],
         "context": _sizes_folded(_bash_logs(scrub(context, {str(box.root): "<root>"}))),
         "parent": "parentSession" in header,
         "tree": tree,
@@ -109,8 +109,9 @@ def _summary(box: Sandbox, name: str | None, entries: list[dict[str, Any]], cont
 
 
 def _oracle_tree(nodes: list[dict[str, Any]], types: dict[str, str]) -> list[Any]:
-    """The oracle's ``{id, label?, children}`` nodes as (entry type, label, children); a system
-    message's node (``types`` has none: Pi 0.85 writes none) gives way to its children."""
+    """The oracle's ``{id, label?, children}`` nodes as (entry type, label, children); the node
+    of a system message or a context edit (``types`` has none: Pi 0.85 writes neither) gives way
+    to its children."""
     tree: list[Any] = []
     for node in nodes:
         if node["id"] in types:
@@ -137,7 +138,7 @@ def _read_by_pi(box: Sandbox) -> list[dict[str, Any]]:
         read = list(pool.map(oracle_context, files))
     return _sorted([
         _summary(box, a["sessionName"], a["entries"], a["context"], a["header"],
-                 tree=_oracle_tree(a["tree"], {e["id"]: e["type"] for e in a["entries"] if not is_system_message(e)}))
+                 tree=_oracle_tree(a["tree"], {e["id"]: e["type"] for e in a["entries"] if not is_pi16_only(e)}))
         for a in read
     ])
 
@@ -165,8 +166,8 @@ def _read_by_us(box: Sandbox) -> list[dict[str, Any]]:
 
 def _compare_current(ours: dict[str, Any], theirs: dict[str, Any], ours_box: Sandbox, pi_box: Sandbox) -> None:
     """Ours against Pi 1.6: equal answers and events, 1.6's additive fields included."""
-    mine = tool_durations_checked(normalize(without_pending_elsewhere(without_embedded_models(ours)), ours_box.root))
-    pis = tool_durations_checked(normalize(without_pending_elsewhere(theirs), pi_box.root))
+    mine = tool_durations_checked(normalize(without_pending_elsewhere(without_embedded_models(ours)), ours_box.root, pi16=True))
+    pis = tool_durations_checked(normalize(without_pending_elsewhere(theirs), pi_box.root, pi16=True))
     mine, pis = _sizes_folded(mine), _sizes_folded(pis)  # 1.6 counts its system message in the estimate
     assert mine["results"] == pis["results"], first_difference(mine["results"], pis["results"])
     assert mine["stream"] == pis["stream"], first_difference(mine["stream"], pis["stream"])
@@ -395,8 +396,8 @@ def _three_way(raw: dict[str, tuple[dict[str, Any], Sandbox]]) -> list[dict[str,
     """Ours equals Pi 1.6 (less ``PENDING_ELSEWHERE``) and, without 1.6's additions, Pi 0.85;
     returns ours and Pi 0.85's normalized logs."""
     (ours, ours_box), (current, current_box), (old, old_box) = raw["ours"], raw["pi16"], raw["pi"]
-    mine = _sizes_folded(tool_durations_checked(normalize(without_pending_elsewhere(ours), ours_box.root)))
-    pis = _sizes_folded(tool_durations_checked(normalize(without_pending_elsewhere(current), current_box.root)))
+    mine = _sizes_folded(tool_durations_checked(normalize(without_pending_elsewhere(ours), ours_box.root, pi16=True)))
+    pis = _sizes_folded(tool_durations_checked(normalize(without_pending_elsewhere(current), current_box.root, pi16=True)))
     assert mine == pis, first_difference(mine["results"] + mine["stream"], pis["results"] + pis["stream"])
     return [_pi085_wording(normalize(as_pi085(ours), ours_box.root)), normalize(old, old_box.root)]
 
@@ -464,7 +465,7 @@ def test_json_mode_streams_like_pi_16(tmp_path: Path) -> None:
         assert header["type"] == "session"
         raw.append(events)
         log = without_pending_elsewhere({"stream": events, "results": []})
-        logs.append(tool_durations_checked(normalize(log, box.root)))
+        logs.append(tool_durations_checked(normalize(log, box.root, pi16=True)))
     assert logs[0] == logs[1], first_difference(logs[0]["stream"], logs[1]["stream"])
     starts = [e["message"] for e in raw[0] if e["type"] == "message_start" and e["message"]["role"] == "assistant"]
     assert [(s["content"], s["stopReason"], s["usage"]["totalTokens"]) for s in starts] == [([], "pending", 0)] * 2

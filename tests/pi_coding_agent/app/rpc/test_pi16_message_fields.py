@@ -54,7 +54,7 @@ def _run(tmp_path: Path, name: str) -> tuple[list[dict[str, Any]], list[dict[str
 
 def _comparable(events: list[dict[str, Any]], entries: list[dict[str, Any]], root: Path) -> dict[str, Any]:
     log = without_pending_elsewhere({"stream": events, "results": [{"result": entries}]})
-    return dict(tool_durations_checked(normalize(log, root)))
+    return dict(tool_durations_checked(normalize(log, root, pi16=True)))
 
 
 def test_message_fields_and_unreadable_arguments_like_pi_16(tmp_path: Path) -> None:

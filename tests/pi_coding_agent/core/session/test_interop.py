@@ -16,9 +16,9 @@ import pytest
 from hypothesis import given, seed, settings
 from hypothesis import strategies as st
 
-from pi_ai import ImageContent, TextContent, ToolResultMessage, Usage, UserMessage
-from pi_coding_agent.core.messages import BashExecutionMessage
-from pi_coding_agent.core.session import SessionManager
+from pi_ai import ImageContent, TextContent, ToolResultMessage, Usage, UserMessage, convert
+from pi_coding_agent.core.messages import BashExecutionMessage, SystemMessage
+from pi_coding_agent.core.session import SessionManager, SessionMessageEntry
 from tests.pi_coding_agent.core.session.helpers import assistant, tool_turn, user
 from tests.support.oracle import (
     REPO,
@@ -174,6 +174,35 @@ def test_we_read_pi_migration_output() -> None:
 
 # --------------------------------------------------------------------------- property test
 
+_TOOL = {"name": "grep", "description": "Search files.", "parameters": {"type": "object", "properties": {}}}
+SYSTEM_MESSAGES: list[dict[str, Any]] = [
+    {"content": "", "sections": {"preamble": "You help.", "tools": "- read", "cwd": "/home/dev/p"},
+     "toolsAdded": [{**_TOOL, "name": "read"}, _TOOL]},
+    {"content": "", "sections": {"tools": None, "addendum": "Be brief."}},
+    {"content": "", "toolsRemoved": [{"name": "grep"}]},
+    {"content": "Also this.", "toolsAdded": [{**_TOOL, "description": "Search, redefined."}]},
+    {"content": [{"type": "text", "text": "Free text."}]},
+]
+"""Pi 1.6's system messages: a full declaration, a section patch (a removal), a tool removal, a
+tool redefinition with free text, free text as blocks."""
+EDITS: list[dict[str, Any] | None] = [None, {"content": "replaced"}, {"content": [{"type": "text", "text": "blocks"}]}]
+"""``context_edit`` replacements: hide, a string, blocks."""
+
+
+def _editable(manager: SessionManager) -> list[str]:
+    return [
+        entry.id
+        for entry in manager.get_branch()
+        if entry.id is not None
+        and (entry.type == "custom_message"
+             or (isinstance(entry, SessionMessageEntry) and entry.message.role in ("user", "assistant", "toolResult")))
+    ]
+
+
+def _system(index: int, stamp: int) -> SystemMessage:
+    return convert({"role": "system", **SYSTEM_MESSAGES[index], "timestamp": stamp}, SystemMessage)
+
+
 OPS = st.lists(
     st.one_of(
         st.tuples(st.just("user"), st.text(max_size=12)),
@@ -186,6 +215,11 @@ OPS = st.lists(
         st.tuples(st.just("thinking"), st.sampled_from(["off", "low", "high"])),
         st.tuples(st.just("custom"), st.booleans()),
         st.tuples(st.just("reopen"), st.none()),
+        # Pi 1.6's entries
+        st.tuples(st.just("system"), st.integers(0, len(SYSTEM_MESSAGES) - 1)),
+        st.tuples(st.just("edit"), st.tuples(st.integers(0, 1000), st.sampled_from(EDITS))),
+        st.tuples(st.just("usage"), st.booleans()),
+        st.tuples(st.just("compaction"), st.none()),  # keeps nothing
     ),
     min_size=1,
     max_size=25,
@@ -211,7 +245,15 @@ def apply(folder: Path, ops: list[tuple[str, Any]]) -> str:
         elif kind == "label":
             manager.append_label_change(ids[arg[0] % len(ids)], arg[1] or None)
         elif kind == "compaction":
-            manager.append_compaction("sum", ids[arg % len(ids)], stamp)
+            manager.append_compaction("sum", None if arg is None else ids[arg % len(ids)], stamp)
+        elif kind == "system":
+            manager.append_message(_system(arg, stamp))
+        elif kind == "edit":
+            editable = _editable(manager)
+            if editable:
+                manager.append_context_edit(editable[arg[0] % len(editable)], arg[1])
+        elif kind == "usage":
+            manager.append_usage("cache_warm", "anthropic", "claude", Usage(input=stamp, cache_write=3), "warm" if arg else None)
         elif kind == "summary":
             manager.branch_with_summary(None if arg < 0 else ids[arg % len(ids)], "went back")
         elif kind == "thinking":
@@ -247,7 +289,10 @@ def test_random_edits_read_identically(tmp_path_factory: pytest.TempPathFactory)
     """Random edit sequences (a new seed each run, printed; ``PI_FUZZ_SEED=N`` replays one) read
     by Pi 1.6 as by us, all asked in one Node process. Against 1.6, which we follow where it
     changed on purpose: with nested compactions only the latest one contributes (0.85 repeated
-    an older summary inside the kept range)."""
+    an older summary inside the kept range). The steps include 1.6's entries: system messages
+    (declarations, section patches, tool removals and redefinitions, free text), context edits
+    (hide, replace with a string or blocks) of a message on the branch, usage entries and a
+    compaction that keeps nothing (with the checkpoint of the prompt and tools ours writes)."""
     require_live_oracle(current=True)
     print(f"PI_FUZZ_SEED={SEED}")
     requests: list[dict[str, Any]] = []
@@ -259,6 +304,11 @@ def test_random_edits_read_identically(tmp_path_factory: pytest.TempPathFactory)
         requests.append({"jsonl": apply(tmp_path_factory.mktemp("prop"), ops)})
 
     write()
+    lines = [json.loads(line) for request in requests for line in request["jsonl"].splitlines()]
+    written = {entry["type"] for entry in lines} | {
+        "system" for entry in lines if entry.get("message", {}).get("role") == "system"
+    } | {"retain-none" for entry in lines if entry.get("firstKeptEntryId", "") == entry.get("id")}
+    assert {"context_edit", "usage", "system", "retain-none"} <= written, written  # the 1.6 steps ran
     answers = run_oracle_many("session-context", requests, current=True)
     for request, (_, pi) in zip(requests, answers, strict=True):
         assert _ours_in_process(request) == pi, f"PI_FUZZ_SEED={SEED}, file:\n{request['jsonl']}"
