@@ -125,6 +125,10 @@ def tool_result_to_json(result: AgentToolResult[Any]) -> dict[str, Any]:
     out: dict[str, Any] = {"content": to_builtins(result.content)}
     if result.details is not None:
         out["details"] = to_builtins(result.details)
+    if result.structured_content is not None:
+        out["structuredContent"] = to_builtins(result.structured_content)
+    if result.is_error:
+        out["isError"] = True
     if result.usage is not None:
         out["usage"] = to_builtins(result.usage)
     if result.added_tool_names is not None:

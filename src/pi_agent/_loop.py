@@ -644,12 +644,19 @@ class _ToolBatch:
                 self.signal,
             ))
             if override is not None:
+                # Structured content kept while the content is replaced might no longer match it.
+                structured = (
+                    override.structured_content
+                    if override.structured_content is not None
+                    else None if override.content is not None else result.structured_content
+                )
                 result = dataclasses.replace(
                     result,
                     content=override.content if override.content is not None else result.content,
                     details=override.details if override.details is not None else result.details,
                     usage=override.usage if override.usage is not None else result.usage,
                     terminate=override.terminate if override.terminate is not None else result.terminate,
+                    structured_content=structured,
                 )
                 if override.is_error is not None:
                     is_error = override.is_error
@@ -704,6 +711,8 @@ class _ToolBatch:
                     failed.content = list(error.content)
                 if error.details is not None:
                     failed.details = error.details
+                if error.content is not None or error.structured_content is not None:
+                    failed.is_error = True
             outcome = (failed, True)
         except BaseException:
             for update in updates:

@@ -29,6 +29,11 @@ class AgentToolResult(Generic[TDetails]):
     structured_content: Any = None
     """For tools that declare ``output_schema``: the value programmatic callers (``codemode``
     scripts) receive instead of the text. Never sent to the model."""
+    is_error: bool | None = None
+    """``True`` when the tool reported its failure as a result that still carries data (a
+    ``ToolFailure`` with content or structured content: a command's exit code, an MCP
+    ``isError`` result). Pi 1.6 keeps ``isError: true`` on such a result in
+    ``tool_execution_end``; a plain exception leaves it ``None``."""
     added_tool_names: list[str] | None = None
     terminate: bool | None = None
     """``True`` asks the loop to stop after this batch (honoured only if every result in the

@@ -83,6 +83,9 @@ class AfterToolCallResult:
     is_error: bool | None = None
     usage: Usage | None = None
     terminate: bool | None = None
+    structured_content: Any = None
+    """Replaces the result's structured content. When ``content`` is replaced without it, the
+    old structured content is dropped, as in Pi 1.6."""
 
 
 @dataclass(kw_only=True, slots=True)

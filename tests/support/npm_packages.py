@@ -24,7 +24,7 @@ def _root() -> Path:
 
 def npm_package(name: str, version: str) -> Path:
     root = _root()
-    target = root / f"{name}-{version}"
+    target = root / f"{name.replace('/', '+')}-{version}"  # a scoped name (@scope/name) in one folder
     package = target / "node_modules" / name
     if (package / "package.json").is_file():
         return package

@@ -26,6 +26,8 @@ if TYPE_CHECKING:
     from pi_coding_agent.core.codemode._catalog import describe_codemode as describe_codemode
     from pi_coding_agent.core.codemode._catalog import prepare_loadout as prepare_loadout
     from pi_coding_agent.core.codemode._identifier import to_identifier as to_identifier
+    from pi_coding_agent.core.codemode._models import ModelsAccess as ModelsAccess
+    from pi_coding_agent.core.codemode._models import model_info as model_info
     from pi_coding_agent.core.codemode._sandbox import CallRejected as CallRejected
     from pi_coding_agent.core.codemode._sandbox import HostGlobal as HostGlobal
     from pi_coding_agent.core.codemode._sandbox import HostTool as HostTool

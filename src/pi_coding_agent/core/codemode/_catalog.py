@@ -30,6 +30,9 @@ GLOBALS = """Globals:
 - `store(key, value)` and `load(key)` keep JSON values from one codemode call to the next.
 - `ALL_TOOLS`, `await searchTools(query, { limit?, namespace? })`, `await describeTool(name)` and `await describeNamespace(name)` find tools that are not listed here, such as MCP tools."""
 
+MODELS_LINE = """
+- `models` reads the model catalog by type (`"chat"`, `"image"`, `"classifier"`): `await models.getModelsOfType(type, provider?)`, `await models.getAvailableOfType(type, provider?)` (only providers with credentials), `await models.getModelOfType(type, provider, id)`."""
+
 SNIPPET = "Run a JavaScript program that calls the other tools"
 GUIDELINES = (
     "Use codemode to run independent tool calls together (Promise.allSettled), chain them, or cut large "
@@ -60,6 +63,12 @@ class ToolFacts:
     exposure: Callable[[str], Exposure] = field(default=lambda _name: "direct")
     namespace: Callable[[str], Namespace | None] = field(default=lambda _name: None)
     guidelines: Callable[[str], Sequence[str]] = field(default=lambda _name: ())
+
+
+def exposure_of(tool: AgentTool, facts: ToolFacts) -> str:
+    """An extension tool's own ``exposure``, else what the facts say (MCP tools)."""
+    own = getattr(tool, "exposure", None)
+    return own if isinstance(own, str) and own != "direct" else facts.exposure(tool.name)
 
 
 def script_description(tool: AgentTool, guidelines: Sequence[str] = ()) -> str:
@@ -112,10 +121,17 @@ def _fit(groups: Sequence[_Group], budget: float | None) -> set[str]:
     return shown
 
 
-def describe_codemode(listed: Sequence[AgentTool], facts: ToolFacts, inline_budget: float | None = DEFAULT_INLINE_BUDGET) -> str:
-    """The tool's description, listing ``listed`` (``deferred`` tools never)."""
-    tools = [tool for tool in listed if tool.name != CODEMODE_TOOL_NAME and facts.exposure(tool.name) != "deferred"]
-    parts = [INTRO, GLOBALS]
+def describe_codemode(
+    listed: Sequence[AgentTool],
+    facts: ToolFacts,
+    inline_budget: float | None = DEFAULT_INLINE_BUDGET,
+    *,
+    models: bool = False,
+) -> str:
+    """The tool's description, listing ``listed`` (``deferred`` tools never); ``models``: the
+    scripts have the ``models`` global."""
+    tools = [tool for tool in listed if tool.name != CODEMODE_TOOL_NAME and exposure_of(tool, facts) != "deferred"]
+    parts = [INTRO, GLOBALS + (MODELS_LINE if models else "")]
     if not tools:
         return "\n\n".join(parts)
     groups: dict[str, _Group] = {"": _Group(None)}
@@ -158,7 +174,13 @@ class Loadout:
 
 
 def prepare_loadout(
-    declared: Sequence[AgentTool], callable_tools: Sequence[AgentTool], facts: ToolFacts, mode: Mode, inline_budget: float | None
+    declared: Sequence[AgentTool],
+    callable_tools: Sequence[AgentTool],
+    facts: ToolFacts,
+    mode: Mode,
+    inline_budget: float | None,
+    *,
+    models: bool = False,
 ) -> Loadout:
     """``on``: declared callable tools get the script note, and codemode lists the callable tools
     that are not ``direct``. ``only``: codemode lists every callable tool, and the declared
@@ -170,9 +192,9 @@ def prepare_loadout(
         for tool in declared:
             if tool.name in callable_names:
                 descriptions[tool.name] = declared_note(tool)
-    is_direct = [facts.exposure(tool.name) == "direct" for tool in callable_tools]
+    is_direct = [exposure_of(tool, facts) == "direct" for tool in callable_tools]
     listed = callable_tools if mode == "only" else [tool for tool, direct in zip(callable_tools, is_direct, strict=True) if not direct]
-    descriptions[CODEMODE_TOOL_NAME] = describe_codemode(listed, facts, inline_budget)
+    descriptions[CODEMODE_TOOL_NAME] = describe_codemode(listed, facts, inline_budget, models=models)
     declared_names = {tool.name for tool in declared}
     hidden = (
         [tool.name for tool, direct in zip(callable_tools, is_direct, strict=True) if direct and tool.name in declared_names]

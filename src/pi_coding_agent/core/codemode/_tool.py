@@ -51,6 +51,7 @@ from pi_coding_agent.core.codemode._format import (
     limit_output,
 )
 from pi_coding_agent.core.codemode._identifier import to_identifier
+from pi_coding_agent.core.codemode._models import ModelsAccess, model_globals
 from pi_coding_agent.core.codemode._sandbox import CallRejected, HostGlobal, HostTool, OutputItem, run_script
 from pi_coding_agent.core.codemode._source import CodemodeSourceError, parse_source
 from pi_coding_agent.core.tool_search import DEFAULT_LIMIT, Candidate, rank, search_document
@@ -86,6 +87,8 @@ class CodemodeHost:
     prepare: Callable[[str], Awaitable[None]] | None = None
     """Awaited with the script before it runs: wait for the tools it may reach (MCP servers
     still connecting), so they are callable when it starts."""
+    models: ModelsAccess | None = None
+    """The catalogs behind the ``models`` global; ``None``: scripts have no ``models``."""
 
 
 def read_store(entries: Sequence[Any]) -> dict[str, Any]:
@@ -156,7 +159,7 @@ class CodemodeTool(AgentTool):
 
     def __init__(self, host: CodemodeHost | None = None) -> None:
         self.host = host or CodemodeHost()
-        self.description = describe_codemode((), self.host.facts)
+        self.description = describe_codemode((), self.host.facts, models=self.host.models is not None)
         """Until the session's loadout (``prepare_loadout``) lists tools: the helpers only."""
 
     def prepare_loadout(self, declared: Sequence[AgentTool], callable_tools: Sequence[AgentTool] | None = None) -> Loadout:
@@ -164,7 +167,10 @@ class CodemodeTool(AgentTool):
         sets this tool's description to the one the loadout gives it. ``callable_tools``: what
         scripts may call (default: the host's answer)."""
         reachable = self._callable() if callable_tools is None else list(callable_tools)
-        loadout = prepare_loadout(declared, reachable, self.host.facts, self.host.mode(), self.host.inline_budget())
+        loadout = prepare_loadout(
+            declared, reachable, self.host.facts, self.host.mode(), self.host.inline_budget(),
+            models=self.host.models is not None,
+        )  # fmt: skip
         self.description = loadout.descriptions.get(CODEMODE_TOOL_NAME, self.description)
         return loadout
 
@@ -363,8 +369,10 @@ class _Run:
             described["tools"] = names
             return described
 
+        models = self.tool.host.models
         return [
             HostGlobal("searchTools", search),
             HostGlobal("describeTool", describe_tool),
             HostGlobal("describeNamespace", describe_namespace),
+            *(model_globals(models) if models is not None else ()),
         ]

@@ -124,6 +124,13 @@ class ReadTool(AgentTool):
         return work.result()
 
     def _read(self, path: str, offset: float | None, limit: float | None) -> AgentToolResult[Any]:
+        result = self._read_file(path, offset, limit)
+        if result.structured_content is None:
+            # Pi 1.6: a read without an image block gives scripts its (first) text.
+            result.structured_content = next((b.text for b in result.content if isinstance(b, TextContent)), "")
+        return result
+
+    def _read_file(self, path: str, offset: float | None, limit: float | None) -> AgentToolResult[Any]:
         absolute = resolve_read_path(path, self.cwd)
         denied = access_error(absolute, os.R_OK)
         if denied is not None:

@@ -52,15 +52,18 @@ from pi_coding_agent.customize.extensions._mcp_servers import (
 from pi_coding_agent.customize.extensions._runner import ExtensionRunner, call_handler
 from pi_coding_agent.customize.extensions._tools import ExtensionTool, to_tool_result
 from pi_coding_agent.customize.extensions._types import (
+    TOOL_EXPOSURES,
     CommandDefinition,
     ExtensionError,
     FlagDefinition,
     ShortcutDefinition,
     ToolDefinition,
+    ToolExposure,
 )
 
 __all__ = [
     "EVENT_NAMES",
+    "TOOL_EXPOSURES",
     "AfterProviderResponseEvent",
     "AgentSettledEvent",
     "BeforeAgentStartEvent",
@@ -99,6 +102,7 @@ __all__ = [
     "ThinkingLevelSelectEvent",
     "ToolCallEvent",
     "ToolDefinition",
+    "ToolExposure",
     "ToolResultEvent",
     "TurnEndEvent",
     "TurnStartEvent",

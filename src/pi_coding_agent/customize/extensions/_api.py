@@ -194,7 +194,7 @@ class ExtensionAPI:
         return self._host().active_tool_names()
 
     def get_all_tools(self) -> list[dict[str, Any]]:
-        """``name``, ``description``, ``parameters``, ``prompt_guidelines`` of every configured tool,
+        """``name``, ``description``, ``parameters``, ``prompt_guidelines``, ``exposure`` of every configured tool,
         and ``annotations`` (``readOnlyHint`` ...) where the tool declares them (MCP tools)."""
         return [
             {
@@ -202,6 +202,7 @@ class ExtensionAPI:
                 "description": tool.description,
                 "parameters": tool.parameters,
                 "prompt_guidelines": list(getattr(tool, "prompt_guidelines", ()) or ()),
+                "exposure": getattr(tool, "exposure", "direct"),
                 "source": getattr(tool, "extension_path", None) or "builtin",
                 **({"annotations": dict(hints)} if (hints := getattr(tool, "annotations", None)) else {}),
             }

@@ -235,6 +235,9 @@ class ToolResultEvent(Event):
     details: Any
     is_error: bool
     usage: Any = None
+    structured_content: Any = None
+    """What programmatic callers get (Pi 1.6's ``structuredContent``); ``None`` when the tool has
+    none."""
 
 
 @dataclass

@@ -317,7 +317,8 @@ class ExtensionRunner:
         return result
 
     async def emit_tool_result(self, event: ToolResultEvent) -> dict[str, Any] | None:
-        """The patched fields (``content``, ``details``, ``is_error``, ``usage``), or ``None`` if unchanged."""
+        """The patched fields (``content``, ``details``, ``structured_content``, ``is_error``,
+        ``usage``), or ``None`` if unchanged."""
         ctx = self.context()
         modified = False
         for ext, handler in self._handlers("tool_result"):
@@ -328,14 +329,19 @@ class ExtensionRunner:
                 continue
             if not answer:
                 continue
-            for name in ("content", "details", "is_error", "usage"):
+            if _field(answer, "content") is not None and _field(answer, "structured_content") is None:
+                event.structured_content = None  # it may no longer match the new content (Pi 1.6)
+            for name in ("content", "details", "structured_content", "is_error", "usage"):
                 value = _field(answer, name)
                 if value is not None:
                     setattr(event, name, value)
                     modified = True
         if not modified:
             return None
-        return {"content": event.content, "details": event.details, "is_error": event.is_error, "usage": event.usage}
+        return {
+            "content": event.content, "details": event.details, "structured_content": event.structured_content,
+            "is_error": event.is_error, "usage": event.usage,
+        }  # fmt: skip
 
     async def emit_message_end(self, event: Any) -> AgentMessage | None:
         """A replacement for the finished message, or ``None``. Replacements must keep the role."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pi_agent import AgentTool, AgentToolResult, ToolUpdateCallback
+from pi_agent import AgentTool, AgentToolResult, ToolFailure, ToolUpdateCallback
 from pi_ai import AbortSignal, ImageContent, TextContent
 from pi_coding_agent.customize.extensions._runner import call_handler
 from pi_coding_agent.customize.extensions._types import ToolDefinition
@@ -37,13 +37,20 @@ def to_tool_result(value: Any) -> AgentToolResult[Any]:
     if isinstance(value, AgentToolResult):
         return value
     if isinstance(value, dict):
+        structured = value.get("structuredContent", value.get("structured_content"))
         return AgentToolResult(
             content=_blocks(value.get("content")),
             details=value.get("details"),
             usage=value.get("usage"),
+            structured_content=structured,
             terminate=value.get("terminate"),
         )
     return AgentToolResult(content=_blocks(value))
+
+
+def _returned_error(value: Any) -> bool:
+    """Pi 1.6: a returned result with ``isError: true`` is a failure that keeps its data."""
+    return isinstance(value, dict) and (value.get("isError") is True or value.get("is_error") is True)
 
 
 class ExtensionTool(AgentTool):
@@ -58,6 +65,8 @@ class ExtensionTool(AgentTool):
         self.execution_mode = definition.execution_mode
         self.prompt_snippet = definition.prompt_snippet
         self.prompt_guidelines = list(definition.prompt_guidelines)
+        self.exposure = definition.exposure
+        self.output_schema = definition.output_schema
 
     def prepare_arguments(self, arguments: dict[str, Any]) -> dict[str, Any]:
         prepare = self.definition.prepare_arguments
@@ -75,4 +84,10 @@ class ExtensionTool(AgentTool):
                 on_update(to_tool_result(partial))
 
         value = await call_handler(self.definition.execute, tool_call_id, params, signal, update, self._runner.context())
-        return to_tool_result(value)
+        result = to_tool_result(value)
+        if _returned_error(value):
+            text = "\n".join(block.text for block in result.content if isinstance(block, TextContent))
+            raise ToolFailure(
+                text, content=result.content, details=result.details, structured_content=result.structured_content
+            )
+        return result

@@ -35,6 +35,23 @@ class ToolDefinition:
     render_result: Callable[..., Any] | None = None
     execution_mode: Literal["sequential", "parallel"] | None = None
     render_shell: Literal["default", "self"] = "default"
+    exposure: ToolExposure = "direct"
+    """How the model reaches the tool (Pi 1.6): ``direct`` declared while active; ``model-only``
+    declared while active, never callable from other tools; ``codemode`` and ``deferred`` not
+    declared until activated, callable from ``codemode`` scripts, found by ``tool_search``;
+    ``hidden`` unreachable."""
+    default_active: bool = True
+    """``False``: a ``direct`` or ``model-only`` tool starts inactive."""
+    output_schema: dict[str, Any] | None = None
+    """JSON Schema of the result's ``structured_content``: scripts get that value, not the text."""
+
+    def starts_active(self) -> bool:
+        """Whether registering the tool activates it (Pi 1.6's rule)."""
+        return self.default_active and self.exposure in ("direct", "model-only")
+
+
+ToolExposure = Literal["direct", "model-only", "codemode", "deferred", "hidden"]
+TOOL_EXPOSURES: tuple[ToolExposure, ...] = ("direct", "model-only", "codemode", "deferred", "hidden")
 
 
 @dataclass

@@ -23,8 +23,10 @@ from pi_coding_agent.customize.extensions import (
     ExtensionRunner,
     FlagDefinition,
     RegisteredMcpServer,
+    TOOL_EXPOSURES,
     ShortcutDefinition,
     ToolDefinition,
+    ToolExposure,
     to_tool_result,
 )
 from pi_coding_agent.customize.ts_extensions._autocomplete import CompletionRelay
@@ -129,7 +131,10 @@ class TypeScriptHost:
         state.update(
             activeTools=host.active_tool_names(),
             allTools=[
-                {"name": tool.name, "description": tool.description, "parameters": tool.parameters}
+                {
+                    "name": tool.name, "description": tool.description, "parameters": tool.parameters,
+                    "exposure": getattr(tool, "exposure", "direct"),
+                }  # fmt: skip
                 for tool in host.all_tools()
             ],
             commands=host.available_commands_for_extensions(),
@@ -390,6 +395,9 @@ class TypeScriptHost:
             prompt_guidelines=list(described.get("promptGuidelines") or []),
             execution_mode=described.get("executionMode"),
             render_shell="self" if described.get("renderShell") == "self" else "default",
+            exposure=_exposure(described.get("exposure")),
+            default_active=described.get("defaultActive") is not False,
+            output_schema=schema if isinstance(schema := described.get("outputSchema"), dict) else None,
         )
 
     async def _execute(
@@ -475,3 +483,11 @@ def _interactive_state(ui: Any) -> dict[str, Any]:
 
 def _theme_signature(theme: Any) -> object:
     return (theme.name, theme.truecolor, tuple(theme.colors.items()), theme.dim)
+
+
+def _exposure(value: Any) -> ToolExposure:
+    """A registered tool's ``exposure``; a missing or unknown one is ``direct``."""
+    for exposure in TOOL_EXPOSURES:
+        if value == exposure:
+            return exposure
+    return "direct"

@@ -66,7 +66,11 @@ def encode_event(event: Any) -> dict[str, Any]:
 
         return agent_event_to_json(event)
     data = encode(event)
-    return data if isinstance(data, dict) else {"type": event.type}
+    if not isinstance(data, dict):
+        return {"type": event.type}
+    if event.type == "tool_result" and data.get("structuredContent") is None:
+        data.pop("structuredContent", None)  # Pi 1.6 leaves the key out for tools without one
+    return data
 
 
 def decode_message(value: Any) -> Any:

@@ -57,7 +57,7 @@ from pi_coding_agent.runtime.agent_session._tools import SpareTools
 from pi_coding_agent.runtime.agent_session._write_guard import write_guard
 
 if TYPE_CHECKING:
-    from pi_coding_agent.core.codemode import Exposure, ToolFacts
+    from pi_coding_agent.core.codemode import Exposure, ModelsAccess, ToolFacts
     from pi_coding_agent.core.mcp import McpManager
 
 
@@ -306,10 +306,40 @@ def _codemode_tool(options: CreateAgentSessionOptions, holder: list[AgentSession
         save_store=save,
         mode=lambda: settings.codemode_mode,
         inline_budget=lambda: settings.codemode_inline_budget,
+        models=_models_access(options.catalog),
     )
     if mcp is not None:
         host = dataclasses.replace(host, facts=_mcp_facts(mcp), prepare=_script_reach_wait(mcp))
     return CodemodeTool(host)
+
+
+def _models_access(catalog: ModelCatalog) -> ModelsAccess:
+    """The ``models`` global's catalogs: chat models from the session's catalog, image models
+    from pi-ai's image catalog; no classifier catalog exists here (docs/codemode.md)."""
+    from pi_ai import get_image_models, to_builtins
+    from pi_coding_agent.core.codemode import ModelsAccess
+
+    def entries(kind: str, provider: str | None, *, available: bool) -> list[dict[str, Any]]:
+        if kind == "chat":
+            chat = catalog.available() if available else catalog.all_models()
+            return [to_builtins(model) for model in chat if provider is None or model.provider == provider]
+        if kind == "image":
+            providers = [provider] if provider is not None else ["openrouter"]  # Pi's image providers
+            return [
+                to_builtins(model)
+                for name in providers
+                if not available or catalog.has_auth(name)
+                for model in get_image_models(name)
+            ]
+        return []
+
+    async def available_of_type(kind: str, provider: str | None) -> list[dict[str, Any]]:
+        return entries(kind, provider, available=True)
+
+    return ModelsAccess(
+        models_of_type=lambda kind, provider: entries(kind, provider, available=False),
+        available_of_type=available_of_type,
+    )
 
 
 _DISCOVERY_GLOBALS = re.compile(r"\b(searchTools|describeNamespace|describeTool|ALL_TOOLS)\b")

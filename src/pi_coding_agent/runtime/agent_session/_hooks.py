@@ -155,7 +155,7 @@ class ExtensionHooks:
         result = context.result
         event = ToolResultEvent(
             "tool_result", context.tool_call.name, context.tool_call.id, context.args,
-            list(result.content), result.details, context.is_error, result.usage,
+            list(result.content), result.details, context.is_error, result.usage, result.structured_content,
         )  # fmt: skip
         patch = await runner.emit_tool_result(event)
         if patch is None:
@@ -163,7 +163,10 @@ class ExtensionHooks:
         from pi_coding_agent.customize.extensions import to_tool_result
 
         content = to_tool_result({"content": patch["content"]}).content
-        return AfterToolCallResult(content=content, details=patch["details"], is_error=patch["is_error"], usage=patch["usage"])
+        return AfterToolCallResult(
+            content=content, details=patch["details"], is_error=patch["is_error"], usage=patch["usage"],
+            structured_content=patch["structured_content"],
+        )  # fmt: skip
 
     async def on_payload(self, payload: Any, model: Model) -> Any:
         runner = self._handling("before_provider_request")

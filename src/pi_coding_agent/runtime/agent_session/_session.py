@@ -560,17 +560,24 @@ class AgentSession:
         )
 
     def tool_search_candidates(self) -> list[Candidate]:
-        """The MCP tools ``tool_search`` may load: ``codemode`` and ``deferred`` ones not active."""
-        if self.mcp is None:
-            return []
+        """The tools ``tool_search`` may load: extension and MCP tools with ``codemode`` or
+        ``deferred`` exposure that are not active."""
         from pi_coding_agent.core.tool_search import Candidate
 
         active = set(self._tools.active_tool_names())
+        found = [
+            Candidate(tool.name, tool.description, tool.parameters)
+            for tool in self._tools.indirect_extension_tools()
+            if tool.name not in active
+        ]
         mcp = self.mcp
-        return [
+        if mcp is None:
+            return found
+        taken = {candidate.name for candidate in found}
+        return found + [
             Candidate(info.name, info.description, info.parameters, mcp.namespace_text(info.server) if info.server else "")
             for info in mcp.indirect_tools()
-            if info.name not in active
+            if info.name not in active and info.name not in taken
         ]
 
     async def _run_agent_prompt(self, messages: list[AgentMessage]) -> None:

@@ -99,7 +99,8 @@ class SessionTools:
         if selection is not None:
             active = set(self._active)
             registered = [name for name in self._known_names() if name in active or name not in self._builtin]
-            self._active = selection.active(registered)
+            hidden = {name for name, exposure in self._extension_exposures().items() if exposure == "hidden"}
+            self._active = [name for name in selection.active(registered) if name not in hidden]
 
     def _allowed(self, name: str) -> bool:
         return self._selection is None or self._selection.allowed(name)
@@ -134,6 +135,31 @@ class SessionTools:
     def _loadable_names(self) -> list[str]:
         return [tool.name for tool in self._mcp_loadable()] if self._mcp_loadable is not None else []
 
+    def _extension_exposures(self) -> dict[str, str]:
+        runner = self._extensions()
+        return {definition.name: definition.exposure for definition, _ in runner.tools()} if runner is not None else {}
+
+    def _joins_active(self, name: str) -> bool:
+        """Whether an extension tool becomes active on its own: ``direct`` and ``model-only``
+        ones unless ``default_active`` is false (Pi 1.6); MCP tools always."""
+        runner = self._extensions()
+        for definition, _ in runner.tools() if runner is not None else ():
+            if definition.name == name:
+                return definition.starts_active()
+        return True
+
+    def indirect_extension_tools(self) -> list[AgentTool]:
+        """Extension tools with ``codemode`` or ``deferred`` exposure, active or not: callable
+        from ``codemode`` scripts, found by ``tool_search``."""
+        runner = self._extensions()
+        if runner is None:
+            return []
+        return [
+            ExtensionTool(definition, path, runner)
+            for definition, path in runner.tools()
+            if definition.exposure in ("codemode", "deferred") and self._allowed(definition.name)
+        ]
+
     def _extension_names(self) -> list[str]:
         """Extension tools, then MCP tools: the tools that join while the session runs."""
         runner = self._extensions()
@@ -152,7 +178,8 @@ class SessionTools:
 
     def set_active_tools(self, names: Sequence[str]) -> None:
         known = {*self._known_names(), *self._loadable_names()}
-        self._active = [name for name in dict.fromkeys(names) if name in known]
+        hidden = {name for name, exposure in self._extension_exposures().items() if exposure == "hidden"}
+        self._active = [name for name in dict.fromkeys(names) if name in known and name not in hidden]
         self.changed = True
         self.refresh()
 
@@ -166,7 +193,9 @@ class SessionTools:
 
     def activate_after_reload(self, names: Sequence[str]) -> None:
         """``names``, then every extension tool the run allows, even one turned off before."""
-        self.set_active_tools([*names, *(name for name in self._extension_names() if self._allowed(name))])
+        self.set_active_tools(
+            [*names, *(name for name in self._extension_names() if self._allowed(name) and self._joins_active(name))]
+        )
 
     def restore_from_transcript(self, messages: Sequence[AgentMessage], modifiers: Sequence[str] = ()) -> None:
         """Activate the tools the branch's ``system`` messages declare, if any (Pi 1.6 restores
@@ -179,7 +208,11 @@ class SessionTools:
         mentioned = {
             str(tool.get("name")) for message in declared for tool in (*(message.tools_added or ()), *(message.tools_removed or ()))
         }
-        newcomers = [name for name in self._extension_names() if name not in mentioned and name not in self._builtin]
+        newcomers = [
+            name
+            for name in self._extension_names()
+            if name not in mentioned and name not in self._builtin and self._joins_active(name)
+        ]
         names = [str(tool.get("name")) for tool in current_tools(declared)] + [n for n in newcomers if self._allowed(n)]
         names = [name for name in apply_tool_modifiers(names, modifiers) if self._allowed(name)]
         known = {*self._known_names(), *self._loadable_names()}
@@ -190,7 +223,7 @@ class SessionTools:
         """Put the active tools on the agent and rebuild the prompt's sections from them; extension
         tools not seen before join the active ones when allowed."""
         for name in self._extension_names():
-            if name not in self._known and self._allowed(name) and name not in self._active:
+            if name not in self._known and self._allowed(name) and name not in self._active and self._joins_active(name):
                 self._active.append(name)
         if self._pending:
             present = {*self._known_names(), *self._loadable_names()}
@@ -201,9 +234,14 @@ class SessionTools:
         self._put_on_agent([tools[name] for name in self._active if name in tools])
 
     def callable_tools(self) -> list[AgentTool]:
-        """The active tools as they are (before codemode's loadout rewords or hides them): what
-        ``codemode`` scripts may call."""
-        return list(self._callable)
+        """The active tools as they are (before codemode's loadout rewords or hides them) but
+        ``model-only`` ones, and the inactive ``codemode``/``deferred`` extension tools, in
+        registration order: what ``codemode`` scripts may call."""
+        active = [tool for tool in self._callable if getattr(tool, "exposure", "direct") != "model-only"]
+        names = {tool.name for tool in active}
+        tools = active + [tool for tool in self.indirect_extension_tools() if tool.name not in names]
+        order = {name: index for index, name in enumerate(self._known_names())}
+        return sorted(tools, key=lambda tool: order.get(tool.name, len(order)))  # registration order, as Pi 1.6
 
     def _put_on_agent(self, active: list[AgentTool]) -> None:
         self._callable = list(active)

@@ -379,6 +379,8 @@ def as_pi085(value: Any) -> Any:
             out.pop("aborted", None)
         elif kind == "tool_execution_end":
             out.pop("durationMs", None)
+            if isinstance(out.get("result"), dict):  # 1.6 added both to a tool's result
+                out["result"] = {k: v for k, v in out["result"].items() if k not in ("structuredContent", "isError")}
         elif kind == "response" and value.get("command") in ("prompt", "steer", "follow_up") and value.get("success"):
             out.pop("data", None)
         if value.get("call") in ("prompt", "steer", "followUp") and "result" in value:

@@ -381,7 +381,9 @@ class McpManager:
         finally:
             if remove is not None:
                 remove()
-        wire = result.model_dump(by_alias=True, exclude_none=True, mode="json")
+        # What the server sent, without the SDK's defaults (``isError: false``, ``resultType``):
+        # scripts and ``structuredContent`` get the result as Pi 1.6 passes it on.
+        wire = result.model_dump(by_alias=True, exclude_none=True, exclude_unset=True, mode="json")
         return convert_result(server, tool, wire, readable_resources=server in self.resource_servers())
 
     # ----------------------------------------------------------------- discovery
