@@ -96,6 +96,8 @@ class ToolSearchTool(AgentTool):
     def __init__(self, host: ToolSearchHost) -> None:
         self.name = TOOL_SEARCH_NAME
         self.label = TOOL_SEARCH_NAME
+        self.exposure = "model-only"
+        """Declared to the model, never called by other tools (codemode scripts), as in Pi 1.6."""
         self.description = _DESCRIPTION
         self.prompt_snippet = "Find tools not declared yet and add the matches to your tools"
         self.parameters = {

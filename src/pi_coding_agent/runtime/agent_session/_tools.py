@@ -90,7 +90,10 @@ class SessionTools:
         self.base_system_prompt = ""
         """Our prompt as text, before ``before_agent_start`` handlers change it for a run."""
         self._callable: list[AgentTool] = []
+        self._built = False
+        """Set once the session is built (the extensions are there to ask)."""
         self._put_on_agent(list(agent.state.tools))
+        self._built = True
 
     def restrict(self, selection: ToolSelection | None) -> None:
         """The run's tool selection, for the extension tools to come. The tools registered by
@@ -245,7 +248,7 @@ class SessionTools:
 
     def _put_on_agent(self, active: list[AgentTool]) -> None:
         self._callable = list(active)
-        active = _present(active)
+        active = _present(active, self.callable_tools() if self._built else active)
         self._agent.state.tools = active
         self.prompt_sections = {**self._sections(active), **self.extra_sections}
         self.base_system_prompt = "\n\n".join(text for text in self.prompt_sections.values() if text)
@@ -280,14 +283,14 @@ class SessionTools:
         }
 
 
-def _present(active: list[AgentTool]) -> list[AgentTool]:
+def _present(active: list[AgentTool], callable_tools: list[AgentTool]) -> list[AgentTool]:
     """The active tools as the model gets them. While ``codemode`` is active its loadout applies
     (Pi 1.6's ``prepareLoadout``): new descriptions for some tools, and in ``only`` mode the
     tools scripts call are left out (they stay callable from scripts)."""
     codemode = next((tool for tool in active if tool.name == "codemode" and hasattr(tool, "prepare_loadout")), None)
     if codemode is None:
         return active
-    loadout = codemode.prepare_loadout(active, active)
+    loadout = codemode.prepare_loadout(active, callable_tools)
     hidden = set(loadout.hidden)
     presented: list[AgentTool] = []
     for tool in active:

@@ -51,7 +51,10 @@ def test_tool_result_patches_chain_and_a_raising_handler_is_skipped() -> None:
     runner, errors = _runner({"tool_result": [first, broken]}, {"tool_result": [second]})
     event = ToolResultEvent("tool_result", "read", "c1", {}, [TextContent(text="raw")], None, False)
     patch = asyncio.run(runner.emit_tool_result(event))
-    assert patch == {"content": [TextContent(text="one")], "details": {"n": 1}, "is_error": True, "usage": None}
+    assert patch == {
+        "content": [TextContent(text="one")], "details": {"n": 1}, "structured_content": None, "is_error": True,
+        "usage": None,
+    }  # fmt: skip
     assert errors == [ExtensionError("ext0", "tool_result", "'x'")]
 
 
