@@ -313,6 +313,17 @@ def _codemode_tool(options: CreateAgentSessionOptions, holder: list[AgentSession
     return CodemodeTool(host)
 
 
+def _chat_entry(entry: dict[str, Any]) -> dict[str, Any]:
+    """A chat model with the defaults Pi's registry fills in for ``models.json`` entries
+    (``reasoning: false``, every cost field), which our catalog leaves out."""
+    cost = entry.get("cost") or {}
+    return {
+        **entry,
+        "reasoning": entry.get("reasoning", False),
+        "cost": {**cost, **{key: cost.get(key, 0) for key in ("input", "output", "cacheRead", "cacheWrite")}},
+    }
+
+
 def _models_access(catalog: ModelCatalog) -> ModelsAccess:
     """The ``models`` global's catalogs: chat models from the session's catalog, image models
     from pi-ai's image catalog; no classifier catalog exists here (docs/codemode.md)."""
@@ -322,7 +333,7 @@ def _models_access(catalog: ModelCatalog) -> ModelsAccess:
     def entries(kind: str, provider: str | None, *, available: bool) -> list[dict[str, Any]]:
         if kind == "chat":
             chat = catalog.available() if available else catalog.all_models()
-            return [to_builtins(model) for model in chat if provider is None or model.provider == provider]
+            return [_chat_entry(to_builtins(model)) for model in chat if provider is None or model.provider == provider]
         if kind == "image":
             providers = [provider] if provider is not None else ["openrouter"]  # Pi's image providers
             return [
