@@ -87,10 +87,10 @@ def _ends(events: list[dict[str, Any]]) -> dict[str, Any]:
     """``tool_execution_end`` by call id, without times and without what is in our own words
     (``tool_search``'s sentence)."""
     ends: dict[str, Any] = {}
-    for event in events:
-        if event.get("type") != "tool_execution_end":
+    for found in events:
+        if found.get("type") != "tool_execution_end":
             continue
-        event = {key: value for key, value in event.items() if key != "durationMs"}
+        event = {key: value for key, value in found.items() if key != "durationMs"}
         result = dict(event["result"])
         if event["toolName"] == "tool_search":
             result.pop("content")

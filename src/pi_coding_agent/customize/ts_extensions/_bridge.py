@@ -18,12 +18,12 @@ from pi_agent import AgentToolResult
 from pi_ai import AbortSignal
 from pi_coding_agent.core.node_runtime import NodeRuntime
 from pi_coding_agent.customize.extensions import (
+    TOOL_EXPOSURES,
     CommandDefinition,
     Extension,
     ExtensionRunner,
     FlagDefinition,
     RegisteredMcpServer,
-    TOOL_EXPOSURES,
     ShortcutDefinition,
     ToolDefinition,
     ToolExposure,
@@ -132,9 +132,11 @@ class TypeScriptHost:
             activeTools=host.active_tool_names(),
             allTools=[
                 {
-                    "name": tool.name, "description": tool.description, "parameters": tool.parameters,
+                    "name": tool.name,
+                    "description": tool.description,
+                    "parameters": tool.parameters,
                     "exposure": getattr(tool, "exposure", "direct"),
-                }  # fmt: skip
+                }
                 for tool in host.all_tools()
             ],
             commands=host.available_commands_for_extensions(),
