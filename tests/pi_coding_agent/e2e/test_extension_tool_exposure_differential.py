@@ -124,3 +124,44 @@ def test_extension_tool_exposure_matches_pi_1_6(tmp_path: Path) -> None:
     # The codemode description lists the ``codemode`` tool, never the ``deferred`` one (wording is ours).
     for description in (our_codemode[0], pi_codemode[0]):
         assert "city_population" in description and "lookup_weather" not in description
+
+
+PY_EXTENSION = '''
+def setup(pi):
+    def tool(name, exposure, description, **more):
+        def execute(tool_call_id, params, signal, on_update, ctx):
+            city = params.get("city")
+            return {"content": f"{name} for {city}", "details": {"name": name},
+                    "structuredContent": {"name": name, "city": city}}
+
+        pi.register_tool(name=name, label=name, description=description, exposure=exposure,
+                         parameters={"type": "object", "properties": {"city": {"type": "string"}}},
+                         execute=execute, **more)
+
+    tool("lookup_weather", "deferred", "Look up the current weather for a city")
+    tool("city_population", "codemode", "Population of a city")
+    tool("secret_tool", "hidden", "Never reachable")
+    tool("plain_tool", "direct", "A direct tool")
+    tool("later_tool", "direct", "Starts inactive", default_active=False)
+'''
+
+
+def test_python_extension_tool_exposure(tmp_path: Path) -> None:
+    """The same tools from a Python extension (``exposure=``, ``default_active=False``) behave
+    as the TypeScript ones do in both programs."""
+    with ScriptedProvider(SCRIPT) as provider:
+        sandbox = Sandbox.create(tmp_path / "py", provider.base_url)
+        extension = tmp_path / "tools_ext.py"
+        extension.write_text(PY_EXTENSION, encoding="utf-8")
+        done = run_ours(sandbox, "--model", OPENAI_MODEL, "--no-session", "-e", str(extension),
+                        "--tools", "+tool_search,+codemode", "--mode", "json", "go")  # fmt: skip
+        tools = [[tool["function"]["name"] for tool in r["body"].get("tools", [])] for r in provider.requests]
+    assert done.returncode == 0, done.stderr
+    base = ["read", "bash", "edit", "write", "tool_search", "codemode", "plain_tool"]
+    assert tools == [base, [*base, "lookup_weather", "city_population"], [*base, "lookup_weather", "city_population"]]
+    ends = _ends(done.json_lines())
+    assert ends["call_2"]["isError"] is True
+    assert ends["call_3"]["result"]["structuredContent"] == {"name": "lookup_weather", "city": "Paris"}
+    assert ends["call_4"]["result"]["content"][1]["text"] == (
+        '["city_population for Oslo",["read","bash","edit","write","lookup_weather","city_population","plain_tool"]]'
+    )

@@ -152,6 +152,8 @@ async def _run_alone(tool: AgentTool, call_id: str, args: dict[str, Any], signal
 class CodemodeTool(AgentTool):
     name = CODEMODE_TOOL_NAME
     label = CODEMODE_TOOL_NAME
+    exposure = "model-only"
+    """Declared to the model, never called by other tools (Pi 1.6)."""
     parameters = PARAMETERS
     execution_mode = None
     prompt_snippet = SNIPPET
