@@ -54,6 +54,8 @@ def _normalize(events: list[dict[str, Any]], sandbox: Sandbox) -> list[dict[str,
             event.pop("aborted", None)
         elif event["type"] == "tool_execution_end":
             event.pop("durationMs", None)
+            # Pi 1.6 added a result's structuredContent and isError; Pi 0.85 has neither.
+            event["result"] = {k: v for k, v in event["result"].items() if k not in ("structuredContent", "isError")}
         elif event["type"] == "compaction_end" and event.get("result"):
             # An entry id (random); which entry it is gets compared through the session files.
             event["result"] = {**event["result"], "firstKeptEntryId": "<entry id>"}
