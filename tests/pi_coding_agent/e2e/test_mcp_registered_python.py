@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tests.pi_coding_agent.e2e._harness import OPENAI_MODEL, REPO, Sandbox, run_ours
+from tests.pi_coding_agent.e2e._harness import OPENAI_MODEL, REPO, Sandbox
 from tests.pi_coding_agent.e2e._rpc_session import notices, rpc_session
 from tests.support.scripted_provider import ScriptedProvider
 
@@ -121,20 +121,3 @@ def test_a_server_in_mcp_json_wins_over_a_registration(tmp_path: Path) -> None:
     assert listed[0][1].startswith("probe: connected, ") and listed[0][1].split("\n")[0].endswith("(hidden)")
     assert not [name for name in _names(bodies[0]) if name.startswith("mcp__probe")]
 
-
-LATE_ONLY = """def setup(pi):
-    pi.on("session_start", lambda event, ctx: pi.register_mcp_server("late", {"command": "x"}))
-"""
-
-
-def test_a_late_registration_in_a_run_without_mcp_is_reported(tmp_path: Path) -> None:
-    """Neither ``mcp.json`` nor a registration while loading: the session has no MCP, and a
-    server registered afterwards is an extension error (a difference from Pi 1.6, docs/mcp.md)."""
-    with ScriptedProvider([{"text": "ok"}]) as provider:
-        sandbox = Sandbox.create(tmp_path, provider.base_url)
-        (tmp_path / "late.py").write_text(LATE_ONLY, encoding="utf-8")
-        done = run_ours(
-            sandbox, "--model", OPENAI_MODEL, "--no-session", "-e", str(tmp_path / "late.py"), "-p", "hi"
-        )
-    assert done.returncode == 0, done.stderr
-    assert 'MCP server "late" was registered after start-up' in done.stderr

@@ -48,8 +48,12 @@ def test_version_and_a_print_run_load_no_extra(tmp_path: Path) -> None:
 
 
 def test_a_run_without_mcp_json_loads_no_mcp(tmp_path: Path) -> None:
-    """The MCP SDK (and our client and manager) load only when ``mcp.json`` names servers."""
+    """The MCP SDK (and our client and manager) load only when ``mcp.json`` names servers or an
+    extension registers one: not in a run with an extension that could (and does not)."""
     sandbox = Sandbox.create(tmp_path, "http://127.0.0.1:9")
-    run, modules = _imported(sandbox, "--model", OPENAI_MODEL, "--no-session", "-p", "hi")
-    assert run.returncode == 1 and "Connection error" in run.stderr
-    assert sorted(m for m in modules if m.split(".")[0] == "mcp" or m.startswith("pi_coding_agent.core.mcp")) == []
+    quiet = tmp_path / "quiet.py"
+    quiet.write_text('def setup(pi):\n    pi.on("session_start", lambda event, ctx: None)\n', encoding="utf-8")
+    for extension in ((), ("-e", str(quiet))):
+        run, modules = _imported(sandbox, "--model", OPENAI_MODEL, "--no-session", *extension, "-p", "hi")
+        assert run.returncode == 1 and "Connection error" in run.stderr
+        assert sorted(m for m in modules if m.split(".")[0] == "mcp" or m.startswith("pi_coding_agent.core.mcp")) == []

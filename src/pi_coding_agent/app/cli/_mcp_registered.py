@@ -1,6 +1,8 @@
 """The built-in MCP support connecting the servers extensions register (Pi 1.6's
 ``pi.registerMcpServer``): those registered while extensions loaded join the run's servers
-before the session is built; later registrations and removals follow at once."""
+before the session is built; later registrations and removals follow at once. A run that
+started with no server at all makes its manager at the first registration and hands it to the
+running session, so the MCP modules load only in runs that have a server."""
 
 from __future__ import annotations
 
@@ -17,34 +19,57 @@ def connect_registered(
     runner: ExtensionRunner,
     mcp: McpManager | None,
     new_manager: Callable[[], McpManager],
-    after_change: Callable[[], None],
+    after_change: Callable[[McpManager], None],
 ) -> McpManager | None:
     """The run's manager with the registered servers added (one is made with ``new_manager``
-    when there is none and an extension registered a server). Without a manager at this point,
-    registrations made later are reported as errors: the session was built without MCP (a
-    deliberate difference, docs/mcp.md). ``after_change``: called after each later change."""
+    when there is none and an extension registered a server). When there is neither, ``None``,
+    and the first later registration makes the manager then. ``after_change``: called with the
+    manager after each later change (first the one that made it)."""
     runner.mcp_connector = True
     if mcp is None and not runner.mcp_servers.list():
-        runner.mcp_servers.add_listener(_late_reporter(runner))
+        _follow_first_registration(runner, new_manager, after_change)
         return None
     manager = mcp if mcp is not None else new_manager()
+    _sync(runner, manager)
+    _follow(runner, manager, after_change)
+    return manager
 
-    def sync() -> None:
-        from pi_coding_agent.core.mcp.config import McpServerEntry
 
-        entries = [
-            McpServerEntry(s.name, s.config, s.extension_path, "extension") for s in runner.mcp_servers.list()
-        ]
-        manager.sync_extension_servers(entries)
+def _sync(runner: ExtensionRunner, manager: McpManager) -> None:
+    from pi_coding_agent.core.mcp.config import McpServerEntry
 
-    sync()
+    entries = [
+        McpServerEntry(s.name, s.config, s.extension_path, "extension") for s in runner.mcp_servers.list()
+    ]
+    manager.sync_extension_servers(entries)
 
+
+def _follow(runner: ExtensionRunner, manager: McpManager, after_change: Callable[[McpManager], None]) -> None:
     def changed() -> None:
-        sync()
-        after_change()
+        _sync(runner, manager)
+        after_change(manager)
 
     runner.mcp_servers.add_listener(changed)
-    return manager
+
+
+def _follow_first_registration(
+    runner: ExtensionRunner, new_manager: Callable[[], McpManager], after_change: Callable[[McpManager], None]
+) -> None:
+    """Wait, without loading anything of MCP, for a registration; then make the manager, connect
+    what is registered and follow later changes as for a manager made at start-up."""
+    made: list[McpManager] = []
+
+    def first() -> None:
+        if made or not runner.mcp_servers.list():
+            return
+        stop()
+        manager = new_manager()
+        made.append(manager)
+        _sync(runner, manager)
+        _follow(runner, manager, after_change)
+        after_change(manager)
+
+    stop = runner.mcp_servers.add_listener(first)
 
 
 def registered_manager_factory(home: Path, session_cwd: str) -> Callable[[], McpManager]:
@@ -58,22 +83,3 @@ def registered_manager_factory(home: Path, session_cwd: str) -> Callable[[], Mcp
         return McpManager(McpConfig(), session_cwd, PI_COMPAT_VERSION, str(home / "mcp.log"), str(home))
 
     return make
-
-
-def _late_reporter(runner: ExtensionRunner) -> Callable[[], None]:
-    """Each server registered once the run started without MCP, reported once as an error."""
-    reported: set[str] = set()
-
-    def report() -> None:
-        for server in runner.mcp_servers.list():
-            if server.name in reported:
-                continue
-            reported.add(server.name)
-            runner.report(
-                server.extension_path,
-                "register_mcp_server",
-                f'MCP server "{server.name}" was registered after start-up, and this run started without '
-                "MCP servers, so it is not connected: register it while the extension loads",
-            )
-
-    return report

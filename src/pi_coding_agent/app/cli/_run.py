@@ -10,6 +10,7 @@ arguments, report problems, run. Each problem that stops a run is one line on st
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 from collections.abc import Awaitable, Callable
@@ -117,18 +118,31 @@ def _start_mcp(parsed: Args, session_cwd: str, home: Path, settings: Settings) -
 
 
 def _with_registered(
-    runner: ExtensionRunner, mcp: McpManager | None, home: Path, session_cwd: str, built: list[AgentSession]
+    runner: ExtensionRunner,
+    mcp: McpManager | None,
+    home: Path,
+    session_cwd: str,
+    *,
+    built: list[AgentSession],
+    assemblies: list[SessionAssembly],
 ) -> McpManager | None:
     """The servers extensions registered join the run's (a manager is made for them when no
-    ``mcp.json`` exists); later changes reach the session built (codemode, tool_search)."""
+    ``mcp.json`` exists, at the first registration when that comes after start-up); later
+    changes reach the session built (its tools, codemode, tool_search) and the sessions to come."""
     from pi_coding_agent.app.cli._mcp_registered import connect_registered, registered_manager_factory
 
-    def after_change() -> None:
+    def after_change(manager: McpManager) -> None:
+        if manager not in _MCP:
+            _MCP.append(manager)
+        for assembly in assemblies:
+            if assembly.options.mcp is None:
+                assembly.options = dataclasses.replace(assembly.options, mcp=manager)
         for session in built:
+            session.attach_mcp(manager)
             session.activate_mcp_discovery()
 
     manager = connect_registered(runner, mcp, registered_manager_factory(home, session_cwd), after_change)
-    if manager is not None and manager is not mcp:
+    if manager is not None and manager not in _MCP:
         _MCP.append(manager)
     return manager
 
@@ -225,8 +239,9 @@ def _run(parsed: Args) -> int:
         _stop_mcp()
         mcp = None
     built: list[AgentSession] = []
+    assemblies: list[SessionAssembly] = []
     if builtin_mcp and runner is not None:
-        mcp = _with_registered(runner, mcp, home, session_cwd, built)
+        mcp = _with_registered(runner, mcp, home, session_cwd, built=built, assemblies=assemblies)
     if parsed.help:  # as in Pi, once the extensions loaded: their flags are listed
         return print_help(runner, diagnostics)
     if parsed.list_models is not None:  # with the providers extensions registered
@@ -243,6 +258,7 @@ def _run(parsed: Args) -> int:
         mcp=mcp,
         builtin_mcp=builtin_mcp,
     )
+    assemblies.append(assembly)
     mark("extensions loaded")
     created = assembly.build(manager)
     mark("session built")

@@ -295,8 +295,6 @@ def _codemode_tool(options: CreateAgentSessionOptions, holder: list[AgentSession
     from pi_coding_agent.core.codemode import STORE_ENTRY_TYPE, CodemodeHost, CodemodeTool, read_store
 
     settings, manager = options.settings, options.session_manager
-    mcp = options.mcp
-
     def save(values: dict[str, Any], deleted: list[str]) -> None:
         manager.append_custom_entry(STORE_ENTRY_TYPE, {"set": values, "delete": deleted})
 
@@ -308,7 +306,11 @@ def _codemode_tool(options: CreateAgentSessionOptions, holder: list[AgentSession
         inline_budget=lambda: settings.codemode_inline_budget,
         models=_models_access(options.catalog),
     )
-    if mcp is not None:
+    if options.mcp is not None or options.builtin_mcp:  # servers may also come later (attach_mcp)
+
+        def mcp() -> McpManager | None:
+            return holder[0].mcp if holder else options.mcp
+
         host = dataclasses.replace(host, facts=_mcp_facts(mcp), prepare=_script_reach_wait(mcp))
     return CodemodeTool(host)
 
@@ -356,30 +358,37 @@ def _models_access(catalog: ModelCatalog) -> ModelsAccess:
 _DISCOVERY_GLOBALS = re.compile(r"\b(searchTools|describeNamespace|describeTool|ALL_TOOLS)\b")
 
 
-def _script_reach_wait(mcp: McpManager) -> Callable[[str], Awaitable[None]]:
+def _script_reach_wait(current: Callable[[], McpManager | None]) -> Callable[[str], Awaitable[None]]:
     """Before a script runs, wait for the MCP servers it may call (as Pi 1.6): every server when
-    it uses a discovery global, else the servers whose ``mcp__<server>`` one of its words holds."""
+    it uses a discovery global, else the servers whose ``mcp__<server>`` one of its words holds.
+    ``current``: the session's servers at that moment (none yet: nothing to wait for)."""
 
     async def wait(code: str) -> None:
-        await mcp.wait_for_all(reach=None if _DISCOVERY_GLOBALS.search(code) else re.findall(r"\w+", code))
+        mcp = current()
+        if mcp is not None:
+            await mcp.wait_for_all(reach=None if _DISCOVERY_GLOBALS.search(code) else re.findall(r"\w+", code))
 
     return wait
 
 
-def _mcp_facts(mcp: McpManager) -> ToolFacts:
+def _mcp_facts(current: Callable[[], McpManager | None]) -> ToolFacts:
     """MCP tools' exposure and namespace (``mcp__<server>``, also named by the server's own name,
-    with its ``description`` and instructions) for codemode; other tools are ``direct``."""
+    with its ``description`` and instructions) for codemode; other tools are ``direct``.
+    ``current``: the session's servers when asked (the MCP modules load only once there are some)."""
     from pi_coding_agent.core.codemode import Namespace, ToolFacts
-    from pi_coding_agent.core.mcp.config import mcp_namespace
 
     def exposure(name: str) -> Exposure:
-        info = mcp.tool_owner(name)
+        mcp = current()
+        info = mcp.tool_owner(name) if mcp is not None else None
         return "direct" if info is None else cast("Exposure", info.exposure)
 
     def namespace(name: str) -> Namespace | None:
-        info = mcp.tool_owner(name)
-        if info is None:
+        mcp = current()
+        info = mcp.tool_owner(name) if mcp is not None else None
+        if mcp is None or info is None:
             return None
+        from pi_coding_agent.core.mcp.config import mcp_namespace
+
         description, instructions = mcp.server_about(info.server)
         return Namespace(mcp_namespace(info.server), (info.server,), description, instructions)
 

@@ -530,6 +530,18 @@ class AgentSession:
         self._tools.extra_sections = {"mcp_servers": f"<mcp_servers>\n{section}\n</mcp_servers>"} if section else {}
         self._tools.refresh()
 
+    def attach_mcp(self, mcp: McpManager) -> None:
+        """The run's MCP servers, made once this session runs: an extension registered the run's
+        first server after start-up (in ``session_start`` or a command), as Pi 1.6 allows. Their
+        tools are declared from the next turn, and ``/mcp`` and the ``mcp_servers`` section of the
+        next prompt use them. A session that has servers keeps them."""
+        if self.mcp is not None:
+            return
+        self.mcp = mcp
+        self.builtin_mcp = True
+        self._tools.use_mcp(mcp.direct_tools, mcp.indirect_agent_tools)
+        self.activate_mcp_discovery()
+
     def activate_mcp_discovery(self) -> None:
         """Turn on what reaches MCP tools that are not declared, from the configuration (before
         any server connects), as Pi 1.6 does: ``codemode`` for servers with ``codemode`` tools

@@ -135,6 +135,11 @@ class SessionTools:
                 tools[tool.name] = tool
         return tools
 
+    def use_mcp(self, tools: Callable[[], Sequence[AgentTool]], loadable: Callable[[], Sequence[AgentTool]]) -> None:
+        """MCP servers that came after the session was built: their ``direct`` tools and the
+        ones that are declared only once active, as the constructor's ``mcp_tools``/``mcp_loadable``."""
+        self._mcp_tools, self._mcp_loadable = tools, loadable
+
     def _loadable_names(self) -> list[str]:
         return [tool.name for tool in self._mcp_loadable()] if self._mcp_loadable is not None else []
 
