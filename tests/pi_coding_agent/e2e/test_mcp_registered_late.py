@@ -59,7 +59,9 @@ def _node_runtime_ready() -> None:
     ensure_node_runtime()
 
 
-def _run(tmp_path: Path, program: str, extension_name: str) -> tuple[list[tuple[str, str]], list[dict[str, Any]]]:
+def _run(
+    tmp_path: Path, program: str, extension_name: str
+) -> tuple[list[tuple[str, str]], list[dict[str, Any]]]:
     """``/mcp``, then the prompt: ``/mcp``'s notices and the request bodies."""
     with ScriptedProvider(SCRIPT) as provider:
         sandbox = Sandbox.create(tmp_path / f"{program}-{extension_name}", provider.base_url)
