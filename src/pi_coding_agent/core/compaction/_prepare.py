@@ -1,10 +1,12 @@
-"""Where to cut a branch, and what goes into the summary (Pi 0.85's ``prepareCompaction``).
+"""Where to cut a branch, and what goes into the summary (Pi 1.6's ``prepareCompaction``).
 
 The newest ``keepRecentTokens`` (estimated) stay verbatim. The cut is always at a message
 that may start the kept part (never at a tool result, so a kept tool call keeps its
 results); when it falls inside a turn, the turn's beginning is summarized separately
 ("split turn"). Everything from the previous compaction's kept part up to the cut is
-summarized, on top of the previous summary.
+summarized, on top of the previous summary. All of it is measured and summarized as the model
+sees it (Pi 1.6): an entry a ``context_edit`` hides is left out, a replaced one summarized with
+its replacement (docs/pi-1.6/tools-and-compaction.md).
 """
 
 from __future__ import annotations
@@ -16,11 +18,14 @@ from typing import Any
 from pi_agent import AgentMessage
 from pi_ai import AssistantMessage, ToolCall
 from pi_ai.js_json import utf16_sort_key
-from pi_coding_agent.core.compaction._tokens import estimate_context_tokens, estimate_tokens
+from pi_coding_agent.core.compaction._tokens import estimate_projected_context_tokens, estimate_tokens
 from pi_coding_agent.core.session import (
     CompactionEntry,
+    ProjectedEntry,
     SessionEntry,
-    build_session_context,
+    SessionMessageEntry,
+    build_session_projection,
+    entry_to_dict,
     session_entry_to_context_messages,
 )
 from pi_coding_agent.core.settings import CompactionSettings
@@ -65,12 +70,12 @@ def format_file_operations(read_files: Sequence[str], modified_files: Sequence[s
     return "\n\n" + "\n\n".join(sections) if sections else ""
 
 
-def _roles(entry: SessionEntry) -> list[str]:
-    return [message.role for message in session_entry_to_context_messages(entry)]
+def _is_cut_point(entry: ProjectedEntry) -> bool:
+    return not isinstance(entry.source, CompactionEntry) and any(m.role in _CUT_ROLES for m in entry.messages)
 
 
-def _is_turn_start(entry: SessionEntry) -> bool:
-    return not isinstance(entry, CompactionEntry) and any(role in _TURN_START_ROLES for role in _roles(entry))
+def _is_turn_start(entry: ProjectedEntry) -> bool:
+    return not isinstance(entry.source, CompactionEntry) and any(m.role in _TURN_START_ROLES for m in entry.messages)
 
 
 @dataclass(frozen=True)
@@ -80,35 +85,61 @@ class CutPointResult:
     is_split_turn: bool
 
 
-def find_cut_point(entries: Sequence[SessionEntry], start: int, end: int, keep_recent_tokens: int) -> CutPointResult:
-    cut_points = [
-        i
-        for i in range(start, end)
-        if not isinstance(entries[i], CompactionEntry) and any(r in _CUT_ROLES for r in _roles(entries[i]))
-    ]
+def find_cut_point(entries: Sequence[ProjectedEntry], start: int, end: int, keep_recent_tokens: int) -> CutPointResult:
+    """Where to cut the projected entries ``[start, end)`` so that about ``keep_recent_tokens``
+    of edited context stay: an entry a context edit hides is no cut point and weighs nothing."""
+    cut_points = [i for i in range(start, end) if _is_cut_point(entries[i])]
     if not cut_points:
         return CutPointResult(start, -1, False)
     accumulated = 0
     cut = cut_points[0]
+    exceeded = False
     for i in range(end - 1, start - 1, -1):
-        if isinstance(entries[i], CompactionEntry):
-            continue  # an older compaction in the kept range adds nothing to the context (Pi 1.6)
-        tokens = sum(estimate_tokens(m) for m in session_entry_to_context_messages(entries[i]))
+        tokens = sum(estimate_tokens(m) for m in entries[i].messages)
         if tokens == 0:
             continue
         accumulated += tokens
         if accumulated >= keep_recent_tokens:
-            cut = next((c for c in cut_points if c >= i), cut)
+            exceeded = True
+            cut = next((c for c in cut_points if c >= i), cut_points[-1])
             break
+    if exceeded and _only_hidden_answer_follows(entries[cut + 1 : end]):
+        cut += 1
     while cut > start:
         previous = entries[cut - 1]
-        if isinstance(previous, CompactionEntry) or session_entry_to_context_messages(previous):
+        if isinstance(previous.source, CompactionEntry) or previous.messages:
             break
         cut -= 1
     if _is_turn_start(entries[cut]):
         return CutPointResult(cut, -1, False)
     turn_start = next((i for i in range(cut, start - 1, -1) if _is_turn_start(entries[i])), -1)
     return CutPointResult(cut, turn_start, turn_start != -1)
+
+
+def _visible(entry: ProjectedEntry) -> bool:
+    """Whether the entry shows the model something before any edit."""
+    return entry.source.type != "context_edit" and bool(session_entry_to_context_messages(entry.source))
+
+
+def _hidden(entry: ProjectedEntry) -> bool:
+    return _visible(entry) and not entry.messages
+
+
+def _only_hidden_answer_follows(suffix: Sequence[ProjectedEntry]) -> bool:
+    """Pi 1.6: a cut followed only by hidden entries, one of them an assistant answer (a
+    retried answer whose failure was hidden) and no replacement of anything still shown, moves
+    one entry on, so the hidden failure is not what the kept part starts after."""
+    hidden_ids = {entry.source.id for entry in suffix if _hidden(entry)}
+    for entry in suffix:
+        if entry.source.type == "context_edit":
+            data = entry_to_dict(entry.source)
+            replaced = "replacement" not in data or data["replacement"] is not None
+            if replaced and data.get("targetId") not in hidden_ids:
+                return False
+    return any(
+        isinstance(entry.source, SessionMessageEntry) and entry.source.message.role == "assistant" and _hidden(entry)
+        for entry in suffix
+    ) and all(not isinstance(entry.source, CompactionEntry) and (not _visible(entry) or _hidden(entry)) for entry in suffix)
 
 
 @dataclass
@@ -123,56 +154,45 @@ class CompactionPreparation:
     settings: CompactionSettings
 
 
-def _summary_message(entry: SessionEntry) -> AgentMessage | None:
-    """The conversation ``entry`` adds: none for a compaction, nor for a system message (the
-    prompt and tools are no conversation; the compaction entry carries their replay, Pi 1.6)."""
-    if isinstance(entry, CompactionEntry):
-        return None
-    messages = session_entry_to_context_messages(entry)
-    return messages[0] if messages and messages[0].role != "system" else None
+def _conversation(entries: Sequence[ProjectedEntry]) -> list[AgentMessage]:
+    """The edited conversation of ``entries``: no compaction, and no system message (the prompt
+    and tools are no conversation; the compaction entry carries their replay, Pi 1.6)."""
+    return [
+        message
+        for entry in entries
+        if not isinstance(entry.source, CompactionEntry)
+        for message in entry.messages
+        if message.role != "system"
+    ]
 
 
 def prepare_compaction(path: Sequence[SessionEntry], settings: CompactionSettings) -> CompactionPreparation | None:
-    """What to summarize for the branch ``path`` (root first); ``None`` if nothing to do."""
+    """What to summarize for the branch ``path`` (root first); ``None`` if nothing to do.
+
+    Works over Pi 1.6's projection: the latest compaction, the entries it kept, the later ones,
+    each entry's messages as the latest ``context_edit`` of it leaves them.
+    """
     if path and isinstance(path[-1], CompactionEntry):
         return None
-    previous_index = next((i for i in range(len(path) - 1, -1, -1) if isinstance(path[i], CompactionEntry)), -1)
-    previous_summary: str | None = None
+    projected = build_session_projection(list(path))
+    previous: CompactionEntry | None = None
     start = 0
-    if previous_index >= 0:
-        previous = path[previous_index]
-        assert isinstance(previous, CompactionEntry)
-        previous_summary = previous.summary
-        kept = next((i for i, e in enumerate(path) if getattr(e, "id", None) == previous.first_kept_entry_id), -1)
-        start = kept if kept >= 0 else previous_index + 1
-    tokens_before = estimate_context_tokens(build_session_context(list(path)).messages).tokens
-    if 0 <= start < previous_index:
-        # The context puts the previous compaction's summary before the entries it keeps, so
-        # the entries kept from before it and those after it are one run (Pi 1.6's projection):
-        # a cut walks back over message-less entries such as a model change across it.
-        window = [*path[:previous_index], *path[previous_index + 1 :]]
-    else:
-        window = list(path)
-    cut = find_cut_point(window, start, len(window), settings.keep_recent_tokens)
-    first_kept = window[cut.first_kept_entry_index] if cut.first_kept_entry_index < len(window) else None
+    if projected and isinstance(projected[0].source, CompactionEntry) and projected[0].messages:
+        previous = projected[0].source
+        start = 1
+    tokens_before = estimate_projected_context_tokens(projected, path).tokens
+    cut = find_cut_point(projected, start, len(projected), settings.keep_recent_tokens)
+    first_kept = projected[cut.first_kept_entry_index].source if cut.first_kept_entry_index < len(projected) else None
     first_kept_id = getattr(first_kept, "id", None)
     if not isinstance(first_kept_id, str) or not first_kept_id:
         return None
     history_end = cut.turn_start_index if cut.is_split_turn else cut.first_kept_entry_index
-    to_summarize = [m for m in (_summary_message(window[i]) for i in range(start, history_end)) if m is not None]
-    prefix: list[AgentMessage] = []
-    if cut.is_split_turn:
-        prefix = [
-            m
-            for m in (_summary_message(window[i]) for i in range(cut.turn_start_index, cut.first_kept_entry_index))
-            if m is not None
-        ]
+    to_summarize = _conversation(projected[start:history_end])
+    prefix = _conversation(projected[cut.turn_start_index : cut.first_kept_entry_index]) if cut.is_split_turn else []
     if not to_summarize and not prefix:
         return None
     file_ops = FileOperations()
-    if previous_index >= 0:
-        previous = path[previous_index]
-        assert isinstance(previous, CompactionEntry)
+    if previous is not None:
         details: Any = previous.details
         if previous.from_hook is not True and isinstance(details, dict):
             for key, target in (("readFiles", file_ops.read), ("modifiedFiles", file_ops.edited)):
@@ -187,7 +207,7 @@ def prepare_compaction(path: Sequence[SessionEntry], settings: CompactionSetting
         turn_prefix_messages=prefix,
         is_split_turn=cut.is_split_turn,
         tokens_before=tokens_before,
-        previous_summary=previous_summary,
+        previous_summary=previous.summary if previous is not None else None,
         file_ops=file_ops,
         settings=settings,
     )

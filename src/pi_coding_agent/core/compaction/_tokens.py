@@ -8,12 +8,14 @@ counts even when a message inserted before it (a compaction summary) is newer th
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from pi_agent import AgentMessage
 from pi_ai import (
     AssistantMessage,
     ContextEstimate,
+    TextContent,
     ToolResultMessage,
     Usage,
     UserMessage,
@@ -22,12 +24,16 @@ from pi_ai import (
     estimate_text_and_image_content_tokens,
     estimate_text_tokens,
 )
+from pi_ai.js_json import stringify, utf16_len
 from pi_coding_agent.core.messages import (
     BashExecutionMessage,
     BranchSummaryMessage,
     CompactionSummaryMessage,
     CustomRoleMessage,
+    SystemMessage,
+    current_system_message,
 )
+from pi_coding_agent.core.session import ProjectedEntry, SessionEntry
 from pi_coding_agent.core.settings import CompactionSettings
 
 
@@ -42,7 +48,27 @@ def estimate_tokens(message: AgentMessage) -> int:
         return estimate_text_tokens(message.command + message.output)
     if isinstance(message, BranchSummaryMessage | CompactionSummaryMessage):
         return estimate_text_tokens(message.summary)
+    if isinstance(message, SystemMessage):
+        return _system_tokens(message)
     return 0
+
+
+_IMAGE_CHARS = 4800
+"""What Pi counts an image as, in characters."""
+
+
+def _system_tokens(message: SystemMessage) -> int:
+    """Pi 1.6's coding-agent measure of a system message: its content, its sections and its
+    added tools as JSON, in one ``chars / 4`` (removed tools do not count)."""
+    content = message.content
+    if isinstance(content, str):
+        chars = utf16_len(content)
+    else:
+        chars = sum(utf16_len(b.text) if isinstance(b, TextContent) else _IMAGE_CHARS for b in content)
+    chars += sum(utf16_len(text) for text in (message.sections or {}).values() if text)
+    if message.tools_added:
+        chars += utf16_len(stringify(message.tools_added))
+    return math.ceil(chars / 4)
 
 
 def valid_usage(message: AgentMessage) -> Usage | None:
@@ -66,6 +92,40 @@ def estimate_context_tokens(messages: Sequence[AgentMessage]) -> ContextEstimate
             return ContextEstimate(usage_tokens + trailing, usage_tokens, trailing, index)
     estimated = sum(estimate_tokens(m) for m in messages)
     return ContextEstimate(estimated, 0, estimated, None)
+
+
+def estimate_projected_context_tokens(
+    projected: Sequence[ProjectedEntry], path: Sequence[SessionEntry]
+) -> ContextEstimate:
+    """Pi 1.6's estimate of a projected branch: the last usage counts only when its answer comes
+    after the latest ``context_edit`` or compaction of ``path`` (which change what that usage
+    measured); otherwise every message is estimated, the system messages as their sum."""
+    messages = [message for entry in projected for message in entry.messages]
+    estimate = estimate_context_tokens(messages)
+    if estimate.last_usage_index is not None:
+        usage_id = _entry_id_of_message(projected, estimate.last_usage_index)
+        ids = [entry.id for entry in path]
+        usage_at = ids.index(usage_id) if usage_id in ids else -1
+        types = [entry.type for entry in path]
+        invalidated_at = max(
+            (i for i, kind in enumerate(types) if kind in ("context_edit", "compaction")), default=-1
+        )
+        if usage_at > invalidated_at:
+            return estimate
+    system = current_system_message(messages)
+    tokens = (estimate_tokens(system) if system is not None else 0) + sum(
+        estimate_tokens(m) for m in messages if not isinstance(m, SystemMessage)
+    )
+    return ContextEstimate(tokens, 0, tokens, None)
+
+
+def _entry_id_of_message(projected: Sequence[ProjectedEntry], index: int) -> str | None:
+    seen = 0
+    for entry in projected:
+        seen += len(entry.messages)
+        if index < seen:
+            return entry.source.id
+    return None
 
 
 def should_compact(context_tokens: int, context_window: int, settings: CompactionSettings) -> bool:

@@ -19,10 +19,12 @@ from pi_coding_agent.core.session._cache_misses import CACHE_TTL_MS as CACHE_TTL
 from pi_coding_agent.core.session._cache_misses import CacheMiss as CacheMiss
 from pi_coding_agent.core.session._cache_misses import cache_miss_of as cache_miss_of
 from pi_coding_agent.core.session._cache_misses import cache_misses as cache_misses
+from pi_coding_agent.core.session._context import ProjectedEntry as ProjectedEntry
 from pi_coding_agent.core.session._context import SessionContext as SessionContext
 from pi_coding_agent.core.session._context import SessionModel as SessionModel
 from pi_coding_agent.core.session._context import build_context_entries as build_context_entries
 from pi_coding_agent.core.session._context import build_session_context as build_session_context
+from pi_coding_agent.core.session._context import build_session_projection as build_session_projection
 from pi_coding_agent.core.session._context import (
     session_entry_to_context_messages as session_entry_to_context_messages,
 )

@@ -432,25 +432,47 @@ def _without_absent(data: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in data.items() if value is not UNSET}
 
 
+@dataclass(frozen=True)
+class ProjectedEntry:
+    """One context entry and the messages it gives the model once edits apply (Pi 1.6's
+    projected entry): none for an entry a ``context_edit`` hides or an older compaction."""
+
+    source: SessionEntry
+    messages: list[AgentMessage]
+
+
+def project_context(tree: EntryTree, leaf: LeafArg) -> list[ProjectedEntry]:
+    """The context entries of the branch ending at ``leaf`` (the latest compaction first),
+    each with its messages under the latest ``context_edit`` of it."""
+    return _project(tree, path_positions(tree, leaf))
+
+
+def _project(tree: EntryTree, path: list[int]) -> list[ProjectedEntry]:
+    positions = context_positions(tree, path)
+    edits = _latest_edits(tree, positions)
+    return [
+        ProjectedEntry(entry, _entry_messages(offset, entry, edits.get(entry.id) if edits else None))
+        for offset, entry in enumerate(tree.entries(positions))
+    ]
+
+
+def _entry_messages(offset: int, entry: SessionEntry, edit: dict[str, Any] | None) -> list[AgentMessage]:
+    if edit is not None:
+        return _edited(session_entry_to_context_messages(entry), edit)
+    if isinstance(entry, SessionMessageEntry):
+        message = entry.message
+        if isinstance(message, SystemMessage) and "content" in absent_keys(message):
+            message = SystemMessage(**{**msgspec.structs.asdict(message), "content": ""})
+        return [message]
+    if offset == 0 or entry.type != "compaction":
+        return session_entry_to_context_messages(entry)
+    return []
+
+
 def build_context(tree: EntryTree, leaf: LeafArg) -> SessionContext:
     path = path_positions(tree, leaf)
-    positions = context_positions(tree, path)
-    entries = tree.entries(positions)
     thinking, model = settings_of(tree, path)
-    edits = _latest_edits(tree, positions)
-    messages: list[AgentMessage] = []
-    append, extend = messages.append, messages.extend
-    for offset, entry in enumerate(entries):
-        edit = edits.get(entry.id) if edits else None
-        if edit is not None:
-            extend(_edited(session_entry_to_context_messages(entry), edit))
-        elif isinstance(entry, SessionMessageEntry):
-            message = entry.message
-            if isinstance(message, SystemMessage) and "content" in absent_keys(message):
-                message = SystemMessage(**{**msgspec.structs.asdict(message), "content": ""})
-            append(message)
-        elif offset == 0 or entry.type != "compaction":
-            extend(session_entry_to_context_messages(entry))
+    messages = [message for projected in _project(tree, path) for message in projected.messages]
     return SessionContext(messages=messages, thinking_level=thinking, model=model)
 
 
@@ -530,6 +552,16 @@ def build_session_context(
     ``leaf_id`` omitted: the last entry; ``None``: nothing (the leaf was reset).
     """
     return build_context(ListTree(entries, by_id), leaf_id)
+
+
+def build_session_projection(
+    entries: Sequence[SessionEntry],
+    leaf_id: LeafArg = LAST,
+    by_id: dict[str, SessionEntry] | None = None,
+) -> list[ProjectedEntry]:
+    """Pi 1.6's ``buildSessionProjection(entries, leafId?, byId?)`` entries: what compaction
+    cuts and summarizes, the context edits applied."""
+    return project_context(ListTree(entries, by_id), leaf_id)
 
 
 def build_context_entries(

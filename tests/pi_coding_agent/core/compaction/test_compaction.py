@@ -34,7 +34,7 @@ from pi_coding_agent.core.compaction import (
     should_compact,
 )
 from pi_coding_agent.core.messages import BashExecutionMessage
-from pi_coding_agent.core.session import SessionManager
+from pi_coding_agent.core.session import SessionManager, build_session_projection
 from pi_coding_agent.core.settings import CompactionSettings, RetrySettings
 
 
@@ -140,7 +140,7 @@ def test_cut_point_splits_a_long_turn(tmp_path: Any) -> None:
         ],
     )
     entries = manager.get_branch()
-    cut = find_cut_point(entries, 0, len(entries), keep_recent_tokens=50)
+    cut = find_cut_point(build_session_projection(entries), 0, len(entries), keep_recent_tokens=50)
     assert (cut.first_kept_entry_index, cut.turn_start_index, cut.is_split_turn) == (5, 2, True)
     preparation = prepare_compaction(entries, CompactionSettings(keep_recent_tokens=50))
     assert preparation is not None
