@@ -83,6 +83,10 @@ def _model(compat: dict[str, Any], reasoning: bool = False, api: str = "openai-c
     }  # fmt: skip
 
 
+_CODEX_TOKEN = (  # a ChatGPT token's shape: only its account id is read
+    "eyJhbGciOiAiUlMyNTYiLCAidHlwIjogIkpXVCJ9.eyJodHRwczovL2FwaS5vcGVuYWkuY29tL2F1dGgiOiB7ImNoYXRncHRfYWNjb3VudF9p"
+    "ZCI6ICJhY2N0LTRmMmEifSwgImV4cCI6IDE3NjAwMDM2MDB9.c2lnbmF0dXJl"
+)
 _MID = {"supportsMidConvoSystemMessages": True}
 _ADD = {**_MID, "supportsMidConvoToolAdditions": True}
 CASES: dict[str, tuple[Any, bool]] = {
@@ -112,6 +116,14 @@ CASES: dict[str, tuple[Any, bool]] = {
     ),
     "responses_mid_convo_tool_search": (_model({**_MID, "supportsToolSearch": True}, api="openai-responses"), True),
     "responses_system_messages_folded_without_compat": (_model({}, api="openai-responses"), True),
+    "azure_mid_convo_additional_tools": (
+        _model({**_MID, "supportsAdditionalTools": True}, api="azure-openai-responses"),
+        True,
+    ),
+    "codex_mid_convo_additional_tools": (
+        _model({**_MID, "supportsAdditionalTools": True}, reasoning=True, api="openai-codex-responses"),
+        True,
+    ),
 }
 """Case name -> (model, the removal variant)."""
 
@@ -123,7 +135,7 @@ def main() -> None:
             continue
         api = model["api"]
         request = {"api": api, "model": model, "context": {"messages": transcript(removal, api)}}
-        request["options"] = {"apiKey": "k"}
+        request["options"] = {"apiKey": _CODEX_TOKEN, "transport": "sse"} if "codex" in api else {"apiKey": "k"}
         answers = {}
         for current in (False, True):
             code, answer = run_oracle("payload", request, current=current)

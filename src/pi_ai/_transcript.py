@@ -24,7 +24,16 @@ from pi_ai._context import Context, Tool
 from pi_ai._messages import ImageContent, Message, SystemMessage, TextContent
 from pi_ai._model import Model
 
-IN_PLACE_APIS = frozenset({"openai-completions", "anthropic-messages", "mistral-conversations", "openai-responses"})
+IN_PLACE_APIS = frozenset(
+    {
+        "openai-completions",
+        "anthropic-messages",
+        "openai-responses",
+        "openai-codex-responses",
+        "azure-openai-responses",
+        "mistral-conversations",
+    }
+)
 """APIs whose adapter sends later system messages in place (Pi 1.6's ``resolveTranscript``
 callers); the others (Bedrock, Google) always fold them, as 1.6 does."""
 

@@ -87,6 +87,15 @@ _INCREMENTAL_TOOLS_NOTICE = (
 )
 
 
+def in_place_request_tools(context: Context, support: ToolSupport) -> list[Tool] | None:
+    """The request's own tool list when ``context`` keeps its system messages in place (those up
+    to the last change the transcript cannot express in place, ``transcript_tools``); ``None``
+    for a context without system messages, whose own ``tools`` are the list."""
+    if not has_system_messages(context):
+        return None
+    return [tool_from_declaration(tool) for tool in transcript_tools(context.messages, support)[0]]
+
+
 def _incremental_notice(unavailable: Mapping[str, None]) -> str:
     if not unavailable:
         return _INCREMENTAL_TOOLS_NOTICE

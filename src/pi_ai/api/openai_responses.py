@@ -22,13 +22,7 @@ from pi_ai._model import Model, clamp_thinking_level, whole_as_int
 from pi_ai._options import SimpleStreamOptions, StreamOptions
 from pi_ai._registry import ApiImplementation
 from pi_ai._simple_options import base_options, merge_sampling_params
-from pi_ai._transcript import (
-    conversation,
-    declared_request_tools,
-    has_system_messages,
-    tool_from_declaration,
-    transcript_tools,
-)
+from pi_ai._transcript import conversation, declared_request_tools
 from pi_ai.api._accumulator import StreamAccumulator
 from pi_ai.api._common import (
     check_stream_end,
@@ -56,6 +50,7 @@ from pi_ai.api._responses_convert import (
     ToolOptions,
     convert_responses_messages,
     convert_responses_tools,
+    in_place_request_tools,
     responses_tool_support,
     split_deferred_tools,
 )
@@ -146,8 +141,8 @@ def build_params(
         supports_strict_mode=compat.supports_strict_mode, supports_grammar_tools=compat.supports_grammar_tools
     )
     support = responses_tool_support(model.compat or {})
-    if has_system_messages(context):
-        immediate = [tool_from_declaration(tool) for tool in transcript_tools(context.messages, support)[0]]
+    in_place = in_place_request_tools(context, support)
+    immediate = immediate if in_place is None else in_place
     items = convert_responses_messages(
         model,
         context,
