@@ -95,8 +95,14 @@ def declared_tools(messages: Iterable[Any]) -> list[dict[str, Any]]:
     return list(tools.values())
 
 
-def current_system_message(messages: Sequence[Any]) -> SystemMessage | None:
-    """Every system message replayed into one; ``None`` when they declare neither prompt nor tools."""
+def current_system_message(messages: Iterable[Any]) -> SystemMessage | None:
+    """Every system message replayed into one (pi-ai 1.6's ``getCurrentSystemMessage``); ``None``
+    when they declare neither prompt nor tools.
+
+    Later ``content`` is appended to the earlier (blank-line separated), ``sections`` are
+    patched by name (a patched section keeps its place; a removed then re-added one goes last).
+    """
+    messages = list(messages)
     texts: list[str] = []
     sections: dict[str, str | None] = {}
     timestamp: int | None = None
