@@ -25,7 +25,6 @@ from pi_ai._model import Model
 from pi_ai._text import content_text
 from pi_ai._transcript import (
     conversation,
-    has_system_messages,
     leading_system_message,
     render_system_message_update,
     request_tools,
@@ -557,7 +556,7 @@ def build_params(
     if head is not None:
         transformed = transformed[1:]
     prompt = system_message_text(head) if head is not None else context.system_prompt
-    native = _native_tool_changes(compat, context, head)
+    native = _native_tool_changes(compat, head)
     tools = [tool_from_declaration(tool) for tool in head.tools_added or ()] if native and head else None
     normalize_name = to_claude_code_name if oauth else (lambda name: name)
     immediate, deferred_map = _split_deferred_tools(
@@ -674,16 +673,16 @@ def build_params(
     return params
 
 
-def _native_tool_changes(compat: AnthropicCompat, context: Context, head: SystemMessage | None) -> bool:
+def _native_tool_changes(compat: AnthropicCompat, head: SystemMessage | None) -> bool:
     """Whether tool changes go in place (``tool_addition`` / ``tool_removal`` blocks, Pi 1.6): the
     model takes system messages and tool changes mid-conversation, and the transcript's leading
-    system message declares at least one tool to anchor the request's fixed list."""
+    system message declares at least one tool to anchor the request's fixed list (Anthropic
+    refuses a list of deferred tools only)."""
     return (
         compat.supports_mid_convo_system_messages
         and compat.supports_mid_convo_tool_changes
         and head is not None
         and bool(head.tools_added)
-        and has_system_messages(context)
     )
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from msgspec import UNSET
 
-from pi_agent import agent_message_from_dict
 import pi_ai
+from pi_agent import agent_message_from_dict
 from pi_ai import UserMessage, encode, to_builtins
 from pi_coding_agent.core.messages import (
     SystemMessage,
