@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Record ``payload`` cases for system messages inside a context, answered by both Pis.
 
-    .venv/bin/python tools/gen_mid_convo_cases.py
+    .venv/bin/python tools/gen_mid_convo_cases.py [NAME ...]
 
 Each case is a transcript with a leading system message (prompt sections and tools), a later
 section patch, a later tool addition and (in the ``removal`` variant) a later removal with free
@@ -36,14 +36,14 @@ def _tool(name: str, description: str) -> dict[str, Any]:
     return {"name": name, "description": description, "parameters": schema}
 
 
-def _assistant(text: str, at: int) -> dict[str, Any]:
+def _assistant(text: str, at: int, api: str) -> dict[str, Any]:
     return {
-        "role": "assistant", "content": [{"type": "text", "text": text}], "api": "openai-completions",
+        "role": "assistant", "content": [{"type": "text", "text": text}], "api": api,
         "provider": "midprov", "model": "mid-model", "usage": _USAGE, "stopReason": "stop", "timestamp": _T0 + at,
     }  # fmt: skip
 
 
-def transcript(removal: bool) -> list[dict[str, Any]]:
+def transcript(removal: bool, api: str = "openai-completions") -> list[dict[str, Any]]:
     """Declaration, chat, a section patch (one updated, one removed), chat, a tool addition;
     with ``removal`` also free content and a removed tool."""
     messages: list[dict[str, Any]] = [
@@ -53,16 +53,16 @@ def transcript(removal: bool) -> list[dict[str, Any]]:
             "toolsAdded": [_tool("read", "Read a file."), _tool("bash", "Run a command.")], "timestamp": _T0,
         },
         {"role": "user", "content": "hi", "timestamp": _T0 + 1},
-        _assistant("hello", 2),
+        _assistant("hello", 2, api),
         {"role": "system", "content": "", "sections": {"addendum": "Be brief.", "cwd": None}, "timestamp": _T0 + 3},
         {"role": "user", "content": "next", "timestamp": _T0 + 4},
-        _assistant("ok", 5),
+        _assistant("ok", 5, api),
         {"role": "system", "content": "", "toolsAdded": [_tool("grep", "Search files.")], "timestamp": _T0 + 6},
         {"role": "user", "content": "search", "timestamp": _T0 + 7},
     ]  # fmt: skip
     if removal:
         messages += [
-            _assistant("done", 8),
+            _assistant("done", 8, api),
             {
                 "role": "system",
                 "content": "Extra note.",
@@ -74,15 +74,19 @@ def transcript(removal: bool) -> list[dict[str, Any]]:
     return messages
 
 
-def _model(compat: dict[str, Any], reasoning: bool = False) -> dict[str, Any]:
+def _model(compat: dict[str, Any], reasoning: bool = False, api: str = "openai-completions") -> dict[str, Any]:
     return {
-        "id": "mid-model", "name": "Mid", "api": "openai-completions", "provider": "midprov",
+        "id": "mid-model", "name": "Mid", "api": api, "provider": "midprov",
         "baseUrl": "http://127.0.0.1:9/v1", "reasoning": reasoning, "input": ["text"],
         "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0},
         "contextWindow": 100000, "maxTokens": 1000, "compat": compat,
     }  # fmt: skip
 
 
+_CODEX_TOKEN = (  # a ChatGPT token's shape: only its account id is read
+    "eyJhbGciOiAiUlMyNTYiLCAidHlwIjogIkpXVCJ9.eyJodHRwczovL2FwaS5vcGVuYWkuY29tL2F1dGgiOiB7ImNoYXRncHRfYWNjb3VudF9p"
+    "ZCI6ICJhY2N0LTRmMmEifSwgImV4cCI6IDE3NjAwMDM2MDB9.c2lnbmF0dXJl"
+)
 _MID = {"supportsMidConvoSystemMessages": True}
 _ADD = {**_MID, "supportsMidConvoToolAdditions": True}
 CASES: dict[str, tuple[Any, bool]] = {
@@ -94,14 +98,44 @@ CASES: dict[str, tuple[Any, bool]] = {
         True,
     ),
     "completions_system_messages_folded_without_compat": (_model({}), True),
+    "anthropic_mid_convo_system_in_place": (_model(_MID, api="anthropic-messages"), True),
+    "anthropic_mid_convo_tool_changes_in_place": (
+        _model({**_MID, "supportsMidConvoToolChanges": True}, api="anthropic-messages"),
+        True,
+    ),
+    "anthropic_mid_convo_tool_changes_additions": (
+        _model({**_MID, "supportsMidConvoToolChanges": True}, api="anthropic-messages"),
+        False,
+    ),
+    "anthropic_system_messages_folded_without_compat": (_model({}, api="anthropic-messages"), True),
+    "mistral_mid_convo_system_in_place": (_model(_MID, api="mistral-conversations"), True),
+    "responses_mid_convo_system_in_place": (_model(_MID, api="openai-responses"), True),
+    "responses_mid_convo_additional_tools": (
+        _model({**_MID, "supportsAdditionalTools": True}, reasoning=True, api="openai-responses"),
+        True,
+    ),
+    "responses_mid_convo_tool_search": (_model({**_MID, "supportsToolSearch": True}, api="openai-responses"), True),
+    "responses_system_messages_folded_without_compat": (_model({}, api="openai-responses"), True),
+    "azure_mid_convo_additional_tools": (
+        _model({**_MID, "supportsAdditionalTools": True}, api="azure-openai-responses"),
+        True,
+    ),
+    "codex_mid_convo_additional_tools": (
+        _model({**_MID, "supportsAdditionalTools": True}, reasoning=True, api="openai-codex-responses"),
+        True,
+    ),
 }
 """Case name -> (model, the removal variant)."""
 
 
 def main() -> None:
+    only = set(sys.argv[1:])
     for name, (model, removal) in CASES.items():
-        request = {"api": "openai-completions", "model": model, "context": {"messages": transcript(removal)}}
-        request["options"] = {"apiKey": "k"}
+        if only and name not in only:
+            continue
+        api = model["api"]
+        request = {"api": api, "model": model, "context": {"messages": transcript(removal, api)}}
+        request["options"] = {"apiKey": _CODEX_TOKEN, "transport": "sse"} if "codex" in api else {"apiKey": "k"}
         answers = {}
         for current in (False, True):
             code, answer = run_oracle("payload", request, current=current)

@@ -53,6 +53,7 @@ from pi_ai import (
     Model,
     ModelCost,
     SimpleStreamOptions,
+    SystemMessage,
     TextContent,
     ThinkingBudgets,
     ThinkingLevel,
@@ -333,7 +334,9 @@ class Agent:
         if isinstance(input, str):
             content: list[TextContent | ImageContent] = [TextContent(text=input), *(images or ())]
             messages: list[AgentMessage] = [UserMessage(content=content, timestamp=now_ms())]
-        elif isinstance(input, UserMessage | AssistantMessage | ToolResultMessage | CustomMessage | OpaqueMessage):
+        elif isinstance(
+            input, UserMessage | AssistantMessage | ToolResultMessage | SystemMessage | CustomMessage | OpaqueMessage
+        ):
             messages = [input]
         else:
             messages = list(input)

@@ -59,9 +59,9 @@ from pi_ai import (
     AbortSignal,
     AssistantMessage,
     Context,
+    ContextMessage,
     DoneEvent,
     ErrorEvent,
-    Message,
     SimpleStreamOptions,
     StartEvent,
     TextContent,
@@ -366,7 +366,7 @@ class _Run:
         messages = context.messages
         if config.transform_context is not None:
             messages = await resolve(config.transform_context(messages, self.signal))
-        llm_messages: Sequence[Message] | Awaitable[Sequence[Message]]
+        llm_messages: Sequence[ContextMessage] | Awaitable[Sequence[ContextMessage]]
         if config.convert_to_llm is default_convert_to_llm:
             llm_messages = self.llm_filter(messages)  # same result, without rescanning the transcript
         else:

@@ -1,4 +1,8 @@
-"""The open ``AgentMessage`` union: pi-ai's three roles plus roles applications register.
+"""The open ``AgentMessage`` union: pi-ai's roles plus roles applications register.
+
+pi-ai's roles are the three a model sees (``Message``) and ``system`` (``SystemMessage``, Pi
+1.6's prompt and tool declarations inside a transcript), which only reaches a model through a
+converter that keeps it (the default one leaves it out, as it leaves out every other role).
 
 Pi widens its message union with TypeScript declaration merging, which only exists at
 compile time; the application must still supply a converter, a renderer and a persistence
@@ -26,7 +30,15 @@ from typing import Any, ClassVar, TypeAlias, TypeVar, cast
 
 import msgspec
 
-from pi_ai import AssistantMessage, DecodeError, Message, ToolResultMessage, UserMessage, WireStruct
+from pi_ai import (
+    AssistantMessage,
+    DecodeError,
+    Message,
+    SystemMessage,
+    ToolResultMessage,
+    UserMessage,
+    WireStruct,
+)
 from pi_ai import convert as convert_value
 from pi_ai import decode as decode_value
 
@@ -74,8 +86,10 @@ class OpaqueMessage:
         return f"OpaqueMessage({self.data!r})"
 
 
-AgentMessage: TypeAlias = UserMessage | AssistantMessage | ToolResultMessage | CustomMessage | OpaqueMessage
-"""Anything the agent keeps in its transcript. Only ``Message``\\ s ever reach a model."""
+AgentMessage: TypeAlias = (
+    UserMessage | AssistantMessage | ToolResultMessage | SystemMessage | CustomMessage | OpaqueMessage
+)
+"""Anything the agent keeps in its transcript. Only pi-ai's ``ContextMessage``\\ s ever reach a model."""
 
 M = TypeVar("M", bound=CustomMessage)
 Projection = Callable[[Any], Message | Sequence[Message] | None]
@@ -95,7 +109,7 @@ class RoleConflictError(ValueError):
     """A role was registered twice with different classes."""
 
 
-_BUILTIN_ROLES = frozenset({"user", "assistant", "toolResult"})
+_BUILTIN_ROLES = frozenset({"user", "assistant", "toolResult", "system"})
 _bindings: dict[str, RoleBinding] = {}
 _union_cache: list[Any] = []
 
@@ -146,7 +160,7 @@ def agent_message_union() -> Any:
     """The msgspec type union of every message class (pi_ai's roles and the registered ones);
     a new object after each ``register_role``/``unregister_role``, the same one in between."""
     if not _union_cache:
-        members: tuple[Any, ...] = (UserMessage, AssistantMessage, ToolResultMessage)
+        members: tuple[Any, ...] = (UserMessage, AssistantMessage, ToolResultMessage, SystemMessage)
         members += tuple(binding.cls for binding in _bindings.values())
         union = members[0]
         for member in members[1:]:

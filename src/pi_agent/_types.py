@@ -13,8 +13,8 @@ from pi_ai import (
     AssistantMessage,
     AssistantMessageEventStream,
     Context,
+    ContextMessage,
     ImageContent,
-    Message,
     Model,
     SimpleStreamOptions,
     TextContent,
@@ -110,7 +110,7 @@ class AgentLoopTurnUpdate:
     """``"off"`` turns reasoning off; ``None`` keeps the current level."""
 
 
-ConvertToLlm: TypeAlias = Callable[[list[AgentMessage]], MaybeAwaitable[Sequence[Message]]]
+ConvertToLlm: TypeAlias = Callable[[list[AgentMessage]], MaybeAwaitable[Sequence[ContextMessage]]]
 TransformContext: TypeAlias = Callable[[list[AgentMessage], "AbortSignal | None"], MaybeAwaitable[list[AgentMessage]]]
 GetApiKey: TypeAlias = Callable[[str], MaybeAwaitable["str | None"]]
 BeforeToolCall: TypeAlias = Callable[

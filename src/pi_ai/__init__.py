@@ -131,6 +131,7 @@ if TYPE_CHECKING:
     from pi_ai._session_resources import cleanup_session_resources as cleanup_session_resources
     from pi_ai._text import content_text as content_text
     from pi_ai._transcript import current_system_message as current_system_message
+    from pi_ai._transcript import current_tools as current_tools
     from pi_ai._transcript import prepare_context as prepare_context
     from pi_ai._transcript import render_system_message_update as render_system_message_update
     from pi_ai._transcript import system_message_text as system_message_text

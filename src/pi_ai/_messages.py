@@ -251,11 +251,16 @@ class SystemMessage(WireStruct, tag_field="role", tag="system", kw_only=True):
 
     role: ClassVar[Literal["system"]] = "system"
     lenient_decoding: ClassVar[bool] = True
+    # The field order is the key order of the session files the coding agent writes.
     content: str | list[TextContent | ImageContent]
+    """Free prompt text; ``""`` when the prompt lives in ``sections`` (Pi 1.6 writes ``""``)."""
     sections: dict[str, str | None] | UnsetType = UNSET
-    tools_added: list[dict[str, Any]] | UnsetType = UNSET
-    tools_removed: list[dict[str, Any]] | UnsetType = UNSET
+    """Named prompt sections; a ``None`` value removes that section."""
     timestamp: int
+    tools_added: list[dict[str, Any]] | UnsetType = UNSET
+    """Tool declarations (``name``, ``description``, ``parameters``, ...) added or redefined."""
+    tools_removed: list[dict[str, Any]] | UnsetType = UNSET
+    """``{"name": ...}`` of each tool removed."""
 
 
 Message: TypeAlias = UserMessage | AssistantMessage | ToolResultMessage

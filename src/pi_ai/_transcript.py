@@ -24,11 +24,22 @@ from pi_ai._context import Context, Tool
 from pi_ai._messages import ImageContent, Message, SystemMessage, TextContent
 from pi_ai._model import Model
 
-IN_PLACE_APIS = frozenset({"openai-completions"})
-"""APIs whose adapter sends later system messages in place (the others fold them, for now)."""
+IN_PLACE_APIS = frozenset(
+    {
+        "openai-completions",
+        "anthropic-messages",
+        "openai-responses",
+        "openai-codex-responses",
+        "azure-openai-responses",
+        "mistral-conversations",
+    }
+)
+"""APIs whose adapter sends later system messages in place (Pi 1.6's ``resolveTranscript``
+callers); the others (Bedrock, Google) always fold them, as 1.6 does."""
 
-ToolSupport = Literal["none", "additions"]
-"""How far the request may declare tools mid-conversation: not at all, or new ones only."""
+ToolSupport = Literal["none", "additions", "changes"]
+"""How far the request may declare tools mid-conversation: not at all, new ones only, or every
+change (each system message declares its own tools in place, the request's list stays empty)."""
 
 
 def content_text(content: str | list[TextContent | ImageContent]) -> str:
@@ -84,8 +95,14 @@ def declared_tools(messages: Iterable[Any]) -> list[dict[str, Any]]:
     return list(tools.values())
 
 
-def current_system_message(messages: Sequence[Any]) -> SystemMessage | None:
-    """Every system message replayed into one; ``None`` when they declare neither prompt nor tools."""
+def current_system_message(messages: Iterable[Any]) -> SystemMessage | None:
+    """Every system message replayed into one (pi-ai 1.6's ``getCurrentSystemMessage``); ``None``
+    when they declare neither prompt nor tools.
+
+    Later ``content`` is appended to the earlier (blank-line separated), ``sections`` are
+    patched by name (a patched section keeps its place; a removed then re-added one goes last).
+    """
+    messages = list(messages)
     texts: list[str] = []
     sections: dict[str, str | None] = {}
     timestamp: int | None = None
@@ -125,11 +142,14 @@ def transcript_tools(messages: Sequence[Any], support: ToolSupport) -> tuple[lis
 
     With ``none`` every tool goes in the request's list. With ``additions`` the list holds the
     tools in force up to the last system message that removed or redefined a tool (or the first
-    one), and later system messages declare their additions where they stand.
+    one), and later system messages declare their additions where they stand. With ``changes``
+    the list is empty and every system message declares its tools where it stands.
     """
     system = [message for message in messages if isinstance(message, SystemMessage)]
     if support == "none":
         return current_tools(system), len(system)
+    if support == "changes":
+        return [], 0
     declared: set[str] = set()
     last = -1
     for index, message in enumerate(system):
@@ -164,6 +184,31 @@ def prepare_context(model: Model, context: Context) -> Context:
     prompt = system_message_text(head) if head is not None else ""
     tools = [tool_from_declaration(tool) for tool in (head.tools_added or [])] if head is not None else []
     return Context(system_prompt=prompt or None, messages=list(rest), tools=tools or None)
+
+
+def has_system_messages(context: Context) -> bool:
+    return any(isinstance(message, SystemMessage) for message in context.messages)
+
+
+def leading_system_message(messages: Sequence[Any]) -> SystemMessage | None:
+    """The system message a transcript starts with (its prompt and first tools), if any."""
+    first = messages[0] if messages else None
+    return first if isinstance(first, SystemMessage) else None
+
+
+def request_tools(context: Context) -> list[Tool] | None:
+    """The tools in force for ``context``: replayed from its system messages when it carries
+    them (kept in place), else its own ``tools``."""
+    if not has_system_messages(context):
+        return context.tools
+    return [tool_from_declaration(tool) for tool in current_tools(context.messages)] or None
+
+
+def declared_request_tools(context: Context) -> list[Tool] | None:
+    """Every tool ``context`` ever declared (its system messages' latest declaration of each name,
+    removed ones included), else its own ``tools``: what a tool call in its history may name."""
+    declared = [tool_from_declaration(tool) for tool in declared_tools(context.messages)]
+    return declared or context.tools
 
 
 def conversation(context: Context) -> list[Message]:

@@ -5,15 +5,16 @@ is byte-identical."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from pi_ai._context import Context, Tool
 from pi_ai._messages import (
     AssistantMessage,
+    ContextMessage,
     ImageContent,
-    Message,
+    SystemMessage,
     TextContent,
     ThinkingContent,
     ToolCall,
@@ -22,7 +23,14 @@ from pi_ai._messages import (
 )
 from pi_ai._model import Model
 from pi_ai._text import content_text
-from pi_ai._transcript import conversation
+from pi_ai._transcript import (
+    conversation,
+    leading_system_message,
+    render_system_message_update,
+    request_tools,
+    system_message_text,
+    tool_from_declaration,
+)
 from pi_ai._transform_messages import transform_messages
 from pi_ai.api._common import (
     copilot_dynamic_headers,
@@ -64,6 +72,15 @@ SERVER_SIDE_FALLBACK_BETA = "server-side-fallback-2026-07-01"
 MID_CONVERSATION_OUTPUT_CONFIG_BETA = "mid-conversation-output-config-2026-07-01"
 THINKING_BINDING_CONTROLS_BETA = "thinking-binding-controls-2026-08-01"
 MESSAGE_THREADS_BETA = "message-threads-2026-08-12"
+INLINE_TOOLS_BETA = "inline-tools-2026-09-15"
+DEFERRED_TOOL_PLACEHOLDER: dict[str, Any] = {
+    "name": "__pi_deferred_placeholder__",
+    "description": "Reserved placeholder. Never available. Never call this.",
+    "input_schema": {"type": "object", "properties": {}, "required": []},
+    "defer_loading": True,
+}
+"""The deferred tool Pi 1.6 lists after the first tools whenever tools change in place (a wire
+fact: it keeps Anthropic's scaffolding for tool changes in the cached prefix; never loaded)."""
 
 _EFFORTS = ("low", "medium", "high", "xhigh", "max")
 
@@ -115,6 +132,8 @@ class AnthropicCompat:
     supports_mid_convo_effort: bool
     allowed_fallback_models: list[dict[str, Any]]
     supports_message_threads: bool
+    supports_mid_convo_system_messages: bool = False
+    supports_mid_convo_tool_changes: bool = False
 
 
 def anthropic_compat(model: Model) -> AnthropicCompat:
@@ -140,6 +159,8 @@ def anthropic_compat(model: Model) -> AnthropicCompat:
         # Gateways that drop unknown fields would turn a ``continue`` into a request without the
         # conversation, so only Anthropic's own endpoint threads by default (as Pi 1.6).
         supports_message_threads=flag("supportsMessageThreads", "api.anthropic.com" in model.base_url),
+        supports_mid_convo_system_messages=compat.get("supportsMidConvoSystemMessages") is True,
+        supports_mid_convo_tool_changes=compat.get("supportsMidConvoToolChanges") is True,
     )
 
 
@@ -228,7 +249,13 @@ def request_headers(
 
 
 def beta_features(
-    model: Model, context: Context, oauth: bool, options: Any, *, message_threads: bool = False
+    model: Model,
+    context: Context,
+    oauth: bool,
+    options: Any,
+    *,
+    message_threads: bool = False,
+    native_tool_changes: bool = False,
 ) -> list[str]:
     configured: str | bool | None = False
     for headers in (model.headers, options.headers):
@@ -243,7 +270,7 @@ def beta_features(
     features: list[str] = []
     if oauth:
         features += ["claude-code-20250219", "oauth-2025-04-20"]
-    if context.tools and not compat.supports_eager_tool_input_streaming:
+    if request_tools(context) and not compat.supports_eager_tool_input_streaming:
         features.append(FINE_GRAINED_TOOL_STREAMING_BETA)
     if (
         model.reasoning
@@ -256,6 +283,8 @@ def beta_features(
         features.append(SERVER_SIDE_FALLBACK_BETA)
     if compat.supports_mid_convo_effort:
         features += [MID_CONVERSATION_OUTPUT_CONFIG_BETA, THINKING_BINDING_CONTROLS_BETA]
+    if native_tool_changes:
+        features.append(INLINE_TOOLS_BETA)
     if message_threads:
         features.append(MESSAGE_THREADS_BETA)
     return list(dict.fromkeys(features))
@@ -288,7 +317,7 @@ def _content_blocks(content: Sequence[TextContent | ImageContent]) -> str | list
 
 
 def _split_deferred_tools(
-    tools: Sequence[Tool] | None, messages: Sequence[Message], enabled: bool, normalize: Any
+    tools: Sequence[Tool] | None, messages: Sequence[ContextMessage], enabled: bool, normalize: Any
 ) -> tuple[list[Tool], dict[str, Tool]]:
     unique: dict[str, Tool] = {}
     for tool in tools or ():
@@ -334,8 +363,30 @@ def _tool_result(
     return block, siblings
 
 
+def _system_update(
+    message: SystemMessage, oauth: bool, define_tools: Callable[[list[Tool]], list[dict[str, Any]]] | None
+) -> dict[str, Any] | None:
+    """A later system message as Anthropic takes it in place: its update text, then (with tool
+    changes in place) a ``tool_removal`` per removed tool that is not redefined and a
+    ``tool_addition`` per added one; ``None`` when that leaves nothing."""
+    blocks: list[dict[str, Any]] = []
+    if text := render_system_message_update(message):
+        blocks.append({"type": "text", "text": sanitize_surrogates(text)})
+    if define_tools is not None:
+        added = [tool_from_declaration(tool) for tool in message.tools_added or ()]
+        redefined = {tool.name for tool in added}
+        for removed in message.tools_removed or ():
+            name = str(removed.get("name", ""))
+            if name not in redefined:
+                reference = {"type": "tool_reference", "name": to_claude_code_name(name) if oauth else name}
+                blocks.append({"type": "tool_removal", "tool": reference})
+        for definition in define_tools(added):
+            blocks.append({"type": "tool_addition", "tool": {"type": "tool_definition", "definition": definition}})
+    return {"role": "system", "content": blocks} if blocks else None
+
+
 def convert_messages(
-    messages: Sequence[Message],
+    messages: Sequence[ContextMessage],
     *,
     oauth: bool,
     cache: dict[str, str] | None,
@@ -343,14 +394,23 @@ def convert_messages(
     deferred_names: set[str],
     normalize: Any,
     managed_provider: str | None,
+    define_tools: Callable[[list[Tool]], list[dict[str, Any]]] | None = None,
 ) -> tuple[list[dict[str, Any]], dict[int, str]]:
+    """The messages as Anthropic takes them. Later system messages wait for the next assistant
+    message that is sent (or the end), as Pi 1.6 places them: a ``tool_result`` must follow its
+    ``tool_use`` directly. ``define_tools`` converts the tools a system message adds when tool
+    changes go in place."""
     params: list[dict[str, Any]] = []
+    pending: list[dict[str, Any]] = []
     assistant_levels: dict[int, str] = {}
     loaded: set[str] = set()
     index = 0
     while index < len(messages):
         message = messages[index]
-        if isinstance(message, UserMessage):
+        if isinstance(message, SystemMessage):
+            if (update := _system_update(message, oauth, define_tools)) is not None:
+                pending.append(update)
+        elif isinstance(message, UserMessage):
             if isinstance(message.content, str):
                 if js_trim(message.content):
                     params.append({"role": "user", "content": sanitize_surrogates(message.content)})
@@ -411,6 +471,8 @@ def convert_messages(
                         }
                     )
             if content:
+                params += pending
+                pending.clear()
                 position = len(params)
                 params.append({"role": "assistant", "content": content})
                 level = message.provider_thinking_level
@@ -422,7 +484,7 @@ def convert_messages(
                     and level in _EFFORTS
                 ):
                     assistant_levels[position] = level
-        else:
+        elif isinstance(message, ToolResultMessage):
             results: list[dict[str, Any]] = []
             siblings: list[dict[str, Any]] = []
             while index < len(messages) and isinstance(messages[index], ToolResultMessage):
@@ -433,14 +495,18 @@ def convert_messages(
             params.append({"role": "user", "content": results + siblings})
             continue
         index += 1
-    if cache and params and params[-1]["role"] == "user":
+    params += pending
+    if cache and params and params[-1]["role"] in ("user", "system"):
         last = params[-1]
         if isinstance(last["content"], list):
-            if last["content"] and last["content"][-1].get("type") in ("text", "image", "tool_result"):
+            if last["content"] and last["content"][-1].get("type") in _CACHED_LAST_BLOCKS:
                 last["content"][-1]["cache_control"] = cache
         elif isinstance(last["content"], str):
             last["content"] = [{"type": "text", "text": last["content"], "cache_control": cache}]
     return params, assistant_levels
+
+
+_CACHED_LAST_BLOCKS = ("text", "image", "tool_result", "tool_addition", "tool_removal")
 
 
 def _convert_tools(
@@ -485,16 +551,28 @@ def build_params(
     ``message_threads``: the session's requests may use threads (the beta is announced)."""
     cache = cache_control(model, options.cache_retention, options.env)
     compat = anthropic_compat(model)
-    transformed = transform_messages(conversation(context), model, normalize_tool_call_id)
+    transformed = transform_messages(context.messages, model, normalize_tool_call_id)
+    head = leading_system_message(transformed)
+    if head is not None:
+        transformed = transformed[1:]
+    prompt = system_message_text(head) if head is not None else context.system_prompt
+    native = _native_tool_changes(compat, head)
+    tools = [tool_from_declaration(tool) for tool in head.tools_added or ()] if native and head else None
     normalize_name = to_claude_code_name if oauth else (lambda name: name)
     immediate, deferred_map = _split_deferred_tools(
-        context.tools, transformed, compat.supports_tool_references, normalize_name
+        tools if native else request_tools(context), transformed, compat.supports_tool_references, normalize_name
     )
     deferred = list(deferred_map.values())
     if not immediate and deferred:
         immediate, deferred = deferred, []
     deferred_names = {normalize_name(tool.name) for tool in deferred}
     managed = compat.supports_mid_convo_effort
+    eager = compat.supports_eager_tool_input_streaming
+    strict = compat.supports_strict_tools
+
+    def define_tools(added: list[Tool]) -> list[dict[str, Any]]:
+        return _convert_tools(added, oauth=oauth, eager=eager, strict_supported=strict, cache=None)
+
     messages, levels = convert_messages(
         transformed,
         oauth=oauth,
@@ -503,8 +581,11 @@ def build_params(
         deferred_names=deferred_names,
         normalize=normalize_name,
         managed_provider=model.provider if managed else None,
+        define_tools=define_tools if native else None,
     )
-    betas = beta_features(model, context, oauth, options, message_threads=message_threads)
+    betas = beta_features(
+        model, context, oauth, options, message_threads=message_threads, native_tool_changes=native
+    )
     params: dict[str, Any] = {
         "model": model.id,
         "messages": _with_effort_messages(messages, levels, options.effort or "high")
@@ -519,20 +600,20 @@ def build_params(
         system = [
             {"type": "text", "text": CLAUDE_CODE_IDENTITY, **({"cache_control": cache} if cache else {})}
         ]
-        if context.system_prompt:
+        if prompt:
             system.append(
                 {
                     "type": "text",
-                    "text": sanitize_surrogates(context.system_prompt),
+                    "text": sanitize_surrogates(prompt),
                     **({"cache_control": cache} if cache else {}),
                 }
             )
         params["system"] = system
-    elif context.system_prompt:
+    elif prompt:
         params["system"] = [
             {
                 "type": "text",
-                "text": sanitize_surrogates(context.system_prompt),
+                "text": sanitize_surrogates(prompt),
                 **({"cache_control": cache} if cache else {}),
             }
         ]
@@ -544,14 +625,14 @@ def build_params(
     ):
         params["temperature"] = options.temperature
     if immediate or deferred:
-        eager = compat.supports_eager_tool_input_streaming
-        strict = compat.supports_strict_tools
         tool_cache = cache if compat.supports_cache_control_on_tools else None
         params["tools"] = _convert_tools(
             immediate, oauth=oauth, eager=eager, strict_supported=strict, cache=tool_cache
         ) + _convert_tools(
             deferred, oauth=oauth, eager=eager, strict_supported=strict, cache=None, defer_loading=True
         )
+        if native:
+            params["tools"].append(dict(DEFERRED_TOOL_PLACEHOLDER))
     display = options.thinking_display or "summarized"
     if managed:
         params["thinking"] = {
@@ -590,6 +671,19 @@ def build_params(
             {"model": fallback.get("model")} for fallback in compat.allowed_fallback_models
         ]
     return params
+
+
+def _native_tool_changes(compat: AnthropicCompat, head: SystemMessage | None) -> bool:
+    """Whether tool changes go in place (``tool_addition`` / ``tool_removal`` blocks, Pi 1.6): the
+    model takes system messages and tool changes mid-conversation, and the transcript's leading
+    system message declares at least one tool to anchor the request's fixed list (Anthropic
+    refuses a list of deferred tools only)."""
+    return (
+        compat.supports_mid_convo_system_messages
+        and compat.supports_mid_convo_tool_changes
+        and head is not None
+        and bool(head.tools_added)
+    )
 
 
 def _with_effort_messages(

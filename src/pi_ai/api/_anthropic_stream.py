@@ -17,6 +17,7 @@ from pi_ai._context import Context
 from pi_ai._messages import TextContent, ThinkingContent, ToolCall
 from pi_ai._model import Model, ModelCost, calculate_cost
 from pi_ai._partial_json import repair_json
+from pi_ai._transcript import request_tools
 from pi_ai.api._accumulator import StreamAccumulator, StreamError
 from pi_ai.api._anthropic_payload import anthropic_compat, from_claude_code_name
 from pi_ai.api._js import UNDEFINED, as_text, get, nullish, opt, strict_equal, text, truthy
@@ -287,7 +288,7 @@ class AnthropicStreamReader:
         arguments = get(block, "input")
         return ToolCall(
             id=as_text(get(block, "id")),
-            name=from_claude_code_name(name, self._context.tools) if self._oauth else name,
+            name=from_claude_code_name(name, request_tools(self._context)) if self._oauth else name,
             arguments=arguments if type(arguments) is dict else {},
         )
 

@@ -18,6 +18,8 @@ from pi_ai.api._responses_convert import (
     ToolOptions,
     convert_responses_messages,
     convert_responses_tools,
+    in_place_request_tools,
+    responses_tool_support,
     split_deferred_tools,
 )
 
@@ -71,6 +73,9 @@ def build_body(
         else ("tool-search" if compat.get("supportsToolSearch") else None)
     )
     immediate, deferred = split_deferred_tools(context, deferred_mode is not None)
+    support = responses_tool_support(compat)
+    in_place = in_place_request_tools(context, support)
+    immediate = immediate if in_place is None else in_place
     items = convert_responses_messages(
         model,
         context,
@@ -81,13 +86,14 @@ def build_body(
             deferred_tools_mode=deferred_mode,
             tool_options=tool_options,
             include_system_prompt=False,
+            tool_support=support,
         ),
     )
-    body: dict[str, Any] = {
-        "model": model.id,
-        "store": False,
-        "stream": True,
-        "instructions": context.system_prompt or "You are a helpful assistant.",
+    body: dict[str, Any] = {"model": model.id, "store": False, "stream": True}
+    if in_place is None:
+        # Kept in place, the prompt is the leading developer item instead (Pi 1.6 sends it so always).
+        body["instructions"] = context.system_prompt or "You are a helpful assistant."
+    body |= {
         "input": items,
         "text": {"verbosity": options.text_verbosity or "low"},
         "include": ["reasoning.encrypted_content"],

@@ -12,9 +12,17 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from pi_ai._context import Context, Tool
-from pi_ai._messages import AssistantMessage, ImageContent, Message, TextContent, ThinkingContent, UserMessage
+from pi_ai._messages import (
+    AssistantMessage,
+    ContextMessage,
+    ImageContent,
+    SystemMessage,
+    TextContent,
+    ThinkingContent,
+    UserMessage,
+)
 from pi_ai._model import Model
-from pi_ai._transcript import conversation
+from pi_ai._transcript import render_system_message_update, request_tools, system_message_text
 from pi_ai._transform_messages import transform_messages
 from pi_ai.api._common import sanitize_surrogates, short_hash
 from pi_ai.api._constrained import resolve_strict, tool_parameters
@@ -147,10 +155,16 @@ def _tool_text(text: str, has_images: bool, images: bool, is_error: bool) -> str
     return f"{prefix}(no tool output)"
 
 
-def _messages(messages: Sequence[Message], images: bool) -> list[dict[str, Any]]:
+def _messages(messages: Sequence[ContextMessage], images: bool) -> list[dict[str, Any]]:
+    """The chat messages; a system message (kept in place for a model that takes them, Pi 1.6)
+    is the prompt when it leads and an update anywhere else."""
     result: list[dict[str, Any]] = []
-    for message in messages:
-        if isinstance(message, UserMessage):
+    for index, message in enumerate(messages):
+        converted: dict[str, Any] | None
+        if isinstance(message, SystemMessage):
+            text = system_message_text(message) if index == 0 else render_system_message_update(message)
+            converted = {"role": "system", "content": sanitize_surrogates(text)} if text else None
+        elif isinstance(message, UserMessage):
             converted = _user(message, images)
         elif isinstance(message, AssistantMessage):
             converted = _assistant(message)
@@ -213,14 +227,14 @@ def chat_payload(
     cache_key: str | None,
 ) -> dict[str, Any]:
     normalize = _id_normalizer()
-    messages = transform_messages(conversation(context), model, lambda value, *_: normalize(value))
+    messages = transform_messages(context.messages, model, lambda value, *_: normalize(value))
     payload: dict[str, Any] = {
         "model": model.id,
         "stream": True,
         "messages": _messages(messages, "image" in model.input),
     }
-    if context.tools:
-        payload["tools"] = _tools(context.tools, bool((model.compat or {}).get("supportsStrictMode") or False))
+    if tools := request_tools(context):
+        payload["tools"] = _tools(tools, bool((model.compat or {}).get("supportsStrictMode") or False))
     if temperature is not None:
         payload["temperature"] = temperature
     if max_tokens is not None:

@@ -19,6 +19,7 @@ from pi_ai._context import Context, Tool
 from pi_ai._messages import (
     AssistantMessage,
     ImageContent,
+    SystemMessage,
     TextContent,
     ThinkingContent,
     ToolCall,
@@ -27,7 +28,14 @@ from pi_ai._messages import (
 )
 from pi_ai._model import Model
 from pi_ai._text import content_text
-from pi_ai._transcript import conversation
+from pi_ai._transcript import (
+    ToolSupport,
+    has_system_messages,
+    render_system_message_update,
+    system_message_text,
+    tool_from_declaration,
+    transcript_tools,
+)
 from pi_ai._transform_messages import transform_messages
 from pi_ai.api._common import sanitize_surrogates, short_hash
 from pi_ai.api._constrained import grammar_tool_input, resolve_grammar, resolve_strict, tool_parameters
@@ -58,6 +66,108 @@ class ConvertOptions:
     """``additional-tools`` or ``tool-search`` when the model can load tools mid-conversation."""
     tool_options: ToolOptions = field(default_factory=ToolOptions)
     include_system_prompt: bool = True
+    tool_support: ToolSupport = "none"
+    """How system messages kept in place declare their tools (``responses_tool_support``)."""
+
+
+def responses_tool_support(compat: Mapping[str, Any]) -> ToolSupport:
+    """Pi 1.6's choice for a Responses model: ``additional_tools`` items for every change when it
+    takes system messages and additional tools mid-conversation, client tool-search loads for
+    additions when it searches tools, else every tool in the request's list."""
+    if compat.get("supportsMidConvoSystemMessages") is True and compat.get("supportsAdditionalTools") is True:
+        return "changes"
+    return "additions" if compat.get("supportsToolSearch") is True else "none"
+
+
+# The texts below are wire facts of Pi 1.6's Responses requests (sent to the model as they are,
+# so a session sends the same input whichever Pi runs it).
+_INCREMENTAL_TOOLS_NOTICE = (
+    "This is an incremental tools update. Previously declared tools remain available unless explicitly marked "
+    "unavailable. A tool declared again here is available again, and its latest definition replaces the earlier one."
+)
+
+
+def in_place_request_tools(context: Context, support: ToolSupport) -> list[Tool] | None:
+    """The request's own tool list when ``context`` keeps its system messages in place (those up
+    to the last change the transcript cannot express in place, ``transcript_tools``); ``None``
+    for a context without system messages, whose own ``tools`` are the list."""
+    if not has_system_messages(context):
+        return None
+    return [tool_from_declaration(tool) for tool in transcript_tools(context.messages, support)[0]]
+
+
+def _incremental_notice(unavailable: Mapping[str, None]) -> str:
+    if not unavailable:
+        return _INCREMENTAL_TOOLS_NOTICE
+    return f"{_INCREMENTAL_TOOLS_NOTICE}\nStill unavailable: {', '.join(unavailable)}."
+
+
+def _removal_notice(names: list[str]) -> str:
+    listed = "\n".join(f"- {name}" for name in names)
+    return f"The following tools are no longer available. Do not call them:\n{listed}"
+
+
+@dataclass(slots=True)
+class _ToolChanges:
+    """What the system messages kept in place declared so far."""
+
+    declared_additional: bool = False
+    unavailable: dict[str, None] = field(default_factory=dict)
+    """Tools announced as removed and not declared again since, in announcement order."""
+
+
+def _tool_additions(
+    message: SystemMessage, seed: str, role: str, state: _ToolChanges, options: ConvertOptions
+) -> list[dict[str, Any]]:
+    """The items declaring the tools ``message`` adds: an ``additional_tools`` item (after the
+    incremental notice from the second one on), or a client tool-search call and its output."""
+    tools = [tool_from_declaration(tool) for tool in message.tools_added or ()]
+    for tool in tools:
+        state.unavailable.pop(tool.name, None)
+    if not tools or options.tool_support == "none":
+        return []
+    if options.tool_support == "changes":
+        items: list[dict[str, Any]] = []
+        if state.declared_additional:
+            items.append({"role": role, "content": _incremental_notice(state.unavailable)})
+        state.declared_additional = True
+        converted = convert_responses_tools(tools, options.tool_options)
+        return [*items, {"type": "additional_tools", "role": "developer", "tools": converted}]
+    names = [tool.name for tool in tools]
+    joined = ",".join(names)
+    call_id = f"pi_tool_load_{short_hash(f'{seed}:{joined}')}"
+    loaded = convert_responses_tools(tools, dataclasses.replace(options.tool_options, defer_loading=True))
+    search = {"query": " ".join(names), "limit": len(names)}
+    return [
+        {"type": "tool_search_call", "call_id": call_id, "execution": "client", "status": "completed", "arguments": search},
+        {"type": "tool_search_output", "call_id": call_id, "execution": "client", "status": "completed", "tools": loaded},
+    ]
+
+
+def _system_items(
+    message: SystemMessage,
+    *,
+    leading: bool,
+    anchors: bool,
+    seed: str,
+    role: str,
+    state: _ToolChanges,
+    options: ConvertOptions,
+) -> list[dict[str, Any]]:
+    """A system message kept in place: its tool declarations when it anchors tool changes, then
+    its text (the prompt when it leads, else an update) with any removal notice."""
+    items = _tool_additions(message, seed, role, state, options) if anchors else []
+    parts = [system_message_text(message) if leading else render_system_message_update(message)]
+    if anchors:
+        added = {str(tool.get("name")) for tool in message.tools_added or ()}
+        removed = [str(tool.get("name")) for tool in message.tools_removed or () if str(tool.get("name")) not in added]
+        if removed:
+            parts.append(_removal_notice(removed))
+        state.unavailable.update(dict.fromkeys(removed))
+    text = "\n\n".join(part for part in parts if part)
+    if text:
+        items.append({"role": role, "content": sanitize_surrogates(text)})
+    return items
 
 
 def _normalize_id_part(part: str) -> str:
@@ -152,19 +262,32 @@ def convert_responses_messages(
             item_id = _normalize_id_part(f"fc_{item_id}")
         return f"{call_id}|{item_id}"
 
-    messages = transform_messages(conversation(context), model, normalize_tool_call_id)
+    messages = transform_messages(context.messages, model, normalize_tool_call_id)
+    developer = model.reasoning and (model.compat or {}).get("supportsDeveloperRole") is not False
+    role = "developer" if developer else "system"
 
     if options.include_system_prompt and context.system_prompt:
-        developer = model.reasoning and (model.compat or {}).get("supportsDeveloperRole") is not False
-        items.append(
-            {
-                "role": "developer" if developer else "system",
-                "content": sanitize_surrogates(context.system_prompt),
-            }
-        )
+        items.append({"role": role, "content": sanitize_surrogates(context.system_prompt)})
 
+    folded = transcript_tools(messages, options.tool_support)[1] if has_system_messages(context) else 0
+    state = _ToolChanges()
     message_index = 0
-    for message in messages:
+    system_index = 0
+    for position, message in enumerate(messages):
+        if isinstance(message, SystemMessage):
+            leading = position == 0
+            items += _system_items(
+                message,
+                leading=leading,
+                anchors=system_index >= folded,
+                seed=f"system:{message_index}",
+                role=role,
+                state=state,
+                options=options,
+            )
+            system_index += 1
+            message_index += 0 if leading else 1
+            continue
         if isinstance(message, UserMessage):
             if isinstance(message.content, str):
                 items.append(

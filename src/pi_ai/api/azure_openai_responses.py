@@ -31,6 +31,7 @@ from pi_ai._model import Model, clamp_thinking_level
 from pi_ai._options import SimpleStreamOptions, StreamOptions
 from pi_ai._registry import ApiImplementation
 from pi_ai._simple_options import base_options, merge_sampling_params
+from pi_ai._transcript import declared_request_tools
 from pi_ai.api._accumulator import StreamAccumulator
 from pi_ai.api._common import (
     check_stream_end,
@@ -55,6 +56,8 @@ from pi_ai.api._responses_convert import (
     ToolOptions,
     convert_responses_messages,
     convert_responses_tools,
+    in_place_request_tools,
+    responses_tool_support,
 )
 from pi_ai.api._responses_stream import ResponsesStreamReader
 
@@ -153,9 +156,15 @@ def build_params(
     compat = model.compat or {}
     supports_grammar = bool(compat.get("supportsOpenAIGrammarTools") or False)
     strict_flag = compat.get("supportsStrictMode")
+    support = responses_tool_support(compat)
     items = convert_responses_messages(
-        model, context, AZURE_TOOL_CALL_PROVIDERS, ConvertOptions(grammar_input_properties=grammar_properties)
+        model,
+        context,
+        AZURE_TOOL_CALL_PROVIDERS,
+        ConvertOptions(grammar_input_properties=grammar_properties, tool_support=support),
     )
+    in_place = in_place_request_tools(context, support)
+    tools = context.tools if in_place is None else in_place
     key_off = (model.compat or {}).get("promptCacheKeyMode") == "disabled"  # Pi 1.6
     cache_key = None if key_off else clamp_prompt_cache_key(options.session_id)
     params: dict[str, Any] = {
@@ -169,9 +178,9 @@ def build_params(
         params["max_output_tokens"] = max(options.max_tokens, MIN_OUTPUT_TOKENS)
     if options.temperature is not None:
         params["temperature"] = options.temperature
-    if context.tools:
+    if tools:
         params["tools"] = convert_responses_tools(
-            context.tools,
+            tools,
             ToolOptions(
                 supports_strict_mode=True if strict_flag is None else bool(strict_flag),
                 supports_grammar_tools=supports_grammar,
@@ -233,7 +242,7 @@ def stream(
         try:
             compat = model.compat or {}
             grammar_properties = grammar_input_properties(
-                context.tools, bool(compat.get("supportsOpenAIGrammarTools") or False)
+                declared_request_tools(context), bool(compat.get("supportsOpenAIGrammarTools") or False)
             )
             request = await _request(model, context, opts, grammar_properties)
             reader = ResponsesStreamReader(acc, model, grammar_properties=grammar_properties)

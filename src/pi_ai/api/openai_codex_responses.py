@@ -29,6 +29,7 @@ from pi_ai._model import Model, clamp_thinking_level
 from pi_ai._options import SimpleStreamOptions, StreamOptions
 from pi_ai._registry import ApiImplementation
 from pi_ai._simple_options import base_options
+from pi_ai._transcript import declared_request_tools
 from pi_ai.api._accumulator import StreamAccumulator
 from pi_ai.api._codex_events import extract_account_id
 from pi_ai.api._codex_request import OpenAICodexResponsesOptions, build_body, sse_headers
@@ -70,7 +71,7 @@ def stream(
             account_id = extract_account_id(opts.api_key)
             compat = model.compat or {}
             grammar = grammar_input_properties(
-                context.tools, bool(compat.get("supportsOpenAIGrammarTools") or False)
+                declared_request_tools(context), bool(compat.get("supportsOpenAIGrammarTools") or False)
             )
             cache_session = None if opts.cache_retention == "none" else opts.session_id
             session_key = clamp_prompt_cache_key(cache_session)

@@ -22,7 +22,7 @@ from pi_ai._model import Model, clamp_thinking_level, whole_as_int
 from pi_ai._options import SimpleStreamOptions, StreamOptions
 from pi_ai._registry import ApiImplementation
 from pi_ai._simple_options import base_options, merge_sampling_params
-from pi_ai._transcript import conversation
+from pi_ai._transcript import conversation, declared_request_tools
 from pi_ai.api._accumulator import StreamAccumulator
 from pi_ai.api._common import (
     check_stream_end,
@@ -50,6 +50,8 @@ from pi_ai.api._responses_convert import (
     ToolOptions,
     convert_responses_messages,
     convert_responses_tools,
+    in_place_request_tools,
+    responses_tool_support,
     split_deferred_tools,
 )
 from pi_ai.api._responses_stream import ResponsesStreamReader
@@ -138,6 +140,9 @@ def build_params(
     tool_options = ToolOptions(
         supports_strict_mode=compat.supports_strict_mode, supports_grammar_tools=compat.supports_grammar_tools
     )
+    support = responses_tool_support(model.compat or {})
+    in_place = in_place_request_tools(context, support)
+    immediate = immediate if in_place is None else in_place
     items = convert_responses_messages(
         model,
         context,
@@ -147,6 +152,7 @@ def build_params(
             deferred_tools=deferred,
             deferred_tools_mode=deferred_mode,
             tool_options=tool_options,
+            tool_support=support,
         ),
     )
     retention = resolve_cache_retention(options.cache_retention, options.env)
@@ -260,7 +266,7 @@ def stream(
         signal = opts.signal
         try:
             compat = get_compat(model)
-            grammar_properties = grammar_input_properties(context.tools, compat.supports_grammar_tools)
+            grammar_properties = grammar_input_properties(declared_request_tools(context), compat.supports_grammar_tools)
             request = await _request(model, context, opts, compat, grammar_properties)
             reader = ResponsesStreamReader(
                 acc,

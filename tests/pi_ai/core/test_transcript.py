@@ -40,8 +40,13 @@ def test_kept_in_place_only_where_the_api_sends_them() -> None:
     kept = prepare_context(_model(flag), _context())
     assert kept.system_prompt is None and kept.tools is None
     assert [message.role for message in kept.messages] == ["system", "user", "system", "user"]
-    # Anthropic's in-place blocks are not built yet: folded there.
-    assert not takes_system_messages_in_place(_model(flag, api="anthropic-messages"))
+    # Every API whose Pi 1.6 adapter resolves the transcript keeps them; Bedrock and Google fold them always.
+    for api in ("anthropic-messages", "openai-responses", "openai-codex-responses", "azure-openai-responses"):
+        assert takes_system_messages_in_place(_model(flag, api=api))
+    assert takes_system_messages_in_place(_model(flag, api="mistral-conversations"))
+    for api in ("bedrock-converse-stream", "google-generative-ai"):
+        assert not takes_system_messages_in_place(_model(flag, api=api))
+        assert prepare_context(_model(flag, api=api), _context()).system_prompt == "More.\n\nOne."
 
 
 def test_a_context_without_system_messages_is_passed_as_is() -> None:

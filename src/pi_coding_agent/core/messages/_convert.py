@@ -15,13 +15,12 @@ from typing import Any
 import msgspec
 
 from pi_agent import AgentMessage, project_to_llm
-from pi_ai import ImageContent, Message, TextContent, ToolResultMessage, UserMessage
+from pi_ai import ContextMessage, ImageContent, SystemMessage, TextContent, ToolResultMessage, UserMessage
 from pi_coding_agent.core.messages._roles import (
     BranchSummaryMessage,
     CompactionSummaryMessage,
     CustomRoleMessage,
 )
-from pi_coding_agent.core.messages._system import SystemMessage, to_llm_system_message
 from pi_coding_agent.core.messages._time import iso_to_ms
 
 IMAGE_BLOCKED_TEXT = "Image reading is disabled."
@@ -29,32 +28,33 @@ IMAGE_BLOCKED_TEXT = "Image reading is disabled."
 
 def convert_to_llm(
     messages: Iterable[AgentMessage], *, block_images: bool = False, system_messages: bool = False
-) -> list[Message]:
+) -> list[ContextMessage]:
     """Project an agent transcript to LLM messages, in order.
 
     ``bashExecution`` runs marked ``exclude_from_context`` are dropped here and only here;
     ``custom`` messages are sent whatever their ``display`` flag. With ``block_images``,
     images in user and tool-result messages become a text placeholder. ``system`` messages are
-    left out, unless ``system_messages``: then each becomes pi-ai's ``SystemMessage`` where it
-    stands (for a model that takes them mid-conversation, Pi 1.6's ``convertToLlm``; the
-    request's prompt and tools then come from them, see ``pi_ai.prepare_context``).
+    left out, unless ``system_messages``: then each stays where it stands, the same object
+    (for a model that takes them mid-conversation, Pi 1.6's ``convertToLlm``; the request's
+    prompt and tools then come from them, see ``pi_ai.prepare_context``).
     """
+    converted: list[ContextMessage]
     if not system_messages:
-        converted = project_to_llm(messages)
+        converted = list(project_to_llm(messages))
     else:
         converted = _with_system_messages(list(messages))
     return replace_images(converted) if block_images else converted
 
 
-def _with_system_messages(messages: list[AgentMessage]) -> list[Message]:
-    """The projection with each ``system`` message kept as pi-ai's, in place (the runs between them
-    are projected as usual)."""
-    result: list[Any] = []
+def _with_system_messages(messages: list[AgentMessage]) -> list[ContextMessage]:
+    """The projection with each ``system`` message kept in place (the runs between them are
+    projected as usual)."""
+    result: list[ContextMessage] = []
     start = 0
     for index, message in enumerate(messages):
         if isinstance(message, SystemMessage):
             result += project_to_llm(messages[start:index])
-            result.append(to_llm_system_message(message))
+            result.append(message)
             start = index + 1
     result += project_to_llm(messages[start:])
     return result
@@ -62,23 +62,23 @@ def _with_system_messages(messages: list[AgentMessage]) -> list[Message]:
 
 def converter(
     block_images: Callable[[], bool], system_messages: Callable[[], bool] = lambda: False
-) -> Callable[[Sequence[AgentMessage]], list[Message]]:
+) -> Callable[[Sequence[AgentMessage]], list[ContextMessage]]:
     """A ``convert_to_llm`` hook that reads the settings on every call, as Pi's agent does."""
 
-    def convert(messages: Sequence[AgentMessage]) -> list[Message]:
+    def convert(messages: Sequence[AgentMessage]) -> list[ContextMessage]:
         return convert_to_llm(messages, block_images=block_images(), system_messages=system_messages())
 
     return convert
 
 
-def replace_images(messages: Iterable[Message]) -> list[Message]:
+def replace_images(messages: Iterable[ContextMessage]) -> list[ContextMessage]:
     """Replace image blocks of user and tool-result messages with a text placeholder.
 
     A placeholder directly after another placeholder (in the replaced list) is dropped, so
     a run of images collapses to one notice. Messages without images are returned as is;
-    the others are copies.
+    the others are copies. System messages are kept as they are.
     """
-    result: list[Message] = []
+    result: list[ContextMessage] = []
     for message in messages:
         content = message.content
         if (
@@ -105,7 +105,7 @@ def _is_placeholder(block: Any) -> bool:
     return isinstance(block, TextContent) and block.text == IMAGE_BLOCKED_TEXT
 
 
-def _replace_content(message: UserMessage | ToolResultMessage, content: list[Any]) -> Message:
+def _replace_content(message: UserMessage | ToolResultMessage, content: list[Any]) -> ContextMessage:
     copy = msgspec.structs.replace(message, content=content)
     # Unknown keys the message was read with live in the instance dict; keep them.
     copy.__dict__.update(message.__dict__)

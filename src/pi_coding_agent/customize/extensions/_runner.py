@@ -285,7 +285,7 @@ class ExtensionRunner:
         ctx = self.context()
         current = deep_copy_messages(messages)
         for ext, handler in self._handlers("context"):
-            visible = [message for message in current if not isinstance(message, SystemMessage)]
+            visible: list[AgentMessage] = [message for message in current if not isinstance(message, SystemMessage)]
             snapshot = list(visible)
             event = ContextEvent("context", visible)
             try:

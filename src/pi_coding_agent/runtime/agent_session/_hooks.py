@@ -42,7 +42,7 @@ from pi_ai import (
     AbortSignal,
     AssistantMessageEventStream,
     Context,
-    Message,
+    ContextMessage,
     Model,
     SimpleStreamOptions,
     ThinkingBudgets,
@@ -60,7 +60,7 @@ CurrentRunner = Callable[[], ExtensionRunner | None]
 """The session's extension runner at the time of the call (``None`` before any is bound)."""
 StreamLimit = Callable[[StreamFn], StreamFn]
 """Wraps the stream function from outside (batch's per-provider rate limiter)."""
-ConvertToLlm = Callable[[list[AgentMessage]], Sequence[Message]]
+ConvertToLlm = Callable[[list[AgentMessage]], Sequence[ContextMessage]]
 ToolGuard = Callable[[BeforeToolCallContext, AbortSignal | None], Awaitable[BeforeToolCallResult | None]]
 BeforeNextTurn = Callable[[TurnContext, AbortSignal | None], Awaitable[AgentLoopTurnUpdate | None]]
 
@@ -194,7 +194,7 @@ class ExtensionHooks:
     def with_converters(self, inner: ConvertToLlm) -> ConvertToLlm:
         """Custom messages with a registered converter become what it returns (or nothing)."""
 
-        def convert(messages: list[AgentMessage]) -> Sequence[Message]:
+        def convert(messages: list[AgentMessage]) -> Sequence[ContextMessage]:
             runner = self._current()
             if runner is None or not runner.has_message_converters():
                 return inner(messages)

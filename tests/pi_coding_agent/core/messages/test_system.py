@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from msgspec import UNSET
 
+import pi_ai
 from pi_agent import agent_message_from_dict
-from pi_ai import UserMessage, to_builtins
+from pi_ai import UserMessage, encode, to_builtins
 from pi_coding_agent.core.messages import (
     SystemMessage,
     convert_to_llm,
@@ -53,6 +54,19 @@ def test_a_system_message_round_trips_with_its_keys() -> None:
     data = {"role": "system", "content": "", "sections": {"preamble": "P", "gone": None}, "timestamp": 5,
             "toolsAdded": [_tool("read")], "toolsRemoved": [{"name": "x"}], "note": "kept"}
     assert to_builtins(agent_message_from_dict(data)) == data
+
+
+def test_a_system_message_is_written_with_the_keys_in_the_order_sessions_have_them() -> None:
+    """The role is pi-ai's ``SystemMessage`` (pi-agent decodes it as a built-in role); session
+    files and RPC output keep the key order the coding agent always wrote."""
+    message = _system(sections={"preamble": "P"}, toolsAdded=[_tool("read")], toolsRemoved=[{"name": "x"}])
+    assert type(message) is pi_ai.SystemMessage
+    assert list(to_builtins(message)) == ["role", "content", "sections", "timestamp", "toolsAdded", "toolsRemoved"]
+    assert encode(message) == (
+        b'{"role":"system","content":"","sections":{"preamble":"P"},"timestamp":1,'
+        b'"toolsAdded":[{"name":"read","description":"d","parameters":{"type":"object"}}],'
+        b'"toolsRemoved":[{"name":"x"}]}'
+    )
 
 
 def test_an_update_patches_changed_sections_and_redeclares_changed_tools() -> None:
