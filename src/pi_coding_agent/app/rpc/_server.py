@@ -335,20 +335,21 @@ async def run_rpc_mode(runtime: AgentSessionRuntime) -> int:
         await serving
     shutting_down = True
     await server.close()
-    _exit_on_late_signals(loop, exit_code)
+    _ignore_late_signals(loop)
     return exit_code
 
 
-def _exit_on_late_signals(loop: asyncio.AbstractEventLoop, exit_code: int) -> None:
+def _ignore_late_signals(loop: asyncio.AbstractEventLoop) -> None:
     """After the shutdown, a SIGTERM or SIGHUP (a process manager's, right after it closed
-    stdin) ends the process at once with the status already decided. Left to the loop, its
-    handlers would go back to the default when it closes, and a signal during the interpreter's
-    teardown would kill the process instead of letting it exit 0 as Pi does."""
+    stdin) changes nothing: the exit status is decided and what is left is closing files and
+    the interpreter's teardown. Ignored, not handled in Python: the interpreter puts Python
+    handlers back to the default as it finalizes, and a signal then killed the process instead
+    of letting it exit 0 as Pi does (tests/pi_coding_agent/app/rpc/test_pi16_lifecycle.py)."""
     import signal
 
-    def exit_now(_signum: int, _frame: object) -> None:
-        os._exit(exit_code)
-
-    for signum in (signal.SIGTERM, signal.SIGHUP):
+    late = {signal.SIGTERM, signal.SIGHUP}
+    signal.pthread_sigmask(signal.SIG_BLOCK, late)  # (the loop's removal resets to the default)
+    for signum in late:
         loop.remove_signal_handler(signum)
-        signal.signal(signum, exit_now)
+        signal.signal(signum, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, late)

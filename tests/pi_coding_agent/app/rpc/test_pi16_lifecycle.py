@@ -53,7 +53,7 @@ def _run(root: Path, side: str, ending: str, base_url: str) -> dict[str, Any]:
     else:
         process.stdin.close()
         if ending == "eof+SIGTERM":
-            time.sleep(0.05)  # the shutdown has begun
+            _wait_for_shutdown_to_begin(process, record)
             process.send_signal(signal.SIGTERM)
     code = process.wait(timeout=60)
     lines = [json.loads(line) for line in (first + process.stdout.read()).splitlines() if line.strip()]
@@ -62,6 +62,14 @@ def _run(root: Path, side: str, ending: str, base_url: str) -> dict[str, Any]:
             line.pop("id")
     shutdown = record.read_text(encoding="utf-8").splitlines() if record.exists() else []
     return {"code": code, "stdout": lines, "shutdown": shutdown}
+
+
+def _wait_for_shutdown_to_begin(process: subprocess.Popen[str], record: Path) -> None:
+    """Until the extension recorded ``session_shutdown`` (or the process is gone): a fixed delay
+    raced the shutdown, which may take longer than it on a loaded machine or less than it here."""
+    deadline = time.monotonic() + 30
+    while not record.exists() and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.005)
 
 
 @pytest.mark.timeout(300)
