@@ -28,6 +28,9 @@ class Completion:
     """Column on the cursor's line where the replaced token starts."""
     selected: int = 0
     """The item highlighted first."""
+    on_accept: Callable[[Suggestion, list[str], int, int], None] | None = None
+    """Told of the item chosen, with the lines, line and column before it was put in (a
+    provider that applies its items itself: TypeScript extensions' ``applyCompletion``)."""
 
 
 def fuzzy_score(query: str, candidate: str) -> int | None:

@@ -314,11 +314,24 @@ class Editor:
             return
         item = completion.items[self._selected]
         buffer = self.buffer
+        before = (list(buffer.lines), buffer.line, buffer.col)
         buffer.snapshot()
         line = buffer.lines[buffer.line]
         buffer.lines[buffer.line] = line[: completion.start] + item.value + line[buffer.col :]
         buffer.col = completion.start + len(item.value)
         self._completion = None  # closed even after a directory, as in Pi (Tab again lists it)
+        self._changed()
+        if completion.on_accept is not None:
+            completion.on_accept(item, *before)
+
+    def replace_lines(self, lines: list[str], line: int, col: int) -> None:
+        """The whole text as ``lines`` with the cursor at ``line``/``col``; no undo step of its
+        own (it corrects the completion just put in: undo goes back to before it)."""
+        buffer = self.buffer
+        buffer.lines = list(lines) or [""]
+        buffer.line = max(0, min(line, len(buffer.lines) - 1))
+        buffer.col = max(0, min(col, len(buffer.lines[buffer.line])))
+        self._completion = None
         self._changed()
 
     @property

@@ -113,6 +113,10 @@ class InteractiveUI(ExtensionUI):
         self.custom_footer: Component | None = None
         self.custom_header: Component | None = None
         self.editor_factory: EditorFactory | None = None
+        self._input_unsubscribes: list[Callable[[], None]] = []
+        self.resets = 0
+        """How often ``reset`` ran: the TypeScript host drops its listeners and autocomplete
+        providers when it sees a new count (``ts_extensions``)."""
 
     @property
     def theme(self) -> Theme:
@@ -315,8 +319,11 @@ class InteractiveUI(ExtensionUI):
         self.host.set_tools_expanded(expanded)
 
     def on_terminal_input(self, handler: Callable[[str], bool]) -> Callable[[], None]:
-        """See every key before the focused component; returning True consumes it."""
-        return self.tui.add_input_listener(handler)
+        """See every key before the focused component; returning True consumes it. A new
+        session or ``/reload`` (``reset``) unsubscribes it, as Pi does."""
+        unsubscribe = self.tui.add_input_listener(handler)
+        self._input_unsubscribes.append(unsubscribe)
+        return unsubscribe
 
     # ------------------------------------------------------------------ themes
 
@@ -374,7 +381,13 @@ class InteractiveUI(ExtensionUI):
         )
 
     def reset(self) -> None:
-        """Back to the built-in parts (a new session starts without an extension's UI)."""
+        """Back to the built-in parts (a new session starts without an extension's UI): no
+        extension's key listener or autocomplete provider stays either."""
+        self.resets += 1
+        for unsubscribe in self._input_unsubscribes:
+            unsubscribe()
+        self._input_unsubscribes.clear()
+        self.set_completion_source(None)
         self.close_selector()
         self.tui.hide_overlay()
         self.host.layout.clear_widgets()

@@ -8,6 +8,10 @@ used; otherwise the question goes to Node (op ``autocomplete``), whose answer, o
 makes the editor ask again. Meanwhile the list Node gave last stays (as Pi keeps its list
 while a provider is asked), or, when it gave none, the built-in completions show. The built-in provider
 Node's ``current`` delegates to is ours, asked back (``builtinCompletions``).
+
+Choosing an item puts it in at once the built-in way (it replaces the prefix). When the top
+provider applies items itself (its own ``applyCompletion``), Node is asked too (op
+``applyCompletion``) and its lines and cursor replace ours, unless the text changed meanwhile.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from __future__ import annotations
 import asyncio
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import Any
 
 from pi_tui import Completion, Suggestion
@@ -32,6 +37,8 @@ class CompletionRelay:
         self._builtin: Callable[[list[str], int, int, bool], Completion | None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._shown: Completion | None = None
+        self._editor: Any = None
+        self._render: Callable[[], None] | None = None
 
     def switch(self, ui: Any, on: bool) -> None:
         """Node has providers (``on``) or none any more."""
@@ -43,6 +50,8 @@ class CompletionRelay:
         self._refresh = connect(self._complete if on else None)
         completer = getattr(getattr(getattr(ui, "host", None), "default_editor", None), "completer", None)
         self._builtin = getattr(completer, "builtin", None)
+        self._editor = getattr(getattr(ui, "host", None), "default_editor", None)
+        self._render = getattr(getattr(ui, "tui", None), "request_render", None)
 
     def builtin(self, given: dict[str, Any]) -> dict[str, Any] | None:
         """Our built-in completions in Pi's shape (``current.getSuggestions`` in Node)."""
@@ -75,11 +84,39 @@ class CompletionRelay:
             answer = None  # a failed provider offers nothing (the built-in completions showed)
         finally:
             self._asked.discard(key)
-        self._answers[key] = _from_pi(answer, col)
+        found = _from_pi(answer, col)
+        if found is not None and isinstance(answer, dict) and isinstance(answer.get("id"), int):
+            found = replace(found, on_accept=self._applier(answer["id"], str(answer.get("prefix") or "")))
+        self._answers[key] = found
         while len(self._answers) > _KEPT:
             self._answers.popitem(last=False)
         if self._refresh is not None:
             self._refresh()
+
+    def _applier(self, answer_id: int, prefix: str) -> Callable[[Suggestion, list[str], int, int], None]:
+        def accepted(item: Suggestion, lines: list[str], line: int, col: int) -> None:
+            editor = self._editor
+            expected = getattr(editor, "text", None)
+            fields = {"answer": answer_id, "value": item.value, "lines": lines, "line": line, "col": col, "prefix": prefix}
+            task = asyncio.get_running_loop().create_task(self._apply(fields, expected))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+        return accepted
+
+    async def _apply(self, fields: dict[str, Any], expected: Any) -> None:
+        """The provider's own ``applyCompletion``, put in while the text is still ours."""
+        try:
+            applied = await self._request("applyCompletion", fields)
+        except Exception:
+            return  # a failing provider: the item stays as the built-in way put it in
+        editor = self._editor
+        if not isinstance(applied, dict) or editor is None or getattr(editor, "text", None) != expected:
+            return
+        editor.replace_lines([str(x) for x in applied.get("lines") or [""]], int(applied.get("line") or 0),
+                             int(applied.get("col") or 0))  # fmt: skip
+        if self._render is not None:
+            self._render()
 
 
 def _as_pi(found: Completion, prefix: str) -> dict[str, Any]:

@@ -471,6 +471,9 @@ def _interactive_state(ui: Any) -> dict[str, Any]:
     """What Pi's synchronous UI getters read in the interactive mode: the editor's text, the
     tools' expansion, and the footer's git branch and statuses (``setFooter``'s ``footerData``)."""
     state: dict[str, Any] = {}
+    resets = getattr(ui, "resets", None)
+    if isinstance(resets, int):
+        state["uiResets"] = resets  # a new count: Node drops its key listeners and providers
     for name, method in (("editorText", "get_editor_text"), ("toolsExpanded", "get_tools_expanded")):
         getter = getattr(ui, method, None)
         if callable(getter):

@@ -28,13 +28,19 @@ class TerminalInputRelay:
         self._busy = False
         self._replaying = False
         self._task: asyncio.Task[None] | None = None
+        self._resets: int | None = None
 
     @property
     def active(self) -> bool:
         return self._unsubscribe is not None
 
     def switch(self, ui: Any, on: bool) -> None:
-        """Node has listeners (``on``) or none any more."""
+        """Node has listeners (``on``) or none any more. A reset of the UI since we
+        subscribed (a new session, ``/reload``) already unsubscribed ours."""
+        resets = getattr(ui, "resets", None)
+        if resets != self._resets:
+            self._unsubscribe = None
+            self._resets = resets
         if on and self._unsubscribe is None:
             subscribe = getattr(ui, "on_terminal_input", None)
             feed = getattr(getattr(ui, "tui", None), "feed_input", None)

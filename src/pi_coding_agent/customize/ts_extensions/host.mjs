@@ -145,6 +145,9 @@ const session = { id: undefined, header: undefined, entries: [], leafId: null, f
 function applyState(update) {
 	if (!update) return;
 	const { session: sessionUpdate, theme: themeUpdate, ...rest } = update;
+	// Our UI was reset (a new session, /reload): its key listeners and autocomplete providers
+	// are gone there, as Pi drops them; Python already unsubscribed its side.
+	if (rest.uiResets !== undefined && state.uiResets !== undefined && rest.uiResets !== state.uiResets) dropUiHooks();
 	Object.assign(state, rest);
 	if (themeUpdate) applyTheme(themeUpdate);
 	// Keys arrive as our terminal sends them: Pi's key matching must know the Kitty protocol is on.
@@ -284,6 +287,14 @@ function terminalInput(data) {
 const autocompleteFactories = [];
 let autocompleteChain;
 
+/** Forget every key listener and autocomplete provider without telling Python. */
+function dropUiHooks() {
+	inputListeners.clear();
+	autocompleteFactories.length = 0;
+	autocompleteChain = undefined;
+	answeredItems.clear();
+}
+
 /** ctx.ui.addAutocompleteProvider: each factory wraps the provider before it, the first ours
  * (builtinProvider); Python asks the top one (op autocomplete, _autocomplete.py). */
 function addAutocompleteProvider(factory) {
@@ -322,11 +333,31 @@ function autocompleteProvider() {
 	return autocompleteChain;
 }
 
+const answeredItems = new Map();
+let nextAnswer = 0;
+
 async function autocomplete({ lines, line, col, force }) {
-	const found = await autocompleteProvider().getSuggestions(lines, line, col, { signal: new AbortController().signal, force });
+	const provider = autocompleteProvider();
+	const found = await provider.getSuggestions(lines, line, col, { signal: new AbortController().signal, force });
 	if (!found || !Array.isArray(found.items) || found.items.length === 0) return null;
 	const items = found.items.map((item) => ({ value: String(item.value), label: String(item.label ?? item.value), description: item.description ?? "" }));
-	return { items, prefix: String(found.prefix ?? "") };
+	const answer = { items, prefix: String(found.prefix ?? "") };
+	// A provider that applies its items itself (not the built-in way) is asked to, with the item
+	// as it gave it: Python keeps the answer's id.
+	if (typeof provider.applyCompletion === "function" && provider.applyCompletion !== builtinProvider.applyCompletion) {
+		answer.id = ++nextAnswer;
+		answeredItems.set(answer.id, found.items);
+		for (const id of answeredItems.keys()) if (answeredItems.size > 16) answeredItems.delete(id);
+	}
+	return answer;
+}
+
+/** The top provider's applyCompletion for an item of the autocomplete answer `answer`. */
+function applyCompletion({ answer, value, lines, line, col, prefix }) {
+	const item = answeredItems.get(answer)?.find((candidate) => String(candidate.value) === value) ?? { value, label: value };
+	const applied = autocompleteProvider().applyCompletion(lines, line, col, item, prefix);
+	if (!applied || !Array.isArray(applied.lines)) return null;
+	return { lines: applied.lines.map(String), line: Number(applied.cursorLine) || 0, col: Number(applied.cursorCol) || 0 };
 }
 
 const inTerminal = () => state.mode === "tui" && state.hasUI;
@@ -710,6 +741,9 @@ const ops = {
 	},
 	async autocomplete(message) {
 		return autocomplete(message);
+	},
+	async applyCompletion(message) {
+		return applyCompletion(message);
 	},
 	async terminalInput({ data }) {
 		const answer = terminalInput(String(data));

@@ -187,3 +187,57 @@ def test_outside_the_terminal_the_calls_do_what_pi_does(tmp_path: Path) -> None:
             "false uiapi themes=0 light=none set=false",
         ]
     )
+
+
+def _hooks_after(tmp_path: Path, which: str, replace: str, done: str) -> dict[str, Any]:
+    """Key listeners and the ``#issue`` provider are added, then ``replace`` (``/new``,
+    ``/reload``) runs: typed keys and ``#2`` are the editor's own again."""
+    seen: dict[str, Any] = {}
+    with launch(tmp_path / which, which, TURNS, args=("-e", str(UI_API)),
+                env={"PI_NODE_CACHE": node_cache()}) as run:  # fmt: skip
+        pane = run.pane
+        seen["listening"] = _notice(run, "/keys", "keys listening")
+        seen["issues"] = _notice(run, "/issues", "issues added")
+        run.command(replace)
+        pane.wait_for(done)
+        pane.type("azq")
+        seen["keys"] = run.editor_text(
+            pane.wait_until(lambda s: "azq" in run.editor_text(s), "the listeners still took keys")
+        ).strip()
+        pane.send("C-u")
+        pane.wait_until(lambda s: "azq" not in run.editor_text(s), "the editor kept azq")
+        pane.type("see #2")
+        pane.wait_until(lambda s: "see #2" in run.editor_text(s), "see #2 never showed")
+        pane.send("Tab")  # with the provider still there, Tab would give #2983
+        pane.type("x")
+        seen["tab"] = run.editor_text(
+            pane.wait_until(lambda s: "x" in run.editor_text(s), "x never showed")
+        ).strip()
+    return seen
+
+
+@pytest.mark.parametrize(("replace", "done"), [("/new", "New session started"), ("/reload", "Reloaded")])
+def test_a_new_session_or_reload_drops_key_listeners_and_providers(tmp_path: Path, replace: str, done: str) -> None:
+    ours = _hooks_after(tmp_path, "ours", replace, done)
+    pi = _hooks_after(tmp_path, "pi16", replace, done)
+    assert ours == pi
+    assert (ours["keys"], ours["tab"]) == ("azq", "see #2x")
+
+
+def _applied_by_provider(tmp_path: Path, which: str) -> str:
+    """``/issues links``: the provider's own ``applyCompletion`` puts ``#2983`` in as a link."""
+    with launch(tmp_path / which, which, TURNS, args=("-e", str(UI_API)),
+                env={"PI_NODE_CACHE": node_cache()}) as run:  # fmt: skip
+        pane = run.pane
+        _notice(run, "/issues links", "issues added")
+        pane.type("see #29")
+        pane.wait_until(lambda s: "#2983" in suggestions(s)[0] if suggestions(s) else False, "no #29 completion")
+        pane.send("Tab")
+        pane.wait_until(lambda s: "(issue/2983)" in run.editor_text(s), "the provider's applyCompletion was not used")
+        pane.type("x")
+        return run.editor_text(pane.wait_until(lambda s: ") x" in run.editor_text(s), "x never showed")).strip()
+
+
+def test_a_providers_own_apply_completion_is_used(tmp_path: Path) -> None:
+    ours = _applied_by_provider(tmp_path, "ours")
+    assert ours == _applied_by_provider(tmp_path, "pi16") == "see [#2983](issue/2983) x"
