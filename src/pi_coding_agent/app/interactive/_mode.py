@@ -57,6 +57,7 @@ from pi_coding_agent.app.interactive.commands import (
     startup_changelog,
 )
 from pi_coding_agent.app.interactive.components import BashExecutionView, Footer
+from pi_coding_agent.customize.themes import Theme
 from pi_coding_agent.runtime.agent_session import (
     AgentSessionEvent,
     AgentSettledEvent,
@@ -438,12 +439,12 @@ class InteractiveMode:
         self.build_header()
         self.tui.request_render()
 
-    def apply_theme(self, name: str | None = None) -> None:
+    def apply_theme(self, name: str | Theme | None = None) -> None:
         """Switch every component to another theme: each draws itself again in its colours (as
         Pi 1.6 invalidates its UI), so what only the screen holds (extension errors, notices) stays.
         An ordinary frame, not a forced one: a forced frame clears the scrollback, which would wipe
         ``Model scope: ...`` printed above the UI when the terminal reports its colours at start."""
-        self.theme.replace_with(self.themes.theme(name))
+        self.theme.replace_with(name if isinstance(name, Theme) else self.themes.theme(name))
         self.footer.invalidate()
         self.build_header()
         self.tui.invalidate()

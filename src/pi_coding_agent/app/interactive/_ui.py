@@ -104,6 +104,7 @@ class UIHost(Protocol):
     @property
     def themes(self) -> ThemeChoice: ...
     def choose_theme(self, name: str, *, save: bool) -> str | None: ...
+    def apply_theme(self, name: str | Theme | None = None) -> None: ...
 
 
 class InteractiveUI(ExtensionUI):
@@ -342,9 +343,12 @@ class InteractiveUI(ExtensionUI):
 
     def set_theme(self, theme: str | Theme) -> dict[str, Any]:
         """Switch to a theme: by name it also becomes the ``theme`` setting; a ``Theme`` (from
-        ``get_theme``) is only drawn with, as Pi 1.6 does with a theme object."""
-        name = theme if isinstance(theme, str) else theme.name
-        problem = self.host.choose_theme(name, save=isinstance(theme, str))
+        ``get_theme`` or made by the extension) is only drawn with, as Pi 1.6 does with a theme
+        object."""
+        if not isinstance(theme, str):
+            self.host.apply_theme(theme)  # any theme object, even one not in the list (Pi 1.6)
+            return {"success": True}
+        problem = self.host.choose_theme(theme, save=True)
         return {"success": True} if problem is None else {"success": False, "error": problem}
 
     def set_completion_source(self, source: CompletionSource | None) -> Callable[[], None]:

@@ -88,9 +88,27 @@ def _set_theme(ui: Any, given: dict[str, Any]) -> None:
     setter, getter = getattr(ui, "set_theme", None), getattr(ui, "get_theme", None)
     if not callable(setter) or not callable(getter):
         return
+    if isinstance(given.get("theme"), dict):
+        setter(_theme_of(given["theme"]))  # a Theme instance of Node's: drawn with, unsaved
+        return
     name = str(given.get("name"))
     theme = None if given.get("save") else getter(name)
     setter(name if theme is None else theme)
+
+
+def _theme_of(data: dict[str, Any]) -> Any:
+    """Our ``Theme`` from the JSON Node made of a Pi ``Theme`` instance (``colorsOf``)."""
+    from pi_coding_agent.customize.themes import THEME_TOKENS, Theme
+
+    colors = {token: value for token, value in (data.get("colors") or {}).items() if token in THEME_TOKENS}
+    appearance = data.get("appearance")
+    return Theme(
+        str(data.get("name") or "<in-memory>"),
+        colors,
+        bool(data.get("truecolor")),
+        appearance=appearance if appearance in ("dark", "light") else None,
+        dim=frozenset(str(token) for token in data.get("dim") or [] if token in THEME_TOKENS),
+    )
 
 
 def _optional_ui_call(ui: Any, method: str, given: dict[str, Any]) -> None:

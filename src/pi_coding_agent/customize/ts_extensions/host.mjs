@@ -225,6 +225,33 @@ function themeOf({ name, colors, background, truecolor, appearance, dim }) {
 	return new themeModule.Theme(fg, bg, truecolor ? "truecolor" : "256color", { name, appearance, dim });
 }
 
+/** A Theme instance as our theme JSON (`themeOf` backwards), read through its public getters:
+ * each token's escape sequence turned back into a colour ("" for the terminal's own). */
+function colorsOf(instance) {
+	const model = state.themes?.[0]?.theme;
+	if (!model) return undefined;
+	const colors = {};
+	for (const token of Object.keys(model.colors)) {
+		const background = model.background.includes(token);
+		let code;
+		try {
+			code = background ? instance.getBgAnsi(token) : instance.getFgAnsi(token);
+		} catch {
+			return undefined; // a token the instance does not know
+		}
+		colors[token] = colorOfSgr(String(code));
+	}
+	const dim = instance.dimTokens instanceof Set ? [...instance.dimTokens] : [];
+	return { name: String(instance.name ?? "<in-memory>"), colors, background: model.background, truecolor: instance.mode !== "256color", appearance: instance.ownAppearance, dim };
+}
+
+function colorOfSgr(code) {
+	const rgb = code.match(/\[[34]8;2;(\d+);(\d+);(\d+)m/);
+	if (rgb) return `#${rgb.slice(1, 4).map((part) => Number(part).toString(16).padStart(2, "0")).join("")}`;
+	const indexed = code.match(/\[[34]8;5;(\d+)m/);
+	return indexed ? Number(indexed[1]) : "";
+}
+
 /** ctx.ui.getAllThemes / getTheme / setTheme: our themes, as Python listed them with their
  * colours (state.themes, interactive mode only). setTheme answers at once, as Pi's does, and
  * has Python switch (by name it also saves the `theme` setting). */
@@ -237,6 +264,17 @@ const themeApi = {
 	setTheme(themeOrName) {
 		if (!inTerminal()) {
 			return { success: false, error: state.mode === "rpc" ? "themes cannot be switched over RPC" : "UI not available" };
+		}
+		if (typeof themeOrName?.getFgAnsi === "function") {
+			// A Theme (from getTheme or built by the extension) is drawn with as it is, unsaved, as
+			// Pi does: Python gets its colours as our theme JSON.
+			const colors = colorsOf(themeOrName);
+			if (!colors) return { success: false, error: "the theme's colours cannot be read" };
+			callUi("setTheme", { theme: colors, save: false });
+			themeModule?.setThemeInstance(themeOrName);
+			fallbackTheme = themeModule?.theme ?? fallbackTheme;
+			remote.invalidateAll();
+			return { success: true };
 		}
 		const byName = typeof themeOrName === "string";
 		const name = byName ? themeOrName : themeOrName?.name;

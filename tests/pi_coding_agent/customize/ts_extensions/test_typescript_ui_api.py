@@ -241,3 +241,30 @@ def _applied_by_provider(tmp_path: Path, which: str) -> str:
 def test_a_providers_own_apply_completion_is_used(tmp_path: Path) -> None:
     ours = _applied_by_provider(tmp_path, "ours")
     assert ours == _applied_by_provider(tmp_path, "pi16") == "see [#2983](issue/2983) x"
+
+
+BUILT_RED = "38;2;250;10;10m"
+
+
+def _built_theme(tmp_path: Path, which: str) -> dict[str, Any]:
+    """``/built``: the extension makes a ``Theme`` of its own (the ``light`` colours with every
+    foreground red) and sets it: our UI draws with it, the ``theme`` setting stays."""
+    from pi_coding_agent.customize.themes import THEME_TOKENS
+
+    document = theme_document("built", "light")
+    for token in document["colors"]:
+        if not THEME_TOKENS[token].background:
+            document["colors"][token] = "#fa0a0a"
+    colours = tmp_path / f"{which}-built.json"
+    colours.write_text(json.dumps(document), encoding="utf-8")
+    with launch(tmp_path / which, which, TURNS, args=("-e", str(UI_API)), settings={"theme": "dark"},
+                env={"PI_NODE_CACHE": node_cache(), "BUILT_THEME": str(colours)}) as run:  # fmt: skip
+        assert BUILT_RED not in run.pane.styled_screen()
+        notice = _notice(run, "/built", "built ")
+        run.pane.wait_until(lambda _s: BUILT_RED in run.pane.styled_screen(), "the built theme's red never showed")
+        return {"notice": notice, "setting": run.settings_file().get("theme")}
+
+
+def test_a_theme_the_extension_built_is_drawn_with(tmp_path: Path) -> None:
+    ours = _built_theme(tmp_path, "ours")
+    assert ours == _built_theme(tmp_path, "pi16") == {"notice": "built set accent=built", "setting": "dark"}
