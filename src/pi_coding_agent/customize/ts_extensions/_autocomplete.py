@@ -53,8 +53,12 @@ class CompletionRelay:
         self._editor = getattr(getattr(ui, "host", None), "default_editor", None)
         self._render = getattr(getattr(ui, "tui", None), "request_render", None)
 
-    def builtin(self, given: dict[str, Any]) -> dict[str, Any] | None:
-        """Our built-in completions in Pi's shape (``current.getSuggestions`` in Node)."""
+    def builtin(self, given: dict[str, Any], ui: Any = None) -> dict[str, Any] | None:
+        """Our built-in completions in Pi's shape (``current.getSuggestions`` in Node; also
+        asked by an editor component of ``setEditorComponent`` while no provider is added)."""
+        if self._builtin is None:
+            completer = getattr(getattr(getattr(ui, "host", None), "default_editor", None), "completer", None)
+            self._builtin = getattr(completer, "builtin", None)
         lines = [str(line) for line in given.get("lines") or [""]]
         line, col = int(given.get("line") or 0), int(given.get("col") or 0)
         found = self._builtin(lines, line, col, bool(given.get("force"))) if self._builtin else None

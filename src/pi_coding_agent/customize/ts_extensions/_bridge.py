@@ -257,7 +257,7 @@ class TypeScriptHost:
         if method == "registerProvider":
             self._models_sent = False  # the next request sends the catalog again
         if method == "builtinCompletions":
-            return self.completions.builtin(args)
+            return self.completions.builtin(args, self.runner.ui)
         if method == "ui" and args.get("method") == "autocomplete":
             self.completions.switch(self.runner.ui, bool((args.get("args") or {}).get("on")))
             return None

@@ -331,6 +331,7 @@ function dropUiHooks() {
 	autocompleteFactories.length = 0;
 	autocompleteChain = undefined;
 	answeredItems.clear();
+	giveEditorProvider();
 }
 
 /** ctx.ui.addAutocompleteProvider: each factory wraps the provider before it, the first ours
@@ -339,6 +340,7 @@ function addAutocompleteProvider(factory) {
 	if (!inTerminal()) return;
 	autocompleteFactories.push(factory);
 	autocompleteChain = undefined;
+	giveEditorProvider();
 	if (autocompleteFactories.length === 1) callUi("autocomplete", { on: true });
 }
 
@@ -353,22 +355,40 @@ const builtinProvider = {
 		changed[line] = text.slice(0, start) + item.value + text.slice(col);
 		return { lines: changed, cursorLine: line, cursorCol: start + item.value.length };
 	},
-	shouldTriggerFileCompletion: () => true,
+	shouldTriggerFileCompletion(lines, line, col) {
+		const before = (lines[line] ?? "").slice(0, col).trim();
+		return !(before.startsWith("/") && !before.includes(" ")); // not in a command's name, as Pi
+	},
 };
 
 function autocompleteProvider() {
 	if (!autocompleteChain) {
 		let provider = builtinProvider;
+		const triggers = [];
 		for (const factory of autocompleteFactories) {
 			try {
 				provider = factory(provider) ?? provider;
+				triggers.push(...(provider.triggerCharacters ?? []));
 			} catch (error) {
 				reportError("<ts-host>", "addAutocompleteProvider", error);
 			}
 		}
+		// The stack's trigger characters are all of its providers', as Pi sets them.
+		if (triggers.length > 0) provider.triggerCharacters = [...new Set(triggers)];
 		autocompleteChain = provider;
 	}
 	return autocompleteChain;
+}
+
+/** The editor component of setEditorComponent gets the provider stack, as Pi gives its
+ * editors: the built-in completions (asked of Python) under the extensions' providers. */
+function giveEditorProvider() {
+	const editor = remote.componentOf(slots.get("editor"));
+	try {
+		editor?.setAutocompleteProvider?.(autocompleteProvider());
+	} catch (error) {
+		reportError("<ts-host>", "setAutocompleteProvider", error);
+	}
 }
 
 const answeredItems = new Map();
@@ -495,6 +515,7 @@ function setEditorComponent(factory) {
 		editor.onChange = (text) => notifyPython("editorChange", { cid, text });
 		slots.set("editor", cid);
 		remote.mount(cid, editor);
+		giveEditorProvider();
 		callUi("setEditorComponent", { cid });
 	} catch (error) {
 		reportError("<ts-host>", "ui.setEditorComponent", error);

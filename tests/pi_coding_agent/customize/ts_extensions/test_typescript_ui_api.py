@@ -268,3 +268,35 @@ def _built_theme(tmp_path: Path, which: str) -> dict[str, Any]:
 def test_a_theme_the_extension_built_is_drawn_with(tmp_path: Path) -> None:
     ours = _built_theme(tmp_path, "ours")
     assert ours == _built_theme(tmp_path, "pi16") == {"notice": "built set accent=built", "setting": "dark"}
+
+
+def _own_editor(tmp_path: Path, which: str) -> dict[str, Any]:
+    """``/owneditor`` then ``/issues``: the editor component lists the built-in slash commands
+    and the provider's ``#issue`` numbers itself (Pi's editor draws the list) and Tab applies."""
+    seen: dict[str, Any] = {}
+    with launch(tmp_path / which, which, TURNS, args=("-e", str(UI_API)),
+                env={"PI_NODE_CACHE": node_cache()}) as run:  # fmt: skip
+        pane = run.pane
+        _notice(run, "/owneditor", "own editor set")
+        pane.wait_for("OWN EDITOR")
+        pane.type("/issu")
+        screen = pane.wait_until(lambda s: "Adds #issue" in s, "no /issu completion in the editor component")
+        seen["commands"] = [line.strip() for line in screen.split("\n") if "Adds #issue" in line]
+        pane.send(*["BSpace"] * 5)  # (Escape is our interrupt key first: docs/extensions.md)
+        pane.wait_until(lambda s: "/issu" not in s.split("OWN EDITOR")[-1], "the editor kept /issu")
+        pane.wait_until(lambda s: "Adds #issue" not in s, "the command list stayed")
+        _notice(run, "/issues", "issues added")
+        pane.type("see #29")
+        screen = pane.wait_until(lambda s: "autocomplete providers" in s, "no #29 completion in the editor component")
+        seen["issues"] = [line.strip() for line in screen.split("\n") if "#2983" in line]
+        pane.send("Tab")
+        screen = pane.wait_until(lambda s: "see #2983" in s and "autocomplete providers" not in s, "Tab did not apply")
+        seen["applied"] = [line.strip() for line in screen.split("\n") if "see #2983" in line]
+    return seen
+
+
+def test_an_editor_component_gets_the_completions(tmp_path: Path) -> None:
+    ours = _own_editor(tmp_path, "ours")
+    pi = _own_editor(tmp_path, "pi16")
+    assert ours == pi
+    assert ours["applied"] == ["see #2983"]
