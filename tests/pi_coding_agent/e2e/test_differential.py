@@ -58,9 +58,18 @@ def _normalize(events: list[dict[str, Any]], sandbox: Sandbox) -> list[dict[str,
             event["result"] = {k: v for k, v in event["result"].items() if k not in ("structuredContent", "isError")}
         elif event["type"] == "compaction_end" and event.get("result"):
             # An entry id (random); which entry it is gets compared through the session files.
-            event["result"] = {**event["result"], "firstKeptEntryId": "<entry id>"}
+            # The estimate after it counts the replayed system prompt as Pi 1.6 does and 0.85 did
+            # not (docs/pi-1.6/tools-and-compaction.md): compared on its own (_estimate_after).
+            result = {k: v for k, v in event["result"].items() if k != "estimatedTokensAfter"}
+            event["result"] = {**result, "firstKeptEntryId": "<entry id>"}
         normalized.append(scrub(event, replacements))
     return normalized
+
+
+def _estimate_after(events: list[dict[str, Any]]) -> int:
+    """The first compaction's ``estimatedTokensAfter``."""
+    end = next(e for e in events if e["type"] == "compaction_end" and e.get("result"))
+    return int(end["result"]["estimatedTokensAfter"])
 
 
 def _both(tmp_path: Path, script: list[dict[str, Any]], args: list[str],
@@ -273,6 +282,9 @@ def test_threshold_compaction_matches_pi(tmp_path: Path) -> None:
     assert mine == theirs
     end = next(e for e in mine if e["type"] == "compaction_end")
     assert end["result"]["summary"] == summary and end["reason"] == "threshold"
+    # Pi 0.85's estimate is the kept messages'; ours adds the replayed system prompt's (as 1.6).
+    ours_after, pi_after = _estimate_after(ours.json_lines()), _estimate_after(pi.json_lines())
+    assert 0 < pi_after < ours_after
     assert _entries_by_position(ours_box) == _entries_by_position(pi_box)
     # Same request shape (prose differs): no tools, one user message, the capped max tokens.
     assert ours_request["max_completion_tokens" if "max_completion_tokens" in ours_request else "max_tokens"] == (
@@ -289,26 +301,42 @@ def test_threshold_compaction_matches_pi(tmp_path: Path) -> None:
 
 
 def test_overflow_error_compacts_and_retries_like_pi(tmp_path: Path) -> None:
-    """A provider "prompt is too long" error: compact, then answer again (once), as Pi does."""
-    oracle.require_live_oracle()
+    """A provider "prompt is too long" error: compact, then answer again (once), as Pi does.
+
+    Against Pi 1.6: it counts the replayed system prompt in ``tokensBefore`` and in where to cut
+    (0.85 did not), which here splits the turn (docs/pi-1.6/tools-and-compaction.md). The count
+    itself differs by the prompts' words, so it is compared as counting the prompt on both sides."""
+    oracle.require_live_oracle(True)
     too_long = {"status": 400, "body": {"type": "error", "error": {
         "type": "invalid_request_error", "message": "prompt is too long: 250000 tokens > 200000 maximum"}}}
     script = [{"text": "first answer"}, {"fail": [too_long], "text": "unused"}]
     settings = {"retry": {"enabled": False}, "compaction": {"reserveTokens": 1000, "keepRecentTokens": 60}}
     args = ["--mode", "json", "--model", ANTHROPIC_MODEL, "alpha " * 100, "beta " * 80]
     runs = []
-    for name, runner in (("ours", run_ours), ("pi", run_pi)):
+    for name in ("ours", "pi"):
         with ScriptedProvider(script, summary="## Goal\nAlpha, then beta.") as provider:
             box = Sandbox.create(tmp_path / name, provider.base_url, settings)
-            result = runner(box, *args)
+            result = run_ours(box, *args) if name == "ours" else run_pi(box, *args, current=True)
             runs.append((result, box))
     (ours, ours_box), (pi, pi_box) = runs
     mine, theirs = _normalize(ours.json_lines(), ours_box), _normalize(pi.json_lines(), pi_box)
     assert [e["type"] for e in mine] == [e["type"] for e in theirs]
+    prompt_counted = 1000  # the user's words alone are about 115 tokens
+    for events in (mine, theirs):
+        for event in events:
+            if event["type"] == "compaction_end":
+                assert event["result"]["tokensBefore"] > prompt_counted, event
+                event["result"]["tokensBefore"] = "<counted with the prompt>"
     assert mine == theirs
     end = next(e for e in mine if e["type"] == "compaction_end")
     assert end["reason"] == "overflow" and end["willRetry"] is True
-    assert _entries_by_position(ours_box) == _entries_by_position(pi_box)
+    ours_entries, pi_entries = _entries_by_position(ours_box), _entries_by_position(pi_box)
+    for entries in (ours_entries, pi_entries):
+        for entry in entries:
+            if entry["type"] == "compaction":
+                assert entry["tokensBefore"] > prompt_counted, entry
+                entry["tokensBefore"] = "<counted with the prompt>"
+    assert ours_entries == pi_entries
     assert (ours.returncode, pi.returncode) == (0, 0)
 
 

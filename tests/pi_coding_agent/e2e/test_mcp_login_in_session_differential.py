@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -20,29 +19,14 @@ from typing import Any
 import pytest
 
 from tests.pi_coding_agent.app.interactive._scenario import pi_command
-from tests.pi_coding_agent.e2e._harness import OPENAI_MODEL, Sandbox, run_ours, run_pi
+from tests.pi_coding_agent.e2e._harness import OPENAI_MODEL, run_ours, run_pi
+from tests.pi_coding_agent.e2e._mcp_oauth import oauth_sandbox
 from tests.support.mcp_oauth_server import serve_oauth
 from tests.support.scripted_provider import ScriptedProvider
 
 pytestmark = pytest.mark.timeout(600)
 
-BROWSER = """#!{python}
-import sys, urllib.request
-with urllib.request.urlopen(sys.argv[1], timeout=30) as answer:
-    answer.read()
-"""
 COMMANDS = ["/mcp login guarded", "/mcp", "/mcp logout guarded", "/mcp logout", "/mcp"]
-
-
-def _sandbox(root: Path, url: str, base_url: str) -> Sandbox:
-    sandbox = Sandbox.create(root, base_url)
-    servers = {"guarded": {"url": url}, "plain": {"url": url, "headers": {"Authorization": "Bearer x"}}}
-    (sandbox.agent_dir / "mcp.json").write_text(json.dumps({"mcpServers": servers}), encoding="utf-8")
-    browser = root / "bin" / "xdg-open"
-    browser.parent.mkdir()
-    browser.write_text(BROWSER.format(python=sys.executable), encoding="utf-8")
-    browser.chmod(0o755)
-    return sandbox
 
 
 def _normalized(text: str) -> str:
@@ -72,7 +56,7 @@ def _ui_requests(lines: list[dict[str, Any]]) -> list[tuple[str, ...]]:
 def _session(root: Path, which: str, url: str) -> list[list[tuple[str, ...]]]:
     """Each command's extension UI requests, in order."""
     with ScriptedProvider([{"text": "ok"}]) as provider:
-        sandbox = _sandbox(root / which, url, provider.base_url)
+        sandbox = oauth_sandbox(root / which, url, provider.base_url)
         path = f"{sandbox.root / 'bin'}:{sandbox.env()['PATH']}"
         command = pi_command(which, "--mode", "rpc", "--model", OPENAI_MODEL, "--no-session")
         process = subprocess.Popen(command, cwd=sandbox.work, env=sandbox.env(PATH=path), stdin=subprocess.PIPE,
@@ -111,7 +95,7 @@ def test_mcp_login_needs_someone_to_answer(tmp_path: Path) -> None:
     run ends at once without signing in (no tokens in ``mcp-auth.json``)."""
     with serve_oauth() as url:
         for which in ("pi", "ours"):
-            sandbox = _sandbox(tmp_path / which, url, "http://127.0.0.1:9")
+            sandbox = oauth_sandbox(tmp_path / which, url, "http://127.0.0.1:9")
             args = ("--model", OPENAI_MODEL, "--no-session", "-p", "/mcp login guarded")
             done = run_pi(sandbox, *args, current=True) if which == "pi" else run_ours(sandbox, *args)
             assert done.returncode == 0, done.stderr

@@ -13,7 +13,6 @@ import json
 import re
 import shutil
 import stat
-import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -21,13 +20,8 @@ from typing import Any
 import pytest
 
 from tests.pi_coding_agent.e2e._harness import Completed, Sandbox, run_ours, run_pi
+from tests.pi_coding_agent.e2e._mcp_oauth import oauth_sandbox
 from tests.support.mcp_oauth_server import serve_oauth
-
-BROWSER = """#!{python}
-import sys, urllib.request
-with urllib.request.urlopen(sys.argv[1], timeout=30) as answer:
-    answer.read()
-"""
 
 COMMANDS: list[tuple[str, ...]] = [
     ("mcp", "list"),
@@ -66,23 +60,12 @@ def _normalized(text: str, url: str, root: Path) -> str:
     return re.sub(r"127\.0\.0\.1%3A\d+%2Fcallback", "127.0.0.1%3A<port>%2Fcallback", text)
 
 
-def _sandbox(root: Path, url: str) -> Sandbox:
-    sandbox = Sandbox.create(root, "http://127.0.0.1:9")
-    servers = {"guarded": {"url": url}, "plain": {"url": url, "headers": {"Authorization": "Bearer x"}}}
-    (sandbox.agent_dir / "mcp.json").write_text(json.dumps({"mcpServers": servers}), encoding="utf-8")
-    browser = root / "bin" / "xdg-open"
-    browser.parent.mkdir()
-    browser.write_text(BROWSER.format(python=sys.executable), encoding="utf-8")
-    browser.chmod(0o755)
-    return sandbox
-
-
 def _path(sandbox: Sandbox) -> str:
     return f"{sandbox.root / 'bin'}:{sandbox.env()['PATH']}"
 
 
 def _run(tmp_path: Path, program: str, url: str) -> tuple[list[tuple[int, str, str]], Any, int]:
-    sandbox = _sandbox(tmp_path / program, url)
+    sandbox = oauth_sandbox(tmp_path / program, url)
     answers = []
     shape: Any = None
     mode = 0
@@ -106,7 +89,7 @@ def _run(tmp_path: Path, program: str, url: str) -> tuple[list[tuple[int, str, s
 
 
 def _list_with(tmp_path: Path, program: str, url: str, auth_file: Path) -> Completed:
-    sandbox = _sandbox(tmp_path / f"{program}-reads", url)
+    sandbox = oauth_sandbox(tmp_path / f"{program}-reads", url)
     shutil.copy(auth_file, sandbox.agent_dir / "mcp-auth.json")
     if program == "pi":
         return run_pi(sandbox, "mcp", "list", current=True)
