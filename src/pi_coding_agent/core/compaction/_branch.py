@@ -7,11 +7,13 @@ model still knows what was tried there.
 
 The newest entries win when the branch is longer than the model's context minus
 ``branchSummary.reserveTokens``; a compaction or an older branch summary that no longer fits
-is still taken while less than 90% of the budget is used. Files read and modified are
+is still taken while less than 90% of the budget is used. Each entry counts as the model saw
+it: under the latest ``context_edit`` of it among the entries left behind (hidden ones drop
+out, replaced ones read as their replacement), as in Pi 1.6. Files read and modified are
 tracked as for compaction: from tool calls, and cumulatively from the ``details`` of the
 branch summaries being summarized. The prompt and the preamble are ours; the request
-(system prompt, ``<conversation>`` transcript, at most 4,096 output tokens, no prompt
-cache) and the entry follow Pi 0.85. The preamble is prose the model reads, kept verbatim
+(system prompt, ``<conversation>`` transcript, no output cap, the session's reasoning level,
+no prompt cache) and the entry follow Pi 1.6. The preamble is prose the model reads, kept verbatim
 in the entry by both Pis and never parsed, so our wording leaves files interchangeable
 (docs/pi-1.6/tools-and-compaction.md).
 """
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from pi_agent import AgentMessage
 from pi_ai import Usage, content_text
@@ -36,10 +39,10 @@ from pi_coding_agent.core.session import (
     CompactionEntry,
     SessionEntry,
     SessionManager,
-    session_entry_to_context_messages,
+    context_edits_of,
+    project_context_entry,
 )
 
-BRANCH_SUMMARY_MAX_TOKENS = 4096
 DEFAULT_CONTEXT_WINDOW = 128000
 
 BRANCH_SUMMARY_PREAMBLE = (
@@ -112,9 +115,16 @@ class PreparedBranch:
     total_tokens: int
 
 
-def _summary_messages(entry: SessionEntry) -> list[AgentMessage]:
-    """What an entry shows the summarizer (tool results are left out: the calls say enough)."""
-    return [message for message in session_entry_to_context_messages(entry) if message.role != "toolResult"]
+def _summary_message(entry: SessionEntry, edit: dict[str, Any] | None) -> AgentMessage | None:
+    """What an entry shows the summarizer, under its latest ``context_edit`` as in Pi 1.6 (a
+    hidden entry shows nothing). Tool results are left out (the calls say enough); summaries
+    are never edited, and a compaction shows its summary, not the prompt it replays."""
+    summary_entry = entry.type in ("compaction", "branch_summary")
+    messages = project_context_entry(entry, None if summary_entry else edit)
+    if not messages:
+        return None
+    message = messages[-1] if entry.type == "compaction" else messages[0]
+    return None if message.role == "toolResult" else message
 
 
 def _tracked_files(entries: Sequence[SessionEntry], file_ops: FileOperations) -> None:
@@ -137,11 +147,11 @@ def prepare_branch_entries(entries: Sequence[SessionEntry], token_budget: int = 
     _tracked_files(entries, file_ops)
     kept: list[AgentMessage] = []
     total = 0
+    edits = context_edits_of(entries)
     for entry in reversed(entries):
-        messages = _summary_messages(entry)
-        if not messages:
+        message = _summary_message(entry, edits.get(entry.id) if edits else None)
+        if message is None:
             continue
-        message = messages[0]
         file_ops.add_from(message)
         tokens = estimate_tokens(message)
         if token_budget > 0 and total + tokens > token_budget:
@@ -196,12 +206,7 @@ async def generate_branch_summary(
     prompt = branch_summary_prompt(
         serialize_conversation(prepared.messages), request.custom_instructions, replace_instructions
     )
-    max_tokens = (
-        min(BRANCH_SUMMARY_MAX_TOKENS, model.max_tokens)
-        if model.max_tokens > 0
-        else BRANCH_SUMMARY_MAX_TOKENS
-    )
-    response = await request_summary(request, prompt, max_tokens)
+    response = await request_summary(request, prompt, None)  # no output cap, as Pi 1.6
     if response.stop_reason == "aborted":
         return BranchSummary(aborted=True)
     failure = summary_failure(response, "Branch summarization")

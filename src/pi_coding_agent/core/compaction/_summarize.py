@@ -220,8 +220,11 @@ class SummaryRequest:
         return {"source": self.source}
 
 
-async def request_summary(request: SummaryRequest, prompt: str, max_tokens: int) -> AssistantMessage:
-    """One summary call (retried on transient failures); aborted calls return what they got."""
+async def request_summary(request: SummaryRequest, prompt: str, max_tokens: int | None) -> AssistantMessage:
+    """One summary call (retried on transient failures); aborted calls return what they got.
+
+    ``max_tokens`` ``None`` sends no output cap, as Pi 1.6 does for every summary: the provider's
+    default (the model's output limit) applies."""
     import inspect
 
     import uuid_utils
@@ -261,7 +264,7 @@ def summary_failure(response: AssistantMessage, label: str) -> str | None:
     return None
 
 
-async def _summarize(request: SummaryRequest, prompt: str, max_tokens: int, label: str) -> tuple[str, Usage]:
+async def _summarize(request: SummaryRequest, prompt: str, max_tokens: int | None, label: str) -> tuple[str, Usage]:
     """One summary call. An aborted call returns what it got; the caller checks the signal."""
     response = await request_summary(request, prompt, max_tokens)
     if response.stop_reason == "aborted":
@@ -293,12 +296,18 @@ def _fitted(
     max_tokens: int,
     context_window: int,
     frame: Callable[[str, str], str] = _tagged,
-) -> tuple[str, int]:
-    """The summary prompt (``frame`` of the transcript and ``instructions``) and its output cap,
-    both fitted to the model's window (``_window.fit_summary_prompt``)."""
+) -> tuple[str, int | None]:
+    """The summary prompt (``frame`` of the transcript and ``instructions``) and its output cap.
+
+    Pi 1.6 sends summaries without a cap. So do we while the prompt leaves ``max_tokens`` (the
+    0.85 share of ``reserveTokens``) free in the model's window; otherwise (a small window) the
+    transcript and the cap are fitted to it (``_window.fit_summary_prompt``) and the cap is sent.
+    """
     frame_tokens = estimate_prompt_tokens(SYSTEM_PROMPT + frame("", instructions))
-    transcript, max_tokens = fit_summary_prompt(transcript, frame_tokens, max_tokens, context_window)
-    return frame(transcript, instructions), max_tokens
+    fitted, cap = fit_summary_prompt(transcript, frame_tokens, max_tokens, context_window)
+    if fitted == transcript and cap == max_tokens:
+        return frame(transcript, instructions), None
+    return frame(fitted, instructions), cap
 
 
 def _add_usage(a: Usage, b: Usage) -> Usage:
@@ -344,7 +353,7 @@ async def compact(preparation: CompactionPreparation, request: SummaryRequest) -
     model = request.model
     window = model.context_window
 
-    def history_prompt() -> tuple[str, int]:
+    def history_prompt() -> tuple[str, int | None]:
         tail = ""
         if preparation.previous_summary:
             tail += f"<previous-summary>\n{preparation.previous_summary}\n</previous-summary>\n\n"

@@ -9,9 +9,9 @@ twice ``reserveTokens`` exactly as Pi handles them:
 
 - ``fit_to_window``: when ``reserveTokens`` is half the window or more, a quarter of the window
   is reserved and at most a quarter is kept.
-- ``fit_summary_prompt``: the summary's output cap is lowered to what the window has left after
-  the prompt, and when that is less than the cap, the oldest part of the transcript is dropped so
-  that the cap fits. Tokens are estimated at three characters each here (code and JSON tokenize
+- ``fit_summary_prompt``: when the window has less room left after the prompt than Pi 0.85's
+  output cap, the oldest part of the transcript is dropped so that the cap fits, and the cap is
+  sent (Pi 1.6 sends summaries without one; so do we whenever everything fits). Tokens are estimated at three characters each here (code and JSON tokenize
   denser than Pi's four-characters estimate, and an overflowing summary request fails outright).
 """
 

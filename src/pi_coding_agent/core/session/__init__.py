@@ -25,6 +25,8 @@ from pi_coding_agent.core.session._context import SessionModel as SessionModel
 from pi_coding_agent.core.session._context import build_context_entries as build_context_entries
 from pi_coding_agent.core.session._context import build_session_context as build_session_context
 from pi_coding_agent.core.session._context import build_session_projection as build_session_projection
+from pi_coding_agent.core.session._context import context_edits_of as context_edits_of
+from pi_coding_agent.core.session._context import project_context_entry as project_context_entry
 from pi_coding_agent.core.session._context import (
     session_entry_to_context_messages as session_entry_to_context_messages,
 )

@@ -469,6 +469,24 @@ def _entry_messages(offset: int, entry: SessionEntry, edit: dict[str, Any] | Non
     return []
 
 
+def context_edits_of(entries: Sequence[SessionEntry]) -> dict[str | None, dict[str, Any]]:
+    """``targetId`` -> the last ``context_edit`` among ``entries`` (in their order)."""
+    edits: dict[str | None, dict[str, Any]] = {}
+    for entry in entries:
+        if entry.type == "context_edit":
+            data = entry_to_dict(entry)
+            target = data.get("targetId")
+            edits[target if isinstance(target, str) else None] = data
+    return edits
+
+
+def project_context_entry(entry: SessionEntry, edit: dict[str, Any] | None) -> list[AgentMessage]:
+    """The messages ``entry`` gives the model under ``edit`` (Pi 1.6's ``projectContextEntry``):
+    unchanged without one, none when it hides the entry, else the replacement content."""
+    messages = session_entry_to_context_messages(entry)
+    return messages if edit is None else _edited(messages, edit)
+
+
 def build_context(tree: EntryTree, leaf: LeafArg) -> SessionContext:
     path = path_positions(tree, leaf)
     thinking, model = settings_of(tree, path)

@@ -183,7 +183,7 @@ class TreeNavigation:
         request = SummaryRequest(
             model=model,
             stream_fn=context.agent.stream_fn,
-            thinking_level="off",
+            thinking_level=context.agent.state.thinking_level,  # Pi 1.6 passes the session's level
             retry=context.settings.retry,
             signal=controller.signal,
             on_retry_event=lambda kind, fields: context.emit(SummarizationRetryEvent(kind, fields)),

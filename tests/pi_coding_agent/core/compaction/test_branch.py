@@ -20,6 +20,7 @@ from pi_coding_agent.core.compaction import (
     SummaryRequest,
     collect_entries_for_branch_summary,
     generate_branch_summary,
+    prepare_branch_entries,
 )
 from pi_coding_agent.core.session import SessionManager
 from pi_coding_agent.core.settings import RetrySettings
@@ -96,7 +97,7 @@ async def test_the_request_and_the_retry_events() -> None:
     assert isinstance(prompt, UserMessage) and isinstance(prompt.content, list)
     text = prompt.content[0].text  # type: ignore[union-attr]
     assert text.startswith("<conversation>\n[User]: read a.txt") and "SECRET TOOL OUTPUT" not in text
-    assert options.max_tokens == 1000 and options.reasoning is None and options.cache_retention == "none"
+    assert options.max_tokens is None and options.reasoning is None and options.cache_retention == "none"
     assert [kind for kind, _ in events] == [
         "summarization_retry_scheduled",
         "summarization_retry_attempt_start",
@@ -123,3 +124,24 @@ async def test_failures_are_reported_not_raised() -> None:
         assert empty.summary == "No content to summarize" and empty.usage is None
     finally:
         faux.unregister()
+
+
+def test_the_branch_is_summarized_as_its_context_edits_left_it() -> None:
+    """Pi 1.6: hidden entries drop out, replaced ones read as their replacement, the latest
+    edit of a target wins, and a compaction shows its summary."""
+    manager = SessionManager.in_memory("/tmp")
+    shared = manager.append_message(_user("shared"))
+    question = manager.append_message(_user("hidden question"))
+    answer = manager.append_message(_assistant([TextContent(text="original answer")]))
+    manager.append_context_edit(question, None)
+    manager.append_context_edit(answer, {"content": "first replacement"})
+    manager.append_context_edit(answer, {"content": "latest replacement"})
+    manager.append_compaction("the summary so far", answer, 10)
+    leaf = manager.append_message(_user("after"))
+    collected = collect_entries_for_branch_summary(manager, leaf, shared)
+    prepared = prepare_branch_entries(collected.entries)
+    assert [(m.role, getattr(m, "content", getattr(m, "summary", None))) for m in prepared.messages] == [
+        ("assistant", [TextContent(text="latest replacement")]),
+        ("compactionSummary", "the summary so far"),
+        ("user", [TextContent(text="after")]),
+    ]
