@@ -160,7 +160,8 @@ def _subagent_box(screen: str) -> list[str]:
 
 def test_a_foreground_subagent_answers_in_the_terminal_ui_as_in_pi(tmp_path: Path, subagents: Path) -> None:
     """In the TUI the run finishes and the tool's result box (pi-subagents' renderer, drawn in
-    Node) shows the child's answer as Pi 1.6's does."""
+    Node) shows the child's answer as Pi 1.6's does; the footer's token totals include the
+    child's."""
     from tests.pi_coding_agent.app.interactive._scenario import launch
 
     seen = {}
@@ -168,8 +169,14 @@ def test_a_foreground_subagent_answers_in_the_terminal_ui_as_in_pi(tmp_path: Pat
         with launch(tmp_path / which, which, [], route=_route(False), settings={"packages": [str(subagents)]},
                     env={"PI_NODE_CACHE": node_cache()}) as run:  # fmt: skip
             run.submit("delegate please")
-            seen[which] = _subagent_box(run.pane.wait_for("parent done", limit=150))
+            run.pane.wait_for("parent done", limit=150)
+            # the footer counts the last answer once it ended (it may show while still streaming)
+            screen = run.pane.wait_until(lambda s: "↑30 ↓15" in s, "the footer never counted 30 tokens in", limit=30)
+            seen[which] = _subagent_box(screen)
+            seen[f"{which} tokens"] = re.findall(r"↑\S+ ↓\S+", screen)
     assert seen["ours"] == seen["pi16"]
+    # The footer's totals count the child's usage (the tool result's ``usage``) with the parent's.
+    assert seen["ours tokens"] == seen["pi16 tokens"] == ["↑30 ↓15"]
     assert seen["ours"][0] == "✓ delegate (scripted-model) [fresh] · ⟳ 1 · 15 token"
     assert seen["ours"][-1] == CHILD_ANSWER
 
