@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from pi_coding_agent.core.settings import Settings, TrustAsker, TrustChoice
     from pi_coding_agent.customize.extensions import ExtensionError, ExtensionRunner
     from pi_coding_agent.customize.loader import LoadedResources
+    from pi_coding_agent.customize.packages import ResolvedResource
     from pi_coding_agent.runtime.agent_session import ResourceChoice
 
 
@@ -111,6 +112,9 @@ def resources_and_extensions(
         npm_command=[str(part) for part in npm_command] if isinstance(npm_command, list) and npm_command else None,
     )  # fmt: skip
     stop_unused_early_host()
+    package_warnings = _host_package_warnings(resources.extensions)
+    for manifest, message in package_warnings:
+        diagnostics.warn(f'Extension package "{manifest}": {message}')
     failed += _builtin_extensions(resources.builtin_extensions, diagnostics)
     if failed:
         diagnostics.flush()
@@ -119,12 +123,27 @@ def resources_and_extensions(
         check_unknown_flags(parsed)
     if runner is not None:
         runner.project_trusted = settings.project_trusted
+        runner.package_warnings = package_warnings
         for resource in resources.extensions:
             origin = resource.origin
             path = os.path.abspath(resource.path)
             key = os.path.dirname(path) if os.path.basename(path) == "__init__.py" else path
             runner.sources[key] = (origin.source, origin.scope, origin.base_dir)
     return resources, runner
+
+
+def _host_package_warnings(extensions: Sequence[ResolvedResource]) -> list[tuple[str, str]]:
+    """Pi 1.6's start-up warning for each package of the run's extensions whose ``dependencies``
+    name a package Pi provides (``typebox``, Pi's own): ``(package.json path, message)``."""
+    roots = [
+        r.origin.base_dir for r in extensions
+        if r.origin.origin == "package" and r.origin.base_dir is not None and os.path.isdir(r.origin.base_dir)
+    ]  # fmt: skip
+    if not roots:
+        return []
+    from pi_coding_agent.customize.ts_extensions import host_dependency_warnings
+
+    return host_dependency_warnings(roots)
 
 
 def _builtin_extensions(sources: list[str], diagnostics: Diagnostics) -> list[ExtensionError]:

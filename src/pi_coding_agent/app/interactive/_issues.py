@@ -28,8 +28,9 @@ _BUILTIN_NAMES = frozenset(name for name, _ in BUILTIN_COMMANDS)
 
 
 def extension_issues(runner: ExtensionRunner, keys: Keybindings, reserved: tuple[str, ...]) -> list[Issue]:
-    """Built-in command clashes, then shortcut conflicts, in Pi's order."""
-    issues: list[Issue] = []
+    """Packages listing Pi's own packages as dependencies, built-in command clashes, then
+    shortcut conflicts, in Pi's order."""
+    issues: list[Issue] = list(runner.package_warnings)
     for command in runner.commands():
         if command.name not in _BUILTIN_NAMES:
             continue

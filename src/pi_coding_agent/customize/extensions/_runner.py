@@ -96,6 +96,9 @@ class ExtensionRunner:
         self.shutdown_requested = False
         self.pending_providers: list[tuple[str, dict[str, Any]]] = []
         self.sources: dict[str, tuple[str, str, str | None]] = {}
+        self.package_warnings: list[tuple[str, str]] = []
+        """``(package.json path, message)``: packages of these extensions that list a package Pi
+        provides under ``dependencies`` (``ts_extensions.host_dependency_warnings``)."""
         """Where each extension (by its path) came from: ``(source, scope, base folder)``, as the
         resource resolver says (``local``/``auto``/a package source; ``user``/``project``/``temporary``);
         the interactive UI labels the paths it names with it. Set by the CLI."""

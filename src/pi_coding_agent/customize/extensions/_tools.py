@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from pi_agent import AgentTool, AgentToolResult, ToolFailure, ToolUpdateCallback
-from pi_ai import AbortSignal, ImageContent, TextContent
+from pi_ai import AbortSignal, DecodeError, ImageContent, TextContent, Usage, convert
 from pi_coding_agent.customize.extensions._runner import call_handler
 from pi_coding_agent.customize.extensions._types import ToolDefinition
 
@@ -41,11 +41,25 @@ def to_tool_result(value: Any) -> AgentToolResult[Any]:
         return AgentToolResult(
             content=_blocks(value.get("content")),
             details=value.get("details"),
-            usage=value.get("usage"),
+            usage=_usage(value.get("usage")),
             structured_content=structured,
             terminate=value.get("terminate"),
         )
     return AgentToolResult(content=_blocks(value))
+
+
+def _usage(value: Any) -> Usage | None:
+    """A result's own model usage: a ``Usage``, or its JSON shape (``{input, output, cacheRead,
+    ...}``, what a TypeScript tool such as pi-subagents' returns) read as one; anything else is
+    none. The footer's and ``/session``'s token totals count it, as Pi 1.6's do."""
+    if isinstance(value, Usage) or value is None:
+        return value
+    if not isinstance(value, dict):
+        return None
+    try:
+        return convert(value, Usage)
+    except (DecodeError, TypeError, ValueError):
+        return None
 
 
 def _returned_error(value: Any) -> bool:

@@ -8,6 +8,10 @@ commands forward to Node (``docs/extensions.md``, "TypeScript extensions").
 
 from pi_coding_agent.customize.ts_extensions._bridge import TypeScriptHost
 from pi_coding_agent.customize.ts_extensions._early import start_host_early, stop_early_host
+from pi_coding_agent.customize.ts_extensions._host_packages import (
+    HOST_PROVIDED_PACKAGES,
+    host_dependency_warnings,
+)
 from pi_coding_agent.customize.ts_extensions._load import (
     TYPESCRIPT_SUFFIXES,
     TypeScriptLoad,
@@ -18,10 +22,12 @@ from pi_coding_agent.customize.ts_extensions._load import (
 from pi_coding_agent.customize.ts_extensions._process import HostError, use_bundled_library
 
 __all__ = [
+    "HOST_PROVIDED_PACKAGES",
     "TYPESCRIPT_SUFFIXES",
     "HostError",
     "TypeScriptHost",
     "TypeScriptLoad",
+    "host_dependency_warnings",
     "is_typescript_extension",
     "load_typescript_extensions",
     "start_host_early",

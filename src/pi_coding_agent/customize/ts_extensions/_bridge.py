@@ -37,7 +37,7 @@ from pi_coding_agent.customize.ts_extensions._codec import (
     encode,
     encode_event,
 )
-from pi_coding_agent.customize.ts_extensions._components import ComponentCalls
+from pi_coding_agent.customize.ts_extensions._components import ComponentCalls, note_completing
 from pi_coding_agent.customize.ts_extensions._input import TerminalInputRelay
 from pi_coding_agent.customize.ts_extensions._process import HostError, HostProcess
 from pi_coding_agent.customize.ts_extensions._renderers import (
@@ -66,6 +66,8 @@ class TypeScriptHost:
         self._sent_themes: object = ()
         self._syncing = False
         self.lines: dict[str, list[str]] = {}
+        self.completing: set[str] = set()
+        """The components (editors) showing their completion list as of their last lines."""
         """The last lines of each component Node renders for us (``_components``)."""
         self.component_calls = ComponentCalls(self)
         self.kept: dict[str, object] = {}
@@ -164,6 +166,9 @@ class TypeScriptHost:
             if isinstance(value, int):  # bool included: the keys Node's components decode
                 state[name] = value
         state.update(_interactive_state(self.runner.ui))
+        max_visible = _autocomplete_max_visible(self.runner.ui)
+        if max_visible is not None:
+            state["autocompleteMaxVisible"] = max_visible
         theme = active_theme(self.runner.ui)
         if theme is not None:
             signature = _theme_signature(theme)
@@ -278,7 +283,9 @@ class TypeScriptHost:
                 str(args.get("error")),
             )
         elif kind == "lines" and isinstance(args.get("lines"), list):
-            self.lines[str(args.get("cid"))] = [str(line) for line in args["lines"]]
+            cid = str(args.get("cid"))
+            self.lines[cid] = [str(line) for line in args["lines"]]
+            note_completing(self.completing, cid, args.get("completing"))
             self.redraw()
         elif kind in ("editorSubmit", "editorChange"):
             self.component_calls.editor_event(kind, str(args.get("cid")), str(args.get("text") or ""))
@@ -484,6 +491,15 @@ def _interactive_state(ui: Any) -> dict[str, Any]:
         branch = getattr(footer, "git_branch", None)
         state["gitBranch"] = branch() if callable(branch) else branch
     return state
+
+
+def _autocomplete_max_visible(ui: Any) -> int | None:
+    """The ``autocompleteMaxVisible`` setting our editor uses (Pi gives it to editor components)."""
+    setting = getattr(getattr(ui, "host", None), "int_setting", None)
+    if not callable(setting):
+        return None
+    value = setting("autocompleteMaxVisible", 5, 3, 20)
+    return value if isinstance(value, int) else None
 
 
 def _theme_signature(theme: Any) -> object:

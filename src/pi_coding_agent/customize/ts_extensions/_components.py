@@ -21,6 +21,7 @@ class ComponentLink(Protocol):
     """What a remote component needs of the host: its requests to Node and the last lines."""
 
     lines: dict[str, list[str]]
+    completing: set[str]
 
     def send(
         self, op: str, fields: dict[str, Any], on_answer: Callable[[Any], None] | None = None
@@ -57,6 +58,8 @@ class RemoteComponent:
         lines = answer.get("lines") if isinstance(answer, dict) else None
         self.missing = not isinstance(lines, list)
         self.link.lines[self.cid] = [str(line) for line in lines] if isinstance(lines, list) else []
+        if isinstance(answer, dict):
+            note_completing(self.link.completing, self.cid, answer.get("completing"))
 
     def handle_input(self, data: str) -> None:
         self.link.send("uiInput", {"cid": self.cid, "data": data})
@@ -77,6 +80,7 @@ class RemoteComponent:
 
     def dispose(self) -> None:
         self.link.lines.pop(self.cid, None)
+        self.link.completing.discard(self.cid)
         self.link.send("uiDispose", {"cid": self.cid})
 
 
@@ -93,6 +97,12 @@ class RemoteEditor(RemoteComponent):
     def get_text(self) -> str:
         return self._text
 
+    @property
+    def completion_open(self) -> bool:
+        """Node's editor shows its completion list (in the lines we draw): our app keys then
+        leave Escape to it, which closes the list, as Pi's ``CustomEditor`` does."""
+        return self.cid in self.link.completing
+
     def set_text(self, text: str) -> None:
         self._text = text
         self.link.send("uiSetText", {"cid": self.cid, "text": text})
@@ -106,6 +116,14 @@ class RemoteEditor(RemoteComponent):
         self._text = ""
         if self.on_submit is not None:
             self.on_submit(text)
+
+
+def note_completing(completing: set[str], cid: str, flag: Any) -> None:
+    """Keep whether the component under ``cid`` shows its completion list (Node's word)."""
+    if flag is True:
+        completing.add(cid)
+    else:
+        completing.discard(cid)
 
 
 def overlay_options(given: Any) -> Any:

@@ -138,7 +138,9 @@ const state = {
 	settings: {},
 	mcpServers: [],
 };
-remote.setLinesListener((cid, width, lines) => send({ notify: "lines", op: null, args: { cid, width, lines } }));
+remote.setLinesListener((cid, width, lines, completing) =>
+	send({ notify: "lines", op: null, args: { cid, width, lines, completing } }),
+);
 
 const session = { id: undefined, header: undefined, entries: [], leafId: null, file: undefined, manager: undefined };
 
@@ -148,7 +150,9 @@ function applyState(update) {
 	// Our UI was reset (a new session, /reload): its key listeners and autocomplete providers
 	// are gone there, as Pi drops them; Python already unsubscribed its side.
 	if (rest.uiResets !== undefined && state.uiResets !== undefined && rest.uiResets !== state.uiResets) dropUiHooks();
+	const maxVisibleChanged = rest.autocompleteMaxVisible !== undefined && rest.autocompleteMaxVisible !== state.autocompleteMaxVisible;
 	Object.assign(state, rest);
+	if (maxVisibleChanged) giveEditorMaxVisible();
 	if (themeUpdate) applyTheme(themeUpdate);
 	// Keys arrive as our terminal sends them: Pi's key matching must know the Kitty protocol is on.
 	if (typeof rest.kittyKeyboard === "boolean") {
@@ -391,6 +395,18 @@ function giveEditorProvider() {
 	}
 }
 
+/** The `autocompleteMaxVisible` setting for the editor component, as Pi copies it from its
+ * own editor (again when the setting changes). */
+function giveEditorMaxVisible() {
+	const editor = remote.componentOf(slots.get("editor"));
+	if (typeof state.autocompleteMaxVisible !== "number") return;
+	try {
+		editor?.setAutocompleteMaxVisible?.(state.autocompleteMaxVisible);
+	} catch (error) {
+		reportError("<ts-host>", "setAutocompleteMaxVisible", error);
+	}
+}
+
 const answeredItems = new Map();
 let nextAnswer = 0;
 
@@ -516,6 +532,7 @@ function setEditorComponent(factory) {
 		slots.set("editor", cid);
 		remote.mount(cid, editor);
 		giveEditorProvider();
+		giveEditorMaxVisible();
 		callUi("setEditorComponent", { cid });
 	} catch (error) {
 		reportError("<ts-host>", "ui.setEditorComponent", error);
@@ -783,7 +800,8 @@ const ops = {
 	},
 	async uiRender({ cid, width, spec }) {
 		if (spec) await mountRenderer(cid, spec);
-		return { lines: remote.render(cid, width) };
+		const lines = remote.render(cid, width);
+		return { lines, completing: remote.completing(remote.componentOf(cid)) };
 	},
 	async uiInput({ cid, data }) {
 		remote.input(cid, data);

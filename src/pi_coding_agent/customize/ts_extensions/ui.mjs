@@ -51,6 +51,15 @@ export function unmount(cid) {
 	entry.onDispose?.();
 }
 
+/** Whether an editor component shows its completion list (Python then lets Escape close it). */
+export function completing(component) {
+	try {
+		return component?.isShowingAutocomplete?.() === true;
+	} catch {
+		return false;
+	}
+}
+
 function linesOf(component, width) {
 	const rendered = component.render(width);
 	return Array.isArray(rendered) ? rendered.map((line) => String(line)) : [];
@@ -95,7 +104,7 @@ export function requestRender() {
 				continue;
 			}
 			entry.lines = lines;
-			notify(cid, entry.width, lines);
+			notify(cid, entry.width, lines, completing(entry.component));
 		}
 	});
 }

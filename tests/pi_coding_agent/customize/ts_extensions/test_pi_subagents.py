@@ -160,7 +160,8 @@ def _subagent_box(screen: str) -> list[str]:
 
 def test_a_foreground_subagent_answers_in_the_terminal_ui_as_in_pi(tmp_path: Path, subagents: Path) -> None:
     """In the TUI the run finishes and the tool's result box (pi-subagents' renderer, drawn in
-    Node) shows the child's answer as Pi 1.6's does."""
+    Node) shows the child's answer as Pi 1.6's does; the footer's token totals include the
+    child's."""
     from tests.pi_coding_agent.app.interactive._scenario import launch
 
     seen = {}
@@ -168,8 +169,14 @@ def test_a_foreground_subagent_answers_in_the_terminal_ui_as_in_pi(tmp_path: Pat
         with launch(tmp_path / which, which, [], route=_route(False), settings={"packages": [str(subagents)]},
                     env={"PI_NODE_CACHE": node_cache()}) as run:  # fmt: skip
             run.submit("delegate please")
-            seen[which] = _subagent_box(run.pane.wait_for("parent done", limit=150))
+            run.pane.wait_for("parent done", limit=150)
+            # the footer counts the last answer once it ended (it may show while still streaming)
+            screen = run.pane.wait_until(lambda s: "↑30 ↓15" in s, "the footer never counted 30 tokens in", limit=30)
+            seen[which] = _subagent_box(screen)
+            seen[f"{which} tokens"] = re.findall(r"↑\S+ ↓\S+", screen)
     assert seen["ours"] == seen["pi16"]
+    # The footer's totals count the child's usage (the tool result's ``usage``) with the parent's.
+    assert seen["ours tokens"] == seen["pi16 tokens"] == ["↑30 ↓15"]
     assert seen["ours"][0] == "✓ delegate (scripted-model) [fresh] · ⟳ 1 · 15 token"
     assert seen["ours"][-1] == CHILD_ANSWER
 
@@ -203,3 +210,38 @@ def test_a_profile_check_starts_our_pi_as_a_child_process(tmp_path: Path, subage
     assert seen["ours"][0].endswith("delegate → scripted-openai/scripted-model — registry ok; probe ok (OK)")
     assert len(seen["ours child"]) == 1 and seen["ours child"][0].startswith("pi (")
     assert seen["pi child"][0].startswith("pi/1.6.0")
+
+
+def _package_warning(stderr: str) -> list[tuple[str, bool]]:
+    """Each start-up warning about a package's ``dependencies``: what it names up to the message
+    (``Warning: Extension package "<package.json>"``) and whether it names ``typebox`` (the
+    wording is ours: docs/extensions.md)."""
+    found = re.findall(r'^(Warning: Extension package "[^"]+"): (.*)$', stderr, re.MULTILINE)
+    return [(head, "typebox" in message and "peerDependencies" in message) for head, message in found]
+
+
+def test_a_dependency_on_a_package_pi_provides_is_warned_about_as_in_pi(tmp_path: Path, subagents: Path) -> None:
+    """pi-subagents lists ``typebox`` under ``dependencies`` (Pi provides it): Pi 1.6 warns once
+    at start, on stderr in print mode and in the TUI's ``[Extension issues]``, naming the
+    package's ``package.json``; so do we."""
+    from tests.pi_coding_agent.app.interactive._scenario import launch
+
+    folder = oracle.require_live_oracle(current=True)
+    assert folder.is_dir()
+    manifest = subagents / "package.json"
+    seen: dict[str, Any] = {}
+    for who in ("ours", "pi"):
+        with ScriptedProvider([{"text": "hello back"}]) as provider:
+            box = _sandbox(tmp_path / who, provider.base_url, subagents)
+            args = ("--model", OPENAI_MODEL, "-p", "hello")
+            done = run_ours(box, *args, PI_NODE_CACHE=node_cache()) if who == "ours" else run_pi(box, *args, current=True)
+        assert done.returncode == 0, (who, done.stderr[-2000:])
+        seen[who] = _package_warning(done.stderr)
+    assert seen["ours"] == seen["pi"] == [(f'Warning: Extension package "{manifest}"', True)]
+    for which in ("ours", "pi16"):
+        with launch(tmp_path / f"tui-{which}", which, [], settings={"packages": [str(subagents)]}, height=50,
+                    env={"PI_NODE_CACHE": node_cache()}) as run:  # fmt: skip
+            lines = [line.strip() for line in run.pane.wait_for("[Extension issues]").split("\n")]
+        at = lines.index("[Extension issues]")
+        seen[which] = lines[at + 1]
+    assert seen["ours"] == seen["pi16"] == str(manifest)

@@ -274,17 +274,33 @@ def _own_editor(tmp_path: Path, which: str) -> dict[str, Any]:
     """``/owneditor`` then ``/issues``: the editor component lists the built-in slash commands
     and the provider's ``#issue`` numbers itself (Pi's editor draws the list) and Tab applies."""
     seen: dict[str, Any] = {}
-    with launch(tmp_path / which, which, TURNS, args=("-e", str(UI_API)),
+    with launch(tmp_path / which, which, TURNS, args=("-e", str(UI_API)), settings={"autocompleteMaxVisible": 3},
                 env={"PI_NODE_CACHE": node_cache()}) as run:  # fmt: skip
         pane = run.pane
         _notice(run, "/owneditor", "own editor set")
         pane.wait_for("OWN EDITOR")
+        pane.type("/")
+        screen = pane.wait_until(lambda s: "(1/" in s, "no command list in the editor component")
+        seen["shown"] = _list_rows(screen)
+        pane.send("Escape")
+        pane.wait_until(lambda s: "(1/" not in s, "Escape left the command list open")
+        pane.send("BSpace")
+        pane.wait_until(lambda s: _own_text(s) == "", "the / stayed")
         pane.type("/issu")
         screen = pane.wait_until(lambda s: "Adds #issue" in s, "no /issu completion in the editor component")
         seen["commands"] = [line.strip() for line in screen.split("\n") if "Adds #issue" in line]
-        pane.send(*["BSpace"] * 5)  # (Escape is our interrupt key first: docs/extensions.md)
-        pane.wait_until(lambda s: "/issu" not in s.split("OWN EDITOR")[-1], "the editor kept /issu")
-        pane.wait_until(lambda s: "Adds #issue" not in s, "the command list stayed")
+        pane.send("Escape")  # closes the list (not our interrupt key first), the text stays
+        screen = pane.wait_until(lambda s: "Adds #issue" not in s, "Escape left the command list open")
+        seen["escaped"] = _own_text(screen)
+        pane.send("C-u")
+        pane.wait_until(lambda s: _own_text(s) == "", "Ctrl-U kept /issu")
+        pane.type("/issu")
+        pane.wait_until(lambda s: "Adds #issue" in s, "no /issu completion the second time")
+        pane.send("C-u")  # deletes the line; Pi's editor keeps the list open (no new request)
+        screen = pane.wait_until(lambda s: _own_text(s) == "", "Ctrl-U kept /issu")
+        seen["ctrl-u list"] = "Adds #issue" in screen
+        pane.send("Escape")
+        pane.wait_until(lambda s: "Adds #issue" not in s, "Escape left the list open after Ctrl-U")
         _notice(run, "/issues", "issues added")
         pane.type("see #29")
         screen = pane.wait_until(lambda s: "autocomplete providers" in s, "no #29 completion in the editor component")
@@ -295,8 +311,26 @@ def _own_editor(tmp_path: Path, which: str) -> dict[str, Any]:
     return seen
 
 
+def _own_text(screen: str) -> str:
+    """The text in the editor component's first line (under ``OWN EDITOR`` and its border)."""
+    lines = screen.split("\n")
+    at = next(i for i, line in enumerate(lines) if line.startswith("OWN EDITOR"))
+    return lines[at + 2].strip()
+
+
+def _list_rows(screen: str) -> int:
+    """How many items the completion list under the editor shows (rows above its ``(1/N)``)."""
+    lines = screen.split("\n")
+    end = next(i for i, line in enumerate(lines) if "(1/" in line)
+    start = max(i for i in range(end) if lines[i].strip() and set(lines[i].strip()) == {"─"})
+    return end - start - 1
+
+
 def test_an_editor_component_gets_the_completions(tmp_path: Path) -> None:
+    """Also: Escape closes its list (Ctrl-U empties the line and leaves the list, as Pi's does),
+    and the list shows ``autocompleteMaxVisible`` rows."""
     ours = _own_editor(tmp_path, "ours")
     pi = _own_editor(tmp_path, "pi16")
     assert ours == pi
     assert ours["applied"] == ["see #2983"]
+    assert ours["shown"] == 3 and ours["escaped"] == "/issu"
