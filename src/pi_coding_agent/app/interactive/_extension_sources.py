@@ -6,7 +6,8 @@
   for a package, whose path is then relative to the package);
 * ``extensions_section``: the ``[Extensions]`` section: the shortest path endings that tell
   the extensions apart (``source:path`` for a package's), or, expanded, every path grouped by
-  scope (project, user, path) and package.
+  scope (project, user, path) and package; a folder extension is named without its
+  ``index.ts`` / ``index.js``, as Pi names it.
 
 A source with a scheme (``git:``, ``pypi:``, ``npm:``...) is a package; Pi counts ``npm:``
 and ``git:`` only, the two kinds it installs.
@@ -88,10 +89,27 @@ def _package_label(source: str) -> str:
     return rest or source
 
 
+INDEX_FILES = ("index.ts", "index.js")
+"""A folder extension's entry file, which Pi leaves out of the names it shows."""
+
+
+def _without_index(path: str) -> str:
+    head, _, last = path.rpartition("/")
+    return head if head and last in INDEX_FILES else path
+
+
+def _path_segments(path: str) -> list[str]:
+    """The path's folders and name (from ``~`` for home), a last ``index.ts``/``index.js`` dropped."""
+    segments = [s for s in home_short(path).split("/") if s and s != "~"]
+    if len(segments) > 1 and segments[-1] in INDEX_FILES:
+        segments.pop()
+    return segments
+
+
 def _compact_labels(paths: list[str], sources: dict[str, Source]) -> list[str]:
     """Each extension's shortest path ending no other (non-package) extension shares."""
     local = [p for p in paths if not _is_package((source_of(p, sources) or ("", "", None))[0])]
-    segments = {p: [s for s in home_short(p).split("/") if s and s != "~"] for p in local}
+    segments = {p: _path_segments(p) for p in local}
     labels = []
     for path in paths:
         info = source_of(path, sources)
@@ -147,6 +165,13 @@ def extensions_section(runner: ExtensionRunner | None, theme: Theme, expanded: b
         return []
     heading = theme.fg("mdHeading", "[Extensions]")
     if expanded:
-        return [heading, *grouped_lines(paths, runner.sources, theme)]  # type: ignore[union-attr]
+        lines = grouped_lines(
+            paths,
+            runner.sources,  # type: ignore[union-attr]
+            theme,
+            plain=lambda path: _without_index(home_short(path)),
+            packaged=lambda path, info: _without_index(_short(path, info)),
+        )
+        return [heading, *lines]
     labels = sorted(_compact_labels(paths, runner.sources))  # type: ignore[union-attr]
     return [heading, theme.fg("dim", "  " + ", ".join(labels))]
