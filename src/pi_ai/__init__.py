@@ -19,6 +19,14 @@ if TYPE_CHECKING:
     from pi_ai._abort import AbortController as AbortController
     from pi_ai._abort import AbortError as AbortError
     from pi_ai._abort import AbortSignal as AbortSignal
+    from pi_ai._classify import AssistantClassification as AssistantClassification
+    from pi_ai._classify import ClassifierModel as ClassifierModel
+    from pi_ai._classify import classifier_error as classifier_error
+    from pi_ai._classify import classify as classify
+    from pi_ai._classify import get_classifier_model as get_classifier_model
+    from pi_ai._classify import get_classifier_models as get_classifier_models
+    from pi_ai._classify import get_classifier_providers as get_classifier_providers
+    from pi_ai._classify import register_classifier_api as register_classifier_api
     from pi_ai._codec import DecodeError as DecodeError
     from pi_ai._codec import absent_keys as absent_keys
     from pi_ai._codec import convert as convert
@@ -65,6 +73,7 @@ if TYPE_CHECKING:
     from pi_ai._images import generate_images as generate_images
     from pi_ai._images import get_image_model as get_image_model
     from pi_ai._images import get_image_models as get_image_models
+    from pi_ai._images import get_image_providers as get_image_providers
     from pi_ai._images import register_images_api as register_images_api
     from pi_ai._images_models import CredentialStore as CredentialStore
     from pi_ai._images_models import ImagesModels as ImagesModels

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypeAlias, get_args
+from typing import Any, Literal, Protocol, TypeAlias, get_args
 
 import msgspec
 
@@ -156,7 +156,14 @@ def whole_as_int(value: float) -> int | float:
     return int(value) if float(value).is_integer() else value
 
 
-def calculate_cost(model: Model, usage: Usage) -> UsageCost:
+class Priced(Protocol):
+    """Anything with catalog prices (chat, image and classifier models)."""
+
+    @property
+    def cost(self) -> ModelCost: ...
+
+
+def calculate_cost(model: Priced, usage: Usage) -> UsageCost:
     """Fill ``usage.cost`` from the model's prices and return it.
 
     A price tier applies to the whole request when prompt tokens (input plus cache reads and

@@ -70,6 +70,7 @@ def _usage(raw: dict[str, Any], model: ImagesModel) -> Usage:
         cache_write=whole_as_int(rates.cache_write / 1e6 * writes),
     )
     cost.total = whole_as_int(cost.input + cost.output + cost.cache_read + cost.cache_write)
+    cost.total_from_provider = False  # Pi 1.6 marks a catalog-priced total
     return Usage(
         input=inputs,
         output=outputs,

@@ -13,21 +13,28 @@ import copy
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 import pi_ai
 from pi_ai.api._http import close_clients, redirect_requests
 from tests.support import wire_cases
 from tests.support.loopback import LoopbackServer
+from tests.support.pi16 import as_pi085
 
 API = "openrouter-images"
 NAMES = wire_cases.case_names(API)
+PI085_CACHE_WRITE = {"google/gemini-2.5-flash-image": 0.0833333333333333}
+"""Prices of Pi 0.85's catalog that 1.6's changed: the recorded cases were priced with these."""
 
 
 async def _ours(case: dict[str, Any]) -> dict[str, Any]:
     provider, _, model_id = case["model"]["imageRef"].partition("/")
     model = pi_ai.get_image_model(provider, model_id)
     assert model is not None
+    if model_id in PI085_CACHE_WRITE:
+        cost = msgspec.structs.replace(model.cost, cache_write=PI085_CACHE_WRITE[model_id])
+        model = msgspec.structs.replace(model, cost=cost)
     context = pi_ai.convert(case["context"], pi_ai.ImagesContext)
     options = wire_cases.build_options({**case, "fn": "stream"}, pi_ai.ImagesOptions)
     store = pi_ai.InMemoryCredentialStore(copy.deepcopy(case.get("credentials") or {}))
@@ -68,7 +75,7 @@ def test_case_matches_pi(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert [wire_cases.comparable_request(r) for r in ours["requests"]] == [
         wire_cases.comparable_request(r) for r in pi["requests"]
     ]
-    assert ours["result"] == pi["result"]
+    assert as_pi085(ours["result"]) == pi["result"]  # the cases are Pi 0.85's
     if "credentialsAfter" in pi:
         assert ours["credentialsAfter"] == pi["credentialsAfter"]
 
@@ -82,9 +89,10 @@ def test_the_key_sources_are_recorded() -> None:
 
 def test_catalog_is_pis() -> None:
     models = pi_ai.get_image_models("openrouter")
-    assert len(models) == 50
+    assert len(models) == 74  # Pi 1.6's catalog: 0.85's 50 less one it dropped, and 25 new
     flux = pi_ai.get_image_model("openrouter", "black-forest-labs/flux.2-pro")
-    assert flux is not None and flux.output == ["image"] and flux.api == API
+    assert flux is not None and flux.output == ["image"] and flux.api == API and flux.type == "image"
+    assert pi_ai.get_image_model("openrouter", "x-ai/grok-imagine-image-quality") is None
 
 
 def test_unknown_image_api_is_refused() -> None:

@@ -37,6 +37,8 @@ class CallRecord:
     status: str = "running"
     duration_ms: float | None = None
     error: str | None = None
+    cost: float | None = None
+    """A model call's cost in dollars (``models.classify()`` / ``generateImages()``)."""
 
     def to_json(self) -> dict[str, object]:
         data: dict[str, object] = {"id": self.id, "name": self.name, "args": self.args, "status": self.status}
@@ -44,6 +46,8 @@ class CallRecord:
             data["durationMs"] = self.duration_ms
         if self.error is not None:
             data["error"] = self.error
+        if self.cost is not None:
+            data["cost"] = self.cost
         return data
 
 

@@ -4,8 +4,10 @@
 ``models.getModelOfType(type, provider, id)`` answer from the session's catalogs (``chat``
 models, ``image`` models, ``classifier`` models) as plain JSON entries without ``headers``
 (``models.json`` headers can carry credentials). ``models.classify`` and
-``models.generateImages`` exist with Pi's argument checks; running them needs a model of that
-type, which the catalog (``ModelsAccess``) decides.
+``models.generateImages`` resolve their model by provider and id only (a script's
+``baseUrl`` or ``headers`` never reach a request), check the context, and run through
+``ModelsAccess.run``, which answers with the result as JSON and never raises for a provider's
+failure (``stopReason`` says it); ``ModelCalls`` records the calls as nested call rows.
 """
 
 from __future__ import annotations
@@ -15,6 +17,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from pi_ai import AbortSignal
+from pi_coding_agent.core.codemode._model_calls import ModelCalls
+from pi_coding_agent.core.codemode._model_checks import (
+    check_classifier_context,
+    check_images_context,
+    describe_value,
+)
 from pi_coding_agent.core.codemode._sandbox import CallRejected, HostGlobal
 
 MODEL_TYPES = ("chat", "image", "classifier")
@@ -59,28 +67,13 @@ def _article(word: str) -> str:
     return ("an " if word[:1] in "aeiou" else "a ") + word
 
 
-def _shape(value: Any) -> str:
-    """A script value in an error message, without its contents."""
-    if value is None:
-        return "undefined"
-    if isinstance(value, list):
-        return "an empty array" if not value else "an array"
-    if isinstance(value, dict):
-        keys = list(value)
-        return "{}" if not keys else "{ " + ", ".join(keys[:6]) + (", ..." if len(keys) > 6 else "") + " }"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, bool):
-        return "a boolean"
-    return "a number"
-
-
 def _arg(args: list[Any], index: int) -> Any:
     return args[index] if len(args) > index else None
 
 
-def model_globals(access: ModelsAccess) -> list[HostGlobal]:
-    """``models.*`` for the sandbox (its arguments arrive as a list, as Pi spreads them)."""
+def model_globals(access: ModelsAccess, calls: ModelCalls | None = None) -> list[HostGlobal]:
+    """``models.*`` for the sandbox (its arguments arrive as a list, as Pi spreads them).
+    ``calls``: where ``classify()`` / ``generateImages()`` calls are recorded (one script's)."""
 
     def find(kind: str, provider: str, model_id: str) -> ModelEntry | None:
         return next((entry for entry in access.models_of_type(kind, provider) if entry.get("id") == model_id), None)
@@ -96,7 +89,7 @@ def model_globals(access: ModelsAccess) -> list[HostGlobal]:
     async def model_of_type(args: list[Any], _signal: AbortSignal) -> Any:
         provider, model_id = _arg(args, 1), _arg(args, 2)
         if not isinstance(provider, str) or not isinstance(model_id, str):
-            shown = ", ".join(_shape(arg) for arg in args)
+            shown = ", ".join(describe_value(arg) for arg in args)
             raise CallRejected(
                 f"models.getModelOfType(type, provider, id) takes three strings, not ({shown}); "
                 'for example models.getModelOfType("chat", "anthropic", "claude-sonnet-4-5").'
@@ -104,12 +97,13 @@ def model_globals(access: ModelsAccess) -> list[HostGlobal]:
         found = find(_model_type(_arg(args, 0)), provider, model_id)
         return None if found is None else model_info(found)
 
-    def runner(method: str, kind: str) -> Callable[[list[Any], AbortSignal], Awaitable[Any]]:
+    def runner(method: str, kind: str, check: Callable[[Any], dict[str, Any]]) -> Callable[[list[Any], AbortSignal], Awaitable[Any]]:
         async def run(args: list[Any], signal: AbortSignal) -> Any:
             listing = f'models.getAvailableOfType("{kind}") lists the {kind} models you can use.'
             given = _arg(args, 0)
             if not isinstance(given, dict) or not isinstance(given.get("provider"), str) or not isinstance(given.get("id"), str):
-                raise CallRejected(f"models.{method}() takes {_article(kind)} model first, not {_shape(given)}. {listing}")
+                hint = " (models.getModelOfType() gives undefined for a model it does not know)" if given is None else ""
+                raise CallRejected(f"models.{method}() takes {_article(kind)} model first, not {describe_value(given)}{hint}. {listing}")
             ref = f"{given['provider']}/{given['id']}"
             resolved = find(kind, given["provider"], given["id"])
             if resolved is None:
@@ -117,9 +111,13 @@ def model_globals(access: ModelsAccess) -> list[HostGlobal]:
                 if other is not None:
                     raise CallRejected(f'"{ref}" is {_article(other)} model, not {_article(kind)} model. {listing}')
                 raise CallRejected(f'No {kind} model "{ref}" is known. {listing}')
-            if access.run is None:
+            execute = access.run
+            if execute is None:
                 raise CallRejected(f"models.{method}() cannot run models in this version of pi.")
-            return await access.run(method, resolved, _arg(args, 1), signal)
+            context = check(_arg(args, 1))
+            if calls is None:
+                return await execute(method, resolved, context, signal)
+            return await calls.run(f"models.{method}", resolved, lambda: execute(method, resolved, context, signal))
 
         return run
 
@@ -127,6 +125,6 @@ def model_globals(access: ModelsAccess) -> list[HostGlobal]:
         HostGlobal("models.getModelsOfType", models_of_type),
         HostGlobal("models.getAvailableOfType", available_of_type),
         HostGlobal("models.getModelOfType", model_of_type),
-        HostGlobal("models.classify", runner("classify", "classifier")),
-        HostGlobal("models.generateImages", runner("generateImages", "image")),
+        HostGlobal("models.classify", runner("classify", "classifier", check_classifier_context)),
+        HostGlobal("models.generateImages", runner("generateImages", "image", check_images_context)),
     ]

@@ -51,6 +51,7 @@ from pi_coding_agent.core.codemode._format import (
     limit_output,
 )
 from pi_coding_agent.core.codemode._identifier import to_identifier
+from pi_coding_agent.core.codemode._model_calls import ModelCalls, unshown_images_note
 from pi_coding_agent.core.codemode._models import ModelsAccess, model_globals
 from pi_coding_agent.core.codemode._sandbox import CallRejected, HostGlobal, HostTool, OutputItem, run_script
 from pi_coding_agent.core.codemode._source import CodemodeSourceError, parse_source
@@ -228,6 +229,9 @@ class CodemodeTool(AgentTool):
         blocks = arrange(output)
         if result.error is not None:
             blocks.append(TextContent(text=error_text(result.error, run.calls)))
+        shown = any(isinstance(block, ImageContent) for block in blocks)
+        if run.model_calls.images and not shown:
+            blocks.append(TextContent(text=unshown_images_note(run.model_calls.images)))
         limited, full_path = limit_output(join_texts(blocks), options.max_output_tokens if options.max_output_tokens is not None else DEFAULT_MAX_OUTPUT_TOKENS)
         content = [header(result.ok, time.monotonic() - started), *join_texts(label_images(limited))]
         details = run.details()
@@ -236,7 +240,7 @@ class CodemodeTool(AgentTool):
         if not result.ok:
             message = "\n".join(block.text for block in content if isinstance(block, TextContent))
             raise ToolFailure(message, content=content, details=details)
-        return AgentToolResult(content=content, details=details)
+        return AgentToolResult(content=content, details=details, usage=run.model_calls.result_usage())
 
     async def _admit(self, run: _Run, deadline_ms: int | None, started: float) -> float | str:
         """Wait for a free worker: the seconds waited, or why the script cannot start."""
@@ -276,6 +280,7 @@ class _Run:
         facts = tool.host.facts
         self.samples = {t.name: declaration(t, facts.guidelines(t.name)) for t in self.callable}
         self.runner = current_tool_runner()
+        self.model_calls = ModelCalls(call_id, self.calls, self.publish)
 
     def details(self) -> dict[str, Any]:
         return {"calls": [record.to_json() for record in self.calls]}
@@ -376,5 +381,5 @@ class _Run:
             HostGlobal("searchTools", search),
             HostGlobal("describeTool", describe_tool),
             HostGlobal("describeNamespace", describe_namespace),
-            *(model_globals(models) if models is not None else ()),
+            *(model_globals(models, self.model_calls) if models is not None else ()),
         ]

@@ -51,13 +51,14 @@ from pi_coding_agent.customize.system_prompt import (
     build_system_prompt_sections,
 )
 from pi_coding_agent.runtime.agent_session._hooks import AgentSetup, StreamLimit
+from pi_coding_agent.runtime.agent_session._models_access import models_access
 from pi_coding_agent.runtime.agent_session._parts import SlashCommand
 from pi_coding_agent.runtime.agent_session._session import AgentSession
 from pi_coding_agent.runtime.agent_session._tools import SpareTools
 from pi_coding_agent.runtime.agent_session._write_guard import write_guard
 
 if TYPE_CHECKING:
-    from pi_coding_agent.core.codemode import Exposure, ModelsAccess, ToolFacts
+    from pi_coding_agent.core.codemode import Exposure, ToolFacts
     from pi_coding_agent.core.mcp import McpManager
 
 
@@ -304,7 +305,7 @@ def _codemode_tool(options: CreateAgentSessionOptions, holder: list[AgentSession
         save_store=save,
         mode=lambda: settings.codemode_mode,
         inline_budget=lambda: settings.codemode_inline_budget,
-        models=_models_access(options.catalog),
+        models=models_access(options.catalog),
     )
     if options.mcp is not None or options.builtin_mcp:  # servers may also come later (attach_mcp)
 
@@ -313,46 +314,6 @@ def _codemode_tool(options: CreateAgentSessionOptions, holder: list[AgentSession
 
         host = dataclasses.replace(host, facts=_mcp_facts(mcp), prepare=_script_reach_wait(mcp))
     return CodemodeTool(host)
-
-
-def _chat_entry(entry: dict[str, Any]) -> dict[str, Any]:
-    """A chat model with the defaults Pi's registry fills in for ``models.json`` entries
-    (``reasoning: false``, every cost field), which our catalog leaves out."""
-    cost = entry.get("cost") or {}
-    return {
-        **entry,
-        "reasoning": entry.get("reasoning", False),
-        "cost": {**cost, **{key: cost.get(key, 0) for key in ("input", "output", "cacheRead", "cacheWrite")}},
-    }
-
-
-def _models_access(catalog: ModelCatalog) -> ModelsAccess:
-    """The ``models`` global's catalogs: chat models from the session's catalog, image models
-    from pi-ai's image catalog; no classifier catalog exists here (docs/codemode.md)."""
-    from pi_ai import get_image_models, to_builtins
-    from pi_coding_agent.core.codemode import ModelsAccess
-
-    def entries(kind: str, provider: str | None, *, available: bool) -> list[dict[str, Any]]:
-        if kind == "chat":
-            chat = catalog.available() if available else catalog.all_models()
-            return [_chat_entry(to_builtins(model)) for model in chat if provider is None or model.provider == provider]
-        if kind == "image":
-            providers = [provider] if provider is not None else ["openrouter"]  # Pi's image providers
-            return [
-                to_builtins(model)
-                for name in providers
-                if not available or catalog.has_auth(name)
-                for model in get_image_models(name)
-            ]
-        return []
-
-    async def available_of_type(kind: str, provider: str | None) -> list[dict[str, Any]]:
-        return entries(kind, provider, available=True)
-
-    return ModelsAccess(
-        models_of_type=lambda kind, provider: entries(kind, provider, available=False),
-        available_of_type=available_of_type,
-    )
 
 
 _DISCOVERY_GLOBALS = re.compile(r"\b(searchTools|describeNamespace|describeTool|ALL_TOOLS)\b")
