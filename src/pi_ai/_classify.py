@@ -50,7 +50,8 @@ ClassifierContext = dict[str, Any]
 class ClassifierModel(msgspec.Struct, kw_only=True, omit_defaults=True, rename="camel"):
     """A catalog entry of type ``classifier`` (field order as Pi's catalog writes them)."""
 
-    type: Literal["classifier"] = "classifier"
+    type: Literal["classifier"] | None = None
+    """``"classifier"`` in the catalog."""
     id: str
     name: str
     api: str
