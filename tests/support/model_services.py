@@ -6,7 +6,8 @@ Answers are made from the request, so any client gets the same ones:
 
 * classifier: each question of the request answered in its wire type (``choice``: the first
   label, ``score``: the middle of the scale, ``noul``: 0.25), with ``usage``; a request whose
-  ``state`` has a ``"fail"`` key gets HTTP 400 with an OpenAI-style error body;
+  ``state`` has a ``"fail"`` key gets HTTP 400 with an OpenAI-style error body, one with a
+  ``"garble"`` key answers of the wrong type (with usage);
 * images: one PNG (and the prompt echoed as text when ``modalities`` has ``"text"``), with usage;
   a prompt containing ``"fail"`` gets HTTP 400.
 
@@ -53,7 +54,10 @@ def _classify(body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
     if any(isinstance(item, dict) and "fail" in item for item in states):
         return 400, _error("the state was refused")
     questions = body.get("questions") or {}
-    answers = {qid: _answer(question) for qid, question in questions.items()}
+    garbled = any(isinstance(item, dict) and "garble" in item for item in states)
+    answers = {
+        qid: {"type": "other"} if garbled else _answer(question) for qid, question in questions.items()
+    }
     return 200, {"answers": answers, "usage": {"input_tokens": 120, "output_tokens": len(answers)}}
 
 

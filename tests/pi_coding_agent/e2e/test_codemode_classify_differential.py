@@ -81,7 +81,10 @@ def _codemode_result(sandbox: Sandbox) -> dict[str, Any]:
 
 
 def _run(tmp_path: Path, program: str) -> dict[str, Any]:
-    script = [{"tool_calls": [{"id": "call_1", "name": "codemode", "arguments": {"code": CODE}}]}, {"text": "done"}]
+    script = [
+        {"tool_calls": [{"id": "call_1", "name": "codemode", "arguments": {"code": CODE}}]},
+        {"text": "done"},
+    ]
     with ScriptedProvider(script) as provider, ModelServices() as services:
         sandbox = Sandbox.create(tmp_path / program, provider.base_url)
         config = models_json(provider.base_url)
@@ -92,7 +95,9 @@ def _run(tmp_path: Path, program: str) -> dict[str, Any]:
         done = run_pi(sandbox, *args, current=True) if program == "pi" else run_ours(sandbox, *args)
         assert done.returncode == 0, done.stderr
         assert len(provider.requests) == 2, done.stderr
-        text = provider.requests[1]["body"]["messages"][-1]["content"].replace(services.base_url, "<services>")
+        text = provider.requests[1]["body"]["messages"][-1]["content"].replace(
+            services.base_url, "<services>"
+        )
         found = re.search(r"\n(\{.*\})", text, re.S)
         assert found is not None, text
         requests = sorted(
@@ -107,12 +112,18 @@ def _run(tmp_path: Path, program: str) -> dict[str, Any]:
             ),
             key=lambda request: json.dumps(request, sort_keys=True),
         )
-        return {"value": json.loads(found.group(1)), "requests": requests, "result": _codemode_result(sandbox)}
+        return {
+            "value": json.loads(found.group(1)),
+            "requests": requests,
+            "result": _codemode_result(sandbox),
+        }
 
 
 def _rows(result: dict[str, Any]) -> list[tuple[str, str, str, Any]]:
     calls = result["details"]["calls"]
-    return sorted((call["id"].split("/", 1)[1], call["args"], call["status"], call.get("cost")) for call in calls)
+    return sorted(
+        (call["id"].split("/", 1)[1], call["args"], call["status"], call.get("cost")) for call in calls
+    )
 
 
 def test_classify_and_generate_images_match_pi_1_6(tmp_path: Path) -> None:
