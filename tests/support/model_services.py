@@ -8,6 +8,13 @@ Answers are made from the request, so any client gets the same ones:
   label, ``score``: the middle of the scale, ``noul``: 0.25), with ``usage``; a request whose
   ``state`` has a ``"fail"`` key gets HTTP 400 with an OpenAI-style error body, one with a
   ``"garble"`` key answers of the wrong type (with usage);
+* OpenAI Decisions (``.../decisions``): each question of the list answered by ``name``
+  (``choice``: the first value, ``score``: the middle level, ``predicate``: 0.25), with
+  ``usage``; an ``input`` that mentions ``"fail"`` gets HTTP 400, one that mentions
+  ``"refuse"`` a ``refusal`` answer;
+* Cloudflare Workers AI (``.../run``): System One answers in Cloudflare's envelope, the
+  output itself for ``@cf/`` models and a completed run record for the others; a state with a
+  ``"fail"`` key gets ``success: false`` with an error;
 * images: one PNG (and the prompt echoed as text when ``modalities`` has ``"text"``), with usage;
   a prompt containing ``"fail"`` gets HTTP 400.
 
@@ -59,6 +66,54 @@ def _classify(body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         qid: {"type": "other"} if garbled else _answer(question) for qid, question in questions.items()
     }
     return 200, {"answers": answers, "usage": {"input_tokens": 120, "output_tokens": len(answers)}}
+
+
+def _decision(question: dict[str, Any]) -> dict[str, Any]:
+    name, kind = question.get("name"), question.get("type")
+    if kind == "choice":
+        values = [choice["value"] for choice in question.get("choices", [])]
+        share = round(1 / len(values), 4)
+        probabilities = [{"value": value, "probability": share} for value in values]
+        return {
+            "name": name,
+            "type": "choice",
+            "choice": values[0],
+            "probabilities": probabilities,
+            "confidence": 0.75,
+        }
+    if kind == "score":
+        return {
+            "name": name,
+            "type": "score",
+            "score": (len(question.get("levels", [])) - 1) / 2,
+            "confidence": 0.5,
+        }
+    return {"name": name, "type": "predicate", "probability": 0.25}
+
+
+def _decide(body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    text = json.dumps(body.get("input"))
+    if "fail" in text:
+        return 400, _error("the input was refused")
+    questions = body.get("questions") or []
+    if "refuse" in text:
+        answers = [{"name": question.get("name"), "type": "refusal"} for question in questions]
+    else:
+        answers = [_decision(question) for question in questions]
+    return 200, {"answers": answers, "usage": {"input_tokens": 200, "output_tokens": len(answers)}}
+
+
+def _run(body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    status, output = _classify(body.get("input") or {})
+    if status != 200:
+        return 200, {
+            "success": False,
+            "errors": [{"code": 5006, "message": "the input was refused"}],
+            "result": None,
+        }
+    if str(body.get("model", "")).startswith("@cf/"):
+        return 200, {"success": True, "result": {"model": body["model"], **output}}
+    return 200, {"success": True, "result": {"state": "Completed", "result": output}}
 
 
 def _generate(body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
@@ -124,6 +179,10 @@ class ModelServices:
             )
         if handler.path.endswith("/systemone"):
             status, answer = _classify(body)
+        elif handler.path.endswith("/decisions"):
+            status, answer = _decide(body)
+        elif handler.path.endswith("/run"):
+            status, answer = _run(body)
         elif handler.path.endswith("/chat/completions"):
             status, answer = _generate(body)
         else:

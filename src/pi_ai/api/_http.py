@@ -89,7 +89,7 @@ import random
 import re
 import time
 import weakref
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -601,8 +601,11 @@ async def open_stream(
     describe_error: DescribeError,
     call_on_response: bool = True,
     request_timeout: bool = True,
+    no_retry: Collection[int] = (),
 ) -> AsyncIterator[StreamResponse]:
     """POST ``request`` and yield the streaming 2xx response (see the module docstring).
+
+    ``no_retry``: statuses that fail at once although they are normally retried.
 
     ``request_timeout=False`` leaves ``options.timeout_ms`` out (Pi gives the Google SDK no
     timeout, so only the idle timeout bounds the wait for its headers).
@@ -659,7 +662,7 @@ async def open_stream(
                     failure_headers,
                     text,
                 )
-            if attempt >= max_retries or not _retryable(status, failure_headers):
+            if attempt >= max_retries or status in no_retry or not _retryable(status, failure_headers):
                 raise failure
             delay_ms = _retry_delay_ms(failure_headers, attempt, options.max_retry_delay_ms, str(failure))
             attempt += 1

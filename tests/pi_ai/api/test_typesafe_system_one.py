@@ -158,9 +158,9 @@ async def test_image_forms(
             "jev-latest takes at most 4 images, not 5",
         ),
         (
-            {"api": "openai-decisions"},
+            {"api": "no-such-classifier"},
             {"state": {}},
-            'No classifier implementation for api "openai-decisions"',
+            'No classifier implementation for api "no-such-classifier"',
         ),
     ],
 )

@@ -4,11 +4,13 @@ same codemode script, with the classifier and image services scripted on 127.0.0
 built-in ``typesafe`` and ``openrouter`` providers (their ``baseUrl`` replaces the catalog's,
 as Pi does).
 
-One run each checks: the requests the services get (path, body, bearer key, TypeSafe's image
-opt-in header; ``bool`` questions as ``noul``, images as ``assets`` for TypeSafe and as
-``image_url`` parts of the state for OpenRouter, the image prompt as one user message), the
-results the script sees (answers, usage priced from the catalog, ``System One API error (400)``
-for a refused request, generated text and image blocks), the catalog sizes and the classifier
+Also OpenAI's Decisions API (``openai`` provider) and Cloudflare Workers AI's ``/run``
+(``cloudflare-workers-ai``, its ``{CLOUDFLARE_ACCOUNT_ID}`` placeholder filled from the
+environment). One run each checks: the requests the services get (path, body, bearer key,
+TypeSafe's image opt-in header; ``bool`` questions as ``noul`` or ``predicate``, images as
+``assets``, ``image_url`` parts of the state, ``images`` data URLs or ``input_image`` parts, the
+image prompt as one user message), the results the script sees (answers, usage priced from the
+catalog, the error texts of refused requests and answers, generated text and image blocks), the catalog sizes and the classifier
 models available with these two keys, which bad calls reject (the texts are ours), the
 codemode result's nested call rows and summed usage in the session, and the note a script gets
 when it shows no generated image (present in both; worded our own way)."""
@@ -42,6 +44,18 @@ const [plain, withImage, routed, refused] = await Promise.all([
   models.classify({ provider: "openrouter", id: "~liquid/d1-latest" }, { state: { page: "home" }, images: [png], questions: { mood: questions.sentiment } }),
   models.classify(jev, { state: { fail: true }, questions: { spam: questions.spam } }),
 ]);
+const luna = { provider: "openai", id: "gpt-6-luna" };
+const [decided, decidedImage, decisionRefused, decisionFailed] = await Promise.all([
+  models.classify(luna, { state: { message: "Works great", n: 1.5 }, questions }),
+  models.classify(luna, { state: { page: "settings" }, images: [png], questions: { broken: questions.spam } }),
+  models.classify(luna, { state: { note: "refuse" }, questions }),
+  models.classify(luna, { state: { note: "fail" }, questions: { spam: questions.spam } }),
+]);
+const [clef, jevOnCloudflare, cloudflareFailed] = await Promise.all([
+  models.classify({ provider: "cloudflare-workers-ai", id: "@cf/cloudflare/clef" }, { state: { m: 1 }, images: [png], questions }),
+  models.classify({ provider: "cloudflare-workers-ai", id: "typesafe/jev" }, { state: { m: 2 }, images: [png], questions: { spam: questions.spam } }),
+  models.classify({ provider: "cloudflare-workers-ai", id: "typesafe/jev" }, { state: { fail: 1 }, questions: { spam: questions.spam } }),
+]);
 const drawn = await models.generateImages({ provider: "openrouter", id: "google/gemini-2.5-flash-image" }, { input: [{ type: "text", text: "A red fox" }, png] });
 const imageOnly = await models.generateImages({ provider: "openrouter", id: "black-forest-labs/flux.2-pro" }, { input: [{ type: "text", text: "A blue fox" }] });
 const failedImage = await models.generateImages({ provider: "openrouter", id: "black-forest-labs/flux.2-pro" }, { input: [{ type: "text", text: "fail please" }] });
@@ -61,6 +75,9 @@ for (const call of [
 const clip = (result) => ({ ...result, timestamp: 0, output: result.output?.map((b) => b.type === "image" ? { ...b, data: b.data.length } : b) });
 return {
   plain: clip(plain), withImage: clip(withImage), routed: clip(routed), refused: clip(refused),
+  decided: clip(decided), decidedImage: clip(decidedImage), decisionRefused: clip(decisionRefused),
+  decisionFailed: clip(decisionFailed), clef: clip(clef), jevOnCloudflare: clip(jevOnCloudflare),
+  cloudflareFailed: clip(cloudflareFailed),
   drawn: clip(drawn), imageOnly: clip(imageOnly), failedImage: clip(failedImage), rejects,
   images: (await models.getModelsOfType("image")).length,
   classifiers: (await models.getModelsOfType("classifier")).length,
@@ -90,9 +107,17 @@ def _run(tmp_path: Path, program: str) -> dict[str, Any]:
         config = models_json(provider.base_url)
         config["providers"]["typesafe"] = {"baseUrl": f"{services.base_url}/ts/v1/", "apiKey": "ts-key"}
         config["providers"]["openrouter"] = {"baseUrl": f"{services.base_url}/or/api/v1", "apiKey": "or-key"}
+        config["providers"]["openai"] = {"baseUrl": f"{services.base_url}/oa/v1", "apiKey": "oa-key"}
+        cloudflare = f"{services.base_url}/cf/accounts/{{CLOUDFLARE_ACCOUNT_ID}}/ai"
+        config["providers"]["cloudflare-workers-ai"] = {"baseUrl": cloudflare, "apiKey": "cf-key"}
         (sandbox.agent_dir / "models.json").write_text(json.dumps(config), encoding="utf-8")
         args = ("--model", OPENAI_MODEL, "--tools", "+codemode", "-p", "go")
-        done = run_pi(sandbox, *args, current=True) if program == "pi" else run_ours(sandbox, *args)
+        env = {"CLOUDFLARE_ACCOUNT_ID": "acct-1"}
+        done = (
+            run_pi(sandbox, *args, current=True, **env)
+            if program == "pi"
+            else run_ours(sandbox, *args, **env)
+        )
         assert done.returncode == 0, done.stderr
         assert len(provider.requests) == 2, done.stderr
         text = provider.requests[1]["body"]["messages"][-1]["content"].replace(
@@ -147,11 +172,18 @@ def test_classify_and_generate_images_match_pi_1_6(tmp_path: Path) -> None:
     assert [block["type"] for block in value["imageOnly"]["output"]] == ["image"]
     assert value["rejects"] == [True] * 8
     assert (value["images"], value["classifiers"]) == (74, 81)
-    assert value["available"][-1] == "typesafe/jev-latest" and len(value["available"]) == 45
+    assert value["available"][-1] == "typesafe/jev-latest" and len(value["available"]) == 51
+    assert value["decided"]["answers"]["spam"] == {"type": "bool", "probability": 0.25}
+    assert value["decisionRefused"]["errorMessage"] == "OpenAI Decisions refused to answer sentiment"
+    assert value["decisionRefused"]["usage"]["input"] == 200  # billed all the same
+    assert value["cloudflareFailed"]["errorMessage"] == "Cloudflare Workers AI error: the input was refused"
+    assert value["clef"]["stopReason"] == value["jevOnCloudflare"]["stopReason"] == "stop"
     paths = [request["path"] for request in ours["requests"]]
     assert paths.count("/ts/v1/systemone") == 3 and paths.count("/or/api/v1/systemone") == 1
+    assert paths.count("/oa/v1/decisions") == 4 and paths.count("/cf/accounts/acct-1/ai/run") == 3
     typesafe_image = next(r for r in ours["requests"] if r["optIn"] == "true")
     assert typesafe_image["body"]["state"][0] == "<image-1>" and "assets" in typesafe_image["body"]
-    assert ours["result"]["usage"]["input"] == 3 * 120 + 2 * 12  # a refused request has no usage
+    # refused requests have no usage, refused answers do
+    assert ours["result"]["usage"]["input"] == 3 * 120 + 3 * 200 + 2 * 120 + 2 * 12
     texts = ["\n".join(block.get("text", "") for block in run["result"]["content"]) for run in (pi, ours)]
     assert all("generateImages()" in text for text in texts)  # the note: no image was shown

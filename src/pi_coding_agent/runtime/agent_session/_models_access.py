@@ -125,8 +125,11 @@ async def _run(
         )
     except (MissingCredentials, RuntimeError, ValueError) as error:
         return _failed(model, str(error))
-    if auth.base_url:
-        model = msgspec.structs.replace(model, base_url=auth.base_url)
+    base_url = auth.base_url or model.base_url
+    for name, value in (auth.env or {}).items():  # Cloudflare's {CLOUDFLARE_ACCOUNT_ID}
+        base_url = base_url.replace("{" + name + "}", value)
+    if base_url != model.base_url:
+        model = msgspec.structs.replace(model, base_url=base_url)
     headers = {name: value for name, value in (auth.headers or {}).items() if value is not None}
     options = ImagesOptions(api_key=auth.api_key, headers=headers or None, signal=signal)
     if isinstance(model, ClassifierModel):
