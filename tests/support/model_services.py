@@ -10,8 +10,8 @@ Answers are made from the request, so any client gets the same ones:
   ``"garble"`` key answers of the wrong type (with usage);
 * OpenAI Decisions (``.../decisions``): each question of the list answered by ``name``
   (``choice``: the first value, ``score``: the middle level, ``predicate``: 0.25), with
-  ``usage``; an ``input`` that mentions ``"fail"`` gets HTTP 400, one that mentions
-  ``"refuse"`` a ``refusal`` answer;
+  ``usage``; an ``input`` that mentions ``"fail"`` gets HTTP 400, ``"slow"`` HTTP 504 (the
+  gateway's time limit), ``"refuse"`` a ``refusal`` answer;
 * Cloudflare Workers AI (``.../run``): System One answers in Cloudflare's envelope, the
   output itself for ``@cf/`` models and a completed run record for the others; a state with a
   ``"fail"`` key gets ``success: false`` with an error;
@@ -95,6 +95,8 @@ def _decide(body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
     text = json.dumps(body.get("input"))
     if "fail" in text:
         return 400, _error("the input was refused")
+    if "slow" in text:
+        return 504, _error("gateway timeout")
     questions = body.get("questions") or []
     if "refuse" in text:
         answers = [{"name": question.get("name"), "type": "refusal"} for question in questions]
