@@ -41,6 +41,10 @@ FOLLOWED = (
     "anthropic_cross_provider_history",
     # Anthropic message threads (a session id with caching on).
     "anthropic_thinking_history",
+    # The output limit fitted to the context window with 1.6's estimate of the prompt.
+    "anthropic_env_cache_retention_and_clamp",
+    "mistral_no_images_model",
+    "mistral_text_tools_cache_key",
     "anthropic_thinking_replay_signatures",
     "cloudflare_workers_ai_account_from_env",
     "cloudflare_workers_ai_without_account_keeps_placeholder",

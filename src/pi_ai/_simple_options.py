@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pi_ai._context import Context
-from pi_ai._estimate import estimate_context_tokens
+from pi_ai._estimate import estimate_request_tokens
 from pi_ai._model import THINKING_LEVELS, Model, clamp_thinking_level
 from pi_ai._options import SimpleStreamOptions, StreamOptions, ThinkingBudgets
 
@@ -51,7 +51,7 @@ def clamp_max_tokens_to_context(model: Model, context: Context, max_tokens: int)
     (Pi 1.6's: the larger of 4,096 tokens and 15 % of the input, see the constants)."""
     if model.context_window <= 0:
         return max(MIN_MAX_TOKENS, max_tokens)
-    tokens = estimate_context_tokens(context).tokens
+    tokens = estimate_request_tokens(context)
     margin = max(CONTEXT_SAFETY_TOKENS, math.ceil(tokens * CONTEXT_SAFETY_RATIO))
     room = model.context_window - tokens - margin
     if room < MIN_OUTPUT_WITH_RATIO_MARGIN:

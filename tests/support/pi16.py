@@ -9,13 +9,14 @@ written out, where 1.6's catalog no longer has it). Where it exists, that
 answer is the reference for the case: ours follows Pi 1.6 where it changed on purpose
 (docs/pi-1.6/streams.md).
 
-``not_yet_followed`` folds, on both sides, what of Pi 1.6's answers we do not follow yet: the
-``model`` / ``responseModel`` split (1.6 keeps the requested model id in ``model`` and the
-provider's answer in ``responseModel`` for every API; 0.85 did so only for Chat Completions).
-Pi 1.6's message fields (``durationMs``, ``thinkingLevel``, ``cost.totalFromProvider``) are
-ours too and compared, but for the value of ``durationMs`` (a time: checked to be whole
-milliseconds, then folded). ``as_pi085`` leaves those fields out of both sides where the
-reference is an answer of Pi 0.85, which has none. Everything else must match.
+``not_yet_followed`` folds, on both sides, what of Pi 1.6's answers cannot be compared as it is:
+the value of ``durationMs`` (a time: checked to be whole milliseconds, then folded). Pi 1.6's
+message fields (``durationMs``, ``thinkingLevel``, ``cost.totalFromProvider``) are ours too and
+compared, and so is the ``model`` / ``responseModel`` split (1.6 keeps the requested id in
+``model`` and the id of a model that answered instead in ``responseModel``, for every API).
+``as_pi085`` turns ours into what Pi 0.85 wrote where the reference is an answer of 0.85: those
+fields left out, and an Anthropic reply's ``responseModel`` back in ``model`` (0.85 overwrote
+``model`` there; only Chat Completions had ``responseModel``). Everything else must match.
 """
 
 from __future__ import annotations
@@ -53,17 +54,9 @@ PAYLOAD_NOT_FOLLOWED: dict[str, tuple[tuple[str, ...], str]] = {
         (*_INPUT, "payload.tools", "request.body.tools"),
         "1.6 replays tool-search loads as function calls and sends the loaded tools",
     ),
-    "payload/google_tool_result_images_gemini3": (
-        ("payload.config.thinkingConfig", "request.body.generationConfig.thinkingConfig"),
-        "1.6 maps this Gemini 3 model's thinking level differently",
-    ),
     "payload/constrained_tools_bedrock": (
         ("request",),
         "1.6's oracle does not see Bedrock's HTTP request (its SDK sends it); the payload is compared",
-    ),
-    "payload/mistral_images_and_replay_ids": (
-        ("payload.maxTokens", "request.body.max_tokens"),
-        "1.6 estimates the prompt's tokens differently for Mistral's output limit",
     ),
 }
 """``payload`` cases (``payload/NAME``) whose 1.6 answer is the reference except where 1.6 changed something we do not
@@ -92,15 +85,12 @@ def answer_path(subcommand: str, name: str) -> Path:
 
 
 def not_yet_followed(value: Any) -> Any:
-    """``value`` with ``model`` read as the provider's model (``responseModel`` when there is
-    one) and each ``durationMs`` checked to be whole milliseconds, then folded."""
+    """``value`` with each ``durationMs`` checked to be whole milliseconds, then folded."""
     if isinstance(value, list):
         return [not_yet_followed(item) for item in value]
     if not isinstance(value, dict):
         return value
     out = {key: not_yet_followed(item) for key, item in value.items()}
-    if "responseModel" in out:
-        out["model"] = out.pop("responseModel")
     if "durationMs" in out:
         assert isinstance(out["durationMs"], int) and out["durationMs"] >= 0, out
         out["durationMs"] = "<ms>"
@@ -108,18 +98,19 @@ def not_yet_followed(value: Any) -> Any:
 
 
 def as_pi085(value: Any) -> Any:
-    """``value`` without the message fields Pi 0.85 does not write (``PI16_MESSAGE_FIELDS``:
-    ``durationMs`` and ``thinkingLevel`` of an assistant or tool result message, any cost's
-    ``totalFromProvider``, a tool call's ``argumentsError``), for comparisons whose reference is
-    an answer of Pi 0.85. Other keys of those names (a context's or a state's ``thinkingLevel``)
-    stay."""
+    """``value`` as Pi 0.85 writes it, for comparisons whose reference is an answer of Pi 0.85:
+    without the message fields 0.85 does not write (``PI16_MESSAGE_FIELDS``: ``durationMs`` and
+    ``thinkingLevel`` of an assistant or tool result message, any cost's ``totalFromProvider``,
+    a tool call's ``argumentsError``), and an Anthropic reply's ``responseModel`` (the model
+    that answered, where another than the requested one did) written over its ``model``, as
+    0.85 did. Other keys of those names (a context's or a state's ``thinkingLevel``) stay."""
     if isinstance(value, list):
         return [as_pi085(item) for item in value]
     if not isinstance(value, dict):
         return value
     message = value.get("role") in ("assistant", "toolResult")
     tool_call = value.get("type") == "toolCall"
-    return {
+    out = {
         key: as_pi085(item)
         for key, item in value.items()
         if not (
@@ -128,6 +119,9 @@ def as_pi085(value: Any) -> Any:
             or (tool_call and key == "argumentsError")
         )
     }
+    if value.get("role") == "assistant" and value.get("api") == "anthropic-messages" and "responseModel" in out:
+        out["model"] = out.pop("responseModel")
+    return out
 
 
 VALIDATION_PREFIX = 'Validation failed for tool "'

@@ -566,7 +566,10 @@ def build_params(
     if not immediate and deferred:
         immediate, deferred = deferred, []
     deferred_names = {normalize_name(tool.name) for tool in deferred}
-    managed = compat.supports_mid_convo_effort
+    thinking_off = thinking_disabled(model, options)
+    # Pi 1.6: a model whose effort it manages gets effort markers, but not with thinking off
+    # (the effort cannot change between messages then).
+    managed = compat.supports_mid_convo_effort and not thinking_off
     eager = compat.supports_eager_tool_input_streaming
     strict = compat.supports_strict_tools
 
@@ -620,7 +623,7 @@ def build_params(
     if (
         options.temperature is not None
         and not options.thinking_enabled
-        and not managed
+        and not compat.supports_mid_convo_effort
         and compat.supports_temperature
     ):
         params["temperature"] = options.temperature
@@ -634,31 +637,31 @@ def build_params(
         if native:
             params["tools"].append(dict(DEFERRED_TOOL_PLACEHOLDER))
     display = options.thinking_display or "summarized"
-    if managed:
+    if thinking_off:
+        # No effort is sent: the model's default applies (Anthropic refuses ``block_binding``
+        # with thinking disabled).
+        params["thinking"] = {"type": "disabled"}
+    elif managed:
         params["thinking"] = {
             "type": "adaptive",
             "display": display,
             "block_binding": {"prefix_mismatch_behavior": "drop_block"},
         }
-        params["output_config"] = {"effort": "high"}
-    elif model.reasoning:
-        if options.thinking_enabled:
-            if compat.force_adaptive_thinking:
-                params["thinking"] = {"type": "adaptive", "display": display}
-                if options.effort:
-                    params["output_config"] = {"effort": options.effort}
-            else:
-                params["thinking"] = {
-                    "type": "enabled",
-                    "budget_tokens": options.thinking_budget_tokens or 1024,
-                    "display": display,
-                }
-        elif options.thinking_enabled is False and (
-            model.thinking_level_map is None
-            or "off" not in model.thinking_level_map
-            or model.thinking_level_map["off"] is not None
-        ):
-            params["thinking"] = {"type": "disabled"}
+        # The markers carry the level of each reply; the top-level effort belongs to the cached
+        # prefix, so it never changes. Pi 1.6 keeps it at the lowest level, which no
+        # organization's effort cap refuses.
+        params["output_config"] = {"effort": "low"}
+    elif model.reasoning and options.thinking_enabled:
+        if compat.force_adaptive_thinking:
+            params["thinking"] = {"type": "adaptive", "display": display}
+            if options.effort:
+                params["output_config"] = {"effort": options.effort}
+        else:
+            params["thinking"] = {
+                "type": "enabled",
+                "budget_tokens": options.thinking_budget_tokens or 1024,
+                "display": display,
+            }
     metadata = options.metadata
     if metadata and isinstance(metadata.get("user_id"), str):
         params["metadata"] = {"user_id": metadata["user_id"]}
@@ -671,6 +674,26 @@ def build_params(
             {"model": fallback.get("model")} for fallback in compat.allowed_fallback_models
         ]
     return params
+
+
+def thinking_disabled(model: Model, options: Any) -> bool:
+    """Whether the request turns thinking off (``thinking: disabled``): a reasoning model asked
+    for no thinking, unless its level map says thinking cannot be off (``off: null``)."""
+    level_map = model.thinking_level_map or {}
+    return (
+        model.reasoning
+        and options.thinking_enabled is False
+        and not ("off" in level_map and level_map["off"] is None)
+    )
+
+
+def managed_effort(model: Model, options: Any) -> str | None:
+    """The effort a model whose effort Pi 1.6 manages (``compat.supportsMidConvoEffort``) answers
+    with, recorded on the reply as ``providerThinkingLevel``; None for other models and with
+    thinking off."""
+    if not anthropic_compat(model).supports_mid_convo_effort or thinking_disabled(model, options):
+        return None
+    return options.effort or "high"
 
 
 def _native_tool_changes(compat: AnthropicCompat, head: SystemMessage | None) -> bool:

@@ -230,8 +230,12 @@ class AnthropicStreamReader:
         transformations = get(message, "input_transformations")
         if type(transformations) is list:
             self.transformations = transformations
-        output.model = as_text(get(message, "model"), self._model.id)
-        self._usage_model = self._fallback_model(output.model)
+        # Pi 1.6 keeps the requested id in ``model`` and records the model that answered, when
+        # another one did (an allowed fallback), as ``responseModel`` (0.85 overwrote ``model``).
+        answered = as_text(get(message, "model"), None)
+        if answered is not None and answered != self._model.id:
+            output.response_model = answered
+        self._usage_model = self._fallback_model(answered if answered is not None else self._model.id)
         usage = get(message, "usage")
         counts = output.usage
         counts.input = _count(get(usage, "input_tokens"))

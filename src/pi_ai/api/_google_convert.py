@@ -24,7 +24,7 @@ from pi_ai._messages import (
     ToolCall,
     UserMessage,
 )
-from pi_ai._model import Model
+from pi_ai._model import Model, clamp_thinking_level
 from pi_ai._text import content_text
 from pi_ai._transcript import conversation
 from pi_ai._transform_messages import transform_messages
@@ -241,35 +241,38 @@ def function_calling_mode(
 # --------------------------------------------------------------------------- thinking
 
 
-def is_gemma4(model: Model) -> bool:
-    return re.search(r"gemma-?4", model.id.lower()) is not None
-
-
-def is_gemini3_pro(model: Model) -> bool:
-    return re.search(r"gemini-3(?:\.\d+)?-pro", model.id.lower()) is not None
-
-
-def is_gemini3_flash(model: Model) -> bool:
+def uses_thinking_level(model: Model) -> bool:
+    """Whether the model takes Gemini's discrete ``thinkingLevel`` rather than a token budget
+    (Pi 1.6: Gemini 3 Pro / Flash with or without a minor version, Gemini 4 and later, the
+    ``-latest`` Flash aliases, Gemma 4). Which levels it supports is its ``thinkingLevelMap``'s
+    business; this picks the wire form only."""
     model_id = model.id.lower()
-    return re.search(r"gemini-3(?:\.\d+)?-flash", model_id) is not None or model_id in (
-        "gemini-flash-latest",
-        "gemini-flash-lite-latest",
+    return (
+        re.search(r"gemini-3(?:\.\d+)?-(?:pro|flash)", model_id) is not None
+        or re.search(r"gemini-(?:[4-9]|[1-9]\d)", model_id) is not None
+        or model_id in ("gemini-flash-latest", "gemini-flash-lite-latest")
+        or re.search(r"gemma-?4", model_id) is not None
     )
 
 
+_SDK_THINKING_LEVELS = frozenset({"THINKING_LEVEL_UNSPECIFIED", "MINIMAL", "LOW", "MEDIUM", "HIGH"})
+"""The Gemini SDK's ``ThinkingLevel`` values; any other level given to ``stream`` is not sent
+(Pi 1.6 looks the level up in the SDK's enum)."""
+
+
 def disabled_thinking_config(model: Model) -> dict[str, Any]:
-    """The closest a model gets to "no thinking": Gemini 3 cannot switch it off entirely."""
-    if is_gemini3_pro(model):
-        return {"thinkingLevel": "LOW"}
-    if is_gemini3_flash(model) or is_gemma4(model):
-        return {"thinkingLevel": "MINIMAL"}
-    return {"thinkingBudget": 0}
+    """The closest a model gets to "no thinking" (Pi 1.6): a budget of 0, or, for a model that
+    takes levels and whose map says thinking cannot be off, the weakest level it supports."""
+    if not uses_thinking_level(model):
+        return {"thinkingBudget": 0}
+    weakest = clamp_thinking_level(model, "off")
+    if weakest == "off":
+        return {"thinkingBudget": 0}
+    return {"thinkingLevel": thinking_level_for(resolve_google_thinking_level(model, weakest))}
 
 
 def resolve_google_thinking_level(model: Model, level: str) -> str:
     """A Pi level, through the model's level map, as one of minimal/low/medium/high."""
-    if level == "off":
-        return "high"
     mapped = (model.thinking_level_map or {}).get(level)
     resolved = mapped.lower() if isinstance(mapped, str) else level
     if resolved in ("minimal", "low", "medium", "high"):
@@ -284,12 +287,10 @@ def resolve_google_thinking_level(model: Model, level: str) -> str:
     )
 
 
-def thinking_level_for(effort: str, model: Model) -> str:
-    if is_gemini3_pro(model):
-        return "LOW" if effort in ("minimal", "low") else "HIGH"
-    if is_gemma4(model):
-        return "MINIMAL" if effort in ("minimal", "low") else "HIGH"
-    return effort.upper()
+def thinking_level_for(level: str) -> str:
+    """A resolved level (minimal/low/medium/high) as Gemini's enum. Pi 1.6 maps it as it is;
+    0.85 folded levels for Gemini 3 Pro and Gemma 4, which the models' level maps now say."""
+    return level.upper()
 
 
 _BUDGETS_25_PRO = {"minimal": 128, "low": 2048, "medium": 8192, "high": 32768}
@@ -349,7 +350,8 @@ def build_config_and_params(
     if thinking is not None and thinking.enabled and model.reasoning:
         thinking_config: dict[str, Any] = {"includeThoughts": True}
         if thinking.level is not None:
-            thinking_config["thinkingLevel"] = thinking.level
+            if thinking.level in _SDK_THINKING_LEVELS:
+                thinking_config["thinkingLevel"] = thinking.level
         elif thinking.budget_tokens is not None:
             thinking_config["thinkingBudget"] = thinking.budget_tokens
         config["thinkingConfig"] = thinking_config

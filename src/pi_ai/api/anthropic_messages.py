@@ -32,6 +32,7 @@ from pi_ai.api._anthropic_payload import (
     anthropic_compat,
     assert_request_auth,
     build_params,
+    managed_effort,
     reply_as_sent,
     request_headers,
 )
@@ -71,20 +72,18 @@ OPTIONS = AnthropicOptions
 async def _run(
     stream: AssistantMessageEventStream, model: Model, context: Context, options: AnthropicOptions
 ) -> None:
-    compat = anthropic_compat(model)
     output = AssistantMessage(
         content=[],
         api=model.api,
         provider=model.provider,
         model=model.id,
-        provider_thinking_level=(options.effort or "high") if compat.supports_mid_convo_effort else None,
         stop_reason="pending",
         timestamp=now_ms(),
     )
     acc = StreamAccumulator(stream, output)
     signal = options.signal
     try:
-        prepared = await _prepare(model, context, options)
+        prepared = await _prepare(model, context, options, output)
         async with AsyncExitStack() as stack:
             response, thread = await _send(stack, prepared, output, options, model)
             acc.start()
@@ -125,7 +124,9 @@ class _Prepared:
         return HttpRequest(self.url, self.headers, body)
 
 
-async def _prepare(model: Model, context: Context, options: AnthropicOptions) -> _Prepared:
+async def _prepare(
+    model: Model, context: Context, options: AnthropicOptions, output: AssistantMessage
+) -> _Prepared:
     assert_request_auth(model.provider, options.api_key, options.headers)
     retention = resolve_cache_retention(options.cache_retention, options.env)
     session_id = None if retention == "none" else options.session_id
@@ -141,6 +142,8 @@ async def _prepare(model: Model, context: Context, options: AnthropicOptions) ->
         betas=None,
     )
     params = build_params(model, context, oauth, options, message_threads=thread_session is not None)
+    # Known once the body is built (as in Pi 1.6): a request that fails before has no level.
+    output.provider_thinking_level = managed_effort(model, options)
     replaced = await apply_on_payload(options, params, model)
     if replaced is not params:
         params = {**replaced, "stream": True}

@@ -30,12 +30,10 @@ from pi_ai.api._common import check_stream_end, pi_user_agent, provider_options
 from pi_ai.api._google_convert import (
     ThinkingSetting,
     build_config_and_params,
-    is_gemini3_flash,
-    is_gemini3_pro,
-    is_gemma4,
     resolve_google_thinking_level,
     thinking_budget_for,
     thinking_level_for,
+    uses_thinking_level,
     wire_request,
 )
 from pi_ai.api._google_stream import GoogleStreamReader, GoogleStreamSplitter, raise_for_error_document
@@ -287,9 +285,13 @@ def stream_simple(
     if not simple.reasoning:
         provider.thinking = GoogleThinkingOptions(enabled=False)
         return stream(model, context, provider)
-    level = resolve_google_thinking_level(model, clamp_thinking_level(model, simple.reasoning))
-    if is_gemini3_pro(model) or is_gemini3_flash(model) or is_gemma4(model):
-        provider.thinking = GoogleThinkingOptions(enabled=True, level=thinking_level_for(level, model))
+    clamped = clamp_thinking_level(model, simple.reasoning)
+    if clamped == "off":
+        provider.thinking = GoogleThinkingOptions(enabled=False)
+        return stream(model, context, provider)
+    level = resolve_google_thinking_level(model, clamped)
+    if uses_thinking_level(model):
+        provider.thinking = GoogleThinkingOptions(enabled=True, level=thinking_level_for(level))
     else:
         budgets = simple.thinking_budgets
         custom = dataclasses.asdict(budgets) if budgets is not None else None

@@ -36,11 +36,9 @@ from pi_ai.api._common import env_value, provider_options
 from pi_ai.api._google_auth import access_token
 from pi_ai.api._google_convert import (
     build_config_and_params,
-    is_gemini3_flash,
-    is_gemini3_pro,
-    is_gemma4,
     resolve_google_thinking_level,
     thinking_level_for,
+    uses_thinking_level,
     wire_request,
 )
 from pi_ai.api._http import HttpRequest, apply_on_payload, merge_headers
@@ -157,7 +155,6 @@ async def _request(model: Model, context: Context, options: VertexOptions) -> Ht
         tool_choice=options.tool_choice,
         thinking=_thinking_setting(options.thinking),
     )
-    _no_gemma_levels(model, params)
     if options.signal is not None and options.signal.aborted:
         raise AbortError("Request aborted")
     params = await apply_on_payload(options, params, model)
@@ -207,13 +204,6 @@ def _vertex_part(part: Any) -> Any:
     return {key: part[key] for key in _PART_ORDER if part.get(key) is not None}
 
 
-def _no_gemma_levels(model: Model, params: dict[str, Any]) -> None:
-    """Pi's Vertex adapter has no Gemma 4 case: thinking off is ``thinkingBudget: 0``."""
-    config = params["config"]
-    if is_gemma4(model) and config.get("thinkingConfig") == {"thinkingLevel": "MINIMAL"}:
-        config["thinkingConfig"] = {"thinkingBudget": 0}
-
-
 # --------------------------------------------------------------------------- the call
 
 
@@ -244,15 +234,20 @@ def _budget(model: Model, level: str, custom: dict[str, Any] | None) -> int:
 def stream_simple(
     model: Model, context: Context, options: SimpleStreamOptions | None = None
 ) -> AssistantMessageEventStream:
-    """Unified options: ``reasoning`` becomes a thinking level (Gemini 3) or a budget."""
+    """Unified options: ``reasoning`` becomes a thinking level (Gemini 3 and later, Gemma 4) or a
+    budget."""
     simple = options or SimpleStreamOptions()
     provider = VertexOptions(**base_options(model, context, simple), tool_choice=simple.tool_choice)
     if not simple.reasoning:
         provider.thinking = GoogleThinkingOptions(enabled=False)
         return stream(model, context, provider)
-    level = resolve_google_thinking_level(model, clamp_thinking_level(model, simple.reasoning))
-    if is_gemini3_pro(model) or is_gemini3_flash(model):
-        provider.thinking = GoogleThinkingOptions(enabled=True, level=thinking_level_for(level, model))
+    clamped = clamp_thinking_level(model, simple.reasoning)
+    if clamped == "off":
+        provider.thinking = GoogleThinkingOptions(enabled=False)
+        return stream(model, context, provider)
+    level = resolve_google_thinking_level(model, clamped)
+    if uses_thinking_level(model):
+        provider.thinking = GoogleThinkingOptions(enabled=True, level=thinking_level_for(level))
     else:
         budgets = simple.thinking_budgets
         custom = dataclasses.asdict(budgets) if budgets is not None else None

@@ -241,6 +241,9 @@ class _Rebuilder:
         if isinstance(usage, dict):
             output.usage = convert(usage, Usage)
         output.response_id = _text(event.get("responseId"))
+        answered = event.get("responseModel")
+        if isinstance(answered, str):
+            output.response_model = answered
         level = event.get("providerThinkingLevel")
         if isinstance(level, str):
             output.provider_thinking_level = level
