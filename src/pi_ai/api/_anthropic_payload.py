@@ -556,8 +556,13 @@ def build_params(
     if head is not None:
         transformed = transformed[1:]
     prompt = system_message_text(head) if head is not None else context.system_prompt
-    native = _native_tool_changes(compat, head)
-    tools = [tool_from_declaration(tool) for tool in head.tools_added or ()] if native and head else None
+    # The first tools: the leading system message's, else the context's own, which Pi 1.6 folds
+    # into such a message before the adapter runs.
+    first_tools = (
+        [tool_from_declaration(tool) for tool in head.tools_added or ()] if head is not None else context.tools or []
+    )
+    native = _native_tool_changes(compat, first_tools)
+    tools = first_tools if native else None
     normalize_name = to_claude_code_name if oauth else (lambda name: name)
     immediate, deferred_map = _split_deferred_tools(
         tools if native else request_tools(context), transformed, compat.supports_tool_references, normalize_name
@@ -696,17 +701,12 @@ def managed_effort(model: Model, options: Any) -> str | None:
     return options.effort or "high"
 
 
-def _native_tool_changes(compat: AnthropicCompat, head: SystemMessage | None) -> bool:
+def _native_tool_changes(compat: AnthropicCompat, first_tools: list[Tool]) -> bool:
     """Whether tool changes go in place (``tool_addition`` / ``tool_removal`` blocks, Pi 1.6): the
-    model takes system messages and tool changes mid-conversation, and the transcript's leading
-    system message declares at least one tool to anchor the request's fixed list (Anthropic
-    refuses a list of deferred tools only)."""
-    return (
-        compat.supports_mid_convo_system_messages
-        and compat.supports_mid_convo_tool_changes
-        and head is not None
-        and bool(head.tools_added)
-    )
+    model takes system messages and tool changes mid-conversation, and the transcript starts with
+    at least one tool to anchor the request's fixed list (Anthropic refuses a list of deferred
+    tools only)."""
+    return compat.supports_mid_convo_system_messages and compat.supports_mid_convo_tool_changes and bool(first_tools)
 
 
 def _with_effort_messages(
