@@ -9,6 +9,8 @@
   and a reply from an allowed fallback model (``parse-stream/anthropic_fallback_response_model``:
   ``model`` stays the requested id, ``responseModel`` names the one that answered).
 - Gemini thinking levels taken from the model's level map (``payload/google_levels_*``).
+- A session file holding both forms of an Anthropic reply, as our ``SessionManager`` writes it
+  (``session-context/anthropic_response_model_split``): both Pis read it alike.
 
 Each input is ``tests/conformance/cases/<subcommand>/NAME.json`` with Pi 0.85's answer beside
 it and Pi 1.6's in ``tests/conformance/cases/pi-1.6/<subcommand>/``, which is the reference
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import json
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -227,6 +230,37 @@ def parse_stream_cases() -> dict[str, dict[str, Any]]:
     }
 
 
+def session_cases() -> dict[str, dict[str, Any]]:
+    """A session file as our ``SessionManager`` writes it: the reply our adapter reads from
+    ``anthropic_fallback_response_model`` (``model`` and ``responseModel``), then a reply as
+    Pi 0.85 wrote it (the answering model in ``model``)."""
+    from pi_ai import AssistantMessage, TextContent, Usage, UserMessage, decode_message
+    from pi_coding_agent.core.session import SessionManager
+
+    from conformance import answer
+
+    request = parse_stream_cases()["anthropic_fallback_response_model"]
+    reply = decode_message(json.dumps(answer("parse-stream", request)[1]["final"]).encode())
+    old = AssistantMessage(
+        content=[TextContent(text="from 0.85")],
+        api="anthropic-messages",
+        provider="anthropic",
+        model="claude-sonnet-4-5-20250929",
+        usage=Usage(input=10, output=2, total_tokens=12),
+        stop_reason="stop",
+        timestamp=T0 + 12,
+    )
+    with tempfile.TemporaryDirectory() as folder:
+        manager = SessionManager.create("/work/project", folder)
+        for index, message in enumerate((reply, old)):
+            manager.append_message(UserMessage(content=f"question {index}", timestamp=T0 + 10 * index + 1))
+            manager.append_message(message)
+        path = manager.get_session_file()
+        manager.close()
+        assert path is not None
+        return {"anthropic_response_model_split": {"jsonl": Path(path).read_text(encoding="utf-8")}}
+
+
 def write(subcommand: str, name: str, request: dict[str, Any]) -> None:
     folder = CASES / subcommand
     (folder / f"{name}.json").write_text(json.dumps(request, indent=2, ensure_ascii=False) + "\n")
@@ -237,7 +271,11 @@ def write(subcommand: str, name: str, request: dict[str, Any]) -> None:
 
 def main(argv: list[str]) -> int:
     wanted = argv[0] if argv else ""
-    for subcommand, cases in (("payload", payload_cases()), ("parse-stream", parse_stream_cases())):
+    for subcommand, cases in (
+        ("payload", payload_cases()),
+        ("parse-stream", parse_stream_cases()),
+        ("session-context", session_cases()),
+    ):
         for name, request in cases.items():
             if wanted in name:
                 write(subcommand, name, request)
