@@ -234,10 +234,9 @@ def session_cases() -> dict[str, dict[str, Any]]:
     """A session file as our ``SessionManager`` writes it: the reply our adapter reads from
     ``anthropic_fallback_response_model`` (``model`` and ``responseModel``), then a reply as
     Pi 0.85 wrote it (the answering model in ``model``)."""
+    from conformance import answer
     from pi_ai import AssistantMessage, TextContent, Usage, UserMessage, decode_message
     from pi_coding_agent.core.session import SessionManager
-
-    from conformance import answer
 
     request = parse_stream_cases()["anthropic_fallback_response_model"]
     reply = decode_message(json.dumps(answer("parse-stream", request)[1]["final"]).encode())
