@@ -8,7 +8,8 @@
   effort, the per-reply effort markers, thinking turned off (``payload/anthropic_managed_*``),
   and a reply from an allowed fallback model (``parse-stream/anthropic_fallback_response_model``:
   ``model`` stays the requested id, ``responseModel`` names the one that answered).
-- Gemini thinking levels taken from the model's level map (``payload/google_levels_*``).
+- Gemini thinking levels taken from the model's level map (``payload/google_levels_*``), and
+  Mistral's ``reasoning_effort`` for every model with one (``payload/mistral_effort_*``).
 - A session file holding both forms of an Anthropic reply, as our ``SessionManager`` writes it
   (``session-context/anthropic_response_model_split``): both Pis read it alike.
 
@@ -179,6 +180,23 @@ def payload_cases() -> dict[str, dict[str, Any]]:
             "model": model(ref),
             "context": tiny,
             "options": {"apiKey": "gemini-key", **options},
+        }
+    # Mistral: a reasoning model with a level map takes ``reasoning_effort`` (0.85: three named
+    # models; the others ``prompt_mode``), thinking off its map's ``off``; without a map,
+    # ``prompt_mode``.
+    unmapped = {k: v for k, v in model("mistral/magistral-medium-latest").items() if k != "thinkingLevelMap"}
+    mistral = {
+        "mistral_effort_thinking_off": (model("mistral/magistral-medium-latest"), {}),
+        "mistral_effort_large_medium": (model("mistral/mistral-large-latest"), {"reasoning": "medium"}),
+        "mistral_effort_clamped_up": (model("mistral/glm-5-2"), {"reasoning": "xhigh"}),
+        "mistral_prompt_mode_without_map": (unmapped, {"reasoning": "low"}),
+    }
+    for name, (definition, options) in mistral.items():
+        cases[name] = {
+            "api": "mistral-conversations",
+            "model": definition,
+            "context": tiny,
+            "options": {"apiKey": "mistral-key", **options},
         }
     # The raw stream: a level that is not one of the SDK's is not sent.
     cases["google_levels_raw_stream_lowercase_level"] = {

@@ -45,6 +45,8 @@ FOLLOWED = (
     "anthropic_env_cache_retention_and_clamp",
     "mistral_no_images_model",
     "mistral_text_tools_cache_key",
+    # Mistral's reasoning_effort for a model with a level map (0.85: prompt_mode).
+    "mistral_magistral_prompt_mode",
     "anthropic_thinking_replay_signatures",
     "cloudflare_workers_ai_account_from_env",
     "cloudflare_workers_ai_without_account_keeps_placeholder",

@@ -359,25 +359,26 @@ def stream(
     return start_stream(model, lambda events: _run(events, model, context, resolved), signal=resolved.signal)
 
 
-_EFFORT_MODELS = frozenset({"mistral-small-2603", "mistral-small-latest", "mistral-medium-3.5"})
-
-
 def stream_simple(
     model: Model, context: Context, options: SimpleStreamOptions | None = None
 ) -> AssistantMessageEventStream:
-    """Unified options: reasoning is ``prompt_mode: reasoning``, or a ``reasoning_effort`` for
-    the models that take one. Raises ``ValueError`` at once without a key."""
+    """Unified options (Pi 1.6): a reasoning model with a ``thinkingLevelMap`` gets the level it
+    maps to as ``reasoning_effort`` (``high`` where it maps to nothing; thinking off sends the
+    map's ``off`` entry, if any); one without a map gets ``prompt_mode: reasoning``. Pi 0.85
+    used ``reasoning_effort`` for three named models only. Raises ``ValueError`` at once without
+    a key."""
     simple = options or SimpleStreamOptions()
     if not simple.api_key:
         raise ValueError(f"No API key for provider: {model.provider}")
     provider = MistralOptions(**base_options(model, context, simple), tool_choice=simple.tool_choice)
     level = clamp_thinking_level(model, simple.reasoning) if simple.reasoning else None
-    if model.reasoning and level is not None and level != "off":
-        if model.id in _EFFORT_MODELS:
-            mapped = (model.thinking_level_map or {}).get(level)
-            provider.reasoning_effort = mapped if isinstance(mapped, str) else "high"
-        else:
-            provider.prompt_mode = "reasoning"
+    reasoning = None if level == "off" else level
+    effort_map = model.thinking_level_map if model.reasoning else None
+    if effort_map is not None:
+        mapped = effort_map.get(reasoning) if reasoning is not None else effort_map.get("off")
+        provider.reasoning_effort = mapped if mapped is not None or reasoning is None else "high"
+    elif model.reasoning and reasoning is not None:
+        provider.prompt_mode = "reasoning"
     return stream(model, context, provider)
 
 
