@@ -34,7 +34,6 @@ PI16_MESSAGE_FIELDS = frozenset({"durationMs", "totalFromProvider", "thinkingLev
 """The fields Pi 1.6 writes on messages (and their usage) that Pi 0.85 does not."""
 
 
-_INPUT = ("payload.input", "request.body.input")
 PAYLOAD_NOT_FOLLOWED: dict[str, tuple[tuple[str, ...], str]] = {
     "payload/google_tool_result_images_gemini3": (
         ("payload.config.thinkingConfig", "request.body.generationConfig.thinkingConfig"),
