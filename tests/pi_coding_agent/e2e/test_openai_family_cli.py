@@ -46,8 +46,7 @@ def _sandbox(tmp_path: Path, name: str) -> Sandbox:
 def _comparable(seen: Seen | Frame) -> dict[str, Any]:
     """The body without what differs per run by design (session ids) or per program (the system
     prompt and the tools' descriptions are each program's own prose): tools by name."""
-    # max_output_tokens: Pi 1.6's new Codex default, not followed yet (docs/pi-1.6/sessions.md).
-    left_out = ("prompt_cache_key", "instructions", "max_output_tokens")
+    left_out = ("prompt_cache_key",)
     body = {key: value for key, value in seen.body.items() if key not in left_out}
     body["tools"] = sorted(tool["name"] for tool in body.get("tools", []))
     body["input"] = [item for item in body["input"] if item.get("role") not in ("system", "developer")]
@@ -119,6 +118,17 @@ def test_codex_subscription_task_matches_pi(tmp_path: Path) -> None:
         assert headers["session-id"] == seen.body["prompt_cache_key"]
     assert {seen.headers.get("content-encoding") for seen in [*ours, *theirs]} == {"zstd"}
     assert [_comparable(seen) for seen in ours] == [_comparable(seen) for seen in theirs]
+    assert ours[0].body["max_output_tokens"] == theirs[0].body["max_output_tokens"] > 0
+    _same_user_agent_but_runtime(ours[0].headers["user-agent"], theirs[0].headers["user-agent"])
+
+
+def _same_user_agent_but_runtime(ours: str, theirs: str) -> None:
+    """Pi 1.6's ``pi/1.6.0 (linux; node/v22...; x64)``; ours names Python where Pi names Node
+    (docs/pi-1.6/models.md, "User-Agent")."""
+    our_parts, their_parts = ours.split("; "), theirs.split("; ")
+    assert len(our_parts) == len(their_parts) == 3, (ours, theirs)
+    assert (our_parts[0], our_parts[2]) == (their_parts[0], their_parts[2])
+    assert our_parts[1].startswith("python/") and their_parts[1].startswith("node/")
 
 
 def test_codex_over_websocket_matches_pi(tmp_path: Path) -> None:
@@ -139,15 +149,14 @@ def test_codex_over_websocket_matches_pi(tmp_path: Path) -> None:
     # accept-encoding, sec-fetch-mode, pragma, cache-control), as its HTTP stack does for every
     # request; Pi sets none of them (docs/providers/openai-codex.md).
     node_only = {"accept", "accept-language", "accept-encoding", "sec-fetch-mode", "pragma", "cache-control"}
-    # Pi 1.6's user-agent names its version and Node's (``pi/1.6.0 (linux; node/...; x64)``); ours
-    # keeps 0.85's form, checked below.
+    # The user-agent names each runtime, compared below.
     volatile = {"host", "sec-websocket-key", "session-id", "x-client-request-id", "user-agent", *node_only}
 
     def handshake(frame: Frame) -> dict[str, str]:
         return {name: value.lower() for name, value in frame.headers.items() if name not in volatile}
 
     assert handshake(ours[0]) == handshake(theirs[0])
-    assert ours[0].headers["user-agent"].startswith("pi (")
+    _same_user_agent_but_runtime(ours[0].headers["user-agent"], theirs[0].headers["user-agent"])
 
 
 def _transport_failures(done: Completed) -> list[dict[str, Any]]:
