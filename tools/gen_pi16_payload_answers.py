@@ -66,6 +66,9 @@ FOLLOWED = (
     "google_image_input",
     "google_tool_result_images_gemini3",
     "openai_responses_deferred_tools_search",
+    # Codex as 1.6 sends it: the prompt as the leading developer item, max_output_tokens, effort
+    # none for thinking off; every tool up front (0.85's deferred loading is gone).
+    "codex_deferred_tools_additional",
     "openai_responses_raw_stream",
     "openai_responses_reasoning",
     "google_images_text_only_model",
@@ -109,7 +112,14 @@ FOLLOWED = (
 )
 INLINE_MODEL = (
     "azure_cross_provider_replay",
+    "codex_base_url_ending_in_codex",
     "codex_cross_provider_replay",
+    "codex_deferred_tools_search",
+    "codex_images",
+    "codex_no_system_prompt_and_minimal_level",
+    "codex_same_provider_replay",
+    "codex_stream_options",
+    "codex_token_without_account_id",
     "completions_deepseek_replay_reasoning_content",
     "mistral_images_and_replay_ids",
     "openai_completions_deepseek_reasoning",

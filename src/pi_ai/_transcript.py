@@ -186,6 +186,28 @@ def prepare_context(model: Model, context: Context) -> Context:
     return Context(system_prompt=prompt or None, messages=list(rest), tools=tools or None)
 
 
+def with_leading_system_message(model: Model, context: Context) -> Context:
+    """For a model that takes system messages in place, a context without any as Pi 1.6 sends it
+    (its ``normalizeContext``): ``system_prompt`` and ``tools`` become a leading system message,
+    so the Responses APIs declare the tools where that message stands (``additional_tools``)
+    when the model can. Any other context is returned as it is."""
+    if not takes_system_messages_in_place(model) or has_system_messages(context):
+        return context
+    if not context.system_prompt and not context.tools:
+        return context
+    declarations = [
+        {
+            "name": tool.name,
+            "description": tool.description,
+            "parameters": tool.parameters,
+            **({} if tool.constrained_sampling is None else {"constrainedSampling": tool.constrained_sampling}),
+        }
+        for tool in context.tools or ()
+    ]
+    head = SystemMessage(content=context.system_prompt or "", tools_added=declarations or UNSET, timestamp=0)
+    return Context(system_prompt=None, messages=[head, *context.messages], tools=None)
+
+
 def has_system_messages(context: Context) -> bool:
     return any(isinstance(message, SystemMessage) for message in context.messages)
 

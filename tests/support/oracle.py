@@ -71,13 +71,42 @@ def _unavailable(reason: str) -> None:
     pytest.skip(reason)
 
 
+_PROXY_VARIABLES = frozenset(
+    {"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "all_proxy", "no_proxy"}
+)
+
+
+CODEX_API = "openai-codex-responses"
+CODEX_DRIVER = REPO / "tools" / "pi_codex_oracle.mjs"
+
+
+def _node(home: Path) -> Path:
+    machine = "arm64" if platform.machine() in ("aarch64", "arm64") else "x64"
+    return home / "node_modules" / f"node-linux-{machine}" / "bin" / "node"
+
+
+def _node_env(home: Path) -> dict[str, str]:
+    """The oracle script's environment for Node run directly: no proxies, no NODE_OPTIONS."""
+    env = {key: value for key, value in os.environ.items() if key not in _PROXY_VARIABLES | {"NODE_OPTIONS"}}
+    env.update(PI_ORACLE_HOME=str(home), TZ="UTC", LANG="C.UTF-8")
+    return env
+
+
 def run_oracle(subcommand: str, request: Any, timeout: float = 120, current: bool = False) -> tuple[int, Any]:
     """Run ``oracle SUBCOMMAND`` on ``request`` (``current``: on Pi 1.6); returns (exit code,
-    parsed stdout)."""
+    parsed stdout). A Codex ``payload`` runs through ``tools/pi_codex_oracle.mjs`` (the same
+    harness), whose request ``body`` is the JSON Pi zstd-compressed."""
     folder = require_live_oracle(current)
-    env = {**os.environ, "PI_ORACLE_HOME": str(current_home() if current else oracle_home())}
+    home = current_home() if current else oracle_home()
+    env = {**os.environ, "PI_ORACLE_HOME": str(home)}
+    command = [str(folder / "oracle"), subcommand]
+    if subcommand == "payload" and isinstance(request, dict) and request.get("api") == CODEX_API:
+        # Codex bodies go zstd-compressed, which the oracle records as text: the driver reports
+        # the JSON Pi compressed instead (docs/decisions/codex-transport.md).
+        env = {**_node_env(home), "PI_ORACLE_DIR": str(folder)}
+        command = [str(_node(home)), "--no-warnings", str(CODEX_DRIVER), subcommand]
     completed = subprocess.run(
-        [str(folder / "oracle"), subcommand],
+        command,
         input=json.dumps(request).encode(),
         capture_output=True,
         timeout=timeout,
@@ -91,11 +120,6 @@ def run_oracle(subcommand: str, request: Any, timeout: float = 120, current: boo
     return completed.returncode, deep_json.loads(completed.stdout)
 
 
-_PROXY_VARIABLES = frozenset(
-    {"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "all_proxy", "no_proxy"}
-)
-
-
 def run_oracle_many(
     subcommand: str, requests: list[Any], timeout: float = 300, current: bool = False
 ) -> list[tuple[int, Any]]:
@@ -107,10 +131,7 @@ def run_oracle_many(
         return []
     folder = require_live_oracle(current)
     home = current_home() if current else oracle_home()
-    machine = "arm64" if platform.machine() in ("aarch64", "arm64") else "x64"
-    node = home / "node_modules" / f"node-linux-{machine}" / "bin" / "node"
-    env = {key: value for key, value in os.environ.items() if key not in _PROXY_VARIABLES | {"NODE_OPTIONS"}}
-    env.update(PI_ORACLE_HOME=str(home), TZ="UTC", LANG="C.UTF-8")
+    node, env = _node(home), _node_env(home)
     batch = [{"subcommand": subcommand, "request": request} for request in requests]
     completed = subprocess.run(
         [str(node), "--no-warnings", str(Path(__file__).with_name("oracle_batch.mjs")), str(folder / "lib")],

@@ -35,25 +35,7 @@ PI16_MESSAGE_FIELDS = frozenset({"durationMs", "totalFromProvider", "thinkingLev
 """The fields Pi 1.6 writes on messages (and their usage) that Pi 0.85 does not."""
 
 
-_INPUT = ("payload.input", "request.body.input")
 PAYLOAD_NOT_FOLLOWED: dict[str, tuple[tuple[str, ...], str]] = {
-    "payload/azure_cross_provider_replay": (
-        _INPUT,
-        "1.6 writes other providers' tool-call ids differently for Azure",
-    ),
-    "payload/codex_cross_provider_replay": (
-        ("payload", "request.body"),
-        "1.6 sends Codex a zstd-compressed body, the system prompt as an input item, max_output_tokens",
-    ),
-    "payload/codex_mid_convo_additional_tools": (
-        ("request.body", "payload.max_output_tokens", "payload.reasoning"),
-        "1.6 sends Codex a zstd-compressed body, max_output_tokens and reasoning effort none without a level "
-        "(the payload's input, prompt and tools are compared)",
-    ),
-    "payload/openai_responses_deferred_tools_search": (
-        (*_INPUT, "payload.tools", "request.body.tools"),
-        "1.6 replays tool-search loads as function calls and sends the loaded tools",
-    ),
     "payload/constrained_tools_bedrock": (
         ("request",),
         "1.6's oracle does not see Bedrock's HTTP request (its SDK sends it); the payload is compared",

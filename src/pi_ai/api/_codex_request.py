@@ -1,4 +1,4 @@
-"""What a Codex request is made of: its options, URL, body and headers (Pi 0.85's
+"""What a Codex request is made of: its options, URL, body and headers (Pi 1.6's
 ``buildRequestBody``, ``buildSSEHeaders``, ``buildWebSocketHeaders``, ``resolveCodexUrl``);
 shared by the SSE and WebSocket transports."""
 
@@ -20,7 +20,7 @@ from pi_ai.api._responses_convert import (
     convert_responses_tools,
     in_place_request_tools,
     responses_tool_support,
-    split_deferred_tools,
+    unique_tools,
 )
 
 DEFAULT_BASE_URL = "https://chatgpt.com/backend-api"
@@ -52,6 +52,31 @@ def codex_url(base_url: str | None) -> str:
     return f"{normalized}/codex/responses"
 
 
+MIN_OUTPUT_TOKENS = 16
+"""The Responses API refuses a smaller ``max_output_tokens`` (Pi 1.6 raises it to this)."""
+CONFIGURATION_UPDATE_REQUEST_EFFORT = "medium"
+"""``reasoning.effort`` of a request whose thinking level travels in ``configuration_update`` items."""
+
+
+def resolve_effort(model: Model, level: str) -> str | None:
+    """The effort the backend takes for a Pi level (or ``none``), through the model's
+    ``thinking_level_map``; ``None`` for ``none`` when the map's ``off`` is null (the model takes
+    no reasoning field then). A null entry for another level keeps the level's name, as in Pi."""
+    level_map = model.thinking_level_map or {}
+    if level == "none":
+        return str(level_map["off"]) if level_map.get("off") is not None else (None if "off" in level_map else "none")
+    mapped = level_map.get(level)
+    return level if mapped is None else str(mapped)
+
+
+def configuration_update_effort(model: Model, options: OpenAICodexResponsesOptions) -> str | None:
+    """The effort sent as ``configuration_update`` items (Pi 1.6), for a model whose compat says
+    ``supportsMidConvoEffort``: changing it mid-conversation then keeps the prompt cache."""
+    if not (model.compat or {}).get("supportsMidConvoEffort") or options.reasoning_effort is None:
+        return None
+    return resolve_effort(model, options.reasoning_effort)
+
+
 def build_body(
     model: Model,
     context: Context,
@@ -59,7 +84,9 @@ def build_body(
     session_key: str | None,
     grammar_properties: Mapping[str, str],
 ) -> dict[str, Any]:
-    """The request body (before ``on_payload``), keys in Pi's order."""
+    """The request body (before ``on_payload``), keys in Pi 1.6's order. The system prompt is the
+    leading ``developer`` item, not ``instructions`` (Pi 1.6: the backend puts ``instructions``
+    after the input, which kept the prompt out of the cache)."""
     compat = model.compat or {}
     strict_flag = compat.get("supportsStrictMode")
     tool_options = ToolOptions(
@@ -67,33 +94,24 @@ def build_body(
         supports_grammar_tools=bool(compat.get("supportsOpenAIGrammarTools") or False),
         default_strict=None,
     )
-    deferred_mode = (
-        "additional-tools"
-        if compat.get("supportsAdditionalTools")
-        else ("tool-search" if compat.get("supportsToolSearch") else None)
-    )
-    immediate, deferred = split_deferred_tools(context, deferred_mode is not None)
     support = responses_tool_support(compat)
     in_place = in_place_request_tools(context, support)
-    immediate = immediate if in_place is None else in_place
+    update_effort = configuration_update_effort(model, options)
     items = convert_responses_messages(
         model,
         context,
         CODEX_TOOL_CALL_PROVIDERS,
         ConvertOptions(
             grammar_input_properties=grammar_properties,
-            deferred_tools=deferred,
-            deferred_tools_mode=deferred_mode,
             tool_options=tool_options,
-            include_system_prompt=False,
             tool_support=support,
+            configuration_update_effort=update_effort,
         ),
     )
-    body: dict[str, Any] = {"model": model.id, "store": False, "stream": True}
-    if in_place is None:
-        # Kept in place, the prompt is the leading developer item instead (Pi 1.6 sends it so always).
-        body["instructions"] = context.system_prompt or "You are a helpful assistant."
-    body |= {
+    body: dict[str, Any] = {
+        "model": model.id,
+        "store": False,
+        "stream": True,
         "input": items,
         "text": {"verbosity": options.text_verbosity or "low"},
         "include": ["reasoning.encrypted_content"],
@@ -102,27 +120,47 @@ def build_body(
         body["prompt_cache_key"] = session_key
     body["tool_choice"] = options.tool_choice if options.tool_choice is not None else "auto"
     body["parallel_tool_calls"] = True
+    if options.max_tokens and compat.get("supportsMaxOutputTokens", True) is not False:
+        body["max_output_tokens"] = max(options.max_tokens, MIN_OUTPUT_TOKENS)
     if options.temperature is not None:
         body["temperature"] = options.temperature
     if options.service_tier is not None:
         body["service_tier"] = options.service_tier
-    if immediate:
-        body["tools"] = convert_responses_tools(immediate, tool_options)
-    if options.reasoning_effort is not None:
-        none = options.reasoning_effort == "none"
-        mapped = (model.thinking_level_map or {}).get("off" if none else options.reasoning_effort)
-        effort = mapped if mapped is not None else ("none" if none else options.reasoning_effort)
-        body["reasoning"] = {"effort": effort, "summary": options.reasoning_summary or "auto"}
+    tools = unique_tools(context) if in_place is None else in_place
+    if tools:
+        body["tools"] = convert_responses_tools(tools, tool_options)
+    _add_reasoning(body, model, options, update_effort)
     return body
 
 
+def _add_reasoning(
+    body: dict[str, Any], model: Model, options: OpenAICodexResponsesOptions, update_effort: str | None
+) -> None:
+    """``reasoning``: the requested effort (``medium`` while ``configuration_update`` items carry
+    it), else, for a reasoning model, the effort that turns reasoning off unless the model has none."""
+    if options.reasoning_effort is not None:
+        effort = (
+            resolve_effort(model, options.reasoning_effort)
+            if update_effort is None
+            else CONFIGURATION_UPDATE_REQUEST_EFFORT
+        )
+        if effort is not None:
+            summary = options.reasoning_summary if options.reasoning_summary is not None else "auto"
+            body["reasoning"] = {"effort": effort, "summary": summary}
+    elif model.reasoning:
+        off = resolve_effort(model, "none")
+        if off is not None:
+            body["reasoning"] = {"effort": off}
+
+
 def _base_headers(model: Model, options: StreamOptions, account_id: str, token: str) -> dict[str, str | None]:
+    """Pi 1.6's order: its own defaults (``originator``, ``User-Agent``), which the model's and
+    the caller's headers may override or remove, then the credential's two headers."""
+    defaults = {"originator": "pi", "User-Agent": pi_user_agent()}
     return {
-        **merge_headers(model.headers, options.headers),
+        **merge_headers(defaults, model.headers, options.headers),
         "Authorization": f"Bearer {token}",
         "chatgpt-account-id": account_id,
-        "originator": "pi",
-        "User-Agent": pi_user_agent(),
     }
 
 

@@ -85,12 +85,20 @@ _ARCH = {
 }
 
 
+PI_RELEASE = "1.6.0"
+"""The Pi release whose wire behaviour this package follows: the version in ``User-Agent``
+(``pi_coding_agent.PI_COMPAT_VERSION``, what ``pi --version`` prints, is the same)."""
+
+
 @functools.cache
 def pi_user_agent() -> str:
-    """``pi (<platform> <release>; <arch>)`` with Node's names for platform and architecture."""
+    """Pi 1.6's form, ``pi/<version> (<platform>; <runtime>/<version>; <arch>)``, with our
+    runtime in its place: ``pi/1.6.0 (linux; python/3.11.7; x64)`` where Pi sends
+    ``node/v22...``. Platform and architecture carry Node's names (docs/pi-1.6/models.md)."""
     machine = platform.machine()
     arch = _ARCH.get(machine.lower(), machine.lower())
-    return f"pi ({sys.platform} {platform.release()}; {arch})"
+    system = re.sub(r"\d+$", "", sys.platform)  # Node's ``freebsd`` where Python says ``freebsd14``
+    return f"pi/{PI_RELEASE} ({system}; python/{platform.python_version()}; {arch})"
 
 
 def copilot_dynamic_headers(messages: Sequence[Message]) -> dict[str, str]:

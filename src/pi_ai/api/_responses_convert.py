@@ -61,13 +61,14 @@ class ToolOptions:
 class ConvertOptions:
     grammar_input_properties: Mapping[str, str] = field(default_factory=dict)
     """Tool name -> the argument that carries a grammar tool's free-form input."""
-    deferred_tools: Mapping[str, Tool] = field(default_factory=dict)
-    deferred_tools_mode: str | None = None
-    """``additional-tools`` or ``tool-search`` when the model can load tools mid-conversation."""
     tool_options: ToolOptions = field(default_factory=ToolOptions)
     include_system_prompt: bool = True
     tool_support: ToolSupport = "none"
     """How system messages kept in place declare their tools (``responses_tool_support``)."""
+    configuration_update_effort: str | None = None
+    """The request's reasoning effort when the model takes it in ``configuration_update`` items
+    (``supportsMidConvoEffort``): one before each replayed answer of the same model that recorded
+    its own (``provider_thinking_level``), and one at the end of the input."""
 
 
 def responses_tool_support(compat: Mapping[str, Any]) -> ToolSupport:
@@ -249,7 +250,6 @@ def convert_responses_messages(
 ) -> list[dict[str, Any]]:
     """The ``input`` list: system prompt, then every replayable message as Responses items."""
     items: list[dict[str, Any]] = []
-    loaded_tool_names: set[str] = set()
 
     def normalize_tool_call_id(tool_call_id: str, _target: Model, source: AssistantMessage) -> str:
         if model.provider not in allowed_tool_call_providers or "|" not in tool_call_id:
@@ -270,6 +270,7 @@ def convert_responses_messages(
         items.append({"role": role, "content": sanitize_surrogates(context.system_prompt)})
 
     folded = transcript_tools(messages, options.tool_support)[1] if has_system_messages(context) else 0
+    update_effort = options.configuration_update_effort
     state = _ToolChanges()
     message_index = 0
     system_index = 0
@@ -305,11 +306,24 @@ def convert_responses_messages(
             converted = _assistant_items(model, message, message_index, options)
             if not converted:
                 continue
+            if update_effort is not None and _same_model(model, message) and message.provider_thinking_level is not None:
+                items.append(_configuration_update(message.provider_thinking_level))
             items.extend(converted)
         else:
-            _append_tool_result(model, message, items, loaded_tool_names, options)
+            _append_tool_result(model, message, items, options)
         message_index += 1
+    if update_effort is not None:
+        items.append(_configuration_update(update_effort))
     return items
+
+
+def _same_model(model: Model, message: AssistantMessage) -> bool:
+    return message.provider == model.provider and message.api == model.api and message.model == model.id
+
+
+def _configuration_update(effort: str) -> dict[str, Any]:
+    """Pi 1.6's item setting the reasoning effort from this point of the conversation on."""
+    return {"type": "configuration_update", "reasoning": {"effort": effort}}
 
 
 def _user_part(block: TextContent | ImageContent) -> dict[str, Any]:
@@ -374,7 +388,6 @@ def _tool_call_item(
     # items it never produced; custom-tool ids (ctc_*) are invalid on a function_call.
     if (different_model and fc_item) or (input_property is None and not fc_item):
         item_id = None
-    can_replay_namespace = same_model or block.name in options.deferred_tools
     item: dict[str, Any]
     if input_property is not None:
         item = {"type": "custom_tool_call"}
@@ -390,18 +403,17 @@ def _tool_call_item(
         item["call_id"] = call_id
         item["name"] = block.name
         item["arguments"] = stringify(block.arguments)
-    if can_replay_namespace and block.namespace is not None:
+    if same_model and block.namespace is not None:
         item["namespace"] = block.namespace
     return item
 
 
 def _append_tool_result(
-    model: Model,
-    message: ToolResultMessage,
-    items: list[dict[str, Any]],
-    loaded_tool_names: set[str],
-    options: ConvertOptions,
+    model: Model, message: ToolResultMessage, items: list[dict[str, Any]], options: ConvertOptions
 ) -> None:
+    """A tool result's output item. Tools a result names in ``added_tool_names`` (Pi 0.85's
+    deferred loading) are not loaded here: Pi 1.6 dropped that mechanism and declares every tool
+    of the context up front, a replayed tool-search load being the function call it was."""
     call_id = message.tool_call_id.split("|")[0]
     output = _tool_result_output(model, message.content)
     kind = (
@@ -410,46 +422,6 @@ def _append_tool_result(
         else "function_call_output"
     )
     items.append({"type": kind, "call_id": call_id, "output": output})
-
-    newly_loaded: list[Tool] = []
-    for name in message.added_tool_names or ():
-        tool = options.deferred_tools.get(name)
-        if tool is None or name in loaded_tool_names:
-            continue
-        loaded_tool_names.add(name)
-        newly_loaded.append(tool)
-    if not newly_loaded:
-        return
-    if options.deferred_tools_mode == "additional-tools":
-        items.append(
-            {
-                "type": "additional_tools",
-                "role": "developer",
-                "tools": convert_responses_tools(newly_loaded, options.tool_options),
-            }
-        )
-    elif options.deferred_tools_mode == "tool-search":
-        names = [tool.name for tool in newly_loaded]
-        search_call_id = f"pi_tool_load_{short_hash(message.tool_call_id + ':' + ','.join(names))}"
-        items.append(
-            {
-                "type": "tool_search_call",
-                "call_id": search_call_id,
-                "execution": "client",
-                "status": "completed",
-                "arguments": {"query": " ".join(names), "limit": len(names)},
-            }
-        )
-        deferred_options = dataclasses.replace(options.tool_options, defer_loading=True)
-        items.append(
-            {
-                "type": "tool_search_output",
-                "call_id": search_call_id,
-                "execution": "client",
-                "status": "completed",
-                "tools": convert_responses_tools(newly_loaded, deferred_options),
-            }
-        )
 
 
 def convert_responses_tools(tools: list[Tool], options: ToolOptions) -> list[dict[str, Any]]:
@@ -484,26 +456,9 @@ def convert_responses_tools(tools: list[Tool], options: ToolOptions) -> list[dic
     return converted
 
 
-def split_deferred_tools(context: Context, enabled: bool) -> tuple[list[Tool], dict[str, Tool]]:
-    """(tools sent up front, tools loaded later by a tool result's ``added_tool_names``).
-
-    Tools are de-duplicated by name (the last definition wins, at the first one's position).
-    A tool only counts as deferred when a result adds it before any assistant called it.
-    """
+def unique_tools(context: Context) -> list[Tool]:
+    """The context's tools, one per name: the last definition wins, at the first one's position."""
     unique: dict[str, Tool] = {}
     for tool in context.tools or ():
         unique[tool.name] = tool
-    if not enabled:
-        return list(unique.values()), {}
-    deferred_names: set[str] = set()
-    used_names: set[str] = set()
-    for message in context.messages:
-        if isinstance(message, AssistantMessage):
-            used_names.update(block.name for block in message.content if isinstance(block, ToolCall))
-        elif isinstance(message, ToolResultMessage):
-            for name in message.added_tool_names or ():
-                if name not in used_names:
-                    deferred_names.add(name)
-    immediate = [tool for name, tool in unique.items() if name not in deferred_names]
-    deferred = {name: tool for name, tool in unique.items() if name in deferred_names}
-    return immediate, deferred
+    return list(unique.values())

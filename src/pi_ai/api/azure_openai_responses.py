@@ -31,7 +31,7 @@ from pi_ai._model import Model, clamp_thinking_level
 from pi_ai._options import SimpleStreamOptions, StreamOptions
 from pi_ai._registry import ApiImplementation
 from pi_ai._simple_options import base_options, merge_sampling_params
-from pi_ai._transcript import declared_request_tools
+from pi_ai._transcript import declared_request_tools, with_leading_system_message
 from pi_ai.api._accumulator import StreamAccumulator
 from pi_ai.api._common import (
     check_stream_end,
@@ -66,9 +66,11 @@ DEFAULT_API_VERSION = "v1"
 MIN_OUTPUT_TOKENS = 16
 """The Responses API rejects ``max_output_tokens`` below 16."""
 
-AZURE_TOOL_CALL_PROVIDERS = frozenset({"openai", "openai-codex", "opencode", "azure", "azure-openai-responses"})
-"""Providers whose ``call_id|fc_item`` tool-call ids Azure accepts on replay: Pi 1.6's (``azure``),
-and the provider's old id, which messages of Pi 0.85's sessions carry."""
+AZURE_TOOL_CALL_PROVIDERS = frozenset({"openai", "openai-codex", "opencode", "azure"})
+"""Target providers for which tool-call ids keep their ``call_id|fc_item`` form on replay (Pi
+1.6's list); for any other provider id each id is flattened into one ``call_id``. Models of the
+old id ``azure-openai-responses`` are ``azure`` models once resolved (``pi_ai._provider_ids``),
+so only a model written out with the old id (as Pi 0.85 defined it) is flattened, as 1.6 does."""
 
 _AZURE_HOST_SUFFIXES = (".openai.azure.com", ".cognitiveservices.azure.com", ".ai.azure.com")
 
@@ -233,6 +235,7 @@ def stream(
     model: Model, context: Context, options: StreamOptions | None = None
 ) -> AssistantMessageEventStream:
     """Stream one response. Every failure arrives as an ``error`` event."""
+    context = with_leading_system_message(model, context)
     opts = provider_options(options, AzureOpenAIResponsesOptions)
     output = empty_assistant_message(model)
 

@@ -2,11 +2,13 @@
 subscription signed in through ``pi_ai.oauth`` (provider ``openai-codex``).
 
 The protocol is OpenAI's Responses (read by the shared ``ResponsesStreamReader``), with Codex's
-own request shape and transport, as Pi 0.85 speaks it:
+own request shape and transport, as Pi 1.6 speaks it:
 
 - ``POST {base}/codex/responses`` (``/codex`` and ``/codex/responses`` bases are kept), the
-  system prompt as ``instructions``, ``store: false``, ``text.verbosity`` (default ``low``),
-  encrypted reasoning always included, ``tool_choice: auto`` and parallel tool calls;
+  system prompt as the leading ``developer`` input item, ``store: false``, ``text.verbosity``
+  (default ``low``), encrypted reasoning always included, ``tool_choice: auto``, parallel tool
+  calls, ``max_output_tokens``, reasoning effort ``none`` for thinking off, and the thinking
+  level in ``configuration_update`` items for models that take it mid-conversation;
 - headers: the bearer token, ``chatgpt-account-id`` from the token's claims, ``originator: pi``,
   ``OpenAI-Beta: responses=experimental``, and the session id as ``session-id`` and
   ``x-client-request-id``;
@@ -29,10 +31,15 @@ from pi_ai._model import Model, clamp_thinking_level
 from pi_ai._options import SimpleStreamOptions, StreamOptions
 from pi_ai._registry import ApiImplementation
 from pi_ai._simple_options import base_options
-from pi_ai._transcript import declared_request_tools
+from pi_ai._transcript import declared_request_tools, with_leading_system_message
 from pi_ai.api._accumulator import StreamAccumulator
 from pi_ai.api._codex_events import extract_account_id
-from pi_ai.api._codex_request import OpenAICodexResponsesOptions, build_body, sse_headers
+from pi_ai.api._codex_request import (
+    OpenAICodexResponsesOptions,
+    build_body,
+    configuration_update_effort,
+    sse_headers,
+)
 from pi_ai.api._common import check_stream_end, clamp_prompt_cache_key, provider_options
 from pi_ai.api._constrained import grammar_input_properties
 from pi_ai.api._http import apply_on_payload
@@ -57,8 +64,10 @@ def stream(
     model: Model, context: Context, options: StreamOptions | None = None
 ) -> AssistantMessageEventStream:
     """Stream one response. Every failure arrives as an ``error`` event."""
+    context = with_leading_system_message(model, context)
     opts = provider_options(options, OpenAICodexResponsesOptions)
     output = empty_assistant_message(model)
+    output.provider_thinking_level = configuration_update_effort(model, opts)
 
     async def produce(events: AssistantMessageEventStream) -> None:
         from pi_ai.api import _codex_http, _codex_websocket
@@ -120,9 +129,10 @@ def stream_simple(
         **base_options(model, context, simple),
         tool_choice=simple.tool_choice,
     )
-    if simple.reasoning:
-        level = clamp_thinking_level(model, simple.reasoning)
-        provider.reasoning_effort = None if level == "off" else level
+    level = clamp_thinking_level(model, simple.reasoning) if simple.reasoning else "off"
+    # Pi 1.6 sends thinking off as effort ``none`` to a reasoning model (so that switching to it
+    # with configuration_update items keeps the cache).
+    provider.reasoning_effort = level if level != "off" else ("none" if model.reasoning else None)
     return stream(model, context, provider)
 
 

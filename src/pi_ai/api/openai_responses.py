@@ -4,7 +4,7 @@
 service tier, tool choice); ``stream_simple`` maps the unified reasoning level onto them.
 Requests go to ``POST {base_url}/responses`` with ``store: false``; prior reasoning is
 replayed from the encrypted items kept in thinking signatures. The request body, headers
-and the event sequence follow Pi 0.85 (which uses the official OpenAI SDK 6.40).
+and the event sequence follow Pi 1.6 (which uses the official OpenAI SDK 7.x).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from pi_ai._model import Model, clamp_thinking_level, whole_as_int
 from pi_ai._options import SimpleStreamOptions, StreamOptions
 from pi_ai._registry import ApiImplementation
 from pi_ai._simple_options import base_options, merge_sampling_params
-from pi_ai._transcript import conversation, declared_request_tools
+from pi_ai._transcript import conversation, declared_request_tools, with_leading_system_message
 from pi_ai.api._accumulator import StreamAccumulator
 from pi_ai.api._common import (
     check_stream_end,
@@ -52,7 +52,7 @@ from pi_ai.api._responses_convert import (
     convert_responses_tools,
     in_place_request_tools,
     responses_tool_support,
-    split_deferred_tools,
+    unique_tools,
 )
 from pi_ai.api._responses_stream import ResponsesStreamReader
 
@@ -84,6 +84,7 @@ class ResponsesCompat:
     supports_tool_search: bool
     supports_explicit_prompt_cache_mode: bool
     supports_max_output_tokens: bool
+    supports_mid_convo_effort: bool
 
 
 def get_compat(model: Model) -> ResponsesCompat:
@@ -104,6 +105,7 @@ def get_compat(model: Model) -> ResponsesCompat:
         supports_tool_search=flag("supportsToolSearch", False),
         supports_explicit_prompt_cache_mode=flag("supportsExplicitPromptCacheMode", False),
         supports_max_output_tokens=flag("supportsMaxOutputTokens", True),
+        supports_mid_convo_effort=flag("supportsMidConvoEffort", False),
     )
 
 
@@ -123,6 +125,21 @@ def _chatgpt_sign_in(model: Model, api_key: str | None) -> bool:
     )
 
 
+def configuration_update_effort(
+    model: Model, options: OpenAIResponsesOptions, compat: ResponsesCompat
+) -> str | None:
+    """The effort sent in ``configuration_update`` items instead of ``reasoning.effort`` (Pi 1.6,
+    models whose compat says ``supportsMidConvoEffort``; not to a Sign in with ChatGPT token):
+    a thinking level changed mid-conversation then keeps the cached prefix. The request's own
+    ``reasoning.effort`` is ``medium`` meanwhile."""
+    if not compat.supports_mid_convo_effort or not options.reasoning_effort:
+        return None
+    if _chatgpt_sign_in(model, options.api_key):
+        return None
+    mapped = (model.thinking_level_map or {}).get(options.reasoning_effort)
+    return options.reasoning_effort if mapped is None else str(mapped)
+
+
 def build_params(
     model: Model,
     context: Context,
@@ -131,28 +148,22 @@ def build_params(
     grammar_properties: Mapping[str, str],
 ) -> dict[str, Any]:
     """The request body (before ``on_payload``), keys in Pi's order."""
-    deferred_mode = (
-        "additional-tools"
-        if compat.supports_additional_tools
-        else ("tool-search" if compat.supports_tool_search else None)
-    )
-    immediate, deferred = split_deferred_tools(context, deferred_mode is not None)
     tool_options = ToolOptions(
         supports_strict_mode=compat.supports_strict_mode, supports_grammar_tools=compat.supports_grammar_tools
     )
     support = responses_tool_support(model.compat or {})
     in_place = in_place_request_tools(context, support)
-    immediate = immediate if in_place is None else in_place
+    immediate = unique_tools(context) if in_place is None else in_place
+    update_effort = configuration_update_effort(model, options, compat)
     items = convert_responses_messages(
         model,
         context,
         OPENAI_TOOL_CALL_PROVIDERS,
         ConvertOptions(
             grammar_input_properties=grammar_properties,
-            deferred_tools=deferred,
-            deferred_tools_mode=deferred_mode,
             tool_options=tool_options,
             tool_support=support,
+            configuration_update_effort=update_effort,
         ),
     )
     retention = resolve_cache_retention(options.cache_retention, options.env)
@@ -184,7 +195,7 @@ def build_params(
     if model.reasoning:
         if options.reasoning_effort or options.reasoning_summary:
             effort: Any = "medium"
-            if options.reasoning_effort:
+            if options.reasoning_effort and update_effort is None:
                 mapped = (model.thinking_level_map or {}).get(options.reasoning_effort)
                 effort = mapped if mapped is not None else options.reasoning_effort
             params["reasoning"] = {"effort": effort, "summary": options.reasoning_summary or "auto"}
@@ -258,8 +269,10 @@ def stream(
     model: Model, context: Context, options: StreamOptions | None = None
 ) -> AssistantMessageEventStream:
     """Stream one response. Every failure arrives as an ``error`` event."""
+    context = with_leading_system_message(model, context)
     opts = provider_options(options, OpenAIResponsesOptions)
     output = empty_assistant_message(model)
+    output.provider_thinking_level = configuration_update_effort(model, opts, get_compat(model))
 
     async def produce(events: AssistantMessageEventStream) -> None:
         acc = StreamAccumulator(events, output)

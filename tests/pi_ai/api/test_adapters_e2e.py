@@ -252,7 +252,7 @@ async def test_request_hooks_and_header_removal(api: Api) -> None:
     assert request.json()["temperature"] == 0.25
     assert request.json()["stream"] is True
     assert request.headers["x-extra"] == "1"
-    assert not request.headers.get("user-agent", "").startswith("pi (")
+    assert not request.headers.get("user-agent", "").startswith("pi/")
     assert seen and seen[0].status == 200 and seen[0].headers["x-request-id"] == "r-1"
 
 

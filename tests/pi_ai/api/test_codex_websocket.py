@@ -65,7 +65,8 @@ async def test_a_session_keeps_its_socket_and_sends_the_next_turn_as_a_delta() -
     assert server.connections == 1
     full, delta = (frame.body for frame in server.frames)
     assert full["type"] == "response.create" and full["prompt_cache_key"] == "ws-session"
-    assert [item.get("role") for item in full["input"]] == ["user"] and "previous_response_id" not in full
+    roles = [item.get("role") for item in full["input"]]
+    assert roles == ["developer", "user"] and "previous_response_id" not in full
     assert delta["previous_response_id"] == first.response_id == "resp_1"
     assert [item["type"] for item in delta["input"]] == ["function_call_output"]
     headers = server.frames[0].headers

@@ -157,7 +157,7 @@ async def test_request_url_headers_body_and_no_on_response() -> None:
     assert request.headers["x-extra"] == "e"
     assert "x-model" not in request.headers  # a None option header drops the model's header of that name
     assert request.headers["x-goog-api-client"].startswith("google-genai-sdk/1.52.0 ")
-    assert request.headers["user-agent"].startswith("pi (")
+    assert request.headers["user-agent"].startswith("pi/1.6.0 (")
     body = request.json()
     assert list(body) == ["contents", "systemInstruction", "tools", "generationConfig"]
     assert body["systemInstruction"] == {"parts": [{"text": "Be brief."}], "role": "user"}

@@ -106,7 +106,9 @@ async def test_codex_request_is_signed_compressed_and_read() -> None:
     assert (headers["originator"], headers["openai-beta"]) == ("pi", "responses=experimental")
     assert headers["session-id"] == headers["x-client-request-id"] == "session-1"
     assert headers["content-encoding"] == "zstd" and not seen.raw.startswith(b"{")
-    assert seen.body["instructions"] == "Be brief." and seen.body["prompt_cache_key"] == "session-1"
+    # Pi 1.6: the prompt is the leading developer item (no ``instructions``).
+    assert "instructions" not in seen.body and seen.body["prompt_cache_key"] == "session-1"
+    assert seen.body["input"][0] == {"role": "developer", "content": "Be brief."}
     assert [info.status for info in seen_responses] == [200]
 
 

@@ -194,7 +194,7 @@ async def test_request_url_headers_and_body() -> None:
     assert headers["x-model"] == "m" and headers["x-extra"] == "1"
     assert "x-stainless-lang" not in headers
     assert headers["content-type"] == "application/json"
-    assert headers["user-agent"].startswith("pi (")
+    assert headers["user-agent"].startswith("pi/1.6.0 (")
     body = request.json()
     assert body["input"][0] == {"role": "developer", "content": "Be brief."}
     assert body["max_output_tokens"] == 16

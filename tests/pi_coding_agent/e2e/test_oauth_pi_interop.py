@@ -126,7 +126,11 @@ def test_the_same_credential_makes_the_same_request(
         assert ours["body"]["system"][0] == theirs["body"]["system"][0]  # type: ignore[index]
         assert theirs["body"]["system"][0]["text"].startswith("You are Claude Code")  # type: ignore[index]
     assert ours["body"]["model"] == theirs["body"]["model"]  # type: ignore[index]
-    assert ours["headers"]["user-agent"].split("/")[0] == theirs["headers"]["user-agent"].split("/")[0]  # type: ignore[index]
+    our_agent, their_agent = ours["headers"]["user-agent"], theirs["headers"]["user-agent"]  # type: ignore[index]
+    if their_agent.startswith("pi ("):  # Pi 0.85's own; ours has Pi 1.6's form (``pi/1.6.0 (...)``)
+        assert our_agent.startswith("pi/1.6.0 (")
+    else:  # a subscription's client name (``claude-cli/...``)
+        assert our_agent.split("/")[0] == their_agent.split("/")[0]
 
 
 async def test_our_refresh_waits_for_pis_and_uses_its_token(tmp_path: Path) -> None:

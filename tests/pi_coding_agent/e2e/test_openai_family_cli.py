@@ -2,8 +2,8 @@
 (a signed-in ``openai-codex`` credential in ``auth.json``), each against a Responses server on
 127.0.0.1: a tool-call turn, the tool's result, the answer. Pi's own CLI runs the same task
 against the same server, and the requests both send are compared: Pi 0.85 for Azure, Pi 1.6 for
-Codex (whose models take the system messages in place, tools as ``additional_tools`` items, as ours
-now do)."""
+Codex (whose models take the system messages in place, tools as ``additional_tools`` items, and,
+for 1.6's default model, the thinking level in ``configuration_update`` items, as ours now do)."""
 
 from __future__ import annotations
 
@@ -46,8 +46,7 @@ def _sandbox(tmp_path: Path, name: str) -> Sandbox:
 def _comparable(seen: Seen | Frame) -> dict[str, Any]:
     """The body without what differs per run by design (session ids) or per program (the system
     prompt and the tools' descriptions are each program's own prose): tools by name."""
-    # max_output_tokens: Pi 1.6's new Codex default, not followed yet (docs/pi-1.6/sessions.md).
-    left_out = ("prompt_cache_key", "instructions", "max_output_tokens")
+    left_out = ("prompt_cache_key",)
     body = {key: value for key, value in seen.body.items() if key not in left_out}
     body["tools"] = sorted(tool["name"] for tool in body.get("tools", []))
     body["input"] = [item for item in body["input"] if item.get("role") not in ("system", "developer")]
@@ -119,6 +118,49 @@ def test_codex_subscription_task_matches_pi(tmp_path: Path) -> None:
         assert headers["session-id"] == seen.body["prompt_cache_key"]
     assert {seen.headers.get("content-encoding") for seen in [*ours, *theirs]} == {"zstd"}
     assert [_comparable(seen) for seen in ours] == [_comparable(seen) for seen in theirs]
+    assert ours[0].body["max_output_tokens"] == theirs[0].body["max_output_tokens"] > 0
+    _same_user_agent_but_runtime(ours[0].headers["user-agent"], theirs[0].headers["user-agent"])
+
+
+def _same_user_agent_but_runtime(ours: str, theirs: str) -> None:
+    """Pi 1.6's ``pi/1.6.0 (linux; node/v22...; x64)``; ours names Python where Pi names Node
+    (docs/pi-1.6/models.md, "User-Agent")."""
+    our_parts, their_parts = ours.split("; "), theirs.split("; ")
+    assert len(our_parts) == len(their_parts) == 3, (ours, theirs)
+    assert (our_parts[0], our_parts[2]) == (their_parts[0], their_parts[2])
+    assert our_parts[1].startswith("python/") and their_parts[1].startswith("node/")
+
+
+def _efforts(seen: Seen) -> list[Any]:
+    """The ``configuration_update`` efforts of a request's input, and its ``reasoning.effort``."""
+    updates = [item for item in seen.body["input"] if item.get("type") == "configuration_update"]
+    return [*(item["reasoning"]["effort"] for item in updates), seen.body.get("reasoning", {}).get("effort")]
+
+
+def test_codex_thinking_level_changed_on_continue_matches_pi(tmp_path: Path) -> None:
+    """Pi 1.6's default Codex model takes its effort mid-conversation: a task at ``high``, then
+    the session continued at ``low``. The effort each answer was made with is kept in the session
+    (``providerThinkingLevel``) and replayed as ``configuration_update`` items before it, the new
+    one goes last, and ``reasoning.effort`` stays ``medium``, as Pi 1.6 sends them."""
+    requests: dict[str, list[Seen]] = {}
+    with ResponsesServer(TURNS, terminal="response.done") as server:
+        for name in ("ours", "pi"):
+            box = _codex_sandbox(tmp_path, name, server.url)
+            before = len(server.requests)
+            for step in (
+                ("--thinking", "high", "-p", "Read notes.txt and tell me what it says."),
+                ("--continue", "--thinking", "low", "-p", "And now?"),
+            ):
+                args = ("--model", "openai-codex/gpt-6.2-sol", *step)
+                _answered(run_pi(box, *args, current=True) if name == "pi" else run_ours(box, *args))
+            requests[name] = server.requests[before:]
+    ours, theirs = requests["ours"], requests["pi"]
+    assert len(ours) == len(theirs) == 3
+    # The first answer is replayed after its item in the second request; both before the new level.
+    expected = [["high", "medium"], ["high", "high", "medium"], ["high", "high", "low", "medium"]]
+    assert [_efforts(seen) for seen in theirs] == expected
+    assert [_efforts(seen) for seen in ours] == [_efforts(seen) for seen in theirs]
+    assert [_comparable(seen) for seen in ours] == [_comparable(seen) for seen in theirs]
 
 
 def test_codex_over_websocket_matches_pi(tmp_path: Path) -> None:
@@ -139,15 +181,14 @@ def test_codex_over_websocket_matches_pi(tmp_path: Path) -> None:
     # accept-encoding, sec-fetch-mode, pragma, cache-control), as its HTTP stack does for every
     # request; Pi sets none of them (docs/providers/openai-codex.md).
     node_only = {"accept", "accept-language", "accept-encoding", "sec-fetch-mode", "pragma", "cache-control"}
-    # Pi 1.6's user-agent names its version and Node's (``pi/1.6.0 (linux; node/...; x64)``); ours
-    # keeps 0.85's form, checked below.
+    # The user-agent names each runtime, compared below.
     volatile = {"host", "sec-websocket-key", "session-id", "x-client-request-id", "user-agent", *node_only}
 
     def handshake(frame: Frame) -> dict[str, str]:
         return {name: value.lower() for name, value in frame.headers.items() if name not in volatile}
 
     assert handshake(ours[0]) == handshake(theirs[0])
-    assert ours[0].headers["user-agent"].startswith("pi (")
+    _same_user_agent_but_runtime(ours[0].headers["user-agent"], theirs[0].headers["user-agent"])
 
 
 def _transport_failures(done: Completed) -> list[dict[str, Any]]:

@@ -208,7 +208,7 @@ def test_a_profile_check_starts_our_pi_as_a_child_process(tmp_path: Path, subage
         seen[f"{who} child"] = agents
     assert seen["ours"] == seen["pi"]
     assert seen["ours"][0].endswith("delegate → scripted-openai/scripted-model — registry ok; probe ok (OK)")
-    assert len(seen["ours child"]) == 1 and seen["ours child"][0].startswith("pi (")
+    assert len(seen["ours child"]) == 1 and seen["ours child"][0].startswith("pi/1.6.0 (")
     assert seen["pi child"][0].startswith("pi/1.6.0")
 
 
