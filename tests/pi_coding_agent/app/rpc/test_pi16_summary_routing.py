@@ -23,7 +23,12 @@ from tests.support.scripted_provider import ScriptedProvider
 
 COMPLETIONS_MODEL = "beam-free"  # opencode, openai-completions
 MESSAGES_MODEL = "claude-fable-5"  # opencode, anthropic-messages
-TURNS = [{"text": "First answer."}, {"text": "Second answer."}, {"text": "Third answer."}, {"text": "Fourth."}]
+TURNS = [
+    {"text": "First answer."},
+    {"text": "Second answer."},
+    {"text": "Third answer."},
+    {"text": "Fourth."},
+]
 SUMMARY = "The user said one and two."
 SETTINGS = {"retry": {"enabled": False}, "compaction": {"enabled": True, "keepRecentTokens": 1}}
 
