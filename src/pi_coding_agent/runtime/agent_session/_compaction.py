@@ -181,15 +181,9 @@ class AutoCompactor(_Compaction):
             if not will_retry:
                 return await self.run("overflow", will_retry=False)
             if self.overflow_recovery_attempted:
-                context.emit(
-                    CompactionEndEvent(
-                        "overflow",
-                        None,
-                        aborted=False,
-                        will_retry=False,
-                        error_message=OVERFLOW_RETRY_FAILED if overflow else LENGTH_RETRY_FAILED,
-                    )
-                )
+                error = OVERFLOW_RETRY_FAILED if overflow else LENGTH_RETRY_FAILED
+                context.emit(CompactionEndEvent("overflow", None, aborted=False, will_retry=False, error_message=error))
+                await context.extensions.compaction_failed("overflow", error, False)
                 return False
             self.overflow_recovery_attempted = True
             omit_recovery_attempt(context.agent, context.session_manager, message, context.emit)
