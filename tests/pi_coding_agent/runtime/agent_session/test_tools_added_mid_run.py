@@ -10,6 +10,7 @@ scripted provider, with ``--mode json``."""
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -102,7 +103,12 @@ def test_a_tool_added_by_a_tool_is_declared_at_the_next_turn_as_in_pi_16(tmp_pat
 
     ensure_node_runtime()
     for model, resume in (("scripted-model", True), ("in-place", False)):
-        seen = {who: _run(tmp_path / f"{who}-{model}", who, model, resume=resume) for who in ("ours", "pi")}
+        with ThreadPoolExecutor(2) as pool:  # each side its own provider and home: run them together
+            runs = {
+                who: pool.submit(_run, tmp_path / f"{who}-{model}", who, model, resume=resume)
+                for who in ("ours", "pi")
+            }
+            seen = {who: run.result() for who, run in runs.items()}
         assert seen["ours"] == seen["pi"], model
         ours = seen["ours"]
         assert "toolResult addedToolNames" not in ours["stream"]
