@@ -295,14 +295,15 @@ class _Run:
         while True:
             more_tools = True
             while more_tools or pending:
+                prepared: list[AgentMessage] = []
                 if last_turn is not None:
-                    await self._prepare_next_turn(last_turn)
+                    prepared = await self._prepare_next_turn(last_turn)
                     # Preparing can take long (compaction): pick up steering queued meanwhile,
                     # but only if nothing is pending, so one-at-a-time injects one message.
                     if not pending:
                         pending = await _poll(self.config.get_steering_messages)
                     await emit(_TURN_START)
-                for message in pending:
+                for message in [*prepared, *pending]:
                     await emit(MessageStartEvent(message=message))
                     await emit(MessageEndEvent(message=message))
                     self.context.messages.append(message)
@@ -345,19 +346,21 @@ class _Run:
             pending = follow_ups
         await emit(AgentEndEvent(messages=self.new_messages))
 
-    async def _prepare_next_turn(self, last_turn: TurnContext) -> None:
+    async def _prepare_next_turn(self, last_turn: TurnContext) -> list[AgentMessage]:
+        """Apply the ``prepare_next_turn`` hook's update; returns the messages that open the turn."""
         config = self.config
         if config.prepare_next_turn is None:
-            return
+            return []
         update = await resolve(config.prepare_next_turn(last_turn))
         if update is None:
-            return
+            return []
         self.context = update.context or self.context
         options = config.stream_options
         if update.thinking_level is not None:
             level = update.thinking_level
             options = dataclasses.replace(options, reasoning=None if level == "off" else level)
         self.config = dataclasses.replace(config, model=update.model or config.model, stream_options=options)
+        return list(update.messages or ())
 
     async def _stream_assistant_response(self) -> AssistantMessage:
         """One model call. The streaming partial sits at the end of the context's messages

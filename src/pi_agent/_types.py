@@ -108,6 +108,10 @@ class AgentLoopTurnUpdate:
     model: Model | None = None
     thinking_level: ThinkingLevel | None = None
     """``"off"`` turns reasoning off; ``None`` keeps the current level."""
+    messages: list[AgentMessage] | None = None
+    """Messages that open the next turn (after ``turn_start``, before the steering messages), with
+    ``message_start`` / ``message_end`` like any other (Pi 1.6's ``nextTurnSnapshot.messages``;
+    the coding agent's system message declaring tools that changed during the run)."""
 
 
 ConvertToLlm: TypeAlias = Callable[[list[AgentMessage]], MaybeAwaitable[Sequence[ContextMessage]]]

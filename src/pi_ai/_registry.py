@@ -21,6 +21,7 @@ from pi_ai._messages import AssistantMessage
 from pi_ai._model import Model
 from pi_ai._options import SimpleStreamOptions, StreamOptions
 from pi_ai._provider_auth import fill_base_url_placeholders, needs_env_auth, resolve_provider_auth
+from pi_ai._routing import with_routing_headers
 from pi_ai._transcript import prepare_context
 
 StreamFunction = Callable[[Model, Context, StreamOptions | None], AssistantMessageEventStream]
@@ -154,8 +155,9 @@ def stream(
     prepared = _with_env_auth(model, options, StreamOptions, env_auth)
     if isinstance(prepared, str):
         return _failed(model, prepared, options)
-    context = prepare_context(prepared[0], context)
-    return _bounded(implementation.stream(prepared[0], context, prepared[1]), prepared[0], prepared[1])
+    model, resolved = prepared[0], with_routing_headers(prepared[0], prepared[1])
+    context = prepare_context(model, context)
+    return _bounded(implementation.stream(model, context, resolved), model, resolved)
 
 
 def stream_simple(
@@ -167,10 +169,9 @@ def stream_simple(
     prepared = _with_env_auth(model, options, SimpleStreamOptions, env_auth)
     if isinstance(prepared, str):
         return _failed(model, prepared, options)
-    context = prepare_context(prepared[0], context)
-    return _bounded(
-        implementation.stream_simple(prepared[0], context, prepared[1]), prepared[0], prepared[1]
-    )
+    model, resolved = prepared[0], with_routing_headers(prepared[0], prepared[1])
+    context = prepare_context(model, context)
+    return _bounded(implementation.stream_simple(model, context, resolved), model, resolved)
 
 
 async def complete(model: Model, context: Context, options: StreamOptions | None = None) -> AssistantMessage:

@@ -248,6 +248,29 @@ async def test_prepare_next_turn_can_swap_model_level_and_context() -> None:
     assert [m.role for m in messages] == ["user", "assistant", "toolResult", "assistant"]
 
 
+async def test_prepare_next_turn_messages_open_the_turn_before_steering() -> None:
+    """Pi 1.6's ``nextTurnSnapshot.messages``: streamed after ``turn_start``, ahead of the steering
+    message polled for that turn, and part of the next request and of the run's messages."""
+    seen: list[list[str]] = []
+    steering = [[], [user("steer")]]
+    async with faux_provider(tool_calls(("c1", "noop", {})), reply("done")) as faux:
+
+        def stream_fn(model: Model, context: Context, options: SimpleStreamOptions) -> Any:
+            seen.append([m.role for m in context.messages])
+            return faux.stream(model, context, options)
+
+        def prepare(turn: TurnContext) -> AgentLoopTurnUpdate:
+            return AgentLoopTurnUpdate(messages=[user("opening")])
+
+        config = config_for(faux.get_model(), prepare_next_turn=prepare,
+                            get_steering_messages=lambda: steering.pop(0) if steering else [])
+        messages, recorder = await run([user("x")], AgentContext(tools=[text_tool("noop")]), config, stream_fn)
+    assert seen[1] == ["user", "assistant", "toolResult", "user", "user"]
+    assert [text_of(m) for m in messages[3:5]] == ["opening", "steer"]
+    assert recorder.kinds[recorder.kinds.index("turn_end(assistant)") + 1 :][:3] == [
+        "turn_start", "message_start(user)", "message_end(user)"]
+
+
 async def test_should_stop_after_turn_sees_the_turn_and_skips_the_queues() -> None:
     polls: list[str] = []
     turns: list[TurnContext] = []

@@ -28,7 +28,12 @@ from pi_coding_agent.core.compaction._summarize import (
     compact,
     serialize_conversation,
 )
-from pi_coding_agent.core.compaction._tokens import estimate_context_tokens, estimate_tokens, should_compact
+from pi_coding_agent.core.compaction._tokens import (
+    estimate_context_tokens,
+    estimate_projected_context_tokens,
+    estimate_tokens,
+    should_compact,
+)
 from pi_coding_agent.core.compaction._window import fit_summary_prompt, fit_to_window
 
 __all__ = [
@@ -46,6 +51,7 @@ __all__ = [
     "collect_entries_for_branch_summary",
     "compact",
     "estimate_context_tokens",
+    "estimate_projected_context_tokens",
     "estimate_tokens",
     "find_cut_point",
     "fit_summary_prompt",

@@ -32,7 +32,7 @@ from pi_coding_agent.runtime.agent_session._events import (
     SummarizationRetryEvent,
 )
 from pi_coding_agent.runtime.agent_session._parts import NO_MODEL_MESSAGE, SessionError
-from pi_coding_agent.runtime.agent_session._recovery import omit_recovery_attempt
+from pi_coding_agent.runtime.agent_session._recovery import answer_standing, omit_recovery_attempt
 
 if TYPE_CHECKING:
     from pi_coding_agent.core.compaction import CompactionPreparation, CompactionResult, SummaryRequest
@@ -158,11 +158,6 @@ class AutoCompactor(_Compaction):
     async def check(self, message: AssistantMessage, *, skip_aborted: bool = True) -> bool:
         """Compact if ``message`` calls for it; True when the agent should continue the run."""
         from pi_ai import is_context_overflow, is_recoverable_length
-        from pi_coding_agent.core.compaction import (
-            calculate_context_tokens,
-            estimate_context_tokens,
-            should_compact,
-        )
 
         context = self.context
         settings = self._settings()
@@ -174,28 +169,50 @@ class AutoCompactor(_Compaction):
         latest = self._latest_compaction()
         if latest is not None and self._not_after(message.timestamp, latest):
             return False
-        overflow = same_model and is_context_overflow(message, window)
-        truncated = same_model and model is not None and is_recoverable_length(message, model.max_tokens)
+        standing = answer_standing(context.session_manager, message)
+        # Pi 1.6: an explicit overflow error is recovered unless it was hidden or compacted since; an
+        # overflow read from the usage only while that usage still measures the context.
+        explicit = message.stop_reason == "error" and is_context_overflow(message)
+        overflow = same_model and (
+            (explicit and standing.retained)
+            or (standing.projected and not standing.edited_after and is_context_overflow(message, window))
+        )
+        truncated = (
+            same_model and standing.projected and model is not None and is_recoverable_length(message, model.max_tokens)
+        )
         if overflow or truncated:
             will_retry = message.stop_reason != "stop"
             if not will_retry:
                 return await self.run("overflow", will_retry=False)
             if self.overflow_recovery_attempted:
-                context.emit(
-                    CompactionEndEvent(
-                        "overflow",
-                        None,
-                        aborted=False,
-                        will_retry=False,
-                        error_message=OVERFLOW_RETRY_FAILED if overflow else LENGTH_RETRY_FAILED,
-                    )
-                )
+                error = OVERFLOW_RETRY_FAILED if overflow else LENGTH_RETRY_FAILED
+                context.emit(CompactionEndEvent("overflow", None, aborted=False, will_retry=False, error_message=error))
+                await context.extensions.compaction_failed("overflow", error, False)
                 return False
             self.overflow_recovery_attempted = True
             omit_recovery_attempt(context.agent, context.session_manager, message, context.emit)
             return await self.run("overflow", will_retry=True)
+        return await self._check_threshold(message, latest, standing.edits_in_context)
+
+    async def _check_threshold(self, message: AssistantMessage, latest: CompactionEntry | None, edited: bool) -> bool:
+        """Case 3: compact (no retry) when the context is past the threshold. With context edits on
+        the branch the size is estimated over the edited context, as in Pi 1.6."""
+        from pi_coding_agent.core.compaction import (
+            calculate_context_tokens,
+            estimate_context_tokens,
+            estimate_projected_context_tokens,
+            should_compact,
+        )
+        from pi_coding_agent.core.session import build_session_projection
+
+        context = self.context
+        model = context.model()
+        window = model.context_window if model is not None else 0
         direct = calculate_context_tokens(message.usage)
-        if message.stop_reason == "error" or direct == 0:
+        if edited:
+            branch = context.session_manager.get_branch()
+            tokens = estimate_projected_context_tokens(build_session_projection(branch), branch).tokens
+        elif message.stop_reason == "error" or direct == 0:
             messages = context.agent.state.messages
             estimate = estimate_context_tokens(messages)
             if estimate.last_usage_index is not None and latest is not None:
@@ -205,7 +222,7 @@ class AutoCompactor(_Compaction):
             tokens = estimate.tokens
         else:
             tokens = direct
-        if should_compact(tokens, window, settings):
+        if should_compact(tokens, window, self._settings()):
             return await self.run("threshold", will_retry=False)
         return False
 

@@ -11,10 +11,18 @@ live context loses them too.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
 from pi_agent import Agent, AgentMessage
 from pi_ai import AssistantMessage, ToolCall, ToolResultMessage
-from pi_coding_agent.core.session import SessionManager, SessionMessageEntry
+from pi_coding_agent.core.session import (
+    CompactionEntry,
+    OpaqueEntry,
+    SessionEntry,
+    SessionManager,
+    SessionMessageEntry,
+)
 from pi_coding_agent.runtime.agent_session._events import AgentSessionEvent, EntryAppendedEvent
 
 
@@ -57,3 +65,58 @@ def _entry_ids(manager: SessionManager, targets: list[AgentMessage]) -> dict[int
             if len(found) == len(wanted):
                 break
     return found
+
+
+@dataclass(frozen=True)
+class AnswerStanding:
+    """Where an answer stands in its branch, for deciding whether to recover from it (the facts
+    Pi 1.6's ``_checkCompaction`` reads before compacting for an overflowed or truncated answer)."""
+
+    projected: bool
+    """The model still sees it: no later ``context_edit`` hides it, no compaction cut it away."""
+    retained: bool
+    """An explicit overflow error may still be recovered: no compaction after it, not hidden."""
+    edited_after: bool
+    """A ``context_edit`` follows it, so its usage no longer measures the context."""
+    edits_in_context: bool
+    """The branch's context holds a ``context_edit`` (sizes are then estimated over the edits)."""
+
+
+def answer_standing(manager: SessionManager, message: AssistantMessage) -> AnswerStanding:
+    """Where ``message`` stands on the current branch (an answer not found in the file, such as one
+    that is not saved, stands in the context)."""
+    from pi_coding_agent.core.session import build_session_projection
+
+    branch = manager.get_branch()
+    projection = build_session_projection(branch)
+    edits_in_context = any(entry.source.type == "context_edit" for entry in projection)
+    index = _entry_index(branch, message)
+    if index is None:
+        return AnswerStanding(True, True, False, edits_in_context)
+    entry_id = branch[index].id
+    after = branch[index + 1 :]
+    own = [entry for entry in after if entry.type == "context_edit" and _target(entry) == entry_id]
+    hidden = bool(own) and _replacement(own[-1]) is None
+    retained = not hidden and not any(isinstance(entry, CompactionEntry) for entry in after)
+    projected = any(
+        entry.source.id == entry_id and any(isinstance(m, AssistantMessage) for m in entry.messages)
+        for entry in projection
+    )
+    edited_after = any(entry.type == "context_edit" for entry in after)
+    return AnswerStanding(projected, retained, edited_after, edits_in_context)
+
+
+def _entry_index(branch: list[SessionEntry], message: AssistantMessage) -> int | None:
+    for index in range(len(branch) - 1, -1, -1):
+        entry = branch[index]
+        if isinstance(entry, SessionMessageEntry) and entry.message is message:
+            return index
+    return None
+
+
+def _target(entry: SessionEntry) -> Any:
+    return entry.data.get("targetId") if isinstance(entry, OpaqueEntry) else None
+
+
+def _replacement(entry: SessionEntry) -> Any:
+    return entry.data.get("replacement") if isinstance(entry, OpaqueEntry) else None

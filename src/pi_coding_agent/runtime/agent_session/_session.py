@@ -384,7 +384,8 @@ class AgentSession:
     def _tools_update(self, context: AgentContext) -> AgentLoopTurnUpdate | None:
         """When the tools changed during the run (an extension's ``set_active_tools``, an MCP server
         that connected or announced a new list), the next turn declares them: a system message with
-        the change joins the context and the session file, as Pi 1.6 re-diffs before every turn."""
+        the change opens the next turn (streamed, then kept in the context and the session file like
+        any message), as Pi 1.6 re-diffs before every turn."""
         servers_changed = self.mcp.take_tools_changed() if self.mcp is not None else False
         if not (self._tools.take_changed() or servers_changed):
             return None
@@ -392,13 +393,11 @@ class AgentSession:
         system = self._tools.system_update(context.messages)
         if system is None:
             return None
-        messages = [*context.messages, system]
-        self.agent.state.messages.append(system)
-        persist_message(self.session_manager, system)
-        self._tools.use_transcript(messages)
+        self._tools.use_transcript([*context.messages, system])
         state = self.agent.state
         return AgentLoopTurnUpdate(
-            context=AgentContext(system_prompt=state.system_prompt, messages=messages, tools=list(state.tools))
+            context=AgentContext(system_prompt=state.system_prompt, messages=context.messages, tools=list(state.tools)),
+            messages=[system],
         )
 
     # ------------------------------------------------------------------ prompting

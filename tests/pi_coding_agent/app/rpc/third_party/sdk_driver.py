@@ -4,7 +4,8 @@ virtual environment: ``python sdk_driver.py MODEL`` in the working directory, ``
 The SDK checks ``pi --version`` (at least 0.85.1, a bare version) before it starts ``pi --mode
 rpc``; it reads the prompt's ``disposition`` and waits for ``agent_settled``. Prints what the
 user saw as JSON: the version the SDK accepted, each run's text and stop reason, the streamed
-text and the events' types of the second run, and the session state after it.
+text and the events' types of the second run, the session state after it, and what a few more
+typed calls give (``bash``, session stats, the tree, ``clone``, ``new_session``).
 """
 
 import json
@@ -24,6 +25,14 @@ with PiClient(provider=provider, model=model) as pi:
                 streamed += event.text_delta
         second = stream.result()
     state = pi.get_state()
+    # More of the SDK's typed calls, as a script would use them after a run.
+    bash = pi.bash("echo hi")
+    stats = pi.get_session_stats()
+    tree = pi.get_tree()
+    pi.set_session_name("demo")
+    clone = pi.clone()
+    fresh = pi.new_session()
+    after = pi.get_state()
     print(
         json.dumps(
             {
@@ -34,6 +43,12 @@ with PiClient(provider=provider, model=model) as pi:
                 "kinds": sorted(set(kinds)),
                 "tools": [m["toolName"] for m in second.messages if m.get("role") == "toolResult"],
                 "messageCount": state["messageCount"],
+                "bash": [bash["exitCode"], bash["output"]],
+                "stats": [stats["userMessages"], stats["assistantMessages"], stats["toolCalls"], sorted(stats["tokens"])],
+                "tree": sorted(tree),
+                "clone": clone,
+                "new": fresh,
+                "afterNew": [after["messageCount"], after["sessionId"] != state["sessionId"]],
             }
         )
     )

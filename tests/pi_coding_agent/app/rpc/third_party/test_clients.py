@@ -89,6 +89,15 @@ def test_acp_bridge_drives_ours_like_pi(tmp_path: Path) -> None:
         ("end_turn", "Hello from the scripted model.", "", []),
         ("end_turn", "It says hi.", "Read it.", [{"title": "read", "status": "completed"}]),
     ]
+    # Reopened in a new bridge: listed under its /name, its history replayed.
+    assert seen["ours"]["reopened"]["listed"] == [{"title": "demo", "same": True}]
+    assert [(u["kind"], u.get("text") or u.get("title")) for u in seen["ours"]["reopened"]["replay"]] == [
+        ("user_message_chunk", "Say hello"),
+        ("agent_message_chunk", "Hello from the scripted model."),
+        ("user_message_chunk", "Read notes.txt"),
+        ("tool_call", "read"),
+        ("agent_message_chunk", "It says hi."),
+    ]
 
 
 def test_version_checking_python_sdk_drives_ours_like_pi(tmp_path: Path) -> None:
@@ -102,3 +111,5 @@ def test_version_checking_python_sdk_drives_ours_like_pi(tmp_path: Path) -> None
     assert seen["ours"] == seen["pi16"]  # messageCount too: both count the system message
     assert seen["ours"]["runs"] == [["Hello from the scripted model.", "stop"], ["It says hi.", "stop"]]
     assert seen["ours"]["tools"] == ["read"] and "agent_settled" in seen["ours"]["kinds"]
+    assert seen["ours"]["bash"] == [0, "hi\n"] and seen["ours"]["stats"][:3] == [2, 3, 1]
+    assert seen["ours"]["afterNew"] == [0, True]
