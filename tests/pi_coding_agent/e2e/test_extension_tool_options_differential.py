@@ -7,7 +7,7 @@ the same with ``pi.register_tool``.
   ``reachesTools`` answer, and the built-in ``codemode``'s and ``tool_search``'s answers.
 - The first prompt's request shows a ``prepareLoadout`` hook at work: its own description lists
   the callable tools, ``read`` is described anew and ``write`` is left out (also of the system
-  prompt's tool list).
+  prompt's tool list), yet stays declared in the session file's ``system`` message.
 - With ``codemode`` active (``/codemode-on``), its description lists the ``codemode`` tool under
   its namespace's heading, and a script's ``describeNamespace()`` by the alias returns the
   namespace with its instructions and tools."""
@@ -153,18 +153,32 @@ def _node_runtime_ready() -> None:
     ensure_node_runtime()
 
 
-def _run(tmp_path: Path, program: str, extension_name: str) -> tuple[list[Any], list[dict[str, Any]]]:
-    """``/tools``'s report and the request bodies."""
+def _declared_in_session(sandbox: Sandbox) -> list[list[str]]:
+    """The tools each ``system`` message of the session file adds, by name."""
+    (session,) = sandbox.session_files()
+    entries = [json.loads(line) for line in session.read_text(encoding="utf-8").splitlines()]
+    messages = [entry["message"] for entry in entries if entry.get("type") == "message"]
+    return [
+        sorted(tool["name"] for tool in m.get("toolsAdded", []))
+        for m in messages
+        if m.get("role") == "system"
+    ]
+
+
+def _run(
+    tmp_path: Path, program: str, extension_name: str
+) -> tuple[list[Any], list[dict[str, Any]], list[list[str]]]:
+    """``/tools``'s report, the request bodies and the tools the session's system messages add."""
     with ScriptedProvider(SCRIPT) as provider:
         sandbox = Sandbox.create(tmp_path / f"{program}-{extension_name}", provider.base_url)
         extension = sandbox.root / extension_name
         extension.write_text(TYPESCRIPT if extension_name.endswith(".ts") else PYTHON, encoding="utf-8")
         env = sandbox.env(PI_NODE_CACHE=node_cache())
-        args = ("--model", OPENAI_MODEL, "--no-session", "-e", str(extension))
+        args = ("--model", OPENAI_MODEL, "-e", str(extension))
         messages: list[str | dict[str, Any]] = ["/tools", "first", "/codemode-on", "second"]
         answers = rpc_session(program, sandbox.work, env, args, messages)
         reports = [json.loads(text) for _, text in notices(answers[0])]
-        return reports, [request["body"] for request in provider.requests]
+        return reports, [request["body"] for request in provider.requests], _declared_in_session(sandbox)
 
 
 def _tools(body: dict[str, Any]) -> dict[str, str]:
@@ -179,13 +193,16 @@ def _system(body: dict[str, Any]) -> str:
 def _results(body: dict[str, Any]) -> list[str]:
     """The tool results' text without the script's wall time (it varies)."""
     texts = [message["content"] for message in body["messages"] if message.get("role") == "tool"]
-    return ["\n".join(line for line in str(text).splitlines() if not line.startswith("Wall time")) for text in texts]
+    return [
+        "\n".join(line for line in str(text).splitlines() if not line.startswith("Wall time"))
+        for text in texts
+    ]
 
 
 def test_tool_options_as_in_pi_1_6(tmp_path: Path) -> None:
     runs = (("pi16", "opts.ts"), ("ours", "opts.ts"), ("ours", "opts.py"))
     with ThreadPoolExecutor(max_workers=2) as pool:
-        (pi_reports, pi_bodies), *ours = pool.map(lambda run: _run(tmp_path, *run), runs)
+        (pi_reports, pi_bodies, pi_session), *ours = pool.map(lambda run: _run(tmp_path, *run), runs)
     assert pi_reports[0]["probe"]["reach"] == ["probe", "k1"]
     assert pi_reports[0]["toolSearch"] == "all"
     assert len(pi_bodies) == 3
@@ -195,7 +212,10 @@ def test_tool_options_as_in_pi_1_6(tmp_path: Path) -> None:
     assert "- write:" not in _system(pi_bodies[0]) and "- read:" in _system(pi_bodies[0])
     pi_codemode = _tools(pi_bodies[1])["codemode"]
     assert "## probe\nProbe tools" in pi_codemode and "probe_lookup" in pi_codemode
-    for label, (our_reports, our_bodies) in zip(("ts", "py"), ours, strict=True):
+    # The hidden declaration stays declared in the session (only requests leave it out).
+    assert "write" in pi_session[0]
+    for label, (our_reports, our_bodies, our_session) in zip(("ts", "py"), ours, strict=True):
+        assert our_session[0] == pi_session[0], label
         assert our_reports == pi_reports, label
         assert len(our_bodies) == 3, label
         ours_first = _tools(our_bodies[0])

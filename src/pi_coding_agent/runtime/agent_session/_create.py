@@ -479,6 +479,7 @@ def build_session(options: CreateAgentSessionOptions) -> CreateAgentSessionResul
         max_retry_delay_ms=settings.provider_retry.max_retry_delay_ms,
         limit_stream=options.limit_stream,
         tool_guard=_reach_wait(write_guard(options.cwd), holder),
+        hidden_declarations=lambda: holder[0].hidden_declarations() if holder else (),
     )
     if has_existing:
         if not has_thinking_entry:

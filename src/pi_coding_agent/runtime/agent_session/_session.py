@@ -872,6 +872,11 @@ class AgentSession:
         words = None if reach == "all" else [str(word) for word in reach] if isinstance(reach, (list, tuple)) else []
         await self.mcp.wait_for_all(reach=words)
 
+    def hidden_declarations(self) -> frozenset[str]:
+        """Active tools whose declarations requests leave out (``prepare_loadout`` hooks,
+        codemode's ``only`` mode); the transcript still declares them."""
+        return self._tools.hidden
+
     def tool_namespace(self, name: str) -> dict[str, Any] | None:
         """A tool's group as Pi 1.6 reports it: an extension tool's own ``namespace``; for an MCP
         tool its server's, ``{"name": "mcp__<server>", "aliases": [<server>], "description"?,

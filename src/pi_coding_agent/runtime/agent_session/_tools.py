@@ -92,6 +92,10 @@ class SessionTools:
         self._callable: list[AgentTool] = []
         self.namespace_of: Callable[[str], dict[str, Any] | None] = self.extension_namespace
         """A tool's group by name (the session adds MCP servers'), for ``prepare_loadout`` hooks."""
+        self.hidden: frozenset[str] = frozenset()
+        """Active tools whose declarations requests leave out (``prepare_loadout`` hooks,
+        codemode's ``only`` mode): the transcript declares them, as Pi 1.6's does."""
+        self._declared: list[AgentTool] = []
         self._built = False
         """Set once the session is built (the extensions are there to ask)."""
         self._put_on_agent(list(agent.state.tools))
@@ -297,18 +301,18 @@ class SessionTools:
             get_prompt_guidelines=guidelines,
         )
 
-    def _hooked(self, active: list[AgentTool], presented: list[AgentTool], callable_tools: list[AgentTool]) -> list[AgentTool]:
-        """``presented`` (the active tools as codemode's loadout left them) after the
-        ``prepare_loadout`` hooks of active extension tools, which see ``active`` as it is (Pi
-        1.6): new descriptions, and declarations left out. A failing hook is reported as an
-        extension error and changes nothing."""
-        hooks = [tool for tool in active if callable(getattr(tool, "loadout_hook", None))]
-        if not hooks:
-            return presented
-        loadout = self._loadout(active, callable_tools)
-        runner = self._extensions()
+    def _hook_changes(self, active: list[AgentTool], callable_tools: list[AgentTool]) -> tuple[dict[str, str], set[str]]:
+        """What the ``prepare_loadout`` hooks of active extension tools change (Pi 1.6): new
+        descriptions by tool name, and the declarations requests leave out. The hooks see the
+        active tools as they are. A failing hook is reported as an extension error and changes
+        nothing."""
         descriptions: dict[str, str] = {}
         hidden: set[str] = set()
+        hooks = [tool for tool in active if callable(getattr(tool, "loadout_hook", None))]
+        if not hooks:
+            return descriptions, hidden
+        loadout = self._loadout(active, callable_tools)
+        runner = self._extensions()
         for tool in hooks:
             try:
                 changes = tool.loadout_hook(loadout)  # type: ignore[attr-defined]
@@ -319,25 +323,29 @@ class SessionTools:
                 continue
             descriptions.update(found)
             hidden.update(left_out)
-        return [
-            tool if tool.name not in descriptions else _redescribed(tool, descriptions[tool.name])
-            for tool in presented
-            if tool.name not in hidden
-        ]
+        return descriptions, hidden
 
     def _put_on_agent(self, active: list[AgentTool]) -> None:
+        """The active tools with the descriptions the loadout hooks give them are what the
+        transcript declares (``_declared``); the agent gets them without the hidden ones, and the
+        prompt's sections leave those out too (Pi 1.6)."""
         self._callable = list(active)
         callable_tools = self.callable_tools() if self._built else active
-        active = self._hooked(active, _present(active, callable_tools), callable_tools)
-        self._agent.state.tools = active
-        self.prompt_sections = {**self._sections(active), **self.extra_sections}
+        declared, hidden = _codemode_loadout(active, callable_tools)
+        descriptions, more_hidden = self._hook_changes(active, callable_tools)
+        declared = [tool if tool.name not in descriptions else _redescribed(tool, descriptions[tool.name]) for tool in declared]
+        self.hidden = frozenset(hidden | more_hidden)
+        self._declared = declared
+        shown = [tool for tool in declared if tool.name not in self.hidden]
+        self._agent.state.tools = shown
+        self.prompt_sections = {**self._sections(shown), **self.extra_sections}
         self.base_system_prompt = "\n\n".join(text for text in self.prompt_sections.values() if text)
         self._agent.state.system_prompt = self.base_system_prompt
 
     def system_update(self, messages: Sequence[AgentMessage]) -> SystemMessage | None:
         """The system message that brings the context's prompt and tools to ours (``None``: they
         are ours already)."""
-        tools = [tool_declaration(tool) for tool in self._agent.state.tools]
+        tools = [tool_declaration(tool) for tool in self._declared]
         return system_update(messages, self.prompt_sections, tools, int(time.time() * 1000))
 
     def use_transcript(self, messages: Sequence[AgentMessage]) -> None:
@@ -363,22 +371,19 @@ class SessionTools:
         }
 
 
-def _present(active: list[AgentTool], callable_tools: list[AgentTool]) -> list[AgentTool]:
-    """The active tools as the model gets them. While ``codemode`` is active its loadout applies
-    (Pi 1.6's ``prepareLoadout``): new descriptions for some tools, and in ``only`` mode the
-    tools scripts call are left out (they stay callable from scripts)."""
+def _codemode_loadout(active: list[AgentTool], callable_tools: list[AgentTool]) -> tuple[list[AgentTool], set[str]]:
+    """The active tools as declared while ``codemode`` is active (its ``prepare_loadout``): new
+    descriptions for some tools, and in ``only`` mode the tools scripts call are hidden from the
+    requests (they stay active, declared in the transcript, and callable from scripts)."""
     codemode = next((tool for tool in active if tool.name == "codemode" and hasattr(tool, "prepare_loadout")), None)
     if codemode is None:
-        return active
+        return active, set()
     loadout = codemode.prepare_loadout(active, callable_tools)
-    hidden = set(loadout.hidden)
-    presented: list[AgentTool] = []
+    declared: list[AgentTool] = []
     for tool in active:
-        if tool.name in hidden:
-            continue
         text = loadout.descriptions.get(tool.name)
-        presented.append(tool if text is None or tool is codemode else _redescribed(tool, text))
-    return presented
+        declared.append(tool if text is None or tool is codemode else _redescribed(tool, text))
+    return declared, set(loadout.hidden)
 
 
 def _exposure(tool: AgentTool | None) -> str:

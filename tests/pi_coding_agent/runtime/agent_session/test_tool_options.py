@@ -9,6 +9,9 @@ import asyncio
 import sys
 from pathlib import Path
 
+from msgspec import UNSET
+
+from pi_ai import SystemMessage
 from pi_coding_agent.core.auth import AuthStorage
 from pi_coding_agent.core.mcp.config import McpConfig, McpServerEntry
 from pi_coding_agent.core.mcp.manager import McpManager
@@ -21,6 +24,7 @@ from pi_coding_agent.runtime.agent_session import (
     CreateAgentSessionOptions,
     create_agent_session,
 )
+from pi_coding_agent.runtime.agent_session._hooks import without_declarations
 from tests.pi_coding_agent.runtime.agent_session._support import Env
 
 REPO = Path(__file__).resolve().parents[4]
@@ -37,6 +41,10 @@ def setup(pi):
     pi.register_tool(
         name="odd", description="Answers oddly", parameters={"type": "object", "properties": {}},
         execute=lambda *args: "ok", prepare_loadout=lambda loadout: ["not", "a", "dict"],
+    )
+    pi.register_tool(
+        name="hider", description="Hides write", parameters={"type": "object", "properties": {}},
+        execute=lambda *args: "ok", prepare_loadout=lambda loadout: {"hidden_declarations": ["write"]},
     )
     pi.register_tool(
         name="reacher", description="Reaches the slow server", parameters={"type": "object", "properties": {}},
@@ -94,3 +102,22 @@ def test_a_tool_declaring_reaches_tools_waits_for_the_servers_it_names(env: Env)
         assert not [error for error in errors if error.event == "reaches_tools"]
     finally:
         mcp.close()
+
+
+def test_hidden_declarations_leave_the_requests_but_not_the_transcript(env: Env) -> None:
+    session, _ = _session(env, None)
+    assert session.hidden_declarations() == {"write"}
+    assert "write" not in [tool.name for tool in session.agent.state.tools]
+    assert "write" in session.active_tool_names()
+    recorded = SystemMessage(
+        content="",
+        timestamp=0,
+        tools_added=[{"name": "read", "description": "r"}, {"name": "write", "description": "w"}],
+    )
+    removed = SystemMessage(content="", timestamp=1, tools_removed=[{"name": "write"}])
+    projected = without_declarations([recorded, removed], session.hidden_declarations())
+    assert [message.tools_added for message in projected] == [[{"name": "read", "description": "r"}], UNSET]
+    assert projected[1].tools_removed is UNSET
+    assert (
+        recorded.tools_added is not None and len(recorded.tools_added) == 2
+    )  # the transcript's copy is kept
