@@ -14,9 +14,10 @@ from tests.pi_coding_agent.app.interactive._scenario import pi_command
 
 
 def rpc_session(
-    which: str, cwd: Path, env: dict[str, str], args: tuple[str, ...], messages: list[str]
+    which: str, cwd: Path, env: dict[str, str], args: tuple[str, ...], messages: list[str | dict[str, Any]]
 ) -> list[list[dict[str, Any]]]:
-    """``which``: ``ours`` or ``pi16``. The lines each message brought, in order."""
+    """``which``: ``ours`` or ``pi16``. The lines each message brought, in order. A message that
+    is a dict is an RPC command of its own (``{"type": "new_session"}``), answered by its response."""
     command = pi_command(which, "--mode", "rpc", *args)
     process = subprocess.Popen(command, cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                stderr=subprocess.DEVNULL, text=True)  # fmt: skip
@@ -24,15 +25,17 @@ def rpc_session(
     answers: list[list[dict[str, Any]]] = []
     try:
         for index, message in enumerate(messages):
-            process.stdin.write(json.dumps({"id": f"m{index}", "type": "prompt", "message": message}) + "\n")
+            command_only = isinstance(message, dict) or message.startswith("/")
+            sent = {**message, "id": f"m{index}"} if isinstance(message, dict) else {"id": f"m{index}", "type": "prompt", "message": message}
+            process.stdin.write(json.dumps(sent) + "\n")
             process.stdin.flush()
             seen: list[dict[str, Any]] = []
             while True:
                 line = json.loads(process.stdout.readline())
                 seen.append(line)
-                if message.startswith("/") and line.get("id") == f"m{index}":
+                if command_only and line.get("id") == f"m{index}":
                     break
-                if not message.startswith("/") and line.get("type") == "agent_end":
+                if not command_only and line.get("type") == "agent_end":
                     break
             answers.append(seen)
     finally:

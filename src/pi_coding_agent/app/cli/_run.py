@@ -128,7 +128,8 @@ def _with_registered(
 ) -> McpManager | None:
     """The servers extensions registered join the run's (a manager is made for them when no
     ``mcp.json`` exists, at the first registration when that comes after start-up); later
-    changes reach the session built (its tools, codemode, tool_search) and the sessions to come."""
+    changes reach the session built first, the session current then (one ``/new`` made, whose
+    ``session_start`` registered the run's first server) and the sessions to come."""
     from pi_coding_agent.app.cli._mcp_registered import connect_registered, registered_manager_factory
 
     def after_change(manager: McpManager) -> None:
@@ -137,7 +138,11 @@ def _with_registered(
         for assembly in assemblies:
             if assembly.options.mcp is None:
                 assembly.options = dataclasses.replace(assembly.options, mcp=manager)
-        for session in built:
+        from pi_coding_agent.runtime.agent_session import AgentSession
+
+        current = runner.host  # a session built since (``/new``, a resumed one): its ``session_start`` registered it
+        sessions = [*built, *([current] if isinstance(current, AgentSession) and current not in built else [])]
+        for session in sessions:
             session.attach_mcp(manager)
             session.activate_mcp_discovery()
 

@@ -12,6 +12,7 @@ else the text; other failures reject with the error text.
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -150,6 +151,10 @@ async def _run_alone(tool: AgentTool, call_id: str, args: dict[str, Any], signal
         )
 
 
+DISCOVERY_GLOBALS = re.compile(r"\b(searchTools|describeNamespace|describeTool|ALL_TOOLS)\b")
+"""Globals with which a script may reach any tool."""
+
+
 class CodemodeTool(AgentTool):
     name = CODEMODE_TOOL_NAME
     label = CODEMODE_TOOL_NAME
@@ -164,6 +169,15 @@ class CodemodeTool(AgentTool):
         self.host = host or CodemodeHost()
         self.description = describe_codemode((), self.host.facts, models=self.host.models is not None)
         """Until the session's loadout (``prepare_loadout``) lists tools: the helpers only."""
+
+    def reaches_tools(self, params: dict[str, Any]) -> str | list[str]:
+        """The tools a script may reach (Pi 1.6's ``reachesTools``): every tool when it uses a
+        discovery global, else the words of its source (``tools["mcp__docs__" + name]`` still
+        names ``mcp__docs``)."""
+        code = params.get("code")
+        if not isinstance(code, str):
+            return []
+        return "all" if DISCOVERY_GLOBALS.search(code) else re.findall(r"\w+", code)
 
     def prepare_loadout(self, declared: Sequence[AgentTool], callable_tools: Sequence[AgentTool] | None = None) -> Loadout:
         """How the session presents ``declared`` (the active tools) while codemode is active; also

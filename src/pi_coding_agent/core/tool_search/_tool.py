@@ -98,6 +98,8 @@ class ToolSearchTool(AgentTool):
         self.label = TOOL_SEARCH_NAME
         self.exposure = "model-only"
         """Declared to the model, never called by other tools (codemode scripts), as in Pi 1.6."""
+        self.reaches_tools: Callable[[dict[str, Any]], str] = lambda _params: "all"
+        """Any tool not declared yet may match a query (Pi 1.6's ``reachesTools``)."""
         self.description = _DESCRIPTION
         self.prompt_snippet = "Find tools not declared yet and add the matches to your tools"
         self.parameters = {

@@ -59,6 +59,7 @@ from pi_coding_agent.customize.extensions._types import (
     ShortcutDefinition,
     ToolDefinition,
     ToolExposure,
+    ToolLoadout,
 )
 
 __all__ = [
@@ -103,6 +104,7 @@ __all__ = [
     "ToolCallEvent",
     "ToolDefinition",
     "ToolExposure",
+    "ToolLoadout",
     "ToolResultEvent",
     "TurnEndEvent",
     "TurnStartEvent",

@@ -195,7 +195,9 @@ class ExtensionAPI:
 
     def get_all_tools(self) -> list[dict[str, Any]]:
         """``name``, ``description``, ``parameters``, ``prompt_guidelines``, ``exposure`` of every configured tool,
-        and ``annotations`` (``readOnlyHint`` ...) where the tool declares them (MCP tools)."""
+        and where the tool has them (Pi 1.6): ``namespace`` (a dict; MCP tools: their server's),
+        ``annotations`` (``readOnlyHint`` ...) and ``reaches_tools`` (the function)."""
+        host = self._host()
         return [
             {
                 "name": tool.name,
@@ -204,9 +206,11 @@ class ExtensionAPI:
                 "prompt_guidelines": list(getattr(tool, "prompt_guidelines", ()) or ()),
                 "exposure": getattr(tool, "exposure", "direct"),
                 "source": getattr(tool, "extension_path", None) or "builtin",
+                **({"namespace": group} if (group := host.tool_namespace(tool.name)) else {}),
                 **({"annotations": dict(hints)} if (hints := getattr(tool, "annotations", None)) else {}),
+                **({"reaches_tools": reach} if (reach := getattr(tool, "reaches_tools", None)) else {}),
             }
-            for tool in self._host().all_tools()
+            for tool in host.all_tools()
         ]
 
     def set_active_tools(self, names: Sequence[str]) -> None:

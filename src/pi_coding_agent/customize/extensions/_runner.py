@@ -20,10 +20,11 @@ How each event combines its handlers' results follows Pi 0.85's runner:
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import inspect
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import Any
 
 import msgspec
@@ -122,6 +123,8 @@ class ExtensionRunner:
         only an extension handling ``mcp_servers_change`` can."""
         self._reported_mcp: set[str] = set()
         self.mcp_servers.add_listener(self._mcp_servers_changed)
+        self._background: set[asyncio.Task[Any]] = set()
+        """Work a request must wait for (a TypeScript tool's ``prepareLoadout`` answer): ``settle``."""
         self.refresh_handlers()
 
     # ------------------------------------------------------------------ registry
@@ -234,6 +237,23 @@ class ExtensionRunner:
                 f'MCP server "{server.name}" is registered, but no loaded extension connects MCP servers; '
                 "another extension may have replaced the built-in MCP support",
             )
+
+    def track(self, work: Coroutine[Any, Any, Any]) -> bool:
+        """Run ``work`` on the running loop until ``settle`` (``False``: no loop runs, nothing is done)."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            work.close()
+            return False
+        task = loop.create_task(work)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+        return True
+
+    async def settle(self) -> None:
+        """Until the tracked work, and the work it started, is done."""
+        while self._background:
+            await asyncio.gather(*list(self._background), return_exceptions=True)
 
     # ------------------------------------------------------------------ errors
 

@@ -81,6 +81,10 @@ class ExtensionTool(AgentTool):
         self.prompt_guidelines = list(definition.prompt_guidelines)
         self.exposure = definition.exposure
         self.output_schema = definition.output_schema
+        self.namespace = definition.namespace
+        self.annotations = definition.annotations
+        self.reaches_tools = definition.reaches_tools
+        self.loadout_hook = definition.prepare_loadout
 
     def prepare_arguments(self, arguments: dict[str, Any]) -> dict[str, Any]:
         prepare = self.definition.prepare_arguments

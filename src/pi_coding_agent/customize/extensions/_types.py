@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -44,10 +44,45 @@ class ToolDefinition:
     """``False``: a ``direct`` or ``model-only`` tool starts inactive."""
     output_schema: dict[str, Any] | None = None
     """JSON Schema of the result's ``structured_content``: scripts get that value, not the text."""
+    namespace: dict[str, Any] | None = None
+    """The group the tool belongs to (Pi 1.6's ``namespace``), as an MCP server groups its tools:
+    ``{"name", "aliases"?, "description"?, "instructions"?}``. ``codemode`` lists a group's tools
+    under one heading with its ``description``; scripts find it by its name or an alias with
+    ``describeNamespace()`` (which also gives ``instructions``) and ``searchTools(..., {namespace})``."""
+    annotations: dict[str, bool] | None = None
+    """Hints with the meaning of MCP's tool annotations (``readOnlyHint``, ``destructiveHint``,
+    ``idempotentHint``, ``openWorldHint``): not checked, reported by ``get_all_tools()`` so that
+    a permission extension can decide which calls to confirm."""
+    reaches_tools: Callable[[dict[str, Any]], Any] | None = None
+    """For a tool that reaches other tools: ``reaches_tools(input)`` is ``"all"`` or the words of
+    the input that may name the tools (or namespaces) a call reaches (a coroutine function may
+    answer it). The built-in MCP support
+    turns such a tool on for its servers when it replaces ``codemode``/``tool_search``, and waits
+    for the servers a call names before it runs."""
+    prepare_loadout: Callable[[ToolLoadout], Any] | None = None
+    """Called while the tool is active, whenever the active tools change, with the session's
+    ``ToolLoadout``; returns ``None`` or ``{"descriptions": {name: text}, "hidden_declarations":
+    [names]}``: new descriptions for declared tools (its own included), and active tools left
+    out of the requests' declarations (they stay active and callable)."""
 
     def starts_active(self) -> bool:
         """Whether registering the tool activates it (Pi 1.6's rule)."""
         return self.default_active and self.exposure in ("direct", "model-only")
+
+
+@dataclass(frozen=True)
+class ToolLoadout:
+    """The session's tools as a ``prepare_loadout`` hook sees them (Pi 1.6's ``ToolLoadout``):
+    ``declared``, the active tools in order with their own descriptions; ``callable``, what
+    other tools (``codemode`` scripts) may call; ``registered``, every tool. The functions give
+    a tool's exposure, namespace (a dict, or ``None``) and prompt guidelines by name."""
+
+    declared: Sequence[Any]
+    callable: Sequence[Any]
+    registered: Sequence[Any]
+    get_exposure: Callable[[str], str]
+    get_namespace: Callable[[str], dict[str, Any] | None]
+    get_prompt_guidelines: Callable[[str], Sequence[str]]
 
 
 ToolExposure = Literal["direct", "model-only", "codemode", "deferred", "hidden"]

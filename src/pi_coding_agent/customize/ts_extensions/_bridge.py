@@ -39,6 +39,7 @@ from pi_coding_agent.customize.ts_extensions._codec import (
 )
 from pi_coding_agent.customize.ts_extensions._components import ComponentCalls, note_completing
 from pi_coding_agent.customize.ts_extensions._input import TerminalInputRelay
+from pi_coding_agent.customize.ts_extensions._loadout import RemoteLoadout
 from pi_coding_agent.customize.ts_extensions._process import HostError, HostProcess
 from pi_coding_agent.customize.ts_extensions._renderers import (
     active_theme,
@@ -138,6 +139,13 @@ class TypeScriptHost:
                     "description": tool.description,
                     "parameters": tool.parameters,
                     "exposure": getattr(tool, "exposure", "direct"),
+                    **({"namespace": group} if (group := host.tool_namespace(tool.name)) else {}),
+                    **({"annotations": dict(hints)} if (hints := getattr(tool, "annotations", None)) else {}),
+                    **(
+                        {"reachesTools": True, "source": getattr(tool, "extension_path", None) or "builtin"}
+                        if callable(getattr(tool, "reaches_tools", None))
+                        else {}
+                    ),
                 }
                 for tool in host.all_tools()
             ],
@@ -327,7 +335,9 @@ class TypeScriptHost:
                 event: [self._handler(index, event, position) for position in range(int(count))]
                 for event, count in (described.get("events") or {}).items()
             }
-            extension.tools = {tool["name"]: self._tool(index, tool) for tool in described.get("tools") or []}
+            extension.tools = {
+                tool["name"]: self._tool(index, tool, extension.path) for tool in described.get("tools") or []
+            }
             extension.message_renderers = {
                 str(kind): message_renderer(self, index, str(kind)) for kind in described.get("messageRenderers") or []
             }
@@ -375,7 +385,7 @@ class TypeScriptHost:
 
         return handler
 
-    def _tool(self, index: int, described: dict[str, Any]) -> ToolDefinition:
+    def _tool(self, index: int, described: dict[str, Any], path: str) -> ToolDefinition:
         name = str(described["name"])
 
         async def execute(
@@ -391,6 +401,13 @@ class TypeScriptHost:
                 ctx=ctx,
             )
 
+        async def reaches_tools(params: dict[str, Any]) -> Any:
+            return await self.request("reaches", {"ext": index, "name": name, "input": params})
+
+        async def ask_loadout(loadout: dict[str, Any]) -> Any:
+            return await self.request("loadout", {"ext": index, "name": name, "loadout": loadout}, light=True)
+
+        loadout = RemoteLoadout(self.runner, path, ask_loadout) if described.get("prepareLoadout") else None
         renders = tool_renderers(self, index, name)
         return ToolDefinition(
             render_call=renders[0] if described.get("renderCall") else None,
@@ -407,6 +424,10 @@ class TypeScriptHost:
             exposure=_exposure(described.get("exposure")),
             default_active=described.get("defaultActive") is not False,
             output_schema=schema if isinstance(schema := described.get("outputSchema"), dict) else None,
+            namespace=group if isinstance(group := described.get("namespace"), dict) else None,
+            annotations=hints if isinstance(hints := described.get("annotations"), dict) else None,
+            reaches_tools=reaches_tools if described.get("reachesTools") else None,
+            prepare_loadout=loadout,
         )
 
     async def _execute(

@@ -660,7 +660,7 @@ function bindRuntime() {
 		getSessionName: () => state.sessionName,
 		setLabel: (entryId, label) => fireAndReport("setLabel", { entryId, label }),
 		getActiveTools: () => state.activeTools,
-		getAllTools: () => state.allTools,
+		getAllTools: () => state.allTools.map(withReach),
 		getSettings: () => state.settings,
 		setActiveTools: (names) => {
 			state.activeTools = names.filter((name) => state.allTools.some((tool) => tool.name === name));
@@ -696,6 +696,30 @@ function shareMcpServers() {
 	return own();
 }
 
+/** Pi 1.6's discovery globals: a codemode script using one may reach any tool. */
+const DISCOVERY_GLOBALS = /\b(searchTools|describeNamespace|describeTool|ALL_TOOLS)\b/;
+
+/**
+ * A tool of `getAllTools()` with its `reachesTools` function when it declares one: a TypeScript
+ * extension's own function; for the built-in codemode the words of the script (every tool when
+ * it uses a discovery global); for any other tool "all", which may over-match but never misses.
+ */
+function withReach(tool) {
+	if (!tool.reachesTools) return tool;
+	const own = extensions.flatMap((extension) => {
+		const found = extension.tools.get(tool.name)?.definition;
+		return typeof found?.reachesTools === "function" ? [found.reachesTools] : [];
+	})[0];
+	const builtinCodemode = (input) => {
+		const code = input?.code;
+		if (typeof code !== "string") return [];
+		return DISCOVERY_GLOBALS.test(code) ? "all" : (code.match(/\w+/g) ?? []);
+	};
+	const reach = own ?? (tool.name === "codemode" && tool.source === "builtin" ? builtinCodemode : () => "all");
+	const { source: _source, ...shown } = tool;
+	return { ...shown, reachesTools: reach };
+}
+
 /** What each extension registered, in the shapes Python builds its proxies from. */
 function describe() {
 	return extensions.map((extension) => ({
@@ -712,6 +736,10 @@ function describe() {
 			exposure: definition.exposure,
 			defaultActive: definition.defaultActive,
 			outputSchema: definition.outputSchema,
+			namespace: definition.namespace,
+			annotations: definition.annotations,
+			reachesTools: typeof definition.reachesTools === "function",
+			prepareLoadout: typeof definition.prepareLoadout === "function",
 			renderCall: typeof definition.renderCall === "function",
 			renderResult: typeof definition.renderResult === "function",
 			renderShell: definition.renderShell === "self" ? "self" : "default",
@@ -775,6 +803,23 @@ const ops = {
 		} finally {
 			toolCalls.delete(id);
 		}
+	},
+	async loadout({ ext, name, loadout }) {
+		const tool = extensions[ext]?.tools.get(name)?.definition;
+		if (typeof tool?.prepareLoadout !== "function") return null;
+		const changes = tool.prepareLoadout({
+			declared: loadout.declared,
+			callable: loadout.callable,
+			registered: loadout.registered,
+			getExposure: (tool) => loadout.exposures[tool] ?? "direct",
+			getNamespace: (tool) => loadout.namespaces[tool],
+			getPromptGuidelines: (tool) => loadout.guidelines[tool] ?? [],
+		});
+		return changes ?? null;
+	},
+	async reaches({ ext, name, input }) {
+		const tool = extensions[ext]?.tools.get(name)?.definition;
+		return tool?.reachesTools ? tool.reachesTools(input) : "all";
 	},
 	async abort({ target }) {
 		toolCalls.get(target)?.abort();

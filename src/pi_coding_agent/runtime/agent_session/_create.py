@@ -58,8 +58,11 @@ from pi_coding_agent.runtime.agent_session._tools import SpareTools
 from pi_coding_agent.runtime.agent_session._write_guard import write_guard
 
 if TYPE_CHECKING:
+    from pi_agent import BeforeToolCallContext, BeforeToolCallResult
+    from pi_ai import AbortSignal
     from pi_coding_agent.core.codemode import Exposure, ToolFacts
     from pi_coding_agent.core.mcp import McpManager
+    from pi_coding_agent.runtime.agent_session._hooks import ToolGuard
 
 
 @dataclass
@@ -307,12 +310,13 @@ def _codemode_tool(options: CreateAgentSessionOptions, holder: list[AgentSession
         inline_budget=lambda: settings.codemode_inline_budget,
         models=models_access(options.catalog),
     )
+
+    def mcp() -> McpManager | None:
+        return holder[0].mcp if holder else options.mcp
+
+    host = dataclasses.replace(host, facts=_tool_facts(mcp, holder))
     if options.mcp is not None or options.builtin_mcp:  # servers may also come later (attach_mcp)
-
-        def mcp() -> McpManager | None:
-            return holder[0].mcp if holder else options.mcp
-
-        host = dataclasses.replace(host, facts=_mcp_facts(mcp), prepare=_script_reach_wait(mcp))
+        host = dataclasses.replace(host, prepare=_script_reach_wait(mcp))
     return CodemodeTool(host)
 
 
@@ -332,10 +336,25 @@ def _script_reach_wait(current: Callable[[], McpManager | None]) -> Callable[[st
     return wait
 
 
-def _mcp_facts(current: Callable[[], McpManager | None]) -> ToolFacts:
-    """MCP tools' exposure and namespace (``mcp__<server>``, also named by the server's own name,
-    with its ``description`` and instructions) for codemode; other tools are ``direct``.
-    ``current``: the session's servers when asked (the MCP modules load only once there are some)."""
+def _reach_wait(guard: ToolGuard, holder: list[AgentSession]) -> ToolGuard:
+    """``guard``, then the wait for the MCP servers an extension tool declaring ``reaches_tools``
+    may reach (``AgentSession.wait_for_reached_servers``)."""
+
+    async def check(context: BeforeToolCallContext, signal: AbortSignal | None) -> BeforeToolCallResult | None:
+        blocked = await guard(context, signal)
+        if blocked is None and holder:
+            await holder[0].wait_for_reached_servers(context.tool_call.name, context.args)
+        return blocked
+
+    return check
+
+
+def _tool_facts(current: Callable[[], McpManager | None], holder: list[AgentSession]) -> ToolFacts:
+    """Tools' exposure and namespace for codemode: an MCP tool's configured exposure, and the
+    session's namespaces (an extension tool's own ``namespace``; an MCP tool's ``mcp__<server>``,
+    also named by the server's own name, with its ``description`` and instructions); other tools
+    are ``direct`` without a namespace. ``current``: the session's servers when asked (the MCP
+    modules load only once there are some)."""
     from pi_coding_agent.core.codemode import Namespace, ToolFacts
 
     def exposure(name: str) -> Exposure:
@@ -344,14 +363,17 @@ def _mcp_facts(current: Callable[[], McpManager | None]) -> ToolFacts:
         return "direct" if info is None else cast("Exposure", info.exposure)
 
     def namespace(name: str) -> Namespace | None:
-        mcp = current()
-        info = mcp.tool_owner(name) if mcp is not None else None
-        if mcp is None or info is None:
+        group = holder[0].tool_namespace(name) if holder else None
+        if group is None:
             return None
-        from pi_coding_agent.core.mcp.config import mcp_namespace
-
-        description, instructions = mcp.server_about(info.server)
-        return Namespace(mcp_namespace(info.server), (info.server,), description, instructions)
+        aliases = tuple(str(alias) for alias in group.get("aliases") or () if isinstance(alias, str))
+        description, instructions = group.get("description"), group.get("instructions")
+        return Namespace(
+            str(group["name"]),
+            aliases,
+            description if isinstance(description, str) else None,
+            instructions if isinstance(instructions, str) else None,
+        )
 
     return ToolFacts(exposure=exposure, namespace=namespace)
 
@@ -456,7 +478,8 @@ def build_session(options: CreateAgentSessionOptions) -> CreateAgentSessionResul
         transport=settings.transport,
         max_retry_delay_ms=settings.provider_retry.max_retry_delay_ms,
         limit_stream=options.limit_stream,
-        tool_guard=write_guard(options.cwd),
+        tool_guard=_reach_wait(write_guard(options.cwd), holder),
+        hidden_declarations=lambda: holder[0].hidden_declarations() if holder else (),
     )
     if has_existing:
         if not has_thinking_entry:

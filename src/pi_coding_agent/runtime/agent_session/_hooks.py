@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -86,11 +86,14 @@ class AgentSetup:
     limit_stream: StreamLimit | None = None
     tool_guard: ToolGuard | None = None
     """Asked before the extensions' ``tool_call`` handlers; may block a call (``_write_guard``)."""
+    hidden_declarations: Callable[[], Collection[str]] | None = None
+    """Active tools whose declarations requests leave out (``prepare_loadout``): taken out of
+    the context's ``system`` messages after the ``context`` handlers, as Pi 1.6 projects them."""
 
 
 def build_agent(setup: AgentSetup, extensions: CurrentRunner, before_next_turn: BeforeNextTurn) -> Agent:
     """The agent with its whole hook chain (see the module docstring for the order)."""
-    hooks = ExtensionHooks(extensions, setup.tool_guard)
+    hooks = ExtensionHooks(extensions, setup.tool_guard, setup.hidden_declarations)
     stream_fn = hooks.with_headers(setup.stream_fn)
     if setup.limit_stream is not None:
         stream_fn = setup.limit_stream(stream_fn)
@@ -119,9 +122,12 @@ def build_agent(setup: AgentSetup, extensions: CurrentRunner, before_next_turn: 
 class ExtensionHooks:
     """The agent hooks through which extensions act on model and tool calls."""
 
-    def __init__(self, current: CurrentRunner, guard: ToolGuard | None = None) -> None:
+    def __init__(
+        self, current: CurrentRunner, guard: ToolGuard | None = None, hidden: Callable[[], Collection[str]] | None = None
+    ) -> None:
         self._current = current
         self._guard = guard
+        self._hidden = hidden
 
     def _handling(self, event_type: str) -> ExtensionRunner | None:
         """The current runner when it has handlers for ``event_type``."""
@@ -130,7 +136,9 @@ class ExtensionHooks:
 
     async def transform_context(self, messages: list[AgentMessage], signal: AbortSignal | None) -> list[AgentMessage]:
         runner = self._handling("context")
-        return messages if runner is None else await runner.emit_context(messages)
+        messages = messages if runner is None else await runner.emit_context(messages)
+        hidden = self._hidden() if self._hidden is not None else ()
+        return without_declarations(messages, hidden) if hidden else messages
 
     async def before_tool_call(self, context: BeforeToolCallContext, signal: AbortSignal | None) -> BeforeToolCallResult | None:
         if self._guard is not None:
@@ -235,3 +243,23 @@ def result_field(result: Any, name: str, default: Any = None) -> Any:
     if isinstance(result, dict):
         return result.get(name, default)
     return getattr(result, name, default)
+
+
+def without_declarations(messages: list[AgentMessage], hidden: Collection[str]) -> list[AgentMessage]:
+    """The messages with the ``hidden`` tools taken out of the ``system`` messages' added and
+    removed tools (copies; the transcript keeps them)."""
+    from msgspec import UNSET, structs
+
+    from pi_ai import SystemMessage
+
+    projected: list[AgentMessage] = []
+    for message in messages:
+        if not isinstance(message, SystemMessage) or not (message.tools_added or message.tools_removed):
+            projected.append(message)
+            continue
+        added = [tool for tool in message.tools_added or () if tool.get("name") not in hidden]
+        removed = [tool for tool in message.tools_removed or () if tool.get("name") not in hidden]
+        projected.append(
+            structs.replace(message, tools_added=added or UNSET, tools_removed=removed or UNSET)
+        )
+    return projected

@@ -22,6 +22,7 @@ once (``_hooks``); replacing the session (new, resume, fork) is ``AgentSessionRu
 from __future__ import annotations
 
 import asyncio
+import inspect
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, cast
 
@@ -154,6 +155,7 @@ class AgentSession:
             mcp_tools=mcp.direct_tools if mcp is not None else None,
             mcp_loadable=mcp.indirect_agent_tools if mcp is not None else None,
         )  # fmt: skip
+        self._tools.namespace_of = self.tool_namespace
         self._mcp_warning: str | None = None
         """Said at the first prompt: MCP tools no tool can reach (neither codemode nor tool_search is on)."""
         self._extensions = ExtensionBinding(
@@ -494,6 +496,7 @@ class AgentSession:
         if last_answer is not None:
             await self._compactor.check(last_answer, skip_aborted=False)
         await self._wait_for_mcp()
+        await self._settle_loadout()
         messages: list[AgentMessage] = [user_message(text, images), *self._extensions.pending_next_turn]
         self._extensions.pending_next_turn = []
         base_prompt = self._tools.base_system_prompt
@@ -508,6 +511,15 @@ class AgentSession:
         if system_prompt is not None:
             self.agent.state.system_prompt = system_prompt
         return start + messages + added
+
+    async def _settle_loadout(self) -> None:
+        """Before a run's request: the ``prepare_loadout`` answers of TypeScript tools (asked of
+        Node in the background whenever the loadout changes) are in."""
+        runner = self._extensions.runner
+        if runner is None or not any(definition.prepare_loadout is not None for definition, _ in runner.tools()):
+            return
+        self._tools.refresh()
+        await runner.settle()
 
     async def _wait_for_mcp(self) -> None:
         """Before a run: the first one waits (up to ten seconds) for MCP servers with ``direct``
@@ -552,7 +564,7 @@ class AgentSession:
         if not needs:
             return
         auto = self.mcp.config.auto_enable_codemode is not False
-        has_codemode, has_search = self._tools.has_tool("codemode"), self._tools.has_tool("tool_search")
+        has_codemode, has_search = self._tools.declares_reach("codemode"), self._tools.declares_reach("tool_search")
         active = self._tools.active_tool_names()
         wanted = [
             name
@@ -838,6 +850,51 @@ class AgentSession:
     def all_tools(self) -> list[AgentTool]:
         """Built-in tools, then extension tools (an extension tool named like a built-in replaces it)."""
         return self._tools.all_tools()
+
+    async def wait_for_reached_servers(self, name: str, args: dict[str, Any]) -> None:
+        """Before an extension tool that declares ``reaches_tools`` runs: wait for the MCP servers
+        still connecting that the call may reach (all of them for ``"all"``, else those whose
+        ``mcp__<server>`` a word of the answer contains), as Pi 1.6's MCP support does."""
+        reaching = self._tools.reaching(name) if self.mcp is not None else None
+        if reaching is None or self.mcp is None:
+            return
+        reaches, path = reaching
+        try:
+            reach = reaches(args)
+            if inspect.isawaitable(reach):
+                reach = await reach
+        except Exception as error:  # an extension's function must not break the call
+            runner = self._extensions.runner
+            if runner is not None:
+                runner.report(path, "reaches_tools", error)
+            return
+        words = None if reach == "all" else [str(word) for word in reach] if isinstance(reach, (list, tuple)) else []
+        await self.mcp.wait_for_all(reach=words)
+
+    def hidden_declarations(self) -> frozenset[str]:
+        """Active tools whose declarations requests leave out (``prepare_loadout`` hooks,
+        codemode's ``only`` mode); the transcript still declares them."""
+        return self._tools.hidden
+
+    def tool_namespace(self, name: str) -> dict[str, Any] | None:
+        """A tool's group as Pi 1.6 reports it: an extension tool's own ``namespace``; for an MCP
+        tool its server's, ``{"name": "mcp__<server>", "aliases": [<server>], "description"?,
+        "instructions"?}``."""
+        own = self._tools.extension_namespace(name)
+        if own is not None or self.mcp is None:
+            return own
+        info = self.mcp.tool_owner(name)
+        if info is None:
+            return None
+        from pi_coding_agent.core.mcp.config import mcp_namespace
+
+        description, instructions = self.mcp.server_about(info.server)
+        group: dict[str, Any] = {"name": mcp_namespace(info.server), "aliases": [info.server]}
+        if description:
+            group["description"] = description
+        if instructions:
+            group["instructions"] = instructions
+        return group
 
     def active_tool_names(self) -> list[str]:
         return self._tools.active_tool_names()

@@ -29,7 +29,7 @@ from pi_coding_agent.core.messages import (
     system_update,
 )
 from pi_coding_agent.core.settings import ToolSelection, apply_tool_modifiers
-from pi_coding_agent.customize.extensions import ExtensionRunner, ExtensionTool
+from pi_coding_agent.customize.extensions import ExtensionRunner, ExtensionTool, ToolLoadout
 
 SectionsBuilder = Callable[[Sequence[AgentTool]], dict[str, str]]
 """The system prompt's named sections for the given active tools."""
@@ -90,6 +90,12 @@ class SessionTools:
         self.base_system_prompt = ""
         """Our prompt as text, before ``before_agent_start`` handlers change it for a run."""
         self._callable: list[AgentTool] = []
+        self.namespace_of: Callable[[str], dict[str, Any] | None] = self.extension_namespace
+        """A tool's group by name (the session adds MCP servers'), for ``prepare_loadout`` hooks."""
+        self.hidden: frozenset[str] = frozenset()
+        """Active tools whose declarations requests leave out (``prepare_loadout`` hooks,
+        codemode's ``only`` mode): the transcript declares them, as Pi 1.6's does."""
+        self._declared: list[AgentTool] = []
         self._built = False
         """Set once the session is built (the extensions are there to ask)."""
         self._put_on_agent(list(agent.state.tools))
@@ -251,18 +257,95 @@ class SessionTools:
         order = {name: index for index, name in enumerate(self._known_names())}
         return sorted(tools, key=lambda tool: order.get(tool.name, len(order)))  # registration order, as Pi 1.6
 
+    def extension_namespace(self, name: str) -> dict[str, Any] | None:
+        """An extension tool's own ``namespace`` when it is a dict with a string ``name``."""
+        runner = self._extensions()
+        for definition, _ in runner.tools() if runner is not None else ():
+            if definition.name == name:
+                group = definition.namespace
+                return dict(group) if isinstance(group, dict) and isinstance(group.get("name"), str) else None
+        return None
+
+    def reaching(self, name: str) -> tuple[Callable[[dict[str, Any]], Any], str] | None:
+        """An extension tool's ``reaches_tools`` and its extension's path, when it declares one."""
+        runner = self._extensions()
+        for definition, path in runner.tools() if runner is not None else ():
+            if definition.name == name:
+                return (definition.reaches_tools, path) if definition.reaches_tools is not None else None
+        return None
+
+    def declares_reach(self, name: str) -> bool:
+        """Whether the run's tool of this name says which tools it reaches (Pi 1.6 turns
+        ``codemode``/``tool_search`` on for MCP servers only then: an extension's replacement
+        without ``reaches_tools`` is left off)."""
+        tool = self._tools_named([name]).get(name)
+        return tool is not None and callable(getattr(tool, "reaches_tools", None))
+
+    def _loadout(self, active: list[AgentTool], callable_tools: list[AgentTool]) -> ToolLoadout:
+        """What ``prepare_loadout`` hooks see: the MCP tools not declared count as callable and registered."""
+        loadable = list(self._mcp_loadable()) if self._mcp_loadable is not None else []
+        names = {tool.name for tool in callable_tools}
+        registered = self.all_tools()
+        known = {tool.name for tool in registered}
+        every = {tool.name: tool for tool in [*registered, *loadable]}
+
+        def guidelines(name: str) -> list[str]:
+            return list(getattr(every.get(name), "prompt_guidelines", ()) or ())
+
+        return ToolLoadout(
+            declared=tuple(active),
+            callable=(*callable_tools, *(tool for tool in loadable if tool.name not in names)),
+            registered=(*registered, *(tool for tool in loadable if tool.name not in known)),
+            get_exposure=lambda name: _exposure(every.get(name)),
+            get_namespace=self.namespace_of,
+            get_prompt_guidelines=guidelines,
+        )
+
+    def _hook_changes(self, active: list[AgentTool], callable_tools: list[AgentTool]) -> tuple[dict[str, str], set[str]]:
+        """What the ``prepare_loadout`` hooks of active extension tools change (Pi 1.6): new
+        descriptions by tool name, and the declarations requests leave out. The hooks see the
+        active tools as they are. A failing hook is reported as an extension error and changes
+        nothing."""
+        descriptions: dict[str, str] = {}
+        hidden: set[str] = set()
+        hooks = [tool for tool in active if callable(getattr(tool, "loadout_hook", None))]
+        if not hooks:
+            return descriptions, hidden
+        loadout = self._loadout(active, callable_tools)
+        runner = self._extensions()
+        for tool in hooks:
+            try:
+                changes = tool.loadout_hook(loadout)  # type: ignore[attr-defined]
+                found, left_out = _loadout_changes(changes)
+            except Exception as error:  # an extension's hook must not break the session
+                if runner is not None:
+                    runner.report(getattr(tool, "extension_path", tool.name), "prepare_loadout", error)
+                continue
+            descriptions.update(found)
+            hidden.update(left_out)
+        return descriptions, hidden
+
     def _put_on_agent(self, active: list[AgentTool]) -> None:
+        """The active tools with the descriptions the loadout hooks give them are what the
+        transcript declares (``_declared``); the agent gets them without the hidden ones, and the
+        prompt's sections leave those out too (Pi 1.6)."""
         self._callable = list(active)
-        active = _present(active, self.callable_tools() if self._built else active)
-        self._agent.state.tools = active
-        self.prompt_sections = {**self._sections(active), **self.extra_sections}
+        callable_tools = self.callable_tools() if self._built else active
+        declared, hidden = _codemode_loadout(active, callable_tools)
+        descriptions, more_hidden = self._hook_changes(active, callable_tools)
+        declared = [tool if tool.name not in descriptions else _redescribed(tool, descriptions[tool.name]) for tool in declared]
+        self.hidden = frozenset(hidden | more_hidden)
+        self._declared = declared
+        shown = [tool for tool in declared if tool.name not in self.hidden]
+        self._agent.state.tools = shown
+        self.prompt_sections = {**self._sections(shown), **self.extra_sections}
         self.base_system_prompt = "\n\n".join(text for text in self.prompt_sections.values() if text)
         self._agent.state.system_prompt = self.base_system_prompt
 
     def system_update(self, messages: Sequence[AgentMessage]) -> SystemMessage | None:
         """The system message that brings the context's prompt and tools to ours (``None``: they
         are ours already)."""
-        tools = [tool_declaration(tool) for tool in self._agent.state.tools]
+        tools = [tool_declaration(tool) for tool in self._declared]
         return system_update(messages, self.prompt_sections, tools, int(time.time() * 1000))
 
     def use_transcript(self, messages: Sequence[AgentMessage]) -> None:
@@ -288,22 +371,44 @@ class SessionTools:
         }
 
 
-def _present(active: list[AgentTool], callable_tools: list[AgentTool]) -> list[AgentTool]:
-    """The active tools as the model gets them. While ``codemode`` is active its loadout applies
-    (Pi 1.6's ``prepareLoadout``): new descriptions for some tools, and in ``only`` mode the
-    tools scripts call are left out (they stay callable from scripts)."""
+def _codemode_loadout(active: list[AgentTool], callable_tools: list[AgentTool]) -> tuple[list[AgentTool], set[str]]:
+    """The active tools as declared while ``codemode`` is active (its ``prepare_loadout``): new
+    descriptions for some tools, and in ``only`` mode the tools scripts call are hidden from the
+    requests (they stay active, declared in the transcript, and callable from scripts)."""
     codemode = next((tool for tool in active if tool.name == "codemode" and hasattr(tool, "prepare_loadout")), None)
     if codemode is None:
-        return active
+        return active, set()
     loadout = codemode.prepare_loadout(active, callable_tools)
-    hidden = set(loadout.hidden)
-    presented: list[AgentTool] = []
+    declared: list[AgentTool] = []
     for tool in active:
-        if tool.name in hidden:
-            continue
         text = loadout.descriptions.get(tool.name)
-        presented.append(tool if text is None or tool is codemode else _redescribed(tool, text))
-    return presented
+        declared.append(tool if text is None or tool is codemode else _redescribed(tool, text))
+    return declared, set(loadout.hidden)
+
+
+def _exposure(tool: AgentTool | None) -> str:
+    """A tool's exposure: its own, an MCP tool's configured one, else ``direct``."""
+    own = getattr(tool, "exposure", None)
+    if isinstance(own, str):
+        return own
+    configured = getattr(getattr(tool, "info", None), "exposure", None)
+    return configured if isinstance(configured, str) else "direct"
+
+
+def _loadout_changes(changes: Any) -> tuple[dict[str, str], list[str]]:
+    """A hook's answer: ``None``, or a dict with ``descriptions`` (name to text) and
+    ``hidden_declarations`` (``hiddenDeclarations`` also read); anything else is an error."""
+    if changes is None:
+        return {}, []
+    if not isinstance(changes, dict):
+        raise TypeError(f"prepare_loadout returned {type(changes).__name__}, not a dict or None")
+    descriptions = changes.get("descriptions") or {}
+    hidden = changes.get("hidden_declarations", changes.get("hiddenDeclarations")) or []
+    if not isinstance(descriptions, dict) or not all(isinstance(v, str) for v in descriptions.values()):
+        raise TypeError("prepare_loadout: descriptions must map tool names to strings")
+    if not isinstance(hidden, (list, tuple)) or not all(isinstance(name, str) for name in hidden):
+        raise TypeError("prepare_loadout: hidden_declarations must be a list of tool names")
+    return {str(k): v for k, v in descriptions.items()}, list(hidden)
 
 
 def _redescribed(tool: AgentTool, description: str) -> AgentTool:
