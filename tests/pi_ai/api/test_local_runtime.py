@@ -104,9 +104,12 @@ def test_the_fixed_prefix_state_is_read_back_by_the_next_run(
     engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A second engine (as in the next ``pi -p``) reads the prefix's state instead of evaluating
-    it, and generates exactly what the first did; a damaged state file is dropped and rewritten."""
+    it, and generates exactly what the first did; a damaged state file is dropped and rewritten.
+
+    The prefix (about 315 tokens) is only a little longer than the shortest one kept on disk: each
+    engine evaluates it on the CPU, and 645 tokens cost twice as much for the same checks."""
     monkeypatch.setattr(_engine, "_state_dir", tmp_path)
-    prefix = engine.tokenize("Rules of the house. " + " ".join(f"Rule {i}: tidy room {i}." for i in range(60)))
+    prefix = engine.tokenize("Rules of the house. " + " ".join(f"Rule {i}: tidy room {i}." for i in range(30)))
     assert len(prefix) > _engine.MIN_PERSISTED
     tokens = prefix + engine.tokenize("\nQuestion: what is rule 7?\nAnswer:")
 
