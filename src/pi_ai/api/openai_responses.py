@@ -140,6 +140,28 @@ def configuration_update_effort(
     return options.reasoning_effort if mapped is None else str(mapped)
 
 
+def _cache_retention_field(compat: ResponsesCompat, retention: str) -> Any:
+    """``prompt_cache_retention``: ``24h`` for long retention on models without explicit cache mode."""
+    if retention == "long" and compat.supports_long_cache_retention and not compat.supports_explicit_prompt_cache_mode:
+        return "24h"
+    return _UNSET
+
+
+def _cache_options_field(compat: ResponsesCompat, retention: str) -> Any:
+    """``prompt_cache_options`` (Pi 1.6), only for models that accept it (GPT-5.6 and later).
+
+    No caching asks for explicit mode; long retention asks for the 30-minute TTL, which
+    replaces ``prompt_cache_retention`` on those models.
+    """
+    if not compat.supports_explicit_prompt_cache_mode:
+        return _UNSET
+    if retention == "none":
+        return {"mode": "explicit"}
+    if retention == "long" and compat.supports_long_cache_retention:
+        return {"ttl": "30m"}
+    return _UNSET
+
+
 def build_params(
     model: Model,
     context: Context,
@@ -167,7 +189,6 @@ def build_params(
         ),
     )
     retention = resolve_cache_retention(options.cache_retention, options.env)
-    explicit_cache_off = retention == "none" and compat.supports_explicit_prompt_cache_mode
     key_off = retention == "none" or (model.compat or {}).get("promptCacheKeyMode") == "disabled"  # Pi 1.6
     cache_key = None if key_off else clamp_prompt_cache_key(options.session_id)
     sign_in = _chatgpt_sign_in(model, options.api_key)
@@ -176,10 +197,8 @@ def build_params(
         "input": items,
         "stream": True,
         "prompt_cache_key": cache_key if cache_key is not None else _UNSET,
-        "prompt_cache_retention": "24h"
-        if retention == "long" and compat.supports_long_cache_retention and not sign_in
-        else _UNSET,
-        "prompt_cache_options": {"mode": "explicit"} if explicit_cache_off and not sign_in else _UNSET,
+        "prompt_cache_retention": _UNSET if sign_in else _cache_retention_field(compat, retention),
+        "prompt_cache_options": _UNSET if sign_in else _cache_options_field(compat, retention),
         "store": False,
     }
     if options.max_tokens and compat.supports_max_output_tokens and not sign_in:
