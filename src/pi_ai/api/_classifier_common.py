@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from pi_ai._abort import AbortError
@@ -32,6 +32,31 @@ def number(label: str, value: Any, what: str) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         raise Refused(f"{label} returned an invalid {what}")
     return value
+
+
+def choice_answer(
+    label: str, qid: str, answer: Mapping[str, Any], probabilities: Callable[[Any], dict[str, float]]
+) -> dict[str, Any]:
+    """A ``choice`` answer in the shared result shape; ``probabilities`` reads the wire's form of them."""
+    if answer.get("type") != "choice" or not isinstance(answer.get("choice"), str):
+        raise Refused(f"{label} did not return a choice answer for {qid}")
+    return {
+        "type": "choice",
+        "choice": answer["choice"],
+        "probabilities": probabilities(answer.get("probabilities")),
+        "confidence": number(label, answer.get("confidence"), f"confidence for {qid}"),
+    }
+
+
+def score_answer(label: str, qid: str, answer: Mapping[str, Any]) -> dict[str, Any]:
+    """A ``score`` answer in the shared result shape."""
+    if answer.get("type") != "score":
+        raise Refused(f"{label} did not return a score answer for {qid}")
+    return {
+        "type": "score",
+        "score": number(label, answer.get("score"), f"score for {qid}"),
+        "confidence": number(label, answer.get("confidence"), f"confidence for {qid}"),
+    }
 
 
 def _tokens(value: Any) -> int:

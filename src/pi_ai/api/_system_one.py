@@ -17,7 +17,17 @@ from typing import Any
 
 from pi_ai._classify import AssistantClassification, ClassifierContext, ClassifierModel
 from pi_ai._images import ImagesOptions
-from pi_ai.api._classifier_common import Refused, fail, failure_text, new_result, number, post, usage_of
+from pi_ai.api._classifier_common import (
+    Refused,
+    choice_answer,
+    fail,
+    failure_text,
+    new_result,
+    number,
+    post,
+    score_answer,
+    usage_of,
+)
 
 IMAGE_OPT_IN = {"TypeSafe-Danger-Zone-Images": "true"}
 MAX_DATA_URL_IMAGES = 4
@@ -94,27 +104,15 @@ def _answer(label: str, qid: str, kind: str, answer: Any) -> dict[str, Any]:
     if not isinstance(answer, dict):
         raise Refused(f"{label} did not return an answer for {qid}")
     if kind == "choice":
-        probabilities = answer.get("probabilities")
-        if answer.get("type") != "choice" or not isinstance(answer.get("choice"), str):
-            raise Refused(f"{label} did not return a choice answer for {qid}")
-        if not isinstance(probabilities, dict):
-            raise Refused(f"{label} returned invalid probabilities for {qid}")
-        return {
-            "type": "choice",
-            "choice": answer["choice"],
-            "probabilities": {
-                k: number(label, v, f"probability for {qid}.{k}") for k, v in probabilities.items()
-            },
-            "confidence": number(label, answer.get("confidence"), f"confidence for {qid}"),
-        }
+
+        def probabilities(value: Any) -> dict[str, float]:
+            if not isinstance(value, dict):
+                raise Refused(f"{label} returned invalid probabilities for {qid}")
+            return {k: number(label, v, f"probability for {qid}.{k}") for k, v in value.items()}
+
+        return choice_answer(label, qid, answer, probabilities)
     if kind == "score":
-        if answer.get("type") != "score":
-            raise Refused(f"{label} did not return a score answer for {qid}")
-        return {
-            "type": "score",
-            "score": number(label, answer.get("score"), f"score for {qid}"),
-            "confidence": number(label, answer.get("confidence"), f"confidence for {qid}"),
-        }
+        return score_answer(label, qid, answer)
     if answer.get("type") != "noul":
         raise Refused(f"{label} did not return a bool answer for {qid}")
     return {"type": "bool", "probability": number(label, answer.get("noul"), f"probability for {qid}")}

@@ -15,7 +15,17 @@ from typing import Any
 
 from pi_ai._classify import AssistantClassification, ClassifierContext, ClassifierModel
 from pi_ai._images import ImagesOptions
-from pi_ai.api._classifier_common import Refused, fail, failure_text, new_result, number, post, usage_of
+from pi_ai.api._classifier_common import (
+    Refused,
+    choice_answer,
+    fail,
+    failure_text,
+    new_result,
+    number,
+    post,
+    score_answer,
+    usage_of,
+)
 from pi_ai.api._http import HttpStatusError
 from pi_ai.js_json import stringify
 
@@ -81,22 +91,9 @@ def _answer(qid: str, kind: str, answer: dict[str, Any]) -> dict[str, Any]:
     if answer.get("type") == "refusal":
         raise Refused(f"{LABEL} refused to answer {qid}")
     if kind == "choice":
-        if answer.get("type") != "choice" or not isinstance(answer.get("choice"), str):
-            raise Refused(f"{LABEL} did not return a choice answer for {qid}")
-        return {
-            "type": "choice",
-            "choice": answer["choice"],
-            "probabilities": _probabilities(answer.get("probabilities"), qid),
-            "confidence": number(LABEL, answer.get("confidence"), f"confidence for {qid}"),
-        }
+        return choice_answer(LABEL, qid, answer, lambda value: _probabilities(value, qid))
     if kind == "score":
-        if answer.get("type") != "score":
-            raise Refused(f"{LABEL} did not return a score answer for {qid}")
-        return {
-            "type": "score",
-            "score": number(LABEL, answer.get("score"), f"score for {qid}"),
-            "confidence": number(LABEL, answer.get("confidence"), f"confidence for {qid}"),
-        }
+        return score_answer(LABEL, qid, answer)
     if answer.get("type") != "predicate":
         raise Refused(f"{LABEL} did not return a predicate answer for {qid}")
     return {"type": "bool", "probability": number(LABEL, answer.get("probability"), f"probability for {qid}")}
