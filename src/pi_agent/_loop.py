@@ -714,6 +714,7 @@ class _ToolBatch:
                     failed.content = list(error.content)
                 if error.details is not None:
                     failed.details = error.details
+                failed.usage = error.usage
                 if error.content is not None or error.structured_content is not None:
                     failed.is_error = True
             outcome = (failed, True)

@@ -47,7 +47,8 @@ ToolUpdateCallback = Callable[[AgentToolResult[Any]], None]
 class ToolFailure(Exception):
     """Raised by ``execute`` to fail with this message as the error text, or with ``content``
     when given (several blocks, images), still handing programmatic callers a structured value
-    (e.g. a command's exit code) and the UI its ``details``."""
+    (e.g. a command's exit code) and the UI its ``details``. ``usage``: the model calls the tool
+    made before failing (a codemode script's), which the failed result still reports, as Pi 1.6's."""
 
     def __init__(
         self,
@@ -56,11 +57,13 @@ class ToolFailure(Exception):
         structured_content: Any = None,
         content: list[TextContent | ImageContent] | None = None,
         details: Any = None,
+        usage: Usage | None = None,
     ) -> None:
         super().__init__(message)
         self.structured_content = structured_content
         self.content = content
         self.details = details
+        self.usage = usage
 
 
 class AgentTool(ABC):

@@ -157,6 +157,8 @@ DISCOVERY_GLOBALS = re.compile(r"\b(searchTools|describeNamespace|describeTool|A
 
 class CodemodeTool(AgentTool):
     name = CODEMODE_TOOL_NAME
+    source_path = "builtin:codemode"
+    """Where Pi 1.6 says the tool comes from (``getAllTools()``'s ``sourceInfo.path``)."""
     label = CODEMODE_TOOL_NAME
     exposure = "model-only"
     """Declared to the model, never called by other tools (Pi 1.6)."""
@@ -253,7 +255,7 @@ class CodemodeTool(AgentTool):
             details["fullOutputPath"] = full_path
         if not result.ok:
             message = "\n".join(block.text for block in content if isinstance(block, TextContent))
-            raise ToolFailure(message, content=content, details=details)
+            raise ToolFailure(message, content=content, details=details, usage=run.model_calls.result_usage())
         return AgentToolResult(content=content, details=details, usage=run.model_calls.result_usage())
 
     async def _admit(self, run: _Run, deadline_ms: int | None, started: float) -> float | str:

@@ -244,3 +244,23 @@ async def test_bad_contexts_reject_before_running(call: str, problem: str) -> No
     assert message.startswith(problem), message
     assert "\n" not in message
     assert services.ran == []
+
+
+async def test_failed_script_still_reports_its_model_usage() -> None:
+    """Pi 1.6 returns a failed script's result with ``isError`` and the usage of the model calls
+    it made before throwing; ours raises ``ToolFailure`` carrying that usage."""
+    code = (
+        f"await models.classify({{ provider: 'acme', id: 'jev' }}, {{ state: {{ m: 1 }}, questions: {QUESTIONS} }});\n"
+        "throw new Error('stop here');"
+    )
+    tool = CodemodeTool(CodemodeHost(models=Services().access()))
+    with pytest.raises(ToolFailure) as failed:
+        await tool.execute("call_8", {"code": code}, None, None)
+    assert "stop here" in str(failed.value)
+    usage = failed.value.usage
+    assert usage is not None
+    assert (usage.input, usage.total_tokens, usage.cost.total) == (100, 101, 0.25)
+    without = CodemodeTool(CodemodeHost(models=Services().access()))
+    with pytest.raises(ToolFailure) as plain:
+        await without.execute("call_9", {"code": "throw new Error('no calls');"}, None, None)
+    assert plain.value.usage is None
