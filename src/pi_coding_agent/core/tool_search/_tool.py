@@ -91,6 +91,8 @@ whenever you need an MCP tool you do not see."""
 
 
 class ToolSearchTool(AgentTool):
+    source_path = "builtin:tool-search"
+    """Where Pi 1.6 says the tool comes from (``getAllTools()``'s ``sourceInfo.path``)."""
     """Registered inactive; turned on for servers with ``deferred`` tools (or by name)."""
 
     def __init__(self, host: ToolSearchHost) -> None:

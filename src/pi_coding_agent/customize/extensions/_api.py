@@ -204,7 +204,7 @@ class ExtensionAPI:
                 "description": tool.description,
                 "parameters": tool.parameters,
                 "prompt_guidelines": list(getattr(tool, "prompt_guidelines", ()) or ()),
-                "exposure": getattr(tool, "exposure", "direct"),
+                "exposure": getattr(tool, "listed_exposure", None) or getattr(tool, "exposure", "direct"),
                 "source": getattr(tool, "extension_path", None) or "builtin",
                 **({"namespace": group} if (group := host.tool_namespace(tool.name)) else {}),
                 **({"annotations": dict(hints)} if (hints := getattr(tool, "annotations", None)) else {}),

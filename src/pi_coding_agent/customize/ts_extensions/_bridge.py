@@ -48,6 +48,7 @@ from pi_coding_agent.customize.ts_extensions._renderers import (
     theme_json,
     tool_renderers,
 )
+from pi_coding_agent.customize.ts_extensions._tool_source import source_info
 
 _COMPONENT_CALLS = frozenset({"custom", "setWidgetComponent", "setHeader", "setFooter", "setEditorComponent"})
 _FREQUENT = frozenset({"message_update", "tool_execution_update"})
@@ -138,7 +139,9 @@ class TypeScriptHost:
                     "name": tool.name,
                     "description": tool.description,
                     "parameters": tool.parameters,
-                    "exposure": getattr(tool, "exposure", "direct"),
+                    "exposure": getattr(tool, "listed_exposure", None) or getattr(tool, "exposure", "direct"),
+                    **({"promptGuidelines": list(lines)} if (lines := getattr(tool, "prompt_guidelines", None)) else {}),
+                    "sourceInfo": source_info(tool),
                     **({"namespace": group} if (group := host.tool_namespace(tool.name)) else {}),
                     **({"annotations": dict(hints)} if (hints := getattr(tool, "annotations", None)) else {}),
                     **(

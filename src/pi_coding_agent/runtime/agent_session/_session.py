@@ -154,6 +154,7 @@ class AgentSession:
             agent, prompt_sections, lambda: self._extensions.runner, spare_tools,
             mcp_tools=mcp.direct_tools if mcp is not None else None,
             mcp_loadable=mcp.indirect_agent_tools if mcp is not None else None,
+            mcp_listed=mcp.listed_tools if mcp is not None else None,
         )  # fmt: skip
         self._tools.namespace_of = self.tool_namespace
         self._mcp_warning: str | None = None
@@ -550,7 +551,7 @@ class AgentSession:
             return
         self.mcp = mcp
         self.builtin_mcp = True
-        self._tools.use_mcp(mcp.direct_tools, mcp.indirect_agent_tools)
+        self._tools.use_mcp(mcp.direct_tools, mcp.indirect_agent_tools, mcp.listed_tools)
         self.activate_mcp_discovery()
 
     def activate_mcp_discovery(self) -> None:
@@ -848,8 +849,9 @@ class AgentSession:
     # ------------------------------------------------------------------ tools (``_tools``)
 
     def all_tools(self) -> list[AgentTool]:
-        """Built-in tools, then extension tools (an extension tool named like a built-in replaces it)."""
-        return self._tools.all_tools()
+        """Built-in tools, then extension tools (an extension tool named like a built-in replaces
+        it), then every MCP tool whatever its exposure, as Pi 1.6's ``getAllTools()``."""
+        return self._tools.listed_tools()
 
     async def wait_for_reached_servers(self, name: str, args: dict[str, Any]) -> None:
         """Before an extension tool that declares ``reaches_tools`` runs: wait for the MCP servers

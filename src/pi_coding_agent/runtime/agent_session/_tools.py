@@ -60,8 +60,11 @@ class SessionTools:
         *,
         mcp_tools: Callable[[], Sequence[AgentTool]] | None = None,
         mcp_loadable: Callable[[], Sequence[AgentTool]] | None = None,
+        mcp_listed: Callable[[], Sequence[AgentTool]] | None = None,
     ) -> None:
         self._agent = agent
+        self._mcp_listed = mcp_listed
+        """Every tool of the connected MCP servers, whatever its exposure (``listed_tools``)."""
         self._mcp_tools = mcp_tools
         """The ``direct`` tools of the MCP servers connected by now (they come after extension tools)."""
         self._mcp_loadable = mcp_loadable
@@ -141,10 +144,15 @@ class SessionTools:
                 tools[tool.name] = tool
         return tools
 
-    def use_mcp(self, tools: Callable[[], Sequence[AgentTool]], loadable: Callable[[], Sequence[AgentTool]]) -> None:
-        """MCP servers that came after the session was built: their ``direct`` tools and the
-        ones that are declared only once active, as the constructor's ``mcp_tools``/``mcp_loadable``."""
-        self._mcp_tools, self._mcp_loadable = tools, loadable
+    def use_mcp(
+        self,
+        tools: Callable[[], Sequence[AgentTool]],
+        loadable: Callable[[], Sequence[AgentTool]],
+        listed: Callable[[], Sequence[AgentTool]] | None = None,
+    ) -> None:
+        """MCP servers that came after the session was built: their ``direct`` tools, the ones
+        that are declared only once active and all of them, as the constructor's ``mcp_*``."""
+        self._mcp_tools, self._mcp_loadable, self._mcp_listed = tools, loadable, listed
 
     def _loadable_names(self) -> list[str]:
         return [tool.name for tool in self._mcp_loadable()] if self._mcp_loadable is not None else []
@@ -186,6 +194,18 @@ class SessionTools:
 
     def all_tools(self) -> list[AgentTool]:
         return list(self._tools_named(self._known_names()).values())
+
+    def listed_tools(self) -> list[AgentTool]:
+        """What ``get_all_tools()`` lists, as Pi 1.6's ``getAllTools()``: built-in and extension
+        tools, then every MCP tool whatever its exposure (Pi's MCP support registers them all)."""
+        if self._mcp_listed is None:
+            return self.all_tools()
+        runner = self._extensions()
+        own = [definition.name for definition, _ in runner.tools()] if runner is not None else []
+        tools = self._tools_named(list(dict.fromkeys([*self._builtin, *own])))
+        for tool in self._mcp_listed():
+            tools.setdefault(tool.name, tool)
+        return list(tools.values())
 
     def active_tool_names(self) -> list[str]:
         return list(self._active)

@@ -71,7 +71,9 @@ class McpManager:
         self._owners: dict[str, str] = {}
         self._infos: dict[str, list[McpToolInfo]] = {}
         self._tools: dict[str, McpTool] = {}
-        self._resource_tools = resource_tools(self.resource_servers, self._resource_request, self.wait_for_all)
+        self._resource_tools = resource_tools(
+            self.resource_servers, self._resource_request, self.wait_for_all, self.resource_exposure
+        )
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._task_group: Any = None
@@ -229,6 +231,14 @@ class McpManager:
                 self._tools[i.name] for i in infos if i.exposure == "direct" and i.name in self._tools
             ]
         return tools + (self._resource_tools if self.resource_exposure() == "direct" else [])
+
+    def listed_tools(self) -> list[AgentTool]:
+        """Every tool of the connected servers whatever its exposure (``hidden`` ones too), then
+        the resource tools unless they reach no server: what Pi 1.6's ``getAllTools()`` lists."""
+        with self._lock:
+            infos = [info for entry in self.config.servers for info in self._infos.get(entry.name, [])]
+            tools: list[AgentTool] = [self._tools.get(i.name) or McpTool(i, self) for i in infos]
+        return tools + (self._resource_tools if self.resource_exposure() != "hidden" else [])
 
     def resource_servers(self) -> list[str]:
         """Enabled, connected servers with resources whose exposure is not ``hidden``."""

@@ -98,10 +98,20 @@ def _json_result(tool: str, server: str | None, payload: dict[str, Any]) -> Agen
 class ResourceTool(AgentTool):
     """One of the three resource tools; ``servers()`` names the servers it reaches at call time."""
 
+    source_path = "builtin:mcp"
+    """Where Pi 1.6 says the tool comes from (``getAllTools()``'s ``sourceInfo.path``)."""
+
     def __init__(
-        self, name: str, servers: Callable[[], list[str]], request: Request, settle: Callable[[], Awaitable[None]] | None = None
+        self,
+        name: str,
+        servers: Callable[[], list[str]],
+        request: Request,
+        settle: Callable[[], Awaitable[None]] | None = None,
+        exposure: Callable[[], str] | None = None,
     ) -> None:
         self.name = self.label = name
+        self._exposure = exposure
+        """The exposure of the servers it reaches (``get_all_tools()`` reports it)."""
         self._settle = settle
         """Awaited first: every server that is still connecting (any may have resources)."""
         self.description = DESCRIPTIONS[name]
@@ -109,6 +119,12 @@ class ResourceTool(AgentTool):
         self.annotations = {"readOnlyHint": True}
         self._servers = servers
         self._request = request
+
+    @property
+    def listed_exposure(self) -> str:
+        """What ``get_all_tools()`` reports (``codemode`` as ``deferred``, as for server tools)."""
+        exposure = self._exposure() if self._exposure is not None else "direct"
+        return "deferred" if exposure == "codemode" else exposure
 
     def _server(self, name: str) -> str:
         servers = self._servers()
@@ -196,6 +212,9 @@ def widest_exposure(exposures: set[str]) -> str:
 
 
 def resource_tools(
-    servers: Callable[[], list[str]], request: Request, settle: Callable[[], Awaitable[None]] | None = None
+    servers: Callable[[], list[str]],
+    request: Request,
+    settle: Callable[[], Awaitable[None]] | None = None,
+    exposure: Callable[[], str] | None = None,
 ) -> list[AgentTool]:
-    return [ResourceTool(name, servers, request, settle) for name in RESOURCE_TOOL_NAMES]
+    return [ResourceTool(name, servers, request, settle, exposure) for name in RESOURCE_TOOL_NAMES]

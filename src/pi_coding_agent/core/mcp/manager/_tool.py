@@ -122,8 +122,17 @@ def tool_info(server: str, tool: dict[str, Any], name: str, exposure: str) -> Mc
     )  # fmt: skip
 
 
+def listed_exposure(exposure: str) -> str:
+    """An MCP exposure as a tool exposure, as Pi 1.6 registers MCP tools: ``codemode`` and
+    ``deferred`` differ only in which tool reaches them, so both are ``deferred`` tools."""
+    return "deferred" if exposure == "codemode" else exposure
+
+
 class McpTool(AgentTool):
-    """A ``direct`` MCP tool on the session's tool list."""
+    """An MCP tool on the session's tool list."""
+
+    source_path = "builtin:mcp"
+    """Where Pi 1.6 says the tool comes from (``getAllTools()``'s ``sourceInfo.path``)."""
 
     def __init__(self, info: McpToolInfo, manager: ToolCaller) -> None:
         self.info = info
@@ -136,6 +145,12 @@ class McpTool(AgentTool):
         self.output_schema = result_schema(info.output_schema)
         """Scripts get the whole ``CallToolResult`` (``content``, ``structuredContent``, ``isError``)."""
         self._manager = manager
+
+    @property
+    def listed_exposure(self) -> str:
+        """What ``get_all_tools()`` reports: the configured exposure, ``codemode`` as
+        ``deferred`` (Pi 1.6's tool registry knows no MCP ``codemode``)."""
+        return listed_exposure(self.info.exposure)
 
     async def execute(
         self,
