@@ -56,6 +56,8 @@ _BUILTIN_MODULES: dict[str, str] = {
 }
 
 _registered: dict[str, tuple[ApiImplementation, str | None]] = {}
+# The built-in implementations as loaded (ids): their setup failures become error events.
+_builtin_loaded: set[int] = set()
 
 
 def register_api(implementation: ApiImplementation, source_id: str | None = None) -> None:
@@ -82,6 +84,7 @@ def get_api(api: str) -> ApiImplementation | None:
     module = importlib.import_module(module_name)
     implementation: ApiImplementation = module.API
     _registered[api] = (implementation, None)
+    _builtin_loaded.add(id(implementation))
     return implementation
 
 
@@ -130,6 +133,23 @@ def _failed(model: Model, reason: str, options: StreamOptions | None) -> Assista
     return start_stream(model, fail, signal=options.signal if options is not None else None)
 
 
+def _call(
+    implementation: ApiImplementation,
+    call: Callable[[], AssistantMessageEventStream],
+    model: Model,
+    options: StreamOptions,
+) -> AssistantMessageEventStream:
+    """``call()``; for a built-in API a failure before the stream exists (an unsupported
+    thinking-level mapping, bad options) ends a stream with an ``error`` event instead, as
+    Pi's lazily loaded built-ins do. An application's own API raises, as in Pi."""
+    if id(implementation) not in _builtin_loaded:
+        return call()
+    try:
+        return call()
+    except Exception as exc:  # errors are values: the caller reads them from the stream
+        return _failed(model, str(exc), options)
+
+
 def _bounded(stream: AssistantMessageEventStream, model: Model, options: StreamOptions) -> AssistantMessageEventStream:
     """``stream`` with the response deadline armed (none when it is 0)."""
     timeout_ms = options.response_timeout_ms
@@ -157,7 +177,8 @@ def stream(
         return _failed(model, prepared, options)
     model, resolved = prepared[0], with_routing_headers(prepared[0], prepared[1])
     context = prepare_context(model, context)
-    return _bounded(implementation.stream(model, context, resolved), model, resolved)
+    native = _call(implementation, lambda: implementation.stream(model, context, resolved), model, resolved)
+    return _bounded(native, model, resolved)
 
 
 def stream_simple(
@@ -171,7 +192,8 @@ def stream_simple(
         return _failed(model, prepared, options)
     model, resolved = prepared[0], with_routing_headers(prepared[0], prepared[1])
     context = prepare_context(model, context)
-    return _bounded(implementation.stream_simple(model, context, resolved), model, resolved)
+    simple = _call(implementation, lambda: implementation.stream_simple(model, context, resolved), model, resolved)
+    return _bounded(simple, model, resolved)
 
 
 async def complete(model: Model, context: Context, options: StreamOptions | None = None) -> AssistantMessage:

@@ -371,10 +371,14 @@ async def test_connection_refused(api: Api) -> None:
 
 
 @pytest.mark.parametrize("api", APIS, ids=lambda api: api.name)
-def test_missing_key_raises_synchronously(api: Api) -> None:
+async def test_missing_key_is_an_error_event(api: Api) -> None:
+    """As in both Pis: no exception, the stream's one event is the error."""
     model = api.model("http://127.0.0.1:9")
-    with pytest.raises(ValueError, match=r"^No API key for provider: "):
-        stream_simple(model, _context(), SimpleStreamOptions())
+    events = [event async for event in stream_simple(model, _context(), SimpleStreamOptions(env={}))]
+    assert [event.type for event in events] == ["error"]
+    final = await stream_simple(model, _context(), SimpleStreamOptions(env={})).result()
+    assert final.stop_reason == "error" and final.content == []
+    assert final.error_message is not None and final.error_message.startswith("No API key for provider: ")
 
 
 async def test_partial_arguments_are_objects_at_every_delta() -> None:

