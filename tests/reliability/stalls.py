@@ -3,7 +3,7 @@ response deadline (``responseTimeoutMs``) stops, since each keeps the idle timeo
 
 Kinds: ``keepalive`` (SSE comments only, every 50 ms), ``deltas`` (a valid start, then text
 deltas every 20 ms for ever), ``trickle`` (a valid answer written one byte a second). The
-server notes when the client closes a connection it was still writing to (``closed``);
+server notes when the client closes a connection it had not finished answering (``closed``);
 requests after the first ``stalls`` get a normal answer (for the retry checks).
 """
 
@@ -50,7 +50,10 @@ class StallServer:
         self.stalls = stalls
         self.requests = 0
         self.closed = asyncio.Event()
-        """Set when the client closed a connection while a stalled body was being written."""
+        """Set when the client closed a connection before its answer was complete: while a
+        stalled body was being written, or before the request was in. (On a loaded machine a
+        deadline may pass while the client is still connecting or sending: the client then
+        closes a connection the server has not read a request from yet.)"""
         self.handlers: set[asyncio.Task[None]] = set()
         self._writers: list[asyncio.StreamWriter] = []
         self._server: asyncio.Server | None = None
@@ -77,18 +80,25 @@ class StallServer:
         assert task is not None
         self.handlers.add(task)
         self._writers.append(writer)
+        served = False
         try:
-            while await self._answer(reader, writer):
-                pass
+            while await self._answer(reader, writer, fresh=not served):
+                served = True
         except (ConnectionError, asyncio.IncompleteReadError):
-            pass
+            self.closed.set()  # cut in the middle of a request or of a normal answer
         finally:
             self.handlers.discard(task)
             writer.close()
 
-    async def _answer(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
-        """One request answered; False when the connection is done."""
+    async def _answer(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, *, fresh: bool) -> bool:
+        """One request answered; False when the connection is done.
+
+        ``fresh``: no request was answered on this connection yet, so its end before a request
+        line is a client giving up on its request (an idle kept-alive connection's end is not).
+        """
         if not await reader.readline():
+            if fresh:
+                self.closed.set()
             return False
         length = 0
         while (line := await reader.readline()) not in (b"\r\n", b"\n", b""):

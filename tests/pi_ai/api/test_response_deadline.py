@@ -54,6 +54,20 @@ async def _settle(stream: AssistantMessageEventStream) -> list[object]:
         pytest.fail(f"hang: the stream did not settle within {HANG_SECONDS} s")
 
 
+_WARM: set[str] = set()
+
+
+async def _warm(wire: Wire) -> None:
+    """One normal request over ``wire`` per test process, so the first stalled run does not spend
+    its deadline importing the adapter and HTTP stack (a cold start on a loaded machine can take
+    longer than the deadline, which then passes before the request was sent)."""
+    if wire.api in _WARM:
+        return
+    async with LoopbackServer([Reply(chunks=[wire.body(ANSWER)])]) as server:
+        await stream_simple(wire.model(server.url), CONTEXT, _options(20_000)).result()
+    _WARM.add(wire.api)
+
+
 def _left_running(before: set[asyncio.Task[object]], server: StallServer) -> list[asyncio.Task[object]]:
     current = asyncio.current_task()
     return [
@@ -67,6 +81,7 @@ def _left_running(before: set[asyncio.Task[object]], server: StallServer) -> lis
 @pytest.mark.parametrize("wire", WIRES, ids=lambda wire: wire.api)
 async def test_a_stalled_stream_settles_as_an_error_at_the_deadline(wire: Wire, kind: Kind) -> None:
     record("stalled_stream", surface="library", api=wire.api, kind=kind)
+    await _warm(wire)
     async with StallServer(wire, kind) as server:
         before = asyncio.all_tasks()
         stream = stream_simple(wire.model(server.url), CONTEXT, _options(DEADLINE_MS))
