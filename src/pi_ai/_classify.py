@@ -4,7 +4,7 @@ A classifier answers typed questions about a JSON ``state`` (and, for models who
 has ``"image"``, about images): ``choice`` (one label of ``criteria``), ``score`` (a level of
 an ordered scale) and ``bool`` (a probability of true). ``classify(model, context, options)``
 looks up ``model.api`` among the classifier APIs (built in: ``typesafe-system-one``,
-``cloudflare-workers-ai-system-one`` and ``openai-decisions``, each imported on first use;
+``cloudflare-workers-ai-system-one``, ``openai-decisions`` and ``llama-cpp-classify``, each imported on first use;
 applications add their own with ``register_classifier_api``) and returns an
 ``AssistantClassification``: the answers by question id, or ``stop_reason`` ``error`` /
 ``aborted`` with ``error_message`` (failures are values, never raised; an API nobody
@@ -88,6 +88,7 @@ _BUILTIN: dict[str, str] = {
     "typesafe-system-one": "pi_ai.api.typesafe_system_one",
     "cloudflare-workers-ai-system-one": "pi_ai.api.cloudflare_workers_ai_system_one",
     "openai-decisions": "pi_ai.api.openai_decisions",
+    "llama-cpp-classify": "pi_ai.api.llama_cpp_classify",
 }
 _registered: dict[str, ClassifierFunction] = {}
 

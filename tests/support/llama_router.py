@@ -4,7 +4,9 @@ the same port, for ``/llama`` and ``/login llama.cpp`` (ours and Pi's).
 It speaks the router endpoints Pi's llama.cpp extension uses: ``GET /models`` (``?reload=1``),
 ``POST /models/load``, ``POST /models/unload``, ``POST /models`` (download a Hugging Face
 ``owner/repo[:quant]``), ``GET /models/sse`` (``model_status`` and ``download_*`` events) and
-``GET /props`` (a model's ``chat_template`` with ``?model=``); and the Hugging Face ones: ``GET /api/models?search=`` and
+``GET /props`` (a model's ``chat_template`` with ``?model=``); the ones classifying uses
+(``POST /tokenize``, ``/apply-template``, ``/completion``, see ``LlamaRouter.classify_reply``);
+and the Hugging Face ones: ``GET /api/models?search=`` and
 ``GET /api/models/<owner>/<repo>?blobs=true`` (point ``HF_ENDPOINT`` at ``base_url``).
 
 A load or a download stops half way (a ``loading`` model at 25 %, a ``downloading`` one at
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import json
 import queue
+import re
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -26,6 +29,8 @@ from urllib.parse import parse_qs, urlsplit
 from tests.support.http_thread import server_thread
 
 MIB = 1 << 20
+WORDS = {"Yes": 100_001, "No": 100_002}
+"""The fake tokenizer's words of one token; any other character is a token of its own (its code)."""
 LOAD_STAGES = ["tensors", "warmup"]
 
 
@@ -45,6 +50,31 @@ class LlamaRouter:
         """The progress event of each load or download under way, sent again every tick (as a
         router reports progress over time), so a client that subscribes late still gets it."""
         self.base_url = ""
+        self.logprobs: dict[str, float] = {}
+        """``/completion``'s next-token log-probability of each answer label (absent: not ranked)."""
+        self.ranks: dict[str, int] = {}
+        """A label's rank among the next tokens (default 0): listed only when ``n_probs`` exceeds it."""
+
+    def tokenize(self, content: str) -> list[int]:
+        return [WORDS.get(piece, ord(piece[0])) for piece in re.findall(r"Yes|No|.", content, re.DOTALL)]
+
+    def classify_reply(self, path: str, body: dict[str, Any]) -> dict[str, Any] | None:
+        """The answer to a classifying request: ``/tokenize`` by ``tokenize``, ``/apply-template``
+        as ``<system>…<user>…<assistant><think>``, ``/completion`` with ``logprobs`` (a label
+        whose rank is below ``n_probs``); ``None``: not such a request."""
+        if path == "/tokenize":
+            return {"tokens": self.tokenize(body["content"])}
+        if path == "/apply-template":
+            turns = "".join(f"<{m['role']}>{m['content']}" for m in body["messages"])
+            return {"prompt": f"{turns}<assistant><think>"}
+        if path != "/completion":
+            return None
+        top = [
+            {"id": self.tokenize(label)[0], "token": label, "logprob": logprob, "bytes": list(label.encode())}
+            for label, logprob in self.logprobs.items()
+            if self.ranks.get(label, 0) < body["n_probs"]
+        ]
+        return {"content": "", "completion_probabilities": [{"id": 0, "token": "", "logprob": 0, "top_logprobs": top}]}
 
     def release(self) -> None:
         """Let the held load or download finish."""
@@ -206,6 +236,13 @@ def _handler(router: LlamaRouter) -> type[BaseHTTPRequestHandler]:
             model = body.get("model") if isinstance(body, dict) else None
             if not isinstance(model, str):
                 self._reply(400, {"error": {"message": "model is required", "code": 400}})
+                return
+            if self.path in ("/tokenize", "/apply-template", "/completion") and router.entry(model) is None:
+                self._reply(400, {"error": {"message": f"model '{model}' not found", "code": 400}})
+                return
+            reply = router.classify_reply(self.path, body)
+            if reply is not None:
+                self._reply(200, reply)
                 return
             if self.path == "/models/load":
                 router.load(model)

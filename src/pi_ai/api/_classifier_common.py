@@ -114,16 +114,27 @@ async def post(
     *,
     extra_headers: Mapping[str, str] | None = None,
     no_retry: Collection[int] = (),
+    key_required: bool = True,
+    observed: bool = True,
 ) -> Any:
-    """POST ``body`` (after ``on_payload``) and the parsed JSON answer; raises on failure."""
-    if not options.api_key:
+    """POST ``body`` (after ``on_payload``) and the parsed JSON answer; raises on failure.
+
+    ``key_required=False``: without a key no ``authorization`` header is sent (a local server);
+    ``observed=False``: ``on_payload`` / ``on_response`` do not see this request (a helper
+    request beside the one that classifies)."""
+    if not options.api_key and key_required:
         raise Refused(f"No API key for provider: {model.provider}")
+    if not observed:
+        options = dataclasses.replace(options, on_payload=None, on_response=None)
     chat_model = Model(
         id=model.id, name=model.name, api=model.api, provider=model.provider, base_url=model.base_url
     )
     payload = await apply_on_payload(options, body, chat_model)
     headers = merge_headers(
-        {"authorization": f"Bearer {options.api_key}", "content-type": "application/json"},
+        {
+            **({"authorization": f"Bearer {options.api_key}"} if options.api_key else {}),
+            "content-type": "application/json",
+        },
         model.headers,
         {**(extra_headers or {}), **(options.headers or {})},
     )

@@ -49,6 +49,9 @@ if TYPE_CHECKING:
     from pi_coding_agent.core.local_model._llama_server import normalize_server_url as normalize_server_url
     from pi_coding_agent.core.local_model._llama_server import provider_config as provider_config
     from pi_coding_agent.core.local_model._llama_server import stored_chat_models as stored_chat_models
+    from pi_coding_agent.core.local_model._llama_server import (
+        stored_classifier_models as stored_classifier_models,
+    )
     from pi_coding_agent.core.local_model._model_files import ensure_model_file as ensure_model_file
     from pi_coding_agent.core.local_model._prebuilt import PrebuiltSpec as PrebuiltSpec
     from pi_coding_agent.core.local_model._prebuilt import install_prebuilt as install_prebuilt

@@ -40,6 +40,11 @@ class ServerModel:
     configured_ctx: int | None = None
     """``--ctx-size``/``-c`` among the arguments the router starts the model with."""
     images: bool = False
+    decisions: bool = False
+    """A native decision model (``decisions`` among ``architecture.output_modalities``, llama.cpp
+    0.6.0 on): a classifier through System One (``/v1/systemone``)."""
+    text: bool = True
+    """It writes text (``text`` among the output modalities, or none are told): a chat model."""
     failed: bool = False
     exit_code: int | None = None
     progress: Any = None
@@ -106,6 +111,8 @@ def parse_model(entry: Any) -> ServerModel | None:
     meta = entry["meta"] if isinstance(entry.get("meta"), dict) else {}
     architecture = entry.get("architecture")
     modalities = architecture.get("input_modalities") if isinstance(architecture, dict) else None
+    outputs = architecture.get("output_modalities") if isinstance(architecture, dict) else None
+    decisions = isinstance(outputs, list) and "decisions" in outputs
     exit_code = status.get("exit_code")
     return ServerModel(
         entry["id"],
@@ -114,6 +121,8 @@ def parse_model(entry: Any) -> ServerModel | None:
         n_ctx_train=_positive(meta.get("n_ctx_train")),
         configured_ctx=_configured_context(status.get("args")),
         images=isinstance(modalities, list) and "image" in modalities,
+        decisions=decisions,
+        text=not decisions or (isinstance(outputs, list) and "text" in outputs),
         failed=status.get("failed") is True,
         exit_code=exit_code if isinstance(exit_code, int) else None,
         progress=status.get("progress"),
@@ -147,24 +156,33 @@ _THINKING_LEVELS = {
 def catalog_entry(
     server_url: str, catalog: list[ServerModel], thinking: set[str], cached: Mapping[str, int]
 ) -> list[dict[str, Any]]:
-    """The selectable models as Pi 1.6 stores them in ``models-store.json``: each as a chat
-    model (``openai-completions`` at ``<server>/v1``; ``thinking``: the ids whose chat template
-    knows ``enable_thinking``), then each again as a classifier (``llama-cpp-classify`` at the
-    server), in Pi's key order. ``cached``: context windows stored before, used when the
-    router tells none of its own."""
+    """The selectable models as Pi 1.6 stores them in ``models-store.json``: each that writes
+    text as a chat model (``openai-completions`` at ``<server>/v1``; ``thinking``: the ids whose
+    chat template knows ``enable_thinking``), then each as a classifier (``_classifier_model``),
+    in Pi's key order. ``cached``: context windows stored before, used when the router tells
+    none of its own."""
     selectable = [model for model in catalog if model.selectable]
     chat = [
-        _chat_model(model, server_url, model.id in thinking, cached.get(model.id)) for model in selectable
-    ]
-    classifiers = [
-        {
-            "type": "classifier", "id": model.id, "name": model.id, "api": "llama-cpp-classify",
-            "provider": LLAMA_PROVIDER, "baseUrl": server_url, "input": ["text"], "cost": dict(_FREE),
-            "contextWindow": model.context_window_with(cached.get(model.id)),
-        }
+        _chat_model(model, server_url, model.id in thinking, cached.get(model.id))
         for model in selectable
-    ]  # fmt: skip
-    return [*chat, *classifiers]
+        if model.text
+    ]
+    return [*chat, *(_classifier_model(model, server_url, cached.get(model.id)) for model in selectable)]
+
+
+def _classifier_model(model: ServerModel, server_url: str, cached: int | None) -> dict[str, Any]:
+    """A decision model answers through System One (``typesafe-system-one`` at ``<server>/v1``,
+    images, when it takes them, as ``images`` data URLs without the opt-in header); any other
+    model through ``llama-cpp-classify`` at the server (next-token label probabilities)."""
+    images = model.decisions and model.images
+    return {
+        "type": "classifier", "id": model.id, "name": model.id,
+        "api": "typesafe-system-one" if model.decisions else "llama-cpp-classify",
+        "provider": LLAMA_PROVIDER, "baseUrl": f"{server_url}/v1" if model.decisions else server_url,
+        "input": ["text", "image"] if images else ["text"], "cost": dict(_FREE),
+        "contextWindow": model.context_window_with(cached),
+        **({"compat": {"imageInput": "images", "sendImageOptInHeader": False}} if images else {}),
+    }  # fmt: skip
 
 
 def _chat_model(model: ServerModel, server_url: str, reasoning: bool, cached: int | None) -> dict[str, Any]:
@@ -194,9 +212,25 @@ def _chat_model(model: ServerModel, server_url: str, reasoning: bool, cached: in
     }
 
 
+def stored_classifier_models(entry_models: Any) -> list[dict[str, Any]]:
+    """The classifiers of a stored ``llama.cpp`` entry (``llama-cpp-classify`` and System One
+    ones, as Pi restores them for codemode's ``models.classify()``)."""
+    if not isinstance(entry_models, list):
+        return []
+    return [
+        model
+        for model in entry_models
+        if isinstance(model, dict)
+        and model.get("provider") == LLAMA_PROVIDER
+        and model.get("type") == "classifier"
+        and model.get("api") in ("llama-cpp-classify", "typesafe-system-one")
+        and isinstance(model.get("id"), str)
+        and isinstance(model.get("baseUrl"), str)
+    ]
+
+
 def stored_chat_models(entry_models: Any) -> list[dict[str, Any]]:
-    """The chat models of a stored ``llama.cpp`` entry (what Pi restores for ``/model``; its
-    classifiers are left out: we have no classifier models)."""
+    """The chat models of a stored ``llama.cpp`` entry (what Pi restores for ``/model``)."""
     if not isinstance(entry_models, list):
         return []
     return [

@@ -75,6 +75,9 @@ class ModelCatalog:
         self.extension_providers: dict[str, Any] = {}
         self.dynamic: dict[str, list[Model]] = {}
         """Catalogs of providers whose models come from their gateway (Radius)."""
+        self.classifiers: list[dict[str, Any]] = []
+        """Classifier models of providers (``llama.cpp``'s, as ``/llama`` stored them), beside
+        pi-ai's classifier catalog, for codemode's ``models``."""
 
     @classmethod
     def load(cls, agent_dir: Path, auth: AuthStorage) -> ModelCatalog:
@@ -103,10 +106,13 @@ class ModelCatalog:
             configured_server,
             provider_config,
             stored_chat_models,
+            stored_classifier_models,
         )
 
-        models = stored_chat_models(stored_models(agent_dir, LLAMA_PROVIDER))
-        if not models:
+        stored = stored_models(agent_dir, LLAMA_PROVIDER)
+        models = stored_chat_models(stored)
+        classifiers = stored_classifier_models(stored)
+        if not models and not classifiers:
             return
         storage = self.credentials.storage
         try:
@@ -114,6 +120,7 @@ class ModelCatalog:
         except ValueError:
             return  # a URL that is not one: /llama says so when it is opened
         if server is not None:
+            self.classifiers = classifiers
             with contextlib.suppress(ValueError):  # stored models of a shape models.json refuses
                 self.register_provider(LLAMA_PROVIDER, provider_config(server[0], models, server[1]))
 
@@ -131,10 +138,16 @@ class ModelCatalog:
 
     def store_llama_models(self, agent_dir: Path, server_url: str, api_key: str | None, models: list[dict[str, Any]]) -> None:
         """``/llama``'s refresh: ``models`` (``catalog_entry``'s) stored as Pi stores them, and
-        their chat models offered as the ``llama.cpp`` provider."""
-        from pi_coding_agent.core.local_model import LLAMA_PROVIDER, provider_config, stored_chat_models
+        their chat models offered as the ``llama.cpp`` provider, their classifiers to codemode."""
+        from pi_coding_agent.core.local_model import (
+            LLAMA_PROVIDER,
+            provider_config,
+            stored_chat_models,
+            stored_classifier_models,
+        )
 
         store_models(agent_dir, LLAMA_PROVIDER, models)
+        self.classifiers = stored_classifier_models(models)
         self.register_provider(LLAMA_PROVIDER, provider_config(server_url, stored_chat_models(models), api_key))
 
     def gateways(self) -> dict[str, str]:

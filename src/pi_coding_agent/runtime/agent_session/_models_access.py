@@ -1,8 +1,9 @@
 """The catalogs and runners behind codemode's ``models`` global, from the session's catalog.
 
 Chat models come from the session's catalog (built-in, ``models.json``, extensions' providers);
-image and classifier models from pi-ai's catalogs (Pi 1.6's), with a ``models.json`` entry of
-their provider applied as Pi applies it: its ``baseUrl`` replaces theirs (unless the provider
+image and classifier models from pi-ai's catalogs (Pi 1.6's), then the classifiers of the
+catalog's own providers (``llama.cpp``'s, as ``/llama`` stored them, taken as they are); pi-ai's
+have a ``models.json`` entry of their provider applied as Pi applies it: its ``baseUrl`` replaces theirs (unless the provider
 signs in through Radius), and for classifiers its ``compat`` is laid over theirs. A type's
 models are available when their provider has credentials.
 
@@ -80,6 +81,8 @@ def models_access(catalog: ModelCatalog) -> ModelsAccess:
         if kind not in ("image", "classifier"):
             return []
         found = [_configured(catalog, kind, entry) for entry in _builtin(kind, provider)]
+        if kind == "classifier":
+            found += [dict(entry) for entry in catalog.classifiers if provider in (None, entry["provider"])]
         return [entry for entry in found if not available or catalog.has_auth(entry["provider"])]
 
     async def available_of_type(kind: str, provider: str | None) -> list[dict[str, Any]]:
