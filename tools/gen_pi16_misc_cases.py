@@ -268,7 +268,7 @@ def session_cases() -> dict[str, dict[str, Any]]:
         timestamp=T0 + 12,
     )
     with tempfile.TemporaryDirectory() as folder:
-        manager = SessionManager.create("/work/project", folder)
+        manager = SessionManager.create("/srv/project", folder)
         for index, message in enumerate((reply, old)):
             manager.append_message(UserMessage(content=f"question {index}", timestamp=T0 + 10 * index + 1))
             manager.append_message(message)

@@ -45,7 +45,7 @@ def test_our_adapter_and_manager_write_that_reply(tmp_path: Path) -> None:
     stream_case = json.loads((CASES / "parse-stream" / "anthropic_fallback_response_model.json").read_text())
     code, answer = conformance_in_process("parse-stream", stream_case, current=True)
     assert code == 0
-    manager = SessionManager.create("/work/project", str(tmp_path))
+    manager = SessionManager.create("/srv/project", str(tmp_path))
     written = _lines(json.loads(SESSION.read_text(encoding="utf-8"))["jsonl"])
     manager.append_message(decode_message(json.dumps(written[1]["message"]).encode()))
     manager.append_message(decode_message(json.dumps(answer["final"]).encode()))
