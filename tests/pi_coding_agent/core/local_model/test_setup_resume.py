@@ -229,7 +229,7 @@ def test_ctrl_c_during_the_first_runs_setup_says_the_next_run_resumes(index: Pac
     # The hub is left out (the weights come from this index): a lookup of huggingface.co would
     # leave the machine, and on a host without DNS it held the interrupt past the test's wait.
     env = {**keep, "PI_LOCAL_CACHE": str(cache), "HOME": str(tmp_path / "home"),
-           "PI_CODING_AGENT_DIR": str(tmp_path / "agent"), "HF_HUB_OFFLINE": "1"}
+           "PI_CODING_AGENT_DIR": str(tmp_path / "agent"), "HF_HUB_OFFLINE": "1", "PYTHONFAULTHANDLER": "1"}
     process = subprocess.Popen(
         [str(Path(sys.executable).parent / "pi"), "-p", "hi"], env=env, cwd=tmp_path, text=True,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -240,7 +240,12 @@ def test_ctrl_c_during_the_first_runs_setup_says_the_next_run_resumes(index: Pac
     partial = next((cache / "runtime").glob("*.partial"))
     pip_session = int((partial / "session").read_text())
     process.send_signal(signal.SIGINT)
-    _, stderr = process.communicate(timeout=60)
+    try:
+        _, stderr = process.communicate(timeout=60)
+    except subprocess.TimeoutExpired:  # every thread's stack (PYTHONFAULTHANDLER), to say where it hung
+        process.send_signal(signal.SIGABRT)
+        _, stderr = process.communicate(timeout=30)
+        raise AssertionError(f"pi went on for 60 s after SIGINT:\n{stderr[-6000:]}") from None
     index.release()
     assert process.returncode == 130, stderr
     assert "pi: setup interrupted; the next run resumes it (downloaded parts are kept)" in stderr
