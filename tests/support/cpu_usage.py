@@ -6,7 +6,8 @@ Use: ``PI_TEST_CPU_LOG=/tmp/cpu.jsonl pytest -p tests.support.cpu_usage ...``; t
 Each test (setup, call and teardown, so a module-scoped fixture's teardown counts for the module's
 last test) appends one JSON line: its node id, its file, the wall seconds and the CPU seconds of
 this process (``RUSAGE_SELF``) and of the children it waited for (``RUSAGE_CHILDREN``: Node for
-Pi's CLI, ``pi`` subprocesses). A tmux server is not our child (it detaches), so the CPU of a
+Pi's CLI, ``pi`` subprocesses), plus what the children still running used meanwhile (the Node
+process that serves the oracle for the whole session, ``tests/support/oracle.py``). A tmux server is not our child (it detaches), so the CPU of a
 pane's server and of the program it ran is read from ``/proc`` just before the pane is closed and
 added to the test that closed it.
 """
@@ -58,6 +59,29 @@ def _process_tree_cpu(root: int) -> float:
     return total / _TICK
 
 
+def _live_children() -> dict[int, float]:
+    """CPU seconds so far of each running child of this process (its own, not its children's)."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            raw = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = raw[raw.rindex(")") + 2 :].split()
+        if int(fields[1]) == os.getpid():
+            found[int(entry.name)] = (int(fields[11]) + int(fields[12])) / _TICK
+    return found
+
+
+def _live_delta(before: dict[int, float], after: dict[int, float]) -> float:
+    """What running children used between two readings. A child that ended in between is in
+    ``RUSAGE_CHILDREN`` with all its CPU, so what it had used before is taken off."""
+    grown = sum(cpu - before.get(pid, 0.0) for pid, cpu in after.items())
+    return grown - sum(cpu for pid, cpu in before.items() if pid not in after)
+
+
 def _tmux_server_pid(pane: Any) -> int | None:
     try:
         return int(pane._run("display-message", "-p", "#{pid}").strip())
@@ -99,14 +123,16 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
         _cpu(resource.RUSAGE_CHILDREN),
         _detached_cpu,
     )
+    live = _live_children()
     yield
     own_after, kids_after = _cpu(resource.RUSAGE_SELF), _cpu(resource.RUSAGE_CHILDREN)
+    live_delta = _live_delta(live, _live_children())
     record = {
         "test": item.nodeid,
         "file": item.nodeid.split("::", 1)[0],
         "wall": round(time.monotonic() - started, 3),
         "self": round(own_after[0] - own[0] + own_after[1] - own[1], 3),
-        "children": round(kids_after[0] - kids[0] + kids_after[1] - kids[1], 3),
+        "children": round(kids_after[0] - kids[0] + kids_after[1] - kids[1] + live_delta, 3),
         "tmux": round(_detached_cpu - detached, 3),
     }
     with open(log, "a", encoding="utf-8") as out:
