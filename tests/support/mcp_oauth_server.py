@@ -15,15 +15,9 @@ and how many codes and refreshes were exchanged.
 
 from __future__ import annotations
 
-import contextlib
-import os
 import secrets
-import socket
-import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 from mcp.server.auth.provider import (
@@ -180,31 +174,3 @@ def main(argv: list[str]) -> None:
 
 if __name__ == "__main__":
     main(sys.argv[1:])
-
-
-@contextlib.contextmanager
-def serve_oauth(token_ttl: int = 3600) -> Iterator[str]:
-    """The server in a child process on a free 127.0.0.1 port; yields its MCP endpoint URL."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = int(sock.getsockname()[1])
-    process = subprocess.Popen(
-        [sys.executable, "-m", "tests.support.mcp_oauth_server", str(port), str(token_ttl)],
-        cwd=Path(__file__).resolve().parents[2],
-        env=dict(os.environ),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), 0.2).close()
-                break
-            except OSError:
-                if process.poll() is not None:
-                    raise RuntimeError("the MCP OAuth test server exited") from None
-                time.sleep(0.05)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.terminate()
-        process.wait(10)

@@ -9,14 +9,8 @@ structured content, and a tool whose name needs sanitizing (``dash-name``).
 from __future__ import annotations
 
 import base64
-import contextlib
 import os
-import socket
-import subprocess
 import sys
-import time
-from collections.abc import Iterator
-from pathlib import Path
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult, ImageContent, TextContent, ToolAnnotations
@@ -136,32 +130,3 @@ def main(argv: list[str]) -> None:
 
 if __name__ == "__main__":
     main(sys.argv[1:])
-
-
-@contextlib.contextmanager
-def serve_http(env: dict[str, str] | None = None) -> Iterator[str]:
-    """This server on streamable HTTP at 127.0.0.1 (a free port) in a child process; yields the
-    endpoint URL once the port accepts connections, and stops the server after."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = int(sock.getsockname()[1])
-    process = subprocess.Popen(
-        [sys.executable, "-m", "tests.support.mcp_server", "http", str(port)],
-        cwd=Path(__file__).resolve().parents[2],
-        env={**os.environ, **(env or {})},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), 0.2).close()
-                break
-            except OSError:
-                if process.poll() is not None:
-                    raise RuntimeError("the MCP test server exited") from None
-                time.sleep(0.05)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.terminate()
-        process.wait(10)

@@ -9,10 +9,13 @@ harness on 1.6. When a runtime is missing, tests that need it are skipped with t
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import platform
+import select
 import subprocess
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -92,10 +95,16 @@ def _node_env(home: Path) -> dict[str, str]:
     return env
 
 
-def run_oracle(subcommand: str, request: Any, timeout: float = 120, current: bool = False) -> tuple[int, Any]:
+def run_oracle(
+    subcommand: str, request: Any, timeout: float = 120, current: bool = False, served: bool = True
+) -> tuple[int, Any]:
     """Run ``oracle SUBCOMMAND`` on ``request`` (``current``: on Pi 1.6); returns (exit code,
     parsed stdout). A Codex ``payload`` runs through ``tools/pi_codex_oracle.mjs`` (the same
-    harness), whose request ``body`` is the JSON Pi zstd-compressed."""
+    harness), whose request ``body`` is the JSON Pi zstd-compressed. A command in ``BATCHED`` is
+    answered by the Node process kept for that Pi unless ``served`` is false (the ``oracle``
+    wrapper itself, for the tests that check the kept process answers as it does)."""
+    if subcommand in BATCHED and served:
+        return _SERVERS[current].ask(subcommand, request, timeout)
     folder = require_live_oracle(current)
     home = current_home() if current else oracle_home()
     env = {**os.environ, "PI_ORACLE_HOME": str(home)}
@@ -120,30 +129,72 @@ def run_oracle(subcommand: str, request: Any, timeout: float = 120, current: boo
     return completed.returncode, deep_json.loads(completed.stdout)
 
 
+BATCHED = frozenset({"session-context", "session-migrate", "convert-to-llm"})
+"""The oracle commands that keep no state between requests: served by one Node process per Pi
+for the whole test session (``oracle_batch.mjs``) rather than one Node start per request."""
+
+
+class _OracleServer:
+    """One ``oracle_batch.mjs`` process for one Pi, started on first use and kept until exit."""
+
+    def __init__(self, current: bool) -> None:
+        self.current = current
+        self.lock = threading.Lock()
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def _started(self) -> subprocess.Popen[bytes]:
+        if self.process is None or self.process.poll() is not None:
+            folder = require_live_oracle(self.current)
+            home = current_home() if self.current else oracle_home()
+            script = str(Path(__file__).with_name("oracle_batch.mjs"))
+            self.process = subprocess.Popen(
+                [str(_node(home)), "--no-warnings", script, str(folder / "lib")],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=_node_env(home),
+            )  # fmt: skip
+        return self.process
+
+    def ask(self, subcommand: str, request: Any, timeout: float) -> tuple[int, Any]:
+        with self.lock:
+            process = self._started()
+            assert process.stdin is not None and process.stdout is not None
+            try:
+                process.stdin.write(json.dumps({"subcommand": subcommand, "request": request}).encode() + b"\n")
+                process.stdin.flush()
+            except BrokenPipeError:
+                raise RuntimeError(f"oracle batch {subcommand}: the Node process exited ({process.wait()})") from None
+            if not select.select([process.stdout], [], [], timeout)[0]:
+                process.kill()
+                raise RuntimeError(f"oracle batch {subcommand}: no answer within {timeout} s")
+            line = process.stdout.readline()
+        if not line:
+            raise RuntimeError(f"oracle batch {subcommand}: the Node process exited ({process.wait()})")
+        answer = deep_json.loads(line)
+        if answer["code"] > 1:
+            raise RuntimeError(f"oracle batch {subcommand} failed: {answer['output']['error']}")
+        return answer["code"], answer["output"]
+
+    def close(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            assert self.process.stdin is not None
+            self.process.stdin.close()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+
+
+_SERVERS = {current: _OracleServer(current) for current in (False, True)}
+atexit.register(lambda: [server.close() for server in _SERVERS.values()])
+
+
 def run_oracle_many(
     subcommand: str, requests: list[Any], timeout: float = 300, current: bool = False
 ) -> list[tuple[int, Any]]:
-    """``run_oracle(subcommand, request, current=current)`` for each request, in one Node process:
-    the same (exit code, parsed stdout) pairs, without a Node start per request (about 1.5 s of
-    CPU each). For the commands that keep no state between requests: ``session-context``,
-    ``session-migrate``, ``convert-to-llm`` (``oracle_batch.mjs``)."""
-    if not requests:
-        return []
-    folder = require_live_oracle(current)
-    home = current_home() if current else oracle_home()
-    node, env = _node(home), _node_env(home)
-    batch = [{"subcommand": subcommand, "request": request} for request in requests]
-    completed = subprocess.run(
-        [str(node), "--no-warnings", str(Path(__file__).with_name("oracle_batch.mjs")), str(folder / "lib")],
-        input=json.dumps(batch).encode(),
-        capture_output=True,
-        timeout=timeout,
-        check=False,
-        env=env,
-    )
-    if completed.returncode != 0:
-        raise RuntimeError(f"oracle batch {subcommand} failed ({completed.returncode}): {completed.stderr.decode()[:2000]}")
-    return [(answer["code"], answer["output"]) for answer in deep_json.loads(completed.stdout)]
+    """``run_oracle(subcommand, request, current=current)`` for each request, by the Node process
+    kept for this Pi: the same (exit code, parsed stdout) pairs, without a Node start per request
+    (about 1.5 s of CPU each). For the commands in ``BATCHED``."""
+    assert subcommand in BATCHED, subcommand
+    return [_SERVERS[current].ask(subcommand, request, timeout) for request in requests]
 
 
 def run_conformance(

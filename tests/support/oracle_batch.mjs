@@ -1,9 +1,12 @@
 // Many oracle requests in one Node process: the oracle's own commands (its lib/ folder, given as
-// the first argument) on each request of the JSON array read from stdin, in order. Prints a JSON
-// array of {code, output}: code 0 for Pi's answer, 1 for an error Pi raised (output
-// {error: {name, message}}), as the `oracle` wrapper's exit status would be. One Node start
-// (about 1.5 s of CPU) instead of one per request. Only the commands that keep no state between
-// requests are offered; the uuid counter restarts before each request, as in a fresh process.
+// the first argument) on requests read from stdin, one JSON line {subcommand, request} each,
+// answered in order with one JSON line {code, output} each: code 0 for Pi's answer, 1 for an
+// error Pi raised (output {error: {name, message}}), as the `oracle` wrapper's exit status would
+// be, 2 for input the command refused. One Node start (about 1.5 s of CPU) serves a whole test
+// session (tests/support/oracle.py keeps the process). Only the commands that keep no state
+// between requests are offered; the uuid counter restarts before each request, as in a fresh
+// process. The process ends when stdin closes.
+import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
 
 const lib = process.argv[2];
@@ -29,28 +32,29 @@ process.on("unhandledRejection", (reason) => {
 	process.exit(3);
 });
 
-const chunks = [];
-for await (const chunk of process.stdin) chunks.push(chunk);
-const requests = JSON.parse(Buffer.concat(chunks).toString("utf8"));
-const answers = [];
-for (const { subcommand, request } of requests) {
+/** ``toJsonText`` on one line: it indents, and a raw newline is only ever its layout (JSON escapes
+ * the ones inside strings). */
+const oneLine = (value) => common.toJsonText(value).replace(/\n */g, "");
+
+async function answer(subcommand, request) {
 	const command = COMMANDS[subcommand];
-	if (!command) {
-		process.stderr.write(`oracle batch: no batched command ${subcommand}\n`);
-		process.exit(2);
-	}
+	if (!command) return `{"code":2,"output":${JSON.stringify({ error: `no batched command ${subcommand}` })}}`;
 	common.resetDeterministicUuid();
 	try {
-		answers.push(`{"code":0,"output":${common.toJsonText(await command(request))}}`);
+		return `{"code":0,"output":${oneLine(await command(request))}}`;
 	} catch (err) {
 		if (err instanceof common.InputError) {
-			process.stderr.write(`oracle batch: invalid input: ${err.message}\n`);
-			process.exit(2);
+			return `{"code":2,"output":${JSON.stringify({ error: `invalid input: ${err.message}` })}}`;
 		}
 		const error = { name: err?.name ?? "Error", message: String(err?.message ?? err) };
-		answers.push(`{"code":1,"output":${common.toJsonText({ error })}}`);
+		return `{"code":1,"output":${oneLine({ error })}}`;
 	}
 }
-// Exit once the answer is written (a pipe takes a large answer in pieces: exiting on a timer cut
-// 3 MB answers short on a loaded machine); the exit stops what the commands left running.
-process.stdout.write(`[${answers.join(",")}]\n`, () => process.exit(0));
+
+for await (const line of createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY })) {
+	if (!line.trim()) continue;
+	const { subcommand, request } = JSON.parse(line);
+	process.stdout.write(`${await answer(subcommand, request)}\n`);
+}
+// stdin closed: exit once everything is written (the exit stops what the commands left running).
+process.stdout.write("", () => process.exit(0));

@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from tests.pi_coding_agent.e2e._harness import REPO, Sandbox, run_ours, run_pi
-from tests.support.mcp_server import serve_http
+from tests.support.mcp_launch import serve_http
 
 PROBE = (sys.executable, "-m", "tests.support.mcp_server")
 COMMANDS: list[tuple[str, ...]] = [

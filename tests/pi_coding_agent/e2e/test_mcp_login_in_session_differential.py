@@ -21,7 +21,7 @@ import pytest
 from tests.pi_coding_agent.app.interactive._scenario import pi_command
 from tests.pi_coding_agent.e2e._harness import OPENAI_MODEL, run_ours, run_pi
 from tests.pi_coding_agent.e2e._mcp_oauth import oauth_sandbox
-from tests.support.mcp_oauth_server import serve_oauth
+from tests.support.mcp_launch import serve_oauth
 from tests.support.scripted_provider import ScriptedProvider
 
 pytestmark = pytest.mark.timeout(600)

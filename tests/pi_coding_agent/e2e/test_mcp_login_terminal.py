@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx2
 
 from tests.pi_coding_agent.e2e._harness import OUR_PI, Sandbox, run_ours
-from tests.support.mcp_oauth_server import serve_oauth
+from tests.support.mcp_launch import serve_oauth
 from tests.support.pty_terminal import Pty
 
 

@@ -21,7 +21,7 @@ import pytest
 
 from tests.pi_coding_agent.e2e._harness import Completed, Sandbox, run_ours, run_pi
 from tests.pi_coding_agent.e2e._mcp_oauth import oauth_sandbox
-from tests.support.mcp_oauth_server import serve_oauth
+from tests.support.mcp_launch import serve_oauth
 
 COMMANDS: list[tuple[str, ...]] = [
     ("mcp", "list"),

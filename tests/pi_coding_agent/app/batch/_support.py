@@ -154,5 +154,5 @@ def assert_pi_reads_them_alike(files: list[Path]) -> None:
     mismatched = [str(path) for path, answer in zip(files, answers, strict=True) if answer != our_session_context(path)]
     assert mismatched == [], f"{len(mismatched)} of {len(files)} session files read differently by Pi: {mismatched[:3]}"
     # The many-files driver is the oracle's own command: one file through the real wrapper agrees.
-    code, direct = run_oracle("session-context", {"jsonl": files[0].read_text(encoding="utf-8")})
+    code, direct = run_oracle("session-context", {"jsonl": files[0].read_text(encoding="utf-8")}, served=False)
     assert code == 0 and direct == answers[0]

@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import ray  # in the dev extra (tools/bootstrap.py dev installs it): never skipped for want of it
 
 from pi_coding_agent.app.batch import BatchOptions, BatchResult, ProviderLimit, RayOptions, run_batch
 from pi_coding_agent.app.batch._layout import BatchLayout
@@ -44,6 +43,10 @@ pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[str]:
     """A local cluster for the module; its address lets a ``pi batch --ray`` process join it."""
+    # In the dev extra (tools/bootstrap.py dev installs it): never skipped for want of it. Imported
+    # here, not at collection (about 1.6 CPU-s in every pytest worker, most of which never use it).
+    import ray
+
     os.environ["RAY_AUTH_MODE"] = "disabled"  # a throwaway cluster on loopback, shared with child processes
     context = ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
     try:

@@ -83,49 +83,53 @@ def _block(run: Run, first: str) -> list[str]:
     return block
 
 
-@pytest.mark.parametrize("expanded", [False, True], ids=["collapsed", "expanded"])
-def test_context_skills_prompts_and_conflicts_are_listed_as_pi_lists_them(expanded: bool) -> None:
-    blocks: dict[str, list[str]] = {}
+def test_context_skills_prompts_and_conflicts_are_listed_as_pi_lists_them() -> None:
+    """Collapsed, then (Ctrl+O, in the same runs) expanded."""
     with ExitStack() as stack:
         runs = {which: _launch(stack, which) for which in SIDES}
-        for which, run in runs.items():
-            run.pane.wait_for("[Prompt conflicts]", everywhere=True)
-            if expanded:
-                run.pane.send("C-o")
-                run.pane.wait_for("    /greet", everywhere=True)
-            run.pane.wait_for("greet.md (skipped)", everywhere=True)
-            blocks[which] = _block(run, " pi v")
-            assert "collision: " not in run.pane.history()  # no warning before the UI
-        assert blocks["ours"] == blocks["pi"]
-        ours = blocks["ours"]
-        onboarding = " Pi can explain its own features and look up its docs. Ask it how to use or extend Pi."
-        at = ours.index(onboarding)
-        assert ours[at + 1 : at + 4] == ["", "", "[Context]"]  # one more blank line above [Context]
-        if expanded:
-            assert ours[at + 4 : at + 7] == [
-                "  ~/.pi/agent/APPEND_SYSTEM.md", "  ~/.pi/agent/AGENTS.md", "  ROOT/work/AGENTS.md"
-            ]  # fmt: skip
-            skills = ours.index("[Skills]")
-            assert ours[skills + 1 : skills + 4] == [
-                "  user", "    ~/.pi/agent/skills/alpha/SKILL.md", "    ~/.pi/agent/skills/beta/SKILL.md"
-            ]  # fmt: skip
-            prompts = ours.index("[Prompts]")
-            assert ours[prompts + 1 : prompts + 3] == ["  user", "    /greet"]
-        else:
-            assert ours[at + 4] == "  ~/.pi/agent/APPEND_SYSTEM.md, ~/.pi/agent/AGENTS.md, AGENTS.md"
-            assert ours[ours.index("[Skills]") + 1] == "  alpha, beta"
-        conflicts = ours.index("[Skill conflicts]")
-        assert ours[conflicts : conflicts + 4] == [
-            "[Skill conflicts]", '  "alpha" collision:',
-            "    ✓ auto (user) ~/.pi/agent/skills/alpha/SKILL.md",
-            "    ✗ ROOT/work/extra/alpha/SKILL.md (skipped)",
-        ]  # fmt: skip
-        assert ours[-4:] == [
-            "[Prompt conflicts]", '  "greet" collision:', "    ✓ auto (user) ~/.pi/agent/prompts/greet.md",
-            "    ✗ ROOT/work/extra/p/greet.md (skipped)",
-        ]  # fmt: skip
+        for expanded in (False, True):
+            blocks: dict[str, list[str]] = {}
+            for which, run in runs.items():
+                run.pane.wait_for("[Prompt conflicts]", everywhere=True)
+                if expanded:
+                    run.pane.send("C-o")
+                    run.pane.wait_for("    /greet", everywhere=True)
+                run.pane.wait_for("greet.md (skipped)", everywhere=True)
+                blocks[which] = _block(run, " pi v")
+                assert "collision: " not in run.pane.history()  # no warning before the UI
+            assert blocks["ours"] == blocks["pi"]
+            _check_context_block(blocks["ours"], expanded)
         for run in runs.values():
             run.quit()
+
+
+def _check_context_block(ours: list[str], expanded: bool) -> None:
+    onboarding = " Pi can explain its own features and look up its docs. Ask it how to use or extend Pi."
+    at = ours.index(onboarding)
+    assert ours[at + 1 : at + 4] == ["", "", "[Context]"]  # one more blank line above [Context]
+    if expanded:
+        assert ours[at + 4 : at + 7] == [
+            "  ~/.pi/agent/APPEND_SYSTEM.md", "  ~/.pi/agent/AGENTS.md", "  ROOT/work/AGENTS.md"
+        ]  # fmt: skip
+        skills = ours.index("[Skills]")
+        assert ours[skills + 1 : skills + 4] == [
+            "  user", "    ~/.pi/agent/skills/alpha/SKILL.md", "    ~/.pi/agent/skills/beta/SKILL.md"
+        ]  # fmt: skip
+        prompts = ours.index("[Prompts]")
+        assert ours[prompts + 1 : prompts + 3] == ["  user", "    /greet"]
+    else:
+        assert ours[at + 4] == "  ~/.pi/agent/APPEND_SYSTEM.md, ~/.pi/agent/AGENTS.md, AGENTS.md"
+        assert ours[ours.index("[Skills]") + 1] == "  alpha, beta"
+    conflicts = ours.index("[Skill conflicts]")
+    assert ours[conflicts : conflicts + 4] == [
+        "[Skill conflicts]", '  "alpha" collision:',
+        "    ✓ auto (user) ~/.pi/agent/skills/alpha/SKILL.md",
+        "    ✗ ROOT/work/extra/alpha/SKILL.md (skipped)",
+    ]  # fmt: skip
+    assert ours[-4:] == [
+        "[Prompt conflicts]", '  "greet" collision:', "    ✓ auto (user) ~/.pi/agent/prompts/greet.md",
+        "    ✗ ROOT/work/extra/p/greet.md (skipped)",
+    ]  # fmt: skip
 
 
 def test_conflicts_are_listed_with_quiet_startup_and_the_rest_is_not() -> None:
@@ -144,26 +148,27 @@ def test_conflicts_are_listed_with_quiet_startup_and_the_rest_is_not() -> None:
             run.quit()
 
 
-@pytest.mark.parametrize("expanded", [False, True], ids=["collapsed", "expanded"])
-def test_custom_themes_and_their_conflicts_are_listed_as_pi_lists_them(expanded: bool) -> None:
-    blocks: dict[str, list[str]] = {}
+def test_custom_themes_and_their_conflicts_are_listed_as_pi_lists_them() -> None:
+    """Collapsed, then (Ctrl+O, in the same runs) expanded."""
     with ExitStack() as stack:
         runs = {which: _launch(stack, which, themes=True) for which in SIDES}
-        for which, run in runs.items():
-            run.pane.wait_for("mine.json (skipped)", everywhere=True)
-            if expanded:
-                run.pane.send("C-o")
-                run.pane.wait_for("    ~/.pi/agent/themes/other.json", everywhere=True)
-            blocks[which] = _block(run, " pi v")
-            assert "already taken" not in run.pane.history()
-        assert blocks["ours"] == blocks["pi"]
-        ours = blocks["ours"]
-        themes = ours.index("[Themes]")
-        listed = ["  user", "    ~/.pi/agent/themes/mine.json", "    ~/.pi/agent/themes/other.json"]
-        assert ours[themes + 1 :] == [
-            *(listed if expanded else ["  mine, other"]), "", "[Theme conflicts]", '  "mine" collision:',
-            "    ✓ auto (user) ~/.pi/agent/themes/mine.json", "    ✗ ROOT/work/mine.json (skipped)",
-        ]  # fmt: skip
+        for expanded in (False, True):
+            blocks: dict[str, list[str]] = {}
+            for which, run in runs.items():
+                run.pane.wait_for("mine.json (skipped)", everywhere=True)
+                if expanded:
+                    run.pane.send("C-o")
+                    run.pane.wait_for("    ~/.pi/agent/themes/other.json", everywhere=True)
+                blocks[which] = _block(run, " pi v")
+                assert "already taken" not in run.pane.history()
+            assert blocks["ours"] == blocks["pi"]
+            ours = blocks["ours"]
+            themes = ours.index("[Themes]")
+            listed = ["  user", "    ~/.pi/agent/themes/mine.json", "    ~/.pi/agent/themes/other.json"]
+            assert ours[themes + 1 :] == [
+                *(listed if expanded else ["  mine, other"]), "", "[Theme conflicts]", '  "mine" collision:',
+                "    ✓ auto (user) ~/.pi/agent/themes/mine.json", "    ✗ ROOT/work/mine.json (skipped)",
+            ]  # fmt: skip
         for run in runs.values():
             run.quit()
 

@@ -17,7 +17,7 @@ import pytest
 
 from tests.pi_coding_agent.app.interactive._play import Driven, play
 from tests.pi_coding_agent.e2e._harness import Sandbox
-from tests.support.mcp_oauth_server import serve_oauth
+from tests.support.mcp_launch import serve_oauth
 
 pytestmark = pytest.mark.timeout(600)
 

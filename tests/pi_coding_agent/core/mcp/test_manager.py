@@ -17,8 +17,8 @@ import pytest
 from pi_agent import ToolFailure
 from pi_coding_agent.core.mcp.config import McpConfig, McpServerEntry
 from pi_coding_agent.core.mcp.manager import McpManager
+from tests.support.mcp_launch import serve_http
 from tests.support.mcp_reference import time_server
-from tests.support.mcp_server import serve_http
 
 REPO = Path(__file__).resolve().parents[4]
 PROBE = {"command": sys.executable, "args": ["-m", "tests.support.mcp_server"], "cwd": str(REPO)}

@@ -22,7 +22,7 @@ import pytest
 from pi_coding_agent.core.mcp.config import McpConfig, McpServerEntry
 from pi_coding_agent.core.mcp.manager import McpManager
 from pi_coding_agent.core.mcp.oauth import McpAuthStore, OAuthSettings, sign_in
-from tests.support.mcp_oauth_server import serve_oauth
+from tests.support.mcp_launch import serve_oauth
 
 REPO = Path(__file__).resolve().parents[4]
 

@@ -323,11 +323,11 @@ def test_an_assistant_with_a_null_provider_or_model_sets_no_model_field(
 
 
 def test_the_batched_oracle_answers_as_the_oracle_itself() -> None:
-    """``run_oracle_many`` (one Node process) gives what the ``oracle`` wrapper gives: for a v1
+    """``run_oracle_many`` (the kept Node process) gives what the ``oracle`` wrapper gives: for a v1
     file whose migration draws ids after another's, the ids of a fresh process (the counter
     restarts)."""
     require_live_oracle()
     requests = [{"jsonl": _v1_file("1")}, {"jsonl": _v1_file("0")}]
     first, second = run_oracle_many("session-context", requests)
-    assert second == run_oracle("session-context", requests[1])
+    assert second == run_oracle("session-context", requests[1], served=False)
     assert first[1]["entries"][0]["id"] == second[1]["entries"][0]["id"] == "00000001"
