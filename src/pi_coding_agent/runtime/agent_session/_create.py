@@ -173,7 +173,7 @@ def _stream_function(catalog: ModelCatalog, settings: Settings, cwd: str) -> Str
         )
         if model.api == LOCAL_API:
             from pi_coding_agent.runtime.agent_session._local_aids import (
-                claim_check,
+                answer_check,
                 edit_quotes,
                 edit_undos,
                 hidden_notes,
@@ -182,7 +182,7 @@ def _stream_function(catalog: ModelCatalog, settings: Settings, cwd: str) -> Str
             )
 
             configured.extra = {
-                **configured.extra, **edit_quotes(cwd), **edit_undos(), **hidden_notes(), **claim_check(context),
+                **configured.extra, **edit_quotes(cwd), **edit_undos(), **hidden_notes(), **answer_check(context),
             }
             context = with_argument_bounds(with_result_notes(context))
         return stream_simple(model, context, configured, env_auth=False)  # the catalog resolved them
