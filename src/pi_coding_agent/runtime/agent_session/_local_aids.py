@@ -21,6 +21,7 @@ Measured with Qwen2.5-Coder 1.5B on ``bench/local_tasks.py`` (docs/providers/loc
 
 from __future__ import annotations
 
+import os
 import re
 from typing import Any
 
@@ -163,6 +164,7 @@ _CLAIM = re.compile(
     rf"\bI(?:'ve| have)?\s+(?:now\s+|also\s+|successfully\s+|just\s+)*(?:{_VERBS})\b"
     rf"|\b(?:has|have)\s+(?:now\s+)?been\s+(?:successfully\s+)?(?:{_VERBS})\b"
     rf"|\b(?:is|are)\s+now\s+(?:fixed|updated|corrected|renamed|in place)\b"
+    rf"|\b(?:is|are|was|were)\s+(?:now\s+)?(?:fixed|resolved|corrected)\b"
     rf"|\bsuccessfully\s+(?:{_VERBS})\b"
     rf"|\bI(?:'ve| have)?\s+made\s+(?:the\s+|these\s+|those\s+|some\s+)?(?:following\s+|necessary\s+|requested\s+)?changes?\b",
     re.IGNORECASE,
@@ -361,3 +363,63 @@ def _bounded(tool: Tool) -> Tool:
         return tool
     parameters = {**tool.parameters, "properties": {**properties, **changed}}
     return msgspec.structs.replace(tool, parameters=parameters)
+
+
+ATTACH_MAX_CHARS = 4000
+"""A file the user's message names is attached when it has at most this many characters..."""
+ATTACH_MAX_FILES = 3
+"""...and at most this many of them (the first named)."""
+_NAMED = re.compile(r"(?<![\w/.~-])[\w][\w./-]*\.[A-Za-z0-9]+")
+
+
+def named_files(text: str, cwd: str) -> list[tuple[str, str]]:
+    """(name, content) of the small text files inside ``cwd`` that ``text`` names, as written."""
+    found: list[tuple[str, str]] = []
+    root = os.path.realpath(cwd)
+    for name in dict.fromkeys(match.group(0).rstrip(".") for match in _NAMED.finditer(text)):
+        path = os.path.realpath(os.path.join(root, name))
+        if not path.startswith(root + os.sep) or not os.path.isfile(path):
+            continue
+        try:
+            with open(path, encoding="utf-8") as handle:
+                content = handle.read(ATTACH_MAX_CHARS + 1)
+        except (OSError, UnicodeDecodeError):
+            continue
+        if len(content) <= ATTACH_MAX_CHARS:
+            found.append((name, content))
+        if len(found) == ATTACH_MAX_FILES:
+            break
+    return found
+
+
+class NamedFiles:
+    """Attaches the files a user's message names to that message, in the request only, as ``@file``
+    would (``<file name="...">``): the 1.5B answered questions about a file without reading it and
+    edited files it had not read. Each message's attachment is made once, when the message is
+    first sent, and then kept as it was: later turns of the session send the same text, so the
+    prompt cache keeps it (and the edits made since are in the tool results)."""
+
+    def __init__(self, cwd: str) -> None:
+        self.cwd = cwd
+        self._made: dict[tuple[int, str], str] = {}
+
+    def attachment(self, message: UserMessage) -> str:
+        text = content_text(message.content, "")
+        key = (message.timestamp, text)
+        if key not in self._made:
+            files = named_files(text, self.cwd)
+            self._made[key] = "".join(f'\n<file name="{name}">\n{content}\n</file>' for name, content in files)
+        return self._made[key]
+
+    def __call__(self, context: Context) -> Context:
+        messages = list(context.messages)
+        changed = False
+        for index, message in enumerate(messages):
+            if not isinstance(message, UserMessage):
+                continue
+            attached = self.attachment(message)
+            if attached:
+                content = [TextContent(text=message.content)] if isinstance(message.content, str) else message.content
+                messages[index] = msgspec.structs.replace(message, content=[*content, TextContent(text=attached)])
+                changed = True
+        return msgspec.structs.replace(context, messages=messages) if changed else context

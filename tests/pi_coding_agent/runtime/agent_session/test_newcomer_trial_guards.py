@@ -24,6 +24,7 @@ from pi_ai.api.local import ANSWER_CHECK_OPTION, HIDDEN_NOTES_OPTION
 from pi_ai.api.local._notes import NoteFilter
 from pi_coding_agent.core.tools import create_tools
 from pi_coding_agent.runtime.agent_session._local_aids import (
+    CLAIM_NOTE,
     ECHO_NOTE,
     REPORT_NOTE,
     answer_check,
@@ -113,6 +114,15 @@ def test_the_trials_answer_that_repeats_the_write_refusal_is_written_again(tmp_p
     assert (
         _checked(messages[:-1], "I could not fix it: temps.py subtracts 32 where it should add it.") is None
     )
+
+
+def test_the_rerun_claimed_the_failures_resolved_with_nothing_changed(tmp_path: Path) -> None:
+    """The same task again after the guards: the 1.5B ran pytest, made two edits that changed
+    nothing (refused by the edit tool), then answered that the failures were resolved."""
+    messages = _transcript("print-fix-failing-test-after-guards.jsonl", tmp_path)
+    answer = _final_answer(messages)
+    assert answer.startswith("The test failures are resolved")
+    assert _checked(messages[:-1], answer) == CLAIM_NOTE
 
 
 @pytest.mark.parametrize(
