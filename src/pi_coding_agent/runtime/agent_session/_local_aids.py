@@ -298,11 +298,20 @@ def command_output(context: Context) -> str | None:
     return text if _ASKS_OUTPUT.search(request) else None
 
 
+REPORT_ALL_NUMBERS = 3
+"""An output with at most this many distinct numbers is reported only with all of them."""
+
+
 def reports(answer: str, output: str) -> bool:
-    """Whether ``answer`` gives something of ``output``: one of its numbers or one of its lines."""
-    if set(_NUMBER.findall(output)) & set(_NUMBER.findall(answer)):
+    """Whether ``answer`` gives ``output``: one of its lines as it is, or its numbers (all of them
+    when it has at most ``REPORT_ALL_NUMBERS``, else one). After the guard the 1.5B reported
+    "7 words, 17 letters" for "7 words, 39 letters"."""
+    if any(line.strip() in answer for line in output.splitlines() if len(line.strip()) >= 2):
         return True
-    return any(line.strip() in answer for line in output.splitlines() if len(line.strip()) >= 2)
+    printed, said = set(_NUMBER.findall(output)), set(_NUMBER.findall(answer))
+    if not printed:
+        return False
+    return printed <= said if len(printed) <= REPORT_ALL_NUMBERS else bool(printed & said)
 
 
 def answer_check(context: Context) -> dict[str, Any]:
@@ -423,3 +432,22 @@ class NamedFiles:
                 messages[index] = msgspec.structs.replace(message, content=[*content, TextContent(text=attached)])
                 changed = True
         return msgspec.structs.replace(context, messages=messages) if changed else context
+
+
+_DOCS_SECTION = re.compile(r"\n*<docs>\n.*?\n</docs>", re.DOTALL)
+_ABOUT_PI = re.compile(r"\bpi\b", re.IGNORECASE)
+
+
+def without_pi_docs(context: Context) -> Context:
+    """``context`` without the system prompt's ``<docs>`` section (where pi's own documentation
+    and examples are) unless the user's last message mentions pi. The 1.5B put that folder in front
+    of the project's file names (``<pi's install>/config.py``), explained a ``grep`` over it instead
+    of running one (newcomer trial), and once edited ``<pi's install>/examples/calc.py``; the
+    section is also about 150 tokens of prefill."""
+    request = next(
+        (content_text(m.content, "") for m in reversed(context.messages) if isinstance(m, UserMessage)), ""
+    )
+    if not context.system_prompt or _ABOUT_PI.search(request):
+        return context
+    shorter = _DOCS_SECTION.sub("", context.system_prompt)
+    return context if shorter == context.system_prompt else msgspec.structs.replace(context, system_prompt=shorter)

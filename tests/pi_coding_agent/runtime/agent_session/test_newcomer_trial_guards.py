@@ -176,7 +176,15 @@ def test_the_trials_answer_without_the_commands_output_is_written_again(tmp_path
     assert answer.endswith("was executed, and the output was printed.")
     assert _checked(messages[:-1], answer) == REPORT_NOTE
     assert _checked(messages[:-1], "It prints: 7 words, 39 letters") is None
-    assert _checked(messages[:-1], "The file has 7 words.") is None
+    assert _checked(messages[:-1], "The file has 7 words.") == REPORT_NOTE  # 39 left out
+
+
+def test_the_reruns_answer_with_a_wrong_number_is_written_again(tmp_path: Path) -> None:
+    """The same task after the guards: the 1.5B answered "7 words, 17 letters" (39 printed)."""
+    messages = _transcript("print-run-command-after-guards.jsonl", tmp_path)
+    answer = _final_answer(messages)
+    assert answer.startswith("7 words, 17 letters")
+    assert _checked(messages[:-1], answer) == REPORT_NOTE
 
 
 def test_what_reports_a_commands_output() -> None:
@@ -184,6 +192,9 @@ def test_what_reports_a_commands_output() -> None:
     assert reports("The output is hello world", "hello world\n")
     assert not reports("I ran python3 compute.py for you.", "3\n")  # "3" of python3 is no number
     assert not reports("The command ran fine.", "hello world")
+    assert reports("It counted 7 words and 39 letters.", "7 words, 39 letters")
+    assert not reports("It counted 7 words and 17 letters.", "7 words, 39 letters")
+    assert reports("The first value is 4.", "1 2 3 4 5\n")  # many numbers: one is enough
 
 
 def test_the_output_check_needs_a_question_about_the_output(tmp_path: Path) -> None:
