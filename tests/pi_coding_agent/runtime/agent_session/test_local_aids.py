@@ -18,6 +18,7 @@ from pi_coding_agent.runtime.agent_session._local_aids import (
     edit_quotes,
     edit_undos,
     with_result_notes,
+    without_pi_docs,
 )
 
 
@@ -125,3 +126,12 @@ def test_the_files_a_message_names_are_attached_once_as_first_seen(tmp_path: Pat
     assert attach(context).messages[0] == sent  # later turns send the same text (the prompt cache)
     plain = Context(system_prompt="s", messages=[UserMessage(content="hi", timestamp=2)])
     assert attach(plain) is plain
+
+
+def test_pis_docs_section_is_left_out_unless_the_user_asks_about_pi() -> None:
+    prompt = "You are pi.\n\n<tools>\n- read\n</tools>\n\n<docs>\nAbout pi itself:\n- Overview: /opt/pi/README.md\n</docs>\n\n<cwd>\n/p\n</cwd>"
+    task = Context(system_prompt=prompt, messages=[UserMessage(content="Fix calc.py.", timestamp=0)])
+    assert without_pi_docs(task).system_prompt == "You are pi.\n\n<tools>\n- read\n</tools>\n\n<cwd>\n/p\n</cwd>"
+    assert task.system_prompt == prompt  # the session's prompt is left as it is
+    about_pi = Context(system_prompt=prompt, messages=[UserMessage(content="How do I write a Pi extension?", timestamp=0)])
+    assert without_pi_docs(about_pi) is about_pi
