@@ -132,6 +132,7 @@ def _stream_function(catalog: ModelCatalog, settings: Settings, cwd: str) -> Str
     from pi_ai import stream_simple
 
     provider_retry = settings.provider_retry
+    attached: list[Any] = []  # the in-process model's NamedFiles, made on its first request
     response_timeout = settings.response_timeout_ms
     connect_timeout = settings.websocket_connect_timeout_ms
 
@@ -173,18 +174,22 @@ def _stream_function(catalog: ModelCatalog, settings: Settings, cwd: str) -> Str
         )
         if model.api == LOCAL_API:
             from pi_coding_agent.runtime.agent_session._local_aids import (
-                claim_check,
+                NamedFiles,
+                answer_check,
                 edit_quotes,
                 edit_undos,
                 hidden_notes,
                 with_argument_bounds,
                 with_result_notes,
+                without_pi_docs,
             )
 
             configured.extra = {
-                **configured.extra, **edit_quotes(cwd), **edit_undos(), **hidden_notes(), **claim_check(context),
+                **configured.extra, **edit_quotes(cwd), **edit_undos(), **hidden_notes(), **answer_check(context),
             }
-            context = with_argument_bounds(with_result_notes(context))
+            if not attached:
+                attached.append(NamedFiles(cwd))
+            context = attached[0](without_pi_docs(with_argument_bounds(with_result_notes(context))))
         return stream_simple(model, context, configured, env_auth=False)  # the catalog resolved them
 
     return stream

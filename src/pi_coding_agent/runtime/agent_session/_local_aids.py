@@ -12,14 +12,16 @@ Measured with Qwen2.5-Coder 1.5B on ``bench/local_tasks.py`` (docs/providers/loc
 - having renamed a function in two files, it renamed it back in one: an edit that swaps back an
   edit of the same task counts as a repeat, and the model is asked to reply (``edit_undos``);
 - asked to fix a failing test, it changed nothing and reported success: an answer that claims a
-  change when the task made none is written again once, after ``CLAIM_NOTE`` (``claim_check``);
+  change when the task made none is written again once, after ``CLAIM_NOTE`` (``answer_check``);
 - every "run this command" task sent bash ``"timeout": 0``, which the tool refuses (then 0.5,
   which cut a command short): the grammar holds ``timeout`` to at least 10 s (``with_argument_bounds``);
-- it copied our notes into its answers: each one is kept out of the answer's text (``hidden_notes``).
+- it copied our notes into its answers: each one is kept out of the answer's text (``hidden_notes``),
+  and an answer that repeats a guard's refusal is written again once, after ``ECHO_NOTE``.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from typing import Any
 
@@ -43,6 +45,7 @@ from pi_ai.api.local import (
     CopiedText,
 )
 from pi_coding_agent.core.tools import edit_base_text
+from pi_coding_agent.runtime.agent_session._write_guard import REFUSAL_PREFIXES
 
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 MAX_SHOWN_LINES = 60
@@ -82,6 +85,8 @@ def changed_region(patch: str) -> str | None:
 EDIT_NOTE = "The file is saved; no write is needed."
 """After a successful edit (with the changed lines): told only "Successfully replaced", the 1.5B
 rewrote the file from memory."""
+REGION_INTRO = "The changed part now reads:"
+"""Introduces the changed lines after ``EDIT_NOTE``; the 1.5B once answered with it (newcomer trial)."""
 DONE_NOTE = "(The command succeeded after your changes. If the task is done, reply to the user now.)"
 ANSWER_NOTE = "(If this answers the user's question, reply with the answer now; a question needs no change to files.)"
 """After a file is read for a question: the 1.5B read the README it was asked about, then edited it."""
@@ -101,7 +106,7 @@ def _note(message: ToolResultMessage, changed_files: bool, question: bool) -> st
         patch = details.get("patch") if isinstance(details, dict) else None
         region = changed_region(patch) if isinstance(patch, str) else None
         if region is not None:
-            return f"{EDIT_NOTE} The changed part now reads:\n```\n{region}\n```"
+            return f"{EDIT_NOTE} {REGION_INTRO}\n```\n{region}\n```"
     if message.tool_name == "bash" and changed_files:
         return DONE_NOTE
     return None
@@ -145,12 +150,11 @@ def edit_undos() -> dict[str, Any]:
     return {UNDO_OPTION: undos}
 
 
-
 CLAIM_NOTE = (
     "(No file has been changed in this task: no edit or write was made. Do not say that you changed "
     "something. Make the change now with the tools, or tell the user plainly that nothing was changed.)"
 )
-"""Asked of an answer that claims a change the task never made (``claim_check``)."""
+"""Asked of an answer that claims a change the task never made (``answer_check``)."""
 
 _VERBS = (
     "fixed|updated|changed|modified|edited|added|created|renamed|replaced|removed|deleted|corrected|"
@@ -160,6 +164,7 @@ _CLAIM = re.compile(
     rf"\bI(?:'ve| have)?\s+(?:now\s+|also\s+|successfully\s+|just\s+)*(?:{_VERBS})\b"
     rf"|\b(?:has|have)\s+(?:now\s+)?been\s+(?:successfully\s+)?(?:{_VERBS})\b"
     rf"|\b(?:is|are)\s+now\s+(?:fixed|updated|corrected|renamed|in place)\b"
+    rf"|\b(?:is|are|was|were)\s+(?:now\s+)?(?:fixed|resolved|corrected)\b"
     rf"|\bsuccessfully\s+(?:{_VERBS})\b"
     rf"|\bI(?:'ve| have)?\s+made\s+(?:the\s+|these\s+|those\s+|some\s+)?(?:following\s+|necessary\s+|requested\s+)?changes?\b",
     re.IGNORECASE,
@@ -226,22 +231,116 @@ def task_changed_files(context: Context) -> bool:
     return False
 
 
-def claim_check(context: Context) -> dict[str, Any]:
-    """The ``local`` API's answer check when the task has changed nothing so far: an answer that
-    claims a change is not accepted; the turn is written again once after ``CLAIM_NOTE``. When the
-    task did change something, no check (the answer streams as it is written)."""
-    if not context.tools or task_changed_files(context):
+ECHO_NOTE = (
+    "(That reply repeats a message the tools gave you, not meant for the user. Reply to the user in your "
+    "own words: say what was changed in this task and whether it is done, or that it is not done.)"
+)
+"""Asked of an answer that repeats one of our guards' refusals (``answer_check``): in the newcomer
+trial the 1.5B, its ``write`` refused, answered the user with the refusal's advice."""
+ECHO_WORDS = 8
+"""An answer with this many consecutive words of a guard's refusal repeats it."""
+_WORD = re.compile(r"[\w/.'-]+")
+
+
+def _shingles(text: str) -> set[tuple[str, ...]]:
+    words = [word.lower().strip(".") for word in _WORD.findall(text)]
+    return {tuple(words[index : index + ECHO_WORDS]) for index in range(len(words) - ECHO_WORDS + 1)}
+
+
+def echoes(text: str, sources: list[str]) -> bool:
+    """Whether ``text`` repeats ``ECHO_WORDS`` consecutive words of one of ``sources``."""
+    said = _shingles(text)
+    return any(said & _shingles(source) for source in sources)
+
+
+def guard_refusals(context: Context) -> list[str]:
+    """The texts of the task's tool results (since the user's last message) that are our guards'
+    refusals (``_write_guard.REFUSAL_PREFIXES``)."""
+    found: list[str] = []
+    for message in reversed(context.messages):
+        if isinstance(message, UserMessage):
+            break
+        if isinstance(message, ToolResultMessage) and message.is_error:
+            text = content_text(message.content, "")
+            if text.startswith(REFUSAL_PREFIXES):
+                found.append(text)
+    return found
+
+
+REPORT_NOTE = (
+    "(The user does not see what the tools return. Reply with what the command printed: quote its output.)"
+)
+"""Asked of an answer to "run this and tell me" that leaves the command's output out: in the newcomer
+trial the 1.5B ran ``python3 stats.py fruits.txt`` and answered "...was executed, and the output was
+printed.", so the user read no output at all."""
+_ASKS_OUTPUT = re.compile(
+    r"\b(?:tell me|report|prints?|printed|outputs?|show me|how many|what number|what value)\b", re.IGNORECASE
+)
+_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?!\w)")
+
+
+def command_output(context: Context) -> str | None:
+    """The output of the task's last tool call when it is a successful ``bash`` run with output and
+    the user's message asks what a command prints; else None."""
+    for message in reversed(context.messages):
+        if isinstance(message, UserMessage):
+            return None
+        if isinstance(message, ToolResultMessage):
+            text = content_text(message.content, "").strip()
+            if message.tool_name != "bash" or message.is_error or not text:
+                return None
+            break
+    else:
+        return None
+    request = next(
+        (content_text(m.content, "") for m in reversed(context.messages) if isinstance(m, UserMessage)), ""
+    )
+    return text if _ASKS_OUTPUT.search(request) else None
+
+
+REPORT_ALL_NUMBERS = 3
+"""An output with at most this many distinct numbers is reported only with all of them."""
+
+
+def reports(answer: str, output: str) -> bool:
+    """Whether ``answer`` gives ``output``: one of its lines as it is, or its numbers (all of them
+    when it has at most ``REPORT_ALL_NUMBERS``, else one). After the guard the 1.5B reported
+    "7 words, 17 letters" for "7 words, 39 letters"."""
+    if any(line.strip() in answer for line in output.splitlines() if len(line.strip()) >= 2):
+        return True
+    printed, said = set(_NUMBER.findall(output)), set(_NUMBER.findall(answer))
+    if not printed:
+        return False
+    return printed <= said if len(printed) <= REPORT_ALL_NUMBERS else bool(printed & said)
+
+
+def answer_check(context: Context) -> dict[str, Any]:
+    """The ``local`` API's answer check: when the task has changed nothing so far, an answer that
+    claims a change is not accepted (``CLAIM_NOTE``); when one of our guards refused a call in the
+    task, an answer that repeats the refusal is not accepted (``ECHO_NOTE``); right after a command
+    the user asked about, an answer without any of its output is not accepted (``REPORT_NOTE``).
+    Each time the turn is written again once after the note. Otherwise no check (the answer streams as it is written)."""
+    if not context.tools:
+        return {}
+    unchanged = not task_changed_files(context)
+    refusals = guard_refusals(context)
+    output = command_output(context)
+    if not unchanged and not refusals and output is None:
         return {}
 
     def check(text: str) -> str | None:
-        return CLAIM_NOTE if claims_change(text) else None
+        if refusals and echoes(text, refusals):
+            return ECHO_NOTE
+        if unchanged and claims_change(text):
+            return CLAIM_NOTE
+        return REPORT_NOTE if output is not None and not reports(text, output) else None
 
     return {ANSWER_CHECK_OPTION: check}
 
 
 def hidden_notes() -> dict[str, Any]:
     """Our notes, for the ``local`` API to keep out of the answers' text."""
-    return {HIDDEN_NOTES_OPTION: [EDIT_NOTE, DONE_NOTE, ANSWER_NOTE, CLAIM_NOTE]}
+    return {HIDDEN_NOTES_OPTION: [f"{EDIT_NOTE} {REGION_INTRO}", DONE_NOTE, ANSWER_NOTE, CLAIM_NOTE, ECHO_NOTE, REPORT_NOTE]}
 
 
 BASH_MIN_TIMEOUT = 10
@@ -273,3 +372,82 @@ def _bounded(tool: Tool) -> Tool:
         return tool
     parameters = {**tool.parameters, "properties": {**properties, **changed}}
     return msgspec.structs.replace(tool, parameters=parameters)
+
+
+ATTACH_MAX_CHARS = 4000
+"""A file the user's message names is attached when it has at most this many characters..."""
+ATTACH_MAX_FILES = 3
+"""...and at most this many of them (the first named)."""
+_NAMED = re.compile(r"(?<![\w/.~-])[\w][\w./-]*\.[A-Za-z0-9]+")
+
+
+def named_files(text: str, cwd: str) -> list[tuple[str, str]]:
+    """(name, content) of the small text files inside ``cwd`` that ``text`` names, as written."""
+    found: list[tuple[str, str]] = []
+    root = os.path.realpath(cwd)
+    for name in dict.fromkeys(match.group(0).rstrip(".") for match in _NAMED.finditer(text)):
+        path = os.path.realpath(os.path.join(root, name))
+        if not path.startswith(root + os.sep) or not os.path.isfile(path):
+            continue
+        try:
+            with open(path, encoding="utf-8") as handle:
+                content = handle.read(ATTACH_MAX_CHARS + 1)
+        except (OSError, UnicodeDecodeError):
+            continue
+        if len(content) <= ATTACH_MAX_CHARS:
+            found.append((name, content))
+        if len(found) == ATTACH_MAX_FILES:
+            break
+    return found
+
+
+class NamedFiles:
+    """Attaches the files a user's message names to that message, in the request only, as ``@file``
+    would (``<file name="...">``): the 1.5B answered questions about a file without reading it and
+    edited files it had not read. Each message's attachment is made once, when the message is
+    first sent, and then kept as it was: later turns of the session send the same text, so the
+    prompt cache keeps it (and the edits made since are in the tool results)."""
+
+    def __init__(self, cwd: str) -> None:
+        self.cwd = cwd
+        self._made: dict[tuple[int, str], str] = {}
+
+    def attachment(self, message: UserMessage) -> str:
+        text = content_text(message.content, "")
+        key = (message.timestamp, text)
+        if key not in self._made:
+            files = named_files(text, self.cwd)
+            self._made[key] = "".join(f'\n<file name="{name}">\n{content}\n</file>' for name, content in files)
+        return self._made[key]
+
+    def __call__(self, context: Context) -> Context:
+        messages = list(context.messages)
+        changed = False
+        for index, message in enumerate(messages):
+            if not isinstance(message, UserMessage):
+                continue
+            attached = self.attachment(message)
+            if attached:
+                content = [TextContent(text=message.content)] if isinstance(message.content, str) else message.content
+                messages[index] = msgspec.structs.replace(message, content=[*content, TextContent(text=attached)])
+                changed = True
+        return msgspec.structs.replace(context, messages=messages) if changed else context
+
+
+_DOCS_SECTION = re.compile(r"\n*<docs>\n.*?\n</docs>", re.DOTALL)
+_ABOUT_PI = re.compile(r"\bpi\b", re.IGNORECASE)
+
+
+def without_pi_docs(context: Context) -> Context:
+    """``context`` without the system prompt's ``<docs>`` section (where pi's own documentation
+    and examples are) unless the user's last message mentions pi. The 1.5B put that folder in front
+    of the project's file names (``<pi's install>/config.py``), explained a ``grep`` over it instead
+    of running one (newcomer trial), and once edited ``<pi's install>/examples/calc.py``; the
+    section is also about 150 tokens of prefill."""
+    request = next(
+        (content_text(m.content, "") for m in reversed(context.messages) if isinstance(m, UserMessage)), ""
+    )
+    if not context.system_prompt or _ABOUT_PI.search(request):
+        return context
+    shorter = _DOCS_SECTION.sub("", context.system_prompt)
+    return context if shorter == context.system_prompt else msgspec.structs.replace(context, system_prompt=shorter)

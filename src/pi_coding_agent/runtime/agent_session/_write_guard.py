@@ -11,6 +11,16 @@ It also refuses an ``edit`` or ``write`` outside the working folder that the use
 not name: asked to fix ``calc.py`` in an empty folder, the 1.5B wrote ``<pi's install>/examples/calc.py``
 (the system prompt lists pi's own examples folder) in a real run on 2026-12-06.
 
+And it refuses an ``edit`` or ``write`` of an existing test file when the user asked for code that
+makes failing tests pass and did not ask to change the tests: told "The tests in test_temps.py
+fail. Fix the bug in temps.py so they pass.", the 1.5B swapped the arguments of all three asserts
+in the test file and never touched temps.py (newcomer trial, 2026-12-07).
+
+And it refuses an ``edit`` that changes more than the quoted change the user asked for: told
+'In farewell.py, change "Bye" to "See you".', the 1.5B replaced ``return f"Bye, {name}."`` with
+``return f"See you.",`` (the name dropped, and a comma that makes the function return a tuple).
+The refusal gives the block's ``newText`` with just the asked change made.
+
 Only for in-process models: a large model that shortens a file it read does so on purpose, and
 Pi's behaviour with those providers is kept (docs/providers/local.md).
 """
@@ -18,7 +28,8 @@ Pi's behaviour with those providers is kept (docs/providers/local.md).
 from __future__ import annotations
 
 import os
-from collections.abc import Awaitable, Callable
+import re
+from collections.abc import Awaitable, Callable, Collection, Sequence
 
 from pi_agent import BeforeToolCallContext, BeforeToolCallResult
 from pi_ai import AbortSignal, AssistantMessage, ToolCall, ToolResultMessage, UserMessage, content_text
@@ -27,6 +38,8 @@ from pi_coding_agent.core.tools import edit_base_text, resolve_read_path
 
 ToolGuard = Callable[[BeforeToolCallContext, AbortSignal | None], Awaitable[BeforeToolCallResult | None]]
 
+REFUSAL_PREFIXES = ("Not written:", "Not changed:")
+"""How each refusal begins (the answer check knows them by it: ``_local_aids.guard_refusals``)."""
 RELATED_SHARE = 0.5
 """A new content keeping less than this share of the old file's non-blank lines is unrelated to it..."""
 RELATED_MIN_LINES = 4
@@ -116,6 +129,94 @@ def outside_refusal(path: str, cwd: str, request: str) -> str | None:
     )
 
 
+_TEST_NAME = re.compile(r"(?:^test_.+|.+_test\.\w+|.+\.(?:test|spec)\.\w+)$")
+_TEST_DIRS = frozenset(["test", "tests", "__tests__", "spec"])
+_IN_SENTENCE = r"(?:[^.?!]|[.?!](?=\S))*"
+"""Text within one sentence (a dot inside a file name does not end it)."""
+_TEST_WORD = r"(?:tests?|test_\w+|\w+_test)"
+_FAILING = re.compile(
+    rf"\b{_TEST_WORD}\b{_IN_SENTENCE}\b(?:fail|fails|failing|failed|pass|passes|passing|broken)\b"
+    rf"|\b(?:fail|fails|failing|failed|pass|passes|passing|broken)\b{_IN_SENTENCE}\b{_TEST_WORD}\b",
+    re.IGNORECASE,
+)
+_CHANGE_TESTS = re.compile(
+    r"\b(?:add|create|write|update|change|modify|edit|extend|rewrite|rename|adjust|delete|remove)\s+"
+    r"(?:the\s+|a\s+|an\s+|this\s+|that\s+|these\s+|those\s+|new\s+|more\s+)*(?:\w+\s+)?"
+    r"(?:tests?\b|test_\w+|\S*_test\b|\S+\.(?:test|spec)\.)",
+    re.IGNORECASE,
+)
+
+
+def is_test_file(path: str) -> bool:
+    """Whether ``path`` names a test: ``test_*``, ``*_test.*``, ``*.test.*``, ``*.spec.*`` or a
+    file under a ``test``/``tests``/``__tests__``/``spec`` folder."""
+    parts = path.replace("\\", "/").split("/")
+    return bool(_TEST_NAME.match(parts[-1])) or any(part in _TEST_DIRS for part in parts[:-1])
+
+
+def written_files(messages: Sequence[object], cwd: str) -> set[str]:
+    """Absolute paths a successful ``write`` of the task (since the user's last message) wrote."""
+    calls: dict[str, str] = {}
+    written: set[str] = set()
+    for message in reversed(messages):
+        if isinstance(message, UserMessage):
+            break
+        if isinstance(message, ToolResultMessage) and message.tool_name == "write" and not message.is_error:
+            written.add(message.tool_call_id)
+        elif isinstance(message, AssistantMessage):
+            for block in message.content:
+                path = block.arguments.get("path") if isinstance(block, ToolCall) else None
+                if isinstance(block, ToolCall) and block.name == "write" and isinstance(path, str):
+                    calls[block.id] = resolve_read_path(path, cwd)
+    return {calls[call_id] for call_id in written if call_id in calls}
+
+
+def kept_test_refusal(path: str, cwd: str, request: str, written: Collection[str] = ()) -> str | None:
+    """Why a change to ``path`` is refused when it is an existing test the task did not write,
+    ``request`` (the user's message) asks for failing tests to pass and does not ask to change
+    tests; else None."""
+    absolute = resolve_read_path(path, cwd)
+    if not is_test_file(path) or not os.path.isfile(absolute) or absolute in written:
+        return None
+    if not _FAILING.search(request) or _CHANGE_TESTS.search(request):
+        return None
+    return (
+        f"Not changed: {path} is a test, and the user asked for the code to pass it, not for a change "
+        "to the test. Leave the test as it is and change the code it tests."
+    )
+
+
+_QUOTED_CHANGE = re.compile(
+    r"""\b(?:change|replace|rename|turn)\s+(["'`])(.+?)\1\s+(?:to|into|with|by)\s+(["'`])(.+?)\3""",
+    re.IGNORECASE,
+)
+
+
+def replacement_refusal(edits: object, request: str) -> str | None:
+    """Why an ``edit`` is refused when the user asked to change quoted text into other quoted text
+    ("change "Bye" to "See you"") and a block that does it changes more than that; else None."""
+    pairs = [(match.group(2), match.group(4)) for match in _QUOTED_CHANGE.finditer(request)]
+    if not pairs or not isinstance(edits, list):
+        return None
+    for block in edits:
+        old = block.get("oldText") if isinstance(block, dict) else None
+        new = block.get("newText") if isinstance(block, dict) else None
+        if not isinstance(old, str) or not isinstance(new, str):
+            continue
+        asked = [(before, after) for before, after in pairs if before in old and after in new]
+        if not asked:
+            continue
+        expected = old
+        for before, after in asked:
+            expected = expected.replace(before, after)
+        if new.strip() != expected.strip():
+            return (
+                f"Not changed: the user asked to change {asked[0][0]!r} to {asked[0][1]!r}, and this edit "
+                f"changes more than that. For that block, newText is {expected!r}; make the edit with it."
+            )
+    return None
+
+
 def write_guard(cwd: str) -> ToolGuard:
     """The ``before_tool_call`` check (see the module)."""
 
@@ -128,9 +229,15 @@ def write_guard(cwd: str) -> ToolGuard:
         path, content = context.args.get("path"), context.args.get("content")
         if not isinstance(path, str):
             return None
-        outside = outside_refusal(path, cwd, _last_request(list(context.context.messages)))
-        if outside is not None:
-            return BeforeToolCallResult(block=True, reason=outside)
+        messages: list[object] = list(context.context.messages)
+        request = _last_request(messages)
+        refused = outside_refusal(path, cwd, request) or kept_test_refusal(
+            path, cwd, request, written_files(messages, cwd)
+        )
+        if refused is None and name == "edit":
+            refused = replacement_refusal(context.args.get("edits"), request)
+        if refused is not None:
+            return BeforeToolCallResult(block=True, reason=refused)
         if name != "write" or not isinstance(content, str):
             return None
         how = touched_files(list(context.context.messages), cwd).get(resolve_read_path(path, cwd))

@@ -6,16 +6,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pi_ai import Context, TextContent, ToolResultMessage, UserMessage
+from pi_ai import Context, TextContent, ToolResultMessage, UserMessage, content_text
 from pi_ai.api.local import COPY_SOURCE_OPTION, UNDO_OPTION, CopiedText
 from pi_coding_agent.core.tools._diff import unified_patch
 from pi_coding_agent.runtime.agent_session._local_aids import (
     ANSWER_NOTE,
+    ATTACH_MAX_CHARS,
     DONE_NOTE,
+    NamedFiles,
     changed_region,
     edit_quotes,
     edit_undos,
     with_result_notes,
+    without_pi_docs,
 )
 
 
@@ -95,3 +98,40 @@ def test_the_undo_of_an_edit_swaps_its_blocks_back() -> None:
     ]
     assert undos("write", {"path": "u.py", "content": ""}) == []
     assert undos("edit", {"path": "u.py", "edits": "not a list"}) == []
+
+
+# ------------------------------------------------------------ the files a message names
+
+
+def test_the_files_a_message_names_are_attached_once_as_first_seen(tmp_path: Path) -> None:
+    (tmp_path / "settings.toml").write_text("[http]\nrequest_timeout = 37\n")
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "dates.py").write_text("def parse_day(text):\n    return text\n")
+    (tmp_path / "big.txt").write_text("x" * (ATTACH_MAX_CHARS + 1))
+    (tmp_path.parent / "outside.txt").write_text("secret\n")
+    question = UserMessage(
+        content="What is request_timeout in settings.toml? See lib/dates.py, big.txt, ../outside.txt, new.py.",
+        timestamp=1,
+    )
+    attach = NamedFiles(str(tmp_path))
+    context = Context(system_prompt="s", messages=[question])
+    sent = attach(context).messages[0]
+    assert isinstance(sent, UserMessage) and isinstance(sent.content, list)
+    attached = content_text(sent.content, "")
+    assert '<file name="settings.toml">\n[http]\nrequest_timeout = 37\n\n</file>' in attached
+    assert '<file name="lib/dates.py">' in attached
+    assert "big.txt\">" not in attached and "secret" not in attached and 'name="new.py"' not in attached
+    assert context.messages[0] is question  # the session's message is left as it is
+    (tmp_path / "settings.toml").write_text("[http]\nrequest_timeout = 99\n")
+    assert attach(context).messages[0] == sent  # later turns send the same text (the prompt cache)
+    plain = Context(system_prompt="s", messages=[UserMessage(content="hi", timestamp=2)])
+    assert attach(plain) is plain
+
+
+def test_pis_docs_section_is_left_out_unless_the_user_asks_about_pi() -> None:
+    prompt = "You are pi.\n\n<tools>\n- read\n</tools>\n\n<docs>\nAbout pi itself:\n- Overview: /opt/pi/README.md\n</docs>\n\n<cwd>\n/p\n</cwd>"
+    task = Context(system_prompt=prompt, messages=[UserMessage(content="Fix calc.py.", timestamp=0)])
+    assert without_pi_docs(task).system_prompt == "You are pi.\n\n<tools>\n- read\n</tools>\n\n<cwd>\n/p\n</cwd>"
+    assert task.system_prompt == prompt  # the session's prompt is left as it is
+    about_pi = Context(system_prompt=prompt, messages=[UserMessage(content="How do I write a Pi extension?", timestamp=0)])
+    assert without_pi_docs(about_pi) is about_pi

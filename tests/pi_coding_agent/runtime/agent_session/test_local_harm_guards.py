@@ -18,7 +18,7 @@ from pi_coding_agent.core.tools import create_tools
 from pi_coding_agent.runtime.agent_session._local_aids import (
     CLAIM_NOTE,
     DONE_NOTE,
-    claim_check,
+    answer_check,
     claims_change,
     hidden_notes,
     may_change_files,
@@ -254,7 +254,7 @@ def test_a_claim_is_checked_only_while_the_task_has_changed_nothing() -> None:
     ran_tests = _context(
         _assistant(_call("b1", "bash", command="python -m pytest -q")), _result("b1", "bash")
     )
-    check = claim_check(ran_tests)[ANSWER_CHECK_OPTION]
+    check = answer_check(ran_tests)[ANSWER_CHECK_OPTION]
     assert check("I fixed the bug in calc.py and the test passes now.") == CLAIM_NOTE
     assert check("The test fails: add returns a - b.") is None
     edited = _context(_assistant(_call("e1", "edit", path="calc.py", edits=[])), _result("e1", "edit"))
@@ -262,10 +262,10 @@ def test_a_claim_is_checked_only_while_the_task_has_changed_nothing() -> None:
         _assistant(_call("e1", "edit", path="calc.py", edits=[])), _result("e1", "edit", error=True)
     )
     sed = _context(_assistant(_call("b1", "bash", command="sed -i 's/-/+/' calc.py")), _result("b1", "bash"))
-    assert claim_check(edited) == {} and claim_check(sed) == {}
-    assert ANSWER_CHECK_OPTION in claim_check(failed_edit)
+    assert answer_check(edited) == {} and answer_check(sed) == {}
+    assert ANSWER_CHECK_OPTION in answer_check(failed_edit)
     assert (
-        claim_check(Context(system_prompt="s", messages=[UserMessage(content="hi", timestamp=0)])) == {}
+        answer_check(Context(system_prompt="s", messages=[UserMessage(content="hi", timestamp=0)])) == {}
     )  # no tools
 
 
