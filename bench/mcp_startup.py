@@ -14,7 +14,8 @@ alternating. Each first request is checked: it must declare the three servers' t
 (``mcp__time_a__get_current_time``, ...), the same set for both CLIs (Pi 1.6 orders them by
 which server connected first, ours as ``mcp.json`` lists them), so the time includes
 the wait for the servers (a benchmark of a run that did not wait is no benchmark). Also
-measured, for reference: both without ``mcp.json``.
+measured, for reference: both without ``mcp.json``, and the three servers alone (started
+together, until each answered ``initialize`` and ``tools/list``), the floor under both.
 
 Ours is ``.venv/bin/pi`` of this checkout, or, in a worktree without its own ``.venv``, this
 interpreter running ``pi_coding_agent.app.cli`` from this checkout's ``src``.
@@ -117,8 +118,60 @@ def timed(
         return provider.first_request_at - started, _mcp_tools(provider.requests[0]["body"])
 
 
+_HANDSHAKE = [
+    {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "bench", "version": "1"},
+        },
+    },
+    {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+]
+
+
+def servers_alone(server: str) -> float:
+    """Seconds from starting the three servers together until each answered ``tools/list``:
+    the floor under both CLIs' times with MCP (no CLI can declare the tools sooner)."""
+    started = time.monotonic()
+    processes = [
+        subprocess.Popen(
+            [server, "--local-timezone", "UTC"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+        for _ in SERVERS
+    ]
+    try:
+        for process in processes:
+            assert process.stdin is not None
+            process.stdin.write("".join(json.dumps(m) + "\n" for m in _HANDSHAKE).encode())
+            process.stdin.flush()
+        for process in processes:
+            assert process.stdout is not None
+            while True:
+                line = process.stdout.readline()
+                if not line:
+                    raise RuntimeError(f"{server} closed its output before answering tools/list")
+                if json.loads(line).get("id") == 2:
+                    break
+        return time.monotonic() - started
+    finally:
+        for process in processes:
+            assert process.stdin is not None
+            process.stdin.close()
+            if process.wait(timeout=10) != 0:
+                raise RuntimeError(f"{server} exited with {process.returncode}")
+
+
 def measure(runs: int) -> dict[str, Any]:
     server = time_server()[0]
+    load_before = [round(x, 2) for x in os.getloadavg()]
     ours, ours_env = _ours()
     pi = _pi_current()
     seconds: dict[tuple[str, bool], list[float]] = {}
@@ -137,10 +190,14 @@ def measure(runs: int) -> dict[str, Any]:
                         tools[who] = offered
                     if attempt:
                         seconds.setdefault((who, with_mcp), []).append(took)
+                if with_mcp:
+                    alone = servers_alone(server)
+                    if attempt:
+                        seconds.setdefault(("servers", True), []).append(alone)
     # As a set: Pi 1.6 declares the servers' tools in the order the servers connected.
     if sorted(tools["ours"]) != sorted(tools["pi"]):
         raise SystemExit(f"the runs declare different MCP tools:\n ours {tools['ours']}\n pi   {tools['pi']}")
-    rows = {}
+    rows: dict[str, dict[str, Any]] = {}
     for with_mcp, label in ((False, "no MCP"), (True, "3 stdio MCP servers")):
         mine, theirs = (statistics.median(seconds[who, with_mcp]) for who in ("ours", "pi"))
         rows[label] = {
@@ -150,9 +207,15 @@ def measure(runs: int) -> dict[str, Any]:
             "ours_runs": [round(s, 3) for s in seconds["ours", with_mcp]],
             "pi_runs": [round(s, 3) for s in seconds["pi", with_mcp]],
         }
+    floor = seconds["servers", True]
+    rows["3 servers alone"] = {
+        "seconds": round(statistics.median(floor), 3),
+        "runs": [round(x, 3) for x in floor],
+    }
     return {
         "runs": runs,
-        "load_average": [round(x, 2) for x in os.getloadavg()],
+        "load_average_before": load_before,
+        "load_average_after": [round(x, 2) for x in os.getloadavg()],
         "tools": tools["ours"],
         "rows": rows,
     }
@@ -171,10 +234,15 @@ def main(runs: int, as_json: bool) -> None:
         print(json.dumps(result, indent=2))
         return
     print(f"MCP tools in the first request ({len(result['tools'])}): {', '.join(result['tools'])}")
-    print(f"launch to first request, median of {runs} (s); load average {result['load_average']}")
+    print(
+        f"launch to first request, median of {runs} (s); load average {result['load_average_before']} -> {result['load_average_after']}"
+    )
     print(f"{'':24}{'ours':>8}{'Pi 1.6':>8}{'ratio':>8}")
     for label, row in result["rows"].items():
-        print(f"{label:24}{row['ours']:8.2f}{row['pi']:8.2f}{row['ratio']:8.2f}")
+        if "seconds" in row:
+            print(f"{label:24}{row['seconds']:8.2f}  (initialize + tools/list, no CLI)")
+        else:
+            print(f"{label:24}{row['ours']:8.2f}{row['pi']:8.2f}{row['ratio']:8.2f}")
 
 
 if __name__ == "__main__":
