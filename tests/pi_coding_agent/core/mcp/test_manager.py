@@ -235,3 +235,24 @@ def test_timeouts_are_counted_from_the_last_progress() -> None:
     finally:
         manager.close()
     assert updates[0] == (1.0, 12.0, "step 1") and len(updates) == 12
+
+
+def test_direct_tools_follow_the_configured_order_of_servers_not_their_connection_order() -> None:
+    """Pi 1.6 declares MCP tools in the order its servers finished connecting; ours keep
+    ``mcp.json``'s order (docs/mcp.md, differences), so a request does not change from run to
+    run. The first server here starts a second late and connects last."""
+    late = {"command": "sh", "args": ["-c", f"sleep 1; exec {sys.executable} -m tests.support.mcp_server"],
+            "cwd": str(REPO), "exposure": "direct"}  # fmt: skip
+    manager = _manager(late=late, early={**PROBE, "exposure": "direct"})
+    manager.start()
+
+    async def names() -> list[str]:
+        assert await manager.wait_for_direct()
+        return [tool.name for tool in manager.direct_tools()]
+
+    try:
+        listed = asyncio.run(names())
+    finally:
+        manager.close()
+    servers = [name.split("__")[1] for name in listed]
+    assert servers == sorted(servers, key=["late", "early"].index) and set(servers) == {"late", "early"}
