@@ -9,6 +9,7 @@ or build too (its process session), so nothing is left running.
 
 from __future__ import annotations
 
+import signal
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -22,6 +23,12 @@ if TYPE_CHECKING:
 
 STOP_WAIT_SECONDS = 30.0
 """How long an interrupted setup waits for the install's thread once its process is stopped."""
+STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+"""Blocked on the install's thread, so the kernel hands them to the main thread: one taken by the
+install thread would leave the main thread asleep in its wait for the download's pip (Python runs
+signal handlers on the main thread only when it wakes), and Ctrl+C would do nothing. The
+install's processes inherit the mask; they run in a session of their own and are stopped with
+SIGKILL (``kill_session``)."""
 
 
 class Installable(Protocol):
@@ -73,6 +80,7 @@ def install_while(runtime: Installable, download: Callable[[], object], progress
     outcome: list[Path | BaseException] = []
 
     def install() -> None:
+        signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
         try:
             outcome.append(runtime.install(deferred))
         except BaseException as error:  # handed to the caller's thread

@@ -77,6 +77,16 @@ def _run(job: dict[str, Any], index: PackageIndex, cache: Path) -> subprocess.Co
     return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
 
 
+def _threads_blocking(pid: int, signum: int) -> list[bool]:
+    """For each thread of process ``pid`` but its main one: whether it blocks ``signum``."""
+    blocking = []
+    for status in sorted(Path(f"/proc/{pid}/task").glob("*/status")):
+        if status.parent.name != str(pid):
+            mask = next(line for line in status.read_text().splitlines() if line.startswith("SigBlk:"))
+            blocking.append(bool(int(mask.split()[1], 16) & (1 << (signum - 1))))
+    return blocking
+
+
 def _wait_for(condition: Any, what: str, timeout: float = 120) -> None:
     deadline = time.monotonic() + timeout
     while not condition():
@@ -227,7 +237,7 @@ def test_ctrl_c_during_the_first_runs_setup_says_the_next_run_resumes(index: Pac
     cache = tmp_path / "cache"
     keep = {k: v for k, v in index.pip_env().items() if k.startswith("PIP_") or k in ("PATH", "LANG")}
     # The hub is left out (the weights come from this index): a lookup of huggingface.co would
-    # leave the machine, and on a host without DNS it held the interrupt past the test's wait.
+    # leave the machine.
     env = {**keep, "PI_LOCAL_CACHE": str(cache), "HOME": str(tmp_path / "home"),
            "PI_CODING_AGENT_DIR": str(tmp_path / "agent"), "HF_HUB_OFFLINE": "1", "PYTHONFAULTHANDLER": "1"}
     process = subprocess.Popen(
@@ -239,6 +249,9 @@ def test_ctrl_c_during_the_first_runs_setup_says_the_next_run_resumes(index: Pac
               "the runtime's pip session to be recorded")
     partial = next((cache / "runtime").glob("*.partial"))
     pip_session = int((partial / "session").read_text())
+    # A signal the install's thread took would leave the main thread asleep in its wait for the
+    # download's pip: every thread but the main one blocks it, so the kernel gives it to main.
+    assert _threads_blocking(process.pid, signal.SIGINT) == [True]
     process.send_signal(signal.SIGINT)
     try:
         _, stderr = process.communicate(timeout=60)
