@@ -2,15 +2,16 @@
 turn 2 reuses the evaluated prompt prefix, the session compacts, the model's summary fits the
 window (docs/agent-session.md, "Small context windows"), and the session goes on after it.
 
-The window is that small, and each note about 240 tokens, because every token of the run is
-evaluated on the CPU: the run evaluates about 2 300 prompt tokens and 200 summary tokens. A
+The window is that small, and each note about 320 tokens, because every token of the run is
+evaluated on the CPU: the run evaluates about 2 000 prompt tokens and 200 summary tokens. A
 2 048 window with 530-token notes evaluated about 4 900 prompt tokens for the same checks (141
 CPU-seconds against 88, measured one after the other at load 11 on one thread); a 4 096 window
 with 1 300-token notes cost 2.4 times that again.
 
-The sizes keep margins (the system prompt, without tools, is about 350 tokens): turn 2 ends
-about 130 tokens under the compaction threshold (960, three quarters of the window), turn 3
-about 110 over it and 210 under the window. The last two notes (about 410 tokens by the
+The sizes keep margins (the system prompt, without tools and without the docs section the
+in-process model leaves out, is about 110 tokens; measured 2026-12-07): turn 2 ends about 200
+tokens under the compaction threshold (960, three quarters of the window), turn 3 about 120 over
+it and 200 under the window. The last two notes (about 550 tokens by the
 four-characters estimate) are more than the quarter of the window compaction keeps, so the
 first note is what gets summarized. Words rather than digits keep that estimate close to the
 real token count. The window is not smaller because the summary's cap is 0.8 of the reserved
@@ -28,13 +29,13 @@ from tests.pi_coding_agent.e2e._harness import Sandbox, run_ours
 from tests.support.local_model import SMALL_MODEL, cache_env, model_file, require_runtime
 
 WINDOW = 1280
-FACTS_PER_NOTE = 13
+FACTS_PER_NOTE = 18
 COLORS = ("red", "green", "blue", "yellow", "white", "black", "orange", "purple")
 ROOMS = ("kitchen", "garden", "library", "garage", "attic", "hallway", "bedroom")
 
 
 def _notes(part: int) -> str:
-    """About 240 tokens of varied facts to remember: three of them pass three quarters of the window."""
+    """About 320 tokens of varied facts to remember: three of them pass three quarters of the window."""
     lines = [
         f"In part {part}, the {COLORS[n % 8]} basket in the {ROOMS[n % 7]} holds {n * 3 + part} apples."
         for n in range(FACTS_PER_NOTE)
