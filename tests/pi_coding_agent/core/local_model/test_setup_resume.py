@@ -77,6 +77,12 @@ def _run(job: dict[str, Any], index: PackageIndex, cache: Path) -> subprocess.Co
     return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
 
 
+_WITH_SIGINT_DEFAULT = (
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])"
+)
+"""Run ``argv[1:]`` with SIGINT at its default disposition (kept across ``exec``)."""
+
+
 def _threads_blocking(pid: int, signum: int) -> list[bool]:
     """For each thread of process ``pid`` but its main one: whether it blocks ``signum``."""
     blocking = []
@@ -240,9 +246,11 @@ def test_ctrl_c_during_the_first_runs_setup_says_the_next_run_resumes(index: Pac
     # leave the machine.
     env = {**keep, "PI_LOCAL_CACHE": str(cache), "HOME": str(tmp_path / "home"),
            "PI_CODING_AGENT_DIR": str(tmp_path / "agent"), "HF_HUB_OFFLINE": "1", "PYTHONFAULTHANDLER": "1"}
+    # pi as a user's terminal starts it, SIGINT at its default: a runner started in the
+    # background of a script (`./test &`) hands its children SIGINT ignored, which pi respects.
     process = subprocess.Popen(
-        [str(Path(sys.executable).parent / "pi"), "-p", "hi"], env=env, cwd=tmp_path, text=True,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        [sys.executable, "-c", _WITH_SIGINT_DEFAULT, str(Path(sys.executable).parent / "pi"), "-p", "hi"],
+        env=env, cwd=tmp_path, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )
     _wait_for(lambda: wheel.name in index.fetched, "the runtime to be requested")
     _wait_for(lambda: any((partial / "session").exists() for partial in (cache / "runtime").glob("*.partial")),
