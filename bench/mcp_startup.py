@@ -37,10 +37,11 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
 
-from tests.support import oracle  # noqa: E402
 from tests.support.mcp_reference import time_server  # noqa: E402
-from tests.support.scripted_provider import ScriptedProvider, models_json  # noqa: E402
+
+from _first_request import first_request, pi_current, sandbox  # noqa: E402
 
 SERVERS = ("time_a", "time_b", "time_c")
 LAUNCHER = "import sys; from pi_coding_agent.app.cli import main; sys.argv[0] = 'pi'; sys.exit(main())"
@@ -54,38 +55,9 @@ def _ours() -> tuple[list[str], dict[str, str]]:
     return [sys.executable, "-c", LAUNCHER], {"PYTHONPATH": str(REPO / "src")}
 
 
-def _pi_current() -> list[str]:
-    folder = oracle.oracle_dir()
-    if folder is None or not oracle.runtime_installed(current=True):
-        raise SystemExit("Pi 1.6's CLI (pi-cli-current) is not available: set PI_ORACLE_DIR")
-    return [str(folder / "pi-cli-current")]
-
-
 def _mcp_json(server: str) -> dict[str, Any]:
     entry = {"command": server, "args": ["--local-timezone", "UTC"], "exposure": "direct"}
     return {"mcpServers": {name: dict(entry) for name in SERVERS}}
-
-
-def _sandbox(root: Path, server: str | None) -> tuple[dict[str, str], str, Path]:
-    home = root / "home"
-    agent_dir = home / ".pi" / "agent"
-    work = root / "work"
-    agent_dir.mkdir(parents=True)
-    work.mkdir()
-    (agent_dir / "settings.json").write_text(json.dumps({"retry": {"enabled": False}}), encoding="utf-8")
-    if server is not None:
-        (agent_dir / "mcp.json").write_text(json.dumps(_mcp_json(server)), encoding="utf-8")
-    keep = ("PATH", "LANG", "LC_ALL", "TMPDIR", "NODE_COMPILE_CACHE")
-    env = {k: v for k, v in os.environ.items() if k in keep}
-    env.update(
-        {
-            "HOME": str(home),
-            "PI_CODING_AGENT_DIR": str(agent_dir),
-            "PI_CURRENT_HOME": str(oracle.current_home()),
-            "PI_OFFLINE": "1",
-        }
-    )
-    return env, str(work), agent_dir
 
 
 def _mcp_tools(body: dict[str, Any]) -> list[str]:
@@ -97,25 +69,12 @@ def timed(
     command: list[str], extra_env: dict[str, str], root: Path, server: str | None
 ) -> tuple[float, list[str]]:
     """Seconds from launch to the first request, and the MCP tools that request declares."""
-    env, cwd, agent_dir = _sandbox(root, server)
+    env, cwd, agent_dir = sandbox(root, {"retry": {"enabled": False}}, keep=("NODE_COMPILE_CACHE",))
+    if server is not None:
+        (agent_dir / "mcp.json").write_text(json.dumps(_mcp_json(server)), encoding="utf-8")
     env.update(extra_env)
-    with ScriptedProvider([{"text": "done"}]) as provider:
-        (agent_dir / "models.json").write_text(json.dumps(models_json(provider.base_url)), encoding="utf-8")
-        started = time.monotonic()
-        done = subprocess.run(
-            [*command, "--no-session", "--model", "scripted-openai/scripted-model", "-p", "hi"],
-            env=env,
-            cwd=cwd,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            check=False,
-            timeout=300,
-        )
-        if done.returncode != 0 or provider.first_request_at is None:
-            raise RuntimeError(
-                f"{command[0]}: exit {done.returncode}: {done.stderr.decode(errors='replace')}"
-            )
-        return provider.first_request_at - started, _mcp_tools(provider.requests[0]["body"])
+    took, body, _ = first_request(command, "hi", env, cwd, agent_dir)
+    return took, _mcp_tools(body)
 
 
 _HANDSHAKE = [
@@ -173,7 +132,7 @@ def measure(runs: int) -> dict[str, Any]:
     server = time_server()[0]
     load_before = [round(x, 2) for x in os.getloadavg()]
     ours, ours_env = _ours()
-    pi = _pi_current()
+    pi = pi_current()
     seconds: dict[tuple[str, bool], list[float]] = {}
     tools: dict[str, list[str]] = {}
     with tempfile.TemporaryDirectory(prefix="mcp-startup-") as scratch:

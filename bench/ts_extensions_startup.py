@@ -43,10 +43,11 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
 
-from tests.support import oracle  # noqa: E402
 from tests.support.scripted_provider import ScriptedProvider, models_json  # noqa: E402
 
+from _first_request import MODEL, first_request, pi_current, sandbox  # noqa: E402
 from pi_coding_agent.core.node_runtime import cache_root  # noqa: E402
 
 OURS = [str(REPO / ".venv" / "bin" / "pi")]
@@ -88,34 +89,15 @@ def npm_project() -> Path:
     return folder
 
 
-def _pi_current() -> list[str]:
-    folder = oracle.oracle_dir()
-    if folder is None or not oracle.runtime_installed(current=True):
-        raise SystemExit("Pi 1.6's CLI (pi-cli-current) is not available: set PI_ORACLE_DIR")
-    return [str(folder / "pi-cli-current")]
-
-
 def _sandbox(root: Path, project: Path | None) -> tuple[dict[str, str], str, Path]:
-    home = root / "home"
-    agent_dir = home / ".pi" / "agent"
-    work = root / "work"
-    agent_dir.mkdir(parents=True)
-    work.mkdir()
     settings: dict[str, Any] = {"retry": {"enabled": False}}
     if project is not None:
-        (agent_dir / "npm").symlink_to(project)
         settings["packages"] = [f"npm:{name}@{version}" for name, version in PACKAGES]
-    (agent_dir / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
-    keep = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL", "TMPDIR")}
-    keep["PI_NODE_CACHE"] = str(cache_root())  # Node and Pi's libraries as installed on this machine
-    env = {
-        **keep,
-        "HOME": str(home),
-        "PI_CODING_AGENT_DIR": str(agent_dir),
-        "PI_CURRENT_HOME": str(oracle.current_home()),
-        "PI_OFFLINE": "1",
-    }
-    return env, str(work), agent_dir
+    env, cwd, agent_dir = sandbox(root, settings)
+    if project is not None:
+        (agent_dir / "npm").symlink_to(project)
+    env["PI_NODE_CACHE"] = str(cache_root())  # Node and Pi's libraries as installed on this machine
+    return env, cwd, agent_dir
 
 
 def _tools(body: dict[str, Any]) -> list[str]:
@@ -128,24 +110,8 @@ def timed(
     """Seconds from launch to the first request, the tools it offers, and stderr."""
     env, cwd, agent_dir = _sandbox(root, project)
     env.update(extra_env or {})
-    with ScriptedProvider([{"text": "done"}]) as provider:
-        (agent_dir / "models.json").write_text(json.dumps(models_json(provider.base_url)), encoding="utf-8")
-        if env.get("PI_TS_TIMING") == "launch":
-            env["PI_TS_TIMING"] = str(time.time())
-        started = time.monotonic()
-        done = subprocess.run(
-            [*command, "--no-session", "--model", "scripted-openai/scripted-model", "-p", "hello"],
-            env=env,
-            cwd=cwd,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            check=False,
-            timeout=300,
-        )
-        stderr = done.stderr.decode(errors="replace")
-        if done.returncode != 0 or provider.first_request_at is None:
-            raise RuntimeError(f"{command[0]}: exit {done.returncode}: {stderr}")
-        return provider.first_request_at - started, _tools(provider.requests[0]["body"]), stderr
+    took, body, stderr = first_request(command, "hello", env, cwd, agent_dir)
+    return took, _tools(body), stderr
 
 
 def _editor_drawn(screen: str) -> bool:
@@ -163,7 +129,7 @@ def timed_tui(command: list[str], root: Path, project: Path | None) -> tuple[flo
     with ScriptedProvider([{"text": "done"}]) as provider:
         (agent_dir / "models.json").write_text(json.dumps(models_json(provider.base_url)), encoding="utf-8")
         started = time.monotonic()
-        pane = TmuxPane([*command, "--no-session", "--model", "scripted-openai/scripted-model"], Path(cwd), env)
+        pane = TmuxPane([*command, "--no-session", "--model", MODEL], Path(cwd), env)
         try:
             pane.wait_until(_editor_drawn, "the editor was never drawn", limit=300, poll=0.01)
             drawn = time.monotonic() - started
@@ -185,7 +151,7 @@ def timed_tui(command: list[str], root: Path, project: Path | None) -> tuple[flo
 
 def main_tui(runs: int) -> None:
     project = npm_project()
-    pi = _pi_current()
+    pi = pi_current()
     results: dict[tuple[str, bool], list[tuple[float, float]]] = {}
     with tempfile.TemporaryDirectory(prefix="ts-startup-tui-") as scratch:
         counter = 0
@@ -207,7 +173,7 @@ def main_tui(runs: int) -> None:
 
 def main(runs: int, phases: bool) -> None:
     project = npm_project()
-    pi = _pi_current()
+    pi = pi_current()
     results: dict[tuple[str, bool], list[float]] = {}
     tools: dict[str, list[str]] = {}
     with tempfile.TemporaryDirectory(prefix="ts-startup-") as scratch:
