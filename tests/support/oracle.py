@@ -134,7 +134,7 @@ BATCHED = frozenset({"session-context", "session-migrate", "convert-to-llm"})
 for the whole test session (``oracle_batch.mjs``) rather than one Node start per request."""
 
 
-class _OracleServer:
+class OracleServer:
     """One ``oracle_batch.mjs`` process for one Pi, started on first use and kept until exit."""
 
     def __init__(self, current: bool) -> None:
@@ -150,6 +150,7 @@ class _OracleServer:
             self.process = subprocess.Popen(
                 [str(_node(home)), "--no-warnings", script, str(folder / "lib")],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=_node_env(home),
+                cwd=REPO,  # not the caller's: a test's folder, often deleted while this process lives on
             )  # fmt: skip
         return self.process
 
@@ -183,7 +184,7 @@ class _OracleServer:
                 self.process.kill()
 
 
-_SERVERS = {current: _OracleServer(current) for current in (False, True)}
+_SERVERS = {current: OracleServer(current) for current in (False, True)}
 atexit.register(lambda: [server.close() for server in _SERVERS.values()])
 
 

@@ -41,7 +41,7 @@ from tests.pi_coding_agent.core.session.fuzz_lines import (
 )
 from tests.reliability.figures import record
 from tests.support import deep_json
-from tests.support.oracle import REPO, require_live_oracle, run_oracle, run_oracle_many
+from tests.support.oracle import REPO, OracleServer, require_live_oracle, run_oracle, run_oracle_many
 from tests.support.stream_checks import PYTHON_WORDING
 
 sys.path.insert(0, str(REPO / "tools"))
@@ -331,3 +331,25 @@ def test_the_batched_oracle_answers_as_the_oracle_itself() -> None:
     first, second = run_oracle_many("session-context", requests)
     assert second == run_oracle("session-context", requests[1], served=False)
     assert first[1]["entries"][0]["id"] == second[1]["entries"][0]["id"] == "00000001"
+
+
+def test_the_kept_oracle_process_outlives_the_folder_it_was_started_from(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found by CI: the kept Pi 1.6 process, first asked by a test that ran in a temporary folder,
+    answered every later request with ``ENOENT ... uv_cwd`` once that folder was gone. It runs in
+    the repository instead, whoever starts it."""
+    require_live_oracle(current=True)
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    server = OracleServer(current=True)
+    try:
+        request = {"jsonl": _v1_file("0")}
+        code, answer = server.ask("session-context", request, timeout=120)
+    finally:
+        server.close()
+    monkeypatch.chdir(tmp_path)
+    assert "error" not in answer, answer
+    assert (code, answer) == run_oracle("session-context", request, current=True, served=False)
