@@ -10,6 +10,11 @@ scheduler with every other test a unit of its own.
 
 Every Node process the tests start shares one compile cache (``NODE_COMPILE_CACHE``).
 
+Collection runs with Python's cyclic garbage collector off: importing about 440 test modules (each
+assert-rewritten by pytest, which builds and drops large syntax trees) on top of a heap of hundreds
+of megabytes triggers full collections that found nothing to free, about a third of the
+collection's CPU in each pytest worker. It is back on before the first test runs.
+
 Under xdist, each worker's embedded model (``pi_ai.api.local``, and ``pi`` processes started with
 ``tests.support.local_model.cache_env()``) gets the CPUs divided by the number of workers
 (``PI_LOCAL_THREADS``; a value set by hand is kept): llama.cpp's threads wait for one another at
@@ -18,7 +23,9 @@ every layer, so two workers that each start one thread per CPU slow each other d
 
 from __future__ import annotations
 
+import gc
 import os
+from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +49,17 @@ def pytest_configure(config: pytest.Config) -> None:
     if workers.isdigit() and int(workers) > 1:
         cpus = len(os.sched_getaffinity(0))
         os.environ.setdefault("PI_LOCAL_THREADS", str(max(1, cpus // int(workers))))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_collection(session: pytest.Session) -> Generator[None, object, object]:
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return (yield)
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
