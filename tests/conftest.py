@@ -25,11 +25,13 @@ from __future__ import annotations
 
 import gc
 import os
-from collections.abc import Generator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.support.mcp_fork import fork_server
 
 SLOW = "slow"
 SAME_WORKER = frozenset(
@@ -60,6 +62,15 @@ def pytest_collection(session: pytest.Session) -> Generator[None, object, object
     finally:
         if was_enabled:
             gc.enable()
+
+
+@pytest.fixture(scope="module")
+def forked_mcp_servers() -> Iterator[None]:
+    """The module's stdio starts of ``tests.support.mcp_server`` are forked from one process that
+    imported the MCP SDK once (``tests/support/mcp_fork.py``): about 0.8 CPU-s less a start, for
+    about 1 CPU-s once. For modules that start the server several times (``usefixtures``)."""
+    with fork_server():
+        yield
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
