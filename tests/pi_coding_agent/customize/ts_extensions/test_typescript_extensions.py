@@ -79,13 +79,15 @@ def _run_current(box: Sandbox, *args: str, timeout: float, **env: str) -> Any:
 
 def test_a_typescript_tool_runs_and_its_events_apply_as_in_pi(tmp_path: Path) -> None:
     """The TS tool is offered and called (its result reaches the model), ``before_agent_start``
-    adds to the system prompt, and ``tool_call`` blocks a bash command: as in Pi 1.6."""
+    adds to the system prompt, and ``tool_call`` blocks a bash command: as in Pi 1.6. The flag
+    the extension registers (``--units``) is accepted on the same run (an unknown flag is
+    refused: the run would not end with 0)."""
     turns = [
         {"tool_calls": [{"id": "c1", "name": "weather", "arguments": {"city": "Oslo"}}]},
         {"tool_calls": [{"id": "c2", "name": "bash", "arguments": {"command": "rm -rf /tmp/none"}}]},
         {"text": "done"},
     ]
-    runs = _run_both(tmp_path, turns, "-e", str(WEATHER), "-p", "weather please")
+    runs = _run_both(tmp_path, turns, "-e", str(WEATHER), "--units", "imperial", "-p", "weather please")
     shown = {}
     for who, (done, requests) in runs.items():
         assert done.returncode == 0, (who, done.stderr)
@@ -97,15 +99,9 @@ def test_a_typescript_tool_runs_and_its_events_apply_as_in_pi(tmp_path: Path) ->
             "stdout": done.stdout.strip(),
         }
     assert shown["ours"] == shown["pi"]
-    assert "weather" in shown["ours"]["tools"]
+    assert "weather" in shown["ours"]["tools"] and shown["ours"]["stdout"] == "done"
     assert shown["ours"]["results"][0] == "Sunny in Oslo"
     assert "weather extension forbids rm -rf" in shown["ours"]["results"][1]
-
-
-def test_a_flag_of_a_typescript_extension_is_accepted(tmp_path: Path) -> None:
-    runs = _run_both(tmp_path, [{"text": "ok"}], "-e", str(WEATHER), "--units", "imperial", "-p", "hi")
-    for who, (done, _requests) in runs.items():
-        assert (done.returncode, done.stdout.strip()) == (0, "ok"), (who, done.stderr)
 
 
 def _install_packages(box: Sandbox) -> None:
