@@ -46,9 +46,15 @@ def _system(body: dict[str, Any]) -> str:
     return content if isinstance(content, str) else "".join(part.get("text", "") for part in content)
 
 
-def _route(background: bool) -> Any:
-    call = {"agent": "delegate", "task": "Say the number", "async": background}
-    parent = [{"tool_calls": [{"id": "c1", "name": "subagent", "arguments": call}]}, {"text": "parent done"}]
+def _route(*backgrounds: bool) -> Any:
+    """The parent calls ``subagent`` once a prompt (``async`` as given, in order), then answers."""
+    parent: list[Turn] = []
+    for number, background in enumerate(backgrounds, 1):
+        call = {"agent": "delegate", "task": "Say the number", "async": background}
+        parent += [
+            {"tool_calls": [{"id": f"c{number}", "name": "subagent", "arguments": call}]},
+            {"text": "parent done"},
+        ]
 
     def route(body: dict[str, Any]) -> tuple[str, list[Turn]]:
         if "You are a delegated agent" in _system(body):
@@ -77,14 +83,15 @@ def _tool_results(requests: list[dict[str, Any]]) -> list[str]:
     return [_same_for_both(str(m["content"])) for m in parent[-1]["messages"] if m["role"] == "tool"]
 
 
-def _print_run(tmp_path: Path, package: Path, background: bool) -> dict[str, Any]:
+def _print_run(tmp_path: Path, package: Path) -> dict[str, Any]:
+    """One print run, two prompts: a foreground subagent call, then a background one."""
     folder = oracle.require_live_oracle(current=True)
     assert folder.is_dir()
     seen: dict[str, Any] = {}
     for who in ("ours", "pi"):
-        with ScriptedProvider([], route=_route(background)) as provider:
+        with ScriptedProvider([], route=_route(False, True)) as provider:
             box = _sandbox(tmp_path / who, provider.base_url, package)
-            args = ("--model", OPENAI_MODEL, "-p", "delegate please")
+            args = ("--model", OPENAI_MODEL, "-p", "delegate please", "delegate in the background")
             if who == "ours":
                 done = run_ours(box, *args, timeout=240, PI_NODE_CACHE=node_cache())
             else:
@@ -99,23 +106,18 @@ def _print_run(tmp_path: Path, package: Path, background: bool) -> dict[str, Any
     return seen
 
 
-def test_a_foreground_subagent_answers_in_print_mode_as_in_pi(tmp_path: Path, subagents: Path) -> None:
-    """``async: false``: the child agent runs to its answer, which is the tool's result."""
-    seen = _print_run(tmp_path, subagents, background=False)
+def test_foreground_and_background_subagents_in_print_mode_as_in_pi(tmp_path: Path, subagents: Path) -> None:
+    """``async: false``: the child agent runs to its answer, which is the tool's result.
+    ``async: true`` (the run's second prompt): pi-subagents looks for Pi's package from
+    ``process.argv[1]`` and finds the one the host loads; the runner's aliases are missing in
+    Pi 1.6's install, so both refuse with the same message (no child request is made)."""
+    seen = _print_run(tmp_path, subagents)
     assert seen["ours"] == seen["pi"]
     assert seen["ours"]["stdout"] == "parent done"
-    assert seen["ours"]["child_requests"] == 1
-    assert CHILD_ANSWER in seen["ours"]["results"][0]
-
-
-def test_a_background_subagent_is_refused_in_print_mode_as_in_pi(tmp_path: Path, subagents: Path) -> None:
-    """``async: true``: pi-subagents looks for Pi's package from ``process.argv[1]`` and finds
-    the one the host loads; the runner's aliases are missing in Pi 1.6's install, so both refuse
-    with the same message (no child request is made)."""
-    seen = _print_run(tmp_path, subagents, background=True)
-    assert seen["ours"] == seen["pi"]
-    assert seen["ours"]["child_requests"] == 0
-    assert "does not provide @earendil-works/pi-agent-core/node" in seen["ours"]["results"][0]
+    assert seen["ours"]["child_requests"] == 1  # the foreground call's
+    foreground, background = seen["ours"]["results"]
+    assert CHILD_ANSWER in foreground
+    assert "does not provide @earendil-works/pi-agent-core/node" in background
 
 
 async def _rpc_messages(box: Sandbox, command: list[str]) -> list[dict[str, Any]]:
