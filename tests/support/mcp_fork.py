@@ -140,7 +140,9 @@ def _serve_in_child(
 def serve() -> None:
     """The fork server: bind the name (exit 3 when another process has it), say ``ready``, import
     the server's module, then fork one child per starter and reap them (so that their CPU counts
-    as this process's children's). SIGTERM stops it once its children have ended (10 s at most)."""
+    as this process's children's). SIGTERM, or the end of the process that started it, stops it
+    once its children have ended (10 s at most)."""
+    parent = os.getppid()
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         listener.bind(ADDRESS)
@@ -171,6 +173,7 @@ def serve() -> None:
     children: set[int] = set()
     deadline = float("inf")  # once stopping: 10 s more for the children still serving
     while (not stopping or children) and time.monotonic() < deadline:
+        stopping = stopping or os.getppid() != parent  # the test process died without stopping it
         for key, _ in selector.select(1.0):
             if key.fileobj is woken:
                 with contextlib.suppress(BlockingIOError):
