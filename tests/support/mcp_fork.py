@@ -7,6 +7,8 @@ its CPU is counted), such a start hands its stdin, stdout and stderr, arguments,
 folder to it over a Unix socket (``hand_off``) and the fork serves on them: the client sees the
 same pipes, output and exit code. The starter stays as the client's child, forwards the signals it
 gets to the fork and exits with its code. Without a fork server the module serves as before.
+The fork runs on the fork server's interpreter, the test process's (as the tests' ``mcp.json``
+files ask: ``sys.executable``).
 
 The socket is in Linux's abstract namespace, named after this checkout and the user: the client
 programs (ours, Pi's) pass a server only a few variables, so the name cannot come from the
