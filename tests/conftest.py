@@ -10,6 +10,11 @@ scheduler with every other test a unit of its own.
 
 Every Node process the tests start shares one compile cache (``NODE_COMPILE_CACHE``).
 
+Collection runs with Python's cyclic garbage collector off: importing about 440 test modules (each
+assert-rewritten by pytest, which builds and drops large syntax trees) on top of a heap of hundreds
+of megabytes triggers full collections that found nothing to free, about a third of the
+collection's CPU in each pytest worker. It is back on before the first test runs.
+
 Under xdist, each worker's embedded model (``pi_ai.api.local``, and ``pi`` processes started with
 ``tests.support.local_model.cache_env()``) gets the CPUs divided by the number of workers
 (``PI_LOCAL_THREADS``; a value set by hand is kept): llama.cpp's threads wait for one another at
@@ -18,11 +23,15 @@ every layer, so two workers that each start one thread per CPU slow each other d
 
 from __future__ import annotations
 
+import gc
 import os
+from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.support.mcp_fork import fork_server
 
 SLOW = "slow"
 SAME_WORKER = frozenset(
@@ -42,6 +51,26 @@ def pytest_configure(config: pytest.Config) -> None:
     if workers.isdigit() and int(workers) > 1:
         cpus = len(os.sched_getaffinity(0))
         os.environ.setdefault("PI_LOCAL_THREADS", str(max(1, cpus // int(workers))))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_collection(session: pytest.Session) -> Generator[None, object, object]:
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return (yield)
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+@pytest.fixture(scope="module")
+def forked_mcp_servers() -> Iterator[None]:
+    """The module's stdio starts of ``tests.support.mcp_server`` are forked from one process that
+    imported the MCP SDK once (``tests/support/mcp_fork.py``): about 0.8 CPU-s less a start, for
+    about 1 CPU-s once. For modules that start the server several times (``usefixtures``)."""
+    with fork_server():
+        yield
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -8,7 +8,9 @@ are compared with Node's own ``JSON.parse`` when the oracle is installed.
 
 from __future__ import annotations
 
+import functools
 import time
+from collections.abc import Callable
 
 import msgspec
 import pytest
@@ -51,30 +53,37 @@ def test_long_text_path_gives_the_v8_scanner_s_message_on_mutated_json() -> None
 
 
 N = 24 * 1024 * 1024
-LONG_TEXTS = {
-    "array, a bad element at the end": "[" + "1," * (N // 2) + "x]",
-    "array, cut short after a comma": "[" + "1," * (N // 2),
-    "array, cut short after an element": "[" + "1," * (N // 2) + "1",
-    "object, cut short after a key": "{" + '"a":1,' * (N // 6) + '"b"',
-    "object, a trailing comma": "{" + '"a":[1,{"b":null}],' * (N // 20) + "}",
-    "strings, a literal cut short": "[" + '"ab",' * (N // 5) + "tru",
-    "an unterminated string": '{"type":"prompt","message":"' + "a\\n" * (N // 3),
-    "garbage": "x" * (12 * 1024 * 1024),
-    "lone surrogate escapes, then a bad close": "[" + '"\\ud800",' * (N // 9) + "}",
-    "whitespace lines, then a bad number": "\n" * (N // 2) + "[1.e5]",
-    "text after the value": '{"a":"\\u00e9🙂"}' + " " * N + "é",
+# Built on use (``long_text``): together about 350 MB, which every worker would otherwise build
+# and hold from collection on, whether or not it runs these tests.
+LONG_TEXTS: dict[str, Callable[[], str]] = {
+    "array, a bad element at the end": lambda: "[" + "1," * (N // 2) + "x]",
+    "array, cut short after a comma": lambda: "[" + "1," * (N // 2),
+    "array, cut short after an element": lambda: "[" + "1," * (N // 2) + "1",
+    "object, cut short after a key": lambda: "{" + '"a":1,' * (N // 6) + '"b"',
+    "object, a trailing comma": lambda: "{" + '"a":[1,{"b":null}],' * (N // 20) + "}",
+    "strings, a literal cut short": lambda: "[" + '"ab",' * (N // 5) + "tru",
+    "an unterminated string": lambda: '{"type":"prompt","message":"' + "a\\n" * (N // 3),
+    "garbage": lambda: "x" * (12 * 1024 * 1024),
+    "lone surrogate escapes, then a bad close": lambda: "[" + '"\\ud800",' * (N // 9) + "}",
+    "whitespace lines, then a bad number": lambda: "\n" * (N // 2) + "[1.e5]",
+    "text after the value": lambda: '{"a":"\\u00e9🙂"}' + " " * N + "é",
 }
+
+
+@functools.cache
+def long_text(name: str) -> str:
+    return LONG_TEXTS[name]()
 
 
 @pytest.fixture(scope="module")
 def node_messages() -> dict[str, str]:
-    return dict(zip(LONG_TEXTS, _node_errors(list(LONG_TEXTS.values())), strict=True))
+    return dict(zip(LONG_TEXTS, _node_errors([long_text(name) for name in LONG_TEXTS]), strict=True))
 
 
 @pytest.mark.oracle
 @pytest.mark.parametrize("name", list(LONG_TEXTS))
 def test_long_refused_text_gets_node_s_message(name: str, node_messages: dict[str, str]) -> None:
-    text = LONG_TEXTS[name]
+    text = long_text(name)
     assert len(text) > EXACT_LIMIT
     started = time.perf_counter()
     with pytest.raises(JsonParseError) as caught:

@@ -4,6 +4,9 @@
 ``python -m tests.support.mcp_server http PORT`` serves streamable HTTP on 127.0.0.1:PORT/mcp.
 Its tools cover what a client turns into tool results: text, an image, an error, a long text,
 structured content, and a tool whose name needs sanitizing (``dash-name``).
+
+A stdio start hands its pipes to a running fork server (``mcp_fork``) before it imports the SDK,
+when there is one.
 """
 
 from __future__ import annotations
@@ -11,6 +14,13 @@ from __future__ import annotations
 import base64
 import os
 import sys
+
+if __name__ == "__main__" and sys.argv[1:2] != ["http"]:
+    from tests.support.mcp_fork import hand_off
+
+    code = hand_off(sys.argv[1:])
+    if code is not None:
+        sys.exit(code)
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult, ImageContent, TextContent, ToolAnnotations

@@ -7,8 +7,12 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import pytest
+
 from tests.pi_coding_agent.e2e._harness import REPO, Sandbox, run_ours, run_pi
 from tests.support.mcp_launch import serve_http
+
+pytestmark = pytest.mark.usefixtures("forked_mcp_servers")  # several stdio starts of the probe
 
 PROBE = (sys.executable, "-m", "tests.support.mcp_server")
 COMMANDS: list[tuple[str, ...]] = [

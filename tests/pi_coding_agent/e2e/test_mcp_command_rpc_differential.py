@@ -17,8 +17,12 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.pi_coding_agent.app.interactive._scenario import pi_command
 from tests.pi_coding_agent.e2e._harness import REPO, Sandbox, run_ours, run_pi
+
+pytestmark = pytest.mark.usefixtures("forked_mcp_servers")  # several stdio starts of the probe
 
 CONFIG = {
     "mcpServers": {

@@ -12,9 +12,13 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.pi_coding_agent.e2e._harness import OPENAI_MODEL, REPO, Sandbox, run_ours, run_pi
 from tests.support.mcp_reference import time_server
 from tests.support.scripted_provider import ScriptedProvider
+
+pytestmark = pytest.mark.usefixtures("forked_mcp_servers")  # several stdio starts of the probe
 
 SCRIPT = [
     {

@@ -15,8 +15,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.pi_coding_agent.e2e._harness import OPENAI_MODEL, REPO, Sandbox, run_ours, run_pi
 from tests.support.scripted_provider import ScriptedProvider
+
+pytestmark = pytest.mark.usefixtures("forked_mcp_servers")  # several stdio starts of the probe
 
 SEARCH = [
     {"tool_calls": [{"id": "call_1", "name": "tool_search", "arguments": {"query": "add integers"}}]},

@@ -12,9 +12,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.pi_coding_agent.e2e._harness import OPENAI_MODEL, REPO, Sandbox
 from tests.pi_coding_agent.e2e._rpc_session import notices, rpc_session
 from tests.support.scripted_provider import ScriptedProvider
+
+pytestmark = pytest.mark.usefixtures("forked_mcp_servers")  # several stdio starts of the probe
 
 PROBE = {"command": sys.executable, "args": ["-m", "tests.support.mcp_server"], "cwd": str(REPO)}
 OWNER = """import json, os

@@ -20,7 +20,7 @@ from tests.pi_coding_agent.e2e._harness import OPENAI_MODEL, REPO, Sandbox, run_
 from tests.support.npm_packages import node_cache
 from tests.support.scripted_provider import ScriptedProvider
 
-pytestmark = pytest.mark.timeout(300)
+pytestmark = [pytest.mark.timeout(300), pytest.mark.usefixtures("forked_mcp_servers")]  # three probe starts
 
 SCRIPT = [
     {"tool_calls": [{"id": "call_1", "name": "tool_search", "arguments": {"query": "add"}}]},

@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from pi_ai import (
     AssistantMessage,
@@ -143,7 +146,35 @@ def _click_row(browser: BrowserPage, entry_id: str) -> dict[str, Any]:
     return dict(browser.evaluate(SHOWN))  # type: ignore[arg-type]
 
 
-def test_export_renders_the_tree_and_the_active_branch(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def _chromium() -> Iterator[list[BrowserPage]]:
+    pages: list[BrowserPage] = []
+    yield pages
+    for page in pages:
+        page.close()
+
+
+@pytest.fixture
+def shared_browser(_chromium: list[BrowserPage]) -> Callable[[], BrowserPage]:
+    """The module's one Chromium (a start costs about 1.5 CPU-s), started when a test first asks
+    for it. What the pages of the tests before asked for and logged is forgotten: each test's
+    ``requests`` and ``errors`` are its own pages' (as when ``test_corpus_sessions...`` opens
+    one page after another)."""
+
+    def page() -> BrowserPage:
+        if not _chromium:
+            _chromium.append(BrowserPage())
+        browser = _chromium[0]
+        browser.requests.clear()
+        browser.errors.clear()
+        return browser
+
+    return page
+
+
+def test_export_renders_the_tree_and_the_active_branch(
+    tmp_path: Path, shared_browser: Callable[[], BrowserPage]
+) -> None:
     box = Sandbox.create(tmp_path, "http://127.0.0.1:9")
     session, ids = write_session(tmp_path)
     result = run_ours(box, "--export", str(session), "out.html")
@@ -156,11 +187,11 @@ def test_export_renders_the_tree_and_the_active_branch(tmp_path: Path) -> None:
     assert "<b>not bold</b>" not in text and "</script><b>" not in text
     assert "<title>Session Export</title>" in text
 
-    with BrowserPage() as browser:
-        _open(browser, page)
-        before = dict(browser.evaluate(SHOWN))  # type: ignore[arg-type]
-        after = _click_row(browser, ids["first_answer"])
-        assert browser.requests == [] and browser.errors == []
+    browser = shared_browser()
+    _open(browser, page)
+    before = dict(browser.evaluate(SHOWN))  # type: ignore[arg-type]
+    after = _click_row(browser, ids["first_answer"])
+    assert browser.requests == [] and browser.errors == []
     assert before["images"] == [2]  # the image is embedded and decodes
     for shown in (
         "What does <app.py> do?",
@@ -193,7 +224,9 @@ MARKDOWN_ATTACKS = (
 )
 
 
-def test_markdown_renders_and_nothing_from_the_session_runs_or_loads(tmp_path: Path) -> None:
+def test_markdown_renders_and_nothing_from_the_session_runs_or_loads(
+    tmp_path: Path, shared_browser: Callable[[], BrowserPage]
+) -> None:
     manager = SessionManager.create(str(tmp_path), str(tmp_path / "sessions"))
     manager.append_message(_user(MARKDOWN_ATTACKS))
     manager.append_message(
@@ -219,15 +252,15 @@ def test_markdown_renders_and_nothing_from_the_session_runs_or_loads(tmp_path: P
     assert session is not None
     page = tmp_path / "attacks.html"
     export_file(session, str(page), palette=export_palette(builtin_theme("light")))
-    with BrowserPage() as browser:
-        _open(browser, page)
-        shown = dict(browser.evaluate(SHOWN))  # type: ignore[arg-type]
-        assert browser.evaluate(
-            "window.pwned === undefined && !document.querySelector('#messages iframe, #messages script')"
-        )
-        assert browser.requests == [] and browser.errors == []
-        # The write tool's content is the file as written, highlighted: no JSON string with \\n.
-        write = str(browser.evaluate("document.getElementById('tool-call-w1').innerText"))
+    browser = shared_browser()
+    _open(browser, page)
+    shown = dict(browser.evaluate(SHOWN))  # type: ignore[arg-type]
+    assert browser.evaluate(
+        "window.pwned === undefined && !document.querySelector('#messages iframe, #messages script')"
+    )
+    assert browser.requests == [] and browser.errors == []
+    # The write tool's content is the file as written, highlighted: no JSON string with \\n.
+    write = str(browser.evaluate("document.getElementById('tool-call-w1').innerText"))
     assert (shown["headings"], shown["items"], shown["code"]) == (2, 4, 4)
     assert shown["highlighted"] > 0
     # Coloured code is the code as written, as text.
@@ -265,7 +298,9 @@ def _jsonl(text: str) -> list[Any]:
     return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
-def test_corpus_sessions_show_what_pi_s_page_shows(tmp_path: Path) -> None:
+def test_corpus_sessions_show_what_pi_s_page_shows(
+    tmp_path: Path, shared_browser: Callable[[], BrowserPage]
+) -> None:
     """For real sessions: the same entries, tool calls, headings, list items and code blocks on
     the shown branch, the same tree rows, and the same branch after a click on another branch;
     the same rows, indented the same, under the User filter; the same session file from
@@ -273,41 +308,41 @@ def test_corpus_sessions_show_what_pi_s_page_shows(tmp_path: Path) -> None:
     require_corpus()
     oracle.require_live_oracle()
     box = Sandbox.create(tmp_path, "http://127.0.0.1:9")
-    with BrowserPage() as browser:
-        for name in CORPUS:
-            session = _corpus_session(name, tmp_path)
-            assert run_ours(box, "--export", str(session), f"ours-{name}.html").returncode == 0
-            assert run_pi(box, "--export", str(session), f"pi-{name}.html").returncode == 0
-            pages = {}
-            for side in ("ours", "pi"):
-                _open(browser, box.work / f"{side}-{name}.html")
-                shown = dict(browser.evaluate(SHOWN))  # type: ignore[arg-type]
-                off_path = browser.evaluate(
-                    "(() => { const row = [...document.querySelectorAll('.tree-node')].find(el => !el.classList.contains('in-path')"
-                    " && el.offsetParent !== null); return row ? row.dataset.id : null; })()"
-                )
-                clicked = _click_row(browser, str(off_path)) if off_path else None
-                filtered = browser.evaluate(FILTERED_PREFIXES)
-                download = browser.evaluate(DOWNLOAD)
-                pages[side] = (shown, off_path, clicked, filtered, download)
-                assert browser.requests == [] and browser.errors == [], (side, name)
-            (
-                (ours, our_row, our_click, our_filtered, our_file),
-                (pi, pi_row, pi_click, pi_filtered, pi_file),
-            ) = (
-                pages["ours"],
-                pages["pi"],
+    browser = shared_browser()
+    for name in CORPUS:
+        session = _corpus_session(name, tmp_path)
+        assert run_ours(box, "--export", str(session), f"ours-{name}.html").returncode == 0
+        assert run_pi(box, "--export", str(session), f"pi-{name}.html").returncode == 0
+        pages = {}
+        for side in ("ours", "pi"):
+            _open(browser, box.work / f"{side}-{name}.html")
+            shown = dict(browser.evaluate(SHOWN))  # type: ignore[arg-type]
+            off_path = browser.evaluate(
+                "(() => { const row = [...document.querySelectorAll('.tree-node')].find(el => !el.classList.contains('in-path')"
+                " && el.offsetParent !== null); return row ? row.dataset.id : null; })()"
             )
-            assert our_filtered == pi_filtered, name
-            assert our_file[0] == pi_file[0] and _jsonl(our_file[1]) == _jsonl(pi_file[1]), name
-            for key in ("entries", "calls", "headings", "items", "code", "rows"):
-                assert ours[key] == pi[key], (name, key)
-            assert (ours["highlighted"] > 0) == (pi["highlighted"] > 0), name
-            assert our_row == pi_row, name
-            if our_click is not None and pi_click is not None:
-                assert (
-                    our_click["entries"] == pi_click["entries"] and our_click["entries"] != ours["entries"]
-                ), name
+            clicked = _click_row(browser, str(off_path)) if off_path else None
+            filtered = browser.evaluate(FILTERED_PREFIXES)
+            download = browser.evaluate(DOWNLOAD)
+            pages[side] = (shown, off_path, clicked, filtered, download)
+            assert browser.requests == [] and browser.errors == [], (side, name)
+        (
+            (ours, our_row, our_click, our_filtered, our_file),
+            (pi, pi_row, pi_click, pi_filtered, pi_file),
+        ) = (
+            pages["ours"],
+            pages["pi"],
+        )
+        assert our_filtered == pi_filtered, name
+        assert our_file[0] == pi_file[0] and _jsonl(our_file[1]) == _jsonl(pi_file[1]), name
+        for key in ("entries", "calls", "headings", "items", "code", "rows"):
+            assert ours[key] == pi[key], (name, key)
+        assert (ours["highlighted"] > 0) == (pi["highlighted"] > 0), name
+        assert our_row == pi_row, name
+        if our_click is not None and pi_click is not None:
+            assert our_click["entries"] == pi_click["entries"] and our_click["entries"] != ours["entries"], (
+                name
+            )
 
 
 def test_screenshot_of_an_export(tmp_path: Path) -> None:
@@ -382,7 +417,9 @@ def test_export_of_an_unreadable_file_is_one_line(tmp_path: Path) -> None:
     assert done.returncode == 1 and done.stderr.count("\n") == 1 and "not a valid pi session" in done.stderr
 
 
-def test_a_long_branch_is_drawn_as_it_scrolls_into_view(tmp_path: Path) -> None:
+def test_a_long_branch_is_drawn_as_it_scrolls_into_view(
+    tmp_path: Path, shared_browser: Callable[[], BrowserPage]
+) -> None:
     """A branch bigger than the page's first window: the first entries are there at once, the
     rest appear as the reader scrolls, in order, until the whole branch is drawn; a link to an
     entry deep in the branch draws that entry, scrolls the conversation to it and makes its row
@@ -400,36 +437,36 @@ def test_a_long_branch_is_drawn_as_it_scrolls_into_view(tmp_path: Path) -> None:
     page = tmp_path / "long.html"
     export_file(session, str(page), palette=export_palette(builtin_theme("dark")))
     drawn = "[...document.querySelectorAll('#messages section.entry')].map(el => el.dataset.id)"
-    with BrowserPage() as browser:
-        _open(browser, page)
-        first = list(browser.evaluate(drawn))  # type: ignore[call-overload]
-        assert 0 < len(first) < len(branch) and first == branch[: len(first)]
-        assert browser.evaluate("document.getElementById('tree-status').textContent") == "200 / 200 entries"
-        seen = first
-        for _ in range(len(branch)):
-            browser.evaluate(
-                "new Promise(done => { const content = document.getElementById('content');"
-                " content.scrollTop = content.scrollHeight; setTimeout(done, 20); })"
-            )
-            seen = list(browser.evaluate(drawn))  # type: ignore[call-overload]
-            if len(seen) == len(branch):
-                break
-        assert seen == branch
-        target = branch[150]
-        _open(browser, page, f"leafId={branch[-1]}&targetId={target}")
-        shown = browser.evaluate(
-            f"[!!document.getElementById('entry-{target}'), document.querySelector('.tree-node.active').dataset.id]"
+    browser = shared_browser()
+    _open(browser, page)
+    first = list(browser.evaluate(drawn))  # type: ignore[call-overload]
+    assert 0 < len(first) < len(branch) and first == branch[: len(first)]
+    assert browser.evaluate("document.getElementById('tree-status').textContent") == "200 / 200 entries"
+    seen = first
+    for _ in range(len(branch)):
+        browser.evaluate(
+            "new Promise(done => { const content = document.getElementById('content');"
+            " content.scrollTop = content.scrollHeight; setTimeout(done, 20); })"
         )
-        assert shown == [True, target]
-        # The conversation is scrolled to the target: its top is in view, a frame later too.
-        in_view = (
-            "new Promise(done => requestAnimationFrame(() => {"
-            " const view = document.getElementById('content').getBoundingClientRect();"
-            f" const box = document.getElementById('entry-{target}').getBoundingClientRect();"
-            " done([box.top >= view.top - 1 && box.top < view.bottom, document.getElementById('content').scrollTop > 0]); }))"
-        )
-        assert browser.evaluate(in_view) == [True, True]
-        assert browser.requests == [] and browser.errors == []
+        seen = list(browser.evaluate(drawn))  # type: ignore[call-overload]
+        if len(seen) == len(branch):
+            break
+    assert seen == branch
+    target = branch[150]
+    _open(browser, page, f"leafId={branch[-1]}&targetId={target}")
+    shown = browser.evaluate(
+        f"[!!document.getElementById('entry-{target}'), document.querySelector('.tree-node.active').dataset.id]"
+    )
+    assert shown == [True, target]
+    # The conversation is scrolled to the target: its top is in view, a frame later too.
+    in_view = (
+        "new Promise(done => requestAnimationFrame(() => {"
+        " const view = document.getElementById('content').getBoundingClientRect();"
+        f" const box = document.getElementById('entry-{target}').getBoundingClientRect();"
+        " done([box.top >= view.top - 1 && box.top < view.bottom, document.getElementById('content').scrollTop > 0]); }))"
+    )
+    assert browser.evaluate(in_view) == [True, True]
+    assert browser.requests == [] and browser.errors == []
 
 
 PI16_CASE = (
@@ -459,7 +496,9 @@ SYSTEM_VIEW = """(() => {
 })()"""
 
 
-def test_pi16_system_messages_and_context_edits_show_as_on_pi_16s_page(tmp_path: Path) -> None:
+def test_pi16_system_messages_and_context_edits_show_as_on_pi_16s_page(
+    tmp_path: Path, shared_browser: Callable[[], BrowserPage]
+) -> None:
     """On the branch through Pi 1.6's system messages: the first shows the whole prompt and the
     tools, later ones what they change (sections updated or removed, tools removed), as on Pi
     1.6's page; context edits show only as tree rows under the All filter."""
@@ -476,11 +515,11 @@ def test_pi16_system_messages_and_context_edits_show_as_on_pi_16s_page(tmp_path:
     done = run_pi(box, "--export", str(session), "pi.html", current=True)
     assert done.returncode == 0, done.stderr
     views = {}
-    with BrowserPage() as browser:
-        for side in ("ours", "pi"):
-            _open(browser, box.work / f"{side}.html", f"leafId={leaf}&targetId={leaf}")
-            views[side] = browser.evaluate(SYSTEM_VIEW)
-            assert browser.requests == [] and browser.errors == [], side
+    browser = shared_browser()
+    for side in ("ours", "pi"):
+        _open(browser, box.work / f"{side}.html", f"leafId={leaf}&targetId={leaf}")
+        views[side] = browser.evaluate(SYSTEM_VIEW)
+        assert browser.requests == [] and browser.errors == [], side
     ours, pi = views["ours"], views["pi"]
     assert ours == pi
     assert [blocks[0] for blocks in ours["system"]] == [

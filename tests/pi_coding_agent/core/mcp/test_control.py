@@ -11,10 +11,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from pi_coding_agent.core.mcp.config import load_mcp_config, update_server_config
 from pi_coding_agent.core.mcp.manager import McpManager, describe_state, listed, save_change, status_text
 
 REPO = Path(__file__).resolve().parents[4]
+pytestmark = pytest.mark.usefixtures("forked_mcp_servers")  # several stdio starts of the probe
 PROBE = {"command": sys.executable, "args": ["-m", "tests.support.mcp_server"], "cwd": str(REPO)}
 
 

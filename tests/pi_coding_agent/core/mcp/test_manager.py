@@ -21,6 +21,7 @@ from tests.support.mcp_launch import serve_http
 from tests.support.mcp_reference import time_server
 
 REPO = Path(__file__).resolve().parents[4]
+pytestmark = pytest.mark.usefixtures("forked_mcp_servers")  # several stdio starts of the probe
 PROBE = {"command": sys.executable, "args": ["-m", "tests.support.mcp_server"], "cwd": str(REPO)}
 
 

@@ -46,9 +46,15 @@ def _system(body: dict[str, Any]) -> str:
     return content if isinstance(content, str) else "".join(part.get("text", "") for part in content)
 
 
-def _route(background: bool) -> Any:
-    call = {"agent": "delegate", "task": "Say the number", "async": background}
-    parent = [{"tool_calls": [{"id": "c1", "name": "subagent", "arguments": call}]}, {"text": "parent done"}]
+def _route(*backgrounds: bool) -> Any:
+    """The parent calls ``subagent`` once a prompt (``async`` as given, in order), then answers."""
+    parent: list[Turn] = []
+    for number, background in enumerate(backgrounds, 1):
+        call = {"agent": "delegate", "task": "Say the number", "async": background}
+        parent += [
+            {"tool_calls": [{"id": f"c{number}", "name": "subagent", "arguments": call}]},
+            {"text": "parent done"},
+        ]
 
     def route(body: dict[str, Any]) -> tuple[str, list[Turn]]:
         if "You are a delegated agent" in _system(body):
@@ -77,14 +83,23 @@ def _tool_results(requests: list[dict[str, Any]]) -> list[str]:
     return [_same_for_both(str(m["content"])) for m in parent[-1]["messages"] if m["role"] == "tool"]
 
 
-def _print_run(tmp_path: Path, package: Path, background: bool) -> dict[str, Any]:
+def _package_warning(stderr: str) -> list[tuple[str, bool]]:
+    """Each start-up warning about a package's ``dependencies``: what it names up to the message
+    (``Warning: Extension package "<package.json>"``) and whether it names ``typebox`` (the
+    wording is ours: docs/extensions.md)."""
+    found = re.findall(r'^(Warning: Extension package "[^"]+"): (.*)$', stderr, re.MULTILINE)
+    return [(head, "typebox" in message and "peerDependencies" in message) for head, message in found]
+
+
+def _print_run(tmp_path: Path, package: Path) -> dict[str, Any]:
+    """One print run, two prompts: a foreground subagent call, then a background one."""
     folder = oracle.require_live_oracle(current=True)
     assert folder.is_dir()
     seen: dict[str, Any] = {}
     for who in ("ours", "pi"):
-        with ScriptedProvider([], route=_route(background)) as provider:
+        with ScriptedProvider([], route=_route(False, True)) as provider:
             box = _sandbox(tmp_path / who, provider.base_url, package)
-            args = ("--model", OPENAI_MODEL, "-p", "delegate please")
+            args = ("--model", OPENAI_MODEL, "-p", "delegate please", "delegate in the background")
             if who == "ours":
                 done = run_ours(box, *args, timeout=240, PI_NODE_CACHE=node_cache())
             else:
@@ -95,27 +110,28 @@ def _print_run(tmp_path: Path, package: Path, background: bool) -> dict[str, Any
             "stdout": done.stdout.strip(),
             "results": _tool_results(requests),
             "child_requests": sum("You are a delegated agent" in _system(r["body"]) for r in requests),
+            "warnings": _package_warning(done.stderr),
         }
     return seen
 
 
-def test_a_foreground_subagent_answers_in_print_mode_as_in_pi(tmp_path: Path, subagents: Path) -> None:
-    """``async: false``: the child agent runs to its answer, which is the tool's result."""
-    seen = _print_run(tmp_path, subagents, background=False)
+def test_foreground_and_background_subagents_in_print_mode_as_in_pi(tmp_path: Path, subagents: Path) -> None:
+    """``async: false``: the child agent runs to its answer, which is the tool's result.
+    ``async: true`` (the run's second prompt): pi-subagents looks for Pi's package from
+    ``process.argv[1]`` and finds the one the host loads; the runner's aliases are missing in
+    Pi 1.6's install, so both refuse with the same message (no child request is made).
+
+    pi-subagents lists ``typebox`` under ``dependencies`` (Pi provides it): Pi 1.6 warns once at
+    start, on stderr, naming the package's ``package.json``; so do we (the terminal UI's
+    ``[Extension issues]``: the terminal UI test below)."""
+    seen = _print_run(tmp_path, subagents)
     assert seen["ours"] == seen["pi"]
+    assert seen["ours"]["warnings"] == [(f'Warning: Extension package "{subagents / "package.json"}"', True)]
     assert seen["ours"]["stdout"] == "parent done"
-    assert seen["ours"]["child_requests"] == 1
-    assert CHILD_ANSWER in seen["ours"]["results"][0]
-
-
-def test_a_background_subagent_is_refused_in_print_mode_as_in_pi(tmp_path: Path, subagents: Path) -> None:
-    """``async: true``: pi-subagents looks for Pi's package from ``process.argv[1]`` and finds
-    the one the host loads; the runner's aliases are missing in Pi 1.6's install, so both refuse
-    with the same message (no child request is made)."""
-    seen = _print_run(tmp_path, subagents, background=True)
-    assert seen["ours"] == seen["pi"]
-    assert seen["ours"]["child_requests"] == 0
-    assert "does not provide @earendil-works/pi-agent-core/node" in seen["ours"]["results"][0]
+    assert seen["ours"]["child_requests"] == 1  # the foreground call's
+    foreground, background = seen["ours"]["results"]
+    assert CHILD_ANSWER in foreground
+    assert "does not provide @earendil-works/pi-agent-core/node" in background
 
 
 async def _rpc_messages(box: Sandbox, command: list[str]) -> list[dict[str, Any]]:
@@ -161,13 +177,16 @@ def _subagent_box(screen: str) -> list[str]:
 def test_a_foreground_subagent_answers_in_the_terminal_ui_as_in_pi(tmp_path: Path, subagents: Path) -> None:
     """In the TUI the run finishes and the tool's result box (pi-subagents' renderer, drawn in
     Node) shows the child's answer as Pi 1.6's does; the footer's token totals include the
-    child's."""
+    child's. At start, ``[Extension issues]`` names the package's ``package.json`` (its
+    ``typebox`` dependency, which Pi provides), as in Pi 1.6."""
     from tests.pi_coding_agent.app.interactive._scenario import launch
 
     seen = {}
     for which in ("ours", "pi16"):
         with launch(tmp_path / which, which, [], route=_route(False), settings={"packages": [str(subagents)]},
-                    env={"PI_NODE_CACHE": node_cache()}) as run:  # fmt: skip
+                    height=50, env={"PI_NODE_CACHE": node_cache()}) as run:  # fmt: skip
+            lines = [line.strip() for line in run.pane.wait_for("[Extension issues]").split("\n")]
+            seen[f"{which} issue"] = lines[lines.index("[Extension issues]") + 1]
             run.submit("delegate please")
             run.pane.wait_for("parent done", limit=150)
             # the footer counts the last answer once it ended (it may show while still streaming)
@@ -175,6 +194,7 @@ def test_a_foreground_subagent_answers_in_the_terminal_ui_as_in_pi(tmp_path: Pat
             seen[which] = _subagent_box(screen)
             seen[f"{which} tokens"] = re.findall(r"↑\S+ ↓\S+", screen)
     assert seen["ours"] == seen["pi16"]
+    assert seen["ours issue"] == seen["pi16 issue"] == str(subagents / "package.json")
     # The footer's totals count the child's usage (the tool result's ``usage``) with the parent's.
     assert seen["ours tokens"] == seen["pi16 tokens"] == ["↑30 ↓15"]
     assert seen["ours"][0] == "✓ delegate (scripted-model) [fresh] · ⟳ 1 · 15 token"
@@ -210,38 +230,3 @@ def test_a_profile_check_starts_our_pi_as_a_child_process(tmp_path: Path, subage
     assert seen["ours"][0].endswith("delegate → scripted-openai/scripted-model — registry ok; probe ok (OK)")
     assert len(seen["ours child"]) == 1 and seen["ours child"][0].startswith("pi/1.6.0 (")
     assert seen["pi child"][0].startswith("pi/1.6.0")
-
-
-def _package_warning(stderr: str) -> list[tuple[str, bool]]:
-    """Each start-up warning about a package's ``dependencies``: what it names up to the message
-    (``Warning: Extension package "<package.json>"``) and whether it names ``typebox`` (the
-    wording is ours: docs/extensions.md)."""
-    found = re.findall(r'^(Warning: Extension package "[^"]+"): (.*)$', stderr, re.MULTILINE)
-    return [(head, "typebox" in message and "peerDependencies" in message) for head, message in found]
-
-
-def test_a_dependency_on_a_package_pi_provides_is_warned_about_as_in_pi(tmp_path: Path, subagents: Path) -> None:
-    """pi-subagents lists ``typebox`` under ``dependencies`` (Pi provides it): Pi 1.6 warns once
-    at start, on stderr in print mode and in the TUI's ``[Extension issues]``, naming the
-    package's ``package.json``; so do we."""
-    from tests.pi_coding_agent.app.interactive._scenario import launch
-
-    folder = oracle.require_live_oracle(current=True)
-    assert folder.is_dir()
-    manifest = subagents / "package.json"
-    seen: dict[str, Any] = {}
-    for who in ("ours", "pi"):
-        with ScriptedProvider([{"text": "hello back"}]) as provider:
-            box = _sandbox(tmp_path / who, provider.base_url, subagents)
-            args = ("--model", OPENAI_MODEL, "-p", "hello")
-            done = run_ours(box, *args, PI_NODE_CACHE=node_cache()) if who == "ours" else run_pi(box, *args, current=True)
-        assert done.returncode == 0, (who, done.stderr[-2000:])
-        seen[who] = _package_warning(done.stderr)
-    assert seen["ours"] == seen["pi"] == [(f'Warning: Extension package "{manifest}"', True)]
-    for which in ("ours", "pi16"):
-        with launch(tmp_path / f"tui-{which}", which, [], settings={"packages": [str(subagents)]}, height=50,
-                    env={"PI_NODE_CACHE": node_cache()}) as run:  # fmt: skip
-            lines = [line.strip() for line in run.pane.wait_for("[Extension issues]").split("\n")]
-        at = lines.index("[Extension issues]")
-        seen[which] = lines[at + 1]
-    assert seen["ours"] == seen["pi16"] == str(manifest)

@@ -79,13 +79,15 @@ def _run_current(box: Sandbox, *args: str, timeout: float, **env: str) -> Any:
 
 def test_a_typescript_tool_runs_and_its_events_apply_as_in_pi(tmp_path: Path) -> None:
     """The TS tool is offered and called (its result reaches the model), ``before_agent_start``
-    adds to the system prompt, and ``tool_call`` blocks a bash command: as in Pi 1.6."""
+    adds to the system prompt, and ``tool_call`` blocks a bash command: as in Pi 1.6. The flag
+    the extension registers (``--units``) is accepted on the same run (an unknown flag is
+    refused: the run would not end with 0)."""
     turns = [
         {"tool_calls": [{"id": "c1", "name": "weather", "arguments": {"city": "Oslo"}}]},
         {"tool_calls": [{"id": "c2", "name": "bash", "arguments": {"command": "rm -rf /tmp/none"}}]},
         {"text": "done"},
     ]
-    runs = _run_both(tmp_path, turns, "-e", str(WEATHER), "-p", "weather please")
+    runs = _run_both(tmp_path, turns, "-e", str(WEATHER), "--units", "imperial", "-p", "weather please")
     shown = {}
     for who, (done, requests) in runs.items():
         assert done.returncode == 0, (who, done.stderr)
@@ -97,15 +99,9 @@ def test_a_typescript_tool_runs_and_its_events_apply_as_in_pi(tmp_path: Path) ->
             "stdout": done.stdout.strip(),
         }
     assert shown["ours"] == shown["pi"]
-    assert "weather" in shown["ours"]["tools"]
+    assert "weather" in shown["ours"]["tools"] and shown["ours"]["stdout"] == "done"
     assert shown["ours"]["results"][0] == "Sunny in Oslo"
     assert "weather extension forbids rm -rf" in shown["ours"]["results"][1]
-
-
-def test_a_flag_of_a_typescript_extension_is_accepted(tmp_path: Path) -> None:
-    runs = _run_both(tmp_path, [{"text": "ok"}], "-e", str(WEATHER), "--units", "imperial", "-p", "hi")
-    for who, (done, _requests) in runs.items():
-        assert (done.returncode, done.stdout.strip()) == (0, "ok"), (who, done.stderr)
 
 
 def _install_packages(box: Sandbox) -> None:
@@ -195,11 +191,12 @@ def test_the_node_runtime_is_pinned_and_new_enough() -> None:
 def _rpc_until_answered(
     box: Sandbox,
     command: list[str],
-    request: dict[str, Any],
+    requests: list[dict[str, Any]],
     dialogs: dict[str, dict[str, Any]] | None = None,
-) -> list[dict[str, Any]]:
-    """Send one RPC request and read records until its response (answering the dialogs named
-    in ``dialogs`` by method); then end the input."""
+) -> list[list[dict[str, Any]]]:
+    """Send the RPC requests one at a time, each once the one before has its response, reading
+    records until then (answering the dialogs named in ``dialogs`` by method); then end the
+    input. The records of each request."""
     process = subprocess.Popen(
         [*command, "--mode", "rpc", "--model", OPENAI_MODEL, "-e", str(WEATHER)],
         cwd=box.work,
@@ -210,45 +207,60 @@ def _rpc_until_answered(
         text=True,
     )
     assert process.stdin is not None and process.stdout is not None
-    process.stdin.write(json.dumps(request) + "\n")
-    process.stdin.flush()
-    records: list[dict[str, Any]] = []
-    for line in process.stdout:
-        records.append(json.loads(line))
-        record = records[-1]
-        if record.get("type") == "extension_ui_request" and record.get("method") in (dialogs or {}):
-            answer = {
-                "type": "extension_ui_response",
-                "id": record["id"],
-                **(dialogs or {})[record["method"]],
-            }
-            process.stdin.write(json.dumps(answer) + "\n")
-            process.stdin.flush()
-        if record.get("id") == request["id"] and record.get("type") == "response":
-            break
+    answered: list[list[dict[str, Any]]] = []
+    for request in requests:
+        process.stdin.write(json.dumps(request) + "\n")
+        process.stdin.flush()
+        records: list[dict[str, Any]] = []
+        for line in process.stdout:
+            records.append(json.loads(line))
+            record = records[-1]
+            if record.get("type") == "extension_ui_request" and record.get("method") in (dialogs or {}):
+                answer = {
+                    "type": "extension_ui_response",
+                    "id": record["id"],
+                    **(dialogs or {})[record["method"]],
+                }
+                process.stdin.write(json.dumps(answer) + "\n")
+                process.stdin.flush()
+            if record.get("id") == request["id"] and record.get("type") == "response":
+                break
+        answered.append(records)
     process.stdin.close()
     process.wait(timeout=60)
-    return records
+    return answered
 
 
-def test_a_typescript_command_over_rpc_notifies_like_pi(tmp_path: Path) -> None:
-    """``/forecast`` runs in Node; its ``ctx.ui.notify`` is an ``extension_ui_request`` and the
-    prompt is ``handled``, as with Pi 1.6."""
+def _ui_and_responses(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The UI requests and the response, without the UI requests' own ids."""
+    return [
+        {k: v for k, v in record.items() if k != "id" or record.get("type") == "response"}
+        for record in records
+        if record.get("type") in ("extension_ui_request", "response")
+    ]
+
+
+def test_typescript_commands_over_rpc_notify_and_ask_like_pi(tmp_path: Path) -> None:
+    """Two prompts to one RPC process each. ``/forecast`` runs in Node; its ``ctx.ui.notify`` is
+    an ``extension_ui_request`` and the prompt is ``handled``. ``ctx.ui.select`` in ``/pick`` is
+    a ``select`` request to the RPC client; the client's answer reaches the command. As with
+    Pi 1.6."""
     folder = oracle.require_live_oracle(current=True)
     seen = {}
+    requests = [
+        {"id": "1", "type": "prompt", "message": "/forecast Oslo"},
+        {"id": "2", "type": "prompt", "message": "/pick"},
+    ]
     for who, command in (("ours", [str(OUR_PI)]), ("pi", [str(folder / PI_CURRENT)])):
         with ScriptedProvider([{"text": "unused"}]) as provider:
             box = Sandbox.create(tmp_path / who, provider.base_url)
-            records = _rpc_until_answered(
-                box, command, {"id": "1", "type": "prompt", "message": "/forecast Oslo"}
-            )
-        seen[who] = [
-            {k: v for k, v in record.items() if k != "id" or record.get("type") == "response"}
-            for record in records
-            if record.get("type") in ("extension_ui_request", "response")
-        ]
+            answered = _rpc_until_answered(box, command, requests, {"select": {"value": "Lima"}})
+        seen[who] = [_ui_and_responses(records) for records in answered]
     assert seen["ours"] == seen["pi"]
-    assert seen["ours"][0]["message"] == "forecast for Oslo"
+    forecast, pick = seen["ours"]
+    assert forecast[0]["message"] == "forecast for Oslo"
+    assert [record.get("method") for record in pick[:2]] == ["select", "notify"]
+    assert pick[1]["message"] == "picked Lima"
 
 
 def test_pi_install_npm_puts_the_package_in_pis_layout(tmp_path: Path) -> None:
@@ -287,27 +299,6 @@ def test_pi_install_npm_puts_the_package_in_pis_layout(tmp_path: Path) -> None:
         assert removed.returncode == 0, removed.stderr
         assert not installed.exists()
         assert json.loads((box.agent_dir / "settings.json").read_text(encoding="utf-8"))["packages"] == []
-
-
-def test_a_typescript_dialog_over_rpc_gets_the_clients_answer_like_pi(tmp_path: Path) -> None:
-    """``ctx.ui.select`` in a TypeScript command is a ``select`` request to the RPC client; the
-    client's answer reaches the command, as with Pi 1.6."""
-    folder = oracle.require_live_oracle(current=True)
-    seen = {}
-    for who, command in (("ours", [str(OUR_PI)]), ("pi", [str(folder / PI_CURRENT)])):
-        with ScriptedProvider([{"text": "unused"}]) as provider:
-            box = Sandbox.create(tmp_path / who, provider.base_url)
-            records = _rpc_until_answered(
-                box, command, {"id": "1", "type": "prompt", "message": "/pick"}, {"select": {"value": "Lima"}}
-            )
-        seen[who] = [
-            {k: v for k, v in record.items() if k != "id" or record.get("type") == "response"}
-            for record in records
-            if record.get("type") in ("extension_ui_request", "response")
-        ]
-    assert seen["ours"] == seen["pi"]
-    assert [record.get("method") for record in seen["ours"][:2]] == ["select", "notify"]
-    assert seen["ours"][1]["message"] == "picked Lima"
 
 
 def test_a_typescript_dialog_in_the_terminal_ui(tmp_path: Path) -> None:
