@@ -45,7 +45,7 @@ from pi_ai.api.local import (
     CopiedText,
 )
 from pi_coding_agent.core.tools import edit_base_text
-from pi_coding_agent.runtime.agent_session._write_guard import REFUSAL_PREFIXES
+from pi_coding_agent.runtime.agent_session._write_guard import REFUSAL_PREFIXES, asks_no_change
 
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 MAX_SHOWN_LINES = 60
@@ -93,7 +93,7 @@ ANSWER_NOTE = "(If this answers the user's question, reply with the answer now; 
 
 
 def _asks(message: UserMessage) -> bool:
-    return "?" in content_text(message.content, "")
+    return asks_no_change(content_text(message.content, ""))
 
 
 def _note(message: ToolResultMessage, changed_files: bool, question: bool) -> str | None:
@@ -115,8 +115,8 @@ def _note(message: ToolResultMessage, changed_files: bool, question: bool) -> st
 def with_result_notes(context: Context) -> Context:
     """``context`` with each successful ``edit`` result followed by the lines it changed, each
     successful ``bash`` run after a change (since the user's last message) by ``DONE_NOTE``, and
-    each successful ``read`` for a question (a user message with ``?``), before any change, by
-    ``ANSWER_NOTE``."""
+    each successful ``read`` for a question that asks for no change (``asks_no_change``: "Can you
+    fix X?" asks for one), before any change, by ``ANSWER_NOTE``."""
     messages = list(context.messages)
     changed_files = question = False
     for index, message in enumerate(messages):

@@ -6,7 +6,9 @@ session's messages with the trial folder written as ``{cwd}``) and on cases of i
 - an answer that repeats a guard's refusal is written again (its answer was the refusal's advice);
 - an answer to "run this and tell me" must give the output (it said "the output was printed");
 - an edit that changes more than the quoted change asked for is refused (it dropped ``{name}``);
-- the edit note's "The changed part now reads:" never reaches the user (it opened its answer so).
+- the edit note's "The changed part now reads:" never reaches the user (it opened its answer so);
+- a ``write`` or ``edit`` for a question that asks for no change is refused (asked "What is
+  17 + 25?", it wrote ``sum.txt``: a fresh machine, the same day).
 """
 
 from __future__ import annotations
@@ -19,11 +21,20 @@ from typing import Any
 import pytest
 
 from pi_agent import AgentContext, BeforeToolCallContext
-from pi_ai import AssistantMessage, Context, TextContent, ToolCall, UserMessage, message_from_dict
+from pi_ai import (
+    AssistantMessage,
+    Context,
+    TextContent,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+    message_from_dict,
+)
 from pi_ai.api.local import ANSWER_CHECK_OPTION, HIDDEN_NOTES_OPTION
 from pi_ai.api.local._notes import NoteFilter
 from pi_coding_agent.core.tools import create_tools
 from pi_coding_agent.runtime.agent_session._local_aids import (
+    ANSWER_NOTE,
     CLAIM_NOTE,
     ECHO_NOTE,
     REPORT_NOTE,
@@ -31,10 +42,13 @@ from pi_coding_agent.runtime.agent_session._local_aids import (
     echoes,
     hidden_notes,
     reports,
+    with_result_notes,
 )
 from pi_coding_agent.runtime.agent_session._write_guard import (
+    asks_no_change,
     is_test_file,
     kept_test_refusal,
+    question_refusal,
     replacement_refusal,
     write_guard,
 )
@@ -67,10 +81,10 @@ def _calls(messages: list[Any]) -> list[tuple[int, ToolCall]]:
     ]
 
 
-def _guard(cwd: Path, before: list[Any], call: ToolCall) -> str | None:
+def _guard(cwd: Path, before: list[Any], call: ToolCall, api: str = "local") -> str | None:
     context = BeforeToolCallContext(
         assistant_message=AssistantMessage(
-            content=[call], api="local", provider="local", model="m", stop_reason="toolUse", timestamp=0
+            content=[call], api=api, provider="local", model="m", stop_reason="toolUse", timestamp=0
         ),
         tool_call=call,
         args=call.arguments,
@@ -241,3 +255,108 @@ def test_the_edit_notes_intro_never_reaches_the_answer(tmp_path: Path) -> None:
         "".join(shown.feed(answer[index : index + 3]) for index in range(0, len(answer), 3)) + shown.flush()
     )
     assert "changed part" not in text and 'return f"See you.",' in text
+
+
+# ------------------------------------------------------------ print mode: a question that asks for no change
+
+QUESTIONS = [
+    # the phrasings the classification was written on
+    "What is 17 + 25?",
+    "Which file defines the function parse_day?",
+    "What is the timeout set to in config.toml?",
+    "What does update.sh do?",
+    "Don't change anything, just tell me what `fix_all` returns?",
+    "Explain what calc.py does.",
+    "Has the bug been fixed?",
+    "How many lines does data.csv have",
+    "What port does the server listen on?",
+    "Why does test_calc.py fail?",
+    "Tell me the version in pyproject.toml",
+    # held out: written before the classification first ran on them
+    "Where is the database URL configured?",
+    "How does the retry loop in client.py work?",
+    "Do the tests in tests/ cover the parser?",
+    "What would happen if I passed None to parse()?",
+    "Describe the layout of this project.",
+    "Is 97 a prime number?",
+    "Which version of requests does requirements.txt pin?",
+    "hey, what does main.py print when run?",
+    "Can you tell me what version this is?",
+    "Could you explain why the cache misses?",
+    "Will you check whether the config has a debug flag?",
+    "Why does my script print None instead of the total?",
+    "Should the constant in limits.py be 100 or 1000?",
+    "Is the API key read from an environment variable?",
+]
+CHANGE_REQUESTS = [
+    # the phrasings the classification was written on
+    "Can you fix calc.py?",
+    "Run python3 stats.py and tell me what it prints.",
+    "Could you make the greeting friendlier?",
+    "Please add a docstring.",
+    "Is there a typo in README.md? Please fix it.",
+    "Would you rename foo to bar?",
+    "Can you check whether it is wrong and fix it?",
+    "Is the file empty? If so, delete it.",
+    "Can you give greet() a default argument?",  # held out, misread at first: led to _ASKED_TO_DO
+    # held out: written before the classification first ran on them
+    "Could you remove the unused imports from app.py?",
+    "Why not just delete old.py?",
+    "Would it be possible to rename the class to Store?",
+    "Could you please implement the missing method?",
+    "Can the function be made shorter?",
+    "Fix the typo in README.md",
+    "The output is wrong. Can you correct the formula in stats.py?",
+    "Are you able to update the changelog?",
+    "Can you create a .gitignore for Python?",
+    "Can you add logging to worker.py?",
+    "Could you bring the README up to date?",
+    "Can you get rid of the debug prints?",
+]
+
+
+@pytest.mark.parametrize("request_text", QUESTIONS)
+def test_a_question_asks_for_no_change(request_text: str) -> None:
+    assert asks_no_change(request_text)
+    assert (question_refusal(request_text) or "").startswith("Not changed: the user asked a question")
+
+
+@pytest.mark.parametrize("request_text", CHANGE_REQUESTS)
+def test_a_change_request_is_no_such_question(request_text: str) -> None:
+    assert not asks_no_change(request_text)
+    assert question_refusal(request_text) is None
+
+
+def test_the_write_after_a_plain_question_is_refused(tmp_path: Path) -> None:
+    """``pi -p "What is 17 + 25?"`` in an empty folder (2026-12-07): the 1.5B ran ``echo 17 + 25``,
+    wrote ``sum.txt`` and answered with a narration of "the task"."""
+    messages = _transcript("print-question-sum.jsonl", tmp_path)
+    calls = _calls(messages)
+    assert [call.name for _, call in calls] == ["bash", "write"]
+    index, write = calls[1]
+    reason = _guard(tmp_path, messages[:index], write)
+    assert reason is not None and reason.startswith("Not changed:") and "answer to the question" in reason
+    assert "\n" not in reason
+    assert _guard(tmp_path, messages[: calls[0][0]], calls[0][1]) is None  # bash is not this guard's
+    # The same write, asked for, goes through; and a question to another provider is Pi's as it was.
+    asked = [UserMessage(content="Can you write 17 + 25 = 42 into sum.txt?", timestamp=0)]
+    assert _guard(tmp_path, asked, write) is None
+    assert _guard(tmp_path, messages[:index], write, api="openai-completions") is None
+
+
+def test_the_note_after_a_read_follows_the_same_classification() -> None:
+    """``ANSWER_NOTE`` ("a question needs no change to files") is for a question that asks for no
+    change, not for "Can you fix X?" (which has a ``?``)."""
+    read = ToolResultMessage(
+        tool_call_id="c", tool_name="read", content=[TextContent(text="x = 1")], is_error=False, timestamp=0
+    )
+
+    def notes(text: str) -> list[str]:
+        shown = with_result_notes(Context(messages=[UserMessage(content=text, timestamp=0), read])).messages[
+            1
+        ]
+        return [block.text for block in shown.content if isinstance(block, TextContent)]
+
+    assert notes("What is x in a.py?") == ["x = 1", ANSWER_NOTE]
+    assert notes("Explain a.py.") == ["x = 1", ANSWER_NOTE]
+    assert notes("Can you fix a.py?") == ["x = 1"]
