@@ -89,7 +89,9 @@ REGION_INTRO = "The changed part now reads:"
 """Introduces the changed lines after ``EDIT_NOTE``; the 1.5B once answered with it (newcomer trial)."""
 DONE_NOTE = "(The command succeeded after your changes. If the task is done, reply to the user now.)"
 ANSWER_NOTE = "(If this answers the user's question, reply with the answer now; a question needs no change to files.)"
-"""After a file is read for a question: the 1.5B read the README it was asked about, then edited it."""
+"""After a file is read or a command run for a question: the 1.5B read the README it was asked about,
+then edited it; asked "What is 17 + 25?", it ran ``echo 17 + 25``, then tried to write the sum into
+a file three times (refused by the write guard), and answered only then."""
 
 
 def _asks(message: UserMessage) -> bool:
@@ -99,7 +101,7 @@ def _asks(message: UserMessage) -> bool:
 def _note(message: ToolResultMessage, changed_files: bool, question: bool) -> str | None:
     if message.is_error:
         return None
-    if message.tool_name == "read" and question and not changed_files:
+    if message.tool_name in ("read", "bash") and question and not changed_files:
         return ANSWER_NOTE
     if message.tool_name == "edit":
         details = message.details
@@ -115,7 +117,7 @@ def _note(message: ToolResultMessage, changed_files: bool, question: bool) -> st
 def with_result_notes(context: Context) -> Context:
     """``context`` with each successful ``edit`` result followed by the lines it changed, each
     successful ``bash`` run after a change (since the user's last message) by ``DONE_NOTE``, and
-    each successful ``read`` for a question that asks for no change (``asks_no_change``: "Can you
+    each successful ``read`` or ``bash`` run for a question that asks for no change (``asks_no_change``: "Can you
     fix X?" asks for one), before any change, by ``ANSWER_NOTE``."""
     messages = list(context.messages)
     changed_files = question = False

@@ -344,19 +344,23 @@ def test_the_write_after_a_plain_question_is_refused(tmp_path: Path) -> None:
     assert _guard(tmp_path, messages[:index], write, api="openai-completions") is None
 
 
-def test_the_note_after_a_read_follows_the_same_classification() -> None:
-    """``ANSWER_NOTE`` ("a question needs no change to files") is for a question that asks for no
-    change, not for "Can you fix X?" (which has a ``?``)."""
-    read = ToolResultMessage(
-        tool_call_id="c", tool_name="read", content=[TextContent(text="x = 1")], is_error=False, timestamp=0
-    )
+def test_the_note_after_a_read_or_a_command_follows_the_same_classification() -> None:
+    """``ANSWER_NOTE`` ("a question needs no change to files") follows a ``read`` or a ``bash`` run
+    for a question that asks for no change, not for "Can you fix X?" (which has a ``?``). Without it
+    after ``bash``, the 1.5B asked "What is 17 + 25?" ran ``echo 17 + 25`` and tried to write the
+    sum into a file three times."""
 
-    def notes(text: str) -> list[str]:
-        shown = with_result_notes(Context(messages=[UserMessage(content=text, timestamp=0), read])).messages[
-            1
-        ]
+    def notes(text: str, tool: str) -> list[str]:
+        result = ToolResultMessage(
+            tool_call_id="c", tool_name=tool, content=[TextContent(text="x = 1")], is_error=False, timestamp=0
+        )
+        shown = with_result_notes(
+            Context(messages=[UserMessage(content=text, timestamp=0), result])
+        ).messages[1]
         return [block.text for block in shown.content if isinstance(block, TextContent)]
 
-    assert notes("What is x in a.py?") == ["x = 1", ANSWER_NOTE]
-    assert notes("Explain a.py.") == ["x = 1", ANSWER_NOTE]
-    assert notes("Can you fix a.py?") == ["x = 1"]
+    assert notes("What is x in a.py?", "read") == ["x = 1", ANSWER_NOTE]
+    assert notes("What is 17 + 25?", "bash") == ["x = 1", ANSWER_NOTE]
+    assert notes("Explain a.py.", "read") == ["x = 1", ANSWER_NOTE]
+    assert notes("Can you fix a.py?", "read") == ["x = 1"]
+    assert notes("Run a.py and tell me what it prints.", "bash") == ["x = 1"]
