@@ -27,6 +27,8 @@ SMOKE_MODEL = "smollm2-135m"
 """Tiny and fast (tests of mechanics); its answers are not meant to be good."""
 SMALL_MODEL = "qwen2.5-coder-0.5b"
 """The smallest model that does real tasks (tests of behaviour)."""
+DEFAULT_MODEL = "qwen2.5-coder-1.5b"
+"""The model ``pi`` runs when nothing is configured (the README's first command)."""
 
 
 def cache_env() -> dict[str, str]:

@@ -17,6 +17,7 @@ import pytest
 
 from tests.pi_coding_agent.e2e._harness import OPENAI_MODEL, REPO, Sandbox, run_ours
 from tests.support.local_model import (
+    DEFAULT_MODEL,
     SMALL_MODEL,
     cache_env,
     model_file,
@@ -29,19 +30,21 @@ pytestmark = pytest.mark.slow
 ANNOUNCEMENT = "pi: no provider configured: embedded model local/qwen2.5-coder-0.5b (offline)"
 
 
-def _offline_pi(tmp_path: Path, *prompts: str, **extra: str) -> subprocess.CompletedProcess[str]:
+def _offline_pi(
+    tmp_path: Path, *prompts: str, model: str = SMALL_MODEL, **extra: str
+) -> subprocess.CompletedProcess[str]:
     """``./pi -p PROMPT...`` from a fresh folder: no keys, no agent folder, no network."""
     if extra.get("PI_LOCAL_RUNTIME") == "source":
         require_source_runtime()
     else:
         require_runtime()
-    model_file(SMALL_MODEL)
+    model_file(model)
     work = tmp_path / "work"
     work.mkdir(exist_ok=True)
     keep = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL", "TMPDIR")}
     env = {
         **keep, **cache_env(), "HOME": str(tmp_path / "home"), "PI_CODING_AGENT_DIR": str(tmp_path / "no-agent-dir"),
-        "PI_LOCAL_MODEL": SMALL_MODEL, **extra,
+        "PI_LOCAL_MODEL": model, **extra,
     }
     isolate = ["unshare", "--net"] if shutil.which("unshare") and os.geteuid() == 0 else []
     return subprocess.run(
@@ -95,6 +98,20 @@ def _the_next_run_reads_the_system_prompts_state_from_disk(tmp_path: Path) -> No
     assert after["cacheRead"] >= 256 and after["input"] < before["input"] - 256
     assert after["cacheRead"] + after["input"] == before["input"]
     assert (tmp_path / "work" / "hello.txt").read_text().strip() == "hi"
+
+
+@pytest.mark.timeout(900)
+def test_the_readmes_question_leaves_the_folder_as_it_was(tmp_path: Path) -> None:
+    """The README's first command with the default embedded model (the 1.5B): on a fresh machine
+    it answered "What is 17 + 25?" by writing ``sum.txt`` into the empty folder and narrating "the
+    task" (issue 27). A question that asks for no change gets no file written (the write guard
+    refuses it) and an answer with the sum. One prompt; the system prompt's state is read from
+    pi's cache after the first run on a machine."""
+    result = _offline_pi(tmp_path, "What is 17 + 25?", model=DEFAULT_MODEL)
+    assert result.returncode == 0, result.stderr
+    assert list((tmp_path / "work").iterdir()) == []
+    assert "42" in result.stdout
+    assert "the task" not in result.stdout.lower()
 
 
 @pytest.mark.timeout(900)

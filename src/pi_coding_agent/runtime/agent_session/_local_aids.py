@@ -15,6 +15,8 @@ Measured with Qwen2.5-Coder 1.5B on ``bench/local_tasks.py`` (docs/providers/loc
   change when the task made none is written again once, after ``CLAIM_NOTE`` (``answer_check``);
 - every "run this command" task sent bash ``"timeout": 0``, which the tool refuses (then 0.5,
   which cut a command short): the grammar holds ``timeout`` to at least 10 s (``with_argument_bounds``);
+- having made an edit, it said the tests now pass without running them: such an answer is written
+  again once, after ``TESTS_NOTE`` (``answer_check``);
 - it copied our notes into its answers: each one is kept out of the answer's text (``hidden_notes``),
   and an answer that repeats a guard's refusal is written again once, after ``ECHO_NOTE``.
 """
@@ -45,7 +47,7 @@ from pi_ai.api.local import (
     CopiedText,
 )
 from pi_coding_agent.core.tools import edit_base_text
-from pi_coding_agent.runtime.agent_session._write_guard import REFUSAL_PREFIXES
+from pi_coding_agent.runtime.agent_session._write_guard import REFUSAL_PREFIXES, asks_no_change
 
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 MAX_SHOWN_LINES = 60
@@ -89,17 +91,19 @@ REGION_INTRO = "The changed part now reads:"
 """Introduces the changed lines after ``EDIT_NOTE``; the 1.5B once answered with it (newcomer trial)."""
 DONE_NOTE = "(The command succeeded after your changes. If the task is done, reply to the user now.)"
 ANSWER_NOTE = "(If this answers the user's question, reply with the answer now; a question needs no change to files.)"
-"""After a file is read for a question: the 1.5B read the README it was asked about, then edited it."""
+"""After a file is read or a command run for a question: the 1.5B read the README it was asked about,
+then edited it; asked "What is 17 + 25?", it ran ``echo 17 + 25``, then tried to write the sum into
+a file three times (refused by the write guard), and answered only then."""
 
 
 def _asks(message: UserMessage) -> bool:
-    return "?" in content_text(message.content, "")
+    return asks_no_change(content_text(message.content, ""))
 
 
 def _note(message: ToolResultMessage, changed_files: bool, question: bool) -> str | None:
     if message.is_error:
         return None
-    if message.tool_name == "read" and question and not changed_files:
+    if message.tool_name in ("read", "bash") and question and not changed_files:
         return ANSWER_NOTE
     if message.tool_name == "edit":
         details = message.details
@@ -115,8 +119,8 @@ def _note(message: ToolResultMessage, changed_files: bool, question: bool) -> st
 def with_result_notes(context: Context) -> Context:
     """``context`` with each successful ``edit`` result followed by the lines it changed, each
     successful ``bash`` run after a change (since the user's last message) by ``DONE_NOTE``, and
-    each successful ``read`` for a question (a user message with ``?``), before any change, by
-    ``ANSWER_NOTE``."""
+    each successful ``read`` or ``bash`` run for a question that asks for no change (``asks_no_change``: "Can you
+    fix X?" asks for one), before any change, by ``ANSWER_NOTE``."""
     messages = list(context.messages)
     changed_files = question = False
     for index, message in enumerate(messages):
@@ -274,18 +278,21 @@ REPORT_NOTE = (
 trial the 1.5B ran ``python3 stats.py fruits.txt`` and answered "...was executed, and the output was
 printed.", so the user read no output at all."""
 _ASKS_OUTPUT = re.compile(
-    r"\b(?:tell me|report|prints?|printed|outputs?|show me|how many|what number|what value)\b", re.IGNORECASE
+    r"\b(?:tell me|let me know|report|prints?|printed|outputs?|show me|how many|what number|what value)\b",
+    re.IGNORECASE,
 )
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?!\w)")
 
 
 def command_output(context: Context) -> str | None:
-    """The output of the task's last tool call when it is a successful ``bash`` run with output and
-    the user's message asks what a command prints; else None."""
+    """The output of the task's last tool call (our guards' refusals aside) when it is a successful
+    ``bash`` run with output and the user's message asks what a command prints; else None."""
     for message in reversed(context.messages):
         if isinstance(message, UserMessage):
             return None
-        if isinstance(message, ToolResultMessage):
+        if isinstance(message, ToolResultMessage) and not (
+            message.is_error and content_text(message.content, "").startswith(REFUSAL_PREFIXES)
+        ):
             text = content_text(message.content, "").strip()
             if message.tool_name != "bash" or message.is_error or not text:
                 return None
@@ -314,18 +321,53 @@ def reports(answer: str, output: str) -> bool:
     return printed <= said if len(printed) <= REPORT_ALL_NUMBERS else bool(printed & said)
 
 
+TESTS_NOTE = (
+    "(No command has been run since your last change, so nobody knows whether the tests pass. Run the "
+    "tests now with bash, then tell the user what they printed.)"
+)
+"""Asked of an answer that says the tests pass when no command ran after the task's last change:
+in the newcomer trial the 1.5B edited ``discount.py`` (breaking it further) and answered "...the tests
+in `test_discount.py` now pass." without running them."""
+_PASS_CLAIM = re.compile(
+    r"\b(?:tests?|test_[\w.]+|[\w.]+_test)\b[^.!?\n]*?\b(?:now\s+|should\s+|will\s+)?pass(?:es|ed|ing)?\b",
+    re.IGNORECASE,
+)
+
+
+def claims_tests_pass(text: str) -> bool:
+    """Whether an answer says that tests pass ("the tests in test_x.py now pass", "all tests passed")."""
+    return _PASS_CLAIM.search(text) is not None
+
+
+def untested_change(context: Context) -> bool:
+    """Whether the task (since the user's last message) changed a file with ``edit`` or ``write``
+    and ran no ``bash`` command after its last such change."""
+    for message in reversed(context.messages):
+        if isinstance(message, UserMessage):
+            return False
+        if isinstance(message, ToolResultMessage):
+            if message.tool_name == "bash":
+                return False
+            if message.tool_name in ("edit", "write") and not message.is_error:
+                return True
+    return False
+
+
 def answer_check(context: Context) -> dict[str, Any]:
     """The ``local`` API's answer check: when the task has changed nothing so far, an answer that
     claims a change is not accepted (``CLAIM_NOTE``); when one of our guards refused a call in the
     task, an answer that repeats the refusal is not accepted (``ECHO_NOTE``); right after a command
-    the user asked about, an answer without any of its output is not accepted (``REPORT_NOTE``).
+    the user asked about, an answer without any of its output is not accepted (``REPORT_NOTE``);
+    after a change with no command run since, an answer that says the tests pass is not accepted
+    (``TESTS_NOTE``).
     Each time the turn is written again once after the note. Otherwise no check (the answer streams as it is written)."""
     if not context.tools:
         return {}
     unchanged = not task_changed_files(context)
     refusals = guard_refusals(context)
     output = command_output(context)
-    if not unchanged and not refusals and output is None:
+    untested = untested_change(context)
+    if not unchanged and not refusals and output is None and not untested:
         return {}
 
     def check(text: str) -> str | None:
@@ -333,6 +375,8 @@ def answer_check(context: Context) -> dict[str, Any]:
             return ECHO_NOTE
         if unchanged and claims_change(text):
             return CLAIM_NOTE
+        if untested and claims_tests_pass(text):
+            return TESTS_NOTE
         return REPORT_NOTE if output is not None and not reports(text, output) else None
 
     return {ANSWER_CHECK_OPTION: check}
@@ -340,7 +384,7 @@ def answer_check(context: Context) -> dict[str, Any]:
 
 def hidden_notes() -> dict[str, Any]:
     """Our notes, for the ``local`` API to keep out of the answers' text."""
-    return {HIDDEN_NOTES_OPTION: [f"{EDIT_NOTE} {REGION_INTRO}", DONE_NOTE, ANSWER_NOTE, CLAIM_NOTE, ECHO_NOTE, REPORT_NOTE]}
+    return {HIDDEN_NOTES_OPTION: [f"{EDIT_NOTE} {REGION_INTRO}", DONE_NOTE, ANSWER_NOTE, CLAIM_NOTE, ECHO_NOTE, REPORT_NOTE, TESTS_NOTE]}
 
 
 BASH_MIN_TIMEOUT = 10

@@ -21,6 +21,18 @@ And it refuses an ``edit`` that changes more than the quoted change the user ask
 ``return f"See you.",`` (the name dropped, and a comma that makes the function return a tuple).
 The refusal gives the block's ``newText`` with just the asked change made.
 
+And it refuses any ``edit`` or ``write`` when the user's message is a question, or a command to run
+and report, that asks for no change (``asks_no_change``): asked "What is 17 + 25?" in an empty
+folder, the 1.5B ran ``echo 17 + 25``, wrote ``sum.txt`` and answered with a narration of "the
+task" (a fresh machine, 2026-12-07); told to run a script on poem.txt and give the counts, it
+wrote poem.txt back (the second newcomer trial). The refusal tells it to answer the question instead.
+
+And it refuses a ``write`` whose whole content is a Markdown code fence (not into a Markdown or
+text file), and a ``write`` over a file the task edited that drops any of its lines: told "In
+config.py, set MAX_RETRIES to 5.", the 1.5B made the edit, then wrote config.py again as
+```` ```python ```` plus the lines of the edit note's excerpt with the docstring's closing quotes
+cut (newcomer trial, 2026-12-07).
+
 Only for in-process models: a large model that shortens a file it read does so on purpose, and
 Pi's behaviour with those providers is kept (docs/providers/local.md).
 """
@@ -84,7 +96,10 @@ def _lines(text: str) -> list[str]:
 
 
 def refusal(path: str, how: str, old: str, new: str) -> str | None:
-    """Why writing ``new`` over ``old`` (a file the task ``how`` = read / edited) is refused, or None."""
+    """Why writing ``new`` over ``old`` (a file the task ``how`` = read / edited) is refused, or None:
+    fewer lines, or unrelated lines; over a file the task edited, any of its lines dropped (told
+    to set a value in ``config.py``, the 1.5B made the edit, then wrote the file again from the
+    edit note's excerpt, its first line cut and the whole in a Markdown fence: newcomer trial)."""
     old_lines, new_lines = _lines(old), _lines(new)
     if not old_lines:
         return None
@@ -97,6 +112,13 @@ def refusal(path: str, how: str, old: str, new: str) -> str | None:
             f"Not written: {path} was {how} in this task, and this content would replace its "
             f"{len(old_lines)} non-blank lines with {len(new_lines)}. {advice}"
         )
+    if how == "edited":
+        dropped = [line for line in dict.fromkeys(old_lines) if line not in set(new_lines)]
+        if dropped:
+            return (
+                f"Not written: {path} was edited in this task, and this content drops {len(dropped)} of its "
+                f"lines (such as {dropped[0]!r}). {advice}"
+            )
     kept = len(set(old_lines) & set(new_lines))
     distinct = len(set(old_lines))
     if distinct >= RELATED_MIN_LINES and kept < RELATED_SHARE * distinct:
@@ -217,6 +239,116 @@ def replacement_refusal(edits: object, request: str) -> str | None:
     return None
 
 
+_CHANGE_VERBS = (
+    "fix add create write make change edit update rename refactor implement remove delete move replace "
+    "insert append prepend put set modify correct rewrite convert generate save copy duplicate extract "
+    "split merge sort reformat clean tidy bump increase decrease extend shorten simplify optimise "
+    "optimize improve adjust swap turn patch repair uncomment translate resolve upgrade downgrade "
+    "enable disable initialise initialize scaffold restructure reorganise reorganize rework erase "
+    "overwrite truncate introduce migrate undo revert"
+)
+"""The verbs of a change request, space-separated (their inflections follow from ``_forms``)."""
+_IRREGULAR = ("made", "wrote", "written", "rewrote", "rewritten", "undid", "undone")
+
+
+def _forms(verb: str) -> set[str]:
+    """The verb's inflections: fix/fixes/fixed/fixing, make/making, set/setting, copy/copied."""
+    forms = {
+        verb,
+        verb + "s",
+        verb + "es",
+        verb + "ed",
+        verb + "ing",
+        verb + verb[-1] + "ing",
+        verb + verb[-1] + "ed",
+    }
+    if verb.endswith("e"):
+        forms |= {verb + "d", verb[:-1] + "ing"}
+    if verb.endswith("y"):
+        forms |= {verb[:-1] + "ies", verb[:-1] + "ied"}
+    return forms
+
+
+_VERB_FORMS = "|".join(
+    sorted({form for verb in _CHANGE_VERBS.split() for form in _forms(verb)} | set(_IRREGULAR))
+)
+_PARTICIPLES = "|".join(
+    sorted(
+        {form for form in _VERB_FORMS.split("|") if form.endswith(("ed", "en", "one"))}
+        | {"made", "set", "put", "split"}
+    )
+)
+_CHANGE_VERB = re.compile(rf"\b(?:{_VERB_FORMS})\b", re.IGNORECASE)
+_NOT_ASKED = re.compile(
+    rf"\b(?:don't|dont|do not|doesn't|does not|never|without|no need to)\s+(?:\w+\s+){{0,2}}(?:{_VERB_FORMS})\b"
+    rf"|\b(?:is|are|was|were|been)\s+(?:\w+\s+){{0,2}}(?:{_PARTICIPLES})\b",
+    re.IGNORECASE,
+)
+"""A change verb negated ("don't change anything") or a participle in the passive of a state
+("what is the timeout set to?", "has it been fixed?") asks for no change."""
+_QUOTED_OR_NAME = re.compile(r"`[^`]*`|\"[^\"]*\"|\S*[\w-][./][\w./-]*")
+"""Code, quoted text and file names or paths (``update.sh``, ``src/fix``): their words are no verbs."""
+_QUESTION_START = re.compile(
+    r"^\s*(?:what|what's|whats|which|where|where's|who|who's|whose|whom|why|how|how's|when|"
+    r"is|are|was|were|am|do|does|did|can|could|should|would|will|has|have|had|may|might|"
+    r"tell me|explain|describe|show me|summari[sz]e|(?:please\s+)?(?:run|execute))\b",
+    re.IGNORECASE,
+)
+
+
+_INFO_VERBS = (
+    "tell|explain|show|describe|check|look|find|see|count|list|say|summari[sz]e|run|read|confirm|verify|"
+    "compute|calculate|answer|name|identify|print|help|guess|give me|let me know|remind"
+)
+_ASKED_TO_DO = re.compile(
+    rf"\b(?:(?:can|could|would|will)\s+you|please|I want you to|I'd like you to|I need you to)\s+"
+    rf"(?:please\s+|just\s+|also\s+|quickly\s+)*(?!(?:{_INFO_VERBS})\b)[a-z]+",
+    re.IGNORECASE,
+)
+"""A request to do something ("Can you give greet() a default?") other than tell or show."""
+
+
+def asks_no_change(request: str) -> bool:
+    """Whether ``request`` (the user's message) is a question that asks for no change: it has a
+    ``?`` or opens as a question ("What...", "Does...", "Explain...") or as a command to run
+    ("Please run count_words.py on poem.txt and let me know the counts": the 1.5B then wrote
+    poem.txt), and no sentence of it asks
+    for a change: no change verb (fix, add, create, write, make, rename...) outside code, quotes
+    and file names, unless negated ("don't change anything"), and no request to do something other
+    than tell or show ("Can you give greet() a default?"). "Can you fix calc.py?" asks for one."""
+    text = _QUOTED_OR_NAME.sub(" ", request)
+    if not ("?" in text or _QUESTION_START.match(text)) or _ASKED_TO_DO.search(text):
+        return False
+    return _CHANGE_VERB.search(_NOT_ASKED.sub(" ", text)) is None
+
+
+def question_refusal(request: str) -> str | None:
+    """Why an ``edit`` or ``write`` is refused when ``request`` is a question that asks for no
+    change (``asks_no_change``); else None."""
+    if not asks_no_change(request):
+        return None
+    return (
+        "Not changed: the user asked a question, or to run something and report, and no change to files. "
+        "Do not create or change files: reply to the user with the answer."
+    )
+
+
+_FENCE = re.compile(r"^\s*```[\w+-]*[ \t]*\n.*\n```\s*$", re.DOTALL)
+_MARKDOWN = (".md", ".markdown", ".mdx", ".txt", ".rst")
+
+
+def fence_refusal(path: str, content: str) -> str | None:
+    """Why a ``write`` is refused when its whole content is one Markdown code fence (```` ``` ````
+    first and last) and ``path`` is no Markdown or text file: the fence would end up in the file
+    (the 1.5B wrote ``config.py`` so in the newcomer trial); else None."""
+    if path.lower().endswith(_MARKDOWN) or not _FENCE.match(content):
+        return None
+    return (
+        f"Not written: the content is wrapped in a Markdown code fence (```), which would become part of "
+        f"{path}. Write the file's text only, without the ``` lines."
+    )
+
+
 def write_guard(cwd: str) -> ToolGuard:
     """The ``before_tool_call`` check (see the module)."""
 
@@ -231,8 +363,10 @@ def write_guard(cwd: str) -> ToolGuard:
             return None
         messages: list[object] = list(context.context.messages)
         request = _last_request(messages)
-        refused = outside_refusal(path, cwd, request) or kept_test_refusal(
-            path, cwd, request, written_files(messages, cwd)
+        refused = (
+            question_refusal(request)
+            or outside_refusal(path, cwd, request)
+            or kept_test_refusal(path, cwd, request, written_files(messages, cwd))
         )
         if refused is None and name == "edit":
             refused = replacement_refusal(context.args.get("edits"), request)
@@ -240,6 +374,9 @@ def write_guard(cwd: str) -> ToolGuard:
             return BeforeToolCallResult(block=True, reason=refused)
         if name != "write" or not isinstance(content, str):
             return None
+        fenced = fence_refusal(path, content)
+        if fenced is not None:
+            return BeforeToolCallResult(block=True, reason=fenced)
         how = touched_files(list(context.context.messages), cwd).get(resolve_read_path(path, cwd))
         old = edit_base_text(path, cwd) if how is not None else None
         reason = refusal(path, how, old, content) if how is not None and old is not None else None

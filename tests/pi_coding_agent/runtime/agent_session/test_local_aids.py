@@ -55,7 +55,7 @@ def test_results_are_annotated_in_the_request_only() -> None:
     edit = _result("edit", details={"diff": "", "patch": patch})
     context = Context(messages=[
         UserMessage(content="fix it", timestamp=0), _result("bash", error=True), edit, _result("bash"),
-        UserMessage(content="and now?", timestamp=0), _result("bash"),
+        UserMessage(content="Now run the tests again.", timestamp=0), _result("bash"),
         _result("edit", error=True, details={"patch": patch}),
     ])
     shown = with_result_notes(context).messages

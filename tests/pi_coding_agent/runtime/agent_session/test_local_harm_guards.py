@@ -18,6 +18,7 @@ from pi_coding_agent.core.tools import create_tools
 from pi_coding_agent.runtime.agent_session._local_aids import (
     CLAIM_NOTE,
     DONE_NOTE,
+    TESTS_NOTE,
     answer_check,
     claims_change,
     hidden_notes,
@@ -262,7 +263,11 @@ def test_a_claim_is_checked_only_while_the_task_has_changed_nothing() -> None:
         _assistant(_call("e1", "edit", path="calc.py", edits=[])), _result("e1", "edit", error=True)
     )
     sed = _context(_assistant(_call("b1", "bash", command="sed -i 's/-/+/' calc.py")), _result("b1", "bash"))
-    assert answer_check(edited) == {} and answer_check(sed) == {}
+    assert answer_check(sed) == {}
+    # After an edit with no command run since, only a claim that the tests pass is sent back.
+    after_edit = answer_check(edited)[ANSWER_CHECK_OPTION]
+    assert after_edit("I fixed the bug in calc.py.") is None
+    assert after_edit("I fixed the bug in calc.py and the test passes now.") == TESTS_NOTE
     assert ANSWER_CHECK_OPTION in answer_check(failed_edit)
     assert (
         answer_check(Context(system_prompt="s", messages=[UserMessage(content="hi", timestamp=0)])) == {}

@@ -6,7 +6,13 @@ session's messages with the trial folder written as ``{cwd}``) and on cases of i
 - an answer that repeats a guard's refusal is written again (its answer was the refusal's advice);
 - an answer to "run this and tell me" must give the output (it said "the output was printed");
 - an edit that changes more than the quoted change asked for is refused (it dropped ``{name}``);
-- the edit note's "The changed part now reads:" never reaches the user (it opened its answer so).
+- the edit note's "The changed part now reads:" never reaches the user (it opened its answer so);
+- a ``write`` or ``edit`` for a question that asks for no change is refused (asked "What is
+  17 + 25?", it wrote ``sum.txt``: a fresh machine, the same day);
+- a ``write`` wrapped in a Markdown fence, or one that drops lines of a file the task edited, is
+  refused (after setting a value, it wrote ``config.py`` again fenced and cut: the second trial);
+- an answer that says the tests pass, with no command run since the task's last change, is
+  written again (it said so of a ``discount.py`` it had broken further: the second trial).
 """
 
 from __future__ import annotations
@@ -19,22 +25,38 @@ from typing import Any
 import pytest
 
 from pi_agent import AgentContext, BeforeToolCallContext
-from pi_ai import AssistantMessage, Context, TextContent, ToolCall, UserMessage, message_from_dict
+from pi_ai import (
+    AssistantMessage,
+    Context,
+    TextContent,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+    message_from_dict,
+)
 from pi_ai.api.local import ANSWER_CHECK_OPTION, HIDDEN_NOTES_OPTION
 from pi_ai.api.local._notes import NoteFilter
 from pi_coding_agent.core.tools import create_tools
 from pi_coding_agent.runtime.agent_session._local_aids import (
+    ANSWER_NOTE,
     CLAIM_NOTE,
     ECHO_NOTE,
     REPORT_NOTE,
+    TESTS_NOTE,
     answer_check,
+    claims_tests_pass,
     echoes,
     hidden_notes,
     reports,
+    with_result_notes,
 )
 from pi_coding_agent.runtime.agent_session._write_guard import (
+    asks_no_change,
+    fence_refusal,
     is_test_file,
     kept_test_refusal,
+    question_refusal,
+    refusal,
     replacement_refusal,
     write_guard,
 )
@@ -67,10 +89,10 @@ def _calls(messages: list[Any]) -> list[tuple[int, ToolCall]]:
     ]
 
 
-def _guard(cwd: Path, before: list[Any], call: ToolCall) -> str | None:
+def _guard(cwd: Path, before: list[Any], call: ToolCall, api: str = "local") -> str | None:
     context = BeforeToolCallContext(
         assistant_message=AssistantMessage(
-            content=[call], api="local", provider="local", model="m", stop_reason="toolUse", timestamp=0
+            content=[call], api=api, provider="local", model="m", stop_reason="toolUse", timestamp=0
         ),
         tool_call=call,
         args=call.arguments,
@@ -241,3 +263,243 @@ def test_the_edit_notes_intro_never_reaches_the_answer(tmp_path: Path) -> None:
         "".join(shown.feed(answer[index : index + 3]) for index in range(0, len(answer), 3)) + shown.flush()
     )
     assert "changed part" not in text and 'return f"See you.",' in text
+
+
+# ------------------------------------------------------------ print mode: a question that asks for no change
+
+QUESTIONS = [
+    # the phrasings the classification was written on
+    "What is 17 + 25?",
+    "Which file defines the function parse_day?",
+    "What is the timeout set to in config.toml?",
+    "What does update.sh do?",
+    "Don't change anything, just tell me what `fix_all` returns?",
+    "Explain what calc.py does.",
+    "Has the bug been fixed?",
+    "How many lines does data.csv have",
+    "What port does the server listen on?",
+    "Why does test_calc.py fail?",
+    "Tell me the version in pyproject.toml",
+    "Run python3 stats.py and tell me what it prints.",
+    "Please run count_words.py on poem.txt and let me know the counts.",  # the second trial
+    # held out: written before the classification first ran on them
+    "Where is the database URL configured?",
+    "How does the retry loop in client.py work?",
+    "Do the tests in tests/ cover the parser?",
+    "What would happen if I passed None to parse()?",
+    "Describe the layout of this project.",
+    "Is 97 a prime number?",
+    "Which version of requests does requirements.txt pin?",
+    "hey, what does main.py print when run?",
+    "Can you tell me what version this is?",
+    "Could you explain why the cache misses?",
+    "Will you check whether the config has a debug flag?",
+    "Why does my script print None instead of the total?",
+    "Should the constant in limits.py be 100 or 1000?",
+    "Is the API key read from an environment variable?",
+]
+CHANGE_REQUESTS = [
+    # the phrasings the classification was written on
+    "Can you fix calc.py?",
+    "Could you make the greeting friendlier?",
+    "Please add a docstring.",
+    "Is there a typo in README.md? Please fix it.",
+    "Would you rename foo to bar?",
+    "Can you check whether it is wrong and fix it?",
+    "Is the file empty? If so, delete it.",
+    "Can you give greet() a default argument?",  # held out, misread at first: led to _ASKED_TO_DO
+    # held out: written before the classification first ran on them
+    "Could you remove the unused imports from app.py?",
+    "Why not just delete old.py?",
+    "Would it be possible to rename the class to Store?",
+    "Could you please implement the missing method?",
+    "Can the function be made shorter?",
+    "Fix the typo in README.md",
+    "The output is wrong. Can you correct the formula in stats.py?",
+    "Are you able to update the changelog?",
+    "Can you create a .gitignore for Python?",
+    "Can you add logging to worker.py?",
+    "Could you bring the README up to date?",
+    "Can you get rid of the debug prints?",
+]
+
+
+@pytest.mark.parametrize("request_text", QUESTIONS)
+def test_a_question_asks_for_no_change(request_text: str) -> None:
+    assert asks_no_change(request_text)
+    assert (question_refusal(request_text) or "").startswith("Not changed: the user asked a question")
+    assert "\n" not in (question_refusal(request_text) or "")
+
+
+@pytest.mark.parametrize("request_text", CHANGE_REQUESTS)
+def test_a_change_request_is_no_such_question(request_text: str) -> None:
+    assert not asks_no_change(request_text)
+    assert question_refusal(request_text) is None
+
+
+def test_the_write_after_a_plain_question_is_refused(tmp_path: Path) -> None:
+    """``pi -p "What is 17 + 25?"`` in an empty folder (2026-12-07): the 1.5B ran ``echo 17 + 25``,
+    wrote ``sum.txt`` and answered with a narration of "the task"."""
+    messages = _transcript("print-question-sum.jsonl", tmp_path)
+    calls = _calls(messages)
+    assert [call.name for _, call in calls] == ["bash", "write"]
+    index, write = calls[1]
+    reason = _guard(tmp_path, messages[:index], write)
+    assert reason is not None and reason.startswith("Not changed:") and "reply to the user with the answer" in reason
+    assert "\n" not in reason
+    assert _guard(tmp_path, messages[: calls[0][0]], calls[0][1]) is None  # bash is not this guard's
+    # The same write, asked for, goes through; and a question to another provider is Pi's as it was.
+    asked = [UserMessage(content="Can you write 17 + 25 = 42 into sum.txt?", timestamp=0)]
+    assert _guard(tmp_path, asked, write) is None
+    assert _guard(tmp_path, messages[:index], write, api="openai-completions") is None
+
+
+def test_the_note_after_a_read_or_a_command_follows_the_same_classification() -> None:
+    """``ANSWER_NOTE`` ("a question needs no change to files") follows a ``read`` or a ``bash`` run
+    for a question that asks for no change, not for "Can you fix X?" (which has a ``?``). Without it
+    after ``bash``, the 1.5B asked "What is 17 + 25?" ran ``echo 17 + 25`` and tried to write the
+    sum into a file three times."""
+
+    def notes(text: str, tool: str) -> list[str]:
+        result = ToolResultMessage(
+            tool_call_id="c", tool_name=tool, content=[TextContent(text="x = 1")], is_error=False, timestamp=0
+        )
+        shown = with_result_notes(
+            Context(messages=[UserMessage(content=text, timestamp=0), result])
+        ).messages[1]
+        return [block.text for block in shown.content if isinstance(block, TextContent)]
+
+    assert notes("What is x in a.py?", "read") == ["x = 1", ANSWER_NOTE]
+    assert notes("What is 17 + 25?", "bash") == ["x = 1", ANSWER_NOTE]
+    assert notes("Explain a.py.", "read") == ["x = 1", ANSWER_NOTE]
+    assert notes("Can you fix a.py?", "read") == ["x = 1"]
+    assert notes("Run a.py and tell me what it prints.", "bash") == ["x = 1", ANSWER_NOTE]
+    assert notes("Run the tests and fix what fails.", "bash") == ["x = 1"]
+
+
+# ------------------------------------------------------------ the TUI: a value set, then the file written again
+
+CONFIG = (
+    '"""Settings for the downloader."""\n\nBASE_URL = "https://example.org/files"\nMAX_RETRIES = 3\n'
+    'TIMEOUT_SECONDS = 20\nUSER_AGENT = "downloader/1.0"\n'
+)
+
+
+def test_the_trials_write_after_the_edit_is_refused(tmp_path: Path) -> None:
+    """Told "In config.py, set MAX_RETRIES to 5." (the TUI, 2026-12-07, after the question guard),
+    the 1.5B made the edit, then wrote config.py again in a Markdown fence with the docstring's
+    closing quotes cut: a syntax error, and "has been updated" as the answer."""
+    edited = CONFIG.replace("MAX_RETRIES = 3", "MAX_RETRIES = 5")
+    (tmp_path / "config.py").write_text(edited)
+    messages = _transcript("tui-set-value-write-after-edit.jsonl", tmp_path)
+    (edit_index, edit), (write_index, write) = _calls(messages)
+    assert _guard(tmp_path, messages[:edit_index], edit) is None  # the asked edit goes through
+    reason = _guard(tmp_path, messages[:write_index], write)
+    assert reason is not None and reason.startswith("Not written:") and "```" in reason
+    assert "\n" not in reason
+    # Without the fence, the write still drops the docstring line the edit left as it was.
+    content = write.arguments["content"]
+    unfenced = content.removeprefix("```python\n").removesuffix("\n```")
+    dropped = refusal("config.py", "edited", edited, unfenced)
+    assert (
+        dropped is not None and "drops 1 of its lines" in dropped and "Settings for the downloader" in dropped
+    )
+    assert refusal("config.py", "edited", edited, edited + "LOG_LEVEL = 'info'\n") is None  # keeps every line
+
+
+def test_which_fenced_writes_are_refused() -> None:
+    fenced = "```python\nprint('hi')\n```"
+    assert fence_refusal("hello.py", fenced) is not None
+    assert fence_refusal("hello.sh", "```\necho hi\n```\n") is not None
+    assert fence_refusal("README.md", fenced) is None  # Markdown may well hold a fence
+    assert fence_refusal("notes.txt", fenced) is None
+    assert fence_refusal("hello.py", "print('hi')\n") is None
+    assert fence_refusal("doc.py", '"""Example:\n\n```python\nx = 1\n```\n"""\n') is None  # a fence inside
+
+
+# ------------------------------------------------------------ print mode: a fix, then "the tests now pass" untested
+
+DISCOUNT = (
+    'def apply_discount(price, percent):\n    """The price after taking off ``percent`` per cent."""\n'
+    "    return price * percent / 100\n"
+)
+
+
+def test_the_trials_write_that_dropped_the_docstring_is_refused(tmp_path: Path) -> None:
+    """Told "test_discount.py fails. Fix discount.py so the test passes." (2026-12-07), the 1.5B
+    tried to edit the test (refused), added a copy of the wrong ``return`` above the docstring, then
+    wrote the file again with the docstring turned into a comment."""
+    messages = _transcript("print-fix-discount.jsonl", tmp_path)
+    calls = _calls(messages)
+    assert [call.name for _, call in calls] == ["edit", "edit", "write"]
+    (tmp_path / "discount.py").write_text(
+        DISCOUNT.replace(":\n", ":\n    return price * percent / 100\n", 1)
+    )  # as the second edit left it
+    reason = _guard(tmp_path, messages[: calls[2][0]], calls[2][1])
+    assert reason is not None and "drops 1 of its lines" in reason and "The price after" in reason
+
+
+def test_the_trials_untested_claim_that_the_tests_pass_is_written_again(tmp_path: Path) -> None:
+    messages = _transcript("print-fix-discount.jsonl", tmp_path)
+    answer = _final_answer(messages)
+    assert "now pass" in answer
+    assert _checked(messages[:-1], answer) == TESTS_NOTE
+    assert _checked(messages[:-1], "I changed discount.py; I have not run the tests.") is None
+    ran = ToolCall(id="t", name="bash", arguments={"command": "python3 -m pytest -q", "timeout": 60})
+    after_run = [
+        *messages[:-1],
+        AssistantMessage(
+            content=[ran], api="local", provider="local", model="m", stop_reason="toolUse", timestamp=0
+        ),
+        ToolResultMessage(
+            tool_call_id="t",
+            tool_name="bash",
+            content=[TextContent(text="2 passed")],
+            is_error=False,
+            timestamp=0,
+        ),
+    ]
+    assert _checked(after_run, answer) is None  # once a command ran after the change, it is its output's word
+
+
+@pytest.mark.parametrize(
+    ("answer", "claims"),
+    [
+        ("The tests in test_discount.py now pass.", True),
+        ("All tests passed.", True),
+        ("test_discount.py should pass now.", True),
+        ("The fix makes test_temps pass.", True),
+        ("I fixed the discount; run the tests to check.", False),
+        ("The function now passes the price through unchanged when percent is 0.", False),
+    ],
+)
+def test_what_claims_that_tests_pass(answer: str, claims: bool) -> None:
+    assert claims_tests_pass(answer) is claims
+
+
+# ------------------------------------------------------------ print mode: run and report, then a write of the input
+
+
+def test_the_trials_write_of_the_input_after_the_run_is_refused(tmp_path: Path) -> None:
+    """Told "Please run count_words.py on poem.txt and let me know the counts." (2026-12-07), the
+    1.5B ran it, wrote poem.txt back (its last newline lost) and answered that the counts had been
+    written into poem.txt, with no count in the answer."""
+    (tmp_path / "poem.txt").write_text(
+        "The rain falls on the roof\nand the roof sings back\nthe rain falls and falls\n"
+    )
+    messages = _transcript("print-run-and-report-counts.jsonl", tmp_path)
+    (_, run), (write_index, write) = _calls(messages)
+    assert run.name == "bash" and write.name == "write"
+    reason = _guard(tmp_path, messages[:write_index], write)
+    assert reason is not None and reason.startswith("Not changed: the user asked")
+    # After the refusal, the answer must give the counts the command printed.
+    refused = ToolResultMessage(
+        tool_call_id=write.id,
+        tool_name="write",
+        content=[TextContent(text=reason)],
+        is_error=True,
+        timestamp=0,
+    )
+    before_answer = [*messages[:write_index], messages[write_index], refused]
+    assert _checked(before_answer, _final_answer(messages)) == REPORT_NOTE
+    assert _checked(before_answer, "count_words.py printed: 16 words, 8 distinct.") is None
