@@ -47,7 +47,8 @@ from pi_ai.api.local import (
     CopiedText,
 )
 from pi_coding_agent.core.tools import edit_base_text
-from pi_coding_agent.runtime.agent_session._write_guard import REFUSAL_PREFIXES, asks_no_change
+from pi_coding_agent.runtime.agent_session._user_request import asks_no_change
+from pi_coding_agent.runtime.agent_session._write_guard import REFUSAL_PREFIXES
 
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 MAX_SHOWN_LINES = 60

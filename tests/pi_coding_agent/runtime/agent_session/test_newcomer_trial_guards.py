@@ -50,8 +50,8 @@ from pi_coding_agent.runtime.agent_session._local_aids import (
     reports,
     with_result_notes,
 )
+from pi_coding_agent.runtime.agent_session._user_request import asks_no_change
 from pi_coding_agent.runtime.agent_session._write_guard import (
-    asks_no_change,
     fence_refusal,
     is_test_file,
     kept_test_refusal,
