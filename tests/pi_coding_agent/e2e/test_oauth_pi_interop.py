@@ -182,12 +182,11 @@ def test_pis_own_sign_in_writes_a_file_we_use(tmp_path: Path, provider: Scripted
         try:
             pane.wait_for("/login", limit=90, everywhere=True)
             pane.type("/login kimi-coding")
+            pane.wait_for("→ kimi-coding")
+            pane.send("Enter")  # completes the provider's name; the command does not run yet
+            pane.wait_until_gone("→ kimi-coding")
             pane.send("Enter")
-            try:
-                pane.wait_for("Sign in with Kimi Code", limit=10)
-            except AssertionError:  # the first Enter completed the command name
-                pane.send("Enter")
-                pane.wait_for("Sign in with Kimi Code", limit=30)
+            pane.wait_for("Sign in with Kimi Code", limit=30)
             pane.send("Enter")
             shown = pane.wait_for("Enter code:", limit=30)
             user_code = shown.split("Enter code:", 1)[1].split()[0]
