@@ -15,8 +15,9 @@ import asyncio
 import json
 import re
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
@@ -131,8 +132,6 @@ def _sorted(answers: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def _read_by_pi(box: Sandbox) -> list[dict[str, Any]]:
     """Every session file as the live oracle reads it (the calls run side by side)."""
-    from concurrent.futures import ThreadPoolExecutor
-
     files = box.session_files()
     with ThreadPoolExecutor(max_workers=len(files) or 1) as pool:
         read = list(pool.map(oracle_context, files))
@@ -189,6 +188,17 @@ def _additions_seen(log: dict[str, Any]) -> dict[str, list[Any]]:
     }
 
 
+T = TypeVar("T")
+
+
+def _side_by_side(*runs: Callable[[], T]) -> list[T]:
+    """Each program's run at once (each has its own provider and home): their waits (streamed
+    chunks, the scenario's sleeping commands) overlap instead of adding up."""
+    with ThreadPoolExecutor(len(runs)) as pool:
+        futures = [pool.submit(run) for run in runs]
+        return [future.result() for future in futures]
+
+
 def test_pi_rpc_client_sees_the_same_protocol(tmp_path: Path) -> None:
     """Pi's own clients: 1.6's against ours and Pi 1.6, 0.85's against Pi 0.85."""
     oracle.require_live_oracle()
@@ -199,9 +209,11 @@ def test_pi_rpc_client_sees_the_same_protocol(tmp_path: Path) -> None:
         ours_box = make_sandbox(tmp_path / "ours", ours_provider.base_url, scenario.SETTINGS)
         current_box = make_sandbox(tmp_path / "pi16", current_provider.base_url, scenario.SETTINGS)
         pi_box = make_sandbox(tmp_path / "pi", pi_provider.base_url, scenario.SETTINGS)
-        ours = run_pi_client(ours_box, our_pi(), scenario_file, current=True)
-        current = run_pi_client(current_box, pi_cli(current=True), scenario_file, current=True)
-        theirs = run_pi_client(pi_box, pi_cli(), scenario_file)
+        ours, current, theirs = _side_by_side(
+            lambda: run_pi_client(ours_box, our_pi(), scenario_file, current=True),
+            lambda: run_pi_client(current_box, pi_cli(current=True), scenario_file, current=True),
+            lambda: run_pi_client(pi_box, pi_cli(), scenario_file),
+        )
     additions = _additions_seen(ours)
     assert additions == _additions_seen(current)
     assert additions["dispositions"] == ["started", "started", "queued", "queued", "started", "queued", "started",
@@ -226,8 +238,10 @@ def test_python_rpc_client_drives_ours_and_pi_alike(tmp_path: Path) -> None:
     with _provider() as ours_provider, _provider() as pi_provider:
         ours_box = make_sandbox(tmp_path / "ours", ours_provider.base_url, scenario.SETTINGS)
         pi_box = make_sandbox(tmp_path / "pi", pi_provider.base_url, scenario.SETTINGS)
-        ours = asyncio.run(_python_client(ours_box, [str(our_pi())]))
-        theirs = asyncio.run(_python_client(pi_box, [str(pi_cli(current=True))]))
+        ours, theirs = _side_by_side(
+            lambda: asyncio.run(_python_client(ours_box, [str(our_pi())])),
+            lambda: asyncio.run(_python_client(pi_box, [str(pi_cli(current=True))])),
+        )
     assert [r["result"] for r in ours["results"] if r.get("call") == "prompt"][:2] == ["started", "started"]
     _compare_current(ours, theirs, ours_box, pi_box)
 
@@ -390,7 +404,6 @@ _THREE: tuple[tuple[str, Callable[[], list[str]]], ...] = (
     ("pi", lambda: [str(pi_cli())]),
 )
 """Ours, Pi 1.6 and Pi 0.85, each driven by our Python client."""
-
 
 def _three_way(raw: dict[str, tuple[dict[str, Any], Sandbox]]) -> list[dict[str, Any]]:
     """Ours equals Pi 1.6 (less ``PENDING_ELSEWHERE``) and, without 1.6's additions, Pi 0.85;
