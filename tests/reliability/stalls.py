@@ -49,6 +49,8 @@ class StallServer:
         self.kind = kind
         self.stalls = stalls
         self.requests = 0
+        self.asked = asyncio.Event()
+        """Set when the first request is in."""
         self.closed = asyncio.Event()
         """Set when the client closed a connection before its answer was complete: while a
         stalled body was being written, or before the request was in. (On a loaded machine a
@@ -107,6 +109,7 @@ class StallServer:
                 length = int(value)
         await reader.readexactly(length)
         self.requests += 1
+        self.asked.set()
         writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n")
         if self.requests > self.stalls:
             _chunk(writer, self.wire.body(ANSWER))
