@@ -71,8 +71,8 @@ def test_a_sign_in_nobody_finishes_ends_at_the_time_limit(tmp_path: Path) -> Non
         (nowhere / "xdg-open").write_text("#!/bin/sh\nexit 0\n", encoding="utf-8")
         (nowhere / "xdg-open").chmod(0o755)
         done = run_ours(
-            sandbox, "mcp", "login", "guarded", "--timeout", "3", PATH=f"{nowhere}:{sandbox.env()['PATH']}"
+            sandbox, "mcp", "login", "guarded", "--timeout", "1", PATH=f"{nowhere}:{sandbox.env()['PATH']}"
         )
     assert done.returncode == 1
     assert done.stdout.startswith('Sign in to MCP server "guarded" in your browser:\nhttp://127.0.0.1:')
-    assert done.stderr == 'Sign-in to MCP server "guarded" was cancelled or not completed within 3 seconds.\n'
+    assert done.stderr == 'Sign-in to MCP server "guarded" was cancelled or not completed within 1 seconds.\n'
