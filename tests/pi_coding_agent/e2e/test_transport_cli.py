@@ -159,7 +159,7 @@ def test_slow_live_stream_outlasts_the_provider_timeout(tmp_path: Path) -> None:
     """Events 0.6 s apart under ``retry.provider.timeoutMs`` 300: both complete (the timeout
     bounds the wait for the response headers, not the silences of a live body)."""
     oracle.require_live_oracle()
-    text = "slow but alive"
+    text = "slow"  # one text chunk: the role, text, finish and end frames still come 0.6 s apart
     settings = {"retry": {"enabled": False, "provider": {"timeoutMs": 300}}}
 
     def outcome(name: str, run: Any) -> tuple[int, str]:
