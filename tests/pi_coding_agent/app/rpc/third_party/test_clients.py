@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +60,18 @@ def _run_client(tmp_path: Path, name: str, target: Path, command: list[str], set
     return json.loads(done.stdout)
 
 
+def _both(tmp_path: Path, command: list[str], settings: dict[str, Any]) -> dict[str, Any]:
+    """The client against ours and against Pi 1.6, side by side (each its own provider and home:
+    the clients' waits overlap)."""
+    sides = {"ours": OUR_PI, "pi16": pi_cli(current=True)}
+    with ThreadPoolExecutor(len(sides)) as pool:
+        runs = {
+            name: pool.submit(_run_client, tmp_path, name, target, command, settings)
+            for name, target in sides.items()
+        }
+        return {name: run.result() for name, run in runs.items()}
+
+
 def _version(target: Path) -> str:
     return subprocess.run(
         [str(target), "--version"], capture_output=True, text=True, check=True
@@ -75,14 +88,12 @@ def test_acp_bridge_drives_ours_like_pi(tmp_path: Path) -> None:
         json.dumps(["Say hello", "Read notes.txt"]),
     ]
     settings = {"defaultProvider": "scripted-openai", "defaultModel": "scripted-model"}
-    seen = {}
+    seen = _both(tmp_path, command, settings)
     for name, target in (("ours", OUR_PI), ("pi16", pi_cli(current=True))):
-        result = _run_client(tmp_path, name, target, command, settings)
         # The bridge opens the first answer with "pi v<pi --version>" and a rule.
         prelude = f"pi v{_version(target)}\n---\n"
-        assert result["turns"][0]["text"].startswith(prelude), result
-        result["turns"][0]["text"] = result["turns"][0]["text"][len(prelude) :]
-        seen[name] = result
+        assert seen[name]["turns"][0]["text"].startswith(prelude), seen[name]
+        seen[name]["turns"][0]["text"] = seen[name]["turns"][0]["text"][len(prelude) :]
     assert seen["ours"] == seen["pi16"]
     assert seen["ours"]["session"] == {"hasId": True, "model": MODEL}
     assert [(t["stopReason"], t["text"], t["thoughts"], t["tools"]) for t in seen["ours"]["turns"]] == [
@@ -104,10 +115,7 @@ def test_version_checking_python_sdk_drives_ours_like_pi(tmp_path: Path) -> None
     """The SDK runs unchanged (no ``allow_unknown_version``): it accepts our ``pi --version``."""
     python = _install.python_sdk()
     command = [str(python), str(HERE / "sdk_driver.py"), MODEL]
-    seen = {
-        name: _run_client(tmp_path, name, target, command, {})
-        for name, target in (("ours", OUR_PI), ("pi16", pi_cli(current=True)))
-    }
+    seen = _both(tmp_path, command, {})
     assert seen["ours"] == seen["pi16"]  # messageCount too: both count the system message
     assert seen["ours"]["runs"] == [["Hello from the scripted model.", "stop"], ["It says hi.", "stop"]]
     assert seen["ours"]["tools"] == ["read"] and "agent_settled" in seen["ours"]["kinds"]
