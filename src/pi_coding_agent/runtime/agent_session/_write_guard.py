@@ -37,8 +37,8 @@ And it refuses an ``edit``, or a ``write`` over an existing file, that breaks it
 TOML file that parsed before and would not, a Python file that would get a second top-level
 definition (or method) of a name it defined once, or code after a ``return``/``raise`` where there
 was none. Told "test_discount.py fails. Fix discount.py so the test passes.", the 1.5B added a copy
-of the wrong ``return`` above the docstring (the second newcomer trial); on held-out tasks it
-replaced a function's first line with a whole new function and left the old body below it.
+of the wrong ``return`` above the docstring (the second newcomer trial); on the tuned bench task
+``fix-slug-test`` it left a function's old body under a new one.
 
 Only for in-process models: a large model that shortens a file it read does so on purpose, and
 Pi's behaviour with those providers is kept (docs/providers/local.md).
