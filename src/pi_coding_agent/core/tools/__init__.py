@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from pi_coding_agent.core.tools._common import ToolError as ToolError
     from pi_coding_agent.core.tools._edit import EditTool as EditTool
     from pi_coding_agent.core.tools._edit import edit_base_text as edit_base_text
+    from pi_coding_agent.core.tools._edit import edited_text as edited_text
     from pi_coding_agent.core.tools._find import FindTool as FindTool
     from pi_coding_agent.core.tools._grep import GrepTool as GrepTool
     from pi_coding_agent.core.tools._images import ResizeProfile as ResizeProfile

@@ -172,3 +172,16 @@ def edit_base_text(path: str, cwd: str) -> str | None:
     except (OSError, UnicodeDecodeError):
         return None
     return normalize_to_lf(raw.removeprefix(_BOM))
+
+
+def edited_text(path: str, cwd: str, edits: object) -> str | None:
+    """The text ``edits`` (the ``edit`` tool's argument) would leave in ``path`` (LF line ends, no
+    byte order mark), or None when the file is no UTF-8 text or the tool would refuse the edits.
+    Lets a check judge an edit's result before it is made (the write guard, docs/providers/local.md)."""
+    base = edit_base_text(path, cwd)
+    if base is None or not isinstance(edits, list) or not edits or not all(map(_is_single_edit, edits)):
+        return None
+    try:
+        return apply_edits(base, [(str(edit["oldText"]), str(edit["newText"])) for edit in edits], path)[1]
+    except ToolError:
+        return None

@@ -12,7 +12,10 @@ session's messages with the trial folder written as ``{cwd}``) and on cases of i
 - a ``write`` wrapped in a Markdown fence, or one that drops lines of a file the task edited, is
   refused (after setting a value, it wrote ``config.py`` again fenced and cut: the second trial);
 - an answer that says the tests pass, with no command run since the task's last change, is
-  written again (it said so of a ``discount.py`` it had broken further: the second trial).
+  written again (it said so of a ``discount.py`` it had broken further: the second trial);
+- an ``edit`` (or a ``write`` over an existing file) that breaks the file is refused: unparsable,
+  a name defined twice, or code left after a ``return`` (its edit put a copy of the wrong
+  ``return`` above ``discount.py``'s docstring: the second trial).
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ from pi_ai import (
 )
 from pi_ai.api.local import ANSWER_CHECK_OPTION, HIDDEN_NOTES_OPTION
 from pi_ai.api.local._notes import NoteFilter
-from pi_coding_agent.core.tools import create_tools
+from pi_coding_agent.core.tools import EditTool, create_tools, edited_text
 from pi_coding_agent.runtime.agent_session._local_aids import (
     ANSWER_NOTE,
     CLAIM_NOTE,
@@ -52,6 +55,7 @@ from pi_coding_agent.runtime.agent_session._local_aids import (
 )
 from pi_coding_agent.runtime.agent_session._user_request import asks_no_change
 from pi_coding_agent.runtime.agent_session._write_guard import (
+    damage_refusal,
     fence_refusal,
     is_test_file,
     kept_test_refusal,
@@ -345,7 +349,11 @@ def test_the_write_after_a_plain_question_is_refused(tmp_path: Path) -> None:
     assert [call.name for _, call in calls] == ["bash", "write"]
     index, write = calls[1]
     reason = _guard(tmp_path, messages[:index], write)
-    assert reason is not None and reason.startswith("Not changed:") and "reply to the user with the answer" in reason
+    assert (
+        reason is not None
+        and reason.startswith("Not changed:")
+        and "reply to the user with the answer" in reason
+    )
     assert "\n" not in reason
     assert _guard(tmp_path, messages[: calls[0][0]], calls[0][1]) is None  # bash is not this guard's
     # The same write, asked for, goes through; and a question to another provider is Pi's as it was.
@@ -503,3 +511,123 @@ def test_the_trials_write_of_the_input_after_the_run_is_refused(tmp_path: Path) 
     before_answer = [*messages[:write_index], messages[write_index], refused]
     assert _checked(before_answer, _final_answer(messages)) == REPORT_NOTE
     assert _checked(before_answer, "count_words.py printed: 16 words, 8 distinct.") is None
+
+
+# ------------------------------------------------------------ an edit that breaks the file
+
+
+def test_the_trials_edit_that_put_a_return_above_the_docstring_is_refused(tmp_path: Path) -> None:
+    """The second trial's task 2: after the refused test edit, the 1.5B replaced the ``def`` line
+    of ``apply_discount`` with itself plus a copy of the wrong ``return`` (the docstring and the
+    old ``return`` left below it, never run). Refused for the local model only."""
+    (tmp_path / "discount.py").write_text(DISCOUNT)
+    messages = _transcript("print-fix-discount.jsonl", tmp_path)
+    (_, test_edit), (edit_index, edit), _ = _calls(messages)
+    assert test_edit.arguments["path"] == "test_discount.py" and edit.arguments["path"] == "discount.py"
+    reason = _guard(tmp_path, messages[:edit_index], edit)
+    assert reason is not None and reason.startswith("Not changed:")
+    assert "after a return in apply_discount" in reason and "discount.py" in reason and "\n" not in reason
+    assert _guard(tmp_path, messages[:edit_index], edit, api="openai-completions") is None
+    assert (tmp_path / "discount.py").read_text() == DISCOUNT  # the guard only judges
+    # The fix the test wants goes through.
+    right = ToolCall(
+        id="r",
+        name="edit",
+        arguments={
+            "path": "discount.py",
+            "edits": [
+                {"oldText": "return price * percent / 100", "newText": "return price - price * percent / 100"}
+            ],
+        },
+    )
+    assert _guard(tmp_path, messages[:edit_index], right) is None
+
+
+SLUG = (
+    'import re\n\n\ndef slugify(text):\n    text = text.lower()\n    return re.sub(r"\\s+", "_", text)\n\n\n'
+    "def title(text):\n    return text.title()\n"
+)
+NEW_SLUGIFY = 'def slugify(text):\n    words = text.lower().split()\n    return "-".join(words)'
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        # A new function in place of the first line, the old body left below it.
+        (SLUG, SLUG.replace("def slugify(text):", NEW_SLUGIFY), "after a return in slugify"),
+        # A new function added above the old one, which stays.
+        (SLUG, SLUG.replace("def slugify(text):", NEW_SLUGIFY + "\n\n\ndef slugify(text):"), "slugify twice"),
+        # A second method of the same name in a class.
+        (
+            "class Cart:\n    def total(self):\n        return 0\n",
+            "class Cart:\n    def total(self):\n        return 1\n\n    def total(self):\n        return 0\n",
+            "Cart.total twice",
+        ),
+        (SLUG, SLUG.replace("text.title()", "text.title("), "unparsable (line 10: "),
+        (SLUG, SLUG.replace("    text = text.lower()", "  text = text.lower()"), "unparsable (line 6: "),
+        ('{"port": 5127, "debug": false}\n', '{"port": 5128, "debug": false,}\n', "unparsable (line 1: "),
+        ('[tool]\nname = "x"\n', '[tool]\nname = "x"\nname = "y"\n', "unparsable ("),
+    ],
+)
+def test_edits_that_break_a_file_are_refused(old: str, new: str, expected: str) -> None:
+    suffix = ".json" if old.startswith("{") else ".toml" if old.startswith("[") else ".py"
+    reason = damage_refusal(f"f{suffix}", old, new)
+    assert reason is not None and expected in reason and reason.startswith("Not changed:")
+
+
+@pytest.mark.parametrize(
+    ("path", "old", "new"),
+    [
+        ("f.py", SLUG, SLUG.replace('"_"', '"-"')),  # a change inside the body
+        ("f.py", SLUG, SLUG + "\n\ndef shout(text):\n    return text.upper()\n"),  # a new name
+        (
+            "f.py",
+            SLUG.replace("text.title()", "text.title("),
+            SLUG.replace("text.title()", "text.title(")[:-2],
+        ),
+        # A property's setter and an overload repeat a name on purpose.
+        (
+            "f.py",
+            "class A:\n    @property\n    def x(self):\n        return 1\n",
+            "class A:\n    @property\n    def x(self):\n        return 1\n\n    @x.setter\n    def x(self, v):\n        pass\n",
+        ),
+        # Code after a return that was there before is no new damage.
+        ("f.py", "def f():\n    return 1\n    x = 2\n", "def f():\n    return 2\n    x = 2\n"),
+        (
+            "f.py",
+            "def f(xs):\n    for x in xs:\n        if x:\n            continue\n    return 1\n",
+            "def f(xs):\n    return 1\n",
+        ),
+        ("app.js", "const a = 1;\n", "const a = ;\n"),  # a language the guard does not parse
+        ("data.json", '{"a": 1}\n', '{"a": 2}\n'),
+    ],
+)
+def test_edits_that_keep_a_file_whole_pass(path: str, old: str, new: str) -> None:
+    assert damage_refusal(path, old, new) is None
+
+
+def test_a_write_that_breaks_an_existing_file_is_refused_and_a_new_file_is_not_judged(tmp_path: Path) -> None:
+    (tmp_path / "slug.py").write_text(SLUG)
+    broken = ToolCall(
+        id="w", name="write", arguments={"path": "slug.py", "content": SLUG.replace("):", ")", 1)}
+    )
+    request = [UserMessage(content="Rewrite slug.py to use hyphens.", timestamp=0)]
+    reason = _guard(tmp_path, request, broken)
+    assert reason is not None and reason.startswith(
+        "Not written: this would leave slug.py unparsable (line 4:"
+    )
+    assert _guard(tmp_path, request, broken, api="openai-completions") is None
+    fresh = ToolCall(id="n", name="write", arguments={"path": "new.py", "content": "def f(:\n"})
+    assert _guard(tmp_path, request, fresh) is None  # nothing parsed before: nothing to keep
+
+
+def test_the_judged_result_is_what_the_edit_tool_writes(tmp_path: Path) -> None:
+    """``edited_text`` and the ``edit`` tool share the matching (CRLF file, a fuzzy quote match)."""
+    target = tmp_path / "q.py"
+    target.write_bytes(b"def f():\r\n    return \xe2\x80\x9chi\xe2\x80\x9d\r\n")
+    edits = [{"oldText": 'return "hi"', "newText": 'return "hello"'}]
+    predicted = edited_text("q.py", str(tmp_path), edits)
+    asyncio.run(EditTool(str(tmp_path)).execute("e", {"path": "q.py", "edits": edits}, None, None))
+    assert predicted is not None and predicted == target.read_bytes().decode().replace("\r\n", "\n")
+    assert edited_text("q.py", str(tmp_path), [{"oldText": "absent", "newText": "x"}]) is None
+    assert edited_text("missing.py", str(tmp_path), edits) is None
