@@ -33,12 +33,8 @@ config.py, set MAX_RETRIES to 5.", the 1.5B made the edit, then wrote config.py 
 ```` ```python ```` plus the lines of the edit note's excerpt with the docstring's closing quotes
 cut (newcomer trial, 2026-12-07).
 
-And it refuses an ``edit``, or a ``write`` over an existing file, that breaks it: a Python, JSON or
-TOML file that parsed before and would not, a Python file that would get a second top-level
-definition (or method) of a name it defined once, or code after a ``return``/``raise`` where there
-was none. Told "test_discount.py fails. Fix discount.py so the test passes.", the 1.5B added a copy
-of the wrong ``return`` above the docstring (the second newcomer trial); on the tuned bench task
-``fix-slug-test`` it left a function's old body under a new one.
+And it refuses an ``edit``, or a ``write`` over an existing file, that breaks it
+(``_file_damage.damage_refusal``).
 
 Only for in-process models: a large model that shortens a file it read does so on purpose, and
 Pi's behaviour with those providers is kept (docs/providers/local.md).
@@ -46,18 +42,15 @@ Pi's behaviour with those providers is kept (docs/providers/local.md).
 
 from __future__ import annotations
 
-import ast
-import json
 import os
 import re
-import tomllib
-from collections import Counter
 from collections.abc import Awaitable, Callable, Collection, Sequence
 
 from pi_agent import BeforeToolCallContext, BeforeToolCallResult
 from pi_ai import AbortSignal, AssistantMessage, ToolCall, ToolResultMessage, UserMessage, content_text
 from pi_coding_agent.core.local_model import LOCAL_API
 from pi_coding_agent.core.tools import edit_base_text, edited_text, resolve_read_path
+from pi_coding_agent.runtime.agent_session._file_damage import damage_refusal
 from pi_coding_agent.runtime.agent_session._user_request import asks_no_change
 
 ToolGuard = Callable[[BeforeToolCallContext, AbortSignal | None], Awaitable[BeforeToolCallResult | None]]
@@ -276,93 +269,6 @@ def fence_refusal(path: str, content: str) -> str | None:
         f"Not written: the content is wrapped in a Markdown code fence (```), which would become part of "
         f"{path}. Write the file's text only, without the ``` lines."
     )
-
-
-def _parse_error(path: str, text: str) -> str | None:
-    """Why ``text`` does not parse as the language ``path``'s suffix names (``line N: message``), or
-    None: it parses, or the suffix is none of Python, JSON, TOML."""
-    suffix = os.path.splitext(path)[1].lower()
-    try:
-        if suffix in (".py", ".pyi"):
-            compile(text, path, "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
-        elif suffix == ".json":
-            json.loads(text)
-        elif suffix == ".toml":
-            tomllib.loads(text)
-    except SyntaxError as error:
-        return f"line {error.lineno}: {error.msg}"
-    except json.JSONDecodeError as error:
-        return f"line {error.lineno}: {error.msg}"
-    except tomllib.TOMLDecodeError as error:
-        return str(error)
-    return None
-
-
-_DEFINITION = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-_EXITS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
-
-
-def _definitions(tree: ast.Module) -> Counter[str]:
-    """How often each top-level name, and each ``Class.method``, is defined (undecorated ones only:
-    ``@overload`` and a property's setter repeat a name on purpose)."""
-    names: Counter[str] = Counter()
-    for node in tree.body:
-        if isinstance(node, _DEFINITION) and not node.decorator_list:
-            names[node.name] += 1
-        if isinstance(node, ast.ClassDef):
-            names.update(
-                f"{node.name}.{item.name}"
-                for item in node.body
-                if isinstance(item, _DEFINITION) and not item.decorator_list
-            )
-    return names
-
-
-def _unreachable(tree: ast.Module) -> Counter[str]:
-    """Per function, how many statements follow a ``return``/``raise``/``continue``/``break`` in
-    the same block (and so never run)."""
-    found: Counter[str] = Counter()
-    for function in ast.walk(tree):
-        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            continue
-        for node in ast.walk(function):
-            for field in ("body", "orelse", "finalbody"):
-                block = getattr(node, field, None)
-                if not isinstance(block, list) or (node is not function and isinstance(node, _DEFINITION)):
-                    continue
-                exits = [index for index, statement in enumerate(block) if isinstance(statement, _EXITS)]
-                if exits:
-                    found[function.name] += len(block) - exits[0] - 1
-    return found
-
-
-def damage_refusal(path: str, old: str, new: str, verb: str = "Not changed") -> str | None:
-    """Why changing ``path`` from ``old`` to ``new`` is refused when it breaks the file (see the
-    module), or None. ``verb`` opens the reason (``Not changed`` for an edit, ``Not written``)."""
-    if _parse_error(path, old) is not None:
-        return None  # broken before: nothing to keep
-    advice = "The file is unchanged; change it so that it stays whole."
-    error = _parse_error(path, new)
-    if error is not None:
-        return f"{verb}: this would leave {path} unparsable ({error}). {advice}"
-    if not path.lower().endswith((".py", ".pyi")):
-        return None
-    before, after = ast.parse(old), ast.parse(new)
-    old_names, new_names = _definitions(before), _definitions(after)
-    doubled = [name for name, count in new_names.items() if count > 1 and count > old_names[name]]
-    if doubled:
-        return (
-            f"{verb}: this would define {doubled[0]} twice in {path}. To change {doubled[0]}, replace its "
-            f"whole old definition (the def line and its body) in one edit. {advice}"
-        )
-    old_dead, new_dead = _unreachable(before), _unreachable(after)
-    dead = [name for name, count in new_dead.items() if count > old_dead[name]]
-    if dead:
-        return (
-            f"{verb}: this would leave code after a return in {dead[0]} in {path}, which never runs (an old "
-            f"body left below a new one?). Replace the whole old part in one edit. {advice}"
-        )
-    return None
 
 
 def write_guard(cwd: str) -> ToolGuard:

@@ -40,6 +40,7 @@ from pi_ai import (
 from pi_ai.api.local import ANSWER_CHECK_OPTION, HIDDEN_NOTES_OPTION
 from pi_ai.api.local._notes import NoteFilter
 from pi_coding_agent.core.tools import EditTool, create_tools, edited_text
+from pi_coding_agent.runtime.agent_session._file_damage import damage_refusal
 from pi_coding_agent.runtime.agent_session._local_aids import (
     ANSWER_NOTE,
     CLAIM_NOTE,
@@ -55,7 +56,6 @@ from pi_coding_agent.runtime.agent_session._local_aids import (
 )
 from pi_coding_agent.runtime.agent_session._user_request import asks_no_change
 from pi_coding_agent.runtime.agent_session._write_guard import (
-    damage_refusal,
     fence_refusal,
     is_test_file,
     kept_test_refusal,
