@@ -79,8 +79,7 @@ class Run(SessionFiles):
     def wait_ready(self) -> None:
         """Until the application's keys work: Pi draws its editor before it installs them
         (its startup goes on in the background), so a typed probe is cleared with Ctrl+C
-        until it goes. Presses are more than Pi's 0.5 s double-press (quit) window apart, the
-        test's own first Ctrl+C too (the pane holds it back; typing and other keys need no wait)."""
+        until it goes. Presses are more than Pi's 0.5 s double-press (quit) window apart."""
         pane = self.pane
         pane.type("probe-ready")
         pane.wait_for("probe-ready", region="editor")
@@ -92,7 +91,7 @@ class Run(SessionFiles):
             end = time.monotonic() + 1.0
             while time.monotonic() < end and "probe-ready" in editor_text(pane.screen()):
                 time.sleep(0.03)
-        pane.hold_ctrl_c(0.6)  # out of the double-press window before anything else presses Ctrl+C
+        time.sleep(0.6)  # out of the double-press window before anything else presses Ctrl+C
 
     def submit(self, text: str, key: str = "Enter") -> None:
         """Type ``text`` and press ``key``; wait until the editor let go of it."""

@@ -73,7 +73,6 @@ class TmuxPane:
         with ``tmux_env`` the program sees ``TMUX`` (naming this server), as in a user's tmux."""
         self.tmux = require_tmux()
         self.socket = f"pi-test-{uuid.uuid4().hex[:8]}"
-        self._ctrl_c_after = 0.0
         if tmux_env:
             folder = os.environ.get("TMUX_TMPDIR") or "/tmp"
             env = {**env, "TMUX": f"{folder}/tmux-{os.getuid()}/{self.socket},0,0"}
@@ -100,14 +99,7 @@ class TmuxPane:
         return done.stdout
 
     def send(self, *keys: str) -> None:
-        if "C-c" in keys:
-            time.sleep(max(0.0, self._ctrl_c_after - time.monotonic()))
         self._run("send-keys", "-t", "t", *keys)
-
-    def hold_ctrl_c(self, seconds: float) -> None:
-        """The next ``send`` of Ctrl+C waits until ``seconds`` from now have passed (out of a
-        program's double-press window after a Ctrl+C of ours); other keys go at once."""
-        self._ctrl_c_after = time.monotonic() + seconds
 
     def type(self, text: str) -> None:
         self._run("send-keys", "-t", "t", "-l", text)
