@@ -345,10 +345,11 @@ async def test_silent_server_fails_at_the_request_timeout(api: Api) -> None:
 
 @pytest.mark.parametrize("api", APIS, ids=lambda api: api.name)
 async def test_slow_live_stream_outlasts_the_request_timeout(api: Api) -> None:
-    # three pieces 0.3 s apart: each silence is three times the request timeout
+    # three pieces 0.9 s apart: each silence is three times the request timeout (300 ms: it also
+    # bounds the headers, which a loaded machine once took over 100 ms to send from this process)
     pieces = split(api.body, len(api.body) // 3 + 1)
-    async with LoopbackServer([Reply(chunks=pieces, delay=0.3)]) as server:
-        _, final = await _run(api.model(server.url), SimpleStreamOptions(timeout_ms=100))
+    async with LoopbackServer([Reply(chunks=pieces, delay=0.9)]) as server:
+        _, final = await _run(api.model(server.url), SimpleStreamOptions(timeout_ms=300))
     assert final.stop_reason != "error", final.error_message
 
 

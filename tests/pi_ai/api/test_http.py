@@ -167,17 +167,20 @@ async def test_stalled_body_fails_after_the_idle_timeout() -> None:
 
 
 async def test_slow_live_body_outlasts_the_request_timeout() -> None:
-    # Four events 0.3 s apart: each silence is three times the request timeout.
-    chunks = [f"data: {index}\n\n".encode() for index in range(4)]
-    async with LoopbackServer([Reply(chunks=chunks, delay=0.3)]) as server:
-        events = await _collect(server, StreamOptions(timeout_ms=100, idle_timeout_ms=5_000))
-    assert [data for _, data in events] == [str(index) for index in range(4)]
+    # Three events 1.2 s apart: each silence is three times the request timeout. The timeout is
+    # 400 ms, not less: it also bounds the headers, which a loaded machine (a fresh run at load 2)
+    # once took over 100 ms to deliver from this same process.
+    chunks = [f"data: {index}\n\n".encode() for index in range(3)]
+    async with LoopbackServer([Reply(chunks=chunks, delay=1.2)]) as server:
+        events = await _collect(server, StreamOptions(timeout_ms=400, idle_timeout_ms=5_000))
+    assert [data for _, data in events] == [str(index) for index in range(3)]
 
 
 async def test_body_trickling_a_byte_at_a_time_completes_while_each_byte_is_on_time() -> None:
     body = b'data: {"a": "trickle"}\n\n'
-    async with LoopbackServer([Reply(chunks=split(body, 1), delay=0.02)]) as server:
-        events = await _collect(server, StreamOptions(timeout_ms=100, idle_timeout_ms=2_000))
+    # 24 bytes 50 ms apart: the body takes three times the request timeout (400 ms, as above).
+    async with LoopbackServer([Reply(chunks=split(body, 1), delay=0.05)]) as server:
+        events = await _collect(server, StreamOptions(timeout_ms=400, idle_timeout_ms=2_000))
     assert events == [(None, '{"a": "trickle"}')]
 
 
