@@ -38,17 +38,9 @@ def _cpu(who: int) -> tuple[float, float]:
 def _process_tree_cpu(root: int) -> float:
     """CPU seconds of ``root`` and its live descendants, plus the children they waited for."""
     children: dict[int, list[int]] = defaultdict(list)
-    stats: dict[int, list[str]] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            raw = (entry / "stat").read_text()
-        except OSError:
-            continue
-        fields = raw[raw.rindex(")") + 2 :].split()
-        stats[int(entry.name)] = fields
-        children[int(fields[1])].append(int(entry.name))
+    stats = _proc_stats()
+    for pid, fields in stats.items():
+        children[int(fields[1])].append(pid)
     total, todo = 0, [root]
     while todo:
         pid = todo.pop()
@@ -61,7 +53,17 @@ def _process_tree_cpu(root: int) -> float:
 
 def _live_children() -> dict[int, float]:
     """CPU seconds so far of each running child of this process (its own, not its children's)."""
-    found = {}
+    me = os.getpid()
+    return {
+        pid: (int(fields[11]) + int(fields[12])) / _TICK
+        for pid, fields in _proc_stats().items()
+        if int(fields[1]) == me
+    }
+
+
+def _proc_stats() -> dict[int, list[str]]:
+    """Each live process's ``/proc/PID/stat`` fields after its name (``fields[1]`` is the parent)."""
+    stats: dict[int, list[str]] = {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
@@ -69,10 +71,8 @@ def _live_children() -> dict[int, float]:
             raw = (entry / "stat").read_text()
         except OSError:
             continue
-        fields = raw[raw.rindex(")") + 2 :].split()
-        if int(fields[1]) == os.getpid():
-            found[int(entry.name)] = (int(fields[11]) + int(fields[12])) / _TICK
-    return found
+        stats[int(entry.name)] = raw[raw.rindex(")") + 2 :].split()
+    return stats
 
 
 def _live_delta(before: dict[int, float], after: dict[int, float]) -> float:

@@ -304,10 +304,9 @@ def write_guard(cwd: str) -> ToolGuard:
         if fenced is not None:
             return BeforeToolCallResult(block=True, reason=fenced)
         how = touched_files(list(context.context.messages), cwd).get(resolve_read_path(path, cwd))
-        old = edit_base_text(path, cwd) if how is not None else None
-        reason = refusal(path, how, old, content) if how is not None and old is not None else None
-        existing = edit_base_text(path, cwd) if reason is None else None  # None: no such text file
-        if existing is not None:
+        existing = edit_base_text(path, cwd)  # None: no such text file
+        reason = refusal(path, how, existing, content) if how is not None and existing is not None else None
+        if reason is None and existing is not None:
             reason = damage_refusal(path, existing, content, "Not written")
         return BeforeToolCallResult(block=True, reason=reason) if reason is not None else None
 
