@@ -4,6 +4,11 @@ fault, against the same loopback replies as the library matrix.
 A fault that fails the answer must end the run with a non-zero exit, nothing on stdout and
 exactly one line on stderr, which is not a traceback; an abort (SIGTERM once the answer has
 begun) exits 143 the same way; a retried 429 and a huge event print the answer and exit 0.
+
+The abort, and a reset in the middle of the body (what a process's shutdown would most likely
+add a line to stderr after), run ``pi`` as a process; the other faults run its ``main`` in the
+test's process (``run_ours_in_process``: the same arguments, environment, folder and streams,
+without a Python start each).
 With ``PI_RELIABILITY_FULL=1`` each run is repeated with Pi's own CLI (through the oracle's
 loopback-guarded ``pi-cli``), which must fail or succeed alike.
 """
@@ -18,17 +23,20 @@ from pathlib import Path
 
 import pytest
 
-from tests.pi_coding_agent.e2e._harness import OUR_PI, Sandbox
+from tests.pi_coding_agent.e2e._harness import OUR_PI, Completed, Sandbox, run_ours_in_process
 from tests.reliability.faults import ANSWER, FAULTS, FULL, Fault
 from tests.reliability.figures import record
 from tests.reliability.wire import WIRES, Wire
 from tests.support import oracle
-from tests.support.loopback import LoopbackServer, Recorded, Reply, ReplySource
+from tests.support.loopback import LoopbackServer, Recorded, Reply, ReplySource, served_from_a_thread
 
 HANG_SECONDS = 300 if FULL else 90
 """A bound on bugs, not timing: Pi's CLI took 15-20 s for a 2-4 MB Responses event here (ours
 2.5 s), and the full run sends 8 MB."""
 MODEL = "faulty/fault-model"
+ARGS = ("--model", MODEL, "--no-session", "-p", "go")
+AS_A_PROCESS = frozenset(("abort_mid_stream", "reset_mid_body"))
+"""Faults whose CLI runs are separate ``pi`` processes (the abort needs one to signal)."""
 
 
 @dataclass
@@ -50,11 +58,7 @@ def _settings(fault: Fault) -> dict[str, object]:
 async def _cli(program: list[str], sandbox: Sandbox, answering: asyncio.Event | None) -> Ran:
     process = await asyncio.create_subprocess_exec(
         *program,
-        "--model",
-        MODEL,
-        "--no-session",
-        "-p",
-        "go",
+        *ARGS,
         cwd=sandbox.work,
         env=sandbox.env(),
         stdin=asyncio.subprocess.DEVNULL,
@@ -95,6 +99,17 @@ async def run_cli(program: list[str], wire: Wire, fault: Fault, root: Path) -> R
         return await _cli(program, _sandbox(root, wire, server.url, fault), answering)
 
 
+def run_in_process(wire: Wire, fault: Fault, root: Path) -> Completed:
+    """``run_cli`` for our ``pi`` run in this process (not for an abort: that needs a process)."""
+    assert not fault.abort_at_first_delta
+    if fault.refused:
+        with served_from_a_thread(LoopbackServer([])) as server:
+            url = server.url
+        return run_ours_in_process(_sandbox(root, wire, url, fault), *ARGS)
+    with served_from_a_thread(LoopbackServer(fault.replies(wire))) as server:
+        return run_ours_in_process(_sandbox(root, wire, server.url, fault), *ARGS)
+
+
 def _telling(answering: asyncio.Event, source: ReplySource) -> ReplySource:
     """``source``, setting ``answering`` when the request it answers arrives."""
 
@@ -111,7 +126,7 @@ def _sandbox(root: Path, wire: Wire, url: str, fault: Fault) -> Sandbox:
     return sandbox
 
 
-def check_cli_outcome(ran: Ran, fault: Fault) -> None:
+def check_cli_outcome(ran: Ran | Completed, fault: Fault) -> None:
     assert "Traceback" not in ran.stderr, ran.stderr
     if fault.expect == "success":
         assert ran.returncode == 0, ran.stderr
@@ -127,12 +142,15 @@ def check_cli_outcome(ran: Ran, fault: Fault) -> None:
 @pytest.mark.timeout(2 * HANG_SECONDS + 60)
 @pytest.mark.parametrize("fault", FAULTS, ids=lambda fault: fault.name)
 @pytest.mark.parametrize("wire", WIRES, ids=lambda wire: wire.api)
-async def test_cli_fault_is_one_line_and_an_exit_status(wire: Wire, fault: Fault, tmp_path: Path) -> None:
+def test_cli_fault_is_one_line_and_an_exit_status(wire: Wire, fault: Fault, tmp_path: Path) -> None:
     record("provider_fault", surface="cli", api=wire.api, fault=fault.name)
-    ours = await run_cli([str(OUR_PI)], wire, fault, tmp_path / "ours")
+    if fault.name in AS_A_PROCESS:
+        ours: Ran | Completed = asyncio.run(run_cli([str(OUR_PI)], wire, fault, tmp_path / "ours"))
+    else:
+        ours = run_in_process(wire, fault, tmp_path / "ours")
     check_cli_outcome(ours, fault)
     record("provider_fault_settled", surface="cli", api=wire.api, fault=fault.name)
     if FULL:
         folder = oracle.require_live_oracle()
-        pi = await run_cli([str(folder / "pi-cli")], wire, fault, tmp_path / "pi")
+        pi = asyncio.run(run_cli([str(folder / "pi-cli")], wire, fault, tmp_path / "pi"))
         assert (pi.returncode == 0) == (ours.returncode == 0), (pi, ours)

@@ -20,7 +20,9 @@ from __future__ import annotations
 import asyncio
 import json
 import ssl
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from typing import Any
@@ -235,3 +237,22 @@ def _reason(status: int) -> str:
         return HTTPStatus(status).phrase
     except ValueError:
         return "unknown"  # what Node writes for a code it has no name for
+
+
+@contextmanager
+def served_from_a_thread(server: LoopbackServer) -> Iterator[LoopbackServer]:
+    """``server`` listening on an event loop of its own thread, for a test whose thread is busy
+    with something else meanwhile (our command line run in-process, which runs its own loop)."""
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, name="loopback-server", daemon=True)
+    thread.start()
+    try:
+        asyncio.run_coroutine_threadsafe(server.__aenter__(), loop).result(30)
+        try:
+            yield server
+        finally:
+            asyncio.run_coroutine_threadsafe(server.__aexit__(None, None, None), loop).result(30)
+    finally:
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join()
+        loop.close()

@@ -8,13 +8,19 @@ expects. Nothing outside the temporary folder is read or written.
 
 from __future__ import annotations
 
+import gc
+import io
 import json
 import os
 import re
 import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from tests.support import oracle
 from tests.support.scripted_provider import models_json
@@ -82,6 +88,62 @@ def run_ours(sandbox: Sandbox, *args: str, stdin: str | None = None, timeout: fl
         check=False,
     )
     return Completed(done.returncode, done.stdout, done.stderr)
+
+
+def run_ours_in_process(sandbox: Sandbox, *args: str, stdin: str = "", **env: str) -> Completed:
+    """``run_ours`` without a new Python: our command line's ``main(args)`` in this process, with
+    the run's environment, working directory and stdin, its stdout and stderr captured, and what
+    it returns (or exits with) as the exit code. For tests of what a run prints against a local
+    server, where a start of Python (about 0.5 CPU-s) would be most of the test; what needs the
+    process itself (signals, the console script) keeps ``run_ours``. Call from a thread without
+    a running event loop (``main`` runs its own, and installs signal handlers: the main thread)."""
+    from pi_coding_agent.app.cli import main
+
+    streams = [_bytes_stream(stdin.encode()), _bytes_stream(b""), _bytes_stream(b"")]
+    with as_if_run_in(sandbox, env, *streams):
+        try:
+            code = main(list(args))
+        except SystemExit as exit_:
+            code = exit_.code if isinstance(exit_.code, int) else 1
+        finally:
+            gc.unfreeze()  # ``main`` freezes what is alive when a run ends; a test process goes on
+    out, err = (_captured(stream) for stream in streams[1:])
+    return Completed(code, out, err)
+
+
+def _bytes_stream(data: bytes) -> io.TextIOWrapper:
+    """A text stream with a ``buffer`` (the print mode writes bytes to ``sys.stdout.buffer``)."""
+    return io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", write_through=True)
+
+
+def _captured(stream: io.TextIOWrapper) -> str:
+    stream.flush()
+    buffer = stream.buffer
+    assert isinstance(buffer, io.BytesIO)
+    return buffer.getvalue().decode("utf-8", "replace")
+
+
+@contextmanager
+def as_if_run_in(sandbox: Sandbox, env: dict[str, str], stdin: IO[str], stdout: IO[str], stderr: IO[str]) -> Iterator[None]:
+    """This process set up as ``pi``'s own run in ``sandbox`` would be: ``sandbox.env(**env)`` as
+    the whole environment, the sandbox's work folder as the working directory, and these
+    standard streams; all of it restored afterwards."""
+    saved_env, saved_cwd = dict(os.environ), os.getcwd()
+    saved_streams = sys.stdin, sys.stdout, sys.stderr
+    run_env = sandbox.env(**env)  # before the clear: it keeps our PATH, LANG...
+    os.environ.clear()
+    os.environ.update(run_env)
+    os.chdir(sandbox.work)
+    tempfile.tempdir = None  # found again from the run's TMPDIR, and after it from ours
+    sys.stdin, sys.stdout, sys.stderr = stdin, stdout, stderr
+    try:
+        yield
+    finally:
+        sys.stdin, sys.stdout, sys.stderr = saved_streams
+        os.chdir(saved_cwd)
+        os.environ.clear()
+        os.environ.update(saved_env)
+        tempfile.tempdir = None
 
 
 def run_pi(

@@ -17,11 +17,8 @@ import asyncio
 import gc
 import io
 import json
-import os
-import sys
-import tempfile
 from collections.abc import Awaitable, Callable, Iterator
-from contextlib import contextmanager, suppress
+from contextlib import AbstractContextManager, contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,7 +27,7 @@ from pi_coding_agent.app import interactive
 from pi_coding_agent.app.cli import main
 from tests.pi_coding_agent.app.interactive._scenario import SETTINGS, SessionFiles
 from tests.pi_coding_agent.app.interactive._tmux import editor_text
-from tests.pi_coding_agent.e2e._harness import Sandbox
+from tests.pi_coding_agent.e2e._harness import Sandbox, as_if_run_in
 from tests.support.scripted_provider import ScriptedProvider, Turn
 from tests.support.virtual_terminal import VirtualTerminal
 
@@ -245,22 +242,7 @@ class _TerminalStream(io.TextIOBase):
         return len(text)
 
 
-@contextmanager
-def _process_of_the_run(sandbox: Sandbox, terminal: VirtualTerminal, env: dict[str, str]) -> Iterator[None]:
+def _process_of_the_run(sandbox: Sandbox, terminal: VirtualTerminal, env: dict[str, str]) -> AbstractContextManager[None]:
     """The environment, working directory and standard streams of ``pi`` run in ``sandbox``."""
-    saved_env, saved_cwd = dict(os.environ), os.getcwd()
-    saved_streams = sys.stdin, sys.stdout, sys.stderr
-    run_env = sandbox.env(TERM="xterm-256color", **env)  # before the clear: it keeps our PATH, LANG...
-    os.environ.clear()
-    os.environ.update(run_env)
-    os.chdir(sandbox.work)
-    tempfile.tempdir = None  # found again from the run's TMPDIR, and after it from ours
-    sys.stdin = sys.stdout = sys.stderr = _TerminalStream(terminal)
-    try:
-        yield
-    finally:
-        sys.stdin, sys.stdout, sys.stderr = saved_streams
-        os.chdir(saved_cwd)
-        os.environ.clear()
-        os.environ.update(saved_env)
-        tempfile.tempdir = None
+    stream = _TerminalStream(terminal)
+    return as_if_run_in(sandbox, {"TERM": "xterm-256color", **env}, stream, stream, stream)
