@@ -8,14 +8,19 @@ passed on so tests that give ``pi`` a throwaway ``HOME`` still use that cache, a
 
 from __future__ import annotations
 
+import fcntl
 import os
+import shutil
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import pytest
 
 from pi_ai import Model
 from pi_coding_agent.core.local_model import (
+    PREFIX_STATES,
     RuntimeSpec,
     activate_runtime,
     cache_root,
@@ -29,6 +34,47 @@ SMALL_MODEL = "qwen2.5-coder-0.5b"
 """The smallest model that does real tasks (tests of behaviour)."""
 DEFAULT_MODEL = "qwen2.5-coder-1.5b"
 """The model ``pi`` runs when nothing is configured (the README's first command)."""
+
+
+KEPT_FOLDERS = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "pi-for-python" / "test-local"
+"""Working folders of real-model runs, at the same place in every test session (``kept_work_folder``)."""
+
+
+@contextmanager
+def kept_work_folder(name: str) -> Iterator[Path]:
+    """An empty working folder at the same path in every test session on this machine.
+
+    A real-model run's system prompt names its working folder, and pi keeps the evaluated state
+    of the system prompt and tools in its cache (``prefix-states``, keyed by the exact tokens):
+    from a folder of its own under the test's temporary folder, every run evaluates that prefix
+    again (about 1 100 tokens: 20 CPU-seconds with the 0.5B model, three times that with the
+    1.5B); from this one, a run after the first on a machine reads it back, as a user's second
+    run in a project does (with ``kept_cache_env``). Another session's test of the same name
+    waits for the lock."""
+    KEPT_FOLDERS.mkdir(parents=True, exist_ok=True)
+    with open(KEPT_FOLDERS / f"{name}.lock", "w", encoding="utf-8") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        work = KEPT_FOLDERS / name
+        shutil.rmtree(work, ignore_errors=True)
+        work.mkdir()
+        try:
+            yield work
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def kept_cache_env() -> dict[str, str]:
+    """``cache_env`` for a cache beside the kept folders that shares the real one's runtime and
+    models (linked) but keeps prefix states of its own, so that the states of other tests' runs
+    (a new working folder each, a new state each) do not push the kept runs' out of the few pi
+    keeps."""
+    real, kept = cache_root(), KEPT_FOLDERS / "cache"
+    kept.mkdir(parents=True, exist_ok=True)
+    for entry in real.iterdir():
+        if entry.name != PREFIX_STATES and not (kept / entry.name).is_symlink():
+            with suppress(FileExistsError):  # another session linked it meanwhile
+                (kept / entry.name).symlink_to(entry)
+    return {**cache_env(), "PI_LOCAL_CACHE": str(kept)}
 
 
 def cache_env() -> dict[str, str]:

@@ -20,6 +20,8 @@ from tests.support.local_model import (
     DEFAULT_MODEL,
     SMALL_MODEL,
     cache_env,
+    kept_cache_env,
+    kept_work_folder,
     model_file,
     require_runtime,
     require_source_runtime,
@@ -31,15 +33,16 @@ ANNOUNCEMENT = "pi: no provider configured: embedded model local/qwen2.5-coder-0
 
 
 def _offline_pi(
-    tmp_path: Path, *prompts: str, model: str = SMALL_MODEL, **extra: str
+    tmp_path: Path, *prompts: str, model: str = SMALL_MODEL, work: Path | None = None, **extra: str
 ) -> subprocess.CompletedProcess[str]:
-    """``./pi -p PROMPT...`` from a fresh folder: no keys, no agent folder, no network."""
+    """``./pi -p PROMPT...`` from a fresh folder (``work``, else ``tmp_path/work``): no keys, no
+    agent folder, no network."""
     if extra.get("PI_LOCAL_RUNTIME") == "source":
         require_source_runtime()
     else:
         require_runtime()
     model_file(model)
-    work = tmp_path / "work"
+    work = work or tmp_path / "work"
     work.mkdir(exist_ok=True)
     keep = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL", "TMPDIR")}
     env = {
@@ -65,20 +68,28 @@ def test_a_fresh_machine_gets_a_tool_task_done_and_an_answer_from_the_embedded_m
 
     The source build runs the same code over another library, so its run offers only the one tool
     the task needs (``--tools write``): a system prompt of about 600 tokens instead of 1 400, the
-    same path (library load, chat template, a grammar-constrained tool call, the answer)."""
-    tools = ("--tools", "write") if runtime == "source" else ()
-    result = _offline_pi(
-        tmp_path, *tools, TOOL_TASK, "What is 2 + 3? Reply with the number only.",
-        **({"PI_LOCAL_RUNTIME": "source"} if runtime == "source" else {}),
-    )
+    same path (library load, chat template, a grammar-constrained tool call, the answer). It runs
+    in a kept folder (``kept_work_folder``), so after a machine's first session its system
+    prompt's state is read from pi's cache; the prebuilt run's folder is new each time, since its
+    second run checks that the first one evaluated that state and kept it."""
+    if runtime == "source":
+        with kept_work_folder("source-tool-task") as work:
+            _the_tool_task_and_the_answer(
+                tmp_path, work, "--tools", "write", PI_LOCAL_RUNTIME="source", **kept_cache_env()
+            )
+        return
+    _the_tool_task_and_the_answer(tmp_path, tmp_path / "work")
+    _the_next_run_reads_the_system_prompts_state_from_disk(tmp_path)
+
+
+def _the_tool_task_and_the_answer(tmp_path: Path, work: Path, *tools: str, **extra: str) -> None:
+    result = _offline_pi(tmp_path, *tools, TOOL_TASK, "What is 2 + 3? Reply with the number only.", work=work, **extra)
     assert result.returncode == 0, result.stderr
-    assert (tmp_path / "work" / "hello.txt").read_text().strip() == "hi"
+    assert (work / "hello.txt").read_text().strip() == "hi"
     assert [line for line in result.stderr.splitlines() if line.startswith("pi: no provider")] == [ANNOUNCEMENT]
     assert len(ANNOUNCEMENT) < 80
     assert "5" in result.stdout
     assert not (tmp_path / "no-agent-dir" / "models.json").exists()
-    if runtime == "prebuilt":
-        _the_next_run_reads_the_system_prompts_state_from_disk(tmp_path)
 
 
 def _the_next_run_reads_the_system_prompts_state_from_disk(tmp_path: Path) -> None:
@@ -105,11 +116,12 @@ def test_the_readmes_question_leaves_the_folder_as_it_was(tmp_path: Path) -> Non
     """The README's first command with the default embedded model (the 1.5B): on a fresh machine
     it answered "What is 17 + 25?" by writing ``sum.txt`` into the empty folder and narrating "the
     task" (issue 27). A question that asks for no change gets no file written (the write guard
-    refuses it) and an answer with the sum. One prompt; the system prompt's state is read from
-    pi's cache after the first run on a machine."""
-    result = _offline_pi(tmp_path, "What is 17 + 25?", model=DEFAULT_MODEL)
-    assert result.returncode == 0, result.stderr
-    assert list((tmp_path / "work").iterdir()) == []
+    refuses it) and an answer with the sum. One prompt, from a kept folder: the system prompt's
+    state is read from pi's cache after the first run on a machine (``kept_work_folder``)."""
+    with kept_work_folder("readme-question") as work:
+        result = _offline_pi(tmp_path, "What is 17 + 25?", model=DEFAULT_MODEL, work=work, **kept_cache_env())
+        assert result.returncode == 0, result.stderr
+        assert list(work.iterdir()) == []
     assert "42" in result.stdout
     assert "the task" not in result.stdout.lower()
 

@@ -21,6 +21,7 @@ from pi_coding_agent.core.local_model._errors import SetupError as SetupError
 from pi_coding_agent.core.local_model._paths import cache_root as cache_root
 from pi_coding_agent.core.local_model._setup import LOCAL_API as LOCAL_API
 from pi_coding_agent.core.local_model._setup import LOCAL_PROVIDER as LOCAL_PROVIDER
+from pi_coding_agent.core.local_model._setup import PREFIX_STATES as PREFIX_STATES
 from pi_coding_agent.core.local_model._setup import activate_runtime as activate_runtime
 from pi_coding_agent.core.local_model._setup import default_local_model as default_local_model
 from pi_coding_agent.core.local_model._setup import is_local as is_local
