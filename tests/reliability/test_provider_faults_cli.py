@@ -4,13 +4,13 @@ fault, against the same loopback replies as the library matrix.
 A fault that fails the answer must end the run with a non-zero exit, nothing on stdout and
 exactly one line on stderr, which is not a traceback; an abort (SIGTERM once the answer has
 begun) exits 143 the same way; a retried 429 and a huge event print the answer and exit 0.
-
-The abort, and a reset in the middle of the body (what a process's shutdown would most likely
-add a line to stderr after), run ``pi`` as a process; the other faults run its ``main`` in the
-test's process (``run_ours_in_process``: the same arguments, environment, folder and streams,
-without a Python start each).
 With ``PI_RELIABILITY_FULL=1`` each run is repeated with Pi's own CLI (through the oracle's
 loopback-guarded ``pi-cli``), which must fail or succeed alike.
+
+The abort, and a reset in the middle of the body (what a process's shutdown would most likely
+add a line to stderr after), run our ``pi`` as a process; the other faults run its ``main`` in
+the test's process (``run_ours_in_process``: the same arguments, environment, folder and
+streams, without a Python start each; a hang there is ended by the test's time limit).
 """
 
 from __future__ import annotations
