@@ -47,8 +47,8 @@ def kept_work_folder(name: str) -> Iterator[Path]:
     A real-model run's system prompt names its working folder, and pi keeps the evaluated state
     of the system prompt and tools in its cache (``prefix-states``, keyed by the exact tokens):
     from a folder of its own under the test's temporary folder, every run evaluates that prefix
-    again (about 1 100 tokens: 20 CPU-seconds with the 0.5B model, three times that with the
-    1.5B); from this one, a run after the first on a machine reads it back, as a user's second
+    again (about 1 100 tokens: some 20 CPU-seconds with the 0.5B model, 35 with the 1.5B);
+    from this one, a run after the first on a machine reads it back, as a user's second
     run in a project does (with ``kept_cache_env``). Another session's test of the same name
     waits for the lock."""
     KEPT_FOLDERS.mkdir(parents=True, exist_ok=True)
