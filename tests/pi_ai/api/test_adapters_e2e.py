@@ -328,10 +328,10 @@ async def test_aborted_before_the_request(api: Api) -> None:
 async def test_stalled_body_fails_after_the_idle_timeout(api: Api) -> None:
     reply = Reply(chunks=[api.body[:40].encode(), api.body[40:].encode()], stall_after=1)
     async with LoopbackServer([reply]) as server:
-        options = SimpleStreamOptions(timeout_ms=60_000, idle_timeout_ms=300)
+        options = SimpleStreamOptions(timeout_ms=60_000, idle_timeout_ms=1000)
         _, final = await _run(api.model(server.url), options)
     assert final.stop_reason == "error"
-    assert final.error_message == "terminated: no data received for 300 ms"
+    assert final.error_message == "terminated: no data received for 1000 ms"
 
 
 @pytest.mark.parametrize("api", APIS, ids=lambda api: api.name)

@@ -198,7 +198,7 @@ async def test_stalled_body_fails_after_the_idle_timeout() -> None:
     body = sse(CHUNKS)
     async with LoopbackServer([Reply(chunks=[body[:50], body[50:]], stall_after=1)]) as server:
         model = replace(MODEL, base_url=server.url + "/v1beta")
-        _, final = await run(model, options(idle_timeout_ms=300))
+        _, final = await run(model, options(idle_timeout_ms=1000))
     assert final.stop_reason == "error" and final.error_message == "terminated"
 
 

@@ -254,10 +254,10 @@ async def test_stalled_body_fails_after_the_idle_timeout() -> None:
     body = sse(full_events())
     async with LoopbackServer([Reply(chunks=[body[:300], body[300:]], stall_after=1)]) as server:
         model = replace(MODEL, base_url=server.url + "/v1")
-        events, final = await run(model, options(timeout_ms=60_000, idle_timeout_ms=300))
+        events, final = await run(model, options(timeout_ms=60_000, idle_timeout_ms=1000))
     assert events[0]["type"] == "start"
     assert final.stop_reason == "error"
-    assert final.error_message == "terminated: no data received for 300 ms"
+    assert final.error_message == "terminated: no data received for 1000 ms"
 
 
 async def test_connection_reset_mid_stream() -> None:
