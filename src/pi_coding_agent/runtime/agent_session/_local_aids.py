@@ -348,7 +348,7 @@ def reports(answer: str, output: str) -> bool:
 
 
 TESTS_NOTE = (
-    "(No test run has passed since your last change, so nobody knows that the task is done. Do not say "
+    "(No test run has passed since the files last changed, so nobody knows that the task is done. Do not say "
     "that it is done or that the tests pass: run the tests with bash and fix what fails, or tell the user "
     "plainly that the tests do not pass yet.)"
 )
@@ -356,9 +356,12 @@ TESTS_NOTE = (
 that the task is done or something fixed, when no test run passed after the task's last change: in
 the second newcomer trial the 1.5B edited ``discount.py`` (breaking it further) and answered "...the
 tests in `test_discount.py` now pass." without running them; in its rerun it ran
-``python test_discount.py``, which ran no test, and answered "The task is done."."""
+``python test_discount.py``, which ran no test, and answered "The task is done."; in the next
+rerun, its edit of the test refused, it changed nothing and answered "The code in
+`test_discount.py` is already set up to pass the provided tests."."""
 _PASS_CLAIM = re.compile(
-    r"\b(?:tests?|test_[\w.]+|[\w.]+_test)\b[^.!?\n]*?\b(?:now\s+|should\s+|will\s+)?pass(?:es|ed|ing)?\b",
+    r"\b(?:tests?|test_[\w.]+|[\w.]+_test)\b[^.!?\n]*?\b(?:now\s+|should\s+|will\s+)?pass(?:es|ed|ing)?\b"
+    r"|\bpass(?:es|ing)?\s+(?:\w+\s+){0,3}tests?\b",
     re.IGNORECASE,
 )
 _DONE_CLAIM = re.compile(
@@ -410,14 +413,15 @@ def passing_test_run(command: str, output: str) -> bool:
     return bool(_TEST_COMMAND.search(command) and _PASSED_OUTPUT.search(output) and not _FAILED_OUTPUT.search(output))
 
 
-def passed_since_change(context: Context) -> bool | None:
-    """None when the task (since the user's last message) changed no file with ``edit`` or
-    ``write``; else whether the tests passed after its last change: the latest test run since
-    (a ``bash`` test command, else the run that followed the change, ``_test_run``) passed."""
+def suite_passed(context: Context) -> bool:
+    """Whether the latest test run of the task (since the user's last message) passed and no file
+    changed after it: walking back, a change with ``edit`` or ``write`` decides by the run that
+    followed it (``_test_run``; none: not passed), a ``bash`` test command that failed says no, one
+    whose output says tests passed says yes; other commands are passed over."""
     commands = _task_commands(context)
     for message in reversed(context.messages):
         if isinstance(message, UserMessage):
-            return None
+            return False
         if not isinstance(message, ToolResultMessage):
             continue
         if message.tool_name in ("edit", "write") and not message.is_error:
@@ -429,7 +433,17 @@ def passed_since_change(context: Context) -> bool | None:
                 return False
             if passing_test_run(command, content_text(message.content, "")):
                 return True
-    return None
+    return False
+
+
+def _edited(context: Context) -> bool:
+    """Whether the task (since the user's last message) made a successful ``edit`` or ``write``."""
+    for message in reversed(context.messages):
+        if isinstance(message, UserMessage):
+            return False
+        if isinstance(message, ToolResultMessage) and message.tool_name in ("edit", "write") and not message.is_error:
+            return True
+    return False
 
 
 def _task_commands(context: Context) -> dict[str, str]:
@@ -454,16 +468,18 @@ def answer_check(context: Context) -> dict[str, Any]:
     claims a change is not accepted (``CLAIM_NOTE``); when one of our guards refused a call in the
     task, an answer that repeats the refusal is not accepted (``ECHO_NOTE``); right after a command
     the user asked about, an answer without any of its output is not accepted (``REPORT_NOTE``);
-    after a change that no passing test run followed, an answer that says the tests pass, or in a
-    task about tests one that claims success, is not accepted (``TESTS_NOTE``).
+    in a task about tests (``_test_run.names_tests``) with no passing test run after its last
+    change, or in another task after an ``edit`` or ``write`` that no passing test run followed, an
+    answer that claims success (in the first case) or that the tests pass (in both) is not
+    accepted (``TESTS_NOTE``).
     Each time the turn is written again once after the note. Otherwise no check (the answer streams as it is written)."""
     if not context.tools:
         return {}
     unchanged = not task_changed_files(context)
     refusals = guard_refusals(context)
     output = command_output(context)
-    untested = passed_since_change(context) is False
     about_tests = names_tests(_request(context))
+    untested = (about_tests or _edited(context)) and not suite_passed(context)
     if not unchanged and not refusals and output is None and not untested:
         return {}
 

@@ -25,8 +25,8 @@ from pi_coding_agent.runtime.agent_session._local_aids import (
     TESTS_NOTE,
     answer_check,
     claims_success,
-    passed_since_change,
     passing_test_run,
+    suite_passed,
     with_result_notes,
 )
 from pi_coding_agent.runtime.agent_session._test_run import (
@@ -284,10 +284,16 @@ def test_a_claim_in_a_task_about_tests_needs_a_passing_run_after_the_last_change
         _call("b", "bash", command="pytest -q"),
         _result("b", "bash", "1 failed", error=True),
     )
-    assert [passed_since_change(c) for c in (failed, passed, then_echo, then_pytest, passed_then_changed, passed_then_failing)] == [
+    assert [suite_passed(c) for c in (failed, passed, then_echo, then_pytest, passed_then_changed, passed_then_failing)] == [
         False, True, False, True, False, False,
     ]  # fmt: skip
-    assert passed_since_change(_task(_call("r", "read", path="discount.py"), _result("r", "read"))) is None
+    read_only = _task(_call("r", "read", path="discount.py"), _result("r", "read"))
+    assert not suite_passed(read_only)
+    assert suite_passed(
+        _task(
+            *read_only.messages[1:], _call("b", "bash", command="pytest -q"), _result("b", "bash", "2 passed")
+        )
+    )
 
     def checked(context: Context, answer: str) -> str | None:
         check = answer_check(context).get(ANSWER_CHECK_OPTION)
@@ -297,6 +303,9 @@ def test_a_claim_in_a_task_about_tests_needs_a_passing_run_after_the_last_change
         assert checked(failed, claim) == TESTS_NOTE and checked(then_echo, claim) == TESTS_NOTE
         assert checked(passed, claim) is None and checked(then_pytest, claim) is None
     assert checked(failed, "I changed discount.py, but the test still fails: it returns 20.0.") is None
+    # With nothing changed and no test run, "the tests already pass" is no answer either.
+    assert checked(read_only, "The code is already set up to pass the provided tests.") == TESTS_NOTE
+    assert checked(read_only, "I could not find the bug.") is None
     # Outside a task about tests, only a claim that tests pass needs the run.
     other = _task(
         _call("w", "write", path="config.py"),

@@ -770,3 +770,15 @@ def test_the_reruns_write_is_followed_by_the_real_test_run(tmp_path: Path) -> No
     assert run is not None and run.passed
     before_bash = passing[: _calls(passing)[-1][0]]
     assert _checked(before_bash, "The task is done.") is None
+
+
+def test_the_heal_reruns_claim_with_nothing_changed_and_no_test_run_is_written_again(tmp_path: Path) -> None:
+    """The rerun with the test run after a change (2026-12-07): the edit of the test refused, the
+    1.5B changed nothing and answered that the code "is already set up to pass the provided tests"."""
+    (tmp_path / "discount.py").write_text(DISCOUNT)
+    (tmp_path / "test_discount.py").write_text(TEST_DISCOUNT)
+    messages = _transcript("print-fix-discount-nothing-changed.jsonl", tmp_path)
+    answer = _final_answer(messages)
+    assert "already set up to pass the provided tests" in answer
+    assert _checked(messages[:-1], answer) == TESTS_NOTE
+    assert _checked(messages[:-1], "I have not found the bug; the tests still fail.") is None
