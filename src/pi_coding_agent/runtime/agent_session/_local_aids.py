@@ -404,13 +404,22 @@ _PASSED_OUTPUT = re.compile(r"\b[1-9]\d* passed\b|^OK\b", re.MULTILINE)
 _FAILED_OUTPUT = re.compile(r"\b[1-9]\d* (?:failed|errors?)\b|^FAILED\b|\bno tests ran\b", re.MULTILINE | re.IGNORECASE)
 
 
+_SCRIPT_RUN = re.compile(r"^\s*python[\d.]*\s+(?:[\w./-]*/)?(?:test_[\w.-]*|[\w.-]*_test)\.py\s*$")
+_NO_OUTPUT = "(no output)"
+
+
 def passing_test_run(command: str, output: str) -> bool:
     """Whether a successful ``bash`` run of ``command`` printing ``output`` ran tests that passed:
     a test command (pytest, unittest, a ``test_*.py`` file...) whose output says tests passed
-    (pytest's ``N passed``, unittest's ``OK``). ``python test_discount.py`` exited 0 with no output
-    in the rerun (the file has no main): it ran no test, so it does not count; nor do ``echo``,
-    ``cat`` or running the code itself."""
-    return bool(_TEST_COMMAND.search(command) and _PASSED_OUTPUT.search(output) and not _FAILED_OUTPUT.search(output))
+    (pytest's ``N passed``, unittest's ``OK``) and none failed, or a test file run as a script
+    (``python3 test_calc.py``, asserts at its top) that printed something. ``python
+    test_discount.py`` exited 0 printing nothing in the rerun (``test_*`` functions and no main):
+    it ran no test, so it does not count; nor do ``echo``, ``cat`` or running the code itself."""
+    if not _TEST_COMMAND.search(command) or _FAILED_OUTPUT.search(output):
+        return False
+    if _PASSED_OUTPUT.search(output):
+        return True
+    return bool(_SCRIPT_RUN.match(command)) and output.strip() not in ("", _NO_OUTPUT)
 
 
 def suite_passed(context: Context) -> bool:

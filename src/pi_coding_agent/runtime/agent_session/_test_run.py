@@ -6,8 +6,9 @@ and answered "The task is done." (the second newcomer trial's rerun, 2026-12-07)
 user's message names a test file (``test_x.py``, ``x_test.py``) or says that tests fail or should
 pass, each successful ``edit`` or ``write`` of the in-process model (of a code file, or of a test
 the message names) is followed by a real run of those tests, with the folder's Python (its
-``.venv`` if it has one, else ``python3`` on ``PATH``): pytest when that Python has it, else a
-small runner of the files' ``unittest`` cases and ``test_*`` functions. The outcome goes into the
+``.venv`` if it has one, else ``python3`` on ``PATH``): a test file that is a script (asserts at
+the top, "so that `python3 test_calc.py` passes") runs as one; the others with pytest when that
+Python has it, else with a small runner of their ``unittest`` cases and ``test_*`` functions. The outcome goes into the
 tool result's ``details`` (``TEST_RUN_KEY``), so the session keeps Pi's text; the request shows it
 to the model after the result (``_local_aids.with_result_notes``), and the answer check counts a
 passed run as the tests having been run (``_local_aids.answer_check``).
@@ -15,6 +16,7 @@ passed run as the tests having been run (``_local_aids.answer_check``).
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import contextlib
 import os
@@ -185,18 +187,65 @@ def _shown(output: str, passed: bool) -> str:
     detail = [line for line in lines if not _NOISE.match(line) and not _SUMMARY.match(line)]
     if len(detail) > MAX_SHOWN_LINES:
         detail = [*detail[:MAX_SHOWN_LINES], "..."]
-    text = "\n".join(detail)
-    if len(text) > MAX_SHOWN_CHARS:
-        text = text[:MAX_SHOWN_CHARS] + "..."
+    text = _cut("\n".join(detail))
     return f"{summary}\n{text}" if text else summary
 
 
+def is_script_test(path: str) -> bool:
+    """Whether the test file at ``path`` is a script (asserts and no ``test_*`` functions or test
+    classes for a runner; run as ``python3 test_x.py``, like the bench's ``test_calc.py``); a file
+    that does not parse counts as a script (running it shows the error), one with neither tests
+    nor asserts does not (a runner then finds no test: not passed)."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            tree = ast.parse(handle.read())
+    except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+        return True
+    runner_tests = any(
+        (isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test"))
+        or (
+            isinstance(node, ast.ClassDef)
+            and (node.name.startswith("Test") or "TestCase" in ast.unparse(node))
+        )
+        for node in tree.body
+    )
+    return not runner_tests and any(isinstance(node, ast.Assert) for node in ast.walk(tree))
+
+
 async def run_tests(files: list[str], cwd: str, limit_s: float = TEST_TIMEOUT_S) -> SuiteRun | None:
-    """Run ``files`` (relative to ``cwd``) with the folder's Python; None when it has none."""
+    """Run ``files`` (relative to ``cwd``) with the folder's Python (each script test as a script,
+    the others with pytest or the runner); None when it has no Python."""
     python = folder_python(cwd)
     if python is None or not files:
         return None
     shown_python = os.path.basename(python) if shutil.which(os.path.basename(python)) == python else python
+    scripts = [name for name in files if is_script_test(os.path.join(cwd, name))]
+    suites = [name for name in files if name not in scripts]
+    runs = [await _run_script(python, shown_python, name, cwd, limit_s) for name in scripts]
+    if suites:
+        runs.append(await _run_suites(python, shown_python, suites, cwd, limit_s))
+    if len(runs) == 1:
+        return runs[0]
+    return SuiteRun(
+        "; ".join(run.command for run in runs),
+        all(run.passed for run in runs),
+        "\n".join(f"{run.command}: {run.shown}" for run in runs),
+    )
+
+
+async def _run_script(python: str, shown_python: str, name: str, cwd: str, limit_s: float) -> SuiteRun:
+    command = f"{shown_python} {name}"
+    code, output = await _run([python, name], cwd, limit_s)
+    if code is None:
+        return SuiteRun(command, False, f"stopped: not finished within {limit_s:.0f} s")
+    lines = [line.rstrip() for line in output.strip().splitlines() if line.strip()]
+    if code == 0:
+        return SuiteRun(command, True, f"exit code 0{': ' + lines[-1] if lines else ''}")
+    tail = lines[-MAX_SHOWN_LINES:]
+    return SuiteRun(command, False, _cut("\n".join([f"exit code {code}", *tail])))
+
+
+async def _run_suites(python: str, shown_python: str, files: list[str], cwd: str, limit_s: float) -> SuiteRun:
     code, output = await _run([python, *_PYTEST_ARGS, *files], cwd, limit_s)
     command = f"{shown_python} -m pytest {' '.join(files)}"
     if code not in (0, None) and _NO_PYTEST in output:
@@ -205,6 +254,10 @@ async def run_tests(files: list[str], cwd: str, limit_s: float = TEST_TIMEOUT_S)
     if code is None:
         return SuiteRun(command, False, f"stopped: not finished within {limit_s:.0f} s")
     return SuiteRun(command, code == 0, _shown(output, code == 0))
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= MAX_SHOWN_CHARS else text[:MAX_SHOWN_CHARS] + "..."
 
 
 def _request(context: AfterToolCallContext) -> str:

@@ -120,6 +120,22 @@ def test_without_pytest_the_runner_runs_test_functions_and_unittest_cases(tmp_pa
     assert passing is not None and passing.passed and passing.shown == "3 passed"
 
 
+def test_a_script_test_runs_as_a_script(tmp_path: Path) -> None:
+    """A test file with asserts at the top ("so that `python3 test_calc.py` passes") has no test
+    for pytest to collect: it runs as a script, its exit code decides."""
+    folder = _folder(
+        tmp_path,
+        test="from discount import apply_discount\n\nassert apply_discount(200, 10) == 180\nprint('ok')\n",
+    )
+    failing = asyncio.run(run_tests(["test_discount.py"], str(folder)))
+    assert failing is not None and not failing.passed and failing.command.endswith(" test_discount.py")
+    assert "-m pytest" not in failing.command
+    assert failing.shown.startswith("exit code 1") and "AssertionError" in failing.shown
+    (folder / "discount.py").write_text(RIGHT)
+    passing = asyncio.run(run_tests(["test_discount.py"], str(folder)))
+    assert passing is not None and passing.passed and passing.shown == "exit code 0: ok"
+
+
 def test_a_file_without_tests_does_not_pass(tmp_path: Path) -> None:
     folder = _folder(tmp_path, test="from discount import apply_discount\n")
     _venv_without_pytest(folder)
@@ -257,6 +273,8 @@ def test_after_a_change_in_a_task_about_tests_only_a_passing_test_run_gets_the_d
         ("pytest test_discount.py", "1 failed, 1 passed in 0.02s", False),
         ("python -m unittest test_cases", "..\n----\nRan 2 tests in 0.000s\n\nOK", True),
         ("python test_discount.py", "(no output)", False),  # the rerun's: the file has no main
+        ("python3 test_calc.py", "ok", True),  # a script test that printed its end
+        ("python3 test_calc.py && echo 1 failed", "ok\n1 failed", False),
         ("echo 2 passed", "2 passed", False),
         ("python -c \"print('2 passed')\"", "2 passed", False),
         ("python discount.py", "", False),
