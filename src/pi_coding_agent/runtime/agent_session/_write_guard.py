@@ -33,6 +33,9 @@ config.py, set MAX_RETRIES to 5.", the 1.5B made the edit, then wrote config.py 
 ```` ```python ```` plus the lines of the edit note's excerpt with the docstring's closing quotes
 cut (newcomer trial, 2026-12-07).
 
+And it refuses a ``bash`` command that overwrites an existing file through the shell unless the
+user asked for that redirect (``redirect_refusal``).
+
 And it refuses an ``edit``, or a ``write`` over an existing file, that breaks it
 (``_file_damage.damage_refusal``), or that keeps it whole but drops a docstring or a comment line
 the user did not ask to remove (``_file_damage.dropped_text_refusal``).
@@ -268,6 +271,31 @@ def fence_refusal(path: str, content: str) -> str | None:
     )
 
 
+_OVERWRITE = re.compile(r"""(?<![0-9&<>])(?:&>|>\|?)(?!>|&)\s*(["']?)([^\s;&|<>"']+)\1""")
+_TEE = re.compile(r"""\btee\s+((?:-[^\sa]*\s+)*)(["']?)([^\s;&|<>"'-][^\s;&|<>"']*)\2""")
+
+
+def redirect_refusal(command: str, cwd: str, request: str) -> str | None:
+    """Why a ``bash`` command is refused when it overwrites an existing file of the working folder
+    through the shell (``> file``, ``tee file``) and the user's message does not ask for that
+    redirect; else None. Its edits refused by the guards above, the 1.5B wrote
+    ``echo 'def apply_discount...' > discount.py``, dropping the docstring (the rerun of the second
+    newcomer trial's task 2, 2026-12-07): a shell redirect passes every check an ``edit`` gets."""
+    targets = [match.group(2) for match in _OVERWRITE.finditer(command)]
+    targets += [match.group(3) for match in _TEE.finditer(command) if "a" not in match.group(1)]
+    for target in targets:
+        absolute = resolve_read_path(target, cwd)
+        if target.startswith("/dev/") or not os.path.isfile(absolute):
+            continue
+        if re.search(rf">\s*{re.escape(target)}(?![\w.])|\btee\b[^|;&]*{re.escape(target)}", request):
+            continue
+        return (
+            f"Not changed: this command would overwrite {target} through the shell. Change an existing "
+            "file with edit (or write), which check the change."
+        )
+    return None
+
+
 def _dropped(path: str, old: str, new: str, request: str, verb: str = "Not changed") -> str | None:
     """``dropped_text_refusal`` unless the user's message may mean to drop such text."""
     return None if may_drop_text(request) else dropped_text_refusal(path, old, new, verb)
@@ -280,7 +308,13 @@ def write_guard(cwd: str) -> ToolGuard:
         context: BeforeToolCallContext, signal: AbortSignal | None
     ) -> BeforeToolCallResult | None:
         name = context.tool_call.name
-        if name not in ("write", "edit") or context.assistant_message.api != LOCAL_API:
+        if context.assistant_message.api != LOCAL_API:
+            return None
+        command = context.args.get("command")
+        if name == "bash" and isinstance(command, str):
+            redirected = redirect_refusal(command, cwd, _last_request(list(context.context.messages)))
+            return BeforeToolCallResult(block=True, reason=redirected) if redirected is not None else None
+        if name not in ("write", "edit"):
             return None
         path, content = context.args.get("path"), context.args.get("content")
         if not isinstance(path, str):

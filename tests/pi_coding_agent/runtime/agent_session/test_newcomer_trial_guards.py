@@ -782,3 +782,37 @@ def test_the_heal_reruns_claim_with_nothing_changed_and_no_test_run_is_written_a
     assert "already set up to pass the provided tests" in answer
     assert _checked(messages[:-1], answer) == TESTS_NOTE
     assert _checked(messages[:-1], "I have not found the bug; the tests still fail.") is None
+
+
+def test_the_heal_reruns_shell_redirect_over_the_file_is_refused(tmp_path: Path) -> None:
+    """The next rerun (2026-12-07): its edits refused (code after a return), the 1.5B wrote
+    ``echo 'def apply_discount...' > discount.py`` through bash, dropping the docstring."""
+    (tmp_path / "discount.py").write_text(DISCOUNT)
+    (tmp_path / "test_discount.py").write_text(TEST_DISCOUNT)
+    messages = _transcript("print-fix-discount-shell-redirect.jsonl", tmp_path)
+    redirects = [(index, call) for index, call in _calls(messages) if call.name == "bash" and ">" in call.arguments["command"]]
+    assert len(redirects) == 1 and "> " + str(tmp_path / "discount.py") in redirects[0][1].arguments["command"]
+    index, call = redirects[0]
+    reason = _guard(tmp_path, messages[:index], call)
+    assert reason is not None and reason.startswith("Not changed:") and "overwrite" in reason
+    assert _guard(tmp_path, messages[:index], call, api="openai-completions") is None
+    assert (tmp_path / "discount.py").read_text() == DISCOUNT
+
+
+@pytest.mark.parametrize(
+    ("command", "request_text", "refused"),
+    [
+        ("cat > discount.py <<'EOF'\nx = 1\nEOF", "Fix discount.py.", True),
+        ("python3 gen.py | tee discount.py", "Fix discount.py.", True),
+        ("python3 gen.py > discount.py", "Run python3 gen.py > discount.py and tell me what it wrote.", False),
+        ("echo hi > new.txt", "Fix discount.py.", False),  # a new file
+        ("echo '# note' >> discount.py", "Fix discount.py.", False),  # an append
+        ("python3 test_discount.py 2>&1 > /dev/null", "Fix discount.py.", False),
+        ("python3 -m pytest -q", "Fix discount.py.", False),
+    ],
+)
+def test_which_shell_commands_overwrite_a_file(tmp_path: Path, command: str, request_text: str, refused: bool) -> None:
+    (tmp_path / "discount.py").write_text(DISCOUNT)
+    call = ToolCall(id="b", name="bash", arguments={"command": command})
+    reason = _guard(tmp_path, [UserMessage(content=request_text, timestamp=0)], call)
+    assert (reason is not None) is refused
