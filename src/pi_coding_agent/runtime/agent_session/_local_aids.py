@@ -349,8 +349,8 @@ def reports(answer: str, output: str) -> bool:
 
 TESTS_NOTE = (
     "(No test run has passed since the files last changed, so nobody knows that the task is done. Do not say "
-    "that it is done or that the tests pass: run the tests with bash and fix what fails, or tell the user "
-    "plainly that the tests do not pass yet.)"
+    "that it is done or that the tests pass. Run the tests with bash and fix what fails. If you cannot, tell "
+    "the user plainly that the tests do not pass yet.)"
 )
 """Asked of an answer that says the tests pass, or in a task about tests (``_test_run.names_tests``)
 that the task is done or something fixed, when no test run passed after the task's last change: in
@@ -358,7 +358,9 @@ the second newcomer trial the 1.5B edited ``discount.py`` (breaking it further) 
 tests in `test_discount.py` now pass." without running them; in its rerun it ran
 ``python test_discount.py``, which ran no test, and answered "The task is done."; in the next
 rerun, its edit of the test refused, it changed nothing and answered "The code in
-`test_discount.py` is already set up to pass the provided tests."."""
+`test_discount.py` is already set up to pass the provided tests.". One sentence per piece of
+advice, so that each is kept out of the answer (``hidden_notes``): after it, the 1.5B answered
+"The tests do not pass yet. Run the tests with bash and fix what fails." (the third rerun)."""
 _PASS_CLAIM = re.compile(
     r"\b(?:tests?|test_[\w.]+|[\w.]+_test)\b[^.!?\n]*?\b(?:now\s+|should\s+|will\s+)?pass(?:es|ed|ing)?\b"
     r"|\bpass(?:es|ing)?\s+(?:\w+\s+){0,3}tests?\b",

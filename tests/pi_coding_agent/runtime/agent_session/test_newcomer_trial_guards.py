@@ -816,3 +816,12 @@ def test_which_shell_commands_overwrite_a_file(tmp_path: Path, command: str, req
     call = ToolCall(id="b", name="bash", arguments={"command": command})
     reason = _guard(tmp_path, [UserMessage(content=request_text, timestamp=0)], call)
     assert (reason is not None) is refused
+
+
+def test_the_third_reruns_paraphrase_of_the_tests_note_is_kept_from_the_user() -> None:
+    """The third rerun's answer after ``TESTS_NOTE``: its advice to the model, repeated as advice to
+    the user. Each piece of the note is a sentence of its own, so the filter removes it."""
+    notes = NoteFilter(hidden_notes()[HIDDEN_NOTES_OPTION])
+    answer = "The tests do not pass yet. Run the tests with bash and fix what fails."
+    shown = notes.feed(answer) + notes.flush()
+    assert shown.strip() == "The tests do not pass yet."
