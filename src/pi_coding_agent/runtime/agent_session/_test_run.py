@@ -4,8 +4,8 @@ Told "test_discount.py fails. Fix discount.py so the test passes.", the 1.5B rew
 as wrongly as before, ran ``python test_discount.py`` (which runs no test: the file has no main)
 and answered "The task is done." (the second newcomer trial's rerun, 2026-12-07). So when the
 user's message names a test file (``test_x.py``, ``x_test.py``) or says that tests fail or should
-pass, each successful ``edit`` or ``write`` of the in-process model (of a code file, or of a test
-the message names) is followed by a real run of those tests, with the folder's Python (its
+pass, each successful ``edit`` or ``write`` of a file that is no test (``is_test_file``) by the
+in-process model is followed by a real run of those tests, with the folder's Python (its
 ``.venv`` if it has one, else ``python3`` on ``PATH``): a test file that is a script (asserts at
 the top, "so that `python3 test_calc.py` passes") runs as one; the others with pytest when that
 Python has it, else with a small runner of their ``unittest`` cases and ``test_*`` functions. The outcome goes into the
@@ -30,7 +30,6 @@ from typing import Any
 from pi_agent import AfterToolCallContext, AfterToolCallResult
 from pi_ai import AbortSignal, UserMessage, content_text
 from pi_coding_agent.core.local_model import LOCAL_API
-from pi_coding_agent.core.tools import resolve_read_path
 from pi_coding_agent.runtime.agent_session._hooks import ToolFollowup
 from pi_coding_agent.runtime.agent_session._user_request import wants_tests_passing
 from pi_coding_agent.runtime.agent_session._write_guard import is_test_file
@@ -281,11 +280,10 @@ def after_change_tests(cwd: str) -> ToolFollowup:
         ):
             return None
         path = context.args.get("path")
-        if not isinstance(path, str):
+        if not isinstance(path, str) or is_test_file(path):
             return None
         files = requested_tests(_request(context), cwd)
-        named = {resolve_read_path(name, cwd) for name in files}
-        if not files or (is_test_file(path) and resolve_read_path(path, cwd) not in named):
+        if not files:
             return None
         run = await run_tests(files, cwd)
         if run is None or (signal is not None and signal.aborted):

@@ -187,6 +187,13 @@ def test_a_change_of_the_code_runs_the_named_test_and_keeps_the_run_in_its_detai
             folder, "edit", "test_discount.py", request="Fix discount.py; the tests in test_other.py fail."
         ),
         _after(folder, "edit", "discount.py", request="In discount.py, rename percent to rate."),
+        # a test the task writes runs once the code it tests is changed, not before it exists
+        _after(
+            folder,
+            "write",
+            "test_other.py",
+            request="Create other.py with one() and a test in test_other.py.",
+        ),
     ):
         assert asyncio.run(followup(skipped, None)) is None
 
