@@ -54,6 +54,7 @@ from pi_coding_agent.runtime.agent_session._hooks import AgentSetup, StreamLimit
 from pi_coding_agent.runtime.agent_session._models_access import models_access
 from pi_coding_agent.runtime.agent_session._parts import SlashCommand
 from pi_coding_agent.runtime.agent_session._session import AgentSession
+from pi_coding_agent.runtime.agent_session._test_run import after_change_tests
 from pi_coding_agent.runtime.agent_session._tools import SpareTools
 from pi_coding_agent.runtime.agent_session._write_guard import write_guard
 
@@ -484,6 +485,7 @@ def build_session(options: CreateAgentSessionOptions) -> CreateAgentSessionResul
         max_retry_delay_ms=settings.provider_retry.max_retry_delay_ms,
         limit_stream=options.limit_stream,
         tool_guard=_reach_wait(write_guard(options.cwd), holder),
+        tool_followup=after_change_tests(options.cwd),
         hidden_declarations=lambda: holder[0].hidden_declarations() if holder else (),
     )
     if has_existing:

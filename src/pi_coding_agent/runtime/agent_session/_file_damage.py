@@ -1,4 +1,5 @@
-"""Whether a change breaks a file: the in-process model's write guard refuses such an edit or write.
+"""Whether a change breaks a file, or drops its docstrings and comments: the in-process model's
+write guard refuses such an edit or write.
 
 A Python, JSON or TOML file that parsed before and would not, a Python file that would get a
 second top-level definition (or method) of a name it defined once, or code after a
@@ -11,8 +12,12 @@ body under a new one.
 from __future__ import annotations
 
 import ast
+import difflib
+import io
 import json
 import os
+import re
+import tokenize
 import tomllib
 from collections import Counter
 
@@ -102,3 +107,88 @@ def damage_refusal(path: str, old: str, new: str, verb: str = "Not changed") -> 
             f"body left below a new one?). Replace the whole old part in one edit. {advice}"
         )
     return None
+
+
+_HASH_COMMENTS = (".sh", ".bash", ".zsh", ".toml", ".yaml", ".yml", ".ini", ".cfg", ".conf", ".env", ".rb", ".pl", ".r")
+_SLASH_COMMENTS = (".js", ".mjs", ".cjs", ".ts", ".jsx", ".tsx", ".c", ".h", ".cc", ".cpp", ".hpp", ".java", ".go", ".rs", ".kt", ".swift", ".cs")
+_MARKERS = re.compile(r"\b(?:TODO|FIXME|XXX|HACK|BUG)\b")
+"""A comment with one of these marks something to do: a fix may well take it out."""
+REWORDED = 0.6
+"""A docstring or comment replaced by one at least this similar (``difflib`` ratio) was reworded
+along with the code it describes, not dropped."""
+
+
+def _docstrings(tree: ast.Module) -> dict[str, str]:
+    """The docstrings of the module, its classes and functions, by owner (``module``, ``f``, ``C.m``)."""
+    found: dict[str, str] = {}
+
+    def visit(node: ast.AST, owner: str) -> None:
+        text = ast.get_docstring(node, clean=True) if isinstance(node, (ast.Module, *_DEFINITION)) else None
+        if text:
+            found[owner] = text
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, _DEFINITION):
+                visit(child, child.name if owner == "module" else f"{owner}.{child.name}")
+
+    visit(tree, "module")
+    return found
+
+
+def _comment_lines(path: str, text: str) -> list[str]:
+    """The text of ``text``'s whole-line comments (a line that is only a comment), for the file
+    kinds whose comments are known (``#`` in Python, shell, TOML, YAML...; ``//`` in C-like ones)."""
+    suffix = os.path.splitext(path)[1].lower()
+    if suffix in (".py", ".pyi"):
+        try:
+            tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+        except (tokenize.TokenError, SyntaxError):
+            return []
+        return [
+            token.string.lstrip("#").strip()
+            for token in tokens
+            if token.type == tokenize.COMMENT and not token.line[: token.start[1]].strip()
+        ]
+    marker = "#" if suffix in _HASH_COMMENTS else "//" if suffix in _SLASH_COMMENTS else None
+    if marker is None:
+        return []
+    return [line.strip()[len(marker) :].strip() for line in text.splitlines() if line.strip().startswith(marker)]
+
+
+def _reworded(text: str, candidates: list[str]) -> bool:
+    return any(difflib.SequenceMatcher(None, text, other).ratio() >= REWORDED for other in candidates)
+
+
+def dropped_text_refusal(path: str, old: str, new: str, verb: str = "Not changed") -> str | None:
+    """Why changing ``path`` from ``old`` to ``new`` is refused when it keeps the file whole but drops
+    a docstring or a comment line it had (neither kept, nor moved, nor reworded), or None. Told
+    "test_discount.py fails. Fix discount.py so the test passes.", the 1.5B replaced
+    ``apply_discount`` with its ``def`` line and the same wrong ``return``, the docstring gone (the
+    second newcomer trial's rerun, 2026-12-07). The caller asks first whether the user wanted
+    such text removed or rewritten (``_user_request.may_drop_text``)."""
+    if _parse_error(path, old) is not None or _parse_error(path, new) is not None:
+        return None
+    dropped: list[str] = []
+    if path.lower().endswith((".py", ".pyi")):
+        before, after = _docstrings(ast.parse(old)), _docstrings(ast.parse(new))
+        kept = set(after.values())
+        for owner, text in before.items():
+            if text not in kept and not _reworded(text, [after[owner]] if owner in after else []):
+                dropped.append(f"the docstring of {'the module' if owner == 'module' else owner} ({_cut(text)!r})")
+    old_comments, new_comments = _comment_lines(path, old), _comment_lines(path, new)
+    added = list((Counter(new_comments) - Counter(old_comments)).elements())
+    for text in (Counter(old_comments) - Counter(new_comments)).elements():
+        if not text or _MARKERS.search(text) or text in new or _reworded(text, added):
+            continue  # empty, a to-do, still in the file (as code: uncommented), or reworded
+        dropped.append(f"the comment {_cut(text)!r}")
+    if not dropped:
+        return None
+    more = f" and {len(dropped) - 1} more" if len(dropped) > 1 else ""
+    return (
+        f"{verb}: this would drop {dropped[0]}{more} from {path}, and the user did not ask to remove it. "
+        "The file is unchanged; keep the docstrings and comments as they are and change only the code."
+    )
+
+
+def _cut(text: str, limit: int = 60) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 3] + "..."

@@ -62,6 +62,7 @@ StreamLimit = Callable[[StreamFn], StreamFn]
 """Wraps the stream function from outside (batch's per-provider rate limiter)."""
 ConvertToLlm = Callable[[list[AgentMessage]], Sequence[ContextMessage]]
 ToolGuard = Callable[[BeforeToolCallContext, AbortSignal | None], Awaitable[BeforeToolCallResult | None]]
+ToolFollowup = Callable[[AfterToolCallContext, AbortSignal | None], Awaitable[AfterToolCallResult | None]]
 BeforeNextTurn = Callable[[TurnContext, AbortSignal | None], Awaitable[AgentLoopTurnUpdate | None]]
 
 
@@ -86,6 +87,9 @@ class AgentSetup:
     limit_stream: StreamLimit | None = None
     tool_guard: ToolGuard | None = None
     """Asked before the extensions' ``tool_call`` handlers; may block a call (``_write_guard``)."""
+    tool_followup: ToolFollowup | None = None
+    """Asked after a tool ran, before the extensions' ``tool_result`` handlers (which see what it
+    returned); may replace the result's ``details`` (``_test_run``)."""
     hidden_declarations: Callable[[], Collection[str]] | None = None
     """Active tools whose declarations requests leave out (``prepare_loadout``): taken out of
     the context's ``system`` messages after the ``context`` handlers, as Pi 1.6 projects them."""
@@ -93,7 +97,7 @@ class AgentSetup:
 
 def build_agent(setup: AgentSetup, extensions: CurrentRunner, before_next_turn: BeforeNextTurn) -> Agent:
     """The agent with its whole hook chain (see the module docstring for the order)."""
-    hooks = ExtensionHooks(extensions, setup.tool_guard, setup.hidden_declarations)
+    hooks = ExtensionHooks(extensions, setup.tool_guard, setup.hidden_declarations, setup.tool_followup)
     stream_fn = hooks.with_headers(setup.stream_fn)
     if setup.limit_stream is not None:
         stream_fn = setup.limit_stream(stream_fn)
@@ -123,11 +127,16 @@ class ExtensionHooks:
     """The agent hooks through which extensions act on model and tool calls."""
 
     def __init__(
-        self, current: CurrentRunner, guard: ToolGuard | None = None, hidden: Callable[[], Collection[str]] | None = None
+        self,
+        current: CurrentRunner,
+        guard: ToolGuard | None = None,
+        hidden: Callable[[], Collection[str]] | None = None,
+        followup: ToolFollowup | None = None,
     ) -> None:
         self._current = current
         self._guard = guard
         self._hidden = hidden
+        self._followup = followup
 
     def _handling(self, event_type: str) -> ExtensionRunner | None:
         """The current runner when it has handlers for ``event_type``."""
@@ -157,22 +166,25 @@ class ExtensionHooks:
         )
 
     async def after_tool_call(self, context: AfterToolCallContext, signal: AbortSignal | None) -> AfterToolCallResult | None:
+        followed = await self._followup(context, signal) if self._followup is not None else None
+        ours = followed.details if followed is not None else None
         runner = self._handling("tool_result")
         if runner is None:
-            return None
-        result = context.result
+            return followed
+        result = context.result if ours is None else dataclasses.replace(context.result, details=ours)
         event = ToolResultEvent(
             "tool_result", context.tool_call.name, context.tool_call.id, context.args,
             list(result.content), result.details, context.is_error, result.usage, result.structured_content,
         )  # fmt: skip
         patch = await runner.emit_tool_result(event)
         if patch is None:
-            return None
+            return followed
         from pi_coding_agent.customize.extensions import to_tool_result
 
         content = to_tool_result({"content": patch["content"]}).content
         return AfterToolCallResult(
-            content=content, details=patch["details"], is_error=patch["is_error"], usage=patch["usage"],
+            content=content, details=patch["details"] if patch["details"] is not None else ours,
+            is_error=patch["is_error"], usage=patch["usage"],
             structured_content=patch["structured_content"],
         )  # fmt: skip
 

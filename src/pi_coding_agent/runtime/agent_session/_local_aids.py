@@ -47,6 +47,7 @@ from pi_ai.api.local import (
     CopiedText,
 )
 from pi_coding_agent.core.tools import edit_base_text
+from pi_coding_agent.runtime.agent_session._test_run import SuiteRun, names_tests
 from pi_coding_agent.runtime.agent_session._user_request import asks_no_change
 from pi_coding_agent.runtime.agent_session._write_guard import REFUSAL_PREFIXES
 
@@ -101,9 +102,29 @@ def _asks(message: UserMessage) -> bool:
     return asks_no_change(content_text(message.content, ""))
 
 
-def _note(message: ToolResultMessage, changed_files: bool, question: bool) -> str | None:
+TEST_RUN_INTRO = "The tests were run after this change"
+"""Opens the note that shows a change's test run (``_test_run``): ``(The tests were run after this
+change, with `python3 -m pytest test_x.py`: 1 failed ...)``."""
+
+
+def suite_run_note(message: ToolResultMessage) -> str | None:
+    """The note showing the test run kept in a change's result (``_test_run.TEST_RUN_KEY``), if any."""
+    run = SuiteRun.from_details(message.details)
+    if run is None:
+        return None
+    verdict = "they pass" if run.passed else "they do not pass yet"
+    return f"({TEST_RUN_INTRO}, with `{run.command}`; {verdict}:\n{run.shown})"
+
+
+def _note(message: ToolResultMessage, changed_files: bool, question: bool, untested: bool) -> str | None:
     if message.is_error:
         return None
+    shown = _result_note(message, changed_files, question, untested)
+    notes = [note for note in (shown, suite_run_note(message)) if note]
+    return "\n".join(notes) if notes else None
+
+
+def _result_note(message: ToolResultMessage, changed_files: bool, question: bool, untested: bool) -> str | None:
     if message.tool_name in ("read", "bash") and question and not changed_files:
         return ANSWER_NOTE
     if message.tool_name == "edit":
@@ -112,24 +133,38 @@ def _note(message: ToolResultMessage, changed_files: bool, question: bool) -> st
         region = changed_region(patch) if isinstance(patch, str) else None
         if region is not None:
             return f"{EDIT_NOTE} {REGION_INTRO}\n```\n{region}\n```"
-    if message.tool_name == "bash" and changed_files:
+    if message.tool_name == "bash" and changed_files and not untested:
         return DONE_NOTE
     return None
 
 
 def with_result_notes(context: Context) -> Context:
     """``context`` with each successful ``edit`` result followed by the lines it changed, each
-    successful ``bash`` run after a change (since the user's last message) by ``DONE_NOTE``, and
-    each successful ``read`` or ``bash`` run for a question that asks for no change (``asks_no_change``: "Can you
-    fix X?" asks for one), before any change, by ``ANSWER_NOTE``."""
+    change's test run (``_test_run``) shown after its result, each successful ``bash`` run after a
+    change (since the user's last message) by ``DONE_NOTE`` (in a task about tests, only a run
+    whose tests passed: the 1.5B took the note after ``python test_discount.py``, which ran no
+    test, as leave to answer "The task is done."), and each successful ``read`` or ``bash`` run for
+    a question that asks for no change (``asks_no_change``: "Can you fix X?" asks for one), before
+    any change, by ``ANSWER_NOTE``."""
     messages = list(context.messages)
-    changed_files = question = False
+    changed_files = question = about_tests = False
+    commands: dict[str, str] = {}
     for index, message in enumerate(messages):
         if isinstance(message, UserMessage):
             changed_files, question = False, _asks(message)
+            about_tests = names_tests(content_text(message.content, ""))
+        if isinstance(message, AssistantMessage):
+            commands.update(
+                (block.id, str(block.arguments.get("command", "")))
+                for block in message.content
+                if isinstance(block, ToolCall) and block.name == "bash"
+            )
         if not isinstance(message, ToolResultMessage):
             continue
-        note = _note(message, changed_files, question)
+        untested = about_tests and not passing_test_run(
+            commands.get(message.tool_call_id, ""), content_text(message.content, "")
+        )
+        note = _note(message, changed_files, question, untested)
         if message.tool_name in ("edit", "write") and not message.is_error:
             changed_files = True
         if note is not None:
@@ -216,14 +251,7 @@ def may_change_files(command: str) -> bool:
 def task_changed_files(context: Context) -> bool:
     """Whether the task (since the user's last message) made a change: a successful ``edit`` or
     ``write``, or a successful ``bash`` command that may change files."""
-    commands: dict[str, str] = {}
-    for message in reversed(context.messages):
-        if isinstance(message, UserMessage):
-            break
-        if isinstance(message, AssistantMessage):
-            for block in message.content:
-                if isinstance(block, ToolCall) and block.name == "bash":
-                    commands[block.id] = str(block.arguments.get("command", ""))
+    commands = _task_commands(context)
     for message in reversed(context.messages):
         if isinstance(message, UserMessage):
             break
@@ -300,10 +328,7 @@ def command_output(context: Context) -> str | None:
             break
     else:
         return None
-    request = next(
-        (content_text(m.content, "") for m in reversed(context.messages) if isinstance(m, UserMessage)), ""
-    )
-    return text if _ASKS_OUTPUT.search(request) else None
+    return text if _ASKS_OUTPUT.search(_request(context)) else None
 
 
 REPORT_ALL_NUMBERS = 3
@@ -323,35 +348,130 @@ def reports(answer: str, output: str) -> bool:
 
 
 TESTS_NOTE = (
-    "(No command has been run since your last change, so nobody knows whether the tests pass. Run the "
-    "tests now with bash, then tell the user what they printed.)"
+    "(No test run has passed since the files last changed, so nobody knows that the task is done. Do not say "
+    "that it is done or that the tests pass. Run the tests with bash and fix what fails. If you cannot, tell "
+    "the user plainly that the tests do not pass yet.)"
 )
-"""Asked of an answer that says the tests pass when no command ran after the task's last change:
-in the newcomer trial the 1.5B edited ``discount.py`` (breaking it further) and answered "...the tests
-in `test_discount.py` now pass." without running them."""
+"""Asked of an answer that says the tests pass, or in a task about tests (``_test_run.names_tests``)
+that the task is done or something fixed, when no test run passed after the task's last change: in
+the second newcomer trial the 1.5B edited ``discount.py`` (breaking it further) and answered "...the
+tests in `test_discount.py` now pass." without running them; in its rerun it ran
+``python test_discount.py``, which ran no test, and answered "The task is done."; in the next
+rerun, its edit of the test refused, it changed nothing and answered "The code in
+`test_discount.py` is already set up to pass the provided tests.". One sentence per piece of
+advice, so that each is kept out of the answer (``hidden_notes``): after it, the 1.5B answered
+"The tests do not pass yet. Run the tests with bash and fix what fails." (the third rerun)."""
 _PASS_CLAIM = re.compile(
-    r"\b(?:tests?|test_[\w.]+|[\w.]+_test)\b[^.!?\n]*?\b(?:now\s+|should\s+|will\s+)?pass(?:es|ed|ing)?\b",
+    r"\b(?:tests?|test_[\w.]+|[\w.]+_test)\b[^.!?\n]*?\b(?:now\s+|should\s+|will\s+)?pass(?:es|ed|ing)?\b"
+    r"|\bpass(?:es|ing)?\s+(?:\w+\s+){0,3}tests?\b",
     re.IGNORECASE,
 )
+_DONE_CLAIM = re.compile(
+    r"\b(?:task|issue|bug|problem|change|fix|it)\s+(?:is|has been|was)\s+(?:now\s+)?(?:done|complete|completed|finished|solved)\b"
+    r"|\b(?:is|are|should|will)\s+(?:now\s+)?(?:work|working|works|correct)\b|\bdone\s*[.!]?\s*$",
+    re.IGNORECASE,
+)
+_DENIAL = re.compile(r"\b(?:not|never|cannot|unable|still\s+fail\w*|fails|failed)\b|n't\b", re.IGNORECASE)
+_OWNED_UP = re.compile(
+    r"(?:\b(?:not|never)|n't)\s+(?:\w+\s+){0,2}(?:run|ran|tested|pass\w*|done|finished|fixed|verified|checked)\b"
+    r"|\bstill\s+fail\w*",
+    re.IGNORECASE,
+)
+_SENTENCES = re.compile(r"(?<=[.!?;])\s+|\n+")
+
+
+def _affirms(pattern: re.Pattern[str], text: str) -> bool:
+    """Whether a sentence of ``text`` matches ``pattern`` and denies nothing, and no part of ``text``
+    owns up to the tests not being run or not passing ("the test does not pass yet", "I changed
+    discount.py; I have not run the tests" claim nothing)."""
+    if _OWNED_UP.search(text):
+        return False
+    return any(pattern.search(part) and not _DENIAL.search(part) for part in _SENTENCES.split(text))
 
 
 def claims_tests_pass(text: str) -> bool:
     """Whether an answer says that tests pass ("the tests in test_x.py now pass", "all tests passed")."""
-    return _PASS_CLAIM.search(text) is not None
+    return _affirms(_PASS_CLAIM, text)
 
 
-def untested_change(context: Context) -> bool:
-    """Whether the task (since the user's last message) changed a file with ``edit`` or ``write``
-    and ran no ``bash`` command after its last such change."""
+def claims_success(text: str) -> bool:
+    """Whether an answer says the task is done, something fixed or changed, or the tests pass."""
+    return claims_tests_pass(text) or _affirms(_DONE_CLAIM, text) or _affirms(_CLAIM, text)
+
+
+_TEST_COMMAND = re.compile(
+    r"\b(?:pytest|py\.test|unittest|nose2|tox)\b|(?:^|[\s/])(?:test_[\w.-]*|[\w.-]*_test)\.py\b", re.IGNORECASE
+)
+_PASSED_OUTPUT = re.compile(r"\b[1-9]\d* passed\b|^OK\b", re.MULTILINE)
+_FAILED_OUTPUT = re.compile(r"\b[1-9]\d* (?:failed|errors?)\b|^FAILED\b|\bno tests ran\b", re.MULTILINE | re.IGNORECASE)
+
+
+_SCRIPT_RUN = re.compile(r"^\s*python[\d.]*\s+(?:[\w./-]*/)?(?:test_[\w.-]*|[\w.-]*_test)\.py\s*$")
+_NO_OUTPUT = "(no output)"
+
+
+def passing_test_run(command: str, output: str) -> bool:
+    """Whether a successful ``bash`` run of ``command`` printing ``output`` ran tests that passed:
+    a test command (pytest, unittest, a ``test_*.py`` file...) whose output says tests passed
+    (pytest's ``N passed``, unittest's ``OK``) and none failed, or a test file run as a script
+    (``python3 test_calc.py``, asserts at its top) that printed something. ``python
+    test_discount.py`` exited 0 printing nothing in the rerun (``test_*`` functions and no main):
+    it ran no test, so it does not count; nor do ``echo``, ``cat`` or running the code itself."""
+    if not _TEST_COMMAND.search(command) or _FAILED_OUTPUT.search(output):
+        return False
+    if _PASSED_OUTPUT.search(output):
+        return True
+    return bool(_SCRIPT_RUN.match(command)) and output.strip() not in ("", _NO_OUTPUT)
+
+
+def suite_passed(context: Context) -> bool:
+    """Whether the latest test run of the task (since the user's last message) passed and no file
+    changed after it: walking back, a change with ``edit`` or ``write`` decides by the run that
+    followed it (``_test_run``; none: not passed), a ``bash`` test command that failed says no, one
+    whose output says tests passed says yes; other commands are passed over."""
+    commands = _task_commands(context)
     for message in reversed(context.messages):
         if isinstance(message, UserMessage):
             return False
-        if isinstance(message, ToolResultMessage):
-            if message.tool_name == "bash":
+        if not isinstance(message, ToolResultMessage):
+            continue
+        if message.tool_name in ("edit", "write") and not message.is_error:
+            run = SuiteRun.from_details(message.details)
+            return run is not None and run.passed
+        command = commands.get(message.tool_call_id, "")
+        if message.tool_name == "bash" and _TEST_COMMAND.search(command):
+            if message.is_error:
                 return False
-            if message.tool_name in ("edit", "write") and not message.is_error:
+            if passing_test_run(command, content_text(message.content, "")):
                 return True
     return False
+
+
+def _edited(context: Context) -> bool:
+    """Whether the task (since the user's last message) made a successful ``edit`` or ``write``."""
+    for message in reversed(context.messages):
+        if isinstance(message, UserMessage):
+            return False
+        if isinstance(message, ToolResultMessage) and message.tool_name in ("edit", "write") and not message.is_error:
+            return True
+    return False
+
+
+def _task_commands(context: Context) -> dict[str, str]:
+    """The ``bash`` commands of the task (since the user's last message), by tool call id."""
+    commands: dict[str, str] = {}
+    for message in reversed(context.messages):
+        if isinstance(message, UserMessage):
+            break
+        if isinstance(message, AssistantMessage):
+            for block in message.content:
+                if isinstance(block, ToolCall) and block.name == "bash":
+                    commands[block.id] = str(block.arguments.get("command", ""))
+    return commands
+
+
+def _request(context: Context) -> str:
+    return next((content_text(m.content, "") for m in reversed(context.messages) if isinstance(m, UserMessage)), "")
 
 
 def answer_check(context: Context) -> dict[str, Any]:
@@ -359,15 +479,18 @@ def answer_check(context: Context) -> dict[str, Any]:
     claims a change is not accepted (``CLAIM_NOTE``); when one of our guards refused a call in the
     task, an answer that repeats the refusal is not accepted (``ECHO_NOTE``); right after a command
     the user asked about, an answer without any of its output is not accepted (``REPORT_NOTE``);
-    after a change with no command run since, an answer that says the tests pass is not accepted
-    (``TESTS_NOTE``).
+    in a task about tests (``_test_run.names_tests``) with no passing test run after its last
+    change, or in another task after an ``edit`` or ``write`` that no passing test run followed, an
+    answer that claims success (in the first case) or that the tests pass (in both) is not
+    accepted (``TESTS_NOTE``).
     Each time the turn is written again once after the note. Otherwise no check (the answer streams as it is written)."""
     if not context.tools:
         return {}
     unchanged = not task_changed_files(context)
     refusals = guard_refusals(context)
     output = command_output(context)
-    untested = untested_change(context)
+    about_tests = names_tests(_request(context))
+    untested = (about_tests or _edited(context)) and not suite_passed(context)
     if not unchanged and not refusals and output is None and not untested:
         return {}
 
@@ -376,7 +499,7 @@ def answer_check(context: Context) -> dict[str, Any]:
             return ECHO_NOTE
         if unchanged and claims_change(text):
             return CLAIM_NOTE
-        if untested and claims_tests_pass(text):
+        if untested and (claims_success(text) if about_tests else claims_tests_pass(text)):
             return TESTS_NOTE
         return REPORT_NOTE if output is not None and not reports(text, output) else None
 
@@ -385,7 +508,7 @@ def answer_check(context: Context) -> dict[str, Any]:
 
 def hidden_notes() -> dict[str, Any]:
     """Our notes, for the ``local`` API to keep out of the answers' text."""
-    return {HIDDEN_NOTES_OPTION: [f"{EDIT_NOTE} {REGION_INTRO}", DONE_NOTE, ANSWER_NOTE, CLAIM_NOTE, ECHO_NOTE, REPORT_NOTE, TESTS_NOTE]}
+    return {HIDDEN_NOTES_OPTION: [f"{EDIT_NOTE} {REGION_INTRO}", f"({TEST_RUN_INTRO}", DONE_NOTE, ANSWER_NOTE, CLAIM_NOTE, ECHO_NOTE, REPORT_NOTE, TESTS_NOTE]}
 
 
 BASH_MIN_TIMEOUT = 10

@@ -91,3 +91,34 @@ def asks_no_change(request: str) -> bool:
     if not ("?" in text or _QUESTION_START.match(text)) or _ASKED_TO_DO.search(text):
         return False
     return _CHANGE_VERB.search(_NOT_ASKED.sub(" ", text)) is None
+
+
+_IN_SENTENCE = r"(?:[^.?!]|[.?!](?=\S))*"
+"""Text within one sentence (a dot inside a file name does not end it)."""
+_TEST_WORD = r"(?:tests?|test_\w+|\w+_test)"
+_FAILING = re.compile(
+    rf"\b{_TEST_WORD}\b{_IN_SENTENCE}\b(?:fail|fails|failing|failed|pass|passes|passing|broken)\b"
+    rf"|\b(?:fail|fails|failing|failed|pass|passes|passing|broken)\b{_IN_SENTENCE}\b{_TEST_WORD}\b",
+    re.IGNORECASE,
+)
+
+
+def wants_tests_passing(request: str) -> bool:
+    """Whether ``request`` (the user's message) speaks of tests failing or passing in one sentence
+    ("test_discount.py fails. Fix discount.py so the test passes.")."""
+    return _FAILING.search(request) is not None
+
+
+_DROP_WORDS = re.compile(
+    r"\b(?:remove|removes|removing|delete|deleting|drop|dropping|strip|stripping|rewrite|rewriting|rework|"
+    r"replace|replacing|move|moving|clean|tidy|refactor|refactoring|simplify|shorten|reword|rephrase|"
+    r"uncomment|split|merge|extract|restructure|docstrings?|comments?|document|documentation)\b",
+    re.IGNORECASE,
+)
+
+
+def may_drop_text(request: str) -> bool:
+    """Whether ``request`` (the user's message) may mean to remove or rewrite docstrings or comments:
+    it asks to remove, rewrite, move, clean up or refactor something, or speaks of docstrings or
+    comments. Otherwise an edit that loses them is refused (``_file_damage.dropped_text_refusal``)."""
+    return _DROP_WORDS.search(request) is not None

@@ -33,8 +33,12 @@ config.py, set MAX_RETRIES to 5.", the 1.5B made the edit, then wrote config.py 
 ```` ```python ```` plus the lines of the edit note's excerpt with the docstring's closing quotes
 cut (newcomer trial, 2026-12-07).
 
+And it refuses a ``bash`` command that overwrites an existing file through the shell unless the
+user asked for that redirect (``redirect_refusal``).
+
 And it refuses an ``edit``, or a ``write`` over an existing file, that breaks it
-(``_file_damage.damage_refusal``).
+(``_file_damage.damage_refusal``), or that keeps it whole but drops a docstring or a comment line
+the user did not ask to remove (``_file_damage.dropped_text_refusal``).
 
 Only for in-process models: a large model that shortens a file it read does so on purpose, and
 Pi's behaviour with those providers is kept (docs/providers/local.md).
@@ -50,8 +54,12 @@ from pi_agent import BeforeToolCallContext, BeforeToolCallResult
 from pi_ai import AbortSignal, AssistantMessage, ToolCall, ToolResultMessage, UserMessage, content_text
 from pi_coding_agent.core.local_model import LOCAL_API
 from pi_coding_agent.core.tools import edit_base_text, edited_text, resolve_read_path
-from pi_coding_agent.runtime.agent_session._file_damage import damage_refusal
-from pi_coding_agent.runtime.agent_session._user_request import asks_no_change
+from pi_coding_agent.runtime.agent_session._file_damage import damage_refusal, dropped_text_refusal
+from pi_coding_agent.runtime.agent_session._user_request import (
+    asks_no_change,
+    may_drop_text,
+    wants_tests_passing,
+)
 
 ToolGuard = Callable[[BeforeToolCallContext, AbortSignal | None], Awaitable[BeforeToolCallResult | None]]
 
@@ -158,14 +166,6 @@ def outside_refusal(path: str, cwd: str, request: str) -> str | None:
 
 _TEST_NAME = re.compile(r"(?:^test_.+|.+_test\.\w+|.+\.(?:test|spec)\.\w+)$")
 _TEST_DIRS = frozenset(["test", "tests", "__tests__", "spec"])
-_IN_SENTENCE = r"(?:[^.?!]|[.?!](?=\S))*"
-"""Text within one sentence (a dot inside a file name does not end it)."""
-_TEST_WORD = r"(?:tests?|test_\w+|\w+_test)"
-_FAILING = re.compile(
-    rf"\b{_TEST_WORD}\b{_IN_SENTENCE}\b(?:fail|fails|failing|failed|pass|passes|passing|broken)\b"
-    rf"|\b(?:fail|fails|failing|failed|pass|passes|passing|broken)\b{_IN_SENTENCE}\b{_TEST_WORD}\b",
-    re.IGNORECASE,
-)
 _CHANGE_TESTS = re.compile(
     r"\b(?:add|create|write|update|change|modify|edit|extend|rewrite|rename|adjust|delete|remove)\s+"
     r"(?:the\s+|a\s+|an\s+|this\s+|that\s+|these\s+|those\s+|new\s+|more\s+)*(?:\w+\s+)?"
@@ -205,7 +205,7 @@ def kept_test_refusal(path: str, cwd: str, request: str, written: Collection[str
     absolute = resolve_read_path(path, cwd)
     if not is_test_file(path) or not os.path.isfile(absolute) or absolute in written:
         return None
-    if not _FAILING.search(request) or _CHANGE_TESTS.search(request):
+    if not wants_tests_passing(request) or _CHANGE_TESTS.search(request):
         return None
     return (
         f"Not changed: {path} is a test, and the user asked for the code to pass it, not for a change "
@@ -271,6 +271,36 @@ def fence_refusal(path: str, content: str) -> str | None:
     )
 
 
+_OVERWRITE = re.compile(r"""(?<![0-9&<>])(?:&>|>\|?)(?!>|&)\s*(["']?)([^\s;&|<>"']+)\1""")
+_TEE = re.compile(r"""\btee\s+((?:-[^\sa]*\s+)*)(["']?)([^\s;&|<>"'-][^\s;&|<>"']*)\2""")
+
+
+def redirect_refusal(command: str, cwd: str, request: str) -> str | None:
+    """Why a ``bash`` command is refused when it overwrites an existing file of the working folder
+    through the shell (``> file``, ``tee file``) and the user's message does not ask for that
+    redirect; else None. Its edits refused by the guards above, the 1.5B wrote
+    ``echo 'def apply_discount...' > discount.py``, dropping the docstring (the rerun of the second
+    newcomer trial's task 2, 2026-12-07): a shell redirect passes every check an ``edit`` gets."""
+    targets = [match.group(2) for match in _OVERWRITE.finditer(command)]
+    targets += [match.group(3) for match in _TEE.finditer(command) if "a" not in match.group(1)]
+    for target in targets:
+        absolute = resolve_read_path(target, cwd)
+        if target.startswith("/dev/") or not os.path.isfile(absolute):
+            continue
+        if re.search(rf">\s*{re.escape(target)}(?![\w.])|\btee\b[^|;&]*{re.escape(target)}", request):
+            continue
+        return (
+            f"Not changed: this command would overwrite {target} through the shell. Change an existing "
+            "file with edit (or write), which check the change."
+        )
+    return None
+
+
+def _dropped(path: str, old: str, new: str, request: str, verb: str = "Not changed") -> str | None:
+    """``dropped_text_refusal`` unless the user's message may mean to drop such text."""
+    return None if may_drop_text(request) else dropped_text_refusal(path, old, new, verb)
+
+
 def write_guard(cwd: str) -> ToolGuard:
     """The ``before_tool_call`` check (see the module)."""
 
@@ -278,7 +308,13 @@ def write_guard(cwd: str) -> ToolGuard:
         context: BeforeToolCallContext, signal: AbortSignal | None
     ) -> BeforeToolCallResult | None:
         name = context.tool_call.name
-        if name not in ("write", "edit") or context.assistant_message.api != LOCAL_API:
+        if context.assistant_message.api != LOCAL_API:
+            return None
+        command = context.args.get("command")
+        if name == "bash" and isinstance(command, str):
+            redirected = redirect_refusal(command, cwd, _last_request(list(context.context.messages)))
+            return BeforeToolCallResult(block=True, reason=redirected) if redirected is not None else None
+        if name not in ("write", "edit"):
             return None
         path, content = context.args.get("path"), context.args.get("content")
         if not isinstance(path, str):
@@ -295,7 +331,7 @@ def write_guard(cwd: str) -> ToolGuard:
             refused = replacement_refusal(edits, request)
             old, new = edit_base_text(path, cwd), edited_text(path, cwd, edits)
             if refused is None and old is not None and new is not None:
-                refused = damage_refusal(path, old, new)
+                refused = damage_refusal(path, old, new) or _dropped(path, old, new, request)
         if refused is not None:
             return BeforeToolCallResult(block=True, reason=refused)
         if name != "write" or not isinstance(content, str):
@@ -307,7 +343,9 @@ def write_guard(cwd: str) -> ToolGuard:
         existing = edit_base_text(path, cwd)  # None: no such text file
         reason = refusal(path, how, existing, content) if how is not None and existing is not None else None
         if reason is None and existing is not None:
-            reason = damage_refusal(path, existing, content, "Not written")
+            reason = damage_refusal(path, existing, content, "Not written") or _dropped(
+                path, existing, content, request, "Not written"
+            )
         return BeforeToolCallResult(block=True, reason=reason) if reason is not None else None
 
     return guard

@@ -263,11 +263,25 @@ def test_a_claim_is_checked_only_while_the_task_has_changed_nothing() -> None:
         _assistant(_call("e1", "edit", path="calc.py", edits=[])), _result("e1", "edit", error=True)
     )
     sed = _context(_assistant(_call("b1", "bash", command="sed -i 's/-/+/' calc.py")), _result("b1", "bash"))
-    assert answer_check(sed) == {}
-    # After an edit with no command run since, only a claim that the tests pass is sent back.
+    # A change by a command: in a task about tests, a claim still needs a passing test run.
+    assert answer_check(sed)[ANSWER_CHECK_OPTION]("I fixed the bug in calc.py.") == TESTS_NOTE
+    fix_request = UserMessage(content="Fix the bug in calc.py.", timestamp=0)
+    sed_other = Context(system_prompt="s", messages=[fix_request, *sed.messages[1:]], tools=TOOLS)
+    assert answer_check(sed_other) == {}
+    # After an edit with no test run since, in a task about tests any claim of success is sent back...
     after_edit = answer_check(edited)[ANSWER_CHECK_OPTION]
-    assert after_edit("I fixed the bug in calc.py.") is None
+    assert after_edit("I fixed the bug in calc.py.") == TESTS_NOTE
     assert after_edit("I fixed the bug in calc.py and the test passes now.") == TESTS_NOTE
+    assert after_edit("I changed calc.py, but the test still fails.") is None
+    # ...and in another task only a claim that the tests pass.
+    other = Context(
+        system_prompt="s",
+        messages=[UserMessage(content="Fix the bug in calc.py.", timestamp=0), *edited.messages[1:]],
+        tools=TOOLS,
+    )
+    after_other = answer_check(other)[ANSWER_CHECK_OPTION]
+    assert after_other("I fixed the bug in calc.py.") is None
+    assert after_other("I fixed the bug in calc.py and the test passes now.") == TESTS_NOTE
     assert ANSWER_CHECK_OPTION in answer_check(failed_edit)
     assert (
         answer_check(Context(system_prompt="s", messages=[UserMessage(content="hi", timestamp=0)])) == {}

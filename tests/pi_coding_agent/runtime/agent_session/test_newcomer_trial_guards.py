@@ -25,9 +25,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
-from pi_agent import AgentContext, BeforeToolCallContext
+from pi_agent import AfterToolCallContext, AgentContext, AgentToolResult, BeforeToolCallContext
 from pi_ai import (
     AssistantMessage,
     Context,
@@ -35,12 +36,13 @@ from pi_ai import (
     ToolCall,
     ToolResultMessage,
     UserMessage,
+    content_text,
     message_from_dict,
 )
 from pi_ai.api.local import ANSWER_CHECK_OPTION, HIDDEN_NOTES_OPTION
 from pi_ai.api.local._notes import NoteFilter
 from pi_coding_agent.core.tools import EditTool, create_tools, edited_text
-from pi_coding_agent.runtime.agent_session._file_damage import damage_refusal
+from pi_coding_agent.runtime.agent_session._file_damage import damage_refusal, dropped_text_refusal
 from pi_coding_agent.runtime.agent_session._local_aids import (
     ANSWER_NOTE,
     CLAIM_NOTE,
@@ -54,7 +56,8 @@ from pi_coding_agent.runtime.agent_session._local_aids import (
     reports,
     with_result_notes,
 )
-from pi_coding_agent.runtime.agent_session._user_request import asks_no_change
+from pi_coding_agent.runtime.agent_session._test_run import SuiteRun, after_change_tests
+from pi_coding_agent.runtime.agent_session._user_request import asks_no_change, may_drop_text
 from pi_coding_agent.runtime.agent_session._write_guard import (
     fence_refusal,
     is_test_file,
@@ -431,6 +434,10 @@ DISCOUNT = (
     'def apply_discount(price, percent):\n    """The price after taking off ``percent`` per cent."""\n'
     "    return price * percent / 100\n"
 )
+TEST_DISCOUNT = (
+    "from discount import apply_discount\n\n\ndef test_ten_percent_off():\n    assert apply_discount(200, 10) == 180\n\n\n"
+    "def test_no_discount():\n    assert apply_discount(50, 0) == 50\n"
+)
 
 
 def test_the_trials_write_that_dropped_the_docstring_is_refused(tmp_path: Path) -> None:
@@ -631,3 +638,190 @@ def test_the_judged_result_is_what_the_edit_tool_writes(tmp_path: Path) -> None:
     assert predicted is not None and predicted == target.read_bytes().decode().replace("\r\n", "\n")
     assert edited_text("q.py", str(tmp_path), [{"oldText": "absent", "newText": "x"}]) is None
     assert edited_text("missing.py", str(tmp_path), edits) is None
+
+
+# ------------------------------------------------------------ print mode: the rerun with the edit guard (docstring dropped, "The task is done.")
+
+DOC = '"""The price after taking off ``percent`` per cent."""'
+
+
+@pytest.mark.parametrize(
+    ("path", "old", "new", "named"),
+    [
+        ("d.py", DISCOUNT, DISCOUNT.replace(f"    {DOC}\n", ""), "docstring of apply_discount"),
+        ("d.py", DISCOUNT, DISCOUNT.replace(f"    {DOC}\n", "    # The price after taking off percent per cent.\n"), "docstring"),
+        ("d.py", '"""Prices."""\n\nX = 1\n', "X = 1\n", "docstring of the module"),
+        ("d.py", 'class A:\n    def f(self):\n        """Say hi."""\n        return 1\n', "class A:\n    def f(self):\n        return 1\n", "A.f"),
+        ("d.py", "# Retries before giving up.\nMAX_RETRIES = 3\n", "MAX_RETRIES = 5\n", "the comment 'Retries before giving up.'"),
+        ("run.sh", "#!/bin/sh\n# Build the site first.\nmake\n", "#!/bin/sh\nmake\n", "Build the site first."),
+        ("a.js", "// Adds two numbers.\nfunction add(a, b) { return a - b; }\n", "function add(a, b) { return a + b; }\n", "Adds two numbers."),
+    ],
+)
+def test_changes_that_drop_a_docstring_or_a_comment_are_refused(path: str, old: str, new: str, named: str) -> None:
+    reason = dropped_text_refusal(path, old, new)
+    assert reason is not None and named in reason and "\n" not in reason
+
+
+@pytest.mark.parametrize(
+    ("path", "old", "new"),
+    [
+        ("d.py", DISCOUNT, DISCOUNT.replace("price * percent / 100", "price - price * percent / 100")),  # the fix
+        ("d.py", DISCOUNT, DISCOUNT.replace("per cent.", "per cent, as a float.")),  # reworded
+        ("d.py", "# Three retries.\nMAX_RETRIES = 3\n", "# Five retries.\nMAX_RETRIES = 5\n"),  # reworded with the value
+        ("d.py", "X = 1  # one\n", "X = 2  # two\n"),  # a trailing comment is no comment line
+        ("d.py", "def f():\n    # TODO: handle zero\n    return 1 / 0\n", "def f():\n    return 0\n"),  # a to-do done
+        ("d.py", "def f():\n    # print(1)\n    return 1\n", "def f():\n    print(1)\n    return 1\n"),  # uncommented
+        ("d.py", "# Shared.\nA = 1\nB = 2\n", "A = 1\n# Shared.\nB = 2\n"),  # moved
+        ("d.py", "def f():\n    return 1\n", 'def f():\n    """One."""\n    return 1\n'),  # a docstring added
+        ("notes.txt", "# title\ntext\n", "text\n"),  # a kind of file whose comments are not known
+        ("d.py", "def f(:\n", "def f():\n    pass\n"),  # broken before: nothing to keep
+    ],
+)
+def test_changes_that_keep_docstrings_and_comments_pass(path: str, old: str, new: str) -> None:
+    assert dropped_text_refusal(path, old, new) is None
+
+
+@pytest.mark.parametrize(
+    ("request_text", "may"),
+    [
+        ("Remove the unused helper from utils.py.", True),
+        ("Update the docstring of area().", True),
+        ("Move MAX_RETRIES into settings.py.", True),
+        ("Refactor parse() into two functions.", True),
+        ("test_discount.py fails. Fix discount.py so the test passes.", False),
+        ("In config.py, set MAX_RETRIES to 5.", False),
+        ('In farewell.py, change "Bye" to "See you".', False),
+    ],
+)
+def test_which_requests_may_drop_docstrings_or_comments(request_text: str, may: bool) -> None:
+    assert may_drop_text(request_text) is may
+
+
+def test_the_reruns_edit_that_dropped_the_docstring_is_refused(tmp_path: Path) -> None:
+    """The rerun with the edit guard (2026-12-07): after its edit putting a ``return`` above the
+    docstring was refused, the 1.5B replaced ``apply_discount`` with its ``def`` line and the same
+    wrong ``return``; that edit, and the ``write`` of the same text after it, drop the docstring."""
+    (tmp_path / "discount.py").write_text(DISCOUNT)
+    (tmp_path / "test_discount.py").write_text(TEST_DISCOUNT)
+    messages = _transcript("print-fix-discount-edit-guard.jsonl", tmp_path)
+    calls = _calls(messages)
+    assert [call.name for _, call in calls] == ["edit", "edit", "edit", "write", "bash"]
+    index, edit = calls[2]
+    reason = _guard(tmp_path, messages[:index], edit)
+    assert reason is not None and "docstring of apply_discount" in reason and "did not ask to remove" in reason
+    assert _guard(tmp_path, messages[:index], edit, api="openai-completions") is None  # local only
+    write = calls[3][1]
+    reason = _guard(tmp_path, messages[:index], write)  # next, as the edit was refused: nothing read or edited
+    assert reason is not None and reason.startswith("Not written:") and "docstring of apply_discount" in reason
+    fixed = ToolCall(
+        id="f",
+        name="edit",
+        arguments={"path": "discount.py", "edits": [{"oldText": "return price * percent / 100", "newText": "return price - price * percent / 100"}]},
+    )
+    assert _guard(tmp_path, messages[:index], fixed) is None  # the fix itself passes
+    assert (tmp_path / "discount.py").read_text() == DISCOUNT
+
+
+def test_the_reruns_answer_after_a_command_that_ran_no_test_is_written_again(tmp_path: Path) -> None:
+    messages = _transcript("print-fix-discount-edit-guard.jsonl", tmp_path)
+    answer = _final_answer(messages)
+    assert answer == "The task is done."
+    bash = _calls(messages)[-1][1]
+    assert bash.arguments["command"] == "python test_discount.py"  # it printed "(no output)"
+    assert _checked(messages[:-1], answer) == TESTS_NOTE
+    assert _checked(messages[:-1], "I changed discount.py, but the test still fails.") is None
+    shown = with_result_notes(Context(system_prompt="s", messages=messages[:-1], tools=TOOLS)).messages[-1]
+    assert isinstance(shown, ToolResultMessage) and content_text(shown.content, "") == "(no output)"  # no DONE_NOTE
+
+
+def test_the_reruns_write_is_followed_by_the_real_test_run(tmp_path: Path) -> None:
+    """Replayed on the files as the rerun's write left them: the write's result gets the run of
+    test_discount.py (real pytest), which fails; with the fix instead, it passes and the answer
+    "The task is done." is accepted."""
+    (tmp_path / "test_discount.py").write_text(TEST_DISCOUNT)
+    messages = _transcript("print-fix-discount-edit-guard.jsonl", tmp_path)
+    index, write = _calls(messages)[3]
+    result_index = index + 1
+    (tmp_path / "discount.py").write_text(write.arguments["content"])
+
+    def replay() -> list[Any]:
+        result = messages[result_index]
+        followup = after_change_tests(str(tmp_path))(
+            AfterToolCallContext(
+                assistant_message=messages[index], tool_call=write, args=write.arguments,
+                result=AgentToolResult(content=list(result.content), details=result.details), is_error=False,
+                context=AgentContext(system_prompt="", messages=messages[:index], tools=[]),
+            ),
+            None,
+        )  # fmt: skip
+        done = asyncio.run(followup)
+        assert done is not None
+        return [*messages[:result_index], msgspec.structs.replace(result, details=done.details), *messages[result_index + 1 :]]
+
+    failing = replay()
+    run = SuiteRun.from_details(failing[result_index].details)
+    assert run is not None and not run.passed and "assert 20.0 == 180" in run.shown
+    seen = with_result_notes(Context(system_prompt="s", messages=failing[:-1], tools=TOOLS)).messages[result_index]
+    assert "assert 20.0 == 180" in content_text(seen.content, "")  # the model sees why
+    assert _checked(failing[:-1], "The task is done.") == TESTS_NOTE
+    (tmp_path / "discount.py").write_text(DISCOUNT.replace("price * percent / 100", "price - price * percent / 100"))
+    passing = replay()
+    run = SuiteRun.from_details(passing[result_index].details)
+    assert run is not None and run.passed
+    before_bash = passing[: _calls(passing)[-1][0]]
+    assert _checked(before_bash, "The task is done.") is None
+
+
+def test_the_heal_reruns_claim_with_nothing_changed_and_no_test_run_is_written_again(tmp_path: Path) -> None:
+    """The rerun with the test run after a change (2026-12-07): the edit of the test refused, the
+    1.5B changed nothing and answered that the code "is already set up to pass the provided tests"."""
+    (tmp_path / "discount.py").write_text(DISCOUNT)
+    (tmp_path / "test_discount.py").write_text(TEST_DISCOUNT)
+    messages = _transcript("print-fix-discount-nothing-changed.jsonl", tmp_path)
+    answer = _final_answer(messages)
+    assert "already set up to pass the provided tests" in answer
+    assert _checked(messages[:-1], answer) == TESTS_NOTE
+    assert _checked(messages[:-1], "I have not found the bug; the tests still fail.") is None
+
+
+def test_the_heal_reruns_shell_redirect_over_the_file_is_refused(tmp_path: Path) -> None:
+    """The next rerun (2026-12-07): its edits refused (code after a return), the 1.5B wrote
+    ``echo 'def apply_discount...' > discount.py`` through bash, dropping the docstring."""
+    (tmp_path / "discount.py").write_text(DISCOUNT)
+    (tmp_path / "test_discount.py").write_text(TEST_DISCOUNT)
+    messages = _transcript("print-fix-discount-shell-redirect.jsonl", tmp_path)
+    redirects = [(index, call) for index, call in _calls(messages) if call.name == "bash" and ">" in call.arguments["command"]]
+    assert len(redirects) == 1 and "> " + str(tmp_path / "discount.py") in redirects[0][1].arguments["command"]
+    index, call = redirects[0]
+    reason = _guard(tmp_path, messages[:index], call)
+    assert reason is not None and reason.startswith("Not changed:") and "overwrite" in reason
+    assert _guard(tmp_path, messages[:index], call, api="openai-completions") is None
+    assert (tmp_path / "discount.py").read_text() == DISCOUNT
+
+
+@pytest.mark.parametrize(
+    ("command", "request_text", "refused"),
+    [
+        ("cat > discount.py <<'EOF'\nx = 1\nEOF", "Fix discount.py.", True),
+        ("python3 gen.py | tee discount.py", "Fix discount.py.", True),
+        ("python3 gen.py > discount.py", "Run python3 gen.py > discount.py and tell me what it wrote.", False),
+        ("echo hi > new.txt", "Fix discount.py.", False),  # a new file
+        ("echo '# note' >> discount.py", "Fix discount.py.", False),  # an append
+        ("python3 test_discount.py 2>&1 > /dev/null", "Fix discount.py.", False),
+        ("python3 -m pytest -q", "Fix discount.py.", False),
+    ],
+)
+def test_which_shell_commands_overwrite_a_file(tmp_path: Path, command: str, request_text: str, refused: bool) -> None:
+    (tmp_path / "discount.py").write_text(DISCOUNT)
+    call = ToolCall(id="b", name="bash", arguments={"command": command})
+    reason = _guard(tmp_path, [UserMessage(content=request_text, timestamp=0)], call)
+    assert (reason is not None) is refused
+
+
+def test_the_third_reruns_paraphrase_of_the_tests_note_is_kept_from_the_user() -> None:
+    """The third rerun's answer after ``TESTS_NOTE``: its advice to the model, repeated as advice to
+    the user. Each piece of the note is a sentence of its own, so the filter removes it."""
+    notes = NoteFilter(hidden_notes()[HIDDEN_NOTES_OPTION])
+    answer = "The tests do not pass yet. Run the tests with bash and fix what fails."
+    shown = notes.feed(answer) + notes.flush()
+    assert shown.strip() == "The tests do not pass yet."
