@@ -1,7 +1,7 @@
 """What every test shares: the order tests start in, and the embedded model's threads per worker.
 
 Tests marked ``slow`` (a real model, a Ray cluster, hundreds of kills: tens of seconds each) are
-started first, in their collection order, so that with ``pytest -n 2`` the two workers share them
+started first, in their collection order, so that with ``pytest -n N`` the workers share them
 and do not end with one of them alone at the tail of the run. The tests of a module in
 ``SAME_WORKER`` go to one worker together, so its module-scoped fixture (the Ray cluster, Node's
 messages for the long JSON texts) is built once: xdist's ``--dist loadgroup`` cannot do that under pytest 9 (it renames ``item._nodeid``,

@@ -10,6 +10,7 @@ status 5 (nothing collected) is a failure like any other.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -17,6 +18,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
+WORKERS = (os.cpu_count() or 1) + 1
 
 
 def _run(name: str, argv: list[str]) -> bool:
@@ -39,8 +41,10 @@ def main() -> int:
         ("local models", [str(BIN / "python"), "-m", "pi_coding_agent.core.local_model", "setup", "--with-source-build",
                           "smollm2-135m", "qwen2.5-coder-0.5b"]),
         # --durations: the 25 slowest tests close the report. Tests marked slow start first, and the
-        # Ray tests share one worker and its cluster (tests/conftest.py).
-        ("pytest", [str(BIN / "python"), "-m", "pytest", "-n", "2", "--durations=25", *pytest_args]),
+        # Ray tests share one worker and its cluster (tests/conftest.py). One worker more than
+        # CPUs: a quarter of the tests' wall time is waiting on their child processes (Pi's Node,
+        # tmux), which the extra worker fills (fresh clone, 2 CPUs: pytest 755 s with 2, 676 with 3).
+        ("pytest", [str(BIN / "python"), "-m", "pytest", "-n", str(WORKERS), "--durations=25", *pytest_args]),
     ]
     failed = [name for name, argv in steps if not _run(name, argv)]
     if failed:
