@@ -33,8 +33,8 @@ config.py, set MAX_RETRIES to 5.", the 1.5B made the edit, then wrote config.py 
 ```` ```python ```` plus the lines of the edit note's excerpt with the docstring's closing quotes
 cut (newcomer trial, 2026-12-07).
 
-And it refuses a ``bash`` command that overwrites an existing file through the shell unless the
-user asked for that redirect (``redirect_refusal``).
+And it refuses a ``bash`` command that overwrites an existing file through the shell (a redirect,
+``tee``, ``sed -i``, ``cp`` or ``mv`` onto it) unless the user asked for that (``redirect_refusal``).
 
 And it refuses an ``edit``, or a ``write`` over an existing file, that breaks it
 (``_file_damage.damage_refusal``), or that keeps it whole but drops a docstring or a comment line
@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 from collections.abc import Awaitable, Callable, Collection, Sequence
 
 from pi_agent import BeforeToolCallContext, BeforeToolCallResult
@@ -277,23 +278,62 @@ _TEE = re.compile(r"""\btee\s+((?:-[^\sa]*\s+)*)(["']?)([^\s;&|<>"'-][^\s;&|<>"'
 
 def redirect_refusal(command: str, cwd: str, request: str) -> str | None:
     """Why a ``bash`` command is refused when it overwrites an existing file of the working folder
-    through the shell (``> file``, ``tee file``) and the user's message does not ask for that
-    redirect; else None. Its edits refused by the guards above, the 1.5B wrote
-    ``echo 'def apply_discount...' > discount.py``, dropping the docstring (the rerun of the second
-    newcomer trial's task 2, 2026-12-07): a shell redirect passes every check an ``edit`` gets."""
+    through the shell (``> file``, ``tee file``, ``sed -i ... file``, ``cp``/``mv`` onto a file)
+    and the user's message does not ask for that; else None. Its edits refused by the guards
+    above, the 1.5B wrote ``echo 'def apply_discount...' > discount.py``, dropping the docstring
+    (the rerun of the second newcomer trial's task 2, 2026-12-07): a change through the shell
+    passes every check an ``edit`` gets."""
     targets = [match.group(2) for match in _OVERWRITE.finditer(command)]
     targets += [match.group(3) for match in _TEE.finditer(command) if "a" not in match.group(1)]
-    for target in targets:
+    in_place = _in_place_targets(command)
+    for target in [*targets, *in_place]:
         absolute = resolve_read_path(target, cwd)
         if target.startswith("/dev/") or not os.path.isfile(absolute):
             continue
         if re.search(rf">\s*{re.escape(target)}(?![\w.])|\btee\b[^|;&]*{re.escape(target)}", request):
+            continue
+        if target in in_place and _SHELL_CHANGE_ASKED.search(request):
             continue
         return (
             f"Not changed: this command would overwrite {target} through the shell. Change an existing "
             "file with edit (or write), which check the change."
         )
     return None
+
+
+_SEGMENT = re.compile(r"&&|\|\||[;|&\n]")
+_SHELL_CHANGE_ASKED = re.compile(r"\b(?:sed|cp|mv|copy|move|rename|overwrite)\b", re.IGNORECASE)
+"""Words of a request that ask for a change through ``sed``, ``cp`` or ``mv`` itself."""
+
+
+def _in_place_targets(command: str) -> list[str]:
+    """The files that ``sed -i`` changes in place and that ``cp``/``mv`` write onto (their last
+    operand; none with ``-n``, ``-t`` or a ``--`` option, which this does not read) in ``command``."""
+    targets: list[str] = []
+    for segment in _SEGMENT.split(command):
+        try:
+            words = shlex.split(segment)
+        except ValueError:
+            continue  # unbalanced quotes: the shell would refuse it too
+        if not words:
+            continue
+        options = [word for word in words[1:] if word.startswith("-")]
+        operands = [word for word in words[1:] if not word.startswith("-")]
+        if words[0] == "sed" and any(_sed_in_place(option) for option in options):
+            script_given = any(option.startswith(("-e", "-f", "--expression", "--file")) for option in options)
+            targets += operands if script_given else operands[1:]
+        elif words[0] in ("cp", "mv") and len(operands) >= 2 and not any(
+            option.startswith("--") or "n" in option or "t" in option for option in options
+        ):
+            targets.append(operands[-1])
+    return targets
+
+
+def _sed_in_place(option: str) -> bool:
+    """``-i``, ``-i.bak``, ``--in-place``, or short options that include ``i`` (``-Ei``)."""
+    if option.startswith("--"):
+        return option.startswith("--in-place")
+    return "i" in option.split(".", 1)[0]
 
 
 def _dropped(path: str, old: str, new: str, request: str, verb: str = "Not changed") -> str | None:

@@ -809,6 +809,16 @@ def test_the_heal_reruns_shell_redirect_over_the_file_is_refused(tmp_path: Path)
         ("echo '# note' >> discount.py", "Fix discount.py.", False),  # an append
         ("python3 test_discount.py 2>&1 > /dev/null", "Fix discount.py.", False),
         ("python3 -m pytest -q", "Fix discount.py.", False),
+        ("sed -i 's/0.9/0.8/' discount.py", "Fix discount.py.", True),
+        ("sed -i.bak -e 's/a/b/' discount.py", "Fix discount.py.", True),
+        ("sed -Ei 's/a/b/' discount.py && python3 -m pytest", "Fix discount.py.", True),
+        ("sed -n '1,5p' discount.py", "Fix discount.py.", False),  # prints only
+        ("sed -i 's/a/b/' discount.py", "Use sed to change a to b in discount.py.", False),
+        ("cp other.py discount.py", "Fix discount.py.", True),
+        ("ls; mv -f other.py discount.py", "Fix discount.py.", True),
+        ("cp discount.py backup.py", "Fix discount.py.", False),  # a new file
+        ("cp -n other.py discount.py", "Fix discount.py.", False),  # no clobber
+        ("echo 'unbalanced > discount.py", "Fix discount.py.", True),  # the redirect rule still reads it
     ],
 )
 def test_which_shell_commands_overwrite_a_file(tmp_path: Path, command: str, request_text: str, refused: bool) -> None:
