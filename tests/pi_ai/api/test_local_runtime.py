@@ -170,6 +170,13 @@ async def test_a_library_that_is_not_llama_cpp_is_a_one_line_error(
         ({"type": "integer", "minimum": 5, "exclusiveMinimum": 7}, ["8", "12"], ["5", "7"]),
         ({"type": "number", "minimum": 1.5}, ["2", "3.25"], ["1", "0.5"]),  # rounded inward to 2
         ({"type": "integer", "minimum": -5}, ["-3", "0", "4"], []),  # negative bounds: not enforced
+        # ... and at most 99999 (a rerun sent 1000000000000000, then 2147483647: above bash's maximum)
+        (
+            {"type": "number", "minimum": 10, "maximum": 100_000},
+            ["10", "99999", "12.5", "600"],
+            ["1000000000000000", "2147483647", "100000", "123456", "5"],
+        ),
+        ({"type": "integer", "minimum": 100, "maximum": 150}, ["100", "150", "999"], ["99", "1000"]),  # digits only
     ],
 )
 def test_lower_bounds_of_numbers_are_held_by_the_grammar(

@@ -7,8 +7,10 @@ in their declared order, then the optional ones, each at most once and in order)
 null, ``const``, ``enum``, ``anyOf``/``oneOf``, a list of types, local ``$ref``s, and ``{}``
 (any JSON value), and lower bounds of numbers (``minimum``/``exclusiveMinimum``: exact for
 integers at or above 0 and for numbers bounded at 0, rounded inward to a whole bound for other
-numbers; negative bounds are not enforced). Keywords it does not know (``pattern``, ``format``,
-``maximum``...) are not enforced; the tool still validates its arguments. An object without ``additionalProperties``
+numbers; negative bounds are not enforced), and, for a number with such a lower bound, its
+``maximum`` as a count of digits (100000 allows up to 99999; a maximum with no more digits than
+the lower bound allows every number of the bound's length). Keywords
+it does not know (``pattern``, ``format``...) are not enforced; the tool still validates its arguments. An object without ``additionalProperties``
 gets no other keys (stricter than JSON Schema: a small model only needs the declared ones).
 
 A schema ``{RULE_KEY: name}`` stands for a rule written elsewhere (``_copy``): its name is used.
@@ -69,10 +71,11 @@ def _lower_bound(schema: dict[str, Any]) -> tuple[float, bool] | None:
     return max(bounds) if bounds else None
 
 
-def at_least(low: int) -> str:
-    """GBNF for the whole numbers (decimal, no sign, no leading zero, at most 16 digits) >= ``low`` >= 0."""
+def at_least(low: int, max_digits: int = 16) -> str:
+    """GBNF for the whole numbers (decimal, no sign, no leading zero, at most ``max_digits`` digits)
+    >= ``low`` >= 0; ``max_digits`` is at least the digits of ``low``."""
     digits = str(low)
-    longer = f"[1-9] [0-9]{{{len(digits)},15}}" if len(digits) < 16 else ""
+    longer = f"[1-9] [0-9]{{{len(digits)},{max_digits - 1}}}" if len(digits) < max_digits else ""
     same = _same_length_at_least(digits)
     return f"({same} | {longer})" if longer else f"({same})"
 
@@ -86,6 +89,15 @@ def _same_length_at_least(digits: str) -> str:
     if head < 9:
         options.append(f"[{head + 1}-9] [0-9]{{{len(rest)}}}")
     return " | ".join(options)
+
+
+def _max_digits(schema: dict[str, Any], low: int) -> int:
+    """The most digits a whole part may have under ``schema``'s ``maximum``: one fewer than the
+    maximum's own (every such number is below it), never fewer than ``low``'s; 16 without one."""
+    high = schema.get("maximum")
+    if not isinstance(high, (int, float)) or isinstance(high, bool) or not math.isfinite(high) or high > 1e16:
+        return 16
+    return max(len(str(low)), len(str(math.floor(high))) - 1)
 
 
 class SchemaGrammar:
@@ -183,7 +195,7 @@ class SchemaGrammar:
             return self._add(name, f"{body} space")
         # A bound that is not whole is rounded inward (1.5 -> 2: 1.75 is refused though valid).
         whole = math.floor(low) + 1 if strict and low == math.floor(low) else math.ceil(low)
-        return self._add(name, f"{at_least(whole)} {fraction} space".replace("  ", " "))
+        return self._add(name, f"{at_least(whole, _max_digits(schema, whole))} {fraction} space".replace("  ", " "))
 
     def _array(self, schema: dict[str, Any], name: str) -> str:
         item = self.visit(schema.get("items", {}), f"{name}-item")

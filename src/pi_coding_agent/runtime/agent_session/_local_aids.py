@@ -512,10 +512,16 @@ def hidden_notes() -> dict[str, Any]:
 
 
 BASH_MIN_TIMEOUT = 10
-ARGUMENT_BOUNDS: dict[tuple[str, str], dict[str, Any]] = {("bash", "timeout"): {"minimum": BASH_MIN_TIMEOUT}}
-"""Lower bounds given to the grammar, which Pi's schemas do not state. bash refuses a ``timeout``
+BASH_MAX_TIMEOUT = 100_000
+ARGUMENT_BOUNDS: dict[tuple[str, str], dict[str, Any]] = {
+    ("bash", "timeout"): {"minimum": BASH_MIN_TIMEOUT, "maximum": BASH_MAX_TIMEOUT}
+}
+"""Bounds given to the grammar, which Pi's schemas do not state. bash refuses a ``timeout``
 of 0 or less (the 1.5B sent 0 on every "run this command" task); held to more than 0 only, it
-wrote 0.5, and ``python3 -c 'print(6*7)'`` timed out on a loaded machine. So at least 10 s."""
+wrote 0.5, and ``python3 -c 'print(6*7)'`` timed out on a loaded machine. So at least 10 s. And
+it refuses more than 2147483.647 s: a rerun of the second trial's task 2 sent 1000000000000000,
+then 2147483647, and answered that the command had timed out. So at most 99999 s (the grammar
+holds a maximum as a count of digits)."""
 
 
 def with_argument_bounds(context: Context) -> Context:

@@ -296,6 +296,7 @@ def test_bash_timeout_is_at_least_ten_seconds_in_the_local_request_only() -> Non
         "type": "number",
         "description": "Seconds",
         "minimum": 10,
+        "maximum": 100_000,
     }
     assert "exclusiveMinimum" not in context.tools[0].parameters["properties"]["timeout"]
     no_bash = Context(
