@@ -48,7 +48,7 @@ from pi_ai.api.local import (
 )
 from pi_coding_agent.core.tools import edit_base_text
 from pi_coding_agent.runtime.agent_session._test_run import SuiteRun, names_tests
-from pi_coding_agent.runtime.agent_session._user_request import asks_no_change
+from pi_coding_agent.runtime.agent_session._user_request import asks_no_change, last_request
 from pi_coding_agent.runtime.agent_session._write_guard import REFUSAL_PREFIXES
 
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
@@ -328,7 +328,7 @@ def command_output(context: Context) -> str | None:
             break
     else:
         return None
-    return text if _ASKS_OUTPUT.search(_request(context)) else None
+    return text if _ASKS_OUTPUT.search(last_request(context.messages)) else None
 
 
 REPORT_ALL_NUMBERS = 3
@@ -470,10 +470,6 @@ def _task_commands(context: Context) -> dict[str, str]:
     return commands
 
 
-def _request(context: Context) -> str:
-    return next((content_text(m.content, "") for m in reversed(context.messages) if isinstance(m, UserMessage)), "")
-
-
 def answer_check(context: Context) -> dict[str, Any]:
     """The ``local`` API's answer check: when the task has changed nothing so far, an answer that
     claims a change is not accepted (``CLAIM_NOTE``); when one of our guards refused a call in the
@@ -489,7 +485,7 @@ def answer_check(context: Context) -> dict[str, Any]:
     unchanged = not task_changed_files(context)
     refusals = guard_refusals(context)
     output = command_output(context)
-    about_tests = names_tests(_request(context))
+    about_tests = names_tests(last_request(context.messages))
     untested = (about_tests or _edited(context)) and not suite_passed(context)
     if not unchanged and not refusals and output is None and not untested:
         return {}

@@ -28,10 +28,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from pi_agent import AfterToolCallContext, AfterToolCallResult
-from pi_ai import AbortSignal, UserMessage, content_text
+from pi_ai import AbortSignal
 from pi_coding_agent.core.local_model import LOCAL_API
 from pi_coding_agent.runtime.agent_session._hooks import ToolFollowup
-from pi_coding_agent.runtime.agent_session._user_request import wants_tests_passing
+from pi_coding_agent.runtime.agent_session._user_request import last_request, wants_tests_passing
 from pi_coding_agent.runtime.agent_session._write_guard import is_test_file
 
 TEST_RUN_KEY = "testRun"
@@ -259,13 +259,6 @@ def _cut(text: str) -> str:
     return text if len(text) <= MAX_SHOWN_CHARS else text[:MAX_SHOWN_CHARS] + "..."
 
 
-def _request(context: AfterToolCallContext) -> str:
-    for message in reversed(context.context.messages):
-        if isinstance(message, UserMessage):
-            return content_text(message.content, "")
-    return ""
-
-
 def after_change_tests(cwd: str) -> ToolFollowup:
     """The ``after_tool_call`` step (see the module): for an in-process model's successful ``edit``
     or ``write`` in a task about tests, run the tests and keep the run in the result's ``details``."""
@@ -282,7 +275,7 @@ def after_change_tests(cwd: str) -> ToolFollowup:
         path = context.args.get("path")
         if not isinstance(path, str) or is_test_file(path):
             return None
-        files = requested_tests(_request(context), cwd)
+        files = requested_tests(last_request(context.context.messages), cwd)
         if not files:
             return None
         run = await run_tests(files, cwd)

@@ -9,6 +9,9 @@ changes for the first kind and the result notes ask for the answer instead.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
+
+from pi_ai import UserMessage, content_text
 
 _CHANGE_VERBS = (
     "fix add create write make change edit update rename refactor implement remove delete move replace "
@@ -122,3 +125,11 @@ def may_drop_text(request: str) -> bool:
     it asks to remove, rewrite, move, clean up or refactor something, or speaks of docstrings or
     comments. Otherwise an edit that loses them is refused (``_file_damage.dropped_text_refusal``)."""
     return _DROP_WORDS.search(request) is not None
+
+
+def last_request(messages: Iterable[object]) -> str:
+    """The text of the last user message in ``messages`` (the task the model is working on)."""
+    for message in reversed(list(messages)):
+        if isinstance(message, UserMessage):
+            return content_text(message.content, "")
+    return ""

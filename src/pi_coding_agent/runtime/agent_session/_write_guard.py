@@ -52,12 +52,13 @@ import shlex
 from collections.abc import Awaitable, Callable, Collection, Sequence
 
 from pi_agent import BeforeToolCallContext, BeforeToolCallResult
-from pi_ai import AbortSignal, AssistantMessage, ToolCall, ToolResultMessage, UserMessage, content_text
+from pi_ai import AbortSignal, AssistantMessage, ToolCall, ToolResultMessage, UserMessage
 from pi_coding_agent.core.local_model import LOCAL_API
 from pi_coding_agent.core.tools import edit_base_text, edited_text, resolve_read_path
 from pi_coding_agent.runtime.agent_session._file_damage import damage_refusal, dropped_text_refusal
 from pi_coding_agent.runtime.agent_session._user_request import (
     asks_no_change,
+    last_request,
     may_drop_text,
     wants_tests_passing,
 )
@@ -141,13 +142,6 @@ def refusal(path: str, how: str, old: str, new: str) -> str | None:
             f"{distinct} distinct lines: it is not that file. {advice}"
         )
     return None
-
-
-def _last_request(messages: list[object]) -> str:
-    for message in reversed(messages):
-        if isinstance(message, UserMessage):
-            return content_text(message.content, "")
-    return ""
 
 
 def outside_refusal(path: str, cwd: str, request: str) -> str | None:
@@ -352,7 +346,7 @@ def write_guard(cwd: str) -> ToolGuard:
             return None
         command = context.args.get("command")
         if name == "bash" and isinstance(command, str):
-            redirected = redirect_refusal(command, cwd, _last_request(list(context.context.messages)))
+            redirected = redirect_refusal(command, cwd, last_request(context.context.messages))
             return BeforeToolCallResult(block=True, reason=redirected) if redirected is not None else None
         if name not in ("write", "edit"):
             return None
@@ -360,7 +354,7 @@ def write_guard(cwd: str) -> ToolGuard:
         if not isinstance(path, str):
             return None
         messages: list[object] = list(context.context.messages)
-        request = _last_request(messages)
+        request = last_request(messages)
         refused = (
             question_refusal(request)
             or outside_refusal(path, cwd, request)
