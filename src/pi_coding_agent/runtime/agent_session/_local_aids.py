@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Sequence
 from typing import Any
 
 import msgspec
@@ -148,17 +149,11 @@ def with_result_notes(context: Context) -> Context:
     any change, by ``ANSWER_NOTE``."""
     messages = list(context.messages)
     changed_files = question = about_tests = False
-    commands: dict[str, str] = {}
+    commands = _bash_commands(messages)
     for index, message in enumerate(messages):
         if isinstance(message, UserMessage):
             changed_files, question = False, _asks(message)
             about_tests = names_tests(content_text(message.content, ""))
-        if isinstance(message, AssistantMessage):
-            commands.update(
-                (block.id, str(block.arguments.get("command", "")))
-                for block in message.content
-                if isinstance(block, ToolCall) and block.name == "bash"
-            )
         if not isinstance(message, ToolResultMessage):
             continue
         untested = about_tests and not passing_test_run(
@@ -457,17 +452,22 @@ def _edited(context: Context) -> bool:
     return False
 
 
+def _bash_commands(messages: Sequence[object]) -> dict[str, str]:
+    """The ``bash`` commands the assistant called in ``messages``, by tool call id."""
+    return {
+        block.id: str(block.arguments.get("command", ""))
+        for message in messages
+        if isinstance(message, AssistantMessage)
+        for block in message.content
+        if isinstance(block, ToolCall) and block.name == "bash"
+    }
+
+
 def _task_commands(context: Context) -> dict[str, str]:
     """The ``bash`` commands of the task (since the user's last message), by tool call id."""
-    commands: dict[str, str] = {}
-    for message in reversed(context.messages):
-        if isinstance(message, UserMessage):
-            break
-        if isinstance(message, AssistantMessage):
-            for block in message.content:
-                if isinstance(block, ToolCall) and block.name == "bash":
-                    commands[block.id] = str(block.arguments.get("command", ""))
-    return commands
+    messages = list(context.messages)
+    starts = [index for index, message in enumerate(messages) if isinstance(message, UserMessage)]
+    return _bash_commands(messages[starts[-1] + 1 :] if starts else messages)
 
 
 def answer_check(context: Context) -> dict[str, Any]:
